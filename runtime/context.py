@@ -1,0 +1,98 @@
+"""Per-thread state: the graph being built, name scopes, devices, and the eager switch."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+
+
+class _State(threading.local):
+    def __init__(self):
+        self.graphs = []        # stack of graphs being built; empty means eager
+        self.scopes = []        # name scope stack
+        self.devices = []       # device stack
+        self.tapes = []         # active gradient tapes (see runtime.gradients)
+
+
+state = _State()
+_run_eagerly = [False]
+
+
+def current_graph():
+    """The graph ops are added to, or None when ops run eagerly."""
+    graphs = state.graphs
+    return graphs[-1] if graphs else None
+
+
+def executing_eagerly() -> bool:
+    graphs = state.graphs
+    return not graphs or graphs[-1] is None
+
+
+@contextlib.contextmanager
+def graph_scope(graph):
+    """Makes `graph` (or None: eager) the target of new ops."""
+    state.graphs.append(graph)
+    try:
+        yield graph
+    finally:
+        state.graphs.pop()
+
+
+@contextlib.contextmanager
+def init_scope():
+    """Lifts out of every graph being built: ops inside run eagerly, once."""
+    with graph_scope(None):
+        yield
+
+
+@contextlib.contextmanager
+def name_scope(name: str):
+    """Prefixes the names of ops created inside with `name/`."""
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"name_scope needs a non-empty string name, got {name!r}.")
+    state.scopes.append(name.rstrip("/"))
+    try:
+        yield "/".join(state.scopes) + "/"
+    finally:
+        state.scopes.pop()
+
+
+@contextlib.contextmanager
+def name_scope_reset():
+    """Clears the name scope for ops that belong to no scope (shared constants)."""
+    saved = state.scopes
+    state.scopes = []
+    try:
+        yield
+    finally:
+        state.scopes = saved
+
+
+def scope_prefix() -> str:
+    return "/".join(state.scopes) + "/" if state.scopes else ""
+
+
+@contextlib.contextmanager
+def device(name: str | None):
+    """Ops created inside record `name` as their device."""
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"device name must be a str or None, got {name!r}.")
+    state.devices.append(name or "")
+    try:
+        yield
+    finally:
+        state.devices.pop()
+
+
+def current_device() -> str:
+    return state.devices[-1] if state.devices else ""
+
+
+def run_functions_eagerly(run_eagerly: bool) -> None:
+    """When True, compiled functions run their Python body on every call, untraced."""
+    _run_eagerly[0] = bool(run_eagerly)
+
+
+def functions_run_eagerly() -> bool:
+    return _run_eagerly[0]

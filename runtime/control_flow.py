@@ -1,0 +1,577 @@
+"""Functional control flow: `cond`, `while_loop` and `TensorArray`.
+
+Eagerly they run Python directly. While tracing, branches and loop bodies are traced into
+subgraphs of one op; the executor writes that op as a Python `if` or `while`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import context, dtypes as _dtypes, errors, nest
+from .graph import FuncGraph
+from .ops.core import apply, convert_to_tensor, define
+from .shapes import TensorShape, as_shape
+from .tensor import EagerTensor, SymbolicTensor, Tensor
+
+
+# -- composites: values made of several tensors (TensorArray) -----------------------------------
+
+def _flatten_values(structure):
+    """Leaves with composites (TensorArrays) replaced by their component tensors."""
+    out = []
+    for leaf in nest.flatten(structure):
+        if isinstance(leaf, TensorArray):
+            out.append(leaf._handle)
+        else:
+            out.append(leaf)
+    return out
+
+
+def _pack_values(structure, flat):
+    it = iter(flat)
+    leaves = []
+    for leaf in nest.flatten(structure):
+        value = next(it)
+        leaves.append(leaf._with_handle(value) if isinstance(leaf, TensorArray) else value)
+    return nest.pack_sequence_as(structure, leaves) if nest.is_nested(structure) else leaves[0]
+
+
+def _to_tensor(value, what: str):
+    if isinstance(value, Tensor) or hasattr(value, "_as_tensor"):
+        return convert_to_tensor(value)
+    try:
+        return convert_to_tensor(value)
+    except TypeError:
+        raise TypeError(f"{what} must be a tensor or a Python number, got {value!r}.") from None
+
+
+# -- cond ------------------------------------------------------------------------------------------
+
+def _emit_cond(em, op):
+    pred = em.ins(op)[0]
+    outs = [em.fresh("r") for _ in op.outputs]
+    for t, name in zip(op.outputs, outs):
+        em.alias(t, name)
+    for keyword, branch in (("if", op.subgraphs[0]), ("else", op.subgraphs[1])):
+        em.line(f"if {pred}:" if keyword == "if" else "else:")
+        with em.indented():
+            start = len(em.lines)
+            em.emit_graph(branch)
+            results = [em.name(t) for t in branch.outputs]
+            if outs:
+                em.line(f"{', '.join(outs)} = {', '.join(results)}")
+            elif len(em.lines) == start:
+                em.line("pass")
+
+
+def _cond_infer(*_args, **_kwargs):
+    raise AssertionError("If ops are created by rt.cond")
+
+
+COND = define("If", _cond_infer, None, emit=_emit_cond)
+
+
+def _trace_branch(fn, name, outer):
+    graph = FuncGraph(name, outer_graph=outer)
+    with context.graph_scope(graph):
+        result = fn()
+        flat = [None if v is None else _to_tensor(v, f"The output of {name}")
+                for v in _flatten_values(result)]
+    return graph, result, flat
+
+
+def cond(pred, true_fn=None, false_fn=None, name=None):
+    """`true_fn()` if `pred` else `false_fn()`; staged as one `If` op while tracing."""
+    if true_fn is None or false_fn is None or not callable(true_fn) or not callable(false_fn):
+        raise TypeError("cond needs callable true_fn and false_fn.")
+    graph = context.current_graph()
+    if graph is None or not isinstance(pred, Tensor) or isinstance(pred, EagerTensor):
+        if isinstance(pred, SymbolicTensor):
+            raise TypeError(f"cond: the predicate {pred.name} belongs to a graph that is not "
+                            "being built.")
+        return true_fn() if bool(pred) else false_fn()
+    pred = convert_to_tensor(pred)
+    if not pred.dtype.is_bool or pred.shape.rank not in (0, None):
+        if pred.shape.num_elements() != 1:
+            raise ValueError(f"cond: the predicate must be a bool scalar, got shape {pred.shape} "
+                             f"and dtype {pred.dtype.name}.")
+    if not pred.dtype.is_bool:
+        raise TypeError(f"cond: the predicate must be bool, got {pred.dtype.name}.")
+    true_graph, true_result, true_flat = _trace_branch(true_fn, "cond_true", graph)
+    false_graph, false_result, false_flat = _trace_branch(false_fn, "cond_false", graph)
+    _check_branches(true_result, false_result, true_flat, false_flat)
+    specs = []
+    for i, (t, f) in enumerate(zip(true_flat, false_flat)):
+        if t is None:
+            continue
+        specs.append((t.shape.most_specific_common_supertype([f.shape]), t.dtype))
+    true_graph.outputs = [t for t in true_flat if t is not None]
+    false_graph.outputs = [f for f in false_flat if f is not None]
+    op = graph.create_op(COND, [pred], {}, specs, name=name or "cond",
+                         subgraphs=(true_graph, false_graph))
+    if context.state.tapes:
+        from .gradients.tape import record_operation
+        record_operation(COND, [pred], op.outputs, {}, op)
+    outs = iter(op.outputs)
+    flat = [None if t is None else next(outs) for t in true_flat]
+    return _pack_values(true_result, flat)
+
+
+def _check_branches(true_result, false_result, true_flat, false_flat):
+    def shape_text(value):
+        return nest.structure_signature(value)
+    if nest.structure_signature(true_result) != nest.structure_signature(false_result):
+        raise TypeError(
+            "cond: true_fn and false_fn must return the same structure; true_fn returned "
+            f"{_describe_structure(true_result)} and false_fn returned "
+            f"{_describe_structure(false_result)}.")
+    for i, (t, f) in enumerate(zip(true_flat, false_flat)):
+        if (t is None) != (f is None):
+            raise TypeError(f"cond: output {i} is None in one branch only.")
+        if t is None:
+            continue
+        if t.dtype is not f.dtype:
+            raise TypeError(f"cond: output {i} has dtype {t.dtype.name} in true_fn but "
+                            f"{f.dtype.name} in false_fn; cast one branch with rt.cast.")
+        if not t.shape.is_compatible_with(f.shape):
+            raise ValueError(f"cond: output {i} has shape {t.shape} in true_fn but {f.shape} in "
+                             "false_fn; both branches must return compatible shapes.")
+    _ = shape_text
+
+
+def _describe_structure(value) -> str:
+    if value is None:
+        return "None"
+    if isinstance(value, (list, tuple)):
+        kind = "a list" if isinstance(value, list) else "a tuple"
+        return f"{kind} of {len(value)}"
+    if isinstance(value, dict):
+        return f"a dict with keys {sorted(map(str, value))}"
+    return "a single value"
+
+
+# -- while_loop ---------------------------------------------------------------------------------------
+
+def _emit_while(em, op):
+    cond_graph, body_graph = op.subgraphs
+    names = [em.fresh("w") for _ in op.outputs]
+    inits = em.ins(op)
+    n_vars = len(names)
+    max_iter = inits[n_vars] if len(inits) > n_vars else None
+    if names:
+        em.line(f"{', '.join(names)}{',' if n_vars == 1 else ''} = {', '.join(inits[:n_vars])}")
+    for graph in (cond_graph, body_graph):
+        for t, name in zip(graph.inputs, names):
+            em.alias(t, name)
+    counter = None
+    if max_iter is not None:
+        counter = em.fresh("n")
+        em.line(f"{counter} = 0")
+    # a condition that is one expression becomes the `while` test itself
+    mark = len(em.lines)
+    em.emit_graph(cond_graph)
+    test_name = em.name(cond_graph.outputs[0])
+    cond_lines = em.lines[mark:]
+    del em.lines[mark:]
+    for key in [k for k in em.line_ops if k > mark]:
+        del em.line_ops[key]
+    single = (len(cond_lines) == 1 and cond_lines[0].strip().startswith(f"{test_name} = ")
+              and "\n" not in cond_lines[0])
+    if single:
+        test = cond_lines[0].strip()[len(test_name) + 3:]
+        if counter is not None:
+            test = f"{counter} < {max_iter} and ({test})"
+        em.line(f"while {test}:")
+        body_indent = em.indented()
+    else:
+        em.line("while True:")
+        body_indent = em.indented()
+    with body_indent:
+        if not single:
+            if counter is not None:
+                em.line(f"if {counter} >= {max_iter}:")
+                with em.indented():
+                    em.line("break")
+            em.emit_graph(cond_graph)
+            em.line(f"if not {test_name}:")
+            with em.indented():
+                em.line("break")
+        if counter is not None:
+            em.line(f"{counter} += 1")
+        em.emit_graph(body_graph)
+        results = [em.name(t) for t in body_graph.outputs]
+        if names:
+            em.line(f"{', '.join(names)}{',' if n_vars == 1 else ''} = {', '.join(results)}")
+        elif counter is None and single is False:
+            em.line("pass")
+    for t, name in zip(op.outputs, names):
+        em.alias(t, name)
+
+
+WHILE = define("While", _cond_infer, None, emit=_emit_while)
+
+
+def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10,
+               back_prop=True, swap_memory=False, maximum_iterations=None, name=None,
+               loop_var_names=None):
+    """Repeats `loop_vars = body(*loop_vars)` while `cond(*loop_vars)`; returns the last vars.
+
+    `loop_vars` is any nest of tensors and TensorArrays. While tracing, the loop is one
+    `While` op whose graph does not grow with the trip count. A loop variable whose shape
+    changes between iterations is an error unless `shape_invariants` allows it.
+    `loop_var_names` (an extension) names the variables in error messages.
+    """
+    if not callable(cond) or not callable(body):
+        raise TypeError("while_loop needs callable cond and body.")
+    single = not isinstance(loop_vars, (list, tuple)) or nest.is_namedtuple(loop_vars)
+    structure = (loop_vars,) if single and not nest.is_namedtuple(loop_vars) else loop_vars
+    if single and nest.is_namedtuple(loop_vars):
+        structure = loop_vars
+        single = False
+
+    def call(fn, values):
+        return fn(values) if nest.is_namedtuple(structure) and False else fn(*values)
+
+    graph = context.current_graph()
+    flat_init = _flatten_values(structure)
+    if graph is None or not any(isinstance(v, SymbolicTensor) for v in flat_init):
+        if graph is None or maximum_iterations is None or not isinstance(maximum_iterations, SymbolicTensor):
+            if graph is None:
+                return _eager_while(cond, body, structure, single, maximum_iterations)
+    names = list(loop_var_names or [])
+    flat_init = [_to_tensor(v, f"loop variable {_label(names, i)}") for i, v in enumerate(flat_init)]
+    invariants = _invariants(structure, flat_init, shape_invariants, names)
+
+    cond_graph = FuncGraph("while_cond", outer_graph=graph)
+    body_graph = FuncGraph("while_body", outer_graph=graph)
+    for g in (cond_graph, body_graph):
+        for i, (t, shape) in enumerate(zip(flat_init, invariants)):
+            g.placeholder(shape, t.dtype, name=f"loop_var_{i}")
+    with context.graph_scope(cond_graph):
+        pred = cond(*_pack_values(structure, list(cond_graph.inputs)))
+        pred = _to_tensor(pred, "The result of the loop condition")
+        if not pred.dtype.is_bool:
+            raise TypeError(f"while_loop: the condition must return a bool tensor, got "
+                            f"{pred.dtype.name}.")
+        if pred.shape.num_elements() not in (1, None):
+            raise ValueError(f"while_loop: the condition must return a scalar, got shape {pred.shape}.")
+        cond_graph.outputs = [pred]
+    with context.graph_scope(body_graph):
+        result = body(*_pack_values(structure, list(body_graph.inputs)))
+        if single and not (isinstance(result, (list, tuple)) and len(result) == 1
+                           and not nest.is_namedtuple(structure[0])):
+            result = (result,)
+        if isinstance(result, list) and isinstance(structure, tuple):
+            result = tuple(result)
+        if nest.structure_signature(result) != nest.structure_signature(structure) and not (
+                nest.is_namedtuple(structure) and len(result) == len(structure)):
+            raise TypeError(
+                "while_loop: body must return the same structure as loop_vars; loop_vars is "
+                f"{_describe_structure(structure)} but body returned {_describe_structure(result)}.")
+        flat_out = [_to_tensor(v, f"loop variable {_label(names, i)}")
+                    for i, v in enumerate(_flatten_values(result))]
+        for i, (t_in, t_out, shape) in enumerate(zip(flat_init, flat_out, invariants)):
+            label = _label(names, i)
+            if t_out.dtype is not t_in.dtype:
+                raise TypeError(
+                    f"while_loop: loop variable {label} enters the loop with dtype "
+                    f"{t_in.dtype.name} but has dtype {t_out.dtype.name} after one iteration. "
+                    "Keep its dtype fixed, e.g. with rt.cast.")
+            if not t_out.shape.is_subtype_of(shape):
+                raise ValueError(
+                    f"while_loop: loop variable {label} enters the loop with shape {shape} but "
+                    f"has shape {t_out.shape} after one iteration. To allow the shape to vary "
+                    "across iterations, pass shape_invariants to while_loop (with autograph: "
+                    f"ag.experimental.set_loop_options(shape_invariants=[({_plain(label)}, "
+                    f"rt.TensorShape({_relaxed_dims(shape, t_out.shape)}))]) as the first "
+                    "statement of the loop body).")
+        body_graph.outputs = flat_out
+    inputs = list(flat_init)
+    if maximum_iterations is not None:
+        inputs.append(convert_to_tensor(maximum_iterations, dtype_hint=_dtypes.int32))
+    op = graph.create_op(WHILE, inputs, {}, [(s, t.dtype) for s, t in zip(invariants, flat_init)],
+                         name=name or "while", subgraphs=(cond_graph, body_graph))
+    if context.state.tapes:
+        from .gradients.tape import record_operation
+        record_operation(WHILE, inputs, op.outputs, {}, op)
+    packed = _pack_values(structure, op.outputs)
+    return packed[0] if single else packed
+
+
+def _plain(label: str) -> str:
+    return label.strip("'") if label.startswith("'") else "x"
+
+
+def _relaxed_dims(a: TensorShape, b: TensorShape):
+    da, db = a.as_tuple(), b.as_tuple()
+    if da is None or db is None or len(da) != len(db):
+        return None
+    return [x if x == y else None for x, y in zip(da, db)]
+
+
+def _label(names, i) -> str:
+    return repr(names[i]) if i < len(names) and names[i] else f"#{i}"
+
+
+def _invariants(structure, flat_init, shape_invariants, names):
+    if shape_invariants is None:
+        return [t.shape for t in flat_init]
+    if isinstance(shape_invariants, (TensorShape,)) or not isinstance(shape_invariants, (list, tuple)):
+        shape_invariants = (shape_invariants,)
+    flat = []
+    for inv in nest.flatten(_shape_nest(shape_invariants)):
+        flat.append(inv)
+    if len(flat) != len(flat_init):
+        raise ValueError(f"while_loop: shape_invariants has {len(flat)} entries for "
+                         f"{len(flat_init)} loop variables.")
+    out = []
+    for i, (t, inv) in enumerate(zip(flat_init, flat)):
+        inv = as_shape(inv) if inv is not None else t.shape
+        if not t.shape.is_subtype_of(inv):
+            raise ValueError(f"while_loop: loop variable {_label(names, i)} has shape {t.shape}, "
+                             f"which does not fit its shape invariant {inv}.")
+        out.append(inv)
+    return out
+
+
+def _shape_nest(value):
+    if isinstance(value, TensorShape):
+        return _Leaf(value)
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, (int, type(None))) for v in value):
+        return _Leaf(TensorShape(value))
+    if isinstance(value, (list, tuple)):
+        return [_shape_nest(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _shape_nest(v) for k, v in value.items()}
+    return _Leaf(value)
+
+
+class _Leaf:
+    def __init__(self, shape):
+        self.shape = shape
+
+
+def _eager_while(cond, body, structure, single, maximum_iterations):
+    values = structure
+    count = 0
+    limit = None if maximum_iterations is None else int(maximum_iterations)
+    while limit is None or count < limit:
+        if not bool(cond(*values)):
+            break
+        result = body(*values)
+        if single and not (isinstance(result, (list, tuple)) and len(result) == 1):
+            result = (result,)
+        if nest.structure_signature(result) != nest.structure_signature(values) and not (
+                nest.is_namedtuple(structure) and len(result) == len(structure)):
+            raise TypeError(
+                "while_loop: body must return the same structure as loop_vars; loop_vars is "
+                f"{_describe_structure(structure)} but body returned {_describe_structure(result)}.")
+        values = type(structure)(*result) if nest.is_namedtuple(structure) else result
+        count += 1
+    values = tuple(values) if isinstance(structure, tuple) and not nest.is_namedtuple(structure) else values
+    flat = [_to_tensor(v, "loop variable") if not isinstance(v, TensorArray) else v
+            for v in nest.flatten(values)]
+    packed = nest.pack_sequence_as(values, flat) if nest.is_nested(values) else flat[0]
+    return packed[0] if single else packed
+
+
+# -- TensorArray -------------------------------------------------------------------------------------
+
+def _ta_new(size, dtype, element_shape, dynamic_size):
+    return [None] * int(size)
+
+
+def _ta_write(handle, index, value, dynamic_size):
+    i = int(index)
+    if i < 0:
+        raise errors.InvalidArgumentError(f"TensorArray write: index {i} is negative.")
+    if i >= len(handle):
+        if not dynamic_size:
+            raise errors.InvalidArgumentError(
+                f"TensorArray write: index {i} is out of range for a TensorArray of size "
+                f"{len(handle)}; create it with dynamic_size=True to let it grow.")
+        handle.extend([None] * (i + 1 - len(handle)))
+    handle[i] = value
+    return handle
+
+
+def _ta_read(handle, index):
+    i = int(index)
+    if not 0 <= i < len(handle) or handle[i] is None:
+        raise errors.InvalidArgumentError(
+            f"TensorArray read: index {i} has not been written (size {len(handle)}).")
+    return handle[i]
+
+
+def _ta_stack(handle, dtype, element_shape):
+    if any(v is None for v in handle):
+        missing = [i for i, v in enumerate(handle) if v is None]
+        if len(missing) != len(handle) or element_shape is None:
+            raise errors.InvalidArgumentError(
+                f"TensorArray stack: elements {missing[:5]} have not been written.")
+        return np.zeros((len(handle),) + tuple(element_shape), dtype._np)
+    if not handle:
+        shape = tuple(d or 0 for d in element_shape) if element_shape is not None else ()
+        return np.zeros((0,) + shape, dtype._np)
+    return np.stack(handle)
+
+
+def _ta_gather(handle, indices, dtype, element_shape):
+    return np.stack([_ta_read(handle, i) for i in np.ravel(indices)]) if np.size(indices) else \
+        np.zeros((0,) + tuple(d or 0 for d in (element_shape or ())), dtype._np)
+
+
+def _ta_concat(handle, dtype, element_shape):
+    parts = [_ta_read(handle, i) for i in range(len(handle))]
+    return np.concatenate(parts) if parts else np.zeros((0,), dtype._np)
+
+
+def _ta_unstack(handle, value):
+    value = np.asarray(value)
+    handle[:] = list(value)
+    return handle
+
+
+def _ta_copy(handle):
+    return list(handle)
+
+
+TA_NEW = define("TensorArrayV3", lambda size, **a: (TensorShape([]), _dtypes.variant), _ta_new,
+                stateful=True, differentiable=False)
+TA_WRITE = define("TensorArrayWriteV3", lambda h, i, v, **a: (TensorShape([]), _dtypes.variant),
+                  _ta_write, stateful=True)
+TA_READ = define("TensorArrayReadV3", lambda h, i, dtype, element_shape: (element_shape, dtype),
+                 lambda h, i, dtype, element_shape: _ta_read(h, i), stateful=True)
+TA_STACK = define("TensorArrayStack", lambda h, dtype, element_shape: (
+    TensorShape([None]).concatenate(element_shape), dtype), _ta_stack, stateful=True)
+TA_SIZE = define("TensorArraySizeV3", lambda h: (TensorShape([]), _dtypes.int32),
+                 lambda h: np.int32(len(h)), stateful=True, differentiable=False)
+TA_GATHER = define("TensorArrayGatherV3", lambda h, i, dtype, element_shape: (
+    TensorShape([i.shape[0] if i.shape.rank == 1 else None]).concatenate(element_shape), dtype),
+    _ta_gather, stateful=True)
+TA_CONCAT = define("TensorArrayConcatV3", lambda h, dtype, element_shape: (
+    TensorShape([None]).concatenate(element_shape[1:] if element_shape.rank else TensorShape(None)),
+    dtype), _ta_concat, stateful=True)
+TA_UNSTACK = define("TensorArrayScatterV3", lambda h, v: (TensorShape([]), _dtypes.variant),
+                    _ta_unstack, stateful=True)
+
+
+class TensorArray:
+    """A list of same-shaped tensors that staged loops can grow (`write`) and `stack`.
+
+    Eagerly it is a Python list of values; while tracing it is a handle tensor whose value
+    is such a list when the graph runs. `write` returns the TensorArray to keep using.
+    """
+
+    def __init__(self, dtype, size=0, dynamic_size=False, clear_after_read=None,
+                 tensor_array_name=None, element_shape=None, infer_shape=True, name=None,
+                 _handle=None, _eager_values=None):
+        self.dtype = _dtypes.as_dtype(dtype)
+        self.dynamic_size = bool(dynamic_size)
+        self._element_shape = TensorShape(None) if element_shape is None else as_shape(element_shape)
+        if _handle is not None or _eager_values is not None:
+            self._handle = _handle
+            self._values = _eager_values
+            return
+        if context.current_graph() is None and not isinstance(size, SymbolicTensor):
+            self._handle = None
+            self._values = [None] * int(size)
+        else:
+            self._values = None
+            size_t = convert_to_tensor(size, dtype_hint=_dtypes.int32)
+            self._handle = apply(TA_NEW, [size_t], {"dtype": self.dtype,
+                                                    "element_shape": self._element_shape.as_tuple(),
+                                                    "dynamic_size": self.dynamic_size})
+
+    # -- composite protocol --------------------------------------------------------------
+    def _with_handle(self, handle):
+        ta = TensorArray(self.dtype, dynamic_size=self.dynamic_size,
+                         element_shape=self._element_shape, _handle=handle)
+        return ta
+
+    @property
+    def element_shape(self) -> TensorShape:
+        return self._element_shape
+
+    @property
+    def handle(self):
+        return self._handle
+
+    def _eager(self) -> bool:
+        return self._values is not None
+
+    def _check_value(self, value):
+        value = convert_to_tensor(value, dtype=self.dtype) if not isinstance(value, Tensor) \
+            else convert_to_tensor(value)
+        if value.dtype is not self.dtype:
+            raise TypeError(f"TensorArray of dtype {self.dtype.name} cannot hold a value of dtype "
+                            f"{value.dtype.name}.")
+        if not self._element_shape.is_compatible_with(value.shape):
+            raise ValueError(f"TensorArray of element shape {self._element_shape} cannot hold a "
+                             f"value of shape {value.shape}; its elements must share one shape.")
+        self._element_shape = self._element_shape.merge_with(value.shape) \
+            if self._element_shape.rank is not None else value.shape
+        return value
+
+    # -- operations --------------------------------------------------------------------------
+    def write(self, index, value, name=None) -> "TensorArray":
+        value = self._check_value(value)
+        if self._eager():
+            _ta_write(self._values, int(index), value._value, self.dynamic_size)
+            return self
+        handle = apply(TA_WRITE, [self._handle, convert_to_tensor(index, dtype_hint=_dtypes.int32),
+                                  value], {"dynamic_size": self.dynamic_size})
+        return self._with_handle_shape(handle)
+
+    def _with_handle_shape(self, handle):
+        ta = self._with_handle(handle)
+        ta._element_shape = self._element_shape
+        return ta
+
+    def read(self, index, name=None) -> Tensor:
+        if self._eager():
+            return EagerTensor(_ta_read(self._values, int(index)))
+        return apply(TA_READ, [self._handle, convert_to_tensor(index, dtype_hint=_dtypes.int32)],
+                     {"dtype": self.dtype, "element_shape": self._element_shape})
+
+    def stack(self, name=None) -> Tensor:
+        if self._eager():
+            return EagerTensor(_ta_stack(self._values, self.dtype, self._element_shape.as_tuple()))
+        return apply(TA_STACK, [self._handle], {"dtype": self.dtype,
+                                                "element_shape": self._element_shape})
+
+    def gather(self, indices, name=None) -> Tensor:
+        if self._eager():
+            return EagerTensor(_ta_gather(self._values, np.asarray(indices), self.dtype,
+                                          self._element_shape.as_tuple()))
+        return apply(TA_GATHER, [self._handle, convert_to_tensor(indices, dtype_hint=_dtypes.int32)],
+                     {"dtype": self.dtype, "element_shape": self._element_shape})
+
+    def concat(self, name=None) -> Tensor:
+        if self._eager():
+            return EagerTensor(_ta_concat(self._values, self.dtype, self._element_shape.as_tuple()))
+        return apply(TA_CONCAT, [self._handle], {"dtype": self.dtype,
+                                                 "element_shape": self._element_shape})
+
+    def unstack(self, value, name=None) -> "TensorArray":
+        value = convert_to_tensor(value)
+        if value.dtype is not self.dtype:
+            raise TypeError(f"TensorArray of dtype {self.dtype.name} cannot unstack a "
+                            f"{value.dtype.name} tensor.")
+        if value.shape.rank:
+            self._element_shape = value.shape[1:]
+        if self._eager():
+            self._values[:] = list(np.asarray(value._value))
+            return self
+        return self._with_handle_shape(apply(TA_UNSTACK, [self._handle, value]))
+
+    scatter = None
+
+    def size(self, name=None) -> Tensor:
+        if self._eager():
+            return EagerTensor(np.int32(len(self._values)))
+        return apply(TA_SIZE, [self._handle])
+
+    def __repr__(self) -> str:
+        return f"<rt.TensorArray dtype={self.dtype.name} element_shape={self._element_shape}>"

@@ -1,0 +1,24 @@
+"""Exceptions raised by the runtime."""
+
+from __future__ import annotations
+
+
+class OpError(Exception):
+    """Base class of errors raised while a graph or an eager op runs."""
+
+    def __init__(self, message: str = "", op=None):
+        super().__init__(message)
+        self.message = message
+        self.op = op
+
+
+class InvalidArgumentError(OpError, ValueError):
+    """A value met at run time is invalid (a failed assertion, an unwritten read, ...)."""
+
+
+class OperatorNotAllowedInGraphError(TypeError):
+    """A Python operation (such as `bool()`) was applied to a symbolic tensor."""
+
+
+class InaccessibleTensorError(ValueError):
+    """A symbolic tensor was used outside the graph (or branch) that made it."""

@@ -1,0 +1,190 @@
+"""Lowering a FuncGraph to generated Python source (`t3 = t1 * t2`), compiled once.
+
+Each op writes itself through its `template` or `emit`; cond and while_loop become Python
+`if` and `while` blocks, so a traced program runs as the hand-written NumPy code would.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import linecache
+import sys
+
+import numpy as np
+
+from .. import errors
+from .passes import live_operations
+
+_compile_counter = itertools.count()
+_LITERAL_TYPES = (int, float, bool, str, type(None))
+
+
+class Emitter:
+    """Collects generated lines and the objects the generated code refers to."""
+
+    def __init__(self):
+        self.lines: list[str] = []
+        self.line_ops: dict[int, object] = {}
+        self.namespace: dict = {"np": np, "errors": errors}
+        self._names: dict[int, str] = {}
+        self._bound: dict[int, str] = {}
+        self._keep: list = []  # keeps bound objects alive while ids are used as keys
+        self._indent = 1
+        self._counters: dict[str, itertools.count] = {}
+        self.current_op = None
+
+    # -- names ---------------------------------------------------------------------------
+    def fresh(self, prefix: str = "t") -> str:
+        counter = self._counters.setdefault(prefix, itertools.count())
+        return f"{prefix}{next(counter)}"
+
+    def name(self, tensor) -> str:
+        """The Python name holding `tensor`'s value."""
+        try:
+            return self._names[id(tensor)]
+        except KeyError:
+            raise errors.InaccessibleTensorError(
+                f"internal: tensor {tensor.name} is used before it is computed") from None
+
+    def define(self, tensor, name: str | None = None) -> str:
+        name = name or self.fresh()
+        self._names[id(tensor)] = name
+        self._keep.append(tensor)
+        return name
+
+    def alias(self, tensor, name: str) -> None:
+        self.define(tensor, name)
+
+    def ins(self, op) -> list[str]:
+        return [self.name(t) for t in op.inputs]
+
+    def outs(self, op) -> list[str]:
+        return [self.define(t) for t in op.outputs]
+
+    def bind(self, obj, prefix: str = "k") -> str:
+        """A global name in the generated module for `obj`."""
+        found = self._bound.get(id(obj))
+        if found is None:
+            found = self.fresh(prefix)
+            self._bound[id(obj)] = found
+            self._keep.append(obj)
+            self.namespace[found] = obj
+        return found
+
+    def literal(self, value) -> str:
+        """Python source for an attribute value: a literal when possible, else a bound name."""
+        if type(value) in _LITERAL_TYPES and not (type(value) is float and not np.isfinite(value)):
+            return repr(value)
+        if type(value) in (tuple, list) and all(type(v) in _LITERAL_TYPES for v in value):
+            return repr(tuple(value))
+        if isinstance(value, type) and issubclass(value, np.generic):
+            return f"np.{value.__name__}"
+        if isinstance(value, np.dtype):
+            return f"np.{value.type.__name__}"
+        return self.bind(value, "at")
+
+    # -- lines -----------------------------------------------------------------------------
+    def line(self, text: str) -> None:
+        self.lines.append("    " * self._indent + text)
+        if self.current_op is not None:
+            self.line_ops[len(self.lines)] = self.current_op
+
+    @contextlib.contextmanager
+    def indented(self):
+        self._indent += 1
+        try:
+            yield
+        finally:
+            self._indent -= 1
+
+    # -- graphs ----------------------------------------------------------------------------
+    def emit_graph(self, graph, outputs=None) -> None:
+        """Emits the live ops of `graph` in program order."""
+        for op in live_operations(graph, graph.outputs if outputs is None else outputs):
+            self.emit_op(op)
+
+    def emit_op(self, op) -> None:
+        outer = self.current_op
+        self.current_op = op
+        try:
+            opdef = op.opdef
+            if opdef.emit is not None:
+                opdef.emit(self, op)
+            elif opdef.template is not None:
+                expr = opdef.template.format(*self.ins(op), **{
+                    k: self.literal(v) for k, v in op.attrs.items()})
+                self._assign(op, expr)
+            else:
+                args = self.ins(op) + [f"{k}={self.literal(v)}" for k, v in op.attrs.items()]
+                self._assign(op, f"{self.bind(opdef.kernel)}({', '.join(args)})")
+        finally:
+            self.current_op = outer
+
+    def _assign(self, op, expr: str) -> None:
+        outs = self.outs(op)
+        if not outs:
+            self.line(expr)
+        elif len(outs) == 1:
+            self.line(f"{outs[0]} = {expr}")
+        else:
+            self.line(f"{', '.join(outs)} = {expr}")
+
+
+class CompiledGraph:
+    """A graph lowered to a Python function of the input values, returning output values."""
+
+    def __init__(self, graph, source: str, fn, line_ops: dict, filename: str):
+        self.graph = graph
+        self.source = source
+        self.fn = fn
+        self.line_ops = line_ops
+        self.filename = filename
+
+    def op_at(self, tb):
+        """The graph operation whose generated line raised, from a traceback."""
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == self.filename:
+                return self.line_ops.get(tb.tb_lineno - 1)
+            tb = tb.tb_next
+        return None
+
+
+def lower(graph, name: str = "graph_fn") -> CompiledGraph:
+    """Generates, compiles and returns the Python function that runs `graph`."""
+    em = Emitter()
+    params = [em.define(t, f"a{i}") for i, t in enumerate(graph.inputs)]
+    em.emit_graph(graph)
+    returns = [em.name(t) for t in graph.outputs]
+    safe = "".join(c if c.isalnum() or c == "_" else "_" for c in name) or "graph_fn"
+    header = f"def {safe}({', '.join(params)}):"
+    if len(returns) == 1:
+        footer = f"    return {returns[0]}"
+    else:
+        footer = f"    return ({', '.join(returns)}{',' if returns else ''})"
+    body = em.lines or []
+    source = "\n".join([header, *body, footer]) + "\n"
+    filename = f"<rt-graph {safe} #{next(_compile_counter)}>"
+    # line_ops are keyed by body position; shift by the header line
+    line_ops = {k + 1: v for k, v in em.line_ops.items()}
+    code = compile(source, filename, "exec")
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = em.namespace
+    namespace["__name__"] = "runtime.generated"
+    exec(code, namespace)
+    fn = namespace[safe]
+    compiled = CompiledGraph(graph, source, fn, line_ops, filename)
+    compiled._keep = em._keep
+    return compiled
+
+
+def runtime_error(compiled: CompiledGraph, exc: BaseException):
+    """Turns an error raised by generated code into one that names the graph op."""
+    op = compiled.op_at(sys.exc_info()[2])
+    where = f" in op {op.name!r} ({op.type})" if op is not None else ""
+    if isinstance(exc, errors.OpError):
+        return None
+    if isinstance(exc, (ValueError, IndexError, ZeroDivisionError, FloatingPointError,
+                        np.linalg.LinAlgError)):
+        return errors.InvalidArgumentError(f"{type(exc).__name__}{where}: {exc}", op)
+    return None

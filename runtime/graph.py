@@ -1,0 +1,181 @@
+"""The graph IR: operations on symbolic tensors, and function graphs with inputs and outputs."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from . import context, errors
+from .tensor import EagerTensor, SymbolicTensor
+
+
+class Operation:
+    """One node of a graph: an op type applied to input tensors, producing output tensors."""
+
+    __slots__ = ("name", "type", "opdef", "inputs", "outputs", "attrs", "device", "graph",
+                 "subgraphs", "_effects", "__weakref__")
+
+    def __init__(self, graph, opdef, name, inputs, attrs, device, subgraphs=()):
+        self.graph = graph
+        self.opdef = opdef
+        self.type = opdef.name
+        self.name = name
+        self.inputs = list(inputs)
+        self.attrs = attrs
+        self.device = device
+        self.outputs = []
+        self.subgraphs = tuple(subgraphs)
+        self._effects = None
+
+    @property
+    def stateful(self) -> bool:
+        return self.opdef.stateful
+
+    def get_attr(self, name):
+        return self.attrs[name]
+
+    def __repr__(self) -> str:
+        return f"<Operation '{self.name}' type={self.type}>"
+
+
+class Graph:
+    """A list of operations in creation (program) order."""
+
+    def __init__(self, name: str = "graph", outer_graph: "Graph | None" = None):
+        self.name = name
+        self.outer_graph = outer_graph
+        self.operations: list[Operation] = []
+        self.inputs: list[SymbolicTensor] = []
+        self.outputs: list[SymbolicTensor] = []
+        self._names = {} if outer_graph is None else outer_graph._names
+        self._const_cache: dict = {}
+        self.captures: list[tuple[object, SymbolicTensor]] = []
+        self.variables: list = []  # variables created while this graph was traced
+
+    # -- building ----------------------------------------------------------------------
+    def unique_name(self, base: str) -> str:
+        """`base`, or `base_1`, `base_2`, ... so that names stay unique (shared with subgraphs)."""
+        base = context.scope_prefix() + base
+        count = self._names.get(base)
+        if count is None:
+            self._names[base] = 1
+            return base
+        for n in itertools.count(count):
+            candidate = f"{base}_{n}"
+            if candidate not in self._names:
+                self._names[base] = n + 1
+                self._names[candidate] = 1
+                return candidate
+
+    def create_op(self, opdef, inputs, attrs, out_specs, name=None, subgraphs=()) -> Operation:
+        op = Operation(self, opdef, self.unique_name(name or opdef.name), inputs, attrs,
+                       context.current_device(), subgraphs)
+        op.outputs = [SymbolicTensor(op, i, shape, dtype) for i, (shape, dtype) in enumerate(out_specs)]
+        self.operations.append(op)
+        return op
+
+    def is_ancestor_of(self, graph: "Graph") -> bool:
+        while graph is not None:
+            if graph is self:
+                return True
+            graph = graph.outer_graph
+        return False
+
+    def capture(self, tensor):
+        """A tensor usable in this graph for `tensor` (eager values become constants)."""
+        if type(tensor) is SymbolicTensor:
+            if tensor.op.graph.is_ancestor_of(self):
+                return tensor
+            raise errors.InaccessibleTensorError(
+                f"The tensor {tensor.name} was made in another graph (or in a branch or loop body "
+                "that has ended) and cannot be used here. Return it from that function, branch or "
+                "loop body instead of keeping it in a Python variable.")
+        if isinstance(tensor, EagerTensor):
+            return self.constant(tensor._value, captured=True)
+        return tensor._as_graph_tensor(self)  # variables and other tensor-likes
+
+    def root(self) -> "Graph":
+        graph = self
+        while graph.outer_graph is not None:
+            graph = graph.outer_graph
+        return graph
+
+    def constant(self, value, captured: bool = False) -> SymbolicTensor:
+        """A Const op for a NumPy value; repeated small constants are shared."""
+        from .ops.core import CONST
+        from .dtypes import from_numpy
+        from .shapes import TensorShape
+        key = None
+        if value.size <= 16 and value.dtype != object:
+            key = (value.dtype.str, value.shape, value.tobytes())
+            root = self.root()
+            found = root._const_cache.get(key)
+            if found is not None:
+                return found
+        with context.name_scope_reset():
+            op = self.root().create_op(CONST, [], {"value": value},
+                                       [(TensorShape(value.shape), from_numpy(value.dtype))],
+                                       name="Const")
+        if key is not None:
+            self.root()._const_cache[key] = op.outputs[0]
+        if captured:
+            self.root().captures.append((value, op.outputs[0]))
+        return op.outputs[0]
+
+    # -- reading -----------------------------------------------------------------------
+    def get_operations(self) -> list[Operation]:
+        return list(self.operations)
+
+    def get_operation_by_name(self, name: str) -> Operation:
+        for op in self.all_operations():
+            if op.name == name:
+                return op
+        raise KeyError(f"No operation named {name!r} in graph {self.name!r}.")
+
+    def all_operations(self):
+        """Every operation, including those of nested cond/while bodies."""
+        for op in self.operations:
+            yield op
+            for sub in op.subgraphs:
+                yield from sub.all_operations()
+
+    def __str__(self) -> str:
+        from .graph_printer import format_graph
+        return format_graph(self)
+
+    def __repr__(self) -> str:
+        return f"<Graph '{self.name}' with {len(self.operations)} operations>"
+
+    def to_dot(self) -> str:
+        """Graphviz DOT text; nested cond/while bodies are drawn as clusters."""
+        from .graph_printer import to_dot
+        return to_dot(self)
+
+
+class FuncGraph(Graph):
+    """A graph with placeholders (`inputs`) and results (`outputs`): a traced function body."""
+
+    def __init__(self, name: str, outer_graph: Graph | None = None):
+        super().__init__(name, outer_graph)
+        self.structured_input_signature = None
+        self.structured_outputs = None
+
+    def placeholder(self, shape, dtype, name: str = "input") -> SymbolicTensor:
+        from .ops.core import PLACEHOLDER
+        op = self.create_op(PLACEHOLDER, [], {}, [(shape, dtype)], name=name)
+        # placeholders are not part of the op program: they are the function's parameters
+        self.operations.remove(op)
+        self.inputs.append(op.outputs[0])
+        return op.outputs[0]
+
+
+def constant_value(tensor):
+    """The NumPy value of a tensor known at trace time (eager, or a Const op), else None."""
+    if isinstance(tensor, EagerTensor):
+        return tensor._value
+    if type(tensor) is SymbolicTensor and tensor.op.type == "Const":
+        return tensor.op.attrs["value"]
+    if isinstance(tensor, (int, float, bool, np.ndarray, np.generic)):
+        return np.asarray(tensor)
+    return None

@@ -1,0 +1,751 @@
+"""Array ops: shapes, joining and splitting, gathering, creation, casting, indexing."""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from .. import context, dtypes as _dtypes
+from ..graph import constant_value
+from ..shapes import TensorShape, as_shape
+from ..tensor import EagerTensor, Tensor
+from .core import apply, constant, convert_to_tensor, define
+from .shape_rules import broadcast, normalize_axis, same_dtype
+
+
+def _static_ints(value, what: str):
+    """A tuple of Python ints for a shape-like argument known at trace time, or None."""
+    if isinstance(value, TensorShape):
+        return tuple(-1 if d is None else d for d in value.as_list())
+    if isinstance(value, Tensor):
+        known = constant_value(value)
+        if known is None:
+            return None
+        return tuple(int(v) for v in np.ravel(known))
+    if isinstance(value, (int, np.integer)):
+        return (int(value),)
+    try:
+        return tuple(int(constant_value(v)) if isinstance(v, Tensor) else int(v) for v in value)
+    except TypeError:
+        raise TypeError(f"{what} must be a list of ints or an int tensor, got {value!r}.") from None
+
+
+# -- reshape / transpose -----------------------------------------------------------------
+
+def _reshape_infer(x, shape):
+    new = list(shape)
+    if new.count(-1) > 1:
+        raise ValueError(f"Reshape: at most one dimension may be -1, got {list(shape)}.")
+    total = x.shape.num_elements()
+    known = 1
+    for d in new:
+        if d != -1:
+            known *= d
+    if -1 in new:
+        if total is not None:
+            if known == 0 or total % known:
+                raise ValueError(f"Cannot reshape a tensor of shape {x.shape} ({total} elements) "
+                                 f"into shape {list(shape)}.")
+            new[new.index(-1)] = total // known
+        else:
+            new[new.index(-1)] = None
+    elif total is not None and total != known:
+        raise ValueError(f"Cannot reshape a tensor of shape {x.shape} ({total} elements) into "
+                         f"shape {list(shape)} ({known} elements).")
+    return TensorShape(new), x.dtype
+
+
+RESHAPE = define("Reshape", _reshape_infer, lambda x, shape: np.reshape(x, shape),
+                 template="np.reshape({0}, {shape})")
+
+
+def reshape(tensor, shape, name=None):
+    tensor = convert_to_tensor(tensor)
+    dims = _static_ints(shape, "reshape's shape")
+    if dims is None:
+        return apply(RESHAPE_DYNAMIC, [tensor, convert_to_tensor(shape, dtype=_dtypes.int32)],
+                     name=name)
+    return apply(RESHAPE, [tensor], {"shape": dims}, name=name)
+
+
+def _reshape_dynamic_infer(x, shape):
+    n = shape.shape[0] if shape.shape.rank == 1 else None
+    return TensorShape(None if n is None else [None] * n), x.dtype
+
+
+RESHAPE_DYNAMIC = define("ReshapeDynamic", _reshape_dynamic_infer,
+                         lambda x, s: np.reshape(x, tuple(int(v) for v in s)),
+                         template="np.reshape({0}, tuple({1}.tolist()))")
+
+
+def _transpose_infer(x, perm):
+    dims = x.shape.as_tuple()
+    if dims is None:
+        return TensorShape(None), x.dtype
+    perm = perm if perm is not None else tuple(range(len(dims)))[::-1]
+    if sorted(perm) != list(range(len(dims))):
+        raise ValueError(f"Transpose: perm {list(perm)} is not a permutation of the "
+                         f"{len(dims)} axes of shape {x.shape}.")
+    return TensorShape([dims[p] for p in perm]), x.dtype
+
+
+TRANSPOSE = define("Transpose", _transpose_infer, lambda x, perm: np.transpose(x, perm),
+                   template="np.transpose({0}, {perm})")
+
+
+def transpose(a, perm=None, name=None):
+    a = convert_to_tensor(a)
+    if perm is None and a.shape.rank is not None:
+        perm = tuple(range(a.shape.rank))[::-1]
+    perm = None if perm is None else _static_ints(perm, "perm")
+    return apply(TRANSPOSE, [a], {"perm": perm}, name=name)
+
+
+# -- joining and splitting ---------------------------------------------------------------
+
+def _concat_infer(*xs, axis):
+    dtype = same_dtype("ConcatV2", *xs)
+    ranks = {x.shape.rank for x in xs} - {None}
+    if len(ranks) > 1:
+        raise ValueError(f"ConcatV2: inputs have different ranks: {[str(x.shape) for x in xs]}.")
+    if not ranks:
+        return TensorShape(None), dtype
+    rank = ranks.pop()
+    ax = normalize_axis(axis, rank, "ConcatV2")[0]
+    dims = [None] * rank
+    total = 0
+    for x in xs:
+        shape = x.shape.as_tuple()
+        if shape is None:
+            total = None
+            continue
+        for i, d in enumerate(shape):
+            if i == ax:
+                continue
+            if dims[i] is None:
+                dims[i] = d
+            elif d is not None and d != dims[i]:
+                raise ValueError(f"ConcatV2: shapes {[str(t.shape) for t in xs]} differ outside "
+                                 f"the concatenation axis {axis}.")
+        if total is not None:
+            total = None if shape[ax] is None else total + shape[ax]
+    dims[ax] = total
+    return TensorShape(dims), dtype
+
+
+CONCAT = define("ConcatV2", _concat_infer, lambda *xs, axis: np.concatenate(xs, axis))
+
+
+def concat(values, axis, name=None):
+    values = [convert_to_tensor(v) for v in values]
+    if not values:
+        raise ValueError("concat needs at least one tensor.")
+    if len(values) == 1:
+        return identity(values[0])
+    return apply(CONCAT, values, {"axis": int(axis)}, name=name)
+
+
+def _stack_infer(*xs, axis):
+    dtype = same_dtype("Pack", *xs)
+    shape = xs[0].shape
+    for x in xs[1:]:
+        if not x.shape.is_compatible_with(shape):
+            raise ValueError(f"Pack: all tensors must have one shape, got {xs[0].shape} and "
+                             f"{x.shape}.")
+        shape = shape.merge_with(x.shape)
+    dims = shape.as_tuple()
+    if dims is None:
+        return TensorShape(None), dtype
+    ax = normalize_axis(axis, len(dims) + 1, "Pack")[0]
+    return TensorShape(dims[:ax] + (len(xs),) + dims[ax:]), dtype
+
+
+STACK = define("Pack", _stack_infer, lambda *xs, axis: np.stack(xs, axis))
+
+
+def stack(values, axis=0, name=None):
+    if hasattr(values, "stack") and not isinstance(values, (list, tuple)):
+        return values.stack()
+    values = [convert_to_tensor(v) for v in values]
+    if not values:
+        raise ValueError("stack needs at least one tensor.")
+    if values and all(isinstance(v, EagerTensor) for v in values) and len({v.dtype for v in values}) > 1:
+        same_dtype("Pack", *values)
+    return apply(STACK, values, {"axis": int(axis)}, name=name)
+
+
+def _unstack_infer(x, num, axis):
+    dims = x.shape.as_tuple()
+    ax = axis % len(dims)
+    out = TensorShape(dims[:ax] + dims[ax + 1:])
+    return [(out, x.dtype)] * num
+
+
+UNSTACK = define("Unpack", _unstack_infer,
+                 lambda x, num, axis: [np.take(x, i, axis=axis) for i in range(num)],
+                 num_outputs=None)
+
+
+def unstack(value, num=None, axis=0, name=None):
+    value = convert_to_tensor(value)
+    dims = value.shape.as_tuple()
+    if dims is None or not dims:
+        raise ValueError(f"unstack needs a tensor of known rank >= 1, got shape {value.shape}.")
+    n = dims[axis]
+    if num is None:
+        num = n
+    if num is None:
+        raise ValueError(f"Cannot unstack a dimension of unknown size (shape {value.shape}); "
+                         "pass num=.")
+    return apply(UNSTACK, [value], {"num": int(num), "axis": int(axis)}, name=name)
+
+
+def _split_infer(x, sizes, axis):
+    dims = x.shape.as_tuple()
+    ax = normalize_axis(axis, len(dims), "Split")[0]
+    if dims[ax] is not None and builtins.sum(sizes) != dims[ax]:
+        raise ValueError(f"Split: sizes {list(sizes)} do not add up to dimension {dims[ax]} of "
+                         f"shape {x.shape}.")
+    return [(TensorShape(dims[:ax] + (s,) + dims[ax + 1:]), x.dtype) for s in sizes]
+
+
+SPLIT = define("Split", _split_infer,
+               lambda x, sizes, axis: np.split(x, np.cumsum(sizes)[:-1], axis=axis),
+               num_outputs=None)
+
+
+def split(value, num_or_size_splits, axis=0, num=None, name=None):
+    value = convert_to_tensor(value)
+    dims = value.shape.as_tuple()
+    if dims is None:
+        raise ValueError("split needs a tensor of known rank.")
+    ax = normalize_axis(int(axis), len(dims), "Split")[0]
+    if isinstance(num_or_size_splits, (int, np.integer)):
+        n = int(num_or_size_splits)
+        if dims[ax] is None or dims[ax] % n:
+            raise ValueError(f"Cannot split dimension {ax} of shape {value.shape} into {n} "
+                             "equal parts.")
+        sizes = (dims[ax] // n,) * n
+    else:
+        sizes = _static_ints(num_or_size_splits, "num_or_size_splits")
+    return apply(SPLIT, [value], {"sizes": tuple(sizes), "axis": ax}, name=name)
+
+
+def _squeeze_infer(x, axis):
+    dims = x.shape.as_tuple()
+    if dims is None:
+        return TensorShape(None), x.dtype
+    if axis is None:
+        if any(d is None for d in dims):
+            return TensorShape(None), x.dtype
+        return TensorShape([d for d in dims if d != 1]), x.dtype
+    axes = normalize_axis(axis, len(dims), "Squeeze")
+    for a in axes:
+        if dims[a] not in (1, None):
+            raise ValueError(f"Squeeze: cannot squeeze axis {a} of size {dims[a]} in shape {x.shape}.")
+    return TensorShape([d for i, d in enumerate(dims) if i not in axes]), x.dtype
+
+
+SQUEEZE = define("Squeeze", _squeeze_infer, lambda x, axis: np.squeeze(x, axis),
+                 template="np.squeeze({0}, {axis})")
+
+
+def squeeze(input, axis=None, name=None):  # noqa: A002 - TensorFlow's name
+    x = convert_to_tensor(input)
+    if axis is not None:
+        axis = normalize_axis(axis, x.shape.rank, "Squeeze")
+    return apply(SQUEEZE, [x], {"axis": axis}, name=name)
+
+
+def _expand_infer(x, axis):
+    dims = x.shape.as_tuple()
+    if dims is None:
+        return TensorShape(None), x.dtype
+    ax = normalize_axis(axis, len(dims) + 1, "ExpandDims")[0]
+    return TensorShape(dims[:ax] + (1,) + dims[ax:]), x.dtype
+
+
+EXPAND_DIMS = define("ExpandDims", _expand_infer, lambda x, axis: np.expand_dims(x, axis),
+                     template="np.expand_dims({0}, {axis})")
+
+
+def expand_dims(input, axis, name=None):  # noqa: A002
+    x = convert_to_tensor(input)
+    rank = x.shape.rank
+    axis = int(axis)
+    if rank is not None:
+        axis = normalize_axis(axis, rank + 1, "ExpandDims")[0]
+    return apply(EXPAND_DIMS, [x], {"axis": axis}, name=name)
+
+
+def _tile_infer(x, multiples):
+    dims = x.shape.as_tuple()
+    if dims is None:
+        return TensorShape(None), x.dtype
+    if len(multiples) != len(dims):
+        raise ValueError(f"Tile: multiples {list(multiples)} must have one entry per axis of "
+                         f"shape {x.shape}.")
+    return TensorShape([None if d is None else d * m for d, m in zip(dims, multiples)]), x.dtype
+
+
+TILE = define("Tile", _tile_infer, lambda x, multiples: np.tile(x, multiples),
+              template="np.tile({0}, {multiples})")
+
+
+def tile(input, multiples, name=None):  # noqa: A002
+    return apply(TILE, [convert_to_tensor(input)], {"multiples": _static_ints(multiples, "multiples")},
+                 name=name)
+
+
+# -- gathering -----------------------------------------------------------------------------
+
+def _gather_infer(params, indices, axis):
+    if not indices.dtype.is_integer:
+        raise TypeError(f"GatherV2: indices must be integers, got {indices.dtype.name}.")
+    dims = params.shape.as_tuple()
+    idims = indices.shape.as_tuple()
+    if dims is None or idims is None:
+        return TensorShape(None), params.dtype
+    ax = normalize_axis(axis, len(dims), "GatherV2")[0]
+    return TensorShape(dims[:ax] + idims + dims[ax + 1:]), params.dtype
+
+
+def _gather_kernel(params, indices, axis):
+    return np.take(params, indices, axis=axis)
+
+
+GATHER = define("GatherV2", _gather_infer, _gather_kernel,
+                template="np.take({0}, {1}, axis={axis})")
+
+
+def gather(params, indices, axis=0, batch_dims=0, name=None):
+    if batch_dims:
+        raise NotImplementedError("gather with batch_dims is not supported; use gather_nd.")
+    params = convert_to_tensor(params)
+    indices = convert_to_tensor(indices, dtype_hint=_dtypes.int32)
+    return apply(GATHER, [params, indices], {"axis": int(axis)}, name=name)
+
+
+def _gather_nd_infer(params, indices):
+    dims = params.shape.as_tuple()
+    idims = indices.shape.as_tuple()
+    if dims is None or idims is None or idims[-1] is None:
+        return TensorShape(None), params.dtype
+    return TensorShape(idims[:-1] + dims[idims[-1]:]), params.dtype
+
+
+def _gather_nd_kernel(params, indices):
+    indices = np.asarray(indices)
+    return params[tuple(np.moveaxis(indices, -1, 0))]
+
+
+GATHER_ND = define("GatherNd", _gather_nd_infer, _gather_nd_kernel)
+
+
+def gather_nd(params, indices, name=None):
+    return apply(GATHER_ND, [convert_to_tensor(params),
+                             convert_to_tensor(indices, dtype_hint=_dtypes.int32)], name=name)
+
+
+def _select_infer(cond, x, y):
+    if not cond.dtype.is_bool:
+        raise TypeError(f"where: condition must be bool, got {cond.dtype.name}.")
+    dtype = same_dtype("SelectV2", x, y)
+    return broadcast(broadcast(cond.shape, x.shape, "SelectV2"), y.shape, "SelectV2"), dtype
+
+
+SELECT = define("SelectV2", _select_infer, np.where, template="np.where({0}, {1}, {2})")
+
+
+def _where_indices_infer(cond):
+    rank = cond.shape.rank
+    return TensorShape([None, rank]), _dtypes.int64
+
+
+WHERE_INDICES = define("Where", _where_indices_infer, lambda c: np.argwhere(c).astype(np.int64),
+                       template="np.argwhere({0})")
+
+
+def where(condition, x=None, y=None, name=None):
+    """Elementwise select (x and y given) or the int64 indices of true elements."""
+    condition = convert_to_tensor(condition, dtype_hint=_dtypes.bool_)
+    if x is None and y is None:
+        return apply(WHERE_INDICES, [condition], name=name)
+    if x is None or y is None:
+        raise ValueError("where needs both x and y, or neither.")
+    from .core import binary_operands
+    x, y = binary_operands(x, y)
+    return apply(SELECT, [condition, x, y], name=name)
+
+
+def _boolean_mask_infer(tensor, mask):
+    dims = tensor.shape.as_tuple()
+    mdims = mask.shape.as_tuple()
+    if dims is None or mdims is None:
+        return TensorShape(None), tensor.dtype
+    if not TensorShape(dims[:len(mdims)]).is_compatible_with(mdims):
+        raise ValueError(f"boolean_mask: mask shape {mask.shape} does not match the leading "
+                         f"dimensions of shape {tensor.shape}.")
+    return TensorShape((None,) + dims[len(mdims):]), tensor.dtype
+
+
+BOOLEAN_MASK = define("BooleanMask", _boolean_mask_infer, lambda t, m: t[m], template="{0}[{1}]")
+
+
+def boolean_mask(tensor, mask, axis=None, name=None):
+    if axis not in (None, 0):
+        raise NotImplementedError("boolean_mask supports axis=0 only.")
+    return apply(BOOLEAN_MASK, [convert_to_tensor(tensor),
+                                convert_to_tensor(mask, dtype=_dtypes.bool_)], name=name)
+
+
+# -- creation ------------------------------------------------------------------------------
+
+def _shape_arg(shape, what="shape"):
+    dims = _static_ints(shape, what)
+    if dims is None:
+        return None
+    if any(d < 0 for d in dims):
+        raise ValueError(f"{what} must be fully defined, got {list(dims)}.")
+    return dims
+
+
+def zeros(shape, dtype=_dtypes.float32, name=None):
+    dtype = _dtypes.as_dtype(dtype)
+    dims = _shape_arg(shape)
+    if dims is None:
+        return fill(shape, np.zeros((), dtype._np), name=name)
+    return constant(np.zeros(dims, dtype._np))
+
+
+def ones(shape, dtype=_dtypes.float32, name=None):
+    dtype = _dtypes.as_dtype(dtype)
+    dims = _shape_arg(shape)
+    if dims is None:
+        return fill(shape, np.ones((), dtype._np), name=name)
+    return constant(np.ones(dims, dtype._np))
+
+
+def _fill_infer(dims, value):
+    n = dims.shape.as_tuple()
+    known = constant_value(dims)
+    if known is not None:
+        return TensorShape([int(d) for d in np.ravel(known)]), value.dtype
+    return TensorShape(None if not n or n[0] is None else [None] * n[0]), value.dtype
+
+
+FILL = define("Fill", _fill_infer, lambda dims, value: np.full(tuple(np.ravel(dims)), value),
+              template="np.full(tuple({0}.tolist()), {1})")
+
+
+def fill(dims, value, name=None):
+    return apply(FILL, [convert_to_tensor(dims, dtype_hint=_dtypes.int32), convert_to_tensor(value)],
+                 name=name)
+
+
+def _like_infer(x, dtype):
+    return x.shape, (dtype or x.dtype)
+
+
+ZEROS_LIKE = define("ZerosLike", _like_infer, lambda x, dtype: np.zeros_like(x, dtype=dtype and dtype._np),
+                    differentiable=False)
+ONES_LIKE = define("OnesLike", _like_infer, lambda x, dtype: np.ones_like(x, dtype=dtype and dtype._np),
+                   differentiable=False)
+
+
+def zeros_like(input, dtype=None, name=None):  # noqa: A002
+    x = convert_to_tensor(input)
+    return apply(ZEROS_LIKE, [x], {"dtype": _dtypes.as_dtype(dtype) if dtype else None}, name=name)
+
+
+def ones_like(input, dtype=None, name=None):  # noqa: A002
+    x = convert_to_tensor(input)
+    return apply(ONES_LIKE, [x], {"dtype": _dtypes.as_dtype(dtype) if dtype else None}, name=name)
+
+
+def _range_infer(start, limit, delta, dtype):
+    values = [constant_value(t) for t in (start, limit, delta)]
+    if all(v is not None for v in values):
+        n = len(np.arange(*[v.item() for v in values]))
+        return TensorShape([n]), dtype
+    return TensorShape([None]), dtype
+
+
+RANGE = define("Range", _range_infer,
+               lambda start, limit, delta, dtype: np.arange(start, limit, delta, dtype=dtype._np),
+               differentiable=False)
+
+
+def range(start, limit=None, delta=1, dtype=None, name=None):  # noqa: A001
+    """Like Python's range, as a tensor: range(5), range(2, 8, 2)."""
+    if limit is None:
+        start, limit = 0, start
+    parts = [start, limit, delta]
+    if dtype is None:
+        kinds = [p.dtype if isinstance(p, Tensor) else _dtypes.python_scalar_dtype(p) or _dtypes.int32
+                 for p in parts]
+        dtype = next((k for k in kinds if k.is_floating), None) or next(
+            (k for k in kinds if k is _dtypes.int64), _dtypes.int32)
+    dtype = _dtypes.as_dtype(dtype)
+    tensors = [cast(convert_to_tensor(p), dtype) if isinstance(p, Tensor) else convert_to_tensor(p, dtype)
+               for p in parts]
+    return apply(RANGE, tensors, {"dtype": dtype}, name=name)
+
+
+def eye(num_rows, num_columns=None, batch_shape=None, dtype=_dtypes.float32, name=None):
+    dtype = _dtypes.as_dtype(dtype)
+    value = np.eye(int(num_rows), None if num_columns is None else int(num_columns), dtype=dtype._np)
+    if batch_shape is not None:
+        value = np.broadcast_to(value, tuple(batch_shape) + value.shape).copy()
+    return constant(value)
+
+
+# -- shape queries ---------------------------------------------------------------------------
+
+def _shape_infer(x, out_type):
+    rank = x.shape.rank
+    return TensorShape([rank]), out_type
+
+
+SHAPE = define("Shape", _shape_infer, lambda x, out_type: np.array(np.shape(x), out_type._np),
+               differentiable=False)
+
+
+def shape(input, out_type=_dtypes.int32, name=None):  # noqa: A002
+    """The shape as an int32 tensor (a constant when the shape is fully known)."""
+    x = convert_to_tensor(input)
+    out_type = _dtypes.as_dtype(out_type)
+    if x.shape.is_fully_defined():
+        return constant(np.array(x.shape.as_list(), out_type._np))
+    return apply(SHAPE, [x], {"out_type": out_type}, name=name)
+
+
+SIZE = define("Size", lambda x, out_type: (TensorShape([]), out_type),
+              lambda x, out_type: np.array(np.size(x), out_type._np), differentiable=False)
+
+
+def size(input, out_type=_dtypes.int32, name=None):  # noqa: A002
+    x = convert_to_tensor(input)
+    out_type = _dtypes.as_dtype(out_type)
+    n = x.shape.num_elements()
+    if n is not None:
+        return constant(np.array(n, out_type._np))
+    return apply(SIZE, [x], {"out_type": out_type}, name=name)
+
+
+def rank(input, name=None):  # noqa: A002
+    x = convert_to_tensor(input)
+    if x.shape.rank is None:
+        raise ValueError("rank of a tensor of unknown rank is not supported.")
+    return constant(np.array(x.shape.rank, np.int32))
+
+
+# -- casting and identity ---------------------------------------------------------------------
+
+CAST = define("Cast", lambda x, dtype: (x.shape, dtype),
+              lambda x, dtype: np.asarray(x).astype(dtype._np),
+              emit=lambda em, op: em.line(
+                  f"{em.outs(op)[0]} = {em.ins(op)[0]}.astype(np.{op.attrs['dtype']._np.type.__name__})"))
+
+
+def cast(x, dtype, name=None):
+    """Converts `x` to `dtype` (floats to ints truncate toward zero, as in TensorFlow)."""
+    dtype = _dtypes.as_dtype(dtype)
+    if not isinstance(x, Tensor):
+        if isinstance(x, (np.ndarray, np.generic)):
+            return convert_to_tensor(np.asarray(x).astype(dtype._np))
+        x = convert_to_tensor(x)
+    x = convert_to_tensor(x)
+    if x.dtype is dtype:
+        return x
+    return apply(CAST, [x], {"dtype": dtype}, name=name)
+
+
+IDENTITY = define("Identity", lambda x: (x.shape, x.dtype), lambda x: x,
+                  emit=lambda em, op: em.alias(op.outputs[0], em.ins(op)[0]))
+
+
+def identity(input, name=None):  # noqa: A002
+    return apply(IDENTITY, [convert_to_tensor(input)], name=name)
+
+
+def _one_hot_infer(indices, depth, on_value, off_value, axis, dtype):
+    dims = indices.shape.as_tuple()
+    if dims is None:
+        return TensorShape(None), dtype
+    ax = len(dims) if axis == -1 else axis
+    return TensorShape(dims[:ax] + (depth,) + dims[ax:]), dtype
+
+
+def _one_hot_kernel(indices, depth, on_value, off_value, axis, dtype):
+    indices = np.asarray(indices)
+    hot = indices[..., None] == np.arange(depth)
+    out = np.where(hot, on_value, off_value).astype(dtype._np)
+    if axis != -1:
+        out = np.moveaxis(out, -1, axis)
+    return out
+
+
+ONE_HOT = define("OneHot", _one_hot_infer, _one_hot_kernel, differentiable=False)
+
+
+def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
+    dtype = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.float32
+    indices = convert_to_tensor(indices, dtype_hint=_dtypes.int32)
+    return apply(ONE_HOT, [indices], {
+        "depth": int(depth), "on_value": 1 if on_value is None else on_value,
+        "off_value": 0 if off_value is None else off_value,
+        "axis": -1 if axis is None else int(axis), "dtype": dtype}, name=name)
+
+
+REVERSE = define("ReverseV2", lambda x, axis: (x.shape, x.dtype), lambda x, axis: np.flip(x, axis),
+                 template="np.flip({0}, {axis})")
+
+
+def reverse(tensor, axis, name=None):
+    x = convert_to_tensor(tensor)
+    axes = normalize_axis(_static_ints(axis, "axis"), x.shape.rank, "ReverseV2")
+    return apply(REVERSE, [x], {"axis": axes}, name=name)
+
+
+def _cumsum_kernel(x, axis, exclusive, reverse):
+    x = np.asarray(x)
+    if reverse:
+        x = np.flip(x, axis)
+    out = np.cumsum(x, axis=axis, dtype=x.dtype)
+    if exclusive:
+        out = np.concatenate([np.zeros_like(np.take(out, [0], axis=axis)),
+                              np.take(out, np.arange(out.shape[axis] - 1), axis=axis)], axis=axis)
+    if reverse:
+        out = np.flip(out, axis)
+    return out
+
+
+CUMSUM = define("Cumsum", lambda x, axis, exclusive, reverse: (x.shape, x.dtype), _cumsum_kernel)
+
+
+def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
+    x = convert_to_tensor(x)
+    ax = normalize_axis(int(axis), x.shape.rank, "Cumsum")[0]
+    return apply(CUMSUM, [x], {"axis": ax, "exclusive": bool(exclusive), "reverse": bool(reverse)},
+                 name=name)
+
+
+# -- indexing -------------------------------------------------------------------------------------
+
+class _Slot:
+    """Marks where a tensor input goes in an indexing key."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index):
+        self.index = index
+
+    def __repr__(self):
+        return f"_Slot({self.index})"
+
+
+def _fill_key(key, values):
+    def one(k):
+        if isinstance(k, _Slot):
+            return values[k.index]
+        if isinstance(k, slice):
+            return slice(one(k.start), one(k.stop), one(k.step))
+        return k
+    return tuple(one(k) for k in key)
+
+
+def _index_infer(x, *index_tensors, key):
+    dims = x.shape.as_tuple()
+    if any(isinstance(k, _Slot) and index_tensors[k.index].shape.rank not in (0,) for k in key):
+        for k in key:
+            if isinstance(k, _Slot) and index_tensors[k.index].dtype.is_bool:
+                return TensorShape(None), x.dtype
+        return TensorShape(None), x.dtype
+    if dims is None:
+        return TensorShape(None), x.dtype
+    consumed = builtins.sum(1 for k in key if k is not None and k is not Ellipsis)
+    if consumed > len(dims):
+        raise IndexError(f"Too many indices ({consumed}) for a tensor of shape {x.shape}.")
+    out = []
+    pos = 0
+    for k in key:
+        if k is Ellipsis:
+            n = len(dims) - consumed
+            out.extend(dims[pos:pos + n])
+            pos += n
+        elif k is None:
+            out.append(1)
+        elif isinstance(k, slice):
+            d = dims[pos]
+            pos += 1
+            parts = (k.start, k.stop, k.step)
+            if d is None or any(isinstance(p, _Slot) for p in parts):
+                out.append(None)
+            else:
+                out.append(len(builtins.range(*slice(*parts).indices(d))))
+        else:
+            d = dims[pos]
+            pos += 1
+            if not isinstance(k, _Slot) and d is not None and not -d <= k < d:
+                raise IndexError(f"Index {k} is out of bounds for axis {pos - 1} with size {d} "
+                                 f"(shape {x.shape}).")
+    out.extend(dims[pos:])
+    return TensorShape(out), x.dtype
+
+
+def _index_kernel(x, *index_values, key):
+    return np.asarray(x)[_fill_key(key, index_values)]
+
+
+def _key_source(em, op) -> str:
+    names = em.ins(op)
+    values, key = names[1:], op.attrs["key"]
+
+    def one(k):
+        if isinstance(k, _Slot):
+            return values[k.index]
+        if k is Ellipsis:
+            return "..."
+        if isinstance(k, slice):
+            parts = [one(p) if p is not None else "" for p in (k.start, k.stop, k.step)]
+            return f"{parts[0]}:{parts[1]}" + (f":{parts[2]}" if parts[2] else "")
+        return repr(k)
+    inner = ", ".join(one(k) for k in key)
+    return f"{names[0]}[{inner}{',' if len(key) == 1 and not isinstance(key[0], slice) else ''}]"
+
+
+STRIDED_SLICE = define("StridedSlice", _index_infer, _index_kernel,
+                       emit=lambda em, op: em.line(f"{em.outs(op)[0]} = {_key_source(em, op)}"))
+
+
+def getitem(tensor, key):
+    """`tensor[key]` with ints, slices, None, Ellipsis, and tensors as indices or bounds."""
+    tensor = convert_to_tensor(tensor)
+    if not isinstance(key, tuple):
+        key = (key,)
+    inputs = []
+
+    def norm(k):
+        if isinstance(k, Tensor) or isinstance(k, (list, np.ndarray)):
+            t = convert_to_tensor(k, dtype_hint=_dtypes.int32)
+            if t.dtype.is_floating:
+                raise TypeError(f"Tensor indices must be integers or bools, got {t.dtype.name}.")
+            known = constant_value(t) if not isinstance(k, (list, np.ndarray)) else None
+            if known is not None and known.ndim == 0 and not t.dtype.is_bool and context.current_graph() is None:
+                return int(known)
+            inputs.append(t)
+            return _Slot(len(inputs) - 1)
+        if isinstance(k, slice):
+            return slice(norm(k.start), norm(k.stop), norm(k.step))
+        if isinstance(k, (bool, np.bool_)):
+            raise TypeError("A Python bool is not a valid index.")
+        if isinstance(k, (int, np.integer)):
+            return int(k)
+        if k is None or k is Ellipsis:
+            return k
+        raise TypeError(f"Cannot index a tensor with {k!r}; use ints, slices, None, Ellipsis or "
+                        "integer tensors.")
+    key = tuple(norm(k) for k in key)
+    return apply(STRIDED_SLICE, [tensor, *inputs], {"key": key})

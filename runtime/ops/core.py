@@ -1,0 +1,229 @@
+"""Op definitions and the one function that applies an op, eagerly or into a graph.
+
+An op is defined once: its name, a shape/dtype rule (`infer`), a NumPy kernel, how the
+executor writes it as Python (`template` or `emit`), and its gradient rule.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from .. import context, dtypes as _dtypes
+from ..shapes import TensorShape
+from ..tensor import EagerTensor, SymbolicTensor, Tensor, to_numpy_value
+
+REGISTRY: dict[str, "OpDef"] = {}
+
+
+class OpDef:
+    """The definition of one primitive op.
+
+    infer(*inputs, **attrs) -> (shape, dtype) or, for `num_outputs != 1`, a list of them.
+    kernel(*arrays, **attrs) -> array (or tuple of arrays).
+    template: Python expression for the executor, e.g. "{0} + {1}" or "np.sum({0}, axis={axis})".
+    emit(ctx, op): writes the op's lines itself (control flow, variables, ...).
+    grad(op, *output_grads) -> list of input grads (None where there is none).
+    """
+
+    __slots__ = ("name", "infer", "kernel", "template", "emit", "grad", "stateful",
+                 "num_outputs", "differentiable")
+
+    def __init__(self, name, infer, kernel, template=None, emit=None, grad=None,
+                 stateful=False, num_outputs=1, differentiable=True):
+        self.name = name
+        self.infer = infer
+        self.kernel = kernel
+        self.template = template
+        self.emit = emit
+        self.grad = grad
+        self.stateful = stateful
+        self.num_outputs = num_outputs
+        self.differentiable = differentiable
+
+    def __repr__(self) -> str:
+        return f"<OpDef {self.name}>"
+
+
+def define(name: str, infer: Callable, kernel: Callable | None = None, **kwargs) -> OpDef:
+    """Registers an op; names are unique."""
+    if name in REGISTRY:
+        raise ValueError(f"op {name!r} is defined twice")
+    op = OpDef(name, infer, kernel, **kwargs)
+    REGISTRY[name] = op
+    return op
+
+
+def register_gradient(op_name: str):
+    """Decorator: sets the gradient rule of a defined op."""
+    def decorate(fn):
+        REGISTRY[op_name].grad = fn
+        return fn
+    return decorate
+
+
+# -- conversion --------------------------------------------------------------------------
+
+def convert_to_tensor(value, dtype=None, name=None, dtype_hint=None) -> Tensor:
+    """A tensor for `value` (tensors pass through; Python and NumPy values become constants).
+
+    With `dtype`, a tensor of another dtype is refused with ValueError; Python and NumPy
+    values are converted to `dtype` (a float that would lose its fraction raises TypeError).
+    """
+    if isinstance(value, Tensor):
+        if hasattr(value, "_as_tensor"):
+            value = value._as_tensor()
+        if dtype is not None:
+            dtype = _dtypes.as_dtype(dtype)
+            if value.dtype is not dtype:
+                raise ValueError(f"Tensor conversion requested dtype {dtype.name} for a tensor "
+                                 f"with dtype {value.dtype.name}: {value!r}. Use rt.cast.")
+        return value
+    if hasattr(value, "_as_tensor"):  # TensorArray-like composites
+        return value._as_tensor()
+    if dtype is not None:
+        dtype = _dtypes.as_dtype(dtype)
+    elif dtype_hint is not None and not isinstance(value, np.ndarray | np.generic):
+        hint = _dtypes.as_dtype(dtype_hint)
+        try:
+            return _const(to_numpy_value(value, hint))
+        except TypeError:
+            pass
+    if isinstance(value, (list, tuple)) and any(isinstance(v, Tensor) for v in _flat(value)):
+        from . import array_ops
+        return array_ops.stack([convert_to_tensor(v, dtype) for v in value])
+    return _const(to_numpy_value(value, dtype))
+
+
+def _flat(value):
+    for v in value:
+        if isinstance(v, (list, tuple)):
+            yield from _flat(v)
+        else:
+            yield v
+
+
+def _const(array) -> Tensor:
+    graph = context.current_graph()
+    if graph is None:
+        return EagerTensor(array)
+    return graph.constant(array)
+
+
+def constant(value, dtype=None, shape=None, name=None) -> Tensor:
+    """A constant tensor; with `shape`, a scalar is broadcast and a same-size value reshaped."""
+    if isinstance(value, Tensor):
+        from .array_ops import cast
+        value = np.asarray(value) if isinstance(value, EagerTensor) else value
+        if isinstance(value, Tensor):
+            return cast(value, dtype) if dtype is not None else value
+    dtype = _dtypes.as_dtype(dtype) if dtype is not None else None
+    array = to_numpy_value(value, dtype)
+    if shape is not None:
+        shape = tuple(TensorShape(shape).as_list())
+        if array.size == 1:
+            array = np.full(shape, array.reshape(()), dtype=array.dtype)
+        elif array.size == int(np.prod(shape)):
+            array = array.reshape(shape)
+        else:
+            raise TypeError(f"Cannot make a constant of shape {list(shape)} from a value with "
+                            f"{array.size} elements (shape {list(array.shape)}).")
+    return _const(array)
+
+
+def binary_operands(x, y):
+    """Converts the operands of a binary op to tensors of one dtype.
+
+    A non-tensor operand takes the tensor operand's dtype; two tensors of different dtypes
+    raise TypeError naming both.
+    """
+    x_is = isinstance(x, Tensor)
+    y_is = isinstance(y, Tensor)
+    if x_is and y_is:
+        if x.dtype is not y.dtype:
+            raise TypeError(f"Operands have different dtypes: {x.dtype.name} and {y.dtype.name} "
+                            f"({_describe(x)} and {_describe(y)}). Cast one with rt.cast.")
+        return x, y
+    if x_is:
+        return x, convert_to_tensor(y, dtype=x.dtype)
+    if y_is:
+        return convert_to_tensor(x, dtype=y.dtype), y
+    x = convert_to_tensor(x)
+    return binary_operands(x, y)
+
+
+def _describe(t) -> str:
+    return f"shape {t.shape}"
+
+
+# -- application ---------------------------------------------------------------------------
+
+def apply(op: OpDef, inputs, attrs: dict | None = None, name: str | None = None):
+    """Runs `op` on tensors: eagerly now, or as a new operation in the graph being built.
+
+    Returns one tensor, or a list of tensors for ops with several outputs.
+    """
+    attrs = attrs or {}
+    graph = context.current_graph()
+    if graph is None:
+        return _apply_eager(op, inputs, attrs)
+    ins = [graph.capture(t) for t in inputs]
+    specs = op.infer(*ins, **attrs)
+    single = op.num_outputs == 1
+    operation = graph.create_op(op, ins, attrs, [specs] if single else specs, name)
+    outs = operation.outputs
+    if context.state.tapes:
+        from ..gradients.tape import record_operation
+        record_operation(op, ins, outs, attrs, operation)
+    return outs[0] if single else outs
+
+
+def _apply_eager(op, inputs, attrs):
+    values = []
+    for t in inputs:
+        if type(t) is not EagerTensor:
+            raise TypeError(
+                f"The symbolic tensor {t.name} is used outside the function that traced it. "
+                "Return it from the compiled function to get its value."
+                if type(t) is SymbolicTensor else f"{op.name} expects tensors, got {t!r}.")
+        values.append(t._value)
+    specs = op.infer(*inputs, **attrs)
+    try:
+        result = op.kernel(*values, **attrs)
+    except (ValueError, IndexError, ZeroDivisionError, np.linalg.LinAlgError) as exc:
+        from ..errors import InvalidArgumentError
+        if isinstance(exc, InvalidArgumentError):
+            raise
+        raise InvalidArgumentError(f"{op.name}: {exc}") from None
+    if op.num_outputs == 1:
+        outs = [EagerTensor(_fix_dtype(result, specs[1]))]
+    else:
+        outs = [EagerTensor(_fix_dtype(r, s[1])) for r, s in zip(result, specs)]
+    if context.state.tapes:
+        from ..gradients.tape import record_operation
+        record_operation(op, inputs, outs, attrs, None)
+    return outs[0] if op.num_outputs == 1 else outs
+
+
+def _fix_dtype(value, dtype):
+    if not isinstance(value, (np.ndarray, np.generic)):
+        value = np.asarray(value, dtype=dtype._np)
+    elif value.dtype != dtype._np and dtype is not _dtypes.variant:
+        value = value.astype(dtype._np)
+    return value
+
+
+def _no_infer(*_args, **_kwargs):
+    raise AssertionError("this op is not applied through apply()")
+
+
+def _emit_const(em, op):
+    value = op.attrs["value"]
+    if value.ndim == 0:
+        value = value[()]  # NumPy scalars take NumPy's fast scalar arithmetic
+    em.alias(op.outputs[0], em.bind(value, "c"))
+
+
+CONST = define("Const", _no_infer, emit=_emit_const, differentiable=False)
+PLACEHOLDER = define("Placeholder", _no_infer, differentiable=False)

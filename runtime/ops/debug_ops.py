@@ -1,0 +1,162 @@
+"""Staged printing and assertions; both run in program order when a graph runs."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from .. import context, dtypes as _dtypes, errors
+from ..shapes import TensorShape
+from ..tensor import Tensor
+from .core import apply, convert_to_tensor, define
+
+
+def _format(value) -> str:
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, (bytes, np.bytes_)):
+        return value.decode()
+    return str(value)
+
+
+def _resolve_stream(stream):
+    if stream is None or stream == "stdout":
+        return sys.stdout
+    if stream == "stderr":
+        return sys.stderr
+    return stream
+
+
+def _print_kernel(*values, parts, sep, end, stream):
+    pieces = [_format(values[p[1]]) if p[0] == "t" else p[1] for p in parts]
+    out = _resolve_stream(stream)
+    out.write(sep.join(pieces) + end)
+    if hasattr(out, "flush"):
+        out.flush()
+
+
+PRINT = define("PrintV2", lambda *xs, **attrs: [], _print_kernel, stateful=True, num_outputs=0,
+               differentiable=False)
+
+
+def print(*inputs, sep=" ", end="\n", output_stream=None, summarize=None, name=None):  # noqa: A001
+    """Prints tensors and Python values when the op runs (at every call of a graph).
+
+    `output_stream` defaults to the `sys.stdout` of the moment the op runs, so redirection
+    works; pass `sys.stderr` (or the names "stdout"/"stderr") for the other stream.
+    """
+    if output_stream is sys.stdout:
+        output_stream = "stdout"
+    elif output_stream is sys.stderr:
+        output_stream = "stderr"
+    tensors, parts = [], []
+    for value in inputs:
+        if isinstance(value, Tensor) or hasattr(value, "_as_tensor"):
+            tensors.append(convert_to_tensor(value))
+            parts.append(("t", len(tensors) - 1))
+        else:
+            parts.append(("s", str(value)))
+    attrs = {"parts": tuple(parts), "sep": str(sep), "end": str(end), "stream": output_stream}
+    if context.current_graph() is None:
+        _print_kernel(*[t._value for t in tensors], **attrs)
+        return None
+    apply(PRINT, tensors, attrs, name=name)
+    return None
+
+
+def _assert_kernel(condition, *data, message, parts):
+    if not np.all(condition):
+        shown = " ".join(_format(data[p[1]]) if p[0] == "t" else p[1] for p in parts)
+        text = message if not shown else (f"{message}\n{shown}" if message else shown)
+        raise errors.InvalidArgumentError(text or "assertion failed")
+
+
+ASSERT = define("Assert", lambda *xs, **attrs: [], _assert_kernel, stateful=True, num_outputs=0,
+                differentiable=False)
+
+
+def Assert(condition, data, summarize=None, name=None):  # noqa: N802 - TensorFlow's name
+    """Raises rt.errors.InvalidArgumentError (with `data` shown) when `condition` is false."""
+    condition = convert_to_tensor(condition, dtype_hint=_dtypes.bool_)
+    if not condition.dtype.is_bool:
+        raise TypeError(f"Assert needs a bool condition, got {condition.dtype.name}.")
+    tensors, parts = [], []
+    for value in data or ():
+        if isinstance(value, Tensor):
+            tensors.append(value)
+            parts.append(("t", len(tensors) - 1))
+        else:
+            parts.append(("s", str(value)))
+    attrs = {"message": "", "parts": tuple(parts)}
+    if context.current_graph() is None:
+        _assert_kernel(condition._value, *[convert_to_tensor(t)._value for t in tensors], **attrs)
+        return None
+    apply(ASSERT, [condition, *[convert_to_tensor(t) for t in tensors]], attrs, name=name)
+    return None
+
+
+def _assert_op(condition, message, data, name):
+    from .array_ops import _static_ints  # noqa: F401 - keeps import order simple
+    condition = convert_to_tensor(condition)
+    tensors = [convert_to_tensor(d) for d in data]
+    parts = []
+    for i in range(len(tensors)):
+        parts.append(("t", i))
+    attrs = {"message": message, "parts": tuple(parts)}
+    if context.current_graph() is None:
+        _assert_kernel(condition._value, *[t._value for t in tensors], **attrs)
+        return None
+    apply(ASSERT, [condition, *tensors], attrs, name=name)
+    return None
+
+
+def _make_assert(name, compare, describe):
+    def check(x, y=None, message=None, summarize=None, name=None):
+        from . import math_ops, reduce_ops
+        from .core import binary_operands
+        if y is None:
+            x = convert_to_tensor(x)
+            cond = reduce_ops.reduce_all(compare(x, math_ops.multiply(x, 0)))
+            data = [x]
+            text = f"{message + ': ' if message else ''}Condition x {describe} 0 did not hold " \
+                   "for every element. x ="
+        else:
+            x, y = binary_operands(x, y)
+            cond = reduce_ops.reduce_all(compare(x, y))
+            data = [x, y]
+            text = f"{message + ': ' if message else ''}Condition x {describe} y did not hold " \
+                   "for every element. x and y ="
+        return _assert_op(cond, text, data, name)
+    check.__name__ = name
+    return check
+
+
+def _lazy(fn_name):
+    def compare(x, y):
+        from . import math_ops
+        return getattr(math_ops, fn_name)(x, y)
+    return compare
+
+
+assert_equal = _make_assert("assert_equal", _lazy("equal"), "==")
+assert_none_equal = _make_assert("assert_none_equal", _lazy("not_equal"), "!=")
+assert_less = _make_assert("assert_less", _lazy("less"), "<")
+assert_less_equal = _make_assert("assert_less_equal", _lazy("less_equal"), "<=")
+assert_greater = _make_assert("assert_greater", _lazy("greater"), ">")
+assert_greater_equal = _make_assert("assert_greater_equal", _lazy("greater_equal"), ">=")
+
+
+def assert_positive(x, message=None, summarize=None, name=None):
+    return assert_greater(x, None, message=message, name=name)
+
+
+def assert_negative(x, message=None, summarize=None, name=None):
+    return assert_less(x, None, message=message, name=name)
+
+
+def assert_non_negative(x, message=None, summarize=None, name=None):
+    return assert_greater_equal(x, None, message=message, name=name)
+
+
+_ = TensorShape

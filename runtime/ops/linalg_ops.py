@@ -1,0 +1,153 @@
+"""Linear algebra: matmul, tensordot, einsum, inverse, determinant."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ..shapes import TensorShape
+from .core import apply, convert_to_tensor, define
+from .shape_rules import broadcast, same_dtype
+
+
+def _matmul_infer(a, b, transpose_a, transpose_b):
+    dtype = same_dtype("MatMul", a, b)
+    da, db = a.shape.as_tuple(), b.shape.as_tuple()
+    if da is None or db is None:
+        return TensorShape(None), dtype
+    if len(da) < 2 or len(db) < 2:
+        raise ValueError(f"MatMul needs tensors of rank >= 2, got shapes {a.shape} and {b.shape}.")
+    m, k1 = (da[-1], da[-2]) if transpose_a else (da[-2], da[-1])
+    k2, n = (db[-1], db[-2]) if transpose_b else (db[-2], db[-1])
+    if k1 is not None and k2 is not None and k1 != k2:
+        raise ValueError(f"MatMul: inner dimensions differ: shapes {a.shape} and {b.shape} "
+                         f"(transpose_a={transpose_a}, transpose_b={transpose_b}) give {k1} vs {k2}.")
+    batch = broadcast(TensorShape(da[:-2]), TensorShape(db[:-2]), "MatMul").as_tuple()
+    return TensorShape(batch + (m, n)), dtype
+
+
+def _t(x):
+    return np.swapaxes(x, -1, -2)
+
+
+def _matmul_kernel(a, b, transpose_a, transpose_b):
+    return np.matmul(_t(a) if transpose_a else a, _t(b) if transpose_b else b)
+
+
+def _emit_matmul(em, op):
+    a, b = em.ins(op)
+    ra, rb = op.inputs[0].shape.rank, op.inputs[1].shape.rank
+    if op.attrs["transpose_a"]:
+        a = f"{a}.T" if ra == 2 else f"np.swapaxes({a}, -1, -2)"
+    if op.attrs["transpose_b"]:
+        b = f"{b}.T" if rb == 2 else f"np.swapaxes({b}, -1, -2)"
+    em.line(f"{em.outs(op)[0]} = {a} @ {b}")
+
+
+MATMUL = define("MatMul", _matmul_infer, _matmul_kernel, emit=_emit_matmul)
+
+
+def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
+    a = convert_to_tensor(a)
+    b = convert_to_tensor(b, dtype=a.dtype) if not hasattr(b, "dtype") else convert_to_tensor(b)
+    return apply(MATMUL, [a, b], {"transpose_a": bool(transpose_a),
+                                  "transpose_b": bool(transpose_b)}, name=name)
+
+
+def _tensordot_axes(axes, ra):
+    if isinstance(axes, (int, np.integer)):
+        return tuple(range(ra - int(axes), ra)), tuple(range(int(axes)))
+    first, second = axes
+    first = (first,) if isinstance(first, (int, np.integer)) else tuple(first)
+    second = (second,) if isinstance(second, (int, np.integer)) else tuple(second)
+    return tuple(int(x) for x in first), tuple(int(x) for x in second)
+
+
+def _tensordot_infer(a, b, axes):
+    dtype = same_dtype("Tensordot", a, b)
+    da, db = a.shape.as_tuple(), b.shape.as_tuple()
+    if da is None or db is None:
+        return TensorShape(None), dtype
+    xa, xb = axes
+    xa = tuple(x % len(da) for x in xa)
+    xb = tuple(x % len(db) for x in xb)
+    for i, j in zip(xa, xb):
+        if da[i] is not None and db[j] is not None and da[i] != db[j]:
+            raise ValueError(f"Tensordot: contracted dimensions differ: shapes {a.shape} and "
+                             f"{b.shape} on axes {list(xa)} and {list(xb)}.")
+    return TensorShape([d for i, d in enumerate(da) if i not in xa] +
+                       [d for j, d in enumerate(db) if j not in xb]), dtype
+
+
+TENSORDOT = define("Tensordot", _tensordot_infer, lambda a, b, axes: np.tensordot(a, b, axes))
+
+
+def tensordot(a, b, axes, name=None):
+    a, b = convert_to_tensor(a), convert_to_tensor(b)
+    if a.shape.rank is None:
+        raise ValueError("tensordot needs tensors of known rank.")
+    return apply(TENSORDOT, [a, b], {"axes": _tensordot_axes(axes, a.shape.rank)}, name=name)
+
+
+def _einsum_infer(*xs, equation):
+    dtype = same_dtype("Einsum", *xs)
+    eq = equation.replace(" ", "")
+    lhs, _, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(xs):
+        raise ValueError(f"Einsum equation {equation!r} names {len(terms)} operands, got {len(xs)}.")
+    sizes = {}
+    for term, x in zip(terms, xs):
+        dims = x.shape.as_tuple()
+        if "." in term or dims is None:
+            return TensorShape(None), dtype
+        if len(term) != len(dims):
+            raise ValueError(f"Einsum: operand {term!r} has rank {len(term)} but shape {x.shape}.")
+        for letter, d in zip(term, dims):
+            old = sizes.get(letter)
+            if old is not None and d is not None and old != d and 1 not in (old, d):
+                raise ValueError(f"Einsum {equation!r}: dimension {letter!r} is {old} in one "
+                                 f"operand and {d} in another.")
+            if old is None or old == 1:
+                sizes[letter] = d
+    if not _:
+        counts = {c: lhs.count(c) for c in re.sub("[^a-zA-Z]", "", lhs)}
+        rhs = "".join(sorted(c for c, n in counts.items() if n == 1))
+    return TensorShape([sizes.get(c) for c in rhs]), dtype
+
+
+EINSUM = define("Einsum", _einsum_infer, lambda *xs, equation: np.einsum(equation, *xs))
+
+
+def einsum(equation, *inputs, name=None):
+    if len(inputs) == 1 and isinstance(inputs[0], (list, tuple)):
+        inputs = tuple(inputs[0])
+    return apply(EINSUM, [convert_to_tensor(x) for x in inputs], {"equation": equation}, name=name)
+
+
+def _square_infer(name, drop):
+    def infer(x):
+        dims = x.shape.as_tuple()
+        if dims is not None:
+            if len(dims) < 2 or (None not in dims[-2:] and dims[-1] != dims[-2]):
+                raise ValueError(f"{name} needs square matrices, got shape {x.shape}.")
+            if not x.dtype.is_floating and not x.dtype.is_complex:
+                raise TypeError(f"{name} needs a floating-point tensor, got {x.dtype.name}.")
+            return TensorShape(dims[:-2] if drop else dims), x.dtype
+        return TensorShape(None), x.dtype
+    return infer
+
+
+INV = define("MatrixInverse", _square_infer("MatrixInverse", False), np.linalg.inv,
+             template="np.linalg.inv({0})")
+DET = define("MatrixDeterminant", _square_infer("MatrixDeterminant", True), np.linalg.det,
+             template="np.linalg.det({0})")
+
+
+def inv(input, name=None):  # noqa: A002
+    return apply(INV, [convert_to_tensor(input)], name=name)
+
+
+def det(input, name=None):  # noqa: A002
+    return apply(DET, [convert_to_tensor(input)], name=name)

@@ -1,0 +1,199 @@
+"""Elementwise math: arithmetic, comparisons, logic and unary functions."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes as _dtypes
+from .core import apply, binary_operands, convert_to_tensor, define
+from .shape_rules import broadcast, same_dtype
+
+_FLOATING_ONLY = "float"
+_NUMERIC = "numeric"
+
+
+def _check_kind(op_name, dtype, kind):
+    if kind == _FLOATING_ONLY and not (dtype.is_floating or dtype.is_complex):
+        raise TypeError(f"{op_name} needs a floating-point tensor, got {dtype.name}; "
+                        f"cast it first with rt.cast(x, rt.float32).")
+    if kind == _NUMERIC and not dtype.is_numeric:
+        raise TypeError(f"{op_name} needs a numeric tensor, got {dtype.name}.")
+
+
+def _binary_infer(name, kind=_NUMERIC, out_dtype=None):
+    def infer(x, y):
+        dtype = same_dtype(name, x, y)
+        if kind is not None:
+            _check_kind(name, dtype, kind)
+        return broadcast(x.shape, y.shape, name), (out_dtype(dtype) if out_dtype else dtype)
+    return infer
+
+
+def _unary_infer(name, kind=_NUMERIC, out_dtype=None):
+    def infer(x):
+        if kind is not None:
+            _check_kind(name, x.dtype, kind)
+        return x.shape, (out_dtype(x.dtype) if out_dtype else x.dtype)
+    return infer
+
+
+def _truediv_dtype(dtype):
+    if dtype.is_integer:
+        return _dtypes.float64 if dtype.name in ("int32", "int64", "uint32", "uint64") else _dtypes.float32
+    return dtype
+
+
+def _to_bool(_dtype):
+    return _dtypes.bool_
+
+
+def _binary(name, template, kernel, kind=_NUMERIC, out_dtype=None):
+    return define(name, _binary_infer(name, kind, out_dtype), kernel, template=template)
+
+
+def _unary(name, template, kernel, kind=_NUMERIC, out_dtype=None):
+    return define(name, _unary_infer(name, kind, out_dtype), kernel, template=template)
+
+
+ADD = _binary("Add", "{0} + {1}", np.add, kind=None)
+SUB = _binary("Sub", "{0} - {1}", np.subtract)
+MUL = _binary("Mul", "{0} * {1}", np.multiply)
+DIV = _binary("RealDiv", "{0} / {1}", np.true_divide, out_dtype=_truediv_dtype)
+FLOORDIV = _binary("FloorDiv", "{0} // {1}", np.floor_divide)
+MOD = _binary("FloorMod", "{0} % {1}", np.mod)
+POW = _binary("Pow", "{0} ** {1}", np.power)
+MAXIMUM = _binary("Maximum", "np.maximum({0}, {1})", np.maximum)
+MINIMUM = _binary("Minimum", "np.minimum({0}, {1})", np.minimum)
+EQUAL = _binary("Equal", "{0} == {1}", np.equal, kind=None, out_dtype=_to_bool)
+NOT_EQUAL = _binary("NotEqual", "{0} != {1}", np.not_equal, kind=None, out_dtype=_to_bool)
+LESS = _binary("Less", "{0} < {1}", np.less, out_dtype=_to_bool)
+LESS_EQUAL = _binary("LessEqual", "{0} <= {1}", np.less_equal, out_dtype=_to_bool)
+GREATER = _binary("Greater", "{0} > {1}", np.greater, out_dtype=_to_bool)
+GREATER_EQUAL = _binary("GreaterEqual", "{0} >= {1}", np.greater_equal, out_dtype=_to_bool)
+
+
+def _bool_infer(name):
+    def infer(*xs):
+        for x in xs:
+            if not x.dtype.is_bool:
+                raise TypeError(f"{name} needs bool tensors, got {x.dtype.name}.")
+        shape = xs[0].shape if len(xs) == 1 else broadcast(xs[0].shape, xs[1].shape, name)
+        return shape, _dtypes.bool_
+    return infer
+
+
+LOGICAL_AND = define("LogicalAnd", _bool_infer("LogicalAnd"), np.logical_and, template="{0} & {1}")
+LOGICAL_OR = define("LogicalOr", _bool_infer("LogicalOr"), np.logical_or, template="{0} | {1}")
+LOGICAL_XOR = define("LogicalXor", _bool_infer("LogicalXor"), np.logical_xor, template="{0} ^ {1}")
+LOGICAL_NOT = define("LogicalNot", _bool_infer("LogicalNot"), np.logical_not, template="~{0}")
+
+NEG = _unary("Neg", "-{0}", np.negative)
+ABS = _unary("Abs", "np.abs({0})", np.abs,
+             out_dtype=lambda d: {"complex64": _dtypes.float32,
+                                  "complex128": _dtypes.float64}.get(d.name, d))
+SIGN = _unary("Sign", "np.sign({0})", np.sign)
+SQUARE = _unary("Square", "np.square({0})", np.square)
+SQRT = _unary("Sqrt", "np.sqrt({0})", np.sqrt, _FLOATING_ONLY)
+RSQRT = _unary("Rsqrt", "1 / np.sqrt({0})", lambda x: 1 / np.sqrt(x), _FLOATING_ONLY)
+EXP = _unary("Exp", "np.exp({0})", np.exp, _FLOATING_ONLY)
+LOG = _unary("Log", "np.log({0})", np.log, _FLOATING_ONLY)
+LOG1P = _unary("Log1p", "np.log1p({0})", np.log1p, _FLOATING_ONLY)
+SIN = _unary("Sin", "np.sin({0})", np.sin, _FLOATING_ONLY)
+COS = _unary("Cos", "np.cos({0})", np.cos, _FLOATING_ONLY)
+TAN = _unary("Tan", "np.tan({0})", np.tan, _FLOATING_ONLY)
+TANH = _unary("Tanh", "np.tanh({0})", np.tanh, _FLOATING_ONLY)
+SIGMOID = _unary("Sigmoid", "1 / (1 + np.exp(-{0}))", lambda x: 1 / (1 + np.exp(-x)), _FLOATING_ONLY)
+FLOOR = _unary("Floor", "np.floor({0})", np.floor, _FLOATING_ONLY)
+CEIL = _unary("Ceil", "np.ceil({0})", np.ceil, _FLOATING_ONLY)
+ROUND = _unary("Round", "np.round({0})", np.round)
+RECIPROCAL = _unary("Reciprocal", "1 / {0}", lambda x: 1 / x, _FLOATING_ONLY)
+
+
+def _errors_silenced(fn):
+    def kernel(*args):
+        with np.errstate(all="ignore"):
+            return fn(*args)
+    return kernel
+
+
+# -- public functions -------------------------------------------------------------------
+
+def _bin(op):
+    def fn(x, y, name=None):
+        x, y = binary_operands(x, y)
+        return apply(op, [x, y], name=name)
+    fn.__name__ = op.name
+    return fn
+
+
+def _un(op):
+    def fn(x, name=None):
+        return apply(op, [convert_to_tensor(x)], name=name)
+    fn.__name__ = op.name
+    return fn
+
+
+add = _bin(ADD)
+subtract = _bin(SUB)
+multiply = _bin(MUL)
+floordiv = floor_div = _bin(FLOORDIV)
+mod = floormod = _bin(MOD)
+pow = _bin(POW)  # noqa: A001 - the TensorFlow name
+maximum = _bin(MAXIMUM)
+minimum = _bin(MINIMUM)
+equal = _bin(EQUAL)
+not_equal = _bin(NOT_EQUAL)
+less = _bin(LESS)
+less_equal = _bin(LESS_EQUAL)
+greater = _bin(GREATER)
+greater_equal = _bin(GREATER_EQUAL)
+negative = _un(NEG)
+abs = _un(ABS)  # noqa: A001
+sign = _un(SIGN)
+square = _un(SQUARE)
+sqrt = _un(SQRT)
+rsqrt = _un(RSQRT)
+exp = _un(EXP)
+log = _un(LOG)
+log1p = _un(LOG1P)
+sin = _un(SIN)
+cos = _un(COS)
+tan = _un(TAN)
+tanh = _un(TANH)
+sigmoid = _un(SIGMOID)
+floor = _un(FLOOR)
+ceil = _un(CEIL)
+round = _un(ROUND)  # noqa: A001
+reciprocal = _un(RECIPROCAL)
+
+
+def divide(x, y, name=None):
+    """True division; integer tensors give floating results (int32 → float64, as in TF)."""
+    x, y = binary_operands(x, y)
+    return apply(DIV, [x, y], name=name)
+
+
+truediv = realdiv = divide
+
+
+def _logical(op):
+    def fn(x, y, name=None):
+        return apply(op, [convert_to_tensor(x, dtype_hint=_dtypes.bool_),
+                          convert_to_tensor(y, dtype_hint=_dtypes.bool_)], name=name)
+    fn.__name__ = op.name
+    return fn
+
+
+logical_and = _logical(LOGICAL_AND)
+logical_or = _logical(LOGICAL_OR)
+logical_xor = _logical(LOGICAL_XOR)
+
+
+def logical_not(x, name=None):
+    return apply(LOGICAL_NOT, [convert_to_tensor(x, dtype_hint=_dtypes.bool_)], name=name)
+
+
+def clip_by_value(t, clip_value_min, clip_value_max, name=None):
+    """Clips `t` elementwise to [clip_value_min, clip_value_max]."""
+    t = convert_to_tensor(t)
+    return minimum(maximum(t, clip_value_min), clip_value_max, name=name)

@@ -1,0 +1,137 @@
+"""Neural-network ops: activations, softmax, dropout, cross entropies."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes as _dtypes
+from ..shapes import TensorShape
+from . import math_ops
+from .core import apply, convert_to_tensor, define
+from .random_ops import _gen
+
+
+def _float_infer(name):
+    def infer(x, **attrs):
+        if not x.dtype.is_floating:
+            raise TypeError(f"{name} needs a floating-point tensor, got {x.dtype.name}.")
+        return x.shape, x.dtype
+    return infer
+
+
+RELU = define("Relu", _float_infer("Relu"), lambda x: np.maximum(x, 0), template="np.maximum({0}, 0)")
+
+
+def _softmax_kernel(x, axis):
+    shifted = x - np.max(x, axis=axis, keepdims=True)
+    e = np.exp(shifted)
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def _log_softmax_kernel(x, axis):
+    shifted = x - np.max(x, axis=axis, keepdims=True)
+    return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+
+
+SOFTMAX = define("Softmax", _float_infer("Softmax"), _softmax_kernel)
+LOG_SOFTMAX = define("LogSoftmax", _float_infer("LogSoftmax"), _log_softmax_kernel)
+
+
+def relu(features, name=None):
+    return apply(RELU, [convert_to_tensor(features)], name=name)
+
+
+def softmax(logits, axis=-1, name=None):
+    return apply(SOFTMAX, [convert_to_tensor(logits)], {"axis": int(axis)}, name=name)
+
+
+def log_softmax(logits, axis=-1, name=None):
+    return apply(LOG_SOFTMAX, [convert_to_tensor(logits)], {"axis": int(axis)}, name=name)
+
+
+sigmoid = math_ops.sigmoid
+tanh = math_ops.tanh
+
+
+def _xent_infer(labels, logits, axis):
+    if labels.dtype is not logits.dtype or not logits.dtype.is_floating:
+        raise TypeError("softmax_cross_entropy_with_logits needs float labels and logits of one "
+                        f"dtype, got {labels.dtype.name} and {logits.dtype.name}.")
+    if not labels.shape.is_compatible_with(logits.shape):
+        raise ValueError(f"softmax_cross_entropy_with_logits: labels shape {labels.shape} and "
+                         f"logits shape {logits.shape} differ.")
+    dims = logits.shape.as_tuple()
+    loss = TensorShape(None if dims is None else [d for i, d in enumerate(dims) if i != axis % len(dims)])
+    return [(loss, logits.dtype), (logits.shape, logits.dtype)]
+
+
+def _xent_kernel(labels, logits, axis):
+    log_p = _log_softmax_kernel(logits, axis)
+    loss = -np.sum(labels * log_p, axis=axis)
+    return loss, np.exp(log_p) - labels
+
+
+XENT = define("SoftmaxCrossEntropyWithLogits", _xent_infer, _xent_kernel, num_outputs=2)
+
+
+def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
+    """Per-example cross entropy between `labels` (probabilities) and softmax(`logits`)."""
+    logits = convert_to_tensor(logits)
+    labels = convert_to_tensor(labels, dtype=logits.dtype) if not hasattr(labels, "dtype") \
+        else convert_to_tensor(labels)
+    return apply(XENT, [labels, logits], {"axis": int(axis)}, name=name)[0]
+
+
+def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
+    """Elementwise logistic loss, computed stably: max(x, 0) - x * z + log(1 + exp(-|x|))."""
+    logits = convert_to_tensor(logits)
+    labels = convert_to_tensor(labels, dtype=logits.dtype) if not hasattr(labels, "dtype") \
+        else convert_to_tensor(labels)
+    if not labels.shape.is_compatible_with(logits.shape):
+        raise ValueError(f"sigmoid_cross_entropy_with_logits: labels shape {labels.shape} and "
+                         f"logits shape {logits.shape} differ.")
+    return math_ops.add(
+        math_ops.subtract(relu(logits), math_ops.multiply(logits, labels)),
+        math_ops.log1p(math_ops.exp(math_ops.negative(math_ops.abs(logits)))), name=name)
+
+
+def _dropout_infer(x, rate, noise_shape, seed):
+    if not x.dtype.is_floating:
+        raise TypeError(f"dropout needs a floating-point tensor, got {x.dtype.name}.")
+    return [(x.shape, x.dtype), (x.shape, x.dtype)]
+
+
+def _dropout_kernel(x, rate, noise_shape, seed):
+    x = np.asarray(x)
+    shape = x.shape if noise_shape is None else noise_shape
+    keep = _gen(seed).random(size=shape) >= rate
+    mask = np.broadcast_to(keep, x.shape).astype(x.dtype) / x.dtype.type(1 - rate)
+    return x * mask, mask
+
+
+DROPOUT = define("Dropout", _dropout_infer, _dropout_kernel, num_outputs=2, stateful=True)
+
+
+def dropout(x, rate, noise_shape=None, seed=None, name=None):
+    """Zeroes each element with probability `rate` and scales the rest by 1 / (1 - rate)."""
+    x = convert_to_tensor(x)
+    if isinstance(rate, (int, float)) and not 0 <= rate < 1:
+        raise ValueError(f"dropout rate must be in [0, 1), got {rate}.")
+    rate = float(rate)
+    if noise_shape is not None:
+        noise_shape = tuple(int(d) for d in noise_shape)
+    return apply(DROPOUT, [x], {"rate": rate, "noise_shape": noise_shape, "seed": seed},
+                 name=name or "dropout")[0]
+
+
+def l2_loss(t, name=None):
+    t = convert_to_tensor(t)
+    from .reduce_ops import reduce_sum
+    return math_ops.multiply(reduce_sum(math_ops.square(t)), 0.5, name=name)
+
+
+def bias_add(value, bias, name=None):
+    return math_ops.add(value, bias, name=name)
+
+
+_ = _dtypes

@@ -1,0 +1,48 @@
+"""Installs Python operators on Tensor (and so on Variable)."""
+
+from __future__ import annotations
+
+from ..tensor import Tensor
+from . import array_ops, linalg_ops, math_ops
+
+
+def _binary(fn):
+    def forward(self, other):
+        return fn(self, other)
+
+    def backward(self, other):
+        return fn(other, self)
+    return forward, backward
+
+
+def _equality(fn):
+    def compare(self, other):
+        if other is None:
+            return NotImplemented
+        try:
+            return fn(self, other)
+        except (TypeError, ValueError):
+            return NotImplemented
+    return compare
+
+
+def install() -> None:
+    for name, fn in [("add", math_ops.add), ("sub", math_ops.subtract), ("mul", math_ops.multiply),
+                     ("truediv", math_ops.divide), ("floordiv", math_ops.floordiv),
+                     ("mod", math_ops.mod), ("pow", math_ops.pow), ("matmul", linalg_ops.matmul),
+                     ("and", math_ops.logical_and), ("or", math_ops.logical_or),
+                     ("xor", math_ops.logical_xor)]:
+        forward, backward = _binary(fn)
+        setattr(Tensor, f"__{name}__", forward)
+        setattr(Tensor, f"__r{name}__", backward)
+    for name, fn in [("lt", math_ops.less), ("le", math_ops.less_equal), ("gt", math_ops.greater),
+                     ("ge", math_ops.greater_equal)]:
+        setattr(Tensor, f"__{name}__", _binary(fn)[0])
+    Tensor.__eq__ = _equality(math_ops.equal)
+    Tensor.__ne__ = _equality(math_ops.not_equal)
+    Tensor.__neg__ = lambda self: math_ops.negative(self)
+    Tensor.__pos__ = lambda self: self
+    Tensor.__abs__ = lambda self: math_ops.abs(self)
+    Tensor.__invert__ = lambda self: math_ops.logical_not(self)
+    Tensor.__getitem__ = lambda self, key: array_ops.getitem(self, key)
+    Tensor.__hash__ = None

@@ -1,0 +1,92 @@
+"""Stateful random ops: a fresh draw every time an op runs (eagerly or in a graph)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes as _dtypes
+from ..shapes import TensorShape
+from .array_ops import _static_ints
+from .core import apply, define
+
+
+class _Seeds:
+    """The global seed and the generators drawn from it."""
+
+    def __init__(self):
+        self.global_seed = None
+        self.generator = np.random.default_rng()
+        self.op_generators: dict = {}
+
+    def set_seed(self, seed):
+        self.global_seed = seed
+        self.generator = np.random.default_rng(seed)
+        self.op_generators.clear()
+
+    def for_op(self, seed):
+        """The generator an op draws from: the global one, or one per (global, op) seed."""
+        if seed is None:
+            return None
+        key = (self.global_seed, seed)
+        gen = self.op_generators.get(key)
+        if gen is None:
+            gen = self.op_generators[key] = np.random.default_rng(
+                [int(seed) & 0xFFFFFFFF, 0 if self.global_seed is None else int(self.global_seed) & 0xFFFFFFFF])
+        return gen
+
+
+SEEDS = _Seeds()
+
+
+def set_seed(seed) -> None:
+    """Makes later random draws reproducible (resets every op-level generator)."""
+    SEEDS.set_seed(None if seed is None else int(seed))
+
+
+def _gen(seed):
+    return SEEDS.for_op(seed) or SEEDS.generator
+
+
+def _uniform_kernel(shape, minval, maxval, dtype, seed):
+    gen = _gen(seed)
+    if dtype.is_integer:
+        return gen.integers(minval, maxval, size=shape, dtype=dtype._np)
+    return gen.uniform(minval, maxval, size=shape).astype(dtype._np)
+
+
+def _normal_kernel(shape, mean, stddev, dtype, seed):
+    return (_gen(seed).standard_normal(size=shape) * stddev + mean).astype(dtype._np)
+
+
+def _random_infer(shape, a, b, dtype, seed):
+    return TensorShape(shape), dtype
+
+
+UNIFORM = define("RandomUniform", _random_infer,
+                 lambda shape, a, b, dtype, seed: _uniform_kernel(shape, a, b, dtype, seed),
+                 stateful=True, differentiable=False)
+NORMAL = define("RandomStandardNormal", _random_infer,
+                lambda shape, a, b, dtype, seed: _normal_kernel(shape, a, b, dtype, seed),
+                stateful=True, differentiable=False)
+
+
+def uniform(shape, minval=0, maxval=None, dtype=_dtypes.float32, seed=None, name=None):
+    """Uniform values in [minval, maxval) (maxval defaults to 1 for floats)."""
+    dtype = _dtypes.as_dtype(dtype)
+    if maxval is None:
+        if dtype.is_integer:
+            raise ValueError("uniform with an integer dtype needs maxval.")
+        maxval = 1
+    dims = _static_ints(shape, "shape")
+    return apply(UNIFORM, [], {"shape": dims, "a": float(minval) if dtype.is_floating else int(minval),
+                               "b": float(maxval) if dtype.is_floating else int(maxval),
+                               "dtype": dtype, "seed": seed}, name=name)
+
+
+def normal(shape, mean=0.0, stddev=1.0, dtype=_dtypes.float32, seed=None, name=None):
+    dtype = _dtypes.as_dtype(dtype)
+    if not dtype.is_floating:
+        raise TypeError(f"normal needs a floating dtype, got {dtype.name}.")
+    dims = _static_ints(shape, "shape")
+    return apply(NORMAL, [], {"shape": dims, "a": float(mean), "b": float(stddev), "dtype": dtype,
+                              "seed": seed}, name=name)

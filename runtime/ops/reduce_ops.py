@@ -1,0 +1,135 @@
+"""Reductions over axes: sum, mean, max, min, prod, any, all, argmax, argmin."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes as _dtypes
+from ..shapes import TensorShape
+from .core import apply, convert_to_tensor, define
+from .shape_rules import normalize_axis, reduced_shape
+
+
+def _infer(name, kind):
+    def infer(x, axis, keepdims):
+        if kind == "bool" and not x.dtype.is_bool:
+            raise TypeError(f"{name} needs a bool tensor, got {x.dtype.name}.")
+        if kind == "numeric" and not x.dtype.is_numeric:
+            raise TypeError(f"{name} needs a numeric tensor, got {x.dtype.name}.")
+        return reduced_shape(x.shape, axis, keepdims), x.dtype
+    return infer
+
+
+def _mean_kernel(x, axis, keepdims):
+    x = np.asarray(x)
+    if x.dtype.kind in "iu":
+        count = x.size if axis is None else int(np.prod([x.shape[a] for a in axis]))
+        total = np.sum(x, axis=axis, keepdims=keepdims, dtype=np.int64)
+        return (total // max(count, 1)).astype(x.dtype)
+    return np.mean(x, axis=axis, keepdims=keepdims)
+
+
+def _emit_reduce(ufunc_src):
+    def emit(em, op):
+        x = em.ins(op)[0]
+        t = op.inputs[0]
+        axis, keepdims = op.attrs["axis"], op.attrs["keepdims"]
+        extra = f", dtype=np.{t.dtype._np.type.__name__}" if t.dtype.is_integer else ""
+        em.line(f"{em.outs(op)[0]} = {ufunc_src}({x}, axis={em.literal(axis)}, "
+                f"keepdims={keepdims}{extra})")
+    return emit
+
+
+def _emit_mean(em, op):
+    t = op.inputs[0]
+    x = em.ins(op)[0]
+    axis, keepdims = op.attrs["axis"], op.attrs["keepdims"]
+    dims = t.shape.as_tuple()
+    count = None
+    if dims is not None and all(d is not None for d in dims):
+        count = 1
+        for i, d in enumerate(dims):
+            if axis is None or i in axis:
+                count *= d
+    if t.dtype.is_floating and count:
+        em.line(f"{em.outs(op)[0]} = np.add.reduce({x}, axis={em.literal(axis)}, "
+                f"keepdims={keepdims}) / {count}")
+    else:
+        em.line(f"{em.outs(op)[0]} = {em.bind(_mean_kernel)}({x}, {em.literal(axis)}, {keepdims})")
+
+
+SUM = define("Sum", _infer("Sum", "numeric"),
+             lambda x, axis, keepdims: np.sum(x, axis=axis, keepdims=keepdims, dtype=np.asarray(x).dtype),
+             emit=_emit_reduce("np.add.reduce"))
+MEAN = define("Mean", _infer("Mean", "numeric"), _mean_kernel, emit=_emit_mean)
+MAX = define("Max", _infer("Max", "numeric"), lambda x, axis, keepdims: np.max(x, axis=axis, keepdims=keepdims),
+             emit=_emit_reduce("np.maximum.reduce"))
+MIN = define("Min", _infer("Min", "numeric"), lambda x, axis, keepdims: np.min(x, axis=axis, keepdims=keepdims),
+             emit=_emit_reduce("np.minimum.reduce"))
+PROD = define("Prod", _infer("Prod", "numeric"),
+              lambda x, axis, keepdims: np.prod(x, axis=axis, keepdims=keepdims, dtype=np.asarray(x).dtype),
+              emit=_emit_reduce("np.multiply.reduce"))
+ANY = define("Any", _infer("Any", "bool"), lambda x, axis, keepdims: np.any(x, axis=axis, keepdims=keepdims),
+             template="np.any({0}, axis={axis}, keepdims={keepdims})", differentiable=False)
+ALL = define("All", _infer("All", "bool"), lambda x, axis, keepdims: np.all(x, axis=axis, keepdims=keepdims),
+             template="np.all({0}, axis={axis}, keepdims={keepdims})", differentiable=False)
+
+
+def _reducer(op):
+    def fn(input_tensor, axis=None, keepdims=False, name=None):
+        x = convert_to_tensor(input_tensor)
+        axes = normalize_axis(_axis_value(axis), x.shape.rank, op.name)
+        if axes is not None and x.shape.rank is not None and len(axes) == x.shape.rank and not keepdims:
+            axes = None
+        return apply(op, [x], {"axis": axes, "keepdims": bool(keepdims)}, name=name)
+    fn.__name__ = "reduce_" + op.name.lower()
+    return fn
+
+
+def _axis_value(axis):
+    if axis is None:
+        return None
+    if hasattr(axis, "numpy"):
+        axis = axis.numpy()
+    if isinstance(axis, np.ndarray):
+        axis = axis.tolist()
+    return axis
+
+
+reduce_sum = _reducer(SUM)
+reduce_mean = _reducer(MEAN)
+reduce_max = _reducer(MAX)
+reduce_min = _reducer(MIN)
+reduce_prod = _reducer(PROD)
+reduce_any = _reducer(ANY)
+reduce_all = _reducer(ALL)
+
+
+def _arg_infer(name):
+    def infer(x, axis, output_type):
+        dims = x.shape.as_tuple()
+        if dims is None:
+            return TensorShape(None), output_type
+        return TensorShape([d for i, d in enumerate(dims) if i != axis]), output_type
+    return infer
+
+
+ARGMAX = define("ArgMax", _arg_infer("ArgMax"),
+                lambda x, axis, output_type: np.argmax(x, axis=axis).astype(output_type._np),
+                differentiable=False)
+ARGMIN = define("ArgMin", _arg_infer("ArgMin"),
+                lambda x, axis, output_type: np.argmin(x, axis=axis).astype(output_type._np),
+                differentiable=False)
+
+
+def _arg(op):
+    def fn(input, axis=None, output_type=_dtypes.int64, name=None):  # noqa: A002
+        x = convert_to_tensor(input)
+        ax = normalize_axis(0 if axis is None else int(_axis_value(axis)), x.shape.rank, op.name)[0]
+        return apply(op, [x], {"axis": ax, "output_type": _dtypes.as_dtype(output_type)}, name=name)
+    fn.__name__ = op.name.lower()
+    return fn
+
+
+argmax = _arg(ARGMAX)
+argmin = _arg(ARGMIN)

@@ -1,0 +1,272 @@
+"""Tensors: eager ones hold a NumPy value, symbolic ones stand for a value in a graph.
+
+Operators (`+`, `[...]`, ...) are installed on `Tensor` by `runtime.ops.overloads`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import dtypes as _dtypes
+from . import errors
+from .shapes import TensorShape
+
+
+class Tensor:
+    """Base class of eager and symbolic tensors (and variables)."""
+
+    __slots__ = ("__weakref__",)
+    __array_priority__ = 100
+    __hash__ = None  # tensors are unhashable: `==` is elementwise
+
+    @property
+    def ndim(self) -> int | None:
+        return self.shape.rank
+
+    def get_shape(self) -> TensorShape:
+        return self.shape
+
+    def set_shape(self, shape) -> None:
+        if not self.shape.is_compatible_with(shape):
+            raise ValueError(f"Tensor {self.name} of shape {self.shape} cannot take shape "
+                             f"{TensorShape(shape)}.")
+
+
+class EagerTensor(Tensor):
+    """A concrete tensor: a NumPy array (or NumPy scalar) with a runtime dtype."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value):
+        self._value = value
+
+    @property
+    def dtype(self) -> _dtypes.DType:
+        return _dtypes.from_numpy(self._value.dtype)
+
+    @property
+    def shape(self) -> TensorShape:
+        return TensorShape(self._value.shape)
+
+    @property
+    def name(self) -> str:
+        raise AttributeError("Tensor.name is undefined when executing eagerly.")
+
+    @property
+    def device(self) -> str:
+        return "/device:CPU:0"
+
+    def numpy(self):
+        """The value as a NumPy array (a NumPy scalar for rank 0)."""
+        value = self._value
+        if isinstance(value, np.ndarray) and value.ndim == 0:
+            return value[()]
+        return value
+
+    def __array__(self, dtype=None, copy=None):
+        value = np.asarray(self._value)
+        if dtype is not None and value.dtype != dtype:
+            return value.astype(dtype)
+        return value
+
+    def __bool__(self) -> bool:
+        value = self._value
+        if value.size != 1:
+            raise ValueError(f"The truth value of a tensor of shape {self.shape} is ambiguous; "
+                             "use rt.reduce_any or rt.reduce_all.")
+        return bool(value)
+
+    def __index__(self) -> int:
+        if not self.dtype.is_integer:
+            raise TypeError(f"Only integer scalar tensors can be used as an index, got {self.dtype.name}.")
+        return int(self._value)
+
+    def __int__(self) -> int:
+        return int(self._value)
+
+    def __float__(self) -> float:
+        return float(self._value)
+
+    def __complex__(self) -> complex:
+        return complex(self._value)
+
+    def __len__(self) -> int:
+        if np.ndim(self._value) == 0:
+            raise TypeError("len() of a scalar tensor is undefined.")
+        return len(self._value)
+
+    def __iter__(self):
+        if np.ndim(self._value) == 0:
+            raise TypeError("Cannot iterate over a scalar tensor.")
+        return (EagerTensor(v) for v in np.asarray(self._value))
+
+    def __str__(self) -> str:
+        return str(self.numpy())
+
+    def __repr__(self) -> str:
+        value = np.array2string(np.asarray(self._value), separator=", ")
+        return f"<rt.Tensor: shape={self.shape}, dtype={self.dtype.name}, numpy={value}>"
+
+    def __format__(self, spec: str) -> str:
+        return format(self.numpy(), spec)
+
+    def __reduce__(self):
+        return (EagerTensor, (np.asarray(self._value),))
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+class SymbolicTensor(Tensor):
+    """An output of an operation in a graph that is being built."""
+
+    __slots__ = ("op", "value_index", "_shape", "_dtype")
+
+    def __init__(self, op, value_index: int, shape: TensorShape, dtype: _dtypes.DType):
+        self.op = op
+        self.value_index = value_index
+        self._shape = shape
+        self._dtype = dtype
+
+    @property
+    def shape(self) -> TensorShape:
+        return self._shape
+
+    @property
+    def dtype(self) -> _dtypes.DType:
+        return self._dtype
+
+    @property
+    def graph(self):
+        return self.op.graph
+
+    @property
+    def name(self) -> str:
+        return f"{self.op.name}:{self.value_index}"
+
+    @property
+    def device(self) -> str:
+        return self.op.device
+
+    def set_shape(self, shape) -> None:
+        super().set_shape(shape)
+        self._shape = self._shape.merge_with(shape)
+
+    def numpy(self):
+        raise NotImplementedError(
+            f"Cannot call numpy() on the symbolic tensor {self.name}: its value exists only "
+            "when the compiled function runs. Return it from the function instead.")
+
+    def __array__(self, dtype=None, copy=None):
+        raise NotImplementedError(
+            f"Cannot convert the symbolic tensor {self.name} to a NumPy array while tracing. "
+            "Use runtime ops (rt.*) on it instead of NumPy functions.")
+
+    def _not_allowed(self, what: str):
+        raise errors.OperatorNotAllowedInGraphError(
+            f"{what} on the symbolic tensor {self.name} is not allowed while tracing: its value "
+            "is unknown until the graph runs. Write the function with rt.function(autograph=True) "
+            "(the default), which converts Python `if`/`while`/`for`/`and`/`or` over tensors into "
+            "rt.cond and rt.while_loop, or use those functions directly.")
+
+    def __bool__(self):
+        self._not_allowed("Using a tf.Tensor-like value as a Python `bool`")
+
+    def __index__(self):
+        self._not_allowed("Using the tensor as a Python index")
+
+    def __int__(self):
+        self._not_allowed("Converting the tensor to a Python int")
+
+    def __float__(self):
+        self._not_allowed("Converting the tensor to a Python float")
+
+    def __len__(self) -> int:
+        dims = self._shape.as_tuple()
+        if dims and dims[0] is not None:
+            return dims[0]
+        raise TypeError(f"len() of the symbolic tensor {self.name} with shape {self._shape} is "
+                        "not known while tracing; use rt.shape(x)[0] or rt.size.")
+
+    def __iter__(self):
+        dims = self._shape.as_tuple()
+        if dims is None or not dims:
+            raise TypeError(f"Cannot iterate over the symbolic tensor {self.name} of shape "
+                            f"{self._shape}.")
+        if dims[0] is None:
+            self._not_allowed("Iterating over a tensor whose first dimension is unknown")
+        from .ops import array_ops
+        return iter(array_ops.unstack(self, num=dims[0]))
+
+    def __repr__(self) -> str:
+        return f"<rt.Tensor '{self.name}' shape={self._shape} dtype={self._dtype.name}>"
+
+    __str__ = __repr__
+
+
+def is_tensor(value) -> bool:
+    """True for eager tensors, symbolic tensors and variables."""
+    return isinstance(value, Tensor)
+
+
+def to_numpy_value(value, dtype: _dtypes.DType | None = None):
+    """Converts a Python or NumPy value to an ndarray with the runtime's default dtypes.
+
+    Python ints become int32 (int64 when too large), floats float32, bools bool.
+    Raises TypeError when `value` cannot be represented as `dtype`.
+    """
+    if dtype is not None:
+        np_dtype = dtype._np
+        if isinstance(value, np.ndarray | np.generic):
+            return np.asarray(value).astype(np_dtype, copy=True)
+        _check_lossless(value, dtype)
+        try:
+            return np.array(value, dtype=np_dtype)
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise TypeError(f"Cannot convert {value!r} to a tensor of dtype {dtype.name}: "
+                            f"{exc}") from None
+    if isinstance(value, np.ndarray):
+        result = value.copy()
+    elif isinstance(value, np.generic):
+        result = np.asarray(value)
+    else:
+        try:
+            result = np.array(value)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"Cannot convert {value!r} to a tensor: {exc}") from None
+        kind = result.dtype.kind
+        if kind == "f" and result.dtype != np.float32:
+            result = result.astype(np.float32)
+        elif kind == "i":
+            if result.size and (result.max() > 2**31 - 1 or result.min() < -2**31):
+                result = result.astype(np.int64)
+            else:
+                result = result.astype(np.int32)
+        elif kind == "c":
+            result = result.astype(np.complex128)
+        elif kind == "O":
+            raise TypeError(f"Cannot convert {value!r} to a tensor: its elements are not "
+                            "numbers of one shape.")
+    if result.dtype.kind in "USO":
+        result = result.astype(object)
+    return result
+
+
+def _check_lossless(value, dtype):
+    """Refuses Python floats for integer tensors and the like (as TensorFlow does)."""
+    if isinstance(value, bool):
+        return
+    if isinstance(value, float) and (dtype.is_integer or dtype.is_bool):
+        if not float(value).is_integer() or dtype.is_bool:
+            raise TypeError(f"Cannot convert {value!r} to a tensor of dtype {dtype.name}: the "
+                            "conversion would lose the fractional part. Cast explicitly with "
+                            "rt.cast, or use a float tensor.")
+    if isinstance(value, complex) and not dtype.is_complex:
+        raise TypeError(f"Cannot convert {value!r} to a tensor of dtype {dtype.name}.")
+    if isinstance(value, int) and dtype.is_integer:
+        info = np.iinfo(dtype._np)
+        if not info.min <= value <= info.max:
+            raise TypeError(f"Cannot convert {value} to a tensor of dtype {dtype.name}: out of range.")

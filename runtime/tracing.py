@@ -1,0 +1,109 @@
+"""Tracing: running a Python callable on placeholders to build a FuncGraph."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import context, nest
+from .graph import FuncGraph
+from .shapes import TensorShape, TensorSpec
+from .tensor import EagerTensor, SymbolicTensor, Tensor
+
+
+class Param:
+    """A tensor argument of a trace: where it sits, and the spec of its placeholder."""
+
+    __slots__ = ("spec", "placeholder")
+
+    def __init__(self, spec, placeholder):
+        self.spec = spec
+        self.placeholder = placeholder
+
+
+def spec_of(value) -> TensorSpec | None:
+    """The TensorSpec of a tensor-like argument leaf, or None for a Python value."""
+    if isinstance(value, TensorSpec):
+        return value
+    if type(value) is EagerTensor:
+        return TensorSpec(value._value.shape, value.dtype)
+    if isinstance(value, (np.ndarray, np.generic)):
+        if value.dtype.kind in "OUS":
+            return None
+        return TensorSpec(value.shape, value.dtype)
+    return None
+
+
+def trace(python_fn, args, kwargs, specs_for, name: str, arg_names) -> FuncGraph:
+    """Traces `python_fn(*args, **kwargs)`; tensor leaves become placeholders.
+
+    `specs_for(path, leaf)` returns the TensorSpec for a leaf that becomes a placeholder
+    (it may relax dims), or None for a leaf passed through as a Python value.
+    """
+    graph = FuncGraph(name)
+    with context.graph_scope(graph):
+        placeholder_args = []
+        for i, arg in enumerate(args):
+            label = arg_names[i] if i < len(arg_names) else f"args_{i}"
+            placeholder_args.append(_placeholders(graph, arg, label, specs_for))
+        placeholder_kwargs = {k: _placeholders(graph, v, k, specs_for) for k, v in kwargs.items()}
+        graph.structured_input_signature = (
+            tuple(_signature(a) for a in placeholder_args),
+            {k: _signature(v) for k, v in placeholder_kwargs.items()})
+        outputs = python_fn(*placeholder_args, **placeholder_kwargs)
+        graph.structured_outputs = _capture_outputs(graph, outputs)
+    return graph
+
+
+def _placeholders(graph, value, label, specs_for):
+    leaves = nest.flatten(value)
+    new = []
+    for i, leaf in enumerate(leaves):
+        spec = specs_for(leaf)
+        if spec is None:
+            new.append(leaf)
+            continue
+        tag = spec.name or (label if len(leaves) == 1 else f"{label}_{i}")
+        new.append(graph.placeholder(spec.shape, spec.dtype, name=tag))
+    return nest.pack_sequence_as(value, new) if nest.is_nested(value) else new[0]
+
+
+def _signature(value):
+    def leaf(x):
+        if type(x) is SymbolicTensor:
+            return TensorSpec(x.shape, x.dtype, x.op.name)
+        return x
+    return nest.map_structure(leaf, value) if nest.is_nested(value) else leaf(value)
+
+
+class OutputSlot:
+    """Marks a graph output inside structured_outputs."""
+
+    __slots__ = ("index", "tensor")
+
+    def __init__(self, index, tensor):
+        self.index = index
+        self.tensor = tensor
+
+
+def _capture_outputs(graph, outputs):
+    """Records tensor leaves of `outputs` as graph outputs; Python leaves stay as they are."""
+    from .ops.core import convert_to_tensor
+    from .ops.array_ops import identity
+    flat = nest.flatten(outputs)
+    structured = []
+    for leaf in flat:
+        if hasattr(leaf, "_as_tensor") or isinstance(leaf, Tensor):
+            tensor = convert_to_tensor(leaf)
+            if isinstance(tensor, EagerTensor):
+                tensor = graph.capture(tensor)
+            if any(tensor is t for t in graph.outputs) or any(tensor is t for t in graph.inputs):
+                tensor = identity(tensor)
+            graph.outputs.append(tensor)
+            structured.append(OutputSlot(len(graph.outputs) - 1, tensor))
+        else:
+            structured.append(leaf)
+    return nest.pack_sequence_as(outputs, structured) if nest.is_nested(outputs) else structured[0]
+
+
+def relaxed(spec: TensorSpec, shape: TensorShape) -> TensorSpec:
+    return TensorSpec(shape, spec.dtype, spec.name)

@@ -1,0 +1,240 @@
+"""Variables: mutable state that graphs read and write when they run.
+
+A variable created while a function traces is created once (at trace time) and kept by
+that concrete function, so every later call reuses it: the seed's lifting semantics.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from . import context, dtypes as _dtypes
+from .ops.core import apply, convert_to_tensor, define
+from .shapes import TensorShape, as_shape
+from .tensor import EagerTensor, SymbolicTensor, Tensor, to_numpy_value
+
+_ids = itertools.count()
+
+
+def _read_infer(var):
+    return var.shape, var.dtype
+
+
+def _read_kernel(var):
+    value = var._value
+    if value is None:
+        from .errors import InvalidArgumentError
+        raise InvalidArgumentError(f"Variable {var.name} is read before it is initialised.")
+    return value
+
+
+READ = define("ReadVariableOp", lambda var: _read_infer(var), _read_kernel,
+              emit=lambda em, op: em.line(f"{em.outs(op)[0]} = {em.bind(op.attrs['var'], 'v')}._value"),
+              stateful=True)
+
+
+def _assign_infer(value, var, mode):
+    return var.shape, var.dtype
+
+
+def _assign_kernel(value, var, mode):
+    if mode == "assign":
+        new = value
+    elif mode == "add":
+        new = var._value + value
+    else:
+        new = var._value - value
+    var._value = np.asarray(new, dtype=var._np_dtype) if np.ndim(new) else var._np_dtype.type(new)
+    return var._value
+
+
+def _emit_assign(em, op):
+    v = em.bind(op.attrs["var"], "v")
+    x = em.ins(op)[0]
+    out = em.outs(op)[0]
+    mode = op.attrs["mode"]
+    expr = x if mode == "assign" else f"{v}._value {'+' if mode == 'add' else '-'} {x}"
+    em.line(f"{out} = {v}._value = {expr}")
+
+
+ASSIGN = define("AssignVariableOp", _assign_infer, _assign_kernel, emit=_emit_assign, stateful=True,
+                differentiable=False)
+
+
+def _emit_init(em, op):
+    v = em.bind(op.attrs["var"], "v")
+    em.line(f"if {v}._value is None:")
+    with em.indented():
+        em.line(f"{v}._value = {em.ins(op)[0]}")
+
+
+INIT = define("VarInitIfNeeded", lambda value, var: [], lambda value, var: None, emit=_emit_init,
+              stateful=True, num_outputs=0, differentiable=False)
+
+
+class Variable(Tensor):
+    """A mutable tensor: `assign`, `assign_add`, `assign_sub`, `read_value`."""
+
+    __slots__ = ("_value", "_np_dtype", "_dtype", "_shape", "_name", "trainable", "_id")
+
+    def __init__(self, initial_value=None, trainable: bool = True, name: str | None = None,
+                 dtype=None, shape=None, **_ignored):
+        if initial_value is None:
+            raise ValueError("Variable needs an initial_value.")
+        if callable(initial_value) and not isinstance(initial_value, Tensor):
+            with context.init_scope():
+                initial_value = initial_value()
+        dtype = _dtypes.as_dtype(dtype) if dtype is not None else None
+        self._id = next(_ids)
+        self._name = (name or "Variable") + ":0"
+        self.trainable = bool(trainable)
+        if isinstance(initial_value, Variable):
+            initial_value = initial_value._as_tensor()
+        symbolic = isinstance(initial_value, SymbolicTensor)
+        if symbolic:
+            if dtype is not None and initial_value.dtype is not dtype:
+                from .ops.array_ops import cast
+                initial_value = cast(initial_value, dtype)
+            self._dtype = initial_value.dtype
+            self._shape = initial_value.shape if shape is None else as_shape(shape)
+            self._value = None
+        else:
+            if isinstance(initial_value, EagerTensor):
+                value = initial_value._value
+                if dtype is not None and dtype is not initial_value.dtype:
+                    value = np.asarray(value).astype(dtype._np)
+                value = np.array(value)
+            else:
+                value = to_numpy_value(initial_value, dtype)
+            self._value = value
+            self._dtype = _dtypes.from_numpy(value.dtype)
+            self._shape = TensorShape(value.shape) if shape is None else as_shape(shape)
+            if not self._shape.is_compatible_with(value.shape):
+                raise ValueError(f"Variable {self._name}: initial value of shape {value.shape} "
+                                 f"does not match shape {self._shape}.")
+        self._np_dtype = self._dtype._np
+        graph = context.current_graph()
+        if graph is not None:
+            graph.root().variables.append(self)
+            if symbolic:
+                apply(INIT, [initial_value], {"var": self})
+
+    # -- properties ------------------------------------------------------------------
+    @property
+    def dtype(self) -> _dtypes.DType:
+        return self._dtype
+
+    @property
+    def shape(self) -> TensorShape:
+        return self._shape
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def device(self) -> str:
+        return "/device:CPU:0"
+
+    def ref(self):
+        """A hashable reference to this variable (variables themselves are unhashable)."""
+        return _VariableRef(self)
+
+    experimental_ref = ref
+
+    # -- reading ------------------------------------------------------------------------
+    def _as_tensor(self) -> Tensor:
+        return apply(READ, [], {"var": self})
+
+    def read_value(self) -> Tensor:
+        return self._as_tensor()
+
+    value = read_value
+
+    def numpy(self):
+        if context.current_graph() is not None:
+            raise NotImplementedError(f"numpy() of variable {self.name} is not available while "
+                                      "tracing; use the variable as a tensor instead.")
+        value = _read_kernel(self)
+        return value[()] if isinstance(value, np.ndarray) and value.ndim == 0 else value.copy()
+
+    def __array__(self, dtype=None, copy=None):
+        value = np.asarray(_read_kernel(self))
+        return value if dtype is None else value.astype(dtype)
+
+    def __bool__(self):
+        return bool(self._as_tensor())
+
+    def __int__(self):
+        return int(self._as_tensor())
+
+    def __float__(self):
+        return float(self._as_tensor())
+
+    def __index__(self):
+        return self._as_tensor().__index__()
+
+    def __len__(self):
+        return len(self._as_tensor())
+
+    def __iter__(self):
+        return iter(self._as_tensor())
+
+    def __repr__(self) -> str:
+        if context.current_graph() is None and self._value is not None:
+            value = np.array2string(np.asarray(self._value), separator=", ")
+            return (f"<rt.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}, "
+                    f"numpy={value}>")
+        return f"<rt.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}>"
+
+    def __str__(self) -> str:
+        return repr(self)
+
+    # -- writing -------------------------------------------------------------------------
+    def _check(self, value, what: str):
+        if isinstance(value, Tensor):
+            value = convert_to_tensor(value)
+            if value.dtype is not self.dtype:
+                raise ValueError(f"Cannot {what} a {value.dtype.name} value to variable "
+                                 f"{self.name} of dtype {self.dtype.name}; cast it with rt.cast.")
+        else:
+            try:
+                value = convert_to_tensor(value, dtype=self.dtype)
+            except TypeError as exc:
+                raise ValueError(f"Cannot {what} {value!r} to variable {self.name} of dtype "
+                                 f"{self.dtype.name}: {exc}") from None
+        if not value.shape.is_compatible_with(self.shape):
+            raise ValueError(f"Cannot {what} a value of shape {value.shape} to variable "
+                             f"{self.name} of shape {self.shape}.")
+        return value
+
+    def _write(self, value, mode, what, read_value):
+        apply(ASSIGN, [self._check(value, what)], {"var": self, "mode": mode})
+        return self if read_value else None
+
+    def assign(self, value, use_locking=None, name=None, read_value=True):
+        return self._write(value, "assign", "assign", read_value)
+
+    def assign_add(self, delta, use_locking=None, name=None, read_value=True):
+        return self._write(delta, "add", "add", read_value)
+
+    def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
+        return self._write(delta, "sub", "subtract", read_value)
+
+
+class _VariableRef:
+    __slots__ = ("_var",)
+
+    def __init__(self, var):
+        self._var = var
+
+    def deref(self):
+        return self._var
+
+    def __hash__(self):
+        return self._var._id
+
+    def __eq__(self, other):
+        return isinstance(other, _VariableRef) and other._var is self._var
