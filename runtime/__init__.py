@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import importlib as _importlib
 import types as _types
 
 from . import errors
@@ -77,14 +78,15 @@ experimental = _types.SimpleNamespace(
 
 def __getattr__(name):
     # gradients, layers and optimizers load on first use to keep `import runtime` fast
+    # (importlib, not `from . import x`: that form asks this hook for `x` again and recurses)
     if name in ("GradientTape", "stop_gradient", "custom_gradient", "gradients"):
-        from . import gradients as _g
-        return getattr(_g, name)
+        _g = _importlib.import_module(".gradients", __name__)
+        return _g if name == "gradients" and not hasattr(_g, "gradients") else getattr(_g, name)
     if name in ("Model", "layers"):
-        from . import layers as _layers
+        _layers = _importlib.import_module(".layers", __name__)
         return _layers if name == "layers" else _layers.Model
     if name in ("optimizers", "train"):
-        from . import optimizers as _opt
+        _opt = _importlib.import_module(".optimizers", __name__)
         return _opt if name == "optimizers" else _opt.train
     raise AttributeError(f"module 'runtime' has no attribute {name!r}")
 

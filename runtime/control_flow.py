@@ -160,7 +160,7 @@ def _emit_while(em, op):
     n_vars = len(names)
     max_iter = inits[n_vars] if len(inits) > n_vars else None
     if names:
-        em.line(f"{', '.join(names)}{',' if n_vars == 1 else ''} = {', '.join(inits[:n_vars])}")
+        em.line(f"{', '.join(names)} = {', '.join(inits[:n_vars])}")
     for graph in (cond_graph, body_graph):
         for t, name in zip(graph.inputs, names):
             em.alias(t, name)
@@ -168,32 +168,36 @@ def _emit_while(em, op):
     if max_iter is not None:
         counter = em.fresh("n")
         em.line(f"{counter} = 0")
-    # a condition that is one expression becomes the `while` test itself
+    # the condition is emitted once, one level in; if it is one expression it becomes the
+    # `while` test itself, else it opens a `while True:` body that breaks on it
     mark = len(em.lines)
-    em.emit_graph(cond_graph)
+    with em.indented():
+        em.emit_graph(cond_graph)
     test_name = em.name(cond_graph.outputs[0])
     cond_lines = em.lines[mark:]
+    cond_ops = {k - mark: v for k, v in em.line_ops.items() if k > mark}
     del em.lines[mark:]
     for key in [k for k in em.line_ops if k > mark]:
         del em.line_ops[key]
-    single = (len(cond_lines) == 1 and cond_lines[0].strip().startswith(f"{test_name} = ")
-              and "\n" not in cond_lines[0])
+    prefix = f"{test_name} = "
+    single = len(cond_lines) == 1 and cond_lines[0].strip().startswith(prefix)
     if single:
-        test = cond_lines[0].strip()[len(test_name) + 3:]
+        test = cond_lines[0].strip()[len(prefix):]
         if counter is not None:
             test = f"{counter} < {max_iter} and ({test})"
         em.line(f"while {test}:")
-        body_indent = em.indented()
     else:
         em.line("while True:")
-        body_indent = em.indented()
-    with body_indent:
+    loop_start = len(em.lines)
+    with em.indented():
         if not single:
             if counter is not None:
                 em.line(f"if {counter} >= {max_iter}:")
                 with em.indented():
                     em.line("break")
-            em.emit_graph(cond_graph)
+            base = len(em.lines)
+            em.lines.extend(cond_lines)
+            em.line_ops.update({base + k: v for k, v in cond_ops.items()})
             em.line(f"if not {test_name}:")
             with em.indented():
                 em.line("break")
@@ -202,8 +206,8 @@ def _emit_while(em, op):
         em.emit_graph(body_graph)
         results = [em.name(t) for t in body_graph.outputs]
         if names:
-            em.line(f"{', '.join(names)}{',' if n_vars == 1 else ''} = {', '.join(results)}")
-        elif counter is None and single is False:
+            em.line(f"{', '.join(names)} = {', '.join(results)}")
+        if len(em.lines) == loop_start:
             em.line("pass")
     for t, name in zip(op.outputs, names):
         em.alias(t, name)
@@ -224,15 +228,8 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     """
     if not callable(cond) or not callable(body):
         raise TypeError("while_loop needs callable cond and body.")
-    single = not isinstance(loop_vars, (list, tuple)) or nest.is_namedtuple(loop_vars)
-    structure = (loop_vars,) if single and not nest.is_namedtuple(loop_vars) else loop_vars
-    if single and nest.is_namedtuple(loop_vars):
-        structure = loop_vars
-        single = False
-
-    def call(fn, values):
-        return fn(values) if nest.is_namedtuple(structure) and False else fn(*values)
-
+    single = not isinstance(loop_vars, (list, tuple))
+    structure = (loop_vars,) if single else loop_vars
     graph = context.current_graph()
     flat_init = _flatten_values(structure)
     if graph is None or not any(isinstance(v, SymbolicTensor) for v in flat_init):
@@ -258,17 +255,8 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
             raise ValueError(f"while_loop: the condition must return a scalar, got shape {pred.shape}.")
         cond_graph.outputs = [pred]
     with context.graph_scope(body_graph):
-        result = body(*_pack_values(structure, list(body_graph.inputs)))
-        if single and not (isinstance(result, (list, tuple)) and len(result) == 1
-                           and not nest.is_namedtuple(structure[0])):
-            result = (result,)
-        if isinstance(result, list) and isinstance(structure, tuple):
-            result = tuple(result)
-        if nest.structure_signature(result) != nest.structure_signature(structure) and not (
-                nest.is_namedtuple(structure) and len(result) == len(structure)):
-            raise TypeError(
-                "while_loop: body must return the same structure as loop_vars; loop_vars is "
-                f"{_describe_structure(structure)} but body returned {_describe_structure(result)}.")
+        result = _normalize_body_result(
+            structure, body(*_pack_values(structure, list(body_graph.inputs))), single)
         flat_out = [_to_tensor(v, f"loop variable {_label(names, i)}")
                     for i, v in enumerate(_flatten_values(result))]
         for i, (t_in, t_out, shape) in enumerate(zip(flat_init, flat_out, invariants)):
@@ -319,9 +307,7 @@ def _invariants(structure, flat_init, shape_invariants, names):
         return [t.shape for t in flat_init]
     if isinstance(shape_invariants, (TensorShape,)) or not isinstance(shape_invariants, (list, tuple)):
         shape_invariants = (shape_invariants,)
-    flat = []
-    for inv in nest.flatten(_shape_nest(shape_invariants)):
-        flat.append(inv)
+    flat = [leaf.shape for leaf in nest.flatten(_shape_nest(shape_invariants))]
     if len(flat) != len(flat_init):
         raise ValueError(f"while_loop: shape_invariants has {len(flat)} entries for "
                          f"{len(flat_init)} loop variables.")
@@ -352,6 +338,26 @@ class _Leaf:
         self.shape = shape
 
 
+def _normalize_body_result(structure, result, single):
+    """The body's result in the structure of the loop variables, or a TypeError.
+
+    As in TensorFlow, a body for one loop variable may return it bare, and a tuple may
+    stand for a list (or a namedtuple) of the same length.
+    """
+    if single or (len(structure) == 1 and not isinstance(result, (list, tuple))):
+        result = (result,)
+    if isinstance(result, (list, tuple)) and len(result) == len(structure):
+        if nest.is_namedtuple(structure):
+            result = type(structure)(*result)
+        elif type(result) is not type(structure) and not nest.is_namedtuple(result):
+            result = type(structure)(result)
+    if nest.structure_signature(result) != nest.structure_signature(structure):
+        raise TypeError(
+            "while_loop: body must return the same structure as loop_vars; loop_vars is "
+            f"{_describe_structure(structure)} but body returned {_describe_structure(result)}.")
+    return result
+
+
 def _eager_while(cond, body, structure, single, maximum_iterations):
     values = structure
     count = 0
@@ -359,15 +365,7 @@ def _eager_while(cond, body, structure, single, maximum_iterations):
     while limit is None or count < limit:
         if not bool(cond(*values)):
             break
-        result = body(*values)
-        if single and not (isinstance(result, (list, tuple)) and len(result) == 1):
-            result = (result,)
-        if nest.structure_signature(result) != nest.structure_signature(values) and not (
-                nest.is_namedtuple(structure) and len(result) == len(structure)):
-            raise TypeError(
-                "while_loop: body must return the same structure as loop_vars; loop_vars is "
-                f"{_describe_structure(structure)} but body returned {_describe_structure(result)}.")
-        values = type(structure)(*result) if nest.is_namedtuple(structure) else result
+        values = _normalize_body_result(structure, body(*values), single)
         count += 1
     values = tuple(values) if isinstance(structure, tuple) and not nest.is_namedtuple(structure) else values
     flat = [_to_tensor(v, "loop variable") if not isinstance(v, TensorArray) else v

@@ -154,6 +154,9 @@ def lower(graph, name: str = "graph_fn") -> CompiledGraph:
     """Generates, compiles and returns the Python function that runs `graph`."""
     em = Emitter()
     params = [em.define(t, f"a{i}") for i, t in enumerate(graph.inputs)]
+    for op in graph.operations:  # constants are names bound once; define them all first
+        if op.type == "Const":
+            em.emit_op(op)
     em.emit_graph(graph)
     returns = [em.name(t) for t in graph.outputs]
     safe = "".join(c if c.isalnum() or c == "_" else "_" for c in name) or "graph_fn"

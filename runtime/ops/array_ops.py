@@ -83,8 +83,8 @@ def _transpose_infer(x, perm):
     dims = x.shape.as_tuple()
     if dims is None:
         return TensorShape(None), x.dtype
-    perm = perm if perm is not None else tuple(range(len(dims)))[::-1]
-    if sorted(perm) != list(range(len(dims))):
+    perm = perm if perm is not None else tuple(builtins.range(len(dims)))[::-1]
+    if sorted(perm) != list(builtins.range(len(dims))):
         raise ValueError(f"Transpose: perm {list(perm)} is not a permutation of the "
                          f"{len(dims)} axes of shape {x.shape}.")
     return TensorShape([dims[p] for p in perm]), x.dtype
@@ -97,7 +97,7 @@ TRANSPOSE = define("Transpose", _transpose_infer, lambda x, perm: np.transpose(x
 def transpose(a, perm=None, name=None):
     a = convert_to_tensor(a)
     if perm is None and a.shape.rank is not None:
-        perm = tuple(range(a.shape.rank))[::-1]
+        perm = tuple(builtins.range(a.shape.rank))[::-1]
     perm = None if perm is None else _static_ints(perm, "perm")
     return apply(TRANSPOSE, [a], {"perm": perm}, name=name)
 
@@ -183,7 +183,7 @@ def _unstack_infer(x, num, axis):
 
 
 UNSTACK = define("Unpack", _unstack_infer,
-                 lambda x, num, axis: [np.take(x, i, axis=axis) for i in range(num)],
+                 lambda x, num, axis: [np.take(x, i, axis=axis) for i in builtins.range(num)],
                  num_outputs=None)
 
 

@@ -138,6 +138,10 @@ def binary_operands(x, y):
     A non-tensor operand takes the tensor operand's dtype; two tensors of different dtypes
     raise TypeError naming both.
     """
+    if hasattr(x, "_as_tensor"):  # variables: read their value
+        x = x._as_tensor()
+    if hasattr(y, "_as_tensor"):
+        y = y._as_tensor()
     x_is = isinstance(x, Tensor)
     y_is = isinstance(y, Tensor)
     if x_is and y_is:

@@ -1,0 +1,272 @@
+"""Activity analysis: which names a piece of code reads and which it writes.
+
+Writes include composite names (`obj.attr = v` writes `obj.attr`, `d["k"] = v` writes
+`d['k']`). Nested functions, lambdas, classes and comprehensions are separate scopes: what
+they define stays inside, but the free variables they read count as reads where they are
+defined, and names they declare `nonlocal` count as writes there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Optional
+
+import gast
+
+from .. import qual_names
+from ..qual_names import QN
+
+_DYNAMIC = frozenset({"locals", "vars", "eval", "exec"})
+
+
+@dataclass
+class Activity:
+    """The names a node reads and writes."""
+
+    reads: set[QN] = field(default_factory=set)
+    writes: set[QN] = field(default_factory=set)
+    captured: set[str] = field(default_factory=set)   # names that closures defined here use
+    dynamic: bool = False                               # calls locals()/eval(): anything may be read
+
+    def update(self, other: "Activity") -> None:
+        self.reads |= other.reads
+        self.writes |= other.writes
+        self.captured |= other.captured
+        self.dynamic = self.dynamic or other.dynamic
+
+    @property
+    def written_names(self) -> set[str]:
+        """Plain variable names written (no composites)."""
+        return {str(q) for q in self.writes if not q.is_composite}
+
+    @property
+    def read_names(self) -> set[str]:
+        return {str(q) for q in self.reads if not q.is_composite}
+
+
+class _Visitor:
+    """Collects activity of one scope, entering nested scopes only for their free variables."""
+
+    def __init__(self):
+        self.result = Activity()
+
+    # -- dispatch ---------------------------------------------------------------------------
+    def visit(self, node) -> None:
+        if isinstance(node, list):
+            for n in node:
+                self.visit(n)
+            return
+        if node is None or not isinstance(node, gast.AST):
+            return
+        method = getattr(self, "visit_" + type(node).__name__, None)
+        if method is not None:
+            method(node)
+        else:
+            self.generic_visit(node)
+
+    def generic_visit(self, node) -> None:
+        for f in node._fields:
+            value = getattr(node, f, None)
+            if isinstance(value, (list, gast.AST)):
+                self.visit(value)
+
+    # -- names ------------------------------------------------------------------------------
+    def visit_Name(self, node: gast.Name) -> None:
+        if isinstance(node.ctx, gast.Load):
+            self.result.reads.add(QN(node.id))
+        elif isinstance(node.ctx, (gast.Store, gast.Del)):
+            self.result.writes.add(QN(node.id))
+        elif isinstance(node.ctx, gast.Param):
+            self.result.writes.add(QN(node.id))
+        self.visit(node.annotation)
+
+    def _composite_target(self, node) -> None:
+        if isinstance(node.ctx, (gast.Store, gast.Del)):
+            qn = qual_names.from_node(node)
+            if qn is not None:
+                self.result.writes.add(qn)
+            self.visit(node.value)
+            if isinstance(node, gast.Subscript):
+                self.visit(node.slice)
+        else:
+            self.generic_visit(node)
+
+    visit_Attribute = _composite_target
+    visit_Subscript = _composite_target
+
+    def visit_AugAssign(self, node: gast.AugAssign) -> None:
+        target = node.target
+        if isinstance(target, gast.Name):
+            self.result.reads.add(QN(target.id))
+        elif isinstance(target, (gast.Attribute, gast.Subscript)):
+            qn = qual_names.from_node(target)
+            if qn is not None:
+                self.result.reads.add(qn)
+        self.visit(target)
+        self.visit(node.value)
+
+    def visit_Call(self, node: gast.Call) -> None:
+        if isinstance(node.func, gast.Name) and node.func.id in _DYNAMIC:
+            self.result.dynamic = True
+        self.generic_visit(node)
+
+    def visit_Global(self, node) -> None:
+        pass
+
+    visit_Nonlocal = visit_Global
+
+    def visit_Import(self, node) -> None:
+        for alias in node.names:
+            bound = alias.asname or alias.name.split(".")[0]
+            if bound != "*":
+                self.result.writes.add(QN(bound))
+
+    visit_ImportFrom = visit_Import
+
+    def visit_ExceptHandler(self, node: gast.ExceptHandler) -> None:
+        self.visit(node.type)
+        self.visit(node.name)
+        self.visit(node.body)
+
+    def visit_MatchAs(self, node) -> None:
+        if node.name:
+            self.result.writes.add(QN(node.name))
+        self.visit(node.pattern)
+
+    def visit_MatchStar(self, node) -> None:
+        if node.name:
+            self.result.writes.add(QN(node.name))
+
+    def visit_MatchMapping(self, node) -> None:
+        if node.rest:
+            self.result.writes.add(QN(node.rest))
+        self.generic_visit(node)
+
+    # -- nested scopes ----------------------------------------------------------------------
+    def _nested(self, node, body, args: Optional[gast.arguments]) -> None:
+        inner = scope_activity(node)
+        free = {q for q in inner.reads if str(q.root) not in inner.locals}
+        self.result.reads |= {q.root for q in free}
+        self.result.captured |= {str(q.root) for q in free}
+        self.result.writes |= {QN(n) for n in inner.nonlocals}
+        self.result.captured |= inner.nonlocals
+        self.result.dynamic = self.result.dynamic or inner.dynamic
+
+    def visit_FunctionDef(self, node: gast.FunctionDef) -> None:
+        self.result.writes.add(QN(node.name))
+        self.visit(node.decorator_list)
+        self._arguments_outer(node.args)
+        self.visit(node.returns)
+        self._nested(node, node.body, node.args)
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_Lambda(self, node: gast.Lambda) -> None:
+        self._arguments_outer(node.args)
+        self._nested(node, node.body, node.args)
+
+    def _arguments_outer(self, args: gast.arguments) -> None:
+        self.visit(args.defaults)
+        self.visit([d for d in args.kw_defaults if d is not None])
+        for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
+            if a is not None:
+                self.visit(a.annotation)
+
+    def visit_ClassDef(self, node: gast.ClassDef) -> None:
+        self.result.writes.add(QN(node.name))
+        self.visit(node.decorator_list)
+        self.visit(node.bases)
+        self.visit(node.keywords)
+        self._nested(node, node.body, None)
+
+    def _comprehension(self, node) -> None:
+        # the first iterable is evaluated in the enclosing scope
+        self.visit(node.generators[0].iter)
+        self._nested(node, None, None)
+        for n in gast.walk(node):
+            if isinstance(n, gast.NamedExpr) and isinstance(n.target, gast.Name):
+                self.result.writes.add(QN(n.target.id))
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comprehension
+
+
+@dataclass
+class ScopeActivity(Activity):
+    """Activity inside a function/lambda/class/comprehension scope."""
+
+    locals: set[str] = field(default_factory=set)
+    nonlocals: set[str] = field(default_factory=set)
+    globals: set[str] = field(default_factory=set)
+
+
+def scope_activity(node: gast.AST) -> ScopeActivity:
+    """Reads and writes inside the scope opened by `node` (a def, lambda, class or
+    comprehension), plus its local, nonlocal and global declarations."""
+    v = _Visitor()
+    if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)):
+        args = node.args
+        for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
+            if a is not None:
+                v.result.writes.add(QN(a.id))
+        v.visit(node.body)
+    elif isinstance(node, gast.ClassDef):
+        v.visit(node.body)
+    else:   # comprehension
+        for i, gen in enumerate(node.generators):
+            v.visit(gen.target)
+            if i:
+                v.visit(gen.iter)
+            v.visit(gen.ifs)
+        for f in ("elt", "key", "value"):
+            v.visit(getattr(node, f, None))
+    result = ScopeActivity(v.result.reads, v.result.writes, v.result.captured, v.result.dynamic)
+    for n in _own_statements(node):
+        if isinstance(n, gast.Nonlocal):
+            result.nonlocals.update(n.names)
+        elif isinstance(n, gast.Global):
+            result.globals.update(n.names)
+    result.locals = {str(q) for q in result.writes if not q.is_composite} - result.nonlocals - result.globals
+    if not isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
+        # walrus targets in comprehensions bind in the enclosing scope
+        result.locals -= {n.target.id for n in gast.walk(node)
+                          if isinstance(n, gast.NamedExpr) and isinstance(n.target, gast.Name)}
+    return result
+
+
+def _own_statements(node):
+    from ..transformer import walk_scope
+    return walk_scope(node, include_root=False)
+
+
+def activity(node, *more) -> Activity:
+    """Reads and writes of a node, a list of nodes, or several of them."""
+    v = _Visitor()
+    v.visit(node)
+    for m in more:
+        v.visit(m)
+    return v.result
+
+
+def header_activity(node: gast.AST) -> Activity:
+    """Activity of the part of a compound statement that runs before its body: the test of
+    an `if`/`while`, the iterable and target of a `for`, the items of a `with`, ..."""
+    if isinstance(node, (gast.If, gast.While)):
+        return activity(node.test)
+    if isinstance(node, (gast.For, gast.AsyncFor)):
+        return activity(node.iter, node.target)
+    if isinstance(node, (gast.With, gast.AsyncWith)):
+        return activity(node.items)
+    if isinstance(node, gast.ExceptHandler):
+        return activity(node.type, node.name)
+    if isinstance(node, (gast.Try, getattr(gast, "TryStar", gast.Try))):
+        return Activity()
+    if isinstance(node, gast.Match):
+        return activity(node.subject)
+    if isinstance(node, gast.match_case):
+        return activity(node.pattern, node.guard)
+    return activity(node)
+
+
+def names(qns: Iterable[QN]) -> set[str]:
+    """The plain names among `qns`."""
+    return {str(q) for q in qns if not q.is_composite}

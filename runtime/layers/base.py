@@ -1,0 +1,285 @@
+"""`Layer`: a callable holding weights, built on first call, tracking what it owns.
+
+Weights are created on the first call, under `rt.init_scope()`, so a layer first called
+while a compiled function traces still gets eager variables, made once and shared by every
+graph. Attributes that are layers, variables, or lists/tuples/dicts of them are tracked:
+`variables`, `trainable_variables` and `submodules` walk them when asked.
+"""
+
+from __future__ import annotations
+
+import collections
+import inspect
+import re
+import threading
+import weakref
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+from .. import context, dtypes as _dtypes, nest
+from ..ops.core import convert_to_tensor
+from ..shapes import TensorShape
+from ..tensor import Tensor
+from ..variables import Variable
+from . import initializers as _initializers
+
+_names = collections.Counter()
+_names_lock = threading.Lock()
+
+
+class _CallContext(threading.local):
+    """The `training` value of the layer calls in progress (inner layers inherit it)."""
+
+    def __init__(self):
+        self.training: list = []
+
+
+_call_context = _CallContext()
+
+
+def _snake_case(name: str) -> str:
+    name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
+    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()
+
+
+def _unique_name(base: str) -> str:
+    with _names_lock:
+        count = _names[base]
+        _names[base] += 1
+    return base if count == 0 else f"{base}_{count}"
+
+
+_call_params_cache: "weakref.WeakKeyDictionary[type, tuple[bool, bool]]" = weakref.WeakKeyDictionary()
+
+
+def _call_params(cls) -> tuple[bool, bool]:
+    """(call takes `training`, call takes **kwargs), looking through compiled methods."""
+    cached = _call_params_cache.get(cls)
+    if cached is not None:
+        return cached
+    fn = inspect.getattr_static(cls, "call")
+    fn = getattr(fn, "python_function", fn)
+    fn = getattr(fn, "__func__", fn)
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        result = (False, False)
+    else:
+        result = ("training" in params,
+                  any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()))
+    _call_params_cache[cls] = result
+    return result
+
+
+def _tracked_leaves(value, depth: int = 0) -> Iterator[Any]:
+    """The layers and variables inside an attribute value (walking lists, tuples and dicts)."""
+    if isinstance(value, (Layer, Variable)):
+        yield value
+    elif depth < 16 and isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _tracked_leaves(item, depth + 1)
+    elif depth < 16 and isinstance(value, dict):
+        for item in value.values():
+            yield from _tracked_leaves(item, depth + 1)
+
+
+def _shape_of(value):
+    if isinstance(value, (Tensor, TensorShape)) or hasattr(value, "shape"):
+        return TensorShape(getattr(value, "shape", value))
+    return None
+
+
+class Layer:
+    """A callable with weights: override `call(inputs, training=None)`, and `build` if needed.
+
+    `build(input_shape)` runs once, before the first `call`; create weights there with
+    `add_weight`. Layers and variables assigned as attributes (also inside lists, tuples and
+    dicts) are tracked into `variables`, `trainable_variables` and `submodules`.
+    """
+
+    def __init__(self, trainable: bool = True, name: str | None = None, dtype=None,
+                 **_ignored: Any) -> None:
+        self._layer_initialized = True
+        self._weights: list[Variable] = []
+        self.built = False
+        self.trainable = bool(trainable)
+        self._name = name or _unique_name(_snake_case(type(self).__name__))
+        self._dtype = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.float32
+
+    # -- identity ---------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def dtype(self) -> _dtypes.DType:
+        """The dtype of this layer's weights (float32 unless given)."""
+        return self._dtype
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} '{self.name}'>"
+
+    # -- calling ------------------------------------------------------------------------
+    def __call__(self, inputs, *args: Any, training=None, **kwargs: Any):
+        """Builds the layer on first use, then runs `call`.
+
+        `training` is passed to `call` only when `call` takes it; when it is None, the
+        value of the enclosing layer call is used, and otherwise `call`'s default applies.
+        """
+        if "_layer_initialized" not in self.__dict__:
+            raise RuntimeError(f"{type(self).__name__}.__init__ must call super().__init__() "
+                               "before the layer is used.")
+        inputs = _as_tensors(inputs)
+        if not self.built:
+            self._build_once(inputs)
+        stack = _call_context.training
+        if training is None and stack:
+            training = stack[-1]
+        takes_training, takes_kwargs = _call_params(type(self))
+        if training is not None and (takes_training or takes_kwargs):
+            kwargs["training"] = training
+        stack.append(training)
+        try:
+            if context.current_graph() is not None:
+                with context.name_scope(self.name):
+                    return self.call(inputs, *args, **kwargs)
+            return self.call(inputs, *args, **kwargs)
+        finally:
+            stack.pop()
+
+    def call(self, inputs, training=None):
+        """The layer's computation; the default returns `inputs` unchanged."""
+        return inputs
+
+    # -- building --------------------------------------------------------------------------
+    def _build_once(self, inputs) -> None:
+        shapes = nest.map_structure(_shape_of, inputs) if nest.is_nested(inputs) \
+            else _shape_of(inputs)
+        with context.init_scope():
+            self.build(shapes)
+        self.built = True
+
+    def build(self, input_shape) -> None:
+        """Creates the weights; `input_shape` is a TensorShape (or a nest of them)."""
+        self.built = True
+
+    def add_weight(self, name: str, shape=(), dtype=None,
+                   initializer: str | Callable | None = None,
+                   trainable: bool = True) -> Variable:
+        """A new variable owned by this layer, created eagerly even while a function traces.
+
+        `initializer` is a name (`"glorot_uniform"`, `"zeros"`, ...) or a callable
+        `(shape, dtype) -> value`; the default is glorot_uniform for floats, zeros otherwise.
+        """
+        dtype = _dtypes.as_dtype(dtype) if dtype is not None else self.dtype
+        dims = TensorShape(shape)
+        if not dims.is_fully_defined():
+            raise ValueError(f"{self.name}.add_weight({name!r}): the shape {dims} must be fully "
+                             "defined; build the layer from an input with a known last dimension.")
+        if initializer is None:
+            initializer = "glorot_uniform" if dtype.is_floating else "zeros"
+        init = _initializers.get(initializer)
+        with context.init_scope():
+            value = convert_to_tensor(init(tuple(dims.as_list()), dtype))
+            if value.dtype is not dtype:
+                raise TypeError(f"{self.name}.add_weight({name!r}): the initializer returned "
+                                f"{value.dtype.name} values for a {dtype.name} weight.")
+            variable = Variable(value, trainable=trainable, name=f"{self.name}/{name}")
+        self._weights.append(variable)
+        return variable
+
+    # -- tracking ---------------------------------------------------------------------------
+    def _tracked(self) -> Iterator[Any]:
+        yield from self._weights
+        for key, value in self.__dict__.items():
+            if key != "_weights":
+                yield from _tracked_leaves(value)
+
+    def _walk_variables(self, seen: set, frozen: bool) -> Iterator[tuple[Variable, bool]]:
+        """(variable, trainable) pairs: this layer's own first, then its sublayers' in order."""
+        seen.add(id(self))
+        frozen = frozen or not self.trainable
+        layers = []
+        for item in self._tracked():
+            if id(item) in seen:
+                continue
+            seen.add(id(item))
+            if isinstance(item, Layer):
+                layers.append(item)
+            else:
+                yield item, item.trainable and not frozen
+        for layer in layers:
+            yield from layer._walk_variables(seen, frozen)
+
+    @property
+    def variables(self) -> list[Variable]:
+        """Every variable of this layer and its sublayers, own weights first."""
+        return [v for v, _ in self._walk_variables(set(), False)]
+
+    weights = variables
+
+    @property
+    def trainable_variables(self) -> list[Variable]:
+        """The variables that gradients update (none when the layer is not trainable)."""
+        return [v for v, trainable in self._walk_variables(set(), False) if trainable]
+
+    trainable_weights = trainable_variables
+
+    @property
+    def non_trainable_variables(self) -> list[Variable]:
+        return [v for v, trainable in self._walk_variables(set(), False) if not trainable]
+
+    non_trainable_weights = non_trainable_variables
+
+    @property
+    def layers(self) -> list["Layer"]:
+        """The layers assigned to this layer's attributes (directly, or in lists and dicts)."""
+        seen = {id(self)}
+        found = []
+        for item in self._tracked():
+            if isinstance(item, Layer) and id(item) not in seen:
+                seen.add(id(item))
+                found.append(item)
+        return found
+
+    @property
+    def submodules(self) -> list["Layer"]:
+        """Every layer below this one, depth first."""
+        seen = {id(self)}
+        found: list[Layer] = []
+
+        def visit(layer):
+            for child in layer.layers:
+                if id(child) not in seen:
+                    seen.add(id(child))
+                    found.append(child)
+                    visit(child)
+        visit(self)
+        return found
+
+    # -- weights as NumPy --------------------------------------------------------------------
+    def get_weights(self) -> list:
+        """The values of `variables`, as NumPy arrays."""
+        return [v.numpy() for v in self.variables]
+
+    def set_weights(self, values) -> None:
+        """Assigns NumPy values to `variables`, in order."""
+        variables = self.variables
+        values = list(values)
+        if len(values) != len(variables):
+            raise ValueError(f"{self.name}.set_weights got {len(values)} values for "
+                             f"{len(variables)} variables.")
+        for variable, value in zip(variables, values):
+            variable.assign(value)
+
+    def count_params(self) -> int:
+        """The number of scalars in `variables`."""
+        return sum(int(v.shape.num_elements() or 0) for v in self.variables)
+
+
+def _as_tensors(inputs):
+    """NumPy inputs become tensors; tensors, variables and Python structures pass through."""
+    if isinstance(inputs, (np.ndarray, np.generic)):
+        return convert_to_tensor(inputs)
+    return inputs

@@ -1,0 +1,111 @@
+"""Core layers: Dense, Dropout, Activation, Flatten."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from .. import tensor as _tensor
+from ..control_flow import cond
+from ..ops import array_ops, linalg_ops, math_ops, nn_ops
+from ..ops.core import convert_to_tensor
+from ..shapes import TensorShape
+from . import activations
+from .base import Layer
+
+
+class Dense(Layer):
+    """`activation(inputs @ kernel + bias)`: a fully connected layer of `units` outputs.
+
+    `activation` is a callable or a name (`"relu"`, `"softmax"`, `"sigmoid"`, `"tanh"`,
+    `"linear"`); None is linear. Inputs of rank > 2 are contracted over their last axis.
+    """
+
+    def __init__(self, units: int, activation: str | Callable | None = None,
+                 use_bias: bool = True, kernel_initializer: str | Callable = "glorot_uniform",
+                 bias_initializer: str | Callable = "zeros", **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        if int(units) <= 0:
+            raise ValueError(f"Dense needs a positive number of units, got {units!r}.")
+        self.units = int(units)
+        self.activation = activations.get(activation)
+        self.use_bias = bool(use_bias)
+        self.kernel_initializer = kernel_initializer
+        self.bias_initializer = bias_initializer
+        self.kernel = None
+        self.bias = None
+
+    def build(self, input_shape) -> None:
+        shape = TensorShape(input_shape)
+        if shape.rank is None or shape.rank < 1 or shape[-1] is None:
+            raise ValueError(f"{self.name} needs inputs with a known last dimension, got shape "
+                             f"{shape}.")
+        self.kernel = self.add_weight("kernel", [shape[-1], self.units],
+                                      initializer=self.kernel_initializer)
+        if self.use_bias:
+            self.bias = self.add_weight("bias", [self.units], initializer=self.bias_initializer)
+        self.built = True
+
+    def call(self, inputs):
+        x = convert_to_tensor(inputs)
+        if x.dtype is not self.dtype:
+            x = array_ops.cast(x, self.dtype)
+        if x.shape.rank == 2:
+            y = linalg_ops.matmul(x, self.kernel)
+        else:
+            y = linalg_ops.tensordot(x, self.kernel, [[x.shape.rank - 1], [0]])
+        if self.use_bias:
+            y = math_ops.add(y, self.bias)
+        return self.activation(y)
+
+
+class Dropout(Layer):
+    """Zeroes a `rate` fraction of the inputs (scaling the rest) when training, else identity.
+
+    `training` may be a Python bool (the graph holds only the branch taken) or a boolean
+    tensor (the choice is staged).
+    """
+
+    def __init__(self, rate: float, noise_shape=None, seed=None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        if not 0 <= float(rate) < 1:
+            raise ValueError(f"Dropout rate must be in [0, 1), got {rate!r}.")
+        self.rate = float(rate)
+        self.noise_shape = noise_shape
+        self.seed = seed
+
+    def call(self, inputs, training=None):
+        if self.rate == 0 or training is None or training is False:
+            return inputs
+        if _tensor.is_tensor(training):
+            return cond(training, lambda: self._drop(inputs),
+                        lambda: array_ops.identity(inputs))
+        return self._drop(inputs) if training else inputs
+
+    def _drop(self, inputs):
+        return nn_ops.dropout(inputs, self.rate, noise_shape=self.noise_shape, seed=self.seed)
+
+
+class Activation(Layer):
+    """Applies an activation function (a callable or a name such as `"relu"`)."""
+
+    def __init__(self, activation: str | Callable, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.activation = activations.get(activation)
+
+    def call(self, inputs):
+        return self.activation(inputs)
+
+
+class Flatten(Layer):
+    """Reshapes `[batch, d1, d2, ...]` to `[batch, d1 * d2 * ...]`."""
+
+    def call(self, inputs):
+        x = convert_to_tensor(inputs)
+        dims = x.shape.as_list() if x.shape.rank is not None else None
+        if dims is None or any(d is None for d in dims[1:]):
+            raise ValueError(f"{self.name} needs the non-batch dimensions to be known, got "
+                             f"shape {x.shape}.")
+        size = 1
+        for d in dims[1:]:
+            size *= d
+        return array_ops.reshape(x, [-1, size])

@@ -1,0 +1,176 @@
+"""Weight initializers: callables `(shape, dtype) -> tensor` that layers use in `add_weight`.
+
+Random initializers draw through `rt.random`, so `rt.random.set_seed` makes them reproducible.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import numpy as np
+
+from .. import dtypes as _dtypes
+from ..ops import random_ops
+from ..ops.core import constant
+
+
+class Initializer:
+    """Base class: `initializer(shape, dtype)` returns an eager tensor of that shape."""
+
+    def __call__(self, shape, dtype=_dtypes.float32):
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+
+class Zeros(Initializer):
+    """All zeros."""
+
+    def __call__(self, shape, dtype=_dtypes.float32):
+        return constant(np.zeros(tuple(shape), _dtypes.as_dtype(dtype).as_numpy_dtype))
+
+
+class Ones(Initializer):
+    """All ones."""
+
+    def __call__(self, shape, dtype=_dtypes.float32):
+        return constant(np.ones(tuple(shape), _dtypes.as_dtype(dtype).as_numpy_dtype))
+
+
+class Constant(Initializer):
+    """Every element equal to `value`."""
+
+    def __init__(self, value=0.0):
+        self.value = value
+
+    def __call__(self, shape, dtype=_dtypes.float32):
+        return constant(np.full(tuple(shape), self.value, _dtypes.as_dtype(dtype).as_numpy_dtype))
+
+    def __repr__(self) -> str:
+        return f"Constant({self.value!r})"
+
+
+class RandomUniform(Initializer):
+    """Uniform values in [minval, maxval)."""
+
+    def __init__(self, minval=-0.05, maxval=0.05, seed=None):
+        self.minval, self.maxval, self.seed = minval, maxval, seed
+
+    def __call__(self, shape, dtype=_dtypes.float32):
+        return random_ops.uniform(list(shape), self.minval, self.maxval, dtype=dtype, seed=self.seed)
+
+
+class RandomNormal(Initializer):
+    """Normal values with the given mean and standard deviation."""
+
+    def __init__(self, mean=0.0, stddev=0.05, seed=None):
+        self.mean, self.stddev, self.seed = mean, stddev, seed
+
+    def __call__(self, shape, dtype=_dtypes.float32):
+        return random_ops.normal(list(shape), self.mean, self.stddev, dtype=dtype, seed=self.seed)
+
+
+def _fans(shape) -> tuple[int, int]:
+    """(fan_in, fan_out) of a weight shape; leading dims of a conv kernel count as receptive field."""
+    shape = tuple(shape)
+    if not shape:
+        return 1, 1
+    if len(shape) == 1:
+        return shape[0], shape[0]
+    receptive = int(np.prod(shape[:-2])) if len(shape) > 2 else 1
+    return shape[-2] * receptive, shape[-1] * receptive
+
+
+class VarianceScaling(Initializer):
+    """Values with variance `scale / n`, n being fan_in, fan_out or their mean (`mode`)."""
+
+    def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None):
+        if mode not in ("fan_in", "fan_out", "fan_avg"):
+            raise ValueError(f"VarianceScaling mode must be fan_in, fan_out or fan_avg, got {mode!r}.")
+        if distribution not in ("uniform", "normal", "truncated_normal", "untruncated_normal"):
+            raise ValueError("VarianceScaling distribution must be uniform, normal, "
+                             f"truncated_normal or untruncated_normal, got {distribution!r}.")
+        self.scale, self.mode, self.distribution, self.seed = scale, mode, distribution, seed
+
+    def __call__(self, shape, dtype=_dtypes.float32):
+        fan_in, fan_out = _fans(shape)
+        n = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2}[self.mode]
+        variance = self.scale / max(1.0, n)
+        if self.distribution == "uniform":
+            limit = math.sqrt(3.0 * variance)
+            return random_ops.uniform(list(shape), -limit, limit, dtype=dtype, seed=self.seed)
+        stddev = math.sqrt(variance)
+        if self.distribution == "truncated_normal":
+            return _truncated_normal(shape, stddev / 0.87962566103423978, dtype, self.seed)
+        return random_ops.normal(list(shape), 0.0, stddev, dtype=dtype, seed=self.seed)
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}(scale={self.scale}, mode={self.mode!r}, "
+                f"distribution={self.distribution!r})")
+
+
+def _truncated_normal(shape, stddev, dtype, seed):
+    """Normal values redrawn until they lie within two standard deviations."""
+    dtype = _dtypes.as_dtype(dtype)
+    values = random_ops.normal(list(shape), 0.0, 1.0, dtype=_dtypes.float64, seed=seed).numpy()
+    values = np.asarray(values)
+    bad = np.abs(values) > 2
+    while bad.any():
+        values[bad] = random_ops.normal([int(bad.sum())], 0.0, 1.0, dtype=_dtypes.float64,
+                                        seed=seed).numpy()
+        bad = np.abs(values) > 2
+    return constant((values * stddev).astype(dtype.as_numpy_dtype))
+
+
+class GlorotUniform(VarianceScaling):
+    """Uniform in ±sqrt(6 / (fan_in + fan_out)) (Glorot and Bengio, 2010)."""
+
+    def __init__(self, seed=None):
+        super().__init__(1.0, "fan_avg", "uniform", seed)
+
+
+class GlorotNormal(VarianceScaling):
+    """Truncated normal with stddev sqrt(2 / (fan_in + fan_out))."""
+
+    def __init__(self, seed=None):
+        super().__init__(1.0, "fan_avg", "truncated_normal", seed)
+
+
+class HeUniform(VarianceScaling):
+    """Uniform in ±sqrt(6 / fan_in) (He et al., 2015), suited to relu layers."""
+
+    def __init__(self, seed=None):
+        super().__init__(2.0, "fan_in", "uniform", seed)
+
+
+class HeNormal(VarianceScaling):
+    """Truncated normal with stddev sqrt(2 / fan_in)."""
+
+    def __init__(self, seed=None):
+        super().__init__(2.0, "fan_in", "truncated_normal", seed)
+
+
+_BY_NAME: dict[str, type] = {
+    "zeros": Zeros, "ones": Ones, "constant": Constant,
+    "random_uniform": RandomUniform, "random_normal": RandomNormal,
+    "glorot_uniform": GlorotUniform, "glorot_normal": GlorotNormal,
+    "he_uniform": HeUniform, "he_normal": HeNormal,
+}
+
+
+def get(identifier) -> Callable:
+    """An initializer from a name (`"glorot_uniform"`, `"zeros"`, ...) or a callable."""
+    if isinstance(identifier, str):
+        key = identifier.lower()
+        if key not in _BY_NAME:
+            raise ValueError(f"Unknown initializer {identifier!r}; known names are "
+                             f"{sorted(_BY_NAME)}, or pass a callable (shape, dtype) -> value.")
+        return _BY_NAME[key]()
+    if isinstance(identifier, type) and issubclass(identifier, Initializer):
+        return identifier()
+    if callable(identifier):
+        return identifier
+    raise TypeError(f"An initializer must be a name or a callable (shape, dtype) -> value, "
+                    f"got {identifier!r}.")

@@ -1,0 +1,58 @@
+"""`Model`: a layer that is a whole network; `Sequential`: a model that is a list of layers."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from .base import Layer
+
+
+class Model(Layer):
+    """A network: subclass, assign layers in `__init__`, and write `call(inputs, training=None)`.
+
+    `call` may be compiled with `rt.function` / `rt.defun`; each distinct Python `training`
+    value then gives its own graph.
+    """
+
+    def summary(self, print_fn=print) -> str:
+        """A table of the sublayers, their variable shapes and parameter counts."""
+        rows = [(f"{layer.name} ({type(layer).__name__})",
+                 ", ".join(str(v.shape) for v in layer.variables) or "-",
+                 str(layer.count_params()))
+                for layer in self.layers]
+        header = ("Layer (type)", "Variables", "Params")
+        widths = [max(len(r[i]) for r in [header, *rows]) for i in range(3)]
+
+        def fmt(row):
+            return "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip()
+        rule = "-" * len(fmt(tuple("-" * w for w in widths)))
+        trainable = sum(int(v.shape.num_elements() or 0) for v in self.trainable_variables)
+        lines = [f'Model: "{self.name}"', rule, fmt(header), rule, *map(fmt, rows), rule,
+                 f"Total params: {self.count_params()}", f"Trainable params: {trainable}",
+                 f"Non-trainable params: {self.count_params() - trainable}"]
+        text = "\n".join(lines)
+        if print_fn is not None:
+            print_fn(text)
+        return text
+
+
+class Sequential(Model):
+    """Calls its layers one after the other; `training` reaches those that take it."""
+
+    def __init__(self, layers: Iterable[Layer] | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._stack: list[Layer] = []
+        for layer in layers or ():
+            self.add(layer)
+
+    def add(self, layer: Layer) -> None:
+        """Appends a layer."""
+        if not isinstance(layer, Layer):
+            raise TypeError(f"Sequential.add needs a Layer, got {layer!r}.")
+        self._stack.append(layer)
+
+    def call(self, inputs, training=None):
+        x = inputs
+        for layer in self._stack:
+            x = layer(x, training=training)
+        return x
