@@ -11,8 +11,9 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-import runtime as rt  # noqa: E402
 from _timing import per_call, report  # noqa: E402
+
+import runtime as rt  # noqa: E402
 
 
 def main() -> float:

@@ -14,33 +14,138 @@ import types as _types
 
 from . import errors
 from .context import device, executing_eagerly, init_scope, name_scope
-from .dtypes import (DType, as_dtype, bool_, complex64, complex128, float16, float32, float64,
-                     int8, int16, int32, int64, string, uint8, uint16, uint32, uint64, variant)
+from .control_flow import TensorArray, cond, while_loop
+from .dtypes import (
+    DType,
+    as_dtype,
+    bool_,
+    complex64,
+    complex128,
+    float16,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    string,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+    variant,
+)
+from .function import (
+    ConcreteFunction,
+    Function,
+    add_function_callback,
+    clear_function_callbacks,
+    defun,
+    defun_with_attributes,
+    experimental_functions_run_eagerly,
+    experimental_run_functions_eagerly,
+    function,
+    functions_run_eagerly,
+    register,
+    remove_function_callback,
+    run_functions_eagerly,
+)
 from .graph import FuncGraph, Graph, Operation
-from .ops import array_ops as _array, debug_ops as _debug, linalg_ops as _linalg
-from .ops import math_ops as _math, nn_ops as _nn, random_ops as _random, reduce_ops as _reduce
-from .ops.array_ops import (boolean_mask, cast, concat, cumsum, expand_dims, eye, fill, gather,
-                            gather_nd, identity, one_hot, ones, ones_like, range, rank, reshape,
-                            reverse, shape, size, split, squeeze, stack, tile, transpose, unstack,
-                            where, zeros, zeros_like)
+from .ops import array_ops as _array
+from .ops import debug_ops as _debug
+from .ops import linalg_ops as _linalg
+from .ops import math_ops as _math
+from .ops import nn_ops as _nn
+from .ops import random_ops as _random
+from .ops import reduce_ops as _reduce
+from .ops.array_ops import (
+    boolean_mask,
+    cast,
+    concat,
+    cumsum,
+    expand_dims,
+    eye,
+    fill,
+    gather,
+    gather_nd,
+    identity,
+    one_hot,
+    ones,
+    ones_like,
+    range,
+    rank,
+    reshape,
+    reverse,
+    shape,
+    size,
+    split,
+    squeeze,
+    stack,
+    tile,
+    transpose,
+    unstack,
+    where,
+    zeros,
+    zeros_like,
+)
 from .ops.core import constant, convert_to_tensor
 from .ops.debug_ops import Assert, print
 from .ops.linalg_ops import einsum, matmul, tensordot
-from .ops.math_ops import (abs, add, ceil, clip_by_value, cos, divide, equal, exp, floor, floordiv,
-                           greater, greater_equal, less, less_equal, log, log1p, logical_and,
-                           logical_not, logical_or, logical_xor, maximum, minimum, mod, multiply,
-                           negative, not_equal, pow, reciprocal, round, rsqrt, sign, sigmoid, sin,
-                           sqrt, square, subtract, tan, tanh, truediv)
-from .ops.reduce_ops import (argmax, argmin, reduce_all, reduce_any, reduce_max, reduce_mean,
-                             reduce_min, reduce_prod, reduce_sum)
+from .ops.math_ops import (
+    abs,
+    add,
+    ceil,
+    clip_by_value,
+    cos,
+    divide,
+    equal,
+    exp,
+    floor,
+    floordiv,
+    greater,
+    greater_equal,
+    less,
+    less_equal,
+    log,
+    log1p,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    maximum,
+    minimum,
+    mod,
+    multiply,
+    negative,
+    not_equal,
+    pow,
+    reciprocal,
+    round,
+    rsqrt,
+    sigmoid,
+    sign,
+    sin,
+    sqrt,
+    square,
+    subtract,
+    tan,
+    tanh,
+    truediv,
+)
+from .ops.reduce_ops import (
+    argmax,
+    argmin,
+    reduce_all,
+    reduce_any,
+    reduce_max,
+    reduce_mean,
+    reduce_min,
+    reduce_prod,
+    reduce_sum,
+)
 from .shapes import TensorShape, TensorSpec
 from .tensor import EagerTensor, SymbolicTensor, Tensor, is_tensor
 from .variables import Variable
-from .control_flow import TensorArray, cond, while_loop
-from .function import (ConcreteFunction, Function, add_function_callback, clear_function_callbacks,
-                       defun, defun_with_attributes, experimental_functions_run_eagerly,
-                       experimental_run_functions_eagerly, function, functions_run_eagerly,
-                       register, remove_function_callback, run_functions_eagerly)
 
 bool = bool_  # noqa: A001 - rt.bool aliases rt.bool_, as tf.bool
 

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import context, dtypes as _dtypes, errors, nest
+from . import context, errors, nest
+from . import dtypes as _dtypes
 from .graph import FuncGraph
 from .ops.core import apply, convert_to_tensor, define
 from .shapes import TensorShape, as_shape
 from .tensor import EagerTensor, SymbolicTensor, Tensor
-
 
 # -- composites: values made of several tensors (TensorArray) -----------------------------------
 
@@ -102,7 +102,7 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
     false_graph, false_result, false_flat = _trace_branch(false_fn, "cond_false", graph)
     _check_branches(true_result, false_result, true_flat, false_flat)
     specs = []
-    for i, (t, f) in enumerate(zip(true_flat, false_flat)):
+    for t, f in zip(true_flat, false_flat):
         if t is None:
             continue
         specs.append((t.shape.most_specific_common_supertype([f.shape]), t.dtype))
@@ -283,7 +283,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     if context.state.tapes:
         from .gradients.tape import record_operation
         record_operation(WHILE, inputs, op.outputs, {}, op)
-    packed = _pack_values(structure, op.outputs)
+    packed = _pack_values(result, op.outputs)  # TensorArrays keep element shapes from the body
     return packed[0] if single else packed
 
 

@@ -103,8 +103,8 @@ class Graph:
 
     def constant(self, value, captured: bool = False) -> SymbolicTensor:
         """A Const op for a NumPy value; repeated small constants are shared."""
-        from .ops.core import CONST
         from .dtypes import from_numpy
+        from .ops.core import CONST
         from .shapes import TensorShape
         key = None
         if value.size <= 16 and value.dtype != object:

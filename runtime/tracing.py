@@ -87,8 +87,8 @@ class OutputSlot:
 
 def _capture_outputs(graph, outputs):
     """Records tensor leaves of `outputs` as graph outputs; Python leaves stay as they are."""
-    from .ops.core import convert_to_tensor
     from .ops.array_ops import identity
+    from .ops.core import convert_to_tensor
     flat = nest.flatten(outputs)
     structured = []
     for leaf in flat:

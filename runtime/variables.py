@@ -10,7 +10,8 @@ import itertools
 
 import numpy as np
 
-from . import context, dtypes as _dtypes
+from . import context
+from . import dtypes as _dtypes
 from .ops.core import apply, convert_to_tensor, define
 from .shapes import TensorShape, as_shape
 from .tensor import EagerTensor, SymbolicTensor, Tensor, to_numpy_value

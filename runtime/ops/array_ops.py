@@ -6,9 +6,10 @@ import builtins
 
 import numpy as np
 
-from .. import context, dtypes as _dtypes
+from .. import context
+from .. import dtypes as _dtypes
 from ..graph import constant_value
-from ..shapes import TensorShape, as_shape
+from ..shapes import TensorShape
 from ..tensor import EagerTensor, Tensor
 from .core import apply, constant, convert_to_tensor, define
 from .shape_rules import broadcast, normalize_axis, same_dtype

@@ -10,7 +10,8 @@ from typing import Callable
 
 import numpy as np
 
-from .. import context, dtypes as _dtypes
+from .. import context
+from .. import dtypes as _dtypes
 from ..shapes import TensorShape
 from ..tensor import EagerTensor, SymbolicTensor, Tensor, to_numpy_value
 

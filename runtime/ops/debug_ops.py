@@ -6,7 +6,8 @@ import sys
 
 import numpy as np
 
-from .. import context, dtypes as _dtypes, errors
+from .. import context, errors
+from .. import dtypes as _dtypes
 from ..shapes import TensorShape
 from ..tensor import Tensor
 from .core import apply, convert_to_tensor, define

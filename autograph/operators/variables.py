@@ -1,0 +1,155 @@
+"""Reading and writing the variables of a converted statement from inside an operator.
+
+Generated functions share the user's variables through closure cells (`nonlocal`), and
+through the module dictionary for `global` ones. A staged operator must save these
+variables, restore them before tracing each branch, and set them to the staged results
+afterwards; `Variables` does that for the names a statement lists, such as
+`('x', 'self.count', "d['k']")`, by finding the cells in the generated functions.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from typing import Any, Callable, Optional, Sequence
+
+from .special_values import Undefined
+
+
+class _Cell:
+    __slots__ = ("cell", "name")
+
+    def __init__(self, cell, name: str):
+        self.cell, self.name = cell, name
+
+    def get(self) -> Any:
+        try:
+            return self.cell.cell_contents
+        except ValueError:
+            return Undefined(self.name)
+
+    def set(self, value: Any) -> None:
+        if isinstance(value, Undefined):
+            try:
+                del self.cell.cell_contents
+            except ValueError:
+                pass
+        else:
+            self.cell.cell_contents = value
+
+
+class _Global:
+    __slots__ = ("namespace", "key", "name")
+
+    def __init__(self, namespace: dict, key: str):
+        self.namespace, self.key, self.name = namespace, key, key
+
+    def get(self) -> Any:
+        return self.namespace.get(self.key, Undefined(self.key))
+
+    def set(self, value: Any) -> None:
+        if isinstance(value, Undefined):
+            self.namespace.pop(self.key, None)
+        else:
+            self.namespace[self.key] = value
+
+
+class _Attr:
+    __slots__ = ("base", "attr", "name")
+
+    def __init__(self, base, attr: str, name: str):
+        self.base, self.attr, self.name = base, attr, name
+
+    def get(self) -> Any:
+        obj = self.base.get()
+        try:
+            return getattr(obj, self.attr)
+        except AttributeError:
+            return Undefined(self.name)
+
+    def set(self, value: Any) -> None:
+        obj = self.base.get()
+        if isinstance(value, Undefined):
+            if hasattr(obj, self.attr):
+                delattr(obj, self.attr)
+        else:
+            setattr(obj, self.attr, value)
+
+
+class _Item:
+    __slots__ = ("base", "key", "name")
+
+    def __init__(self, base, key, name: str):
+        self.base, self.key, self.name = base, key, name
+
+    def get(self) -> Any:
+        obj = self.base.get()
+        try:
+            return obj[self.key]
+        except (KeyError, IndexError):
+            return Undefined(self.name)
+
+    def set(self, value: Any) -> None:
+        obj = self.base.get()
+        if isinstance(value, Undefined):
+            try:
+                del obj[self.key]
+            except (KeyError, IndexError):
+                pass
+        else:
+            obj[self.key] = value
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse(name: str):
+    """('x',) or a path: ('x', ('attr', 'a'), ('item', 'k'), ...)."""
+    node = ast.parse(name, mode="eval").body
+    path = []
+    while not isinstance(node, ast.Name):
+        if isinstance(node, ast.Attribute):
+            path.append(("attr", node.attr))
+            node = node.value
+        elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+            path.append(("item", node.slice.value))
+            node = node.value
+        else:
+            raise ValueError(f"not a variable name: {name!r}")
+    return (node.id,) + tuple(reversed(path))
+
+
+def _root_slot(root: str, fns: Sequence[Optional[Callable]]):
+    for fn in fns:
+        code = getattr(fn, "__code__", None)
+        if code is None:
+            continue
+        if root in code.co_freevars:
+            return _Cell(fn.__closure__[code.co_freevars.index(root)], root)
+    for fn in fns:
+        if getattr(fn, "__globals__", None) is not None:
+            return _Global(fn.__globals__, root)
+    raise NameError(f"cannot find variable {root!r} of converted code")
+
+
+class Variables:
+    """The variables named by a converted statement, found through its generated functions."""
+
+    def __init__(self, names: Sequence[str], fns: Sequence[Optional[Callable]]):
+        self.names = tuple(names)
+        self.slots = []
+        for name in self.names:
+            parsed = _parse(name)
+            slot = _root_slot(parsed[0], fns)
+            text = parsed[0]
+            for kind, key in parsed[1:]:
+                text = f"{text}.{key}" if kind == "attr" else f"{text}[{key!r}]"
+                slot = _Attr(slot, key, text) if kind == "attr" else _Item(slot, key, text)
+            self.slots.append(slot)
+
+    def get(self) -> list:
+        """Current values, `Undefined` for variables without one."""
+        return [s.get() for s in self.slots]
+
+    def set(self, values: Sequence[Any]) -> None:
+        """Assigns values (an `Undefined` value unbinds the variable)."""
+        for slot, value in zip(self.slots, values):
+            slot.set(value)

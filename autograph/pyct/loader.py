@@ -1,0 +1,128 @@
+"""Turning a converted syntax tree back into a live function.
+
+The converted function is compiled with the user's file name and original line numbers,
+inside a factory function whose parameters stand for the original function's free
+variables plus the operator namespace `ag__`. The result is then rebuilt around the
+original closure cells and globals, so converted code shares state with the original:
+a `nonlocal` write in either is seen by both.
+"""
+
+from __future__ import annotations
+
+import ast
+import types
+import weakref
+from typing import Any, Optional, Union
+
+import gast
+
+_generated_codes: "weakref.WeakSet[types.CodeType]" = weakref.WeakSet()
+
+FACTORY = "__ag_factory"
+
+
+def is_generated(code: types.CodeType) -> bool:
+    """Whether a code object belongs to converted code (including its nested functions)."""
+    return code in _generated_codes
+
+
+def _register(code: types.CodeType) -> None:
+    _generated_codes.add(code)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            _register(const)
+
+
+def _none(node: gast.AST) -> gast.Constant:
+    c = gast.Constant(value=None, kind=None)
+    ast.copy_location(c, node)
+    return c
+
+
+def _strip_runtime_evaluated(node: Union[gast.FunctionDef, gast.Lambda]) -> Union[gast.FunctionDef, gast.Lambda]:
+    """A shallow copy of `node` whose defaults and annotations are placeholders: the real
+    ones were evaluated when the original was defined and are reused from it."""
+    args = node.args
+    new_args = gast.arguments(
+        args=[_bare(a) for a in args.args],
+        posonlyargs=[_bare(a) for a in args.posonlyargs],
+        vararg=_bare(args.vararg) if args.vararg else None,
+        kwonlyargs=[_bare(a) for a in args.kwonlyargs],
+        kw_defaults=[None if d is None else _none(d) for d in args.kw_defaults],
+        kwarg=_bare(args.kwarg) if args.kwarg else None,
+        defaults=[_none(d) for d in args.defaults])
+    if isinstance(node, gast.Lambda):
+        new = gast.Lambda(args=new_args, body=node.body)
+    else:
+        new = gast.FunctionDef(name=node.name, args=new_args, body=node.body, decorator_list=[],
+                               returns=None, type_comment=None, type_params=[])
+    ast.copy_location(new, node)
+    return new
+
+
+def _bare(arg: gast.Name) -> gast.Name:
+    new = gast.Name(id=arg.id, ctx=gast.Param(), annotation=None, type_comment=None)
+    ast.copy_location(new, arg)
+    return new
+
+
+def compile_function(node: Union[gast.FunctionDef, gast.Lambda], filename: str,
+                     freevars: tuple[str, ...]) -> types.CodeType:
+    """Compiles `node` and returns the code object of the function it defines.
+
+    `freevars` are the names the function may take from an enclosing scope (the original
+    free variables and `ag__`)."""
+    node = _strip_runtime_evaluated(node)
+    lineno = getattr(node, "lineno", 1)
+    if isinstance(node, gast.Lambda):
+        tail = [gast.Return(value=node)]
+        inner = []
+    else:
+        inner = [node]
+        tail = [gast.Return(value=gast.Name(id=node.name, ctx=gast.Load(), annotation=None,
+                                            type_comment=None))]
+    params = [gast.Name(id=n, ctx=gast.Param(), annotation=None, type_comment=None) for n in freevars]
+    factory = gast.FunctionDef(
+        name=FACTORY,
+        args=gast.arguments(args=params, posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[],
+                            kwarg=None, defaults=[]),
+        body=inner + tail, decorator_list=[], returns=None, type_comment=None, type_params=[])
+    module = gast.Module(body=[factory], type_ignores=[])
+    tree = gast.gast_to_ast(module)
+    for n in (tree.body[0], tree.body[0].body[-1], tree.body[0].args):
+        if hasattr(n, "lineno") or isinstance(n, ast.stmt):
+            n.lineno, n.col_offset, n.end_lineno, n.end_col_offset = lineno, 0, lineno, 0
+    ast.fix_missing_locations(tree)
+    module_code = compile(tree, filename, "exec", dont_inherit=True)
+    factory_code = next(c for c in module_code.co_consts if isinstance(c, types.CodeType))
+    inner_code = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType))
+    _register(inner_code)
+    return inner_code
+
+
+def make_function(code: types.CodeType, original: Optional[types.FunctionType], globals_: dict,
+                  extra_cells: dict[str, Any]) -> types.FunctionType:
+    """A function running `code`, with the original's globals, defaults and closure cells;
+    `extra_cells` supplies values for other free variables (such as `ag__`)."""
+    cells = []
+    original_cells = {}
+    if original is not None and original.__closure__:
+        original_cells = dict(zip(original.__code__.co_freevars, original.__closure__))
+    for name in code.co_freevars:
+        if name in original_cells:
+            cells.append(original_cells[name])
+        elif name in extra_cells:
+            cells.append(types.CellType(extra_cells[name]))
+        else:
+            cells.append(types.CellType())
+    fn = types.FunctionType(code, globals_, code.co_name,
+                            original.__defaults__ if original is not None else None,
+                            tuple(cells) if cells else None)
+    if original is not None:
+        fn.__kwdefaults__ = original.__kwdefaults__
+        fn.__dict__.update(original.__dict__)
+        fn.__doc__ = original.__doc__
+        fn.__qualname__ = original.__qualname__
+        fn.__module__ = original.__module__
+        fn.__annotations__ = dict(getattr(original, "__annotations__", {}) or {})
+    return fn

@@ -1,0 +1,21 @@
+"""Optimizers: `rt.optimizers.SGD`, `rt.optimizers.Adam`, and the seed's `rt.train` names.
+
+    optimizer = rt.optimizers.Adam(learning_rate=0.01)
+    with rt.GradientTape() as tape:
+        loss = loss_fn(model(x), y)
+    grads = tape.gradient(loss, model.trainable_variables)
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+"""
+
+import types as _types
+
+from .adam import Adam, AdamOptimizer
+from .base import Optimizer
+from .sgd import SGD, GradientDescentOptimizer, MomentumOptimizer
+
+train = _types.SimpleNamespace(GradientDescentOptimizer=GradientDescentOptimizer,
+                               MomentumOptimizer=MomentumOptimizer, AdamOptimizer=AdamOptimizer,
+                               Optimizer=Optimizer)
+
+__all__ = ["SGD", "Adam", "Optimizer", "GradientDescentOptimizer", "MomentumOptimizer",
+           "AdamOptimizer", "train"]

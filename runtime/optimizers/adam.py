@@ -1,0 +1,65 @@
+"""Adam (Kingma and Ba, 2015): per-variable step sizes from running moments of the gradient."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..ops import array_ops, math_ops
+from .base import Hyper, Optimizer
+
+
+class Adam(Optimizer):
+    """With t the step number (from 1), m and v slots starting at zero:
+
+        m = beta_1 * m + (1 - beta_1) * grad
+        v = beta_2 * v + (1 - beta_2) * grad ** 2
+        var -= learning_rate * sqrt(1 - beta_2 ** t) / (1 - beta_1 ** t) * m / (sqrt(v) + epsilon)
+
+    With `amsgrad`, the running maximum of v (slot "vhat") replaces v in the last line.
+    """
+
+    def __init__(self, learning_rate: Hyper = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
+                 epsilon: float = 1e-7, amsgrad: bool = False, name: str = "Adam",
+                 **_ignored: Any) -> None:
+        for label, value in (("beta_1", beta_1), ("beta_2", beta_2)):
+            if not isinstance(value, (int, float)) or not 0 <= value < 1:
+                raise ValueError(f"Adam {label} must be a number in [0, 1), got {value!r}.")
+        super().__init__(name, learning_rate=learning_rate)
+        self.beta_1 = float(beta_1)
+        self.beta_2 = float(beta_2)
+        self.epsilon = float(epsilon)
+        self.amsgrad = bool(amsgrad)
+        self._slot_names = ("m", "v", "vhat") if amsgrad else ("m", "v")
+
+    def _prepare(self, dtype) -> dict:
+        hyper = super()._prepare(dtype)
+        t = array_ops.cast(math_ops.add(self.iterations, 1), dtype)
+        b1_power = math_ops.pow(array_ops.cast(self.beta_1, dtype), t)
+        b2_power = math_ops.pow(array_ops.cast(self.beta_2, dtype), t)
+        hyper["alpha"] = math_ops.divide(
+            math_ops.multiply(hyper["learning_rate"], math_ops.sqrt(math_ops.subtract(1, b2_power))),
+            math_ops.subtract(1, b1_power))
+        return hyper
+
+    def _update(self, grad, var, slots, hyper) -> None:
+        m, v = slots["m"], slots["v"]
+        new_m = math_ops.add(math_ops.multiply(m, self.beta_1),
+                             math_ops.multiply(grad, 1 - self.beta_1))
+        new_v = math_ops.add(math_ops.multiply(v, self.beta_2),
+                             math_ops.multiply(math_ops.square(grad), 1 - self.beta_2))
+        m.assign(new_m)
+        v.assign(new_v)
+        if self.amsgrad:
+            vhat = slots["vhat"]
+            new_v = math_ops.maximum(vhat, new_v)
+            vhat.assign(new_v)
+        denom = math_ops.add(math_ops.sqrt(new_v), self.epsilon)
+        var.assign_sub(math_ops.divide(math_ops.multiply(hyper["alpha"], new_m), denom))
+
+
+class AdamOptimizer(Adam):
+    """Adam under its TF1 name and argument names."""
+
+    def __init__(self, learning_rate: Hyper = 0.001, beta1: float = 0.9, beta2: float = 0.999,
+                 epsilon: float = 1e-8, use_locking: bool = False, name: str = "Adam") -> None:
+        super().__init__(learning_rate, beta_1=beta1, beta_2=beta2, epsilon=epsilon, name=name)
