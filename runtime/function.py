@@ -17,7 +17,6 @@ import weakref
 import numpy as np
 
 from . import context, nest
-from .errors import OpError
 from .executor.codegen import lower, runtime_error
 from .shapes import TensorShape, TensorSpec
 from .tensor import EagerTensor, SymbolicTensor, Tensor
@@ -150,8 +149,6 @@ class ConcreteFunction:
         fn = self.compiled.fn
         try:
             result = fn(*values)
-        except OpError:
-            raise
         except Exception as exc:
             translated = runtime_error(self.compiled, exc)
             if translated is None:
@@ -791,8 +788,7 @@ def _make_caller(concrete, args, kwargs, bound_args, bound_kwargs):
     if len(args) > len(sig_args) or set(kwargs) - used_kwargs:
         return None
     run = concrete.compiled.fn
-    namespace = {"run": run, "ET": EagerTensor, "concrete": concrete, "OpError": OpError,
-                 "translate": runtime_error}
+    namespace = {"run": run, "ET": EagerTensor, "concrete": concrete, "translate": runtime_error}
     call = f"run({', '.join(parts)})"
     single = isinstance(concrete.graph.structured_outputs, OutputSlot)
     result = "ET(r)" if single else "concrete._pack(r)"
@@ -800,8 +796,6 @@ def _make_caller(concrete, args, kwargs, bound_args, bound_kwargs):
         "def caller(args, kwargs):\n"
         "    try:\n"
         f"        r = {call}\n"
-        "    except OpError:\n"
-        "        raise\n"
         "    except Exception as exc:\n"
         "        t = translate(concrete.compiled, exc)\n"
         "        if t is None:\n"

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+import os
+import sys
 
 import numpy as np
 
@@ -14,7 +16,7 @@ class Operation:
     """One node of a graph: an op type applied to input tensors, producing output tensors."""
 
     __slots__ = ("name", "type", "opdef", "inputs", "outputs", "attrs", "device", "graph",
-                 "subgraphs", "_effects", "__weakref__")
+                 "subgraphs", "_effects", "location", "__weakref__")
 
     def __init__(self, graph, opdef, name, inputs, attrs, device, subgraphs=()):
         self.graph = graph
@@ -27,6 +29,7 @@ class Operation:
         self.outputs = []
         self.subgraphs = tuple(subgraphs)
         self._effects = None
+        self.location = user_location()
 
     @property
     def stateful(self) -> bool:
@@ -37,6 +40,21 @@ class Operation:
 
     def __repr__(self) -> str:
         return f"<Operation '{self.name}' type={self.type}>"
+
+
+_OWN_DIRS = tuple(os.path.dirname(os.path.abspath(p)) + os.sep for p in (
+    __file__, os.path.join(os.path.dirname(__file__), "..", "autograph", "__init__.py")))
+
+
+def user_location():
+    """(filename, line, function) of the innermost caller outside this package, or None."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not filename.startswith(_OWN_DIRS) and not filename.startswith("<rt-"):
+            return (filename, frame.f_lineno, frame.f_code.co_name)
+        frame = frame.f_back
+    return None
 
 
 class Graph:

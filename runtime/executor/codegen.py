@@ -145,7 +145,7 @@ class CompiledGraph:
         """The graph operation whose generated line raised, from a traceback."""
         while tb is not None:
             if tb.tb_frame.f_code.co_filename == self.filename:
-                return self.line_ops.get(tb.tb_lineno - 1)
+                return self.line_ops.get(tb.tb_lineno)
             tb = tb.tb_next
         return None
 
@@ -182,12 +182,22 @@ def lower(graph, name: str = "graph_fn") -> CompiledGraph:
 
 
 def runtime_error(compiled: CompiledGraph, exc: BaseException):
-    """Turns an error raised by generated code into one that names the graph op."""
+    """Turns an error raised by generated code into one that names the graph op and the
+    user's line that created it; None when the error should propagate unchanged."""
     op = compiled.op_at(sys.exc_info()[2])
-    where = f" in op {op.name!r} ({op.type})" if op is not None else ""
+    where = ""
+    if op is not None:
+        where = f"op {op.name!r} ({op.type})"
+        if op.location is not None:
+            filename, line, function = op.location
+            where += f", created at {filename}:{line} in {function}()"
     if isinstance(exc, errors.OpError):
-        return None
+        if not where or exc.op is not None:
+            return None
+        error = type(exc)(f"{exc.message}\n  [raised by {where}]", op)
+        return error
     if isinstance(exc, (ValueError, IndexError, ZeroDivisionError, FloatingPointError,
                         np.linalg.LinAlgError)):
-        return errors.InvalidArgumentError(f"{type(exc).__name__}{where}: {exc}", op)
+        return errors.InvalidArgumentError(f"{type(exc).__name__} in {where}: {exc}" if where
+                                           else f"{type(exc).__name__}: {exc}", op)
     return None

@@ -17,7 +17,8 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from .. import context, dtypes as _dtypes, nest
+from .. import context, nest
+from .. import dtypes as _dtypes
 from ..ops.core import convert_to_tensor
 from ..shapes import TensorShape
 from ..tensor import Tensor

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..ops import array_ops, math_ops
+from ..ops.core import constant
 from .base import Hyper, Optimizer
 
 
@@ -34,8 +35,8 @@ class Adam(Optimizer):
     def _prepare(self, dtype) -> dict:
         hyper = super()._prepare(dtype)
         t = array_ops.cast(math_ops.add(self.iterations, 1), dtype)
-        b1_power = math_ops.pow(array_ops.cast(self.beta_1, dtype), t)
-        b2_power = math_ops.pow(array_ops.cast(self.beta_2, dtype), t)
+        b1_power = math_ops.pow(constant(self.beta_1, dtype), t)
+        b2_power = math_ops.pow(constant(self.beta_2, dtype), t)
         hyper["alpha"] = math_ops.divide(
             math_ops.multiply(hyper["learning_rate"], math_ops.sqrt(math_ops.subtract(1, b2_power))),
             math_ops.subtract(1, b1_power))

@@ -13,7 +13,8 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from .. import context, dtypes as _dtypes
+from .. import context
+from .. import dtypes as _dtypes
 from ..ops import array_ops
 from ..ops.core import convert_to_tensor
 from ..tensor import Tensor
@@ -53,33 +54,35 @@ class Optimizer:
                                             name=f"{self._name}/iterations")
         return self._iterations
 
-    def _hyper_variable(self, name: str) -> Variable | None:
+    def _hyper_variable(self, name: str, dtype: _dtypes.DType) -> Variable | None:
+        """The variable holding a float hyperparameter in `dtype` (one per dtype in use)."""
         value = self._hyper_values[name]
         if isinstance(value, Variable):
             return value
         if callable(value):
             return None
-        var = self._hyper_vars.get(name)
+        var = self._hyper_vars.get((name, dtype))
         if var is None:
             with context.init_scope():
-                var = Variable(np.float32(value), trainable=False, name=f"{self._name}/{name}")
-            self._hyper_vars[name] = var
+                var = Variable(np.asarray(value, dtype.as_numpy_dtype), trainable=False,
+                               name=f"{self._name}/{name}")
+            self._hyper_vars[(name, dtype)] = var
         return var
 
     def _get_hyper(self, name: str):
-        """The current value of a hyperparameter, as a Python value."""
-        var = self._hyper_vars.get(name)
-        if var is not None and context.current_graph() is None:
-            return float(var.numpy())
+        """The current value of a hyperparameter (a float, a callable or a variable)."""
         return self._hyper_values[name]
 
     def _set_hyper(self, name: str, value: Hyper) -> None:
-        var = self._hyper_vars.get(name)
-        if var is not None and not callable(value) and not isinstance(value, Variable):
-            var.assign(np.float32(value))
-        else:
-            self._hyper_vars.pop(name, None)
-        self._hyper_values[name] = value
+        plain = not callable(value) and not isinstance(value, Variable)
+        for (key, dtype), var in list(self._hyper_vars.items()):
+            if key != name:
+                continue
+            if plain:
+                var.assign(np.asarray(value, dtype.as_numpy_dtype))
+            else:
+                del self._hyper_vars[(key, dtype)]
+        self._hyper_values[name] = float(value) if plain else value
 
     @property
     def learning_rate(self):
@@ -93,7 +96,7 @@ class Optimizer:
 
     def _hyper_tensor(self, name: str, dtype: _dtypes.DType) -> Tensor:
         """A hyperparameter as a scalar tensor of `dtype`, read when the step runs."""
-        var = self._hyper_variable(name)
+        var = self._hyper_variable(name, dtype)
         if var is None:
             value = convert_to_tensor(self._hyper_values[name](self.iterations))
         else:

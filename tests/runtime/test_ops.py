@@ -286,3 +286,16 @@ def test_init_scope_lifts_ops_out_of_the_trace():
 
     assert f(rt.constant(1.0)).numpy() == 6.0
     assert seen == [True]
+
+
+def test_runtime_errors_name_the_op_and_the_line_that_created_it():
+    @rt.function(autograph=False)
+    def checked(x):
+        rt.debugging.assert_positive(x, message="x must be positive")
+        return x
+
+    for _ in range(2):  # the slow path and the fast path agree
+        with pytest.raises(rt.errors.InvalidArgumentError) as info:
+            checked(rt.constant(-1.0))
+        message = str(info.value)
+        assert "x must be positive" in message and __file__ in message and "checked" in message
