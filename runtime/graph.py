@@ -170,6 +170,22 @@ class Graph:
         from .graph_printer import to_dot
         return to_dot(self)
 
+    def to_svg(self) -> str:
+        """The graph rendered as SVG; needs the optional `graphviz` package and program."""
+        try:
+            import graphviz
+        except ImportError:
+            raise ImportError("Rendering graphs needs the optional graphviz package: "
+                              "pip install 'autograph-rt[graphviz]'. Graph.to_dot() needs nothing.") from None
+        return graphviz.Source(self.to_dot()).pipe(format="svg").decode()
+
+    def _repr_svg_(self):
+        """Jupyter shows a graph as a picture when graphviz is installed."""
+        try:
+            return self.to_svg()
+        except Exception:  # no graphviz: Jupyter falls back to the text listing
+            return None
+
 
 class FuncGraph(Graph):
     """A graph with placeholders (`inputs`) and results (`outputs`): a traced function body."""

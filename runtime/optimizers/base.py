@@ -146,6 +146,8 @@ class Optimizer:
         pairs = []
         for pair in grads_and_vars:
             try:
+                if isinstance(pair, Tensor):
+                    raise TypeError
                 grad, var = pair
             except (TypeError, ValueError):
                 raise TypeError(f"{self._name}.apply_gradients needs (gradient, variable) pairs, "

@@ -29,6 +29,7 @@ def _sgd_reference(lr, momentum=0.0, nesterov=False):
     w = START.astype(np.float64)
     velocity = np.zeros_like(w)
     for g in GRADS:
+        g = g.astype(np.float64)
         if momentum == 0:
             w = w - lr * g
             continue
@@ -43,6 +44,7 @@ def _adam_reference(lr, b1, b2, eps, amsgrad=False):
     v = np.zeros_like(w)
     vhat = np.zeros_like(w)
     for t, g in enumerate(GRADS, start=1):
+        g = g.astype(np.float64)
         m = b1 * m + (1 - b1) * g
         v = b2 * v + (1 - b2) * g * g
         vhat = np.maximum(vhat, v)
