@@ -374,6 +374,11 @@ def _eager_while(cond, body, structure, single, maximum_iterations):
     return packed[0] if single else packed
 
 
+def _array_ops():
+    from .ops import array_ops
+    return array_ops
+
+
 # -- TensorArray -------------------------------------------------------------------------------------
 
 def _ta_new(size, dtype, element_shape, dynamic_size):
@@ -468,6 +473,7 @@ class TensorArray:
         self.dtype = _dtypes.as_dtype(dtype)
         self.dynamic_size = bool(dynamic_size)
         self._element_shape = TensorShape(None) if element_shape is None else as_shape(element_shape)
+        self._tensors = {}  # eagerly: the tensor written at each index, for gradient tapes
         if _handle is not None or _eager_values is not None:
             self._handle = _handle
             self._values = _eager_values
@@ -517,6 +523,7 @@ class TensorArray:
         value = self._check_value(value)
         if self._eager():
             _ta_write(self._values, int(index), value._value, self.dynamic_size)
+            self._tensors[int(index)] = value
             return self
         handle = apply(TA_WRITE, [self._handle, convert_to_tensor(index, dtype_hint=_dtypes.int32),
                                   value], {"dynamic_size": self.dynamic_size})
@@ -529,18 +536,27 @@ class TensorArray:
 
     def read(self, index, name=None) -> Tensor:
         if self._eager():
+            if context.state.tapes and int(index) in self._tensors:
+                _ta_read(self._values, int(index))
+                return self._tensors[int(index)]
             return EagerTensor(_ta_read(self._values, int(index)))
         return apply(TA_READ, [self._handle, convert_to_tensor(index, dtype_hint=_dtypes.int32)],
                      {"dtype": self.dtype, "element_shape": self._element_shape})
 
     def stack(self, name=None) -> Tensor:
         if self._eager():
+            if context.state.tapes and self._values and None not in self._values:
+                return _array_ops().stack(self._recorded(range(len(self._values))))
             return EagerTensor(_ta_stack(self._values, self.dtype, self._element_shape.as_tuple()))
         return apply(TA_STACK, [self._handle], {"dtype": self.dtype,
                                                 "element_shape": self._element_shape})
 
     def gather(self, indices, name=None) -> Tensor:
         if self._eager():
+            if context.state.tapes and np.size(indices):
+                for i in np.ravel(indices):
+                    _ta_read(self._values, int(i))
+                return _array_ops().stack(self._recorded(np.ravel(indices)))
             return EagerTensor(_ta_gather(self._values, np.asarray(indices), self.dtype,
                                           self._element_shape.as_tuple()))
         return apply(TA_GATHER, [self._handle, convert_to_tensor(indices, dtype_hint=_dtypes.int32)],
@@ -548,6 +564,8 @@ class TensorArray:
 
     def concat(self, name=None) -> Tensor:
         if self._eager():
+            if context.state.tapes and self._values and None not in self._values:
+                return _array_ops().concat(self._recorded(range(len(self._values))), 0)
             return EagerTensor(_ta_concat(self._values, self.dtype, self._element_shape.as_tuple()))
         return apply(TA_CONCAT, [self._handle], {"dtype": self.dtype,
                                                  "element_shape": self._element_shape})
@@ -561,10 +579,17 @@ class TensorArray:
             self._element_shape = value.shape[1:]
         if self._eager():
             self._values[:] = list(np.asarray(value._value))
+            self._tensors = dict(enumerate(_array_ops().unstack(value))) \
+                if context.state.tapes and value.shape.rank else {}
             return self
         return self._with_handle_shape(apply(TA_UNSTACK, [self._handle, value]))
 
     scatter = None
+
+    def _recorded(self, indices) -> list:
+        """The eager elements at `indices` as the tensors written there (tapes see them)."""
+        found = [self._tensors.get(int(i)) for i in indices]
+        return [EagerTensor(self._values[int(i)]) if t is None else t for i, t in zip(indices, found)]
 
     def size(self, name=None) -> Tensor:
         if self._eager():

@@ -98,6 +98,10 @@ class EagerTensor(Tensor):
     def __iter__(self):
         if np.ndim(self._value) == 0:
             raise TypeError("Cannot iterate over a scalar tensor.")
+        from . import context
+        if context.state.tapes:  # an op, so that gradient tapes see the rows
+            from .ops import array_ops
+            return iter(array_ops.unstack(self))
         return (EagerTensor(v) for v in np.asarray(self._value))
 
     def __str__(self) -> str:

@@ -239,3 +239,14 @@ class _VariableRef:
 
     def __eq__(self, other):
         return isinstance(other, _VariableRef) and other._var is self._var
+
+
+# -- gradients -------------------------------------------------------------------------------------
+# A read's one gradient input is the variable itself (see runtime.gradients.node).
+
+from .ops.core import register_gradient  # noqa: E402
+
+
+@register_gradient("ReadVariableOp")
+def _read_grad(op, g):
+    return [g]

@@ -5,6 +5,7 @@ The blocks of one file run in order in one namespace (later blocks use earlier n
 
 import contextlib
 import io
+import linecache
 import pathlib
 import re
 
@@ -28,6 +29,8 @@ def test_examples_run(path, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     namespace = {"__name__": f"docs_{path.stem}"}
     for number, block in enumerate(python_blocks(path), 1):
-        source_name = f"{path.name} (block {number})"
+        source_name = f"<{path.name} block {number}>"
+        # like a notebook cell: the converter finds the source of functions through linecache
+        linecache.cache[source_name] = (len(block), None, block.splitlines(True), source_name)
         with contextlib.redirect_stdout(io.StringIO()):
             exec(compile(block, source_name, "exec"), namespace)

@@ -51,6 +51,11 @@ class Backend(abc.ABC):
         """Whether two specs can be the two sides of a `cond` or an iteration of a loop."""
         return a == b
 
+    def is_tracing(self) -> bool:
+        """Whether a function is being traced right now, so that side effects such as
+        `print` must be staged to happen when the graph runs."""
+        return False
+
     # -- control flow ----------------------------------------------------------------------
     @abc.abstractmethod
     def cond(self, pred: Any, true_fn: Callable[[], tuple], false_fn: Callable[[], tuple],
@@ -104,6 +109,10 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     def range_length(self, start: Any, stop: Any, step: Any) -> Any:
         """The number of elements of `range(start, stop, step)` as a staged integer."""
+
+    def stack(self, values: Sequence[Any]) -> Any:
+        """One value stacking several of the same spec along a new first axis."""
+        raise NotImplementedError(f"{type(self).__name__} cannot stack values")
 
     def getitem(self, value: Any, index: Any) -> Any:
         """`value[index]` for a staged integer index."""
@@ -205,6 +214,14 @@ def staged_backend(value: Any) -> Optional[Backend]:
         return None
     for b in cands:
         if b.is_staged(value):
+            return b
+    return None
+
+
+def tracing_backend() -> Optional[Backend]:
+    """The backend that is tracing a function right now, if any."""
+    for b in _backends:
+        if b.is_tracing():
             return b
     return None
 

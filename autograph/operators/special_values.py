@@ -65,15 +65,18 @@ NORMAL, BREAK_KIND, RETURN_KIND = 0, 1, 2
 
 class StagedJump:
     """A jump whose kind (`NORMAL`, `BREAK_KIND`, `RETURN_KIND`) is a staged integer;
-    `value` is the returned value (meaningful when the kind is `RETURN_KIND`)."""
+    `value` is the returned value (meaningful when the kind is `RETURN_KIND`); `kinds` are
+    the kinds it can possibly have."""
 
-    __slots__ = ("kind", "value", "depth", "has_return")
+    __slots__ = ("kind", "value", "depth", "has_return", "kinds")
 
-    def __init__(self, kind: Any, value: Any = None, depth: int = 1, has_return: bool = False):
+    def __init__(self, kind: Any, value: Any = None, depth: int = 1, has_return: bool = False,
+                 kinds: frozenset = frozenset({0, 1, 2})):
         self.kind = kind
         self.value = value
         self.depth = depth
         self.has_return = has_return
+        self.kinds = kinds
 
     def __repr__(self) -> str:
         return f"StagedJump({self.kind!r}, {self.value!r}, {self.depth})"

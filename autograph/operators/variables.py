@@ -13,6 +13,7 @@ import ast
 import functools
 from typing import Any, Callable, Optional, Sequence
 
+from ..pyct import loader
 from .special_values import Undefined
 
 
@@ -118,12 +119,28 @@ def _parse(name: str):
 
 
 def _root_slot(root: str, fns: Sequence[Optional[Callable]]):
-    for fn in fns:
-        code = getattr(fn, "__code__", None)
-        if code is None:
-            continue
-        if root in code.co_freevars:
-            return _Cell(fn.__closure__[code.co_freevars.index(root)], root)
+    # the cell may sit in a function the given ones call: an `elif` branch is a lambda
+    # calling the next `if`'s generated functions, found through the lambda's closure
+    seen: set[int] = set()
+    level = [fn for fn in fns if getattr(fn, "__code__", None) is not None]
+    for _ in range(4):
+        following = []
+        for fn in level:
+            if id(fn) in seen:
+                continue
+            seen.add(id(fn))
+            code = fn.__code__
+            if root in code.co_freevars:
+                return _Cell(fn.__closure__[code.co_freevars.index(root)], root)
+            for cell in fn.__closure__ or ():
+                try:
+                    value = cell.cell_contents
+                except ValueError:
+                    continue
+                inner = getattr(value, "__code__", None)
+                if inner is not None and loader.is_generated(inner):
+                    following.append(value)
+        level = following
     for fn in fns:
         if getattr(fn, "__globals__", None) is not None:
             return _Global(fn.__globals__, root)

@@ -14,6 +14,8 @@ from typing import Iterable, Optional
 
 import gast
 
+from . import anno
+
 
 class Node:
     """A CFG node. `ast_node` is the statement it stands for (for header and join nodes,
@@ -45,6 +47,18 @@ class Graph:
         self.joins: dict[int, Node] = {}       # id(compound stmt) -> join node
         self.stmts: dict[int, Node] = {}       # id(simple stmt) -> node
         self.loop_heads: dict[int, Node] = {}  # id(loop) -> node that starts each iteration
+        self.spans: dict[int, range] = {}      # id(stmt) -> indices of the nodes it owns
+
+    def exits(self, stmt: gast.AST) -> list[Node]:
+        """Nodes outside `stmt` that control reaches directly from inside it (after it, or
+        through `break`, `continue`, `return` and `raise`)."""
+        span = self.spans[id(stmt)]
+        out: list[Node] = []
+        for i in span:
+            for succ in self.nodes[i].next:
+                if succ.index not in span and succ not in out:
+                    out.append(succ)
+        return out
 
     def new(self, ast_node, kind: str) -> Node:
         node = Node(ast_node, kind, len(self.nodes))
@@ -104,11 +118,13 @@ class _Builder:
 
     # -- statements ------------------------------------------------------------------------
     def stmt(self, node: gast.stmt) -> None:
+        start = len(self.graph.nodes)
         method = getattr(self, "stmt_" + type(node).__name__, None)
         if method is not None:
             method(node)
         else:
             self.graph.stmts[id(node)] = self.add(node, "stmt")
+        self.graph.spans[id(node)] = range(start, len(self.graph.nodes))
 
     def stmt_Return(self, node) -> None:
         n = self.add(node, "stmt")
@@ -158,7 +174,14 @@ class _Builder:
         self.loops.pop()
         self.leaves = [head]
         self.block(node.orelse)
-        self.join(node, self.leaves + loop.breaks)
+        after_else = self.leaves
+        on_break = anno.getanno(node, "on_break", None)
+        if on_break:
+            self.leaves = loop.breaks
+            self.block(on_break)
+            self.join(node, after_else + self.leaves)
+        else:
+            self.join(node, after_else + loop.breaks)
 
     def stmt_While(self, node: gast.While) -> None:
         head = self.add(node, "header")

@@ -10,13 +10,16 @@ a `nonlocal` write in either is seen by both.
 from __future__ import annotations
 
 import ast
+import re
 import types
 import weakref
 from typing import Any, Optional, Union
 
 import gast
 
-_generated_codes: "weakref.WeakSet[types.CodeType]" = weakref.WeakSet()
+from .ast_conversion import to_compilable_ast
+
+_generated_codes: "weakref.WeakKeyDictionary[types.CodeType, str]" = weakref.WeakKeyDictionary()
 
 FACTORY = "__ag_factory"
 
@@ -26,11 +29,19 @@ def is_generated(code: types.CodeType) -> bool:
     return code in _generated_codes
 
 
-def _register(code: types.CodeType) -> None:
-    _generated_codes.add(code)
+def user_function_name(code: types.CodeType) -> str:
+    """The name of the user's function a piece of converted code belongs to."""
+    return _generated_codes.get(code, code.co_name)
+
+
+_HELPER = re.compile(r"^(if_body|else_body|loop_body|loop_test|after_break)_\d+(_\d+)?$|^<lambda>$")
+
+
+def _register(code: types.CodeType, owner: str) -> None:
+    _generated_codes[code] = owner
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
-            _register(const)
+            _register(const, owner if _HELPER.match(const.co_name) else const.co_name)
 
 
 def _none(node: gast.AST) -> gast.Constant:
@@ -74,29 +85,32 @@ def compile_function(node: Union[gast.FunctionDef, gast.Lambda], filename: str,
     free variables and `ag__`)."""
     node = _strip_runtime_evaluated(node)
     lineno = getattr(node, "lineno", 1)
+
+    def at_start(n):
+        n.lineno, n.col_offset, n.end_lineno, n.end_col_offset = lineno, 0, lineno, 0
+        return n
+
     if isinstance(node, gast.Lambda):
-        tail = [gast.Return(value=node)]
-        inner = []
+        inner = [at_start(gast.Return(value=node))]
     else:
-        inner = [node]
-        tail = [gast.Return(value=gast.Name(id=node.name, ctx=gast.Load(), annotation=None,
-                                            type_comment=None))]
-    params = [gast.Name(id=n, ctx=gast.Param(), annotation=None, type_comment=None) for n in freevars]
-    factory = gast.FunctionDef(
+        # the function's own name must keep meaning what it means in the module (recursion),
+        # not the factory's local
+        name = at_start(gast.Name(id=node.name, ctx=gast.Load(), annotation=None, type_comment=None))
+        inner = [node, at_start(gast.Return(value=name))]
+        if node.name not in freevars:
+            inner.insert(0, at_start(gast.Global(names=[node.name])))
+    params = [at_start(gast.Name(id=n, ctx=gast.Param(), annotation=None, type_comment=None))
+              for n in freevars]
+    factory = at_start(gast.FunctionDef(
         name=FACTORY,
         args=gast.arguments(args=params, posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[],
                             kwarg=None, defaults=[]),
-        body=inner + tail, decorator_list=[], returns=None, type_comment=None, type_params=[])
-    module = gast.Module(body=[factory], type_ignores=[])
-    tree = gast.gast_to_ast(module)
-    for n in (tree.body[0], tree.body[0].body[-1], tree.body[0].args):
-        if hasattr(n, "lineno") or isinstance(n, ast.stmt):
-            n.lineno, n.col_offset, n.end_lineno, n.end_col_offset = lineno, 0, lineno, 0
-    ast.fix_missing_locations(tree)
+        body=inner, decorator_list=[], returns=None, type_comment=None, type_params=[]))
+    tree = to_compilable_ast(gast.Module(body=[factory], type_ignores=[]))
     module_code = compile(tree, filename, "exec", dont_inherit=True)
     factory_code = next(c for c in module_code.co_consts if isinstance(c, types.CodeType))
     inner_code = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType))
-    _register(inner_code)
+    _register(inner_code, inner_code.co_name)
     return inner_code
 
 

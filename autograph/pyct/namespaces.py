@@ -45,6 +45,8 @@ def module_of(value: Any) -> Optional[str]:
     module = getattr(value, "__module__", None)
     if isinstance(module, str):
         return module
+    if isinstance(value, (types.FunctionType, types.MethodType)):
+        return None
     self_obj = getattr(value, "__self__", None)
     if isinstance(self_obj, types.ModuleType):
         return self_obj.__name__

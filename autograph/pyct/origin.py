@@ -18,25 +18,43 @@ _POSITION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 
 
 def copy_location(new: Union[gast.AST, Iterable[gast.AST]], src: gast.AST):
-    """Gives every node under `new` that has no position the position of `src`."""
+    """Gives the nodes under `new` that have no position the position of `src`.
+
+    Nodes that have a position (the user's code inside generated code) are not entered;
+    anything still without a position inherits its parent's when compiled."""
     lineno = getattr(src, "lineno", None)
     if lineno is None:
         return new
-    values = (lineno, getattr(src, "col_offset", 0), getattr(src, "end_lineno", lineno),
-              getattr(src, "end_col_offset", 0))
-    roots = [new] if isinstance(new, gast.AST) else list(new)
-    stack = roots
+    values = _header_position(src)
+    stack = [new] if isinstance(new, gast.AST) else list(new)
     while stack:
         node = stack.pop()
-        if "lineno" in node._attributes and getattr(node, "lineno", None) is None:
+        if "lineno" in node._attributes:
+            if getattr(node, "lineno", None) is not None:
+                continue
             node.lineno, node.col_offset, node.end_lineno, node.end_col_offset = values
         for field in node._fields:
             value = getattr(node, field, None)
-            if isinstance(value, list):
+            if type(value) is list:
                 stack.extend(v for v in value if isinstance(v, gast.AST))
             elif isinstance(value, gast.AST):
                 stack.append(value)
     return new
+
+
+def _header_position(src: gast.AST) -> tuple:
+    """A one-line position for code generated from `src`: its first line (for a compound
+    statement, its header: `while i < n`), so that tracebacks show that line."""
+    lineno = src.lineno
+    col = getattr(src, "col_offset", 0) or 0
+    end_lineno = getattr(src, "end_lineno", lineno)
+    end_col = getattr(src, "end_col_offset", None)
+    if end_lineno == lineno and end_col is not None:
+        return lineno, col, lineno, end_col
+    header = getattr(src, "test", None) or getattr(src, "iter", None)
+    if header is not None and getattr(header, "end_lineno", None) == lineno:
+        return lineno, col, lineno, header.end_col_offset
+    return lineno, col, lineno, col + 1
 
 
 @dataclass(frozen=True)
@@ -68,7 +86,8 @@ class SourceMap:
     @classmethod
     def build(cls, converted: gast.AST, generated_source: str, filename: str) -> "SourceMap":
         """Pairs the statements of `converted` with those of its unparsed text."""
-        original = [n for n in ast.walk(gast.gast_to_ast(converted)) if isinstance(n, ast.stmt)]
+        from .ast_conversion import to_ast
+        original = [n for n in ast.walk(to_ast(converted)) if isinstance(n, ast.stmt)]
         reparsed = [n for n in ast.walk(ast.parse(generated_source)) if isinstance(n, ast.stmt)]
         mapping: dict[int, Location] = {}
         if len(original) == len(reparsed):

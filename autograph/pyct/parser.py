@@ -16,6 +16,8 @@ from typing import Optional, Union
 
 import gast
 
+from .ast_conversion import to_ast, to_gast
+
 
 class SourceUnavailableError(Exception):
     """The source code of a function cannot be found or does not match it."""
@@ -32,19 +34,19 @@ class SourceInfo:
 
 def parse(source: str, filename: str = "<string>") -> gast.Module:
     """Parses a module's source into a gast tree."""
-    return gast.ast_to_gast(ast.parse(source, filename))
+    return to_gast(ast.parse(source, filename))
 
 
 def parse_expression(source: str) -> gast.expr:
     """Parses one expression into a gast node."""
-    return gast.ast_to_gast(ast.parse(source.strip(), mode="eval")).body
+    return to_gast(ast.parse(source.strip(), mode="eval")).body
 
 
 def unparse(node: Union[gast.AST, list]) -> str:
     """Python source for a gast node or a list of statements."""
     if isinstance(node, list):
         return "\n".join(unparse(n) for n in node)
-    return ast.unparse(gast.gast_to_ast(node))
+    return ast.unparse(to_ast(node))
 
 
 def parse_entity(entity: types.FunctionType) -> tuple[Union[gast.FunctionDef, gast.Lambda], SourceInfo]:
@@ -91,8 +93,12 @@ def _block_end(lines: list[str], start: int) -> int:
     return i
 
 
-def _parse_block(text: str, indented: bool) -> ast.Module:
-    return ast.parse("if 1:\n" + text if indented else text)
+def _parse_block(text: str, indented: bool, start: int) -> ast.Module:
+    """Parses the lines of a block that starts at line `start + 1` of its file, keeping the
+    file's line numbers (blank lines stand for the ones before it)."""
+    if indented:
+        return ast.parse("\n" * (start - 1) + "if 1:\n" + text)
+    return ast.parse("\n" * start + text)
 
 
 def _parse_function(code: types.CodeType, lines: list[str]):
@@ -101,13 +107,15 @@ def _parse_function(code: types.CodeType, lines: list[str]):
         raise SourceUnavailableError(f"the source of {code.co_name!r} is out of date")
     indented = lines[start][:1] in (" ", "\t")
     text = "".join(lines[start:_block_end(lines, start)])
+    if indented and start == 0:
+        raise SourceUnavailableError(f"cannot parse the source of {code.co_name!r}")
     try:
-        module = _parse_block(text, indented)
+        module = _parse_block(text, indented, start)
     except SyntaxError:
         import inspect
         try:
             text = "".join(inspect.getblock(lines[start:]))
-            module = _parse_block(text, indented)
+            module = _parse_block(text, indented, start)
         except (SyntaxError, IndentationError, Exception) as e:  # noqa: BLE001 - any tokenizer error
             raise SourceUnavailableError(f"cannot parse the source of {code.co_name!r}: {e}") from None
     body = module.body[0].body if indented else module.body
@@ -115,8 +123,7 @@ def _parse_function(code: types.CodeType, lines: list[str]):
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.name != code.co_name:
         raise SourceUnavailableError(
             f"the source found for {code.co_name!r} does not define it (is the file out of date?)")
-    ast.increment_lineno(node, start - 1 if indented else start)
-    return gast.ast_to_gast(node), SourceInfo(code.co_filename, code.co_firstlineno, text)
+    return to_gast(node), SourceInfo(code.co_filename, code.co_firstlineno, text)
 
 
 # -- lambdas ----------------------------------------------------------------------------------------
@@ -189,7 +196,7 @@ def _parse_lambda(code: types.CodeType, lines: list[str]):
             f"cannot find the source of the lambda defined at {code.co_filename}:{code.co_firstlineno}")
     node = min(candidates, key=lambda c: (c.end_lineno - c.lineno, c.end_col_offset - c.col_offset))
     text = ast.get_source_segment("".join(lines), node) or ""
-    return gast.ast_to_gast(node), SourceInfo(code.co_filename, code.co_firstlineno, text)
+    return to_gast(node), SourceInfo(code.co_filename, code.co_firstlineno, text)
 
 
 def _lambdas_near(lines: list[str], lineno: int) -> list[ast.Lambda]:

@@ -20,19 +20,83 @@ class Context:
     namer: Namer
     options: Any = None              # impl.options.ConversionOptions
     namespace: Any = None            # pyct.namespaces.Namespace
+    is_library: Any = None           # Resolved -> bool: calls that are never converted
+    bound_names: set = field(default_factory=set)   # names bound anywhere in the entity
     extra: dict = field(default_factory=dict)
 
+    def resolve(self, parts: list) -> Any:
+        """What a dotted name refers to, unless the converted code binds its root itself."""
+        if not parts or parts[0] in self.bound_names or self.namespace is None:
+            return None
+        return self.namespace.resolve(list(parts))
 
-class Transformer(gast.NodeTransformer):
-    """A NodeTransformer with a conversion context and block-aware helpers."""
+    def is_builtin(self, name: str) -> bool:
+        """Whether `name` refers to the builtin of that name."""
+        import builtins
+        resolved = self.resolve([name])
+        if resolved is None:
+            return self.namespace is None and name not in self.bound_names and hasattr(builtins, name)
+        return resolved.known and resolved.value is getattr(builtins, name, None)
+
+    def uses(self, feature: Any) -> bool:
+        """Whether an optional conversion feature is on."""
+        return self.options is not None and self.options.uses(feature)
+
+
+_AST = gast.AST
+
+
+class Transformer:
+    """A fast NodeTransformer: `visit_<Type>` methods, found once per node type; a visit may
+    return a node, a list of nodes (in statement lists) or None (to delete)."""
+
+    _dispatch_cache: dict = {}
 
     def __init__(self, ctx: Context):
         self.ctx = ctx
+        cls = type(self)
+        cache = cls.__dict__.get("_dispatch")
+        if cache is None:
+            cache = {}
+            cls._dispatch = cache
+        self._methods = cache
 
     @classmethod
     def transform(cls, node: gast.AST, ctx: Context) -> gast.AST:
         """Runs this converter over `node` and returns the result."""
         return cls(ctx).visit(node)
+
+    def visit(self, node):
+        tp = type(node)
+        method = self._methods.get(tp)
+        if method is None:
+            method = getattr(type(self), "visit_" + tp.__name__, None) or type(self).generic_visit
+            self._methods[tp] = method
+        return method(self, node)
+
+    def generic_visit(self, node):
+        visit = self.visit
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if type(value) is list:
+                if not value:
+                    continue
+                new = []
+                for item in value:
+                    if isinstance(item, _AST):
+                        item = visit(item)
+                        if item is None:
+                            continue
+                        if type(item) is list:
+                            new.extend(item)
+                            continue
+                    new.append(item)
+                setattr(node, name, new)
+            elif isinstance(value, _AST):
+                new_value = visit(value)
+                if new_value is not value:
+                    setattr(node, name, new_value)
+        return node
 
     def visit_block(self, stmts: list[gast.stmt]) -> list[gast.stmt]:
         """Visits a list of statements; a visit may return None, one node or a list."""
@@ -53,29 +117,54 @@ class Transformer(gast.NodeTransformer):
         return origin.copy_location(new, src)
 
 
+def iter_nodes(node: gast.AST):
+    """All nodes under `node` (itself included), depth first, in field order."""
+    stack = [node]
+    pop, push = stack.pop, stack.append
+    while stack:
+        current = pop()
+        yield current
+        for name in reversed(current._fields):
+            value = getattr(current, name, None)
+            if type(value) is list:
+                for item in reversed(value):
+                    if isinstance(item, _AST):
+                        push(item)
+            elif isinstance(value, _AST):
+                push(value)
+
+
+_SCOPE_TYPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef,
+                gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+
+
 def is_scope(node: gast.AST) -> bool:
     """Whether `node` opens a new variable scope."""
-    return isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef,
-                             gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp))
+    return isinstance(node, _SCOPE_TYPES)
 
 
 def walk_scope(node: gast.AST, include_root: bool = True):
     """Yields the nodes of `node`'s own scope: nested functions, lambdas, classes and
     comprehensions are yielded but not entered."""
-    stack = [node]
-    first = True
+    scopes = _SCOPE_TYPES
+    ast_type = _AST
+    out = [node] if include_root else []
+    stack = []
+    for name in node._fields:
+        value = getattr(node, name, None)
+        if type(value) is list:
+            stack.extend(v for v in value if isinstance(v, ast_type))
+        elif isinstance(value, ast_type):
+            stack.append(value)
     while stack:
         current = stack.pop()
-        if not first or include_root:
-            yield current
-        if is_scope(current) and not first:
+        out.append(current)
+        if isinstance(current, scopes):
             continue
-        first = False
-        for f in reversed(current._fields):
-            value = getattr(current, f, None)
-            if isinstance(value, list):
-                stack.extend(v for v in reversed(value) if isinstance(v, gast.AST))
-            elif isinstance(value, gast.AST):
+        for name in current._fields:
+            value = getattr(current, name, None)
+            if type(value) is list:
+                stack.extend(v for v in value if isinstance(v, ast_type))
+            elif isinstance(value, ast_type):
                 stack.append(value)
-
-
+    return out

@@ -1,8 +1,79 @@
-"""Calls of concrete functions while a gradient tape records."""
+"""Calls of compiled functions while a gradient tape records.
+
+A call that a tape watches is recorded as one op. Its forward runs a lowering of the
+function's graph that also returns the values the backward pass needs; its gradient runs
+the backward lowering. Both are derived from the graph once per concrete function.
+
+With two or more tapes recording (higher-order gradients), the graph is instead run op by
+op, eagerly, so that every tape records the primitive ops and their gradients.
+"""
 
 from __future__ import annotations
 
+import numpy as np
+
+from .. import context, nest
+from ..ops.core import define
+from ..tensor import EagerTensor
+from .graph_gradient import GraphGradient
+from .interpret import interpret
+from .node import Node, variables_read
+from .tape import paused, record_node
+
+CALL = define("PartitionedCall", lambda *a, **k: None, None)
+
+
+def _variables(concrete) -> list:
+    found = getattr(concrete, "_grad_variables", None)
+    if found is None:
+        found = concrete._grad_variables = variables_read([concrete.graph])
+    return found
+
+
+def gradient_of(concrete) -> GraphGradient:
+    """The forward/backward pair of a concrete function (built on first use, then cached)."""
+    found = getattr(concrete, "_graph_gradient", None)
+    if found is None:
+        _ = concrete.compiled  # lower the plain forward before the gradient extends the graph
+        found = concrete._graph_gradient = GraphGradient(concrete.graph, concrete.name)
+    return found
+
 
 def call_recorded(concrete, args, kwargs, values):
-    """Runs `concrete` on `values` (recorded on the active tapes once gradients exist)."""
-    return concrete._run(values)
+    """Runs `concrete` on `values`, recording the call on the tapes that watch its inputs."""
+    by_value = {id(leaf._value): leaf for leaf in nest.flatten((list(args), kwargs))
+                if type(leaf) is EagerTensor}
+    tensors = [by_value.get(id(v)) for v in values]
+    variables = _variables(concrete)
+    candidates = [t for t in tensors if t is not None] + variables
+    tapes = [tape for tape in context.state.tapes if tape._graph is None and tape._wants(candidates)]
+    if not tapes:
+        return concrete._run(values)
+    if len(tapes) > 1:
+        inputs = [t if t is not None else EagerTensor(v) for t, v in zip(tensors, values)]
+        flat = interpret(concrete.graph, inputs)
+        return _pack(concrete, flat)
+    grad = gradient_of(concrete)
+    with paused():
+        outputs, saved = grad.forward(values)
+    flat = [EagerTensor(np.asarray(v) if not isinstance(v, (np.ndarray, np.generic)) else v)
+            for v in outputs]
+    node_inputs = [tensors[i] if tensors[i] is not None else EagerTensor(values[i])
+                   for i in grad.input_indices] + list(grad.variables)
+    outs = [flat[i] for i in grad.output_indices]
+
+    def grad_fn(op, *output_grads):
+        gys = [g._value if g is not None else np.zeros(np.shape(o._value), o._value.dtype)
+               for g, o in zip(output_grads, outs)]
+        with paused():
+            grads = grad.backward(gys, saved)
+        return [None if g is None else EagerTensor(np.asarray(g)) for g in grads]
+
+    record_node(Node(CALL, node_inputs, outs, {"f": concrete.name}, None, grad_fn), tapes)
+    return _pack(concrete, flat)
+
+
+def _pack(concrete, flat):
+    from ..function import _fill_outputs
+    return _fill_outputs(concrete.graph.structured_outputs, flat)
+

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import collections
 import inspect
+import logging
 import re
 import threading
+import types
 import weakref
 from typing import Any, Callable, Iterator
 
@@ -19,12 +21,14 @@ import numpy as np
 
 from .. import context, nest
 from .. import dtypes as _dtypes
+from ..function import _convert as _autograph_convert
 from ..ops.core import convert_to_tensor
 from ..shapes import TensorShape
 from ..tensor import Tensor
 from ..variables import Variable
 from . import initializers as _initializers
 
+logger = logging.getLogger("runtime")
 _names = collections.Counter()
 _names_lock = threading.Lock()
 
@@ -52,6 +56,9 @@ def _unique_name(base: str) -> str:
 
 
 _call_params_cache: "weakref.WeakKeyDictionary[type, tuple[bool, bool]]" = weakref.WeakKeyDictionary()
+
+
+_converted_calls: "weakref.WeakKeyDictionary[Callable, Callable]" = weakref.WeakKeyDictionary()
 
 
 def _call_params(cls) -> tuple[bool, bool]:
@@ -144,10 +151,34 @@ class Layer:
         try:
             if context.current_graph() is not None:
                 with context.name_scope(self.name):
-                    return self.call(inputs, *args, **kwargs)
+                    return self._traced_call()(inputs, *args, **kwargs)
             return self.call(inputs, *args, **kwargs)
         finally:
             stack.pop()
+
+    def _traced_call(self) -> Callable:
+        """`call` as used while a function traces: autograph-converted when it is user code.
+
+        A `call` compiled with `rt.function` converts itself; the runtime's own layers and
+        calls whose source is unavailable run as written.
+        """
+        if "call" in self.__dict__:
+            return self.call
+        raw = inspect.getattr_static(type(self), "call")
+        if not isinstance(raw, types.FunctionType) or \
+                (raw.__module__ or "").split(".")[0] == __name__.split(".")[0]:
+            return self.call
+        converted = _converted_calls.get(raw)
+        if converted is None:
+            try:
+                converted = _autograph_convert(raw, None)
+            except Exception as exc:  # conversion is best effort: run the code as written
+                logger.warning("%s.call could not be converted by autograph and runs as written "
+                               "(tensor-dependent `if`/`while` will fail): %s",
+                               type(self).__name__, exc)
+                converted = raw
+            _converted_calls[raw] = converted
+        return types.MethodType(converted, self)
 
     def call(self, inputs, training=None):
         """The layer's computation; the default returns `inputs` unchanged."""

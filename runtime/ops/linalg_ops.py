@@ -151,3 +151,110 @@ def inv(input, name=None):  # noqa: A002
 
 def det(input, name=None):  # noqa: A002
     return apply(DET, [convert_to_tensor(input)], name=name)
+
+
+# -- gradients -------------------------------------------------------------------------------------
+# Rules: (op, *output_grads) -> one gradient per input (see the note in array_ops).
+
+# the op modules import each other last, after their ops are defined
+from . import array_ops as _array  # noqa: E402
+from . import math_ops as _math  # noqa: E402
+from .core import register_gradient  # noqa: E402
+
+
+@register_gradient("MatMul")
+def _matmul_grad(op, g):
+    ta, tb = op.attrs["transpose_a"], op.attrs["transpose_b"]
+    ga = gb = None
+    if op.needs[0]:
+        b = op.inputs[1]
+        if ta:
+            ga = matmul(b, g, transpose_a=tb, transpose_b=True)
+        else:
+            ga = matmul(g, b, transpose_b=not tb)
+        ga = _array.sum_grad(ga, op, 0)
+    if op.needs[1]:
+        a = op.inputs[0]
+        if tb:
+            gb = matmul(g, a, transpose_a=True, transpose_b=ta)
+        else:
+            gb = matmul(a, g, transpose_a=not ta)
+        gb = _array.sum_grad(gb, op, 1)
+    return [ga, gb]
+
+
+def _einsum_terms(equation: str, n: int):
+    eq = equation.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    if not arrow:
+        letters = re.sub("[^a-zA-Z]", "", lhs)
+        rhs = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    if "." in eq or any(len(set(t)) != len(t) for t in terms):
+        raise NotImplementedError(f"The gradient of einsum {equation!r} is not supported: "
+                                  "ellipses and repeated indices in one operand are not.")
+    return terms, rhs
+
+
+def _einsum_grads(op, g, terms, rhs, operands):
+    """Gradients of einsum(terms -> rhs) for each operand that needs one."""
+    grads = []
+    for i, term in enumerate(terms):
+        if not op.needs[i]:
+            grads.append(None)
+            continue
+        others = [t for j, t in enumerate(terms) if j != i]
+        available = set(rhs).union(*others)
+        kept = "".join(c for c in term if c in available)
+        inputs = [operands[j] for j in range(len(terms)) if j != i] + [g]
+        grad = einsum(",".join(others + [rhs]) + "->" + kept, *inputs)
+        if kept != term:
+            dims = _array.static_dims(op.forward_inputs[i])
+            if dims is None:
+                raise NotImplementedError("The gradient of an einsum that sums over an axis of "
+                                          "one operand only needs static shapes.")
+            grad = _array.reshape(grad, [d if c in kept else 1 for c, d in zip(term, dims)])
+            grad = _array.broadcast_grad(grad, op, i)
+        grads.append(_array.sum_grad(grad, op, i))
+    return grads
+
+
+@register_gradient("Einsum")
+def _einsum_grad(op, g):
+    terms, rhs = _einsum_terms(op.attrs["equation"], len(op.forward_inputs))
+    return _einsum_grads(op, g, terms, rhs, op.inputs)
+
+
+@register_gradient("Tensordot")
+def _tensordot_grad(op, g):
+    a, b = op.forward_inputs
+    ra, rb = a.shape.rank, b.shape.rank
+    xa, xb = op.attrs["axes"]
+    xa = [x % ra for x in xa]
+    xb = [x % rb for x in xb]
+    letters = iter("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    term_a = [next(letters) for _ in range(ra)]
+    term_b = [next(letters) for _ in range(rb)]
+    for i, j in zip(xa, xb):
+        term_b[j] = term_a[i]
+    rhs = "".join(c for i, c in enumerate(term_a) if i not in xa) + \
+        "".join(c for j, c in enumerate(term_b) if j not in xb)
+    return _einsum_grads(op, g, ["".join(term_a), "".join(term_b)], rhs, op.inputs)
+
+
+def _matrix_transpose(x):
+    rank = x.shape.rank
+    return _array.transpose(x, tuple(range(rank - 2)) + (rank - 1, rank - 2))
+
+
+@register_gradient("MatrixInverse")
+def _inverse_grad(op, g):
+    y = op.outputs[0]
+    return [_math.negative(matmul(y, matmul(g, y, transpose_b=True), transpose_a=True))]
+
+
+@register_gradient("MatrixDeterminant")
+def _determinant_grad(op, g):
+    x = op.inputs[0]
+    scale = _array.expand_dims(_array.expand_dims(_math.multiply(g, op.outputs[0]), -1), -1)
+    return [_math.multiply(scale, _matrix_transpose(inv(x)))]

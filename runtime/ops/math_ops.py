@@ -197,3 +197,172 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     """Clips `t` elementwise to [clip_value_min, clip_value_max]."""
     t = convert_to_tensor(t)
     return minimum(maximum(t, clip_value_min), clip_value_max, name=name)
+
+
+# -- gradients -------------------------------------------------------------------------------------
+# Rules: (op, *output_grads) -> one gradient per input (see the note in array_ops).
+
+# the op modules import each other last, after their ops are defined
+from . import array_ops as _array  # noqa: E402
+from .core import register_gradient  # noqa: E402
+
+
+def _sum_grad(g, op, index):
+    return _array.sum_grad(g, op, index)
+
+
+@register_gradient("Add")
+def _add_grad(op, g):
+    return [_sum_grad(g, op, 0) if op.needs[0] else None,
+            _sum_grad(g, op, 1) if op.needs[1] else None]
+
+
+@register_gradient("Sub")
+def _sub_grad(op, g):
+    return [_sum_grad(g, op, 0) if op.needs[0] else None,
+            _sum_grad(negative(g), op, 1) if op.needs[1] else None]
+
+
+@register_gradient("Mul")
+def _mul_grad(op, g):
+    x, y = op.inputs
+    return [_sum_grad(multiply(g, y), op, 0) if op.needs[0] else None,
+            _sum_grad(multiply(x, g), op, 1) if op.needs[1] else None]
+
+
+@register_gradient("RealDiv")
+def _div_grad(op, g):
+    y = op.inputs[1]
+    gx = divide(g, y)
+    gy = None
+    if op.needs[1]:
+        gy = _sum_grad(negative(multiply(gx, op.outputs[0])), op, 1)
+    return [_sum_grad(gx, op, 0) if op.needs[0] else None, gy]
+
+
+@register_gradient("FloorDiv")
+def _floordiv_grad(op, g):
+    return [None, None]
+
+
+@register_gradient("FloorMod")
+def _floormod_grad(op, g):
+    gy = None
+    if op.needs[1]:
+        x, y = op.inputs
+        gy = _sum_grad(negative(multiply(g, floordiv(x, y))), op, 1)
+    return [_sum_grad(g, op, 0) if op.needs[0] else None, gy]
+
+
+@register_gradient("Pow")
+def _pow_grad(op, g):
+    x, y = op.inputs
+    gx = gy = None
+    if op.needs[0]:
+        gx = _sum_grad(multiply(multiply(g, y), pow(x, subtract(y, 1))), op, 0)
+    if op.needs[1]:
+        positive = greater(x, 0)
+        safe_log = log(_array.where(positive, x, 1))
+        gy = _sum_grad(_array.where(positive, multiply(multiply(g, op.outputs[0]), safe_log), 0), op, 1)
+    return [gx, gy]
+
+
+def _select_grads(op, g, x_wins):
+    return [_sum_grad(_array.where(x_wins, g, 0), op, 0) if op.needs[0] else None,
+            _sum_grad(_array.where(x_wins, 0, g), op, 1) if op.needs[1] else None]
+
+
+@register_gradient("Maximum")
+def _maximum_grad(op, g):
+    x, y = op.inputs
+    return _select_grads(op, g, greater_equal(x, y))
+
+
+@register_gradient("Minimum")
+def _minimum_grad(op, g):
+    x, y = op.inputs
+    return _select_grads(op, g, less_equal(x, y))
+
+
+@register_gradient("Neg")
+def _neg_grad(op, g):
+    return [negative(g)]
+
+
+@register_gradient("Abs")
+def _abs_grad(op, g):
+    return [multiply(g, sign(op.inputs[0]))]
+
+
+@register_gradient("Sign")
+def _sign_grad(op, g):
+    return [_array.zeros_for(op, 0)]
+
+
+@register_gradient("Floor")
+@register_gradient("Ceil")
+@register_gradient("Round")
+def _step_grad(op, g):
+    return [None]
+
+
+@register_gradient("Square")
+def _square_grad(op, g):
+    return [multiply(g, multiply(op.inputs[0], 2))]
+
+
+@register_gradient("Sqrt")
+def _sqrt_grad(op, g):
+    return [divide(g, multiply(op.outputs[0], 2))]
+
+
+@register_gradient("Rsqrt")
+def _rsqrt_grad(op, g):
+    y = op.outputs[0]
+    return [multiply(g, multiply(multiply(y, square(y)), -0.5))]
+
+
+@register_gradient("Exp")
+def _exp_grad(op, g):
+    return [multiply(g, op.outputs[0])]
+
+
+@register_gradient("Log")
+def _log_grad(op, g):
+    return [divide(g, op.inputs[0])]
+
+
+@register_gradient("Log1p")
+def _log1p_grad(op, g):
+    return [divide(g, add(op.inputs[0], 1))]
+
+
+@register_gradient("Sin")
+def _sin_grad(op, g):
+    return [multiply(g, cos(op.inputs[0]))]
+
+
+@register_gradient("Cos")
+def _cos_grad(op, g):
+    return [multiply(g, negative(sin(op.inputs[0])))]
+
+
+@register_gradient("Tan")
+def _tan_grad(op, g):
+    return [multiply(g, add(square(op.outputs[0]), 1))]
+
+
+@register_gradient("Tanh")
+def _tanh_grad(op, g):
+    return [multiply(g, subtract(1, square(op.outputs[0])))]
+
+
+@register_gradient("Sigmoid")
+def _sigmoid_grad(op, g):
+    y = op.outputs[0]
+    return [multiply(g, multiply(y, subtract(1, y)))]
+
+
+@register_gradient("Reciprocal")
+def _reciprocal_grad(op, g):
+    return [negative(multiply(g, square(op.outputs[0])))]

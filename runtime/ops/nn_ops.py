@@ -135,3 +135,60 @@ def bias_add(value, bias, name=None):
 
 
 _ = _dtypes
+
+
+# -- gradients -------------------------------------------------------------------------------------
+# Rules: (op, *output_grads) -> one gradient per input (see the note in array_ops).
+
+# the op modules import each other last, after their ops are defined
+from . import array_ops as _array  # noqa: E402
+from . import reduce_ops as _reduce  # noqa: E402
+from .core import register_gradient  # noqa: E402
+
+
+@register_gradient("Relu")
+def _relu_grad(op, g):
+    return [_array.where(math_ops.greater(op.outputs[0], 0), g, 0)]
+
+
+@register_gradient("Softmax")
+def _softmax_grad(op, g):
+    y = op.outputs[0]
+    inner = _reduce.reduce_sum(math_ops.multiply(g, y), axis=op.attrs["axis"], keepdims=True)
+    return [math_ops.multiply(y, math_ops.subtract(g, inner))]
+
+
+@register_gradient("LogSoftmax")
+def _log_softmax_grad(op, g):
+    total = _reduce.reduce_sum(g, axis=op.attrs["axis"], keepdims=True)
+    return [math_ops.subtract(g, math_ops.multiply(math_ops.exp(op.outputs[0]), total))]
+
+
+@register_gradient("SoftmaxCrossEntropyWithLogits")
+def _xent_grad(op, g_loss, g_backprop):
+    axis = op.attrs["axis"]
+    g_labels = g_logits = None
+    if g_loss is not None:
+        expanded = _array.expand_dims(g_loss, axis)
+        if op.needs[1]:
+            g_logits = math_ops.multiply(expanded, op.outputs[1])
+        if op.needs[0]:
+            log_p = log_softmax(op.inputs[1], axis=axis)
+            g_labels = math_ops.multiply(expanded, math_ops.negative(log_p))
+    if g_backprop is not None:
+        if op.needs[1]:
+            probs = math_ops.add(op.outputs[1], op.inputs[0])
+            inner = _reduce.reduce_sum(math_ops.multiply(g_backprop, probs), axis=axis, keepdims=True)
+            part = math_ops.multiply(probs, math_ops.subtract(g_backprop, inner))
+            g_logits = part if g_logits is None else math_ops.add(g_logits, part)
+        if op.needs[0]:
+            part = math_ops.negative(g_backprop)
+            g_labels = part if g_labels is None else math_ops.add(g_labels, part)
+    return [g_labels, g_logits]
+
+
+@register_gradient("Dropout")
+def _dropout_grad(op, g, g_mask):
+    if g is None:
+        return [None]
+    return [math_ops.multiply(g, op.outputs[1])]

@@ -133,3 +133,70 @@ def _arg(op):
 
 argmax = _arg(ARGMAX)
 argmin = _arg(ARGMIN)
+
+
+# -- gradients -------------------------------------------------------------------------------------
+# Rules: (op, *output_grads) -> one gradient per input (see the note in array_ops).
+
+# the op modules import each other last, after their ops are defined
+from . import array_ops as _array  # noqa: E402
+from . import math_ops as _math  # noqa: E402
+from .core import register_gradient  # noqa: E402
+
+
+def _others_product_kernel(x, axis):
+    """For each element, the product of the other elements reduced with it (zeros allowed)."""
+    x = np.asarray(x)
+    axes = tuple(range(x.ndim)) if axis is None else tuple(axis)
+    rest = tuple(a for a in range(x.ndim) if a not in axes)
+    moved = np.transpose(x, rest + axes)
+    flat = moved.reshape(moved.shape[:len(rest)] + (-1,))
+    ones = np.ones(flat.shape[:-1] + (1,), x.dtype)
+    before = np.cumprod(np.concatenate([ones, flat[..., :-1]], axis=-1), axis=-1)
+    after = np.flip(np.cumprod(np.concatenate([ones, np.flip(flat, -1)[..., :-1]], axis=-1), axis=-1), -1)
+    return np.transpose((before * after).reshape(moved.shape), np.argsort(rest + axes))
+
+
+PROD_OTHERS = define("ProdOthers", lambda x, axis: (x.shape, x.dtype), _others_product_kernel)
+
+
+def _reduced_grad(op, g):
+    """The output gradient with the reduced axes kept as size-1 dims."""
+    return g if op.attrs["keepdims"] else _array.keepdims_grad(g, op, op.attrs["axis"])
+
+
+@register_gradient("Sum")
+def _sum_grad(op, g):
+    return [_array.broadcast_grad(_reduced_grad(op, g), op, 0)]
+
+
+@register_gradient("Mean")
+def _mean_grad(op, g):
+    x, y = op.forward_inputs[0], op.forward_outputs[0]
+    n_in, n_out = x.shape.num_elements(), y.shape.num_elements()
+    g = _reduced_grad(op, g)
+    if n_in is not None and n_out is not None:
+        scaled = _math.divide(g, max(n_in // max(n_out, 1), 1))
+        return [_array.broadcast_grad(scaled, op, 0)]
+    full = _array.broadcast_grad(g, op, 0)
+    count = _math.divide(_array.cast(_array.size(op.inputs[0]), x.dtype),
+                         _array.cast(_array.size(op.outputs[0]), x.dtype))
+    return [_math.divide(full, count)]
+
+
+def _extremum_grad(op, g):
+    x = op.inputs[0]
+    y = op.outputs[0] if op.attrs["keepdims"] else _array.keepdims_grad(op.outputs[0], op, op.attrs["axis"])
+    hits = _array.cast(_math.equal(x, y), x.dtype)
+    count = reduce_sum(hits, axis=op.attrs["axis"], keepdims=True)
+    return [_math.multiply(_math.divide(hits, count), _reduced_grad(op, g))]
+
+
+register_gradient("Max")(_extremum_grad)
+register_gradient("Min")(_extremum_grad)
+
+
+@register_gradient("Prod")
+def _prod_grad(op, g):
+    others = apply(PROD_OTHERS, [op.inputs[0]], {"axis": op.attrs["axis"]})
+    return [_math.multiply(others, _reduced_grad(op, g))]

@@ -354,3 +354,39 @@ def test_summary_lists_layers_and_parameter_counts():
     text = model.summary(print_fn=None)
     assert "hidden (Dense)" in text and "(3, 4), (4,)" in text
     assert "Total params: 26" in text and "Trainable params: 26" in text
+
+
+# -- autograph ---------------------------------------------------------------------------------
+
+class SignFlip(rt.layers.Layer):
+    def call(self, inputs):
+        if rt.reduce_sum(inputs) > 0:
+            y = inputs
+        else:
+            y = -inputs
+        return y
+
+
+def test_a_user_layer_call_is_converted_when_a_function_traces_it():
+    layer = SignFlip()
+
+    @rt.function
+    def f(x):
+        return layer(x)
+    np.testing.assert_array_equal(_np(f(rt.constant([-1.0, -2.0]))), [1.0, 2.0])
+    np.testing.assert_array_equal(_np(f(rt.constant([1.0, 2.0]))), [1.0, 2.0])
+    assert f.experimental_get_tracing_count() == 1
+    np.testing.assert_array_equal(_np(layer(rt.constant([-3.0]))), [3.0])  # eager: plain Python
+
+
+def test_a_layer_whose_source_is_unavailable_runs_as_written():
+    namespace = {"rt": rt}
+    exec("class Double(rt.layers.Layer):\n"
+         "    def call(self, inputs):\n"
+         "        return inputs * 2.0\n", namespace)
+    layer = namespace["Double"]()
+
+    @rt.function
+    def f(x):
+        return layer(x)
+    np.testing.assert_array_equal(_np(f(rt.constant([1.0]))), [2.0])

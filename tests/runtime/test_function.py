@@ -302,3 +302,11 @@ def test_generated_source_is_inspectable():
     for op_type in ("Pow", "Mul", "Add", "Mean"):
         assert op_type in listing
     assert "f32[1,2]" in listing
+
+
+def test_arrays_and_tensors_of_one_spec_share_a_trace_in_any_order():
+    f = counted(lambda x: x + 1)
+    a = np.ones([3], np.float32)
+    for value in (a, rt.constant(a), a, rt.constant(a), np.float32(2.0) * a):
+        np.testing.assert_allclose(np.asarray(f(value)), np.asarray(value) + 1)
+    assert f.experimental_get_tracing_count() == 1

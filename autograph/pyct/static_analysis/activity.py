@@ -13,10 +13,20 @@ from typing import Iterable, Optional
 
 import gast
 
-from .. import qual_names
+from .. import anno, qual_names
 from ..qual_names import QN
 
 _DYNAMIC = frozenset({"locals", "vars", "eval", "exec"})
+
+
+_QNS: dict = {}
+
+
+def _qn(name: str) -> QN:
+    qn = _QNS.get(name)
+    if qn is None:
+        qn = _QNS[name] = QN(name)
+    return qn
 
 
 @dataclass
@@ -47,38 +57,47 @@ class Activity:
 class _Visitor:
     """Collects activity of one scope, entering nested scopes only for their free variables."""
 
+    _dispatch: dict = {}
+
     def __init__(self):
         self.result = Activity()
+        self.nonlocals: set[str] = set()
+        self.globals: set[str] = set()
 
     # -- dispatch ---------------------------------------------------------------------------
     def visit(self, node) -> None:
-        if isinstance(node, list):
+        if type(node) is list:
             for n in node:
                 self.visit(n)
             return
         if node is None or not isinstance(node, gast.AST):
             return
-        method = getattr(self, "visit_" + type(node).__name__, None)
-        if method is not None:
-            method(node)
-        else:
-            self.generic_visit(node)
+        tp = type(node)
+        method = self._dispatch.get(tp)
+        if method is None:
+            method = getattr(_Visitor, "visit_" + tp.__name__, None) or _Visitor.generic_visit
+            self._dispatch[tp] = method
+        method(self, node)
 
     def generic_visit(self, node) -> None:
+        visit = self.visit
         for f in node._fields:
             value = getattr(node, f, None)
-            if isinstance(value, (list, gast.AST)):
-                self.visit(value)
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, gast.AST):
+                        visit(item)
+            elif isinstance(value, gast.AST):
+                visit(value)
 
     # -- names ------------------------------------------------------------------------------
     def visit_Name(self, node: gast.Name) -> None:
-        if isinstance(node.ctx, gast.Load):
-            self.result.reads.add(QN(node.id))
-        elif isinstance(node.ctx, (gast.Store, gast.Del)):
-            self.result.writes.add(QN(node.id))
-        elif isinstance(node.ctx, gast.Param):
-            self.result.writes.add(QN(node.id))
-        self.visit(node.annotation)
+        if type(node.ctx) is gast.Load:
+            self.result.reads.add(_qn(node.id))
+        else:
+            self.result.writes.add(_qn(node.id))
+        if node.annotation is not None:
+            self.visit(node.annotation)
 
     def _composite_target(self, node) -> None:
         if isinstance(node.ctx, (gast.Store, gast.Del)):
@@ -111,9 +130,10 @@ class _Visitor:
         self.generic_visit(node)
 
     def visit_Global(self, node) -> None:
-        pass
+        self.globals.update(node.names)
 
-    visit_Nonlocal = visit_Global
+    def visit_Nonlocal(self, node) -> None:
+        self.nonlocals.update(node.names)
 
     def visit_Import(self, node) -> None:
         for alias in node.names:
@@ -147,7 +167,9 @@ class _Visitor:
         inner = scope_activity(node)
         free = {q for q in inner.reads if str(q.root) not in inner.locals}
         self.result.reads |= {q.root for q in free}
-        self.result.captured |= {str(q.root) for q in free}
+        if not anno.getanno(node, "immediate", False) and not isinstance(
+                node, (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)):
+            self.result.captured |= {str(q.root) for q in free}
         self.result.writes |= {QN(n) for n in inner.nonlocals}
         self.result.captured |= inner.nonlocals
         self.result.dynamic = self.result.dynamic or inner.dynamic
@@ -220,22 +242,14 @@ def scope_activity(node: gast.AST) -> ScopeActivity:
         for f in ("elt", "key", "value"):
             v.visit(getattr(node, f, None))
     result = ScopeActivity(v.result.reads, v.result.writes, v.result.captured, v.result.dynamic)
-    for n in _own_statements(node):
-        if isinstance(n, gast.Nonlocal):
-            result.nonlocals.update(n.names)
-        elif isinstance(n, gast.Global):
-            result.globals.update(n.names)
+    result.nonlocals = v.nonlocals
+    result.globals = v.globals
     result.locals = {str(q) for q in result.writes if not q.is_composite} - result.nonlocals - result.globals
     if not isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
         # walrus targets in comprehensions bind in the enclosing scope
         result.locals -= {n.target.id for n in gast.walk(node)
                           if isinstance(n, gast.NamedExpr) and isinstance(n.target, gast.Name)}
     return result
-
-
-def _own_statements(node):
-    from ..transformer import walk_scope
-    return walk_scope(node, include_root=False)
 
 
 def activity(node, *more) -> Activity:

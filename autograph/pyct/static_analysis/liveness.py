@@ -46,6 +46,13 @@ class Liveness:
         node = self.graph.stmts[id(stmt)]
         return self.outs.get(node.index, frozenset())
 
+    def live_at_exits(self, stmt: gast.AST) -> frozenset:
+        """Names live wherever control goes when it leaves `stmt`, normally or by a jump."""
+        out: frozenset = frozenset()
+        for node in self.graph.exits(stmt):
+            out = out | self.ins.get(node.index, frozenset())
+        return out
+
     def live_at_loop_head(self, loop: gast.AST) -> frozenset:
         """Names live at the start of each iteration of a loop (before the test / target)."""
         head = self.graph.loop_heads[id(loop)]

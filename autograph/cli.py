@@ -1,0 +1,156 @@
+"""Command line: print the converted source of functions in a Python file.
+
+    python -m autograph PATH [FUNCTION ...] [--diff]
+    autograph PATH [FUNCTION ...] [--diff]
+
+The file is parsed, never imported or run. FUNCTION names a top-level function, or a
+method as `Class.method`; without names, every top-level function is converted. `--diff`
+prints a unified diff of each function against its conversion instead.
+
+Exit status: 0 on success, 2 on a usage error, 1 when the file is missing, does not parse,
+or does not define a requested function (with a one-line reason on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import difflib
+import sys
+import textwrap
+from typing import Optional, Sequence
+
+
+from .impl import conversion
+from .impl.options import ConversionOptions
+from .pyct import parser
+from .pyct.ast_conversion import to_gast
+from .pyct.namespaces import StaticNamespace
+from .pyct.parser import SourceInfo
+
+
+class CliError(Exception):
+    """A problem to report on one line, exiting with status 1."""
+
+
+def _arguments() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="autograph",
+        description="Print the autograph-converted source of functions in a Python file "
+                    "(the file is parsed, not run).")
+    p.add_argument("path", metavar="PATH", help="the Python file")
+    p.add_argument("functions", metavar="FUNCTION", nargs="*",
+                   help="functions to convert (Class.method for methods); default: all "
+                        "top-level functions")
+    p.add_argument("--diff", action="store_true",
+                   help="print a unified diff of each function against its conversion")
+    return p
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except FileNotFoundError:
+        raise CliError(f"no such file: {path}") from None
+    except IsADirectoryError:
+        raise CliError(f"{path} is a directory, not a Python file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise CliError(f"cannot read {path}: {e}") from None
+
+
+def _parse(source: str, path: str) -> ast.Module:
+    try:
+        return ast.parse(source, path)
+    except SyntaxError as e:
+        raise CliError(f"{path}:{e.lineno}: syntax error: {e.msg}") from None
+    except ValueError as e:   # e.g. null bytes
+        raise CliError(f"{path}: cannot parse: {e}") from None
+
+
+def _find(module: ast.Module, names: Sequence[str], path: str) -> list[tuple[str, ast.FunctionDef]]:
+    top = {n.name: n for n in module.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    classes = {n.name: n for n in module.body if isinstance(n, ast.ClassDef)}
+    if not names:
+        if not top:
+            raise CliError(f"{path} defines no top-level functions")
+        return list(top.items())
+    found = []
+    for name in names:
+        if "." in name:
+            cls_name, _, method = name.partition(".")
+            cls = classes.get(cls_name)
+            fn = None
+            if cls is not None:
+                fn = next((n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                           and n.name == method), None)
+            if fn is None:
+                raise CliError(f"{path} defines no method {name!r}")
+        else:
+            fn = top.get(name)
+            if fn is None:
+                raise CliError(f"{path} defines no top-level function {name!r}")
+        found.append((name, fn))
+    return found
+
+
+def _segment(lines: list[str], node: ast.AST) -> str:
+    first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+    return textwrap.dedent("".join(lines[first - 1:node.end_lineno]))
+
+
+def convert_source(source: str, path: str, names: Sequence[str] = (), diff: bool = False) -> str:
+    """The text the command prints for `source` (raises CliError on problems)."""
+    module = _parse(source, path)
+    namespace = StaticNamespace(to_gast(module))
+    lines = source.splitlines(True)
+    outputs = []
+    for name, fn in _find(module, names, path):
+        if isinstance(fn, ast.AsyncFunctionDef):
+            raise CliError(f"{path}:{fn.lineno}: {name} is a coroutine function; autograph does "
+                           "not convert async code")
+        if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_nodes(fn)):
+            raise CliError(f"{path}:{fn.lineno}: {name} is a generator function; autograph does "
+                           "not convert generators")
+        original = _segment(lines, fn)
+        info = SourceInfo(path, fn.lineno, original)
+        try:
+            node, _ = conversion.convert_node(to_gast(fn), info, ConversionOptions(), namespace)
+        except conversion.ConversionError as e:
+            raise CliError(str(e)) from None
+        converted = parser.unparse(node) + "\n"
+        if diff:
+            outputs.append("".join(difflib.unified_diff(
+                original.splitlines(True), converted.splitlines(True),
+                fromfile=f"{path}:{name}", tofile=f"{path}:{name} (converted)")))
+        else:
+            outputs.append(converted)
+    return "\n".join(outputs)
+
+
+def _own_nodes(fn: ast.AST):
+    stack = list(fn.body)
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Runs the command; returns the exit status."""
+    args = _arguments().parse_args(argv)
+    try:
+        text = convert_source(_read(args.path), args.path, args.functions, args.diff)
+    except CliError as e:
+        print(f"autograph: error: {e}", file=sys.stderr)
+        return 1
+    except Exception as e:  # noqa: BLE001 - never a traceback: one line and status 1
+        print(f"autograph: error: cannot convert {args.path}: {type(e).__name__}: {e}",
+              file=sys.stderr)
+        return 1
+    sys.stdout.write(text)
+    return 0
+
+

@@ -1,0 +1,59 @@
+"""Calls: `f(x)` becomes `ag__.converted_call(f, x)`, which converts `f` (once, cached)
+before calling it, so that control flow in the functions the user calls is converted too.
+
+Calls the converter can resolve to a library (NumPy, the standard library, the runtime,
+autograph itself) stay plain calls, and builtins with a staged meaning (`len`, `range`,
+`print`, ...) become their operators (`ag__.len_(x)`).
+"""
+
+from __future__ import annotations
+
+import gast
+
+from ..operators.py_builtins import OVERRIDE_NAMES
+from ..pyct import templates
+from ..pyct.transformer import Context, Transformer
+
+
+def _dotted(node: gast.expr):
+    parts = []
+    while isinstance(node, gast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, gast.Name):
+        parts.append(node.id)
+        return parts[::-1]
+    return None
+
+
+class _Calls(Transformer):
+    def visit_ClassDef(self, node):
+        return node
+
+    def visit_Call(self, node: gast.Call):
+        self.generic_visit(node)
+        func = node.func
+        parts = _dotted(func)
+        if parts is not None:
+            if parts[0] == "ag__" or (parts == ["super"]):
+                return node
+            if parts[-1] == "set_loop_options":
+                return node
+            resolved = self.ctx.resolve(parts)
+            if resolved is not None:
+                from ..impl.options import Feature
+                if (len(parts) == 1 and resolved.module == "builtins"
+                        and parts[0] in OVERRIDE_NAMES and self.ctx.uses(Feature.BUILTIN_FUNCTIONS)):
+                    node.func = templates.replace_as_expression(f"ag__.{OVERRIDE_NAMES[parts[0]]}")
+                    return self.located(node, func)
+                if self.ctx.is_library is not None and self.ctx.is_library(resolved):
+                    return node
+        if self.ctx.options is not None and not self.ctx.options.recursive:
+            return node
+        new = gast.Call(func=templates.replace_as_expression("ag__.converted_call"),
+                        args=[func] + node.args, keywords=node.keywords)
+        return self.located(new, node)
+
+
+def transform(node, ctx: Context):
+    return _Calls(ctx).visit(node)

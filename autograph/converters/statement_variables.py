@@ -1,0 +1,113 @@
+"""Which variables each `if` and loop shares with the code around it.
+
+For every `if`, `while` and `for` that will become generated functions, the annotation
+`names` lists (in source order) the variables the statement assigns that are live when it
+starts or after it ends — the ones its generated functions must declare `nonlocal` (or
+`global`) and that a staged version carries as branch outputs or loop variables. Temporary
+variables used only inside the statement stay local to the generated functions. Writes to
+composite names (`self.count`, `d["k"]`) are always shared unless their root is itself
+assigned inside the statement.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import gast
+
+from ..pyct import anno, cfg, qual_names
+from ..pyct.static_analysis import activity as activity_lib
+from ..pyct.static_analysis import liveness
+from ..pyct.transformer import Context, iter_nodes
+
+_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef,
+           gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+
+
+def _statements(stmts: list) -> Iterator[gast.stmt]:
+    """All statements of a function's own scope, including `on_break` blocks."""
+    for s in stmts:
+        yield s
+        if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            continue
+        for f in ("body", "orelse", "finalbody"):
+            value = getattr(s, f, None)
+            if isinstance(value, list):
+                yield from _statements(value)
+        for h in getattr(s, "handlers", None) or []:
+            yield from _statements(h.body)
+        for case in getattr(s, "cases", None) or []:
+            yield from _statements(case.body)
+        yield from _statements(anno.getanno(s, "on_break", []))
+
+
+def _write_order(fn: gast.AST) -> dict[str, int]:
+    """First-write position of each name written in a function (source order)."""
+    order: dict[str, int] = {}
+    for node in iter_nodes(fn):
+        tp = type(node)
+        if tp is gast.Name or tp is gast.Attribute or tp is gast.Subscript:
+            if type(node.ctx) is not gast.Load:
+                qn = qual_names.from_node(node)
+                if qn is not None:
+                    order.setdefault(str(qn), len(order))
+        elif tp is gast.FunctionDef or tp is gast.ClassDef:
+            order.setdefault(node.name, len(order))
+        elif tp is gast.Nonlocal or tp is gast.Global:
+            for name in node.names:
+                order.setdefault(name, len(order))
+        elif tp is gast.Import or tp is gast.ImportFrom:
+            for alias in node.names:
+                order.setdefault(alias.asname or alias.name.split(".")[0], len(order))
+    return order
+
+
+def statement_parts(node: gast.stmt) -> list:
+    """The parts of a compound statement whose writes belong to it."""
+    if isinstance(node, gast.If):
+        return [node.test, node.body, node.orelse]
+    if isinstance(node, gast.While):
+        return [node.test, node.body, node.orelse, anno.getanno(node, "on_break", [])]
+    return [node.target, node.iter, node.body, node.orelse, anno.getanno(node, "on_break", [])]
+
+
+def _annotate_function(fn: gast.AST) -> None:
+    scope = activity_lib.scope_activity(fn)
+    escaping = set(scope.globals) | set(scope.nonlocals) | set(scope.captured)
+    if scope.dynamic:
+        escaping |= scope.locals
+    graph = cfg.build(fn.body)
+    live = liveness.analyze(graph, live_at_exit=escaping)
+    order = _write_order(fn)
+    nested = []
+    for s in _statements(fn.body):
+        if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef)):
+            nested.append(s)
+            continue
+        if not isinstance(s, (gast.If, gast.While, gast.For)):
+            continue
+        parts = statement_parts(s)
+        act = activity_lib.activity(*parts)
+        plain_writes = activity_lib.names(act.writes)
+        shared = live.live_in(s) | live.live_at_exits(s) | escaping
+        if isinstance(s, gast.While):
+            # the test becomes its own function: what it assigns, the body may read
+            shared |= activity_lib.activity(s.test).written_names
+        names = []
+        for qn in sorted(act.writes, key=lambda q: (order.get(str(q), len(order)), str(q))):
+            if qn.is_composite:
+                if str(qn.root) not in plain_writes:
+                    names.append(str(qn))
+            elif str(qn) in shared:
+                names.append(str(qn))
+        anno.setanno(s, "names", names)
+        anno.setanno(s, "global_names", frozenset(scope.globals))
+    for f in nested:
+        _annotate_function(f)
+
+
+def transform(node, ctx: Context):
+    """Annotates the statements of `node` (a function) and of the functions nested in it."""
+    if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)):
+        _annotate_function(node)
+    return node

@@ -1,0 +1,176 @@
+"""The conversion pipeline and its cache.
+
+`transform` runs the converters over a parsed function; `convert_function` turns a live
+function into its converted twin, caching the compiled code by (code object, options) so
+each function is converted once however many closures or calls share it.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import types
+from dataclasses import dataclass
+from typing import Any, Optional, Union
+
+import gast
+
+from .. import converters
+from ..converters import (asserts, call_trees, conditional_expressions, control_flow, directives,
+                          functions, jumps, lists, logical_expressions, statement_variables,
+                          variables)
+from ..pyct import loader, parser
+from ..pyct.naming import Namer
+from ..pyct.namespaces import LiveNamespace, Namespace
+from ..pyct.parser import SourceInfo
+from ..pyct.transformer import Context
+from . import logs, rules
+from .options import ConversionOptions, Feature
+
+del converters
+
+CO_GENERATOR, CO_COROUTINE, CO_ASYNC_GENERATOR = 0x20, 0x80, 0x200
+
+
+class ConversionError(Exception):
+    """Autograph could not convert a function (the message says where and why)."""
+
+
+def _all_names(node: gast.AST) -> tuple[set[str], set[str]]:
+    """(names bound anywhere in `node`, every identifier used in `node`)."""
+    bound, used = set(), set()
+    for n in gast.walk(node):
+        if isinstance(n, gast.Name):
+            used.add(n.id)
+            if not isinstance(n.ctx, gast.Load):
+                bound.add(n.id)
+        elif isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            bound.add(n.name)
+            used.add(n.name)
+        elif isinstance(n, (gast.Import, gast.ImportFrom)):
+            for alias in n.names:
+                bound.add(alias.asname or alias.name.split(".")[0])
+        elif isinstance(n, (gast.Global, gast.Nonlocal)):
+            bound.update(n.names)
+    return bound, used
+
+
+def make_context(node: gast.AST, info: SourceInfo, options: ConversionOptions,
+                 namespace: Optional[Namespace]) -> Context:
+    bound, used = _all_names(node)
+    ctx = Context(info=info, namer=Namer(used | bound | {"ag__"}), options=options,
+                  namespace=namespace, is_library=rules.is_library, bound_names=bound)
+    return ctx
+
+
+def transform(node: Union[gast.FunctionDef, gast.Lambda], ctx: Context):
+    """Runs every converter over a parsed function or lambda, in order."""
+    opts = ctx.options
+    node = functions.transform(node, ctx)
+    node = directives.transform(node, ctx)
+    node = jumps.transform(node, ctx)
+    if opts.uses(Feature.ASSERT_STATEMENTS):
+        node = asserts.transform(node, ctx)
+    if opts.uses(Feature.LISTS):
+        node = lists.transform(node, ctx)
+    node = call_trees.transform(node, ctx)
+    node = conditional_expressions.transform(node, ctx)
+    node = logical_expressions.transform(node, ctx)
+    node = statement_variables.transform(node, ctx)
+    node = control_flow.transform(node, ctx)
+    node = variables.transform(node, ctx)
+    return node
+
+
+def is_generator(fn: Any) -> bool:
+    code = getattr(fn, "__code__", None)
+    return code is not None and bool(code.co_flags & (CO_GENERATOR | CO_ASYNC_GENERATOR))
+
+
+def is_coroutine(fn: Any) -> bool:
+    code = getattr(fn, "__code__", None)
+    return code is not None and bool(code.co_flags & CO_COROUTINE)
+
+
+@dataclass
+class Converted:
+    """The result of converting one code object."""
+
+    code: types.CodeType          # code of the converted function
+    node: gast.AST                # the converted syntax tree
+    info: SourceInfo
+    seconds: float
+
+    @property
+    def source(self) -> str:
+        return parser.unparse(self.node)
+
+
+_cache: dict[tuple, Converted] = {}
+_cache_lock = threading.RLock()
+_key_locks: dict[tuple, threading.Lock] = {}
+
+
+def convert_node(node, info: SourceInfo, options: ConversionOptions, namespace) -> tuple[gast.AST, Context]:
+    """Converts a parsed function (no compiling); the CLI and `to_code` use this."""
+    ctx = make_context(node, info, options, namespace)
+    try:
+        return transform(node, ctx), ctx
+    except (directives.DirectiveError, NotImplementedError) as e:
+        raise ConversionError(f"{info.filename}:{info.lineno}: {e}") from None
+
+
+def convert_code(fn: types.FunctionType, options: ConversionOptions) -> Converted:
+    """The converted code for `fn`'s code object (cached)."""
+    key = (fn.__code__, options)
+    cached = _cache.get(key)
+    if cached is not None:
+        return cached
+    with _cache_lock:
+        lock = _key_locks.setdefault(key, threading.Lock())
+    with lock:
+        cached = _cache.get(key)
+        if cached is not None:
+            return cached
+        start = time.perf_counter()
+        node, info = parser.parse_entity(fn)
+        node, ctx = convert_node(node, info, options, LiveNamespace(fn.__globals__))
+        freevars = tuple(fn.__code__.co_freevars) + ("ag__",)
+        if ctx.extra.get("uses_class_cell") and "__class__" not in freevars:
+            freevars += ("__class__",)
+        code = loader.compile_function(node, fn.__code__.co_filename, freevars)
+        result = Converted(code, node, info, time.perf_counter() - start)
+        _cache[key] = result
+        with _cache_lock:
+            _key_locks.pop(key, None)
+    logs.log(1, "Converted %s (%s:%d) in %.2f ms", fn.__qualname__, info.filename, info.lineno,
+             result.seconds * 1e3)
+    if logs.has_verbosity(3):
+        logs.log(3, "Converted code of %s:\n%s", fn.__qualname__, result.source)
+    return result
+
+
+def check_convertible(fn: Any) -> None:
+    """Raises TypeError for functions autograph refuses to convert."""
+    if is_generator(fn):
+        raise TypeError(f"{getattr(fn, '__qualname__', fn)!s} is a generator function; autograph "
+                        "does not convert generators (yield). Call it outside the converted "
+                        "function, or mark it with ag.do_not_convert.")
+    if is_coroutine(fn):
+        raise TypeError(f"{getattr(fn, '__qualname__', fn)!s} is a coroutine function; autograph "
+                        "does not convert async code.")
+
+
+def convert_function(fn: types.FunctionType, options: ConversionOptions) -> types.FunctionType:
+    """A converted twin of `fn`, sharing its globals, closure cells and defaults."""
+    check_convertible(fn)
+    converted = convert_code(fn, options)
+    from .namespace import operator_namespace
+    return loader.make_function(converted.code, fn, fn.__globals__,
+                                {"ag__": operator_namespace(options)})
+
+
+def clear_cache() -> None:
+    """Forgets every converted function (for tests and benchmarks)."""
+    with _cache_lock:
+        _cache.clear()

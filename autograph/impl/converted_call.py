@@ -1,0 +1,104 @@
+"""`ag__.converted_call(f, *args, **kwargs)`: calls `f`, converted first when it is user code.
+
+Conversion happens once per function (the result is remembered per function object).
+Library code, builtins, already-converted code and functions marked `do_not_convert` are
+called as they are; so are functions whose source cannot be found (with a logged warning).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import threading
+import types
+import weakref
+from typing import Any, Callable, Optional
+
+from ..operators.py_builtins import OVERRIDES
+from ..pyct import loader
+from ..pyct.parser import SourceUnavailableError
+from . import conversion, logs, rules
+from .options import ConversionOptions, Feature
+
+_AS_IS = object()
+_per_function: "weakref.WeakKeyDictionary[Any, dict]" = weakref.WeakKeyDictionary()
+_lock = threading.Lock()
+
+
+def converted_call(options: ConversionOptions, f: Any, args: tuple, kwargs: dict) -> Any:
+    """Calls `f(*args, **kwargs)`, converting `f` when autograph should."""
+    target = _target(f, options)
+    return target(*args, **kwargs)
+
+
+def _target(f: Any, options: ConversionOptions) -> Callable:
+    if type(f) is types.FunctionType:
+        return _function_target(f, options) or f
+    if type(f) is types.MethodType:
+        fn = f.__func__
+        if type(fn) is types.FunctionType:
+            conv = _function_target(fn, options)
+            return types.MethodType(conv, f.__self__) if conv is not None else f
+        return f
+    if type(f) in (types.BuiltinFunctionType, types.BuiltinMethodType):
+        override = OVERRIDES.get(f) if options.uses(Feature.BUILTIN_FUNCTIONS) else None
+        return override or f
+    if isinstance(f, type):
+        override = OVERRIDES.get(f) if options.uses(Feature.BUILTIN_FUNCTIONS) else None
+        return override or f
+    if isinstance(f, functools.partial):
+        inner = _target(f.func, options)
+        if inner is f.func:
+            return f
+        return functools.partial(inner, *f.args, **f.keywords)
+    call = getattr(type(f), "__call__", None)
+    if type(call) is types.FunctionType and not rules.is_library_function(call):
+        conv = _function_target(call, options)
+        if conv is not None:
+            return types.MethodType(conv, f)
+    return f
+
+
+def _function_target(fn: types.FunctionType, options: ConversionOptions) -> Optional[Callable]:
+    """The converted twin of a plain function, or None to call it as it is."""
+    try:
+        per = _per_function[fn]
+    except KeyError:
+        per = None
+    except TypeError:
+        return None
+    if per is not None:
+        hit = per.get(options)
+        if hit is not None:
+            return None if hit is _AS_IS else hit
+    result = _decide(fn, options)
+    with _lock:
+        _per_function.setdefault(fn, {})[options] = _AS_IS if result is None else result
+    return result
+
+
+def _decide(fn: types.FunctionType, options: ConversionOptions) -> Optional[Callable]:
+    if loader.is_generated(fn.__code__):
+        return None
+    if rules.is_marked_do_not_convert(fn):
+        logs.log(2, "Not converting %s: marked do_not_convert", fn.__qualname__)
+        return None
+    if rules.is_library_function(fn):
+        return None
+    if not options.recursive:
+        return None
+    if conversion.is_generator(fn) or conversion.is_coroutine(fn):
+        logs.warning("Not converting %s: autograph does not convert generators or coroutines; "
+                     "it runs as plain Python.", fn.__qualname__)
+        return None
+    try:
+        return conversion.convert_function(fn, options)
+    except SourceUnavailableError as e:
+        logs.warning("Not converting %s: %s. It runs unconverted, so control flow on tensors "
+                     "inside it is not staged.", fn.__qualname__, e)
+        return None
+    except conversion.ConversionError as e:
+        logs.warning("Not converting %s: %s. It runs unconverted.", fn.__qualname__, e)
+        return None
+
+

@@ -1,0 +1,54 @@
+"""Verbosity and logging. Conversions are logged through the standard `logging` module
+(logger "autograph"); the level is `ag.set_verbosity(level)` or, when that was never
+called, the environment variable AUTOGRAPH_VERBOSITY (default 0).
+
+Levels: 1 logs each conversion, 2 also why functions are not converted, 3 and more also
+the converted source.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from typing import Optional
+
+logger = logging.getLogger("autograph")
+
+_verbosity: Optional[int] = None
+_also_stdout = False
+
+
+def set_verbosity(level: int, alsologtostdout: bool = False) -> None:
+    """Sets how much autograph logs; `alsologtostdout` also prints the messages."""
+    global _verbosity, _also_stdout
+    _verbosity = int(level)
+    _also_stdout = bool(alsologtostdout)
+
+
+def get_verbosity() -> int:
+    if _verbosity is not None:
+        return _verbosity
+    try:
+        return int(os.environ.get("AUTOGRAPH_VERBOSITY", "0"))
+    except ValueError:
+        return 0
+
+
+def has_verbosity(level: int) -> bool:
+    return get_verbosity() >= level
+
+
+def log(level: int, message: str, *args) -> None:
+    """Logs at INFO when the verbosity is at least `level`."""
+    if get_verbosity() >= level:
+        logger.info(message, *args)
+        if _also_stdout:
+            print(message % args if args else message, file=sys.stdout)
+
+
+def warning(message: str, *args) -> None:
+    """Logs a warning (always)."""
+    logger.warning(message, *args)
+    if _also_stdout:
+        print("WARNING: " + (message % args if args else message), file=sys.stdout)

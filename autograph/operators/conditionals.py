@@ -1,0 +1,46 @@
+"""`if` statements and conditional expressions in converted code.
+
+    ag__.if_stmt(x > 0, if_body_1, else_body_1, ('y',))
+
+runs `if_body_1()` or `else_body_1()` like Python does when the condition is a plain value
+(or an eager tensor), and stages both under the backend's `cond` when it is staged; `names`
+lists the variables the branches assign that the rest of the code may need. The result is
+what the chosen branch returned, which lets `return` statements inside the branches work.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional, Sequence
+
+from . import staging
+from .dispatch import staged_backend
+from .location import user_location
+from .variables import Variables
+
+
+def if_stmt(cond: Any, body: Callable[[], Any], orelse: Optional[Callable[[], Any]] = None,
+            names: Sequence[str] = ()) -> Any:
+    """`body()` if `cond` else `orelse()`; staged when `cond` is staged."""
+    if cond is True:
+        return body()
+    if cond is False:
+        return orelse() if orelse is not None else None
+    backend = staged_backend(cond)
+    if backend is None:
+        if cond:
+            return body()
+        return orelse() if orelse is not None else None
+    variables = Variables(names, (body, orelse))
+    return staging.staged_cond(backend, cond, body, orelse, variables, user_location())
+
+
+def if_exp(cond: Any, if_true: Callable[[], Any], if_false: Callable[[], Any]) -> Any:
+    """`if_true() if cond else if_false()`; staged when `cond` is staged."""
+    if cond is True:
+        return if_true()
+    if cond is False:
+        return if_false()
+    backend = staged_backend(cond)
+    if backend is None:
+        return if_true() if cond else if_false()
+    return staging.staged_cond(backend, cond, if_true, if_false, Variables((), ()), user_location())

@@ -1,0 +1,33 @@
+"""List operations in converted code. `l.append(x)` becomes `l = ag__.list_append(l, x)`:
+for a Python list it appends in place (so aliases see it, as in Python); for a staged list —
+what a staged loop turns a list it grows into — it appends to the staged list."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .dispatch import backend_of
+
+
+def _backend(lst: Any):
+    b = backend_of(lst)
+    return b if b is not None and b.is_list(lst) else None
+
+
+def list_append(lst: Any, value: Any) -> Any:
+    """`lst.append(value)`, returning the list to use afterwards."""
+    backend = _backend(lst)
+    if backend is not None:
+        return backend.list_append(lst, value)
+    lst.append(value)
+    return lst
+
+
+def list_pop(lst: Any, *index: Any) -> tuple[Any, Any]:
+    """`lst.pop(*index)`, returning (the list to use afterwards, the popped item)."""
+    backend = _backend(lst)
+    if backend is not None:
+        if index:
+            raise NotImplementedError("a staged list can only pop its last element")
+        return backend.list_pop(lst)
+    return lst, lst.pop(*index)

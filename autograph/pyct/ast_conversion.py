@@ -1,0 +1,167 @@
+"""Fast conversion between gast trees and the standard library's `ast` for this Python.
+
+gast's own converters are generic visitors; these do the same mapping (gast names the
+arguments of functions with `Name` nodes in a `Param` context and except-clause names with
+`Name` nodes; Python's `ast` uses `arg` nodes and strings) with one table lookup per node,
+which matters because every conversion parses and compiles a function.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any, Callable
+
+import gast
+
+_POSITIONS = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+
+
+def _table(source_module, target_module) -> dict[type, tuple[type, tuple, tuple]]:
+    table = {}
+    for name in dir(source_module):
+        src = getattr(source_module, name)
+        dst = getattr(target_module, name, None)
+        if isinstance(src, type) and issubclass(src, source_module.AST) and isinstance(dst, type):
+            fields = tuple(f for f in src._fields if f in dst._fields)
+            table[src] = (dst, fields, tuple(src._attributes))
+    return table
+
+
+_TO_GAST = _table(ast, gast)
+_TO_AST = _table(gast, ast)
+_GAST_CTX = {ast.Load: gast.Load(), ast.Store: gast.Store(), ast.Del: gast.Del()}
+_AST_CTX = {gast.Load: ast.Load(), gast.Store: ast.Store(), gast.Del: ast.Del()}
+
+
+def _converter(table: dict, special: dict) -> Callable[[Any], Any]:
+    def convert(node: Any) -> Any:
+        tp = type(node)
+        fn = special.get(tp)
+        if fn is not None:
+            return fn(node)
+        entry = table.get(tp)
+        if entry is None:
+            return node
+        cls, fields, attrs = entry
+        new = cls.__new__(cls)
+        d = new.__dict__
+        for f in fields:
+            value = getattr(node, f, None)
+            if type(value) is list:
+                value = [convert(v) if isinstance(v, (ast.AST, gast.AST)) else v for v in value]
+            elif isinstance(value, (ast.AST, gast.AST)):
+                value = convert(value)
+            d[f] = value
+        nd = node.__dict__
+        for a in attrs:
+            if a in nd:
+                d[a] = nd[a]
+        for f in cls._fields:
+            if f not in d:
+                d[f] = [] if f == "type_params" else None
+        return new
+    return convert
+
+
+def _copy_positions(src, dst) -> None:
+    sd, dd = src.__dict__, dst.__dict__
+    for a in _POSITIONS:
+        if a in sd:
+            dd[a] = sd[a]
+
+
+# -- ast -> gast -------------------------------------------------------------------------------
+
+def _arg_to_gast(node: ast.arg) -> gast.Name:
+    new = gast.Name(id=node.arg, ctx=gast.Param(), annotation=to_gast(node.annotation)
+                    if node.annotation is not None else None, type_comment=node.type_comment)
+    _copy_positions(node, new)
+    return new
+
+
+def _name_to_gast(node: ast.Name) -> gast.Name:
+    new = gast.Name.__new__(gast.Name)
+    d = new.__dict__
+    d["id"], d["ctx"], d["annotation"], d["type_comment"] = node.id, _GAST_CTX[type(node.ctx)], None, None
+    _copy_positions(node, new)
+    return new
+
+
+def _handler_to_gast(node: ast.ExceptHandler) -> gast.ExceptHandler:
+    name = None
+    if node.name is not None:
+        name = gast.Name(id=node.name, ctx=gast.Store(), annotation=None, type_comment=None)
+        _copy_positions(node, name)
+    new = gast.ExceptHandler(type=to_gast(node.type) if node.type is not None else None, name=name,
+                             body=[to_gast(s) for s in node.body])
+    _copy_positions(node, new)
+    return new
+
+
+to_gast: Callable[[ast.AST], gast.AST] = _converter(_TO_GAST, {
+    ast.arg: _arg_to_gast, ast.Name: _name_to_gast, ast.ExceptHandler: _handler_to_gast,
+    ast.Load: lambda n: _GAST_CTX[ast.Load], ast.Store: lambda n: _GAST_CTX[ast.Store],
+    ast.Del: lambda n: _GAST_CTX[ast.Del],
+})
+
+
+# -- gast -> ast -------------------------------------------------------------------------------
+
+def _name_to_ast(node: gast.Name) -> ast.AST:
+    if type(node.ctx) is gast.Param:
+        new = ast.arg.__new__(ast.arg)
+        d = new.__dict__
+        d["arg"] = node.id
+        d["annotation"] = to_ast(node.annotation) if node.annotation is not None else None
+        d["type_comment"] = node.type_comment
+    else:
+        new = ast.Name.__new__(ast.Name)
+        d = new.__dict__
+        d["id"], d["ctx"] = node.id, _AST_CTX[type(node.ctx)]
+    _copy_positions(node, new)
+    return new
+
+
+def _handler_to_ast(node: gast.ExceptHandler) -> ast.ExceptHandler:
+    new = ast.ExceptHandler(type=to_ast(node.type) if node.type is not None else None,
+                            name=node.name.id if node.name is not None else None,
+                            body=[to_ast(s) for s in node.body])
+    _copy_positions(node, new)
+    return new
+
+
+def to_compilable_ast(node: gast.AST) -> ast.AST:
+    """`to_ast`, also giving nodes without a position their nearest ancestor's (as
+    `ast.fix_missing_locations` would), ready for `compile`."""
+    tree = to_ast(node)
+    _fill(tree, (1, 0, 1, 0))
+    return tree
+
+
+_LOCATED = {cls for cls in vars(ast).values()
+            if isinstance(cls, type) and issubclass(cls, ast.AST) and "lineno" in cls._attributes}
+
+
+def _fill(node: ast.AST, pos: tuple) -> None:
+    d = node.__dict__
+    if type(node) in _LOCATED:
+        if d.get("lineno") is None:
+            d["lineno"], d["col_offset"], d["end_lineno"], d["end_col_offset"] = pos
+        else:
+            pos = (d["lineno"], d.get("col_offset", 0), d.get("end_lineno") or d["lineno"],
+                   d.get("end_col_offset") or 0)
+    for f in node._fields:
+        value = d.get(f)
+        if type(value) is list:
+            for v in value:
+                if isinstance(v, ast.AST):
+                    _fill(v, pos)
+        elif isinstance(value, ast.AST):
+            _fill(value, pos)
+
+
+to_ast: Callable[[gast.AST], ast.AST] = _converter(_TO_AST, {
+    gast.Name: _name_to_ast, gast.ExceptHandler: _handler_to_ast,
+    gast.Load: lambda n: _AST_CTX[gast.Load], gast.Store: lambda n: _AST_CTX[gast.Store],
+    gast.Del: lambda n: _AST_CTX[gast.Del],
+})

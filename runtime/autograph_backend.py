@@ -1,0 +1,251 @@
+"""The runtime as an autograph backend: staged control flow becomes `rt.cond` and
+`rt.while_loop`, staged lists become `rt.TensorArray`s, staged prints and assertions become
+`rt.print` and `rt.Assert`.
+
+This is the only runtime module that imports autograph. Importing it registers the backend;
+`convert` is what `rt.function(autograph=True)` uses to convert the user's function.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional, Sequence
+
+import autograph as ag
+from autograph.impl.options import ConversionOptions, Feature
+
+from . import context
+from .control_flow import TensorArray, cond as _cond, while_loop as _while_loop
+from .dtypes import bool_, float32, int32
+from .ops import array_ops, debug_ops, math_ops, reduce_ops
+from .ops.core import convert_to_tensor
+from .shapes import TensorShape, TensorSpec, as_shape
+from .tensor import SymbolicTensor, Tensor
+from .variables import Variable
+
+
+class _ListSpec:
+    """The spec of a staged list: its element dtype and shape."""
+
+    def __init__(self, dtype, element_shape):
+        self.dtype, self.element_shape = dtype, element_shape
+
+    def __eq__(self, other) -> bool:
+        return (isinstance(other, _ListSpec) and other.dtype == self.dtype
+                and other.element_shape == self.element_shape)
+
+    def __hash__(self) -> int:
+        return hash((self.dtype, str(self.element_shape)))
+
+    def __str__(self) -> str:
+        return f"list of {self.dtype.name} {self.element_shape}"
+
+
+class RuntimeBackend(ag.Backend):
+    """Stages autograph's operators with the runtime's ops."""
+
+    value_types = (Tensor, TensorArray)
+
+    # -- values ------------------------------------------------------------------------------
+    def is_staged(self, value: Any) -> bool:
+        if isinstance(value, SymbolicTensor):
+            return True
+        if isinstance(value, TensorArray):
+            return value.handle is not None
+        if isinstance(value, Variable):
+            return context.current_graph() is not None
+        return False
+
+    def is_tracing(self) -> bool:
+        return context.current_graph() is not None
+
+    def is_value(self, value: Any) -> bool:
+        return isinstance(value, (Tensor, TensorArray))
+
+    def convert(self, value: Any) -> Any:
+        try:
+            return convert_to_tensor(value)
+        except (TypeError, ValueError) as e:
+            raise TypeError(str(e)) from None
+
+    def spec(self, value: Any) -> Any:
+        if isinstance(value, TensorArray):
+            return _ListSpec(value.dtype, value.element_shape)
+        return TensorSpec(value.shape, value.dtype)
+
+    def zeros(self, spec: Any) -> Any:
+        if isinstance(spec, _ListSpec):
+            return TensorArray(spec.dtype, size=0, dynamic_size=True, element_shape=spec.element_shape)
+        dims = spec.shape.as_tuple()
+        shape = [] if dims is None else [d if d is not None else 0 for d in dims]
+        return array_ops.zeros(shape, dtype=spec.dtype)
+
+    # -- control flow -------------------------------------------------------------------------
+    def cond(self, pred, true_fn, false_fn, names=()):
+        seen: dict[str, tuple] = {}
+
+        def recorded(key: str, fn: Callable[[], tuple]):
+            def run():
+                out = fn()
+                seen[key] = tuple(out)
+                return tuple(out)
+            return run
+
+        try:
+            return tuple(_cond(pred, recorded("true", true_fn), recorded("false", false_fn)))
+        except (TypeError, ValueError) as e:
+            better = _branch_mismatch(seen, names)
+            if better is None:
+                raise
+            raise type(e)(better) from None
+
+    def while_loop(self, test, body, loop_vars, names, shape_invariants=None,
+                   maximum_iterations=None):
+        invariants = None
+        if shape_invariants is not None and any(s is not None for s in shape_invariants):
+            invariants = [None if s is None else as_shape(s) for s in shape_invariants]
+        out = _while_loop(test, body, tuple(loop_vars), shape_invariants=invariants,
+                          maximum_iterations=maximum_iterations, loop_var_names=list(names))
+        return tuple(out) if isinstance(out, (list, tuple)) else (out,)
+
+    # -- logic --------------------------------------------------------------------------------
+    def logical_and(self, a, b):
+        return math_ops.logical_and(a, b)
+
+    def logical_or(self, a, b):
+        return math_ops.logical_or(a, b)
+
+    def logical_not(self, a):
+        return math_ops.logical_not(a)
+
+    def equal(self, a, b):
+        return math_ops.equal(a, b)
+
+    def not_equal(self, a, b):
+        return math_ops.not_equal(a, b)
+
+    # -- side effects ---------------------------------------------------------------------------
+    def print(self, values, sep, end, file):
+        return debug_ops.print(*values, sep=sep, end=end, output_stream=file)
+
+    def assert_(self, condition, message, data):
+        return debug_ops.Assert(condition, [message, *data])
+
+    def guard_defined(self, value, defined, message):
+        debug_ops.Assert(defined, [message])
+        return value
+
+    # -- builtins -----------------------------------------------------------------------------
+    def len(self, value):
+        if isinstance(value, TensorArray):
+            return value.size()
+        dims = value.shape.as_tuple()
+        if dims is None or not dims:
+            raise TypeError(f"len() of a tensor of shape {value.shape} (a scalar or of unknown rank)")
+        if dims[0] is not None:
+            return dims[0]
+        return array_ops.shape(value)[0]
+
+    def range_length(self, start, stop, step):
+        if isinstance(step, int):
+            if step == 0:
+                raise ValueError("range() arg 3 must not be zero")
+            if step > 0:
+                n = (stop - start + (step - 1)) // step
+            else:
+                n = (start - stop + (-step - 1)) // (-step)
+        else:
+            n = array_ops.where(step > 0, (stop - start + step - 1) // step,
+                                (start - stop - step - 1) // (-step))
+        return math_ops.maximum(n, 0)
+
+    def getitem(self, value, index):
+        if isinstance(value, TensorArray):
+            return value.read(index)
+        return array_ops.gather(value, index)
+
+    def abs(self, value):
+        return math_ops.abs(value)
+
+    def cast(self, value, kind):
+        if kind == "int":
+            return array_ops.cast(value, int32)
+        if kind == "float":
+            return array_ops.cast(value, float32)
+        return math_ops.not_equal(value, array_ops.zeros_like(value)) if value.dtype != bool_ \
+            else value
+
+    def reduce(self, kind, values):
+        if len(values) == 1:
+            fn = {"min": reduce_ops.reduce_min, "max": reduce_ops.reduce_max,
+                  "sum": reduce_ops.reduce_sum, "any": reduce_ops.reduce_any,
+                  "all": reduce_ops.reduce_all}[kind]
+            return fn(values[0])
+        fold = {"min": math_ops.minimum, "max": math_ops.maximum, "sum": math_ops.add}[kind]
+        out = values[0]
+        for v in values[1:]:
+            out = fold(out, v)
+        return out
+
+    def stack(self, values):
+        return array_ops.stack(list(values))
+
+    # -- lists --------------------------------------------------------------------------------
+    def new_list(self, items, element_spec=None):
+        if element_spec is None:
+            first = convert_to_tensor(items[0])
+            element_spec = TensorSpec(first.shape, first.dtype)
+        ta = TensorArray(element_spec.dtype, size=0, dynamic_size=True,
+                         element_shape=element_spec.shape)
+        for i, item in enumerate(items):
+            ta = ta.write(i, item)
+        return ta
+
+    def is_list(self, value):
+        return isinstance(value, TensorArray)
+
+    def list_append(self, lst, value):
+        return lst.write(lst.size(), value)
+
+    def list_pop(self, lst):
+        n = lst.size() - 1
+        last = lst.read(n)
+        rest = TensorArray(lst.dtype, size=0, dynamic_size=True, element_shape=lst.element_shape)
+        rest = rest.unstack(lst.gather(math_ops.maximum(array_ops.range(n), 0)))
+        return rest, last
+
+
+def _branch_mismatch(seen: dict, names: Sequence[str]) -> Optional[str]:
+    """A message naming the variable whose dtype or shape differs between cond branches."""
+    if "true" not in seen or "false" not in seen:
+        return None
+    for i, (t, f) in enumerate(zip(seen["true"], seen["false"])):
+        if not (isinstance(t, Tensor) and isinstance(f, Tensor)):
+            continue
+        name = names[i] if i < len(names) else f"output {i}"
+        if t.dtype != f.dtype:
+            return (f"'{name}' has dtype {t.dtype.name} in the if branch but {f.dtype.name} in the "
+                    "else branch of an `if` whose condition is a tensor; both branches must give "
+                    "it the same dtype (use rt.cast).")
+        if not t.shape.is_compatible_with(f.shape):
+            return (f"'{name}' has shape {t.shape} in the if branch but {f.shape} in the else "
+                    "branch of an `if` whose condition is a tensor; both branches must give it "
+                    "compatible shapes.")
+    return None
+
+
+BACKEND = ag.register_backend(RuntimeBackend())
+
+
+def convert(func: Callable, experimental_autograph_options: Any = None) -> Callable:
+    """The autograph-converted `func` for `rt.function(autograph=True)`.
+
+    `experimental_autograph_options`: None, an `ag.experimental.Feature`, a tuple of them, or
+    an `ag.ConversionOptions`."""
+    if isinstance(experimental_autograph_options, ConversionOptions):
+        options = experimental_autograph_options
+    else:
+        options = ConversionOptions.make(True, experimental_autograph_options)
+    return ag.convert(func, options)
+
+
+__all__ = ["RuntimeBackend", "BACKEND", "convert", "Feature"]

@@ -1,0 +1,114 @@
+"""The gradient of `cond`: a backward `If` on the same predicate.
+
+Each backward branch differentiates the matching forward branch. Forward values that a
+backward branch needs become extra outputs of the forward `If` op (the branch that did not
+compute them outputs None), so only the branch that ran contributes and nothing is
+recomputed.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+from .. import context
+from .. import dtypes as _dtypes
+from ..control_flow import COND
+from ..graph import FuncGraph
+from ..ops import array_ops
+from ..ops.core import apply, define, register_gradient
+from ..tensor import SymbolicTensor
+from ..variables import Variable
+from .engine import backprop
+from .node import node_of
+from .resolve import Context, entered, resolve
+
+UNDEFINED = define("Undefined", lambda shape, dtype: (shape, dtype), lambda shape, dtype: None,
+                   emit=lambda em, op: em.line(f"{em.outs(op)[0]} = None"), differentiable=False)
+
+_EXPOSED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def expose(op, index: int, tensor) -> SymbolicTensor:
+    """An output of the `If` op `op` carrying `tensor` of its branch `index`."""
+    cache = _EXPOSED.setdefault(op, {})
+    found = cache.get(id(tensor))
+    if found is not None:
+        return found
+    branch = op.subgraphs[index]
+    for i, out in enumerate(branch.outputs):
+        if out is tensor and i < len(op.outputs):
+            cache[id(tensor)] = op.outputs[i]
+            return op.outputs[i]
+    for j, graph in enumerate(op.subgraphs):
+        if j == index:
+            graph.outputs.append(tensor)
+        else:
+            filler = graph.create_op(UNDEFINED, [], {"shape": tensor.shape, "dtype": tensor.dtype},
+                                     [(tensor.shape, tensor.dtype)], name="undefined")
+            graph.outputs.append(filler.outputs[0])
+    out = SymbolicTensor(op, len(op.outputs), tensor.shape, tensor.dtype)
+    op.outputs.append(out)
+    cache[id(tensor)] = out
+    return out
+
+
+class BranchContext(Context):
+    """Brings tensors of one forward branch to its backward branch."""
+
+    def __init__(self, op, index: int, home):
+        self.op = op
+        self.index = index
+        self.forward_graph = op.subgraphs[index]
+        self.home = home
+
+    def resolve_local(self, tensor):
+        out = expose(self.op, self.index, tensor)
+        with context.graph_scope(self.home):
+            return resolve(out)
+
+
+def zeros_for_value(value):
+    """Fresh zeros shaped like a tensor or variable readable from the current graph."""
+    if value.dtype is _dtypes.variant:
+        from .tensor_array_grad import add_grads
+        return add_grads([])
+    dims = value.shape.as_tuple()
+    if dims is not None and None not in dims:
+        return apply(array_ops.ZEROS, [], {"shape": dims, "dtype": value.dtype._np})
+    return array_ops.zeros_like(value if isinstance(value, Variable) else resolve(value))
+
+
+@register_gradient("If")
+def _if_grad(op, *grads):
+    forward = op.operation
+    home = context.current_graph()
+    inputs = op.forward_inputs
+    wanted = [inputs[i] for i in range(1, len(inputs)) if op.needs[i]]
+    graphs, found = [], []
+    for index, branch in enumerate(forward.subgraphs):
+        graph = FuncGraph(f"{forward.name}_grad_{'true' if index == 0 else 'false'}", outer_graph=home)
+        seeds: dict = {}
+        for i, g in enumerate(grads):
+            if g is not None:
+                seeds.setdefault(id(branch.outputs[i]), []).append(g)
+        with context.graph_scope(graph), entered(BranchContext(forward, index, home)):
+            found.append(backprop([node_of(o) for o in branch.operations], seeds, wanted))
+        graphs.append(graph)
+    connected = [v for v in wanted if any(id(v) in f for f in found)]
+    if not connected:
+        return [None] * len(inputs)
+    for graph, grads_here in zip(graphs, found):
+        with context.graph_scope(graph):
+            outs = []
+            for v in connected:
+                g = grads_here.get(id(v))
+                outs.append(zeros_for_value(v) if g is None else graph.capture(g))
+            graph.outputs = outs
+    pred = op.inputs[0]
+    grad_op = home.create_op(COND, [pred], {}, [(v.shape, v.dtype) for v in connected],
+                             name=f"{forward.name}_grad", subgraphs=tuple(graphs))
+    if context.state.tapes:
+        from .tape import record_operation
+        record_operation(COND, [pred], grad_op.outputs, {}, grad_op)
+    by_value = {id(v): out for v, out in zip(connected, grad_op.outputs)}
+    return [by_value.get(id(v)) if i else None for i, v in enumerate(inputs)]

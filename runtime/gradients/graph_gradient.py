@@ -1,0 +1,122 @@
+"""The forward and backward functions of a traced graph, derived from it once.
+
+The backward graph is built by running the reverse sweep over the graph's own ops inside a
+child graph, so it reads forward values directly. Every forward value it reads becomes an
+extra output of a second lowering of the forward graph (the values "saved" for the
+backward pass) and an input of the backward lowering. Nothing is recomputed.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from .. import context
+from ..executor.codegen import lower, runtime_error
+from ..graph import FuncGraph
+from .engine import backprop
+from .node import differentiable, node_of, variables_read
+from .tape import paused
+
+
+class Shell:
+    """A unit to lower: inputs, the ops of one or more op lists, and outputs."""
+
+    def __init__(self, name: str, inputs, op_lists, outputs):
+        self.name = name
+        self.inputs = list(inputs)
+        self._op_lists = op_lists
+        self.outputs = list(outputs)
+
+    @property
+    def operations(self) -> list:
+        return list(itertools.chain.from_iterable(self._op_lists))
+
+
+class GraphGradient:
+    """`forward(*inputs) -> outputs + saved` and `backward(*output_grads, *saved) -> grads`.
+
+    Gradients are taken for the floating-point inputs (`input_indices`) and for every
+    variable the graph reads (`variables`); `backward` returns them in that order, with
+    `has_grad[k]` False for those the outputs do not depend on (they are left out).
+    """
+
+    def __init__(self, graph, name: str):
+        self.graph = graph
+        self.output_indices = [i for i, t in enumerate(graph.outputs) if differentiable(t)]
+        self.input_indices = [i for i, t in enumerate(graph.inputs) if differentiable(t)]
+        self.variables = variables_read([graph])
+        backward = FuncGraph(f"{name}_grad", outer_graph=graph)
+        with paused(), context.graph_scope(backward):
+            grad_inputs = []
+            seeds: dict = {}
+            for i in self.output_indices:
+                out = graph.outputs[i]
+                ph = backward.placeholder(out.shape, out.dtype, name=f"grad_{i}")
+                grad_inputs.append(ph)
+                seeds.setdefault(id(out), []).append(ph)
+            sources = [graph.inputs[i] for i in self.input_indices] + self.variables
+            with context.name_scope("gradients"):
+                found = backprop([node_of(op) for op in graph.operations], seeds, sources)
+            grads = [found.get(id(s)) for s in sources]
+            backward.outputs = [backward.capture(g) for g in grads if g is not None]
+        self.has_grad = [g is not None for g in grads]
+        saved, consts = _reads_from_outside(backward)
+        self.n_saved = len(saved)
+        self.n_outputs = len(graph.outputs)
+        forward = Shell(f"{name}_forward", graph.inputs, [graph.operations], graph.outputs + saved)
+        back = Shell(f"{name}_backward", grad_inputs + saved, [consts, backward.operations],
+                     backward.outputs)
+        self.backward_graph = backward
+        self.forward_compiled = lower(forward, forward.name)
+        self.backward_compiled = lower(back, back.name)
+
+    def forward(self, values):
+        """(outputs, saved) for NumPy input values."""
+        result = _run(self.forward_compiled, values)
+        if self.n_outputs + self.n_saved == 1:
+            result = (result,)
+        return list(result[:self.n_outputs]), list(result[self.n_outputs:])
+
+    def backward(self, output_grads, saved):
+        """The gradients (NumPy values, None where there is none) for inputs, then variables."""
+        result = _run(self.backward_compiled, [*output_grads, *saved])
+        n = sum(self.has_grad)
+        if n == 1:
+            result = (result,)
+        it = iter(result if n else ())
+        return [next(it) if has else None for has in self.has_grad]
+
+
+def _run(compiled, values):
+    """Runs lowered code; errors name the graph op that raised them, as for plain calls."""
+    try:
+        return compiled.fn(*values)
+    except Exception as exc:
+        translated = runtime_error(compiled, exc)
+        if translated is None:
+            raise
+        raise translated from None
+
+
+def _reads_from_outside(backward):
+    """Forward values the backward graph reads: (tensors to save, Const ops to repeat)."""
+    saved, consts, seen = [], [], set()
+
+    def visit(t):
+        if id(t) in seen or backward.is_ancestor_of(t.op.graph):
+            return
+        seen.add(id(t))
+        if t.op.type == "Const":
+            consts.append(t.op)
+        else:
+            saved.append(t)
+
+    for op in backward.all_operations():
+        for t in op.inputs:
+            visit(t)
+        for sub in op.subgraphs:
+            for t in sub.outputs:
+                visit(t)
+    for t in backward.outputs:
+        visit(t)
+    return saved, consts

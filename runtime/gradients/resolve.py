@@ -1,0 +1,64 @@
+"""Reading forward values from a backward graph.
+
+A gradient rule reads the forward op's inputs and outputs. When the forward op sits in a
+`cond` branch or a `while_loop` body, those tensors live in a graph that the backward graph
+cannot see. Each such subgraph being differentiated pushes a context here that knows how to
+bring a tensor of it out: a branch makes it an extra output of its `If` op, a loop body
+saves it on every iteration and the backward loop reads the saved value back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+
+from .. import context, errors
+from ..tensor import SymbolicTensor
+
+
+class _Stack(threading.local):
+    def __init__(self):
+        self.contexts = []
+
+
+_STACK = _Stack()
+
+
+class Context:
+    """Base class: brings tensors of `forward_graph` into reach of the backward graph."""
+
+    forward_graph = None
+
+    def resolve_local(self, tensor):  # pragma: no cover - overridden
+        raise NotImplementedError
+
+
+@contextlib.contextmanager
+def entered(ctx: Context):
+    """Makes `ctx` resolve tensors of its forward graph while the block runs."""
+    _STACK.contexts.append(ctx)
+    try:
+        yield ctx
+    finally:
+        _STACK.contexts.pop()
+
+
+def any_active() -> bool:
+    return bool(_STACK.contexts)
+
+
+def resolve(tensor):
+    """`tensor` itself when the current graph can read it, else a tensor holding its value."""
+    if type(tensor) is not SymbolicTensor:
+        return tensor
+    graph = tensor.op.graph
+    current = context.current_graph()
+    if current is None or graph.is_ancestor_of(current):
+        return tensor
+    for ctx in reversed(_STACK.contexts):
+        if ctx.forward_graph is graph:
+            return ctx.resolve_local(tensor)
+    raise errors.InaccessibleTensorError(
+        f"A gradient needs the value of {tensor.name}, which was computed inside a branch or "
+        "loop body that the gradient computation cannot reach. Compute it outside the "
+        "cond/while_loop or pass it through the loop variables.")

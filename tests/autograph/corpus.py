@@ -1,0 +1,868 @@
+"""A corpus of small programs for differential testing of autograph.
+
+Each program is a plain function registered with `@case(...)`, listing example argument
+tuples. The tests run every program natively, converted with Python values, and — for
+programs marked `staged=True` — through `rt.function` with tensor arguments, where one
+trace must serve all the examples (all examples of a staged case have the same shapes and
+dtypes).
+"""
+
+from __future__ import annotations
+
+import collections
+from dataclasses import dataclass, field
+from typing import Callable
+
+import runtime as rt
+import autograph as ag
+
+
+@dataclass
+class Case:
+    fn: Callable
+    args: list
+    staged: bool = False
+    # Python values that must stay Python values in the staged run (argument positions)
+    static: tuple = ()
+    tags: tuple = field(default_factory=tuple)
+
+    @property
+    def name(self) -> str:
+        return self.fn.__name__
+
+
+CASES: list[Case] = []
+
+
+def case(*args, staged: bool = False, static: tuple = (), tags: tuple = ()):
+    def register(fn):
+        CASES.append(Case(fn, list(args), staged, static, tags))
+        return fn
+    return register
+
+
+# -- helpers the programs use --------------------------------------------------------------
+
+SCALE = 3
+COUNTER = 0
+
+
+def helper_abs(v):
+    if v < 0:
+        return -v
+    return v
+
+
+def helper_poly(v, k=2):
+    total = 0
+    for _ in range(k):
+        total = total * v + 1
+    return total
+
+
+class Box:
+    def __init__(self, value):
+        self.value = value
+
+
+class Accumulator:
+    def __init__(self):
+        self.total = 0
+        self.items = []
+
+    def add(self, v):
+        if v > 0:
+            self.total += v
+        else:
+            self.total -= v
+        return self.total
+
+    def add_all(self, vs):
+        for v in vs:
+            self.add(v)
+        return self.total
+
+
+class Doubler:
+    def __call__(self, v):
+        if v > 10:
+            return v
+        return v * 2
+
+
+Point = collections.namedtuple("Point", ["x", "y"])
+
+
+# -- if / elif / else ----------------------------------------------------------------------
+
+@case((3,), (-4,), (0,), staged=True)
+def abs_value(x):
+    if x < 0:
+        return -x
+    return x
+
+
+@case((5,), (-2,), (0,), staged=True)
+def sign(x):
+    if x > 0:
+        s = 1
+    elif x < 0:
+        s = -1
+    else:
+        s = 0
+    return s
+
+
+@case((1.5, 0.0, 1.0), (-3.0, 0.0, 1.0), (0.5, 0.0, 1.0), staged=True)
+def clamp(x, lo, hi):
+    if x < lo:
+        x = lo
+    elif x > hi:
+        x = hi
+    return x
+
+
+@case((1, 2), (1, -2), (-1, 2), (-1, -2), staged=True)
+def nested_if(x, y):
+    if x > 0:
+        if y > 0:
+            r = 1
+        else:
+            r = 2
+    else:
+        if y > 0:
+            r = 3
+        else:
+            r = 4
+    return r
+
+
+@case((3,), (-3,), staged=True)
+def if_without_else(x):
+    y = 0
+    if x > 0:
+        y = x * 2
+    return y
+
+
+@case((3,), (-3,), staged=True)
+def if_assigns_two(x):
+    if x > 0:
+        a = 1
+        b = 2
+    else:
+        a = 3
+        b = 4
+    return a * 10 + b
+
+
+@case((11,), (7,), (2,), (-5,), staged=True)
+def early_returns(x):
+    if x > 10:
+        return 3
+    if x > 5:
+        return 2
+    if x > 0:
+        return 1
+    return 0
+
+
+@case((1, 1), (1, -1), (-1, 1), staged=True)
+def return_in_nested_if(x, y):
+    if x > 0:
+        if y > 0:
+            return x + y
+        return x
+    return -x
+
+
+@case((2.0,), (-2.0,), staged=True)
+def conditional_expression(x):
+    return x if x > 0 else -x
+
+
+@case((2,), (-2,), (0,), staged=True)
+def nested_conditional_expression(x):
+    return 1 if x > 0 else (-1 if x < 0 else 0)
+
+
+@case((1, 1), (1, -1), (-1, 1), (-1, -1), staged=True)
+def and_or_conditions(x, y):
+    if x > 0 and y > 0:
+        return 1
+    elif x > 0 or y > 0:
+        return 2
+    return 3
+
+
+@case((3,), (-3,), staged=True)
+def not_condition(x):
+    if not x > 0:
+        return -1
+    return 1
+
+
+@case((5,), (15,), (-1,), staged=True)
+def chained_comparison(x):
+    if 0 < x < 10:
+        return 1
+    return 0
+
+
+@case((3,), (-7,), (0,), staged=True)
+def chained_comparison_with_call(x):
+    if 0 < abs(x) <= 5:
+        return 1
+    return 0
+
+
+@case(({"a": 1}, "a"), ({"a": -1}, "a"), ({}, "a"))
+def lazy_and_on_dict(d, k):
+    if k in d and d[k] > 0:
+        return "positive"
+    return "missing or not positive"
+
+
+@case((None, 4), (3, 4))
+def is_none_default(x, default):
+    if x is None:
+        x = default
+    return x * 2
+
+
+@case((3, True), (3, False), staged=True)
+def bool_flag(x, flag):
+    if flag:
+        return x + 1
+    return x - 1
+
+
+@case((85,), (72,), (65,), (30,), staged=True)
+def grade(score):
+    if score >= 80:
+        g = 4
+    elif score >= 70:
+        g = 3
+    elif score >= 60:
+        g = 2
+    else:
+        g = 0
+    return g
+
+
+@case((3, 5), (5, 3), staged=True)
+def swap_if_greater(x, y):
+    if x > y:
+        x, y = y, x
+    return x, y
+
+
+@case((4,), (-4,), staged=True)
+def augmented_assignment_in_branches(x):
+    total = 10
+    if x > 0:
+        total += x
+        total *= 2
+    else:
+        total -= x
+    return total
+
+
+# -- while loops ---------------------------------------------------------------------------
+
+@case((5,), (0,), (1,), staged=True)
+def count_down(n):
+    s = 0
+    while n > 0:
+        n -= 1
+        s += n
+    return s
+
+
+@case((10,), (3,), (100,), staged=True)
+def while_compound_test(n):
+    i = 0
+    s = 0
+    while i < n and s < 20:
+        s += i
+        i += 1
+    return s
+
+
+@case((10,), (50,), (0,), staged=True)
+def while_true_break(n):
+    i = 0
+    while True:
+        if i * i > n:
+            break
+        i += 1
+    return i
+
+
+@case((10,), (7,), staged=True)
+def while_continue(n):
+    i = 0
+    s = 0
+    while i < n:
+        i += 1
+        if i % 2 == 0:
+            continue
+        s += i
+    return s
+
+
+@case((10,), (5,), staged=True)
+def while_else(n):
+    i = 0
+    while i < n:
+        if i == 7:
+            break
+        i += 1
+    else:
+        i = -1
+    return i
+
+
+@case((6,), (7,), (1,), staged=True)
+def collatz_steps(n):
+    steps = 0
+    while n != 1:
+        if n % 2 == 0:
+            n = n // 2
+        else:
+            n = 3 * n + 1
+        steps += 1
+    return steps
+
+
+@case((48, 18), (17, 5), (10, 0), staged=True)
+def gcd(a, b):
+    while b != 0:
+        a, b = b, a % b
+    return a
+
+
+@case((10,), (2,), (0,), staged=True)
+def while_return_inside(n):
+    i = 0
+    while i < n:
+        if i * i >= n:
+            return i
+        i += 1
+    return -1
+
+
+@case((4,), (1,), staged=True)
+def nested_while(n):
+    i = 0
+    total = 0
+    while i < n:
+        j = 0
+        while j < i:
+            total += j
+            j += 1
+        i += 1
+    return total
+
+
+@case((10.0,), (1.0,), (0.3,), staged=True)
+def while_halving(x):
+    count = 0
+    while x > 1.0:
+        x = x / 2.0
+        count += 1
+    return count
+
+
+@case((5,), (1,), staged=True)
+def while_loop_from_api_example(n):
+    i = 0
+    s = 0.0
+    while i < n:
+        s = s * 0.5 + rt.cast(i, rt.float32)
+        i += 1
+    return s
+
+
+# -- for loops -----------------------------------------------------------------------------
+
+@case((5,), (0,), (1,), staged=True)
+def sum_range(n):
+    s = 0
+    for i in range(n):
+        s += i
+    return s
+
+
+@case((10,), (3,), staged=True)
+def sum_range_step(n):
+    s = 0
+    for i in range(1, n, 2):
+        s += i
+    return s
+
+
+@case(([1.0, 2.0, 3.0],), ([0.5, -1.0, 4.0],), staged=True)
+def for_over_tensor(xs):
+    s = 0.0
+    for x in xs:
+        s += x
+    return s
+
+
+@case(([1, 2, 3],), ([4, 5, 6],), staged=True)
+def for_enumerate(xs):
+    s = 0
+    for i, x in enumerate(xs):
+        s += i * x
+    return s
+
+
+@case(([1, 2, 3], [4, 5, 6]), ([1, 0, 1], [2, 2, 2]), staged=True)
+def for_zip_dot(xs, ys):
+    s = 0
+    for x, y in zip(xs, ys):
+        s += x * y
+    return s
+
+
+@case(([3, 1, -2, 5],), ([1, 2, 3, 4],), staged=True)
+def for_break_first_negative(xs):
+    idx = -1
+    for i, x in enumerate(xs):
+        if x < 0:
+            idx = i
+            break
+    return idx
+
+
+@case(([3, -1, -2, 5],), ([-1, -2, -3, -4],), staged=True)
+def for_continue_positives(xs):
+    s = 0
+    for x in xs:
+        if x <= 0:
+            continue
+        s += x
+    return s
+
+
+@case(([1, 2, 3], 2), ([1, 2, 3], 7), staged=True)
+def for_else_found(xs, t):
+    for x in xs:
+        if x == t:
+            found = 1
+            break
+    else:
+        found = 0
+    return found
+
+
+@case(([4, 5, 6], 5), ([4, 5, 6], 9), staged=True)
+def for_return_index(xs, t):
+    for i, x in enumerate(xs):
+        if x == t:
+            return i
+    return -1
+
+
+@case((4,), (0,), staged=True)
+def nested_for(n):
+    s = 0
+    for i in range(n):
+        for j in range(i):
+            s += j
+    return s
+
+
+@case((3,), (-1,), staged=True)
+def for_python_list_unrolled(x):
+    for w in [1, 2, 3]:
+        x = x * w + 1
+    return x
+
+
+@case(({"a": 1, "b": 2},), ({},))
+def for_dict_items(d):
+    out = []
+    for k, v in d.items():
+        out.append(f"{k}={v}")
+    return ",".join(out)
+
+
+@case((4,), (1,), staged=True)
+def loop_target_used_after(n):
+    for i in range(n):
+        pass
+    return i
+
+
+@case(([2, 4, 6],), ([1, 1, 1],), staged=True)
+def for_range_len(xs):
+    s = 0
+    for i in range(len(xs)):
+        s += xs[i] * i
+    return s
+
+
+@case(([[1, 2], [3, 4]],), ([[0, 1], [1, 0]],), staged=True)
+def for_over_matrix_rows(m):
+    total = 0
+    for row in m:
+        total += row[0] * row[1]
+    return total
+
+
+@case((3,), (8,), staged=True)
+def python_range_staged_break(x):
+    count = 0
+    for i in range(6):
+        if x < i:
+            break
+        count += 1
+    return count
+
+
+@case((0,), (2,), (5,), staged=True)
+def python_list_staged_return(x):
+    for w in [1, 2, 3]:
+        if x < w:
+            return w
+    return 0
+
+
+@case(([1, 2, 3, 4],), ([5, 6, 7, 8],), staged=True)
+def for_else_no_break(xs):
+    s = 0
+    for x in xs:
+        s += x
+    else:
+        s *= 2
+    return s
+
+
+@case((3, 4), (2, 2), staged=True)
+def nested_loops_break_inner(n, m):
+    total = 0
+    for i in range(n):
+        for j in range(m):
+            if j > i:
+                break
+            total += 1
+    return total
+
+
+# -- lists ---------------------------------------------------------------------------------
+
+@case((4,), (2,), staged=True)
+def build_list_in_loop(n):
+    squares = []
+    for i in range(n):
+        squares.append(i * i)
+    return rt.stack(squares)
+
+
+@case((4,), (3,), staged=True)
+def list_length_after_loop(n):
+    items = []
+    i = 0
+    while i < n:
+        items.append(i)
+        i += 1
+    return len(items)
+
+
+@case(([1, 2, 3],), ([5],))
+def list_pop_python(xs):
+    xs = list(xs)
+    last = xs.pop()
+    xs.append(last * 10)
+    return xs
+
+
+@case((4,), (0,))
+def list_comprehension(n):
+    return [i * i for i in range(n) if i % 2 == 0]
+
+
+@case((5,), (1,))
+def generator_expression_sum(n):
+    return sum(i for i in range(n))
+
+
+@case((3,), (2,), staged=True)
+def python_list_of_tensors(x):
+    values = [x, x * 2]
+    values.append(x * 3)
+    return rt.stack(values)
+
+
+# -- calls ---------------------------------------------------------------------------------
+
+@case((3,), (-3,), staged=True)
+def call_user_function(x):
+    return helper_abs(x) + 1
+
+
+@case((2,), (-1,), staged=True)
+def call_with_keyword(x):
+    return helper_poly(x, k=3)
+
+
+@case((5,), (0,), (1,))
+def recursive_factorial(n):
+    if n <= 1:
+        return 1
+    return n * recursive_factorial(n - 1)
+
+
+@case((10,), (1,))
+def recursive_fibonacci(n):
+    if n < 2:
+        return n
+    return recursive_fibonacci(n - 1) + recursive_fibonacci(n - 2)
+
+
+@case((3,), (-3,), staged=True)
+def lambda_with_conditional(x):
+    f = lambda v: v * 2 if v > 0 else -v  # noqa: E731
+    return f(x)
+
+
+@case((3,), (-3,), staged=True)
+def closure_reads_outer(x):
+    def inner(y):
+        return y + x
+    return inner(3)
+
+
+@case((3,), (-5,), staged=True)
+def nested_function_with_control_flow(x):
+    def g(v):
+        if v > 0:
+            return v
+        return -v
+    return g(x) + g(-x)
+
+
+@case(([1, -2, 3],), ([-1, -1],))
+def method_calls(xs):
+    acc = Accumulator()
+    return acc.add_all(xs)
+
+
+@case((3,), (20,), staged=True)
+def callable_object(x):
+    d = Doubler()
+    return d(x)
+
+
+@case((3,), (-3,), staged=True)
+def composite_attribute(x):
+    box = Box(0)
+    if x > 0:
+        box.value = x
+    else:
+        box.value = -x
+    return box.value
+
+
+@case((3,), (-3,), staged=True)
+def composite_subscript(x):
+    d = {"a": 0, "b": 1}
+    if x > 0:
+        d["a"] = x
+    return d["a"] + d["b"]
+
+
+@case((2,), (-1,), staged=True)
+def global_read(x):
+    if x > 0:
+        return x * SCALE
+    return x
+
+
+@case((1,), (2,))
+def global_write(x):
+    global COUNTER
+    COUNTER += x
+    if COUNTER > 100:
+        COUNTER = 0
+    return COUNTER > 0
+
+
+@case((3, 8), (-2, 1), staged=True)
+def builtins_min_max(x, y):
+    return max(x, y) - min(x, y)
+
+
+@case((-2.5,), (3.0,), staged=True)
+def builtins_abs(x):
+    return abs(x) * 2
+
+
+@case(([1, 2, 3],), ([4, 5, 6],), staged=True)
+def builtins_len(xs):
+    return len(xs) * 2
+
+
+@case((3.7,), (-1.2,))
+def builtins_int_float(x):
+    return int(x) + float(x)
+
+
+@case(([0, 0, 1],), ([0, 0, 0],), ([],))
+def builtins_any_all(xs):
+    return any(xs), all(xs)
+
+
+@case((3,), ("s",))
+def isinstance_check(x):
+    if isinstance(x, int):
+        return x + 1
+    return x * 2
+
+
+@case((2, 3), (5, 1), staged=True)
+def namedtuple_result(x, y):
+    if x > y:
+        return Point(x, y)
+    return Point(y, x)
+
+
+@case((3,), staged=True)
+def default_arguments(x, scale=2, offset=1):
+    return x * scale + offset
+
+
+@case((1, 2, 3), (4, 5))
+def star_args(*xs):
+    total = 0
+    for x in xs:
+        total += x
+    return total
+
+
+@case((3,), (-3,))
+def nonlocal_counter(x):
+    count = 0
+
+    def bump(v):
+        nonlocal count
+        if v > 0:
+            count += v
+        else:
+            count -= v
+
+    bump(x)
+    bump(x * 2)
+    return count
+
+
+@case((4,), (1,))
+def walrus_in_while(n):
+    items = list(range(n))
+    total = 0
+    while (k := len(items)) > 0:
+        total += items.pop() * k
+    return total
+
+
+# -- print and assert ----------------------------------------------------------------------
+
+@case((3,), (-3,), staged=True)
+def print_values(x):
+    print("value:", x)
+    return x
+
+
+@case((3,), (-3,), staged=True)
+def print_in_branches(x):
+    if x > 0:
+        print("positive")
+    else:
+        print("not positive")
+    return x
+
+
+@case((3,), (1,), staged=True)
+def print_in_loop(n):
+    for i in range(n):
+        print("step", i)
+    return n
+
+
+@case((3,), (1,), staged=True)
+def assert_passes(x):
+    assert x > 0, "x must be positive"
+    return x * 2
+
+
+@case((3,), (-1,))
+def assert_fails_for_negative(x):
+    assert x > 0, "x must be positive"
+    return x
+
+
+# -- errors with Python values --------------------------------------------------------------
+
+@case((3,), (-3,))
+def unbound_local_in_branch(x):
+    if x > 0:
+        y = 1
+    return y
+
+
+@case((2,), (0,))
+def zero_division(x):
+    return 10 // x
+
+
+@case((2,), (0,))
+def try_except_in_converted_code(x):
+    try:
+        r = 10 // x
+    except ZeroDivisionError:
+        r = -1
+    return r
+
+
+@case(("abc",), ("",))
+def string_processing(s):
+    out = ""
+    for ch in s:
+        if ch == "b":
+            continue
+        out += ch.upper()
+    return out or "empty"
+
+
+@case((3,), (0,))
+def with_statement_return(x):
+    import contextlib
+    with contextlib.suppress(ValueError):
+        if x > 0:
+            return x
+    return -1
+
+
+@case((5,), (12,))
+def try_finally_in_loop(n):
+    log = []
+    for i in range(n):
+        try:
+            if i == 3:
+                break
+            log.append(i)
+        finally:
+            log.append(-1)
+    return log
+
+
+@case((3,), (-3,))
+def do_not_convert_call(x):
+    return untouched(x)
+
+
+@ag.do_not_convert
+def untouched(x):
+    return x if x > 0 else 0

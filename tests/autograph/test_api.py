@@ -1,0 +1,317 @@
+"""The public API: to_graph, to_code, do_not_convert, experimental, set_verbosity."""
+
+from __future__ import annotations
+
+import functools
+import linecache
+import logging
+import threading
+
+import pytest
+
+import autograph as ag
+import runtime as rt
+from autograph.impl import conversion, logs
+
+
+def test_exports():
+    for name in ("to_graph", "to_code", "do_not_convert", "experimental", "set_verbosity"):
+        assert hasattr(ag, name)
+    assert ag.experimental.do_not_convert is ag.do_not_convert
+    assert callable(ag.experimental.set_loop_options)
+    assert ag.experimental.set_loop_options(maximum_iterations=3) is None
+    names = {f.name for f in ag.experimental.Feature}
+    assert {"ALL", "ASSERT_STATEMENTS", "BUILTIN_FUNCTIONS", "LISTS", "EQUALITY_OPERATORS"} <= names
+
+
+def test_autograph_never_imports_runtime():
+    import subprocess
+    import sys
+    code = ("import sys, autograph, autograph.cli; "
+            "assert 'runtime' not in sys.modules, sorted(m for m in sys.modules if 'runtime' in m)")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=str(__import__("pathlib").Path(
+        __file__).resolve().parents[2]))
+
+
+class Counter:
+    def __init__(self, start):
+        self.count = start
+
+    def bump(self, n):
+        while n > 0:
+            self.count += 1
+            n -= 1
+        return self.count
+
+    def __call__(self, x):
+        if x > self.count:
+            return x
+        return self.count
+
+
+def test_bound_methods_and_callable_objects():
+    c = Counter(10)
+    bumped = ag.to_graph(c.bump)
+    assert bumped(3) == 13 and c.count == 13
+    assert ag.to_graph(Counter.bump)(Counter(0), 2) == 2
+    assert ag.to_graph(c)(20) == 20 and ag.to_graph(c)(1) == 13
+    assert "self.count += 1" in ag.to_code(c.bump)
+
+
+def test_nested_functions_closures_and_nonlocal():
+    def make(k):
+        total = 0
+
+        def add(x):
+            nonlocal total
+            if x > 0:
+                total += x * k
+            return total
+        return add
+
+    add = make(3)
+    converted = ag.to_graph(add)
+    assert converted(2) == 6
+    assert add(1) == 9           # the original sees the converted function's write
+    assert converted(0) == 9
+
+
+def test_recursive_function():
+    def fact(n):
+        return 1 if n <= 1 else n * fact(n - 1)
+    assert ag.to_graph(fact)(6) == 720
+
+
+GLOBAL_FACTOR = 2
+
+
+def uses_global(x):
+    return x * GLOBAL_FACTOR
+
+
+def test_globals_are_read_live():
+    global GLOBAL_FACTOR
+    f = ag.to_graph(uses_global)
+    assert f(3) == 6
+    GLOBAL_FACTOR = 5
+    try:
+        assert f(3) == 15
+    finally:
+        GLOBAL_FACTOR = 2
+
+
+def test_decorated_function_drops_the_decorator():
+    def shout(fn):
+        @functools.wraps(fn)
+        def wrapper(*args):
+            return fn(*args) * 100
+        return wrapper
+
+    @shout
+    def small(x):
+        if x > 0:
+            return 1
+        return 2
+
+    assert small(1) == 100
+    assert ag.to_graph(small)(1) == 100       # converts the wrapper, which calls the original
+    assert "@shout" not in ag.to_code(small.__wrapped__)
+    assert ag.to_graph(small.__wrapped__)(1) == 1
+
+
+def test_default_and_keyword_arguments_are_kept():
+    def f(a, b=2, *args, c=3, **kw):
+        return a + b + sum(args) + c + sum(kw.values())
+    g = ag.to_graph(f)
+    assert g(1) == f(1) and g(1, 1, 1, 1, c=0, d=5) == f(1, 1, 1, 1, c=0, d=5)
+    assert g.__name__ == "f"
+
+
+def test_super_in_methods():
+    class Base:
+        def value(self, x):
+            return x + 1
+
+    class Child(Base):
+        def value(self, x):
+            if x > 0:
+                return super().value(x) * 2
+            return super().value(x)
+
+    c = Child()
+    assert ag.to_graph(c.value)(3) == 8 and ag.to_graph(c.value)(-3) == -2
+
+
+def test_do_not_convert():
+    @ag.do_not_convert
+    def raw(x):
+        if x > 0:
+            return 1
+        return 0
+
+    assert ag.to_graph(raw) is raw
+    calls = []
+
+    def outer(x):
+        calls.append(raw(x))
+        return calls[-1]
+
+    assert ag.to_graph(outer)(1) == 1
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError):
+        rt.function(outer)(rt.constant(1))
+
+
+def test_source_from_linecache_like_a_notebook():
+    source = "def cell_fn(x):\n    if x > 0:\n        return x\n    return -x\n"
+    filename = "<notebook-cell-7>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace: dict = {}
+    exec(compile(source, filename, "exec"), namespace)
+    f = namespace["cell_fn"]
+    assert "ag__.if_stmt" in ag.to_code(f)
+    assert ag.to_graph(f)(-4) == 4
+
+
+def test_function_without_source_runs_unconverted_with_a_warning(caplog):
+    namespace: dict = {}
+    exec(compile("def hidden(x):\n    return x + 1\n", "<nowhere>", "exec"), namespace)
+    hidden = namespace["hidden"]
+
+    def caller(x):
+        return hidden(x) * 2
+
+    with caplog.at_level(logging.WARNING, logger="autograph"):
+        assert ag.to_graph(caller)(1) == 4
+    assert any("hidden" in r.getMessage() and "source" in r.getMessage() for r in caplog.records)
+    with pytest.raises(Exception, match="source"):
+        ag.to_graph(hidden)
+
+
+def test_conversion_is_cached_per_code_object(caplog):
+    def make(k):
+        def f(x):
+            if x > 0:
+                return x + k
+            return k
+        return f
+
+    conversion.clear_cache()
+    ag.set_verbosity(1)
+    try:
+        with caplog.at_level(logging.INFO, logger="autograph"):
+            for k in range(5):
+                assert ag.to_graph(make(k))(1) == 1 + k
+        converted = [r for r in caplog.records if r.getMessage().startswith("Converted")]
+        assert len(converted) == 1
+    finally:
+        ag.set_verbosity(0)
+
+
+def test_conversion_is_thread_safe():
+    def work(x):
+        total = 0
+        for i in range(x):
+            if i % 2:
+                total += i
+        return total
+
+    conversion.clear_cache()
+    results = []
+
+    def run():
+        results.append(ag.to_graph(work)(10))
+
+    threads = [threading.Thread(target=run) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == [25] * 8
+
+
+def test_verbosity_and_environment_variable(monkeypatch, caplog, capsys):
+    def f(x):
+        return x
+
+    monkeypatch.setattr(logs, "_verbosity", None)
+    monkeypatch.setenv("AUTOGRAPH_VERBOSITY", "3")
+    assert ag.get_verbosity() == 3
+    conversion.clear_cache()
+    with caplog.at_level(logging.INFO, logger="autograph"):
+        ag.to_graph(f)
+    messages = [r.getMessage() for r in caplog.records]
+    assert any(m.startswith("Converted") for m in messages)
+    assert any("def f(x):" in m for m in messages)
+    ag.set_verbosity(1, alsologtostdout=True)
+    assert ag.get_verbosity() == 1          # the call wins over the environment
+    conversion.clear_cache()
+    ag.to_graph(f)
+    assert "Converted" in capsys.readouterr().out
+    ag.set_verbosity(0)
+
+
+def test_optional_features():
+    def checks(x, xs):
+        assert x > 0
+        xs.append(x)
+        return x == 1
+
+    default = ag.to_code(checks)
+    assert "ag__.assert_stmt" in default and "ag__.list_append" in default
+    assert "ag__.eq" not in default
+    bare = ag.to_code(checks, experimental_optional_features=())
+    assert "assert x > 0" in bare and "list_append" not in bare
+    everything = ag.to_code(checks, experimental_optional_features=ag.experimental.Feature.ALL)
+    assert "ag__.eq(x, 1)" in everything
+    only_eq = ag.to_code(checks, experimental_optional_features=[ag.Feature.EQUALITY_OPERATORS])
+    assert "ag__.eq(x, 1)" in only_eq and "assert x > 0" in only_eq
+    with pytest.raises(TypeError):
+        ag.to_graph(checks, experimental_optional_features=["LISTS"])
+
+
+def test_recursive_false_does_not_convert_callees():
+    def helper(x):
+        if x > 0:
+            return 1
+        return 0
+
+    def caller(x):
+        return helper(x)
+
+    assert "converted_call" not in ag.to_code(caller, recursive=False)
+    assert ag.to_graph(caller, recursive=False)(1) == 1
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError):
+        rt.function(ag.to_graph(caller, recursive=False), autograph=False)(rt.constant(1))
+
+
+def test_rt_function_passes_autograph_options():
+    def f(x):
+        assert x > 0
+        return x
+
+    g = rt.function(f, experimental_autograph_options=())
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError):
+        g(rt.constant(1))
+    assert rt.function(f)(rt.constant(1)).numpy() == 1
+
+
+def test_eager_tensors_run_eagerly():
+    def f(x):
+        if x > 0:
+            x = x * 2
+        total = 0
+        for v in rt.constant([1, 2, 3]):
+            total += v
+        return x + total
+
+    out = ag.to_graph(f)(rt.constant(3))
+    assert out.numpy() == 12
+
+
+def test_converted_call_api():
+    def f(x):
+        if x > 0:
+            return "pos"
+        return "neg"
+    assert ag.converted_call(f, 1) == "pos"
+    assert ag.converted_call(len, [1, 2]) == 2
