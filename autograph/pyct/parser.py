@@ -16,7 +16,7 @@ from typing import Optional, Union
 
 import gast
 
-from .ast_conversion import to_ast, to_gast
+from .ast_conversion import to_compilable_ast, to_gast
 
 
 class SourceUnavailableError(Exception):
@@ -46,7 +46,7 @@ def unparse(node: Union[gast.AST, list]) -> str:
     """Python source for a gast node or a list of statements."""
     if isinstance(node, list):
         return "\n".join(unparse(n) for n in node)
-    return ast.unparse(to_ast(node))
+    return ast.unparse(to_compilable_ast(node))
 
 
 def parse_entity(entity: types.FunctionType) -> tuple[Union[gast.FunctionDef, gast.Lambda], SourceInfo]:
@@ -150,7 +150,8 @@ def _parse_file(filename: str, lines: list[str]) -> Optional[ast.Module]:
 def _positions(code: types.CodeType) -> list[tuple[int, int, int, int]]:
     out = []
     for pos in code.co_positions():
-        if None not in pos:
+        # instructions without a source range (RESUME, the implicit return) say (l, l, 0, 0)
+        if None not in pos and (pos[1], pos[3]) > (pos[0], pos[2]):
             out.append(pos)
     return out
 

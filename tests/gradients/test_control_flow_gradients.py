@@ -212,3 +212,25 @@ def test_the_backward_loop_reads_one_saved_value_per_iteration():
     ex, ew = tape.gradient(loss, [x, w])
     np.testing.assert_allclose(gx, ex, rtol=1e-5)
     np.testing.assert_allclose(gw, ew, rtol=1e-5)
+
+
+def test_a_tape_inside_a_loop_body_and_inside_a_branch():
+    @rt.function(autograph=False)
+    def descend(x):
+        def body(i, x):
+            with rt.GradientTape() as tape:
+                tape.watch(x)
+                loss = rt.reduce_sum(rt.square(x - 3.0))
+            return i + 1, x - 0.1 * tape.gradient(loss, x)
+        return rt.while_loop(lambda i, x: i < 50, body, (0, x))[1]
+    np.testing.assert_allclose(descend(rt.constant([0.0, 10.0])), [3.0, 3.0], atol=1e-3)
+
+    @rt.function(autograph=False)
+    def g(x):
+        def true_fn():
+            with rt.GradientTape() as tape:
+                tape.watch(x)
+                y = x * x * x
+            return tape.gradient(y, x)
+        return rt.cond(x > 0, true_fn, lambda: x)
+    assert float(g(rt.constant(2.0))) == 12.0 and float(g(rt.constant(-2.0))) == -2.0

@@ -144,3 +144,19 @@ def test_second_derivative_through_a_staged_loop_is_refused_clearly():
         return outer.gradient(g, x)
     with pytest.raises(NotImplementedError, match="while_loop"):
         f(rt.constant(2.0))
+
+
+def test_second_derivative_through_a_compiled_call_with_control_flow():
+    @rt.function(autograph=False)
+    def f(x):
+        y = rt.while_loop(lambda i, y: i < 2, lambda i, y: (i + 1, y * x), (0, x))[1]  # x ** 3
+        return rt.cond(x > 0, lambda: y, lambda: -y)
+    x = rt.constant(2.0)
+    with rt.GradientTape() as outer:
+        outer.watch(x)
+        with rt.GradientTape() as inner:
+            inner.watch(x)
+            y = f(x)
+        g = inner.gradient(y, x)
+    assert float(g) == 12.0
+    assert float(outer.gradient(g, x)) == 12.0
