@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
-import statistics
 import timeit
 
+import numpy as np
 
-def per_call(fn, number: int = 2000, repeat: int = 7) -> float:
-    """Seconds per call of `fn()`: the median of `repeat` runs of `number` calls."""
-    fn()  # warm up (and trace, for compiled functions)
-    times = timeit.repeat(fn, number=number, repeat=repeat)
-    return statistics.median(times) / number
+
+def interleaved(fns, number: int = 50, rounds: int = 15) -> list[float]:
+    """Seconds per call of each of `fns`: the fastest of `rounds` alternating batches.
+
+    Alternating keeps a change in machine load from favouring whichever ran first, and the
+    fastest batch is the one least disturbed by other processes.
+    """
+    for fn in fns:
+        fn()  # warm up (and trace, for compiled functions)
+    samples: list[list[float]] = [[] for _ in fns]
+    for _ in range(rounds):
+        for times, fn in zip(samples, fns):
+            times.append(timeit.timeit(fn, number=number) / number)
+    return [min(times) for times in samples]
 
 
 def report(name: str, ours: float, baseline: float, limit: float, unit: str = "us") -> float:
@@ -20,3 +29,17 @@ def report(name: str, ours: float, baseline: float, limit: float, unit: str = "u
     print(f"{name}: ours {ours * scale:.2f} {unit}, NumPy {baseline * scale:.2f} {unit}, "
           f"ratio {ratio:.2f} (limit {limit}) {status}")
     return ratio
+
+
+def numpy_scalar_loop(n):
+    """The hand-written NumPy loop both while-loop benchmarks compare against.
+
+    i, s = 0, 0.0; while i < n: s = s * 0.5 + float32(i); i += 1 — on NumPy scalars.
+    """
+    i = np.int32(0)
+    s = np.float32(0.0)
+    half = np.float32(0.5)
+    one = np.int32(1)
+    while i < n:
+        i, s = i + one, s * half + i.astype(np.float32)
+    return i, s

@@ -11,7 +11,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _timing import per_call, report  # noqa: E402
+from _timing import interleaved, report  # noqa: E402
 
 import runtime as rt  # noqa: E402
 
@@ -31,8 +31,8 @@ def main() -> float:
         return np.mean(np.multiply(xv ** 2, three) + yv)
 
     assert np.allclose(f(x, y).numpy(), numpy_expr())
-    ours = per_call(lambda: f(x, y), number=20000)
-    base = per_call(numpy_expr, number=20000)
+    ours, base = interleaved([lambda: f(x, y), numpy_expr],
+                             number=5000, rounds=15)
     return report("compiled call of reduce_mean(x**2*3 + y), 1x2 float32", ours, base, 2.0)
 
 

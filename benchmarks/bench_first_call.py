@@ -13,8 +13,9 @@ import textwrap
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-import runtime as rt  # noqa: E402
 from _timing import report  # noqa: E402
+
+import runtime as rt  # noqa: E402
 
 SOURCE = textwrap.dedent('''
     def mixed(xs, limit):

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import os
 import sys
-import timeit
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _timing import report  # noqa: E402
+from _timing import interleaved, report  # noqa: E402
 
 import runtime as rt  # noqa: E402
 
@@ -75,21 +74,6 @@ def compiled_train_step(weights):
         optimizer.apply_gradients(zip(gradients, model.trainable_variables))
         return loss
     return train_step
-
-
-def interleaved(fns, number: int = 50, rounds: int = 15) -> list[float]:
-    """Seconds per call of each of `fns`: the fastest of `rounds` alternating batches.
-
-    Alternating keeps a change in machine load from favouring whichever ran first, and the
-    fastest batch is the one least disturbed by other processes.
-    """
-    for fn in fns:
-        fn()
-    samples: list[list[float]] = [[] for _ in fns]
-    for _ in range(rounds):
-        for times, fn in zip(samples, fns):
-            times.append(timeit.timeit(fn, number=number) / number)
-    return [min(times) for times in samples]
 
 
 def main(steps_checked: int = 5) -> float:

@@ -8,21 +8,11 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _timing import per_call, report  # noqa: E402
+from _timing import interleaved, numpy_scalar_loop, report  # noqa: E402
 
 import runtime as rt  # noqa: E402
 
 N = 5000
-
-
-def numpy_loop(n):
-    i = np.int32(0)
-    s = np.float32(0.0)
-    half = np.float32(0.5)
-    one = np.int32(1)
-    while i < n:
-        i, s = i + one, s * half + i.astype(np.float32)
-    return i, s
 
 
 def main() -> float:
@@ -30,10 +20,10 @@ def main() -> float:
         lambda i, s: i < n, lambda i, s: (i + 1, s * 0.5 + rt.cast(i, rt.float32)), (0, 0.0)),
         autograph=False)
     i, s = loop(N)
-    ref_i, ref_s = numpy_loop(np.int32(N))
+    ref_i, ref_s = numpy_scalar_loop(np.int32(N))
     assert int(i) == int(ref_i) and np.isclose(float(s), float(ref_s)), (i, s, ref_i, ref_s)
-    ours = per_call(lambda: loop(N), number=20, repeat=9)
-    base = per_call(lambda: numpy_loop(np.int32(N)), number=20, repeat=9)
+    ours, base = interleaved([lambda: loop(N), lambda: numpy_scalar_loop(np.int32(N))],
+                             number=5, rounds=15)
     return report(f"rt.while_loop, n={N}", ours, base, 1.3, unit="ms")
 
 

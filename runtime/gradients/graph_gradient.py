@@ -46,6 +46,7 @@ class GraphGradient:
         self.input_indices = [i for i, t in enumerate(graph.inputs) if differentiable(t)]
         self.variables = variables_read([graph])
         backward = FuncGraph(f"{name}_grad", outer_graph=graph)
+        existing = {id(op) for op in graph.root().operations}
         with paused(), context.graph_scope(backward):
             grad_inputs = []
             seeds: dict = {}
@@ -59,6 +60,7 @@ class GraphGradient:
                 found = backprop([node_of(op) for op in graph.operations], seeds, sources)
             grads = [found.get(id(s)) for s in sources]
             backward.outputs = [backward.capture(g) for g in grads if g is not None]
+        _adopt_constants(backward, existing)
         self.has_grad = [g is not None for g in grads]
         saved, consts = _reads_from_outside(backward)
         self.n_saved = len(saved)
@@ -85,6 +87,27 @@ class GraphGradient:
             result = (result,)
         it = iter(result if n else ())
         return [next(it) if has else None for has in self.has_grad]
+
+
+def _adopt_constants(backward, existing) -> None:
+    """Moves the constants made while building `backward` from the forward graph into it.
+
+    Constants always go to the outermost graph, which here is the forward graph; they belong
+    to the backward pass, and the forward graph stays as it was traced.
+    """
+    root = backward.root()
+    moved = [op for op in root.operations if id(op) not in existing and op.type == "Const"]
+    if not moved:
+        return
+    ids = {id(op) for op in moved}
+    root.operations[:] = [op for op in root.operations if id(op) not in ids]
+    for key, t in list(root._const_cache.items()):
+        if id(t.op) in ids:
+            del root._const_cache[key]
+    root.captures[:] = [(v, t) for v, t in root.captures if id(t.op) not in ids]
+    for op in moved:
+        op.graph = backward
+    backward.operations[:0] = moved
 
 
 def _run(compiled, values):

@@ -95,18 +95,18 @@ def test_nested_lambdas():
 
 
 def test_lambda_inside_a_multiline_call():
+    captured = []
+
+    def keep(fn):
+        captured.append(fn)
+        return fn
+
     values = sorted(
         [3, 1, 2],
-        key=lambda v: -v)
+        key=keep(lambda v: -v))
     assert values == [3, 2, 1]
-    fn = (lambda: None)  # noqa: E731  (a second lambda in this function)
-    del fn
-    import gc
-    lam = next(o for o in gc.get_referrers(test_lambda_inside_a_multiline_call.__code__)
-               if False) if False else None
-    del lam
-    source = inspect.getsource(test_lambda_inside_a_multiline_call)
-    assert "key=lambda v: -v" in source
+    node, _ = parser.parse_entity(captured[0])
+    assert parser.unparse(node) == "lambda v: -v"
 
 
 def test_source_registered_in_linecache():

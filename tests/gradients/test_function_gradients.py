@@ -237,3 +237,18 @@ def test_unknown_batch_sizes_reduce_broadcast_gradients_at_run_time():
         for got, want in zip(staged(xt, bt), expected):
             np.testing.assert_allclose(got, want, rtol=1e-5)
     assert staged.experimental_get_tracing_count() == 1
+
+
+def test_the_forward_graph_keeps_its_ops_after_a_gradient():
+    w = rt.Variable(np.ones((2, 2), np.float32))
+
+    @rt.function(autograph=False)
+    def f(x):
+        return rt.reduce_mean(rt.nn.relu(rt.matmul(x, w)))
+    x = rt.constant(np.ones((3, 2), np.float32))
+    graph = f.get_concrete_function(x).graph
+    before = [op.type for op in graph.operations]
+    with rt.GradientTape() as tape:
+        y = f(x)
+    np.testing.assert_allclose(tape.gradient(y, w), np.full((2, 2), 0.5))
+    assert [op.type for op in graph.operations] == before
