@@ -20,7 +20,6 @@ import sys
 import textwrap
 from typing import Optional, Sequence
 
-
 from .impl import conversion
 from .impl.options import ConversionOptions
 from .pyct import parser

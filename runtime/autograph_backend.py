@@ -14,11 +14,13 @@ import autograph as ag
 from autograph.impl.options import ConversionOptions, Feature
 
 from . import context
-from .control_flow import TensorArray, cond as _cond, while_loop as _while_loop
+from .control_flow import TensorArray
+from .control_flow import cond as _cond
+from .control_flow import while_loop as _while_loop
 from .dtypes import bool_, float32, int32
 from .ops import array_ops, debug_ops, math_ops, reduce_ops
 from .ops.core import convert_to_tensor
-from .shapes import TensorShape, TensorSpec, as_shape
+from .shapes import TensorSpec, as_shape
 from .tensor import SymbolicTensor, Tensor
 from .variables import Variable
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-
 import types
 from typing import Any, Callable, Optional
 
@@ -21,8 +20,8 @@ def _function_of(entity: Any) -> tuple[types.FunctionType, Optional[Any]]:
         return entity.__func__, entity.__self__
     if isinstance(entity, types.FunctionType):
         return entity, None
-    call = getattr(type(entity), "__call__", None)
-    if isinstance(call, types.FunctionType) and not isinstance(entity, type):
+    call = rules.python_call_method(entity)
+    if call is not None:
         return call, entity
     raise TypeError(f"autograph converts functions, methods and callable objects, not {entity!r}")
 
@@ -33,7 +32,8 @@ def _wrap(converted: Callable, original: Callable) -> Callable:
         try:
             return converted(*args, **kwargs)
         except Exception as e:
-            raise errors.annotate(e)
+            errors.annotate(e)      # in place: message, note and traceback
+            raise
     wrapper.__ag_converted__ = converted
     wrapper.__ag_original__ = original
     return wrapper

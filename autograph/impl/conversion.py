@@ -16,12 +16,22 @@ from typing import Any, Optional, Union
 import gast
 
 from .. import converters
-from ..converters import (asserts, call_trees, conditional_expressions, control_flow, directives,
-                          functions, jumps, lists, logical_expressions, statement_variables,
-                          variables)
+from ..converters import (
+    asserts,
+    call_trees,
+    conditional_expressions,
+    control_flow,
+    directives,
+    functions,
+    jumps,
+    lists,
+    logical_expressions,
+    statement_variables,
+    variables,
+)
 from ..pyct import loader, parser
-from ..pyct.naming import Namer
 from ..pyct.namespaces import LiveNamespace, Namespace
+from ..pyct.naming import Namer
 from ..pyct.parser import SourceInfo
 from ..pyct.transformer import Context
 from . import logs, rules

@@ -8,7 +8,6 @@ called as they are; so are functions whose source cannot be found (with a logged
 from __future__ import annotations
 
 import functools
-
 import threading
 import types
 import weakref
@@ -51,8 +50,8 @@ def _target(f: Any, options: ConversionOptions) -> Callable:
         if inner is f.func:
             return f
         return functools.partial(inner, *f.args, **f.keywords)
-    call = getattr(type(f), "__call__", None)
-    if type(call) is types.FunctionType and not rules.is_library_function(call):
+    call = rules.python_call_method(f)
+    if call is not None and not rules.is_library_function(call):
         conv = _function_target(call, options)
         if conv is not None:
             return types.MethodType(conv, f)

@@ -65,3 +65,14 @@ def do_not_convert(func: F) -> F:
 def is_marked_do_not_convert(fn: Any) -> bool:
     target = getattr(fn, "__func__", fn)
     return bool(getattr(target, _DO_NOT_CONVERT, False))
+
+
+def python_call_method(obj: Any) -> types.FunctionType | None:
+    """`type(obj).__call__` when it is a plain Python function (never for classes)."""
+    if isinstance(obj, type):
+        return None
+    try:
+        call = type(obj).__call__
+    except AttributeError:
+        return None
+    return call if isinstance(call, types.FunctionType) else None

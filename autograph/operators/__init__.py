@@ -11,8 +11,7 @@ from .iterables import StagedEnumerate, StagedRange, StagedZip
 from .lists import list_append, list_pop
 from .logical import and_, eq, ne, not_, or_
 from .loops import for_stmt, while_stmt
-from .py_builtins import (abs_, all_, any_, bool_, enumerate_, float_, int_, len_, max_, min_,
-                          print_, range_, sum_, zip_)
+from .py_builtins import abs_, all_, any_, bool_, enumerate_, float_, int_, len_, max_, min_, print_, range_, sum_, zip_
 from .special_values import BREAK, Return, StagedJump, Undefined
 from .staging import StagingError
 

@@ -137,8 +137,7 @@ def _unrolled_rest(backend, items, body, names, orelse, on_break, jump):
     location = user_location()
     variables = Variables(names, (body, orelse, on_break))
     for value in items:
-        current = jump
-        running = backend.equal(current.kind, backend.convert(0))
-        jump = staging.staged_cond(backend, running, lambda v=value: body(v), lambda: current,
+        running = backend.equal(jump.kind, backend.convert(0))
+        jump = staging.staged_cond(backend, running, lambda v=value: body(v), lambda j=jump: j,
                                    variables, location)
     return staging.finish_loop(backend, variables, jump, orelse, on_break, location)

@@ -14,13 +14,12 @@ import functools
 import types
 from typing import Any, Callable, Optional, Sequence
 
+from ..pyct import loader
 from . import layout as lay
 from .dispatch import Backend
 from .location import at
-from .special_values import (BREAK, BREAK_KIND, NORMAL, RETURN_KIND, Return, StagedJump,
-                             Undefined, is_jump)
+from .special_values import BREAK, BREAK_KIND, NORMAL, RETURN_KIND, Return, StagedJump, Undefined, is_jump
 from .variables import Variables
-from ..pyct import loader
 
 RETURN_LABEL = "the return value"
 JUMP_LABEL = "the break/return state"

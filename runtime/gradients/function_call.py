@@ -41,9 +41,7 @@ def gradient_of(concrete) -> GraphGradient:
 
 def call_recorded(concrete, args, kwargs, values):
     """Runs `concrete` on `values`, recording the call on the tapes that watch its inputs."""
-    by_value = {id(leaf._value): leaf for leaf in nest.flatten((list(args), kwargs))
-                if type(leaf) is EagerTensor}
-    tensors = [by_value.get(id(v)) for v in values]
+    tensors = _tensors_for(values, nest.flatten((list(args), kwargs)))
     variables = _variables(concrete)
     candidates = [t for t in tensors if t is not None] + variables
     tapes = [tape for tape in context.state.tapes if tape._graph is None and tape._wants(candidates)]
@@ -71,6 +69,20 @@ def call_recorded(concrete, args, kwargs, values):
 
     record_node(Node(CALL, node_inputs, outs, {"f": concrete.name}, None, grad_fn), tapes)
     return _pack(concrete, flat)
+
+
+def _tensors_for(values, leaves) -> list:
+    """The eager tensor each bound input value came from (None for NumPy and Python values)."""
+    by_value: dict = {}
+    for leaf in leaves:
+        if type(leaf) is EagerTensor:
+            by_value.setdefault(id(leaf._value), []).append(leaf)
+    found = []
+    for v in values:
+        candidates = by_value.get(id(v))
+        found.append(candidates.pop(0) if candidates and len(candidates) > 1 else
+                     candidates[0] if candidates else None)
+    return found
 
 
 def _pack(concrete, flat):

@@ -68,15 +68,13 @@ def _scatter_grad_kernel(grad, *like, count, shape, dtype):
     return grad, np.stack(rows) if rows else np.zeros((0,) + tuple(shape or ()), dtype._np)
 
 
-TA_GRAD_ADD = define("TensorArrayGradAdd", _handle_infer, _add_kernel, differentiable=False)
+TA_GRAD_ADD = define("TensorArrayGradAdd", _handle_infer, _add_kernel)
 TA_GRAD_STACK = define("TensorArrayGradFromStack", _handle_infer, lambda g: dict(enumerate(g)),
-                       template="dict(enumerate({0}))", differentiable=False)
+                       template="dict(enumerate({0}))")
 TA_GRAD_READ = define("TensorArrayGradFromRead", _handle_infer, lambda g, i: {int(i): g},
-                      template="{{int({1}): {0}}}", differentiable=False)
-TA_GRAD_GATHER = define("TensorArrayGradFromGather", _handle_infer, _from_gather_kernel,
-                        differentiable=False)
-TA_GRAD_CONCAT = define("TensorArrayGradFromConcat", _handle_infer, _from_concat_kernel,
-                        differentiable=False)
+                      template="{{int({1}): {0}}}")
+TA_GRAD_GATHER = define("TensorArrayGradFromGather", _handle_infer, _from_gather_kernel)
+TA_GRAD_CONCAT = define("TensorArrayGradFromConcat", _handle_infer, _from_concat_kernel)
 
 
 def _write_grad_infer(grad, index, *like, shape, dtype):
@@ -90,9 +88,25 @@ def _scatter_grad_infer(grad, *like, count, shape, dtype):
 
 
 TA_GRAD_WRITE = define("TensorArrayWriteGrad", _write_grad_infer, _write_grad_kernel,
-                       num_outputs=2, differentiable=False)
+                       num_outputs=2)
 TA_GRAD_SCATTER = define("TensorArrayScatterGrad", _scatter_grad_infer, _scatter_grad_kernel,
-                         num_outputs=2, differentiable=False)
+                         num_outputs=2)
+
+
+_GRAD_OPS = ("TensorArrayGradAdd", "TensorArrayGradFromStack", "TensorArrayGradFromRead",
+             "TensorArrayGradFromGather", "TensorArrayGradFromConcat", "TensorArrayWriteGrad",
+             "TensorArrayScatterGrad")
+
+
+def _no_higher_order(op, *grads):
+    raise NotImplementedError(
+        "Differentiating the gradient of staged TensorArray ops again (a higher-order gradient "
+        "through a TensorArray inside a compiled function) is not supported. Compute it "
+        "eagerly, or with rt.run_functions_eagerly(True).")
+
+
+for _name in _GRAD_OPS:
+    register_gradient(_name)(_no_higher_order)
 
 
 def add_grads(parts: list):

@@ -13,8 +13,8 @@ import collections
 from dataclasses import dataclass, field
 from typing import Callable
 
-import runtime as rt
 import autograph as ag
+import runtime as rt
 
 
 @dataclass
@@ -491,7 +491,7 @@ def for_dict_items(d):
 
 @case((4,), (1,), staged=True)
 def loop_target_used_after(n):
-    for i in range(n):
+    for i in range(n):  # noqa: B007 - the loop variable is used after the loop
         pass
     return i
 

@@ -6,9 +6,19 @@ import textwrap
 
 import pytest
 
-from autograph.converters import (asserts, call_trees, conditional_expressions, control_flow,
-                                  directives, functions, jumps, lists, logical_expressions,
-                                  statement_variables, variables)
+from autograph.converters import (
+    asserts,
+    call_trees,
+    conditional_expressions,
+    control_flow,
+    directives,
+    functions,
+    jumps,
+    lists,
+    logical_expressions,
+    statement_variables,
+    variables,
+)
 from autograph.impl import conversion, rules
 from autograph.impl.options import ConversionOptions, Feature
 from autograph.pyct import parser

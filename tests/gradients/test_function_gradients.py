@@ -252,3 +252,14 @@ def test_the_forward_graph_keeps_its_ops_after_a_gradient():
         y = f(x)
     np.testing.assert_allclose(tape.gradient(y, w), np.full((2, 2), 0.5))
     assert [op.type for op in graph.operations] == before
+
+
+def test_the_same_tensor_passed_twice_gets_both_gradients():
+    @rt.function(autograph=False)
+    def f(a, b):
+        return a * 2.0 + b * 3.0
+    x = rt.constant(1.0)
+    with rt.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x, x)
+    assert float(tape.gradient(y, x)) == 5.0

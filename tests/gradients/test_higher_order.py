@@ -160,3 +160,20 @@ def test_second_derivative_through_a_compiled_call_with_control_flow():
         g = inner.gradient(y, x)
     assert float(g) == 12.0
     assert float(outer.gradient(g, x)) == 12.0
+
+
+def test_second_derivative_through_a_staged_tensor_array_is_refused_clearly():
+    import pytest
+
+    @rt.function(autograph=False)
+    def f(x):
+        with rt.GradientTape() as outer:
+            outer.watch(x)
+            with rt.GradientTape() as inner:
+                inner.watch(x)
+                ta = rt.TensorArray(rt.float32, size=2).write(0, x * x).write(1, x)
+                y = rt.reduce_sum(ta.stack())
+            g = inner.gradient(y, x)
+        return outer.gradient(g, x)
+    with pytest.raises(NotImplementedError, match="TensorArray"):
+        f(rt.constant(2.0))
