@@ -93,6 +93,13 @@ def _leaf_key(x):
     return (type(x), x)
 
 
+def _leaf_key_or_none(x):
+    try:
+        return _leaf_key(x)
+    except UnhashableArgument:
+        return None
+
+
 def _call_key(args, kwargs):
     if kwargs:
         return (tuple([_leaf_key(a) for a in args]),
@@ -620,13 +627,34 @@ class Function:
                 "%s has been traced %d times in a row. Tracing is expensive; pass tensors instead "
                 "of Python numbers, use input_signature or reduce_retracing=True to avoid it.",
                 self._name, self._traces_in_a_row)
-        logger.info("Tracing %s for %s", self._name, _describe((args, kwargs)))
+        if logger.isEnabledFor(logging.INFO):
+            logger.info("Tracing %s: %s", self._name, self._retrace_reason(args, kwargs))
         names = self._arg_names()
         graph = trace(self._traceable(), args, kwargs, specs_for, name, names)
         concrete = ConcreteFunction(graph, self._python_function, self._attributes, name, names)
         for cb in list(_callbacks):
             cb(concrete, concrete.name, graph, graph.inputs, graph.outputs)
         return concrete
+
+    def _retrace_reason(self, args, kwargs) -> str:
+        """Why this call needs a new trace, in words (for the logs)."""
+        if not self._concrete:
+            return "first call"
+        names = self._arg_names()
+        _, latest = self._concrete[-1]
+        old_args, old_kwargs = latest.structured_input_signature
+        pairs = [(names[i] if i < len(names) else f"argument {i}", new, old)
+                 for i, (new, old) in enumerate(zip(args, old_args))]
+        pairs += [(k, kwargs[k], old_kwargs.get(k)) for k in kwargs]
+        for name, new, old in pairs:
+            new_spec = spec_of(new) or (new if isinstance(new, TensorSpec) else None)
+            if isinstance(old, TensorSpec) and new_spec is not None:
+                if new_spec.dtype is not old.dtype or not new_spec.shape.is_subtype_of(old.shape):
+                    return (f"argument {name!r} changed from {_describe(old)} to "
+                            f"{_describe(TensorSpec(new_spec.shape, new_spec.dtype))}")
+            elif _leaf_key_or_none(new) != _leaf_key_or_none(old):
+                return f"argument {name!r} changed from {old!r:.60} to {new!r:.60}"
+        return "a new combination of arguments"
 
     def _relaxed_shapes(self, args, kwargs):
         """Shapes for reduce_retracing: dims that differ from earlier traces become None."""

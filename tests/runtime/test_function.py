@@ -310,3 +310,15 @@ def test_arrays_and_tensors_of_one_spec_share_a_trace_in_any_order():
     for value in (a, rt.constant(a), a, rt.constant(a), np.float32(2.0) * a):
         np.testing.assert_allclose(np.asarray(f(value)), np.asarray(value) + 1)
     assert f.experimental_get_tracing_count() == 1
+
+
+def test_the_log_says_why_a_function_retraced(caplog):
+    f = counted(lambda x, n: x * n)
+    with caplog.at_level(logging.INFO, logger="runtime"):
+        f(rt.constant(1.0), 2)
+        f(rt.constant(1.0), 3)
+        f(rt.constant([1.0]), 3)
+    messages = [r.getMessage() for r in caplog.records if "Tracing" in r.getMessage()]
+    assert "first call" in messages[0]
+    assert "'n' changed from 2 to 3" in messages[1]
+    assert "'x' changed" in messages[2] and "(1,)" in messages[2]
