@@ -906,6 +906,7 @@ def add_function_callback(callback) -> None:
 
 
 def remove_function_callback(callback) -> None:
+    """Stops calling a callback added with add_function_callback (KeyError if it was not added)."""
     try:
         _callbacks.remove(callback)
     except ValueError:
@@ -913,6 +914,7 @@ def remove_function_callback(callback) -> None:
 
 
 def clear_function_callbacks() -> None:
+    """Removes every function callback."""
     _callbacks.clear()
 
 
@@ -922,16 +924,19 @@ def run_functions_eagerly(run_eagerly: bool) -> None:
 
 
 def functions_run_eagerly() -> bool:
+    """True when compiled functions currently run their Python code eagerly."""
     return context.functions_run_eagerly()
 
 
 def experimental_run_functions_eagerly(run_eagerly: bool) -> None:
+    """Deprecated name of run_functions_eagerly (warns with DeprecationWarning)."""
     warnings.warn("experimental_run_functions_eagerly is deprecated; use run_functions_eagerly.",
                   DeprecationWarning, stacklevel=2)
     run_functions_eagerly(run_eagerly)
 
 
 def experimental_functions_run_eagerly() -> bool:
+    """Deprecated name of functions_run_eagerly (warns with DeprecationWarning)."""
     warnings.warn("experimental_functions_run_eagerly is deprecated; use functions_run_eagerly.",
                   DeprecationWarning, stacklevel=2)
     return functions_run_eagerly()

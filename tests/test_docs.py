@@ -34,3 +34,11 @@ def test_examples_run(path, tmp_path, monkeypatch):
         linecache.cache[source_name] = (len(block), None, block.splitlines(True), source_name)
         with contextlib.redirect_stdout(io.StringIO()):
             exec(compile(block, source_name, "exec"), namespace)
+
+
+def test_api_reference_matches_the_docstrings():
+    import subprocess
+    import sys
+    result = subprocess.run([sys.executable, str(ROOT / "tools" / "make_api_reference.py"), "--check"],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr

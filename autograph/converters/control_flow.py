@@ -28,7 +28,7 @@ import gast
 from ..pyct import anno, origin, templates
 from ..pyct.static_analysis import activity as activity_lib
 from ..pyct.transformer import Context, Transformer
-from . import statement_variables
+from . import jumps, statement_variables
 
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 
@@ -68,8 +68,8 @@ def _rewrite_loop_jumps(stmts: list) -> list:
             continue
         if isinstance(s, (gast.For, gast.While, gast.AsyncFor)):
             s.orelse = _rewrite_loop_jumps(s.orelse)
-            if anno.hasanno(s, "on_break"):
-                anno.setanno(s, "on_break", _rewrite_loop_jumps(anno.getanno(s, "on_break")))
+            if jumps.on_break(s):
+                jumps.set_on_break(s, _rewrite_loop_jumps(jumps.on_break(s)))
             out.append(s)
             continue
         for f in ("body", "orelse", "finalbody"):
@@ -119,7 +119,7 @@ class _ControlFlow(Transformer):
             value = stmts[0].value if stmts[0].value is not None else _const(None)
             return origin.copy_location(_lambda(value), stmts[0]), []
         last = stmts[-1] if stmts else None
-        if last is not None and anno.hasanno(last, "if_call") and all(
+        if last is not None and anno.hasanno(last, "if_call") and not _has_named_expr(last) and all(
                 anno.getanno(s, "generated", False) for s in stmts[:-1]):
             return _lambda(last.value), list(stmts[:-1])      # elif: chain the calls
         name = self.ctx.namer.numbered(stem, number)
@@ -166,9 +166,7 @@ class _ControlFlow(Transformer):
             return None
         node.body = _rewrite_loop_jumps(node.body)
         self.generic_visit(node)
-        on_break = anno.getanno(node, "on_break", None)
-        if on_break:
-            on_break = self.visit_block(on_break)
+        on_break = jumps.on_break(node)     # already visited: it is one of the node's fields
         number = anno.getanno(node, "number")
         names = anno.getanno(node, "names", [])
         global_names = anno.getanno(node, "global_names", frozenset())
@@ -240,9 +238,6 @@ def _number_statements(node, ctx: Context) -> None:
                         visit(v)
             elif isinstance(value, gast.AST):
                 visit(value)
-        if isinstance(n, gast.stmt):
-            for s in anno.getanno(n, "on_break", []):
-                visit(s)
     visit(node)
 
 

@@ -40,6 +40,21 @@ class _Region:
     opaque: bool           # inside try/with/match (no code motion)
 
 
+# -- on_break blocks -------------------------------------------------------------------------------
+
+def on_break(loop) -> list:
+    """The statements a loop runs after a `break` (see the module docstring)."""
+    return getattr(loop, "on_break", None) or []
+
+
+def set_on_break(loop, stmts: list) -> None:
+    """Stores `stmts` as the loop's `on_break` block: an extra field of that one node, so
+    every traversal that follows `_fields` sees it like the loop's `body` and `orelse`."""
+    loop.on_break = stmts
+    if "on_break" not in loop._fields:
+        loop._fields = tuple(loop._fields) + ("on_break",)
+
+
 # -- queries ------------------------------------------------------------------------------------
 
 def escapes(stmts: list) -> set[str]:
@@ -60,7 +75,7 @@ def _escapes(stmts, found: set, in_nested_loop: bool) -> None:
         elif isinstance(s, (gast.For, gast.While, gast.AsyncFor)):
             _escapes(s.body, found, in_nested_loop=True)
             _escapes(s.orelse, found, in_nested_loop)
-            _escapes(anno.getanno(s, "on_break", []), found, in_nested_loop)
+            _escapes(on_break(s), found, in_nested_loop)
         else:
             for f in ("body", "orelse", "finalbody", "handlers", "cases"):
                 value = getattr(s, f, None)
@@ -181,7 +196,7 @@ class _Jumps:
             return False
         if rest:
             if has_break(s):
-                anno.setanno(s, "on_break", self.block(templates.copy_tree(rest), region, tail=True))
+                set_on_break(s, self.block(templates.copy_tree(rest), region, tail=True))
             s.orelse = s.orelse + rest
         s.orelse = self.block(s.orelse, region, tail=True)
         anno.setanno(s, "returns_result", True)

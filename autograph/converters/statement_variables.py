@@ -38,7 +38,7 @@ def _statements(stmts: list) -> Iterator[gast.stmt]:
             yield from _statements(h.body)
         for case in getattr(s, "cases", None) or []:
             yield from _statements(case.body)
-        yield from _statements(anno.getanno(s, "on_break", []))
+        yield from _statements(getattr(s, "on_break", None) or [])
 
 
 def _write_order(fn: gast.AST) -> dict[str, int]:
@@ -67,8 +67,8 @@ def statement_parts(node: gast.stmt) -> list:
     if isinstance(node, gast.If):
         return [node.test, node.body, node.orelse]
     if isinstance(node, gast.While):
-        return [node.test, node.body, node.orelse, anno.getanno(node, "on_break", [])]
-    return [node.target, node.iter, node.body, node.orelse, anno.getanno(node, "on_break", [])]
+        return [node.test, node.body, node.orelse, getattr(node, "on_break", None) or []]
+    return [node.target, node.iter, node.body, node.orelse, getattr(node, "on_break", None) or []]
 
 
 def _annotate_function(fn: gast.AST) -> None:

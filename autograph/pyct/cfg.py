@@ -14,8 +14,6 @@ from typing import Iterable, Optional
 
 import gast
 
-from . import anno
-
 
 class Node:
     """A CFG node. `ast_node` is the statement it stands for (for header and join nodes,
@@ -175,7 +173,7 @@ class _Builder:
         self.leaves = [head]
         self.block(node.orelse)
         after_else = self.leaves
-        on_break = anno.getanno(node, "on_break", None)
+        on_break = getattr(node, "on_break", None)    # see converters.jumps
         if on_break:
             self.leaves = loop.breaks
             self.block(on_break)

@@ -62,6 +62,7 @@ RESHAPE = define("Reshape", _reshape_infer, lambda x, shape: np.reshape(x, shape
 
 
 def reshape(tensor, shape, name=None):
+    """The same elements in a new shape; one dimension may be -1 (inferred)."""
     tensor = convert_to_tensor(tensor)
     dims = _static_ints(shape, "reshape's shape")
     if dims is None:
@@ -96,6 +97,7 @@ TRANSPOSE = define("Transpose", _transpose_infer, lambda x, perm: np.transpose(x
 
 
 def transpose(a, perm=None, name=None):
+    """Permutes the axes (reverses them when perm is None)."""
     a = convert_to_tensor(a)
     if perm is None and a.shape.rank is not None:
         perm = tuple(builtins.range(a.shape.rank))[::-1]
@@ -139,6 +141,7 @@ CONCAT = define("ConcatV2", _concat_infer, lambda *xs, axis: np.concatenate(xs, 
 
 
 def concat(values, axis, name=None):
+    """Joins tensors along an existing axis."""
     values = [convert_to_tensor(v) for v in values]
     if not values:
         raise ValueError("concat needs at least one tensor.")
@@ -166,6 +169,7 @@ STACK = define("Pack", _stack_infer, lambda *xs, axis: np.stack(xs, axis))
 
 
 def stack(values, axis=0, name=None):
+    """Joins tensors of one shape along a new axis (also accepts a TensorArray or staged list)."""
     if hasattr(values, "stack") and not isinstance(values, (list, tuple)):
         return values.stack()
     values = [convert_to_tensor(v) for v in values]
@@ -189,6 +193,7 @@ UNSTACK = define("Unpack", _unstack_infer,
 
 
 def unstack(value, num=None, axis=0, name=None):
+    """Splits a tensor along `axis` into a list of tensors (the axis size must be known)."""
     value = convert_to_tensor(value)
     dims = value.shape.as_tuple()
     if dims is None or not dims:
@@ -217,6 +222,7 @@ SPLIT = define("Split", _split_infer,
 
 
 def split(value, num_or_size_splits, axis=0, num=None, name=None):
+    """Splits a tensor into equal parts (an int) or parts of the given sizes along `axis`."""
     value = convert_to_tensor(value)
     dims = value.shape.as_tuple()
     if dims is None:
@@ -253,6 +259,7 @@ SQUEEZE = define("Squeeze", _squeeze_infer, lambda x, axis: np.squeeze(x, axis),
 
 
 def squeeze(input, axis=None, name=None):  # noqa: A002 - TensorFlow's name
+    """Removes axes of size 1 (those in `axis`, or all of them)."""
     x = convert_to_tensor(input)
     if axis is not None:
         axis = normalize_axis(axis, x.shape.rank, "Squeeze")
@@ -272,6 +279,7 @@ EXPAND_DIMS = define("ExpandDims", _expand_infer, lambda x, axis: np.expand_dims
 
 
 def expand_dims(input, axis, name=None):  # noqa: A002
+    """Inserts an axis of size 1 at `axis`."""
     x = convert_to_tensor(input)
     rank = x.shape.rank
     axis = int(axis)
@@ -295,6 +303,7 @@ TILE = define("Tile", _tile_infer, lambda x, multiples: np.tile(x, multiples),
 
 
 def tile(input, multiples, name=None):  # noqa: A002
+    """Repeats the tensor `multiples[i]` times along each axis i."""
     return apply(TILE, [convert_to_tensor(input)], {"multiples": _static_ints(multiples, "multiples")},
                  name=name)
 
@@ -321,6 +330,7 @@ GATHER = define("GatherV2", _gather_infer, _gather_kernel,
 
 
 def gather(params, indices, axis=0, batch_dims=0, name=None):
+    """Takes the slices at `indices` along `axis`, like np.take."""
     if batch_dims:
         raise NotImplementedError("gather with batch_dims is not supported; use gather_nd.")
     params = convert_to_tensor(params)
@@ -345,6 +355,7 @@ GATHER_ND = define("GatherNd", _gather_nd_infer, _gather_nd_kernel)
 
 
 def gather_nd(params, indices, name=None):
+    """Takes the elements (or slices) whose index tuples are the last axis of `indices`."""
     return apply(GATHER_ND, [convert_to_tensor(params),
                              convert_to_tensor(indices, dtype_hint=_dtypes.int32)], name=name)
 
@@ -395,6 +406,7 @@ BOOLEAN_MASK = define("BooleanMask", _boolean_mask_infer, lambda t, m: t[m], tem
 
 
 def boolean_mask(tensor, mask, axis=None, name=None):
+    """The elements (or rows) of `tensor` where the bool `mask` is true."""
     if axis not in (None, 0):
         raise NotImplementedError("boolean_mask supports axis=0 only.")
     return apply(BOOLEAN_MASK, [convert_to_tensor(tensor),
@@ -413,6 +425,7 @@ def _shape_arg(shape, what="shape"):
 
 
 def zeros(shape, dtype=_dtypes.float32, name=None):
+    """A tensor of zeros of the given shape and dtype."""
     dtype = _dtypes.as_dtype(dtype)
     dims = _shape_arg(shape)
     if dims is None:
@@ -421,6 +434,7 @@ def zeros(shape, dtype=_dtypes.float32, name=None):
 
 
 def ones(shape, dtype=_dtypes.float32, name=None):
+    """A tensor of ones of the given shape and dtype."""
     dtype = _dtypes.as_dtype(dtype)
     dims = _shape_arg(shape)
     if dims is None:
@@ -441,6 +455,7 @@ FILL = define("Fill", _fill_infer, lambda dims, value: np.full(tuple(np.ravel(di
 
 
 def fill(dims, value, name=None):
+    """A tensor of shape `dims` filled with `value`."""
     return apply(FILL, [convert_to_tensor(dims, dtype_hint=_dtypes.int32), convert_to_tensor(value)],
                  name=name)
 
@@ -456,11 +471,13 @@ ONES_LIKE = define("OnesLike", _like_infer, lambda x, dtype: np.ones_like(x, dty
 
 
 def zeros_like(input, dtype=None, name=None):  # noqa: A002
+    """Zeros with the shape (and, unless given, dtype) of `input`."""
     x = convert_to_tensor(input)
     return apply(ZEROS_LIKE, [x], {"dtype": _dtypes.as_dtype(dtype) if dtype else None}, name=name)
 
 
 def ones_like(input, dtype=None, name=None):  # noqa: A002
+    """Ones with the shape (and, unless given, dtype) of `input`."""
     x = convert_to_tensor(input)
     return apply(ONES_LIKE, [x], {"dtype": _dtypes.as_dtype(dtype) if dtype else None}, name=name)
 
@@ -495,6 +512,7 @@ def range(start, limit=None, delta=1, dtype=None, name=None):  # noqa: A001
 
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=_dtypes.float32, name=None):
+    """An identity matrix (num_rows x num_columns), optionally repeated over batch_shape."""
     dtype = _dtypes.as_dtype(dtype)
     value = np.eye(int(num_rows), None if num_columns is None else int(num_columns), dtype=dtype._np)
     if batch_shape is not None:
@@ -527,6 +545,7 @@ SIZE = define("Size", lambda x, out_type: (TensorShape([]), out_type),
 
 
 def size(input, out_type=_dtypes.int32, name=None):  # noqa: A002
+    """The number of elements, as a scalar (a constant when the shape is known)."""
     x = convert_to_tensor(input)
     out_type = _dtypes.as_dtype(out_type)
     n = x.shape.num_elements()
@@ -536,6 +555,7 @@ def size(input, out_type=_dtypes.int32, name=None):  # noqa: A002
 
 
 def rank(input, name=None):  # noqa: A002
+    """The number of axes, as a scalar int32 tensor."""
     x = convert_to_tensor(input)
     if x.shape.rank is None:
         raise ValueError("rank of a tensor of unknown rank is not supported.")
@@ -568,6 +588,7 @@ IDENTITY = define("Identity", lambda x: (x.shape, x.dtype), lambda x: x,
 
 
 def identity(input, name=None):  # noqa: A002
+    """The same value (a new op in a graph)."""
     return apply(IDENTITY, [convert_to_tensor(input)], name=name)
 
 
@@ -592,6 +613,7 @@ ONE_HOT = define("OneHot", _one_hot_infer, _one_hot_kernel, differentiable=False
 
 
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
+    """One-hot vectors of length `depth` for integer `indices` (on_value/off_value, float32 by default)."""
     dtype = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.float32
     indices = convert_to_tensor(indices, dtype_hint=_dtypes.int32)
     return apply(ONE_HOT, [indices], {
@@ -605,6 +627,7 @@ REVERSE = define("ReverseV2", lambda x, axis: (x.shape, x.dtype), lambda x, axis
 
 
 def reverse(tensor, axis, name=None):
+    """Reverses the order of elements along the given axes."""
     x = convert_to_tensor(tensor)
     axes = normalize_axis(_static_ints(axis, "axis"), x.shape.rank, "ReverseV2")
     return apply(REVERSE, [x], {"axis": axes}, name=name)
@@ -627,6 +650,7 @@ CUMSUM = define("Cumsum", lambda x, axis, exclusive, reverse: (x.shape, x.dtype)
 
 
 def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
+    """Cumulative sum along `axis`; `exclusive` shifts it by one, `reverse` sums from the end."""
     x = convert_to_tensor(x)
     ax = normalize_axis(int(axis), x.shape.rank, "Cumsum")[0]
     return apply(CUMSUM, [x], {"axis": ax, "exclusive": bool(exclusive), "reverse": bool(reverse)},
@@ -636,7 +660,6 @@ def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
 # -- indexing -------------------------------------------------------------------------------------
 
 class _Slot:
-    """Marks where a tensor input goes in an indexing key."""
 
     __slots__ = ("index",)
 

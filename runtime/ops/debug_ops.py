@@ -129,7 +129,10 @@ def _make_assert(name, compare, describe):
             text = f"{message + ': ' if message else ''}Condition x {describe} y did not hold " \
                    "for every element. x and y ="
         return _assert_op(cond, text, data, name)
-    check.__name__ = name
+    check.__name__ = check.__qualname__ = name
+    check.__doc__ = (f"Checks `x {describe} y` for every element (`x {describe} 0` when y is "
+                     "omitted); raises rt.errors.InvalidArgumentError with `message` and the "
+                     "values when it does not hold. Staged inside compiled functions.")
     return check
 
 
@@ -149,14 +152,17 @@ assert_greater_equal = _make_assert("assert_greater_equal", _lazy("greater_equal
 
 
 def assert_positive(x, message=None, summarize=None, name=None):
+    """Checks `x > 0` for every element; raises rt.errors.InvalidArgumentError otherwise."""
     return assert_greater(x, None, message=message, name=name)
 
 
 def assert_negative(x, message=None, summarize=None, name=None):
+    """Checks `x < 0` for every element; raises rt.errors.InvalidArgumentError otherwise."""
     return assert_less(x, None, message=message, name=name)
 
 
 def assert_non_negative(x, message=None, summarize=None, name=None):
+    """Checks `x >= 0` for every element; raises rt.errors.InvalidArgumentError otherwise."""
     return assert_greater_equal(x, None, message=message, name=name)
 
 

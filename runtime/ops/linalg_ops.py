@@ -49,6 +49,10 @@ MATMUL = define("MatMul", _matmul_infer, _matmul_kernel, emit=_emit_matmul)
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
+    """Matrix product a @ b of rank >= 2 tensors (batch dims broadcast).
+
+    transpose_a / transpose_b transpose the last two axes of that operand first.
+    """
     a = convert_to_tensor(a)
     b = convert_to_tensor(b, dtype=a.dtype) if not hasattr(b, "dtype") else convert_to_tensor(b)
     return apply(MATMUL, [a, b], {"transpose_a": bool(transpose_a),
@@ -84,6 +88,10 @@ TENSORDOT = define("Tensordot", _tensordot_infer, lambda a, b, axes: np.tensordo
 
 
 def tensordot(a, b, axes, name=None):
+    """Sums products over `axes`, like np.tensordot.
+
+    `axes` is an int n (the last n axes of a with the first n of b) or two lists of axes.
+    """
     a, b = convert_to_tensor(a), convert_to_tensor(b)
     if a.shape.rank is None:
         raise ValueError("tensordot needs tensors of known rank.")
@@ -121,6 +129,7 @@ EINSUM = define("Einsum", _einsum_infer, lambda *xs, equation: np.einsum(equatio
 
 
 def einsum(equation, *inputs, name=None):
+    """Einstein summation over the inputs, e.g. einsum('ij,jk->ik', a, b), like np.einsum."""
     if len(inputs) == 1 and isinstance(inputs[0], (list, tuple)):
         inputs = tuple(inputs[0])
     return apply(EINSUM, [convert_to_tensor(x) for x in inputs], {"equation": equation}, name=name)
@@ -146,10 +155,12 @@ DET = define("MatrixDeterminant", _square_infer("MatrixDeterminant", True), np.l
 
 
 def inv(input, name=None):  # noqa: A002
+    """The inverse of each square matrix in the last two axes."""
     return apply(INV, [convert_to_tensor(input)], name=name)
 
 
 def det(input, name=None):  # noqa: A002
+    """The determinant of each square matrix in the last two axes."""
     return apply(DET, [convert_to_tensor(input)], name=name)
 
 

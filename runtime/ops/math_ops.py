@@ -118,53 +118,57 @@ def _errors_silenced(fn):
 
 # -- public functions -------------------------------------------------------------------
 
-def _bin(op):
+def _bin(op, doc):
     def fn(x, y, name=None):
         x, y = binary_operands(x, y)
         return apply(op, [x, y], name=name)
-    fn.__name__ = op.name
+    fn.__name__ = fn.__qualname__ = op.name
+    fn.__doc__ = (f"{doc}, elementwise with NumPy broadcasting (op `{op.name}`).\n\n"
+                  "A Python or NumPy operand takes the dtype of the tensor operand; two tensors "
+                  "must share a dtype.")
     return fn
 
 
-def _un(op):
+def _un(op, doc):
     def fn(x, name=None):
         return apply(op, [convert_to_tensor(x)], name=name)
-    fn.__name__ = op.name
+    fn.__name__ = fn.__qualname__ = op.name
+    fn.__doc__ = f"{doc}, elementwise (op `{op.name}`)."
     return fn
 
 
-add = _bin(ADD)
-subtract = _bin(SUB)
-multiply = _bin(MUL)
-floordiv = floor_div = _bin(FLOORDIV)
-mod = floormod = _bin(MOD)
-pow = _bin(POW)  # noqa: A001 - the TensorFlow name
-maximum = _bin(MAXIMUM)
-minimum = _bin(MINIMUM)
-equal = _bin(EQUAL)
-not_equal = _bin(NOT_EQUAL)
-less = _bin(LESS)
-less_equal = _bin(LESS_EQUAL)
-greater = _bin(GREATER)
-greater_equal = _bin(GREATER_EQUAL)
-negative = _un(NEG)
-abs = _un(ABS)  # noqa: A001
-sign = _un(SIGN)
-square = _un(SQUARE)
-sqrt = _un(SQRT)
-rsqrt = _un(RSQRT)
-exp = _un(EXP)
-log = _un(LOG)
-log1p = _un(LOG1P)
-sin = _un(SIN)
-cos = _un(COS)
-tan = _un(TAN)
-tanh = _un(TANH)
-sigmoid = _un(SIGMOID)
-floor = _un(FLOOR)
-ceil = _un(CEIL)
-round = _un(ROUND)  # noqa: A001
-reciprocal = _un(RECIPROCAL)
+add = _bin(ADD, "x + y")
+subtract = _bin(SUB, "x - y")
+multiply = _bin(MUL, "x * y")
+floordiv = floor_div = _bin(FLOORDIV, "x // y (floor division)")
+mod = floormod = _bin(MOD, "x % y (the sign of y, as in Python)")
+pow = _bin(POW, "x ** y")  # noqa: A001 - the TensorFlow name
+maximum = _bin(MAXIMUM, "The larger of x and y")
+minimum = _bin(MINIMUM, "The smaller of x and y")
+equal = _bin(EQUAL, "x == y as bools")
+not_equal = _bin(NOT_EQUAL, "x != y as bools")
+less = _bin(LESS, "x < y as bools")
+less_equal = _bin(LESS_EQUAL, "x <= y as bools")
+greater = _bin(GREATER, "x > y as bools")
+greater_equal = _bin(GREATER_EQUAL, "x >= y as bools")
+negative = _un(NEG, "-x")
+abs = _un(ABS, "|x|")  # noqa: A001
+sign = _un(SIGN, "-1, 0 or 1 by the sign of x")
+square = _un(SQUARE, "x * x")
+sqrt = _un(SQRT, "The square root")
+rsqrt = _un(RSQRT, "1 / sqrt(x)")
+exp = _un(EXP, "e ** x")
+log = _un(LOG, "The natural logarithm")
+log1p = _un(LOG1P, "log(1 + x), accurate near 0")
+sin = _un(SIN, "The sine")
+cos = _un(COS, "The cosine")
+tan = _un(TAN, "The tangent")
+tanh = _un(TANH, "The hyperbolic tangent")
+sigmoid = _un(SIGMOID, "1 / (1 + exp(-x))")
+floor = _un(FLOOR, "Rounds down")
+ceil = _un(CEIL, "Rounds up")
+round = _un(ROUND, "Rounds half to even")  # noqa: A001
+reciprocal = _un(RECIPROCAL, "1 / x")
 
 
 def divide(x, y, name=None):
@@ -176,20 +180,22 @@ def divide(x, y, name=None):
 truediv = realdiv = divide
 
 
-def _logical(op):
+def _logical(op, doc):
     def fn(x, y, name=None):
         return apply(op, [convert_to_tensor(x, dtype_hint=_dtypes.bool_),
                           convert_to_tensor(y, dtype_hint=_dtypes.bool_)], name=name)
-    fn.__name__ = op.name
+    fn.__name__ = fn.__qualname__ = op.name
+    fn.__doc__ = f"{doc} of two bool tensors, elementwise (op `{op.name}`)."
     return fn
 
 
-logical_and = _logical(LOGICAL_AND)
-logical_or = _logical(LOGICAL_OR)
-logical_xor = _logical(LOGICAL_XOR)
+logical_and = _logical(LOGICAL_AND, "Logical and")
+logical_or = _logical(LOGICAL_OR, "Logical or")
+logical_xor = _logical(LOGICAL_XOR, "Logical exclusive or")
 
 
 def logical_not(x, name=None):
+    """Logical not of a bool tensor, elementwise (op `LogicalNot`)."""
     return apply(LOGICAL_NOT, [convert_to_tensor(x, dtype_hint=_dtypes.bool_)], name=name)
 
 

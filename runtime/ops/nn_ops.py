@@ -38,14 +38,17 @@ LOG_SOFTMAX = define("LogSoftmax", _float_infer("LogSoftmax"), _log_softmax_kern
 
 
 def relu(features, name=None):
+    """max(features, 0), elementwise."""
     return apply(RELU, [convert_to_tensor(features)], name=name)
 
 
 def softmax(logits, axis=-1, name=None):
+    """exp(logits) normalised to sum to 1 along `axis` (computed stably)."""
     return apply(SOFTMAX, [convert_to_tensor(logits)], {"axis": int(axis)}, name=name)
 
 
 def log_softmax(logits, axis=-1, name=None):
+    """log(softmax(logits)) along `axis`, computed stably."""
     return apply(LOG_SOFTMAX, [convert_to_tensor(logits)], {"axis": int(axis)}, name=name)
 
 

@@ -84,6 +84,7 @@ def uniform(shape, minval=0, maxval=None, dtype=_dtypes.float32, seed=None, name
 
 
 def normal(shape, mean=0.0, stddev=1.0, dtype=_dtypes.float32, seed=None, name=None):
+    """Normally distributed values (mean, stddev); a fresh draw every time the op runs."""
     dtype = _dtypes.as_dtype(dtype)
     if not dtype.is_floating:
         raise TypeError(f"normal needs a floating dtype, got {dtype.name}.")

@@ -82,7 +82,9 @@ def _reducer(op):
         if axes is not None and x.shape.rank is not None and len(axes) == x.shape.rank and not keepdims:
             axes = None
         return apply(op, [x], {"axis": axes, "keepdims": bool(keepdims)}, name=name)
-    fn.__name__ = "reduce_" + op.name.lower()
+    fn.__name__ = fn.__qualname__ = "reduce_" + op.name.lower()
+    fn.__doc__ = (f"The {op.name.lower()} over `axis` (an int, a list, or None for every axis); "
+                  f"`keepdims` keeps reduced axes with size 1 (op `{op.name}`).")
     return fn
 
 
@@ -127,7 +129,9 @@ def _arg(op):
         x = convert_to_tensor(input)
         ax = normalize_axis(0 if axis is None else int(_axis_value(axis)), x.shape.rank, op.name)[0]
         return apply(op, [x], {"axis": ax, "output_type": _dtypes.as_dtype(output_type)}, name=name)
-    fn.__name__ = op.name.lower()
+    fn.__name__ = fn.__qualname__ = op.name.lower()
+    which = "largest" if op.name == "ArgMax" else "smallest"
+    fn.__doc__ = f"The index of the {which} value along `axis` (default 0), as int64 (op `{op.name}`)."
     return fn
 
 

@@ -44,7 +44,9 @@ for _name, _op in [("add", operator.add), ("sub", operator.sub), ("mul", operato
                    ("gt", operator.gt), ("ge", operator.ge), ("eq", operator.eq),
                    ("ne", operator.ne), ("neg", operator.neg), ("abs", abs)]:
     setattr(Sym, f"__{_name}__", _lift(_op))
-for _name, _op in [("radd", operator.add), ("rsub", operator.sub), ("rmul", operator.mul)]:
+for _name, _op in [("radd", operator.add), ("rsub", operator.sub), ("rmul", operator.mul),
+                   ("rmod", operator.mod), ("rfloordiv", operator.floordiv),
+                   ("rtruediv", operator.truediv)]:
     setattr(Sym, f"__{_name}__", _rlift(_op))
 Sym.__hash__ = None
 

@@ -154,7 +154,7 @@ def test_loop_with_break_and_return_gets_an_on_break_block():
     ctx = conversion.make_context(node, SourceInfo("<t>", 1, ""), ConversionOptions(), None)
     jumps.transform(node, ctx)
     loop = node.body[0]
-    assert parser.unparse(anno.getanno(loop, "on_break")) == "done()"
+    assert parser.unparse(jumps.on_break(loop)) == "done()"
     assert parser.unparse(loop.orelse) == "done()"
 
 

@@ -22,6 +22,20 @@ def node_activity(graph: Graph, node: Node) -> activity_lib.Activity:
     return activity_lib.activity(ast_node)
 
 
+def _walrus_targets(node: Node) -> frozenset:
+    part = node.ast_node
+    if node.kind == "iter":
+        part = part.iter
+    elif node.kind == "header" and isinstance(part, (gast.If, gast.While)):
+        part = part.test
+    elif isinstance(part, gast.stmt) and node.kind == "header":
+        return frozenset()
+    if isinstance(part, (gast.AugAssign,)):
+        return frozenset()
+    return frozenset(n.target.id for n in gast.walk(part)
+                     if isinstance(n, gast.NamedExpr) and isinstance(n.target, gast.Name))
+
+
 def uses_and_defs(graph: Graph) -> dict[int, tuple[frozenset, frozenset]]:
     """For each node index: (plain names read, plain names written)."""
     out = {}
@@ -29,6 +43,9 @@ def uses_and_defs(graph: Graph) -> dict[int, tuple[frozenset, frozenset]]:
         act = node_activity(graph, node)
         reads = frozenset(str(q.root) for q in act.reads)
         writes = frozenset(activity_lib.names(act.writes))
+        if reads & writes and node.ast_node is not None and node.kind != "join":
+            # `(n := f(x)) > 0 and n < 9` reads `n` after assigning it: not a use of the old n
+            reads = reads - _walrus_targets(node)
         if isinstance(node.ast_node, gast.Delete) and node.kind == "stmt":
             reads = reads | writes     # `del x` needs x
         out[node.index] = (reads, writes)
