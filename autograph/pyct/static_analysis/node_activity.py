@@ -30,10 +30,11 @@ def _walrus_targets(node: Node) -> frozenset:
         part = part.test
     elif isinstance(part, gast.stmt) and node.kind == "header":
         return frozenset()
-    if isinstance(part, (gast.AugAssign,)):
-        return frozenset()
-    return frozenset(n.target.id for n in gast.walk(part)
-                     if isinstance(n, gast.NamedExpr) and isinstance(n.target, gast.Name))
+    targets = frozenset(n.target.id for n in gast.walk(part)
+                        if isinstance(n, gast.NamedExpr) and isinstance(n.target, gast.Name))
+    if isinstance(part, gast.AugAssign) and isinstance(part.target, gast.Name):
+        targets -= {part.target.id}
+    return targets
 
 
 def uses_and_defs(graph: Graph) -> dict[int, tuple[frozenset, frozenset]]:
