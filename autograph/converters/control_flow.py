@@ -27,7 +27,7 @@ import gast
 
 from ..pyct import anno, origin, templates
 from ..pyct.static_analysis import activity as activity_lib
-from ..pyct.transformer import Context, Transformer
+from ..pyct.transformer import Context, Transformer, is_generator, iter_nodes
 from . import jumps, statement_variables
 
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
@@ -85,7 +85,7 @@ def _rewrite_loop_jumps(stmts: list) -> list:
 
 
 def _has_named_expr(node) -> bool:
-    return any(isinstance(n, gast.NamedExpr) for n in gast.walk(node))
+    return any(isinstance(n, gast.NamedExpr) for n in iter_nodes(node))
 
 
 class _ControlFlow(Transformer):
@@ -136,14 +136,18 @@ class _ControlFlow(Transformer):
         return stmt
 
     # -- visitors ----------------------------------------------------------------------------
-    def visit_ClassDef(self, node):
-        return node
+    def visit_FunctionDef(self, node):
+        if is_generator(node):
+            return node      # generated functions cannot hold a `yield`: leave generators alone
+        return self.generic_visit(node)
+
+    visit_AsyncFunctionDef = visit_ClassDef = Transformer.visit_ClassDef
 
     def visit_If(self, node: gast.If):
-        self.generic_visit(node)
         if anno.getanno(node, "plain", False):
-            return node
-        number = anno.getanno(node, "number")
+            return self.generic_visit(node)
+        number = self.ctx.namer.next_number()    # before the nested statements: source order
+        self.generic_visit(node)
         names = anno.getanno(node, "names", [])
         global_names = anno.getanno(node, "global_names", frozenset())
         body_ref, defs = self._branch(node.body, "if_body", number, names, global_names, node)
@@ -165,9 +169,9 @@ class _ControlFlow(Transformer):
             self.generic_visit(node)
             return None
         node.body = _rewrite_loop_jumps(node.body)
+        number = self.ctx.namer.next_number()
         self.generic_visit(node)
         on_break = jumps.on_break(node)     # already visited: it is one of the node's fields
-        number = anno.getanno(node, "number")
         names = anno.getanno(node, "names", [])
         global_names = anno.getanno(node, "global_names", frozenset())
         defs, tail_args, keywords = [], [], []
@@ -223,26 +227,7 @@ class _ControlFlow(Transformer):
         return [fn] + defs + [stmt]
 
 
-def _number_statements(node, ctx: Context) -> None:
-    """Numbers the statements to convert in source order (`if_body_1` comes first)."""
-    def visit(n):
-        if isinstance(n, (gast.If, gast.While, gast.For)) and not anno.getanno(n, "plain", False):
-            anno.setanno(n, "number", ctx.namer.next_number())
-        if isinstance(n, gast.ClassDef):
-            return
-        for f in n._fields:
-            value = getattr(n, f, None)
-            if isinstance(value, list):
-                for v in value:
-                    if isinstance(v, gast.AST):
-                        visit(v)
-            elif isinstance(value, gast.AST):
-                visit(value)
-    visit(node)
-
-
 def transform(node, ctx: Context):
-    _number_statements(node, ctx)
     return _ControlFlow(ctx).visit(node)
 
 

@@ -27,7 +27,7 @@ import gast
 
 from ..pyct import anno, origin, templates
 from ..pyct.static_analysis.python_values import is_python_bool
-from ..pyct.transformer import Context
+from ..pyct.transformer import Context, is_generator
 
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 _OPAQUE = (gast.Try, gast.With, gast.AsyncWith, gast.Match) + ((gast.TryStar,) if hasattr(gast, "TryStar") else ())
@@ -139,7 +139,7 @@ class _Jumps:
                 if done:
                     return out
                 continue
-            if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef)):
+            if isinstance(s, gast.FunctionDef) and not is_generator(s):
                 self.function(s)
             elif isinstance(s, _OPAQUE) or isinstance(s, gast.AsyncFor):
                 self._opaque(s, region)

@@ -18,7 +18,7 @@ import gast
 from ..pyct import anno, cfg, qual_names
 from ..pyct.static_analysis import activity as activity_lib
 from ..pyct.static_analysis import liveness
-from ..pyct.transformer import Context, iter_nodes
+from ..pyct.transformer import Context, is_generator, iter_nodes
 
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef,
            gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
@@ -103,7 +103,8 @@ def _annotate_function(fn: gast.AST) -> None:
         anno.setanno(s, "names", names)
         anno.setanno(s, "global_names", frozenset(scope.globals))
     for f in nested:
-        _annotate_function(f)
+        if not is_generator(f):
+            _annotate_function(f)
 
 
 def transform(node, ctx: Context):

@@ -43,7 +43,7 @@ def convert(entity: Any, options: ConversionOptions, wrap_errors: bool = True) -
     """The converted version of a function, method or callable object.
 
     Functions marked `do_not_convert` come back unchanged."""
-    if rules.is_marked_do_not_convert(entity):
+    if rules.is_marked_do_not_convert(entity) or hasattr(entity, "__ag_converted__"):
         return entity
     fn, bound_to = _function_of(entity)
     if rules.is_marked_do_not_convert(fn):

@@ -33,7 +33,7 @@ from ..pyct import loader, parser
 from ..pyct.namespaces import LiveNamespace, Namespace
 from ..pyct.naming import Namer
 from ..pyct.parser import SourceInfo
-from ..pyct.transformer import Context
+from ..pyct.transformer import Context, iter_nodes
 from . import logs, rules
 from .options import ConversionOptions, Feature
 
@@ -49,7 +49,7 @@ class ConversionError(Exception):
 def _all_names(node: gast.AST) -> tuple[set[str], set[str]]:
     """(names bound anywhere in `node`, every identifier used in `node`)."""
     bound, used = set(), set()
-    for n in gast.walk(node):
+    for n in iter_nodes(node):
         if isinstance(n, gast.Name):
             used.add(n.id)
             if not isinstance(n.ctx, gast.Load):

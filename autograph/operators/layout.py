@@ -24,7 +24,7 @@ _NUMBERS = (bool, int, float, complex, np.number, np.bool_, np.ndarray)
 @dataclass(frozen=True)
 class Leaf:
     kind: str            # "T" backend value, "S" Python constant, "U" undefined
-    payload: Any = None  # spec for T, the constant for S
+    payload: Any = None  # for T a value of the right spec (see `spec_of`), for S the constant
 
     def __eq__(self, other) -> bool:
         if not isinstance(other, Leaf) or other.kind != self.kind:
@@ -69,11 +69,11 @@ def describe(backend: Backend, label: str, value: Any, convert_numbers: bool = T
         if isinstance(leaf, Undefined):
             out_leaves.append(Leaf("U"))
         elif backend_of(leaf) is backend or backend.is_value(leaf):
-            out_leaves.append(Leaf("T", backend.spec(leaf)))
+            out_leaves.append(Leaf("T", leaf))
             flat.append(leaf)
         elif convert_numbers and is_python_number(leaf):
             t = backend.convert(leaf)
-            out_leaves.append(Leaf("T", backend.spec(t)))
+            out_leaves.append(Leaf("T", t))
             flat.append(t)
         else:
             out_leaves.append(Leaf("S", leaf))
@@ -92,7 +92,7 @@ def values_of(backend: Backend, entry_value: Any, target: Entry) -> list:
         if t.kind != "T":
             continue
         if isinstance(leaf, Undefined):
-            out.append(backend.zeros(t.payload))
+            out.append(backend.zeros(backend.spec(t.payload)))
         elif backend_of(leaf) is backend or backend.is_value(leaf):
             out.append(leaf)
         else:

@@ -46,6 +46,23 @@ class Context:
 _AST = gast.AST
 
 
+def _has_ast_children(cls: type) -> bool:
+    """Whether nodes of this type can contain other nodes worth visiting (not just a
+    context like Load, an operator, or plain values)."""
+    return cls not in _LEAVES
+
+
+_LEAVES = frozenset(
+    [gast.Constant, gast.Load, gast.Store, gast.Del, gast.Param, gast.Pass, gast.Break,
+     gast.Continue, gast.Global, gast.Nonlocal, gast.alias]
+    + [c for c in vars(gast).values() if isinstance(c, type) and issubclass(c, (
+        gast.operator, gast.unaryop, gast.cmpop, gast.boolop))])
+
+
+def _identity(self, node):
+    return node
+
+
 class Transformer:
     """A fast NodeTransformer: `visit_<Type>` methods, found once per node type; a visit may
     return a node, a list of nodes (in statement lists) or None (to delete)."""
@@ -70,7 +87,9 @@ class Transformer:
         tp = type(node)
         method = self._methods.get(tp)
         if method is None:
-            method = getattr(type(self), "visit_" + tp.__name__, None) or type(self).generic_visit
+            method = getattr(type(self), "visit_" + tp.__name__, None)
+            if method is None:
+                method = type(self).generic_visit if _has_ast_children(tp) else _identity
             self._methods[tp] = method
         return method(self, node)
 
@@ -81,21 +100,29 @@ class Transformer:
             if type(value) is list:
                 if not value:
                     continue
-                new = []
-                for item in value:
-                    if isinstance(item, _AST):
-                        item = visit(item)
-                        if item is None:
+                new = None
+                for i, item in enumerate(value):
+                    result = visit(item) if isinstance(item, _AST) else item
+                    if new is None:
+                        if result is item:
                             continue
-                        if type(item) is list:
-                            new.extend(item)
-                            continue
-                    new.append(item)
-                setattr(node, name, new)
+                        new = value[:i]
+                    if result is None:
+                        continue
+                    if type(result) is list:
+                        new.extend(result)
+                    else:
+                        new.append(result)
+                if new is not None:
+                    setattr(node, name, new)
             elif isinstance(value, _AST):
                 new_value = visit(value)
                 if new_value is not value:
                     setattr(node, name, new_value)
+        return node
+
+    def visit_ClassDef(self, node):
+        """Class bodies are not converted (their methods are, when called)."""
         return node
 
     def visit_block(self, stmts: list[gast.stmt]) -> list[gast.stmt]:
@@ -168,3 +195,8 @@ def walk_scope(node: gast.AST, include_root: bool = True):
             elif isinstance(value, ast_type):
                 stack.append(value)
     return out
+
+
+def is_generator(node: gast.AST) -> bool:
+    """Whether a function definition is a generator (has `yield` in its own scope)."""
+    return any(isinstance(n, (gast.Yield, gast.YieldFrom)) for n in walk_scope(node, include_root=False))

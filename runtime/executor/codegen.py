@@ -154,10 +154,10 @@ def lower(graph, name: str = "graph_fn") -> CompiledGraph:
     """Generates, compiles and returns the Python function that runs `graph`."""
     em = Emitter()
     params = [em.define(t, f"a{i}") for i, t in enumerate(graph.inputs)]
-    for t, name in zip(graph.inputs, params):
+    for t, param in zip(graph.inputs, params):
         if t.shape.rank == 0 and t.dtype.is_numeric:
             # NumPy scalars take NumPy's fast scalar arithmetic; 0-d arrays do not
-            em.line(f"{name} = {name}[()]")
+            em.line(f"{param} = {param}[()]")
     for op in graph.operations:  # constants are names bound once; define them all first
         if op.type == "Const":
             em.emit_op(op)

@@ -176,12 +176,41 @@ def apply(op: OpDef, inputs, attrs: dict | None = None, name: str | None = None)
     ins = [graph.capture(t) for t in inputs]
     specs = op.infer(*ins, **attrs)
     single = op.num_outputs == 1
+    if single and ins and not context.state.tapes:
+        folded = _fold_constants(graph, op, ins, attrs, specs)
+        if folded is not None:
+            return folded
     operation = graph.create_op(op, ins, attrs, [specs] if single else specs, name)
     outs = operation.outputs
     if context.state.tapes:
         from ..gradients.tape import record_operation
         record_operation(op, ins, outs, attrs, operation)
     return outs[0] if single else outs
+
+
+_FOLD_LIMIT = 64  # constants up to this many elements are folded at trace time
+
+
+def _fold_constants(graph, op, ins, attrs, specs):
+    """A Const for an op whose inputs are all small constants, computed now; else None."""
+    if op.stateful or op.kernel is None or specs[1] is _dtypes.variant or specs[1]._np == object:
+        return None
+    values = []
+    for t in ins:
+        if t.op.type != "Const":
+            return None
+        value = t.op.attrs["value"]
+        if value.size > _FOLD_LIMIT or value.dtype == object:
+            return None
+        values.append(value)
+    try:
+        with np.errstate(all="ignore"):
+            result = np.asarray(op.kernel(*values, **attrs))
+    except Exception:  # leave the error to run time, where it is reported with the op
+        return None
+    if result.size > _FOLD_LIMIT:
+        return None
+    return graph.constant(np.asarray(_fix_dtype(result, specs[1])))
 
 
 def _apply_eager(op, inputs, attrs):

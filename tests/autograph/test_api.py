@@ -315,3 +315,40 @@ def test_converted_call_api():
         return "neg"
     assert ag.converted_call(f, 1) == "pos"
     assert ag.converted_call(len, [1, 2]) == 2
+
+
+def test_nested_generators_and_classes_stay_python():
+    def f(n):
+        def gen():
+            for i in range(n):
+                if i % 2:
+                    yield i
+
+        class Local:
+            def check(self, v):
+                return v > 0 and v < 10
+
+        return sum(gen()), Local().check(n)
+
+    assert ag.to_graph(f)(6) == f(6)
+    code = ag.to_code(f)
+    assert "yield i" in code and "return v > 0 and v < 10" in code
+
+
+def test_converting_a_converted_function_is_a_no_op():
+    def f(x):
+        return -x if x < 0 else x
+    g = ag.to_graph(f)
+    assert ag.to_graph(g) is g
+
+
+def test_python_while_that_becomes_staged_midway():
+    def f(t):
+        x = 0
+        while x < 10:
+            x = x + t
+        return x
+
+    g = rt.function(f)
+    assert g(rt.constant(3)).numpy() == 12 and g(rt.constant(4)).numpy() == 12
+    assert g.experimental_get_tracing_count() == 1

@@ -119,7 +119,7 @@ def _define(lines: list[str]):
     return namespace["program"], source
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(blocks(), st.lists(st.tuples(st.integers(-4, 6), st.integers(-4, 6), st.integers(-4, 6)),
                           min_size=1, max_size=4))
 def test_random_programs_behave_the_same_when_converted(lines, inputs):
@@ -130,7 +130,7 @@ def test_random_programs_behave_the_same_when_converted(lines, inputs):
         assert_same(run(fn, args), run(converted, args), f"\n{source}\nargs={args}")
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(blocks(), st.lists(st.tuples(st.integers(-4, 6), st.integers(-4, 6), st.integers(-4, 6)),
                           min_size=1, max_size=3))
 def test_random_programs_behave_the_same_when_staged(lines, inputs):

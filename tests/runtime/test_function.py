@@ -322,3 +322,20 @@ def test_the_log_says_why_a_function_retraced(caplog):
     assert "first call" in messages[0]
     assert "'n' changed from 2 to 3" in messages[1]
     assert "'x' changed" in messages[2] and "(1,)" in messages[2]
+
+
+def test_generated_function_is_named_after_the_python_function():
+    f = counted(lambda x, n: x * n)
+    concrete = rt.function(lambda x, n: x * n, name="scale", autograph=False).get_concrete_function(
+        rt.constant(1.0), rt.constant(2.0))
+    assert concrete.generated_source.startswith("def scale(a0, a1):")
+    assert f(rt.constant(2.0), rt.constant(3.0)).numpy() == 6.0
+
+
+def test_small_constant_expressions_are_folded_while_tracing():
+    f = counted(lambda x: x * (rt.constant(2.0) * 3.0 + 1.0))
+    concrete = f.get_concrete_function(rt.constant([1.0, 2.0]))
+    assert [op.type for op in concrete.graph.operations if op.type != "Const"] == ["Mul"]
+    assert f(rt.constant([1.0, 2.0])).numpy().tolist() == [7.0, 14.0]
+    g = counted(lambda: rt.random.uniform([2]) * (rt.constant(1.0) + 1.0))
+    assert "RandomUniform" in [op.type for op in g.get_concrete_function().graph.operations]

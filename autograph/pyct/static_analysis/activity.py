@@ -14,10 +14,17 @@ from typing import Iterable, Optional
 import gast
 
 from .. import anno, qual_names
+from ..transformer import iter_nodes
 from ..qual_names import QN
 
 _DYNAMIC = frozenset({"locals", "vars", "eval", "exec"})
 
+
+_LEAVES = frozenset(
+    [gast.Constant, gast.Load, gast.Store, gast.Del, gast.Param, gast.Pass, gast.Break,
+     gast.Continue]
+    + [c for c in vars(gast).values() if isinstance(c, type) and issubclass(c, (
+        gast.operator, gast.unaryop, gast.cmpop, gast.boolop))])
 
 _QNS: dict = {}
 
@@ -75,9 +82,14 @@ class _Visitor:
         tp = type(node)
         method = self._dispatch.get(tp)
         if method is None:
-            method = getattr(_Visitor, "visit_" + tp.__name__, None) or _Visitor.generic_visit
+            method = getattr(_Visitor, "visit_" + tp.__name__, None)
+            if method is None:
+                method = _Visitor.generic_visit if tp not in _LEAVES else _Visitor._skip
             self._dispatch[tp] = method
         method(self, node)
+
+    def _skip(self, node) -> None:
+        pass
 
     def generic_visit(self, node) -> None:
         visit = self.visit
@@ -205,7 +217,7 @@ class _Visitor:
         # the first iterable is evaluated in the enclosing scope
         self.visit(node.generators[0].iter)
         self._nested(node, None, None)
-        for n in gast.walk(node):
+        for n in iter_nodes(node):
             if isinstance(n, gast.NamedExpr) and isinstance(n.target, gast.Name):
                 self.result.writes.add(QN(n.target.id))
 
@@ -247,7 +259,7 @@ def scope_activity(node: gast.AST) -> ScopeActivity:
     result.locals = {str(q) for q in result.writes if not q.is_composite} - result.nonlocals - result.globals
     if not isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
         # walrus targets in comprehensions bind in the enclosing scope
-        result.locals -= {n.target.id for n in gast.walk(node)
+        result.locals -= {n.target.id for n in iter_nodes(node)
                           if isinstance(n, gast.NamedExpr) and isinstance(n.target, gast.Name)}
     return result
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gast
 
 from ..cfg import Graph, Node
+from ..transformer import iter_nodes
 from . import activity as activity_lib
 
 
@@ -30,7 +31,7 @@ def _walrus_targets(node: Node) -> frozenset:
         part = part.test
     elif isinstance(part, gast.stmt) and node.kind == "header":
         return frozenset()
-    targets = frozenset(n.target.id for n in gast.walk(part)
+    targets = frozenset(n.target.id for n in iter_nodes(part)
                         if isinstance(n, gast.NamedExpr) and isinstance(n.target, gast.Name))
     if isinstance(part, gast.AugAssign) and isinstance(part.target, gast.Name):
         targets -= {part.target.id}
