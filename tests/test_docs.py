@@ -39,6 +39,6 @@ def test_examples_run(path, tmp_path, monkeypatch):
 def test_api_reference_matches_the_docstrings():
     import subprocess
     import sys
-    result = subprocess.run([sys.executable, str(ROOT / "tools" / "make_api_reference.py"), "--check"],
+    result = subprocess.run([sys.executable, str(ROOT / "docs" / "make_api_reference.py"), "--check"],
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stderr

@@ -193,7 +193,7 @@ _FOLD_LIMIT = 64  # constants up to this many elements are folded at trace time
 
 def _fold_constants(graph, op, ins, attrs, specs):
     """A Const for an op whose inputs are all small constants, computed now; else None."""
-    if op.stateful or op.kernel is None or specs[1] is _dtypes.variant or specs[1]._np == object:
+    if op.stateful or op.kernel is None or specs[1] is _dtypes.variant or specs[1]._np.kind == "O":
         return None
     values = []
     for t in ins:

@@ -1,7 +1,7 @@
 """Writes docs/api.md from the public names' signatures and docstrings.
 
-    python tools/make_api_reference.py          # rewrite docs/api.md
-    python tools/make_api_reference.py --check  # exit 1 when docs/api.md is stale
+    python docs/make_api_reference.py          # rewrite docs/api.md
+    python docs/make_api_reference.py --check  # exit 1 when docs/api.md is stale
 
 The test suite runs the check, so the reference always matches the code.
 """
@@ -15,7 +15,7 @@ import sys
 import autograph as ag
 import runtime as rt
 
-OUT = pathlib.Path(__file__).resolve().parent.parent / "docs" / "api.md"
+OUT = pathlib.Path(__file__).resolve().parent / "api.md"
 
 SECTIONS = [
     ("Tensors and dtypes", rt, [
@@ -92,7 +92,7 @@ def entry(prefix: str, name: str, obj) -> list[str]:
 
 def render() -> str:
     lines = ["# API reference", "",
-             "Generated from the docstrings by `python tools/make_api_reference.py`; do not edit by hand.",
+             "Generated from the docstrings by `python docs/make_api_reference.py`; do not edit by hand.",
              "The user guide explains how the pieces fit together.", ""]
     for title, module, names in SECTIONS:
         prefix = "rt" if module is rt else "ag"
@@ -106,7 +106,7 @@ def main(argv: list[str]) -> int:
     text = render()
     if "--check" in argv:
         if not OUT.exists() or OUT.read_text() != text:
-            print(f"{OUT} is stale: run python tools/make_api_reference.py", file=sys.stderr)
+            print(f"{OUT} is stale: run python docs/make_api_reference.py", file=sys.stderr)
             return 1
         return 0
     OUT.write_text(text)
