@@ -20,6 +20,7 @@ import sys
 import textwrap
 from typing import Optional, Sequence
 
+from .converters import functions
 from .impl import conversion
 from .impl.options import ConversionOptions
 from .pyct import parser
@@ -113,8 +114,11 @@ def convert_source(source: str, path: str, names: Sequence[str] = (), diff: bool
                            "not convert generators")
         original = _segment(lines, fn)
         info = SourceInfo(path, fn.lineno, original)
+        node = to_gast(fn)
+        if "." in name:
+            functions.mangle_private_names(node, name.partition(".")[0])
         try:
-            node, _ = conversion.convert_node(to_gast(fn), info, ConversionOptions(), namespace)
+            node, _ = conversion.convert_node(node, info, ConversionOptions(), namespace)
         except conversion.ConversionError as e:
             raise CliError(str(e)) from None
         converted = parser.unparse(node) + "\n"

@@ -7,13 +7,14 @@ import sys
 
 import gast
 
-from ..pyct import anno, templates
-from ..pyct.transformer import Context, Transformer
+from ..pyct import anno, templates, transformer
+from ..pyct.transformer import Context
 
 
-class _Asserts(Transformer):
-    def visit_Assert(self, node: gast.Assert):
-        self.generic_visit(node)
+class Handler(transformer.Handler):
+    """Rewrites `assert` statements (before their parts are converted)."""
+
+    def enter_Assert(self, node: gast.Assert):
         if sys.flags.optimize:
             return None     # python -O drops assertions; so does converted code
         if node.msg is None:
@@ -25,4 +26,4 @@ class _Asserts(Transformer):
 
 
 def transform(node, ctx: Context):
-    return _Asserts(ctx).visit(node)
+    return transformer.run_handlers(node, ctx, Handler)

@@ -11,8 +11,8 @@ from __future__ import annotations
 import gast
 
 from ..operators.py_builtins import OVERRIDE_NAMES
-from ..pyct import templates
-from ..pyct.transformer import Context, Transformer
+from ..pyct import templates, transformer
+from ..pyct.transformer import Context
 
 
 def _dotted(node: gast.expr):
@@ -26,12 +26,10 @@ def _dotted(node: gast.expr):
     return None
 
 
-class _Calls(Transformer):
-    def visit_ClassDef(self, node):
-        return node
+class Handler(transformer.Handler):
+    """Routes calls through `ag__.converted_call` (after their arguments are converted)."""
 
-    def visit_Call(self, node: gast.Call):
-        self.generic_visit(node)
+    def leave_Call(self, node: gast.Call):
         func = node.func
         parts = _dotted(func)
         if parts is not None:
@@ -56,4 +54,4 @@ class _Calls(Transformer):
 
 
 def transform(node, ctx: Context):
-    return _Calls(ctx).visit(node)
+    return transformer.run_handlers(node, ctx, Handler)

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import gast
 
-from ..pyct import anno, templates
+from ..pyct import anno, templates, transformer
 from ..pyct.static_analysis.python_values import is_python_bool
-from ..pyct.transformer import Context, Transformer
+from ..pyct.transformer import Context
 
 
-class _IfExp(Transformer):
-    def visit_IfExp(self, node: gast.IfExp):
-        self.generic_visit(node)
+class Handler(transformer.Handler):
+    """Rewrites conditional expressions (after their parts are converted)."""
+
+    def leave_IfExp(self, node: gast.IfExp):
         if is_python_bool(node.test, self.ctx.is_builtin):
             return node
         new = templates.replace_as_expression("ag__.if_exp(test, lambda: body, lambda: orelse)",
@@ -23,4 +24,4 @@ class _IfExp(Transformer):
 
 
 def transform(node, ctx: Context):
-    return _IfExp(ctx).visit(node)
+    return transformer.run_handlers(node, ctx, Handler)

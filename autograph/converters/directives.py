@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import gast
 
-from ..pyct import anno, qual_names
-from ..pyct.transformer import Context, Transformer
+from ..pyct import anno, qual_names, transformer
+from ..pyct.transformer import Context
 
 _OPTIONS = ("parallel_iterations", "swap_memory", "maximum_iterations", "shape_invariants")
 
@@ -25,9 +25,10 @@ def is_loop_options_call(node: gast.AST) -> bool:
     return name == "set_loop_options"
 
 
-class _Directives(Transformer):
+class Handler(transformer.Handler):
+    """Turns a loop's leading `set_loop_options(...)` call into loop options."""
+
     def _loop(self, node):
-        self.generic_visit(node)
         if node.body and is_loop_options_call(node.body[0]):
             call = node.body[0].value
             if call.args:
@@ -47,7 +48,7 @@ class _Directives(Transformer):
             node.body = node.body[1:] or [gast.Pass()]
         return node
 
-    visit_For = visit_While = _loop
+    leave_For = leave_While = _loop
 
 
 def _invariants_dict(value: gast.expr) -> gast.expr:
@@ -67,4 +68,4 @@ def _invariants_dict(value: gast.expr) -> gast.expr:
 
 
 def transform(node, ctx: Context):
-    return _Directives(ctx).visit(node)
+    return transformer.run_handlers(node, ctx, Handler)

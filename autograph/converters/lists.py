@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import gast
 
-from ..pyct import templates
+from ..pyct import templates, transformer
 from ..pyct.static_analysis.activity import scope_activity
-from ..pyct.transformer import Context, Transformer
+from ..pyct.transformer import Context
 
 
 def _method_call(node, method: str):
@@ -23,28 +23,24 @@ def _method_call(node, method: str):
     return None, None
 
 
-class _Lists(Transformer):
+class Handler(transformer.Handler):
+    """Rewrites `append`/`pop` statements on local lists (before their parts are converted)."""
+
     def __init__(self, ctx: Context):
         super().__init__(ctx)
         self.locals: list[set[str]] = []
 
-    def _scope(self, node):
+    def enter_scope(self, node) -> None:
         act = scope_activity(node)
         self.locals.append(act.locals | act.globals)
-        self.generic_visit(node)
+
+    def leave_scope(self, node) -> None:
         self.locals.pop()
-        return node
-
-    visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = _scope
-
-    def visit_ClassDef(self, node):
-        return node
 
     def _is_local(self, name: str) -> bool:
         return bool(self.locals) and name in self.locals[-1]
 
-    def visit_Expr(self, node: gast.Expr):
-        self.generic_visit(node)
+    def enter_Expr(self, node: gast.Expr):
         name, call = _method_call(node.value, "append")
         if name and self._is_local(name) and len(call.args) == 1:
             return self.located(templates.replace("l = ag__.list_append(l, x)", l=name,
@@ -56,8 +52,7 @@ class _Lists(Transformer):
             return self.located(new, node)
         return node
 
-    def visit_Assign(self, node: gast.Assign):
-        self.generic_visit(node)
+    def enter_Assign(self, node: gast.Assign):
         name, call = _method_call(node.value, "pop")
         if name and self._is_local(name) and len(call.args) <= 1 and len(node.targets) == 1:
             new = templates.replace("l, target = ag__.list_pop(l)", l=name, target=node.targets[0])
@@ -67,4 +62,4 @@ class _Lists(Transformer):
 
 
 def transform(node, ctx: Context):
-    return _Lists(ctx).visit(node)
+    return transformer.run_handlers(node, ctx, Handler)

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import gast
 
-from ..pyct import anno, templates
+from ..pyct import anno, templates, transformer
 from ..pyct.static_analysis.python_values import is_python_bool
-from ..pyct.transformer import Context, Transformer
+from ..pyct.transformer import Context
 
 
 def _lazy(value: gast.expr) -> gast.Lambda:
@@ -24,12 +24,13 @@ def _lazy(value: gast.expr) -> gast.Lambda:
     return lam
 
 
-class _Logical(Transformer):
+class Handler(transformer.Handler):
+    """Rewrites boolean operators and comparisons (after their operands are converted)."""
+
     def _python(self, node) -> bool:
         return is_python_bool(node, self.ctx.is_builtin)
 
-    def visit_BoolOp(self, node: gast.BoolOp):
-        self.generic_visit(node)
+    def leave_BoolOp(self, node: gast.BoolOp):
         if all(self._python(v) for v in node.values[:-1]):
             return node
         op = "and_" if isinstance(node.op, gast.And) else "or_"
@@ -37,14 +38,12 @@ class _Logical(Transformer):
                         args=[node.values[0]] + [_lazy(v) for v in node.values[1:]], keywords=[])
         return self.located(new, node)
 
-    def visit_UnaryOp(self, node: gast.UnaryOp):
-        self.generic_visit(node)
+    def leave_UnaryOp(self, node: gast.UnaryOp):
         if not isinstance(node.op, gast.Not) or self._python(node.operand):
             return node
         return self.located(templates.replace_as_expression("ag__.not_(x)", x=node.operand), node)
 
-    def visit_Compare(self, node: gast.Compare):
-        self.generic_visit(node)
+    def leave_Compare(self, node: gast.Compare):
         if self._python(node):
             return node
         from ..impl.options import Feature
@@ -75,4 +74,4 @@ class _Logical(Transformer):
 
 
 def transform(node, ctx: Context):
-    return _Logical(ctx).visit(node)
+    return transformer.run_handlers(node, ctx, Handler)

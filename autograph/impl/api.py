@@ -73,7 +73,7 @@ def to_code(entity: Callable, recursive: bool = True,
     options = ConversionOptions.make(recursive, experimental_optional_features)
     fn, _ = _function_of(entity)
     conversion.check_convertible(fn)
-    node, info = parser.parse_entity(fn)
+    node, info = conversion.parse_for_conversion(fn)
     node, _ = conversion.convert_node(node, info, options, LiveNamespace(fn.__globals__))
     source = parser.unparse(node)
     return source if source.endswith("\n") else source + "\n"

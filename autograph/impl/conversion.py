@@ -33,7 +33,7 @@ from ..pyct import loader, parser
 from ..pyct.namespaces import LiveNamespace, Namespace
 from ..pyct.naming import Namer
 from ..pyct.parser import SourceInfo
-from ..pyct.transformer import Context, iter_nodes
+from ..pyct.transformer import Context, iter_nodes, run_handlers
 from . import logs, rules
 from .options import ConversionOptions, Feature
 
@@ -76,20 +76,31 @@ def make_context(node: gast.AST, info: SourceInfo, options: ConversionOptions,
 def transform(node: Union[gast.FunctionDef, gast.Lambda], ctx: Context):
     """Runs every converter over a parsed function or lambda, in order."""
     opts = ctx.options
-    node = functions.transform(node, ctx)
-    node = directives.transform(node, ctx)
+    node = functions.drop_decorators(node)
     node = jumps.transform(node, ctx)
+    # statement- and expression-level converters share one traversal; each handler is the
+    # converter of the same name (see its module), in this order
+    handlers = [functions.Handler, directives.Handler]
     if opts.uses(Feature.ASSERT_STATEMENTS):
-        node = asserts.transform(node, ctx)
+        handlers.append(asserts.Handler)
     if opts.uses(Feature.LISTS):
-        node = lists.transform(node, ctx)
-    node = call_trees.transform(node, ctx)
-    node = conditional_expressions.transform(node, ctx)
-    node = logical_expressions.transform(node, ctx)
+        handlers.append(lists.Handler)
+    handlers += [call_trees.Handler, conditional_expressions.Handler, logical_expressions.Handler]
+    node = run_handlers(node, ctx, *handlers)
     node = statement_variables.transform(node, ctx)
     node = control_flow.transform(node, ctx)
     node = variables.transform(node, ctx)
     return node
+
+
+def _all_code_names(code: types.CodeType):
+    yield from code.co_names
+    yield from code.co_varnames
+    yield from code.co_cellvars
+    yield from code.co_freevars
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            yield from _all_code_names(c)
 
 
 def is_generator(fn: Any) -> bool:
@@ -143,7 +154,7 @@ def convert_code(fn: types.FunctionType, options: ConversionOptions) -> Converte
         if cached is not None:
             return cached
         start = time.perf_counter()
-        node, info = parser.parse_entity(fn)
+        node, info = parse_for_conversion(fn)
         node, ctx = convert_node(node, info, options, LiveNamespace(fn.__globals__))
         freevars = tuple(fn.__code__.co_freevars) + ("ag__",)
         if ctx.extra.get("uses_class_cell") and "__class__" not in freevars:
@@ -158,6 +169,17 @@ def convert_code(fn: types.FunctionType, options: ConversionOptions) -> Converte
     if logs.has_verbosity(3):
         logs.log(3, "Converted code of %s:\n%s", fn.__qualname__, result.source)
     return result
+
+
+def parse_for_conversion(fn: types.FunctionType):
+    """The function's syntax tree, with private names mangled as in its class."""
+    node, info = parser.parse_entity(fn)
+    class_name = functions.class_of(fn.__qualname__)
+    if class_name:
+        prefix = f"_{class_name.lstrip('_')}__"
+        if any(n.startswith(prefix) for n in _all_code_names(fn.__code__)):
+            functions.mangle_private_names(node, class_name)
+    return node, info
 
 
 def check_convertible(fn: Any) -> None:

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional, Sequence
 
-from . import staging
 from .dispatch import staged_backend
 from .location import user_location
+from .staged_cond import staged_cond
 from .variables import Variables
 
 
@@ -31,7 +31,7 @@ def if_stmt(cond: Any, body: Callable[[], Any], orelse: Optional[Callable[[], An
             return body()
         return orelse() if orelse is not None else None
     variables = Variables(names, (body, orelse))
-    return staging.staged_cond(backend, cond, body, orelse, variables, user_location())
+    return staged_cond(backend, cond, body, orelse, variables, user_location())
 
 
 def if_exp(cond: Any, if_true: Callable[[], Any], if_false: Callable[[], Any]) -> Any:
@@ -43,4 +43,4 @@ def if_exp(cond: Any, if_true: Callable[[], Any], if_false: Callable[[], Any]) -
     backend = staged_backend(cond)
     if backend is None:
         return if_true() if cond else if_false()
-    return staging.staged_cond(backend, cond, if_true, if_false, Variables((), ()), user_location())
+    return staged_cond(backend, cond, if_true, if_false, Variables((), ()), user_location())

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from . import staging
 from .dispatch import staged_backend
 from .location import user_location
+from .staged_cond import staged_cond
 from .variables import Variables
 
 
@@ -19,7 +19,7 @@ def and_(a: Any, *rest: Callable[[], Any]) -> Any:
     for fn in rest:
         backend = staged_backend(a)
         if backend is not None:
-            a = staging.staged_cond(backend, a, fn, lambda a=a: a, Variables((), ()), user_location())
+            a = staged_cond(backend, a, fn, lambda a=a: a, Variables((), ()), user_location())
             continue
         if not a:
             return a
@@ -32,7 +32,7 @@ def or_(a: Any, *rest: Callable[[], Any]) -> Any:
     for fn in rest:
         backend = staged_backend(a)
         if backend is not None:
-            a = staging.staged_cond(backend, a, lambda a=a: a, fn, Variables((), ()), user_location())
+            a = staged_cond(backend, a, lambda a=a: a, fn, Variables((), ()), user_location())
             continue
         if a:
             return a

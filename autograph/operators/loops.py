@@ -20,11 +20,12 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional, Sequence
 
-from . import staging
 from .dispatch import staged_backend
 from .iterables import staged_iteration
 from .location import user_location
 from .special_values import BREAK, Return, StagedJump
+from .staged_cond import staged_cond
+from .staged_loop import finish_loop, staged_loop
 from .variables import Variables
 
 
@@ -63,10 +64,10 @@ def while_stmt(test: Callable[[], Any], body: Callable[[], Any], names: Sequence
 def _staged_while(backend, test, body, names, orelse, on_break, options, jump):
     location = user_location()
     variables = Variables(names, (body, orelse, on_break, test))
-    final, _, guards = staging.staged_loop(
+    final, _, guards = staged_loop(
         backend, variables, test=lambda ex: test(), body=lambda ex: (body(), ()), jump=jump,
         opts=options, location=location)
-    return staging.finish_loop(backend, variables, final, orelse, on_break, location, guards)
+    return finish_loop(backend, variables, final, orelse, on_break, location, guards)
 
 
 def for_stmt(iterable: Any, body: Callable[[Any], Any], names: Sequence[str] = (),
@@ -125,10 +126,10 @@ def _staged_for(backend, length, item, start, body, names, orelse, on_break, opt
         index = ex[0]
         return body(item(index)), (index + 1,)
 
-    final, _, guards = staging.staged_loop(
+    final, _, guards = staged_loop(
         backend, variables, test=test, body=step, extras=(start,), extra_labels=("the loop index",),
         jump=jump, opts=options, location=location)
-    return staging.finish_loop(backend, variables, final, orelse, on_break, location, guards)
+    return finish_loop(backend, variables, final, orelse, on_break, location, guards)
 
 
 def _unrolled_rest(backend, items, body, names, orelse, on_break, jump):
@@ -138,6 +139,6 @@ def _unrolled_rest(backend, items, body, names, orelse, on_break, jump):
     variables = Variables(names, (body, orelse, on_break))
     for value in items:
         running = backend.equal(jump.kind, backend.convert(0))
-        jump = staging.staged_cond(backend, running, lambda v=value: body(v), lambda j=jump: j,
+        jump = staged_cond(backend, running, lambda v=value: body(v), lambda j=jump: j,
                                    variables, location)
-    return staging.finish_loop(backend, variables, jump, orelse, on_break, location)
+    return finish_loop(backend, variables, jump, orelse, on_break, location)

@@ -133,13 +133,49 @@ def _handler_to_ast(node: gast.ExceptHandler) -> ast.ExceptHandler:
 def to_compilable_ast(node: gast.AST) -> ast.AST:
     """`to_ast`, also giving nodes without a position their nearest ancestor's (as
     `ast.fix_missing_locations` would), ready for `compile`."""
-    tree = to_ast(node)
-    _fill(tree, (1, 0, 1, 0))
-    return tree
+    return _located(node, (1, 0, 1, 0))
 
 
 _LOCATED = {cls for cls in vars(ast).values()
             if isinstance(cls, type) and issubclass(cls, ast.AST) and "lineno" in cls._attributes}
+
+
+def _located(node: Any, pos: tuple) -> Any:
+    tp = type(node)
+    if tp is gast.Name or tp is gast.ExceptHandler:
+        new = _name_to_ast(node) if tp is gast.Name else _handler_to_ast(node)
+        _fill(new, pos)
+        return new
+    entry = _TO_AST.get(tp)
+    if entry is None:
+        return node
+    cls, fields, attrs = entry
+    nd = node.__dict__
+    if cls in _LOCATED:
+        if nd.get("lineno") is None:
+            nd["lineno"], nd["col_offset"], nd["end_lineno"], nd["end_col_offset"] = pos
+        else:
+            pos = (nd["lineno"], nd.get("col_offset") or 0, nd.get("end_lineno") or nd["lineno"],
+                   nd.get("end_col_offset") or 0)
+    ctx = _AST_CTX.get(tp)
+    if ctx is not None:
+        return ctx
+    new = cls.__new__(cls)
+    d = new.__dict__
+    for f in fields:
+        value = nd.get(f)
+        if type(value) is list:
+            value = [_located(v, pos) if isinstance(v, gast.AST) else v for v in value]
+        elif isinstance(value, gast.AST):
+            value = _located(value, pos)
+        d[f] = value
+    for a in attrs:
+        if a in nd:
+            d[a] = nd[a]
+    for f in cls._fields:
+        if f not in d:
+            d[f] = [] if f == "type_params" else None
+    return new
 
 
 def _fill(node: ast.AST, pos: tuple) -> None:

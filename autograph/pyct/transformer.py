@@ -200,3 +200,86 @@ def walk_scope(node: gast.AST, include_root: bool = True):
 def is_generator(node: gast.AST) -> bool:
     """Whether a function definition is a generator (has `yield` in its own scope)."""
     return any(isinstance(n, (gast.Yield, gast.YieldFrom)) for n in walk_scope(node, include_root=False))
+
+
+class Handler:
+    """One converter's part of a `Combined` traversal.
+
+    Methods named `enter_<NodeType>` run before a node's children are converted and may
+    return a replacement (which is then converted in turn); methods named
+    `leave_<NodeType>` run after, in the order the handlers were given, until one
+    returns a different node. `enter_scope`/`leave_scope` bracket each function and lambda.
+    """
+
+    def __init__(self, ctx: Context):
+        self.ctx = ctx
+
+    def enter_scope(self, node: gast.AST) -> None:
+        pass
+
+    def leave_scope(self, node: gast.AST) -> None:
+        pass
+
+    @staticmethod
+    def located(new: Any, src: gast.AST) -> Any:
+        return origin.copy_location(new, src)
+
+
+_SCOPE_NODES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)
+
+
+class Combined(Transformer):
+    """Runs several converters' handlers in a single traversal of the tree."""
+
+    def __init__(self, ctx: Context, handlers: list):
+        super().__init__(ctx)
+        self.handlers = handlers
+        self.enter: dict[type, list] = {}
+        self.leave: dict[type, list] = {}
+        for h in handlers:
+            for attr in dir(type(h)):
+                for prefix, table in (("enter_", self.enter), ("leave_", self.leave)):
+                    if attr.startswith(prefix) and attr != prefix + "scope":
+                        table.setdefault(getattr(gast, attr[len(prefix):]), []).append(getattr(h, attr))
+
+    def visit(self, node):
+        tp = type(node)
+        if tp is gast.ClassDef:
+            return node
+        for fn in self.enter.get(tp, ()):
+            new = fn(node)
+            if new is not node:
+                if new is None:
+                    return None
+                if type(new) is list:
+                    out = []
+                    for n in new:
+                        r = self.visit(n)
+                        if type(r) is list:
+                            out.extend(r)
+                        elif r is not None:
+                            out.append(r)
+                    return out
+                return self.visit(new)
+        leave = self.leave.get(tp)
+        if tp in _LEAVES and leave is None:
+            return node
+        scope = tp in _SCOPE_NODES
+        if scope:
+            for h in self.handlers:
+                h.enter_scope(node)
+        self.generic_visit(node)
+        if scope:
+            for h in self.handlers:
+                h.leave_scope(node)
+        if leave:
+            for fn in leave:
+                new = fn(node)
+                if new is not node:
+                    return new
+        return node
+
+
+def run_handlers(node: gast.AST, ctx: Context, *handler_classes) -> gast.AST:
+    """Converts `node` with the given Handler classes in one traversal."""
+    return Combined(ctx, [cls(ctx) for cls in handler_classes]).visit(node)

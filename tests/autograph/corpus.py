@@ -83,6 +83,16 @@ class Accumulator:
         return self.total
 
 
+class Scaler:
+    def __init__(self, factor):
+        self.factor = factor
+
+    def apply(self, v):
+        if v > 0:
+            return v * self.factor
+        return v - self.factor
+
+
 class Doubler:
     def __call__(self, v):
         if v > 10:
@@ -642,6 +652,21 @@ def nested_function_with_control_flow(x):
             return v
         return -v
     return g(x) + g(-x)
+
+
+@case((3,), (-3,), staged=True)
+def method_call_staged(x):
+    return Scaler(2).apply(x) + 1
+
+
+@case((2, 3), (-1, 3), staged=True, static=(1,))
+def recursive_power(x, n):
+    if n == 0:
+        return 1
+    half = recursive_power(x, n // 2)
+    if n % 2:
+        return half * half * x
+    return half * half
 
 
 @case(([1, -2, 3],), ([-1, -1],))

@@ -141,7 +141,6 @@ def test_return_in_loop_moves_the_rest_into_else_and_is_wrapped():
 
 
 def test_loop_with_break_and_return_gets_an_on_break_block():
-    from autograph.pyct import anno
     node = parser.parse(textwrap.dedent("""
         def f(xs):
             for x in xs:

@@ -14,8 +14,8 @@ from typing import Iterable, Optional
 import gast
 
 from .. import anno, qual_names
-from ..transformer import iter_nodes
 from ..qual_names import QN
+from ..transformer import iter_nodes
 
 _DYNAMIC = frozenset({"locals", "vars", "eval", "exec"})
 
