@@ -1,11 +1,13 @@
 """Command line: print the converted source of functions in a Python file.
 
-    python -m autograph PATH [FUNCTION ...] [--diff]
-    autograph PATH [FUNCTION ...] [--diff]
+    python -m autograph PATH [FUNCTION ...] [--diff] [--color auto|always|never]
+    python -m autograph PATH FUNCTION --trace "f32[None,3], i32[]"
 
 The file is parsed, never imported or run. FUNCTION names a top-level function, or a
 method as `Class.method`; without names, every top-level function is converted. `--diff`
-prints a unified diff of each function against its conversion instead.
+prints a unified diff of each function against its conversion instead. `--trace` is the one
+option that imports the file: it traces the function for the given argument specs with the
+installed backend (the `autograph.backends` entry point) and prints its graph and code.
 
 Exit status: 0 on success, 2 on a usage error, 1 when the file is missing, does not parse,
 or does not define a requested function (with a one-line reason on stderr).
@@ -33,18 +35,77 @@ class CliError(Exception):
     """A problem to report on one line, exiting with status 1."""
 
 
+_EXAMPLES = """examples:
+  autograph model.py                      every top-level function, converted
+  autograph model.py train_step Net.call  one function and one method
+  autograph model.py train_step --diff    a unified diff against the original
+  autograph model.py step --trace "f32[None,784], i32[None]"
+                                          IMPORTS model.py, traces step for these argument
+                                          specs, prints the graph and the generated NumPy code
+
+exit status: 0 success, 1 missing file / syntax error / unknown function, 2 usage error
+"""
+
+
 def _arguments() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="autograph",
         description="Print the autograph-converted source of functions in a Python file "
-                    "(the file is parsed, not run).")
+                    "(the file is parsed, not run).",
+        epilog=_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("path", metavar="PATH", help="the Python file")
     p.add_argument("functions", metavar="FUNCTION", nargs="*",
                    help="functions to convert (Class.method for methods); default: all "
                         "top-level functions")
     p.add_argument("--diff", action="store_true",
                    help="print a unified diff of each function against its conversion")
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                   help="highlight the output (auto: only on a terminal, with pygments installed)")
+    p.add_argument("--trace", metavar="SPECS",
+                   help='trace one FUNCTION for argument specs such as "f32[None,3], i32[]" and '
+                        "print its graph and generated code; this IMPORTS AND RUNS the file's "
+                        "top-level code")
     return p
+
+
+def _highlight(text: str, diff: bool, mode: str) -> str:
+    """Colours `text` with pygments when asked to (never into a pipe under `auto`)."""
+    if mode == "never" or (mode == "auto" and not sys.stdout.isatty()):
+        return text
+    try:
+        from pygments import highlight
+        from pygments.formatters import TerminalFormatter
+        from pygments.lexers import DiffLexer, PythonLexer
+    except ImportError:
+        return text
+    return highlight(text, DiffLexer() if diff else PythonLexer(), TerminalFormatter())
+
+
+def trace_function(path: str, name: str, specs: str) -> str:
+    """Imports `path`, traces `name` for `specs` with the installed backend; the listing."""
+    from importlib import metadata, util
+    backends = list(metadata.entry_points(group="autograph.backends"))
+    if not backends:
+        raise CliError("--trace needs a backend (such as the runtime) installed; none is")
+    tracer = backends[0].load()
+    spec = util.spec_from_file_location("__autograph_traced__", path)
+    if spec is None or spec.loader is None:
+        raise CliError(f"cannot import {path}")
+    module = util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as e:  # noqa: BLE001 - reported on one line
+        raise CliError(f"importing {path} failed: {type(e).__name__}: {e}") from None
+    target = module
+    for part in name.split("."):
+        target = getattr(target, part, None)
+        if target is None:
+            raise CliError(f"{path} defines no function {name!r}")
+    target = getattr(target, "python_function", target)  # an already compiled function
+    try:
+        return tracer.trace_listing(target, specs) + "\n"
+    except ValueError as e:
+        raise CliError(str(e)) from None
 
 
 def _read(path: str) -> str:
@@ -143,9 +204,17 @@ def _own_nodes(fn: ast.AST):
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Runs the command; returns the exit status."""
-    args = _arguments().parse_args(argv)
+    parser_ = _arguments()
+    args = parser_.parse_intermixed_args(argv)
+    if args.trace is not None and len(args.functions) != 1:
+        parser_.error("--trace needs exactly one FUNCTION")
     try:
-        text = convert_source(_read(args.path), args.path, args.functions, args.diff)
+        if args.trace is not None:
+            _read(args.path)
+            text = trace_function(args.path, args.functions[0], args.trace)
+        else:
+            text = convert_source(_read(args.path), args.path, args.functions, args.diff)
+            text = _highlight(text, args.diff, args.color)
     except CliError as e:
         print(f"autograph: error: {e}", file=sys.stderr)
         return 1

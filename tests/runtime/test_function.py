@@ -339,3 +339,13 @@ def test_small_constant_expressions_are_folded_while_tracing():
     assert f(rt.constant([1.0, 2.0])).numpy().tolist() == [7.0, 14.0]
     g = counted(lambda: rt.random.uniform([2]) * (rt.constant(1.0) + 1.0))
     assert "RandomUniform" in [op.type for op in g.get_concrete_function().graph.operations]
+
+
+def test_argument_specs_from_text():
+    from runtime.inspect_tools import parse_specs
+    assert parse_specs("f32[None,3], i32[]") == [rt.TensorSpec([None, 3], rt.float32),
+                                                  rt.TensorSpec([], rt.int32)]
+    assert parse_specs("float64[?, 2]") == [rt.TensorSpec([None, 2], rt.float64)]
+    for bad in ("f32", "f32[a]", "nope[1]"):
+        with pytest.raises(ValueError):
+            parse_specs(bad)
