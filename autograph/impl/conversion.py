@@ -65,9 +65,24 @@ def _all_names(node: gast.AST) -> tuple[set[str], set[str]]:
     return bound, used
 
 
+def _code_names(code: types.CodeType) -> tuple[set[str], set[str]]:
+    """(names bound, all identifiers) of a code object and the code nested in it."""
+    bound = set(code.co_varnames) | set(code.co_cellvars)
+    used = bound | set(code.co_names) | set(code.co_freevars)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            b, u = _code_names(c)
+            bound |= b
+            used |= u
+    return bound, used
+
+
 def make_context(node: gast.AST, info: SourceInfo, options: ConversionOptions,
-                 namespace: Optional[Namespace]) -> Context:
-    bound, used = _all_names(node)
+                 namespace: Optional[Namespace], code: Optional[types.CodeType] = None) -> Context:
+    if code is not None and not any(op == 97 for op in code.co_code[::2]):
+        bound, used = _code_names(code)     # no STORE_GLOBAL: the code object knows every name
+    else:
+        bound, used = _all_names(node)
     ctx = Context(info=info, namer=Namer(used | bound | {"ag__"}), options=options,
                   namespace=namespace, is_library=rules.is_library, bound_names=bound)
     return ctx
@@ -132,9 +147,10 @@ _cache_lock = threading.RLock()
 _key_locks: dict[tuple, threading.Lock] = {}
 
 
-def convert_node(node, info: SourceInfo, options: ConversionOptions, namespace) -> tuple[gast.AST, Context]:
+def convert_node(node, info: SourceInfo, options: ConversionOptions, namespace,
+                 code: Optional[types.CodeType] = None) -> tuple[gast.AST, Context]:
     """Converts a parsed function (no compiling); the CLI and `to_code` use this."""
-    ctx = make_context(node, info, options, namespace)
+    ctx = make_context(node, info, options, namespace, code)
     try:
         return transform(node, ctx), ctx
     except (directives.DirectiveError, NotImplementedError) as e:
@@ -155,7 +171,7 @@ def convert_code(fn: types.FunctionType, options: ConversionOptions) -> Converte
             return cached
         start = time.perf_counter()
         node, info = parse_for_conversion(fn)
-        node, ctx = convert_node(node, info, options, LiveNamespace(fn.__globals__))
+        node, ctx = convert_node(node, info, options, LiveNamespace(fn.__globals__), fn.__code__)
         freevars = tuple(fn.__code__.co_freevars) + ("ag__",)
         if ctx.extra.get("uses_class_cell") and "__class__" not in freevars:
             freevars += ("__class__",)

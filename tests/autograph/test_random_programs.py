@@ -144,3 +144,18 @@ def test_random_programs_behave_the_same_when_staged(lines, inputs):
             assert tuple(value(v) for v in out) == expected, f"\n{source}\nargs={args}"
     finally:
         ag.unregister_backend(backend)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(blocks(), st.lists(st.tuples(st.integers(-4, 6), st.integers(-4, 6), st.integers(-4, 6)),
+                          min_size=2, max_size=3))
+def test_random_programs_behave_the_same_under_rt_function(lines, inputs):
+    import runtime as rt
+
+    fn, source = _define(lines)
+    compiled = rt.function(fn)
+    for args in inputs:
+        out = compiled(*[rt.constant(a) for a in args])
+        got = tuple(int(v.numpy()) if hasattr(v, "numpy") else int(v) for v in out)
+        assert got == fn(*args), f"\n{source}\nargs={args}"
+    assert compiled.experimental_get_tracing_count() == 1

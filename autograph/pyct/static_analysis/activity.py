@@ -176,7 +176,7 @@ class _Visitor:
 
     # -- nested scopes ----------------------------------------------------------------------
     def _nested(self, node, body, args: Optional[gast.arguments]) -> None:
-        inner = scope_activity(node)
+        inner = _cached_scope_activity(node)
         free = {q for q in inner.reads if str(q.root) not in inner.locals}
         self.result.reads |= {q.root for q in free}
         if not anno.getanno(node, "immediate", False) and not isinstance(
@@ -231,6 +231,17 @@ class ScopeActivity(Activity):
     locals: set[str] = field(default_factory=set)
     nonlocals: set[str] = field(default_factory=set)
     globals: set[str] = field(default_factory=set)
+
+
+def _cached_scope_activity(node: gast.AST) -> "ScopeActivity":
+    """`scope_activity`, remembered on generated functions (which do not change once made)."""
+    if not anno.getanno(node, "generated", False):
+        return scope_activity(node)
+    cached = anno.getanno(node, "scope_activity", None)
+    if cached is None:
+        cached = scope_activity(node)
+        anno.setanno(node, "scope_activity", cached)
+    return cached
 
 
 def scope_activity(node: gast.AST) -> ScopeActivity:
