@@ -37,14 +37,23 @@ SOURCE = textwrap.dedent('''
 ''')
 
 
+_count = [0]
+
+
 def fresh_function():
-    """A new function object from SOURCE, so nothing is cached from an earlier run."""
-    # the converter reads source through linecache, as for functions typed into a notebook
-    linecache.cache["<bench_first_call>"] = (len(SOURCE), None, SOURCE.splitlines(True),
-                                             "<bench_first_call>")
+    """A new function from SOURCE under a new name, so no cache holds it.
+
+    (Code objects compiled from identical source compare equal, so the name must differ for
+    the converter's cache to miss.)
+    """
+    _count[0] += 1
     namespace = {"rt": rt}
-    exec(compile(SOURCE, "<bench_first_call>", "exec"), namespace)
-    return namespace["mixed"]
+    source = SOURCE.replace("def mixed(", f"def mixed_{_count[0]}(")
+    # the converter reads source through linecache, as for functions typed into a notebook
+    linecache.cache["<bench_first_call>"] = (len(source), None, source.splitlines(True),
+                                             "<bench_first_call>")
+    exec(compile(source, "<bench_first_call>", "exec"), namespace)
+    return namespace[f"mixed_{_count[0]}"]
 
 
 def first_call_seconds(xs, limit) -> float:

@@ -819,23 +819,29 @@ def _make_caller(concrete, args, kwargs, bound_args, bound_kwargs):
             return None
     if len(args) > len(sig_args) or set(kwargs) - used_kwargs:
         return None
-    run = concrete.compiled.fn
-    namespace = {"run": run, "ET": EagerTensor, "concrete": concrete, "translate": runtime_error}
-    call = f"run({', '.join(parts)})"
     single = isinstance(concrete.graph.structured_outputs, OutputSlot)
-    result = "ET(r)" if single else "concrete._pack(r)"
+    factory = _caller_factory(f"run({', '.join(parts)})", "ET(r)" if single else "concrete._pack(r)")
+    return factory(concrete.compiled.fn, EagerTensor, concrete, runtime_error)
+
+
+@functools.lru_cache(maxsize=512)
+def _caller_factory(call: str, result: str):
+    """Compiles, once per distinct call shape, a factory that binds a caller to a graph."""
     source = (
-        "def caller(args, kwargs):\n"
-        "    try:\n"
-        f"        r = {call}\n"
-        "    except Exception as exc:\n"
-        "        t = translate(concrete.compiled, exc)\n"
-        "        if t is None:\n"
-        "            raise\n"
-        "        raise t from None\n"
-        f"    return {result}\n")
-    exec(compile(source, f"<rt-caller {concrete.name}>", "exec"), namespace)
-    return namespace["caller"]
+        "def make(run, ET, concrete, translate):\n"
+        "    def caller(args, kwargs):\n"
+        "        try:\n"
+        f"            r = {call}\n"
+        "        except Exception as exc:\n"
+        "            t = translate(concrete.compiled, exc)\n"
+        "            if t is None:\n"
+        "                raise\n"
+        "            raise t from None\n"
+        f"        return {result}\n"
+        "    return caller\n")
+    namespace: dict = {}
+    exec(compile(source, "<rt-caller>", "exec"), namespace)
+    return namespace["make"]
 
 
 # -- autograph ------------------------------------------------------------------------------------

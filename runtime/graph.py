@@ -29,7 +29,7 @@ class Operation:
         self.outputs = []
         self.subgraphs = tuple(subgraphs)
         self._effects = None
-        self.location = user_location()
+        self.location = None if opdef.name == "Const" else user_location()
 
     @property
     def stateful(self) -> bool:
@@ -46,12 +46,19 @@ _OWN_DIRS = tuple(os.path.dirname(os.path.abspath(p)) + os.sep for p in (
     __file__, os.path.join(os.path.dirname(__file__), "..", "autograph", "__init__.py")))
 
 
+_is_own_file: dict = {}
+
+
 def user_location():
     """(filename, line, function) of the innermost caller outside this package, or None."""
     frame = sys._getframe(2)
+    own = _is_own_file
     while frame is not None:
         filename = frame.f_code.co_filename
-        if not filename.startswith(_OWN_DIRS) and not filename.startswith("<rt-"):
+        is_own = own.get(filename)
+        if is_own is None:
+            is_own = own[filename] = filename.startswith(_OWN_DIRS) or filename.startswith("<rt-")
+        if not is_own:
             return (filename, frame.f_lineno, frame.f_code.co_name)
         frame = frame.f_back
     return None
@@ -124,21 +131,20 @@ class Graph:
         from .dtypes import from_numpy
         from .ops.core import CONST
         from .shapes import TensorShape
+        root = self.root()
         key = None
         if value.size <= 16 and value.dtype != object:
             key = (value.dtype.str, value.shape, value.tobytes())
-            root = self.root()
             found = root._const_cache.get(key)
             if found is not None:
                 return found
         with context.name_scope_reset():
-            op = self.root().create_op(CONST, [], {"value": value},
-                                       [(TensorShape(value.shape), from_numpy(value.dtype))],
-                                       name="Const")
+            op = root.create_op(CONST, [], {"value": value},
+                                [(TensorShape(value.shape), from_numpy(value.dtype))], name="Const")
         if key is not None:
-            self.root()._const_cache[key] = op.outputs[0]
+            root._const_cache[key] = op.outputs[0]
         if captured:
-            self.root().captures.append((value, op.outputs[0]))
+            root.captures.append((value, op.outputs[0]))
         return op.outputs[0]
 
     # -- reading -----------------------------------------------------------------------
