@@ -14,6 +14,7 @@ import autograph as ag
 from autograph.impl.options import ConversionOptions, Feature
 
 from . import context
+from .function import _trace_listeners
 from .control_flow import TensorArray
 from .control_flow import cond as _cond
 from .control_flow import while_loop as _while_loop
@@ -236,6 +237,15 @@ def _branch_mismatch(seen: dict, names: Sequence[str]) -> Optional[str]:
 
 
 BACKEND = ag.register_backend(RuntimeBackend())
+
+
+def _log_trace(function_name: str, reason: str) -> None:
+    """With ag.set_verbosity(1) or more, traces and their reasons are logged too."""
+    from autograph.impl import logs
+    logs.log(1, "Tracing %s: %s", function_name, reason)
+
+
+_trace_listeners.append(_log_trace)
 
 
 def convert(func: Callable, experimental_autograph_options: Any = None) -> Callable:

@@ -28,6 +28,7 @@ _SCALARS = (int, float, bool, str, bytes, type(None), complex)
 _FAST_CACHE_LIMIT = 4096
 _RETRACE_WARNING_AFTER = 5
 _callbacks: list = []
+_trace_listeners: list = []  # fn(function_name, reason) for every trace (autograph's logging)
 
 
 # -- cache keys ------------------------------------------------------------------------------
@@ -627,10 +628,14 @@ class Function:
                 "%s has been traced %d times in a row. Tracing is expensive; pass tensors instead "
                 "of Python numbers, use input_signature or reduce_retracing=True to avoid it.",
                 self._name, self._traces_in_a_row)
-        if logger.isEnabledFor(logging.INFO):
-            logger.info("Tracing %s: %s", self._name, self._retrace_reason(args, kwargs))
+        traceable = self._traceable()  # converts (and loads autograph's logging) first
+        if _trace_listeners or logger.isEnabledFor(logging.INFO):
+            reason = self._retrace_reason(args, kwargs)
+            logger.info("Tracing %s: %s", self._name, reason)
+            for listener in _trace_listeners:
+                listener(self._name, reason)
         names = self._arg_names()
-        graph = trace(self._traceable(), args, kwargs, specs_for, name, names)
+        graph = trace(traceable, args, kwargs, specs_for, name, names)
         concrete = ConcreteFunction(graph, self._python_function, self._attributes, name, names)
         for cb in list(_callbacks):
             cb(concrete, concrete.name, graph, graph.inputs, graph.outputs)
