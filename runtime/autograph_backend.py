@@ -14,11 +14,11 @@ import autograph as ag
 from autograph.impl.options import ConversionOptions, Feature
 
 from . import context
-from .function import _trace_listeners
 from .control_flow import TensorArray
 from .control_flow import cond as _cond
 from .control_flow import while_loop as _while_loop
 from .dtypes import bool_, float32, int32
+from .function import _trace_listeners
 from .ops import array_ops, debug_ops, math_ops, reduce_ops
 from .ops.core import convert_to_tensor
 from .shapes import TensorSpec, as_shape

@@ -19,7 +19,7 @@ def test_verbosity_logs_conversions_and_why_functions_retrace(capsys):
     finally:
         ag.set_verbosity(0)
     out = capsys.readouterr().out
-    assert "Converted scale" in out
+    assert "Converted " in out and ".scale (" in out
     assert "Tracing scale: first call" in out
     assert "Tracing scale: argument 'n' changed from 2 to 3" in out
     assert out.count("Tracing scale") == 2
