@@ -18,7 +18,7 @@ from .control_flow import TensorArray
 from .control_flow import cond as _cond
 from .control_flow import while_loop as _while_loop
 from .dtypes import bool_, float32, int32
-from .function import _trace_listeners
+from .function import _log_listeners
 from .ops import array_ops, debug_ops, math_ops, reduce_ops
 from .ops.core import convert_to_tensor
 from .shapes import TensorSpec, as_shape
@@ -239,13 +239,13 @@ def _branch_mismatch(seen: dict, names: Sequence[str]) -> Optional[str]:
 BACKEND = ag.register_backend(RuntimeBackend())
 
 
-def _log_trace(function_name: str, reason: str) -> None:
-    """With ag.set_verbosity(1) or more, traces and their reasons are logged too."""
+def _log_cache_event(level: int, message: str) -> None:
+    """ag.set_verbosity(1) shows traces and their reasons; 2 also graph cache hits."""
     from autograph.impl import logs
-    logs.log(1, "Tracing %s: %s", function_name, reason)
+    logs.log(level, "%s", message)
 
 
-_trace_listeners.append(_log_trace)
+_log_listeners.append(_log_cache_event)
 
 
 def convert(func: Callable, experimental_autograph_options: Any = None) -> Callable:

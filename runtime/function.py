@@ -28,7 +28,14 @@ _SCALARS = (int, float, bool, str, bytes, type(None), complex)
 _FAST_CACHE_LIMIT = 4096
 _RETRACE_WARNING_AFTER = 5
 _callbacks: list = []
-_trace_listeners: list = []  # fn(function_name, reason) for every trace (autograph's logging)
+_log_listeners: list = []  # fn(level, message): autograph's verbosity-controlled logging
+
+
+def _log_event(level: int, message: str) -> None:
+    """Logs a cache event: level 1 for traces (INFO), 2 for cache hits off the fast path (DEBUG)."""
+    logger.log(logging.INFO if level <= 1 else logging.DEBUG, message)
+    for listener in _log_listeners:
+        listener(level, message)
 
 
 # -- cache keys ------------------------------------------------------------------------------
@@ -571,6 +578,9 @@ class Function:
                 concrete = self._canonical.get(ckey)
                 if concrete is None:
                     concrete = self._lookup_general(bound_args, bound_kwargs)
+                    if concrete is not None and (_log_listeners or logger.isEnabledFor(logging.DEBUG)):
+                        _log_event(2, f"Cache hit for {self._name}: the graph traced for "
+                                      f"{_describe(concrete.structured_input_signature[0])} fits")
                     if concrete is None:
                         concrete = self._trace(bound_args, bound_kwargs)
                         self._concrete.append((ckey, concrete))
@@ -629,11 +639,8 @@ class Function:
                 "of Python numbers, use input_signature or reduce_retracing=True to avoid it.",
                 self._name, self._traces_in_a_row)
         traceable = self._traceable()  # converts (and loads autograph's logging) first
-        if _trace_listeners or logger.isEnabledFor(logging.INFO):
-            reason = self._retrace_reason(args, kwargs)
-            logger.info("Tracing %s: %s", self._name, reason)
-            for listener in _trace_listeners:
-                listener(self._name, reason)
+        if _log_listeners or logger.isEnabledFor(logging.INFO):
+            _log_event(1, f"Tracing {self._name}: {self._retrace_reason(args, kwargs)}")
         names = self._arg_names()
         graph = trace(traceable, args, kwargs, specs_for, name, names)
         concrete = ConcreteFunction(graph, self._python_function, self._attributes, name, names)

@@ -23,3 +23,19 @@ def test_verbosity_logs_conversions_and_why_functions_retrace(capsys):
     assert "Tracing scale: first call" in out
     assert "Tracing scale: argument 'n' changed from 2 to 3" in out
     assert out.count("Tracing scale") == 2
+
+
+def test_verbosity_two_shows_graph_cache_hits(capsys):
+    ag.set_verbosity(2, alsologtostdout=True)
+    try:
+        @rt.function
+        def total(x):
+            return rt.reduce_sum(x)
+
+        total.get_concrete_function(rt.TensorSpec([None], rt.float32))
+        total(rt.ones([3]))
+    finally:
+        ag.set_verbosity(0)
+    out = capsys.readouterr().out
+    assert "Tracing total: first call" in out
+    assert "Cache hit for total" in out and "(None,)" in out
