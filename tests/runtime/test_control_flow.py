@@ -259,3 +259,11 @@ def test_executor_lowers_control_flow_to_python_if_and_while():
     assert "\n    if " in source and "else:" in source
     source = staged(loop_sum).get_concrete_function(rt.constant(1)).generated_source
     assert "while " in source
+
+
+def test_dot_draws_branch_and_loop_bodies_as_clusters():
+    f = staged(lambda x, n: rt.cond(x > 0, lambda: loop_sum(n)[1], lambda: n))
+    dot = f.get_concrete_function(rt.constant(1.0), rt.constant(3)).graph.to_dot()
+    assert dot.startswith("digraph") and dot.rstrip().endswith("}")
+    assert dot.count("subgraph cluster_") == 4     # two branches, and the loop's cond and body
+    assert "cond_true" in dot and "while_body" in dot
