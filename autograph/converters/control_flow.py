@@ -89,6 +89,10 @@ def _has_named_expr(node) -> bool:
 
 
 class _ControlFlow(Transformer):
+    # only statements are converted, and expressions hold no statements
+    skip_types = (gast.expr, gast.arguments, gast.keyword, gast.comprehension, gast.withitem,
+                  gast.alias, gast.pattern)
+
     # -- helpers --------------------------------------------------------------------------
     def _function(self, name: str, body: list, names: list[str], global_names, src,
                   params: Optional[list[str]] = None, extra_writes: tuple = ()) -> gast.FunctionDef:

@@ -77,7 +77,8 @@ def _annotate_function(fn: gast.AST) -> None:
     if scope.dynamic:
         escaping |= scope.locals
     graph = cfg.build(fn.body)
-    live = liveness.analyze(graph, live_at_exit=escaping)
+    cache: dict = {}     # activity of each statement; nothing changes the tree meanwhile
+    live = liveness.analyze(graph, live_at_exit=escaping, activity_cache=cache)
     order = _write_order(fn)
     nested = []
     for s in _statements(fn.body):
@@ -87,7 +88,7 @@ def _annotate_function(fn: gast.AST) -> None:
         if not isinstance(s, (gast.If, gast.While, gast.For)):
             continue
         parts = statement_parts(s)
-        act = activity_lib.activity(*parts)
+        act = activity_lib.cached_activity(cache, *parts)
         plain_writes = activity_lib.names(act.writes)
         shared = live.live_in(s) | live.live_at_exits(s) | escaping
         if isinstance(s, gast.While):

@@ -83,6 +83,9 @@ def make_context(node: gast.AST, info: SourceInfo, options: ConversionOptions,
         bound, used = _code_names(code)     # no STORE_GLOBAL: the code object knows every name
     else:
         bound, used = _all_names(node)
+    if code is not None and isinstance(node, gast.FunctionDef):
+        # the code object knows whether the function is a generator
+        node.__dict__["__ag_is_generator"] = bool(code.co_flags & CO_GENERATOR)
     ctx = Context(info=info, namer=Namer(used | bound | {"ag__"}), options=options,
                   namespace=namespace, is_library=rules.is_library, bound_names=bound)
     return ctx

@@ -140,41 +140,75 @@ _LOCATED = {cls for cls in vars(ast).values()
             if isinstance(cls, type) and issubclass(cls, ast.AST) and "lineno" in cls._attributes}
 
 
+def _located_table() -> dict:
+    """For each gast type: (ast type, shared fields, attributes, whether it has a position,
+    the ast fields it lacks, with their defaults)."""
+    table = {}
+    for src, (cls, fields, attrs) in _TO_AST.items():
+        if src in _AST_CTX or src is gast.Name or src is gast.ExceptHandler:
+            continue
+        missing = tuple((f, [] if f == "type_params" else None)
+                        for f in cls._fields if f not in fields)
+        table[src] = (cls, fields, attrs, cls in _LOCATED, missing)
+    return table
+
+
+_LOCATED_TABLE = _located_table()
+_AST_NAME = ast.Name
+_GAST_AST = gast.AST
+
+
 def _located(node: Any, pos: tuple) -> Any:
     tp = type(node)
-    if tp is gast.Name or tp is gast.ExceptHandler:
-        new = _name_to_ast(node) if tp is gast.Name else _handler_to_ast(node)
-        _fill(new, pos)
-        return new
-    entry = _TO_AST.get(tp)
+    entry = _LOCATED_TABLE.get(tp)
     if entry is None:
-        return node
-    cls, fields, attrs = entry
+        if tp is gast.Name:
+            nd = node.__dict__
+            ctx_type = type(nd["ctx"])
+            if ctx_type is not gast.Param:
+                new = _AST_NAME.__new__(_AST_NAME)
+                d = new.__dict__
+                d["id"], d["ctx"] = nd["id"], _AST_CTX[ctx_type]
+                if nd.get("lineno") is None:
+                    d["lineno"], d["col_offset"], d["end_lineno"], d["end_col_offset"] = pos
+                else:
+                    for a in _POSITIONS:
+                        if a in nd:
+                            d[a] = nd[a]
+                return new
+            new = _name_to_ast(node)
+            _fill(new, pos)
+            return new
+        if tp is gast.ExceptHandler:
+            new = _handler_to_ast(node)
+            _fill(new, pos)
+            return new
+        ctx = _AST_CTX.get(tp)
+        return node if ctx is None else ctx
+    cls, fields, attrs, located, missing = entry
     nd = node.__dict__
-    if cls in _LOCATED:
-        if nd.get("lineno") is None:
+    if located:
+        lineno = nd.get("lineno")
+        if lineno is None:
             nd["lineno"], nd["col_offset"], nd["end_lineno"], nd["end_col_offset"] = pos
         else:
-            pos = (nd["lineno"], nd.get("col_offset") or 0, nd.get("end_lineno") or nd["lineno"],
+            pos = (lineno, nd.get("col_offset") or 0, nd.get("end_lineno") or lineno,
                    nd.get("end_col_offset") or 0)
-    ctx = _AST_CTX.get(tp)
-    if ctx is not None:
-        return ctx
     new = cls.__new__(cls)
     d = new.__dict__
+    gast_ast = _GAST_AST
     for f in fields:
         value = nd.get(f)
         if type(value) is list:
-            value = [_located(v, pos) if isinstance(v, gast.AST) else v for v in value]
-        elif isinstance(value, gast.AST):
+            value = [_located(v, pos) if isinstance(v, gast_ast) else v for v in value]
+        elif isinstance(value, gast_ast):
             value = _located(value, pos)
         d[f] = value
     for a in attrs:
         if a in nd:
             d[a] = nd[a]
-    for f in cls._fields:
-        if f not in d:
-            d[f] = [] if f == "type_params" else None
+    for f, default in missing:
+        d[f] = [] if default is not None else None
     return new
 
 

@@ -27,19 +27,32 @@ def copy_location(new: Union[gast.AST, Iterable[gast.AST]], src: gast.AST):
         return new
     values = _header_position(src)
     stack = [new] if isinstance(new, gast.AST) else list(new)
+    pop, push = stack.pop, stack.append
+    ast_type = gast.AST
+    positioned = _POSITIONED
     while stack:
-        node = stack.pop()
-        if "lineno" in node._attributes:
-            if getattr(node, "lineno", None) is not None:
+        node = pop()
+        d = node.__dict__
+        tp = type(node)
+        has_position = positioned.get(tp)
+        if has_position is None:
+            has_position = positioned[tp] = "lineno" in tp._attributes
+        if has_position:
+            if d.get("lineno") is not None:
                 continue
-            node.lineno, node.col_offset, node.end_lineno, node.end_col_offset = values
+            d["lineno"], d["col_offset"], d["end_lineno"], d["end_col_offset"] = values
         for field in node._fields:
-            value = getattr(node, field, None)
+            value = d.get(field)
             if type(value) is list:
-                stack.extend(v for v in value if isinstance(v, gast.AST))
-            elif isinstance(value, gast.AST):
-                stack.append(value)
+                for v in value:
+                    if isinstance(v, ast_type):
+                        push(v)
+            elif isinstance(value, ast_type):
+                push(value)
     return new
+
+
+_POSITIONED: dict = {}
 
 
 def _header_position(src: gast.AST) -> tuple:

@@ -83,26 +83,41 @@ class Transformer:
         """Runs this converter over `node` and returns the result."""
         return cls(ctx).visit(node)
 
+    # node types (besides leaves) this transformer leaves alone without entering them
+    skip_types: tuple = ()
+
+    def _method(self, tp: type):
+        method = getattr(type(self), "visit_" + tp.__name__, None)
+        if method is None:
+            if not _has_ast_children(tp) or (self.skip_types and issubclass(tp, self.skip_types)):
+                method = _identity
+            else:
+                method = type(self).generic_visit
+        self._methods[tp] = method
+        return method
+
     def visit(self, node):
         tp = type(node)
         method = self._methods.get(tp)
         if method is None:
-            method = getattr(type(self), "visit_" + tp.__name__, None)
-            if method is None:
-                method = type(self).generic_visit if _has_ast_children(tp) else _identity
-            self._methods[tp] = method
+            method = self._method(tp)
         return method(self, node)
 
     def generic_visit(self, node):
         visit = self.visit
+        methods = self._methods
+        d = node.__dict__
         for name in node._fields:
-            value = getattr(node, name, None)
+            value = d.get(name)
             if type(value) is list:
                 if not value:
                     continue
                 new = None
                 for i, item in enumerate(value):
-                    result = visit(item) if isinstance(item, _AST) else item
+                    if isinstance(item, _AST) and methods.get(type(item)) is not _identity:
+                        result = visit(item)
+                    else:
+                        result = item
                     if new is None:
                         if result is item:
                             continue
@@ -151,8 +166,9 @@ def iter_nodes(node: gast.AST):
     while stack:
         current = pop()
         yield current
+        d = current.__dict__
         for name in reversed(current._fields):
-            value = getattr(current, name, None)
+            value = d.get(name)
             if type(value) is list:
                 for item in reversed(value):
                     if isinstance(item, _AST):
@@ -176,30 +192,63 @@ def walk_scope(node: gast.AST, include_root: bool = True):
     scopes = _SCOPE_TYPES
     ast_type = _AST
     out = [node] if include_root else []
-    stack = []
-    for name in node._fields:
-        value = getattr(node, name, None)
-        if type(value) is list:
-            stack.extend(v for v in value if isinstance(v, ast_type))
-        elif isinstance(value, ast_type):
-            stack.append(value)
+    append = out.append
+    stack = [node]
+    pop, push = stack.pop, stack.append
+    first = True
     while stack:
-        current = stack.pop()
-        out.append(current)
-        if isinstance(current, scopes):
-            continue
+        current = pop()
+        if first:
+            first = False
+        else:
+            append(current)
+            if isinstance(current, scopes):
+                continue
+        d = current.__dict__
         for name in current._fields:
-            value = getattr(current, name, None)
+            value = d.get(name)
             if type(value) is list:
-                stack.extend(v for v in value if isinstance(v, ast_type))
+                for v in value:
+                    if isinstance(v, ast_type):
+                        push(v)
             elif isinstance(value, ast_type):
-                stack.append(value)
+                push(value)
     return out
+
+
+_YIELDS = (gast.Yield, gast.YieldFrom)
 
 
 def is_generator(node: gast.AST) -> bool:
     """Whether a function definition is a generator (has `yield` in its own scope)."""
-    return any(isinstance(n, (gast.Yield, gast.YieldFrom)) for n in walk_scope(node, include_root=False))
+    known = node.__dict__.get("__ag_is_generator")
+    if known is not None:
+        return known
+    scopes = _SCOPE_TYPES
+    ast_type = _AST
+    stack = [node]
+    pop, push = stack.pop, stack.append
+    first = True
+    while stack:
+        current = pop()
+        if first:
+            first = False
+        elif isinstance(current, scopes):
+            continue
+        elif isinstance(current, _YIELDS):
+            node.__dict__["__ag_is_generator"] = True
+            return True
+        d = current.__dict__
+        for name in current._fields:
+            value = d.get(name)
+            if type(value) is list:
+                for v in value:
+                    if isinstance(v, ast_type):
+                        push(v)
+            elif isinstance(value, ast_type):
+                push(value)
+    node.__dict__["__ag_is_generator"] = False   # converters never add a `yield`
+    return False
 
 
 class Handler:
@@ -228,6 +277,22 @@ class Handler:
 _SCOPE_NODES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)
 
 
+_HANDLER_METHODS: dict = {}
+
+
+def _handler_methods(cls: type) -> list:
+    """(prefix, node type, method name) of each enter_/leave_ method of a Handler class."""
+    found = _HANDLER_METHODS.get(cls)
+    if found is None:
+        found = []
+        for attr in dir(cls):
+            for prefix in ("enter_", "leave_"):
+                if attr.startswith(prefix) and attr != prefix + "scope":
+                    found.append((prefix, getattr(gast, attr[len(prefix):]), attr))
+        _HANDLER_METHODS[cls] = found
+    return found
+
+
 class Combined(Transformer):
     """Runs several converters' handlers in a single traversal of the tree."""
 
@@ -237,10 +302,12 @@ class Combined(Transformer):
         self.enter: dict[type, list] = {}
         self.leave: dict[type, list] = {}
         for h in handlers:
-            for attr in dir(type(h)):
-                for prefix, table in (("enter_", self.enter), ("leave_", self.leave)):
-                    if attr.startswith(prefix) and attr != prefix + "scope":
-                        table.setdefault(getattr(gast, attr[len(prefix):]), []).append(getattr(h, attr))
+            for prefix, tp, attr in _handler_methods(type(h)):
+                table = self.enter if prefix == "enter_" else self.leave
+                table.setdefault(tp, []).append(getattr(h, attr))
+        # leaves no handler looks at: `generic_visit` need not call `visit` on them
+        self._methods = {tp: _identity for tp in _LEAVES
+                         if tp not in self.enter and tp not in self.leave}
 
     def visit(self, node):
         tp = type(node)

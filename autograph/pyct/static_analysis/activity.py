@@ -26,6 +26,9 @@ _LEAVES = frozenset(
     + [c for c in vars(gast).values() if isinstance(c, type) and issubclass(c, (
         gast.operator, gast.unaryop, gast.cmpop, gast.boolop))])
 
+_AST = gast.AST
+_LOAD = gast.Load
+
 _QNS: dict = {}
 
 
@@ -68,48 +71,72 @@ class _Visitor:
 
     def __init__(self):
         self.result = Activity()
+        self.reads = self.result.reads
+        self.writes = self.result.writes
         self.nonlocals: set[str] = set()
         self.globals: set[str] = set()
 
     # -- dispatch ---------------------------------------------------------------------------
     def visit(self, node) -> None:
-        if type(node) is list:
+        tp = type(node)
+        if tp is list:
             for n in node:
                 self.visit(n)
             return
-        if node is None or not isinstance(node, gast.AST):
-            return
-        tp = type(node)
         method = self._dispatch.get(tp)
         if method is None:
+            method = self._method(tp)
+        method(self, node)
+
+    def _method(self, tp):
+        return _Visitor._base_method(self, tp)
+
+    def _base_method(self, tp):
+        if not (isinstance(tp, type) and issubclass(tp, gast.AST)):
+            method = _Visitor._skip     # None and plain values
+        else:
             method = getattr(_Visitor, "visit_" + tp.__name__, None)
             if method is None:
                 method = _Visitor.generic_visit if tp not in _LEAVES else _Visitor._skip
-            self._dispatch[tp] = method
-        method(self, node)
+        self._dispatch[tp] = method
+        return method
 
     def _skip(self, node) -> None:
         pass
 
     def generic_visit(self, node) -> None:
-        visit = self.visit
+        dispatch = self._dispatch
+        d = node.__dict__
         for f in node._fields:
-            value = getattr(node, f, None)
+            value = d.get(f)
             if type(value) is list:
                 for item in value:
-                    if isinstance(item, gast.AST):
-                        visit(item)
-            elif isinstance(value, gast.AST):
-                visit(value)
+                    if isinstance(item, _AST):
+                        tp = type(item)
+                        method = dispatch.get(tp)
+                        if method is None:
+                            method = self._method(tp)
+                        method(self, item)
+            elif isinstance(value, _AST):
+                tp = type(value)
+                method = dispatch.get(tp)
+                if method is None:
+                    method = self._method(tp)
+                method(self, value)
 
     # -- names ------------------------------------------------------------------------------
     def visit_Name(self, node: gast.Name) -> None:
-        if type(node.ctx) is gast.Load:
-            self.result.reads.add(_qn(node.id))
+        d = node.__dict__
+        name = d["id"]
+        qn = _QNS.get(name)
+        if qn is None:
+            qn = _qn(name)
+        if type(d["ctx"]) is _LOAD:
+            self.reads.add(qn)
         else:
-            self.result.writes.add(_qn(node.id))
-        if node.annotation is not None:
-            self.visit(node.annotation)
+            self.writes.add(qn)
+        if d.get("annotation") is not None:
+            self.visit(d["annotation"])
 
     def _composite_target(self, node) -> None:
         if isinstance(node.ctx, (gast.Store, gast.Del)):
@@ -273,6 +300,45 @@ def scope_activity(node: gast.AST) -> ScopeActivity:
         result.locals -= {n.target.id for n in iter_nodes(node)
                           if isinstance(n, gast.NamedExpr) and isinstance(n.target, gast.Name)}
     return result
+
+
+class _CachingVisitor(_Visitor):
+    """A `_Visitor` that remembers the activity of each statement in `cache` (by id), for
+    analyses that ask about the same statements several times. Only for `activity`: the
+    `global`/`nonlocal` declarations of cached statements are not collected."""
+
+    _dispatch: dict = {}
+
+    def __init__(self, cache: dict):
+        super().__init__()
+        self.cache = cache
+
+    def _method(self, tp):
+        base = _Visitor._base_method(self, tp)
+        if base is _Visitor._skip or not issubclass(tp, gast.stmt):
+            return base
+
+        def cached(self, node, base=base):
+            key = id(node)
+            act = self.cache.get(key)
+            if act is None:
+                v = _CachingVisitor(self.cache)
+                base(v, node)
+                act = self.cache[key] = v.result
+            self.result.update(act)
+
+        self._dispatch[tp] = cached
+        return cached
+
+
+def cached_activity(cache: dict, node, *more) -> Activity:
+    """`activity`, reusing (and filling) `cache`, which maps the ids of statements to their
+    activity; the statements must neither change nor die while `cache` is in use."""
+    v = _CachingVisitor(cache)
+    v.visit(node)
+    for m in more:
+        v.visit(m)
+    return v.result
 
 
 def activity(node, *more) -> Activity:

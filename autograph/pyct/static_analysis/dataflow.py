@@ -14,7 +14,10 @@ def solve_backward(graph: Graph, transfer: Callable[[Node, T], T], meet: Callabl
     """Values before (`in`) and after (`out`) each node, flowing from successors to predecessors."""
     ins: dict[int, T] = {}
     outs: dict[int, T] = {}
-    work = list(reversed(graph.nodes))
+    # the exit first, then the nodes from last to first: most nodes are then reached after
+    # their successors (the fixpoint does not depend on the order)
+    work = [n for n in graph.nodes if n is not graph.exit]
+    work.append(graph.exit)
     queued = {n.index for n in work}
     while work:
         node = work.pop()

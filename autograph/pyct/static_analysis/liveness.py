@@ -6,7 +6,7 @@ writes need to leave it (are live afterwards) or come in (are live on entry).
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Optional
 
 import gast
 
@@ -18,9 +18,10 @@ from .node_activity import uses_and_defs
 class Liveness:
     """Live variables before and after each CFG node."""
 
-    def __init__(self, graph: Graph, live_at_exit: Iterable[str] = ()):
+    def __init__(self, graph: Graph, live_at_exit: Iterable[str] = (),
+                 activity_cache: Optional[dict] = None):
         self.graph = graph
-        ud = uses_and_defs(graph)
+        ud = uses_and_defs(graph, activity_cache)
 
         def transfer(node, live_out):
             uses, defs = ud[node.index]
@@ -61,6 +62,7 @@ class Liveness:
         return self.ins.get(head.index, frozenset())
 
 
-def analyze(graph: Graph, live_at_exit: Iterable[str] = ()) -> Liveness:
-    """Runs liveness over `graph`."""
-    return Liveness(graph, live_at_exit)
+def analyze(graph: Graph, live_at_exit: Iterable[str] = (),
+            activity_cache: Optional[dict] = None) -> Liveness:
+    """Runs liveness over `graph` (`activity_cache`: see `activity.cached_activity`)."""
+    return Liveness(graph, live_at_exit, activity_cache)

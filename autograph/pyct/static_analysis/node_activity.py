@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
 import gast
 
 from ..cfg import Graph, Node
@@ -9,7 +11,7 @@ from ..transformer import iter_nodes
 from . import activity as activity_lib
 
 
-def node_activity(graph: Graph, node: Node) -> activity_lib.Activity:
+def node_activity(graph: Graph, node: Node, cache: Optional[dict] = None) -> activity_lib.Activity:
     """What `node` itself reads and writes: a statement, or the header part of a compound one."""
     ast_node = node.ast_node
     if ast_node is None or node.kind in ("join", "finally"):
@@ -20,6 +22,8 @@ def node_activity(graph: Graph, node: Node) -> activity_lib.Activity:
         return activity_lib.activity(ast_node.target)
     if node.kind == "header":
         return activity_lib.header_activity(ast_node)
+    if cache is not None:
+        return activity_lib.cached_activity(cache, ast_node)
     return activity_lib.activity(ast_node)
 
 
@@ -38,11 +42,12 @@ def _walrus_targets(node: Node) -> frozenset:
     return targets
 
 
-def uses_and_defs(graph: Graph) -> dict[int, tuple[frozenset, frozenset]]:
-    """For each node index: (plain names read, plain names written)."""
+def uses_and_defs(graph: Graph, cache: Optional[dict] = None) -> dict[int, tuple[frozenset, frozenset]]:
+    """For each node index: (plain names read, plain names written). `cache`: see
+    `activity.cached_activity`."""
     out = {}
     for node in graph.nodes:
-        act = node_activity(graph, node)
+        act = node_activity(graph, node, cache)
         reads = frozenset(str(q.root) for q in act.reads)
         writes = frozenset(activity_lib.names(act.writes))
         if reads & writes and node.ast_node is not None and node.kind != "join":
