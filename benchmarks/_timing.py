@@ -22,11 +22,13 @@ def interleaved(fns, number: int = 50, rounds: int = 15) -> list[float]:
     return [min(times) for times in samples]
 
 
-def report(name: str, ours: float, baseline: float, limit: float, unit: str = "us") -> float:
+def report(name: str, ours: float, baseline: float, limit: float, unit: str = "us",
+           baseline_name: str = "NumPy") -> float:
+    """Prints one line: both times, their ratio and whether it is within `limit`."""
     ratio = ours / baseline
     scale = 1e6 if unit == "us" else 1e3
     status = "OK" if ratio <= limit else "OVER LIMIT"
-    print(f"{name}: ours {ours * scale:.2f} {unit}, NumPy {baseline * scale:.2f} {unit}, "
+    print(f"{name}: ours {ours * scale:.2f} {unit}, {baseline_name} {baseline * scale:.2f} {unit}, "
           f"ratio {ratio:.2f} (limit {limit}) {status}")
     return ratio
 

@@ -85,6 +85,10 @@ def convert_to_tensor(value, dtype=None, name=None, dtype_hint=None) -> Tensor:
         return value._as_tensor()
     if dtype is not None:
         dtype = _dtypes.as_dtype(dtype)
+        if type(value) in _PY_SCALARS:
+            graph = context.current_graph()
+            if graph is not None:
+                return _scalar_constant(graph, value, dtype)
     elif dtype_hint is not None and not isinstance(value, np.ndarray | np.generic):
         hint = _dtypes.as_dtype(dtype_hint)
         try:
@@ -95,6 +99,19 @@ def convert_to_tensor(value, dtype=None, name=None, dtype_hint=None) -> Tensor:
         from . import array_ops
         return array_ops.stack([convert_to_tensor(v, dtype) for v in value])
     return _const(to_numpy_value(value, dtype))
+
+
+_PY_SCALARS = (int, float, bool)
+
+
+def _scalar_constant(graph, value, dtype) -> Tensor:
+    """A graph constant for a Python scalar, shared per (value, dtype) without array work."""
+    root = graph.root()
+    key = ("py", dtype.name, type(value), repr(value))  # repr tells -0.0 from 0.0
+    found = root._const_cache.get(key)
+    if found is None:
+        found = root._const_cache[key] = graph.constant(to_numpy_value(value, dtype))
+    return found
 
 
 def _flat(value):
