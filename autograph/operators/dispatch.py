@@ -190,8 +190,8 @@ def _candidates(tp: type) -> Optional[tuple[Backend, ...]]:
     return result
 
 
-def backend_of(value: Any) -> Optional[Backend]:
-    """The backend whose value `value` is (eager or staged), or None for Python values."""
+def _first_backend(value: Any, test: str) -> Optional[Backend]:
+    """The first backend registered for `value`'s type whose method `test` accepts it."""
     tp = type(value)
     if tp in _PLAIN:
         return None
@@ -199,23 +199,19 @@ def backend_of(value: Any) -> Optional[Backend]:
     if cands is None:
         return None
     for b in cands:
-        if b.is_value(value):
+        if getattr(b, test)(value):
             return b
     return None
+
+
+def backend_of(value: Any) -> Optional[Backend]:
+    """The backend whose value `value` is (eager or staged), or None for Python values."""
+    return _first_backend(value, "is_value")
 
 
 def staged_backend(value: Any) -> Optional[Backend]:
     """The backend that stages `value`, or None when `value` is not staged."""
-    tp = type(value)
-    if tp in _PLAIN:
-        return None
-    cands = _candidates(tp)
-    if cands is None:
-        return None
-    for b in cands:
-        if b.is_staged(value):
-            return b
-    return None
+    return _first_backend(value, "is_staged")
 
 
 def tracing_backend() -> Optional[Backend]:
