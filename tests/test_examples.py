@@ -1,0 +1,25 @@
+"""The scripts in examples/ run to completion (the README's demo command runs one of them)."""
+
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+EXAMPLES = sorted((pathlib.Path(__file__).resolve().parent.parent / "examples").glob("*.py"))
+
+
+@pytest.mark.parametrize("script", EXAMPLES, ids=[p.name for p in EXAMPLES])
+def test_example_runs(script, tmp_path):
+    result = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip()
+
+
+def test_quickstart_shows_every_stage():
+    script = next(p for p in EXAMPLES if p.name == "quickstart.py")
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                         timeout=300).stdout
+    assert "Collatz steps for 27: 111" in out
+    assert "ag__.while_stmt" in out and "graph collatz_steps" in out and "def collatz_steps(a0)" in out
