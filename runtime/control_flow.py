@@ -119,8 +119,6 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
 
 
 def _check_branches(true_result, false_result, true_flat, false_flat):
-    def shape_text(value):
-        return nest.structure_signature(value)
     if nest.structure_signature(true_result) != nest.structure_signature(false_result):
         raise TypeError(
             "cond: true_fn and false_fn must return the same structure; true_fn returned "
@@ -137,7 +135,6 @@ def _check_branches(true_result, false_result, true_flat, false_flat):
         if not t.shape.is_compatible_with(f.shape):
             raise ValueError(f"cond: output {i} has shape {t.shape} in true_fn but {f.shape} in "
                              "false_fn; both branches must return compatible shapes.")
-    _ = shape_text
 
 
 def _describe_structure(value) -> str:
@@ -436,10 +433,6 @@ def _ta_unstack(handle, value):
     return handle
 
 
-def _ta_copy(handle):
-    return list(handle)
-
-
 TA_NEW = define("TensorArrayV3", lambda size, **a: (TensorShape([]), _dtypes.variant), _ta_new,
                 stateful=True, differentiable=False)
 TA_WRITE = define("TensorArrayWriteV3", lambda h, i, v, **a: (TensorShape([]), _dtypes.variant),
@@ -583,8 +576,6 @@ class TensorArray:
                 if context.state.tapes and value.shape.rank else {}
             return self
         return self._with_handle_shape(apply(TA_UNSTACK, [self._handle, value]))
-
-    scatter = None
 
     def _recorded(self, indices) -> list:
         """The eager elements at `indices` as the tensors written there (tapes see them)."""

@@ -280,7 +280,7 @@ def _collect(spec, value, values, label, fname):
         values.append(array)
         return
     if nest.is_nested(spec):
-        if not nest.is_nested(value) or nest.structure_signature(_strip(spec)) != nest.structure_signature(value):
+        if not nest.is_nested(value) or nest.structure_signature(spec) != nest.structure_signature(value):
             raise TypeError(f"{fname}(): {label} has structure {_structure_text(value)} but the "
                             f"function was traced for {_structure_text(spec)}.")
         for s, v in zip(nest.flatten(spec), nest.flatten(value)):
@@ -295,10 +295,6 @@ def _collect(spec, value, values, label, fname):
     if not same:
         raise TypeError(f"{fname}(): {label} is {value!r}, but this concrete function was traced "
                         f"with the Python value {spec!r}. Call the Function to trace a new one.")
-
-
-def _strip(spec):
-    return spec
 
 
 def _structure_text(value) -> str:

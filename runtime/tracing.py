@@ -6,18 +6,8 @@ import numpy as np
 
 from . import context, nest
 from .graph import FuncGraph
-from .shapes import TensorShape, TensorSpec
+from .shapes import TensorSpec
 from .tensor import EagerTensor, SymbolicTensor, Tensor
-
-
-class Param:
-    """A tensor argument of a trace: where it sits, and the spec of its placeholder."""
-
-    __slots__ = ("spec", "placeholder")
-
-    def __init__(self, spec, placeholder):
-        self.spec = spec
-        self.placeholder = placeholder
 
 
 def spec_of(value) -> TensorSpec | None:
@@ -103,7 +93,3 @@ def _capture_outputs(graph, outputs):
         else:
             structured.append(leaf)
     return nest.pack_sequence_as(outputs, structured) if nest.is_nested(outputs) else structured[0]
-
-
-def relaxed(spec: TensorSpec, shape: TensorShape) -> TensorSpec:
-    return TensorSpec(shape, spec.dtype, spec.name)

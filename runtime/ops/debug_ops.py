@@ -8,7 +8,6 @@ import numpy as np
 
 from .. import context, errors
 from .. import dtypes as _dtypes
-from ..shapes import TensorShape
 from ..tensor import Tensor
 from .core import apply, convert_to_tensor, define
 
@@ -98,7 +97,6 @@ def Assert(condition, data, summarize=None, name=None):  # noqa: N802 - TensorFl
 
 
 def _assert_op(condition, message, data, name):
-    from .array_ops import _static_ints  # noqa: F401 - keeps import order simple
     condition = convert_to_tensor(condition)
     tensors = [convert_to_tensor(d) for d in data]
     parts = []
@@ -165,5 +163,3 @@ def assert_non_negative(x, message=None, summarize=None, name=None):
     """Checks `x >= 0` for every element; raises rt.errors.InvalidArgumentError otherwise."""
     return assert_greater_equal(x, None, message=message, name=name)
 
-
-_ = TensorShape

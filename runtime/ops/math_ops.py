@@ -109,13 +109,6 @@ ROUND = _unary("Round", "np.round({0})", np.round)
 RECIPROCAL = _unary("Reciprocal", "1 / {0}", lambda x: 1 / x, _FLOATING_ONLY)
 
 
-def _errors_silenced(fn):
-    def kernel(*args):
-        with np.errstate(all="ignore"):
-            return fn(*args)
-    return kernel
-
-
 # -- public functions -------------------------------------------------------------------
 
 def _bin(op, doc):

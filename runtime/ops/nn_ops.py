@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes as _dtypes
 from ..shapes import TensorShape
 from . import math_ops
 from .core import apply, convert_to_tensor, define
@@ -136,8 +135,6 @@ def l2_loss(t, name=None):
 def bias_add(value, bias, name=None):
     return math_ops.add(value, bias, name=name)
 
-
-_ = _dtypes
 
 
 # -- gradients -------------------------------------------------------------------------------------
