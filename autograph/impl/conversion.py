@@ -7,6 +7,7 @@ each function is converted once however many closures or calls share it.
 
 from __future__ import annotations
 
+import dis
 import threading
 import time
 import types
@@ -40,6 +41,7 @@ from .options import ConversionOptions, Feature
 del converters
 
 CO_GENERATOR, CO_COROUTINE, CO_ASYNC_GENERATOR = 0x20, 0x80, 0x200
+_STORE_GLOBAL = dis.opmap["STORE_GLOBAL"]
 
 
 class ConversionError(Exception):
@@ -79,7 +81,7 @@ def _code_names(code: types.CodeType) -> tuple[set[str], set[str]]:
 
 def make_context(node: gast.AST, info: SourceInfo, options: ConversionOptions,
                  namespace: Optional[Namespace], code: Optional[types.CodeType] = None) -> Context:
-    if code is not None and not any(op == 97 for op in code.co_code[::2]):
+    if code is not None and _STORE_GLOBAL not in code.co_code[::2]:
         bound, used = _code_names(code)     # no STORE_GLOBAL: the code object knows every name
     else:
         bound, used = _all_names(node)

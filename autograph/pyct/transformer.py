@@ -67,8 +67,6 @@ class Transformer:
     """A fast NodeTransformer: `visit_<Type>` methods, found once per node type; a visit may
     return a node, a list of nodes (in statement lists) or None (to delete)."""
 
-    _dispatch_cache: dict = {}
-
     def __init__(self, ctx: Context):
         self.ctx = ctx
         cls = type(self)

@@ -1,4 +1,4 @@
-"""CFG, activity, liveness and reaching definitions."""
+"""CFG, activity and liveness."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import textwrap
 import gast
 
 from autograph.pyct import cfg, parser, qual_names
-from autograph.pyct.static_analysis import activity, liveness, reaching_definitions
+from autograph.pyct.static_analysis import activity, liveness
 from autograph.pyct.static_analysis.python_values import is_python_bool
 
 
@@ -188,33 +188,6 @@ def test_liveness_escaping_names_are_live_at_exit():
         """)
     live = liveness.analyze(cfg.build(fn.body), live_at_exit={"g"})
     assert "g" in live.live_out(fn.body[0])
-
-
-# -- reaching definitions ------------------------------------------------------------------------
-
-def test_reaching_definitions():
-    fn = _fn("""
-        def f(x):
-            if x > 0:
-                y = 1
-            else:
-                z = 2
-            w = 3
-            while x:
-                v = 1
-                x -= 1
-            return y
-        """)
-    graph = cfg.build(fn.body)
-    rd = reaching_definitions.analyze(graph, params=["x"])
-    assign_w = fn.body[1]
-    assert rd.may_be_defined(assign_w) >= {"x", "y", "z"}
-    assert "y" not in rd.defined_before(assign_w) and "x" in rd.defined_before(assign_w)
-    loop = fn.body[2]
-    assert "w" in rd.defined_after(loop) and "v" not in rd.defined_after(loop)
-    ret = fn.body[3]
-    defs_of_x = {node for name, node in rd.reaching(ret) if name == "x"}
-    assert len(defs_of_x) == 2      # the parameter and `x -= 1`
 
 
 def test_python_bool_expressions():

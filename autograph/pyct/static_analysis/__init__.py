@@ -1,2 +1,2 @@
-"""Static analysis over gast trees: activity (reads and writes), liveness and reaching
-definitions, the latter two as data flow over `pyct.cfg` graphs."""
+"""Static analysis over gast trees: activity (reads and writes) and liveness, the latter
+as data flow over `pyct.cfg` graphs."""

@@ -19,13 +19,6 @@ def solve_backward(graph: Graph, transfer: Callable[[Node, T], T], meet: Callabl
     return ins, outs
 
 
-def solve_forward(graph: Graph, transfer: Callable[[Node, T], T], meet: Callable[[list[T]], T],
-                  at_entry: T) -> tuple[dict[int, T], dict[int, T]]:
-    """Values before (`in`) and after (`out`) each node, flowing from predecessors to successors."""
-    order = list(reversed(graph.nodes))
-    return _solve(order, graph.entry, transfer, meet, at_entry, upstream="prev", downstream="next")
-
-
 def _solve(order: list[Node], boundary: Node, transfer, meet, at_boundary, upstream: str,
            downstream: str) -> tuple[dict[int, T], dict[int, T]]:
     """The worklist fixpoint in one direction: (values entering, values leaving) each node.
