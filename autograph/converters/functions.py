@@ -9,7 +9,7 @@ from typing import Union
 import gast
 
 from ..pyct import templates, transformer
-from ..pyct.transformer import Context
+from ..pyct.transformer import Context, iter_nodes
 
 
 class Handler(transformer.Handler):
@@ -50,7 +50,6 @@ def private_name(name: str, class_name: str) -> str:
 def mangle_private_names(node: gast.AST, class_name: str) -> None:
     """Mangles `__private` identifiers as the compiler does inside a class body: converted
     methods are compiled outside their class, so the converter does it for them."""
-    from ..pyct.transformer import iter_nodes
     for n in iter_nodes(node):
         tp = type(n)
         if tp is gast.Name:

@@ -9,6 +9,7 @@ from typing import Any, Callable, Optional
 from ..pyct import parser
 from ..pyct.namespaces import LiveNamespace
 from . import conversion, errors, rules
+from .converted_call import convert_function
 from .options import ConversionOptions, FeatureSpec
 
 do_not_convert = rules.do_not_convert
@@ -48,7 +49,7 @@ def convert(entity: Any, options: ConversionOptions, wrap_errors: bool = True) -
     fn, bound_to = _function_of(entity)
     if rules.is_marked_do_not_convert(fn):
         return entity
-    converted: Callable = conversion.convert_function(fn, options)
+    converted: Callable = convert_function(fn, options)
     if bound_to is not None:
         converted = types.MethodType(converted, bound_to)
     return _wrap(converted, entity) if wrap_errors else converted

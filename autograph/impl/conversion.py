@@ -1,8 +1,9 @@
 """The conversion pipeline and its cache.
 
-`transform` runs the converters over a parsed function; `convert_function` turns a live
-function into its converted twin, caching the compiled code by (code object, options) so
-each function is converted once however many closures or calls share it.
+`transform` runs the converters over a parsed function; `convert_code` compiles a live
+function's converted twin, caching the code by (code object, options) so each function is
+converted once however many closures or calls share it (`converted_call.convert_function`
+binds that code to the function's globals, closure and `ag__`).
 """
 
 from __future__ import annotations
@@ -212,15 +213,6 @@ def check_convertible(fn: Any) -> None:
     if is_coroutine(fn):
         raise TypeError(f"{getattr(fn, '__qualname__', fn)!s} is a coroutine function; autograph "
                         "does not convert async code.")
-
-
-def convert_function(fn: types.FunctionType, options: ConversionOptions) -> types.FunctionType:
-    """A converted twin of `fn`, sharing its globals, closure cells and defaults."""
-    check_convertible(fn)
-    converted = convert_code(fn, options)
-    from .namespace import operator_namespace
-    return loader.make_function(converted.code, fn, fn.__globals__,
-                                {"ag__": operator_namespace(options)})
 
 
 def clear_cache() -> None:

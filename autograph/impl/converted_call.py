@@ -3,6 +3,10 @@
 Conversion happens once per function (the result is remembered per function object).
 Library code, builtins, already-converted code and functions marked `do_not_convert` are
 called as they are; so are functions whose source cannot be found (with a logged warning).
+
+`ag__` is the object converted code reaches the operators through. There is one per set of
+conversion options, so that `ag__.converted_call` converts the functions it calls with the
+same options as the code that calls them; `convert_function` binds converted code to it.
 """
 
 from __future__ import annotations
@@ -13,12 +17,14 @@ import types
 import weakref
 from typing import Any, Callable, Optional
 
+from .. import operators
 from ..operators.py_builtins import OVERRIDES
 from ..pyct import loader
 from ..pyct.parser import SourceUnavailableError
 from . import conversion, logs, rules
 from .options import ConversionOptions, Feature
 
+_namespaces: dict[ConversionOptions, types.SimpleNamespace] = {}
 _AS_IS = object()
 _per_function: "weakref.WeakKeyDictionary[Any, dict]" = weakref.WeakKeyDictionary()
 _lock = threading.Lock()
@@ -28,6 +34,30 @@ def converted_call(options: ConversionOptions, f: Any, args: tuple, kwargs: dict
     """Calls `f(*args, **kwargs)`, converting `f` when autograph should."""
     target = _target(f, options)
     return target(*args, **kwargs)
+
+
+def operator_namespace(options: ConversionOptions) -> types.SimpleNamespace:
+    """The `ag__` object for `options`."""
+    ns = _namespaces.get(options)
+    if ns is not None:
+        return ns
+
+    def call(f: Any, /, *args: Any, **kwargs: Any) -> Any:
+        return converted_call(options, f, args, kwargs)
+
+    attrs = {name: getattr(operators, name) for name in operators.__all__}
+    ns = types.SimpleNamespace(**attrs, converted_call=call, options=options)
+    with _lock:
+        _namespaces.setdefault(options, ns)
+    return _namespaces[options]
+
+
+def convert_function(fn: types.FunctionType, options: ConversionOptions) -> types.FunctionType:
+    """A converted twin of `fn`, sharing its globals, closure cells and defaults."""
+    conversion.check_convertible(fn)
+    converted = conversion.convert_code(fn, options)
+    return loader.make_function(converted.code, fn, fn.__globals__,
+                                {"ag__": operator_namespace(options)})
 
 
 def _target(f: Any, options: ConversionOptions) -> Callable:
@@ -91,7 +121,7 @@ def _decide(fn: types.FunctionType, options: ConversionOptions) -> Optional[Call
                      "it runs as plain Python.", fn.__qualname__)
         return None
     try:
-        return conversion.convert_function(fn, options)
+        return convert_function(fn, options)
     except SourceUnavailableError as e:
         logs.warning("Not converting %s: %s. It runs unconverted, so control flow on tensors "
                      "inside it is not staged.", fn.__qualname__, e)

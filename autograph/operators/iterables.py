@@ -77,8 +77,7 @@ def _walk(backend: Backend, value: Any):
         return n, lambda i: tuple(item(i) for _, item in parts)
     if isinstance(value, (list, tuple)):
         items = [v if backend_of(v) is not None else backend.convert(v) for v in value]
-        from .py_builtins import _stack_items
-        stacked = _stack_items(backend, items)
+        stacked = backend.stack(items)
         return backend.len(stacked), lambda i: backend.getitem(stacked, i)
     if isinstance(value, range):
         start, step = value.start, value.step

@@ -8,12 +8,8 @@ import builtins
 import sys
 from typing import Any
 
-from .dispatch import Backend, backend_of, first_staged, staged_backend, tracing_backend
+from .dispatch import backend_of, first_staged, staged_backend, tracing_backend
 from .iterables import StagedEnumerate, StagedRange, StagedZip, is_staged_iterable
-
-
-def _stack_items(backend: Backend, items: list) -> Any:
-    return backend.stack(items)
 
 
 def _staged_list(value: Any):

@@ -5,11 +5,13 @@ after a `break`, the value of a `return`). See `operators/staging.py`.
 
 from __future__ import annotations
 
+import dis
 import functools
 import types
 from typing import Any, Callable, Optional, Sequence
 
 from . import layout as lay
+from . import nest
 from .dispatch import Backend
 from .location import at
 from .special_values import BREAK_KIND, NORMAL, RETURN_KIND, Return, StagedJump, Undefined
@@ -32,7 +34,6 @@ class _Knowledge:
 
 def _list_growth(backend: Backend, before: lay.Entry, value: Any):
     """The element spec of a Python list that grew by `append` during one iteration, or None."""
-    from . import nest
     if type(value) is not list or before.structure is nest.LEAF or before.structure[0] is not list:
         return None
     n = len(before.structure[1])
@@ -228,8 +229,7 @@ def _loop_attempt(backend, variables, init, names, test, body, extras, extra_lab
 
 def _loop_difference(before: lay.Entry, after: lay.Entry) -> Optional[str]:
     if before.structure != after.structure:
-        from .nest import describe
-        return f"{describe(before.structure)} to {describe(after.structure)}"
+        return f"{nest.describe(before.structure)} to {nest.describe(after.structure)}"
     for x, y in zip(before.leaves, after.leaves):
         if x.kind != y.kind or (x.kind == "S" and not lay.same_constant(x.payload, y.payload)):
             a = "a tensor" if x.kind == "T" else repr(x.payload) if x.kind == "S" else "undefined"
@@ -239,7 +239,6 @@ def _loop_difference(before: lay.Entry, after: lay.Entry) -> Optional[str]:
 
 
 def _guard(backend: Backend, value: Any, defined: Any, message: str) -> Any:
-    from . import nest
     leaves, structure = nest.flatten(value)
     guarded = [backend.guard_defined(v, defined, message) if backend.is_value(v) else v
                for v in leaves]
@@ -279,7 +278,6 @@ def _lazy_and(backend: Backend, a: Any, b_fn: Callable[[], Any]) -> Any:
 
 @functools.lru_cache(maxsize=4096)
 def _stores(code: types.CodeType, name: str) -> bool:
-    import dis
     for ins in dis.get_instructions(code):
         if ins.opname in ("STORE_DEREF", "STORE_GLOBAL", "STORE_FAST", "STORE_NAME") and ins.argval == name:
             return True

@@ -14,6 +14,8 @@ from typing import Iterable, Union
 
 import gast
 
+from .ast_conversion import to_ast
+
 _POSITION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 
 
@@ -99,7 +101,6 @@ class SourceMap:
     @classmethod
     def build(cls, converted: gast.AST, generated_source: str, filename: str) -> "SourceMap":
         """Pairs the statements of `converted` with those of its unparsed text."""
-        from .ast_conversion import to_ast
         original = [n for n in ast.walk(to_ast(converted)) if isinstance(n, ast.stmt)]
         reparsed = [n for n in ast.walk(ast.parse(generated_source)) if isinstance(n, ast.stmt)]
         mapping: dict[int, Location] = {}

@@ -8,6 +8,7 @@ the line and column numbers of the original file.
 from __future__ import annotations
 
 import ast
+import inspect
 import linecache
 import threading
 import types
@@ -112,7 +113,6 @@ def _parse_function(code: types.CodeType, lines: list[str]):
     try:
         module = _parse_block(text, indented, start)
     except SyntaxError:
-        import inspect
         try:
             text = "".join(inspect.getblock(lines[start:]))
             module = _parse_block(text, indented, start)

@@ -7,6 +7,7 @@ name, its *root*. Static analysis tracks writes to composite names so that, for 
 
 from __future__ import annotations
 
+import ast
 from typing import Optional, Union
 
 import gast
@@ -89,12 +90,10 @@ def from_node(node: gast.AST) -> Optional[QN]:
 
 def from_str(text: str) -> QN:
     """Parses `x`, `a.b`, `d['k']` back into a QN."""
-    import ast
     return _from_ast(ast.parse(text, mode="eval").body)
 
 
 def _from_ast(node) -> QN:
-    import ast
     if isinstance(node, ast.Name):
         return QN(node.id)
     if isinstance(node, ast.Attribute):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import textwrap
 from typing import Any, Union
 
 import gast
@@ -21,7 +22,6 @@ Replacement = Union[str, gast.AST, list]
 
 @functools.lru_cache(maxsize=None)
 def _parse(template: str) -> list[gast.stmt]:
-    import textwrap
     return gast.ast_to_gast(ast.parse(textwrap.dedent(template))).body
 
 

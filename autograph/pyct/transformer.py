@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,7 +33,6 @@ class Context:
 
     def is_builtin(self, name: str) -> bool:
         """Whether `name` refers to the builtin of that name."""
-        import builtins
         resolved = self.resolve([name])
         if resolved is None:
             return self.namespace is None and name not in self.bound_names and hasattr(builtins, name)

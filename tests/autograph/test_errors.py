@@ -243,3 +243,20 @@ def test_bad_directive_is_a_conversion_error_with_location():
     with pytest.raises(ag.ConversionError) as info:
         ag.to_graph(bad)
     assert THIS_FILE in str(info.value)
+
+
+def structure_changing_loop(n):
+    x = (rt.constant(0.0),)
+    i = 0
+    while i < n:
+        x = [x[0], x[0]]
+        i += 1
+    return x
+
+
+def test_loop_variable_changing_structure_names_both_structures():
+    with pytest.raises(ag.StagingError) as info:
+        rt.function(structure_changing_loop)(rt.constant(3))
+    message = str(info.value)
+    assert "'x'" in message
+    assert "a tuple of 1 items to a list of 2 items" in message
