@@ -17,11 +17,11 @@ tensors, `if`/`while`/`for` on those tensors become the backend's `cond` and `wh
 
 from types import SimpleNamespace as _Namespace
 
+from .core.options import ConversionOptions, Feature
 from .impl.api import convert, do_not_convert, to_code, to_graph
 from .impl.conversion import ConversionError, clear_cache
 from .impl.converted_call import converted_call as _converted_call
 from .impl.logs import get_verbosity, set_verbosity
-from .impl.options import ConversionOptions, Feature
 from .operators import Backend, StagingError, register_backend, unregister_backend
 from .operators.directives import set_loop_options
 

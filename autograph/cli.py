@@ -23,8 +23,8 @@ import textwrap
 from typing import Optional, Sequence
 
 from .converters import functions
+from .core.options import ConversionOptions
 from .impl import conversion
-from .impl.options import ConversionOptions
 from .pyct import parser
 from .pyct.ast_conversion import to_gast
 from .pyct.namespaces import StaticNamespace

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gast
 
+from ..core.options import Feature
 from ..operators.py_builtins import OVERRIDE_NAMES
 from ..pyct import templates, transformer
 from ..pyct.transformer import Context
@@ -39,7 +40,6 @@ class Handler(transformer.Handler):
                 return node
             resolved = self.ctx.resolve(parts)
             if resolved is not None:
-                from ..impl.options import Feature
                 if (len(parts) == 1 and resolved.module == "builtins"
                         and parts[0] in OVERRIDE_NAMES and self.ctx.uses(Feature.BUILTIN_FUNCTIONS)):
                     node.func = templates.replace_as_expression(f"ag__.{OVERRIDE_NAMES[parts[0]]}")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gast
 
+from ..core.options import Feature
 from ..pyct import anno, templates, transformer
 from ..pyct.static_analysis.python_values import is_python_bool
 from ..pyct.transformer import Context
@@ -46,7 +47,6 @@ class Handler(transformer.Handler):
     def leave_Compare(self, node: gast.Compare):
         if self._python(node):
             return node
-        from ..impl.options import Feature
         equality = self.ctx.uses(Feature.EQUALITY_OPERATORS)
         if len(node.ops) == 1:
             return self._single(node.left, node.ops[0], node.comparators[0], equality, node)

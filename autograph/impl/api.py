@@ -6,11 +6,11 @@ import functools
 import types
 from typing import Any, Callable, Optional
 
+from ..core.options import ConversionOptions, FeatureSpec
 from ..pyct import parser
 from ..pyct.namespaces import LiveNamespace
 from . import conversion, errors, rules
 from .converted_call import convert_function
-from .options import ConversionOptions, FeatureSpec
 
 do_not_convert = rules.do_not_convert
 

@@ -31,13 +31,13 @@ from ..converters import (
     statement_variables,
     variables,
 )
+from ..core.options import ConversionOptions, Feature
 from ..pyct import loader, parser
 from ..pyct.namespaces import LiveNamespace, Namespace
 from ..pyct.naming import Namer
 from ..pyct.parser import SourceInfo
 from ..pyct.transformer import Context, iter_nodes, run_handlers
 from . import logs, rules
-from .options import ConversionOptions, Feature
 
 del converters
 

@@ -18,11 +18,11 @@ import weakref
 from typing import Any, Callable, Optional
 
 from .. import operators
+from ..core.options import ConversionOptions, Feature
 from ..operators.py_builtins import OVERRIDES
 from ..pyct import loader
 from ..pyct.parser import SourceUnavailableError
 from . import conversion, logs, rules
-from .options import ConversionOptions, Feature
 
 _namespaces: dict[ConversionOptions, types.SimpleNamespace] = {}
 _AS_IS = object()

@@ -19,7 +19,7 @@ class Context:
 
     info: SourceInfo
     namer: Namer
-    options: Any = None              # impl.options.ConversionOptions
+    options: Any = None              # core.options.ConversionOptions
     namespace: Any = None            # pyct.namespaces.Namespace
     is_library: Any = None           # Resolved -> bool: calls that are never converted
     bound_names: set = field(default_factory=set)   # names bound anywhere in the entity

@@ -19,8 +19,8 @@ from autograph.converters import (
     statement_variables,
     variables,
 )
+from autograph.core.options import ConversionOptions, Feature
 from autograph.impl import conversion, rules
-from autograph.impl.options import ConversionOptions, Feature
 from autograph.pyct import parser
 from autograph.pyct.namespaces import LiveNamespace
 from autograph.pyct.parser import SourceInfo

@@ -1,0 +1,1 @@
+"""Definitions the converters, operators and pipeline share (below `impl/`)."""

@@ -1,0 +1,63 @@
+"""Conversion options: `Feature` flags and whether called functions are converted too."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Iterable, Union
+
+
+class Feature(enum.Enum):
+    """Optional conversions. `None` (the default wherever features are accepted) means
+    every feature except `EQUALITY_OPERATORS`; an explicit list means exactly those."""
+
+    ALL = "ALL"
+    #: `assert` statements become staged assertions.
+    ASSERT_STATEMENTS = "ASSERT_STATEMENTS"
+    #: `len`, `range`, `print`, `enumerate`, `zip`, `min`, `max`, ... accept staged values.
+    BUILTIN_FUNCTIONS = "BUILTIN_FUNCTIONS"
+    #: `==` and `!=` become `ag__.eq` / `ag__.ne` (rarely needed: tensors compare elementwise).
+    EQUALITY_OPERATORS = "EQUALITY_OPERATORS"
+    #: `l.append(x)` / `l.pop()` on lists that staged loops grow become staged list operations.
+    LISTS = "LISTS"
+    #: Accepted for compatibility; side effects are ordered by the runtime already.
+    AUTO_CONTROL_DEPS = "AUTO_CONTROL_DEPS"
+    #: Accepted for compatibility; no effect.
+    NAME_SCOPES = "NAME_SCOPES"
+
+
+DEFAULT_FEATURES = frozenset({Feature.ASSERT_STATEMENTS, Feature.BUILTIN_FUNCTIONS, Feature.LISTS,
+                              Feature.AUTO_CONTROL_DEPS, Feature.NAME_SCOPES})
+
+FeatureSpec = Union[None, Feature, Iterable[Feature]]
+
+
+@dataclass(frozen=True)
+class ConversionOptions:
+    """How to convert: `recursive` converts the functions converted code calls;
+    `features` are the optional conversions in use."""
+
+    recursive: bool = True
+    features: frozenset = field(default=DEFAULT_FEATURES)
+
+    def uses(self, feature: Feature) -> bool:
+        return Feature.ALL in self.features or feature in self.features
+
+    @classmethod
+    def make(cls, recursive: bool = True, optional_features: FeatureSpec = None) -> "ConversionOptions":
+        return cls(recursive=bool(recursive), features=features_from(optional_features))
+
+
+def features_from(spec: FeatureSpec) -> frozenset:
+    """The feature set for a user's `experimental_optional_features` argument."""
+    if spec is None:
+        return DEFAULT_FEATURES
+    if isinstance(spec, Feature):
+        spec = (spec,)
+    out = set()
+    for f in spec:
+        if not isinstance(f, Feature):
+            raise TypeError(f"experimental_optional_features must hold ag.experimental.Feature "
+                            f"values, got {f!r}")
+        out.add(f)
+    return frozenset(out)
