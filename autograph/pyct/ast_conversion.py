@@ -13,6 +13,8 @@ from typing import Any, Callable
 
 import gast
 
+from .ast_util import children_of
+
 _POSITIONS = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 
 
@@ -220,14 +222,8 @@ def _fill(node: ast.AST, pos: tuple) -> None:
         else:
             pos = (d["lineno"], d.get("col_offset", 0), d.get("end_lineno") or d["lineno"],
                    d.get("end_col_offset") or 0)
-    for f in node._fields:
-        value = d.get(f)
-        if type(value) is list:
-            for v in value:
-                if isinstance(v, ast.AST):
-                    _fill(v, pos)
-        elif isinstance(value, ast.AST):
-            _fill(value, pos)
+    for child in children_of(node):
+        _fill(child, pos)
 
 
 to_ast: Callable[[gast.AST], ast.AST] = _converter(_TO_AST, {

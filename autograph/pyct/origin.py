@@ -15,6 +15,7 @@ from typing import Iterable, Union
 import gast
 
 from .ast_conversion import to_ast
+from .ast_util import children_of
 
 _POSITION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 
@@ -29,8 +30,7 @@ def copy_location(new: Union[gast.AST, Iterable[gast.AST]], src: gast.AST):
         return new
     values = _header_position(src)
     stack = [new] if isinstance(new, gast.AST) else list(new)
-    pop, push = stack.pop, stack.append
-    ast_type = gast.AST
+    pop, extend = stack.pop, stack.extend
     positioned = _POSITIONED
     while stack:
         node = pop()
@@ -43,14 +43,7 @@ def copy_location(new: Union[gast.AST, Iterable[gast.AST]], src: gast.AST):
             if d.get("lineno") is not None:
                 continue
             d["lineno"], d["col_offset"], d["end_lineno"], d["end_col_offset"] = values
-        for field in node._fields:
-            value = d.get(field)
-            if type(value) is list:
-                for v in value:
-                    if isinstance(v, ast_type):
-                        push(v)
-            elif isinstance(value, ast_type):
-                push(value)
+        extend(children_of(node))
     return new
 
 

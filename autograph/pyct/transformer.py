@@ -9,6 +9,7 @@ from typing import Any
 import gast
 
 from . import origin
+from .ast_util import children_of
 from .naming import Namer
 from .parser import SourceInfo
 
@@ -160,19 +161,13 @@ class Transformer:
 def iter_nodes(node: gast.AST):
     """All nodes under `node` (itself included), depth first, in field order."""
     stack = [node]
-    pop, push = stack.pop, stack.append
+    pop, extend = stack.pop, stack.extend
     while stack:
         current = pop()
         yield current
-        d = current.__dict__
-        for name in reversed(current._fields):
-            value = d.get(name)
-            if type(value) is list:
-                for item in reversed(value):
-                    if isinstance(item, _AST):
-                        push(item)
-            elif isinstance(value, _AST):
-                push(value)
+        children = children_of(current)
+        children.reverse()
+        extend(children)
 
 
 _SCOPE_TYPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef,
@@ -188,11 +183,10 @@ def walk_scope(node: gast.AST, include_root: bool = True):
     """Yields the nodes of `node`'s own scope: nested functions, lambdas, classes and
     comprehensions are yielded but not entered."""
     scopes = _SCOPE_TYPES
-    ast_type = _AST
     out = [node] if include_root else []
     append = out.append
     stack = [node]
-    pop, push = stack.pop, stack.append
+    pop, extend = stack.pop, stack.extend
     first = True
     while stack:
         current = pop()
@@ -202,15 +196,7 @@ def walk_scope(node: gast.AST, include_root: bool = True):
             append(current)
             if isinstance(current, scopes):
                 continue
-        d = current.__dict__
-        for name in current._fields:
-            value = d.get(name)
-            if type(value) is list:
-                for v in value:
-                    if isinstance(v, ast_type):
-                        push(v)
-            elif isinstance(value, ast_type):
-                push(value)
+        extend(children_of(current))
     return out
 
 
@@ -223,9 +209,8 @@ def is_generator(node: gast.AST) -> bool:
     if known is not None:
         return known
     scopes = _SCOPE_TYPES
-    ast_type = _AST
     stack = [node]
-    pop, push = stack.pop, stack.append
+    pop, extend = stack.pop, stack.extend
     first = True
     while stack:
         current = pop()
@@ -236,15 +221,7 @@ def is_generator(node: gast.AST) -> bool:
         elif isinstance(current, _YIELDS):
             node.__dict__["__ag_is_generator"] = True
             return True
-        d = current.__dict__
-        for name in current._fields:
-            value = d.get(name)
-            if type(value) is list:
-                for v in value:
-                    if isinstance(v, ast_type):
-                        push(v)
-            elif isinstance(value, ast_type):
-                push(value)
+        extend(children_of(current))
     node.__dict__["__ag_is_generator"] = False   # converters never add a `yield`
     return False
 

@@ -14,6 +14,7 @@ from typing import Iterable, Optional
 import gast
 
 from .. import anno, qual_names
+from ..ast_util import children_of
 from ..qual_names import QN
 from ..transformer import iter_nodes
 
@@ -106,23 +107,12 @@ class _Visitor:
 
     def generic_visit(self, node) -> None:
         dispatch = self._dispatch
-        d = node.__dict__
-        for f in node._fields:
-            value = d.get(f)
-            if type(value) is list:
-                for item in value:
-                    if isinstance(item, _AST):
-                        tp = type(item)
-                        method = dispatch.get(tp)
-                        if method is None:
-                            method = self._method(tp)
-                        method(self, item)
-            elif isinstance(value, _AST):
-                tp = type(value)
-                method = dispatch.get(tp)
-                if method is None:
-                    method = self._method(tp)
-                method(self, value)
+        for child in children_of(node):
+            tp = type(child)
+            method = dispatch.get(tp)
+            if method is None:
+                method = self._method(tp)
+            method(self, child)
 
     # -- names ------------------------------------------------------------------------------
     def visit_Name(self, node: gast.Name) -> None:

@@ -1,0 +1,23 @@
+"""Walking gast (and ast) trees."""
+
+from __future__ import annotations
+
+import gast
+
+_AST = gast.AST   # gast's base class is ast.AST, so this serves both trees
+
+
+def children_of(node: gast.AST) -> list:
+    """The nodes directly under `node`, in field order."""
+    out = []
+    append = out.append
+    d = node.__dict__
+    for name in node._fields:
+        value = d.get(name)
+        if type(value) is list:
+            for item in value:
+                if isinstance(item, _AST):
+                    append(item)
+        elif isinstance(value, _AST):
+            append(value)
+    return out
