@@ -13,27 +13,25 @@
 With Python values the converted function behaves exactly like the original. When a
 tensor library (a *backend*, see `autograph.operators.dispatch`) traces it with staged
 tensors, `if`/`while`/`for` on those tensors become the backend's `cond` and `while_loop`.
+
+The API names load their modules on first use (PEP 562), so that importing a submodule
+such as `autograph.nest` does not load the converter.
 """
 
-from types import SimpleNamespace as _Namespace
+from __future__ import annotations
 
-from .core.options import ConversionOptions, Feature
-from .impl.api import convert, do_not_convert, to_code, to_graph
-from .impl.conversion import ConversionError, clear_cache
-from .impl.converted_call import converted_call as _converted_call
-from .impl.logs import get_verbosity, set_verbosity
-from .operators import Backend, StagingError, register_backend, unregister_backend
-from .operators.directives import set_loop_options
+import importlib
+from typing import TYPE_CHECKING, Any
 
-experimental = _Namespace(Feature=Feature, set_loop_options=set_loop_options,
-                          do_not_convert=do_not_convert)
-"""`ag.experimental.Feature`, `ag.experimental.set_loop_options`, `ag.experimental.do_not_convert`."""
-
-
-def converted_call(f, *args, **kwargs):
-    """Calls `f(*args, **kwargs)` converting `f` first (with the default options)."""
-    return _converted_call(ConversionOptions(), f, args, kwargs)
-
+_API = {
+    "to_graph": "impl.api", "to_code": "impl.api", "convert": "impl.api",
+    "converted_call": "impl.api", "do_not_convert": "impl.api", "experimental": "impl.api",
+    "ConversionError": "impl.conversion", "clear_cache": "impl.conversion",
+    "get_verbosity": "impl.logs", "set_verbosity": "impl.logs",
+    "ConversionOptions": "core.options", "Feature": "core.options",
+    "Backend": "operators", "StagingError": "operators", "register_backend": "operators",
+    "unregister_backend": "operators", "set_loop_options": "operators.directives",
+}
 
 __all__ = [
     "to_graph", "to_code", "do_not_convert", "experimental", "set_verbosity", "get_verbosity",
@@ -41,3 +39,25 @@ __all__ = [
     "convert", "clear_cache", "Backend", "register_backend", "unregister_backend",
     "set_loop_options",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _API.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_API))
+
+
+if TYPE_CHECKING:
+    from .core.options import ConversionOptions, Feature
+    from .impl.api import convert, converted_call, do_not_convert, experimental, to_code, to_graph
+    from .impl.conversion import ConversionError, clear_cache
+    from .impl.logs import get_verbosity, set_verbosity
+    from .operators import Backend, StagingError, register_backend, unregister_backend
+    from .operators.directives import set_loop_options

@@ -1,18 +1,31 @@
-"""The user-facing API: `to_graph`, `to_code`, `do_not_convert`."""
+"""The user-facing API: `to_graph`, `to_code`, `convert`, `converted_call`, `do_not_convert`,
+`experimental`."""
 
 from __future__ import annotations
 
 import functools
 import types
+from types import SimpleNamespace
 from typing import Any, Callable, Optional
 
-from ..core.options import ConversionOptions, FeatureSpec
+from ..core.options import ConversionOptions, Feature, FeatureSpec
+from ..operators.directives import set_loop_options
 from ..pyct import parser
 from ..pyct.namespaces import LiveNamespace
 from . import conversion, errors, rules
 from .converted_call import convert_function
+from .converted_call import converted_call as _converted_call
 
 do_not_convert = rules.do_not_convert
+
+experimental = SimpleNamespace(Feature=Feature, set_loop_options=set_loop_options,
+                               do_not_convert=do_not_convert)
+"""`ag.experimental.Feature`, `ag.experimental.set_loop_options`, `ag.experimental.do_not_convert`."""
+
+
+def converted_call(f: Callable, *args: Any, **kwargs: Any) -> Any:
+    """Calls `f(*args, **kwargs)` converting `f` first (with the default options)."""
+    return _converted_call(ConversionOptions(), f, args, kwargs)
 
 
 def _function_of(entity: Any) -> tuple[types.FunctionType, Optional[Any]]:

@@ -14,7 +14,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from . import nest
+from .. import nest
 from .dispatch import Backend, backend_of
 from .special_values import Undefined
 
@@ -62,7 +62,7 @@ def describe(backend: Backend, label: str, value: Any, convert_numbers: bool = T
     """The layout entry of a value and the backend values it contributes."""
     if isinstance(value, Undefined):
         return Entry(label, nest.LEAF, [Leaf("U")]), []
-    leaves, structure = nest.flatten(value)
+    leaves, structure = nest.flatten_with_structure(value)
     out_leaves: list[Leaf] = []
     flat: list = []
     for leaf in leaves:
@@ -86,7 +86,7 @@ def values_of(backend: Backend, entry_value: Any, target: Entry) -> list:
     if isinstance(entry_value, Undefined):
         leaves = [entry_value] * len(target.leaves)
     else:
-        leaves, _ = nest.flatten(entry_value)
+        leaves = nest.flatten(entry_value)
     out = []
     for leaf, t in zip(leaves, target.leaves):
         if t.kind != "T":

@@ -10,8 +10,8 @@ import functools
 import types
 from typing import Any, Callable, Optional, Sequence
 
+from .. import nest
 from . import layout as lay
-from . import nest
 from .dispatch import Backend
 from .location import at
 from .special_values import BREAK_KIND, NORMAL, RETURN_KIND, Return, StagedJump, Undefined
@@ -239,7 +239,7 @@ def _loop_difference(before: lay.Entry, after: lay.Entry) -> Optional[str]:
 
 
 def _guard(backend: Backend, value: Any, defined: Any, message: str) -> Any:
-    leaves, structure = nest.flatten(value)
+    leaves, structure = nest.flatten_with_structure(value)
     guarded = [backend.guard_defined(v, defined, message) if backend.is_value(v) else v
                for v in leaves]
     return nest.unflatten(structure, guarded) if structure is not nest.LEAF else guarded[0]

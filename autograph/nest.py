@@ -1,0 +1,222 @@
+"""Nested structures: lists, tuples, namedtuples, dicts and dataclass instances, and their leaves.
+
+TensorFlow's convention: sequences flatten in order, dict values by sorted key (insertion order
+when the keys cannot be sorted), dataclass instances by field order (the fields `__init__`
+takes); anything else is a leaf. Rebuilt dicts keep the key order of the value they copy.
+
+Two views of the same walk:
+
+* value-shaped, as `tf.nest`: `flatten(value)` lists the leaves; `pack_sequence_as(value, leaves)`
+  rebuilds a value like `value` from leaves; `map_structure`, `assert_same_structure`,
+  `structure_signature`;
+* structure-shaped, for code that keeps the shape without the leaves:
+  `flatten_with_structure(value)` gives (leaves, structure), a comparable value that
+  `unflatten(structure, leaves)` rebuilds from and `describe(structure)` names in messages.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+from typing import Any, Callable, Iterator, Optional
+
+__all__ = [
+    "LEAF", "is_namedtuple", "is_dataclass_instance", "is_nested", "flatten", "pack_sequence_as",
+    "map_structure", "structure_signature", "assert_same_structure", "flatten_with_structure",
+    "unflatten", "describe",
+]
+
+LEAF = None
+"""The structure of a leaf."""
+
+_FIELDS: dict[type, tuple] = {}
+
+
+def is_namedtuple(value: Any) -> bool:
+    return isinstance(value, tuple) and hasattr(type(value), "_fields")
+
+
+def is_dataclass_instance(value: Any) -> bool:
+    return hasattr(type(value), "__dataclass_fields__") and not isinstance(value, type)
+
+
+def is_nested(value: Any) -> bool:
+    """Whether `value` has children (a list, tuple, dict or dataclass instance)."""
+    return isinstance(value, (list, tuple, dict)) or is_dataclass_instance(value)
+
+
+def _sorted_keys(d: dict) -> list:
+    try:
+        return sorted(d)
+    except TypeError:
+        return list(d)
+
+
+def _field_names(tp: type) -> tuple:
+    names = _FIELDS.get(tp)
+    if names is None:
+        names = _FIELDS[tp] = tuple(f.name for f in dataclasses.fields(tp) if f.init)
+    return names
+
+
+def _node(value: Any) -> Optional[tuple[type, Optional[tuple], list]]:
+    """(type, keys, children) of a nested value, None for a leaf. `keys` are None for
+    sequences, the sorted keys of a dict, the field names of a dataclass instance."""
+    tp = type(value)
+    if tp is list or tp is tuple:
+        return tp, None, value
+    if isinstance(value, dict):
+        keys = tuple(_sorted_keys(value))
+        return tp, keys, [value[k] for k in keys]
+    if isinstance(value, (list, tuple)):
+        return tp, None, value
+    if is_dataclass_instance(value):
+        names = _field_names(tp)
+        return tp, names, [getattr(value, n) for n in names]
+    return None
+
+
+def _build(tp: type, keys: Optional[tuple], items: list, order: Optional[tuple] = None,
+           template: Any = None) -> Any:
+    """A value of type `tp` with children `items` (see `_node`); dicts take their keys in
+    `order` when given, dataclass instances copy `template` when given."""
+    if tp is list:
+        return items
+    if tp is tuple:
+        return tuple(items)
+    if keys is None:
+        return tp(*items) if hasattr(tp, "_fields") else tp(items)
+    if issubclass(tp, dict):
+        by_key = dict(zip(keys, items))
+        pairs = [(k, by_key[k]) for k in (order if order is not None else keys)]
+        if tp is dict:
+            return dict(pairs)
+        if issubclass(tp, collections.defaultdict):
+            out = tp(template.default_factory if template is not None else None)
+            out.update(pairs)
+            return out
+        return tp(pairs)
+    fields = dict(zip(keys, items))
+    return dataclasses.replace(template, **fields) if template is not None else tp(**fields)
+
+
+# -- value-shaped ------------------------------------------------------------------------------
+
+def flatten(value: Any) -> list:
+    """The leaves of `value` in order."""
+    out: list = []
+    _flatten_into(value, out)
+    return out
+
+
+def _flatten_into(value: Any, out: list) -> None:
+    node = _node(value)
+    if node is None:
+        out.append(value)
+        return
+    for child in node[2]:
+        _flatten_into(child, out)
+
+
+def pack_sequence_as(structure: Any, flat: list) -> Any:
+    """A value shaped like `structure` with the leaves taken from `flat` in order."""
+    return _pack(structure, iter(flat))
+
+
+def _pack(structure: Any, it: Iterator) -> Any:
+    node = _node(structure)
+    if node is None:
+        return next(it)
+    tp, keys, children = node
+    items = [_pack(c, it) for c in children]
+    order = tuple(structure) if keys is not None and isinstance(structure, dict) else None
+    return _build(tp, keys, items, order, structure)
+
+
+def map_structure(fn: Callable, *structures: Any) -> Any:
+    """Applies `fn` to corresponding leaves; the structures must match."""
+    first = structures[0]
+    for other in structures[1:]:
+        assert_same_structure(first, other)
+    flats = [flatten(s) for s in structures]
+    return pack_sequence_as(first, [fn(*leaves) for leaves in zip(*flats)])
+
+
+def structure_signature(value: Any) -> Any:
+    """A hashable description of the nesting (type names, keys, lengths), leaves as '*'."""
+    return _signature(value, True)
+
+
+def assert_same_structure(a: Any, b: Any, check_types: bool = False) -> None:
+    """Raises ValueError unless `a` and `b` nest alike (lists and tuples are interchangeable
+    unless `check_types`)."""
+    if _signature(a, check_types) != _signature(b, check_types):
+        raise ValueError(f"The two structures don't have the same nested structure: {a!r} and {b!r}.")
+
+
+def _signature(value: Any, check_types: bool) -> Any:
+    node = _node(value)
+    if node is None:
+        return "*"
+    tp, keys, children = node
+    if keys is None:
+        kind = tp.__name__ if check_types else "seq"
+        return (kind, tuple(_signature(c, check_types) for c in children))
+    kind = "dict" if isinstance(value, dict) else tp.__name__
+    return (kind, tuple((k, _signature(c, check_types)) for k, c in zip(keys, children)))
+
+
+# -- structure-shaped --------------------------------------------------------------------------
+
+def flatten_with_structure(value: Any) -> tuple[list, Any]:
+    """(leaves, structure) of a value; `unflatten(structure, leaves)` rebuilds it.
+
+    A structure is `LEAF`, `(type, children)` for a sequence, `(type, keys, children, order)`
+    for a dict (`order`: the keys in insertion order) or `(type, field names, children)` for
+    a dataclass instance."""
+    leaves: list = []
+    structure = _structure(value, leaves)
+    return leaves, structure
+
+
+def _structure(value: Any, leaves: list) -> Any:
+    node = _node(value)
+    if node is None:
+        leaves.append(value)
+        return LEAF
+    tp, keys, children = node
+    inner = tuple(_structure(c, leaves) for c in children)
+    if keys is None:
+        return (tp, inner)
+    if isinstance(value, dict):
+        return (tp, keys, inner, tuple(value))
+    return (tp, keys, inner)
+
+
+def unflatten(structure: Any, leaves: list) -> Any:
+    """Rebuilds a value of `structure` from `leaves`."""
+    return _unflatten(structure, iter(leaves))
+
+
+def _unflatten(structure: Any, it: Iterator) -> Any:
+    if structure is LEAF:
+        return next(it)
+    if len(structure) == 2:
+        tp, children = structure
+        return _build(tp, None, [_unflatten(c, it) for c in children])
+    tp, keys, children = structure[:3]
+    order = structure[3] if len(structure) == 4 else None
+    return _build(tp, keys, [_unflatten(c, it) for c in children], order)
+
+
+def describe(structure: Any) -> str:
+    """A short description of a structure for error messages."""
+    if structure is LEAF:
+        return "a single value"
+    tp = structure[0]
+    if len(structure) == 4:
+        return f"a {'dict' if tp is dict else tp.__name__} with keys {list(structure[1])}"
+    if len(structure) == 3:
+        return f"a {tp.__name__} with fields {list(structure[1])}"
+    kind = {list: "a list", tuple: "a tuple"}.get(tp, f"a {tp.__name__}")
+    return f"{kind} of {len(structure[1])} items"
