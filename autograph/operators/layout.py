@@ -2,13 +2,14 @@
 
 A staged `cond` or `while_loop` carries only flat tuples of backend values. A *layout*
 describes, for each variable (or return value, or jump kind) of a construct, its nested
-structure and, for each leaf, whether it is carried as a backend value (`T`, with its spec),
-kept as a Python constant (`S`) or undefined (`U`). Encoding turns values into a layout and
+structure and, for each leaf, its `LeafKind`: carried as a backend value (with its spec),
+kept as a Python constant, or undefined. Encoding turns values into a layout and
 a flat tuple; decoding turns outputs back into values.
 """
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -21,15 +22,26 @@ from .special_values import Undefined
 _NUMBERS = (bool, int, float, complex, np.number, np.bool_, np.ndarray)
 
 
+class LeafKind(enum.Enum):
+    """How a staged construct carries one leaf of a value."""
+
+    TENSOR = "tensor"        # as a backend value
+    CONSTANT = "constant"    # as a Python constant, the same in every trace
+    UNDEFINED = "undefined"  # not at all: the variable has no value
+
+
+TENSOR, CONSTANT, UNDEFINED = LeafKind.TENSOR, LeafKind.CONSTANT, LeafKind.UNDEFINED
+
+
 @dataclass(frozen=True)
 class Leaf:
-    kind: str            # "T" backend value, "S" Python constant, "U" undefined
-    payload: Any = None  # for T a value of the right spec (see `spec_of`), for S the constant
+    kind: LeafKind
+    payload: Any = None  # for TENSOR a value of the right spec, for CONSTANT the constant
 
     def __eq__(self, other) -> bool:
         if not isinstance(other, Leaf) or other.kind != self.kind:
             return False
-        if self.kind == "S":
+        if self.kind is CONSTANT:
             return same_constant(self.payload, other.payload)
         return True   # specs are compared by the backend
 
@@ -61,22 +73,22 @@ def is_python_number(value: Any) -> bool:
 def describe(backend: Backend, label: str, value: Any, convert_numbers: bool = True) -> tuple[Entry, list]:
     """The layout entry of a value and the backend values it contributes."""
     if isinstance(value, Undefined):
-        return Entry(label, nest.LEAF, [Leaf("U")]), []
+        return Entry(label, nest.LEAF, [Leaf(UNDEFINED)]), []
     leaves, structure = nest.flatten_with_structure(value)
     out_leaves: list[Leaf] = []
     flat: list = []
     for leaf in leaves:
         if isinstance(leaf, Undefined):
-            out_leaves.append(Leaf("U"))
+            out_leaves.append(Leaf(UNDEFINED))
         elif backend_of(leaf) is backend or backend.is_value(leaf):
-            out_leaves.append(Leaf("T", leaf))
+            out_leaves.append(Leaf(TENSOR, leaf))
             flat.append(leaf)
         elif convert_numbers and is_python_number(leaf):
             t = backend.convert(leaf)
-            out_leaves.append(Leaf("T", t))
+            out_leaves.append(Leaf(TENSOR, t))
             flat.append(t)
         else:
-            out_leaves.append(Leaf("S", leaf))
+            out_leaves.append(Leaf(CONSTANT, leaf))
     return Entry(label, structure, out_leaves), flat
 
 
@@ -89,7 +101,7 @@ def values_of(backend: Backend, entry_value: Any, target: Entry) -> list:
         leaves = nest.flatten(entry_value)
     out = []
     for leaf, t in zip(leaves, target.leaves):
-        if t.kind != "T":
+        if t.kind is not TENSOR:
             continue
         if isinstance(leaf, Undefined):
             out.append(backend.zeros(backend.spec(t.payload)))
@@ -104,9 +116,9 @@ def rebuild(entry: Entry, outputs) -> Any:
     """The value of an entry given an iterator over backend outputs."""
     leaves = []
     for leaf in entry.leaves:
-        if leaf.kind == "T":
+        if leaf.kind is TENSOR:
             leaves.append(next(outputs))
-        elif leaf.kind == "S":
+        elif leaf.kind is CONSTANT:
             leaves.append(leaf.payload)
         else:
             leaves.append(Undefined(entry.label))
@@ -119,12 +131,25 @@ def leaf_labels(entries: list[Entry]) -> list[str]:
     """A user-facing name for each backend value of a layout."""
     names = []
     for e in entries:
-        t_leaves = [leaf for leaf in e.leaves if leaf.kind == "T"]
-        if len(t_leaves) == 1:
+        n = tensor_count(e)
+        if n == 1:
             names.append(e.label)
         else:
-            names.extend(f"{e.label}[{i}]" for i in range(len(t_leaves)))
+            names.extend(f"{e.label}[{i}]" for i in range(n))
     return names
+
+
+def tensor_count(entry: Entry) -> int:
+    """How many backend values an entry carries."""
+    return sum(1 for leaf in entry.leaves if leaf.kind is TENSOR)
+
+
+def is_partly_undefined(entry: Entry) -> bool:
+    return any(leaf.kind is UNDEFINED for leaf in entry.leaves)
+
+
+def is_undefined(entry: Entry) -> bool:
+    return all(leaf.kind is UNDEFINED for leaf in entry.leaves)
 
 
 def first_difference(a: Entry, b: Entry) -> Optional[str]:
@@ -132,9 +157,9 @@ def first_difference(a: Entry, b: Entry) -> Optional[str]:
     if a.structure != b.structure:
         return f"{nest.describe(a.structure)} in one and {nest.describe(b.structure)} in the other"
     for x, y in zip(a.leaves, b.leaves):
-        if x.kind == "S" and y.kind == "S" and not same_constant(x.payload, y.payload):
+        if x.kind is CONSTANT and y.kind is CONSTANT and not same_constant(x.payload, y.payload):
             return f"the Python values {x.payload!r} and {y.payload!r}"
-        if {x.kind, y.kind} == {"S", "T"}:
-            s = x if x.kind == "S" else y
+        if {x.kind, y.kind} == {CONSTANT, TENSOR}:
+            s = x if x.kind is CONSTANT else y
             return f"a tensor in one and the Python value {s.payload!r} in the other"
     return None

@@ -6,6 +6,7 @@ is merged. See `operators/staging.py`.
 
 from __future__ import annotations
 
+import enum
 from typing import Any, Callable, Optional, Sequence
 
 from . import layout as lay
@@ -56,8 +57,7 @@ def _encode(backend: Backend, names: Sequence[str], values: list, result: Any,
 def _unify_entry(a: lay.Entry, b: lay.Entry, location: Optional[str],
                  lenient: bool = False) -> lay.Entry:
     placeholder_ok = lenient or (a.label == RETURN_LABEL and b.label == RETURN_LABEL)
-    a_undef = all(leaf.kind == "U" for leaf in a.leaves)
-    b_undef = all(leaf.kind == "U" for leaf in b.leaves)
+    a_undef, b_undef = lay.is_undefined(a), lay.is_undefined(b)
     if placeholder_ok and (a_undef or b_undef):
         return b if a_undef else a
     if a.structure == b.structure:
@@ -65,9 +65,9 @@ def _unify_entry(a: lay.Entry, b: lay.Entry, location: Optional[str],
         for x, y in zip(a.leaves, b.leaves):
             if x.kind == y.kind:
                 leaves.append(x)
-            elif {x.kind, y.kind} == {"U", "T"} and placeholder_ok:
-                leaves.append(x if x.kind == "T" else y)
-            elif "U" in (x.kind, y.kind):
+            elif {x.kind, y.kind} == {lay.UNDEFINED, lay.TENSOR} and placeholder_ok:
+                leaves.append(x if x.kind is lay.TENSOR else y)
+            elif lay.UNDEFINED in (x.kind, y.kind):
                 raise undefined_error(a.label, location)
             else:
                 raise mismatch_error(a.label, lay.first_difference(a, b) or "", location)
@@ -100,91 +100,129 @@ def _same_layout(a: list, b: list) -> bool:
                for x, y in zip(a, b)) and len(a) == len(b)
 
 
+class Side(enum.Enum):
+    """A branch of a staged `if`."""
+
+    TRUE = "true"
+    FALSE = "false"
+
+    @property
+    def other(self) -> "Side":
+        return Side.FALSE if self is Side.TRUE else Side.TRUE
+
+
 def staged_cond(backend: Backend, pred: Any, true_fn: Optional[Callable], false_fn: Optional[Callable],
                 variables: Variables, location: Optional[str] = None) -> Any:
     """Stages `true_fn() if pred else false_fn()` including the variables they assign;
     returns the merged result (a value, or a StagedJump for loop bodies)."""
-    init = variables.get()
-    names = variables.names
-    hint_jump = may_jump(true_fn) or may_jump(false_fn)
-    swap = hint_jump and may_return(false_fn) and not may_return(true_fn)
-    target: dict[str, Any] = {"entries": None, "jump_mode": None}
-    labels: list[str] = []
+    return CondPlan(backend, pred, true_fn, false_fn, variables, location).stage()
 
-    def run(fn: Optional[Callable]):
-        variables.set(init)
+
+class CondPlan:
+    """Staging one `if`: `trace` runs a branch under the backend's `cond` and encodes what it
+    leaves behind, `unify` merges it with the other branch's layout, `finish` decodes the
+    outputs. What a round learns (the merged layout, whether the branches jump) is kept, and
+    a `Retry` starts a new round with it."""
+
+    def __init__(self, backend: Backend, pred: Any, true_fn: Optional[Callable],
+                 false_fn: Optional[Callable], variables: Variables, location: Optional[str]):
+        self.backend, self.pred, self.variables, self.location = backend, pred, variables, location
+        self.fns = {Side.TRUE: true_fn, Side.FALSE: false_fn}
+        self.init = variables.get()
+        self.names = variables.names
+        self.hint_jump = may_jump(true_fn) or may_jump(false_fn)
+        # trace the returning branch first, so that its return value sets the layout
+        self.swap = self.hint_jump and may_return(false_fn) and not may_return(true_fn)
+        self.target_entries: Optional[list] = None     # the layout both branches must emit
+        self.target_jump_mode: Optional[bool] = None
+        self.first_entries: Optional[list] = None      # the layout the first branch emitted
+        self.outcomes: dict[Side, _Outcome] = {}
+        self.labels: list[str] = []
+
+    def stage(self) -> Any:
+        for _ in range(4):
+            self.outcomes.clear()
+            self.variables.set(self.init)
+            try:
+                outputs = self._cond()
+                break
+            except Retry:
+                if self.target_entries is None and self.target_jump_mode is True:
+                    # the first branch guessed the wrong mode: let both branches use jump
+                    # mode and learn the layout in the next round
+                    self.first_entries = None
+                continue
+        else:   # pragma: no cover - each retry adds knowledge, so this does not happen
+            raise AssertionError("staging a cond did not converge")
+        return self.finish(outputs)
+
+    def _cond(self) -> Sequence:
+        backend = self.backend
+        if self.swap:
+            return backend.cond(backend.logical_not(self.pred), self._branch(Side.FALSE),
+                                self._branch(Side.TRUE), self.labels)
+        return backend.cond(self.pred, self._branch(Side.TRUE), self._branch(Side.FALSE), self.labels)
+
+    def _branch(self, side: Side) -> Callable[[], tuple]:
+        return lambda: self.trace(side)
+
+    def trace(self, side: Side) -> tuple:
+        """Runs one branch; the flat backend values it emits under the unified layout."""
+        self.variables.set(self.init)
+        fn = self.fns[side]
         result = fn() if fn is not None else None
-        return variables.get(), result
+        values = self.variables.get()
+        if self.target_jump_mode is not None:
+            jump_mode = self.target_jump_mode
+        else:
+            jump_mode = is_jump(result) or (self.hint_jump and result is None)
+        outcome = _encode(self.backend, self.names, values, result, jump_mode)
+        self.outcomes[side] = outcome
+        entries = self.unify(side, outcome)
+        self.labels[:] = lay.leaf_labels(entries)
+        flat = []
+        for value, entry in zip(outcome.raw, entries):
+            flat.extend(lay.values_of(self.backend, value, entry))
+        return tuple(flat)
 
-    outcomes: dict[str, _Outcome] = {}
-    first_emitted: dict[str, list] = {}
-
-    def branch(side: str, fn: Optional[Callable]):
-        other_side = "false" if side == "true" else "true"
-
-        def traced():
-            values, result = run(fn)
-            if target["jump_mode"] is not None:
-                jump_mode = target["jump_mode"]
-            else:
-                jump_mode = is_jump(result) or (hint_jump and result is None)
-            outcome = _encode(backend, names, values, result, jump_mode)
-            outcomes[side] = outcome
-            if target["entries"] is not None:
-                entries = target["entries"]
-                if outcome.jump_mode != target["jump_mode"]:
-                    raise AssertionError("inconsistent branch results")
-                _unify(_Outcome(entries, [], outcome.jump_mode, outcome.depth), outcome, location)
-            elif other_side in outcomes:
-                other = outcomes[other_side]
-                try:
-                    entries = _unify(other, outcome, location)
-                except Retry:
-                    target["jump_mode"] = True
-                    raise
-                if not _same_layout(entries, first_emitted["entries"]):
-                    target["entries"] = entries
-                    target["jump_mode"] = outcome.jump_mode
-                    raise Retry()
-            else:
-                entries = outcome.entries
-                first_emitted["entries"] = entries
-            labels[:] = lay.leaf_labels(entries)
-            flat = []
-            for value, entry in zip(outcome.raw, entries):
-                flat.extend(lay.values_of(backend, value, entry))
-            return tuple(flat)
-        return traced
-
-    for _ in range(4):
-        outcomes.clear()
-        variables.set(init)
+    def unify(self, side: Side, outcome: _Outcome) -> list:
+        """The layout this branch emits under: the target learnt earlier, the merge with the
+        other branch (a different one than the first branch emitted starts a new round), or
+        for the first branch, its own."""
+        if self.target_entries is not None:
+            if outcome.jump_mode != self.target_jump_mode:
+                raise AssertionError("inconsistent branch results")
+            _unify(_Outcome(self.target_entries, [], outcome.jump_mode, outcome.depth), outcome,
+                   self.location)
+            return self.target_entries
+        other = self.outcomes.get(side.other)
+        if other is None:
+            self.first_entries = outcome.entries
+            return outcome.entries
         try:
-            if swap:
-                outputs = backend.cond(backend.logical_not(pred), branch("false", false_fn),
-                                       branch("true", true_fn), labels)
-            else:
-                outputs = backend.cond(pred, branch("true", true_fn), branch("false", false_fn), labels)
-            break
+            entries = _unify(other, outcome, self.location)
         except Retry:
-            if target["entries"] is None and target["jump_mode"] is True:
-                # the first branch guessed the wrong mode: let both branches use jump mode
-                # and learn the layout in the next round
-                first_emitted.clear()
-            continue
-    else:   # pragma: no cover - each retry adds knowledge, so this does not happen
-        raise AssertionError("staging a cond did not converge")
+            self.target_jump_mode = True
+            raise
+        if not _same_layout(entries, self.first_entries):
+            self.target_entries = entries
+            self.target_jump_mode = outcome.jump_mode
+            raise Retry()
+        return entries
 
-    final = outcomes["true"] if "true" in outcomes else outcomes["false"]
-    entries = target["entries"] or first_emitted["entries"]
-    it = iter(outputs)
-    values = [lay.rebuild(e, it) for e in entries]
-    n = len(names)
-    variables.set(values[:n])
-    if final.jump_mode:
+    def finish(self, outputs: Sequence) -> Any:
+        """The statement's result; sets the user's variables from the cond's outputs."""
+        outcomes = self.outcomes
+        final = outcomes[Side.TRUE] if Side.TRUE in outcomes else outcomes[Side.FALSE]
+        entries = self.target_entries or self.first_entries
+        it = iter(outputs)
+        values = [lay.rebuild(e, it) for e in entries]
+        n = len(self.names)
+        self.variables.set(values[:n])
+        if not final.jump_mode:
+            return values[n]
         kind, retval = values[n], values[n + 1]
         depth = max(o.depth for o in outcomes.values())
         has_return = not isinstance(retval, Undefined)
         kinds = frozenset().union(*(o.kinds for o in outcomes.values()))
         return StagedJump(kind, retval if has_return else None, depth or 1, has_return, kinds)
-    return values[n]

@@ -6,6 +6,7 @@ after a `break`, the value of a `return`). See `operators/staging.py`.
 from __future__ import annotations
 
 import dis
+import enum
 import functools
 import types
 from typing import Any, Callable, Optional, Sequence
@@ -18,6 +19,14 @@ from .special_values import BREAK_KIND, NORMAL, RETURN_KIND, Return, StagedJump,
 from .staged_cond import staged_cond
 from .staging import JUMP_LABEL, RETURN_LABEL, Retry, StagingError, jump_parts, kinds_of
 from .variables import Variables
+
+
+class VarMode(enum.Enum):
+    """How a staged loop carries one of the user's variables."""
+
+    CARRY = "carry"            # defined when the loop starts: carried with its layout
+    PROBE = "probe"            # undefined, layout unknown: traced once to learn it, not carried
+    FIRST_ASSIGNED = "first"   # undefined, assigned inside: carried with a "defined" flag
 
 
 class _Knowledge:
@@ -47,6 +56,26 @@ def _list_growth(backend: Backend, before: lay.Entry, value: Any):
     return backend.spec(first)
 
 
+class _Loop:
+    """A loop statement to stage: its inputs, and what tracing its body taught so far."""
+
+    def __init__(self, backend: Backend, variables: Variables, test: Callable[[tuple], Any],
+                 body: Callable[[tuple], tuple[Any, tuple]], extras: tuple, extra_labels: tuple,
+                 jump: Optional[StagedJump], opts: dict, lists: bool, location: Optional[str]):
+        self.backend, self.variables, self.test, self.body = backend, variables, test, body
+        self.extras, self.extra_labels, self.jump = extras, extra_labels, jump
+        self.opts, self.lists, self.location = opts, lists, location
+        self.init = variables.get()
+        self.names = variables.names
+        self.know = know = _Knowledge()
+        if jump is not None:
+            know.jump_mode = True
+            know.kinds |= jump.kinds
+            if jump.has_return:
+                know.retval = lay.describe(backend, RETURN_LABEL, jump.value)[0]
+                know.depth = jump.depth
+
+
 def staged_loop(backend: Backend, variables: Variables, test: Callable[[tuple], Any],
                 body: Callable[[tuple], tuple[Any, tuple]], extras: tuple = (),
                 extra_labels: tuple = (), jump: Optional[StagedJump] = None,
@@ -57,184 +86,218 @@ def staged_loop(backend: Backend, variables: Variables, test: Callable[[tuple], 
     Returns the final jump (None when the body never jumps), the final extras, and for
     variables undefined when the loop started, (index, staged "was assigned") pairs to pass
     to `finish_loop`."""
-    opts = opts or {}
-    init = variables.get()
-    names = variables.names
-    know = _Knowledge()
-    if jump is not None:
-        know.jump_mode = True
-        know.kinds |= jump.kinds
-        if jump.has_return:
-            know.retval = lay.describe(backend, RETURN_LABEL, jump.value)[0]
-            know.depth = jump.depth
-
+    loop = _Loop(backend, variables, test, body, extras, extra_labels, jump, opts or {}, lists,
+                 location)
     for _ in range(6):
-        variables.set(init)
+        variables.set(loop.init)
         try:
-            return _loop_attempt(backend, variables, init, names, test, body, extras, extra_labels,
-                                 jump, opts, lists, know, location)
+            return LoopPlan(loop).stage()
         except Retry:
             continue
     raise AssertionError("staging a loop did not converge")  # pragma: no cover
 
 
-def _loop_attempt(backend, variables, init, names, test, body, extras, extra_labels, jump, opts,
-                  lists, know: _Knowledge, location):
-    plan: list[tuple[str, Optional[lay.Entry]]] = []   # per var: ("carry"|"probe"|"undef", entry)
-    entries: list[lay.Entry] = []
-    flat_init: list = []
-    for i, (name, value) in enumerate(zip(names, init)):
+class LoopPlan:
+    """One attempt at staging a loop with what its `_Loop` knows: `classify` decides how each
+    value is carried, `stage` runs the backend's `while_loop` over `test` and `body`, and
+    `finish` turns its outputs back into the user's values. A trace that learns something
+    raises `Retry` for a new plan."""
+
+    def __init__(self, loop: _Loop):
+        self.loop, self.backend, self.know = loop, loop.backend, loop.know
+        self.modes: list[VarMode] = []
+        self.var_entries: list[Optional[lay.Entry]] = []   # per variable (None when probed)
+        self.carried: list[lay.Entry] = []     # the entries of the carried values, in order
+        self.extra_entries: list[lay.Entry] = []
+        self.jump_entries: list[lay.Entry] = []
+        self.flat_init: list = []
+        self.classify()
+
+    # -- the plan ---------------------------------------------------------------------------
+
+    def classify(self) -> None:
+        loop, backend = self.loop, self.backend
+        for i, (name, value) in enumerate(zip(loop.names, loop.init)):
+            self._classify_variable(i, name, value)
+        for label, value in zip(loop.extra_labels, loop.extras):
+            entry, flat = lay.describe(backend, label, value)
+            self.extra_entries.append(entry)
+            self._carry(entry, flat)
+        if self.know.jump_mode:
+            jump = loop.jump
+            entry, flat = lay.describe(backend, JUMP_LABEL, jump.kind if jump is not None else NORMAL)
+            self.jump_entries.append(entry)
+            self._carry(entry, flat)
+            if self.know.retval is not None:
+                start = jump.value if jump is not None and jump.has_return else Undefined(RETURN_LABEL)
+                self.jump_entries.append(self.know.retval)
+                self._carry(self.know.retval, lay.values_of(backend, start, self.know.retval))
+
+    def _classify_variable(self, i: int, name: str, value: Any) -> None:
+        backend, know = self.backend, self.know
         if isinstance(value, Undefined):
-            if i in know.undefined:
-                entry = know.undefined[i]
-                plan.append(("undef", entry))
-                entries.append(entry)
-                flat_init.extend(lay.values_of(backend, Undefined(name), entry))
-                flag = lay.describe(backend, f"{name} (defined)", False)
-                entries.append(flag[0])
-                flat_init.extend(flag[1])
-            else:
-                plan.append(("probe", None))
-            continue
+            if i not in know.undefined:
+                self._plan(VarMode.PROBE, None)
+                return
+            entry = know.undefined[i]
+            self._plan(VarMode.FIRST_ASSIGNED, entry)
+            self._carry(entry, lay.values_of(backend, Undefined(name), entry))
+            self._carry(*lay.describe(backend, f"{name} (defined)", False))
+            return
         if i in know.lists and type(value) is list:
             value = backend.new_list(value, know.lists[i])
         entry, flat = lay.describe(backend, name, value)
-        if any(leaf.kind == "U" for leaf in entry.leaves):
-            raise StagingError(f"'{name}' is partly undefined when a staged loop starts{at(location)}.")
-        plan.append(("carry", entry))
-        entries.append(entry)
-        flat_init.extend(flat)
-    extra_entries = []
-    for label, value in zip(extra_labels, extras):
-        entry, flat = lay.describe(backend, label, value)
-        extra_entries.append(entry)
-        flat_init.extend(flat)
-    jump_entries = []
-    if know.jump_mode:
-        kind0 = jump.kind if jump is not None else NORMAL
-        entry, flat = lay.describe(backend, JUMP_LABEL, kind0)
-        jump_entries.append(entry)
-        flat_init.extend(flat)
-        if know.retval is not None:
-            start = jump.value if jump is not None and jump.has_return else Undefined(RETURN_LABEL)
-            jump_entries.append(know.retval)
-            flat_init.extend(lay.values_of(backend, start, know.retval))
-    all_entries = entries + extra_entries + jump_entries
-    labels = lay.leaf_labels(all_entries)
+        if lay.is_partly_undefined(entry):
+            raise StagingError(f"'{name}' is partly undefined when a staged loop starts"
+                               f"{at(self.loop.location)}.")
+        self._plan(VarMode.CARRY, entry)
+        self._carry(entry, flat)
 
-    def unpack(flat):
+    def _plan(self, mode: VarMode, entry: Optional[lay.Entry]) -> None:
+        self.modes.append(mode)
+        self.var_entries.append(entry)
+
+    def _carry(self, entry: lay.Entry, flat: list) -> None:
+        self.carried.append(entry)
+        self.flat_init.extend(flat)
+
+    def unpack(self, flat: Sequence) -> tuple[list, tuple, Any, Any, list]:
+        """(variables, extras, jump kind, returned value, (index, defined flag) pairs) of the
+        loop-carried values `flat`."""
         it = iter(flat)
-        values = []
-        for (mode, entry), name in zip(plan, names):
-            if mode == "probe":
+        values, flags = [], []
+        for i, (mode, entry, name) in enumerate(zip(self.modes, self.var_entries, self.loop.names)):
+            if mode is VarMode.PROBE:
                 values.append(Undefined(name))
-            elif mode == "undef":
-                values.append(lay.rebuild(entry, it))
-                next(it)   # the defined flag
-            else:
-                values.append(lay.rebuild(entry, it))
-        ex = tuple(lay.rebuild(e, it) for e in extra_entries)
+                continue
+            values.append(lay.rebuild(entry, it))
+            if mode is VarMode.FIRST_ASSIGNED:
+                flags.append((i, next(it)))
+        extras = tuple(lay.rebuild(e, it) for e in self.extra_entries)
         kind = retval = None
-        if know.jump_mode:
+        if self.know.jump_mode:
             kind = next(it)
-            if know.retval is not None:
-                retval = lay.rebuild(know.retval, it)
-        return values, ex, kind, retval
+            if self.know.retval is not None:
+                retval = lay.rebuild(self.know.retval, it)
+        return values, extras, kind, retval, flags
 
-    def loop_test(*flat):
-        values, ex, kind, _ = unpack(flat)
-        variables.set(values)
-        if not know.jump_mode:
-            return _as_bool(backend, test(ex))
+    # -- the traced functions ---------------------------------------------------------------
+
+    def test(self, *flat: Any) -> Any:
+        backend = self.backend
+        values, extras, kind, _, _ = self.unpack(flat)
+        self.loop.variables.set(values)
+        if not self.know.jump_mode:
+            return _as_bool(backend, self.loop.test(extras))
         running = backend.equal(kind, backend.convert(NORMAL))
-        return _lazy_and(backend, running, lambda: test(ex))
+        return _lazy_and(backend, running, lambda: self.loop.test(extras))
 
-    def loop_body(*flat):
-        values, ex, kind, retval = unpack(flat)
-        variables.set(values)
-        result, new_ex = body(ex)
-        new_values = variables.get()
-        retry = False
+    def body(self, *flat: Any) -> tuple:
+        loop = self.loop
+        values, extras, _, retval, _ = self.unpack(flat)
+        loop.variables.set(values)
+        result, new_extras = loop.body(extras)
         out: list = []
-        for i, ((mode, entry), name, value) in enumerate(zip(plan, names, new_values)):
-            if mode == "probe":
+        retry = self._variables_out(loop.variables.get(), out)
+        for e, value in zip(self.extra_entries, new_extras):
+            out.extend(lay.values_of(self.backend, value, e))
+        if result is not None or self.know.jump_mode:
+            retry = self._jump_out(result, retval, out, retry)
+        if retry:
+            raise Retry()
+        return tuple(out)
+
+    def _variables_out(self, new_values: list, out: list) -> bool:
+        """Appends the carried values after one iteration to `out`; whether the trace learnt
+        something that needs a new plan."""
+        backend, know, retry = self.backend, self.know, False
+        for i, (mode, entry, name, value) in enumerate(
+                zip(self.modes, self.var_entries, self.loop.names, new_values)):
+            if mode is VarMode.PROBE:
                 if not isinstance(value, Undefined):
                     know.undefined[i] = lay.describe(backend, name, value)[0]
                     retry = True
                 continue
-            new_entry = lay.describe(backend, name, value)[0]
-            if mode == "carry" and lists and i not in know.lists:
+            if mode is VarMode.CARRY and self.loop.lists and i not in know.lists:
                 spec = _list_growth(backend, entry, value)
                 if spec is not None:
                     know.lists[i] = spec
                     retry = True
                     continue
-            why = _loop_difference(entry, new_entry)
-            if why:
-                if isinstance(value, Undefined) or any(leaf.kind == "U" for leaf in new_entry.leaves):
-                    raise StagingError(
-                        f"'{name}' has no value at the end of an iteration of a loop whose "
-                        f"condition is a tensor{at(location)}; assign it on every path of the loop body.")
-                raise StagingError(
-                    f"'{name}' changes from {why} between iterations of a loop whose condition is "
-                    f"a tensor{at(location)}. Loop variables must keep their structure and type.")
+            self._check_unchanged(name, entry, value)
             out.extend(lay.values_of(backend, value, entry))
-            if mode == "undef":
+            if mode is VarMode.FIRST_ASSIGNED:
                 out.append(backend.convert(True))
-        for e, value in zip(extra_entries, new_ex):
-            out.extend(lay.values_of(backend, value, e))
-        if result is not None or know.jump_mode:
-            new_kind, new_ret, depth = jump_parts(result)
-            know.kinds |= kinds_of(result)
-            if not know.jump_mode:
-                know.jump_mode = True
-                retry = True
-            if not isinstance(new_ret, Undefined) and know.retval is None:
-                know.retval = lay.describe(backend, RETURN_LABEL, new_ret)[0]
-                know.depth = depth
-                retry = True
-            if not retry:
-                out.extend(lay.values_of(backend, new_kind, jump_entries[0]))
-                if know.retval is not None:
-                    keep = new_ret if not isinstance(new_ret, Undefined) else retval
-                    out.extend(lay.values_of(backend, keep, know.retval))
-        if retry:
-            raise Retry()
-        return tuple(out)
+        return retry
 
-    invariants = _shape_invariants(all_entries, opts.get("shape_invariants"))
-    outputs = backend.while_loop(loop_test, loop_body, tuple(flat_init), labels,
-                                 shape_invariants=invariants,
-                                 maximum_iterations=opts.get("maximum_iterations"))
-    it = iter(outputs)
-    final_values = []
-    guards = []
-    for i, ((mode, entry), name) in enumerate(zip(plan, names)):
-        if mode == "probe":
-            final_values.append(Undefined(name))
-        elif mode == "undef":
-            final_values.append(lay.rebuild(entry, it))
-            guards.append((i, next(it)))
-        else:
-            final_values.append(lay.rebuild(entry, it))
-    final_extras = tuple(lay.rebuild(e, it) for e in extra_entries)
-    variables.set(final_values)
-    if not know.jump_mode:
-        return None, final_extras, guards
-    kind = next(it)
-    retval = lay.rebuild(know.retval, it) if know.retval is not None else None
-    return (StagedJump(kind, retval, know.depth or 1, know.retval is not None, frozenset(know.kinds)),
-            final_extras, guards)
+    def _check_unchanged(self, name: str, entry: lay.Entry, value: Any) -> None:
+        new_entry = lay.describe(self.backend, name, value)[0]
+        why = _loop_difference(entry, new_entry)
+        if not why:
+            return
+        location = self.loop.location
+        if isinstance(value, Undefined) or lay.is_partly_undefined(new_entry):
+            raise StagingError(
+                f"'{name}' has no value at the end of an iteration of a loop whose "
+                f"condition is a tensor{at(location)}; assign it on every path of the loop body.")
+        raise StagingError(
+            f"'{name}' changes from {why} between iterations of a loop whose condition is "
+            f"a tensor{at(location)}. Loop variables must keep their structure and type.")
+
+    def _jump_out(self, result: Any, retval: Any, out: list, retry: bool) -> bool:
+        """Appends the jump kind and returned value after one iteration to `out`; whether
+        a new plan is needed."""
+        know, backend = self.know, self.backend
+        new_kind, new_ret, depth = jump_parts(result)
+        know.kinds |= kinds_of(result)
+        if not know.jump_mode:
+            know.jump_mode = True
+            retry = True
+        if not isinstance(new_ret, Undefined) and know.retval is None:
+            know.retval = lay.describe(backend, RETURN_LABEL, new_ret)[0]
+            know.depth = depth
+            retry = True
+        if not retry:
+            out.extend(lay.values_of(backend, new_kind, self.jump_entries[0]))
+            if know.retval is not None:
+                keep = new_ret if not isinstance(new_ret, Undefined) else retval
+                out.extend(lay.values_of(backend, keep, know.retval))
+        return retry
+
+    # -- staging ----------------------------------------------------------------------------
+
+    def stage(self) -> tuple[Optional[StagedJump], tuple, list]:
+        opts = self.loop.opts
+        entries = self.carried
+        outputs = self.backend.while_loop(
+            self.test, self.body, tuple(self.flat_init), lay.leaf_labels(entries),
+            shape_invariants=_shape_invariants(entries, opts.get("shape_invariants")),
+            maximum_iterations=opts.get("maximum_iterations"))
+        return self.finish(outputs)
+
+    def finish(self, outputs: Sequence) -> tuple[Optional[StagedJump], tuple, list]:
+        values, extras, kind, retval, guards = self.unpack(outputs)
+        self.loop.variables.set(values)
+        know = self.know
+        if not know.jump_mode:
+            return None, extras, guards
+        has_return = know.retval is not None
+        return (StagedJump(kind, retval, know.depth or 1, has_return, frozenset(know.kinds)),
+                extras, guards)
+
+
+def _describe_leaf(leaf: lay.Leaf) -> str:
+    if leaf.kind is lay.TENSOR:
+        return "a tensor"
+    return repr(leaf.payload) if leaf.kind is lay.CONSTANT else "undefined"
 
 
 def _loop_difference(before: lay.Entry, after: lay.Entry) -> Optional[str]:
     if before.structure != after.structure:
         return f"{nest.describe(before.structure)} to {nest.describe(after.structure)}"
     for x, y in zip(before.leaves, after.leaves):
-        if x.kind != y.kind or (x.kind == "S" and not lay.same_constant(x.payload, y.payload)):
-            a = "a tensor" if x.kind == "T" else repr(x.payload) if x.kind == "S" else "undefined"
-            b = "a tensor" if y.kind == "T" else repr(y.payload) if y.kind == "S" else "undefined"
-            return f"{a} to {b}"
+        if x.kind is not y.kind or (x.kind is lay.CONSTANT and not lay.same_constant(x.payload, y.payload)):
+            return f"{_describe_leaf(x)} to {_describe_leaf(y)}"
     return None
 
 
@@ -250,7 +313,7 @@ def _shape_invariants(entries: list, given: Optional[dict]) -> Optional[list]:
         return None
     out = []
     for e in entries:
-        n = sum(1 for leaf in e.leaves if leaf.kind == "T")
+        n = lay.tensor_count(e)
         if e.label in given and n == 1:
             out.append(given[e.label])
         elif e.label in given:
