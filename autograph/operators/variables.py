@@ -61,6 +61,10 @@ class _Attr:
     def __init__(self, base, attr: str, name: str):
         self.base, self.attr, self.name = base, attr, name
 
+    @staticmethod
+    def text(base: str, attr: str) -> str:
+        return f"{base}.{attr}"
+
     def get(self) -> Any:
         obj = self.base.get()
         try:
@@ -83,6 +87,10 @@ class _Item:
     def __init__(self, base, key, name: str):
         self.base, self.key, self.name = base, key, name
 
+    @staticmethod
+    def text(base: str, key: Any) -> str:
+        return f"{base}[{key!r}]"
+
     def get(self) -> Any:
         obj = self.base.get()
         try:
@@ -103,15 +111,15 @@ class _Item:
 
 @functools.lru_cache(maxsize=4096)
 def _parse(name: str):
-    """('x',) or a path: ('x', ('attr', 'a'), ('item', 'k'), ...)."""
+    """('x',) or a path: ('x', (_Attr, 'a'), (_Item, 'k'), ...)."""
     node = ast.parse(name, mode="eval").body
     path = []
     while not isinstance(node, ast.Name):
         if isinstance(node, ast.Attribute):
-            path.append(("attr", node.attr))
+            path.append((_Attr, node.attr))
             node = node.value
         elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
-            path.append(("item", node.slice.value))
+            path.append((_Item, node.slice.value))
             node = node.value
         else:
             raise ValueError(f"not a variable name: {name!r}")
@@ -157,9 +165,9 @@ class Variables:
             parsed = _parse(name)
             slot = _root_slot(parsed[0], fns)
             text = parsed[0]
-            for kind, key in parsed[1:]:
-                text = f"{text}.{key}" if kind == "attr" else f"{text}[{key!r}]"
-                slot = _Attr(slot, key, text) if kind == "attr" else _Item(slot, key, text)
+            for slot_type, key in parsed[1:]:
+                text = slot_type.text(text, key)
+                slot = slot_type(slot, key, text)
             self.slots.append(slot)
 
     def get(self) -> list:
