@@ -37,7 +37,7 @@ def is_namedtuple(value: Any) -> bool:
 
 
 def is_dataclass_instance(value: Any) -> bool:
-    return hasattr(type(value), "__dataclass_fields__") and not isinstance(value, type)
+    return hasattr(type(value), "__dataclass_fields__")   # a dataclass's class is not one
 
 
 def is_nested(value: Any) -> bool:
