@@ -21,9 +21,11 @@ def add_trace_listener(listener: Callable[[int, str], None]) -> None:
 
 
 def remove_trace_listener(listener: Callable[[int, str], None]) -> None:
-    """Stops calling a listener added with add_trace_listener (nothing if it was not added)."""
-    if listener in _listeners:
+    """Stops calling a listener added with add_trace_listener (KeyError if it was not added)."""
+    try:
         _listeners.remove(listener)
+    except ValueError:
+        raise KeyError(f"{listener!r} is not a registered trace listener.") from None
 
 
 def wanted(level: int) -> bool:

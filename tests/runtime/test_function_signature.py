@@ -84,6 +84,8 @@ def test_trace_listeners_hear_traces_and_can_be_removed():
         remove_trace_listener(listener)
     f(rt.constant([1.0]))
     assert heard == [(1, "Tracing plus_one: first call")]
+    with pytest.raises(KeyError):
+        remove_trace_listener(listener)
 
 
 def test_concrete_calls_with_keyword_tensors_are_differentiable():
