@@ -18,13 +18,12 @@ from .api import (
 )
 from .callbacks import add_function_callback, clear_function_callbacks, remove_function_callback
 from .concrete import ConcreteFunction
-from .conversion import convert
 from .logs import add_trace_listener, remove_trace_listener
 from .polymorphic import Function
 
 __all__ = [
     "ConcreteFunction", "Function", "add_function_callback", "add_trace_listener",
-    "clear_function_callbacks", "convert", "defun", "defun_with_attributes",
+    "clear_function_callbacks", "defun", "defun_with_attributes",
     "experimental_functions_run_eagerly", "experimental_run_functions_eagerly", "function",
     "functions_run_eagerly", "register", "remove_function_callback", "remove_trace_listener",
     "run_functions_eagerly",

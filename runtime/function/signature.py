@@ -36,10 +36,17 @@ def match(spec, value, where: str, values: list | None = None, convert: bool = T
                             f"traced for {structure_text(spec)}.")
         for s, v in zip(nest.flatten(spec), nest.flatten(value)):
             match(s, v, where, values, convert)
-    elif value is not spec and (type(value) is not type(spec) or leaf_key_or_none(value) is None
-                                or leaf_key_or_none(value) != leaf_key_or_none(spec)):
+    elif value is not spec and not _same_python_value(value, spec):
         raise TypeError(f"{where} is {value!r:.60}, but this concrete function was traced with the "
                         f"Python value {spec!r:.60}. Call the Function to trace a new one.")
+
+
+def _same_python_value(value, spec) -> bool:
+    """True when `value` has the type and cache key of `spec` (so objects count by identity)."""
+    if type(value) is not type(spec):
+        return False
+    key = leaf_key_or_none(value)
+    return key is not None and key == leaf_key_or_none(spec)
 
 
 def _tensor_leaf(spec: TensorSpec, value, where: str, need_value: bool, convert: bool):
