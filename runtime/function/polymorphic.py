@@ -21,7 +21,7 @@ from .cache import TraceCache
 from .concrete import ConcreteFunction
 from .conversion import convert
 from .keys import UnhashableArgument, call_key
-from .signature import match, validate_input_signature
+from .signature import apply_input_signature, bind_arguments, validate_input_signature
 
 _RETRACE_WARNING_AFTER = 5
 _ALLOWED_ATTRIBUTES = {"func_name": str, "noinline": bool, "implements": str}
@@ -145,7 +145,7 @@ class Function:
         """Called while another function traces: trace this body into the same graph."""
         fn = self._traceable()
         if self._input_signature is not None:
-            self._canonicalize(args, kwargs)  # validates against the signature
+            self._bind(args, kwargs)  # validates against the signature
         with context.name_scope(self._name):
             return fn(*args, **kwargs)
 
@@ -187,65 +187,23 @@ class Function:
                 self._converted = convert(self._python_function, self._autograph_options)
         return self._converted
 
-    def _canonicalize(self, args, kwargs):
-        """Binds arguments to parameters (defaults applied): (args tuple, kwargs dict)."""
-        sig = self._signature
-        if sig is None:
-            return args, kwargs
-        try:
-            bound = sig.bind(*args, **kwargs)
-        except TypeError as exc:
-            raise TypeError(f"{self._name}(): {exc}") from None
-        bound.apply_defaults()
-        pos, kw = [], {}
-        for name, value in bound.arguments.items():
-            kind = sig.parameters[name].kind
-            if kind == inspect.Parameter.VAR_POSITIONAL:
-                pos.extend(value)
-            elif kind == inspect.Parameter.VAR_KEYWORD:
-                kw.update(value)
-            elif kind == inspect.Parameter.KEYWORD_ONLY:
-                kw[name] = value
-            else:
-                pos.append(value)
-        if self._input_signature is not None:
-            pos = self._apply_input_signature(pos, kw)
-        return tuple(pos), kw
-
-    def _apply_input_signature(self, pos, kw):
-        """The input_signature in place of the arguments, after checking they match it."""
-        sig = self._input_signature
-        names = self._arg_names()
-        if kw:
-            raise TypeError(f"{self._name}() has an input_signature; pass its arguments "
-                            f"positionally, got keyword arguments {sorted(kw)}.")
-        if len(pos) != len(sig):
-            raise TypeError(f"{self._name}() has an input_signature of {len(sig)} arguments "
-                            f"but was called with {len(pos)}.")
-        for i, (spec, value) in enumerate(zip(sig, pos)):
-            label = f"argument {names[i]!r}" if i < len(names) else f"argument {i}"
-            match(spec, value, f"{self._name}(): {label}")
-        return list(sig)
+    def _bind(self, args, kwargs):
+        """The arguments bound to the parameters (defaults applied), and the arguments to
+        trace with: the input_signature, when there is one, after checking the call matches it."""
+        pos, kw = bind_arguments(self._signature, args, kwargs, self._name)
+        if self._input_signature is None:
+            return pos, kw, pos
+        return pos, kw, apply_input_signature(self._input_signature, pos, kw, self._arg_names(), self._name)
 
     def _concrete_for(self, args, kwargs):
-        bound_args, bound_kwargs = self._canonicalize(args, kwargs)
-        if self._input_signature is not None:
-            real_args, real_kwargs = self._canonicalize_values(args, kwargs)
-        else:
-            real_args, real_kwargs = bound_args, bound_kwargs
+        real_args, bound_kwargs, bound_args = self._bind(args, kwargs)
         try:
             ckey = call_key(bound_args, bound_kwargs)
         except UnhashableArgument as exc:
             raise TypeError(self._unhashable_message(exc.args[0], bound_args, bound_kwargs)) from None
         concrete = self._cache.lookup(ckey, bound_args, bound_kwargs,
                                       lambda: self._trace(bound_args, bound_kwargs))
-        return concrete, real_args, real_kwargs
-
-    def _canonicalize_values(self, args, kwargs):
-        sig = self._signature
-        bound = sig.bind(*args, **kwargs)
-        bound.apply_defaults()
-        return tuple(bound.arguments.values()), {}
+        return concrete, real_args, bound_kwargs
 
     def _unhashable_message(self, value, args, kwargs):
         names = self._arg_names()

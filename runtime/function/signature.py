@@ -130,6 +130,45 @@ def validate_input_signature(input_signature, sig: inspect.Signature | None, nam
     return tuple(input_signature)
 
 
+def bind_arguments(sig: inspect.Signature | None, args: tuple, kwargs: dict, fname: str):
+    """(args, kwargs) bound to the parameters of `sig`, defaults applied: a tuple for the
+    positional parameters and `*args`, a dict for keyword-only ones and `**kwargs`."""
+    if sig is None:
+        return args, kwargs
+    try:
+        bound = sig.bind(*args, **kwargs)
+    except TypeError as exc:
+        raise TypeError(f"{fname}(): {exc}") from None
+    bound.apply_defaults()
+    pos, kw = [], {}
+    for name, value in bound.arguments.items():
+        kind = sig.parameters[name].kind
+        if kind == inspect.Parameter.VAR_POSITIONAL:
+            pos.extend(value)
+        elif kind == inspect.Parameter.VAR_KEYWORD:
+            kw.update(value)
+        elif kind == inspect.Parameter.KEYWORD_ONLY:
+            kw[name] = value
+        else:
+            pos.append(value)
+    return tuple(pos), kw
+
+
+def apply_input_signature(input_signature: tuple, pos: tuple, kw: dict, names: list[str],
+                          fname: str) -> tuple:
+    """The input_signature in place of bound arguments, after checking they match it."""
+    if kw:
+        raise TypeError(f"{fname}() has an input_signature; pass its arguments positionally, "
+                        f"got keyword arguments {sorted(kw)}.")
+    if len(pos) != len(input_signature):
+        raise TypeError(f"{fname}() has an input_signature of {len(input_signature)} arguments "
+                        f"but was called with {len(pos)}.")
+    for i, (spec, value) in enumerate(zip(input_signature, pos)):
+        label = f"argument {names[i]!r}" if i < len(names) else f"argument {i}"
+        match(spec, value, f"{fname}(): {label}")
+    return input_signature
+
+
 def structure_text(value) -> str:
     """The nesting of `value` with its leaves as `*`."""
     return str(nest.structure_signature(value)).replace("'*'", "*")
