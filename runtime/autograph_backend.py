@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Callable, Optional, Sequence
 
 import autograph as ag
+from autograph.impl import logs as ag_logs
 from autograph.impl.options import ConversionOptions, Feature
 
 from . import context
@@ -18,7 +19,7 @@ from .control_flow import TensorArray
 from .control_flow import cond as _cond
 from .control_flow import while_loop as _while_loop
 from .dtypes import bool_, float32, int32
-from .function import _log_listeners
+from .function.logs import add_trace_listener
 from .ops import array_ops, debug_ops, math_ops, reduce_ops
 from .ops.core import convert_to_tensor
 from .shapes import TensorSpec, as_shape
@@ -241,11 +242,10 @@ BACKEND = ag.register_backend(RuntimeBackend())
 
 def _log_cache_event(level: int, message: str) -> None:
     """ag.set_verbosity(1) shows traces and their reasons; 2 also graph cache hits."""
-    from autograph.impl import logs
-    logs.log(level, "%s", message)
+    ag_logs.log(level, "%s", message)
 
 
-_log_listeners.append(_log_cache_event)
+add_trace_listener(_log_cache_event)
 
 
 def convert(func: Callable, experimental_autograph_options: Any = None) -> Callable:

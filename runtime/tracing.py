@@ -6,6 +6,8 @@ import numpy as np
 
 from . import context, nest
 from .graph import FuncGraph
+from .ops.array_ops import identity
+from .ops.core import convert_to_tensor
 from .shapes import TensorSpec
 from .tensor import EagerTensor, SymbolicTensor, Tensor
 
@@ -26,7 +28,7 @@ def spec_of(value) -> TensorSpec | None:
 def trace(python_fn, args, kwargs, specs_for, name: str, arg_names) -> FuncGraph:
     """Traces `python_fn(*args, **kwargs)`; tensor leaves become placeholders.
 
-    `specs_for(path, leaf)` returns the TensorSpec for a leaf that becomes a placeholder
+    `specs_for(leaf)` returns the TensorSpec for a leaf that becomes a placeholder
     (it may relax dims), or None for a leaf passed through as a Python value.
     """
     graph = FuncGraph(name)
@@ -75,10 +77,18 @@ class OutputSlot:
         self.tensor = tensor
 
 
+def fill_outputs(structured, flat: list):
+    """`structured` (a graph's structured_outputs) with each OutputSlot replaced by its value."""
+    if isinstance(structured, OutputSlot):
+        return flat[structured.index]
+    if not nest.is_nested(structured):
+        return structured
+    leaves = [flat[x.index] if isinstance(x, OutputSlot) else x for x in nest.flatten(structured)]
+    return nest.pack_sequence_as(structured, leaves)
+
+
 def _capture_outputs(graph, outputs):
     """Records tensor leaves of `outputs` as graph outputs; Python leaves stay as they are."""
-    from .ops.array_ops import identity
-    from .ops.core import convert_to_tensor
     flat = nest.flatten(outputs)
     structured = []
     for leaf in flat:

@@ -10,47 +10,56 @@ op, eagerly, so that every tape records the primitive ops and their gradients.
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from .. import context, nest
 from ..ops.core import define
 from ..tensor import EagerTensor
+from ..tracing import fill_outputs
 from .graph_gradient import GraphGradient
 from .interpret import interpret
 from .node import Node, variables_read
 from .tape import paused, record_node
 
 CALL = define("PartitionedCall", lambda *a, **k: None, None)
+_variables_read: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # concrete -> variables
+_gradients: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # concrete -> GraphGradient
 
 
 def _variables(concrete) -> list:
-    found = getattr(concrete, "_grad_variables", None)
+    found = _variables_read.get(concrete)
     if found is None:
-        found = concrete._grad_variables = variables_read([concrete.graph])
+        found = _variables_read[concrete] = variables_read([concrete.graph])
     return found
 
 
 def gradient_of(concrete) -> GraphGradient:
     """The forward/backward pair of a concrete function (built on first use, then cached)."""
-    found = getattr(concrete, "_graph_gradient", None)
+    found = _gradients.get(concrete)
     if found is None:
         _ = concrete.compiled  # lower the plain forward before the gradient extends the graph
-        found = concrete._graph_gradient = GraphGradient(concrete.graph, concrete.name)
+        found = _gradients[concrete] = GraphGradient(concrete.graph, concrete.name)
     return found
 
 
 def call_recorded(concrete, args, kwargs, values):
-    """Runs `concrete` on `values`, recording the call on the tapes that watch its inputs."""
+    """Runs `concrete` on `values`, recording the call on the tapes that watch its inputs.
+
+    `concrete` is any object with `.graph`, `.name`, `.compiled` and `.run(values)`: a
+    ConcreteFunction of `runtime.function`, which imports this module, never the reverse.
+    """
     tensors = _tensors_for(values, nest.flatten((list(args), kwargs)))
     variables = _variables(concrete)
     candidates = [t for t in tensors if t is not None] + variables
     tapes = [tape for tape in context.state.tapes if tape._graph is None and tape._wants(candidates)]
     if not tapes:
-        return concrete._run(values)
+        return concrete.run(values)
     if len(tapes) > 1:
         inputs = [t if t is not None else EagerTensor(v) for t, v in zip(tensors, values)]
         flat = interpret(concrete.graph, inputs)
-        return _pack(concrete, flat)
+        return fill_outputs(concrete.graph.structured_outputs, flat)
     grad = gradient_of(concrete)
     with paused():
         outputs, saved = grad.forward(values)
@@ -68,7 +77,7 @@ def call_recorded(concrete, args, kwargs, values):
         return [None if g is None else EagerTensor(np.asarray(g)) for g in grads]
 
     record_node(Node(CALL, node_inputs, outs, {"f": concrete.name}, None, grad_fn), tapes)
-    return _pack(concrete, flat)
+    return fill_outputs(concrete.graph.structured_outputs, flat)
 
 
 def _tensors_for(values, leaves) -> list:
@@ -83,9 +92,3 @@ def _tensors_for(values, leaves) -> list:
         found.append(candidates.pop(0) if candidates and len(candidates) > 1 else
                      candidates[0] if candidates else None)
     return found
-
-
-def _pack(concrete, flat):
-    from ..function import _fill_outputs
-    return _fill_outputs(concrete.graph.structured_outputs, flat)
-

@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import context, nest
 from .. import dtypes as _dtypes
-from ..function import _convert as _autograph_convert
+from ..function.conversion import convert as _autograph_convert
 from ..ops.core import convert_to_tensor
 from ..shapes import TensorShape
 from ..tensor import Tensor

@@ -3,6 +3,9 @@
 import collections
 import gc
 import logging
+import pathlib
+import subprocess
+import sys
 import threading
 import weakref
 
@@ -349,3 +352,12 @@ def test_argument_specs_from_text():
     for bad in ("f32", "f32[a]", "nope[1]"):
         with pytest.raises(ValueError):
             parse_specs(bad)
+
+
+def test_autograph_is_loaded_by_the_first_conversion_not_by_import():
+    code = ("import sys, runtime as rt\n"
+            "assert 'autograph' not in sys.modules\n"
+            "rt.function(autograph=False)(lambda x: x + 1)(rt.constant(1.0))\n"
+            "assert 'autograph' not in sys.modules\n")
+    root = pathlib.Path(__file__).resolve().parents[2]
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=root)

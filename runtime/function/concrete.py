@@ -1,0 +1,148 @@
+"""`ConcreteFunction`: one traced graph of a Function, for one input signature."""
+
+from __future__ import annotations
+
+import threading
+
+from .. import context, nest
+from ..executor.codegen import lower, runtime_error
+from ..gradients import function_call
+from ..shapes import TensorSpec
+from ..tensor import EagerTensor
+from ..tracing import OutputSlot, fill_outputs
+from .signature import describe, match
+
+
+class ConcreteFunction:
+    """One traced graph of a Function, for one input signature; callable with tensors."""
+
+    def __init__(self, graph, function=None, attributes=None, name=None, arg_names=None):
+        self.graph = graph
+        self._function = function
+        self.arg_names: list[str] = list(arg_names or [])
+        self.attributes = dict(attributes or {})
+        self.name = name or graph.name
+        self.structured_input_signature = graph.structured_input_signature
+        self.structured_outputs = _public_outputs(graph.structured_outputs)
+        self._compiled = None
+        self._lock = threading.Lock()
+        self.variables = tuple(graph.variables)
+
+    # -- lowering ----------------------------------------------------------------------
+    @property
+    def compiled(self):
+        """The executor's lowered graph (its `.source` is the generated Python)."""
+        if self._compiled is None:
+            with self._lock:
+                if self._compiled is None:
+                    self._compiled = lower(self.graph, self.name)
+        return self._compiled
+
+    @property
+    def generated_source(self) -> str:
+        """The Python source the executor generated for this graph."""
+        return self.compiled.source
+
+    @property
+    def inputs(self):
+        return self.graph.inputs
+
+    @property
+    def outputs(self):
+        return self.graph.outputs
+
+    @property
+    def function_type(self):
+        return self.structured_input_signature
+
+    # -- running -----------------------------------------------------------------------
+    def run(self, values: list):
+        """Runs the graph on NumPy input values, one per placeholder; returns the packed outputs."""
+        fn = self.compiled.fn
+        try:
+            result = fn(*values)
+        except Exception as exc:
+            translated = runtime_error(self.compiled, exc)
+            if translated is None:
+                raise
+            raise translated from None
+        return self.pack(result)
+
+    def pack(self, result):
+        """The executor's raw result as eager tensors in the traced output structure."""
+        structured = self.graph.structured_outputs
+        if isinstance(structured, OutputSlot):
+            return EagerTensor(result)
+        flat = [EagerTensor(result)] if len(self.graph.outputs) == 1 else [EagerTensor(r) for r in result]
+        return fill_outputs(structured, flat)
+
+    def __call__(self, *args, **kwargs):
+        values = self.bind_values(args, kwargs)
+        if context.state.tapes:
+            return function_call.call_recorded(self, args, kwargs, values)
+        return self.run(values)
+
+    def bind_values(self, args: tuple, kwargs: dict) -> list:
+        """The NumPy values of the tensor arguments, checked against the traced signature."""
+        kwargs = dict(kwargs)
+        sig_args, sig_kwargs = self.structured_input_signature
+        if len(args) > len(sig_args) and not sig_kwargs:
+            raise TypeError(f"{self.name}() takes {len(sig_args)} positional arguments but "
+                            f"{len(args)} were given.")
+        values: list = []
+        given = list(args)
+        # keyword arguments fill the remaining positional slots by placeholder name
+        names = self.arg_names
+        for i in range(len(given), len(sig_args)):
+            name = names[i] if i < len(names) else None
+            if name is not None and name in kwargs:
+                given.append(kwargs.pop(name))
+            else:
+                spec = sig_args[i]
+                if isinstance(spec, TensorSpec) or nest.is_nested(spec):
+                    raise TypeError(f"{self.name}() is missing the argument {name or i!r} ({spec!r}).")
+                given.append(spec)
+        for i, (spec, value) in enumerate(zip(sig_args, given)):
+            match(spec, value, f"{self.name}(): argument {i}", values)
+        for key, spec in sig_kwargs.items():
+            if key not in kwargs:
+                if isinstance(spec, TensorSpec):
+                    raise TypeError(f"{self.name}() is missing the keyword argument {key!r}.")
+                continue
+            match(spec, kwargs.pop(key), f"{self.name}(): argument {key!r}", values)
+        if kwargs:
+            raise TypeError(f"{self.name}() got unexpected keyword arguments {sorted(kwargs)}.")
+        return values
+
+    # -- describing ---------------------------------------------------------------------
+    def pretty_printed_signature(self, verbose: bool = True) -> str:
+        names = self.arg_names
+        sig_args, sig_kwargs = self.structured_input_signature
+        labels = [names[i] if i < len(names) else f"arg{i}" for i in range(len(sig_args))]
+        labels += list(sig_kwargs)
+        values = list(sig_args) + list(sig_kwargs.values())
+        fname = self._function.__name__ if self._function is not None else self.name
+        lines = [f"{fname}({', '.join(labels)})"]
+        if values:
+            lines.append("  Args:")
+            lines += [f"    {label}: {describe(v)}" for label, v in zip(labels, values)]
+        lines.append("  Returns:")
+        lines.append(f"    {describe(self.structured_outputs)}")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"<ConcreteFunction {self.pretty_printed_signature().splitlines()[0]} at 0x{id(self):X}>"
+
+    def __str__(self) -> str:
+        return f"ConcreteFunction {self.pretty_printed_signature()}"
+
+
+def _public_outputs(structured):
+    """structured_outputs with each OutputSlot shown as the TensorSpec of its tensor."""
+    def leaf(x):
+        if isinstance(x, OutputSlot):
+            return TensorSpec(x.tensor.shape, x.tensor.dtype)
+        return x
+    if nest.is_nested(structured):
+        return nest.map_structure(leaf, structured)
+    return leaf(structured)

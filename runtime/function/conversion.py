@@ -1,0 +1,20 @@
+"""Autograph conversion of the functions that `rt.function(autograph=True)` traces.
+
+The converter is imported on the first conversion, not with the runtime, so that
+`import runtime` stays fast; this is the one place the runtime reaches autograph.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Callable
+
+
+def convert(python_function: Callable, options: Any = None) -> Callable:
+    """The autograph-converted `python_function` (`options`: see `rt.function`)."""
+    try:
+        from .. import autograph_backend  # lazy: loads the converter on first use
+    except ImportError:  # pragma: no cover - the converter is part of this distribution
+        warnings.warn("autograph is unavailable; tracing the function as written.", stacklevel=3)
+        return python_function
+    return autograph_backend.convert(python_function, options)

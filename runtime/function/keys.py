@@ -1,0 +1,88 @@
+"""Cache keys of calls: tensors by shape and dtype, Python values by value, objects by identity."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..shapes import TensorSpec
+from ..tensor import EagerTensor, SymbolicTensor
+
+_SCALARS = (int, float, bool, str, bytes, type(None), complex)
+
+
+class UnhashableArgument(TypeError):
+    """An argument leaf that can be neither a tensor nor a dictionary key."""
+
+
+def _key_eager(x):
+    v = x._value
+    return (v.shape, v.dtype)
+
+
+def _key_array(x):
+    if x.dtype.kind in "OUS":
+        return (np.ndarray, id(x))
+    # distinct from an eager tensor's key: fast callers read `._value` from eager tensors only
+    return ("nd", x.shape, x.dtype)
+
+
+def _key_scalar(x):
+    return (type(x), x)
+
+
+def _key_seq(x):
+    return (type(x), tuple([leaf_key(v) for v in x]))
+
+
+def _key_dict(x):
+    return (type(x), tuple(sorted(((k, leaf_key(v)) for k, v in x.items()), key=lambda kv: repr(kv[0]))))
+
+
+def _key_spec(x):
+    return ("spec", x.shape.as_tuple(), x.dtype.name)
+
+
+_KEYERS = {EagerTensor: _key_eager, np.ndarray: _key_array, list: _key_seq, tuple: _key_seq,
+           dict: _key_dict, TensorSpec: _key_spec}
+for _t in _SCALARS:
+    _KEYERS[_t] = _key_scalar
+
+
+def leaf_key(x):
+    """The key of one argument (nests are walked); raises UnhashableArgument."""
+    keyer = _KEYERS.get(type(x))
+    if keyer is not None:
+        return keyer(x)
+    if isinstance(x, np.generic):
+        return ("nd", (), x.dtype)
+    if isinstance(x, tuple):  # namedtuple
+        return _key_seq(x)
+    if isinstance(x, dict):
+        return _key_dict(x)
+    if isinstance(x, list):
+        return _key_seq(x)
+    if isinstance(x, SymbolicTensor):
+        return ("sym", x.shape.as_tuple(), x.dtype.name)
+    if hasattr(x, "_as_tensor"):  # variables and other stateful objects: by identity
+        return ("obj", id(x))
+    try:
+        hash(x)
+    except TypeError:
+        raise UnhashableArgument(x) from None
+    return (type(x), x)
+
+
+def leaf_key_or_none(x):
+    """`leaf_key(x)`, or None when `x` is unhashable."""
+    try:
+        return leaf_key(x)
+    except UnhashableArgument:
+        return None
+
+
+def call_key(args: tuple, kwargs: dict):
+    """The key of a whole call; raises UnhashableArgument."""
+    if kwargs:
+        return (tuple([leaf_key(a) for a in args]),
+                tuple([(k, leaf_key(v)) for k, v in kwargs.items()]))
+    return tuple([leaf_key(a) for a in args])

@@ -1,0 +1,288 @@
+"""`Function`: a Python function compiled into graphs, one per input signature.
+
+Each call computes a key from its arguments (tensors by shape and dtype, Python values by
+value); a new key traces the function into a graph, which the executor lowers to Python
+once. Repeated keys skip straight to a generated caller.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import weakref
+
+from .. import context, nest
+from ..context import functions_run_eagerly
+from ..gradients import function_call
+from ..shapes import TensorSpec
+from ..tracing import spec_of, trace
+from . import callbacks, logs
+from .cache import TraceCache
+from .concrete import ConcreteFunction
+from .conversion import convert
+from .keys import UnhashableArgument, call_key
+from .signature import apply_input_signature, bind_arguments, validate_input_signature
+
+_RETRACE_WARNING_AFTER = 5
+_ALLOWED_ATTRIBUTES = {"func_name": str, "noinline": bool, "implements": str}
+
+
+class Function:
+    """A Python function compiled into graphs, one per input signature (see `rt.function`)."""
+
+    def __init__(self, python_function, name=None, input_signature=None, autograph=True,
+                 experimental_autograph_options=None, reduce_retracing=False, jit_compile=None,
+                 attributes=None):
+        if not callable(python_function):
+            raise TypeError(f"rt.function needs a callable, got {python_function!r}.")
+        if jit_compile:
+            raise NotImplementedError(
+                "jit_compile=True is reserved for a fusing compiler backend that does not exist "
+                "yet; use jit_compile=None or False, which run the standard NumPy executor.")
+        self._python_function = python_function
+        self._name = name or getattr(python_function, "__name__", "function")
+        self._autograph = autograph
+        self._autograph_options = experimental_autograph_options
+        self._reduce_retracing = reduce_retracing
+        self._attributes = validate_attributes(attributes)
+        self._signature = _signature_of(python_function)
+        self._input_signature = None
+        if input_signature is not None:
+            self._input_signature = validate_input_signature(input_signature, self._signature,
+                                                             self._name)
+        self._cache = TraceCache(self._name)
+        self._fast = self._cache.fast  # read on every call
+        self._tracing_count = 0
+        self._traces_in_a_row = 0
+        self._converted = None
+        self._owner = None  # (Function, weak reference to the instance) of a bound method
+        self._instances = weakref.WeakKeyDictionary()
+        self._instances_by_id: dict = {}
+        functools.update_wrapper(self, python_function, updated=())
+
+    # -- public properties ------------------------------------------------------------------
+    @property
+    def python_function(self):
+        return self._python_function
+
+    @property
+    def input_signature(self):
+        return self._input_signature
+
+    @property
+    def function_spec(self):
+        return self._signature
+
+    def experimental_get_tracing_count(self) -> int:
+        return self._tracing_count
+
+    # -- methods ---------------------------------------------------------------------------------
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        try:
+            bound = self._instances.get(instance)
+        except TypeError:
+            bound = self._instances_by_id.get(id(instance))
+        if bound is None:
+            bound = self._bind_to(instance)
+        return bound
+
+    def _bind_to(self, instance):
+        """The Function of the method bound to `instance` (it holds the instance weakly)."""
+        ref = weakref.ref(instance) if _weakrefable(instance) else (lambda: instance)
+        original = self._python_function
+
+        @functools.wraps(original)
+        def method(*args, **kwargs):
+            obj = ref()
+            if obj is None:
+                raise ReferenceError("The instance of this compiled method no longer exists.")
+            return original(obj, *args, **kwargs)
+        sig = self._input_signature
+        if sig is not None:
+            sig = sig[1:] if len(sig) == len(self._signature_positional()) else sig
+        bound = Function(method, name=self._name, input_signature=None, autograph=self._autograph,
+                         experimental_autograph_options=self._autograph_options,
+                         reduce_retracing=self._reduce_retracing, attributes=self._attributes)
+        bound._signature = _drop_first(self._signature)
+        bound._owner = (self, ref)
+        if sig is not None:
+            bound._input_signature = tuple(sig)
+        try:
+            self._instances[instance] = bound
+        except TypeError:
+            key = id(instance)
+            self._instances_by_id[key] = bound
+            if _weakrefable(instance):
+                weakref.finalize(instance, self._instances_by_id.pop, key, None)
+        return bound
+
+    def _arg_names(self):
+        return [p.name for p in self._signature_positional()]
+
+    def _signature_positional(self):
+        return [p for p in self._signature.parameters.values()
+                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)] if self._signature else []
+
+    # -- calling ---------------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        if functions_run_eagerly():
+            return self._python_function(*args, **kwargs)
+        if context.state.graphs and context.state.graphs[-1] is not None:
+            return self._call_inline(args, kwargs)
+        try:
+            key = call_key(args, kwargs)
+            entry = self._fast.get(key)
+        except UnhashableArgument:
+            key, entry = None, None
+        if entry is not None and not context.state.tapes:
+            self._traces_in_a_row = 0
+            return entry(args, kwargs)
+        return self._call_slow(args, kwargs, key)
+
+    def _call_inline(self, args, kwargs):
+        """Called while another function traces: trace this body into the same graph."""
+        fn = self._traceable()
+        if self._input_signature is not None:
+            self._bind(args, kwargs)  # validates against the signature
+        with context.name_scope(self._name):
+            return fn(*args, **kwargs)
+
+    def _call_slow(self, args, kwargs, fast_key):
+        concrete, bound_args, bound_kwargs = self._concrete_for(args, kwargs)
+        values = concrete.bind_values(bound_args, bound_kwargs)
+        if fast_key is not None:
+            self._cache.add_caller(fast_key, concrete, args, kwargs)
+        if context.state.tapes:
+            return function_call.call_recorded(concrete, bound_args, bound_kwargs, values)
+        return concrete.run(values)
+
+    def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction:
+        """The concrete function for these arguments (values or TensorSpecs), tracing if needed."""
+        if not args and not kwargs and self._input_signature is not None:
+            args = tuple(self._input_signature)
+        return self._concrete_for(args, kwargs)[0]
+
+    def pretty_printed_concrete_signatures(self, verbose: bool = True) -> str:
+        return "\n\n".join(c.pretty_printed_signature(verbose) for c in self._cache.traced)
+
+    def list_concrete_functions(self):
+        return list(self._cache.traced)
+
+    # -- tracing ---------------------------------------------------------------------------------
+    def _traceable(self):
+        """The function that tracing runs: autograph-converted unless autograph=False."""
+        if not self._autograph:
+            return self._python_function
+        if self._converted is None:
+            if self._owner is not None:
+                parent, ref = self._owner
+                converted = parent._traceable()
+
+                def method(*args, **kwargs):
+                    return converted(ref(), *args, **kwargs)
+                self._converted = method
+            else:
+                self._converted = convert(self._python_function, self._autograph_options)
+        return self._converted
+
+    def _bind(self, args, kwargs):
+        """The arguments bound to the parameters (defaults applied), and the arguments to
+        trace with: the input_signature, when there is one, after checking the call matches it."""
+        pos, kw = bind_arguments(self._signature, args, kwargs, self._name)
+        if self._input_signature is None:
+            return pos, kw, pos
+        return pos, kw, apply_input_signature(self._input_signature, pos, kw, self._arg_names(), self._name)
+
+    def _concrete_for(self, args, kwargs):
+        real_args, bound_kwargs, bound_args = self._bind(args, kwargs)
+        try:
+            ckey = call_key(bound_args, bound_kwargs)
+        except UnhashableArgument as exc:
+            raise TypeError(self._unhashable_message(exc.args[0], bound_args, bound_kwargs)) from None
+        concrete = self._cache.lookup(ckey, bound_args, bound_kwargs,
+                                      lambda: self._trace(bound_args, bound_kwargs))
+        return concrete, real_args, bound_kwargs
+
+    def _unhashable_message(self, value, args, kwargs):
+        names = self._arg_names()
+        label = "an argument"
+        for i, a in enumerate(args):
+            if a is value or (nest.is_nested(a) and any(v is value for v in nest.flatten(a))):
+                label = f"argument {names[i]!r}" if i < len(names) else f"argument {i}"
+        for k, a in kwargs.items():
+            if a is value:
+                label = f"argument {k!r}"
+        return (f"{self._name}(): {label} is an unhashable {type(value).__name__} ({value!r:.60}); "
+                "compiled functions key their cache on Python arguments, so pass a hashable value, "
+                "a tensor, or a list/tuple/dict of them.")
+
+    def _trace(self, args, kwargs):
+        relax = self._cache.relaxed_shapes(args, kwargs) if self._reduce_retracing else None
+        count = [0]
+
+        def specs_for(leaf):
+            spec = spec_of(leaf)
+            if spec is None:
+                return None
+            if relax is not None:
+                shape = relax[count[0]]
+                count[0] += 1
+                return TensorSpec(shape, spec.dtype, spec.name)
+            return spec
+
+        name = self._attributes.get("func_name") or self._name
+        self._tracing_count += 1
+        self._traces_in_a_row += 1
+        if self._traces_in_a_row == _RETRACE_WARNING_AFTER:
+            logs.logger.warning(
+                "%s has been traced %d times in a row. Tracing is expensive; pass tensors instead "
+                "of Python numbers, use input_signature or reduce_retracing=True to avoid it.",
+                self._name, self._traces_in_a_row)
+        traceable = self._traceable()  # converts (and loads autograph's logging) first
+        names = self._arg_names()
+        if logs.wanted(1):
+            logs.log_event(1, f"Tracing {self._name}: {self._cache.retrace_reason(args, kwargs, names)}")
+        graph = trace(traceable, args, kwargs, specs_for, name, names)
+        concrete = ConcreteFunction(graph, self._python_function, self._attributes, name, names)
+        callbacks.notify(concrete)
+        return concrete
+
+    def __repr__(self) -> str:
+        return f"<rt.Function {self._name}>"
+
+
+def validate_attributes(attributes) -> dict:
+    """`attributes` as a dict, after checking their names and value types."""
+    attributes = dict(attributes or {})
+    for name, value in attributes.items():
+        if name not in _ALLOWED_ATTRIBUTES:
+            raise ValueError(f"Function attribute {name!r} is not allowed; allowed attributes are "
+                             f"{sorted(_ALLOWED_ATTRIBUTES)}.")
+        if not isinstance(value, (str, int, float, bool)):
+            raise ValueError(f"Function attribute {name!r} must be a str, int, float or bool, got "
+                             f"{type(value).__name__} {value!r}.")
+    return attributes
+
+
+def _weakrefable(obj) -> bool:
+    try:
+        weakref.ref(obj)
+        return True
+    except TypeError:
+        return False
+
+
+def _drop_first(sig):
+    if sig is None:
+        return None
+    params = list(sig.parameters.values())[1:]
+    return sig.replace(parameters=params)
+
+
+def _signature_of(fn):
+    try:
+        return inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
