@@ -111,8 +111,7 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
     op = graph.create_op(COND, [pred], {}, specs, name=name or "cond",
                          subgraphs=(true_graph, false_graph))
     if context.state.tapes:
-        from .gradients.tape import record_operation
-        record_operation(COND, [pred], op.outputs, {}, op)
+        context.record_operation(COND, [pred], op.outputs, {}, op)
     outs = iter(op.outputs)
     flat = [None if t is None else next(outs) for t in true_flat]
     return _pack_values(true_result, flat)
@@ -278,8 +277,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     op = graph.create_op(WHILE, inputs, {}, [(s, t.dtype) for s, t in zip(invariants, flat_init)],
                          name=name or "while", subgraphs=(cond_graph, body_graph))
     if context.state.tapes:
-        from .gradients.tape import record_operation
-        record_operation(WHILE, inputs, op.outputs, {}, op)
+        context.record_operation(WHILE, inputs, op.outputs, {}, op)
     packed = _pack_values(result, op.outputs)  # TensorArrays keep element shapes from the body
     return packed[0] if single else packed
 

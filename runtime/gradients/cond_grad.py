@@ -108,7 +108,6 @@ def _if_grad(op, *grads):
     grad_op = home.create_op(COND, [pred], {}, [(v.shape, v.dtype) for v in connected],
                              name=f"{forward.name}_grad", subgraphs=tuple(graphs))
     if context.state.tapes:
-        from .tape import record_operation
-        record_operation(COND, [pred], grad_op.outputs, {}, grad_op)
+        context.record_operation(COND, [pred], grad_op.outputs, {}, grad_op)
     by_value = {id(v): out for v, out in zip(connected, grad_op.outputs)}
     return [by_value.get(id(v)) if i else None for i, v in enumerate(inputs)]

@@ -15,12 +15,6 @@ from .engine import backprop
 from .node import Node, differentiable, node_inputs, node_outputs
 
 
-def record_operation(opdef, inputs, outputs, attrs, operation) -> None:
-    """Tells every active tape that `opdef` mapped `inputs` to `outputs`."""
-    for tape in context.state.tapes:
-        tape._record(opdef, inputs, outputs, attrs, operation)
-
-
 def record_node(node: Node, tapes=None) -> None:
     """Records an already-built node (a compiled-function call, ...) on `tapes`."""
     for tape in context.state.tapes if tapes is None else tapes:
@@ -136,7 +130,8 @@ class GradientTape:
         return tuple(self._watched_variables)
 
     # -- recording --------------------------------------------------------------------------
-    def _record(self, opdef, inputs, outputs, attrs, operation) -> None:
+    def record_operation(self, opdef, inputs, outputs, attrs, operation) -> None:
+        """Records one op if it reads a watched value (ops tell tapes through `context`)."""
         if not opdef.differentiable:
             return
         graph = None if operation is None else operation.graph

@@ -201,8 +201,7 @@ def _while_grad(op, *grads):
     grad_op = home.create_op(WHILE, inits, {}, [(t.shape, t.dtype) for t in body.inputs],
                              name=f"{forward.name}_grad", subgraphs=(cond, body))
     if context.state.tapes:
-        from .tape import record_operation
-        record_operation(WHILE, inits, grad_op.outputs, {}, grad_op)
+        context.record_operation(WHILE, inits, grad_op.outputs, {}, grad_op)
     results = [None] * len(inputs)
     for k, i in enumerate(active):
         results[i] = grad_op.outputs[1 + k]

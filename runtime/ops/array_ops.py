@@ -11,7 +11,7 @@ from .. import dtypes as _dtypes
 from ..graph import constant_value
 from ..shapes import TensorShape
 from ..tensor import EagerTensor, Tensor
-from .core import apply, constant, convert_to_tensor, define
+from .core import apply, binary_operands, constant, convert_to_tensor, define, register_conversions
 from .shape_rules import broadcast, normalize_axis, same_dtype
 
 
@@ -386,7 +386,6 @@ def where(condition, x=None, y=None, name=None):
         return apply(WHERE_INDICES, [condition], name=name)
     if x is None or y is None:
         raise ValueError("where needs both x and y, or neither.")
-    from .core import binary_operands
     x, y = binary_operands(x, y)
     return apply(SELECT, [condition, x, y], name=name)
 
@@ -581,6 +580,9 @@ def cast(x, dtype, name=None):
     if x.dtype is dtype:
         return x
     return apply(CAST, [x], {"dtype": dtype}, name=name)
+
+
+register_conversions(pack=stack, cast=cast)
 
 
 IDENTITY = define("Identity", lambda x: (x.shape, x.dtype), lambda x: x,

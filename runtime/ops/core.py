@@ -1,68 +1,18 @@
-"""Op definitions and the one function that applies an op, eagerly or into a graph.
+"""The one function that applies an op, eagerly or into a graph, and conversion to tensors.
 
-An op is defined once: its name, a shape/dtype rule (`infer`), a NumPy kernel, how the
-executor writes it as Python (`template` or `emit`), and its gradient rule.
+Ops are defined in `runtime.opdef`; `define` and `OpDef` are re-exported here for op modules.
 """
 
 from __future__ import annotations
-
-from typing import Callable
 
 import numpy as np
 
 from .. import context
 from .. import dtypes as _dtypes
+from ..errors import InvalidArgumentError
+from ..opdef import CONST, PLACEHOLDER, REGISTRY, OpDef, define, register_gradient
 from ..shapes import TensorShape
 from ..tensor import EagerTensor, SymbolicTensor, Tensor, to_numpy_value
-
-REGISTRY: dict[str, "OpDef"] = {}
-
-
-class OpDef:
-    """The definition of one primitive op.
-
-    infer(*inputs, **attrs) -> (shape, dtype) or, for `num_outputs != 1`, a list of them.
-    kernel(*arrays, **attrs) -> array (or tuple of arrays).
-    template: Python expression for the executor, e.g. "{0} + {1}" or "np.sum({0}, axis={axis})".
-    emit(ctx, op): writes the op's lines itself (control flow, variables, ...).
-    grad(op, *output_grads) -> list of input grads (None where there is none).
-    """
-
-    __slots__ = ("name", "infer", "kernel", "template", "emit", "grad", "stateful",
-                 "num_outputs", "differentiable")
-
-    def __init__(self, name, infer, kernel, template=None, emit=None, grad=None,
-                 stateful=False, num_outputs=1, differentiable=True):
-        self.name = name
-        self.infer = infer
-        self.kernel = kernel
-        self.template = template
-        self.emit = emit
-        self.grad = grad
-        self.stateful = stateful
-        self.num_outputs = num_outputs
-        self.differentiable = differentiable
-
-    def __repr__(self) -> str:
-        return f"<OpDef {self.name}>"
-
-
-def define(name: str, infer: Callable, kernel: Callable | None = None, **kwargs) -> OpDef:
-    """Registers an op; names are unique."""
-    if name in REGISTRY:
-        raise ValueError(f"op {name!r} is defined twice")
-    op = OpDef(name, infer, kernel, **kwargs)
-    REGISTRY[name] = op
-    return op
-
-
-def register_gradient(op_name: str):
-    """Decorator: sets the gradient rule of a defined op."""
-    def decorate(fn):
-        REGISTRY[op_name].grad = fn
-        return fn
-    return decorate
-
 
 # -- conversion --------------------------------------------------------------------------
 
@@ -96,9 +46,17 @@ def convert_to_tensor(value, dtype=None, name=None, dtype_hint=None) -> Tensor:
         except TypeError:
             pass
     if isinstance(value, (list, tuple)) and any(isinstance(v, Tensor) for v in _flat(value)):
-        from . import array_ops
-        return array_ops.stack([convert_to_tensor(v, dtype) for v in value])
+        return _conversions["pack"]([convert_to_tensor(v, dtype) for v in value])
     return _const(to_numpy_value(value, dtype))
+
+
+_conversions = {}  # "pack": stack tensors, "cast": change dtype; see register_conversions
+
+
+def register_conversions(pack, cast) -> None:
+    """The ops conversion needs (they are defined with the array ops, above this module):
+    `pack(tensors)` stacks a list holding tensors, `cast(tensor, dtype)` changes a dtype."""
+    _conversions.update(pack=pack, cast=cast)
 
 
 _PY_SCALARS = (int, float, bool)
@@ -132,10 +90,9 @@ def _const(array) -> Tensor:
 def constant(value, dtype=None, shape=None, name=None) -> Tensor:
     """A constant tensor; with `shape`, a scalar is broadcast and a same-size value reshaped."""
     if isinstance(value, Tensor):
-        from .array_ops import cast
         value = np.asarray(value) if isinstance(value, EagerTensor) else value
         if isinstance(value, Tensor):
-            return cast(value, dtype) if dtype is not None else value
+            return _conversions["cast"](value, dtype) if dtype is not None else value
     dtype = _dtypes.as_dtype(dtype) if dtype is not None else None
     array = to_numpy_value(value, dtype)
     if shape is not None:
@@ -200,8 +157,7 @@ def apply(op: OpDef, inputs, attrs: dict | None = None, name: str | None = None)
     operation = graph.create_op(op, ins, attrs, [specs] if single else specs, name)
     outs = operation.outputs
     if context.state.tapes:
-        from ..gradients.tape import record_operation
-        record_operation(op, ins, outs, attrs, operation)
+        context.record_operation(op, ins, outs, attrs, operation)
     return outs[0] if single else outs
 
 
@@ -243,7 +199,6 @@ def _apply_eager(op, inputs, attrs):
     try:
         result = op.kernel(*values, **attrs)
     except (ValueError, IndexError, ZeroDivisionError, np.linalg.LinAlgError) as exc:
-        from ..errors import InvalidArgumentError
         if isinstance(exc, InvalidArgumentError):
             raise
         raise InvalidArgumentError(f"{op.name}: {exc}") from None
@@ -252,8 +207,7 @@ def _apply_eager(op, inputs, attrs):
     else:
         outs = [EagerTensor(_fix_dtype(r, s[1])) for r, s in zip(result, specs)]
     if context.state.tapes:
-        from ..gradients.tape import record_operation
-        record_operation(op, inputs, outs, attrs, None)
+        context.record_operation(op, inputs, outs, attrs, None)
     return outs[0] if op.num_outputs == 1 else outs
 
 
@@ -265,16 +219,6 @@ def _fix_dtype(value, dtype):
     return value
 
 
-def _no_infer(*_args, **_kwargs):
-    raise AssertionError("this op is not applied through apply()")
-
-
-def _emit_const(em, op):
-    value = op.attrs["value"]
-    if value.ndim == 0:
-        value = value[()]  # NumPy scalars take NumPy's fast scalar arithmetic
-    em.alias(op.outputs[0], em.bind(value, "c"))
-
-
-CONST = define("Const", _no_infer, emit=_emit_const, differentiable=False)
-PLACEHOLDER = define("Placeholder", _no_infer, differentiable=False)
+__all__ = ["CONST", "PLACEHOLDER", "REGISTRY", "OpDef", "apply", "binary_operands", "constant",
+           "convert_to_tensor", "define", "register_conversions",
+           "register_gradient"]
