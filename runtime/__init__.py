@@ -14,7 +14,6 @@ import types as _types
 
 from . import errors
 from .context import device, executing_eagerly, init_scope, name_scope
-from .control_flow import TensorArray, cond, while_loop
 from .dtypes import (
     DType,
     as_dtype,
@@ -88,6 +87,7 @@ from .ops.array_ops import (
     zeros,
     zeros_like,
 )
+from .ops.control_flow import cond, while_loop
 from .ops.core import constant, convert_to_tensor
 from .ops.debug_ops import Assert, print
 from .ops.linalg_ops import einsum, matmul, tensordot
@@ -143,9 +143,10 @@ from .ops.reduce_ops import (
     reduce_prod,
     reduce_sum,
 )
+from .ops.tensor_array import TensorArray
+from .ops.variable_ops import Variable
 from .shapes import TensorShape, TensorSpec
 from .tensor import EagerTensor, SymbolicTensor, Tensor, is_tensor
-from .variables import Variable
 
 bool = bool_  # noqa: A001 - rt.bool aliases rt.bool_, as tf.bool
 

@@ -15,17 +15,17 @@ import autograph as ag
 from autograph.impl.options import ConversionOptions, Feature
 
 from . import context
-from .control_flow import TensorArray
-from .control_flow import cond as _cond
-from .control_flow import while_loop as _while_loop
 from .dtypes import bool_, float32, int32
 from .function import _log_listeners
 from .graph import register_internal_dir
 from .ops import array_ops, debug_ops, math_ops, reduce_ops
+from .ops.control_flow import cond as _cond
+from .ops.control_flow import while_loop as _while_loop
 from .ops.core import convert_to_tensor
+from .ops.tensor_array import TensorArray
+from .ops.variable_ops import Variable
 from .shapes import TensorSpec, as_shape
 from .tensor import SymbolicTensor, Tensor
-from .variables import Variable
 
 register_internal_dir(os.path.dirname(ag.__file__))  # op locations skip converter frames
 

@@ -12,8 +12,8 @@ import inspect
 from .. import nest
 from ..ops import core
 from ..ops.core import apply, define, register_gradient
+from ..ops.variable_ops import Variable
 from ..tensor import Tensor
-from ..variables import Variable
 from .tape import GradientTape, paused
 
 

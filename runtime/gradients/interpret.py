@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from ..ops.core import apply
+from ..ops.variable_ops import INIT
 from ..tensor import EagerTensor
-from ..variables import INIT
 
 _UNSUPPORTED = ("CustomGradient",)
 _PLACEHOLDERS = ("AccumulatorNew", "AccumulatorPush", "Undefined")

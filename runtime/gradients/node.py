@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from .. import dtypes as _dtypes
 from ..executor.passes import external_inputs
-from ..variables import READ
+from ..ops.variable_ops import READ
 from .resolve import any_active, resolve
 
 

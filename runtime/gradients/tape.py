@@ -9,8 +9,8 @@ import numpy as np
 
 from .. import context, nest
 from ..ops import array_ops, core
+from ..ops.variable_ops import READ, Variable
 from ..tensor import EagerTensor, Tensor
-from ..variables import READ, Variable
 from .engine import backprop
 from .node import Node, differentiable, node_inputs, node_outputs
 

@@ -12,10 +12,10 @@ import weakref
 
 from .. import context
 from .. import dtypes as _dtypes
-from ..control_flow import WHILE
 from ..graph import FuncGraph
 from ..ops import math_ops
-from ..ops.core import define, register_gradient
+from ..ops.control_flow import WHILE
+from ..ops.core import apply, define, register_gradient
 from ..shapes import TensorShape
 from ..tensor import SymbolicTensor
 from .cond_grad import zeros_for_value
@@ -198,14 +198,11 @@ def _while_grad(op, *grads):
     for i in active:
         inits.append(grads[i] if grads[i] is not None else zeros_for_value(outs[i]))
     inits += [zeros_for_value(c) for c, _ in cap_grads]
-    grad_op = home.create_op(WHILE, inits, {}, [(t.shape, t.dtype) for t in body.inputs],
-                             name=f"{forward.name}_grad", subgraphs=(cond, body))
-    if context.state.tapes:
-        context.record_operation(WHILE, inits, grad_op.outputs, {}, grad_op)
+    grad_outs = apply(WHILE, inits, name=f"{forward.name}_grad", subgraphs=(cond, body))
     results = [None] * len(inputs)
     for k, i in enumerate(active):
-        results[i] = grad_op.outputs[1 + k]
-    by_cap = {id(c): grad_op.outputs[1 + len(active) + k] for k, (c, _) in enumerate(cap_grads)}
+        results[i] = grad_outs[1 + k]
+    by_cap = {id(c): grad_outs[1 + len(active) + k] for k, (c, _) in enumerate(cap_grads)}
     for j, c in enumerate(caps):
         results[cap_offset + j] = by_cap.get(id(c))
     return results

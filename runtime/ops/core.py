@@ -138,9 +138,12 @@ def _describe(t) -> str:
 
 # -- application ---------------------------------------------------------------------------
 
-def apply(op: OpDef, inputs, attrs: dict | None = None, name: str | None = None):
+def apply(op: OpDef, inputs, attrs: dict | None = None, name: str | None = None,
+          subgraphs: tuple = ()):
     """Runs `op` on tensors: eagerly now, or as a new operation in the graph being built.
 
+    `subgraphs` (branches, loop bodies) are traced graphs the op runs; their op is staged
+    only, and its shape rule receives them first: `infer(subgraphs, *inputs, **attrs)`.
     Returns one tensor, or a list of tensors for ops with several outputs.
     """
     attrs = attrs or {}
@@ -148,13 +151,13 @@ def apply(op: OpDef, inputs, attrs: dict | None = None, name: str | None = None)
     if graph is None:
         return _apply_eager(op, inputs, attrs)
     ins = [graph.capture(t) for t in inputs]
-    specs = op.infer(*ins, **attrs)
+    specs = op.infer(subgraphs, *ins, **attrs) if subgraphs else op.infer(*ins, **attrs)
     single = op.num_outputs == 1
     if single and ins and not context.state.tapes:
         folded = _fold_constants(graph, op, ins, attrs, specs)
         if folded is not None:
             return folded
-    operation = graph.create_op(op, ins, attrs, [specs] if single else specs, name)
+    operation = graph.create_op(op, ins, attrs, [specs] if single else specs, name, subgraphs)
     outs = operation.outputs
     if context.state.tapes:
         context.record_operation(op, ins, outs, attrs, operation)

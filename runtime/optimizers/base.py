@@ -17,8 +17,8 @@ from .. import context
 from .. import dtypes as _dtypes
 from ..ops import array_ops
 from ..ops.core import convert_to_tensor
+from ..ops.variable_ops import Variable
 from ..tensor import Tensor
-from ..variables import Variable
 
 Hyper = float | Callable[[Tensor], Any] | Variable
 

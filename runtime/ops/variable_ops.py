@@ -10,11 +10,13 @@ import itertools
 
 import numpy as np
 
-from . import context
-from . import dtypes as _dtypes
-from .ops.core import apply, convert_to_tensor, define
-from .shapes import TensorShape, as_shape
-from .tensor import EagerTensor, SymbolicTensor, Tensor, to_numpy_value
+from .. import context
+from .. import dtypes as _dtypes
+from ..errors import InvalidArgumentError
+from ..shapes import TensorShape, as_shape
+from ..tensor import EagerTensor, SymbolicTensor, Tensor, to_numpy_value
+from .array_ops import cast
+from .core import apply, convert_to_tensor, define
 
 _ids = itertools.count()
 
@@ -26,7 +28,6 @@ def _read_infer(var):
 def _read_kernel(var):
     value = var._value
     if value is None:
-        from .errors import InvalidArgumentError
         raise InvalidArgumentError(f"Variable {var.name} is read before it is initialised.")
     return value
 
@@ -34,6 +35,11 @@ def _read_kernel(var):
 READ = define("ReadVariableOp", lambda var: _read_infer(var), _read_kernel,
               emit=lambda em, op: em.line(f"{em.outs(op)[0]} = {em.bind(op.attrs['var'], 'v')}._value"),
               stateful=True)
+
+
+@READ.def_grad
+def _read_grad(op, g):
+    return [g]  # a read's one gradient input is the variable itself (see gradients.node)
 
 
 def _assign_infer(value, var, mode):
@@ -96,7 +102,6 @@ class Variable(Tensor):
         symbolic = isinstance(initial_value, SymbolicTensor)
         if symbolic:
             if dtype is not None and initial_value.dtype is not dtype:
-                from .ops.array_ops import cast
                 initial_value = cast(initial_value, dtype)
             self._dtype = initial_value.dtype
             self._shape = initial_value.shape if shape is None else as_shape(shape)
@@ -240,13 +245,3 @@ class _VariableRef:
     def __eq__(self, other):
         return isinstance(other, _VariableRef) and other._var is self._var
 
-
-# -- gradients -------------------------------------------------------------------------------------
-# A read's one gradient input is the variable itself (see runtime.gradients.node).
-
-from .ops.core import register_gradient  # noqa: E402
-
-
-@register_gradient("ReadVariableOp")
-def _read_grad(op, g):
-    return [g]
