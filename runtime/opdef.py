@@ -72,6 +72,19 @@ def register_gradient(op_name: str):
     return decorate
 
 
+def pass_through(operation, inputs, run_graph) -> list:
+    """An `interpret` hook for ops that only save values for a backward pass built earlier:
+    run op by op, the value is at hand, so the op passes its first input on."""
+    return [inputs[0] if inputs else None]
+
+
+def not_interpretable(operation, inputs, run_graph):
+    """An `interpret` hook for ops that running a graph op by op does not support."""
+    raise NotImplementedError(
+        f"Higher-order gradients through a compiled function containing {operation.type} ops "
+        "are not supported; run the function eagerly (rt.run_functions_eagerly(True)).")
+
+
 def _no_infer(*_args, **_kwargs):
     raise AssertionError("this op is not applied through apply()")
 

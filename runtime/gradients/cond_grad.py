@@ -13,6 +13,7 @@ import weakref
 from .. import context
 from .. import dtypes as _dtypes
 from ..graph import FuncGraph
+from ..opdef import pass_through
 from ..ops import array_ops
 from ..ops.control_flow import COND
 from ..ops.core import apply, define, register_gradient
@@ -24,7 +25,8 @@ from .node import node_of
 from .resolve import Context, entered, resolve
 
 UNDEFINED = define("Undefined", lambda shape, dtype: (shape, dtype), lambda shape, dtype: None,
-                   emit=lambda em, op: em.line(f"{em.outs(op)[0]} = None"), differentiable=False)
+                   emit=lambda em, op: em.line(f"{em.outs(op)[0]} = None"), differentiable=False,
+                   interpret=pass_through)
 
 _EXPOSED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 

@@ -10,6 +10,7 @@ import functools
 import inspect
 
 from .. import nest
+from ..opdef import not_interpretable
 from ..ops import core
 from ..ops.core import apply, define, register_gradient
 from ..ops.variable_ops import Variable
@@ -42,7 +43,7 @@ def _custom_kernel(*values, n_inputs, grad_fn, variables):
 
 
 CUSTOM = define("CustomGradient", _custom_infer, _custom_kernel, emit=_emit_alias,
-                num_outputs=None)
+                num_outputs=None, interpret=not_interpretable)
 
 
 @register_gradient("CustomGradient")

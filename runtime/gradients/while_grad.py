@@ -13,6 +13,7 @@ import weakref
 from .. import context
 from .. import dtypes as _dtypes
 from ..graph import FuncGraph
+from ..opdef import pass_through
 from ..ops import math_ops
 from ..ops.control_flow import WHILE
 from ..ops.core import apply, define, register_gradient
@@ -43,10 +44,10 @@ def _emit_read(em, op):
 
 
 ACC_NEW = define("AccumulatorNew", lambda: (_SCALAR, _dtypes.variant), lambda: [],
-                 emit=_emit_new, stateful=True, differentiable=False)
+                 emit=_emit_new, stateful=True, differentiable=False, interpret=pass_through)
 ACC_PUSH = define("AccumulatorPush", lambda acc, *values: (_SCALAR, _dtypes.variant),
                   lambda acc, *values: acc.append(values) or acc, emit=_emit_push, stateful=True,
-                  differentiable=False)
+                  differentiable=False, interpret=pass_through)
 ACC_READ = define("AccumulatorRead", lambda acc, step, index, shape, dtype: (shape, dtype),
                   lambda acc, step, index, shape, dtype: acc[int(step)][index], emit=_emit_read)
 

@@ -214,6 +214,11 @@ def _apply_eager(op, inputs, attrs):
     return outs[0] if op.num_outputs == 1 else outs
 
 
+@CONST.def_interpret
+def _interpret_const(operation, inputs, run_graph):
+    return [EagerTensor(operation.attrs["value"])]
+
+
 def _fix_dtype(value, dtype):
     if not isinstance(value, (np.ndarray, np.generic)):
         value = np.asarray(value, dtype=dtype._np)

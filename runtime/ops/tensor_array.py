@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import context, errors
 from .. import dtypes as _dtypes
+from ..opdef import not_interpretable
 from ..shapes import TensorShape, as_shape
 from ..tensor import EagerTensor, SymbolicTensor, Tensor
 from . import array_ops
@@ -375,3 +376,9 @@ def _scatter_grad(op, grad):
              "dtype": value.dtype}
     rest, g = apply(TA_GRAD_SCATTER, [grad, *([] if dims else [op.inputs[1]])], attrs)
     return [rest, g]
+
+
+for _op in (TA_NEW, TA_WRITE, TA_READ, TA_STACK, TA_SIZE, TA_GATHER, TA_CONCAT, TA_UNSTACK,
+            TA_GRAD_ADD, TA_GRAD_STACK, TA_GRAD_READ, TA_GRAD_GATHER, TA_GRAD_CONCAT,
+            TA_GRAD_WRITE, TA_GRAD_SCATTER):
+    _op.interpret = not_interpretable  # staged handles hold Python lists of arrays

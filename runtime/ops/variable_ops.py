@@ -81,6 +81,14 @@ INIT = define("VarInitIfNeeded", lambda value, var: [], lambda value, var: None,
               stateful=True, num_outputs=0, differentiable=False)
 
 
+@INIT.def_interpret
+def _interpret_init(operation, inputs, run_graph):
+    var = operation.attrs["var"]
+    if var._value is None:
+        var._value = inputs[0]._value
+    return []
+
+
 class Variable(Tensor):
     """A mutable tensor: `assign`, `assign_add`, `assign_sub`, `read_value`."""
 
