@@ -64,14 +64,6 @@ def define(name: str, infer: Callable, kernel: Callable | None = None, **kwargs)
     return op
 
 
-def register_gradient(op_name: str):
-    """Decorator: sets the gradient rule of a defined op."""
-    def decorate(fn):
-        REGISTRY[op_name].grad = fn
-        return fn
-    return decorate
-
-
 def pass_through(operation, inputs, run_graph) -> list:
     """An `interpret` hook for ops that only save values for a backward pass built earlier:
     run op by op, the value is at hand, so the op passes its first input on."""

@@ -14,9 +14,9 @@ from .. import context
 from .. import dtypes as _dtypes
 from ..graph import FuncGraph
 from ..opdef import pass_through
-from ..ops import array_ops
+from ..ops import array_ops, gradient_ops
 from ..ops.control_flow import COND
-from ..ops.core import apply, define, register_gradient
+from ..ops.core import apply, define
 from ..ops.tensor_array import add_grads
 from ..ops.variable_ops import Variable
 from ..tensor import SymbolicTensor
@@ -76,11 +76,11 @@ def zeros_for_value(value):
         return add_grads([])
     dims = value.shape.as_tuple()
     if dims is not None and None not in dims:
-        return apply(array_ops.ZEROS, [], {"shape": dims, "dtype": value.dtype._np})
+        return apply(gradient_ops.ZEROS, [], {"shape": dims, "dtype": value.dtype._np})
     return array_ops.zeros_like(value if isinstance(value, Variable) else resolve(value))
 
 
-@register_gradient("If")
+@COND.def_grad
 def _if_grad(op, *grads):
     forward = op.operation
     home = context.current_graph()

@@ -12,7 +12,7 @@ import inspect
 from .. import nest
 from ..opdef import not_interpretable
 from ..ops import core
-from ..ops.core import apply, define, register_gradient
+from ..ops.core import apply, define
 from ..ops.variable_ops import Variable
 from ..tensor import Tensor
 from .tape import GradientTape, paused
@@ -46,7 +46,7 @@ CUSTOM = define("CustomGradient", _custom_infer, _custom_kernel, emit=_emit_alia
                 num_outputs=None, interpret=not_interpretable)
 
 
-@register_gradient("CustomGradient")
+@CUSTOM.def_grad
 def _custom_grad(op, *grads):
     """Calls the user's gradient function; the wrapped computation gets no gradient itself."""
     n_inputs = op.attrs["n_inputs"]

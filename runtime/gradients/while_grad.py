@@ -16,7 +16,7 @@ from ..graph import FuncGraph
 from ..opdef import pass_through
 from ..ops import math_ops
 from ..ops.control_flow import WHILE
-from ..ops.core import apply, define, register_gradient
+from ..ops.core import apply, define
 from ..shapes import TensorShape
 from ..tensor import SymbolicTensor
 from .cond_grad import zeros_for_value
@@ -45,19 +45,25 @@ def _emit_read(em, op):
 
 ACC_NEW = define("AccumulatorNew", lambda: (_SCALAR, _dtypes.variant), lambda: [],
                  emit=_emit_new, stateful=True, differentiable=False, interpret=pass_through)
+
+
 ACC_PUSH = define("AccumulatorPush", lambda acc, *values: (_SCALAR, _dtypes.variant),
                   lambda acc, *values: acc.append(values) or acc, emit=_emit_push, stateful=True,
                   differentiable=False, interpret=pass_through)
+
+
 ACC_READ = define("AccumulatorRead", lambda acc, step, index, shape, dtype: (shape, dtype),
                   lambda acc, step, index, shape, dtype: acc[int(step)][index], emit=_emit_read)
 
 
-@register_gradient("AccumulatorRead")
+@ACC_READ.def_grad
 def _read_grad(op, g):
     raise NotImplementedError(
         "Differentiating the gradient of a staged while_loop again (a higher-order gradient "
         "through a loop inside a compiled function) is not supported. Compute it eagerly, "
         "where loops run as Python, or with rt.run_functions_eagerly(True).")
+
+
 ACC_LAST = define("AccumulatorLastIndex", lambda acc: (_SCALAR, _dtypes.int32),
                   lambda acc: len(acc) - 1, template="len({0}) - 1", differentiable=False)
 
@@ -139,7 +145,7 @@ def _dependencies(body_graph, n: int) -> list:
     return [reach.get(id(t), 0) for t in body_graph.outputs[:n]]
 
 
-@register_gradient("While")
+@WHILE.def_grad
 def _while_grad(op, *grads):
     forward = op.operation
     cond_graph, body_graph = forward.subgraphs

@@ -10,7 +10,7 @@ import numpy as np
 from .. import context
 from .. import dtypes as _dtypes
 from ..errors import InvalidArgumentError
-from ..opdef import CONST, PLACEHOLDER, REGISTRY, OpDef, define, register_gradient
+from ..opdef import CONST, PLACEHOLDER, REGISTRY, OpDef, define
 from ..shapes import TensorShape
 from ..tensor import EagerTensor, SymbolicTensor, Tensor, to_numpy_value
 
@@ -228,5 +228,4 @@ def _fix_dtype(value, dtype):
 
 
 __all__ = ["CONST", "PLACEHOLDER", "REGISTRY", "OpDef", "apply", "binary_operands", "constant",
-           "convert_to_tensor", "define", "register_conversions",
-           "register_gradient"]
+           "convert_to_tensor", "define", "register_conversions"]

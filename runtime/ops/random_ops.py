@@ -65,6 +65,8 @@ def _random_infer(shape, a, b, dtype, seed):
 UNIFORM = define("RandomUniform", _random_infer,
                  lambda shape, a, b, dtype, seed: _uniform_kernel(shape, a, b, dtype, seed),
                  stateful=True, differentiable=False)
+
+
 NORMAL = define("RandomStandardNormal", _random_infer,
                 lambda shape, a, b, dtype, seed: _normal_kernel(shape, a, b, dtype, seed),
                 stateful=True, differentiable=False)

@@ -16,8 +16,8 @@ from .. import dtypes as _dtypes
 from ..opdef import not_interpretable
 from ..shapes import TensorShape, as_shape
 from ..tensor import EagerTensor, SymbolicTensor, Tensor
-from . import array_ops
-from .core import apply, convert_to_tensor, define, register_gradient
+from . import array_ops, gradient_ops
+from .core import apply, convert_to_tensor, define
 
 
 def _ta_new(size, dtype, element_shape, dynamic_size):
@@ -77,22 +77,76 @@ def _ta_unstack(handle, value):
 
 TA_NEW = define("TensorArrayV3", lambda size, **a: (TensorShape([]), _dtypes.variant), _ta_new,
                 stateful=True, differentiable=False)
+
+
 TA_WRITE = define("TensorArrayWriteV3", lambda h, i, v, **a: (TensorShape([]), _dtypes.variant),
                   _ta_write, stateful=True)
+
+
+@TA_WRITE.def_grad
+def _write_grad(op, grad):
+    value = op.forward_inputs[2]
+    dims = _static(value)
+    like = [] if dims is not None else [op.inputs[2]]
+    rest, g = apply(TA_GRAD_WRITE, [grad, op.inputs[1], *like],
+                    {"shape": dims, "dtype": value.dtype})
+    return [rest, None, g]
+
+
 TA_READ = define("TensorArrayReadV3", lambda h, i, dtype, element_shape: (element_shape, dtype),
                  lambda h, i, dtype, element_shape: _ta_read(h, i), stateful=True)
+
+
+@TA_READ.def_grad
+def _read_grad(op, g):
+    return [apply(TA_GRAD_READ, [g, op.inputs[1]]), None]
+
+
 TA_STACK = define("TensorArrayStack", lambda h, dtype, element_shape: (
     TensorShape([None]).concatenate(element_shape), dtype), _ta_stack, stateful=True)
+
+
+@TA_STACK.def_grad
+def _stack_grad(op, g):
+    return [apply(TA_GRAD_STACK, [g])]
+
+
 TA_SIZE = define("TensorArraySizeV3", lambda h: (TensorShape([]), _dtypes.int32),
                  lambda h: np.int32(len(h)), stateful=True, differentiable=False)
+
+
 TA_GATHER = define("TensorArrayGatherV3", lambda h, i, dtype, element_shape: (
     TensorShape([i.shape[0] if i.shape.rank == 1 else None]).concatenate(element_shape), dtype),
     _ta_gather, stateful=True)
+
+
+@TA_GATHER.def_grad
+def _gather_grad(op, g):
+    return [apply(TA_GRAD_GATHER, [g, op.inputs[1]]), None]
+
+
 TA_CONCAT = define("TensorArrayConcatV3", lambda h, dtype, element_shape: (
     TensorShape([None]).concatenate(element_shape[1:] if element_shape.rank else TensorShape(None)),
     dtype), _ta_concat, stateful=True)
+
+
+@TA_CONCAT.def_grad
+def _concat_grad(op, g):
+    return [apply(TA_GRAD_CONCAT, [g, op.inputs[0]])]
+
+
 TA_UNSTACK = define("TensorArrayScatterV3", lambda h, v: (TensorShape([]), _dtypes.variant),
                     _ta_unstack, stateful=True)
+
+
+@TA_UNSTACK.def_grad
+def _scatter_grad(op, grad):
+    value = op.forward_inputs[1]
+    dims = _static(value)
+    attrs = {"count": dims[0] if dims else None, "shape": dims[1:] if dims else None,
+             "dtype": value.dtype}
+    rest, g = apply(TA_GRAD_SCATTER, [grad, *([] if dims else [op.inputs[1]])], attrs)
+    return [rest, g]
 
 
 class TensorArray:
@@ -291,8 +345,12 @@ def _scatter_grad_kernel(grad, *like, count, shape, dtype):
 TA_GRAD_ADD = define("TensorArrayGradAdd", _handle_infer, _add_kernel)
 TA_GRAD_STACK = define("TensorArrayGradFromStack", _handle_infer, lambda g: dict(enumerate(g)),
                        template="dict(enumerate({0}))")
+
+
 TA_GRAD_READ = define("TensorArrayGradFromRead", _handle_infer, lambda g, i: {int(i): g},
                       template="{{int({1}): {0}}}")
+
+
 TA_GRAD_GATHER = define("TensorArrayGradFromGather", _handle_infer, _from_gather_kernel)
 TA_GRAD_CONCAT = define("TensorArrayGradFromConcat", _handle_infer, _from_concat_kernel)
 
@@ -309,13 +367,10 @@ def _scatter_grad_infer(grad, *like, count, shape, dtype):
 
 TA_GRAD_WRITE = define("TensorArrayWriteGrad", _write_grad_infer, _write_grad_kernel,
                        num_outputs=2)
+
+
 TA_GRAD_SCATTER = define("TensorArrayScatterGrad", _scatter_grad_infer, _scatter_grad_kernel,
                          num_outputs=2)
-
-
-_GRAD_OPS = ("TensorArrayGradAdd", "TensorArrayGradFromStack", "TensorArrayGradFromRead",
-             "TensorArrayGradFromGather", "TensorArrayGradFromConcat", "TensorArrayWriteGrad",
-             "TensorArrayScatterGrad")
 
 
 def _no_higher_order(op, *grads):
@@ -325,8 +380,9 @@ def _no_higher_order(op, *grads):
         "eagerly, or with rt.run_functions_eagerly(True).")
 
 
-for _name in _GRAD_OPS:
-    register_gradient(_name)(_no_higher_order)
+for _op in (TA_GRAD_ADD, TA_GRAD_STACK, TA_GRAD_READ, TA_GRAD_GATHER, TA_GRAD_CONCAT,
+            TA_GRAD_WRITE, TA_GRAD_SCATTER):
+    _op.def_grad(_no_higher_order)
 
 
 def add_grads(parts: list):
@@ -335,47 +391,7 @@ def add_grads(parts: list):
 
 
 def _static(tensor):
-    return array_ops.static_dims(tensor)
-
-
-@register_gradient("TensorArrayStack")
-def _stack_grad(op, g):
-    return [apply(TA_GRAD_STACK, [g])]
-
-
-@register_gradient("TensorArrayReadV3")
-def _read_grad(op, g):
-    return [apply(TA_GRAD_READ, [g, op.inputs[1]]), None]
-
-
-@register_gradient("TensorArrayGatherV3")
-def _gather_grad(op, g):
-    return [apply(TA_GRAD_GATHER, [g, op.inputs[1]]), None]
-
-
-@register_gradient("TensorArrayConcatV3")
-def _concat_grad(op, g):
-    return [apply(TA_GRAD_CONCAT, [g, op.inputs[0]])]
-
-
-@register_gradient("TensorArrayWriteV3")
-def _write_grad(op, grad):
-    value = op.forward_inputs[2]
-    dims = _static(value)
-    like = [] if dims is not None else [op.inputs[2]]
-    rest, g = apply(TA_GRAD_WRITE, [grad, op.inputs[1], *like],
-                    {"shape": dims, "dtype": value.dtype})
-    return [rest, None, g]
-
-
-@register_gradient("TensorArrayScatterV3")
-def _scatter_grad(op, grad):
-    value = op.forward_inputs[1]
-    dims = _static(value)
-    attrs = {"count": dims[0] if dims else None, "shape": dims[1:] if dims else None,
-             "dtype": value.dtype}
-    rest, g = apply(TA_GRAD_SCATTER, [grad, *([] if dims else [op.inputs[1]])], attrs)
-    return [rest, g]
+    return gradient_ops.static_dims(tensor)
 
 
 for _op in (TA_NEW, TA_WRITE, TA_READ, TA_STACK, TA_SIZE, TA_GATHER, TA_CONCAT, TA_UNSTACK,
