@@ -27,11 +27,12 @@ def current_graph():
 def record_operation(opdef, inputs, outputs, attrs, operation=None) -> None:
     """Tells every active tape that `opdef` mapped `inputs` to `outputs`.
 
-    A tape is any object in `state.tapes` with a `record_operation` method of this
-    signature; `operation` is the graph operation, or None for an op run eagerly.
+    A tape is any object in `state.tapes` with a `_record_operation` method of this
+    signature (kept out of GradientTape's public API); `operation` is the graph operation,
+    or None for an op run eagerly.
     """
     for tape in state.tapes:
-        tape.record_operation(opdef, inputs, outputs, attrs, operation)
+        tape._record_operation(opdef, inputs, outputs, attrs, operation)
 
 
 def executing_eagerly() -> bool:

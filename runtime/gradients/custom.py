@@ -11,7 +11,7 @@ import inspect
 
 from .. import nest
 from ..opdef import not_interpretable
-from ..ops import core
+from ..ops import array_ops, core
 from ..ops.core import apply, define
 from ..ops.variable_ops import Variable
 from ..tensor import Tensor
@@ -83,8 +83,7 @@ def _as_list(value):
 
 
 def _zeros(t):
-    from ..ops.array_ops import zeros_like
-    return zeros_like(t)
+    return array_ops.zeros_like(t)
 
 
 def custom_gradient(f=None):

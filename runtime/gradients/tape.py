@@ -130,7 +130,7 @@ class GradientTape:
         return tuple(self._watched_variables)
 
     # -- recording --------------------------------------------------------------------------
-    def record_operation(self, opdef, inputs, outputs, attrs, operation) -> None:
+    def _record_operation(self, opdef, inputs, outputs, attrs, operation) -> None:
         """Records one op if it reads a watched value (ops tell tapes through `context`)."""
         if not opdef.differentiable:
             return

@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import context
 from .. import dtypes as _dtypes
+from ..exports import export
 from ..graph import constant_value
 from ..shapes import TensorShape
 from ..tensor import EagerTensor, Tensor
@@ -67,6 +68,7 @@ def _reshape_grad(op, g):
     return [gradient_ops.reshape_grad(g, op)]
 
 
+@export("reshape")
 def reshape(tensor, shape, name=None):
     """The same elements in a new shape; one dimension may be -1 (inferred)."""
     tensor = convert_to_tensor(tensor)
@@ -115,6 +117,7 @@ def _transpose_grad(op, g):
     return [transpose(g, tuple(int(i) for i in np.argsort(perm)))]
 
 
+@export("transpose")
 def transpose(a, perm=None, name=None):
     """Permutes the axes (reverses them when perm is None)."""
     a = convert_to_tensor(a)
@@ -170,6 +173,7 @@ def _concat_grad(op, g):
     return list(split(g, sizes, axis=axis))
 
 
+@export("concat")
 def concat(values, axis, name=None):
     """Joins tensors along an existing axis."""
     values = [convert_to_tensor(v) for v in values]
@@ -203,6 +207,7 @@ def _pack_grad(op, g):
     return list(unstack(g, num=len(op.forward_inputs), axis=op.attrs["axis"]))
 
 
+@export("stack")
 def stack(values, axis=0, name=None):
     """Joins tensors of one shape along a new axis (also accepts a TensorArray or staged list)."""
     if hasattr(values, "stack") and not isinstance(values, (list, tuple)):
@@ -233,6 +238,7 @@ def _unpack_grad(op, *grads):
     return [stack(parts, axis=op.attrs["axis"])]
 
 
+@export("unstack")
 def unstack(value, num=None, axis=0, name=None):
     """Splits a tensor along `axis` into a list of tensors (the axis size must be known)."""
     value = convert_to_tensor(value)
@@ -268,6 +274,7 @@ def _split_grad(op, *grads):
     return [concat(parts, op.attrs["axis"])]
 
 
+@export("split")
 def split(value, num_or_size_splits, axis=0, num=None, name=None):
     """Splits a tensor into equal parts (an int) or parts of the given sizes along `axis`."""
     value = convert_to_tensor(value)
@@ -310,6 +317,7 @@ def _squeeze_grad(op, g):
     return [gradient_ops.reshape_grad(g, op)]
 
 
+@export("squeeze")
 def squeeze(input, axis=None, name=None):  # noqa: A002 - TensorFlow's name
     """Removes axes of size 1 (those in `axis`, or all of them)."""
     x = convert_to_tensor(input)
@@ -335,6 +343,7 @@ def _expand_dims_grad(op, g):
     return [gradient_ops.reshape_grad(g, op)]
 
 
+@export("expand_dims")
 def expand_dims(input, axis, name=None):  # noqa: A002
     """Inserts an axis of size 1 at `axis`."""
     x = convert_to_tensor(input)
@@ -371,6 +380,7 @@ def _tile_grad(op, g):
     return [gradient_ops.reshape_grad(summed, op)]
 
 
+@export("tile")
 def tile(input, multiples, name=None):  # noqa: A002
     """Repeats the tensor `multiples[i]` times along each axis i."""
     return apply(TILE, [convert_to_tensor(input)], {"multiples": _static_ints(multiples, "multiples")},
@@ -407,6 +417,7 @@ def _gather_grad(op, g):
     return [grad, None]
 
 
+@export("gather")
 def gather(params, indices, axis=0, batch_dims=0, name=None):
     """Takes the slices at `indices` along `axis`, like np.take."""
     if batch_dims:
@@ -438,6 +449,7 @@ def _gather_nd_grad(op, g):
     return [apply(gradient_ops.SCATTER_ND, [g, op.inputs[1], *like], {"shape": shape_attr}), None]
 
 
+@export("gather_nd")
 def gather_nd(params, indices, name=None):
     """Takes the elements (or slices) whose index tuples are the last axis of `indices`."""
     return apply(GATHER_ND, [convert_to_tensor(params),
@@ -471,6 +483,7 @@ WHERE_INDICES = define("Where", _where_indices_infer, lambda c: np.argwhere(c).a
                        template="np.argwhere({0})")
 
 
+@export("where")
 def where(condition, x=None, y=None, name=None):
     """Elementwise select (x and y given) or the int64 indices of true elements."""
     condition = convert_to_tensor(condition, dtype_hint=_dtypes.bool_)
@@ -502,6 +515,7 @@ def _boolean_mask_grad(op, g):
     return [apply(gradient_ops.MASK_SCATTER, [g, op.inputs[1], *like], {"shape": shape_attr}), None]
 
 
+@export("boolean_mask")
 def boolean_mask(tensor, mask, axis=None, name=None):
     """The elements (or rows) of `tensor` where the bool `mask` is true."""
     if axis not in (None, 0):
@@ -521,6 +535,7 @@ def _shape_arg(shape, what="shape"):
     return dims
 
 
+@export("zeros")
 def zeros(shape, dtype=_dtypes.float32, name=None):
     """A tensor of zeros of the given shape and dtype."""
     dtype = _dtypes.as_dtype(dtype)
@@ -530,6 +545,7 @@ def zeros(shape, dtype=_dtypes.float32, name=None):
     return constant(np.zeros(dims, dtype._np))
 
 
+@export("ones")
 def ones(shape, dtype=_dtypes.float32, name=None):
     """A tensor of ones of the given shape and dtype."""
     dtype = _dtypes.as_dtype(dtype)
@@ -556,6 +572,7 @@ def _fill_grad(op, g):
     return [None, reduce_ops.reduce_sum(g)]
 
 
+@export("fill")
 def fill(dims, value, name=None):
     """A tensor of shape `dims` filled with `value`."""
     return apply(FILL, [convert_to_tensor(dims, dtype_hint=_dtypes.int32), convert_to_tensor(value)],
@@ -574,12 +591,14 @@ ONES_LIKE = define("OnesLike", _like_infer, lambda x, dtype: np.ones_like(x, dty
                    differentiable=False)
 
 
+@export("zeros_like")
 def zeros_like(input, dtype=None, name=None):  # noqa: A002
     """Zeros with the shape (and, unless given, dtype) of `input`."""
     x = convert_to_tensor(input)
     return apply(ZEROS_LIKE, [x], {"dtype": _dtypes.as_dtype(dtype) if dtype else None}, name=name)
 
 
+@export("ones_like")
 def ones_like(input, dtype=None, name=None):  # noqa: A002
     """Ones with the shape (and, unless given, dtype) of `input`."""
     x = convert_to_tensor(input)
@@ -599,6 +618,7 @@ RANGE = define("Range", _range_infer,
                differentiable=False)
 
 
+@export("range")
 def range(start, limit=None, delta=1, dtype=None, name=None):  # noqa: A001
     """Like Python's range, as a tensor: range(5), range(2, 8, 2)."""
     if limit is None:
@@ -615,6 +635,7 @@ def range(start, limit=None, delta=1, dtype=None, name=None):  # noqa: A001
     return apply(RANGE, tensors, {"dtype": dtype}, name=name)
 
 
+@export("eye", "linalg.eye")
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=_dtypes.float32, name=None):
     """An identity matrix (num_rows x num_columns), optionally repeated over batch_shape."""
     dtype = _dtypes.as_dtype(dtype)
@@ -635,6 +656,7 @@ SHAPE = define("Shape", _shape_infer, lambda x, out_type: np.array(np.shape(x), 
                differentiable=False)
 
 
+@export("shape")
 def shape(input, out_type=_dtypes.int32, name=None):  # noqa: A002
     """The shape as an int32 tensor (a constant when the shape is fully known)."""
     x = convert_to_tensor(input)
@@ -648,6 +670,7 @@ SIZE = define("Size", lambda x, out_type: (TensorShape([]), out_type),
               lambda x, out_type: np.array(np.size(x), out_type._np), differentiable=False)
 
 
+@export("size")
 def size(input, out_type=_dtypes.int32, name=None):  # noqa: A002
     """The number of elements, as a scalar (a constant when the shape is known)."""
     x = convert_to_tensor(input)
@@ -658,6 +681,7 @@ def size(input, out_type=_dtypes.int32, name=None):  # noqa: A002
     return apply(SIZE, [x], {"out_type": out_type}, name=name)
 
 
+@export("rank")
 def rank(input, name=None):  # noqa: A002
     """The number of axes, as a scalar int32 tensor."""
     x = convert_to_tensor(input)
@@ -682,6 +706,7 @@ def _cast_grad(op, g):
     return [cast(g, source)]
 
 
+@export("cast")
 def cast(x, dtype, name=None):
     """Converts `x` to `dtype` (floats to ints truncate toward zero, as in TensorFlow)."""
     dtype = _dtypes.as_dtype(dtype)
@@ -707,6 +732,7 @@ def _identity_grad(op, g):
     return [g]
 
 
+@export("identity")
 def identity(input, name=None):  # noqa: A002
     """The same value (a new op in a graph)."""
     return apply(IDENTITY, [convert_to_tensor(input)], name=name)
@@ -732,6 +758,7 @@ def _one_hot_kernel(indices, depth, on_value, off_value, axis, dtype):
 ONE_HOT = define("OneHot", _one_hot_infer, _one_hot_kernel, differentiable=False)
 
 
+@export("one_hot")
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
     """One-hot vectors of length `depth` for integer `indices` (on_value/off_value, float32 by default)."""
     dtype = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.float32
@@ -751,6 +778,7 @@ def _reverse_grad(op, g):
     return [reverse(g, op.attrs["axis"])]
 
 
+@export("reverse")
 def reverse(tensor, axis, name=None):
     """Reverses the order of elements along the given axes."""
     x = convert_to_tensor(tensor)
@@ -780,6 +808,7 @@ def _cumsum_grad(op, g):
                    reverse=not op.attrs["reverse"])]
 
 
+@export("cumsum", "math.cumsum")
 def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
     """Cumulative sum along `axis`; `exclusive` shifts it by one, `reverse` sums from the end."""
     x = convert_to_tensor(x)

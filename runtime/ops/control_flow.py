@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from .. import context, nest
 from .. import dtypes as _dtypes
+from ..exports import export
 from ..graph import FuncGraph
 from ..shapes import TensorShape, as_shape
 from ..tensor import EagerTensor, SymbolicTensor, Tensor
@@ -93,6 +94,7 @@ def _trace_branch(fn, name, outer):
     return graph, result, flat
 
 
+@export("cond")
 def cond(pred, true_fn=None, false_fn=None, name=None):
     """`true_fn()` if `pred` else `false_fn()`; staged as one `If` op while tracing."""
     if true_fn is None or false_fn is None or not callable(true_fn) or not callable(false_fn):
@@ -241,6 +243,7 @@ def _interpret_while(operation, inputs, run_graph):
                  lambda values: run_graph(body_graph, values), inputs[:n], limit)
 
 
+@export("while_loop")
 def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10,
                back_prop=True, swap_memory=False, maximum_iterations=None, name=None,
                loop_var_names=None):

@@ -10,12 +10,14 @@ import numpy as np
 from .. import context
 from .. import dtypes as _dtypes
 from ..errors import InvalidArgumentError
+from ..exports import export
 from ..opdef import CONST, PLACEHOLDER, REGISTRY, OpDef, define
 from ..shapes import TensorShape
 from ..tensor import EagerTensor, SymbolicTensor, Tensor, to_numpy_value
 
 # -- conversion --------------------------------------------------------------------------
 
+@export("convert_to_tensor")
 def convert_to_tensor(value, dtype=None, name=None, dtype_hint=None) -> Tensor:
     """A tensor for `value` (tensors pass through; Python and NumPy values become constants).
 
@@ -87,6 +89,7 @@ def _const(array) -> Tensor:
     return graph.constant(array)
 
 
+@export("constant")
 def constant(value, dtype=None, shape=None, name=None) -> Tensor:
     """A constant tensor; with `shape`, a scalar is broadcast and a same-size value reshaped."""
     if isinstance(value, Tensor):

@@ -6,6 +6,7 @@ import re
 
 import numpy as np
 
+from ..exports import export
 from ..shapes import TensorShape
 from . import array_ops as _array
 from . import gradient_ops
@@ -72,6 +73,7 @@ def _matmul_grad(op, g):
     return [ga, gb]
 
 
+@export("matmul", "linalg.matmul")
 def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
     """Matrix product a @ b of rank >= 2 tensors (batch dims broadcast).
 
@@ -128,6 +130,7 @@ def _tensordot_grad(op, g):
     return _einsum_grads(op, g, ["".join(term_a), "".join(term_b)], rhs, op.inputs)
 
 
+@export("tensordot", "linalg.tensordot")
 def tensordot(a, b, axes, name=None):
     """Sums products over `axes`, like np.tensordot.
 
@@ -175,6 +178,7 @@ def _einsum_grad(op, g):
     return _einsum_grads(op, g, terms, rhs, op.inputs)
 
 
+@export("einsum", "linalg.einsum")
 def einsum(equation, *inputs, name=None):
     """Einstein summation over the inputs, e.g. einsum('ij,jk->ik', a, b), like np.einsum."""
     if len(inputs) == 1 and isinstance(inputs[0], (list, tuple)):
@@ -216,11 +220,13 @@ def _determinant_grad(op, g):
     return [_math.multiply(scale, _matrix_transpose(inv(x)))]
 
 
+@export("linalg.inv")
 def inv(input, name=None):  # noqa: A002
     """The inverse of each square matrix in the last two axes."""
     return apply(INV, [convert_to_tensor(input)], name=name)
 
 
+@export("linalg.det")
 def det(input, name=None):  # noqa: A002
     """The determinant of each square matrix in the last two axes."""
     return apply(DET, [convert_to_tensor(input)], name=name)

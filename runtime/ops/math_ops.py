@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dtypes
+from ..exports import export
 from . import array_ops as _array
 from . import gradient_ops
 from .core import apply, binary_operands, convert_to_tensor, define
@@ -336,40 +337,41 @@ def _un(op, doc):
     return fn
 
 
-add = _bin(ADD, "x + y")
-subtract = _bin(SUB, "x - y")
-multiply = _bin(MUL, "x * y")
-floordiv = floor_div = _bin(FLOORDIV, "x // y (floor division)")
-mod = floormod = _bin(MOD, "x % y (the sign of y, as in Python)")
-pow = _bin(POW, "x ** y")  # noqa: A001 - the TensorFlow name
-maximum = _bin(MAXIMUM, "The larger of x and y")
-minimum = _bin(MINIMUM, "The smaller of x and y")
-equal = _bin(EQUAL, "x == y as bools")
-not_equal = _bin(NOT_EQUAL, "x != y as bools")
-less = _bin(LESS, "x < y as bools")
-less_equal = _bin(LESS_EQUAL, "x <= y as bools")
-greater = _bin(GREATER, "x > y as bools")
-greater_equal = _bin(GREATER_EQUAL, "x >= y as bools")
-negative = _un(NEG, "-x")
-abs = _un(ABS, "|x|")  # noqa: A001
-sign = _un(SIGN, "-1, 0 or 1 by the sign of x")
-square = _un(SQUARE, "x * x")
-sqrt = _un(SQRT, "The square root")
-rsqrt = _un(RSQRT, "1 / sqrt(x)")
-exp = _un(EXP, "e ** x")
-log = _un(LOG, "The natural logarithm")
-log1p = _un(LOG1P, "log(1 + x), accurate near 0")
-sin = _un(SIN, "The sine")
-cos = _un(COS, "The cosine")
-tan = _un(TAN, "The tangent")
-tanh = _un(TANH, "The hyperbolic tangent")
-sigmoid = _un(SIGMOID, "1 / (1 + exp(-x))")
-floor = _un(FLOOR, "Rounds down")
-ceil = _un(CEIL, "Rounds up")
-round = _un(ROUND, "Rounds half to even")  # noqa: A001
-reciprocal = _un(RECIPROCAL, "1 / x")
+add = export("add", "math.add")(_bin(ADD, "x + y"))
+subtract = export("subtract", "math.subtract")(_bin(SUB, "x - y"))
+multiply = export("multiply", "math.multiply")(_bin(MUL, "x * y"))
+floordiv = floor_div = export("floordiv", "math.floordiv")(_bin(FLOORDIV, "x // y (floor division)"))
+mod = floormod = export("mod", "math.floormod", "math.mod")(_bin(MOD, "x % y (the sign of y, as in Python)"))
+pow = export("pow", "math.pow")(_bin(POW, "x ** y"))  # noqa: A001 - the TensorFlow name
+maximum = export("maximum", "math.maximum")(_bin(MAXIMUM, "The larger of x and y"))
+minimum = export("minimum", "math.minimum")(_bin(MINIMUM, "The smaller of x and y"))
+equal = export("equal", "math.equal")(_bin(EQUAL, "x == y as bools"))
+not_equal = export("not_equal", "math.not_equal")(_bin(NOT_EQUAL, "x != y as bools"))
+less = export("less", "math.less")(_bin(LESS, "x < y as bools"))
+less_equal = export("less_equal", "math.less_equal")(_bin(LESS_EQUAL, "x <= y as bools"))
+greater = export("greater", "math.greater")(_bin(GREATER, "x > y as bools"))
+greater_equal = export("greater_equal", "math.greater_equal")(_bin(GREATER_EQUAL, "x >= y as bools"))
+negative = export("negative", "math.negative")(_un(NEG, "-x"))
+abs = export("abs", "math.abs")(_un(ABS, "|x|"))  # noqa: A001
+sign = export("sign", "math.sign")(_un(SIGN, "-1, 0 or 1 by the sign of x"))
+square = export("square", "math.square")(_un(SQUARE, "x * x"))
+sqrt = export("sqrt", "math.sqrt")(_un(SQRT, "The square root"))
+rsqrt = export("rsqrt", "math.rsqrt")(_un(RSQRT, "1 / sqrt(x)"))
+exp = export("exp", "math.exp")(_un(EXP, "e ** x"))
+log = export("log", "math.log")(_un(LOG, "The natural logarithm"))
+log1p = export("log1p", "math.log1p")(_un(LOG1P, "log(1 + x), accurate near 0"))
+sin = export("sin", "math.sin")(_un(SIN, "The sine"))
+cos = export("cos", "math.cos")(_un(COS, "The cosine"))
+tan = export("tan", "math.tan")(_un(TAN, "The tangent"))
+tanh = export("tanh", "math.tanh", "nn.tanh")(_un(TANH, "The hyperbolic tangent"))
+sigmoid = export("sigmoid", "math.sigmoid", "nn.sigmoid")(_un(SIGMOID, "1 / (1 + exp(-x))"))
+floor = export("floor", "math.floor")(_un(FLOOR, "Rounds down"))
+ceil = export("ceil", "math.ceil")(_un(CEIL, "Rounds up"))
+round = export("round", "math.round")(_un(ROUND, "Rounds half to even"))  # noqa: A001
+reciprocal = export("reciprocal", "math.reciprocal")(_un(RECIPROCAL, "1 / x"))
 
 
+@export("divide", "truediv", "math.divide", "math.realdiv", "math.truediv")
 def divide(x, y, name=None):
     """True division; integer tensors give floating results (int32 → float64, as in TF)."""
     x, y = binary_operands(x, y)
@@ -388,16 +390,18 @@ def _logical(op, doc):
     return fn
 
 
-logical_and = _logical(LOGICAL_AND, "Logical and")
-logical_or = _logical(LOGICAL_OR, "Logical or")
-logical_xor = _logical(LOGICAL_XOR, "Logical exclusive or")
+logical_and = export("logical_and", "math.logical_and")(_logical(LOGICAL_AND, "Logical and"))
+logical_or = export("logical_or", "math.logical_or")(_logical(LOGICAL_OR, "Logical or"))
+logical_xor = export("logical_xor", "math.logical_xor")(_logical(LOGICAL_XOR, "Logical exclusive or"))
 
 
+@export("logical_not", "math.logical_not")
 def logical_not(x, name=None):
     """Logical not of a bool tensor, elementwise (op `LogicalNot`)."""
     return apply(LOGICAL_NOT, [convert_to_tensor(x, dtype_hint=_dtypes.bool_)], name=name)
 
 
+@export("clip_by_value", "math.clip_by_value")
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     """Clips `t` elementwise to [clip_value_min, clip_value_max]."""
     t = convert_to_tensor(t)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..exports import export
 from ..shapes import TensorShape
 from . import array_ops as _array
 from . import math_ops
@@ -58,16 +59,19 @@ def _log_softmax_grad(op, g):
     return [math_ops.subtract(g, math_ops.multiply(math_ops.exp(op.outputs[0]), total))]
 
 
+@export("nn.relu")
 def relu(features, name=None):
     """max(features, 0), elementwise."""
     return apply(RELU, [convert_to_tensor(features)], name=name)
 
 
+@export("nn.softmax")
 def softmax(logits, axis=-1, name=None):
     """exp(logits) normalised to sum to 1 along `axis` (computed stably)."""
     return apply(SOFTMAX, [convert_to_tensor(logits)], {"axis": int(axis)}, name=name)
 
 
+@export("nn.log_softmax")
 def log_softmax(logits, axis=-1, name=None):
     """log(softmax(logits)) along `axis`, computed stably."""
     return apply(LOG_SOFTMAX, [convert_to_tensor(logits)], {"axis": int(axis)}, name=name)
@@ -121,6 +125,7 @@ def _xent_grad(op, g_loss, g_backprop):
     return [g_labels, g_logits]
 
 
+@export("nn.softmax_cross_entropy_with_logits")
 def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
     """Per-example cross entropy between `labels` (probabilities) and softmax(`logits`)."""
     logits = convert_to_tensor(logits)
@@ -129,6 +134,7 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
     return apply(XENT, [labels, logits], {"axis": int(axis)}, name=name)[0]
 
 
+@export("nn.sigmoid_cross_entropy_with_logits")
 def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     """Elementwise logistic loss, computed stably: max(x, 0) - x * z + log(1 + exp(-|x|))."""
     logits = convert_to_tensor(logits)
@@ -166,6 +172,7 @@ def _dropout_grad(op, g, g_mask):
     return [math_ops.multiply(g, op.outputs[1])]
 
 
+@export("nn.dropout")
 def dropout(x, rate, noise_shape=None, seed=None, name=None):
     """Zeroes each element with probability `rate` and scales the rest by 1 / (1 - rate)."""
     x = convert_to_tensor(x)
@@ -178,12 +185,13 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
                  name=name or "dropout")[0]
 
 
+@export("nn.l2_loss")
 def l2_loss(t, name=None):
     t = convert_to_tensor(t)
-    from .reduce_ops import reduce_sum
-    return math_ops.multiply(reduce_sum(math_ops.square(t)), 0.5, name=name)
+    return math_ops.multiply(_reduce.reduce_sum(math_ops.square(t)), 0.5, name=name)
 
 
+@export("nn.bias_add")
 def bias_add(value, bias, name=None):
     return math_ops.add(value, bias, name=name)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dtypes
+from ..exports import export
 from ..shapes import TensorShape
 from . import array_ops as _array
 from . import gradient_ops
@@ -138,13 +139,13 @@ def _axis_value(axis):
     return axis
 
 
-reduce_sum = _reducer(SUM)
-reduce_mean = _reducer(MEAN)
-reduce_max = _reducer(MAX)
-reduce_min = _reducer(MIN)
-reduce_prod = _reducer(PROD)
-reduce_any = _reducer(ANY)
-reduce_all = _reducer(ALL)
+reduce_sum = export("reduce_sum", "math.reduce_sum")(_reducer(SUM))
+reduce_mean = export("reduce_mean", "math.reduce_mean")(_reducer(MEAN))
+reduce_max = export("reduce_max", "math.reduce_max")(_reducer(MAX))
+reduce_min = export("reduce_min", "math.reduce_min")(_reducer(MIN))
+reduce_prod = export("reduce_prod", "math.reduce_prod")(_reducer(PROD))
+reduce_any = export("reduce_any", "math.reduce_any")(_reducer(ANY))
+reduce_all = export("reduce_all", "math.reduce_all")(_reducer(ALL))
 
 
 def _arg_infer(name):
@@ -177,8 +178,8 @@ def _arg(op):
     return fn
 
 
-argmax = _arg(ARGMAX)
-argmin = _arg(ARGMIN)
+argmax = export("argmax", "math.argmax")(_arg(ARGMAX))
+argmin = export("argmin", "math.argmin")(_arg(ARGMIN))
 
 
 # -- gradients -------------------------------------------------------------------------------------

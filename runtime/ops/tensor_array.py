@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import context, errors
 from .. import dtypes as _dtypes
+from ..exports import export
 from ..opdef import not_interpretable
 from ..shapes import TensorShape, as_shape
 from ..tensor import EagerTensor, SymbolicTensor, Tensor
@@ -149,6 +150,7 @@ def _scatter_grad(op, grad):
     return [rest, g]
 
 
+@export("TensorArray")
 class TensorArray:
     """A list of same-shaped tensors that staged loops can grow (`write`) and `stack`.
 

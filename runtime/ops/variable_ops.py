@@ -13,6 +13,7 @@ import numpy as np
 from .. import context
 from .. import dtypes as _dtypes
 from ..errors import InvalidArgumentError
+from ..exports import export
 from ..shapes import TensorShape, as_shape
 from ..tensor import EagerTensor, SymbolicTensor, Tensor, to_numpy_value
 from .array_ops import cast
@@ -89,6 +90,7 @@ def _interpret_init(operation, inputs, run_graph):
     return []
 
 
+@export("Variable")
 class Variable(Tensor):
     """A mutable tensor: `assign`, `assign_add`, `assign_sub`, `read_value`."""
 
