@@ -217,6 +217,21 @@ class FuncGraph(Graph):
         return op.outputs[0]
 
 
+def external_inputs(op) -> list:
+    """Tensors from enclosing graphs that the subgraphs of `op` read."""
+    result = []
+    for sub in op.subgraphs:
+        for inner in sub.all_operations():
+            for t in inner.inputs:
+                g = t.op.graph
+                if not sub.is_ancestor_of(g):
+                    result.append(t)
+        for t in sub.outputs:
+            if not sub.is_ancestor_of(t.op.graph):
+                result.append(t)
+    return result
+
+
 def constant_value(tensor):
     """The NumPy value of a tensor known at trace time (eager, or a Const op), else None."""
     if isinstance(tensor, EagerTensor):

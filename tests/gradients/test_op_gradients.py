@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import runtime as rt
-from runtime.ops.core import REGISTRY
+from runtime.opdef import REGISTRY
 
 from .fd import check_gradients
 
