@@ -412,7 +412,7 @@ GATHER = define("GatherV2", _gather_infer, _gather_kernel,
 def _gather_grad(op, g):
     params = op.forward_inputs[0]
     axis = op.attrs["axis"] % params.shape.rank if params.shape.rank else op.attrs["axis"]
-    shape_attr, like = gradient_ops._like_input(op, 0)
+    shape_attr, like = gradient_ops.like_input(op, 0)
     grad = apply(gradient_ops.SCATTER_AXIS, [g, op.inputs[1], *like], {"axis": axis, "shape": shape_attr})
     return [grad, None]
 
@@ -445,7 +445,7 @@ GATHER_ND = define("GatherNd", _gather_nd_infer, _gather_nd_kernel)
 
 @GATHER_ND.def_grad
 def _gather_nd_grad(op, g):
-    shape_attr, like = gradient_ops._like_input(op, 0)
+    shape_attr, like = gradient_ops.like_input(op, 0)
     return [apply(gradient_ops.SCATTER_ND, [g, op.inputs[1], *like], {"shape": shape_attr}), None]
 
 
@@ -511,7 +511,7 @@ BOOLEAN_MASK = define("BooleanMask", _boolean_mask_infer, lambda t, m: t[m], tem
 
 @BOOLEAN_MASK.def_grad
 def _boolean_mask_grad(op, g):
-    shape_attr, like = gradient_ops._like_input(op, 0)
+    shape_attr, like = gradient_ops.like_input(op, 0)
     return [apply(gradient_ops.MASK_SCATTER, [g, op.inputs[1], *like], {"shape": shape_attr}), None]
 
 
@@ -830,7 +830,8 @@ class _Slot:
         return f"_Slot({self.index})"
 
 
-def _fill_key(key, values):
+def fill_key(key, values):
+    """The indexing key with its tensor slots replaced by `values` (run-time indices)."""
     def one(k):
         if isinstance(k, _Slot):
             return values[k.index]
@@ -880,7 +881,7 @@ def _index_infer(x, *index_tensors, key):
 
 
 def _index_kernel(x, *index_values, key):
-    return np.asarray(x)[_fill_key(key, index_values)]
+    return np.asarray(x)[fill_key(key, index_values)]
 
 
 def _key_source(em, op) -> str:
@@ -906,7 +907,7 @@ STRIDED_SLICE = define("StridedSlice", _index_infer, _index_kernel,
 
 @STRIDED_SLICE.def_grad
 def _strided_slice_grad(op, g):
-    shape_attr, like = gradient_ops._like_input(op, 0)
+    shape_attr, like = gradient_ops.like_input(op, 0)
     index_inputs = list(op.inputs[1:])
     grad = apply(gradient_ops.SLICE_GRAD, [g, *like, *index_inputs], {"key": op.attrs["key"], "shape": shape_attr})
     return [grad] + [None] * len(index_inputs)

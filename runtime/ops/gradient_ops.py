@@ -255,7 +255,7 @@ def _slice_grad_kernel(g, *rest, key, shape):
     if shape is None:
         shape, rest = np.shape(rest[0]), rest[1:]
     out = np.zeros(shape, np.asarray(g).dtype)
-    filled = array_ops._fill_key(key, rest)
+    filled = array_ops.fill_key(key, rest)
     if any(np.ndim(v) > 0 and np.asarray(v).dtype != bool for v in rest):
         np.add.at(out, filled, g)
     else:
@@ -273,7 +273,7 @@ def _slice_grad_grad(op, g):
         [None] * (len(op.forward_inputs) - 1)
 
 
-def _like_input(op, index: int):
+def like_input(op, index: int):
     """(attrs shape, extra inputs) for a gradient op that needs input `index`'s shape."""
     dims = static_dims(op.forward_inputs[index])
     return (dims, []) if dims is not None else (None, [op.inputs[index]])

@@ -21,6 +21,12 @@ from . import array_ops, gradient_ops
 from .core import apply, convert_to_tensor, define
 
 
+def _define(name, infer, kernel=None, **kwargs):
+    """Defines a TensorArray op: its staged handle holds a Python list of arrays, which the
+    op-by-op graph interpreter does not support."""
+    return define(name, infer, kernel, interpret=not_interpretable, **kwargs)
+
+
 def _ta_new(size, dtype, element_shape, dynamic_size):
     return [None] * int(size)
 
@@ -76,11 +82,11 @@ def _ta_unstack(handle, value):
     return handle
 
 
-TA_NEW = define("TensorArrayV3", lambda size, **a: (TensorShape([]), _dtypes.variant), _ta_new,
+TA_NEW = _define("TensorArrayV3", lambda size, **a: (TensorShape([]), _dtypes.variant), _ta_new,
                 stateful=True, differentiable=False)
 
 
-TA_WRITE = define("TensorArrayWriteV3", lambda h, i, v, **a: (TensorShape([]), _dtypes.variant),
+TA_WRITE = _define("TensorArrayWriteV3", lambda h, i, v, **a: (TensorShape([]), _dtypes.variant),
                   _ta_write, stateful=True)
 
 
@@ -94,7 +100,7 @@ def _write_grad(op, grad):
     return [rest, None, g]
 
 
-TA_READ = define("TensorArrayReadV3", lambda h, i, dtype, element_shape: (element_shape, dtype),
+TA_READ = _define("TensorArrayReadV3", lambda h, i, dtype, element_shape: (element_shape, dtype),
                  lambda h, i, dtype, element_shape: _ta_read(h, i), stateful=True)
 
 
@@ -103,7 +109,7 @@ def _read_grad(op, g):
     return [apply(TA_GRAD_READ, [g, op.inputs[1]]), None]
 
 
-TA_STACK = define("TensorArrayStack", lambda h, dtype, element_shape: (
+TA_STACK = _define("TensorArrayStack", lambda h, dtype, element_shape: (
     TensorShape([None]).concatenate(element_shape), dtype), _ta_stack, stateful=True)
 
 
@@ -112,11 +118,11 @@ def _stack_grad(op, g):
     return [apply(TA_GRAD_STACK, [g])]
 
 
-TA_SIZE = define("TensorArraySizeV3", lambda h: (TensorShape([]), _dtypes.int32),
+TA_SIZE = _define("TensorArraySizeV3", lambda h: (TensorShape([]), _dtypes.int32),
                  lambda h: np.int32(len(h)), stateful=True, differentiable=False)
 
 
-TA_GATHER = define("TensorArrayGatherV3", lambda h, i, dtype, element_shape: (
+TA_GATHER = _define("TensorArrayGatherV3", lambda h, i, dtype, element_shape: (
     TensorShape([i.shape[0] if i.shape.rank == 1 else None]).concatenate(element_shape), dtype),
     _ta_gather, stateful=True)
 
@@ -126,7 +132,7 @@ def _gather_grad(op, g):
     return [apply(TA_GRAD_GATHER, [g, op.inputs[1]]), None]
 
 
-TA_CONCAT = define("TensorArrayConcatV3", lambda h, dtype, element_shape: (
+TA_CONCAT = _define("TensorArrayConcatV3", lambda h, dtype, element_shape: (
     TensorShape([None]).concatenate(element_shape[1:] if element_shape.rank else TensorShape(None)),
     dtype), _ta_concat, stateful=True)
 
@@ -136,7 +142,7 @@ def _concat_grad(op, g):
     return [apply(TA_GRAD_CONCAT, [g, op.inputs[0]])]
 
 
-TA_UNSTACK = define("TensorArrayScatterV3", lambda h, v: (TensorShape([]), _dtypes.variant),
+TA_UNSTACK = _define("TensorArrayScatterV3", lambda h, v: (TensorShape([]), _dtypes.variant),
                     _ta_unstack, stateful=True)
 
 
@@ -344,17 +350,17 @@ def _scatter_grad_kernel(grad, *like, count, shape, dtype):
     return grad, np.stack(rows) if rows else np.zeros((0,) + tuple(shape or ()), dtype._np)
 
 
-TA_GRAD_ADD = define("TensorArrayGradAdd", _handle_infer, _add_kernel)
-TA_GRAD_STACK = define("TensorArrayGradFromStack", _handle_infer, lambda g: dict(enumerate(g)),
+TA_GRAD_ADD = _define("TensorArrayGradAdd", _handle_infer, _add_kernel)
+TA_GRAD_STACK = _define("TensorArrayGradFromStack", _handle_infer, lambda g: dict(enumerate(g)),
                        template="dict(enumerate({0}))")
 
 
-TA_GRAD_READ = define("TensorArrayGradFromRead", _handle_infer, lambda g, i: {int(i): g},
+TA_GRAD_READ = _define("TensorArrayGradFromRead", _handle_infer, lambda g, i: {int(i): g},
                       template="{{int({1}): {0}}}")
 
 
-TA_GRAD_GATHER = define("TensorArrayGradFromGather", _handle_infer, _from_gather_kernel)
-TA_GRAD_CONCAT = define("TensorArrayGradFromConcat", _handle_infer, _from_concat_kernel)
+TA_GRAD_GATHER = _define("TensorArrayGradFromGather", _handle_infer, _from_gather_kernel)
+TA_GRAD_CONCAT = _define("TensorArrayGradFromConcat", _handle_infer, _from_concat_kernel)
 
 
 def _write_grad_infer(grad, index, *like, shape, dtype):
@@ -367,11 +373,11 @@ def _scatter_grad_infer(grad, *like, count, shape, dtype):
     return [(_SCALAR, _dtypes.variant), (value, dtype)]
 
 
-TA_GRAD_WRITE = define("TensorArrayWriteGrad", _write_grad_infer, _write_grad_kernel,
+TA_GRAD_WRITE = _define("TensorArrayWriteGrad", _write_grad_infer, _write_grad_kernel,
                        num_outputs=2)
 
 
-TA_GRAD_SCATTER = define("TensorArrayScatterGrad", _scatter_grad_infer, _scatter_grad_kernel,
+TA_GRAD_SCATTER = _define("TensorArrayScatterGrad", _scatter_grad_infer, _scatter_grad_kernel,
                          num_outputs=2)
 
 
@@ -394,9 +400,3 @@ def add_grads(parts: list):
 
 def _static(tensor):
     return gradient_ops.static_dims(tensor)
-
-
-for _op in (TA_NEW, TA_WRITE, TA_READ, TA_STACK, TA_SIZE, TA_GATHER, TA_CONCAT, TA_UNSTACK,
-            TA_GRAD_ADD, TA_GRAD_STACK, TA_GRAD_READ, TA_GRAD_GATHER, TA_GRAD_CONCAT,
-            TA_GRAD_WRITE, TA_GRAD_SCATTER):
-    _op.interpret = not_interpretable  # staged handles hold Python lists of arrays
