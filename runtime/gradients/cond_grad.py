@@ -13,10 +13,10 @@ import weakref
 from .. import context
 from .. import dtypes as _dtypes
 from ..graph import FuncGraph
-from ..opdef import pass_through
+from ..opdef import define, pass_through
 from ..ops import array_ops, gradient_ops
 from ..ops.control_flow import COND
-from ..ops.core import apply, define
+from ..ops.core import apply
 from ..ops.tensor_array import add_grads
 from ..ops.variable_ops import Variable
 from ..tensor import SymbolicTensor

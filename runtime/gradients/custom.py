@@ -10,9 +10,9 @@ import functools
 import inspect
 
 from .. import nest
-from ..opdef import not_interpretable
+from ..opdef import define, not_interpretable
 from ..ops import array_ops, core
-from ..ops.core import apply, define
+from ..ops.core import apply
 from ..ops.variable_ops import Variable
 from ..tensor import Tensor
 from .tape import GradientTape, paused

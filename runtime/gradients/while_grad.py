@@ -13,10 +13,10 @@ import weakref
 from .. import context
 from .. import dtypes as _dtypes
 from ..graph import FuncGraph
-from ..opdef import pass_through
+from ..opdef import define, pass_through
 from ..ops import math_ops
 from ..ops.control_flow import WHILE
-from ..ops.core import apply, define
+from ..ops.core import apply
 from ..shapes import TensorShape
 from ..tensor import SymbolicTensor
 from .cond_grad import zeros_for_value

@@ -10,10 +10,11 @@ from .. import context
 from .. import dtypes as _dtypes
 from ..exports import export
 from ..graph import constant_value
+from ..opdef import define
 from ..shapes import TensorShape
 from ..tensor import EagerTensor, Tensor
 from . import gradient_ops, reduce_ops
-from .core import apply, binary_operands, constant, convert_to_tensor, define, register_conversions
+from .core import apply, binary_operands, constant, convert_to_tensor, register_conversions
 from .shape_rules import broadcast, normalize_axis, same_dtype
 
 

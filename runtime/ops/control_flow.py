@@ -10,9 +10,10 @@ from .. import context, nest
 from .. import dtypes as _dtypes
 from ..exports import export
 from ..graph import FuncGraph
+from ..opdef import define
 from ..shapes import TensorShape, as_shape
 from ..tensor import EagerTensor, SymbolicTensor, Tensor
-from .core import apply, convert_to_tensor, define
+from .core import apply, convert_to_tensor
 from .tensor_array import TensorArray
 
 # -- composites: values made of several tensors (TensorArray) -----------------------------------

@@ -11,7 +11,7 @@ from .. import context
 from .. import dtypes as _dtypes
 from ..errors import InvalidArgumentError
 from ..exports import export
-from ..opdef import CONST, PLACEHOLDER, REGISTRY, OpDef, define
+from ..opdef import CONST, OpDef, define
 from ..shapes import TensorShape
 from ..tensor import EagerTensor, SymbolicTensor, Tensor, to_numpy_value
 
@@ -230,5 +230,5 @@ def _fix_dtype(value, dtype):
     return value
 
 
-__all__ = ["CONST", "PLACEHOLDER", "REGISTRY", "OpDef", "apply", "binary_operands", "constant",
-           "convert_to_tensor", "define", "register_conversions"]
+__all__ = ["apply", "binary_operands", "constant", "convert_to_tensor", "define",
+           "register_conversions"]  # define: also importable from here

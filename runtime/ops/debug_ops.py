@@ -9,9 +9,10 @@ import numpy as np
 from .. import context, errors
 from .. import dtypes as _dtypes
 from ..exports import export
+from ..opdef import define
 from ..tensor import Tensor
 from . import math_ops, reduce_ops
-from .core import apply, binary_operands, convert_to_tensor, define
+from .core import apply, binary_operands, convert_to_tensor
 
 
 def _format(value) -> str:

@@ -14,9 +14,10 @@ import builtins
 import numpy as np
 
 from .. import dtypes as _dtypes
+from ..opdef import define
 from ..shapes import TensorShape
 from . import array_ops, reduce_ops
-from .core import apply, define
+from .core import apply
 
 
 def static_dims(tensor):

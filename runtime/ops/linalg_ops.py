@@ -7,11 +7,12 @@ import re
 import numpy as np
 
 from ..exports import export
+from ..opdef import define
 from ..shapes import TensorShape
 from . import array_ops as _array
 from . import gradient_ops
 from . import math_ops as _math
-from .core import apply, convert_to_tensor, define
+from .core import apply, convert_to_tensor
 from .shape_rules import broadcast, same_dtype
 
 

@@ -6,9 +6,10 @@ import numpy as np
 
 from .. import dtypes as _dtypes
 from ..exports import export
+from ..opdef import define
 from . import array_ops as _array
 from . import gradient_ops
-from .core import apply, binary_operands, convert_to_tensor, define
+from .core import apply, binary_operands, convert_to_tensor
 from .shape_rules import broadcast, same_dtype
 
 _FLOATING_ONLY = "float"

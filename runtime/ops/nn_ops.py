@@ -5,11 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..exports import export
+from ..opdef import define
 from ..shapes import TensorShape
 from . import array_ops as _array
 from . import math_ops
 from . import reduce_ops as _reduce
-from .core import apply, convert_to_tensor, define
+from .core import apply, convert_to_tensor
 from .random_ops import _gen
 
 

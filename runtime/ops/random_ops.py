@@ -6,9 +6,10 @@ import numpy as np
 
 from .. import dtypes as _dtypes
 from ..exports import export
+from ..opdef import define
 from ..shapes import TensorShape
 from .array_ops import _static_ints
-from .core import apply, define
+from .core import apply
 
 
 class _Seeds:

@@ -14,11 +14,11 @@ import numpy as np
 from .. import context, errors
 from .. import dtypes as _dtypes
 from ..exports import export
-from ..opdef import not_interpretable
+from ..opdef import define, not_interpretable
 from ..shapes import TensorShape, as_shape
 from ..tensor import EagerTensor, SymbolicTensor, Tensor
 from . import array_ops, gradient_ops
-from .core import apply, convert_to_tensor, define
+from .core import apply, convert_to_tensor
 
 
 def _define(name, infer, kernel=None, **kwargs):

@@ -14,10 +14,11 @@ from .. import context
 from .. import dtypes as _dtypes
 from ..errors import InvalidArgumentError
 from ..exports import export
+from ..opdef import define
 from ..shapes import TensorShape, as_shape
 from ..tensor import EagerTensor, SymbolicTensor, Tensor, to_numpy_value
 from .array_ops import cast
-from .core import apply, convert_to_tensor, define
+from .core import apply, convert_to_tensor
 
 _ids = itertools.count()
 
