@@ -3,7 +3,8 @@
 An op is defined once: its name, a shape/dtype rule (`infer`), a NumPy kernel, how the
 executor writes it as Python (`template` or `emit`), its gradient rule (`def_grad`, on the
 lines after the definition), and, for ops that run subgraphs, how to run it on values
-(`interpret`). Tensors, graphs and every op module build on this module.
+(`interpret`). Tensors, graphs and every op module build on this module; a tape learns of
+applied ops through `runtime.context`, so nothing here knows about gradients' machinery.
 """
 
 from __future__ import annotations
@@ -16,13 +17,15 @@ REGISTRY: dict[str, "OpDef"] = {}
 class OpDef:
     """The definition of one primitive op.
 
-    infer(*inputs, **attrs) -> (shape, dtype) or, for `num_outputs != 1`, a list of them.
+    infer(*inputs, **attrs) -> (shape, dtype) or, for `num_outputs != 1`, a list of them;
+        an op staged with subgraphs gets them first: infer(subgraphs, *inputs, **attrs).
     kernel(*arrays, **attrs) -> array (or tuple of arrays).
     template: Python expression for the executor, e.g. "{0} + {1}" or "np.sum({0}, axis={axis})".
     emit(ctx, op): writes the op's lines itself (control flow, variables, ...).
     grad(op, *output_grads) -> list of input grads (None where there is none).
-    interpret(op, values) -> output values: runs a graph operation on eager values when the
-        generic path (apply the op to its inputs) does not fit (subgraphs, saved state).
+    interpret(operation, values, run_graph) -> output values: runs a graph operation on
+        eager values when the generic path (apply the op to its inputs) does not fit
+        (subgraphs, saved state); `run_graph(graph, values)` runs a subgraph.
     """
 
     __slots__ = ("name", "infer", "kernel", "template", "emit", "grad", "stateful",
@@ -47,7 +50,7 @@ class OpDef:
         return rule
 
     def def_interpret(self, hook: Callable) -> Callable:
-        """Decorator: `hook(operation, env)` runs a graph operation of this op on values."""
+        """Decorator: `hook(operation, values, run_graph)` runs an operation of this op."""
         self.interpret = hook
         return hook
 
