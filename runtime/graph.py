@@ -218,18 +218,25 @@ class FuncGraph(Graph):
 
 
 def external_inputs(op) -> list:
-    """Tensors from enclosing graphs that the subgraphs of `op` read."""
+    """Tensors from enclosing graphs that the subgraphs of `op` (nested ones included) read."""
     result = []
     for sub in op.subgraphs:
-        for inner in sub.all_operations():
-            for t in inner.inputs:
-                g = t.op.graph
-                if not sub.is_ancestor_of(g):
+        for graph in _graphs_within(sub):
+            for inner in graph.operations:
+                for t in inner.inputs:
+                    if not sub.is_ancestor_of(t.op.graph):
+                        result.append(t)
+            for t in graph.outputs:  # a branch may return an outer tensor as it is
+                if not sub.is_ancestor_of(t.op.graph):
                     result.append(t)
-        for t in sub.outputs:
-            if not sub.is_ancestor_of(t.op.graph):
-                result.append(t)
     return result
+
+
+def _graphs_within(graph):
+    yield graph
+    for op in graph.operations:
+        for sub in op.subgraphs:
+            yield from _graphs_within(sub)
 
 
 def constant_value(tensor):
