@@ -8,23 +8,27 @@ This is the only runtime module that imports autograph. Importing it registers t
 
 from __future__ import annotations
 
+import os
 from typing import Any, Callable, Optional, Sequence
 
 import autograph as ag
+from autograph.core.options import ConversionOptions, Feature
 from autograph.impl import logs as ag_logs
-from autograph.impl.options import ConversionOptions, Feature
 
 from . import context
-from .control_flow import TensorArray
-from .control_flow import cond as _cond
-from .control_flow import while_loop as _while_loop
 from .dtypes import bool_, float32, int32
 from .function.logs import add_trace_listener
+from .graph import register_internal_dir
 from .ops import array_ops, debug_ops, math_ops, reduce_ops
+from .ops.control_flow import cond as _cond
+from .ops.control_flow import while_loop as _while_loop
 from .ops.core import convert_to_tensor
+from .ops.tensor_array import TensorArray
+from .ops.variable_ops import Variable
 from .shapes import TensorSpec, as_shape
 from .tensor import SymbolicTensor, Tensor
-from .variables import Variable
+
+register_internal_dir(os.path.dirname(ag.__file__))  # op locations skip converter frames
 
 
 class _ListSpec:

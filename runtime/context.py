@@ -11,7 +11,7 @@ class _State(threading.local):
         self.graphs = []        # stack of graphs being built; empty means eager
         self.scopes = []        # name scope stack
         self.devices = []       # device stack
-        self.tapes = []         # active gradient tapes (see runtime.gradients)
+        self.tapes = []         # active op listeners: gradient tapes (see record_operation)
 
 
 state = _State()
@@ -22,6 +22,17 @@ def current_graph():
     """The graph ops are added to, or None when ops run eagerly."""
     graphs = state.graphs
     return graphs[-1] if graphs else None
+
+
+def record_operation(opdef, inputs, outputs, attrs, operation=None) -> None:
+    """Tells every active tape that `opdef` mapped `inputs` to `outputs`.
+
+    A tape is any object in `state.tapes` with a `_record_operation` method of this
+    signature (kept out of GradientTape's public API); `operation` is the graph operation,
+    or None for an op run eagerly.
+    """
+    for tape in state.tapes:
+        tape._record_operation(opdef, inputs, outputs, attrs, operation)
 
 
 def executing_eagerly() -> bool:

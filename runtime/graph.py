@@ -9,6 +9,10 @@ import sys
 import numpy as np
 
 from . import context, errors
+from .dtypes import from_numpy
+from .graph_printer import format_graph, to_dot
+from .opdef import CONST, PLACEHOLDER
+from .shapes import TensorShape
 from .tensor import EagerTensor, SymbolicTensor
 
 
@@ -42,22 +46,31 @@ class Operation:
         return f"<Operation '{self.name}' type={self.type}>"
 
 
-_OWN_DIRS = tuple(os.path.dirname(os.path.abspath(p)) + os.sep for p in (
-    __file__, os.path.join(os.path.dirname(__file__), "..", "autograph", "__init__.py")))
-
-
+_internal_dirs: tuple = (os.path.dirname(os.path.abspath(__file__)) + os.sep,)
 _is_own_file: dict = {}
+
+
+def register_internal_dir(path: str) -> None:
+    """Marks the package directory `path` as internal: op locations skip its frames.
+
+    The runtime's own directory is internal; a front end (the autograph converter) that
+    calls ops on the user's behalf registers its own.
+    """
+    global _internal_dirs
+    _internal_dirs = _internal_dirs + (os.path.abspath(path) + os.sep,)
+    _is_own_file.clear()
 
 
 def user_location():
     """(filename, line, function) of the innermost caller outside this package, or None."""
     frame = sys._getframe(2)
     own = _is_own_file
+    internal = _internal_dirs
     while frame is not None:
         filename = frame.f_code.co_filename
         is_own = own.get(filename)
         if is_own is None:
-            is_own = own[filename] = filename.startswith(_OWN_DIRS) or filename.startswith("<rt-")
+            is_own = own[filename] = filename.startswith(internal) or filename.startswith("<rt-")
         if not is_own:
             return (filename, frame.f_lineno, frame.f_code.co_name)
         frame = frame.f_back
@@ -128,9 +141,6 @@ class Graph:
 
     def constant(self, value, captured: bool = False) -> SymbolicTensor:
         """A Const op for a NumPy value; repeated small constants are shared."""
-        from .dtypes import from_numpy
-        from .ops.core import CONST
-        from .shapes import TensorShape
         root = self.root()
         key = None
         if value.size <= 16 and value.dtype != object:
@@ -165,7 +175,6 @@ class Graph:
                 yield from sub.all_operations()
 
     def __str__(self) -> str:
-        from .graph_printer import format_graph
         return format_graph(self)
 
     def __repr__(self) -> str:
@@ -173,7 +182,6 @@ class Graph:
 
     def to_dot(self) -> str:
         """Graphviz DOT text; nested cond/while bodies are drawn as clusters."""
-        from .graph_printer import to_dot
         return to_dot(self)
 
     def to_svg(self) -> str:
@@ -202,12 +210,33 @@ class FuncGraph(Graph):
         self.structured_outputs = None
 
     def placeholder(self, shape, dtype, name: str = "input") -> SymbolicTensor:
-        from .ops.core import PLACEHOLDER
         op = self.create_op(PLACEHOLDER, [], {}, [(shape, dtype)], name=name)
         # placeholders are not part of the op program: they are the function's parameters
         self.operations.remove(op)
         self.inputs.append(op.outputs[0])
         return op.outputs[0]
+
+
+def external_inputs(op) -> list:
+    """Tensors from enclosing graphs that the subgraphs of `op` (nested ones included) read."""
+    result = []
+    for sub in op.subgraphs:
+        for graph in _graphs_within(sub):
+            for inner in graph.operations:
+                for t in inner.inputs:
+                    if not sub.is_ancestor_of(t.op.graph):
+                        result.append(t)
+            for t in graph.outputs:  # a branch may return an outer tensor as it is
+                if not sub.is_ancestor_of(t.op.graph):
+                    result.append(t)
+    return result
+
+
+def _graphs_within(graph):
+    yield graph
+    for op in graph.operations:
+        for sub in op.subgraphs:
+            yield from _graphs_within(sub)
 
 
 def constant_value(tensor):

@@ -1,6 +1,6 @@
 """Tensors: eager ones hold a NumPy value, symbolic ones stand for a value in a graph.
 
-Operators (`+`, `[...]`, ...) are installed on `Tensor` by `runtime.ops.overloads`.
+Operators (`+`, `[...]`, iteration, ...) are installed on `Tensor` by `runtime.ops.overloads`.
 """
 
 from __future__ import annotations
@@ -95,15 +95,6 @@ class EagerTensor(Tensor):
             raise TypeError("len() of a scalar tensor is undefined.")
         return len(self._value)
 
-    def __iter__(self):
-        if np.ndim(self._value) == 0:
-            raise TypeError("Cannot iterate over a scalar tensor.")
-        from . import context
-        if context.state.tapes:  # an op, so that gradient tapes see the rows
-            from .ops import array_ops
-            return iter(array_ops.unstack(self))
-        return (EagerTensor(v) for v in np.asarray(self._value))
-
     def __str__(self) -> str:
         return str(self.numpy())
 
@@ -194,16 +185,6 @@ class SymbolicTensor(Tensor):
             return dims[0]
         raise TypeError(f"len() of the symbolic tensor {self.name} with shape {self._shape} is "
                         "not known while tracing; use rt.shape(x)[0] or rt.size.")
-
-    def __iter__(self):
-        dims = self._shape.as_tuple()
-        if dims is None or not dims:
-            raise TypeError(f"Cannot iterate over the symbolic tensor {self.name} of shape "
-                            f"{self._shape}.")
-        if dims[0] is None:
-            self._not_allowed("Iterating over a tensor whose first dimension is unknown")
-        from .ops import array_ops
-        return iter(array_ops.unstack(self, num=dims[0]))
 
     def __repr__(self) -> str:
         return f"<rt.Tensor '{self.name}' shape={self._shape} dtype={self._dtype.name}>"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ..graph import external_inputs
+
 
 def live_operations(graph, outputs) -> list:
     """The ops of `graph` needed for `outputs` or for their side effects, in program order.
@@ -32,18 +34,3 @@ def _has_effects(op) -> bool:
         except AttributeError:
             pass
     return cached
-
-
-def external_inputs(op) -> list:
-    """Tensors from enclosing graphs that the subgraphs of `op` read."""
-    result = []
-    for sub in op.subgraphs:
-        for inner in sub.all_operations():
-            for t in inner.inputs:
-                g = t.op.graph
-                if not sub.is_ancestor_of(g):
-                    result.append(t)
-        for t in sub.outputs:
-            if not sub.is_ancestor_of(t.op.graph):
-                result.append(t)
-    return result

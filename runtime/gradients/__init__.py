@@ -5,7 +5,7 @@ the tape, the reverse sweep, and the rules that need the graph machinery: `cond`
 `while_loop`, `TensorArray` and calls of compiled functions.
 """
 
-from . import cond_grad, tensor_array_grad, while_grad  # noqa: F401 - they register rules
+from . import cond_grad, while_grad  # noqa: F401 - they register rules
 from .custom import custom_gradient, stop_gradient
 from .tape import GradientTape, UnconnectedGradients
 

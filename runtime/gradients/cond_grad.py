@@ -12,18 +12,21 @@ import weakref
 
 from .. import context
 from .. import dtypes as _dtypes
-from ..control_flow import COND
 from ..graph import FuncGraph
-from ..ops import array_ops
-from ..ops.core import apply, define, register_gradient
+from ..opdef import define, pass_through
+from ..ops import array_ops, gradient_ops
+from ..ops.control_flow import COND
+from ..ops.core import apply
+from ..ops.tensor_array import add_grads
+from ..ops.variable_ops import Variable
 from ..tensor import SymbolicTensor
-from ..variables import Variable
 from .engine import backprop
 from .node import node_of
 from .resolve import Context, entered, resolve
 
 UNDEFINED = define("Undefined", lambda shape, dtype: (shape, dtype), lambda shape, dtype: None,
-                   emit=lambda em, op: em.line(f"{em.outs(op)[0]} = None"), differentiable=False)
+                   emit=lambda em, op: em.line(f"{em.outs(op)[0]} = None"), differentiable=False,
+                   interpret=pass_through)
 
 _EXPOSED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
@@ -70,15 +73,14 @@ class BranchContext(Context):
 def zeros_for_value(value):
     """Fresh zeros shaped like a tensor or variable readable from the current graph."""
     if value.dtype is _dtypes.variant:
-        from .tensor_array_grad import add_grads
         return add_grads([])
     dims = value.shape.as_tuple()
     if dims is not None and None not in dims:
-        return apply(array_ops.ZEROS, [], {"shape": dims, "dtype": value.dtype._np})
+        return apply(gradient_ops.ZEROS, [], {"shape": dims, "dtype": value.dtype._np})
     return array_ops.zeros_like(value if isinstance(value, Variable) else resolve(value))
 
 
-@register_gradient("If")
+@COND.def_grad
 def _if_grad(op, *grads):
     forward = op.operation
     home = context.current_graph()
@@ -105,10 +107,6 @@ def _if_grad(op, *grads):
                 outs.append(zeros_for_value(v) if g is None else graph.capture(g))
             graph.outputs = outs
     pred = op.inputs[0]
-    grad_op = home.create_op(COND, [pred], {}, [(v.shape, v.dtype) for v in connected],
-                             name=f"{forward.name}_grad", subgraphs=tuple(graphs))
-    if context.state.tapes:
-        from .tape import record_operation
-        record_operation(COND, [pred], grad_op.outputs, {}, grad_op)
-    by_value = {id(v): out for v, out in zip(connected, grad_op.outputs)}
+    outs = apply(COND, [pred], name=f"{forward.name}_grad", subgraphs=tuple(graphs))
+    by_value = {id(v): out for v, out in zip(connected, outs)}
     return [by_value.get(id(v)) if i else None for i, v in enumerate(inputs)]

@@ -10,10 +10,11 @@ import functools
 import inspect
 
 from .. import nest
-from ..ops import core
-from ..ops.core import apply, define, register_gradient
+from ..opdef import define, not_interpretable
+from ..ops import array_ops, core
+from ..ops.core import apply
+from ..ops.variable_ops import Variable
 from ..tensor import Tensor
-from ..variables import Variable
 from .tape import GradientTape, paused
 
 
@@ -42,10 +43,10 @@ def _custom_kernel(*values, n_inputs, grad_fn, variables):
 
 
 CUSTOM = define("CustomGradient", _custom_infer, _custom_kernel, emit=_emit_alias,
-                num_outputs=None)
+                num_outputs=None, interpret=not_interpretable)
 
 
-@register_gradient("CustomGradient")
+@CUSTOM.def_grad
 def _custom_grad(op, *grads):
     """Calls the user's gradient function; the wrapped computation gets no gradient itself."""
     n_inputs = op.attrs["n_inputs"]
@@ -82,8 +83,7 @@ def _as_list(value):
 
 
 def _zeros(t):
-    from ..ops.array_ops import zeros_like
-    return zeros_like(t)
+    return array_ops.zeros_like(t)
 
 
 def custom_gradient(f=None):

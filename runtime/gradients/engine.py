@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from .. import dtypes as _dtypes
 from ..ops import math_ops
+from ..ops.tensor_array import add_grads
 from .node import GradOp, differentiable
 
 
@@ -81,6 +82,5 @@ def aggregate(parts: list, like):
 def add(a, b):
     """a + b for two gradients (TensorArray gradients are merged)."""
     if a.dtype is _dtypes.variant:
-        from .tensor_array_grad import add_grads
         return add_grads([a, b])
     return math_ops.add(a, b)

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .. import dtypes as _dtypes
-from ..executor.passes import external_inputs
-from ..variables import READ
+from ..graph import external_inputs
+from ..ops.variable_ops import READ
 from .resolve import any_active, resolve
 
 

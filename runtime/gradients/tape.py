@@ -9,16 +9,10 @@ import numpy as np
 
 from .. import context, nest
 from ..ops import array_ops, core
+from ..ops.variable_ops import READ, Variable
 from ..tensor import EagerTensor, Tensor
-from ..variables import READ, Variable
 from .engine import backprop
 from .node import Node, differentiable, node_inputs, node_outputs
-
-
-def record_operation(opdef, inputs, outputs, attrs, operation) -> None:
-    """Tells every active tape that `opdef` mapped `inputs` to `outputs`."""
-    for tape in context.state.tapes:
-        tape._record(opdef, inputs, outputs, attrs, operation)
 
 
 def record_node(node: Node, tapes=None) -> None:
@@ -136,7 +130,8 @@ class GradientTape:
         return tuple(self._watched_variables)
 
     # -- recording --------------------------------------------------------------------------
-    def _record(self, opdef, inputs, outputs, attrs, operation) -> None:
+    def _record_operation(self, opdef, inputs, outputs, attrs, operation) -> None:
+        """Records one op if it reads a watched value (ops tell tapes through `context`)."""
         if not opdef.differentiable:
             return
         graph = None if operation is None else operation.graph

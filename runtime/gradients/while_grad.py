@@ -12,10 +12,11 @@ import weakref
 
 from .. import context
 from .. import dtypes as _dtypes
-from ..control_flow import WHILE
 from ..graph import FuncGraph
+from ..opdef import define, pass_through
 from ..ops import math_ops
-from ..ops.core import define, register_gradient
+from ..ops.control_flow import WHILE
+from ..ops.core import apply
 from ..shapes import TensorShape
 from ..tensor import SymbolicTensor
 from .cond_grad import zeros_for_value
@@ -43,20 +44,26 @@ def _emit_read(em, op):
 
 
 ACC_NEW = define("AccumulatorNew", lambda: (_SCALAR, _dtypes.variant), lambda: [],
-                 emit=_emit_new, stateful=True, differentiable=False)
+                 emit=_emit_new, stateful=True, differentiable=False, interpret=pass_through)
+
+
 ACC_PUSH = define("AccumulatorPush", lambda acc, *values: (_SCALAR, _dtypes.variant),
                   lambda acc, *values: acc.append(values) or acc, emit=_emit_push, stateful=True,
-                  differentiable=False)
+                  differentiable=False, interpret=pass_through)
+
+
 ACC_READ = define("AccumulatorRead", lambda acc, step, index, shape, dtype: (shape, dtype),
                   lambda acc, step, index, shape, dtype: acc[int(step)][index], emit=_emit_read)
 
 
-@register_gradient("AccumulatorRead")
+@ACC_READ.def_grad
 def _read_grad(op, g):
     raise NotImplementedError(
         "Differentiating the gradient of a staged while_loop again (a higher-order gradient "
         "through a loop inside a compiled function) is not supported. Compute it eagerly, "
         "where loops run as Python, or with rt.run_functions_eagerly(True).")
+
+
 ACC_LAST = define("AccumulatorLastIndex", lambda acc: (_SCALAR, _dtypes.int32),
                   lambda acc: len(acc) - 1, template="len({0}) - 1", differentiable=False)
 
@@ -138,7 +145,7 @@ def _dependencies(body_graph, n: int) -> list:
     return [reach.get(id(t), 0) for t in body_graph.outputs[:n]]
 
 
-@register_gradient("While")
+@WHILE.def_grad
 def _while_grad(op, *grads):
     forward = op.operation
     cond_graph, body_graph = forward.subgraphs
@@ -198,15 +205,11 @@ def _while_grad(op, *grads):
     for i in active:
         inits.append(grads[i] if grads[i] is not None else zeros_for_value(outs[i]))
     inits += [zeros_for_value(c) for c, _ in cap_grads]
-    grad_op = home.create_op(WHILE, inits, {}, [(t.shape, t.dtype) for t in body.inputs],
-                             name=f"{forward.name}_grad", subgraphs=(cond, body))
-    if context.state.tapes:
-        from .tape import record_operation
-        record_operation(WHILE, inits, grad_op.outputs, {}, grad_op)
+    grad_outs = apply(WHILE, inits, name=f"{forward.name}_grad", subgraphs=(cond, body))
     results = [None] * len(inputs)
     for k, i in enumerate(active):
-        results[i] = grad_op.outputs[1 + k]
-    by_cap = {id(c): grad_op.outputs[1 + len(active) + k] for k, (c, _) in enumerate(cap_grads)}
+        results[i] = grad_outs[1 + k]
+    by_cap = {id(c): grad_outs[1 + len(active) + k] for k, (c, _) in enumerate(cap_grads)}
     for j, c in enumerate(caps):
         results[cap_offset + j] = by_cap.get(id(c))
     return results

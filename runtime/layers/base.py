@@ -23,9 +23,9 @@ from .. import context, nest
 from .. import dtypes as _dtypes
 from ..function.conversion import convert as _autograph_convert
 from ..ops.core import convert_to_tensor
+from ..ops.variable_ops import Variable
 from ..shapes import TensorShape
 from ..tensor import Tensor
-from ..variables import Variable
 from . import initializers as _initializers
 
 logger = logging.getLogger("runtime")

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .. import tensor as _tensor
-from ..control_flow import cond
 from ..ops import array_ops, linalg_ops, math_ops, nn_ops
+from ..ops.control_flow import cond
 from ..ops.core import convert_to_tensor
 from ..shapes import TensorShape
 from . import activations

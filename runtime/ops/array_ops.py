@@ -8,10 +8,13 @@ import numpy as np
 
 from .. import context
 from .. import dtypes as _dtypes
+from ..exports import export
 from ..graph import constant_value
+from ..opdef import define
 from ..shapes import TensorShape
 from ..tensor import EagerTensor, Tensor
-from .core import apply, constant, convert_to_tensor, define
+from . import gradient_ops, reduce_ops
+from .core import apply, binary_operands, constant, convert_to_tensor, register_conversions
 from .shape_rules import broadcast, normalize_axis, same_dtype
 
 
@@ -61,6 +64,12 @@ RESHAPE = define("Reshape", _reshape_infer, lambda x, shape: np.reshape(x, shape
                  template="np.reshape({0}, {shape})")
 
 
+@RESHAPE.def_grad
+def _reshape_grad(op, g):
+    return [gradient_ops.reshape_grad(g, op)]
+
+
+@export("reshape")
 def reshape(tensor, shape, name=None):
     """The same elements in a new shape; one dimension may be -1 (inferred)."""
     tensor = convert_to_tensor(tensor)
@@ -81,6 +90,11 @@ RESHAPE_DYNAMIC = define("ReshapeDynamic", _reshape_dynamic_infer,
                          template="np.reshape({0}, tuple({1}.tolist()))")
 
 
+@RESHAPE_DYNAMIC.def_grad
+def _reshape_dynamic_grad(op, g):
+    return [gradient_ops.reshape_grad(g, op), None]
+
+
 def _transpose_infer(x, perm):
     dims = x.shape.as_tuple()
     if dims is None:
@@ -96,6 +110,15 @@ TRANSPOSE = define("Transpose", _transpose_infer, lambda x, perm: np.transpose(x
                    template="np.transpose({0}, {perm})")
 
 
+@TRANSPOSE.def_grad
+def _transpose_grad(op, g):
+    perm = op.attrs["perm"]
+    if perm is None:
+        return [transpose(g)]
+    return [transpose(g, tuple(int(i) for i in np.argsort(perm)))]
+
+
+@export("transpose")
 def transpose(a, perm=None, name=None):
     """Permutes the axes (reverses them when perm is None)."""
     a = convert_to_tensor(a)
@@ -140,6 +163,18 @@ def _concat_infer(*xs, axis):
 CONCAT = define("ConcatV2", _concat_infer, lambda *xs, axis: np.concatenate(xs, axis))
 
 
+@CONCAT.def_grad
+def _concat_grad(op, g):
+    xs = op.forward_inputs
+    rank = xs[0].shape.rank
+    axis = op.attrs["axis"] % rank if rank is not None else op.attrs["axis"]
+    sizes = [None if x.shape.rank is None else x.shape.as_tuple()[axis] for x in xs]
+    if None in sizes:
+        return list(apply(gradient_ops.SPLIT_LIKE, [g, *op.inputs], {"axis": axis}))
+    return list(split(g, sizes, axis=axis))
+
+
+@export("concat")
 def concat(values, axis, name=None):
     """Joins tensors along an existing axis."""
     values = [convert_to_tensor(v) for v in values]
@@ -168,6 +203,12 @@ def _stack_infer(*xs, axis):
 STACK = define("Pack", _stack_infer, lambda *xs, axis: np.stack(xs, axis))
 
 
+@STACK.def_grad
+def _pack_grad(op, g):
+    return list(unstack(g, num=len(op.forward_inputs), axis=op.attrs["axis"]))
+
+
+@export("stack")
 def stack(values, axis=0, name=None):
     """Joins tensors of one shape along a new axis (also accepts a TensorArray or staged list)."""
     if hasattr(values, "stack") and not isinstance(values, (list, tuple)):
@@ -192,6 +233,13 @@ UNSTACK = define("Unpack", _unstack_infer,
                  num_outputs=None)
 
 
+@UNSTACK.def_grad
+def _unpack_grad(op, *grads):
+    parts = [g if g is not None else gradient_ops.zeros_for(op, i, output=True) for i, g in enumerate(grads)]
+    return [stack(parts, axis=op.attrs["axis"])]
+
+
+@export("unstack")
 def unstack(value, num=None, axis=0, name=None):
     """Splits a tensor along `axis` into a list of tensors (the axis size must be known)."""
     value = convert_to_tensor(value)
@@ -221,6 +269,13 @@ SPLIT = define("Split", _split_infer,
                num_outputs=None)
 
 
+@SPLIT.def_grad
+def _split_grad(op, *grads):
+    parts = [g if g is not None else gradient_ops.zeros_for(op, i, output=True) for i, g in enumerate(grads)]
+    return [concat(parts, op.attrs["axis"])]
+
+
+@export("split")
 def split(value, num_or_size_splits, axis=0, num=None, name=None):
     """Splits a tensor into equal parts (an int) or parts of the given sizes along `axis`."""
     value = convert_to_tensor(value)
@@ -258,6 +313,12 @@ SQUEEZE = define("Squeeze", _squeeze_infer, lambda x, axis: np.squeeze(x, axis),
                  template="np.squeeze({0}, {axis})")
 
 
+@SQUEEZE.def_grad
+def _squeeze_grad(op, g):
+    return [gradient_ops.reshape_grad(g, op)]
+
+
+@export("squeeze")
 def squeeze(input, axis=None, name=None):  # noqa: A002 - TensorFlow's name
     """Removes axes of size 1 (those in `axis`, or all of them)."""
     x = convert_to_tensor(input)
@@ -278,6 +339,12 @@ EXPAND_DIMS = define("ExpandDims", _expand_infer, lambda x, axis: np.expand_dims
                      template="np.expand_dims({0}, {axis})")
 
 
+@EXPAND_DIMS.def_grad
+def _expand_dims_grad(op, g):
+    return [gradient_ops.reshape_grad(g, op)]
+
+
+@export("expand_dims")
 def expand_dims(input, axis, name=None):  # noqa: A002
     """Inserts an axis of size 1 at `axis`."""
     x = convert_to_tensor(input)
@@ -302,6 +369,19 @@ TILE = define("Tile", _tile_infer, lambda x, multiples: np.tile(x, multiples),
               template="np.tile({0}, {multiples})")
 
 
+@TILE.def_grad
+def _tile_grad(op, g):
+    dims = gradient_ops.static_dims(op.forward_inputs[0])
+    if dims is None:
+        raise NotImplementedError("The gradient of tile needs the input's shape to be known "
+                                  "when the function is traced.")
+    multiples = op.attrs["multiples"]
+    split_dims = [d for pair in zip(multiples, dims) for d in pair]
+    summed = reduce_ops.reduce_sum(reshape(g, split_dims), axis=list(builtins.range(0, 2 * len(dims), 2)))
+    return [gradient_ops.reshape_grad(summed, op)]
+
+
+@export("tile")
 def tile(input, multiples, name=None):  # noqa: A002
     """Repeats the tensor `multiples[i]` times along each axis i."""
     return apply(TILE, [convert_to_tensor(input)], {"multiples": _static_ints(multiples, "multiples")},
@@ -329,6 +409,16 @@ GATHER = define("GatherV2", _gather_infer, _gather_kernel,
                 template="np.take({0}, {1}, axis={axis})")
 
 
+@GATHER.def_grad
+def _gather_grad(op, g):
+    params = op.forward_inputs[0]
+    axis = op.attrs["axis"] % params.shape.rank if params.shape.rank else op.attrs["axis"]
+    shape_attr, like = gradient_ops.like_input(op, 0)
+    grad = apply(gradient_ops.SCATTER_AXIS, [g, op.inputs[1], *like], {"axis": axis, "shape": shape_attr})
+    return [grad, None]
+
+
+@export("gather")
 def gather(params, indices, axis=0, batch_dims=0, name=None):
     """Takes the slices at `indices` along `axis`, like np.take."""
     if batch_dims:
@@ -354,6 +444,13 @@ def _gather_nd_kernel(params, indices):
 GATHER_ND = define("GatherNd", _gather_nd_infer, _gather_nd_kernel)
 
 
+@GATHER_ND.def_grad
+def _gather_nd_grad(op, g):
+    shape_attr, like = gradient_ops.like_input(op, 0)
+    return [apply(gradient_ops.SCATTER_ND, [g, op.inputs[1], *like], {"shape": shape_attr}), None]
+
+
+@export("gather_nd")
 def gather_nd(params, indices, name=None):
     """Takes the elements (or slices) whose index tuples are the last axis of `indices`."""
     return apply(GATHER_ND, [convert_to_tensor(params),
@@ -370,6 +467,14 @@ def _select_infer(cond, x, y):
 SELECT = define("SelectV2", _select_infer, np.where, template="np.where({0}, {1}, {2})")
 
 
+@SELECT.def_grad
+def _select_grad(op, g):
+    cond = op.inputs[0]
+    gx = gradient_ops.sum_grad(where(cond, g, 0), op, 1) if op.needs[1] else None
+    gy = gradient_ops.sum_grad(where(cond, 0, g), op, 2) if op.needs[2] else None
+    return [None, gx, gy]
+
+
 def _where_indices_infer(cond):
     rank = cond.shape.rank
     return TensorShape([None, rank]), _dtypes.int64
@@ -379,6 +484,7 @@ WHERE_INDICES = define("Where", _where_indices_infer, lambda c: np.argwhere(c).a
                        template="np.argwhere({0})")
 
 
+@export("where")
 def where(condition, x=None, y=None, name=None):
     """Elementwise select (x and y given) or the int64 indices of true elements."""
     condition = convert_to_tensor(condition, dtype_hint=_dtypes.bool_)
@@ -386,7 +492,6 @@ def where(condition, x=None, y=None, name=None):
         return apply(WHERE_INDICES, [condition], name=name)
     if x is None or y is None:
         raise ValueError("where needs both x and y, or neither.")
-    from .core import binary_operands
     x, y = binary_operands(x, y)
     return apply(SELECT, [condition, x, y], name=name)
 
@@ -405,6 +510,13 @@ def _boolean_mask_infer(tensor, mask):
 BOOLEAN_MASK = define("BooleanMask", _boolean_mask_infer, lambda t, m: t[m], template="{0}[{1}]")
 
 
+@BOOLEAN_MASK.def_grad
+def _boolean_mask_grad(op, g):
+    shape_attr, like = gradient_ops.like_input(op, 0)
+    return [apply(gradient_ops.MASK_SCATTER, [g, op.inputs[1], *like], {"shape": shape_attr}), None]
+
+
+@export("boolean_mask")
 def boolean_mask(tensor, mask, axis=None, name=None):
     """The elements (or rows) of `tensor` where the bool `mask` is true."""
     if axis not in (None, 0):
@@ -424,6 +536,7 @@ def _shape_arg(shape, what="shape"):
     return dims
 
 
+@export("zeros")
 def zeros(shape, dtype=_dtypes.float32, name=None):
     """A tensor of zeros of the given shape and dtype."""
     dtype = _dtypes.as_dtype(dtype)
@@ -433,6 +546,7 @@ def zeros(shape, dtype=_dtypes.float32, name=None):
     return constant(np.zeros(dims, dtype._np))
 
 
+@export("ones")
 def ones(shape, dtype=_dtypes.float32, name=None):
     """A tensor of ones of the given shape and dtype."""
     dtype = _dtypes.as_dtype(dtype)
@@ -454,6 +568,12 @@ FILL = define("Fill", _fill_infer, lambda dims, value: np.full(tuple(np.ravel(di
               template="np.full(tuple({0}.tolist()), {1})")
 
 
+@FILL.def_grad
+def _fill_grad(op, g):
+    return [None, reduce_ops.reduce_sum(g)]
+
+
+@export("fill")
 def fill(dims, value, name=None):
     """A tensor of shape `dims` filled with `value`."""
     return apply(FILL, [convert_to_tensor(dims, dtype_hint=_dtypes.int32), convert_to_tensor(value)],
@@ -466,16 +586,20 @@ def _like_infer(x, dtype):
 
 ZEROS_LIKE = define("ZerosLike", _like_infer, lambda x, dtype: np.zeros_like(x, dtype=dtype and dtype._np),
                     differentiable=False)
+
+
 ONES_LIKE = define("OnesLike", _like_infer, lambda x, dtype: np.ones_like(x, dtype=dtype and dtype._np),
                    differentiable=False)
 
 
+@export("zeros_like")
 def zeros_like(input, dtype=None, name=None):  # noqa: A002
     """Zeros with the shape (and, unless given, dtype) of `input`."""
     x = convert_to_tensor(input)
     return apply(ZEROS_LIKE, [x], {"dtype": _dtypes.as_dtype(dtype) if dtype else None}, name=name)
 
 
+@export("ones_like")
 def ones_like(input, dtype=None, name=None):  # noqa: A002
     """Ones with the shape (and, unless given, dtype) of `input`."""
     x = convert_to_tensor(input)
@@ -495,6 +619,7 @@ RANGE = define("Range", _range_infer,
                differentiable=False)
 
 
+@export("range")
 def range(start, limit=None, delta=1, dtype=None, name=None):  # noqa: A001
     """Like Python's range, as a tensor: range(5), range(2, 8, 2)."""
     if limit is None:
@@ -511,6 +636,7 @@ def range(start, limit=None, delta=1, dtype=None, name=None):  # noqa: A001
     return apply(RANGE, tensors, {"dtype": dtype}, name=name)
 
 
+@export("eye", "linalg.eye")
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=_dtypes.float32, name=None):
     """An identity matrix (num_rows x num_columns), optionally repeated over batch_shape."""
     dtype = _dtypes.as_dtype(dtype)
@@ -531,6 +657,7 @@ SHAPE = define("Shape", _shape_infer, lambda x, out_type: np.array(np.shape(x), 
                differentiable=False)
 
 
+@export("shape")
 def shape(input, out_type=_dtypes.int32, name=None):  # noqa: A002
     """The shape as an int32 tensor (a constant when the shape is fully known)."""
     x = convert_to_tensor(input)
@@ -544,6 +671,7 @@ SIZE = define("Size", lambda x, out_type: (TensorShape([]), out_type),
               lambda x, out_type: np.array(np.size(x), out_type._np), differentiable=False)
 
 
+@export("size")
 def size(input, out_type=_dtypes.int32, name=None):  # noqa: A002
     """The number of elements, as a scalar (a constant when the shape is known)."""
     x = convert_to_tensor(input)
@@ -554,6 +682,7 @@ def size(input, out_type=_dtypes.int32, name=None):  # noqa: A002
     return apply(SIZE, [x], {"out_type": out_type}, name=name)
 
 
+@export("rank")
 def rank(input, name=None):  # noqa: A002
     """The number of axes, as a scalar int32 tensor."""
     x = convert_to_tensor(input)
@@ -570,6 +699,15 @@ CAST = define("Cast", lambda x, dtype: (x.shape, dtype),
                   f"{em.outs(op)[0]} = {em.ins(op)[0]}.astype(np.{op.attrs['dtype']._np.type.__name__})"))
 
 
+@CAST.def_grad
+def _cast_grad(op, g):
+    source = op.forward_inputs[0].dtype
+    if source._np.kind not in "fc" or g.dtype._np.kind not in "fc":
+        return [None]
+    return [cast(g, source)]
+
+
+@export("cast")
 def cast(x, dtype, name=None):
     """Converts `x` to `dtype` (floats to ints truncate toward zero, as in TensorFlow)."""
     dtype = _dtypes.as_dtype(dtype)
@@ -583,10 +721,19 @@ def cast(x, dtype, name=None):
     return apply(CAST, [x], {"dtype": dtype}, name=name)
 
 
+register_conversions(pack=stack, cast=cast)
+
+
 IDENTITY = define("Identity", lambda x: (x.shape, x.dtype), lambda x: x,
                   emit=lambda em, op: em.alias(op.outputs[0], em.ins(op)[0]))
 
 
+@IDENTITY.def_grad
+def _identity_grad(op, g):
+    return [g]
+
+
+@export("identity")
 def identity(input, name=None):  # noqa: A002
     """The same value (a new op in a graph)."""
     return apply(IDENTITY, [convert_to_tensor(input)], name=name)
@@ -612,6 +759,7 @@ def _one_hot_kernel(indices, depth, on_value, off_value, axis, dtype):
 ONE_HOT = define("OneHot", _one_hot_infer, _one_hot_kernel, differentiable=False)
 
 
+@export("one_hot")
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
     """One-hot vectors of length `depth` for integer `indices` (on_value/off_value, float32 by default)."""
     dtype = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.float32
@@ -626,6 +774,12 @@ REVERSE = define("ReverseV2", lambda x, axis: (x.shape, x.dtype), lambda x, axis
                  template="np.flip({0}, {axis})")
 
 
+@REVERSE.def_grad
+def _reverse_grad(op, g):
+    return [reverse(g, op.attrs["axis"])]
+
+
+@export("reverse")
 def reverse(tensor, axis, name=None):
     """Reverses the order of elements along the given axes."""
     x = convert_to_tensor(tensor)
@@ -649,6 +803,13 @@ def _cumsum_kernel(x, axis, exclusive, reverse):
 CUMSUM = define("Cumsum", lambda x, axis, exclusive, reverse: (x.shape, x.dtype), _cumsum_kernel)
 
 
+@CUMSUM.def_grad
+def _cumsum_grad(op, g):
+    return [cumsum(g, op.attrs["axis"], exclusive=op.attrs["exclusive"],
+                   reverse=not op.attrs["reverse"])]
+
+
+@export("cumsum", "math.cumsum")
 def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
     """Cumulative sum along `axis`; `exclusive` shifts it by one, `reverse` sums from the end."""
     x = convert_to_tensor(x)
@@ -670,7 +831,8 @@ class _Slot:
         return f"_Slot({self.index})"
 
 
-def _fill_key(key, values):
+def fill_key(key, values):
+    """The indexing key with its tensor slots replaced by `values` (run-time indices)."""
     def one(k):
         if isinstance(k, _Slot):
             return values[k.index]
@@ -720,7 +882,7 @@ def _index_infer(x, *index_tensors, key):
 
 
 def _index_kernel(x, *index_values, key):
-    return np.asarray(x)[_fill_key(key, index_values)]
+    return np.asarray(x)[fill_key(key, index_values)]
 
 
 def _key_source(em, op) -> str:
@@ -742,6 +904,14 @@ def _key_source(em, op) -> str:
 
 STRIDED_SLICE = define("StridedSlice", _index_infer, _index_kernel,
                        emit=lambda em, op: em.line(f"{em.outs(op)[0]} = {_key_source(em, op)}"))
+
+
+@STRIDED_SLICE.def_grad
+def _strided_slice_grad(op, g):
+    shape_attr, like = gradient_ops.like_input(op, 0)
+    index_inputs = list(op.inputs[1:])
+    grad = apply(gradient_ops.SLICE_GRAD, [g, *like, *index_inputs], {"key": op.attrs["key"], "shape": shape_attr})
+    return [grad] + [None] * len(index_inputs)
 
 
 def getitem(tensor, key):
@@ -776,407 +946,6 @@ def getitem(tensor, key):
 
 
 # -- gradients -------------------------------------------------------------------------------------
-# A rule maps (op, *output_grads) to one gradient per input, None where there is none. `op`
-# (see runtime.gradients.node.GradOp) gives `forward_inputs`/`forward_outputs` for static
-# shapes and dtypes, `inputs`/`outputs` for values, and `needs[i]` (is input i's gradient
-# wanted). Rules use ordinary ops, so gradients run eagerly or are staged, and are
-# differentiable again. The helpers below are shared by the rules of every op file.
+# (see runtime.ops.gradient_ops for what a rule receives and the helpers rules share)
 
-# the op modules import each other last, after their ops are defined
-from . import reduce_ops as _reduce  # noqa: E402
-from .core import register_gradient  # noqa: E402
-
-
-def static_dims(tensor):
-    """The shape of `tensor` as a tuple of ints when fully known at trace time, else None."""
-    dims = tensor.shape.as_tuple()
-    if dims is None or None in dims:
-        return None
-    return dims
-
-
-def _bcast_infer(x, *like, shape):
-    if shape is not None:
-        return TensorShape(shape), x.dtype
-    return like[0].shape, x.dtype
-
-
-def _bcast_kernel(x, *like, shape):
-    return np.broadcast_to(x, np.shape(like[0]) if shape is None else shape).copy()
-
-
-def _emit_bcast(em, op):
-    names = em.ins(op)
-    shape = em.literal(op.attrs["shape"]) if op.attrs["shape"] is not None else f"{names[1]}.shape"
-    em.line(f"{em.outs(op)[0]} = np.broadcast_to({names[0]}, {shape}).copy()")
-
-
-BROADCAST_TO = define("BroadcastTo", _bcast_infer, _bcast_kernel, emit=_emit_bcast)
-
-
-def _sum_to_infer(g, like):
-    return like.shape, g.dtype
-
-
-def _sum_to_kernel(g, like):
-    g = np.asarray(g)
-    shape = np.shape(like)
-    if g.shape == shape:
-        return g
-    lead = g.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(lead + i for i, d in enumerate(shape)
-                                      if d == 1 and g.shape[lead + i] != 1)
-    return np.sum(g, axis=axes, dtype=g.dtype).reshape(shape)
-
-
-SUM_TO_SHAPE = define("SumToShape", _sum_to_infer, _sum_to_kernel)
-
-
-def _zeros_infer(shape, dtype):
-    return TensorShape(shape), _dtypes.from_numpy(dtype)
-
-
-ZEROS = define("Zeros", _zeros_infer, lambda shape, dtype: np.zeros(shape, dtype),
-               template="np.zeros({shape}, {dtype})", differentiable=False)
-
-
-def zeros_for(op, index: int, output: bool = False):
-    """Zeros shaped like input (or output) `index` of `op`, made fresh on every run."""
-    forward = (op.forward_outputs if output else op.forward_inputs)[index]
-    dims = static_dims(forward)
-    if dims is not None:
-        return apply(ZEROS, [], {"shape": dims, "dtype": forward.dtype._np})
-    return zeros_like((op.outputs if output else op.inputs)[index])
-
-
-def broadcast_grad(grad, op, index: int):
-    """`grad` broadcast to the shape of input `index` of `op` (a no-op when shapes agree)."""
-    forward = op.forward_inputs[index]
-    dims = static_dims(forward)
-    if dims is not None:
-        if static_dims(grad) == dims:
-            return grad
-        return apply(BROADCAST_TO, [grad], {"shape": dims})
-    return apply(BROADCAST_TO, [grad, op.inputs[index]], {"shape": None})
-
-
-def sum_grad(grad, op, index: int, operands: bool = True):
-    """`grad` summed over the axes that broadcasting added to input `index` of `op`.
-
-    `operands`: the op's other inputs are the operands broadcast together with this one
-    (False for ops such as BroadcastTo, whose output shape comes from elsewhere).
-    """
-    forward = op.forward_inputs[index]
-    others = [t.shape.as_tuple() for i, t in enumerate(op.forward_inputs) if i != index] \
-        if operands else [None]
-    axes = _broadcast_axes(forward.shape.as_tuple(), grad.shape.as_tuple(), others)
-    if axes is None:
-        return apply(SUM_TO_SHAPE, [grad, op.inputs[index]])
-    lead, stretched = axes
-    if not lead and not stretched:
-        return grad
-    if not lead:
-        return _reduce.reduce_sum(grad, axis=stretched, keepdims=True)
-    out = _reduce.reduce_sum(grad, axis=lead + stretched)
-    if not stretched:
-        return out
-    dims = static_dims(forward)
-    return reshape(out, dims) if dims is not None else reshape(out, shape(op.inputs[index]))
-
-
-def _broadcast_axes(dims, gdims, others):
-    """(added leading axes, stretched size-1 axes) of a broadcast from `dims` to `gdims`.
-
-    None when only the values can tell (unknown sizes that might be 1). `others` are the
-    shapes of the other operands, which decide what an unknown size broadcast to.
-    """
-    if dims is None or gdims is None or len(gdims) < len(dims):
-        return None
-    lead = len(gdims) - len(dims)
-
-    def others_are_one(axis):  # axis counted from the right
-        return all(o is not None and (len(o) < axis or o[-axis] == 1) for o in others)
-    stretched = []
-    for i, d in enumerate(dims):
-        g = gdims[lead + i]
-        if d == 1:
-            if g is not None and g != 1:
-                stretched.append(lead + i)
-            elif g is None and not others_are_one(len(dims) - i):
-                return None
-        elif d is None and not others_are_one(len(dims) - i):
-            return None
-    return list(builtins.range(lead)), stretched
-
-
-def reshape_grad(grad, op, index: int = 0):
-    """`grad` reshaped to the shape of input `index` of `op`."""
-    dims = static_dims(op.forward_inputs[index])
-    if dims is not None:
-        return grad if static_dims(grad) == dims else reshape(grad, dims)
-    return reshape(grad, shape(op.inputs[index]))
-
-
-def keepdims_grad(grad, op, axis):
-    """The gradient of a reduction over `axis`, reshaped to keep the reduced axes as 1s."""
-    rank = op.forward_inputs[0].shape.rank
-    if axis is None:
-        return reshape(grad, (1,) * rank) if rank and grad.shape.rank else grad
-    dims = grad.shape.as_tuple()
-    if dims is not None and None not in dims and rank is not None:
-        it = iter(dims)
-        return reshape(grad, tuple(1 if i in axis else next(it) for i in builtins.range(rank)))
-    for a in sorted(axis):
-        grad = expand_dims(grad, a)
-    return grad
-
-
-def _split_like_infer(g, *xs, axis):
-    return [(x.shape, g.dtype) for x in xs]
-
-
-def _split_like_kernel(g, *xs, axis):
-    sizes = [np.shape(x)[axis] for x in xs]
-    return np.split(g, np.cumsum(sizes)[:-1], axis=axis)
-
-
-SPLIT_LIKE = define("SplitLike", _split_like_infer, _split_like_kernel, num_outputs=None)
-
-
-def _scatter_axis_infer(g, indices, *like, axis, shape):
-    return (TensorShape(shape) if shape is not None else like[0].shape), g.dtype
-
-
-def _scatter_axis_kernel(g, indices, *like, axis, shape):
-    shape = np.shape(like[0]) if shape is None else shape
-    out = np.zeros(shape, np.asarray(g).dtype)
-    idx = np.asarray(indices)
-    moved = np.moveaxis(out, axis, 0)
-    rows = np.moveaxis(g, list(builtins.range(axis, axis + idx.ndim)), list(builtins.range(idx.ndim)))
-    np.add.at(moved, idx.reshape(-1), rows.reshape((idx.size,) + moved.shape[1:]))
-    return out
-
-
-SCATTER_AXIS = define("ScatterAddAxis", _scatter_axis_infer, _scatter_axis_kernel)
-
-
-def _scatter_nd_infer(g, indices, *like, shape):
-    return (TensorShape(shape) if shape is not None else like[0].shape), g.dtype
-
-
-def _scatter_nd_kernel(g, indices, *like, shape):
-    shape = np.shape(like[0]) if shape is None else shape
-    out = np.zeros(shape, np.asarray(g).dtype)
-    np.add.at(out, tuple(np.moveaxis(np.asarray(indices), -1, 0)), g)
-    return out
-
-
-SCATTER_ND = define("ScatterNdAdd", _scatter_nd_infer, _scatter_nd_kernel)
-
-
-def _mask_scatter_kernel(g, mask, *like, shape):
-    shape = np.shape(like[0]) if shape is None else shape
-    out = np.zeros(shape, np.asarray(g).dtype)
-    out[np.asarray(mask, bool)] = g
-    return out
-
-
-MASK_SCATTER = define("MaskScatter", _scatter_nd_infer, _mask_scatter_kernel)
-
-
-def _slice_grad_infer(g, *rest, key, shape):
-    return (TensorShape(shape) if shape is not None else rest[0].shape), g.dtype
-
-
-def _slice_grad_kernel(g, *rest, key, shape):
-    if shape is None:
-        shape, rest = np.shape(rest[0]), rest[1:]
-    out = np.zeros(shape, np.asarray(g).dtype)
-    filled = _fill_key(key, rest)
-    if any(np.ndim(v) > 0 and np.asarray(v).dtype != bool for v in rest):
-        np.add.at(out, filled, g)
-    else:
-        out[filled] = g
-    return out
-
-
-SLICE_GRAD = define("StridedSliceGrad", _slice_grad_infer, _slice_grad_kernel)
-
-
-def _like_input(op, index: int):
-    """(attrs shape, extra inputs) for a gradient op that needs input `index`'s shape."""
-    dims = static_dims(op.forward_inputs[index])
-    return (dims, []) if dims is not None else (None, [op.inputs[index]])
-
-
-@register_gradient("BroadcastTo")
-def _broadcast_to_grad(op, g):
-    return [sum_grad(g, op, 0, operands=False)] + [None] * (len(op.forward_inputs) - 1)
-
-
-@register_gradient("SumToShape")
-def _sum_to_shape_grad(op, g):
-    return [broadcast_grad(g, op, 0), None]
-
-
-@register_gradient("SplitLike")
-def _split_like_grad(op, *grads):
-    parts = [g if g is not None else zeros_for(op, i, output=True) for i, g in enumerate(grads)]
-    return [concat(parts, op.attrs["axis"])] + [None] * len(grads)
-
-
-@register_gradient("ScatterAddAxis")
-def _scatter_axis_grad(op, g):
-    return [gather(g, op.inputs[1], axis=op.attrs["axis"])] + [None] * (len(op.forward_inputs) - 1)
-
-
-@register_gradient("ScatterNdAdd")
-def _scatter_nd_grad(op, g):
-    return [gather_nd(g, op.inputs[1])] + [None] * (len(op.forward_inputs) - 1)
-
-
-@register_gradient("MaskScatter")
-def _mask_scatter_grad(op, g):
-    return [boolean_mask(g, op.inputs[1])] + [None] * (len(op.forward_inputs) - 1)
-
-
-@register_gradient("StridedSliceGrad")
-def _slice_grad_grad(op, g):
-    index_inputs = list(op.inputs[1:] if op.attrs["shape"] is not None else op.inputs[2:])
-    return [apply(STRIDED_SLICE, [g, *index_inputs], {"key": op.attrs["key"]})] + \
-        [None] * (len(op.forward_inputs) - 1)
-
-
-@register_gradient("Reshape")
-def _reshape_grad(op, g):
-    return [reshape_grad(g, op)]
-
-
-@register_gradient("ReshapeDynamic")
-def _reshape_dynamic_grad(op, g):
-    return [reshape_grad(g, op), None]
-
-
-@register_gradient("Squeeze")
-def _squeeze_grad(op, g):
-    return [reshape_grad(g, op)]
-
-
-@register_gradient("ExpandDims")
-def _expand_dims_grad(op, g):
-    return [reshape_grad(g, op)]
-
-
-@register_gradient("Transpose")
-def _transpose_grad(op, g):
-    perm = op.attrs["perm"]
-    if perm is None:
-        return [transpose(g)]
-    return [transpose(g, tuple(int(i) for i in np.argsort(perm)))]
-
-
-@register_gradient("ConcatV2")
-def _concat_grad(op, g):
-    xs = op.forward_inputs
-    rank = xs[0].shape.rank
-    axis = op.attrs["axis"] % rank if rank is not None else op.attrs["axis"]
-    sizes = [None if x.shape.rank is None else x.shape.as_tuple()[axis] for x in xs]
-    if None in sizes:
-        return list(apply(SPLIT_LIKE, [g, *op.inputs], {"axis": axis}))
-    return list(split(g, sizes, axis=axis))
-
-
-@register_gradient("Pack")
-def _pack_grad(op, g):
-    return list(unstack(g, num=len(op.forward_inputs), axis=op.attrs["axis"]))
-
-
-@register_gradient("Unpack")
-def _unpack_grad(op, *grads):
-    parts = [g if g is not None else zeros_for(op, i, output=True) for i, g in enumerate(grads)]
-    return [stack(parts, axis=op.attrs["axis"])]
-
-
-@register_gradient("Split")
-def _split_grad(op, *grads):
-    parts = [g if g is not None else zeros_for(op, i, output=True) for i, g in enumerate(grads)]
-    return [concat(parts, op.attrs["axis"])]
-
-
-@register_gradient("Tile")
-def _tile_grad(op, g):
-    dims = static_dims(op.forward_inputs[0])
-    if dims is None:
-        raise NotImplementedError("The gradient of tile needs the input's shape to be known "
-                                  "when the function is traced.")
-    multiples = op.attrs["multiples"]
-    split_dims = [d for pair in zip(multiples, dims) for d in pair]
-    summed = _reduce.reduce_sum(reshape(g, split_dims), axis=list(builtins.range(0, 2 * len(dims), 2)))
-    return [reshape_grad(summed, op)]
-
-
-@register_gradient("GatherV2")
-def _gather_grad(op, g):
-    params = op.forward_inputs[0]
-    axis = op.attrs["axis"] % params.shape.rank if params.shape.rank else op.attrs["axis"]
-    shape_attr, like = _like_input(op, 0)
-    grad = apply(SCATTER_AXIS, [g, op.inputs[1], *like], {"axis": axis, "shape": shape_attr})
-    return [grad, None]
-
-
-@register_gradient("GatherNd")
-def _gather_nd_grad(op, g):
-    shape_attr, like = _like_input(op, 0)
-    return [apply(SCATTER_ND, [g, op.inputs[1], *like], {"shape": shape_attr}), None]
-
-
-@register_gradient("SelectV2")
-def _select_grad(op, g):
-    cond = op.inputs[0]
-    gx = sum_grad(where(cond, g, 0), op, 1) if op.needs[1] else None
-    gy = sum_grad(where(cond, 0, g), op, 2) if op.needs[2] else None
-    return [None, gx, gy]
-
-
-@register_gradient("BooleanMask")
-def _boolean_mask_grad(op, g):
-    shape_attr, like = _like_input(op, 0)
-    return [apply(MASK_SCATTER, [g, op.inputs[1], *like], {"shape": shape_attr}), None]
-
-
-@register_gradient("Fill")
-def _fill_grad(op, g):
-    return [None, _reduce.reduce_sum(g)]
-
-
-@register_gradient("Cast")
-def _cast_grad(op, g):
-    source = op.forward_inputs[0].dtype
-    if source._np.kind not in "fc" or g.dtype._np.kind not in "fc":
-        return [None]
-    return [cast(g, source)]
-
-
-@register_gradient("Identity")
-def _identity_grad(op, g):
-    return [g]
-
-
-@register_gradient("ReverseV2")
-def _reverse_grad(op, g):
-    return [reverse(g, op.attrs["axis"])]
-
-
-@register_gradient("Cumsum")
-def _cumsum_grad(op, g):
-    return [cumsum(g, op.attrs["axis"], exclusive=op.attrs["exclusive"],
-                   reverse=not op.attrs["reverse"])]
-
-
-@register_gradient("StridedSlice")
-def _strided_slice_grad(op, g):
-    shape_attr, like = _like_input(op, 0)
-    index_inputs = list(op.inputs[1:])
-    grad = apply(SLICE_GRAD, [g, *like, *index_inputs], {"key": op.attrs["key"], "shape": shape_attr})
-    return [grad] + [None] * len(index_inputs)
 

@@ -1,71 +1,23 @@
-"""Op definitions and the one function that applies an op, eagerly or into a graph.
+"""The one function that applies an op, eagerly or into a graph, and conversion to tensors.
 
-An op is defined once: its name, a shape/dtype rule (`infer`), a NumPy kernel, how the
-executor writes it as Python (`template` or `emit`), and its gradient rule.
+Ops are defined in `runtime.opdef`; `define` and `OpDef` are re-exported here for op modules.
 """
 
 from __future__ import annotations
-
-from typing import Callable
 
 import numpy as np
 
 from .. import context
 from .. import dtypes as _dtypes
+from ..errors import InvalidArgumentError
+from ..exports import export
+from ..opdef import CONST, OpDef, define
 from ..shapes import TensorShape
 from ..tensor import EagerTensor, SymbolicTensor, Tensor, to_numpy_value
 
-REGISTRY: dict[str, "OpDef"] = {}
-
-
-class OpDef:
-    """The definition of one primitive op.
-
-    infer(*inputs, **attrs) -> (shape, dtype) or, for `num_outputs != 1`, a list of them.
-    kernel(*arrays, **attrs) -> array (or tuple of arrays).
-    template: Python expression for the executor, e.g. "{0} + {1}" or "np.sum({0}, axis={axis})".
-    emit(ctx, op): writes the op's lines itself (control flow, variables, ...).
-    grad(op, *output_grads) -> list of input grads (None where there is none).
-    """
-
-    __slots__ = ("name", "infer", "kernel", "template", "emit", "grad", "stateful",
-                 "num_outputs", "differentiable")
-
-    def __init__(self, name, infer, kernel, template=None, emit=None, grad=None,
-                 stateful=False, num_outputs=1, differentiable=True):
-        self.name = name
-        self.infer = infer
-        self.kernel = kernel
-        self.template = template
-        self.emit = emit
-        self.grad = grad
-        self.stateful = stateful
-        self.num_outputs = num_outputs
-        self.differentiable = differentiable
-
-    def __repr__(self) -> str:
-        return f"<OpDef {self.name}>"
-
-
-def define(name: str, infer: Callable, kernel: Callable | None = None, **kwargs) -> OpDef:
-    """Registers an op; names are unique."""
-    if name in REGISTRY:
-        raise ValueError(f"op {name!r} is defined twice")
-    op = OpDef(name, infer, kernel, **kwargs)
-    REGISTRY[name] = op
-    return op
-
-
-def register_gradient(op_name: str):
-    """Decorator: sets the gradient rule of a defined op."""
-    def decorate(fn):
-        REGISTRY[op_name].grad = fn
-        return fn
-    return decorate
-
-
 # -- conversion --------------------------------------------------------------------------
 
+@export("convert_to_tensor")
 def convert_to_tensor(value, dtype=None, name=None, dtype_hint=None) -> Tensor:
     """A tensor for `value` (tensors pass through; Python and NumPy values become constants).
 
@@ -96,9 +48,17 @@ def convert_to_tensor(value, dtype=None, name=None, dtype_hint=None) -> Tensor:
         except TypeError:
             pass
     if isinstance(value, (list, tuple)) and any(isinstance(v, Tensor) for v in _flat(value)):
-        from . import array_ops
-        return array_ops.stack([convert_to_tensor(v, dtype) for v in value])
+        return _conversions["pack"]([convert_to_tensor(v, dtype) for v in value])
     return _const(to_numpy_value(value, dtype))
+
+
+_conversions = {}  # "pack": stack tensors, "cast": change dtype; see register_conversions
+
+
+def register_conversions(pack, cast) -> None:
+    """The ops conversion needs (they are defined with the array ops, above this module):
+    `pack(tensors)` stacks a list holding tensors, `cast(tensor, dtype)` changes a dtype."""
+    _conversions.update(pack=pack, cast=cast)
 
 
 _PY_SCALARS = (int, float, bool)
@@ -129,13 +89,13 @@ def _const(array) -> Tensor:
     return graph.constant(array)
 
 
+@export("constant")
 def constant(value, dtype=None, shape=None, name=None) -> Tensor:
     """A constant tensor; with `shape`, a scalar is broadcast and a same-size value reshaped."""
     if isinstance(value, Tensor):
-        from .array_ops import cast
         value = np.asarray(value) if isinstance(value, EagerTensor) else value
         if isinstance(value, Tensor):
-            return cast(value, dtype) if dtype is not None else value
+            return _conversions["cast"](value, dtype) if dtype is not None else value
     dtype = _dtypes.as_dtype(dtype) if dtype is not None else None
     array = to_numpy_value(value, dtype)
     if shape is not None:
@@ -181,9 +141,12 @@ def _describe(t) -> str:
 
 # -- application ---------------------------------------------------------------------------
 
-def apply(op: OpDef, inputs, attrs: dict | None = None, name: str | None = None):
+def apply(op: OpDef, inputs, attrs: dict | None = None, name: str | None = None,
+          subgraphs: tuple = ()):
     """Runs `op` on tensors: eagerly now, or as a new operation in the graph being built.
 
+    `subgraphs` (branches, loop bodies) are traced graphs the op runs; their op is staged
+    only, and its shape rule receives them first: `infer(subgraphs, *inputs, **attrs)`.
     Returns one tensor, or a list of tensors for ops with several outputs.
     """
     attrs = attrs or {}
@@ -191,17 +154,16 @@ def apply(op: OpDef, inputs, attrs: dict | None = None, name: str | None = None)
     if graph is None:
         return _apply_eager(op, inputs, attrs)
     ins = [graph.capture(t) for t in inputs]
-    specs = op.infer(*ins, **attrs)
+    specs = op.infer(subgraphs, *ins, **attrs) if subgraphs else op.infer(*ins, **attrs)
     single = op.num_outputs == 1
     if single and ins and not context.state.tapes:
         folded = _fold_constants(graph, op, ins, attrs, specs)
         if folded is not None:
             return folded
-    operation = graph.create_op(op, ins, attrs, [specs] if single else specs, name)
+    operation = graph.create_op(op, ins, attrs, [specs] if single else specs, name, subgraphs)
     outs = operation.outputs
     if context.state.tapes:
-        from ..gradients.tape import record_operation
-        record_operation(op, ins, outs, attrs, operation)
+        context.record_operation(op, ins, outs, attrs, operation)
     return outs[0] if single else outs
 
 
@@ -243,7 +205,6 @@ def _apply_eager(op, inputs, attrs):
     try:
         result = op.kernel(*values, **attrs)
     except (ValueError, IndexError, ZeroDivisionError, np.linalg.LinAlgError) as exc:
-        from ..errors import InvalidArgumentError
         if isinstance(exc, InvalidArgumentError):
             raise
         raise InvalidArgumentError(f"{op.name}: {exc}") from None
@@ -252,9 +213,13 @@ def _apply_eager(op, inputs, attrs):
     else:
         outs = [EagerTensor(_fix_dtype(r, s[1])) for r, s in zip(result, specs)]
     if context.state.tapes:
-        from ..gradients.tape import record_operation
-        record_operation(op, inputs, outs, attrs, None)
+        context.record_operation(op, inputs, outs, attrs, None)
     return outs[0] if op.num_outputs == 1 else outs
+
+
+@CONST.def_interpret
+def _interpret_const(operation, inputs, run_graph):
+    return [EagerTensor(operation.attrs["value"])]
 
 
 def _fix_dtype(value, dtype):
@@ -265,16 +230,5 @@ def _fix_dtype(value, dtype):
     return value
 
 
-def _no_infer(*_args, **_kwargs):
-    raise AssertionError("this op is not applied through apply()")
-
-
-def _emit_const(em, op):
-    value = op.attrs["value"]
-    if value.ndim == 0:
-        value = value[()]  # NumPy scalars take NumPy's fast scalar arithmetic
-    em.alias(op.outputs[0], em.bind(value, "c"))
-
-
-CONST = define("Const", _no_infer, emit=_emit_const, differentiable=False)
-PLACEHOLDER = define("Placeholder", _no_infer, differentiable=False)
+__all__ = ["apply", "binary_operands", "constant", "convert_to_tensor", "define",
+           "register_conversions"]  # define: also importable from here

@@ -8,8 +8,11 @@ import numpy as np
 
 from .. import context, errors
 from .. import dtypes as _dtypes
+from ..exports import export
+from ..opdef import define
 from ..tensor import Tensor
-from .core import apply, convert_to_tensor, define
+from . import math_ops, reduce_ops
+from .core import apply, binary_operands, convert_to_tensor
 
 
 def _format(value) -> str:
@@ -40,6 +43,7 @@ PRINT = define("PrintV2", lambda *xs, **attrs: [], _print_kernel, stateful=True,
                differentiable=False)
 
 
+@export("print")
 def print(*inputs, sep=" ", end="\n", output_stream=None, summarize=None, name=None):  # noqa: A001
     """Prints tensors and Python values when the op runs (at every call of a graph).
 
@@ -76,6 +80,7 @@ ASSERT = define("Assert", lambda *xs, **attrs: [], _assert_kernel, stateful=True
                 differentiable=False)
 
 
+@export("Assert", "debugging.Assert")
 def Assert(condition, data, summarize=None, name=None):  # noqa: N802 - TensorFlow's name
     """Raises rt.errors.InvalidArgumentError (with `data` shown) when `condition` is false."""
     condition = convert_to_tensor(condition, dtype_hint=_dtypes.bool_)
@@ -112,8 +117,6 @@ def _assert_op(condition, message, data, name):
 
 def _make_assert(name, compare, describe):
     def check(x, y=None, message=None, summarize=None, name=None):
-        from . import math_ops, reduce_ops
-        from .core import binary_operands
         if y is None:
             x = convert_to_tensor(x)
             cond = reduce_ops.reduce_all(compare(x, math_ops.multiply(x, 0)))
@@ -134,31 +137,31 @@ def _make_assert(name, compare, describe):
     return check
 
 
-def _lazy(fn_name):
-    def compare(x, y):
-        from . import math_ops
-        return getattr(math_ops, fn_name)(x, y)
-    return compare
+def _exported_assert(name, compare, describe):
+    return export(f"debugging.{name}")(_make_assert(name, compare, describe))
 
 
-assert_equal = _make_assert("assert_equal", _lazy("equal"), "==")
-assert_none_equal = _make_assert("assert_none_equal", _lazy("not_equal"), "!=")
-assert_less = _make_assert("assert_less", _lazy("less"), "<")
-assert_less_equal = _make_assert("assert_less_equal", _lazy("less_equal"), "<=")
-assert_greater = _make_assert("assert_greater", _lazy("greater"), ">")
-assert_greater_equal = _make_assert("assert_greater_equal", _lazy("greater_equal"), ">=")
+assert_equal = _exported_assert("assert_equal", math_ops.equal, "==")
+assert_none_equal = _exported_assert("assert_none_equal", math_ops.not_equal, "!=")
+assert_less = _exported_assert("assert_less", math_ops.less, "<")
+assert_less_equal = _exported_assert("assert_less_equal", math_ops.less_equal, "<=")
+assert_greater = _exported_assert("assert_greater", math_ops.greater, ">")
+assert_greater_equal = _exported_assert("assert_greater_equal", math_ops.greater_equal, ">=")
 
 
+@export("debugging.assert_positive")
 def assert_positive(x, message=None, summarize=None, name=None):
     """Checks `x > 0` for every element; raises rt.errors.InvalidArgumentError otherwise."""
     return assert_greater(x, None, message=message, name=name)
 
 
+@export("debugging.assert_negative")
 def assert_negative(x, message=None, summarize=None, name=None):
     """Checks `x < 0` for every element; raises rt.errors.InvalidArgumentError otherwise."""
     return assert_less(x, None, message=message, name=name)
 
 
+@export("debugging.assert_non_negative")
 def assert_non_negative(x, message=None, summarize=None, name=None):
     """Checks `x >= 0` for every element; raises rt.errors.InvalidArgumentError otherwise."""
     return assert_greater_equal(x, None, message=message, name=name)

@@ -6,8 +6,13 @@ import re
 
 import numpy as np
 
+from ..exports import export
+from ..opdef import define
 from ..shapes import TensorShape
-from .core import apply, convert_to_tensor, define
+from . import array_ops as _array
+from . import gradient_ops
+from . import math_ops as _math
+from .core import apply, convert_to_tensor
 from .shape_rules import broadcast, same_dtype
 
 
@@ -48,6 +53,28 @@ def _emit_matmul(em, op):
 MATMUL = define("MatMul", _matmul_infer, _matmul_kernel, emit=_emit_matmul)
 
 
+@MATMUL.def_grad
+def _matmul_grad(op, g):
+    ta, tb = op.attrs["transpose_a"], op.attrs["transpose_b"]
+    ga = gb = None
+    if op.needs[0]:
+        b = op.inputs[1]
+        if ta:
+            ga = matmul(b, g, transpose_a=tb, transpose_b=True)
+        else:
+            ga = matmul(g, b, transpose_b=not tb)
+        ga = gradient_ops.sum_grad(ga, op, 0)
+    if op.needs[1]:
+        a = op.inputs[0]
+        if tb:
+            gb = matmul(g, a, transpose_a=True, transpose_b=ta)
+        else:
+            gb = matmul(a, g, transpose_a=not ta)
+        gb = gradient_ops.sum_grad(gb, op, 1)
+    return [ga, gb]
+
+
+@export("matmul", "linalg.matmul")
 def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
     """Matrix product a @ b of rank >= 2 tensors (batch dims broadcast).
 
@@ -87,6 +114,24 @@ def _tensordot_infer(a, b, axes):
 TENSORDOT = define("Tensordot", _tensordot_infer, lambda a, b, axes: np.tensordot(a, b, axes))
 
 
+@TENSORDOT.def_grad
+def _tensordot_grad(op, g):
+    a, b = op.forward_inputs
+    ra, rb = a.shape.rank, b.shape.rank
+    xa, xb = op.attrs["axes"]
+    xa = [x % ra for x in xa]
+    xb = [x % rb for x in xb]
+    letters = iter("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    term_a = [next(letters) for _ in range(ra)]
+    term_b = [next(letters) for _ in range(rb)]
+    for i, j in zip(xa, xb):
+        term_b[j] = term_a[i]
+    rhs = "".join(c for i, c in enumerate(term_a) if i not in xa) + \
+        "".join(c for j, c in enumerate(term_b) if j not in xb)
+    return _einsum_grads(op, g, ["".join(term_a), "".join(term_b)], rhs, op.inputs)
+
+
+@export("tensordot", "linalg.tensordot")
 def tensordot(a, b, axes, name=None):
     """Sums products over `axes`, like np.tensordot.
 
@@ -128,6 +173,13 @@ def _einsum_infer(*xs, equation):
 EINSUM = define("Einsum", _einsum_infer, lambda *xs, equation: np.einsum(equation, *xs))
 
 
+@EINSUM.def_grad
+def _einsum_grad(op, g):
+    terms, rhs = _einsum_terms(op.attrs["equation"], len(op.forward_inputs))
+    return _einsum_grads(op, g, terms, rhs, op.inputs)
+
+
+@export("einsum", "linalg.einsum")
 def einsum(equation, *inputs, name=None):
     """Einstein summation over the inputs, e.g. einsum('ij,jk->ik', a, b), like np.einsum."""
     if len(inputs) == 1 and isinstance(inputs[0], (list, tuple)):
@@ -150,15 +202,32 @@ def _square_infer(name, drop):
 
 INV = define("MatrixInverse", _square_infer("MatrixInverse", False), np.linalg.inv,
              template="np.linalg.inv({0})")
+
+
+@INV.def_grad
+def _inverse_grad(op, g):
+    y = op.outputs[0]
+    return [_math.negative(matmul(y, matmul(g, y, transpose_b=True), transpose_a=True))]
+
+
 DET = define("MatrixDeterminant", _square_infer("MatrixDeterminant", True), np.linalg.det,
              template="np.linalg.det({0})")
 
 
+@DET.def_grad
+def _determinant_grad(op, g):
+    x = op.inputs[0]
+    scale = _array.expand_dims(_array.expand_dims(_math.multiply(g, op.outputs[0]), -1), -1)
+    return [_math.multiply(scale, _matrix_transpose(inv(x)))]
+
+
+@export("linalg.inv")
 def inv(input, name=None):  # noqa: A002
     """The inverse of each square matrix in the last two axes."""
     return apply(INV, [convert_to_tensor(input)], name=name)
 
 
+@export("linalg.det")
 def det(input, name=None):  # noqa: A002
     """The determinant of each square matrix in the last two axes."""
     return apply(DET, [convert_to_tensor(input)], name=name)
@@ -167,31 +236,6 @@ def det(input, name=None):  # noqa: A002
 # -- gradients -------------------------------------------------------------------------------------
 # Rules: (op, *output_grads) -> one gradient per input (see the note in array_ops).
 
-# the op modules import each other last, after their ops are defined
-from . import array_ops as _array  # noqa: E402
-from . import math_ops as _math  # noqa: E402
-from .core import register_gradient  # noqa: E402
-
-
-@register_gradient("MatMul")
-def _matmul_grad(op, g):
-    ta, tb = op.attrs["transpose_a"], op.attrs["transpose_b"]
-    ga = gb = None
-    if op.needs[0]:
-        b = op.inputs[1]
-        if ta:
-            ga = matmul(b, g, transpose_a=tb, transpose_b=True)
-        else:
-            ga = matmul(g, b, transpose_b=not tb)
-        ga = _array.sum_grad(ga, op, 0)
-    if op.needs[1]:
-        a = op.inputs[0]
-        if tb:
-            gb = matmul(g, a, transpose_a=True, transpose_b=ta)
-        else:
-            gb = matmul(a, g, transpose_a=not ta)
-        gb = _array.sum_grad(gb, op, 1)
-    return [ga, gb]
 
 
 def _einsum_terms(equation: str, n: int):
@@ -220,37 +264,14 @@ def _einsum_grads(op, g, terms, rhs, operands):
         inputs = [operands[j] for j in range(len(terms)) if j != i] + [g]
         grad = einsum(",".join(others + [rhs]) + "->" + kept, *inputs)
         if kept != term:
-            dims = _array.static_dims(op.forward_inputs[i])
+            dims = gradient_ops.static_dims(op.forward_inputs[i])
             if dims is None:
                 raise NotImplementedError("The gradient of an einsum that sums over an axis of "
                                           "one operand only needs static shapes.")
             grad = _array.reshape(grad, [d if c in kept else 1 for c, d in zip(term, dims)])
-            grad = _array.broadcast_grad(grad, op, i)
-        grads.append(_array.sum_grad(grad, op, i))
+            grad = gradient_ops.broadcast_grad(grad, op, i)
+        grads.append(gradient_ops.sum_grad(grad, op, i))
     return grads
-
-
-@register_gradient("Einsum")
-def _einsum_grad(op, g):
-    terms, rhs = _einsum_terms(op.attrs["equation"], len(op.forward_inputs))
-    return _einsum_grads(op, g, terms, rhs, op.inputs)
-
-
-@register_gradient("Tensordot")
-def _tensordot_grad(op, g):
-    a, b = op.forward_inputs
-    ra, rb = a.shape.rank, b.shape.rank
-    xa, xb = op.attrs["axes"]
-    xa = [x % ra for x in xa]
-    xb = [x % rb for x in xb]
-    letters = iter("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
-    term_a = [next(letters) for _ in range(ra)]
-    term_b = [next(letters) for _ in range(rb)]
-    for i, j in zip(xa, xb):
-        term_b[j] = term_a[i]
-    rhs = "".join(c for i, c in enumerate(term_a) if i not in xa) + \
-        "".join(c for j, c in enumerate(term_b) if j not in xb)
-    return _einsum_grads(op, g, ["".join(term_a), "".join(term_b)], rhs, op.inputs)
 
 
 def _matrix_transpose(x):
@@ -258,14 +279,3 @@ def _matrix_transpose(x):
     return _array.transpose(x, tuple(range(rank - 2)) + (rank - 1, rank - 2))
 
 
-@register_gradient("MatrixInverse")
-def _inverse_grad(op, g):
-    y = op.outputs[0]
-    return [_math.negative(matmul(y, matmul(g, y, transpose_b=True), transpose_a=True))]
-
-
-@register_gradient("MatrixDeterminant")
-def _determinant_grad(op, g):
-    x = op.inputs[0]
-    scale = _array.expand_dims(_array.expand_dims(_math.multiply(g, op.outputs[0]), -1), -1)
-    return [_math.multiply(scale, _matrix_transpose(inv(x)))]

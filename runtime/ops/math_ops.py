@@ -5,7 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dtypes
-from .core import apply, binary_operands, convert_to_tensor, define
+from ..exports import export
+from ..opdef import define
+from . import array_ops as _array
+from . import gradient_ops
+from .core import apply, binary_operands, convert_to_tensor
 from .shape_rules import broadcast, same_dtype
 
 _FLOATING_ONLY = "float"
@@ -56,14 +60,100 @@ def _unary(name, template, kernel, kind=_NUMERIC, out_dtype=None):
 
 
 ADD = _binary("Add", "{0} + {1}", np.add, kind=None)
+
+
+@ADD.def_grad
+def _add_grad(op, g):
+    return [_sum_grad(g, op, 0) if op.needs[0] else None,
+            _sum_grad(g, op, 1) if op.needs[1] else None]
+
+
 SUB = _binary("Sub", "{0} - {1}", np.subtract)
+
+
+@SUB.def_grad
+def _sub_grad(op, g):
+    return [_sum_grad(g, op, 0) if op.needs[0] else None,
+            _sum_grad(negative(g), op, 1) if op.needs[1] else None]
+
+
 MUL = _binary("Mul", "{0} * {1}", np.multiply)
+
+
+@MUL.def_grad
+def _mul_grad(op, g):
+    x, y = op.inputs
+    return [_sum_grad(multiply(g, y), op, 0) if op.needs[0] else None,
+            _sum_grad(multiply(x, g), op, 1) if op.needs[1] else None]
+
+
 DIV = _binary("RealDiv", "{0} / {1}", np.true_divide, out_dtype=_truediv_dtype)
+
+
+@DIV.def_grad
+def _div_grad(op, g):
+    y = op.inputs[1]
+    gx = divide(g, y)
+    gy = None
+    if op.needs[1]:
+        gy = _sum_grad(negative(multiply(gx, op.outputs[0])), op, 1)
+    return [_sum_grad(gx, op, 0) if op.needs[0] else None, gy]
+
+
 FLOORDIV = _binary("FloorDiv", "{0} // {1}", np.floor_divide)
+
+
+@FLOORDIV.def_grad
+def _floordiv_grad(op, g):
+    return [None, None]
+
+
 MOD = _binary("FloorMod", "{0} % {1}", np.mod)
+
+
+@MOD.def_grad
+def _floormod_grad(op, g):
+    gy = None
+    if op.needs[1]:
+        x, y = op.inputs
+        gy = _sum_grad(negative(multiply(g, floordiv(x, y))), op, 1)
+    return [_sum_grad(g, op, 0) if op.needs[0] else None, gy]
+
+
 POW = _binary("Pow", "{0} ** {1}", np.power)
+
+
+@POW.def_grad
+def _pow_grad(op, g):
+    x, y = op.inputs
+    gx = gy = None
+    if op.needs[0]:
+        gx = _sum_grad(multiply(multiply(g, y), pow(x, subtract(y, 1))), op, 0)
+    if op.needs[1]:
+        positive = greater(x, 0)
+        safe_log = log(_array.where(positive, x, 1))
+        gy = _sum_grad(_array.where(positive, multiply(multiply(g, op.outputs[0]), safe_log), 0), op, 1)
+    return [gx, gy]
+
+
 MAXIMUM = _binary("Maximum", "np.maximum({0}, {1})", np.maximum)
+
+
+@MAXIMUM.def_grad
+def _maximum_grad(op, g):
+    x, y = op.inputs
+    return _select_grads(op, g, greater_equal(x, y))
+
+
 MINIMUM = _binary("Minimum", "np.minimum({0}, {1})", np.minimum)
+
+
+@MINIMUM.def_grad
+def _minimum_grad(op, g):
+    x, y = op.inputs
+    return _select_grads(op, g, less_equal(x, y))
+
+
 EQUAL = _binary("Equal", "{0} == {1}", np.equal, kind=None, out_dtype=_to_bool)
 NOT_EQUAL = _binary("NotEqual", "{0} != {1}", np.not_equal, kind=None, out_dtype=_to_bool)
 LESS = _binary("Less", "{0} < {1}", np.less, out_dtype=_to_bool)
@@ -88,25 +178,143 @@ LOGICAL_XOR = define("LogicalXor", _bool_infer("LogicalXor"), np.logical_xor, te
 LOGICAL_NOT = define("LogicalNot", _bool_infer("LogicalNot"), np.logical_not, template="~{0}")
 
 NEG = _unary("Neg", "-{0}", np.negative)
+
+
+@NEG.def_grad
+def _neg_grad(op, g):
+    return [negative(g)]
+
+
 ABS = _unary("Abs", "np.abs({0})", np.abs,
              out_dtype=lambda d: {"complex64": _dtypes.float32,
                                   "complex128": _dtypes.float64}.get(d.name, d))
+
+
+@ABS.def_grad
+def _abs_grad(op, g):
+    return [multiply(g, sign(op.inputs[0]))]
+
+
 SIGN = _unary("Sign", "np.sign({0})", np.sign)
+
+
+@SIGN.def_grad
+def _sign_grad(op, g):
+    return [gradient_ops.zeros_for(op, 0)]
+
+
 SQUARE = _unary("Square", "np.square({0})", np.square)
+
+
+@SQUARE.def_grad
+def _square_grad(op, g):
+    return [multiply(g, multiply(op.inputs[0], 2))]
+
+
 SQRT = _unary("Sqrt", "np.sqrt({0})", np.sqrt, _FLOATING_ONLY)
+
+
+@SQRT.def_grad
+def _sqrt_grad(op, g):
+    return [divide(g, multiply(op.outputs[0], 2))]
+
+
 RSQRT = _unary("Rsqrt", "1 / np.sqrt({0})", lambda x: 1 / np.sqrt(x), _FLOATING_ONLY)
+
+
+@RSQRT.def_grad
+def _rsqrt_grad(op, g):
+    y = op.outputs[0]
+    return [multiply(g, multiply(multiply(y, square(y)), -0.5))]
+
+
 EXP = _unary("Exp", "np.exp({0})", np.exp, _FLOATING_ONLY)
+
+
+@EXP.def_grad
+def _exp_grad(op, g):
+    return [multiply(g, op.outputs[0])]
+
+
 LOG = _unary("Log", "np.log({0})", np.log, _FLOATING_ONLY)
+
+
+@LOG.def_grad
+def _log_grad(op, g):
+    return [divide(g, op.inputs[0])]
+
+
 LOG1P = _unary("Log1p", "np.log1p({0})", np.log1p, _FLOATING_ONLY)
+
+
+@LOG1P.def_grad
+def _log1p_grad(op, g):
+    return [divide(g, add(op.inputs[0], 1))]
+
+
 SIN = _unary("Sin", "np.sin({0})", np.sin, _FLOATING_ONLY)
+
+
+@SIN.def_grad
+def _sin_grad(op, g):
+    return [multiply(g, cos(op.inputs[0]))]
+
+
 COS = _unary("Cos", "np.cos({0})", np.cos, _FLOATING_ONLY)
+
+
+@COS.def_grad
+def _cos_grad(op, g):
+    return [multiply(g, negative(sin(op.inputs[0])))]
+
+
 TAN = _unary("Tan", "np.tan({0})", np.tan, _FLOATING_ONLY)
+
+
+@TAN.def_grad
+def _tan_grad(op, g):
+    return [multiply(g, add(square(op.outputs[0]), 1))]
+
+
 TANH = _unary("Tanh", "np.tanh({0})", np.tanh, _FLOATING_ONLY)
+
+
+@TANH.def_grad
+def _tanh_grad(op, g):
+    return [multiply(g, subtract(1, square(op.outputs[0])))]
+
+
 SIGMOID = _unary("Sigmoid", "1 / (1 + np.exp(-{0}))", lambda x: 1 / (1 + np.exp(-x)), _FLOATING_ONLY)
+
+
+@SIGMOID.def_grad
+def _sigmoid_grad(op, g):
+    y = op.outputs[0]
+    return [multiply(g, multiply(y, subtract(1, y)))]
+
+
 FLOOR = _unary("Floor", "np.floor({0})", np.floor, _FLOATING_ONLY)
+
+
 CEIL = _unary("Ceil", "np.ceil({0})", np.ceil, _FLOATING_ONLY)
+
+
 ROUND = _unary("Round", "np.round({0})", np.round)
+
+
+def _step_grad(op, g):
+    return [None]  # floor, ceil and round are flat almost everywhere
+
+
+FLOOR.def_grad(_step_grad)
+CEIL.def_grad(_step_grad)
+ROUND.def_grad(_step_grad)
 RECIPROCAL = _unary("Reciprocal", "1 / {0}", lambda x: 1 / x, _FLOATING_ONLY)
+
+
+@RECIPROCAL.def_grad
+def _reciprocal_grad(op, g):
+    return [negative(multiply(g, square(op.outputs[0])))]
 
 
 # -- public functions -------------------------------------------------------------------
@@ -130,40 +338,41 @@ def _un(op, doc):
     return fn
 
 
-add = _bin(ADD, "x + y")
-subtract = _bin(SUB, "x - y")
-multiply = _bin(MUL, "x * y")
-floordiv = floor_div = _bin(FLOORDIV, "x // y (floor division)")
-mod = floormod = _bin(MOD, "x % y (the sign of y, as in Python)")
-pow = _bin(POW, "x ** y")  # noqa: A001 - the TensorFlow name
-maximum = _bin(MAXIMUM, "The larger of x and y")
-minimum = _bin(MINIMUM, "The smaller of x and y")
-equal = _bin(EQUAL, "x == y as bools")
-not_equal = _bin(NOT_EQUAL, "x != y as bools")
-less = _bin(LESS, "x < y as bools")
-less_equal = _bin(LESS_EQUAL, "x <= y as bools")
-greater = _bin(GREATER, "x > y as bools")
-greater_equal = _bin(GREATER_EQUAL, "x >= y as bools")
-negative = _un(NEG, "-x")
-abs = _un(ABS, "|x|")  # noqa: A001
-sign = _un(SIGN, "-1, 0 or 1 by the sign of x")
-square = _un(SQUARE, "x * x")
-sqrt = _un(SQRT, "The square root")
-rsqrt = _un(RSQRT, "1 / sqrt(x)")
-exp = _un(EXP, "e ** x")
-log = _un(LOG, "The natural logarithm")
-log1p = _un(LOG1P, "log(1 + x), accurate near 0")
-sin = _un(SIN, "The sine")
-cos = _un(COS, "The cosine")
-tan = _un(TAN, "The tangent")
-tanh = _un(TANH, "The hyperbolic tangent")
-sigmoid = _un(SIGMOID, "1 / (1 + exp(-x))")
-floor = _un(FLOOR, "Rounds down")
-ceil = _un(CEIL, "Rounds up")
-round = _un(ROUND, "Rounds half to even")  # noqa: A001
-reciprocal = _un(RECIPROCAL, "1 / x")
+add = export("add", "math.add")(_bin(ADD, "x + y"))
+subtract = export("subtract", "math.subtract")(_bin(SUB, "x - y"))
+multiply = export("multiply", "math.multiply")(_bin(MUL, "x * y"))
+floordiv = floor_div = export("floordiv", "math.floordiv")(_bin(FLOORDIV, "x // y (floor division)"))
+mod = floormod = export("mod", "math.floormod", "math.mod")(_bin(MOD, "x % y (the sign of y, as in Python)"))
+pow = export("pow", "math.pow")(_bin(POW, "x ** y"))  # noqa: A001 - the TensorFlow name
+maximum = export("maximum", "math.maximum")(_bin(MAXIMUM, "The larger of x and y"))
+minimum = export("minimum", "math.minimum")(_bin(MINIMUM, "The smaller of x and y"))
+equal = export("equal", "math.equal")(_bin(EQUAL, "x == y as bools"))
+not_equal = export("not_equal", "math.not_equal")(_bin(NOT_EQUAL, "x != y as bools"))
+less = export("less", "math.less")(_bin(LESS, "x < y as bools"))
+less_equal = export("less_equal", "math.less_equal")(_bin(LESS_EQUAL, "x <= y as bools"))
+greater = export("greater", "math.greater")(_bin(GREATER, "x > y as bools"))
+greater_equal = export("greater_equal", "math.greater_equal")(_bin(GREATER_EQUAL, "x >= y as bools"))
+negative = export("negative", "math.negative")(_un(NEG, "-x"))
+abs = export("abs", "math.abs")(_un(ABS, "|x|"))  # noqa: A001
+sign = export("sign", "math.sign")(_un(SIGN, "-1, 0 or 1 by the sign of x"))
+square = export("square", "math.square")(_un(SQUARE, "x * x"))
+sqrt = export("sqrt", "math.sqrt")(_un(SQRT, "The square root"))
+rsqrt = export("rsqrt", "math.rsqrt")(_un(RSQRT, "1 / sqrt(x)"))
+exp = export("exp", "math.exp")(_un(EXP, "e ** x"))
+log = export("log", "math.log")(_un(LOG, "The natural logarithm"))
+log1p = export("log1p", "math.log1p")(_un(LOG1P, "log(1 + x), accurate near 0"))
+sin = export("sin", "math.sin")(_un(SIN, "The sine"))
+cos = export("cos", "math.cos")(_un(COS, "The cosine"))
+tan = export("tan", "math.tan")(_un(TAN, "The tangent"))
+tanh = export("tanh", "math.tanh", "nn.tanh")(_un(TANH, "The hyperbolic tangent"))
+sigmoid = export("sigmoid", "math.sigmoid", "nn.sigmoid")(_un(SIGMOID, "1 / (1 + exp(-x))"))
+floor = export("floor", "math.floor")(_un(FLOOR, "Rounds down"))
+ceil = export("ceil", "math.ceil")(_un(CEIL, "Rounds up"))
+round = export("round", "math.round")(_un(ROUND, "Rounds half to even"))  # noqa: A001
+reciprocal = export("reciprocal", "math.reciprocal")(_un(RECIPROCAL, "1 / x"))
 
 
+@export("divide", "truediv", "math.divide", "math.realdiv", "math.truediv")
 def divide(x, y, name=None):
     """True division; integer tensors give floating results (int32 → float64, as in TF)."""
     x, y = binary_operands(x, y)
@@ -182,16 +391,18 @@ def _logical(op, doc):
     return fn
 
 
-logical_and = _logical(LOGICAL_AND, "Logical and")
-logical_or = _logical(LOGICAL_OR, "Logical or")
-logical_xor = _logical(LOGICAL_XOR, "Logical exclusive or")
+logical_and = export("logical_and", "math.logical_and")(_logical(LOGICAL_AND, "Logical and"))
+logical_or = export("logical_or", "math.logical_or")(_logical(LOGICAL_OR, "Logical or"))
+logical_xor = export("logical_xor", "math.logical_xor")(_logical(LOGICAL_XOR, "Logical exclusive or"))
 
 
+@export("logical_not", "math.logical_not")
 def logical_not(x, name=None):
     """Logical not of a bool tensor, elementwise (op `LogicalNot`)."""
     return apply(LOGICAL_NOT, [convert_to_tensor(x, dtype_hint=_dtypes.bool_)], name=name)
 
 
+@export("clip_by_value", "math.clip_by_value")
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     """Clips `t` elementwise to [clip_value_min, clip_value_max]."""
     t = convert_to_tensor(t)
@@ -201,69 +412,10 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
 # -- gradients -------------------------------------------------------------------------------------
 # Rules: (op, *output_grads) -> one gradient per input (see the note in array_ops).
 
-# the op modules import each other last, after their ops are defined
-from . import array_ops as _array  # noqa: E402
-from .core import register_gradient  # noqa: E402
 
 
 def _sum_grad(g, op, index):
-    return _array.sum_grad(g, op, index)
-
-
-@register_gradient("Add")
-def _add_grad(op, g):
-    return [_sum_grad(g, op, 0) if op.needs[0] else None,
-            _sum_grad(g, op, 1) if op.needs[1] else None]
-
-
-@register_gradient("Sub")
-def _sub_grad(op, g):
-    return [_sum_grad(g, op, 0) if op.needs[0] else None,
-            _sum_grad(negative(g), op, 1) if op.needs[1] else None]
-
-
-@register_gradient("Mul")
-def _mul_grad(op, g):
-    x, y = op.inputs
-    return [_sum_grad(multiply(g, y), op, 0) if op.needs[0] else None,
-            _sum_grad(multiply(x, g), op, 1) if op.needs[1] else None]
-
-
-@register_gradient("RealDiv")
-def _div_grad(op, g):
-    y = op.inputs[1]
-    gx = divide(g, y)
-    gy = None
-    if op.needs[1]:
-        gy = _sum_grad(negative(multiply(gx, op.outputs[0])), op, 1)
-    return [_sum_grad(gx, op, 0) if op.needs[0] else None, gy]
-
-
-@register_gradient("FloorDiv")
-def _floordiv_grad(op, g):
-    return [None, None]
-
-
-@register_gradient("FloorMod")
-def _floormod_grad(op, g):
-    gy = None
-    if op.needs[1]:
-        x, y = op.inputs
-        gy = _sum_grad(negative(multiply(g, floordiv(x, y))), op, 1)
-    return [_sum_grad(g, op, 0) if op.needs[0] else None, gy]
-
-
-@register_gradient("Pow")
-def _pow_grad(op, g):
-    x, y = op.inputs
-    gx = gy = None
-    if op.needs[0]:
-        gx = _sum_grad(multiply(multiply(g, y), pow(x, subtract(y, 1))), op, 0)
-    if op.needs[1]:
-        positive = greater(x, 0)
-        safe_log = log(_array.where(positive, x, 1))
-        gy = _sum_grad(_array.where(positive, multiply(multiply(g, op.outputs[0]), safe_log), 0), op, 1)
-    return [gx, gy]
+    return gradient_ops.sum_grad(g, op, index)
 
 
 def _select_grads(op, g, x_wins):
@@ -271,97 +423,3 @@ def _select_grads(op, g, x_wins):
             _sum_grad(_array.where(x_wins, 0, g), op, 1) if op.needs[1] else None]
 
 
-@register_gradient("Maximum")
-def _maximum_grad(op, g):
-    x, y = op.inputs
-    return _select_grads(op, g, greater_equal(x, y))
-
-
-@register_gradient("Minimum")
-def _minimum_grad(op, g):
-    x, y = op.inputs
-    return _select_grads(op, g, less_equal(x, y))
-
-
-@register_gradient("Neg")
-def _neg_grad(op, g):
-    return [negative(g)]
-
-
-@register_gradient("Abs")
-def _abs_grad(op, g):
-    return [multiply(g, sign(op.inputs[0]))]
-
-
-@register_gradient("Sign")
-def _sign_grad(op, g):
-    return [_array.zeros_for(op, 0)]
-
-
-@register_gradient("Floor")
-@register_gradient("Ceil")
-@register_gradient("Round")
-def _step_grad(op, g):
-    return [None]
-
-
-@register_gradient("Square")
-def _square_grad(op, g):
-    return [multiply(g, multiply(op.inputs[0], 2))]
-
-
-@register_gradient("Sqrt")
-def _sqrt_grad(op, g):
-    return [divide(g, multiply(op.outputs[0], 2))]
-
-
-@register_gradient("Rsqrt")
-def _rsqrt_grad(op, g):
-    y = op.outputs[0]
-    return [multiply(g, multiply(multiply(y, square(y)), -0.5))]
-
-
-@register_gradient("Exp")
-def _exp_grad(op, g):
-    return [multiply(g, op.outputs[0])]
-
-
-@register_gradient("Log")
-def _log_grad(op, g):
-    return [divide(g, op.inputs[0])]
-
-
-@register_gradient("Log1p")
-def _log1p_grad(op, g):
-    return [divide(g, add(op.inputs[0], 1))]
-
-
-@register_gradient("Sin")
-def _sin_grad(op, g):
-    return [multiply(g, cos(op.inputs[0]))]
-
-
-@register_gradient("Cos")
-def _cos_grad(op, g):
-    return [multiply(g, negative(sin(op.inputs[0])))]
-
-
-@register_gradient("Tan")
-def _tan_grad(op, g):
-    return [multiply(g, add(square(op.outputs[0]), 1))]
-
-
-@register_gradient("Tanh")
-def _tanh_grad(op, g):
-    return [multiply(g, subtract(1, square(op.outputs[0])))]
-
-
-@register_gradient("Sigmoid")
-def _sigmoid_grad(op, g):
-    y = op.outputs[0]
-    return [multiply(g, multiply(y, subtract(1, y)))]
-
-
-@register_gradient("Reciprocal")
-def _reciprocal_grad(op, g):
-    return [negative(multiply(g, square(op.outputs[0])))]

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..exports import export
+from ..opdef import define
 from ..shapes import TensorShape
+from . import array_ops as _array
 from . import math_ops
-from .core import apply, convert_to_tensor, define
+from . import reduce_ops as _reduce
+from .core import apply, convert_to_tensor
 from .random_ops import _gen
 
 
@@ -21,6 +25,11 @@ def _float_infer(name):
 RELU = define("Relu", _float_infer("Relu"), lambda x: np.maximum(x, 0), template="np.maximum({0}, 0)")
 
 
+@RELU.def_grad
+def _relu_grad(op, g):
+    return [_array.where(math_ops.greater(op.outputs[0], 0), g, 0)]
+
+
 def _softmax_kernel(x, axis):
     shifted = x - np.max(x, axis=axis, keepdims=True)
     e = np.exp(shifted)
@@ -33,19 +42,37 @@ def _log_softmax_kernel(x, axis):
 
 
 SOFTMAX = define("Softmax", _float_infer("Softmax"), _softmax_kernel)
+
+
+@SOFTMAX.def_grad
+def _softmax_grad(op, g):
+    y = op.outputs[0]
+    inner = _reduce.reduce_sum(math_ops.multiply(g, y), axis=op.attrs["axis"], keepdims=True)
+    return [math_ops.multiply(y, math_ops.subtract(g, inner))]
+
+
 LOG_SOFTMAX = define("LogSoftmax", _float_infer("LogSoftmax"), _log_softmax_kernel)
 
 
+@LOG_SOFTMAX.def_grad
+def _log_softmax_grad(op, g):
+    total = _reduce.reduce_sum(g, axis=op.attrs["axis"], keepdims=True)
+    return [math_ops.subtract(g, math_ops.multiply(math_ops.exp(op.outputs[0]), total))]
+
+
+@export("nn.relu")
 def relu(features, name=None):
     """max(features, 0), elementwise."""
     return apply(RELU, [convert_to_tensor(features)], name=name)
 
 
+@export("nn.softmax")
 def softmax(logits, axis=-1, name=None):
     """exp(logits) normalised to sum to 1 along `axis` (computed stably)."""
     return apply(SOFTMAX, [convert_to_tensor(logits)], {"axis": int(axis)}, name=name)
 
 
+@export("nn.log_softmax")
 def log_softmax(logits, axis=-1, name=None):
     """log(softmax(logits)) along `axis`, computed stably."""
     return apply(LOG_SOFTMAX, [convert_to_tensor(logits)], {"axis": int(axis)}, name=name)
@@ -76,6 +103,30 @@ def _xent_kernel(labels, logits, axis):
 XENT = define("SoftmaxCrossEntropyWithLogits", _xent_infer, _xent_kernel, num_outputs=2)
 
 
+@XENT.def_grad
+def _xent_grad(op, g_loss, g_backprop):
+    axis = op.attrs["axis"]
+    g_labels = g_logits = None
+    if g_loss is not None:
+        expanded = _array.expand_dims(g_loss, axis)
+        if op.needs[1]:
+            g_logits = math_ops.multiply(expanded, op.outputs[1])
+        if op.needs[0]:
+            log_p = log_softmax(op.inputs[1], axis=axis)
+            g_labels = math_ops.multiply(expanded, math_ops.negative(log_p))
+    if g_backprop is not None:
+        if op.needs[1]:
+            probs = math_ops.add(op.outputs[1], op.inputs[0])
+            inner = _reduce.reduce_sum(math_ops.multiply(g_backprop, probs), axis=axis, keepdims=True)
+            part = math_ops.multiply(probs, math_ops.subtract(g_backprop, inner))
+            g_logits = part if g_logits is None else math_ops.add(g_logits, part)
+        if op.needs[0]:
+            part = math_ops.negative(g_backprop)
+            g_labels = part if g_labels is None else math_ops.add(g_labels, part)
+    return [g_labels, g_logits]
+
+
+@export("nn.softmax_cross_entropy_with_logits")
 def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
     """Per-example cross entropy between `labels` (probabilities) and softmax(`logits`)."""
     logits = convert_to_tensor(logits)
@@ -84,6 +135,7 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
     return apply(XENT, [labels, logits], {"axis": int(axis)}, name=name)[0]
 
 
+@export("nn.sigmoid_cross_entropy_with_logits")
 def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     """Elementwise logistic loss, computed stably: max(x, 0) - x * z + log(1 + exp(-|x|))."""
     logits = convert_to_tensor(logits)
@@ -114,6 +166,14 @@ def _dropout_kernel(x, rate, noise_shape, seed):
 DROPOUT = define("Dropout", _dropout_infer, _dropout_kernel, num_outputs=2, stateful=True)
 
 
+@DROPOUT.def_grad
+def _dropout_grad(op, g, g_mask):
+    if g is None:
+        return [None]
+    return [math_ops.multiply(g, op.outputs[1])]
+
+
+@export("nn.dropout")
 def dropout(x, rate, noise_shape=None, seed=None, name=None):
     """Zeroes each element with probability `rate` and scales the rest by 1 / (1 - rate)."""
     x = convert_to_tensor(x)
@@ -126,69 +186,19 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
                  name=name or "dropout")[0]
 
 
+@export("nn.l2_loss")
 def l2_loss(t, name=None):
     t = convert_to_tensor(t)
-    from .reduce_ops import reduce_sum
-    return math_ops.multiply(reduce_sum(math_ops.square(t)), 0.5, name=name)
+    return math_ops.multiply(_reduce.reduce_sum(math_ops.square(t)), 0.5, name=name)
 
 
+@export("nn.bias_add")
 def bias_add(value, bias, name=None):
     return math_ops.add(value, bias, name=name)
-
 
 
 # -- gradients -------------------------------------------------------------------------------------
 # Rules: (op, *output_grads) -> one gradient per input (see the note in array_ops).
 
-# the op modules import each other last, after their ops are defined
-from . import array_ops as _array  # noqa: E402
-from . import reduce_ops as _reduce  # noqa: E402
-from .core import register_gradient  # noqa: E402
 
 
-@register_gradient("Relu")
-def _relu_grad(op, g):
-    return [_array.where(math_ops.greater(op.outputs[0], 0), g, 0)]
-
-
-@register_gradient("Softmax")
-def _softmax_grad(op, g):
-    y = op.outputs[0]
-    inner = _reduce.reduce_sum(math_ops.multiply(g, y), axis=op.attrs["axis"], keepdims=True)
-    return [math_ops.multiply(y, math_ops.subtract(g, inner))]
-
-
-@register_gradient("LogSoftmax")
-def _log_softmax_grad(op, g):
-    total = _reduce.reduce_sum(g, axis=op.attrs["axis"], keepdims=True)
-    return [math_ops.subtract(g, math_ops.multiply(math_ops.exp(op.outputs[0]), total))]
-
-
-@register_gradient("SoftmaxCrossEntropyWithLogits")
-def _xent_grad(op, g_loss, g_backprop):
-    axis = op.attrs["axis"]
-    g_labels = g_logits = None
-    if g_loss is not None:
-        expanded = _array.expand_dims(g_loss, axis)
-        if op.needs[1]:
-            g_logits = math_ops.multiply(expanded, op.outputs[1])
-        if op.needs[0]:
-            log_p = log_softmax(op.inputs[1], axis=axis)
-            g_labels = math_ops.multiply(expanded, math_ops.negative(log_p))
-    if g_backprop is not None:
-        if op.needs[1]:
-            probs = math_ops.add(op.outputs[1], op.inputs[0])
-            inner = _reduce.reduce_sum(math_ops.multiply(g_backprop, probs), axis=axis, keepdims=True)
-            part = math_ops.multiply(probs, math_ops.subtract(g_backprop, inner))
-            g_logits = part if g_logits is None else math_ops.add(g_logits, part)
-        if op.needs[0]:
-            part = math_ops.negative(g_backprop)
-            g_labels = part if g_labels is None else math_ops.add(g_labels, part)
-    return [g_labels, g_logits]
-
-
-@register_gradient("Dropout")
-def _dropout_grad(op, g, g_mask):
-    if g is None:
-        return [None]
-    return [math_ops.multiply(g, op.outputs[1])]

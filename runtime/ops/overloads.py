@@ -1,8 +1,11 @@
-"""Installs Python operators on Tensor (and so on Variable)."""
+"""Installs Python operators and iteration on Tensor (and so on Variable)."""
 
 from __future__ import annotations
 
-from ..tensor import Tensor
+import numpy as np
+
+from .. import context
+from ..tensor import EagerTensor, SymbolicTensor, Tensor
 from . import array_ops, linalg_ops, math_ops
 
 
@@ -26,6 +29,24 @@ def _equality(fn):
     return compare
 
 
+def _iter_eager(self):
+    if np.ndim(self._value) == 0:
+        raise TypeError("Cannot iterate over a scalar tensor.")
+    if context.state.tapes:  # an op, so that gradient tapes see the rows
+        return iter(array_ops.unstack(self))
+    return (EagerTensor(v) for v in np.asarray(self._value))
+
+
+def _iter_symbolic(self):
+    dims = self._shape.as_tuple()
+    if dims is None or not dims:
+        raise TypeError(f"Cannot iterate over the symbolic tensor {self.name} of shape "
+                        f"{self._shape}.")
+    if dims[0] is None:
+        self._not_allowed("Iterating over a tensor whose first dimension is unknown")
+    return iter(array_ops.unstack(self, num=dims[0]))
+
+
 def install() -> None:
     for name, fn in [("add", math_ops.add), ("sub", math_ops.subtract), ("mul", math_ops.multiply),
                      ("truediv", math_ops.divide), ("floordiv", math_ops.floordiv),
@@ -46,3 +67,5 @@ def install() -> None:
     Tensor.__invert__ = lambda self: math_ops.logical_not(self)
     Tensor.__getitem__ = lambda self, key: array_ops.getitem(self, key)
     Tensor.__hash__ = None
+    EagerTensor.__iter__ = _iter_eager
+    SymbolicTensor.__iter__ = _iter_symbolic

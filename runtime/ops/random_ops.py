@@ -5,9 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dtypes
+from ..exports import export
+from ..opdef import define
 from ..shapes import TensorShape
 from .array_ops import _static_ints
-from .core import apply, define
+from .core import apply
 
 
 class _Seeds:
@@ -38,6 +40,7 @@ class _Seeds:
 SEEDS = _Seeds()
 
 
+@export("random.set_seed")
 def set_seed(seed) -> None:
     """Makes later random draws reproducible (resets every op-level generator)."""
     SEEDS.set_seed(None if seed is None else int(seed))
@@ -65,11 +68,14 @@ def _random_infer(shape, a, b, dtype, seed):
 UNIFORM = define("RandomUniform", _random_infer,
                  lambda shape, a, b, dtype, seed: _uniform_kernel(shape, a, b, dtype, seed),
                  stateful=True, differentiable=False)
+
+
 NORMAL = define("RandomStandardNormal", _random_infer,
                 lambda shape, a, b, dtype, seed: _normal_kernel(shape, a, b, dtype, seed),
                 stateful=True, differentiable=False)
 
 
+@export("random.uniform")
 def uniform(shape, minval=0, maxval=None, dtype=_dtypes.float32, seed=None, name=None):
     """Uniform values in [minval, maxval) (maxval defaults to 1 for floats)."""
     dtype = _dtypes.as_dtype(dtype)
@@ -83,6 +89,7 @@ def uniform(shape, minval=0, maxval=None, dtype=_dtypes.float32, seed=None, name
                                "dtype": dtype, "seed": seed}, name=name)
 
 
+@export("random.normal")
 def normal(shape, mean=0.0, stddev=1.0, dtype=_dtypes.float32, seed=None, name=None):
     """Normally distributed values (mean, stddev); a fresh draw every time the op runs."""
     dtype = _dtypes.as_dtype(dtype)

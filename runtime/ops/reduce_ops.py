@@ -5,8 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dtypes
+from ..exports import export
+from ..opdef import define
 from ..shapes import TensorShape
-from .core import apply, convert_to_tensor, define
+from . import array_ops as _array
+from . import gradient_ops
+from . import math_ops as _math
+from .core import apply, convert_to_tensor
 from .shape_rules import normalize_axis, reduced_shape
 
 
@@ -61,16 +66,53 @@ def _emit_mean(em, op):
 SUM = define("Sum", _infer("Sum", "numeric"),
              lambda x, axis, keepdims: np.sum(x, axis=axis, keepdims=keepdims, dtype=np.asarray(x).dtype),
              emit=_emit_reduce("np.add.reduce"))
+
+
+@SUM.def_grad
+def _sum_grad(op, g):
+    return [gradient_ops.broadcast_grad(_reduced_grad(op, g), op, 0)]
+
+
 MEAN = define("Mean", _infer("Mean", "numeric"), _mean_kernel, emit=_emit_mean)
+
+
+@MEAN.def_grad
+def _mean_grad(op, g):
+    x, y = op.forward_inputs[0], op.forward_outputs[0]
+    n_in, n_out = x.shape.num_elements(), y.shape.num_elements()
+    g = _reduced_grad(op, g)
+    if n_in is not None and n_out is not None:
+        scaled = _math.divide(g, max(n_in // max(n_out, 1), 1))
+        return [gradient_ops.broadcast_grad(scaled, op, 0)]
+    full = gradient_ops.broadcast_grad(g, op, 0)
+    count = _math.divide(_array.cast(_array.size(op.inputs[0]), x.dtype),
+                         _array.cast(_array.size(op.outputs[0]), x.dtype))
+    return [_math.divide(full, count)]
+
+
 MAX = define("Max", _infer("Max", "numeric"), lambda x, axis, keepdims: np.max(x, axis=axis, keepdims=keepdims),
              emit=_emit_reduce("np.maximum.reduce"))
+
+
 MIN = define("Min", _infer("Min", "numeric"), lambda x, axis, keepdims: np.min(x, axis=axis, keepdims=keepdims),
              emit=_emit_reduce("np.minimum.reduce"))
+
+
 PROD = define("Prod", _infer("Prod", "numeric"),
               lambda x, axis, keepdims: np.prod(x, axis=axis, keepdims=keepdims, dtype=np.asarray(x).dtype),
               emit=_emit_reduce("np.multiply.reduce"))
+
+
+@PROD.def_grad
+def _prod_grad(op, g):
+    others = apply(PROD_OTHERS, [op.inputs[0]], {"axis": op.attrs["axis"]})
+    return [_math.multiply(others, _reduced_grad(op, g))]
+
+
 ANY = define("Any", _infer("Any", "bool"), lambda x, axis, keepdims: np.any(x, axis=axis, keepdims=keepdims),
              template="np.any({0}, axis={axis}, keepdims={keepdims})", differentiable=False)
+
+
 ALL = define("All", _infer("All", "bool"), lambda x, axis, keepdims: np.all(x, axis=axis, keepdims=keepdims),
              template="np.all({0}, axis={axis}, keepdims={keepdims})", differentiable=False)
 
@@ -98,13 +140,13 @@ def _axis_value(axis):
     return axis
 
 
-reduce_sum = _reducer(SUM)
-reduce_mean = _reducer(MEAN)
-reduce_max = _reducer(MAX)
-reduce_min = _reducer(MIN)
-reduce_prod = _reducer(PROD)
-reduce_any = _reducer(ANY)
-reduce_all = _reducer(ALL)
+reduce_sum = export("reduce_sum", "math.reduce_sum")(_reducer(SUM))
+reduce_mean = export("reduce_mean", "math.reduce_mean")(_reducer(MEAN))
+reduce_max = export("reduce_max", "math.reduce_max")(_reducer(MAX))
+reduce_min = export("reduce_min", "math.reduce_min")(_reducer(MIN))
+reduce_prod = export("reduce_prod", "math.reduce_prod")(_reducer(PROD))
+reduce_any = export("reduce_any", "math.reduce_any")(_reducer(ANY))
+reduce_all = export("reduce_all", "math.reduce_all")(_reducer(ALL))
 
 
 def _arg_infer(name):
@@ -119,6 +161,8 @@ def _arg_infer(name):
 ARGMAX = define("ArgMax", _arg_infer("ArgMax"),
                 lambda x, axis, output_type: np.argmax(x, axis=axis).astype(output_type._np),
                 differentiable=False)
+
+
 ARGMIN = define("ArgMin", _arg_infer("ArgMin"),
                 lambda x, axis, output_type: np.argmin(x, axis=axis).astype(output_type._np),
                 differentiable=False)
@@ -135,17 +179,13 @@ def _arg(op):
     return fn
 
 
-argmax = _arg(ARGMAX)
-argmin = _arg(ARGMIN)
+argmax = export("argmax", "math.argmax")(_arg(ARGMAX))
+argmin = export("argmin", "math.argmin")(_arg(ARGMIN))
 
 
 # -- gradients -------------------------------------------------------------------------------------
 # Rules: (op, *output_grads) -> one gradient per input (see the note in array_ops).
 
-# the op modules import each other last, after their ops are defined
-from . import array_ops as _array  # noqa: E402
-from . import math_ops as _math  # noqa: E402
-from .core import register_gradient  # noqa: E402
 
 
 def _others_product_kernel(x, axis):
@@ -166,41 +206,18 @@ PROD_OTHERS = define("ProdOthers", lambda x, axis: (x.shape, x.dtype), _others_p
 
 def _reduced_grad(op, g):
     """The output gradient with the reduced axes kept as size-1 dims."""
-    return g if op.attrs["keepdims"] else _array.keepdims_grad(g, op, op.attrs["axis"])
-
-
-@register_gradient("Sum")
-def _sum_grad(op, g):
-    return [_array.broadcast_grad(_reduced_grad(op, g), op, 0)]
-
-
-@register_gradient("Mean")
-def _mean_grad(op, g):
-    x, y = op.forward_inputs[0], op.forward_outputs[0]
-    n_in, n_out = x.shape.num_elements(), y.shape.num_elements()
-    g = _reduced_grad(op, g)
-    if n_in is not None and n_out is not None:
-        scaled = _math.divide(g, max(n_in // max(n_out, 1), 1))
-        return [_array.broadcast_grad(scaled, op, 0)]
-    full = _array.broadcast_grad(g, op, 0)
-    count = _math.divide(_array.cast(_array.size(op.inputs[0]), x.dtype),
-                         _array.cast(_array.size(op.outputs[0]), x.dtype))
-    return [_math.divide(full, count)]
+    return g if op.attrs["keepdims"] else gradient_ops.keepdims_grad(g, op, op.attrs["axis"])
 
 
 def _extremum_grad(op, g):
     x = op.inputs[0]
-    y = op.outputs[0] if op.attrs["keepdims"] else _array.keepdims_grad(op.outputs[0], op, op.attrs["axis"])
+    y = op.outputs[0] if op.attrs["keepdims"] else gradient_ops.keepdims_grad(op.outputs[0], op, op.attrs["axis"])
     hits = _array.cast(_math.equal(x, y), x.dtype)
     count = reduce_sum(hits, axis=op.attrs["axis"], keepdims=True)
     return [_math.multiply(_math.divide(hits, count), _reduced_grad(op, g))]
 
 
-register_gradient("Max")(_extremum_grad)
-register_gradient("Min")(_extremum_grad)
+MAX.def_grad(_extremum_grad)
+MIN.def_grad(_extremum_grad)
 
 
-@register_gradient("Prod")
-def _prod_grad(op, g):
-    others = apply(PROD_OTHERS, [op.inputs[0]], {"axis": op.attrs["axis"]})
-    return [_math.multiply(others, _reduced_grad(op, g))]

@@ -15,10 +15,11 @@ import numpy as np
 
 from .. import context
 from .. import dtypes as _dtypes
+from ..gradients import GradientTape
 from ..ops import array_ops
 from ..ops.core import convert_to_tensor
+from ..ops.variable_ops import Variable
 from ..tensor import Tensor
-from ..variables import Variable
 
 Hyper = float | Callable[[Tensor], Any] | Variable
 
@@ -201,7 +202,6 @@ class Optimizer:
         `loss` is a zero-argument callable (evaluated under a new tape) or a tensor computed
         under `tape`; `var_list` is a list of variables or a callable returning one.
         """
-        from ..gradients import GradientTape
         if callable(loss):
             with GradientTape() as tape:
                 loss_value = loss()

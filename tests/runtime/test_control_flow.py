@@ -29,6 +29,18 @@ def test_cond_staged_serves_both_values_from_one_trace():
     assert [op.type for op in graph.operations].count("If") == 1
 
 
+def test_nested_cond_branch_may_return_an_outer_tensor_unchanged():
+    def f(x):
+        doubled = x + x  # read only by the innermost branch, which returns it as it is
+        return rt.cond(x < 0, lambda: x, lambda: rt.cond(x < 1, lambda: x, lambda: doubled))
+
+    def python(x):
+        return x if x < 0 else (x if x < 1 else x + x)
+
+    for value in (-2, 0, 3):
+        assert staged(f)(rt.constant(value)).numpy() == python(value)
+
+
 def test_cond_side_effects_run_only_in_the_taken_branch(capsys):
     v = rt.Variable(0.0)
 

@@ -10,11 +10,15 @@ import itertools
 
 import numpy as np
 
-from . import context
-from . import dtypes as _dtypes
-from .ops.core import apply, convert_to_tensor, define
-from .shapes import TensorShape, as_shape
-from .tensor import EagerTensor, SymbolicTensor, Tensor, to_numpy_value
+from .. import context
+from .. import dtypes as _dtypes
+from ..errors import InvalidArgumentError
+from ..exports import export
+from ..opdef import define
+from ..shapes import TensorShape, as_shape
+from ..tensor import EagerTensor, SymbolicTensor, Tensor, to_numpy_value
+from .array_ops import cast
+from .core import apply, convert_to_tensor
 
 _ids = itertools.count()
 
@@ -26,7 +30,6 @@ def _read_infer(var):
 def _read_kernel(var):
     value = var._value
     if value is None:
-        from .errors import InvalidArgumentError
         raise InvalidArgumentError(f"Variable {var.name} is read before it is initialised.")
     return value
 
@@ -34,6 +37,11 @@ def _read_kernel(var):
 READ = define("ReadVariableOp", lambda var: _read_infer(var), _read_kernel,
               emit=lambda em, op: em.line(f"{em.outs(op)[0]} = {em.bind(op.attrs['var'], 'v')}._value"),
               stateful=True)
+
+
+@READ.def_grad
+def _read_grad(op, g):
+    return [g]  # a read's one gradient input is the variable itself (see gradients.node)
 
 
 def _assign_infer(value, var, mode):
@@ -75,6 +83,15 @@ INIT = define("VarInitIfNeeded", lambda value, var: [], lambda value, var: None,
               stateful=True, num_outputs=0, differentiable=False)
 
 
+@INIT.def_interpret
+def _interpret_init(operation, inputs, run_graph):
+    var = operation.attrs["var"]
+    if var._value is None:
+        var._value = inputs[0]._value
+    return []
+
+
+@export("Variable")
 class Variable(Tensor):
     """A mutable tensor: `assign`, `assign_add`, `assign_sub`, `read_value`."""
 
@@ -96,7 +113,6 @@ class Variable(Tensor):
         symbolic = isinstance(initial_value, SymbolicTensor)
         if symbolic:
             if dtype is not None and initial_value.dtype is not dtype:
-                from .ops.array_ops import cast
                 initial_value = cast(initial_value, dtype)
             self._dtype = initial_value.dtype
             self._shape = initial_value.shape if shape is None else as_shape(shape)
@@ -240,13 +256,3 @@ class _VariableRef:
     def __eq__(self, other):
         return isinstance(other, _VariableRef) and other._var is self._var
 
-
-# -- gradients -------------------------------------------------------------------------------------
-# A read's one gradient input is the variable itself (see runtime.gradients.node).
-
-from .ops.core import register_gradient  # noqa: E402
-
-
-@register_gradient("ReadVariableOp")
-def _read_grad(op, g):
-    return [g]

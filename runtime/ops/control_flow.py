@@ -1,4 +1,4 @@
-"""Functional control flow: `cond`, `while_loop` and `TensorArray`.
+"""Functional control flow: `cond` and `while_loop`.
 
 Eagerly they run Python directly. While tracing, branches and loop bodies are traced into
 subgraphs of one op; the executor writes that op as a Python `if` or `while`.
@@ -6,14 +6,15 @@ subgraphs of one op; the executor writes that op as a Python `if` or `while`.
 
 from __future__ import annotations
 
-import numpy as np
-
-from . import context, errors, nest
-from . import dtypes as _dtypes
-from .graph import FuncGraph
-from .ops.core import apply, convert_to_tensor, define
-from .shapes import TensorShape, as_shape
-from .tensor import EagerTensor, SymbolicTensor, Tensor
+from .. import context, nest
+from .. import dtypes as _dtypes
+from ..exports import export
+from ..graph import FuncGraph
+from ..opdef import define
+from ..shapes import TensorShape, as_shape
+from ..tensor import EagerTensor, SymbolicTensor, Tensor
+from .core import apply, convert_to_tensor
+from .tensor_array import TensorArray
 
 # -- composites: values made of several tensors (TensorArray) -----------------------------------
 
@@ -65,11 +66,24 @@ def _emit_cond(em, op):
                 em.line("pass")
 
 
-def _cond_infer(*_args, **_kwargs):
-    raise AssertionError("If ops are created by rt.cond")
+def _cond_infer(branches, pred):
+    true_graph, false_graph = branches
+    return [(t.shape.most_specific_common_supertype([f.shape]), t.dtype)
+            for t, f in zip(true_graph.outputs, false_graph.outputs)]
 
 
-COND = define("If", _cond_infer, None, emit=_emit_cond)
+COND = define("If", _cond_infer, None, emit=_emit_cond, num_outputs=None)
+
+
+def _select(pred, true_fn, false_fn):
+    """What an If op means: one branch runs, chosen by the predicate."""
+    return true_fn() if bool(pred) else false_fn()
+
+
+@COND.def_interpret
+def _interpret_cond(operation, inputs, run_graph):
+    true_graph, false_graph = operation.subgraphs
+    return _select(inputs[0], lambda: run_graph(true_graph, []), lambda: run_graph(false_graph, []))
 
 
 def _trace_branch(fn, name, outer):
@@ -81,6 +95,7 @@ def _trace_branch(fn, name, outer):
     return graph, result, flat
 
 
+@export("cond")
 def cond(pred, true_fn=None, false_fn=None, name=None):
     """`true_fn()` if `pred` else `false_fn()`; staged as one `If` op while tracing."""
     if true_fn is None or false_fn is None or not callable(true_fn) or not callable(false_fn):
@@ -90,7 +105,7 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
         if isinstance(pred, SymbolicTensor):
             raise TypeError(f"cond: the predicate {pred.name} belongs to a graph that is not "
                             "being built.")
-        return true_fn() if bool(pred) else false_fn()
+        return _select(pred, true_fn, false_fn)
     pred = convert_to_tensor(pred)
     if not pred.dtype.is_bool or pred.shape.rank not in (0, None):
         if pred.shape.num_elements() != 1:
@@ -101,19 +116,9 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
     true_graph, true_result, true_flat = _trace_branch(true_fn, "cond_true", graph)
     false_graph, false_result, false_flat = _trace_branch(false_fn, "cond_false", graph)
     _check_branches(true_result, false_result, true_flat, false_flat)
-    specs = []
-    for t, f in zip(true_flat, false_flat):
-        if t is None:
-            continue
-        specs.append((t.shape.most_specific_common_supertype([f.shape]), t.dtype))
     true_graph.outputs = [t for t in true_flat if t is not None]
     false_graph.outputs = [f for f in false_flat if f is not None]
-    op = graph.create_op(COND, [pred], {}, specs, name=name or "cond",
-                         subgraphs=(true_graph, false_graph))
-    if context.state.tapes:
-        from .gradients.tape import record_operation
-        record_operation(COND, [pred], op.outputs, {}, op)
-    outs = iter(op.outputs)
+    outs = iter(apply(COND, [pred], name=name or "cond", subgraphs=(true_graph, false_graph)))
     flat = [None if t is None else next(outs) for t in true_flat]
     return _pack_values(true_result, flat)
 
@@ -210,9 +215,36 @@ def _emit_while(em, op):
         em.alias(t, name)
 
 
-WHILE = define("While", _cond_infer, None, emit=_emit_while)
+def _while_infer(graphs, *inputs):
+    return [(t.shape, t.dtype) for t in graphs[1].inputs]  # the loop variables' invariants
 
 
+WHILE = define("While", _while_infer, None, emit=_emit_while, num_outputs=None)
+
+
+def _loop(cond, body, values, maximum_iterations):
+    """What a While op means: `values = body(values)` while `cond(values)`, at most
+    `maximum_iterations` times (None: no limit)."""
+    limit = None if maximum_iterations is None else int(maximum_iterations)
+    count = 0
+    while limit is None or count < limit:
+        if not bool(cond(values)):
+            break
+        values = body(values)
+        count += 1
+    return values
+
+
+@WHILE.def_interpret
+def _interpret_while(operation, inputs, run_graph):
+    cond_graph, body_graph = operation.subgraphs
+    n = len(operation.outputs)
+    limit = inputs[n] if len(inputs) > n else None
+    return _loop(lambda values: run_graph(cond_graph, values)[0],
+                 lambda values: run_graph(body_graph, values), inputs[:n], limit)
+
+
+@export("while_loop")
 def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10,
                back_prop=True, swap_memory=False, maximum_iterations=None, name=None,
                loop_var_names=None):
@@ -275,12 +307,8 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     inputs = list(flat_init)
     if maximum_iterations is not None:
         inputs.append(convert_to_tensor(maximum_iterations, dtype_hint=_dtypes.int32))
-    op = graph.create_op(WHILE, inputs, {}, [(s, t.dtype) for s, t in zip(invariants, flat_init)],
-                         name=name or "while", subgraphs=(cond_graph, body_graph))
-    if context.state.tapes:
-        from .gradients.tape import record_operation
-        record_operation(WHILE, inputs, op.outputs, {}, op)
-    packed = _pack_values(result, op.outputs)  # TensorArrays keep element shapes from the body
+    outs = apply(WHILE, inputs, name=name or "while", subgraphs=(cond_graph, body_graph))
+    packed = _pack_values(result, outs)  # TensorArrays keep element shapes from the body
     return packed[0] if single else packed
 
 
@@ -356,236 +384,11 @@ def _normalize_body_result(structure, result, single):
 
 
 def _eager_while(cond, body, structure, single, maximum_iterations):
-    values = structure
-    count = 0
-    limit = None if maximum_iterations is None else int(maximum_iterations)
-    while limit is None or count < limit:
-        if not bool(cond(*values)):
-            break
-        values = _normalize_body_result(structure, body(*values), single)
-        count += 1
+    values = _loop(lambda values: cond(*values),
+                   lambda values: _normalize_body_result(structure, body(*values), single),
+                   structure, maximum_iterations)
     values = tuple(values) if isinstance(structure, tuple) and not nest.is_namedtuple(structure) else values
     flat = [_to_tensor(v, "loop variable") if not isinstance(v, TensorArray) else v
             for v in nest.flatten(values)]
     packed = nest.pack_sequence_as(values, flat) if nest.is_nested(values) else flat[0]
     return packed[0] if single else packed
-
-
-def _array_ops():
-    from .ops import array_ops
-    return array_ops
-
-
-# -- TensorArray -------------------------------------------------------------------------------------
-
-def _ta_new(size, dtype, element_shape, dynamic_size):
-    return [None] * int(size)
-
-
-def _ta_write(handle, index, value, dynamic_size):
-    i = int(index)
-    if i < 0:
-        raise errors.InvalidArgumentError(f"TensorArray write: index {i} is negative.")
-    if i >= len(handle):
-        if not dynamic_size:
-            raise errors.InvalidArgumentError(
-                f"TensorArray write: index {i} is out of range for a TensorArray of size "
-                f"{len(handle)}; create it with dynamic_size=True to let it grow.")
-        handle.extend([None] * (i + 1 - len(handle)))
-    handle[i] = value
-    return handle
-
-
-def _ta_read(handle, index):
-    i = int(index)
-    if not 0 <= i < len(handle) or handle[i] is None:
-        raise errors.InvalidArgumentError(
-            f"TensorArray read: index {i} has not been written (size {len(handle)}).")
-    return handle[i]
-
-
-def _ta_stack(handle, dtype, element_shape):
-    if any(v is None for v in handle):
-        missing = [i for i, v in enumerate(handle) if v is None]
-        if len(missing) != len(handle) or element_shape is None:
-            raise errors.InvalidArgumentError(
-                f"TensorArray stack: elements {missing[:5]} have not been written.")
-        return np.zeros((len(handle),) + tuple(element_shape), dtype._np)
-    if not handle:
-        shape = tuple(d or 0 for d in element_shape) if element_shape is not None else ()
-        return np.zeros((0,) + shape, dtype._np)
-    return np.stack(handle)
-
-
-def _ta_gather(handle, indices, dtype, element_shape):
-    return np.stack([_ta_read(handle, i) for i in np.ravel(indices)]) if np.size(indices) else \
-        np.zeros((0,) + tuple(d or 0 for d in (element_shape or ())), dtype._np)
-
-
-def _ta_concat(handle, dtype, element_shape):
-    parts = [_ta_read(handle, i) for i in range(len(handle))]
-    return np.concatenate(parts) if parts else np.zeros((0,), dtype._np)
-
-
-def _ta_unstack(handle, value):
-    value = np.asarray(value)
-    handle[:] = list(value)
-    return handle
-
-
-TA_NEW = define("TensorArrayV3", lambda size, **a: (TensorShape([]), _dtypes.variant), _ta_new,
-                stateful=True, differentiable=False)
-TA_WRITE = define("TensorArrayWriteV3", lambda h, i, v, **a: (TensorShape([]), _dtypes.variant),
-                  _ta_write, stateful=True)
-TA_READ = define("TensorArrayReadV3", lambda h, i, dtype, element_shape: (element_shape, dtype),
-                 lambda h, i, dtype, element_shape: _ta_read(h, i), stateful=True)
-TA_STACK = define("TensorArrayStack", lambda h, dtype, element_shape: (
-    TensorShape([None]).concatenate(element_shape), dtype), _ta_stack, stateful=True)
-TA_SIZE = define("TensorArraySizeV3", lambda h: (TensorShape([]), _dtypes.int32),
-                 lambda h: np.int32(len(h)), stateful=True, differentiable=False)
-TA_GATHER = define("TensorArrayGatherV3", lambda h, i, dtype, element_shape: (
-    TensorShape([i.shape[0] if i.shape.rank == 1 else None]).concatenate(element_shape), dtype),
-    _ta_gather, stateful=True)
-TA_CONCAT = define("TensorArrayConcatV3", lambda h, dtype, element_shape: (
-    TensorShape([None]).concatenate(element_shape[1:] if element_shape.rank else TensorShape(None)),
-    dtype), _ta_concat, stateful=True)
-TA_UNSTACK = define("TensorArrayScatterV3", lambda h, v: (TensorShape([]), _dtypes.variant),
-                    _ta_unstack, stateful=True)
-
-
-class TensorArray:
-    """A list of same-shaped tensors that staged loops can grow (`write`) and `stack`.
-
-    Eagerly it is a Python list of values; while tracing it is a handle tensor whose value
-    is such a list when the graph runs. `write` returns the TensorArray to keep using.
-    """
-
-    def __init__(self, dtype, size=0, dynamic_size=False, clear_after_read=None,
-                 tensor_array_name=None, element_shape=None, infer_shape=True, name=None,
-                 _handle=None, _eager_values=None):
-        self.dtype = _dtypes.as_dtype(dtype)
-        self.dynamic_size = bool(dynamic_size)
-        self._element_shape = TensorShape(None) if element_shape is None else as_shape(element_shape)
-        self._tensors = {}  # eagerly: the tensor written at each index, for gradient tapes
-        if _handle is not None or _eager_values is not None:
-            self._handle = _handle
-            self._values = _eager_values
-            return
-        if context.current_graph() is None and not isinstance(size, SymbolicTensor):
-            self._handle = None
-            self._values = [None] * int(size)
-        else:
-            self._values = None
-            size_t = convert_to_tensor(size, dtype_hint=_dtypes.int32)
-            self._handle = apply(TA_NEW, [size_t], {"dtype": self.dtype,
-                                                    "element_shape": self._element_shape.as_tuple(),
-                                                    "dynamic_size": self.dynamic_size})
-
-    # -- composite protocol --------------------------------------------------------------
-    def _with_handle(self, handle):
-        ta = TensorArray(self.dtype, dynamic_size=self.dynamic_size,
-                         element_shape=self._element_shape, _handle=handle)
-        return ta
-
-    @property
-    def element_shape(self) -> TensorShape:
-        return self._element_shape
-
-    @property
-    def handle(self):
-        return self._handle
-
-    def _eager(self) -> bool:
-        return self._values is not None
-
-    def _check_value(self, value):
-        value = convert_to_tensor(value, dtype=self.dtype) if not isinstance(value, Tensor) \
-            else convert_to_tensor(value)
-        if value.dtype is not self.dtype:
-            raise TypeError(f"TensorArray of dtype {self.dtype.name} cannot hold a value of dtype "
-                            f"{value.dtype.name}.")
-        if not self._element_shape.is_compatible_with(value.shape):
-            raise ValueError(f"TensorArray of element shape {self._element_shape} cannot hold a "
-                             f"value of shape {value.shape}; its elements must share one shape.")
-        self._element_shape = self._element_shape.merge_with(value.shape) \
-            if self._element_shape.rank is not None else value.shape
-        return value
-
-    # -- operations --------------------------------------------------------------------------
-    def write(self, index, value, name=None) -> "TensorArray":
-        value = self._check_value(value)
-        if self._eager():
-            _ta_write(self._values, int(index), value._value, self.dynamic_size)
-            self._tensors[int(index)] = value
-            return self
-        handle = apply(TA_WRITE, [self._handle, convert_to_tensor(index, dtype_hint=_dtypes.int32),
-                                  value], {"dynamic_size": self.dynamic_size})
-        return self._with_handle_shape(handle)
-
-    def _with_handle_shape(self, handle):
-        ta = self._with_handle(handle)
-        ta._element_shape = self._element_shape
-        return ta
-
-    def read(self, index, name=None) -> Tensor:
-        if self._eager():
-            if context.state.tapes and int(index) in self._tensors:
-                _ta_read(self._values, int(index))
-                return self._tensors[int(index)]
-            return EagerTensor(_ta_read(self._values, int(index)))
-        return apply(TA_READ, [self._handle, convert_to_tensor(index, dtype_hint=_dtypes.int32)],
-                     {"dtype": self.dtype, "element_shape": self._element_shape})
-
-    def stack(self, name=None) -> Tensor:
-        if self._eager():
-            if context.state.tapes and self._values and None not in self._values:
-                return _array_ops().stack(self._recorded(range(len(self._values))))
-            return EagerTensor(_ta_stack(self._values, self.dtype, self._element_shape.as_tuple()))
-        return apply(TA_STACK, [self._handle], {"dtype": self.dtype,
-                                                "element_shape": self._element_shape})
-
-    def gather(self, indices, name=None) -> Tensor:
-        if self._eager():
-            if context.state.tapes and np.size(indices):
-                for i in np.ravel(indices):
-                    _ta_read(self._values, int(i))
-                return _array_ops().stack(self._recorded(np.ravel(indices)))
-            return EagerTensor(_ta_gather(self._values, np.asarray(indices), self.dtype,
-                                          self._element_shape.as_tuple()))
-        return apply(TA_GATHER, [self._handle, convert_to_tensor(indices, dtype_hint=_dtypes.int32)],
-                     {"dtype": self.dtype, "element_shape": self._element_shape})
-
-    def concat(self, name=None) -> Tensor:
-        if self._eager():
-            if context.state.tapes and self._values and None not in self._values:
-                return _array_ops().concat(self._recorded(range(len(self._values))), 0)
-            return EagerTensor(_ta_concat(self._values, self.dtype, self._element_shape.as_tuple()))
-        return apply(TA_CONCAT, [self._handle], {"dtype": self.dtype,
-                                                 "element_shape": self._element_shape})
-
-    def unstack(self, value, name=None) -> "TensorArray":
-        value = convert_to_tensor(value)
-        if value.dtype is not self.dtype:
-            raise TypeError(f"TensorArray of dtype {self.dtype.name} cannot unstack a "
-                            f"{value.dtype.name} tensor.")
-        if value.shape.rank:
-            self._element_shape = value.shape[1:]
-        if self._eager():
-            self._values[:] = list(np.asarray(value._value))
-            self._tensors = dict(enumerate(_array_ops().unstack(value))) \
-                if context.state.tapes and value.shape.rank else {}
-            return self
-        return self._with_handle_shape(apply(TA_UNSTACK, [self._handle, value]))
-
-    def _recorded(self, indices) -> list:
-        """The eager elements at `indices` as the tensors written there (tapes see them)."""
-        found = [self._tensors.get(int(i)) for i in indices]
-        return [EagerTensor(self._values[int(i)]) if t is None else t for i, t in zip(indices, found)]
-
-    def size(self, name=None) -> Tensor:
-        if self._eager():
-            return EagerTensor(np.int32(len(self._values)))
-        return apply(TA_SIZE, [self._handle])
-
-    def __repr__(self) -> str:
-        return f"<rt.TensorArray dtype={self.dtype.name} element_shape={self._element_shape}>"

@@ -1,0 +1,402 @@
+"""`TensorArray`: a list of same-shaped tensors that staged loops grow and stack.
+
+Eagerly it is a Python list of values; while tracing it is a handle tensor (dtype variant)
+whose value is such a list when the graph runs. The ops and their gradients are defined
+here. The gradient of a handle is a dict {index: gradient of that element} (missing entries
+are zero): reads and stacks create such dicts; a write takes its element's gradient out of
+the dict it receives and passes the rest on, the way the value it wrote replaced the old one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import context, errors
+from .. import dtypes as _dtypes
+from ..exports import export
+from ..opdef import define, not_interpretable
+from ..shapes import TensorShape, as_shape
+from ..tensor import EagerTensor, SymbolicTensor, Tensor
+from . import array_ops, gradient_ops
+from .core import apply, convert_to_tensor
+
+
+def _define(name, infer, kernel=None, **kwargs):
+    """Defines a TensorArray op: its staged handle holds a Python list of arrays, which the
+    op-by-op graph interpreter does not support."""
+    return define(name, infer, kernel, interpret=not_interpretable, **kwargs)
+
+
+def _ta_new(size, dtype, element_shape, dynamic_size):
+    return [None] * int(size)
+
+
+def _ta_write(handle, index, value, dynamic_size):
+    i = int(index)
+    if i < 0:
+        raise errors.InvalidArgumentError(f"TensorArray write: index {i} is negative.")
+    if i >= len(handle):
+        if not dynamic_size:
+            raise errors.InvalidArgumentError(
+                f"TensorArray write: index {i} is out of range for a TensorArray of size "
+                f"{len(handle)}; create it with dynamic_size=True to let it grow.")
+        handle.extend([None] * (i + 1 - len(handle)))
+    handle[i] = value
+    return handle
+
+
+def _ta_read(handle, index):
+    i = int(index)
+    if not 0 <= i < len(handle) or handle[i] is None:
+        raise errors.InvalidArgumentError(
+            f"TensorArray read: index {i} has not been written (size {len(handle)}).")
+    return handle[i]
+
+
+def _ta_stack(handle, dtype, element_shape):
+    if any(v is None for v in handle):
+        missing = [i for i, v in enumerate(handle) if v is None]
+        if len(missing) != len(handle) or element_shape is None:
+            raise errors.InvalidArgumentError(
+                f"TensorArray stack: elements {missing[:5]} have not been written.")
+        return np.zeros((len(handle),) + tuple(element_shape), dtype._np)
+    if not handle:
+        shape = tuple(d or 0 for d in element_shape) if element_shape is not None else ()
+        return np.zeros((0,) + shape, dtype._np)
+    return np.stack(handle)
+
+
+def _ta_gather(handle, indices, dtype, element_shape):
+    return np.stack([_ta_read(handle, i) for i in np.ravel(indices)]) if np.size(indices) else \
+        np.zeros((0,) + tuple(d or 0 for d in (element_shape or ())), dtype._np)
+
+
+def _ta_concat(handle, dtype, element_shape):
+    parts = [_ta_read(handle, i) for i in range(len(handle))]
+    return np.concatenate(parts) if parts else np.zeros((0,), dtype._np)
+
+
+def _ta_unstack(handle, value):
+    value = np.asarray(value)
+    handle[:] = list(value)
+    return handle
+
+
+TA_NEW = _define("TensorArrayV3", lambda size, **a: (TensorShape([]), _dtypes.variant), _ta_new,
+                stateful=True, differentiable=False)
+
+
+TA_WRITE = _define("TensorArrayWriteV3", lambda h, i, v, **a: (TensorShape([]), _dtypes.variant),
+                  _ta_write, stateful=True)
+
+
+@TA_WRITE.def_grad
+def _write_grad(op, grad):
+    value = op.forward_inputs[2]
+    dims = _static(value)
+    like = [] if dims is not None else [op.inputs[2]]
+    rest, g = apply(TA_GRAD_WRITE, [grad, op.inputs[1], *like],
+                    {"shape": dims, "dtype": value.dtype})
+    return [rest, None, g]
+
+
+TA_READ = _define("TensorArrayReadV3", lambda h, i, dtype, element_shape: (element_shape, dtype),
+                 lambda h, i, dtype, element_shape: _ta_read(h, i), stateful=True)
+
+
+@TA_READ.def_grad
+def _read_grad(op, g):
+    return [apply(TA_GRAD_READ, [g, op.inputs[1]]), None]
+
+
+TA_STACK = _define("TensorArrayStack", lambda h, dtype, element_shape: (
+    TensorShape([None]).concatenate(element_shape), dtype), _ta_stack, stateful=True)
+
+
+@TA_STACK.def_grad
+def _stack_grad(op, g):
+    return [apply(TA_GRAD_STACK, [g])]
+
+
+TA_SIZE = _define("TensorArraySizeV3", lambda h: (TensorShape([]), _dtypes.int32),
+                 lambda h: np.int32(len(h)), stateful=True, differentiable=False)
+
+
+TA_GATHER = _define("TensorArrayGatherV3", lambda h, i, dtype, element_shape: (
+    TensorShape([i.shape[0] if i.shape.rank == 1 else None]).concatenate(element_shape), dtype),
+    _ta_gather, stateful=True)
+
+
+@TA_GATHER.def_grad
+def _gather_grad(op, g):
+    return [apply(TA_GRAD_GATHER, [g, op.inputs[1]]), None]
+
+
+TA_CONCAT = _define("TensorArrayConcatV3", lambda h, dtype, element_shape: (
+    TensorShape([None]).concatenate(element_shape[1:] if element_shape.rank else TensorShape(None)),
+    dtype), _ta_concat, stateful=True)
+
+
+@TA_CONCAT.def_grad
+def _concat_grad(op, g):
+    return [apply(TA_GRAD_CONCAT, [g, op.inputs[0]])]
+
+
+TA_UNSTACK = _define("TensorArrayScatterV3", lambda h, v: (TensorShape([]), _dtypes.variant),
+                    _ta_unstack, stateful=True)
+
+
+@TA_UNSTACK.def_grad
+def _scatter_grad(op, grad):
+    value = op.forward_inputs[1]
+    dims = _static(value)
+    attrs = {"count": dims[0] if dims else None, "shape": dims[1:] if dims else None,
+             "dtype": value.dtype}
+    rest, g = apply(TA_GRAD_SCATTER, [grad, *([] if dims else [op.inputs[1]])], attrs)
+    return [rest, g]
+
+
+@export("TensorArray")
+class TensorArray:
+    """A list of same-shaped tensors that staged loops can grow (`write`) and `stack`.
+
+    Eagerly it is a Python list of values; while tracing it is a handle tensor whose value
+    is such a list when the graph runs. `write` returns the TensorArray to keep using.
+    """
+
+    def __init__(self, dtype, size=0, dynamic_size=False, clear_after_read=None,
+                 tensor_array_name=None, element_shape=None, infer_shape=True, name=None,
+                 _handle=None, _eager_values=None):
+        self.dtype = _dtypes.as_dtype(dtype)
+        self.dynamic_size = bool(dynamic_size)
+        self._element_shape = TensorShape(None) if element_shape is None else as_shape(element_shape)
+        self._tensors = {}  # eagerly: the tensor written at each index, for gradient tapes
+        if _handle is not None or _eager_values is not None:
+            self._handle = _handle
+            self._values = _eager_values
+            return
+        if context.current_graph() is None and not isinstance(size, SymbolicTensor):
+            self._handle = None
+            self._values = [None] * int(size)
+        else:
+            self._values = None
+            size_t = convert_to_tensor(size, dtype_hint=_dtypes.int32)
+            self._handle = apply(TA_NEW, [size_t], {"dtype": self.dtype,
+                                                    "element_shape": self._element_shape.as_tuple(),
+                                                    "dynamic_size": self.dynamic_size})
+
+    # -- composite protocol --------------------------------------------------------------
+    def _with_handle(self, handle):
+        ta = TensorArray(self.dtype, dynamic_size=self.dynamic_size,
+                         element_shape=self._element_shape, _handle=handle)
+        return ta
+
+    @property
+    def element_shape(self) -> TensorShape:
+        return self._element_shape
+
+    @property
+    def handle(self):
+        return self._handle
+
+    def _eager(self) -> bool:
+        return self._values is not None
+
+    def _check_value(self, value):
+        value = convert_to_tensor(value, dtype=self.dtype) if not isinstance(value, Tensor) \
+            else convert_to_tensor(value)
+        if value.dtype is not self.dtype:
+            raise TypeError(f"TensorArray of dtype {self.dtype.name} cannot hold a value of dtype "
+                            f"{value.dtype.name}.")
+        if not self._element_shape.is_compatible_with(value.shape):
+            raise ValueError(f"TensorArray of element shape {self._element_shape} cannot hold a "
+                             f"value of shape {value.shape}; its elements must share one shape.")
+        self._element_shape = self._element_shape.merge_with(value.shape) \
+            if self._element_shape.rank is not None else value.shape
+        return value
+
+    # -- operations --------------------------------------------------------------------------
+    def write(self, index, value, name=None) -> "TensorArray":
+        value = self._check_value(value)
+        if self._eager():
+            _ta_write(self._values, int(index), value._value, self.dynamic_size)
+            self._tensors[int(index)] = value
+            return self
+        handle = apply(TA_WRITE, [self._handle, convert_to_tensor(index, dtype_hint=_dtypes.int32),
+                                  value], {"dynamic_size": self.dynamic_size})
+        return self._with_handle_shape(handle)
+
+    def _with_handle_shape(self, handle):
+        ta = self._with_handle(handle)
+        ta._element_shape = self._element_shape
+        return ta
+
+    def read(self, index, name=None) -> Tensor:
+        if self._eager():
+            if context.state.tapes and int(index) in self._tensors:
+                _ta_read(self._values, int(index))
+                return self._tensors[int(index)]
+            return EagerTensor(_ta_read(self._values, int(index)))
+        return apply(TA_READ, [self._handle, convert_to_tensor(index, dtype_hint=_dtypes.int32)],
+                     {"dtype": self.dtype, "element_shape": self._element_shape})
+
+    def stack(self, name=None) -> Tensor:
+        if self._eager():
+            if context.state.tapes and self._values and None not in self._values:
+                return array_ops.stack(self._recorded(range(len(self._values))))
+            return EagerTensor(_ta_stack(self._values, self.dtype, self._element_shape.as_tuple()))
+        return apply(TA_STACK, [self._handle], {"dtype": self.dtype,
+                                                "element_shape": self._element_shape})
+
+    def gather(self, indices, name=None) -> Tensor:
+        if self._eager():
+            if context.state.tapes and np.size(indices):
+                for i in np.ravel(indices):
+                    _ta_read(self._values, int(i))
+                return array_ops.stack(self._recorded(np.ravel(indices)))
+            return EagerTensor(_ta_gather(self._values, np.asarray(indices), self.dtype,
+                                          self._element_shape.as_tuple()))
+        return apply(TA_GATHER, [self._handle, convert_to_tensor(indices, dtype_hint=_dtypes.int32)],
+                     {"dtype": self.dtype, "element_shape": self._element_shape})
+
+    def concat(self, name=None) -> Tensor:
+        if self._eager():
+            if context.state.tapes and self._values and None not in self._values:
+                return array_ops.concat(self._recorded(range(len(self._values))), 0)
+            return EagerTensor(_ta_concat(self._values, self.dtype, self._element_shape.as_tuple()))
+        return apply(TA_CONCAT, [self._handle], {"dtype": self.dtype,
+                                                 "element_shape": self._element_shape})
+
+    def unstack(self, value, name=None) -> "TensorArray":
+        value = convert_to_tensor(value)
+        if value.dtype is not self.dtype:
+            raise TypeError(f"TensorArray of dtype {self.dtype.name} cannot unstack a "
+                            f"{value.dtype.name} tensor.")
+        if value.shape.rank:
+            self._element_shape = value.shape[1:]
+        if self._eager():
+            self._values[:] = list(np.asarray(value._value))
+            self._tensors = dict(enumerate(array_ops.unstack(value))) \
+                if context.state.tapes and value.shape.rank else {}
+            return self
+        return self._with_handle_shape(apply(TA_UNSTACK, [self._handle, value]))
+
+    def _recorded(self, indices) -> list:
+        """The eager elements at `indices` as the tensors written there (tapes see them)."""
+        found = [self._tensors.get(int(i)) for i in indices]
+        return [EagerTensor(self._values[int(i)]) if t is None else t for i, t in zip(indices, found)]
+
+    def size(self, name=None) -> Tensor:
+        if self._eager():
+            return EagerTensor(np.int32(len(self._values)))
+        return apply(TA_SIZE, [self._handle])
+
+    def __repr__(self) -> str:
+        return f"<rt.TensorArray dtype={self.dtype.name} element_shape={self._element_shape}>"
+
+
+# -- gradients ------------------------------------------------------------------------------
+
+_SCALAR = TensorShape([])
+
+
+def _handle_infer(*_args, **_attrs):
+    return _SCALAR, _dtypes.variant
+
+
+def _add_kernel(*grads):
+    total: dict = {}
+    for grad in grads:
+        for i, g in (grad or {}).items():
+            total[i] = total[i] + g if i in total else g
+    return total
+
+
+def _from_gather_kernel(g, indices):
+    out: dict = {}
+    for row, i in enumerate(np.ravel(indices)):
+        i = int(i)
+        out[i] = out[i] + g[row] if i in out else g[row]
+    return out
+
+
+def _from_concat_kernel(g, handle):
+    out, start = {}, 0
+    for i, value in enumerate(handle):
+        n = np.shape(value)[0]
+        out[i] = g[start:start + n]
+        start += n
+    return out
+
+
+def _element_zeros(shape, dtype, like):
+    return np.zeros(np.shape(like[0]) if shape is None else shape, dtype._np)
+
+
+def _write_grad_kernel(grad, index, *like, shape, dtype):
+    grad = grad if grad is not None else {}
+    g = grad.pop(int(index), None)
+    return grad, (_element_zeros(shape, dtype, like) if g is None else g)
+
+
+def _scatter_grad_kernel(grad, *like, count, shape, dtype):
+    grad = grad if grad is not None else {}
+    count = np.shape(like[0])[0] if count is None else count
+    rows = []
+    for i in range(count):
+        g = grad.pop(i, None)
+        rows.append(np.zeros(np.shape(like[0])[1:] if shape is None else shape, dtype._np)
+                    if g is None else g)
+    return grad, np.stack(rows) if rows else np.zeros((0,) + tuple(shape or ()), dtype._np)
+
+
+TA_GRAD_ADD = _define("TensorArrayGradAdd", _handle_infer, _add_kernel)
+TA_GRAD_STACK = _define("TensorArrayGradFromStack", _handle_infer, lambda g: dict(enumerate(g)),
+                       template="dict(enumerate({0}))")
+
+
+TA_GRAD_READ = _define("TensorArrayGradFromRead", _handle_infer, lambda g, i: {int(i): g},
+                      template="{{int({1}): {0}}}")
+
+
+TA_GRAD_GATHER = _define("TensorArrayGradFromGather", _handle_infer, _from_gather_kernel)
+TA_GRAD_CONCAT = _define("TensorArrayGradFromConcat", _handle_infer, _from_concat_kernel)
+
+
+def _write_grad_infer(grad, index, *like, shape, dtype):
+    element = TensorShape(shape) if shape is not None else like[0].shape
+    return [(_SCALAR, _dtypes.variant), (element, dtype)]
+
+
+def _scatter_grad_infer(grad, *like, count, shape, dtype):
+    value = TensorShape([count]).concatenate(shape) if shape is not None else like[0].shape
+    return [(_SCALAR, _dtypes.variant), (value, dtype)]
+
+
+TA_GRAD_WRITE = _define("TensorArrayWriteGrad", _write_grad_infer, _write_grad_kernel,
+                       num_outputs=2)
+
+
+TA_GRAD_SCATTER = _define("TensorArrayScatterGrad", _scatter_grad_infer, _scatter_grad_kernel,
+                         num_outputs=2)
+
+
+def _no_higher_order(op, *grads):
+    raise NotImplementedError(
+        "Differentiating the gradient of staged TensorArray ops again (a higher-order gradient "
+        "through a TensorArray inside a compiled function) is not supported. Compute it "
+        "eagerly, or with rt.run_functions_eagerly(True).")
+
+
+for _op in (TA_GRAD_ADD, TA_GRAD_STACK, TA_GRAD_READ, TA_GRAD_GATHER, TA_GRAD_CONCAT,
+            TA_GRAD_WRITE, TA_GRAD_SCATTER):
+    _op.def_grad(_no_higher_order)
+
+
+def add_grads(parts: list):
+    """The sum of several TensorArray gradients."""
+    return apply(TA_GRAD_ADD, list(parts))
+
+
+def _static(tensor):
+    return gradient_ops.static_dims(tensor)
