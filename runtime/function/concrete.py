@@ -6,10 +6,10 @@ import threading
 
 from .. import context, nest
 from ..executor.codegen import lower, runtime_error
-from ..gradients import function_call
 from ..shapes import TensorSpec
 from ..tensor import EagerTensor
 from ..tracing import OutputSlot, fill_outputs
+from . import recorded_call
 from .signature import describe, match
 
 
@@ -79,7 +79,7 @@ class ConcreteFunction:
     def __call__(self, *args, **kwargs):
         values = self.bind_values(args, kwargs)
         if context.state.tapes:
-            return function_call.call_recorded(self, args, kwargs, values)
+            return recorded_call.call_recorded(self, args, kwargs, values)
         return self.run(values)
 
     def bind_values(self, args: tuple, kwargs: dict) -> list:

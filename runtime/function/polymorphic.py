@@ -13,10 +13,9 @@ import weakref
 
 from .. import context, nest
 from ..context import functions_run_eagerly
-from ..gradients import function_call
 from ..shapes import TensorSpec
 from ..tracing import spec_of, trace
-from . import callbacks, logs
+from . import callbacks, logs, recorded_call
 from .cache import TraceCache
 from .concrete import ConcreteFunction
 from .conversion import convert
@@ -155,7 +154,7 @@ class Function:
         if fast_key is not None:
             self._cache.add_caller(fast_key, concrete, args, kwargs)
         if context.state.tapes:
-            return function_call.call_recorded(concrete, bound_args, bound_kwargs, values)
+            return recorded_call.call_recorded(concrete, bound_args, bound_kwargs, values)
         return concrete.run(values)
 
     def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import runtime as rt
-from runtime.gradients import function_call
+from runtime.function import recorded_call
 
 
 def test_a_call_is_recorded_as_one_op():
@@ -35,8 +35,8 @@ def test_the_backward_graph_is_built_once_per_concrete_function():
             y = f(x)
         grads.append(np.asarray(tape.gradient(y, x)))
     concrete = f.get_concrete_function(x)
-    first = function_call.gradient_of(concrete)
-    assert function_call.gradient_of(concrete) is first
+    first = recorded_call.gradient_of(concrete)
+    assert recorded_call.gradient_of(concrete) is first
     np.testing.assert_allclose(grads, [[2.0, 4.0]] * 3)
     assert f.experimental_get_tracing_count() == 1
 
@@ -52,7 +52,7 @@ def test_the_forward_saves_only_what_the_backward_reads():
         tape.watch(x)
         out = f(x, y)
     tape.gradient(out, x)
-    grad = function_call.gradient_of(f.get_concrete_function(x, y))
+    grad = recorded_call.gradient_of(f.get_concrete_function(x, y))
     assert grad.n_saved <= 4
     saved_types = {t.op.type for t in grad.forward_compiled.graph.outputs[1:]}
     assert "Add" not in saved_types  # `b` is not saved

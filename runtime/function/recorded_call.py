@@ -15,13 +15,13 @@ import weakref
 import numpy as np
 
 from .. import context, nest
+from ..gradients.interpret import interpret
+from ..gradients.node import Node, variables_read
+from ..gradients.tape import paused, record_node
 from ..ops.core import define
 from ..tensor import EagerTensor
 from ..tracing import fill_outputs
-from .graph_gradient import GraphGradient
-from .interpret import interpret
-from .node import Node, variables_read
-from .tape import paused, record_node
+from .backward import GraphGradient
 
 CALL = define("PartitionedCall", lambda *a, **k: None, None)
 _variables_read: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # concrete -> variables

@@ -12,10 +12,10 @@ import itertools
 
 from .. import context
 from ..executor.codegen import lower, runtime_error
+from ..gradients.engine import backprop
+from ..gradients.node import differentiable, node_of, variables_read
+from ..gradients.tape import paused
 from ..graph import FuncGraph
-from .engine import backprop
-from .node import differentiable, node_of, variables_read
-from .tape import paused
 
 
 class Shell:
