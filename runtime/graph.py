@@ -157,6 +157,23 @@ class Graph:
             root.captures.append((value, op.outputs[0]))
         return op.outputs[0]
 
+    def shared_constant(self, key, make):
+        """The constant cached under `key` in the outermost graph, made by `make()` once."""
+        cache = self.root()._const_cache
+        found = cache.get(key)
+        if found is None:
+            found = cache[key] = make()
+        return found
+
+    def remove_operations(self, ops) -> None:
+        """Removes `ops` from this graph, with their cached-constant and capture entries."""
+        ids = {id(op) for op in ops}
+        self.operations[:] = [op for op in self.operations if id(op) not in ids]
+        for key, t in list(self._const_cache.items()):
+            if id(t.op) in ids:
+                del self._const_cache[key]
+        self.captures[:] = [(v, t) for v, t in self.captures if id(t.op) not in ids]
+
     # -- reading -----------------------------------------------------------------------
     def get_operations(self) -> list[Operation]:
         return list(self.operations)

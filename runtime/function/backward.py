@@ -99,12 +99,7 @@ def _adopt_constants(backward, existing) -> None:
     moved = [op for op in root.operations if id(op) not in existing and op.type == "Const"]
     if not moved:
         return
-    ids = {id(op) for op in moved}
-    root.operations[:] = [op for op in root.operations if id(op) not in ids]
-    for key, t in list(root._const_cache.items()):
-        if id(t.op) in ids:
-            del root._const_cache[key]
-    root.captures[:] = [(v, t) for v, t in root.captures if id(t.op) not in ids]
+    root.remove_operations(moved)
     for op in moved:
         op.graph = backward
     backward.operations[:0] = moved

@@ -18,7 +18,7 @@ from .core import apply, binary_operands, constant, convert_to_tensor, register_
 from .shape_rules import broadcast, normalize_axis, same_dtype
 
 
-def _static_ints(value, what: str):
+def static_ints(value, what: str):
     """A tuple of Python ints for a shape-like argument known at trace time, or None."""
     if isinstance(value, TensorShape):
         return tuple(-1 if d is None else d for d in value.as_list())
@@ -73,7 +73,7 @@ def _reshape_grad(op, g):
 def reshape(tensor, shape, name=None):
     """The same elements in a new shape; one dimension may be -1 (inferred)."""
     tensor = convert_to_tensor(tensor)
-    dims = _static_ints(shape, "reshape's shape")
+    dims = static_ints(shape, "reshape's shape")
     if dims is None:
         return apply(RESHAPE_DYNAMIC, [tensor, convert_to_tensor(shape, dtype=_dtypes.int32)],
                      name=name)
@@ -124,7 +124,7 @@ def transpose(a, perm=None, name=None):
     a = convert_to_tensor(a)
     if perm is None and a.shape.rank is not None:
         perm = tuple(builtins.range(a.shape.rank))[::-1]
-    perm = None if perm is None else _static_ints(perm, "perm")
+    perm = None if perm is None else static_ints(perm, "perm")
     return apply(TRANSPOSE, [a], {"perm": perm}, name=name)
 
 
@@ -290,7 +290,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name=None):
                              "equal parts.")
         sizes = (dims[ax] // n,) * n
     else:
-        sizes = _static_ints(num_or_size_splits, "num_or_size_splits")
+        sizes = static_ints(num_or_size_splits, "num_or_size_splits")
     return apply(SPLIT, [value], {"sizes": tuple(sizes), "axis": ax}, name=name)
 
 
@@ -384,7 +384,7 @@ def _tile_grad(op, g):
 @export("tile")
 def tile(input, multiples, name=None):  # noqa: A002
     """Repeats the tensor `multiples[i]` times along each axis i."""
-    return apply(TILE, [convert_to_tensor(input)], {"multiples": _static_ints(multiples, "multiples")},
+    return apply(TILE, [convert_to_tensor(input)], {"multiples": static_ints(multiples, "multiples")},
                  name=name)
 
 
@@ -528,7 +528,7 @@ def boolean_mask(tensor, mask, axis=None, name=None):
 # -- creation ------------------------------------------------------------------------------
 
 def _shape_arg(shape, what="shape"):
-    dims = _static_ints(shape, what)
+    dims = static_ints(shape, what)
     if dims is None:
         return None
     if any(d < 0 for d in dims):
@@ -783,7 +783,7 @@ def _reverse_grad(op, g):
 def reverse(tensor, axis, name=None):
     """Reverses the order of elements along the given axes."""
     x = convert_to_tensor(tensor)
-    axes = normalize_axis(_static_ints(axis, "axis"), x.shape.rank, "ReverseV2")
+    axes = normalize_axis(static_ints(axis, "axis"), x.shape.rank, "ReverseV2")
     return apply(REVERSE, [x], {"axis": axes}, name=name)
 
 

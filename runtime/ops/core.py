@@ -66,12 +66,8 @@ _PY_SCALARS = (int, float, bool)
 
 def _scalar_constant(graph, value, dtype) -> Tensor:
     """A graph constant for a Python scalar, shared per (value, dtype) without array work."""
-    root = graph.root()
     key = ("py", dtype.name, type(value), repr(value))  # repr tells -0.0 from 0.0
-    found = root._const_cache.get(key)
-    if found is None:
-        found = root._const_cache[key] = graph.constant(to_numpy_value(value, dtype))
-    return found
+    return graph.shared_constant(key, lambda: graph.constant(to_numpy_value(value, dtype)))
 
 
 def _flat(value):

@@ -11,7 +11,7 @@ from . import array_ops as _array
 from . import math_ops
 from . import reduce_ops as _reduce
 from .core import apply, convert_to_tensor
-from .random_ops import _gen
+from .random_ops import generator
 
 
 def _float_infer(name):
@@ -158,7 +158,7 @@ def _dropout_infer(x, rate, noise_shape, seed):
 def _dropout_kernel(x, rate, noise_shape, seed):
     x = np.asarray(x)
     shape = x.shape if noise_shape is None else noise_shape
-    keep = _gen(seed).random(size=shape) >= rate
+    keep = generator(seed).random(size=shape) >= rate
     mask = np.broadcast_to(keep, x.shape).astype(x.dtype) / x.dtype.type(1 - rate)
     return x * mask, mask
 

@@ -8,7 +8,7 @@ from .. import dtypes as _dtypes
 from ..exports import export
 from ..opdef import define
 from ..shapes import TensorShape
-from .array_ops import _static_ints
+from .array_ops import static_ints
 from .core import apply
 
 
@@ -46,19 +46,19 @@ def set_seed(seed) -> None:
     SEEDS.set_seed(None if seed is None else int(seed))
 
 
-def _gen(seed):
+def generator(seed):
     return SEEDS.for_op(seed) or SEEDS.generator
 
 
 def _uniform_kernel(shape, minval, maxval, dtype, seed):
-    gen = _gen(seed)
+    gen = generator(seed)
     if dtype.is_integer:
         return gen.integers(minval, maxval, size=shape, dtype=dtype._np)
     return gen.uniform(minval, maxval, size=shape).astype(dtype._np)
 
 
 def _normal_kernel(shape, mean, stddev, dtype, seed):
-    return (_gen(seed).standard_normal(size=shape) * stddev + mean).astype(dtype._np)
+    return (generator(seed).standard_normal(size=shape) * stddev + mean).astype(dtype._np)
 
 
 def _random_infer(shape, a, b, dtype, seed):
@@ -83,7 +83,7 @@ def uniform(shape, minval=0, maxval=None, dtype=_dtypes.float32, seed=None, name
         if dtype.is_integer:
             raise ValueError("uniform with an integer dtype needs maxval.")
         maxval = 1
-    dims = _static_ints(shape, "shape")
+    dims = static_ints(shape, "shape")
     return apply(UNIFORM, [], {"shape": dims, "a": float(minval) if dtype.is_floating else int(minval),
                                "b": float(maxval) if dtype.is_floating else int(maxval),
                                "dtype": dtype, "seed": seed}, name=name)
@@ -95,6 +95,6 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=_dtypes.float32, seed=None, name=N
     dtype = _dtypes.as_dtype(dtype)
     if not dtype.is_floating:
         raise TypeError(f"normal needs a floating dtype, got {dtype.name}.")
-    dims = _static_ints(shape, "shape")
+    dims = static_ints(shape, "shape")
     return apply(NORMAL, [], {"shape": dims, "a": float(mean), "b": float(stddev), "dtype": dtype,
                               "seed": seed}, name=name)
