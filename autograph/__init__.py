@@ -24,6 +24,9 @@ from .impl.logs import get_verbosity, set_verbosity
 from .impl.options import ConversionOptions, Feature
 from .operators import Backend, StagingError, register_backend, unregister_backend
 from .operators.directives import set_loop_options
+from .pipeline_report import report
+
+__version__ = "0.1.0"
 
 experimental = _Namespace(Feature=Feature, set_loop_options=set_loop_options,
                           do_not_convert=do_not_convert)
@@ -39,5 +42,5 @@ __all__ = [
     "to_graph", "to_code", "do_not_convert", "experimental", "set_verbosity", "get_verbosity",
     "Feature", "ConversionOptions", "ConversionError", "StagingError", "converted_call",
     "convert", "clear_cache", "Backend", "register_backend", "unregister_backend",
-    "set_loop_options",
+    "set_loop_options", "report",
 ]

@@ -635,11 +635,13 @@ class Function:
                 "of Python numbers, use input_signature or reduce_retracing=True to avoid it.",
                 self._name, self._traces_in_a_row)
         traceable = self._traceable()  # converts (and loads autograph's logging) first
+        reason = self._retrace_reason(args, kwargs)
         if _log_listeners or logger.isEnabledFor(logging.INFO):
-            _log_event(1, f"Tracing {self._name}: {self._retrace_reason(args, kwargs)}")
+            _log_event(1, f"Tracing {self._name}: {reason}")
         names = self._arg_names()
         graph = trace(traceable, args, kwargs, specs_for, name, names)
         concrete = ConcreteFunction(graph, self._python_function, self._attributes, name, names)
+        concrete.trace_reason = reason
         for cb in list(_callbacks):
             cb(concrete, concrete.name, graph, graph.inputs, graph.outputs)
         return concrete
@@ -675,6 +677,11 @@ class Function:
             if len(old) == len(specs) and all(o.dtype is s.dtype for o, s in zip(old, specs)):
                 shapes = [s.most_specific_common_supertype([o.shape]) for s, o in zip(shapes, old)]
         return shapes
+
+    def report(self, *args, path=None, **kwargs) -> str:
+        """One HTML page of this function's pipeline (see `runtime.report`); `path` writes it."""
+        from .report import report
+        return report(self, *args, path=path, **kwargs)
 
     def __repr__(self) -> str:
         return f"<rt.Function {self._name}>"

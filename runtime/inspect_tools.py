@@ -10,6 +10,7 @@ import re
 
 from . import dtypes as _dtypes
 from .function import function
+from .report import report  # noqa: F401 - `ag.report` reaches the runtime here
 from .shapes import TensorSpec
 
 _SPEC = re.compile(r"^\s*([A-Za-z]+\d*)\s*\[([^\]]*)\]\s*$")
