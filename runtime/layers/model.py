@@ -17,8 +17,9 @@ class Model(Training, Layer):
     """
 
     def summary(self, print_fn=print) -> str | None:
-        """A table of the sublayers, their variable shapes and parameter counts: printed
-        through `print_fn` (returning None, as Keras does), or returned when it is None."""
+        """Prints the layer table through `print_fn` (returns None), or returns it if None.
+
+        The table lists the sublayers, their variable shapes and parameter counts."""
         rows = [(f"{layer.name} ({type(layer).__name__})",
                  ", ".join(str(v.shape) for v in layer.variables) or "-",
                  str(layer.count_params()))
