@@ -14,15 +14,16 @@ from .pipeline import origin_line
 class GraphView:
     """Renders the graphs of one trace; `prefix` keeps element ids unique on the page."""
 
-    def __init__(self, prefix: str, filename: str):
+    def __init__(self, prefix: str, filename: str, python_names: dict):
         self.prefix = prefix
         self.filename = filename
+        self.python_names = python_names
 
     def op_id(self, op) -> str:
         return f"{self.prefix}-op-{op.name}"
 
     def html(self, graph) -> str:
-        captured = {id(t): value for value, t in graph.captures}
+        captured = {id(t): self.python_names.get(id(value)) for value, t in graph.captures}
         return self._graph(graph, captured)
 
     def _graph(self, graph, captured: dict) -> str:
@@ -60,8 +61,11 @@ class GraphView:
                 + "</span>"
         badges = [f'<span class="badge out">output {outputs[id(t)]}</span>'
                   for t in op.outputs if id(t) in outputs]
-        if any(id(t) in captured for t in op.outputs):
-            badges.append('<span class="badge cap">captured from Python</span>')
+        for t in op.outputs:
+            if id(t) in captured:
+                name = captured[id(t)]
+                badges.append('<span class="badge cap">captured from Python'
+                              + (f": {escape(name)}" if name else "") + "</span>")
         if "var" in op.attrs:
             badges.append(f'<span class="badge var">variable {escape(op.attrs["var"].name)}</span>')
         row = text + "".join(badges)

@@ -23,7 +23,8 @@ def render_page(pipeline: Pipeline) -> str:
         _pane("converted by autograph", converted),
         "</div>",
         _trace_table(pipeline.traces),
-        *(_trace_section(t, pipeline.filename) for t in pipeline.traces),
+        *(_trace_section(t, GraphView(f"t{t.index}", pipeline.filename, pipeline.captured_names))
+          for t in pipeline.traces),
         "</main>",
     ]
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -59,9 +60,9 @@ def _trace_table(traces: list[Trace]) -> str:
             f"<th>signature</th><th>why it was traced</th></tr>{rows}</table>")
 
 
-def _trace_section(trace: Trace, filename: str) -> str:
-    prefix = f"t{trace.index}"
-    graph = GraphView(prefix, filename).html(trace.concrete.graph)
+def _trace_section(trace: Trace, view: GraphView) -> str:
+    prefix = view.prefix
+    graph = view.html(trace.concrete.graph)
     return (f'<section id="trace-{trace.index}"><h2>Trace #{trace.index} '
             f"&mdash; {escape(trace.reason)}</h2>"
             '<div class="cols">'

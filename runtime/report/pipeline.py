@@ -13,6 +13,7 @@ from autograph.pyct.namespaces import LiveNamespace
 from autograph.pyct.origin import SourceMap
 
 from ..function import ConcreteFunction, Function, function
+from ..tensor import EagerTensor
 
 
 @dataclass
@@ -43,18 +44,36 @@ class Pipeline:
     converted: list[SourceLine]
     converted_note: str
     traces: list[Trace]
+    captured_names: dict = field(default_factory=dict)
 
 
 def collect(target: Any, args: tuple, kwargs: dict) -> Pipeline:
     """Traces `target` for `args` (when given) and gathers every stage of its pipeline."""
     fn = target if isinstance(target, Function) else function(target)
-    if args or kwargs:
+    if args or kwargs or (fn.input_signature is not None and not fn._concrete):
         fn.get_concrete_function(*args, **kwargs)
     python_function = _unwrapped(fn.python_function)
     filename, source = _original_source(python_function)
     converted, note = _converted_source(python_function, fn, filename)
     traces = [_trace_of(i, concrete, filename) for i, (_, concrete) in enumerate(fn._concrete, 1)]
-    return Pipeline(fn.__name__, filename, source, converted, note, traces)
+    return Pipeline(fn.__name__, filename, source, converted, note, traces,
+                    _python_names(python_function))
+
+
+def _python_names(python_function) -> dict:
+    """The global and closure names of the function's eager tensors, by id of their value:
+    a captured value is drawn under the name it has in the user's code."""
+    code = getattr(python_function, "__code__", None)
+    if code is None:
+        return {}
+    scope = {k: python_function.__globals__[k] for k in code.co_names
+             if k in python_function.__globals__}
+    for name, cell in zip(code.co_freevars, python_function.__closure__ or ()):
+        try:
+            scope[name] = cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+    return {id(v._value): name for name, v in scope.items() if isinstance(v, EagerTensor)}
 
 
 def _unwrapped(python_function):

@@ -24,3 +24,19 @@ def pipeline(x, n):
 
 def double(x):
     return x * 2.0
+
+
+class Scaler:
+    def __init__(self):
+        self.w = rt.Variable([1.0, 2.0], name="w")
+
+    @rt.function
+    def apply(self, x):
+        if x[0] > 0:
+            return x * self.w
+        return x
+
+
+@rt.function(input_signature=[rt.TensorSpec([None], rt.float32)])
+def total(x):
+    return rt.reduce_sum(x)

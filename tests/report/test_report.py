@@ -49,7 +49,7 @@ def test_ops_show_types_constants_variables_and_outputs(page):
     assert '<span class="const">2.0</span>' in page
     assert "variable scale" in page
     assert "output 0" in page
-    assert "captured from Python" in page             # `offset`, an eager tensor
+    assert "captured from Python: offset" in page     # an eager tensor, by its Python name
     assert 'class="ref captured"' in page             # %x read inside the branch bodies
 
 
@@ -86,3 +86,11 @@ def test_plain_function_and_autograph_entry_point(tmp_path):
 def test_autograph_false_says_so():
     page = rt.function(double, autograph=False).report(rt.TensorSpec([2], rt.float32))
     assert "autograph=False" in page
+
+
+def test_methods_and_input_signatures():
+    scaler = pipeline_example.Scaler()              # compiled methods hold their object weakly
+    page = scaler.apply.report(rt.constant([1.0, 2.0]))
+    assert "def apply(self, x):" in page and "variable w" in page
+    page = pipeline_example.total.report()     # traced for its input signature
+    assert page.count('<section id="trace-') == 1 and "first call" in page
