@@ -23,6 +23,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+__version__ = "0.1.0"
+
 _API = {
     "to_graph": "impl.api", "to_code": "impl.api", "convert": "impl.api",
     "converted_call": "impl.api", "do_not_convert": "impl.api", "experimental": "impl.api",
@@ -31,13 +33,14 @@ _API = {
     "ConversionOptions": "core.options", "Feature": "core.options",
     "Backend": "operators", "StagingError": "operators", "register_backend": "operators",
     "unregister_backend": "operators", "set_loop_options": "operators.directives",
+    "report": "pipeline_report",
 }
 
 __all__ = [
     "to_graph", "to_code", "do_not_convert", "experimental", "set_verbosity", "get_verbosity",
     "Feature", "ConversionOptions", "ConversionError", "StagingError", "converted_call",
     "convert", "clear_cache", "Backend", "register_backend", "unregister_backend",
-    "set_loop_options",
+    "set_loop_options", "report",
 ]
 
 
@@ -61,3 +64,4 @@ if TYPE_CHECKING:
     from .impl.logs import get_verbosity, set_verbosity
     from .operators import Backend, StagingError, register_backend, unregister_backend
     from .operators.directives import set_loop_options
+    from .pipeline_report import report

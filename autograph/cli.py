@@ -1,13 +1,15 @@
 """Command line: print the converted source of functions in a Python file.
 
     python -m autograph PATH [FUNCTION ...] [--diff] [--color auto|always|never]
-    python -m autograph PATH FUNCTION --trace "f32[None,3], i32[]"
+    python -m autograph PATH FUNCTION --trace "f32[None,3], i32[]" [--html OUT.html]
 
 The file is parsed, never imported or run. FUNCTION names a top-level function, or a
-method as `Class.method`; without names, every top-level function is converted. `--diff`
+method as `Class.method`; without names, every top-level function is converted, and those
+autograph cannot convert (generators, async functions) are listed as comments. `--diff`
 prints a unified diff of each function against its conversion instead. `--trace` is the one
 option that imports the file: it traces the function for the given argument specs with the
-installed backend (the `autograph.backends` entry point) and prints its graph and code.
+installed backend (the `autograph.backends` entry point) and prints its graph and code, or
+with `--html` writes the cross-linked HTML pipeline report. `NO_COLOR` turns colour off.
 
 Exit status: 0 on success, 2 on a usage error, 1 when the file is missing, does not parse,
 or does not define a requested function (with a one-line reason on stderr).
@@ -18,13 +20,16 @@ from __future__ import annotations
 import argparse
 import ast
 import difflib
+import os
 import sys
 import textwrap
 from typing import Optional, Sequence
 
+from . import __version__
 from .converters import functions
 from .core.options import ConversionOptions
 from .impl import conversion
+from .pipeline_report import installed_backend
 from .pyct import parser
 from .pyct.ast_conversion import to_gast
 from .pyct.namespaces import StaticNamespace
@@ -42,21 +47,28 @@ _EXAMPLES = """examples:
   autograph model.py step --trace "f32[None,784], i32[None]"
                                           IMPORTS model.py, traces step for these argument
                                           specs, prints the graph and the generated NumPy code
+  autograph model.py step --trace "f32[None,784], i32[None]" --html step.html
+                                          the same as one cross-linked HTML page
 
 exit status: 0 success, 1 missing file / syntax error / unknown function, 2 usage error
 """
 
 
+_USAGE = """autograph [options] PATH [FUNCTION ...]
+       autograph [options] PATH FUNCTION --trace SPECS [--html OUT]"""
+
+
 def _arguments() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="autograph",
+        prog="autograph", usage=_USAGE,
         description="Print the autograph-converted source of functions in a Python file "
                     "(the file is parsed, not run).",
         epilog=_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("path", metavar="PATH", help="the Python file")
     p.add_argument("functions", metavar="FUNCTION", nargs="*",
-                   help="functions to convert (Class.method for methods); default: all "
-                        "top-level functions")
+                   help="functions to convert (Class.method for methods); optional: default "
+                        "all top-level functions")
+    p.add_argument("--version", action="version", version=f"autograph {__version__}")
     p.add_argument("--diff", action="store_true",
                    help="print a unified diff of each function against its conversion")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
@@ -65,12 +77,17 @@ def _arguments() -> argparse.ArgumentParser:
                    help='trace one FUNCTION for argument specs such as "f32[None,3], i32[]" and '
                         "print its graph and generated code; this IMPORTS AND RUNS the file's "
                         "top-level code")
+    p.add_argument("--html", metavar="OUT",
+                   help="with --trace: write the HTML pipeline report (source, converted source, "
+                        "graph, generated code, cross-linked) to OUT instead of printing")
     return p
 
 
 def _highlight(text: str, diff: bool, mode: str) -> str:
-    """Colours `text` with pygments when asked to (never into a pipe under `auto`)."""
-    if mode == "never" or (mode == "auto" and not sys.stdout.isatty()):
+    """Colours `text` with pygments when asked to (under `auto`: never into a pipe or when
+    the NO_COLOR environment variable is set)."""
+    if mode == "never" or (mode == "auto" and (not sys.stdout.isatty()
+                                               or os.environ.get("NO_COLOR"))):
         return text
     try:
         from pygments import highlight
@@ -81,13 +98,32 @@ def _highlight(text: str, diff: bool, mode: str) -> str:
     return highlight(text, DiffLexer() if diff else PythonLexer(), TerminalFormatter())
 
 
-def trace_function(path: str, name: str, specs: str) -> str:
-    """Imports `path`, traces `name` for `specs` with the installed backend; the listing."""
-    from importlib import metadata, util
-    backends = list(metadata.entry_points(group="autograph.backends"))
-    if not backends:
-        raise CliError("--trace needs a backend (such as the runtime) installed; none is")
-    tracer = backends[0].load()
+def trace_function(path: str, name: str, specs: str, html: Optional[str] = None) -> str:
+    """Imports `path`, traces `name` for `specs` with the installed backend; the listing.
+
+    With `html`, writes the HTML pipeline report there instead and says so. The specs are
+    checked before the file is imported."""
+    try:
+        backend = installed_backend()
+    except ImportError:
+        raise CliError("--trace needs a backend (such as the runtime) installed; none is") from None
+    try:
+        parsed = backend.parse_specs(specs)
+    except ValueError as e:
+        raise CliError(str(e)) from None
+    target = _import_function(path, name)
+    try:
+        if html is not None:
+            backend.report(target, *parsed, path=html)
+            return f"wrote the pipeline report of {name} to {html}\n"
+        return backend.trace_listing(getattr(target, "python_function", target), specs) + "\n"
+    except ValueError as e:
+        raise CliError(str(e)) from None
+
+
+def _import_function(path: str, name: str):
+    """Imports the file at `path` (running its top-level code) and finds `name` in it."""
+    from importlib import util
     spec = util.spec_from_file_location("__autograph_traced__", path)
     if spec is None or spec.loader is None:
         raise CliError(f"cannot import {path}")
@@ -101,11 +137,7 @@ def trace_function(path: str, name: str, specs: str) -> str:
         target = getattr(target, part, None)
         if target is None:
             raise CliError(f"{path} defines no function {name!r}")
-    target = getattr(target, "python_function", target)  # an already compiled function
-    try:
-        return tracer.trace_listing(target, specs) + "\n"
-    except ValueError as e:
-        raise CliError(str(e)) from None
+    return target
 
 
 def _read(path: str) -> str:
@@ -161,35 +193,49 @@ def _segment(lines: list[str], node: ast.AST) -> str:
 
 
 def convert_source(source: str, path: str, names: Sequence[str] = (), diff: bool = False) -> str:
-    """The text the command prints for `source` (raises CliError on problems)."""
+    """The text the command prints for `source` (raises CliError on problems).
+
+    Named functions that cannot be converted are errors; without names, they are listed as
+    comments and the other functions are still converted."""
     module = _parse(source, path)
     namespace = StaticNamespace(to_gast(module))
     lines = source.splitlines(True)
     outputs = []
     for name, fn in _find(module, names, path):
-        if isinstance(fn, ast.AsyncFunctionDef):
-            raise CliError(f"{path}:{fn.lineno}: {name} is a coroutine function; autograph does "
-                           "not convert async code")
-        if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_nodes(fn)):
-            raise CliError(f"{path}:{fn.lineno}: {name} is a generator function; autograph does "
-                           "not convert generators")
-        original = _segment(lines, fn)
-        info = SourceInfo(path, fn.lineno, original)
-        node = to_gast(fn)
-        if "." in name:
-            functions.mangle_private_names(node, name.partition(".")[0])
         try:
-            node, _ = conversion.convert_node(node, info, ConversionOptions(), namespace)
-        except conversion.ConversionError as e:
-            raise CliError(str(e)) from None
-        converted = parser.unparse(node) + "\n"
-        if diff:
-            outputs.append("".join(difflib.unified_diff(
-                original.splitlines(True), converted.splitlines(True),
-                fromfile=f"{path}:{name}", tofile=f"{path}:{name} (converted)")))
-        else:
-            outputs.append(converted)
+            outputs.append(_convert_one(name, fn, path, lines, namespace, diff))
+        except CliError as e:
+            if names:
+                raise
+            outputs.append(f"# not converted: {e}\n")
     return "\n".join(outputs)
+
+
+def _convert_one(name: str, fn: ast.FunctionDef, path: str, lines: list[str], namespace,
+                 diff: bool) -> str:
+    """The converted source of one function, or its diff against the original."""
+    if isinstance(fn, ast.AsyncFunctionDef):
+        raise CliError(f"{path}:{fn.lineno}: {name} is a coroutine function; autograph does "
+                       "not convert async code")
+    if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_nodes(fn)):
+        raise CliError(f"{path}:{fn.lineno}: {name} is a generator function; autograph does "
+                       "not convert generators")
+    original = _segment(lines, fn)
+    info = SourceInfo(path, fn.lineno, original)
+    node = to_gast(fn)
+    if "." in name:
+        functions.mangle_private_names(node, name.partition(".")[0])
+    try:
+        node, _ = conversion.convert_node(node, info, ConversionOptions(), namespace)
+    except conversion.ConversionError as e:
+        raise CliError(str(e)) from None
+    converted = parser.unparse(node) + "\n"
+    if not diff:
+        return converted
+    patch = "".join(difflib.unified_diff(
+        original.splitlines(True), converted.splitlines(True),
+        fromfile=f"{path}:{name}", tofile=f"{path}:{name} (converted)"))
+    return patch or f"# {path}:{name}: unchanged by conversion\n"
 
 
 def _own_nodes(fn: ast.AST):
@@ -208,10 +254,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parser_.parse_intermixed_args(argv)
     if args.trace is not None and len(args.functions) != 1:
         parser_.error("--trace needs exactly one FUNCTION")
+    if args.trace is not None and args.diff:
+        parser_.error("--diff compares source with source; it cannot be used with --trace")
+    if args.html is not None and args.trace is None:
+        parser_.error("--html writes the report of a trace; it needs --trace SPECS")
     try:
         if args.trace is not None:
             _read(args.path)
-            text = trace_function(args.path, args.functions[0], args.trace)
+            text = trace_function(args.path, args.functions[0], args.trace, args.html)
         else:
             text = convert_source(_read(args.path), args.path, args.functions, args.diff)
             text = _highlight(text, args.diff, args.color)

@@ -73,6 +73,8 @@ def __getattr__(name):
     if name in ("GradientTape", "stop_gradient", "custom_gradient", "gradients"):
         _g = _importlib.import_module(".gradients", __name__)
         return _g if name == "gradients" and not hasattr(_g, "gradients") else getattr(_g, name)
+    if name == "callbacks":
+        return _importlib.import_module(".layers.callbacks", __name__)
     if name in ("Model", "layers"):
         _layers = _importlib.import_module(".layers", __name__)
         return _layers if name == "layers" else _layers.Model

@@ -6,6 +6,7 @@ The blocks of one file run in order in one namespace (later blocks use earlier n
 import contextlib
 import io
 import linecache
+import os
 import pathlib
 import re
 
@@ -40,5 +41,6 @@ def test_api_reference_matches_the_docstrings():
     import subprocess
     import sys
     result = subprocess.run([sys.executable, str(ROOT / "docs" / "make_api_reference.py"), "--check"],
-                            capture_output=True, text=True)
+                            capture_output=True, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})  # this tree's packages
     assert result.returncode == 0, result.stderr

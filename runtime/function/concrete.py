@@ -16,8 +16,10 @@ from .signature import describe, match
 class ConcreteFunction:
     """One traced graph of a Function, for one input signature; callable with tensors."""
 
-    def __init__(self, graph, function=None, attributes=None, name=None, arg_names=None):
+    def __init__(self, graph, function=None, attributes=None, name=None, arg_names=None,
+                 trace_reason: str = "traced directly"):
         self.graph = graph
+        self.trace_reason = trace_reason  # why the Function traced it (shown by reports)
         self._function = function
         self.arg_names: list[str] = list(arg_names or [])
         self.attributes = dict(attributes or {})

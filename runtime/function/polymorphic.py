@@ -72,6 +72,16 @@ class Function:
     def function_spec(self):
         return self._signature
 
+    @property
+    def autograph(self) -> bool:
+        """Whether the function is converted by autograph before tracing."""
+        return self._autograph
+
+    @property
+    def autograph_options(self):
+        """The `experimental_autograph_options` given to `rt.function`."""
+        return self._autograph_options
+
     def experimental_get_tracing_count(self) -> int:
         return self._tracing_count
 
@@ -241,12 +251,19 @@ class Function:
                 self._name, self._traces_in_a_row)
         traceable = self._traceable()  # converts (and loads autograph's logging) first
         names = self._arg_names()
+        reason = self._cache.retrace_reason(args, kwargs, names)
         if logs.wanted(1):
-            logs.log_event(1, f"Tracing {self._name}: {self._cache.retrace_reason(args, kwargs, names)}")
+            logs.log_event(1, f"Tracing {self._name}: {reason}")
         graph = trace(traceable, args, kwargs, specs_for, name, names)
-        concrete = ConcreteFunction(graph, self._python_function, self._attributes, name, names)
+        concrete = ConcreteFunction(graph, self._python_function, self._attributes, name, names,
+                                    trace_reason=reason)
         callbacks.notify(concrete)
         return concrete
+
+    def report(self, *args, path=None, **kwargs) -> str:
+        """One HTML page of this function's pipeline (see `runtime.report`); `path` writes it."""
+        from ..report import report  # the report tool loads on first use
+        return report(self, *args, path=path, **kwargs)
 
     def __repr__(self) -> str:
         return f"<rt.Function {self._name}>"

@@ -13,10 +13,10 @@ Weights are created on the first call (eagerly, even inside a compiled function)
 `model.trainable_variables` lists them for a `GradientTape` and an optimizer.
 """
 
-from . import activations, initializers
+from . import activations, callbacks, initializers, losses, metrics
 from .base import Layer
 from .core import Activation, Dense, Dropout, Flatten
 from .model import Model, Sequential
 
 __all__ = ["Activation", "Dense", "Dropout", "Flatten", "Layer", "Model", "Sequential",
-           "activations", "initializers"]
+           "activations", "callbacks", "initializers", "losses", "metrics"]

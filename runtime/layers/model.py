@@ -5,17 +5,21 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from .base import Layer
+from .training import Training
 
 
-class Model(Layer):
+class Model(Training, Layer):
     """A network: subclass, assign layers in `__init__`, and write `call(inputs, training=None)`.
 
     `call` may be compiled with `rt.function` / `rt.defun`; each distinct Python `training`
-    value then gives its own graph.
+    value then gives its own graph. `compile` / `fit` / `evaluate` / `predict` train it the
+    Keras way (see `runtime.layers.training`).
     """
 
-    def summary(self, print_fn=print) -> str:
-        """A table of the sublayers, their variable shapes and parameter counts."""
+    def summary(self, print_fn=print) -> str | None:
+        """Prints the layer table through `print_fn` (returns None), or returns it if None.
+
+        The table lists the sublayers, their variable shapes and parameter counts."""
         rows = [(f"{layer.name} ({type(layer).__name__})",
                  ", ".join(str(v.shape) for v in layer.variables) or "-",
                  str(layer.count_params()))
@@ -31,9 +35,10 @@ class Model(Layer):
                  f"Total params: {self.count_params()}", f"Trainable params: {trainable}",
                  f"Non-trainable params: {self.count_params() - trainable}"]
         text = "\n".join(lines)
-        if print_fn is not None:
-            print_fn(text)
-        return text
+        if print_fn is None:
+            return text
+        print_fn(text)
+        return None
 
 
 class Sequential(Model):

@@ -120,11 +120,53 @@ def test_usage_errors_exit_2():
     assert _run("--bogus", "x.py").returncode == 2
 
 
-def test_generator_exits_1(tmp_path):
+def test_named_generator_exits_1(tmp_path):
     path = tmp_path / "gen.py"
     path.write_text("def g(n):\n    for i in range(n):\n        yield i\n")
-    result = _run(path)
+    result = _run(path, "g")
     assert result.returncode == 1 and "generator" in result.stderr
+
+
+def test_whole_file_lists_what_it_cannot_convert(tmp_path):
+    path = tmp_path / "mixed.py"
+    path.write_text("def g(n):\n    yield n\n\n\nasync def a():\n    return 1\n\n\n"
+                    "def f(x):\n    if x > 0:\n        x = -x\n    return x\n")
+    result = _run(path)
+    assert result.returncode == 0, result.stderr
+    assert f"# not converted: {path}:1: g is a generator function" in result.stdout
+    assert f"# not converted: {path}:5: a is a coroutine function" in result.stdout
+    assert "ag__.if_stmt(x > 0" in result.stdout
+    compile(result.stdout, "<out>", "exec")
+
+
+def test_diff_of_an_unchanged_function_says_so(tmp_path):
+    path = tmp_path / "plain.py"
+    path.write_text("def f(x):\n    return x + 1\n")
+    result = _run(path, "--diff")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == f"# {path}:f: unchanged by conversion\n"
+
+
+def test_version():
+    import autograph
+    result = _run("--version")
+    assert result.returncode == 0
+    assert result.stdout.strip() == f"autograph {autograph.__version__}"
+    assert autograph.__version__ == "0.1.0"
+
+
+def test_usage_shows_function_as_optional():
+    result = _run("--help")
+    assert "autograph [options] PATH [FUNCTION ...]" in result.stdout
+
+
+def test_no_color_environment_variable(tmp_path, monkeypatch):
+    pytest.importorskip("pygments")
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    assert "\x1b[" in cli._highlight("x = 1\n", False, "auto")
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert cli._highlight("x = 1\n", False, "auto") == "x = 1\n"
+    assert "\x1b[" in cli._highlight("x = 1\n", False, "always")
 
 
 def test_main_in_process(module, capsys):

@@ -90,3 +90,26 @@ def test_help_shows_examples_and_says_trace_runs_the_file():
 def test_trace_in_process(module, capsys):
     assert cli.main([str(module), "double_until", "--trace", "f64[4], i32[]"]) == 0
     assert "f64[4]" in capsys.readouterr().out
+
+
+def test_trace_checks_specs_before_importing_the_file(module):
+    result = run(module, "double_until", "--trace", "f32[3], i32[x]")
+    assert result.returncode == 1 and "bad dimension" in result.stderr
+    assert not module.with_suffix(".ran").exists()
+
+
+def test_diff_with_trace_is_a_usage_error(module):
+    result = run(module, "double_until", "--trace", "f32[3], i32[]", "--diff")
+    assert result.returncode == 2 and "--diff" in result.stderr
+    result = run(module, "double_until", "--html", "out.html")
+    assert result.returncode == 2 and "--trace" in result.stderr
+
+
+def test_trace_html_writes_the_report(module, tmp_path):
+    out = tmp_path / "report.html"
+    result = run(module, "double_until", "--trace", "f32[None,3], i32[]", "--html", out)
+    assert result.returncode == 0, result.stderr
+    assert str(out) in result.stdout
+    page = out.read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>") and "def double_until(x, n):" in page
+    assert "ag__.for_stmt" in page and "<details" in page and "def double_until(a0, a1):" in page

@@ -1,0 +1,174 @@
+"""Keras-style training for `Model`: `compile`, `fit`, `evaluate`, `predict`.
+
+    model.compile(rt.optimizers.Adam(0.01), "sparse_categorical_crossentropy",
+                  metrics=["accuracy"])
+    history = model.fit(x, y, epochs=5, batch_size=32, validation_data=(x_val, y_val))
+    history.history["loss"]                      # one mean value a epoch
+
+One training step (forward, loss, gradients, update) is a compiled `rt.function`, traced
+once for full batches and once for a smaller last batch.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Optional, Sequence, Union
+
+import numpy as np
+
+from ..function import function
+from ..gradients import GradientTape
+from . import losses as _losses
+from . import metrics as _metrics
+from .callbacks import Callback, History
+from .progress import EpochProgress
+
+
+class Training:
+    """The training methods of `Model` (a mixin: it uses the layer's call and variables)."""
+
+    def compile(self, optimizer, loss: Union[str, Callable],
+                metrics: Optional[Sequence[Union[str, Callable]]] = None) -> None:
+        """Sets the optimizer, the loss (a callable `fn(y_true, y_pred)` or a name such as
+        "mse", "sparse_categorical_crossentropy", "categorical_crossentropy",
+        "binary_crossentropy") and metrics ("accuracy", "mae", or callables)."""
+        loss_fn = _losses.get(loss)
+        named = [_metrics.get(m, loss_fn) for m in metrics or ()]
+        self.optimizer = optimizer
+        self.loss = loss
+        self.metrics_names = ["loss"] + [name for name, _ in named]
+        self._train_step = function(_train_step(self, optimizer, loss_fn, named),
+                                    reduce_retracing=True)
+        self._test_step = function(_test_step(self, loss_fn, named), reduce_retracing=True)
+        self._predict_step = function(_predict_step(self), reduce_retracing=True)
+
+    def fit(self, x, y, epochs: int = 1, batch_size: int = 32, validation_data=None,
+            callbacks: Optional[Sequence[Callback]] = None, verbose: int = 1,
+            shuffle: bool = True) -> History:
+        """Trains for `epochs` passes over (x, y) in batches; returns the `History`.
+
+        `validation_data` (x_val, y_val) is evaluated after each epoch (as "val_*" logs).
+        `verbose`: 0 silent, 1 a progress bar on a terminal (one line per epoch elsewhere),
+        2 one line per epoch. A callback may set `model.stop_training = True`."""
+        self._check_compiled("fit")
+        x, y = self._as_arrays(x), self._as_arrays(y)
+        _check_lengths(x, y)
+        history = History()
+        callbacks = [*(callbacks or ()), history]
+        for callback in callbacks:
+            callback.set_model(self)
+            callback.on_train_begin()
+        self.stop_training = False
+        steps = -(-len(x) // batch_size)
+        rng = np.random.default_rng()
+        for epoch in range(epochs):
+            for callback in callbacks:
+                callback.on_epoch_begin(epoch)
+            order = rng.permutation(len(x)) if shuffle else np.arange(len(x))
+            progress = EpochProgress(epoch, epochs, steps, verbose)
+            totals = _Means(self.metrics_names)
+            for step in range(steps):
+                index = order[step * batch_size:(step + 1) * batch_size]
+                logs = totals.add(self._train_step(x[index], y[index]), len(index))
+                progress.batch_done(logs)
+                for callback in callbacks:
+                    callback.on_train_batch_end(step, logs)
+            logs = totals.means()
+            if validation_data is not None:
+                values = self.evaluate(*validation_data, batch_size=batch_size, return_dict=True)
+                logs.update({f"val_{k}": v for k, v in values.items()})
+            progress.epoch_done(logs)
+            for callback in callbacks:
+                callback.on_epoch_end(epoch, logs)
+            if self.stop_training:
+                break
+        for callback in callbacks:
+            callback.on_train_end()
+        return history
+
+    def evaluate(self, x, y, batch_size: int = 32, verbose: int = 0, return_dict: bool = False):
+        """The loss (and metrics) over (x, y), averaged over all samples: a float without
+        metrics, else the list `[loss, *metrics]`; a dict by name with `return_dict`."""
+        self._check_compiled("evaluate")
+        x, y = self._as_arrays(x), self._as_arrays(y)
+        _check_lengths(x, y)
+        totals = _Means(self.metrics_names)
+        for start in range(0, len(x), batch_size):
+            part = slice(start, start + batch_size)
+            totals.add(self._test_step(x[part], y[part]), len(x[part]))
+        logs = totals.means()
+        if verbose:
+            print(" - ".join(f"{k}: {v:.4f}" for k, v in logs.items()))
+        if return_dict:
+            return logs
+        values = list(logs.values())
+        return values[0] if len(values) == 1 else values
+
+    def predict(self, x, batch_size: int = 32, verbose: int = 0) -> np.ndarray:
+        """The model's outputs for `x` (with `training=False`), batch by batch, as one array."""
+        if getattr(self, "_predict_step", None) is None:
+            self._predict_step = function(_predict_step(self), reduce_retracing=True)
+        x = self._as_arrays(x)
+        parts = [np.asarray(self._predict_step(x[start:start + batch_size]))
+                 for start in range(0, len(x), batch_size)]
+        return np.concatenate(parts) if parts else np.zeros((0,), self.dtype.as_numpy_dtype)
+
+    # -- helpers ---------------------------------------------------------------------------------
+    def _check_compiled(self, method: str) -> None:
+        if getattr(self, "_train_step", None) is None:
+            raise RuntimeError(f"call model.compile(optimizer, loss) before model.{method}().")
+
+    def _as_arrays(self, values) -> np.ndarray:
+        """A NumPy array; float64 data becomes the model's float dtype, int64 int32."""
+        array = np.asarray(values)
+        if array.dtype == np.float64:
+            return array.astype(self.dtype.as_numpy_dtype)
+        if array.dtype == np.int64:
+            return array.astype(np.int32)
+        return array
+
+
+def _train_step(model, optimizer, loss_fn, metrics):
+    def train_step(x, y):
+        with GradientTape() as tape:
+            prediction = model(x, training=True)
+            loss = loss_fn(y, prediction)
+        variables = model.trainable_variables
+        optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
+        return [loss] + [fn(y, prediction) for _, fn in metrics]
+    return train_step
+
+
+def _test_step(model, loss_fn, metrics):
+    def test_step(x, y):
+        prediction = model(x, training=False)
+        return [loss_fn(y, prediction)] + [fn(y, prediction) for _, fn in metrics]
+    return test_step
+
+
+def _predict_step(model):
+    def predict_step(x):
+        return model(x, training=False)
+    return predict_step
+
+
+def _check_lengths(x: np.ndarray, y: np.ndarray) -> None:
+    if len(x) != len(y):
+        raise ValueError(f"x and y must have the same number of samples: {len(x)} and {len(y)}")
+
+
+class _Means:
+    """Running sample-weighted means of a step's results, by name."""
+
+    def __init__(self, names: list[str]):
+        self.names = names
+        self.sums = np.zeros(len(names))
+        self.count = 0
+
+    def add(self, values, count: int) -> dict:
+        batch = [float(v) for v in values]
+        self.sums += np.multiply(batch, count)
+        self.count += count
+        return dict(zip(self.names, batch))
+
+    def means(self) -> dict:
+        return {name: float(s / max(self.count, 1)) for name, s in zip(self.names, self.sums)}
