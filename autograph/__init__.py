@@ -18,7 +18,6 @@ The API names load their modules on first use (PEP 562), so that importing a sub
 such as `autograph.nest` does not load the converter.
 """
 
-from __future__ import annotations
 
 import importlib
 from typing import TYPE_CHECKING, Any

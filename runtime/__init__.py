@@ -7,7 +7,6 @@
         return rt.reduce_mean(rt.multiply(x ** 2, 3) + y)
 """
 
-from __future__ import annotations
 
 import importlib as _importlib
 import types as _types

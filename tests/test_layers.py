@@ -98,3 +98,10 @@ def test_no_function_local_imports_but_optional_and_lazy_ones():
             if is_local and not _allowed_local(target):
                 local.append(f"{path.relative_to(ROOT)}:{line} imports {target} inside a function")
     assert local == []
+
+
+def test_the_packages_do_not_leak_the_future_feature():
+    import autograph
+    import runtime
+    assert not hasattr(runtime, "annotations")
+    assert not hasattr(autograph, "annotations")
