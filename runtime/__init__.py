@@ -13,6 +13,7 @@ import importlib as _importlib
 import types as _types
 
 from . import errors
+from . import numpy_api as _numpy_api  # noqa: F401 - installs NumPy's protocols on tensors
 from .context import device, executing_eagerly, init_scope, name_scope
 from .control_flow import TensorArray, cond, while_loop
 from .dtypes import (
