@@ -7,6 +7,8 @@ methods and properties on `Tensor` (so on eager and symbolic tensors and on vari
 
 from __future__ import annotations
 
+from ..dtypes import DType
+from ..ops.core import binary_operands
 from ..tensor import Tensor
 from . import arrays, linalg, methods, protocols, reductions, ufuncs  # noqa: F401 - registers
 from .registry import supported
@@ -17,6 +19,11 @@ def install() -> None:
     Tensor.__array_ufunc__ = protocols.array_ufunc
     Tensor.__array_function__ = protocols.array_function
     methods.install(Tensor)
+    # NumPy reads any object with a `.dtype` as that dtype: np.zeros(3, x.dtype), a.astype(rt.float32)
+    DType.dtype = property(lambda self: self._np)
+    # `@` with a vector operand, as NumPy's (matrices and batches are rt.matmul as before)
+    Tensor.__matmul__ = lambda self, other: ufuncs.matmul(*binary_operands(self, other))
+    Tensor.__rmatmul__ = lambda self, other: ufuncs.matmul(*binary_operands(other, self))
 
 
 install()

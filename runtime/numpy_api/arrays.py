@@ -317,3 +317,21 @@ def result_type(*arrays_and_dtypes) -> np.dtype:
 
 def _is_dtype(value) -> bool:
     return isinstance(value, (np.dtype, type, str, _dtypes.DType))
+
+
+@implements("roll", staged_as="rt.concat of slices")
+def roll(a, shift, axis=None):
+    """Elements shifted along `axis` (the flattened tensor when None), wrapping around."""
+    x = _tensor(a)
+    if axis is None:
+        return reshape(roll(flatten(x), shift, 0), shape(x))
+    shifts, axes = ((shift,), (axis,)) if isinstance(axis, int) else (shift, axis)
+    for s, ax in zip(shifts, axes):
+        n = shape(x)[ax]
+        if not isinstance(n, int):
+            raise ValueError("np.roll on tensors needs the rolled axis's length known while tracing.")
+        head = (builtins.slice(None),) * (ax % _rank(x))
+        s = s % n if n else 0
+        x = array_ops.concat([x[head + (builtins.slice(n - s, None),)],
+                              x[head + (builtins.slice(None, n - s),)]], ax)
+    return x

@@ -62,14 +62,16 @@ def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe
     return linalg_ops.einsum(subscripts, *promotion.as_tensors(list(operands), dtype))
 
 
-@implements("trace", staged_as="rt.einsum")
+@implements("trace", staged_as="rt.multiply (by the identity), rt.reduce_sum")
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     no_out("np.trace", out)
     refuse("np.trace", offset=offset or None)
     x = promotion.as_tensor(a, promotion.result_dtype(a))
-    if (axis1, axis2) != (0, 1) or x.shape.rank != 2:
-        raise TypeError("np.trace on tensors supports matrices (axis1=0, axis2=1); use np.einsum.")
-    return linalg_ops.einsum("ii->", x)
+    if (axis1, axis2) != (0, 1) or x.shape.rank != 2 or not x.shape.is_fully_defined():
+        raise TypeError("np.trace on tensors supports matrices of known shape (axis1=0, "
+                        "axis2=1); use np.einsum otherwise.")
+    rows, cols = x.shape.as_list()
+    return reduce_ops.reduce_sum(math_ops.multiply(x, np.eye(rows, cols, dtype=x.dtype._np)))
 
 
 @implements("linalg.norm", staged_as="rt.sqrt, rt.reduce_sum, rt.reduce_max, ...")
