@@ -120,6 +120,9 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     if weights is None:
         return mean(a, axis=axis, keepdims=keepdims)
     x, w = promotion.as_tensors([a, weights], promotion.result_dtype(a, weights, 1.0))
+    if w.shape.rank == 1 and x.shape.rank > 1 and isinstance(axis, int):  # weights along axis
+        w = array_ops.reshape(w, [-1 if i == axis % x.shape.rank else 1
+                                  for i in range(x.shape.rank)])
     total = reduce_ops.reduce_sum(math_ops.multiply(x, w), axis=axis, keepdims=keepdims)
     return math_ops.divide(total, reduce_ops.reduce_sum(
         math_ops.add(array_ops.zeros_like(x), w), axis=axis, keepdims=keepdims))

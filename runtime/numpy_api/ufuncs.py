@@ -7,24 +7,37 @@ from . import primitives
 from .registry import ufunc
 
 _RUNTIME_NAME = {
-    "add": "add", "subtract": "subtract", "multiply": "multiply",
-    "true_divide": "divide", "floor_divide": "floordiv",
-    "remainder": "mod", "power": "pow", "float_power": "pow",
-    "maximum": "maximum", "minimum": "minimum",
-    "equal": "equal", "not_equal": "not_equal", "less": "less",
-    "less_equal": "less_equal", "greater": "greater",
-    "greater_equal": "greater_equal", "logical_and": "logical_and",
-    "logical_or": "logical_or", "logical_xor": "logical_xor",
-    "logical_not": "logical_not", "negative": "negative",
-    "absolute": "abs", "fabs": "abs", "sign": "sign",
-    "sqrt": "sqrt", "square": "square", "reciprocal": "reciprocal",
-    "exp": "exp", "log": "log", "log1p": "log1p", "sin": "sin",
-    "cos": "cos", "tan": "tan", "tanh": "tanh", "floor": "floor",
-    "ceil": "ceil", "rint": "round", "abs": "abs", "divide": "divide", "mod": "mod",
-    "pow": "pow",
+    "subtract": "subtract", "true_divide": "divide", "divide": "divide",
+    "floor_divide": "floordiv", "remainder": "mod", "mod": "mod", "power": "pow", "pow": "pow",
+    "float_power": "pow", "equal": "equal", "not_equal": "not_equal", "less": "less",
+    "less_equal": "less_equal", "greater": "greater", "greater_equal": "greater_equal",
+    "logical_and": "logical_and", "logical_or": "logical_or", "logical_xor": "logical_xor",
+    "logical_not": "logical_not", "negative": "negative", "absolute": "abs", "abs": "abs",
+    "fabs": "abs", "sign": "sign", "sqrt": "sqrt", "square": "square",
+    "reciprocal": "reciprocal", "exp": "exp", "log": "log", "log1p": "log1p", "sin": "sin",
+    "cos": "cos", "tan": "tan", "tanh": "tanh", "floor": "floor", "ceil": "ceil",
+    "rint": "round",
 }
 for _name, _rt_name in _RUNTIME_NAME.items():
     ufunc(_name, staged_as=f"rt.{_rt_name}")(getattr(math_ops, _rt_name))
+
+
+def _on_bools(numeric, logical):
+    """NumPy's arithmetic on two bools is logic (True + True is True)."""
+    def fn(x, y):
+        return (logical if x.dtype.is_bool else numeric)(x, y)
+    fn.__name__ = fn.__qualname__ = numeric.__name__
+    return fn
+
+
+ufunc("add", staged_as="rt.add (rt.logical_or for bools)")(
+    _on_bools(math_ops.add, math_ops.logical_or))
+ufunc("multiply", staged_as="rt.multiply (rt.logical_and for bools)")(
+    _on_bools(math_ops.multiply, math_ops.logical_and))
+ufunc("maximum", staged_as="rt.maximum (rt.logical_or for bools)")(
+    _on_bools(math_ops.maximum, math_ops.logical_or))
+ufunc("minimum", staged_as="rt.minimum (rt.logical_and for bools)")(
+    _on_bools(math_ops.minimum, math_ops.logical_and))
 
 for _name in ("expm1", "exp2", "log2", "log10", "sinh", "cosh", "arcsin", "arccos", "arctan",
               "arcsinh", "arccosh", "arctanh", "trunc", "isnan", "isinf", "isfinite",
