@@ -7,6 +7,8 @@ stays a TensorShape and `.dtype` an rt.DType (both index and compare as NumPy co
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 from ..tensor import SymbolicTensor
@@ -58,8 +60,12 @@ def tolist(self):
 def _method(fn, name):
     def method(self, *args, **kwargs):
         return fn(self, *args, **kwargs)
+    signature = inspect.signature(fn)
+    self_parameter = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    method.__signature__ = signature.replace(
+        parameters=[self_parameter, *list(signature.parameters.values())[1:]])
     method.__name__ = method.__qualname__ = name
-    method.__doc__ = f"As np.{name}(x, ...), with NumPy's arguments."
+    method.__doc__ = f"As np.{fn.__name__.rstrip('_')}(x, ...)."
     return method
 
 
