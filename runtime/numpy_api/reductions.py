@@ -90,7 +90,7 @@ def _count(x, axis):
     return math_ops.divide(full, kept)
 
 
-@implements("var", staged_as="rt.reduce_mean, rt.square, rt.reduce_sum")
+@implements("var", staged_as="rt.reduce_mean, rt.multiply, rt.reduce_sum")
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
         correction=None):
     """Mean squared deviation, divided by n - ddof (NumPy's formula, so gradients come free)."""
