@@ -54,7 +54,9 @@ def _accumulate(ufunc, a, axis=0, dtype=None, **options):
 
 def _operand(ufunc, a, dtype):
     """The operand of a reduction as a tensor of the dtype NumPy reduces in."""
-    if dtype is None:
+    if ufunc.__name__.startswith("logical"):
+        dtype = np.bool_
+    elif dtype is None:
         dtype = np.asarray(ufunc.reduce(np.ones(1, promotion.result_dtype(a)))).dtype
     return promotion.as_tensor(a, promotion.to_numpy_dtype(dtype))
 
@@ -107,8 +109,10 @@ def _tensors_in(value):
 def _to_numpy(value):
     if isinstance(value, Tensor):
         return np.asarray(value)
-    if isinstance(value, (list, tuple)):
-        return type(value)(_to_numpy(v) for v in value)
+    if isinstance(value, list):
+        return [_to_numpy(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_to_numpy(v) for v in value)
     if isinstance(value, dict):
         return {k: _to_numpy(v) for k, v in value.items()}
     return value

@@ -118,6 +118,7 @@ def test_ufunc_reduce_and_accumulate():
     _check(np.add.reduce(rt.constant(I)), np.add.reduce(I))
     _check(np.add.accumulate(t, axis=1), np.add.accumulate(A, axis=1))
     _check(np.logical_or.reduce(rt.constant(A > 0.5)), np.logical_or.reduce(A > 0.5))
+    _check(np.logical_and.reduce(rt.constant(A - 0.5), axis=1), np.logical_and.reduce(A - 0.5, axis=1))
 
 
 def test_linalg_norm_orders_match_numpy():
