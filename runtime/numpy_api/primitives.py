@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import dtypes as _dtypes
 from ..ops import array_ops, math_ops
-from ..ops.core import apply, define, register_gradient
+from ..ops.core import apply, define
 from ..ops.shape_rules import broadcast, same_dtype
 
 
@@ -27,6 +27,7 @@ def _unary(name: str, ufunc: np.ufunc, out_bool: bool = False):
 
     def fn(x):
         return apply(op, [x])
+    fn.op = op
     fn.__name__ = fn.__qualname__ = ufunc.__name__
     fn.__doc__ = f"np.{ufunc.__name__}, elementwise (op `{name}`)."
     return fn
@@ -40,6 +41,7 @@ def _binary(name: str, ufunc: np.ufunc):
 
     def fn(x, y):
         return apply(op, [x, y])
+    fn.op = op
     fn.__name__ = fn.__qualname__ = ufunc.__name__
     fn.__doc__ = f"np.{ufunc.__name__}, elementwise with broadcasting (op `{name}`)."
     return fn
@@ -67,30 +69,27 @@ hypot = _binary("Hypot", np.hypot)
 
 # -- gradients: (op, output gradient) -> input gradients, written with runtime ops ------------
 
-def _rule(name):
-    def register(grad_of_input):
-        register_gradient(name)(lambda op, g: [grad_of_input(op.inputs[0], op.outputs[0], g)])
-        return grad_of_input
-    return register
+def _rule(fn, grad_of_input):
+    """Sets the gradient of the unary primitive `fn`: grad_of_input(x, y, output_grad)."""
+    fn.op.grad = lambda op, g: [grad_of_input(op.inputs[0], op.outputs[0], g)]
 
 
 _mul, _div, _sqrt, _square = math_ops.multiply, math_ops.divide, math_ops.sqrt, math_ops.square
-_rule("Expm1")(lambda x, y, g: _mul(g, math_ops.add(y, 1)))
-_rule("Exp2")(lambda x, y, g: _mul(g, _mul(y, math.log(2.0))))
-_rule("Log2")(lambda x, y, g: _div(g, _mul(x, math.log(2.0))))
-_rule("Log10")(lambda x, y, g: _div(g, _mul(x, math.log(10.0))))
-_rule("Sinh")(lambda x, y, g: _mul(g, cosh(x)))
-_rule("Cosh")(lambda x, y, g: _mul(g, sinh(x)))
-_rule("Asin")(lambda x, y, g: _div(g, _sqrt(math_ops.subtract(1, _square(x)))))
-_rule("Acos")(lambda x, y, g: math_ops.negative(_div(g, _sqrt(math_ops.subtract(1, _square(x))))))
-_rule("Atan")(lambda x, y, g: _div(g, math_ops.add(_square(x), 1)))
-_rule("Asinh")(lambda x, y, g: _div(g, _sqrt(math_ops.add(_square(x), 1))))
-_rule("Acosh")(lambda x, y, g: _div(g, _sqrt(math_ops.subtract(_square(x), 1))))
-_rule("Atanh")(lambda x, y, g: _div(g, math_ops.subtract(1, _square(x))))
-_rule("Trunc")(lambda x, y, g: None)
+_rule(expm1, lambda x, y, g: _mul(g, math_ops.add(y, 1)))
+_rule(exp2, lambda x, y, g: _mul(g, _mul(y, math.log(2.0))))
+_rule(log2, lambda x, y, g: _div(g, _mul(x, math.log(2.0))))
+_rule(log10, lambda x, y, g: _div(g, _mul(x, math.log(10.0))))
+_rule(sinh, lambda x, y, g: _mul(g, cosh(x)))
+_rule(cosh, lambda x, y, g: _mul(g, sinh(x)))
+_rule(arcsin, lambda x, y, g: _div(g, _sqrt(math_ops.subtract(1, _square(x)))))
+_rule(arccos, lambda x, y, g: math_ops.negative(_div(g, _sqrt(math_ops.subtract(1, _square(x))))))
+_rule(arctan, lambda x, y, g: _div(g, math_ops.add(_square(x), 1)))
+_rule(arcsinh, lambda x, y, g: _div(g, _sqrt(math_ops.add(_square(x), 1))))
+_rule(arccosh, lambda x, y, g: _div(g, _sqrt(math_ops.subtract(_square(x), 1))))
+_rule(arctanh, lambda x, y, g: _div(g, math_ops.subtract(1, _square(x))))
+_rule(trunc, lambda x, y, g: None)
 
 
-@register_gradient("Atan2")
 def _atan2_grad(op, g):
     y, x = op.inputs
     scale = _div(g, math_ops.add(_square(x), _square(y)))
@@ -98,9 +97,12 @@ def _atan2_grad(op, g):
             array_ops.sum_grad(math_ops.negative(_mul(scale, y)), op, 1) if op.needs[1] else None]
 
 
-@register_gradient("Hypot")
 def _hypot_grad(op, g):
     x, y = op.inputs
     scale = _div(g, op.outputs[0])
     return [array_ops.sum_grad(_mul(scale, x), op, 0) if op.needs[0] else None,
             array_ops.sum_grad(_mul(scale, y), op, 1) if op.needs[1] else None]
+
+
+arctan2.op.grad = _atan2_grad
+hypot.op.grad = _hypot_grad

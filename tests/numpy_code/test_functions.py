@@ -6,6 +6,7 @@ import pytest
 
 import runtime as rt
 from runtime.numpy_api import registry
+from tests.gradients.fd import check_gradients
 
 RNG = np.random.default_rng(0)
 A = RNG.uniform(0.2, 0.9, size=(3, 4))           # inside every ufunc's domain
@@ -140,3 +141,18 @@ def test_integer_and_bool_reductions_take_numpy_dtypes():
         _check(call(rt.constant(I)), call(I))
     _check(np.sum(rt.constant(I > 1)), np.sum(I > 1))
     _check(np.sum(rt.constant(I), dtype=np.float32), np.sum(I, dtype=np.float32))
+
+
+NEW_PRIMITIVES = [np.expm1, np.exp2, np.log2, np.log10, np.sinh, np.cosh, np.arcsin, np.arccos,
+                  np.arctan, np.arcsinh, np.arccosh, np.arctanh]
+
+
+@pytest.mark.parametrize("ufunc", NEW_PRIMITIVES, ids=[u.__name__ for u in NEW_PRIMITIVES])
+def test_new_primitives_have_gradients(ufunc):
+    x = A[0] + 1.0 if ufunc is np.arccosh else A[0]
+    check_gradients(lambda t: ufunc(t), x, rtol=1e-5)
+
+
+@pytest.mark.parametrize("ufunc", [np.arctan2, np.hypot], ids=["arctan2", "hypot"])
+def test_binary_primitives_have_gradients_through_broadcasting(ufunc):
+    check_gradients(lambda a, b: ufunc(a, b), A, B[0], rtol=1e-5)
