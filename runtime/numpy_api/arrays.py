@@ -103,7 +103,7 @@ def expand_dims(a, axis):
     x = _tensor(a)
     axes = (axis,) if isinstance(axis, int) else tuple(axis)
     n = _rank(x) + len(axes)
-    for ax in sorted(a % n for a in axes):
+    for ax in sorted(axis % n for axis in axes):
         x = array_ops.expand_dims(x, ax)
     return x
 
