@@ -14,7 +14,7 @@ LAYERS = [
      "runtime.exports"),
     ("runtime.opdef",),
     ("runtime.tensor", "runtime.graph", "runtime.graph_printer"),
-    ("runtime.ops",),
+    ("runtime.ops", "runtime.numpy_api"),
     ("runtime.gradients",),
     ("runtime.executor",),
     ("runtime.tracing", "runtime.function", "runtime.autograph_backend", "runtime.inspect_tools"),
