@@ -27,7 +27,7 @@ MAX_ARRAY_BYTES = 2 ** 34  # all arrays together
 _KEY = re.compile(r"^[a-z][0-9]{1,9}$")
 _ALLOWED_KINDS = "biufc"
 _READ_ERRORS = (ValueError, OSError, EOFError, zipfile.BadZipFile, zlib.error, KeyError,
-                UnicodeDecodeError, RecursionError)
+                NotImplementedError, RuntimeError, UnicodeDecodeError, RecursionError)
 
 
 # -- writing ------------------------------------------------------------------------------------

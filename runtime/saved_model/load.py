@@ -51,11 +51,11 @@ def from_document(document: dict, store) -> LoadedObject:
                              "identifier.")
         signatures[name] = graph_io.decode_function(entry, decoder, variables, f"function {name!r}")
     call = document["call"]
-    if call is not None and call not in signatures:
+    if call is not None and (type(call) is not str or call not in signatures):
         raise ValueError(f"call names {str(call)[:40]!r}, which is not a saved function.")
     aliases = document["aliases"]
     if type(aliases) is not dict or not all(
-            type(k) is str and _IDENTIFIER.match(k) and v in signatures for k, v in aliases.items()):
+            type(k) is str and _IDENTIFIER.match(k) and type(v) is str and v in signatures for k, v in aliases.items()):
         raise ValueError("aliases must map identifiers to saved function names.")
     return LoadedObject(kind, signatures, variables, call, aliases)
 
