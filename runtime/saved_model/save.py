@@ -26,6 +26,17 @@ def dumps(obj, signatures=None) -> bytes:
     return files.write_bytes(document, arrays)
 
 
+def dumps_pure(concrete) -> tuple[bytes, list]:
+    """(bytes, variables): `concrete` saved with the variables it reads as a last argument.
+
+    The saved function takes `(*args, variables)`, `variables` being a tuple of their values
+    in the order of the returned list; it holds no state, so it can be shipped once and run
+    with fresh values each time.
+    """
+    document, arrays = build(concrete, variables_as_inputs=True)
+    return files.write_bytes(document, arrays), graph_io.variables_read(concrete)
+
+
 def build(obj, signatures=None, variables_as_inputs: bool = False):
     """(document, arrays) for `obj`.
 
