@@ -14,6 +14,7 @@ import numpy as np
 from .. import context, nest
 from ..function import ConcreteFunction, Function
 from ..graph import FuncGraph
+from ..layers import Layer
 from ..ops.array_ops import _Slot
 from ..ops.core import REGISTRY
 from ..shapes import TensorShape, TensorSpec
@@ -32,6 +33,10 @@ OUTPUT_TYPE = OutputSlot
 
 def is_variable(value) -> bool:
     return isinstance(value, Variable)
+
+
+def is_layer(value) -> bool:
+    return isinstance(value, Layer)
 
 
 def is_function(value) -> bool:

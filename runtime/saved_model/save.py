@@ -72,12 +72,11 @@ def build(obj, signatures=None, variables_as_inputs: bool = False):
 
 def _signatures_of(obj, signatures):
     """(kind, {name: ConcreteFunction}, call name, aliases, variables the object owns)."""
-    from ..layers import Layer
     if isinstance(obj, LoadedObject):
         if signatures is not None:
             raise ValueError("A loaded object is saved with its own signatures.")
         return obj.kind, dict(obj.signatures), obj._call, dict(obj._aliases), obj.variables
-    if isinstance(obj, Layer):
+    if graph_io.is_layer(obj):
         functions = _named(signatures if signatures is not None else _layer_call(obj))
         return "model", functions, DEFAULT if DEFAULT in functions else None, {}, obj.variables
     if signatures is None:

@@ -11,6 +11,7 @@ import json
 import os
 import random
 import sys
+import traceback
 import zipfile
 
 import numpy as np
@@ -219,7 +220,6 @@ def test_mutated_files_give_clear_errors_and_run_nothing(tmp_path, monkeypatch):
                 outcomes["clear ValueError"] += 1
                 continue
             except Exception as exc:  # noqa: BLE001 - counted and reported below
-                import traceback
                 others.append((kind, f"{type(exc).__name__}: {exc}", traceback.format_exc()[-800:]))
                 continue
             # a file that passes is a valid program (its constants may differ, and a valid
