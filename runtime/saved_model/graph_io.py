@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import context, nest
+from .. import context, gradients, nest
 from ..function import ConcreteFunction, Function
 from ..graph import FuncGraph
 from ..layers import Layer
@@ -23,6 +23,7 @@ from ..variables import Variable
 from . import schema
 from .codec import Decoder, Encoder, Output, check_index, check_name, dtype_named, shape_from
 
+_ = gradients  # registers the gradient graphs' ops (accumulators, ...) that saved graphs may use
 MAX_GRAPH_DEPTH = 32
 MAX_TENSORS = 2 ** 22
 _CONTROL_FLOW = ("If", "While")

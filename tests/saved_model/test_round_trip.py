@@ -210,3 +210,29 @@ def test_loads_in_a_fresh_process_without_the_source(tmp_path):
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"  # neither this test module nor the converter was needed
     assert_same(np.load(tmp_path / "y.npy"), model(x))
+
+
+@rt.function(input_signature=[rt.TensorSpec([3]), rt.TensorSpec([], rt.int32)])
+def loop_gradient(x, n):
+    with rt.GradientTape() as tape:
+        tape.watch(x)
+        y = x
+        i = rt.constant(0)
+        while i < n:
+            y = rt.sin(y * x)
+            i += 1
+        loss = rt.reduce_sum(y)
+    return tape.gradient(loss, x)
+
+
+def test_gradient_graphs_with_loops_round_trip_in_a_fresh_process(tmp_path):
+    rt.saved_model.save(loop_gradient, str(tmp_path / "g"))
+    code = ("import sys, numpy as np, runtime as rt\n"
+            "g = rt.saved_model.load(sys.argv[1])\n"
+            "np.save(sys.argv[2], np.asarray(g(np.array([0.1, 0.2, 0.3], np.float32), 3)))\n")
+    result = subprocess.run([sys.executable, "-c", code, str(tmp_path / "g"), str(tmp_path / "out.npy")],
+                            capture_output=True, text=True, cwd=str(tmp_path),
+                            env={**os.environ, "PYTHONPATH": ROOT})
+    assert result.returncode == 0, result.stderr
+    want = loop_gradient(np.array([0.1, 0.2, 0.3], np.float32), np.int32(3))
+    assert_same(np.load(tmp_path / "out.npy"), want)
