@@ -43,6 +43,7 @@ class _Step:
 def data_parallel_gradients(model, loss_fn, x, y, client, variables=None, n_shards=None):
     """(loss, gradients) of `loss_fn(y, model(x))` over the batch, computed on Dask workers.
 
+    `model` is a Model/Layer, or any callable of `x` together with `variables`.
     The batch is split by rows into `n_shards` shards (default: one per worker). Each worker
     runs the saved loss-and-gradients function of `model` on its shard, with the current
     values of `variables` (default `model.trainable_variables`) passed in; the shard results
@@ -52,7 +53,12 @@ def data_parallel_gradients(model, loss_fn, x, y, client, variables=None, n_shar
         loss, grads = rt.dask.data_parallel_gradients(model, loss_fn, x, y, client)
         optimizer.apply_gradients(zip(grads, model.trainable_variables))
     """
-    variables = list(model.trainable_variables if variables is None else variables)
+    if variables is None:
+        if not hasattr(model, "trainable_variables"):
+            raise ValueError("data_parallel_gradients: pass variables= (the variables to "
+                             "differentiate) when the model is a plain function.")
+        variables = model.trainable_variables
+    variables = list(variables)
     x, y = np.asarray(x), np.asarray(y)
     if len(x) != len(y) or not len(x):
         raise ValueError(f"data_parallel_gradients: x has {len(x)} rows and y {len(y)}.")

@@ -139,3 +139,19 @@ def test_data_parallel_training_matches_the_full_batch_update(client):
         np.testing.assert_allclose(loss_remote.numpy(), loss_local.numpy(), rtol=1e-5)
         for a, b in zip(remote.trainable_variables, local.trainable_variables):
             np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_data_parallel_gradients_of_a_plain_function(client):
+    w = rt.Variable(np.ones((3, 1), np.float32))
+    x = np.arange(12, dtype=np.float32).reshape(4, 3)
+    y = np.ones((4, 1), np.float32)
+
+    def predict(inputs):
+        return rt.matmul(inputs, w)
+
+    with pytest.raises(ValueError, match="variables="):
+        rt.dask.data_parallel_gradients(predict, mse, x, y, client)
+    loss, (grad,) = rt.dask.data_parallel_gradients(predict, mse, x, y, client, variables=[w])
+    residual = x @ np.ones((3, 1)) - y
+    np.testing.assert_allclose(loss.numpy(), np.mean(residual ** 2), rtol=1e-6)
+    np.testing.assert_allclose(grad.numpy(), 2 * x.T @ residual / 4, rtol=1e-6)
