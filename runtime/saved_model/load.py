@@ -5,7 +5,7 @@ from __future__ import annotations
 from . import files, graph_io
 from .codec import Decoder, check_name, dtype_named, shape_from
 from .loaded import LoadedObject
-from .save import _IDENTIFIER, FORMAT, VERSION
+from .save import FORMAT, IDENTIFIER, VERSION
 
 _TOP_KEYS = {"format", "version", "kind", "call", "aliases", "variables", "functions"}
 _VARIABLE_KEYS = {"key", "name", "dtype", "shape", "trainable"}
@@ -46,7 +46,7 @@ def from_document(document: dict, store) -> LoadedObject:
     signatures = {}
     for i, entry in enumerate(entries):
         name = entry.get("name") if type(entry) is dict else None
-        if type(name) is not str or not _IDENTIFIER.match(name) or name in signatures:
+        if type(name) is not str or not IDENTIFIER.match(name) or name in signatures:
             raise ValueError(f"function {i}: its name {str(name)[:40]!r} must be a unique "
                              "identifier.")
         signatures[name] = graph_io.decode_function(entry, decoder, variables, f"function {name!r}")
@@ -55,7 +55,7 @@ def from_document(document: dict, store) -> LoadedObject:
         raise ValueError(f"call names {str(call)[:40]!r}, which is not a saved function.")
     aliases = document["aliases"]
     if type(aliases) is not dict or not all(
-            type(k) is str and _IDENTIFIER.match(k) and type(v) is str and v in signatures for k, v in aliases.items()):
+            type(k) is str and IDENTIFIER.match(k) and type(v) is str and v in signatures for k, v in aliases.items()):
         raise ValueError("aliases must map identifiers to saved function names.")
     return LoadedObject(kind, signatures, variables, call, aliases)
 

@@ -11,7 +11,7 @@ from .loaded import LoadedObject
 FORMAT = "autograph-rt-saved-model"
 VERSION = 1
 DEFAULT = "serving_default"
-_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 
 
 def save(obj, path, signatures=None) -> None:
@@ -84,7 +84,7 @@ def _signatures_of(obj, signatures):
     functions = _named(signatures)
     aliases = {}
     name = getattr(obj, "__name__", None)
-    if signatures is obj and isinstance(name, str) and _IDENTIFIER.match(name) and name != DEFAULT:
+    if signatures is obj and isinstance(name, str) and IDENTIFIER.match(name) and name != DEFAULT:
         aliases[name] = DEFAULT
     call = DEFAULT if len(functions) == 1 and DEFAULT in functions else None
     return "function", functions, call, aliases, []
@@ -111,7 +111,7 @@ def _named(signatures) -> dict:
         raise ValueError("There is nothing to save: signatures is empty.")
     out = {}
     for name, fn in items:
-        if not isinstance(name, str) or not _IDENTIFIER.match(name):
+        if not isinstance(name, str) or not IDENTIFIER.match(name):
             raise ValueError(f"Signature name {name!r} must be a Python identifier.")
         if name in out:
             raise ValueError(f"Two signatures are named {name!r}.")
