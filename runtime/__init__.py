@@ -78,6 +78,8 @@ def __getattr__(name):
     if name in ("Model", "layers"):
         _layers = _importlib.import_module(".layers", __name__)
         return _layers if name == "layers" else _layers.Model
+    if name in ("saved_model", "dask"):  # dask is an optional extra: loaded only when asked
+        return _importlib.import_module(f".{name}", __name__)
     if name in ("optimizers", "train"):
         _opt = _importlib.import_module(".optimizers", __name__)
         return _opt if name == "optimizers" else _opt.train

@@ -820,7 +820,7 @@ def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
 
 # -- indexing -------------------------------------------------------------------------------------
 
-class _Slot:
+class IndexSlot:
 
     __slots__ = ("index",)
 
@@ -828,13 +828,13 @@ class _Slot:
         self.index = index
 
     def __repr__(self):
-        return f"_Slot({self.index})"
+        return f"IndexSlot({self.index})"
 
 
 def fill_key(key, values):
     """The indexing key with its tensor slots replaced by `values` (run-time indices)."""
     def one(k):
-        if isinstance(k, _Slot):
+        if isinstance(k, IndexSlot):
             return values[k.index]
         if isinstance(k, slice):
             return slice(one(k.start), one(k.stop), one(k.step))
@@ -844,9 +844,9 @@ def fill_key(key, values):
 
 def _index_infer(x, *index_tensors, key):
     dims = x.shape.as_tuple()
-    if any(isinstance(k, _Slot) and index_tensors[k.index].shape.rank not in (0,) for k in key):
+    if any(isinstance(k, IndexSlot) and index_tensors[k.index].shape.rank not in (0,) for k in key):
         for k in key:
-            if isinstance(k, _Slot) and index_tensors[k.index].dtype.is_bool:
+            if isinstance(k, IndexSlot) and index_tensors[k.index].dtype.is_bool:
                 return TensorShape(None), x.dtype
         return TensorShape(None), x.dtype
     if dims is None:
@@ -867,14 +867,14 @@ def _index_infer(x, *index_tensors, key):
             d = dims[pos]
             pos += 1
             parts = (k.start, k.stop, k.step)
-            if d is None or any(isinstance(p, _Slot) for p in parts):
+            if d is None or any(isinstance(p, IndexSlot) for p in parts):
                 out.append(None)
             else:
                 out.append(len(builtins.range(*slice(*parts).indices(d))))
         else:
             d = dims[pos]
             pos += 1
-            if not isinstance(k, _Slot) and d is not None and not -d <= k < d:
+            if not isinstance(k, IndexSlot) and d is not None and not -d <= k < d:
                 raise IndexError(f"Index {k} is out of bounds for axis {pos - 1} with size {d} "
                                  f"(shape {x.shape}).")
     out.extend(dims[pos:])
@@ -890,7 +890,7 @@ def _key_source(em, op) -> str:
     values, key = names[1:], op.attrs["key"]
 
     def one(k):
-        if isinstance(k, _Slot):
+        if isinstance(k, IndexSlot):
             return values[k.index]
         if k is Ellipsis:
             return "..."
@@ -930,7 +930,7 @@ def getitem(tensor, key):
             if known is not None and known.ndim == 0 and not t.dtype.is_bool and context.current_graph() is None:
                 return int(known)
             inputs.append(t)
-            return _Slot(len(inputs) - 1)
+            return IndexSlot(len(inputs) - 1)
         if isinstance(k, slice):
             return slice(norm(k.start), norm(k.stop), norm(k.step))
         if isinstance(k, (bool, np.bool_)):

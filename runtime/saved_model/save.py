@@ -1,0 +1,131 @@
+"""Writing: which concrete functions an object saves, and the graph file document."""
+
+from __future__ import annotations
+
+import re
+
+from . import files, graph_io
+from .codec import Encoder
+from .loaded import LoadedObject
+
+FORMAT = "autograph-rt-saved-model"
+VERSION = 1
+DEFAULT = "serving_default"
+IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+
+
+def save(obj, path, signatures=None) -> None:
+    """Writes `obj`'s signatures and variables to the directory `path` (see the module doc)."""
+    document, arrays = build(obj, signatures)
+    files.write_dir(path, document, arrays)
+
+
+def dumps(obj, signatures=None) -> bytes:
+    """The saved form of `obj` as bytes (a zip of the two files); `loads` reads it back."""
+    document, arrays = build(obj, signatures)
+    return files.write_bytes(document, arrays)
+
+
+def dumps_pure(concrete) -> tuple[bytes, list]:
+    """(bytes, variables): `concrete` saved with the variables it reads as a last argument.
+
+    The saved function takes `(*args, variables)`, `variables` being a tuple of their values
+    in the order of the returned list; it holds no state, so it can be shipped once and run
+    with fresh values each time.
+    """
+    document, arrays = build(concrete, variables_as_inputs=True)
+    return files.write_bytes(document, arrays), graph_io.variables_read(concrete)
+
+
+def build(obj, signatures=None, variables_as_inputs: bool = False):
+    """(document, arrays) for `obj`.
+
+    With `variables_as_inputs`, every variable a function reads becomes an extra input
+    (a tuple argument `variables`, in the order of `document["lifted"]`): the saved function
+    is pure and holds no variable values.
+    """
+    kind, functions, call, aliases, owned = _signatures_of(obj, signatures)
+    variables = list(owned)
+    seen = {id(v) for v in variables}
+    for concrete in functions.values():
+        for var in graph_io.variables_read(concrete):
+            if id(var) not in seen:
+                seen.add(id(var))
+                variables.append(var)
+    lifted = variables if variables_as_inputs else None
+    index = {} if variables_as_inputs else {id(v): i for i, v in enumerate(variables)}
+    encoder = Encoder(lambda v: index.get(id(v)) if graph_io.is_variable(v) else None,
+                      graph_io.SLOT_TYPE, graph_io.OUTPUT_TYPE)
+    entries = [graph_io.encode_function(c, name, encoder, lifted) for name, c in functions.items()]
+    arrays = dict(encoder.arrays)
+    variable_entries = []
+    if not variables_as_inputs:
+        for i, var in enumerate(variables):
+            state = graph_io.variable_state(var)
+            key = f"v{i}"
+            arrays[key] = state.pop("value")
+            variable_entries.append({"key": key, **state})
+    document = {"format": FORMAT, "version": VERSION, "kind": kind, "call": call,
+                "aliases": aliases, "variables": variable_entries, "functions": entries}
+    return document, arrays
+
+
+def _signatures_of(obj, signatures):
+    """(kind, {name: ConcreteFunction}, call name, aliases, variables the object owns)."""
+    if isinstance(obj, LoadedObject):
+        if signatures is not None:
+            raise ValueError("A loaded object is saved with its own signatures.")
+        return obj.kind, dict(obj.signatures), obj._call, dict(obj._aliases), obj.variables
+    if graph_io.is_layer(obj):
+        functions = _named(signatures if signatures is not None else _layer_call(obj))
+        return "model", functions, DEFAULT if DEFAULT in functions else None, {}, obj.variables
+    if signatures is None:
+        signatures = obj
+    functions = _named(signatures)
+    aliases = {}
+    name = getattr(obj, "__name__", None)
+    if signatures is obj and isinstance(name, str) and IDENTIFIER.match(name) and name != DEFAULT:
+        aliases[name] = DEFAULT
+    call = DEFAULT if len(functions) == 1 and DEFAULT in functions else None
+    return "function", functions, call, aliases, []
+
+
+def _layer_call(layer):
+    call = getattr(layer, "call", None)
+    if graph_io.is_function(call) and call.input_signature is not None:
+        return call
+    raise ValueError(f"Saving {type(layer).__name__}: its call is not an rt.function with an "
+                     "input_signature, so pass signatures= (a concrete function, or a dict of "
+                     "them), e.g. rt.function(lambda x: model(x), input_signature=[...]).")
+
+
+def _named(signatures) -> dict:
+    if isinstance(signatures, dict):
+        items = list(signatures.items())
+    elif isinstance(signatures, (list, tuple)):
+        items = [(DEFAULT if i == 0 else getattr(s, "name", f"f{i}"), s)
+                 for i, s in enumerate(signatures)]
+    else:
+        items = [(DEFAULT, signatures)]
+    if not items:
+        raise ValueError("There is nothing to save: signatures is empty.")
+    out = {}
+    for name, fn in items:
+        if not isinstance(name, str) or not IDENTIFIER.match(name):
+            raise ValueError(f"Signature name {name!r} must be a Python identifier.")
+        if name in out:
+            raise ValueError(f"Two signatures are named {name!r}.")
+        out[name] = _concrete(fn, name)
+    return out
+
+
+def _concrete(fn, name):
+    if graph_io.is_concrete(fn):
+        return fn
+    if graph_io.is_function(fn):
+        if fn.input_signature is None:
+            raise ValueError(f"Signature {name!r}: {fn!r} has no input_signature; pass "
+                             "fn.get_concrete_function(...) for the shapes to save.")
+        return fn.get_concrete_function()
+    raise ValueError(f"Signature {name!r}: expected an rt.function or a concrete function, got "
+                     f"{type(fn).__name__}.")
