@@ -180,10 +180,7 @@ class RuntimeBackend(ag.Backend):
 
     def reduce(self, kind, values):
         if len(values) == 1:
-            fn = {"min": reduce_ops.reduce_min, "max": reduce_ops.reduce_max,
-                  "sum": reduce_ops.reduce_sum, "any": reduce_ops.reduce_any,
-                  "all": reduce_ops.reduce_all}[kind]
-            return fn(values[0])
+            return _reduce_first_axis(kind, values[0])
         fold = {"min": math_ops.minimum, "max": math_ops.maximum, "sum": math_ops.add}[kind]
         out = values[0]
         for v in values[1:]:
@@ -216,6 +213,23 @@ class RuntimeBackend(ag.Backend):
         rest = TensorArray(lst.dtype, size=0, dynamic_size=True, element_shape=lst.element_shape)
         rest = rest.unstack(lst.gather(math_ops.maximum(array_ops.range(n), 0)))
         return rest, last
+
+
+def _reduce_first_axis(kind: str, value: Tensor) -> Tensor:
+    """Python's `min`/`max`/`sum`/`any`/`all` over a tensor: they iterate its first axis,
+    and compare (or test the truth of) its rows, which only works for scalar rows."""
+    dims = value.shape.as_tuple()
+    if dims is not None and not dims:
+        raise TypeError(f"{kind}() of a scalar tensor: iteration over a 0-d tensor")
+    if kind == "sum":
+        return reduce_ops.reduce_sum(value, axis=0)
+    if dims is None or len(dims) > 1:
+        raise ValueError(f"{kind}() over a tensor of shape {value.shape} compares its rows, and "
+                         "the truth value of a row with more than one element is ambiguous; "
+                         f"use rt.reduce_{kind} with an axis.")
+    fn = {"min": reduce_ops.reduce_min, "max": reduce_ops.reduce_max,
+          "any": reduce_ops.reduce_any, "all": reduce_ops.reduce_all}[kind]
+    return fn(value)
 
 
 def _branch_mismatch(seen: dict, names: Sequence[str]) -> Optional[str]:

@@ -25,13 +25,16 @@ def spec_of(value) -> TensorSpec | None:
     return None
 
 
-def trace(python_fn, args, kwargs, specs_for, name: str, arg_names) -> FuncGraph:
+def trace(python_fn, args, kwargs, specs_for, name: str, arg_names,
+          autograph: bool = False) -> FuncGraph:
     """Traces `python_fn(*args, **kwargs)`; tensor leaves become placeholders.
 
     `specs_for(leaf)` returns the TensorSpec for a leaf that becomes a placeholder
-    (it may relax dims), or None for a leaf passed through as a Python value.
+    (it may relax dims), or None for a leaf passed through as a Python value. `autograph`
+    marks the graph as traced from converted code (error messages read it).
     """
     graph = FuncGraph(name)
+    graph.autograph = autograph
     with context.graph_scope(graph):
         placeholder_args = []
         for i, arg in enumerate(args):

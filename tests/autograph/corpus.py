@@ -13,6 +13,8 @@ import collections
 from dataclasses import dataclass, field
 from typing import Callable
 
+import numpy as np
+
 import autograph as ag
 import runtime as rt
 
@@ -891,3 +893,27 @@ def do_not_convert_call(x):
 @ag.do_not_convert
 def untouched(x):
     return x if x > 0 else 0
+
+
+# -- builtins over tensors and generator expressions ---------------------------------------------
+
+@case(([1.0, 2.0, 3.0],), ([0.5, -1.0, 4.0],), staged=True)
+def builtins_over_generators(xs):
+    return (any(x > 2 for x in xs), all(x > 0 for x in xs), sum(x * x for x in xs),
+            min(x for x in xs), max(x - 1 for x in xs), any([x > 3 for x in xs]))
+
+
+@case((np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]),), (np.array([[0.0, -1.0, 2.0], [1.0, 1.0, 1.0]]),),
+      staged=True)
+def sum_adds_rows(x):
+    return sum(x), sum(x, 10.0)
+
+
+@case((np.array([[1.0, 2.0], [3.0, 4.0]]),), staged=True)
+def max_of_rows_is_ambiguous(x):
+    return max(x)
+
+
+@case((np.array([3.0, -1.0, 2.0]),), staged=True)
+def min_max_of_a_vector(x):
+    return min(x), max(x), sum(x)
