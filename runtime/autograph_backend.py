@@ -106,7 +106,7 @@ class RuntimeBackend(ag.Backend):
                    maximum_iterations=None):
         invariants = None
         if shape_invariants is not None and any(s is not None for s in shape_invariants):
-            invariants = [None if s is None else as_shape(s) for s in shape_invariants]
+            invariants = [_invariant_shape(s) for s in shape_invariants]
         out = _while_loop(test, body, tuple(loop_vars), shape_invariants=invariants,
                           maximum_iterations=maximum_iterations, loop_var_names=list(names))
         return tuple(out) if isinstance(out, (list, tuple)) else (out,)
@@ -213,6 +213,14 @@ class RuntimeBackend(ag.Backend):
         rest = TensorArray(lst.dtype, size=0, dynamic_size=True, element_shape=lst.element_shape)
         rest = rest.unstack(lst.gather(math_ops.maximum(array_ops.range(n), 0)))
         return rest, last
+
+
+def _invariant_shape(invariant: Any):
+    """The shape a loop variable may take: from a shape, a TensorSpec, or None (no
+    invariant; a staged list keeps its own element shape)."""
+    if invariant is None or isinstance(invariant, _ListSpec):
+        return None
+    return as_shape(invariant.shape if isinstance(invariant, TensorSpec) else invariant)
 
 
 def _reduce_first_axis(kind: str, value: Tensor) -> Tensor:

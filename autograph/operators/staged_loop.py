@@ -269,9 +269,12 @@ class LoopPlan:
     def stage(self) -> tuple[Optional[StagedJump], tuple, list]:
         opts = self.loop.opts
         entries = self.carried
+        first_assigned = {e.label for e, m in zip(self.var_entries, self.modes)
+                          if m is VarMode.FIRST_ASSIGNED}
         outputs = self.backend.while_loop(
             self.test, self.body, tuple(self.flat_init), lay.leaf_labels(entries),
-            shape_invariants=_shape_invariants(entries, opts.get("shape_invariants")),
+            shape_invariants=_shape_invariants(self.backend, entries, opts.get("shape_invariants"),
+                                               first_assigned),
             maximum_iterations=opts.get("maximum_iterations"))
         return self.finish(outputs)
 
@@ -308,13 +311,20 @@ def _guard(backend: Backend, value: Any, defined: Any, message: str) -> Any:
     return nest.unflatten(structure, guarded) if structure is not nest.LEAF else guarded[0]
 
 
-def _shape_invariants(entries: list, given: Optional[dict]) -> Optional[list]:
-    if not given:
+def _shape_invariants(backend: Backend, entries: list, given: Optional[dict],
+                      first_assigned: set) -> Optional[list]:
+    """One invariant (or None) per carried value: the user's, and for a variable first
+    assigned inside the loop the spec its body gives it (its value before the loop is only
+    a stand-in, so its shape may be anything the body makes)."""
+    given = given or {}
+    if not given and not first_assigned:
         return None
     out = []
     for e in entries:
         n = lay.tensor_count(e)
-        if e.label in given and n == 1:
+        if e.label in first_assigned and e.label not in given:
+            out.extend(backend.spec(leaf.payload) for leaf in e.leaves if leaf.kind is lay.TENSOR)
+        elif e.label in given and n == 1:
             out.append(given[e.label])
         elif e.label in given:
             shape = given[e.label]

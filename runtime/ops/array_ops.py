@@ -27,6 +27,8 @@ def _static_ints(value, what: str):
     if isinstance(value, (int, np.integer)):
         return (int(value),)
     try:
+        if any(isinstance(v, Tensor) and constant_value(v) is None for v in value):
+            return None     # a dimension known when the graph runs
         return tuple(int(constant_value(v)) if isinstance(v, Tensor) else int(v) for v in value)
     except TypeError:
         raise TypeError(f"{what} must be a list of ints or an int tensor, got {value!r}.") from None

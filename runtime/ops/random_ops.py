@@ -6,6 +6,7 @@ import numpy as np
 
 from .. import dtypes as _dtypes
 from ..shapes import TensorShape
+from ..tensor import SymbolicTensor
 from .array_ops import _static_ints
 from .core import apply, define
 
@@ -77,6 +78,8 @@ def uniform(shape, minval=0, maxval=None, dtype=_dtypes.float32, seed=None, name
         if dtype.is_integer:
             raise ValueError("uniform with an integer dtype needs maxval.")
         maxval = 1
+    if dtype.is_floating and any(isinstance(v, SymbolicTensor) for v in (minval, maxval)):
+        return minval + (maxval - minval) * uniform(shape, 0.0, 1.0, dtype, seed, name)
     dims = _static_ints(shape, "shape")
     return apply(UNIFORM, [], {"shape": dims, "a": float(minval) if dtype.is_floating else int(minval),
                                "b": float(maxval) if dtype.is_floating else int(maxval),
