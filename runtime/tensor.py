@@ -190,7 +190,8 @@ class SymbolicTensor(Tensor):
         self._not_allowed("Using the tensor as a Python `bool`")
 
     def __index__(self):
-        self._not_allowed("Using the tensor as a Python index")
+        self._not_allowed("Using the tensor as a Python index (for a Python list, index "
+                          "rt.stack(the_list) with rt.gather instead)")
 
     def __int__(self):
         self._not_allowed("Converting the tensor to a Python int")

@@ -23,6 +23,28 @@ def _method_call(node, method: str):
     return None, None
 
 
+# expressions whose parts may not run, or run later: a pop inside them is not hoisted
+_NOT_HOISTED = (gast.Lambda, gast.IfExp, gast.BoolOp, gast.ListComp, gast.SetComp, gast.DictComp,
+                gast.GeneratorExp, gast.Await, gast.Yield, gast.YieldFrom)
+
+
+def _pop_calls(node, found: list) -> None:
+    """Appends (parent, field, index, call) for each `<name>.pop(...)` call in `node` that
+    runs whenever `node` does."""
+    for name, value in gast.iter_fields(node):
+        items = value if isinstance(value, list) else [value]
+        for i, child in enumerate(items):
+            if not isinstance(child, gast.AST) or isinstance(child, _NOT_HOISTED):
+                continue
+            if _method_call(child, "pop")[0] and len(child.args) <= 1:
+                found.append((node, name, i if isinstance(value, list) else None, child))
+            _pop_calls(child, found)
+
+
+def _uses(node, name: str) -> int:
+    return sum(1 for n in gast.walk(node) if isinstance(n, gast.Name) and n.id == name)
+
+
 class Handler(transformer.Handler):
     """Rewrites `append`/`pop` statements on local lists (before their parts are converted)."""
 
@@ -50,7 +72,7 @@ class Handler(transformer.Handler):
             new = templates.replace("l = ag__.list_pop(l)[0]", l=name)
             new[0].value.value.args.extend(call.args)
             return self.located(new, node)
-        return node
+        return self._hoist_pop(node)
 
     def enter_Assign(self, node: gast.Assign):
         name, call = _method_call(node.value, "pop")
@@ -58,7 +80,35 @@ class Handler(transformer.Handler):
             new = templates.replace("l, target = ag__.list_pop(l)", l=name, target=node.targets[0])
             new[0].value.args.extend(call.args)
             return self.located(new, node)
-        return node
+        return self._hoist_pop(node)
+
+    def enter_AugAssign(self, node: gast.AugAssign):
+        return self._hoist_pop(node)
+
+    def enter_Return(self, node: gast.Return):
+        return self._hoist_pop(node)
+
+    def _hoist_pop(self, node):
+        """`s += l.pop()` becomes `l, item = ag__.list_pop(l)` then `s += item`, so that the
+        list is a variable loops carry. Only when the statement pops once and mentions the
+        list nowhere else (so popping first cannot change what it reads)."""
+        found: list = []
+        _pop_calls(node, found)
+        if len(found) != 1:
+            return node
+        parent, field, index, call = found[0]
+        name = call.func.value.id
+        if not self._is_local(name) or _uses(node, name) != 1:
+            return node
+        item = self.ctx.namer.unique(f"{name}_item")
+        pop = templates.replace("l, item = ag__.list_pop(l)", l=name, item=item)
+        pop[0].value.args.extend(call.args)
+        replacement = gast.Name(id=item, ctx=gast.Load(), annotation=None, type_comment=None)
+        if index is None:
+            setattr(parent, field, replacement)
+        else:
+            getattr(parent, field)[index] = replacement
+        return [*self.located(pop, node), node]
 
 
 def transform(node, ctx: Context):

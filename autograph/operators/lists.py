@@ -4,9 +4,21 @@ what a staged loop turns a list it grows into — it appends to the staged list.
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from .dispatch import backend_of
+
+
+class _Changed(threading.local):
+    """The ids of Python lists `list_append`/`list_pop` changed while a staged loop body is
+    traced (None otherwise): a carried list that changed length otherwise (`s = s + [x]`)
+    cannot become a staged list."""
+
+    ids: set | None = None
+
+
+CHANGED = _Changed()
 
 
 def _backend(lst: Any):
@@ -20,6 +32,8 @@ def list_append(lst: Any, value: Any) -> Any:
     if backend is not None:
         return backend.list_append(lst, value)
     lst.append(value)
+    if CHANGED.ids is not None:
+        CHANGED.ids.add(id(lst))
     return lst
 
 
@@ -27,7 +41,9 @@ def list_pop(lst: Any, *index: Any) -> tuple[Any, Any]:
     """`lst.pop(*index)`, returning (the list to use afterwards, the popped item)."""
     backend = _backend(lst)
     if backend is not None:
-        if index:
+        if index and not (type(index[0]) is int and index[0] == -1):
             raise NotImplementedError("a staged list can only pop its last element")
         return backend.list_pop(lst)
+    if CHANGED.ids is not None:
+        CHANGED.ids.add(id(lst))
     return lst, lst.pop(*index)

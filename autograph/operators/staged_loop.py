@@ -14,6 +14,7 @@ from typing import Any, Callable, Optional, Sequence
 from .. import nest
 from . import layout as lay
 from .dispatch import Backend
+from .lists import CHANGED
 from .location import at
 from .special_values import BREAK_KIND, NORMAL, RETURN_KIND, Return, StagedJump, Undefined
 from .staged_cond import staged_cond
@@ -41,12 +42,18 @@ class _Knowledge:
         self.kinds: set = {NORMAL}
 
 
-def _list_growth(backend: Backend, before: lay.Entry, value: Any):
-    """The element spec of a Python list that grew by `append` during one iteration, or None."""
+def _list_change(backend: Backend, before: lay.Entry, value: Any):
+    """The element spec of a Python list that grew (`append`) or shrank (`pop`) during one
+    iteration, or None."""
     if type(value) is not list or before.structure is nest.LEAF or before.structure[0] is not list:
         return None
     n = len(before.structure[1])
-    if len(value) <= n or any(isinstance(v, (list, tuple, dict)) for v in value[n:]):
+    if len(value) < n:      # popped: the elements it had are like its first one
+        if any(child is not nest.LEAF for child in before.structure[1]):
+            return None
+        leaf = before.leaves[0]
+        return backend.spec(leaf.payload) if leaf.kind is lay.TENSOR else None
+    if len(value) == n or any(isinstance(v, (list, tuple, dict)) for v in value[n:]):
         return None
     first = value[n]
     try:
@@ -196,9 +203,15 @@ class LoopPlan:
         loop = self.loop
         values, extras, _, retval, _ = self.unpack(flat)
         loop.variables.set(values)
-        result, new_extras = loop.body(extras)
+        outer, CHANGED.ids = CHANGED.ids, set()
+        try:
+            result, new_extras = loop.body(extras)
+        finally:
+            changed, CHANGED.ids = CHANGED.ids, outer
+            if outer is not None:
+                outer |= changed
         out: list = []
-        retry = self._variables_out(loop.variables.get(), out)
+        retry = self._variables_out(values, loop.variables.get(), changed, out)
         for e, value in zip(self.extra_entries, new_extras):
             out.extend(lay.values_of(self.backend, value, e))
         if result is not None or self.know.jump_mode:
@@ -207,9 +220,10 @@ class LoopPlan:
             raise Retry()
         return tuple(out)
 
-    def _variables_out(self, new_values: list, out: list) -> bool:
+    def _variables_out(self, old_values: list, new_values: list, changed: set, out: list) -> bool:
         """Appends the carried values after one iteration to `out`; whether the trace learnt
-        something that needs a new plan."""
+        something that needs a new plan. `changed`: the ids of the Python lists the
+        iteration appended to or popped from."""
         backend, know, retry = self.backend, self.know, False
         for i, (mode, entry, name, value) in enumerate(
                 zip(self.modes, self.var_entries, self.loop.names, new_values)):
@@ -219,8 +233,15 @@ class LoopPlan:
                     retry = True
                 continue
             if mode is VarMode.CARRY and self.loop.lists and i not in know.lists:
-                spec = _list_growth(backend, entry, value)
+                spec = _list_change(backend, entry, value)
                 if spec is not None:
+                    if id(value) not in changed and id(old_values[i]) not in changed:
+                        raise StagingError(
+                            f"'{name}' is a list whose length changes in a loop whose condition "
+                            f"is a tensor{at(self.loop.location)}, other than by "
+                            f"`{name}.append(...)` or `{name}.pop()`. A staged loop can only "
+                            "carry a list that grows by append or shrinks by pop (as a staged "
+                            f"list); write `{name}.append(x)` instead of `{name} = {name} + [x]`.")
                     know.lists[i] = spec
                     retry = True
                     continue

@@ -917,3 +917,37 @@ def max_of_rows_is_ambiguous(x):
 @case((np.array([3.0, -1.0, 2.0]),), staged=True)
 def min_max_of_a_vector(x):
     return min(x), max(x), sum(x)
+
+
+# -- lists that staged loops carry -----------------------------------------------------------------
+
+@case((0,), (2,), (4,), staged=True)
+def pop_in_augmented_assignment(n):
+    items = [1, 2, 3, 4]
+    total = 0
+    i = 0
+    while i < n:
+        total += items.pop()
+        i += 1
+    return total, len(items)
+
+
+@case((1,), (3,), staged=True)
+def pop_in_an_expression(n):
+    items = [1.0, 2.0, 3.0, 4.0]
+    out = 0.0
+    for _ in range(n):
+        out = out * 10.0 + items.pop() * 2.0
+    return out, len(items)
+
+
+@case((1,), (2,), staged=True)
+def pop_statement_and_assignment(n):
+    items = [5, 6, 7, 8]
+    last = 0
+    i = 0
+    while i < n:
+        items.pop()
+        last = items.pop(-1) + last
+        i += 1
+    return last, len(items)

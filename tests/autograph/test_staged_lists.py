@@ -1,0 +1,86 @@
+"""Lists in staged loops and branches: `pop` is staged, concatenation and tensor indices are
+clear errors, never a silent wrong answer."""
+
+from __future__ import annotations
+
+import pytest
+
+import autograph as ag
+import runtime as rt
+
+
+def _pop_sum(n):
+    items = [1, 2, 3, 4]
+    total = 0
+    i = 0
+    while i < n:
+        total += items.pop()
+        i += 1
+    return total
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 4])
+def test_pop_in_a_staged_loop(n):
+    compiled = rt.function(_pop_sum)
+    assert _pop_sum(n) == ag.to_graph(_pop_sum)(n) == compiled(rt.constant(n)).numpy()
+
+
+def test_pop_is_hoisted_only_when_that_keeps_the_meaning():
+    def reads_the_list_too(items):
+        return items[-1] + items.pop()
+
+    def conditional(items, c):
+        return items.pop() if c else 0
+
+    code = ag.to_code(reads_the_list_too)
+    assert "list_pop" not in code
+    assert reads_the_list_too([1, 2, 3]) == ag.to_graph(reads_the_list_too)([1, 2, 3]) == 6
+    assert "list_pop" not in ag.to_code(conditional)
+    code = ag.to_code(_pop_sum)
+    assert "items, items_item = ag__.list_pop(items)" in code and "total += items_item" in code
+
+
+def test_popping_an_empty_staged_list_fails_when_the_graph_runs():
+    with pytest.raises(IndexError):
+        _pop_sum(5)
+    with pytest.raises(rt.errors.InvalidArgumentError):
+        rt.function(_pop_sum)(rt.constant(5))
+
+
+@pytest.mark.parametrize("grow", ["concat", "iadd"])
+def test_concatenation_in_a_staged_loop_is_a_clear_error(grow):
+    def concat(n):
+        s = [0.0]
+        i = 0
+        while i < n:
+            s = s + [1.0]
+            i += 1
+        return rt.stack(s)
+
+    def iadd(n):
+        s = [0.0]
+        i = 0
+        while i < n:
+            s += [1.0]
+            i += 1
+        return rt.stack(s)
+
+    fn = {"concat": concat, "iadd": iadd}[grow]
+    assert fn(2).numpy().tolist() == [0.0, 1.0, 1.0]
+    with pytest.raises(ag.StagingError, match=r"'s' is a list whose length changes.*s.append"):
+        rt.function(fn)(rt.constant(2))
+
+
+def test_tensor_index_into_a_python_list_is_a_clear_error():
+    def f(n):
+        items = [1, 2, 3, 4]
+        total = 0
+        i = 0
+        while i < n:
+            total += items[i]
+            i += 1
+        return total
+
+    assert f(3) == 6
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError, match="rt.gather"):
+        rt.function(f)(rt.constant(3))
