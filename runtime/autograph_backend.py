@@ -192,6 +192,8 @@ class RuntimeBackend(ag.Backend):
 
     # -- lists --------------------------------------------------------------------------------
     def new_list(self, items, element_spec=None):
+        if isinstance(element_spec, _ListSpec):     # the spec of another staged list
+            element_spec = TensorSpec(element_spec.element_shape, element_spec.dtype)
         if element_spec is None:
             first = convert_to_tensor(items[0])
             element_spec = TensorSpec(first.shape, first.dtype)

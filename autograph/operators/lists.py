@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from .dispatch import backend_of
+from .dispatch import Backend, backend_of
 
 
 class _Changed(threading.local):
@@ -19,6 +19,19 @@ class _Changed(threading.local):
 
 
 CHANGED = _Changed()
+
+
+def appended_spec(backend: Backend, n: int, after: list) -> Any:
+    """The element spec of the items appended to a Python list that had `n` items (the
+    items of `after` past them, backend values or numbers), or None."""
+    if len(after) <= n or any(isinstance(v, (list, tuple, dict)) for v in after[n:]):
+        return None
+    first = after[n]
+    try:
+        first = first if backend.is_value(first) else backend.convert(first)
+    except TypeError:
+        return None
+    return backend.spec(first)
 
 
 def _backend(lst: Any):

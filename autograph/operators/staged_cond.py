@@ -11,6 +11,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from . import layout as lay
 from .dispatch import Backend
+from .lists import CHANGED, appended_spec
 from .special_values import NORMAL, StagedJump, Undefined, is_jump
 from .staging import (
     JUMP_LABEL,
@@ -138,6 +139,7 @@ class CondPlan:
         self.first_entries: Optional[list] = None      # the layout the first branch emitted
         self.outcomes: dict[Side, _Outcome] = {}
         self.labels: list[str] = []
+        self.lists: dict[int, Any] = {}     # variable index -> element spec: a staged list
 
     def stage(self) -> Any:
         for _ in range(4):
@@ -166,12 +168,48 @@ class CondPlan:
     def _branch(self, side: Side) -> Callable[[], tuple]:
         return lambda: self.trace(side)
 
+    def _branch_init(self) -> list:
+        """The variables a branch starts from: Python lists are copied, so that appending in
+        one branch does not show in the other; a list a branch appends to is a staged list."""
+        init = []
+        for i, value in enumerate(self.init):
+            if type(value) is list:
+                value = list(value)
+                if i in self.lists:
+                    value = self.backend.new_list(value, self.lists[i])
+            init.append(value)
+        return init
+
+    def _learn_lists(self, lengths: list, values: list, changed: set) -> None:
+        """Raises Retry when the branch appended to a Python list (which must then be a
+        staged list: a graph's lists have a fixed length). `lengths`: the lists' lengths
+        before the branch ran (None for other values)."""
+        learnt = False
+        for i, (n, after) in enumerate(zip(lengths, values)):
+            if n is None or type(after) is not list or id(after) not in changed:
+                continue
+            spec = appended_spec(self.backend, n, after)
+            if spec is not None and i not in self.lists:
+                self.lists[i] = spec
+                learnt = True
+        if learnt:
+            raise Retry()
+
     def trace(self, side: Side) -> tuple:
         """Runs one branch; the flat backend values it emits under the unified layout."""
-        self.variables.set(self.init)
+        init = self._branch_init()
+        lengths = [len(v) if type(v) is list else None for v in init]
+        self.variables.set(init)
         fn = self.fns[side]
-        result = fn() if fn is not None else None
+        outer, CHANGED.ids = CHANGED.ids, set()
+        try:
+            result = fn() if fn is not None else None
+        finally:
+            changed, CHANGED.ids = CHANGED.ids, outer
+            if outer is not None:
+                outer |= changed
         values = self.variables.get()
+        self._learn_lists(lengths, values, changed)
         if self.target_jump_mode is not None:
             jump_mode = self.target_jump_mode
         else:

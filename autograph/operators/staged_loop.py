@@ -14,7 +14,7 @@ from typing import Any, Callable, Optional, Sequence
 from .. import nest
 from . import layout as lay
 from .dispatch import Backend
-from .lists import CHANGED
+from .lists import CHANGED, appended_spec
 from .location import at
 from .special_values import BREAK_KIND, NORMAL, RETURN_KIND, Return, StagedJump, Undefined
 from .staged_cond import staged_cond
@@ -45,7 +45,11 @@ class _Knowledge:
 def _list_change(backend: Backend, before: lay.Entry, value: Any):
     """The element spec of a Python list that grew (`append`) or shrank (`pop`) during one
     iteration, or None."""
-    if type(value) is not list or before.structure is nest.LEAF or before.structure[0] is not list:
+    if before.structure is nest.LEAF or before.structure[0] is not list:
+        return None
+    if backend.is_list(value):      # an `if` in the body made it a staged list
+        return backend.spec(value)
+    if type(value) is not list:
         return None
     n = len(before.structure[1])
     if len(value) < n:      # popped: the elements it had are like its first one
@@ -53,14 +57,7 @@ def _list_change(backend: Backend, before: lay.Entry, value: Any):
             return None
         leaf = before.leaves[0]
         return backend.spec(leaf.payload) if leaf.kind is lay.TENSOR else None
-    if len(value) == n or any(isinstance(v, (list, tuple, dict)) for v in value[n:]):
-        return None
-    first = value[n]
-    try:
-        first = first if backend.is_value(first) else backend.convert(first)
-    except TypeError:
-        return None
-    return backend.spec(first)
+    return appended_spec(backend, n, value)
 
 
 class _Loop:
@@ -235,7 +232,8 @@ class LoopPlan:
             if mode is VarMode.CARRY and self.loop.lists and i not in know.lists:
                 spec = _list_change(backend, entry, value)
                 if spec is not None:
-                    if id(value) not in changed and id(old_values[i]) not in changed:
+                    if (type(value) is list and id(value) not in changed
+                            and id(old_values[i]) not in changed):
                         raise StagingError(
                             f"'{name}' is a list whose length changes in a loop whose condition "
                             f"is a tensor{at(self.loop.location)}, other than by "

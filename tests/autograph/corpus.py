@@ -951,3 +951,34 @@ def pop_statement_and_assignment(n):
         last = items.pop(-1) + last
         i += 1
     return last, len(items)
+
+
+@case((-1.0,), (2.0,), staged=True)
+def append_in_one_branch(x):
+    out = [x]
+    if x > 0:
+        doubled = x * 2
+        out.append(doubled)
+    return rt.stack(out), len(out)
+
+
+@case((-1.0,), (2.0,), staged=True)
+def append_in_both_branches(x):
+    out = [x]
+    if x > 0:
+        out.append(x * 2)
+    else:
+        out.append(x - 1)
+        out.append(x - 2)
+    return rt.stack(out), len(out)
+
+
+@case((-3.0,), (2.0,), staged=True)
+def append_in_a_branch_inside_a_loop(x):
+    out = []
+    i = 0
+    while i < 3:
+        if x + i > 0:
+            out.append(x + i)
+        i += 1
+    return len(out)

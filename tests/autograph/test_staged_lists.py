@@ -84,3 +84,43 @@ def test_tensor_index_into_a_python_list_is_a_clear_error():
     assert f(3) == 6
     with pytest.raises(rt.errors.OperatorNotAllowedInGraphError, match="rt.gather"):
         rt.function(f)(rt.constant(3))
+
+
+def _append_if_positive(x):
+    out = [x]
+    if x > 0:
+        out.append(x * 2)
+    return rt.stack(out)
+
+
+@pytest.mark.parametrize("x", [-1.0, 3.0])
+def test_append_in_an_untaken_branch_does_not_happen(x):
+    expected = _append_if_positive(x).numpy().tolist()
+    compiled = rt.function(_append_if_positive)
+    assert compiled(rt.constant(x)).numpy().tolist() == expected
+    assert ag.to_graph(_append_if_positive)(x).numpy().tolist() == expected
+
+
+def test_other_length_changes_in_a_branch_are_clear_errors():
+    def f(x):
+        out = [x]
+        if x > 0:
+            out = out + [x]
+        return rt.stack(out)
+
+    assert f(1.0).numpy().tolist() == [1.0, 1.0]
+    with pytest.raises(ag.StagingError, match="'out'.*list of 2 items.*list of 1 items"):
+        rt.function(f)(rt.constant(1.0))
+
+
+def test_branch_lists_do_not_leak_between_branches():
+    def f(x):
+        out = [x]
+        if x > 0:
+            out.append(x)
+        else:
+            out.append(-x)
+        return rt.stack(out)
+
+    for v in (-2.0, 2.0):
+        assert rt.function(f)(rt.constant(v)).numpy().tolist() == f(v).numpy().tolist()
