@@ -34,6 +34,13 @@ def appended_spec(backend: Backend, n: int, after: list) -> Any:
     return backend.spec(first)
 
 
+def truth(backend: Backend, value: Any) -> Any:
+    """`value` as a condition: a staged list is true when it is not empty, as in Python."""
+    if backend.is_list(value):
+        return backend.cast(backend.len(value), "bool")
+    return value
+
+
 def _backend(lst: Any):
     b = backend_of(lst)
     return b if b is not None and b.is_list(lst) else None

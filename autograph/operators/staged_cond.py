@@ -11,12 +11,13 @@ from typing import Any, Callable, Optional, Sequence
 
 from . import layout as lay
 from .dispatch import Backend
-from .lists import CHANGED, appended_spec
+from .lists import CHANGED, appended_spec, truth
 from .special_values import NORMAL, StagedJump, Undefined, is_jump
 from .staging import (
     JUMP_LABEL,
     RETURN_LABEL,
     Retry,
+    StagingError,
     jump_parts,
     kinds_of,
     may_jump,
@@ -116,7 +117,7 @@ def staged_cond(backend: Backend, pred: Any, true_fn: Optional[Callable], false_
                 variables: Variables, location: Optional[str] = None) -> Any:
     """Stages `true_fn() if pred else false_fn()` including the variables they assign;
     returns the merged result (a value, or a StagedJump for loop bodies)."""
-    return CondPlan(backend, pred, true_fn, false_fn, variables, location).stage()
+    return CondPlan(backend, truth(backend, pred), true_fn, false_fn, variables, location).stage()
 
 
 class CondPlan:
@@ -140,9 +141,10 @@ class CondPlan:
         self.outcomes: dict[Side, _Outcome] = {}
         self.labels: list[str] = []
         self.lists: dict[int, Any] = {}     # variable index -> element spec: a staged list
+        self.appended: dict[int, Any] = {}  # Python lists a branch appended to
 
     def stage(self) -> Any:
-        for _ in range(4):
+        for _ in range(6):
             self.outcomes.clear()
             self.variables.set(self.init)
             try:
@@ -180,20 +182,28 @@ class CondPlan:
             init.append(value)
         return init
 
-    def _learn_lists(self, lengths: list, values: list, changed: set) -> None:
-        """Raises Retry when the branch appended to a Python list (which must then be a
-        staged list: a graph's lists have a fixed length). `lengths`: the lists' lengths
-        before the branch ran (None for other values)."""
-        learnt = False
+    def _note_appends(self, lengths: list, values: list, changed: set) -> None:
+        """Notes the Python lists the branch appended to. `lengths`: their lengths before
+        the branch ran (None for other values)."""
         for i, (n, after) in enumerate(zip(lengths, values)):
             if n is None or type(after) is not list or id(after) not in changed:
                 continue
             spec = appended_spec(self.backend, n, after)
             if spec is not None and i not in self.lists:
-                self.lists[i] = spec
-                learnt = True
-        if learnt:
-            raise Retry()
+                self.appended.setdefault(i, spec)
+
+    def _unify_or_stage_lists(self, side: Side, outcome: _Outcome) -> list:
+        """`unify`; when the branches disagree after one appended to a list, that list
+        becomes a staged list (a graph's lists have a fixed length) in a new round."""
+        try:
+            return self.unify(side, outcome)
+        except StagingError:
+            if not self.appended:
+                raise
+            self.lists.update(self.appended)
+            self.appended.clear()
+            self.target_entries = self.first_entries = None    # layouts change: learn anew
+            raise Retry() from None
 
     def trace(self, side: Side) -> tuple:
         """Runs one branch; the flat backend values it emits under the unified layout."""
@@ -209,14 +219,14 @@ class CondPlan:
             if outer is not None:
                 outer |= changed
         values = self.variables.get()
-        self._learn_lists(lengths, values, changed)
+        self._note_appends(lengths, values, changed)
         if self.target_jump_mode is not None:
             jump_mode = self.target_jump_mode
         else:
             jump_mode = is_jump(result) or (self.hint_jump and result is None)
         outcome = _encode(self.backend, self.names, values, result, jump_mode)
         self.outcomes[side] = outcome
-        entries = self.unify(side, outcome)
+        entries = self._unify_or_stage_lists(side, outcome)
         self.labels[:] = lay.leaf_labels(entries)
         flat = []
         for value, entry in zip(outcome.raw, entries):
@@ -257,6 +267,8 @@ class CondPlan:
         values = [lay.rebuild(e, it) for e in entries]
         n = len(self.names)
         self.variables.set(values[:n])
+        if CHANGED.ids is not None:     # an enclosing staged statement sees the appends
+            CHANGED.ids.update(id(values[i]) for i in self.appended if type(values[i]) is list)
         if not final.jump_mode:
             return values[n]
         kind, retval = values[n], values[n + 1]

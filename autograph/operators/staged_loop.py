@@ -14,7 +14,7 @@ from typing import Any, Callable, Optional, Sequence
 from .. import nest
 from . import layout as lay
 from .dispatch import Backend
-from .lists import CHANGED, appended_spec
+from .lists import CHANGED, appended_spec, truth
 from .location import at
 from .special_values import BREAK_KIND, NORMAL, RETURN_KIND, Return, StagedJump, Undefined
 from .staged_cond import staged_cond
@@ -355,7 +355,7 @@ def _shape_invariants(backend: Backend, entries: list, given: Optional[dict],
 
 def _as_bool(backend: Backend, value: Any) -> Any:
     if backend.is_value(value):
-        return value
+        return truth(backend, value)
     return backend.convert(bool(value))
 
 

@@ -982,3 +982,30 @@ def append_in_a_branch_inside_a_loop(x):
             out.append(x + i)
         i += 1
     return len(out)
+
+
+@case((1,), (4,), staged=True)
+def length_of_a_list_appended_in_a_branch(a):
+    items = []
+    if a >= 3:
+        items.append(1.0)
+    return len(items)
+
+
+@case((2.5,), (12.0,), staged=True)
+def append_after_a_staged_break(x):
+    items = []
+    for _ in range(2):
+        if x > 10.0:
+            break
+        items.append(x)
+    return len(items)
+
+
+@case((2, 1, 2.5), (1, 3, -1.0), staged=True)
+def append_in_nested_loops(n, m, x):
+    items = []
+    for _ in range(n):
+        for _ in range(m):
+            items.append(x)
+    return rt.stack(items)

@@ -124,3 +124,16 @@ def test_branch_lists_do_not_leak_between_branches():
 
     for v in (-2.0, 2.0):
         assert rt.function(f)(rt.constant(v)).numpy().tolist() == f(v).numpy().tolist()
+
+
+def test_a_staged_list_as_a_condition_is_true_when_not_empty():
+    def f(a, x):
+        items = []
+        if a >= 3:
+            items.append(1.0)
+        return 1.0 if items else x, not items
+
+    for a in (1, 4):
+        expected = f(a, 2.5)
+        value, empty = rt.function(f)(rt.constant(a), rt.constant(2.5))
+        assert (float(value), bool(empty)) == expected
