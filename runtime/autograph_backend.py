@@ -13,6 +13,7 @@ from typing import Any, Callable, Optional, Sequence
 import autograph as ag
 from autograph.impl import logs as ag_logs
 from autograph.impl.options import ConversionOptions, Feature
+from autograph.pyct.parser import SourceUnavailableError
 
 from . import context
 from .control_flow import TensorArray
@@ -284,4 +285,4 @@ def convert(func: Callable, experimental_autograph_options: Any = None) -> Calla
     return ag.convert(func, options)
 
 
-__all__ = ["RuntimeBackend", "BACKEND", "convert", "Feature"]
+__all__ = ["RuntimeBackend", "BACKEND", "convert", "Feature", "SourceUnavailableError"]

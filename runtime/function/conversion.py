@@ -15,15 +15,13 @@ from typing import Any, Callable
 def convert(python_function: Callable, options: Any = None) -> Callable:
     """The autograph-converted `python_function` (`options`: see `rt.function`)."""
     try:
-        from autograph.pyct.parser import SourceUnavailableError
-
         from .. import autograph_backend  # lazy: loads the converter on first use
     except ImportError:  # pragma: no cover - the converter is part of this distribution
         warnings.warn("autograph is unavailable; tracing the function as written.", stacklevel=3)
         return python_function
     try:
         return autograph_backend.convert(python_function, options)
-    except SourceUnavailableError as e:
+    except autograph_backend.SourceUnavailableError as e:
         name = getattr(python_function, "__qualname__", repr(python_function))
         autograph_backend.ag_logs.warning(
             "Not converting %s: %s. It is traced as written, so control flow on tensors "
