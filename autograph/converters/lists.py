@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import gast
 
-from ..pyct import templates, transformer
+from ..pyct import anno, templates, transformer
 from ..pyct.static_analysis.activity import scope_activity
 from ..pyct.transformer import Context
 
@@ -41,6 +41,21 @@ def _pop_calls(node, found: list) -> None:
             _pop_calls(child, found)
 
 
+#: list methods that change the list in place
+_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse"})
+
+
+def _mutated_names(node) -> list:
+    """Names whose in-place list methods `node` calls, in order of appearance."""
+    found = []
+    for n in gast.walk(node):
+        if (isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute)
+                and n.func.attr in _MUTATORS and isinstance(n.func.value, gast.Name)
+                and n.func.value.id not in found):
+            found.append(n.func.value.id)
+    return found
+
+
 def _uses(node, name: str) -> int:
     return sum(1 for n in gast.walk(node) if isinstance(n, gast.Name) and n.id == name)
 
@@ -51,13 +66,29 @@ class Handler(transformer.Handler):
     def __init__(self, ctx: Context):
         super().__init__(ctx)
         self.locals: list[set[str]] = []
+        self.depth: list[int] = []      # per scope: the `if`/loop statements around
 
     def enter_scope(self, node) -> None:
         act = scope_activity(node)
         self.locals.append(act.locals | act.globals)
+        self.depth.append(0)
 
     def leave_scope(self, node) -> None:
         self.locals.pop()
+        self.depth.pop()
+
+    def _enter_block(self, node):
+        if self.depth:
+            self.depth[-1] += 1
+        return node
+
+    def _leave_block(self, node):
+        if self.depth:
+            self.depth[-1] -= 1
+        return node
+
+    enter_If = enter_While = enter_For = _enter_block
+    leave_If = leave_While = leave_For = _leave_block
 
     def _is_local(self, name: str) -> bool:
         return bool(self.locals) and name in self.locals[-1]
@@ -95,11 +126,11 @@ class Handler(transformer.Handler):
         found: list = []
         _pop_calls(node, found)
         if len(found) != 1:
-            return node
+            return self._mark_mutated(node)
         parent, field, index, call = found[0]
         name = call.func.value.id
         if not self._is_local(name) or _uses(node, name) != 1:
-            return node
+            return self._mark_mutated(node)
         item = self.ctx.namer.unique(f"{name}_item")
         pop = templates.replace("l, item = ag__.list_pop(l)", l=name, item=item)
         pop[0].value.args.extend(call.args)
@@ -109,6 +140,20 @@ class Handler(transformer.Handler):
         else:
             getattr(parent, field)[index] = replacement
         return [*self.located(pop, node), node]
+
+    def _mark_mutated(self, node):
+        """Inside an `if` or a loop, `l = l` before a statement that changes a local list in
+        place in a way not rewritten above (`l.extend(...)`, a conditional `l.pop()`), so
+        that the staged statement carries `l` and sees the change (a clear error when it
+        cannot stage it) instead of it happening once while tracing."""
+        if not self.depth or not self.depth[-1] or anno.getanno(node, "list_marked", False):
+            return node
+        names = [n for n in _mutated_names(node) if self._is_local(n)]
+        if not names:
+            return node
+        anno.setanno(node, "list_marked", True)
+        marks = [templates.replace("l = l", l=n)[0] for n in names]
+        return [*self.located(marks, node), node]
 
 
 def transform(node, ctx: Context):

@@ -236,10 +236,11 @@ class LoopPlan:
                             and id(old_values[i]) not in changed):
                         raise StagingError(
                             f"'{name}' is a list whose length changes in a loop whose condition "
-                            f"is a tensor{at(self.loop.location)}, other than by "
-                            f"`{name}.append(...)` or `{name}.pop()`. A staged loop can only "
-                            "carry a list that grows by append or shrinks by pop (as a staged "
-                            f"list); write `{name}.append(x)` instead of `{name} = {name} + [x]`.")
+                            f"is a tensor{at(self.loop.location)}, in a way that cannot be "
+                            f"staged: only `{name}.append(x)` and `{name}.pop()` as statements "
+                            "(or `y = ...pop()`, `s += ...pop()`) become staged list operations. "
+                            f"Write `{name}.append(x)` instead of `{name} = {name} + [x]` or "
+                            f"`{name}.extend(...)`.")
                     know.lists[i] = spec
                     retry = True
                     continue

@@ -67,7 +67,7 @@ def test_concatenation_in_a_staged_loop_is_a_clear_error(grow):
 
     fn = {"concat": concat, "iadd": iadd}[grow]
     assert fn(2).numpy().tolist() == [0.0, 1.0, 1.0]
-    with pytest.raises(ag.StagingError, match=r"'s' is a list whose length changes.*s.append"):
+    with pytest.raises(ag.StagingError, match=r"'s' is a list whose length changes.*s.append\(x\)"):
         rt.function(fn)(rt.constant(2))
 
 
@@ -137,3 +137,51 @@ def test_a_staged_list_as_a_condition_is_true_when_not_empty():
         expected = f(a, 2.5)
         value, empty = rt.function(f)(rt.constant(a), rt.constant(2.5))
         assert (float(value), bool(empty)) == expected
+
+
+def _extend_in_loop(n):
+    items = [1.0]
+    i = 0
+    while i < n:
+        items.extend([2.0])
+        i += 1
+    return len(items)
+
+
+def _conditional_pop_in_loop(n):
+    items = [1, 2, 3, 4]
+    total = 0
+    i = 0
+    while i < n:
+        total += items.pop() if i < 10 else 0
+        i += 1
+    return total
+
+
+def _extend_in_branch(x):
+    items = [x]
+    if x > 0:
+        items.extend([x])
+    return rt.stack(items)
+
+
+def _reverse_in_loop(n):
+    items = [1.0, 2.0, 3.0]
+    i = 0
+    while i < n:
+        items.reverse()
+        i += 1
+    return items[0]
+
+
+@pytest.mark.parametrize("fn, arg", [(_extend_in_loop, 3), (_conditional_pop_in_loop, 2),
+                                     (_extend_in_branch, -1.0)])
+def test_other_in_place_changes_are_errors_not_trace_time_effects(fn, arg):
+    assert ag.to_graph(fn)(arg) is not None     # Python values: as written
+    with pytest.raises(ag.StagingError, match="'items'"):
+        rt.function(fn)(rt.constant(arg))
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3])
+def test_reversing_a_list_in_a_staged_loop(n):
+    assert rt.function(_reverse_in_loop)(rt.constant(n)).numpy() == _reverse_in_loop(n)

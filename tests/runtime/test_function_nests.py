@@ -84,3 +84,18 @@ def test_plain_object_without_tensors_is_returned_as_is():
 
     out, same = rt.function(f)(rt.constant(1.0))
     assert out.numpy() == 2.0 and same is marker
+
+
+def test_dataclass_of_specs_in_signatures():
+    def f(p):
+        return Pair(p.a * 2, p.b + 1)
+
+    g = rt.function(f)
+    concrete = g.get_concrete_function(Pair(rt.TensorSpec([], rt.float32), rt.TensorSpec([2], rt.float32)))
+    out = concrete(Pair(rt.constant(1.0), rt.constant([1.0, 2.0])))
+    assert out.a.numpy() == 2.0 and out.b.numpy().tolist() == [2.0, 3.0]
+    h = rt.function(f, input_signature=[Pair(rt.TensorSpec([], rt.float32),
+                                             rt.TensorSpec([None], rt.float32))])
+    assert h(Pair(rt.constant(1.0), rt.constant([1.0, 2.0, 3.0]))).b.numpy().tolist() == [2.0, 3.0, 4.0]
+    assert h(Pair(rt.constant(2.0), rt.constant([1.0]))).a.numpy() == 4.0
+    assert h.experimental_get_tracing_count() == 1
