@@ -33,7 +33,7 @@ def trace(python_fn, args, kwargs, specs_for, name: str, arg_names,
 
     `specs_for(leaf)` returns the TensorSpec for a leaf that becomes a placeholder
     (it may relax dims), or None for a leaf passed through as a Python value. `autograph`
-    marks the graph as traced from converted code (error messages read it).
+    marks the graph as traced with autograph on (error messages read it).
     """
     graph = FuncGraph(name)
     graph.autograph = autograph

@@ -245,7 +245,7 @@ class Function:
         if logs.wanted(1):
             logs.log_event(1, f"Tracing {self._name}: {self._cache.retrace_reason(args, kwargs, names)}")
         graph = trace(traceable, args, kwargs, specs_for, name, names,
-                      autograph=traceable is not self._python_function)
+                      autograph=bool(self._autograph))
         concrete = ConcreteFunction(graph, self._python_function, self._attributes, name, names)
         callbacks.notify(concrete)
         return concrete

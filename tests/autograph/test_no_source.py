@@ -74,5 +74,6 @@ def test_to_code_names_the_reason():
 def test_control_flow_without_source_fails_clearly():
     f = _exec("def f(x):\n    if x > 0:\n        return x\n    return -x\n", "f")
     assert rt.function(f)(-2.0) == 2.0      # Python values: plain Python
-    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError):
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError) as info:
         rt.function(f)(rt.constant(-2.0))
+    assert "autograph=True" not in str(info.value)      # autograph is on; f has no source
