@@ -12,6 +12,7 @@ from typing import Any, Callable, Optional, Sequence
 from . import layout as lay
 from .dispatch import Backend
 from .lists import CHANGED, appended_spec, truth
+from .location import at
 from .special_values import NORMAL, StagedJump, Undefined, is_jump
 from .staging import (
     JUMP_LABEL,
@@ -214,6 +215,16 @@ class CondPlan:
         outer, CHANGED.ids = CHANGED.ids, set()
         try:
             result = fn() if fn is not None else None
+        except TypeError as e:
+            if not self.lists or isinstance(e, StagingError):
+                raise
+            names = ", ".join(f"'{self.names[i]}'" for i in sorted(self.lists))
+            raise StagingError(
+                f"{names}: a list one branch of an `if` whose condition is a tensor"
+                f"{at(self.location)} appends to becomes a staged list (its length is only known "
+                f"when the graph runs), and using it as a Python list failed: {e}. Append to it "
+                "the same number of times in both branches, or use it only with append, pop, "
+                "len and rt.stack.") from e
         finally:
             changed, CHANGED.ids = CHANGED.ids, outer
             if outer is not None:

@@ -185,3 +185,16 @@ def test_other_in_place_changes_are_errors_not_trace_time_effects(fn, arg):
 @pytest.mark.parametrize("n", [0, 1, 2, 3])
 def test_reversing_a_list_in_a_staged_loop(n):
     assert rt.function(_reverse_in_loop)(rt.constant(n)).numpy() == _reverse_in_loop(n)
+
+
+def test_python_list_use_of_a_branch_staged_list_is_a_clear_error():
+    def f(x):
+        items = []
+        if x > 10.0:
+            return rt.stack(items + [x])
+        items.append(x)
+        return rt.stack(items)
+
+    assert f(2.5).numpy().tolist() == [2.5]
+    with pytest.raises(ag.StagingError, match="'items'.*becomes a staged list.*TensorArray"):
+        rt.function(f)(rt.constant(2.5))
