@@ -27,11 +27,15 @@ def _static_ints(value, what: str):
     if isinstance(value, (int, np.integer)):
         return (int(value),)
     try:
-        if any(isinstance(v, Tensor) and constant_value(v) is None for v in value):
-            return None     # a dimension known when the graph runs
         return tuple(int(constant_value(v)) if isinstance(v, Tensor) else int(v) for v in value)
     except TypeError:
         raise TypeError(f"{what} must be a list of ints or an int tensor, got {value!r}.") from None
+
+
+def _known_later(shape) -> bool:
+    """Whether a shape list holds a scalar tensor whose value is known when the graph runs."""
+    return isinstance(shape, (list, tuple)) and any(
+        isinstance(d, Tensor) and constant_value(d) is None for d in shape)
 
 
 # -- reshape / transpose -----------------------------------------------------------------
@@ -66,7 +70,7 @@ RESHAPE = define("Reshape", _reshape_infer, lambda x, shape: np.reshape(x, shape
 def reshape(tensor, shape, name=None):
     """The same elements in a new shape; one dimension may be -1 (inferred)."""
     tensor = convert_to_tensor(tensor)
-    dims = _static_ints(shape, "reshape's shape")
+    dims = None if _known_later(shape) else _static_ints(shape, "reshape's shape")
     if dims is None:
         return apply(RESHAPE_DYNAMIC, [tensor, convert_to_tensor(shape, dtype=_dtypes.int32)],
                      name=name)
@@ -418,7 +422,7 @@ def boolean_mask(tensor, mask, axis=None, name=None):
 # -- creation ------------------------------------------------------------------------------
 
 def _shape_arg(shape, what="shape"):
-    dims = _static_ints(shape, what)
+    dims = None if _known_later(shape) else _static_ints(shape, what)
     if dims is None:
         return None
     if any(d < 0 for d in dims):

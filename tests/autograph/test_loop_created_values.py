@@ -4,6 +4,7 @@ with tensor bounds, and variables first assigned in the loop whose shape varies.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import autograph as ag
 import runtime as rt
@@ -63,3 +64,11 @@ def test_uniform_with_tensor_bounds():
     draws = rt.function(f)(rt.constant(2.0), rt.constant(3.0)).numpy()
     assert draws.shape == (1000,) and draws.min() >= 2.0 and draws.max() < 3.0
     assert np.std(draws) > 0.1
+
+
+def test_shape_lists_with_tensors_where_only_static_values_work_are_refused():
+    x = rt.constant([[1.0, 2.0]])
+    with pytest.raises(TypeError, match="perm must be a list of ints"):
+        rt.function(lambda x, n: rt.transpose(x, [n, 0]))(x, rt.constant(1))
+    reshaped = rt.function(lambda x, n: rt.reshape(x, [n, -1]))(x, rt.constant(2))
+    assert reshaped.numpy().tolist() == [[1.0], [2.0]]
