@@ -4,21 +4,42 @@ what a staged loop turns a list it grows into — it appends to the staged list.
 
 from __future__ import annotations
 
+import contextlib
 import threading
-from typing import Any
+from typing import Any, Iterator
 
 from .dispatch import Backend, backend_of
 
 
 class _Changed(threading.local):
-    """The ids of Python lists `list_append`/`list_pop` changed while a staged loop body is
-    traced (None otherwise): a carried list that changed length otherwise (`s = s + [x]`)
-    cannot become a staged list."""
+    """The ids of Python lists `list_append`/`list_pop` changed while a staged loop body or
+    branch is traced (None otherwise): a carried list that changed length otherwise
+    (`s = s + [x]`) cannot become a staged list."""
 
     ids: set | None = None
 
 
 CHANGED = _Changed()
+
+
+@contextlib.contextmanager
+def recording_changes() -> Iterator[set]:
+    """Collects, in the set it gives, the ids of the Python lists `list_append`/`list_pop`
+    change inside the block; an enclosing recording sees them too."""
+    outer = CHANGED.ids
+    changed = CHANGED.ids = set()
+    try:
+        yield changed
+    finally:
+        CHANGED.ids = outer
+        if outer is not None:
+            outer |= changed
+
+
+def note_changed(lists: Iterator[Any]) -> None:
+    """Tells the enclosing recording, if any, that `lists` were changed by list operations."""
+    if CHANGED.ids is not None:
+        CHANGED.ids.update(id(lst) for lst in lists)
 
 
 def appended_spec(backend: Backend, n: int, after: list) -> Any:

@@ -11,7 +11,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from . import layout as lay
 from .dispatch import Backend
-from .lists import CHANGED, appended_spec, truth
+from .lists import appended_spec, note_changed, recording_changes, truth
 from .location import at
 from .special_values import NORMAL, StagedJump, Undefined, is_jump
 from .staging import (
@@ -206,29 +206,28 @@ class CondPlan:
             self.target_entries = self.first_entries = None    # layouts change: learn anew
             raise Retry() from None
 
+    def _staged_list_error(self, e: TypeError) -> StagingError:
+        names = ", ".join(f"'{self.names[i]}'" for i in sorted(self.lists))
+        return StagingError(
+            f"{names}: a list one branch of an `if` whose condition is a tensor"
+            f"{at(self.location)} appends to becomes a staged list (its length is only known "
+            f"when the graph runs), and using it as a Python list failed: {e}. Append to it "
+            "the same number of times in both branches, or use it only with append, pop, len "
+            "and rt.stack.")
+
     def trace(self, side: Side) -> tuple:
         """Runs one branch; the flat backend values it emits under the unified layout."""
         init = self._branch_init()
         lengths = [len(v) if type(v) is list else None for v in init]
         self.variables.set(init)
         fn = self.fns[side]
-        outer, CHANGED.ids = CHANGED.ids, set()
-        try:
-            result = fn() if fn is not None else None
-        except TypeError as e:
-            if not self.lists or isinstance(e, StagingError):
-                raise
-            names = ", ".join(f"'{self.names[i]}'" for i in sorted(self.lists))
-            raise StagingError(
-                f"{names}: a list one branch of an `if` whose condition is a tensor"
-                f"{at(self.location)} appends to becomes a staged list (its length is only known "
-                f"when the graph runs), and using it as a Python list failed: {e}. Append to it "
-                "the same number of times in both branches, or use it only with append, pop, "
-                "len and rt.stack.") from e
-        finally:
-            changed, CHANGED.ids = CHANGED.ids, outer
-            if outer is not None:
-                outer |= changed
+        with recording_changes() as changed:
+            try:
+                result = fn() if fn is not None else None
+            except TypeError as e:
+                if not self.lists or isinstance(e, StagingError):
+                    raise
+                raise self._staged_list_error(e) from e
         values = self.variables.get()
         self._note_appends(lengths, values, changed)
         if self.target_jump_mode is not None:
@@ -278,8 +277,7 @@ class CondPlan:
         values = [lay.rebuild(e, it) for e in entries]
         n = len(self.names)
         self.variables.set(values[:n])
-        if CHANGED.ids is not None:     # an enclosing staged statement sees the appends
-            CHANGED.ids.update(id(values[i]) for i in self.appended if type(values[i]) is list)
+        note_changed(values[i] for i in self.appended if type(values[i]) is list)
         if not final.jump_mode:
             return values[n]
         kind, retval = values[n], values[n + 1]

@@ -14,7 +14,7 @@ from typing import Any, Callable, Optional, Sequence
 from .. import nest
 from . import layout as lay
 from .dispatch import Backend
-from .lists import CHANGED, appended_spec, truth
+from .lists import appended_spec, recording_changes, truth
 from .location import at
 from .special_values import BREAK_KIND, NORMAL, RETURN_KIND, Return, StagedJump, Undefined
 from .staged_cond import staged_cond
@@ -200,13 +200,8 @@ class LoopPlan:
         loop = self.loop
         values, extras, _, retval, _ = self.unpack(flat)
         loop.variables.set(values)
-        outer, CHANGED.ids = CHANGED.ids, set()
-        try:
+        with recording_changes() as changed:
             result, new_extras = loop.body(extras)
-        finally:
-            changed, CHANGED.ids = CHANGED.ids, outer
-            if outer is not None:
-                outer |= changed
         out: list = []
         retry = self._variables_out(values, loop.variables.get(), changed, out)
         for e, value in zip(self.extra_entries, new_extras):
