@@ -14,6 +14,7 @@ from typing import Any, Callable, Optional, Sequence
 import autograph as ag
 from autograph.core.options import ConversionOptions, Feature
 from autograph.impl import logs as ag_logs
+from autograph.pyct.parser import SourceUnavailableError
 
 from . import context
 from .dtypes import bool_, float32, int32
@@ -110,7 +111,7 @@ class RuntimeBackend(ag.Backend):
                    maximum_iterations=None):
         invariants = None
         if shape_invariants is not None and any(s is not None for s in shape_invariants):
-            invariants = [None if s is None else as_shape(s) for s in shape_invariants]
+            invariants = [_invariant_shape(s) for s in shape_invariants]
         out = _while_loop(test, body, tuple(loop_vars), shape_invariants=invariants,
                           maximum_iterations=maximum_iterations, loop_var_names=list(names))
         return tuple(out) if isinstance(out, (list, tuple)) else (out,)
@@ -184,10 +185,7 @@ class RuntimeBackend(ag.Backend):
 
     def reduce(self, kind, values):
         if len(values) == 1:
-            fn = {"min": reduce_ops.reduce_min, "max": reduce_ops.reduce_max,
-                  "sum": reduce_ops.reduce_sum, "any": reduce_ops.reduce_any,
-                  "all": reduce_ops.reduce_all}[kind]
-            return fn(values[0])
+            return _reduce_first_axis(kind, values[0])
         fold = {"min": math_ops.minimum, "max": math_ops.maximum, "sum": math_ops.add}[kind]
         out = values[0]
         for v in values[1:]:
@@ -199,6 +197,8 @@ class RuntimeBackend(ag.Backend):
 
     # -- lists --------------------------------------------------------------------------------
     def new_list(self, items, element_spec=None):
+        if isinstance(element_spec, _ListSpec):     # the spec of another staged list
+            element_spec = TensorSpec(element_spec.element_shape, element_spec.dtype)
         if element_spec is None:
             first = convert_to_tensor(items[0])
             element_spec = TensorSpec(first.shape, first.dtype)
@@ -220,6 +220,31 @@ class RuntimeBackend(ag.Backend):
         rest = TensorArray(lst.dtype, size=0, dynamic_size=True, element_shape=lst.element_shape)
         rest = rest.unstack(lst.gather(math_ops.maximum(array_ops.range(n), 0)))
         return rest, last
+
+
+def _invariant_shape(invariant: Any):
+    """The shape a loop variable may take: from a shape, a TensorSpec, or None (no
+    invariant; a staged list keeps its own element shape)."""
+    if invariant is None or isinstance(invariant, _ListSpec):
+        return None
+    return as_shape(invariant.shape if isinstance(invariant, TensorSpec) else invariant)
+
+
+def _reduce_first_axis(kind: str, value: Tensor) -> Tensor:
+    """Python's `min`/`max`/`sum`/`any`/`all` over a tensor: they iterate its first axis,
+    and compare (or test the truth of) its rows, which only works for scalar rows."""
+    dims = value.shape.as_tuple()
+    if dims is not None and not dims:
+        raise TypeError(f"{kind}() of a scalar tensor: iteration over a 0-d tensor")
+    if kind == "sum":
+        return reduce_ops.reduce_sum(value, axis=0)
+    if dims is None or len(dims) > 1:
+        raise ValueError(f"{kind}() over a tensor of shape {value.shape} compares its rows, and "
+                         "the truth value of a row with more than one element is ambiguous; "
+                         f"use rt.reduce_{kind} with an axis.")
+    fn = {"min": reduce_ops.reduce_min, "max": reduce_ops.reduce_max,
+          "any": reduce_ops.reduce_any, "all": reduce_ops.reduce_all}[kind]
+    return fn(value)
 
 
 def _branch_mismatch(seen: dict, names: Sequence[str]) -> Optional[str]:
@@ -264,4 +289,4 @@ def convert(func: Callable, experimental_autograph_options: Any = None) -> Calla
     return ag.convert(func, options)
 
 
-__all__ = ["RuntimeBackend", "BACKEND", "convert", "Feature"]
+__all__ = ["RuntimeBackend", "BACKEND", "convert", "Feature", "SourceUnavailableError"]

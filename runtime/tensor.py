@@ -161,17 +161,28 @@ class SymbolicTensor(Tensor):
             "Use runtime ops (rt.*) on it instead of NumPy functions.")
 
     def _not_allowed(self, what: str):
+        graph = self.graph
+        while graph is not None and not getattr(graph, "autograph", False):
+            graph = graph.outer_graph
+        if graph is None:
+            advice = ("Write the function with rt.function(autograph=True) (the default), which "
+                      "converts Python `if`/`while`/`for`/`and`/`or` over tensors into rt.cond and "
+                      "rt.while_loop, or use those functions directly.")
+        else:
+            advice = ("Autograph stages `if`/`while`/`for`/`and`/`or` and builtins such as any() "
+                      "in converted code, but not this use (in a comprehension's condition, in code "
+                      "that is not converted, ...); use rt.cond, rt.where, rt.while_loop or an rt "
+                      "reduction here.")
         raise errors.OperatorNotAllowedInGraphError(
             f"{what} on the symbolic tensor {self.name} is not allowed while tracing: its value "
-            "is unknown until the graph runs. Write the function with rt.function(autograph=True) "
-            "(the default), which converts Python `if`/`while`/`for`/`and`/`or` over tensors into "
-            "rt.cond and rt.while_loop, or use those functions directly.")
+            f"is unknown until the graph runs. {advice}")
 
     def __bool__(self):
-        self._not_allowed("Using a tf.Tensor-like value as a Python `bool`")
+        self._not_allowed("Using the tensor as a Python `bool`")
 
     def __index__(self):
-        self._not_allowed("Using the tensor as a Python index")
+        self._not_allowed("Using the tensor as a Python index (for a Python list, index "
+                          "rt.stack(the_list) with rt.gather instead)")
 
     def __int__(self):
         self._not_allowed("Converting the tensor to a Python int")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import types
+
 import numpy as np
 
 from . import context, nest
@@ -25,13 +27,16 @@ def spec_of(value) -> TensorSpec | None:
     return None
 
 
-def trace(python_fn, args, kwargs, specs_for, name: str, arg_names) -> FuncGraph:
+def trace(python_fn, args, kwargs, specs_for, name: str, arg_names,
+          autograph: bool = False) -> FuncGraph:
     """Traces `python_fn(*args, **kwargs)`; tensor leaves become placeholders.
 
     `specs_for(leaf)` returns the TensorSpec for a leaf that becomes a placeholder
-    (it may relax dims), or None for a leaf passed through as a Python value.
+    (it may relax dims), or None for a leaf passed through as a Python value. `autograph`
+    marks the graph as traced with autograph on (error messages read it).
     """
     graph = FuncGraph(name)
+    graph.autograph = autograph
     with context.graph_scope(graph):
         placeholder_args = []
         for i, arg in enumerate(args):
@@ -42,7 +47,7 @@ def trace(python_fn, args, kwargs, specs_for, name: str, arg_names) -> FuncGraph
             tuple(_signature(a) for a in placeholder_args),
             {k: _signature(v) for k, v in placeholder_kwargs.items()})
         outputs = python_fn(*placeholder_args, **placeholder_kwargs)
-        graph.structured_outputs = _capture_outputs(graph, outputs)
+        graph.structured_outputs = _capture_outputs(graph, outputs, name)
     return graph
 
 
@@ -87,12 +92,35 @@ def fill_outputs(structured, flat: list):
     return nest.pack_sequence_as(structured, leaves)
 
 
-def _capture_outputs(graph, outputs):
-    """Records tensor leaves of `outputs` as graph outputs; Python leaves stay as they are."""
+def _symbolic_attribute(obj) -> str | None:
+    """The name of an attribute of a plain object that holds a symbolic tensor, if any."""
+    if isinstance(obj, (type, types.ModuleType, types.FunctionType, types.MethodType)):
+        return None
+    attributes = getattr(obj, "__dict__", None)
+    if not isinstance(attributes, dict):
+        return None
+    for name, value in attributes.items():
+        if any(isinstance(leaf, SymbolicTensor) for leaf in nest.flatten(value)):
+            return name
+    return None
+
+
+def _capture_outputs(graph, outputs, function_name: str = "the function"):
+    """Records tensor leaves of `outputs` as graph outputs; Python leaves stay as they are.
+    Dataclasses and namedtuples are nests; another object holding a symbolic tensor would
+    outlive the trace, so it is an error."""
     flat = nest.flatten(outputs)
     structured = []
     for leaf in flat:
-        if hasattr(leaf, "_as_tensor") or isinstance(leaf, Tensor):
+        is_tensor = hasattr(leaf, "_as_tensor") or isinstance(leaf, Tensor)
+        attribute = None if is_tensor else _symbolic_attribute(leaf)
+        if attribute is not None:
+            raise TypeError(
+                f"{function_name} returns an object of type {type(leaf).__name__} whose attribute "
+                f"'{attribute}' holds a symbolic tensor; it would keep that trace-time tensor on "
+                "every call. Return tensors in a tuple, list, dict, namedtuple or dataclass "
+                "instead.")
+        if is_tensor:
             tensor = convert_to_tensor(leaf)
             if isinstance(tensor, EagerTensor):
                 tensor = graph.capture(tensor)

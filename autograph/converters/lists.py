@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import gast
 
-from ..pyct import templates, transformer
+from ..pyct import anno, templates, transformer
 from ..pyct.static_analysis.activity import scope_activity
 from ..pyct.transformer import Context
 
@@ -23,19 +23,72 @@ def _method_call(node, method: str):
     return None, None
 
 
+# expressions whose parts may not run, or run later: a pop inside them is not hoisted
+_NOT_HOISTED = (gast.Lambda, gast.IfExp, gast.BoolOp, gast.ListComp, gast.SetComp, gast.DictComp,
+                gast.GeneratorExp, gast.Await, gast.Yield, gast.YieldFrom)
+
+
+def _pop_calls(node, found: list) -> None:
+    """Appends (parent, field, index, call) for each `<name>.pop(...)` call in `node` that
+    runs whenever `node` does."""
+    for name, value in gast.iter_fields(node):
+        items = value if isinstance(value, list) else [value]
+        for i, child in enumerate(items):
+            if not isinstance(child, gast.AST) or isinstance(child, _NOT_HOISTED):
+                continue
+            if _method_call(child, "pop")[0] and len(child.args) <= 1:
+                found.append((node, name, i if isinstance(value, list) else None, child))
+            _pop_calls(child, found)
+
+
+#: list methods that change the list in place
+_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse"})
+
+
+def _mutated_names(node) -> list:
+    """Names whose in-place list methods `node` calls, in order of appearance."""
+    found = []
+    for n in gast.walk(node):
+        if (isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute)
+                and n.func.attr in _MUTATORS and isinstance(n.func.value, gast.Name)
+                and n.func.value.id not in found):
+            found.append(n.func.value.id)
+    return found
+
+
+def _uses(node, name: str) -> int:
+    return sum(1 for n in gast.walk(node) if isinstance(n, gast.Name) and n.id == name)
+
+
 class Handler(transformer.Handler):
     """Rewrites `append`/`pop` statements on local lists (before their parts are converted)."""
 
     def __init__(self, ctx: Context):
         super().__init__(ctx)
         self.locals: list[set[str]] = []
+        self.depth: list[int] = []      # per scope: the `if`/loop statements around
 
     def enter_scope(self, node) -> None:
         act = scope_activity(node)
         self.locals.append(act.locals | act.globals)
+        self.depth.append(0)
 
     def leave_scope(self, node) -> None:
         self.locals.pop()
+        self.depth.pop()
+
+    def _enter_block(self, node):
+        if self.depth:
+            self.depth[-1] += 1
+        return node
+
+    def _leave_block(self, node):
+        if self.depth:
+            self.depth[-1] -= 1
+        return node
+
+    enter_If = enter_While = enter_For = _enter_block
+    leave_If = leave_While = leave_For = _leave_block
 
     def _is_local(self, name: str) -> bool:
         return bool(self.locals) and name in self.locals[-1]
@@ -50,7 +103,7 @@ class Handler(transformer.Handler):
             new = templates.replace("l = ag__.list_pop(l)[0]", l=name)
             new[0].value.value.args.extend(call.args)
             return self.located(new, node)
-        return node
+        return self._hoist_pop(node)
 
     def enter_Assign(self, node: gast.Assign):
         name, call = _method_call(node.value, "pop")
@@ -58,7 +111,49 @@ class Handler(transformer.Handler):
             new = templates.replace("l, target = ag__.list_pop(l)", l=name, target=node.targets[0])
             new[0].value.args.extend(call.args)
             return self.located(new, node)
-        return node
+        return self._hoist_pop(node)
+
+    def enter_AugAssign(self, node: gast.AugAssign):
+        return self._hoist_pop(node)
+
+    def enter_Return(self, node: gast.Return):
+        return self._hoist_pop(node)
+
+    def _hoist_pop(self, node):
+        """`s += l.pop()` becomes `l, item = ag__.list_pop(l)` then `s += item`, so that the
+        list is a variable loops carry. Only when the statement pops once and mentions the
+        list nowhere else (so popping first cannot change what it reads)."""
+        found: list = []
+        _pop_calls(node, found)
+        if len(found) != 1:
+            return self._mark_mutated(node)
+        parent, field, index, call = found[0]
+        name = call.func.value.id
+        if not self._is_local(name) or _uses(node, name) != 1:
+            return self._mark_mutated(node)
+        item = self.ctx.namer.unique(f"{name}_item")
+        pop = templates.replace("l, item = ag__.list_pop(l)", l=name, item=item)
+        pop[0].value.args.extend(call.args)
+        replacement = gast.Name(id=item, ctx=gast.Load(), annotation=None, type_comment=None)
+        if index is None:
+            setattr(parent, field, replacement)
+        else:
+            getattr(parent, field)[index] = replacement
+        return [*self.located(pop, node), node]
+
+    def _mark_mutated(self, node):
+        """Inside an `if` or a loop, `l = l` before a statement that changes a local list in
+        place in a way not rewritten above (`l.extend(...)`, a conditional `l.pop()`), so
+        that the staged statement carries `l` and sees the change (a clear error when it
+        cannot stage it) instead of it happening once while tracing."""
+        if not self.depth or not self.depth[-1] or anno.getanno(node, "list_marked", False):
+            return node
+        names = [n for n in _mutated_names(node) if self._is_local(n)]
+        if not names:
+            return node
+        anno.setanno(node, "list_marked", True)
+        marks = [templates.replace("l = l", l=n)[0] for n in names]
+        return [*self.located(marks, node), node]
 
 
 def transform(node, ctx: Context):

@@ -8,8 +8,9 @@ from typing import Iterable, Union
 
 
 class Feature(enum.Enum):
-    """Optional conversions. `None` (the default wherever features are accepted) means
-    every feature except `EQUALITY_OPERATORS`; an explicit list means exactly those."""
+    """Optional conversions. Every feature except `EQUALITY_OPERATORS` is on by default;
+    features given explicitly (one, or a list or tuple of them) are added to those, as in
+    TensorFlow. `ConversionOptions(features=...)` sets the exact set."""
 
     ALL = "ALL"
     #: `assert` statements become staged assertions.
@@ -49,7 +50,8 @@ class ConversionOptions:
 
 
 def features_from(spec: FeatureSpec) -> frozenset:
-    """The feature set for a user's `experimental_optional_features` argument."""
+    """The feature set for a user's `experimental_optional_features` argument: the default
+    features plus the given ones."""
     if spec is None:
         return DEFAULT_FEATURES
     if isinstance(spec, Feature):
@@ -60,4 +62,4 @@ def features_from(spec: FeatureSpec) -> frozenset:
             raise TypeError(f"experimental_optional_features must hold ag.experimental.Feature "
                             f"values, got {f!r}")
         out.add(f)
-    return frozenset(out)
+    return DEFAULT_FEATURES | out

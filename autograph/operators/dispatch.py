@@ -68,7 +68,8 @@ class Backend(abc.ABC):
                    names: Sequence[str], shape_invariants: Optional[Sequence[Any]] = None,
                    maximum_iterations: Any = None) -> tuple:
         """Stages `while test(*vars): vars = body(*vars)`. `names[i]` is the user-facing name
-        of `loop_vars[i]`; `shape_invariants[i]` (None when not given) relaxes its shape.
+        of `loop_vars[i]`; `shape_invariants[i]` (None when not given) relaxes its shape: a
+        shape, or a spec (for a variable first assigned in the loop: the spec the body gives).
         A variable whose type or shape changes must raise an error naming it."""
 
     # -- logic -----------------------------------------------------------------------------

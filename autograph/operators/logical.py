@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .dispatch import staged_backend
+from .lists import truth
 from .location import user_location
 from .staged_cond import staged_cond
 from .variables import Variables
@@ -44,7 +45,7 @@ def not_(a: Any) -> Any:
     """`not a`."""
     backend = staged_backend(a)
     if backend is not None:
-        return backend.logical_not(a)
+        return backend.logical_not(truth(backend, a))
     return not a
 
 

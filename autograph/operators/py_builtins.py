@@ -85,9 +85,24 @@ def bool_(x: Any = False) -> Any:
 
 
 def _reduce(kind: str, python_fn, args: tuple, kwargs: dict) -> Any:
-    backend = first_staged(args)
-    if backend is None or kwargs:
+    """`min`/`max` of several values, of a staged tensor's first axis, or of an iterable
+    whose items are staged (a generator expression over a tensor)."""
+    if kwargs:
         return python_fn(*args, **kwargs)
+    if len(args) == 1:
+        backend = staged_backend(args[0])
+        if backend is not None:
+            return backend.reduce(kind, [args[0]])
+        items = list(args[0])   # min and max read every item anyway
+        backend = first_staged(items)
+        if backend is None:
+            return python_fn(items)
+        if not items:
+            raise ValueError(f"{kind}() iterable argument is empty")
+        return backend.reduce(kind, items)
+    backend = first_staged(args)
+    if backend is None:
+        return python_fn(*args)
     return backend.reduce(kind, list(args))
 
 
@@ -100,6 +115,7 @@ def max_(*args: Any, **kwargs: Any) -> Any:
 
 
 def sum_(iterable: Any, start: Any = 0) -> Any:
+    """`sum`: adds along a staged tensor's first axis, starting from `start`, as Python does."""
     backend = staged_backend(iterable)
     if backend is not None:
         total = backend.reduce("sum", [iterable])
@@ -107,14 +123,36 @@ def sum_(iterable: Any, start: Any = 0) -> Any:
     return sum(iterable, start)
 
 
-def any_(iterable: Any) -> Any:
+def _any_or_all(kind: str, iterable: Any) -> Any:
+    """`any` (kind "any") or `all` ("all"), short-circuiting on Python items as Python
+    does; staged items are combined with the backend's logical operations."""
     backend = staged_backend(iterable)
-    return backend.reduce("any", [iterable]) if backend is not None else any(iterable)
+    if backend is not None:
+        return backend.reduce(kind, [iterable])
+    decisive = kind == "any"            # the item value that settles the result
+    staged = None
+    for item in iterable:
+        b = staged_backend(item)
+        if b is None:
+            if bool(item) is decisive:
+                return decisive
+            continue
+        item = b.cast(item, "bool")
+        if staged is None:
+            staged, backend = item, b
+        elif decisive:
+            staged = backend.logical_or(staged, item)
+        else:
+            staged = backend.logical_and(staged, item)
+    return not decisive if staged is None else staged
+
+
+def any_(iterable: Any) -> Any:
+    return _any_or_all("any", iterable)
 
 
 def all_(iterable: Any) -> Any:
-    backend = staged_backend(iterable)
-    return backend.reduce("all", [iterable]) if backend is not None else all(iterable)
+    return _any_or_all("all", iterable)
 
 
 def print_(*values: Any, sep: Any = None, end: Any = None, file: Any = None, flush: bool = False) -> Any:

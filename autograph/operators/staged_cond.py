@@ -11,11 +11,14 @@ from typing import Any, Callable, Optional, Sequence
 
 from . import layout as lay
 from .dispatch import Backend
+from .lists import appended_spec, note_changed, recording_changes, truth
+from .location import at
 from .special_values import NORMAL, StagedJump, Undefined, is_jump
 from .staging import (
     JUMP_LABEL,
     RETURN_LABEL,
     Retry,
+    StagingError,
     jump_parts,
     kinds_of,
     may_jump,
@@ -115,7 +118,7 @@ def staged_cond(backend: Backend, pred: Any, true_fn: Optional[Callable], false_
                 variables: Variables, location: Optional[str] = None) -> Any:
     """Stages `true_fn() if pred else false_fn()` including the variables they assign;
     returns the merged result (a value, or a StagedJump for loop bodies)."""
-    return CondPlan(backend, pred, true_fn, false_fn, variables, location).stage()
+    return CondPlan(backend, truth(backend, pred), true_fn, false_fn, variables, location).stage()
 
 
 class CondPlan:
@@ -138,9 +141,11 @@ class CondPlan:
         self.first_entries: Optional[list] = None      # the layout the first branch emitted
         self.outcomes: dict[Side, _Outcome] = {}
         self.labels: list[str] = []
+        self.lists: dict[int, Any] = {}     # variable index -> element spec: a staged list
+        self.appended: dict[int, Any] = {}  # Python lists a branch appended to
 
     def stage(self) -> Any:
-        for _ in range(4):
+        for _ in range(6):
             self.outcomes.clear()
             self.variables.set(self.init)
             try:
@@ -166,19 +171,72 @@ class CondPlan:
     def _branch(self, side: Side) -> Callable[[], tuple]:
         return lambda: self.trace(side)
 
+    def _branch_init(self) -> list:
+        """The variables a branch starts from: Python lists are copied, so that appending in
+        one branch does not show in the other; a list a branch appends to is a staged list."""
+        init = []
+        for i, value in enumerate(self.init):
+            if type(value) is list:
+                value = list(value)
+                if i in self.lists:
+                    value = self.backend.new_list(value, self.lists[i])
+            init.append(value)
+        return init
+
+    def _note_appends(self, lengths: list, values: list, changed: set) -> None:
+        """Notes the Python lists the branch appended to. `lengths`: their lengths before
+        the branch ran (None for other values)."""
+        for i, (n, after) in enumerate(zip(lengths, values)):
+            if n is None or type(after) is not list or id(after) not in changed:
+                continue
+            spec = appended_spec(self.backend, n, after)
+            if spec is not None and i not in self.lists:
+                self.appended.setdefault(i, spec)
+
+    def _unify_or_stage_lists(self, side: Side, outcome: _Outcome) -> list:
+        """`unify`; when the branches disagree after one appended to a list, that list
+        becomes a staged list (a graph's lists have a fixed length) in a new round."""
+        try:
+            return self.unify(side, outcome)
+        except StagingError:
+            if not self.appended:
+                raise
+            self.lists.update(self.appended)
+            self.appended.clear()
+            self.target_entries = self.first_entries = None    # layouts change: learn anew
+            raise Retry() from None
+
+    def _staged_list_error(self, e: TypeError) -> StagingError:
+        names = ", ".join(f"'{self.names[i]}'" for i in sorted(self.lists))
+        return StagingError(
+            f"{names}: a list one branch of an `if` whose condition is a tensor"
+            f"{at(self.location)} appends to becomes a staged list (its length is only known "
+            f"when the graph runs), and using it as a Python list failed: {e}. Append to it "
+            "the same number of times in both branches, or use it only with append, pop, len "
+            "and rt.stack.")
+
     def trace(self, side: Side) -> tuple:
         """Runs one branch; the flat backend values it emits under the unified layout."""
-        self.variables.set(self.init)
+        init = self._branch_init()
+        lengths = [len(v) if type(v) is list else None for v in init]
+        self.variables.set(init)
         fn = self.fns[side]
-        result = fn() if fn is not None else None
+        with recording_changes() as changed:
+            try:
+                result = fn() if fn is not None else None
+            except TypeError as e:
+                if not self.lists or isinstance(e, StagingError):
+                    raise
+                raise self._staged_list_error(e) from e
         values = self.variables.get()
+        self._note_appends(lengths, values, changed)
         if self.target_jump_mode is not None:
             jump_mode = self.target_jump_mode
         else:
             jump_mode = is_jump(result) or (self.hint_jump and result is None)
         outcome = _encode(self.backend, self.names, values, result, jump_mode)
         self.outcomes[side] = outcome
-        entries = self.unify(side, outcome)
+        entries = self._unify_or_stage_lists(side, outcome)
         self.labels[:] = lay.leaf_labels(entries)
         flat = []
         for value, entry in zip(outcome.raw, entries):
@@ -219,6 +277,7 @@ class CondPlan:
         values = [lay.rebuild(e, it) for e in entries]
         n = len(self.names)
         self.variables.set(values[:n])
+        note_changed(values[i] for i in self.appended if type(values[i]) is list)
         if not final.jump_mode:
             return values[n]
         kind, retval = values[n], values[n + 1]

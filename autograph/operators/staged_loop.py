@@ -14,6 +14,7 @@ from typing import Any, Callable, Optional, Sequence
 from .. import nest
 from . import layout as lay
 from .dispatch import Backend
+from .lists import appended_spec, recording_changes, truth
 from .location import at
 from .special_values import BREAK_KIND, NORMAL, RETURN_KIND, Return, StagedJump, Undefined
 from .staged_cond import staged_cond
@@ -41,19 +42,22 @@ class _Knowledge:
         self.kinds: set = {NORMAL}
 
 
-def _list_growth(backend: Backend, before: lay.Entry, value: Any):
-    """The element spec of a Python list that grew by `append` during one iteration, or None."""
-    if type(value) is not list or before.structure is nest.LEAF or before.structure[0] is not list:
+def _list_change(backend: Backend, before: lay.Entry, value: Any):
+    """The element spec of a Python list that grew (`append`) or shrank (`pop`) during one
+    iteration, or None."""
+    if before.structure is nest.LEAF or before.structure[0] is not list:
+        return None
+    if backend.is_list(value):      # an `if` in the body made it a staged list
+        return backend.spec(value)
+    if type(value) is not list:
         return None
     n = len(before.structure[1])
-    if len(value) <= n or any(isinstance(v, (list, tuple, dict)) for v in value[n:]):
-        return None
-    first = value[n]
-    try:
-        first = first if backend.is_value(first) else backend.convert(first)
-    except TypeError:
-        return None
-    return backend.spec(first)
+    if len(value) < n:      # popped: the elements it had are like its first one
+        if any(child is not nest.LEAF for child in before.structure[1]):
+            return None
+        leaf = before.leaves[0]
+        return backend.spec(leaf.payload) if leaf.kind is lay.TENSOR else None
+    return appended_spec(backend, n, value)
 
 
 class _Loop:
@@ -196,9 +200,10 @@ class LoopPlan:
         loop = self.loop
         values, extras, _, retval, _ = self.unpack(flat)
         loop.variables.set(values)
-        result, new_extras = loop.body(extras)
+        with recording_changes() as changed:
+            result, new_extras = loop.body(extras)
         out: list = []
-        retry = self._variables_out(loop.variables.get(), out)
+        retry = self._variables_out(values, loop.variables.get(), changed, out)
         for e, value in zip(self.extra_entries, new_extras):
             out.extend(lay.values_of(self.backend, value, e))
         if result is not None or self.know.jump_mode:
@@ -207,9 +212,10 @@ class LoopPlan:
             raise Retry()
         return tuple(out)
 
-    def _variables_out(self, new_values: list, out: list) -> bool:
+    def _variables_out(self, old_values: list, new_values: list, changed: set, out: list) -> bool:
         """Appends the carried values after one iteration to `out`; whether the trace learnt
-        something that needs a new plan."""
+        something that needs a new plan. `changed`: the ids of the Python lists the
+        iteration appended to or popped from."""
         backend, know, retry = self.backend, self.know, False
         for i, (mode, entry, name, value) in enumerate(
                 zip(self.modes, self.var_entries, self.loop.names, new_values)):
@@ -219,8 +225,17 @@ class LoopPlan:
                     retry = True
                 continue
             if mode is VarMode.CARRY and self.loop.lists and i not in know.lists:
-                spec = _list_growth(backend, entry, value)
+                spec = _list_change(backend, entry, value)
                 if spec is not None:
+                    if (type(value) is list and id(value) not in changed
+                            and id(old_values[i]) not in changed):
+                        raise StagingError(
+                            f"'{name}' is a list whose length changes in a loop whose condition "
+                            f"is a tensor{at(self.loop.location)}, in a way that cannot be "
+                            f"staged: only `{name}.append(x)` and `{name}.pop()` as statements "
+                            "(or `y = ...pop()`, `s += ...pop()`) become staged list operations. "
+                            f"Write `{name}.append(x)` instead of `{name} = {name} + [x]` or "
+                            f"`{name}.extend(...)`.")
                     know.lists[i] = spec
                     retry = True
                     continue
@@ -269,9 +284,12 @@ class LoopPlan:
     def stage(self) -> tuple[Optional[StagedJump], tuple, list]:
         opts = self.loop.opts
         entries = self.carried
+        first_assigned = {e.label for e, m in zip(self.var_entries, self.modes)
+                          if m is VarMode.FIRST_ASSIGNED}
         outputs = self.backend.while_loop(
             self.test, self.body, tuple(self.flat_init), lay.leaf_labels(entries),
-            shape_invariants=_shape_invariants(entries, opts.get("shape_invariants")),
+            shape_invariants=_shape_invariants(self.backend, entries, opts.get("shape_invariants"),
+                                               first_assigned),
             maximum_iterations=opts.get("maximum_iterations"))
         return self.finish(outputs)
 
@@ -308,13 +326,20 @@ def _guard(backend: Backend, value: Any, defined: Any, message: str) -> Any:
     return nest.unflatten(structure, guarded) if structure is not nest.LEAF else guarded[0]
 
 
-def _shape_invariants(entries: list, given: Optional[dict]) -> Optional[list]:
-    if not given:
+def _shape_invariants(backend: Backend, entries: list, given: Optional[dict],
+                      first_assigned: set) -> Optional[list]:
+    """One invariant (or None) per carried value: the user's, and for a variable first
+    assigned inside the loop the spec its body gives it (its value before the loop is only
+    a stand-in, so its shape may be anything the body makes)."""
+    given = given or {}
+    if not given and not first_assigned:
         return None
     out = []
     for e in entries:
         n = lay.tensor_count(e)
-        if e.label in given and n == 1:
+        if e.label in first_assigned and e.label not in given:
+            out.extend(backend.spec(leaf.payload) for leaf in e.leaves if leaf.kind is lay.TENSOR)
+        elif e.label in given and n == 1:
             out.append(given[e.label])
         elif e.label in given:
             shape = given[e.label]
@@ -326,7 +351,7 @@ def _shape_invariants(entries: list, given: Optional[dict]) -> Optional[list]:
 
 def _as_bool(backend: Backend, value: Any) -> Any:
     if backend.is_value(value):
-        return value
+        return truth(backend, value)
     return backend.convert(bool(value))
 
 

@@ -57,11 +57,19 @@ def parse_entity(entity: types.FunctionType) -> tuple[Union[gast.FunctionDef, ga
         raise SourceUnavailableError(f"{entity!r} has no code object")
     lines = linecache.getlines(code.co_filename, getattr(entity, "__globals__", None))
     if not lines:
-        raise SourceUnavailableError(
-            f"the source of {code.co_name!r} is not available (file {code.co_filename!r})")
+        raise SourceUnavailableError(f"the source of {code.co_name!r} is not available: "
+                                     f"{_why_no_source(code.co_filename)}")
     if code.co_name == "<lambda>":
         return _parse_lambda(code, lines)
     return _parse_function(code, lines)
+
+
+def _why_no_source(filename: str) -> str:
+    if filename.startswith("<") and filename.endswith(">"):
+        return (f"it was defined in {filename}, code without a source file (typed at the "
+                "interactive prompt, given to `python -c`, or run with `exec`); define it "
+                "in a .py file to convert it")
+    return f"its file {filename!r} cannot be read"
 
 
 # -- functions ------------------------------------------------------------------------------------

@@ -1,7 +1,9 @@
 """Autograph conversion of the functions that `rt.function(autograph=True)` traces.
 
 The converter is imported on the first conversion, not with the runtime, so that
-`import runtime` stays fast; this is the one place the runtime reaches autograph.
+`import runtime` stays fast; this is the one place the runtime reaches autograph. A
+function whose source cannot be read (defined at the interactive prompt, with `python -c`
+or `exec`) is traced as written, with a warning in autograph's log.
 """
 
 from __future__ import annotations
@@ -17,4 +19,11 @@ def convert(python_function: Callable, options: Any = None) -> Callable:
     except ImportError:  # pragma: no cover - the converter is part of this distribution
         warnings.warn("autograph is unavailable; tracing the function as written.", stacklevel=3)
         return python_function
-    return autograph_backend.convert(python_function, options)
+    try:
+        return autograph_backend.convert(python_function, options)
+    except autograph_backend.SourceUnavailableError as e:
+        name = getattr(python_function, "__qualname__", repr(python_function))
+        autograph_backend.ag_logs.warning(
+            "Not converting %s: %s. It is traced as written, so control flow on tensors "
+            "inside it is not staged.", name, e)
+        return python_function

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from ..shapes import TensorSpec
@@ -38,6 +40,11 @@ def _key_dict(x):
     return (type(x), tuple(sorted(((k, leaf_key(v)) for k, v in x.items()), key=lambda kv: repr(kv[0]))))
 
 
+def _key_dataclass(x):
+    fields = [f.name for f in dataclasses.fields(x) if f.init]
+    return (type(x), tuple([(name, leaf_key(getattr(x, name))) for name in fields]))
+
+
 def _key_spec(x):
     return ("spec", x.shape.as_tuple(), x.dtype.name)
 
@@ -61,6 +68,8 @@ def leaf_key(x):
         return _key_dict(x)
     if isinstance(x, list):
         return _key_seq(x)
+    if hasattr(type(x), "__dataclass_fields__"):   # a dataclass instance is a nest
+        return _key_dataclass(x)
     if isinstance(x, SymbolicTensor):
         return ("sym", x.shape.as_tuple(), x.dtype.name)
     if hasattr(x, "_as_tensor"):  # variables and other stateful objects: by identity

@@ -254,7 +254,8 @@ class Function:
         reason = self._cache.retrace_reason(args, kwargs, names)
         if logs.wanted(1):
             logs.log_event(1, f"Tracing {self._name}: {reason}")
-        graph = trace(traceable, args, kwargs, specs_for, name, names)
+        graph = trace(traceable, args, kwargs, specs_for, name, names,
+                      autograph=bool(self._autograph))
         concrete = ConcreteFunction(graph, self._python_function, self._attributes, name, names,
                                     trace_reason=reason)
         callbacks.notify(concrete)

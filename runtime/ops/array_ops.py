@@ -35,6 +35,12 @@ def static_ints(value, what: str):
         raise TypeError(f"{what} must be a list of ints or an int tensor, got {value!r}.") from None
 
 
+def _known_later(shape) -> bool:
+    """Whether a shape list holds a scalar tensor whose value is known when the graph runs."""
+    return isinstance(shape, (list, tuple)) and any(
+        isinstance(d, Tensor) and constant_value(d) is None for d in shape)
+
+
 # -- reshape / transpose -----------------------------------------------------------------
 
 def _reshape_infer(x, shape):
@@ -73,7 +79,7 @@ def _reshape_grad(op, g):
 def reshape(tensor, shape, name=None):
     """The same elements in a new shape; one dimension may be -1 (inferred)."""
     tensor = convert_to_tensor(tensor)
-    dims = static_ints(shape, "reshape's shape")
+    dims = None if _known_later(shape) else static_ints(shape, "reshape's shape")
     if dims is None:
         return apply(RESHAPE_DYNAMIC, [tensor, convert_to_tensor(shape, dtype=_dtypes.int32)],
                      name=name)
@@ -528,7 +534,7 @@ def boolean_mask(tensor, mask, axis=None, name=None):
 # -- creation ------------------------------------------------------------------------------
 
 def _shape_arg(shape, what="shape"):
-    dims = static_ints(shape, what)
+    dims = None if _known_later(shape) else static_ints(shape, what)
     if dims is None:
         return None
     if any(d < 0 for d in dims):

@@ -45,7 +45,7 @@ def convert_to_tensor(value, dtype=None, name=None, dtype_hint=None) -> Tensor:
         hint = _dtypes.as_dtype(dtype_hint)
         try:
             return _const(to_numpy_value(value, hint))
-        except TypeError:
+        except (TypeError, NotImplementedError):   # NotImplementedError: holds symbolic tensors
             pass
     if isinstance(value, (list, tuple)) and any(isinstance(v, Tensor) for v in _flat(value)):
         return _conversions["pack"]([convert_to_tensor(v, dtype) for v in value])

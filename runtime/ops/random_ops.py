@@ -8,6 +8,7 @@ from .. import dtypes as _dtypes
 from ..exports import export
 from ..opdef import define
 from ..shapes import TensorShape
+from ..tensor import SymbolicTensor
 from .array_ops import static_ints
 from .core import apply
 
@@ -83,6 +84,8 @@ def uniform(shape, minval=0, maxval=None, dtype=_dtypes.float32, seed=None, name
         if dtype.is_integer:
             raise ValueError("uniform with an integer dtype needs maxval.")
         maxval = 1
+    if dtype.is_floating and any(isinstance(v, SymbolicTensor) for v in (minval, maxval)):
+        return minval + (maxval - minval) * uniform(shape, 0.0, 1.0, dtype, seed, name)
     dims = static_ints(shape, "shape")
     return apply(UNIFORM, [], {"shape": dims, "a": float(minval) if dtype.is_floating else int(minval),
                                "b": float(maxval) if dtype.is_floating else int(maxval),

@@ -13,6 +13,8 @@ import collections
 from dataclasses import dataclass, field
 from typing import Callable
 
+import numpy as np
+
 import autograph as ag
 import runtime as rt
 
@@ -891,3 +893,119 @@ def do_not_convert_call(x):
 @ag.do_not_convert
 def untouched(x):
     return x if x > 0 else 0
+
+
+# -- builtins over tensors and generator expressions ---------------------------------------------
+
+@case(([1.0, 2.0, 3.0],), ([0.5, -1.0, 4.0],), staged=True)
+def builtins_over_generators(xs):
+    return (any(x > 2 for x in xs), all(x > 0 for x in xs), sum(x * x for x in xs),
+            min(x for x in xs), max(x - 1 for x in xs), any([x > 3 for x in xs]))
+
+
+@case((np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]),), (np.array([[0.0, -1.0, 2.0], [1.0, 1.0, 1.0]]),),
+      staged=True)
+def sum_adds_rows(x):
+    return sum(x), sum(x, 10.0)
+
+
+@case((np.array([[1.0, 2.0], [3.0, 4.0]]),), staged=True)
+def max_of_rows_is_ambiguous(x):
+    return max(x)
+
+
+@case((np.array([3.0, -1.0, 2.0]),), staged=True)
+def min_max_of_a_vector(x):
+    return min(x), max(x), sum(x)
+
+
+# -- lists that staged loops carry -----------------------------------------------------------------
+
+@case((0,), (2,), (4,), staged=True)
+def pop_in_augmented_assignment(n):
+    items = [1, 2, 3, 4]
+    total = 0
+    i = 0
+    while i < n:
+        total += items.pop()
+        i += 1
+    return total, len(items)
+
+
+@case((1,), (3,), staged=True)
+def pop_in_an_expression(n):
+    items = [1.0, 2.0, 3.0, 4.0]
+    out = 0.0
+    for _ in range(n):
+        out = out * 10.0 + items.pop() * 2.0
+    return out, len(items)
+
+
+@case((1,), (2,), staged=True)
+def pop_statement_and_assignment(n):
+    items = [5, 6, 7, 8]
+    last = 0
+    i = 0
+    while i < n:
+        items.pop()
+        last = items.pop(-1) + last
+        i += 1
+    return last, len(items)
+
+
+@case((-1.0,), (2.0,), staged=True)
+def append_in_one_branch(x):
+    out = [x]
+    if x > 0:
+        doubled = x * 2
+        out.append(doubled)
+    return rt.stack(out), len(out)
+
+
+@case((-1.0,), (2.0,), staged=True)
+def append_in_both_branches(x):
+    out = [x]
+    if x > 0:
+        out.append(x * 2)
+    else:
+        out.append(x - 1)
+        out.append(x - 2)
+    return rt.stack(out), len(out)
+
+
+@case((-3.0,), (2.0,), staged=True)
+def append_in_a_branch_inside_a_loop(x):
+    out = []
+    i = 0
+    while i < 3:
+        if x + i > 0:
+            out.append(x + i)
+        i += 1
+    return len(out)
+
+
+@case((1,), (4,), staged=True)
+def length_of_a_list_appended_in_a_branch(a):
+    items = []
+    if a >= 3:
+        items.append(1.0)
+    return len(items)
+
+
+@case((2.5,), (12.0,), staged=True)
+def append_after_a_staged_break(x):
+    items = []
+    for _ in range(2):
+        if x > 10.0:
+            break
+        items.append(x)
+    return len(items)
+
+
+@case((2, 1, 2.5), (1, 3, -1.0), staged=True)
+def append_in_nested_loops(n, m, x):
+    items = []
+    for _ in range(n):
+        for _ in range(m):
+            items.append(x)
+    return rt.stack(items)

@@ -259,12 +259,16 @@ def test_optional_features():
     default = ag.to_code(checks)
     assert "ag__.assert_stmt" in default and "ag__.list_append" in default
     assert "ag__.eq" not in default
-    bare = ag.to_code(checks, experimental_optional_features=())
-    assert "assert x > 0" in bare and "list_append" not in bare
+    assert ag.to_code(checks, experimental_optional_features=()) == default
     everything = ag.to_code(checks, experimental_optional_features=ag.experimental.Feature.ALL)
     assert "ag__.eq(x, 1)" in everything
-    only_eq = ag.to_code(checks, experimental_optional_features=[ag.Feature.EQUALITY_OPERATORS])
-    assert "ag__.eq(x, 1)" in only_eq and "assert x > 0" in only_eq
+    # explicit features add to the default ones, as in TensorFlow
+    plus_eq = ag.to_code(checks, experimental_optional_features=[ag.Feature.EQUALITY_OPERATORS])
+    assert "ag__.eq(x, 1)" in plus_eq and "ag__.assert_stmt" in plus_eq
+    assert "ag__.list_append" in plus_eq
+    for lists in (ag.Feature.LISTS, [ag.Feature.LISTS], (ag.Feature.LISTS,)):
+        code = ag.to_code(checks, experimental_optional_features=lists)
+        assert code == default
     with pytest.raises(TypeError):
         ag.to_graph(checks, experimental_optional_features=["LISTS"])
 
@@ -289,10 +293,25 @@ def test_rt_function_passes_autograph_options():
         assert x > 0
         return x
 
-    g = rt.function(f, experimental_autograph_options=())
+    bare = rt.function(f, experimental_autograph_options=ag.ConversionOptions(features=frozenset()))
     with pytest.raises(rt.errors.OperatorNotAllowedInGraphError):
-        g(rt.constant(1))
+        bare(rt.constant(1))
     assert rt.function(f)(rt.constant(1)).numpy() == 1
+    for extra in ((), ag.Feature.LISTS, [ag.Feature.LISTS], (ag.Feature.EQUALITY_OPERATORS,)):
+        g = rt.function(f, experimental_autograph_options=extra)
+        assert g(rt.constant(1)).numpy() == 1    # the assertion is still converted
+
+
+def test_explicit_features_keep_builtins_converted():
+    def f(n):
+        total = 0
+        for i in range(n):
+            total += i
+        return total
+
+    for extra in (ag.Feature.LISTS, [ag.Feature.LISTS], (ag.Feature.ASSERT_STATEMENTS,)):
+        assert rt.function(f, experimental_autograph_options=extra)(rt.constant(4)).numpy() == 6
+        assert ag.to_graph(f, experimental_optional_features=extra)(4) == 6
 
 
 def test_eager_tensors_run_eagerly():
