@@ -30,7 +30,7 @@ def converted_call(f: Callable, *args: Any, **kwargs: Any) -> Any:
 
 def _function_of(entity: Any) -> tuple[types.FunctionType, Optional[Any]]:
     """(the plain function to convert, the object to bind it to, if any)."""
-    if isinstance(entity, types.MethodType):
+    if isinstance(entity, types.MethodType) and isinstance(entity.__func__, types.FunctionType):
         return entity.__func__, entity.__self__
     if isinstance(entity, types.FunctionType):
         return entity, None
@@ -38,6 +38,14 @@ def _function_of(entity: Any) -> tuple[types.FunctionType, Optional[Any]]:
     if call is not None:
         return call, entity
     raise TypeError(f"autograph converts functions, methods and callable objects, not {entity!r}")
+
+
+def _python_function_of(entity: Any) -> Any:
+    """The Python function a compiled function stands for: an object with a callable
+    `python_function` attribute (`rt.function`'s and `tf.function`'s results) converts as
+    that function; anything else as itself."""
+    inner = getattr(entity, "python_function", None)
+    return inner if callable(inner) else entity
 
 
 def _wrap(converted: Callable, original: Callable) -> Callable:
@@ -48,8 +56,7 @@ def _wrap(converted: Callable, original: Callable) -> Callable:
         except Exception as e:
             errors.annotate(e)      # in place: message, note and traceback
             raise
-    wrapper.__ag_converted__ = converted
-    wrapper.__ag_original__ = original
+    wrapper.__dict__.update(__ag_converted__=converted, __ag_original__=original)
     return wrapper
 
 
@@ -75,17 +82,21 @@ def to_graph(entity: Callable, recursive: bool = True,
     tensors is staged. Errors raised inside name the original file and line.
 
     `recursive` also converts the functions it calls. `experimental_optional_features`:
-    see `ag.experimental.Feature`.
+    see `ag.experimental.Feature`. A compiled function (one with a `python_function`
+    attribute, such as `rt.function`'s result) converts as its Python function.
     """
     options = ConversionOptions.make(recursive, experimental_optional_features)
-    return convert(entity, options)
+    return convert(_python_function_of(entity), options)
 
 
 def to_code(entity: Callable, recursive: bool = True,
             experimental_optional_features: FeatureSpec = None) -> str:
-    """The converted source of `entity`: valid Python that reads like the original."""
+    """The converted source of `entity`: valid Python that reads like the original.
+
+    A compiled function (one with a `python_function` attribute, such as `rt.function`'s
+    result) shows its Python function converted."""
     options = ConversionOptions.make(recursive, experimental_optional_features)
-    fn, _ = _function_of(entity)
+    fn, _ = _function_of(_python_function_of(entity))
     conversion.check_convertible(fn)
     node, info = conversion.parse_for_conversion(fn)
     node, _ = conversion.convert_node(node, info, options, LiveNamespace(fn.__globals__))

@@ -8,7 +8,8 @@ function), `annotate` additionally
 * adds the innermost user location to the start of the message (for exceptions whose
   message is their single string argument) and as a note;
 * removes autograph's own frames (operators, conversion machinery) from the traceback.
-  Set AUTOGRAPH_TRACEBACK_FILTERING=0 to keep them.
+  Set AUTOGRAPH_TRACEBACK_FILTERING=0 to keep them; a backend may install its own switch
+  (`set_filtering_switch`: the runtime's is `rt.debugging.disable_traceback_filtering`).
 """
 
 from __future__ import annotations
@@ -16,12 +17,25 @@ from __future__ import annotations
 import linecache
 import os
 import types
-from typing import Optional
+from typing import Callable, Optional
 
 from ..pyct import loader
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _MARK = "__ag_annotated__"
+
+
+def _environment_switch() -> bool:
+    return os.environ.get("AUTOGRAPH_TRACEBACK_FILTERING", "1") != "0"
+
+
+_filtering_enabled: Callable[[], bool] = _environment_switch
+
+
+def set_filtering_switch(switch: Callable[[], bool]) -> None:
+    """Makes `switch()` decide whether tracebacks are filtered (default: the environment)."""
+    global _filtering_enabled
+    _filtering_enabled = switch
 
 
 def _innermost_user_frame(tb: Optional[types.TracebackType]):
@@ -82,6 +96,6 @@ def annotate(exc: BaseException) -> BaseException:
             exc.args = (f"{header}\n{exc.args[0]}",)
         elif hasattr(exc, "add_note"):
             exc.add_note(header)
-    if os.environ.get("AUTOGRAPH_TRACEBACK_FILTERING", "1") != "0" and tb is not None:
+    if tb is not None and _filtering_enabled():
         exc = exc.with_traceback(filter_traceback(tb))
     return exc

@@ -28,7 +28,7 @@ from ..shapes import TensorShape
 from ..tensor import Tensor
 from . import initializers as _initializers
 
-logger = logging.getLogger("runtime")
+logger = logging.getLogger("runtime.layers")
 _names = collections.Counter()
 _names_lock = threading.Lock()
 
