@@ -32,6 +32,7 @@ from .traceback_utils import is_traceback_filtering_enabled
 
 register_internal_dir(os.path.dirname(ag.__file__))  # op locations skip converter frames
 ag_errors.set_filtering_switch(is_traceback_filtering_enabled)  # one switch for both packages
+ag_errors.register_internal_dir(os.path.dirname(__file__))  # to_graph's errors hide ours too
 
 
 class _ListSpec:

@@ -41,11 +41,15 @@ def _function_of(entity: Any) -> tuple[types.FunctionType, Optional[Any]]:
 
 
 def _python_function_of(entity: Any) -> Any:
-    """The Python function a compiled function stands for: an object with a callable
-    `python_function` attribute (`rt.function`'s and `tf.function`'s results) converts as
-    that function; anything else as itself."""
-    inner = getattr(entity, "python_function", None)
-    return inner if callable(inner) else entity
+    """The Python function a compiled function stands for. An object with a callable
+    `__ag_python_function__` attribute (`rt.function`'s results: the function, bound for a
+    method) or else `python_function` attribute (`tf.function`'s) converts as that function;
+    anything else as itself."""
+    for attribute in ("__ag_python_function__", "python_function"):
+        inner = getattr(entity, attribute, None)
+        if callable(inner):
+            return inner
+    return entity
 
 
 def _wrap(converted: Callable, original: Callable) -> Callable:
@@ -82,8 +86,8 @@ def to_graph(entity: Callable, recursive: bool = True,
     tensors is staged. Errors raised inside name the original file and line.
 
     `recursive` also converts the functions it calls. `experimental_optional_features`:
-    see `ag.experimental.Feature`. A compiled function (one with a `python_function`
-    attribute, such as `rt.function`'s result) converts as its Python function.
+    see `ag.experimental.Feature`. A compiled function (such as `rt.function`'s result, see
+    `_python_function_of`) converts as its Python function.
     """
     options = ConversionOptions.make(recursive, experimental_optional_features)
     return convert(_python_function_of(entity), options)
@@ -93,8 +97,8 @@ def to_code(entity: Callable, recursive: bool = True,
             experimental_optional_features: FeatureSpec = None) -> str:
     """The converted source of `entity`: valid Python that reads like the original.
 
-    A compiled function (one with a `python_function` attribute, such as `rt.function`'s
-    result) shows its Python function converted."""
+    A compiled function (such as `rt.function`'s result, see `_python_function_of`) shows
+    its Python function converted."""
     options = ConversionOptions.make(recursive, experimental_optional_features)
     fn, _ = _function_of(_python_function_of(entity))
     conversion.check_convertible(fn)

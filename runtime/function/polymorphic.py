@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import types
 import weakref
 
 from .. import context, nest
@@ -65,6 +66,14 @@ class Function:
     def python_function(self):
         """The Python function this compiles."""
         return self._python_function
+
+    @property
+    def __ag_python_function__(self):
+        """What `ag.to_code` and `ag.to_graph` convert: the Python function, bound for a method."""
+        if self._owner is None:
+            return self._python_function
+        parent, ref = self._owner
+        return types.MethodType(parent._python_function, ref())
 
     @property
     def input_signature(self):

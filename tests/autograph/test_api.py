@@ -379,3 +379,18 @@ def test_any_object_with_a_python_function_attribute_converts_as_that_function()
 
     assert ag.to_code(Compiled()) == ag.to_code(double)
     assert ag.to_graph(Compiled())(4) == 8
+
+
+def test_to_code_and_to_graph_of_a_compiled_method_convert_the_bound_method():
+    class Doubler:
+        factor = 2
+
+        @rt.function
+        def apply(self, x):
+            if x > 0:
+                x = x * self.factor
+            return x
+
+    doubler = Doubler()
+    assert ag.to_code(doubler.apply).startswith("def apply(self, x):")
+    assert ag.to_graph(doubler.apply)(3) == 6 and ag.to_graph(doubler.apply)(-1) == -1

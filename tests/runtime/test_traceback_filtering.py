@@ -73,3 +73,13 @@ def test_user_frames_between_library_frames_are_kept():
         rt.function(outer)(rt.constant([1.0, 2.0]))
     names = [name for f, name in _frames(info.value) if f == __file__]
     assert names[-3:] == ["outer", "inner", "_shape_mismatch"]
+
+
+def test_to_graph_errors_hide_the_runtime_frames_too():
+    import autograph as ag
+    from runtime import autograph_backend  # noqa: F401 - registers the runtime with autograph
+    with pytest.raises(ValueError) as info:
+        ag.to_graph(_shape_mismatch)(rt.constant([1.0, 2.0]))
+    frames = _frames(info.value)
+    assert frames[-1] == (__file__, "_shape_mismatch")
+    assert [f for f in frames if is_internal_file(f[0])] == []
