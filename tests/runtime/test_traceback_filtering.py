@@ -83,3 +83,16 @@ def test_to_graph_errors_hide_the_runtime_frames_too():
     frames = _frames(info.value)
     assert frames[-1] == (__file__, "_shape_mismatch")
     assert [f for f in frames if is_internal_file(f[0])] == []
+
+
+def test_errors_raised_while_the_graph_runs_end_at_the_users_call():
+    @rt.function
+    def checked_sqrt(x):
+        assert x >= 0, "x must not be negative"
+        return rt.sqrt(x)
+
+    checked_sqrt(rt.constant(4.0))  # traced; the next call runs the compiled caller
+    with pytest.raises(rt.errors.InvalidArgumentError) as info:
+        checked_sqrt(rt.constant(-4.0))
+    frames = _frames(info.value)
+    assert frames == [(__file__, "test_errors_raised_while_the_graph_runs_end_at_the_users_call")]
