@@ -33,10 +33,12 @@ _FIELDS: dict[type, tuple] = {}
 
 
 def is_namedtuple(value: Any) -> bool:
+    """True for an instance of a namedtuple class."""
     return isinstance(value, tuple) and hasattr(type(value), "_fields")
 
 
 def is_dataclass_instance(value: Any) -> bool:
+    """True for an instance of a dataclass (not for the class itself)."""
     return hasattr(type(value), "__dataclass_fields__")   # a dataclass's class is not one
 
 

@@ -3,7 +3,10 @@
     python docs/make_api_reference.py          # rewrite docs/api.md
     python docs/make_api_reference.py --check  # exit 1 when docs/api.md is stale
 
-The test suite runs the check, so the reference always matches the code.
+The test suite runs the check, so the reference always matches the code, and checks that
+every public name (`rt.*`, its namespaces, `ag.*`) has an entry. The curated SECTIONS come
+first; public names they do not list follow, one section per namespace. The site
+(`mkdocs build --strict`, configured by mkdocs.yml) renders these pages as they are.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import inspect
 import pathlib
 import sys
+import types
 
 import autograph as ag
 import runtime as rt
@@ -58,6 +62,53 @@ SECTIONS = [
 ]
 
 
+# namespaces of `rt` whose members are public names; the lazy ones load on first use
+RT_NAMESPACES = ["math", "linalg", "random", "nn", "debugging", "errors", "nest", "layers",
+                 "optimizers", "train", "callbacks", "experimental"]
+RT_LAZY = ["GradientTape", "stop_gradient", "custom_gradient", "Model"]
+
+
+def _members(space) -> list[str]:
+    """The public members of a namespace: not private, not a module, not a typing helper."""
+    names = vars(space).get("__all__") or dir(space)
+    found = []
+    for name in names:
+        obj = getattr(space, name, None)
+        if name.startswith("_") or obj is None or isinstance(obj, types.ModuleType):
+            continue
+        defined_in = getattr(obj, "__module__", None) or ""
+        if not (defined_in.startswith(("runtime", "autograph")) or isinstance(space, types.SimpleNamespace)):
+            continue  # imported helpers such as `Any` or `annotations`
+        found.append(name)
+    return sorted(found)
+
+
+def public_names() -> list[tuple[object, str]]:
+    """Every public name, as (rt or ag, dotted name): `rt.*`, its namespaces and `ag.*`."""
+    names = [(rt, n) for n in _members(rt) if n not in RT_NAMESPACES] + [(rt, n) for n in RT_LAZY]
+    for space in RT_NAMESPACES:
+        names += [(rt, f"{space}.{n}") for n in _members(getattr(rt, space))]
+    names += [(ag, n) for n in ag.__all__ if n != "experimental"]
+    names += [(ag, f"experimental.{n}") for n in sorted(vars(ag.experimental))]
+    return names
+
+
+def sections():
+    """SECTIONS, then a section per namespace for the public names they do not list."""
+    listed = {(module, name) for _, module, names in SECTIONS for name in names}
+    rest: dict[tuple, list[str]] = {}
+    for module, name in public_names():
+        if (module, name) not in listed:
+            space = name.rpartition(".")[0]
+            rest.setdefault((module, space), []).append(name)
+    extra = []
+    for (module, space), names in rest.items():
+        prefix = "rt" if module is rt else "ag"
+        title = f"More of `{prefix}.{space}`" if space else f"More of `{prefix}`"
+        extra.append((title, module, names))
+    return SECTIONS + extra
+
+
 def resolve(module, dotted: str):
     obj = module
     for part in dotted.split("."):
@@ -65,14 +116,30 @@ def resolve(module, dotted: str):
     return obj
 
 
+class _SortedSet:
+    """Shows a set default in sorted order, so the page does not change with the hash seed."""
+
+    def __init__(self, items):
+        self.items = items
+
+    def __repr__(self) -> str:
+        inner = ", ".join(sorted(map(repr, self.items)))
+        return f"{type(self.items).__name__}({{{inner}}})"
+
+
 def signature(obj) -> str:
     try:
-        return str(inspect.signature(obj))
+        sig = inspect.signature(obj)
     except (TypeError, ValueError):
         return ""
+    params = [p.replace(default=_SortedSet(p.default)) if isinstance(p.default, (set, frozenset))
+              else p for p in sig.parameters.values()]
+    return str(sig.replace(parameters=params))
 
 
 def entry(prefix: str, name: str, obj) -> list[str]:
+    if not callable(obj):  # a constant such as rt.float32
+        return [f"### `{prefix}.{name}`", "", f"`{obj!r}` (a `{type(obj).__name__}`)", ""]
     doc = inspect.getdoc(obj)
     if not doc:
         raise SystemExit(f"{prefix}.{name} has no docstring: document it before publishing it.")
@@ -94,11 +161,17 @@ def render() -> str:
     lines = ["# API reference", "",
              "Generated from the docstrings by `python docs/make_api_reference.py`; do not edit by hand.",
              "The user guide explains how the pieces fit together.", ""]
-    for title, module, names in SECTIONS:
+    first_name: dict[int, str] = {}  # an object published under several names is documented once
+    for title, module, names in sections():
         prefix = "rt" if module is rt else "ag"
         lines += [f"## {title}", ""]
         for name in names:
-            lines += entry(prefix, name, resolve(module, name))
+            obj = resolve(module, name)
+            if callable(obj) and id(obj) in first_name:
+                lines += [f"### `{prefix}.{name}`", "", f"The same as `{first_name[id(obj)]}`.", ""]
+                continue
+            first_name.setdefault(id(obj), f"{prefix}.{name}")
+            lines += entry(prefix, name, obj)
     return "\n".join(lines).rstrip() + "\n"
 
 

@@ -13,6 +13,7 @@ from typing import Any, Callable, Optional, Sequence
 
 import autograph as ag
 from autograph.core.options import ConversionOptions, Feature
+from autograph.impl import errors as ag_errors
 from autograph.impl import logs as ag_logs
 from autograph.pyct.parser import SourceUnavailableError
 
@@ -28,8 +29,11 @@ from .ops.tensor_array import TensorArray
 from .ops.variable_ops import Variable
 from .shapes import TensorSpec, as_shape
 from .tensor import SymbolicTensor, Tensor
+from .traceback_utils import is_traceback_filtering_enabled
 
 register_internal_dir(os.path.dirname(ag.__file__))  # op locations skip converter frames
+ag_errors.set_filtering_switch(is_traceback_filtering_enabled)  # one switch for both packages
+ag_errors.register_internal_dir(os.path.dirname(__file__))  # to_graph's errors hide ours too
 
 
 class _ListSpec:
@@ -270,8 +274,9 @@ BACKEND = ag.register_backend(RuntimeBackend())
 
 
 def _log_cache_event(level: int, message: str) -> None:
-    """ag.set_verbosity(1) shows traces and their reasons; 2 also graph cache hits."""
-    ag_logs.log(level, "%s", message)
+    """ag.set_verbosity(1, alsologtostdout=True) prints traces and their reasons; 2 also
+    graph cache hits (the `runtime.function` logger logs them, once)."""
+    ag_logs.echo(level, message)
 
 
 add_trace_listener(_log_cache_event)

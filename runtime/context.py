@@ -36,6 +36,7 @@ def record_operation(opdef, inputs, outputs, attrs, operation=None) -> None:
 
 
 def executing_eagerly() -> bool:
+    """True outside a traced function: ops run at once on values (as `tf.executing_eagerly`)."""
     graphs = state.graphs
     return not graphs or graphs[-1] is None
 

@@ -57,33 +57,88 @@ def format_graph(graph, indent: str = "") -> str:
     return "\n".join(lines)
 
 
+def _live_ops(graph) -> set:
+    """The operations whose results reach the outputs, or that have side effects, in `graph`
+    and in the bodies of its control-flow ops."""
+    stack = [t.op for t in graph.outputs]
+    pending = [graph]
+    while pending:
+        g = pending.pop()
+        for op in g.operations:
+            stack.extend([op] if op.stateful else [])
+            pending.extend(op.subgraphs)
+    live: set = set()
+    while stack:
+        op = stack.pop()
+        if op in live:
+            continue
+        live.add(op)
+        stack.extend(t.op for t in op.inputs)
+        for sub in op.subgraphs:
+            stack.extend(t.op for t in sub.outputs)
+    return live
+
+
+def _node_label(op) -> str:
+    """The op type, then what identifies it: a constant's value (its shape when big), a
+    variable's name, else the op's name; then the output types."""
+    if op.type == "Const":
+        value = op.attrs["value"]
+        shown = np.array2string(value, threshold=6, separator=",") if value.size <= 6 else None
+        if value.ndim == 0 and value.dtype != object:
+            shown = repr(value.item())
+        detail = shown.replace("\n", "") if shown is not None else op.name
+    elif "var" in op.attrs:
+        detail = op.attrs["var"].name.split(":")[0]
+    else:
+        detail = op.name
+    label = f"{op.type}\\n{detail}"
+    if op.outputs:
+        label += "\\n" + ", ".join(_type_of(t) for t in op.outputs)
+    return label.replace('"', "'")
+
+
 def to_dot(graph) -> str:
-    """Graphviz DOT text; nested cond/while bodies are clusters."""
+    """Graphviz DOT text: one node per live op (constants show small values, variable ops
+    the variable's name), cond/while bodies as clusters, and an `outputs` node. A value
+    a body captures from an enclosing graph stays there, with an edge into the body."""
     lines = ["digraph G {", '  node [shape=box, fontname="monospace"];']
+    crossing: list[str] = []  # edges between graphs, drawn at the top level
+    live = _live_ops(graph)
     counter = [0]
 
     def node_id(op):
         return '"' + op.name.replace('"', "'") + '"'
+
+    def edge(src, dst, g, pad, style=""):
+        text = f"{node_id(src)} -> {node_id(dst)}{style};"
+        if src.graph is g and dst.graph is g:
+            lines.append(pad + text)
+        else:
+            crossing.append("  " + text)
 
     def emit(g, depth):
         pad = "  " * depth
         for t in g.inputs:
             lines.append(f'{pad}{node_id(t.op)} [label="{t.op.name}\\n{_type_of(t)}", shape=ellipse];')
         for op in g.operations:
-            label = f"{op.type}\\n{op.name}"
-            if op.outputs:
-                label += "\\n" + ", ".join(_type_of(t) for t in op.outputs)
-            lines.append(f'{pad}{node_id(op)} [label="{label}"];')
+            if op not in live:
+                continue
+            lines.append(f'{pad}{node_id(op)} [label="{_node_label(op)}"];')
             for t in op.inputs:
-                lines.append(f"{pad}{node_id(t.op)} -> {node_id(op)};")
+                edge(t.op, op, g, pad)
             for sub in op.subgraphs:
                 counter[0] += 1
                 lines.append(f"{pad}subgraph cluster_{counter[0]} {{")
                 lines.append(f'{pad}  label="{op.name}: {sub.name}";')
                 emit(sub, depth + 1)
                 for t in sub.outputs:
-                    lines.append(f"{pad}  {node_id(t.op)} -> {node_id(op)} [style=dashed];")
+                    edge(t.op, op, sub, pad + "  ", " [style=dashed]")
                 lines.append(f"{pad}}}")
     emit(graph, 1)
+    if graph.outputs:
+        lines.append('  "outputs" [label="outputs", shape=ellipse, style=bold];')
+        lines += [f'  {node_id(t.op)} -> "outputs";' for t in graph.outputs]
+    lines += crossing
     lines.append("}")
     return "\n".join(lines)

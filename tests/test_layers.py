@@ -11,6 +11,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 LAYERS = [
     ("runtime.dtypes", "runtime.shapes", "runtime.errors", "runtime.nest", "runtime.context",
+     "runtime.traceback_utils",
      "runtime.exports"),
     ("runtime.opdef",),
     ("runtime.tensor", "runtime.graph", "runtime.graph_printer"),

@@ -30,7 +30,7 @@ def converted_call(f: Callable, *args: Any, **kwargs: Any) -> Any:
 
 def _function_of(entity: Any) -> tuple[types.FunctionType, Optional[Any]]:
     """(the plain function to convert, the object to bind it to, if any)."""
-    if isinstance(entity, types.MethodType):
+    if isinstance(entity, types.MethodType) and isinstance(entity.__func__, types.FunctionType):
         return entity.__func__, entity.__self__
     if isinstance(entity, types.FunctionType):
         return entity, None
@@ -38,6 +38,18 @@ def _function_of(entity: Any) -> tuple[types.FunctionType, Optional[Any]]:
     if call is not None:
         return call, entity
     raise TypeError(f"autograph converts functions, methods and callable objects, not {entity!r}")
+
+
+def _python_function_of(entity: Any) -> Any:
+    """The Python function a compiled function stands for. An object with a callable
+    `__ag_python_function__` attribute (`rt.function`'s results: the function, bound for a
+    method) or else `python_function` attribute (`tf.function`'s) converts as that function;
+    anything else as itself."""
+    for attribute in ("__ag_python_function__", "python_function"):
+        inner = getattr(entity, attribute, None)
+        if callable(inner):
+            return inner
+    return entity
 
 
 def _wrap(converted: Callable, original: Callable) -> Callable:
@@ -48,8 +60,7 @@ def _wrap(converted: Callable, original: Callable) -> Callable:
         except Exception as e:
             errors.annotate(e)      # in place: message, note and traceback
             raise
-    wrapper.__ag_converted__ = converted
-    wrapper.__ag_original__ = original
+    wrapper.__dict__.update(__ag_converted__=converted, __ag_original__=original)
     return wrapper
 
 
@@ -75,17 +86,21 @@ def to_graph(entity: Callable, recursive: bool = True,
     tensors is staged. Errors raised inside name the original file and line.
 
     `recursive` also converts the functions it calls. `experimental_optional_features`:
-    see `ag.experimental.Feature`.
+    see `ag.experimental.Feature`. A compiled function (such as `rt.function`'s result, see
+    `_python_function_of`) converts as its Python function.
     """
     options = ConversionOptions.make(recursive, experimental_optional_features)
-    return convert(entity, options)
+    return convert(_python_function_of(entity), options)
 
 
 def to_code(entity: Callable, recursive: bool = True,
             experimental_optional_features: FeatureSpec = None) -> str:
-    """The converted source of `entity`: valid Python that reads like the original."""
+    """The converted source of `entity`: valid Python that reads like the original.
+
+    A compiled function (such as `rt.function`'s result, see `_python_function_of`) shows
+    its Python function converted."""
     options = ConversionOptions.make(recursive, experimental_optional_features)
-    fn, _ = _function_of(entity)
+    fn, _ = _function_of(_python_function_of(entity))
     conversion.check_convertible(fn)
     node, info = conversion.parse_for_conversion(fn)
     node, _ = conversion.convert_node(node, info, options, LiveNamespace(fn.__globals__))

@@ -7,8 +7,10 @@ function), `annotate` additionally
 
 * adds the innermost user location to the start of the message (for exceptions whose
   message is their single string argument) and as a note;
-* removes autograph's own frames (operators, conversion machinery) from the traceback.
-  Set AUTOGRAPH_TRACEBACK_FILTERING=0 to keep them.
+* removes autograph's own frames (operators, conversion machinery) and those of the
+  backend's package (`register_internal_dir`) from the traceback.
+  Set AUTOGRAPH_TRACEBACK_FILTERING=0 to keep them; a backend may install its own switch
+  (`set_filtering_switch`: the runtime's is `rt.debugging.disable_traceback_filtering`).
 """
 
 from __future__ import annotations
@@ -16,12 +18,26 @@ from __future__ import annotations
 import linecache
 import os
 import types
-from typing import Optional
+from typing import Callable, Optional
 
 from ..pyct import loader
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_internal_dirs: tuple[str, ...] = (_PACKAGE_DIR + os.sep,)
 _MARK = "__ag_annotated__"
+
+
+def _environment_switch() -> bool:
+    return os.environ.get("AUTOGRAPH_TRACEBACK_FILTERING", "1") != "0"
+
+
+_filtering_enabled: Callable[[], bool] = _environment_switch
+
+
+def set_filtering_switch(switch: Callable[[], bool]) -> None:
+    """Makes `switch()` decide whether tracebacks are filtered (default: the environment)."""
+    global _filtering_enabled
+    _filtering_enabled = switch
 
 
 def _innermost_user_frame(tb: Optional[types.TracebackType]):
@@ -33,18 +49,24 @@ def _innermost_user_frame(tb: Optional[types.TracebackType]):
     return found
 
 
+def register_internal_dir(path: str) -> None:
+    """Hides the frames of files under `path` too (a backend registers its package)."""
+    global _internal_dirs
+    _internal_dirs = _internal_dirs + (os.path.abspath(path) + os.sep,)
+
+
 def _is_internal(tb: types.TracebackType) -> bool:
     filename = tb.tb_frame.f_code.co_filename
-    return filename.startswith(_PACKAGE_DIR) and not loader.is_generated(tb.tb_frame.f_code)
+    return filename.startswith(_internal_dirs) and not loader.is_generated(tb.tb_frame.f_code)
 
 
 def filter_traceback(tb: Optional[types.TracebackType]) -> Optional[types.TracebackType]:
-    """The traceback without autograph's internal frames (the last frame is always kept)."""
+    """The traceback without internal frames: autograph's and its backend's."""
     frames = []
     while tb is not None:
         frames.append(tb)
         tb = tb.tb_next
-    kept = [t for t in frames[:-1] if not _is_internal(t)] + frames[-1:]
+    kept = [t for t in frames if not _is_internal(t)]
     new = None
     for t in reversed(kept):
         new = types.TracebackType(new, t.tb_frame, t.tb_lasti, t.tb_lineno)
@@ -82,6 +104,6 @@ def annotate(exc: BaseException) -> BaseException:
             exc.args = (f"{header}\n{exc.args[0]}",)
         elif hasattr(exc, "add_note"):
             exc.add_note(header)
-    if os.environ.get("AUTOGRAPH_TRACEBACK_FILTERING", "1") != "0" and tb is not None:
+    if tb is not None and _filtering_enabled():
         exc = exc.with_traceback(filter_traceback(tb))
     return exc

@@ -1,9 +1,11 @@
 """Verbosity and logging. Conversions are logged through the standard `logging` module
-(logger "autograph"); the level is `ag.set_verbosity(level)` or, when that was never
-called, the environment variable AUTOGRAPH_VERBOSITY (default 0).
+(logger "autograph", which has a `NullHandler` and no handler of its own); the level is
+`ag.set_verbosity(level)` or, when that was never called, the environment variable
+AUTOGRAPH_VERBOSITY (default 0).
 
 Levels: 1 logs each conversion, 2 also why functions are not converted, 3 and more also
-the converted source.
+the converted source. `alsologtostdout=True` also prints each message, and the events a
+backend `echo`es (the runtime's traces, which it logs under its own logger).
 """
 
 from __future__ import annotations
@@ -13,7 +15,10 @@ import os
 import sys
 from typing import Optional
 
+from .. import logging_util
+
 logger = logging.getLogger("autograph")
+logger.addHandler(logging.NullHandler())
 
 _verbosity: Optional[int] = None
 _also_stdout = False
@@ -27,6 +32,7 @@ def set_verbosity(level: int, alsologtostdout: bool = False) -> None:
 
 
 def get_verbosity() -> int:
+    """The verbosity set by `set_verbosity`, else AUTOGRAPH_VERBOSITY, else 0."""
     if _verbosity is not None:
         return _verbosity
     try:
@@ -47,8 +53,15 @@ def log(level: int, message: str, *args) -> None:
             print(message % args if args else message, file=sys.stdout)
 
 
+def echo(level: int, message: str) -> None:
+    """Prints a backend's event (logged by the backend itself) when the verbosity is at least
+    `level` and `alsologtostdout` was set."""
+    if _also_stdout and get_verbosity() >= level:
+        print(message, file=sys.stdout)
+
+
 def warning(message: str, *args) -> None:
-    """Logs a warning (always)."""
-    logger.warning(message, *args)
+    """Logs a warning (always; through `warnings` too while logging is not configured)."""
+    logging_util.warn(logger, message, *args)
     if _also_stdout:
         print("WARNING: " + (message % args if args else message), file=sys.stdout)

@@ -4,28 +4,33 @@ the switch that runs compiled functions as plain Python."""
 from __future__ import annotations
 
 import warnings
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 from .. import context
+from ..shapes import TensorSpec
 from .concrete import ConcreteFunction
 from .polymorphic import Function, validate_attributes
 
 
-def function(func=None, *, input_signature=None, autograph=True, experimental_autograph_options=None,
-             reduce_retracing=False, jit_compile=None, name=None, experimental_relax_shapes=None,
-             **_ignored):
+def function(func: Optional[Callable] = None, *,
+             input_signature: Optional[Sequence[TensorSpec]] = None, autograph: bool = True,
+             experimental_autograph_options: Any = None, reduce_retracing: bool = False,
+             jit_compile: Optional[bool] = None, name: Optional[str] = None,
+             experimental_relax_shapes: Optional[bool] = None, **_ignored: Any) -> Any:
     """Compiles `func` into traced graphs; usable as `@rt.function` or `@rt.function(...)`."""
     if experimental_relax_shapes is not None:
         reduce_retracing = reduce_retracing or bool(experimental_relax_shapes)
 
-    def decorate(fn):
+    def decorate(fn: Callable) -> Function:
         return Function(fn, name=name, input_signature=input_signature, autograph=autograph,
                         experimental_autograph_options=experimental_autograph_options,
                         reduce_retracing=reduce_retracing, jit_compile=jit_compile)
     return decorate if func is None else decorate(func)
 
 
-def defun(func=None, input_signature=None, autograph=True, experimental_autograph_options=None,
-          reduce_retracing=False, experimental_relax_shapes=None):
+def defun(func: Optional[Callable] = None, input_signature: Optional[Sequence[TensorSpec]] = None,
+          autograph: bool = True, experimental_autograph_options: Any = None,
+          reduce_retracing: bool = False, experimental_relax_shapes: Optional[bool] = None) -> Any:
     """The seed's name for `rt.function`."""
     return function(func, input_signature=input_signature, autograph=autograph,
                     experimental_autograph_options=experimental_autograph_options,
@@ -33,15 +38,18 @@ def defun(func=None, input_signature=None, autograph=True, experimental_autograp
                     experimental_relax_shapes=experimental_relax_shapes)
 
 
-def defun_with_attributes(func=None, input_signature=None, attributes=None, autograph=True,
-                          experimental_autograph_options=None, jit_compile=None,
-                          reduce_retracing=False, experimental_relax_shapes=None):
+def defun_with_attributes(func: Optional[Callable] = None,
+                          input_signature: Optional[Sequence[TensorSpec]] = None,
+                          attributes: Optional[Mapping[str, Any]] = None, autograph: bool = True,
+                          experimental_autograph_options: Any = None,
+                          jit_compile: Optional[bool] = None, reduce_retracing: bool = False,
+                          experimental_relax_shapes: Optional[bool] = None) -> Any:
     """`defun` with function attributes: `func_name` (str), `noinline` (bool), `implements` (str)."""
     attributes = validate_attributes(attributes)
     if experimental_relax_shapes:
         reduce_retracing = True
 
-    def decorate(fn):
+    def decorate(fn: Callable) -> Function:
         return Function(fn, name=attributes.get("func_name"), input_signature=input_signature,
                         autograph=autograph, experimental_autograph_options=experimental_autograph_options,
                         reduce_retracing=reduce_retracing, jit_compile=jit_compile,
@@ -49,7 +57,7 @@ def defun_with_attributes(func=None, input_signature=None, attributes=None, auto
     return decorate if func is None else decorate(func)
 
 
-def register(func, *args, **kwargs) -> ConcreteFunction:
+def register(func: Any, *args: Any, **kwargs: Any) -> ConcreteFunction:
     """Traces `func` (a compiled Function) for these arguments without running it."""
     if not isinstance(func, Function):
         raise ValueError(f"register() needs a function made by rt.function or rt.defun, got "

@@ -1,4 +1,9 @@
-"""Trace and cache events of compiled functions: the `runtime` logger and trace listeners.
+"""Trace and cache events of compiled functions: the `runtime.function` logger, trace
+listeners, and the warning for functions created anew and traced again and again.
+
+The runtime logs under the `runtime` logger hierarchy (`runtime.function` here), which has a
+`NullHandler` and no handler of its own: configure it with `logging` as usual
+(`logging.basicConfig(level=logging.INFO)` shows every trace once).
 
 Level 1 events are traces (logged at INFO), level 2 cache hits off the fast path (DEBUG).
 A listener, `fn(level, message)`, sees every event whatever the logger's level (autograph's
@@ -8,10 +13,17 @@ verbosity switch is one).
 from __future__ import annotations
 
 import logging
+import weakref
 from typing import Callable
 
-logger = logging.getLogger("runtime")
+from autograph.logging_util import warn
+
+logging.getLogger("runtime").addHandler(logging.NullHandler())
+logger = logging.getLogger("runtime.function")
 _listeners: list[Callable[[int, str], None]] = []
+
+_RECREATED_WARNING_AT = 5   # then at 50, 500, ...: ten times as many new functions each time
+_new_functions_per_code: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def add_trace_listener(listener: Callable[[int, str], None]) -> None:
@@ -38,3 +50,22 @@ def log_event(level: int, message: str) -> None:
     logger.log(logging.INFO if level <= 1 else logging.DEBUG, message)
     for listener in list(_listeners):
         listener(level, message)
+
+
+def note_new_function_traced(python_function: Callable, name: str) -> None:
+    """Counts the first trace of a new compiled function by its Python code; warns when the
+    same code keeps being compiled anew (`rt.function(...)` inside a loop)."""
+    code = getattr(python_function, "__code__", None)
+    if code is None:
+        return
+    count = _new_functions_per_code.get(code, 0) + 1
+    _new_functions_per_code[code] = count
+    threshold = _RECREATED_WARNING_AT
+    while threshold < count:
+        threshold *= 10
+    if count == threshold:
+        warn(logger,
+            "%s (%s:%d) has been compiled anew and traced %d times: each rt.function(...) call "
+            "makes a new function with an empty trace cache. Tracing is expensive; create the "
+            "compiled function once, outside the loop, and call it repeatedly.",
+            name, code.co_filename, code.co_firstlineno, count)

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import functools
 import inspect
+import types
 import weakref
 
 from .. import context, nest
 from ..context import functions_run_eagerly
 from ..shapes import TensorSpec
+from ..traceback_utils import filtered
 from ..tracing import spec_of, trace
 from . import callbacks, logs, recorded_call
 from .cache import TraceCache
@@ -62,14 +64,25 @@ class Function:
     # -- public properties ------------------------------------------------------------------
     @property
     def python_function(self):
+        """The Python function this compiles."""
         return self._python_function
 
     @property
+    def __ag_python_function__(self):
+        """What `ag.to_code` and `ag.to_graph` convert: the Python function, bound for a method."""
+        if self._owner is None:
+            return self._python_function
+        parent, ref = self._owner
+        return types.MethodType(parent._python_function, ref())
+
+    @property
     def input_signature(self):
+        """The `input_signature` given to `rt.function` (a tuple of TensorSpecs), or None."""
         return self._input_signature
 
     @property
     def function_spec(self):
+        """The `inspect.Signature` of the Python function."""
         return self._signature
 
     @property
@@ -83,6 +96,7 @@ class Function:
         return self._autograph_options
 
     def experimental_get_tracing_count(self) -> int:
+        """How many times this function has been traced (one per concrete function)."""
         return self._tracing_count
 
     # -- methods ---------------------------------------------------------------------------------
@@ -136,19 +150,23 @@ class Function:
 
     # -- calling ---------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        if functions_run_eagerly():
-            return self._python_function(*args, **kwargs)
-        if context.state.graphs and context.state.graphs[-1] is not None:
-            return self._call_inline(args, kwargs)
         try:
-            key = call_key(args, kwargs)
-            entry = self._fast.get(key)
-        except UnhashableArgument:
-            key, entry = None, None
-        if entry is not None and not context.state.tapes:
-            self._traces_in_a_row = 0
-            return entry(args, kwargs)
-        return self._call_slow(args, kwargs, key)
+            if functions_run_eagerly():
+                return self._python_function(*args, **kwargs)
+            if context.state.graphs and context.state.graphs[-1] is not None:
+                return self._call_inline(args, kwargs)
+            try:
+                key = call_key(args, kwargs)
+                entry = self._fast.get(key)
+            except UnhashableArgument:
+                key, entry = None, None
+            if entry is not None and not context.state.tapes:
+                self._traces_in_a_row = 0
+                return entry(args, kwargs)
+            return self._call_slow(args, kwargs, key)
+        except Exception as e:
+            filtered(e)  # the traceback ends in the user's code
+            raise
 
     def _call_inline(self, args, kwargs):
         """Called while another function traces: trace this body into the same graph."""
@@ -171,12 +189,18 @@ class Function:
         """The concrete function for these arguments (values or TensorSpecs), tracing if needed."""
         if not args and not kwargs and self._input_signature is not None:
             args = tuple(self._input_signature)
-        return self._concrete_for(args, kwargs)[0]
+        try:
+            return self._concrete_for(args, kwargs)[0]
+        except Exception as e:
+            filtered(e)
+            raise
 
     def pretty_printed_concrete_signatures(self, verbose: bool = True) -> str:
+        """The signatures of the concrete functions traced so far, one paragraph each."""
         return "\n\n".join(c.pretty_printed_signature(verbose) for c in self._cache.traced)
 
     def list_concrete_functions(self):
+        """The concrete functions traced so far, in tracing order."""
         return list(self._cache.traced)
 
     # -- tracing ---------------------------------------------------------------------------------
@@ -245,8 +269,8 @@ class Function:
         self._tracing_count += 1
         self._traces_in_a_row += 1
         if self._traces_in_a_row == _RETRACE_WARNING_AFTER:
-            logs.logger.warning(
-                "%s has been traced %d times in a row. Tracing is expensive; pass tensors instead "
+            logs.warn(
+                logs.logger, "%s has been traced %d times in a row. Tracing is expensive; pass tensors instead "
                 "of Python numbers, use input_signature or reduce_retracing=True to avoid it.",
                 self._name, self._traces_in_a_row)
         traceable = self._traceable()  # converts (and loads autograph's logging) first
@@ -259,6 +283,8 @@ class Function:
         concrete = ConcreteFunction(graph, self._python_function, self._attributes, name, names,
                                     trace_reason=reason)
         callbacks.notify(concrete)
+        if self._tracing_count == 1 and self._owner is None:
+            logs.note_new_function_traced(self._python_function, self._name)
         return concrete
 
     def report(self, *args, path=None, **kwargs) -> str:

@@ -19,6 +19,8 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
+from autograph.logging_util import warn
+
 from .. import context, nest
 from .. import dtypes as _dtypes
 from ..function.conversion import convert as _autograph_convert
@@ -28,7 +30,7 @@ from ..shapes import TensorShape
 from ..tensor import Tensor
 from . import initializers as _initializers
 
-logger = logging.getLogger("runtime")
+logger = logging.getLogger("runtime.layers")
 _names = collections.Counter()
 _names_lock = threading.Lock()
 
@@ -173,7 +175,7 @@ class Layer:
             try:
                 converted = _autograph_convert(raw, None)
             except Exception as exc:  # conversion is best effort: run the code as written
-                logger.warning("%s.call could not be converted by autograph and runs as written "
+                warn(logger, "%s.call could not be converted by autograph and runs as written "
                                "(tensor-dependent `if`/`while` will fail): %s",
                                type(self).__name__, exc)
                 converted = raw

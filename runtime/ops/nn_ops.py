@@ -188,12 +188,14 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
 
 @export("nn.l2_loss")
 def l2_loss(t, name=None):
+    """Half the sum of the squares of `t`: `sum(t ** 2) / 2`."""
     t = convert_to_tensor(t)
     return math_ops.multiply(_reduce.reduce_sum(math_ops.square(t)), 0.5, name=name)
 
 
 @export("nn.bias_add")
 def bias_add(value, bias, name=None):
+    """`value + bias`, the bias broadcast along the last axis."""
     return math_ops.add(value, bias, name=name)
 
 

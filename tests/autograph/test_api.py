@@ -371,3 +371,45 @@ def test_python_while_that_becomes_staged_midway():
     g = rt.function(f)
     assert g(rt.constant(3)).numpy() == 12 and g(rt.constant(4)).numpy() == 12
     assert g.experimental_get_tracing_count() == 1
+
+
+def test_to_code_and_to_graph_of_a_compiled_function_show_its_python_function():
+    def clipped(x):
+        if x > 1.0:
+            x = 1.0
+        return x
+
+    compiled = rt.function(clipped)
+    assert ag.to_code(compiled) == ag.to_code(clipped)
+    assert "def clipped(x)" in ag.to_code(compiled)
+    converted = ag.to_graph(compiled)
+    assert converted(3.0) == clipped(3.0) == 1.0 and converted(0.5) == 0.5
+
+
+def test_any_object_with_a_python_function_attribute_converts_as_that_function():
+    def double(x):
+        return x * 2
+
+    class Compiled:
+        python_function = staticmethod(double)
+
+        def __call__(self, x):
+            raise AssertionError("the wrapper itself is not converted")
+
+    assert ag.to_code(Compiled()) == ag.to_code(double)
+    assert ag.to_graph(Compiled())(4) == 8
+
+
+def test_to_code_and_to_graph_of_a_compiled_method_convert_the_bound_method():
+    class Doubler:
+        factor = 2
+
+        @rt.function
+        def apply(self, x):
+            if x > 0:
+                x = x * self.factor
+            return x
+
+    doubler = Doubler()
+    assert ag.to_code(doubler.apply).startswith("def apply(self, x):")
+    assert ag.to_graph(doubler.apply)(3) == 6 and ag.to_graph(doubler.apply)(-1) == -1
