@@ -53,6 +53,7 @@ class Function:
         self._fast = self._cache.fast  # read on every call
         self._tracing_count = 0
         self._traces_in_a_row = 0
+        self._next_retrace_warning = _RETRACE_WARNING_AFTER
         self._converted = None
         self._owner = None  # (Function, weak reference to the instance) of a bound method
         self._instances = weakref.WeakKeyDictionary()
@@ -136,7 +137,9 @@ class Function:
         except UnhashableArgument:
             key, entry = None, None
         if entry is not None and not context.state.tapes:
-            self._traces_in_a_row = 0
+            if self._traces_in_a_row:
+                self._traces_in_a_row = 0
+                self._next_retrace_warning = _RETRACE_WARNING_AFTER
             return entry(args, kwargs)
         return self._call_slow(args, kwargs, key)
 
@@ -234,19 +237,27 @@ class Function:
         name = self._attributes.get("func_name") or self._name
         self._tracing_count += 1
         self._traces_in_a_row += 1
-        if self._traces_in_a_row == _RETRACE_WARNING_AFTER:
-            logs.logger.warning(
-                "%s has been traced %d times in a row. Tracing is expensive; pass tensors instead "
-                "of Python numbers, use input_signature or reduce_retracing=True to avoid it.",
-                self._name, self._traces_in_a_row)
-        traceable = self._traceable()  # converts (and loads autograph's logging) first
         names = self._arg_names()
+        if self._traces_in_a_row == self._next_retrace_warning:
+            self._next_retrace_warning *= 2
+            self._warn_retracing(args, kwargs, names)
+        traceable = self._traceable()  # converts (and loads autograph's logging) first
         if logs.wanted(1):
             logs.log_event(1, f"Tracing {self._name}: {self._cache.retrace_reason(args, kwargs, names)}")
         graph = trace(traceable, args, kwargs, specs_for, name, names)
         concrete = ConcreteFunction(graph, self._python_function, self._attributes, name, names)
         callbacks.notify(concrete)
         return concrete
+
+    def _warn_retracing(self, args, kwargs, names) -> None:
+        """Warns after 5 traces in a row, then after 10, 20, ...; names the changing argument."""
+        changed = self._cache.changed_argument(args, kwargs, names)
+        culprit = "" if changed is None else (
+            f" Argument {changed[0]!r} keeps changing (last {changed[1]}, now {changed[2]}).")
+        logs.logger.warning(
+            "%s has been traced %d times in a row.%s Tracing is expensive; pass tensors instead "
+            "of Python numbers, use input_signature or reduce_retracing=True to avoid it.",
+            self._name, self._traces_in_a_row, culprit)
 
     def __repr__(self) -> str:
         return f"<rt.Function {self._name}>"
