@@ -200,6 +200,9 @@ def runtime_error(compiled: CompiledGraph, exc: BaseException):
             return None
         error = type(exc)(f"{exc.message}\n  [raised by {where}]", op)
         return error
+    if isinstance(exc, MemoryError):
+        return errors.ResourceExhaustedError(f"Out of memory in {where or 'a compiled function'}: "
+                                             f"{exc}", op)
     if isinstance(exc, (ValueError, IndexError, ZeroDivisionError, FloatingPointError,
                         np.linalg.LinAlgError)):
         return errors.InvalidArgumentError(f"{type(exc).__name__} in {where}: {exc}" if where

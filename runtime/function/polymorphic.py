@@ -39,7 +39,7 @@ class Function:
                 "jit_compile=True is reserved for a fusing compiler backend that does not exist "
                 "yet; use jit_compile=None or False, which run the standard NumPy executor.")
         self._python_function = python_function
-        self._name = name or getattr(python_function, "__name__", "function")
+        self._name = name or _name_of(python_function)
         self._autograph = autograph
         self._autograph_options = experimental_autograph_options
         self._reduce_retracing = reduce_retracing
@@ -274,6 +274,12 @@ def validate_attributes(attributes) -> dict:
             raise ValueError(f"Function attribute {name!r} must be a str, int, float or bool, got "
                              f"{type(value).__name__} {value!r}.")
     return attributes
+
+
+def _name_of(fn) -> str:
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    return getattr(fn, "__name__", "function")
 
 
 def _weakrefable(obj) -> bool:
