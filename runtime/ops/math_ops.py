@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math as _pymath
+
 import numpy as np
 
 from .. import dtypes as _dtypes
@@ -339,6 +341,29 @@ def _step_grad(op, g):
 FLOOR.def_grad(_step_grad)
 CEIL.def_grad(_step_grad)
 ROUND.def_grad(_step_grad)
+_erf_scalar = np.frompyfunc(_pymath.erf, 1, 1)
+
+
+def _erf_kernel(x):
+    return np.asarray(_erf_scalar(x), dtype=np.result_type(x))
+
+
+def _real_float_infer(x):
+    if not x.dtype.is_floating:
+        raise TypeError(f"Erf needs a real floating-point tensor, got {x.dtype.name}.")
+    return x.shape, x.dtype
+
+
+ERF = define("Erf", _real_float_infer, _erf_kernel)
+UNARY_ELEMENTWISE.append(ERF)
+
+
+@ERF.def_grad
+def _erf_grad(op, g):
+    x = op.inputs[0]
+    return [multiply(g, multiply(exp(negative(square(x))), float(2 / np.sqrt(np.pi))))]
+
+
 RECIPROCAL = _unary("Reciprocal", "1 / {0}", lambda x: 1 / x, _FLOATING_ONLY)
 
 
@@ -400,6 +425,7 @@ floor = export("floor", "math.floor")(_un(FLOOR, "Rounds down"))
 ceil = export("ceil", "math.ceil")(_un(CEIL, "Rounds up"))
 round = export("round", "math.round")(_un(ROUND, "Rounds half to even"))  # noqa: A001
 reciprocal = export("reciprocal", "math.reciprocal")(_un(RECIPROCAL, "1 / x"))
+erf = export("math.erf")(_un(ERF, "The error function"))
 
 
 @export("divide", "truediv", "math.divide", "math.realdiv", "math.truediv")

@@ -8,6 +8,7 @@ import textwrap
 
 import pytest
 
+import autograph as ag
 import runtime as rt
 from autograph.pyct.parser import SourceUnavailableError
 
@@ -39,12 +40,16 @@ def module(tmp_path, monkeypatch):
     lambda text: text.replace("return x * 2", "y = x * 3\n        return y"),  # body grew
     lambda text: text.replace("def helper(x)", "def helper(x, scale=2)"),    # parameters changed
 ], ids=["shifted", "longer", "new-parameter"])
-def test_an_edited_file_is_detected(module, edit):
+def test_an_edited_file_is_detected(module, edit, caplog):
     mod, path = module
     path.write_text(edit(ORIGINAL))
     linecache.checkcache(str(path))
-    with pytest.raises(SourceUnavailableError, match="'helper'.*(changed|out of date)|(changed|out of date).*'helper'"):
-        rt.function(mod.helper)(rt.constant(3))
+    with pytest.raises(SourceUnavailableError, match="(changed after 'helper')|('helper'.*out of date)"):
+        ag.to_code(mod.helper)
+    with caplog.at_level(logging.WARNING):
+        assert int(rt.function(mod.helper)(3)) == 6  # the code imported, unconverted
+    assert any("helper" in r.getMessage() and ("changed" in r.getMessage() or "out of date" in
+                                                r.getMessage()) for r in caplog.records)
 
 
 def test_a_stale_callee_runs_unconverted_with_a_warning(module, caplog):
