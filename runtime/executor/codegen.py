@@ -10,6 +10,7 @@ import contextlib
 import itertools
 import linecache
 import sys
+import weakref
 
 import numpy as np
 
@@ -182,6 +183,7 @@ def lower(graph, name: str = "graph_fn") -> CompiledGraph:
     fn = namespace[safe]
     compiled = CompiledGraph(graph, source, fn, line_ops, filename)
     compiled._keep = em._keep
+    weakref.finalize(compiled, linecache.cache.pop, filename, None)  # its source lives as long
     return compiled
 
 

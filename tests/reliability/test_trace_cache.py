@@ -1,6 +1,7 @@
 """The trace cache: bounded, constant-time look-ups, keys that respect nan and -0.0, warnings
 that repeat and name the argument that keeps changing."""
 
+import linecache
 import logging
 import math
 import time
@@ -90,8 +91,11 @@ def test_dropped_concrete_functions_free_their_graphs(cache_size):
     f = rt.function(lambda x, n: x + n, autograph=False)
     f(rt.constant(1.0), 0)
     first = weakref.ref(f.list_concrete_functions()[0])
+    filename = first().compiled.filename
+    assert filename in linecache.cache
     for n in range(1, 4):
         f(rt.constant(1.0), n)
     gc.collect()
     assert first() is None
+    assert filename not in linecache.cache  # the generated source goes with its graph
     np.testing.assert_allclose(f(rt.constant(1.0), 0).numpy(), 1.0)
