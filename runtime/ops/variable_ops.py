@@ -50,6 +50,7 @@ def _assign_infer(value, var, mode):
 
 
 def _assign_kernel(value, var, mode):
+    check_assigned_shape(var, value, mode)  # graphs run op by op reach here with any shape
     with var._lock:  # a read-modify-write is atomic: no update is lost between threads
         if mode == "assign":
             new = value
