@@ -68,21 +68,27 @@ class TraceCache:
                trace: Callable[[], ConcreteFunction]) -> ConcreteFunction:
         """The concrete function for canonical (args, kwargs): cached, fitting, or `trace()`d."""
         concrete = self.by_key.get(key)
-        with self._lock:
-            if concrete is None:
+        if concrete is None:
+            with self._lock:  # one trace per key, however many threads ask for it
                 concrete = self.by_key.get(key)
-            if concrete is None:
-                family = family_key(args, kwargs)
-                concrete = self._fitting(family, args, kwargs)
                 if concrete is None:
-                    concrete = trace()
-                    self._add(concrete, family)
-                elif logs.wanted(2):
-                    logs.log_event(2, f"Cache hit for {self.name}: the graph traced for "
-                                      f"{describe(concrete.structured_input_signature[0])} fits")
-                self._remember(key, concrete)
-            if id(concrete) in self._recent:
-                self._recent.move_to_end(id(concrete))
+                    concrete = self._find_or_trace(key, args, kwargs, trace)
+        try:
+            self._recent.move_to_end(id(concrete))  # one C call: atomic, no lock needed
+        except KeyError:  # dropped meanwhile by another thread's trace
+            pass
+        return concrete
+
+    def _find_or_trace(self, key, args, kwargs, trace) -> ConcreteFunction:
+        family = family_key(args, kwargs)
+        concrete = self._fitting(family, args, kwargs)
+        if concrete is None:
+            concrete = trace()
+            self._add(concrete, family)
+        elif logs.wanted(2):
+            logs.log_event(2, f"Cache hit for {self.name}: the graph traced for "
+                              f"{describe(concrete.structured_input_signature[0])} fits")
+        self._remember(key, concrete)
         return concrete
 
     def _fitting(self, family, args: tuple, kwargs: dict) -> ConcreteFunction | None:
