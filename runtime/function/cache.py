@@ -133,11 +133,14 @@ class TraceCache:
         self._keys[id(concrete)][1].add(key)
 
     def add_caller(self, key, concrete: ConcreteFunction, args: tuple, kwargs: dict) -> None:
-        """Keeps a fast caller of `concrete` for calls with this key."""
-        caller = make_caller(concrete, args, kwargs)
-        if caller is None:
+        """Keeps a fast caller of `concrete` for calls with this key (unless another thread
+        holds the cache, tracing: then a later call adds it, and this one does not wait)."""
+        if key in self.fast:
             return
-        with self._lock:
+        caller = make_caller(concrete, args, kwargs)
+        if caller is None or not self._lock.acquire(blocking=False):
+            return
+        try:
             if id(concrete) not in self._keys or key in self.fast:
                 return
             if len(self.fast) >= FAST_CACHE_LIMIT:
@@ -147,6 +150,8 @@ class TraceCache:
             self.fast[key] = caller
             self._fast_owner[key] = id(concrete)
             self._keys[id(concrete)][2].add(key)
+        finally:
+            self._lock.release()
 
     def relaxed_shapes(self, args: tuple, kwargs: dict) -> list:
         """Shapes for reduce_retracing: dims that differ from earlier traces become None."""

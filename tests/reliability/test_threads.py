@@ -97,3 +97,26 @@ def test_optimizer_steps_from_threads_are_all_applied():
     v.assign(np.zeros(4))
     run_in_threads(lambda i: [step() for _ in range(100)])
     np.testing.assert_array_equal(v.numpy(), np.full(4, THREADS * 100.0))
+
+
+def test_cached_calls_do_not_wait_behind_another_threads_trace():
+    import time
+    slow = threading.Event()
+
+    @rt.function
+    def f(x, mode):
+        if mode == "slow":
+            slow.set()
+            time.sleep(0.5)  # a Python side effect: only while tracing
+        return x + 1
+    x = rt.constant(1.0)
+    f(x, "fast")
+    tracer = threading.Thread(target=f, args=(x, "slow"))
+    tracer.start()
+    slow.wait()
+    start = time.perf_counter()
+    with rt.GradientTape():  # under a tape every call takes the cache's slow path
+        assert float(f(x, "fast")) == 2.0
+    waited = time.perf_counter() - start
+    tracer.join()
+    assert waited < 0.25
