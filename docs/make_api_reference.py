@@ -29,29 +29,31 @@ SECTIONS = [
         "add", "subtract", "multiply", "divide", "floordiv", "mod", "pow", "negative", "abs", "sign",
         "sqrt", "rsqrt", "square", "exp", "log", "log1p", "sin", "cos", "tan", "tanh", "sigmoid",
         "maximum", "minimum", "floor", "ceil", "round", "clip_by_value", "equal", "not_equal", "less",
-        "less_equal", "greater", "greater_equal", "logical_and", "logical_or", "logical_not"]),
+        "less_equal", "greater", "greater_equal", "logical_and", "logical_or", "logical_not", "math.erf"]),
     ("Reductions", rt, [
         "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_any",
-        "reduce_all", "argmax", "argmin"]),
+        "reduce_all", "reduce_logsumexp", "argmax", "argmin"]),
     ("Linear algebra", rt, ["matmul", "tensordot", "einsum", "eye", "linalg.inv", "linalg.det"]),
     ("Arrays", rt, [
         "reshape", "transpose", "concat", "stack", "unstack", "split", "squeeze", "expand_dims", "tile",
         "gather", "gather_nd", "where", "zeros", "ones", "zeros_like", "ones_like", "fill", "range",
         "shape", "size", "rank", "cast", "identity", "one_hot", "boolean_mask", "reverse", "cumsum"]),
-    ("Random", rt, ["random.uniform", "random.normal", "random.set_seed"]),
+    ("Random", rt, ["random.uniform", "random.normal", "random.truncated_normal", "random.set_seed"]),
     ("Neural networks", rt, [
         "nn.relu", "nn.softmax", "nn.log_softmax", "nn.dropout", "nn.softmax_cross_entropy_with_logits",
-        "nn.sigmoid_cross_entropy_with_logits"]),
+        "nn.sigmoid_cross_entropy_with_logits", "nn.sparse_softmax_cross_entropy_with_logits",
+        "nn.leaky_relu", "nn.elu", "nn.gelu", "nn.softplus"]),
     ("Debugging", rt, [
         "print", "Assert", "debugging.assert_equal", "debugging.assert_less", "debugging.assert_greater",
-        "debugging.assert_positive"]),
+        "debugging.assert_positive", "debugging.assert_rank"]),
     ("Variables", rt, ["Variable"]),
     ("Control flow", rt, ["cond", "while_loop", "TensorArray"]),
     ("Compiled functions", rt, [
         "function", "defun", "defun_with_attributes", "Function", "ConcreteFunction", "register",
         "add_function_callback", "remove_function_callback", "clear_function_callbacks",
         "run_functions_eagerly", "functions_run_eagerly", "experimental_run_functions_eagerly",
-        "device", "name_scope", "init_scope", "Graph", "Operation"]),
+        "device", "name_scope", "init_scope", "Graph", "Operation", "config.set_trace_cache_size",
+        "config.get_trace_cache_size"]),
     ("Gradients", rt, ["GradientTape", "stop_gradient", "custom_gradient"]),
     ("Layers, models and optimizers", rt, [
         "layers.Layer", "Model", "layers.Dense", "layers.Dropout", "optimizers.SGD", "optimizers.Adam",

@@ -63,6 +63,7 @@ linalg = _types.SimpleNamespace(**_NAMESPACES["linalg"])
 random = _types.SimpleNamespace(**_NAMESPACES["random"])
 nn = _types.SimpleNamespace(**_NAMESPACES["nn"])
 debugging = _types.SimpleNamespace(**_NAMESPACES["debugging"])
+config = _types.SimpleNamespace(**_NAMESPACES["config"])
 experimental = _types.SimpleNamespace(
     function_executor_type=None)
 

@@ -291,7 +291,12 @@ def convert(func: Callable, experimental_autograph_options: Any = None) -> Calla
         options = experimental_autograph_options
     else:
         options = ConversionOptions.make(True, experimental_autograph_options)
-    return ag.convert(func, options)
+    try:
+        return ag.convert(func, options)
+    except SourceUnavailableError as e:  # as for the functions it calls: run it as written
+        ag_logs.warning("Not converting %s: %s. It runs unconverted, so control flow on tensors "
+                        "inside it is not staged.", getattr(func, "__qualname__", func), e)
+        return func
 
 
 __all__ = ["RuntimeBackend", "BACKEND", "convert", "Feature", "SourceUnavailableError"]

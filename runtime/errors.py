@@ -22,3 +22,7 @@ class OperatorNotAllowedInGraphError(TypeError):
 
 class InaccessibleTensorError(ValueError):
     """A symbolic tensor was used outside the graph (or branch) that made it."""
+
+
+class ResourceExhaustedError(OpError, MemoryError):
+    """An op ran out of memory (a huge allocation); the message names the op and its line."""

@@ -217,11 +217,29 @@ def to_numpy_value(value, dtype: _dtypes.DType | None = None):
     if dtype is not None:
         np_dtype = dtype._np
         if isinstance(value, np.ndarray | np.generic):
+            _check_lossless_array(np.asarray(value), dtype)
             return np.asarray(value).astype(np_dtype, copy=True)
         _check_lossless(value, dtype)
+        if isinstance(value, (list, tuple)):
+            if _holds_none(value):
+                raise TypeError(f"Cannot convert {value!r:.80} to a tensor of dtype {dtype.name}: "
+                                "None is not a number.")
+            if dtype.is_integer or dtype.is_bool:
+                try:
+                    probe = np.array(value)
+                except ValueError:  # ragged: reported by the conversion below
+                    probe = None
+                if probe is not None:
+                    _check_lossless_array(probe, dtype)
+        elif value is None:
+            raise TypeError(f"Cannot convert None to a tensor of dtype {dtype.name}: None is not "
+                            "a number.")
         try:
             return np.array(value, dtype=np_dtype)
-        except (TypeError, ValueError, OverflowError) as exc:
+        except OverflowError:
+            raise TypeError(f"Cannot convert {value!r:.80} to a tensor of dtype {dtype.name}: "
+                            "a value is out of range.") from None
+        except (TypeError, ValueError) as exc:
             raise TypeError(f"Cannot convert {value!r} to a tensor of dtype {dtype.name}: "
                             f"{exc}") from None
     if isinstance(value, np.ndarray):
@@ -244,11 +262,32 @@ def to_numpy_value(value, dtype: _dtypes.DType | None = None):
         elif kind == "c":
             result = result.astype(np.complex128)
         elif kind == "O":
-            raise TypeError(f"Cannot convert {value!r} to a tensor: its elements are not "
+            if any(type(v) is int for v in result.flat):
+                raise TypeError(f"Cannot convert {value!r:.80} to a tensor: a Python int is out "
+                                "of range of int64 (pass a float, or a NumPy array of uint64).")
+            raise TypeError(f"Cannot convert {value!r:.80} to a tensor: its elements are not "
                             "numbers of one shape.")
     if result.dtype.kind in "USO":
         result = result.astype(object)
     return result
+
+
+def _holds_none(values) -> bool:
+    return any(v is None or (isinstance(v, (list, tuple)) and _holds_none(v)) for v in values)
+
+
+def _check_lossless_array(array, dtype):
+    """The rule of `_check_lossless` for NumPy values: floats become integers only when they
+    are whole numbers, never bools; complex values stay complex."""
+    kind = array.dtype.kind
+    if kind == "c" and not dtype.is_complex:
+        raise TypeError(f"Cannot convert a {array.dtype} array to a tensor of dtype {dtype.name}; "
+                        "use rt.math.real or rt.cast.")
+    if kind == "f" and (dtype.is_integer or dtype.is_bool):
+        if dtype.is_bool or not np.all(np.isfinite(array) & (array == np.round(array))):
+            raise TypeError(f"Cannot convert a {array.dtype} array to a tensor of dtype "
+                            f"{dtype.name}: the conversion would lose the fractional part. "
+                            "Cast explicitly with rt.cast, or use a float tensor.")
 
 
 def _check_lossless(value, dtype):

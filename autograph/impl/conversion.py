@@ -9,6 +9,7 @@ binds that code to the function's globals, closure and `ag__`).
 from __future__ import annotations
 
 import dis
+import inspect
 import threading
 import time
 import types
@@ -201,7 +202,27 @@ def parse_for_conversion(fn: types.FunctionType):
         prefix = f"_{class_name.lstrip('_')}__"
         if any(n.startswith(prefix) for n in _all_code_names(fn.__code__)):
             functions.mangle_private_names(node, class_name)
+    if isinstance(node, gast.FunctionDef):
+        _check_source_is_current(fn.__code__, node, info)
     return node, info
+
+
+def _check_source_is_current(code: types.CodeType, node: gast.FunctionDef, info: SourceInfo) -> None:
+    """Raises SourceUnavailableError when the file changed since `code` was compiled from it:
+    the code's lines must end inside the parsed function, and its parameters must match."""
+    lines = [line for _, _, line in code.co_lines() if line is not None]
+    last = node.body[-1]
+    stale = bool(lines) and (max(lines) > node.end_lineno or
+                             code.co_firstlineno < max(lines) < last.lineno)
+    args = node.args
+    written = [a.id for a in args.posonlyargs + args.args + args.kwonlyargs]
+    written += [a.id for a in (args.vararg, args.kwarg) if a is not None]
+    count = code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & inspect.CO_VARARGS) \
+        + bool(code.co_flags & inspect.CO_VARKEYWORDS)
+    if stale or sorted(written) != sorted(code.co_varnames[:count]):
+        raise parser.SourceUnavailableError(
+            f"the file {info.filename} changed after {code.co_name!r} was loaded from it (the "
+            "text at its line no longer matches its code); reload the module to convert it")
 
 
 def check_convertible(fn: Any) -> None:

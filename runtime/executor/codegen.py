@@ -10,6 +10,7 @@ import contextlib
 import itertools
 import linecache
 import sys
+import weakref
 
 import numpy as np
 
@@ -182,6 +183,7 @@ def lower(graph, name: str = "graph_fn") -> CompiledGraph:
     fn = namespace[safe]
     compiled = CompiledGraph(graph, source, fn, line_ops, filename)
     compiled._keep = em._keep
+    weakref.finalize(compiled, linecache.cache.pop, filename, None)  # its source lives as long
     return compiled
 
 
@@ -200,6 +202,9 @@ def runtime_error(compiled: CompiledGraph, exc: BaseException):
             return None
         error = type(exc)(f"{exc.message}\n  [raised by {where}]", op)
         return error
+    if isinstance(exc, MemoryError):
+        return errors.ResourceExhaustedError(f"Out of memory in {where or 'a compiled function'}: "
+                                             f"{exc}", op)
     if isinstance(exc, (ValueError, IndexError, ZeroDivisionError, FloatingPointError,
                         np.linalg.LinAlgError)):
         return errors.InvalidArgumentError(f"{type(exc).__name__} in {where}: {exc}" if where

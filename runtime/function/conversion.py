@@ -8,12 +8,19 @@ or `exec`) is traced as written, with a warning in autograph's log.
 
 from __future__ import annotations
 
+import functools
 import warnings
 from typing import Any, Callable
 
 
 def convert(python_function: Callable, options: Any = None) -> Callable:
-    """The autograph-converted `python_function` (`options`: see `rt.function`)."""
+    """The autograph-converted `python_function` (`options`: see `rt.function`).
+
+    A `functools.partial` converts its underlying function and keeps its bound arguments.
+    """
+    if isinstance(python_function, functools.partial):
+        inner = convert(python_function.func, options)
+        return functools.partial(inner, *python_function.args, **python_function.keywords)
     try:
         from .. import autograph_backend  # lazy: loads the converter on first use
     except ImportError:  # pragma: no cover - the converter is part of this distribution

@@ -32,6 +32,11 @@ def _key_scalar(x):
     return (type(x), x)
 
 
+def _key_float(x):
+    # nan != nan would retrace on every call, and 0.0 == -0.0 would share one graph
+    return (float, x) if x == x and x != 0.0 else (float, repr(x))
+
+
 def _key_seq(x):
     return (type(x), tuple([leaf_key(v) for v in x]))
 
@@ -53,6 +58,7 @@ _KEYERS = {EagerTensor: _key_eager, np.ndarray: _key_array, list: _key_seq, tupl
            dict: _key_dict, TensorSpec: _key_spec}
 for _t in _SCALARS:
     _KEYERS[_t] = _key_scalar
+_KEYERS[float] = _key_float
 
 
 def leaf_key(x):

@@ -41,7 +41,7 @@ class Function:
                 "jit_compile=True is reserved for a fusing compiler backend that does not exist "
                 "yet; use jit_compile=None or False, which run the standard NumPy executor.")
         self._python_function = python_function
-        self._name = name or getattr(python_function, "__name__", "function")
+        self._name = name or _name_of(python_function)
         self._autograph = autograph
         self._autograph_options = experimental_autograph_options
         self._reduce_retracing = reduce_retracing
@@ -55,6 +55,7 @@ class Function:
         self._fast = self._cache.fast  # read on every call
         self._tracing_count = 0
         self._traces_in_a_row = 0
+        self._next_retrace_warning = _RETRACE_WARNING_AFTER
         self._converted = None
         self._owner = None  # (Function, weak reference to the instance) of a bound method
         self._instances = weakref.WeakKeyDictionary()
@@ -161,7 +162,9 @@ class Function:
             except UnhashableArgument:
                 key, entry = None, None
             if entry is not None and not context.state.tapes:
-                self._traces_in_a_row = 0
+                if self._traces_in_a_row:
+                    self._traces_in_a_row = 0
+                    self._next_retrace_warning = _RETRACE_WARNING_AFTER
                 return entry(args, kwargs)
             return self._call_slow(args, kwargs, key)
         except Exception as e:
@@ -268,13 +271,11 @@ class Function:
         name = self._attributes.get("func_name") or self._name
         self._tracing_count += 1
         self._traces_in_a_row += 1
-        if self._traces_in_a_row == _RETRACE_WARNING_AFTER:
-            logs.warn(
-                logs.logger, "%s has been traced %d times in a row. Tracing is expensive; pass tensors instead "
-                "of Python numbers, use input_signature or reduce_retracing=True to avoid it.",
-                self._name, self._traces_in_a_row)
-        traceable = self._traceable()  # converts (and loads autograph's logging) first
         names = self._arg_names()
+        if self._traces_in_a_row == self._next_retrace_warning:
+            self._next_retrace_warning *= 2
+            self._warn_retracing(args, kwargs, names)
+        traceable = self._traceable()  # converts (and loads autograph's logging) first
         reason = self._cache.retrace_reason(args, kwargs, names)
         if logs.wanted(1):
             logs.log_event(1, f"Tracing {self._name}: {reason}")
@@ -292,6 +293,17 @@ class Function:
         from ..report import report  # the report tool loads on first use
         return report(self, *args, path=path, **kwargs)
 
+    def _warn_retracing(self, args, kwargs, names) -> None:
+        """Warns after 5 traces in a row, then after 10, 20, ...; names the changing argument."""
+        changed = self._cache.changed_argument(args, kwargs, names)
+        culprit = "" if changed is None else (
+            f" Argument {changed[0]!r} keeps changing (last {changed[1]}, now {changed[2]}).")
+        logs.warn(
+            logs.logger,
+            "%s has been traced %d times in a row.%s Tracing is expensive; pass tensors instead "
+            "of Python numbers, use input_signature or reduce_retracing=True to avoid it.",
+            self._name, self._traces_in_a_row, culprit)
+
     def __repr__(self) -> str:
         return f"<rt.Function {self._name}>"
 
@@ -307,6 +319,12 @@ def validate_attributes(attributes) -> dict:
             raise ValueError(f"Function attribute {name!r} must be a str, int, float or bool, got "
                              f"{type(value).__name__} {value!r}.")
     return attributes
+
+
+def _name_of(fn) -> str:
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    return getattr(fn, "__name__", "function")
 
 
 def _weakrefable(obj) -> bool:

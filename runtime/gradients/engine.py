@@ -14,6 +14,15 @@ from ..ops.tensor_array import add_grads
 from .node import GradOp, differentiable
 
 
+def _refuse_complex(node, out_grads) -> None:
+    for o, g in zip(node.outputs, out_grads):
+        if g is not None and o.dtype.is_complex:
+            name = node.operation.name if node.operation is not None else node.opdef.name
+            raise NotImplementedError(
+                f"Gradients through complex values are not supported: op '{name}' "
+                f"({node.opdef.name}) has a {o.dtype.name} output on the path to the sources.")
+
+
 def backprop(nodes, seeds: dict, sources) -> dict:
     """Gradients of the seeded values with respect to `sources`.
 
@@ -51,6 +60,7 @@ def backprop(nodes, seeds: dict, sources) -> dict:
         needs = tuple(id(t) in reachable and differentiable(t) for t in node.inputs)
         if not any(needs):
             continue
+        _refuse_complex(node, out_grads)
         rule = node.grad_fn or node.opdef.grad
         if rule is None:
             if not node.opdef.differentiable:

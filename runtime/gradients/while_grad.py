@@ -21,7 +21,7 @@ from ..shapes import TensorShape
 from ..tensor import SymbolicTensor
 from .cond_grad import zeros_for_value
 from .engine import add, backprop
-from .node import captured, differentiable, node_inputs, node_of
+from .node import Node, captured, differentiable, node_inputs, node_of
 from .resolve import Context, entered, resolve
 
 _SCALAR = TensorShape([])
@@ -57,11 +57,24 @@ ACC_READ = define("AccumulatorRead", lambda acc, step, index, shape, dtype: (sha
 
 
 @ACC_READ.def_grad
-def _read_grad(op, g):
+def _read_grad(op, *g):
     raise NotImplementedError(
         "Differentiating the gradient of a staged while_loop again (a higher-order gradient "
         "through a loop inside a compiled function) is not supported. Compute it eagerly, "
         "where loops run as Python, or with rt.run_functions_eagerly(True).")
+
+
+# Stands, on tapes recording a loop's gradient, for "the saved values come from the loop's
+# inputs": a second derivative that only flows through saved values then raises, not None.
+ACC_SOURCE = define("AccumulatorSource", lambda *inputs: (_SCALAR, _dtypes.variant))
+ACC_SOURCE.def_grad(_read_grad)
+
+
+def _connect_saved(node_inputs_of_loop: list, saved) -> None:
+    for tape in context.state.tapes:
+        record = getattr(tape, "_record_node", None)
+        if record is not None:
+            record(Node(ACC_SOURCE, list(node_inputs_of_loop), [saved], {}))
 
 
 ACC_LAST = define("AccumulatorLastIndex", lambda acc: (_SCALAR, _dtypes.int32),
@@ -173,6 +186,7 @@ def _while_grad(op, *grads):
 
     home = context.current_graph()
     saved = resolve(acc.final)
+    _connect_saved(inputs, saved)
     body = FuncGraph(f"{forward.name}_grad_body", outer_graph=home)
     with context.graph_scope(body):
         step = body.placeholder(_SCALAR, _dtypes.int32, name="iteration")

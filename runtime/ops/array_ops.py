@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import context
 from .. import dtypes as _dtypes
+from ..errors import InvalidArgumentError
 from ..exports import export
 from ..graph import constant_value
 from ..opdef import define
@@ -614,15 +615,25 @@ def ones_like(input, dtype=None, name=None):  # noqa: A002
 
 def _range_infer(start, limit, delta, dtype):
     values = [constant_value(t) for t in (start, limit, delta)]
+    if values[2] is not None:
+        _check_delta(values[2])
     if all(v is not None for v in values):
         n = len(np.arange(*[v.item() for v in values]))
         return TensorShape([n]), dtype
     return TensorShape([None]), dtype
 
 
-RANGE = define("Range", _range_infer,
-               lambda start, limit, delta, dtype: np.arange(start, limit, delta, dtype=dtype._np),
-               differentiable=False)
+def _check_delta(delta):
+    if delta == 0:
+        raise InvalidArgumentError("rt.range: delta must not be 0 (the range would never end).")
+
+
+def _range_kernel(start, limit, delta, dtype):
+    _check_delta(delta)
+    return np.arange(start, limit, delta, dtype=dtype._np)
+
+
+RANGE = define("Range", _range_infer, _range_kernel, differentiable=False)
 
 
 @export("range")

@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import context
 from .. import dtypes as _dtypes
-from ..errors import InvalidArgumentError
+from ..errors import InvalidArgumentError, ResourceExhaustedError
 from ..exports import export
 from ..opdef import CONST, OpDef, define
 from ..shapes import TensorShape
@@ -204,6 +204,10 @@ def _apply_eager(op, inputs, attrs):
         if isinstance(exc, InvalidArgumentError):
             raise
         raise InvalidArgumentError(f"{op.name}: {exc}") from None
+    except MemoryError as exc:
+        if isinstance(exc, ResourceExhaustedError):
+            raise
+        raise ResourceExhaustedError(f"{op.name}: out of memory: {exc}") from None
     if op.num_outputs == 1:
         outs = [EagerTensor(_fix_dtype(result, specs[1]))]
     else:

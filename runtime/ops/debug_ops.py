@@ -11,7 +11,7 @@ from .. import dtypes as _dtypes
 from ..exports import export
 from ..opdef import define
 from ..tensor import Tensor
-from . import math_ops, reduce_ops
+from . import array_ops, math_ops, reduce_ops
 from .core import apply, binary_operands, convert_to_tensor
 
 
@@ -166,3 +166,20 @@ def assert_non_negative(x, message=None, summarize=None, name=None):
     """Checks `x >= 0` for every element; raises rt.errors.InvalidArgumentError otherwise."""
     return assert_greater_equal(x, None, message=message, name=name)
 
+
+
+@export("debugging.assert_rank")
+def assert_rank(x, rank, message=None, name=None):
+    """Checks that `x` has rank `rank`: ValueError at once when the rank is known statically,
+    else a staged check that raises rt.errors.InvalidArgumentError."""
+    x = convert_to_tensor(x)
+    rank = int(rank)
+    prefix = f"{message}: " if message else ""
+    if x.shape.rank is not None:
+        if x.shape.rank != rank:
+            raise ValueError(f"{prefix}the tensor must have rank {rank}, but its shape is "
+                             f"{x.shape} (rank {x.shape.rank}).")
+        return None
+    text = f"{prefix}the tensor must have rank {rank}. Its shape ="
+    dims = array_ops.shape(x)
+    return _assert_op(math_ops.equal(array_ops.size(dims), rank), text, [dims], name)

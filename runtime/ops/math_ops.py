@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math as _pymath
+
 import numpy as np
 
 from .. import dtypes as _dtypes
@@ -14,6 +16,7 @@ from .shape_rules import broadcast, same_dtype
 
 _FLOATING_ONLY = "float"
 _NUMERIC = "numeric"
+_ADDABLE = "numeric or string"  # TensorFlow refuses arithmetic on bools, as here
 
 
 def _check_kind(op_name, dtype, kind):
@@ -22,6 +25,9 @@ def _check_kind(op_name, dtype, kind):
                         f"cast it first with rt.cast(x, rt.float32).")
     if kind == _NUMERIC and not dtype.is_numeric:
         raise TypeError(f"{op_name} needs a numeric tensor, got {dtype.name}.")
+    if kind == _ADDABLE and not (dtype.is_numeric or dtype is _dtypes.string):
+        raise TypeError(f"{op_name} needs numeric or string tensors, got {dtype.name}; "
+                        "for bools use rt.logical_or, or cast them first.")
 
 
 def _binary_infer(name, kind=_NUMERIC, out_dtype=None):
@@ -51,15 +57,23 @@ def _to_bool(_dtype):
     return _dtypes.bool_
 
 
+BINARY_ELEMENTWISE: list = []  # the elementwise ops of two tensors, for tests over all dtypes
+UNARY_ELEMENTWISE: list = []
+
+
 def _binary(name, template, kernel, kind=_NUMERIC, out_dtype=None):
-    return define(name, _binary_infer(name, kind, out_dtype), kernel, template=template)
+    op = define(name, _binary_infer(name, kind, out_dtype), kernel, template=template)
+    BINARY_ELEMENTWISE.append(op)
+    return op
 
 
 def _unary(name, template, kernel, kind=_NUMERIC, out_dtype=None):
-    return define(name, _unary_infer(name, kind, out_dtype), kernel, template=template)
+    op = define(name, _unary_infer(name, kind, out_dtype), kernel, template=template)
+    UNARY_ELEMENTWISE.append(op)
+    return op
 
 
-ADD = _binary("Add", "{0} + {1}", np.add, kind=None)
+ADD = _binary("Add", "{0} + {1}", np.add, kind=_ADDABLE)
 
 
 @ADD.def_grad
@@ -87,7 +101,23 @@ def _mul_grad(op, g):
             _sum_grad(multiply(x, g), op, 1) if op.needs[1] else None]
 
 
-DIV = _binary("RealDiv", "{0} / {1}", np.true_divide, out_dtype=_truediv_dtype)
+def _truediv_kernel(x, y):
+    out = _truediv_dtype(_dtypes.from_numpy(np.result_type(x, y)))._np
+    return np.true_divide(x, y, dtype=out)
+
+
+def _emit_truediv(em, op):
+    x, y = em.ins(op)
+    out = op.outputs[0].dtype
+    if out is op.inputs[0].dtype or out is _dtypes.float64:  # NumPy's `/` gives this dtype
+        em.line(f"{em.outs(op)[0]} = {x} / {y}")
+    else:  # small integers divide in float32 (as TensorFlow does), eagerly and compiled alike
+        em.line(f"{em.outs(op)[0]} = np.true_divide({x}, {y}, dtype=np.{out._np.name})")
+
+
+DIV = define("RealDiv", _binary_infer("RealDiv", _NUMERIC, _truediv_dtype), _truediv_kernel,
+             emit=_emit_truediv)
+BINARY_ELEMENTWISE.append(DIV)
 
 
 @DIV.def_grad
@@ -176,6 +206,8 @@ LOGICAL_AND = define("LogicalAnd", _bool_infer("LogicalAnd"), np.logical_and, te
 LOGICAL_OR = define("LogicalOr", _bool_infer("LogicalOr"), np.logical_or, template="{0} | {1}")
 LOGICAL_XOR = define("LogicalXor", _bool_infer("LogicalXor"), np.logical_xor, template="{0} ^ {1}")
 LOGICAL_NOT = define("LogicalNot", _bool_infer("LogicalNot"), np.logical_not, template="~{0}")
+BINARY_ELEMENTWISE += [LOGICAL_AND, LOGICAL_OR, LOGICAL_XOR]
+UNARY_ELEMENTWISE.append(LOGICAL_NOT)
 
 NEG = _unary("Neg", "-{0}", np.negative)
 
@@ -309,6 +341,29 @@ def _step_grad(op, g):
 FLOOR.def_grad(_step_grad)
 CEIL.def_grad(_step_grad)
 ROUND.def_grad(_step_grad)
+_erf_scalar = np.frompyfunc(_pymath.erf, 1, 1)
+
+
+def _erf_kernel(x):
+    return np.asarray(_erf_scalar(x), dtype=np.result_type(x))
+
+
+def _real_float_infer(x):
+    if not x.dtype.is_floating:
+        raise TypeError(f"Erf needs a real floating-point tensor, got {x.dtype.name}.")
+    return x.shape, x.dtype
+
+
+ERF = define("Erf", _real_float_infer, _erf_kernel)
+UNARY_ELEMENTWISE.append(ERF)
+
+
+@ERF.def_grad
+def _erf_grad(op, g):
+    x = op.inputs[0]
+    return [multiply(g, multiply(exp(negative(square(x))), float(2 / np.sqrt(np.pi))))]
+
+
 RECIPROCAL = _unary("Reciprocal", "1 / {0}", lambda x: 1 / x, _FLOATING_ONLY)
 
 
@@ -370,6 +425,7 @@ floor = export("floor", "math.floor")(_un(FLOOR, "Rounds down"))
 ceil = export("ceil", "math.ceil")(_un(CEIL, "Rounds up"))
 round = export("round", "math.round")(_un(ROUND, "Rounds half to even"))  # noqa: A001
 reciprocal = export("reciprocal", "math.reciprocal")(_un(RECIPROCAL, "1 / x"))
+erf = export("math.erf")(_un(ERF, "The error function"))
 
 
 @export("divide", "truediv", "math.divide", "math.realdiv", "math.truediv")

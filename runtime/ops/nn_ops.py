@@ -204,3 +204,57 @@ def bias_add(value, bias, name=None):
 
 
 
+
+
+# -- activations and losses composed from other ops (their gradients come with them) -------------
+
+@export("nn.leaky_relu")
+def leaky_relu(features, alpha=0.2, name=None):
+    """features where positive, else alpha * features."""
+    x = convert_to_tensor(features)
+    return _array.where(math_ops.greater(x, 0), x, math_ops.multiply(x, alpha), name=name)
+
+
+@export("nn.elu")
+def elu(features, name=None):
+    """features where positive, else exp(features) - 1."""
+    x = convert_to_tensor(features)
+    negative_part = math_ops.subtract(math_ops.exp(math_ops.minimum(x, 0)), 1)
+    return _array.where(math_ops.greater(x, 0), x, negative_part, name=name)
+
+
+@export("nn.softplus", "math.softplus")
+def softplus(features, name=None):
+    """log(1 + exp(features)), computed without overflow."""
+    x = convert_to_tensor(features)
+    return math_ops.add(math_ops.log1p(math_ops.exp(math_ops.negative(math_ops.abs(x)))),
+                        math_ops.maximum(x, 0), name=name)
+
+
+@export("nn.gelu")
+def gelu(features, approximate=False, name=None):
+    """x * P(X <= x) for a standard normal X; `approximate=True` uses the tanh formula."""
+    x = convert_to_tensor(features)
+    if approximate:
+        inner = math_ops.multiply(x, math_ops.add(1.0, math_ops.multiply(0.044715, math_ops.square(x))))
+        cdf = math_ops.add(1.0, math_ops.tanh(math_ops.multiply(float(np.sqrt(2 / np.pi)), inner)))
+    else:
+        cdf = math_ops.add(1.0, math_ops.erf(math_ops.multiply(x, float(1 / np.sqrt(2)))))
+    return math_ops.multiply(math_ops.multiply(x, 0.5), cdf, name=name)
+
+
+@export("nn.sparse_softmax_cross_entropy_with_logits")
+def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None, name=None):
+    """Cross entropy of softmax(logits) against integer class `labels` (one per row)."""
+    logits = convert_to_tensor(logits)
+    labels = convert_to_tensor(labels)
+    if not labels.dtype.is_integer:
+        raise TypeError(f"sparse_softmax_cross_entropy_with_logits needs integer labels, got "
+                        f"{labels.dtype.name}.")
+    depth = logits.shape.as_tuple()[-1] if logits.shape.rank else None
+    if depth is None:
+        raise ValueError("sparse_softmax_cross_entropy_with_logits needs logits whose last "
+                         "dimension is known.")
+    picked = math_ops.multiply(_array.one_hot(labels, depth, dtype=logits.dtype),
+                               log_softmax(logits))
+    return math_ops.negative(_reduce.reduce_sum(picked, axis=-1), name=name)

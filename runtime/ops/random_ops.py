@@ -101,3 +101,28 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=_dtypes.float32, seed=None, name=N
     dims = static_ints(shape, "shape")
     return apply(NORMAL, [], {"shape": dims, "a": float(mean), "b": float(stddev), "dtype": dtype,
                               "seed": seed}, name=name)
+
+
+def _truncated_normal_kernel(shape, a, b, dtype, seed):  # a: the mean, b: the stddev
+    gen = generator(seed)
+    values = gen.standard_normal(size=shape)
+    outside = np.abs(values) > 2
+    while outside.any():  # redraw values more than two standard deviations away
+        values[outside] = gen.standard_normal(size=int(outside.sum()))
+        outside = np.abs(values) > 2
+    return (values * b + a).astype(dtype._np)
+
+
+TRUNCATED_NORMAL = define("TruncatedNormal", _random_infer, _truncated_normal_kernel,
+                          stateful=True, differentiable=False)
+
+
+@export("random.truncated_normal")
+def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=_dtypes.float32, seed=None, name=None):
+    """Normal values (mean, stddev), redrawn when more than two stddevs from the mean."""
+    dtype = _dtypes.as_dtype(dtype)
+    if not dtype.is_floating:
+        raise TypeError(f"truncated_normal needs a floating dtype, got {dtype.name}.")
+    dims = static_ints(shape, "shape")
+    return apply(TRUNCATED_NORMAL, [], {"shape": dims, "a": float(mean), "b": float(stddev),
+                                        "dtype": dtype, "seed": seed}, name=name)

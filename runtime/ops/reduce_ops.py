@@ -221,3 +221,13 @@ MAX.def_grad(_extremum_grad)
 MIN.def_grad(_extremum_grad)
 
 
+
+
+@export("reduce_logsumexp", "math.reduce_logsumexp")
+def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
+    """log(sum(exp(x))) over `axis`, computed without overflow (shifted by the maximum)."""
+    x = convert_to_tensor(input_tensor)
+    top = reduce_max(x, axis=axis, keepdims=True)
+    top = _array.where(_math.less(_math.abs(top), np.inf), top, 0)  # rows of -inf stay -inf
+    total = reduce_sum(_math.exp(_math.subtract(x, top)), axis=axis, keepdims=keepdims)
+    return _math.add(_math.log(total), reduce_max(top, axis=axis, keepdims=keepdims), name=name)

@@ -242,7 +242,7 @@ class TensorArray:
 
     def stack(self, name=None) -> Tensor:
         if self._eager():
-            if context.state.tapes and self._values and None not in self._values:
+            if context.state.tapes and self._values and all(v is not None for v in self._values):
                 return array_ops.stack(self._recorded(range(len(self._values))))
             return EagerTensor(_ta_stack(self._values, self.dtype, self._element_shape.as_tuple()))
         return apply(TA_STACK, [self._handle], {"dtype": self.dtype,
@@ -261,7 +261,7 @@ class TensorArray:
 
     def concat(self, name=None) -> Tensor:
         if self._eager():
-            if context.state.tapes and self._values and None not in self._values:
+            if context.state.tapes and self._values and all(v is not None for v in self._values):
                 return array_ops.concat(self._recorded(range(len(self._values))), 0)
             return EagerTensor(_ta_concat(self._values, self.dtype, self._element_shape.as_tuple()))
         return apply(TA_CONCAT, [self._handle], {"dtype": self.dtype,

@@ -7,6 +7,7 @@ that concrete function, so every later call reuses it: the seed's lifting semant
 from __future__ import annotations
 
 import itertools
+import threading
 
 import numpy as np
 
@@ -49,23 +50,42 @@ def _assign_infer(value, var, mode):
 
 
 def _assign_kernel(value, var, mode):
-    if mode == "assign":
-        new = value
-    elif mode == "add":
-        new = var._value + value
-    else:
-        new = var._value - value
-    var._value = np.asarray(new, dtype=var._np_dtype) if np.ndim(new) else var._np_dtype.type(new)
-    return var._value
+    check_assigned_shape(var, value, mode)  # graphs run op by op reach here with any shape
+    with var._lock:  # a read-modify-write is atomic: no update is lost between threads
+        if mode == "assign":
+            new = value
+        elif mode == "add":
+            new = var._value + value
+        else:
+            new = var._value - value
+        new = np.asarray(new, dtype=var._np_dtype) if np.ndim(new) else var._np_dtype.type(new)
+        var._value = new
+    return new
+
+
+def check_assigned_shape(var, value, mode: str):
+    """Raises InvalidArgumentError when a value computed at run time does not fit `var`."""
+    if not var._shape.is_compatible_with(np.shape(value)):
+        what = {"assign": "assign", "add": "add", "sub": "subtract"}[mode]
+        raise InvalidArgumentError(f"Cannot {what} a value of shape {np.shape(value)} to variable "
+                                   f"{var.name} of shape {var.shape}.")
 
 
 def _emit_assign(em, op):
-    v = em.bind(op.attrs["var"], "v")
+    var = op.attrs["var"]
+    v = em.bind(var, "v")
     x = em.ins(op)[0]
     out = em.outs(op)[0]
     mode = op.attrs["mode"]
-    expr = x if mode == "assign" else f"{v}._value {'+' if mode == 'add' else '-'} {x}"
-    em.line(f"{out} = {v}._value = {expr}")
+    static = op.inputs[0].shape
+    if not (static.is_fully_defined() and var.shape.is_compatible_with(static)):
+        em.line(f"{em.bind(check_assigned_shape)}({v}, {x}, {mode!r})")
+    if mode == "assign":
+        em.line(f"{out} = {v}._value = {x}")
+        return
+    em.line(f"with {v}._lock:")
+    with em.indented():
+        em.line(f"{out} = {v}._value = {v}._value {'+' if mode == 'add' else '-'} {x}")
 
 
 ASSIGN = define("AssignVariableOp", _assign_infer, _assign_kernel, emit=_emit_assign, stateful=True,
@@ -95,7 +115,7 @@ def _interpret_init(operation, inputs, run_graph):
 class Variable(Tensor):
     """A mutable tensor: `assign`, `assign_add`, `assign_sub`, `read_value`."""
 
-    __slots__ = ("_value", "_np_dtype", "_dtype", "_shape", "_name", "trainable", "_id")
+    __slots__ = ("_value", "_np_dtype", "_dtype", "_shape", "_name", "trainable", "_id", "_lock")
 
     def __init__(self, initial_value=None, trainable: bool = True, name: str | None = None,
                  dtype=None, shape=None, **_ignored):
@@ -106,6 +126,7 @@ class Variable(Tensor):
                 initial_value = initial_value()
         dtype = _dtypes.as_dtype(dtype) if dtype is not None else None
         self._id = next(_ids)
+        self._lock = threading.Lock()
         self._name = (name or "Variable") + ":0"
         self.trainable = bool(trainable)
         if isinstance(initial_value, Variable):

@@ -1,0 +1,135 @@
+"""Each row of docs/limitations.md, run: it fails the way the page says."""
+
+import logging
+import pathlib
+import re
+
+import numpy as np
+import pytest
+
+import runtime as rt
+
+PAGE = pathlib.Path(__file__).resolve().parents[2] / "docs" / "limitations.md"
+
+
+def staged(fn, *args):
+    return rt.function(fn)(*args)
+
+
+def not_converted(x):
+    if x > 0:
+        return x
+    return -x
+
+
+def one_branch(x):
+    if x > 0:
+        y = x
+    return y  # noqa: F821 - the limitation under test
+
+
+def dtype_changes(x):
+    i = rt.constant(0)
+    while i < 3:
+        i = rt.cast(i, rt.float32) + 0.5
+    return i
+
+
+def shape_changes(x):
+    i = 0
+    while x[0] < 3.0:
+        x = rt.concat([x, x], 0)
+        i += 1
+    return x
+
+
+def zero_trip(n):
+    i = 0
+    while i < n:
+        late = i * 2
+        i += 1
+    return late  # noqa: F821
+
+
+def generator(x):
+    yield x
+
+
+def second_derivative(x):
+    with rt.GradientTape() as outer:
+        outer.watch(x)
+        with rt.GradientTape() as inner:
+            inner.watch(x)
+            y = rt.while_loop(lambda i, y: i < 3, lambda i, y: (i + 1, rt.sin(y) * x), [0, x])[1]
+        g = inner.gradient(y, x)
+    return outer.gradient(g, x)
+
+
+def complex_gradient():
+    v = rt.Variable(1.0)
+    with rt.GradientTape() as tape:
+        c = rt.cast(v, rt.complex64) * rt.constant(1 + 2j, dtype=rt.complex64)
+        y = rt.reduce_sum(rt.cast(c, rt.float32))
+    return tape.gradient(y, v)
+
+
+def unavailable_source():
+    namespace = {"rt": rt}
+    exec("def hidden(x):\n    return x * 2\n", namespace)  # no linecache entry: no source
+    return rt.function(namespace["hidden"])
+
+
+CASES = [  # (row keyword, callable, expected exception or "warning", text the error names)
+    ("bool(t)", lambda: rt.function(not_converted, autograph=False)(rt.constant(1.0)),
+     rt.errors.OperatorNotAllowedInGraphError, "autograph"),
+    ("only one branch", lambda: staged(one_branch, rt.constant(1.0)), Exception, "'y'"),
+    ("dtype changes", lambda: staged(dtype_changes, rt.constant(1.0)), TypeError, "'i'"),
+    ("shape changes", lambda: staged(shape_changes, rt.constant([1.0])), ValueError,
+     "shape_invariants"),
+    ("ran zero times", lambda: staged(zero_trip, rt.constant(0)), rt.errors.InvalidArgumentError,
+     "late"),
+    ("generator functions", lambda: staged(generator, rt.constant(1.0)), TypeError, "generator"),
+    ("source cannot be found", lambda: unavailable_source()(rt.constant(1.0)), "warning",
+     "hidden"),
+    ("edited after", None, "warning", None),  # tests/reliability/test_stale_source.py
+    ("unhashable", lambda: rt.function(lambda x, s: x)(rt.constant(1.0), {1}), TypeError, "'s'"),
+    ("jit_compile", lambda: rt.function(lambda x: x, jit_compile=True), NotImplementedError,
+     "jit_compile"),
+    ("second derivatives", lambda: staged(second_derivative, rt.constant(0.5)),
+     NotImplementedError, "while_loop"),
+    ("complex values", complex_gradient, NotImplementedError, "complex64"),
+    ("bool tensors", lambda: rt.constant([True]) + 1, TypeError, "bool"),
+]
+
+
+def test_every_row_of_the_page_is_covered():
+    rows = [line for line in PAGE.read_text().splitlines()
+            if line.startswith("| ") and not line.startswith("| situation")]
+    assert len(rows) == len(CASES)
+    for row, (keyword, *_rest) in zip(rows, CASES):
+        assert keyword in row, (keyword, row)
+
+
+@pytest.mark.parametrize("keyword,run,expected,names", [c for c in CASES if c[1] is not None],
+                         ids=[c[0] for c in CASES if c[1] is not None])
+def test_the_limitation_fails_as_documented(keyword, run, expected, names, caplog):
+    if expected == "warning":
+        with caplog.at_level(logging.WARNING):
+            run()
+        assert any(names in r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING)
+        return
+    with pytest.raises(expected) as info:
+        run()
+    assert re.search(re.escape(names), str(info.value)), str(info.value)
+
+
+def test_first_derivatives_through_staged_loops_work():
+    x = rt.constant(0.5)
+
+    @rt.function
+    def first(x):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            y = rt.while_loop(lambda i, y: i < 3, lambda i, y: (i + 1, y * x), [0, x])[1]
+        return tape.gradient(y, x)
+    np.testing.assert_allclose(float(first(x)), 4 * 0.5 ** 3, rtol=1e-6)

@@ -1,0 +1,66 @@
+"""Converting a function whose file changed on disk after import is refused, never silent."""
+
+import importlib
+import linecache
+import logging
+import sys
+import textwrap
+
+import pytest
+
+import autograph as ag
+import runtime as rt
+from autograph.pyct.parser import SourceUnavailableError
+
+ORIGINAL = textwrap.dedent("""
+    def entry(x):
+        return helper(x)
+
+    def helper(x):
+        if x > 0:
+            return x * 2
+        return -x
+""")
+
+
+@pytest.fixture
+def module(tmp_path, monkeypatch):
+    path = tmp_path / "edited_module.py"
+    path.write_text(ORIGINAL)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sys.modules.pop("edited_module", None)
+    mod = importlib.import_module("edited_module")
+    yield mod, path
+    sys.modules.pop("edited_module", None)
+    linecache.checkcache(str(path))
+
+
+@pytest.mark.parametrize("edit", [
+    lambda text: "\n\n" + text,                                          # lines moved down
+    lambda text: text.replace("return x * 2", "y = x * 3\n        return y"),  # body grew
+    lambda text: text.replace("def helper(x)", "def helper(x, scale=2)"),    # parameters changed
+], ids=["shifted", "longer", "new-parameter"])
+def test_an_edited_file_is_detected(module, edit, caplog):
+    mod, path = module
+    path.write_text(edit(ORIGINAL))
+    linecache.checkcache(str(path))
+    with pytest.raises(SourceUnavailableError, match="(changed after 'helper')|('helper'.*out of date)"):
+        ag.to_code(mod.helper)
+    with caplog.at_level(logging.WARNING):
+        assert int(rt.function(mod.helper)(3)) == 6  # the code imported, unconverted
+    assert any("helper" in r.getMessage() and ("changed" in r.getMessage() or "out of date" in
+                                                r.getMessage()) for r in caplog.records)
+
+
+def test_a_stale_callee_runs_unconverted_with_a_warning(module, caplog):
+    mod, path = module
+    path.write_text(ORIGINAL.replace("return x * 2", "y = x * 3\n        return y"))
+    linecache.checkcache(str(path))
+    with caplog.at_level(logging.WARNING):
+        assert int(rt.function(mod.entry)(3)) == 6  # the code imported, not the new text
+    assert any("helper" in r.getMessage() and "changed" in r.getMessage() for r in caplog.records)
+
+
+def test_an_unchanged_file_converts(module):
+    mod, _ = module
+    assert int(rt.function(mod.helper)(rt.constant(-3))) == 3
