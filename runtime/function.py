@@ -16,7 +16,7 @@ import weakref
 
 import numpy as np
 
-from . import context, nest
+from . import context, jit, nest
 from .executor.codegen import lower, runtime_error
 from .shapes import TensorShape, TensorSpec
 from .tensor import EagerTensor, SymbolicTensor, Tensor
@@ -131,6 +131,7 @@ class ConcreteFunction:
         self._compiled = None
         self._lock = threading.Lock()
         self.variables = tuple(graph.variables)
+        self._jit_compile = False
 
     # -- lowering ----------------------------------------------------------------------
     @property
@@ -139,7 +140,8 @@ class ConcreteFunction:
         if self._compiled is None:
             with self._lock:
                 if self._compiled is None:
-                    self._compiled = lower(self.graph, self.name)
+                    self._compiled = (jit.compile_graph(self.graph, self.name, _log_event)
+                                      if self._jit_compile else lower(self.graph, self.name))
         return self._compiled
 
     @property
@@ -360,9 +362,7 @@ class Function:
         if not callable(python_function):
             raise TypeError(f"rt.function needs a callable, got {python_function!r}.")
         if jit_compile:
-            raise NotImplementedError(
-                "jit_compile=True is reserved for a fusing compiler backend that does not exist "
-                "yet; use jit_compile=None or False, which run the standard NumPy executor.")
+            jit.require_numba()
         self._python_function = python_function
         self._name = name or getattr(python_function, "__name__", "function")
         self._autograph = autograph
@@ -640,6 +640,7 @@ class Function:
         names = self._arg_names()
         graph = trace(traceable, args, kwargs, specs_for, name, names)
         concrete = ConcreteFunction(graph, self._python_function, self._attributes, name, names)
+        concrete._jit_compile = bool(self._jit_compile)
         for cb in list(_callbacks):
             cb(concrete, concrete.name, graph, graph.inputs, graph.outputs)
         return concrete
