@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from .rules import CAST, ELEMENTWISE
 
-PARALLEL_MIN_SIZE = 100_000
+PARALLEL_MIN_SIZE = 1 << 24  # measured on 2 busy cores: threads lose below this (docs/jit.md)
+LARGE = 1 << 20  # elements from which a stored result is allocated by NumPy
 
 
 def fusible(op) -> bool:
@@ -88,7 +89,14 @@ def write_group(w, group, needed) -> None:
         out = op.outputs[0]
         if needed(out):
             name = w.fresh("f")
-            w.line(f"{name} = np.empty({n}, {w.dt(out.dtype)})")
+            if n >= LARGE:  # NumPy's allocator asks the kernel for huge pages; Numba's does not
+                kind = "boolean" if out.dtype.is_bool else out.dtype.name
+                w.object_mode = True
+                w.line(f"with numba.objmode({name}='{kind}[::1]'):")
+                with w.indented():
+                    w.line(f"{name} = np.empty({n}, {w.dt(out.dtype)})")
+            else:
+                w.line(f"{name} = np.empty({n}, {w.dt(out.dtype)})")
             stores.append((out, name))
     loop = "numba.prange" if n >= PARALLEL_MIN_SIZE else "range"
     if loop == "numba.prange":

@@ -45,6 +45,7 @@ class KernelWriter:
         self.lines: list[str] = []
         self.line_ops: dict[int, object] = {}
         self.parallel = False
+        self.object_mode = False  # an allocation goes through Python: the GIL is kept
         self.fused_loops = 0
         self.variables: list = []  # variable objects, in parameter order
         self.assigned: set[int] = set()  # indexes into `variables`
@@ -390,7 +391,9 @@ def lower(graph, fastmath) -> Lowered:
     params += [f"v{i}" for i in range(len(w.variables))]
     params += [f"k{i}" for i in range(len(w.constants))]
     flags = ", ".join(repr(f) for f in sorted(fastmath))  # sorted: the source must not vary
-    options = f"cache=True, nogil=True, error_model='numpy', fastmath={{{flags}}}"
+    options = f"cache=True, error_model='numpy', fastmath={{{flags}}}"
+    if not w.object_mode:
+        options += ", nogil=True"
     if w.parallel:
         options += ", parallel=True"
     body = "\n".join(w.lines) or "    pass"
