@@ -1,6 +1,7 @@
-"""Numba functions the generated kernels call: the TensorArray buffer operations.
+"""Numba functions the generated kernels call: TensorArray buffers and reductions.
 
-A TensorArray is (buffer, size); writes past the capacity double the buffer. A buffer made
+A TensorArray is (buffer, written, size): `written` marks the elements set so far, as the
+NumPy tier's list holds None for the others; writes past the capacity double the buffer. A buffer made
 before the element shape was known has zero-sized element dims and is replaced on first write.
 """
 
@@ -25,8 +26,17 @@ def _grown(buf, size, index, dynamic):
 
 
 @_jit
-def write(buf, size, index, value, dynamic):
-    """Writes `value` (an array) at `index`; returns the new (buffer, size)."""
+def _grown_mask(written, capacity):
+    if capacity <= written.shape[0]:
+        return written
+    fresh = np.zeros(capacity, np.bool_)
+    fresh[:written.shape[0]] = written
+    return fresh
+
+
+@_jit
+def write(buf, written, size, index, value, dynamic):
+    """Writes the array `value` at `index`; returns the new (buffer, written, size)."""
     size, capacity = _grown(buf, size, index, dynamic)
     if buf.shape[1:] != value.shape:
         if buf.size != 0:
@@ -36,33 +46,55 @@ def write(buf, size, index, value, dynamic):
         fresh = np.zeros((capacity,) + value.shape, buf.dtype)
         fresh[:buf.shape[0]] = buf
         buf = fresh
+    written = _grown_mask(written, buf.shape[0])
     buf[index] = value
-    return buf, size
+    written[index] = True
+    return buf, written, size
 
 
 @_jit
-def write_scalar(buf, size, index, value, dynamic):
-    """Writes the scalar `value` at `index`; returns the new (buffer, size)."""
+def write_scalar(buf, written, size, index, value, dynamic):
+    """Writes the scalar `value` at `index`; returns the new (buffer, written, size)."""
     size, capacity = _grown(buf, size, index, dynamic)
     if index >= buf.shape[0]:
         fresh = np.zeros(capacity, buf.dtype)
         fresh[:buf.shape[0]] = buf
         buf = fresh
+    written = _grown_mask(written, buf.shape[0])
     buf[index] = value
-    return buf, size
+    written[index] = True
+    return buf, written, size
 
 
 @_jit
-def check_index(size, index):
-    if index < 0 or index >= size:
+def check_index(written, size, index):
+    if index < 0 or index >= size or not written[index]:
         raise IndexError("TensorArray read: the index has not been written.")
     return index
 
 
 @_jit
-def concat(buf, size):
-    part = buf[:size]
-    return part.reshape((part.shape[0] * part.shape[1],) + part.shape[2:]).copy()
+def stack(buf, written, size):
+    """The first `size` elements; all must be written, or none (then they are zeros)."""
+    count = 0
+    for i in range(size):
+        count += written[i]
+    if count != 0 and count != size:
+        raise IndexError("TensorArray stack: some elements have not been written.")
+    return buf[:size].copy()
+
+
+@_jit
+def gather(buf, written, size, indices):
+    for i in indices:
+        check_index(written, size, i)
+    return buf[indices]
+
+
+@_jit
+def concat(buf, written, size):
+    part = stack(buf, written, size)
+    return part.reshape((part.shape[0] * part.shape[1],) + part.shape[2:])
 
 
 @_jit

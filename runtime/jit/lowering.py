@@ -309,27 +309,28 @@ class KernelWriter:
             dims = [d or 0 for d in shape] if shape is not None else [0] * info.rank
             size = f"np.int64({names[0]})"
             self.assign(op, f"(np.zeros(({size}, {''.join(f'{d}, ' for d in dims)}), "
-                            f"{self.dt(new.attrs['dtype'])}), {size})")
+                            f"{self.dt(new.attrs['dtype'])}), np.zeros({size}, np.bool_), {size})")
         elif kind == "TensorArrayWriteV3":
             h, i, v = names
             fn = "write" if info.rank else "write_scalar"
-            self.assign(op, f"_h.{fn}({h}[0], {h}[1], np.int64({i}), {v}, {dynamic})")
+            self.assign(op, f"_h.{fn}(*{h}, np.int64({i}), {v}, {dynamic})")
         elif kind == "TensorArrayReadV3":
             h, i = names
-            item = f"{h}[0][_h.check_index({h}[1], np.int64({i}))]"
+            item = f"{h}[0][_h.check_index({h}[1], {h}[2], np.int64({i}))]"
             self.assign(op, f"{item}.copy()" if info.rank else item)
         elif kind == "TensorArrayStack":
-            self.assign(op, f"{names[0]}[0][:{names[0]}[1]].copy()")
+            self.assign(op, f"_h.stack(*{names[0]})")
         elif kind == "TensorArraySizeV3":
-            self.assign(op, f"np.int32({names[0]}[1])")
+            self.assign(op, f"np.int32({names[0]}[2])")
         elif kind == "TensorArrayGatherV3":
             h, i = names
-            self.assign(op, f"{h}[0][:{h}[1]][{i}]")
+            self.assign(op, f"_h.gather(*{h}, {i})")
         elif kind == "TensorArrayConcatV3":
-            self.assign(op, f"_h.concat({names[0]}[0], {names[0]}[1])")
+            self.assign(op, f"_h.concat(*{names[0]})")
         elif kind == "TensorArrayScatterV3":
-            h, v = names
-            self.assign(op, f"(np.ascontiguousarray({v}).copy(), np.int64({v}.shape[0]))")
+            v = names[1]
+            self.assign(op, f"(np.ascontiguousarray({v}).copy(), np.ones({v}.shape[0], np.bool_), "
+                            f"np.int64({v}.shape[0]))")
         else:
             self.unsupported(op, f"the op type {kind!r}")
 

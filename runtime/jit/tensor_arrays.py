@@ -1,6 +1,6 @@
 """Which TensorArray each handle tensor belongs to, and what its elements are.
 
-In a kernel a TensorArray is a tuple (buffer, size): a buffer of shape (capacity, *element)
+In a kernel a TensorArray is a tuple (buffer, written, size): a buffer of shape (capacity, *element)
 that grows by doubling. Its element rank must be known when the array is created, so the
 handle tensors of one array (through writes, loops and branches) are grouped here and the
 rank is taken from whichever op of the group knows it.

@@ -173,3 +173,20 @@ def test_a_second_process_loads_the_kernel_from_the_disk_cache(tmp_path):
     assert "loaded from the on-disk cache" in runs[1].stderr
     assert runs[0].stdout == runs[1].stdout
     assert os.listdir(tmp_path / "autograph-rt" / "numba")
+
+
+def test_tensor_array_misuse_raises_as_on_the_numpy_tier():
+    @rt.function(autograph=False, jit_compile=True)
+    def unwritten():
+        t = rt.TensorArray(rt.float32, size=3)
+        t = t.write(0, 1.0)
+        return t.read(2)
+
+    @rt.function(autograph=False, jit_compile=True)
+    def past_the_end():
+        t = rt.TensorArray(rt.float32, size=2)
+        return t.write(3, rt.constant([1.0])).stack()
+
+    for f in (unwritten, past_the_end):
+        with pytest.raises(rt.errors.InvalidArgumentError):
+            f()
