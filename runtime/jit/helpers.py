@@ -133,3 +133,21 @@ def reduce_leading(a, mode):
             else:
                 out[j] = acc and x
     return out
+
+
+@_jit
+def softmax_rows(x, log):
+    """Softmax (or log-softmax) of each row of a 2-D float array, shifted by the row maximum."""
+    out = np.empty_like(x)
+    for r in range(x.shape[0]):
+        top = x[r, 0]
+        for j in range(1, x.shape[1]):
+            top = max(top, x[r, j])
+        total = 0.0
+        for j in range(x.shape[1]):
+            e = np.exp(x[r, j] - top)
+            out[r, j] = e
+            total += e
+        for j in range(x.shape[1]):
+            out[r, j] = (x[r, j] - top) - np.log(total) if log else out[r, j] / total
+    return out

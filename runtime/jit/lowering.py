@@ -74,6 +74,11 @@ class KernelWriter:
         self._names[id(tensor)] = name
         self._keep.append(tensor)
 
+    @property
+    def current(self):
+        """The op being written."""
+        return self._current
+
     def ins(self, op) -> list[str]:
         return [self.name_of(t) for t in op.inputs]
 

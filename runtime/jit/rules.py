@@ -233,6 +233,79 @@ def _gather(w, op):
         w.unsupported(op, "gathering with an index tensor of rank > 1 or along an inner axis")
 
 
+def _rows(w, t, x: str, axis: int) -> str:
+    """`x` as a 2-D array with `axis` (which must be the last) as its rows' elements."""
+    dims = w.static_dims(t)
+    if axis % len(dims) != len(dims) - 1:
+        w.unsupported(w.current, "a softmax along an axis other than the last")
+    return f"np.ascontiguousarray({x}).reshape(({t.shape.num_elements() // dims[-1]}, {dims[-1]}))"
+
+
+def _softmax(log: bool):
+    def write(w, op):
+        rows = _rows(w, op.inputs[0], w.ins(op)[0], op.attrs["axis"])
+        shape = w.shape_literal(op.outputs[0].shape)
+        w.assign(op, f"_h.softmax_rows({rows}, {log}).reshape({shape})")
+    return write
+
+
+def _xent(w, op):
+    labels, logits = w.ins(op)
+    axis = op.attrs["axis"]
+    log_p, lab = w.fresh("x"), w.fresh("x")
+    w.line(f"{log_p} = _h.softmax_rows({_rows(w, op.inputs[1], logits, axis)}, True)")
+    w.line(f"{lab} = {_rows(w, op.inputs[0], labels, axis)}")
+    loss, grad = op.outputs
+    w.set_name(loss, w.fresh("t"))
+    w.line(f"{w.name_of(loss)} = (-np.sum({lab} * {log_p}, axis=1)).reshape({w.shape_literal(loss.shape)})")
+    w.set_name(grad, w.fresh("t"))
+    w.line(f"{w.name_of(grad)} = (np.exp({log_p}) - {lab}).reshape({w.shape_literal(grad.shape)})")
+
+
+def _index_along(axis: int, index: str) -> str:
+    return ":, " * axis + index
+
+
+def _unpack(w, op):
+    x = w.ins(op)[0]
+    axis = op.attrs["axis"] % op.inputs[0].shape.rank
+    for i, out in enumerate(op.outputs):
+        w.set_name(out, w.fresh("t"))
+        w.line(f"{w.name_of(out)} = {x}[{_index_along(axis, str(i))}]")
+
+
+def _split(w, op):
+    x = w.ins(op)[0]
+    axis = op.attrs["axis"] % op.inputs[0].shape.rank
+    start = 0
+    for size, out in zip(op.attrs["sizes"], op.outputs):
+        w.set_name(out, w.fresh("t"))
+        w.line(f"{w.name_of(out)} = {x}[{_index_along(axis, f'{start}:{start + size}')}]")
+        start += size
+
+
+def _reverse(w, op):
+    x = w.ins(op)[0]
+    rank = op.inputs[0].shape.rank
+    axes = op.attrs["axis"]
+    axes = {a % rank for a in (axes if isinstance(axes, (tuple, list)) else (axes,))}
+    key = ", ".join("::-1" if i in axes else ":" for i in range(rank))
+    w.assign(op, f"np.ascontiguousarray({x}[{key}])")
+
+
+def _cumsum(w, op):
+    x = w.ins(op)[0]
+    if op.inputs[0].shape.rank != 1:
+        w.unsupported(op, "a cumulative sum of a tensor that is not 1-D")
+    src = f"{x}[::-1]" if op.attrs["reverse"] else x
+    expr = f"np.cumsum({src})"
+    if op.attrs["exclusive"]:
+        expr = f"np.concatenate((np.zeros(1, {x}.dtype), {expr}[:-1]))"
+    if op.attrs["reverse"]:
+        expr = f"np.ascontiguousarray(({expr})[::-1])"
+    w.assign(op, w.typed(expr, op.outputs[0]))
+
+
 WRITERS: dict[str, Callable] = {
     "Sum": _reduce("sum"), "Max": _reduce("max"), "Min": _reduce("min"),
     "Prod": _reduce("prod"), "Any": _reduce("any"), "All": _reduce("all"), "Mean": _mean,
@@ -241,5 +314,7 @@ WRITERS: dict[str, Callable] = {
     "Transpose": _transpose, "ConcatV2": _concat, "Pack": _pack, "Fill": _fill,
     "ZerosLike": _like(0), "OnesLike": _like(1), "Zeros": _zeros, "Range": _range,
     "Shape": _shape, "Size": _size, "BroadcastTo": _broadcast_to, "StridedSlice": _strided_slice,
-    "GatherV2": _gather,
+    "GatherV2": _gather, "Softmax": _softmax(False), "LogSoftmax": _softmax(True),
+    "SoftmaxCrossEntropyWithLogits": _xent, "Unpack": _unpack, "Split": _split,
+    "ReverseV2": _reverse, "Cumsum": _cumsum,
 }

@@ -103,6 +103,15 @@ def integer_math(a, b):
     return a // b, a % b, a * b - a, rt.maximum(a, b), a + 1
 
 
+def nn_and_splits(x, labels):
+    parts = rt.split(x, [2, 3], axis=1)
+    rows = rt.unstack(x[:3])
+    loss = rt.nn.softmax_cross_entropy_with_logits(labels, x)
+    return (rt.nn.softmax(x), rt.nn.log_softmax(x), loss, parts[0], parts[1], rows[2],
+            rt.reverse(x, [0, 1]), rt.cumsum(x[0], exclusive=True, reverse=True),
+            rt.cumsum(rt.cast(x[1] > 0.0, rt.int32)))
+
+
 CASES = [
     ("elementwise_chain", elementwise_chain, (F32,)),
     ("big_chain", big_chain, (BIG,)),
@@ -117,5 +126,6 @@ CASES = [
     ("tensor_array_ops", tensor_array_ops, (F32,)),
     ("conditional_true", conditional, (F32, np.int32(1))),
     ("conditional_false", conditional, (F32, np.int32(-1))),
+    ("nn_and_splits", nn_and_splits, (F32, rt.nn.softmax(F32).numpy())),
     ("integer_math", integer_math, (np.arange(1, 9, dtype=np.int32), np.int32(3))),
 ]
