@@ -195,6 +195,8 @@ class KernelWriter:
             self._write_variable_op(op)
         elif kind.startswith("TensorArray"):
             self._write_tensor_array_op(op)
+        elif kind.startswith("Accumulator"):
+            self._write_accumulator_op(op)
         else:
             self.unsupported(op, f"the op type {kind!r}")
 
@@ -336,6 +338,33 @@ class KernelWriter:
             v = names[1]
             self.assign(op, f"(np.ascontiguousarray({v}).copy(), np.ones({v}.shape[0], np.bool_), "
                             f"np.int64({v}.shape[0]))")
+        else:
+            self.unsupported(op, f"the op type {kind!r}")
+
+
+    def _write_accumulator_op(self, op) -> None:
+        """A while loop's saves for its gradient: (count, one TensorArray triple per value)."""
+        names = self.ins(op)
+        kind = op.type
+        if kind == "AccumulatorNew":
+            info = self.arrays.info(op.outputs[0])
+            if info is None or info.push is None:
+                self.unsupported(op, "an accumulator without its loop")
+            slots = [f"(np.zeros((0, {'0, ' * t.shape.rank}), {self.dt(t.dtype)}), "
+                     f"np.zeros(0, np.bool_), np.int64(0)), " for t in info.push.inputs[1:]]
+            self.assign(op, f"(np.int64(0), {''.join(slots)})")
+        elif kind == "AccumulatorPush":
+            acc = names[0]
+            slots = [f"_h.{'write' if t.shape.rank else 'write_scalar'}(*{acc}[{i + 1}], "
+                     f"{acc}[0], {name}, True), "
+                     for i, (t, name) in enumerate(zip(op.inputs[1:], names[1:]))]
+            self.assign(op, f"({acc}[0] + 1, {''.join(slots)})")
+        elif kind == "AccumulatorRead":
+            acc, step = names
+            item = f"{acc}[{op.attrs['index'] + 1}][0][{step}]"
+            self.assign(op, f"{item}.copy()" if op.outputs[0].shape.rank else item)
+        elif kind == "AccumulatorLastIndex":
+            self.assign(op, f"np.int32({names[0]}[0] - 1)")
         else:
             self.unsupported(op, f"the op type {kind!r}")
 

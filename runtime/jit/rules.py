@@ -306,6 +306,15 @@ def _cumsum(w, op):
     w.assign(op, w.typed(expr, op.outputs[0]))
 
 
+def _undefined(w, op):
+    """The filler a cond gradient puts in the branch that did not compute a saved value; it
+    is never read, so an empty array of the right rank and dtype stands in for it."""
+    out = op.outputs[0]
+    t = w.dt(out.dtype)
+    rank = out.shape.rank
+    w.assign(op, f"{t}(0)" if rank == 0 else f"np.zeros(({'0, ' * rank}), {t})")
+
+
 WRITERS: dict[str, Callable] = {
     "Sum": _reduce("sum"), "Max": _reduce("max"), "Min": _reduce("min"),
     "Prod": _reduce("prod"), "Any": _reduce("any"), "All": _reduce("all"), "Mean": _mean,
@@ -316,5 +325,5 @@ WRITERS: dict[str, Callable] = {
     "Shape": _shape, "Size": _size, "BroadcastTo": _broadcast_to, "StridedSlice": _strided_slice,
     "GatherV2": _gather, "Softmax": _softmax(False), "LogSoftmax": _softmax(True),
     "SoftmaxCrossEntropyWithLogits": _xent, "Unpack": _unpack, "Split": _split,
-    "ReverseV2": _reverse, "Cumsum": _cumsum,
+    "ReverseV2": _reverse, "Cumsum": _cumsum, "Undefined": _undefined,
 }

@@ -112,6 +112,30 @@ def nn_and_splits(x, labels):
             rt.cumsum(rt.cast(x[1] > 0.0, rt.int32)))
 
 
+WEIGHTS = rt.Variable(np.array([0.5, -0.3], np.float32))
+
+
+def loop_gradient(x, n):
+    with rt.GradientTape() as tape:
+        y = x
+        s = 0.0
+        for _ in rt.range(n):
+            y = rt.tanh(y * WEIGHTS) + 0.1
+            s = s + rt.reduce_sum(y) * 0.5
+        loss = rt.reduce_sum(y * y) + s
+    return loss, tape.gradient(loss, WEIGHTS)
+
+
+def branch_gradient(x, flag):
+    with rt.GradientTape() as tape:
+        if flag > 0:
+            y = rt.exp(x * WEIGHTS)
+        else:
+            y = rt.square(x - WEIGHTS)
+        loss = rt.reduce_sum(y)
+    return loss, tape.gradient(loss, WEIGHTS)
+
+
 CASES = [
     ("elementwise_chain", elementwise_chain, (F32,)),
     ("big_chain", big_chain, (BIG,)),
@@ -127,5 +151,8 @@ CASES = [
     ("conditional_true", conditional, (F32, np.int32(1))),
     ("conditional_false", conditional, (F32, np.int32(-1))),
     ("nn_and_splits", nn_and_splits, (F32, rt.nn.softmax(F32).numpy())),
+    ("loop_gradient", loop_gradient, (np.array([1.0, 2.0], np.float32), np.int32(4))),
+    ("branch_gradient_true", branch_gradient, (np.array([1.0, 2.0], np.float32), np.int32(1))),
+    ("branch_gradient_false", branch_gradient, (np.array([1.0, 2.0], np.float32), np.int32(0))),
     ("integer_math", integer_math, (np.arange(1, 9, dtype=np.int32), np.int32(3))),
 ]
