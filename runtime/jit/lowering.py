@@ -100,11 +100,10 @@ class KernelWriter:
         if np_type is np.bool_:
             return "np.bool_"
         if np.dtype(np_type).kind not in "biufc":
-            raise JitCompileError(f"{describe(self._current)}: dtype {np.dtype(np_type).name} "
-                                  "is not supported by jit_compile=True."
-                                  if self._current is not None else
-                                  f"dtype {np.dtype(np_type).name} is not supported by "
-                                  "jit_compile=True.")
+            what = f"values of dtype {getattr(dtype, 'name', np.dtype(np_type).name)}"
+            if self._current is not None:
+                self.unsupported(self._current, what)
+            raise JitCompileError(f"jit_compile=True: {what} are not supported.")
         return f"np.{np_type.__name__}"
 
     def typed(self, expr: str, tensor) -> str:

@@ -131,7 +131,11 @@ def _matmul(w, op):
 
 def _reshaped(w, op):
     """Reshape, ExpandDims, Squeeze: a reshape to the (static) output shape."""
-    w.assign(op, f"np.ascontiguousarray({w.ins(op)[0]}).reshape({w.shape_literal(op.outputs[0].shape)})")
+    x = f"np.ascontiguousarray({w.ins(op)[0]})"
+    if op.outputs[0].shape.rank == 0:  # a kernel holds rank-0 values as scalars
+        w.assign(op, f"{x}.reshape(1)[0]")
+    else:
+        w.assign(op, f"{x}.reshape({w.shape_literal(op.outputs[0].shape)})")
 
 
 def _transpose(w, op):
@@ -152,7 +156,12 @@ def _pack(w, op):
 
 
 def _fill(w, op):
-    w.assign(op, f"np.full({w.shape_literal(op.outputs[0].shape)}, {w.ins(op)[1]})")
+    out = op.outputs[0]
+    value = w.ins(op)[1]
+    if out.shape.rank == 0:
+        w.assign(op, f"{w.dt(out.dtype)}({value})")
+    else:
+        w.assign(op, f"np.full({w.shape_literal(out.shape)}, {value})")
 
 
 def _like(value: int):
@@ -168,7 +177,10 @@ def _like(value: int):
 
 def _zeros(w, op):
     out = op.outputs[0]
-    w.assign(op, f"np.zeros({w.shape_literal(out.shape)}, {w.dt(out.dtype)})")
+    if out.shape.rank == 0:
+        w.assign(op, f"{w.dt(out.dtype)}(0)")
+    else:
+        w.assign(op, f"np.zeros({w.shape_literal(out.shape)}, {w.dt(out.dtype)})")
 
 
 def _range(w, op):
@@ -196,7 +208,10 @@ def _size(w, op):
 
 def _broadcast_to(w, op):
     x = w.ins(op)[0]
-    w.assign(op, f"np.broadcast_to({x}, {w.shape_literal(op.outputs[0].shape)}).copy()")
+    if op.outputs[0].shape.rank == 0:
+        w.assign(op, x)
+    else:
+        w.assign(op, f"np.broadcast_to({x}, {w.shape_literal(op.outputs[0].shape)}).copy()")
 
 
 def _strided_slice(w, op):

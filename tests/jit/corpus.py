@@ -136,6 +136,14 @@ def branch_gradient(x, flag):
     return loss, tape.gradient(loss, WEIGHTS)
 
 
+def scalar_shapes(x):
+    one = rt.reshape(x[0, :1], [])
+    total = rt.zeros([]) + rt.fill([], 2.0)
+    for i in range(3):
+        total = total + rt.squeeze(x[i:i + 1, 1:2]) * one
+    return total, rt.expand_dims(one, 0)
+
+
 CASES = [
     ("elementwise_chain", elementwise_chain, (F32,)),
     ("big_chain", big_chain, (BIG,)),
@@ -154,5 +162,6 @@ CASES = [
     ("loop_gradient", loop_gradient, (np.array([1.0, 2.0], np.float32), np.int32(4))),
     ("branch_gradient_true", branch_gradient, (np.array([1.0, 2.0], np.float32), np.int32(1))),
     ("branch_gradient_false", branch_gradient, (np.array([1.0, 2.0], np.float32), np.int32(0))),
+    ("scalar_shapes", scalar_shapes, (F32,)),
     ("integer_math", integer_math, (np.arange(1, 9, dtype=np.int32), np.int32(3))),
 ]
