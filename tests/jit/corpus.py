@@ -126,6 +126,14 @@ def loop_gradient(x, n):
     return loss, tape.gradient(loss, WEIGHTS)
 
 
+def broadcast_gradient(x, row):
+    bias = rt.constant(row)
+    with rt.GradientTape() as tape:
+        tape.watch(bias)
+        loss = rt.reduce_sum(rt.tanh(x * bias + 1.0)) + rt.reduce_sum(x[0, 0] * bias)
+    return tape.gradient(loss, bias)
+
+
 def branch_gradient(x, flag):
     with rt.GradientTape() as tape:
         if flag > 0:
@@ -163,5 +171,6 @@ CASES = [
     ("branch_gradient_true", branch_gradient, (np.array([1.0, 2.0], np.float32), np.int32(1))),
     ("branch_gradient_false", branch_gradient, (np.array([1.0, 2.0], np.float32), np.int32(0))),
     ("scalar_shapes", scalar_shapes, (F32,)),
+    ("broadcast_gradient", broadcast_gradient, (F32, F32[0])),
     ("integer_math", integer_math, (np.arange(1, 9, dtype=np.int32), np.int32(3))),
 ]
