@@ -8,20 +8,25 @@ results used outside the group are stored.
 
 from __future__ import annotations
 
-from .rules import CAST, ELEMENTWISE
+from .rules import CAST, ELEMENTWISE, FILL
 
 PARALLEL_MIN_SIZE = 1 << 24  # measured on 2 busy cores: threads lose below this (docs/jit.md)
 LARGE = 1 << 20  # elements from which a stored result is allocated by NumPy
 
 
+def operands(op) -> list:
+    """The inputs a fused loop reads per element (`Fill` reads its value, not its dims)."""
+    return op.inputs[1:] if op.type == FILL else op.inputs
+
+
 def fusible(op) -> bool:
     """Whether `op` may join a fused loop: elementwise, static non-scalar shape, no broadcast."""
-    if op.type not in ELEMENTWISE and op.type != CAST:
+    if op.type not in ELEMENTWISE and op.type not in (CAST, FILL):
         return False
     shape = op.outputs[0].shape
     if not shape.rank or not shape.is_fully_defined():
         return False
-    return all(t.shape.rank == 0 or t.shape == shape for t in op.inputs)
+    return all(t.shape.rank == 0 or t.shape == shape for t in operands(op))
 
 
 class Group:
@@ -78,7 +83,7 @@ def write_group(w, group, needed) -> None:
     flat: dict[int, str] = {}
     scalars: dict[int, str] = {}
     for op in group.ops:
-        for t in op.inputs:
+        for t in operands(op):
             if id(t) in members or id(t) in flat or t.shape.rank == 0:
                 continue
             name = w.fresh("f")
@@ -107,9 +112,9 @@ def write_group(w, group, needed) -> None:
         for t_id, name in flat.items():
             scalars[t_id] = f"{name}[{index}]"
         for op in group.ops:
-            operands = [scalars.get(id(t)) or w.name_of(t) for t in op.inputs]
+            values = [scalars.get(id(t)) or w.name_of(t) for t in operands(op)]
             name = w.fresh("s")
-            w.line(f"{name} = {w.scalar_expr(op, operands)}")
+            w.line(f"{name} = {w.scalar_expr(op, values)}")
             scalars[id(op.outputs[0])] = name
         for out, name in stores:
             w.line(f"{name}[{index}] = {scalars[id(out)]}")

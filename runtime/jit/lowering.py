@@ -17,7 +17,7 @@ import numpy as np
 from .. import errors
 from ..executor.passes import external_inputs, live_operations
 from . import fusion
-from .rules import ALIASES, CAST, ELEMENTWISE, WRITERS
+from .rules import ALIASES, CAST, ELEMENTWISE, FILL, WRITERS
 from .tensor_arrays import TensorArrays
 
 
@@ -202,6 +202,8 @@ class KernelWriter:
     # -- elementwise -------------------------------------------------------------------------
     def scalar_expr(self, op, operands) -> str:
         out = op.outputs[0]
+        if op.type == FILL:
+            return operands[0] if out.dtype.is_bool else f"{self.dt(out.dtype)}({operands[0]})"
         if op.type == CAST:
             return f"{operands[0]} != 0" if out.dtype.is_bool else f"{self.dt(out.dtype)}({operands[0]})"
         rule = ELEMENTWISE[op.type]

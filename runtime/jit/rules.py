@@ -52,6 +52,7 @@ ELEMENTWISE: dict[str, Elementwise] = {
 }
 
 CAST = "Cast"
+FILL = "Fill"  # fused as its value: fusion.operands skips the dims
 ALIASES = frozenset({"Identity", "StopGradient"})
 
 

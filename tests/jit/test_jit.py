@@ -181,3 +181,10 @@ def test_tensor_array_misuse_raises_as_on_the_numpy_tier():
     for f in (unwritten, past_the_end):
         with pytest.raises(rt.errors.InvalidArgumentError):
             f()
+
+
+def test_a_fill_joins_the_loop_that_uses_it():
+    from .corpus import appended_rows
+    source = rt.function(appended_rows, jit_compile=True).get_concrete_function(
+        np.int32(3)).generated_source
+    assert "np.full" not in source and source.count("for i") == 1
