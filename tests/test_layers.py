@@ -17,10 +17,10 @@ LAYERS = [
     ("runtime.tensor", "runtime.graph", "runtime.graph_printer"),
     ("runtime.ops", "runtime.numpy_api"),
     ("runtime.gradients",),
-    ("runtime.executor",),
+    ("runtime.executor", "runtime.jit"),
     ("runtime.tracing", "runtime.function", "runtime.autograph_backend", "runtime.inspect_tools"),
     ("runtime.layers", "runtime.optimizers", "runtime.saved_model", "runtime.dask",
-     "runtime.report", "runtime.jit"),
+     "runtime.report"),
     ("runtime",),
 ]
 

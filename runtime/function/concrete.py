@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import threading
 
-from .. import context, nest
+from .. import context, jit, nest
 from ..executor.codegen import lower, runtime_error
 from ..shapes import TensorSpec
 from ..tensor import EagerTensor
 from ..tracing import OutputSlot, fill_outputs
-from . import recorded_call
+from . import logs, recorded_call
 from .signature import describe, match
 
 
@@ -17,8 +17,9 @@ class ConcreteFunction:
     """One traced graph of a Function, for one input signature; callable with tensors."""
 
     def __init__(self, graph, function=None, attributes=None, name=None, arg_names=None,
-                 trace_reason: str = "traced directly"):
+                 trace_reason: str = "traced directly", jit_compile: bool = False):
         self.graph = graph
+        self.jit_compile = jit_compile  # lower to Numba instead of NumPy source
         self.trace_reason = trace_reason  # why the Function traced it (shown by reports)
         self._function = function
         self.arg_names: list[str] = list(arg_names or [])
@@ -37,7 +38,8 @@ class ConcreteFunction:
         if self._compiled is None:
             with self._lock:
                 if self._compiled is None:
-                    self._compiled = lower(self.graph, self.name)
+                    self._compiled = (jit.compile_graph(self.graph, self.name, logs.log_event)
+                                      if self.jit_compile else lower(self.graph, self.name))
         return self._compiled
 
     @property

@@ -12,7 +12,7 @@ import inspect
 import types
 import weakref
 
-from .. import context, nest
+from .. import context, jit, nest
 from ..context import functions_run_eagerly
 from ..shapes import TensorSpec
 from ..traceback_utils import filtered
@@ -37,9 +37,8 @@ class Function:
         if not callable(python_function):
             raise TypeError(f"rt.function needs a callable, got {python_function!r}.")
         if jit_compile:
-            raise NotImplementedError(
-                "jit_compile=True is reserved for a fusing compiler backend that does not exist "
-                "yet; use jit_compile=None or False, which run the standard NumPy executor.")
+            jit.require_numba()  # ImportError naming the extra to install
+        self._jit_compile = bool(jit_compile)
         self._python_function = python_function
         self._name = name or _name_of(python_function)
         self._autograph = autograph
@@ -128,7 +127,8 @@ class Function:
             sig = sig[1:] if len(sig) == len(self._signature_positional()) else sig
         bound = Function(method, name=self._name, input_signature=None, autograph=self._autograph,
                          experimental_autograph_options=self._autograph_options,
-                         reduce_retracing=self._reduce_retracing, attributes=self._attributes)
+                         reduce_retracing=self._reduce_retracing, jit_compile=self._jit_compile,
+                         attributes=self._attributes)
         bound._signature = _drop_first(self._signature)
         bound._owner = (self, ref)
         if sig is not None:
@@ -282,7 +282,7 @@ class Function:
         graph = trace(traceable, args, kwargs, specs_for, name, names,
                       autograph=bool(self._autograph))
         concrete = ConcreteFunction(graph, self._python_function, self._attributes, name, names,
-                                    trace_reason=reason)
+                                    trace_reason=reason, jit_compile=self._jit_compile)
         callbacks.notify(concrete)
         if self._tracing_count == 1 and self._owner is None:
             logs.note_new_function_traced(self._python_function, self._name)

@@ -17,6 +17,11 @@ def compiled(fn, **kwargs):
     return rt.function(fn, **kwargs)
 
 
+def prints(x):
+    rt.print(x)
+    return x + 1
+
+
 def relaxed_assign(x):
     v_float.assign(x)
 
@@ -122,8 +127,8 @@ CATALOGUE = [
     ("bool-of-symbolic", lambda: compiled(lambda x: bool(x), autograph=False)(rt.constant(1.0)),
      rt.errors.OperatorNotAllowedInGraphError, ["bool", "autograph"]),
     ("symbolic-tensor-outside", use_leaked, TypeError, ["outside the function"]),
-    ("jit-compile", lambda: compiled(lambda x: x, jit_compile=True), NotImplementedError,
-     ["jit_compile"]),
+    ("jit-compile-unsupported-op", lambda: compiled(prints, jit_compile=True)(rt.constant(1.0)),
+     NotImplementedError, ["PrintV2", "jit_compile=False", HERE]),
     ("partial-is-supported", lambda: compiled(functools.partial(lambda x, k: x * k, k=3))(
         rt.constant(2)), None, ["6"]),
     ("trace-cache-size-0", lambda: rt.config.set_trace_cache_size(0), ValueError, ["at least 1"]),

@@ -240,10 +240,10 @@ def test_defun_with_attributes_allowlist():
         rt.defun_with_attributes(lambda x: x, attributes={"implements": ["a"]})
 
 
-def test_jit_compile_is_reserved():
-    with pytest.raises(NotImplementedError, match="jit_compile"):
-        rt.function(lambda x: x, jit_compile=True)
-    assert rt.function(lambda x: x + 1, jit_compile=False)(rt.constant(1)).numpy() == 2
+def test_jit_compile_false_runs_the_numpy_executor():
+    f = rt.function(lambda x: x + 1, jit_compile=False)
+    assert f(rt.constant(1)).numpy() == 2
+    assert "numba" not in f.get_concrete_function(rt.constant(1)).generated_source
 
 
 def test_decorator_forms():

@@ -1,0 +1,124 @@
+"""`jit_compile=True`: a concrete function's graph compiled to machine code with Numba."""
+
+from __future__ import annotations
+
+import importlib
+import re
+import time
+
+import numpy as np
+
+from ..executor.codegen import lower as lower_to_numpy
+from . import cache
+from .lowering import HEADER, JitCompileError, describe, lower
+
+INSTALL_HINT = "pip install 'autograph-rt[jit]'"
+FASTMATH = {"arcp", "contract", "nsz"}  # no approximate functions, NaN and inf kept
+_BODY_OFFSET = HEADER.count("\n") + 2  # file line of kernel body line 0
+
+
+def require_numba():
+    """The numba module; ImportError with the install command when it is missing."""
+    try:
+        return importlib.import_module("numba")
+    except ImportError:
+        raise ImportError(f"jit_compile=True compiles with Numba, which is not installed: "
+                          f"{INSTALL_HINT}") from None
+
+
+class JitCompiled:
+    """A graph compiled by Numba: `fn(*input values)` returns the output values."""
+
+    def __init__(self, graph, source: str, fn, kernel, lowered):
+        self.graph = graph
+        self.source = source
+        self.fn = fn
+        self.kernel = kernel
+        self.lowered = lowered
+
+    def op_at(self, tb):
+        return None  # machine code has no Python frames to map back to ops
+
+
+def compile_graph(graph, name: str, log=None) -> JitCompiled:
+    """Lowers, loads (from the on-disk cache when it is there) and compiles `graph`."""
+    numba = require_numba()
+    start = time.perf_counter()
+    lowered = lower(graph, FASTMATH)
+    module = cache.load(lowered.source, f"numba {numba.__version__} numpy {np.__version__}")
+    kernel = module.kernel
+    try:
+        kernel.compile(_signature(numba, graph, lowered))
+    except numba.core.errors.NumbaError as exc:
+        raise JitCompileError(_explain(exc, lowered, name)) from None
+    seconds = time.perf_counter() - start
+    if log is not None:
+        hits = sum(kernel.stats.cache_hits.values())
+        how = "loaded from the on-disk cache" if hits else "compiled"
+        log(1, f"jit_compile: {name} {how} with numba in {seconds:.3f} s "
+               f"({lowered.fused_loops} fused loops{', parallel' if lowered.parallel else ''})")
+    fn = _caller(graph, name, kernel, lowered)
+    return JitCompiled(graph, lowered.source, fn, kernel, lowered)
+
+
+def _signature(numba, graph, lowered) -> tuple:
+    def type_of(dtype, rank):
+        scalar = numba.from_dtype(dtype._np)
+        return scalar if rank == 0 else numba.types.Array(scalar, rank, "C")
+    types = [type_of(t.dtype, t.shape.rank) for t in graph.inputs]
+    types += [type_of(v.dtype, v.shape.rank) for v in lowered.variables]
+    types += [numba.typeof(k) for k in lowered.constants]
+    return tuple(types)
+
+
+def _explain(exc, lowered, name: str) -> str:
+    """Numba's error, led by the op (and user line) whose kernel line it names."""
+    first = str(exc).strip().splitlines()
+    where = f"the graph of {name}"
+    for match in re.finditer(r"line (\d+)", str(exc)):
+        op = lowered.line_ops.get(int(match.group(1)) - _BODY_OFFSET)
+        if op is not None:
+            where = describe(op)
+            break
+    return (f"jit_compile=True: Numba could not compile {where}: "
+            f"{' '.join(first[:3])}. Use jit_compile=False for this function.")
+
+
+def _caller(graph, name: str, kernel, lowered):
+    """The Python function that reads variables, calls the kernel and stores the results."""
+    params = [f"a{i}" for i in range(len(graph.inputs))]
+    args = [f"{p}[()]" if rank == 0 else p for p, rank in zip(params, lowered.input_ranks)]
+    args += [f"var{i}._value[()]" if v.shape.rank == 0 else f"var{i}._value"
+             for i, v in enumerate(lowered.variables)]
+    args += [f"k{i}" for i in range(len(lowered.constants))]
+    lines = [f"def run({', '.join(params)}):"]
+    if lowered.variables:
+        unset = " or ".join(f"var{i}._value is None" for i in range(len(lowered.variables)))
+        lines += [f"    if {unset}:", f"        return fallback()({', '.join(params)})"]
+    lines.append(f"    r = kernel({', '.join(args)})")
+    n_out = len(graph.outputs)
+    for k, i in enumerate(lowered.assigned):
+        var = lowered.variables[i]
+        lines.append(f"    var{i}._value = {_box(f'r[{n_out + k}]', var.dtype, var.shape.rank)}")
+    outs = [_box(f"r[{j}]", t.dtype, t.shape.rank) for j, t in enumerate(graph.outputs)]
+    lines.append(f"    return {outs[0]}" if n_out == 1 else f"    return ({''.join(o + ', ' for o in outs)})")
+    namespace = {"kernel": kernel, "np": np, "fallback": _numpy_fallback(graph, name)}
+    namespace.update({f"var{i}": v for i, v in enumerate(lowered.variables)})
+    namespace.update({f"k{i}": k for i, k in enumerate(lowered.constants)})
+    exec(compile("\n".join(lines) + "\n", f"<rt-jit {name}>", "exec"), namespace)
+    return namespace["run"]
+
+
+def _box(expr: str, dtype, rank: int) -> str:
+    return f"np.{dtype._np.type.__name__}({expr})" if rank == 0 else expr
+
+
+def _numpy_fallback(graph, name: str):
+    """The NumPy executor's function for `graph`, lowered on first use."""
+    found = []
+
+    def get():
+        if not found:
+            found.append(lower_to_numpy(graph, name).fn)
+        return found[0]
+    return get

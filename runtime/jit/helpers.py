@@ -1,0 +1,153 @@
+"""Numba functions the generated kernels call: TensorArray buffers and reductions.
+
+A TensorArray is (buffer, written, size): `written` marks the elements set so far, as the
+NumPy tier's list holds None for the others; writes past the capacity double the buffer. A buffer made
+before the element shape was known has zero-sized element dims and is replaced on first write.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+_jit = numba.njit(cache=True, nogil=True)
+
+
+@_jit
+def _grown(buf, size, index, dynamic):
+    if index < 0:
+        raise IndexError("TensorArray write: the index is negative.")
+    if index >= size:
+        if not dynamic:
+            raise IndexError("TensorArray write: the index is out of range for a TensorArray of "
+                             "fixed size; create it with dynamic_size=True to let it grow.")
+        size = index + 1
+    return size, max(size, 2 * buf.shape[0])
+
+
+@_jit
+def _grown_mask(written, capacity):
+    if capacity <= written.shape[0]:
+        return written
+    fresh = np.zeros(capacity, np.bool_)
+    fresh[:written.shape[0]] = written
+    return fresh
+
+
+@_jit
+def write(buf, written, size, index, value, dynamic):
+    """Writes the array `value` at `index`; returns the new (buffer, written, size)."""
+    size, capacity = _grown(buf, size, index, dynamic)
+    if buf.shape[1:] != value.shape:
+        if buf.size != 0:
+            raise ValueError("TensorArray write: the value's shape differs from the elements'.")
+        buf = np.zeros((max(capacity, buf.shape[0]),) + value.shape, buf.dtype)
+    elif index >= buf.shape[0]:
+        fresh = np.zeros((capacity,) + value.shape, buf.dtype)
+        fresh[:buf.shape[0]] = buf
+        buf = fresh
+    written = _grown_mask(written, buf.shape[0])
+    buf[index] = value
+    written[index] = True
+    return buf, written, size
+
+
+@_jit
+def write_scalar(buf, written, size, index, value, dynamic):
+    """Writes the scalar `value` at `index`; returns the new (buffer, written, size)."""
+    size, capacity = _grown(buf, size, index, dynamic)
+    if index >= buf.shape[0]:
+        fresh = np.zeros(capacity, buf.dtype)
+        fresh[:buf.shape[0]] = buf
+        buf = fresh
+    written = _grown_mask(written, buf.shape[0])
+    buf[index] = value
+    written[index] = True
+    return buf, written, size
+
+
+@_jit
+def check_index(written, size, index):
+    if index < 0 or index >= size or not written[index]:
+        raise IndexError("TensorArray read: the index has not been written.")
+    return index
+
+
+@_jit
+def stack(buf, written, size):
+    """The first `size` elements; all must be written, or none (then they are zeros)."""
+    count = 0
+    for i in range(size):
+        count += written[i]
+    if count != 0 and count != size:
+        raise IndexError("TensorArray stack: some elements have not been written.")
+    return buf[:size].copy()
+
+
+@_jit
+def gather(buf, written, size, indices):
+    for i in indices:
+        check_index(written, size, i)
+    return buf[indices]
+
+
+@_jit
+def concat(buf, written, size):
+    part = stack(buf, written, size)
+    return part.reshape((part.shape[0] * part.shape[1],) + part.shape[2:])
+
+
+@_jit
+def total(x):
+    """The sum of all elements of a float array, accumulated in float64 (as NumPy's pairwise
+    summation is about as accurate)."""
+    flat = np.ascontiguousarray(x).reshape(x.size)
+    acc = 0.0
+    for i in range(flat.size):
+        acc += flat[i]
+    return acc
+
+
+
+MAX, MIN, PROD, ANY, ALL = range(5)
+
+
+@_jit
+def reduce_leading(a, mode):
+    """Max/min/prod/any/all over axis 0 of a 2-D array (Numba's NumPy has no `axis` for them)."""
+    out = a[0].copy()
+    for i in range(1, a.shape[0]):
+        for j in range(a.shape[1]):
+            x = a[i, j]
+            acc = out[j]
+            if mode == 0:
+                if acc == acc and (x > acc or x != x):
+                    out[j] = x
+            elif mode == 1:
+                if acc == acc and (x < acc or x != x):
+                    out[j] = x
+            elif mode == 2:
+                out[j] = acc * x
+            elif mode == 3:
+                out[j] = acc or x
+            else:
+                out[j] = acc and x
+    return out
+
+
+@_jit
+def softmax_rows(x, log):
+    """Softmax (or log-softmax) of each row of a 2-D float array, shifted by the row maximum."""
+    out = np.empty_like(x)
+    for r in range(x.shape[0]):
+        top = x[r, 0]
+        for j in range(1, x.shape[1]):
+            top = max(top, x[r, j])
+        total = 0.0
+        for j in range(x.shape[1]):
+            e = np.exp(x[r, j] - top)
+            out[r, j] = e
+            total += e
+        for j in range(x.shape[1]):
+            out[r, j] = (x[r, j] - top) - np.log(total) if log else out[r, j] / total
+    return out

@@ -1,0 +1,469 @@
+"""Lowering a FuncGraph to the source of one Numba kernel and its Python caller.
+
+The kernel is a plain function of the graph inputs, the values of the variables it uses and
+its array constants; it returns the outputs and the variables' new values. `cond` and
+`while_loop` become native `if` and `while`; fused elementwise chains become loops
+(`fusion.py`); TensorArrays are growing buffers (`tensor_arrays.py`). The caller reads the
+variables, calls the kernel and stores what it assigned.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+
+import numpy as np
+
+from .. import errors
+from ..executor.passes import external_inputs, live_operations
+from . import fusion
+from .rules import ALIASES, CAST, ELEMENTWISE, FILL, WRITERS
+from .tensor_arrays import TensorArrays
+
+
+class JitCompileError(errors.InvalidArgumentError, NotImplementedError):
+    """A graph cannot be compiled with `jit_compile=True` (names the op and the user's line)."""
+
+
+def describe(op) -> str:
+    """`op 'name' (Type), created at file:line in fn()`."""
+    where = f"op {op.name!r} ({op.type})"
+    if op.location is not None:
+        filename, line, function = op.location
+        where += f", created at {filename}:{line} in {function}()"
+    return where
+
+
+_VARIABLE_OPS = {"ReadVariableOp", "AssignVariableOp", "VarInitIfNeeded"}
+
+
+class KernelWriter:
+    """Collects the kernel's lines, its parameters and what each tensor is called."""
+
+    def __init__(self, graph):
+        self.graph = graph
+        self.lines: list[str] = []
+        self.line_ops: dict[int, object] = {}
+        self.parallel = False
+        self.object_mode = False  # an allocation goes through Python: the GIL is kept
+        self.fused_loops = 0
+        self.variables: list = []  # variable objects, in parameter order
+        self.assigned: set[int] = set()  # indexes into `variables`
+        self.constants: list = []  # array constants passed as parameters
+        self.arrays = TensorArrays(graph)
+        self._var_names: dict[int, str] = {}
+        self._names: dict[int, str] = {}
+        self._keep: list = []
+        self._indent = 1
+        self._counters: dict[str, itertools.count] = {}
+        self._current = None
+        self._readers = _readers(graph)
+
+    # -- names -------------------------------------------------------------------------------
+    def fresh(self, prefix: str) -> str:
+        return f"{prefix}{next(self._counters.setdefault(prefix, itertools.count()))}"
+
+    def name_of(self, tensor) -> str:
+        try:
+            return self._names[id(tensor)]
+        except KeyError:
+            raise JitCompileError(f"internal: tensor {tensor.name} is used before it is "
+                                  "computed") from None
+
+    def set_name(self, tensor, name: str) -> None:
+        self._names[id(tensor)] = name
+        self._keep.append(tensor)
+
+    @property
+    def current(self):
+        """The op being written."""
+        return self._current
+
+    def ins(self, op) -> list[str]:
+        return [self.name_of(t) for t in op.inputs]
+
+    def assign(self, op, expr: str) -> None:
+        name = self.fresh("t")
+        self.line(f"{name} = {expr}")
+        self.set_name(op.outputs[0], name)
+
+    def variable(self, var) -> str:
+        name = self._var_names.get(id(var))
+        if name is None:
+            name = self._var_names[id(var)] = f"v{len(self.variables)}"
+            self.variables.append(var)
+        return name
+
+    # -- types -------------------------------------------------------------------------------
+    def dt(self, dtype) -> str:
+        np_type = dtype._np.type if hasattr(dtype, "_np") else np.dtype(dtype).type
+        if np_type is np.bool_:
+            return "np.bool_"
+        if np.dtype(np_type).kind not in "biufc":
+            what = f"values of dtype {getattr(dtype, 'name', np.dtype(np_type).name)}"
+            if self._current is not None:
+                self.unsupported(self._current, what)
+            raise JitCompileError(f"jit_compile=True: {what} are not supported.")
+        return f"np.{np_type.__name__}"
+
+    def typed(self, expr: str, tensor) -> str:
+        """`expr` with the tensor's dtype: scalars through the type, integer arrays cast."""
+        if tensor.dtype.is_bool:
+            return expr
+        if tensor.shape.rank == 0:
+            return f"{self.dt(tensor.dtype)}({expr})"
+        if not tensor.dtype.is_floating:
+            return f"({expr}).astype({self.dt(tensor.dtype)})"
+        return expr
+
+    def static_dims(self, tensor) -> list[int]:
+        dims = tensor.shape.as_tuple()
+        if dims is None or any(d is None for d in dims):
+            self.unsupported(self._current, f"a tensor of unknown shape {tensor.shape}")
+        return list(dims)
+
+    def shape_literal(self, shape) -> str:
+        dims = shape.as_tuple()
+        if dims is None or any(d is None for d in dims):
+            self.unsupported(self._current, f"a result of unknown shape {shape}")
+        return repr(tuple(dims))
+
+    def unsupported(self, op, what: str):
+        raise JitCompileError(
+            f"jit_compile=True cannot compile {describe(op)}: {what} is not supported. Use "
+            "jit_compile=False for this function (the NumPy executor runs every op).")
+
+    # -- lines -------------------------------------------------------------------------------
+    def line(self, text: str) -> None:
+        self.lines.append("    " * self._indent + text)
+        if self._current is not None:
+            self.line_ops[len(self.lines)] = self._current
+
+    @contextlib.contextmanager
+    def indented(self):
+        self._indent += 1
+        try:
+            yield
+        finally:
+            self._indent -= 1
+
+    # -- graphs ------------------------------------------------------------------------------
+    def write_graph(self, graph, outputs=None) -> None:
+        ops = live_operations(graph, graph.outputs if outputs is None else outputs)
+        for item in fusion.plan(ops, self._reads):
+            if isinstance(item, fusion.Group):
+                self._current = item.ops[-1]
+                fusion.write_group(self, item, lambda t, ops=item.ops: self._needed(t, ops))
+                self.fused_loops += 1
+                self._current = None
+            else:
+                self.write_op(item)
+
+    def _reads(self, op):
+        return list(op.inputs) + (external_inputs(op) if op.subgraphs else [])
+
+    def _needed(self, tensor, group_ops) -> bool:
+        inside = {id(op) for op in group_ops}
+        return any(reader not in inside for reader in self._readers.get(id(tensor), ()))
+
+    def write_op(self, op) -> None:
+        outer, self._current = self._current, op
+        try:
+            self._write_op(op)
+        finally:
+            self._current = outer
+
+    def _write_op(self, op) -> None:
+        kind = op.type
+        for t in op.outputs:
+            if t.shape.rank is None:
+                self.unsupported(op, "a result of unknown rank")
+        if kind == "Const":
+            return  # written once at the top
+        if kind in ALIASES:
+            self.set_name(op.outputs[0], self.name_of(op.inputs[0]))
+        elif kind in ELEMENTWISE or kind == CAST:
+            self._write_elementwise(op)
+        elif kind in WRITERS:
+            WRITERS[kind](self, op)
+        elif kind == "If":
+            self._write_cond(op)
+        elif kind == "While":
+            self._write_while(op)
+        elif kind in _VARIABLE_OPS:
+            self._write_variable_op(op)
+        elif kind.startswith("TensorArray"):
+            self._write_tensor_array_op(op)
+        elif kind.startswith("Accumulator"):
+            self._write_accumulator_op(op)
+        else:
+            self.unsupported(op, f"the op type {kind!r}")
+
+    # -- elementwise -------------------------------------------------------------------------
+    def scalar_expr(self, op, operands) -> str:
+        out = op.outputs[0]
+        if op.type == FILL:
+            return operands[0] if out.dtype.is_bool else f"{self.dt(out.dtype)}({operands[0]})"
+        if op.type == CAST:
+            return f"{operands[0]} != 0" if out.dtype.is_bool else f"{self.dt(out.dtype)}({operands[0]})"
+        rule = ELEMENTWISE[op.type]
+        expr = rule.scalar.format(*operands, **self._constants_for(op))
+        return expr if rule.boolean else f"{self.dt(out.dtype)}({expr})"
+
+    def _write_elementwise(self, op) -> None:
+        out = op.outputs[0]
+        operands = self.ins(op)
+        if out.shape.rank == 0:
+            self.assign(op, self.scalar_expr(op, operands))
+            return
+        if op.type == CAST:
+            src = op.inputs[0]
+            if src.shape.rank == 0:
+                self.assign(op, f"np.full({self.shape_literal(out.shape)}, {operands[0]})")
+            elif out.dtype.is_bool:
+                self.assign(op, f"{operands[0]} != 0")
+            else:
+                self.assign(op, f"{operands[0]}.astype({self.dt(out.dtype)})")
+            return
+        rule = ELEMENTWISE[op.type]
+        expr = (rule.array or rule.scalar).format(*operands, **self._constants_for(op))
+        self.assign(op, expr)
+
+    def _constants_for(self, op) -> dict:
+        dtype = op.inputs[0].dtype
+        if dtype.is_bool:
+            return {}
+        t = self.dt(dtype)
+        return {"one": f"{t}(1)", "zero": f"{t}(0)", "T": t}
+
+    # -- control flow ------------------------------------------------------------------------
+    def _write_cond(self, op) -> None:
+        pred = self.name_of(op.inputs[0])
+        outs = [self.fresh("r") for _ in op.outputs]
+        for keyword, branch in (("if", op.subgraphs[0]), ("else", op.subgraphs[1])):
+            self.line(f"if {pred}:" if keyword == "if" else "else:")
+            with self.indented():
+                start = len(self.lines)
+                self.write_graph(branch)
+                results = [self.name_of(t) for t in branch.outputs]
+                if outs:
+                    self.line(f"{', '.join(outs)} = {', '.join(results)}")
+                elif len(self.lines) == start:
+                    self.line("pass")
+        for t, name in zip(op.outputs, outs):
+            self.set_name(t, name)
+
+    def _write_while(self, op) -> None:
+        cond, body = op.subgraphs
+        names = [self.fresh("w") for _ in op.outputs]
+        inits = self.ins(op)
+        n_vars = len(names)
+        if names:
+            self.line(f"{', '.join(names)} = {', '.join(inits[:n_vars])}")
+        for graph in (cond, body):
+            for t, name in zip(graph.inputs, names):
+                self.set_name(t, name)
+        counter = None
+        if len(inits) > n_vars:
+            counter = self.fresh("n")
+            self.line(f"{counter} = 0")
+        self.line("while True:")
+        with self.indented():
+            if counter is not None:
+                self.line(f"if {counter} >= {inits[n_vars]}:")
+                with self.indented():
+                    self.line("break")
+                self.line(f"{counter} += 1")
+            self.write_graph(cond)
+            self.line(f"if not {self.name_of(cond.outputs[0])}:")
+            with self.indented():
+                self.line("break")
+            self.write_graph(body)
+            results = [self.name_of(t) for t in body.outputs]
+            if names:
+                self.line(f"{', '.join(names)} = {', '.join(results)}")
+        for t, name in zip(op.outputs, names):
+            self.set_name(t, name)
+
+    # -- state -------------------------------------------------------------------------------
+    def _write_variable_op(self, op) -> None:
+        var = op.attrs["var"]
+        name = self.variable(var)
+        if op.type == "ReadVariableOp":
+            self.assign(op, name)  # a later assignment rebinds `name`; the read keeps its value
+        elif op.type == "AssignVariableOp":
+            x = self.name_of(op.inputs[0])
+            mode = op.attrs["mode"]
+            expr = x if mode == "assign" else f"{name} {'+' if mode == 'add' else '-'} {x}"
+            if var.shape.rank == 0:
+                expr = f"{self.dt(var.dtype)}({expr})"
+            self.line(f"{name} = {expr}")
+            self.assigned.add(int(name[1:]))
+            if op.outputs:
+                self.set_name(op.outputs[0], name)
+        # VarInitIfNeeded: the caller runs the NumPy executor while a variable is unset
+
+    def _write_tensor_array_op(self, op) -> None:
+        info = self.arrays.info(op.inputs[0] if op.inputs and op.type != "TensorArrayV3"
+                                else op.outputs[0])
+        if info is None or info.rank is None:
+            self.unsupported(op, "a TensorArray whose element rank is unknown")
+        names = self.ins(op)
+        new = info.new_op
+        dynamic = bool(new.attrs.get("dynamic_size"))
+        kind = op.type
+        if kind == "TensorArrayV3":
+            shape = new.attrs.get("element_shape")
+            dims = [d or 0 for d in shape] if shape is not None else [0] * info.rank
+            size = f"np.int64({names[0]})"
+            self.assign(op, f"(np.zeros(({size}, {''.join(f'{d}, ' for d in dims)}), "
+                            f"{self.dt(new.attrs['dtype'])}), np.zeros({size}, np.bool_), {size})")
+        elif kind == "TensorArrayWriteV3":
+            h, i, v = names
+            fn = "write" if info.rank else "write_scalar"
+            self.assign(op, f"_h.{fn}(*{h}, np.int64({i}), {v}, {dynamic})")
+        elif kind == "TensorArrayReadV3":
+            h, i = names
+            item = f"{h}[0][_h.check_index({h}[1], {h}[2], np.int64({i}))]"
+            self.assign(op, f"{item}.copy()" if info.rank else item)
+        elif kind == "TensorArrayStack":
+            self.assign(op, f"_h.stack(*{names[0]})")
+        elif kind == "TensorArraySizeV3":
+            self.assign(op, f"np.int32({names[0]}[2])")
+        elif kind == "TensorArrayGatherV3":
+            h, i = names
+            self.assign(op, f"_h.gather(*{h}, {i})")
+        elif kind == "TensorArrayConcatV3":
+            self.assign(op, f"_h.concat(*{names[0]})")
+        elif kind == "TensorArrayScatterV3":
+            v = names[1]
+            self.assign(op, f"(np.ascontiguousarray({v}).copy(), np.ones({v}.shape[0], np.bool_), "
+                            f"np.int64({v}.shape[0]))")
+        else:
+            self.unsupported(op, f"the op type {kind!r}")
+
+
+    def _write_accumulator_op(self, op) -> None:
+        """A while loop's saves for its gradient: (count, one TensorArray triple per value)."""
+        names = self.ins(op)
+        kind = op.type
+        if kind == "AccumulatorNew":
+            info = self.arrays.info(op.outputs[0])
+            if info is None or info.push is None:
+                self.unsupported(op, "an accumulator without its loop")
+            slots = [f"(np.zeros((0, {'0, ' * t.shape.rank}), {self.dt(t.dtype)}), "
+                     f"np.zeros(0, np.bool_), np.int64(0)), " for t in info.push.inputs[1:]]
+            self.assign(op, f"(np.int64(0), {''.join(slots)})")
+        elif kind == "AccumulatorPush":
+            acc = names[0]
+            slots = [f"_h.{'write' if t.shape.rank else 'write_scalar'}(*{acc}[{i + 1}], "
+                     f"{acc}[0], {name}, True), "
+                     for i, (t, name) in enumerate(zip(op.inputs[1:], names[1:]))]
+            self.assign(op, f"({acc}[0] + 1, {''.join(slots)})")
+        elif kind == "AccumulatorRead":
+            acc, step = names
+            item = f"{acc}[{op.attrs['index'] + 1}][0][{step}]"
+            self.assign(op, f"{item}.copy()" if op.outputs[0].shape.rank else item)
+        elif kind == "AccumulatorLastIndex":
+            self.assign(op, f"np.int32({names[0]}[0] - 1)")
+        else:
+            self.unsupported(op, f"the op type {kind!r}")
+
+
+def _readers(graph) -> dict[int, list]:
+    """Tensor id -> ids of the ops that read it (the string "out" for a graph output)."""
+    found: dict[int, list] = {}
+    for g in _graphs(graph):
+        for op in g.operations:
+            for t in op.inputs:
+                found.setdefault(id(t), []).append(id(op))
+        for t in g.outputs:
+            found.setdefault(id(t), []).append("out")
+    return found
+
+
+def _graphs(graph):
+    yield graph
+    for op in graph.operations:
+        for sub in op.subgraphs:
+            yield from _graphs(sub)
+
+
+class Lowered:
+    """The kernel source and what its caller passes to it."""
+
+    def __init__(self, source: str, writer: KernelWriter, input_ranks: list[int]):
+        self.source = source
+        self.variables = writer.variables
+        self.assigned = sorted(writer.assigned)
+        self.constants = writer.constants
+        self.parallel = writer.parallel
+        self.fused_loops = writer.fused_loops
+        self.line_ops = writer.line_ops
+        self.input_ranks = input_ranks
+        self.has_init = any(op.type == "VarInitIfNeeded" for g in _graphs(writer.graph)
+                            for op in g.operations)
+
+
+HEADER = "import numba\nimport numpy as np\n\nfrom runtime.jit import helpers as _h\n\n\n"
+HEADER_LINES = HEADER.count("\n") + 1  # the decorator line comes before `def kernel`
+
+
+def lower(graph, fastmath) -> Lowered:
+    """The kernel for `graph` (raises JitCompileError naming an op it cannot compile)."""
+    w = KernelWriter(graph)
+    params = []
+    for i, t in enumerate(graph.inputs):
+        if t.shape.rank is None:
+            raise JitCompileError(f"jit_compile=True needs inputs of known rank; input {i} has "
+                                  f"shape {t.shape}.")
+        w.dt(t.dtype)
+        params.append(f"a{i}")
+        w.set_name(t, f"a{i}")
+    _write_constants(w, graph)
+    w.write_graph(graph)
+    returns = [w.name_of(t) for t in graph.outputs]
+    returns += [w.variable(w.variables[i]) for i in sorted(w.assigned)]
+    params += [f"v{i}" for i in range(len(w.variables))]
+    params += [f"k{i}" for i in range(len(w.constants))]
+    flags = ", ".join(repr(f) for f in sorted(fastmath))  # sorted: the source must not vary
+    options = f"cache=True, error_model='numpy', fastmath={{{flags}}}"
+    if not w.object_mode:
+        options += ", nogil=True"
+    if w.parallel:
+        options += ", parallel=True"
+    body = "\n".join(w.lines) or "    pass"
+    source = (f"{HEADER}@numba.njit({options})\ndef kernel({', '.join(params)}):\n{body}\n"
+              f"    return ({''.join(r + ', ' for r in returns)})\n")
+    return Lowered(source, w, [t.shape.rank for t in graph.inputs])
+
+
+def _write_constants(w, graph) -> None:
+    used = set()
+    for g in _graphs(graph):
+        for op in g.operations:
+            used.update(id(t) for t in op.inputs)
+        used.update(id(t) for t in g.outputs)
+    for op in graph.operations:
+        if op.type != "Const" or id(op.outputs[0]) not in used:
+            continue
+        value = np.asarray(op.attrs["value"])
+        if value.dtype.kind not in "biuf":
+            w.unsupported(op, f"a constant of dtype {value.dtype}")
+        if value.ndim == 0:
+            w.set_name(op.outputs[0], w.fresh("c"))
+            w.line(f"{w.name_of(op.outputs[0])} = {_scalar_literal(value)}")
+        else:
+            w.set_name(op.outputs[0], f"k{len(w.constants)}")
+            w.constants.append(np.ascontiguousarray(value))
+
+
+def _scalar_literal(value) -> str:
+    kind = value.dtype.kind
+    if kind == "b":
+        return repr(bool(value))
+    number = int(value) if kind in "iu" else float(value)
+    text = repr(number) if np.isfinite(number) else f"np.{'nan' if np.isnan(number) else 'inf'}"
+    if kind == "f" and np.isinf(number) and number < 0:
+        text = "-np.inf"
+    return f"np.{value.dtype.type.__name__}({text})"

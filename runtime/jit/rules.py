@@ -1,0 +1,345 @@
+"""How each op type is written for Numba: the one table the jit compiler reads, keyed by op type.
+
+An `Elementwise` rule is a scalar expression (used inside fused loops and for rank-0 values)
+and, when it differs, an array expression. Any other op has a writer `(w, op) -> None` that
+appends its lines through the kernel writer `w` (see `lowering.KernelWriter`).
+
+Placeholders: `{0}`, `{1}`, ... the operands; `{T}` the NumPy type of the result (e.g.
+`np.float32`); `{one}` / `{zero}` typed constants of the operands' dtype.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, NamedTuple
+
+
+class Elementwise(NamedTuple):
+    scalar: str
+    array: str | None = None
+    boolean: bool = False  # the result is bool: not wrapped in `{T}(...)`
+
+
+def _binary(symbol: str) -> Elementwise:
+    return Elementwise(f"{{0}} {symbol} {{1}}")
+
+
+def _compare(symbol: str) -> Elementwise:
+    return Elementwise(f"{{0}} {symbol} {{1}}", boolean=True)
+
+
+def _call(fn: str) -> Elementwise:
+    return Elementwise(f"np.{fn}({{0}})")
+
+
+ELEMENTWISE: dict[str, Elementwise] = {
+    "Add": _binary("+"), "Sub": _binary("-"), "Mul": _binary("*"), "RealDiv": _binary("/"),
+    "FloorDiv": _binary("//"), "FloorMod": _binary("%"), "Pow": _binary("**"),
+    "Maximum": Elementwise("np.maximum({0}, {1})"), "Minimum": Elementwise("np.minimum({0}, {1})"),
+    "Equal": _compare("=="), "NotEqual": _compare("!="), "Less": _compare("<"),
+    "LessEqual": _compare("<="), "Greater": _compare(">"), "GreaterEqual": _compare(">="),
+    "LogicalAnd": Elementwise("{0} and {1}", "{0} & {1}", boolean=True),
+    "LogicalOr": Elementwise("{0} or {1}", "{0} | {1}", boolean=True),
+    "LogicalXor": Elementwise("{0} != {1}", "{0} ^ {1}", boolean=True),
+    "LogicalNot": Elementwise("not {0}", "~{0}", boolean=True),
+    "Neg": Elementwise("-{0}"), "Abs": _call("abs"), "Sign": _call("sign"),
+    "Square": Elementwise("{0} * {0}"), "Sqrt": _call("sqrt"),
+    "Rsqrt": Elementwise("{one} / np.sqrt({0})"), "Exp": _call("exp"), "Log": _call("log"),
+    "Log1p": _call("log1p"), "Sin": _call("sin"), "Cos": _call("cos"), "Tan": _call("tan"),
+    "Tanh": _call("tanh"), "Sigmoid": Elementwise("{one} / ({one} + np.exp(-{0}))"),
+    "Floor": _call("floor"), "Ceil": _call("ceil"), "Round": _call("rint"),
+    "Reciprocal": Elementwise("{one} / {0}"), "Relu": Elementwise("np.maximum({0}, {zero})"),
+    "SelectV2": Elementwise("{1} if {0} else {2}", "np.where({0}, {1}, {2})"),
+}
+
+CAST = "Cast"
+FILL = "Fill"  # fused as its value: fusion.operands skips the dims
+ALIASES = frozenset({"Identity", "StopGradient"})
+
+
+# -- array-level writers ------------------------------------------------------------------------
+
+def _reduction(w, op, np_fn: str) -> str:
+    """`np.<np_fn>` of the input over `axis` (None or a tuple); keepdims by reshaping."""
+    x = w.ins(op)[0]
+    axis, rank = op.attrs["axis"], op.inputs[0].shape.rank
+    out = op.outputs[0]
+    if axis is None or len(set(a % rank for a in axis)) == rank:
+        expr = f"np.{np_fn}({x})"
+        if np_fn == "sum" and rank and op.inputs[0].dtype.is_floating:
+            expr = f"_h.total({x})"
+        return f"np.full({w.shape_literal(out.shape)}, {expr})" if out.shape.rank else expr
+    axes = sorted({a % rank for a in axis})
+    if np_fn == "sum":
+        expr = x
+        for a in reversed(axes):
+            expr = f"np.sum({expr}, axis={a})"
+    else:  # the reduced axes first, flattened to 2-D, reduced over rows
+        dims = w.static_dims(op.inputs[0])
+        rest = [i for i in range(rank) if i not in axes]
+        count = 1
+        for a in axes:
+            count *= dims[a]
+        moved = f"np.ascontiguousarray({x}.transpose({tuple(axes + rest)!r}))"
+        expr = (f"_h.reduce_leading({moved}.reshape(({count}, {x}.size // {count})), "
+                f"{_MODES[np_fn]})")
+    return f"np.ascontiguousarray({expr}).reshape({w.shape_literal(out.shape)})"
+
+
+_MODES = {"max": 0, "min": 1, "prod": 2, "any": 3, "all": 4}  # helpers.reduce_leading
+
+
+def _reduce(np_fn: str):
+    def write(w, op):
+        w.assign(op, w.typed(_reduction(w, op, np_fn), op.outputs[0]))
+    return write
+
+
+def _mean(w, op):
+    t, out = op.inputs[0], op.outputs[0]
+    if not t.dtype.is_floating:
+        w.unsupported(op, "Mean of an integer tensor")
+    axis = op.attrs["axis"]
+    dims = w.static_dims(t)
+    count = 1
+    for i, d in enumerate(dims):
+        if axis is None or i in [a % len(dims) for a in axis]:
+            count *= d
+    w.assign(op, w.typed(f"{_reduction(w, op, 'sum')} / {w.dt(out.dtype)}({count})", out))
+
+
+def _arg_reduce(np_fn: str):
+    def write(w, op):
+        x = w.ins(op)[0]
+        axis, rank = op.attrs["axis"], op.inputs[0].shape.rank
+        if rank == 1 or axis is None:
+            expr = f"np.{np_fn}({x})"
+        else:
+            expr = f"np.{np_fn}({x}, axis={axis % rank})"
+        w.assign(op, w.typed(expr, op.outputs[0]))
+    return write
+
+
+def _matmul(w, op):
+    a, b = w.ins(op)
+    if op.inputs[0].shape.rank != 2 or op.inputs[1].shape.rank != 2:
+        w.unsupported(op, "MatMul of tensors that are not matrices")
+    if op.attrs["transpose_a"]:
+        a = f"{a}.T"
+    if op.attrs["transpose_b"]:
+        b = f"{b}.T"
+    w.assign(op, f"np.dot(np.ascontiguousarray({a}), np.ascontiguousarray({b}))")
+
+
+def _reshaped(w, op):
+    """Reshape, ExpandDims, Squeeze: a reshape to the (static) output shape."""
+    x = f"np.ascontiguousarray({w.ins(op)[0]})"
+    if op.outputs[0].shape.rank == 0:  # a kernel holds rank-0 values as scalars
+        w.assign(op, f"{x}.reshape(1)[0]")
+    else:
+        w.assign(op, f"{x}.reshape({w.shape_literal(op.outputs[0].shape)})")
+
+
+def _transpose(w, op):
+    w.assign(op, f"np.ascontiguousarray({w.ins(op)[0]}.transpose({tuple(op.attrs['perm'])!r}))")
+
+
+def _concat(w, op):
+    names = w.ins(op)
+    w.assign(op, f"np.concatenate(({', '.join(names)},), axis={op.attrs['axis']})")
+
+
+def _pack(w, op):
+    names = w.ins(op)
+    if op.inputs[0].shape.rank == 0:
+        w.assign(op, f"np.array([{', '.join(names)}], dtype={w.dt(op.outputs[0].dtype)})")
+    else:
+        w.assign(op, f"np.stack(({', '.join(names)},), {op.attrs['axis']})")
+
+
+def _fill(w, op):
+    out = op.outputs[0]
+    value = w.ins(op)[1]
+    if out.shape.rank == 0:
+        w.assign(op, f"{w.dt(out.dtype)}({value})")
+    else:
+        w.assign(op, f"np.full({w.shape_literal(out.shape)}, {value})")
+
+
+def _like(value: int):
+    def write(w, op):
+        out = op.outputs[0]
+        fn = "np.zeros" if value == 0 else "np.ones"
+        if out.shape.rank == 0:
+            w.assign(op, f"{w.dt(out.dtype)}({value})")
+        else:
+            w.assign(op, f"{fn}({w.ins(op)[0]}.shape, {w.dt(out.dtype)})")
+    return write
+
+
+def _zeros(w, op):
+    out = op.outputs[0]
+    if out.shape.rank == 0:
+        w.assign(op, f"{w.dt(out.dtype)}(0)")
+    else:
+        w.assign(op, f"np.zeros({w.shape_literal(out.shape)}, {w.dt(out.dtype)})")
+
+
+def _range(w, op):
+    start, limit, delta = w.ins(op)
+    out = op.outputs[0]
+    w.assign(op, f"np.arange({start}, {limit}, {delta}).astype({w.dt(out.dtype)})")
+
+
+def _shape(w, op):
+    out = op.outputs[0]
+    x = w.ins(op)[0]
+    rank = op.inputs[0].shape.rank
+    items = ", ".join(f"{x}.shape[{i}]" for i in range(rank))
+    if rank == 0:
+        w.assign(op, f"np.zeros(0, {w.dt(out.dtype)})")
+    else:
+        w.assign(op, f"np.array([{items}]).astype({w.dt(out.dtype)})")
+
+
+def _size(w, op):
+    x = w.ins(op)[0]
+    expr = "1" if op.inputs[0].shape.rank == 0 else f"{x}.size"
+    w.assign(op, f"{w.dt(op.outputs[0].dtype)}({expr})")
+
+
+def _broadcast_to(w, op):
+    x = w.ins(op)[0]
+    if op.outputs[0].shape.rank == 0:
+        w.assign(op, x)
+    else:
+        w.assign(op, f"np.broadcast_to({x}, {w.shape_literal(op.outputs[0].shape)}).copy()")
+
+
+def _strided_slice(w, op):
+    names = w.ins(op)
+    values, key = names[1:], op.attrs["key"]
+
+    def one(k):
+        if hasattr(k, "index"):  # a slot: the value of an index input
+            return values[k.index]
+        if k is Ellipsis:
+            return "..."
+        if k is None:
+            return "None"
+        if isinstance(k, slice):
+            parts = [one(p) if p is not None else "" for p in (k.start, k.stop, k.step)]
+            return f"{parts[0]}:{parts[1]}" + (f":{parts[2]}" if parts[2] else "")
+        if isinstance(k, int):
+            return repr(k)
+        w.unsupported(op, f"indexing with {type(k).__name__}")
+    for t in op.inputs[1:]:
+        if t.shape.rank != 0:
+            w.unsupported(op, "indexing with a tensor of indices")
+    inner = ", ".join(one(k) for k in key)
+    w.assign(op, f"{names[0]}[{inner}{',' if len(key) == 1 else ''}]")
+
+
+def _gather(w, op):
+    x, i = w.ins(op)
+    axis = op.attrs["axis"] % op.inputs[0].shape.rank
+    rank = op.inputs[1].shape.rank
+    if rank == 0 or (rank == 1 and axis == 0):
+        w.assign(op, f"{x}[{':, ' * axis}{i}]")
+    else:
+        w.unsupported(op, "gathering with an index tensor of rank > 1 or along an inner axis")
+
+
+def _rows(w, t, x: str, axis: int) -> str:
+    """`x` as a 2-D array with `axis` (which must be the last) as its rows' elements."""
+    dims = w.static_dims(t)
+    if axis % len(dims) != len(dims) - 1:
+        w.unsupported(w.current, "a softmax along an axis other than the last")
+    return f"np.ascontiguousarray({x}).reshape(({t.shape.num_elements() // dims[-1]}, {dims[-1]}))"
+
+
+def _softmax(log: bool):
+    def write(w, op):
+        rows = _rows(w, op.inputs[0], w.ins(op)[0], op.attrs["axis"])
+        shape = w.shape_literal(op.outputs[0].shape)
+        w.assign(op, f"_h.softmax_rows({rows}, {log}).reshape({shape})")
+    return write
+
+
+def _xent(w, op):
+    labels, logits = w.ins(op)
+    axis = op.attrs["axis"]
+    log_p, lab = w.fresh("x"), w.fresh("x")
+    w.line(f"{log_p} = _h.softmax_rows({_rows(w, op.inputs[1], logits, axis)}, True)")
+    w.line(f"{lab} = {_rows(w, op.inputs[0], labels, axis)}")
+    loss, grad = op.outputs
+    w.set_name(loss, w.fresh("t"))
+    w.line(f"{w.name_of(loss)} = (-np.sum({lab} * {log_p}, axis=1)).reshape({w.shape_literal(loss.shape)})")
+    w.set_name(grad, w.fresh("t"))
+    w.line(f"{w.name_of(grad)} = (np.exp({log_p}) - {lab}).reshape({w.shape_literal(grad.shape)})")
+
+
+def _index_along(axis: int, index: str) -> str:
+    return ":, " * axis + index
+
+
+def _unpack(w, op):
+    x = w.ins(op)[0]
+    axis = op.attrs["axis"] % op.inputs[0].shape.rank
+    for i, out in enumerate(op.outputs):
+        w.set_name(out, w.fresh("t"))
+        w.line(f"{w.name_of(out)} = {x}[{_index_along(axis, str(i))}]")
+
+
+def _split(w, op):
+    x = w.ins(op)[0]
+    axis = op.attrs["axis"] % op.inputs[0].shape.rank
+    start = 0
+    for size, out in zip(op.attrs["sizes"], op.outputs):
+        w.set_name(out, w.fresh("t"))
+        w.line(f"{w.name_of(out)} = {x}[{_index_along(axis, f'{start}:{start + size}')}]")
+        start += size
+
+
+def _reverse(w, op):
+    x = w.ins(op)[0]
+    rank = op.inputs[0].shape.rank
+    axes = op.attrs["axis"]
+    axes = {a % rank for a in (axes if isinstance(axes, (tuple, list)) else (axes,))}
+    key = ", ".join("::-1" if i in axes else ":" for i in range(rank))
+    w.assign(op, f"np.ascontiguousarray({x}[{key}])")
+
+
+def _cumsum(w, op):
+    x = w.ins(op)[0]
+    if op.inputs[0].shape.rank != 1:
+        w.unsupported(op, "a cumulative sum of a tensor that is not 1-D")
+    src = f"{x}[::-1]" if op.attrs["reverse"] else x
+    expr = f"np.cumsum({src})"
+    if op.attrs["exclusive"]:
+        expr = f"np.concatenate((np.zeros(1, {x}.dtype), {expr}[:-1]))"
+    if op.attrs["reverse"]:
+        expr = f"np.ascontiguousarray(({expr})[::-1])"
+    w.assign(op, w.typed(expr, op.outputs[0]))
+
+
+def _undefined(w, op):
+    """The filler a cond gradient puts in the branch that did not compute a saved value; it
+    is never read, so an empty array of the right rank and dtype stands in for it."""
+    out = op.outputs[0]
+    t = w.dt(out.dtype)
+    rank = out.shape.rank
+    w.assign(op, f"{t}(0)" if rank == 0 else f"np.zeros(({'0, ' * rank}), {t})")
+
+
+WRITERS: dict[str, Callable] = {
+    "Sum": _reduce("sum"), "Max": _reduce("max"), "Min": _reduce("min"),
+    "Prod": _reduce("prod"), "Any": _reduce("any"), "All": _reduce("all"), "Mean": _mean,
+    "ArgMax": _arg_reduce("argmax"), "ArgMin": _arg_reduce("argmin"),
+    "MatMul": _matmul, "Reshape": _reshaped, "ExpandDims": _reshaped, "Squeeze": _reshaped,
+    "Transpose": _transpose, "ConcatV2": _concat, "Pack": _pack, "Fill": _fill,
+    "ZerosLike": _like(0), "OnesLike": _like(1), "Zeros": _zeros, "Range": _range,
+    "Shape": _shape, "Size": _size, "BroadcastTo": _broadcast_to, "StridedSlice": _strided_slice,
+    "GatherV2": _gather, "Softmax": _softmax(False), "LogSoftmax": _softmax(True),
+    "SoftmaxCrossEntropyWithLogits": _xent, "Unpack": _unpack, "Split": _split,
+    "ReverseV2": _reverse, "Cumsum": _cumsum, "Undefined": _undefined,
+}
