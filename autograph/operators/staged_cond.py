@@ -21,6 +21,7 @@ from .staging import (
     may_jump,
     may_return,
     mismatch_error,
+    refuse_globals,
     undefined_error,
 )
 from .variables import Variables
@@ -115,6 +116,7 @@ def staged_cond(backend: Backend, pred: Any, true_fn: Optional[Callable], false_
                 variables: Variables, location: Optional[str] = None) -> Any:
     """Stages `true_fn() if pred else false_fn()` including the variables they assign;
     returns the merged result (a value, or a StagedJump for loop bodies)."""
+    refuse_globals(variables, "an `if`", location)
     return CondPlan(backend, pred, true_fn, false_fn, variables, location).stage()
 
 

@@ -17,7 +17,15 @@ from .dispatch import Backend
 from .location import at
 from .special_values import BREAK_KIND, NORMAL, RETURN_KIND, Return, StagedJump, Undefined
 from .staged_cond import staged_cond
-from .staging import JUMP_LABEL, RETURN_LABEL, Retry, StagingError, jump_parts, kinds_of
+from .staging import (
+    JUMP_LABEL,
+    RETURN_LABEL,
+    Retry,
+    StagingError,
+    jump_parts,
+    kinds_of,
+    refuse_globals,
+)
 from .variables import Variables
 
 
@@ -86,6 +94,7 @@ def staged_loop(backend: Backend, variables: Variables, test: Callable[[tuple], 
     Returns the final jump (None when the body never jumps), the final extras, and for
     variables undefined when the loop started, (index, staged "was assigned") pairs to pass
     to `finish_loop`."""
+    refuse_globals(variables, "a loop", location)
     loop = _Loop(backend, variables, test, body, extras, extra_labels, jump, opts or {}, lists,
                  location)
     for _ in range(6):
@@ -347,7 +356,8 @@ def _stores(code: types.CodeType, name: str) -> bool:
     return any(isinstance(c, types.CodeType) and _stores(c, name) for c in code.co_consts)
 
 
-def _assigns(fn: Optional[Callable], name: str) -> bool:
+def assigns(fn: Optional[Callable], name: str) -> bool:
+    """Whether the code of `fn` (or code nested in it) stores to `name`."""
     code = getattr(fn, "__code__", None)
     return code is not None and _stores(code, name)
 
@@ -364,7 +374,7 @@ def finish_loop(backend: Backend, variables: Variables, jump: Optional[StagedJum
         values = variables.get()
         for index, defined in guards:
             name = variables.names[index]
-            if _assigns(orelse, name) or isinstance(values[index], Undefined):
+            if assigns(orelse, name) or isinstance(values[index], Undefined):
                 continue
             message = (f"'{name}' is used after a loop that ran zero times{at(location)}; it is "
                        "first assigned inside the loop, so it has no value. Assign it before the loop.")

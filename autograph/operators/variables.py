@@ -170,6 +170,10 @@ class Variables:
                 slot = slot_type(slot, key, text)
             self.slots.append(slot)
 
+    def global_names(self) -> list[str]:
+        """The names that are module globals (declared `global` in the converted code)."""
+        return [s.name for s in self.slots if isinstance(s, _Global)]
+
     def get(self) -> list:
         """Current values, `Undefined` for variables without one."""
         return [s.get() for s in self.slots]

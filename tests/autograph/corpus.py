@@ -883,6 +883,66 @@ def try_finally_in_loop(n):
     return log
 
 
+# -- jumps, walrus and early returns under staged control flow -----------------------------
+
+@case((0,), (1,), (3,), staged=True)
+def for_else_break_after_inner_return(x):
+    c = 8
+    for _ in range(2):
+        c = x
+        for _ in range(x):
+            return c
+        break
+    else:
+        c = 8
+    return c
+
+
+@case((1.0,), (60.0,), (0.5,), staged=True)
+def walrus_in_while_test(x):
+    n = 0
+    while (x := x * 2.0) < 100.0:
+        n += 1
+    return n, x
+
+
+@case((1.0,), (60.0,), (20.0,), staged=True)
+def walrus_in_while_test_with_break(x):
+    n = 0.0
+    while (x := x * 2.0) < 100.0:
+        n += 1.0
+        if x > 30.0:
+            break
+    return n + x
+
+
+@case((1,), (5,), staged=True)
+def walrus_in_if_test(x):
+    if (y := x * 2) > 3:
+        x = y
+    else:
+        x = -y
+    return x + y
+
+
+@case((True,), (False,), staged=True)
+def early_return_then_shape_change(c):
+    t = rt.constant(1)
+    if c:
+        return t
+    t = rt.stack([t, t])
+    return rt.reduce_sum(t)
+
+
+@case((2,), (-2,), staged=True)
+def early_return_reads_and_rebinds(x):
+    t = x + 1
+    if x > 0:
+        t = t * 10
+        return t
+    return t - 100
+
+
 @case((3,), (-3,))
 def do_not_convert_call(x):
     return untouched(x)
