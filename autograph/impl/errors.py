@@ -58,6 +58,31 @@ def location_text(tb: types.TracebackType) -> str:
     return f"{where}\n    {line}" if line else where
 
 
+_UNCONVERTED_HINTS = (
+    ("match ", "a `match` statement is not converted: write its cases as `if`/`elif` on "
+               "tensor conditions"),
+    ("case ", "a `match` statement is not converted: write its cases as `if`/`elif` on "
+              "tensor conditions"),
+    ("sorted(", "`sorted` needs the values of the tensor: sort with tensor ops"),
+    (" in ", "`in` on a tensor needs its values: write `rt.reduce_any(rt.equal(t, v))`"),
+)
+
+
+def _unconverted_construct(exc: BaseException, line: str) -> None:
+    """A converted function used a tensor where Python needs a value: replace the advice to
+    convert the function (it already is) by what to write instead."""
+    if type(exc).__name__ != "OperatorNotAllowedInGraphError" or len(exc.args) != 1:
+        return
+    message = str(exc.args[0])
+    cut = message.find(" Write the function with")
+    if cut < 0:
+        return
+    hint = next((h for key, h in _UNCONVERTED_HINTS if key in f" {line} "),
+                "this construct is not converted to graph operations")
+    exc.args = (f"{message[:cut]} The function is converted by autograph, but {hint}; see "
+                "docs/limitations.md.",)
+
+
 def _str(exc: BaseException) -> str:
     try:
         return str(exc)
@@ -76,6 +101,8 @@ def annotate(exc: BaseException) -> BaseException:
     tb = exc.__traceback__
     user = _innermost_user_frame(tb)
     if user is not None:
+        _unconverted_construct(exc, linecache.getline(
+            user.tb_frame.f_code.co_filename, user.tb_lineno, user.tb_frame.f_globals).strip())
         text = location_text(user)
         header = f"in user code:\n  {text}"
         if len(exc.args) == 1 and isinstance(exc.args[0], str) and _str(exc) == exc.args[0]:

@@ -205,7 +205,15 @@ class LoopPlan:
         loop = self.loop
         values, extras, _, retval, _ = self.unpack(flat)
         loop.variables.set(values)
-        result, new_extras = loop.body(extras)
+        try:
+            result, new_extras = loop.body(extras)
+        except NameError as e:
+            if e.name in loop.names and isinstance(loop.init[loop.names.index(e.name)], Undefined):
+                raise UnboundLocalError(
+                    f"'{e.name}' is read before it is assigned in a loop whose condition is a "
+                    f"tensor{at(loop.location)}: it has no value when the loop starts. Assign it "
+                    "before the loop.") from None
+            raise
         out: list = []
         retry = self._variables_out(loop.variables.get(), out)
         for e, value in zip(self.extra_entries, new_extras):
