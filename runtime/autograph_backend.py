@@ -8,6 +8,7 @@ This is the only runtime module that imports autograph. Importing it registers t
 
 from __future__ import annotations
 
+import copy
 from typing import Any, Callable, Optional, Sequence
 
 import autograph as ag
@@ -21,10 +22,20 @@ from .control_flow import while_loop as _while_loop
 from .dtypes import bool_, float32, int32
 from .function.logs import add_trace_listener
 from .ops import array_ops, debug_ops, math_ops, reduce_ops
-from .ops.core import convert_to_tensor
+from .ops.core import apply, convert_to_tensor, define
 from .shapes import TensorSpec, as_shape
 from .tensor import SymbolicTensor, Tensor
 from .variables import Variable
+
+
+def _raise_unless_kernel(condition, exception):
+    if not condition:
+        raise copy.copy(exception).with_traceback(None)
+
+
+# a `raise` under a staged condition: raises (a copy of) the user's exception when it runs
+_RAISE_UNLESS = define("RaiseUnless", lambda *xs, **attrs: [], _raise_unless_kernel,
+                       stateful=True, num_outputs=0, differentiable=False)
 
 
 class _ListSpec:
@@ -133,6 +144,9 @@ class RuntimeBackend(ag.Backend):
 
     def assert_(self, condition, message, data):
         return debug_ops.Assert(condition, [message, *data])
+
+    def raise_unless(self, condition, exception):
+        apply(_RAISE_UNLESS, [convert_to_tensor(condition)], {"exception": exception})
 
     def guard_defined(self, value, defined, message):
         debug_ops.Assert(defined, [message])

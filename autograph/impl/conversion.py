@@ -29,6 +29,7 @@ from ..converters import (
     lists,
     logical_expressions,
     statement_variables,
+    try_statements,
     variables,
 )
 from ..core.options import ConversionOptions, Feature
@@ -106,7 +107,8 @@ def transform(node: Union[gast.FunctionDef, gast.Lambda], ctx: Context):
         handlers.append(asserts.Handler)
     if opts.uses(Feature.LISTS):
         handlers.append(lists.Handler)
-    handlers += [call_trees.Handler, conditional_expressions.Handler, logical_expressions.Handler]
+    handlers += [call_trees.Handler, conditional_expressions.Handler, logical_expressions.Handler,
+                 try_statements.Handler]
     node = run_handlers(node, ctx, *handlers)
     node = statement_variables.transform(node, ctx)
     node = control_flow.transform(node, ctx)

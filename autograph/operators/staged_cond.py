@@ -12,6 +12,7 @@ from typing import Any, Callable, Optional, Sequence
 from . import layout as lay
 from .dispatch import Backend
 from .special_values import NORMAL, StagedJump, Undefined, is_jump
+from .staged_raise import BranchRaised, raised_by_user, stage_raise
 from .staging import (
     JUMP_LABEL,
     RETURN_LABEL,
@@ -117,7 +118,14 @@ def staged_cond(backend: Backend, pred: Any, true_fn: Optional[Callable], false_
     """Stages `true_fn() if pred else false_fn()` including the variables they assign;
     returns the merged result (a value, or a StagedJump for loop bodies)."""
     refuse_globals(variables, "an `if`", location)
-    return CondPlan(backend, pred, true_fn, false_fn, variables, location).stage()
+    plan = CondPlan(backend, pred, true_fn, false_fn, variables, location)
+    try:
+        return plan.stage()
+    except BranchRaised as raised:
+        variables.set(plan.init)
+        raised_when = raised.side is Side.TRUE
+        return stage_raise(backend, pred, raised_when, raised.exception,
+                           false_fn if raised_when else true_fn)
 
 
 class CondPlan:
@@ -172,7 +180,12 @@ class CondPlan:
         """Runs one branch; the flat backend values it emits under the unified layout."""
         self.variables.set(self.init)
         fn = self.fns[side]
-        result = fn() if fn is not None else None
+        try:
+            result = fn() if fn is not None else None
+        except Exception as e:
+            if not raised_by_user(e):
+                raise
+            raise BranchRaised(e, side) from None
         values = self.variables.get()
         if self.target_jump_mode is not None:
             jump_mode = self.target_jump_mode

@@ -127,3 +127,89 @@ def test_unconverted_constructs_do_not_advise_converting(fn, hint):
         rt.function(fn)(arg)
     message = str(info.value)
     assert hint in message and "autograph=True" not in message
+
+
+def raise_when_positive(x, error):
+    if x > 0:
+        raise error("positive input")
+    return x / 2
+
+
+@pytest.mark.parametrize("error", [ValueError, RuntimeError, KeyError])
+def test_raise_under_staged_if_raises_when_the_graph_runs(error):
+    compiled = rt.function(raise_when_positive)
+    assert float(compiled(rt.constant(-4.0), error)) == -2.0
+    with pytest.raises(error, match="positive input"):
+        compiled(rt.constant(3.0), error)
+    assert compiled.experimental_get_tracing_count() == 1
+
+
+def test_raise_in_else_branch_and_in_both_branches():
+    def f(x):
+        if x > 0:
+            y = x * 2
+        else:
+            raise ValueError("not positive")
+        return y
+
+    def both(x):
+        if x > 0:
+            raise KeyError("positive")
+        else:
+            raise RuntimeError("not positive")
+
+    compiled, compiled_both = rt.function(f), rt.function(both)
+    assert float(compiled(rt.constant(2.0))) == 4.0
+    with pytest.raises(ValueError, match="not positive"):
+        compiled(rt.constant(-1.0))
+    with pytest.raises(KeyError):
+        compiled_both(rt.constant(1.0))
+    with pytest.raises(RuntimeError):
+        compiled_both(rt.constant(-1.0))
+
+
+def except_catching_staged_raise(x):
+    try:
+        if x > 0:
+            raise KeyError("positive")
+        y = x / 2
+    except KeyError:
+        y = x * 100.0
+    return y
+
+
+def except_value_error_catching_staged_raise(x):
+    try:
+        if x > 0:
+            raise ValueError("positive")
+        y = x / 2
+    except ValueError:
+        y = x * 100.0
+    return y
+
+
+def test_except_that_would_catch_a_staged_raise_is_refused():
+    assert except_catching_staged_raise(3.0) == 300.0
+    assert ag.to_graph(except_catching_staged_raise)(3.0) == 300.0
+    with pytest.raises(ag.StagingError, match="KeyError is raised under a condition.*`except`"):
+        rt.function(except_catching_staged_raise)(rt.constant(-1.0))
+    # a StagingError would be caught by `except ValueError` itself: the refusal escapes it
+    with pytest.raises(BaseException, match="ValueError is raised under a condition") as info:
+        rt.function(except_value_error_catching_staged_raise)(rt.constant(-1.0))
+    assert not isinstance(info.value, Exception)
+
+
+def test_except_that_cannot_catch_the_staged_raise_is_fine():
+    def f(x):
+        try:
+            if x > 0:
+                raise ValueError("positive")
+            y = x / 2
+        except ZeroDivisionError:
+            y = x
+        return y
+
+    compiled = rt.function(f)
+    assert float(compiled(rt.constant(-2.0))) == -1.0
+    with pytest.raises(ValueError, match="positive"):
+        compiled(rt.constant(2.0))
