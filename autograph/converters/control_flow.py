@@ -168,6 +168,8 @@ class _ControlFlow(Transformer):
                 args.append(_const(None))
             args.append(_names_tuple(names))
         keywords = [gast.keyword(arg="temps", value=_names_tuple(temps))] if temps else []
+        if names and anno.getanno(node, "after_jump", False):
+            keywords.append(gast.keyword(arg="after_jump", value=_const(True)))
         stmt = self._call("if_stmt", args, keywords, anno.getanno(node, "returns_result", False),
                           node)
         return defs + [stmt]

@@ -25,6 +25,7 @@ from ..converters import (
     control_flow,
     directives,
     functions,
+    jump_flags,
     jumps,
     lists,
     logical_expressions,
@@ -99,6 +100,7 @@ def transform(node: Union[gast.FunctionDef, gast.Lambda], ctx: Context):
     """Runs every converter over a parsed function or lambda, in order."""
     opts = ctx.options
     node = functions.drop_decorators(node)
+    node = jump_flags.transform(node, ctx)
     node = jumps.transform(node, ctx)
     # statement- and expression-level converters share one traversal; each handler is the
     # converter of the same name (see its module), in this order

@@ -19,12 +19,15 @@ from .variables import Variables
 
 
 def if_stmt(cond: Any, body: Callable[[], Any], orelse: Optional[Callable[[], Any]] = None,
-            names: Sequence[str] = (), temps: Sequence[str] = ()) -> Any:
+            names: Sequence[str] = (), temps: Sequence[str] = (),
+            after_jump: bool = False) -> Any:
     """`body()` if `cond` else `orelse()`; staged when `cond` is staged.
 
     `temps` are variables the branches read and assign that nobody reads afterwards (as
     when both branches return): a staged `if` restores them before each branch instead of
-    merging them."""
+    merging them. `after_jump` marks the `if` that guards the code after a jump out of a
+    `with`/`try` statement (see converters/jump_flags.py): what it assigns may stay
+    undefined on the path that jumped, where nothing reads it."""
     if cond is True:
         return body()
     if cond is False:
@@ -35,12 +38,13 @@ def if_stmt(cond: Any, body: Callable[[], Any], orelse: Optional[Callable[[], An
             return body()
         return orelse() if orelse is not None else None
     variables = Variables(names, (body, orelse))
+    placeholders = frozenset(names) if after_jump else frozenset()
     if not temps:
-        return staged_cond(backend, cond, body, orelse, variables, user_location())
+        return staged_cond(backend, cond, body, orelse, variables, user_location(), placeholders)
     saved = Variables(temps, (body, orelse))
     start = saved.get()
     result = staged_cond(backend, cond, _restoring(body, saved, start),
-                         _restoring(orelse, saved, start), variables, user_location())
+                         _restoring(orelse, saved, start), variables, user_location(), placeholders)
     saved.set(start)
     return result
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import enum
 from typing import Any, Callable, Optional, Sequence
 
+from ..pyct.naming import RETURN_VALUE_STEM
 from . import layout as lay
 from .dispatch import Backend
 from .special_values import NORMAL, StagedJump, Undefined, is_jump
@@ -58,7 +59,8 @@ def _encode(backend: Backend, names: Sequence[str], values: list, result: Any,
 
 def _unify_entry(a: lay.Entry, b: lay.Entry, location: Optional[str],
                  lenient: bool = False) -> lay.Entry:
-    placeholder_ok = lenient or (a.label == RETURN_LABEL and b.label == RETURN_LABEL)
+    placeholder_ok = lenient or (a.label == RETURN_LABEL and b.label == RETURN_LABEL) or (
+        a.label.startswith(RETURN_VALUE_STEM))
     a_undef, b_undef = lay.is_undefined(a), lay.is_undefined(b)
     if placeholder_ok and (a_undef or b_undef):
         return b if a_undef else a
@@ -83,7 +85,8 @@ def _unify_entry(a: lay.Entry, b: lay.Entry, location: Optional[str],
     raise mismatch_error(a.label, lay.first_difference(a, b) or "", location)
 
 
-def _unify(a: _Outcome, b: _Outcome, location: Optional[str]) -> list:
+def _unify(a: _Outcome, b: _Outcome, location: Optional[str],
+           placeholders: frozenset = frozenset()) -> list:
     if a.jump_mode != b.jump_mode:
         raise Retry()
     if a.depth and b.depth and a.depth != b.depth:
@@ -92,7 +95,8 @@ def _unify(a: _Outcome, b: _Outcome, location: Optional[str]) -> list:
     # (`found = x; break`): the other path goes on looping without needing it.
     lenient = a.jump_mode and (
         (a.kinds == {NORMAL} and NORMAL not in b.kinds) or (b.kinds == {NORMAL} and NORMAL not in a.kinds))
-    return [_unify_entry(x, y, location, lenient and x.label not in (JUMP_LABEL, RETURN_LABEL))
+    return [_unify_entry(x, y, location, (lenient and x.label not in (JUMP_LABEL, RETURN_LABEL))
+                         or x.label in placeholders)
             for x, y in zip(a.entries, b.entries)]
 
 
@@ -114,11 +118,14 @@ class Side(enum.Enum):
 
 
 def staged_cond(backend: Backend, pred: Any, true_fn: Optional[Callable], false_fn: Optional[Callable],
-                variables: Variables, location: Optional[str] = None) -> Any:
+                variables: Variables, location: Optional[str] = None,
+                placeholders: frozenset = frozenset()) -> Any:
     """Stages `true_fn() if pred else false_fn()` including the variables they assign;
-    returns the merged result (a value, or a StagedJump for loop bodies)."""
+    returns the merged result (a value, or a StagedJump for loop bodies). The variables
+    named in `placeholders` may stay undefined in one branch."""
     refuse_globals(variables, "an `if`", location)
     plan = CondPlan(backend, pred, true_fn, false_fn, variables, location)
+    plan.placeholders = placeholders
     try:
         return plan.stage()
     except BranchRaised as raised:
@@ -148,6 +155,7 @@ class CondPlan:
         self.first_entries: Optional[list] = None      # the layout the first branch emitted
         self.outcomes: dict[Side, _Outcome] = {}
         self.labels: list[str] = []
+        self.placeholders: frozenset = frozenset()
 
     def stage(self) -> Any:
         for _ in range(4):
@@ -208,14 +216,14 @@ class CondPlan:
             if outcome.jump_mode != self.target_jump_mode:
                 raise AssertionError("inconsistent branch results")
             _unify(_Outcome(self.target_entries, [], outcome.jump_mode, outcome.depth), outcome,
-                   self.location)
+                   self.location, self.placeholders)
             return self.target_entries
         other = self.outcomes.get(side.other)
         if other is None:
             self.first_entries = outcome.entries
             return outcome.entries
         try:
-            entries = _unify(other, outcome, self.location)
+            entries = _unify(other, outcome, self.location, self.placeholders)
         except Retry:
             self.target_jump_mode = True
             raise

@@ -925,6 +925,76 @@ def walrus_in_if_test(x):
     return x + y
 
 
+@case((3,), (-2,), staged=True)
+def return_inside_with(x):
+    with rt.name_scope("outer"):
+        if x > 0:
+            return x
+        y = -x
+    return y * 10
+
+
+@case((3,), (-2,), staged=True)
+def return_inside_nested_with_and_empty_name_scope(x):
+    with rt.name_scope("outer"):
+        with rt.name_scope(""):
+            if x > 0:
+                return x + 1
+            x = x * 2
+        x = x - 1
+    return x
+
+
+@case((3,), (-2,), (0,), staged=True)
+def return_inside_try_finally(x):
+    y = x
+    try:
+        if x > 0:
+            return x * 100
+        y = y - 1
+    finally:
+        y = y + 1000
+    return y
+
+
+@case((3,), (-2,), staged=True)
+def return_inside_finally(x):
+    try:
+        y = x * 2
+    finally:
+        if y > 0:
+            return y  # noqa: B012 - the construct under test
+    return -y
+
+
+@case((2,), (5,), (7,), staged=True)
+def break_and_continue_inside_try_finally(n):
+    s = 0
+    i = 0
+    while i < n:
+        i += 1
+        try:
+            if i == 4:
+                break
+            if i % 2 == 0:
+                continue
+            s += i
+        finally:
+            s += 100
+    return s
+
+
+@case((2,), (6,), staged=True)
+def break_inside_with_in_for(n):
+    s = 0
+    for i in range(n):
+        with rt.name_scope("step"):
+            if i > 2:
+                break
+            s += i
+    return s
+
+
 @case((True,), (False,), staged=True)
 def early_return_then_shape_change(c):
     t = rt.constant(1)

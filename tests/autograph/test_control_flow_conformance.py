@@ -213,3 +213,54 @@ def test_except_that_cannot_catch_the_staged_raise_is_fine():
     assert float(compiled(rt.constant(-2.0))) == -1.0
     with pytest.raises(ValueError, match="positive"):
         compiled(rt.constant(2.0))
+
+
+class Recorder:
+    """A context manager that records how often it is entered and left."""
+
+    def __init__(self):
+        self.events = []
+
+    def __enter__(self):
+        self.events.append("enter")
+        return self
+
+    def __exit__(self, *exc_info):
+        self.events.append("exit")
+        return False
+
+
+def with_and_finally_around_staged_returns(x, rec):
+    with rec:
+        try:
+            if x > 0:
+                return x
+            with rec:
+                if x < -5:
+                    return -x
+                x = x * 3
+        finally:
+            rec.events.append("finally")
+    return x
+
+
+@pytest.mark.parametrize("x", [2, -7, -1])
+def test_exit_and_finally_run_once_on_every_path(x):
+    native_rec, converted_rec, staged_rec = Recorder(), Recorder(), Recorder()
+    expected = with_and_finally_around_staged_returns(x, native_rec)
+    assert ag.to_graph(with_and_finally_around_staged_returns)(x, converted_rec) == expected
+    assert converted_rec.events == native_rec.events
+    staged = rt.function(with_and_finally_around_staged_returns)(rt.constant(x), staged_rec)
+    assert int(staged) == expected
+    # traced once: the outer `with` and `finally` once, the inner `with` once
+    assert staged_rec.events == ["enter", "enter", "exit", "finally", "exit"]
+
+
+def test_empty_name_scope_is_legal():
+    def f(x):
+        with rt.name_scope("outer"):
+            with rt.name_scope(""):
+                y = x + 1
+            return y * 2
+
+    assert int(rt.function(f)(rt.constant(1))) == 4
