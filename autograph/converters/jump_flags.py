@@ -12,8 +12,8 @@ an `if` holding them can be staged while `__exit__` and `finally:` run as Python
                                               return return_value
                                           return y
 
-The `if` after the statement is an ordinary conditional jump (see `jumps`). A statement
-whose `return` sits inside a loop nested in it is left alone (it stays plain Python).
+The `if` after the statement is an ordinary conditional jump (see `jumps`). A `return`
+inside a loop nested in the statement also leaves that loop (`did_return = True; break`).
 The return value is a *placeholder* variable (`naming.RETURN_VALUE_STEM`): a staged `if` may
 leave it undefined on the path that does not return.
 """
@@ -30,20 +30,6 @@ from . import jumps
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 _LOOPS = (gast.For, gast.While, gast.AsyncFor)
 _FLAGGED = (gast.With, gast.Try) + ((gast.TryStar,) if hasattr(gast, "TryStar") else ())
-
-
-def _returns_in_loops(stmts: list) -> bool:
-    for s in stmts:
-        if isinstance(s, _SCOPES):
-            continue
-        if isinstance(s, _LOOPS):
-            if jumps.has_return(s.body) or jumps.has_return(s.orelse):
-                return True
-            continue
-        for part in _parts(s):
-            if _returns_in_loops(part):
-                return True
-    return False
 
 
 def _parts(s) -> list:
@@ -86,15 +72,19 @@ class _Flags:
         for i, s in enumerate(stmts):
             if isinstance(s, (gast.Return, gast.Break, gast.Continue)):
                 return out + self.jump(s)
-            if not jumps.escapes([s]) or isinstance(s, _SCOPES + _LOOPS):
+            if isinstance(s, _LOOPS) and jumps.has_return(s.body):
+                s.body = self.loop_body(s.body)
+                s.orelse = self.block(s.orelse)
+            elif not jumps.escapes([s]) or isinstance(s, _SCOPES + _LOOPS):
                 out.append(s)
                 continue
-            for f in ("body", "orelse", "finalbody"):
-                value = getattr(s, f, None)
-                if isinstance(value, list) and value:
-                    setattr(s, f, self.block(value) or [origin.copy_location(gast.Pass(), s)])
-            for h in getattr(s, "handlers", None) or []:
-                h.body = self.block(h.body) or [origin.copy_location(gast.Pass(), h)]
+            else:
+                for f in ("body", "orelse", "finalbody"):
+                    value = getattr(s, f, None)
+                    if isinstance(value, list) and value:
+                        setattr(s, f, self.block(value) or [origin.copy_location(gast.Pass(), s)])
+                for h in getattr(s, "handlers", None) or []:
+                    h.body = self.block(h.body) or [origin.copy_location(gast.Pass(), h)]
             out.append(s)
             rest = stmts[i + 1:]
             if rest:
@@ -102,6 +92,29 @@ class _Flags:
                 anno.setanno(guard, "after_jump", True)
                 out.append(origin.copy_location(guard, rest[0]))
             return out
+        return out
+
+    def loop_body(self, stmts: list) -> list:
+        """A loop body whose `return`s set the flag and leave the loop (and the loops
+        around it, up to the statement)."""
+        out: list = []
+        for s in stmts:
+            if isinstance(s, gast.Return):
+                out.extend(self.jump(s) + [origin.copy_location(gast.Break(), s)])
+                return out
+            if isinstance(s, _SCOPES) or not jumps.has_return([s]):
+                out.append(s)
+                continue
+            if isinstance(s, _LOOPS):
+                s.body = self.loop_body(s.body)
+                s.orelse = self.loop_body(s.orelse)
+                leave = gast.If(test=_name(self.flag["return"]), body=[gast.Break()], orelse=[])
+                out.extend([s, origin.copy_location(leave, s)])
+                origin.copy_location(leave.body[0], s)
+                continue
+            for part in _parts(s):
+                part[:] = self.loop_body(part) or [origin.copy_location(gast.Pass(), s)]
+            out.append(s)
         return out
 
     def before(self, src) -> list:
@@ -134,7 +147,7 @@ class _Rewriter:
                 self.function(s)
             elif isinstance(s, _SCOPES):
                 pass
-            elif isinstance(s, _FLAGGED) and jumps.escapes([s]) and not _returns_in_loops([s]):
+            elif isinstance(s, _FLAGGED) and jumps.escapes([s]):
                 flags = _Flags(self.ctx, jumps.escapes([s]))
                 for part in ("body", "orelse", "finalbody"):
                     value = getattr(s, part, None)

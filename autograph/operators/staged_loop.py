@@ -12,6 +12,7 @@ import types
 from typing import Any, Callable, Optional, Sequence
 
 from .. import nest
+from ..pyct.naming import RETURN_VALUE_STEM
 from . import layout as lay
 from .dispatch import Backend
 from .location import at
@@ -382,7 +383,8 @@ def finish_loop(backend: Backend, variables: Variables, jump: Optional[StagedJum
         values = variables.get()
         for index, defined in guards:
             name = variables.names[index]
-            if assigns(orelse, name) or isinstance(values[index], Undefined):
+            if (assigns(orelse, name) or isinstance(values[index], Undefined)
+                    or name.startswith(RETURN_VALUE_STEM)):    # read only after a return
                 continue
             message = (f"'{name}' is used after a loop that ran zero times{at(location)}; it is "
                        "first assigned inside the loop, so it has no value. Assign it before the loop.")

@@ -103,8 +103,8 @@ def _refuse_if_caught(exception: BaseException) -> None:
         "can catch it: compute the fallback value with a tensor condition instead (an `if` "
         "or rt.where).")
     if _caught(error):
-        raise UncaughtStagingError(str(error))
-    raise error
+        raise UncaughtStagingError(str(error)) from None
+    raise error from None
 
 
 def stage_raise(backend: Backend, pred: Any, raised_when: bool, exception: BaseException,

@@ -995,6 +995,34 @@ def break_inside_with_in_for(n):
     return s
 
 
+@case((2,), (3,), (5,), staged=True)
+def return_inside_loop_inside_try_finally(n):
+    s = 0
+    try:
+        for k in range(n):
+            for j in range(k):
+                if j == 3:
+                    return s * 1000
+            s += k
+            if s > 5:
+                return s
+    finally:
+        n = n + 1
+    return s + n
+
+
+@case((2,), (6,), staged=True)
+def return_inside_while_inside_with(n):
+    i = 0
+    with rt.name_scope("search"):
+        while i < n:
+            i += 1
+            if i * i > 10:
+                return i
+        i = -i
+    return i * 100
+
+
 @case((True,), (False,), staged=True)
 def early_return_then_shape_change(c):
     t = rt.constant(1)
