@@ -264,3 +264,25 @@ def test_empty_name_scope_is_legal():
             return y * 2
 
     assert int(rt.function(f)(rt.constant(1))) == 4
+
+
+def test_staged_loop_whose_outputs_nobody_uses_still_runs(capsys):
+    def prints(n):
+        i = 0
+        while i < n:
+            rt.print(i)
+            i += 1
+        return n
+
+    def pure(n):
+        i = 0
+        while i < n:
+            i += 1
+        return n
+
+    assert int(rt.function(prints)(rt.constant(3))) == 3
+    assert capsys.readouterr().out == "0\n1\n2\n"
+    # a pure loop is kept too: whether it ends is an effect of the Python loop
+    from runtime.executor.passes import live_operations
+    graph = rt.function(pure).get_concrete_function(rt.TensorSpec([], rt.int32)).graph
+    assert "While" in [op.type for op in live_operations(graph, graph.outputs)]
