@@ -32,6 +32,19 @@ _LOOPS = (gast.For, gast.While, gast.AsyncFor)
 _FLAGGED = (gast.With, gast.Try) + ((gast.TryStar,) if hasattr(gast, "TryStar") else ())
 
 
+def _jumps_conditionally(stmts: list) -> bool:
+    """Whether an `if` or loop among `stmts` (at any depth) holds a jump out of `stmts`: an
+    unconditional jump needs no flag."""
+    for s in stmts:
+        if isinstance(s, _SCOPES):
+            continue
+        if isinstance(s, (gast.If,) + _LOOPS) and jumps.escapes([s]):
+            return True
+        if any(_jumps_conditionally(part) for part in _parts(s)):
+            return True
+    return False
+
+
 def _parts(s) -> list:
     parts = [getattr(s, f) for f in ("body", "orelse", "finalbody")
              if isinstance(getattr(s, f, None), list)]
@@ -147,7 +160,7 @@ class _Rewriter:
                 self.function(s)
             elif isinstance(s, _SCOPES):
                 pass
-            elif isinstance(s, _FLAGGED) and jumps.escapes([s]):
+            elif isinstance(s, _FLAGGED) and _jumps_conditionally([s]):
                 flags = _Flags(self.ctx, jumps.escapes([s]))
                 for part in ("body", "orelse", "finalbody"):
                     value = getattr(s, part, None)
