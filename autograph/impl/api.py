@@ -46,8 +46,10 @@ def _wrap(converted: Callable, original: Callable) -> Callable:
         try:
             return converted(*args, **kwargs)
         except Exception as e:
-            errors.annotate(e)      # in place: message, note and traceback
-            raise
+            annotated = errors.annotate(e)      # in place: message, note and traceback
+            if annotated is e:
+                raise
+            raise annotated from None
     wrapper.__ag_converted__ = converted
     wrapper.__ag_original__ = original
     return wrapper

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import linecache
 import os
+import re
 import types
 from typing import Optional
 
@@ -83,6 +84,24 @@ def _unconverted_construct(exc: BaseException, line: str) -> None:
                 "docs/limitations.md.",)
 
 
+_FREE_VARIABLE = re.compile(r"^cannot access free variable '(\w+)' where it is not associated "
+                            r"with a value in enclosing scope$")
+
+
+def _as_unbound_local(exc: BaseException) -> BaseException:
+    """A generated function reading the user's variable before any assignment reports
+    Python's own UnboundLocalError, not a NameError about a free variable the user never
+    wrote."""
+    if type(exc) is not NameError or len(exc.args) != 1:
+        return exc
+    match = _FREE_VARIABLE.match(str(exc.args[0]))
+    if not match:
+        return exc
+    new = UnboundLocalError(f"cannot access local variable '{match.group(1)}' where it is not "
+                            "associated with a value")
+    return new.with_traceback(exc.__traceback__)
+
+
 def _str(exc: BaseException) -> str:
     try:
         return str(exc)
@@ -91,7 +110,8 @@ def _str(exc: BaseException) -> str:
 
 
 def annotate(exc: BaseException) -> BaseException:
-    """Points `exc` at the user's code (once); returns it with a filtered traceback."""
+    """Points `exc` at the user's code (once); returns it with a filtered traceback (or
+    the exception Python itself would raise in its place)."""
     if not isinstance(exc, Exception) or getattr(exc, _MARK, False):
         return exc
     try:
@@ -101,6 +121,8 @@ def annotate(exc: BaseException) -> BaseException:
     tb = exc.__traceback__
     user = _innermost_user_frame(tb)
     if user is not None:
+        exc = _as_unbound_local(exc)
+        setattr(exc, _MARK, True)
         _unconverted_construct(exc, linecache.getline(
             user.tb_frame.f_code.co_filename, user.tb_lineno, user.tb_frame.f_globals).strip())
         text = location_text(user)

@@ -83,7 +83,8 @@ def test_variable_first_read_in_staged_loop_names_it():
             a = a + 1  # noqa: F821, F841 - read before assignment, as the test wants
         return x
 
-    assert issubclass(run(f, (1,)).error, NameError)
+    assert run(f, (1,)).error is UnboundLocalError
+    assert_same(run(f, (1,)), run(ag.to_graph(f), (1,)))
     with pytest.raises(UnboundLocalError, match="'a' is read before it is assigned"):
         rt.function(f)(rt.constant(1))
 
