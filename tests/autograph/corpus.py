@@ -1023,6 +1023,76 @@ def return_inside_while_inside_with(n):
     return i * 100
 
 
+@case((3,), (6,), staged=True)
+def continue_inside_with(n):
+    s = 0
+    i = 0
+    while i < n:
+        i += 1
+        with rt.name_scope("step"):
+            if i % 2 == 0:
+                continue
+            s += i
+    return s
+
+
+@case((2,), (6,), staged=True)
+def break_inside_with_skips_for_else(n):
+    s = 0
+    for i in range(n):
+        with rt.name_scope("step"):
+            if i == 3:
+                break
+            s += i
+    else:
+        s = -s
+    return s
+
+
+@case((3,), (-2,), (-8,), staged=True)
+def returns_in_nested_try_finally(x):
+    try:
+        try:
+            if x > 0:
+                return x
+        finally:
+            x = x + 10
+        if x > 5:
+            return x * 2
+    finally:
+        x = x + 100
+    return x
+
+
+@case((3,), (0,), staged=True)
+def return_in_try_else(x):
+    try:
+        y = x + 1
+    except ValueError:
+        y = 0
+    else:
+        if y > 2:
+            return y
+    return -y
+
+
+@case((3,), (-1,), staged=True)
+def return_tuple_inside_with(x):
+    with rt.name_scope("pair"):
+        if x > 0:
+            return x, x + 1
+    return x - 1, x
+
+
+@case((3,), (-1,), (2,), staged=True)
+def return_from_unrolled_loop_inside_with(x):
+    with rt.name_scope("search"):
+        for v in [1, 2, 3]:
+            if x > v:
+                return v
+    return 0
+
+
 @case((True,), (False,), staged=True)
 def early_return_then_shape_change(c):
     t = rt.constant(1)

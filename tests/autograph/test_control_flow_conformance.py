@@ -287,3 +287,30 @@ def test_staged_loop_whose_outputs_nobody_uses_still_runs(capsys):
     from runtime.executor.passes import live_operations
     graph = rt.function(pure).get_concrete_function(rt.TensorSpec([], rt.int32)).graph
     assert "While" in [op.type for op in live_operations(graph, graph.outputs)]
+
+
+def test_raise_in_staged_loop_and_elif():
+    def in_loop(n):
+        i = 0
+        while i < n:
+            if i == 3:
+                raise ValueError("three")
+            i += 1
+        return i
+
+    def in_elif(x):
+        if x > 10:
+            y = 1
+        elif x > 5:
+            raise KeyError("middle")
+        else:
+            y = 2
+        return y
+
+    loop, elif_ = rt.function(in_loop), rt.function(in_elif)
+    assert int(loop(rt.constant(2))) == 2
+    with pytest.raises(ValueError, match="three"):
+        loop(rt.constant(5))
+    assert int(elif_(rt.constant(11))) == 1 and int(elif_(rt.constant(1))) == 2
+    with pytest.raises(KeyError, match="middle"):
+        elif_(rt.constant(7))
