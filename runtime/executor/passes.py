@@ -41,7 +41,9 @@ def external_inputs(op) -> list:
     result = []
     for sub in op.subgraphs:
         for inner in sub.all_operations():
-            for t in inner.inputs:
+            # a nested branch may return an enclosing graph's tensor as it is
+            nested_outputs = [t for s in getattr(inner, "subgraphs", None) or () for t in s.outputs]
+            for t in list(inner.inputs) + nested_outputs:
                 g = t.op.graph
                 if not sub.is_ancestor_of(g):
                     result.append(t)

@@ -1093,6 +1093,12 @@ def return_from_unrolled_loop_inside_with(x):
     return 0
 
 
+@case((2, 5, 2.5, 1.0), (2, 5, -1.0, 1.0), (2, 5, 2.5, -1.0), staged=True)
+def nested_conditional_expression_returns_outer_value(a, b, x, y):
+    c = a - 1
+    return (c if x > 0 else b) if y > 0 else b
+
+
 @case((True,), (False,), staged=True)
 def early_return_then_shape_change(c):
     t = rt.constant(1)
