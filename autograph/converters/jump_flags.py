@@ -5,11 +5,11 @@ an `if` holding them can be staged while `__exit__` and `finally:` run as Python
         if x > 0:                         with scope():
             return x          ->              if x > 0:
         y = -x                                    did_return = True
-    return y                                      return_value = x
+    return y                                      return_value__ = x
                                               if not did_return:
                                                   y = -x
                                           if did_return:
-                                              return return_value
+                                              return return_value__
                                           return y
 
 The `if` after the statement is an ordinary conditional jump (see `jumps`). A `return`
@@ -85,12 +85,13 @@ class _Flags:
         for i, s in enumerate(stmts):
             if isinstance(s, (gast.Return, gast.Break, gast.Continue)):
                 return out + self.jump(s)
-            if isinstance(s, _LOOPS) and jumps.has_return(s.body):
-                s.body = self.loop_body(s.body)
-                s.orelse = self.block(s.orelse)
-            elif not jumps.escapes([s]) or isinstance(s, _SCOPES + _LOOPS):
+            if isinstance(s, _SCOPES) or not jumps.escapes([s]):
                 out.append(s)
                 continue
+            if isinstance(s, _LOOPS):    # its own break/continue stay; its else: may jump
+                if jumps.has_return(s.body):
+                    s.body = self.loop_body(s.body)
+                s.orelse = self.block(s.orelse)
             else:
                 for f in ("body", "orelse", "finalbody"):
                     value = getattr(s, f, None)

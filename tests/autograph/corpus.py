@@ -1099,6 +1099,22 @@ def nested_conditional_expression_returns_outer_value(a, b, x, y):
     return (c if x > 0 else b) if y > 0 else b
 
 
+@case((3, 2), (3, 5), (4, 1), staged=True)
+def inner_loop_else_breaks_outer_loop_inside_with(n, m):
+    s = 0
+    for _ in range(n):
+        with rt.name_scope("step"):
+            for j in range(m):
+                if j == 2:
+                    break
+                s += j
+            else:
+                if s > 3:
+                    break
+        s += 10
+    return s
+
+
 @case((True,), (False,), staged=True)
 def early_return_then_shape_change(c):
     t = rt.constant(1)
