@@ -16,6 +16,7 @@ from __future__ import annotations
 import linecache
 import os
 import re
+import sys
 import types
 from typing import Optional
 
@@ -69,10 +70,22 @@ _UNCONVERTED_HINTS = (
 )
 
 
+def _raised_for_converted_code(exc: BaseException) -> bool:
+    """Whether the code that handed the tensor to the library raising `exc` is converted
+    code (not a function autograph left alone)."""
+    module = sys.modules.get(type(exc).__module__)
+    library = os.path.dirname(getattr(module, "__file__", None) or "") + os.sep
+    tb, caller = exc.__traceback__, None
+    while tb is not None and not tb.tb_frame.f_code.co_filename.startswith(library):
+        caller, tb = tb, tb.tb_next
+    return caller is not None and loader.is_generated(caller.tb_frame.f_code)
+
+
 def _unconverted_construct(exc: BaseException, line: str) -> None:
     """A converted function used a tensor where Python needs a value: replace the advice to
     convert the function (it already is) by what to write instead."""
-    if type(exc).__name__ != "OperatorNotAllowedInGraphError" or len(exc.args) != 1:
+    if (type(exc).__name__ != "OperatorNotAllowedInGraphError" or len(exc.args) != 1
+            or not _raised_for_converted_code(exc)):
         return
     message = str(exc.args[0])
     cut = message.find(" Write the function with")

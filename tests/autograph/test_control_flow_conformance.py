@@ -314,3 +314,19 @@ def test_raise_in_staged_loop_and_elif():
     assert int(elif_(rt.constant(11))) == 1 and int(elif_(rt.constant(1))) == 2
     with pytest.raises(KeyError, match="middle"):
         elif_(rt.constant(7))
+
+
+@ag.do_not_convert
+def not_converted_sign(x):
+    if x > 0:
+        return 1
+    return -1
+
+
+def calls_not_converted(x):
+    return not_converted_sign(x)
+
+
+def test_tensor_bool_in_unconverted_callee_keeps_the_advice_to_convert():
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError, match="autograph=True"):
+        rt.function(calls_not_converted)(rt.constant(1))
