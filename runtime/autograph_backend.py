@@ -8,6 +8,7 @@ This is the only runtime module that imports autograph. Importing it registers t
 
 from __future__ import annotations
 
+import copy
 import os
 from typing import Any, Callable, Optional, Sequence
 
@@ -21,10 +22,11 @@ from . import context
 from .dtypes import bool_, float32, int32
 from .function.logs import add_trace_listener
 from .graph import register_internal_dir
+from .opdef import define
 from .ops import array_ops, debug_ops, math_ops, reduce_ops
 from .ops.control_flow import cond as _cond
 from .ops.control_flow import while_loop as _while_loop
-from .ops.core import convert_to_tensor
+from .ops.core import apply, convert_to_tensor
 from .ops.tensor_array import TensorArray
 from .ops.variable_ops import Variable
 from .shapes import TensorSpec, as_shape
@@ -34,6 +36,16 @@ from .traceback_utils import is_traceback_filtering_enabled
 register_internal_dir(os.path.dirname(ag.__file__))  # op locations skip converter frames
 ag_errors.set_filtering_switch(is_traceback_filtering_enabled)  # one switch for both packages
 ag_errors.register_internal_dir(os.path.dirname(__file__))  # to_graph's errors hide ours too
+
+
+def _raise_unless_kernel(condition, exception):
+    if not condition:
+        raise copy.copy(exception).with_traceback(None)
+
+
+# a `raise` under a staged condition: raises (a copy of) the user's exception when it runs
+_RAISE_UNLESS = define("RaiseUnless", lambda *xs, **attrs: [], _raise_unless_kernel,
+                       stateful=True, num_outputs=0, differentiable=False)
 
 
 class _ListSpec:
@@ -142,6 +154,9 @@ class RuntimeBackend(ag.Backend):
 
     def assert_(self, condition, message, data):
         return debug_ops.Assert(condition, [message, *data])
+
+    def raise_unless(self, condition, exception):
+        apply(_RAISE_UNLESS, [convert_to_tensor(condition)], {"exception": exception})
 
     def guard_defined(self, value, defined, message):
         debug_ops.Assert(defined, [message])

@@ -60,9 +60,14 @@ def init_scope():
 
 @contextlib.contextmanager
 def name_scope(name: str):
-    """Prefixes the names of ops created inside with `name/`."""
-    if not isinstance(name, str) or not name:
-        raise ValueError(f"name_scope needs a non-empty string name, got {name!r}.")
+    """Prefixes the names of ops created inside with `name/`; the empty name clears the
+    prefix, as in TensorFlow."""
+    if not isinstance(name, str):
+        raise ValueError(f"name_scope needs a string name, got {name!r}.")
+    if not name:
+        with name_scope_reset():
+            yield ""
+        return
     state.scopes.append(name.rstrip("/"))
     try:
         yield "/".join(state.scopes) + "/"

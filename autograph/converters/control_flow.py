@@ -153,19 +153,25 @@ class _ControlFlow(Transformer):
         number = self.ctx.namer.next_number()    # before the nested statements: source order
         self.generic_visit(node)
         names = anno.getanno(node, "names", [])
+        temps = anno.getanno(node, "temps", [])
         global_names = anno.getanno(node, "global_names", frozenset())
-        body_ref, defs = self._branch(node.body, "if_body", number, names, global_names, node)
+        body_ref, defs = self._branch(node.body, "if_body", number, names + temps,
+                                      global_names, node)
         args = [node.test, body_ref]
         if node.orelse:
-            else_ref, else_defs = self._branch(node.orelse, "else_body", number, names,
+            else_ref, else_defs = self._branch(node.orelse, "else_body", number, names + temps,
                                                global_names, node)
             defs += else_defs
             args.append(else_ref)
-        if names:
+        if names or temps:
             if len(args) == 2:
                 args.append(_const(None))
             args.append(_names_tuple(names))
-        stmt = self._call("if_stmt", args, [], anno.getanno(node, "returns_result", False), node)
+        keywords = [gast.keyword(arg="temps", value=_names_tuple(temps))] if temps else []
+        if names and anno.getanno(node, "after_jump", False):
+            keywords.append(gast.keyword(arg="after_jump", value=_const(True)))
+        stmt = self._call("if_stmt", args, keywords, anno.getanno(node, "returns_result", False),
+                          node)
         return defs + [stmt]
 
     def _loop_common(self, node):

@@ -14,8 +14,9 @@ so the converted `if` can simply return what its branches return. A loop holding
 
 A `return value` inside `depth` converted loops becomes `return ag__.Return(value, depth)`.
 
-Code motion never crosses `try`, `with` or `match`: an `if` or loop inside them that jumps
-out of them stays plain Python (annotation `plain`), which is exact for Python values.
+Code motion never crosses `try`, `with` or `match`: jumps out of `try` and `with` are
+flags by now (see `jump_flags`); an `if` or loop inside them that still jumps out of them
+stays plain Python (annotation `plain`), which is exact for Python values.
 """
 
 from __future__ import annotations

@@ -3,7 +3,9 @@
 For every `if`, `while` and `for` that will become generated functions, the annotation
 `names` lists (in source order) the variables the statement assigns that are live when it
 starts or after it ends — the ones its generated functions must declare `nonlocal` (or
-`global`) and that a staged version carries as branch outputs or loop variables. Temporary
+`global`) and that a staged version carries as branch outputs or loop variables. An `if`
+lists apart, as `temps`, the variables it reads and assigns that nobody reads after it (as
+when its branches return): they are shared but are not branch outputs. Temporary
 variables used only inside the statement stay local to the generated functions. Writes to
 composite names (`self.count`, `d["k"]`) are always shared unless their root is itself
 assigned inside the statement.
@@ -90,18 +92,27 @@ def _annotate_function(fn: gast.AST) -> None:
         parts = statement_parts(s)
         act = activity_lib.cached_activity(cache, *parts)
         plain_writes = activity_lib.names(act.writes)
-        shared = live.live_in(s) | live.live_at_exits(s) | escaping
+        after = live.live_at_exits(s) | escaping
+        shared = live.live_in(s) | after
         if isinstance(s, gast.While):
             # the test becomes its own function: what it assigns, the body may read
             shared |= activity_lib.activity(s.test).written_names
-        names = []
+        on_break = getattr(s, "on_break", None)
+        if on_break:
+            # reached from the body's `break`s, not from the loop head: what it reads from
+            # the body crosses generated functions
+            shared |= live.live_in(on_break[0])
+        names, temps = [], []
         for qn in sorted(act.writes, key=lambda q: (order.get(str(q), len(order)), str(q))):
             if qn.is_composite:
                 if str(qn.root) not in plain_writes:
                     names.append(str(qn))
+            elif isinstance(s, gast.If) and str(qn) not in after and str(qn) in shared:
+                temps.append(str(qn))
             elif str(qn) in shared:
                 names.append(str(qn))
         anno.setanno(s, "names", names)
+        anno.setanno(s, "temps", temps)
         anno.setanno(s, "global_names", frozenset(scope.globals))
     for f in nested:
         if not is_generator(f):

@@ -58,8 +58,10 @@ def _wrap(converted: Callable, original: Callable) -> Callable:
         try:
             return converted(*args, **kwargs)
         except Exception as e:
-            errors.annotate(e)      # in place: message, note and traceback
-            raise
+            annotated = errors.annotate(e)      # in place: message, note and traceback
+            if annotated is e:
+                raise
+            raise annotated from None
     wrapper.__dict__.update(__ag_converted__=converted, __ag_original__=original)
     return wrapper
 

@@ -26,10 +26,12 @@ from ..converters import (
     control_flow,
     directives,
     functions,
+    jump_flags,
     jumps,
     lists,
     logical_expressions,
     statement_variables,
+    try_statements,
     variables,
 )
 from ..core.options import ConversionOptions, Feature
@@ -99,6 +101,7 @@ def transform(node: Union[gast.FunctionDef, gast.Lambda], ctx: Context):
     """Runs every converter over a parsed function or lambda, in order."""
     opts = ctx.options
     node = functions.drop_decorators(node)
+    node = jump_flags.transform(node, ctx)
     node = jumps.transform(node, ctx)
     # statement- and expression-level converters share one traversal; each handler is the
     # converter of the same name (see its module), in this order
@@ -107,7 +110,8 @@ def transform(node: Union[gast.FunctionDef, gast.Lambda], ctx: Context):
         handlers.append(asserts.Handler)
     if opts.uses(Feature.LISTS):
         handlers.append(lists.Handler)
-    handlers += [call_trees.Handler, conditional_expressions.Handler, logical_expressions.Handler]
+    handlers += [call_trees.Handler, conditional_expressions.Handler, logical_expressions.Handler,
+                 try_statements.Handler]
     node = run_handlers(node, ctx, *handlers)
     node = statement_variables.transform(node, ctx)
     node = control_flow.transform(node, ctx)

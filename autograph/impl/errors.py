@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import linecache
 import os
+import re
+import sys
 import types
 from typing import Callable, Optional
 
@@ -80,6 +82,77 @@ def location_text(tb: types.TracebackType) -> str:
     return f"{where}\n    {line}" if line else where
 
 
+_UNCONVERTED_HINTS = (
+    ("match ", "a `match` statement is not converted: write its cases as `if`/`elif` on "
+               "tensor conditions"),
+    ("case ", "a `match` statement is not converted: write its cases as `if`/`elif` on "
+              "tensor conditions"),
+    ("sorted(", "`sorted` needs the values of the tensor: sort with tensor ops"),
+    (" in ", "`in` on a tensor needs its values: write `rt.reduce_any(rt.equal(t, v))`"),
+)
+
+
+_CONVERTED_ADVICE = " Autograph stages"  # the backend's advice when the caller is converted
+_ADVICE_MARKERS = (" Write the function with", _CONVERTED_ADVICE)
+
+
+def _raised_for_converted_code(exc: BaseException) -> bool:
+    """Whether the code that handed the tensor to the library raising `exc` is converted
+    code (not a function autograph left alone)."""
+    module = sys.modules.get(type(exc).__module__)
+    library = os.path.dirname(getattr(module, "__file__", None) or "") + os.sep
+    tb, caller = exc.__traceback__, None
+    while tb is not None and not tb.tb_frame.f_code.co_filename.startswith(library):
+        caller, tb = tb, tb.tb_next
+    return caller is not None and loader.is_generated(caller.tb_frame.f_code)
+
+
+def _unconverted_construct(exc: BaseException, line: str) -> None:
+    """A tensor was used where Python needs a value. In converted code, replace the advice to
+    convert the function (it already is) by what to write instead; in a function autograph
+    left alone, say so."""
+    if type(exc).__name__ != "OperatorNotAllowedInGraphError" or len(exc.args) != 1:
+        return
+    message = str(exc.args[0])
+    found = [(i, marker) for marker in _ADVICE_MARKERS if (i := message.find(marker)) >= 0]
+    if not found:
+        return
+    cut, marker = min(found)
+    if _raised_for_converted_code(exc):
+        padded = f" {line} "
+        hint = next((h for key, h in _UNCONVERTED_HINTS
+                     if key in padded and not (key == " in " and " for " in padded)), None)
+        if hint is None:
+            if marker == _CONVERTED_ADVICE:
+                return  # the backend's advice for converted code already fits
+            hint = "this construct is not converted to graph operations"
+        exc.args = (f"{message[:cut]} The function is converted by autograph, but {hint}; see "
+                    "docs/limitations.md.",)
+    elif marker == _CONVERTED_ADVICE:
+        exc.args = (f"{message[:cut]} The function that uses it is not converted by autograph "
+                    "(it is marked do_not_convert, or cannot be converted): let autograph convert "
+                    "it, as rt.function(autograph=True) does by default, or use rt.cond, "
+                    "rt.where or rt.while_loop there.",)
+
+
+_FREE_VARIABLE = re.compile(r"^cannot access free variable '(\w+)' where it is not associated "
+                            r"with a value in enclosing scope$")
+
+
+def _as_unbound_local(exc: BaseException) -> BaseException:
+    """A generated function reading the user's variable before any assignment reports
+    Python's own UnboundLocalError, not a NameError about a free variable the user never
+    wrote."""
+    if type(exc) is not NameError or len(exc.args) != 1:
+        return exc
+    match = _FREE_VARIABLE.match(str(exc.args[0]))
+    if not match:
+        return exc
+    new = UnboundLocalError(f"cannot access local variable '{match.group(1)}' where it is not "
+                            "associated with a value")
+    return new.with_traceback(exc.__traceback__)
+
+
 def _str(exc: BaseException) -> str:
     try:
         return str(exc)
@@ -88,7 +161,8 @@ def _str(exc: BaseException) -> str:
 
 
 def annotate(exc: BaseException) -> BaseException:
-    """Points `exc` at the user's code (once); returns it with a filtered traceback."""
+    """Points `exc` at the user's code (once); returns it with a filtered traceback (or
+    the exception Python itself would raise in its place)."""
     if not isinstance(exc, Exception) or getattr(exc, _MARK, False):
         return exc
     try:
@@ -98,6 +172,10 @@ def annotate(exc: BaseException) -> BaseException:
     tb = exc.__traceback__
     user = _innermost_user_frame(tb)
     if user is not None:
+        exc = _as_unbound_local(exc)
+        setattr(exc, _MARK, True)
+        _unconverted_construct(exc, linecache.getline(
+            user.tb_frame.f_code.co_filename, user.tb_lineno, user.tb_frame.f_globals).strip())
         text = location_text(user)
         header = f"in user code:\n  {text}"
         if len(exc.args) == 1 and isinstance(exc.args[0], str) and _str(exc) == exc.args[0]:

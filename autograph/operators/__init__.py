@@ -13,11 +13,12 @@ from .logical import and_, eq, ne, not_, or_
 from .loops import for_stmt, while_stmt
 from .py_builtins import abs_, all_, any_, bool_, enumerate_, float_, int_, len_, max_, min_, print_, range_, sum_, zip_
 from .special_values import BREAK, Return, StagedJump, Undefined
+from .staged_raise import catching
 from .staging import StagingError
 
 __all__ = [
     "if_stmt", "if_exp", "while_stmt", "for_stmt", "and_", "or_", "not_", "eq", "ne",
-    "assert_stmt", "list_append", "list_pop", "set_loop_options",
+    "assert_stmt", "catching", "list_append", "list_pop", "set_loop_options",
     "len_", "range_", "enumerate_", "zip_", "abs_", "int_", "float_", "bool_", "min_", "max_",
     "sum_", "any_", "all_", "print_",
     "BREAK", "Return", "Undefined", "StagedJump", "StagingError",

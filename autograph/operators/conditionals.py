@@ -19,8 +19,15 @@ from .variables import Variables
 
 
 def if_stmt(cond: Any, body: Callable[[], Any], orelse: Optional[Callable[[], Any]] = None,
-            names: Sequence[str] = ()) -> Any:
-    """`body()` if `cond` else `orelse()`; staged when `cond` is staged."""
+            names: Sequence[str] = (), temps: Sequence[str] = (),
+            after_jump: bool = False) -> Any:
+    """`body()` if `cond` else `orelse()`; staged when `cond` is staged.
+
+    `temps` are variables the branches read and assign that nobody reads afterwards (as
+    when both branches return): a staged `if` restores them before each branch instead of
+    merging them. `after_jump` marks the `if` that guards the code after a jump out of a
+    `with`/`try` statement (see converters/jump_flags.py): what it assigns may stay
+    undefined on the path that jumped, where nothing reads it."""
     if cond is True:
         return body()
     if cond is False:
@@ -31,7 +38,25 @@ def if_stmt(cond: Any, body: Callable[[], Any], orelse: Optional[Callable[[], An
             return body()
         return orelse() if orelse is not None else None
     variables = Variables(names, (body, orelse))
-    return staged_cond(backend, cond, body, orelse, variables, user_location())
+    placeholders = frozenset(names) if after_jump else frozenset()
+    if not temps:
+        return staged_cond(backend, cond, body, orelse, variables, user_location(), placeholders)
+    saved = Variables(temps, (body, orelse))
+    start = saved.get()
+    result = staged_cond(backend, cond, _restoring(body, saved, start),
+                         _restoring(orelse, saved, start), variables, user_location(), placeholders)
+    saved.set(start)
+    return result
+
+
+def _restoring(fn: Optional[Callable[[], Any]], saved: Variables, start: list):
+    if fn is None:
+        return None
+
+    def branch():
+        saved.set(start)
+        return fn()
+    return branch
 
 
 def if_exp(cond: Any, if_true: Callable[[], Any], if_false: Callable[[], Any]) -> Any:

@@ -97,6 +97,12 @@ class Backend(abc.ABC):
     def assert_(self, condition: Any, message: str, data: Sequence[Any]) -> Any:
         """Stages an assertion that fails, when the graph runs, with `message` and `data`."""
 
+    def raise_unless(self, condition: Any, exception: BaseException) -> Any:
+        """Stages raising `exception` when the graph runs and `condition` (a staged bool) is
+        false: a `raise` statement under a staged condition. Backends that can raise the
+        user's own exception type override this; by default it is an assertion."""
+        return self.assert_(condition, f"{type(exception).__name__}: {exception}", ())
+
     @abc.abstractmethod
     def guard_defined(self, value: Any, defined: Any, message: str) -> Any:
         """`value`, made to fail with `message` when the graph runs and `defined` (a staged

@@ -23,9 +23,9 @@ from typing import Any, Callable, Optional, Sequence
 from .dispatch import staged_backend
 from .iterables import staged_iteration
 from .location import user_location
-from .special_values import BREAK, Return, StagedJump
+from .special_values import BREAK, NORMAL, Return, StagedJump
 from .staged_cond import staged_cond
-from .staged_loop import finish_loop, staged_loop
+from .staged_loop import assigns, finish_loop, staged_loop
 from .variables import Variables
 
 
@@ -45,7 +45,8 @@ def while_stmt(test: Callable[[], Any], body: Callable[[], Any], names: Sequence
         if c is not True and c is not False:
             backend = staged_backend(c)
             if backend is not None:
-                return _staged_while(backend, test, body, names, orelse, on_break, options, None)
+                return _staged_while(backend, test, body, names, orelse, on_break, options, None,
+                                     first_test=c)
         if not c:
             return orelse() if orelse is not None else None
         jump = body()
@@ -61,13 +62,44 @@ def while_stmt(test: Callable[[], Any], body: Callable[[], Any], names: Sequence
         raise TypeError(f"a loop body returned {jump!r}")
 
 
-def _staged_while(backend, test, body, names, orelse, on_break, options, jump):
+def _staged_while(backend, test, body, names, orelse, on_break, options, jump, first_test=None):
     location = user_location()
     variables = Variables(names, (body, orelse, on_break, test))
+    if any(assigns(test, name) for name in names):
+        final, guards = _staged_assigning_while(backend, variables, test, body, options, jump,
+                                                first_test, location)
+        return finish_loop(backend, variables, final, orelse, on_break, location, guards)
     final, _, guards = staged_loop(
         backend, variables, test=lambda ex: test(), body=lambda ex: (body(), ()), jump=jump,
         opts=options, location=location)
     return finish_loop(backend, variables, final, orelse, on_break, location, guards)
+
+
+def _staged_assigning_while(backend, variables, test, body, options, jump, first_test, location):
+    """A loop whose test assigns loop variables (`while (x := f(x)) < n:`) runs as
+    `c = test(); while c: body(); c = test()`, carrying `c`: what the test assigns must
+    reach the body, and the test runs once more only when the body did not jump."""
+    def truth(value):
+        return value if backend.is_value(value) else backend.convert(bool(value))
+
+    def next_test(result):
+        if result is None:
+            return truth(test())
+        if not isinstance(result, StagedJump) or NORMAL not in result.kinds:
+            return backend.convert(False)
+        running = backend.equal(result.kind, backend.convert(NORMAL))
+        return staged_cond(backend, running, lambda: truth(test()),
+                           lambda: backend.convert(False), variables, location)
+
+    def step(extras):
+        result = body()
+        return result, (next_test(result),)
+
+    start = truth(first_test) if jump is None else next_test(jump)
+    final, _, guards = staged_loop(
+        backend, variables, test=lambda ex: ex[0], body=step, extras=(start,),
+        extra_labels=("the loop condition",), jump=jump, opts=options, location=location)
+    return final, guards
 
 
 def for_stmt(iterable: Any, body: Callable[[Any], Any], names: Sequence[str] = (),

@@ -9,11 +9,13 @@ from __future__ import annotations
 import enum
 from typing import Any, Callable, Optional, Sequence
 
+from ..pyct.naming import RETURN_VALUE_STEM
 from . import layout as lay
 from .dispatch import Backend
 from .lists import appended_spec, note_changed, recording_changes, truth
 from .location import at
 from .special_values import NORMAL, StagedJump, Undefined, is_jump
+from .staged_raise import BranchRaised, raised_by_user, stage_raise
 from .staging import (
     JUMP_LABEL,
     RETURN_LABEL,
@@ -24,6 +26,7 @@ from .staging import (
     may_jump,
     may_return,
     mismatch_error,
+    refuse_globals,
     undefined_error,
 )
 from .variables import Variables
@@ -59,7 +62,8 @@ def _encode(backend: Backend, names: Sequence[str], values: list, result: Any,
 
 def _unify_entry(a: lay.Entry, b: lay.Entry, location: Optional[str],
                  lenient: bool = False) -> lay.Entry:
-    placeholder_ok = lenient or (a.label == RETURN_LABEL and b.label == RETURN_LABEL)
+    placeholder_ok = lenient or (a.label == RETURN_LABEL and b.label == RETURN_LABEL) or (
+        a.label.startswith(RETURN_VALUE_STEM))
     a_undef, b_undef = lay.is_undefined(a), lay.is_undefined(b)
     if placeholder_ok and (a_undef or b_undef):
         return b if a_undef else a
@@ -84,7 +88,8 @@ def _unify_entry(a: lay.Entry, b: lay.Entry, location: Optional[str],
     raise mismatch_error(a.label, lay.first_difference(a, b) or "", location)
 
 
-def _unify(a: _Outcome, b: _Outcome, location: Optional[str]) -> list:
+def _unify(a: _Outcome, b: _Outcome, location: Optional[str],
+           placeholders: frozenset = frozenset()) -> list:
     if a.jump_mode != b.jump_mode:
         raise Retry()
     if a.depth and b.depth and a.depth != b.depth:
@@ -93,7 +98,8 @@ def _unify(a: _Outcome, b: _Outcome, location: Optional[str]) -> list:
     # (`found = x; break`): the other path goes on looping without needing it.
     lenient = a.jump_mode and (
         (a.kinds == {NORMAL} and NORMAL not in b.kinds) or (b.kinds == {NORMAL} and NORMAL not in a.kinds))
-    return [_unify_entry(x, y, location, lenient and x.label not in (JUMP_LABEL, RETURN_LABEL))
+    return [_unify_entry(x, y, location, (lenient and x.label not in (JUMP_LABEL, RETURN_LABEL))
+                         or x.label in placeholders)
             for x, y in zip(a.entries, b.entries)]
 
 
@@ -115,10 +121,22 @@ class Side(enum.Enum):
 
 
 def staged_cond(backend: Backend, pred: Any, true_fn: Optional[Callable], false_fn: Optional[Callable],
-                variables: Variables, location: Optional[str] = None) -> Any:
+                variables: Variables, location: Optional[str] = None,
+                placeholders: frozenset = frozenset()) -> Any:
     """Stages `true_fn() if pred else false_fn()` including the variables they assign;
-    returns the merged result (a value, or a StagedJump for loop bodies)."""
-    return CondPlan(backend, truth(backend, pred), true_fn, false_fn, variables, location).stage()
+    returns the merged result (a value, or a StagedJump for loop bodies). The variables
+    named in `placeholders` may stay undefined in one branch."""
+    refuse_globals(variables, "an `if`", location)
+    pred = truth(backend, pred)
+    plan = CondPlan(backend, pred, true_fn, false_fn, variables, location)
+    plan.placeholders = placeholders
+    try:
+        return plan.stage()
+    except BranchRaised as raised:
+        variables.set(plan.init)
+        raised_when = raised.side is Side.TRUE
+        return stage_raise(backend, pred, raised_when, raised.exception,
+                           false_fn if raised_when else true_fn)
 
 
 class CondPlan:
@@ -143,6 +161,7 @@ class CondPlan:
         self.labels: list[str] = []
         self.lists: dict[int, Any] = {}     # variable index -> element spec: a staged list
         self.appended: dict[int, Any] = {}  # Python lists a branch appended to
+        self.placeholders: frozenset = frozenset()
 
     def stage(self) -> Any:
         for _ in range(6):
@@ -224,10 +243,12 @@ class CondPlan:
         with recording_changes() as changed:
             try:
                 result = fn() if fn is not None else None
-            except TypeError as e:
-                if not self.lists or isinstance(e, StagingError):
-                    raise
-                raise self._staged_list_error(e) from e
+            except Exception as e:
+                if raised_by_user(e):
+                    raise BranchRaised(e, side) from None
+                if isinstance(e, TypeError) and self.lists and not isinstance(e, StagingError):
+                    raise self._staged_list_error(e) from e
+                raise
         values = self.variables.get()
         self._note_appends(lengths, values, changed)
         if self.target_jump_mode is not None:
@@ -251,14 +272,14 @@ class CondPlan:
             if outcome.jump_mode != self.target_jump_mode:
                 raise AssertionError("inconsistent branch results")
             _unify(_Outcome(self.target_entries, [], outcome.jump_mode, outcome.depth), outcome,
-                   self.location)
+                   self.location, self.placeholders)
             return self.target_entries
         other = self.outcomes.get(side.other)
         if other is None:
             self.first_entries = outcome.entries
             return outcome.entries
         try:
-            entries = _unify(other, outcome, self.location)
+            entries = _unify(other, outcome, self.location, self.placeholders)
         except Retry:
             self.target_jump_mode = True
             raise

@@ -12,13 +12,22 @@ import types
 from typing import Any, Callable, Optional, Sequence
 
 from .. import nest
+from ..pyct.naming import RETURN_VALUE_STEM
 from . import layout as lay
 from .dispatch import Backend
 from .lists import appended_spec, recording_changes, truth
 from .location import at
 from .special_values import BREAK_KIND, NORMAL, RETURN_KIND, Return, StagedJump, Undefined
 from .staged_cond import staged_cond
-from .staging import JUMP_LABEL, RETURN_LABEL, Retry, StagingError, jump_parts, kinds_of
+from .staging import (
+    JUMP_LABEL,
+    RETURN_LABEL,
+    Retry,
+    StagingError,
+    jump_parts,
+    kinds_of,
+    refuse_globals,
+)
 from .variables import Variables
 
 
@@ -90,6 +99,7 @@ def staged_loop(backend: Backend, variables: Variables, test: Callable[[tuple], 
     Returns the final jump (None when the body never jumps), the final extras, and for
     variables undefined when the loop started, (index, staged "was assigned") pairs to pass
     to `finish_loop`."""
+    refuse_globals(variables, "a loop", location)
     loop = _Loop(backend, variables, test, body, extras, extra_labels, jump, opts or {}, lists,
                  location)
     for _ in range(6):
@@ -201,7 +211,15 @@ class LoopPlan:
         values, extras, _, retval, _ = self.unpack(flat)
         loop.variables.set(values)
         with recording_changes() as changed:
-            result, new_extras = loop.body(extras)
+            try:
+                result, new_extras = loop.body(extras)
+            except NameError as e:
+                if e.name in loop.names and isinstance(loop.init[loop.names.index(e.name)], Undefined):
+                    raise UnboundLocalError(
+                        f"'{e.name}' is read before it is assigned in a loop whose condition is a "
+                        f"tensor{at(loop.location)}: it has no value when the loop starts. Assign it "
+                        "before the loop.") from None
+                raise
         out: list = []
         retry = self._variables_out(values, loop.variables.get(), changed, out)
         for e, value in zip(self.extra_entries, new_extras):
@@ -372,7 +390,8 @@ def _stores(code: types.CodeType, name: str) -> bool:
     return any(isinstance(c, types.CodeType) and _stores(c, name) for c in code.co_consts)
 
 
-def _assigns(fn: Optional[Callable], name: str) -> bool:
+def assigns(fn: Optional[Callable], name: str) -> bool:
+    """Whether the code of `fn` (or code nested in it) stores to `name`."""
     code = getattr(fn, "__code__", None)
     return code is not None and _stores(code, name)
 
@@ -389,7 +408,8 @@ def finish_loop(backend: Backend, variables: Variables, jump: Optional[StagedJum
         values = variables.get()
         for index, defined in guards:
             name = variables.names[index]
-            if _assigns(orelse, name) or isinstance(values[index], Undefined):
+            if (assigns(orelse, name) or isinstance(values[index], Undefined)
+                    or name.startswith(RETURN_VALUE_STEM)):    # read only after a return
                 continue
             message = (f"'{name}' is used after a loop that ran zero times{at(location)}; it is "
                        "first assigned inside the loop, so it has no value. Assign it before the loop.")

@@ -26,7 +26,7 @@ class Retry(Exception):
     """Raised inside a trace to restart it with more knowledge."""
 
 
-class StagingError(TypeError):
+class StagingError(TypeError, ValueError):
     """A construct cannot be staged as written (the message says why and how to fix it)."""
 
 
@@ -103,6 +103,18 @@ def undefined_error(name: str, location: Optional[str]) -> StagingError:
         f"'{name}' is assigned in only one branch of an `if` whose condition is a tensor{at(location)}, "
         "and it is used afterwards. Staged `if` statements run both branches, so give "
         f"'{name}' a value in both branches (or before the `if`).")
+
+
+def refuse_globals(variables, statement: str, location: Optional[str]) -> None:
+    """Raises StagingError when a staged statement assigns a `global` variable: the staged
+    value would be left in the module, where nothing can use it once tracing ends."""
+    names = variables.global_names()
+    if names:
+        raise StagingError(
+            f"'{names[0]}' is declared `global` and assigned inside {statement} whose condition "
+            f"is a tensor{at(location)}. A staged value cannot be stored in a module global; "
+            "assign a local variable there and return it (or assign the global outside the "
+            "staged statement).")
 
 
 def mismatch_error(name: str, why: str, location: Optional[str]) -> StagingError:

@@ -67,13 +67,17 @@ class _Attr:
 
     def get(self) -> Any:
         obj = self.base.get()
+        if isinstance(obj, Undefined):
+            return Undefined(self.name)
         try:
             return getattr(obj, self.attr)
         except AttributeError:
             return Undefined(self.name)
 
     def set(self, value: Any) -> None:
-        obj = self.base.get()
+        obj = _defined_base(self.base, value)
+        if obj is None:
+            return
         if isinstance(value, Undefined):
             if hasattr(obj, self.attr):
                 delattr(obj, self.attr)
@@ -93,13 +97,17 @@ class _Item:
 
     def get(self) -> Any:
         obj = self.base.get()
+        if isinstance(obj, Undefined):
+            return Undefined(self.name)
         try:
             return obj[self.key]
         except (KeyError, IndexError):
             return Undefined(self.name)
 
     def set(self, value: Any) -> None:
-        obj = self.base.get()
+        obj = _defined_base(self.base, value)
+        if obj is None:
+            return
         if isinstance(value, Undefined):
             try:
                 del obj[self.key]
@@ -107,6 +115,22 @@ class _Item:
                 pass
         else:
             obj[self.key] = value
+
+
+def _defined_base(base, value: Any) -> Any:
+    """The object holding a composite variable, or None when there is none and `value` is
+    Undefined; with no object to store a value in, the error Python raises."""
+    obj = base.get()
+    if not isinstance(obj, Undefined):
+        return obj
+    if isinstance(value, Undefined):
+        return None
+    if isinstance(base, _Item):
+        raise KeyError(base.key)
+    if isinstance(base, _Attr):
+        raise AttributeError(f"'{base.name}' is not defined")
+    raise UnboundLocalError(f"cannot access local variable '{base.name}' where it is not "
+                            "associated with a value")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -169,6 +193,10 @@ class Variables:
                 text = slot_type.text(text, key)
                 slot = slot_type(slot, key, text)
             self.slots.append(slot)
+
+    def global_names(self) -> list[str]:
+        """The names that are module globals (declared `global` in the converted code)."""
+        return [s.name for s in self.slots if isinstance(s, _Global)]
 
     def get(self) -> list:
         """Current values, `Undefined` for variables without one."""

@@ -37,10 +37,14 @@ def user_function_name(code: types.CodeType) -> str:
 _HELPER = re.compile(r"^(if_body|else_body|loop_body|loop_test|after_break)_\d+(_\d+)?$|^<lambda>$")
 
 
+_CO_OPTIMIZED = 0x1     # set for function code, not for class bodies
+
+
 def _register(code: types.CodeType, owner: str) -> None:
     _generated_codes[code] = owner
     for const in code.co_consts:
-        if isinstance(const, types.CodeType):
+        # a class body is left as written: its methods are converted when they are called
+        if isinstance(const, types.CodeType) and const.co_flags & _CO_OPTIMIZED:
             _register(const, owner if _HELPER.match(const.co_name) else const.co_name)
 
 

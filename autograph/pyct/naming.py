@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from typing import Iterable
 
+# the stem of the variable that carries a `return` value out of a `with`/`try` statement
+# (converters/jump_flags.py); a staged `if` may leave it undefined on paths that do not return
+RETURN_VALUE_STEM = "return_value__"
+
 
 class Namer:
     """Hands out names such as `if_body_1`, never clashing with names already in use.

@@ -9,12 +9,14 @@ def live_operations(graph, outputs) -> list:
     """The ops of `graph` needed for `outputs` or for their side effects, in program order.
 
     Stateful ops are always live; an op with subgraphs (cond, while) is live when one of its
-    outputs is used or a subgraph holds a stateful op.
+    outputs is used or a subgraph holds a stateful op. A while loop is always live: whether
+    it ends, or fails, is an effect (the Python loop it stands for would run too).
     """
     used = {id(t) for t in outputs}
     live = []
     for op in reversed(graph.operations):
-        if op.opdef.stateful or any(id(t) in used for t in op.outputs) or _has_effects(op):
+        if (op.opdef.stateful or any(id(t) in used for t in op.outputs) or op.type == "While"
+                or _has_effects(op)):
             live.append(op)
             for t in op.inputs:
                 used.add(id(t))

@@ -885,6 +885,256 @@ def try_finally_in_loop(n):
     return log
 
 
+# -- jumps, walrus and early returns under staged control flow -----------------------------
+
+@case((0,), (1,), (3,), staged=True)
+def for_else_break_after_inner_return(x):
+    c = 8
+    for _ in range(2):
+        c = x
+        for _ in range(x):
+            return c
+        break
+    else:
+        c = 8
+    return c
+
+
+@case((1.0,), (60.0,), (0.5,), staged=True)
+def walrus_in_while_test(x):
+    n = 0
+    while (x := x * 2.0) < 100.0:
+        n += 1
+    return n, x
+
+
+@case((1.0,), (60.0,), (20.0,), staged=True)
+def walrus_in_while_test_with_break(x):
+    n = 0.0
+    while (x := x * 2.0) < 100.0:
+        n += 1.0
+        if x > 30.0:
+            break
+    return n + x
+
+
+@case((1,), (5,), staged=True)
+def walrus_in_if_test(x):
+    if (y := x * 2) > 3:
+        x = y
+    else:
+        x = -y
+    return x + y
+
+
+@case((3,), (-2,), staged=True)
+def return_inside_with(x):
+    with rt.name_scope("outer"):
+        if x > 0:
+            return x
+        y = -x
+    return y * 10
+
+
+@case((3,), (-2,), staged=True)
+def return_inside_nested_with_and_empty_name_scope(x):
+    with rt.name_scope("outer"):
+        with rt.name_scope(""):
+            if x > 0:
+                return x + 1
+            x = x * 2
+        x = x - 1
+    return x
+
+
+@case((3,), (-2,), (0,), staged=True)
+def return_inside_try_finally(x):
+    y = x
+    try:
+        if x > 0:
+            return x * 100
+        y = y - 1
+    finally:
+        y = y + 1000
+    return y
+
+
+@case((3,), (-2,), staged=True)
+def return_inside_finally(x):
+    try:
+        y = x * 2
+    finally:
+        if y > 0:
+            return y  # noqa: B012 - the construct under test
+    return -y
+
+
+@case((2,), (5,), (7,), staged=True)
+def break_and_continue_inside_try_finally(n):
+    s = 0
+    i = 0
+    while i < n:
+        i += 1
+        try:
+            if i == 4:
+                break
+            if i % 2 == 0:
+                continue
+            s += i
+        finally:
+            s += 100
+    return s
+
+
+@case((2,), (6,), staged=True)
+def break_inside_with_in_for(n):
+    s = 0
+    for i in range(n):
+        with rt.name_scope("step"):
+            if i > 2:
+                break
+            s += i
+    return s
+
+
+@case((2,), (3,), (5,), staged=True)
+def return_inside_loop_inside_try_finally(n):
+    s = 0
+    try:
+        for k in range(n):
+            for j in range(k):
+                if j == 3:
+                    return s * 1000
+            s += k
+            if s > 5:
+                return s
+    finally:
+        n = n + 1
+    return s + n
+
+
+@case((2,), (6,), staged=True)
+def return_inside_while_inside_with(n):
+    i = 0
+    with rt.name_scope("search"):
+        while i < n:
+            i += 1
+            if i * i > 10:
+                return i
+        i = -i
+    return i * 100
+
+
+@case((3,), (6,), staged=True)
+def continue_inside_with(n):
+    s = 0
+    i = 0
+    while i < n:
+        i += 1
+        with rt.name_scope("step"):
+            if i % 2 == 0:
+                continue
+            s += i
+    return s
+
+
+@case((2,), (6,), staged=True)
+def break_inside_with_skips_for_else(n):
+    s = 0
+    for i in range(n):
+        with rt.name_scope("step"):
+            if i == 3:
+                break
+            s += i
+    else:
+        s = -s
+    return s
+
+
+@case((3,), (-2,), (-8,), staged=True)
+def returns_in_nested_try_finally(x):
+    try:
+        try:
+            if x > 0:
+                return x
+        finally:
+            x = x + 10
+        if x > 5:
+            return x * 2
+    finally:
+        x = x + 100
+    return x
+
+
+@case((3,), (0,), staged=True)
+def return_in_try_else(x):
+    try:
+        y = x + 1
+    except ValueError:
+        y = 0
+    else:
+        if y > 2:
+            return y
+    return -y
+
+
+@case((3,), (-1,), staged=True)
+def return_tuple_inside_with(x):
+    with rt.name_scope("pair"):
+        if x > 0:
+            return x, x + 1
+    return x - 1, x
+
+
+@case((3,), (-1,), (2,), staged=True)
+def return_from_unrolled_loop_inside_with(x):
+    with rt.name_scope("search"):
+        for v in [1, 2, 3]:
+            if x > v:
+                return v
+    return 0
+
+
+@case((2, 5, 2.5, 1.0), (2, 5, -1.0, 1.0), (2, 5, 2.5, -1.0), staged=True)
+def nested_conditional_expression_returns_outer_value(a, b, x, y):
+    c = a - 1
+    return (c if x > 0 else b) if y > 0 else b
+
+
+@case((3, 2), (3, 5), (4, 1), staged=True)
+def inner_loop_else_breaks_outer_loop_inside_with(n, m):
+    s = 0
+    for _ in range(n):
+        with rt.name_scope("step"):
+            for j in range(m):
+                if j == 2:
+                    break
+                s += j
+            else:
+                if s > 3:
+                    break
+        s += 10
+    return s
+
+
+@case((True,), (False,), staged=True)
+def early_return_then_shape_change(c):
+    t = rt.constant(1)
+    if c:
+        return t
+    t = rt.stack([t, t])
+    return rt.reduce_sum(t)
+
+
+@case((2,), (-2,), staged=True)
+def early_return_reads_and_rebinds(x):
+    t = x + 1
+    if x > 0:
+        t = t * 10
+        return t
+    return t - 100
+
+
 @case((3,), (-3,))
 def do_not_convert_call(x):
     return untouched(x)

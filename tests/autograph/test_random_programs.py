@@ -12,7 +12,7 @@ from __future__ import annotations
 import linecache
 import textwrap
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import autograph as ag
@@ -153,6 +153,8 @@ def test_random_programs_behave_the_same_under_rt_function(lines, inputs):
     import runtime as rt
 
     fn, source = _define(lines)
+    # int32 tensors wrap around where Python integers grow: compare within int32 only
+    assume(all(abs(v) < 2 ** 31 for args in inputs for v in fn(*args)))
     compiled = rt.function(fn)
     for args in inputs:
         out = compiled(*[rt.constant(a) for a in args])

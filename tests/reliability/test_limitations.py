@@ -51,6 +51,52 @@ def zero_trip(n):
     return late  # noqa: F821
 
 
+def structure_differs(x):
+    if x > 0:
+        y = None
+    else:
+        y = x
+    return y
+
+
+def read_before_assigned(n):
+    i = 0
+    while i < n:
+        a = a + 1  # noqa: F821, F841 - the limitation under test
+        i += 1
+    return i
+
+
+COUNTER = 0
+
+
+def assigns_global(x):
+    global COUNTER
+    if x > 0:
+        COUNTER = x
+    return x
+
+
+def staged_raise(x):
+    if x < 0:
+        raise ValueError("negative input")
+    return x
+
+
+def caught_staged_raise(x):
+    try:
+        if x < 0:
+            raise KeyError("negative")
+        y = x
+    except KeyError:
+        y = -x
+    return y
+
+
+def sorts(x):
+    return sorted(x)
+
+
 def generator(x):
     yield x
 
@@ -88,6 +134,17 @@ CASES = [  # (row keyword, callable, expected exception or "warning", text the e
     ("bool(t)", lambda: rt.function(not_converted, autograph=False)(rt.constant(1.0)),
      rt.errors.OperatorNotAllowedInGraphError, "autograph"),
     ("only one branch", lambda: staged(one_branch, rt.constant(1.0)), Exception, "'y'"),
+    ("structure differs", lambda: staged(structure_differs, rt.constant(1.0)), ValueError, "'y'"),
+    ("read in a staged loop before", lambda: staged(read_before_assigned, rt.constant(2)),
+     UnboundLocalError, "'a'"),
+    ("`global` variable", lambda: staged(assigns_global, rt.constant(1.0)), ValueError,
+     "COUNTER"),
+    ("`raise` under a staged `if`", lambda: staged(staged_raise, rt.constant(-1.0)), ValueError,
+     "negative input"),
+    ("`except` clause", lambda: staged(caught_staged_raise, rt.constant(1.0)), ValueError,
+     "except"),
+    ("`sorted(t)`", lambda: staged(sorts, rt.constant([2.0, 1.0])),
+     rt.errors.OperatorNotAllowedInGraphError, "sorted"),
     ("dtype changes", lambda: staged(dtype_changes, rt.constant(1.0)), TypeError, "'i'"),
     ("shape changes", lambda: staged(shape_changes, rt.constant([1.0])), ValueError,
      "shape_invariants"),

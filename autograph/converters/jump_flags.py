@@ -1,0 +1,185 @@
+"""`return`, `break` and `continue` inside `with` and `try` statements become flags, so that
+an `if` holding them can be staged while `__exit__` and `finally:` run as Python runs them:
+
+    with scope():                         did_return = False
+        if x > 0:                         with scope():
+            return x          ->              if x > 0:
+        y = -x                                    did_return = True
+    return y                                      return_value__ = x
+                                              if not did_return:
+                                                  y = -x
+                                          if did_return:
+                                              return return_value__
+                                          return y
+
+The `if` after the statement is an ordinary conditional jump (see `jumps`). A `return`
+inside a loop nested in the statement also leaves that loop (`did_return = True; break`).
+The return value is a *placeholder* variable (`naming.RETURN_VALUE_STEM`): a staged `if` may
+leave it undefined on the path that does not return.
+"""
+
+from __future__ import annotations
+
+import gast
+
+from ..pyct import anno, origin, templates
+from ..pyct.naming import RETURN_VALUE_STEM
+from ..pyct.transformer import Context, is_generator
+from . import jumps
+
+_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
+_LOOPS = (gast.For, gast.While, gast.AsyncFor)
+_FLAGGED = (gast.With, gast.Try) + ((gast.TryStar,) if hasattr(gast, "TryStar") else ())
+
+
+def _jumps_conditionally(stmts: list) -> bool:
+    """Whether an `if` or loop among `stmts` (at any depth) holds a jump out of `stmts`: an
+    unconditional jump needs no flag."""
+    for s in stmts:
+        if isinstance(s, _SCOPES):
+            continue
+        if isinstance(s, (gast.If,) + _LOOPS) and jumps.escapes([s]):
+            return True
+        if any(_jumps_conditionally(part) for part in _parts(s)):
+            return True
+    return False
+
+
+def _parts(s) -> list:
+    parts = [getattr(s, f) for f in ("body", "orelse", "finalbody")
+             if isinstance(getattr(s, f, None), list)]
+    parts += [h.body for h in getattr(s, "handlers", None) or []]
+    return parts
+
+
+def _name(name: str, ctx=gast.Load) -> gast.Name:
+    return templates.name(name, ctx)
+
+
+def _assign(name: str, value: gast.expr, src) -> gast.stmt:
+    node = gast.Assign(targets=[_name(name, gast.Store)], value=value, type_comment=None)
+    return origin.copy_location(node, src)
+
+
+class _Flags:
+    def __init__(self, ctx: Context, kinds: set):
+        self.flag = {k: ctx.namer.unique(f"did_{k}") for k in sorted(kinds)}
+        self.value = ctx.namer.unique(RETURN_VALUE_STEM) if "return" in kinds else None
+
+    def jump(self, s) -> list:
+        kind = {gast.Return: "return", gast.Break: "break", gast.Continue: "continue"}[type(s)]
+        out = [_assign(self.flag[kind], gast.Constant(value=True, kind=None), s)]
+        if kind == "return":
+            value = s.value if s.value is not None else gast.Constant(value=None, kind=None)
+            out.append(_assign(self.value, value, s))
+        return out
+
+    def none_set(self, src) -> gast.expr:
+        names = [_name(n) for n in self.flag.values()]
+        test = names[0] if len(names) == 1 else gast.BoolOp(op=gast.Or(), values=names)
+        return origin.copy_location(gast.UnaryOp(op=gast.Not(), operand=test), src)
+
+    def block(self, stmts: list) -> list:
+        """`stmts` with jumps set flags, and what follows a possible jump guarded."""
+        out: list = []
+        for i, s in enumerate(stmts):
+            if isinstance(s, (gast.Return, gast.Break, gast.Continue)):
+                return out + self.jump(s)
+            if isinstance(s, _SCOPES) or not jumps.escapes([s]):
+                out.append(s)
+                continue
+            if isinstance(s, _LOOPS):    # its own break/continue stay; its else: may jump
+                if jumps.has_return(s.body):
+                    s.body = self.loop_body(s.body)
+                s.orelse = self.block(s.orelse)
+            else:
+                for f in ("body", "orelse", "finalbody"):
+                    value = getattr(s, f, None)
+                    if isinstance(value, list) and value:
+                        setattr(s, f, self.block(value) or [origin.copy_location(gast.Pass(), s)])
+                for h in getattr(s, "handlers", None) or []:
+                    h.body = self.block(h.body) or [origin.copy_location(gast.Pass(), h)]
+            out.append(s)
+            rest = stmts[i + 1:]
+            if rest:
+                guard = gast.If(test=self.none_set(rest[0]), body=self.block(rest), orelse=[])
+                anno.setanno(guard, "after_jump", True)
+                out.append(origin.copy_location(guard, rest[0]))
+            return out
+        return out
+
+    def loop_body(self, stmts: list) -> list:
+        """A loop body whose `return`s set the flag and leave the loop (and the loops
+        around it, up to the statement)."""
+        out: list = []
+        for s in stmts:
+            if isinstance(s, gast.Return):
+                out.extend(self.jump(s) + [origin.copy_location(gast.Break(), s)])
+                return out
+            if isinstance(s, _SCOPES) or not jumps.has_return([s]):
+                out.append(s)
+                continue
+            if isinstance(s, _LOOPS):
+                s.body = self.loop_body(s.body)
+                s.orelse = self.loop_body(s.orelse)
+                leave = gast.If(test=_name(self.flag["return"]), body=[gast.Break()], orelse=[])
+                out.extend([s, origin.copy_location(leave, s)])
+                origin.copy_location(leave.body[0], s)
+                continue
+            for part in _parts(s):
+                part[:] = self.loop_body(part) or [origin.copy_location(gast.Pass(), s)]
+            out.append(s)
+        return out
+
+    def before(self, src) -> list:
+        return [_assign(f, gast.Constant(value=False, kind=None), src) for f in self.flag.values()]
+
+    def after(self, src) -> list:
+        out = []
+        for kind, flag in self.flag.items():
+            if kind == "return":
+                body = [gast.Return(value=_name(self.value))]
+            else:
+                body = [gast.Break() if kind == "break" else gast.Continue()]
+            for b in body:
+                origin.copy_location(b, src)
+            out.append(origin.copy_location(gast.If(test=_name(flag), body=body, orelse=[]), src))
+        return out
+
+
+class _Rewriter:
+    def __init__(self, ctx: Context):
+        self.ctx = ctx
+
+    def function(self, node) -> None:
+        node.body = self.block(node.body)
+
+    def block(self, stmts: list) -> list:
+        out = []
+        for s in stmts:
+            if isinstance(s, gast.FunctionDef) and not is_generator(s):
+                self.function(s)
+            elif isinstance(s, _SCOPES):
+                pass
+            elif isinstance(s, _FLAGGED) and _jumps_conditionally([s]):
+                flags = _Flags(self.ctx, jumps.escapes([s]))
+                for part in ("body", "orelse", "finalbody"):
+                    value = getattr(s, part, None)
+                    if isinstance(value, list) and value:
+                        setattr(s, part, flags.block(self.block(value)) or [gast.Pass()])
+                for h in getattr(s, "handlers", None) or []:
+                    h.body = flags.block(self.block(h.body)) or [gast.Pass()]
+                out.extend(flags.before(s) + [s] + flags.after(s))
+                continue
+            else:
+                for part in _parts(s):
+                    part[:] = self.block(part)
+            out.append(s)
+        return out
+
+
+def transform(node, ctx: Context):
+    """Rewrites the jumps out of `with`/`try` statements of a function (see module doc)."""
+    if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)):
+        _Rewriter(ctx).function(node)
+    return node
