@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import sys
 import types
 from typing import Any, Callable, Optional
 
@@ -33,6 +34,8 @@ def _wrap(converted: Callable, original: Callable) -> Callable:
             return converted(*args, **kwargs)
         except Exception as e:
             errors.annotate(e)      # in place: message, note and traceback
+            if sys.version_info < (3, 11):
+                raise e             # a bare `raise` on 3.10 restores the unfiltered traceback
             raise
     wrapper.__ag_converted__ = converted
     wrapper.__ag_original__ = original
