@@ -24,14 +24,16 @@ from dataclasses import dataclass, field
 
 # feature -> what currently goes wrong with it (not generated while listed)
 KNOWN_GAPS: dict[str, str] = {
-    "jump_in_with_or_try": "return/break/continue inside `with` or `try` under staged control flow",
-    "append_in_branch": "`l.append` inside an `if` branch: a staged `if` runs both branches' appends",
-    "append_with_jumps": "`l.append` in a program that also returns early, breaks or continues",
-    "loop_else_with_return": "`for`/`while` with `else`, `break` and an inner `return` loses an assignment",
-    "walrus_in_loop_test": "`while (k := k + 1) <= n` in a staged loop test",
-    "raise_in_try_except": "`raise` inside a staged branch under `try/except`",
-    "raise_in_try_finally": "`raise` under staged control inside `try/finally`: the `finally` "
-                            "clause then fails with InaccessibleTensorError",
+    "jump_in_with_or_try": "return/break/continue in `with` or `try` under a staged condition: "
+                           "OperatorNotAllowedInGraphError (or 'StagedRange' not iterable)",
+    "append_in_branch": "`l.append` in a staged `if` branch runs even when the branch is not taken",
+    "append_with_jumps": "`l.append` after a staged early return or break: StagingError "
+                         "('l' assigned in only one branch / different list lengths)",
+    "walrus_in_loop_test": "`while (k := k + 1) <= n` with a tensor `n`: the staged loop never ends",
+    "raise_in_try_except": "`raise` under a staged condition in `try/except`: the `except` clause "
+                           "runs for every input (wrong values, no error)",
+    "raise_in_try_finally": "`raise` under staged control in `try/finally` inside a staged loop: the "
+                            "`finally` clause fails with InaccessibleTensorError",
     "nested_ternary": "`(c if p else b) if q else b` with `c` computed in the function: "
                       "InaccessibleTensorError 'used before it is computed'",
     "append_in_nested_loop": "`l.append` in a staged loop nested in another staged loop: "

@@ -22,6 +22,9 @@ What must agree:
   raises while tracing, for any arguments. The staged run may therefore raise the program's own
   `ValueError('rN')` (same type and message) whatever the reference did. Any other staged
   exception where the reference returns is a mismatch.
+
+Every generated program terminates, so a run still going after `TIMEOUT` seconds is stopped
+(with `SIGALRM`, where there is one) and reported as a mismatch.
 """
 
 from __future__ import annotations
@@ -31,7 +34,9 @@ import importlib.util
 import io
 import itertools
 import re
+import signal
 import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Optional
@@ -76,13 +81,45 @@ def unload(module: Any) -> None:
     sys.modules.pop(module.__name__, None)
 
 
+class RunTimeout(Exception):
+    """A run that did not finish within `TIMEOUT` seconds (every generated program does)."""
+
+
+TIMEOUT = 20.0
+_limit_active = [False]
+
+
+def _alarm(signum, frame):
+    if _limit_active[0]:
+        raise RunTimeout(f"did not finish within {TIMEOUT} s")
+
+
+@contextlib.contextmanager
+def _time_limit():
+    """Stops the code inside after `TIMEOUT` seconds; the alarm repeats every second in case
+    it lands where Python ignores exceptions (a weakref callback, `__del__`)."""
+    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGALRM, _alarm)
+    _limit_active[0] = True
+    signal.setitimer(signal.ITIMER_REAL, TIMEOUT, 1.0)
+    try:
+        yield
+    finally:
+        _limit_active[0] = False
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def run(fn: Callable, args: tuple) -> Outcome:
     out = io.StringIO()
     outcome = Outcome()
-    with contextlib.redirect_stdout(out), np.errstate(all="ignore"):
+    with contextlib.redirect_stdout(out), np.errstate(all="ignore"), _time_limit():
         try:
             outcome.value = fn(*args)
         except Exception as error:  # noqa: BLE001 - any exception is an outcome to compare
+            _limit_active[0] = False
             outcome.error = error
     outcome.stdout = out.getvalue()
     return outcome
@@ -143,6 +180,8 @@ def same_printout(expected: str, got: str) -> bool:
 
 def converted_mismatch(native: Outcome, converted: Outcome) -> Optional[str]:
     """Why the converted run differs from the native one, or None."""
+    if isinstance(converted.error, RunTimeout):
+        return "converted run did not finish"
     if type(native.error) is not type(converted.error):
         return "exception type"
     if native.error is None and not same_value(native.value, converted.value, exact=True):
@@ -160,6 +199,8 @@ def own_raise(error: BaseException, source: str) -> bool:
 
 def staged_mismatch(reference: Outcome, staged: Outcome, source: str) -> Optional[str]:
     """Why the staged run differs from the reference run, or None (see the module docstring)."""
+    if isinstance(staged.error, RunTimeout):
+        return "staged run did not finish"
     if staged.error is not None:
         if reference.error is not None:
             if type(staged.error) is type(reference.error):

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 
-from .generator import arguments, generate
+from .generator import KNOWN_GAPS, arguments, generate
 from .runner import check_program
 
 PROGRAMS = int(os.environ.get("DIFFERENTIAL_PROGRAMS", "300"))
@@ -45,7 +45,5 @@ def test_the_generator_is_deterministic_and_covers_its_grammar():
 
 
 def test_known_gaps_are_generated_when_not_excluded():
-    from .generator import KNOWN_GAPS
-
     used = set().union(*(generate(seed, gaps=()).features for seed in range(300)))
     assert set(KNOWN_GAPS) <= used, set(KNOWN_GAPS) - used
