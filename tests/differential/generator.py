@@ -34,8 +34,10 @@ KNOWN_GAPS: dict[str, str] = {
                            "runs for every input (wrong values, no error)",
     "raise_in_try_finally": "`raise` under staged control in `try/finally` inside a staged loop: the "
                             "`finally` clause fails with InaccessibleTensorError",
-    "nested_ternary": "`(c if p else b) if q else b` with `c` computed in the function: "
-                      "InaccessibleTensorError 'used before it is computed'",
+    "nested_ternary": "a conditional expression inside another one, right of `and`/`or` or "
+                      "last in a chained comparison, "
+                      "reading a tensor computed in the function, e.g. `(c if p else b) if q "
+                      "else b`: InaccessibleTensorError 'used before it is computed'",
     "append_in_nested_loop": "`l.append` in a staged loop nested in another staged loop: "
                              "StagingError 'l changes from a list of 0 items to a single value'",
 }
@@ -95,7 +97,7 @@ class _Generator:
         self.features: set[str] = set()
         self.appends = self.allowed("append_with_jumps") or self.rng.random() < 0.5
         self.jumps = self.allowed("append_with_jumps") or not self.appends
-        self.in_ternary = False
+        self.in_lazy = False
 
     def allowed(self, feature: str) -> bool:
         return feature not in self.gaps
@@ -133,15 +135,20 @@ class _Generator:
         return f"abs({left})"
 
     def ternary_ok(self) -> bool:
-        return not self.in_ternary or self.allowed("nested_ternary")
+        return not self.in_lazy or self.allowed("nested_ternary")
 
     def ternary(self, operand, depth: int) -> str:
         self.use("ternary")
-        if self.in_ternary:
+        if self.in_lazy:
             self.use("nested_ternary")
-        outer, self.in_ternary = self.in_ternary, True
-        text = f"({operand(depth + 1)} if {self.condition(depth + 1)} else {operand(depth + 1)})"
-        self.in_ternary = outer
+        return self.lazily(lambda d: f"({operand(d)} if {self.condition(d)} else {operand(d)})",
+                           depth + 1)
+
+    def lazily(self, make, depth: int) -> str:
+        """`make(depth)`, as an operand that is evaluated lazily (a branch of a conditional)."""
+        outer, self.in_lazy = self.in_lazy, True
+        text = make(depth)
+        self.in_lazy = outer
         return text
 
     def float_expr(self, depth: int = 0) -> str:
@@ -189,9 +196,11 @@ class _Generator:
         if r < 0.7:
             return f"not ({self.comparison(depth)})"
         if r < 0.8:
-            return f"{self.int_expr(depth + 1)} < {self.int_expr(depth + 1)} <= {self.int_expr(depth + 1)}"
+            first, second = self.int_expr(depth + 1), self.int_expr(depth + 1)
+            return f"{first} < {second} <= {self.lazily(self.int_expr, depth + 1)}"
         joiner = self.pick([" and ", " or "])
-        return f"({self.comparison(depth)}{joiner}{self.condition(depth + 1)})"
+        left = self.comparison(depth)
+        return f"({left}{joiner}{self.lazily(self.condition, depth + 1)})"
 
     def bound(self) -> str:
         """A loop bound between 0 and 3: a literal, or computed from the arguments."""
