@@ -11,6 +11,7 @@ first; public names they do not list follow, one section per namespace. The site
 
 from __future__ import annotations
 
+import enum
 import inspect
 import pathlib
 import sys
@@ -130,6 +131,8 @@ class _SortedSet:
 
 
 def signature(obj) -> str:
+    if inspect.isclass(obj) and issubclass(obj, enum.Enum):
+        return ""       # what Python prints for an enum's constructor depends on its version
     try:
         sig = inspect.signature(obj)
     except (TypeError, ValueError):

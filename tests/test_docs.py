@@ -40,7 +40,7 @@ def test_examples_run(path, tmp_path, monkeypatch):
 def test_api_reference_matches_the_docstrings():
     import subprocess
     import sys
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}     # this checkout's packages, not an installed copy
     result = subprocess.run([sys.executable, str(ROOT / "docs" / "make_api_reference.py"), "--check"],
-                            capture_output=True, text=True,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)})  # this tree's packages
+                            capture_output=True, text=True, env=env)
     assert result.returncode == 0, result.stderr

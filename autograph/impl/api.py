@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import functools
+import sys
 import types
 from types import SimpleNamespace
 from typing import Any, Callable, Optional
@@ -59,9 +60,11 @@ def _wrap(converted: Callable, original: Callable) -> Callable:
             return converted(*args, **kwargs)
         except Exception as e:
             annotated = errors.annotate(e)      # in place: message, note and traceback
-            if annotated is e:
-                raise
-            raise annotated from None
+            if annotated is not e:
+                raise annotated from None
+            if sys.version_info < (3, 11):
+                raise e             # a bare `raise` on 3.10 restores the unfiltered traceback
+            raise
     wrapper.__dict__.update(__ag_converted__=converted, __ag_original__=original)
     return wrapper
 

@@ -18,6 +18,7 @@ from typing import Optional, Union
 import gast
 
 from .ast_conversion import to_compilable_ast, to_gast
+from .unparse_compat import unparse as _unparse
 
 
 class SourceUnavailableError(Exception):
@@ -47,7 +48,7 @@ def unparse(node: Union[gast.AST, list]) -> str:
     """Python source for a gast node or a list of statements."""
     if isinstance(node, list):
         return "\n".join(unparse(n) for n in node)
-    return ast.unparse(to_compilable_ast(node))
+    return _unparse(to_compilable_ast(node))
 
 
 def parse_entity(entity: types.FunctionType) -> tuple[Union[gast.FunctionDef, gast.Lambda], SourceInfo]:
@@ -156,12 +157,23 @@ def _parse_file(filename: str, lines: list[str]) -> Optional[ast.Module]:
 
 
 def _positions(code: types.CodeType) -> list[tuple[int, int, int, int]]:
+    if not hasattr(code, "co_positions"):  # Python 3.10: no columns (see _same_constants)
+        return []
     out = []
     for pos in code.co_positions():
         # instructions without a source range (RESUME, the implicit return) say (l, l, 0, 0)
         if None not in pos and (pos[1], pos[3]) > (pos[0], pos[2]):
             out.append(pos)
     return out
+
+
+def _same_constants(node: ast.Lambda, code: types.CodeType) -> bool:
+    """Whether `node` compiles to the constants of `code`: tells lambdas on one line apart
+    where code objects carry no columns."""
+    def constants(c: types.CodeType) -> tuple:
+        return tuple(k for k in c.co_consts if not isinstance(k, types.CodeType))
+    compiled = compile(ast.Expression(node), code.co_filename, "eval").co_consts[0]
+    return constants(compiled) == constants(code)
 
 
 def _contains(node: ast.AST, pos) -> bool:
@@ -200,6 +212,8 @@ def _parse_lambda(code: types.CodeType, lines: list[str]):
     if positions:
         inside = [c for c in candidates if all(_contains(c.body, p) for p in positions)]
         candidates = inside or candidates
+    elif len(candidates) > 1:
+        candidates = [c for c in candidates if _same_constants(c, code)] or candidates
     if not candidates:
         raise SourceUnavailableError(
             f"cannot find the source of the lambda defined at {code.co_filename}:{code.co_firstlineno}")

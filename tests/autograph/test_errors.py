@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import traceback
 
 import pytest
@@ -160,6 +161,7 @@ def inner(x):
     return 0
 
 
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="exception notes are new in Python 3.11")
 def test_key_error_keeps_its_message_and_gets_a_note():
     def lookup(d):
         if len(d) > 0:
