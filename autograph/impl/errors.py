@@ -135,8 +135,9 @@ def _unconverted_construct(exc: BaseException, line: str) -> None:
                     "rt.where or rt.while_loop there.",)
 
 
-_FREE_VARIABLE = re.compile(r"^cannot access free variable '(\w+)' where it is not associated "
-                            r"with a value in enclosing scope$")
+_FREE_VARIABLE = re.compile(  # Python 3.11+ wording, then 3.10's
+    r"^(?:cannot access free variable '(\w+)' where it is not associated with a value|"
+    r"free variable '(\w+)' referenced before assignment) in enclosing scope$")
 
 
 def _as_unbound_local(exc: BaseException) -> BaseException:
@@ -148,8 +149,9 @@ def _as_unbound_local(exc: BaseException) -> BaseException:
     match = _FREE_VARIABLE.match(str(exc.args[0]))
     if not match:
         return exc
-    new = UnboundLocalError(f"cannot access local variable '{match.group(1)}' where it is not "
-                            "associated with a value")
+    name = match.group(1) or match.group(2)
+    new = UnboundLocalError(f"cannot access local variable '{name}' where it is not associated "
+                            "with a value")
     return new.with_traceback(exc.__traceback__)
 
 

@@ -33,6 +33,9 @@ def test_python_c_runs_unconverted_with_one_warning_per_function():
                           env=env, cwd=ROOT, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["3.0", "5.0", "[7.]", "0.0"]
+    if sys.version_info >= (3, 13):  # Python 3.13 keeps the source of `python -c` code
+        assert "Not converting" not in done.stderr
+        return
     assert done.stderr.count("Not converting f:") == 1
     assert done.stderr.count("Not converting <lambda>:") == 1
     assert "python -c" in done.stderr
