@@ -54,10 +54,12 @@ class TraceCache:
                 return concrete
         return None
 
-    def add_caller(self, key, concrete: ConcreteFunction, args: tuple, kwargs: dict) -> None:
-        """Keeps a fast caller of `concrete` for calls with this key, while there is room."""
+    def add_caller(self, key, concrete: ConcreteFunction, args: tuple, kwargs: dict,
+                   bound: tuple | None = None) -> None:
+        """Keeps a fast caller of `concrete` for calls with this key, while there is room;
+        `bound` is the call's (args, kwargs) after binding, defaults applied."""
         if len(self.fast) < FAST_CACHE_LIMIT:
-            caller = make_caller(concrete, args, kwargs)
+            caller = make_caller(concrete, args, kwargs, bound)
             if caller is not None:
                 self.fast[key] = caller
 

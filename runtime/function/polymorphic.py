@@ -162,7 +162,7 @@ class Function:
         concrete, bound_args, bound_kwargs = self._concrete_for(args, kwargs)
         values = concrete.bind_values(bound_args, bound_kwargs)
         if fast_key is not None:
-            self._cache.add_caller(fast_key, concrete, args, kwargs)
+            self._cache.add_caller(fast_key, concrete, args, kwargs, (bound_args, bound_kwargs))
         if context.state.tapes:
             return recorded_call.call_recorded(concrete, bound_args, bound_kwargs, values)
         return concrete.run(values)
