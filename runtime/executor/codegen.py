@@ -14,6 +14,7 @@ import sys
 import numpy as np
 
 from .. import errors
+from .lifetimes import Lifetimes, ufunc_of
 from .passes import live_operations
 
 _compile_counter = itertools.count()
@@ -33,6 +34,8 @@ class Emitter:
         self._indent = 1
         self._counters: dict[str, itertools.count] = {}
         self.current_op = None
+        self.params: set[str] = set()
+        self._reuse = None  # the input whose buffer the op being emitted writes its result into
 
     # -- names ---------------------------------------------------------------------------
     def fresh(self, prefix: str = "t") -> str:
@@ -104,6 +107,26 @@ class Emitter:
         for op in live_operations(graph, graph.outputs if outputs is None else outputs):
             self.emit_op(op)
 
+    def emit_program(self, graph) -> None:
+        """Emits the live top-level ops of `graph`, deleting each temporary after its last
+        use and letting elementwise ops write into dying temporaries."""
+        ops = live_operations(graph, graph.outputs)
+        lifetimes = Lifetimes(ops, graph.outputs)
+        holders: dict[str, int] = {}
+        for k, op in enumerate(ops):
+            self._reuse = lifetimes.reuse.get(k)
+            self.emit_op(op)
+            self._reuse = None
+            for t in op.outputs:
+                name = self.name(t)
+                holders[name] = holders.get(name, 0) + 1
+            for t in lifetimes.dying[k]:
+                name = self.name(t)
+                if name in holders:
+                    holders[name] -= 1
+                    if not holders[name] and name not in self.params and name not in self.namespace:
+                        self.line(f"del {name}")
+
     def emit_op(self, op) -> None:
         outer = self.current_op
         self.current_op = op
@@ -111,6 +134,9 @@ class Emitter:
             opdef = op.opdef
             if opdef.emit is not None:
                 opdef.emit(self, op)
+            elif self._reuse is not None and self.current_op is op and outer is None:
+                args = ", ".join(self.ins(op))
+                self._assign(op, f"{ufunc_of(op)}({args}, out={self.name(self._reuse)})")
             elif opdef.template is not None:
                 expr = opdef.template.format(*self.ins(op), **{
                     k: self.literal(v) for k, v in op.attrs.items()})
@@ -154,6 +180,7 @@ def lower(graph, name: str = "graph_fn") -> CompiledGraph:
     """Generates, compiles and returns the Python function that runs `graph`."""
     em = Emitter()
     params = [em.define(t, f"a{i}") for i, t in enumerate(graph.inputs)]
+    em.params.update(params)
     for t, param in zip(graph.inputs, params):
         if t.shape.rank == 0 and t.dtype.is_numeric:
             # NumPy scalars take NumPy's fast scalar arithmetic; 0-d arrays do not
@@ -161,7 +188,7 @@ def lower(graph, name: str = "graph_fn") -> CompiledGraph:
     for op in graph.operations:  # constants are names bound once; define them all first
         if op.type == "Const":
             em.emit_op(op)
-    em.emit_graph(graph)
+    em.emit_program(graph)
     returns = [em.name(t) for t in graph.outputs]
     safe = "".join(c if c.isalnum() or c == "_" else "_" for c in name) or "graph_fn"
     header = f"def {safe}({', '.join(params)}):"

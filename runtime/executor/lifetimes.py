@@ -1,0 +1,83 @@
+"""Buffer lifetimes of a lowered program: when each value dies, and which buffers ops reuse.
+
+A liveness pass over the top-level ops of a graph finds the last op that reads each tensor;
+the emitter deletes the tensor's name after it, so a temporary is freed as soon as it is no
+longer needed. An elementwise op may write its result into an input that dies at that op
+(`np.add(t1, t2, out=t1)`) when the input's buffer is owned by the program: made fresh by an
+elementwise op or a matmul, read only by elementwise ops (which keep no view of it), not an
+output, and of the result's static shape and dtype (rank at least 1: 0-d results are NumPy
+scalars, which `out=` cannot receive).
+"""
+
+from __future__ import annotations
+
+from ..graph import external_inputs
+
+# templates whose value is a ufunc applied to the inputs in order, and that ufunc
+UFUNC_TEMPLATES = {
+    "{0} + {1}": "np.add", "{0} - {1}": "np.subtract", "{0} * {1}": "np.multiply",
+    "{0} / {1}": "np.true_divide", "{0} ** {1}": "np.power", "-{0}": "np.negative",
+    "np.maximum({0}, {1})": "np.maximum", "np.minimum({0}, {1})": "np.minimum",
+    "np.abs({0})": "np.abs", "np.sign({0})": "np.sign", "np.square({0})": "np.square",
+    "np.sqrt({0})": "np.sqrt", "np.exp({0})": "np.exp", "np.log({0})": "np.log",
+    "np.log1p({0})": "np.log1p", "np.sin({0})": "np.sin", "np.cos({0})": "np.cos",
+    "np.tan({0})": "np.tan", "np.tanh({0})": "np.tanh", "np.floor({0})": "np.floor",
+    "np.ceil({0})": "np.ceil",
+}
+_FRESH_TYPES = {"MatMul"}  # ops without a ufunc template whose result is a new array
+
+
+class Lifetimes:
+    """For each position in a list of ops: the tensors that die there, and the input (if
+    any) whose buffer the op may overwrite with its result."""
+
+    def __init__(self, ops: list, outputs: list):
+        self.dying: list[list] = [[] for _ in ops]
+        self.reuse: dict[int, object] = {}
+        kept = {id(t) for t in outputs}
+        last: dict[int, int] = {}
+        readers: dict[int, list] = {}
+        escapes = set(kept)
+        for k, op in enumerate(ops):
+            for t in op.inputs:
+                last[id(t)] = k
+                readers.setdefault(id(t), []).append(op)
+            for t in external_inputs(op):
+                last[id(t)] = k
+                escapes.add(id(t))
+        owned = set()
+        for k, op in enumerate(ops):
+            ufunc = ufunc_of(op)
+            if ufunc is not None:
+                self._choose_reuse(k, op, last, readers, escapes, owned)
+            if ufunc is not None or op.type in _FRESH_TYPES:
+                owned.update(id(t) for t in op.outputs)
+            for t in op.outputs:
+                if id(t) not in kept and id(t) not in last:
+                    self.dying[k].append(t)  # never read
+        for k, op in enumerate(ops):
+            seen = set()
+            for t in list(op.inputs) + list(external_inputs(op)):
+                if id(t) not in seen and id(t) not in kept and last.get(id(t)) == k:
+                    seen.add(id(t))
+                    self.dying[k].append(t)
+
+    def _choose_reuse(self, k, op, last, readers, escapes, owned) -> None:
+        out = op.outputs[0]
+        shape = out.shape.as_tuple()
+        if not shape or None in shape:
+            return
+        for t in op.inputs:
+            if (id(t) in owned and id(t) not in escapes and last.get(id(t)) == k
+                    and t.dtype is out.dtype and t.shape.as_tuple() == shape
+                    and all(ufunc_of(r) is not None for r in readers[id(t)])):
+                self.reuse[k] = t
+                return
+
+
+def ufunc_of(op) -> str | None:
+    """The source name of the ufunc an op's template applies, or None."""
+    template = op.opdef.template
+    if template is None or op.opdef.emit is not None or op.attrs:
+        return None
+    return UFUNC_TEMPLATES.get(template)
