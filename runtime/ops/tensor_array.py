@@ -86,8 +86,26 @@ TA_NEW = _define("TensorArrayV3", lambda size, **a: (TensorShape([]), _dtypes.va
                 stateful=True, differentiable=False)
 
 
+def _emit_write(em, op):
+    """Appending (index == size) to a growable array is a list append; other writes call the
+    kernel, which checks the index."""
+    handle, index, value = em.ins(op)
+    out = em.outs(op)[0]
+    kernel = em.bind(_ta_write)
+    if not op.attrs["dynamic_size"]:
+        em.line(f"{out} = {kernel}({handle}, {index}, {value}, False)")
+        return
+    em.line(f"if {index} == len({handle}):")
+    with em.indented():
+        em.line(f"{handle}.append({value})")
+        em.line(f"{out} = {handle}")
+    em.line("else:")
+    with em.indented():
+        em.line(f"{out} = {kernel}({handle}, {index}, {value}, True)")
+
+
 TA_WRITE = _define("TensorArrayWriteV3", lambda h, i, v, **a: (TensorShape([]), _dtypes.variant),
-                  _ta_write, stateful=True)
+                  _ta_write, emit=_emit_write, stateful=True)
 
 
 @TA_WRITE.def_grad
@@ -119,7 +137,8 @@ def _stack_grad(op, g):
 
 
 TA_SIZE = _define("TensorArraySizeV3", lambda h: (TensorShape([]), _dtypes.int32),
-                 lambda h: np.int32(len(h)), stateful=True, differentiable=False)
+                 lambda h: np.int32(len(h)), stateful=True, differentiable=False,
+                 emit=lambda em, op: em.line(f"{em.outs(op)[0]} = np.int32(len({em.ins(op)[0]}))"))
 
 
 TA_GATHER = _define("TensorArrayGatherV3", lambda h, i, dtype, element_shape: (
