@@ -8,7 +8,7 @@ import dataclasses
 import numpy as np
 
 import runtime as rt
-from runtime.function.callers import leaf_reads
+from runtime.function.callers import _CallShape, leaf_reads
 
 Pair = collections.namedtuple("Pair", "left right")
 
@@ -62,9 +62,12 @@ def test_dataclass_leaves_are_read_by_field():
         step: int = 0
     spec = State(rt.TensorSpec([2], rt.float32), rt.TensorSpec([2], rt.float32), 3)
     value = State(rt.constant([1.0, 2.0]), np.zeros(2, np.float32), 3)
-    reads: list = []
-    leaf_reads(spec, value, "args[0]", reads)
-    assert reads == ["args[0].h._value", "args[0].c"]
+    shape = _CallShape(guarded=False)
+    leaf_reads(spec, value, "args[0]", shape)
+    assert shape.reads == ["args[0].h._value", "args[0].c"]
+    guarded = _CallShape(guarded=True)
+    leaf_reads(spec, value, "args[0]", guarded)
+    assert guarded.reads == ["v0", "v1"] and len(guarded.checks) == 4
 
 
 def test_changed_structure_takes_the_slow_path_and_stays_correct():
@@ -73,3 +76,35 @@ def test_changed_structure_takes_the_slow_path_and_stays_correct():
     np.testing.assert_allclose(f({"x": rt.constant(a), "y": rt.constant(b)}).numpy(), a + b)
     np.testing.assert_allclose(f({"x": rt.constant(a), "z": rt.constant(c)}).numpy(), a + c)
     np.testing.assert_allclose(f({"x": rt.constant(a), "y": rt.constant(c)}).numpy(), a + c)
+
+
+def test_guarded_caller_falls_back_for_every_other_call_shape():
+    a, b, c = _arrays(3)
+    f = rt.function(lambda d, scale=1.0: (d["x"] + d["y"]) * scale, autograph=False)
+    x, y = rt.constant(a), rt.constant(b)
+    cases = [
+        (({"x": x, "y": y},), {}, a + b),
+        (({"x": x, "y": y, "z": y},), {}, a + b),                       # an extra key
+        (({"x": x, "y": rt.constant(c[:1])},), {}, a + c[:1]),           # another shape
+        (({"x": rt.constant(a.astype(np.float64)), "y": rt.constant(b.astype(np.float64))},), {},
+         a.astype(np.float64) + b),
+        (({"x": x, "y": b},), {}, a + b),                                # a NumPy leaf
+        (({"x": x, "y": y}, 2.0), {}, (a + b) * 2),                      # a Python value
+        (({"x": x, "y": y},), {"scale": 3.0}, (a + b) * 3),
+        (({"x": x, "y": y},), {}, a + b),
+    ]
+    for _ in range(2):
+        for args, kwargs, expected in cases:
+            np.testing.assert_allclose(f(*args, **kwargs).numpy(), expected, rtol=1e-6)
+
+
+def test_guarded_caller_steps_aside_under_a_tape():
+    a, b = _arrays(2)
+    f = rt.function(lambda d: rt.reduce_sum(d["x"] * d["y"]), autograph=False)
+    d = {"x": rt.constant(a), "y": rt.constant(b)}
+    f(d)
+    f(d)
+    with rt.GradientTape() as tape:
+        tape.watch(d["x"])
+        out = f(d)
+    np.testing.assert_allclose(tape.gradient(out, d["x"]).numpy(), b, rtol=1e-6)
