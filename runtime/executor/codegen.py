@@ -14,6 +14,8 @@ import sys
 import numpy as np
 
 from .. import errors
+from .constant_folding import fold_constants
+from .cse import eliminate_common_subexpressions
 from .lifetimes import Lifetimes, ufunc_of
 from .passes import live_operations
 
@@ -135,8 +137,7 @@ class Emitter:
             if opdef.emit is not None:
                 opdef.emit(self, op)
             elif self._reuse is not None and self.current_op is op and outer is None:
-                args = ", ".join(self.ins(op))
-                self._assign(op, f"{ufunc_of(op)}({args}, out={self.name(self._reuse)})")
+                self._assign(op, ufunc_of(op).format(*self.ins(op), out=self.name(self._reuse)))
             elif opdef.template is not None:
                 expr = opdef.template.format(*self.ins(op), **{
                     k: self.literal(v) for k, v in op.attrs.items()})
@@ -176,8 +177,14 @@ class CompiledGraph:
         return None
 
 
+def optimize(graph):
+    """`graph` after the lowering-time passes: constant folding, then common subexpressions."""
+    return eliminate_common_subexpressions(fold_constants(graph))
+
+
 def lower(graph, name: str = "graph_fn") -> CompiledGraph:
     """Generates, compiles and returns the Python function that runs `graph`."""
+    traced, graph = graph, optimize(graph)
     em = Emitter()
     params = [em.define(t, f"a{i}") for i, t in enumerate(graph.inputs)]
     em.params.update(params)
@@ -207,7 +214,7 @@ def lower(graph, name: str = "graph_fn") -> CompiledGraph:
     namespace["__name__"] = "runtime.generated"
     exec(code, namespace)
     fn = namespace[safe]
-    compiled = CompiledGraph(graph, source, fn, line_ops, filename)
+    compiled = CompiledGraph(traced, source, fn, line_ops, filename)
     compiled._keep = em._keep
     return compiled
 

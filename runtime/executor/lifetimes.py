@@ -13,16 +13,18 @@ from __future__ import annotations
 
 from ..graph import external_inputs
 
-# templates whose value is a ufunc applied to the inputs in order, and that ufunc
-UFUNC_TEMPLATES = {
-    "{0} + {1}": "np.add", "{0} - {1}": "np.subtract", "{0} * {1}": "np.multiply",
-    "{0} / {1}": "np.true_divide", "{0} ** {1}": "np.power", "-{0}": "np.negative",
-    "np.maximum({0}, {1})": "np.maximum", "np.minimum({0}, {1})": "np.minimum",
-    "np.abs({0})": "np.abs", "np.sign({0})": "np.sign", "np.square({0})": "np.square",
-    "np.sqrt({0})": "np.sqrt", "np.exp({0})": "np.exp", "np.log({0})": "np.log",
-    "np.log1p({0})": "np.log1p", "np.sin({0})": "np.sin", "np.cos({0})": "np.cos",
-    "np.tan({0})": "np.tan", "np.tanh({0})": "np.tanh", "np.floor({0})": "np.floor",
-    "np.ceil({0})": "np.ceil",
+# templates whose value is a ufunc of the inputs, and the same ufunc writing into `out`
+_BINARY = {"{0} + {1}": "np.add", "{0} - {1}": "np.subtract", "{0} * {1}": "np.multiply",
+           "{0} / {1}": "np.true_divide", "{0} ** {1}": "np.power",
+           "np.maximum({0}, {1})": "np.maximum", "np.minimum({0}, {1})": "np.minimum"}
+_UNARY = {"-{0}": "np.negative", **{f"np.{f}({{0}})": f"np.{f}" for f in (
+    "abs", "sign", "square", "sqrt", "exp", "log", "log1p", "sin", "cos", "tan", "tanh", "floor",
+    "ceil")}}
+OUT_TEMPLATES = {
+    **{t: f"{u}({{0}}, {{1}}, out={{out}})" for t, u in _BINARY.items()},
+    **{t: f"{u}({{0}}, out={{out}})" for t, u in _UNARY.items()},
+    "np.maximum({0}, 0)": "np.maximum({0}, 0, out={out})",  # relu
+    "{0} * ({1} > 0)": "np.multiply({0}, {1} > 0, out={out})",  # relu gradient
 }
 _FRESH_TYPES = {"MatMul"}  # ops without a ufunc template whose result is a new array
 
@@ -76,8 +78,8 @@ class Lifetimes:
 
 
 def ufunc_of(op) -> str | None:
-    """The source name of the ufunc an op's template applies, or None."""
+    """The op's template as a ufunc writing into `{out}`, or None for ops that are not one."""
     template = op.opdef.template
     if template is None or op.opdef.emit is not None or op.attrs:
         return None
-    return UFUNC_TEMPLATES.get(template)
+    return OUT_TEMPLATES.get(template)
