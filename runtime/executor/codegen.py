@@ -129,6 +129,10 @@ class Emitter:
                     if not holders[name] and name not in self.params and name not in self.namespace:
                         self.line(f"del {name}")
 
+    def reuse_target(self, op) -> str | None:
+        """The name of a dying input buffer `op` may write its result into, or None."""
+        return self.name(self._reuse) if self._reuse is not None and self.current_op is op else None
+
     def emit_op(self, op) -> None:
         outer = self.current_op
         self.current_op = op

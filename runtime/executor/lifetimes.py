@@ -6,7 +6,8 @@ longer needed. An elementwise op may write its result into an input that dies at
 (`np.add(t1, t2, out=t1)`) when the input's buffer is owned by the program: made fresh by an
 elementwise op or a matmul, read only by elementwise ops (which keep no view of it), not an
 output, and of the result's static shape and dtype (rank at least 1: 0-d results are NumPy
-scalars, which `out=` cannot receive).
+scalars, which `out=` cannot receive). A variable's add or sub update writes into its dying
+operand the same way, and the variable keeps that buffer.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ class Lifetimes:
         owned = set()
         for k, op in enumerate(ops):
             ufunc = ufunc_of(op)
-            if ufunc is not None:
+            if ufunc is not None or _is_update(op):
                 self._choose_reuse(k, op, last, readers, escapes, owned)
             if ufunc is not None or op.type in _FRESH_TYPES:
                 owned.update(id(t) for t in op.outputs)
@@ -72,9 +73,15 @@ class Lifetimes:
         for t in op.inputs:
             if (id(t) in owned and id(t) not in escapes and last.get(id(t)) == k
                     and t.dtype is out.dtype and t.shape.as_tuple() == shape
-                    and all(ufunc_of(r) is not None for r in readers[id(t)])):
+                    and all(ufunc_of(r) is not None or r is op for r in readers[id(t)])):
                 self.reuse[k] = t
                 return
+
+
+def _is_update(op) -> bool:
+    """A variable's `assign_add`/`assign_sub`: the new value may go into its dying operand,
+    which the variable then keeps (no other name holds that buffer)."""
+    return op.type == "AssignVariableOp" and op.attrs["mode"] in ("add", "sub")
 
 
 def ufunc_of(op) -> str | None:

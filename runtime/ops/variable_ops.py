@@ -65,6 +65,9 @@ def _emit_assign(em, op):
     out = em.outs(op)[0]
     mode = op.attrs["mode"]
     expr = x if mode == "assign" else f"{v}._value {'+' if mode == 'add' else '-'} {x}"
+    target = em.reuse_target(op)  # a dying temporary the new value may be written into
+    if target is not None and mode != "assign":
+        expr = f"np.{'add' if mode == 'add' else 'subtract'}({v}._value, {x}, out={target})"
     em.line(f"{out} = {v}._value = {expr}")
 
 

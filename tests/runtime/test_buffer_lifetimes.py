@@ -68,3 +68,23 @@ def test_variable_values_are_not_overwritten():
     np.testing.assert_array_equal(a.numpy(), np.full(3, 3, np.float32))
     np.testing.assert_array_equal(v.numpy(), np.ones(3, np.float32))
     np.testing.assert_array_equal(b.numpy(), np.ones(3, np.float32))
+
+
+def test_variable_updates_write_into_their_dying_operand():
+    v = rt.Variable(np.ones(4, np.float32))
+
+    def step(x):
+        before = v.read_value()
+        v.assign_sub(x * 2.0 + 1.0)
+        v.assign_add(x * 0.5 + 0.0)
+        return before
+    f = rt.function(step, autograph=False)
+    x = rt.constant(np.arange(4, dtype=np.float32))
+    held = v.numpy()
+    before = f(x)
+    expected = np.ones(4, np.float32) - (np.arange(4) * 2 + 1) + np.arange(4) * 0.5
+    np.testing.assert_allclose(v.numpy(), expected)
+    np.testing.assert_array_equal(before.numpy(), np.ones(4, np.float32))
+    np.testing.assert_array_equal(held, np.ones(4, np.float32))  # the old buffer is untouched
+    source = f.get_concrete_function(x).generated_source
+    assert "np.subtract(v" in source and "np.add(v" in source
