@@ -140,7 +140,7 @@ class Emitter:
             opdef = op.opdef
             if opdef.emit is not None:
                 opdef.emit(self, op)
-            elif self._reuse is not None and self.current_op is op and outer is None:
+            elif self._reuse is not None and outer is None:
                 self._assign(op, ufunc_of(op).format(*self.ins(op), out=self.name(self._reuse)))
             elif opdef.template is not None:
                 expr = opdef.template.format(*self.ins(op), **{

@@ -41,13 +41,15 @@ class Lifetimes:
         last: dict[int, int] = {}
         readers: dict[int, list] = {}
         escapes = set(kept)
+        reads = []
         for k, op in enumerate(ops):
+            outer = external_inputs(op) if op.subgraphs else []
+            reads.append(list(op.inputs) + outer)
             for t in op.inputs:
-                last[id(t)] = k
                 readers.setdefault(id(t), []).append(op)
-            for t in external_inputs(op):
+            escapes.update(id(t) for t in outer)
+            for t in reads[k]:
                 last[id(t)] = k
-                escapes.add(id(t))
         owned = set()
         for k, op in enumerate(ops):
             ufunc = ufunc_of(op)
@@ -58,10 +60,9 @@ class Lifetimes:
             for t in op.outputs:
                 if id(t) not in kept and id(t) not in last:
                     self.dying[k].append(t)  # never read
-        for k, op in enumerate(ops):
             seen = set()
-            for t in list(op.inputs) + list(external_inputs(op)):
-                if id(t) not in seen and id(t) not in kept and last.get(id(t)) == k:
+            for t in reads[k]:
+                if id(t) not in seen and id(t) not in kept and last[id(t)] == k:
                     seen.add(id(t))
                     self.dying[k].append(t)
 
