@@ -41,8 +41,9 @@ def _evaluate(op, values):
     """The value of a single-output op from constant inputs, or None when it cannot fold."""
     out = op.outputs[0]
     try:
-        value = np.asarray(op.opdef.kernel(*[values[id(t)] for t in op.inputs], **op.attrs),
-                           dtype=out.dtype._np)
+        with np.errstate(all="ignore"):  # as tracing folds: no warnings at compile time
+            value = np.asarray(op.opdef.kernel(*[values[id(t)] for t in op.inputs], **op.attrs),
+                               dtype=out.dtype._np)
     except Exception:  # noqa: BLE001 - the op raises again, in context, when the graph runs
         return None
     if not out.shape.is_compatible_with(value.shape):
