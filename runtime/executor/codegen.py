@@ -37,6 +37,8 @@ class Emitter:
         self._counters: dict[str, itertools.count] = {}
         self.current_op = None
         self.params: set[str] = set()
+        self.program = None  # the graph being lowered
+        self._consumers: dict | None = None
         self._reuse = None  # the input whose buffer the op being emitted writes its result into
 
     # -- names ---------------------------------------------------------------------------
@@ -109,9 +111,29 @@ class Emitter:
         for op in live_operations(graph, graph.outputs if outputs is None else outputs):
             self.emit_op(op)
 
+    def consumers(self, tensor) -> list:
+        """The ops of the program (nested bodies included) that read `tensor`, with None for
+        each graph or body that returns it."""
+        if self.program is None:
+            return [None]  # unknown: treat the tensor as escaping
+        if self._consumers is None:
+            found: dict = {}
+            graphs = [self.program]
+            while graphs:
+                graph = graphs.pop()
+                for t in graph.outputs:
+                    found.setdefault(id(t), []).append(None)
+                for op in graph.operations:
+                    for t in op.inputs:
+                        found.setdefault(id(t), []).append(op)
+                    graphs.extend(op.subgraphs)
+            self._consumers = found
+        return self._consumers.get(id(tensor), [])
+
     def emit_program(self, graph) -> None:
         """Emits the live top-level ops of `graph`, deleting each temporary after its last
         use and letting elementwise ops write into dying temporaries."""
+        self.program = graph
         ops = live_operations(graph, graph.outputs)
         lifetimes = Lifetimes(ops, graph.outputs)
         holders: dict[str, int] = {}

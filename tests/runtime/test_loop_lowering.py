@@ -56,3 +56,18 @@ def test_scalar_integer_casts_match_astype():
         assert single.dtype == rt.float32 and double.dtype == rt.float64
         assert single.numpy() == np.int32(v).astype(np.float32)
         assert double.numpy() == np.float64(v)
+
+
+def test_array_sizes_used_as_numbers_stay_int32():
+    def sizes(n):
+        out = []
+        total = 0
+        for i in rt.range(n):
+            out.append(rt.cast(i, rt.float32))
+            total += len(out)
+        return rt.stack(out), total, len(out)
+    f = rt.function(sizes)
+    stacked, total, size = f(rt.constant(4))
+    np.testing.assert_array_equal(stacked.numpy(), np.arange(4, dtype=np.float32))
+    assert int(total) == 1 + 2 + 3 + 4 and int(size) == 4
+    assert size.dtype == rt.int32 and total.dtype == rt.int32
