@@ -8,6 +8,9 @@ elementwise op or a matmul, read only by elementwise ops (which keep no view of 
 output, and of the result's static shape and dtype (rank at least 1: 0-d results are NumPy
 scalars, which `out=` cannot receive). A variable's add or sub update writes into its dying
 operand the same way, and the variable keeps that buffer.
+
+Both apply to values of at least `LARGE` elements (or of unknown size): NumPy allocates
+small arrays from a cache, and for them `out=` and `del` cost more than they save.
 """
 
 from __future__ import annotations
@@ -27,7 +30,8 @@ OUT_TEMPLATES = {
     "np.maximum({0}, 0)": "np.maximum({0}, 0, out={out})",  # relu
     "{0} * ({1} > 0)": "np.multiply({0}, {1} > 0, out={out})",  # relu gradient
 }
-_FRESH_TYPES = {"MatMul"}  # ops without a ufunc template whose result is a new array
+_FRESH_TYPES = {"MatMul"}
+LARGE = 1024  # ops without a ufunc template whose result is a new array
 
 
 class Lifetimes:
@@ -58,18 +62,18 @@ class Lifetimes:
             if ufunc is not None or op.type in _FRESH_TYPES:
                 owned.update(id(t) for t in op.outputs)
             for t in op.outputs:
-                if id(t) not in kept and id(t) not in last:
+                if id(t) not in kept and id(t) not in last and _large(t):
                     self.dying[k].append(t)  # never read
             seen = set()
             for t in reads[k]:
-                if id(t) not in seen and id(t) not in kept and last[id(t)] == k:
+                if id(t) not in seen and id(t) not in kept and last[id(t)] == k and _large(t):
                     seen.add(id(t))
                     self.dying[k].append(t)
 
     def _choose_reuse(self, k, op, last, readers, escapes, owned) -> None:
         out = op.outputs[0]
         shape = out.shape.as_tuple()
-        if not shape or None in shape:
+        if not shape or None in shape or out.shape.num_elements() < LARGE:
             return
         for t in op.inputs:
             if (id(t) in owned and id(t) not in escapes and last.get(id(t)) == k
@@ -77,6 +81,12 @@ class Lifetimes:
                     and all(ufunc_of(r) is not None or r is op for r in readers[id(t)])):
                 self.reuse[k] = t
                 return
+
+
+def _large(tensor) -> bool:
+    """True when `tensor` may hold at least LARGE elements."""
+    count = tensor.shape.num_elements()
+    return count is None or count >= LARGE
 
 
 def _is_update(op) -> bool:
