@@ -166,6 +166,9 @@ class RuntimeBackend(ag.Backend):
     def len(self, value):
         if isinstance(value, TensorArray):
             return value.size()
+        parts = _range_parts(value)
+        if parts is not None:  # `for i in rt.range(n)` counts without materialising the range
+            return self.range_length(*parts)
         dims = value.shape.as_tuple()
         if dims is None or not dims:
             raise TypeError(f"len() of a tensor of shape {value.shape} (a scalar or of unknown rank)")
@@ -177,7 +180,9 @@ class RuntimeBackend(ag.Backend):
         if isinstance(step, int):
             if step == 0:
                 raise ValueError("range() arg 3 must not be zero")
-            if step > 0:
+            if step == 1:
+                n = stop if isinstance(start, int) and start == 0 else stop - start
+            elif step > 0:
                 n = (stop - start + (step - 1)) // step
             else:
                 n = (start - stop + (-step - 1)) // (-step)
@@ -189,6 +194,13 @@ class RuntimeBackend(ag.Backend):
     def getitem(self, value, index):
         if isinstance(value, TensorArray):
             return value.read(index)
+        parts = _range_parts(value)
+        if parts is not None and isinstance(index, Tensor) and index.shape.rank == 0:
+            start, _, step = parts
+            i = array_ops.cast(index, value.dtype)
+            if not (isinstance(step, int) and step == 1):
+                i = math_ops.multiply(i, step)
+            return i if isinstance(start, int) and start == 0 else math_ops.add(start, i)
         return array_ops.gather(value, index)
 
     def abs(self, value):
@@ -264,6 +276,21 @@ def _reduce_first_axis(kind: str, value: Tensor) -> Tensor:
     fn = {"min": reduce_ops.reduce_min, "max": reduce_ops.reduce_max,
           "any": reduce_ops.reduce_any, "all": reduce_ops.reduce_all}[kind]
     return fn(value)
+
+
+def _range_parts(value) -> Optional[tuple]:
+    """(start, limit, delta) of a staged `rt.range` tensor, constants as Python numbers; None
+    for any other value."""
+    if type(value) is not SymbolicTensor or value.op.type != "Range":
+        return None
+    return tuple(_python_constant(t) for t in value.op.inputs)
+
+
+def _python_constant(tensor):
+    """The Python number of a scalar integer Const, else the tensor itself."""
+    if tensor.op.type == "Const" and tensor.shape.rank == 0 and tensor.dtype.is_integer:
+        return int(tensor.op.attrs["value"])
+    return tensor
 
 
 def _branch_mismatch(seen: dict, names: Sequence[str]) -> Optional[str]:

@@ -15,6 +15,9 @@ import weakref
 import numpy as np
 
 from .. import errors
+from .constant_folding import fold_constants
+from .cse import eliminate_common_subexpressions
+from .lifetimes import Lifetimes, ufunc_of
 from .passes import live_operations
 
 _compile_counter = itertools.count()
@@ -34,6 +37,10 @@ class Emitter:
         self._indent = 1
         self._counters: dict[str, itertools.count] = {}
         self.current_op = None
+        self.params: set[str] = set()
+        self.program = None  # the graph being lowered
+        self._consumers: dict | None = None
+        self._reuse = None  # the input whose buffer the op being emitted writes its result into
 
     # -- names ---------------------------------------------------------------------------
     def fresh(self, prefix: str = "t") -> str:
@@ -105,6 +112,50 @@ class Emitter:
         for op in live_operations(graph, graph.outputs if outputs is None else outputs):
             self.emit_op(op)
 
+    def consumers(self, tensor) -> list:
+        """The ops of the program (nested bodies included) that read `tensor`, with None for
+        each graph or body that returns it."""
+        if self.program is None:
+            return [None]  # unknown: treat the tensor as escaping
+        if self._consumers is None:
+            found: dict = {}
+            graphs = [self.program]
+            while graphs:
+                graph = graphs.pop()
+                for t in graph.outputs:
+                    found.setdefault(id(t), []).append(None)
+                for op in graph.operations:
+                    for t in op.inputs:
+                        found.setdefault(id(t), []).append(op)
+                    graphs.extend(op.subgraphs)
+            self._consumers = found
+        return self._consumers.get(id(tensor), [])
+
+    def emit_program(self, graph) -> None:
+        """Emits the live top-level ops of `graph`, deleting each temporary after its last
+        use and letting elementwise ops write into dying temporaries."""
+        self.program = graph
+        ops = live_operations(graph, graph.outputs)
+        lifetimes = Lifetimes(ops, graph.outputs)
+        holders: dict[str, int] = {}
+        for k, op in enumerate(ops):
+            self._reuse = lifetimes.reuse.get(k)
+            self.emit_op(op)
+            self._reuse = None
+            for t in op.outputs:
+                name = self.name(t)
+                holders[name] = holders.get(name, 0) + 1
+            for t in lifetimes.dying[k]:
+                name = self.name(t)
+                if name in holders:
+                    holders[name] -= 1
+                    if not holders[name] and name not in self.params and name not in self.namespace:
+                        self.line(f"del {name}")
+
+    def reuse_target(self, op) -> str | None:
+        """The name of a dying input buffer `op` may write its result into, or None."""
+        return self.name(self._reuse) if self._reuse is not None and self.current_op is op else None
+
     def emit_op(self, op) -> None:
         outer = self.current_op
         self.current_op = op
@@ -112,6 +163,8 @@ class Emitter:
             opdef = op.opdef
             if opdef.emit is not None:
                 opdef.emit(self, op)
+            elif self._reuse is not None and outer is None:
+                self._assign(op, ufunc_of(op).format(*self.ins(op), out=self.name(self._reuse)))
             elif opdef.template is not None:
                 expr = opdef.template.format(*self.ins(op), **{
                     k: self.literal(v) for k, v in op.attrs.items()})
@@ -151,10 +204,17 @@ class CompiledGraph:
         return None
 
 
+def optimize(graph):
+    """`graph` after the lowering-time passes: constant folding, then common subexpressions."""
+    return eliminate_common_subexpressions(fold_constants(graph))
+
+
 def lower(graph, name: str = "graph_fn") -> CompiledGraph:
     """Generates, compiles and returns the Python function that runs `graph`."""
+    traced, graph = graph, optimize(graph)
     em = Emitter()
     params = [em.define(t, f"a{i}") for i, t in enumerate(graph.inputs)]
+    em.params.update(params)
     for t, param in zip(graph.inputs, params):
         if t.shape.rank == 0 and t.dtype.is_numeric:
             # NumPy scalars take NumPy's fast scalar arithmetic; 0-d arrays do not
@@ -162,7 +222,7 @@ def lower(graph, name: str = "graph_fn") -> CompiledGraph:
     for op in graph.operations:  # constants are names bound once; define them all first
         if op.type == "Const":
             em.emit_op(op)
-    em.emit_graph(graph)
+    em.emit_program(graph)
     returns = [em.name(t) for t in graph.outputs]
     safe = "".join(c if c.isalnum() or c == "_" else "_" for c in name) or "graph_fn"
     header = f"def {safe}({', '.join(params)}):"
@@ -181,7 +241,7 @@ def lower(graph, name: str = "graph_fn") -> CompiledGraph:
     namespace["__name__"] = "runtime.generated"
     exec(code, namespace)
     fn = namespace[safe]
-    compiled = CompiledGraph(graph, source, fn, line_ops, filename)
+    compiled = CompiledGraph(traced, source, fn, line_ops, filename)
     compiled._keep = em._keep
     weakref.finalize(compiled, linecache.cache.pop, filename, None)  # its source lives as long
     return compiled

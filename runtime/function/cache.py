@@ -132,12 +132,14 @@ class TraceCache:
         self.by_key[key] = concrete
         self._keys[id(concrete)][1].add(key)
 
-    def add_caller(self, key, concrete: ConcreteFunction, args: tuple, kwargs: dict) -> None:
+    def add_caller(self, key, concrete: ConcreteFunction, args: tuple, kwargs: dict,
+                   bound: tuple | None = None) -> None:
         """Keeps a fast caller of `concrete` for calls with this key (unless another thread
-        holds the cache, tracing: then a later call adds it, and this one does not wait)."""
+        holds the cache, tracing: then a later call adds it, and this one does not wait);
+        `bound` is the call's (args, kwargs) after binding, defaults applied."""
         if key in self.fast:
             return
-        caller = make_caller(concrete, args, kwargs)
+        caller = make_caller(concrete, args, kwargs, bound)
         if caller is None or not self._lock.acquire(blocking=False):
             return
         try:

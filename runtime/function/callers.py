@@ -1,11 +1,14 @@
 """Fast callers: generated functions that run a concrete function for one call shape.
 
-A caller reads `args[i]._value` straight into the compiled graph, without binding or
-flattening; the Function keeps one per cache key of a call.
+A caller reads each tensor leaf straight into the compiled graph — `args[0]["a"]._value`,
+`kwargs["state"].h._value` — without binding or flattening; the Function keeps one per
+cache key of a call. The key fixes the call's structure (nest types, dict keys, lengths) and
+each leaf's type, dtype and shape, so the caller checks nothing the key already decided.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from typing import Callable
 
@@ -18,55 +21,191 @@ from ..tensor import EagerTensor
 from ..tracing import OutputSlot
 from .concrete import ConcreteFunction
 
+_KEY_LITERALS = (str, int, bool, type(None))
 
-def make_caller(concrete: ConcreteFunction, args: tuple, kwargs: dict) -> Callable | None:
+
+class _NoCaller(Exception):
+    """The call has a shape no generated caller serves (the slow path handles it)."""
+
+
+def make_caller(concrete: ConcreteFunction, args: tuple, kwargs: dict,
+                bound: tuple | None = None) -> Callable | None:
     """A generated function (args, kwargs) -> outputs for calls shaped like this one, or None.
 
-    Built when every tensor argument was passed at the top level (positionally or by
-    keyword), so the caller reads `args[i]._value` directly without binding or flattening.
-    Python-valued arguments are part of the fast key, so they need no checks here.
+    Tensor leaves may sit at any depth of dicts, lists, tuples, namedtuples and dataclass
+    instances, passed positionally or by keyword. `bound` is the call's (args, kwargs) after
+    binding: it supplies defaults for parameters the call left out. Python-valued arguments are
+    part of the fast key, so they need no checks here.
     """
+    shape = _read_call(concrete, args, kwargs, bound, guarded=False)
+    if shape is None:
+        return None
+    factory = _caller_factory(f"run({', '.join(shape.reads)})", _result_source(concrete))
+    return factory(concrete.compiled.fn, EagerTensor, concrete, runtime_error, shape.defaults)
+
+
+def make_guarded_caller(concrete: ConcreteFunction, args: tuple, kwargs: dict,
+                        bound: tuple | None = None) -> Callable | None:
+    """For a call with nested arguments: a caller that first checks, in generated code, that
+    a call has this call's structure, leaf types, shapes, dtypes and Python values (what its
+    cache key holds) and returns `MISS` when it does not. It saves computing and hashing the
+    key of a nested call. None for calls without nests or with leaves it cannot check."""
+    if not any(nest.is_nested(a) for a in (*args, *kwargs.values())):
+        return None
+    shape = _read_call(concrete, args, kwargs, bound, guarded=True)
+    if shape is None:
+        return None
+    checks = [f"len(args) == {len(args)}", f"len(kwargs) == {len(kwargs)}", *shape.checks]
+    unpack = f"    {', '.join(f'k{i}' for i in range(len(shape.consts)))}, = K\n" if shape.consts else ""
+    factory = _guarded_factory(" and ".join(checks), f"run({', '.join(shape.reads)})",
+                               _result_source(concrete), unpack)
+    return factory(concrete.compiled.fn, EagerTensor, concrete, runtime_error, shape.defaults,
+                   MISS, tuple(shape.consts))
+
+
+MISS = object()  # a guarded caller's answer for a call of another shape
+
+
+def _result_source(concrete: ConcreteFunction) -> str:
+    single = isinstance(concrete.graph.structured_outputs, OutputSlot)
+    return "ET(r)" if single else "concrete.pack(r)"
+
+
+class _CallShape:
+    """What generated callers read from a call: source expressions of the tensor leaves in
+    graph-input order, defaults they read from, and (guarded callers) the checks and
+    constants that recognise the call's shape."""
+
+    def __init__(self, guarded: bool):
+        self.reads: list[str] = []
+        self.checks: list[str] | None = [] if guarded else None
+        self.consts: list = []
+        self._defaults: list = []
+
+    @property
+    def defaults(self) -> tuple:
+        return tuple(self._defaults)
+
+    def const(self, value) -> str:
+        for i, c in enumerate(self.consts):
+            if c is value:
+                return f"k{i}"
+        self.consts.append(value)
+        return f"k{len(self.consts) - 1}"
+
+    def default(self, value) -> str:
+        if isinstance(value, (list, dict)) and _has_tensor_spec(value):
+            raise _NoCaller  # a mutable default may change between calls
+        self._defaults.append(value)
+        return f"defaults[{len(self._defaults) - 1}]"
+
+
+def _read_call(concrete, args, kwargs, bound, guarded: bool) -> _CallShape | None:
+    """The _CallShape of a call of `concrete`, or None when no generated caller serves it."""
     sig_args, sig_kwargs = concrete.structured_input_signature
     names = concrete.arg_names
-    parts = []
+    bound_args, bound_kwargs = bound if bound is not None else ((), {})
+    shape = _CallShape(guarded)
     used_kwargs = set()
-
-    def read(spec, value, src) -> bool:
-        if isinstance(spec, TensorSpec):
-            if type(value) is EagerTensor and value._value.dtype == spec.dtype._np:
-                parts.append(f"{src}._value")
-            elif isinstance(value, np.ndarray) and value.dtype == spec.dtype._np:
-                parts.append(src)
-            else:
-                return False
-        return not _nested_tensors(spec)
-
-    for i, spec in enumerate(sig_args):
-        if i < len(args):
-            ok = read(spec, args[i], f"args[{i}]")
-        elif i < len(names) and names[i] in kwargs:
-            used_kwargs.add(names[i])
-            ok = read(spec, kwargs[names[i]], f"kwargs[{names[i]!r}]")
-        else:
-            ok = not isinstance(spec, TensorSpec) and not _nested_tensors(spec)
-        if not ok:
-            return None
-    for key, spec in sig_kwargs.items():
-        if key in kwargs:
-            used_kwargs.add(key)
-            if not read(spec, kwargs[key], f"kwargs[{key!r}]"):
-                return None
-        elif isinstance(spec, TensorSpec):
-            return None
+    try:
+        for i, spec in enumerate(sig_args):
+            if i < len(args):
+                leaf_reads(spec, args[i], f"args[{i}]", shape)
+            elif i < len(names) and names[i] in kwargs:
+                used_kwargs.add(names[i])
+                leaf_reads(spec, kwargs[names[i]], f"kwargs[{names[i]!r}]", shape)
+            elif _has_tensor_spec(spec):
+                if i >= len(bound_args):
+                    return None
+                leaf_reads(spec, bound_args[i], shape.default(bound_args[i]), shape, checked=False)
+        for key, spec in sig_kwargs.items():
+            if key in kwargs:
+                used_kwargs.add(key)
+                leaf_reads(spec, kwargs[key], f"kwargs[{key!r}]", shape)
+            elif _has_tensor_spec(spec):
+                if key not in bound_kwargs:
+                    return None
+                leaf_reads(spec, bound_kwargs[key], shape.default(bound_kwargs[key]), shape,
+                           checked=False)
+    except _NoCaller:
+        return None
     if len(args) > len(sig_args) or set(kwargs) - used_kwargs:
         return None
-    single = isinstance(concrete.graph.structured_outputs, OutputSlot)
-    factory = _caller_factory(f"run({', '.join(parts)})", "ET(r)" if single else "concrete.pack(r)")
-    return factory(concrete.compiled.fn, EagerTensor, concrete, runtime_error)
+    return shape
 
 
-def _nested_tensors(spec) -> bool:
-    """True for a nest with a TensorSpec leaf (its values need flattening: no fast caller)."""
+def leaf_reads(spec, value, src: str, shape: _CallShape, checked: bool = True) -> None:
+    """Adds to `shape` the reads (and checks, when `checked` and guarded) of the tensor leaves
+    of `value` under `spec` (`value` is reached from the caller's arguments by the expression
+    `src`); raises _NoCaller when `value` does not have the structure of `spec`."""
+    checks = shape.checks if checked else None
+    if isinstance(spec, TensorSpec):
+        if type(value) is EagerTensor and value._value.dtype == spec.dtype._np:
+            array = value._value
+            read = f"{src}._value"
+            kind = "ET"
+        elif type(value) is np.ndarray and value.dtype == spec.dtype._np:
+            array, read, kind = value, src, "np.ndarray"
+        else:
+            raise _NoCaller
+        if checks is None:
+            shape.reads.append(read)
+            return
+        local = f"v{len(shape.reads)}"
+        checks.append(f"type({src}) is {kind} and ({local} := {read}).shape == {array.shape!r} "
+                      f"and {local}.dtype is {shape.const(array.dtype)}")
+        shape.reads.append(local)
+        return
+    if not nest.is_nested(spec):
+        if checks is not None:  # a Python value: part of the call key, so part of the guard
+            if type(value) not in _KEY_LITERALS + (float,) or type(value) is not type(spec):
+                raise _NoCaller
+            checks.append(f"type({src}) is {shape.const(type(value))} and {src} == {shape.const(value)}")
+        return
+    if type(value) is not type(spec):
+        raise _NoCaller
+    if checks is not None:
+        checks.append(f"type({src}) is {shape.const(type(value))}")
+        if isinstance(value, (dict, list, tuple)):
+            checks.append(f"len({src}) == {len(value)}")
+    for accessor, child_spec, child in _children(spec, value):
+        leaf_reads(child_spec, child, src + accessor, shape, checked)
+
+
+def _children(spec, value):
+    """(accessor source, spec child, value child) of a nest node, in flattening order."""
+    if isinstance(spec, dict):
+        if set(spec) != set(value):
+            raise _NoCaller
+        for k in _dict_order(spec):
+            if type(k) not in _KEY_LITERALS:
+                raise _NoCaller
+            yield f"[{k!r}]", spec[k], value[k]
+    elif isinstance(spec, (list, tuple)):
+        if len(spec) != len(value):
+            raise _NoCaller
+        for i, (s, v) in enumerate(zip(spec, value)):
+            yield f"[{i}]", s, v
+    else:  # a dataclass instance
+        for field in dataclasses.fields(spec):
+            if field.init:
+                if not field.name.isidentifier():
+                    raise _NoCaller
+                yield f".{field.name}", getattr(spec, field.name), getattr(value, field.name)
+
+
+def _dict_order(d: dict) -> list:
+    """The order in which `nest.flatten` visits a dict's values."""
+    try:
+        return sorted(d)
+    except TypeError:
+        return list(d)
+
+
+def _has_tensor_spec(spec) -> bool:
+    """True for a TensorSpec or a nest with a TensorSpec leaf."""
+    if isinstance(spec, TensorSpec):
+        return True
     return nest.is_nested(spec) and any(isinstance(s, TensorSpec) for s in nest.flatten(spec))
 
 
@@ -74,7 +213,7 @@ def _nested_tensors(spec) -> bool:
 def _caller_factory(call: str, result: str):
     """Compiles, once per distinct call shape, a factory that binds a caller to a graph."""
     source = (
-        "def make(run, ET, concrete, translate):\n"
+        "def make(run, ET, concrete, translate, defaults):\n"
         "    def caller(args, kwargs):\n"
         "        try:\n"
         f"            r = {call}\n"
@@ -87,4 +226,30 @@ def _caller_factory(call: str, result: str):
         "    return caller\n")
     namespace: dict = {}
     exec(compile(source, "<rt-caller>", "exec"), namespace)
+    return namespace["make"]
+
+
+@functools.lru_cache(maxsize=512)
+def _guarded_factory(check: str, call: str, result: str, unpack: str):
+    """Compiles, once per distinct call shape, a factory that binds a guarded caller."""
+    source = (
+        "def make(run, ET, concrete, translate, defaults, MISS, K):\n"
+        f"{unpack}"
+        "    def caller(args, kwargs):\n"
+        "        try:\n"
+        f"            if not ({check}):\n"
+        "                return MISS\n"
+        "        except (LookupError, AttributeError, TypeError):\n"
+        "            return MISS\n"
+        "        try:\n"
+        f"            r = {call}\n"
+        "        except Exception as exc:\n"
+        "            t = translate(concrete.compiled, exc)\n"
+        "            if t is None:\n"
+        "                raise\n"
+        "            raise t from None\n"
+        f"        return {result}\n"
+        "    return caller\n")
+    namespace: dict = {"np": np}
+    exec(compile(source, "<rt-guarded-caller>", "exec"), namespace)
     return namespace["make"]

@@ -19,6 +19,7 @@ from ..traceback_utils import filtered
 from ..tracing import spec_of, trace
 from . import callbacks, logs, recorded_call
 from .cache import TraceCache
+from .callers import MISS, make_guarded_caller
 from .concrete import ConcreteFunction
 from .conversion import convert
 from .keys import UnhashableArgument, call_key
@@ -52,6 +53,7 @@ class Function:
                                                              self._name)
         self._cache = TraceCache(self._name)
         self._fast = self._cache.fast  # read on every call
+        self._guarded = None  # the guarded caller of the last nested call shape, if any
         self._tracing_count = 0
         self._traces_in_a_row = 0
         self._next_retrace_warning = _RETRACE_WARNING_AFTER
@@ -156,6 +158,14 @@ class Function:
                 return self._python_function(*args, **kwargs)
             if context.state.graphs and context.state.graphs[-1] is not None:
                 return self._call_inline(args, kwargs)
+            guarded = self._guarded
+            if guarded is not None and not context.state.tapes:
+                result = guarded(args, kwargs)
+                if result is not MISS:
+                    if self._traces_in_a_row:
+                        self._traces_in_a_row = 0
+                        self._next_retrace_warning = _RETRACE_WARNING_AFTER
+                    return result
             try:
                 key = call_key(args, kwargs)
                 entry = self._fast.get(key)
@@ -183,7 +193,10 @@ class Function:
         concrete, bound_args, bound_kwargs = self._concrete_for(args, kwargs)
         values = concrete.bind_values(bound_args, bound_kwargs)
         if fast_key is not None:
-            self._cache.add_caller(fast_key, concrete, args, kwargs)
+            self._cache.add_caller(fast_key, concrete, args, kwargs, (bound_args, bound_kwargs))
+            if fast_key in self._fast:
+                guarded = make_guarded_caller(concrete, args, kwargs, (bound_args, bound_kwargs))
+                self._guarded = guarded or self._guarded
         if context.state.tapes:
             return recorded_call.call_recorded(concrete, bound_args, bound_kwargs, values)
         return concrete.run(values)

@@ -14,16 +14,23 @@ from .core import apply
 
 
 class _Seeds:
-    """The global seed and the generators drawn from it."""
+    """The global seed and the generators drawn from it (made on first use: importing
+    numpy.random takes longer than the rest of the runtime's start-up needs)."""
 
     def __init__(self):
         self.global_seed = None
-        self.generator = np.random.default_rng()
+        self._generator = None
         self.op_generators: dict = {}
+
+    @property
+    def generator(self):
+        if self._generator is None:
+            self._generator = np.random.default_rng(self.global_seed)
+        return self._generator
 
     def set_seed(self, seed):
         self.global_seed = seed
-        self.generator = np.random.default_rng(seed)
+        self._generator = np.random.default_rng(seed)
         self.op_generators.clear()
 
     def for_op(self, seed):

@@ -86,8 +86,26 @@ TA_NEW = _define("TensorArrayV3", lambda size, **a: (TensorShape([]), _dtypes.va
                 stateful=True, differentiable=False)
 
 
+def _emit_write(em, op):
+    """Appending (index == size) to a growable array is a list append; other writes call the
+    kernel, which checks the index."""
+    handle, index, value = em.ins(op)
+    out = em.outs(op)[0]
+    kernel = em.bind(_ta_write)
+    if not op.attrs["dynamic_size"]:
+        em.line(f"{out} = {kernel}({handle}, {index}, {value}, False)")
+        return
+    em.line(f"if {index} == len({handle}):")
+    with em.indented():
+        em.line(f"{handle}.append({value})")
+        em.line(f"{out} = {handle}")
+    em.line("else:")
+    with em.indented():
+        em.line(f"{out} = {kernel}({handle}, {index}, {value}, True)")
+
+
 TA_WRITE = _define("TensorArrayWriteV3", lambda h, i, v, **a: (TensorShape([]), _dtypes.variant),
-                  _ta_write, stateful=True)
+                  _ta_write, emit=_emit_write, stateful=True)
 
 
 @TA_WRITE.def_grad
@@ -118,8 +136,20 @@ def _stack_grad(op, g):
     return [apply(TA_GRAD_STACK, [g])]
 
 
+def _emit_size(em, op):
+    """The size as an int32, or as a Python int when it is only ever the index of a write to
+    the same array (an append), which needs no NumPy scalar."""
+    size, handle = op.outputs[0], op.inputs[0]
+    only_index = all(c is not None and c.type == "TensorArrayWriteV3" and c.inputs[0] is handle
+                     and c.inputs[1] is size and c.inputs[2] is not size
+                     for c in em.consumers(size))
+    value = f"len({em.ins(op)[0]})"
+    em.line(f"{em.outs(op)[0]} = {value if only_index else f'np.int32({value})'}")
+
+
 TA_SIZE = _define("TensorArraySizeV3", lambda h: (TensorShape([]), _dtypes.int32),
-                 lambda h: np.int32(len(h)), stateful=True, differentiable=False)
+                  lambda h: np.int32(len(h)), stateful=True, differentiable=False,
+                  emit=_emit_size)
 
 
 TA_GATHER = _define("TensorArrayGatherV3", lambda h, i, dtype, element_shape: (

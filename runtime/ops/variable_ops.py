@@ -83,9 +83,13 @@ def _emit_assign(em, op):
     if mode == "assign":
         em.line(f"{out} = {v}._value = {x}")
         return
+    expr = f"{v}._value {'+' if mode == 'add' else '-'} {x}"
+    target = em.reuse_target(op)  # a dying temporary the new value may be written into
+    if target is not None:
+        expr = f"np.{'add' if mode == 'add' else 'subtract'}({v}._value, {x}, out={target})"
     em.line(f"with {v}._lock:")
     with em.indented():
-        em.line(f"{out} = {v}._value = {v}._value {'+' if mode == 'add' else '-'} {x}")
+        em.line(f"{out} = {v}._value = {expr}")
 
 
 ASSIGN = define("AssignVariableOp", _assign_infer, _assign_kernel, emit=_emit_assign, stateful=True,
