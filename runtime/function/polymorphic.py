@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import sys
 import types
 import weakref
 
@@ -27,6 +28,9 @@ from .signature import apply_input_signature, bind_arguments, validate_input_sig
 
 _RETRACE_WARNING_AFTER = 5
 _ALLOWED_ATTRIBUTES = {"func_name": str, "noinline": bool, "implements": str}
+
+
+_PY310 = sys.version_info < (3, 11)
 
 
 class Function:
@@ -179,6 +183,8 @@ class Function:
             return self._call_slow(args, kwargs, key)
         except Exception as e:
             filtered(e)  # the traceback ends in the user's code
+            if _PY310:
+                raise e  # a bare `raise` would restore the whole traceback; this frame stays
             raise
 
     def _call_inline(self, args, kwargs):
@@ -209,6 +215,8 @@ class Function:
             return self._concrete_for(args, kwargs)[0]
         except Exception as e:
             filtered(e)
+            if _PY310:
+                raise e
             raise
 
     def pretty_printed_concrete_signatures(self, verbose: bool = True) -> str:
