@@ -12,8 +12,9 @@ from runtime.traceback_utils import is_internal_file
 def _frames(exc):
     frames = [(f.filename, f.name) for f in traceback.extract_tb(exc.__traceback__)]
     if sys.version_info < (3, 11):  # Python 3.10 keeps the frame of the re-raising entry point
-        frames = [f for f in frames if not (f[0].endswith("polymorphic.py")
-                                            and f[1] in ("__call__", "get_concrete_function"))]
+        entry_points = {("polymorphic.py", "__call__"), ("polymorphic.py", "get_concrete_function"),
+                        ("api.py", "wrapper")}
+        frames = [f for f in frames if (f[0].rsplit("/", 1)[-1], f[1]) not in entry_points]
     return frames
 
 
