@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import linecache
+import re
 import sys
 import weakref
 
@@ -22,6 +23,18 @@ from .passes import live_operations
 
 _compile_counter = itertools.count()
 _LITERAL_TYPES = (int, float, bool, str, type(None))
+
+
+_NAME = re.compile(r"\bc\d+\b")
+_COMMENTED_CONSTANT_SIZE = 4  # constants up to this many elements are shown in line comments
+
+
+def _value_text(value) -> str:
+    """A constant's value as a short comment: `1`, `2.5`, `[1, 2]`."""
+    array = np.asarray(value)
+    if array.ndim == 0:
+        return repr(array.item())
+    return repr(array.tolist())
 
 
 class Emitter:
@@ -41,6 +54,7 @@ class Emitter:
         self.program = None  # the graph being lowered
         self._consumers: dict | None = None
         self._reuse = None  # the input whose buffer the op being emitted writes its result into
+        self._const_text: dict[str, str] = {}  # constant name -> its value, for line comments
 
     # -- names ---------------------------------------------------------------------------
     def fresh(self, prefix: str = "t") -> str:
@@ -78,6 +92,8 @@ class Emitter:
             self._bound[id(obj)] = found
             self._keep.append(obj)
             self.namespace[found] = obj
+            if prefix == "c" and np.size(obj) <= _COMMENTED_CONSTANT_SIZE:
+                self._const_text[found] = _value_text(obj)
         return found
 
     def literal(self, value) -> str:
@@ -97,6 +113,17 @@ class Emitter:
         self.lines.append("    " * self._indent + text)
         if self.current_op is not None:
             self.line_ops[len(self.lines)] = self.current_op
+
+    def commented_lines(self) -> list[str]:
+        """The lines, each ending with the values of the small constants it names."""
+        if not self._const_text:
+            return self.lines
+        out = []
+        for text in self.lines:
+            named = [f"{n} = {self._const_text[n]}" for n in dict.fromkeys(_NAME.findall(text))
+                     if n in self._const_text]
+            out.append(f"{text}  # {', '.join(named)}" if named and "#" not in text else text)
+        return out
 
     @contextlib.contextmanager
     def indented(self):
@@ -230,7 +257,7 @@ def lower(graph, name: str = "graph_fn") -> CompiledGraph:
         footer = f"    return {returns[0]}"
     else:
         footer = f"    return ({', '.join(returns)}{',' if returns else ''})"
-    body = em.lines or []
+    body = em.commented_lines()
     source = "\n".join([header, *body, footer]) + "\n"
     filename = f"<rt-graph {safe} #{next(_compile_counter)}>"
     # line_ops are keyed by body position; shift by the header line
