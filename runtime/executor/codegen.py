@@ -188,10 +188,11 @@ class Emitter:
         self.current_op = op
         try:
             opdef = op.opdef
-            if opdef.emit is not None:
+            into = ufunc_of(op) if self._reuse is not None and outer is None else None
+            if into is not None:
+                self._assign(op, into.format(*self.ins(op), out=self.name(self._reuse)))
+            elif opdef.emit is not None:
                 opdef.emit(self, op)
-            elif self._reuse is not None and outer is None:
-                self._assign(op, ufunc_of(op).format(*self.ins(op), out=self.name(self._reuse)))
             elif opdef.template is not None:
                 expr = opdef.template.format(*self.ins(op), **{
                     k: self.literal(v) for k, v in op.attrs.items()})

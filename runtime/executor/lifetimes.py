@@ -97,6 +97,9 @@ def _is_update(op) -> bool:
 
 def ufunc_of(op) -> str | None:
     """The op's template as a ufunc writing into `{out}`, or None for ops that are not one."""
+    if op.type == "RealDiv":  # emitted as `/` when the result keeps the operands' dtype
+        same = op.outputs[0].dtype is op.inputs[0].dtype is op.inputs[1].dtype
+        return "np.true_divide({0}, {1}, out={out})" if same else None
     template = op.opdef.template
     if template is None or op.opdef.emit is not None or op.attrs:
         return None
