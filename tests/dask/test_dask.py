@@ -102,7 +102,10 @@ def test_a_worker_that_dies_mid_map_is_retried_and_the_result_is_complete(client
     os.kill(pids[sorted(pids)[0]], signal.SIGKILL)  # one worker process dies mid-map
     got = future.result(timeout=60)
     want = np.concatenate([slow(x[i:i + 1000]).numpy() for i in range(0, len(x), 1000)])
-    np.testing.assert_array_equal(got, want)
+    # workers run BLAS on one thread, this process may not: 200 chained float32 matmuls then
+    # differ in the last bits, so every row is compared to float32 tolerance
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
     client.wait_for_workers(2, timeout=30)
 
 
