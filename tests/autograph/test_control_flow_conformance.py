@@ -330,3 +330,31 @@ def calls_not_converted(x):
 def test_tensor_bool_in_unconverted_callee_keeps_the_advice_to_convert():
     with pytest.raises(rt.errors.OperatorNotAllowedInGraphError, match="autograph=True"):
         rt.function(calls_not_converted)(rt.constant(1))
+
+
+def assigned_before_an_exception_leaves_through_finally(a, y):
+    try:
+        k = 0
+        while k < 0:
+            k += 1
+        else:
+            if a > 5:
+                y = 1.0
+            elif a > 0:
+                y = 6.0
+            try:
+                assert a > 3, "small"
+                y = -1.0
+            finally:
+                a = a + 0
+    finally:
+        print("y is", y)
+    return a, y
+
+
+@pytest.mark.parametrize("a", [-1, 2, 4, 7])
+def test_value_assigned_before_an_exception_reaches_the_finally(a):
+    f = assigned_before_an_exception_leaves_through_finally
+    assert_same(run(f, (a, 0.5)), run(ag.to_graph(f), (a, 0.5)))
+    if a > 3:       # staged, a failing assert raises when the graph runs, after the finally
+        assert_same(run(f, (a, 0.5)), run(rt.function(f), (rt.constant(a), rt.constant(0.5))))
