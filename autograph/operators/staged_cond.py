@@ -202,13 +202,19 @@ class CondPlan:
             init.append(value)
         return init
 
-    def _note_appends(self, lengths: list, values: list, changed: set) -> None:
-        """Notes the Python lists the branch appended to. `lengths`: their lengths before
-        the branch ran (None for other values)."""
+    def _note_appends(self, init: list, lengths: list, values: list, changed: set) -> None:
+        """Notes the Python lists the branch appended to. `init`: the values the branch
+        started from; `lengths`: the lengths of its lists before it ran (None for other
+        values)."""
         for i, (n, after) in enumerate(zip(lengths, values)):
-            if n is None or type(after) is not list or id(after) not in changed:
+            if n is None:
                 continue
-            spec = appended_spec(self.backend, n, after)
+            if self.backend.is_list(after):     # a nested `if` or loop staged it
+                spec = self.backend.spec(after)
+            elif type(after) is not list or not {id(after), id(init[i])} & changed:
+                continue    # (a nested staged `if` gives back a new list for the one appended to)
+            else:
+                spec = appended_spec(self.backend, n, after)
             if spec is not None and i not in self.lists:
                 self.appended.setdefault(i, spec)
 
@@ -250,7 +256,7 @@ class CondPlan:
                     raise self._staged_list_error(e) from e
                 raise
         values = self.variables.get()
-        self._note_appends(lengths, values, changed)
+        self._note_appends(init, lengths, values, changed)
         if self.target_jump_mode is not None:
             jump_mode = self.target_jump_mode
         else:

@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 KNOWN_GAPS: dict[str, str] = {
     "jump_in_with_or_try": "return/break/continue in `with` or `try` under a staged condition: "
                            "OperatorNotAllowedInGraphError (or 'StagedRange' not iterable)",
-    "append_in_branch": "`l.append` in a staged `if` branch runs even when the branch is not taken",
     "append_with_jumps": "`l.append` after a staged early return or break: StagingError "
                          "('l' assigned in only one branch / different list lengths)",
     "walrus_in_loop_test": "`while (k := k + 1) <= n` with a tensor `n`: the staged loop never ends",
