@@ -29,8 +29,6 @@ KNOWN_GAPS: dict[str, str] = {
     "append_with_jumps": "`l.append` after a staged early return or break: StagingError "
                          "('l' assigned in only one branch / different list lengths)",
     "walrus_in_loop_test": "`while (k := k + 1) <= n` with a tensor `n`: the staged loop never ends",
-    "raise_in_try_except": "`raise` under a staged condition in `try/except`: the `except` clause "
-                           "runs for every input (wrong values, no error)",
     "raise_in_try_finally": "`raise` under staged control in `try/finally` inside a staged loop: the "
                             "`finally` clause fails with InaccessibleTensorError",
     "nested_ternary": "a conditional expression inside another one, right of `and`/`or` or "
