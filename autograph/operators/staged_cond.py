@@ -7,6 +7,7 @@ is merged. See `operators/staging.py`.
 from __future__ import annotations
 
 import enum
+import re
 from typing import Any, Callable, Optional, Sequence
 
 from ..pyct.naming import RETURN_VALUE_STEM
@@ -107,6 +108,15 @@ def _same_layout(a: list, b: list) -> bool:
     return all(x.structure == y.structure and x.leaves == y.leaves and
                [leaf.kind for leaf in x.leaves] == [leaf.kind for leaf in y.leaves]
                for x, y in zip(a, b)) and len(a) == len(b)
+
+
+def _unbound_name(error: NameError) -> str:
+    """The name an unbound-variable error is about ('' when unknown)."""
+    name = getattr(error, "name", None)
+    if name:
+        return name
+    found = re.search(r"variable '(\w+)'", str(error))
+    return found.group(1) if found else ""
 
 
 class Side(enum.Enum):
@@ -249,6 +259,13 @@ class CondPlan:
         with recording_changes() as changed:
             try:
                 result = fn() if fn is not None else None
+            except NameError as e:
+                name = _unbound_name(e)
+                if not name.startswith(RETURN_VALUE_STEM):
+                    raise
+                # `lambda: return_value__` after a jump out of a `with`/`try` whose staged
+                # return could never run (it sat in an `except`): nothing was returned
+                result = Undefined(name)
             except Exception as e:
                 if raised_by_user(e):
                     raise BranchRaised(e, side) from None

@@ -358,3 +358,30 @@ def test_value_assigned_before_an_exception_reaches_the_finally(a):
     assert_same(run(f, (a, 0.5)), run(ag.to_graph(f), (a, 0.5)))
     if a > 3:       # staged, a failing assert raises when the graph runs, after the finally
         assert_same(run(f, (a, 0.5)), run(rt.function(f), (rt.constant(a), rt.constant(0.5))))
+
+
+def return_in_except_under_staged_if(a, x):
+    with Tracked():
+        if x > 0:
+            x = x * 2.0
+            try:
+                x = x + 1.0
+            except ValueError:
+                if a > 1:
+                    return x
+    a -= 1
+    return x
+
+
+class Tracked:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        return False
+
+
+@pytest.mark.parametrize("a, x", [(0, 1.0), (2, 1.0), (2, -1.0)])
+def test_return_in_an_except_that_cannot_run_staged(a, x):
+    f = return_in_except_under_staged_if
+    assert_same(run(f, (a, x)), run(rt.function(f), (rt.constant(a), rt.constant(x))))
