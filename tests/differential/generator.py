@@ -34,15 +34,8 @@ KNOWN_GAPS: dict[str, str] = {
                        "taking its place",
     "append_with_jumps": "`l.append` after a staged early return or break: StagingError "
                          "('l' assigned in only one branch / different list lengths)",
-    "walrus_in_loop_test": "`while (k := k + 1) <= n` with a tensor `n`: the staged loop never ends",
     "raise_in_try_finally": "`raise` under staged control in `try/finally` inside a staged loop: the "
                             "`finally` clause fails with InaccessibleTensorError",
-    "nested_ternary": "a conditional expression inside another one, right of `and`/`or` or "
-                      "last in a chained comparison, "
-                      "reading a tensor computed in the function, e.g. `(c if p else b) if q "
-                      "else b`: InaccessibleTensorError 'used before it is computed'",
-    "append_in_nested_loop": "`l.append` in a staged loop nested in another staged loop: "
-                             "StagingError 'l changes from a list of 0 items to a single value'",
 }
 
 MODULE_HEADER = '''\
