@@ -385,3 +385,31 @@ class Tracked:
 def test_return_in_an_except_that_cannot_run_staged(a, x):
     f = return_in_except_under_staged_if
     assert_same(run(f, (a, x)), run(rt.function(f), (rt.constant(a), rt.constant(x))))
+
+
+def returns_in_loop_with_other_lengths(x, n):
+    i = 0
+    while i < n:
+        if x > 1.0:
+            return rt.stack([x, x])
+        x = x * 2.0
+        i += 1
+    return rt.stack([x])
+
+
+@pytest.mark.parametrize("x, n", [(0.5, 3), (3.0, 2), (0.1, 1)])
+def test_staged_if_gives_a_value_other_dims_of_the_same_rank(x, n):
+    f = returns_in_loop_with_other_lengths
+    assert_same(run(f, (x, n)), run(rt.function(f), (rt.constant(x), rt.constant(n))))
+
+
+def test_staged_if_still_needs_the_same_rank():
+    def f(x):
+        if x > 0:
+            y = rt.stack([x])
+        else:
+            y = x
+        return y
+
+    with pytest.raises(ValueError, match="'y' has shape.*same rank"):
+        rt.function(f)(rt.constant(1.0))
