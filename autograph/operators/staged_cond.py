@@ -147,6 +147,9 @@ def staged_cond(backend: Backend, pred: Any, true_fn: Optional[Callable], false_
         raised_when = raised.side is Side.TRUE
         return stage_raise(backend, pred, raised_when, raised.exception,
                            false_fn if raised_when else true_fn)
+    except BaseException:
+        variables.set(plan.init)    # a `finally:` that runs meanwhile must not see branch values
+        raise
 
 
 class CondPlan:

@@ -413,3 +413,24 @@ def test_staged_if_still_needs_the_same_rank():
 
     with pytest.raises(ValueError, match="'y' has shape.*same rank"):
         rt.function(f)(rt.constant(1.0))
+
+
+def refused_in_a_loop_inside_try_finally(x, n):
+    try:
+        i = 0
+        while i < n:
+            x = x * 2.0
+            try:
+                if x > 4.0:
+                    raise KeyError("big")
+            except KeyError:
+                x = 0.0
+            i += 1
+    finally:
+        y = x + 1.0
+    return y
+
+
+def test_a_finally_after_a_refused_loop_sees_the_values_from_before_it():
+    with pytest.raises(ag.StagingError, match="`except`"):
+        rt.function(refused_in_a_loop_inside_try_finally)(rt.constant(1.0), rt.constant(3))

@@ -32,10 +32,10 @@ KNOWN_GAPS: dict[str, str] = {
                        "re-raises the exception instead of discarding it; staged, the failing "
                        "assert raises when the graph runs instead of the jump or the `raise` "
                        "taking its place",
-    "append_with_jumps": "`l.append` after a staged early return or break: StagingError "
-                         "('l' assigned in only one branch / different list lengths)",
-    "raise_in_try_finally": "`raise` under staged control in `try/finally` inside a staged loop: the "
-                            "`finally` clause fails with InaccessibleTensorError",
+    "append_with_jumps": "`l.append` with staged early returns or breaks: a staged `if` on the "
+                         "did-return flag fails ('true_fn and false_fn must return the same "
+                         "structure'), a carried `return_value__` changes shape in a staged "
+                         "loop, or a tensor is used in another graph (InaccessibleTensorError)",
 }
 
 MODULE_HEADER = '''\
