@@ -434,3 +434,21 @@ def refused_in_a_loop_inside_try_finally(x, n):
 def test_a_finally_after_a_refused_loop_sees_the_values_from_before_it():
     with pytest.raises(ag.StagingError, match="`except`"):
         rt.function(refused_in_a_loop_inside_try_finally)(rt.constant(1.0), rt.constant(3))
+
+
+def header_reads_a_name_only_a_nested_branch_assigns(a, x):
+    for _ in range(2 if x > 0.5 else 1):
+        if a > 1:
+            a = a - 1
+        else:
+            x = float(a)
+            a = a + int(x)
+    x = float(a) * 2.0
+    return a, x
+
+
+@pytest.mark.parametrize("a, x", [(0, 1.0), (3, 0.0), (5, 2.0)])
+def test_a_name_the_header_reads_and_a_nested_branch_assigns_is_not_carried(a, x):
+    f = header_reads_a_name_only_a_nested_branch_assigns
+    assert_same(run(f, (a, x)), run(ag.to_graph(f), (a, x)))
+    assert_same(run(f, (a, x)), run(rt.function(f), (rt.constant(a), rt.constant(x))))
