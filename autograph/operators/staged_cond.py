@@ -110,6 +110,15 @@ def _same_layout(a: list, b: list) -> bool:
                for x, y in zip(a, b)) and len(a) == len(b)
 
 
+class _NeverTaken(Exception):
+    """A branch reads a return value no path of the function assigns: its flag is never
+    set, so the branch never runs."""
+
+    def __init__(self, side: "Side"):
+        super().__init__(side)
+        self.side = side
+
+
 def _unbound_name(error: NameError) -> str:
     """The name an unbound-variable error is about ('' when unknown)."""
     name = getattr(error, "name", None)
@@ -147,6 +156,10 @@ def staged_cond(backend: Backend, pred: Any, true_fn: Optional[Callable], false_
         raised_when = raised.side is Side.TRUE
         return stage_raise(backend, pred, raised_when, raised.exception,
                            false_fn if raised_when else true_fn)
+    except _NeverTaken as never:
+        variables.set(plan.init)
+        other = false_fn if never.side is Side.TRUE else true_fn
+        return other() if other is not None else None
     except BaseException:
         variables.set(plan.init)    # a `finally:` that runs meanwhile must not see branch values
         raise
@@ -263,12 +276,11 @@ class CondPlan:
             try:
                 result = fn() if fn is not None else None
             except NameError as e:
-                name = _unbound_name(e)
-                if not name.startswith(RETURN_VALUE_STEM):
+                if not _unbound_name(e).startswith(RETURN_VALUE_STEM):
                     raise
                 # `lambda: return_value__` after a jump out of a `with`/`try` whose staged
-                # return could never run (it sat in an `except`): nothing was returned
-                result = Undefined(name)
+                # return could never run (it sat in an `except`): this branch is never taken
+                raise _NeverTaken(side) from None
             except Exception as e:
                 if raised_by_user(e):
                     raise BranchRaised(e, side) from None

@@ -452,3 +452,24 @@ def test_a_name_the_header_reads_and_a_nested_branch_assigns_is_not_carried(a, x
     f = header_reads_a_name_only_a_nested_branch_assigns
     assert_same(run(f, (a, x)), run(ag.to_graph(f), (a, x)))
     assert_same(run(f, (a, x)), run(rt.function(f), (rt.constant(a), rt.constant(x))))
+
+
+def break_in_try_and_return_in_except_in_a_loop(a, v):
+    for _ in range(3):
+        v = v + 1.0
+        try:
+            try:
+                if a == 2:
+                    break
+            except ValueError:
+                if v < 0.0:
+                    return a, v
+        except ValueError:
+            a -= 1
+    return a, v
+
+
+@pytest.mark.parametrize("a", [0, 2])
+def test_a_loop_whose_return_sits_in_an_except_stages(a):
+    f = break_in_try_and_return_in_except_in_a_loop
+    assert_same(run(f, (a, 0.5)), run(rt.function(f), (rt.constant(a), rt.constant(0.5))))
