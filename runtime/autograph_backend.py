@@ -24,7 +24,7 @@ from .function.logs import add_trace_listener
 from .graph import register_internal_dir
 from .opdef import define
 from .ops import array_ops, debug_ops, math_ops, reduce_ops
-from .ops.control_flow import cond as _cond
+from .ops.control_flow import cond_merging_shapes as _cond
 from .ops.control_flow import while_loop as _while_loop
 from .ops.core import apply, convert_to_tensor
 from .ops.tensor_array import TensorArray
@@ -305,10 +305,10 @@ def _branch_mismatch(seen: dict, names: Sequence[str]) -> Optional[str]:
             return (f"'{name}' has dtype {t.dtype.name} in the if branch but {f.dtype.name} in the "
                     "else branch of an `if` whose condition is a tensor; both branches must give "
                     "it the same dtype (use rt.cast).")
-        if not t.shape.is_compatible_with(f.shape):
+        if not t.shape.is_compatible_with(f.shape) and t.shape.rank != f.shape.rank:
             return (f"'{name}' has shape {t.shape} in the if branch but {f.shape} in the else "
                     "branch of an `if` whose condition is a tensor; both branches must give it "
-                    "compatible shapes.")
+                    "the same rank.")
     return None
 
 

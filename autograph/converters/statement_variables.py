@@ -73,6 +73,17 @@ def statement_parts(node: gast.stmt) -> list:
     return [node.target, node.iter, node.body, node.orelse, getattr(node, "on_break", None) or []]
 
 
+def _live_on_entry(live: liveness.Liveness, graph: cfg.Graph, s: gast.stmt) -> frozenset:
+    """What the generated functions of `s` may read from before they assign it. An `if`'s
+    test and a `for`'s iterable run outside them, once: what only those read is not shared
+    (a branch may assign it as its own temporary)."""
+    if isinstance(s, gast.If):
+        return live.outs.get(graph.node_of(s).index, frozenset())
+    if isinstance(s, gast.For):
+        return live.live_at_loop_head(s)
+    return live.live_in(s)
+
+
 def _annotate_function(fn: gast.AST) -> None:
     scope = activity_lib.scope_activity(fn)
     escaping = set(scope.globals) | set(scope.nonlocals) | set(scope.captured)
@@ -93,7 +104,7 @@ def _annotate_function(fn: gast.AST) -> None:
         act = activity_lib.cached_activity(cache, *parts)
         plain_writes = activity_lib.names(act.writes)
         after = live.live_at_exits(s) | escaping
-        shared = live.live_in(s) | after
+        shared = _live_on_entry(live, graph, s) | after
         if isinstance(s, gast.While):
             # the test becomes its own function: what it assigns, the body may read
             shared |= activity_lib.activity(s.test).written_names

@@ -7,6 +7,7 @@ is merged. See `operators/staging.py`.
 from __future__ import annotations
 
 import enum
+import re
 from typing import Any, Callable, Optional, Sequence
 
 from ..pyct.naming import RETURN_VALUE_STEM
@@ -109,6 +110,24 @@ def _same_layout(a: list, b: list) -> bool:
                for x, y in zip(a, b)) and len(a) == len(b)
 
 
+class _NeverTaken(Exception):
+    """A branch reads a return value no path of the function assigns: its flag is never
+    set, so the branch never runs."""
+
+    def __init__(self, side: "Side"):
+        super().__init__(side)
+        self.side = side
+
+
+def _unbound_name(error: NameError) -> str:
+    """The name an unbound-variable error is about ('' when unknown)."""
+    name = getattr(error, "name", None)
+    if name:
+        return name
+    found = re.search(r"variable '(\w+)'", str(error))
+    return found.group(1) if found else ""
+
+
 class Side(enum.Enum):
     """A branch of a staged `if`."""
 
@@ -137,6 +156,13 @@ def staged_cond(backend: Backend, pred: Any, true_fn: Optional[Callable], false_
         raised_when = raised.side is Side.TRUE
         return stage_raise(backend, pred, raised_when, raised.exception,
                            false_fn if raised_when else true_fn)
+    except _NeverTaken as never:
+        variables.set(plan.init)
+        other = false_fn if never.side is Side.TRUE else true_fn
+        return other() if other is not None else None
+    except BaseException:
+        variables.set(plan.init)    # a `finally:` that runs meanwhile must not see branch values
+        raise
 
 
 class CondPlan:
@@ -202,13 +228,19 @@ class CondPlan:
             init.append(value)
         return init
 
-    def _note_appends(self, lengths: list, values: list, changed: set) -> None:
-        """Notes the Python lists the branch appended to. `lengths`: their lengths before
-        the branch ran (None for other values)."""
+    def _note_appends(self, init: list, lengths: list, values: list, changed: set) -> None:
+        """Notes the Python lists the branch appended to. `init`: the values the branch
+        started from; `lengths`: the lengths of its lists before it ran (None for other
+        values)."""
         for i, (n, after) in enumerate(zip(lengths, values)):
-            if n is None or type(after) is not list or id(after) not in changed:
+            if n is None:
                 continue
-            spec = appended_spec(self.backend, n, after)
+            if self.backend.is_list(after):     # a nested `if` or loop staged it
+                spec = self.backend.spec(after)
+            elif type(after) is not list or not {id(after), id(init[i])} & changed:
+                continue    # (a nested staged `if` gives back a new list for the one appended to)
+            else:
+                spec = appended_spec(self.backend, n, after)
             if spec is not None and i not in self.lists:
                 self.appended.setdefault(i, spec)
 
@@ -243,6 +275,12 @@ class CondPlan:
         with recording_changes() as changed:
             try:
                 result = fn() if fn is not None else None
+            except NameError as e:
+                if not _unbound_name(e).startswith(RETURN_VALUE_STEM):
+                    raise
+                # `lambda: return_value__` after a jump out of a `with`/`try` whose staged
+                # return could never run (it sat in an `except`): this branch is never taken
+                raise _NeverTaken(side) from None
             except Exception as e:
                 if raised_by_user(e):
                     raise BranchRaised(e, side) from None
@@ -250,7 +288,7 @@ class CondPlan:
                     raise self._staged_list_error(e) from e
                 raise
         values = self.variables.get()
-        self._note_appends(lengths, values, changed)
+        self._note_appends(init, lengths, values, changed)
         if self.target_jump_mode is not None:
             jump_mode = self.target_jump_mode
         else:

@@ -108,6 +108,11 @@ def staged_loop(backend: Backend, variables: Variables, test: Callable[[tuple], 
             return LoopPlan(loop).stage()
         except Retry:
             continue
+        except BaseException:
+            # what runs while the error propagates (a `finally:`, `__exit__`) must not see
+            # the loop body's values, which belong to a graph that has ended
+            variables.set(loop.init)
+            raise
     raise AssertionError("staging a loop did not converge")  # pragma: no cover
 
 

@@ -4,8 +4,10 @@ A graph has one node per simple statement, one node for the header of each compo
 statement (the test of an `if` or `while`, the iteration step of a `for`, the items of a
 `with`, each `except` clause), and an empty *join* node after each compound statement,
 so that "what holds right after this `if`" is simply "what holds at its join node".
-`break`, `continue`, `return` and `raise` have the edges Python gives them; a statement in a
-`try` body may jump to any of its handlers.
+`break`, `continue`, `return` and `raise` have the edges Python gives them. Any statement
+may raise: inside a `try`, every node (and the node before the first statement) also has an
+edge to the handlers and the `finally:` clause that an exception raised there may reach, so
+what a handler or a `finally:` reads stays live wherever the exception can come from.
 """
 
 from __future__ import annotations
@@ -84,26 +86,46 @@ class _Loop:
         self.breaks: list[Node] = []
 
 
+class _Catcher:
+    """Where an exception raised inside one part of a `try` goes: its handlers and its
+    `finally:` node (`stops`: whether the `finally:` passes it on, so no outer catcher is
+    reached directly)."""
+
+    def __init__(self, targets: list[Node], stops: bool):
+        self.targets = targets
+        self.stops = stops
+
+
 class _Builder:
     def __init__(self):
         self.graph = Graph()
         self.leaves: list[Node] = [self.graph.entry]
         self.loops: list[_Loop] = []
-        self.handlers: list[list[Node]] = []    # innermost try's handler entries
-        self.try_nodes: list[list[Node]] = []
+        self.catchers: list[_Catcher] = []      # innermost last
 
     # -- helpers --------------------------------------------------------------------------
-    def add(self, ast_node, kind: str) -> Node:
+    def new(self, ast_node, kind: str) -> Node:
+        """A node that may raise: connected to the catchers an exception there reaches."""
         node = self.graph.new(ast_node, kind)
+        self.may_raise(node)
+        return node
+
+    def may_raise(self, node: Node) -> None:
+        for catcher in reversed(self.catchers):
+            for target in catcher.targets:
+                self.graph.connect(node, target)
+            if catcher.stops:
+                break
+
+    def add(self, ast_node, kind: str) -> Node:
+        node = self.new(ast_node, kind)
         for leaf in self.leaves:
             self.graph.connect(leaf, node)
         self.leaves = [node]
-        if self.try_nodes:
-            self.try_nodes[-1].append(node)
         return node
 
     def join(self, stmt, leaves: Iterable[Node]) -> Node:
-        node = self.graph.new(stmt, "join")
+        node = self.new(stmt, "join")
         for leaf in leaves:
             self.graph.connect(leaf, node)
         self.graph.joins[id(stmt)] = node
@@ -133,9 +155,8 @@ class _Builder:
     def stmt_Raise(self, node) -> None:
         n = self.add(node, "stmt")
         self.graph.stmts[id(node)] = n
-        targets = self.handlers[-1] if self.handlers else [self.graph.exit]
-        for t in targets:
-            self.graph.connect(n, t)
+        if not self.catchers:
+            self.graph.connect(n, self.graph.exit)
         self.leaves = []
 
     def stmt_Break(self, node) -> None:
@@ -205,28 +226,32 @@ class _Builder:
     stmt_AsyncWith = stmt_With
 
     def stmt_Try(self, node) -> None:
-        entry_leaves = self.leaves
-        handler_nodes = [self.graph.new(h, "header") for h in node.handlers]
+        head = self.add(node, "header")
+        self.graph.headers[id(node)] = head
+        handler_nodes = [self.new(h, "header") for h in node.handlers]
         for h, n in zip(node.handlers, handler_nodes):
             self.graph.headers[id(h)] = n
-        self.handlers.append(handler_nodes or (self.handlers[-1] if self.handlers else []))
-        self.try_nodes.append([])
+        final = self.new(node, "finally") if node.finalbody else None
+        finally_targets = [final] if final else []
+        self.catchers.append(_Catcher(handler_nodes + finally_targets, final is not None))
+        self.may_raise(head)
         self.block(node.body)
-        body_nodes = self.try_nodes.pop()
-        self.handlers.pop()
-        for source in list(entry_leaves) + body_nodes:
-            for h in handler_nodes:
-                self.graph.connect(source, h)
+        self.catchers.pop()
+        if final:
+            self.catchers.append(_Catcher(finally_targets, True))
+            for n in handler_nodes:
+                self.may_raise(n)
         self.block(node.orelse)
         ends = list(self.leaves)
         for h, n in zip(node.handlers, handler_nodes):
             self.leaves = [n]
             self.block(h.body)
             ends.extend(self.leaves)
-        if node.finalbody:
-            self.leaves = [self.graph.new(node, "finally")]
+        if final:
+            self.catchers.pop()
             for end in ends:
-                self.graph.connect(end, self.leaves[0])
+                self.graph.connect(end, final)
+            self.leaves = [final]
             self.block(node.finalbody)
             ends = self.leaves
         self.join(node, ends)

@@ -98,6 +98,16 @@ def _trace_branch(fn, name, outer):
 @export("cond")
 def cond(pred, true_fn=None, false_fn=None, name=None):
     """`true_fn()` if `pred` else `false_fn()`; staged as one `If` op while tracing."""
+    return _build_cond(pred, true_fn, false_fn, name, merge_shapes=False)
+
+
+def cond_merging_shapes(pred, true_fn, false_fn, name=None):
+    """`cond` whose branches may give an output different dims of the same rank (a staged
+    Python `if`, as in TensorFlow 2): the output takes the shape common to both."""
+    return _build_cond(pred, true_fn, false_fn, name, merge_shapes=True)
+
+
+def _build_cond(pred, true_fn, false_fn, name, merge_shapes):
     if true_fn is None or false_fn is None or not callable(true_fn) or not callable(false_fn):
         raise TypeError("cond needs callable true_fn and false_fn.")
     graph = context.current_graph()
@@ -115,7 +125,7 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
         raise TypeError(f"cond: the predicate must be bool, got {pred.dtype.name}.")
     true_graph, true_result, true_flat = _trace_branch(true_fn, "cond_true", graph)
     false_graph, false_result, false_flat = _trace_branch(false_fn, "cond_false", graph)
-    _check_branches(true_result, false_result, true_flat, false_flat)
+    _check_branches(true_result, false_result, true_flat, false_flat, merge_shapes)
     true_graph.outputs = [t for t in true_flat if t is not None]
     false_graph.outputs = [f for f in false_flat if f is not None]
     outs = iter(apply(COND, [pred], name=name or "cond", subgraphs=(true_graph, false_graph)))
@@ -123,7 +133,7 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
     return _pack_values(true_result, flat)
 
 
-def _check_branches(true_result, false_result, true_flat, false_flat):
+def _check_branches(true_result, false_result, true_flat, false_flat, merge_shapes):
     if nest.structure_signature(true_result) != nest.structure_signature(false_result):
         raise TypeError(
             "cond: true_fn and false_fn must return the same structure; true_fn returned "
@@ -137,6 +147,8 @@ def _check_branches(true_result, false_result, true_flat, false_flat):
         if t.dtype is not f.dtype:
             raise TypeError(f"cond: output {i} has dtype {t.dtype.name} in true_fn but "
                             f"{f.dtype.name} in false_fn; cast one branch with rt.cast.")
+        if merge_shapes and t.shape.rank == f.shape.rank:
+            continue
         if not t.shape.is_compatible_with(f.shape):
             raise ValueError(f"cond: output {i} has shape {t.shape} in true_fn but {f.shape} in "
                              "false_fn; both branches must return compatible shapes.")

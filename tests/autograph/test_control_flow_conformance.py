@@ -330,3 +330,146 @@ def calls_not_converted(x):
 def test_tensor_bool_in_unconverted_callee_keeps_the_advice_to_convert():
     with pytest.raises(rt.errors.OperatorNotAllowedInGraphError, match="autograph=True"):
         rt.function(calls_not_converted)(rt.constant(1))
+
+
+def assigned_before_an_exception_leaves_through_finally(a, y):
+    try:
+        k = 0
+        while k < 0:
+            k += 1
+        else:
+            if a > 5:
+                y = 1.0
+            elif a > 0:
+                y = 6.0
+            try:
+                assert a > 3, "small"
+                y = -1.0
+            finally:
+                a = a + 0
+    finally:
+        print("y is", y)
+    return a, y
+
+
+@pytest.mark.parametrize("a", [-1, 2, 4, 7])
+def test_value_assigned_before_an_exception_reaches_the_finally(a):
+    f = assigned_before_an_exception_leaves_through_finally
+    assert_same(run(f, (a, 0.5)), run(ag.to_graph(f), (a, 0.5)))
+    if a > 3:       # staged, a failing assert raises when the graph runs, after the finally
+        assert_same(run(f, (a, 0.5)), run(rt.function(f), (rt.constant(a), rt.constant(0.5))))
+
+
+def return_in_except_under_staged_if(a, x):
+    with Tracked():
+        if x > 0:
+            x = x * 2.0
+            try:
+                x = x + 1.0
+            except ValueError:
+                if a > 1:
+                    return x
+    a -= 1
+    return x
+
+
+class Tracked:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        return False
+
+
+@pytest.mark.parametrize("a, x", [(0, 1.0), (2, 1.0), (2, -1.0)])
+def test_return_in_an_except_that_cannot_run_staged(a, x):
+    f = return_in_except_under_staged_if
+    assert_same(run(f, (a, x)), run(rt.function(f), (rt.constant(a), rt.constant(x))))
+
+
+def returns_in_loop_with_other_lengths(x, n):
+    i = 0
+    while i < n:
+        if x > 1.0:
+            return rt.stack([x, x])
+        x = x * 2.0
+        i += 1
+    return rt.stack([x])
+
+
+@pytest.mark.parametrize("x, n", [(0.5, 3), (3.0, 2), (0.1, 1)])
+def test_staged_if_gives_a_value_other_dims_of_the_same_rank(x, n):
+    f = returns_in_loop_with_other_lengths
+    assert_same(run(f, (x, n)), run(rt.function(f), (rt.constant(x), rt.constant(n))))
+
+
+def test_staged_if_still_needs_the_same_rank():
+    def f(x):
+        if x > 0:
+            y = rt.stack([x])
+        else:
+            y = x
+        return y
+
+    with pytest.raises(ValueError, match="'y' has shape.*same rank"):
+        rt.function(f)(rt.constant(1.0))
+
+
+def refused_in_a_loop_inside_try_finally(x, n):
+    try:
+        i = 0
+        while i < n:
+            x = x * 2.0
+            try:
+                if x > 4.0:
+                    raise KeyError("big")
+            except KeyError:
+                x = 0.0
+            i += 1
+    finally:
+        y = x + 1.0
+    return y
+
+
+def test_a_finally_after_a_refused_loop_sees_the_values_from_before_it():
+    with pytest.raises(ag.StagingError, match="`except`"):
+        rt.function(refused_in_a_loop_inside_try_finally)(rt.constant(1.0), rt.constant(3))
+
+
+def header_reads_a_name_only_a_nested_branch_assigns(a, x):
+    for _ in range(2 if x > 0.5 else 1):
+        if a > 1:
+            a = a - 1
+        else:
+            x = float(a)
+            a = a + int(x)
+    x = float(a) * 2.0
+    return a, x
+
+
+@pytest.mark.parametrize("a, x", [(0, 1.0), (3, 0.0), (5, 2.0)])
+def test_a_name_the_header_reads_and_a_nested_branch_assigns_is_not_carried(a, x):
+    f = header_reads_a_name_only_a_nested_branch_assigns
+    assert_same(run(f, (a, x)), run(ag.to_graph(f), (a, x)))
+    assert_same(run(f, (a, x)), run(rt.function(f), (rt.constant(a), rt.constant(x))))
+
+
+def break_in_try_and_return_in_except_in_a_loop(a, v):
+    for _ in range(3):
+        v = v + 1.0
+        try:
+            try:
+                if a == 2:
+                    break
+            except ValueError:
+                if v < 0.0:
+                    return a, v
+        except ValueError:
+            a -= 1
+    return a, v
+
+
+@pytest.mark.parametrize("a", [0, 2])
+def test_a_loop_whose_return_sits_in_an_except_stages(a):
+    f = break_in_try_and_return_in_except_in_a_loop
+    assert_same(run(f, (a, 0.5)), run(rt.function(f), (rt.constant(a), rt.constant(0.5))))

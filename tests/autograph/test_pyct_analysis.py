@@ -181,6 +181,47 @@ def test_liveness_through_break_exits():
     assert "found" in live.live_at_exits(inner_if)
 
 
+def test_liveness_of_what_a_finally_reads_when_an_exception_leaves_the_body():
+    fn = _fn("""
+        def f(x, y):
+            try:
+                if x > 0:
+                    y = 2
+                try:
+                    assert x > 1
+                    y = 3
+                finally:
+                    x = 0
+            finally:
+                print(y)
+            return x
+        """)
+    live = liveness.analyze(cfg.build(fn.body))
+    outer = fn.body[0]
+    inner_if, inner_try = outer.body
+    assert "y" in live.live_out(inner_if)      # the assert may raise before `y = 3`
+    assert "y" in live.live_out(inner_try.finalbody[0])
+    assert live.live_in(inner_try) >= {"x", "y"}
+
+
+def test_a_try_statement_has_a_first_node():
+    fn = _fn("""
+        def f(x):
+            while x:
+                x -= 1
+            else:
+                try:
+                    x = 1
+                except ValueError:
+                    x += 2
+            return x
+        """)
+    graph = cfg.build(fn.body)
+    try_stmt = fn.body[0].orelse[0]
+    assert graph.node_of(try_stmt).index == graph.spans[id(try_stmt)][0]
+    assert "x" in liveness.analyze(graph).live_in(try_stmt)
+
+
 def test_liveness_escaping_names_are_live_at_exit():
     fn = _fn("""
         def f():

@@ -101,6 +101,55 @@ def test_append_in_an_untaken_branch_does_not_happen(x):
     assert ag.to_graph(_append_if_positive)(x).numpy().tolist() == expected
 
 
+def _append_in_elif(a, x):
+    out = []
+    k = 0
+    while k < a % 4:
+        k += 1
+        if a > 2:
+            x = x + 1.0
+        elif a > 0:
+            out.append(x)
+        else:
+            x = x - 1.0
+    if a > 1:
+        x = x * 2.0
+    elif a > -1:
+        out.append(x)
+    return x, len(out)
+
+
+@pytest.mark.parametrize("a", [-1, 0, 1, 2, 3])
+def test_append_in_a_nested_branch_stages_the_list_of_the_outer_one(a):
+    expected = _append_in_elif(a, 1.0)
+    compiled = rt.function(_append_in_elif)
+    x, n = compiled(rt.constant(a), rt.constant(1.0))
+    assert (float(x), int(n)) == expected == ag.to_graph(_append_in_elif)(a, 1.0)
+
+
+def _append_before_a_nested_branch(a, x):
+    out = []
+    if a > 0:
+        x = x + 1.0
+    else:
+        out.append(x)
+        if a > -2:      # carries `out` (the `except` may append) but gives it back unchanged
+            x = x * 2.0
+        else:
+            try:
+                x = x - 1.0
+            except ValueError:
+                out.append(x)
+    return x, len(out)
+
+
+@pytest.mark.parametrize("a", [-3, -1, 1])
+def test_append_before_a_nested_branch_that_gives_back_a_new_list(a):
+    expected = _append_before_a_nested_branch(a, 1.0)
+    x, n = rt.function(_append_before_a_nested_branch)(rt.constant(a), rt.constant(1.0))
+    assert (float(x), int(n)) == expected
+
+
 def test_other_length_changes_in_a_branch_are_clear_errors():
     def f(x):
         out = [x]

@@ -21,8 +21,9 @@ What must agree:
   `ValueError`), or `rt.errors.InvalidArgumentError` in place of an `AssertionError` (a staged
   assertion fails when the graph runs). The one refusal allowed is the documented one: an
   `except` of converted code that would have to catch a staged `raise` is refused while
-  tracing (`ag.StagingError` naming the `except`), whatever the reference did. Any other
-  staged exception where the reference returns is a mismatch.
+  tracing (`ag.StagingError` naming the `except`, or `UncaughtStagingError` when that
+  `except` would catch a `StagingError` too), whatever the reference did. Any other staged
+  exception where the reference returns is a mismatch.
 
 Every generated program terminates, so a run still going after `TIMEOUT` seconds is stopped
 (with `SIGALRM`, where there is one) and reported as a mismatch.
@@ -46,6 +47,7 @@ import numpy as np
 
 import autograph as ag
 import runtime as rt
+from autograph.operators.staged_raise import UncaughtStagingError
 
 _module_ids = itertools.count()
 
@@ -119,7 +121,7 @@ def run(fn: Callable, args: tuple) -> Outcome:
     with contextlib.redirect_stdout(out), np.errstate(all="ignore"), _time_limit():
         try:
             outcome.value = fn(*args)
-        except Exception as error:  # noqa: BLE001 - any exception is an outcome to compare
+        except (Exception, UncaughtStagingError) as error:  # noqa: BLE001 - an outcome to compare
             _limit_active[0] = False
             outcome.error = error
     outcome.stdout = out.getvalue()
@@ -198,6 +200,16 @@ def same_message(reference: BaseException, staged: BaseException) -> bool:
     return not expected or expected in str(staged)
 
 
+EXCEPT_REFUSAL = "inside a `try` whose `except` clause catches it"
+
+
+def is_except_refusal(error: BaseException) -> bool:
+    """Whether `error` is the documented refusal of an `except` that would have to catch a
+    staged `raise`."""
+    return (isinstance(error, (ag.StagingError, UncaughtStagingError))
+            and EXCEPT_REFUSAL in str(error))
+
+
 def staged_mismatch(reference: Outcome, staged: Outcome, source: str) -> Optional[str]:
     """Why the staged run differs from the reference run, or None (see the module docstring)."""
     if isinstance(staged.error, RunTimeout):
@@ -210,7 +222,7 @@ def staged_mismatch(reference: Outcome, staged: Outcome, source: str) -> Optiona
             if isinstance(reference.error, AssertionError) and isinstance(
                     staged.error, rt.errors.InvalidArgumentError):
                 return None
-        if isinstance(staged.error, ag.StagingError) and "`except`" in str(staged.error):
+        if is_except_refusal(staged.error):
             return None
         return "staged exception"
     if reference.error is not None:
