@@ -116,6 +116,21 @@ def prints(x):
     return x + 1
 
 
+def return_in_finally(x):
+    try:
+        assert x > 0
+    finally:
+        return 1  # noqa: B012 - the limitation under test
+
+
+def append_then_return(items, x):
+    for i in range(3):
+        if x > i:
+            return rt.stack(items) if items else x
+        items.append(x)
+    return rt.stack(items)
+
+
 def complex_gradient():
     v = rt.Variable(1.0)
     with rt.GradientTape() as tape:
@@ -161,6 +176,10 @@ CASES = [  # (row keyword, callable, expected exception or "warning", text the e
      NotImplementedError, "while_loop"),
     ("complex values", complex_gradient, NotImplementedError, "complex64"),
     ("bool tensors", lambda: rt.constant([True]) + 1, TypeError, "bool"),
+    ("`finally:` clause", lambda: staged(return_in_finally, rt.constant(-1)),
+     rt.errors.InvalidArgumentError, "assertion failed"),
+    ("returns or breaks early", lambda: staged(append_then_return, [], rt.constant(1.0)),
+     ValueError, "the return value"),
 ]
 
 
