@@ -209,21 +209,25 @@ def _has_tensor_spec(spec) -> bool:
     return nest.is_nested(spec) and any(isinstance(s, TensorSpec) for s in nest.flatten(spec))
 
 
+def _run_and_translate(call: str, result: str) -> str:
+    """Source lines of a caller body: run the graph, translate its errors, return the result."""
+    return ("        try:\n"
+            f"            r = {call}\n"
+            "        except Exception as exc:\n"
+            "            t = translate(concrete.compiled, exc)\n"
+            "            if t is None:\n"
+            "                raise\n"
+            "            raise t from None\n"
+            f"        return {result}\n")
+
+
 @functools.lru_cache(maxsize=512)
 def _caller_factory(call: str, result: str):
     """Compiles, once per distinct call shape, a factory that binds a caller to a graph."""
-    source = (
-        "def make(run, ET, concrete, translate, defaults):\n"
-        "    def caller(args, kwargs):\n"
-        "        try:\n"
-        f"            r = {call}\n"
-        "        except Exception as exc:\n"
-        "            t = translate(concrete.compiled, exc)\n"
-        "            if t is None:\n"
-        "                raise\n"
-        "            raise t from None\n"
-        f"        return {result}\n"
-        "    return caller\n")
+    source = ("def make(run, ET, concrete, translate, defaults):\n"
+              "    def caller(args, kwargs):\n"
+              + _run_and_translate(call, result) +
+              "    return caller\n")
     namespace: dict = {}
     exec(compile(source, "<rt-caller>", "exec"), namespace)
     return namespace["make"]
@@ -232,24 +236,16 @@ def _caller_factory(call: str, result: str):
 @functools.lru_cache(maxsize=512)
 def _guarded_factory(check: str, call: str, result: str, unpack: str):
     """Compiles, once per distinct call shape, a factory that binds a guarded caller."""
-    source = (
-        "def make(run, ET, concrete, translate, defaults, MISS, K):\n"
-        f"{unpack}"
-        "    def caller(args, kwargs):\n"
-        "        try:\n"
-        f"            if not ({check}):\n"
-        "                return MISS\n"
-        "        except (LookupError, AttributeError, TypeError):\n"
-        "            return MISS\n"
-        "        try:\n"
-        f"            r = {call}\n"
-        "        except Exception as exc:\n"
-        "            t = translate(concrete.compiled, exc)\n"
-        "            if t is None:\n"
-        "                raise\n"
-        "            raise t from None\n"
-        f"        return {result}\n"
-        "    return caller\n")
+    source = ("def make(run, ET, concrete, translate, defaults, MISS, K):\n"
+              f"{unpack}"
+              "    def caller(args, kwargs):\n"
+              "        try:\n"
+              f"            if not ({check}):\n"
+              "                return MISS\n"
+              "        except (LookupError, AttributeError, TypeError):\n"
+              "            return MISS\n"
+              + _run_and_translate(call, result) +
+              "    return caller\n")
     namespace: dict = {"np": np}
     exec(compile(source, "<rt-guarded-caller>", "exec"), namespace)
     return namespace["make"]
