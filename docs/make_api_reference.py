@@ -5,8 +5,10 @@
 
 The test suite runs the check, so the reference always matches the code, and checks that
 every public name (`rt.*`, its namespaces, `ag.*`) has an entry. The curated SECTIONS come
-first; public names they do not list follow, one section per namespace. The site
-(`mkdocs build --strict`, configured by mkdocs.yml) renders these pages as they are.
+first; public names they do not list follow, one section per namespace. Each entry is a
+heading with the public name and a mkdocstrings directive for the object where it is
+defined: the site (`mkdocs build --strict`, configured by mkdocs.yml) renders its signature,
+docstring and members.
 """
 
 from __future__ import annotations
@@ -149,17 +151,10 @@ def entry(prefix: str, name: str, obj) -> list[str]:
     if not doc:
         raise SystemExit(f"{prefix}.{name} has no docstring: document it before publishing it.")
     kind = "class " if inspect.isclass(obj) else ""
-    lines = [f"### `{kind}{prefix}.{name}{signature(obj)}`", "", doc, ""]
-    if inspect.isclass(obj):
-        for attr, member in sorted(vars(obj).items()):
-            if attr.startswith("_") or not (inspect.isfunction(member) or isinstance(member, property)):
-                continue
-            member_doc = inspect.getdoc(member)
-            if member_doc:
-                sig = signature(member) if inspect.isfunction(member) else ""
-                lines.append(f"- `{attr}{sig}`: {member_doc.splitlines()[0]}")
-        lines.append("")
-    return lines
+    # mkdocstrings renders the signature, docstring and members from the defining module
+    return [f"### `{kind}{prefix}.{name}{signature(obj)}`", "",
+            f"::: {obj.__module__}.{obj.__qualname__}", "    options:",
+            "      show_root_heading: false", "      heading_level: 4", ""]
 
 
 def render() -> str:

@@ -6,6 +6,7 @@ table, so a new public op needs no edit there.
 
 from __future__ import annotations
 
+import types
 from typing import Callable, TypeVar
 
 T = TypeVar("T")
@@ -19,6 +20,9 @@ def export(*names: str) -> Callable[[T], T]:
     A dotted name puts it in a namespace: `@export("add", "math.add")`.
     """
     def mark(obj: T) -> T:
+        bare = [name.rpartition(".")[2] for name in names]
+        if isinstance(obj, types.FunctionType) and obj.__name__ not in bare:
+            obj.__name__ = obj.__qualname__ = bare[0]  # made by a factory: named as published
         for name in names:
             space, _, attr = name.rpartition(".")
             NAMESPACES.setdefault(space, {})[attr] = obj
