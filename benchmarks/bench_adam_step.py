@@ -13,6 +13,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
 from _timing import interleaved, report  # noqa: E402
+from _training import compiled_step  # noqa: E402
 
 import runtime as rt  # noqa: E402
 
@@ -75,16 +76,7 @@ def compiled_adam_step(weights):
     model(np.zeros((1, SIZES[0]), np.float32))
     model.set_weights(weights)
     optimizer = rt.optimizers.Adam(LEARNING_RATE, beta_1=BETA_1, beta_2=BETA_2, epsilon=EPSILON)
-
-    @rt.function
-    def train_step(x, y):
-        with rt.GradientTape() as tape:
-            logits = model(x)
-            loss = rt.reduce_mean(rt.nn.softmax_cross_entropy_with_logits(labels=y, logits=logits))
-        gradients = tape.gradient(loss, model.trainable_variables)
-        optimizer.apply_gradients(zip(gradients, model.trainable_variables))
-        return loss
-    return train_step
+    return compiled_step(model, optimizer)
 
 
 def main(steps_checked: int = 5) -> float:

@@ -13,6 +13,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
 from _timing import interleaved, report  # noqa: E402
+from _training import compiled_step  # noqa: E402
 
 import runtime as rt  # noqa: E402
 
@@ -64,16 +65,7 @@ def compiled_train_step(weights):
     model(np.zeros((1, N_IN), np.float32))
     model.set_weights(weights)
     optimizer = rt.optimizers.SGD(LEARNING_RATE)
-
-    @rt.function
-    def train_step(x, y):
-        with rt.GradientTape() as tape:
-            logits = model(x)
-            loss = rt.reduce_mean(rt.nn.softmax_cross_entropy_with_logits(labels=y, logits=logits))
-        gradients = tape.gradient(loss, model.trainable_variables)
-        optimizer.apply_gradients(zip(gradients, model.trainable_variables))
-        return loss
-    return train_step
+    return compiled_step(model, optimizer)
 
 
 def main(steps_checked: int = 5) -> float:
