@@ -242,6 +242,13 @@ def to_numpy_value(value, dtype: _dtypes.DType | None = None):
         except (TypeError, ValueError) as exc:
             raise TypeError(f"Cannot convert {value!r} to a tensor of dtype {dtype.name}: "
                             f"{exc}") from None
+    tp = type(value)
+    if tp is float:   # the common scalars, without NumPy's dtype inference or reductions
+        return np.array(value, dtype=np.float32)
+    if tp is int and -2**31 <= value < 2**31:
+        return np.array(value, dtype=np.int32)
+    if tp is bool:
+        return np.array(value)
     if isinstance(value, np.ndarray):
         result = value.copy()
     elif isinstance(value, np.generic):

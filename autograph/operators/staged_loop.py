@@ -387,18 +387,33 @@ def _lazy_and(backend: Backend, a: Any, b_fn: Callable[[], Any]) -> Any:
 
 # -- after a loop --------------------------------------------------------------------------------
 
+_STORE_NAMES = ("STORE_DEREF", "STORE_GLOBAL", "STORE_FAST", "STORE_NAME", "STORE_FAST_STORE_FAST",
+                "STORE_FAST_LOAD_FAST")
+_STORE_OPCODES = frozenset(dis.opmap[n] for n in _STORE_NAMES if n in dis.opmap)
+
+
 @functools.lru_cache(maxsize=4096)
-def _stores(code: types.CodeType, name: str) -> bool:
-    for ins in dis.get_instructions(code):
-        if ins.opname in ("STORE_DEREF", "STORE_GLOBAL", "STORE_FAST", "STORE_NAME") and ins.argval == name:
-            return True
-    return any(isinstance(c, types.CodeType) and _stores(c, name) for c in code.co_consts)
+def _stored_names(code: types.CodeType) -> frozenset:
+    """The variable names `code` (or code nested in it) stores to."""
+    names: set = set()
+    if not _STORE_OPCODES.isdisjoint(code.co_code[::2]):   # most tests store nothing
+        for ins in dis.get_instructions(code):
+            if ins.opname == "STORE_FAST_LOAD_FAST":
+                names.add(ins.argval[0])
+            elif ins.opname == "STORE_FAST_STORE_FAST":
+                names.update(ins.argval)
+            elif ins.opname in _STORE_NAMES:
+                names.add(ins.argval)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            names |= _stored_names(c)
+    return frozenset(names)
 
 
 def assigns(fn: Optional[Callable], name: str) -> bool:
     """Whether the code of `fn` (or code nested in it) stores to `name`."""
     code = getattr(fn, "__code__", None)
-    return code is not None and _stores(code, name)
+    return code is not None and name in _stored_names(code)
 
 
 def finish_loop(backend: Backend, variables: Variables, jump: Optional[StagedJump],

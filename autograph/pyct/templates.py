@@ -17,12 +17,14 @@ from typing import Any, Union
 
 import gast
 
+from .ast_conversion import to_gast
+
 Replacement = Union[str, gast.AST, list]
 
 
 @functools.lru_cache(maxsize=None)
 def _parse(template: str) -> list[gast.stmt]:
-    return gast.ast_to_gast(ast.parse(textwrap.dedent(template))).body
+    return to_gast(ast.parse(textwrap.dedent(template))).body
 
 
 def replace(template: str, **replacements: Replacement) -> list[gast.stmt]:

@@ -260,10 +260,15 @@ def _handler_methods(cls: type) -> list:
     found = _HANDLER_METHODS.get(cls)
     if found is None:
         found = []
-        for attr in dir(cls):
-            for prefix in ("enter_", "leave_"):
-                if attr.startswith(prefix) and attr != prefix + "scope":
-                    found.append((prefix, getattr(gast, attr[len(prefix):]), attr))
+        seen = set()
+        for klass in cls.__mro__:
+            for attr in vars(klass):
+                if attr in seen or attr in ("enter_scope", "leave_scope"):
+                    continue
+                seen.add(attr)
+                prefix = attr[:6]
+                if prefix == "enter_" or prefix == "leave_":
+                    found.append((prefix, getattr(gast, attr[6:]), attr))
         _HANDLER_METHODS[cls] = found
     return found
 
