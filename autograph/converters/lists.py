@@ -56,6 +56,11 @@ def _mutated_names(node) -> list:
     return found
 
 
+def may_apply(ctx: Context) -> bool:
+    """False when the function calls no list method this converter rewrites or marks."""
+    return ctx.identifiers is None or not ctx.identifiers.isdisjoint(_MUTATORS)
+
+
 def _uses(node, name: str) -> int:
     return sum(1 for n in gast.walk(node) if isinstance(n, gast.Name) and n.id == name)
 

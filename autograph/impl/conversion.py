@@ -53,13 +53,15 @@ class ConversionError(Exception):
 
 
 def _all_names(node: gast.AST) -> tuple[set[str], set[str]]:
-    """(names bound anywhere in `node`, every identifier used in `node`)."""
+    """(names bound anywhere in `node`, every identifier used in `node`, attributes too)."""
     bound, used = set(), set()
     for n in iter_nodes(node):
         if isinstance(n, gast.Name):
             used.add(n.id)
             if not isinstance(n.ctx, gast.Load):
                 bound.add(n.id)
+        elif isinstance(n, gast.Attribute):
+            used.add(n.attr)
         elif isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
             bound.add(n.name)
             used.add(n.name)
@@ -93,7 +95,8 @@ def make_context(node: gast.AST, info: SourceInfo, options: ConversionOptions,
         # the code object knows whether the function is a generator
         node.__dict__["__ag_is_generator"] = bool(code.co_flags & CO_GENERATOR)
     ctx = Context(info=info, namer=Namer(used | bound | {"ag__"}), options=options,
-                  namespace=namespace, is_library=rules.is_library, bound_names=bound)
+                  namespace=namespace, is_library=rules.is_library, bound_names=bound,
+                  identifiers=frozenset(used))
     return ctx
 
 
@@ -108,7 +111,7 @@ def transform(node: Union[gast.FunctionDef, gast.Lambda], ctx: Context):
     handlers = [functions.Handler, directives.Handler]
     if opts.uses(Feature.ASSERT_STATEMENTS):
         handlers.append(asserts.Handler)
-    if opts.uses(Feature.LISTS):
+    if opts.uses(Feature.LISTS) and lists.may_apply(ctx):
         handlers.append(lists.Handler)
     handlers += [call_trees.Handler, conditional_expressions.Handler, logical_expressions.Handler,
                  try_statements.Handler]

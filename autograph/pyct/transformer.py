@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import builtins
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Optional
 
 import gast
 
@@ -24,6 +24,8 @@ class Context:
     namespace: Any = None            # pyct.namespaces.Namespace
     is_library: Any = None           # Resolved -> bool: calls that are never converted
     bound_names: set = field(default_factory=set)   # names bound anywhere in the entity
+    # every identifier the entity mentions (variables, attributes), or None when unknown
+    identifiers: Optional[frozenset] = None
     extra: dict = field(default_factory=dict)
 
     def resolve(self, parts: list) -> Any:

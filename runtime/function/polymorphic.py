@@ -196,9 +196,12 @@ class Function:
             return fn(*args, **kwargs)
 
     def _call_slow(self, args, kwargs, fast_key):
+        traces_before = self._tracing_count
         concrete, bound_args, bound_kwargs = self._concrete_for(args, kwargs)
         values = concrete.bind_values(bound_args, bound_kwargs)
-        if fast_key is not None:
+        # the fast caller of a call shape is generated when the shape comes again: a function
+        # called once (scripts, one-off traces) never pays for it
+        if fast_key is not None and self._tracing_count == traces_before:
             self._cache.add_caller(fast_key, concrete, args, kwargs, (bound_args, bound_kwargs))
             if fast_key in self._fast:
                 guarded = make_guarded_caller(concrete, args, kwargs, (bound_args, bound_kwargs))
