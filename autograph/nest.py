@@ -61,12 +61,20 @@ def _field_names(tp: type) -> tuple:
     return names
 
 
+# types seen to be leaves (tensors, numbers...): most values a nest holds; bounded, as
+# classes can be made at run time
+_LEAF_TYPES: set = {int, float, bool, complex, str, type(None)}
+_LEAF_TYPES_LIMIT = 512
+
+
 def _node(value: Any) -> Optional[tuple[type, Optional[tuple], list]]:
     """(type, keys, children) of a nested value, None for a leaf. `keys` are None for
     sequences, the sorted keys of a dict, the field names of a dataclass instance."""
     tp = type(value)
     if tp is list or tp is tuple:
         return tp, None, value
+    if tp in _LEAF_TYPES:
+        return None
     if isinstance(value, dict):
         keys = tuple(_sorted_keys(value))
         return tp, keys, [value[k] for k in keys]
@@ -75,6 +83,8 @@ def _node(value: Any) -> Optional[tuple[type, Optional[tuple], list]]:
     if is_dataclass_instance(value):
         names = _field_names(tp)
         return tp, names, [getattr(value, n) for n in names]
+    if len(_LEAF_TYPES) < _LEAF_TYPES_LIMIT:
+        _LEAF_TYPES.add(tp)
     return None
 
 

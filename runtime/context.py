@@ -41,14 +41,21 @@ def executing_eagerly() -> bool:
     return not graphs or graphs[-1] is None
 
 
-@contextlib.contextmanager
-def graph_scope(graph):
-    """Makes `graph` (or None: eager) the target of new ops."""
-    state.graphs.append(graph)
-    try:
-        yield graph
-    finally:
+class graph_scope:
+    """Makes `graph` (or None: eager) the target of new ops (a class: tracing enters many)."""
+
+    __slots__ = ("graph",)
+
+    def __init__(self, graph):
+        self.graph = graph
+
+    def __enter__(self):
+        state.graphs.append(self.graph)
+        return self.graph
+
+    def __exit__(self, *exc_info) -> bool:
         state.graphs.pop()
+        return False
 
 
 @contextlib.contextmanager
@@ -75,15 +82,18 @@ def name_scope(name: str):
         state.scopes.pop()
 
 
-@contextlib.contextmanager
-def name_scope_reset():
+class name_scope_reset:
     """Clears the name scope for ops that belong to no scope (shared constants)."""
-    saved = state.scopes
-    state.scopes = []
-    try:
-        yield
-    finally:
-        state.scopes = saved
+
+    __slots__ = ("saved",)
+
+    def __enter__(self) -> None:
+        self.saved = state.scopes
+        state.scopes = []
+
+    def __exit__(self, *exc_info) -> bool:
+        state.scopes = self.saved
+        return False
 
 
 def scope_prefix() -> str:

@@ -48,7 +48,10 @@ def _write_order(fn: gast.AST) -> dict[str, int]:
     order: dict[str, int] = {}
     for node in iter_nodes(fn):
         tp = type(node)
-        if tp is gast.Name or tp is gast.Attribute or tp is gast.Subscript:
+        if tp is gast.Name:
+            if type(node.ctx) is not gast.Load:
+                order.setdefault(node.id, len(order))
+        elif tp is gast.Attribute or tp is gast.Subscript:
             if type(node.ctx) is not gast.Load:
                 qn = qual_names.from_node(node)
                 if qn is not None:

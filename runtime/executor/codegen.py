@@ -6,7 +6,6 @@ Each op writes itself through its `template` or `emit`; cond and while_loop beco
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import linecache
 import re
@@ -125,13 +124,9 @@ class Emitter:
             out.append(f"{text}  # {', '.join(named)}" if named and "#" not in text else text)
         return out
 
-    @contextlib.contextmanager
-    def indented(self):
-        self._indent += 1
-        try:
-            yield
-        finally:
-            self._indent -= 1
+    def indented(self) -> "_Indented":
+        """A context in which emitted lines are indented one more level."""
+        return _Indented(self)
 
     # -- graphs ----------------------------------------------------------------------------
     def emit_graph(self, graph, outputs=None) -> None:
@@ -298,3 +293,17 @@ def runtime_error(compiled: CompiledGraph, exc: BaseException):
         return errors.InvalidArgumentError(f"{type(exc).__name__} in {where}: {exc}" if where
                                            else f"{type(exc).__name__}: {exc}", op)
     return None
+
+
+class _Indented:
+    __slots__ = ("emitter",)
+
+    def __init__(self, emitter):
+        self.emitter = emitter
+
+    def __enter__(self) -> None:
+        self.emitter._indent += 1
+
+    def __exit__(self, *exc_info) -> bool:
+        self.emitter._indent -= 1
+        return False

@@ -48,12 +48,14 @@ class Activity:
     writes: set[QN] = field(default_factory=set)
     captured: set[str] = field(default_factory=set)   # names that closures defined here use
     dynamic: bool = False                               # calls locals()/eval(): anything may be read
+    named_exprs: bool = False                           # holds a walrus (nested scopes too)
 
     def update(self, other: "Activity") -> None:
         self.reads |= other.reads
         self.writes |= other.writes
         self.captured |= other.captured
         self.dynamic = self.dynamic or other.dynamic
+        self.named_exprs = self.named_exprs or other.named_exprs
 
     @property
     def written_names(self) -> set[str]:
@@ -202,6 +204,7 @@ class _Visitor:
         self.result.writes |= {QN(n) for n in inner.nonlocals}
         self.result.captured |= inner.nonlocals
         self.result.dynamic = self.result.dynamic or inner.dynamic
+        self.result.named_exprs = self.result.named_exprs or inner.named_exprs
 
     def visit_FunctionDef(self, node: gast.FunctionDef) -> None:
         self.result.writes.add(QN(node.name))
@@ -230,13 +233,18 @@ class _Visitor:
         self.visit(node.keywords)
         self._nested(node, node.body, None)
 
+    def visit_NamedExpr(self, node: gast.NamedExpr) -> None:
+        self.result.named_exprs = True
+        self.generic_visit(node)
+
     def _comprehension(self, node) -> None:
         # the first iterable is evaluated in the enclosing scope
         self.visit(node.generators[0].iter)
         self._nested(node, None, None)
-        for n in iter_nodes(node):
-            if isinstance(n, gast.NamedExpr) and isinstance(n.target, gast.Name):
-                self.result.writes.add(QN(n.target.id))
+        if self.result.named_exprs:
+            for n in iter_nodes(node):
+                if isinstance(n, gast.NamedExpr) and isinstance(n.target, gast.Name):
+                    self.result.writes.add(QN(n.target.id))
 
     visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comprehension
 
@@ -281,11 +289,13 @@ def scope_activity(node: gast.AST) -> ScopeActivity:
             v.visit(gen.ifs)
         for f in ("elt", "key", "value"):
             v.visit(getattr(node, f, None))
-    result = ScopeActivity(v.result.reads, v.result.writes, v.result.captured, v.result.dynamic)
+    result = ScopeActivity(v.result.reads, v.result.writes, v.result.captured, v.result.dynamic,
+                           v.result.named_exprs)
     result.nonlocals = v.nonlocals
     result.globals = v.globals
     result.locals = {str(q) for q in result.writes if not q.is_composite} - result.nonlocals - result.globals
-    if not isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
+    if result.named_exprs and not isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef,
+                                                    gast.Lambda, gast.ClassDef)):
         # walrus targets in comprehensions bind in the enclosing scope
         result.locals -= {n.target.id for n in iter_nodes(node)
                           if isinstance(n, gast.NamedExpr) and isinstance(n.target, gast.Name)}

@@ -50,7 +50,7 @@ def uses_and_defs(graph: Graph, cache: Optional[dict] = None) -> dict[int, tuple
         act = node_activity(graph, node, cache)
         reads = frozenset(str(q.root) for q in act.reads)
         writes = frozenset(activity_lib.names(act.writes))
-        if reads & writes and node.ast_node is not None and node.kind != "join":
+        if act.named_exprs and reads & writes and node.ast_node is not None and node.kind != "join":
             # `(n := f(x)) > 0 and n < 9` reads `n` after assigning it: not a use of the old n
             reads = reads - _walrus_targets(node)
         if isinstance(node.ast_node, gast.Delete) and node.kind == "stmt":
