@@ -11,6 +11,7 @@ import linecache
 import re
 import sys
 import weakref
+from typing import Callable
 
 import numpy as np
 
@@ -211,12 +212,23 @@ class Emitter:
 class CompiledGraph:
     """A graph lowered to a Python function of the input values, returning output values."""
 
-    def __init__(self, graph, source: str, fn, line_ops: dict, filename: str):
+    def __init__(self, graph, source: Callable[[], str], fn, line_ops: dict, filename: str):
         self.graph = graph
-        self.source = source
+        self._source = source
         self.fn = fn
         self.line_ops = line_ops
         self.filename = filename
+
+    @property
+    def source(self) -> str:
+        """The generated Python, each line ending with the values of the small constants it
+        names (written out when first asked for; the compiled text has no comments)."""
+        if callable(self._source):
+            self._source = self._source()
+            if self.filename in linecache.cache:   # tracebacks show the commented lines too
+                linecache.cache[self.filename] = (len(self._source), None,
+                                                  self._source.splitlines(True), self.filename)
+        return self._source
 
     def op_at(self, tb):
         """The graph operation whose generated line raised, from a traceback."""
@@ -253,8 +265,7 @@ def lower(graph, name: str = "graph_fn") -> CompiledGraph:
         footer = f"    return {returns[0]}"
     else:
         footer = f"    return ({', '.join(returns)}{',' if returns else ''})"
-    body = em.commented_lines()
-    source = "\n".join([header, *body, footer]) + "\n"
+    source = "\n".join([header, *em.lines, footer]) + "\n"
     filename = f"<rt-graph {safe} #{next(_compile_counter)}>"
     # line_ops are keyed by body position; shift by the header line
     line_ops = {k + 1: v for k, v in em.line_ops.items()}
@@ -264,7 +275,9 @@ def lower(graph, name: str = "graph_fn") -> CompiledGraph:
     namespace["__name__"] = "runtime.generated"
     exec(code, namespace)
     fn = namespace[safe]
-    compiled = CompiledGraph(traced, source, fn, line_ops, filename)
+    compiled = CompiledGraph(
+        traced, lambda: "\n".join([header, *em.commented_lines(), footer]) + "\n", fn, line_ops,
+        filename)
     compiled._keep = em._keep
     weakref.finalize(compiled, linecache.cache.pop, filename, None)  # its source lives as long
     return compiled
