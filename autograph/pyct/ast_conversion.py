@@ -36,31 +36,35 @@ _AST_CTX = {gast.Load: ast.Load(), gast.Store: ast.Store(), gast.Del: ast.Del()}
 
 
 def _converter(table: dict, special: dict) -> Callable[[Any], Any]:
+    # per source type: (target type, shared fields, attributes, target fields it lacks)
+    entries = {src: (cls, fields, attrs, tuple(f for f in cls._fields if f not in fields))
+               for src, (cls, fields, attrs) in table.items()}
+    nodes = (ast.AST, gast.AST)
+
     def convert(node: Any) -> Any:
         tp = type(node)
         fn = special.get(tp)
         if fn is not None:
             return fn(node)
-        entry = table.get(tp)
+        entry = entries.get(tp)
         if entry is None:
             return node
-        cls, fields, attrs = entry
+        cls, fields, attrs, missing = entry
         new = cls.__new__(cls)
         d = new.__dict__
+        nd = node.__dict__
         for f in fields:
-            value = getattr(node, f, None)
-            if type(value) is list:
-                value = [convert(v) if isinstance(v, (ast.AST, gast.AST)) else v for v in value]
-            elif isinstance(value, (ast.AST, gast.AST)):
+            value = nd.get(f)
+            if value.__class__ is list:
+                value = [convert(v) if isinstance(v, nodes) else v for v in value] if value else []
+            elif isinstance(value, nodes):
                 value = convert(value)
             d[f] = value
-        nd = node.__dict__
         for a in attrs:
             if a in nd:
                 d[a] = nd[a]
-        for f in cls._fields:
-            if f not in d:
-                d[f] = [] if f == "type_params" else None
+        for f in missing:
+            d[f] = [] if f == "type_params" else None
         return new
     return convert
 
@@ -189,6 +193,8 @@ def _located(node: Any, pos: tuple) -> Any:
         return node if ctx is None else ctx
     cls, fields, attrs, located, missing = entry
     nd = node.__dict__
+    new = cls.__new__(cls)
+    d = new.__dict__
     if located:
         lineno = nd.get("lineno")
         if lineno is None:
@@ -196,21 +202,25 @@ def _located(node: Any, pos: tuple) -> Any:
         else:
             pos = (lineno, nd.get("col_offset") or 0, nd.get("end_lineno") or lineno,
                    nd.get("end_col_offset") or 0)
-    new = cls.__new__(cls)
-    d = new.__dict__
+        d["lineno"], d["col_offset"], d["end_lineno"], d["end_col_offset"] = pos
+    elif attrs:
+        for a in attrs:
+            if a in nd:
+                d[a] = nd[a]
     gast_ast = _GAST_AST
     for f in fields:
         value = nd.get(f)
-        if type(value) is list:
-            value = [_located(v, pos) if isinstance(v, gast_ast) else v for v in value]
+        if value.__class__ is list:
+            if value:
+                value = [_located(v, pos) if isinstance(v, gast_ast) else v for v in value]
+            else:
+                value = []
         elif isinstance(value, gast_ast):
             value = _located(value, pos)
         d[f] = value
-    for a in attrs:
-        if a in nd:
-            d[a] = nd[a]
-    for f, default in missing:
-        d[f] = [] if default is not None else None
+    if missing:
+        for f, default in missing:
+            d[f] = [] if default is not None else None
     return new
 
 
