@@ -19,6 +19,8 @@ class TensorShape:
             self._dims = dims._dims
         elif isinstance(dims, int):
             self._dims = (_dim(dims),)
+        elif type(dims) is tuple and all(type(d) is int and d >= 0 for d in dims):
+            self._dims = dims    # a NumPy shape, the common case: nothing to convert
         else:
             self._dims = tuple(_dim(d) for d in dims)
 

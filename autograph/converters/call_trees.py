@@ -42,13 +42,13 @@ class Handler(transformer.Handler):
             if resolved is not None:
                 if (len(parts) == 1 and resolved.module == "builtins"
                         and parts[0] in OVERRIDE_NAMES and self.ctx.uses(Feature.BUILTIN_FUNCTIONS)):
-                    node.func = templates.replace_as_expression(f"ag__.{OVERRIDE_NAMES[parts[0]]}")
+                    node.func = templates.operator(OVERRIDE_NAMES[parts[0]])
                     return self.located(node, func)
                 if self.ctx.is_library is not None and self.ctx.is_library(resolved):
                     return node
         if self.ctx.options is not None and not self.ctx.options.recursive:
             return node
-        new = gast.Call(func=templates.replace_as_expression("ag__.converted_call"),
+        new = gast.Call(func=templates.operator("converted_call"),
                         args=[func] + node.args, keywords=node.keywords)
         return self.located(new, node)
 

@@ -132,7 +132,7 @@ class _ControlFlow(Transformer):
 
     @staticmethod
     def _call(operator: str, args: list, keywords: list, returns: bool, src) -> gast.stmt:
-        call = gast.Call(func=templates.replace_as_expression(f"ag__.{operator}"), args=args,
+        call = gast.Call(func=templates.operator(operator), args=args,
                          keywords=keywords)
         stmt = gast.Return(value=call) if returns else gast.Expr(value=call)
         origin.copy_location(stmt, src)

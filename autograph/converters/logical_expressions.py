@@ -35,7 +35,7 @@ class Handler(transformer.Handler):
         if all(self._python(v) for v in node.values[:-1]):
             return node
         op = "and_" if isinstance(node.op, gast.And) else "or_"
-        new = gast.Call(func=templates.replace_as_expression(f"ag__.{op}"),
+        new = gast.Call(func=templates.operator(op),
                         args=[node.values[0]] + [_lazy(v) for v in node.values[1:]], keywords=[])
         return self.located(new, node)
 
@@ -62,7 +62,7 @@ class Handler(transformer.Handler):
             else:
                 parts.append(self._single(left, op, right, equality, node))
                 left = templates.copy_tree(right) if isinstance(right, (gast.Name, gast.Constant)) else right
-        new = gast.Call(func=templates.replace_as_expression("ag__.and_"),
+        new = gast.Call(func=templates.operator("and_"),
                         args=[parts[0]] + [_lazy(p) for p in parts[1:]], keywords=[])
         return self.located(new, node)
 

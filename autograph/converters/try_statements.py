@@ -31,7 +31,7 @@ class Handler(transformer.Handler):
         if not node.handlers:
             return node
         types = [t for h in node.handlers for t in _caught_types(h)]
-        call = gast.Call(func=templates.replace_as_expression("ag__.catching"), args=types,
+        call = gast.Call(func=templates.operator("catching"), args=types,
                          keywords=[])
         wrapper = gast.With(items=[gast.withitem(context_expr=call, optional_vars=None)],
                             body=node.body, type_comment=None)

@@ -89,7 +89,7 @@ def _insert(stmts: list, missing: set) -> None:
             if names:
                 decls = [origin.copy_location(
                     gast.AnnAssign(target=templates.name(n, gast.Store),
-                                   annotation=templates.replace_as_expression("ag__.Undefined"),
+                                   annotation=templates.operator("Undefined"),
                                    value=None, simple=1), s) for n in names]
                 stmts[i:i] = decls
                 i += len(decls)

@@ -136,6 +136,8 @@ def _defined_base(base, value: Any) -> Any:
 @functools.lru_cache(maxsize=4096)
 def _parse(name: str):
     """('x',) or a path: ('x', (_Attr, 'a'), (_Item, 'k'), ...)."""
+    if name.isidentifier():
+        return (name,)
     node = ast.parse(name, mode="eval").body
     path = []
     while not isinstance(node, ast.Name):

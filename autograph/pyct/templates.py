@@ -40,6 +40,12 @@ def replace_as_expression(template: str, **replacements: Replacement) -> gast.ex
     return stmts[0].value
 
 
+def operator(attr: str) -> gast.Attribute:
+    """A fresh `ag__.<attr>` expression (the operator namespace's member), built directly."""
+    return gast.Attribute(value=gast.Name(id="ag__", ctx=gast.Load(), annotation=None,
+                                          type_comment=None), attr=attr, ctx=gast.Load())
+
+
 def name(identifier: str, ctx: type = gast.Load) -> gast.Name:
     """A fresh Name node."""
     return gast.Name(id=identifier, ctx=ctx(), annotation=None, type_comment=None)
