@@ -264,6 +264,8 @@ def _handler_methods(cls: type) -> list:
         found = []
         seen = set()
         for klass in cls.__mro__:
+            if klass is Handler:    # it and `object` define no enter_/leave_ method of a node
+                break
             for attr in vars(klass):
                 if attr in seen or attr in ("enter_scope", "leave_scope"):
                     continue

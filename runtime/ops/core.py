@@ -24,6 +24,10 @@ def convert_to_tensor(value, dtype=None, name=None, dtype_hint=None) -> Tensor:
     With `dtype`, a tensor of another dtype is refused with ValueError; Python and NumPy
     values are converted to `dtype` (a float that would lose its fraction raises TypeError).
     """
+    tp = type(value)
+    if tp is SymbolicTensor or tp is EagerTensor:   # the common case: nothing to convert
+        if dtype is None or value.dtype is _dtypes.as_dtype(dtype):
+            return value
     if isinstance(value, Tensor):
         if hasattr(value, "_as_tensor"):
             value = value._as_tensor()
