@@ -19,19 +19,29 @@ import gast
 
 from .ast_conversion import to_compilable_ast
 
-_generated_codes: "weakref.WeakKeyDictionary[types.CodeType, str]" = weakref.WeakKeyDictionary()
+# id(code) -> (weak reference to the code, the user's function it belongs to); looked up on
+# every staged statement and traceback, so by id, without making a weak reference per lookup
+_generated_codes: dict[int, tuple[weakref.ref, str]] = {}
 
 FACTORY = "__ag_factory"
 
 
 def is_generated(code: types.CodeType) -> bool:
     """Whether a code object belongs to converted code (including its nested functions)."""
-    return code in _generated_codes
+    entry = _generated_codes.get(id(code))
+    return entry is not None and entry[0]() is code
 
 
 def user_function_name(code: types.CodeType) -> str:
     """The name of the user's function a piece of converted code belongs to."""
-    return _generated_codes.get(code, code.co_name)
+    entry = _generated_codes.get(id(code))
+    return entry[1] if entry is not None and entry[0]() is code else code.co_name
+
+
+def _forget(key: int, ref: weakref.ref) -> None:
+    entry = _generated_codes.get(key)
+    if entry is not None and entry[0] is ref:   # not a newer code object under the same id
+        del _generated_codes[key]
 
 
 _HELPER = re.compile(r"^(if_body|else_body|loop_body|loop_test|after_break)_\d+(_\d+)?$|^<lambda>$")
@@ -41,7 +51,8 @@ _CO_OPTIMIZED = 0x1     # set for function code, not for class bodies
 
 
 def _register(code: types.CodeType, owner: str) -> None:
-    _generated_codes[code] = owner
+    key = id(code)
+    _generated_codes[key] = (weakref.ref(code, lambda ref, key=key: _forget(key, ref)), owner)
     for const in code.co_consts:
         # a class body is left as written: its methods are converted when they are called
         if isinstance(const, types.CodeType) and const.co_flags & _CO_OPTIMIZED:
