@@ -97,7 +97,10 @@ class _ControlFlow(Transformer):
     def _function(self, name: str, body: list, names: list[str], global_names, src,
                   params: Optional[list[str]] = None, extra_writes: tuple = ()) -> gast.FunctionDef:
         """`def name(params): nonlocal ...; body` sharing the `names` that `body` assigns."""
-        written = activity_lib.activity(body, *extra_writes).written_names
+        cache = self.ctx.extra.get(statement_variables.ACTIVITY_CACHE)
+        act = (activity_lib.activity(body, *extra_writes) if cache is None else
+               activity_lib.simple_cached_activity(cache, body, *extra_writes))
+        written = act.written_names
         shared = [n for n in names if n in written and "." not in n and "[" not in n]
         decls = []
         nonlocals = [n for n in shared if n not in global_names]
@@ -238,7 +241,9 @@ class _ControlFlow(Transformer):
 
 
 def transform(node, ctx: Context):
-    return _ControlFlow(ctx).visit(node)
+    node = _ControlFlow(ctx).visit(node)
+    ctx.extra.pop(statement_variables.ACTIVITY_CACHE, None)   # the statements have changed
+    return node
 
 
 __all__ = ["transform", "statement_variables"]

@@ -87,13 +87,12 @@ def _live_on_entry(live: liveness.Liveness, graph: cfg.Graph, s: gast.stmt) -> f
     return live.live_in(s)
 
 
-def _annotate_function(fn: gast.AST) -> None:
+def _annotate_function(fn: gast.AST, cache: dict) -> None:
     scope = activity_lib.scope_activity(fn)
     escaping = set(scope.globals) | set(scope.nonlocals) | set(scope.captured)
     if scope.dynamic:
         escaping |= scope.locals
     graph = cfg.build(fn.body)
-    cache: dict = {}     # activity of each statement; nothing changes the tree meanwhile
     live = liveness.analyze(graph, live_at_exit=escaping, activity_cache=cache)
     order = _write_order(fn)
     nested = []
@@ -130,11 +129,18 @@ def _annotate_function(fn: gast.AST) -> None:
         anno.setanno(s, "global_names", frozenset(scope.globals))
     for f in nested:
         if not is_generator(f):
-            _annotate_function(f)
+            _annotate_function(f, cache)
+
+
+#: ctx.extra key: the activity of each statement, which the control-flow converter reuses
+ACTIVITY_CACHE = "statement_activity"
 
 
 def transform(node, ctx: Context):
     """Annotates the statements of `node` (a function) and of the functions nested in it."""
     if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)):
-        _annotate_function(node)
+        cache: dict = {}     # activity of each statement; nothing changes the tree meanwhile
+        _annotate_function(node, cache)
+        if ctx is not None:
+            ctx.extra[ACTIVITY_CACHE] = cache
     return node

@@ -303,7 +303,8 @@ def scope_activity(node: gast.AST) -> ScopeActivity:
 
 
 class _CachingVisitor(_Visitor):
-    """A `_Visitor` that remembers the activity of each statement in `cache` (by id), for
+    """A `_Visitor` that remembers the activity of each statement in `cache` (by id, with the
+    statement itself, so a new node under a dead one's id is not mistaken for it), for
     analyses that ask about the same statements several times. Only for `activity`: the
     `global`/`nonlocal` declarations of cached statements are not collected."""
 
@@ -313,28 +314,60 @@ class _CachingVisitor(_Visitor):
         super().__init__()
         self.cache = cache
 
+    @staticmethod
+    def _caches(tp: type) -> bool:
+        return issubclass(tp, gast.stmt)
+
     def _method(self, tp):
         base = _Visitor._base_method(self, tp)
-        if base is _Visitor._skip or not issubclass(tp, gast.stmt):
+        if base is _Visitor._skip or not self._caches(tp):
             return base
+        visitor = type(self)
 
         def cached(self, node, base=base):
             key = id(node)
-            act = self.cache.get(key)
-            if act is None:
-                v = _CachingVisitor(self.cache)
+            entry = self.cache.get(key)
+            if entry is None or entry[0] is not node:
+                v = visitor(self.cache)
                 base(v, node)
-                act = self.cache[key] = v.result
-            self.result.update(act)
+                entry = self.cache[key] = (node, v.result)
+            self.result.update(entry[1])
 
         self._dispatch[tp] = cached
         return cached
 
 
+# statements that hold no other statements: rewriting the compound statements around them
+# leaves them (and so their activity) as they are
+_SIMPLE_STATEMENTS = (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Expr, gast.Return,
+                      gast.Raise, gast.Assert, gast.Delete, gast.Pass, gast.Import,
+                      gast.ImportFrom, gast.Global, gast.Nonlocal)
+
+
+class _SimpleCachingVisitor(_CachingVisitor):
+    """A `_CachingVisitor` that reuses and fills the cache for simple statements only."""
+
+    _dispatch: dict = {}
+
+    @staticmethod
+    def _caches(tp: type) -> bool:
+        return issubclass(tp, _SIMPLE_STATEMENTS)
+
+
 def cached_activity(cache: dict, node, *more) -> Activity:
     """`activity`, reusing (and filling) `cache`, which maps the ids of statements to their
-    activity; the statements must neither change nor die while `cache` is in use."""
+    activity; the statements must not change while `cache` is in use."""
     v = _CachingVisitor(cache)
+    v.visit(node)
+    for m in more:
+        v.visit(m)
+    return v.result
+
+
+def simple_cached_activity(cache: dict, node, *more) -> Activity:
+    """`activity`, reusing `cache` (see `cached_activity`) for simple statements only: for
+    trees whose compound statements were rewritten since the cache was filled."""
+    v = _SimpleCachingVisitor(cache)
     v.visit(node)
     for m in more:
         v.visit(m)
