@@ -108,3 +108,16 @@ def test_guarded_caller_steps_aside_under_a_tape():
         tape.watch(d["x"])
         out = f(d)
     np.testing.assert_allclose(tape.gradient(out, d["x"]).numpy(), b, rtol=1e-6)
+
+
+def test_a_call_shape_gets_its_caller_when_it_comes_again():
+    a, b = _arrays(2)
+    f = rt.function(lambda x, y: x * y + 1.0, autograph=False)
+    first = f(rt.constant(a), rt.constant(b))
+    assert len(f._cache.fast) == 0  # a function called once never generates a caller
+    second = f(rt.constant(b), rt.constant(a))
+    assert len(f._cache.fast) == 1
+    third = f(rt.constant(a), rt.constant(a))  # served by the caller
+    for got, want in ((first, a * b + 1), (second, b * a + 1), (third, a * a + 1)):
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)
+    assert f.experimental_get_tracing_count() == 1
