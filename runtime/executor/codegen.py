@@ -54,7 +54,7 @@ class Emitter:
         self.program = None  # the graph being lowered
         self._consumers: dict | None = None
         self._reuse = None  # the input whose buffer the op being emitted writes its result into
-        self._const_text: dict[str, str] = {}  # constant name -> its value, for line comments
+        self._constants: dict[str, object] = {}  # constant name -> value, for line comments
 
     # -- names ---------------------------------------------------------------------------
     def fresh(self, prefix: str = "t") -> str:
@@ -92,8 +92,8 @@ class Emitter:
             self._bound[id(obj)] = found
             self._keep.append(obj)
             self.namespace[found] = obj
-            if prefix == "c" and np.size(obj) <= _COMMENTED_CONSTANT_SIZE:
-                self._const_text[found] = _value_text(obj)
+            if prefix == "c":
+                self._constants[found] = obj
         return found
 
     def literal(self, value) -> str:
@@ -116,12 +116,14 @@ class Emitter:
 
     def commented_lines(self) -> list[str]:
         """The lines, each ending with the values of the small constants it names."""
-        if not self._const_text:
+        const_text = {name: _value_text(value) for name, value in self._constants.items()
+                      if np.size(value) <= _COMMENTED_CONSTANT_SIZE}
+        if not const_text:
             return self.lines
         out = []
         for text in self.lines:
-            named = [f"{n} = {self._const_text[n]}" for n in dict.fromkeys(_NAME.findall(text))
-                     if n in self._const_text]
+            named = [f"{n} = {const_text[n]}" for n in dict.fromkeys(_NAME.findall(text))
+                     if n in const_text]
             out.append(f"{text}  # {', '.join(named)}" if named and "#" not in text else text)
         return out
 
