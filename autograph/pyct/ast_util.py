@@ -6,6 +6,13 @@ import gast
 
 _AST = gast.AST   # gast's base class is ast.AST, so this serves both trees
 
+#: node types with no node under them worth visiting: constants, contexts, operators and the
+#: statements that hold only names
+LEAF_TYPES = frozenset(
+    [gast.Constant, gast.Pass, gast.Break, gast.Continue, gast.Global, gast.Nonlocal, gast.alias]
+    + [c for c in vars(gast).values() if isinstance(c, type) and issubclass(c, (
+        gast.operator, gast.unaryop, gast.cmpop, gast.boolop, gast.expr_context))])
+
 
 def children_of(node: gast.AST) -> list:
     """The nodes directly under `node`, in field order."""

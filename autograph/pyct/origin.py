@@ -15,7 +15,7 @@ from typing import Iterable, Union
 import gast
 
 from .ast_conversion import to_ast
-from .ast_util import children_of
+from .ast_util import LEAF_TYPES, children_of
 
 _POSITION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 
@@ -43,18 +43,12 @@ def copy_location(new: Union[gast.AST, Iterable[gast.AST]], src: gast.AST):
             if d.get("lineno") is not None:
                 continue
             d["lineno"], d["col_offset"], d["end_lineno"], d["end_col_offset"] = values
-        if tp not in _CHILDLESS and (tp is not gast.Name or d.get("annotation") is not None):
+        if tp not in LEAF_TYPES and (tp is not gast.Name or d.get("annotation") is not None):
             extend(children_of(node))
     return new
 
 
 _POSITIONED: dict = {}
-# nodes with nothing under them that needs a position (contexts, operators, constants)
-_CHILDLESS = frozenset(
-    [gast.Constant, gast.Load, gast.Store, gast.Del, gast.Param, gast.Pass, gast.Break,
-     gast.Continue, gast.Global, gast.Nonlocal, gast.alias]
-    + [c for c in vars(gast).values() if isinstance(c, type) and issubclass(c, (
-        gast.operator, gast.unaryop, gast.cmpop, gast.boolop, gast.expr_context))])
 
 
 def _header_position(src: gast.AST) -> tuple:

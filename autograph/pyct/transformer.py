@@ -9,7 +9,7 @@ from typing import Any, Optional
 import gast
 
 from . import origin
-from .ast_util import children_of
+from .ast_util import LEAF_TYPES, children_of
 from .naming import Namer
 from .parser import SourceInfo
 
@@ -55,11 +55,7 @@ def _has_ast_children(cls: type) -> bool:
     return cls not in _LEAVES
 
 
-_LEAVES = frozenset(
-    [gast.Constant, gast.Load, gast.Store, gast.Del, gast.Param, gast.Pass, gast.Break,
-     gast.Continue, gast.Global, gast.Nonlocal, gast.alias]
-    + [c for c in vars(gast).values() if isinstance(c, type) and issubclass(c, (
-        gast.operator, gast.unaryop, gast.cmpop, gast.boolop))])
+_LEAVES = LEAF_TYPES
 
 
 def _identity(self, node):

@@ -14,18 +14,14 @@ from typing import Iterable, Optional
 import gast
 
 from .. import anno, qual_names
-from ..ast_util import children_of
+from ..ast_util import LEAF_TYPES, children_of
 from ..qual_names import QN
 from ..transformer import iter_nodes
 
 _DYNAMIC = frozenset({"locals", "vars", "eval", "exec"})
 
 
-_LEAVES = frozenset(
-    [gast.Constant, gast.Load, gast.Store, gast.Del, gast.Param, gast.Pass, gast.Break,
-     gast.Continue]
-    + [c for c in vars(gast).values() if isinstance(c, type) and issubclass(c, (
-        gast.operator, gast.unaryop, gast.cmpop, gast.boolop))])
+_LEAVES = LEAF_TYPES   # Global and Nonlocal have visit methods of their own
 
 _AST = gast.AST
 _LOAD = gast.Load
