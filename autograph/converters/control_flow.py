@@ -97,10 +97,8 @@ class _ControlFlow(Transformer):
     def _function(self, name: str, body: list, names: list[str], global_names, src,
                   params: Optional[list[str]] = None, extra_writes: tuple = ()) -> gast.FunctionDef:
         """`def name(params): nonlocal ...; body` sharing the `names` that `body` assigns."""
-        cache = self.ctx.extra.get(statement_variables.ACTIVITY_CACHE)
-        act = (activity_lib.activity(body, *extra_writes) if cache is None else
-               activity_lib.simple_cached_activity(cache, body, *extra_writes))
-        written = act.written_names
+        cache = self.ctx.extra.get(statement_variables.ACTIVITY_CACHE, {})
+        written = activity_lib.simple_cached_activity(cache, body, *extra_writes).written_names
         shared = [n for n in names if n in written and "." not in n and "[" not in n]
         decls = []
         nonlocals = [n for n in shared if n not in global_names]

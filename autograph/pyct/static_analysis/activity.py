@@ -350,33 +350,28 @@ class _SimpleCachingVisitor(_CachingVisitor):
         return issubclass(tp, _SIMPLE_STATEMENTS)
 
 
-def cached_activity(cache: dict, node, *more) -> Activity:
-    """`activity`, reusing (and filling) `cache`, which maps the ids of statements to their
-    activity; the statements must not change while `cache` is in use."""
-    v = _CachingVisitor(cache)
+def _collect(v: _Visitor, node, more: tuple) -> Activity:
     v.visit(node)
     for m in more:
         v.visit(m)
     return v.result
+
+
+def cached_activity(cache: dict, node, *more) -> Activity:
+    """`activity`, reusing (and filling) `cache`, which maps the ids of statements to their
+    activity; the statements must not change while `cache` is in use."""
+    return _collect(_CachingVisitor(cache), node, more)
 
 
 def simple_cached_activity(cache: dict, node, *more) -> Activity:
     """`activity`, reusing `cache` (see `cached_activity`) for simple statements only: for
     trees whose compound statements were rewritten since the cache was filled."""
-    v = _SimpleCachingVisitor(cache)
-    v.visit(node)
-    for m in more:
-        v.visit(m)
-    return v.result
+    return _collect(_SimpleCachingVisitor(cache), node, more)
 
 
 def activity(node, *more) -> Activity:
     """Reads and writes of a node, a list of nodes, or several of them."""
-    v = _Visitor()
-    v.visit(node)
-    for m in more:
-        v.visit(m)
-    return v.result
+    return _collect(_Visitor(), node, more)
 
 
 def header_activity(node: gast.AST) -> Activity:
