@@ -214,9 +214,11 @@ class Emitter:
 class CompiledGraph:
     """A graph lowered to a Python function of the input values, returning output values."""
 
-    def __init__(self, graph, source: Callable[[], str], fn, line_ops: dict, filename: str):
+    def __init__(self, graph, render_source: Callable[[], str], fn, line_ops: dict,
+                 filename: str):
         self.graph = graph
-        self._source = source
+        self._render_source = render_source
+        self._source: str | None = None
         self.fn = fn
         self.line_ops = line_ops
         self.filename = filename
@@ -225,8 +227,8 @@ class CompiledGraph:
     def source(self) -> str:
         """The generated Python, each line ending with the values of the small constants it
         names (written out when first asked for; the compiled text has no comments)."""
-        if callable(self._source):
-            self._source = self._source()
+        if self._source is None:
+            self._source = self._render_source()
             if self.filename in linecache.cache:   # tracebacks show the commented lines too
                 linecache.cache[self.filename] = (len(self._source), None,
                                                   self._source.splitlines(True), self.filename)
