@@ -11,7 +11,8 @@ from __future__ import annotations
 import itertools
 
 from .. import context
-from ..executor.codegen import lower, runtime_error
+from .. import backends
+from ..backends import runtime_error
 from ..gradients.engine import backprop
 from ..gradients.node import differentiable, node_of, variables_read
 from ..gradients.tape import paused
@@ -40,7 +41,7 @@ class GraphGradient:
     `has_grad[k]` False for those the outputs do not depend on (they are left out).
     """
 
-    def __init__(self, graph, name: str):
+    def __init__(self, graph, name: str, backend: backends.Backend = backends.NUMPY):
         self.graph = graph
         self.output_indices = [i for i, t in enumerate(graph.outputs) if differentiable(t)]
         self.input_indices = [i for i, t in enumerate(graph.inputs) if differentiable(t)]
@@ -69,8 +70,8 @@ class GraphGradient:
         back = Shell(f"{name}_backward", grad_inputs + saved, [consts, backward.operations],
                      backward.outputs)
         self.backward_graph = backward
-        self.forward_compiled = lower(forward, forward.name)
-        self.backward_compiled = lower(back, back.name)
+        self.forward_compiled = backends.compile(forward, backend, forward.name)
+        self.backward_compiled = backends.compile(back, backend, back.name)
 
     def forward(self, values):
         """(outputs, saved) for NumPy input values."""

@@ -15,7 +15,7 @@ from typing import Callable
 import numpy as np
 
 from .. import nest
-from ..executor.codegen import runtime_error
+from ..backends import runtime_error
 from ..shapes import TensorSpec
 from ..tensor import EagerTensor
 from ..tracing import OutputSlot

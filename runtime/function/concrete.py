@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import threading
 
-from .. import context, jit, nest
-from ..executor.codegen import lower, runtime_error
+from .. import backends, context, nest
+from ..backends import runtime_error
 from ..shapes import TensorSpec
 from ..tensor import EagerTensor
 from ..tracing import OutputSlot, fill_outputs
@@ -17,9 +17,9 @@ class ConcreteFunction:
     """One traced graph of a Function, for one input signature; callable with tensors."""
 
     def __init__(self, graph, function=None, attributes=None, name=None, arg_names=None,
-                 trace_reason: str = "traced directly", jit_compile: bool = False):
+                 trace_reason: str = "traced directly", backend: backends.Backend = backends.NUMPY):
         self.graph = graph
-        self.jit_compile = jit_compile  # lower to Numba instead of NumPy source
+        self.backend = backend  # the tier that renders the graph (and its gradient graphs)
         self.trace_reason = trace_reason  # why the Function traced it (shown by reports)
         self._function = function
         self.arg_names: list[str] = list(arg_names or [])
@@ -34,17 +34,22 @@ class ConcreteFunction:
     # -- lowering ----------------------------------------------------------------------
     @property
     def compiled(self):
-        """The executor's lowered graph (its `.source` is the generated Python)."""
+        """The graph compiled by the function's backend (`.source` is the generated code)."""
         if self._compiled is None:
             with self._lock:
                 if self._compiled is None:
-                    self._compiled = (jit.compile_graph(self.graph, self.name, logs.log_event)
-                                      if self.jit_compile else lower(self.graph, self.name))
+                    self._compiled = backends.compile(self.graph, self.backend, self.name,
+                                                      logs.log_event)
         return self._compiled
 
     @property
+    def jit_compile(self) -> bool:
+        """True when a compiler tier (not the NumPy backend) renders this function."""
+        return self.backend is not backends.NUMPY
+
+    @property
     def generated_source(self) -> str:
-        """The Python source the executor generated for this graph."""
+        """The source the backend generated for this graph."""
         return self.compiled.source
 
     @property

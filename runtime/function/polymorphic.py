@@ -13,7 +13,7 @@ import sys
 import types
 import weakref
 
-from .. import context, jit, nest
+from .. import backends, context, nest
 from ..context import functions_run_eagerly
 from ..shapes import TensorSpec
 from ..traceback_utils import filtered
@@ -41,9 +41,9 @@ class Function:
                  attributes=None):
         if not callable(python_function):
             raise TypeError(f"rt.function needs a callable, got {python_function!r}.")
-        if jit_compile:
-            jit.require_numba()  # ImportError naming the extra to install
-        self._jit_compile = bool(jit_compile)
+        self._backend = backends.resolve(jit_compile)  # ValueError for an unknown tier
+        self._backend.require()  # ImportError naming the extra to install
+        self._jit_compile = jit_compile
         self._python_function = python_function
         self._name = name or _name_of(python_function)
         self._autograph = autograph
@@ -306,7 +306,7 @@ class Function:
         graph = trace(traceable, args, kwargs, specs_for, name, names,
                       autograph=bool(self._autograph))
         concrete = ConcreteFunction(graph, self._python_function, self._attributes, name, names,
-                                    trace_reason=reason, jit_compile=self._jit_compile)
+                                    trace_reason=reason, backend=self._backend)
         callbacks.notify(concrete)
         if self._tracing_count == 1 and self._owner is None:
             logs.note_new_function_traced(self._python_function, self._name)

@@ -40,7 +40,8 @@ def gradient_of(concrete) -> GraphGradient:
     found = _gradients.get(concrete)
     if found is None:
         _ = concrete.compiled  # lower the plain forward before the gradient extends the graph
-        found = _gradients[concrete] = GraphGradient(concrete.graph, concrete.name)
+        found = _gradients[concrete] = GraphGradient(concrete.graph, concrete.name,
+                                                     concrete.backend)
     return found
 
 

@@ -6,7 +6,7 @@ from html import escape
 
 import numpy as np
 
-from ..executor.passes import live_operations
+from ..passes import live_operations
 from ..graph_printer import _attr_text, _ref, _type_of
 from .pipeline import origin_line
 

@@ -284,7 +284,7 @@ def test_staged_loop_whose_outputs_nobody_uses_still_runs(capsys):
     assert int(rt.function(prints)(rt.constant(3))) == 3
     assert capsys.readouterr().out == "0\n1\n2\n"
     # a pure loop is kept too: whether it ends is an effect of the Python loop
-    from runtime.executor.passes import live_operations
+    from runtime.passes import live_operations
     graph = rt.function(pure).get_concrete_function(rt.TensorSpec([], rt.int32)).graph
     assert "While" in [op.type for op in live_operations(graph, graph.outputs)]
 

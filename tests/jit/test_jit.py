@@ -11,8 +11,8 @@ import pytest
 
 import autograph as ag
 import runtime as rt
-from runtime import jit
-from runtime.jit import fusion
+from runtime.backends import numba as jit
+from runtime.backends.numba import fusion
 
 from .corpus import CASES
 

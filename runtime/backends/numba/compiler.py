@@ -8,9 +8,10 @@ import time
 
 import numpy as np
 
-from ..executor.codegen import lower as lower_to_numpy
+from ..base import JitCompileError, describe
+from ..numpy_source import render as render_numpy
 from . import cache
-from .lowering import HEADER, JitCompileError, describe, lower
+from .lowering import HEADER, lower
 
 INSTALL_HINT = "pip install 'autograph-rt[jit]'"
 FASTMATH = {"arcp", "contract", "nsz"}  # no approximate functions, NaN and inf kept
@@ -40,10 +41,11 @@ class JitCompiled:
         return None  # machine code has no Python frames to map back to ops
 
 
-def compile_graph(graph, name: str, log=None) -> JitCompiled:
-    """Lowers, loads (from the on-disk cache when it is there) and compiles `graph`."""
+def compile_graph(program, name: str, log=None) -> JitCompiled:
+    """Lowers, loads (from the on-disk cache when it is there) and compiles a Program."""
     numba = require_numba()
     start = time.perf_counter()
+    graph = program.graph
     lowered = lower(graph, FASTMATH)
     module = cache.load(lowered.source, f"numba {numba.__version__} numpy {np.__version__}")
     kernel = module.kernel
@@ -57,8 +59,8 @@ def compile_graph(graph, name: str, log=None) -> JitCompiled:
         how = "loaded from the on-disk cache" if hits else "compiled"
         log(1, f"jit_compile: {name} {how} with numba in {seconds:.3f} s "
                f"({lowered.fused_loops} fused loops{', parallel' if lowered.parallel else ''})")
-    fn = _caller(graph, name, kernel, lowered)
-    return JitCompiled(graph, lowered.source, fn, kernel, lowered)
+    fn = _caller(program, name, kernel, lowered)
+    return JitCompiled(program.traced, lowered.source, fn, kernel, lowered)
 
 
 def _signature(numba, graph, lowered) -> tuple:
@@ -84,8 +86,9 @@ def _explain(exc, lowered, name: str) -> str:
             f"{' '.join(first[:3])}. Use jit_compile=False for this function.")
 
 
-def _caller(graph, name: str, kernel, lowered):
+def _caller(program, name: str, kernel, lowered):
     """The Python function that reads variables, calls the kernel and stores the results."""
+    graph = program.graph
     params = [f"a{i}" for i in range(len(graph.inputs))]
     args = [f"{p}[()]" if rank == 0 else p for p, rank in zip(params, lowered.input_ranks)]
     args += [f"var{i}._value[()]" if v.shape.rank == 0 else f"var{i}._value"
@@ -102,7 +105,7 @@ def _caller(graph, name: str, kernel, lowered):
         lines.append(f"    var{i}._value = {_box(f'r[{n_out + k}]', var.dtype, var.shape.rank)}")
     outs = [_box(f"r[{j}]", t.dtype, t.shape.rank) for j, t in enumerate(graph.outputs)]
     lines.append(f"    return {outs[0]}" if n_out == 1 else f"    return ({''.join(o + ', ' for o in outs)})")
-    namespace = {"kernel": kernel, "np": np, "fallback": _numpy_fallback(graph, name)}
+    namespace = {"kernel": kernel, "np": np, "fallback": _numpy_fallback(program, name)}
     namespace.update({f"var{i}": v for i, v in enumerate(lowered.variables)})
     namespace.update({f"k{i}": k for i, k in enumerate(lowered.constants)})
     exec(compile("\n".join(lines) + "\n", f"<rt-jit {name}>", "exec"), namespace)
@@ -113,12 +116,12 @@ def _box(expr: str, dtype, rank: int) -> str:
     return f"np.{dtype._np.type.__name__}({expr})" if rank == 0 else expr
 
 
-def _numpy_fallback(graph, name: str):
-    """The NumPy executor's function for `graph`, lowered on first use."""
+def _numpy_fallback(program, name: str):
+    """The NumPy backend's function for `program`, rendered on first use."""
     found = []
 
     def get():
         if not found:
-            found.append(lower_to_numpy(graph, name).fn)
+            found.append(render_numpy(program, name).fn)
         return found[0]
     return get

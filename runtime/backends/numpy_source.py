@@ -1,7 +1,8 @@
-"""Lowering a FuncGraph to generated Python source (`t3 = t1 * t2`), compiled once.
+"""The NumPy backend: a Program rendered as generated Python source (`t3 = t1 * t2`).
 
 Each op writes itself through its `template` or `emit`; cond and while_loop become Python
-`if` and `while` blocks, so a traced program runs as the hand-written NumPy code would.
+`if` and `while` blocks, so a traced program runs as the hand-written NumPy code would. The
+passes (`runtime.passes`) have already folded, merged and found buffer lifetimes.
 """
 
 from __future__ import annotations
@@ -16,10 +17,9 @@ from typing import Callable
 import numpy as np
 
 from .. import errors
-from .constant_folding import fold_constants
-from .cse import eliminate_common_subexpressions
-from .lifetimes import Lifetimes, ufunc_of
-from .passes import live_operations
+from .base import Backend
+from ..passes import Program, live_operations, run_passes
+from ..passes.lifetimes import ufunc_of
 
 _compile_counter = itertools.count()
 _LITERAL_TYPES = (int, float, bool, str, type(None))
@@ -156,12 +156,12 @@ class Emitter:
             self._consumers = found
         return self._consumers.get(id(tensor), [])
 
-    def emit_program(self, graph) -> None:
-        """Emits the live top-level ops of `graph`, deleting each temporary after its last
+    def emit_program(self, program: Program) -> None:
+        """Emits the live top-level ops of `program`, deleting each temporary after its last
         use and letting elementwise ops write into dying temporaries."""
-        self.program = graph
-        ops = live_operations(graph, graph.outputs)
-        lifetimes = Lifetimes(ops, graph.outputs)
+        self.program = program.graph
+        ops = program.live
+        lifetimes = program.lifetimes
         holders: dict[str, int] = {}
         for k, op in enumerate(ops):
             self._reuse = lifetimes.reuse.get(k)
@@ -243,14 +243,14 @@ class CompiledGraph:
         return None
 
 
-def optimize(graph):
-    """`graph` after the lowering-time passes: constant folding, then common subexpressions."""
-    return eliminate_common_subexpressions(fold_constants(graph))
-
-
 def lower(graph, name: str = "graph_fn") -> CompiledGraph:
-    """Generates, compiles and returns the Python function that runs `graph`."""
-    traced, graph = graph, optimize(graph)
+    """Runs the passes on `graph` and renders it (the NumPy backend's whole pipeline)."""
+    return render(run_passes(graph), name)
+
+
+def render(program: Program, name: str = "graph_fn") -> CompiledGraph:
+    """Generates, compiles and returns the Python function that runs `program`."""
+    traced, graph = program.traced, program.graph
     em = Emitter()
     params = [em.define(t, f"a{i}") for i, t in enumerate(graph.inputs)]
     em.params.update(params)
@@ -261,7 +261,7 @@ def lower(graph, name: str = "graph_fn") -> CompiledGraph:
     for op in graph.operations:  # constants are names bound once; define them all first
         if op.type == "Const":
             em.emit_op(op)
-    em.emit_program(graph)
+    em.emit_program(program)
     returns = [em.name(t) for t in graph.outputs]
     safe = "".join(c if c.isalnum() or c == "_" else "_" for c in name) or "graph_fn"
     header = f"def {safe}({', '.join(params)}):"
@@ -287,31 +287,6 @@ def lower(graph, name: str = "graph_fn") -> CompiledGraph:
     return compiled
 
 
-def runtime_error(compiled: CompiledGraph, exc: BaseException):
-    """Turns an error raised by generated code into one that names the graph op and the
-    user's line that created it; None when the error should propagate unchanged."""
-    op = compiled.op_at(sys.exc_info()[2])
-    where = ""
-    if op is not None:
-        where = f"op {op.name!r} ({op.type})"
-        if op.location is not None:
-            filename, line, function = op.location
-            where += f", created at {filename}:{line} in {function}()"
-    if isinstance(exc, errors.OpError):
-        if not where or exc.op is not None:
-            return None
-        error = type(exc)(f"{exc.message}\n  [raised by {where}]", op)
-        return error
-    if isinstance(exc, MemoryError):
-        return errors.ResourceExhaustedError(f"Out of memory in {where or 'a compiled function'}: "
-                                             f"{exc}", op)
-    if isinstance(exc, (ValueError, IndexError, ZeroDivisionError, FloatingPointError,
-                        np.linalg.LinAlgError)):
-        return errors.InvalidArgumentError(f"{type(exc).__name__} in {where}: {exc}" if where
-                                           else f"{type(exc).__name__}: {exc}", op)
-    return None
-
-
 class _Indented:
     __slots__ = ("emitter",)
 
@@ -324,3 +299,15 @@ class _Indented:
     def __exit__(self, *exc_info) -> bool:
         self.emitter._indent -= 1
         return False
+
+
+class NumPyBackend(Backend):
+    """The default tier: generated Python that calls NumPy (`jit_compile=False`)."""
+
+    name = "numpy"
+
+    def render(self, program: Program, name: str, log=None) -> CompiledGraph:
+        return render(program, name)
+
+
+NUMPY = NumPyBackend()

@@ -14,24 +14,11 @@ import itertools
 
 import numpy as np
 
-from .. import errors
-from ..executor.passes import external_inputs, live_operations
+from ...passes import external_inputs, live_operations
+from ..base import JitCompileError, describe
 from . import fusion
 from .rules import ALIASES, CAST, ELEMENTWISE, FILL, WRITERS
 from .tensor_arrays import TensorArrays
-
-
-class JitCompileError(errors.InvalidArgumentError, NotImplementedError):
-    """A graph cannot be compiled with `jit_compile=True` (names the op and the user's line)."""
-
-
-def describe(op) -> str:
-    """`op 'name' (Type), created at file:line in fn()`."""
-    where = f"op {op.name!r} ({op.type})"
-    if op.location is not None:
-        filename, line, function = op.location
-        where += f", created at {filename}:{line} in {function}()"
-    return where
 
 
 _VARIABLE_OPS = {"ReadVariableOp", "AssignVariableOp", "VarInitIfNeeded"}
@@ -405,7 +392,7 @@ class Lowered:
                             for op in g.operations)
 
 
-HEADER = "import numba\nimport numpy as np\n\nfrom runtime.jit import helpers as _h\n\n\n"
+HEADER = "import numba\nimport numpy as np\n\nfrom runtime.backends.numba import helpers as _h\n\n\n"
 HEADER_LINES = HEADER.count("\n") + 1  # the decorator line comes before `def kernel`
 
 

@@ -1,0 +1,64 @@
+"""What every backend shares: the Backend interface, and errors that name the user's line.
+
+A backend renders a `Program` (a graph after `runtime.passes`) as something callable:
+`render(program, name).fn(*input_values)` returns the output values (one value, or a tuple
+when the graph has several outputs), and `.op_at(traceback)` names the graph op whose code
+raised, where the backend can tell.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from .. import errors
+
+
+class JitCompileError(errors.InvalidArgumentError, NotImplementedError):
+    """A compiler tier cannot compile a graph (names the op and the user's line)."""
+
+
+class Backend:
+    """One execution tier. Subclasses set `name` and implement `render`."""
+
+    name = "abstract"
+
+    def require(self) -> None:
+        """Raises ImportError, naming what to install, when the tier's library is missing."""
+
+    def render(self, program, name: str, log=None):
+        """The compiled form of `program`; `log(level, message)` reports compile times."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<backend {self.name}>"
+
+
+def describe(op) -> str:
+    """`op 'name' (Type), created at file:line in fn()`."""
+    where = f"op {op.name!r} ({op.type})"
+    if op.location is not None:
+        filename, line, function = op.location
+        where += f", created at {filename}:{line} in {function}()"
+    return where
+
+
+def runtime_error(compiled, exc: BaseException):
+    """Turns an error raised by generated code into one that names the graph op and the
+    user's line that created it; None when the error should propagate unchanged."""
+    op = compiled.op_at(sys.exc_info()[2])
+    where = describe(op) if op is not None else ""
+    if isinstance(exc, errors.OpError):
+        if not where or exc.op is not None:
+            return None
+        error = type(exc)(f"{exc.message}\n  [raised by {where}]", op)
+        return error
+    if isinstance(exc, MemoryError):
+        return errors.ResourceExhaustedError(f"Out of memory in {where or 'a compiled function'}: "
+                                             f"{exc}", op)
+    if isinstance(exc, (ValueError, IndexError, ZeroDivisionError, FloatingPointError,
+                        np.linalg.LinAlgError)):
+        return errors.InvalidArgumentError(f"{type(exc).__name__} in {where}: {exc}" if where
+                                           else f"{type(exc).__name__}: {exc}", op)
+    return None
