@@ -51,6 +51,7 @@ from .function import (
     remove_function_callback,
     run_functions_eagerly,
 )
+from .function.reporting import set_report_builder as _set_report_builder
 from .graph import FuncGraph, Graph, Operation
 from .shapes import TensorShape, TensorSpec
 from .tensor import EagerTensor, SymbolicTensor, Tensor, is_tensor
@@ -68,8 +69,18 @@ experimental = _types.SimpleNamespace(
     function_executor_type=None)
 
 
+def _load_report(fn, *args, **kwargs):
+    """`f.report(...)` / `ag.report(...)` before the report tool is loaded: loads it (it then
+    registers its own builder in runtime.function.reporting) and builds the page."""
+    return _importlib.import_module(".report", __name__).report(fn, *args, **kwargs)
+
+
+_set_report_builder(_load_report)  # the report layer stays above function/: see reporting.py
+
+
 def __getattr__(name):
-    # gradients, layers and optimizers load on first use to keep `import runtime` fast
+    # layers, optimizers, saved_model and dask load on first use to keep `import runtime` fast;
+    # gradients are already loaded (function/ imports them to differentiate recorded calls)
     # (importlib, not `from . import x`: that form asks this hook for `x` again and recurses)
     if name in ("GradientTape", "stop_gradient", "custom_gradient", "gradients"):
         _g = _importlib.import_module(".gradients", __name__)

@@ -10,13 +10,14 @@ import re
 
 from . import dtypes as _dtypes
 from .function import function
+from .function.reporting import build_report
 from .shapes import TensorSpec
 
 
 def report(function, *args, path=None, **kwargs) -> str:
-    """`ag.report` reaches the runtime here; the report tool loads on first use."""
-    from .report import report as make_report
-    return make_report(function, *args, path=path, **kwargs)
+    """`ag.report` reaches the runtime here; the report tool loads on first use (see
+    `function/reporting.py`: the layer above registers it)."""
+    return build_report(function, *args, path=path, **kwargs)
 
 
 _SPEC = re.compile(r"^\s*([A-Za-z]+\d*)\s*\[([^\]]*)\]\s*$")

@@ -3,7 +3,8 @@
 Modules, bottom to top: `keys` (cache keys of calls), `signature` (matching values against
 traced specs), `concrete` (ConcreteFunction), `callers` (generated fast callers), `cache`
 (the trace cache), `logs` and `callbacks` (who is told of traces), `conversion` (autograph,
-loaded lazily), `polymorphic` (Function) and `api` (the decorators and switches).
+loaded lazily), `reporting` (the hook through which the report tool, a layer above, builds
+`Function.report`'s page), `polymorphic` (Function) and `api` (the decorators and switches).
 """
 
 from .api import (

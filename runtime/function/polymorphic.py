@@ -18,7 +18,7 @@ from ..context import functions_run_eagerly
 from ..shapes import TensorSpec
 from ..traceback_utils import filtered
 from ..tracing import spec_of, trace
-from . import callbacks, logs, recorded_call
+from . import callbacks, logs, recorded_call, reporting
 from .cache import TraceCache
 from .callers import MISS, make_guarded_caller
 from .concrete import ConcreteFunction
@@ -313,9 +313,9 @@ class Function:
         return concrete
 
     def report(self, *args, path=None, **kwargs) -> str:
-        """One HTML page of this function's pipeline (see `runtime.report`); `path` writes it."""
-        from ..report import report  # the report tool loads on first use
-        return report(self, *args, path=path, **kwargs)
+        """One HTML page of this function's pipeline (see `runtime.report`, which registers the
+        builder: see `function/reporting.py`); `path` writes it."""
+        return reporting.build_report(self, *args, path=path, **kwargs)
 
     def _warn_retracing(self, args, kwargs, names) -> None:
         """Warns after 5 traces in a row, then after 10, 20, ...; names the changing argument."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from ..function.reporting import set_report_builder
 from .page import render_page
 from .pipeline import collect
 
@@ -29,5 +30,7 @@ def report(function: Any, *args: Any, path: Optional[str] = None, **kwargs: Any)
             f.write(html)
     return html
 
+
+set_report_builder(report)  # `Function.report` and `ag.report` build pages here from now on
 
 __all__ = ["report"]
