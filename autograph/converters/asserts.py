@@ -21,7 +21,7 @@ class Handler(transformer.Handler):
             new = templates.replace("ag__.assert_stmt(test)", test=node.test)
         else:
             new = templates.replace("ag__.assert_stmt(test, lambda: msg)", test=node.test, msg=node.msg)
-            anno.setanno(new[0].value.args[1], "immediate", True)
+            anno.setanno(new[0].value.args[1], anno.Key.IMMEDIATE, True)
         return self.located(new, node)
 
 

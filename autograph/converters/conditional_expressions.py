@@ -19,7 +19,7 @@ class Handler(transformer.Handler):
         new = templates.replace_as_expression("ag__.if_exp(test, lambda: body, lambda: orelse)",
                                               test=node.test, body=node.body, orelse=node.orelse)
         for lam in new.args[1:]:
-            anno.setanno(lam, "immediate", True)
+            anno.setanno(lam, anno.Key.IMMEDIATE, True)
         return self.located(new, node)
 
 

@@ -40,7 +40,7 @@ def _no_args() -> gast.arguments:
 
 def _lambda(body: gast.expr) -> gast.Lambda:
     lam = gast.Lambda(args=_no_args(), body=body)
-    anno.setanno(lam, "immediate", True)
+    anno.setanno(lam, anno.Key.IMMEDIATE, True)
     return lam
 
 
@@ -111,7 +111,7 @@ class _ControlFlow(Transformer):
         args.args = [templates.name(p, gast.Param) for p in params or []]
         fn = gast.FunctionDef(name=name, args=args, body=decls + (body or [gast.Pass()]),
                               decorator_list=[], returns=None, type_comment=None, type_params=[])
-        anno.setanno(fn, "generated", True)
+        anno.setanno(fn, anno.Key.GENERATED, True)
         for d in decls:
             origin.copy_location(d, src)
         origin.copy_location(fn, src)
@@ -124,8 +124,8 @@ class _ControlFlow(Transformer):
             value = stmts[0].value if stmts[0].value is not None else _const(None)
             return origin.copy_location(_lambda(value), stmts[0]), []
         last = stmts[-1] if stmts else None
-        if last is not None and anno.hasanno(last, "if_call") and not _has_named_expr(last) and all(
-                anno.getanno(s, "generated", False) for s in stmts[:-1]):
+        if last is not None and anno.hasanno(last, anno.Key.IF_CALL) and not _has_named_expr(last) and all(
+                anno.getanno(s, anno.Key.GENERATED, False) for s in stmts[:-1]):
             return _lambda(last.value), list(stmts[:-1])      # elif: chain the calls
         name = self.ctx.namer.numbered(stem, number)
         fn = self._function(name, stmts, names, global_names, src)
@@ -137,7 +137,8 @@ class _ControlFlow(Transformer):
                          keywords=keywords)
         stmt = gast.Return(value=call) if returns else gast.Expr(value=call)
         origin.copy_location(stmt, src)
-        anno.setanno(stmt, "if_call" if operator == "if_stmt" else "loop_call", True)
+        if operator == "if_stmt":
+            anno.setanno(stmt, anno.Key.IF_CALL, True)
         return stmt
 
     # -- visitors ----------------------------------------------------------------------------
@@ -149,13 +150,13 @@ class _ControlFlow(Transformer):
     visit_AsyncFunctionDef = visit_ClassDef = Transformer.visit_ClassDef
 
     def visit_If(self, node: gast.If):
-        if anno.getanno(node, "plain", False):
+        if anno.getanno(node, anno.Key.PLAIN, False):
             return self.generic_visit(node)
         number = self.ctx.namer.next_number()    # before the nested statements: source order
         self.generic_visit(node)
-        names = anno.getanno(node, "names", [])
-        temps = anno.getanno(node, "temps", [])
-        global_names = anno.getanno(node, "global_names", frozenset())
+        names = anno.getanno(node, anno.Key.NAMES, [])
+        temps = anno.getanno(node, anno.Key.TEMPS, [])
+        global_names = anno.getanno(node, anno.Key.GLOBAL_NAMES, frozenset())
         body_ref, defs = self._branch(node.body, "if_body", number, names + temps,
                                       global_names, node)
         args = [node.test, body_ref]
@@ -169,22 +170,22 @@ class _ControlFlow(Transformer):
                 args.append(_const(None))
             args.append(_names_tuple(names))
         keywords = [gast.keyword(arg="temps", value=_names_tuple(temps))] if temps else []
-        if names and anno.getanno(node, "after_jump", False):
+        if names and anno.getanno(node, anno.Key.AFTER_JUMP, False):
             keywords.append(gast.keyword(arg="after_jump", value=_const(True)))
-        stmt = self._call("if_stmt", args, keywords, anno.getanno(node, "returns_result", False),
+        stmt = self._call("if_stmt", args, keywords, anno.getanno(node, anno.Key.RETURNS_RESULT, False),
                           node)
         return defs + [stmt]
 
     def _loop_common(self, node):
-        if anno.getanno(node, "plain", False):
+        if anno.getanno(node, anno.Key.PLAIN, False):
             self.generic_visit(node)
             return None
         node.body = _rewrite_loop_jumps(node.body)
         number = self.ctx.namer.next_number()
         self.generic_visit(node)
         on_break = jumps.on_break(node)     # already visited: it is one of the node's fields
-        names = anno.getanno(node, "names", [])
-        global_names = anno.getanno(node, "global_names", frozenset())
+        names = anno.getanno(node, anno.Key.NAMES, [])
+        global_names = anno.getanno(node, anno.Key.GLOBAL_NAMES, frozenset())
         defs, tail_args, keywords = [], [], []
         if node.orelse:
             name = self.ctx.namer.numbered("else_body", number)
@@ -194,7 +195,7 @@ class _ControlFlow(Transformer):
             name = self.ctx.namer.numbered("after_break", number)
             defs.append(self._function(name, on_break, names, global_names, node))
             keywords.append(gast.keyword(arg="on_break", value=templates.name(name)))
-        keywords.extend(anno.getanno(node, "loop_options", []))
+        keywords.extend(anno.getanno(node, anno.Key.LOOP_OPTIONS, []))
         if names or tail_args:
             tail_args.insert(0, _names_tuple(names))
         return number, names, global_names, defs, tail_args, keywords
@@ -215,7 +216,7 @@ class _ControlFlow(Transformer):
         else:
             test = origin.copy_location(_lambda(node.test), node)
         stmt = self._call("while_stmt", [test, templates.name(body_name)] + tail_args, keywords,
-                          anno.getanno(node, "returns_result", False), node)
+                          anno.getanno(node, anno.Key.RETURNS_RESULT, False), node)
         return [body] + defs + [stmt]
 
     def visit_For(self, node: gast.For):
@@ -234,7 +235,7 @@ class _ControlFlow(Transformer):
             body.insert(0, origin.copy_location(assign, node))
         fn = self._function(body_name, body, names, global_names, node, params=[param])
         stmt = self._call("for_stmt", [node.iter, templates.name(body_name)] + tail_args, keywords,
-                          anno.getanno(node, "returns_result", False), node)
+                          anno.getanno(node, anno.Key.RETURNS_RESULT, False), node)
         return [fn] + defs + [stmt]
 
 

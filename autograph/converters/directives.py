@@ -44,7 +44,7 @@ class Handler(transformer.Handler):
                 if kw.arg == "shape_invariants":
                     value = _invariants_dict(value)
                 keywords.append(gast.keyword(arg=kw.arg, value=value))
-            anno.setanno(node, "loop_options", keywords)
+            anno.setanno(node, anno.Key.LOOP_OPTIONS, keywords)
             node.body = node.body[1:] or [gast.Pass()]
         return node
 

@@ -103,7 +103,7 @@ class _Flags:
             rest = stmts[i + 1:]
             if rest:
                 guard = gast.If(test=self.none_set(rest[0]), body=self.block(rest), orelse=[])
-                anno.setanno(guard, "after_jump", True)
+                anno.setanno(guard, anno.Key.AFTER_JUMP, True)
                 out.append(origin.copy_location(guard, rest[0]))
             return out
         return out

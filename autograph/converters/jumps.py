@@ -155,13 +155,13 @@ class _Jumps:
         jumps = escapes([s])
         static = self._python_test(s.test)
         if static:
-            anno.setanno(s, "plain", True)
+            anno.setanno(s, anno.Key.PLAIN, True)
         if not jumps:
             s.body = self.block(s.body, region, tail) or [gast.Pass()]
             s.orelse = self.block(s.orelse, region, tail)
             return [s], False
         if region.opaque:
-            anno.setanno(s, "plain", True)
+            anno.setanno(s, anno.Key.PLAIN, True)
             s.body = self.block(s.body, region, False) or [gast.Pass()]
             s.orelse = self.block(s.orelse, region, False)
             return [s], False
@@ -179,7 +179,7 @@ class _Jumps:
             s.test = gast.UnaryOp(op=gast.Not(), operand=s.test)
             s.body, s.orelse = s.orelse, []
         if not static and escapes([s]):
-            anno.setanno(s, "returns_result", True)
+            anno.setanno(s, anno.Key.RETURNS_RESULT, True)
         return [s], True
 
     def _loop(self, s, rest: list, region: _Region, tail: bool) -> bool:
@@ -187,7 +187,7 @@ class _Jumps:
         inner = _Region(region.loop_depth + 1, True, False)
         escaping_else = bool(escapes(s.orelse))
         if region.opaque and (has_return(s.body) or escaping_else):
-            anno.setanno(s, "plain", True)
+            anno.setanno(s, anno.Key.PLAIN, True)
             s.body = self.block(s.body, _Region(region.loop_depth, False, True), tail=False)
             s.orelse = self.block(s.orelse, region, tail=False)
             return False
@@ -200,7 +200,7 @@ class _Jumps:
                 set_on_break(s, self.block(templates.copy_tree(rest), region, tail=True))
             s.orelse = s.orelse + rest
         s.orelse = self.block(s.orelse, region, tail=True)
-        anno.setanno(s, "returns_result", True)
+        anno.setanno(s, anno.Key.RETURNS_RESULT, True)
         return True
 
     def _opaque(self, s, region: _Region) -> None:

@@ -151,12 +151,12 @@ class Handler(transformer.Handler):
         place in a way not rewritten above (`l.extend(...)`, a conditional `l.pop()`), so
         that the staged statement carries `l` and sees the change (a clear error when it
         cannot stage it) instead of it happening once while tracing."""
-        if not self.depth or not self.depth[-1] or anno.getanno(node, "list_marked", False):
+        if not self.depth or not self.depth[-1] or anno.getanno(node, anno.Key.LIST_MARKED, False):
             return node
         names = [n for n in _mutated_names(node) if self._is_local(n)]
         if not names:
             return node
-        anno.setanno(node, "list_marked", True)
+        anno.setanno(node, anno.Key.LIST_MARKED, True)
         marks = [templates.replace("l = l", l=n)[0] for n in names]
         return [*self.located(marks, node), node]
 

@@ -21,7 +21,7 @@ from ..pyct.transformer import Context
 def _lazy(value: gast.expr) -> gast.Lambda:
     lam = gast.Lambda(args=gast.arguments(args=[], posonlyargs=[], vararg=None, kwonlyargs=[],
                                           kw_defaults=[], kwarg=None, defaults=[]), body=value)
-    anno.setanno(lam, "immediate", True)
+    anno.setanno(lam, anno.Key.IMMEDIATE, True)
     return lam
 
 

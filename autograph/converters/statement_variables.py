@@ -124,9 +124,9 @@ def _annotate_function(fn: gast.AST, cache: dict) -> None:
                 temps.append(str(qn))
             elif str(qn) in shared:
                 names.append(str(qn))
-        anno.setanno(s, "names", names)
-        anno.setanno(s, "temps", temps)
-        anno.setanno(s, "global_names", frozenset(scope.globals))
+        anno.setanno(s, anno.Key.NAMES, names)
+        anno.setanno(s, anno.Key.TEMPS, temps)
+        anno.setanno(s, anno.Key.GLOBAL_NAMES, frozenset(scope.globals))
     for f in nested:
         if not is_generator(f):
             _annotate_function(f, cache)

@@ -35,7 +35,7 @@ from ..converters import (
     variables,
 )
 from ..core.options import ConversionOptions, Feature
-from ..pyct import loader, parser
+from ..pyct import anno, loader, parser
 from ..pyct.namespaces import LiveNamespace, Namespace
 from ..pyct.naming import Namer
 from ..pyct.parser import SourceInfo
@@ -93,7 +93,7 @@ def make_context(node: gast.AST, info: SourceInfo, options: ConversionOptions,
         bound, used = _all_names(node)
     if code is not None and isinstance(node, gast.FunctionDef):
         # the code object knows whether the function is a generator
-        node.__dict__["__ag_is_generator"] = bool(code.co_flags & CO_GENERATOR)
+        anno.setanno(node, anno.Key.IS_GENERATOR, bool(code.co_flags & CO_GENERATOR))
     ctx = Context(info=info, namer=Namer(used | bound | {"ag__"}), options=options,
                   namespace=namespace, is_library=rules.is_library, bound_names=bound,
                   identifiers=frozenset(used))

@@ -17,6 +17,7 @@ from typing import Any, Union
 
 import gast
 
+from . import anno
 from .ast_conversion import to_gast
 
 Replacement = Union[str, gast.AST, list]
@@ -123,7 +124,5 @@ def copy_tree(node: Any) -> Any:
     for attr in node._attributes:
         if hasattr(node, attr):
             setattr(new, attr, getattr(node, attr))
-    for key, value in node.__dict__.items():
-        if key.startswith("__ag_"):
-            setattr(new, key, value)
+    anno.copy_annotations(node, new)
     return new

@@ -8,7 +8,7 @@ from typing import Any, Optional
 
 import gast
 
-from . import origin
+from . import anno, origin
 from .ast_util import LEAF_TYPES, children_of
 from .naming import Namer
 from .parser import SourceInfo
@@ -203,7 +203,7 @@ _YIELDS = (gast.Yield, gast.YieldFrom)
 
 def is_generator(node: gast.AST) -> bool:
     """Whether a function definition is a generator (has `yield` in its own scope)."""
-    known = node.__dict__.get("__ag_is_generator")
+    known = anno.getanno(node, anno.Key.IS_GENERATOR, None)
     if known is not None:
         return known
     scopes = _SCOPE_TYPES
@@ -217,10 +217,10 @@ def is_generator(node: gast.AST) -> bool:
         elif isinstance(current, scopes):
             continue
         elif isinstance(current, _YIELDS):
-            node.__dict__["__ag_is_generator"] = True
+            anno.setanno(node, anno.Key.IS_GENERATOR, True)
             return True
         extend(children_of(current))
-    node.__dict__["__ag_is_generator"] = False   # converters never add a `yield`
+    anno.setanno(node, anno.Key.IS_GENERATOR, False)   # converters never add a `yield`
     return False
 
 

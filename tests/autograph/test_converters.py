@@ -170,7 +170,7 @@ def test_jumps_inside_try_stay_plain():
         """)).body[0]
     ctx = conversion.make_context(node, SourceInfo("<t>", 1, ""), ConversionOptions(), None)
     jumps.transform(node, ctx)
-    assert anno.getanno(node.body[0].body[0], "plain")
+    assert anno.getanno(node.body[0].body[0], anno.Key.PLAIN)
 
 
 def test_dead_code_after_jumps_is_dropped():

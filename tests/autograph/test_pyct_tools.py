@@ -103,3 +103,19 @@ def test_static_namespace():
     assert ns.resolve(["mine"]).user_function
     assert ns.resolve(["len"]) is None        # shadowed by the module
     assert ns.resolve(["print"]).value is print
+
+
+def test_annotation_keys_are_named_constants():
+    """Every annotation key autograph uses is an `anno.Key` constant, never a bare string."""
+    from autograph.pyct import anno
+    root = os.path.join(os.path.dirname(anno.__file__), os.pardir)
+    keys = {v for k, v in vars(anno.Key).items() if k.isupper()}
+    assert len(keys) == len([k for k in vars(anno.Key) if k.isupper()])   # no two share a value
+    for path in glob.glob(os.path.join(root, "**", "*.py"), recursive=True):
+        for node in ast.walk(ast.parse(open(path, encoding="utf-8").read())):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in ("getanno", "setanno", "hasanno") and len(node.args) > 1):
+                key = node.args[1]
+                assert (isinstance(key, ast.Attribute) and isinstance(key.value, ast.Attribute)
+                        and key.value.attr == "Key" and key.attr in vars(anno.Key)), \
+                    f"{path}:{node.lineno}: annotation key not an anno.Key constant"

@@ -194,7 +194,7 @@ class _Visitor:
         inner = _cached_scope_activity(node)
         free = {q for q in inner.reads if str(q.root) not in inner.locals}
         self.result.reads |= {q.root for q in free}
-        if not anno.getanno(node, "immediate", False) and not isinstance(
+        if not anno.getanno(node, anno.Key.IMMEDIATE, False) and not isinstance(
                 node, (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)):
             self.result.captured |= {str(q.root) for q in free}
         self.result.writes |= {QN(n) for n in inner.nonlocals}
@@ -256,12 +256,12 @@ class ScopeActivity(Activity):
 
 def _cached_scope_activity(node: gast.AST) -> "ScopeActivity":
     """`scope_activity`, remembered on generated functions (which do not change once made)."""
-    if not anno.getanno(node, "generated", False):
+    if not anno.getanno(node, anno.Key.GENERATED, False):
         return scope_activity(node)
-    cached = anno.getanno(node, "scope_activity", None)
+    cached = anno.getanno(node, anno.Key.SCOPE_ACTIVITY, None)
     if cached is None:
         cached = scope_activity(node)
-        anno.setanno(node, "scope_activity", cached)
+        anno.setanno(node, anno.Key.SCOPE_ACTIVITY, cached)
     return cached
 
 
