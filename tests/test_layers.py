@@ -1,7 +1,9 @@
 """The runtime's import layering: imports only go downward, and none hides inside a function.
 
 The layers, bottom to top, are those of docs/architecture.md. A module may import modules of
-its own layer or of lower layers; the op modules share gradient helpers among themselves.
+its own layer or of lower layers. Within runtime.ops, modules form no cycle either
+(`python ../shared/tools/import_layers.py`): gradient rules that need a higher op module live in
+runtime/ops/*_grads.py.
 """
 
 import ast

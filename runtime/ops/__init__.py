@@ -1,15 +1,23 @@
-"""Op definitions, grouped by kind; importing this package installs tensor operators."""
+"""Op definitions, grouped by kind; importing this package installs tensor operators.
+
+Each `*_grads` module holds the gradient rules of its op module that use ops of a module above
+it (the gradient helpers, reductions), so op modules import only downward; importing it
+registers those rules.
+"""
 
 from . import (
+    array_grads,
     array_ops,
     control_flow,
     core,
     debug_ops,
     gradient_ops,
     linalg_ops,
+    math_grads,
     math_ops,
     nn_ops,
     random_ops,
+    reduce_grads,
     reduce_ops,
     tensor_array,
     variable_ops,
@@ -18,5 +26,6 @@ from .overloads import install as _install
 
 _install()
 
-__all__ = ["array_ops", "control_flow", "core", "debug_ops", "gradient_ops", "linalg_ops",
-           "math_ops", "nn_ops", "random_ops", "reduce_ops", "tensor_array", "variable_ops"]
+__all__ = ["array_grads", "array_ops", "control_flow", "core", "debug_ops", "gradient_ops",
+           "linalg_ops", "math_grads", "math_ops", "nn_ops", "random_ops", "reduce_grads",
+           "reduce_ops", "tensor_array", "variable_ops"]

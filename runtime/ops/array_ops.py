@@ -14,7 +14,6 @@ from ..graph import constant_value
 from ..opdef import define
 from ..shapes import TensorShape
 from ..tensor import EagerTensor, Tensor
-from . import gradient_ops, reduce_ops
 from .core import apply, binary_operands, constant, convert_to_tensor, register_conversions
 from .shape_rules import broadcast, normalize_axis, same_dtype
 
@@ -71,11 +70,6 @@ RESHAPE = define("Reshape", _reshape_infer, lambda x, shape: np.reshape(x, shape
                  template="np.reshape({0}, {shape})")
 
 
-@RESHAPE.def_grad
-def _reshape_grad(op, g):
-    return [gradient_ops.reshape_grad(g, op)]
-
-
 @export("reshape")
 def reshape(tensor, shape, name=None):
     """The same elements in a new shape; one dimension may be -1 (inferred)."""
@@ -95,11 +89,6 @@ def _reshape_dynamic_infer(x, shape):
 RESHAPE_DYNAMIC = define("ReshapeDynamic", _reshape_dynamic_infer,
                          lambda x, s: np.reshape(x, tuple(int(v) for v in s)),
                          template="np.reshape({0}, tuple({1}.tolist()))")
-
-
-@RESHAPE_DYNAMIC.def_grad
-def _reshape_dynamic_grad(op, g):
-    return [gradient_ops.reshape_grad(g, op), None]
 
 
 def _transpose_infer(x, perm):
@@ -170,17 +159,6 @@ def _concat_infer(*xs, axis):
 CONCAT = define("ConcatV2", _concat_infer, lambda *xs, axis: np.concatenate(xs, axis))
 
 
-@CONCAT.def_grad
-def _concat_grad(op, g):
-    xs = op.forward_inputs
-    rank = xs[0].shape.rank
-    axis = op.attrs["axis"] % rank if rank is not None else op.attrs["axis"]
-    sizes = [None if x.shape.rank is None else x.shape.as_tuple()[axis] for x in xs]
-    if None in sizes:
-        return list(apply(gradient_ops.SPLIT_LIKE, [g, *op.inputs], {"axis": axis}))
-    return list(split(g, sizes, axis=axis))
-
-
 @export("concat")
 def concat(values, axis, name=None):
     """Joins tensors along an existing axis."""
@@ -240,12 +218,6 @@ UNSTACK = define("Unpack", _unstack_infer,
                  num_outputs=None)
 
 
-@UNSTACK.def_grad
-def _unpack_grad(op, *grads):
-    parts = [g if g is not None else gradient_ops.zeros_for(op, i, output=True) for i, g in enumerate(grads)]
-    return [stack(parts, axis=op.attrs["axis"])]
-
-
 @export("unstack")
 def unstack(value, num=None, axis=0, name=None):
     """Splits a tensor along `axis` into a list of tensors (the axis size must be known)."""
@@ -274,12 +246,6 @@ def _split_infer(x, sizes, axis):
 SPLIT = define("Split", _split_infer,
                lambda x, sizes, axis: np.split(x, np.cumsum(sizes)[:-1], axis=axis),
                num_outputs=None)
-
-
-@SPLIT.def_grad
-def _split_grad(op, *grads):
-    parts = [g if g is not None else gradient_ops.zeros_for(op, i, output=True) for i, g in enumerate(grads)]
-    return [concat(parts, op.attrs["axis"])]
 
 
 @export("split")
@@ -320,11 +286,6 @@ SQUEEZE = define("Squeeze", _squeeze_infer, lambda x, axis: np.squeeze(x, axis),
                  template="np.squeeze({0}, {axis})")
 
 
-@SQUEEZE.def_grad
-def _squeeze_grad(op, g):
-    return [gradient_ops.reshape_grad(g, op)]
-
-
 @export("squeeze")
 def squeeze(input, axis=None, name=None):  # noqa: A002 - TensorFlow's name
     """Removes axes of size 1 (those in `axis`, or all of them)."""
@@ -344,11 +305,6 @@ def _expand_infer(x, axis):
 
 EXPAND_DIMS = define("ExpandDims", _expand_infer, lambda x, axis: np.expand_dims(x, axis),
                      template="np.expand_dims({0}, {axis})")
-
-
-@EXPAND_DIMS.def_grad
-def _expand_dims_grad(op, g):
-    return [gradient_ops.reshape_grad(g, op)]
 
 
 @export("expand_dims")
@@ -374,18 +330,6 @@ def _tile_infer(x, multiples):
 
 TILE = define("Tile", _tile_infer, lambda x, multiples: np.tile(x, multiples),
               template="np.tile({0}, {multiples})")
-
-
-@TILE.def_grad
-def _tile_grad(op, g):
-    dims = gradient_ops.static_dims(op.forward_inputs[0])
-    if dims is None:
-        raise NotImplementedError("The gradient of tile needs the input's shape to be known "
-                                  "when the function is traced.")
-    multiples = op.attrs["multiples"]
-    split_dims = [d for pair in zip(multiples, dims) for d in pair]
-    summed = reduce_ops.reduce_sum(reshape(g, split_dims), axis=list(builtins.range(0, 2 * len(dims), 2)))
-    return [gradient_ops.reshape_grad(summed, op)]
 
 
 @export("tile")
@@ -416,15 +360,6 @@ GATHER = define("GatherV2", _gather_infer, _gather_kernel,
                 template="np.take({0}, {1}, axis={axis})")
 
 
-@GATHER.def_grad
-def _gather_grad(op, g):
-    params = op.forward_inputs[0]
-    axis = op.attrs["axis"] % params.shape.rank if params.shape.rank else op.attrs["axis"]
-    shape_attr, like = gradient_ops.like_input(op, 0)
-    grad = apply(gradient_ops.SCATTER_AXIS, [g, op.inputs[1], *like], {"axis": axis, "shape": shape_attr})
-    return [grad, None]
-
-
 @export("gather")
 def gather(params, indices, axis=0, batch_dims=0, name=None):
     """Takes the slices at `indices` along `axis`, like np.take."""
@@ -451,12 +386,6 @@ def _gather_nd_kernel(params, indices):
 GATHER_ND = define("GatherNd", _gather_nd_infer, _gather_nd_kernel)
 
 
-@GATHER_ND.def_grad
-def _gather_nd_grad(op, g):
-    shape_attr, like = gradient_ops.like_input(op, 0)
-    return [apply(gradient_ops.SCATTER_ND, [g, op.inputs[1], *like], {"shape": shape_attr}), None]
-
-
 @export("gather_nd")
 def gather_nd(params, indices, name=None):
     """Takes the elements (or slices) whose index tuples are the last axis of `indices`."""
@@ -472,14 +401,6 @@ def _select_infer(cond, x, y):
 
 
 SELECT = define("SelectV2", _select_infer, np.where, template="np.where({0}, {1}, {2})")
-
-
-@SELECT.def_grad
-def _select_grad(op, g):
-    cond = op.inputs[0]
-    gx = gradient_ops.sum_grad(where(cond, g, 0), op, 1) if op.needs[1] else None
-    gy = gradient_ops.sum_grad(where(cond, 0, g), op, 2) if op.needs[2] else None
-    return [None, gx, gy]
 
 
 def _where_indices_infer(cond):
@@ -515,12 +436,6 @@ def _boolean_mask_infer(tensor, mask):
 
 
 BOOLEAN_MASK = define("BooleanMask", _boolean_mask_infer, lambda t, m: t[m], template="{0}[{1}]")
-
-
-@BOOLEAN_MASK.def_grad
-def _boolean_mask_grad(op, g):
-    shape_attr, like = gradient_ops.like_input(op, 0)
-    return [apply(gradient_ops.MASK_SCATTER, [g, op.inputs[1], *like], {"shape": shape_attr}), None]
 
 
 @export("boolean_mask")
@@ -573,11 +488,6 @@ def _fill_infer(dims, value):
 
 FILL = define("Fill", _fill_infer, lambda dims, value: np.full(tuple(np.ravel(dims)), value),
               template="np.full(tuple({0}.tolist()), {1})")
-
-
-@FILL.def_grad
-def _fill_grad(op, g):
-    return [None, reduce_ops.reduce_sum(g)]
 
 
 @export("fill")
@@ -929,14 +839,6 @@ def _key_source(em, op) -> str:
 
 STRIDED_SLICE = define("StridedSlice", _index_infer, _index_kernel,
                        emit=lambda em, op: em.line(f"{em.outs(op)[0]} = {_key_source(em, op)}"))
-
-
-@STRIDED_SLICE.def_grad
-def _strided_slice_grad(op, g):
-    shape_attr, like = gradient_ops.like_input(op, 0)
-    index_inputs = list(op.inputs[1:])
-    grad = apply(gradient_ops.SLICE_GRAD, [g, *like, *index_inputs], {"key": op.attrs["key"], "shape": shape_attr})
-    return [grad] + [None] * len(index_inputs)
 
 
 def getitem(tensor, key):

@@ -4,7 +4,8 @@ A rule maps (op, *output_grads) to one gradient per input, None where there is n
 (see runtime.gradients.node.GradOp) gives `forward_inputs`/`forward_outputs` for static
 shapes and dtypes, `inputs`/`outputs` for values, and `needs[i]` (is input i's gradient
 wanted). Rules use ordinary ops, so gradients run eagerly or are staged, and are
-differentiable again. The op modules and this one use each other's ops inside rules only.
+differentiable again. This module builds on array_ops and reduce_ops; rules of those modules
+(and math_ops) that need these helpers live in array_grads, math_grads and reduce_grads.
 """
 
 from __future__ import annotations

@@ -9,8 +9,6 @@ import numpy as np
 from .. import dtypes as _dtypes
 from ..exports import export
 from ..opdef import define
-from . import array_ops as _array
-from . import gradient_ops
 from .core import apply, binary_operands, convert_to_tensor
 from .shape_rules import broadcast, same_dtype
 
@@ -76,29 +74,10 @@ def _unary(name, template, kernel, kind=_NUMERIC, out_dtype=None):
 ADD = _binary("Add", "{0} + {1}", np.add, kind=_ADDABLE)
 
 
-@ADD.def_grad
-def _add_grad(op, g):
-    return [_sum_grad(g, op, 0) if op.needs[0] else None,
-            _sum_grad(g, op, 1) if op.needs[1] else None]
-
-
 SUB = _binary("Sub", "{0} - {1}", np.subtract)
 
 
-@SUB.def_grad
-def _sub_grad(op, g):
-    return [_sum_grad(g, op, 0) if op.needs[0] else None,
-            _sum_grad(negative(g), op, 1) if op.needs[1] else None]
-
-
 MUL = _binary("Mul", "{0} * {1}", np.multiply)
-
-
-@MUL.def_grad
-def _mul_grad(op, g):
-    x, y = op.inputs
-    return [_sum_grad(multiply(g, y), op, 0) if op.needs[0] else None,
-            _sum_grad(multiply(x, g), op, 1) if op.needs[1] else None]
 
 
 def _truediv_kernel(x, y):
@@ -120,16 +99,6 @@ DIV = define("RealDiv", _binary_infer("RealDiv", _NUMERIC, _truediv_dtype), _tru
 BINARY_ELEMENTWISE.append(DIV)
 
 
-@DIV.def_grad
-def _div_grad(op, g):
-    y = op.inputs[1]
-    gx = divide(g, y)
-    gy = None
-    if op.needs[1]:
-        gy = _sum_grad(negative(multiply(gx, op.outputs[0])), op, 1)
-    return [_sum_grad(gx, op, 0) if op.needs[0] else None, gy]
-
-
 FLOORDIV = _binary("FloorDiv", "{0} // {1}", np.floor_divide)
 
 
@@ -141,47 +110,13 @@ def _floordiv_grad(op, g):
 MOD = _binary("FloorMod", "{0} % {1}", np.mod)
 
 
-@MOD.def_grad
-def _floormod_grad(op, g):
-    gy = None
-    if op.needs[1]:
-        x, y = op.inputs
-        gy = _sum_grad(negative(multiply(g, floordiv(x, y))), op, 1)
-    return [_sum_grad(g, op, 0) if op.needs[0] else None, gy]
-
-
 POW = _binary("Pow", "{0} ** {1}", np.power)
-
-
-@POW.def_grad
-def _pow_grad(op, g):
-    x, y = op.inputs
-    gx = gy = None
-    if op.needs[0]:
-        gx = _sum_grad(multiply(multiply(g, y), pow(x, subtract(y, 1))), op, 0)
-    if op.needs[1]:
-        positive = greater(x, 0)
-        safe_log = log(_array.where(positive, x, 1))
-        gy = _sum_grad(_array.where(positive, multiply(multiply(g, op.outputs[0]), safe_log), 0), op, 1)
-    return [gx, gy]
 
 
 MAXIMUM = _binary("Maximum", "np.maximum({0}, {1})", np.maximum)
 
 
-@MAXIMUM.def_grad
-def _maximum_grad(op, g):
-    x, y = op.inputs
-    return _select_grads(op, g, greater_equal(x, y))
-
-
 MINIMUM = _binary("Minimum", "np.minimum({0}, {1})", np.minimum)
-
-
-@MINIMUM.def_grad
-def _minimum_grad(op, g):
-    x, y = op.inputs
-    return _select_grads(op, g, less_equal(x, y))
 
 
 EQUAL = _binary("Equal", "{0} == {1}", np.equal, kind=None, out_dtype=_to_bool)
@@ -228,11 +163,6 @@ def _abs_grad(op, g):
 
 
 SIGN = _unary("Sign", "np.sign({0})", np.sign)
-
-
-@SIGN.def_grad
-def _sign_grad(op, g):
-    return [gradient_ops.zeros_for(op, 0)]
 
 
 SQUARE = _unary("Square", "np.square({0})", np.square)
@@ -463,19 +393,3 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     """Clips `t` elementwise to [clip_value_min, clip_value_max]."""
     t = convert_to_tensor(t)
     return minimum(maximum(t, clip_value_min), clip_value_max, name=name)
-
-
-# -- gradients -------------------------------------------------------------------------------------
-# Rules: (op, *output_grads) -> one gradient per input (see the note in array_ops).
-
-
-
-def _sum_grad(g, op, index):
-    return gradient_ops.sum_grad(g, op, index)
-
-
-def _select_grads(op, g, x_wins):
-    return [_sum_grad(_array.where(x_wins, g, 0), op, 0) if op.needs[0] else None,
-            _sum_grad(_array.where(x_wins, 0, g), op, 1) if op.needs[1] else None]
-
-

@@ -9,7 +9,6 @@ from ..exports import export
 from ..opdef import define
 from ..shapes import TensorShape
 from . import array_ops as _array
-from . import gradient_ops
 from . import math_ops as _math
 from .core import apply, convert_to_tensor
 from .shape_rules import normalize_axis, reduced_shape
@@ -68,26 +67,7 @@ SUM = define("Sum", _infer("Sum", "numeric"),
              emit=_emit_reduce("np.add.reduce"))
 
 
-@SUM.def_grad
-def _sum_grad(op, g):
-    return [gradient_ops.broadcast_grad(_reduced_grad(op, g), op, 0)]
-
-
 MEAN = define("Mean", _infer("Mean", "numeric"), _mean_kernel, emit=_emit_mean)
-
-
-@MEAN.def_grad
-def _mean_grad(op, g):
-    x, y = op.forward_inputs[0], op.forward_outputs[0]
-    n_in, n_out = x.shape.num_elements(), y.shape.num_elements()
-    g = _reduced_grad(op, g)
-    if n_in is not None and n_out is not None:
-        scaled = _math.divide(g, max(n_in // max(n_out, 1), 1))
-        return [gradient_ops.broadcast_grad(scaled, op, 0)]
-    full = gradient_ops.broadcast_grad(g, op, 0)
-    count = _math.divide(_array.cast(_array.size(op.inputs[0]), x.dtype),
-                         _array.cast(_array.size(op.outputs[0]), x.dtype))
-    return [_math.divide(full, count)]
 
 
 MAX = define("Max", _infer("Max", "numeric"), lambda x, axis, keepdims: np.max(x, axis=axis, keepdims=keepdims),
@@ -101,12 +81,6 @@ MIN = define("Min", _infer("Min", "numeric"), lambda x, axis, keepdims: np.min(x
 PROD = define("Prod", _infer("Prod", "numeric"),
               lambda x, axis, keepdims: np.prod(x, axis=axis, keepdims=keepdims, dtype=np.asarray(x).dtype),
               emit=_emit_reduce("np.multiply.reduce"))
-
-
-@PROD.def_grad
-def _prod_grad(op, g):
-    others = apply(PROD_OTHERS, [op.inputs[0]], {"axis": op.attrs["axis"]})
-    return [_math.multiply(others, _reduced_grad(op, g))]
 
 
 ANY = define("Any", _infer("Any", "bool"), lambda x, axis, keepdims: np.any(x, axis=axis, keepdims=keepdims),
@@ -184,8 +158,7 @@ argmin = export("argmin", "math.argmin")(_arg(ARGMIN))
 
 
 # -- gradients -------------------------------------------------------------------------------------
-# Rules: (op, *output_grads) -> one gradient per input (see the note in array_ops).
-
+# The rules are in reduce_grads (they use the gradient helpers); this op is Prod's.
 
 
 def _others_product_kernel(x, axis):
@@ -202,25 +175,6 @@ def _others_product_kernel(x, axis):
 
 
 PROD_OTHERS = define("ProdOthers", lambda x, axis: (x.shape, x.dtype), _others_product_kernel)
-
-
-def _reduced_grad(op, g):
-    """The output gradient with the reduced axes kept as size-1 dims."""
-    return g if op.attrs["keepdims"] else gradient_ops.keepdims_grad(g, op, op.attrs["axis"])
-
-
-def _extremum_grad(op, g):
-    x = op.inputs[0]
-    y = op.outputs[0] if op.attrs["keepdims"] else gradient_ops.keepdims_grad(op.outputs[0], op, op.attrs["axis"])
-    hits = _array.cast(_math.equal(x, y), x.dtype)
-    count = reduce_sum(hits, axis=op.attrs["axis"], keepdims=True)
-    return [_math.multiply(_math.divide(hits, count), _reduced_grad(op, g))]
-
-
-MAX.def_grad(_extremum_grad)
-MIN.def_grad(_extremum_grad)
-
-
 
 
 @export("reduce_logsumexp", "math.reduce_logsumexp")
