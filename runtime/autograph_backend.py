@@ -2,7 +2,8 @@
 `rt.while_loop`, staged lists become `rt.TensorArray`s, staged prints and assertions become
 `rt.print` and `rt.Assert`.
 
-This is the only runtime module that imports autograph. Importing it registers the backend;
+Functions convert here (docs/architecture.md lists every runtime module that imports autograph,
+and why). Importing it registers the backend;
 `convert` is what `rt.function(autograph=True)` uses to convert the user's function.
 """
 

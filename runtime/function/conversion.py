@@ -1,7 +1,8 @@
 """Autograph conversion of the functions that `rt.function(autograph=True)` traces.
 
 The converter is imported on the first conversion, not with the runtime, so that
-`import runtime` stays fast; this is the one place the runtime reaches autograph. A
+`import runtime` stays fast; this is the one place the runtime loads the converter (the
+modules that import other parts of autograph are listed in docs/architecture.md). A
 function whose source cannot be read (defined at the interactive prompt, with `python -c`
 or `exec`) is traced as written, with a warning in autograph's log.
 """
