@@ -5,15 +5,19 @@ from __future__ import annotations
 import itertools
 import os
 import sys
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 import numpy as np
 
 from . import context, errors
-from .dtypes import from_numpy
+from .dtypes import DType, from_numpy
 from .graph_printer import format_graph, to_dot
-from .opdef import CONST, PLACEHOLDER
+from .opdef import CONST, PLACEHOLDER, OpDef
 from .shapes import TensorShape
 from .tensor import EagerTensor, SymbolicTensor
+
+Location = tuple[str, int, str]  # (filename, line, function) of the user's code
 
 
 class Operation:
@@ -22,32 +26,34 @@ class Operation:
     __slots__ = ("name", "type", "opdef", "inputs", "outputs", "attrs", "device", "graph",
                  "subgraphs", "_effects", "location", "__weakref__")
 
-    def __init__(self, graph, opdef, name, inputs, attrs, device, subgraphs=()):
-        self.graph = graph
-        self.opdef = opdef
-        self.type = opdef.name
-        self.name = name
-        self.inputs = list(inputs)
-        self.attrs = attrs
-        self.device = device
-        self.outputs = []
-        self.subgraphs = tuple(subgraphs)
-        self._effects = None
-        self.location = None if opdef.name == "Const" else user_location()
+    def __init__(self, graph: Graph, opdef: OpDef, name: str, inputs: Iterable[Any],
+                 attrs: dict[str, Any], device: str | None,
+                 subgraphs: Iterable[FuncGraph] = ()) -> None:
+        self.graph: Graph = graph
+        self.opdef: OpDef = opdef
+        self.type: str = opdef.name
+        self.name: str = name
+        self.inputs: list[Any] = list(inputs)
+        self.attrs: dict[str, Any] = attrs
+        self.device: str | None = device
+        self.outputs: list[SymbolicTensor] = []
+        self.subgraphs: tuple[FuncGraph, ...] = tuple(subgraphs)
+        self._effects: Any = None
+        self.location: Location | None = None if opdef.is_constant else user_location()
 
     @property
     def stateful(self) -> bool:
         return self.opdef.stateful
 
-    def get_attr(self, name):
+    def get_attr(self, name: str) -> Any:
         return self.attrs[name]
 
     def __repr__(self) -> str:
         return f"<Operation '{self.name}' type={self.type}>"
 
 
-_internal_dirs: tuple = (os.path.dirname(os.path.abspath(__file__)) + os.sep,)
-_is_own_file: dict = {}
+_internal_dirs: tuple[str, ...] = (os.path.dirname(os.path.abspath(__file__)) + os.sep,)
+_is_own_file: dict[str, bool] = {}
 
 
 def register_internal_dir(path: str) -> None:
@@ -61,9 +67,9 @@ def register_internal_dir(path: str) -> None:
     _is_own_file.clear()
 
 
-def user_location():
+def user_location() -> Location | None:
     """(filename, line, function) of the innermost caller outside this package, or None."""
-    frame = sys._getframe(2)
+    frame: Any = sys._getframe(2)
     own = _is_own_file
     internal = _internal_dirs
     while frame is not None:
@@ -80,16 +86,16 @@ def user_location():
 class Graph:
     """A list of operations in creation (program) order."""
 
-    def __init__(self, name: str = "graph", outer_graph: "Graph | None" = None):
-        self.name = name
-        self.outer_graph = outer_graph
+    def __init__(self, name: str = "graph", outer_graph: Graph | None = None) -> None:
+        self.name: str = name
+        self.outer_graph: Graph | None = outer_graph
         self.operations: list[Operation] = []
         self.inputs: list[SymbolicTensor] = []
         self.outputs: list[SymbolicTensor] = []
-        self._names = {} if outer_graph is None else outer_graph._names
-        self._const_cache: dict = {}
+        self._names: dict[str, int] = {} if outer_graph is None else outer_graph._names
+        self._const_cache: dict[Any, SymbolicTensor] = {}
         self.captures: list[tuple[object, SymbolicTensor]] = []
-        self.variables: list = []  # variables created while this graph was traced
+        self.variables: list[Any] = []  # variables created while this graph was traced
 
     # -- building ----------------------------------------------------------------------
     def unique_name(self, base: str) -> str:
@@ -105,22 +111,25 @@ class Graph:
                 self._names[base] = n + 1
                 self._names[candidate] = 1
                 return candidate
+        raise AssertionError("unreachable: itertools.count never ends")
 
-    def create_op(self, opdef, inputs, attrs, out_specs, name=None, subgraphs=()) -> Operation:
+    def create_op(self, opdef: OpDef, inputs: Iterable[Any], attrs: dict[str, Any],
+                  out_specs: Iterable[tuple[TensorShape, DType]], name: str | None = None,
+                  subgraphs: Iterable[FuncGraph] = ()) -> Operation:
         op = Operation(self, opdef, self.unique_name(name or opdef.name), inputs, attrs,
                        context.current_device(), subgraphs)
         op.outputs = [SymbolicTensor(op, i, shape, dtype) for i, (shape, dtype) in enumerate(out_specs)]
         self.operations.append(op)
         return op
 
-    def is_ancestor_of(self, graph: "Graph") -> bool:
+    def is_ancestor_of(self, graph: Graph | None) -> bool:
         while graph is not None:
             if graph is self:
                 return True
             graph = graph.outer_graph
         return False
 
-    def capture(self, tensor):
+    def capture(self, tensor: Any) -> Any:
         """A tensor usable in this graph for `tensor` (eager values become constants)."""
         if type(tensor) is SymbolicTensor:
             if tensor.op.graph.is_ancestor_of(self):
@@ -133,13 +142,13 @@ class Graph:
             return self.constant(tensor._value, captured=True)
         return tensor._as_graph_tensor(self)  # variables and other tensor-likes
 
-    def root(self) -> "Graph":
-        graph = self
+    def root(self) -> Graph:
+        graph: Graph = self
         while graph.outer_graph is not None:
             graph = graph.outer_graph
         return graph
 
-    def constant(self, value, captured: bool = False) -> SymbolicTensor:
+    def constant(self, value: Any, captured: bool = False) -> SymbolicTensor:
         """A Const op for a NumPy value; repeated small constants are shared."""
         root = self.root()
         key = None
@@ -157,7 +166,7 @@ class Graph:
             root.captures.append((value, op.outputs[0]))
         return op.outputs[0]
 
-    def shared_constant(self, key, make):
+    def shared_constant(self, key: Any, make: Callable[[], SymbolicTensor]) -> SymbolicTensor:
         """The constant cached under `key` in the outermost graph, made by `make()` once."""
         cache = self.root()._const_cache
         found = cache.get(key)
@@ -165,7 +174,7 @@ class Graph:
             found = cache[key] = make()
         return found
 
-    def remove_operations(self, ops) -> None:
+    def remove_operations(self, ops: Iterable[Operation]) -> None:
         """Removes `ops` from this graph, with their cached-constant and capture entries."""
         ids = {id(op) for op in ops}
         self.operations[:] = [op for op in self.operations if id(op) not in ids]
@@ -184,7 +193,7 @@ class Graph:
                 return op
         raise KeyError(f"No operation named {name!r} in graph {self.name!r}.")
 
-    def all_operations(self):
+    def all_operations(self) -> Iterator[Operation]:
         """Every operation, including those of nested cond/while bodies."""
         for op in self.operations:
             yield op
@@ -210,7 +219,7 @@ class Graph:
                               "pip install 'autograph-rt[graphviz]'. Graph.to_dot() needs nothing.") from None
         return graphviz.Source(self.to_dot()).pipe(format="svg").decode()
 
-    def _repr_svg_(self):
+    def _repr_svg_(self) -> str | None:
         """Jupyter shows a graph as a picture when graphviz is installed."""
         try:
             return self.to_svg()
@@ -221,12 +230,12 @@ class Graph:
 class FuncGraph(Graph):
     """A graph with placeholders (`inputs`) and results (`outputs`): a traced function body."""
 
-    def __init__(self, name: str, outer_graph: Graph | None = None):
+    def __init__(self, name: str, outer_graph: Graph | None = None) -> None:
         super().__init__(name, outer_graph)
-        self.structured_input_signature = None
-        self.structured_outputs = None
+        self.structured_input_signature: Any = None
+        self.structured_outputs: Any = None
 
-    def placeholder(self, shape, dtype, name: str = "input") -> SymbolicTensor:
+    def placeholder(self, shape: TensorShape, dtype: DType, name: str = "input") -> SymbolicTensor:
         op = self.create_op(PLACEHOLDER, [], {}, [(shape, dtype)], name=name)
         # placeholders are not part of the op program: they are the function's parameters
         self.operations.remove(op)
@@ -234,7 +243,7 @@ class FuncGraph(Graph):
         return op.outputs[0]
 
 
-def external_inputs(op) -> list:
+def external_inputs(op: Operation) -> list[SymbolicTensor]:
     """Tensors from enclosing graphs that the subgraphs of `op` (nested ones included) read."""
     result = []
     for sub in op.subgraphs:
@@ -249,19 +258,63 @@ def external_inputs(op) -> list:
     return result
 
 
-def _graphs_within(graph):
+def _graphs_within(graph: Graph) -> Iterator[Graph]:
     yield graph
     for op in graph.operations:
         for sub in op.subgraphs:
             yield from _graphs_within(sub)
 
 
-def constant_value(tensor):
+def constant_value(tensor: Any) -> Any:
     """The NumPy value of a tensor known at trace time (eager, or a Const op), else None."""
     if isinstance(tensor, EagerTensor):
         return tensor._value
-    if type(tensor) is SymbolicTensor and tensor.op.type == "Const":
+    if type(tensor) is SymbolicTensor and tensor.op.opdef.is_constant:
         return tensor.op.attrs["value"]
     if isinstance(tensor, (int, float, bool, np.ndarray, np.generic)):
         return np.asarray(tensor)
     return None
+
+
+def copy_function_graph(graph: FuncGraph) -> tuple[FuncGraph, dict[int, SymbolicTensor]]:
+    """A copy of `graph` with its own operations, tensors and nested bodies.
+
+    Returns the copy and a map from `id(original tensor)` to its copy. Attributes (variables,
+    constants' values) are shared, not copied. Passes that need to change a graph (the
+    gradient's forward, which saves values for the backward pass) change a copy, so the
+    traced graph stays as it was traced.
+    """
+    mapping: dict[int, SymbolicTensor] = {}
+    copy = FuncGraph(graph.name)
+    copy._names = dict(graph._names)
+    _copy_into(graph, copy, mapping)
+    copy.structured_input_signature = graph.structured_input_signature
+    copy.structured_outputs = graph.structured_outputs
+    copy.variables = list(graph.variables)
+    copy.captures = [(v, mapping.get(id(t), t)) for v, t in graph.captures]
+    return copy, mapping
+
+
+def _copy_into(graph: Graph, copy: Graph, mapping: dict) -> None:
+    for t in graph.inputs:
+        new_input = SymbolicTensor(None, 0, t.shape, t.dtype)
+        placeholder = Operation(copy, t.op.opdef, t.op.name, [], t.op.attrs, t.op.device)
+        placeholder.outputs = [new_input]
+        placeholder.location = t.op.location
+        new_input.op = placeholder
+        mapping[id(t)] = new_input
+        copy.inputs.append(new_input)
+    for op in graph.operations:
+        subgraphs = []
+        for sub in op.subgraphs:
+            new_sub = FuncGraph(sub.name, outer_graph=copy)
+            _copy_into(sub, new_sub, mapping)
+            subgraphs.append(new_sub)
+        new = Operation(copy, op.opdef, op.name, [mapping.get(id(t), t) for t in op.inputs],
+                        op.attrs, op.device, subgraphs)
+        new.location = op.location
+        new.outputs = [SymbolicTensor(new, i, t.shape, t.dtype) for i, t in enumerate(op.outputs)]
+        for t, c in zip(op.outputs, new.outputs):
+            mapping[id(t)] = c
+        copy.operations.append(new)
+    copy.outputs = [mapping.get(id(t), t) for t in graph.outputs]

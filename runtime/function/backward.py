@@ -1,9 +1,11 @@
-"""The forward and backward functions of a traced graph, derived from it once.
+"""The forward and backward functions of a traced graph: two new graphs, derived once.
 
-The backward graph is built by running the reverse sweep over the graph's own ops inside a
-child graph, so it reads forward values directly. Every forward value it reads becomes an
-extra output of a second lowering of the forward graph (the values "saved" for the
-backward pass) and an input of the backward lowering. Nothing is recomputed.
+The traced graph is copied first; the copy becomes the forward graph. The backward graph is
+built by running the reverse sweep over the copy's ops inside a child graph, so it reads
+forward values directly. Every forward value it reads becomes an extra output of the
+forward graph (the values "saved" for the backward pass) and an input of the backward
+graph. Nothing is recomputed, and the traced graph is never changed. Both graphs go through
+the one pipeline (`runtime.backends.compile`) on the function's own backend.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from ..backends import runtime_error
 from ..gradients.engine import backprop
 from ..gradients.node import differentiable, node_of, variables_read
 from ..gradients.tape import paused
-from ..graph import FuncGraph
+from ..graph import FuncGraph, copy_function_graph
 
 
 class Shell:
@@ -42,6 +44,9 @@ class GraphGradient:
     """
 
     def __init__(self, graph, name: str, backend: backends.Backend = backends.NUMPY):
+        # the backward pass saves forward values (and adds outputs to the forward's cond and
+        # while ops for them): it works on a copy, and the traced graph stays as traced
+        graph, _ = copy_function_graph(graph)
         self.graph = graph
         self.output_indices = [i for i, t in enumerate(graph.outputs) if differentiable(t)]
         self.input_indices = [i for i, t in enumerate(graph.inputs) if differentiable(t)]
@@ -97,7 +102,7 @@ def _adopt_constants(backward, existing) -> None:
     to the backward pass, and the forward graph stays as it was traced.
     """
     root = backward.root()
-    moved = [op for op in root.operations if id(op) not in existing and op.type == "Const"]
+    moved = [op for op in root.operations if id(op) not in existing and op.opdef.is_constant]
     if not moved:
         return
     root.remove_operations(moved)
@@ -125,7 +130,7 @@ def _reads_from_outside(backward):
         if id(t) in seen or backward.is_ancestor_of(t.op.graph):
             return
         seen.add(id(t))
-        if t.op.type == "Const":
+        if t.op.opdef.is_constant:
             consts.append(t.op)
         else:
             saved.append(t)

@@ -39,7 +39,6 @@ def gradient_of(concrete) -> GraphGradient:
     """The forward/backward pair of a concrete function (built on first use, then cached)."""
     found = _gradients.get(concrete)
     if found is None:
-        _ = concrete.compiled  # lower the plain forward before the gradient extends the graph
         found = _gradients[concrete] = GraphGradient(concrete.graph, concrete.name,
                                                      concrete.backend)
     return found

@@ -156,9 +156,11 @@ def apply(op: OpDef, inputs, attrs: dict | None = None, name: str | None = None,
     ins = [graph.capture(t) for t in inputs]
     specs = op.infer(subgraphs, *ins, **attrs) if subgraphs else op.infer(*ins, **attrs)
     single = op.num_outputs == 1
-    if single and ins and not context.state.tapes:
+    if single and ins:
         folded = _fold_constants(graph, op, ins, attrs, specs)
-        if folded is not None:
+        if folded is not None:  # the same graph whether or not a tape records;
+            if context.state.tapes:  # a tape still sees the op, with its value as output
+                context.record_operation(op, ins, [folded], attrs, folded.op)
             return folded
     operation = graph.create_op(op, ins, attrs, [specs] if single else specs, name, subgraphs)
     outs = operation.outputs
@@ -176,7 +178,7 @@ def _fold_constants(graph, op, ins, attrs, specs):
         return None
     values = []
     for t in ins:
-        if t.op.type != "Const":
+        if not t.op.opdef.is_constant:
             return None
         value = t.op.attrs["value"]
         if value.size > _FOLD_LIMIT or value.dtype == object:
