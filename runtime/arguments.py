@@ -1,0 +1,109 @@
+"""Strict keyword arguments: an unknown keyword is a `TypeError` with a suggestion.
+
+    check_keywords("Adam", {"learning_rte": 0.5}, ["learning_rate", "beta_1"])
+    # TypeError: Adam() got an unexpected keyword argument 'learning_rte'; did you mean
+    #            'learning_rate'?
+
+A misspelt option is never silently ignored. `strict_keywords` applies the same check to a
+function or method from its own signature (Python 3.10 and 3.11 do not suggest names).
+This module imports only the standard library, so any layer of the runtime may use it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import inspect
+from typing import Any, Callable, Collection, Iterable, Mapping, NoReturn, TypeVar
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def raise_unknown_keywords(callable_name: str, unknown: Iterable[str],
+                           allowed: Iterable[str]) -> NoReturn:
+    """Raises `TypeError` naming `callable_name` and the `unknown` keywords.
+
+    Each unknown keyword gets a "did you mean 'X'?" when an `allowed` name is close to it
+    (`difflib.get_close_matches`); otherwise the message lists the accepted names.
+    """
+    unknown = sorted(set(unknown))
+    choices = sorted(set(allowed))
+    if not unknown:
+        raise ValueError("raise_unknown_keywords needs at least one unknown keyword.")
+    suggestions = {key: difflib.get_close_matches(key, choices, n=1) for key in unknown}
+    if len(unknown) == 1:
+        (key, close), = suggestions.items()
+        message = f"{callable_name}() got an unexpected keyword argument {key!r}"
+        message += f"; did you mean {close[0]!r}?" if close else "."
+    else:
+        named = [f"{key!r} (did you mean {close[0]!r}?)" if close else repr(key)
+                 for key, close in suggestions.items()]
+        message = (f"{callable_name}() got unexpected keyword arguments "
+                   f"{', '.join(named[:-1])} and {named[-1]}.")
+    if not all(suggestions.values()):
+        message += f" Accepted keyword arguments: {', '.join(choices) or '(none)'}."
+    raise TypeError(message)
+
+
+def check_keywords(callable_name: str, given: Mapping[str, Any] | Collection[str],
+                   allowed: Collection[str]) -> None:
+    """Raises the `TypeError` of `raise_unknown_keywords` if a name in `given` is not allowed."""
+    unknown = [key for key in given if key not in allowed]
+    if unknown:
+        raise_unknown_keywords(callable_name, unknown, allowed)
+
+
+def keyword_names(fn: Callable) -> frozenset[str]:
+    """The names `fn` accepts as keyword arguments (not positional-only ones or `**kwargs`)."""
+    params = inspect.signature(fn).parameters.values()
+    return frozenset(p.name for p in params
+                     if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                   inspect.Parameter.KEYWORD_ONLY))
+
+
+def init_keyword_names(cls: type) -> frozenset[str]:
+    """The keyword names declared by the `__init__` methods along `cls`'s MRO.
+
+    A base class that receives its subclasses' `**kwargs` offers these as suggestions."""
+    names: set[str] = set()
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        if init is None or klass is object:
+            continue
+        try:
+            names |= keyword_names(init)
+        except (TypeError, ValueError):  # a builtin or otherwise unintrospectable __init__
+            continue
+    names.discard("self")
+    return frozenset(names)
+
+
+def strict_keywords(name: str | None = None) -> Callable[[F], F]:
+    """Decorates a function without `**kwargs` so that an unknown keyword raises the
+    suggesting `TypeError` before the call.
+
+    `name` is the public name used in the message (default: the function's `__name__`; for
+    a method whose first parameter is `self`, `TypeOfSelf.method`, and for `__init__` the
+    name of the class being made).
+    """
+    def decorate(fn: F) -> F:
+        params = inspect.signature(fn).parameters
+        if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+            raise ValueError(f"strict_keywords: {fn.__qualname__} takes **kwargs; check them "
+                             "with check_keywords instead.")
+        method = next(iter(params), None) == "self"
+        allowed = keyword_names(fn) - {"self"} if method else keyword_names(fn)
+
+        @functools.wraps(fn)
+        def checked(*args: Any, **kwargs: Any) -> Any:
+            if kwargs and not allowed.issuperset(kwargs):
+                label = name
+                if label is None and method and args:
+                    owner = type(args[0]).__name__
+                    label = owner if fn.__name__ == "__init__" else f"{owner}.{fn.__name__}"
+                elif label is None:
+                    label = fn.__name__
+                raise_unknown_keywords(label, [k for k in kwargs if k not in allowed], allowed)
+            return fn(*args, **kwargs)
+        return checked  # type: ignore[return-value]
+    return decorate
