@@ -9,10 +9,14 @@ import dask.array as da
 import numpy as np
 
 from .. import nest
+from ..arguments import check_keywords
 from ..function import ConcreteFunction, Function
 from ..saved_model import dumps
 from ..shapes import TensorSpec
 from .worker import digest_of, run_block
+
+# the options of dask.array.blockwise that map_blocks does not set itself
+_BLOCKWISE_OPTIONS = frozenset({"name", "token", "adjust_chunks", "align_arrays"})
 
 
 def map_blocks(fn, *arrays, **kwargs) -> da.Array:
@@ -21,9 +25,11 @@ def map_blocks(fn, *arrays, **kwargs) -> da.Array:
     `fn` is an `rt.function` (traced for `[None, *rest]` of each array when it has no
     input_signature) or a concrete function. Its signature says which axes are free: a
     leading `None` lets the rows be chunked any way; the other axes are made whole. `fn`
-    must return one tensor whose leading axis follows the rows. Keyword arguments go to
-    `dask.array.blockwise` (e.g. `name=`). Workers receive `fn` in its saved form.
+    must return one tensor whose leading axis follows the rows. The keyword arguments
+    `name`, `token`, `adjust_chunks` and `align_arrays` go to `dask.array.blockwise`; any
+    other raises `TypeError`. Workers receive `fn` in its saved form.
     """
+    check_keywords("rt.dask.map_blocks", kwargs, _BLOCKWISE_OPTIONS)
     arrays = [a if isinstance(a, da.Array) else da.from_array(np.asarray(a)) for a in arrays]
     if not arrays:
         raise ValueError("map_blocks needs at least one array.")

@@ -7,17 +7,22 @@ import warnings
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 from .. import context
+from ..arguments import strict_keywords
 from ..shapes import TensorSpec
 from .concrete import ConcreteFunction
 from .polymorphic import Function, validate_attributes
 
 
+@strict_keywords("rt.function")
 def function(func: Optional[Callable] = None, *,
              input_signature: Optional[Sequence[TensorSpec]] = None, autograph: bool = True,
              experimental_autograph_options: Any = None, reduce_retracing: bool = False,
              jit_compile: Optional[bool] = None, name: Optional[str] = None,
-             experimental_relax_shapes: Optional[bool] = None, **_ignored: Any) -> Any:
-    """Compiles `func` into traced graphs; usable as `@rt.function` or `@rt.function(...)`."""
+             experimental_relax_shapes: Optional[bool] = None) -> Any:
+    """Compiles `func` into traced graphs; usable as `@rt.function` or `@rt.function(...)`.
+
+    An unknown keyword argument raises `TypeError` naming the closest accepted one;
+    `experimental_relax_shapes` is TensorFlow's older name of `reduce_retracing`."""
     if experimental_relax_shapes is not None:
         reduce_retracing = reduce_retracing or bool(experimental_relax_shapes)
 
@@ -28,6 +33,7 @@ def function(func: Optional[Callable] = None, *,
     return decorate if func is None else decorate(func)
 
 
+@strict_keywords("rt.defun")
 def defun(func: Optional[Callable] = None, input_signature: Optional[Sequence[TensorSpec]] = None,
           autograph: bool = True, experimental_autograph_options: Any = None,
           reduce_retracing: bool = False, experimental_relax_shapes: Optional[bool] = None) -> Any:
@@ -38,6 +44,7 @@ def defun(func: Optional[Callable] = None, input_signature: Optional[Sequence[Te
                     experimental_relax_shapes=experimental_relax_shapes)
 
 
+@strict_keywords("rt.defun_with_attributes")
 def defun_with_attributes(func: Optional[Callable] = None,
                           input_signature: Optional[Sequence[TensorSpec]] = None,
                           attributes: Optional[Mapping[str, Any]] = None, autograph: bool = True,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..arguments import strict_keywords
 from . import files, graph_io
 from .codec import Decoder, check_name, dtype_named, shape_from
 from .loaded import LoadedObject
@@ -12,12 +13,14 @@ _VARIABLE_KEYS = {"key", "name", "dtype", "shape", "trainable"}
 _KINDS = ("function", "model")
 
 
+@strict_keywords("rt.saved_model.load")
 def load(path) -> LoadedObject:
     """Loads a directory written by `save`; ValueError naming what is wrong with a bad file."""
     document, store = files.read_dir(path)
     return from_document(document, store)
 
 
+@strict_keywords("rt.saved_model.loads")
 def loads(data: bytes) -> LoadedObject:
     """Loads the bytes written by `dumps`."""
     document, store = files.read_bytes(data)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from ..arguments import strict_keywords
 from . import files, graph_io
 from .codec import Encoder
 from .loaded import LoadedObject
@@ -14,12 +15,14 @@ DEFAULT = "serving_default"
 IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 
 
+@strict_keywords("rt.saved_model.save")
 def save(obj, path, signatures=None) -> None:
     """Writes `obj`'s signatures and variables to the directory `path` (see the module doc)."""
     document, arrays = build(obj, signatures)
     files.write_dir(path, document, arrays)
 
 
+@strict_keywords("rt.saved_model.dumps")
 def dumps(obj, signatures=None) -> bytes:
     """The saved form of `obj` as bytes (a zip of the two files); `loads` reads it back."""
     document, arrays = build(obj, signatures)
