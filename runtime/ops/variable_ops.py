@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import context
 from .. import dtypes as _dtypes
+from ..arguments import strict_keywords
 from ..errors import InvalidArgumentError
 from ..exports import export
 from ..opdef import define
@@ -93,7 +94,7 @@ def _emit_assign(em, op):
 
 
 ASSIGN = define("AssignVariableOp", _assign_infer, _assign_kernel, emit=_emit_assign, stateful=True,
-                differentiable=False)
+                differentiable=False, in_place=lambda op: op.attrs["mode"] in ("add", "sub"))
 
 
 def _emit_init(em, op):
@@ -115,16 +116,55 @@ def _interpret_init(operation, inputs, run_graph):
     return []
 
 
+_UNIMPLEMENTED = {
+    "variable_def": "there are no VariableDef protocol buffers to restore from",
+    "import_scope": "there are no VariableDef protocol buffers to restore from",
+    "constraint": "variables have no constraints; apply it after each update yourself "
+                  "(`v.assign(constraint(v))`)",
+    "synchronization": "there is one replica, so there is nothing to synchronise",
+    "aggregation": "there is one replica, so there is nothing to aggregate",
+    "experimental_enable_variable_lifting": "variables created while a function traces are "
+                                            "always lifted",
+}
+
+
+def _refuse_unimplemented(**options) -> None:
+    """Raises NotImplementedError for a TensorFlow Variable keyword given a value (not None)
+    that this runtime cannot honour."""
+    for key, value in options.items():
+        if value is not None:
+            raise NotImplementedError(f"rt.Variable({key}=...) is not implemented: "
+                                      f"{_UNIMPLEMENTED[key]}. Leave {key} out.")
+
+
 @export("Variable")
 class Variable(Tensor):
-    """A mutable tensor: `assign`, `assign_add`, `assign_sub`, `read_value`."""
+    """A mutable tensor: `assign`, `assign_add`, `assign_sub`, `read_value`.
+
+    Besides `initial_value, trainable, name, dtype, shape`, TensorFlow's other keywords are
+    accepted: `validate_shape=False` gives the variable an unknown shape (unless `shape` is
+    given), so values of any shape can be assigned; `caching_device` has no effect (there is
+    one device). `variable_def`, `import_scope`, `constraint`, `synchronization`,
+    `aggregation` and `experimental_enable_variable_lifting=False` are not implemented and
+    raise `NotImplementedError`. Any other keyword raises `TypeError`.
+    """
 
     __slots__ = ("_value", "_np_dtype", "_dtype", "_shape", "_name", "trainable", "_id", "_lock")
 
+    @strict_keywords("rt.Variable")
     def __init__(self, initial_value=None, trainable: bool = True, name: str | None = None,
-                 dtype=None, shape=None, **_ignored):
+                 dtype=None, shape=None, *, validate_shape: bool = True, caching_device=None,
+                 variable_def=None, import_scope=None, constraint=None, synchronization=None,
+                 aggregation=None, experimental_enable_variable_lifting: bool = True):
+        _refuse_unimplemented(variable_def=variable_def, import_scope=import_scope,
+                              constraint=constraint, synchronization=synchronization,
+                              aggregation=aggregation,
+                              experimental_enable_variable_lifting=(
+                                  None if experimental_enable_variable_lifting else False))
         if initial_value is None:
             raise ValueError("Variable needs an initial_value.")
+        if not validate_shape and shape is None:
+            shape = TensorShape(None)
         if callable(initial_value) and not isinstance(initial_value, Tensor):
             with context.init_scope():
                 initial_value = initial_value()
