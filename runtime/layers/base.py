@@ -23,6 +23,7 @@ from autograph.logging_util import warn
 
 from .. import context, nest
 from .. import dtypes as _dtypes
+from ..arguments import init_keyword_names, raise_unknown_keywords
 from ..function.conversion import convert as _autograph_convert
 from ..ops.core import convert_to_tensor
 from ..ops.variable_ops import Variable
@@ -108,14 +109,40 @@ class Layer:
     dicts) are tracked into `variables`, `trainable_variables` and `submodules`.
     """
 
+    # Keras's base-layer keywords besides trainable, name, dtype and dynamic (see __init__)
+    _keras_keywords: frozenset[str] = frozenset({
+        "input_dim", "input_shape", "batch_input_shape", "batch_size", "weights",
+        "activity_regularizer", "autocast", "implementation"})
+
     def __init__(self, trainable: bool = True, name: str | None = None, dtype=None,
-                 **_ignored: Any) -> None:
+                 dynamic: bool = False, **kwargs: Any) -> None:
+        """Keras's base-layer keywords; any other keyword raises `TypeError`.
+
+        `input_shape` (or `input_dim`, `batch_input_shape`, with `batch_size`) records the
+        expected input shape: a `Sequential` whose first layer has one builds itself at once.
+        `weights` are initial values for `set_weights`, set when the layer is built.
+        `autocast=False` is what layers do here (they do not cast their inputs); `dynamic=True`,
+        `autocast=True`, `activity_regularizer` and `implementation` are not implemented and
+        raise `NotImplementedError`.
+        """
+        unknown = [key for key in kwargs if key not in self._keras_keywords]
+        if unknown:
+            raise_unknown_keywords(type(self).__name__, unknown,
+                                   self._keras_keywords | init_keyword_names(type(self)))
+        _refuse_unimplemented(type(self).__name__, kwargs, dynamic)
         self._layer_initialized = True
         self._weights: list[Variable] = []
         self.built = False
         self.trainable = bool(trainable)
         self._name = name or _unique_name(_snake_case(type(self).__name__))
         self._dtype = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.float32
+        self._batch_input_shape = _batch_input_shape(kwargs)
+        self._initial_weights = kwargs.get("weights")
+
+    @property
+    def dynamic(self) -> bool:
+        """False: every layer here can be traced into a graph."""
+        return False
 
     # -- identity ---------------------------------------------------------------------
     @property
@@ -192,7 +219,10 @@ class Layer:
             else _shape_of(inputs)
         with context.init_scope():
             self.build(shapes)
-        self.built = True
+            self.built = True
+            initial, self._initial_weights = getattr(self, "_initial_weights", None), None
+            if initial is not None:
+                self.set_weights(initial)
 
     def build(self, input_shape) -> None:
         """Creates the weights; `input_shape` is a TensorShape (or a nest of them)."""
@@ -310,6 +340,43 @@ class Layer:
     def count_params(self) -> int:
         """The number of scalars in `variables`."""
         return sum(int(v.shape.num_elements() or 0) for v in self.variables)
+
+
+def _refuse_unimplemented(layer: str, kwargs: dict, dynamic: bool) -> None:
+    """NotImplementedError for the Keras layer keywords this runtime does not honour."""
+    reasons = {
+        "dynamic": (dynamic, "every layer here is traced into graphs; call it eagerly "
+                             "(outside rt.function) to run its Python code"),
+        "autocast": (kwargs.get("autocast") is True,
+                     "layers do not cast their inputs; cast them with rt.cast (autocast=False "
+                     "is accepted)"),
+        "activity_regularizer": (kwargs.get("activity_regularizer") is not None,
+                                 "layers have no losses of their own; add the penalty to "
+                                 "your loss"),
+        "implementation": (kwargs.get("implementation") is not None,
+                           "it selects a recurrent layer's kernel, and there are no "
+                           "recurrent layers"),
+        "inputs": (kwargs.get("inputs") is not None or kwargs.get("outputs") is not None,
+                   "there is no functional Model(inputs, outputs); subclass rt.Model or use "
+                   "rt.layers.Sequential"),
+    }
+    for key, (given, why) in reasons.items():
+        if given:
+            raise NotImplementedError(f"{layer}({key}=...) is not implemented: {why}.")
+
+
+def _batch_input_shape(kwargs: dict) -> tuple | None:
+    """Keras's expected input shape from `batch_input_shape`, or `input_shape` / `input_dim`
+    with `batch_size` (None when none is given)."""
+    if kwargs.get("batch_input_shape") is not None:
+        return tuple(kwargs["batch_input_shape"])
+    shape = kwargs.get("input_shape")
+    if shape is None and kwargs.get("input_dim") is not None:
+        shape = (kwargs["input_dim"],)
+    if shape is None:
+        return None
+    dims = tuple(shape) if isinstance(shape, (list, tuple, TensorShape)) else (shape,)
+    return (kwargs.get("batch_size"),) + dims
 
 
 def _as_tensors(inputs):

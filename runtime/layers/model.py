@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from .. import context
+from ..graph import FuncGraph
+from ..shapes import TensorShape
 from .base import Layer
 from .training import Training
 
@@ -14,7 +17,12 @@ class Model(Training, Layer):
     `call` may be compiled with `rt.function` / `rt.defun`; each distinct Python `training`
     value then gives its own graph. `compile` / `fit` / `evaluate` / `predict` train it the
     Keras way (see `runtime.layers.training`).
+
+    A model takes Keras's model keywords `trainable`, `name`, `dtype`, `dynamic` and
+    `autocast` (see `Layer`); any other keyword raises `TypeError`.
     """
+
+    _keras_keywords = frozenset({"autocast", "inputs", "outputs"})
 
     def summary(self, print_fn=print) -> str | None:
         """Prints the layer table through `print_fn` (returns None), or returns it if None.
@@ -42,7 +50,12 @@ class Model(Training, Layer):
 
 
 class Sequential(Model):
-    """Calls its layers one after the other; `training` reaches those that take it."""
+    """Calls its layers one after the other; `training` reaches those that take it.
+
+    When the first layer was given an `input_shape` (or `input_dim`, `batch_input_shape`),
+    the model is built as layers are added, as in Keras: their weights exist before the
+    first call, and a layer that does not fit the shape is refused by `add`.
+    """
 
     def __init__(self, layers: Iterable[Layer] | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -55,9 +68,25 @@ class Sequential(Model):
         if not isinstance(layer, Layer):
             raise TypeError(f"Sequential.add needs a Layer, got {layer!r}.")
         self._stack.append(layer)
+        first = self._stack[0]
+        shape = getattr(first, "_batch_input_shape", None)
+        if shape is not None:
+            try:
+                _build_symbolically(self, shape, first.dtype)
+            except Exception:
+                self._stack.pop()
+                raise
 
     def call(self, inputs, training=None):
         x = inputs
         for layer in self._stack:
             x = layer(x, training=training)
         return x
+
+
+def _build_symbolically(model: Layer, batch_input_shape: tuple, dtype) -> None:
+    """Calls `model` on a placeholder of `batch_input_shape` in a throwaway graph, so that
+    its layers create their weights (eagerly, as on a first call) without running."""
+    graph = FuncGraph(f"{model.name}_build")
+    with context.graph_scope(graph):
+        model(graph.placeholder(TensorShape(batch_input_shape), dtype, name="inputs"))

@@ -15,6 +15,7 @@ from typing import Callable, Optional, Sequence, Union
 
 import numpy as np
 
+from ..arguments import strict_keywords
 from ..function import function
 from ..gradients import GradientTape
 from . import losses as _losses
@@ -26,6 +27,7 @@ from .progress import EpochProgress
 class Training:
     """The training methods of `Model` (a mixin: it uses the layer's call and variables)."""
 
+    @strict_keywords()
     def compile(self, optimizer, loss: Union[str, Callable],
                 metrics: Optional[Sequence[Union[str, Callable]]] = None) -> None:
         """Sets the optimizer, the loss (a callable `fn(y_true, y_pred)` or a name such as
@@ -41,6 +43,7 @@ class Training:
         self._test_step = function(_test_step(self, loss_fn, named), reduce_retracing=True)
         self._predict_step = function(_predict_step(self), reduce_retracing=True)
 
+    @strict_keywords()
     def fit(self, x, y, epochs: int = 1, batch_size: int = 32, validation_data=None,
             callbacks: Optional[Sequence[Callback]] = None, verbose: int = 1,
             shuffle: bool = True) -> History:
@@ -85,6 +88,7 @@ class Training:
             callback.on_train_end()
         return history
 
+    @strict_keywords()
     def evaluate(self, x, y, batch_size: int = 32, verbose: int = 0, return_dict: bool = False):
         """The loss (and metrics) over (x, y), averaged over all samples: a float without
         metrics, else the list `[loss, *metrics]`; a dict by name with `return_dict`."""
@@ -103,6 +107,7 @@ class Training:
         values = list(logs.values())
         return values[0] if len(values) == 1 else values
 
+    @strict_keywords()
     def predict(self, x, batch_size: int = 32, verbose: int = 0) -> np.ndarray:
         """The model's outputs for `x` (with `training=False`), batch by batch, as one array."""
         if getattr(self, "_predict_step", None) is None:
