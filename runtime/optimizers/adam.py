@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..arguments import strict_keywords
 from ..ops import array_ops, math_ops
 from ..ops.core import constant
 from .base import Hyper, Optimizer
@@ -21,11 +22,13 @@ class Adam(Optimizer):
 
     def __init__(self, learning_rate: Hyper = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
                  epsilon: float = 1e-7, amsgrad: bool = False, name: str = "Adam",
-                 **_ignored: Any) -> None:
+                 **kwargs: Any) -> None:
+        """`kwargs`: the Keras options of `Optimizer` (`clipnorm`, `clipvalue`,
+        `global_clipnorm`, `weight_decay`); any other keyword raises `TypeError`."""
+        super().__init__(name, {"learning_rate": learning_rate}, **kwargs)
         for label, value in (("beta_1", beta_1), ("beta_2", beta_2)):
             if not isinstance(value, (int, float)) or not 0 <= value < 1:
                 raise ValueError(f"Adam {label} must be a number in [0, 1), got {value!r}.")
-        super().__init__(name, learning_rate=learning_rate)
         self.beta_1 = float(beta_1)
         self.beta_2 = float(beta_2)
         self.epsilon = float(epsilon)
@@ -61,6 +64,7 @@ class Adam(Optimizer):
 class AdamOptimizer(Adam):
     """Adam under its TF1 name and argument names."""
 
+    @strict_keywords()
     def __init__(self, learning_rate: Hyper = 0.001, beta1: float = 0.9, beta2: float = 0.999,
                  epsilon: float = 1e-8, use_locking: bool = False, name: str = "Adam") -> None:
         super().__init__(learning_rate, beta_1=beta1, beta_2=beta2, epsilon=epsilon, name=name)

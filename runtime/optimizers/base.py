@@ -9,14 +9,16 @@ graph being built, like any op.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+import contextlib
+from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 
 from .. import context
 from .. import dtypes as _dtypes
+from ..arguments import init_keyword_names, raise_unknown_keywords, strict_keywords
 from ..gradients import GradientTape
-from ..ops import array_ops
+from ..ops import array_ops, math_ops, reduce_ops
 from ..ops.core import convert_to_tensor
 from ..ops.variable_ops import Variable
 from ..tensor import Tensor
@@ -34,9 +36,42 @@ class Optimizer:
 
     _slot_names: tuple[str, ...] = ()
 
-    def __init__(self, name: str, **hyper: Hyper) -> None:
+    def __init__(self, name: str, hyper: Mapping[str, Hyper] | None = None, *,
+                 clipnorm: float | None = None, clipvalue: float | None = None,
+                 global_clipnorm: float | None = None, weight_decay: float | None = None,
+                 **kwargs: Any) -> None:
+        """`hyper` maps hyperparameter names (such as "learning_rate") to their values.
+
+        The Keras options (subclasses pass them on with their other keywords):
+        `clipnorm` scales each gradient down to at most this L2 norm, `global_clipnorm` all
+        gradients together to at most this joint norm, `clipvalue` clips each element to
+        [-clipvalue, clipvalue] (at most one of the three); `weight_decay` w subtracts
+        `learning_rate * w * var` from each updated variable before its update, as Keras
+        does. Any other keyword raises `TypeError`.
+        """
+        if kwargs:
+            raise_unknown_keywords(type(self).__name__, kwargs,
+                                   init_keyword_names(type(self)) - {"hyper"})
+        clipping = {key: value for key, value in (("clipnorm", clipnorm), ("clipvalue", clipvalue),
+                                                  ("global_clipnorm", global_clipnorm))
+                    if value is not None}
+        if len(clipping) > 1:
+            raise ValueError(f"{type(self).__name__}: at most one of clipnorm, clipvalue and "
+                             f"global_clipnorm can be set, got {', '.join(clipping)}.")
+        for key, value in (*clipping.items(), ("weight_decay", weight_decay)):
+            if value is None:
+                continue
+            number = isinstance(value, (int, float, np.number)) and not isinstance(value, bool)
+            if not (number and (value >= 0 if key == "weight_decay" else value > 0)):
+                kind = "non-negative" if key == "weight_decay" else "positive"
+                raise ValueError(f"{type(self).__name__} {key} must be a {kind} number, got "
+                                 f"{value!r}.")
+        self.clipnorm = None if clipnorm is None else float(clipnorm)
+        self.clipvalue = None if clipvalue is None else float(clipvalue)
+        self.global_clipnorm = None if global_clipnorm is None else float(global_clipnorm)
+        self.weight_decay = None if weight_decay is None else float(weight_decay)
         self._name = name
-        self._hyper_values: dict[str, Hyper] = dict(hyper)
+        self._hyper_values: dict[str, Hyper] = dict(hyper or {})
         self._hyper_vars: dict[str, Variable] = {}
         self._slots: dict[Any, dict[str, Variable]] = {}
         self._iterations: Variable | None = None
@@ -139,10 +174,14 @@ class Optimizer:
         return slots
 
     # -- applying ---------------------------------------------------------------------------
-    def apply_gradients(self, grads_and_vars: Iterable, name: str | None = None, **_ignored: Any):
+    @strict_keywords()
+    def apply_gradients(self, grads_and_vars: Iterable, name: str | None = None,
+                        experimental_aggregate_gradients: bool = True):
         """Applies each (gradient, variable) pair; pairs whose gradient is None are skipped.
 
         `grads_and_vars` may be any iterable, a generator too. Returns the step counter.
+        `name` is a name scope for the update ops. There is one replica, so there is nothing
+        to aggregate whatever `experimental_aggregate_gradients` says.
         """
         pairs = []
         for pair in grads_and_vars:
@@ -166,15 +205,39 @@ class Optimizer:
         if len({id(v) for _, v in pairs}) != len(pairs):
             raise ValueError(f"{self._name}.apply_gradients: a variable appears twice; sum its "
                              "gradients first.")
+        with context.name_scope(name) if name else contextlib.nullcontext():
+            return self._apply(self._clipped(pairs))
+
+    def _apply(self, pairs: list) -> Variable:
         iterations = self.iterations
         hyper_by_dtype: dict = {}
+        for _, var in pairs:
+            if var.dtype not in hyper_by_dtype:
+                hyper_by_dtype[var.dtype] = self._prepare(var.dtype)
+        if self.weight_decay:
+            for _, var in pairs:
+                rate = math_ops.multiply(hyper_by_dtype[var.dtype]["learning_rate"],
+                                         self.weight_decay)
+                var.assign_sub(math_ops.multiply(var.read_value(), rate))
         for grad, var in pairs:
-            hyper = hyper_by_dtype.get(var.dtype)
-            if hyper is None:
-                hyper = hyper_by_dtype[var.dtype] = self._prepare(var.dtype)
-            self._update(grad, var, self._slots_for(var), hyper)
+            self._update(grad, var, self._slots_for(var), hyper_by_dtype[var.dtype])
         iterations.assign_add(np.int64(1))
         return iterations
+
+    def _clipped(self, pairs: list) -> list:
+        """The (gradient, variable) pairs with `clipvalue`, `clipnorm` or `global_clipnorm`
+        applied to the gradients."""
+        if self.clipvalue is not None:
+            return [(math_ops.clip_by_value(g, -self.clipvalue, self.clipvalue), v)
+                    for g, v in pairs]
+        if self.clipnorm is not None:
+            return [(_scaled(g, _squared_norm(g), self.clipnorm), v) for g, v in pairs]
+        if self.global_clipnorm is not None:
+            total = _squared_norm(pairs[0][0])
+            for g, _ in pairs[1:]:
+                total = math_ops.add(total, _squared_norm(g))
+            return [(_scaled(g, total, self.global_clipnorm), v) for g, v in pairs]
+        return pairs
 
     def _check_grad(self, grad, var: Variable) -> Tensor:
         if isinstance(grad, Tensor):
@@ -217,3 +280,15 @@ class Optimizer:
     def __repr__(self) -> str:
         hyper = ", ".join(f"{k}={v!r}" for k, v in self._hyper_values.items())
         return f"<{type(self).__name__} {hyper}>"
+
+
+def _squared_norm(grad: Tensor) -> Tensor:
+    """The sum of the squares of `grad`'s elements, as a float64 scalar."""
+    return array_ops.cast(reduce_ops.reduce_sum(math_ops.square(grad)), _dtypes.float64)
+
+
+def _scaled(grad: Tensor, squared_norm: Tensor, limit: float) -> Tensor:
+    """`grad * limit / max(norm, limit)`: scaled down to norm `limit` when its norm (the
+    square root of `squared_norm`) is larger, unchanged otherwise."""
+    scale = math_ops.divide(limit, math_ops.maximum(math_ops.sqrt(squared_norm), limit))
+    return math_ops.multiply(grad, array_ops.cast(scale, grad.dtype))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..arguments import strict_keywords
 from ..ops import math_ops
 from .base import Hyper, Optimizer
 
@@ -16,10 +17,12 @@ class SGD(Optimizer):
     """
 
     def __init__(self, learning_rate: Hyper = 0.01, momentum: float = 0.0, nesterov: bool = False,
-                 name: str = "SGD", **_ignored: Any) -> None:
+                 name: str = "SGD", **kwargs: Any) -> None:
+        """`kwargs`: the Keras options of `Optimizer` (`clipnorm`, `clipvalue`,
+        `global_clipnorm`, `weight_decay`); any other keyword raises `TypeError`."""
+        super().__init__(name, {"learning_rate": learning_rate}, **kwargs)
         if not isinstance(momentum, (int, float)) or not 0 <= momentum <= 1:
             raise ValueError(f"SGD momentum must be a number in [0, 1], got {momentum!r}.")
-        super().__init__(name, learning_rate=learning_rate)
         self.momentum = float(momentum)
         self.nesterov = bool(nesterov)
         self._slot_names = ("momentum",) if self.momentum else ()
@@ -42,6 +45,7 @@ class SGD(Optimizer):
 class GradientDescentOptimizer(SGD):
     """The seed's name for plain SGD: `var -= learning_rate * grad`."""
 
+    @strict_keywords()
     def __init__(self, learning_rate: Hyper, use_locking: bool = False,
                  name: str = "GradientDescent") -> None:
         super().__init__(learning_rate, name=name)
@@ -50,6 +54,7 @@ class GradientDescentOptimizer(SGD):
 class MomentumOptimizer(SGD):
     """SGD with momentum under its TF1 name (the same update for a constant learning rate)."""
 
+    @strict_keywords()
     def __init__(self, learning_rate: Hyper, momentum: float, use_locking: bool = False,
                  name: str = "Momentum", use_nesterov: bool = False) -> None:
         super().__init__(learning_rate, momentum=momentum, nesterov=use_nesterov, name=name)
