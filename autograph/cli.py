@@ -32,6 +32,7 @@ from .impl import conversion
 from .pipeline_report import installed_backend
 from .pyct import parser
 from .pyct.ast_conversion import to_gast
+from .pyct.ast_util import SCOPE_TYPES
 from .pyct.namespaces import StaticNamespace
 from .pyct.parser import SourceInfo
 
@@ -238,12 +239,16 @@ def _convert_one(name: str, fn: ast.FunctionDef, path: str, lines: list[str], na
     return patch or f"# {path}:{name}: unchanged by conversion\n"
 
 
+#: the `ast` (not gast) classes of the scope types
+_AST_SCOPE_TYPES = tuple(getattr(ast, t.__name__) for t in SCOPE_TYPES)
+
+
 def _own_nodes(fn: ast.AST):
     stack = list(fn.body)
     while stack:
         node = stack.pop()
         yield node
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+        if isinstance(node, _AST_SCOPE_TYPES):
             continue
         stack.extend(ast.iter_child_nodes(node))
 

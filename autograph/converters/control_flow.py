@@ -26,11 +26,10 @@ from typing import Optional
 import gast
 
 from ..pyct import anno, origin, templates
+from ..pyct.ast_util import SCOPE_TYPES
 from ..pyct.static_analysis import activity as activity_lib
 from ..pyct.transformer import Context, Transformer, is_generator, iter_nodes
 from . import jumps, statement_variables
-
-_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 
 
 def _no_args() -> gast.arguments:
@@ -63,7 +62,7 @@ def _rewrite_loop_jumps(stmts: list) -> list:
         if isinstance(s, gast.Continue):
             out.append(origin.copy_location(gast.Return(value=None), s))
             continue
-        if isinstance(s, _SCOPES):
+        if isinstance(s, SCOPE_TYPES):
             out.append(s)
             continue
         if isinstance(s, (gast.For, gast.While, gast.AsyncFor)):

@@ -23,11 +23,11 @@ from __future__ import annotations
 import gast
 
 from ..pyct import anno, origin, templates
+from ..pyct.ast_util import SCOPE_TYPES
 from ..pyct.naming import RETURN_VALUE_STEM
 from ..pyct.transformer import Context, is_generator
 from . import jumps
 
-_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 _LOOPS = (gast.For, gast.While, gast.AsyncFor)
 _FLAGGED = (gast.With, gast.Try) + ((gast.TryStar,) if hasattr(gast, "TryStar") else ())
 
@@ -36,7 +36,7 @@ def _jumps_conditionally(stmts: list) -> bool:
     """Whether an `if` or loop among `stmts` (at any depth) holds a jump out of `stmts`: an
     unconditional jump needs no flag."""
     for s in stmts:
-        if isinstance(s, _SCOPES):
+        if isinstance(s, SCOPE_TYPES):
             continue
         if isinstance(s, (gast.If,) + _LOOPS) and jumps.escapes([s]):
             return True
@@ -85,7 +85,7 @@ class _Flags:
         for i, s in enumerate(stmts):
             if isinstance(s, (gast.Return, gast.Break, gast.Continue)):
                 return out + self.jump(s)
-            if isinstance(s, _SCOPES) or not jumps.escapes([s]):
+            if isinstance(s, SCOPE_TYPES) or not jumps.escapes([s]):
                 out.append(s)
                 continue
             if isinstance(s, _LOOPS):    # its own break/continue stay; its else: may jump
@@ -116,7 +116,7 @@ class _Flags:
             if isinstance(s, gast.Return):
                 out.extend(self.jump(s) + [origin.copy_location(gast.Break(), s)])
                 return out
-            if isinstance(s, _SCOPES) or not jumps.has_return([s]):
+            if isinstance(s, SCOPE_TYPES) or not jumps.has_return([s]):
                 out.append(s)
                 continue
             if isinstance(s, _LOOPS):
@@ -159,7 +159,7 @@ class _Rewriter:
         for s in stmts:
             if isinstance(s, gast.FunctionDef) and not is_generator(s):
                 self.function(s)
-            elif isinstance(s, _SCOPES):
+            elif isinstance(s, SCOPE_TYPES):
                 pass
             elif isinstance(s, _FLAGGED) and _jumps_conditionally([s]):
                 flags = _Flags(self.ctx, jumps.escapes([s]))

@@ -27,10 +27,10 @@ from typing import Optional
 import gast
 
 from ..pyct import anno, origin, templates
+from ..pyct.ast_util import SCOPE_TYPES
 from ..pyct.static_analysis.python_values import is_python_bool
 from ..pyct.transformer import Context, is_generator
 
-_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 _OPAQUE = (gast.Try, gast.With, gast.AsyncWith, gast.Match) + ((gast.TryStar,) if hasattr(gast, "TryStar") else ())
 
 
@@ -67,7 +67,7 @@ def escapes(stmts: list) -> set[str]:
 
 def _escapes(stmts, found: set, in_nested_loop: bool) -> None:
     for s in stmts:
-        if isinstance(s, _SCOPES):
+        if isinstance(s, SCOPE_TYPES):
             continue
         if isinstance(s, gast.Return):
             found.add("return")

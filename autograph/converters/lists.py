@@ -10,6 +10,7 @@ from __future__ import annotations
 import gast
 
 from ..pyct import anno, templates, transformer
+from ..pyct.ast_util import SCOPE_TYPES
 from ..pyct.static_analysis.activity import scope_activity
 from ..pyct.transformer import Context
 
@@ -23,9 +24,10 @@ def _method_call(node, method: str):
     return None, None
 
 
-# expressions whose parts may not run, or run later: a pop inside them is not hoisted
-_NOT_HOISTED = (gast.Lambda, gast.IfExp, gast.BoolOp, gast.ListComp, gast.SetComp, gast.DictComp,
-                gast.GeneratorExp, gast.Await, gast.Yield, gast.YieldFrom)
+# expressions whose parts may not run, or run later: a pop inside them is not hoisted (the
+# scopes among expressions, lambdas and comprehensions, run their code later or apart)
+_NOT_HOISTED = tuple(t for t in SCOPE_TYPES if issubclass(t, gast.expr)) + (
+    gast.IfExp, gast.BoolOp, gast.Await, gast.Yield, gast.YieldFrom)
 
 
 def _pop_calls(node, found: list) -> None:

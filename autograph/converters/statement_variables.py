@@ -18,19 +18,17 @@ from typing import Iterator
 import gast
 
 from ..pyct import anno, cfg, qual_names
+from ..pyct.ast_util import SCOPE_TYPES
 from ..pyct.static_analysis import activity as activity_lib
 from ..pyct.static_analysis import liveness
 from ..pyct.transformer import Context, is_generator, iter_nodes
-
-_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef,
-           gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 
 
 def _statements(stmts: list) -> Iterator[gast.stmt]:
     """All statements of a function's own scope, including `on_break` blocks."""
     for s in stmts:
         yield s
-        if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+        if isinstance(s, SCOPE_TYPES):    # a def or class: its statements are its own
             continue
         for f in ("body", "orelse", "finalbody"):
             value = getattr(s, f, None)

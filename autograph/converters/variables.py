@@ -16,11 +16,8 @@ from __future__ import annotations
 import gast
 
 from ..pyct import origin, templates
+from ..pyct.ast_util import COMPREHENSION_TYPES, FUNCTION_TYPES, SCOPE_TYPES
 from ..pyct.transformer import Context, iter_nodes, walk_scope
-
-_COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
-
-_FUNCS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)
 
 
 def _scan(fn) -> tuple[set[str], list]:
@@ -46,7 +43,7 @@ def _scan(fn) -> tuple[set[str], list]:
                 bound.add(alias.asname or alias.name.split(".")[0])
         elif tp is gast.Nonlocal or tp is gast.Global:
             bound.update(node.names)
-        elif tp in _COMPREHENSIONS:
+        elif tp in COMPREHENSION_TYPES:
             for n in iter_nodes(node):
                 if type(n) is gast.NamedExpr and type(n.target) is gast.Name:
                     bound.add(n.target.id)
@@ -84,7 +81,7 @@ def _insert(stmts: list, missing: set) -> None:
     i = 0
     while i < len(stmts) and missing:
         s = stmts[i]
-        if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef)):
+        if isinstance(s, FUNCTION_TYPES):
             names = [n for n in _nonlocals(s) if n in missing]
             if names:
                 decls = [origin.copy_location(
@@ -94,7 +91,7 @@ def _insert(stmts: list, missing: set) -> None:
                 stmts[i:i] = decls
                 i += len(decls)
                 missing.difference_update(names)
-        elif not isinstance(s, (gast.Lambda, gast.ClassDef)):
+        elif not isinstance(s, SCOPE_TYPES):
             for f in ("body", "orelse", "finalbody"):
                 value = getattr(s, f, None)
                 if isinstance(value, list):
@@ -107,6 +104,6 @@ def _insert(stmts: list, missing: set) -> None:
 
 
 def transform(node, ctx: Context):
-    if isinstance(node, _FUNCS):
+    if isinstance(node, FUNCTION_TYPES):
         _declare(node)
     return node

@@ -36,6 +36,7 @@ from ..converters import (
 )
 from ..core.options import ConversionOptions, Feature
 from ..pyct import anno, loader, parser
+from ..pyct.ast_util import SCOPE_TYPES
 from ..pyct.namespaces import LiveNamespace, Namespace
 from ..pyct.naming import Namer
 from ..pyct.parser import SourceInfo
@@ -52,6 +53,10 @@ class ConversionError(Exception):
     """Autograph could not convert a function (the message says where and why)."""
 
 
+#: the scopes that are statements (def, async def, class): each binds its name
+_DEFINITIONS = tuple(t for t in SCOPE_TYPES if issubclass(t, gast.stmt))
+
+
 def _all_names(node: gast.AST) -> tuple[set[str], set[str]]:
     """(names bound anywhere in `node`, every identifier used in `node`, attributes too)."""
     bound, used = set(), set()
@@ -62,7 +67,7 @@ def _all_names(node: gast.AST) -> tuple[set[str], set[str]]:
                 bound.add(n.id)
         elif isinstance(n, gast.Attribute):
             used.add(n.attr)
-        elif isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+        elif isinstance(n, _DEFINITIONS):
             bound.add(n.name)
             used.add(n.name)
         elif isinstance(n, (gast.Import, gast.ImportFrom)):

@@ -13,6 +13,18 @@ LEAF_TYPES = frozenset(
     + [c for c in vars(gast).values() if isinstance(c, type) and issubclass(c, (
         gast.operator, gast.unaryop, gast.cmpop, gast.boolop, gast.expr_context))])
 
+#: node types that open a new variable scope: what they bind stays inside them. The one
+#: definition; the subsets below are derived from it.
+SCOPE_TYPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef,
+               gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+
+#: the scopes with parameters (functions and lambdas): the ones converted code runs
+FUNCTION_TYPES = tuple(t for t in SCOPE_TYPES if "args" in t._fields)
+
+#: the comprehensions: scopes whose first iterable (and whose walrus targets) belong to the
+#: enclosing scope
+COMPREHENSION_TYPES = tuple(t for t in SCOPE_TYPES if "generators" in t._fields)
+
 
 def children_of(node: gast.AST) -> list:
     """The nodes directly under `node`, in field order."""

@@ -9,7 +9,7 @@ from typing import Any, Optional
 import gast
 
 from . import anno, origin
-from .ast_util import LEAF_TYPES, children_of
+from .ast_util import FUNCTION_TYPES, LEAF_TYPES, SCOPE_TYPES, children_of
 from .naming import Namer
 from .parser import SourceInfo
 
@@ -168,19 +168,10 @@ def iter_nodes(node: gast.AST):
         extend(children)
 
 
-_SCOPE_TYPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef,
-                gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
-
-
-def is_scope(node: gast.AST) -> bool:
-    """Whether `node` opens a new variable scope."""
-    return isinstance(node, _SCOPE_TYPES)
-
-
 def walk_scope(node: gast.AST, include_root: bool = True):
     """Yields the nodes of `node`'s own scope: nested functions, lambdas, classes and
     comprehensions are yielded but not entered."""
-    scopes = _SCOPE_TYPES
+    scopes = SCOPE_TYPES
     out = [node] if include_root else []
     append = out.append
     stack = [node]
@@ -206,7 +197,7 @@ def is_generator(node: gast.AST) -> bool:
     known = anno.getanno(node, anno.Key.IS_GENERATOR, None)
     if known is not None:
         return known
-    scopes = _SCOPE_TYPES
+    scopes = SCOPE_TYPES
     stack = [node]
     pop, extend = stack.pop, stack.extend
     first = True
@@ -245,9 +236,6 @@ class Handler:
     @staticmethod
     def located(new: Any, src: gast.AST) -> Any:
         return origin.copy_location(new, src)
-
-
-_SCOPE_NODES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)
 
 
 _HANDLER_METHODS: dict = {}
@@ -311,7 +299,7 @@ class Combined(Transformer):
         leave = self.leave.get(tp)
         if tp in _LEAVES and leave is None:
             return node
-        scope = tp in _SCOPE_NODES
+        scope = tp in FUNCTION_TYPES   # classes are not entered; comprehensions have no handler state
         if scope:
             for h in self.handlers:
                 h.enter_scope(node)

@@ -14,7 +14,7 @@ from typing import Iterable, Optional
 import gast
 
 from .. import anno, qual_names
-from ..ast_util import LEAF_TYPES, children_of
+from ..ast_util import COMPREHENSION_TYPES, FUNCTION_TYPES, LEAF_TYPES, children_of
 from ..qual_names import QN
 from ..transformer import iter_nodes
 
@@ -195,7 +195,7 @@ class _Visitor:
         free = {q for q in inner.reads if str(q.root) not in inner.locals}
         self.result.reads |= {q.root for q in free}
         if not anno.getanno(node, anno.Key.IMMEDIATE, False) and not isinstance(
-                node, (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)):
+                node, COMPREHENSION_TYPES):
             self.result.captured |= {str(q.root) for q in free}
         self.result.writes |= {QN(n) for n in inner.nonlocals}
         self.result.captured |= inner.nonlocals
@@ -269,7 +269,7 @@ def scope_activity(node: gast.AST) -> ScopeActivity:
     """Reads and writes inside the scope opened by `node` (a def, lambda, class or
     comprehension), plus its local, nonlocal and global declarations."""
     v = _Visitor()
-    if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)):
+    if isinstance(node, FUNCTION_TYPES):
         args = node.args
         for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
             if a is not None:
@@ -290,8 +290,7 @@ def scope_activity(node: gast.AST) -> ScopeActivity:
     result.nonlocals = v.nonlocals
     result.globals = v.globals
     result.locals = {str(q) for q in result.writes if not q.is_composite} - result.nonlocals - result.globals
-    if result.named_exprs and not isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef,
-                                                    gast.Lambda, gast.ClassDef)):
+    if result.named_exprs and isinstance(node, COMPREHENSION_TYPES):
         # walrus targets in comprehensions bind in the enclosing scope
         result.locals -= {n.target.id for n in iter_nodes(node)
                           if isinstance(n, gast.NamedExpr) and isinstance(n.target, gast.Name)}
