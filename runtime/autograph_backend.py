@@ -282,14 +282,14 @@ def _reduce_first_axis(kind: str, value: Tensor) -> Tensor:
 def _range_parts(value) -> Optional[tuple]:
     """(start, limit, delta) of a staged `rt.range` tensor, constants as Python numbers; None
     for any other value."""
-    if type(value) is not SymbolicTensor or value.op.type != "Range":
+    if type(value) is not SymbolicTensor or value.op.opdef is not array_ops.RANGE:
         return None
     return tuple(_python_constant(t) for t in value.op.inputs)
 
 
 def _python_constant(tensor):
     """The Python number of a scalar integer Const, else the tensor itself."""
-    if tensor.op.type == "Const" and tensor.shape.rank == 0 and tensor.dtype.is_integer:
+    if tensor.op.opdef.is_constant and tensor.shape.rank == 0 and tensor.dtype.is_integer:
         return int(tensor.op.attrs["value"])
     return tensor
 

@@ -11,7 +11,7 @@ def _type_of(t) -> str:
 
 def _ref(t) -> str:
     op = t.op
-    if op.type == "Const":
+    if op.opdef.is_constant:
         value = op.attrs["value"]
         if value.size == 1 and value.dtype != object:
             return repr(value.reshape(()).item())
@@ -38,13 +38,13 @@ def format_graph(graph, indent: str = "") -> str:
     head = ", ".join(f"%{t.op.name}: {_type_of(t)}" for t in graph.inputs)
     lines = [f"{indent}graph {graph.name}({head}) {{"]
     for op in graph.operations:
-        if op.type == "Const" and op.outputs[0].shape.num_elements() == 1:
+        if op.opdef.is_constant and op.outputs[0].shape.num_elements() == 1:
             continue
         outs = ", ".join(f"%{op.name}" if len(op.outputs) == 1 else f"%{op.name}:{i}"
                          for i in range(len(op.outputs)))
         types = ", ".join(_type_of(t) for t in op.outputs)
         args = ", ".join(_ref(t) for t in op.inputs)
-        attrs = _attr_text(op) if op.type not in ("Const",) or op.outputs[0].shape.num_elements() <= 6 else ""
+        attrs = _attr_text(op) if not op.opdef.is_constant or op.outputs[0].shape.num_elements() <= 6 else ""
         lhs = f"{outs} = " if outs else ""
         dev = f"  @{op.device}" if op.device else ""
         lines.append(f"{indent}  {lhs}{op.type}({args}){(' ' + attrs) if attrs else ''}"
@@ -82,7 +82,7 @@ def _live_ops(graph) -> set:
 def _node_label(op) -> str:
     """The op type, then what identifies it: a constant's value (its shape when big), a
     variable's name, else the op's name; then the output types."""
-    if op.type == "Const":
+    if op.opdef.is_constant:
         value = op.attrs["value"]
         shown = np.array2string(value, threshold=6, separator=",") if value.size <= 6 else None
         if value.ndim == 0 and value.dtype != object:

@@ -1,17 +1,101 @@
 """Op definitions: everything about one primitive op, in one object, and the registry.
 
-An op is defined once: its name, a shape/dtype rule (`infer`), a NumPy kernel, how the
+An op is defined once: its name, a shape/dtype rule (`infer`), what it computes, how the
 executor writes it as Python (`template` or `emit`), its gradient rule (`def_grad`, on the
 lines after the definition), and, for ops that run subgraphs, how to run it on values
-(`interpret`). Tensors, graphs and every op module build on this module; a tape learns of
-applied ops through `runtime.context`, so nothing here knows about gradients' machinery.
+(`interpret`). What an op computes is declared as data where it fits, and the rest is derived
+from that declaration: an elementwise op names its NumPy ufunc (`ufunc=np.add`), which gives
+its eager kernel, its NumPy-tier template (`{0} + {1}`: operators where NumPy has one), the
+form that writes into a dying buffer (`np.add({0}, {1}, out={out})`) and its scalar form for
+loop-fusing backends (`{0} + {1}`); a reduction names the ufunc it reduces with
+(`reduction=np.add`). Facts that passes and backends ask of an op are properties here
+(`is_constant`, `is_loop`, `stateful`, ...), never comparisons of type names.
+
+Tensors, graphs and every op module build on this module; a tape learns of applied ops
+through `runtime.context`, so nothing here knows about gradients' machinery.
 """
 
 from __future__ import annotations
 
-from typing import Callable
+import enum
+from typing import Any, Callable
+
+import numpy as np
 
 REGISTRY: dict[str, "OpDef"] = {}
+
+
+class Effect(enum.Flag):
+    """What an op does besides computing its outputs from its inputs. An op with any effect
+    is never folded, merged with a twin (CSE) or dropped when its outputs are unused."""
+
+    NONE = 0
+    READ = enum.auto()    # reads state that may change between runs (a variable, a TensorArray)
+    WRITE = enum.auto()   # changes state (a variable, a TensorArray, an accumulator)
+    RANDOM = enum.auto()  # draws from a random generator
+    IO = enum.auto()      # talks to the world: prints, raises on a failed assertion
+    STATE = READ | WRITE  # what the older `stateful=True` declares
+
+
+# NumPy-tier spellings of ufuncs that Python writes as operators (the fast form on arrays and
+# on NumPy scalars alike). The logical ufuncs are written as the bitwise operators, which agree
+# with them on bools, the only dtype their ops accept.
+_OPERATORS: dict[np.ufunc, str] = {
+    np.add: "{0} + {1}", np.subtract: "{0} - {1}", np.multiply: "{0} * {1}",
+    np.true_divide: "{0} / {1}", np.floor_divide: "{0} // {1}", np.remainder: "{0} % {1}",
+    np.power: "{0} ** {1}", np.equal: "{0} == {1}", np.not_equal: "{0} != {1}",
+    np.less: "{0} < {1}", np.less_equal: "{0} <= {1}", np.greater: "{0} > {1}",
+    np.greater_equal: "{0} >= {1}", np.negative: "-{0}",
+    np.logical_and: "{0} & {1}", np.logical_or: "{0} | {1}", np.logical_xor: "{0} ^ {1}",
+    np.logical_not: "~{0}",
+}
+# Scalar forms on one element where the operator above is not one (Python's `~True` is -2).
+_SCALAR_ONLY: dict[np.ufunc, str] = {
+    np.logical_and: "{0} and {1}", np.logical_or: "{0} or {1}", np.logical_xor: "{0} != {1}",
+    np.logical_not: "not {0}",
+}
+
+
+# the names people write: np.abs, and np.true_divide (np.divide is the same ufunc)
+_SPELLING = {np.absolute: "abs", np.true_divide: "true_divide"}
+
+
+def _np_name(ufunc: np.ufunc) -> str:
+    return "np." + _SPELLING.get(ufunc, ufunc.__name__)
+
+
+def _operands(count: int) -> str:
+    return ", ".join(f"{{{i}}}" for i in range(count))
+
+
+def ufunc_template(ufunc: np.ufunc) -> str:
+    """The NumPy-tier expression of `ufunc` over placeholders `{0}`, `{1}`, ...: the operator
+    where Python has one, else the call (`np.exp({0})`)."""
+    return _OPERATORS.get(ufunc) or f"{_np_name(ufunc)}({_operands(ufunc.nin)})"
+
+
+def ufunc_out_template(ufunc: np.ufunc) -> str:
+    """`ufunc` writing its result into the buffer named `{out}`: `np.add({0}, {1}, out={out})`."""
+    return f"{_np_name(ufunc)}({_operands(ufunc.nin)}, out={{out}})"
+
+
+def _reduction_kernel(ufunc: np.ufunc) -> Callable:
+    def kernel(x, axis, keepdims):
+        return ufunc.reduce(x, axis=axis, keepdims=keepdims, dtype=np.asarray(x).dtype)
+    kernel.__name__ = f"{ufunc.__name__}_reduce"
+    return kernel
+
+
+def _reduction_emit(ufunc: np.ufunc) -> Callable:
+    source = f"{_np_name(ufunc)}.reduce"
+
+    def emit(em, op) -> None:
+        x, t = em.ins(op)[0], op.inputs[0]
+        axis, keepdims = op.attrs["axis"], op.attrs["keepdims"]
+        extra = f", dtype=np.{t.dtype._np.type.__name__}" if t.dtype.is_integer else ""
+        em.line(f"{em.outs(op)[0]} = {source}({x}, axis={em.literal(axis)}, "
+                f"keepdims={keepdims}{extra})")
+    return emit
 
 
 class OpDef:
@@ -19,30 +103,89 @@ class OpDef:
 
     infer(*inputs, **attrs) -> (shape, dtype) or, for `num_outputs != 1`, a list of them;
         an op staged with subgraphs gets them first: infer(subgraphs, *inputs, **attrs).
-    kernel(*arrays, **attrs) -> array (or tuple of arrays).
-    template: Python expression for the executor, e.g. "{0} + {1}" or "np.sum({0}, axis={axis})".
+    kernel(*arrays, **attrs) -> array (or tuple of arrays); the ufunc or reduction when not given.
+    template: Python expression for the executor, e.g. "{0} + {1}" or "np.sum({0}, axis={axis})";
+        derived from `ufunc` when not given.
     emit(ctx, op): writes the op's lines itself (control flow, variables, ...).
     grad(op, *output_grads) -> list of input grads (None where there is none).
     interpret(operation, values, run_graph) -> output values: runs a graph operation on
         eager values when the generic path (apply the op to its inputs) does not fit
         (subgraphs, saved state); `run_graph(graph, values)` runs a subgraph.
+
+    What it computes, as data:
+    ufunc: the NumPy ufunc the op applies elementwise to its inputs (no attrs). Gives the
+        kernel, the template and `out_template`; the op's result is a fresh array.
+    reduction: the ufunc whose `.reduce` over attrs `axis` (None or a tuple) with `keepdims`
+        the op is (`np.add` for Sum). Gives the kernel and the emitter.
+    scalar: the op on one element, for backends that fuse elementwise loops (Numba):
+        `{0}`, `{1}` the operands, `{one}`/`{zero}` constants of their dtype. Derived from
+        `ufunc`; declared by elementwise ops without one (sigmoid, relu, select).
+    scalar_only: `scalar` is Python on one element (`and`, `not`, `x if c else y`); on arrays
+        the template is used.
+    out_template: the op writing into a dying input's buffer `{out}`; derived from `ufunc`.
+    effects: an `Effect` flag set; `stateful=True` is shorthand for `Effect.STATE`.
+    in_place(op) -> bool: the op's own emitter may write its result into a dying operand
+        (`em.reuse_target(op)`), as a variable's add/sub update does.
+    fresh_output: the result is a new array nothing else holds (matmul), so a later
+        elementwise op may write into it.
+    constant / placeholder / loop: what the graph's passes ask by kind (`is_constant`, ...).
     """
 
-    __slots__ = ("name", "infer", "kernel", "template", "emit", "grad", "stateful",
-                 "num_outputs", "differentiable", "interpret")
+    __slots__ = ("name", "infer", "kernel", "template", "emit", "grad", "effects",
+                 "num_outputs", "differentiable", "interpret", "ufunc", "reduction", "scalar",
+                 "scalar_only", "out_template", "in_place", "fresh_output", "is_constant",
+                 "is_placeholder", "is_loop")
 
-    def __init__(self, name, infer, kernel, template=None, emit=None, grad=None,
-                 stateful=False, num_outputs=1, differentiable=True, interpret=None):
+    def __init__(self, name: str, infer: Callable, kernel: Callable | None = None, *,
+                 template: str | None = None, emit: Callable | None = None,
+                 grad: Callable | None = None, effects: Effect = Effect.NONE,
+                 stateful: bool = False, num_outputs: int | None = 1,
+                 differentiable: bool = True, interpret: Callable | None = None,
+                 ufunc: np.ufunc | None = None, reduction: np.ufunc | None = None,
+                 scalar: str | None = None, scalar_only: bool = False,
+                 out_template: str | None = None, in_place: Callable[[Any], bool] | None = None,
+                 fresh_output: bool = False, constant: bool = False, placeholder: bool = False,
+                 loop: bool = False):
+        if ufunc is not None:
+            kernel = ufunc if kernel is None else kernel
+            template = ufunc_template(ufunc) if template is None else template
+            out_template = ufunc_out_template(ufunc) if out_template is None else out_template
+            if scalar is None:
+                scalar = _SCALAR_ONLY.get(ufunc) or template
+                scalar_only = ufunc in _SCALAR_ONLY
+        if reduction is not None:
+            kernel = _reduction_kernel(reduction) if kernel is None else kernel
+            emit = _reduction_emit(reduction) if emit is None and template is None else emit
         self.name = name
         self.infer = infer
         self.kernel = kernel
         self.template = template
         self.emit = emit
         self.grad = grad
-        self.stateful = stateful
+        self.effects = effects | (Effect.STATE if stateful else Effect.NONE)
         self.num_outputs = num_outputs
         self.differentiable = differentiable
         self.interpret = interpret
+        self.ufunc = ufunc
+        self.reduction = reduction
+        self.scalar = scalar
+        self.scalar_only = scalar_only
+        self.out_template = out_template
+        self.in_place = in_place
+        self.fresh_output = fresh_output or ufunc is not None
+        self.is_constant = constant
+        self.is_placeholder = placeholder
+        self.is_loop = loop
+
+    @property
+    def stateful(self) -> bool:
+        """True when the op has any effect: it must run, once, where it stands."""
+        return bool(self.effects)
+
+    @property
+    def is_elementwise(self) -> bool:
+        """True when the op maps elements to elements (it has a scalar form)."""
+        return self.scalar is not None
 
     def def_grad(self, rule: Callable) -> Callable:
         """Decorator: `rule(op, *output_grads)` becomes this op's gradient rule."""
@@ -58,8 +201,8 @@ class OpDef:
         return f"<OpDef {self.name}>"
 
 
-def define(name: str, infer: Callable, kernel: Callable | None = None, **kwargs) -> OpDef:
-    """Registers an op; names are unique."""
+def define(name: str, infer: Callable, kernel: Callable | None = None, **kwargs: Any) -> OpDef:
+    """Registers an op (see `OpDef` for the keywords); names are unique."""
     if name in REGISTRY:
         raise ValueError(f"op {name!r} is defined twice")
     op = OpDef(name, infer, kernel, **kwargs)
@@ -91,5 +234,5 @@ def _emit_const(em, op):
     em.alias(op.outputs[0], em.bind(value, "c"))
 
 
-CONST = define("Const", _no_infer, emit=_emit_const, differentiable=False)
-PLACEHOLDER = define("Placeholder", _no_infer, differentiable=False)
+CONST = define("Const", _no_infer, emit=_emit_const, differentiable=False, constant=True)
+PLACEHOLDER = define("Placeholder", _no_infer, differentiable=False, placeholder=True)

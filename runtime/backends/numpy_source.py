@@ -259,7 +259,7 @@ def render(program: Program, name: str = "graph_fn") -> CompiledGraph:
             # NumPy scalars take NumPy's fast scalar arithmetic; 0-d arrays do not
             em.line(f"{param} = {param}[()]")
     for op in graph.operations:  # constants are names bound once; define them all first
-        if op.type == "Const":
+        if op.opdef.is_constant:
             em.emit_op(op)
     em.emit_program(program)
     returns = [em.name(t) for t in graph.outputs]

@@ -400,7 +400,8 @@ def _select_infer(cond, x, y):
     return broadcast(broadcast(cond.shape, x.shape, "SelectV2"), y.shape, "SelectV2"), dtype
 
 
-SELECT = define("SelectV2", _select_infer, np.where, template="np.where({0}, {1}, {2})")
+SELECT = define("SelectV2", _select_infer, np.where, template="np.where({0}, {1}, {2})",
+                scalar="{1} if {0} else {2}", scalar_only=True)
 
 
 def _where_indices_infer(cond):

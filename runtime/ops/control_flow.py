@@ -231,7 +231,7 @@ def _while_infer(graphs, *inputs):
     return [(t.shape, t.dtype) for t in graphs[1].inputs]  # the loop variables' invariants
 
 
-WHILE = define("While", _while_infer, None, emit=_emit_while, num_outputs=None)
+WHILE = define("While", _while_infer, None, emit=_emit_while, num_outputs=None, loop=True)
 
 
 def _loop(cond, body, values, maximum_iterations):

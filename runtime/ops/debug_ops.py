@@ -9,7 +9,7 @@ import numpy as np
 from .. import context, errors
 from .. import dtypes as _dtypes
 from ..exports import export
-from ..opdef import define
+from ..opdef import Effect, define
 from ..tensor import Tensor
 from . import array_ops, math_ops, reduce_ops
 from .core import apply, binary_operands, convert_to_tensor
@@ -39,7 +39,7 @@ def _print_kernel(*values, parts, sep, end, stream):
         out.flush()
 
 
-PRINT = define("PrintV2", lambda *xs, **attrs: [], _print_kernel, stateful=True, num_outputs=0,
+PRINT = define("PrintV2", lambda *xs, **attrs: [], _print_kernel, effects=Effect.IO, num_outputs=0,
                differentiable=False)
 
 
@@ -76,7 +76,7 @@ def _assert_kernel(condition, *data, message, parts):
         raise errors.InvalidArgumentError(text or "assertion failed")
 
 
-ASSERT = define("Assert", lambda *xs, **attrs: [], _assert_kernel, stateful=True, num_outputs=0,
+ASSERT = define("Assert", lambda *xs, **attrs: [], _assert_kernel, effects=Effect.IO, num_outputs=0,
                 differentiable=False)
 
 

@@ -50,7 +50,7 @@ def _emit_matmul(em, op):
     em.line(f"{em.outs(op)[0]} = {a} @ {b}")
 
 
-MATMUL = define("MatMul", _matmul_infer, _matmul_kernel, emit=_emit_matmul)
+MATMUL = define("MatMul", _matmul_infer, _matmul_kernel, emit=_emit_matmul, fresh_output=True)
 
 
 @MATMUL.def_grad

@@ -59,25 +59,27 @@ BINARY_ELEMENTWISE: list = []  # the elementwise ops of two tensors, for tests o
 UNARY_ELEMENTWISE: list = []
 
 
-def _binary(name, template, kernel, kind=_NUMERIC, out_dtype=None):
-    op = define(name, _binary_infer(name, kind, out_dtype), kernel, template=template)
+def _binary(name, ufunc, kind=_NUMERIC, out_dtype=None, **declared):
+    op = define(name, _binary_infer(name, kind, out_dtype), ufunc=ufunc, **declared)
     BINARY_ELEMENTWISE.append(op)
     return op
 
 
-def _unary(name, template, kernel, kind=_NUMERIC, out_dtype=None):
-    op = define(name, _unary_infer(name, kind, out_dtype), kernel, template=template)
+def _unary(name, ufunc, kind=_NUMERIC, out_dtype=None, **declared):
+    """An elementwise op of one tensor: its `ufunc`, or (`ufunc=None`) its kernel, template and
+    scalar form declared."""
+    op = define(name, _unary_infer(name, kind, out_dtype), ufunc=ufunc, **declared)
     UNARY_ELEMENTWISE.append(op)
     return op
 
 
-ADD = _binary("Add", "{0} + {1}", np.add, kind=_ADDABLE)
+ADD = _binary("Add", np.add, kind=_ADDABLE)
 
 
-SUB = _binary("Sub", "{0} - {1}", np.subtract)
+SUB = _binary("Sub", np.subtract)
 
 
-MUL = _binary("Mul", "{0} * {1}", np.multiply)
+MUL = _binary("Mul", np.multiply)
 
 
 def _truediv_kernel(x, y):
@@ -95,11 +97,11 @@ def _emit_truediv(em, op):
 
 
 DIV = define("RealDiv", _binary_infer("RealDiv", _NUMERIC, _truediv_dtype), _truediv_kernel,
-             emit=_emit_truediv)
+             emit=_emit_truediv, ufunc=np.true_divide)
 BINARY_ELEMENTWISE.append(DIV)
 
 
-FLOORDIV = _binary("FloorDiv", "{0} // {1}", np.floor_divide)
+FLOORDIV = _binary("FloorDiv", np.floor_divide)
 
 
 @FLOORDIV.def_grad
@@ -107,24 +109,24 @@ def _floordiv_grad(op, g):
     return [None, None]
 
 
-MOD = _binary("FloorMod", "{0} % {1}", np.mod)
+MOD = _binary("FloorMod", np.mod)
 
 
-POW = _binary("Pow", "{0} ** {1}", np.power)
+POW = _binary("Pow", np.power)
 
 
-MAXIMUM = _binary("Maximum", "np.maximum({0}, {1})", np.maximum)
+MAXIMUM = _binary("Maximum", np.maximum)
 
 
-MINIMUM = _binary("Minimum", "np.minimum({0}, {1})", np.minimum)
+MINIMUM = _binary("Minimum", np.minimum)
 
 
-EQUAL = _binary("Equal", "{0} == {1}", np.equal, kind=None, out_dtype=_to_bool)
-NOT_EQUAL = _binary("NotEqual", "{0} != {1}", np.not_equal, kind=None, out_dtype=_to_bool)
-LESS = _binary("Less", "{0} < {1}", np.less, out_dtype=_to_bool)
-LESS_EQUAL = _binary("LessEqual", "{0} <= {1}", np.less_equal, out_dtype=_to_bool)
-GREATER = _binary("Greater", "{0} > {1}", np.greater, out_dtype=_to_bool)
-GREATER_EQUAL = _binary("GreaterEqual", "{0} >= {1}", np.greater_equal, out_dtype=_to_bool)
+EQUAL = _binary("Equal", np.equal, kind=None, out_dtype=_to_bool)
+NOT_EQUAL = _binary("NotEqual", np.not_equal, kind=None, out_dtype=_to_bool)
+LESS = _binary("Less", np.less, out_dtype=_to_bool)
+LESS_EQUAL = _binary("LessEqual", np.less_equal, out_dtype=_to_bool)
+GREATER = _binary("Greater", np.greater, out_dtype=_to_bool)
+GREATER_EQUAL = _binary("GreaterEqual", np.greater_equal, out_dtype=_to_bool)
 
 
 def _bool_infer(name):
@@ -137,14 +139,14 @@ def _bool_infer(name):
     return infer
 
 
-LOGICAL_AND = define("LogicalAnd", _bool_infer("LogicalAnd"), np.logical_and, template="{0} & {1}")
-LOGICAL_OR = define("LogicalOr", _bool_infer("LogicalOr"), np.logical_or, template="{0} | {1}")
-LOGICAL_XOR = define("LogicalXor", _bool_infer("LogicalXor"), np.logical_xor, template="{0} ^ {1}")
-LOGICAL_NOT = define("LogicalNot", _bool_infer("LogicalNot"), np.logical_not, template="~{0}")
+LOGICAL_AND = define("LogicalAnd", _bool_infer("LogicalAnd"), ufunc=np.logical_and)
+LOGICAL_OR = define("LogicalOr", _bool_infer("LogicalOr"), ufunc=np.logical_or)
+LOGICAL_XOR = define("LogicalXor", _bool_infer("LogicalXor"), ufunc=np.logical_xor)
+LOGICAL_NOT = define("LogicalNot", _bool_infer("LogicalNot"), ufunc=np.logical_not)
 BINARY_ELEMENTWISE += [LOGICAL_AND, LOGICAL_OR, LOGICAL_XOR]
 UNARY_ELEMENTWISE.append(LOGICAL_NOT)
 
-NEG = _unary("Neg", "-{0}", np.negative)
+NEG = _unary("Neg", np.negative)
 
 
 @NEG.def_grad
@@ -152,7 +154,7 @@ def _neg_grad(op, g):
     return [negative(g)]
 
 
-ABS = _unary("Abs", "np.abs({0})", np.abs,
+ABS = _unary("Abs", np.abs,
              out_dtype=lambda d: {"complex64": _dtypes.float32,
                                   "complex128": _dtypes.float64}.get(d.name, d))
 
@@ -162,10 +164,10 @@ def _abs_grad(op, g):
     return [multiply(g, sign(op.inputs[0]))]
 
 
-SIGN = _unary("Sign", "np.sign({0})", np.sign)
+SIGN = _unary("Sign", np.sign)
 
 
-SQUARE = _unary("Square", "np.square({0})", np.square)
+SQUARE = _unary("Square", np.square, scalar="{0} * {0}")
 
 
 @SQUARE.def_grad
@@ -173,7 +175,7 @@ def _square_grad(op, g):
     return [multiply(g, multiply(op.inputs[0], 2))]
 
 
-SQRT = _unary("Sqrt", "np.sqrt({0})", np.sqrt, _FLOATING_ONLY)
+SQRT = _unary("Sqrt", np.sqrt, _FLOATING_ONLY)
 
 
 @SQRT.def_grad
@@ -181,7 +183,8 @@ def _sqrt_grad(op, g):
     return [divide(g, multiply(op.outputs[0], 2))]
 
 
-RSQRT = _unary("Rsqrt", "1 / np.sqrt({0})", lambda x: 1 / np.sqrt(x), _FLOATING_ONLY)
+RSQRT = _unary("Rsqrt", None, _FLOATING_ONLY, kernel=lambda x: 1 / np.sqrt(x),
+               template="1 / np.sqrt({0})", scalar="{one} / np.sqrt({0})")
 
 
 @RSQRT.def_grad
@@ -190,7 +193,7 @@ def _rsqrt_grad(op, g):
     return [multiply(g, multiply(multiply(y, square(y)), -0.5))]
 
 
-EXP = _unary("Exp", "np.exp({0})", np.exp, _FLOATING_ONLY)
+EXP = _unary("Exp", np.exp, _FLOATING_ONLY)
 
 
 @EXP.def_grad
@@ -198,7 +201,7 @@ def _exp_grad(op, g):
     return [multiply(g, op.outputs[0])]
 
 
-LOG = _unary("Log", "np.log({0})", np.log, _FLOATING_ONLY)
+LOG = _unary("Log", np.log, _FLOATING_ONLY)
 
 
 @LOG.def_grad
@@ -206,7 +209,7 @@ def _log_grad(op, g):
     return [divide(g, op.inputs[0])]
 
 
-LOG1P = _unary("Log1p", "np.log1p({0})", np.log1p, _FLOATING_ONLY)
+LOG1P = _unary("Log1p", np.log1p, _FLOATING_ONLY)
 
 
 @LOG1P.def_grad
@@ -214,7 +217,7 @@ def _log1p_grad(op, g):
     return [divide(g, add(op.inputs[0], 1))]
 
 
-SIN = _unary("Sin", "np.sin({0})", np.sin, _FLOATING_ONLY)
+SIN = _unary("Sin", np.sin, _FLOATING_ONLY)
 
 
 @SIN.def_grad
@@ -222,7 +225,7 @@ def _sin_grad(op, g):
     return [multiply(g, cos(op.inputs[0]))]
 
 
-COS = _unary("Cos", "np.cos({0})", np.cos, _FLOATING_ONLY)
+COS = _unary("Cos", np.cos, _FLOATING_ONLY)
 
 
 @COS.def_grad
@@ -230,7 +233,7 @@ def _cos_grad(op, g):
     return [multiply(g, negative(sin(op.inputs[0])))]
 
 
-TAN = _unary("Tan", "np.tan({0})", np.tan, _FLOATING_ONLY)
+TAN = _unary("Tan", np.tan, _FLOATING_ONLY)
 
 
 @TAN.def_grad
@@ -238,7 +241,7 @@ def _tan_grad(op, g):
     return [multiply(g, add(square(op.outputs[0]), 1))]
 
 
-TANH = _unary("Tanh", "np.tanh({0})", np.tanh, _FLOATING_ONLY)
+TANH = _unary("Tanh", np.tanh, _FLOATING_ONLY)
 
 
 @TANH.def_grad
@@ -246,7 +249,8 @@ def _tanh_grad(op, g):
     return [multiply(g, subtract(1, square(op.outputs[0])))]
 
 
-SIGMOID = _unary("Sigmoid", "1 / (1 + np.exp(-{0}))", lambda x: 1 / (1 + np.exp(-x)), _FLOATING_ONLY)
+SIGMOID = _unary("Sigmoid", None, _FLOATING_ONLY, kernel=lambda x: 1 / (1 + np.exp(-x)),
+                 template="1 / (1 + np.exp(-{0}))", scalar="{one} / ({one} + np.exp(-{0}))")
 
 
 @SIGMOID.def_grad
@@ -255,13 +259,14 @@ def _sigmoid_grad(op, g):
     return [multiply(g, multiply(y, subtract(1, y)))]
 
 
-FLOOR = _unary("Floor", "np.floor({0})", np.floor, _FLOATING_ONLY)
+FLOOR = _unary("Floor", np.floor, _FLOATING_ONLY)
 
 
-CEIL = _unary("Ceil", "np.ceil({0})", np.ceil, _FLOATING_ONLY)
+CEIL = _unary("Ceil", np.ceil, _FLOATING_ONLY)
 
 
-ROUND = _unary("Round", "np.round({0})", np.round)
+ROUND = _unary("Round", None, kernel=np.round, template="np.round({0})",  # ints stay ints
+                scalar="np.rint({0})")
 
 
 def _step_grad(op, g):
@@ -294,7 +299,8 @@ def _erf_grad(op, g):
     return [multiply(g, multiply(exp(negative(square(x))), float(2 / np.sqrt(np.pi))))]
 
 
-RECIPROCAL = _unary("Reciprocal", "1 / {0}", lambda x: 1 / x, _FLOATING_ONLY)
+RECIPROCAL = _unary("Reciprocal", None, _FLOATING_ONLY, kernel=lambda x: 1 / x, template="1 / {0}",
+                     scalar="{one} / {0}")
 
 
 @RECIPROCAL.def_grad

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..exports import export
-from ..opdef import define
+from ..opdef import Effect, define
 from ..shapes import TensorShape
 from . import array_ops as _array
 from . import math_ops
@@ -22,7 +22,8 @@ def _float_infer(name):
     return infer
 
 
-RELU = define("Relu", _float_infer("Relu"), lambda x: np.maximum(x, 0), template="np.maximum({0}, 0)")
+RELU = define("Relu", _float_infer("Relu"), lambda x: np.maximum(x, 0), template="np.maximum({0}, 0)",
+              out_template="np.maximum({0}, 0, out={out})", scalar="np.maximum({0}, {zero})")
 
 
 @RELU.def_grad
@@ -33,7 +34,7 @@ def _relu_grad(op, g):
 # g where the relu output y is positive, else 0: multiplying by the mask keeps g's dtype and
 # is several times faster than np.where
 RELU_GRAD = define("ReluGrad", lambda g, y: (g.shape, g.dtype), lambda g, y: g * (y > 0),
-                   template="{0} * ({1} > 0)")
+                   template="{0} * ({1} > 0)", out_template="np.multiply({0}, {1} > 0, out={out})")
 
 
 @RELU_GRAD.def_grad
@@ -174,7 +175,7 @@ def _dropout_kernel(x, rate, noise_shape, seed):
     return x * mask, mask
 
 
-DROPOUT = define("Dropout", _dropout_infer, _dropout_kernel, num_outputs=2, stateful=True)
+DROPOUT = define("Dropout", _dropout_infer, _dropout_kernel, num_outputs=2, effects=Effect.RANDOM)
 
 
 @DROPOUT.def_grad

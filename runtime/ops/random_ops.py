@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import dtypes as _dtypes
 from ..exports import export
-from ..opdef import define
+from ..opdef import Effect, define
 from ..shapes import TensorShape
 from ..tensor import SymbolicTensor
 from .array_ops import static_ints
@@ -75,12 +75,12 @@ def _random_infer(shape, a, b, dtype, seed):
 
 UNIFORM = define("RandomUniform", _random_infer,
                  lambda shape, a, b, dtype, seed: _uniform_kernel(shape, a, b, dtype, seed),
-                 stateful=True, differentiable=False)
+                 effects=Effect.RANDOM, differentiable=False)
 
 
 NORMAL = define("RandomStandardNormal", _random_infer,
                 lambda shape, a, b, dtype, seed: _normal_kernel(shape, a, b, dtype, seed),
-                stateful=True, differentiable=False)
+                effects=Effect.RANDOM, differentiable=False)
 
 
 @export("random.uniform")
@@ -121,7 +121,7 @@ def _truncated_normal_kernel(shape, a, b, dtype, seed):  # a: the mean, b: the s
 
 
 TRUNCATED_NORMAL = define("TruncatedNormal", _random_infer, _truncated_normal_kernel,
-                          stateful=True, differentiable=False)
+                          effects=Effect.RANDOM, differentiable=False)
 
 
 @export("random.truncated_normal")

@@ -33,17 +33,6 @@ def _mean_kernel(x, axis, keepdims):
     return np.mean(x, axis=axis, keepdims=keepdims)
 
 
-def _emit_reduce(ufunc_src):
-    def emit(em, op):
-        x = em.ins(op)[0]
-        t = op.inputs[0]
-        axis, keepdims = op.attrs["axis"], op.attrs["keepdims"]
-        extra = f", dtype=np.{t.dtype._np.type.__name__}" if t.dtype.is_integer else ""
-        em.line(f"{em.outs(op)[0]} = {ufunc_src}({x}, axis={em.literal(axis)}, "
-                f"keepdims={keepdims}{extra})")
-    return emit
-
-
 def _emit_mean(em, op):
     t = op.inputs[0]
     x = em.ins(op)[0]
@@ -62,33 +51,25 @@ def _emit_mean(em, op):
         em.line(f"{em.outs(op)[0]} = {em.bind(_mean_kernel)}({x}, {em.literal(axis)}, {keepdims})")
 
 
-SUM = define("Sum", _infer("Sum", "numeric"),
-             lambda x, axis, keepdims: np.sum(x, axis=axis, keepdims=keepdims, dtype=np.asarray(x).dtype),
-             emit=_emit_reduce("np.add.reduce"))
+SUM = define("Sum", _infer("Sum", "numeric"), reduction=np.add)
 
 
 MEAN = define("Mean", _infer("Mean", "numeric"), _mean_kernel, emit=_emit_mean)
 
 
-MAX = define("Max", _infer("Max", "numeric"), lambda x, axis, keepdims: np.max(x, axis=axis, keepdims=keepdims),
-             emit=_emit_reduce("np.maximum.reduce"))
+MAX = define("Max", _infer("Max", "numeric"), reduction=np.maximum)
 
 
-MIN = define("Min", _infer("Min", "numeric"), lambda x, axis, keepdims: np.min(x, axis=axis, keepdims=keepdims),
-             emit=_emit_reduce("np.minimum.reduce"))
+MIN = define("Min", _infer("Min", "numeric"), reduction=np.minimum)
 
 
-PROD = define("Prod", _infer("Prod", "numeric"),
-              lambda x, axis, keepdims: np.prod(x, axis=axis, keepdims=keepdims, dtype=np.asarray(x).dtype),
-              emit=_emit_reduce("np.multiply.reduce"))
+PROD = define("Prod", _infer("Prod", "numeric"), reduction=np.multiply)
 
 
-ANY = define("Any", _infer("Any", "bool"), lambda x, axis, keepdims: np.any(x, axis=axis, keepdims=keepdims),
-             template="np.any({0}, axis={axis}, keepdims={keepdims})", differentiable=False)
+ANY = define("Any", _infer("Any", "bool"), reduction=np.logical_or, differentiable=False)
 
 
-ALL = define("All", _infer("All", "bool"), lambda x, axis, keepdims: np.all(x, axis=axis, keepdims=keepdims),
-             template="np.all({0}, axis={axis}, keepdims={keepdims})", differentiable=False)
+ALL = define("All", _infer("All", "bool"), reduction=np.logical_and, differentiable=False)
 
 
 def _reducer(op):

@@ -14,7 +14,7 @@ import numpy as np
 from .. import context, errors
 from .. import dtypes as _dtypes
 from ..exports import export
-from ..opdef import define, not_interpretable
+from ..opdef import Effect, define, not_interpretable
 from ..shapes import TensorShape, as_shape
 from ..tensor import EagerTensor, SymbolicTensor, Tensor
 from . import array_ops, gradient_ops
@@ -83,7 +83,7 @@ def _ta_unstack(handle, value):
 
 
 TA_NEW = _define("TensorArrayV3", lambda size, **a: (TensorShape([]), _dtypes.variant), _ta_new,
-                stateful=True, differentiable=False)
+                effects=Effect.WRITE, differentiable=False)
 
 
 def _emit_write(em, op):
@@ -105,7 +105,7 @@ def _emit_write(em, op):
 
 
 TA_WRITE = _define("TensorArrayWriteV3", lambda h, i, v, **a: (TensorShape([]), _dtypes.variant),
-                  _ta_write, emit=_emit_write, stateful=True)
+                  _ta_write, emit=_emit_write, effects=Effect.WRITE)
 
 
 @TA_WRITE.def_grad
@@ -119,7 +119,7 @@ def _write_grad(op, grad):
 
 
 TA_READ = _define("TensorArrayReadV3", lambda h, i, dtype, element_shape: (element_shape, dtype),
-                 lambda h, i, dtype, element_shape: _ta_read(h, i), stateful=True)
+                 lambda h, i, dtype, element_shape: _ta_read(h, i), effects=Effect.READ)
 
 
 @TA_READ.def_grad
@@ -128,7 +128,7 @@ def _read_grad(op, g):
 
 
 TA_STACK = _define("TensorArrayStack", lambda h, dtype, element_shape: (
-    TensorShape([None]).concatenate(element_shape), dtype), _ta_stack, stateful=True)
+    TensorShape([None]).concatenate(element_shape), dtype), _ta_stack, effects=Effect.READ)
 
 
 @TA_STACK.def_grad
@@ -140,7 +140,7 @@ def _emit_size(em, op):
     """The size as an int32, or as a Python int when it is only ever the index of a write to
     the same array (an append), which needs no NumPy scalar."""
     size, handle = op.outputs[0], op.inputs[0]
-    only_index = all(c is not None and c.type == "TensorArrayWriteV3" and c.inputs[0] is handle
+    only_index = all(c is not None and c.opdef is TA_WRITE and c.inputs[0] is handle
                      and c.inputs[1] is size and c.inputs[2] is not size
                      for c in em.consumers(size))
     value = f"len({em.ins(op)[0]})"
@@ -148,13 +148,13 @@ def _emit_size(em, op):
 
 
 TA_SIZE = _define("TensorArraySizeV3", lambda h: (TensorShape([]), _dtypes.int32),
-                  lambda h: np.int32(len(h)), stateful=True, differentiable=False,
+                  lambda h: np.int32(len(h)), effects=Effect.READ, differentiable=False,
                   emit=_emit_size)
 
 
 TA_GATHER = _define("TensorArrayGatherV3", lambda h, i, dtype, element_shape: (
     TensorShape([i.shape[0] if i.shape.rank == 1 else None]).concatenate(element_shape), dtype),
-    _ta_gather, stateful=True)
+    _ta_gather, effects=Effect.READ)
 
 
 @TA_GATHER.def_grad
@@ -164,7 +164,7 @@ def _gather_grad(op, g):
 
 TA_CONCAT = _define("TensorArrayConcatV3", lambda h, dtype, element_shape: (
     TensorShape([None]).concatenate(element_shape[1:] if element_shape.rank else TensorShape(None)),
-    dtype), _ta_concat, stateful=True)
+    dtype), _ta_concat, effects=Effect.READ)
 
 
 @TA_CONCAT.def_grad
@@ -173,7 +173,7 @@ def _concat_grad(op, g):
 
 
 TA_UNSTACK = _define("TensorArrayScatterV3", lambda h, v: (TensorShape([]), _dtypes.variant),
-                    _ta_unstack, stateful=True)
+                    _ta_unstack, effects=Effect.WRITE)
 
 
 @TA_UNSTACK.def_grad

@@ -94,7 +94,7 @@ def _emit_assign(em, op):
 
 
 ASSIGN = define("AssignVariableOp", _assign_infer, _assign_kernel, emit=_emit_assign, stateful=True,
-                differentiable=False)
+                differentiable=False, in_place=lambda op: op.attrs["mode"] in ("add", "sub"))
 
 
 def _emit_init(em, op):

@@ -28,7 +28,7 @@ def eliminate_common_subexpressions(graph):
 
 
 def _key(op, canonical):
-    if (op.opdef.stateful or op.subgraphs or len(op.outputs) != 1 or op.type == "Const"
+    if (op.opdef.stateful or op.subgraphs or len(op.outputs) != 1 or op.opdef.is_constant
             or op.opdef.kernel is None or not _is_array(op.outputs[0])):
         return None
     inputs = tuple(id(canonical.get(id(t), t)) for t in op.inputs)

@@ -19,7 +19,7 @@ def fold_constants(graph):
     values: dict[int, np.ndarray] = {}
     operations = []
     for op in graph.operations:
-        if op.type == "Const":
+        if op.opdef.is_constant:
             values[id(op.outputs[0])] = op.attrs["value"]
         elif _foldable(op, values):
             folded = _evaluate(op, values)

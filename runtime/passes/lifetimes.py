@@ -17,21 +17,7 @@ from __future__ import annotations
 
 from ..graph import external_inputs
 
-# templates whose value is a ufunc of the inputs, and the same ufunc writing into `out`
-_BINARY = {"{0} + {1}": "np.add", "{0} - {1}": "np.subtract", "{0} * {1}": "np.multiply",
-           "{0} / {1}": "np.true_divide", "{0} ** {1}": "np.power",
-           "np.maximum({0}, {1})": "np.maximum", "np.minimum({0}, {1})": "np.minimum"}
-_UNARY = {"-{0}": "np.negative", **{f"np.{f}({{0}})": f"np.{f}" for f in (
-    "abs", "sign", "square", "sqrt", "exp", "log", "log1p", "sin", "cos", "tan", "tanh", "floor",
-    "ceil")}}
-OUT_TEMPLATES = {
-    **{t: f"{u}({{0}}, {{1}}, out={{out}})" for t, u in _BINARY.items()},
-    **{t: f"{u}({{0}}, out={{out}})" for t, u in _UNARY.items()},
-    "np.maximum({0}, 0)": "np.maximum({0}, 0, out={out})",  # relu
-    "{0} * ({1} > 0)": "np.multiply({0}, {1} > 0, out={out})",  # relu gradient
-}
-_FRESH_TYPES = {"MatMul"}
-LARGE = 1024  # ops without a ufunc template whose result is a new array
+LARGE = 1024  # ops whose result is a new array: below this size, no `out=` or `del`
 
 
 class Lifetimes:
@@ -59,7 +45,7 @@ class Lifetimes:
             ufunc = ufunc_of(op)
             if ufunc is not None or _is_update(op):
                 self._choose_reuse(k, op, last, readers, escapes, owned)
-            if ufunc is not None or op.type in _FRESH_TYPES:
+            if ufunc is not None or op.opdef.fresh_output:
                 owned.update(id(t) for t in op.outputs)
             for t in op.outputs:
                 if id(t) not in kept and id(t) not in last and _large(t):
@@ -90,17 +76,15 @@ def _large(tensor) -> bool:
 
 
 def _is_update(op) -> bool:
-    """A variable's `assign_add`/`assign_sub`: the new value may go into its dying operand,
-    which the variable then keeps (no other name holds that buffer)."""
-    return op.type == "AssignVariableOp" and op.attrs["mode"] in ("add", "sub")
+    """An op whose own emitter may write its new value into a dying operand (a variable's
+    `assign_add`/`assign_sub`, which then keeps that buffer: no other name holds it)."""
+    in_place = op.opdef.in_place
+    return in_place is not None and in_place(op)
 
 
 def ufunc_of(op) -> str | None:
-    """The op's template as a ufunc writing into `{out}`, or None for ops that are not one."""
-    if op.type == "RealDiv":  # emitted as `/` when the result keeps the operands' dtype
-        same = op.outputs[0].dtype is op.inputs[0].dtype is op.inputs[1].dtype
-        return "np.true_divide({0}, {1}, out={out})" if same else None
-    template = op.opdef.template
-    if template is None or op.opdef.emit is not None or op.attrs:
-        return None
-    return OUT_TEMPLATES.get(template)
+    """The op as a ufunc writing into `{out}` (its OpDef's `out_template`, derived from its
+    `ufunc`), or None for ops that are not one. The caller keeps `{out}` of the result's
+    dtype, so an op whose dtype may differ from its operands' (true division of ints) only
+    writes into a buffer of its result's dtype."""
+    return None if op.attrs else op.opdef.out_template

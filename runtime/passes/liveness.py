@@ -15,7 +15,7 @@ def live_operations(graph, outputs) -> list:
     used = {id(t) for t in outputs}
     live = []
     for op in reversed(graph.operations):
-        if (op.opdef.stateful or any(id(t) in used for t in op.outputs) or op.type == "While"
+        if (op.opdef.stateful or any(id(t) in used for t in op.outputs) or op.opdef.is_loop
                 or _has_effects(op)):
             live.append(op)
             for t in op.inputs:

@@ -6,8 +6,8 @@ from html import escape
 
 import numpy as np
 
-from ..passes import live_operations
 from ..graph_printer import _attr_text, _ref, _type_of
+from ..passes import live_operations
 from .pipeline import origin_line
 
 
@@ -32,7 +32,7 @@ class GraphView:
         outputs = {id(t): i for i, t in enumerate(graph.outputs)}
         rows = [f'<div class="ghead">graph <b>{escape(graph.name)}</b>({params})</div>']
         for op in live_operations(graph, graph.outputs):
-            if op.type == "Const" and op.outputs[0].shape.num_elements() == 1 \
+            if op.opdef.is_constant and op.outputs[0].shape.num_elements() == 1 \
                     and id(op.outputs[0]) not in captured:
                 continue  # a scalar constant is shown where it is used
             rows.append(self._op(op, graph, outputs, captured))
@@ -53,7 +53,7 @@ class GraphView:
         args = ", ".join(self._operand(t, graph) for t in op.inputs)
         text = (f'<span class="lhs">{escape(names)}</span> = ' if names else "") + \
             f'<span class="type">{escape(op.type)}</span>({args})'
-        attr_text = _attr_text(op) if op.type != "Const" else _value_text(op.attrs["value"])
+        attr_text = _attr_text(op) if not op.opdef.is_constant else _value_text(op.attrs["value"])
         if attr_text:
             text += f' <span class="attrs">{escape(attr_text)}</span>'
         if op.outputs:
@@ -79,7 +79,7 @@ class GraphView:
     def _operand(self, tensor, graph) -> str:
         text = escape(_ref(tensor))
         op = tensor.op
-        if op.type == "Const" and not text.startswith("%"):
+        if op.opdef.is_constant and not text.startswith("%"):
             return f'<span class="const">{text}</span>'
         if op in op.graph.operations:
             target = f'href="#{escape(self.op_id(op))}"'

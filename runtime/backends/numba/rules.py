@@ -12,6 +12,11 @@ from __future__ import annotations
 
 from typing import Callable, NamedTuple
 
+import numpy as np
+
+from ... import ops as _ops  # noqa: F401 - defines the ops, filling the registry
+from ...opdef import REGISTRY, OpDef
+
 
 class Elementwise(NamedTuple):
     scalar: str
@@ -19,37 +24,21 @@ class Elementwise(NamedTuple):
     boolean: bool = False  # the result is bool: not wrapped in `{T}(...)`
 
 
-def _binary(symbol: str) -> Elementwise:
-    return Elementwise(f"{{0}} {symbol} {{1}}")
+def _elementwise(opdef: OpDef) -> Elementwise:
+    """An elementwise op's rule, read off its OpDef: the scalar form (derived from its ufunc or
+    declared), the NumPy template for arrays when the scalar form is Python on one element
+    (`and`, `x if c else y`), and whether the result is bool."""
+    array = opdef.template if opdef.scalar_only else None
+    return Elementwise(opdef.scalar, array, _is_boolean(opdef.ufunc))
 
 
-def _compare(symbol: str) -> Elementwise:
-    return Elementwise(f"{{0}} {symbol} {{1}}", boolean=True)
+def _is_boolean(ufunc) -> bool:
+    """True when `ufunc` gives bools (comparisons, logic), whatever its operands."""
+    return ufunc is not None and np.asarray(ufunc(*[np.float64(1)] * ufunc.nin)).dtype == np.bool_
 
-
-def _call(fn: str) -> Elementwise:
-    return Elementwise(f"np.{fn}({{0}})")
-
-
+# A view of the registry: every op that declares an elementwise meaning (see runtime.opdef).
 ELEMENTWISE: dict[str, Elementwise] = {
-    "Add": _binary("+"), "Sub": _binary("-"), "Mul": _binary("*"), "RealDiv": _binary("/"),
-    "FloorDiv": _binary("//"), "FloorMod": _binary("%"), "Pow": _binary("**"),
-    "Maximum": Elementwise("np.maximum({0}, {1})"), "Minimum": Elementwise("np.minimum({0}, {1})"),
-    "Equal": _compare("=="), "NotEqual": _compare("!="), "Less": _compare("<"),
-    "LessEqual": _compare("<="), "Greater": _compare(">"), "GreaterEqual": _compare(">="),
-    "LogicalAnd": Elementwise("{0} and {1}", "{0} & {1}", boolean=True),
-    "LogicalOr": Elementwise("{0} or {1}", "{0} | {1}", boolean=True),
-    "LogicalXor": Elementwise("{0} != {1}", "{0} ^ {1}", boolean=True),
-    "LogicalNot": Elementwise("not {0}", "~{0}", boolean=True),
-    "Neg": Elementwise("-{0}"), "Abs": _call("abs"), "Sign": _call("sign"),
-    "Square": Elementwise("{0} * {0}"), "Sqrt": _call("sqrt"),
-    "Rsqrt": Elementwise("{one} / np.sqrt({0})"), "Exp": _call("exp"), "Log": _call("log"),
-    "Log1p": _call("log1p"), "Sin": _call("sin"), "Cos": _call("cos"), "Tan": _call("tan"),
-    "Tanh": _call("tanh"), "Sigmoid": Elementwise("{one} / ({one} + np.exp(-{0}))"),
-    "Floor": _call("floor"), "Ceil": _call("ceil"), "Round": _call("rint"),
-    "Reciprocal": Elementwise("{one} / {0}"), "Relu": Elementwise("np.maximum({0}, {zero})"),
-    "SelectV2": Elementwise("{1} if {0} else {2}", "np.where({0}, {1}, {2})"),
-}
+    name: _elementwise(opdef) for name, opdef in REGISTRY.items() if opdef.is_elementwise}
 
 CAST = "Cast"
 FILL = "Fill"  # fused as its value: fusion.operands skips the dims
