@@ -22,7 +22,6 @@ stays plain Python (annotation `plain`), which is exact for Python values.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
 
 import gast
 
@@ -230,7 +229,7 @@ class _Jumps:
         node.value = origin.copy_location(new, node)
 
 
-def transform(node, ctx: Context, region: Optional[_Region] = None):
+def transform(node, ctx: Context):
     if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)):
         _Jumps(ctx).function(node)
     return node

@@ -52,11 +52,6 @@ def _scan(fn) -> tuple[set[str], list]:
     return bound, children
 
 
-def own_bindings(fn) -> set[str]:
-    """Names a function binds itself (not counting nested scopes)."""
-    return _scan(fn)[0]
-
-
 def _declare(fn) -> None:
     if isinstance(fn, gast.Lambda):
         return

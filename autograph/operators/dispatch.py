@@ -47,10 +47,6 @@ class Backend(abc.ABC):
     def zeros(self, spec: Any) -> Any:
         """A value of the given spec (a stand-in where a variable has no value yet)."""
 
-    def same_spec(self, a: Any, b: Any) -> bool:
-        """Whether two specs can be the two sides of a `cond` or an iteration of a loop."""
-        return a == b
-
     def is_tracing(self) -> bool:
         """Whether a function is being traced right now, so that side effects such as
         `print` must be staged to happen when the graph runs."""

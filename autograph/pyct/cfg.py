@@ -280,8 +280,3 @@ def build(body: list[gast.stmt]) -> Graph:
     for leaf in builder.leaves:
         builder.graph.connect(leaf, builder.graph.exit)
     return builder.graph
-
-
-def build_for_function(node: gast.FunctionDef) -> Graph:
-    """The CFG of a function's body."""
-    return build(node.body)

@@ -137,19 +137,6 @@ class Transformer:
         """Class bodies are not converted (their methods are, when called)."""
         return node
 
-    def visit_block(self, stmts: list[gast.stmt]) -> list[gast.stmt]:
-        """Visits a list of statements; a visit may return None, one node or a list."""
-        out: list[gast.stmt] = []
-        for stmt in stmts:
-            result = self.visit(stmt)
-            if result is None:
-                continue
-            if isinstance(result, list):
-                out.extend(result)
-            else:
-                out.append(result)
-        return out
-
     @staticmethod
     def located(new: Any, src: gast.AST) -> Any:
         """`new` with positions copied from `src` where missing."""
