@@ -5,6 +5,8 @@ Operators (`+`, `[...]`, iteration, ...) are installed on `Tensor` by `runtime.o
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from . import dtypes as _dtypes
@@ -17,7 +19,14 @@ class Tensor:
 
     __slots__ = ("__weakref__",)
     __array_priority__ = 100
-    __hash__ = None  # tensors are unhashable: `==` is elementwise
+    __hash__ = None  # type: ignore[assignment]  # tensors are unhashable: `==` is elementwise
+
+    if TYPE_CHECKING:  # every subclass defines these
+        @property
+        def shape(self) -> TensorShape: ...
+
+        @property
+        def name(self) -> str: ...
 
     @property
     def ndim(self) -> int | None:

@@ -8,13 +8,16 @@ registry: False or None is the NumPy tier, True or "numba" the Numba tier.
 
 from __future__ import annotations
 
+from typing import Any, Optional
+
+from ..graph import Graph
 from ..passes import run_passes
-from .base import Backend, JitCompileError, describe, runtime_error
+from .base import Backend, Compiled, CompileLog, JitCompileError, describe, runtime_error
 from .numba import NUMBA
 from .numpy_source import NUMPY
 
-__all__ = ["Backend", "JitCompileError", "NUMBA", "NUMPY", "compile", "describe",
-           "register_backend", "resolve", "runtime_error"]
+__all__ = ["Backend", "CompileLog", "Compiled", "JitCompileError", "NUMBA", "NUMPY", "compile",
+           "describe", "register_backend", "resolve", "runtime_error"]
 
 _BY_NAME: dict[str, Backend] = {}
 
@@ -29,7 +32,7 @@ register_backend(NUMPY)
 register_backend(NUMBA)
 
 
-def resolve(jit_compile) -> Backend:
+def resolve(jit_compile: Any) -> Backend:
     """The backend for a `jit_compile` value: None/False NumPy, True the Numba tier, or a
     registered tier's name; any other value is a ValueError naming the choices."""
     if jit_compile is None or jit_compile is False:
@@ -43,6 +46,7 @@ def resolve(jit_compile) -> Backend:
                      f"{choices} (True means 'numba').")
 
 
-def compile(graph, backend: Backend, name: str = "graph_fn", log=None):  # noqa: A001
+def compile(graph: Graph, backend: Backend, name: str = "graph_fn",  # noqa: A001
+            log: Optional[CompileLog] = None) -> Compiled:
     """The one pipeline: the passes, then the backend's rendering of their result."""
     return backend.render(run_passes(graph), name, log)

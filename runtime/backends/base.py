@@ -9,10 +9,36 @@ raised, where the backend can tell.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
+from types import TracebackType
+from typing import Any, Optional, Protocol
 
 import numpy as np
 
 from .. import errors
+from ..graph import Operation
+from ..passes import Program
+
+CompileLog = Callable[[int, str], None]  # log(level, message), as function.logs.log_event
+
+
+class Compiled(Protocol):
+    """What `Backend.render` returns: `fn(*input_values)` runs the program."""
+
+    @property
+    def graph(self) -> Any:
+        """The graph as traced (what reports and gradients read)."""
+
+    @property
+    def source(self) -> str:
+        """The generated code, for people to read."""
+
+    @property
+    def fn(self) -> Callable[..., Any]:
+        """The compiled function of the input values."""
+
+    def op_at(self, tb: Optional[TracebackType]) -> Optional[Operation]:
+        """The graph op whose code raised, from a traceback, where the backend can tell."""
 
 
 class JitCompileError(errors.InvalidArgumentError, NotImplementedError):
@@ -22,12 +48,13 @@ class JitCompileError(errors.InvalidArgumentError, NotImplementedError):
 class Backend:
     """One execution tier. Subclasses set `name` and implement `render`."""
 
-    name = "abstract"
+    name: str = "abstract"
 
     def require(self) -> None:
         """Raises ImportError, naming what to install, when the tier's library is missing."""
 
-    def render(self, program, name: str, log=None):
+    def render(self, program: Program, name: str,
+               log: Optional[CompileLog] = None) -> Compiled:
         """The compiled form of `program`; `log(level, message)` reports compile times."""
         raise NotImplementedError
 
@@ -35,7 +62,7 @@ class Backend:
         return f"<backend {self.name}>"
 
 
-def describe(op) -> str:
+def describe(op: Operation) -> str:
     """`op 'name' (Type), created at file:line in fn()`."""
     where = f"op {op.name!r} ({op.type})"
     if op.location is not None:
@@ -44,7 +71,7 @@ def describe(op) -> str:
     return where
 
 
-def runtime_error(compiled, exc: BaseException):
+def runtime_error(compiled: Compiled, exc: BaseException) -> Optional[errors.OpError]:
     """Turns an error raised by generated code into one that names the graph op and the
     user's line that created it; None when the error should propagate unchanged."""
     op = compiled.op_at(sys.exc_info()[2])

@@ -10,16 +10,18 @@ from __future__ import annotations
 import itertools
 import linecache
 import re
-import sys
 import weakref
-from typing import Callable
+from collections.abc import Sequence
+from typing import Any, Callable, Literal, Optional
 
 import numpy as np
 
 from .. import errors
-from .base import Backend
-from ..passes import Program, live_operations, run_passes
+from ..graph import Operation
+from ..passes import GraphLike, Program, live_operations, run_passes
 from ..passes.lifetimes import ufunc_of
+from ..tensor import SymbolicTensor
+from .base import Backend, CompileLog
 
 _compile_counter = itertools.count()
 _LITERAL_TYPES = (int, float, bool, str, type(None))
@@ -40,28 +42,29 @@ def _value_text(value) -> str:
 class Emitter:
     """Collects generated lines and the objects the generated code refers to."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.lines: list[str] = []
-        self.line_ops: dict[int, object] = {}
-        self.namespace: dict = {"np": np, "errors": errors}
+        self.line_ops: dict[int, Operation] = {}
+        self.namespace: dict[str, Any] = {"np": np, "errors": errors}
         self._names: dict[int, str] = {}
         self._bound: dict[int, str] = {}
-        self._keep: list = []  # keeps bound objects alive while ids are used as keys
+        self._keep: list[Any] = []  # keeps bound objects alive while ids are used as keys
         self._indent = 1
-        self._counters: dict[str, itertools.count] = {}
-        self.current_op = None
+        self._counters: dict[str, itertools.count[int]] = {}
+        self.current_op: Optional[Operation] = None
         self.params: set[str] = set()
-        self.program = None  # the graph being lowered
-        self._consumers: dict | None = None
-        self._reuse = None  # the input whose buffer the op being emitted writes its result into
-        self._constants: dict[str, object] = {}  # constant name -> value, for line comments
+        self.program: Optional[GraphLike] = None  # the graph being lowered
+        self._consumers: Optional[dict[int, list[Optional[Operation]]]] = None
+        # the input whose buffer the op being emitted writes its result into
+        self._reuse: Optional[SymbolicTensor] = None
+        self._constants: dict[str, Any] = {}  # constant name -> value, for line comments
 
     # -- names ---------------------------------------------------------------------------
     def fresh(self, prefix: str = "t") -> str:
         counter = self._counters.setdefault(prefix, itertools.count())
         return f"{prefix}{next(counter)}"
 
-    def name(self, tensor) -> str:
+    def name(self, tensor: SymbolicTensor) -> str:
         """The Python name holding `tensor`'s value."""
         try:
             return self._names[id(tensor)]
@@ -69,22 +72,22 @@ class Emitter:
             raise errors.InaccessibleTensorError(
                 f"internal: tensor {tensor.name} is used before it is computed") from None
 
-    def define(self, tensor, name: str | None = None) -> str:
+    def define(self, tensor: SymbolicTensor, name: str | None = None) -> str:
         name = name or self.fresh()
         self._names[id(tensor)] = name
         self._keep.append(tensor)
         return name
 
-    def alias(self, tensor, name: str) -> None:
+    def alias(self, tensor: SymbolicTensor, name: str) -> None:
         self.define(tensor, name)
 
-    def ins(self, op) -> list[str]:
+    def ins(self, op: Operation) -> list[str]:
         return [self.name(t) for t in op.inputs]
 
-    def outs(self, op) -> list[str]:
+    def outs(self, op: Operation) -> list[str]:
         return [self.define(t) for t in op.outputs]
 
-    def bind(self, obj, prefix: str = "k") -> str:
+    def bind(self, obj: Any, prefix: str = "k") -> str:
         """A global name in the generated module for `obj`."""
         found = self._bound.get(id(obj))
         if found is None:
@@ -96,7 +99,7 @@ class Emitter:
                 self._constants[found] = obj
         return found
 
-    def literal(self, value) -> str:
+    def literal(self, value: Any) -> str:
         """Python source for an attribute value: a literal when possible, else a bound name."""
         if type(value) in _LITERAL_TYPES and not (type(value) is float and not np.isfinite(value)):
             return repr(value)
@@ -132,19 +135,20 @@ class Emitter:
         return _Indented(self)
 
     # -- graphs ----------------------------------------------------------------------------
-    def emit_graph(self, graph, outputs=None) -> None:
+    def emit_graph(self, graph: GraphLike,
+                   outputs: Optional[Sequence[SymbolicTensor]] = None) -> None:
         """Emits the live ops of `graph` in program order."""
         for op in live_operations(graph, graph.outputs if outputs is None else outputs):
             self.emit_op(op)
 
-    def consumers(self, tensor) -> list:
+    def consumers(self, tensor: SymbolicTensor) -> list[Optional[Operation]]:
         """The ops of the program (nested bodies included) that read `tensor`, with None for
         each graph or body that returns it."""
         if self.program is None:
             return [None]  # unknown: treat the tensor as escaping
         if self._consumers is None:
-            found: dict = {}
-            graphs = [self.program]
+            found: dict[int, list[Optional[Operation]]] = {}
+            graphs: list[GraphLike] = [self.program]
             while graphs:
                 graph = graphs.pop()
                 for t in graph.outputs:
@@ -177,18 +181,19 @@ class Emitter:
                     if not holders[name] and name not in self.params and name not in self.namespace:
                         self.line(f"del {name}")
 
-    def reuse_target(self, op) -> str | None:
+    def reuse_target(self, op: Operation) -> str | None:
         """The name of a dying input buffer `op` may write its result into, or None."""
         return self.name(self._reuse) if self._reuse is not None and self.current_op is op else None
 
-    def emit_op(self, op) -> None:
+    def emit_op(self, op: Operation) -> None:
         outer = self.current_op
         self.current_op = op
         try:
             opdef = op.opdef
             into = ufunc_of(op) if self._reuse is not None and outer is None else None
             if into is not None:
-                self._assign(op, into.format(*self.ins(op), out=self.name(self._reuse)))
+                out = self.name(self._reuse)  # type: ignore[arg-type]  # set: `into` is not None
+                self._assign(op, into.format(*self.ins(op), out=out))
             elif opdef.emit is not None:
                 opdef.emit(self, op)
             elif opdef.template is not None:
@@ -201,7 +206,7 @@ class Emitter:
         finally:
             self.current_op = outer
 
-    def _assign(self, op, expr: str) -> None:
+    def _assign(self, op: Operation, expr: str) -> None:
         outs = self.outs(op)
         if not outs:
             self.line(expr)
@@ -213,6 +218,8 @@ class Emitter:
 
 class CompiledGraph:
     """A graph lowered to a Python function of the input values, returning output values."""
+
+    _keep: list[Any]  # the objects the generated code names, set by `render`
 
     def __init__(self, graph, render_source: Callable[[], str], fn, line_ops: dict,
                  filename: str):
@@ -296,7 +303,7 @@ class _Indented:
     def __enter__(self) -> None:
         self.emitter._indent += 1
 
-    def __exit__(self, *exc_info) -> bool:
+    def __exit__(self, *exc_info: object) -> Literal[False]:
         self.emitter._indent -= 1
         return False
 
@@ -306,7 +313,8 @@ class NumPyBackend(Backend):
 
     name = "numpy"
 
-    def render(self, program: Program, name: str, log=None) -> CompiledGraph:
+    def render(self, program: Program, name: str,
+               log: Optional[CompileLog] = None) -> CompiledGraph:
         return render(program, name)
 
 

@@ -8,13 +8,15 @@ graph itself is never changed: reports and gradients read it as it was traced.
 
 from __future__ import annotations
 
+from ..graph import Graph, Operation
+from ..tensor import SymbolicTensor
 from .cse import eliminate_common_subexpressions
 from .folding import fold_constants
 from .lifetimes import Lifetimes
 from .liveness import external_inputs, live_operations
-from .rewrite import Rewritten
+from .rewrite import GraphLike, Rewritten
 
-__all__ = ["Lifetimes", "Program", "Rewritten", "eliminate_common_subexpressions",
+__all__ = ["GraphLike", "Lifetimes", "Program", "Rewritten", "eliminate_common_subexpressions",
            "external_inputs", "fold_constants", "live_operations", "run_passes"]
 
 
@@ -28,22 +30,22 @@ class Program:
 
     __slots__ = ("traced", "graph", "live", "_lifetimes")
 
-    def __init__(self, traced, graph):
-        self.traced = traced
-        self.graph = graph
-        self.live = live_operations(graph, graph.outputs)
+    def __init__(self, traced: Graph, graph: GraphLike) -> None:
+        self.traced: Graph = traced
+        self.graph: GraphLike = graph
+        self.live: list[Operation] = live_operations(graph, graph.outputs)
         self._lifetimes: Lifetimes | None = None
 
     @property
-    def inputs(self) -> list:
+    def inputs(self) -> list[SymbolicTensor]:
         return self.graph.inputs
 
     @property
-    def outputs(self) -> list:
+    def outputs(self) -> list[SymbolicTensor]:
         return self.graph.outputs
 
     @property
-    def operations(self) -> list:
+    def operations(self) -> list[Operation]:
         return self.graph.operations
 
     @property
@@ -53,6 +55,6 @@ class Program:
         return self._lifetimes
 
 
-def run_passes(graph) -> Program:
+def run_passes(graph: Graph) -> Program:
     """`graph` folded, with common subexpressions merged, as a Program to render."""
     return Program(graph, eliminate_common_subexpressions(fold_constants(graph)))

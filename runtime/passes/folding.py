@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..graph import Operation
 from ..opdef import CONST
-from .rewrite import replacement, with_operations
+from .rewrite import GraphLike, replacement, with_operations
 
 
-def fold_constants(graph):
+def fold_constants(graph: GraphLike) -> GraphLike:
     """`graph` with every foldable top-level op replaced by the Const of its value."""
     values: dict[int, np.ndarray] = {}
-    operations = []
+    operations: list[Operation] = []
     for op in graph.operations:
         if op.opdef.is_constant:
             values[id(op.outputs[0])] = op.attrs["value"]
@@ -30,19 +31,22 @@ def fold_constants(graph):
     return with_operations(graph, operations)
 
 
-def _foldable(op, values) -> bool:
+def _foldable(op: Operation, values: dict[int, np.ndarray]) -> bool:
     opdef = op.opdef
     return (not opdef.stateful and not op.subgraphs and opdef.kernel is not None
             and len(op.outputs) == 1 and all(id(t) in values for t in op.inputs)
             and (op.outputs[0].dtype.is_numeric or op.outputs[0].dtype.is_bool))
 
 
-def _evaluate(op, values):
+def _evaluate(op: Operation, values: dict[int, np.ndarray]) -> np.ndarray | None:
     """The value of a single-output op from constant inputs, or None when it cannot fold."""
     out = op.outputs[0]
+    kernel = op.opdef.kernel
+    if kernel is None:  # not foldable (see _foldable)
+        return None
     try:
         with np.errstate(all="ignore"):  # as tracing folds: no warnings at compile time
-            value = np.asarray(op.opdef.kernel(*[values[id(t)] for t in op.inputs], **op.attrs),
+            value = np.asarray(kernel(*[values[id(t)] for t in op.inputs], **op.attrs),
                                dtype=out.dtype._np)
     except Exception:  # noqa: BLE001 - the op raises again, in context, when the graph runs
         return None

@@ -15,7 +15,10 @@ small arrays from a cache, and for them `out=` and `del` cost more than they sav
 
 from __future__ import annotations
 
-from ..graph import external_inputs
+from collections.abc import Sequence
+
+from ..graph import Operation, external_inputs
+from ..tensor import SymbolicTensor
 
 LARGE = 1024  # ops whose result is a new array: below this size, no `out=` or `del`
 
@@ -24,14 +27,14 @@ class Lifetimes:
     """For each position in a list of ops: the tensors that die there, and the input (if
     any) whose buffer the op may overwrite with its result."""
 
-    def __init__(self, ops: list, outputs: list):
-        self.dying: list[list] = [[] for _ in ops]
-        self.reuse: dict[int, object] = {}
+    def __init__(self, ops: Sequence[Operation], outputs: Sequence[SymbolicTensor]) -> None:
+        self.dying: list[list[SymbolicTensor]] = [[] for _ in ops]
+        self.reuse: dict[int, SymbolicTensor] = {}
         kept = {id(t) for t in outputs}
         last: dict[int, int] = {}
-        readers: dict[int, list] = {}
+        readers: dict[int, list[Operation]] = {}
         escapes = set(kept)
-        reads = []
+        reads: list[list[SymbolicTensor]] = []
         for k, op in enumerate(ops):
             outer = external_inputs(op) if op.subgraphs else []
             reads.append(list(op.inputs) + outer)
@@ -40,7 +43,7 @@ class Lifetimes:
             escapes.update(id(t) for t in outer)
             for t in reads[k]:
                 last[id(t)] = k
-        owned = set()
+        owned: set[int] = set()
         for k, op in enumerate(ops):
             ufunc = ufunc_of(op)
             if ufunc is not None or _is_update(op):
@@ -56,10 +59,13 @@ class Lifetimes:
                     seen.add(id(t))
                     self.dying[k].append(t)
 
-    def _choose_reuse(self, k, op, last, readers, escapes, owned) -> None:
+    def _choose_reuse(self, k: int, op: Operation, last: dict[int, int],
+                      readers: dict[int, list[Operation]], escapes: set[int],
+                      owned: set[int]) -> None:
         out = op.outputs[0]
         shape = out.shape.as_tuple()
-        if not shape or None in shape or out.shape.num_elements() < LARGE:
+        count = out.shape.num_elements()  # None exactly when a dimension is unknown
+        if not shape or None in shape or count is None or count < LARGE:
             return
         for t in op.inputs:
             if (id(t) in owned and id(t) not in escapes and last.get(id(t)) == k
@@ -69,20 +75,20 @@ class Lifetimes:
                 return
 
 
-def _large(tensor) -> bool:
+def _large(tensor: SymbolicTensor) -> bool:
     """True when `tensor` may hold at least LARGE elements."""
     count = tensor.shape.num_elements()
     return count is None or count >= LARGE
 
 
-def _is_update(op) -> bool:
+def _is_update(op: Operation) -> bool:
     """An op whose own emitter may write its new value into a dying operand (a variable's
     `assign_add`/`assign_sub`, which then keeps that buffer: no other name holds it)."""
     in_place = op.opdef.in_place
     return in_place is not None and in_place(op)
 
 
-def ufunc_of(op) -> str | None:
+def ufunc_of(op: Operation) -> str | None:
     """The op as a ufunc writing into `{out}` (its OpDef's `out_template`, derived from its
     `ufunc`), or None for ops that are not one. The caller keeps `{out}` of the result's
     dtype, so an op whose dtype may differ from its operands' (true division of ints) only

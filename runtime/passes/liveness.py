@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from ..graph import external_inputs
+from collections.abc import Iterable
+
+from ..graph import Operation, external_inputs
+from ..tensor import SymbolicTensor
+from .rewrite import GraphLike
 
 
-def live_operations(graph, outputs) -> list:
+def live_operations(graph: GraphLike, outputs: Iterable[SymbolicTensor]) -> list[Operation]:
     """The ops of `graph` needed for `outputs` or for their side effects, in program order.
 
     Stateful ops are always live; an op with subgraphs (cond, while) is live when one of its
@@ -13,7 +17,7 @@ def live_operations(graph, outputs) -> list:
     it ends, or fails, is an effect (the Python loop it stands for would run too).
     """
     used = {id(t) for t in outputs}
-    live = []
+    live: list[Operation] = []
     for op in reversed(graph.operations):
         if (op.opdef.stateful or any(id(t) in used for t in op.outputs) or op.opdef.is_loop
                 or _has_effects(op)):
@@ -26,7 +30,7 @@ def live_operations(graph, outputs) -> list:
     return live
 
 
-def _has_effects(op) -> bool:
+def _has_effects(op: Operation) -> bool:
     cached = getattr(op, "_effects", None)
     if cached is None:
         cached = any(inner.opdef.stateful or _has_effects(inner)

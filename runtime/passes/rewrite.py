@@ -8,20 +8,28 @@ new op list. The traced graph itself is left as it is: gradients and reports rea
 
 from __future__ import annotations
 
-from ..graph import Operation
+from typing import Any, Union
+
+from ..graph import Graph, Operation
+from ..opdef import OpDef
+from ..tensor import SymbolicTensor
 
 
 class Rewritten:
     """A graph's inputs and outputs with a rewritten top-level program (what lowering reads)."""
 
-    def __init__(self, graph, operations: list):
-        self.name = graph.name
-        self.inputs = graph.inputs
-        self.outputs = graph.outputs
-        self.operations = operations
+    def __init__(self, graph: GraphLike, operations: list[Operation]) -> None:
+        self.name: str = graph.name
+        self.inputs: list[SymbolicTensor] = graph.inputs
+        self.outputs: list[SymbolicTensor] = graph.outputs
+        self.operations: list[Operation] = operations
 
 
-def replacement(op, opdef, inputs: list, attrs: dict) -> Operation:
+GraphLike = Union[Graph, Rewritten]  # what the passes read: a traced graph, or a rewritten one
+
+
+def replacement(op: Operation, opdef: OpDef, inputs: list[Any],
+                attrs: dict[str, Any]) -> Operation:
     """A new operation of `opdef` in place of `op`, producing `op`'s output tensors."""
     new = Operation(op.graph, opdef, op.name, inputs, attrs, op.device)
     new.outputs = op.outputs
@@ -29,7 +37,7 @@ def replacement(op, opdef, inputs: list, attrs: dict) -> Operation:
     return new
 
 
-def with_operations(graph, operations: list):
+def with_operations(graph: GraphLike, operations: list[Operation]) -> GraphLike:
     """`graph` with `operations` as its top-level program (the graph itself when unchanged)."""
     if len(operations) == len(graph.operations) and all(
             a is b for a, b in zip(operations, graph.operations)):
