@@ -14,11 +14,9 @@ PUBLIC = ["runtime/__init__.py", "autograph/__init__.py", "runtime/function/api.
           "runtime/traceback_utils.py", "runtime/graph_printer.py", "runtime/errors.py",
           "autograph/impl/api.py", "autograph/impl/logs.py", "autograph/impl/errors.py",
           # the runtime's core: the graph IR, the passes and the NumPy backend
-          "runtime/graph.py", "runtime/tensor.py", "runtime/passes/",
+          "runtime/opdef.py", "runtime/graph.py", "runtime/tensor.py", "runtime/passes/",
           "runtime/backends/base.py", "runtime/backends/__init__.py",
           "runtime/backends/numpy_source.py"]
-# runtime/opdef.py is not listed yet: it is being rewritten with its hints (numpy's ufunc
-# stubs reject `dict.get(ufunc)` in it today); add it once mypy passes on it.
 
 
 @pytest.mark.skipif(importlib.util.find_spec("mypy") is None,
