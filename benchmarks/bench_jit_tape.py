@@ -61,24 +61,31 @@ def main() -> float:
 
     name = f"jit under an outside tape, {STEPS}-step loop, sum(x) and d/dx"
     loss, grad = decay_numpy(x)
-    results = {}
+    results, refused = {}, None
     for label, fn in (("no jit", plain), ("jit", jit)):
         try:
             got_loss, got_grad = taped(fn)()
-        except Exception as exc:  # a refused graph: report it and stop
+        except Exception as exc:  # a refused graph: report it and go on
             text = str(exc).strip().splitlines()
-            print(f"{name}: {label} REFUSED: {type(exc).__name__}: {text[0] if text else ''}")
-            return float("nan")
+            refused = f"{label} REFUSED: {type(exc).__name__}: {text[0] if text else ''}"
+            continue
         np.testing.assert_allclose(float(got_loss), loss, rtol=1e-4)
         # the gradient is a product of 20,000 float32 factors, rounded in a different order
         np.testing.assert_allclose(got_grad.numpy(), grad, rtol=1e-3, atol=1e-6)
         results[label] = (float(got_loss), got_grad.numpy())
-    np.testing.assert_allclose(results["jit"][0], results["no jit"][0], rtol=1e-5)
-    np.testing.assert_allclose(results["jit"][1], results["no jit"][1], rtol=1e-5, atol=1e-7)
+    if len(results) == 2:
+        np.testing.assert_allclose(results["jit"][0], results["no jit"][0], rtol=1e-5)
+        np.testing.assert_allclose(results["jit"][1], results["no jit"][1], rtol=1e-5, atol=1e-7)
 
     untaped = interleaved([lambda: plain(xt), lambda: jit(xt)], number=3, rounds=7)
     print(f"same loop without a tape: no jit {untaped[0] * 1e3:.2f} ms, "
           f"jit {untaped[1] * 1e3:.2f} ms, speedup {untaped[0] / untaped[1]:.1f}x")
+    if refused:
+        fns = [lambda: decay_numpy(x)] + ([taped(plain)] if "no jit" in results else [])
+        times = interleaved(fns, number=1, rounds=5)
+        tiers = f", no jit {times[1] * 1e3:.2f} ms" if len(times) > 1 else ""
+        print(f"{name}: NumPy by hand {times[0] * 1e3:.2f} ms{tiers}, {refused}")
+        return float("nan")
     ours, base, by_hand = interleaved([taped(jit), taped(plain), lambda: decay_numpy(x)],
                                       number=1, rounds=5)
     speedup = base / ours
