@@ -75,7 +75,9 @@ def main() -> float:
         results[label] = (float(got_loss), got_grad.numpy())
     if len(results) == 2:
         np.testing.assert_allclose(results["jit"][0], results["no jit"][0], rtol=1e-5)
-        np.testing.assert_allclose(results["jit"][1], results["no jit"][1], rtol=1e-5, atol=1e-7)
+        # fused multiply-adds round each of the 20,000 factors differently: the two tiers
+        # agree as each agrees with the reference, to float32 rounding over the chain
+        np.testing.assert_allclose(results["jit"][1], results["no jit"][1], rtol=1e-3, atol=1e-6)
 
     untaped = interleaved([lambda: plain(xt), lambda: jit(xt)], number=3, rounds=7)
     print(f"same loop without a tape: no jit {untaped[0] * 1e3:.2f} ms, "

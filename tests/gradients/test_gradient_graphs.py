@@ -38,7 +38,7 @@ def _numpy_cond_and_loop(x):
     return (y * x).sum()
 
 
-@pytest.mark.parametrize("jit_compile", [False])
+@pytest.mark.parametrize("jit_compile", [False, True])
 def test_taking_a_gradient_leaves_the_traced_graph_unchanged(jit_compile):
     f = rt.function(_cond_and_loop, jit_compile=jit_compile)
     x = rt.constant([0.5, -0.25, 1.5])
@@ -80,3 +80,37 @@ def test_a_tape_inside_a_function_differentiates_through_folded_constants():
         return tape.gradient(y, c)
 
     assert f().numpy() == pytest.approx(12.0)
+
+
+def _decay(x, n):
+    for _ in rt.range(n):
+        x = x * 0.99 + rt.sin(x) * 0.01
+    return rt.reduce_sum(x * x)
+
+
+def test_jit_compile_under_a_tape_runs_the_compiled_tier_with_equal_gradients():
+    from runtime.function.recorded_call import gradient_of
+
+    x = rt.constant(np.linspace(-1.0, 1.0, 8).astype(np.float32))
+    n = rt.constant(300)
+    grads = {}
+    for jit_compile in (False, True):
+        f = rt.function(_decay, jit_compile=jit_compile)
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            y = f(x, n)
+        grads[jit_compile] = tape.gradient(y, x).numpy()
+        compiled = gradient_of(f.get_concrete_function(x, n))
+        kind = type(compiled.backward_compiled).__name__
+        assert kind == ("JitCompiled" if jit_compile else "CompiledGraph")
+    np.testing.assert_allclose(grads[True], grads[False], rtol=1e-4, atol=1e-6)
+    xs = x.numpy().astype(np.float64)
+    grad = np.ones_like(xs)
+    saved = []
+    for _ in range(300):
+        saved.append(xs)
+        xs = xs * 0.99 + np.sin(xs) * 0.01
+    grad = 2 * xs
+    for s in reversed(saved):
+        grad = grad * (0.99 + np.cos(s) * 0.01)
+    np.testing.assert_allclose(grads[True], grad, rtol=1e-3, atol=1e-5)
