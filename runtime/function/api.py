@@ -4,7 +4,7 @@ the switch that runs compiled functions as plain Python."""
 from __future__ import annotations
 
 import warnings
-from typing import Any, Callable, Mapping, Optional, Sequence
+from typing import Any, Callable, Mapping, Optional, Sequence, Union
 
 from .. import context
 from ..arguments import strict_keywords
@@ -17,12 +17,15 @@ from .polymorphic import Function, validate_attributes
 def function(func: Optional[Callable] = None, *,
              input_signature: Optional[Sequence[TensorSpec]] = None, autograph: bool = True,
              experimental_autograph_options: Any = None, reduce_retracing: bool = False,
-             jit_compile: Optional[bool] = None, name: Optional[str] = None,
+             jit_compile: Union[bool, str, None] = None, name: Optional[str] = None,
              experimental_relax_shapes: Optional[bool] = None) -> Any:
     """Compiles `func` into traced graphs; usable as `@rt.function` or `@rt.function(...)`.
 
-    An unknown keyword argument raises `TypeError` naming the closest accepted one;
-    `experimental_relax_shapes` is TensorFlow's older name of `reduce_retracing`."""
+    `jit_compile` picks the tier that runs the graphs: None or False the generated NumPy
+    code, True or "numba" Numba kernels (`pip install 'autograph-rt[jit]'`); any other value
+    is a ValueError naming the choices. An unknown keyword argument raises `TypeError`
+    naming the closest accepted one; `experimental_relax_shapes` is TensorFlow's older name
+    of `reduce_retracing`."""
     if experimental_relax_shapes is not None:
         reduce_retracing = reduce_retracing or bool(experimental_relax_shapes)
 
@@ -49,7 +52,7 @@ def defun_with_attributes(func: Optional[Callable] = None,
                           input_signature: Optional[Sequence[TensorSpec]] = None,
                           attributes: Optional[Mapping[str, Any]] = None, autograph: bool = True,
                           experimental_autograph_options: Any = None,
-                          jit_compile: Optional[bool] = None, reduce_retracing: bool = False,
+                          jit_compile: Union[bool, str, None] = None, reduce_retracing: bool = False,
                           experimental_relax_shapes: Optional[bool] = None) -> Any:
     """`defun` with function attributes: `func_name` (str), `noinline` (bool), `implements` (str)."""
     attributes = validate_attributes(attributes)
