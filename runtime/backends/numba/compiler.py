@@ -48,9 +48,12 @@ def compile_graph(program, name: str, log=None) -> JitCompiled:
     graph = program.graph
     lowered = lower(graph, FASTMATH)
     module = cache.load(lowered.source, f"numba {numba.__version__} numpy {np.__version__}")
+    module._OPS[:] = lowered.calls  # the same calls for the same source (vectorised.py)
     kernel = module.kernel
+    signature = _signature(numba, graph, lowered)
     try:
-        kernel.compile(_signature(numba, graph, lowered))
+        if signature is not None:
+            kernel.compile(signature)
     except numba.core.errors.NumbaError as exc:
         raise JitCompileError(_explain(exc, lowered, name)) from None
     seconds = time.perf_counter() - start
@@ -63,7 +66,12 @@ def compile_graph(program, name: str, log=None) -> JitCompiled:
     return JitCompiled(program.traced, lowered.source, fn, kernel, lowered)
 
 
-def _signature(numba, graph, lowered) -> tuple:
+def _signature(numba, graph, lowered) -> tuple | None:
+    """The kernel's argument types; None when an input is a tuple of saved loop values,
+    whose type Numba infers from the first call (the forward kernel made it)."""
+    if any(t.dtype.name == "variant" for t in graph.inputs):
+        return None
+
     def type_of(dtype, rank):
         scalar = numba.from_dtype(dtype._np)
         return scalar if rank == 0 else numba.types.Array(scalar, rank, "C")
@@ -90,7 +98,8 @@ def _caller(program, name: str, kernel, lowered):
     """The Python function that reads variables, calls the kernel and stores the results."""
     graph = program.graph
     params = [f"a{i}" for i in range(len(graph.inputs))]
-    args = [f"{p}[()]" if rank == 0 else p for p, rank in zip(params, lowered.input_ranks)]
+    args = [f"{p}[()]" if rank == 0 and t.dtype.name != "variant" else p
+            for p, rank, t in zip(params, lowered.input_ranks, graph.inputs)]
     args += [f"var{i}._value[()]" if v.shape.rank == 0 else f"var{i}._value"
              for i, v in enumerate(lowered.variables)]
     args += [f"k{i}" for i in range(len(lowered.constants))]
@@ -113,7 +122,9 @@ def _caller(program, name: str, kernel, lowered):
 
 
 def _box(expr: str, dtype, rank: int) -> str:
-    return f"np.{dtype._np.type.__name__}({expr})" if rank == 0 else expr
+    if rank or dtype.name == "variant":
+        return expr
+    return f"np.{dtype._np.type.__name__}({expr})"
 
 
 def _numpy_fallback(program, name: str):

@@ -9,6 +9,7 @@ results used outside the group are stored.
 from __future__ import annotations
 
 from .rules import CAST, ELEMENTWISE, FILL
+from .vectorised import vectorised
 
 PARALLEL_MIN_SIZE = 1 << 24  # measured on 2 busy cores: threads lose below this (docs/jit.md)
 LARGE = 1 << 20  # elements from which a stored result is allocated by NumPy
@@ -22,6 +23,8 @@ def operands(op) -> list:
 def fusible(op) -> bool:
     """Whether `op` may join a fused loop: elementwise, static non-scalar shape, no broadcast."""
     if op.type not in ELEMENTWISE and op.type not in (CAST, FILL):
+        return False
+    if vectorised(op):  # NumPy's whole-array routine: not fused
         return False
     shape = op.outputs[0].shape
     if not shape.rank or not shape.is_fully_defined():

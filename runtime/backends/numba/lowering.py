@@ -16,12 +16,15 @@ import numpy as np
 
 from ...passes import external_inputs, live_operations
 from ..base import JitCompileError, describe
-from . import fusion
+from . import fusion, vectorised
 from .rules import ALIASES, CAST, ELEMENTWISE, FILL, WRITERS
 from .tensor_arrays import TensorArrays
 
-
 _VARIABLE_OPS = {"ReadVariableOp", "AssignVariableOp", "VarInitIfNeeded"}
+
+
+class _NotNative(Exception):
+    """A writer met a case its native form does not cover: the op runs its NumPy kernel."""
 
 
 class KernelWriter:
@@ -37,6 +40,7 @@ class KernelWriter:
         self.variables: list = []  # variable objects, in parameter order
         self.assigned: set[int] = set()  # indexes into `variables`
         self.constants: list = []  # array constants passed as parameters
+        self.calls: list = []  # NumPy kernels run in objmode blocks (the module's _OPS)
         self.arrays = TensorArrays(graph)
         self._var_names: dict[int, str] = {}
         self._names: dict[int, str] = {}
@@ -45,6 +49,7 @@ class KernelWriter:
         self._counters: dict[str, itertools.count] = {}
         self._current = None
         self._readers = _readers(graph)
+        self._native_only = True  # False while a writer may hand its op to NumPy instead
 
     # -- names -------------------------------------------------------------------------------
     def fresh(self, prefix: str) -> str:
@@ -74,6 +79,10 @@ class KernelWriter:
         self.line(f"{name} = {expr}")
         self.set_name(op.outputs[0], name)
 
+    def is_read(self, tensor) -> bool:
+        """Whether an op or a graph output reads `tensor`."""
+        return bool(self._readers.get(id(tensor)))
+
     def variable(self, var) -> str:
         name = self._var_names.get(id(var))
         if name is None:
@@ -86,7 +95,7 @@ class KernelWriter:
         np_type = dtype._np.type if hasattr(dtype, "_np") else np.dtype(dtype).type
         if np_type is np.bool_:
             return "np.bool_"
-        if np.dtype(np_type).kind not in "biufc":
+        if np.dtype(np_type).kind not in "biufc" or np_type is np.float16:
             what = f"values of dtype {getattr(dtype, 'name', np.dtype(np_type).name)}"
             if self._current is not None:
                 self.unsupported(self._current, what)
@@ -116,6 +125,8 @@ class KernelWriter:
         return repr(tuple(dims))
 
     def unsupported(self, op, what: str):
+        if not self._native_only and op is self._current:
+            raise _NotNative(what)
         raise JitCompileError(
             f"jit_compile=True cannot compile {describe(op)}: {what} is not supported. Use "
             "jit_compile=False for this function (the NumPy executor runs every op).")
@@ -169,10 +180,12 @@ class KernelWriter:
             return  # written once at the top
         if kind in ALIASES:
             self.set_name(op.outputs[0], self.name_of(op.inputs[0]))
+        elif vectorised.vectorised(op):
+            vectorised.write(self, op)
         elif kind in ELEMENTWISE or kind == CAST:
-            self._write_elementwise(op)
+            self._write_native(op, lambda: self._write_elementwise(op))
         elif kind in WRITERS:
-            WRITERS[kind](self, op)
+            self._write_native(op, lambda: WRITERS[kind](self, op))
         elif kind == "If":
             self._write_cond(op)
         elif kind == "While":
@@ -181,10 +194,23 @@ class KernelWriter:
             self._write_variable_op(op)
         elif kind.startswith("TensorArray"):
             self._write_tensor_array_op(op)
-        elif kind.startswith("Accumulator"):
+        elif kind.startswith("Accumulator") and kind != "AccumulatorSource":
             self._write_accumulator_op(op)
+        elif op.opdef.kernel is not None and not op.subgraphs:
+            vectorised.write(self, op)
         else:
             self.unsupported(op, f"the op type {kind!r}")
+
+    def _write_native(self, op, write) -> None:
+        """`write()`, or the op's NumPy kernel when the native writer does not cover it."""
+        mark, self._native_only = len(self.lines), op.opdef.kernel is None
+        try:
+            write()
+        except _NotNative:
+            del self.lines[mark:]
+            vectorised.write(self, op)
+        finally:
+            self._native_only = True
 
     # -- elementwise -------------------------------------------------------------------------
     def scalar_expr(self, op, operands) -> str:
@@ -384,6 +410,7 @@ class Lowered:
         self.variables = writer.variables
         self.assigned = sorted(writer.assigned)
         self.constants = writer.constants
+        self.calls = writer.calls
         self.parallel = writer.parallel
         self.fused_loops = writer.fused_loops
         self.line_ops = writer.line_ops
@@ -392,7 +419,8 @@ class Lowered:
                             for op in g.operations)
 
 
-HEADER = "import numba\nimport numpy as np\n\nfrom runtime.backends.numba import helpers as _h\n\n\n"
+HEADER = ("import numba\nimport numpy as np\n\nfrom runtime.backends.numba import helpers as _h\n"
+          "from runtime.backends.numba import vectorised as _v\n\n_OPS = []  # set by the compiler\n\n\n")
 HEADER_LINES = HEADER.count("\n") + 1  # the decorator line comes before `def kernel`
 
 
@@ -404,7 +432,8 @@ def lower(graph, fastmath) -> Lowered:
         if t.shape.rank is None:
             raise JitCompileError(f"jit_compile=True needs inputs of known rank; input {i} has "
                                   f"shape {t.shape}.")
-        w.dt(t.dtype)
+        if t.dtype.name != "variant":  # a loop's saves for its gradient: a tuple of buffers
+            w.dt(t.dtype)
         params.append(f"a{i}")
         w.set_name(t, f"a{i}")
     _write_constants(w, graph)

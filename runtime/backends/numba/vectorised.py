@@ -1,0 +1,163 @@
+"""Ops a kernel hands to NumPy: the op's own NumPy kernel run inside `numba.objmode`.
+
+Two kinds of op take this path (`lowering.KernelWriter` asks `runs_in_numpy`):
+
+- ops without a native Numba form (`Erf`, `Einsum`, `Tile`, random draws, `PrintV2`, ...):
+  the kernel calls the op's `OpDef.kernel`, so results and side effects (a random draw
+  advances the same generator, a print prints at every call) are the NumPy tier's;
+- ops whose native form loses to NumPy's vectorised routines: transcendental elementwise
+  functions on arrays of `VECTOR_MIN_SIZE` elements or more (this Numba's LLVM has no SVML,
+  so `np.tanh` in a loop is a scalar call per element, ~20x slower than NumPy on 4096
+  float32), and row/axis operations (reductions along axes, softmax) where NumPy's
+  routines are faster than Numba's loops.
+
+An object-mode round trip costs about 1.3 us, so cheap arithmetic stays in fused loops, and
+small arrays stay native.
+
+The op's kernel (with its attributes bound) is put in the kernel module's `_OPS` list after
+the module is loaded (`compiler.compile_graph`); the source names the op and a digest of its
+attributes, so one source always means the same calls, and Numba's on-disk cache stays valid.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+
+import numpy as np
+
+# Elementwise op types whose scalar code is a libm call (no SVML: never vectorised by LLVM).
+TRANSCENDENTAL = frozenset({
+    "Exp", "Exp2", "Expm1", "Log", "Log1p", "Log2", "Log10", "Sin", "Cos", "Tan", "Tanh",
+    "Sinh", "Cosh", "Asin", "Acos", "Atan", "Asinh", "Acosh", "Atanh", "Atan2", "Sigmoid",
+    "Erf", "Pow", "Hypot",
+})
+# Array-level op types always run by NumPy when their input has VECTOR_MIN_SIZE elements.
+ROW_OPS = frozenset({"Softmax", "LogSoftmax", "SoftmaxCrossEntropyWithLogits"})
+# Reductions run by NumPy when they reduce along some (not all) axes of a large input.
+AXIS_REDUCTIONS = frozenset({"Sum", "Mean", "Max", "Min", "Prod", "Any", "All"})
+
+VECTOR_MIN_SIZE = 128  # measured crossover: np.tanh/np.exp on float32 vs Numba's loop
+
+
+def _size(tensor) -> int | None:
+    n = tensor.shape.num_elements()
+    return n
+
+
+def vectorised(op) -> bool:
+    """Whether a natively compilable op runs faster as NumPy's whole-array routine."""
+    kind = op.type
+    if kind in TRANSCENDENTAL:
+        if kind == "Pow" and not op.outputs[0].dtype.is_floating:
+            return False
+        out = op.outputs[0]
+        if not out.dtype.is_floating or not out.shape.rank:
+            return False
+        n = _size(out)
+        return n is None or n >= VECTOR_MIN_SIZE
+    if kind in ROW_OPS:
+        n = _size(op.inputs[-1])
+        return n is None or n >= VECTOR_MIN_SIZE
+    if kind in AXIS_REDUCTIONS:
+        x = op.inputs[0]
+        rank = x.shape.rank
+        axis = op.attrs.get("axis")
+        if not rank or axis is None or len({a % rank for a in axis}) == rank:
+            return False
+        n = _size(x)
+        return n is None or n >= VECTOR_MIN_SIZE
+    return False
+
+
+def numba_type(dtype, rank: int) -> str:
+    """The Numba type string objmode declares for a value of `dtype` and `rank`."""
+    np_dtype = np.dtype(dtype._np)
+    scalar = "boolean" if np_dtype.kind == "b" else np_dtype.name
+    if rank == 0:
+        return scalar
+    return f"{scalar}[{', '.join([':'] * (rank - 1) + ['::1'])}]"
+
+
+def bound(op):
+    """The op's NumPy kernel with its attributes bound."""
+    return functools.partial(op.opdef.kernel, **op.attrs) if op.attrs else op.opdef.kernel
+
+
+def attrs_digest(op) -> str:
+    """A digest of the op's attributes, so that different attributes give different sources."""
+    h = hashlib.sha256()
+    for key in sorted(op.attrs):
+        h.update(key.encode())
+        h.update(_repr(op.attrs[key]).encode())
+    return h.hexdigest()[:16]
+
+
+def _repr(value) -> str:
+    if isinstance(value, np.ndarray):
+        return f"ndarray({value.dtype}, {value.shape}, {hashlib.sha256(value.tobytes()).hexdigest()})"
+    if isinstance(value, (list, tuple)):
+        inner = ", ".join(_repr(v) for v in value)
+        return f"{type(value).__name__}({inner})"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_repr(k)}: {_repr(v)}" for k, v in sorted(
+            value.items(), key=lambda kv: repr(kv[0]))) + "}"
+    return repr(value)
+
+
+def scalar_in(value, dtype):
+    """A rank-0 kernel value as the NumPy scalar the NumPy tier would hold."""
+    return dtype(value)
+
+
+def array_out(value, dtype, rank: int):
+    """The op's result as the C-contiguous, writeable array of `dtype` objmode declared."""
+    a = np.asarray(value)
+    if a.dtype != dtype or not a.flags.c_contiguous or not a.flags.writeable:
+        a = np.array(a, dtype=dtype, order="C")
+    if a.ndim != rank:
+        raise ValueError(f"the op's NumPy kernel gave rank {a.ndim}, expected {rank}")
+    return a
+
+
+def scalar_out(value, dtype):
+    v = np.asarray(value)
+    if v.ndim:
+        v = v.reshape(())
+    return bool(v) if dtype is np.bool_ else dtype(v[()])
+
+
+def write(w, op) -> None:
+    """Writes `op` as a call of its NumPy kernel inside an objmode block."""
+    index = len(w.calls)
+    w.calls.append(bound(op))
+    w.object_mode = True
+    args = []
+    for t in op.inputs:
+        name = w.name_of(t)
+        args.append(f"_v.scalar_in({name}, {w.dt(t.dtype)})" if t.shape.rank == 0 else name)
+    outs = []
+    for t in op.outputs:
+        w.dt(t.dtype)  # refuses dtypes a kernel cannot hold
+        name = w.fresh("t")
+        w.set_name(t, name)
+        outs.append((name, t))
+    # objmode refuses to declare a value nothing reads afterwards
+    declared = ", ".join(f"{name}={numba_type(t.dtype, t.shape.rank)!r}"
+                         for name, t in outs if w.is_read(t))
+    w.line(f"with numba.objmode({declared}):  # {op.type} {attrs_digest(op)}")
+    with w.indented():
+        call = f"_OPS[{index}]({', '.join(args)})"
+        if not outs:
+            w.line(call)
+            return
+        r = w.fresh("r")
+        w.line(f"{r} = {call}")
+        for k, (name, t) in enumerate(outs):
+            if not w.is_read(t):
+                continue
+            value = r if len(outs) == 1 and op.opdef.num_outputs == 1 else f"{r}[{k}]"
+            if t.shape.rank == 0:
+                w.line(f"{name} = _v.scalar_out({value}, {w.dt(t.dtype)})")
+            else:
+                w.line(f"{name} = _v.array_out({value}, {w.dt(t.dtype)}, {t.shape.rank})")

@@ -1,0 +1,371 @@
+"""Every op of the registry compiles on the Numba tier and gives the NumPy tier's results.
+
+Ops are exercised through their public functions in a few groups (one kernel per group and
+dtype, since Numba's compile time dominates); each op's test runs the groups whose graphs
+contain it and compares both tiers: within 8 ulp for floats, exactly for ints and bools.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+
+import numpy as np
+import pytest
+
+import runtime as rt
+from runtime.backends.base import JitCompileError
+from runtime.numpy_api import primitives as P
+from runtime.opdef import REGISTRY
+
+F32, F64, I32 = np.float32, np.float64, np.int32
+MAX_ULP = 8
+
+# Ops that never reach a kernel: graph inputs and constants, and a tape node of eager calls.
+NOT_GRAPH_OPS = {
+    "Const": "written once as a literal or kernel argument",
+    "Placeholder": "a graph input",
+    "PartitionedCall": "a tape record of an eager call of a compiled function",
+    "AccumulatorSource": "the stand-in a while gradient replaces before lowering",
+}
+
+
+def _x(dtype, shape=(3, 4), lo=0.1, hi=0.9):
+    n = int(np.prod(shape))
+    return np.linspace(lo, hi, n).astype(dtype).reshape(shape)
+
+
+# -- groups: name -> (fn, [argument tuples], options) ----------------------------------------
+
+def _unary_float(x):
+    y = x * 0.5 - 0.2  # in (-1, 1)
+    return (rt.abs(y), P.arccos(x), P.arccosh(x + 1.0), P.arcsin(y), P.arcsinh(y), P.arctan(y),
+            P.arctanh(y), rt.math.ceil(y * 4.0), rt.cos(y), P.cosh(y), rt.math.erf(y), rt.exp(y),
+            P.exp2(y), P.expm1(y), rt.math.floor(y * 4.0), rt.math.log(x), P.log10(x),
+            rt.math.log1p(x), P.log2(x), -y, rt.math.reciprocal(x), rt.nn.relu(y),
+            rt.math.round(y * 4.0), rt.math.rsqrt(x), rt.sigmoid(y), rt.sign(y), rt.sin(y),
+            P.sinh(y), rt.sqrt(x), rt.square(y), rt.math.tan(y), rt.tanh(y), P.trunc(y * 4.0),
+            P.isfinite(x / y), P.isinf(x / (y * 0.0)), P.isnan(y * 0.0 / y), P.arctan2(y, x),
+            P.hypot(x, y), x ** y, x ** 2.0, rt.maximum(x, y), rt.minimum(x, 0.5), x / (y + 2.0),
+            rt.math.floordiv(x * 7.0, y + 2.0), rt.math.floormod(x * 7.0, y + 2.0))
+
+
+def _binary(x):
+    y = x[::-1] if x.ndim == 1 else rt.reverse(x, [0])
+    return (x + y, x - y, x * y, rt.maximum(x, y), rt.minimum(x, y), x == y, x != y, x < y,
+            x <= y, x > y, x >= y, rt.where(x > y, x, y), rt.logical_and(x > y, x < 3 * y),
+            rt.logical_or(x > y, x < y), rt.math.logical_xor(x > y, x < 3 * y),
+            rt.logical_not(x > y), rt.cast(x, rt.float64), rt.cast(x, rt.int32),
+            rt.cast(x, rt.bool), rt.abs(x - y), rt.sign(x - y), rt.square(x))
+
+
+def _integer(x):
+    y = x + 3
+    return (x // y, x % y, x ** 2, -x, rt.math.floordiv(x, 2), rt.reduce_sum(x, axis=1),
+            rt.reduce_prod(y, axis=0), rt.reduce_max(x, axis=1), rt.argmax(x, axis=1),
+            rt.cumsum(x, axis=1), rt.reduce_sum(x))
+
+
+def _reductions(x):
+    b = x > 0.4
+    return (rt.reduce_sum(x), rt.reduce_sum(x, axis=1), rt.reduce_sum(x, axis=0, keepdims=True),
+            rt.reduce_mean(x), rt.reduce_mean(x, axis=1), rt.reduce_max(x, axis=0),
+            rt.reduce_min(x), rt.reduce_min(x, axis=1), rt.reduce_prod(x, axis=1),
+            rt.reduce_any(b, axis=1), rt.reduce_all(b), rt.argmax(x, axis=1), rt.argmin(x, axis=0),
+            rt.nn.softmax(x), rt.nn.log_softmax(x), rt.math.reduce_logsumexp(x, axis=1),
+            rt.nn.softmax_cross_entropy_with_logits(rt.nn.softmax(x * 2.0), x),
+            rt.cumsum(x[0]), rt.cumsum(x, axis=1, exclusive=True, reverse=True),
+            rt.cumsum(x, axis=0))
+
+
+def _linalg(x):
+    sq = rt.matmul(x, x, transpose_b=True) + rt.eye(3, dtype=x.dtype)
+    return (rt.matmul(x, x, transpose_a=True), sq, rt.einsum("ij,kj->ik", x, x),
+            rt.tensordot(x, x, axes=[[1], [1]]), rt.linalg.inv(sq), rt.linalg.det(sq))
+
+
+def _shapes(x):
+    i = rt.constant([2, 0], rt.int32)
+    flat = rt.reshape(x, [-1])
+    parts = rt.split(x, [1, 3], axis=1)
+    return (flat, rt.expand_dims(x, 0), rt.squeeze(rt.expand_dims(x, 2), 2),
+            rt.transpose(x), rt.concat([x, x], 0), rt.stack([x, x], 1), rt.unstack(x)[1],
+            parts[0], parts[1], rt.fill([2, 3], x[0, 0]), rt.zeros([2, 2], x.dtype),
+            rt.zeros_like(x), rt.ones_like(x), rt.range(1, 7, 2), rt.shape(x), rt.size(x),
+            x[1:, ::2], x[1], rt.gather(x, i),
+            rt.gather(x, 1, axis=1), rt.gather(x, [[0, 1], [2, 2]], axis=1),
+            rt.gather_nd(x, [[0, 1], [2, 3]]), rt.boolean_mask(flat, flat > flat[5]),
+            rt.where(x > x[1, 1]), rt.tile(x, [2, 1]), rt.one_hot(rt.argmax(x, axis=1), 4, dtype=x.dtype),
+            rt.reverse(x, [1]), rt.identity(x), rt.stop_gradient(x), rt.cast(x, rt.float32))
+
+
+def _gradients(x):
+    with rt.GradientTape() as tape:
+        tape.watch(x)
+        h = rt.nn.relu(rt.matmul(x, x, transpose_b=True) - 0.3)
+        h = rt.sigmoid(h) + rt.tanh(h) * rt.reduce_prod(x, axis=1, keepdims=True)
+        y = (rt.reduce_sum(h) + rt.reduce_sum(rt.gather(x, [0, 2, 0]) * x[0]) +
+             rt.reduce_sum(rt.gather_nd(x, [[0, 1], [2, 3]]) * x[0, :2]) +
+             rt.reduce_sum(rt.boolean_mask(x, x > 0.5)) + rt.reduce_sum(x[1:, 1] * 3.0) +
+             rt.reduce_sum(rt.concat([x, x * 2.0], 0) * rt.reduce_mean(x, axis=0)) +
+             rt.reduce_sum(rt.nn.softmax_cross_entropy_with_logits(rt.nn.softmax(x), x)) +
+             rt.reduce_sum(rt.math.erf(x) * rt.exp(x) + rt.math.log(x)))
+    return tape.gradient(y, x)
+
+
+def _loop_gradients(x):
+    with rt.GradientTape() as tape:
+        tape.watch(x)
+        h = x[0]
+        i = rt.constant(0)
+        acc = rt.zeros_like(h)
+        while i < 3:
+            h = rt.tanh(h * x[i] + 0.1)
+            acc = rt.cond(rt.reduce_sum(h) > 0.5, lambda a=acc, v=h: a + v,
+                          lambda a=acc, v=h: a - v * v)
+            i += 1
+        y = rt.reduce_sum(h * 2.0) + rt.reduce_sum(acc)
+    return tape.gradient(y, x)
+
+
+def _tensor_arrays(x):
+    ta = rt.TensorArray(x.dtype, size=3).unstack(x)
+    tb = rt.TensorArray(x.dtype, size=0, dynamic_size=True)
+    for i in rt.range(3):
+        tb = tb.write(i, ta.read(i) * 2.0)
+    return tb.stack(), tb.gather([2, 0]), tb.concat(), tb.size(), ta.read(1)
+
+
+@rt.custom_gradient
+def _clipped(x):
+    def grad(g):
+        return g * 0.5
+    return x * 3.0, grad
+
+
+def _custom(x):
+    with rt.GradientTape() as tape:
+        tape.watch(x)
+        y = rt.reduce_sum(_clipped(x) * x)
+    return y, tape.gradient(y, x)
+
+
+def _dynamic(x):
+    """Shapes unknown at trace time: SumToShape, SplitLike, ReshapeDynamic."""
+    b = rt.ones([1, 4], x.dtype)
+    with rt.GradientTape() as tape:
+        tape.watch([x, b])
+        y = rt.reduce_sum(rt.concat([x, x * 2.0], 0) * 1.5) + rt.reduce_sum(b * x)
+        z = rt.reshape(x, rt.shape(x)[::-1])
+    gx, gb = tape.gradient(y, [x, b])
+    n = rt.size(x)
+    return gx, gb, z, n, rt.zeros(rt.shape(x), x.dtype), rt.range(0, n, 3)
+
+
+_ANY_ROWS = [rt.TensorSpec([None, 4], rt.float32)]
+
+GROUPS = {
+    "unary_float": (_unary_float, [(_x(F32),), (_x(F64, (8, 64)),)], {}),
+    "binary": (_binary, [(_x(F32, (3, 4), -1, 1),), (np.arange(-6, 6, dtype=I32).reshape(3, 4),)],
+               {}),
+    "integer": (_integer, [(np.arange(-6, 6, dtype=I32).reshape(3, 4),)], {}),
+    "reductions": (_reductions, [(_x(F32),), (_x(F64, (16, 32)),)], {}),
+    "linalg": (_linalg, [(_x(F32, (3, 4), -1, 1.5),), (_x(F64, (3, 4), -1, 1.5),)], {}),
+    "shapes": (_shapes, [(_x(F32),), (np.arange(12, dtype=I32).reshape(3, 4),)], {}),
+    "gradients": (_gradients, [(rt.constant(_x(F32)),)], {}),
+    "loop_gradients": (_loop_gradients, [(rt.constant(_x(F64)),)], {}),
+    "tensor_arrays": (_tensor_arrays, [(_x(F32),)], {}),
+    "custom_gradient": (_custom, [(rt.constant(_x(F32)),)], {}),
+    "dynamic": (_dynamic, [(_x(F32),)], {"input_signature": _ANY_ROWS}),
+}
+
+_results: dict = {}
+
+
+def _graph_ops(graph, found):
+    for op in graph.operations:
+        found.add(op.type)
+        for sub in op.subgraphs:
+            _graph_ops(sub, found)
+    return found
+
+
+def _run(group: str):
+    """Per argument tuple: (jit values, numpy values, op types of the traced graph)."""
+    if group not in _results:
+        fn, arg_sets, options = GROUPS[group]
+        jitted = rt.function(fn, jit_compile=True, autograph=True, **options)
+        plain = rt.function(fn, autograph=True, **options)
+        runs = []
+        for args in arg_sets:
+            ops = _graph_ops(jitted.get_concrete_function(*args).graph, set())
+            runs.append((rt.nest.flatten(jitted(*args)), rt.nest.flatten(plain(*args)), ops))
+        _results[group] = runs
+    return _results[group]
+
+
+def _compare(a, b, what):
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.dtype == b.dtype and a.shape == b.shape, (what, a.dtype, b.dtype, a.shape, b.shape)
+    if a.dtype.kind == "f":
+        np.testing.assert_array_equal(np.isnan(a), np.isnan(b), err_msg=what)
+        ok = ~np.isnan(a)
+        np.testing.assert_array_max_ulp(a[ok], b[ok], maxulp=MAX_ULP)
+    else:
+        np.testing.assert_array_equal(a, b, err_msg=what)
+
+
+# Gradients of TensorArrays hold a dict of element gradients (a variant value): not compiled yet.
+REFUSED = {"TensorArrayGradAdd", "TensorArrayGradFromStack", "TensorArrayGradFromRead",
+           "TensorArrayGradFromGather", "TensorArrayGradFromConcat", "TensorArrayWriteGrad",
+           "TensorArrayScatterGrad"}
+STATEFUL = {"RandomUniform", "RandomStandardNormal", "TruncatedNormal", "Dropout", "PrintV2",
+            "Assert", "RaiseUnless", "ReadVariableOp", "AssignVariableOp", "VarInitIfNeeded"}
+GRAPH_OPS = sorted(set(REGISTRY) - set(NOT_GRAPH_OPS) - STATEFUL - REFUSED)
+
+
+@pytest.mark.parametrize("op_type", GRAPH_OPS)
+def test_op_matches_the_numpy_tier(op_type):
+    seen = False
+    for group in GROUPS:
+        for k, (jit, plain, ops) in enumerate(_run(group)):
+            if op_type not in ops:
+                continue
+            seen = True
+            assert len(jit) == len(plain)
+            for j, (a, b) in enumerate(zip(jit, plain)):
+                _compare(a, b, f"{group}[{k}] output {j}")
+    assert seen, f"no group builds a {op_type} op"
+
+
+def test_the_registry_is_covered():
+    assert set(NOT_GRAPH_OPS) | STATEFUL | REFUSED | set(GRAPH_OPS) == set(REGISTRY)
+    assert set(NOT_GRAPH_OPS) <= set(REGISTRY)
+
+
+# -- stateful ops -----------------------------------------------------------------------------
+
+def _random(x):
+    return (x + rt.random.uniform([3, 4], dtype=x.dtype), rt.random.normal([2], dtype=x.dtype),
+            rt.random.truncated_normal([5], seed=3, dtype=x.dtype),
+            rt.nn.dropout(x, 0.5, seed=7), rt.random.uniform([2], 0, 10, dtype=rt.int32))
+
+
+@pytest.mark.parametrize("dtype", [F32, F64])
+def test_random_ops_draw_from_the_same_generators(dtype):
+    x = _x(dtype)
+    jitted = rt.function(_random, jit_compile=True)
+    plain = rt.function(_random)
+    jitted.get_concrete_function(x)
+    plain.get_concrete_function(x)
+    ops = _graph_ops(jitted.get_concrete_function(x).graph, set())
+    assert {"RandomUniform", "RandomStandardNormal", "TruncatedNormal", "Dropout"} <= ops
+    results = []
+    for f in (jitted, plain):
+        rt.random.set_seed(1234)
+        first, second = rt.nest.flatten(f(x)), rt.nest.flatten(f(x))  # the generators advance
+        results.append((first, second))
+    for a, b in zip(results[0][0] + results[0][1], results[1][0] + results[1][1]):
+        _compare(a, b, "random")
+    assert not np.array_equal(results[0][0][0], results[0][1][0])
+
+
+def test_print_prints_at_every_call_and_assert_raises():
+    @rt.function(jit_compile=True)
+    def f(x):
+        rt.print("x:", x, output_stream=out)
+        rt.debugging.Assert(rt.reduce_all(x > 0), ["x must be positive", x])
+        return x * 2.0
+
+    out = io.StringIO()
+    x = np.array([1.5, 2.0], np.float32)
+    f(x)
+    f(x + 1)
+    assert {"PrintV2", "Assert"} <= _graph_ops(f.get_concrete_function(x).graph, set())
+    jit_printed, out = out.getvalue(), io.StringIO()
+    plain = rt.function(f.python_function)
+    plain(x)
+    plain(x + 1)
+    assert jit_printed == out.getvalue() and jit_printed.count("x:") == 2
+    with pytest.raises(rt.errors.InvalidArgumentError, match="must be positive"):
+        f(-x)
+
+
+def _raises(x):
+    if rt.reduce_sum(x) < 0:
+        raise ValueError("the sum is negative")
+    return x + 1.0
+
+
+def test_a_staged_raise_raises():
+    f = rt.function(_raises, jit_compile=True)
+    x = np.ones(2, np.float32)
+    np.testing.assert_array_equal(f(x), [2.0, 2.0])
+    assert "RaiseUnless" in _graph_ops(f.get_concrete_function(x).graph, set())
+    with pytest.raises(ValueError, match="negative"):
+        f(-x)
+
+
+def test_variables_compile():
+    v = rt.Variable(np.ones(3, np.float32))
+
+    @rt.function(jit_compile=True)
+    def f(x):
+        v.assign_add(rt.math.erf(x))
+        return v.read_value()
+
+    x = np.full(3, 0.5, np.float32)
+    ops = _graph_ops(f.get_concrete_function(x).graph, set())
+    assert {"ReadVariableOp", "AssignVariableOp"} <= ops
+    before = v.numpy().copy()
+    np.testing.assert_allclose(f(x), before + 0.5204999, rtol=1e-6)
+
+
+def test_variables_initialised_on_first_call():
+    made = []
+
+    @rt.function(jit_compile=True)
+    def f(x):
+        if not made:
+            made.append(rt.Variable(np.ones(2, np.float32)))
+        made[0].assign_add(x)
+        return made[0].read_value()
+
+    x = np.ones(2, np.float32)
+    assert "VarInitIfNeeded" in _graph_ops(f.get_concrete_function(x).graph, set())
+    np.testing.assert_allclose(f(x), [3.0, 3.0])
+
+
+# -- what may still be refused ----------------------------------------------------------------
+
+def test_tensor_array_gradients_are_refused_naming_the_op():
+    def f(x):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            ta = rt.TensorArray(x.dtype, size=3).unstack(x)
+            y = rt.reduce_sum(ta.stack() * 2.0)
+        return tape.gradient(y, x)
+
+    x = rt.constant(_x(F32))
+    with pytest.raises(JitCompileError, match=r"TensorArrayGrad\w*\), created at .*test_every_op"):
+        rt.function(f, jit_compile=True)(x)
+
+
+def test_float16_is_refused_with_jit_compile_error():
+    f = rt.function(lambda x: rt.math.erf(x) + x, jit_compile=True)
+    with pytest.raises(JitCompileError, match="float16"):
+        f(np.ones(3, np.float16))
+
+
+def test_strings_are_refused_naming_the_op():
+    f = rt.function(lambda x: rt.identity(rt.constant(["a", "b"])), jit_compile=True)
+    with pytest.raises(JitCompileError):
+        f(np.ones(2, np.float32))
+
+
+def test_unknown_rank_is_refused_naming_the_op():
+    spec = [rt.TensorSpec(None, rt.float32)]
+    f = rt.function(lambda x: x * 2.0, jit_compile=True, input_signature=spec)
+    with pytest.raises(JitCompileError, match="rank"):
+        with contextlib.redirect_stderr(io.StringIO()):
+            f(np.ones(3, np.float32))
