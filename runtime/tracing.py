@@ -10,6 +10,7 @@ from . import context, nest
 from .graph import FuncGraph
 from .ops.array_ops import identity
 from .ops.core import convert_to_tensor
+from .ops.variable_ops import Variable, VariableArgument, bound_variable
 from .shapes import TensorSpec
 from .tensor import EagerTensor, SymbolicTensor, Tensor
 
@@ -29,7 +30,8 @@ def spec_of(value) -> TensorSpec | None:
 
 def trace(python_fn, args, kwargs, specs_for, name: str, arg_names,
           autograph: bool = False) -> FuncGraph:
-    """Traces `python_fn(*args, **kwargs)`; tensor leaves become placeholders.
+    """Traces `python_fn(*args, **kwargs)`; tensor leaves become placeholders, and variable
+    leaves `VariableArgument`s (each call binds them to the variables it passes).
 
     `specs_for(leaf)` returns the TensorSpec for a leaf that becomes a placeholder
     (it may relax dims), or None for a leaf passed through as a Python value. `autograph`
@@ -55,6 +57,9 @@ def _placeholders(graph, value, label, specs_for):
     leaves = nest.flatten(value)
     new = []
     for i, leaf in enumerate(leaves):
+        if isinstance(leaf, Variable):
+            new.append(VariableArgument(bound_variable(leaf)))
+            continue
         spec = specs_for(leaf)
         if spec is None:
             new.append(leaf)

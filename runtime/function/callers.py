@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import nest
 from ..backends import runtime_error
+from ..ops.variable_ops import VariableArgument
 from ..shapes import TensorSpec
 from ..tensor import EagerTensor
 from ..tracing import OutputSlot
@@ -139,6 +140,8 @@ def leaf_reads(spec, value, src: str, shape: _CallShape, checked: bool = True) -
     of `value` under `spec` (`value` is reached from the caller's arguments by the expression
     `src`); raises _NoCaller when `value` does not have the structure of `spec`."""
     checks = shape.checks if checked else None
+    if type(spec) is VariableArgument:
+        raise _NoCaller  # the slow path binds the variable each call passes
     if isinstance(spec, TensorSpec):
         if type(value) is EagerTensor and value._value.dtype == spec.dtype._np:
             array = value._value

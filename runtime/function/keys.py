@@ -1,4 +1,5 @@
-"""Cache keys of calls: tensors by shape and dtype, Python values by value, objects by identity."""
+"""Cache keys of calls: tensors and variables by shape and dtype, Python values by value,
+other objects by identity."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import dataclasses
 
 import numpy as np
 
+from ..ops.variable_ops import Variable
 from ..shapes import TensorSpec
 from ..tensor import EagerTensor, SymbolicTensor
 
@@ -78,7 +80,9 @@ def leaf_key(x):
         return _key_dataclass(x)
     if isinstance(x, SymbolicTensor):
         return ("sym", x.shape.as_tuple(), x.dtype.name)
-    if hasattr(x, "_as_tensor"):  # variables and other stateful objects: by identity
+    if isinstance(x, Variable):  # traced like a tensor: each call binds the variable passed
+        return ("var", x._shape.as_tuple(), x._dtype.name)
+    if hasattr(x, "_as_tensor"):  # other stateful objects: by identity
         return ("obj", id(x))
     try:
         hash(x)

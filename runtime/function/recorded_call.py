@@ -19,6 +19,7 @@ from ..gradients.interpret import interpret
 from ..gradients.node import Node, variables_read
 from ..gradients.tape import paused, record_node
 from ..ops.core import define
+from ..ops.variable_ops import bound_variable
 from ..tensor import EagerTensor
 from ..tracing import fill_outputs
 from .backward import GraphGradient
@@ -51,7 +52,7 @@ def call_recorded(concrete, args, kwargs, values):
     ConcreteFunction of `runtime.function`, which imports this module, never the reverse.
     """
     tensors = _tensors_for(values, nest.flatten((list(args), kwargs)))
-    variables = _variables(concrete)
+    variables = [bound_variable(v) for v in _variables(concrete)]  # what this call binds
     candidates = [t for t in tensors if t is not None] + variables
     tapes = [tape for tape in context.state.tapes if tape._graph is None and tape._wants(candidates)]
     if not tapes:
@@ -66,7 +67,7 @@ def call_recorded(concrete, args, kwargs, values):
     flat = [EagerTensor(np.asarray(v) if not isinstance(v, (np.ndarray, np.generic)) else v)
             for v in outputs]
     node_inputs = [tensors[i] if tensors[i] is not None else EagerTensor(values[i])
-                   for i in grad.input_indices] + list(grad.variables)
+                   for i in grad.input_indices] + [bound_variable(v) for v in grad.variables]
     outs = [flat[i] for i in grad.output_indices]
 
     def grad_fn(op, *output_grads):

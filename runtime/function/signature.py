@@ -12,6 +12,7 @@ import inspect
 import numpy as np
 
 from .. import nest
+from ..ops.variable_ops import VariableArgument
 from ..shapes import TensorShape, TensorSpec
 from ..tensor import EagerTensor, SymbolicTensor, Tensor, to_numpy_value
 from ..tracing import spec_of
@@ -30,6 +31,12 @@ def match(spec, value, where: str, values: list | None = None, convert: bool = T
         array = _tensor_leaf(spec, value, where, values is not None, convert)
         if values is not None:
             values.append(array)
+    elif type(spec) is VariableArgument:
+        if not spec.fits(value):
+            raise TypeError(f"{where} is {value!r:.80}, but this concrete function was traced for "
+                            f"a {spec.dtype.name} variable of shape {spec.shape}.")
+        if values is not None:  # binding a call: the graph reads and writes this variable
+            spec.bind(value)
     elif nest.is_nested(spec):
         if not nest.is_nested(value) or nest.structure_signature(spec) != nest.structure_signature(value):
             raise TypeError(f"{where} has structure {structure_text(value)} but the function was "
@@ -178,6 +185,8 @@ def describe(value) -> str:
     """A spec or Python value in words, for printed signatures and logs."""
     if isinstance(value, TensorSpec):
         return f"{value.dtype.name} Tensor, shape={value.shape}"
+    if type(value) is VariableArgument:
+        return f"{value.dtype.name} Variable, shape={value.shape}"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{k!r}: {describe(v)}" for k, v in value.items()) + "}"
     if isinstance(value, (list, tuple)):

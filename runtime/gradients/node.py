@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from .. import dtypes as _dtypes
 from ..graph import external_inputs
-from ..ops.variable_ops import READ
+from ..ops.variable_ops import READ, bound_variable
 from .resolve import any_active, resolve
 
 
@@ -44,8 +44,8 @@ class Node:
 
 def node_inputs(opdef, inputs, attrs, operation) -> list:
     """The values gradients flow to for one op (see the module docstring)."""
-    if opdef is READ:
-        return [attrs["var"]]
+    if opdef is READ:  # run eagerly (operation None), a stand-in reads the variable it is bound to
+        return [attrs["var"] if operation is not None else bound_variable(attrs["var"])]
     extra = attrs.get("variables") if opdef.name == "CustomGradient" else None
     if extra:
         return list(inputs) + list(extra)

@@ -321,3 +321,56 @@ class _VariableRef:
     def __eq__(self, other):
         return isinstance(other, _VariableRef) and other._var is self._var
 
+
+
+class VariableArgument(Variable):
+    """Stands, in a traced graph, for a variable passed as an argument.
+
+    A Function traces a variable argument by its dtype and shape, like a tensor: the graph
+    reads and writes this stand-in, and each call binds it (on the calling thread) to the
+    variable that call passed, so one graph serves every variable of that dtype and shape.
+    """
+
+    __slots__ = ("_first", "_local")
+
+    def __init__(self, var: Variable):  # noqa: super().__init__ would make a new variable
+        self._first = var
+        self._local = threading.local()
+        self._id = next(_ids)
+        self._name = var._name
+        self._dtype = var._dtype
+        self._np_dtype = var._np_dtype
+        self._shape = var._shape
+        self.trainable = var.trainable
+
+    def bind(self, var: Variable) -> None:
+        """Makes this thread's runs of the graph read and write `var`."""
+        self._local.var = var
+
+    @property
+    def bound(self) -> Variable:
+        """The variable the graph reads and writes on this thread."""
+        var = getattr(self._local, "var", None)
+        return self._first if var is None else var
+
+    @property
+    def _value(self):  # type: ignore[override]
+        return self.bound._value
+
+    @_value.setter
+    def _value(self, value):
+        self.bound._value = value
+
+    @property
+    def _lock(self):  # type: ignore[override]
+        return self.bound._lock
+
+    def fits(self, value) -> bool:
+        """True when `value` is a variable this stand-in can be bound to."""
+        return (isinstance(value, Variable) and value._dtype is self._dtype
+                and value._shape.is_subtype_of(self._shape))
+
+
+def bound_variable(var):
+    """The variable a (possibly stand-in) variable reads and writes now."""
+    return var.bound if type(var) is VariableArgument else var
