@@ -15,7 +15,7 @@ from typing import Callable
 
 from .. import nest
 from ..exports import export
-from ..shapes import TensorSpec
+from ..shapes import TensorShape, TensorSpec
 from ..tracing import spec_of
 from . import logs
 from .callers import make_caller
@@ -156,7 +156,9 @@ class TraceCache:
             self._lock.release()
 
     def relaxed_shapes(self, args: tuple, kwargs: dict) -> list:
-        """Shapes for reduce_retracing: dims that differ from earlier traces become None."""
+        """Shapes for reduce_retracing: a tensor whose shape differs from an earlier trace's
+        gets every dim None (of its rank, or an unknown rank when ranks differ), so that one
+        relaxed graph serves the later shapes of that rank, whichever dims vary."""
         specs = [spec_of(leaf) for leaf in nest.flatten((args, kwargs))]
         specs = [s for s in specs if s is not None]
         shapes = [s.shape for s in specs]
@@ -165,7 +167,8 @@ class TraceCache:
                    if isinstance(s, TensorSpec)]
             if len(old) == len(specs) and all(o.dtype is s.dtype for o, s in zip(old, specs)):
                 shapes = [s.most_specific_common_supertype([o.shape]) for s, o in zip(shapes, old)]
-        return shapes
+        return [shape if shape == spec.shape or shape.rank is None
+                else TensorShape([None] * shape.rank) for shape, spec in zip(shapes, specs)]
 
     def changed_argument(self, args: tuple, kwargs: dict, names: list[str]):
         """(name, old, new) of the first argument that differs from the last trace, or None."""

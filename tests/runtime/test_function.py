@@ -140,6 +140,25 @@ def test_reduce_retracing_traces_at_most_twice_for_new_shapes():
     assert general.graph.inputs[0].shape.as_list() == [None]
 
 
+def test_reduce_retracing_serves_later_2d_shapes_with_one_relaxed_graph():
+    f = rt.function(lambda x: rt.reduce_sum(x), reduce_retracing=True, autograph=False)
+    for shape in ([2, 3], [3, 3], [3, 4], [5, 6], [7, 2]):
+        assert f(rt.ones(shape)).numpy() == np.prod(shape)
+    assert f.experimental_get_tracing_count() <= 2
+    assert f.get_concrete_function(rt.ones([4, 9])).graph.inputs[0].shape.as_list() == [None, None]
+
+
+def test_reduce_retracing_keeps_the_shapes_that_do_not_change():
+    f = rt.function(lambda x, w: rt.reduce_sum(x) + rt.reduce_sum(w), reduce_retracing=True,
+                    autograph=False)
+    w = rt.ones([4, 4])
+    for n in (2, 3, 5):
+        assert f(rt.ones([n, 3]), w).numpy() == 3 * n + 16
+    assert f.experimental_get_tracing_count() == 2
+    relaxed = f.list_concrete_functions()[-1].graph.inputs
+    assert [t.shape.as_list() for t in relaxed] == [[None, None], [4, 4]]
+
+
 def test_get_concrete_function_from_specs_serves_matching_calls():
     f = counted(lambda x: x * 2)
     concrete = f.get_concrete_function(rt.TensorSpec([None, 2], rt.float32))
