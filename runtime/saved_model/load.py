@@ -76,7 +76,8 @@ def _variables(entries, store) -> list:
         shape = shape_from(entry["shape"], where)
         if type(entry["trainable"]) is not bool or not shape.is_fully_defined():
             raise ValueError(f"{where}: trainable must be a bool and the shape fully defined.")
-        value = store.get(entry["key"], where)
+        value = store.get(entry["key"], where,
+                          (dtype.as_numpy_dtype, tuple(shape.as_list())))
         if value.dtype != dtype.as_numpy_dtype or value.shape != tuple(shape.as_list()):
             raise ValueError(f"{where} ({name}): the stored array is {value.dtype} "
                              f"{list(value.shape)}, the file declares {dtype.name} "
