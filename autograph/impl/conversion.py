@@ -221,7 +221,81 @@ def parse_for_conversion(fn: types.FunctionType):
 
 def _check_source_is_current(code: types.CodeType, node: gast.FunctionDef, info: SourceInfo) -> None:
     """Raises SourceUnavailableError when the file changed since `code` was compiled from it:
-    the code's lines must end inside the parsed function, and its parameters must match."""
+    the code's lines must end inside the parsed function, its parameters must match, and the
+    text on disk must compile to the same code (bytecode, constants, names, nested code)."""
+    import __future__
+
+    import ast
+
+    def same_const(a, b) -> bool:
+        if type(a) is not type(b):
+            return False
+        if isinstance(a, types.CodeType):
+            return same_code(a, b)
+        if isinstance(a, tuple):
+            return len(a) == len(b) and all(map(same_const, a, b))
+        if isinstance(a, (float, complex)):
+            return repr(a) == repr(b)  # -0.0 and nan
+        return a == b
+
+    def same_code(a: types.CodeType, b: types.CodeType) -> bool:
+        fields = ("co_code", "co_names", "co_varnames", "co_freevars", "co_cellvars", "co_name",
+                  "co_argcount", "co_posonlyargcount", "co_kwonlyargcount")
+        return all(getattr(a, f) == getattr(b, f) for f in fields) and \
+            same_const(a.co_consts, b.co_consts)
+
+    def all_names(c: types.CodeType):
+        yield from c.co_names
+        for k in c.co_consts:
+            if isinstance(k, types.CodeType):
+                yield from all_names(k)
+
+    def _compiles_to(code: types.CodeType, info: SourceInfo) -> bool:
+        """Whether the function's text compiles (in a class and enclosing function standing for
+        its own, for name mangling and closures) to `code`; True when that cannot be told."""
+        if any(not n.isidentifier() for n in all_names(code)):
+            return True  # code rewritten at import (pytest's assertions): no text compiles to it
+        text = info.source
+        indented = text[:1].isspace()
+        try:
+            tree = ast.parse("if 1:\n" + text if indented else text)
+        except SyntaxError:
+            return False
+        defs = tree.body[0].body if indented else tree.body
+        if len(defs) != 1 or not isinstance(defs[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return False
+        fn = defs[0]
+        fn.decorator_list = []
+        qualname = getattr(code, "co_qualname", None)
+        class_name = functions.class_of(qualname) if qualname else None
+        if qualname is None and "__class__" in code.co_freevars:
+            return True  # Python 3.10: the class is unknown
+        body: list = [fn]
+        path = [fn.name]
+        if class_name:
+            body = [ast.ClassDef(class_name, [], [], body, [])]
+            path.insert(0, class_name)
+        free = [n for n in code.co_freevars if not (class_name and n == "__class__")]
+        if free:
+            values = [ast.Assign([ast.Name(n, ast.Store())], ast.Constant(None)) for n in free]
+            body = [ast.FunctionDef("__outer__", ast.arguments([], [], None, [], [], None, []),
+                                    values + body, [], None)]
+            path.insert(0, "__outer__")
+        module = ast.fix_missing_locations(ast.Module(body, []))
+        flags = 0
+        for feature in __future__.all_feature_names:
+            flags |= getattr(__future__, feature).compiler_flag & code.co_flags
+        try:
+            found = compile(module, info.filename, "exec", flags=flags, dont_inherit=True)
+        except (SyntaxError, ValueError):
+            return False
+        for name in path:
+            found = next((k for k in found.co_consts
+                          if isinstance(k, types.CodeType) and k.co_name == name), None)
+            if found is None:
+                return False
+        return same_code(found, code)
+
     lines = [line for _, _, line in code.co_lines() if line is not None]
     last = node.body[-1]
     stale = bool(lines) and (max(lines) > node.end_lineno or
@@ -231,6 +305,8 @@ def _check_source_is_current(code: types.CodeType, node: gast.FunctionDef, info:
     written += [a.id for a in (args.vararg, args.kwarg) if a is not None]
     count = code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & inspect.CO_VARARGS) \
         + bool(code.co_flags & inspect.CO_VARKEYWORDS)
+    if not stale:
+        stale = not _compiles_to(code, info)
     if stale or sorted(written) != sorted(code.co_varnames[:count]):
         raise parser.SourceUnavailableError(
             f"the file {info.filename} changed after {code.co_name!r} was loaded from it (the "

@@ -64,3 +64,62 @@ def test_a_stale_callee_runs_unconverted_with_a_warning(module, caplog):
 def test_an_unchanged_file_converts(module):
     mod, _ = module
     assert int(rt.function(mod.helper)(rt.constant(-3))) == 3
+
+
+@pytest.mark.parametrize("edit", [
+    lambda text: text.replace("return x * 2", "return x * 3"),   # a constant
+    lambda text: text.replace("return x * 2", "return x + 2"),   # an operator
+    lambda text: text.replace("return -x", "return +x"),         # same line count
+    lambda text: text.replace("if x > 0", "if x < 0"),
+], ids=["constant", "operator", "unary", "comparison"])
+def test_an_edit_that_keeps_the_lines_is_detected(module, edit, caplog):
+    mod, path = module
+    path.write_text(edit(ORIGINAL))
+    linecache.checkcache(str(path))
+    with pytest.raises(SourceUnavailableError, match="changed after 'helper'"):
+        ag.to_code(mod.helper)
+    with caplog.at_level(logging.WARNING):
+        assert int(rt.function(mod.helper)(3)) == 6  # the code imported, unconverted
+
+
+CLOSURES = textwrap.dedent("""
+    from __future__ import annotations
+
+    def make(scale):
+        offset = 1.5
+
+        def inner(x: float) -> float:
+            if x > 0:
+                return x * scale + offset
+            return -x
+        return inner
+
+    class Model:
+        def __init__(self):
+            self.__w = 2.0
+
+        def call(self, x):
+            if x > 0:
+                return super().__hash__() * 0 + x * self.__w
+            return x
+""")
+
+
+def test_closures_methods_and_private_names_are_current(tmp_path, monkeypatch):
+    path = tmp_path / "closures_module.py"
+    path.write_text(CLOSURES)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sys.modules.pop("closures_module", None)
+    try:
+        mod = importlib.import_module("closures_module")
+        ag.to_code(mod.make(3.0))
+        ag.to_code(mod.Model.call)
+        assert float(rt.function(mod.make(3.0))(rt.constant(2.0))) == 7.5
+        assert float(rt.function(mod.Model().call)(rt.constant(2.0))) == 4.0
+        path.write_text(CLOSURES.replace("x * scale + offset", "x * scale - offset"))
+        linecache.checkcache(str(path))
+        with pytest.raises(SourceUnavailableError, match="changed after 'inner'"):
+            ag.to_code(mod.make(3.0))
+    finally:
+        sys.modules.pop("closures_module", None)
+        linecache.checkcache(str(path))
