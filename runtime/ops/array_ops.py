@@ -14,8 +14,9 @@ from ..graph import constant_value
 from ..opdef import define
 from ..shapes import TensorShape
 from ..tensor import EagerTensor, Tensor
+from . import math_ops as _math
 from .core import apply, binary_operands, constant, convert_to_tensor, register_conversions
-from .shape_rules import broadcast, normalize_axis, same_dtype
+from .shape_rules import broadcast, normalize_axis, partial_ints, same_dtype, shape_from_tensor
 
 
 def static_ints(value, what: str):
@@ -39,6 +40,42 @@ def _known_later(shape) -> bool:
     """Whether a shape list holds a scalar tensor whose value is known when the graph runs."""
     return isinstance(shape, (list, tuple)) and any(
         isinstance(d, Tensor) and constant_value(d) is None for d in shape)
+
+
+def static_or_later(value, what: str):
+    """`static_ints(value)`, or None when the value is known only when the graph runs (a
+    tensor, or a list holding one): the argument is then an op input, not an attribute."""
+    if _known_later(value):
+        return None
+    return static_ints(value, what)
+
+
+def int_vector(value) -> Tensor:
+    """A shape-like argument (a list of ints and scalar tensors, or a tensor) as a 1-D int
+    tensor: a scalar becomes a vector of one element."""
+    t = convert_to_tensor(value, dtype_hint=_dtypes.int32)
+    if not t.dtype.is_integer:
+        raise TypeError(f"A shape must hold integers, got a {t.dtype.name} tensor.")
+    if t.shape.rank == 0:
+        t = apply(RESHAPE, [t], {"shape": (1,)})
+    return t
+
+
+def scalar_known_later(value) -> bool:
+    """Whether `value` is a tensor whose value trace time does not know."""
+    return isinstance(value, Tensor) and constant_value(value) is None
+
+
+def as_int(value, what: str) -> int:
+    """A Python int for an int argument known at trace time (a tensor constant too)."""
+    if isinstance(value, Tensor):
+        known = constant_value(value)
+        if known is not None:
+            return int(known)
+    try:
+        return int(value)
+    except TypeError:
+        raise TypeError(f"{what} must be an int or an int tensor, got {value!r}.") from None
 
 
 # -- reshape / transpose -----------------------------------------------------------------
@@ -74,16 +111,28 @@ RESHAPE = define("Reshape", _reshape_infer, lambda x, shape: np.reshape(x, shape
 def reshape(tensor, shape, name=None):
     """The same elements in a new shape; one dimension may be -1 (inferred)."""
     tensor = convert_to_tensor(tensor)
-    dims = None if _known_later(shape) else static_ints(shape, "reshape's shape")
+    dims = static_or_later(shape, "reshape's shape")
     if dims is None:
-        return apply(RESHAPE_DYNAMIC, [tensor, convert_to_tensor(shape, dtype=_dtypes.int32)],
-                     name=name)
+        return apply(RESHAPE_DYNAMIC, [tensor, int_vector(shape)], name=name)
     return apply(RESHAPE, [tensor], {"shape": dims}, name=name)
 
 
 def _reshape_dynamic_infer(x, shape):
-    n = shape.shape[0] if shape.shape.rank == 1 else None
-    return TensorShape(None if n is None else [None] * n), x.dtype
+    new = partial_ints(shape) if shape.shape.rank == 1 else None
+    if new is None:
+        return TensorShape(None), x.dtype
+    if new.count(-1) > 1:
+        raise ValueError(f"Reshape: at most one dimension may be -1, got {list(new)}.")
+    dims = [None if d is None or d < 0 else d for d in new]
+    total = x.shape.num_elements()
+    if -1 in new and total is not None and None not in [d for d in new if d != -1]:
+        known = 1
+        for d in new:
+            if d != -1:
+                known *= d
+        if known and total % known == 0:
+            dims[new.index(-1)] = total // known
+    return TensorShape(dims), x.dtype
 
 
 RESHAPE_DYNAMIC = define("ReshapeDynamic", _reshape_dynamic_infer,
@@ -335,8 +384,30 @@ TILE = define("Tile", _tile_infer, lambda x, multiples: np.tile(x, multiples),
 @export("tile")
 def tile(input, multiples, name=None):  # noqa: A002
     """Repeats the tensor `multiples[i]` times along each axis i."""
-    return apply(TILE, [convert_to_tensor(input)], {"multiples": static_ints(multiples, "multiples")},
-                 name=name)
+    x = convert_to_tensor(input)
+    known = static_or_later(multiples, "multiples")
+    if known is None:
+        return apply(TILE_DYNAMIC, [x, int_vector(multiples)], name=name)
+    return apply(TILE, [x], {"multiples": known}, name=name)
+
+
+def _tile_dynamic_infer(x, multiples):
+    values = partial_ints(multiples) if multiples.shape.rank == 1 else None
+    dims = x.shape.as_tuple()
+    if dims is None:
+        return TensorShape(None), x.dtype
+    if values is None:
+        values = (None,) * len(dims)
+    if len(values) != len(dims):
+        raise ValueError(f"Tile: multiples ({len(values)} entries) must have one entry per axis "
+                         f"of shape {x.shape}.")
+    return TensorShape([None if d is None or m is None else d * m
+                        for d, m in zip(dims, values)]), x.dtype
+
+
+TILE_DYNAMIC = define("TileDynamic", _tile_dynamic_infer,
+                      lambda x, multiples: np.tile(x, tuple(int(m) for m in multiples)),
+                      template="np.tile({0}, tuple({1}.tolist()))")
 
 
 # -- gathering -----------------------------------------------------------------------------
@@ -480,11 +551,13 @@ def ones(shape, dtype=_dtypes.float32, name=None):
 
 
 def _fill_infer(dims, value):
-    n = dims.shape.as_tuple()
-    known = constant_value(dims)
-    if known is not None:
-        return TensorShape([int(d) for d in np.ravel(known)]), value.dtype
-    return TensorShape(None if not n or n[0] is None else [None] * n[0]), value.dtype
+    if not dims.dtype.is_integer:
+        raise TypeError(f"Fill: dims must be integers, got {dims.dtype.name}.")
+    if dims.shape.rank not in (None, 0, 1):
+        raise ValueError(f"Fill: dims must be a vector, got shape {dims.shape}.")
+    if value.shape.rank not in (None, 0):
+        raise ValueError(f"Fill: value must be a scalar, got shape {value.shape}.")
+    return shape_from_tensor(dims), value.dtype
 
 
 FILL = define("Fill", _fill_infer, lambda dims, value: np.full(tuple(np.ravel(dims)), value),
@@ -494,8 +567,7 @@ FILL = define("Fill", _fill_infer, lambda dims, value: np.full(tuple(np.ravel(di
 @export("fill")
 def fill(dims, value, name=None):
     """A tensor of shape `dims` filled with `value`."""
-    return apply(FILL, [convert_to_tensor(dims, dtype_hint=_dtypes.int32), convert_to_tensor(value)],
-                 name=name)
+    return apply(FILL, [int_vector(dims), convert_to_tensor(value)], name=name)
 
 
 def _like_infer(x, dtype):
@@ -568,10 +640,31 @@ def range(start, limit=None, delta=1, dtype=None, name=None):  # noqa: A001
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=_dtypes.float32, name=None):
     """An identity matrix (num_rows x num_columns), optionally repeated over batch_shape."""
     dtype = _dtypes.as_dtype(dtype)
-    value = np.eye(int(num_rows), None if num_columns is None else int(num_columns), dtype=dtype._np)
+    sizes = [num_rows, num_columns]
+    if any(scalar_known_later(v) for v in sizes) or _known_later(batch_shape) or (
+            isinstance(batch_shape, Tensor) and constant_value(batch_shape) is None):
+        return _eye_later(num_rows, num_rows if num_columns is None else num_columns,
+                          batch_shape, dtype)
+    rows = as_int(num_rows, "num_rows")
+    columns = None if num_columns is None else as_int(num_columns, "num_columns")
+    value = np.eye(rows, columns, dtype=dtype._np)
     if batch_shape is not None:
-        value = np.broadcast_to(value, tuple(batch_shape) + value.shape).copy()
+        batch = static_ints(batch_shape, "batch_shape")
+        value = np.broadcast_to(value, tuple(batch) + value.shape).copy()
     return constant(value)
+
+
+def _eye_later(num_rows, num_columns, batch_shape, dtype):
+    """eye whose sizes are known when the graph runs: rows == columns as a 0/1 matrix."""
+    rows = range(convert_to_tensor(num_rows, dtype_hint=_dtypes.int32))
+    columns = range(convert_to_tensor(num_columns, dtype_hint=_dtypes.int32))
+    hits = _math.equal(expand_dims(rows, 1), expand_dims(columns, 0))
+    matrix = cast(hits, dtype)
+    if batch_shape is None:
+        return matrix
+    batch = int_vector(batch_shape)
+    return _math.add(fill(concat([batch, shape(rows), shape(columns)], 0),
+                             np.zeros((), dtype._np)), matrix)
 
 
 # -- shape queries ---------------------------------------------------------------------------
@@ -700,10 +793,31 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     """One-hot vectors of length `depth` for integer `indices` (on_value/off_value, float32 by default)."""
     dtype = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.float32
     indices = convert_to_tensor(indices, dtype_hint=_dtypes.int32)
+    on = 1 if on_value is None else on_value
+    off = 0 if off_value is None else off_value
+    ax = -1 if axis is None else int(axis)
+    if scalar_known_later(depth):
+        return _one_hot_later(indices, depth, on, off, ax, dtype)
     return apply(ONE_HOT, [indices], {
-        "depth": int(depth), "on_value": 1 if on_value is None else on_value,
-        "off_value": 0 if off_value is None else off_value,
-        "axis": -1 if axis is None else int(axis), "dtype": dtype}, name=name)
+        "depth": as_int(depth, "depth"), "on_value": on, "off_value": off, "axis": ax,
+        "dtype": dtype}, name=name)
+
+
+def _one_hot_later(indices, depth, on, off, axis, dtype):
+    """one_hot whose depth is known when the graph runs: indices == range(depth), broadcast
+    along the new axis, selecting on_value or off_value."""
+    rank = indices.shape.rank
+    if rank is None and axis != -1:
+        raise ValueError("one_hot with a depth tensor and an axis needs indices of known rank.")
+    ax = rank if axis == -1 else normalize_axis(axis, rank + 1, "OneHot")[0]
+    positions = range(convert_to_tensor(depth, dtype=indices.dtype))
+    if rank is not None and rank - ax:
+        positions = reshape(positions, (-1,) + (1,) * (rank - ax))
+    hits = binary_operands(expand_dims(indices, ax), positions)
+    hot = _math.equal(*hits)
+    on_t = convert_to_tensor(on, dtype=dtype) if not isinstance(on, Tensor) else cast(on, dtype)
+    off_t = convert_to_tensor(off, dtype=dtype) if not isinstance(off, Tensor) else cast(off, dtype)
+    return where(hot, on_t, off_t)
 
 
 REVERSE = define("ReverseV2", lambda x, axis: (x.shape, x.dtype), lambda x, axis: np.flip(x, axis),

@@ -9,8 +9,9 @@ from ..exports import export
 from ..opdef import Effect, define
 from ..shapes import TensorShape
 from ..tensor import SymbolicTensor
-from .array_ops import static_ints
+from .array_ops import int_vector, static_or_later
 from .core import apply
+from .shape_rules import shape_from_tensor
 
 
 class _Seeds:
@@ -73,6 +74,25 @@ def _random_infer(shape, a, b, dtype, seed):
     return TensorShape(shape), dtype
 
 
+def _random_dynamic_infer(shape, a, b, dtype, seed):
+    if not shape.dtype.is_integer or shape.shape.rank not in (None, 1):
+        raise TypeError(f"A random op's shape must be a 1-D int tensor, got {shape.dtype.name} "
+                        f"of shape {shape.shape}.")
+    return shape_from_tensor(shape), dtype
+
+
+def _dims(shape):
+    return tuple(int(d) for d in shape)
+
+
+def _draw(shape_op, dynamic_op, shape, attrs, name):
+    """The op with its shape as an attribute when trace time knows it, else as an input."""
+    dims = static_or_later(shape, "shape")
+    if dims is None:
+        return apply(dynamic_op, [int_vector(shape)], attrs, name=name)
+    return apply(shape_op, [], {"shape": dims, **attrs}, name=name)
+
+
 UNIFORM = define("RandomUniform", _random_infer,
                  lambda shape, a, b, dtype, seed: _uniform_kernel(shape, a, b, dtype, seed),
                  effects=Effect.RANDOM, differentiable=False)
@@ -81,6 +101,19 @@ UNIFORM = define("RandomUniform", _random_infer,
 NORMAL = define("RandomStandardNormal", _random_infer,
                 lambda shape, a, b, dtype, seed: _normal_kernel(shape, a, b, dtype, seed),
                 effects=Effect.RANDOM, differentiable=False)
+
+
+# the same draws with the shape an input tensor: shapes known only when the graph runs
+UNIFORM_DYNAMIC = define(
+    "RandomUniformDynamic", _random_dynamic_infer,
+    lambda shape, a, b, dtype, seed: _uniform_kernel(_dims(shape), a, b, dtype, seed),
+    effects=Effect.RANDOM, differentiable=False)
+
+
+NORMAL_DYNAMIC = define(
+    "RandomStandardNormalDynamic", _random_dynamic_infer,
+    lambda shape, a, b, dtype, seed: _normal_kernel(_dims(shape), a, b, dtype, seed),
+    effects=Effect.RANDOM, differentiable=False)
 
 
 @export("random.uniform")
@@ -93,10 +126,10 @@ def uniform(shape, minval=0, maxval=None, dtype=_dtypes.float32, seed=None, name
         maxval = 1
     if dtype.is_floating and any(isinstance(v, SymbolicTensor) for v in (minval, maxval)):
         return minval + (maxval - minval) * uniform(shape, 0.0, 1.0, dtype, seed, name)
-    dims = static_ints(shape, "shape")
-    return apply(UNIFORM, [], {"shape": dims, "a": float(minval) if dtype.is_floating else int(minval),
-                               "b": float(maxval) if dtype.is_floating else int(maxval),
-                               "dtype": dtype, "seed": seed}, name=name)
+    return _draw(UNIFORM, UNIFORM_DYNAMIC, shape, {
+        "a": float(minval) if dtype.is_floating else int(minval),
+        "b": float(maxval) if dtype.is_floating else int(maxval), "dtype": dtype, "seed": seed},
+        name)
 
 
 @export("random.normal")
@@ -105,9 +138,8 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=_dtypes.float32, seed=None, name=N
     dtype = _dtypes.as_dtype(dtype)
     if not dtype.is_floating:
         raise TypeError(f"normal needs a floating dtype, got {dtype.name}.")
-    dims = static_ints(shape, "shape")
-    return apply(NORMAL, [], {"shape": dims, "a": float(mean), "b": float(stddev), "dtype": dtype,
-                              "seed": seed}, name=name)
+    return _draw(NORMAL, NORMAL_DYNAMIC, shape, {"a": float(mean), "b": float(stddev),
+                                                 "dtype": dtype, "seed": seed}, name)
 
 
 def _truncated_normal_kernel(shape, a, b, dtype, seed):  # a: the mean, b: the stddev
@@ -124,12 +156,17 @@ TRUNCATED_NORMAL = define("TruncatedNormal", _random_infer, _truncated_normal_ke
                           effects=Effect.RANDOM, differentiable=False)
 
 
+TRUNCATED_NORMAL_DYNAMIC = define(
+    "TruncatedNormalDynamic", _random_dynamic_infer,
+    lambda shape, a, b, dtype, seed: _truncated_normal_kernel(_dims(shape), a, b, dtype, seed),
+    effects=Effect.RANDOM, differentiable=False)
+
+
 @export("random.truncated_normal")
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=_dtypes.float32, seed=None, name=None):
     """Normal values (mean, stddev), redrawn when more than two stddevs from the mean."""
     dtype = _dtypes.as_dtype(dtype)
     if not dtype.is_floating:
         raise TypeError(f"truncated_normal needs a floating dtype, got {dtype.name}.")
-    dims = static_ints(shape, "shape")
-    return apply(TRUNCATED_NORMAL, [], {"shape": dims, "a": float(mean), "b": float(stddev),
-                                        "dtype": dtype, "seed": seed}, name=name)
+    return _draw(TRUNCATED_NORMAL, TRUNCATED_NORMAL_DYNAMIC, shape, {
+        "a": float(mean), "b": float(stddev), "dtype": dtype, "seed": seed}, name)

@@ -5,9 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dtypes
+from ..errors import InvalidArgumentError
 from ..exports import export
+from ..graph import constant_value
 from ..opdef import define
 from ..shapes import TensorShape
+from ..tensor import Tensor
 from . import array_ops as _array
 from . import math_ops as _math
 from .core import apply, convert_to_tensor
@@ -72,9 +75,90 @@ ANY = define("Any", _infer("Any", "bool"), reduction=np.logical_or, differentiab
 ALL = define("All", _infer("All", "bool"), reduction=np.logical_and, differentiable=False)
 
 
+def _dynamic_infer(name, kind):
+    static = _infer(name, kind)
+
+    def infer(x, axis, keepdims):
+        if not axis.dtype.is_integer or axis.shape.rank not in (None, 0, 1):
+            raise TypeError(f"{name}: axis must be an int scalar or vector, got "
+                            f"{axis.dtype.name} of shape {axis.shape}.")
+        _, dtype = static(x, None, keepdims)
+        dims = x.shape.as_tuple()
+        if not keepdims or dims is None:
+            return TensorShape(None), dtype
+        # each axis is reduced to 1, or kept, depending on the value of `axis`
+        return TensorShape([1 if d == 1 else None for d in dims]), dtype
+    return infer
+
+
+def _run_axes(x, axis, op_name):
+    """The axes an axis tensor names, checked and made non-negative, when the graph runs."""
+    rank = np.ndim(x)
+    axes = []
+    for a in np.ravel(axis):
+        a = int(a)
+        if not -rank <= a < rank:
+            raise InvalidArgumentError(f"{op_name}: axis {a} is out of range for a tensor of "
+                                       f"rank {rank}.")
+        axes.append(a % rank)
+    return tuple(sorted(set(axes)))
+
+
+def _dynamic_kernel(static_kernel, op_name):
+    def kernel(x, axis, keepdims):
+        return static_kernel(x, _run_axes(x, axis, op_name), keepdims)
+    return kernel
+
+
+def _define_dynamic(op, kind, **kwargs):
+    """`op` with its axis an input tensor, for axes known only when the graph runs."""
+    name = op.name + "Dynamic"
+    return define(name, _dynamic_infer(name, kind), _dynamic_kernel(op.kernel, name), **kwargs)
+
+
+SUM_DYNAMIC = _define_dynamic(SUM, "numeric")
+MEAN_DYNAMIC = _define_dynamic(MEAN, "numeric")
+MAX_DYNAMIC = _define_dynamic(MAX, "numeric")
+MIN_DYNAMIC = _define_dynamic(MIN, "numeric")
+PROD_DYNAMIC = _define_dynamic(PROD, "numeric")
+ANY_DYNAMIC = _define_dynamic(ANY, "bool", differentiable=False)
+ALL_DYNAMIC = _define_dynamic(ALL, "bool", differentiable=False)
+DYNAMIC = {SUM: SUM_DYNAMIC, MEAN: MEAN_DYNAMIC, MAX: MAX_DYNAMIC, MIN: MIN_DYNAMIC,
+           PROD: PROD_DYNAMIC, ANY: ANY_DYNAMIC, ALL: ALL_DYNAMIC}
+
+
+def _spread_kernel(g, x, axis):
+    """The gradient of a reduction of `x` over `axis` (a tensor) spread back over `x`."""
+    g = np.asarray(g)
+    if g.ndim != np.ndim(x):  # the reduced axes were dropped: put them back as size 1
+        g = np.expand_dims(g, _run_axes(x, axis, "SumDynamic"))
+    return np.broadcast_to(g, np.shape(x)).copy()
+
+
+SPREAD_DYNAMIC = define("ReduceGradDynamic", lambda g, x, axis: (x.shape, g.dtype), _spread_kernel,
+                        differentiable=False)
+
+
+@SUM_DYNAMIC.def_grad
+def _sum_dynamic_grad(op, g):
+    return [apply(SPREAD_DYNAMIC, [g, op.inputs[0], op.inputs[1]]), None]
+
+
+@MEAN_DYNAMIC.def_grad
+def _mean_dynamic_grad(op, g):
+    x = op.inputs[0]
+    spread = apply(SPREAD_DYNAMIC, [g, x, op.inputs[1]])
+    count = _math.divide(_array.cast(_array.size(x), x.dtype),
+                         _array.cast(_array.size(op.outputs[0]), x.dtype))
+    return [_math.divide(spread, count), None]
+
+
 def _reducer(op):
     def fn(input_tensor, axis=None, keepdims=False, name=None):
         x = convert_to_tensor(input_tensor)
+        if _array.scalar_known_later(axis) or _array._known_later(axis):
+            axis_t = convert_to_tensor(axis, dtype_hint=_dtypes.int32)
+            return apply(DYNAMIC[op], [x, axis_t], {"keepdims": bool(keepdims)}, name=name)
         axes = normalize_axis(_axis_value(axis), x.shape.rank, op.name)
         if axes is not None and x.shape.rank is not None and len(axes) == x.shape.rank and not keepdims:
             axes = None
@@ -88,9 +172,11 @@ def _reducer(op):
 def _axis_value(axis):
     if axis is None:
         return None
+    if isinstance(axis, Tensor):
+        axis = constant_value(axis)
     if hasattr(axis, "numpy"):
         axis = axis.numpy()
-    if isinstance(axis, np.ndarray):
+    if isinstance(axis, (np.ndarray, np.generic)):
         axis = axis.tolist()
     return axis
 

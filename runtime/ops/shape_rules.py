@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import dtypes as _dtypes
 from ..shapes import TensorShape
 
@@ -63,3 +65,88 @@ def reduced_shape(shape: TensorShape, axes, keepdims: bool) -> TensorShape:
     if keepdims:
         return TensorShape([1 if i in axes else d for i, d in enumerate(dims)])
     return TensorShape([d for i, d in enumerate(dims) if i not in axes])
+
+
+# -- values of small int tensors known (in part) at trace time ------------------------------
+
+def _const_array(t):
+    """The NumPy value of an eager tensor or a graph constant, else None."""
+    value = getattr(t, "_value", None)
+    if value is not None:
+        return value
+    op = getattr(t, "op", None)
+    if op is not None and op.opdef.is_constant:
+        return op.attrs["value"]
+    return None
+
+
+def partial_scalar(t):
+    """The int value of a scalar int tensor when trace time knows it, else None: constants,
+    and elements of shape vectors whose dims are static (`rt.shape(x)[1]` with x (None, 3))."""
+    value = _const_array(t)
+    if value is not None:
+        return int(value) if np.ndim(value) == 0 and value.dtype.kind in "iu" else None
+    op = getattr(t, "op", None)
+    if op is None or t.shape.rank != 0:
+        return None
+    kind = op.opdef.name
+    if kind in ("Cast", "Identity") and op.inputs and op.inputs[0].dtype.is_integer:
+        return partial_scalar(op.inputs[0])
+    if kind == "StridedSlice" and len(op.inputs) == 1:
+        key = op.attrs["key"]
+        if len(key) == 1 and type(key[0]) is int:
+            values = partial_ints(op.inputs[0])
+            if values is not None and -len(values) <= key[0] < len(values):
+                return values[key[0]]
+    return None
+
+
+def partial_ints(t):
+    """The values of a 1-D int tensor as a tuple of ints and Nones (those known only when the
+    graph runs), or None when its length is unknown too. Follows the ops that build shape
+    vectors: constants, `stack` of scalars, `shape`, `concat`, casts and slices of these."""
+    value = _const_array(t)
+    if value is not None:
+        if np.ndim(value) != 1 or value.dtype.kind not in "iu":
+            return None
+        return tuple(int(v) for v in value)
+    if t.shape.rank != 1:
+        return None
+    op = t.op
+    kind = op.opdef.name
+    found = None
+    if kind == "Pack" and op.attrs["axis"] == 0:
+        found = tuple(partial_scalar(x) for x in op.inputs)
+    elif kind == "Shape":
+        found = op.inputs[0].shape.as_tuple()
+    elif kind in ("Cast", "Identity") and op.inputs[0].dtype.is_integer:
+        found = partial_ints(op.inputs[0])
+    elif kind == "ConcatV2" and op.attrs["axis"] in (0, -1):
+        parts = [partial_ints(x) for x in op.inputs]
+        found = None if any(p is None for p in parts) else tuple(d for p in parts for d in p)
+    elif kind == "StridedSlice" and len(op.inputs) == 1 and len(op.attrs["key"]) == 1:
+        key = op.attrs["key"][0]
+        whole = partial_ints(op.inputs[0])
+        if whole is not None and type(key) is slice and all(
+                p is None or type(p) is int for p in (key.start, key.stop, key.step)):
+            found = whole[key]
+    if found is not None:
+        return found
+    n = t.shape[0]
+    return None if n is None else (None,) * n
+
+
+def shape_from_tensor(t) -> TensorShape:
+    """The static shape a 1-D int tensor describes (a shape argument given as a tensor):
+    known dims where trace time knows them, unknown rank when its length is unknown. A
+    scalar describes a 1-D shape."""
+    if t.shape.rank == 0:
+        return TensorShape([_dim_or_none(partial_scalar(t))])
+    values = partial_ints(t)
+    if values is None:
+        return TensorShape(None)
+    return TensorShape([_dim_or_none(d) for d in values])
+
+
+def _dim_or_none(d):
+    return d if d is not None and d >= 0 else None

@@ -53,12 +53,19 @@ def _ta_read(handle, index):
     return handle[i]
 
 
+def _element_dims(element_shape):
+    """The element shape (a TensorShape attribute, or its tuple) as a tuple, or None."""
+    return element_shape.as_tuple() if isinstance(element_shape, TensorShape) else element_shape
+
+
 def _ta_stack(handle, dtype, element_shape):
+    element_shape = _element_dims(element_shape)
     if any(v is None for v in handle):
         missing = [i for i, v in enumerate(handle) if v is None]
-        if len(missing) != len(handle) or element_shape is None:
+        if len(missing) != len(handle) or element_shape is None or None in element_shape:
             raise errors.InvalidArgumentError(
-                f"TensorArray stack: elements {missing[:5]} have not been written.")
+                f"TensorArray stack: elements {missing[:5]} have not been written (and the "
+                f"element shape {TensorShape(element_shape)} is not fully known).")
         return np.zeros((len(handle),) + tuple(element_shape), dtype._np)
     if not handle:
         shape = tuple(d or 0 for d in element_shape) if element_shape is not None else ()
@@ -67,6 +74,7 @@ def _ta_stack(handle, dtype, element_shape):
 
 
 def _ta_gather(handle, indices, dtype, element_shape):
+    element_shape = _element_dims(element_shape)
     return np.stack([_ta_read(handle, i) for i in np.ravel(indices)]) if np.size(indices) else \
         np.zeros((0,) + tuple(d or 0 for d in (element_shape or ())), dtype._np)
 
