@@ -226,6 +226,7 @@ def _check_source_is_current(code: types.CodeType, node: gast.FunctionDef, info:
     import __future__
 
     import ast
+    import linecache
 
     def same_const(a, b) -> bool:
         if type(a) is not type(b):
@@ -281,7 +282,21 @@ def _check_source_is_current(code: types.CodeType, node: gast.FunctionDef, info:
             body = [ast.FunctionDef("__outer__", ast.arguments([], [], None, [], [], None, []),
                                     values + body, [], None)]
             path.insert(0, "__outer__")
-        module = ast.fix_missing_locations(ast.Module(body, []))
+        # names imported at module level load their attributes without LOAD_METHOD
+        try:
+            whole = ast.parse("".join(linecache.getlines(info.filename)))
+        except (SyntaxError, ValueError):
+            return False
+        imported: set = set()
+        pending = list(whole.body)
+        while pending:
+            stmt = pending.pop()
+            if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                imported.update((a.asname or a.name).split(".")[0] for a in stmt.names)
+            elif not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                pending.extend(n for n in ast.iter_child_nodes(stmt) if not isinstance(n, ast.expr))
+        imports = [ast.Import([ast.alias(name)]) for name in sorted(imported - {"*"})]
+        module = ast.fix_missing_locations(ast.Module(imports + body, []))
         flags = 0
         for feature in __future__.all_feature_names:
             flags |= getattr(__future__, feature).compiler_flag & code.co_flags

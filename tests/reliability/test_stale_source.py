@@ -85,12 +85,17 @@ def test_an_edit_that_keeps_the_lines_is_detected(module, edit, caplog):
 CLOSURES = textwrap.dedent("""
     from __future__ import annotations
 
+    try:
+        import math
+    except ImportError:
+        math = None
+
     def make(scale):
         offset = 1.5
 
         def inner(x: float) -> float:
             if x > 0:
-                return x * scale + offset
+                return x * scale + offset + math.floor(0.5)
             return -x
         return inner
 
