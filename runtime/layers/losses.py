@@ -14,17 +14,30 @@ from ..ops.core import convert_to_tensor
 _EPSILON = 1e-7
 
 
-def mean_squared_error(y_true, y_pred):
-    """mean((y_pred - y_true) ** 2)."""
+def _matched(y_true, y_pred):
+    """(y_true, y_pred) as tensors of y_pred's dtype and one rank, as Keras matches them:
+    labels (N,) for predictions (N, 1) get the last axis, labels (N, 1) for predictions (N,)
+    lose it. Otherwise (N,) against (N, 1) would broadcast to an (N, N) loss."""
     y_pred = convert_to_tensor(y_pred)
     y_true = array_ops.cast(y_true, y_pred.dtype)
+    true_rank, pred_rank = y_true.shape.rank, y_pred.shape.rank
+    if true_rank is not None and pred_rank is not None:
+        if pred_rank == true_rank + 1 and y_pred.shape[-1] == 1:
+            y_true = array_ops.expand_dims(y_true, -1)
+        elif true_rank == pred_rank + 1 and y_true.shape[-1] == 1:
+            y_true = array_ops.squeeze(y_true, [-1])
+    return y_true, y_pred
+
+
+def mean_squared_error(y_true, y_pred):
+    """mean((y_pred - y_true) ** 2)."""
+    y_true, y_pred = _matched(y_true, y_pred)
     return reduce_ops.reduce_mean(math_ops.square(y_pred - y_true))
 
 
 def mean_absolute_error(y_true, y_pred):
     """mean(|y_pred - y_true|)."""
-    y_pred = convert_to_tensor(y_pred)
-    y_true = array_ops.cast(y_true, y_pred.dtype)
+    y_true, y_pred = _matched(y_true, y_pred)
     return reduce_ops.reduce_mean(math_ops.abs(y_pred - y_true))
 
 
@@ -52,8 +65,7 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits: bool = False):
 
 def binary_crossentropy(y_true, y_pred, from_logits: bool = False):
     """Cross entropy between 0/1 labels and predicted probabilities of 1."""
-    y_pred = convert_to_tensor(y_pred)
-    y_true = array_ops.cast(y_true, y_pred.dtype)
+    y_true, y_pred = _matched(y_true, y_pred)
     if from_logits:
         return reduce_ops.reduce_mean(nn_ops.sigmoid_cross_entropy_with_logits(y_true, y_pred))
     p = math_ops.clip_by_value(y_pred, _EPSILON, 1.0 - _EPSILON)

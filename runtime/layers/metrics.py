@@ -25,9 +25,8 @@ def categorical_accuracy(y_true, y_pred):
 
 def binary_accuracy(y_true, y_pred, threshold: float = 0.5):
     """The fraction of predictions on the label's side of `threshold`."""
-    y_pred = convert_to_tensor(y_pred)
+    y_true, y_pred = losses._matched(y_true, y_pred)  # labels (N,) for predictions (N, 1)
     predicted = array_ops.cast(math_ops.greater(y_pred, threshold), y_pred.dtype)
-    y_true = array_ops.cast(y_true, y_pred.dtype)
     return reduce_ops.reduce_mean(array_ops.cast(math_ops.equal(predicted, y_true), "float32"))
 
 
