@@ -7,11 +7,16 @@ A saved object is a directory holding `saved_model.json` (the graph file) and `v
 
 from __future__ import annotations
 
+import ctypes
 import io
 import json
 import math
 import os
 import re
+import secrets
+import shutil
+import sys
+import time
 import zipfile
 import zlib
 
@@ -47,10 +52,80 @@ def arrays_bytes(arrays: dict) -> bytes:
 
 
 def write_dir(path, document: dict, arrays: dict) -> None:
-    os.makedirs(path, exist_ok=True)
-    for name, data in ((GRAPH_FILE, graph_bytes(document)), (ARRAYS_FILE, arrays_bytes(arrays))):
-        with open(os.path.join(path, name), "wb") as f:
-            f.write(data)
+    """Writes the two files so that `path` always holds one complete save, the old or the new.
+
+    Both files are written (and synced) into a fresh directory beside `path`, which then takes
+    its place: atomically exchanged with an existing save where the system can (Linux
+    renameat2), else the old save is renamed aside, the new one renamed into place and the old
+    one removed. A failure before that leaves the previous save untouched. A directory that
+    holds other files besides a save keeps them: there each file is replaced on its own.
+    """
+    graph, data = graph_bytes(document), arrays_bytes(arrays)  # may fail: nothing written yet
+    target = os.path.realpath(os.fspath(path))
+    parent, base = os.path.split(target)
+    if os.path.exists(target) and not os.path.isdir(target):
+        raise ValueError(f"Cannot save to {path}: it exists and is not a directory.")
+    os.makedirs(parent, exist_ok=True)
+    staging = _new_sibling(parent, base, "saving")
+    try:
+        _write_files(staging, ((ARRAYS_FILE, data), (GRAPH_FILE, graph)))
+        if not os.path.isdir(target):
+            try:
+                os.rename(staging, target)
+                return
+            except OSError:
+                if not os.path.isdir(target):  # not created meanwhile by another save
+                    raise
+        if set(os.listdir(target)) - {GRAPH_FILE, ARRAYS_FILE}:
+            for name in (ARRAYS_FILE, GRAPH_FILE):
+                os.replace(os.path.join(staging, name), os.path.join(target, name))
+            return
+        os.chmod(staging, os.stat(target).st_mode & 0o7777)
+        if _exchange(staging, target):
+            return  # `staging` now holds the old save, removed below
+        aside = _new_sibling(parent, base, "old", create=False)
+        os.rename(target, aside)
+        os.rename(staging, target)
+        shutil.rmtree(aside, ignore_errors=True)
+    finally:
+        if os.path.isdir(staging):
+            shutil.rmtree(staging, ignore_errors=True)
+
+
+def _new_sibling(parent: str, base: str, what: str, create: bool = True) -> str:
+    while True:
+        candidate = os.path.join(parent, f".{base}.{what}-{secrets.token_hex(6)}")
+        if not create:
+            if not os.path.lexists(candidate):
+                return candidate
+            continue
+        try:
+            os.mkdir(candidate)
+            return candidate
+        except FileExistsError:
+            continue
+
+
+def _write_files(directory: str, contents) -> None:
+    for name, blob in contents:
+        with open(os.path.join(directory, name), "wb") as f:
+            f.write(blob)
+            f.flush()
+            os.fsync(f.fileno())
+
+
+def _exchange(a: str, b: str) -> bool:
+    """Atomically swaps the paths `a` and `b` (Linux renameat2 RENAME_EXCHANGE); False if not."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return False
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
+                          ctypes.c_uint]
+    at_fdcwd, rename_exchange = -100, 2
+    return renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0
 
 
 def write_bytes(document: dict, arrays: dict) -> bytes:
@@ -89,20 +164,101 @@ class Budget:
 
 
 def read_dir(path):
-    """(document, ArrayStore) of a saved directory; ValueError when a file is missing or bad."""
+    """(document, ArrayStore) of a saved directory; ValueError when a file is missing or bad.
+
+    Both files are opened through one handle on the directory, so a save that replaces the
+    directory meanwhile (see `write_dir`) cannot mix an old file with a new one; when the
+    directory is replaced between opening it and its files, reading starts again.
+    """
+    for _ in range(20):
+        result = _read_dir_once(path)
+        if result is not None:
+            return result
+        time.sleep(0.001)
+    raise ValueError(f"{path} was replaced while it was being read, again and again.")
+
+
+def _read_dir_once(path):
+    """(document, ArrayStore), or None when `path` was being replaced by a save."""
+    target = os.path.realpath(os.fspath(path))
+    if not _DIR_FD:
+        return _read_files(path, os.path.join(path, GRAPH_FILE), os.path.join(path, ARRAYS_FILE))
+    try:
+        dir_fd = os.open(target, os.O_RDONLY | os.O_DIRECTORY)
+    except FileNotFoundError:
+        if _being_replaced(target):
+            return None
+        raise ValueError(f"{path} is not a saved object: {GRAPH_FILE} is missing.") from None
+    except OSError as exc:
+        raise ValueError(f"{path} is not a saved object: {exc}") from None
+    try:
+        opened = []
+        try:
+            for name in (GRAPH_FILE, ARRAYS_FILE):
+                try:
+                    opened.append(os.open(name, os.O_RDONLY, dir_fd=dir_fd))
+                except OSError:
+                    if _replaced(target, dir_fd):
+                        return None
+                    raise ValueError(f"{path} is not a saved object: {name} is missing.") from None
+            graph = os.fdopen(opened.pop(0), "rb")
+            arrays = os.fdopen(opened.pop(0), "rb")
+        finally:
+            for fd in opened:
+                os.close(fd)
+    finally:
+        os.close(dir_fd)
+    try:
+        with graph:
+            return _read_files(path, graph, arrays)
+    except BaseException:
+        arrays.close()
+        raise
+
+
+def _read_files(path, graph, arrays):
     graph_path = os.path.join(path, GRAPH_FILE)
     arrays_path = os.path.join(path, ARRAYS_FILE)
-    for p in (graph_path, arrays_path):
-        if not os.path.isfile(p):
+    for p, f in ((graph_path, graph), (arrays_path, arrays)):
+        if isinstance(f, str) and not os.path.isfile(f):
             raise ValueError(f"{path} is not a saved object: {os.path.basename(p)} is missing.")
-    graph_size = os.path.getsize(graph_path)
+    graph_size = _size(graph)
     if graph_size > MAX_JSON_BYTES:
         raise ValueError(f"{graph_path} is larger than {MAX_JSON_BYTES} bytes.")
-    budget = Budget(path, graph_size + os.path.getsize(arrays_path))
+    budget = Budget(path, graph_size + _size(arrays))
     budget.charge(graph_size, graph_path)
-    with open(graph_path, "rb") as f:
-        document = parse_graph(f.read(graph_size))
-    return document, ArrayStore(arrays_path, budget, arrays_path)
+    if isinstance(graph, str):
+        with open(graph, "rb") as f:
+            data = f.read(graph_size)
+    else:
+        data = graph.read(graph_size)
+    return parse_graph(data), ArrayStore(arrays, budget, arrays_path)
+
+
+def _size(f) -> int:
+    return os.path.getsize(f) if isinstance(f, str) else os.fstat(f.fileno()).st_size
+
+
+def _replaced(target: str, dir_fd: int) -> bool:
+    """Whether `target` no longer names the directory open as `dir_fd` (a save replaced it)."""
+    try:
+        now = os.stat(target)
+    except OSError:
+        return _being_replaced(target)
+    then = os.fstat(dir_fd)
+    return (now.st_ino, now.st_dev) != (then.st_ino, then.st_dev)
+
+
+def _being_replaced(target: str) -> bool:
+    """Whether a save is renaming a directory into place at `target` (see `write_dir`)."""
+    parent, base = os.path.split(target)
+    try:
+        return any(n.startswith(f".{base}.old-") for n in os.listdir(parent or "."))
+    except OSError:
+        return False
+
+
+_DIR_FD = os.open in os.supports_dir_fd and hasattr(os, "O_DIRECTORY")
 
 
 def read_bytes(data: bytes):
