@@ -272,3 +272,18 @@ def test_run_time_errors_for_bad_dynamic_values():
     g = rt.function(lambda n: rt.zeros([n, 2]), input_signature=[SCALAR_INT])
     with pytest.raises(rt.errors.InvalidArgumentError):
         g(rt.constant(-1, rt.int32))
+
+
+@rt.function(input_signature=[SCALAR_INT])
+def _saveable(n):
+    return [rt.zeros([1, n, 2]), rt.tile(rt.ones([2]), [n]), rt.reshape(rt.range(4 * n), [n, -1]),
+            rt.one_hot(rt.constant([0, 1]), n), rt.eye(n),
+            rt.TensorArray(rt.float32, size=n, element_shape=[2]).stack()]
+
+
+def test_saved_function_with_dynamic_shapes_round_trips(tmp_path):
+    rt.saved_model.save(_saveable, str(tmp_path))
+    loaded = rt.saved_model.load(str(tmp_path))
+    for n in N_VALUES:
+        for got, want in zip(loaded(np.int32(n)), _saveable(np.int32(n))):
+            np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
