@@ -18,6 +18,7 @@ import numpy as np
 from ..arguments import strict_keywords
 from ..function import function
 from ..gradients import GradientTape
+from ..ops import random_ops
 from . import losses as _losses
 from . import metrics as _metrics
 from .callbacks import Callback, History
@@ -53,6 +54,7 @@ class Training:
         `verbose`: 0 silent, 1 a progress bar on a terminal (one line per epoch elsewhere),
         2 one line per epoch. A callback may set `model.stop_training = True`."""
         self._check_compiled("fit")
+        _check_batch_size(batch_size)
         x, y = self._as_arrays(x), self._as_arrays(y)
         _check_lengths(x, y)
         history = History()
@@ -62,7 +64,7 @@ class Training:
             callback.on_train_begin()
         self.stop_training = False
         steps = -(-len(x) // batch_size)
-        rng = np.random.default_rng()
+        rng = random_ops.SEEDS.generator  # rt.random.set_seed makes the shuffles reproducible
         for epoch in range(epochs):
             for callback in callbacks:
                 callback.on_epoch_begin(epoch)
@@ -93,6 +95,7 @@ class Training:
         """The loss (and metrics) over (x, y), averaged over all samples: a float without
         metrics, else the list `[loss, *metrics]`; a dict by name with `return_dict`."""
         self._check_compiled("evaluate")
+        _check_batch_size(batch_size)
         x, y = self._as_arrays(x), self._as_arrays(y)
         _check_lengths(x, y)
         totals = _Means(self.metrics_names)
@@ -112,6 +115,7 @@ class Training:
         """The model's outputs for `x` (with `training=False`), batch by batch, as one array."""
         if getattr(self, "_predict_step", None) is None:
             self._predict_step = function(_predict_step(self), reduce_retracing=True)
+        _check_batch_size(batch_size)
         x = self._as_arrays(x)
         parts = [np.asarray(self._predict_step(x[start:start + batch_size]))
                  for start in range(0, len(x), batch_size)]
@@ -130,6 +134,11 @@ class Training:
         if array.dtype == np.int64:
             return array.astype(np.int32)
         return array
+
+
+def _check_batch_size(batch_size) -> None:
+    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
+        raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}.")
 
 
 def _train_step(model, optimizer, loss_fn, metrics):
