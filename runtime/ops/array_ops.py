@@ -410,6 +410,23 @@ TILE_DYNAMIC = define("TileDynamic", _tile_dynamic_infer,
                       template="np.tile({0}, tuple({1}.tolist()))")
 
 
+def _tile_grad_kernel(g, x, multiples):
+    """The gradient of tile(x, multiples): the tiles of `g` summed."""
+    dims = np.shape(x)
+    split = [d for pair in zip((int(m) for m in multiples), dims) for d in pair]
+    return np.reshape(g, split).sum(axis=tuple(builtins.range(0, 2 * len(dims), 2)),
+                                    dtype=np.asarray(g).dtype)
+
+
+TILE_GRAD_DYNAMIC = define("TileGradDynamic", lambda g, x, multiples: (x.shape, g.dtype),
+                           _tile_grad_kernel, differentiable=False)
+
+
+@TILE_DYNAMIC.def_grad
+def _tile_dynamic_grad(op, g):
+    return [apply(TILE_GRAD_DYNAMIC, [g, op.inputs[0], op.inputs[1]]), None]
+
+
 # -- gathering -----------------------------------------------------------------------------
 
 def _gather_infer(params, indices, axis):
@@ -810,7 +827,7 @@ def _one_hot_later(indices, depth, on, off, axis, dtype):
     if rank is None and axis != -1:
         raise ValueError("one_hot with a depth tensor and an axis needs indices of known rank.")
     ax = rank if axis == -1 else normalize_axis(axis, rank + 1, "OneHot")[0]
-    positions = range(convert_to_tensor(depth, dtype=indices.dtype))
+    positions = range(cast(convert_to_tensor(depth), indices.dtype))
     if rank is not None and rank - ax:
         positions = reshape(positions, (-1,) + (1,) * (rank - ax))
     hits = binary_operands(expand_dims(indices, ax), positions)

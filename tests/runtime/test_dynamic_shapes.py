@@ -287,3 +287,22 @@ def test_saved_function_with_dynamic_shapes_round_trips(tmp_path):
     for n in N_VALUES:
         for got, want in zip(loaded(np.int32(n)), _saveable(np.int32(n))):
             np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+def test_gradient_through_a_dynamic_tile():
+    def fn(x, n):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            y = rt.reduce_sum(rt.tile(x, [n, 1]) * rt.tile(x, [n, 1]))
+        return tape.gradient(y, x)
+    f = rt.function(fn, input_signature=[rt.TensorSpec([2, 3]), SCALAR_INT])
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    for n in N_VALUES:
+        np.testing.assert_allclose(f(x, rt.constant(n, rt.int32)).numpy(), 2 * n * x)
+
+
+def test_one_hot_with_int64_indices_and_an_int32_depth():
+    f = rt.function(lambda i, n: rt.one_hot(i, depth=n),
+                    input_signature=[rt.TensorSpec([None], rt.int64), SCALAR_INT])
+    np.testing.assert_array_equal(f(np.array([2, 0], np.int64), rt.constant(3, rt.int32)).numpy(),
+                                  np.eye(3, dtype=np.float32)[[2, 0]])
