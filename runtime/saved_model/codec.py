@@ -73,7 +73,8 @@ class Encoder:
         if isinstance(v, np.dtype):
             return {"np_dtype": v.name}
         if isinstance(v, TensorSpec):
-            return {"spec": [self.encode(v.shape, where), v.dtype.name, v.name]}
+            name = None if v.name is None else safe_name(v.name)
+            return {"spec": [self.encode(v.shape, where), v.dtype.name, name]}
         if isinstance(v, TensorShape):
             return {"shape": None if v.as_tuple() is None else list(v.as_tuple())}
         if isinstance(v, np.ndarray) and v.dtype.kind in "biufc":
@@ -232,6 +233,15 @@ def check_name(name, where: str, allow_none: bool = True):
         raise ValueError(f"{where}: bad name {_short(name)} (1-256 characters of "
                          "A-Z a-z 0-9 _ . - / :, no '..').")
     return name
+
+
+def safe_name(name) -> str:
+    """`name` as `check_name` accepts it: other characters become '_' ('<lambda>' is written
+    '_lambda_'), '..' becomes '._', at most 256 characters. Used for every name written."""
+    text = "".join(c if c in _NAME_CHARS else "_" for c in str(name))[:256]
+    while ".." in text:
+        text = text.replace("..", "._")
+    return text or "_"
 
 
 def _short(value) -> str:

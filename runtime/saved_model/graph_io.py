@@ -21,7 +21,7 @@ from ..ops.variable_ops import Variable
 from ..shapes import TensorShape, TensorSpec
 from ..tracing import OutputSlot
 from . import schema
-from .codec import Decoder, Encoder, Output, check_index, check_name, dtype_named, shape_from
+from .codec import Decoder, Encoder, Output, check_index, check_name, dtype_named, safe_name, shape_from
 
 _ = gradients  # registers the gradient graphs' ops (accumulators, ...) that saved graphs may use
 MAX_GRAPH_DEPTH = 32
@@ -54,7 +54,7 @@ def variable_state(var) -> dict:
     if value is None:
         raise ValueError(f"Variable {var.name} has no value yet (it is created by a function that "
                          "has not run); call the function once before saving.")
-    return {"value": np.asarray(value), "name": var.name, "dtype": var.dtype.name,
+    return {"value": np.asarray(value), "name": safe_name(var.name), "dtype": var.dtype.name,
             "shape": list(np.shape(value)), "trainable": bool(var.trainable)}
 
 
@@ -127,13 +127,14 @@ def encode_function(concrete, name: str, encoder: Encoder, lifted: list | None =
         "graph": body,
         "input_signature": encoder.encode((tuple(args), dict(kwargs)), where),
         "outputs": encoder.encode(graph.structured_outputs, where),
-        "arg_names": list(concrete.arg_names) + (["variables"] if lifted is not None else []),
+        "arg_names": [safe_name(n) for n in concrete.arg_names]
+        + (["variables"] if lifted is not None else []),
         "attributes": dict(concrete.attributes),
     }
 
 
 def _placeholder_entry(t) -> dict:
-    return {"name": t.op.name, "shape": _dims(t.shape), "dtype": t.dtype.name}
+    return {"name": safe_name(t.op.name), "shape": _dims(t.shape), "dtype": t.dtype.name}
 
 
 def _dims(shape):
@@ -145,7 +146,7 @@ def _encode_graph(graph, numbering, encoder, lifted_refs, where) -> dict:
     ops = []
     for op in graph.operations:
         ops.append(_encode_op(op, numbering, encoder, lifted_refs, where))
-    return {"name": graph.name,
+    return {"name": safe_name(graph.name),
             "inputs": [_placeholder_entry(t) for t in graph.inputs],
             "ops": ops,
             "outputs": [numbering.ref(t, f"{where}: output") for t in graph.outputs]}
@@ -177,13 +178,13 @@ def _encode_op(op, numbering, encoder, lifted_refs, where) -> dict:
     for t in op.outputs:
         numbering.define(t)
     return {
-        "name": op.name,
+        "name": safe_name(op.name),
         "type": kind,
         "inputs": inputs,
         "attrs": {k: encoder.encode(v, f"{here} attribute {k!r}") for k, v in attrs.items()},
         "outputs": [[_dims(t.shape), t.dtype.name] for t in op.outputs],
         "subgraphs": subgraphs,
-        "device": op.device or "",
+        "device": safe_name(op.device) if op.device else "",
         "location": None if op.location is None else list(op.location),
     }
 
