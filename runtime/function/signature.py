@@ -163,17 +163,24 @@ def bind_arguments(sig: inspect.Signature | None, args: tuple, kwargs: dict, fna
 
 def apply_input_signature(input_signature: tuple, pos: tuple, kw: dict, names: list[str],
                           fname: str) -> tuple:
-    """The input_signature in place of bound arguments, after checking they match it."""
-    if kw:
-        raise TypeError(f"{fname}() has an input_signature; pass its arguments positionally, "
-                        f"got keyword arguments {sorted(kw)}.")
-    if len(pos) != len(input_signature):
-        raise TypeError(f"{fname}() has an input_signature of {len(input_signature)} arguments "
-                        f"but was called with {len(pos)}.")
+    """The positional arguments to trace with: the input_signature in place of the arguments
+    it covers (after checking they match it), then the Python values of the parameters after
+    it (their defaults unless the call gave others), as TensorFlow keeps them; keyword-only
+    arguments (`kw`) stay Python values too. A tensor outside the signature is refused."""
+    n = len(input_signature)
+    if len(pos) < n:
+        raise TypeError(f"{fname}() has an input_signature of {n} arguments but was called "
+                        f"with {len(pos)}.")
+    extra = [(names[i] if i < len(names) else f"argument {i}", pos[i]) for i in range(n, len(pos))]
+    for label, value in extra + list(kw.items()):
+        if has_tensor_leaf((value,), {}):
+            raise TypeError(f"{fname}(): argument {label!r} is not covered by the input_signature "
+                            f"({n} arguments), so it takes Python values only (its default when "
+                            "left out); add a TensorSpec for it to pass a tensor.")
     for i, (spec, value) in enumerate(zip(input_signature, pos)):
         label = f"argument {names[i]!r}" if i < len(names) else f"argument {i}"
         match(spec, value, f"{fname}(): {label}")
-    return input_signature
+    return tuple(input_signature) + tuple(pos[n:])
 
 
 def structure_text(value) -> str:
