@@ -51,19 +51,44 @@ def compile_graph(program, name: str, log=None) -> JitCompiled:
     module._OPS[:] = lowered.calls  # the same calls for the same source (vectorised.py)
     kernel = module.kernel
     signature = _signature(numba, graph, lowered)
-    try:
-        if signature is not None:
-            kernel.compile(signature)
-    except numba.core.errors.NumbaError as exc:
-        raise JitCompileError(_explain(exc, lowered, name)) from None
+    if signature is not None:
+        _compile(kernel, signature, lowered, name)
     seconds = time.perf_counter() - start
     if log is not None:
         hits = sum(kernel.stats.cache_hits.values())
         how = "loaded from the on-disk cache" if hits else "compiled"
         log(1, f"jit_compile: {name} {how} with numba in {seconds:.3f} s "
                f"({lowered.fused_loops} fused loops{', parallel' if lowered.parallel else ''})")
-    fn = _caller(program, name, kernel, lowered)
+    fn = _caller(program, name, kernel if signature is not None else
+                 _CompileOnFirstCall(numba, kernel, lowered, name), lowered)
     return JitCompiled(program.traced, lowered.source, fn, kernel, lowered)
+
+
+def _compile(kernel, signature, lowered, name: str) -> None:
+    """Compiles `kernel` for `signature`; any failure of Numba or LLVM is a JitCompileError."""
+    try:
+        kernel.compile(signature)
+    except Exception as exc:  # NumbaError, and LLVM's RuntimeError for a module it rejects
+        raise JitCompileError(_explain(exc, lowered, name)) from None
+
+
+class _CompileOnFirstCall:
+    """A kernel whose argument types are known at its first call (a tuple of a loop's saved
+    values): compiles then, turning failures into JitCompileError, and runs the kernel."""
+
+    def __init__(self, numba, kernel, lowered, name: str):
+        self._numba, self._kernel, self._lowered, self._name = numba, kernel, lowered, name
+        self._compiled = False
+
+    def __call__(self, *args):
+        if not self._compiled:
+            signature = tuple(self._numba.typeof(a) for a in args)
+            _compile(self._kernel, signature, self._lowered, self._name)
+            self._compiled = True
+        return self._kernel(*args)
+
+    def __getattr__(self, name):
+        return getattr(self._kernel, name)
 
 
 def _signature(numba, graph, lowered) -> tuple | None:
@@ -82,8 +107,10 @@ def _signature(numba, graph, lowered) -> tuple | None:
 
 
 def _explain(exc, lowered, name: str) -> str:
-    """Numba's error, led by the op (and user line) whose kernel line it names."""
-    first = str(exc).strip().splitlines()
+    """Numba's (or LLVM's) error, led by the op (and user line) whose kernel line it names."""
+    first = str(exc).strip().splitlines() or [type(exc).__name__]
+    if not type(exc).__module__.startswith("numba"):  # LLVM's RuntimeError, say
+        first[0] = f"{type(exc).__name__}: {first[0]}"
     where = f"the graph of {name}"
     for match in re.finditer(r"line (\d+)", str(exc)):
         op = lowered.line_ops.get(int(match.group(1)) - _BODY_OFFSET)

@@ -368,19 +368,61 @@ class KernelWriter:
                      f"np.zeros(0, np.bool_), np.int64(0)), " for t in info.push.inputs[1:]]
             self.assign(op, f"(np.int64(0), {''.join(slots)})")
         elif kind == "AccumulatorPush":
-            acc = names[0]
-            slots = [f"_h.{'write' if t.shape.rank else 'write_scalar'}(*{acc}[{i + 1}], "
-                     f"{acc}[0], {name}, True), "
-                     for i, (t, name) in enumerate(zip(op.inputs[1:], names[1:]))]
-            self.assign(op, f"({acc}[0] + 1, {''.join(slots)})")
+            # inline: a row store per value, the buffer grown (by doubling) only when full; a
+            # value that cannot change during the loop is stored once, in a one-row buffer
+            acc, count = names[0], self.fresh("n")
+            self.line(f"{count} = {acc}[0]")
+            body = op.graph
+            slots = []
+            for i, (t, name) in enumerate(zip(op.inputs[1:], names[1:])):
+                buf = self.fresh("b")
+                self.line(f"{buf} = {acc}[{i + 1}][0]")
+                if t.shape.rank and _loop_invariant(t, body):
+                    self.line(f"if {count} == 0:")
+                    with self.indented():
+                        self.line(f"{buf} = np.empty((1,) + {name}.shape, {buf}.dtype)")
+                        self.line(f"{buf}[0] = {name}")
+                else:
+                    self.line(f"if {count} >= {buf}.shape[0]:")
+                    with self.indented():
+                        grow = (f"_h.grown_rows({buf}, {count}, {name})" if t.shape.rank
+                                else f"_h.grown_scalars({buf}, {count})")
+                        self.line(f"{buf} = {grow}")
+                    self.line(f"{buf}[{count}] = {name}")
+                slots.append(f"({buf}, {acc}[{i + 1}][1], {acc}[{i + 1}][2]), ")
+            self.assign(op, f"({count} + 1, {''.join(slots)})")
         elif kind == "AccumulatorRead":
+            # a view of the saved row (saved rows are never written again); a one-row buffer
+            # holds a value saved once for every step
             acc, step = names
-            item = f"{acc}[{op.attrs['index'] + 1}][0][{step}]"
-            self.assign(op, f"{item}.copy()" if op.outputs[0].shape.rank else item)
+            buf = f"{acc}[{op.attrs['index'] + 1}][0]"
+            self.assign(op, f"{buf}[min({step}, {buf}.shape[0] - 1)]")
         elif kind == "AccumulatorLastIndex":
             self.assign(op, f"np.int32({names[0]}[0] - 1)")
         else:
             self.unsupported(op, f"the op type {kind!r}")
+
+
+def _loop_invariant(tensor, body) -> bool:
+    """Whether `tensor`, saved by the loop whose body is `body`, has one value in every
+    iteration: made outside the body, passed through it unchanged, or read from a variable
+    that nothing in the loop writes."""
+    if not body.is_ancestor_of(tensor.op.graph):
+        return True
+    for i, t in enumerate(body.inputs):
+        if t is tensor:
+            return i < len(body.outputs) and body.outputs[i] is tensor
+    if tensor.op.type != "ReadVariableOp":
+        return False
+    var = tensor.op.attrs["var"]
+    outer = getattr(body, "outer_graph", None)
+    loops = [op for op in (outer.operations if outer is not None else ())
+             if any(sub is body for sub in op.subgraphs)]
+    if len(loops) != 1:
+        return False
+    graphs = [g for sub in loops[0].subgraphs for g in _graphs(sub)]
+    return not any(op.attrs.get("var") is var and op.type != "ReadVariableOp"
+                   for g in graphs for op in g.operations)
 
 
 def _readers(graph) -> dict[int, list]:
@@ -438,6 +480,7 @@ def lower(graph, fastmath) -> Lowered:
         w.set_name(t, f"a{i}")
     _write_constants(w, graph)
     w.write_graph(graph)
+    _set_up_object_mode_first(w)
     returns = [w.name_of(t) for t in graph.outputs]
     returns += [w.variable(w.variables[i]) for i in sorted(w.assigned)]
     params += [f"v{i}" for i in range(len(w.variables))]
@@ -452,6 +495,26 @@ def lower(graph, fastmath) -> Lowered:
     source = (f"{HEADER}@numba.njit({options})\ndef kernel({', '.join(params)}):\n{body}\n"
               f"    return ({''.join(r + ', ' for r in returns)})\n")
     return Lowered(source, w, [t.shape.rank for t in graph.inputs])
+
+
+OBJMODE = "with numba.objmode("
+
+
+def _set_up_object_mode_first(w) -> None:
+    """An empty objmode block first in the kernel when its first objmode block is nested.
+
+    Numba sets up the Python API of a function (its environment pointers) at the first
+    objmode block it lowers, and every later block reuses those values. When that first
+    block is inside a loop or a branch, they do not dominate a block after it, and LLVM
+    rejects the module ("Instruction does not dominate all uses!"). An empty block at the top
+    of the kernel is lowered first and dominates every other block.
+    """
+    first = next((line for line in w.lines if line.lstrip().startswith(OBJMODE)), None)
+    if first is None or first.startswith("    " + OBJMODE):
+        return
+    w.lines[:0] = ["    with numba.objmode():  # sets up Numba's Python API for the nested "
+                   "objmode blocks", "        pass"]
+    w.line_ops = {k + 2: op for k, op in w.line_ops.items()}
 
 
 def _write_constants(w, graph) -> None:
