@@ -92,13 +92,13 @@ def _reshape_infer(x, shape):
     if -1 in new:
         if total is not None:
             if known == 0 or total % known:
-                raise ValueError(f"Cannot reshape a tensor of shape {x.shape} ({total} elements) "
+                raise InvalidArgumentError(f"Cannot reshape a tensor of shape {x.shape} ({total} elements) "
                                  f"into shape {list(shape)}.")
             new[new.index(-1)] = total // known
         else:
             new[new.index(-1)] = None
     elif total is not None and total != known:
-        raise ValueError(f"Cannot reshape a tensor of shape {x.shape} ({total} elements) into "
+        raise InvalidArgumentError(f"Cannot reshape a tensor of shape {x.shape} ({total} elements) into "
                          f"shape {list(shape)} ({known} elements).")
     return TensorShape(new), x.dtype
 
@@ -179,7 +179,7 @@ def _concat_infer(*xs, axis):
     dtype = same_dtype("ConcatV2", *xs)
     ranks = {x.shape.rank for x in xs} - {None}
     if len(ranks) > 1:
-        raise ValueError(f"ConcatV2: inputs have different ranks: {[str(x.shape) for x in xs]}.")
+        raise InvalidArgumentError(f"ConcatV2: inputs have different ranks: {[str(x.shape) for x in xs]}.")
     if not ranks:
         return TensorShape(None), dtype
     rank = ranks.pop()
@@ -197,7 +197,7 @@ def _concat_infer(*xs, axis):
             if dims[i] is None:
                 dims[i] = d
             elif d is not None and d != dims[i]:
-                raise ValueError(f"ConcatV2: shapes {[str(t.shape) for t in xs]} differ outside "
+                raise InvalidArgumentError(f"ConcatV2: shapes {[str(t.shape) for t in xs]} differ outside "
                                  f"the concatenation axis {axis}.")
         if total is not None:
             total = None if shape[ax] is None else total + shape[ax]
@@ -224,7 +224,7 @@ def _stack_infer(*xs, axis):
     shape = xs[0].shape
     for x in xs[1:]:
         if not x.shape.is_compatible_with(shape):
-            raise ValueError(f"Pack: all tensors must have one shape, got {xs[0].shape} and "
+            raise InvalidArgumentError(f"Pack: all tensors must have one shape, got {xs[0].shape} and "
                              f"{x.shape}.")
         shape = shape.merge_with(x.shape)
     dims = shape.as_tuple()
@@ -287,7 +287,7 @@ def _split_infer(x, sizes, axis):
     dims = x.shape.as_tuple()
     ax = normalize_axis(axis, len(dims), "Split")[0]
     if dims[ax] is not None and builtins.sum(sizes) != dims[ax]:
-        raise ValueError(f"Split: sizes {list(sizes)} do not add up to dimension {dims[ax]} of "
+        raise InvalidArgumentError(f"Split: sizes {list(sizes)} do not add up to dimension {dims[ax]} of "
                          f"shape {x.shape}.")
     return [(TensorShape(dims[:ax] + (s,) + dims[ax + 1:]), x.dtype) for s in sizes]
 
@@ -308,7 +308,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name=None):
     if isinstance(num_or_size_splits, (int, np.integer)):
         n = int(num_or_size_splits)
         if dims[ax] is None or dims[ax] % n:
-            raise ValueError(f"Cannot split dimension {ax} of shape {value.shape} into {n} "
+            raise InvalidArgumentError(f"Cannot split dimension {ax} of shape {value.shape} into {n} "
                              "equal parts.")
         sizes = (dims[ax] // n,) * n
     else:
@@ -327,7 +327,7 @@ def _squeeze_infer(x, axis):
     axes = normalize_axis(axis, len(dims), "Squeeze")
     for a in axes:
         if dims[a] not in (1, None):
-            raise ValueError(f"Squeeze: cannot squeeze axis {a} of size {dims[a]} in shape {x.shape}.")
+            raise InvalidArgumentError(f"Squeeze: cannot squeeze axis {a} of size {dims[a]} in shape {x.shape}.")
     return TensorShape([d for i, d in enumerate(dims) if i not in axes]), x.dtype
 
 
@@ -372,7 +372,7 @@ def _tile_infer(x, multiples):
     if dims is None:
         return TensorShape(None), x.dtype
     if len(multiples) != len(dims):
-        raise ValueError(f"Tile: multiples {list(multiples)} must have one entry per axis of "
+        raise InvalidArgumentError(f"Tile: multiples {list(multiples)} must have one entry per axis of "
                          f"shape {x.shape}.")
     return TensorShape([None if d is None else d * m for d, m in zip(dims, multiples)]), x.dtype
 
@@ -399,7 +399,7 @@ def _tile_dynamic_infer(x, multiples):
     if values is None:
         values = (None,) * len(dims)
     if len(values) != len(dims):
-        raise ValueError(f"Tile: multiples ({len(values)} entries) must have one entry per axis "
+        raise InvalidArgumentError(f"Tile: multiples ({len(values)} entries) must have one entry per axis "
                          f"of shape {x.shape}.")
     return TensorShape([None if d is None or m is None else d * m
                         for d, m in zip(dims, values)]), x.dtype
@@ -519,7 +519,7 @@ def _boolean_mask_infer(tensor, mask):
     if dims is None or mdims is None:
         return TensorShape(None), tensor.dtype
     if not TensorShape(dims[:len(mdims)]).is_compatible_with(mdims):
-        raise ValueError(f"boolean_mask: mask shape {mask.shape} does not match the leading "
+        raise InvalidArgumentError(f"boolean_mask: mask shape {mask.shape} does not match the leading "
                          f"dimensions of shape {tensor.shape}.")
     return TensorShape((None,) + dims[len(mdims):]), tensor.dtype
 

@@ -6,6 +6,7 @@ import re
 
 import numpy as np
 
+from ..errors import InvalidArgumentError
 from ..exports import export
 from ..opdef import define
 from ..shapes import TensorShape
@@ -22,11 +23,11 @@ def _matmul_infer(a, b, transpose_a, transpose_b):
     if da is None or db is None:
         return TensorShape(None), dtype
     if len(da) < 2 or len(db) < 2:
-        raise ValueError(f"MatMul needs tensors of rank >= 2, got shapes {a.shape} and {b.shape}.")
+        raise InvalidArgumentError(f"MatMul needs tensors of rank >= 2, got shapes {a.shape} and {b.shape}.")
     m, k1 = (da[-1], da[-2]) if transpose_a else (da[-2], da[-1])
     k2, n = (db[-1], db[-2]) if transpose_b else (db[-2], db[-1])
     if k1 is not None and k2 is not None and k1 != k2:
-        raise ValueError(f"MatMul: inner dimensions differ: shapes {a.shape} and {b.shape} "
+        raise InvalidArgumentError(f"MatMul: inner dimensions differ: shapes {a.shape} and {b.shape} "
                          f"(transpose_a={transpose_a}, transpose_b={transpose_b}) give {k1} vs {k2}.")
     batch = broadcast(TensorShape(da[:-2]), TensorShape(db[:-2]), "MatMul").as_tuple()
     return TensorShape(batch + (m, n)), dtype
@@ -105,7 +106,7 @@ def _tensordot_infer(a, b, axes):
     xb = tuple(x % len(db) for x in xb)
     for i, j in zip(xa, xb):
         if da[i] is not None and db[j] is not None and da[i] != db[j]:
-            raise ValueError(f"Tensordot: contracted dimensions differ: shapes {a.shape} and "
+            raise InvalidArgumentError(f"Tensordot: contracted dimensions differ: shapes {a.shape} and "
                              f"{b.shape} on axes {list(xa)} and {list(xb)}.")
     return TensorShape([d for i, d in enumerate(da) if i not in xa] +
                        [d for j, d in enumerate(db) if j not in xb]), dtype
@@ -156,11 +157,11 @@ def _einsum_infer(*xs, equation):
         if "." in term or dims is None:
             return TensorShape(None), dtype
         if len(term) != len(dims):
-            raise ValueError(f"Einsum: operand {term!r} has rank {len(term)} but shape {x.shape}.")
+            raise InvalidArgumentError(f"Einsum: operand {term!r} has rank {len(term)} but shape {x.shape}.")
         for letter, d in zip(term, dims):
             old = sizes.get(letter)
             if old is not None and d is not None and old != d and 1 not in (old, d):
-                raise ValueError(f"Einsum {equation!r}: dimension {letter!r} is {old} in one "
+                raise InvalidArgumentError(f"Einsum {equation!r}: dimension {letter!r} is {old} in one "
                                  f"operand and {d} in another.")
             if old is None or old == 1:
                 sizes[letter] = d

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import InvalidArgumentError
 from ..exports import export
 from ..opdef import Effect, define
 from ..shapes import TensorShape
@@ -99,7 +100,7 @@ def _xent_infer(labels, logits, axis):
         raise TypeError("softmax_cross_entropy_with_logits needs float labels and logits of one "
                         f"dtype, got {labels.dtype.name} and {logits.dtype.name}.")
     if not labels.shape.is_compatible_with(logits.shape):
-        raise ValueError(f"softmax_cross_entropy_with_logits: labels shape {labels.shape} and "
+        raise InvalidArgumentError(f"softmax_cross_entropy_with_logits: labels shape {labels.shape} and "
                          f"logits shape {logits.shape} differ.")
     dims = logits.shape.as_tuple()
     loss = TensorShape(None if dims is None else [d for i, d in enumerate(dims) if i != axis % len(dims)])
@@ -154,7 +155,7 @@ def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     labels = convert_to_tensor(labels, dtype=logits.dtype) if not hasattr(labels, "dtype") \
         else convert_to_tensor(labels)
     if not labels.shape.is_compatible_with(logits.shape):
-        raise ValueError(f"sigmoid_cross_entropy_with_logits: labels shape {labels.shape} and "
+        raise InvalidArgumentError(f"sigmoid_cross_entropy_with_logits: labels shape {labels.shape} and "
                          f"logits shape {logits.shape} differ.")
     return math_ops.add(
         math_ops.subtract(relu(logits), math_ops.multiply(logits, labels)),

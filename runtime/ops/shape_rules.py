@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dtypes
+from ..errors import InvalidArgumentError
 from ..shapes import TensorShape
 
 
@@ -27,7 +28,7 @@ def broadcast(a: TensorShape, b: TensorShape, op_name: str = "op") -> TensorShap
         elif y is None or x == y:
             dims.append(x)
         else:
-            raise ValueError(f"{op_name}: shapes {a} and {b} are incompatible for broadcasting "
+            raise InvalidArgumentError(f"{op_name}: shapes {a} and {b} are incompatible for broadcasting "
                              f"(dimension {x} vs {y}).")
     return TensorShape(dims)
 
