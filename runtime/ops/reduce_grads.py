@@ -37,6 +37,35 @@ def _prod_grad(op, g):
     return [_math.multiply(others, _reduced_grad(op, g))]
 
 
+@PROD_OTHERS.def_grad
+def _prod_others_grad(op, g):
+    """ProdOthers(x)_i is the product of the other x_j of i's group, so its derivative by x_k
+    (k != i) is the product of the x_j with j not i or k: for each i, the ProdOthers of the
+    group with x_i replaced by 1. Built from ProdOthers and elementwise ops, the rule is itself
+    differentiable (reduce_prod gets derivatives of any order); it holds n x n values a group."""
+    x = op.inputs[0]
+    rank = x.shape.rank
+    if rank is None:
+        raise NotImplementedError("The gradient of reduce_prod's gradient needs a known rank.")
+    axis = op.attrs["axis"]
+    axes = tuple(range(rank)) if axis is None else tuple(a % max(rank, 1) for a in axis)
+    rest = tuple(a for a in range(rank) if a not in axes)
+    perm = list(rest + axes)
+    moved_x, moved_g = _array.transpose(x, perm), _array.transpose(g, perm)
+    moved_shape = _array.shape(moved_x)
+    flat_shape = _array.concat([moved_shape[:len(rest)], [-1]], 0)
+    flat_x = _array.reshape(moved_x, flat_shape)                  # (..., n)
+    flat_g = _array.reshape(moved_g, flat_shape)
+    n = _array.shape(flat_x)[-1]
+    eye = _array.eye(n, dtype=x.dtype)
+    rows = _math.add(_math.multiply(_array.expand_dims(flat_x, -2), 1 - eye), eye)  # x_i -> 1
+    pairs = apply(PROD_OTHERS, [rows], {"axis": (len(rest) + 1,)})  # [..., i, k]
+    weighted = _math.multiply(_math.multiply(_array.expand_dims(flat_g, -1), pairs), 1 - eye)
+    grad = _array.reshape(reduce_sum(weighted, axis=-2), moved_shape)
+    inverse = [perm.index(a) for a in range(rank)]
+    return [_array.transpose(grad, inverse)]
+
+
 def _reduced_grad(op, g):
     """The output gradient with the reduced axes kept as size-1 dims."""
     return g if op.attrs["keepdims"] else gradient_ops.keepdims_grad(g, op, op.attrs["axis"])
