@@ -153,6 +153,25 @@ def _mean_dynamic_grad(op, g):
     return [_math.divide(spread, count), None]
 
 
+def _extremum_dynamic_grad(op, g):
+    x, axis = op.inputs[0], op.inputs[1]
+    top = apply(SPREAD_DYNAMIC, [op.outputs[0], x, axis])
+    hits = _array.cast(_math.equal(x, top), x.dtype)
+    count = apply(SUM_DYNAMIC, [hits, axis], {"keepdims": True})
+    return [_math.multiply(_math.divide(hits, count), apply(SPREAD_DYNAMIC, [g, x, axis])), None]
+
+
+MAX_DYNAMIC.def_grad(_extremum_dynamic_grad)
+MIN_DYNAMIC.def_grad(_extremum_dynamic_grad)
+
+
+@PROD_DYNAMIC.def_grad
+def _prod_dynamic_grad(op, g):
+    raise NotImplementedError(
+        "The gradient of reduce_prod over an axis given as a tensor (known only when the graph "
+        "runs) is not supported; pass the axis as a Python int or list.")
+
+
 def _reducer(op):
     def fn(input_tensor, axis=None, keepdims=False, name=None):
         x = convert_to_tensor(input_tensor)

@@ -306,3 +306,15 @@ def test_one_hot_with_int64_indices_and_an_int32_depth():
                     input_signature=[rt.TensorSpec([None], rt.int64), SCALAR_INT])
     np.testing.assert_array_equal(f(np.array([2, 0], np.int64), rt.constant(3, rt.int32)).numpy(),
                                   np.eye(3, dtype=np.float32)[[2, 0]])
+
+
+def test_gradient_of_max_over_a_tensor_axis():
+    def fn(x, a):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            y = rt.reduce_sum(rt.reduce_max(x, axis=a) * rt.constant([1.0, 2.0]))
+        return tape.gradient(y, x)
+    f = rt.function(fn, input_signature=[rt.TensorSpec([2, 3]), SCALAR_INT])
+    x = np.array([[1, 5, 5], [7, 0, 2]], np.float32)
+    np.testing.assert_allclose(f(x, rt.constant(1, rt.int32)).numpy(),
+                               [[0, 0.5, 0.5], [2, 0, 0]])
