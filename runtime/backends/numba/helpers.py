@@ -151,3 +151,23 @@ def softmax_rows(x, log):
         for j in range(x.shape[1]):
             out[r, j] = (x[r, j] - top) - np.log(total) if log else out[r, j] / total
     return out
+
+
+@_jit
+def grown_rows(buf, count, value):
+    """A loop accumulator's buffer with room for row `count` of `value`'s shape: double the
+    capacity, the first `count` rows copied (later rows are never read before written)."""
+    if count != 0 and buf.shape[1:] != value.shape:
+        raise ValueError("loop accumulator: a saved value changed shape between iterations.")
+    fresh = np.empty((max(2 * buf.shape[0], count + 1, 8),) + value.shape, buf.dtype)
+    n = count * value.size
+    fresh.reshape(fresh.size)[:n] = buf.reshape(buf.size)[:n]
+    return fresh
+
+
+@_jit
+def grown_scalars(buf, count):
+    """`grown_rows` for a buffer of scalars."""
+    fresh = np.empty(max(2 * buf.shape[0], count + 1, 8), buf.dtype)
+    fresh[:count] = buf[:count]
+    return fresh
