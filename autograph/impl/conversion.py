@@ -252,8 +252,8 @@ def _check_source_is_current(code: types.CodeType, node: gast.FunctionDef, info:
                 yield from all_names(k)
 
     def _compiles_to(code: types.CodeType, info: SourceInfo) -> bool:
-        """Whether the function's text compiles (in a class and enclosing function standing for
-        its own, for name mangling and closures) to `code`; True when that cannot be told."""
+        """Whether the function's text compiles (inside stand-ins for its enclosing classes and
+        functions, for name mangling and closures) to `code`; True when that cannot be told."""
         if any(not n.isidentifier() for n in all_names(code)):
             return True  # code rewritten at import (pytest's assertions): no text compiles to it
         text = info.source
@@ -268,20 +268,32 @@ def _check_source_is_current(code: types.CodeType, node: gast.FunctionDef, info:
         fn = defs[0]
         fn.decorator_list = []
         qualname = getattr(code, "co_qualname", None)
-        class_name = functions.class_of(qualname) if qualname else None
-        if qualname is None and "__class__" in code.co_freevars:
-            return True  # Python 3.10: the class is unknown
+        if qualname is None:
+            return True  # Python 3.10: the enclosing classes (name mangling) are unknown
+        # the enclosing scopes, outermost first, as the qualname tells: a name followed by
+        # <locals> is a function, another a class
+        parts = qualname.split(".")[:-1]
+        scopes = [("def" if i + 1 < len(parts) and parts[i + 1] == "<locals>" else "class", part)
+                  for i, part in enumerate(parts) if part != "<locals>"]
+        has_class = any(kind == "class" for kind, _ in scopes)
+        free = [n for n in code.co_freevars if not (has_class and n == "__class__")]
+        if free and not any(kind == "def" for kind, _ in scopes):
+            scopes.insert(0, ("def", "__outer__"))
+        innermost_def = max((i for i, (kind, _) in enumerate(scopes) if kind == "def"), default=-1)
         body: list = [fn]
         path = [fn.name]
-        if class_name:
-            body = [ast.ClassDef(class_name, [], [], body, [])]
-            path.insert(0, class_name)
-        free = [n for n in code.co_freevars if not (class_name and n == "__class__")]
-        if free:
-            values = [ast.Assign([ast.Name(n, ast.Store())], ast.Constant(None)) for n in free]
-            body = [ast.FunctionDef("__outer__", ast.arguments([], [], None, [], [], None, []),
-                                    values + body, [], None)]
-            path.insert(0, "__outer__")
+        for i in range(len(scopes) - 1, -1, -1):
+            kind, name = scopes[i]
+            name = name if name.isidentifier() else "_scope"
+            if kind == "class":
+                body = [ast.ClassDef(name, [], [], body, [])]
+            else:
+                if i == innermost_def:  # the closure's cells
+                    body = [ast.Assign([ast.Name(n, ast.Store())], ast.Constant(None))
+                            for n in free] + body
+                body = [ast.FunctionDef(name, ast.arguments([], [], None, [], [], None, []),
+                                        body, [], None)]
+            path.insert(0, name)
         # names imported at module level load their attributes without LOAD_METHOD
         try:
             whole = ast.parse("".join(linecache.getlines(info.filename)))
