@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import weakref
 
+import numpy as np
+
 from .. import context
 from .. import dtypes as _dtypes
 from ..graph import FuncGraph
@@ -24,9 +26,22 @@ from .engine import backprop
 from .node import node_of
 from .resolve import Context, entered, resolve
 
-UNDEFINED = define("Undefined", lambda shape, dtype: (shape, dtype), lambda shape, dtype: None,
-                   emit=lambda em, op: em.line(f"{em.outs(op)[0]} = None"), differentiable=False,
-                   interpret=pass_through)
+
+def _filler(shape, dtype):
+    """What the branch that did not compute a saved value returns in its place: it is never
+    read, but a scalar must still be a number (a graph unboxes its scalar inputs on entry)."""
+    if shape.rank == 0 and dtype.is_numeric:
+        return np.zeros((), dtype._np)
+    return None
+
+
+def _emit_filler(em, op):
+    value = _filler(op.attrs["shape"], op.attrs["dtype"])
+    em.line(f"{em.outs(op)[0]} = {'None' if value is None else em.bind(value)}")
+
+
+UNDEFINED = define("Undefined", lambda shape, dtype: (shape, dtype), _filler, emit=_emit_filler,
+                   differentiable=False, interpret=pass_through)
 
 _EXPOSED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
