@@ -216,6 +216,8 @@ class RuntimeBackend(ag.Backend):
             else value
 
     def reduce(self, kind, values):
+        # a staged list (a TensorArray) reduces over its stacked elements, as Python over items
+        values = [v.stack() if isinstance(v, TensorArray) else v for v in values]
         if len(values) == 1:
             return _reduce_first_axis(kind, values[0])
         fold = {"min": math_ops.minimum, "max": math_ops.maximum, "sum": math_ops.add}[kind]

@@ -278,6 +278,21 @@ class TensorArray:
         return apply(TA_READ, [self._handle, convert_to_tensor(index, dtype_hint=_dtypes.int32)],
                      {"dtype": self.dtype, "element_shape": self._element_shape})
 
+    def __getitem__(self, index):
+        """`ta[i]`, for the Python lists autograph stages as TensorArrays (`lst[1]` after a
+        staged loop appended to `lst`): `read(i)` for an integer or scalar integer tensor,
+        counting from the end when negative as Python does; other indices (slices, ...) index
+        the stacked elements."""
+        if isinstance(index, (bool, np.bool_)) or not (
+                isinstance(index, (int, np.integer))
+                or (isinstance(index, Tensor) and index.dtype.is_integer and index.shape.rank == 0)):
+            return self.stack()[index]
+        if isinstance(index, Tensor):
+            index = array_ops.where(index < 0, index + array_ops.cast(self.size(), index.dtype), index)
+        elif index < 0:
+            index = (len(self._values) if self._eager() else self.size()) + index
+        return self.read(index)
+
     def stack(self, name=None) -> Tensor:
         if self._eager():
             if context.state.tapes and self._values and all(v is not None for v in self._values):
