@@ -26,3 +26,10 @@ class InaccessibleTensorError(ValueError):
 
 class ResourceExhaustedError(OpError, MemoryError):
     """An op ran out of memory (a huge allocation); the message names the op and its line."""
+
+
+class SignatureMismatchError(TypeError, ValueError):
+    """A call's argument does not fit the function's input_signature (dtype, shape or spec).
+
+    A `TypeError`, as TensorFlow 2 raises for this; also a `ValueError`, which this runtime
+    raised before, so code catching either keeps working."""

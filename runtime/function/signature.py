@@ -12,6 +12,7 @@ import inspect
 import numpy as np
 
 from .. import nest
+from ..errors import SignatureMismatchError
 from ..ops.variable_ops import VariableArgument
 from ..shapes import TensorShape, TensorSpec
 from ..tensor import EagerTensor, SymbolicTensor, Tensor, to_numpy_value
@@ -67,7 +68,7 @@ def _tensor_leaf(spec: TensorSpec, value, where: str, need_value: bool, convert:
         if value.dtype is not spec.dtype or not fits:
             received = repr(value) if isinstance(value, TensorSpec) else \
                 f"a tensor of shape {value.shape} and dtype {value.dtype.name}"
-            raise ValueError(f"{where}: expected {spec!r}, received {received}.")
+            raise SignatureMismatchError(f"{where}: expected {spec!r}, received {received}.")
         return None
     if type(value) is EagerTensor:
         array = value._value
@@ -78,11 +79,11 @@ def _tensor_leaf(spec: TensorSpec, value, where: str, need_value: bool, convert:
     else:
         array = _converted(spec, value, where)
     if array.dtype != spec.dtype._np:
-        raise ValueError(f"{where}: expected {spec!r}, received a tensor of dtype "
-                         f"{np.dtype(array.dtype).name} and shape {TensorShape(array.shape)}.")
+        raise SignatureMismatchError(f"{where}: expected {spec!r}, received a tensor of dtype "
+                                     f"{np.dtype(array.dtype).name} and shape {TensorShape(array.shape)}.")
     if not spec.shape.is_compatible_with(array.shape):
-        raise ValueError(f"{where}: expected {spec!r}, received a tensor of shape "
-                         f"{TensorShape(array.shape)} (dtype {np.dtype(array.dtype).name}).")
+        raise SignatureMismatchError(f"{where}: expected {spec!r}, received a tensor of shape "
+                                     f"{TensorShape(array.shape)} (dtype {np.dtype(array.dtype).name}).")
     return array
 
 
