@@ -33,3 +33,10 @@ class SignatureMismatchError(TypeError, ValueError):
 
     A `TypeError`, as TensorFlow 2 raises for this; also a `ValueError`, which this runtime
     raised before, so code catching either keeps working."""
+
+
+class SymbolicValueError(NotImplementedError, AttributeError):
+    """`.numpy()` was called on a symbolic tensor, whose value exists only when the graph runs.
+
+    A `NotImplementedError`, as this runtime raised before, and an `AttributeError`, as a
+    TensorFlow symbolic tensor has no `numpy` (so `getattr`-style probes treat it alike)."""

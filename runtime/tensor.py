@@ -160,7 +160,7 @@ class SymbolicTensor(Tensor):
         self._shape = self._shape.merge_with(shape)
 
     def numpy(self):
-        raise NotImplementedError(
+        raise errors.SymbolicValueError(
             f"Cannot call numpy() on the symbolic tensor {self.name}: its value exists only "
             "when the compiled function runs. Return it from the function instead.")
 

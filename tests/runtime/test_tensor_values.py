@@ -1,0 +1,30 @@
+"""Values and errors of tensors, with Python and NumPy as the oracles."""
+
+import numpy as np
+import pytest
+
+import runtime as rt
+
+
+def test_numpy_of_a_symbolic_tensor_is_also_an_attribute_error():
+    seen = []
+
+    @rt.function
+    def f(x):
+        try:
+            x.numpy()
+        except AttributeError as exc:  # as for a TF symbolic tensor, which has no .numpy
+            seen.append(exc)
+        return x + 1
+
+    np.testing.assert_array_equal(f(rt.ones([2])).numpy(), [2.0, 2.0])
+    assert len(seen) == 1
+    assert isinstance(seen[0], NotImplementedError)  # what this runtime raised before
+    assert "Cannot call numpy() on the symbolic tensor" in str(seen[0])
+
+    @rt.function
+    def g(x):
+        return x.numpy()
+
+    with pytest.raises(AttributeError, match="symbolic tensor"):
+        g(rt.ones([2]))
