@@ -5,20 +5,25 @@ built by running the reverse sweep over the copy's ops inside a child graph, so 
 forward values directly. Every forward value it reads becomes an extra output of the
 forward graph (the values "saved" for the backward pass) and an input of the backward
 graph. Nothing is recomputed, and the traced graph is never changed. Both graphs go through
-the one pipeline (`runtime.backends.compile`) on the function's own backend.
+the one pipeline (`runtime.backends.compile`) on the function's own backend; when the Numba
+tier refuses either of them (a JitCompileError), both run on the NumPy backend instead, with
+a logged warning naming the op.
 """
 
 from __future__ import annotations
 
 import itertools
 
+from autograph.logging_util import warn
+
 from .. import context
 from .. import backends
-from ..backends import runtime_error
+from ..backends import JitCompileError, runtime_error
 from ..gradients.engine import backprop
 from ..gradients.node import differentiable, node_of, variables_read
 from ..gradients.tape import paused
 from ..graph import FuncGraph, copy_function_graph
+from .logs import logger
 
 
 class Shell:
@@ -75,8 +80,16 @@ class GraphGradient:
         back = Shell(f"{name}_backward", grad_inputs + saved, [consts, backward.operations],
                      backward.outputs)
         self.backward_graph = backward
-        self.forward_compiled = backends.compile(forward, backend, forward.name)
-        self.backward_compiled = backends.compile(back, backend, back.name)
+        try:
+            self.forward_compiled = backends.compile(forward, backend, forward.name)
+            self.backward_compiled = backends.compile(back, backend, back.name)
+        except JitCompileError as exc:
+            if backend is backends.NUMPY:
+                raise
+            # the pair falls back together: the forward's saved values are the backward's inputs
+            warn(logger, "The gradient of %s runs on the NumPy tier: %s", name, exc)
+            self.forward_compiled = backends.compile(forward, backends.NUMPY, forward.name)
+            self.backward_compiled = backends.compile(back, backends.NUMPY, back.name)
 
     def forward(self, values):
         """(outputs, saved) for NumPy input values."""

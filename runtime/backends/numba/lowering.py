@@ -21,6 +21,14 @@ from .rules import ALIASES, CAST, ELEMENTWISE, FILL, WRITERS
 from .tensor_arrays import TensorArrays
 
 _VARIABLE_OPS = {"ReadVariableOp", "AssignVariableOp", "VarInitIfNeeded"}
+# The gradients of TensorArray ops pass a Python dict {index: element gradient} between ops.
+TENSOR_ARRAY_GRADIENTS = frozenset({
+    "TensorArrayGradAdd", "TensorArrayGradFromStack", "TensorArrayGradFromRead",
+    "TensorArrayGradFromGather", "TensorArrayGradFromConcat", "TensorArrayWriteGrad",
+    "TensorArrayScatterGrad"})
+TENSOR_ARRAY_GRADIENTS_REASON = (
+    "the gradient of a TensorArray (its element gradients are a Python dict passed between "
+    "ops, which Numba's nopython code cannot hold)")
 
 
 class _NotNative(Exception):
@@ -192,6 +200,8 @@ class KernelWriter:
             self._write_while(op)
         elif kind in _VARIABLE_OPS:
             self._write_variable_op(op)
+        elif kind in TENSOR_ARRAY_GRADIENTS:
+            self.unsupported(op, TENSOR_ARRAY_GRADIENTS_REASON)
         elif kind.startswith("TensorArray"):
             self._write_tensor_array_op(op)
         elif kind.startswith("Accumulator") and kind != "AccumulatorSource":
