@@ -23,7 +23,14 @@ def _float_infer(name):
     return infer
 
 
-RELU = define("Relu", _float_infer("Relu"), lambda x: np.maximum(x, 0), template="np.maximum({0}, 0)",
+def _relu_infer(x, **attrs):
+    # TF's Relu takes real numbers: floating point and integers (the result keeps the dtype)
+    if not (x.dtype.is_floating or x.dtype.is_integer):
+        raise TypeError(f"Relu needs a floating-point or integer tensor, got {x.dtype.name}.")
+    return x.shape, x.dtype
+
+
+RELU = define("Relu", _relu_infer, lambda x: np.maximum(x, 0), template="np.maximum({0}, 0)",
               out_template="np.maximum({0}, 0, out={out})", scalar="np.maximum({0}, {zero})")
 
 

@@ -28,3 +28,20 @@ def test_numpy_of_a_symbolic_tensor_is_also_an_attribute_error():
 
     with pytest.raises(AttributeError, match="symbolic tensor"):
         g(rt.ones([2]))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64, np.uint8, np.float32])
+def test_relu_takes_integer_tensors_and_keeps_their_dtype(dtype):
+    values = np.array([[-3, 0], [5, 7]]).astype(dtype)
+    expected = np.maximum(values, 0)
+    eager = rt.nn.relu(rt.constant(values))
+    staged = rt.function(lambda x: rt.nn.relu(x * 1 + 0))(values)
+    for result in (eager, staged):
+        assert result.dtype.as_numpy_dtype == dtype
+        np.testing.assert_array_equal(result.numpy(), expected)
+
+
+def test_relu_refuses_bool_and_complex():
+    for value in ([True, False], [1 + 2j]):
+        with pytest.raises(TypeError, match="Relu"):
+            rt.nn.relu(rt.constant(value))
