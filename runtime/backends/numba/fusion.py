@@ -8,6 +8,8 @@ results used outside the group are stored.
 
 from __future__ import annotations
 
+import contextlib
+
 from .rules import CAST, ELEMENTWISE, FILL
 from .vectorised import vectorised
 
@@ -29,7 +31,13 @@ def fusible(op) -> bool:
     shape = op.outputs[0].shape
     if not shape.rank or not shape.is_fully_defined():
         return False
-    return all(t.shape.rank == 0 or t.shape == shape for t in operands(op))
+    return all(t.shape.rank == 0 or t.shape == shape or _row(t, shape) for t in operands(op))
+
+
+def _row(tensor, shape) -> bool:
+    """Whether `tensor` is a vector broadcast along the last axis of `shape` (a bias)."""
+    return (shape.rank >= 2 and tensor.shape.rank == 1 and tensor.shape.is_fully_defined()
+            and tensor.shape.as_list()[0] == shape.as_list()[-1])
 
 
 class Group:
@@ -84,10 +92,15 @@ def write_group(w, group, needed) -> None:
         n *= d
     members = {id(op.outputs[0]) for op in group.ops}
     flat: dict[int, str] = {}
+    rows: dict[int, str] = {}  # vectors broadcast along the last axis, read at the column
     scalars: dict[int, str] = {}
     for op in group.ops:
         for t in operands(op):
-            if id(t) in members or id(t) in flat or t.shape.rank == 0:
+            if id(t) in members or id(t) in flat or id(t) in rows or t.shape.rank == 0:
+                continue
+            if t.shape != group.shape:
+                rows[id(t)] = w.fresh("f")
+                w.line(f"{rows[id(t)]} = np.ascontiguousarray({w.name_of(t)})")
                 continue
             name = w.fresh("f")
             w.line(f"{name} = np.ascontiguousarray({w.name_of(t)}).reshape({n})")
@@ -110,8 +123,20 @@ def write_group(w, group, needed) -> None:
     if loop == "numba.prange":
         w.parallel = True
     index = w.fresh("i")
-    w.line(f"for {index} in {loop}({n}):")
-    with w.indented():
+    with contextlib.ExitStack() as nest:
+        if rows:  # a loop over rows around a loop over columns
+            last = group.shape.as_list()[-1]
+            row, col = w.fresh("r"), w.fresh("j")
+            w.line(f"for {row} in {loop}({n // last}):")
+            nest.enter_context(w.indented())
+            w.line(f"for {col} in range({last}):")
+            nest.enter_context(w.indented())
+            w.line(f"{index} = {row} * {last} + {col}")
+            for t_id, name in rows.items():
+                scalars[t_id] = f"{name}[{col}]"
+        else:
+            w.line(f"for {index} in {loop}({n}):")
+            nest.enter_context(w.indented())
         for t_id, name in flat.items():
             scalars[t_id] = f"{name}[{index}]"
         for op in group.ops:

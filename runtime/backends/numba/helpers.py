@@ -171,3 +171,16 @@ def grown_scalars(buf, count):
     fresh = np.empty(max(2 * buf.shape[0], count + 1, 8), buf.dtype)
     fresh[:count] = buf[:count]
     return fresh
+
+
+def blas_ready(a):
+    """`a` as np.dot takes it without a copy: C- or F-contiguous arrays (a transposed matrix)
+    as they are, others (strided slices) copied to C order. Numba-only (see the overload)."""
+    raise NotImplementedError("blas_ready runs only in Numba kernels")
+
+
+@numba.extending.overload(blas_ready)
+def _blas_ready(a):
+    if isinstance(a, numba.types.Array) and a.layout in ("C", "F"):
+        return lambda a: a
+    return lambda a: np.ascontiguousarray(a)

@@ -116,7 +116,8 @@ def _matmul(w, op):
         a = f"{a}.T"
     if op.attrs["transpose_b"]:
         b = f"{b}.T"
-    w.assign(op, f"np.dot(np.ascontiguousarray({a}), np.ascontiguousarray({b}))")
+    # a transposed operand is an F-ordered view, which BLAS takes as it is (no copy)
+    w.assign(op, f"np.dot(_h.blas_ready({a}), _h.blas_ready({b}))")
 
 
 def _reshaped(w, op):
