@@ -116,6 +116,10 @@ def prints(x):
     return x + 1
 
 
+def to_half(x):
+    return rt.cast(x * 2.0, rt.float16)  # the Numba tier holds no float16 values
+
+
 def return_in_finally(x):
     try:
         assert x > 0
@@ -170,8 +174,8 @@ CASES = [  # (row keyword, callable, expected exception or "warning", text the e
      "hidden"),
     ("edited after", None, "warning", None),  # tests/reliability/test_stale_source.py
     ("unhashable", lambda: rt.function(lambda x, s: x)(rt.constant(1.0), {1}), TypeError, "'s'"),
-    ("jit_compile", lambda: rt.function(prints, jit_compile=True)(rt.constant(1.0)),
-     NotImplementedError, "PrintV2"),
+    ("jit_compile", lambda: rt.function(to_half, jit_compile=True)(rt.constant(1.0)),
+     NotImplementedError, "float16"),
     ("second derivatives", lambda: staged(second_derivative, rt.constant(0.5)),
      NotImplementedError, "while_loop"),
     ("complex values", complex_gradient, NotImplementedError, "complex64"),

@@ -218,6 +218,7 @@ class KernelWriter:
             write()
         except _NotNative:
             del self.lines[mark:]
+            self._native_only = True  # the NumPy form refuses with a JitCompileError
             vectorised.write(self, op)
         finally:
             self._native_only = True
