@@ -25,10 +25,10 @@ from typing import Optional
 
 import gast
 
-from ..pyct import anno, origin, templates
-from ..pyct.ast_util import SCOPE_TYPES
+from ..pyct import anno, origin, templates, transformer
+from ..pyct.ast_util import NO_STATEMENT_TYPES, SCOPE_TYPES
 from ..pyct.static_analysis import activity as activity_lib
-from ..pyct.transformer import Context, Transformer, is_generator, iter_nodes
+from ..pyct.transformer import Context, is_generator, iter_nodes
 from . import jumps, statement_variables
 
 
@@ -87,17 +87,23 @@ def _has_named_expr(node) -> bool:
     return any(isinstance(n, gast.NamedExpr) for n in iter_nodes(node))
 
 
-class _ControlFlow(Transformer):
-    # only statements are converted, and expressions hold no statements
-    skip_types = (gast.expr, gast.arguments, gast.keyword, gast.comprehension, gast.withitem,
-                  gast.alias, gast.pattern)
+class Handler(transformer.Handler):
+    """Turns `if`, `while` and `for` statements into generated functions and an operator
+    call (after the statements nested in them are converted)."""
+
+    # only statements are converted; async functions are not
+    skip_types = NO_STATEMENT_TYPES + (gast.AsyncFunctionDef,)
+
+    def __init__(self, ctx: Context):
+        super().__init__(ctx)
+        self.numbers: list[int] = []    # the number of each converted statement being visited
 
     # -- helpers --------------------------------------------------------------------------
     def _function(self, name: str, body: list, names: list[str], global_names, src,
-                  params: Optional[list[str]] = None, extra_writes: tuple = ()) -> gast.FunctionDef:
+                  params: Optional[list[str]] = None) -> gast.FunctionDef:
         """`def name(params): nonlocal ...; body` sharing the `names` that `body` assigns."""
         cache = self.ctx.extra.get(statement_variables.ACTIVITY_CACHE, {})
-        written = activity_lib.simple_cached_activity(cache, body, *extra_writes).written_names
+        written = activity_lib.simple_cached_activity(cache, body).written_names
         shared = [n for n in names if n in written and "." not in n and "[" not in n]
         decls = []
         nonlocals = [n for n in shared if n not in global_names]
@@ -140,19 +146,28 @@ class _ControlFlow(Transformer):
             anno.setanno(stmt, anno.Key.IF_CALL, True)
         return stmt
 
-    # -- visitors ----------------------------------------------------------------------------
-    def visit_FunctionDef(self, node):
-        if is_generator(node):
-            return node      # generated functions cannot hold a `yield`: leave generators alone
-        return self.generic_visit(node)
+    # -- hooks -------------------------------------------------------------------------------
+    def enter_FunctionDef(self, node):
+        # generated functions cannot hold a `yield`: leave generators alone
+        return transformer.SKIP if is_generator(node) else node
 
-    visit_AsyncFunctionDef = visit_ClassDef = Transformer.visit_ClassDef
+    def enter_If(self, node: gast.If):
+        if not anno.getanno(node, anno.Key.PLAIN, False):
+            self.numbers.append(self.ctx.namer.next_number())   # before the nested statements: source order
+        return node
 
-    def visit_If(self, node: gast.If):
+    def _enter_loop(self, node):
+        if not anno.getanno(node, anno.Key.PLAIN, False):
+            node.body = _rewrite_loop_jumps(node.body)
+            self.numbers.append(self.ctx.namer.next_number())
+        return node
+
+    enter_While = enter_For = _enter_loop
+
+    def leave_If(self, node: gast.If):
         if anno.getanno(node, anno.Key.PLAIN, False):
-            return self.generic_visit(node)
-        number = self.ctx.namer.next_number()    # before the nested statements: source order
-        self.generic_visit(node)
+            return node
+        number = self.numbers.pop()
         names = anno.getanno(node, anno.Key.NAMES, [])
         temps = anno.getanno(node, anno.Key.TEMPS, [])
         global_names = anno.getanno(node, anno.Key.GLOBAL_NAMES, frozenset())
@@ -177,11 +192,8 @@ class _ControlFlow(Transformer):
 
     def _loop_common(self, node):
         if anno.getanno(node, anno.Key.PLAIN, False):
-            self.generic_visit(node)
             return None
-        node.body = _rewrite_loop_jumps(node.body)
-        number = self.ctx.namer.next_number()
-        self.generic_visit(node)
+        number = self.numbers.pop()
         on_break = jumps.on_break(node)     # already visited: it is one of the node's fields
         names = anno.getanno(node, anno.Key.NAMES, [])
         global_names = anno.getanno(node, anno.Key.GLOBAL_NAMES, frozenset())
@@ -199,7 +211,7 @@ class _ControlFlow(Transformer):
             tail_args.insert(0, _names_tuple(names))
         return number, names, global_names, defs, tail_args, keywords
 
-    def visit_While(self, node: gast.While):
+    def leave_While(self, node: gast.While):
         common = self._loop_common(node)
         if common is None:
             return node
@@ -218,7 +230,7 @@ class _ControlFlow(Transformer):
                           anno.getanno(node, anno.Key.RETURNS_RESULT, False), node)
         return [body] + defs + [stmt]
 
-    def visit_For(self, node: gast.For):
+    def leave_For(self, node: gast.For):
         common = self._loop_common(node)
         if common is None:
             return node
@@ -239,7 +251,7 @@ class _ControlFlow(Transformer):
 
 
 def transform(node, ctx: Context):
-    node = _ControlFlow(ctx).visit(node)
+    node = transformer.run_handlers(node, ctx, Handler)
     ctx.extra.pop(statement_variables.ACTIVITY_CACHE, None)   # the statements have changed
     return node
 

@@ -11,6 +11,9 @@ import gast
 from ..pyct import templates, transformer
 from ..pyct.transformer import Context, iter_nodes
 
+#: ctx.extra key: whether the converted code calls `super()` (so needs a `__class__` cell)
+USES_CLASS_CELL = "uses_class_cell"
+
 
 class Handler(transformer.Handler):
     """Makes zero-argument `super()` explicit in the converted function's own body."""
@@ -35,7 +38,7 @@ class Handler(transformer.Handler):
         if (self.depth == 1 and self.self_name and isinstance(node.func, gast.Name)
                 and node.func.id == "super" and not node.args and not node.keywords):
             node.args = [templates.name("__class__"), templates.name(self.self_name)]
-            self.ctx.extra["uses_class_cell"] = True
+            self.ctx.extra[USES_CLASS_CELL] = True
         return node
 
 

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import gast
 
-from ..pyct import anno, origin, templates
-from ..pyct.ast_util import SCOPE_TYPES
+from ..pyct import anno, origin, templates, transformer
+from ..pyct.ast_util import NO_STATEMENT_TYPES, SCOPE_TYPES
 from ..pyct.naming import RETURN_VALUE_STEM
 from ..pyct.transformer import Context, is_generator
 from . import jumps
@@ -147,9 +147,18 @@ class _Flags:
         return out
 
 
-class _Rewriter:
-    def __init__(self, ctx: Context):
-        self.ctx = ctx
+class Handler(transformer.Handler):
+    """Turns the jumps out of `with` and `try` statements into flags. The code after them
+    moves into guards, so the handler walks a function's blocks itself, and the blocks of
+    the functions nested in it."""
+
+    skip_types = NO_STATEMENT_TYPES    # a lambda (converted itself) holds no statements
+
+    def enter_FunctionDef(self, node):
+        self.function(node)
+        return transformer.SKIP     # done, with the functions nested in it
+
+    enter_AsyncFunctionDef = enter_FunctionDef
 
     def function(self, node) -> None:
         node.body = self.block(node.body)
@@ -180,6 +189,4 @@ class _Rewriter:
 
 def transform(node, ctx: Context):
     """Rewrites the jumps out of `with`/`try` statements of a function (see module doc)."""
-    if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)):
-        _Rewriter(ctx).function(node)
-    return node
+    return transformer.run_handlers(node, ctx, Handler)

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 
 import gast
 
-from ..pyct import anno, origin, templates
-from ..pyct.ast_util import SCOPE_TYPES
+from ..pyct import anno, origin, templates, transformer
+from ..pyct.ast_util import NO_STATEMENT_TYPES, SCOPE_TYPES
 from ..pyct.static_analysis.python_values import is_python_bool
 from ..pyct.transformer import Context, is_generator
 
@@ -106,9 +106,18 @@ def always_jumps(stmts: list) -> bool:
 
 # -- the pass ----------------------------------------------------------------------------------
 
-class _Jumps:
-    def __init__(self, ctx: Context):
-        self.ctx = ctx
+class Handler(transformer.Handler):
+    """Moves the code after conditional jumps into the branches that fall through. The code
+    moves between statement lists, so the handler walks a function's blocks itself, and
+    the blocks of the functions nested in it."""
+
+    skip_types = NO_STATEMENT_TYPES    # a lambda (converted itself) holds no statements
+
+    def enter_FunctionDef(self, node):
+        self.function(node)
+        return transformer.SKIP     # done, with the functions nested in it
+
+    enter_AsyncFunctionDef = enter_FunctionDef
 
     def function(self, node) -> None:
         node.body = self.block(node.body, _Region(0, False, False), tail=True) or [gast.Pass()]
@@ -230,6 +239,4 @@ class _Jumps:
 
 
 def transform(node, ctx: Context):
-    if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)):
-        _Jumps(ctx).function(node)
-    return node
+    return transformer.run_handlers(node, ctx, Handler)

@@ -17,8 +17,8 @@ from typing import Iterator
 
 import gast
 
-from ..pyct import anno, cfg, qual_names
-from ..pyct.ast_util import SCOPE_TYPES
+from ..pyct import anno, cfg, qual_names, transformer
+from ..pyct.ast_util import FUNCTION_TYPES, NO_STATEMENT_TYPES, SCOPE_TYPES
 from ..pyct.static_analysis import activity as activity_lib
 from ..pyct.static_analysis import liveness
 from ..pyct.transformer import Context, is_generator, iter_nodes
@@ -86,6 +86,7 @@ def _live_on_entry(live: liveness.Liveness, graph: cfg.Graph, s: gast.stmt) -> f
 
 
 def _annotate_function(fn: gast.AST, cache: dict) -> None:
+    """Annotates the statements of `fn` and of the functions nested in it."""
     scope = activity_lib.scope_activity(fn)
     escaping = set(scope.globals) | set(scope.nonlocals) | set(scope.captured)
     if scope.dynamic:
@@ -95,7 +96,7 @@ def _annotate_function(fn: gast.AST, cache: dict) -> None:
     order = _write_order(fn)
     nested = []
     for s in _statements(fn.body):
-        if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef)):
+        if isinstance(s, FUNCTION_TYPES):    # statements: no lambda among them
             nested.append(s)
             continue
         if not isinstance(s, (gast.If, gast.While, gast.For)):
@@ -126,7 +127,7 @@ def _annotate_function(fn: gast.AST, cache: dict) -> None:
         anno.setanno(s, anno.Key.TEMPS, temps)
         anno.setanno(s, anno.Key.GLOBAL_NAMES, frozenset(scope.globals))
     for f in nested:
-        if not is_generator(f):
+        if not is_generator(f):     # not converted (see control_flow), nor what it holds
             _annotate_function(f, cache)
 
 
@@ -134,11 +135,22 @@ def _annotate_function(fn: gast.AST, cache: dict) -> None:
 ACTIVITY_CACHE = "statement_activity"
 
 
-def transform(node, ctx: Context):
-    """Annotates the statements of `node` (a function) and of the functions nested in it."""
-    if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)):
+class Handler(transformer.Handler):
+    """Annotates the `if`, `while` and `for` statements of each function (see module doc).
+    The analysis needs a whole function (its control-flow graph, its liveness), so the
+    handler works a function at a time and walks the functions nested in one itself."""
+
+    skip_types = NO_STATEMENT_TYPES    # a lambda (converted itself) holds no statements
+
+    def enter_FunctionDef(self, node):
         cache: dict = {}     # activity of each statement; nothing changes the tree meanwhile
         _annotate_function(node, cache)
-        if ctx is not None:
-            ctx.extra[ACTIVITY_CACHE] = cache
-    return node
+        self.ctx.extra[ACTIVITY_CACHE] = cache
+        return transformer.SKIP     # done, with the functions nested in it
+
+    enter_AsyncFunctionDef = enter_FunctionDef
+
+
+def transform(node, ctx: Context):
+    """Annotates the statements of `node` (a function) and of the functions nested in it."""
+    return transformer.run_handlers(node, ctx, Handler)

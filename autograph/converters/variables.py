@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import gast
 
-from ..pyct import origin, templates
-from ..pyct.ast_util import COMPREHENSION_TYPES, FUNCTION_TYPES, SCOPE_TYPES
+from ..pyct import origin, templates, transformer
+from ..pyct.ast_util import COMPREHENSION_TYPES, FUNCTION_TYPES, NO_STATEMENT_TYPES, SCOPE_TYPES
 from ..pyct.transformer import Context, iter_nodes, walk_scope
 
 
@@ -53,8 +53,7 @@ def _scan(fn) -> tuple[set[str], list]:
 
 
 def _declare(fn) -> None:
-    if isinstance(fn, gast.Lambda):
-        return
+    """Declares what `fn` and the functions nested in it need."""
     bound, children = _scan(fn)
     missing: set[str] = set()
     for child in children:
@@ -98,7 +97,19 @@ def _insert(stmts: list, missing: set) -> None:
         i += 1
 
 
-def transform(node, ctx: Context):
-    if isinstance(node, FUNCTION_TYPES):
+class Handler(transformer.Handler):
+    """Declares, in each function, the variables that only the functions nested in it
+    assign. It works a function at a time, from the scan of its scope, so it walks the
+    functions nested in a function itself."""
+
+    skip_types = NO_STATEMENT_TYPES    # a lambda (converted itself) declares nothing
+
+    def enter_FunctionDef(self, node):
         _declare(node)
-    return node
+        return transformer.SKIP     # done, with the functions nested in it
+
+    enter_AsyncFunctionDef = enter_FunctionDef
+
+
+def transform(node, ctx: Context):
+    return transformer.run_handlers(node, ctx, Handler)

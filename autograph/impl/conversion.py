@@ -192,7 +192,7 @@ def convert_code(fn: types.FunctionType, options: ConversionOptions) -> Converte
         node, info = parse_for_conversion(fn)
         node, ctx = convert_node(node, info, options, LiveNamespace(fn.__globals__), fn.__code__)
         freevars = tuple(fn.__code__.co_freevars) + ("ag__",)
-        if ctx.extra.get("uses_class_cell") and "__class__" not in freevars:
+        if ctx.extra.get(functions.USES_CLASS_CELL) and "__class__" not in freevars:
             freevars += ("__class__",)
         code = loader.compile_function(node, fn.__code__.co_filename, freevars)
         result = Converted(code, node, info, time.perf_counter() - start)

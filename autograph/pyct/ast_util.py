@@ -25,6 +25,15 @@ FUNCTION_TYPES = tuple(t for t in SCOPE_TYPES if "args" in t._fields)
 #: enclosing scope
 COMPREHENSION_TYPES = tuple(t for t in SCOPE_TYPES if "generators" in t._fields)
 
+#: node types that can hold no statement: all but modules, compound statements (those with a
+#: statement list), `except` clauses and `match` cases. A handler that only rewrites or
+#: reads statements skips them (see `transformer.Handler.skip_types`).
+NO_STATEMENT_TYPES = tuple(
+    c for c in vars(gast).values()
+    if isinstance(c, type) and issubclass(c, gast.AST) and c not in (gast.AST, gast.stmt)
+    and not issubclass(c, (gast.mod, gast.excepthandler, gast.match_case))
+    and not (issubclass(c, gast.stmt) and {"body", "orelse", "finalbody", "cases"} & set(c._fields)))
+
 
 def children_of(node: gast.AST) -> list:
     """The nodes directly under `node`, in field order."""

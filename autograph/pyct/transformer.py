@@ -49,100 +49,6 @@ class Context:
 _AST = gast.AST
 
 
-def _has_ast_children(cls: type) -> bool:
-    """Whether nodes of this type can contain other nodes worth visiting (not just a
-    context like Load, an operator, or plain values)."""
-    return cls not in _LEAVES
-
-
-_LEAVES = LEAF_TYPES
-
-
-def _identity(self, node):
-    return node
-
-
-class Transformer:
-    """A fast NodeTransformer: `visit_<Type>` methods, found once per node type; a visit may
-    return a node, a list of nodes (in statement lists) or None (to delete)."""
-
-    def __init__(self, ctx: Context):
-        self.ctx = ctx
-        cls = type(self)
-        cache = cls.__dict__.get("_dispatch")
-        if cache is None:
-            cache = {}
-            cls._dispatch = cache
-        self._methods = cache
-
-    @classmethod
-    def transform(cls, node: gast.AST, ctx: Context) -> gast.AST:
-        """Runs this converter over `node` and returns the result."""
-        return cls(ctx).visit(node)
-
-    # node types (besides leaves) this transformer leaves alone without entering them
-    skip_types: tuple = ()
-
-    def _method(self, tp: type):
-        method = getattr(type(self), "visit_" + tp.__name__, None)
-        if method is None:
-            if not _has_ast_children(tp) or (self.skip_types and issubclass(tp, self.skip_types)):
-                method = _identity
-            else:
-                method = type(self).generic_visit
-        self._methods[tp] = method
-        return method
-
-    def visit(self, node):
-        tp = type(node)
-        method = self._methods.get(tp)
-        if method is None:
-            method = self._method(tp)
-        return method(self, node)
-
-    def generic_visit(self, node):
-        visit = self.visit
-        methods = self._methods
-        d = node.__dict__
-        for name in node._fields:
-            value = d.get(name)
-            if type(value) is list:
-                if not value:
-                    continue
-                new = None
-                for i, item in enumerate(value):
-                    if isinstance(item, _AST) and methods.get(type(item)) is not _identity:
-                        result = visit(item)
-                    else:
-                        result = item
-                    if new is None:
-                        if result is item:
-                            continue
-                        new = value[:i]
-                    if result is None:
-                        continue
-                    if type(result) is list:
-                        new.extend(result)
-                    else:
-                        new.append(result)
-                if new is not None:
-                    setattr(node, name, new)
-            elif isinstance(value, _AST):
-                new_value = visit(value)
-                if new_value is not value:
-                    setattr(node, name, new_value)
-        return node
-
-    def visit_ClassDef(self, node):
-        """Class bodies are not converted (their methods are, when called)."""
-        return node
-
-    @staticmethod
-    def located(new: Any, src: gast.AST) -> Any:
-        """`new` with positions copied from `src` where missing."""
-        return origin.copy_location(new, src)
-
-
 def iter_nodes(node: gast.AST):
     """All nodes under `node` (itself included), depth first, in field order."""
     stack = [node]
@@ -202,14 +108,31 @@ def is_generator(node: gast.AST) -> bool:
     return False
 
 
+class _Skip:
+    def __repr__(self) -> str:
+        return "SKIP"
+
+
+#: returned by an `enter_` method: the node stays as it is, unentered (no handler sees its
+#: children, no `leave_` method runs)
+SKIP = _Skip()
+
+
 class Handler:
-    """One converter's part of a `Combined` traversal.
+    """A converter: the class each module of `autograph/converters/` defines, run by
+    `run_handlers` (alone, or in one traversal with other converters' handlers).
 
     Methods named `enter_<NodeType>` run before a node's children are converted and may
-    return a replacement (which is then converted in turn); methods named
-    `leave_<NodeType>` run after, in the order the handlers were given, until one
-    returns a different node. `enter_scope`/`leave_scope` bracket each function and lambda.
+    return a replacement (which is then converted in turn), a list of nodes (in a statement
+    list), None (to delete the node) or SKIP; methods named `leave_<NodeType>` run after, in
+    the order the handlers were given, until one returns a different node.
+    `enter_scope`/`leave_scope` bracket each function and lambda. Class bodies are never
+    entered (their methods are converted when they are called).
     """
+
+    #: node types (and their subclasses) whose subtrees this handler never needs to see; a
+    #: traversal skips them when every one of its handlers does
+    skip_types: tuple = ()
 
     def __init__(self, ctx: Context):
         self.ctx = ctx
@@ -222,6 +145,7 @@ class Handler:
 
     @staticmethod
     def located(new: Any, src: gast.AST) -> Any:
+        """`new` with positions copied from `src` where missing."""
         return origin.copy_location(new, src)
 
 
@@ -248,31 +172,55 @@ def _handler_methods(cls: type) -> list:
     return found
 
 
-class Combined(Transformer):
+#: every node class
+_NODE_TYPES = tuple(c for c in vars(gast).values() if isinstance(c, type) and issubclass(c, _AST))
+
+_TRAVERSALS: dict = {}
+
+
+def _traversal(handler_classes: tuple) -> tuple:
+    """How a traversal with handlers of these classes goes: (its enter_ and its leave_
+    methods, as {node type: [(position of the handler, method name)]}; the node types it
+    leaves unentered: classes, and the types every handler skips; the types
+    `generic_visit` need not call `visit` on: those, and the leaves no handler looks at)."""
+    found = _TRAVERSALS.get(handler_classes)
+    if found is None:
+        enter: dict = {}
+        leave: dict = {}
+        for i, cls in enumerate(handler_classes):
+            for prefix, tp, attr in _handler_methods(cls):
+                (enter if prefix == "enter_" else leave).setdefault(tp, []).append((i, attr))
+        not_entered = frozenset([gast.ClassDef] + [
+            tp for tp in _NODE_TYPES
+            if handler_classes and all(issubclass(tp, cls.skip_types) for cls in handler_classes)])
+        unvisited = not_entered | {tp for tp in LEAF_TYPES if tp not in enter and tp not in leave}
+        found = _TRAVERSALS[handler_classes] = (enter, leave, not_entered, unvisited)
+    return found
+
+
+class Combined:
     """Runs several converters' handlers in a single traversal of the tree."""
 
     def __init__(self, ctx: Context, handlers: list):
-        super().__init__(ctx)
+        self.ctx = ctx
         self.handlers = handlers
-        self.enter: dict[type, list] = {}
-        self.leave: dict[type, list] = {}
-        for h in handlers:
-            for prefix, tp, attr in _handler_methods(type(h)):
-                table = self.enter if prefix == "enter_" else self.leave
-                table.setdefault(tp, []).append(getattr(h, attr))
-        # leaves no handler looks at: `generic_visit` need not call `visit` on them
-        self._methods = {tp: _identity for tp in _LEAVES
-                         if tp not in self.enter and tp not in self.leave}
+        enter, leave, self._not_entered, self._unvisited = _traversal(tuple(map(type, handlers)))
+        self.enter: dict[type, list] = {tp: [getattr(handlers[i], attr) for i, attr in methods]
+                                        for tp, methods in enter.items()}
+        self.leave: dict[type, list] = {tp: [getattr(handlers[i], attr) for i, attr in methods]
+                                        for tp, methods in leave.items()}
 
     def visit(self, node):
         tp = type(node)
-        if tp is gast.ClassDef:
+        if tp in self._not_entered:
             return node
         for fn in self.enter.get(tp, ()):
             new = fn(node)
             if new is not node:
                 if new is None:
                     return None
+                if new is SKIP:
+                    return node
                 if type(new) is list:
                     out = []
                     for n in new:
@@ -284,7 +232,7 @@ class Combined(Transformer):
                     return out
                 return self.visit(new)
         leave = self.leave.get(tp)
-        if tp in _LEAVES and leave is None:
+        if tp in LEAF_TYPES and leave is None:
             return node
         scope = tp in FUNCTION_TYPES   # classes are not entered; comprehensions have no handler state
         if scope:
@@ -299,6 +247,40 @@ class Combined(Transformer):
                 new = fn(node)
                 if new is not node:
                     return new
+        return node
+
+    def generic_visit(self, node):
+        """Visits the children of `node`, putting what each visit returns in its place."""
+        visit = self.visit
+        unvisited = self._unvisited
+        d = node.__dict__
+        for name in node._fields:
+            value = d.get(name)
+            if type(value) is list:
+                if not value:
+                    continue
+                new = None
+                for i, item in enumerate(value):
+                    if isinstance(item, _AST) and type(item) not in unvisited:
+                        result = visit(item)
+                    else:
+                        result = item
+                    if new is None:
+                        if result is item:
+                            continue
+                        new = value[:i]
+                    if result is None:
+                        continue
+                    if type(result) is list:
+                        new.extend(result)
+                    else:
+                        new.append(result)
+                if new is not None:
+                    setattr(node, name, new)
+            elif isinstance(value, _AST) and type(value) not in unvisited:
+                new_value = visit(value)
+                if new_value is not value:
+                    setattr(node, name, new_value)
         return node
 
 
