@@ -5,10 +5,10 @@ from __future__ import annotations
 import runtime as rt
 
 
-def compiled_step(model, optimizer):
+def compiled_step(model, optimizer, jit_compile=None):
     """An `rt.function` that takes one optimizer step of `model` on a batch `(x, y)`."""
 
-    @rt.function
+    @rt.function(jit_compile=jit_compile)
     def train_step(x, y):
         with rt.GradientTape() as tape:
             logits = model(x)

@@ -68,7 +68,7 @@ class NumpyAdamStep:
         return loss
 
 
-def compiled_adam_step(weights):
+def compiled_adam_step(weights, jit_compile=None):
     """The same step as an `rt.function` over a Sequential model and `rt.optimizers.Adam`."""
     model = rt.layers.Sequential([rt.layers.Dense(SIZES[1], activation="relu"),
                                   rt.layers.Dense(SIZES[2], activation="relu"),
@@ -76,7 +76,7 @@ def compiled_adam_step(weights):
     model(np.zeros((1, SIZES[0]), np.float32))
     model.set_weights(weights)
     optimizer = rt.optimizers.Adam(LEARNING_RATE, beta_1=BETA_1, beta_2=BETA_2, epsilon=EPSILON)
-    return compiled_step(model, optimizer)
+    return compiled_step(model, optimizer, jit_compile)
 
 
 def main(steps_checked: int = 5) -> float:
@@ -92,8 +92,24 @@ def main(steps_checked: int = 5) -> float:
         assert abs(ours - theirs) <= 1e-3 * max(1.0, abs(theirs)), f"step {i}: {ours} vs {theirs}"
     assert step.experimental_get_tracing_count() == 1
     ours, base = interleaved([lambda: step(xt, yt), lambda: numpy_step(x, y)], number=3, rounds=11)
-    return report(f"compiled Adam step {'-'.join(map(str, SIZES))}, batch {BATCH}", ours, base,
-                  1.05, unit="ms")
+    ratio = report(f"compiled Adam step {'-'.join(map(str, SIZES))}, batch {BATCH}", ours, base,
+                   1.05, unit="ms")
+    jit_vs_numpy_tier(_initial_weights(np.random.default_rng(1)), x, y)
+    return ratio
+
+
+def jit_vs_numpy_tier(weights, x, y, steps_checked: int = 5) -> float:
+    """The same step with jit_compile=True against the NumPy tier, from equal weights."""
+    numpy_tier = compiled_adam_step([w.copy() for w in weights])
+    jit = compiled_adam_step([w.copy() for w in weights], jit_compile=True)
+    xt, yt = rt.constant(x), rt.constant(y)
+    for i in range(steps_checked):
+        a, b = float(jit(xt, yt)), float(numpy_tier(xt, yt))
+        assert abs(a - b) <= 1e-4 * max(1.0, abs(b)), f"step {i}: jit loss {a} vs {b}"
+    ours, base = interleaved([lambda: jit(xt, yt), lambda: numpy_tier(xt, yt)], number=3,
+                             rounds=11)
+    return report("  the same step with jit_compile=True", ours, base, 1.0, unit="ms",
+                  baseline_name="NumPy tier")
 
 
 if __name__ == "__main__":

@@ -58,14 +58,14 @@ def numpy_train_step(weights, x, y, lr=np.float32(LEARNING_RATE)):
     return loss
 
 
-def compiled_train_step(weights):
+def compiled_train_step(weights, jit_compile=None):
     """The same step as an `rt.function` over a two-layer model and `rt.optimizers.SGD`."""
     model = rt.layers.Sequential([rt.layers.Dense(N_HIDDEN, activation="relu"),
                                   rt.layers.Dense(N_OUT)])
     model(np.zeros((1, N_IN), np.float32))
     model.set_weights(weights)
     optimizer = rt.optimizers.SGD(LEARNING_RATE)
-    return compiled_step(model, optimizer)
+    return compiled_step(model, optimizer, jit_compile)
 
 
 def main(steps_checked: int = 5) -> float:
@@ -82,7 +82,22 @@ def main(steps_checked: int = 5) -> float:
     assert step.experimental_get_tracing_count() == 1
 
     ours, base = interleaved([lambda: step(xt, yt), lambda: numpy_train_step(weights, x, y)])
-    return report("compiled MLP train step 784-128-10, batch 64, SGD", ours, base, 1.3)
+    ratio = report("compiled MLP train step 784-128-10, batch 64, SGD", ours, base, 1.3)
+    jit_vs_numpy_tier(weights, x, y)
+    return ratio
+
+
+def jit_vs_numpy_tier(weights, x, y, steps_checked: int = 5) -> float:
+    """The same step with jit_compile=True against the NumPy tier, from equal weights."""
+    numpy_tier = compiled_train_step([w.copy() for w in weights])
+    jit = compiled_train_step([w.copy() for w in weights], jit_compile=True)
+    xt, yt = rt.constant(x), rt.constant(y)
+    for i in range(steps_checked):
+        a, b = float(jit(xt, yt)), float(numpy_tier(xt, yt))
+        assert abs(a - b) <= 1e-4 * max(1.0, abs(b)), f"step {i}: jit loss {a} vs {b}"
+    ours, base = interleaved([lambda: jit(xt, yt), lambda: numpy_tier(xt, yt)])
+    return report("  the same step with jit_compile=True", ours, base, 1.0,
+                  baseline_name="NumPy tier")
 
 
 if __name__ == "__main__":
