@@ -20,7 +20,7 @@ from autograph.impl import logs as ag_logs
 from autograph.pyct.parser import SourceUnavailableError
 
 from . import context
-from .dtypes import bool_, float32, int32
+from .dtypes import bool_, float32, float64, int32, int64
 from .function.logs import add_trace_listener
 from .graph import register_internal_dir
 from .opdef import define
@@ -208,10 +208,13 @@ class RuntimeBackend(ag.Backend):
         return math_ops.abs(value)
 
     def cast(self, value, kind):
+        # 64-bit values stay 64-bit: int() of an int64 or float64 tensor is not cut to int32,
+        # nor float() of a float64 or int64 tensor rounded to float32
+        wide = value.dtype.name in ("int64", "uint64", "float64", "complex128")
         if kind == "int":
-            return array_ops.cast(value, int32)
+            return array_ops.cast(value, int64 if wide else int32)
         if kind == "float":
-            return array_ops.cast(value, float32)
+            return array_ops.cast(value, float64 if wide else float32)
         return math_ops.not_equal(value, array_ops.zeros_like(value)) if value.dtype != bool_ \
             else value
 

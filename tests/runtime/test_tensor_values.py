@@ -45,3 +45,28 @@ def test_relu_refuses_bool_and_complex():
     for value in ([True, False], [1 + 2j]):
         with pytest.raises(TypeError, match="Relu"):
             rt.nn.relu(rt.constant(value))
+
+
+def _as_int(x):
+    return int(x)
+
+
+def _as_float(x):
+    return float(x)
+
+
+@pytest.mark.parametrize("mode", ["eager", "converted", "staged"])
+def test_int_and_float_of_64_bit_tensors_keep_64_bits(mode):
+    import autograph as ag
+
+    run = {"eager": lambda f: f, "converted": ag.to_graph, "staged": rt.function}[mode]
+    big = rt.constant(2 ** 33 + 1, rt.int64)
+    huge = rt.constant(1e300, rt.float64)
+    assert int(run(_as_int)(big)) == 2 ** 33 + 1
+    assert float(run(_as_float)(huge)) == 1e300
+    assert float(run(_as_float)(rt.constant(0.1, rt.float64))) == 0.1  # not float32's 0.1
+    if mode == "staged":
+        assert run(_as_int)(big).dtype == rt.int64
+        assert run(_as_float)(huge).dtype == rt.float64
+        assert run(_as_int)(rt.constant(7)).dtype == rt.int32  # narrower ones: as TF
+        assert run(_as_float)(rt.constant(7.5)).dtype == rt.float32
