@@ -63,7 +63,12 @@ def _uniform_kernel(shape, minval, maxval, dtype, seed):
     gen = generator(seed)
     if dtype.is_integer:
         return gen.integers(minval, maxval, size=shape, dtype=dtype._np)
-    return gen.uniform(minval, maxval, size=shape).astype(dtype._np)
+    out = gen.uniform(minval, maxval, size=shape).astype(dtype._np)
+    # rounding a float64 draw to a narrower dtype can reach maxval: keep the range [min, max)
+    top = np.asarray(maxval, dtype._np)
+    if top > np.asarray(minval, dtype._np):
+        out = np.minimum(out, np.nextafter(top, np.asarray(-np.inf, dtype._np)))
+    return out
 
 
 def _normal_kernel(shape, mean, stddev, dtype, seed):
