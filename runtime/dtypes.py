@@ -105,6 +105,8 @@ def from_numpy(np_dtype) -> DType:
         raise TypeError(f"Cannot convert {np_dtype!r} to a runtime dtype.") from None
     if kind.kind in "US":
         return string
+    if not kind.isnative:  # a big-endian array's dtype ('>f4'): its values convert to native
+        kind = kind.newbyteorder("=")
     if kind in _BY_NP:
         return _BY_NP[kind]
     raise TypeError(f"NumPy dtype {kind} has no runtime dtype; use one of "

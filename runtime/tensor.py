@@ -223,6 +223,8 @@ def to_numpy_value(value, dtype: _dtypes.DType | None = None):
     Python ints become int32 (int64 when too large), floats float32, bools bool.
     Raises TypeError when `value` cannot be represented as `dtype`.
     """
+    if isinstance(value, np.ndarray | np.generic) and not value.dtype.isnative:
+        value = np.asarray(value).astype(value.dtype.newbyteorder("="))  # big-endian data
     if dtype is not None:
         np_dtype = dtype._np
         if isinstance(value, np.ndarray | np.generic):

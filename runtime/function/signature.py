@@ -74,6 +74,8 @@ def _tensor_leaf(spec: TensorSpec, value, where: str, need_value: bool, convert:
         array = value._value
     elif isinstance(value, (np.ndarray, np.generic)):
         array = value
+        if not array.dtype.isnative:  # big-endian data: the graph runs on native values
+            array = np.asarray(array).astype(array.dtype.newbyteorder("="))
     elif not convert:
         raise TypeError(f"{where} is {value!r:.60}, not a tensor.")
     else:

@@ -70,3 +70,25 @@ def test_int_and_float_of_64_bit_tensors_keep_64_bits(mode):
         assert run(_as_float)(huge).dtype == rt.float64
         assert run(_as_int)(rt.constant(7)).dtype == rt.int32  # narrower ones: as TF
         assert run(_as_float)(rt.constant(7.5)).dtype == rt.float32
+
+
+@pytest.mark.parametrize("np_dtype", [">f4", ">f8", ">i8", ">i2", ">u2"])
+def test_big_endian_arrays_are_accepted_as_native_values(np_dtype):
+    data = np.arange(5).astype(np_dtype)
+    native = data.astype(np.dtype(np_dtype).newbyteorder("="))
+    for tensor in (rt.constant(data), rt.convert_to_tensor(data)):
+        assert tensor.dtype.as_numpy_dtype == native.dtype
+        assert tensor.numpy().dtype.isnative
+        np.testing.assert_array_equal(tensor.numpy(), native)
+    identity = rt.function(lambda x: x)
+    double = rt.function(lambda x: x * 2)
+    for _ in range(2):  # the first call traces, the second reuses the trace
+        out = identity(data)
+        assert out.numpy().dtype.isnative and out.numpy().dtype == native.dtype
+        np.testing.assert_array_equal(out.numpy(), native)
+        np.testing.assert_array_equal(double(data).numpy(), native * 2)
+    assert identity.experimental_get_tracing_count() == 1
+    identity(native)
+    assert identity.experimental_get_tracing_count() == 1  # the same key as native data
+    signed = rt.function(lambda x: x + 1, input_signature=[rt.TensorSpec([None], rt.as_dtype(native.dtype))])
+    np.testing.assert_array_equal(signed(data).numpy(), native + 1)
