@@ -31,8 +31,17 @@ def _resolve_stream(stream):
     return stream
 
 
+def _render(part, values) -> str:
+    tag, body = part
+    if tag == "t":
+        return _format(values[body])
+    if tag == "g":  # a list/tuple/dict holding tensors: its pieces, joined without `sep`
+        return "".join(_render(p, values) for p in body)
+    return body
+
+
 def _print_kernel(*values, parts, sep, end, stream):
-    pieces = [_format(values[p[1]]) if p[0] == "t" else p[1] for p in parts]
+    pieces = [_render(p, values) for p in parts]
     out = _resolve_stream(stream)
     out.write(sep.join(pieces) + end)
     if hasattr(out, "flush"):
@@ -56,9 +65,11 @@ def print(*inputs, sep=" ", end="\n", output_stream=None, summarize=None, name=N
         output_stream = "stderr"
     tensors, parts = [], []
     for value in inputs:
-        if isinstance(value, Tensor) or hasattr(value, "_as_tensor"):
+        if _is_tensor(value):
             tensors.append(convert_to_tensor(value))
             parts.append(("t", len(tensors) - 1))
+        elif _holds_tensor(value):
+            parts.append(("g", tuple(_pieces(value, tensors))))
         else:
             parts.append(("s", str(value)))
     attrs = {"parts": tuple(parts), "sep": str(sep), "end": str(end), "stream": output_stream}
@@ -67,6 +78,56 @@ def print(*inputs, sep=" ", end="\n", output_stream=None, summarize=None, name=N
         return None
     apply(PRINT, tensors, attrs, name=name)
     return None
+
+
+def _is_tensor(value) -> bool:
+    return isinstance(value, Tensor) or hasattr(value, "_as_tensor")
+
+
+def _holds_tensor(value) -> bool:
+    if type(value) in (list, tuple) or isinstance(value, tuple):
+        return any(_holds_tensor(v) or _is_tensor(v) for v in value)
+    if isinstance(value, dict):
+        return any(_holds_tensor(v) or _is_tensor(v) for v in value.values())
+    return False
+
+
+def _pieces(value, tensors) -> list:
+    """The print parts of a list/tuple/dict holding tensors, formatted as Python shows the
+    container, each tensor shown by its value when the op runs (as TF's print does)."""
+    raw = []
+
+    def walk(v):
+        if _is_tensor(v):
+            tensors.append(convert_to_tensor(v))
+            raw.append(("t", len(tensors) - 1))
+        elif isinstance(v, dict) and _holds_tensor(v):
+            raw.append(("s", "{"))
+            for i, (k, x) in enumerate(v.items()):
+                raw.append(("s", (", " if i else "") + repr(k) + ": "))
+                walk(x)
+            raw.append(("s", "}"))
+        elif isinstance(v, (list, tuple)) and _holds_tensor(v):
+            named = isinstance(v, tuple) and hasattr(v, "_fields")
+            opening, closing = ("[", "]") if isinstance(v, list) else ("(", ")")
+            raw.append(("s", type(v).__name__ + "(" if named else opening))
+            for i, x in enumerate(v):
+                prefix = (", " if i else "") + (f"{v._fields[i]}=" if named else "")
+                raw.append(("s", prefix))
+                walk(x)
+            if isinstance(v, tuple) and not named and len(v) == 1:
+                raw.append(("s", ","))
+            raw.append(("s", closing))
+        else:
+            raw.append(("s", repr(v)))
+    walk(value)
+    merged = []
+    for tag, body in raw:
+        if tag == "s" and merged and merged[-1][0] == "s":
+            merged[-1] = ("s", merged[-1][1] + body)
+        elif not (tag == "s" and body == ""):
+            merged.append((tag, body))
+    return merged
 
 
 def _assert_kernel(condition, *data, message, parts):

@@ -192,19 +192,28 @@ STREAM = _enum(None, "stdout", "stderr")
 
 @_kind("print parts")
 def PARTS(v, ctx):
-    """(("t", input index) | ("s", text), ...) of PrintV2 and Assert."""
+    """(("t", input index) | ("s", text) | ("g", (("t", i) | ("s", text), ...)), ...) of
+    PrintV2 and Assert; a "g" part (a container holding tensors) is one level deep."""
     if type(v) is not tuple or len(v) > 4096:
         return "a tuple of parts"
     for part in v:
         if type(part) is not tuple or len(part) != 2:
             return "parts of two items"
         tag, value = part
-        if tag == "t" and _int_in(value, 0, ctx.n_inputs):
+        if tag == "g" and type(value) is tuple and len(value) <= 4096 and all(
+                type(p) is tuple and len(p) == 2 and _plain_part(p, ctx) for p in value):
             continue
-        if tag == "s" and type(value) is str and len(value) <= MAX_STR:
+        if _plain_part(part, ctx):
             continue
-        return f'("t", input index < {ctx.n_inputs}) or ("s", text) parts'
+        return (f'("t", input index < {ctx.n_inputs}), ("s", text) or ("g", (such parts)) '
+                "parts")
     return None
+
+
+def _plain_part(part, ctx) -> bool:
+    tag, value = part
+    return ((tag == "t" and _int_in(value, 0, ctx.n_inputs))
+            or (tag == "s" and type(value) is str and len(value) <= MAX_STR))
 
 
 @_kind("index key")
