@@ -58,6 +58,7 @@ def how(name: str, opdef) -> str:
 
 
 def table() -> str:
+    import runtime.autograph_backend  # noqa: F401 -- registers RaiseUnless, as staging a raise does
     from runtime.opdef import REGISTRY
 
     lines = [BEGIN, "", f"| op ({len(REGISTRY)}) | on the Numba tier |", "|---|---|"]

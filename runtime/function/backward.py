@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import itertools
 
-from autograph.logging_util import warn
-
 from .. import context
 from .. import backends
 from ..backends import JitCompileError, runtime_error
@@ -23,7 +21,7 @@ from ..gradients.engine import backprop
 from ..gradients.node import differentiable, node_of, variables_read
 from ..gradients.tape import paused
 from ..graph import FuncGraph, copy_function_graph
-from .logs import logger
+from .logs import logger, warn
 
 
 class Shell:

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import runtime as rt
+import runtime.autograph_backend  # noqa: F401 -- registers RaiseUnless, as staging a raise does
 from runtime.backends.base import JitCompileError
 from runtime.numpy_api import primitives as P
 from runtime.opdef import REGISTRY
