@@ -7,7 +7,9 @@ passes (`runtime.passes`) have already folded, merged and found buffer lifetimes
 
 from __future__ import annotations
 
+import builtins
 import itertools
+import keyword
 import linecache
 import re
 import weakref
@@ -250,6 +252,22 @@ class CompiledGraph:
         return None
 
 
+def _def_name(name: str, namespace: dict, params: list[str]) -> str:
+    """The generated def's name: `name` made an identifier that shadows nothing it uses.
+
+    The def is bound in the namespace that holds the code's globals (`np`, constants `c1`,
+    bound objects `k0`, ...) and builtins, so a function named like one of them (`np`, `c1`,
+    `range`) gets the prefix `graph_` until the name is free.
+    """
+    safe = "".join(c if c.isalnum() or c == "_" else "_" for c in name) or "graph_fn"
+    if not safe.isidentifier():
+        safe = f"graph_{safe}"
+    taken = set(namespace) | set(params) | set(dir(builtins)) | set(keyword.kwlist)
+    while safe in taken or keyword.iskeyword(safe):
+        safe = f"graph_{safe}"
+    return safe
+
+
 def lower(graph, name: str = "graph_fn") -> CompiledGraph:
     """Runs the passes on `graph` and renders it (the NumPy backend's whole pipeline)."""
     return render(run_passes(graph), name)
@@ -270,7 +288,7 @@ def render(program: Program, name: str = "graph_fn") -> CompiledGraph:
             em.emit_op(op)
     em.emit_program(program)
     returns = [em.name(t) for t in graph.outputs]
-    safe = "".join(c if c.isalnum() or c == "_" else "_" for c in name) or "graph_fn"
+    safe = _def_name(name, em.namespace, params)
     header = f"def {safe}({', '.join(params)}):"
     if len(returns) == 1:
         footer = f"    return {returns[0]}"
