@@ -42,7 +42,8 @@ def _relu_grad(op, g):
 # g where the relu output y is positive, else 0: multiplying by the mask keeps g's dtype and
 # is several times faster than np.where
 RELU_GRAD = define("ReluGrad", lambda g, y: (g.shape, g.dtype), lambda g, y: g * (y > 0),
-                   template="{0} * ({1} > 0)", out_template="np.multiply({0}, {1} > 0, out={out})")
+                   template="{0} * ({1} > 0)", out_template="np.multiply({0}, {1} > 0, out={out})",
+                   scalar="{0} * ({1} > {zero})")
 
 
 @RELU_GRAD.def_grad
