@@ -1,9 +1,11 @@
 """Fusing chains of elementwise ops into one loop over the elements.
 
 Consecutive elementwise ops whose result has one static shape, and whose operands have that
-shape or are scalars, form a group. A group is written as one loop (`numba.prange` above
-`PARALLEL_MIN_SIZE` elements) that computes each element through the whole chain; only the
-results used outside the group are stored.
+shape, are scalars, or are broadcast along the last axis (a row, `b[None, :]`) or along the
+others (a column, `m[:, None]`), form a group. A group is written as one loop (`numba.prange`
+above `PARALLEL_MIN_SIZE` elements) that computes each element through the whole chain; only
+the results used outside the group are stored. A variable's add/sub update of that shape
+(`v.assign_sub(lr * g)`) joins the group: the loop writes the variable's new buffer directly.
 """
 
 from __future__ import annotations
@@ -17,6 +19,9 @@ PARALLEL_MIN_SIZE = 1 << 24  # measured on 2 busy cores: threads lose below this
 LARGE = 1 << 20  # elements from which a stored result is allocated by NumPy
 
 
+ASSIGN = "AssignVariableOp"
+
+
 def operands(op) -> list:
     """The inputs a fused loop reads per element (`Fill` reads its value, not its dims)."""
     return op.inputs[1:] if op.type == FILL else op.inputs
@@ -24,6 +29,8 @@ def operands(op) -> list:
 
 def fusible(op) -> bool:
     """Whether `op` may join a fused loop: elementwise, static non-scalar shape, no broadcast."""
+    if op.type == ASSIGN:
+        return _fusible_update(op)
     if op.type not in ELEMENTWISE and op.type not in (CAST, FILL):
         return False
     if vectorised(op):  # NumPy's whole-array routine: not fused
@@ -31,29 +38,64 @@ def fusible(op) -> bool:
     shape = op.outputs[0].shape
     if not shape.rank or not shape.is_fully_defined():
         return False
-    return all(t.shape.rank == 0 or t.shape == shape or _row(t, shape) for t in operands(op))
+    return all(t.shape.rank == 0 or t.shape == shape or _row(t, shape) or _column(t, shape)
+               for t in operands(op))
+
+
+def _fusible_update(op) -> bool:
+    """Whether `op` (an AssignVariableOp) adds to or subtracts from a variable a value of the
+    variable's static shape and dtype."""
+    var, x = op.attrs["var"], op.inputs[0]
+    if op.attrs["mode"] not in ("add", "sub") or not op.outputs:
+        return False
+    shape = x.shape
+    return (bool(shape.rank) and shape.is_fully_defined() and var.shape == shape
+            and var.dtype == x.dtype and op.outputs[0].shape == shape)
 
 
 def _row(tensor, shape) -> bool:
-    """Whether `tensor` is a vector broadcast along the last axis of `shape` (a bias)."""
-    return (shape.rank >= 2 and tensor.shape.rank == 1 and tensor.shape.is_fully_defined()
-            and tensor.shape.as_list()[0] == shape.as_list()[-1])
+    """Whether `tensor` is broadcast along all but the last axis of `shape` (a bias: a
+    vector, or leading dims of 1)."""
+    if shape.rank < 2 or not tensor.shape.rank or not tensor.shape.is_fully_defined():
+        return False
+    dims, full = tensor.shape.as_list(), shape.as_list()
+    return (len(dims) <= len(full) and dims[-1] == full[-1] and dims[-1] != 1
+            and all(d == 1 for d in dims[:-1]))
+
+
+def _column(tensor, shape) -> bool:
+    """Whether `tensor` is broadcast along the last axis of `shape` only (`m[:, None]`)."""
+    if shape.rank < 2 or tensor.shape.rank != shape.rank or not tensor.shape.is_fully_defined():
+        return False
+    dims, full = tensor.shape.as_list(), shape.as_list()
+    return dims[-1] == 1 and full[-1] != 1 and dims[:-1] == full[:-1]
+
+
+def touches_state(op) -> bool:
+    """Whether `op` may read or write a variable (a group that updates one closes before it)."""
+    return bool(op.subgraphs) or op.opdef.stateful
 
 
 class Group:
     """Ops fused into one loop, in program order."""
 
     def __init__(self, op):
-        self.ops = [op]
+        self.ops = []
         self.shape = op.outputs[0].shape
-        self.outputs = {id(op.outputs[0])}
+        self.outputs: set[int] = set()
+        self.updated: set[int] = set()  # ids of the variables the group updates
+        self.add(op)
 
     def accepts(self, op) -> bool:
+        if op.type == ASSIGN and id(op.attrs["var"]) in self.updated:
+            return False  # the loop reads each variable's value from before the group
         return self.shape == op.outputs[0].shape
 
     def add(self, op) -> None:
         self.ops.append(op)
         self.outputs.add(id(op.outputs[0]))
+        if op.type == ASSIGN:
+            self.updated.add(id(op.attrs["var"]))
 
     def reads_from(self, tensors) -> bool:
         return any(id(t) in self.outputs for t in tensors)
@@ -76,7 +118,8 @@ def plan(ops, reads_of) -> list:
                 items.append(group)
             group = Group(op)
             continue
-        if group is not None and group.reads_from(reads_of(op)):
+        if group is not None and (group.reads_from(reads_of(op))
+                                  or (group.updated and touches_state(op))):
             items.append(group)
             group = None
         items.append(op)
@@ -92,23 +135,35 @@ def write_group(w, group, needed) -> None:
         n *= d
     members = {id(op.outputs[0]) for op in group.ops}
     flat: dict[int, str] = {}
-    rows: dict[int, str] = {}  # vectors broadcast along the last axis, read at the column
+    rows: dict[int, str] = {}  # broadcast along the leading axes, read at the column
+    columns: dict[int, str] = {}  # broadcast along the last axis, read at the row
     scalars: dict[int, str] = {}
+    last = group.shape.as_list()[-1]
     for op in group.ops:
         for t in operands(op):
-            if id(t) in members or id(t) in flat or id(t) in rows or t.shape.rank == 0:
-                continue
-            if t.shape != group.shape:
-                rows[id(t)] = w.fresh("f")
-                w.line(f"{rows[id(t)]} = np.ascontiguousarray({w.name_of(t)})")
+            if (id(t) in members or id(t) in flat or id(t) in rows or id(t) in columns
+                    or t.shape.rank == 0):
                 continue
             name = w.fresh("f")
-            w.line(f"{name} = np.ascontiguousarray({w.name_of(t)}).reshape({n})")
-            flat[id(t)] = name
+            if t.shape == group.shape:
+                w.line(f"{name} = np.ascontiguousarray({w.name_of(t)}).reshape({n})")
+                flat[id(t)] = name
+            elif _column(t, group.shape):
+                w.line(f"{name} = np.ascontiguousarray({w.name_of(t)}).reshape({n // last})")
+                columns[id(t)] = name
+            else:
+                w.line(f"{name} = np.ascontiguousarray({w.name_of(t)}).reshape({last})")
+                rows[id(t)] = name
+    current: dict[int, str] = {}  # updated variables' values from before the group, flat
+    for op in group.ops:
+        if op.type == ASSIGN:
+            current[id(op)] = w.fresh("f")
+            w.line(f"{current[id(op)]} = np.ascontiguousarray("
+                   f"{w.variable(op.attrs['var'])}).reshape({n})")
     stores = []
     for op in group.ops:
         out = op.outputs[0]
-        if needed(out):
+        if op.type == ASSIGN or needed(out):
             name = w.fresh("f")
             if n >= LARGE:  # NumPy's allocator asks the kernel for huge pages; Numba's does not
                 kind = "boolean" if out.dtype.is_bool else out.dtype.name
@@ -124,11 +179,13 @@ def write_group(w, group, needed) -> None:
         w.parallel = True
     index = w.fresh("i")
     with contextlib.ExitStack() as nest:
-        if rows:  # a loop over rows around a loop over columns
-            last = group.shape.as_list()[-1]
+        if rows or columns:  # a loop over rows around a loop over columns
             row, col = w.fresh("r"), w.fresh("j")
             w.line(f"for {row} in {loop}({n // last}):")
             nest.enter_context(w.indented())
+            for t_id, name in columns.items():  # read once per row
+                scalars[t_id] = w.fresh("s")
+                w.line(f"{scalars[t_id]} = {name}[{row}]")
             w.line(f"for {col} in range({last}):")
             nest.enter_context(w.indented())
             w.line(f"{index} = {row} * {last} + {col}")
@@ -142,7 +199,12 @@ def write_group(w, group, needed) -> None:
         for op in group.ops:
             values = [scalars.get(id(t)) or w.name_of(t) for t in operands(op)]
             name = w.fresh("s")
-            w.line(f"{name} = {w.scalar_expr(op, values)}")
+            if op.type == ASSIGN:  # the variable's new value, as the NumPy tier computes it
+                sign = "+" if op.attrs["mode"] == "add" else "-"
+                expr = f"{w.dt(op.outputs[0].dtype)}({current[id(op)]}[{index}] {sign} {values[0]})"
+            else:
+                expr = w.scalar_expr(op, values)
+            w.line(f"{name} = {expr}")
             scalars[id(op.outputs[0])] = name
         for out, name in stores:
             w.line(f"{name}[{index}] = {scalars[id(out)]}")
@@ -153,3 +215,7 @@ def write_group(w, group, needed) -> None:
         else:
             w.set_name(out, w.fresh("t"))
             w.line(f"{w.name_of(out)} = {name}.reshape({shape!r})")
+        if out.op.type == ASSIGN:
+            var = w.variable(out.op.attrs["var"])
+            w.line(f"{var} = {w.name_of(out)}")
+            w.assigned.add(int(var[1:]))
