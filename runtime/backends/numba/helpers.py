@@ -109,6 +109,19 @@ def total(x):
 
 
 
+@_jit
+def sum_leading(a):
+    """The sum over axis 0 of a C-contiguous 2-D array: each row added into the result in
+    order, as NumPy's `np.add.reduce(a, axis=0)` does."""
+    if a.shape[0] == 0:
+        return np.zeros(a.shape[1], a.dtype)
+    out = a[0].copy()
+    for i in range(1, a.shape[0]):
+        for j in range(a.shape[1]):
+            out[j] += a[i, j]
+    return out
+
+
 MAX, MIN, PROD, ANY, ALL = range(5)
 
 

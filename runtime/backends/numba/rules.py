@@ -16,6 +16,7 @@ import numpy as np
 
 from ... import ops as _ops  # noqa: F401 - defines the ops, filling the registry
 from ...opdef import REGISTRY, OpDef
+from .vectorised import leading_sum
 
 
 class Elementwise(NamedTuple):
@@ -58,6 +59,13 @@ def _reduction(w, op, np_fn: str) -> str:
             expr = f"_h.total({x})"
         return f"np.full({w.shape_literal(out.shape)}, {expr})" if out.shape.rank else expr
     axes = sorted({a % rank for a in axis})
+    if np_fn == "sum" and leading_sum(op):
+        dims = w.static_dims(op.inputs[0])
+        count = 1
+        for a in axes:
+            count *= dims[a]
+        flat = f"np.ascontiguousarray({x}).reshape(({count}, {x}.size // {count}))"
+        return f"_h.sum_leading({flat}).reshape({w.shape_literal(out.shape)})"
     if np_fn == "sum":
         expr = x
         for a in reversed(axes):

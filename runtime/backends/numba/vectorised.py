@@ -65,9 +65,25 @@ def vectorised(op) -> bool:
         axis = op.attrs.get("axis")
         if not rank or axis is None or len({a % rank for a in axis}) == rank:
             return False
+        if leading_sum(op):  # a native loop adds rows as NumPy does, as fast
+            return False
         n = _size(x)
         return n is None or n >= VECTOR_MIN_SIZE
     return False
+
+
+def leading_sum(op) -> bool:
+    """Whether `op` sums (or averages) a float tensor of static shape over its leading axes
+    only (`Sum(axis=0)` of a matrix: a bias gradient). NumPy adds whole rows into the result
+    in order, and so does `helpers.sum_leading`, so results agree exactly."""
+    x = op.inputs[0]
+    if op.type not in ("Sum", "Mean") or not x.dtype.is_floating:
+        return False
+    rank, axis = x.shape.rank, op.attrs.get("axis")
+    if not rank or axis is None or not x.shape.is_fully_defined():
+        return False
+    axes = {a % rank for a in axis}
+    return len(axes) < rank and axes == set(range(len(axes)))
 
 
 def numba_type(dtype, rank: int) -> str:
