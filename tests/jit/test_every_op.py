@@ -399,14 +399,15 @@ def test_variables_initialised_on_first_call():
 
     @rt.function(jit_compile=True)
     def f(x):
-        if not made:
-            made.append(rt.Variable(np.ones(2, np.float32)))
+        if not made:  # an initial value computed from the argument: initialised in the graph
+            made.append(rt.Variable(x * 2.0))
         made[0].assign_add(x)
         return made[0].read_value()
 
     x = np.ones(2, np.float32)
     assert "VarInitIfNeeded" in _graph_ops(f.get_concrete_function(x).graph, set())
-    np.testing.assert_allclose(f(x), [3.0, 3.0])
+    np.testing.assert_allclose(f(x), [3.0, 3.0])  # 2 * x, then += x
+    np.testing.assert_allclose(f(x), [4.0, 4.0])  # initialised once
 
 
 # -- what may still be refused ----------------------------------------------------------------
