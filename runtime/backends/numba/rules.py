@@ -125,7 +125,7 @@ def _matmul(w, op):
     if op.attrs["transpose_b"]:
         b = f"{b}.T"
     # a transposed operand is an F-ordered view, which BLAS takes as it is (no copy)
-    w.assign(op, f"np.dot(_h.blas_ready({a}), _h.blas_ready({b}))")
+    w.assign(op, f"_h.dot(_h.blas_ready({a}), _h.blas_ready({b}))")
 
 
 def _reshaped(w, op):
