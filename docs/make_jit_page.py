@@ -59,10 +59,11 @@ def how(name: str, opdef) -> str:
 
 def table() -> str:
     import runtime.autograph_backend  # noqa: F401 -- registers RaiseUnless, as staging a raise does
-    from runtime.opdef import REGISTRY
+    from runtime.opdef import builtin_ops
 
-    lines = [BEGIN, "", f"| op ({len(REGISTRY)}) | on the Numba tier |", "|---|---|"]
-    lines += [f"| `{name}` | {how(name, REGISTRY[name])} |" for name in sorted(REGISTRY)]
+    ops = builtin_ops()
+    lines = [BEGIN, "", f"| op ({len(ops)}) | on the Numba tier |", "|---|---|"]
+    lines += [f"| `{name}` | {how(name, ops[name])} |" for name in sorted(ops)]
     lines += ["", END]
     return "\n".join(lines)
 

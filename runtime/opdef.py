@@ -201,6 +201,13 @@ class OpDef:
         return f"<OpDef {self.name}>"
 
 
+def builtin_ops() -> dict[str, "OpDef"]:
+    """The registered ops the runtime itself defines (not those a program adds with
+    `define`), by name: what the tiers' tables and their tests cover."""
+    return {name: op for name, op in REGISTRY.items()
+            if (getattr(op.infer, "__module__", None) or "").startswith("runtime.")}
+
+
 def define(name: str, infer: Callable, kernel: Callable | None = None, **kwargs: Any) -> OpDef:
     """Registers an op (see `OpDef` for the keywords); names are unique."""
     if name in REGISTRY:
