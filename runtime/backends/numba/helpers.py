@@ -229,7 +229,26 @@ def _numpy_gemm():
     return None
 
 
-_GEMM = _numpy_gemm()
+def _external_gemm():
+    """NumPy's gemm functions as Numba external functions (called by symbol name, which keeps
+    kernels cacheable on disk, unlike ctypes pointers), or None."""
+    found = _numpy_gemm()
+    if found is None:
+        return None
+    import llvmlite.binding as ll
+
+    t = numba.types
+    externals = []
+    for fn, real, name in zip(found, (t.float32, t.float64), ("sgemm", "dgemm")):
+        symbol = f"autograph_rt_numpy_{name}"
+        ll.add_symbol(symbol, ctypes.cast(fn, ctypes.c_void_p).value)
+        externals.append(t.ExternalFunction(symbol, t.void(
+            t.int32, t.int32, t.int32, t.int64, t.int64, t.int64, real, t.voidptr, t.int64,
+            t.voidptr, t.int64, real, t.voidptr, t.int64)))
+    return externals
+
+
+_GEMM = _external_gemm()
 _ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
 
 
@@ -245,7 +264,9 @@ def _dot(a, b):
             or a.dtype not in (numba.types.float32, numba.types.float64)
             or a.layout not in ("C", "F") or b.layout not in ("C", "F")):
         return lambda a, b: np.dot(a, b)
-    gemm = _GEMM[0] if a.dtype == numba.types.float32 else _GEMM[1]
+    single = a.dtype == numba.types.float32
+    gemm = _GEMM[0] if single else _GEMM[1]
+    real = np.float32 if single else np.float64
     trans_a = _TRANS if a.layout == "F" else _NO_TRANS
     trans_b = _TRANS if b.layout == "F" else _NO_TRANS
     a_f, b_f = a.layout == "F", b.layout == "F"
@@ -263,7 +284,7 @@ def _dot(a, b):
             return out
         lda = max(1, m if a_f else k)
         ldb = max(1, k if b_f else n)
-        gemm(_ROW_MAJOR, trans_a, trans_b, m, n, k, 1.0, a.ctypes.data, lda,
-             b.ctypes.data, ldb, 0.0, out.ctypes.data, max(1, n))
+        gemm(_ROW_MAJOR, trans_a, trans_b, m, n, k, real(1), a.ctypes.data, lda,
+             b.ctypes.data, ldb, real(0), out.ctypes.data, max(1, n))
         return out
     return impl
