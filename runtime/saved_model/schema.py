@@ -247,6 +247,7 @@ def AXES_PAIR(v, ctx):
 _REDUCE = {"axis": OPT_AXES, "keepdims": BOOL}
 _TA_ELEMENT = {"dtype": DTYPE, "element_shape": SHAPE}
 _RANDOM = {"shape": DIMS, "a": NUMBER, "b": NUMBER, "dtype": DTYPE, "seed": OPT_INT}
+_RANDOM_DYNAMIC = {"a": NUMBER, "b": NUMBER, "dtype": DTYPE, "seed": OPT_INT}  # shape: an input
 
 OP_ATTRS: dict[str, dict[str, AttrKind]] = {
     **{name: _REDUCE for name in ("Sum", "Mean", "Max", "Min", "Prod", "Any", "All")},
@@ -281,6 +282,11 @@ OP_ATTRS: dict[str, dict[str, AttrKind]] = {
     "ZerosLike": {"dtype": OPT_DTYPE},
     "RandomUniform": _RANDOM,
     "RandomStandardNormal": _RANDOM,
+    "TruncatedNormal": _RANDOM,
+    **{name: _RANDOM_DYNAMIC for name in ("RandomUniformDynamic", "RandomStandardNormalDynamic",
+                                          "TruncatedNormalDynamic")},
+    **{f"{name}Dynamic": {"keepdims": BOOL}
+       for name in ("Sum", "Mean", "Max", "Min", "Prod", "Any", "All")},
     "Range": {"dtype": DTYPE},
     "Reshape": {"shape": DIMS},
     "ReverseV2": {"axis": AXES},

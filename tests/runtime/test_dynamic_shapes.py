@@ -318,3 +318,24 @@ def test_gradient_of_max_over_a_tensor_axis():
     x = np.array([[1, 5, 5], [7, 0, 2]], np.float32)
     np.testing.assert_allclose(f(x, rt.constant(1, rt.int32)).numpy(),
                                [[0, 0.5, 0.5], [2, 0, 0]])
+
+
+@rt.function(input_signature=[SCALAR_INT])
+def _saveable_draws_and_reductions(n):
+    x = rt.reshape(rt.range(2 * 3 * 4, dtype=rt.float32), [2, 3, 4])
+    return [rt.shape(rt.random.uniform([n, 2], 1.0, 2.0)), rt.shape(rt.random.normal([n])),
+            rt.shape(rt.random.truncated_normal([2, n])),
+            rt.reduce_sum(x, axis=n, keepdims=True), rt.reduce_max(x, axis=n - 1, keepdims=True),
+            rt.reduce_mean(x, axis=n, keepdims=True)]
+
+
+def test_saved_function_with_dynamic_draws_and_reductions_round_trips(tmp_path):
+    rt.saved_model.save(_saveable_draws_and_reductions, str(tmp_path))
+    loaded = rt.saved_model.load(str(tmp_path))
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    for n in (1, 2):
+        got = [np.asarray(v) for v in loaded(np.int32(n))]
+        assert got[0].tolist() == [n, 2] and got[1].tolist() == [n] and got[2].tolist() == [2, n]
+        np.testing.assert_array_equal(got[3], x.sum(axis=n, keepdims=True))
+        np.testing.assert_array_equal(got[4], x.max(axis=n - 1, keepdims=True))
+        np.testing.assert_allclose(got[5], x.mean(axis=n, keepdims=True), rtol=1e-6)
