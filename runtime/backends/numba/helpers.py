@@ -11,6 +11,7 @@ import ctypes
 import glob
 import os
 
+import llvmlite.binding as ll
 import numba
 import numpy as np
 
@@ -235,8 +236,6 @@ def _external_gemm():
     found = _numpy_gemm()
     if found is None:
         return None
-    import llvmlite.binding as ll
-
     t = numba.types
     externals = []
     for fn, real, name in zip(found, (t.float32, t.float64), ("sgemm", "dgemm")):
