@@ -15,7 +15,10 @@ an `if` holding them can be staged while `__exit__` and `finally:` run as Python
 The `if` after the statement is an ordinary conditional jump (see `jumps`). A `return`
 inside a loop nested in the statement also leaves that loop (`did_return = True; break`).
 The return value is a *placeholder* variable (`naming.RETURN_VALUE_STEM`): a staged `if` may
-leave it undefined on the path that does not return.
+leave it undefined on the path that does not return. When every path through the statement
+returns (`if x > 0: return 1` / `else: return 0` inside it), the return after it is
+unconditional, `return return_value__`: a staged `if did_return:` would have nothing to
+return on its other path, and the code after the statement is never reached.
 """
 
 from __future__ import annotations
@@ -42,6 +45,27 @@ def _jumps_conditionally(stmts: list) -> bool:
             return True
         if any(_jumps_conditionally(part) for part in _parts(s)):
             return True
+    return False
+
+
+def _always_returns(stmts: list) -> bool:
+    """Whether every path through `stmts` ends in a `return` or a `raise` (loops are not
+    followed: they may run no iteration)."""
+    for s in stmts:
+        if isinstance(s, (gast.Return, gast.Raise)):
+            return True
+        if isinstance(s, gast.If) and _always_returns(s.body) and _always_returns(s.orelse):
+            return True
+        if isinstance(s, (gast.With, gast.AsyncWith)):
+            if _always_returns(s.body):
+                return True
+        elif isinstance(s, _FLAGGED):
+            if _always_returns(s.finalbody):
+                return True
+            # the `else:` runs when the body ends normally; each handler when it catches
+            if _always_returns(s.body) or _always_returns(s.orelse):
+                if all(_always_returns(h.body) for h in s.handlers):
+                    return True
     return False
 
 
@@ -134,9 +158,14 @@ class _Flags:
     def before(self, src) -> list:
         return [_assign(f, gast.Constant(value=False, kind=None), src) for f in self.flag.values()]
 
-    def after(self, src) -> list:
+    def after(self, src, always_returns: bool = False) -> list:
+        """The jumps after the statement. When every path through it returns, the return
+        is unconditional: a staged `if did_return:` would have no value for its other
+        branch."""
         out = []
         for kind, flag in self.flag.items():
+            if kind == "return" and always_returns:
+                return [origin.copy_location(gast.Return(value=_name(self.value)), src)]
             if kind == "return":
                 body = [gast.Return(value=_name(self.value))]
             else:
@@ -172,13 +201,16 @@ class Handler(transformer.Handler):
                 pass
             elif isinstance(s, _FLAGGED) and _jumps_conditionally([s]):
                 flags = _Flags(self.ctx, jumps.escapes([s]))
+                always = "return" in flags.flag and _always_returns([s])
                 for part in ("body", "orelse", "finalbody"):
                     value = getattr(s, part, None)
                     if isinstance(value, list) and value:
                         setattr(s, part, flags.block(self.block(value)) or [gast.Pass()])
                 for h in getattr(s, "handlers", None) or []:
                     h.body = flags.block(self.block(h.body)) or [gast.Pass()]
-                out.extend(flags.before(s) + [s] + flags.after(s))
+                out.extend(flags.before(s) + [s] + flags.after(s, always))
+                if always:
+                    return out      # what follows is never reached
                 continue
             else:
                 for part in _parts(s):

@@ -1078,6 +1078,98 @@ def return_in_try_else(x):
     return -y
 
 
+# Every path through the `try`/`with` returns: the value is returned unconditionally after
+# the statement (a staged `if did_return:` has nothing to return on its other path).
+
+@case((3,), (-2,), staged=True)
+def return_in_both_branches_inside_try_finally(x):
+    try:
+        if x > 0:
+            return 1
+        else:
+            return 0
+    finally:
+        x = x + 1
+
+
+@case((3,), (-2,), staged=True)
+def return_in_both_branches_inside_with(x):
+    with rt.name_scope("s"):
+        if x > 0:
+            return 1
+        else:
+            return 0
+
+
+@case((3,), (-2,), staged=True)
+def return_in_both_branches_inside_nested_with(x):
+    with rt.name_scope("a"):
+        with rt.name_scope("b"):
+            if x > 0:
+                return x * 2
+            else:
+                return -x
+
+
+@case((3,), (-2,), staged=True)
+def return_in_both_branches_inside_finally(x):
+    try:
+        x = x + 1
+    finally:
+        if x > 0:
+            return x  # noqa: B012 - the construct under test
+        else:
+            return x * 10  # noqa: B012 - the construct under test
+
+
+@case((3,), (-2,), (0,), staged=True)
+def return_in_branch_then_after_if_inside_try_finally(x):
+    try:
+        if x > 0:
+            return x
+        return x * 2
+    finally:
+        x = x + 1
+
+
+@case((3,), (-2,), (9,), staged=True)
+def return_in_elif_chain_inside_with(x):
+    with rt.name_scope("s"):
+        if x > 5:
+            return x * 3
+        elif x > 0:
+            return x * 2
+        else:
+            return -x
+
+
+@case((3,), (-2,), staged=True)
+def return_in_both_branches_inside_with_in_try_finally(x):
+    y = x
+    try:
+        with rt.name_scope("s"):
+            y = y + 1
+            if y > 0:
+                return y
+            else:
+                return -y
+    finally:
+        y = y * 100
+
+
+@case((3,), (-2,), staged=True)
+def return_in_both_branches_inside_try_else(x):
+    try:
+        y = x + 1
+    except ValueError:
+        return 0
+    else:
+        if y > 0:
+            return y
+        else:
+            return -y
+
+
 @case((3,), (-1,), staged=True)
 def return_tuple_inside_with(x):
     with rt.name_scope("pair"):
