@@ -287,3 +287,21 @@ def _dot(a, b):
              b.ctypes.data, ldb, real(0), out.ctypes.data, max(1, n))
         return out
     return impl
+
+
+@_jit
+def checked_index(i, size):
+    """`i` as an index into an axis of `size` elements (negative ones count from the end, as
+    NumPy's); IndexError, as NumPy raises it, when it is out of range."""
+    if i < -size or i >= size:
+        raise IndexError("index " + str(i) + " is out of bounds for size " + str(size))
+    return i if i >= 0 else i + size
+
+
+@_jit
+def checked_indices(indices, size):
+    """A 1-D index array checked as `checked_index` does, negative indices made positive."""
+    out = np.empty(indices.shape[0], np.int64)
+    for k in range(indices.shape[0]):
+        out[k] = checked_index(np.int64(indices[k]), np.int64(size))
+    return out

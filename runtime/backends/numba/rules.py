@@ -242,7 +242,10 @@ def _gather(w, op):
     axis = op.attrs["axis"] % op.inputs[0].shape.rank
     rank = op.inputs[1].shape.rank
     if rank == 0 or (rank == 1 and axis == 0):
-        w.assign(op, f"{x}[{':, ' * axis}{i}]")
+        # Numba does not check bounds: out-of-range indices raise IndexError as NumPy's do
+        index = f"np.int64({i})" if rank == 0 else i
+        check = "checked_index" if rank == 0 else "checked_indices"
+        w.assign(op, f"{x}[{':, ' * axis}_h.{check}({index}, np.int64({x}.shape[{axis}]))]")
     else:
         w.unsupported(op, "gathering with an index tensor of rank > 1 or along an inner axis")
 
