@@ -62,6 +62,28 @@ class Backend:
         return f"<backend {self.name}>"
 
 
+def aliasing(graph) -> set[int]:
+    """Ids of the tensors of `graph` (nested bodies included) whose value may share memory
+    with an input of the graph or with a constant: inputs, constants, and the results of ops
+    that may return a view of an aliasing input (any op without `fresh_output`), and of ops
+    with bodies. A caller's NumPy array passed as an input must not reach the caller's
+    results or a variable uncopied: tensors are immutable, the array is not."""
+    found: set[int] = set()
+
+    def visit(g) -> None:
+        found.update(id(t) for t in g.inputs)
+        for op in g.operations:
+            for sub in op.subgraphs:
+                visit(sub)
+            if op.opdef.fresh_output:
+                continue
+            if (op.subgraphs or op.opdef.is_constant
+                    or any(id(t) in found for t in op.inputs)):
+                found.update(id(t) for t in op.outputs)
+    visit(graph)
+    return found
+
+
 def describe(op: Operation) -> str:
     """`op 'name' (Type), created at file:line in fn()`."""
     where = f"op {op.name!r} ({op.type})"

@@ -23,7 +23,7 @@ from ..graph import Operation
 from ..passes import GraphLike, Program, live_operations, run_passes
 from ..passes.lifetimes import ufunc_of
 from ..tensor import SymbolicTensor
-from .base import Backend, CompileLog
+from .base import Backend, CompileLog, aliasing
 
 _compile_counter = itertools.count()
 _LITERAL_TYPES = (int, float, bool, str, type(None))
@@ -60,6 +60,16 @@ class Emitter:
         # the input whose buffer the op being emitted writes its result into
         self._reuse: Optional[SymbolicTensor] = None
         self._constants: dict[str, Any] = {}  # constant name -> value, for line comments
+        self._aliasing: Optional[set[int]] = None
+
+    def may_alias(self, tensor: SymbolicTensor) -> bool:
+        """Whether `tensor`'s value may share memory with an input array or a constant (see
+        `base.aliasing`): stored in a variable or returned, it is copied."""
+        if self.program is None:
+            return True
+        if self._aliasing is None:
+            self._aliasing = aliasing(self.program)
+        return id(tensor) in self._aliasing
 
     # -- names ---------------------------------------------------------------------------
     def fresh(self, prefix: str = "t") -> str:
@@ -287,7 +297,10 @@ def render(program: Program, name: str = "graph_fn") -> CompiledGraph:
         if op.opdef.is_constant:
             em.emit_op(op)
     em.emit_program(program)
-    returns = [em.name(t) for t in graph.outputs]
+    # an output that may be a view of an input array (or a constant) is copied: tensors are
+    # immutable, the caller's array is not
+    returns = [f"{em.name(t)}.copy()" if t.shape.rank != 0 and t.dtype._np.kind in "biufc"
+               and em.may_alias(t) else em.name(t) for t in graph.outputs]
     safe = _def_name(name, em.namespace, params)
     header = f"def {safe}({', '.join(params)}):"
     if len(returns) == 1:

@@ -82,6 +82,8 @@ def _emit_assign(em, op):
     if not (static.is_fully_defined() and var.shape.is_compatible_with(static)):
         em.line(f"{em.bind(check_assigned_shape)}({v}, {x}, {mode!r})")
     if mode == "assign":
+        if op.inputs[0].shape.rank != 0 and em.may_alias(op.inputs[0]):
+            x = f"{x}.copy()"  # the variable must not keep the caller's array (or a constant)
         em.line(f"{out} = {v}._value = {x}")
         return
     expr = f"{v}._value {'+' if mode == 'add' else '-'} {x}"

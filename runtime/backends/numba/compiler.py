@@ -8,7 +8,8 @@ import time
 
 import numpy as np
 
-from ..base import JitCompileError, describe
+from ...opdef import Effect
+from ..base import JitCompileError, aliasing, describe
 from ..numpy_source import render as render_numpy
 from . import cache
 from .lowering import HEADER, lower
@@ -122,7 +123,15 @@ def _explain(exc, lowered, name: str) -> str:
 
 
 def _caller(program, name: str, kernel, lowered):
-    """The Python function that reads variables, calls the kernel and stores the results."""
+    """The Python function that reads variables, calls the kernel and stores the results.
+
+    The assigned variables' locks (in creation order, so callers never deadlock) are held from
+    the read of their values to the store of the new ones: a read-modify-write is atomic, as on
+    the NumPy tier. When the kernel raises, nothing is stored and, unless the graph prints or
+    draws random numbers, the NumPy tier runs the call again op by op: the updates made before
+    the failing op remain and its error is raised (docs/guarantees.md). Results and stored
+    values that may be views of an input array or a constant are copied (`aliasing`).
+    """
     graph = program.graph
     params = [f"a{i}" for i in range(len(graph.inputs))]
     args = [f"{p}[()]" if rank == 0 and t.dtype.name != "variant" else p
@@ -130,22 +139,69 @@ def _caller(program, name: str, kernel, lowered):
     args += [f"var{i}._value[()]" if v.shape.rank == 0 else f"var{i}._value"
              for i, v in enumerate(lowered.variables)]
     args += [f"k{i}" for i in range(len(lowered.constants))]
+    call = f"kernel({', '.join(args)})"
+    fallback = f"fallback()({', '.join(params)})"
+    alias = aliasing(graph)
     lines = [f"def run({', '.join(params)}):"]
     if lowered.variables:
         unset = " or ".join(f"var{i}._value is None" for i in range(len(lowered.variables)))
-        lines += [f"    if {unset}:", f"        return fallback()({', '.join(params)})"]
-    lines.append(f"    r = kernel({', '.join(args)})")
+        lines += [f"    if {unset}:", f"        return {fallback}"]
     n_out = len(graph.outputs)
+    stores = []
     for k, i in enumerate(lowered.assigned):
         var = lowered.variables[i]
-        lines.append(f"    var{i}._value = {_box(f'r[{n_out + k}]', var.dtype, var.shape.rank)}")
-    outs = [_box(f"r[{j}]", t.dtype, t.shape.rank) for j, t in enumerate(graph.outputs)]
+        value = _box(f"r[{n_out + k}]", var.dtype, var.shape.rank)
+        if var.shape.rank != 0 and _assigns_alias(graph, var, alias):
+            value += ".copy()"
+        stores.append(f"var{i}._value = {value}")
+    if stores:
+        locks = sorted(lowered.assigned, key=lambda i: lowered.variables[i]._id)
+        lines.append(f"    with {', '.join(f'var{i}._lock' for i in locks)}:")
+        if _may_run_again(graph):
+            lines += ["        try:", f"            r = {call}", "        except Exception:",
+                      "            r = None", "        else:"]
+            lines += [f"            {line}" for line in stores]
+            lines += ["    if r is None:", f"        return {fallback}"]
+        else:
+            lines.append(f"        r = {call}")
+            lines += [f"        {line}" for line in stores]
+    else:
+        lines.append(f"    r = {call}")
+    outs = []
+    for j, t in enumerate(graph.outputs):
+        out = _box(f"r[{j}]", t.dtype, t.shape.rank)
+        if id(t) in alias and t.shape.rank != 0 and t.dtype.name != "variant":
+            out += ".copy()"
+        outs.append(out)
     lines.append(f"    return {outs[0]}" if n_out == 1 else f"    return ({''.join(o + ', ' for o in outs)})")
     namespace = {"kernel": kernel, "np": np, "fallback": _numpy_fallback(program, name)}
     namespace.update({f"var{i}": v for i, v in enumerate(lowered.variables)})
     namespace.update({f"k{i}": k for i, k in enumerate(lowered.constants)})
     exec(compile("\n".join(lines) + "\n", f"<rt-jit {name}>", "exec"), namespace)
     return namespace["run"]
+
+
+def _graphs(graph):
+    yield graph
+    for op in graph.operations:
+        for sub in op.subgraphs:
+            yield from _graphs(sub)
+
+
+def _assigns_alias(graph, var, alias: set[int]) -> bool:
+    """Whether an `assign` of `var` in `graph` may store a view of an input or a constant."""
+    return any(op.type == "AssignVariableOp" and op.attrs["var"] is var
+               and op.attrs["mode"] == "assign" and id(op.inputs[0]) in alias
+               for g in _graphs(graph) for op in g.operations)
+
+
+def _may_run_again(graph) -> bool:
+    """Whether a failed kernel call may be run again by the NumPy tier: no op of the graph
+    prints or draws random numbers (those would happen twice; an assertion may be checked
+    again)."""
+    return not any(op.opdef.effects & Effect.RANDOM
+                   or (op.opdef.effects & Effect.IO and op.type != "Assert")
+                   for g in _graphs(graph) for op in g.operations)
 
 
 def _box(expr: str, dtype, rank: int) -> str:

@@ -1,0 +1,126 @@
+"""Values both tiers must get right (NumPy or plain Python is the oracle): probes that found
+silently wrong results on one tier, each run with jit_compile=False and True."""
+
+import threading
+
+import numpy as np
+import pytest
+
+import runtime as rt
+
+TIERS = [pytest.param(False, id="numpy"), pytest.param(True, id="numba")]
+
+
+@pytest.mark.parametrize("jit", TIERS)
+def test_assign_add_from_threads_loses_no_update(jit):
+    v = rt.Variable(0.0)
+    w = rt.Variable(np.zeros(2, np.float32))
+
+    @rt.function(jit_compile=jit)
+    def f():
+        v.assign_add(1.0)
+        w.assign_sub(rt.ones([2]))  # two variables: their locks taken in one order
+
+    f()
+    barrier = threading.Barrier(8)
+
+    def work():
+        barrier.wait()
+        for _ in range(400):
+            f()
+    threads = [threading.Thread(target=work) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert float(v.numpy()) == 1 + 8 * 400
+    np.testing.assert_array_equal(w.numpy(), [-3201.0, -3201.0])
+
+
+@pytest.mark.parametrize("jit", TIERS)
+def test_an_assigned_argument_is_copied_into_the_variable(jit):
+    v = rt.Variable(np.zeros(3, np.float32))
+
+    @rt.function(jit_compile=jit)
+    def f(x):
+        v.assign(x)
+
+    buf = np.ones(3, np.float32)
+    f(buf)
+    buf[:] = 99
+    np.testing.assert_array_equal(v.numpy(), np.ones(3, np.float32))
+
+
+@pytest.mark.parametrize("jit", TIERS)
+def test_results_are_not_views_of_the_input_array(jit):
+    @rt.function(jit_compile=jit)
+    def f(x):
+        return x, rt.reshape(x, [2, 3]), x[1:], rt.identity(x)
+
+    buf = np.arange(6, dtype=np.float32)
+    results = [r.numpy().copy() for r in f(buf)]
+    kept = f(buf)
+    buf[:] = -1
+    for r, expected in zip(kept, results):
+        np.testing.assert_array_equal(r.numpy(), expected)
+
+
+@pytest.mark.parametrize("jit", TIERS)
+def test_a_returned_constant_is_not_shared_between_calls(jit):
+    @rt.function(jit_compile=jit)
+    def f():
+        return rt.constant([1.0, 2.0])
+
+    f().numpy()[:] = 7  # a caller writing into its result
+    np.testing.assert_array_equal(f().numpy(), [1.0, 2.0])
+
+
+@pytest.mark.parametrize("jit", TIERS)
+@pytest.mark.parametrize("index", [[0, 3], [-4], [5, -1]])
+def test_gather_out_of_range_raises(jit, index):
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+
+    @rt.function(jit_compile=jit)
+    def f(i):
+        return rt.gather(x, i)
+
+    np.testing.assert_array_equal(f(np.array([0, -1, -3, 2], np.int32)).numpy(),
+                                  np.take(x, [0, -1, -3, 2], axis=0))
+    with pytest.raises(rt.errors.InvalidArgumentError, match="IndexError"):
+        f(np.array(index, np.int32))
+
+
+@pytest.mark.parametrize("jit", TIERS)
+@pytest.mark.parametrize("index", [4, -5])
+def test_gather_of_a_scalar_index_out_of_range_raises(jit, index):
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+
+    @rt.function(jit_compile=jit)
+    def f(i):
+        return rt.gather(x, i, axis=1)
+
+    np.testing.assert_array_equal(f(np.int32(-4)).numpy(), x[:, -4])
+    with pytest.raises(rt.errors.InvalidArgumentError, match="IndexError"):
+        f(np.int32(index))
+
+
+@pytest.mark.parametrize("jit", TIERS)
+def test_an_update_before_a_runtime_error_survives(jit):
+    # docs/guarantees.md: state changes made by ops that ran before the error remain
+    v = rt.Variable(1.0)
+    w = rt.Variable(np.zeros(2, np.float32))
+
+    @rt.function(jit_compile=jit)
+    def f(i):
+        v.assign_add(1.0)
+        y = rt.gather(rt.constant([1.0, 2.0]), i)
+        w.assign(rt.fill([2], y))  # after the error: does not happen
+        return y
+
+    with pytest.raises(rt.errors.InvalidArgumentError):
+        f(np.int32(5))
+    assert float(v.numpy()) == 2.0
+    np.testing.assert_array_equal(w.numpy(), [0.0, 0.0])
+    assert float(f(np.int32(1)).numpy()) == 2.0  # the next call runs normally
+    assert float(v.numpy()) == 3.0
+    np.testing.assert_array_equal(w.numpy(), [2.0, 2.0])
