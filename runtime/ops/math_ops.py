@@ -112,7 +112,8 @@ def _floordiv_grad(op, g):
 MOD = _binary("FloorMod", np.mod)
 
 
-POW = _binary("Pow", np.power)
+# Numba: helpers.power raises for integers to negative integer powers, as NumPy does
+POW = _binary("Pow", np.power, scalar="_h.power({0}, {1})")
 
 
 MAXIMUM = _binary("Maximum", np.maximum)

@@ -124,3 +124,32 @@ def test_an_update_before_a_runtime_error_survives(jit):
     assert float(f(np.int32(1)).numpy()) == 2.0  # the next call runs normally
     assert float(v.numpy()) == 3.0
     np.testing.assert_array_equal(w.numpy(), [2.0, 2.0])
+
+
+@pytest.mark.parametrize("jit", TIERS)
+def test_rsqrt_and_division_by_a_square_root_of_float32(jit):
+    x = np.array([0.0, np.inf, 1e-40, 4.0, 2.0], np.float32)  # 1e-40 is subnormal
+    one = np.ones_like(x)
+    rsqrt = rt.function(lambda x: rt.math.rsqrt(x), jit_compile=jit)
+    ratio = rt.function(lambda y, x: y / rt.sqrt(x), jit_compile=jit)
+    with np.errstate(divide="ignore"):
+        expected = one / np.sqrt(x)
+    np.testing.assert_array_equal(rsqrt(x).numpy(), expected)
+    np.testing.assert_array_equal(ratio(one, x).numpy(), expected)
+    np.testing.assert_array_equal(rsqrt(np.float32(1e-40)).numpy(), expected[2])
+
+
+@pytest.mark.parametrize("jit", TIERS)
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_integer_to_a_negative_integer_power_raises(jit, dtype):
+    arrays = rt.function(lambda a, b: a ** b, jit_compile=jit)
+    fused = rt.function(lambda a, b: (a + 1) ** b * 2, jit_compile=jit)
+    a, b = np.array([2, 3, -2], dtype), np.array([3, 0, 3], dtype)
+    np.testing.assert_array_equal(arrays(a, b).numpy(), a ** b)
+    np.testing.assert_array_equal(fused(a, b).numpy(), (a + 1) ** b * 2)
+    np.testing.assert_array_equal(arrays(a, dtype(2)).numpy(), a ** 2)
+    assert arrays(dtype(3), dtype(2)).numpy() == 9
+    for x, y in ((a, np.array([1, -1, 2], dtype)), (a, dtype(-1)), (dtype(2), dtype(-3))):
+        for f in (arrays, fused):
+            with pytest.raises(rt.errors.InvalidArgumentError, match="negative integer powers"):
+                f(x, y)

@@ -305,3 +305,29 @@ def checked_indices(indices, size):
     for k in range(indices.shape[0]):
         out[k] = checked_index(np.int64(indices[k]), np.int64(size))
     return out
+
+
+def power(x, y):
+    """`x ** y` as NumPy computes it: integers to negative integer powers raise ValueError
+    (Numba's own integer power gives 0). Scalars or arrays (the Pow op's Numba form)."""
+    return np.power(x, y)
+
+
+@numba.extending.overload(power)
+def _power(x, y):
+    def integer(t):
+        return isinstance(getattr(t, "dtype", t), numba.types.Integer)
+    if not (integer(x) and integer(y)):
+        return lambda x, y: x ** y
+    if isinstance(y, numba.types.Array):
+        def checked_array(x, y):
+            if (y < 0).any():
+                raise ValueError("Integers to negative integer powers are not allowed.")
+            return x ** y
+        return checked_array
+
+    def checked(x, y):
+        if y < 0:
+            raise ValueError("Integers to negative integer powers are not allowed.")
+        return x ** y
+    return checked
