@@ -41,7 +41,8 @@ class Handler(transformer.Handler):
             resolved = self.ctx.resolve(parts)
             if resolved is not None:
                 if (len(parts) == 1 and resolved.module == "builtins"
-                        and parts[0] in OVERRIDE_NAMES and self.ctx.uses(Feature.BUILTIN_FUNCTIONS)):
+                        and parts[0] in OVERRIDE_NAMES and self.ctx.uses(Feature.BUILTIN_FUNCTIONS)
+                        and (parts[0] != "print" or self.ctx.uses(Feature.STAGED_PRINT))):
                     node.func = templates.operator(OVERRIDE_NAMES[parts[0]])
                     return self.located(node, func)
                 if self.ctx.is_library is not None and self.ctx.is_library(resolved):

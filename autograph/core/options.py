@@ -8,14 +8,16 @@ from typing import Iterable, Union
 
 
 class Feature(enum.Enum):
-    """Optional conversions. Every feature except `EQUALITY_OPERATORS` is on by default;
-    features given explicitly (one, or a list or tuple of them) are added to those, as in
-    TensorFlow. `ConversionOptions(features=...)` sets the exact set."""
+    """Optional conversions. Every feature except `EQUALITY_OPERATORS` and `STAGED_PRINT` is
+    on by default; features given explicitly (one, or a list or tuple of them) are added to
+    those, as in TensorFlow. `ConversionOptions(features=...)` sets the exact set. `ALL`
+    turns on every feature TensorFlow has, which leaves out `STAGED_PRINT` (code ported
+    from TensorFlow with `Feature.ALL` keeps TensorFlow's `print`): name it to use it."""
 
     ALL = "ALL"
     #: `assert` statements become staged assertions.
     ASSERT_STATEMENTS = "ASSERT_STATEMENTS"
-    #: `len`, `range`, `print`, `enumerate`, `zip`, `min`, `max`, ... accept staged values.
+    #: `len`, `range`, `enumerate`, `zip`, `min`, `max`, ... accept staged values.
     BUILTIN_FUNCTIONS = "BUILTIN_FUNCTIONS"
     #: `==` and `!=` become `ag__.eq` / `ag__.ne` (rarely needed: tensors compare elementwise).
     EQUALITY_OPERATORS = "EQUALITY_OPERATORS"
@@ -25,6 +27,14 @@ class Feature(enum.Enum):
     AUTO_CONTROL_DEPS = "AUTO_CONTROL_DEPS"
     #: Accepted for compatibility; no effect.
     NAME_SCOPES = "NAME_SCOPES"
+    #: `print(...)` of converted code is staged while a function traces: it prints at every
+    #: run of the graph, like `rt.print`, instead of once per trace (this project's own
+    #: feature, not TensorFlow's, so `ALL` leaves it out; needs `BUILTIN_FUNCTIONS` too).
+    STAGED_PRINT = "STAGED_PRINT"
+
+
+#: features `Feature.ALL` does not turn on (they change what TensorFlow's code does)
+NOT_IN_ALL = frozenset({Feature.STAGED_PRINT})
 
 
 DEFAULT_FEATURES = frozenset({Feature.ASSERT_STATEMENTS, Feature.BUILTIN_FUNCTIONS, Feature.LISTS,
@@ -42,7 +52,8 @@ class ConversionOptions:
     features: frozenset = field(default=DEFAULT_FEATURES)
 
     def uses(self, feature: Feature) -> bool:
-        return Feature.ALL in self.features or feature in self.features
+        return feature in self.features or (Feature.ALL in self.features
+                                            and feature not in NOT_IN_ALL)
 
     @classmethod
     def make(cls, recursive: bool = True, optional_features: FeatureSpec = None) -> "ConversionOptions":

@@ -11,6 +11,7 @@ same options as the code that calls them; `convert_function` binds converted cod
 
 from __future__ import annotations
 
+import builtins
 import functools
 import threading
 import types
@@ -60,6 +61,16 @@ def convert_function(fn: types.FunctionType, options: ConversionOptions) -> type
                                 {"ag__": operator_namespace(options)})
 
 
+def _override(f: Any, options: ConversionOptions) -> Optional[Callable]:
+    """The operator that replaces builtin `f`: `print` only with `Feature.STAGED_PRINT` (it
+    otherwise runs when the function is traced, as Python code does)."""
+    if not options.uses(Feature.BUILTIN_FUNCTIONS):
+        return None
+    if f is builtins.print and not options.uses(Feature.STAGED_PRINT):
+        return None
+    return OVERRIDES.get(f)
+
+
 def _target(f: Any, options: ConversionOptions) -> Callable:
     if type(f) is types.FunctionType:
         return _function_target(f, options) or f
@@ -70,11 +81,9 @@ def _target(f: Any, options: ConversionOptions) -> Callable:
             return types.MethodType(conv, f.__self__) if conv is not None else f
         return f
     if type(f) in (types.BuiltinFunctionType, types.BuiltinMethodType):
-        override = OVERRIDES.get(f) if options.uses(Feature.BUILTIN_FUNCTIONS) else None
-        return override or f
+        return _override(f, options) or f
     if isinstance(f, type):
-        override = OVERRIDES.get(f) if options.uses(Feature.BUILTIN_FUNCTIONS) else None
-        return override or f
+        return _override(f, options) or f
     if isinstance(f, functools.partial):
         inner = _target(f.func, options)
         if inner is f.func:

@@ -156,7 +156,9 @@ def all_(iterable: Any) -> Any:
 
 
 def print_(*values: Any, sep: Any = None, end: Any = None, file: Any = None, flush: bool = False) -> Any:
-    """`print(...)`; staged (printing when the graph runs) while a function is traced."""
+    """`print(...)` under `Feature.STAGED_PRINT`: staged (printing when the graph runs)
+    while a function is traced. Without that feature converted code calls `print` itself,
+    which prints once per trace."""
     backend = first_staged(values) or tracing_backend()
     if backend is None:
         return print(*values, sep=sep, end=end, file=file, flush=flush)

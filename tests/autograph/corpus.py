@@ -795,14 +795,17 @@ def walrus_in_while(n):
 
 
 # -- print and assert ----------------------------------------------------------------------
+# `print` runs when a function is traced (once per trace) unless the function is compiled
+# with `Feature.STAGED_PRINT`; the staged runs of the cases tagged "staged_print" use that
+# feature, so they print at every call like the native run.
 
-@case((3,), (-3,), staged=True)
+@case((3,), (-3,), staged=True, tags=("staged_print",))
 def print_values(x):
     print("value:", x)
     return x
 
 
-@case((3,), (-3,), staged=True)
+@case((3,), (-3,), staged=True, tags=("staged_print",))
 def print_in_branches(x):
     if x > 0:
         print("positive")
@@ -811,7 +814,7 @@ def print_in_branches(x):
     return x
 
 
-@case((3,), (1,), staged=True)
+@case((3,), (1,), staged=True, tags=("staged_print",))
 def print_in_loop(n):
     for i in range(n):
         print("step", i)

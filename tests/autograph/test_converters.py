@@ -239,8 +239,20 @@ def test_call_trees():
         c = ag__.converted_call(fn, x, *x, k=1)
         d = ag__.len_(x) + ag__.abs_(x)
         e = ag__.converted_call(x.method)
-        ag__.print_(a, b, c, d, e)
+        print(a, b, c, d, e)
         return ag__.converted_call(super().f, x)""")
+
+
+def test_call_trees_stages_print_only_with_the_staged_print_feature():
+    source = """
+        def f(x):
+            print(x)
+        """
+    assert body(convert(source, call_trees)) == "print(x)"
+    assert body(convert(source, call_trees, options=ConversionOptions(
+        features=frozenset({Feature.ALL})))) == "print(x)"
+    staged = ConversionOptions.make(optional_features=Feature.STAGED_PRINT)
+    assert body(convert(source, call_trees, options=staged)) == "ag__.print_(x)"
 
 
 def test_call_trees_respect_shadowed_builtins_and_features():

@@ -49,7 +49,8 @@ def _tensor(value):
 
 @pytest.mark.parametrize("case", STAGED, ids=lambda c: c.name)
 def test_staged_matches_native(case):
-    compiled = rt.function(case.fn)
+    options = ag.experimental.Feature.STAGED_PRINT if "staged_print" in case.tags else None
+    compiled = rt.function(case.fn, experimental_autograph_options=options)
     for args in case.args:
         expected = run(case.fn, args)
         tensors = tuple(a if i in case.static else _tensor(a) for i, a in enumerate(args))

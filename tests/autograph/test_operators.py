@@ -169,11 +169,22 @@ def test_staged_logic_print_and_builtins(fake):
         b = not x > 5
         return a, b, abs(-x), max(x, y), len([1, 2])
 
-    out = ag.to_graph(f)(Sym(2), Sym(3))
+    staged_print = ag.experimental.Feature.STAGED_PRINT
+    out = ag.to_graph(f, experimental_optional_features=staged_print)(Sym(2), Sym(3))
     assert [value(v) for v in out] == [True, True, 2, 3, 2]
     assert fake.printed == ["sum 5\n"]
     assert ("assert", "assertion failed (at %s:%d): positive" % (
         __file__, f.__code__.co_firstlineno + 2)) in fake.log
+
+
+def test_print_runs_as_python_without_the_staged_print_feature(fake, capsys):
+    def f(x, y):
+        print("sum", x + y)
+        return x
+
+    ag.to_graph(f)(Sym(2), Sym(3))
+    assert fake.printed == []
+    assert capsys.readouterr().out.startswith("sum ")
 
 
 def test_for_over_staged_range_and_enumerate(fake):

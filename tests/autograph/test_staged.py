@@ -173,16 +173,61 @@ def test_conditional_expression_and_chained_comparison_staged():
     assert g(rt.constant(5)).numpy() == 1 and g(rt.constant(50)).numpy() == 2
 
 
-def test_print_inside_staged_loop_prints_every_run(capsys):
+def test_print_inside_staged_loop_prints_every_run_with_staged_print(capsys):
     def f(n):
         for i in range(n):
             print("i =", i)
         return n
 
-    g = rt.function(f)
+    g = rt.function(f, experimental_autograph_options=ag.experimental.Feature.STAGED_PRINT)
     g(rt.constant(2))
     g(rt.constant(3))
     assert capsys.readouterr().out == "i = 0\ni = 1\ni = 0\ni = 1\ni = 2\n"
+
+
+def test_print_runs_once_per_trace_and_rt_print_at_every_call(capsys):
+    def f(x, n):
+        print("traced with", x)
+        rt.print("running with", x)
+        for i in range(n):
+            print("step", i)
+        return x + 1
+
+    g = rt.function(f)
+    g(rt.constant(2), rt.constant(2))
+    g(rt.constant(3), rt.constant(2))   # same signature: no trace, so no Python print
+    out = capsys.readouterr().out.splitlines()
+    traced = [line for line in out if line.startswith("traced with")]
+    steps = [line for line in out if line.startswith("step")]
+    assert len(traced) == 1 and "rt.Tensor" in traced[0]          # a symbolic tensor
+    assert len(steps) == 1                  # the staged loop's body is traced once
+    assert [line for line in out if line.startswith("running with")] == [
+        "running with 2", "running with 3"]
+    g(rt.constant([1, 2]), rt.constant(2))  # a new signature: a new trace prints again
+    assert sum(line.startswith("traced with") for line in capsys.readouterr().out.splitlines()) == 1
+
+
+def test_print_in_a_python_loop_prints_at_trace_time_per_iteration(capsys):
+    def f(x):
+        for i in range(2):
+            print("unrolled", i)
+        return x
+
+    g = rt.function(f)
+    g(rt.constant(1.0))
+    g(rt.constant(2.0))
+    assert capsys.readouterr().out == "unrolled 0\nunrolled 1\n"
+
+
+def test_feature_all_leaves_print_as_python(capsys):
+    def f(x):
+        print("traced")
+        return x
+
+    g = rt.function(f, experimental_autograph_options=ag.experimental.Feature.ALL)
+    g(rt.constant(1.0))
+    g(rt.constant(2.0))
+    assert capsys.readouterr().out == "traced\n"
 
 
 def test_methods_under_rt_function():

@@ -7,7 +7,10 @@ Four runs per argument tuple:
 - `reference`: the program on NumPy values (`np.int32`, `np.float32`, a float32 array), the
   dtypes a tensor gets, so int32 wrap-around and float32 rounding match the staged run;
 - `staged`: `rt.function(program)` on `rt.constant`s of the NumPy values, one compiled
-  function for all argument tuples; results are read with `.numpy()`.
+  function for all argument tuples; results are read with `.numpy()`. It is compiled with
+  `ag.experimental.Feature.STAGED_PRINT`, so its `print`s run at every call like the
+  reference's (by default a `print` of converted code runs once per trace, as Python code
+  does; tests/autograph covers that rule).
 
 What must agree:
 
@@ -257,7 +260,8 @@ def check_program(seed: int, source: str, arg_tuples: list, directory: Path) -> 
     try:
         program = module.program
         converted = ag.to_graph(program)
-        compiled = rt.function(program)
+        compiled = rt.function(
+            program, experimental_autograph_options=ag.experimental.Feature.STAGED_PRINT)
         found = []
         references = [run(program, numpy_args(args)) for args in arg_tuples]
         for args, reference in zip(arg_tuples, references):
