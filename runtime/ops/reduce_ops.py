@@ -47,7 +47,8 @@ def _emit_mean(em, op):
         for i, d in enumerate(dims):
             if axis is None or i in axis:
                 count *= d
-    if t.dtype.is_floating and count:
+    # float16: np.mean, which sums in float32 (a float16 sum overflows past 65504)
+    if t.dtype.is_floating and count and t.dtype.name != "float16":
         em.line(f"{em.outs(op)[0]} = np.add.reduce({x}, axis={em.literal(axis)}, "
                 f"keepdims={keepdims}) / {count}")
     else:

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import runtime as rt
+from runtime.backends import JitCompileError
 
 TIERS = [pytest.param(False, id="numpy"), pytest.param(True, id="numba")]
 
@@ -153,3 +154,15 @@ def test_integer_to_a_negative_integer_power_raises(jit, dtype):
         for f in (arrays, fused):
             with pytest.raises(rt.errors.InvalidArgumentError, match="negative integer powers"):
                 f(x, y)
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1])
+def test_float16_mean_accumulates_in_float32(axis):
+    x = np.full((3, 1000), 30, np.float16)
+    f = rt.function(lambda x: rt.reduce_mean(x, axis=axis),
+                    input_signature=[rt.TensorSpec([3, 1000], rt.float16)])
+    result = f(x).numpy()
+    assert result.dtype == np.float16
+    np.testing.assert_array_equal(result, np.mean(x, axis=axis))
+    with pytest.raises(JitCompileError):  # the Numba tier refuses float16
+        rt.function(lambda x: rt.reduce_mean(x, axis=axis), jit_compile=True)(x)
