@@ -29,7 +29,9 @@ def how(name: str, opdef) -> str:
     from runtime.backends.numba import lowering, vectorised
     from runtime.backends.numba.rules import ALIASES, CAST, ELEMENTWISE, WRITERS
 
-    numpy_large = " (NumPy's routine through object mode on 128 elements or more)"
+    def numpy_from(n: int) -> str:
+        return f" (NumPy's routine through object mode on {n} elements or more)"
+    numpy_large = numpy_from(vectorised.VECTOR_MIN_SIZE)
     if name in NOT_IN_KERNELS:
         return NOT_IN_KERNELS[name]
     if name in ALIASES:
@@ -39,9 +41,10 @@ def how(name: str, opdef) -> str:
         return f"native: scalar code, fused into loops{large}"
     if name in WRITERS:
         if name in vectorised.ROW_OPS:
-            return f"native{numpy_large}"
+            return f"native{numpy_from(vectorised.ROW_MIN_SIZE)}"
         if name in vectorised.AXIS_REDUCTIONS:
-            return "native (axis reductions of 128 elements or more: NumPy through object mode)"
+            return (f"native (axis reductions of {vectorised.VECTOR_MIN_SIZE} elements or more: "
+                    "NumPy through object mode)")
         return ("native (its writer in rules.py), or its NumPy kernel through object mode "
                 "where the writer does not cover a case")
     if name in ("If", "While"):

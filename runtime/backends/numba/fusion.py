@@ -101,16 +101,17 @@ class Group:
         return any(id(t) in self.outputs for t in tensors)
 
 
-def plan(ops, reads_of) -> list:
+def plan(ops, reads_of, apart=()) -> list:
     """`ops` in program order with fusible runs replaced by Groups.
 
     `reads_of(op)` lists the tensors an op reads (for cond/while, also those its bodies read).
-    A non-fusible op that reads a group's result closes the group before it.
+    A non-fusible op that reads a group's result closes the group before it. Ops whose ids
+    are in `apart` are written on their own.
     """
     items: list = []
     group = None
     for op in ops:
-        if fusible(op):
+        if id(op) not in apart and fusible(op):
             if group is not None and group.accepts(op):
                 group.add(op)
                 continue

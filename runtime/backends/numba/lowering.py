@@ -17,7 +17,7 @@ import numpy as np
 from ...passes import external_inputs, live_operations
 from ..base import JitCompileError, describe
 from . import fusion, vectorised
-from .rules import ALIASES, CAST, ELEMENTWISE, FILL, WRITERS
+from .rules import ALIASES, CAST, ELEMENTWISE, FILL, WRITERS, add_into_slice, slice_grad_index
 from .tensor_arrays import TensorArrays
 
 _VARIABLE_OPS = {"ReadVariableOp", "AssignVariableOp", "VarInitIfNeeded"}
@@ -58,6 +58,8 @@ class KernelWriter:
         self._current = None
         self._readers = _readers(graph)
         self._native_only = True  # False while a writer may hand its op to NumPy instead
+        self._slice_adds: dict[int, tuple] = {}  # id(Add) -> (its StridedSliceGrad, input)
+        self._slice_grads: set[int] = set()  # ids of those StridedSliceGrads
 
     # -- names -------------------------------------------------------------------------------
     def fresh(self, prefix: str) -> str:
@@ -156,7 +158,8 @@ class KernelWriter:
     # -- graphs ------------------------------------------------------------------------------
     def write_graph(self, graph, outputs=None) -> None:
         ops = live_operations(graph, graph.outputs if outputs is None else outputs)
-        for item in fusion.plan(ops, self._reads):
+        self._find_slice_adds(ops)
+        for item in fusion.plan(ops, self._reads, apart=self._slice_adds):
             if isinstance(item, fusion.Group):
                 self._current = item.ops[-1]
                 fusion.write_group(self, item, lambda t, ops=item.ops: self._needed(t, ops))
@@ -164,6 +167,25 @@ class KernelWriter:
                 self._current = None
             else:
                 self.write_op(item)
+
+    def _find_slice_adds(self, ops) -> None:
+        """Adds of a StridedSliceGrad that only they read to a tensor of the full shape (a
+        gradient accumulated slice by slice): written by `rules.add_into_slice`, unfused."""
+        ids = {id(op) for op in ops}
+        for op in ops:
+            if op.type != "Add" or not op.outputs[0].shape.is_fully_defined():
+                continue
+            for k, t in enumerate(op.inputs):
+                other = op.inputs[1 - k]
+                src = t.op
+                if (src.type == "StridedSliceGrad" and id(src) in ids
+                        and slice_grad_index(src) is not None
+                        and self._readers.get(id(t)) == [id(op)] and other is not t
+                        and other.shape == t.shape == op.outputs[0].shape
+                        and other.dtype == t.dtype == op.outputs[0].dtype):
+                    self._slice_adds[id(op)] = (src, k)
+                    self._slice_grads.add(id(src))
+                    break
 
     def _reads(self, op):
         return list(op.inputs) + (external_inputs(op) if op.subgraphs else [])
@@ -186,6 +208,12 @@ class KernelWriter:
                 self.unsupported(op, "a result of unknown rank")
         if kind == "Const":
             return  # written once at the top
+        if id(op) in self._slice_grads:
+            return  # written by the Add that reads it
+        if id(op) in self._slice_adds:
+            grad_op, k = self._slice_adds[id(op)]
+            add_into_slice(self, op, grad_op, self.name_of(op.inputs[1 - k]))
+            return
         if kind in ALIASES:
             self.set_name(op.outputs[0], self.name_of(op.inputs[0]))
         elif vectorised.vectorised(op):

@@ -215,7 +215,13 @@ def _broadcast_to(w, op):
 
 def _strided_slice(w, op):
     names = w.ins(op)
-    values, key = names[1:], op.attrs["key"]
+    w.assign(op, f"{names[0]}[{_key(w, op, names[1:])}]")
+
+
+def _key(w, op, values) -> str:
+    """The indexing key of a StridedSlice (or its gradient) in source form, its slots read
+    from `values`; refuses index tensors that are not scalars."""
+    key = op.attrs["key"]
 
     def one(k):
         if hasattr(k, "index"):  # a slot: the value of an index input
@@ -230,11 +236,44 @@ def _strided_slice(w, op):
         if isinstance(k, int):
             return repr(k)
         w.unsupported(op, f"indexing with {type(k).__name__}")
-    for t in op.inputs[1:]:
+    first = 1 if op.type == "StridedSlice" or op.attrs.get("shape") is not None else 2
+    for t in op.inputs[first:]:
         if t.shape.rank != 0:
             w.unsupported(op, "indexing with a tensor of indices")
     inner = ", ".join(one(k) for k in key)
-    w.assign(op, f"{names[0]}[{inner}{',' if len(key) == 1 else ''}]")
+    return f"{inner}{',' if len(key) == 1 else ''}"
+
+
+def slice_grad_index(op):
+    """For a StridedSliceGrad `op` of static shape and scalar indices: the index inputs (the
+    values the key's slots read); None when its native form does not cover it."""
+    out = op.outputs[0]
+    if not out.shape.rank or not out.shape.is_fully_defined() or op.attrs["shape"] is None:
+        return None
+    rest = op.inputs[1:]
+    if any(t.shape.rank != 0 for t in rest) or any(k is None for k in op.attrs["key"]):
+        return None
+    return rest
+
+
+def _slice_grad(w, op):
+    """Zeros of the sliced tensor's shape with the gradient written into the slice."""
+    if slice_grad_index(op) is None:
+        w.unsupported(op, "a slice gradient with index tensors, new axes or a dynamic shape")
+    names = w.ins(op)
+    out = op.outputs[0]
+    w.assign(op, f"np.zeros({w.shape_literal(out.shape)}, {w.dt(out.dtype)})")
+    w.line(f"{w.name_of(out)}[{_key(w, op, names[1:])}] = {names[0]}")
+
+
+def add_into_slice(w, op, grad_op, other: str) -> None:
+    """`other + StridedSliceGrad(g)` (`op` the Add, `grad_op` the gradient, read by the Add
+    only) as a copy of `other` with `g` added into the slice: one pass over the whole tensor
+    instead of three (zeros, the add, and the NumPy tier's kernel round trip)."""
+    names = w.ins(grad_op)
+    key = _key(w, grad_op, names[1:])
+    w.assign(op, f"{other}.copy()")
+    w.line(f"{w.name_of(op.outputs[0])}[{key}] += {names[0]}")
 
 
 def _gather(w, op):
@@ -343,4 +382,5 @@ WRITERS: dict[str, Callable] = {
     "GatherV2": _gather, "Softmax": _softmax(False), "LogSoftmax": _softmax(True),
     "SoftmaxCrossEntropyWithLogits": _xent, "Unpack": _unpack, "Split": _split,
     "ReverseV2": _reverse, "Cumsum": _cumsum, "Undefined": _undefined,
+    "StridedSliceGrad": _slice_grad,
 }
