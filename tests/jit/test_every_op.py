@@ -181,7 +181,8 @@ def _dynamic(x):
 
 
 def _vectorised(x):
-    """Arrays of 128 elements or more: each kind of op the tier hands to NumPy's routines."""
+    """Arrays of 128 elements or more (and, for the softmax family, 2048): each kind of op
+    the tier hands to NumPy's routines."""
     return (rt.tanh(x), rt.exp(x * 0.5), x ** 1.5, rt.math.erf(x), rt.nn.softmax(x),
             rt.nn.log_softmax(x), rt.reduce_sum(x, axis=1), rt.reduce_max(x, axis=0),
             rt.reduce_mean(x, axis=1), rt.reduce_any(x > 0.5, axis=1))
@@ -197,7 +198,9 @@ GROUPS = {
     "binary": (_binary, [(_x(F32, (3, 4), -1, 1),)], {}),
     "integer": (_integer, [(np.arange(-6, 6, dtype=I32).reshape(3, 4),)], {}),
     "reductions": (_reductions, [(_x(F32),)], {}),
-    "vectorised": (_vectorised, [(_x(F64, (8, 32)),)], {}),
+    # 8x32: NumPy's routines for the elementwise ops and reductions, the native softmax;
+    # 64x64: NumPy's softmax too (vectorised.ROW_MIN_SIZE)
+    "vectorised": (_vectorised, [(_x(F64, (8, 32)),), (_x(F64, (64, 64)),)], {}),
     "linalg": (_linalg, [(_x(F64, (3, 4), -1, 1.5),)], {}),
     "shapes": (_shapes, [(_x(F32),)], {}),
     "gradients": (_gradients, [(rt.constant(_x(F32)),)], {}),
