@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.util
+import signal
+
 import pytest
 
 import autograph as ag
@@ -252,3 +255,77 @@ def test_eager_tensors_through_to_graph():
         return x
 
     assert ag.to_graph(f)(rt.constant(3)).numpy() == 12
+
+
+# -- loops whose condition or variables turn from Python values into tensors -------------------
+
+def _run_with_alarm(fn, *args):
+    """Calls `fn`, failing (instead of hanging) after 20 seconds where SIGALRM exists."""
+    if not hasattr(signal, "SIGALRM"):
+        return fn(*args)
+
+    def stop(*_):
+        raise TimeoutError("the staged loop did not finish")
+
+    old = signal.signal(signal.SIGALRM, stop)
+    signal.alarm(20)
+    try:
+        return fn(*args)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def test_while_condition_from_python_true_to_tensor_terminates_like_python():
+    def f(n):
+        c = True
+        i = 0
+        while c:
+            i = i + 1
+            c = i < n
+        return i, c
+
+    def g(x):
+        c = True
+        while c:
+            x = x * 2
+            c = rt.reduce_sum(x) < 100
+        return x
+
+    for n in (0, 1, 3):
+        i, c = _run_with_alarm(rt.function(f), rt.constant(n))
+        assert (i.numpy(), bool(c.numpy())) == (f(n)[0], f(n)[1])
+    out = _run_with_alarm(rt.function(g), rt.constant([1.0, 2.0]))
+    assert out.numpy().tolist() == g(rt.constant([1.0, 2.0])).numpy().tolist() == [64.0, 128.0]
+
+
+@pytest.mark.parametrize("before, message", [
+    ("x = 0", "'x'"),                 # a Python int, then float tensors of growing shape
+    ("x = 1.0", "'x'"),               # a Python float, then tensors of growing shape
+    ("x = rt.constant([1.0])", "'x'"),
+])
+def test_loop_variable_python_before_and_varying_tensor_inside_is_an_error_naming_it(
+        tmp_path, before, message):
+    path = tmp_path / "loop_var_mod.py"
+    path.write_text(
+        "import runtime as rt\n\n"
+        "def f(n):\n"
+        f"    {before}\n"
+        "    for i in rt.range(n):\n"
+        "        x = rt.ones([i + 1])\n"
+        "    return x\n")
+    spec = importlib.util.spec_from_file_location("loop_var_mod", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    with pytest.raises((TypeError, ValueError)) as info:
+        _run_with_alarm(rt.function(module.f), rt.constant(3))
+    assert message in str(info.value) and "loop variable" in str(info.value)
+
+
+def test_imbalanced_conditional_expression_under_staged_condition_is_a_value_error():
+    def f(x, t):
+        y = x if t > 0 else None
+        return y
+
+    with pytest.raises(ValueError, match="None"):
+        rt.function(f)(rt.constant(1.0), rt.constant(1.0))
