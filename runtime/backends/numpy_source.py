@@ -299,7 +299,7 @@ def render(program: Program, name: str = "graph_fn") -> CompiledGraph:
     em.emit_program(program)
     # an output that may be a view of an input array (or a constant) is copied: tensors are
     # immutable, the caller's array is not
-    returns = [f"{em.name(t)}.copy()" if t.shape.rank != 0 and t.dtype._np.kind in "biufc"
+    returns = [_copied(em.name(t), t) if t.shape.rank != 0 and t.dtype._np.kind in "biufc"
                and em.may_alias(t) else em.name(t) for t in graph.outputs]
     safe = _def_name(name, em.namespace, params)
     header = f"def {safe}({', '.join(params)}):"
@@ -337,6 +337,14 @@ class _Indented:
     def __exit__(self, *exc_info: object) -> Literal[False]:
         self.emitter._indent -= 1
         return False
+
+
+def _copied(name: str, tensor) -> str:
+    """`name` copied; a branch or loop result may be the None a gradient's cond puts in the
+    branch that did not compute a saved value, which stays None."""
+    if tensor.op.subgraphs:
+        return f"({name}.copy() if {name} is not None else None)"
+    return f"{name}.copy()"
 
 
 class NumPyBackend(Backend):
