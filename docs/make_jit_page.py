@@ -52,7 +52,8 @@ def how(name: str, opdef) -> str:
     if name in ("ReadVariableOp", "AssignVariableOp", "VarInitIfNeeded"):
         return "kernel arguments and results (the first call, while a variable is unset, runs on NumPy)"
     if name in lowering.TENSOR_ARRAY_GRADIENTS:
-        return f"**refused**: {lowering.TENSOR_ARRAY_GRADIENTS_REASON}"
+        return ("native: a map {index: element gradient} as a buffer (array, present, size); "
+                "missing elements are zeros")
     if name.startswith(("TensorArray", "Accumulator")):
         return "native: a growing buffer (array, written, size)"
     if opdef.kernel is not None:

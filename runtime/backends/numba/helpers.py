@@ -331,3 +331,117 @@ def _power(x, y):
             raise ValueError("Integers to negative integer powers are not allowed.")
         return x ** y
     return checked
+
+
+# -- TensorArray gradients ------------------------------------------------------------------
+# The gradient of a TensorArray is a map {index: element gradient}; in a kernel it is a triple
+# (buffer, present, size) like the array itself. A map's triples are never written in place.
+
+@_jit
+def grad_add(abuf, amask, asize, bbuf, bmask, bsize):
+    """The sum of two maps: elements present in both are added, others kept."""
+    if asize == 0:
+        return bbuf, bmask, bsize
+    if bsize == 0:
+        return abuf, amask, asize
+    if abuf.shape[1:] != bbuf.shape[1:]:
+        raise ValueError("TensorArray gradient: element gradients of different shapes.")
+    size = max(asize, bsize)
+    buf = np.zeros((size,) + abuf.shape[1:], abuf.dtype)
+    mask = np.zeros(size, np.bool_)
+    for i in range(asize):
+        if amask[i]:
+            buf[i] = abuf[i]
+            mask[i] = True
+    for i in range(bsize):
+        if bmask[i]:
+            if mask[i]:
+                buf[i] = buf[i] + bbuf[i]
+            else:
+                buf[i] = bbuf[i]
+                mask[i] = True
+    return buf, mask, size
+
+
+@_jit
+def grad_from_stack(g):
+    n = g.shape[0]
+    return np.ascontiguousarray(g), np.ones(n, np.bool_), np.int64(n)
+
+
+@_jit
+def grad_from_read(g, index):
+    buf = np.zeros((index + 1,) + g.shape, g.dtype)
+    buf[index] = g
+    mask = np.zeros(index + 1, np.bool_)
+    mask[index] = True
+    return buf, mask, np.int64(index + 1)
+
+
+@_jit
+def grad_from_read_scalar(g, index):
+    buf = np.full(index + 1, g)
+    buf[:index] = 0
+    mask = np.zeros(index + 1, np.bool_)
+    mask[index] = True
+    return buf, mask, np.int64(index + 1)
+
+
+@_jit
+def grad_from_gather(g, indices):
+    flat = indices.ravel()
+    size = 0
+    for i in flat:
+        size = max(size, np.int64(i) + 1)
+    buf = np.zeros((size,) + g.shape[1:], g.dtype)
+    mask = np.zeros(size, np.bool_)
+    for row in range(flat.shape[0]):
+        i = np.int64(flat[row])
+        if mask[i]:
+            buf[i] = buf[i] + g[row]
+        else:
+            buf[i] = g[row]
+            mask[i] = True
+    return buf, mask, np.int64(size)
+
+
+@_jit
+def grad_from_concat(g, size):
+    """Rows of `g` split into `size` elements of equal length (the array's elements share
+    one shape)."""
+    n = g.shape[0] // size if size else 0
+    buf = np.ascontiguousarray(g).reshape((size, n) + g.shape[1:])
+    return buf, np.ones(size, np.bool_), np.int64(size)
+
+
+@_jit
+def write_grad(buf, mask, size, index, shape):
+    """The gradient of the element written at `index` (zeros when the map has none) and the
+    map without it."""
+    if 0 <= index < size and mask[index]:
+        rest = mask.copy()
+        rest[index] = False
+        return (buf, rest, size), buf[index].copy()
+    return (buf, mask, size), np.zeros(shape, buf.dtype)
+
+
+@_jit
+def write_grad_scalar(buf, mask, size, index):
+    if 0 <= index < size and mask[index]:
+        rest = mask.copy()
+        rest[index] = False
+        return (buf, rest, size), buf[index]
+    return (buf, mask, size), np.zeros(1, buf.dtype)[0]
+
+
+@_jit
+def scatter_grad(buf, mask, size, count, shape):
+    """The gradients of elements 0..count-1 stacked (zeros where absent), and the map
+    without them."""
+    out = np.zeros((count,) + shape, buf.dtype)
+    rest = mask.copy()
+    for i in range(min(count, size)):
+        if mask[i]:
+            out[i] = buf[i]
+            rest[i] = False
+    return (buf, rest, size), out

@@ -21,14 +21,12 @@ from .rules import ALIASES, CAST, ELEMENTWISE, FILL, WRITERS, add_into_slice, sl
 from .tensor_arrays import TensorArrays
 
 _VARIABLE_OPS = {"ReadVariableOp", "AssignVariableOp", "VarInitIfNeeded"}
-# The gradients of TensorArray ops pass a Python dict {index: element gradient} between ops.
+# The gradients of TensorArray ops: maps {index: element gradient}, in a kernel a triple
+# (buffer, present, size) like a TensorArray (`_write_tensor_array_grad_op`).
 TENSOR_ARRAY_GRADIENTS = frozenset({
     "TensorArrayGradAdd", "TensorArrayGradFromStack", "TensorArrayGradFromRead",
     "TensorArrayGradFromGather", "TensorArrayGradFromConcat", "TensorArrayWriteGrad",
     "TensorArrayScatterGrad"})
-TENSOR_ARRAY_GRADIENTS_REASON = (
-    "the gradient of a TensorArray (its element gradients are a Python dict passed between "
-    "ops, which Numba's nopython code cannot hold)")
 
 
 class _NotNative(Exception):
@@ -229,7 +227,7 @@ class KernelWriter:
         elif kind in _VARIABLE_OPS:
             self._write_variable_op(op)
         elif kind in TENSOR_ARRAY_GRADIENTS:
-            self.unsupported(op, TENSOR_ARRAY_GRADIENTS_REASON)
+            self._write_tensor_array_grad_op(op)
         elif kind.startswith("TensorArray"):
             self._write_tensor_array_op(op)
         elif kind.startswith("Accumulator") and kind != "AccumulatorSource":
@@ -394,6 +392,59 @@ class KernelWriter:
         else:
             self.unsupported(op, f"the op type {kind!r}")
 
+    def _write_tensor_array_grad_op(self, op) -> None:
+        """A TensorArray's gradient, a map {index: element gradient}: (buffer, present, size)."""
+        names = self.ins(op)
+        kind = op.type
+        if kind == "TensorArrayGradAdd":
+            if not names:
+                element = self.arrays.grad_element(op.outputs[0])
+                if element is None:
+                    self.unsupported(op, "a TensorArray gradient whose element rank is unknown")
+                rank, dtype = element
+                self.assign(op, f"(np.zeros((0, {'0, ' * rank}), {self.dt(dtype)}), "
+                                f"np.zeros(0, np.bool_), np.int64(0))")
+                return
+            total = names[0]
+            for name in names[1:]:
+                total = f"_h.grad_add(*{total}, *{name})"
+            self.assign(op, total)
+        elif kind == "TensorArrayGradFromStack":
+            self.assign(op, f"_h.grad_from_stack({names[0]})")
+        elif kind == "TensorArrayGradFromRead":
+            g, i = names
+            fn = "grad_from_read" if op.inputs[0].shape.rank else "grad_from_read_scalar"
+            self.assign(op, f"_h.{fn}({g}, np.int64({i}))")
+        elif kind == "TensorArrayGradFromGather":
+            g, i = names
+            indices = i if op.inputs[1].shape.rank else f"np.array([{i}])"
+            self.assign(op, f"_h.grad_from_gather({g}, {indices})")
+        elif kind == "TensorArrayGradFromConcat":
+            g, h = names
+            self.assign(op, f"_h.grad_from_concat({g}, {h}[2])")
+        elif kind in ("TensorArrayWriteGrad", "TensorArrayScatterGrad"):
+            grad, rest, value = names[0], self.fresh("m"), self.fresh("t")
+            shape = op.attrs.get("shape")
+            if kind == "TensorArrayWriteGrad":
+                index = f"np.int64({names[1]})"
+                if op.outputs[1].shape.rank == 0:
+                    call = f"_h.write_grad_scalar(*{grad}, {index})"
+                else:
+                    dims = repr(tuple(shape)) if shape is not None else f"{names[2]}.shape"
+                    call = f"_h.write_grad(*{grad}, {index}, {dims})"
+            else:
+                count = op.attrs.get("count")
+                if shape is None or count is None:
+                    like = names[1]
+                    count, dims = f"{like}.shape[0]", f"{like}.shape[1:]"
+                else:
+                    dims = repr(tuple(shape))
+                call = f"_h.scatter_grad(*{grad}, np.int64({count}), {dims})"
+            self.line(f"{rest}, {value} = {call}")
+            self.set_name(op.outputs[0], rest)
+            self.set_name(op.outputs[1], value)
+        else:
+            self.unsupported(op, f"the op type {kind!r}")
 
     def _write_accumulator_op(self, op) -> None:
         """A while loop's saves for its gradient: (count, one TensorArray triple per value)."""

@@ -19,6 +19,19 @@ _RANK_OF = {  # op type -> rank of the elements, from that op's tensors
 }
 
 
+# TensorArray gradients (maps {index: element gradient}): the ops that pass a map on, and the
+# (rank, dtype) of its elements from each op that knows them
+_GRAD_THROUGH = {"TensorArrayGradAdd", "TensorArrayWriteGrad", "TensorArrayScatterGrad"}
+_GRAD_ELEMENT = {
+    "TensorArrayGradFromStack": lambda op: (_minus_one(op.inputs[0].shape.rank), op.inputs[0].dtype),
+    "TensorArrayGradFromRead": lambda op: (op.inputs[0].shape.rank, op.inputs[0].dtype),
+    "TensorArrayGradFromGather": lambda op: (_minus_one(op.inputs[0].shape.rank), op.inputs[0].dtype),
+    "TensorArrayGradFromConcat": lambda op: (op.inputs[0].shape.rank, op.inputs[0].dtype),
+    "TensorArrayWriteGrad": lambda op: (op.outputs[1].shape.rank, op.outputs[1].dtype),
+    "TensorArrayScatterGrad": lambda op: (_minus_one(op.outputs[1].shape.rank), op.outputs[1].dtype),
+}
+
+
 def _minus_one(rank):
     return None if rank is None else rank - 1
 
@@ -42,7 +55,13 @@ class TensorArrays:
         self._info: dict[int, ArrayInfo] = {}
         self._ranks: list[tuple[int, int]] = []
         self._pushes: list = []
+        self._grad_elements: list[tuple[int, tuple]] = []
+        self._grads: dict[int, tuple] = {}  # root -> (rank, dtype) of a gradient map's elements
         self._walk(graph)
+        for key, element in self._grad_elements:
+            root = self._find(key)
+            if element[0] is not None and root not in self._grads:
+                self._grads[root] = element
         for push in self._pushes:
             info = self.info(push.inputs[0])
             if info is not None:
@@ -54,6 +73,10 @@ class TensorArrays:
 
     def info(self, handle) -> ArrayInfo | None:
         return self._info.get(self._find(id(handle)))
+
+    def grad_element(self, handle) -> tuple | None:
+        """(rank, dtype) of the elements of the TensorArray gradient `handle`, if known."""
+        return self._grads.get(self._find(id(handle)))
 
     def _find(self, key: int) -> int:
         while self._parent.get(key, key) != key:
@@ -74,6 +97,11 @@ class TensorArrays:
                 self._info[self._find(id(op.outputs[0]))] = ArrayInfo(op)
             if kind in _HANDLE_IN:
                 self._union(op.inputs[0], op.outputs[0])
+            if kind in _GRAD_THROUGH:
+                for t in op.inputs[:len(op.inputs) if kind == "TensorArrayGradAdd" else 1]:
+                    self._union(op.outputs[0], t)
+            if kind in _GRAD_ELEMENT:
+                self._grad_elements.append((id(op.outputs[0]), _GRAD_ELEMENT[kind](op)))
             if kind == "AccumulatorPush":
                 self._pushes.append(op)
             if kind in _RANK_OF:
