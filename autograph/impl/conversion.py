@@ -7,9 +7,12 @@ binds that code to the function's globals, closure and `ag__`).
 """
 
 from __future__ import annotations
+import __future__
 
+import ast
 import dis
 import inspect
+import linecache
 import threading
 import time
 import types
@@ -223,11 +226,6 @@ def _check_source_is_current(code: types.CodeType, node: gast.FunctionDef, info:
     """Raises SourceUnavailableError when the file changed since `code` was compiled from it:
     the code's lines must end inside the parsed function, its parameters must match, and the
     text on disk must compile to the same code (bytecode, constants, names, nested code)."""
-    import __future__
-
-    import ast
-    import linecache
-
     def same_const(a, b) -> bool:
         if type(a) is not type(b):
             return False
@@ -256,6 +254,9 @@ def _check_source_is_current(code: types.CodeType, node: gast.FunctionDef, info:
         functions, for name mangling and closures) to `code`; True when that cannot be told."""
         if any(not n.isidentifier() for n in all_names(code)):
             return True  # code rewritten at import (pytest's assertions): no text compiles to it
+        entry = linecache.cache.get(info.filename)
+        if entry is not None and len(entry) == 4 and entry[1] is None:
+            return True  # text registered in memory (a notebook cell, exec): no file to edit
         text = info.source
         indented = text[:1].isspace()
         try:
@@ -295,18 +296,9 @@ def _check_source_is_current(code: types.CodeType, node: gast.FunctionDef, info:
                                         body, [], None)]
             path.insert(0, name)
         # names imported at module level load their attributes without LOAD_METHOD
-        try:
-            whole = ast.parse("".join(linecache.getlines(info.filename)))
-        except (SyntaxError, ValueError):
+        imported = _module_imports(info.filename)
+        if imported is None:
             return False
-        imported: set = set()
-        pending = list(whole.body)
-        while pending:
-            stmt = pending.pop()
-            if isinstance(stmt, (ast.Import, ast.ImportFrom)):
-                imported.update((a.asname or a.name).split(".")[0] for a in stmt.names)
-            elif not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                pending.extend(n for n in ast.iter_child_nodes(stmt) if not isinstance(n, ast.expr))
         imports = [ast.Import([ast.alias(name)]) for name in sorted(imported - {"*"})]
         module = ast.fix_missing_locations(ast.Module(imports + body, []))
         flags = 0
@@ -338,6 +330,36 @@ def _check_source_is_current(code: types.CodeType, node: gast.FunctionDef, info:
         raise parser.SourceUnavailableError(
             f"the file {info.filename} changed after {code.co_name!r} was loaded from it (the "
             "text at its line no longer matches its code); reload the module to convert it")
+
+
+_IMPORTS_CACHE: dict = {}  # (filename, size, mtime) -> names imported at module level
+
+
+def _module_imports(filename: str) -> Optional[set]:
+    """The names a source file imports at module level (read once per version of the file);
+    None when the file does not parse."""
+    lines = linecache.getlines(filename)
+    entry = linecache.cache.get(filename)
+    key = (filename, entry[0], entry[1]) if entry is not None and len(entry) == 4 else None
+    if key is not None and key in _IMPORTS_CACHE:
+        return _IMPORTS_CACHE[key]
+    try:
+        whole = ast.parse("".join(lines))
+    except (SyntaxError, ValueError):
+        return None
+    imported: set = set()
+    pending = list(whole.body)
+    while pending:
+        stmt = pending.pop()
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            imported.update((a.asname or a.name).split(".")[0] for a in stmt.names)
+        elif not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            pending.extend(n for n in ast.iter_child_nodes(stmt) if not isinstance(n, ast.expr))
+    if key is not None:
+        if len(_IMPORTS_CACHE) > 256:
+            _IMPORTS_CACHE.clear()
+        _IMPORTS_CACHE[key] = imported
+    return imported
 
 
 def check_convertible(fn: Any) -> None:
