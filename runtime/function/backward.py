@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import itertools
 
-from .. import context
-from .. import backends
+from .. import backends, context
 from ..backends import JitCompileError, runtime_error
 from ..gradients.engine import backprop
 from ..gradients.node import differentiable, node_of, variables_read

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 import runtime as rt
-from runtime.passes.folding import fold_constants
-from runtime.passes.cse import eliminate_common_subexpressions
 from runtime.passes import live_operations
+from runtime.passes.cse import eliminate_common_subexpressions
+from runtime.passes.folding import fold_constants
 
 BIG = np.arange(200, dtype=np.float32)
 
