@@ -59,7 +59,7 @@ SECTIONS = [
         "config.get_trace_cache_size"]),
     ("Gradients", rt, ["GradientTape", "stop_gradient", "custom_gradient"]),
     ("Layers, models and optimizers", rt, [
-        "layers.Layer", "Model", "layers.Dense", "layers.Dropout", "optimizers.SGD", "optimizers.Adam",
+        "Module", "layers.Layer", "Model", "layers.Dense", "layers.Dropout", "optimizers.SGD", "optimizers.Adam",
         "train.GradientDescentOptimizer"]),
     ("Autograph", ag, [
         "to_graph", "to_code", "do_not_convert", "experimental.Feature", "experimental.set_loop_options",

@@ -12,6 +12,7 @@ import importlib as _importlib
 import types as _types
 
 from . import errors
+from . import module as _module  # noqa: F401 - marks rt.Module
 from . import numpy_api as _numpy_api  # noqa: F401 - installs NumPy's protocols on tensors
 from . import ops as _ops  # noqa: F401 - defining the ops marks their public names
 from .context import device, executing_eagerly, init_scope, name_scope

@@ -11,7 +11,6 @@ from __future__ import annotations
 import collections
 import inspect
 import logging
-import re
 import threading
 import types
 import weakref
@@ -25,6 +24,8 @@ from .. import context, nest
 from .. import dtypes as _dtypes
 from ..arguments import init_keyword_names, raise_unknown_keywords
 from ..function.conversion import convert as _autograph_convert
+from ..module import Module
+from ..module import snake_case as _snake_case
 from ..ops.core import convert_to_tensor
 from ..ops.variable_ops import Variable
 from ..shapes import TensorShape
@@ -44,11 +45,6 @@ class _CallContext(threading.local):
 
 
 _call_context = _CallContext()
-
-
-def _snake_case(name: str) -> str:
-    name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
-    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()
 
 
 def _unique_name(base: str) -> str:
@@ -84,8 +80,9 @@ def _call_params(cls) -> tuple[bool, bool]:
 
 
 def _tracked_leaves(value, depth: int = 0) -> Iterator[Any]:
-    """The layers and variables inside an attribute value (walking lists, tuples and dicts)."""
-    if isinstance(value, (Layer, Variable)):
+    """The modules (layers among them) and variables inside an attribute value (walking
+    lists, tuples and dicts)."""
+    if isinstance(value, (Module, Variable)):
         yield value
     elif depth < 16 and isinstance(value, (list, tuple)):
         for item in value:
@@ -101,12 +98,15 @@ def _shape_of(value):
     return None
 
 
-class Layer:
+class Layer(Module):
     """A callable with weights: override `call(inputs, training=None)`, and `build` if needed.
 
     `build(input_shape)` runs once, before the first `call`; create weights there with
-    `add_weight`. Layers and variables assigned as attributes (also inside lists, tuples and
-    dicts) are tracked into `variables`, `trainable_variables` and `submodules`.
+    `add_weight`. Layers, other `rt.Module`s and variables assigned as attributes (also inside
+    lists, tuples and dicts) are tracked into `variables`, `trainable_variables` and
+    `submodules`, Keras's way: own weights first, in assignment order, then the sublayers';
+    a layer with `trainable=False` makes all of its variables non-trainable. Names need not
+    be identifiers and are made unique (`dense`, `dense_1`, ...).
     """
 
     # Keras's base-layer keywords besides trainable, name, dtype and dynamic (see __init__)
@@ -269,7 +269,7 @@ class Layer:
             if id(item) in seen:
                 continue
             seen.add(id(item))
-            if isinstance(item, Layer):
+            if isinstance(item, Module):
                 layers.append(item)
             else:
                 yield item, item.trainable and not frozen
@@ -308,19 +308,17 @@ class Layer:
         return found
 
     @property
-    def submodules(self) -> list["Layer"]:
-        """Every layer below this one, depth first."""
-        seen = {id(self)}
-        found: list[Layer] = []
+    def submodules(self) -> list[Module]:
+        """Every layer (or other `rt.Module`) below this one, depth first."""
+        return list(self._walk_submodules(set()))
 
-        def visit(layer):
-            for child in layer.layers:
-                if id(child) not in seen:
-                    seen.add(id(child))
-                    found.append(child)
-                    visit(child)
-        visit(self)
-        return found
+    def _walk_submodules(self, seen: set) -> Iterator[Module]:
+        seen.add(id(self))
+        for item in self._tracked():
+            if isinstance(item, Module) and id(item) not in seen:
+                seen.add(id(item))
+                yield item
+                yield from item._walk_submodules(seen)
 
     # -- weights as NumPy --------------------------------------------------------------------
     def get_weights(self) -> list:

@@ -1,7 +1,7 @@
 """Saved functions: concrete functions and their variables in files that load without code.
 
     rt.saved_model.save(obj, "path/")       # a Function with an input_signature, a concrete
-    loaded = rt.saved_model.load("path/")   # function, a dict of them, or a Model
+    loaded = rt.saved_model.load("path/")   # function, a dict of them, a Model, or an rt.Module
     loaded(x); loaded.signatures["serving_default"](x); loaded.trainable_variables
 
 The directory holds `saved_model.json` (format "autograph-rt-saved-model", versioned: the

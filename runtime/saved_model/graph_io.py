@@ -15,6 +15,7 @@ from .. import context, gradients, nest
 from ..function import ConcreteFunction, Function
 from ..graph import FuncGraph
 from ..layers import Layer
+from ..module import Module
 from ..opdef import REGISTRY
 from ..ops.array_ops import IndexSlot
 from ..ops.variable_ops import Variable
@@ -38,6 +39,10 @@ def is_variable(value) -> bool:
 
 def is_layer(value) -> bool:
     return isinstance(value, Layer)
+
+
+def is_module(value) -> bool:
+    return isinstance(value, Module)
 
 
 def is_function(value) -> bool:

@@ -10,7 +10,7 @@ from .save import FORMAT, IDENTIFIER, VERSION
 
 _TOP_KEYS = {"format", "version", "kind", "call", "aliases", "variables", "functions"}
 _VARIABLE_KEYS = {"key", "name", "dtype", "shape", "trainable"}
-_KINDS = ("function", "model")
+_KINDS = ("function", "model", "module")
 
 
 @strict_keywords("rt.saved_model.load")

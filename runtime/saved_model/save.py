@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import re
 
 from ..arguments import strict_keywords
@@ -82,6 +83,11 @@ def _signatures_of(obj, signatures):
     if graph_io.is_layer(obj):
         functions = _named(signatures if signatures is not None else _layer_call(obj))
         return "model", functions, DEFAULT if DEFAULT in functions else None, {}, obj.variables
+    if graph_io.is_module(obj):
+        functions, aliases = _module_functions(obj) if signatures is None \
+            else (_named(signatures), {})
+        call = DEFAULT if DEFAULT in functions else None
+        return "module", functions, call, aliases, list(obj.variables)
     if signatures is None:
         signatures = obj
     functions = _named(signatures)
@@ -100,6 +106,35 @@ def _layer_call(layer):
     raise ValueError(f"Saving {type(layer).__name__}: its call is not an rt.function with an "
                      "input_signature, so pass signatures= (a concrete function, or a dict of "
                      "them), e.g. rt.function(lambda x: model(x), input_signature=[...]).")
+
+
+def _module_functions(module) -> tuple[dict, dict]:
+    """({name: ConcreteFunction}, aliases) of an `rt.Module`'s `rt.function` attributes that
+    have an input_signature: `__call__` is saved as the default signature (what the loaded
+    object's `__call__` runs), as is a single other function, which keeps its name too."""
+    found = {}
+    names = [name for name in dir(type(module))
+             if graph_io.is_function(inspect.getattr_static(module, name, None))]
+    names += [name for name, value in vars(module).items() if graph_io.is_function(value)]
+    for name in dict.fromkeys(names):
+        fn = getattr(module, name)
+        if fn.input_signature is not None and (name == "__call__" or IDENTIFIER.match(name)):
+            found[name] = fn
+    if not found:
+        raise ValueError(f"Saving {type(module).__name__}: it has no rt.function with an "
+                         "input_signature (e.g. @rt.function(input_signature=[rt.TensorSpec("
+                         "...)]) on __call__), so pass signatures= (a concrete function, or a "
+                         "dict of them).")
+    call = found.pop("__call__", None)
+    if call is None and len(found) == 1:
+        (name, fn), = found.items()
+        return {DEFAULT: _concrete(fn, name)}, ({name: DEFAULT} if name != DEFAULT else {})
+    if call is not None:
+        if DEFAULT in found:
+            raise ValueError(f"Saving {type(module).__name__}: __call__ is saved as "
+                             f"{DEFAULT!r}, which another function is named too.")
+        found = {DEFAULT: call, **found}
+    return _named(found), {}
 
 
 def _named(signatures) -> dict:
