@@ -8,6 +8,7 @@ registers those rules.
 from . import (
     array_grads,
     array_ops,
+    composed,
     control_flow,
     core,
     debug_ops,
@@ -26,6 +27,6 @@ from .overloads import install as _install
 
 _install()
 
-__all__ = ["array_grads", "array_ops", "control_flow", "core", "debug_ops", "gradient_ops",
+__all__ = ["array_grads", "array_ops", "composed", "control_flow", "core", "debug_ops", "gradient_ops",
            "linalg_ops", "math_grads", "math_ops", "nn_ops", "random_ops", "reduce_grads",
            "reduce_ops", "tensor_array", "variable_ops"]
