@@ -32,15 +32,19 @@ SECTIONS = [
         "add", "subtract", "multiply", "divide", "floordiv", "mod", "pow", "negative", "abs", "sign",
         "sqrt", "rsqrt", "square", "exp", "log", "log1p", "sin", "cos", "tan", "tanh", "sigmoid",
         "maximum", "minimum", "floor", "ceil", "round", "clip_by_value", "equal", "not_equal", "less",
-        "less_equal", "greater", "greater_equal", "logical_and", "logical_or", "logical_not", "math.erf"]),
+        "less_equal", "greater", "greater_equal", "logical_and", "logical_or", "logical_not", "math.erf",
+        "math.is_nan", "math.is_inf", "math.is_finite", "clip_by_norm", "clip_by_global_norm"]),
     ("Reductions", rt, [
         "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_any",
         "reduce_all", "reduce_logsumexp", "argmax", "argmin"]),
-    ("Linear algebra", rt, ["matmul", "tensordot", "einsum", "eye", "linalg.inv", "linalg.det"]),
+    ("Linear algebra", rt, [
+        "matmul", "tensordot", "einsum", "eye", "linalg.inv", "linalg.det", "norm", "linalg.global_norm",
+        "linalg.diag", "linalg.diag_part", "linalg.matrix_transpose", "linalg.trace", "linalg.band_part"]),
     ("Arrays", rt, [
         "reshape", "transpose", "concat", "stack", "unstack", "split", "squeeze", "expand_dims", "tile",
         "gather", "gather_nd", "where", "zeros", "ones", "zeros_like", "ones_like", "fill", "range",
-        "shape", "size", "rank", "cast", "identity", "one_hot", "boolean_mask", "reverse", "cumsum"]),
+        "shape", "size", "rank", "cast", "identity", "one_hot", "boolean_mask", "reverse", "cumsum",
+        "linspace", "slice", "pad", "broadcast_to", "meshgrid"]),
     ("Random", rt, ["random.uniform", "random.normal", "random.truncated_normal", "random.set_seed"]),
     ("Neural networks", rt, [
         "nn.relu", "nn.softmax", "nn.log_softmax", "nn.dropout", "nn.softmax_cross_entropy_with_logits",
