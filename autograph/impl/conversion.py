@@ -218,11 +218,12 @@ def parse_for_conversion(fn: types.FunctionType):
         if any(n.startswith(prefix) for n in _all_code_names(fn.__code__)):
             functions.mangle_private_names(node, class_name)
     if isinstance(node, gast.FunctionDef):
-        _check_source_is_current(fn.__code__, node, info)
+        _check_source_is_current(fn.__code__, node, info, fn.__qualname__)
     return node, info
 
 
-def _check_source_is_current(code: types.CodeType, node: gast.FunctionDef, info: SourceInfo) -> None:
+def _check_source_is_current(code: types.CodeType, node: gast.FunctionDef, info: SourceInfo,
+                             fn_qualname: str) -> None:
     """Raises SourceUnavailableError when the file changed since `code` was compiled from it:
     the code's lines must end inside the parsed function, its parameters must match, and the
     text on disk must compile to the same code (bytecode, constants, names, nested code)."""
@@ -268,9 +269,8 @@ def _check_source_is_current(code: types.CodeType, node: gast.FunctionDef, info:
             return False
         fn = defs[0]
         fn.decorator_list = []
-        qualname = getattr(code, "co_qualname", None)
-        if qualname is None:
-            return True  # Python 3.10: the enclosing classes (name mangling) are unknown
+        # Python 3.10's code objects have no co_qualname: the function's own name tells
+        qualname = getattr(code, "co_qualname", None) or fn_qualname
         # the enclosing scopes, outermost first, as the qualname tells: a name followed by
         # <locals> is a function, another a class
         parts = qualname.split(".")[:-1]
