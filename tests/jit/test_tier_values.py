@@ -166,3 +166,19 @@ def test_float16_mean_accumulates_in_float32(axis):
     np.testing.assert_array_equal(result, np.mean(x, axis=axis))
     with pytest.raises(JitCompileError):  # the Numba tier refuses float16
         rt.function(lambda x: rt.reduce_mean(x, axis=axis), jit_compile=True)(x)
+
+
+def test_a_jit_call_assigning_many_variables_compiles_and_updates_each():
+    # Python allows 20 nested blocks: the caller must not nest one `with` per variable lock
+    variables = [rt.Variable(np.full(3, float(i), np.float32)) for i in range(30)]
+
+    @rt.function(jit_compile=True)
+    def step(x):
+        for v in variables:
+            v.assign_add(x)
+        return variables[0].read_value()
+
+    step(np.ones(3, np.float32))
+    step(np.ones(3, np.float32))
+    for i, v in enumerate(variables):
+        np.testing.assert_array_equal(v.numpy(), np.full(3, i + 2.0, np.float32))

@@ -156,7 +156,9 @@ def _caller(program, name: str, kernel, lowered):
         stores.append(f"var{i}._value = {value}")
     if stores:
         locks = sorted(lowered.assigned, key=lambda i: lowered.variables[i]._id)
-        lines.append(f"    with {', '.join(f'var{i}._lock' for i in locks)}:")
+        # one context for all the locks: a `with` of many managers nests one block each, and
+        # Python allows 20 (an Adam step assigns dozens of variables)
+        lines.append("    with held:" if len(locks) > 1 else f"    with var{locks[0]}._lock:")
         if _may_run_again(graph):
             lines += ["        try:", f"            r = {call}", "        except Exception:",
                       "            r = None", "        else:"]
@@ -175,10 +177,37 @@ def _caller(program, name: str, kernel, lowered):
         outs.append(out)
     lines.append(f"    return {outs[0]}" if n_out == 1 else f"    return ({''.join(o + ', ' for o in outs)})")
     namespace = {"kernel": kernel, "np": np, "fallback": _numpy_fallback(program, name)}
+    if stores and len(lowered.assigned) > 1:
+        namespace["held"] = _Held([lowered.variables[i]._lock for i in locks])
     namespace.update({f"var{i}": v for i, v in enumerate(lowered.variables)})
     namespace.update({f"k{i}": k for i, k in enumerate(lowered.constants)})
     exec(compile("\n".join(lines) + "\n", f"<rt-jit {name}>", "exec"), namespace)
     return namespace["run"]
+
+
+class _Held:
+    """Holds several locks, taken in the given order and released in reverse."""
+
+    __slots__ = ("locks",)
+
+    def __init__(self, locks: list):
+        self.locks = locks
+
+    def __enter__(self) -> None:
+        taken = []
+        try:
+            for lock in self.locks:
+                lock.acquire()
+                taken.append(lock)
+        except BaseException:
+            for lock in reversed(taken):
+                lock.release()
+            raise
+
+    def __exit__(self, *exc_info) -> bool:
+        for lock in reversed(self.locks):
+            lock.release()
+        return False
 
 
 def _graphs(graph):
