@@ -269,6 +269,9 @@ def _check_source_is_current(code: types.CodeType, node: gast.FunctionDef, info:
             return False
         fn = defs[0]
         fn.decorator_list = []
+        # the lines the file gives them: code records them (3.13 keeps a class body's first
+        # line among its constants)
+        ast.increment_lineno(fn, info.lineno - 1 - indented)
         # Python 3.10's code objects have no co_qualname: the function's own name tells
         qualname = getattr(code, "co_qualname", None) or fn_qualname
         # the enclosing scopes, outermost first, as the qualname tells: a name followed by
