@@ -247,7 +247,7 @@ def external_inputs(op: Operation) -> list[SymbolicTensor]:
     """Tensors from enclosing graphs that the subgraphs of `op` (nested ones included) read."""
     result = []
     for sub in op.subgraphs:
-        for graph in _graphs_within(sub):
+        for graph in graphs_within(sub):
             for inner in graph.operations:
                 for t in inner.inputs:
                     if not sub.is_ancestor_of(t.op.graph):
@@ -258,11 +258,12 @@ def external_inputs(op: Operation) -> list[SymbolicTensor]:
     return result
 
 
-def _graphs_within(graph: Graph) -> Iterator[Graph]:
+def graphs_within(graph: Graph) -> Iterator[Graph]:
+    """`graph` and every branch and loop body nested in it, outermost first."""
     yield graph
     for op in graph.operations:
         for sub in op.subgraphs:
-            yield from _graphs_within(sub)
+            yield from graphs_within(sub)
 
 
 def constant_value(tensor: Any) -> Any:

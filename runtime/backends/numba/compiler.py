@@ -8,6 +8,7 @@ import time
 
 import numpy as np
 
+from ...graph import graphs_within
 from ...opdef import Effect
 from ..base import JitCompileError, aliasing, describe
 from ..numpy_source import render as render_numpy
@@ -210,18 +211,11 @@ class _Held:
         return False
 
 
-def _graphs(graph):
-    yield graph
-    for op in graph.operations:
-        for sub in op.subgraphs:
-            yield from _graphs(sub)
-
-
 def _assigns_alias(graph, var, alias: set[int]) -> bool:
     """Whether an `assign` of `var` in `graph` may store a view of an input or a constant."""
     return any(op.type == "AssignVariableOp" and op.attrs["var"] is var
                and op.attrs["mode"] == "assign" and id(op.inputs[0]) in alias
-               for g in _graphs(graph) for op in g.operations)
+               for g in graphs_within(graph) for op in g.operations)
 
 
 def _may_run_again(graph) -> bool:
@@ -230,7 +224,7 @@ def _may_run_again(graph) -> bool:
     again)."""
     return not any(op.opdef.effects & Effect.RANDOM
                    or (op.opdef.effects & Effect.IO and op.type != "Assert")
-                   for g in _graphs(graph) for op in g.operations)
+                   for g in graphs_within(graph) for op in g.operations)
 
 
 def _box(expr: str, dtype, rank: int) -> str:

@@ -14,6 +14,7 @@ import itertools
 
 import numpy as np
 
+from ...graph import graphs_within
 from ...passes import external_inputs, live_operations
 from ..base import JitCompileError, describe
 from . import fusion, vectorised
@@ -510,7 +511,7 @@ def _loop_invariant(tensor, body) -> bool:
              if any(sub is body for sub in op.subgraphs)]
     if len(loops) != 1:
         return False
-    graphs = [g for sub in loops[0].subgraphs for g in _graphs(sub)]
+    graphs = [g for sub in loops[0].subgraphs for g in graphs_within(sub)]
     return not any(op.attrs.get("var") is var and op.type != "ReadVariableOp"
                    for g in graphs for op in g.operations)
 
@@ -518,20 +519,13 @@ def _loop_invariant(tensor, body) -> bool:
 def _readers(graph) -> dict[int, list]:
     """Tensor id -> ids of the ops that read it (the string "out" for a graph output)."""
     found: dict[int, list] = {}
-    for g in _graphs(graph):
+    for g in graphs_within(graph):
         for op in g.operations:
             for t in op.inputs:
                 found.setdefault(id(t), []).append(id(op))
         for t in g.outputs:
             found.setdefault(id(t), []).append("out")
     return found
-
-
-def _graphs(graph):
-    yield graph
-    for op in graph.operations:
-        for sub in op.subgraphs:
-            yield from _graphs(sub)
 
 
 class Lowered:
@@ -547,7 +541,7 @@ class Lowered:
         self.fused_loops = writer.fused_loops
         self.line_ops = writer.line_ops
         self.input_ranks = input_ranks
-        self.has_init = any(op.type == "VarInitIfNeeded" for g in _graphs(writer.graph)
+        self.has_init = any(op.type == "VarInitIfNeeded" for g in graphs_within(writer.graph)
                             for op in g.operations)
 
 
@@ -609,7 +603,7 @@ def _set_up_object_mode_first(w) -> None:
 
 def _write_constants(w, graph) -> None:
     used = set()
-    for g in _graphs(graph):
+    for g in graphs_within(graph):
         for op in g.operations:
             used.update(id(t) for t in op.inputs)
         used.update(id(t) for t in g.outputs)
