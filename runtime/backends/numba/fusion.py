@@ -147,13 +147,13 @@ def write_group(w, group, needed) -> None:
                 continue
             name = w.fresh("f")
             if t.shape == group.shape:
-                w.line(f"{name} = np.ascontiguousarray({w.name_of(t)}).reshape({n})")
+                w.line(f"{name} = np.ascontiguousarray({w.name(t)}).reshape({n})")
                 flat[id(t)] = name
             elif _column(t, group.shape):
-                w.line(f"{name} = np.ascontiguousarray({w.name_of(t)}).reshape({n // last})")
+                w.line(f"{name} = np.ascontiguousarray({w.name(t)}).reshape({n // last})")
                 columns[id(t)] = name
             else:
-                w.line(f"{name} = np.ascontiguousarray({w.name_of(t)}).reshape({last})")
+                w.line(f"{name} = np.ascontiguousarray({w.name(t)}).reshape({last})")
                 rows[id(t)] = name
     current: dict[int, str] = {}  # updated variables' values from before the group, flat
     for op in group.ops:
@@ -198,7 +198,7 @@ def write_group(w, group, needed) -> None:
         for t_id, name in flat.items():
             scalars[t_id] = f"{name}[{index}]"
         for op in group.ops:
-            values = [scalars.get(id(t)) or w.name_of(t) for t in operands(op)]
+            values = [scalars.get(id(t)) or w.name(t) for t in operands(op)]
             name = w.fresh("s")
             if op.type == ASSIGN:  # the variable's new value, as the NumPy tier computes it
                 sign = "+" if op.attrs["mode"] == "add" else "-"
@@ -212,11 +212,11 @@ def write_group(w, group, needed) -> None:
     shape = tuple(group.shape.as_list())
     for out, name in stores:
         if len(shape) == 1:
-            w.set_name(out, name)
+            w.alias(out, name)
         else:
-            w.set_name(out, w.fresh("t"))
-            w.line(f"{w.name_of(out)} = {name}.reshape({shape!r})")
+            w.alias(out, w.fresh("t"))
+            w.line(f"{w.name(out)} = {name}.reshape({shape!r})")
         if out.op.type == ASSIGN:
             var = w.variable(out.op.attrs["var"])
-            w.line(f"{var} = {w.name_of(out)}")
+            w.line(f"{var} = {w.name(out)}")
             w.assigned.add(int(var[1:]))

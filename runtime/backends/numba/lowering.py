@@ -64,14 +64,14 @@ class KernelWriter:
     def fresh(self, prefix: str) -> str:
         return f"{prefix}{next(self._counters.setdefault(prefix, itertools.count()))}"
 
-    def name_of(self, tensor) -> str:
+    def name(self, tensor) -> str:
         try:
             return self._names[id(tensor)]
         except KeyError:
             raise JitCompileError(f"internal: tensor {tensor.name} is used before it is "
                                   "computed") from None
 
-    def set_name(self, tensor, name: str) -> None:
+    def alias(self, tensor, name: str) -> None:
         self._names[id(tensor)] = name
         self._keep.append(tensor)
 
@@ -81,12 +81,12 @@ class KernelWriter:
         return self._current
 
     def ins(self, op) -> list[str]:
-        return [self.name_of(t) for t in op.inputs]
+        return [self.name(t) for t in op.inputs]
 
     def assign(self, op, expr: str) -> None:
         name = self.fresh("t")
         self.line(f"{name} = {expr}")
-        self.set_name(op.outputs[0], name)
+        self.alias(op.outputs[0], name)
 
     def is_read(self, tensor) -> bool:
         """Whether an op or a graph output reads `tensor`."""
@@ -155,7 +155,7 @@ class KernelWriter:
             self._indent -= 1
 
     # -- graphs ------------------------------------------------------------------------------
-    def write_graph(self, graph, outputs=None) -> None:
+    def emit_graph(self, graph, outputs=None) -> None:
         ops = live_operations(graph, graph.outputs if outputs is None else outputs)
         self._find_slice_adds(ops)
         for item in fusion.plan(ops, self._reads, apart=self._slice_adds):
@@ -211,18 +211,18 @@ class KernelWriter:
             return  # written by the Add that reads it
         if id(op) in self._slice_adds:
             grad_op, k = self._slice_adds[id(op)]
-            add_into_slice(self, op, grad_op, self.name_of(op.inputs[1 - k]))
+            add_into_slice(self, op, grad_op, self.name(op.inputs[1 - k]))
             return
         if kind in ALIASES:
-            self.set_name(op.outputs[0], self.name_of(op.inputs[0]))
+            self.alias(op.outputs[0], self.name(op.inputs[0]))
         elif vectorised.vectorised(op):
             vectorised.write(self, op)
         elif kind in ELEMENTWISE or kind == CAST:
             self._write_native(op, lambda: self._write_elementwise(op))
         elif kind in WRITERS:
             self._write_native(op, lambda: WRITERS[kind](self, op))
-        elif kind == "If":
-            self._write_cond(op)
+        elif kind == "If":  # a Python `if` in both tiers: the op's own emitter writes it
+            op.opdef.emit(self, op)
         elif kind == "While":
             self._write_while(op)
         elif kind in _VARIABLE_OPS:
@@ -288,22 +288,6 @@ class KernelWriter:
         return {"one": f"{t}(1)", "zero": f"{t}(0)", "T": t}
 
     # -- control flow ------------------------------------------------------------------------
-    def _write_cond(self, op) -> None:
-        pred = self.name_of(op.inputs[0])
-        outs = [self.fresh("r") for _ in op.outputs]
-        for keyword, branch in (("if", op.subgraphs[0]), ("else", op.subgraphs[1])):
-            self.line(f"if {pred}:" if keyword == "if" else "else:")
-            with self.indented():
-                start = len(self.lines)
-                self.write_graph(branch)
-                results = [self.name_of(t) for t in branch.outputs]
-                if outs:
-                    self.line(f"{', '.join(outs)} = {', '.join(results)}")
-                elif len(self.lines) == start:
-                    self.line("pass")
-        for t, name in zip(op.outputs, outs):
-            self.set_name(t, name)
-
     def _write_while(self, op) -> None:
         cond, body = op.subgraphs
         names = [self.fresh("w") for _ in op.outputs]
@@ -313,7 +297,7 @@ class KernelWriter:
             self.line(f"{', '.join(names)} = {', '.join(inits[:n_vars])}")
         for graph in (cond, body):
             for t, name in zip(graph.inputs, names):
-                self.set_name(t, name)
+                self.alias(t, name)
         counter = None
         if len(inits) > n_vars:
             counter = self.fresh("n")
@@ -325,16 +309,16 @@ class KernelWriter:
                 with self.indented():
                     self.line("break")
                 self.line(f"{counter} += 1")
-            self.write_graph(cond)
-            self.line(f"if not {self.name_of(cond.outputs[0])}:")
+            self.emit_graph(cond)
+            self.line(f"if not {self.name(cond.outputs[0])}:")
             with self.indented():
                 self.line("break")
-            self.write_graph(body)
-            results = [self.name_of(t) for t in body.outputs]
+            self.emit_graph(body)
+            results = [self.name(t) for t in body.outputs]
             if names:
                 self.line(f"{', '.join(names)} = {', '.join(results)}")
         for t, name in zip(op.outputs, names):
-            self.set_name(t, name)
+            self.alias(t, name)
 
     # -- state -------------------------------------------------------------------------------
     def _write_variable_op(self, op) -> None:
@@ -343,7 +327,7 @@ class KernelWriter:
         if op.type == "ReadVariableOp":
             self.assign(op, name)  # a later assignment rebinds `name`; the read keeps its value
         elif op.type == "AssignVariableOp":
-            x = self.name_of(op.inputs[0])
+            x = self.name(op.inputs[0])
             mode = op.attrs["mode"]
             expr = x if mode == "assign" else f"{name} {'+' if mode == 'add' else '-'} {x}"
             if var.shape.rank == 0:
@@ -351,7 +335,7 @@ class KernelWriter:
             self.line(f"{name} = {expr}")
             self.assigned.add(int(name[1:]))
             if op.outputs:
-                self.set_name(op.outputs[0], name)
+                self.alias(op.outputs[0], name)
         # VarInitIfNeeded: the caller runs the NumPy executor while a variable is unset
 
     def _write_tensor_array_op(self, op) -> None:
@@ -442,8 +426,8 @@ class KernelWriter:
                     dims = repr(tuple(shape))
                 call = f"_h.scatter_grad(*{grad}, np.int64({count}), {dims})"
             self.line(f"{rest}, {value} = {call}")
-            self.set_name(op.outputs[0], rest)
-            self.set_name(op.outputs[1], value)
+            self.alias(op.outputs[0], rest)
+            self.alias(op.outputs[1], value)
         else:
             self.unsupported(op, f"the op type {kind!r}")
 
@@ -561,11 +545,11 @@ def lower(graph, fastmath) -> Lowered:
         if t.dtype.name != "variant":  # a loop's saves for its gradient: a tuple of buffers
             w.dt(t.dtype)
         params.append(f"a{i}")
-        w.set_name(t, f"a{i}")
+        w.alias(t, f"a{i}")
     _write_constants(w, graph)
-    w.write_graph(graph)
+    w.emit_graph(graph)
     _set_up_object_mode_first(w)
-    returns = [w.name_of(t) for t in graph.outputs]
+    returns = [w.name(t) for t in graph.outputs]
     returns += [w.variable(w.variables[i]) for i in sorted(w.assigned)]
     params += [f"v{i}" for i in range(len(w.variables))]
     params += [f"k{i}" for i in range(len(w.constants))]
@@ -614,10 +598,10 @@ def _write_constants(w, graph) -> None:
         if value.dtype.kind not in "biuf":
             w.unsupported(op, f"a constant of dtype {value.dtype}")
         if value.ndim == 0:
-            w.set_name(op.outputs[0], w.fresh("c"))
-            w.line(f"{w.name_of(op.outputs[0])} = {_scalar_literal(value)}")
+            w.alias(op.outputs[0], w.fresh("c"))
+            w.line(f"{w.name(op.outputs[0])} = {_scalar_literal(value)}")
         else:
-            w.set_name(op.outputs[0], f"k{len(w.constants)}")
+            w.alias(op.outputs[0], f"k{len(w.constants)}")
             w.constants.append(np.ascontiguousarray(value))
 
 

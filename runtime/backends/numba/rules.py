@@ -263,7 +263,7 @@ def _slice_grad(w, op):
     names = w.ins(op)
     out = op.outputs[0]
     w.assign(op, f"np.zeros({w.shape_literal(out.shape)}, {w.dt(out.dtype)})")
-    w.line(f"{w.name_of(out)}[{_key(w, op, names[1:])}] = {names[0]}")
+    w.line(f"{w.name(out)}[{_key(w, op, names[1:])}] = {names[0]}")
 
 
 def add_into_slice(w, op, grad_op, other: str) -> None:
@@ -273,7 +273,7 @@ def add_into_slice(w, op, grad_op, other: str) -> None:
     names = w.ins(grad_op)
     key = _key(w, grad_op, names[1:])
     w.assign(op, f"{other}.copy()")
-    w.line(f"{w.name_of(op.outputs[0])}[{key}] += {names[0]}")
+    w.line(f"{w.name(op.outputs[0])}[{key}] += {names[0]}")
 
 
 def _gather(w, op):
@@ -312,10 +312,10 @@ def _xent(w, op):
     w.line(f"{log_p} = _h.softmax_rows({_rows(w, op.inputs[1], logits, axis)}, True)")
     w.line(f"{lab} = {_rows(w, op.inputs[0], labels, axis)}")
     loss, grad = op.outputs
-    w.set_name(loss, w.fresh("t"))
-    w.line(f"{w.name_of(loss)} = (-np.sum({lab} * {log_p}, axis=1)).reshape({w.shape_literal(loss.shape)})")
-    w.set_name(grad, w.fresh("t"))
-    w.line(f"{w.name_of(grad)} = (np.exp({log_p}) - {lab}).reshape({w.shape_literal(grad.shape)})")
+    w.alias(loss, w.fresh("t"))
+    w.line(f"{w.name(loss)} = (-np.sum({lab} * {log_p}, axis=1)).reshape({w.shape_literal(loss.shape)})")
+    w.alias(grad, w.fresh("t"))
+    w.line(f"{w.name(grad)} = (np.exp({log_p}) - {lab}).reshape({w.shape_literal(grad.shape)})")
 
 
 def _index_along(axis: int, index: str) -> str:
@@ -326,8 +326,8 @@ def _unpack(w, op):
     x = w.ins(op)[0]
     axis = op.attrs["axis"] % op.inputs[0].shape.rank
     for i, out in enumerate(op.outputs):
-        w.set_name(out, w.fresh("t"))
-        w.line(f"{w.name_of(out)} = {x}[{_index_along(axis, str(i))}]")
+        w.alias(out, w.fresh("t"))
+        w.line(f"{w.name(out)} = {x}[{_index_along(axis, str(i))}]")
 
 
 def _split(w, op):
@@ -335,8 +335,8 @@ def _split(w, op):
     axis = op.attrs["axis"] % op.inputs[0].shape.rank
     start = 0
     for size, out in zip(op.attrs["sizes"], op.outputs):
-        w.set_name(out, w.fresh("t"))
-        w.line(f"{w.name_of(out)} = {x}[{_index_along(axis, f'{start}:{start + size}')}]")
+        w.alias(out, w.fresh("t"))
+        w.line(f"{w.name(out)} = {x}[{_index_along(axis, f'{start}:{start + size}')}]")
         start += size
 
 

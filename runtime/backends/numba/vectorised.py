@@ -154,13 +154,13 @@ def write(w, op) -> None:
     w.object_mode = True
     args = []
     for t in op.inputs:
-        name = w.name_of(t)
+        name = w.name(t)
         args.append(f"_v.scalar_in({name}, {w.dt(t.dtype)})" if t.shape.rank == 0 else name)
     outs = []
     for t in op.outputs:
         w.dt(t.dtype)  # refuses dtypes a kernel cannot hold
         name = w.fresh("t")
-        w.set_name(t, name)
+        w.alias(t, name)
         outs.append((name, t))
     # objmode refuses to declare a value nothing reads afterwards
     declared = ", ".join(f"{name}={numba_type(t.dtype, t.shape.rank)!r}"
