@@ -40,3 +40,10 @@ class SymbolicValueError(NotImplementedError, AttributeError):
 
     A `NotImplementedError`, as this runtime raised before, and an `AttributeError`, as a
     TensorFlow symbolic tensor has no `numpy` (so `getattr`-style probes treat it alike)."""
+
+
+class NotFoundError(OpError, FileNotFoundError):
+    """Something asked for does not exist: a checkpoint file, or a name inside a checkpoint.
+
+    A `FileNotFoundError` (so an `OSError`), which is what Python code catches for a missing
+    file, and an `OpError`, as TensorFlow's `tf.errors.NotFoundError` is."""
