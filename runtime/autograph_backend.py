@@ -13,6 +13,8 @@ import copy
 import os
 from typing import Any, Callable, Optional, Sequence
 
+import numpy as np
+
 import autograph as ag
 from autograph.core.options import ConversionOptions, Feature
 from autograph.impl import errors as ag_errors
@@ -250,6 +252,17 @@ class RuntimeBackend(ag.Backend):
 
     def list_append(self, lst, value):
         return lst.write(lst.size(), value)
+
+    def list_set(self, lst, index, value):
+        if isinstance(index, (int, np.integer)) and index < 0:
+            index = lst.size() + index
+        elif isinstance(index, Tensor):
+            index = self.where_negative(index, lst.size())
+        return lst.write(index, value)
+
+    def where_negative(self, index, n):
+        index = convert_to_tensor(index)
+        return array_ops.where(index < 0, index + array_ops.cast(n, index.dtype), index)
 
     def list_pop(self, lst):
         n = lst.size() - 1

@@ -111,12 +111,16 @@ def _symbolic_attribute(obj) -> str | None:
 
 
 def _capture_outputs(graph, outputs, function_name: str = "the function"):
-    """Records tensor leaves of `outputs` as graph outputs; Python leaves stay as they are.
+    """Records tensor leaves of `outputs` as graph outputs; Python leaves stay as they are
+    (a staged TensorArray, such as a list a staged loop appended to, is returned stacked).
     Dataclasses and namedtuples are nests; another object holding a symbolic tensor would
     outlive the trace, so it is an error."""
     flat = nest.flatten(outputs)
     structured = []
     for leaf in flat:
+        as_output = getattr(leaf, "_as_function_output", None)
+        if as_output is not None:
+            leaf = as_output()
         is_tensor = hasattr(leaf, "_as_tensor") or isinstance(leaf, Tensor)
         attribute = None if is_tensor else _symbolic_attribute(leaf)
         if attribute is not None:

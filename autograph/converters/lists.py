@@ -1,11 +1,15 @@
 """List operations that staged loops need to see: `l.append(x)` becomes
 `l = ag__.list_append(l, x)` and `y = l.pop()` becomes `l, y = ag__.list_pop(l)`, making
-the list a variable the loop carries (as a staged list when the loop is staged).
+the list a variable the loop carries (as a staged list when the loop is staged). On a list
+that is appended to or popped from, `l[i]` becomes `ag__.get_item(l, i)` and `l[i] = x`
+becomes `l = ag__.set_item(l, i, x)`, so that a staged index reads and writes it.
 
 Only lists held in local variables are rewritten; rebinding a global or a closure
 variable would change what the name means."""
 
 from __future__ import annotations
+
+import copy
 
 import gast
 
@@ -58,6 +62,25 @@ def _mutated_names(node) -> list:
     return found
 
 
+def _grown_names(node) -> set:
+    """Names whose `append`/`pop` methods `node` calls."""
+    return {n.func.value.id for n in gast.walk(node)
+            if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute)
+            and n.func.attr in ("append", "pop") and isinstance(n.func.value, gast.Name)}
+
+
+def _item_key(node) -> bool:
+    """Whether a subscript's key is one index (not a slice or a tuple of them)."""
+    return not isinstance(node, (gast.Slice, gast.Tuple))
+
+
+def _pure(node) -> bool:
+    """Whether evaluating `node` twice is like evaluating it once: names, constants and
+    arithmetic on them."""
+    return all(isinstance(n, (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp, gast.operator,
+                              gast.unaryop, gast.expr_context)) for n in gast.walk(node))
+
+
 def may_apply(ctx: Context) -> bool:
     """False when the function calls no list method this converter rewrites or marks."""
     return ctx.identifiers is None or not ctx.identifiers.isdisjoint(_MUTATORS)
@@ -73,15 +96,18 @@ class Handler(transformer.Handler):
     def __init__(self, ctx: Context):
         super().__init__(ctx)
         self.locals: list[set[str]] = []
+        self.grown: list[set[str]] = []     # per scope: local lists appended to or popped from
         self.depth: list[int] = []      # per scope: the `if`/loop statements around
 
     def enter_scope(self, node) -> None:
         act = scope_activity(node)
         self.locals.append(act.locals | act.globals)
+        self.grown.append(_grown_names(node) & act.locals)
         self.depth.append(0)
 
     def leave_scope(self, node) -> None:
         self.locals.pop()
+        self.grown.pop()
         self.depth.pop()
 
     def _enter_block(self, node):
@@ -112,7 +138,22 @@ class Handler(transformer.Handler):
             return self.located(new, node)
         return self._hoist_pop(node)
 
+    def _grown_item(self, node) -> bool:
+        """Whether `node` is `l[i]` on a local list that is appended to or popped from."""
+        return (isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name)
+                and bool(self.grown) and node.value.id in self.grown[-1] and _item_key(node.slice))
+
+    def enter_Subscript(self, node: gast.Subscript):
+        if isinstance(node.ctx, gast.Load) and self._grown_item(node):
+            new = templates.replace_as_expression("ag__.get_item(l, i)", l=node.value.id, i=node.slice)
+            return self.located(new, node)
+        return node
+
     def enter_Assign(self, node: gast.Assign):
+        if len(node.targets) == 1 and self._grown_item(node.targets[0]):
+            target = node.targets[0]
+            return self.located(templates.replace("l = ag__.set_item(l, i, x)", l=target.value.id,
+                                                  i=target.slice, x=node.value), node)
         name, call = _method_call(node.value, "pop")
         if name and self._is_local(name) and len(call.args) <= 1 and len(node.targets) == 1:
             new = templates.replace("l, target = ag__.list_pop(l)", l=name, target=node.targets[0])
@@ -121,6 +162,13 @@ class Handler(transformer.Handler):
         return self._hoist_pop(node)
 
     def enter_AugAssign(self, node: gast.AugAssign):
+        target = node.target
+        if self._grown_item(target) and _pure(target.slice):
+            key = target.slice
+            new = templates.replace("l = ag__.set_item(l, i, ag__.get_item(l, j) + x)",
+                                    l=target.value.id, i=key, j=copy.deepcopy(key), x=node.value)
+            new[0].value.args[2].op = node.op
+            return self.located(new, node)
         return self._hoist_pop(node)
 
     def enter_Return(self, node: gast.Return):

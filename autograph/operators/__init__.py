@@ -8,7 +8,7 @@ from .directives import set_loop_options
 from .dispatch import Backend, backend_of, backends, register_backend, staged_backend, unregister_backend
 from .exceptions import assert_stmt
 from .iterables import StagedEnumerate, StagedRange, StagedZip
-from .lists import list_append, list_pop
+from .lists import get_item, list_append, list_pop, set_item
 from .logical import and_, eq, ne, not_, or_
 from .loops import for_stmt, while_stmt
 from .py_builtins import abs_, all_, any_, bool_, enumerate_, float_, int_, len_, max_, min_, print_, range_, sum_, zip_
@@ -18,7 +18,7 @@ from .staging import StagingError
 
 __all__ = [
     "if_stmt", "if_exp", "while_stmt", "for_stmt", "and_", "or_", "not_", "eq", "ne",
-    "assert_stmt", "catching", "list_append", "list_pop", "set_loop_options",
+    "assert_stmt", "catching", "list_append", "list_pop", "get_item", "set_item", "set_loop_options",
     "len_", "range_", "enumerate_", "zip_", "abs_", "int_", "float_", "bool_", "min_", "max_",
     "sum_", "any_", "all_", "print_",
     "BREAK", "Return", "Undefined", "StagedJump", "StagingError",

@@ -151,6 +151,14 @@ class Backend(abc.ABC):
     def list_pop(self, lst: Any) -> tuple[Any, Any]:
         """(the list without its last element, that element)."""
 
+    def list_set(self, lst: Any, index: Any, value: Any) -> Any:
+        """A staged list with the item at `index` (negative: from the end) replaced."""
+        raise NotImplementedError(f"{type(self).__name__} cannot write a staged list's items")
+
+    def where_negative(self, index: Any, n: Any) -> Any:
+        """`index + n` where the staged integer `index` is negative, else `index`."""
+        raise NotImplementedError(f"{type(self).__name__} cannot index with staged integers")
+
 
 _backends: list[Backend] = []
 _type_cache: dict[type, Optional[tuple[Backend, ...]]] = {}

@@ -1,14 +1,18 @@
 """List operations in converted code. `l.append(x)` becomes `l = ag__.list_append(l, x)`:
 for a Python list it appends in place (so aliases see it, as in Python); for a staged list —
-what a staged loop turns a list it grows into — it appends to the staged list."""
+what a staged loop turns a list it grows into — it appends to the staged list.
+
+On such lists `l[i]` becomes `ag__.get_item(l, i)` and `l[i] = x` becomes
+`l = ag__.set_item(l, i, x)`: with a staged index, a Python list is read through its
+stacked items, and writing it makes it a staged list."""
 
 from __future__ import annotations
 
 import contextlib
 import threading
-from typing import Any, Iterator
+from typing import Any, Iterator, Optional
 
-from .dispatch import Backend, backend_of
+from .dispatch import Backend, backend_of, staged_backend
 
 
 class _Changed(threading.local):
@@ -88,3 +92,51 @@ def list_pop(lst: Any, *index: Any) -> tuple[Any, Any]:
     if CHANGED.ids is not None:
         CHANGED.ids.add(id(lst))
     return lst, lst.pop(*index)
+
+
+def _staged_index(index: Any) -> Optional[Backend]:
+    return None if type(index) is int else staged_backend(index)
+
+
+def get_item(target: Any, index: Any) -> Any:
+    """`target[index]`; a Python list indexed by a staged integer reads its stacked items
+    (negative indices count from the end, as in Python)."""
+    if type(target) is list:
+        backend = _staged_index(index)
+        if backend is not None:
+            return backend.getitem(_stacked(backend, target), _from_end(backend, index, len(target)))
+    return target[index]
+
+
+def set_item(target: Any, index: Any, value: Any) -> Any:
+    """`target[index] = value`, returning the list to use afterwards. A Python list written
+    at a staged index becomes a staged list holding its items (a staged loop then carries
+    it as one); a staged list takes the write at `index` (negative: from the end)."""
+    backend = _backend(target)
+    if backend is None and type(target) is list:
+        backend = _staged_index(index)
+        if backend is not None:
+            if not target:
+                raise IndexError("list assignment index out of range (the list is empty)")
+            target = backend.new_list(target)
+    if backend is not None:
+        return backend.list_set(target, index, value)
+    target[index] = value
+    return target
+
+
+def _stacked(backend: Backend, items: list) -> Any:
+    if not items:
+        raise IndexError("list index out of range (the list is empty)")
+    try:
+        return backend.stack(items)
+    except (TypeError, ValueError) as e:
+        raise TypeError(
+            "a Python list indexed by a tensor is read as one tensor stacking its items, and "
+            f"these items cannot be stacked ({e}); give them one dtype and shape, or index the "
+            "list with a Python int.") from None
+
+
+def _from_end(backend: Backend, index: Any, n: int) -> Any:
+    """`index`, or `index + n` where it is negative."""
+    return backend.where_negative(index, n)

@@ -278,6 +278,10 @@ class TensorArray:
         return apply(TA_READ, [self._handle, convert_to_tensor(index, dtype_hint=_dtypes.int32)],
                      {"dtype": self.dtype, "element_shape": self._element_shape})
 
+    def _as_function_output(self) -> Tensor:
+        """What a compiled function returning this array returns: its stacked elements."""
+        return self.stack()
+
     def __getitem__(self, index):
         """`ta[i]`, for the Python lists autograph stages as TensorArrays (`lst[1]` after a
         staged loop appended to `lst`): `read(i)` for an integer or scalar integer tensor,
