@@ -20,6 +20,8 @@ from . import (
     random_ops,
     reduce_grads,
     reduce_ops,
+    scatter_ops,
+    sort_ops,
     tensor_array,
     variable_ops,
 )
@@ -29,4 +31,4 @@ _install()
 
 __all__ = ["array_grads", "array_ops", "composed", "control_flow", "core", "debug_ops", "gradient_ops",
            "linalg_ops", "math_grads", "math_ops", "nn_ops", "random_ops", "reduce_grads",
-           "reduce_ops", "tensor_array", "variable_ops"]
+           "reduce_ops", "scatter_ops", "sort_ops", "tensor_array", "variable_ops"]

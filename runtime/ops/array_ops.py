@@ -448,9 +448,9 @@ GATHER = define("GatherV2", _gather_infer, _gather_kernel,
                 template="np.take({0}, {1}, axis={axis})")
 
 
-@export("gather")
 def gather(params, indices, axis=0, batch_dims=0, name=None):
-    """Takes the slices at `indices` along `axis`, like np.take."""
+    """Takes the slices at `indices` along `axis`, like np.take (`rt.gather`, published by
+    runtime.ops.scatter_ops, adds batch_dims)."""
     if batch_dims:
         raise NotImplementedError("gather with batch_dims is not supported; use gather_nd.")
     params = convert_to_tensor(params)
@@ -474,7 +474,6 @@ def _gather_nd_kernel(params, indices):
 GATHER_ND = define("GatherNd", _gather_nd_infer, _gather_nd_kernel)
 
 
-@export("gather_nd")
 def gather_nd(params, indices, name=None):
     """Takes the elements (or slices) whose index tuples are the last axis of `indices`."""
     return apply(GATHER_ND, [convert_to_tensor(params),
