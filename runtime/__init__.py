@@ -63,6 +63,7 @@ globals().update(_NAMESPACES[""])  # rt.add, rt.cond, rt.Variable, ...: see runt
 math = _types.SimpleNamespace(**_NAMESPACES["math"])
 linalg = _types.SimpleNamespace(**_NAMESPACES["linalg"])
 random = _types.SimpleNamespace(**_NAMESPACES["random"])
+random.experimental = _types.SimpleNamespace(**_NAMESPACES["random.experimental"])
 nn = _types.SimpleNamespace(**_NAMESPACES["nn"])
 debugging = _types.SimpleNamespace(**_NAMESPACES["debugging"])
 config = _types.SimpleNamespace(**_NAMESPACES["config"])

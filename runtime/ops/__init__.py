@@ -12,6 +12,7 @@ from . import (
     control_flow,
     core,
     debug_ops,
+    decompositions,
     gradient_ops,
     linalg_ops,
     math_grads,
@@ -29,6 +30,6 @@ from .overloads import install as _install
 
 _install()
 
-__all__ = ["array_grads", "array_ops", "composed", "control_flow", "core", "debug_ops", "gradient_ops",
+__all__ = ["array_grads", "array_ops", "composed", "control_flow", "core", "debug_ops", "decompositions", "gradient_ops",
            "linalg_ops", "math_grads", "math_ops", "nn_ops", "random_ops", "reduce_grads",
            "reduce_ops", "scatter_ops", "sort_ops", "tensor_array", "variable_ops"]

@@ -83,8 +83,22 @@ def _reductions(x):
 
 def _linalg(x):
     sq = rt.matmul(x, x, transpose_b=True) + rt.eye(3, dtype=x.dtype)
+    s, u, v = rt.linalg.svd(x)
+    q, r = rt.linalg.qr(rt.transpose(x))
+    e, w = rt.linalg.eigh(sq)
+    sign, log_abs = rt.linalg.slogdet(sq)
+    with rt.GradientTape() as tape:
+        tape.watch(sq)
+        chol = rt.linalg.cholesky(sq)
+        loss = (rt.reduce_sum(chol) + rt.reduce_sum(e * w * w) + log_abs +
+                rt.reduce_sum(rt.linalg.svd(sq, compute_uv=False)) +
+                rt.reduce_sum(rt.linalg.qr(sq)[1]) +
+                rt.reduce_sum(rt.linalg.solve(sq, x, adjoint=True)) +
+                rt.reduce_sum(rt.linalg.triangular_solve(sq, x, lower=False)))
     return (rt.matmul(x, x, transpose_a=True), sq, rt.einsum("ij,kj->ik", x, x),
-            rt.tensordot(x, x, axes=[[1], [1]]), rt.linalg.inv(sq), rt.linalg.det(sq))
+            rt.tensordot(x, x, axes=[[1], [1]]), rt.linalg.inv(sq), rt.linalg.det(sq),
+            s, rt.abs(u), rt.abs(v), rt.abs(q), rt.abs(r), e, rt.abs(w), sign, log_abs,
+            chol, loss, tape.gradient(loss, sq))
 
 
 def _shapes(x):
