@@ -26,7 +26,7 @@ from .dtypes import bool_, float32, float64, int32, int64
 from .function.logs import add_trace_listener
 from .graph import register_internal_dir
 from .opdef import define
-from .ops import array_ops, debug_ops, math_ops, reduce_ops
+from .ops import array_ops, composed, debug_ops, math_ops, reduce_ops
 from .ops.control_flow import cond_merging_shapes as _cond
 from .ops.control_flow import while_loop as _while_loop
 from .ops.core import apply, convert_to_tensor
@@ -225,10 +225,14 @@ class RuntimeBackend(ag.Backend):
         values = [v.stack() if isinstance(v, TensorArray) else v for v in values]
         if len(values) == 1:
             return _reduce_first_axis(kind, values[0])
-        fold = {"min": math_ops.minimum, "max": math_ops.maximum, "sum": math_ops.add}[kind]
+        if kind == "sum":
+            out = values[0]
+            for v in values[1:]:
+                out = math_ops.add(out, v)
+            return out
         out = values[0]
         for v in values[1:]:
-            out = fold(out, v)
+            out = _python_extremum(kind, out, v)
         return out
 
     def stack(self, values):
@@ -280,6 +284,35 @@ def _invariant_shape(invariant: Any):
     return as_shape(invariant.shape if isinstance(invariant, TensorSpec) else invariant)
 
 
+def _python_extremum(kind: str, current, item) -> Tensor:
+    """Python's `max(current, item)` (`min`): `item` only replaces `current` when it is
+    greater (less), so a NaN item never replaces a number and a NaN `current` is kept;
+    elementwise otherwise, like `maximum`/`minimum`."""
+    fold = math_ops.maximum if kind == "max" else math_ops.minimum
+    result = fold(current, item)
+    if not result.dtype.is_floating:
+        return result
+    current = array_ops.cast(current, result.dtype)
+    item = array_ops.cast(item, result.dtype)
+    skipped = math_ops.logical_and(composed.is_nan(item),
+                                   math_ops.logical_not(composed.is_nan(current)))
+    return array_ops.where(skipped, composed.broadcast_to(current, array_ops.shape(result)),
+                           result)
+
+
+def _python_extremum_of_items(kind: str, value: Tensor) -> Tensor:
+    """Python's `max(t)` (`min`) over a vector's items: a NaN first item is the result
+    (nothing compares greater than it); later NaNs never replace a number."""
+    fn = reduce_ops.reduce_max if kind == "max" else reduce_ops.reduce_min
+    if not value.dtype.is_floating:
+        return fn(value)
+    bound = float("-inf") if kind == "max" else float("inf")
+    numbers = array_ops.where(composed.is_nan(value), array_ops.fill(array_ops.shape(value),
+                                                                      array_ops.cast(bound, value.dtype)), value)
+    first = value[0]
+    return array_ops.where(composed.is_nan(first), first, fn(numbers))
+
+
 def _reduce_first_axis(kind: str, value: Tensor) -> Tensor:
     """Python's `min`/`max`/`sum`/`any`/`all` over a tensor: they iterate its first axis,
     and compare (or test the truth of) its rows, which only works for scalar rows."""
@@ -292,8 +325,9 @@ def _reduce_first_axis(kind: str, value: Tensor) -> Tensor:
         raise ValueError(f"{kind}() over a tensor of shape {value.shape} compares its rows, and "
                          "the truth value of a row with more than one element is ambiguous; "
                          f"use rt.reduce_{kind} with an axis.")
-    fn = {"min": reduce_ops.reduce_min, "max": reduce_ops.reduce_max,
-          "any": reduce_ops.reduce_any, "all": reduce_ops.reduce_all}[kind]
+    if kind in ("min", "max"):
+        return _python_extremum_of_items(kind, value)
+    fn = {"any": reduce_ops.reduce_any, "all": reduce_ops.reduce_all}[kind]
     return fn(value)
 
 
