@@ -254,14 +254,20 @@ class Mismatch:
                 f"args {self.args}\n{runs}\n--- program ---\n{self.source}")
 
 
-def check_program(seed: int, source: str, arg_tuples: list, directory: Path) -> list[Mismatch]:
-    """Runs the program of `source` four ways on every argument tuple; the differences found."""
+def check_program(seed: int, source: str, arg_tuples: list, directory: Path,
+                  jit: bool = False) -> list[Mismatch]:
+    """Runs the program of `source` four ways on every argument tuple (five with `jit`: also
+    staged on the Numba tier, compared with the reference like the staged run); the
+    differences found."""
     module = load(source, directory)
     try:
         program = module.program
         converted = ag.to_graph(program)
         compiled = rt.function(
             program, experimental_autograph_options=ag.experimental.Feature.STAGED_PRINT)
+        jitted = rt.function(
+            program, experimental_autograph_options=ag.experimental.Feature.STAGED_PRINT,
+            jit_compile=True) if jit else None
         found = []
         references = [run(program, numpy_args(args)) for args in arg_tuples]
         for args, reference in zip(arg_tuples, references):
@@ -272,9 +278,14 @@ def check_program(seed: int, source: str, arg_tuples: list, directory: Path) -> 
             reason = converted_mismatch(native, outcomes["converted"])
             if reason:
                 found.append(Mismatch(seed, source, args, "converted", reason, outcomes))
-            reason = staged_mismatch(reference, outcomes["staged"], source)
-            if reason:
-                found.append(Mismatch(seed, source, args, "staged", reason, outcomes))
+            if jitted is not None:
+                outcomes["staged (Numba tier)"] = run(jitted, tensor_args(args))
+            for stage in ("staged", "staged (Numba tier)"):
+                if stage not in outcomes:
+                    continue
+                reason = staged_mismatch(reference, outcomes[stage], source)
+                if reason:
+                    found.append(Mismatch(seed, source, args, stage, reason, outcomes))
         return found
     finally:
         unload(module)

@@ -7,7 +7,9 @@ default (a few seconds); more with
 
     DIFFERENTIAL_PROGRAMS=10000 python -m pytest -q tests/differential
 
-and `DIFFERENTIAL_SEED=N` moves the first seed. A failure prints the program, its seed, the
+and `DIFFERENTIAL_SEED=N` moves the first seed. `DIFFERENTIAL_JIT_PROGRAMS` (20 by default)
+programs also run staged on the Numba tier (`jit_compile=True`), compared like the staged run;
+each compiles kernels, so they take about a second each. A failure prints the program, its seed, the
 arguments and every run's outcome. Grammar features with a known bug are listed, with what
 goes wrong, in `generator.KNOWN_GAPS`; removing an entry turns the feature back on.
 """
@@ -21,6 +23,7 @@ from .runner import check_program
 
 PROGRAMS = int(os.environ.get("DIFFERENTIAL_PROGRAMS", "300"))
 FIRST_SEED = int(os.environ.get("DIFFERENTIAL_SEED", "0"))
+JIT_PROGRAMS = int(os.environ.get("DIFFERENTIAL_JIT_PROGRAMS", "20"))
 
 
 def test_generated_programs_behave_the_same_native_converted_and_staged(tmp_path):
@@ -28,6 +31,16 @@ def test_generated_programs_behave_the_same_native_converted_and_staged(tmp_path
     for seed in range(FIRST_SEED, FIRST_SEED + PROGRAMS):
         program = generate(seed)
         failures += check_program(seed, program.source, arguments(seed), tmp_path)
+        if len(failures) >= 3:
+            break
+    assert not failures, "\n\n".join(str(f) for f in failures)
+
+
+def test_generated_programs_behave_the_same_on_the_numba_tier(tmp_path):
+    failures = []
+    for seed in range(FIRST_SEED, FIRST_SEED + JIT_PROGRAMS):
+        program = generate(seed)
+        failures += check_program(seed, program.source, arguments(seed), tmp_path, jit=True)
         if len(failures) >= 3:
             break
     assert not failures, "\n\n".join(str(f) for f in failures)
