@@ -18,11 +18,13 @@ from . import (
     math_grads,
     math_ops,
     nn_ops,
+    random_generator,
     random_ops,
     reduce_grads,
     reduce_ops,
     scatter_ops,
     sort_ops,
+    stateless_random_ops,
     tensor_array,
     variable_ops,
 )
@@ -31,5 +33,5 @@ from .overloads import install as _install
 _install()
 
 __all__ = ["array_grads", "array_ops", "composed", "control_flow", "core", "debug_ops", "decompositions", "gradient_ops",
-           "linalg_ops", "math_grads", "math_ops", "nn_ops", "random_ops", "reduce_grads",
-           "reduce_ops", "scatter_ops", "sort_ops", "tensor_array", "variable_ops"]
+           "linalg_ops", "math_grads", "math_ops", "nn_ops", "random_generator", "random_ops", "reduce_grads",
+           "reduce_ops", "scatter_ops", "sort_ops", "stateless_random_ops", "tensor_array", "variable_ops"]
