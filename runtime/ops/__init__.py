@@ -10,6 +10,7 @@ from . import (
     array_ops,
     composed,
     control_flow,
+    conv_ops,
     core,
     debug_ops,
     decompositions,
@@ -32,6 +33,6 @@ from .overloads import install as _install
 
 _install()
 
-__all__ = ["array_grads", "array_ops", "composed", "control_flow", "core", "debug_ops", "decompositions", "gradient_ops",
+__all__ = ["array_grads", "array_ops", "composed", "control_flow", "conv_ops", "core", "debug_ops", "decompositions", "gradient_ops",
            "linalg_ops", "math_grads", "math_ops", "nn_ops", "random_generator", "random_ops", "reduce_grads",
            "reduce_ops", "scatter_ops", "sort_ops", "stateless_random_ops", "tensor_array", "variable_ops"]

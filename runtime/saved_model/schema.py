@@ -249,6 +249,20 @@ _TA_ELEMENT = {"dtype": DTYPE, "element_shape": SHAPE}
 _RANDOM = {"shape": DIMS, "a": NUMBER, "b": NUMBER, "dtype": DTYPE, "seed": OPT_INT}
 _RANDOM_DYNAMIC = {"a": NUMBER, "b": NUMBER, "dtype": DTYPE, "seed": OPT_INT}  # shape: an input
 
+PADDING = _enum("SAME", "VALID")
+_CONV = {"strides": INTS, "padding": PADDING, "dilations": INTS}
+_POOL = {"ksize": INTS, "strides": INTS, "padding": PADDING}
+_CONV_ATTRS = {
+    "Conv2D": _CONV,
+    "Conv2DBackpropInput": {"input_size": INTS, **_CONV},
+    "Conv2DBackpropFilter": {"filter_size": INTS, **_CONV},
+    "MaxPool": _POOL,
+    "MaxPoolGrad": _POOL,
+    "MaxPoolGradGrad": _POOL,
+    "AvgPool": _POOL,
+    "AvgPoolGrad": {"input_size": INTS, **_POOL},
+}
+
 OP_ATTRS: dict[str, dict[str, AttrKind]] = {
     **{name: _REDUCE for name in ("Sum", "Mean", "Max", "Min", "Prod", "Any", "All")},
     "ProdOthers": {"axis": OPT_AXES},
@@ -315,6 +329,7 @@ OP_ATTRS: dict[str, dict[str, AttrKind]] = {
     "AccumulatorRead": {"dtype": DTYPE, "index": INT, "shape": SHAPE},
     "Undefined": {"dtype": DTYPE, "shape": SHAPE},
     "Zeros": {"shape": DIMS, "dtype": NP_DTYPE},
+    **_CONV_ATTRS,
 }
 
 # ops that hold Python callables or live only on tapes: never written, never read

@@ -227,6 +227,22 @@ def _vectorised(x):
             rt.reduce_mean(x, axis=1), rt.reduce_any(x > 0.5, axis=1))
 
 
+def _conv(x):
+    """Convolution and pooling with their gradients (second order too, for the backprop ops)."""
+    img = rt.reshape(x, [1, 3, 4, 1])
+    w = rt.reshape(x[:2, :2], [2, 2, 1, 1])
+    with rt.GradientTape() as outer:
+        outer.watch([img, w])
+        with rt.GradientTape() as tape:
+            tape.watch([img, w])
+            y = (rt.reduce_sum(rt.nn.conv2d(img, w, 1, "SAME") ** 2) +
+                 rt.reduce_sum(rt.nn.max_pool2d(img, 2, 1, "VALID")) +
+                 rt.reduce_sum(rt.nn.avg_pool2d(img, 2, 2, "SAME") ** 2))
+        gi, gw = tape.gradient(y, [img, w])
+        z = rt.reduce_sum(gi * gi) + rt.reduce_sum(gw * gw)
+    return y, gi, gw, outer.gradient(z, [img, w])
+
+
 _ANY_ROWS = [rt.TensorSpec([None, 4], rt.float32)]
 
 # One kernel per group (Numba's compile time dominates); float64 and the vectorised paths
@@ -248,6 +264,7 @@ GROUPS = {
     "tensor_array_gradients": (_tensor_array_gradients, [(rt.constant(_x(F32)),)], {}),
     "custom_gradient": (_custom, [(rt.constant(_x(F32)),)], {}),
     "dynamic": (_dynamic, [(_x(F32),)], {"input_signature": _ANY_ROWS}),
+    "conv": (_conv, [(rt.constant(_x(F64)),)], {}),
 }
 
 _results: dict = {}

@@ -1,0 +1,545 @@
+"""Convolution and pooling ops (NHWC), and the normalisation helpers composed from other ops.
+
+Ops: Conv2D with Conv2DBackpropInput / Conv2DBackpropFilter, MaxPool with MaxPoolGrad,
+AvgPool with AvgPoolGrad. Their NumPy kernels work on strided window views of the padded
+input (`sliding_window_view`) contracted with `tensordot`; the backward kernels loop over
+the kernel's taps only (never over pixels). conv1d, the 1-D pools, moments,
+batch_normalization and embedding_lookup are composed from ops, so their gradients come with
+the ops they use.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from ..exports import export
+from ..opdef import define
+from ..shapes import TensorShape
+from . import array_ops as _array
+from . import math_ops as _math
+from . import reduce_ops as _reduce
+from .core import apply, convert_to_tensor
+
+# -- argument checking -----------------------------------------------------------------------
+
+
+def _padding(padding, fn: str) -> str:
+    if not isinstance(padding, str) or padding.upper() not in ("SAME", "VALID"):
+        raise ValueError(f"{fn}: `padding` must be 'SAME' or 'VALID', got {padding!r} "
+                         "(explicit paddings: pad the input with rt.pad first).")
+    return padding.upper()
+
+
+def _data_format(data_format, fn: str, expected: str) -> None:
+    if data_format is None or data_format == expected:
+        return
+    if data_format in ("NCHW", "NCW", "NCDHW"):
+        raise NotImplementedError(
+            f"{fn}: data_format={data_format!r} is not supported, only {expected!r} "
+            "(channels last); transpose the input to channels last first.")
+    raise ValueError(f"{fn}: `data_format` must be {expected!r}, got {data_format!r}.")
+
+
+def _pair(value, fn: str, what: str, rank: int = 2) -> tuple[int, ...]:
+    """An int, `rank` ints, or `rank + 2` ints with 1 for the batch and channel axes, as a
+    tuple of `rank` positive ints."""
+    if value is None:
+        return (1,) * rank
+    if isinstance(value, (int, np.integer)):
+        items = (int(value),) * rank
+    else:
+        try:
+            items = tuple(int(v) for v in value)
+        except TypeError:
+            raise TypeError(f"{fn}: `{what}` must be an int or a list of ints, got "
+                            f"{value!r}.") from None
+        if len(items) == 1:
+            items = items * rank
+        elif len(items) == rank + 2:
+            if items[0] != 1 or items[-1] != 1:
+                raise ValueError(f"{fn}: `{what}` over the batch and channel axes must be 1, "
+                                 f"got {list(items)}.")
+            items = items[1:-1]
+        elif len(items) != rank:
+            raise ValueError(f"{fn}: `{what}` must have 1, {rank} or {rank + 2} elements, got "
+                             f"{list(items)}.")
+    if any(v < 1 for v in items):
+        raise ValueError(f"{fn}: `{what}` must be positive, got {list(items)}.")
+    return items
+
+
+def _out_size(size, k, s, d, padding, what):
+    """(output size, (pad before, pad after)) along one spatial axis; size may be None."""
+    ek = (k - 1) * d + 1
+    if size is None:
+        return None, None
+    if padding == "VALID":
+        if size < ek:
+            raise ValueError(f"{what}: the window ({ek}) is larger than the input ({size}) "
+                             "with padding='VALID'.")
+        return (size - ek) // s + 1, (0, 0)
+    out = -(-size // s)
+    total = max((out - 1) * s + ek - size, 0)
+    return out, (total // 2, total - total // 2)
+
+
+def _geometry(h, w, ksize, strides, padding, dilations, what):
+    oh, ph = _out_size(h, ksize[0], strides[0], dilations[0], padding, what)
+    ow, pw = _out_size(w, ksize[1], strides[1], dilations[1], padding, what)
+    return oh, ow, ph, pw
+
+
+def _float_rank4(x, what, arg):
+    if not x.dtype.is_floating:
+        raise TypeError(f"{what}: `{arg}` must be a floating-point tensor, got {x.dtype.name}.")
+    if x.shape.rank is not None and x.shape.rank != 4:
+        raise ValueError(f"{what}: `{arg}` must have rank 4, got shape {x.shape}.")
+    return x.shape.as_list() if x.shape.rank is not None else [None] * 4
+
+
+# -- shared kernel pieces ----------------------------------------------------------------------
+
+
+def _windows(xp, ksize, strides, dilations, oh, ow):
+    """[N, OH, OW, C, KH, KW] view of the windows of the padded input `xp`."""
+    (kh, kw), (sh, sw), (dh, dw) = ksize, strides, dilations
+    view = sliding_window_view(xp, ((kh - 1) * dh + 1, (kw - 1) * dw + 1), axis=(1, 2))
+    return view[:, :(oh - 1) * sh + 1:sh, :(ow - 1) * sw + 1:sw, :, ::dh, ::dw]
+
+
+def _pad(x, ph, pw, value=0):
+    if ph == (0, 0) and pw == (0, 0):
+        return x
+    return np.pad(x, ((0, 0), ph, pw, (0, 0)), constant_values=value)
+
+
+def _scatter_taps(cols, size, ksize, strides, dilations, ph, pw, shape_nc):
+    """Adds cols[:, :, :, i, j, :] into the tap (i, j)'s positions of a zero padded input
+    and crops the padding: the transpose of taking windows."""
+    (h, w), (kh, kw), (sh, sw), (dh, dw) = size, ksize, strides, dilations
+    n, c = shape_nc
+    oh, ow = cols.shape[1], cols.shape[2]
+    hp, wp = h + ph[0] + ph[1], w + pw[0] + pw[1]
+    hp = max(hp, (kh - 1) * dh + (oh - 1) * sh + 1)
+    wp = max(wp, (kw - 1) * dw + (ow - 1) * sw + 1)
+    out = np.zeros((n, hp, wp, c), dtype=cols.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            out[:, i * dh:i * dh + (oh - 1) * sh + 1:sh,
+                j * dw:j * dw + (ow - 1) * sw + 1:sw, :] += cols[:, :, :, i, j, :]
+    return np.ascontiguousarray(out[:, ph[0]:ph[0] + h, pw[0]:pw[0] + w, :])
+
+
+# -- Conv2D --------------------------------------------------------------------------------------
+
+
+def _conv_infer(x, filters, strides, padding, dilations):
+    n, h, w, c = _float_rank4(x, "conv2d", "input")
+    kh, kw, kc, o = _float_rank4(filters, "conv2d", "filters")
+    if x.dtype is not filters.dtype:
+        raise TypeError(f"conv2d: `input` and `filters` must have one dtype, got "
+                        f"{x.dtype.name} and {filters.dtype.name}.")
+    if c is not None and kc is not None and c != kc:
+        raise ValueError(f"conv2d: `filters` expect {kc} input channels, the input has {c} "
+                         f"(input shape {x.shape}, filters shape {filters.shape}).")
+    if kh is None or kw is None:
+        oh = ow = None
+    else:
+        oh, ow, _, _ = _geometry(h, w, (kh, kw), strides, padding, dilations, "conv2d")
+    return TensorShape([n, oh, ow, o]), x.dtype
+
+
+def _conv_kernel(x, filters, strides, padding, dilations):
+    kh, kw = filters.shape[:2]
+    oh, ow, ph, pw = _geometry(x.shape[1], x.shape[2], (kh, kw), strides, padding, dilations,
+                               "conv2d")
+    win = _windows(_pad(x, ph, pw), (kh, kw), strides, dilations, oh, ow)
+    return np.tensordot(win, filters, axes=([4, 5, 3], [0, 1, 2]))
+
+
+CONV2D = define("Conv2D", _conv_infer, _conv_kernel)
+
+
+def _backprop_input_infer(g, filters, input_size, strides, padding, dilations):
+    return TensorShape([g.shape[0], input_size[0], input_size[1], filters.shape[2]]), g.dtype
+
+
+def _backprop_input_kernel(g, filters, input_size, strides, padding, dilations):
+    kh, kw = filters.shape[:2]
+    _, _, ph, pw = _geometry(input_size[0], input_size[1], (kh, kw), strides, padding,
+                             dilations, "conv2d")
+    cols = np.tensordot(g, filters, axes=([3], [3]))  # [N, OH, OW, KH, KW, C]
+    return _scatter_taps(cols, input_size, (kh, kw), strides, dilations, ph, pw,
+                         (g.shape[0], filters.shape[2]))
+
+
+CONV2D_BACKPROP_INPUT = define("Conv2DBackpropInput", _backprop_input_infer,
+                               _backprop_input_kernel)
+
+
+def _backprop_filter_infer(x, g, filter_size, strides, padding, dilations):
+    return TensorShape([filter_size[0], filter_size[1], x.shape[3], g.shape[3]]), x.dtype
+
+
+def _backprop_filter_kernel(x, g, filter_size, strides, padding, dilations):
+    oh, ow, ph, pw = _geometry(x.shape[1], x.shape[2], filter_size, strides, padding,
+                               dilations, "conv2d")
+    win = _windows(_pad(x, ph, pw), filter_size, strides, dilations, oh, ow)
+    dw = np.tensordot(win, g, axes=([0, 1, 2], [0, 1, 2]))  # [C, KH, KW, O]
+    return np.ascontiguousarray(dw.transpose(1, 2, 0, 3))
+
+
+CONV2D_BACKPROP_FILTER = define("Conv2DBackpropFilter", _backprop_filter_infer,
+                                _backprop_filter_kernel)
+
+
+def _conv_attrs(op):
+    return {k: op.attrs[k] for k in ("strides", "padding", "dilations")}
+
+
+def _spatial(t, what):
+    dims = t.shape.as_list() if t.shape.rank is not None else None
+    if dims is None or dims[1] is None or dims[2] is None:
+        raise ValueError(f"The gradient of {what} needs the input's height and width known "
+                         f"when tracing, got shape {t.shape}.")
+    return (dims[1], dims[2])
+
+
+def _filter_spatial(t, what):
+    dims = t.shape.as_list() if t.shape.rank is not None else None
+    if dims is None or dims[0] is None or dims[1] is None:
+        raise ValueError(f"The gradient of {what} needs the filter's height and width known "
+                         f"when tracing, got shape {t.shape}.")
+    return (dims[0], dims[1])
+
+
+@CONV2D.def_grad
+def _conv_grad(op, g):
+    x, filters = op.inputs
+    attrs = _conv_attrs(op)
+    dx = dw = None
+    if op.needs[0]:
+        dx = apply(CONV2D_BACKPROP_INPUT, [g, filters],
+                   {"input_size": _spatial(x, "conv2d"), **attrs})
+    if op.needs[1]:
+        dw = apply(CONV2D_BACKPROP_FILTER, [x, g],
+                   {"filter_size": _filter_spatial(filters, "conv2d"), **attrs})
+    return [dx, dw]
+
+
+@CONV2D_BACKPROP_INPUT.def_grad
+def _backprop_input_grad(op, gg):
+    g, filters = op.inputs
+    attrs = _conv_attrs(op)
+    dg = apply(CONV2D, [gg, filters], attrs) if op.needs[0] else None
+    dw = apply(CONV2D_BACKPROP_FILTER, [gg, g],
+               {"filter_size": _filter_spatial(filters, "conv2d"), **attrs}) \
+        if op.needs[1] else None
+    return [dg, dw]
+
+
+@CONV2D_BACKPROP_FILTER.def_grad
+def _backprop_filter_grad(op, gw):
+    x, g = op.inputs
+    attrs = _conv_attrs(op)
+    dx = apply(CONV2D_BACKPROP_INPUT, [g, gw], {"input_size": _spatial(x, "conv2d"), **attrs}) \
+        if op.needs[0] else None
+    dg = apply(CONV2D, [x, gw], attrs) if op.needs[1] else None
+    return [dx, dg]
+
+
+@export("nn.conv2d")
+def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,  # noqa: A002
+           name=None):
+    """2-D convolution (cross-correlation, as in TF) of an NHWC `input` with `filters` of
+    shape [height, width, in_channels, out_channels].
+
+    `strides` and `dilations` are an int, two ints, or four ints with 1 for the batch and
+    channel axes; `padding` is 'SAME' (output size ceil(size / stride)) or 'VALID'.
+    """
+    _data_format(data_format, "conv2d", "NHWC")
+    x, f = convert_to_tensor(input), convert_to_tensor(filters)
+    if x.dtype is not f.dtype and not hasattr(filters, "dtype"):
+        f = convert_to_tensor(filters, dtype=x.dtype)
+    attrs = {"strides": _pair(strides, "conv2d", "strides"),
+             "padding": _padding(padding, "conv2d"),
+             "dilations": _pair(dilations, "conv2d", "dilations")}
+    return apply(CONV2D, [x, f], attrs, name=name)
+
+
+@export("nn.conv1d")
+def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None,  # noqa: A002
+           name=None):
+    """1-D convolution of an NWC `input` with `filters` of shape [width, in_channels,
+    out_channels] (a conv2d over a height of 1)."""
+    _data_format(data_format, "conv1d", "NWC")
+    x, f = convert_to_tensor(input), convert_to_tensor(filters)
+    if x.shape.rank is not None and x.shape.rank != 3:
+        raise ValueError(f"conv1d: `input` must have rank 3, got shape {x.shape}.")
+    if f.shape.rank is not None and f.shape.rank != 3:
+        raise ValueError(f"conv1d: `filters` must have rank 3, got shape {f.shape}.")
+    (s,) = _pair(stride, "conv1d", "stride", rank=1)
+    (d,) = _pair(dilations, "conv1d", "dilations", rank=1)
+    y = apply(CONV2D, [_array.expand_dims(x, 1), _array.expand_dims(f, 0)],
+              {"strides": (1, s), "padding": _padding(padding, "conv1d"), "dilations": (1, d)})
+    return _array.squeeze(y, [1], name=name)
+
+
+# -- pooling ---------------------------------------------------------------------------------------
+
+
+def _pool_infer(what):
+    def infer(x, ksize, strides, padding):
+        n, h, w, c = _float_rank4(x, what, "input")
+        oh, ow, _, _ = _geometry(h, w, ksize, strides, padding, (1, 1), what)
+        return TensorShape([n, oh, ow, c]), x.dtype
+    return infer
+
+
+def _max_pool_kernel(x, ksize, strides, padding):
+    oh, ow, ph, pw = _geometry(x.shape[1], x.shape[2], ksize, strides, padding, (1, 1),
+                               "max_pool2d")
+    win = _windows(_pad(x, ph, pw, -np.inf), ksize, strides, (1, 1), oh, ow)
+    return win.max(axis=(4, 5))
+
+
+MAX_POOL = define("MaxPool", _pool_infer("max_pool2d"), _max_pool_kernel)
+
+
+def _max_pool_grad_infer(x, g, ksize, strides, padding):
+    return x.shape, x.dtype
+
+
+def _argmax_positions(x, ksize, strides, padding):
+    """(index into the padded input of each window's first maximum, padded shape, pads)."""
+    n, h, w, c = x.shape
+    oh, ow, ph, pw = _geometry(h, w, ksize, strides, padding, (1, 1), "max_pool2d")
+    win = _windows(_pad(x, ph, pw, -np.inf), ksize, strides, (1, 1), oh, ow)
+    first = win.reshape(n, oh, ow, c, ksize[0] * ksize[1]).argmax(axis=-1)
+    rows = np.arange(oh).reshape(1, oh, 1, 1) * strides[0] + first // ksize[1]
+    cols = np.arange(ow).reshape(1, 1, ow, 1) * strides[1] + first % ksize[1]
+    index = (np.arange(n).reshape(n, 1, 1, 1), rows, cols, np.arange(c).reshape(1, 1, 1, c))
+    return index, (n, h + ph[0] + ph[1], w + pw[0] + pw[1], c), ph, pw
+
+
+def _max_pool_grad_kernel(x, g, ksize, strides, padding):
+    index, padded, ph, pw = _argmax_positions(x, ksize, strides, padding)
+    out = np.zeros(padded, dtype=g.dtype)
+    np.add.at(out, index, g)  # the first maximum of each window gets the gradient
+    h, w = x.shape[1:3]
+    return np.ascontiguousarray(out[:, ph[0]:ph[0] + h, pw[0]:pw[0] + w, :])
+
+
+def _max_pool_grad_grad_kernel(x, gg, ksize, strides, padding):
+    index, _, ph, pw = _argmax_positions(x, ksize, strides, padding)
+    return np.ascontiguousarray(_pad(gg, ph, pw)[index])
+
+
+MAX_POOL_GRAD = define("MaxPoolGrad", _max_pool_grad_infer, _max_pool_grad_kernel)
+MAX_POOL_GRAD_GRAD = define(
+    "MaxPoolGradGrad", lambda x, gg, **attrs: _pool_infer("max_pool2d")(x, **attrs),
+    _max_pool_grad_grad_kernel)
+
+
+def _pool_attrs(op):
+    return {k: op.attrs[k] for k in ("ksize", "strides", "padding")}
+
+
+@MAX_POOL.def_grad
+def _max_pool_grad(op, g):
+    return [apply(MAX_POOL_GRAD, [op.inputs[0], g], _pool_attrs(op))]
+
+
+@MAX_POOL_GRAD.def_grad
+def _max_pool_grad_grad(op, gg):
+    # piecewise linear in x (no gradient), linear in g: g's gradient reads gg at the maxima
+    return [None, apply(MAX_POOL_GRAD_GRAD, [op.inputs[0], gg], _pool_attrs(op))]
+
+
+@MAX_POOL_GRAD_GRAD.def_grad
+def _max_pool_grad_grad_grad(op, g):
+    return [None, apply(MAX_POOL_GRAD, [op.inputs[0], g], _pool_attrs(op))]
+
+
+def _window_counts(h, w, ksize, strides, ph, pw, oh, ow, dtype):
+    """[OH, OW]: how many input (not padding) elements each pooling window covers."""
+    def along(size, k, s, pad, out):
+        start = np.arange(out) * s - pad[0]
+        return np.minimum(start + k, size) - np.maximum(start, 0)
+    rows = along(h, ksize[0], strides[0], ph, oh)
+    cols = along(w, ksize[1], strides[1], pw, ow)
+    return np.multiply.outer(rows, cols).astype(dtype)
+
+
+def _avg_pool_kernel(x, ksize, strides, padding):
+    n, h, w, c = x.shape
+    oh, ow, ph, pw = _geometry(h, w, ksize, strides, padding, (1, 1), "avg_pool2d")
+    win = _windows(_pad(x, ph, pw), ksize, strides, (1, 1), oh, ow)
+    counts = _window_counts(h, w, ksize, strides, ph, pw, oh, ow, x.dtype)
+    return win.sum(axis=(4, 5)) / counts[None, :, :, None]
+
+
+AVG_POOL = define("AvgPool", _pool_infer("avg_pool2d"), _avg_pool_kernel)
+
+
+def _avg_pool_grad_infer(g, input_size, ksize, strides, padding):
+    return TensorShape([g.shape[0], input_size[0], input_size[1], g.shape[3]]), g.dtype
+
+
+def _avg_pool_grad_kernel(g, input_size, ksize, strides, padding):
+    h, w = input_size
+    n, oh, ow, c = g.shape
+    _, _, ph, pw = _geometry(h, w, ksize, strides, padding, (1, 1), "avg_pool2d")
+    counts = _window_counts(h, w, ksize, strides, ph, pw, oh, ow, g.dtype)
+    share = g / counts[None, :, :, None]
+    cols = np.broadcast_to(share[:, :, :, None, None, :], (n, oh, ow, ksize[0], ksize[1], c))
+    return _scatter_taps(cols, input_size, ksize, strides, (1, 1), ph, pw, (n, c))
+
+
+AVG_POOL_GRAD = define("AvgPoolGrad", _avg_pool_grad_infer, _avg_pool_grad_kernel)
+
+
+@AVG_POOL.def_grad
+def _avg_pool_grad(op, g):
+    return [apply(AVG_POOL_GRAD, [g],
+                  {"input_size": _spatial(op.inputs[0], "avg_pool2d"), **_pool_attrs(op)})]
+
+
+@AVG_POOL_GRAD.def_grad
+def _avg_pool_grad_grad(op, gg):
+    return [apply(AVG_POOL, [gg], _pool_attrs(op))]
+
+
+def _pool(op, fn, input, ksize, strides, padding, data_format, name):  # noqa: A002
+    _data_format(data_format, fn, "NHWC")
+    x = convert_to_tensor(input)
+    attrs = {"ksize": _pair(ksize, fn, "ksize"), "strides": _pair(strides, fn, "strides"),
+             "padding": _padding(padding, fn)}
+    return apply(op, [x], attrs, name=name)
+
+
+@export("nn.max_pool2d")
+def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
+    """The maximum of each `ksize` window of an NHWC `input`, windows `strides` apart."""
+    return _pool(MAX_POOL, "max_pool2d", input, ksize, strides, padding, data_format, name)
+
+
+@export("nn.avg_pool2d")
+def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
+    """The mean of each `ksize` window of an NHWC `input` (with 'SAME', over the window's
+    elements inside the input only)."""
+    return _pool(AVG_POOL, "avg_pool2d", input, ksize, strides, padding, data_format, name)
+
+
+def _pool1d(op, fn, input, ksize, strides, padding, data_format, name):  # noqa: A002
+    _data_format(data_format, fn, "NWC")
+    x = convert_to_tensor(input)
+    if x.shape.rank is not None and x.shape.rank != 3:
+        raise ValueError(f"{fn}: `input` must have rank 3, got shape {x.shape}.")
+    (k,) = _pair(ksize, fn, "ksize", rank=1)
+    (s,) = _pair(strides, fn, "strides", rank=1)
+    y = apply(op, [_array.expand_dims(x, 1)],
+              {"ksize": (1, k), "strides": (1, s), "padding": _padding(padding, fn)})
+    return _array.squeeze(y, [1], name=name)
+
+
+@export("nn.max_pool1d")
+def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
+    """The maximum of each `ksize` window of an NWC `input`."""
+    return _pool1d(MAX_POOL, "max_pool1d", input, ksize, strides, padding, data_format, name)
+
+
+@export("nn.avg_pool1d")
+def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
+    """The mean of each `ksize` window of an NWC `input`."""
+    return _pool1d(AVG_POOL, "avg_pool1d", input, ksize, strides, padding, data_format, name)
+
+
+def _pool_by_rank(fn, one_d, two_d, input, ksize, strides, padding, data_format, name):  # noqa: A002
+    rank = convert_to_tensor(input).shape.rank
+    if rank == 3:
+        return one_d(input, ksize, strides, padding, data_format or "NWC", name)
+    if rank == 4:
+        return two_d(input, ksize, strides, padding, data_format or "NHWC", name)
+    raise ValueError(f"{fn}: `input` must have rank 3 (NWC) or 4 (NHWC), got rank {rank}.")
+
+
+@export("nn.max_pool")
+def max_pool(input, ksize, strides, padding, data_format=None, name=None):  # noqa: A002
+    """max_pool1d or max_pool2d, by the rank of `input`."""
+    return _pool_by_rank("max_pool", max_pool1d, max_pool2d, input, ksize, strides, padding,
+                         data_format, name)
+
+
+@export("nn.avg_pool")
+def avg_pool(input, ksize, strides, padding, data_format=None, name=None):  # noqa: A002
+    """avg_pool1d or avg_pool2d, by the rank of `input`."""
+    return _pool_by_rank("avg_pool", avg_pool1d, avg_pool2d, input, ksize, strides, padding,
+                         data_format, name)
+
+
+# -- normalisation and lookups, composed --------------------------------------------------------
+
+
+def _axes(axes, rank, fn):
+    if isinstance(axes, (int, np.integer)):
+        axes = [axes]
+    try:
+        items = [int(a) for a in axes]
+    except TypeError:
+        raise TypeError(f"{fn}: `axes` must be an int or a list of ints, got {axes!r}.") from None
+    if rank is not None:
+        for a in items:
+            if not -rank <= a < rank:
+                raise ValueError(f"{fn}: axis {a} is out of range for a tensor of rank {rank}.")
+        items = [a % rank for a in items]
+    return items
+
+
+@export("nn.moments")
+def moments(x, axes, shift=None, keepdims=False, name=None):
+    """(mean, variance) of `x` over `axes`; `shift` is accepted and unused."""
+    x = convert_to_tensor(x)
+    if not x.dtype.is_floating:
+        raise TypeError(f"moments: `x` must be a floating-point tensor, got {x.dtype.name}.")
+    axes = _axes(axes, x.shape.rank, "moments")
+    mean = _reduce.reduce_mean(x, axis=axes, keepdims=True)
+    variance = _reduce.reduce_mean(
+        _math.square(_math.subtract(x, mean)), axis=axes, keepdims=True)
+    if not keepdims:
+        mean = _array.squeeze(mean, axes)
+        variance = _array.squeeze(variance, axes)
+    return mean, variance
+
+
+@export("nn.batch_normalization")
+def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
+    """(x - mean) * scale / sqrt(variance + variance_epsilon) + offset; `offset` and
+    `scale` may be None."""
+    x = convert_to_tensor(x)
+    inv = _math.rsqrt(_math.add(convert_to_tensor(variance, dtype=x.dtype),
+                                float(variance_epsilon)))
+    if scale is not None:
+        inv = _math.multiply(inv, convert_to_tensor(scale, dtype=x.dtype))
+    y = _math.multiply(_math.subtract(x, convert_to_tensor(mean, dtype=x.dtype)), inv)
+    if offset is not None:
+        y = _math.add(y, convert_to_tensor(offset, dtype=x.dtype))
+    return _array.identity(y, name=name) if name else y
+
+
+@export("nn.embedding_lookup")
+def embedding_lookup(params, ids, max_norm=None, name=None):
+    """The rows of `params` at integer `ids` (any shape): shape ids.shape + params.shape[1:]."""
+    if max_norm is not None:
+        raise NotImplementedError("embedding_lookup(max_norm=...) is not implemented; clip "
+                                  "the rows with rt.clip_by_norm.")
+    if isinstance(params, (list, tuple)):
+        if len(params) != 1:
+            raise NotImplementedError("embedding_lookup over several sharded `params` is not "
+                                      "implemented; concatenate them first.")
+        params = params[0]
+    ids = convert_to_tensor(ids)
+    if not ids.dtype.is_integer:
+        raise TypeError(f"embedding_lookup: `ids` must be integers, got {ids.dtype.name}.")
+    return _array.gather(params, ids, name=name)
