@@ -10,7 +10,7 @@ import numpy as np
 from .. import context, nest
 from ..ops import array_ops, core
 from ..ops.variable_ops import READ, Variable
-from ..tensor import EagerTensor, Tensor
+from ..tensor import Tensor
 from .engine import backprop
 from .node import Node, differentiable, node_inputs, node_outputs
 
@@ -193,17 +193,18 @@ class GradientTape:
         self._release()
         return nest.pack_sequence_as(sources, result) if nest.is_nested(sources) else result[0]
 
-    def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE):
+    def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
+                 parallel_iterations=None, experimental_use_pfor=True):
         """d(target)/d(sources) for every element of `target`, one reverse pass per element.
 
-        Eager only. The result for each source has shape target.shape + source.shape.
+        The result for each source has shape target.shape + source.shape. While tracing,
+        the target's shape must be fully known (one backward pass is staged per element).
+        `parallel_iterations` and `experimental_use_pfor` are accepted and change nothing.
         """
-        if not context.executing_eagerly():
-            raise NotImplementedError("GradientTape.jacobian is available eagerly only.")
         self._check_usable()
         flat_sources = _check_sources(sources)
         target = core.convert_to_tensor(target)
-        dims = target.shape.as_list()
+        dims = _static_dims(target, "jacobian")
         size = int(np.prod(dims))
         zero = _unconnected_mode(unconnected_gradients)
         rows = [[] for _ in flat_sources]
@@ -215,13 +216,63 @@ class GradientTape:
                 row.append(g)
         self._release()
         result = []
-        for s, row in zip(flat_sources, rows):
-            if any(g is None for g in row):
-                result.append(None)
-                continue
-            stacked = np.stack([np.asarray(g) for g in row])
-            result.append(EagerTensor(stacked.reshape(dims + s.shape.as_list())))
+        with self._quiet():
+            for s, row in zip(flat_sources, rows):
+                if size and any(g is None for g in row):
+                    result.append(None)
+                    continue
+                src = s.shape.as_list()
+                if not size:
+                    result.append(array_ops.zeros(dims + src, dtype=s.dtype))
+                    continue
+                stacked = array_ops.stack(row)
+                result.append(array_ops.reshape(stacked, dims + _dims_or_shape(s, src)))
         return nest.pack_sequence_as(sources, result) if nest.is_nested(sources) else result[0]
+
+    def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
+                       parallel_iterations=None, experimental_use_pfor=True):
+        """Per example b of the first (batch) axis: d(target[b])/d(source[b]).
+
+        `target` has shape [batch, *t] and `source` [batch, *s]; the result has shape
+        [batch, *t, *s]. It assumes, as TensorFlow does, that target[b] depends on
+        source[b'] only for b' == b. One reverse pass per element of target[0]; while
+        tracing, target's shape must be fully known.
+        """
+        self._check_usable()
+        [source_t] = _check_sources([source])
+        target = core.convert_to_tensor(target)
+        dims = _static_dims(target, "batch_jacobian")
+        if len(dims) < 1 or source_t.shape.rank in (0,):
+            raise ValueError("batch_jacobian: target and source need a batch (first) axis; got "
+                             f"target of shape {target.shape} and source of shape "
+                             f"{source_t.shape}.")
+        src_batch = source_t.shape.as_list()[0] if source_t.shape.rank is not None else None
+        if src_batch is not None and src_batch != dims[0]:
+            raise ValueError(f"batch_jacobian: target and source must have the same batch size, "
+                             f"got {dims[0]} and {src_batch}.")
+        batch, inner = dims[0], dims[1:]
+        size = int(np.prod(inner))
+        zero = _unconnected_mode(unconnected_gradients)
+        row = []
+        for j in range(size):
+            seed = np.zeros((batch, size), target.dtype._np)
+            seed[:, j] = 1
+            row.append(self._compute([target], [source_t], [seed.reshape(dims)], zero)[0])
+        self._release()
+        src = source_t.shape.as_list()
+        if size and any(g is None for g in row):
+            return None
+        with self._quiet():
+            if not size:
+                return array_ops.zeros([batch] + inner + src[1:], dtype=source_t.dtype)
+            stacked = array_ops.stack(row, axis=1)  # [batch, size, *s]
+            return array_ops.reshape(stacked, [batch] + inner + _dims_or_shape(source_t, src)[1:])
+
+    @contextlib.contextmanager
+    def _quiet(self):
+        """Assembling a Jacobian from gradients is not recorded by this tape."""
+        with self._paused_self():
+            yield
 
     def _check_usable(self) -> None:
         if self._used and not self._persistent:
@@ -265,6 +316,21 @@ class GradientTape:
     def __repr__(self) -> str:
         state = "recording" if self._recording else "stopped"
         return f"<rt.GradientTape {state}, {len(self._nodes)} ops recorded>"
+
+
+def _static_dims(target, what: str) -> list:
+    dims = target.shape.as_list() if target.shape.rank is not None else None
+    if dims is None or None in dims:
+        raise ValueError(f"GradientTape.{what} needs a target of known shape, got "
+                         f"{target.shape}; run it eagerly or trace with a fully known shape.")
+    return dims
+
+
+def _dims_or_shape(source, dims: list):
+    """The source's dims for a reshape: its static dims, or its run-time shape."""
+    if None not in dims:
+        return dims
+    return [array_ops.shape(source)[i] if d is None else d for i, d in enumerate(dims)]
 
 
 def _check_sources(sources) -> list:

@@ -344,7 +344,8 @@ def _compare(a, b, what):
 REFUSED: set = set()  # op types the Numba tier refuses (docs/jit.md lists the same)
 STATEFUL = {"RandomUniform", "RandomStandardNormal", "TruncatedNormal", "Dropout", "PrintV2",
             "RandomUniformDynamic", "RandomStandardNormalDynamic", "TruncatedNormalDynamic",
-            "Assert", "RaiseUnless", "ReadVariableOp", "AssignVariableOp", "VarInitIfNeeded"}
+            "Assert", "RaiseUnless", "ReadVariableOp", "AssignVariableOp", "VarInitIfNeeded",
+            "EagerPyFunc", "PyFunc"}  # py_function/numpy_function: tests/runtime/test_py_function.py
 GRAPH_OPS = sorted(set(builtin_ops()) - set(NOT_GRAPH_OPS) - STATEFUL - REFUSED)
 
 
