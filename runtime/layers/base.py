@@ -23,6 +23,7 @@ from autograph.logging_util import warn
 from .. import context, nest
 from .. import dtypes as _dtypes
 from ..arguments import init_keyword_names, raise_unknown_keywords
+from ..checkpoint import deferred as _checkpoint_deferred
 from ..function.conversion import convert as _autograph_convert
 from ..module import Module
 from ..module import snake_case as _snake_case
@@ -223,6 +224,7 @@ class Layer(Module):
             initial, self._initial_weights = getattr(self, "_initial_weights", None), None
             if initial is not None:
                 self.set_weights(initial)
+            _checkpoint_deferred.created(self)  # saved values waiting for these weights
 
     def build(self, input_shape) -> None:
         """Creates the weights; `input_shape` is a TensorShape (or a nest of them)."""

@@ -9,13 +9,16 @@
 
 import types as _types
 
+from .. import checkpoint as _checkpoint
+
 from .adam import Adam, AdamOptimizer
 from .base import Optimizer
 from .sgd import SGD, GradientDescentOptimizer, MomentumOptimizer
 
 train = _types.SimpleNamespace(GradientDescentOptimizer=GradientDescentOptimizer,
                                MomentumOptimizer=MomentumOptimizer, AdamOptimizer=AdamOptimizer,
-                               Optimizer=Optimizer)
+                               Optimizer=Optimizer, **{name: getattr(_checkpoint, name)
+                                                       for name in _checkpoint.__all__})
 
 __all__ = ["SGD", "Adam", "Optimizer", "GradientDescentOptimizer", "MomentumOptimizer",
            "AdamOptimizer", "train"]

@@ -17,6 +17,7 @@ import numpy as np
 from .. import context
 from .. import dtypes as _dtypes
 from ..arguments import init_keyword_names, raise_unknown_keywords, strict_keywords
+from ..checkpoint import deferred as _checkpoint_deferred
 from ..gradients import GradientTape
 from ..ops import array_ops, math_ops, reduce_ops
 from ..ops.core import convert_to_tensor
@@ -88,6 +89,7 @@ class Optimizer:
             with context.init_scope():
                 self._iterations = Variable(np.int64(0), trainable=False,
                                             name=f"{self._name}/iterations")
+            _checkpoint_deferred.created(self)
         return self._iterations
 
     def _hyper_variable(self, name: str, dtype: _dtypes.DType) -> Variable | None:
@@ -103,6 +105,7 @@ class Optimizer:
                 var = Variable(np.asarray(value, dtype.as_numpy_dtype), trainable=False,
                                name=f"{self._name}/{name}")
             self._hyper_vars[(name, dtype)] = var
+            _checkpoint_deferred.created(self)
         return var
 
     def _get_hyper(self, name: str):
@@ -171,6 +174,7 @@ class Optimizer:
                                         trainable=False, name=f"{base}/{self._name}/{name}")
                          for name in self._slot_names}
             self._slots[key] = slots
+            _checkpoint_deferred.created(self)  # restores saved slots
         return slots
 
     # -- applying ---------------------------------------------------------------------------

@@ -1,0 +1,19 @@
+"""Checkpoints of object graphs: `rt.train.Checkpoint`, `rt.train.CheckpointManager`,
+`rt.train.latest_checkpoint`, `rt.train.list_variables`, `rt.train.load_variable`.
+
+See `tracking` (which objects are saved, and their keys), `format` (the two files of a
+checkpoint), `checkpoint` (saving, restoring and deferred restoration) and `manager`.
+"""
+
+from .checkpoint import (
+    Checkpoint,
+    CheckpointLoadStatus,
+    InitializationOnlyStatus,
+    list_variables,
+    load_variable,
+)
+from .manager import CheckpointManager, get_checkpoint_state, latest_checkpoint
+
+__all__ = ["Checkpoint", "CheckpointLoadStatus", "CheckpointManager",
+           "InitializationOnlyStatus", "get_checkpoint_state", "latest_checkpoint",
+           "list_variables", "load_variable"]
