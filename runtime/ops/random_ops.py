@@ -9,7 +9,8 @@ from ..exports import export
 from ..opdef import Effect, define
 from ..shapes import TensorShape
 from ..tensor import SymbolicTensor
-from .array_ops import int_vector, static_or_later
+from . import math_ops
+from .array_ops import int_vector, static_or_later, where, zeros_like
 from .core import apply
 from .shape_rules import shape_from_tensor
 
@@ -130,7 +131,9 @@ def uniform(shape, minval=0, maxval=None, dtype=_dtypes.float32, seed=None, name
             raise ValueError("uniform with an integer dtype needs maxval.")
         maxval = 1
     if dtype.is_floating and any(isinstance(v, SymbolicTensor) for v in (minval, maxval)):
-        return minval + (maxval - minval) * uniform(shape, 0.0, 1.0, dtype, seed, name)
+        value = minval + (maxval - minval) * uniform(shape, 0.0, 1.0, dtype, seed, name)
+        # rounding can reach maxval; such a draw wraps round to minval: the range is [min, max)
+        return where(math_ops.less(value, maxval), value, math_ops.add(zeros_like(value), minval))
     return _draw(UNIFORM, UNIFORM_DYNAMIC, shape, {
         "a": float(minval) if dtype.is_floating else int(minval),
         "b": float(maxval) if dtype.is_floating else int(maxval), "dtype": dtype, "seed": seed},

@@ -27,3 +27,19 @@ def test_uniform_unit_range_float32_stays_below_one():
     values = rt.random.uniform([2_000_000], 0.0, 1.0).numpy()
     assert values.max() < np.float32(1.0) and values.min() >= 0.0
     assert rt.random.uniform([], 0.0, 1.0).shape == rt.TensorShape([])
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("dtype", [rt.float32, rt.float64])
+def test_uniform_with_tensor_bounds_never_returns_maxval(dtype, jit):
+    np_dtype = dtype.as_numpy_dtype
+    hi = np.nextafter(np_dtype(1.0), np_dtype(2))     # 1 ulp up: most draws round to a bound
+
+    @rt.function(jit_compile=jit)
+    def draw(lo, hi):
+        return rt.random.uniform([100_000], lo, hi, dtype=dtype)
+
+    values = draw(rt.constant(1.0, dtype), rt.constant(hi, dtype)).numpy()
+    assert values.min() >= np_dtype(1.0) and values.max() < hi
+    wide = draw(rt.constant(-2.0, dtype), rt.constant(3.0, dtype)).numpy()
+    assert wide.min() >= -2.0 and wide.max() < 3.0 and abs(wide.mean() - 0.5) < 0.05
