@@ -301,6 +301,10 @@ OP_ATTRS: dict[str, dict[str, AttrKind]] = {
     "RandomUniform": _RANDOM,
     "RandomStandardNormal": _RANDOM,
     "TruncatedNormal": _RANDOM,
+    **{name: {"dtype": DTYPE} for name in (
+        "StatelessRandomUniform", "StatelessRandomUniformInt", "StatelessRandomUniformFullInt",
+        "StatelessRandomNormal", "StatelessTruncatedNormal", "StatelessRandomBinomial")},
+    "StatelessMultinomial": {"num_samples": INT, "dtype": DTYPE},
     **{name: _RANDOM_DYNAMIC for name in ("RandomUniformDynamic", "RandomStandardNormalDynamic",
                                           "TruncatedNormalDynamic")},
     **{f"{name}Dynamic": {"keepdims": BOOL}
