@@ -1,13 +1,20 @@
 """The Numba tier (`jit_compile=True` or `"numba"`): a Program becomes one Numba kernel.
 
 Numba is optional (`pip install 'autograph-rt[jit]'`); it is imported only when a function
-asks for this tier. See docs/jit.md.
+asks for this tier, and so is the tier's own code: registering the backend costs nothing at
+`import runtime`. See docs/jit.md.
 """
 
 from __future__ import annotations
 
+import importlib
+from typing import Any
+
 from ..base import Backend, JitCompileError
-from .compiler import INSTALL_HINT, JitCompiled, compile_graph, require_numba
+
+
+def _compiler():
+    return importlib.import_module(".compiler", __name__)
 
 
 class NumbaBackend(Backend):
@@ -16,13 +23,21 @@ class NumbaBackend(Backend):
     name = "numba"
 
     def require(self) -> None:
-        require_numba()
+        _compiler().require_numba()
 
-    def render(self, program, name: str, log=None) -> JitCompiled:
-        return compile_graph(program, name, log)
+    def render(self, program, name: str, log=None):
+        return _compiler().compile_graph(program, name, log)
 
 
 NUMBA = NumbaBackend()
+
+
+def __getattr__(name: str) -> Any:
+    # the compiler's names, loaded with it on first use
+    if name in ("INSTALL_HINT", "JitCompiled", "compile_graph", "require_numba"):
+        return getattr(_compiler(), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = ["INSTALL_HINT", "JitCompiled", "JitCompileError", "NUMBA", "NumbaBackend",
            "compile_graph", "require_numba"]
