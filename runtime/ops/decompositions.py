@@ -134,30 +134,32 @@ def _real_grad(op):
 
 def _svd_infer(x, full_matrices, compute_uv):
     dims = x.shape.as_tuple()
+    empty = (TensorShape([0]), x.dtype)  # u and v when compute_uv=False
     if dims is None:
         unknown = (TensorShape(None), x.dtype)
-        return [unknown] * (3 if compute_uv else 1)
+        return [unknown] * 3 if compute_uv else [unknown, empty, empty]
     batch, (m, n) = dims[:-2], dims[-2:]
     k = None if m is None or n is None else min(m, n)
     s = (TensorShape(batch + (k,)), x.dtype)
     if not compute_uv:
-        return [s]
+        return [s, empty, empty]
     cu, cv = (m, n) if full_matrices else (k, k)
     return [s, (TensorShape(batch + (m, cu)), x.dtype), (TensorShape(batch + (n, cv)), x.dtype)]
 
 
 def _svd_kernel(x, full_matrices, compute_uv):
     if not compute_uv:
-        return [_lapack("Svd", np.linalg.svd, x, compute_uv=False)]
+        empty = np.zeros((0,), x.dtype)
+        return [_lapack("Svd", np.linalg.svd, x, compute_uv=False), empty, empty]
     u, s, vh = _lapack("Svd", np.linalg.svd, x, full_matrices=full_matrices)
     return [s, u, np.swapaxes(vh, -1, -2)]
 
 
-SVD = define("Svd", _svd_infer, _svd_kernel, num_outputs=None)
+SVD = define("Svd", _svd_infer, _svd_kernel, num_outputs=3)
 
 
 @SVD.def_grad
-def _svd_grad(op, gs, gu=None, gv=None):
+def _svd_grad(op, gs, gu, gv):
     _real_grad(op)
     if op.attrs["compute_uv"]:
         s, u, v = op.outputs

@@ -192,8 +192,11 @@ def _square_infer(name, drop):
     def infer(x):
         dims = x.shape.as_tuple()
         if dims is not None:
-            if len(dims) < 2 or (None not in dims[-2:] and dims[-1] != dims[-2]):
-                raise ValueError(f"{name} needs square matrices, got shape {x.shape}.")
+            if len(dims) < 2:
+                raise ValueError(f"{name} needs a (batch) matrix of rank >= 2, got shape "
+                                 f"{x.shape}.")
+            if None not in dims[-2:] and dims[-1] != dims[-2]:
+                raise InvalidArgumentError(f"{name} needs square matrices, got shape {x.shape}.")
             if not x.dtype.is_floating and not x.dtype.is_complex:
                 raise TypeError(f"{name} needs a floating-point tensor, got {x.dtype.name}.")
             return TensorShape(dims[:-2] if drop else dims), x.dtype
@@ -225,13 +228,21 @@ def _determinant_grad(op, g):
 @export("linalg.inv")
 def inv(input, name=None):  # noqa: A002
     """The inverse of each square matrix in the last two axes."""
-    return apply(INV, [convert_to_tensor(input)], name=name)
+    return apply(INV, [_matrix_arg(input, "input", "inv")], name=name)
 
 
 @export("linalg.det")
 def det(input, name=None):  # noqa: A002
     """The determinant of each square matrix in the last two axes."""
-    return apply(DET, [convert_to_tensor(input)], name=name)
+    return apply(DET, [_matrix_arg(input, "input", "det")], name=name)
+
+
+def _matrix_arg(value, what, fn):
+    x = convert_to_tensor(value)
+    if x.shape.rank is not None and x.shape.rank < 2:
+        raise ValueError(f"Argument `{what}` of {fn} should be a (batch) matrix with rank >= 2, "
+                         f"got shape {x.shape}.")
+    return x
 
 
 # -- gradients -------------------------------------------------------------------------------------
