@@ -66,7 +66,9 @@ random = _types.SimpleNamespace(**_NAMESPACES["random"])
 random.experimental = _types.SimpleNamespace(**_NAMESPACES["random.experimental"])
 nn = _types.SimpleNamespace(**_NAMESPACES["nn"])
 debugging = _types.SimpleNamespace(**_NAMESPACES["debugging"])
-config = _types.SimpleNamespace(**_NAMESPACES["config"])
+config = _types.SimpleNamespace(**_NAMESPACES["config"], experimental=_types.SimpleNamespace(
+    **_NAMESPACES.get("config.experimental", {})))
+newaxis = None  # x[:, rt.newaxis], as tf.newaxis
 experimental = _types.SimpleNamespace(
     function_executor_type=None)
 
@@ -84,7 +86,8 @@ def __getattr__(name):
     # layers, optimizers, saved_model and dask load on first use to keep `import runtime` fast;
     # gradients are already loaded (function/ imports them to differentiate recorded calls)
     # (importlib, not `from . import x`: that form asks this hook for `x` again and recurses)
-    if name in ("GradientTape", "stop_gradient", "custom_gradient", "gradients"):
+    if name in ("GradientTape", "stop_gradient", "custom_gradient", "gradients",
+                "UnconnectedGradients"):
         _g = _importlib.import_module(".gradients", __name__)
         return _g if name == "gradients" and not hasattr(_g, "gradients") else getattr(_g, name)
     if name == "callbacks":

@@ -187,10 +187,28 @@ class Graph:
     def get_operations(self) -> list[Operation]:
         return list(self.operations)
 
+    def as_graph_def(self, add_shapes: bool = False) -> Any:
+        """The graph as plain data (`.node`: name, op, input, attr of each operation); see
+        runtime/graph_def.py. `add_shapes` is accepted for compatibility: shapes are always in
+        each node's `_output_shapes` attribute."""
+        from .graph_def import build  # noqa: PLC0415 - plain data, loaded when asked for
+        return build(self)
+
+    def get_tensor_by_name(self, name: str) -> SymbolicTensor:
+        """The tensor named 'op:index' (or 'op' for output 0)."""
+        op_name, _, index = name.rpartition(":") if ":" in name else (name, "", "0")
+        op = self.get_operation_by_name(op_name)
+        if not index.isdigit() or int(index) >= len(op.outputs):
+            raise KeyError(f"The operation {op_name!r} has no output {index!r}.")
+        return op.outputs[int(index)]
+
     def get_operation_by_name(self, name: str) -> Operation:
         for op in self.all_operations():
             if op.name == name:
                 return op
+        for t in self.inputs:
+            if t.op.name == name:
+                return t.op
         raise KeyError(f"No operation named {name!r} in graph {self.name!r}.")
 
     def all_operations(self) -> Iterator[Operation]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import threading
 
+import numpy as np
+
 from .. import backends, context, nest
 from ..backends import runtime_error
 from ..shapes import TensorSpec
@@ -63,6 +65,17 @@ class ConcreteFunction:
     @property
     def function_type(self):
         return self.structured_input_signature
+
+    @property
+    def inference_fn(self) -> "InferenceFunction":
+        """The traced graph as a function of its flat input tensors (TensorFlow's
+        `inference_fn`): `cf.inference_fn(*flat_tensors)` returns the flat output list."""
+        return InferenceFunction(self)
+
+    @property
+    def function_def(self):
+        """The graph as plain data: `self.graph.as_graph_def()`."""
+        return self.graph.as_graph_def()
 
     # -- running -----------------------------------------------------------------------
     def run(self, values: list):
@@ -144,6 +157,33 @@ class ConcreteFunction:
 
     def __str__(self) -> str:
         return f"ConcreteFunction {self.pretty_printed_signature()}"
+
+
+class InferenceFunction:
+    """A ConcreteFunction's graph called on flat tensors, one per placeholder, giving the
+    flat list of output tensors (no argument structure, no tape recording)."""
+
+    def __init__(self, concrete: ConcreteFunction):
+        self._concrete = concrete
+        self.graph = concrete.graph
+        self.name = concrete.name
+
+    @property
+    def cached_definition(self):
+        return self.graph.as_graph_def()
+
+    def __call__(self, *flat_inputs) -> list:
+        if len(flat_inputs) != len(self.graph.inputs):
+            raise TypeError(f"{self.name}: inference_fn takes {len(self.graph.inputs)} flat "
+                            f"tensors, got {len(flat_inputs)}.")
+        values = [np.asarray(v) for v in flat_inputs]
+        result = self._concrete.compiled.fn(*values)
+        flat = [result] if len(self.graph.outputs) == 1 else list(result)
+        return [EagerTensor(np.asarray(r)) for r in flat]
+
+    def __repr__(self) -> str:
+        return f"<InferenceFunction {self.name}: {len(self.graph.inputs)} inputs, " \
+               f"{len(self.graph.outputs)} outputs>"
 
 
 def _public_outputs(structured):

@@ -19,6 +19,7 @@ from . import (
     linalg_ops,
     math_grads,
     math_ops,
+    misc_ops,
     nn_ops,
     py_function,
     random_generator,
@@ -35,6 +36,7 @@ from .overloads import install as _install
 
 _install()
 
-__all__ = ["array_grads", "array_ops", "composed", "control_flow", "conv_ops", "core", "debug_ops", "decompositions", "functional_ops", "gradient_ops",
-           "linalg_ops", "math_grads", "math_ops", "nn_ops", "py_function", "random_generator", "random_ops", "reduce_grads",
-           "reduce_ops", "scatter_ops", "sort_ops", "stateless_random_ops", "tensor_array", "variable_ops"]
+__all__ = ["array_grads", "array_ops", "composed", "control_flow", "conv_ops", "core", "debug_ops",
+           "decompositions", "functional_ops", "gradient_ops", "linalg_ops", "math_grads", "math_ops",
+           "misc_ops", "nn_ops", "py_function", "random_generator", "random_ops", "reduce_grads", "reduce_ops",
+           "scatter_ops", "sort_ops", "stateless_random_ops", "tensor_array", "variable_ops"]
