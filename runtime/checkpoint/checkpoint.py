@@ -172,8 +172,9 @@ class CheckpointLoadStatus:
 
     def _unmatched_live(self) -> list[str]:
         live = self._restoration.live
+        counter = self._checkpoint._save_counter  # absent from checkpoints made by `write`
         return [path for path, variable in _live_variables(self._checkpoint)
-                if id(variable) not in live]
+                if id(variable) not in live and variable is not counter]
 
     def assert_consumed(self) -> "CheckpointLoadStatus":
         """AssertionError unless every saved value was restored (none waits for a variable
