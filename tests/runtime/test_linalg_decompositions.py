@@ -410,3 +410,48 @@ def test_solver_argument_errors():
         rt.linalg.lstsq(a, np.ones((3, 1)), l2_regularizer=-1.0)
     with pytest.raises(ValueError, match="`a`.*3 elements"):
         rt.linalg.cross(np.ones(4), np.ones(4))
+
+
+# -- saved functions and unknown shapes ------------------------------------------------------
+
+def _decompose(a, b):
+    s, u, v = rt.linalg.svd(a, full_matrices=True)
+    q, r = rt.linalg.qr(a, full_matrices=True)
+    e, w = rt.linalg.eigh(a)
+    return (s, rt.abs(u), rt.abs(v), rt.abs(q), rt.abs(r), e, rt.linalg.solve(a, b, adjoint=True),
+            rt.linalg.triangular_solve(a, b, lower=False, adjoint=True),
+            rt.linalg.svd(a, compute_uv=False), rt.linalg.slogdet(a)[1])
+
+
+def test_saved_functions_load_with_their_attributes(tmp_path):
+    spec = [rt.TensorSpec([None, 3, 3], rt.float64), rt.TensorSpec([None, 3, 2], rt.float64)]
+    f = rt.function(_decompose, input_signature=spec)
+    a, b = _spd(2, 3, 3), _normal(2, 3, 2)
+    rt.saved_model.save(f, str(tmp_path))
+    loaded = rt.saved_model.load(str(tmp_path))
+    for got, want in zip(rt.nest.flatten(loaded(a, b)), rt.nest.flatten(_decompose(a, b))):
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), atol=1e-12)
+
+
+def test_unknown_shapes_stage_and_differentiate():
+    spec = [rt.TensorSpec([None, None, None], rt.float64)]
+
+    @rt.function(input_signature=spec)
+    def grads(x):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            s, u, v = rt.linalg.svd(x)
+            y = (rt.reduce_sum(s) + rt.reduce_sum(rt.linalg.eigvalsh(x)) +
+                 rt.reduce_sum(rt.linalg.cholesky(x)) + rt.reduce_sum(rt.linalg.slogdet(x)[1]))
+        return y, tape.gradient(y, x)
+
+    a = _spd(2, 3, 3)
+    y, g = grads(a)
+    x = rt.constant(a)
+    with rt.GradientTape() as tape:
+        tape.watch(x)
+        s, u, v = rt.linalg.svd(x)
+        y2 = (rt.reduce_sum(s) + rt.reduce_sum(rt.linalg.eigvalsh(x)) +
+              rt.reduce_sum(rt.linalg.cholesky(x)) + rt.reduce_sum(rt.linalg.slogdet(x)[1]))
+    np.testing.assert_allclose(np.asarray(y), np.asarray(y2), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(g), np.asarray(tape.gradient(y2, x)), atol=1e-10)
