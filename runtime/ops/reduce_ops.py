@@ -229,9 +229,35 @@ ARGMIN = define("ArgMin", _arg_infer("ArgMin"),
                 differentiable=False)
 
 
+def _arg_dynamic_infer(x, axis, output_type):
+    if not axis.dtype.is_integer or axis.shape.rank not in (None, 0):
+        raise TypeError(f"axis must be an int scalar, got {axis.dtype.name} of shape {axis.shape}.")
+    rank = x.shape.rank
+    return TensorShape(None if rank is None else [None] * (rank - 1)), output_type
+
+
+def _arg_dynamic_kernel(ufunc, op_name):
+    def kernel(x, axis, output_type):
+        if np.ndim(axis) != 0:
+            raise InvalidArgumentError(f"{op_name}: axis must be a scalar, got {np.shape(axis)}.")
+        return ufunc(x, axis=_run_axes(x, axis, op_name)[0]).astype(output_type._np)
+    return kernel
+
+
+# ArgMax/ArgMin along an axis given as a tensor, known only when the graph runs
+ARG_DYNAMIC = {ARGMAX: define("ArgMaxDynamic", _arg_dynamic_infer,
+                              _arg_dynamic_kernel(np.argmax, "ArgMaxDynamic"), differentiable=False),
+               ARGMIN: define("ArgMinDynamic", _arg_dynamic_infer,
+                              _arg_dynamic_kernel(np.argmin, "ArgMinDynamic"), differentiable=False)}
+
+
 def _arg(op):
     def fn(input, axis=None, output_type=_dtypes.int64, name=None):  # noqa: A002
         x = convert_to_tensor(input)
+        if _array.scalar_known_later(axis):
+            axis_t = convert_to_tensor(axis, dtype_hint=_dtypes.int32)
+            return apply(ARG_DYNAMIC[op], [x, axis_t],
+                         {"output_type": _dtypes.as_dtype(output_type)}, name=name)
         ax = normalize_axis(0 if axis is None else int(_axis_value(axis)), x.shape.rank, op.name)[0]
         return apply(op, [x], {"axis": ax, "output_type": _dtypes.as_dtype(output_type)}, name=name)
     fn.__name__ = fn.__qualname__ = op.name.lower()

@@ -263,6 +263,29 @@ _CONV_ATTRS = {
     "AvgPoolGrad": {"input_size": INTS, **_POOL},
 }
 
+_SIDE = _enum("left", "right")
+_SCATTER_SORT_ATTRS = {
+    "BatchGather": {"axis": AXIS, "batch_dims": INT},
+    "BatchGatherGrad": {"axis": AXIS, "batch_dims": INT, "shape": OPT_DIMS},
+    "BatchGatherNd": {"batch_dims": INT},
+    "BatchGatherNdGrad": {"batch_dims": INT, "shape": OPT_DIMS},
+    "TakeAlongAxis": {"axis": AXIS},
+    "ScatterAlongAxis": {"axis": AXIS, "shape": OPT_DIMS},
+    "Sort": {"axis": AXIS, "descending": BOOL},
+    "ArgSort": {"axis": AXIS, "descending": BOOL, "stable": BOOL},
+    "TopKV2": {"sorted": BOOL},
+    "SearchSorted": {"side": _SIDE, "out_type": DTYPE},
+    "Unique": {"out_idx": DTYPE},
+    "UniqueWithCounts": {"out_idx": DTYPE},
+    "Repeat": {"axis": OPT_INT},
+    "RepeatGrad": {"axis": OPT_INT},
+    "Bincount": {"minlength": OPT_INT, "maxlength": OPT_INT, "dtype": DTYPE, "binary_output": BOOL},
+    "HistogramFixedWidth": {"nbins": INT, "dtype": DTYPE},
+    "Cumprod": {"axis": AXIS, "exclusive": BOOL, "reverse": BOOL},
+    "ArgMaxDynamic": {"output_type": DTYPE},
+    "ArgMinDynamic": {"output_type": DTYPE},
+}
+
 OP_ATTRS: dict[str, dict[str, AttrKind]] = {
     **{name: _REDUCE for name in ("Sum", "Mean", "Max", "Min", "Prod", "Any", "All")},
     "ProdOthers": {"axis": OPT_AXES},
@@ -333,6 +356,7 @@ OP_ATTRS: dict[str, dict[str, AttrKind]] = {
     "AccumulatorRead": {"dtype": DTYPE, "index": INT, "shape": SHAPE},
     "Undefined": {"dtype": DTYPE, "shape": SHAPE},
     "Zeros": {"shape": DIMS, "dtype": NP_DTYPE},
+    **_SCATTER_SORT_ATTRS,
     **_CONV_ATTRS,
 }
 

@@ -501,10 +501,12 @@ def _loop_invariant(tensor, body) -> bool:
 
 
 def _readers(graph) -> dict[int, list]:
-    """Tensor id -> ids of the ops that read it (the string "out" for a graph output)."""
+    """Tensor id -> ids of the live ops that read it (the string "out" for a graph output);
+    a reader that is never run (its result unused) does not count, so an output of a
+    several-output op that only such an op reads is not declared as an objmode result."""
     found: dict[int, list] = {}
     for g in graphs_within(graph):
-        for op in g.operations:
+        for op in live_operations(g, g.outputs):
             for t in op.inputs:
                 found.setdefault(id(t), []).append(id(op))
         for t in g.outputs:
