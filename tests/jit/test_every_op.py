@@ -255,6 +255,63 @@ def _conv(x):
     return y, gi, gw, outer.gradient(z, [img, w])
 
 
+def _scatter_sort(x):
+    """Scatter, batched gather, segment, sorting and counting ops (inputs from x: not folded)."""
+    ints = rt.cast(x * 10.0, rt.int32)  # 1..9
+    flat = rt.reshape(ints, [-1])
+    u = rt.unique(flat)
+    uc = rt.unique_with_counts(flat, out_idx=rt.int64)
+    top = rt.math.top_k(x, 2)
+    axis = rt.cast(x[0, 0] > 0.0, rt.int32)  # 1, known when the function runs
+    pairs = [[0, 1], [2, 3], [0, 1]]
+    return (rt.scatter_nd([[1], [0], [1]], x, [4, 4]),
+            rt.tensor_scatter_nd_update(x, pairs[:2], [5.0, 6.0]),
+            rt.tensor_scatter_nd_add(x, pairs, [5.0, 6.0, 1.0]),
+            rt.tensor_scatter_nd_sub(x, pairs, [5.0, 6.0, 1.0]),
+            rt.tensor_scatter_nd_min(x, pairs, [0.0, 6.0, 0.05]),
+            rt.tensor_scatter_nd_max(x, pairs, [0.0, 6.0, 0.5]),
+            rt.gather(x, [[1, 0], [3, 3], [2, 1]], axis=1, batch_dims=1),
+            rt.gather_nd(x, [[1], [0], [3]], batch_dims=1),
+            rt.math.segment_sum(x, [0, 0, 2]), rt.math.segment_mean(x, [0, 0, 2]),
+            rt.math.segment_max(x, [0, 1, 1]), rt.math.segment_min(x, [0, 1, 1]),
+            rt.math.segment_prod(x, [0, 0, 0]),
+            rt.math.unsorted_segment_sum(x, [1, -1, 1], 2),
+            rt.math.unsorted_segment_max(x, [1, 0, 1], 3),
+            rt.math.unsorted_segment_min(ints, [1, 0, 1], 2),
+            rt.math.unsorted_segment_prod(x, [1, 0, 1], 2),
+            rt.sort(x, axis=0), rt.sort(x, direction="DESCENDING"),
+            rt.argsort(x, axis=1, direction="DESCENDING"), top.values, top.indices,
+            rt.searchsorted(rt.sort(x), x[:, :2] + 0.05, side="right"),
+            u.y, u.idx, uc.y, uc.idx, uc.count,
+            rt.roll(x, [1, -1], [0, 1]), rt.repeat(x, [1, 0, 2], axis=0), rt.repeat(ints, 2),
+            rt.math.bincount(ints), rt.math.bincount(flat, weights=rt.reshape(x, [-1]), minlength=12),
+            rt.histogram_fixed_width(x, [0.0, 1.0], nbins=5),
+            rt.math.cumprod(x, axis=1, exclusive=True, reverse=True), rt.math.cumprod(x),
+            rt.argmax(x, axis=axis), rt.argmin(x, axis=axis), rt.sequence_mask(ints[0], 10))
+
+
+def _scatter_sort_gradients(x):
+    """The gradients of the scatter and sort ops, and one second-order gradient (a sort's
+    gradient differentiated again: TakeAlongAxis)."""
+    w = rt.reshape(rt.range(12, dtype=x.dtype), [3, 4]) * 0.1
+    with rt.GradientTape() as outer:
+        outer.watch(x)
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            y = (rt.reduce_sum(rt.sort(x, axis=0) ** 2 * w) + rt.reduce_sum(rt.math.top_k(x, 2).values) +
+                 rt.reduce_sum(rt.gather(x, [[1, 0], [3, 3], [2, 1]], axis=1, batch_dims=1) ** 2) +
+                 rt.reduce_sum(rt.gather_nd(x, [[1], [0], [1]], batch_dims=1) ** 2) +
+                 rt.reduce_sum(rt.scatter_nd([[1], [0], [1]], x * x, [4, 4])) +
+                 rt.reduce_sum(rt.tensor_scatter_nd_update(x, [[0, 1]], x[1, :1] * 2.0) * w) +
+                 rt.reduce_sum(rt.roll(x, 1, 1) * w) + rt.reduce_sum(rt.repeat(x, [1, 0, 2], axis=0) ** 2) +
+                 rt.reduce_sum(rt.math.cumprod(x, axis=1, reverse=True)) +
+                 rt.reduce_sum(rt.math.segment_max(x, [0, 1, 1]) * 2.0) +
+                 rt.reduce_sum(rt.math.unsorted_segment_sum(x * x, [1, -1, 1], 2)))
+        g = tape.gradient(y, x)
+        z = rt.reduce_sum(g * g)
+    return g, outer.gradient(z, x)
+
+
 _ANY_ROWS = [rt.TensorSpec([None, 4], rt.float32)]
 
 # One kernel per group (Numba's compile time dominates); float64 and the vectorised paths
@@ -277,6 +334,8 @@ GROUPS = {
     "custom_gradient": (_custom, [(rt.constant(_x(F32)),)], {}),
     "dynamic": (_dynamic, [(_x(F32),)], {"input_signature": _ANY_ROWS}),
     "stateless_random": (_stateless_random, [(_x(F32), np.array([3, 5], np.int64))], {}),
+    "scatter_sort": (_scatter_sort, [(_x(F32),)], {}),
+    "scatter_sort_gradients": (_scatter_sort_gradients, [(rt.constant(_x(F64)),)], {}),
     "conv": (_conv, [(rt.constant(_x(F64)),)], {}),
 }
 
