@@ -90,19 +90,19 @@ def get_static_value(tensor, partial: bool = False):
 
 @export("ensure_shape")
 def ensure_shape(x, shape, name: str | None = None) -> Tensor:
-    """`x`, checked to have `shape` (None for an unknown dim): a static mismatch is a
-    ValueError now; a dim known only at run time is checked then, raising
-    rt.errors.InvalidArgumentError. The result carries the merged static shape."""
+    """`x`, checked to have `shape` (None for an unknown dim). Eagerly a mismatch raises
+    rt.errors.InvalidArgumentError; while tracing, a static mismatch is a ValueError and a dim
+    known only at run time is checked then (InvalidArgumentError). The result carries the merged static shape."""
     x = convert_to_tensor(x)
     want = TensorShape(shape)
-    if not x.shape.is_compatible_with(want):
-        raise ValueError(f"ensure_shape: the tensor {_label(x)} has shape {x.shape}, which is "
-                         f"not compatible with the expected shape {want}.")
     if isinstance(x, EagerTensor):
         if not want.is_compatible_with(TensorShape(x.shape.as_list())):
             raise InvalidArgumentError(f"ensure_shape: shape of tensor {x.shape} is not "
                                        f"compatible with expected shape {want}.")
         return x
+    if not x.shape.is_compatible_with(want):
+        raise ValueError(f"ensure_shape: the tensor {_label(x)} has shape {x.shape}, which is "
+                         f"not compatible with the expected shape {want}.")
     if want.rank is None or x.shape.is_subtype_of(want):
         return array_ops.identity(x)
     actual = array_ops.shape(x)
