@@ -12,7 +12,8 @@ from .checkpoint import (
     list_variables,
     load_variable,
 )
-from .manager import CheckpointManager, get_checkpoint_state, latest_checkpoint
+from .manager import CheckpointManager
+from .state import get_checkpoint_state, latest_checkpoint
 
 __all__ = ["Checkpoint", "CheckpointLoadStatus", "CheckpointManager",
            "InitializationOnlyStatus", "get_checkpoint_state", "latest_checkpoint",

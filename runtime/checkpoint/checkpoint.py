@@ -15,29 +15,20 @@ built, an optimizer's step counter, hyperparameters and slots on its first step.
 
 from __future__ import annotations
 
+import difflib
 import os
 from typing import Any
 
 import numpy as np
 
 from .. import context
+from .. import deferred_restore as deferred
 from ..arguments import strict_keywords
+from ..errors import NotFoundError
 from ..ops.variable_ops import Variable
-from . import deferred, tracking
 from . import format as _format
-
-
-def _fspath(path: Any, what: str) -> str:
-    try:
-        text = os.fspath(path)
-    except TypeError:
-        raise TypeError(f"{what} must be a str or os.PathLike path, got "
-                        f"{type(path).__name__}.") from None
-    if isinstance(text, bytes):
-        text = os.fsdecode(text)
-    if not text:
-        raise ValueError(f"{what} must not be empty.")
-    return text
+from . import state, tracking
+from .state import fspath
 
 
 def _require_eager(method: str) -> None:
@@ -309,13 +300,12 @@ class Checkpoint:
         """Writes `file_prefix-N` (N: `save_counter` after adding 1), records it as the
         latest checkpoint of its directory, and returns that path."""
         _require_eager("save")
-        prefix = _fspath(file_prefix, "file_prefix")
+        prefix = fspath(file_prefix, "file_prefix")
         counter = self.save_counter
         with context.init_scope():
             counter.assign_add(np.int64(1))
         path = self._write(f"{prefix}-{int(counter.numpy())}")
-        from .manager import record_latest
-        record_latest(path)
+        state.record_latest(path)
         return path
 
     @strict_keywords("Checkpoint.write")
@@ -323,7 +313,7 @@ class Checkpoint:
         """Writes the checkpoint to exactly `file_prefix` (no number, no `checkpoint` file
         update) and returns it."""
         _require_eager("write")
-        return self._write(_fspath(file_prefix, "file_prefix"))
+        return self._write(fspath(file_prefix, "file_prefix"))
 
     def _write(self, prefix: str) -> str:
         graph = tracking.ObjectGraph(self)
@@ -365,7 +355,7 @@ class Checkpoint:
         if save_path is None:
             return InitializationOnlyStatus()
         _require_eager("restore")
-        prefix = _fspath(save_path, "save_path")
+        prefix = fspath(save_path, "save_path")
         document = _format.read_index(prefix)
         restoration = _Restoration(prefix, document, _format.read_arrays(prefix, document))
         self.save_counter  # noqa: B018 - made now, so that the saved count is restored into it
@@ -385,12 +375,10 @@ class Checkpoint:
 
 
 def _resolve(ckpt_dir_or_file: str | os.PathLike) -> str:
-    path = _fspath(ckpt_dir_or_file, "ckpt_dir_or_file")
+    path = fspath(ckpt_dir_or_file, "ckpt_dir_or_file")
     if os.path.isdir(path) and not _format.exists(path):
-        from .manager import latest_checkpoint
-        latest = latest_checkpoint(path)
+        latest = state.latest_checkpoint(path)
         if latest is None:
-            from ..errors import NotFoundError
             raise NotFoundError(f"No checkpoint in the directory '{path}' (its 'checkpoint' "
                                 "file is missing or names no existing checkpoint).")
         return latest
@@ -419,9 +407,7 @@ def load_variable(ckpt_dir_or_file: str | os.PathLike, name: str) -> np.ndarray:
     entries = {e["value"]["key"]: e["value"] for e in document["nodes"] if "value" in e}
     entry = entries.get(name[:-2] if name.endswith(":0") else name)
     if entry is None:
-        import difflib
         close = difflib.get_close_matches(name, list(entries), n=3)
-        from ..errors import NotFoundError
         raise NotFoundError(f"Key {name!r} not found in the checkpoint '{prefix}'"
                             + (f"; did you mean {', '.join(map(repr, close))}?" if close else
                                "; see rt.train.list_variables for its keys."))

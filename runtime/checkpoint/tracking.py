@@ -46,19 +46,20 @@ def slot_key(variable_path: list[str], optimizer_path: list[str], slot: str) -> 
                     + [escape(name) for name in optimizer_path] + [escape(slot), VALUE_SUFFIX])
 
 
-def _optimizer_type():
-    from ..optimizers.base import Optimizer
-    return Optimizer
+def _is_optimizer(value: Any) -> bool:
+    """An `rt.optimizers.Optimizer` (told by its interface: this layer does not import it)."""
+    return callable(getattr(type(value), "apply_gradients", None)) and \
+        isinstance(getattr(value, "_slots", None), dict)
 
 
-def _checkpoint_type():
-    from .checkpoint import Checkpoint
-    return Checkpoint
+def _is_checkpoint(value: Any) -> bool:
+    """An `rt.train.Checkpoint` (it names its own children)."""
+    return callable(getattr(type(value), "_checkpoint_children", None))
 
 
 def is_trackable(value: Any) -> bool:
     """True for a variable, module, optimizer or checkpoint (not for containers)."""
-    return isinstance(value, (Variable, Module, _optimizer_type(), _checkpoint_type()))
+    return isinstance(value, (Variable, Module)) or _is_optimizer(value) or _is_checkpoint(value)
 
 
 def _holds_trackable(value: Any, depth: int = 0) -> bool:
@@ -77,9 +78,9 @@ def kind(value: Any) -> str:
     """The kind of node recorded in the index for `value`."""
     if isinstance(value, Variable):
         return "variable"
-    if isinstance(value, _checkpoint_type()):
+    if _is_checkpoint(value):
         return "checkpoint"
-    if isinstance(value, _optimizer_type()):
+    if _is_optimizer(value):
         return "optimizer"
     if isinstance(value, Module):
         return "module"
@@ -106,13 +107,12 @@ def _weight_name(layer: Any, variable: Variable, index: int) -> str:
 
 
 def _layer_children(layer: Any) -> Iterator[tuple[str, Any]]:
-    from ..layers.model import Sequential
     for index, variable in enumerate(layer.__dict__.get("_weights", ())):
         yield _weight_name(layer, variable, index), variable
     skip = {"_weights"}
-    if isinstance(layer, Sequential):
+    stack = layer.__dict__.get("_stack")
+    if isinstance(stack, list) and callable(getattr(layer, "add", None)):  # a Sequential
         skip.add("_stack")
-        stack = layer.__dict__.get("_stack", [])
         with_weights = [item for item in stack if item.variables]
         for index, item in enumerate(with_weights):
             yield f"layer_with_weights-{index}", item
@@ -134,14 +134,13 @@ def _optimizer_children(optimizer: Any) -> Iterator[tuple[str, Any]]:
 
 def children(obj: Any) -> list[tuple[str, Any]]:
     """The (edge name, child) pairs leaving `obj`, each pair once, in a fixed order."""
-    from ..layers.base import Layer
     if isinstance(obj, Variable):
         return []
-    if isinstance(obj, _checkpoint_type()):
+    if _is_checkpoint(obj):
         found = obj._checkpoint_children()
-    elif isinstance(obj, _optimizer_type()):
+    elif _is_optimizer(obj):
         found = _optimizer_children(obj)
-    elif isinstance(obj, Layer):
+    elif isinstance(obj, Module) and isinstance(vars(obj).get("_weights"), list):  # a Layer
         found = _layer_children(obj)
     elif isinstance(obj, Module):
         found = _attribute_children(obj)
@@ -201,9 +200,8 @@ class ObjectGraph:
         """(optimizer node, variable node, slot name, slot variable) for the slots of the
         variables in this graph (a slot of a variable outside it is not saved)."""
         found = []
-        optimizer = _optimizer_type()
         for node, obj in enumerate(self.nodes):
-            if isinstance(obj, optimizer):
+            if _is_optimizer(obj):
                 for variable, name, slot in optimizer_slots(obj):
                     var_node = self.index.get(id(variable))
                     if var_node is not None:

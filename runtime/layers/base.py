@@ -21,9 +21,9 @@ import numpy as np
 from autograph.logging_util import warn
 
 from .. import context, nest
+from .. import deferred_restore as _checkpoint_deferred
 from .. import dtypes as _dtypes
 from ..arguments import init_keyword_names, raise_unknown_keywords
-from ..checkpoint import deferred as _checkpoint_deferred
 from ..function.conversion import convert as _autograph_convert
 from ..module import Module
 from ..module import snake_case as _snake_case

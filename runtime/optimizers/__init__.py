@@ -10,7 +10,6 @@
 import types as _types
 
 from .. import checkpoint as _checkpoint
-
 from .adam import Adam, AdamOptimizer
 from .base import Optimizer
 from .sgd import SGD, GradientDescentOptimizer, MomentumOptimizer

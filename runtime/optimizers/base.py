@@ -15,9 +15,9 @@ from typing import Any, Callable, Iterable, Mapping
 import numpy as np
 
 from .. import context
+from .. import deferred_restore as _checkpoint_deferred
 from .. import dtypes as _dtypes
 from ..arguments import init_keyword_names, raise_unknown_keywords, strict_keywords
-from ..checkpoint import deferred as _checkpoint_deferred
 from ..gradients import GradientTape
 from ..ops import array_ops, math_ops, reduce_ops
 from ..ops.core import convert_to_tensor
