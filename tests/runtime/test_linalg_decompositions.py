@@ -455,3 +455,37 @@ def test_unknown_shapes_stage_and_differentiate():
               rt.reduce_sum(rt.linalg.cholesky(x)) + rt.reduce_sum(rt.linalg.slogdet(x)[1]))
     np.testing.assert_allclose(np.asarray(y), np.asarray(y2), rtol=1e-12)
     np.testing.assert_allclose(np.asarray(g), np.asarray(tape.gradient(y2, x)), atol=1e-10)
+
+
+# -- expm ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("mode", MODES)
+def test_expm_matches_known_exponentials(mode):
+    sym = _normal(2, 4, 4)
+    sym = sym + _mT(sym)
+    e, v = np.linalg.eigh(sym)
+    t = 2.5
+    rotation = np.array([[0.0, -t], [t, 0.0]])
+    nilpotent = np.array([[0.0, 1.0, 2.0], [0.0, 0.0, 3.0], [0.0, 0.0, 0.0]])
+    got_sym, got_rot, got_nil, got_big = _run(
+        lambda s, r, n: (rt.linalg.expm(s), rt.linalg.expm(r), rt.linalg.expm(n),
+                         rt.linalg.expm(r * 20.0)), sym, rotation, nilpotent, mode=mode)
+    np.testing.assert_allclose(got_sym, (v * np.exp(e)[..., None, :]) @ _mT(v), rtol=1e-12,
+                               atol=1e-12 * np.exp(e).max())
+    np.testing.assert_allclose(got_rot, [[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]],
+                               atol=1e-14)
+    np.testing.assert_allclose(got_nil, np.eye(3) + nilpotent + nilpotent @ nilpotent / 2,
+                               atol=1e-14)
+    np.testing.assert_allclose(got_big, [[np.cos(50.0), -np.sin(50.0)],
+                                         [np.sin(50.0), np.cos(50.0)]], atol=1e-12)
+
+
+def test_expm_gradient_and_float32():
+    a, w = _normal(2, 3, 3), _normal(3, 3)
+    _check_grad(lambda x: rt.reduce_sum(rt.linalg.expm(x) * w), a)
+    out = rt.linalg.expm(a.astype(np.float32))
+    assert out.dtype == rt.float32
+    np.testing.assert_allclose(np.asarray(out), np.asarray(rt.linalg.expm(a)), rtol=1e-5,
+                               atol=1e-5)
+    with pytest.raises(rt.errors.InvalidArgumentError, match="square"):
+        rt.linalg.expm(np.ones((2, 3)))
