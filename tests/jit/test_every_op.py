@@ -94,7 +94,8 @@ def _linalg(x):
                 rt.reduce_sum(rt.linalg.svd(sq, compute_uv=False)) +
                 rt.reduce_sum(rt.linalg.qr(sq)[1]) +
                 rt.reduce_sum(rt.linalg.solve(sq, x, adjoint=True)) +
-                rt.reduce_sum(rt.linalg.triangular_solve(sq, x, lower=False)))
+                rt.reduce_sum(rt.linalg.triangular_solve(sq, x, lower=False)) +
+                rt.reduce_sum(rt.linalg.expm(sq * 0.1)))
     return (rt.matmul(x, x, transpose_a=True), sq, rt.einsum("ij,kj->ik", x, x),
             rt.tensordot(x, x, axes=[[1], [1]]), rt.linalg.inv(sq), rt.linalg.det(sq),
             s, rt.abs(u), rt.abs(v), rt.abs(q), rt.abs(r), e, rt.abs(w), sign, log_abs,
