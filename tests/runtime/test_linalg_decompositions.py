@@ -309,7 +309,7 @@ def test_lstsq_matches_numpy(mode, fast, shape):
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("fast", [True, False])
-@pytest.mark.parametrize("shape", [(6, 3), (2, 5, 4)])
+@pytest.mark.parametrize("shape", [(6, 3), (3, 5), (2, 5, 4)])
 def test_lstsq_regularised(mode, fast, shape):
     a, b = _normal(*shape), _normal(*shape[:-1], 2)
     x = _run(lambda a, b: rt.linalg.lstsq(a, b, l2_regularizer=0.5, fast=fast), a, b, mode=mode)
