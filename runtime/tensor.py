@@ -228,6 +228,8 @@ def to_numpy_value(value, dtype: _dtypes.DType | None = None):
     if dtype is not None:
         np_dtype = dtype._np
         if isinstance(value, np.ndarray | np.generic):
+            if dtype.name == "string" and np.asarray(value).dtype.kind in "USO":
+                return as_bytes_array(value)
             _check_lossless_array(np.asarray(value), dtype)
             return np.asarray(value).astype(np_dtype, copy=True)
         _check_lossless(value, dtype)
@@ -246,6 +248,8 @@ def to_numpy_value(value, dtype: _dtypes.DType | None = None):
             raise TypeError(f"Cannot convert None to a tensor of dtype {dtype.name}: None is not "
                             "a number.")
         try:
+            if dtype.name == "string":
+                return as_bytes_array(np.array(value, dtype=object))
             return np.array(value, dtype=np_dtype)
         except OverflowError:
             raise TypeError(f"Cannot convert {value!r:.80} to a tensor of dtype {dtype.name}: "
@@ -286,8 +290,28 @@ def to_numpy_value(value, dtype: _dtypes.DType | None = None):
             raise TypeError(f"Cannot convert {value!r:.80} to a tensor: its elements are not "
                             "numbers of one shape.")
     if result.dtype.kind in "USO":
-        result = result.astype(object)
+        result = as_bytes_array(result)
     return result
+
+
+def as_bytes_array(value) -> np.ndarray:
+    """A string tensor's value: an object array of `bytes`, as TensorFlow holds strings.
+
+    `str` elements are encoded as UTF-8; `bytes` (and NumPy `bytes_`) are kept whole, any
+    length, NUL bytes included. Other elements raise `TypeError`.
+    """
+    array = np.asarray(value)
+    out = np.empty(array.shape, dtype=object)
+    flat = out.reshape(-1)
+    for i, item in enumerate(array.reshape(-1).tolist()):
+        if isinstance(item, str):
+            flat[i] = item.encode("utf-8")
+        elif isinstance(item, (bytes, bytearray, memoryview)):
+            flat[i] = bytes(item)
+        else:
+            raise TypeError(f"Cannot convert {item!r:.80} to a string tensor element: strings "
+                            "are str (encoded as UTF-8) or bytes.")
+    return out
 
 
 def _holds_none(values) -> bool:
