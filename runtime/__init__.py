@@ -83,7 +83,7 @@ _set_report_builder(_load_report)  # the report layer stays above function/: see
 
 
 def __getattr__(name):
-    # layers, optimizers, saved_model and dask load on first use to keep `import runtime` fast;
+    # layers, keras, optimizers, saved_model and dask load on first use to keep `import runtime` fast;
     # gradients are already loaded (function/ imports them to differentiate recorded calls)
     # (importlib, not `from . import x`: that form asks this hook for `x` again and recurses)
     if name in ("GradientTape", "stop_gradient", "custom_gradient", "gradients",
@@ -95,6 +95,8 @@ def __getattr__(name):
     if name in ("Model", "layers"):
         _layers = _importlib.import_module(".layers", __name__)
         return _layers if name == "layers" else _layers.Model
+    if name == "keras":
+        return _importlib.import_module(".keras", __name__)
     if name in ("saved_model", "dask"):  # dask is an optional extra: loaded only when asked
         return _importlib.import_module(f".{name}", __name__)
     if name in ("optimizers", "train"):

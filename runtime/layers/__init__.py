@@ -16,7 +16,8 @@ Weights are created on the first call (eagerly, even inside a compiled function)
 from . import activations, callbacks, initializers, losses, metrics
 from .base import Layer
 from .core import Activation, Dense, Dropout, Flatten
+from .functional import Input, InputLayer
 from .model import Model, Sequential
 
-__all__ = ["Activation", "Dense", "Dropout", "Flatten", "Layer", "Model", "Sequential",
-           "activations", "callbacks", "initializers", "losses", "metrics"]
+__all__ = ["Activation", "Dense", "Dropout", "Flatten", "Input", "InputLayer", "Layer", "Model",
+           "Sequential", "activations", "callbacks", "initializers", "losses", "metrics"]

@@ -32,6 +32,7 @@ from ..ops.variable_ops import Variable
 from ..shapes import TensorShape
 from ..tensor import Tensor
 from . import initializers as _initializers
+from . import serialization as _serialization
 
 logger = logging.getLogger("runtime.layers")
 _names = collections.Counter()
@@ -115,6 +116,12 @@ class Layer(Module):
         "input_dim", "input_shape", "batch_input_shape", "batch_size", "weights",
         "activity_regularizer", "autocast", "implementation"})
 
+    def __new__(cls, *args: Any, **kwargs: Any):
+        # the constructor's arguments, for the default get_config (see serialization.py)
+        layer = super().__new__(cls)
+        layer.__dict__["_init_arguments"] = _serialization.InitArguments(args, kwargs)
+        return layer
+
     def __init__(self, trainable: bool = True, name: str | None = None, dtype=None,
                  dynamic: bool = False, **kwargs: Any) -> None:
         """Keras's base-layer keywords; any other keyword raises `TypeError`.
@@ -168,6 +175,8 @@ class Layer(Module):
         if "_layer_initialized" not in self.__dict__:
             raise RuntimeError(f"{type(self).__name__}.__init__ must call super().__init__() "
                                "before the layer is used.")
+        if _has_keras_tensors((inputs, args, kwargs)):  # a functional model being defined
+            return _functional_hooks["call_symbolically"](self, inputs, args, kwargs, training)
         inputs = _as_tensors(inputs)
         if not self.built:
             self._build_once(inputs)
@@ -218,6 +227,7 @@ class Layer(Module):
     def _build_once(self, inputs) -> None:
         shapes = nest.map_structure(_shape_of, inputs) if nest.is_nested(inputs) \
             else _shape_of(inputs)
+        self._build_input_shape = shapes  # what a saved model is rebuilt from
         with context.init_scope():
             self.build(shapes)
             self.built = True
@@ -341,6 +351,18 @@ class Layer(Module):
         """The number of scalars in `variables`."""
         return sum(int(v.shape.num_elements() or 0) for v in self.variables)
 
+    # -- configs ----------------------------------------------------------------------------
+    def get_config(self) -> dict:
+        """The constructor arguments that rebuild this layer (without its weights): by
+        default the arguments it was constructed with, defaults filled in, plus `name`,
+        `trainable` and `dtype` (see `runtime.layers.serialization`)."""
+        return _serialization.layer_config(self)
+
+    @classmethod
+    def from_config(cls, config: dict) -> "Layer":
+        """A new layer from `get_config()`'s dict."""
+        return _serialization.layer_from_config(cls, config)
+
 
 def _refuse_unimplemented(layer: str, kwargs: dict, dynamic: bool) -> None:
     """NotImplementedError for the Keras layer keywords this runtime does not honour."""
@@ -357,8 +379,8 @@ def _refuse_unimplemented(layer: str, kwargs: dict, dynamic: bool) -> None:
                            "it selects a recurrent layer's kernel, and there are no "
                            "recurrent layers"),
         "inputs": (kwargs.get("inputs") is not None or kwargs.get("outputs") is not None,
-                   "there is no functional Model(inputs, outputs); subclass rt.Model or use "
-                   "rt.layers.Sequential"),
+                   "a subclass of Model cannot be given inputs and outputs; build a functional "
+                   "model with rt.Model(inputs, outputs) (keras.Model) itself"),
     }
     for key, (given, why) in reasons.items():
         if given:
@@ -377,6 +399,15 @@ def _batch_input_shape(kwargs: dict) -> tuple | None:
         return None
     dims = tuple(shape) if isinstance(shape, (list, tuple, TensorShape)) else (shape,)
     return (kwargs.get("batch_size"),) + dims
+
+
+# filled by runtime.layers.functional, which sits above this module
+_functional_hooks: dict[str, Callable] = {}
+
+
+def _has_keras_tensors(structure) -> bool:
+    """Whether the call's arguments hold symbolic Keras tensors (`keras.Input` results)."""
+    return any(getattr(type(x), "_is_keras_tensor", False) for x in nest.flatten(structure))
 
 
 def _as_tensors(inputs):

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from .. import context
-from ..graph import FuncGraph
+from .. import dtypes as _dtypes
+from .. import nest
 from ..shapes import TensorShape
-from .base import Layer
+from . import saving as _saving
+from . import serialization as _serialization
+from .base import Layer, _functional_hooks
 from .training import Training
 
 
@@ -23,6 +25,31 @@ class Model(Training, Layer):
     """
 
     _keras_keywords = frozenset({"autocast", "inputs", "outputs"})
+
+    def __new__(cls, *args: Any, **kwargs: Any):
+        # Model(inputs, outputs) itself (not a subclass) is a functional model, as in Keras
+        if cls is Model and ("inputs" in kwargs or "outputs" in kwargs or
+                             (args and _keras_structure(args[0]))):
+            functional = _functional_hooks["Functional"]
+            return functional.__new__(functional, *args, **kwargs)
+        return super().__new__(cls, *args, **kwargs)
+
+    # -- saving ------------------------------------------------------------------------------
+    def save(self, filepath: str, overwrite: bool = True, **kwargs: Any) -> None:
+        """Saves the architecture (the layers' configs, as JSON) and the weights (.npz):
+        into a zip file when `filepath` ends in `.keras`, else into a directory.
+        `keras.models.load_model(filepath)` rebuilds the model."""
+        _saving.save_model(self, filepath, overwrite=overwrite, **kwargs)
+
+    def save_weights(self, filepath: str, overwrite: bool = True) -> None:
+        """Writes the weights (in `weights` order, with their names and shapes) to an .npz
+        file at exactly `filepath`."""
+        _saving.save_weights(self, filepath, overwrite=overwrite)
+
+    def load_weights(self, filepath: str, skip_mismatch: bool = False) -> None:
+        """Assigns the weights written by `save_weights` (the model must be built with the
+        same architecture)."""
+        _saving.load_weights(self, filepath, skip_mismatch=skip_mismatch)
 
     def summary(self, print_fn=print) -> str | None:
         """Prints the layer table through `print_fn` (returns None), or returns it if None.
@@ -60,22 +87,71 @@ class Sequential(Model):
     def __init__(self, layers: Iterable[Layer] | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._stack: list[Layer] = []
+        self._input_spec: tuple | None = None  # (batch shape, dtype) of a keras.Input
         for layer in layers or ():
             self.add(layer)
 
     def add(self, layer: Layer) -> None:
-        """Appends a layer."""
+        """Appends a layer; a `keras.Input(...)` (or `InputLayer`) given first sets the
+        input shape, and the model is built at once."""
+        spec = _input_spec(layer)
+        if spec is not None:
+            if self._stack or self._input_spec is not None:
+                raise ValueError("Sequential: an Input can only come first.")
+            self._input_spec = spec
+            return
         if not isinstance(layer, Layer):
             raise TypeError(f"Sequential.add needs a Layer, got {layer!r}.")
         self._stack.append(layer)
         first = self._stack[0]
-        shape = getattr(first, "_batch_input_shape", None)
+        shape, dtype = self._input_spec or (getattr(first, "_batch_input_shape", None),
+                                            first.dtype)
         if shape is not None:
             try:
-                _build_symbolically(self, shape, first.dtype)
+                _build_symbolically(self, shape, dtype)
             except Exception:
                 self._stack.pop()
                 raise
+
+    def pop(self) -> Layer:
+        """Removes and returns the last layer."""
+        if not self._stack:
+            raise TypeError("Sequential.pop: there are no layers to remove.")
+        return self._stack.pop()
+
+    @property
+    def layers(self) -> list[Layer]:
+        """The layers, in calling order."""
+        return list(self._stack)
+
+    def get_config(self) -> dict:
+        """The name, the layers' configs, and the input shape the model was built for."""
+        shape, dtype = self._input_spec or (None, None)
+        if shape is None and "_build_input_shape" in self.__dict__:
+            built = self._build_input_shape
+            shape = built.as_list() if isinstance(built, TensorShape) and \
+                built.rank is not None else None
+            dtype = self._build_input_dtype
+        return {"name": self.name, "trainable": self.trainable,
+                "layers": [_serialization.serialize_layer(layer) for layer in self._stack],
+                "build_input_shape": None if shape is None else list(shape),
+                "input_dtype": None if dtype is None else dtype.name}
+
+    @classmethod
+    def from_config(cls, config: dict) -> "Sequential":
+        model = cls(name=config.get("name"), trainable=config.get("trainable", True))
+        for entry in config.get("layers", []):
+            model.add(_serialization.deserialize_layer(entry))
+        shape = config.get("build_input_shape")
+        if shape is not None and not model.built:
+            dtype = config.get("input_dtype") or "float32"
+            model._input_spec = (tuple(shape), _dtypes.as_dtype(dtype))
+            _build_symbolically(model, tuple(shape), _dtypes.as_dtype(dtype))
+        return model
+
+    def _build_once(self, inputs) -> None:
+        self._build_input_dtype = getattr(inputs, "dtype", None)
+        super()._build_once(inputs)
 
     def call(self, inputs, training=None):
         x = inputs
@@ -84,9 +160,19 @@ class Sequential(Model):
         return x
 
 
-def _build_symbolically(model: Layer, batch_input_shape: tuple, dtype) -> None:
-    """Calls `model` on a placeholder of `batch_input_shape` in a throwaway graph, so that
-    its layers create their weights (eagerly, as on a first call) without running."""
-    graph = FuncGraph(f"{model.name}_build")
-    with context.graph_scope(graph):
-        model(graph.placeholder(TensorShape(batch_input_shape), dtype, name="inputs"))
+def _keras_structure(value) -> bool:
+    """Whether `value` is a Keras tensor or a non-empty list/dict of them."""
+    flat = nest.flatten(value)
+    return bool(flat) and all(getattr(type(x), "_is_keras_tensor", False) for x in flat)
+
+
+def _input_spec(value) -> tuple | None:
+    """(batch shape, dtype) of a `keras.Input` tensor or an `InputLayer`, else None."""
+    if getattr(type(value), "_is_keras_tensor", False):
+        return tuple(value.shape.as_list()), value.dtype
+    if type(value).__name__ == "InputLayer" and hasattr(value, "output"):
+        return tuple(value._batch_input_shape), value.dtype
+    return None
+
+
+_build_symbolically = _serialization.build_symbolically

@@ -10,8 +10,12 @@
 import types as _types
 
 from .. import checkpoint as _checkpoint
+from . import schedules
+from .adagrad import Adagrad
 from .adam import Adam, AdamOptimizer
+from .adamw import AdamW
 from .base import Optimizer
+from .rmsprop import RMSprop
 from .sgd import SGD, GradientDescentOptimizer, MomentumOptimizer
 
 train = _types.SimpleNamespace(GradientDescentOptimizer=GradientDescentOptimizer,
@@ -19,5 +23,6 @@ train = _types.SimpleNamespace(GradientDescentOptimizer=GradientDescentOptimizer
                                Optimizer=Optimizer, **{name: getattr(_checkpoint, name)
                                                        for name in _checkpoint.__all__})
 
-__all__ = ["SGD", "Adam", "Optimizer", "GradientDescentOptimizer", "MomentumOptimizer",
+__all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Optimizer", "schedules",
+           "GradientDescentOptimizer", "MomentumOptimizer",
            "AdamOptimizer", "train"]

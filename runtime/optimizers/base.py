@@ -10,6 +10,7 @@ graph being built, like any op.
 from __future__ import annotations
 
 import contextlib
+import inspect
 from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
@@ -23,6 +24,7 @@ from ..ops import array_ops, math_ops, reduce_ops
 from ..ops.core import convert_to_tensor
 from ..ops.variable_ops import Variable
 from ..tensor import Tensor
+from . import schedules as _schedules
 
 Hyper = float | Callable[[Tensor], Any] | Variable
 
@@ -280,6 +282,38 @@ class Optimizer:
         variables = list(var_list() if callable(var_list) else var_list)
         grads = tape.gradient(loss_value, variables)
         return self.apply_gradients(zip(grads, variables))
+
+    def get_config(self) -> dict:
+        """The constructor arguments, read back from the attributes of the same names (a
+        schedule as `{"class_name", "config"}`); `from_config` rebuilds the optimizer."""
+        config: dict[str, Any] = {}
+        for key in inspect.signature(type(self).__init__).parameters:
+            value = self._hyper_values.get(key, getattr(self, key, None)) if key != "name" \
+                else self._name
+            if key == "self" or value is None and not hasattr(self, key):
+                continue
+            if hasattr(value, "get_config") and not isinstance(value, Variable):
+                value = {"class_name": type(value).__name__, "config": value.get_config()}
+            elif isinstance(value, Variable):
+                value = float(value.numpy())
+            config[key] = value
+        for key in ("clipnorm", "clipvalue", "global_clipnorm", "weight_decay"):
+            if getattr(self, key, None) is not None:
+                config[key] = getattr(self, key)
+        return config
+
+    @classmethod
+    def from_config(cls, config: dict) -> "Optimizer":
+        """An optimizer from `get_config()`'s dict (schedules of `optimizers.schedules`)."""
+        config = dict(config)
+        for key, value in config.items():
+            if isinstance(value, dict) and set(value) == {"class_name", "config"}:
+                schedule = getattr(_schedules, value["class_name"], None)
+                if schedule is None:
+                    raise ValueError(f"{cls.__name__}.from_config: unknown schedule "
+                                     f"{value['class_name']!r}.")
+                config[key] = schedule.from_config(value["config"])
+        return cls(**config)
 
     def __repr__(self) -> str:
         hyper = ", ".join(f"{k}={v!r}" for k, v in self._hyper_values.items())

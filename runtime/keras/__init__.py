@@ -1,0 +1,36 @@
+"""`rt.keras`: TensorFlow's `tf.keras` namespace over this runtime's layers and models.
+
+    from runtime import keras
+
+    inputs = keras.Input(shape=(4,))
+    outputs = keras.layers.Dense(1)(keras.layers.Dense(8, activation="relu")(inputs))
+    model = keras.Model(inputs, outputs)
+    model.compile(keras.optimizers.Adam(0.01), keras.losses.MeanSquaredError())
+    model.fit(x, y, epochs=5)
+    model.save("model.keras")
+    same = keras.models.load_model("model.keras")
+
+`keras.layers` is everything `runtime.layers` exports (plus `Input`, `InputLayer`), read when
+it is imported; `keras.Model` is `rt.Model` (given inputs and outputs, a functional model).
+"""
+
+from ..layers import Input, InputLayer, Layer, Model, Sequential
+from ..layers.functional import KerasTensor
+from . import (
+    activations,
+    backend,
+    callbacks,
+    initializers,
+    layers,
+    losses,
+    metrics,
+    models,
+    optimizers,
+    regularizers,
+    saving,
+    utils,
+)
+
+__all__ = ["Input", "InputLayer", "KerasTensor", "Layer", "Model", "Sequential", "activations",
+           "backend", "callbacks", "initializers", "layers", "losses", "metrics", "models",
+           "optimizers", "regularizers", "saving", "utils"]

@@ -1,0 +1,10 @@
+"""`keras.callbacks`: every callback of `runtime.layers.callbacks` (`rt.callbacks`)."""
+
+from __future__ import annotations
+
+from ..layers import callbacks as _callbacks
+
+_EXPORTED = [name for name in getattr(_callbacks, "__all__", ()) if not name.startswith("_")]
+globals().update({name: getattr(_callbacks, name) for name in _EXPORTED})
+
+__all__ = list(_EXPORTED)

@@ -1,0 +1,299 @@
+"""Layer configs: what `get_config()` returns and how `from_config()` rebuilds a layer.
+
+Every layer records the arguments its constructor was called with, so `Layer.get_config()`
+works for any layer (the runtime's own and yours) without writing one: the config is the
+bound constructor arguments (defaults filled in) plus `name`, `trainable` and `dtype`, with
+values made JSON-friendly (activation functions become their names, initializers and nested
+layers `{"class_name": ..., "config": ...}` dicts, dtypes their names, arrays lists).
+`Layer.from_config(config)` calls the constructor with them again.
+
+Classes and functions of your own are found by name when loading once they are registered
+with `register_keras_serializable` (or passed as `custom_objects`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import sys
+import threading
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+from .. import context
+from .. import dtypes as _dtypes
+from ..graph import FuncGraph
+from ..module import Module
+from ..shapes import TensorShape
+from . import activations as _activations
+from . import initializers as _initializers
+from .initializers import Initializer
+
+
+class InitArguments:
+    """The positional and keyword arguments a layer's constructor was called with (a plain
+    holder, so the layers among them are not tracked as this layer's sublayers)."""
+
+    __slots__ = ("args", "kwargs")
+
+    def __init__(self, args: tuple, kwargs: dict) -> None:
+        self.args, self.kwargs = args, kwargs
+
+
+# -- registry ------------------------------------------------------------------------------
+
+_REGISTERED: dict[str, Any] = {}
+_REGISTERED_NAMES: dict[int, str] = {}
+
+
+class _Scope(threading.local):
+    def __init__(self) -> None:
+        self.stack: list[dict] = []
+
+
+_scope = _Scope()
+
+
+def register_keras_serializable(package: str = "Custom", name: str | None = None) -> Callable:
+    """A decorator registering a class or function as `"package>name"` (name defaults to
+    its `__name__`), so that saved models using it can be loaded."""
+    if not isinstance(package, str) or ">" in package:
+        raise ValueError(f"register_keras_serializable: package must be a string without '>', "
+                         f"got {package!r}.")
+
+    def register(obj):
+        key = f"{package}>{name or obj.__name__}"
+        if key in _REGISTERED and _REGISTERED[key] is not obj \
+                and getattr(_REGISTERED[key], "__qualname__", None) != obj.__qualname__:
+            raise ValueError(f"{key!r} is already registered to {_REGISTERED[key]!r}.")
+        if inspect.isclass(obj) and not hasattr(obj, "get_config"):
+            raise TypeError(f"register_keras_serializable: {obj.__name__} has no get_config "
+                            "method.")
+        _REGISTERED[key] = obj
+        _REGISTERED_NAMES[id(obj)] = key
+        return obj
+    return register
+
+
+def get_registered_name(obj) -> str:
+    """`"package>name"` for a registered object, else its `__name__`."""
+    return _REGISTERED_NAMES.get(id(obj), getattr(obj, "__name__", type(obj).__name__))
+
+
+def get_registered_object(name: str, custom_objects: dict | None = None, module_objects=None):
+    """The class or function saved under `name`, looked up in `custom_objects`, the active
+    `custom_object_scope`s, the registry, then `module_objects` (None if not found)."""
+    for table in ([custom_objects] if custom_objects else []) + _scope.stack[::-1]:
+        if name in table:
+            return table[name]
+    if name in _REGISTERED:
+        return _REGISTERED[name]
+    short = [obj for key, obj in _REGISTERED.items() if key.split(">", 1)[1] == name]
+    if len(short) == 1:
+        return short[0]
+    if module_objects and name in module_objects:
+        return module_objects[name]
+    return None
+
+
+@contextlib.contextmanager
+def custom_object_scope(*tables: dict) -> Iterator[None]:
+    """Within the block, names in `tables` resolve to the given classes and functions when
+    configs are deserialized (as `custom_objects` of `load_model` do)."""
+    merged: dict = {}
+    for table in tables:
+        if table:
+            merged.update(table)
+    _scope.stack.append(merged)
+    try:
+        yield
+    finally:
+        _scope.stack.pop()
+
+
+# -- values -> config ----------------------------------------------------------------------
+
+def _activation_name(fn) -> str | None:
+    for key, value in _activations._BY_NAME.items():
+        if value is fn:
+            return key
+    return None
+
+
+def serialize_value(value: Any) -> Any:
+    """`value` as it goes into a config (see the module docstring); values that have no
+    config form are returned unchanged (saving then reports them)."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, _dtypes.DType):
+        return value.name
+    if isinstance(value, TensorShape):
+        return value.as_list() if value.rank is not None else None
+    if isinstance(value, tuple):
+        return tuple(serialize_value(v) for v in value)
+    if isinstance(value, list):
+        return [serialize_value(v) for v in value]
+    if isinstance(value, dict):
+        return {k: serialize_value(v) for k, v in value.items()}
+    if _is_layer(value):
+        return serialize_layer(value)
+    if isinstance(value, Initializer):
+        return {"class_name": type(value).__name__, "config": _attribute_config(value)}
+    if inspect.isclass(value):
+        return value
+    if callable(value) and not hasattr(value, "get_config"):
+        name = _activation_name(value)
+        if name is not None:
+            return name
+        if id(value) in _REGISTERED_NAMES:
+            return {"class_name": "function", "config": _REGISTERED_NAMES[id(value)]}
+        return value
+    if hasattr(value, "get_config"):
+        return {"class_name": get_registered_name(type(value)),
+                "config": serialize_value(value.get_config())}
+    return value
+
+
+def _attribute_config(obj) -> dict:
+    """The constructor arguments of `obj` read back from its attributes of the same names."""
+    params = inspect.signature(type(obj).__init__).parameters
+    return {key: serialize_value(getattr(obj, key)) for key in params
+            if key != "self" and hasattr(obj, key)}
+
+
+def layer_config(layer) -> dict:
+    """The default `get_config()`: the constructor's arguments (see the module docstring)."""
+    cls = type(layer)
+    captured = layer.__dict__.get("_init_arguments")
+    args, kwargs = (captured.args, captured.kwargs) if captured is not None else ((), {})
+    signature = inspect.signature(cls.__init__)
+    try:
+        bound = signature.bind(None, *args, **kwargs)
+    except TypeError as exc:
+        raise NotImplementedError(f"{cls.__name__}.get_config: the constructor arguments "
+                                  f"cannot be recorded ({exc}); override get_config.") from None
+    bound.apply_defaults()
+    config: dict = {"name": layer.name, "trainable": layer.trainable, "dtype": layer.dtype.name}
+    for (key, value), param in zip(list(bound.arguments.items())[1:],
+                                   list(signature.parameters.values())[1:]):
+        if param.kind is inspect.Parameter.VAR_POSITIONAL:
+            if value:
+                raise NotImplementedError(f"{cls.__name__}.get_config: *{key} arguments have no "
+                                          "config form; override get_config.")
+        elif param.kind is inspect.Parameter.VAR_KEYWORD:
+            config.update({k: v for k, v in value.items() if k not in ("name", "trainable",
+                                                                       "dtype")})
+        elif key not in ("name", "trainable", "dtype"):
+            config[key] = value
+    config.pop("weights", None)
+    return {key: serialize_value(value) for key, value in config.items()}
+
+
+def layer_from_config(cls, config: dict):
+    """The default `from_config`: `cls(**config)`, with nested `{"class_name", "config"}`
+    values rebuilt; `name`, `trainable`, `dtype` are set afterwards when the constructor
+    does not take them."""
+    config = {key: deserialize_value(value) for key, value in dict(config).items()}
+    params = inspect.signature(cls.__init__).parameters
+    open_kwargs = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+    later = {}
+    if not open_kwargs:
+        for key in ("name", "trainable", "dtype"):
+            if key in config and key not in params:
+                later[key] = config.pop(key)
+    layer = cls(**config)
+    if "name" in later:
+        layer._name = later["name"]
+    if "trainable" in later:
+        layer.trainable = bool(later["trainable"])
+    return layer
+
+
+# -- config -> values ------------------------------------------------------------------------
+
+def _is_object_config(value) -> bool:
+    return isinstance(value, dict) and "class_name" in value and "config" in value and \
+        set(value) <= {"class_name", "config", "registered_name", "module", "name",
+                       "inbound_nodes"}
+
+
+def deserialize_value(value: Any) -> Any:
+    """Undoes `serialize_value` for the nested objects: `{"class_name", "config"}` dicts of
+    layers, initializers, registered classes and functions become objects again."""
+    if isinstance(value, list):
+        return [deserialize_value(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(deserialize_value(v) for v in value)
+    if not isinstance(value, dict):
+        return value
+    if not _is_object_config(value):
+        return {k: deserialize_value(v) for k, v in value.items()}
+    name = value.get("registered_name") or value["class_name"]
+    if value["class_name"] == "function":
+        fn = get_registered_object(value["config"])
+        if fn is None:
+            raise ValueError(f"Unknown function {value['config']!r}: register it with "
+                             "register_keras_serializable or pass it in custom_objects.")
+        return fn
+    cls = get_registered_object(name) or _runtime_layer_class(value["class_name"])
+    if cls is None:
+        found = getattr(_initializers, value["class_name"], None)
+        cls = found if inspect.isclass(found) and issubclass(found, Initializer) else None
+    if cls is None:
+        return {k: deserialize_value(v) for k, v in value.items()}
+    if hasattr(cls, "from_config"):
+        return cls.from_config(value["config"])
+    return cls(**deserialize_value(value["config"]))
+
+
+def _is_layer(value) -> bool:
+    return isinstance(value, Module) and hasattr(value, "get_config") and \
+        hasattr(value, "built")
+
+
+def _runtime_layer_class(class_name: str):
+    """A layer class of `runtime.layers` (looked up when loading, once the package is in)."""
+    for module in ("runtime.layers", "runtime.layers.functional"):
+        cls = getattr(sys.modules.get(module), class_name, None)
+        if inspect.isclass(cls) and issubclass(cls, Module) and hasattr(cls, "from_config"):
+            return cls
+    return None
+
+
+def build_symbolically(model, batch_input_shape: tuple, dtype) -> None:
+    """Calls `model` on a placeholder of `batch_input_shape` in a throwaway graph, so that
+    its layers create their weights (eagerly, as on a first call) without running."""
+    graph = FuncGraph(f"{model.name}_build")
+    with context.graph_scope(graph):
+        model(graph.placeholder(TensorShape(batch_input_shape), _dtypes.as_dtype(dtype),
+                                name="inputs"))
+
+
+def serialize_layer(layer) -> dict:
+    """`{"class_name", "config"}` (and `"registered_name"` for a registered class)."""
+    result = {"class_name": type(layer).__name__, "config": layer.get_config()}
+    if id(type(layer)) in _REGISTERED_NAMES:
+        result["registered_name"] = _REGISTERED_NAMES[id(type(layer))]
+    return result
+
+
+def deserialize_layer(config: dict, custom_objects: dict | None = None):
+    """The layer described by `{"class_name", "config"}`: a registered or `custom_objects`
+    class, or one of `runtime.layers`."""
+    if not isinstance(config, dict) or "class_name" not in config:
+        raise ValueError(f"A layer config is a dict with 'class_name' and 'config', got "
+                         f"{config!r}.")
+    with custom_object_scope(custom_objects or {}):
+        name = config.get("registered_name") or config["class_name"]
+        cls = get_registered_object(name) or get_registered_object(config["class_name"]) \
+            or _runtime_layer_class(config["class_name"])
+        if cls is None:
+            raise ValueError(f"Unknown layer class {config['class_name']!r}: register it with "
+                             "keras.saving.register_keras_serializable() or pass it in "
+                             "custom_objects.")
+        return cls.from_config(config.get("config", {}))

@@ -1,0 +1,50 @@
+"""Adagrad: per-variable step sizes from the sum of all squared gradients so far."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import context
+from ..ops import math_ops
+from .base import Hyper, Optimizer
+
+
+class Adagrad(Optimizer):
+    """With an accumulator starting at `initial_accumulator_value`:
+
+        accumulator += grad ** 2
+        var -= learning_rate * grad / sqrt(accumulator + epsilon)
+    """
+
+    def __init__(self, learning_rate: Hyper = 0.001, initial_accumulator_value: float = 0.1,
+                 epsilon: float = 1e-7, name: str = "Adagrad", **kwargs: Any) -> None:
+        """`kwargs`: the Keras options of `Optimizer` (`clipnorm`, `clipvalue`,
+        `global_clipnorm`, `weight_decay`); any other keyword raises `TypeError`."""
+        super().__init__(name, {"learning_rate": learning_rate}, **kwargs)
+        if not isinstance(initial_accumulator_value, (int, float)) or \
+                initial_accumulator_value < 0:
+            raise ValueError("Adagrad initial_accumulator_value must be a non-negative number, "
+                             f"got {initial_accumulator_value!r}.")
+        self.initial_accumulator_value = float(initial_accumulator_value)
+        self.epsilon = float(epsilon)
+        self._slot_names = ("accumulator",)
+
+    def _slots_for(self, var):
+        fresh = var.ref() not in self._slots
+        slots = super()._slots_for(var)
+        if fresh:
+            with context.init_scope():
+                slots["accumulator"].assign(np.full(var.shape.as_list(),
+                                                    self.initial_accumulator_value,
+                                                    var.dtype.as_numpy_dtype))
+        return slots
+
+    def _update(self, grad, var, slots, hyper) -> None:
+        accumulator = slots["accumulator"]
+        new_accumulator = math_ops.add(accumulator, math_ops.square(grad))
+        accumulator.assign(new_accumulator)
+        var.assign_sub(math_ops.divide(math_ops.multiply(hyper["learning_rate"], grad),
+                                       math_ops.sqrt(math_ops.add(new_accumulator,
+                                                                  self.epsilon))))

@@ -1,0 +1,121 @@
+"""Learning-rate schedules: callables `schedule(step) -> learning rate`, given to an
+optimizer as its `learning_rate` (it calls them with its step counter at every step)."""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+from ..ops import array_ops, math_ops
+from ..ops.core import convert_to_tensor
+
+
+class LearningRateSchedule:
+    """Base class: define `__call__(step)` and `get_config()`."""
+
+    def __call__(self, step):
+        raise NotImplementedError
+
+    def get_config(self) -> dict:
+        raise NotImplementedError
+
+    @classmethod
+    def from_config(cls, config: dict) -> "LearningRateSchedule":
+        return cls(**config)
+
+
+def _float_step(step):
+    return array_ops.cast(convert_to_tensor(step), "float32")
+
+
+class ExponentialDecay(LearningRateSchedule):
+    """`initial_learning_rate * decay_rate ** (step / decay_steps)` (the exponent floored
+    with `staircase`)."""
+
+    def __init__(self, initial_learning_rate: float, decay_steps: int, decay_rate: float,
+                 staircase: bool = False, name: str | None = None) -> None:
+        if decay_steps <= 0:
+            raise ValueError(f"ExponentialDecay decay_steps must be positive, got {decay_steps}.")
+        self.initial_learning_rate = float(initial_learning_rate)
+        self.decay_steps = decay_steps
+        self.decay_rate = float(decay_rate)
+        self.staircase = bool(staircase)
+        self.name = name
+
+    def __call__(self, step):
+        exponent = math_ops.divide(_float_step(step), float(self.decay_steps))
+        if self.staircase:
+            exponent = math_ops.floor(exponent)
+        return math_ops.multiply(self.initial_learning_rate,
+                                 math_ops.pow(self.decay_rate, exponent))
+
+    def get_config(self) -> dict:
+        return {"initial_learning_rate": self.initial_learning_rate,
+                "decay_steps": self.decay_steps, "decay_rate": self.decay_rate,
+                "staircase": self.staircase, "name": self.name}
+
+
+class InverseTimeDecay(ExponentialDecay):
+    """`initial_learning_rate / (1 + decay_rate * step / decay_steps)`."""
+
+    def __call__(self, step):
+        ratio = math_ops.divide(_float_step(step), float(self.decay_steps))
+        if self.staircase:
+            ratio = math_ops.floor(ratio)
+        return math_ops.divide(self.initial_learning_rate,
+                               math_ops.add(1.0, math_ops.multiply(self.decay_rate, ratio)))
+
+
+class PiecewiseConstantDecay(LearningRateSchedule):
+    """`values[i]` for steps in (boundaries[i-1], boundaries[i]]."""
+
+    def __init__(self, boundaries: Sequence[float], values: Sequence[float],
+                 name: str | None = None) -> None:
+        if len(values) != len(boundaries) + 1:
+            raise ValueError("PiecewiseConstantDecay needs one more value than boundaries, got "
+                             f"{len(boundaries)} boundaries and {len(values)} values.")
+        self.boundaries = list(boundaries)
+        self.values = [float(v) for v in values]
+        self.name = name
+
+    def __call__(self, step):
+        step = _float_step(step)
+        rate = convert_to_tensor(self.values[0], "float32")
+        for boundary, low, high in zip(self.boundaries, self.values, self.values[1:]):
+            past = array_ops.cast(math_ops.greater(step, float(boundary)), "float32")
+            rate = math_ops.add(rate, math_ops.multiply(past, high - low))
+        return rate
+
+    def get_config(self) -> dict:
+        return {"boundaries": self.boundaries, "values": self.values, "name": self.name}
+
+
+class CosineDecay(LearningRateSchedule):
+    """`initial * ((1 - alpha) * 0.5 * (1 + cos(pi * min(step, decay_steps) / decay_steps))
+    + alpha)`."""
+
+    def __init__(self, initial_learning_rate: float, decay_steps: int, alpha: float = 0.0,
+                 name: str | None = None) -> None:
+        if decay_steps <= 0:
+            raise ValueError(f"CosineDecay decay_steps must be positive, got {decay_steps}.")
+        self.initial_learning_rate = float(initial_learning_rate)
+        self.decay_steps = decay_steps
+        self.alpha = float(alpha)
+        self.name = name
+
+    def __call__(self, step):
+        fraction = math_ops.divide(math_ops.minimum(_float_step(step), float(self.decay_steps)),
+                                   float(self.decay_steps))
+        cosine = math_ops.multiply(0.5, math_ops.add(1.0, math_ops.cos(
+            math_ops.multiply(math.pi, fraction))))
+        return math_ops.multiply(self.initial_learning_rate,
+                                 math_ops.add(math_ops.multiply(1.0 - self.alpha, cosine),
+                                              self.alpha))
+
+    def get_config(self) -> dict:
+        return {"initial_learning_rate": self.initial_learning_rate,
+                "decay_steps": self.decay_steps, "alpha": self.alpha, "name": self.name}
+
+
+__all__ = ["LearningRateSchedule", "ExponentialDecay", "InverseTimeDecay",
+           "PiecewiseConstantDecay", "CosineDecay"]
