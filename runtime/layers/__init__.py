@@ -15,9 +15,41 @@ Weights are created on the first call (eagerly, even inside a compiled function)
 
 from . import activations, callbacks, initializers, losses, metrics
 from .base import Layer
+from .convolutional import Conv1D, Conv2D, ZeroPadding2D
 from .core import Activation, Dense, Dropout, Flatten
 from .functional import Input, InputLayer
+from .merging import Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, Subtract
 from .model import Model, Sequential
+from .normalization import BatchNormalization, LayerNormalization
+from .pooling import (
+    AveragePooling1D,
+    AveragePooling2D,
+    GlobalAveragePooling1D,
+    GlobalAveragePooling2D,
+    GlobalMaxPooling1D,
+    GlobalMaxPooling2D,
+    MaxPooling1D,
+    MaxPooling2D,
+)
+from .recurrent import (
+    GRU,
+    LSTM,
+    RNN,
+    Bidirectional,
+    GRUCell,
+    LSTMCell,
+    Orthogonal,
+    SimpleRNN,
+    SimpleRNNCell,
+)
+from .reshaping import Embedding, Lambda, Permute, RepeatVector, Reshape
 
 __all__ = ["Activation", "Dense", "Dropout", "Flatten", "Input", "InputLayer", "Layer", "Model",
            "Sequential", "activations", "callbacks", "initializers", "losses", "metrics"]
+
+__all__ += ["Add", "Average", "AveragePooling1D", "AveragePooling2D", "BatchNormalization",
+            "Bidirectional", "Concatenate", "Conv1D", "Conv2D", "Dot", "Embedding", "GRU",
+            "GRUCell", "GlobalAveragePooling1D", "GlobalAveragePooling2D", "GlobalMaxPooling1D",
+            "GlobalMaxPooling2D", "LSTM", "LSTMCell", "Lambda", "LayerNormalization", "Maximum",
+            "MaxPooling1D", "MaxPooling2D", "Minimum", "Multiply", "Orthogonal", "Permute", "RNN",
+            "RepeatVector", "Reshape", "SimpleRNN", "SimpleRNNCell", "Subtract", "ZeroPadding2D"]

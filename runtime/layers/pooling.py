@@ -1,0 +1,128 @@
+"""Pooling layers (channels last): MaxPooling1D/2D, AveragePooling1D/2D and the global
+poolings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..ops import conv_ops, reduce_ops
+from ..ops.core import convert_to_tensor
+from .base import Layer
+from .convolutional import check_data_format, check_padding, normalize_tuple
+
+
+class _Pooling(Layer):
+    _rank = 2
+    _fn: Any = None
+
+    def __init__(self, pool_size, strides=None, padding: str = "valid",
+                 data_format: str | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        name = type(self).__name__
+        check_data_format(data_format, name)
+        self.pool_size = normalize_tuple(pool_size, self._rank, "pool_size", name)
+        self.strides = self.pool_size if strides is None else \
+            normalize_tuple(strides, self._rank, "strides", name)
+        self.padding = check_padding(padding, name)
+        self.data_format = "channels_last"
+
+    def call(self, inputs):
+        x = convert_to_tensor(inputs)
+        if x.shape.rank is not None and x.shape.rank != self._rank + 2:
+            raise ValueError(f"{self.name} needs inputs of rank {self._rank + 2}, got shape "
+                             f"{x.shape}.")
+        fn = type(self)._fn
+        return fn(x, self.pool_size, self.strides, self.padding.upper())
+
+
+class MaxPooling2D(_Pooling):
+    """The maximum over `pool_size` windows, `strides` apart (default: `pool_size`)."""
+
+    _rank = 2
+    _fn = staticmethod(conv_ops.max_pool2d)
+
+    def __init__(self, pool_size=(2, 2), strides=None, padding: str = "valid",
+                 data_format: str | None = None, **kwargs: Any) -> None:
+        super().__init__(pool_size, strides, padding, data_format, **kwargs)
+
+
+class AveragePooling2D(_Pooling):
+    """The mean over `pool_size` windows, `strides` apart (default: `pool_size`); with 'same'
+    padding, over the window's elements inside the input."""
+
+    _rank = 2
+    _fn = staticmethod(conv_ops.avg_pool2d)
+
+    def __init__(self, pool_size=(2, 2), strides=None, padding: str = "valid",
+                 data_format: str | None = None, **kwargs: Any) -> None:
+        super().__init__(pool_size, strides, padding, data_format, **kwargs)
+
+
+class MaxPooling1D(_Pooling):
+    """The maximum over windows of `pool_size` steps of `[batch, steps, channels]` inputs."""
+
+    _rank = 1
+    _fn = staticmethod(conv_ops.max_pool1d)
+
+    def __init__(self, pool_size=2, strides=None, padding: str = "valid",
+                 data_format: str | None = None, **kwargs: Any) -> None:
+        super().__init__(pool_size, strides, padding, data_format, **kwargs)
+
+
+class AveragePooling1D(_Pooling):
+    """The mean over windows of `pool_size` steps of `[batch, steps, channels]` inputs."""
+
+    _rank = 1
+    _fn = staticmethod(conv_ops.avg_pool1d)
+
+    def __init__(self, pool_size=2, strides=None, padding: str = "valid",
+                 data_format: str | None = None, **kwargs: Any) -> None:
+        super().__init__(pool_size, strides, padding, data_format, **kwargs)
+
+
+class _GlobalPooling(Layer):
+    _rank = 2
+    _reduce: Any = None
+
+    def __init__(self, data_format: str | None = None, keepdims: bool = False,
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        check_data_format(data_format, type(self).__name__)
+        self.data_format = "channels_last"
+        self.keepdims = bool(keepdims)
+
+    def call(self, inputs):
+        x = convert_to_tensor(inputs)
+        if x.shape.rank is not None and x.shape.rank != self._rank + 2:
+            raise ValueError(f"{self.name} needs inputs of rank {self._rank + 2}, got shape "
+                             f"{x.shape}.")
+        axes = list(range(1, self._rank + 1))
+        return type(self)._reduce(x, axis=axes, keepdims=self.keepdims)
+
+
+class GlobalAveragePooling2D(_GlobalPooling):
+    """The mean over height and width: `[batch, h, w, c]` -> `[batch, c]`."""
+
+    _rank = 2
+    _reduce = staticmethod(reduce_ops.reduce_mean)
+
+
+class GlobalMaxPooling2D(_GlobalPooling):
+    """The maximum over height and width: `[batch, h, w, c]` -> `[batch, c]`."""
+
+    _rank = 2
+    _reduce = staticmethod(reduce_ops.reduce_max)
+
+
+class GlobalAveragePooling1D(_GlobalPooling):
+    """The mean over steps: `[batch, steps, c]` -> `[batch, c]`."""
+
+    _rank = 1
+    _reduce = staticmethod(reduce_ops.reduce_mean)
+
+
+class GlobalMaxPooling1D(_GlobalPooling):
+    """The maximum over steps: `[batch, steps, c]` -> `[batch, c]`."""
+
+    _rank = 1
+    _reduce = staticmethod(reduce_ops.reduce_max)

@@ -1,0 +1,471 @@
+"""Recurrent layers: the cells SimpleRNNCell, LSTMCell and GRUCell, the `RNN` layer that runs
+a cell over time, SimpleRNN, LSTM and GRU, and Bidirectional.
+
+Weights follow Keras's layout, so weights trained there load with `set_weights`: `kernel`
+`[features, gates * units]`, `recurrent_kernel` `[units, gates * units]` and `bias`, gates in
+the order i, f, c, o for LSTM and z, r, h for GRU (`reset_after=True`: `bias` has two rows,
+for the input and the recurrent part).
+
+The time loop is a Python loop over the steps when the number of steps is known while
+tracing (the graph then holds every step), else a `while_loop` over TensorArrays.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from .. import dtypes as _dtypes
+from ..ops import array_ops, control_flow, linalg_ops, math_ops, random_ops
+from ..ops.core import constant, convert_to_tensor
+from ..ops.tensor_array import TensorArray
+from ..shapes import TensorShape
+from . import activations
+from . import initializers as _initializers
+from .base import Layer
+from .convolutional import as_layer_dtype
+
+
+class Orthogonal(_initializers.Initializer):
+    """A random orthogonal matrix (of a normal draw's QR decomposition) times `gain`; for
+    shapes of rank > 2 the leading dimensions are flattened."""
+
+    def __init__(self, gain: float = 1.0, seed=None):
+        self.gain, self.seed = float(gain), seed
+
+    def __call__(self, shape, dtype=_dtypes.float32):
+        shape = tuple(shape)
+        if len(shape) < 2:
+            raise ValueError(f"Orthogonal needs a shape of rank >= 2, got {shape}.")
+        rows, cols = int(np.prod(shape[:-1])), shape[-1]
+        draw = random_ops.normal([max(rows, cols), min(rows, cols)], dtype=_dtypes.float64,
+                                 seed=self.seed).numpy()
+        q, r = np.linalg.qr(draw)
+        q = q * np.sign(np.diag(r))  # a uniform draw over orthogonal matrices
+        if rows < cols:
+            q = q.T
+        value = (self.gain * q).reshape(shape)
+        return constant(value.astype(_dtypes.as_dtype(dtype).as_numpy_dtype))
+
+
+def _initializer(value):
+    if isinstance(value, str) and value.lower() == "orthogonal":
+        return Orthogonal()
+    return value
+
+
+def _check_dropout(layer: str, dropout, recurrent_dropout) -> None:
+    if float(dropout) != 0 or float(recurrent_dropout) != 0:
+        raise NotImplementedError(f"{layer}(dropout=..., recurrent_dropout=...) is not "
+                                  "implemented; apply a Dropout layer to the inputs instead.")
+
+
+class _Cell(Layer):
+    _gates = 1
+
+    def __init__(self, units: int, activation, use_bias: bool, kernel_initializer,
+                 recurrent_initializer, bias_initializer, dropout, recurrent_dropout,
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        if int(units) <= 0:
+            raise ValueError(f"{type(self).__name__} needs a positive number of units, got "
+                             f"{units!r}.")
+        _check_dropout(type(self).__name__, dropout, recurrent_dropout)
+        self.units = int(units)
+        self.activation = activations.get(activation)
+        self.use_bias = bool(use_bias)
+        self.kernel_initializer = kernel_initializer
+        self.recurrent_initializer = recurrent_initializer
+        self.bias_initializer = bias_initializer
+        self.dropout = float(dropout)
+        self.recurrent_dropout = float(recurrent_dropout)
+        self.kernel = self.recurrent_kernel = self.bias = None
+
+    @property
+    def state_size(self):
+        return self.units
+
+    def _bias_shape(self):
+        return [self._gates * self.units]
+
+    def _bias_initializer(self):
+        return self.bias_initializer
+
+    def build(self, input_shape) -> None:
+        shape = TensorShape(input_shape)
+        if shape.rank is None or shape[-1] is None:
+            raise ValueError(f"{self.name} needs inputs with a known last dimension, got "
+                             f"shape {shape}.")
+        n = self._gates * self.units
+        self.kernel = self.add_weight("kernel", [shape[-1], n],
+                                      initializer=self.kernel_initializer)
+        self.recurrent_kernel = self.add_weight(
+            "recurrent_kernel", [self.units, n], initializer=_initializer(self.recurrent_initializer))
+        if self.use_bias:
+            self.bias = self.add_weight("bias", self._bias_shape(),
+                                        initializer=self._bias_initializer())
+        self.built = True
+
+    def get_initial_state(self, batch_size, dtype):
+        """Zero states for `batch_size` examples (an int or a scalar tensor)."""
+        sizes = self.state_size if isinstance(self.state_size, (list, tuple)) else \
+            [self.state_size]
+        return [array_ops.zeros([batch_size, s], dtype) for s in sizes]
+
+
+def _split(value, parts: int):
+    return array_ops.split(value, parts, axis=-1)
+
+
+class SimpleRNNCell(_Cell):
+    """`h = activation(x @ kernel + h_prev @ recurrent_kernel + bias)`; output and state h."""
+
+    def __init__(self, units: int, activation: str | Callable | None = "tanh",
+                 use_bias: bool = True, kernel_initializer: str | Callable = "glorot_uniform",
+                 recurrent_initializer: str | Callable = "orthogonal",
+                 bias_initializer: str | Callable = "zeros", dropout: float = 0.0,
+                 recurrent_dropout: float = 0.0, **kwargs: Any) -> None:
+        super().__init__(units, activation, use_bias, kernel_initializer,
+                         recurrent_initializer, bias_initializer, dropout, recurrent_dropout,
+                         **kwargs)
+
+    def call(self, inputs, states):
+        h = states[0] if isinstance(states, (list, tuple)) else states
+        z = math_ops.add(linalg_ops.matmul(as_layer_dtype(self, inputs), self.kernel),
+                         linalg_ops.matmul(h, self.recurrent_kernel))
+        if self.use_bias:
+            z = math_ops.add(z, self.bias)
+        out = self.activation(z)
+        return out, [out]
+
+
+class LSTMCell(_Cell):
+    """Long short-term memory: gates i, f, o (`recurrent_activation`) and the candidate c
+    (`activation`) from `x @ kernel + h @ recurrent_kernel + bias`;
+    `c = f * c_prev + i * candidate`, `h = o * activation(c)`. States [h, c].
+
+    `unit_forget_bias=True` starts the forget gate's bias at 1.
+    """
+
+    _gates = 4
+
+    def __init__(self, units: int, activation: str | Callable | None = "tanh",
+                 recurrent_activation: str | Callable | None = "sigmoid",
+                 use_bias: bool = True, kernel_initializer: str | Callable = "glorot_uniform",
+                 recurrent_initializer: str | Callable = "orthogonal",
+                 bias_initializer: str | Callable = "zeros", unit_forget_bias: bool = True,
+                 dropout: float = 0.0, recurrent_dropout: float = 0.0, **kwargs: Any) -> None:
+        super().__init__(units, activation, use_bias, kernel_initializer,
+                         recurrent_initializer, bias_initializer, dropout, recurrent_dropout,
+                         **kwargs)
+        self.recurrent_activation = activations.get(recurrent_activation)
+        self.unit_forget_bias = bool(unit_forget_bias)
+
+    @property
+    def state_size(self):
+        return [self.units, self.units]
+
+    def _bias_initializer(self):
+        if not self.unit_forget_bias:
+            return self.bias_initializer
+        base = _initializers.get(self.bias_initializer)
+        units = self.units
+
+        def init(shape, dtype):
+            value = np.array(convert_to_tensor(base(shape, dtype)).numpy())
+            value[units:2 * units] = 1
+            return constant(value)
+        return init
+
+    def call(self, inputs, states):
+        h, c = states
+        z = math_ops.add(linalg_ops.matmul(as_layer_dtype(self, inputs), self.kernel),
+                         linalg_ops.matmul(h, self.recurrent_kernel))
+        if self.use_bias:
+            z = math_ops.add(z, self.bias)
+        zi, zf, zc, zo = _split(z, 4)
+        i = self.recurrent_activation(zi)
+        f = self.recurrent_activation(zf)
+        o = self.recurrent_activation(zo)
+        c = math_ops.add(math_ops.multiply(f, c), math_ops.multiply(i, self.activation(zc)))
+        h = math_ops.multiply(o, self.activation(c))
+        return h, [h, c]
+
+
+class GRUCell(_Cell):
+    """Gated recurrent unit, gates z (update) and r (reset) and the candidate h:
+    `h = z * h_prev + (1 - z) * candidate`.
+
+    `reset_after=True` (Keras's default, the cuDNN form) applies the reset gate after the
+    recurrent matmul: `candidate = activation(x W_h + b_h + r * (h_prev U_h + b'_h))`, with a
+    `bias` of two rows; `reset_after=False` applies it before:
+    `activation(x W_h + (r * h_prev) U_h + b_h)`.
+    """
+
+    _gates = 3
+
+    def __init__(self, units: int, activation: str | Callable | None = "tanh",
+                 recurrent_activation: str | Callable | None = "sigmoid",
+                 use_bias: bool = True, kernel_initializer: str | Callable = "glorot_uniform",
+                 recurrent_initializer: str | Callable = "orthogonal",
+                 bias_initializer: str | Callable = "zeros", dropout: float = 0.0,
+                 recurrent_dropout: float = 0.0, reset_after: bool = True,
+                 **kwargs: Any) -> None:
+        super().__init__(units, activation, use_bias, kernel_initializer,
+                         recurrent_initializer, bias_initializer, dropout, recurrent_dropout,
+                         **kwargs)
+        self.recurrent_activation = activations.get(recurrent_activation)
+        self.reset_after = bool(reset_after)
+
+    def _bias_shape(self):
+        n = 3 * self.units
+        return [2, n] if self.reset_after else [n]
+
+    def call(self, inputs, states):
+        h = states[0] if isinstance(states, (list, tuple)) else states
+        x = linalg_ops.matmul(as_layer_dtype(self, inputs), self.kernel)
+        if self.use_bias:
+            x = math_ops.add(x, self.bias[0] if self.reset_after else self.bias)
+        xz, xr, xh = _split(x, 3)
+        if self.reset_after:
+            rec = linalg_ops.matmul(h, self.recurrent_kernel)
+            if self.use_bias:
+                rec = math_ops.add(rec, self.bias[1])
+            rz, rr, rh = _split(rec, 3)
+            z = self.recurrent_activation(math_ops.add(xz, rz))
+            r = self.recurrent_activation(math_ops.add(xr, rr))
+            candidate = self.activation(math_ops.add(xh, math_ops.multiply(r, rh)))
+        else:
+            uz, ur, uh = _split(self.recurrent_kernel, 3)
+            z = self.recurrent_activation(math_ops.add(xz, linalg_ops.matmul(h, uz)))
+            r = self.recurrent_activation(math_ops.add(xr, linalg_ops.matmul(h, ur)))
+            candidate = self.activation(
+                math_ops.add(xh, linalg_ops.matmul(math_ops.multiply(r, h), uh)))
+        h = math_ops.add(math_ops.multiply(z, h),
+                         math_ops.multiply(math_ops.subtract(1.0, z), candidate))
+        return h, [h]
+
+
+class RNN(Layer):
+    """Runs `cell` over the steps of `[batch, steps, features]` inputs (`time_major=True`:
+    `[steps, batch, features]`).
+
+    Returns the last output, or every step's (`return_sequences=True`), followed by the
+    final states when `return_state=True`. `go_backwards=True` reads the steps last to first
+    (the returned sequence is then in that order too). `call(inputs, initial_state=None)`.
+    """
+
+    def __init__(self, cell: Layer, return_sequences: bool = False,
+                 return_state: bool = False, go_backwards: bool = False,
+                 stateful: bool = False, unroll: bool = False, time_major: bool = False,
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        if isinstance(cell, (list, tuple)):
+            raise NotImplementedError("RNN over a list of cells (stacked cells) is not "
+                                      "implemented; stack RNN layers instead.")
+        if not hasattr(cell, "state_size") or not callable(cell):
+            raise TypeError(f"RNN needs a cell with `state_size` and `call(inputs, states)`, "
+                            f"got {cell!r}.")
+        if stateful:
+            raise NotImplementedError("RNN(stateful=True) is not implemented; pass the last "
+                                      "states back as `initial_state`.")
+        self.cell = cell
+        self.return_sequences = bool(return_sequences)
+        self.return_state = bool(return_state)
+        self.go_backwards = bool(go_backwards)
+        self.stateful = False
+        self.unroll = bool(unroll)
+        self.time_major = bool(time_major)
+
+    def build(self, input_shape) -> None:
+        shape = TensorShape(input_shape)
+        if shape.rank != 3:
+            raise ValueError(f"{self.name} needs inputs of rank 3 ([batch, steps, features]), "
+                             f"got shape {shape}.")
+        if isinstance(self.cell, Layer) and not self.cell.built:
+            self.cell._build_once(TensorShape([shape[1 if self.time_major else 0], shape[2]]))
+        self.built = True
+
+    def _initial_state(self, x, initial_state):
+        sizes = self.cell.state_size
+        sizes = list(sizes) if isinstance(sizes, (list, tuple)) else [sizes]
+        if initial_state is not None:
+            states = list(initial_state) if isinstance(initial_state, (list, tuple)) \
+                else [initial_state]
+            if len(states) != len(sizes):
+                raise ValueError(f"{self.name}: `initial_state` needs {len(sizes)} tensors, got "
+                                 f"{len(states)}.")
+            return [convert_to_tensor(s, dtype=x.dtype) for s in states]
+        batch = x.shape.as_list()[1]
+        if batch is None:
+            batch = array_ops.shape(x)[1]
+        return [array_ops.zeros([batch, s], x.dtype) for s in sizes]
+
+    def call(self, inputs, initial_state=None, training=None):
+        x = as_layer_dtype(self, inputs)
+        if x.shape.rank != 3:
+            raise ValueError(f"{self.name} needs inputs of rank 3, got shape {x.shape}.")
+        if not self.time_major:
+            x = array_ops.transpose(x, [1, 0, 2])  # [steps, batch, features]
+        if self.go_backwards:
+            x = array_ops.reverse(x, [0])
+        states = self._initial_state(x, initial_state)
+        steps = x.shape.as_list()[0]
+        if steps is not None:
+            outputs = []
+            for t in range(steps):
+                out, states = self.cell(x[t], states)
+                states = list(states) if isinstance(states, (list, tuple)) else [states]
+                outputs.append(out)
+            if not outputs:
+                raise ValueError(f"{self.name} needs at least one step, got shape {x.shape}.")
+            last = outputs[-1]
+            sequence = array_ops.stack(outputs, 0) if self.return_sequences else None
+        else:
+            last, sequence, states = self._while_loop(x, states)
+        if self.return_sequences:
+            result = sequence if self.time_major else array_ops.transpose(sequence, [1, 0, 2])
+        else:
+            result = last
+        if self.return_state:
+            return [result, *states]
+        return result
+
+    def _while_loop(self, x, states):
+        steps = array_ops.shape(x)[0]
+        inputs = TensorArray(x.dtype, size=steps).unstack(x)
+        first, _ = self.cell(inputs.read(0), states)  # the output's shape, traced once
+        outputs = TensorArray(x.dtype, size=steps)
+
+        def body(t, outputs, last, *states):
+            out, new = self.cell(inputs.read(t), list(states))
+            new = list(new) if isinstance(new, (list, tuple)) else [new]
+            return (t + 1, outputs.write(t, out), out, *new)
+
+        result = control_flow.while_loop(
+            lambda t, *_: t < steps, body,
+            (constant(0), outputs, array_ops.zeros_like(first), *states))
+        _, outputs, last, *states = result
+        return last, outputs.stack() if self.return_sequences else None, list(states)
+
+
+class SimpleRNN(RNN):
+    """A fully connected recurrent layer (an RNN of a SimpleRNNCell)."""
+
+    def __init__(self, units: int, activation: str | Callable | None = "tanh",
+                 use_bias: bool = True, kernel_initializer: str | Callable = "glorot_uniform",
+                 recurrent_initializer: str | Callable = "orthogonal",
+                 bias_initializer: str | Callable = "zeros", dropout: float = 0.0,
+                 recurrent_dropout: float = 0.0, return_sequences: bool = False,
+                 return_state: bool = False, go_backwards: bool = False,
+                 stateful: bool = False, unroll: bool = False, time_major: bool = False,
+                 **kwargs: Any) -> None:
+        cell = SimpleRNNCell(units, activation, use_bias, kernel_initializer,
+                             recurrent_initializer, bias_initializer, dropout,
+                             recurrent_dropout, dtype=kwargs.get("dtype"))
+        super().__init__(cell, return_sequences, return_state, go_backwards, stateful, unroll,
+                         time_major, **kwargs)
+        self.units = cell.units
+
+
+class LSTM(RNN):
+    """Long short-term memory layer (an RNN of an LSTMCell); states [h, c]."""
+
+    def __init__(self, units: int, activation: str | Callable | None = "tanh",
+                 recurrent_activation: str | Callable | None = "sigmoid",
+                 use_bias: bool = True, kernel_initializer: str | Callable = "glorot_uniform",
+                 recurrent_initializer: str | Callable = "orthogonal",
+                 bias_initializer: str | Callable = "zeros", unit_forget_bias: bool = True,
+                 dropout: float = 0.0, recurrent_dropout: float = 0.0,
+                 return_sequences: bool = False, return_state: bool = False,
+                 go_backwards: bool = False, stateful: bool = False, unroll: bool = False,
+                 time_major: bool = False, **kwargs: Any) -> None:
+        cell = LSTMCell(units, activation, recurrent_activation, use_bias, kernel_initializer,
+                        recurrent_initializer, bias_initializer, unit_forget_bias, dropout,
+                        recurrent_dropout, dtype=kwargs.get("dtype"))
+        super().__init__(cell, return_sequences, return_state, go_backwards, stateful, unroll,
+                         time_major, **kwargs)
+        self.units = cell.units
+
+
+class GRU(RNN):
+    """Gated recurrent unit layer (an RNN of a GRUCell; `reset_after=True` by default)."""
+
+    def __init__(self, units: int, activation: str | Callable | None = "tanh",
+                 recurrent_activation: str | Callable | None = "sigmoid",
+                 use_bias: bool = True, kernel_initializer: str | Callable = "glorot_uniform",
+                 recurrent_initializer: str | Callable = "orthogonal",
+                 bias_initializer: str | Callable = "zeros", dropout: float = 0.0,
+                 recurrent_dropout: float = 0.0, return_sequences: bool = False,
+                 return_state: bool = False, go_backwards: bool = False,
+                 stateful: bool = False, unroll: bool = False, time_major: bool = False,
+                 reset_after: bool = True, **kwargs: Any) -> None:
+        cell = GRUCell(units, activation, recurrent_activation, use_bias, kernel_initializer,
+                       recurrent_initializer, bias_initializer, dropout, recurrent_dropout,
+                       reset_after, dtype=kwargs.get("dtype"))
+        super().__init__(cell, return_sequences, return_state, go_backwards, stateful, unroll,
+                         time_major, **kwargs)
+        self.units = cell.units
+
+
+class Bidirectional(Layer):
+    """Runs a recurrent `layer` forwards and a copy of it backwards over the steps and merges
+    their outputs: `merge_mode` 'concat' (default), 'sum', 'mul', 'ave' or None (a list).
+
+    The backward copy is `backward_layer` when given, else a new layer of the same class and
+    constructor arguments with `go_backwards` flipped. With `return_sequences`, the backward
+    outputs are reversed back into step order before merging.
+    """
+
+    def __init__(self, layer: RNN, merge_mode: str | None = "concat", weights=None,
+                 backward_layer: RNN | None = None, **kwargs: Any) -> None:
+        super().__init__(weights=weights, **kwargs)
+        if not isinstance(layer, RNN):
+            raise TypeError(f"Bidirectional needs a recurrent layer, got {layer!r}.")
+        if merge_mode not in ("concat", "sum", "mul", "ave", None):
+            raise ValueError("Bidirectional: `merge_mode` must be 'concat', 'sum', 'mul', "
+                             f"'ave' or None, got {merge_mode!r}.")
+        if layer.return_state:
+            raise NotImplementedError("Bidirectional over a layer with return_state=True is "
+                                      "not implemented.")
+        self.forward_layer = layer
+        self.backward_layer = backward_layer if backward_layer is not None else \
+            _flipped_copy(layer)
+        self.merge_mode = merge_mode
+        self.return_sequences = layer.return_sequences
+
+    def call(self, inputs, initial_state=None):
+        forward = self.forward_layer(inputs)
+        backward = self.backward_layer(inputs)
+        if self.return_sequences:
+            backward = array_ops.reverse(backward, [0 if self.forward_layer.time_major else 1])
+        if self.merge_mode == "concat":
+            return array_ops.concat([forward, backward], -1)
+        if self.merge_mode == "sum":
+            return math_ops.add(forward, backward)
+        if self.merge_mode == "mul":
+            return math_ops.multiply(forward, backward)
+        if self.merge_mode == "ave":
+            return math_ops.multiply(math_ops.add(forward, backward), 0.5)
+        return [forward, backward]
+
+
+def _flipped_copy(layer: RNN) -> RNN:
+    cell = layer.cell
+    common = dict(return_sequences=layer.return_sequences, go_backwards=not layer.go_backwards,
+                  time_major=layer.time_major, dtype=layer.dtype)
+    cell_args = dict(units=cell.units, activation=cell.activation, use_bias=cell.use_bias,
+                     kernel_initializer=cell.kernel_initializer,
+                     recurrent_initializer=cell.recurrent_initializer,
+                     bias_initializer=cell.bias_initializer)
+    if isinstance(layer, LSTM):
+        return LSTM(recurrent_activation=cell.recurrent_activation,
+                    unit_forget_bias=cell.unit_forget_bias, **cell_args, **common)
+    if isinstance(layer, GRU):
+        return GRU(recurrent_activation=cell.recurrent_activation,
+                   reset_after=cell.reset_after, **cell_args, **common)
+    if isinstance(layer, SimpleRNN):
+        return SimpleRNN(**cell_args, **common)
+    raise NotImplementedError(f"Bidirectional cannot copy a {type(layer).__name__}; pass "
+                              "`backward_layer`.")

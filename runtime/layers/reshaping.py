@@ -1,0 +1,137 @@
+"""Layers that rearrange or look up values: Reshape, Permute, RepeatVector, Lambda,
+Embedding."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..ops import array_ops, conv_ops, math_ops
+from ..ops.core import convert_to_tensor
+from ..shapes import TensorShape
+from .base import Layer
+
+
+class Reshape(Layer):
+    """Reshapes each example to `target_shape` (the batch axis is kept); one entry may be -1."""
+
+    def __init__(self, target_shape, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        try:
+            self.target_shape = tuple(int(d) for d in target_shape)
+        except TypeError:
+            raise TypeError(f"Reshape: `target_shape` must be a tuple of ints, got "
+                            f"{target_shape!r}.") from None
+        if sum(d == -1 for d in self.target_shape) > 1 or \
+                any(d < -1 or d == 0 for d in self.target_shape):
+            raise ValueError(f"Reshape: `target_shape` must hold positive ints and at most one "
+                             f"-1, got {target_shape!r}.")
+
+    def call(self, inputs):
+        x = convert_to_tensor(inputs)
+        batch = x.shape.as_list()[0] if x.shape.rank else None
+        if batch is None and -1 not in self.target_shape:
+            batch = -1
+        if batch is None:  # both the batch and one target dimension unknown: the batch from x
+            batch = array_ops.shape(x)[0]
+        return array_ops.reshape(x, [batch, *self.target_shape])
+
+
+class Permute(Layer):
+    """Permutes the non-batch axes: `dims` is a permutation of 1..rank-1 (Keras's indexing)."""
+
+    def __init__(self, dims, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.dims = tuple(int(d) for d in dims)
+        if sorted(self.dims) != list(range(1, len(self.dims) + 1)):
+            raise ValueError(f"Permute: `dims` must be a permutation of 1..{len(self.dims)}, "
+                             f"got {dims!r}.")
+
+    def call(self, inputs):
+        x = convert_to_tensor(inputs)
+        if x.shape.rank is not None and x.shape.rank != len(self.dims) + 1:
+            raise ValueError(f"{self.name}: dims {self.dims} need inputs of rank "
+                             f"{len(self.dims) + 1}, got shape {x.shape}.")
+        return array_ops.transpose(x, [0, *self.dims])
+
+
+class RepeatVector(Layer):
+    """Repeats `[batch, features]` inputs `n` times: `[batch, n, features]`."""
+
+    def __init__(self, n: int, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        if int(n) < 1:
+            raise ValueError(f"RepeatVector: `n` must be positive, got {n!r}.")
+        self.n = int(n)
+
+    def call(self, inputs):
+        x = convert_to_tensor(inputs)
+        if x.shape.rank is not None and x.shape.rank != 2:
+            raise ValueError(f"{self.name} needs inputs of rank 2, got shape {x.shape}.")
+        return array_ops.tile(array_ops.expand_dims(x, 1), [1, self.n, 1])
+
+
+class Lambda(Layer):
+    """Wraps a function of the inputs as a layer: `function(inputs, **arguments)`."""
+
+    def __init__(self, function: Callable, output_shape=None, mask=None,
+                 arguments: dict | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        if not callable(function):
+            raise TypeError(f"Lambda: `function` must be callable, got {function!r}.")
+        if mask is not None:
+            raise NotImplementedError("Lambda(mask=...) is not implemented: layers here do not "
+                                      "propagate masks.")
+        self.function = function
+        self.output_shape = output_shape
+        self.arguments = dict(arguments or {})
+
+    def call(self, inputs):
+        return self.function(inputs, **self.arguments)
+
+
+class Embedding(Layer):
+    """Maps integer ids in [0, input_dim) to rows of a trainable `[input_dim, output_dim]`
+    table: `[batch, ...]` ids give `[batch, ..., output_dim]` values.
+
+    With `mask_zero=True`, `compute_mask(ids)` is `ids != 0` (id 0 is padding; `input_dim`
+    then counts it). Layers here do not consume masks: pass it on yourself.
+    """
+
+    def __init__(self, input_dim: int, output_dim: int,
+                 embeddings_initializer: str | Callable = "uniform", mask_zero: bool = False,
+                 input_length: int | None = None, **kwargs: Any) -> None:
+        if input_length is not None and "input_shape" not in kwargs:
+            kwargs["input_shape"] = (input_length,)
+        super().__init__(**kwargs)
+        if int(input_dim) <= 0 or int(output_dim) <= 0:
+            raise ValueError(f"Embedding needs positive input_dim and output_dim, got "
+                             f"{input_dim!r} and {output_dim!r}.")
+        self.input_dim = int(input_dim)
+        self.output_dim = int(output_dim)
+        self.embeddings_initializer = embeddings_initializer
+        self.mask_zero = bool(mask_zero)
+        self.input_length = input_length
+        self.embeddings = None
+
+    def build(self, input_shape) -> None:
+        init = self.embeddings_initializer
+        if isinstance(init, str) and init.lower() == "uniform":  # Keras's name
+            init = "random_uniform"
+        self.embeddings = self.add_weight("embeddings", [self.input_dim, self.output_dim],
+                                          initializer=init)
+        self.built = True
+
+    def call(self, inputs):
+        ids = convert_to_tensor(inputs)
+        if not ids.dtype.is_integer:
+            ids = array_ops.cast(ids, "int32")
+        return conv_ops.embedding_lookup(self.embeddings, ids)
+
+    def compute_mask(self, inputs, mask=None):
+        """`inputs != 0` when `mask_zero`, else None."""
+        if not self.mask_zero:
+            return None
+        return math_ops.not_equal(convert_to_tensor(inputs), 0)
+
+    def compute_output_shape(self, input_shape) -> TensorShape:
+        return TensorShape(TensorShape(input_shape).as_list() + [self.output_dim])
