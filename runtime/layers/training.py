@@ -15,10 +15,11 @@ from typing import Callable, Optional, Sequence, Union
 
 import numpy as np
 
+from .. import nest
 from ..arguments import strict_keywords
 from ..function import function
 from ..gradients import GradientTape
-from ..ops import random_ops
+from ..ops import random_ops, reduce_ops
 from . import losses as _losses
 from . import metrics as _metrics
 from .callbacks import Callback, History
@@ -35,7 +36,11 @@ class Training:
         "mse", "sparse_categorical_crossentropy", "categorical_crossentropy",
         "binary_crossentropy") and metrics ("accuracy", "mae", or callables)."""
         loss_fn = _losses.get(loss)
-        named = [_metrics.get(m, loss_fn) for m in metrics or ()]
+        self._compiled_metrics = list(metrics or ())
+        self._stateful_metrics = [m for m in self._compiled_metrics if _is_stateful(m)]
+        named = [(m.name, _stateful_step(m)) if _is_stateful(m) else _metrics.get(m, loss_fn)
+                 for m in self._compiled_metrics]
+        loss_fn = _mean_if_per_sample(loss_fn)
         self.optimizer = optimizer
         self.loss = loss
         self.metrics_names = ["loss"] + [name for name, _ in named]
@@ -63,17 +68,17 @@ class Training:
             callback.set_model(self)
             callback.on_train_begin()
         self.stop_training = False
-        steps = -(-len(x) // batch_size)
+        steps = -(-_count(x) // batch_size)
         rng = random_ops.SEEDS.generator  # rt.random.set_seed makes the shuffles reproducible
         for epoch in range(epochs):
             for callback in callbacks:
                 callback.on_epoch_begin(epoch)
-            order = rng.permutation(len(x)) if shuffle else np.arange(len(x))
+            order = rng.permutation(_count(x)) if shuffle else np.arange(_count(x))
             progress = EpochProgress(epoch, epochs, steps, verbose)
-            totals = _Means(self.metrics_names)
+            totals = self._new_means()
             for step in range(steps):
                 index = order[step * batch_size:(step + 1) * batch_size]
-                logs = totals.add(self._train_step(x[index], y[index]), len(index))
+                logs = totals.add(self._train_step(_take(x, index), _take(y, index)), len(index))
                 progress.batch_done(logs)
                 for callback in callbacks:
                     callback.on_train_batch_end(step, logs)
@@ -98,10 +103,11 @@ class Training:
         _check_batch_size(batch_size)
         x, y = self._as_arrays(x), self._as_arrays(y)
         _check_lengths(x, y)
-        totals = _Means(self.metrics_names)
-        for start in range(0, len(x), batch_size):
+        totals = self._new_means()
+        for start in range(0, _count(x), batch_size):
             part = slice(start, start + batch_size)
-            totals.add(self._test_step(x[part], y[part]), len(x[part]))
+            totals.add(self._test_step(_take(x, part), _take(y, part)),
+                       len(range(_count(x))[part]))
         logs = totals.means()
         if verbose:
             print(" - ".join(f"{k}: {v:.4f}" for k, v in logs.items()))
@@ -117,17 +123,32 @@ class Training:
             self._predict_step = function(_predict_step(self), reduce_retracing=True)
         _check_batch_size(batch_size)
         x = self._as_arrays(x)
-        parts = [np.asarray(self._predict_step(x[start:start + batch_size]))
-                 for start in range(0, len(x), batch_size)]
-        return np.concatenate(parts) if parts else np.zeros((0,), self.dtype.as_numpy_dtype)
+        parts = [self._predict_step(_take(x, slice(start, start + batch_size)))
+                 for start in range(0, _count(x), batch_size)]
+        if not parts:
+            return np.zeros((0,), self.dtype.as_numpy_dtype)
+        return nest.map_structure(lambda *p: np.concatenate([np.asarray(a) for a in p]), *parts)
 
     # -- helpers ---------------------------------------------------------------------------------
     def _check_compiled(self, method: str) -> None:
         if getattr(self, "_train_step", None) is None:
             raise RuntimeError(f"call model.compile(optimizer, loss) before model.{method}().")
 
-    def _as_arrays(self, values) -> np.ndarray:
-        """A NumPy array; float64 data becomes the model's float dtype, int64 int32."""
+    def _new_means(self) -> "_Means":
+        """Running means for one pass; stateful metrics start again from zero."""
+        stateful = getattr(self, "_stateful_metrics", [])
+        for metric in stateful:
+            metric.reset_state()
+        names = self.metrics_names
+        return _Means(names, {1 + i for i, m in enumerate(getattr(self, "_compiled_metrics", []))
+                              if any(m is s for s in stateful)})
+
+    def _as_arrays(self, values):
+        """NumPy arrays (a list or dict of them for a model of several inputs); float64 data
+        becomes the model's float dtype, int64 int32."""
+        if isinstance(values, (list, tuple, dict)) and nest.is_nested(values) and \
+                all(hasattr(v, "shape") for v in nest.flatten(values)):
+            return nest.map_structure(self._as_arrays, values)
         array = np.asarray(values)
         if array.dtype == np.float64:
             return array.astype(self.dtype.as_numpy_dtype)
@@ -165,24 +186,65 @@ def _predict_step(model):
     return predict_step
 
 
-def _check_lengths(x: np.ndarray, y: np.ndarray) -> None:
-    if len(x) != len(y):
-        raise ValueError(f"x and y must have the same number of samples: {len(x)} and {len(y)}")
+def _check_lengths(x, y) -> None:
+    counts = [len(a) for a in nest.flatten(x) + nest.flatten(y)]
+    if len(set(counts)) > 1:
+        raise ValueError(f"x and y must have the same number of samples: {_count(x)} and "
+                         f"{_count(y)}" if len(set(counts[:1] + counts[-1:])) > 1 else
+                         f"the inputs must have the same number of samples, got {counts}")
 
 
 class _Means:
-    """Running sample-weighted means of a step's results, by name."""
+    """Running sample-weighted means of a step's results, by name (for the positions in
+    `latest`, stateful metrics, the latest value: it already covers the whole pass)."""
 
-    def __init__(self, names: list[str]):
+    def __init__(self, names: list[str], latest: set | None = None):
         self.names = names
         self.sums = np.zeros(len(names))
         self.count = 0
+        self.latest = latest or set()
+        self.last: list[float] = [0.0] * len(names)
 
     def add(self, values, count: int) -> dict:
         batch = [float(v) for v in values]
         self.sums += np.multiply(batch, count)
         self.count += count
+        self.last = batch
         return dict(zip(self.names, batch))
 
     def means(self) -> dict:
-        return {name: float(s / max(self.count, 1)) for name, s in zip(self.names, self.sums)}
+        return {name: self.last[i] if i in self.latest else float(s / max(self.count, 1))
+                for i, (name, s) in enumerate(zip(self.names, self.sums))}
+
+
+def _is_stateful(metric) -> bool:
+    """Whether `metric` is a stateful metric object (update_state / result / reset_state)."""
+    return all(hasattr(metric, name) for name in ("update_state", "result", "reset_state"))
+
+
+def _stateful_step(metric) -> Callable:
+    def update_and_read(y_true, y_pred):
+        metric.update_state(y_true, y_pred)
+        return metric.result()
+    return update_and_read
+
+
+def _mean_if_per_sample(loss_fn: Callable) -> Callable:
+    """`loss_fn` reduced to its mean when it returns one loss per sample (as Keras's loss
+    functions do), so that the train step differentiates a scalar."""
+    def loss(y_true, y_pred):
+        value = loss_fn(y_true, y_pred)
+        rank = getattr(getattr(value, "shape", None), "rank", 0)
+        return reduce_ops.reduce_mean(value) if rank else value
+    loss.__name__ = getattr(loss_fn, "__name__", "loss")
+    return loss
+
+
+def _count(x) -> int:
+    """The number of samples of an array (or of the first array of a list or dict)."""
+    return len(nest.flatten(x)[0]) if nest.is_nested(x) else len(x)
+
+
+def _take(x, index):
+    """`x[index]`, for each array of a list or dict too."""
+    return nest.map_structure(lambda a: a[index], x) if nest.is_nested(x) else x[index]
