@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from . import context, errors
+from . import context, errors, graph_def
 from .dtypes import DType, from_numpy
 from .graph_printer import format_graph, to_dot
 from .opdef import CONST, PLACEHOLDER, OpDef
@@ -191,8 +191,7 @@ class Graph:
         """The graph as plain data (`.node`: name, op, input, attr of each operation); see
         runtime/graph_def.py. `add_shapes` is accepted for compatibility: shapes are always in
         each node's `_output_shapes` attribute."""
-        from .graph_def import build  # noqa: PLC0415 - plain data, loaded when asked for
-        return build(self)
+        return graph_def.build(self)
 
     def get_tensor_by_name(self, name: str) -> SymbolicTensor:
         """The tensor named 'op:index' (or 'op' for output 0)."""

@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 from .. import context, nest
 from .. import dtypes as _dtypes
+from ..errors import InvalidArgumentError
 from ..exports import export
 from ..graph import FuncGraph
 from ..shapes import TensorShape, TensorSpec
@@ -410,7 +411,6 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
                 [array_ops.reshape(p, []) for p in all_preds]), _dtypes.int32))
             if context.current_graph() is None:
                 if int(count.numpy()) > 1:
-                    from ..errors import InvalidArgumentError
                     raise InvalidArgumentError("case: more than one predicate is true with "
                                                "exclusive=True.")
             else:
