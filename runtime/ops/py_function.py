@@ -26,6 +26,7 @@ from ..exports import export
 from ..opdef import Effect, define
 from ..shapes import TensorShape, TensorSpec
 from ..tensor import EagerTensor, Tensor
+from . import array_ops
 from .core import apply, convert_to_tensor
 
 
@@ -152,7 +153,6 @@ def _py_function_grad(op, *grads):
                              unconnected_gradients="zero")
 
     seeds = []
-    from . import array_ops  # noqa: PLC0415 - array_ops imports nothing from here
     for t, g in zip(op.outputs, grads):
         seeds.append(array_ops.zeros_like(t) if g is None else g)
     outs = tuple(_Output(inputs[i].dtype, inputs[i].shape) for i in wanted)
