@@ -17,7 +17,7 @@ from ..exports import export
 from ..opdef import define
 from ..shapes import TensorShape
 from ..tensor import Tensor
-from .array_ops import as_int, int_vector, static_or_later
+from .array_ops import as_int, cast, int_vector, stack, static_or_later
 from .core import apply, convert_to_tensor
 from .shape_rules import shape_from_tensor
 
@@ -338,7 +338,6 @@ def split(seed, num: int = 2, alg: str = "auto_select") -> Tensor:
 @export("random.fold_in", "random.experimental.stateless_fold_in")
 def fold_in(seed, data, alg: str = "auto_select") -> Tensor:
     """A new seed pair (the dtype of `seed`) derived from `seed` and the integer `data`."""
-    from .array_ops import cast, stack
 
     _check_alg(alg)
     seed = seed_tensor(seed)
