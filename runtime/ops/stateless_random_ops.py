@@ -338,7 +338,6 @@ def split(seed, num: int = 2, alg: str = "auto_select") -> Tensor:
 @export("random.fold_in", "random.experimental.stateless_fold_in")
 def fold_in(seed, data, alg: str = "auto_select") -> Tensor:
     """A new seed pair (the dtype of `seed`) derived from `seed` and the integer `data`."""
-
     _check_alg(alg)
     seed = seed_tensor(seed)
     data = convert_to_tensor(data)
