@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any, Optional
 
@@ -114,4 +115,95 @@ class EarlyStopping(Callback):
         return value < self.best - self.min_delta
 
 
-__all__ = ["Callback", "EarlyStopping", "History"]
+class LambdaCallback(Callback):
+    """A callback from functions: `on_epoch_end(epoch, logs)`, `on_train_batch_end(batch,
+    logs)`, `on_epoch_begin(epoch, logs)`, `on_train_begin(logs)`, `on_train_end(logs)`."""
+
+    def __init__(self, on_epoch_begin=None, on_epoch_end=None, on_train_begin=None,
+                 on_train_end=None, on_train_batch_end=None) -> None:
+        super().__init__()
+        hooks = {"on_epoch_begin": on_epoch_begin, "on_epoch_end": on_epoch_end,
+                 "on_train_begin": on_train_begin, "on_train_end": on_train_end,
+                 "on_train_batch_end": on_train_batch_end}
+        for name, fn in hooks.items():
+            if fn is not None:
+                if not callable(fn):
+                    raise TypeError(f"LambdaCallback {name} must be callable, got {fn!r}.")
+                setattr(self, name, _lambda_hook(fn, name))
+
+
+def _lambda_hook(fn, name: str):
+    if name in ("on_train_begin", "on_train_end"):
+        return lambda logs=None: fn(logs)
+    return lambda index, logs=None: fn(index, logs)
+
+
+class ModelCheckpoint(Callback):
+    """Saves the model (or only its weights) after each epoch: `filepath` may hold
+    `{epoch}` (from 1) and log names (`"ckpt-{epoch:02d}-{val_loss:.3f}.keras"`). With
+    `save_best_only`, it saves only when `monitor` improves (`mode` as in EarlyStopping)."""
+
+    def __init__(self, filepath: str, monitor: str = "val_loss", verbose: int = 0,
+                 save_best_only: bool = False, save_weights_only: bool = False,
+                 mode: str = "auto", save_freq: str = "epoch") -> None:
+        super().__init__()
+        if mode not in ("auto", "min", "max"):
+            raise ValueError(f"ModelCheckpoint mode must be 'auto', 'min' or 'max', not {mode!r}")
+        if save_freq != "epoch":
+            raise NotImplementedError("ModelCheckpoint(save_freq=...) saves once an epoch: only "
+                                      "'epoch' is implemented.")
+        self.filepath = str(filepath)
+        self.monitor, self.verbose = monitor, verbose
+        self.save_best_only, self.save_weights_only = save_best_only, save_weights_only
+        self.maximize = mode == "max" or (mode == "auto" and "acc" in monitor)
+        self.best: Optional[float] = None
+
+    def on_epoch_end(self, epoch: int, logs: Optional[dict] = None) -> None:
+        logs = logs or {}
+        if self.save_best_only:
+            value = logs.get(self.monitor)
+            if value is None:
+                warnings.warn(f"ModelCheckpoint monitors {self.monitor!r}, which fit did not "
+                              f"report (it reported {sorted(logs)}).", stacklevel=2)
+                return
+            better = self.best is None or (value > self.best if self.maximize
+                                           else value < self.best)
+            if not better:
+                return
+            self.best = value
+        path = self.filepath.format(epoch=epoch + 1, **logs)
+        if self.save_weights_only:
+            self.model.save_weights(path)
+        else:
+            self.model.save(path)
+        if self.verbose:
+            print(f"Epoch {epoch + 1}: saved the model to {path}")
+
+
+class TerminateOnNaN(Callback):
+    """Stops training when a batch's loss is NaN or infinite."""
+
+    def on_train_batch_end(self, batch: int, logs: Optional[dict] = None) -> None:
+        loss = (logs or {}).get("loss")
+        if loss is not None and not math.isfinite(loss):
+            self.model.stop_training = True
+
+
+class LearningRateScheduler(Callback):
+    """Sets the optimizer's learning rate to `schedule(epoch, current_rate)` at each epoch's
+    start."""
+
+    def __init__(self, schedule, verbose: int = 0) -> None:
+        super().__init__()
+        self.schedule, self.verbose = schedule, verbose
+
+    def on_epoch_begin(self, epoch: int, logs: Optional[dict] = None) -> None:
+        optimizer = self.model.optimizer
+        rate = float(self.schedule(epoch, float(optimizer.learning_rate)))
+        optimizer.learning_rate = rate
+        if self.verbose:
+            print(f"Epoch {epoch + 1}: learning rate {rate}")
+
+
+__all__ = ["Callback", "EarlyStopping", "History", "LambdaCallback", "LearningRateScheduler",
+           "ModelCheckpoint", "TerminateOnNaN"]
