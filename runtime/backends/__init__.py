@@ -15,6 +15,7 @@ from ..passes import run_passes
 from .base import Backend, Compiled, CompileLog, JitCompileError, describe, runtime_error
 from .numba import NUMBA
 from .numpy_source import NUMPY
+from .xla import XLA
 
 __all__ = ["Backend", "CompileLog", "Compiled", "JitCompileError", "NUMBA", "NUMPY", "compile",
            "describe", "register_backend", "resolve", "runtime_error"]
@@ -30,6 +31,7 @@ def register_backend(backend: Backend) -> Backend:
 
 register_backend(NUMPY)
 register_backend(NUMBA)
+register_backend(XLA)
 
 
 def resolve(jit_compile: Any) -> Backend:

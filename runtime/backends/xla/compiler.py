@@ -1,0 +1,410 @@
+"""`jit_compile="xla"`: a Program rendered as one JAX function, compiled by `jax.jit`.
+
+The Program's ops are walked once while `jax.jit` traces (`_Tracer`): each op's lowering
+(`lowering.py`) is applied to JAX values, `If` becomes `lax.cond`, `While` `lax.while_loop`,
+and variables are threaded through as values: the variables a graph uses enter as
+arguments, and those it assigns come back as results, stored after the call under their
+locks. Values known while tracing (constants, shapes) stay NumPy arrays, and ops on them
+run their NumPy kernels, so shape arithmetic stays static as XLA needs.
+
+A graph the tier cannot compile (an op without a lowering, a loop variable that changes
+shape, ...) raises JitCompileError naming the op and the user's line; `compile_graph` then
+logs a warning and renders the NumPy tier's function instead (`strict=True` raises).
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from typing import Any
+
+import numpy as np
+
+from ...passes import live_operations
+from ..base import JitCompileError, describe
+from ..numba.compiler import _Held
+from ..numpy_source import render as render_numpy
+from .lowering import COMPILER_OPS, lowering, static
+
+INSTALL_HINT = "pip install 'autograph-rt[xla]'"
+_RANDOM = {"RandomUniform": "uniform", "RandomStandardNormal": "normal",
+           "TruncatedNormal": "truncated", "RandomUniformDynamic": "uniform",
+           "RandomStandardNormalDynamic": "normal", "TruncatedNormalDynamic": "truncated"}
+_VARIABLE_OPS = {"ReadVariableOp", "AssignVariableOp", "VarInitIfNeeded"}
+
+
+def require_jax():
+    """The jax module; ImportError with the install command when it is missing."""
+    try:
+        return importlib.import_module("jax")
+    except ImportError:
+        raise ImportError(f"jit_compile='xla' compiles with JAX, which is not installed: "
+                          f"{INSTALL_HINT}") from None
+
+
+class XlaCompiled:
+    """A graph compiled by XLA through JAX: `fn(*input values)` returns the output values."""
+
+    def __init__(self, graph, fn, jitted, source: str):
+        self.graph = graph
+        self.fn = fn
+        self.jitted = jitted  # the jax.jit function of (inputs, variables, random seeds)
+        self.source = source
+
+    def op_at(self, tb):
+        return None  # XLA's code has no Python frames to map back to ops
+
+
+def _all_ops(program):
+    """The live ops of `program`, nested bodies included, outermost first."""
+    found = []
+    stack = [(program.graph, program.graph.outputs)]
+    while stack:
+        graph, outputs = stack.pop()
+        for op in live_operations(graph, outputs):
+            found.append(op)
+            stack.extend((sub, sub.outputs) for sub in op.subgraphs)
+    return found
+
+
+def check(program) -> list:
+    """The live ops of `program`; JitCompileError naming the first op the tier cannot lower."""
+    ops = _all_ops(program)
+    for op in ops:
+        if op.type not in COMPILER_OPS and lowering(op.type) is None:
+            raise JitCompileError(f"jit_compile='xla' cannot compile {describe(op)}: the XLA "
+                                  "tier has no lowering for it.")
+        for t in op.outputs:
+            if t.dtype.name in ("string", "variant", "resource"):
+                raise JitCompileError(f"jit_compile='xla' cannot compile {describe(op)}: values "
+                                      f"of dtype {t.dtype.name} are not supported.")
+    return ops
+
+
+def compile_graph(program, name: str, log=None, strict: bool = False):
+    """The XLA tier's compiled function for `program`; when the tier refuses the graph, a
+    logged warning and the NumPy tier's function (`strict=True`: the JitCompileError)."""
+    require_jax()
+    try:
+        return _compile(program, name, log)
+    except JitCompileError as exc:
+        if strict:
+            raise
+        _warn_fallback(name, exc)
+        return render_numpy(program, name)
+
+
+def _warn_fallback(name: str, exc: BaseException) -> None:
+    from ...function.logs import logger, warn
+    warn(logger, "%s runs on the NumPy tier: %s", name, exc)
+
+
+def _compile(program, name: str, log=None) -> XlaCompiled:
+    import jax
+    start = time.perf_counter()
+    ops = check(program)
+    graph = program.graph
+    variables: list = []
+    for op in ops:
+        var = op.attrs.get("var") if op.type in _VARIABLE_OPS else None
+        if var is not None and all(v is not var for v in variables):
+            variables.append(var)
+    variables.sort(key=lambda v: v._id)
+    assigned = [i for i, v in enumerate(variables)
+                if any(op.type == "AssignVariableOp" and op.attrs["var"] is v for op in ops)]
+    randoms = [op for op in ops if op.type in _RANDOM]
+    tracer = _Tracer(program, variables, assigned, randoms)
+    jitted = jax.jit(tracer)
+    _trace_now(jax, jitted, graph, variables, randoms)
+    fn = _caller(program, name, jitted, variables, assigned, randoms)
+    if log is not None:
+        log(1, f"jit_compile: {name} traced for XLA in {time.perf_counter() - start:.3f} s")
+    source = (f"# {name}: jax.jit of the graph's {len(ops)} ops "
+              f"({len(variables)} variables, {len(randoms)} random ops)\n")
+    return XlaCompiled(program.traced, fn, jitted, source)
+
+
+def _trace_now(jax, jitted, graph, variables, randoms) -> None:
+    """Traces the function when every input shape is known, so that a graph XLA cannot take
+    is refused (JitCompileError) before the first call; with unknown dims, at that call."""
+    specs = []
+    for t in graph.inputs:
+        if not t.shape.is_fully_defined():
+            return
+        specs.append(jax.ShapeDtypeStruct(t.shape.as_tuple(), t.dtype._np))
+    for v in variables:
+        if v._value is None or not v.shape.is_fully_defined():
+            return
+        specs.append(jax.ShapeDtypeStruct(np.shape(v._value), v._np_dtype))
+    specs += [jax.ShapeDtypeStruct((), np.uint32) for _ in randoms]
+    with jax.enable_x64(True):
+        jitted.trace(*specs)
+
+
+class _Tracer:
+    """The function `jax.jit` traces: (inputs, variable values, random seeds) -> (outputs,
+    new values of the assigned variables). Refusals while tracing are JitCompileErrors."""
+
+    def __init__(self, program, variables, assigned, randoms):
+        self.program = program
+        self.variables = variables
+        self.assigned = assigned
+        self.random_index = {id(op): k for k, op in enumerate(randoms)}
+        self.__name__ = "xla_graph"
+
+    def __call__(self, *args):
+        graph = self.program.graph
+        n_in, n_var = len(graph.inputs), len(self.variables)
+        env: dict[int, Any] = {id(t): a for t, a in zip(graph.inputs, args[:n_in])}
+        state = {id(v): a for v, a in zip(self.variables, args[n_in:n_in + n_var])}
+        self.seeds = args[n_in + n_var:]
+        for op in self.program.live:
+            state = self.run_op(op, env, state)
+        outs = tuple(self._jax(env[id(t)], t) for t in graph.outputs)
+        return outs, tuple(state[id(self.variables[i])] for i in self.assigned)
+
+    # -- values ----------------------------------------------------------------------------
+    @staticmethod
+    def _jax(value, tensor):
+        import jax.numpy as jnp
+        return jnp.asarray(value, dtype=tensor.dtype._np)
+
+    def run_graph(self, graph, env, state):
+        for op in live_operations(graph, graph.outputs):
+            state = self.run_op(op, env, state)
+        return state
+
+    def run_op(self, op, env, state):
+        """Runs `op` on the values in `env` (adding its outputs); returns the new state."""
+        try:
+            return self._run_op(op, env, state)
+        except JitCompileError:
+            raise
+        except Exception as exc:  # JAX's errors while tracing: shapes, concretisation...
+            first = (str(exc).strip().splitlines() or [""])[0]
+            raise JitCompileError(f"jit_compile='xla' cannot compile {describe(op)}: "
+                                  f"{type(exc).__name__}: {first}") from None
+
+    def _run_op(self, op, env, state):
+        opdef = op.opdef
+        if opdef.is_constant:
+            env[id(op.outputs[0])] = op.attrs["value"]
+            return state
+        if op.type == "If":
+            return self._cond(op, env, state)
+        if op.type == "While":
+            return self._while(op, env, state)
+        values = [env[id(t)] for t in op.inputs]
+        if op.type in _VARIABLE_OPS:
+            return self._variable(op, values, env, state)
+        if op.type in _RANDOM:
+            result = self._random(op, values)
+        elif (not opdef.effects and opdef.kernel is not None and not op.subgraphs
+              and all(isinstance(v, (np.ndarray, np.generic)) for v in values)):
+            result = opdef.kernel(*values, **op.attrs)  # known while tracing: stays NumPy
+        else:
+            result = lowering(op.type)(op, *values)
+        results = [result] if len(op.outputs) == 1 else list(result)
+        for t, value in zip(op.outputs, results):
+            env[id(t)] = _typed(value, t)
+        return state
+
+    # -- variables ---------------------------------------------------------------------------
+    def _variable(self, op, values, env, state):
+        var = op.attrs["var"]
+        if op.type == "VarInitIfNeeded":
+            return state  # the caller runs the NumPy tier until every variable is set
+        if op.type == "ReadVariableOp":
+            env[id(op.outputs[0])] = state[id(var)]
+            return state
+        mode, value = op.attrs["mode"], values[0]
+        if mode == "add":
+            value = state[id(var)] + value
+        elif mode == "sub":
+            value = state[id(var)] - value
+        import jax.numpy as jnp
+        new = jnp.asarray(value, dtype=var._np_dtype)
+        if var.shape.is_fully_defined() and new.shape != tuple(var.shape.as_tuple()):
+            new = jnp.broadcast_to(new, var.shape.as_tuple())
+        state = dict(state)
+        state[id(var)] = new
+        env[id(op.outputs[0])] = new
+        return state
+
+    # -- random numbers ----------------------------------------------------------------------
+    def _random(self, op, values):
+        import jax
+        out = op.outputs[0]
+        if op.type.endswith("Dynamic"):
+            shape = tuple(int(d) for d in np.ravel(static(values[0], "The shape")))
+        else:
+            shape = tuple(op.attrs["shape"])
+        key = jax.random.key(self.seeds[self.random_index[id(op)]])
+        a, b, dtype = op.attrs["a"], op.attrs["b"], out.dtype._np
+        kind = _RANDOM[op.type]
+        if kind == "uniform":
+            if np.issubdtype(dtype, np.integer):
+                return jax.random.randint(key, shape, a, b, dtype=dtype)
+            return jax.random.uniform(key, shape, dtype, a, b)
+        if kind == "normal":
+            return jax.random.normal(key, shape, dtype) * b + a
+        return jax.random.truncated_normal(key, -2.0, 2.0, shape, dtype) * b + a
+
+    # -- control flow ------------------------------------------------------------------------
+    def _cond(self, op, env, state):
+        from jax import lax
+        pred = env[id(op.inputs[0])]
+        branches = op.subgraphs
+        if isinstance(pred, (np.ndarray, np.generic)):  # known while tracing: one branch
+            branch = branches[0] if bool(pred) else branches[1]
+            state = self.run_graph(branch, env, state)
+            for t, r in zip(op.outputs, branch.outputs):
+                env[id(t)] = env[id(r)]
+            return state
+
+        def body(branch):
+            def run(state_in):
+                st = self.run_graph(branch, env, dict(state_in))
+                return (tuple(self._jax(env[id(r)], t) for r, t in zip(branch.outputs, op.outputs)),
+                        st)
+            return run
+        outs, state = lax.cond(pred.reshape(()), body(branches[0]), body(branches[1]), state)
+        for t, value in zip(op.outputs, outs):
+            env[id(t)] = value
+        return state
+
+    def _while(self, op, env, state):
+        import jax.numpy as jnp
+        from jax import lax
+        cond_graph, body_graph = op.subgraphs
+        n = len(op.outputs)
+        inits = [env[id(t)] for t in op.inputs]
+        limit = inits[n] if len(inits) > n else None
+        values = tuple(self._jax(v, t) for v, t in zip(inits[:n], op.outputs))
+
+        def bind(graph, vals):
+            for t, v in zip(graph.inputs, vals):
+                env[id(t)] = v
+
+        def test(carry):
+            count, vals, st = carry
+            bind(cond_graph, vals)
+            self.run_graph(cond_graph, env, dict(st))
+            going = jnp.asarray(env[id(cond_graph.outputs[0])]).reshape(())
+            if limit is not None:
+                going = jnp.logical_and(going, count < limit)
+            return going
+
+        def step(carry):
+            count, vals, st = carry
+            bind(body_graph, vals)
+            st = self.run_graph(body_graph, env, dict(st))
+            new = []
+            for k, (r, t) in enumerate(zip(body_graph.outputs, op.outputs)):
+                value = self._jax(env[id(r)], t)
+                if value.shape != vals[k].shape:
+                    raise JitCompileError(
+                        f"jit_compile='xla' cannot compile {describe(op)}: loop variable #{k} "
+                        f"enters the loop with shape {tuple(vals[k].shape)} but has shape "
+                        f"{tuple(value.shape)} after one iteration; XLA loops keep shapes "
+                        "fixed.")
+                new.append(value)
+            return count + 1, tuple(new), st
+
+        _, values, state = lax.while_loop(test, step, (jnp.int64(0), values, state))
+        for t, value in zip(op.outputs, values):
+            env[id(t)] = value
+        return state
+
+
+def _typed(value, tensor):
+    """`value` with `tensor`'s dtype (NumPy values stay NumPy)."""
+    want = tensor.dtype._np
+    if isinstance(value, (np.ndarray, np.generic)):
+        return value if value.dtype == want else np.asarray(value, want)
+    if value is None:
+        return value
+    return value if value.dtype == want else value.astype(want)
+
+
+def _caller(program, name: str, jitted, variables, assigned, randoms):
+    """The Python function that calls the jitted function and stores the variables.
+
+    Generated per graph so the call path does only what this graph needs: the x64 context
+    (our float64 stays float64), the variables' values read and the new values stored under
+    their locks (in creation order; a failed call stores nothing), one seed per random op
+    drawn from the op's generator, and the results as NumPy arrays.
+    """
+    import jax
+
+    from ...ops.random_ops import generator
+    graph = program.graph
+    params = [f"a{i}" for i in range(len(graph.inputs))]
+    args = list(params)
+    args += [f"var{i}._value" for i in range(len(variables))]
+    args += [f"seed(gen{k})" for k in range(len(randoms))]
+    call = f"jitted({', '.join(args)})"
+    lines = [f"def run({', '.join(params)}):"]
+    if variables:
+        unset = " or ".join(f"var{i}._value is None" for i in range(len(variables)))
+        lines += [f"    if {unset}:", f"        return fallback()({', '.join(params)})"]
+    stores = []
+    for k, i in enumerate(assigned):
+        var = variables[i]
+        store = f"np.array(new[{k}])" if var.shape.rank != 0 else \
+            f"np.{var._np_dtype.type.__name__}(new[{k}])"
+        stores.append(f"var{i}._value = {store}")
+    if stores:
+        locks = sorted(assigned, key=lambda i: variables[i]._id)
+        lines.append("    with x64(True), held:")
+        lines.append(f"        outs, new = {call}")
+        lines += [f"        {line}" for line in stores]
+    else:
+        lines.append("    with x64(True):")
+        lines.append(f"        outs, new = {call}")
+    outs = []
+    for j, t in enumerate(graph.outputs):
+        if t.shape.rank == 0:
+            outs.append(f"np.{t.dtype._np.type.__name__}(outs[{j}])")
+        else:
+            outs.append(f"np.asarray(outs[{j}])")
+    lines.append(f"    return {outs[0]}" if len(outs) == 1 else
+                 f"    return ({''.join(o + ', ' for o in outs)})")
+    namespace: dict[str, Any] = {"jitted": jitted, "np": np, "x64": jax.enable_x64,
+                                 "fallback": _numpy_fallback(program, name),
+                                 "seed": _draw_seed}
+    if stores:
+        namespace["held"] = _Held([variables[i]._lock for i in locks])
+    namespace.update({f"var{i}": v for i, v in enumerate(variables)})
+    namespace.update({f"gen{k}": _Generator(generator, op.attrs.get("seed"))
+                      for k, op in enumerate(randoms)})
+    exec(compile("\n".join(lines) + "\n", f"<rt-xla {name}>", "exec"), namespace)
+    return namespace["run"]
+
+
+class _Generator:
+    """The generator a random op draws its seed from, looked up at each call (so
+    `rt.random.set_seed` between calls takes effect)."""
+
+    __slots__ = ("generator", "seed")
+
+    def __init__(self, generator, seed):
+        self.generator, self.seed = generator, seed
+
+
+def _draw_seed(gen: _Generator) -> np.uint32:
+    return gen.generator(gen.seed).integers(0, 2**32, dtype=np.uint32)
+
+
+def _numpy_fallback(program, name: str):
+    """The NumPy backend's function for `program`, rendered on first use."""
+    found: list = []
+
+    def get():
+        if not found:
+            found.append(render_numpy(program, name).fn)
+        return found[0]
+    return get
+
+
+__all__ = ["INSTALL_HINT", "XlaCompiled", "check", "compile_graph", "require_jax"]

@@ -1,0 +1,414 @@
+"""Op type -> the JAX function that computes it: the XLA tier's table.
+
+A lowering is `rule(op, *values) -> value` (or a list of values for ops with several
+outputs), where `values` are JAX arrays (tracers while `jax.jit` traces) or NumPy arrays
+(values known while tracing: constants and shapes). Elementwise ops and reductions are
+derived from their OpDef's ufunc (`np.exp` -> `jnp.exp`, through the ufunc's `__name__`);
+the others are written here. Ops without a rule are refused by the compiler with a
+JitCompileError naming the op.
+
+Control flow (`If`, `While`) and variables are not in this table: the compiler
+(`compiler.py`) lowers them, since they run subgraphs and thread state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Optional
+
+import numpy as np
+
+from ...opdef import REGISTRY
+
+Rule = Callable[..., Any]
+
+_RULES: dict[str, Rule] = {}
+
+# NumPy ufunc names whose jax.numpy function has another name
+_UFUNC_NAMES = {"divide": "true_divide"}
+# reductions by the ufunc they reduce with
+_REDUCERS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
+             "logical_and": "all", "logical_or": "any"}
+
+
+def _jnp():
+    import jax.numpy as jnp
+    return jnp
+
+
+def _lax():
+    from jax import lax
+    return lax
+
+
+def rule(*names: str) -> Callable[[Rule], Rule]:
+    """Decorator: `fn(op, *values)` lowers the ops named `names`."""
+    def register(fn: Rule) -> Rule:
+        for name in names:
+            _RULES[name] = fn
+        return fn
+    return register
+
+
+def lowering(op_type: str) -> Optional[Rule]:
+    """The rule for an op type: written here, or derived from the op's ufunc or reduction;
+    None when the tier has none."""
+    found = _RULES.get(op_type)
+    if found is not None:
+        return found
+    opdef = REGISTRY.get(op_type)
+    if opdef is None:
+        return None
+    ufunc = opdef.ufunc if opdef.ufunc is not None else (
+        opdef.kernel if isinstance(opdef.kernel, np.ufunc) else None)
+    if ufunc is not None:
+        name = _UFUNC_NAMES.get(ufunc.__name__, ufunc.__name__)
+        fn = getattr(_jnp(), name, None)
+        if fn is None:
+            return None
+        derived: Rule = lambda op, *xs: fn(*xs)  # noqa: E731
+    elif opdef.reduction is not None:
+        fn = getattr(_jnp(), _REDUCERS[opdef.reduction.__name__])
+        derived = lambda op, x: fn(x, axis=op.attrs["axis"],  # noqa: E731
+                                   keepdims=op.attrs["keepdims"])
+    else:
+        return None
+    _RULES[op_type] = derived
+    return derived
+
+
+def covered() -> set[str]:
+    """The builtin op types this tier lowers (the table, derived rules, and the ops the
+    compiler lowers itself)."""
+    from ...opdef import builtin_ops
+    return {name for name in builtin_ops() if name in COMPILER_OPS or lowering(name) is not None}
+
+
+# lowered by the compiler itself (subgraphs, variables, constants, random state)
+COMPILER_OPS = frozenset({"Const", "Placeholder", "If", "While", "ReadVariableOp",
+                          "AssignVariableOp", "VarInitIfNeeded", "RandomUniform",
+                          "RandomStandardNormal", "TruncatedNormal", "RandomUniformDynamic",
+                          "RandomStandardNormalDynamic", "TruncatedNormalDynamic"})
+
+
+def static(value, what: str) -> np.ndarray:
+    """`value` as a NumPy array when it is known while tracing; TypeError (turned into a
+    JitCompileError by the compiler) when it is only known at run time."""
+    if isinstance(value, (np.ndarray, np.generic, int, float)):
+        return np.asarray(value)
+    raise TypeError(f"{what} must be known when the function is compiled (XLA needs static "
+                    "shapes), but it is computed at run time")
+
+
+def _np_dtype(dtype):
+    return None if dtype is None else dtype._np
+
+
+# -- math ------------------------------------------------------------------------------------
+
+@rule("RealDiv")
+def _div(op, x, y):
+    return _jnp().true_divide(x, y)
+
+
+@rule("Rsqrt")
+def _rsqrt(op, x):
+    return _lax().rsqrt(x)
+
+
+@rule("Sigmoid")
+def _sigmoid(op, x):
+    import jax
+    return jax.nn.sigmoid(x)
+
+
+@rule("Round")
+def _round(op, x):
+    return _jnp().round(x)
+
+
+@rule("Erf")
+def _erf(op, x):
+    import jax.scipy.special
+    return jax.scipy.special.erf(x)
+
+
+@rule("Reciprocal")
+def _reciprocal(op, x):
+    return 1 / x
+
+
+@rule("Relu")
+def _relu(op, x):
+    return _jnp().maximum(x, 0)
+
+
+@rule("ReluGrad")
+def _relu_grad(op, g, y):
+    return _jnp().where(y > 0, g, 0)
+
+
+@rule("Mean")
+def _mean(op, x):
+    jnp = _jnp()
+    axis, keepdims = op.attrs["axis"], op.attrs["keepdims"]
+    if jnp.issubdtype(x.dtype, jnp.integer):
+        count = int(np.prod(x.shape)) if axis is None else int(np.prod([x.shape[a] for a in axis]))
+        total = jnp.sum(x, axis=axis, keepdims=keepdims, dtype=jnp.int64)
+        return total // max(count, 1)
+    return jnp.mean(x, axis=axis, keepdims=keepdims)
+
+
+@rule("ArgMax", "ArgMin")
+def _arg(op, x):
+    jnp = _jnp()
+    fn = jnp.argmax if op.type == "ArgMax" else jnp.argmin
+    return fn(x, axis=op.attrs["axis"])
+
+
+@rule("Softmax")
+def _softmax(op, x):
+    import jax
+    return jax.nn.softmax(x, axis=op.attrs["axis"])
+
+
+@rule("LogSoftmax")
+def _log_softmax(op, x):
+    import jax
+    return jax.nn.log_softmax(x, axis=op.attrs["axis"])
+
+
+@rule("SoftmaxCrossEntropyWithLogits")
+def _xent(op, labels, logits):
+    import jax
+    jnp = _jnp()
+    axis = op.attrs["axis"]
+    log_p = jax.nn.log_softmax(logits, axis=axis)
+    return [-jnp.sum(labels * log_p, axis=axis), jnp.exp(log_p) - labels]
+
+
+# -- linear algebra --------------------------------------------------------------------------
+
+@rule("MatMul")
+def _matmul(op, a, b):
+    jnp = _jnp()
+    if op.attrs["transpose_a"]:
+        a = jnp.swapaxes(a, -1, -2)
+    if op.attrs["transpose_b"]:
+        b = jnp.swapaxes(b, -1, -2)
+    return jnp.matmul(a, b)
+
+
+@rule("Tensordot")
+def _tensordot(op, a, b):
+    return _jnp().tensordot(a, b, op.attrs["axes"])
+
+
+@rule("Einsum")
+def _einsum(op, *xs):
+    return _jnp().einsum(op.attrs["equation"], *xs)
+
+
+@rule("MatrixInverse")
+def _inv(op, a):
+    return _jnp().linalg.inv(a)
+
+
+@rule("MatrixDeterminant")
+def _det(op, a):
+    return _jnp().linalg.det(a)
+
+
+# -- shapes and arrays -----------------------------------------------------------------------
+
+@rule("Reshape")
+def _reshape(op, x):
+    return _jnp().reshape(x, op.attrs["shape"])
+
+
+@rule("ReshapeDynamic")
+def _reshape_dynamic(op, x, s):
+    return _jnp().reshape(x, tuple(int(v) for v in static(s, "The new shape")))
+
+
+@rule("Transpose")
+def _transpose(op, x):
+    return _jnp().transpose(x, op.attrs["perm"])
+
+
+@rule("ConcatV2")
+def _concat(op, *xs):
+    return _jnp().concatenate(xs, axis=op.attrs["axis"])
+
+
+@rule("Pack")
+def _pack(op, *xs):
+    return _jnp().stack(xs, axis=op.attrs["axis"])
+
+
+@rule("Unpack")
+def _unpack(op, x):
+    jnp = _jnp()
+    axis = op.attrs["axis"]
+    return [jnp.take(x, i, axis=axis) for i in range(op.attrs["num"])]
+
+
+@rule("Split")
+def _split(op, x):
+    jnp = _jnp()
+    sizes, axis = op.attrs["sizes"], op.attrs["axis"]
+    return list(jnp.split(x, [int(v) for v in np.cumsum(sizes)[:-1]], axis=axis))
+
+
+@rule("Squeeze")
+def _squeeze(op, x):
+    return _jnp().squeeze(x, op.attrs["axis"])
+
+
+@rule("ExpandDims")
+def _expand_dims(op, x):
+    return _jnp().expand_dims(x, op.attrs["axis"])
+
+
+@rule("Tile")
+def _tile(op, x):
+    return _jnp().tile(x, op.attrs["multiples"])
+
+
+@rule("TileDynamic")
+def _tile_dynamic(op, x, multiples):
+    return _jnp().tile(x, tuple(int(m) for m in static(multiples, "The multiples")))
+
+
+@rule("GatherV2")
+def _gather(op, params, indices):
+    return _jnp().take(params, indices, axis=op.attrs["axis"])
+
+
+@rule("SelectV2")
+def _select(op, c, x, y):
+    return _jnp().where(c, x, y)
+
+
+@rule("Fill")
+def _fill(op, dims, value):
+    shape = tuple(int(d) for d in np.ravel(static(dims, "The dims of fill")))
+    return _jnp().full(shape, value, dtype=op.outputs[0].dtype._np)
+
+
+@rule("ZerosLike", "OnesLike")
+def _like(op, x):
+    jnp = _jnp()
+    fn = jnp.zeros if op.type == "ZerosLike" else jnp.ones
+    return fn(np.shape(x), dtype=op.outputs[0].dtype._np)
+
+
+@rule("Zeros")
+def _zeros(op):
+    shape = op.outputs[0].shape
+    if not shape.is_fully_defined():
+        raise TypeError("The shape of zeros must be known when the function is compiled")
+    return np.zeros(shape.as_tuple(), op.outputs[0].dtype._np)
+
+
+@rule("Shape")
+def _shape(op, x):
+    return np.array(np.shape(x), op.attrs["out_type"]._np)  # known while tracing
+
+
+@rule("Size")
+def _size(op, x):
+    return np.array(int(np.prod(np.shape(x))), op.attrs["out_type"]._np)
+
+
+@rule("Cast")
+def _cast(op, x):
+    return _jnp().asarray(x).astype(op.attrs["dtype"]._np)
+
+
+@rule("Identity", "StopGradient")
+def _identity(op, x):
+    return x
+
+
+@rule("OneHot")
+def _one_hot(op, indices, on_value, off_value):
+    jnp = _jnp()
+    hot = indices[..., None] == jnp.arange(op.attrs["depth"])
+    out = jnp.where(hot, on_value, off_value).astype(op.attrs["dtype"]._np)
+    if op.attrs["axis"] != -1:
+        out = jnp.moveaxis(out, -1, op.attrs["axis"])
+    return out
+
+
+@rule("ReverseV2")
+def _reverse(op, x):
+    return _jnp().flip(x, op.attrs["axis"])
+
+
+@rule("Cumsum", "Cumprod")
+def _cumulative(op, x):
+    jnp = _jnp()
+    axis = op.attrs["axis"]
+    if op.attrs["reverse"]:
+        x = jnp.flip(x, axis)
+    fn = jnp.cumsum if op.type == "Cumsum" else jnp.cumprod
+    out = fn(x, axis=axis, dtype=x.dtype)
+    if op.attrs["exclusive"]:
+        first = jnp.zeros_like(jnp.take(out, jnp.array([0]), axis=axis)) if op.type == "Cumsum" \
+            else jnp.ones_like(jnp.take(out, jnp.array([0]), axis=axis))
+        rest = jnp.take(out, jnp.arange(out.shape[axis] - 1), axis=axis)
+        out = jnp.concatenate([first, rest], axis=axis)
+    if op.attrs["reverse"]:
+        out = jnp.flip(out, axis)
+    return out
+
+
+@rule("StridedSlice")
+def _strided_slice(op, x, *index_values):
+    from ...ops.array_ops import fill_key
+    return _jnp().asarray(x)[fill_key(op.attrs["key"], index_values)]
+
+
+@rule("BroadcastTo")
+def _broadcast_to(op, x, *like):
+    shape = np.shape(like[0]) if like else op.attrs["shape"]
+    return _jnp().broadcast_to(x, tuple(shape))
+
+
+@rule("SumToShape")
+def _sum_to_shape(op, g, like):
+    jnp = _jnp()
+    shape = np.shape(like)
+    lead = g.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(i + lead for i, d in enumerate(shape)
+                                      if d == 1 and g.shape[i + lead] != 1)
+    out = jnp.sum(g, axis=axes, keepdims=True) if axes else g
+    return jnp.reshape(out, shape)
+
+
+@rule("Undefined")
+def _undefined(op):
+    shape, dtype = op.attrs["shape"], op.attrs["dtype"]
+    if not shape.is_fully_defined():
+        raise TypeError("A value of a branch not taken has an unknown shape")
+    return np.zeros(shape.as_tuple(), dtype._np)
+
+
+# -- sorting ---------------------------------------------------------------------------------
+
+@rule("TakeAlongAxis")
+def _take_along(op, x, indices):
+    return _jnp().take_along_axis(x, indices, axis=op.attrs["axis"])
+
+
+@rule("Sort")
+def _sort(op, x):
+    jnp = _jnp()
+    out = jnp.sort(x, axis=op.attrs["axis"])
+    return jnp.flip(out, op.attrs["axis"]) if op.attrs["descending"] else out
+
+
+@rule("Roll")
+def _roll(op, x):
+    return _jnp().roll(x, op.attrs["shift"], axis=op.attrs["axis"])
