@@ -9,6 +9,7 @@ from . import (
     array_grads,
     array_ops,
     composed,
+    composed_math,
     control_flow,
     conv_ops,
     core,
@@ -36,7 +37,7 @@ from .overloads import install as _install
 
 _install()
 
-__all__ = ["array_grads", "array_ops", "composed", "control_flow", "conv_ops", "core", "debug_ops",
+__all__ = ["array_grads", "array_ops", "composed", "composed_math", "control_flow", "conv_ops", "core", "debug_ops",
            "decompositions", "functional_ops", "gradient_ops", "linalg_ops", "math_grads", "math_ops",
            "misc_ops", "nn_ops", "py_function", "random_generator", "random_ops", "reduce_grads", "reduce_ops",
            "scatter_ops", "sort_ops", "stateless_random_ops", "tensor_array", "variable_ops"]
