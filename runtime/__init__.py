@@ -66,6 +66,7 @@ random = _types.SimpleNamespace(**_NAMESPACES["random"])
 random.experimental = _types.SimpleNamespace(**_NAMESPACES["random.experimental"])
 nn = _types.SimpleNamespace(**_NAMESPACES["nn"])
 debugging = _types.SimpleNamespace(**_NAMESPACES["debugging"])
+strings = _types.SimpleNamespace(**_NAMESPACES["strings"])
 config = _types.SimpleNamespace(**_NAMESPACES["config"], experimental=_types.SimpleNamespace(
     **_NAMESPACES.get("config.experimental", {})))
 newaxis = None  # x[:, rt.newaxis], as tf.newaxis
