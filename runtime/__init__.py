@@ -61,6 +61,7 @@ bool = bool_  # noqa: A001 - rt.bool aliases rt.bool_, as tf.bool
 
 globals().update(_NAMESPACES[""])  # rt.add, rt.cond, rt.Variable, ...: see runtime.exports
 math = _types.SimpleNamespace(**_NAMESPACES["math"])
+math.special = _types.SimpleNamespace(**_NAMESPACES.get("math.special", {}))
 linalg = _types.SimpleNamespace(**_NAMESPACES["linalg"])
 random = _types.SimpleNamespace(**_NAMESPACES["random"])
 random.experimental = _types.SimpleNamespace(**_NAMESPACES["random.experimental"])

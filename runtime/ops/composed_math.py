@@ -141,7 +141,7 @@ def xdivy(x, y, name=None) -> Tensor:
     return _math.divide(x, safe_y, name=name)
 
 
-@export("math.divide_no_nan", "div_no_nan")
+@export("math.divide_no_nan")
 def divide_no_nan(x, y, name=None) -> Tensor:
     """x / y, and 0 where y == 0 (even where x is 0, inf or nan)."""
     x, y = _float_operands(x, y, "divide_no_nan")
@@ -333,7 +333,7 @@ def is_strictly_increasing(x, name=None) -> Tensor:
     return _reduce.reduce_all(_math.greater(later, earlier), name=name)
 
 
-@export("math.invert_permutation", "invert_permutation")
+@export("math.invert_permutation")
 def invert_permutation(x, name=None) -> Tensor:
     """y with y[x[i]] = i for a permutation vector x of 0..n-1."""
     x = convert_to_tensor(x)
