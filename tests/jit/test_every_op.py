@@ -414,7 +414,11 @@ def _compare(a, b, what):
         np.testing.assert_array_equal(a, b, err_msg=what)
 
 
-REFUSED: set = set()  # op types the Numba tier refuses (docs/jit.md lists the same)
+# op types the Numba tier refuses (docs/jit.md lists the same): it holds no strings
+REFUSED: set = {"StringLength", "StringJoin", "ReduceJoin", "StringSplitV2", "StringUpper",
+                "StringLower", "StringStrip", "StringFormat", "AsString", "StringToNumber",
+                "StaticRegexReplace", "StaticRegexFullMatch", "Substr", "UnicodeDecode",
+                "UnicodeSplit", "UnicodeEncode", "StringBytesSplit", "StringToHashBucketFast"}
 STATEFUL = {"RandomUniform", "RandomStandardNormal", "TruncatedNormal", "Dropout", "PrintV2",
             "RandomUniformDynamic", "RandomStandardNormalDynamic", "TruncatedNormalDynamic",
             "Assert", "RaiseUnless", "ReadVariableOp", "AssignVariableOp", "VarInitIfNeeded",
@@ -602,6 +606,43 @@ def test_strings_are_refused_naming_the_op():
     f = rt.function(lambda x: rt.identity(rt.constant(["a", "b"])), jit_compile=True)
     with pytest.raises(JitCompileError):
         f(np.ones(2, np.float32))
+
+
+_STRINGS = rt.strings
+_STRING_OPS = {  # op type -> a function of one argument (strings, or floats) that builds it
+    "StringLength": lambda x: _STRINGS.length(x), "StringJoin": lambda x: _STRINGS.join([x, x]),
+    "ReduceJoin": lambda x: _STRINGS.reduce_join(x),
+    "StringSplitV2": lambda x: _STRINGS.split(x[0]), "StringUpper": lambda x: _STRINGS.upper(x),
+    "StringLower": lambda x: _STRINGS.lower(x), "StringStrip": lambda x: _STRINGS.strip(x),
+    "StringFormat": lambda x: _STRINGS.format("{}", x), "AsString": lambda y: rt.as_string(y),
+    "StringToNumber": lambda x: _STRINGS.to_number(x),
+    "StaticRegexReplace": lambda x: _STRINGS.regex_replace(x, "a", "b"),
+    "StaticRegexFullMatch": lambda x: _STRINGS.regex_full_match(x, "a"),
+    "Substr": lambda x: _STRINGS.substr(x, 0, 1),
+    "UnicodeDecode": lambda x: _STRINGS.unicode_decode(x[0], "UTF-8"),
+    "UnicodeSplit": lambda x: _STRINGS.unicode_split(x[0], "UTF-8"),
+    "UnicodeEncode": lambda y: _STRINGS.unicode_encode(rt.cast(y, rt.int32) + 100, "UTF-8"),
+    "StringBytesSplit": lambda x: _STRINGS.bytes_split(x[0]),
+    "StringToHashBucketFast": lambda x: _STRINGS.to_hash_bucket_fast(x, 5)}
+
+
+def test_every_refused_op_is_a_string_op_with_a_case():
+    assert set(_STRING_OPS) == REFUSED
+
+
+@pytest.mark.parametrize("op_type", sorted(REFUSED))
+def test_each_string_op_is_refused_naming_it(op_type):
+    make = _STRING_OPS[op_type]
+    numeric = op_type in ("AsString", "UnicodeEncode")
+    arg = rt.constant([1.0, 2.0]) if numeric else rt.constant(["1", "2"])
+    # the op named is the first reading the string argument (x[0] for scalar-only ops)
+    scalar_only = op_type in ("StringSplitV2", "UnicodeDecode", "UnicodeSplit", "StringBytesSplit")
+    named = "StridedSlice" if scalar_only else op_type
+    with pytest.raises(JitCompileError, match=rf"op '{named}' \({named}\)"):
+        rt.function(make, jit_compile=True)(arg)
+    plain = rt.function(make, jit_compile=False)
+    assert op_type in {op.type for op in plain.get_concrete_function(arg).graph.operations}
+    plain(arg)  # the NumPy tier runs it
 
 
 def test_unknown_rank_is_refused_naming_the_op():

@@ -536,6 +536,16 @@ HEADER = ("import numba\nimport numpy as np\n\nfrom runtime.backends.numba impor
 HEADER_LINES = HEADER.count("\n") + 1  # the decorator line comes before `def kernel`
 
 
+def _refuse_string_input(graph, tensor) -> None:
+    """A string input (the tier holds no strings) is refused naming the op that reads it."""
+    for op in live_operations(graph, graph.outputs):
+        if any(t is tensor for t in op.inputs):
+            raise JitCompileError(
+                f"jit_compile=True cannot compile {describe(op)}: its input of dtype string is "
+                "not supported. Use jit_compile=False for this function (the NumPy executor "
+                "runs every op).")
+
+
 def lower(graph, fastmath) -> Lowered:
     """The kernel for `graph` (raises JitCompileError naming an op it cannot compile)."""
     w = KernelWriter(graph)
@@ -544,6 +554,8 @@ def lower(graph, fastmath) -> Lowered:
         if t.shape.rank is None:
             raise JitCompileError(f"jit_compile=True needs inputs of known rank; input {i} has "
                                   f"shape {t.shape}.")
+        if t.dtype.name == "string":
+            _refuse_string_input(graph, t)
         if t.dtype.name != "variant":  # a loop's saves for its gradient: a tuple of buffers
             w.dt(t.dtype)
         params.append(f"a{i}")
