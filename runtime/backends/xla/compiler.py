@@ -167,6 +167,11 @@ class _Tracer:
     @staticmethod
     def _jax(value, tensor):
         import jax.numpy as jnp
+        if value is None:  # a gradient's filler for a value the branch taken never computes
+            if not tensor.shape.is_fully_defined():
+                raise TypeError(f"a branch's unused value {tensor.name} has unknown shape "
+                                f"{tensor.shape}")
+            return jnp.zeros(tensor.shape.as_tuple(), tensor.dtype._np)
         return jnp.asarray(value, dtype=tensor.dtype._np)
 
     def run_graph(self, graph, env, state):

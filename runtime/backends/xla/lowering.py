@@ -108,7 +108,8 @@ def _np_dtype(dtype):
 
 @rule("RealDiv")
 def _div(op, x, y):
-    return _jnp().true_divide(x, y)
+    want = op.outputs[0].dtype._np  # int / int is float64, as in NumPy
+    return _jnp().true_divide(_jnp().asarray(x, want), _jnp().asarray(y, want))
 
 
 @rule("Rsqrt")
@@ -332,10 +333,10 @@ def _identity(op, x):
 
 
 @rule("OneHot")
-def _one_hot(op, indices, on_value, off_value):
+def _one_hot(op, indices):
     jnp = _jnp()
     hot = indices[..., None] == jnp.arange(op.attrs["depth"])
-    out = jnp.where(hot, on_value, off_value).astype(op.attrs["dtype"]._np)
+    out = jnp.where(hot, op.attrs["on_value"], op.attrs["off_value"]).astype(op.attrs["dtype"]._np)
     if op.attrs["axis"] != -1:
         out = jnp.moveaxis(out, -1, op.attrs["axis"])
     return out
@@ -387,6 +388,36 @@ def _sum_to_shape(op, g, like):
     return jnp.reshape(out, shape)
 
 
+@rule("StridedSliceGrad")
+def _strided_slice_grad(op, g, *rest):
+    from ...ops.array_ops import fill_key
+    jnp = _jnp()
+    shape = op.attrs["shape"]
+    if shape is None:
+        shape, rest = np.shape(rest[0]), rest[1:]
+    out = jnp.zeros(tuple(shape), g.dtype)
+    return out.at[fill_key(op.attrs["key"], rest)].add(g)
+
+
+@rule("SplitLike")
+def _split_like(op, g, *xs):
+    axis = op.attrs["axis"]
+    sizes = [np.shape(x)[axis] for x in xs]
+    return list(_jnp().split(g, [int(v) for v in np.cumsum(sizes)[:-1]], axis=axis))
+
+
+@rule("ScatterAddAxis")
+def _scatter_add_axis(op, g, indices, *like):
+    jnp = _jnp()
+    axis, shape = op.attrs["axis"], op.attrs["shape"]
+    shape = tuple(np.shape(like[0]) if shape is None else shape)
+    moved = jnp.zeros((shape[axis],) + shape[:axis] + shape[axis + 1:], g.dtype)
+    idx = jnp.asarray(indices)
+    rows = jnp.moveaxis(g, list(range(axis, axis + idx.ndim)), list(range(idx.ndim)))
+    moved = moved.at[idx.reshape(-1)].add(rows.reshape((idx.size,) + moved.shape[1:]))
+    return jnp.moveaxis(moved, 0, axis)
+
+
 @rule("Undefined")
 def _undefined(op):
     shape, dtype = op.attrs["shape"], op.attrs["dtype"]
@@ -397,11 +428,6 @@ def _undefined(op):
 
 # -- sorting ---------------------------------------------------------------------------------
 
-@rule("TakeAlongAxis")
-def _take_along(op, x, indices):
-    return _jnp().take_along_axis(x, indices, axis=op.attrs["axis"])
-
-
 @rule("Sort")
 def _sort(op, x):
     jnp = _jnp()
@@ -410,5 +436,7 @@ def _sort(op, x):
 
 
 @rule("Roll")
-def _roll(op, x):
-    return _jnp().roll(x, op.attrs["shift"], axis=op.attrs["axis"])
+def _roll(op, x, shift, axis):
+    shift = tuple(int(s) for s in np.ravel(static(shift, "The shift of roll")))
+    axis = tuple(int(a) for a in np.ravel(static(axis, "The axis of roll")))
+    return _jnp().roll(x, shift, axis=axis)
