@@ -52,6 +52,17 @@ def _float_tensor(value, what, dtype=None):
 
 # -- creation ------------------------------------------------------------------------------------
 
+def _linspace_bound(value, what, dtype=None):
+    """A bound of linspace: floating tensors as they are; integers become float64, as
+    TensorFlow's integer division gives (`tf.linspace(-2, 2, 5)` is float64)."""
+    t = convert_to_tensor(value) if dtype is None else None
+    if t is not None and t.dtype.is_integer:
+        return _array.cast(t, _dtypes.float64)
+    if dtype is not None and not isinstance(value, Tensor) and np.asarray(value).dtype.kind in "iu":
+        return _array.cast(convert_to_tensor(value), dtype)
+    return _float_tensor(value, what, dtype=dtype)
+
+
 @export("linspace", "lin_space")
 def linspace(start, stop, num, name=None, axis=0):
     """`num` evenly spaced values from `start` to `stop`, both included (TF's `tf.linspace`).
@@ -61,8 +72,8 @@ def linspace(start, stop, num, name=None, axis=0):
     (for num > 1; num == 1 gives `start`).
     Differentiable with respect to `start` and `stop`.
     """
-    start = _float_tensor(start, "start")
-    stop = _float_tensor(stop, "stop", dtype=start.dtype if not isinstance(stop, Tensor) else None)
+    start = _linspace_bound(start, "start")
+    stop = _linspace_bound(stop, "stop", dtype=start.dtype if not isinstance(stop, Tensor) else None)
     if stop.dtype is not start.dtype:
         raise TypeError(f"`start` and `stop` must share a dtype, got {start.dtype.name} and "
                         f"{stop.dtype.name}.")

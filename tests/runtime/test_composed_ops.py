@@ -174,6 +174,14 @@ def test_clip_by_global_norm():
     check_gradients(lambda x, y: rt.clip_by_global_norm([x, y], 5.0)[0][0], a, b)
 
 
+def test_integer_bounds_give_float64_as_tensorflows_division_does():
+    out = rt.linspace(-2, 2, 201)
+    assert out.dtype is rt.float64
+    np.testing.assert_allclose(out.numpy(), np.linspace(-2, 2, 201), rtol=0, atol=1e-15)
+    assert rt.linspace(rt.constant(1), rt.constant(3), 3).dtype is rt.float64
+    assert rt.linspace(0.0, 2, 3).dtype is rt.float32
+
+
 def test_float32_stays_float32():
     x = X.astype(np.float32)
     assert rt.linspace(rt.constant(0.0, rt.float32), 1.0, 3).dtype is rt.float32
@@ -220,7 +228,7 @@ def test_gradients(fn, arrays):
     (lambda: rt.slice(X, [0], [1]), InvalidArgumentError, "`begin`"),
     (lambda: rt.slice(X, [0, 5], [1, 1]), InvalidArgumentError, "`begin`[1]"),
     (lambda: rt.slice(X, [0, 2], [1, 3]), InvalidArgumentError, "`size`[1]"),
-    (lambda: rt.linspace(0, 1, 3), TypeError, "`start`"),
+    (lambda: rt.linspace("0", 1.0, 3), TypeError, "`start`"),
     (lambda: rt.linspace(0.0, 1.0, 0), InvalidArgumentError, "`num`"),
     (lambda: rt.broadcast_to(V, [3, 2]), InvalidArgumentError, "`shape`"),
     (lambda: rt.meshgrid(V, indexing="ji"), ValueError, "`indexing`"),
