@@ -11,7 +11,7 @@ from ..shapes import TensorShape
 from ..tensor import SymbolicTensor
 from . import math_ops
 from .array_ops import int_vector, static_or_later, where, zeros_like
-from .core import apply
+from .core import apply, convert_to_tensor
 from .shape_rules import shape_from_tensor
 
 
@@ -178,3 +178,21 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=_dtypes.float32, seed=No
         raise TypeError(f"truncated_normal needs a floating dtype, got {dtype.name}.")
     return _draw(TRUNCATED_NORMAL, TRUNCATED_NORMAL_DYNAMIC, shape, {
         "a": float(mean), "b": float(stddev), "dtype": dtype, "seed": seed}, name)
+
+
+def _shuffle_kernel(value, seed):
+    if value.ndim == 0:
+        return value.copy()
+    return generator(seed).permutation(value)
+
+
+SHUFFLE = define("RandomShuffle", lambda value, seed: (value.shape, value.dtype), _shuffle_kernel,
+                 effects=Effect.RANDOM, differentiable=False)
+
+
+@export("random.shuffle")
+def shuffle(value, seed=None, name=None):
+    """`value` with its rows (first axis) in a random order; a fresh order every time the op
+    runs. `seed` makes the sequence of orders reproducible, as in the other draws."""
+    return apply(SHUFFLE, [convert_to_tensor(value)], {"seed": None if seed is None else int(seed)},
+                 name=name)

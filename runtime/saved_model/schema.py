@@ -286,6 +286,34 @@ _SCATTER_SORT_ATTRS = {
     "ArgMinDynamic": {"output_type": DTYPE},
 }
 
+@_kind("dtype to parse strings as")
+def _PARSED_DTYPE(v, ctx):
+    ok = isinstance(v, DType) and v.name in ("float32", "float64", "int32", "int64")
+    return None if ok else "one of float32, float64, int32, int64"
+
+
+_UNICODE = {"errors": _enum("strict", "replace", "ignore"), "replacement_char": INT}
+_ENCODING = _enum("UTF-8", "UTF-16-BE", "UTF-32-BE")
+_STRING_ATTRS = {
+    "StringLength": {"unit": _enum("BYTE", "UTF8_CHAR")},
+    "StringJoin": {"separator": STR},
+    "ReduceJoin": {"axis": OPT_AXES, "keepdims": BOOL, "separator": STR},
+    "StringSplitV2": {"sep": STR, "maxsplit": INT},
+    "StringUpper": {"encoding": _enum("", "utf-8")},
+    "StringLower": {"encoding": _enum("", "utf-8")},
+    "StringFormat": {"template": STR, "placeholder": STR, "summarize": INT},
+    "AsString": {"precision": INT, "scientific": BOOL, "shortest": BOOL, "width": INT,
+                 "fill": _enum("", " ", "+", "-", "0", "#")},
+    "StringToNumber": {"out_type": _PARSED_DTYPE},
+    "StaticRegexReplace": {"pattern": STR, "rewrite": STR, "replace_global": BOOL},
+    "StaticRegexFullMatch": {"pattern": STR},
+    "Substr": {"unit": _enum("BYTE", "UTF8_CHAR")},
+    "UnicodeDecode": {"input_encoding": _ENCODING, **_UNICODE},
+    "UnicodeSplit": {"input_encoding": _ENCODING, **_UNICODE},
+    "UnicodeEncode": {"output_encoding": _ENCODING, **_UNICODE},
+    "StringToHashBucketFast": {"num_buckets": INT},
+}
+
 OP_ATTRS: dict[str, dict[str, AttrKind]] = {
     **{name: _REDUCE for name in ("Sum", "Mean", "Max", "Min", "Prod", "Any", "All")},
     "ProdOthers": {"axis": OPT_AXES},
@@ -324,6 +352,7 @@ OP_ATTRS: dict[str, dict[str, AttrKind]] = {
     "RandomUniform": _RANDOM,
     "RandomStandardNormal": _RANDOM,
     "TruncatedNormal": _RANDOM,
+    "RandomShuffle": {"seed": OPT_INT},
     **{name: {"dtype": DTYPE} for name in (
         "StatelessRandomUniform", "StatelessRandomUniformInt", "StatelessRandomUniformFullInt",
         "StatelessRandomNormal", "StatelessTruncatedNormal", "StatelessRandomBinomial")},
@@ -358,6 +387,7 @@ OP_ATTRS: dict[str, dict[str, AttrKind]] = {
     "Zeros": {"shape": DIMS, "dtype": NP_DTYPE},
     **_SCATTER_SORT_ATTRS,
     **_CONV_ATTRS,
+    **_STRING_ATTRS,
 }
 
 # ops that hold Python callables or live only on tapes: never written, never read

@@ -420,6 +420,7 @@ REFUSED: set = {"StringLength", "StringJoin", "ReduceJoin", "StringSplitV2", "St
                 "StaticRegexReplace", "StaticRegexFullMatch", "Substr", "UnicodeDecode",
                 "UnicodeSplit", "UnicodeEncode", "StringBytesSplit", "StringToHashBucketFast"}
 STATEFUL = {"RandomUniform", "RandomStandardNormal", "TruncatedNormal", "Dropout", "PrintV2",
+            "RandomShuffle",
             "RandomUniformDynamic", "RandomStandardNormalDynamic", "TruncatedNormalDynamic",
             "Assert", "RaiseUnless", "ReadVariableOp", "AssignVariableOp", "VarInitIfNeeded",
             "EagerPyFunc", "PyFunc"}  # py_function/numpy_function: tests/runtime/test_py_function.py
@@ -456,7 +457,8 @@ def _random(x):
             rt.random.truncated_normal([5], seed=3, dtype=x.dtype),
             rt.nn.dropout(x, 0.5, seed=7), rt.random.uniform([2], 0, 10, dtype=rt.int32),
             rt.random.uniform(n, dtype=x.dtype), rt.random.normal(n, dtype=x.dtype),
-            rt.random.truncated_normal(n, dtype=x.dtype))  # shapes known when run: *Dynamic
+            rt.random.truncated_normal(n, dtype=x.dtype),  # shapes known when run: *Dynamic
+            rt.random.shuffle(x, seed=5), rt.random.shuffle(x))
 
 
 @pytest.mark.parametrize("dtype", [F32, F64])
@@ -468,7 +470,8 @@ def test_random_ops_draw_from_the_same_generators(dtype):
     plain.get_concrete_function(x)
     ops = _graph_ops(jitted.get_concrete_function(x).graph, set())
     assert {"RandomUniform", "RandomStandardNormal", "TruncatedNormal", "Dropout",
-            "RandomUniformDynamic", "RandomStandardNormalDynamic", "TruncatedNormalDynamic"} <= ops
+            "RandomUniformDynamic", "RandomStandardNormalDynamic", "TruncatedNormalDynamic",
+            "RandomShuffle"} <= ops
     results = []
     for f in (jitted, plain):
         rt.random.set_seed(1234)

@@ -43,3 +43,27 @@ def test_uniform_with_tensor_bounds_never_returns_maxval(dtype, jit):
     assert values.min() >= np_dtype(1.0) and values.max() < hi
     wide = draw(rt.constant(-2.0, dtype), rt.constant(3.0, dtype)).numpy()
     assert wide.min() >= -2.0 and wide.max() < 3.0 and abs(wide.mean() - 0.5) < 0.05
+
+
+@pytest.mark.parametrize("jit", [None, False, True], ids=["eager", "numpy", "numba"])
+def test_shuffle_permutes_rows(jit):
+    x = np.arange(40, dtype=np.float32).reshape(20, 2)
+    draw = (lambda v: rt.random.shuffle(v)) if jit is None else \
+        rt.function(lambda v: rt.random.shuffle(v), jit_compile=jit)
+    orders = []
+    for _ in range(4):
+        out = draw(rt.constant(x)).numpy()
+        assert sorted(map(tuple, out)) == sorted(map(tuple, x))     # the same rows
+        np.testing.assert_array_equal(out[:, 1] - out[:, 0], 1)     # rows kept whole
+        orders.append(tuple(out[:, 0]))
+    assert len(set(orders)) > 1                                     # a fresh order each run
+
+
+def test_shuffle_is_reproducible_with_seeds():
+    x = rt.range(10)
+    rt.random.set_seed(4)
+    first = [rt.random.shuffle(x, seed=1).numpy().tolist() for _ in range(2)]
+    rt.random.set_seed(4)
+    again = [rt.random.shuffle(x, seed=1).numpy().tolist() for _ in range(2)]
+    assert first == again and first[0] != first[1]
+    assert rt.random.shuffle(rt.constant(3.0)).numpy() == 3.0
