@@ -111,7 +111,8 @@ def _dynamic(x):
         y = rt.reduce_sum(rt.concat([x, x * 2.0], 0) * 1.5) + rt.reduce_sum(x * b)
     n = rt.size(x)
     return (*tape.gradient(y, [x, b]), rt.reshape(x, rt.shape(x)[::-1]), n,
-            rt.zeros(rt.shape(x), x.dtype) + 1.0, rt.reduce_sum(x * rt.zeros([1, 4])), rt.tile(x, rt.stack([n // n + 1, n // n])))
+            rt.zeros(rt.shape(x), x.dtype) + 1.0, rt.reduce_sum(x * rt.zeros([1, 4])),
+            rt.tile(x, rt.stack([n // n + 1, n // n])))
 
 
 GROUPS = {

@@ -1,0 +1,165 @@
+"""The XLA tier end to end: control flow, variables, gradients, random numbers, the
+missing-JAX error."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+pytest.importorskip("jax")
+
+import runtime as rt  # noqa: E402
+from runtime.backends.base import JitCompileError  # noqa: E402
+from runtime.backends.xla import compiler  # noqa: E402
+from runtime.passes import run_passes  # noqa: E402
+
+
+def _both(fn, *args, **options):
+    """fn on the XLA tier and on the NumPy tier."""
+    return (rt.function(fn, jit_compile="xla", **options)(*args),
+            rt.function(fn, **options)(*args))
+
+
+def _strict(fn, *args):
+    concrete = rt.function(fn).get_concrete_function(*args)
+    return compiler.compile_graph(run_passes(concrete.graph), "f", strict=True)
+
+
+def test_loops_and_branches_match_the_numpy_tier():
+    def f(x, n):
+        i = rt.constant(0)
+        s = rt.zeros_like(x)
+        while i < n:
+            if rt.reduce_sum(s) > 10.0:
+                s = s * 0.5
+            else:
+                s = s + x * rt.cast(i, x.dtype)
+            i += 1
+        return s, i
+    x = np.linspace(0.1, 1.0, 5)
+    for n in (0, 3, 17):
+        (a, ai), (b, bi) = _both(f, x, np.int32(n))
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-14)
+        assert ai.numpy() == bi.numpy() == n
+    assert isinstance(_strict(f, x, np.int32(3)), compiler.XlaCompiled)
+
+
+def test_maximum_iterations():
+    f = lambda x: rt.while_loop(lambda v: v < 100.0, lambda v: v + 1.0, [x],  # noqa: E731
+                                maximum_iterations=5)
+    a, b = _both(f, np.float64(0.0))
+    assert a[0].numpy() == b[0].numpy() == 5.0
+
+
+def test_a_loop_variable_that_changes_shape_is_refused():
+    def f(x):
+        return rt.while_loop(lambda v: rt.size(v) < 8, lambda v: rt.concat([v, v], 0), [x],
+                             shape_invariants=[rt.TensorShape([None])])
+    with pytest.raises(JitCompileError, match="While"):
+        _strict(f, np.ones(1))
+    got = rt.function(f, jit_compile="xla")(np.ones(1))  # falls back to the NumPy tier
+    assert got[0].shape == (8,)
+
+
+def test_variables_are_read_and_stored_after_the_call():
+    v = rt.Variable(np.zeros(3))
+    k = rt.Variable(0, dtype=rt.int64)
+
+    @rt.function(jit_compile="xla")
+    def step(x):
+        v.assign_add(x)
+        k.assign_add(1)
+        if k > 2:
+            v.assign(v * 2.0)
+        return v.read_value() + 1.0
+    for _ in range(4):
+        out = step(np.ones(3))
+    assert k.numpy() == 4
+    np.testing.assert_allclose(v.numpy(), [14.0, 14.0, 14.0])  # (((1+1+1)*2)+1)*2
+    np.testing.assert_allclose(out.numpy(), v.numpy() + 1.0)
+    assert isinstance(k.numpy(), np.int64)
+
+
+def test_concurrent_updates_are_not_lost():
+    v = rt.Variable(0.0, dtype=rt.float64)
+    inc = rt.function(lambda: v.assign_add(1.0), jit_compile="xla")
+    inc()
+    threads = [threading.Thread(target=lambda: [inc() for _ in range(50)]) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert v.numpy() == 201.0
+
+
+def test_a_variable_created_in_the_function_is_initialised_on_the_first_call():
+    holder = []
+
+    @rt.function(jit_compile="xla")
+    def f(x):
+        if not holder:
+            holder.append(rt.Variable(rt.ones([2]) * 3.0))
+        holder[0].assign_add(x)
+        return holder[0].read_value()
+    np.testing.assert_allclose(f(np.ones(2, np.float32)).numpy(), [4.0, 4.0])
+    np.testing.assert_allclose(f(np.ones(2, np.float32)).numpy(), [5.0, 5.0])
+
+
+def test_gradients_under_an_outer_tape_match_the_numpy_tier():
+    w = rt.Variable(np.linspace(-1, 1, 12).reshape(4, 3))
+
+    def loss(x):
+        h = rt.tanh(rt.matmul(x, w))
+        if rt.reduce_sum(h) > 0.0:
+            h = h * 2.0
+        return rt.reduce_mean(rt.nn.softmax(h) * h) + rt.reduce_sum(x * x)
+    x = rt.constant(np.linspace(0.1, 0.9, 8).reshape(2, 4))
+    grads = []
+    for tier in ("xla", False):
+        f = rt.function(loss, jit_compile=tier)
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            y = f(x)
+        grads.append([g.numpy() for g in tape.gradient(y, [x, w])])
+    for a, b in zip(*grads):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+    # against finite differences
+    eps, x0 = 1e-6, x.numpy()
+    f = rt.function(loss, jit_compile="xla")
+    bump = np.zeros_like(x0)
+    bump[1, 2] = eps
+    fd = (f(x0 + bump).numpy() - f(x0 - bump).numpy()) / (2 * eps)
+    np.testing.assert_allclose(grads[0][0][1, 2], fd, rtol=1e-6)
+
+
+def test_random_numbers_are_reproducible_with_set_seed():
+    f = rt.function(lambda: (rt.random.uniform([1000]), rt.random.normal([2000], seed=3)),
+                    jit_compile="xla")
+    rt.random.set_seed(7)
+    a = [t.numpy() for t in f()]
+    b = [t.numpy() for t in f()]
+    rt.random.set_seed(7)
+    c = [t.numpy() for t in f()]
+    for x, y in zip(a, c):
+        np.testing.assert_array_equal(x, y)
+    assert not np.array_equal(a[0], b[0])  # a fresh draw at every call
+    assert 0.0 <= a[0].min() and a[0].max() < 1.0 and abs(a[0].mean() - 0.5) < 0.05
+    assert abs(a[1].std() - 1.0) < 0.1 and a[1].dtype == np.float32
+
+
+def test_float64_stays_float64_and_scalars_are_numpy_scalars():
+    a, b = _both(lambda x: (rt.reduce_sum(x), x * 2.0), np.arange(3.0))
+    assert a[0].numpy().dtype == np.float64 and isinstance(a[0].numpy(), np.float64)
+    assert a[1].numpy().dtype == b[1].numpy().dtype == np.float64
+
+
+def test_without_jax_the_error_names_the_extra(monkeypatch):
+    class NoJax:
+        @staticmethod
+        def import_module(name, package=None):
+            raise ImportError(f"No module named {name!r}")
+    monkeypatch.setattr(compiler, "importlib", NoJax)
+    with pytest.raises(ImportError, match=r"pip install 'autograph-rt\[xla\]'"):
+        rt.function(lambda x: x, jit_compile="xla")
