@@ -8,6 +8,7 @@ object with exactly one key naming its kind:
     {"dtype": "float32"}           a runtime dtype      {"np_dtype": "float32"}  a NumPy dtype
     {"shape": [2, null]}           a TensorShape (null: unknown rank)
     {"array": "c0"}  {"scalar": "c1"}   a NumPy array / scalar stored in the .npz under that key
+    {"bytes": [[2], ["6869", ""]]}  a string array: its shape and its items' bytes in hex
     {"variable": 0}                the saved variable with that index
     {"slice": [start, stop, step]}  {"ellipsis": null}  {"slot": 0}   parts of an index key
     {"spec": [shape, dtype, name]}  a TensorSpec        {"output": 0}  a function output
@@ -26,10 +27,12 @@ from ..shapes import TensorShape, TensorSpec
 
 MAX_DEPTH = 32
 
-# every dtype a saved tensor, array or attribute may have (strings need pickle: not saved)
-DTYPES = {d.name: d for d in (*_dtypes.ALL, _dtypes.variant) if d is not _dtypes.string}
+# every dtype a saved tensor, array or attribute may have; string arrays are written in the
+# graph file as hex (the .npz holds numbers only: object arrays would need pickle)
+DTYPES = {d.name: d for d in (*_dtypes.ALL, _dtypes.variant)}
 NP_DTYPES = {name: np.dtype(d.as_numpy_dtype) for name, d in DTYPES.items()
-             if name != "variant"}
+             if name not in ("variant", "string")}
+MAX_STRING_BYTES = 2 ** 26  # all the bytes of one string array in the graph file
 
 
 class Output:
@@ -81,6 +84,9 @@ class Encoder:
             return {"array": self.array_key(v)}
         if isinstance(v, np.generic) and v.dtype.kind in "biufc":
             return {"scalar": self.array_key(np.asarray(v))}
+        if (isinstance(v, np.ndarray) and v.dtype == object
+                and all(type(b) is bytes for b in v.reshape(-1).tolist())):
+            return {"bytes": [list(v.shape), [b.hex() for b in v.reshape(-1).tolist()]]}
         if type(v) is slice:
             return {"slice": [self.encode(p, where) for p in (v.start, v.stop, v.step)]}
         if v is Ellipsis:
@@ -169,6 +175,23 @@ class Decoder:
         if value.ndim != 0:
             raise ValueError(f"{where}: scalar {body!r} is not 0-dimensional.")
         return value[()]
+
+    def _tag_bytes(self, body, where, depth):
+        form = f"{where}: a string array is [shape, [hex strings]]"
+        if type(body) is not list or len(body) != 2 or type(body[1]) is not list:
+            raise ValueError(f"{form}.")
+        shape = shape_from(body[0], where)
+        items = body[1]
+        if body[0] is None or math.prod(shape.as_tuple()) != len(items):
+            raise ValueError(f"{form} of as many items as the shape holds.")
+        if not all(type(h) is str for h in items) or sum(map(len, items)) > 2 * MAX_STRING_BYTES:
+            raise ValueError(f"{form}, at most {MAX_STRING_BYTES} bytes in all.")
+        out = np.empty(len(items), dtype=object)
+        try:
+            out[:] = [bytes.fromhex(h) for h in items]
+        except ValueError:
+            raise ValueError(f"{form}: an item is not hex digits.") from None
+        return out.reshape(shape.as_tuple())
 
     def _tag_variable(self, body, where, depth):
         if type(body) is not int or not 0 <= body < len(self._variables):

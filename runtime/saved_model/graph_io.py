@@ -316,7 +316,8 @@ class _Builder:
             if ins:
                 raise ValueError(f"{where}: a Const has no inputs.")
             value = attrs["value"]
-            return [(TensorShape(value.shape), dtype_named(value.dtype.name, where))]
+            name = "string" if value.dtype == object else value.dtype.name  # ARRAY: bytes items
+            return [(TensorShape(value.shape), dtype_named(name, where))]
         try:
             specs = opdef.infer(*ins, **attrs)
         except Exception as exc:  # a shape rule's error on inputs the file combined wrongly

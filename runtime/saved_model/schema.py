@@ -177,8 +177,9 @@ def VARIABLE(v, ctx):
 
 @_kind("array")
 def ARRAY(v, ctx):
-    ok = isinstance(v, (np.ndarray, np.generic)) and v.dtype.kind in "biufc"
-    return None if ok else "a numeric NumPy array"
+    ok = isinstance(v, (np.ndarray, np.generic)) and (v.dtype.kind in "biufc" or (
+        v.dtype == object and all(type(b) is bytes for b in np.asarray(v).reshape(-1).tolist())))
+    return None if ok else "a numeric NumPy array or an object array of bytes"
 
 
 def _enum(*values):
