@@ -182,12 +182,32 @@ def _finish(tensors: list, single: bool):
     return list(tensors)
 
 
+def _decorator(wrap: Callable, func, inp, what: str, **options):
+    """`@py_function(Tout=...)` without `func` and `inp`: a decorator whose function calls
+    `wrap(func, args, ...)` with the arguments it is called with, as in TensorFlow."""
+    if inp is not None:
+        raise TypeError(f"{what}: func is missing (inp given without a function).")
+
+    def decorate(fn: Callable) -> Callable:
+        def call(*args):
+            return wrap(fn, list(args), **options)
+        call.__name__ = getattr(fn, "__name__", what)
+        call.__doc__ = getattr(fn, "__doc__", None)
+        call.__wrapped__ = fn
+        return call
+    return decorate if func is None else decorate(func)
+
+
 @export("py_function")
-def py_function(func: Callable, inp, Tout, name: str | None = None):  # noqa: N803
+def py_function(func: Callable | None = None, inp=None, Tout=None,  # noqa: N803
+                name: str | None = None):
     """Calls the Python function `func(*inp)` on eager tensors, at every call of a compiled
     function (staged, it is one `EagerPyFunc` op). `Tout` is a dtype (one tensor back), a list
     of dtypes (a list back) or `TensorSpec`s giving shapes too. Gradients flow through the
-    ops `func` runs, eagerly and staged."""
+    ops `func` runs, eagerly and staged. Without `func` and `inp` (`@rt.py_function(Tout=...)`)
+    it is a decorator."""
+    if inp is None:
+        return _decorator(py_function, func, inp, "py_function", Tout=Tout, name=name)
     if not callable(func):
         raise TypeError(f"py_function: func must be callable, got {type(func).__name__}.")
     outs, single = _outputs(Tout, "py_function")
@@ -203,10 +223,14 @@ def py_function(func: Callable, inp, Tout, name: str | None = None):  # noqa: N8
 
 
 @export("numpy_function")
-def numpy_function(func: Callable, inp, Tout, stateful: bool = True,
-                   name: str | None = None):  # noqa: N803
+def numpy_function(func: Callable | None = None, inp=None, Tout=None,  # noqa: N803
+                   stateful: bool = True, name: str | None = None):
     """Calls `func(*arrays)` on NumPy arrays, at every call of a compiled function (one
-    `PyFunc` op). `Tout` as for `py_function`. No gradient flows through it."""
+    `PyFunc` op). `Tout` as for `py_function`. No gradient flows through it. Without `func`
+    and `inp` it is a decorator, like `py_function`."""
+    if inp is None:
+        return _decorator(numpy_function, func, inp, "numpy_function", Tout=Tout,
+                          stateful=stateful, name=name)
     if not callable(func):
         raise TypeError(f"numpy_function: func must be callable, got {type(func).__name__}.")
     outs, single = _outputs(Tout, "numpy_function")

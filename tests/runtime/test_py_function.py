@@ -131,3 +131,27 @@ def test_unknown_rank_on_the_numba_tier_is_refused_naming_the_op():
     f = rt.function(lambda x: rt.py_function(_f, [x], rt.float64), jit_compile=True)
     with pytest.raises(Exception, match="EagerPyFunc"):
         f(rt.constant(X))
+
+
+def test_py_function_and_numpy_function_as_decorators():
+    calls = []
+
+    @rt.py_function(Tout=rt.float32)
+    def py_plus(x, y):
+        calls.append("py")
+        return x + y
+
+    @rt.numpy_function(Tout=rt.float32)
+    def np_times(x, y):
+        calls.append("np")
+        return (x * y).astype(np.float32)
+
+    @rt.function
+    def f(a, b):
+        return py_plus(a, b) + np_times(a, b)
+
+    for _ in range(2):
+        assert float(f(rt.constant(2.0), rt.constant(3.0))) == 11.0
+    assert calls == ["py", "np", "py", "np"]
+    assert float(py_plus(rt.constant(1.0), rt.constant(1.5))) == 2.5
+    assert py_plus.__name__ == "py_plus"
