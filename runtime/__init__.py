@@ -67,6 +67,7 @@ random = _types.SimpleNamespace(**_NAMESPACES["random"])
 random.experimental = _types.SimpleNamespace(**_NAMESPACES["random.experimental"])
 nn = _types.SimpleNamespace(**_NAMESPACES["nn"])
 debugging = _types.SimpleNamespace(**_NAMESPACES["debugging"])
+signal = _types.SimpleNamespace(**_NAMESPACES["signal"])
 strings = _types.SimpleNamespace(**_NAMESPACES["strings"])
 config = _types.SimpleNamespace(**_NAMESPACES["config"], experimental=_types.SimpleNamespace(
     **_NAMESPACES.get("config.experimental", {})))
@@ -99,6 +100,8 @@ def __getattr__(name):
         return _layers if name == "layers" else _layers.Model
     if name == "keras":
         return _importlib.import_module(".keras", __name__)
+    if name == "autograph":    # tf.autograph: the converter package itself
+        return _importlib.import_module("autograph")
     if name in ("saved_model", "dask"):  # dask is an optional extra: loaded only when asked
         return _importlib.import_module(f".{name}", __name__)
     if name in ("optimizers", "train"):

@@ -20,19 +20,23 @@ class OperatorNotAllowedInGraphError(TypeError):
     """A Python operation (such as `bool()`) was applied to a symbolic tensor."""
 
 
-class InaccessibleTensorError(ValueError):
-    """A symbolic tensor was used outside the graph (or branch) that made it."""
+class InaccessibleTensorError(ValueError, TypeError):
+    """A symbolic tensor was used outside the graph (or branch) that made it.
+
+    A `ValueError`, as TensorFlow's class is, and a `TypeError`, which TensorFlow 2 raises
+    when a function captures a tensor leaked from another function's graph."""
 
 
 class ResourceExhaustedError(OpError, MemoryError):
     """An op ran out of memory (a huge allocation); the message names the op and its line."""
 
 
-class SignatureMismatchError(TypeError, ValueError):
+class SignatureMismatchError(InvalidArgumentError, TypeError):
     """A call's argument does not fit the function's input_signature (dtype, shape or spec).
 
-    A `TypeError`, as TensorFlow 2 raises for this; also a `ValueError`, which this runtime
-    raised before, so code catching either keeps working."""
+    A `TypeError`, as TensorFlow 2 raises for a shape that does not fit; an
+    `InvalidArgumentError` (so a `ValueError`), as it raises for a dtype that does not, and as
+    code catching either expects."""
 
 
 class SymbolicValueError(NotImplementedError, AttributeError):
