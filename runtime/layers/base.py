@@ -246,7 +246,7 @@ class Layer(Module):
         """A new variable owned by this layer, created eagerly even while a function traces.
 
         `initializer` is a name (`"glorot_uniform"`, `"zeros"`, ...) or a callable
-        `(shape, dtype) -> value`; the default is glorot_uniform for floats, zeros otherwise.
+        `(shape, dtype=dtype) -> value` (as Keras calls it, so `rt.random.normal` works); the default is glorot_uniform for floats, zeros otherwise.
         """
         dtype = _dtypes.as_dtype(dtype) if dtype is not None else self.dtype
         dims = TensorShape(shape)
@@ -257,7 +257,7 @@ class Layer(Module):
             initializer = "glorot_uniform" if dtype.is_floating else "zeros"
         init = _initializers.get(initializer)
         with context.init_scope():
-            value = convert_to_tensor(init(tuple(dims.as_list()), dtype))
+            value = convert_to_tensor(init(tuple(dims.as_list()), dtype=dtype))
             if value.dtype is not dtype:
                 raise TypeError(f"{self.name}.add_weight({name!r}): the initializer returned "
                                 f"{value.dtype.name} values for a {dtype.name} weight.")

@@ -31,10 +31,20 @@ class Training:
 
     @strict_keywords()
     def compile(self, optimizer, loss: Union[str, Callable],
-                metrics: Optional[Sequence[Union[str, Callable]]] = None) -> None:
+                metrics: Optional[Sequence[Union[str, Callable]]] = None,
+                run_eagerly: Optional[bool] = None, jit_compile=None,
+                steps_per_execution: int = 1) -> None:
         """Sets the optimizer, the loss (a callable `fn(y_true, y_pred)` or a name such as
         "mse", "sparse_categorical_crossentropy", "categorical_crossentropy",
-        "binary_crossentropy") and metrics ("accuracy", "mae", or callables)."""
+        "binary_crossentropy") and metrics ("accuracy", "mae", or callables).
+
+        `run_eagerly=True` runs each step as plain Python (for debugging); `jit_compile`
+        picks the compiler tier of the step functions as in `rt.function`;
+        `steps_per_execution` is accepted for Keras compatibility (each step is one call)."""
+        if int(steps_per_execution) < 1:
+            raise ValueError(f"steps_per_execution must be a positive integer, got "
+                             f"{steps_per_execution!r}.")
+        self.run_eagerly = bool(run_eagerly)
         loss_fn = _losses.get(loss)
         self._compiled_metrics = list(metrics or ())
         self._stateful_metrics = [m for m in self._compiled_metrics if _is_stateful(m)]
@@ -44,10 +54,13 @@ class Training:
         self.optimizer = optimizer
         self.loss = loss
         self.metrics_names = ["loss"] + [name for name, _ in named]
-        self._train_step = function(_train_step(self, optimizer, loss_fn, named),
-                                    reduce_retracing=True)
-        self._test_step = function(_test_step(self, loss_fn, named), reduce_retracing=True)
-        self._predict_step = function(_predict_step(self), reduce_retracing=True)
+        def step(fn):
+            if self.run_eagerly:
+                return fn
+            return function(fn, reduce_retracing=True, jit_compile=jit_compile)
+        self._train_step = step(_train_step(self, optimizer, loss_fn, named))
+        self._test_step = step(_test_step(self, loss_fn, named))
+        self._predict_step = step(_predict_step(self))
 
     @strict_keywords()
     def fit(self, x, y, epochs: int = 1, batch_size: int = 32, validation_data=None,

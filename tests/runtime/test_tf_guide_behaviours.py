@@ -47,3 +47,32 @@ def test_tf_autograph_is_the_converter():
 
     assert rt.autograph is ag
     assert "ag__.if_stmt" in rt.autograph.to_code(f)
+
+
+def test_a_random_function_as_a_kernel_initializer():
+    rt.random.set_seed(0)
+    layer = rt.keras.layers.Dense(3, kernel_initializer=rt.random.normal,
+                                  bias_initializer=rt.zeros)
+    layer(rt.ones([2, 4]))
+    assert layer.kernel.shape == rt.TensorShape([4, 3]) and layer.kernel.dtype is rt.float32
+    assert layer.kernel.numpy().std() > 0.3           # standard normal draws, not a constant
+
+
+def test_compile_takes_run_eagerly_jit_compile_and_steps_per_execution():
+    import numpy as np
+    x = np.linspace(-1, 1, 64, dtype=np.float32).reshape(32, 2)
+    y = x @ np.float32([[2.0], [-1.0]])
+    losses = {}
+    for options in ({}, {"run_eagerly": True}, {"jit_compile": True},
+                    {"steps_per_execution": 4}):
+        model = rt.keras.Sequential([rt.keras.layers.Dense(1, kernel_initializer="zeros")])
+        model.compile(optimizer=rt.keras.optimizers.SGD(0.1), loss="mse", **options)
+        history = model.fit(x, y, epochs=3, batch_size=8, verbose=0, shuffle=False)
+        losses[str(options)] = history.history["loss"]
+    first = next(iter(losses.values()))
+    for run in losses.values():
+        np.testing.assert_allclose(run, first, rtol=1e-5)
+    assert first[-1] < first[0]
+    with pytest.raises(TypeError, match="run_eagerly"):
+        rt.keras.Sequential([rt.keras.layers.Dense(1)]).compile(
+            optimizer="sgd", loss="mse", run_eagerlly=True)
