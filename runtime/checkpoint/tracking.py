@@ -57,9 +57,17 @@ def _is_checkpoint(value: Any) -> bool:
     return callable(getattr(type(value), "_checkpoint_children", None))
 
 
+def _has_own_children(value: Any) -> bool:
+    """An object that names its trackable parts itself (`_trackable_children()`), such as an
+    `rt.random.Generator` and its state variable."""
+    return callable(getattr(type(value), "_trackable_children", None))
+
+
 def is_trackable(value: Any) -> bool:
-    """True for a variable, module, optimizer or checkpoint (not for containers)."""
-    return isinstance(value, (Variable, Module)) or _is_optimizer(value) or _is_checkpoint(value)
+    """True for a variable, module, optimizer or checkpoint (not for containers), or an
+    object that names its trackable parts."""
+    return (isinstance(value, (Variable, Module)) or _is_optimizer(value)
+            or _is_checkpoint(value) or _has_own_children(value))
 
 
 def _holds_trackable(value: Any, depth: int = 0) -> bool:
@@ -84,6 +92,8 @@ def kind(value: Any) -> str:
         return "optimizer"
     if isinstance(value, Module):
         return "module"
+    if _has_own_children(value):
+        return "object"
     if isinstance(value, dict):
         return "dict"
     return "list"
@@ -140,6 +150,8 @@ def children(obj: Any) -> list[tuple[str, Any]]:
         found = obj._checkpoint_children()
     elif _is_optimizer(obj):
         found = _optimizer_children(obj)
+    elif _has_own_children(obj):
+        found = obj._trackable_children()
     elif isinstance(obj, Module) and isinstance(vars(obj).get("_weights"), list):  # a Layer
         found = _layer_children(obj)
     elif isinstance(obj, Module):

@@ -146,6 +146,10 @@ class Generator:
         return cls(state=_key_counter_state(key, counter), alg=alg)
 
     # -- state -----------------------------------------------------------------------------
+    def _trackable_children(self) -> list:
+        """What a checkpoint saves of a generator: its state variable."""
+        return [("_state_var", self._state_var)]
+
     @property
     def state(self) -> Variable:
         """The int64 variable [counter low, counter high, key] the draws advance."""

@@ -425,3 +425,15 @@ def test_restore_in_a_fresh_process(tmp_path):
                             timeout=300, env={**os.environ, "OPENBLAS_NUM_THREADS": "1"})
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["ok", "1"]
+
+
+def test_a_random_generator_is_saved_and_replays_after_restore(tmp_path):
+    g = rt.random.Generator.from_seed(1)
+    g.normal([3])
+    checkpoint = rt.train.Checkpoint(generator=g)
+    path = checkpoint.save(str(tmp_path / "ckpt"))
+    expected = g.normal([3]).numpy()
+    g.normal([5])                                   # moves on
+    checkpoint.restore(path).assert_consumed()
+    np.testing.assert_array_equal(g.normal([3]).numpy(), expected)
+    assert any("generator/_state_var" in name for name, _ in rt.train.list_variables(path))
