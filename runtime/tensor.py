@@ -283,6 +283,8 @@ def to_numpy_value(value, dtype: _dtypes.DType | None = None):
                 result = result.astype(np.int32)
         elif kind == "c":
             result = result.astype(np.complex128)
+        elif kind in "SU":  # NumPy's fixed-width strings drop trailing NULs: keep the items
+            result = np.array(value, dtype=object)
         elif kind == "O":
             if any(type(v) is int for v in result.flat):
                 raise TypeError(f"Cannot convert {value!r:.80} to a tensor: a Python int is out "
