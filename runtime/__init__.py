@@ -69,6 +69,7 @@ nn = _types.SimpleNamespace(**_NAMESPACES["nn"])
 debugging = _types.SimpleNamespace(**_NAMESPACES["debugging"])
 signal = _types.SimpleNamespace(**_NAMESPACES["signal"])
 strings = _types.SimpleNamespace(**_NAMESPACES["strings"])
+sparse = _types.SimpleNamespace(**_NAMESPACES["sparse"])
 config = _types.SimpleNamespace(**_NAMESPACES["config"], experimental=_types.SimpleNamespace(
     **_NAMESPACES.get("config.experimental", {})))
 newaxis = None  # x[:, rt.newaxis], as tf.newaxis

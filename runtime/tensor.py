@@ -255,6 +255,7 @@ def to_numpy_value(value, dtype: _dtypes.DType | None = None):
             raise TypeError(f"Cannot convert {value!r:.80} to a tensor of dtype {dtype.name}: "
                             "a value is out of range.") from None
         except (TypeError, ValueError) as exc:
+            _raise_if_ragged(value, exc)
             raise TypeError(f"Cannot convert {value!r} to a tensor of dtype {dtype.name}: "
                             f"{exc}") from None
     tp = type(value)
@@ -272,6 +273,7 @@ def to_numpy_value(value, dtype: _dtypes.DType | None = None):
         try:
             result = np.array(value)
         except (TypeError, ValueError) as exc:
+            _raise_if_ragged(value, exc)
             raise TypeError(f"Cannot convert {value!r} to a tensor: {exc}") from None
         kind = result.dtype.kind
         if kind == "f" and result.dtype != np.float32:
@@ -294,6 +296,18 @@ def to_numpy_value(value, dtype: _dtypes.DType | None = None):
     if result.dtype.kind in "USO":
         result = as_bytes_array(result)
     return result
+
+
+class NonRectangularError(ValueError, TypeError):
+    """A nested list whose rows differ in length: a ValueError as in TF (and a TypeError, the
+    type conversion errors had before)."""
+
+
+def _raise_if_ragged(value, exc: Exception) -> None:
+    if isinstance(value, (list, tuple)) and "inhomogeneous" in str(exc):
+        raise NonRectangularError(
+            f"Cannot make a tensor of the non-rectangular nested list {value!r:.80}: its rows "
+            "differ in length (use rt.ragged.constant for a ragged tensor).") from None
 
 
 def as_bytes_array(value) -> np.ndarray:
