@@ -112,7 +112,7 @@ class ConcreteFunction:
             raise TypeError(f"{self.name}() takes {len(sig_args)} positional arguments but "
                             f"{len(args)} were given.")
         values: list = []
-        given = list(args)
+        given = _tensor_slots_only(sig_args, args) if not kwargs else list(args)
         # keyword arguments fill the remaining positional slots by placeholder name
         names = self.arg_names
         for i in range(len(given), len(sig_args)):
@@ -195,3 +195,22 @@ def _public_outputs(structured):
     if nest.is_nested(structured):
         return nest.map_structure(leaf, structured)
     return leaf(structured)
+
+
+def _takes_tensors(spec) -> bool:
+    return isinstance(spec, TensorSpec) or (
+        nest.is_nested(spec) and any(isinstance(leaf, TensorSpec) for leaf in nest.flatten(spec)))
+
+
+def _tensor_slots_only(sig_args: tuple, args: tuple) -> list:
+    """The positional values of a call: `args` as given, or, when they are exactly the
+    tensor arguments of a trace whose other arguments were Python values (a model, a flag),
+    those values with `args` in the tensor slots, as TensorFlow's concrete functions take
+    (the Python values were bound when tracing)."""
+    slots = [i for i, spec in enumerate(sig_args) if _takes_tensors(spec)]
+    if len(args) >= len(sig_args) or len(slots) == len(sig_args) or len(args) != len(slots):
+        return list(args)
+    given = list(sig_args)
+    for slot, value in zip(slots, args):
+        given[slot] = value
+    return given

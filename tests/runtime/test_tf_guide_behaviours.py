@@ -76,3 +76,24 @@ def test_compile_takes_run_eagerly_jit_compile_and_steps_per_execution():
     with pytest.raises(TypeError, match="run_eagerly"):
         rt.keras.Sequential([rt.keras.layers.Dense(1)]).compile(
             optimizer="sgd", loss="mse", run_eagerlly=True)
+
+
+def test_a_concrete_function_takes_only_its_tensor_arguments():
+    class Model(rt.Module):
+        def __init__(self):
+            super().__init__()
+            self.weight = rt.Variable(2.0)
+            self.bias = rt.Variable(0.0)
+
+    def evaluate(model, x):
+        return model.weight * x + model.bias
+
+    model = Model()
+    x = rt.constant(10.0)
+    concrete = rt.function(evaluate).get_concrete_function(model, x)
+    assert float(concrete(x)) == 20.0                 # the model was bound when tracing
+    assert float(concrete(model, x)) == 20.0          # the full signature works too
+    model.bias.assign(5.0)
+    assert float(concrete(rt.constant(1.0))) == 7.0   # variables are read at each call
+    with pytest.raises(TypeError, match="missing"):
+        concrete()
