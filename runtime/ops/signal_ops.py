@@ -16,6 +16,7 @@ import numpy as np
 from .. import dtypes as _dtypes
 from ..exports import export
 from ..opdef import define
+from ..shapes import TensorShape
 from ..tensor import Tensor
 from . import array_ops as _array
 from . import composed as _composed
@@ -85,10 +86,9 @@ def _rfft_infer(x, rank, fft_length):
     _check_rank("rfft", x, rank)
     dims = x.shape.as_list() if x.shape.rank is not None else None
     if dims is None:
-        from ..shapes import TensorShape
         return TensorShape(None), _COMPLEX_OF[x.dtype.name]
     dims[-rank:] = list(fft_length[:-1]) + [fft_length[-1] // 2 + 1]
-    return dims, _COMPLEX_OF[x.dtype.name]
+    return TensorShape(dims), _COMPLEX_OF[x.dtype.name]
 
 
 def _rfft_kernel(x, rank, fft_length):
@@ -102,10 +102,9 @@ def _irfft_infer(x, rank, fft_length):
     _check_rank("irfft", x, rank)
     dims = x.shape.as_list() if x.shape.rank is not None else None
     if dims is None:
-        from ..shapes import TensorShape
         return TensorShape(None), _REAL_OF[x.dtype.name]
     dims[-rank:] = list(fft_length)
-    return dims, _REAL_OF[x.dtype.name]
+    return TensorShape(dims), _REAL_OF[x.dtype.name]
 
 
 def _irfft_kernel(x, rank, fft_length):

@@ -313,6 +313,23 @@ def _scatter_sort_gradients(x):
     return g, outer.gradient(z, x)
 
 
+def _special_and_signal(x):
+    """Special functions, complex parts, reverse_sequence and the Fourier transforms."""
+    y = x * 1.6 - 0.8  # in (-0.8, 0.8)
+    z = rt.complex(x, y)
+    with rt.GradientTape() as tape:
+        tape.watch(x)
+        s = rt.reduce_sum(rt.math.lgamma(x + 1.0) + rt.math.erfinv(y) + rt.math.ndtri(x) +
+                          rt.math.bessel_i1e(y) + rt.math.bessel_i0e(y) + rt.math.digamma(x))
+    return (rt.math.lgamma(x), rt.math.digamma(x), rt.math.polygamma(rt.ones_like(x), x),
+            rt.math.erfc(y), rt.math.erfinv(y), rt.math.ndtri(x), rt.math.bessel_i0e(y),
+            rt.math.bessel_i1e(y), rt.math.nextafter(x, y), rt.math.real(z), rt.math.imag(z),
+            rt.math.imag(rt.math.conj(z)), rt.math.angle(z),
+            rt.reverse_sequence(x, [2, 4, 0], seq_axis=1), rt.math.real(rt.signal.fft(z)),
+            rt.math.imag(rt.signal.ifft2d(z)) + 2.0, rt.math.imag(rt.signal.rfft(x)) + 2.0,
+            rt.signal.irfft(z, [6]) + 2.0, tape.gradient(s, x))  # complex results compared by parts
+
+
 _ANY_ROWS = [rt.TensorSpec([None, 4], rt.float32)]
 
 # One kernel per group (Numba's compile time dominates); float64 and the vectorised paths
@@ -327,6 +344,7 @@ GROUPS = {
     # 64x64: NumPy's softmax too (vectorised.ROW_MIN_SIZE)
     "vectorised": (_vectorised, [(_x(F64, (8, 32)),), (_x(F64, (64, 64)),)], {}),
     "linalg": (_linalg, [(_x(F64, (3, 4), -1, 1.5),)], {}),
+    "special_and_signal": (_special_and_signal, [(_x(F64),)], {}),
     "shapes": (_shapes, [(_x(F32),)], {}),
     "gradients": (_gradients, [(rt.constant(_x(F32)),)], {}),
     "loop_gradients": (_loop_gradients, [(rt.constant(_x(F64)),)], {}),
