@@ -110,7 +110,7 @@ def _layer_call(layer):
 
 def _module_functions(module) -> tuple[dict, dict]:
     """({name: ConcreteFunction}, aliases) of an `rt.Module`'s `rt.function` attributes that
-    have an input_signature: `__call__` is saved as the default signature (what the loaded
+    have an input_signature, or were traced exactly once (that trace is saved): `__call__` is saved as the default signature (what the loaded
     object's `__call__` runs), as is a single other function, which keeps its name too."""
     found = {}
     names = [name for name in dir(type(module))
@@ -118,13 +118,24 @@ def _module_functions(module) -> tuple[dict, dict]:
     names += [name for name, value in vars(module).items() if graph_io.is_function(value)]
     for name in dict.fromkeys(names):
         fn = getattr(module, name)
-        if fn.input_signature is not None and (name == "__call__" or IDENTIFIER.match(name)):
+        if not (name == "__call__" or IDENTIFIER.match(name)):
+            continue
+        if fn.input_signature is not None:
             found[name] = fn
+            continue
+        traced = fn.list_concrete_functions()
+        if len(traced) == 1:        # traced once: saved as traced, as TensorFlow saves it
+            found[name] = traced[0]
+        elif len(traced) > 1:
+            raise ValueError(f"Saving {type(module).__name__}: {name} was traced for "
+                             f"{len(traced)} input signatures and a saved function has one; "
+                             "give it an input_signature, or pass signatures={...} naming "
+                             "the concrete functions to save.")
     if not found:
         raise ValueError(f"Saving {type(module).__name__}: it has no rt.function with an "
-                         "input_signature (e.g. @rt.function(input_signature=[rt.TensorSpec("
-                         "...)]) on __call__), so pass signatures= (a concrete function, or a "
-                         "dict of them).")
+                         "input_signature or a trace (e.g. @rt.function(input_signature=["
+                         "rt.TensorSpec(...)]) on __call__, or call it once before saving), so "
+                         "pass signatures= (a concrete function, or a dict of them).")
     call = found.pop("__call__", None)
     if call is None and len(found) == 1:
         (name, fn), = found.items()

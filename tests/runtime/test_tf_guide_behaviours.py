@@ -97,3 +97,25 @@ def test_a_concrete_function_takes_only_its_tensor_arguments():
     assert float(concrete(rt.constant(1.0))) == 7.0   # variables are read at each call
     with pytest.raises(TypeError, match="missing"):
         concrete()
+
+
+def test_a_module_function_traced_once_is_saved_as_traced(tmp_path):
+    class Scale(rt.Module):
+        def __init__(self, value):
+            super().__init__()
+            self.weight = rt.Variable(value)
+
+        @rt.function
+        def multiply(self, x):
+            return x * self.weight
+
+    module = Scale(3)
+    with pytest.raises(ValueError, match="call it once before saving"):
+        rt.saved_model.save(module, str(tmp_path / "untraced"))
+    module.multiply(rt.constant([1, 2, 3]))
+    rt.saved_model.save(module, str(tmp_path / "saved"))
+    loaded = rt.saved_model.load(str(tmp_path / "saved"))
+    assert loaded.multiply(rt.constant([4, 5, 6])).numpy().tolist() == [12, 15, 18]
+    module.multiply(rt.constant([[1, 2]]))                       # a second signature
+    with pytest.raises(ValueError, match="traced for 2 input signatures"):
+        rt.saved_model.save(module, str(tmp_path / "twice"))
