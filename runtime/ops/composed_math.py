@@ -23,7 +23,7 @@ from ..errors import InvalidArgumentError
 from ..exports import NAMESPACES, export
 from ..graph import constant_value
 from ..opdef import REGISTRY
-from ..tensor import Tensor
+from ..tensor import EagerTensor, Tensor
 from . import array_ops as _array
 from . import composed as _composed
 from . import linalg_ops as _linalg
@@ -32,6 +32,15 @@ from . import nn_ops as _nn
 from . import reduce_ops as _reduce
 from . import sort_ops as _sort
 from .core import apply, binary_operands, convert_to_tensor
+
+
+def _known(value):
+    """The value of `value` when it is known now (eager, or constant when traced), else None."""
+    if isinstance(value, EagerTensor):
+        return value.numpy()
+    if isinstance(value, Tensor):
+        return constant_value(value)
+    return np.asarray(value)
 
 
 def _alias(obj: Any, *names: str) -> None:
@@ -341,7 +350,7 @@ def invert_permutation(x, name=None) -> Tensor:
         raise TypeError(f"invert_permutation needs an integer `x`, got {x.dtype.name}.")
     if x.shape.rank not in (None, 1):
         raise ValueError(f"invert_permutation needs a vector `x`, got shape {x.shape}.")
-    known = constant_value(x) if not hasattr(x, "numpy") else x.numpy()
+    known = _known(x)
     if known is not None and not np.array_equal(np.sort(known), np.arange(known.size)):
         raise InvalidArgumentError(f"invert_permutation: `x` must be a permutation of "
                                    f"0..{known.size - 1}, got {known.tolist()}.")
@@ -349,8 +358,7 @@ def invert_permutation(x, name=None) -> Tensor:
 
 
 def _static_int(value):
-    if isinstance(value, Tensor):
-        value = constant_value(value) if not hasattr(value, "numpy") else value.numpy()
+    value = _known(value)
     return None if value is None else int(value)
 
 
@@ -368,8 +376,7 @@ def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=
         if t.shape.rank not in (None, 1):
             raise ValueError(f"confusion_matrix needs `{what}` as a vector, got shape {t.shape}.")
     dtype = _dtypes.as_dtype(dtype)
-    known = [constant_value(t) if not hasattr(t, "numpy") else t.numpy()
-             for t in (labels, predictions)]
+    known = [_known(t) for t in (labels, predictions)]
     for what, values in zip(("labels", "predictions"), known):
         if values is not None and values.size and values.min() < 0:
             raise InvalidArgumentError(f"confusion_matrix: `{what}` must be non-negative, got "
@@ -463,14 +470,13 @@ def unravel_index(indices, dims, name=None) -> Tensor:
     idx = convert_to_tensor(indices)
     if not idx.dtype.is_integer:
         raise TypeError(f"unravel_index needs integer `indices`, got {idx.dtype.name}.")
-    known = constant_value(convert_to_tensor(dims)) if isinstance(dims, Tensor) and not hasattr(
-        dims, "numpy") else np.asarray(dims.numpy() if hasattr(dims, "numpy") else dims)
+    known = _known(dims)
     if known is None:
         raise ValueError("unravel_index needs `dims` known when tracing.")
     shape = [int(d) for d in np.asarray(known).reshape(-1)]
     if builtins.any(d <= 0 for d in shape):
         raise InvalidArgumentError(f"unravel_index: `dims` must be positive, got {shape}.")
-    values = constant_value(idx) if not hasattr(idx, "numpy") else idx.numpy()
+    values = _known(idx)
     total = int(np.prod(shape))
     if values is not None and values.size and (values.min() < 0 or values.max() >= total):
         raise InvalidArgumentError(f"unravel_index: `indices` must be in [0, {total}) for dims "
@@ -539,7 +545,8 @@ def weighted_cross_entropy_with_logits(labels, logits, pos_weight, name=None) ->
     # -log(sigmoid(x)) = log1p(exp(-|x|)) + max(-x, 0), stable for any x
     neg_log_sig = _math.add(_math.log1p(_math.exp(_math.negative(_math.abs(x)))),
                             _math.maximum(_math.negative(x), 0))
-    positive_weight = _math.add(_math.multiply(_math.subtract(pos_weight, 1), z), 1)
+    q = convert_to_tensor(pos_weight, dtype=x.dtype)
+    positive_weight = _math.add(_math.multiply(_math.subtract(q, 1), z), 1)
     return _math.add(_math.multiply(_math.subtract(1, z), x),
                      _math.multiply(positive_weight, neg_log_sig), name=name)
 

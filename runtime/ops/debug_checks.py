@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import dtypes as _dtypes
 from ..exports import export
-from ..tensor import Tensor
+from ..tensor import EagerTensor, Tensor
 from . import array_ops as _array
 from . import composed as _composed
 from . import math_ops as _math
@@ -110,7 +110,9 @@ def assert_scalar(tensor, message=None, name=None) -> Tensor:
 
 
 def _int_rank(rank, what):
-    value = rank.numpy() if isinstance(rank, Tensor) and hasattr(rank, "numpy") else rank
+    value = rank.numpy() if isinstance(rank, EagerTensor) else rank
+    if isinstance(value, Tensor):
+        raise ValueError(f"`{what}` must be known when tracing.")
     if isinstance(value, np.ndarray):
         if value.ndim != 0:
             raise ValueError(f"`{what}` must be a scalar, got shape {value.shape}.")

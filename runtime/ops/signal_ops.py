@@ -15,9 +15,10 @@ import numpy as np
 
 from .. import dtypes as _dtypes
 from ..exports import export
+from ..graph import constant_value
 from ..opdef import define
 from ..shapes import TensorShape
-from ..tensor import Tensor
+from ..tensor import EagerTensor, Tensor
 from . import array_ops as _array
 from . import composed as _composed
 from . import math_ops as _math
@@ -199,10 +200,8 @@ def _lengths(fft_length, x, rank, inverse, public):
         if inverse:
             dims[-1] = 2 * (dims[-1] - 1)
         return tuple(dims)
-    value = fft_length.numpy() if isinstance(fft_length, Tensor) and hasattr(fft_length, "numpy") \
-        else fft_length
+    value = fft_length.numpy() if isinstance(fft_length, EagerTensor) else fft_length
     if isinstance(value, Tensor):
-        from ..graph import constant_value
         value = constant_value(value)
         if value is None:
             raise ValueError(f"{public} needs `fft_length` known when tracing.")
@@ -244,7 +243,7 @@ irfft3d = export("signal.irfft3d")(_real_fn(IRFFT, 3, True, "irfft3d",
 
 def _positive_int(value, what, public):
     if isinstance(value, Tensor):
-        value = value.numpy() if hasattr(value, "numpy") else None
+        value = value.numpy() if isinstance(value, EagerTensor) else constant_value(value)
         if value is None:
             raise ValueError(f"{public} needs `{what}` known when tracing.")
     try:
