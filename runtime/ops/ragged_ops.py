@@ -1,0 +1,578 @@
+"""Ragged tensors (`rt.ragged`, `rt.RaggedTensor`): rows of different lengths, held as the
+concatenated `values` of all rows and the int64 `row_splits` that cut them into rows (row i
+is `values[row_splits[i]:row_splits[i + 1]]`). `values` may itself be a RaggedTensor: each
+ragged dimension adds one level of splits; `flat_values` is the dense tensor at the bottom.
+
+Conversions are composed from existing ops (gather, scatter_nd, repeat, ...), so they stage
+and differentiate with respect to the values. A RaggedTensor is a nest of its `values` and
+`row_splits` (a dataclass), so it can be an argument or result of `rt.function`; calls are
+keyed by the shapes of those tensors.
+"""
+
+from __future__ import annotations
+
+import builtins
+import dataclasses
+import numbers
+from typing import Any, Callable
+
+import numpy as np
+
+from .. import dtypes as _dtypes
+from ..errors import InvalidArgumentError
+from ..exports import export
+from ..graph import constant_value
+from ..shapes import TensorShape
+from ..tensor import Tensor
+from . import array_ops as _array
+from . import math_ops as _math
+from . import reduce_ops as _reduce
+from . import scatter_ops as _scatter
+from . import sort_ops as _sort
+from .core import convert_to_tensor
+
+_CONVERTIBLE = (Tensor, list, tuple, np.ndarray, np.generic, numbers.Number, bytes, str)
+
+
+def _splits(value, what: str) -> Tensor:
+    if not isinstance(value, Tensor):
+        array = np.asarray(value)
+        if array.size and array.dtype.kind not in "iu":
+            raise TypeError(f"`{what}` must hold integers, got {value!r:.60}.")
+        value = array.astype(np.int64)
+    t = convert_to_tensor(value)
+    if not t.dtype.is_integer:
+        raise TypeError(f"`{what}` must hold integers, got dtype {t.dtype.name}.")
+    if t.shape.rank not in (1, None):
+        raise ValueError(f"`{what}` must be a vector, got shape {t.shape}.")
+    return t if t.dtype in (_dtypes.int64, _dtypes.int32) else _array.cast(t, _dtypes.int64)
+
+
+@export("RaggedTensor", "ragged.RaggedTensor")
+@dataclasses.dataclass(eq=False, repr=False)
+class RaggedTensor:
+    """A tensor whose rows have different lengths. Build one with `rt.ragged.constant` or
+    the `from_row_splits` / `from_row_lengths` / `from_value_rowids` / `from_tensor` class
+    methods; `to_tensor()` pads it, `to_list()` gives nested Python lists.
+
+        r = rt.ragged.constant([[0, 1, 2, 3], [4, 5], [6, 7, 8], [9]])
+        r.row_lengths()     # [4, 2, 3, 1]
+        r + 1, r * r        # elementwise, same row structure
+    """
+
+    values: Any
+    row_splits: Tensor
+
+    def __post_init__(self) -> None:
+        if isinstance(self.values, RaggedTensor):
+            pass
+        elif isinstance(self.values, _CONVERTIBLE):
+            self.values = convert_to_tensor(self.values)
+        else:
+            return  # a structure template of rt.function (TensorSpecs in place of tensors)
+        if not isinstance(self.row_splits, _CONVERTIBLE):
+            return
+        self.row_splits = _splits(self.row_splits, "row_splits")
+        if isinstance(self.values, Tensor) and self.values.shape.rank == 0:
+            raise ValueError("`values` of a RaggedTensor must have rank >= 1, got a scalar.")
+
+    # -- construction -------------------------------------------------------------------------
+
+    @classmethod
+    def from_row_splits(cls, values, row_splits, name=None, validate: bool = True) -> RaggedTensor:
+        """Rows `values[row_splits[i]:row_splits[i + 1]]`: `row_splits` starts at 0, never
+        decreases and ends at the number of values (checked when known eagerly)."""
+        result = cls(values, row_splits)
+        if validate:
+            _validate_splits(result)
+        return result
+
+    @classmethod
+    def from_row_lengths(cls, values, row_lengths, name=None, validate: bool = True) -> RaggedTensor:
+        """Rows of the given lengths, cut from `values` in order."""
+        lengths = _splits(row_lengths, "row_lengths")
+        known = constant_value(lengths)
+        if known is not None and (known < 0).any():
+            raise InvalidArgumentError(f"`row_lengths` must not be negative, got {known.tolist()}.")
+        zero = _array.zeros([1], dtype=lengths.dtype)
+        splits = _array.concat([zero, _cumsum(lengths)], 0)
+        return cls.from_row_splits(values, splits, validate=validate)
+
+    @classmethod
+    def from_value_rowids(cls, values, value_rowids, nrows=None, name=None,
+                          validate: bool = True) -> RaggedTensor:
+        """Rows from the row id of each value (ids never decrease); `nrows` (default: the last
+        id + 1) allows empty rows at the end."""
+        ids = _splits(value_rowids, "value_rowids")
+        known = constant_value(ids)
+        if known is not None and known.size and ((known < 0).any() or (np.diff(known) < 0).any()):
+            raise InvalidArgumentError("`value_rowids` must be non-negative and never decrease, "
+                                       f"got {known.tolist()}.")
+        if nrows is None:
+            nrows = _math.add(_reduce.reduce_max(_array.concat([_minus_one(ids), ids], 0)), 1)
+        elif known is not None and known.size and int(nrows) <= int(known.max()):
+            raise InvalidArgumentError(f"`nrows` = {int(nrows)} is too small for value_rowids "
+                                       f"up to {int(known.max())}.")
+        lengths = _scatter.unsorted_segment_sum(_array.ones_like(ids), ids, nrows)
+        return cls.from_row_lengths(values, lengths, validate=validate)
+
+    @classmethod
+    def from_tensor(cls, tensor, lengths=None, padding=None, ragged_rank: int = 1,
+                    name=None) -> RaggedTensor:
+        """The rows of a dense `tensor` (rank >= 2), each cut to its `lengths` entry (or
+        before its trailing `padding` values) when given; `ragged_rank` 1 only."""
+        if ragged_rank != 1:
+            raise NotImplementedError("RaggedTensor.from_tensor supports ragged_rank=1 only.")
+        x = convert_to_tensor(tensor)
+        if x.shape.rank is not None and x.shape.rank < 2:
+            raise ValueError(f"`tensor` must have rank >= 2, got shape {x.shape}.")
+        if lengths is not None and padding is not None:
+            raise ValueError("Give at most one of `lengths` and `padding`.")
+        dims = _array.shape(x)
+        if padding is not None:
+            is_pad = _math.equal(x, convert_to_tensor(padding, dtype=x.dtype))
+            for _ in builtins.range(2, x.shape.rank):
+                is_pad = _reduce.reduce_all(is_pad, axis=-1)
+            keep = _math.logical_not(is_pad)
+            pos = _array.cast(_array.range(1, dims[1] + 1), _dtypes.int64)
+            lengths = _reduce.reduce_max(_array.where(keep, pos, _array.zeros_like(pos)), axis=1)
+        if lengths is None:
+            lengths = _array.fill([dims[0]], _array.cast(dims[1], _dtypes.int64))
+        lengths = _splits(lengths, "lengths")
+        mask = _sort.sequence_mask(lengths, maxlen=dims[1])
+        return cls.from_row_lengths(_array.boolean_mask(x, mask), lengths)
+
+    # -- structure ----------------------------------------------------------------------------
+
+    @property
+    def flat_values(self) -> Tensor:
+        v = self.values
+        while isinstance(v, RaggedTensor):
+            v = v.values
+        return v
+
+    @property
+    def nested_row_splits(self) -> tuple:
+        out, r = [], self
+        while isinstance(r, RaggedTensor):
+            out.append(r.row_splits)
+            r = r.values
+        return tuple(out)
+
+    @property
+    def ragged_rank(self) -> int:
+        return len(self.nested_row_splits)
+
+    @property
+    def dtype(self) -> _dtypes.DType:
+        return self.flat_values.dtype
+
+    @property
+    def shape(self) -> TensorShape:
+        """[nrows, None (each ragged dimension), *the dense inner dimensions]."""
+        n = self.row_splits.shape.as_tuple()
+        rows = None if n is None or n[0] is None else n[0] - 1
+        inner = self.flat_values.shape.as_tuple()
+        tail = [None] * (len(inner) - 1) if inner is None else list(inner[1:])
+        if inner is None:
+            return TensorShape(None)
+        return TensorShape([rows] + [None] * self.ragged_rank + tail)
+
+    def get_shape(self) -> TensorShape:
+        return self.shape
+
+    def nrows(self, out_type=None, name=None) -> Tensor:
+        n = _math.subtract(_array.size(self.row_splits, out_type=self.row_splits.dtype), 1)
+        return n if out_type is None else _array.cast(n, out_type)
+
+    def row_lengths(self, axis: int = 1, name=None) -> Tensor:
+        """The length of each row (axis 1), or of each row at a deeper ragged axis."""
+        if axis == 1:
+            return _math.subtract(self.row_splits[1:], self.row_splits[:-1])
+        if axis > 1 and isinstance(self.values, RaggedTensor):
+            return self.with_values(self.values.row_lengths(axis - 1))
+        raise ValueError(f"`axis` {axis} is not a ragged axis of this RaggedTensor.")
+
+    def row_starts(self) -> Tensor:
+        return self.row_splits[:-1]
+
+    def row_limits(self) -> Tensor:
+        return self.row_splits[1:]
+
+    def value_rowids(self, name=None) -> Tensor:
+        """The row of each value of `values`."""
+        return _sort.repeat(_array.range(self.nrows()), self.row_lengths())
+
+    def with_values(self, new_values) -> RaggedTensor:
+        return RaggedTensor(new_values, self.row_splits)
+
+    def with_flat_values(self, new_values) -> RaggedTensor:
+        if isinstance(self.values, RaggedTensor):
+            return self.with_values(self.values.with_flat_values(new_values))
+        return self.with_values(new_values)
+
+    def bounding_shape(self, axis=None, out_type=_dtypes.int64, name=None) -> Tensor:
+        """The shape of the smallest dense tensor holding this one (what `to_tensor` gives)."""
+        dims = [self.nrows()]
+        r = self
+        while isinstance(r, RaggedTensor):
+            lengths = r.row_lengths()
+            dims.append(_reduce.reduce_max(_array.concat([_array.zeros([1], lengths.dtype),
+                                                          lengths], 0)))
+            r = r.values
+        inner = _array.shape(r)[1:]
+        shape = _array.concat([_array.cast(_array.stack(dims), out_type),
+                               _array.cast(inner, out_type)], 0)
+        return shape if axis is None else shape[axis]
+
+    # -- conversions --------------------------------------------------------------------------
+
+    def to_tensor(self, default_value=None, name=None, shape=None) -> Tensor:
+        """The rows padded with `default_value` (zero by default) to the longest row."""
+        inner = self.values.to_tensor(default_value) if isinstance(self.values, RaggedTensor) \
+            else self.values
+        lengths = self.row_lengths()
+        rowids = self.value_rowids()
+        cols = _math.subtract(_array.cast(_array.range(_array.size(rowids)), lengths.dtype),
+                              _scatter.gather(self.row_splits[:-1], rowids))
+        width = _reduce.reduce_max(_array.concat([_array.zeros([1], lengths.dtype), lengths], 0))
+        where = _array.stack([_array.cast(rowids, _dtypes.int64), _array.cast(cols, _dtypes.int64)], 1)
+        out_shape = _array.concat([_array.cast(_array.stack([self.nrows(), width]), _dtypes.int64),
+                                   _array.cast(_array.shape(inner)[1:], _dtypes.int64)], 0)
+        dense = _scatter.scatter_nd(where, inner, out_shape)
+        if default_value is not None:
+            default = convert_to_tensor(default_value, dtype=self.dtype)
+            is_set = _scatter.scatter_nd(where, _array.ones_like(rowids), out_shape[:2])
+            is_set = _math.greater(is_set, 0)
+            for _ in builtins.range(inner.shape.rank - 1):
+                is_set = _array.expand_dims(is_set, -1)
+            dense = _array.where(is_set, dense, _math.add(_array.zeros_like(dense), default))
+        if shape is not None:
+            from .composed import slice as _slice
+            dims = [int(d) if d is not None else -1 for d in TensorShape(shape).as_tuple()]
+            have = [int(d) for d in dense.numpy().shape] if constant_value(dense) is not None else None
+            if have is not None:
+                pads = [[0, max(0, d - h)] if d != -1 else [0, 0] for d, h in zip(dims, have)]
+                fill = 0 if default_value is None else default_value
+                from .composed import pad as _pad
+                dense = _pad(dense, pads, constant_values=fill)
+                dense = _slice(dense, [0] * len(dims), dims)
+        return dense
+
+    def to_list(self) -> list:
+        """The rows as nested Python lists (eager tensors only)."""
+        splits = _eager(self.row_splits, "to_list").tolist()
+        inner = self.values.to_list() if isinstance(self.values, RaggedTensor) \
+            else _eager(self.values, "to_list").tolist()
+        return [inner[splits[i]:splits[i + 1]] for i in builtins.range(len(splits) - 1)]
+
+    def numpy(self) -> np.ndarray:
+        """An object array with one NumPy array (or, nested, one object array) per row."""
+        splits = _eager(self.row_splits, "numpy").tolist()
+        inner = self.values.numpy() if isinstance(self.values, RaggedTensor) \
+            else _eager(self.values, "numpy")
+        out = np.empty(len(splits) - 1, dtype=object)
+        for i in builtins.range(len(splits) - 1):
+            out[i] = inner[splits[i]:splits[i + 1]]
+        return out
+
+    def __repr__(self) -> str:
+        try:
+            body = str(self.to_list())
+        except TypeError:
+            return f"rt.RaggedTensor(values={self.values!r}, row_splits={self.row_splits!r})"
+        return f"<rt.RaggedTensor {body}>"
+
+    __str__ = __repr__
+
+    # -- indexing -----------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        n = self.shape.as_tuple()[0]
+        if n is None:
+            raise TypeError("len() of a RaggedTensor with an unknown number of rows.")
+        return n
+
+    def __iter__(self):
+        for i in builtins.range(len(self)):
+            yield self[i]
+
+    def _rows(self, start, stop) -> RaggedTensor:
+        """Rows start..stop-1 as a RaggedTensor."""
+        lo, hi = self.row_splits[start], self.row_splits[stop]
+        splits = _math.subtract(self.row_splits[start:stop + 1], lo)
+        return RaggedTensor(_slice_rows(self.values, lo, hi), splits)
+
+    def __getitem__(self, key):
+        if isinstance(key, tuple):
+            if not key:
+                return self
+            first = self[key[0]]
+            rest = key[1:]
+            if not rest:
+                return first
+            if isinstance(key[0], builtins.slice):
+                if all(isinstance(k, builtins.slice) and k == builtins.slice(None) for k in rest):
+                    return first
+                raise NotImplementedError("Indexing the inner (ragged) axes of several rows is "
+                                          "not supported; index one row, or use to_tensor().")
+            return first[rest if len(rest) > 1 else rest[0]]
+        if isinstance(key, builtins.slice):
+            n = len(self)
+            start, stop, step = key.indices(n)
+            if step != 1:
+                raise NotImplementedError("RaggedTensor row slices with a step are not supported.")
+            return self._rows(start, max(start, stop))
+        if isinstance(key, (numbers.Integral, Tensor, np.integer)):
+            i = int(key) if not isinstance(key, Tensor) or constant_value(key) is not None else key
+            if not isinstance(i, Tensor):
+                n = self.shape.as_tuple()[0]
+                if n is not None:
+                    if not -n <= i < n:
+                        raise IndexError(f"Row index {i} is out of range for {n} rows.")
+                    i %= n
+            return _slice_rows(self.values, self.row_splits[i], self.row_splits[i + 1])
+        raise TypeError(f"RaggedTensor indices must be integers, slices or tuples, got "
+                        f"{type(key).__name__}.")
+
+    # -- elementwise arithmetic -------------------------------------------------------------
+
+    def _binary(self, other, fn, reverse=False):
+        if isinstance(other, RaggedTensor):
+            _check_same_splits(self, other)
+            other = other.flat_values
+        elif not isinstance(other, (numbers.Number, np.generic)):
+            other = convert_to_tensor(other)
+            if other.shape.rank != 0:
+                raise ValueError("A RaggedTensor combines with scalars and RaggedTensors of the "
+                                 f"same row structure, got a tensor of shape {other.shape}.")
+        a, b = (other, self.flat_values) if reverse else (self.flat_values, other)
+        return self.with_flat_values(fn(a, b))
+
+    def __add__(self, other):
+        return self._binary(other, _math.add)
+
+    def __radd__(self, other):
+        return self._binary(other, _math.add, reverse=True)
+
+    def __sub__(self, other):
+        return self._binary(other, _math.subtract)
+
+    def __rsub__(self, other):
+        return self._binary(other, _math.subtract, reverse=True)
+
+    def __mul__(self, other):
+        return self._binary(other, _math.multiply)
+
+    def __rmul__(self, other):
+        return self._binary(other, _math.multiply, reverse=True)
+
+    def __truediv__(self, other):
+        return self._binary(other, _math.truediv)
+
+    def __rtruediv__(self, other):
+        return self._binary(other, _math.truediv, reverse=True)
+
+    def __pow__(self, other):
+        return self._binary(other, _math.pow)
+
+    def __neg__(self):
+        return self.with_flat_values(_math.negative(self.flat_values))
+
+    def __abs__(self):
+        return self.with_flat_values(_math.abs(self.flat_values))
+
+
+def _eager(t: Tensor, what: str) -> np.ndarray:
+    known = constant_value(t)
+    if known is None:
+        raise TypeError(f"RaggedTensor.{what}() needs eager tensors; inside rt.function use "
+                        "to_tensor().")
+    return known
+
+
+def _cumsum(lengths: Tensor) -> Tensor:
+    return _array.cumsum(lengths)
+
+
+def _minus_one(ids: Tensor) -> Tensor:
+    return _array.fill([1], np.array(-1, ids.dtype._np))
+
+
+def _slice_rows(values, lo, hi):
+    if isinstance(values, RaggedTensor):
+        return values._rows(lo, hi)
+    return values[lo:hi]
+
+
+def _validate_splits(r: RaggedTensor) -> None:
+    splits = constant_value(r.row_splits)
+    if splits is None:
+        return
+    if splits.size == 0:
+        raise InvalidArgumentError("`row_splits` must have at least one entry (0).")
+    if splits[0] != 0:
+        raise InvalidArgumentError(f"`row_splits` must start at 0, got {splits.tolist()}.")
+    if (np.diff(splits) < 0).any():
+        raise InvalidArgumentError(f"`row_splits` must never decrease, got {splits.tolist()}.")
+    n = r.values.nrows() if isinstance(r.values, RaggedTensor) else _array.shape(r.values)[0]
+    n = constant_value(n)
+    if n is not None and int(n) != int(splits[-1]):
+        raise InvalidArgumentError(f"`row_splits` must end at the number of values ({int(n)}), "
+                                   f"got {splits.tolist()}.")
+
+
+def _check_same_splits(a: RaggedTensor, b: RaggedTensor) -> None:
+    sa, sb = a.nested_row_splits, b.nested_row_splits
+    if len(sa) != len(sb):
+        raise ValueError(f"RaggedTensors of different ragged ranks: {len(sa)} and {len(sb)}.")
+    for x, y in zip(sa, sb):
+        kx, ky = constant_value(x), constant_value(y)
+        if kx is not None and ky is not None and (kx.shape != ky.shape or (kx != ky).any()):
+            raise InvalidArgumentError("RaggedTensors have different row structures: row "
+                                       f"splits {kx.tolist()} and {ky.tolist()}.")
+
+
+# -- rt.ragged ------------------------------------------------------------------------------------
+
+def _depth(value) -> int:
+    return _depth_of(value)[0]
+
+
+def _depth_of(value) -> tuple[int, bool]:
+    """(nesting depth, whether it is fixed by a scalar): an empty list only bounds it below."""
+    if isinstance(value, (list, tuple)):
+        found = [_depth_of(v) for v in value]
+        fixed = {d for d, f in found if f}
+        if len(fixed) > 1:
+            raise ValueError("All scalar values of `pylist` must have the same nesting depth, "
+                             f"got depths {sorted(fixed)}.")
+        if fixed:
+            depth = fixed.pop()
+            if any(d > depth for d, f in found if not f):
+                raise ValueError("All scalar values of `pylist` must have the same nesting "
+                                 "depth: an empty list is nested deeper than the scalars.")
+            return 1 + depth, True
+        return 1 + max((d for d, _ in found), default=0), False
+    if isinstance(value, np.ndarray):
+        return value.ndim, True
+    return 0, True
+
+
+@export("ragged.constant")
+def constant(pylist, dtype=None, ragged_rank: int | None = None, inner_shape=None,
+             name=None, row_splits_dtype=_dtypes.int64):
+    """A RaggedTensor of nested Python lists whose rows may differ in length.
+
+    `ragged_rank` (default: every nesting level but the innermost) is how many dimensions
+    are ragged; lists below it must be rectangular and form the dense `flat_values`.
+    A flat list gives an ordinary tensor.
+    """
+    depth = _depth(pylist)
+    if not isinstance(pylist, (list, tuple, np.ndarray)) or depth < 1:
+        return convert_to_tensor(pylist, dtype=dtype)
+    if ragged_rank is None:
+        ragged_rank = max(depth - 1, 0) if inner_shape is None else depth - 1 - len(inner_shape)
+    ragged_rank = int(ragged_rank)
+    if not 0 <= ragged_rank < max(depth, 1):
+        raise ValueError(f"`ragged_rank` must be in [0, {depth - 1}] for a list of depth "
+                         f"{depth}, got {ragged_rank}.")
+    if ragged_rank == 0:
+        return convert_to_tensor(pylist, dtype=dtype)
+    rows = list(pylist)
+    all_splits = []
+    for _ in builtins.range(ragged_rank):
+        lengths = [len(r) for r in rows]
+        all_splits.append(np.concatenate([[0], np.cumsum(lengths)]).astype(row_splits_dtype._np))
+        rows = [item for r in rows for item in r]
+    if rows:
+        try:
+            flat = convert_to_tensor(rows, dtype=dtype)
+        except ValueError:
+            raise ValueError(f"The lists below ragged_rank={ragged_rank} of `pylist` must be "
+                             "rectangular.") from None
+    else:
+        np_dtype = (dtype._np if dtype is not None else np.float32)
+        inner = [0] * (depth - ragged_rank) if inner_shape is None else [0] + list(inner_shape)
+        flat = convert_to_tensor(np.zeros(inner or [0], np_dtype))
+    result = flat
+    for splits in reversed(all_splits):
+        result = RaggedTensor(result, splits)
+    return result
+
+
+@export("ragged.map_flat_values")
+def map_flat_values(op: Callable, *args, **kwargs):
+    """`op` applied to the flat values of the RaggedTensor arguments (which must share a row
+    structure), rebuilt with that structure: `map_flat_values(rt.square, r)`."""
+    first = [None]
+
+    def swap(x):
+        if isinstance(x, RaggedTensor):
+            if first[0] is None:
+                first[0] = x
+            else:
+                _check_same_splits(first[0], x)
+            return x.flat_values
+        return x
+
+    def walk(x):   # RaggedTensors are leaves here (nest would open them as dataclasses)
+        if isinstance(x, (list, tuple)) and not hasattr(x, "_fields"):
+            return type(x)(walk(v) for v in x)
+        if isinstance(x, dict):
+            return {k: walk(v) for k, v in x.items()}
+        return swap(x)
+
+    new_args = walk(list(args))
+    new_kwargs = walk(dict(kwargs))
+    if first[0] is None:
+        raise ValueError("map_flat_values needs at least one RaggedTensor argument.")
+    return first[0].with_flat_values(op(*new_args, **new_kwargs))
+
+
+@export("ragged.range")
+def range(starts, limits=None, deltas=1, dtype=None, name=None,  # noqa: A001 - TF's name
+          row_splits_dtype=_dtypes.int64) -> RaggedTensor:
+    """Row i is `rt.range(starts[i], limits[i], deltas[i])` (one range when `limits` is None:
+    from 0 to each `starts[i]`); scalars broadcast. Eager values only."""
+    if limits is None:
+        starts, limits = 0, starts
+    s, lim, d = (np.asarray(constant_value(convert_to_tensor(v)) if isinstance(v, Tensor) else v)
+                 for v in (starts, limits, deltas))
+    s, lim, d = np.broadcast_arrays(s, lim, d)
+    if s.ndim > 1:
+        raise ValueError("`starts`, `limits` and `deltas` must be scalars or vectors.")
+    if (d == 0).any():
+        raise InvalidArgumentError("`deltas` must not be zero.")
+    s, lim, d = np.atleast_1d(s), np.atleast_1d(lim), np.atleast_1d(d)
+    rows = [np.arange(a, b, c) for a, b, c in zip(s, lim, d)]
+    kind = np.result_type(s, lim, d)
+    out_dtype = dtype if dtype is not None else (_dtypes.int32 if kind.kind in "iu" else _dtypes.float32)
+    flat = np.concatenate(rows).astype(out_dtype._np) if rows else np.zeros([0], out_dtype._np)
+    splits = np.concatenate([[0], np.cumsum([len(r) for r in rows])]).astype(row_splits_dtype._np)
+    return RaggedTensor(convert_to_tensor(flat), splits)
+
+
+@export("ragged.boolean_mask")
+def boolean_mask(data, mask, name=None) -> RaggedTensor:
+    """The entries of each row of a dense matrix `data` where `mask` is True, as rows of a
+    RaggedTensor."""
+    x, m = convert_to_tensor(data), convert_to_tensor(mask)
+    if m.shape.rank != 2:
+        raise ValueError(f"`mask` must be a matrix, got shape {m.shape}.")
+    lengths = _reduce.reduce_sum(_array.cast(m, _dtypes.int64), axis=1)
+    return RaggedTensor.from_row_lengths(_array.boolean_mask(x, m), lengths)
+
+
+@export("ragged.stack")
+def stack(values, axis: int = 0, name=None) -> RaggedTensor:
+    """Tensors or RaggedTensors (rank 1 each, or ragged of ragged_rank 1) as the rows of one
+    RaggedTensor (axis 0 only)."""
+    if axis != 0:
+        raise NotImplementedError("rt.ragged.stack supports axis=0 only.")
+    rows = [v if isinstance(v, RaggedTensor) else convert_to_tensor(v) for v in values]
+    if all(isinstance(r, Tensor) for r in rows):
+        lengths = [_array.shape(r)[0] for r in rows]
+        return RaggedTensor.from_row_lengths(_array.concat(rows, 0),
+                                             _array.cast(_array.stack(lengths), _dtypes.int64))
+    raise NotImplementedError("rt.ragged.stack of RaggedTensors is not supported.")
