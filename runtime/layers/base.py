@@ -228,6 +228,7 @@ class Layer(Module):
         shapes = nest.map_structure(_shape_of, inputs) if nest.is_nested(inputs) \
             else _shape_of(inputs)
         self._build_input_shape = shapes  # what a saved model is rebuilt from
+        self._build_input_dtype = getattr(inputs, "dtype", None)
         with context.init_scope():
             self.build(shapes)
             self.built = True
@@ -246,7 +247,8 @@ class Layer(Module):
         """A new variable owned by this layer, created eagerly even while a function traces.
 
         `initializer` is a name (`"glorot_uniform"`, `"zeros"`, ...) or a callable
-        `(shape, dtype=dtype) -> value` (as Keras calls it, so `rt.random.normal` works); the default is glorot_uniform for floats, zeros otherwise.
+        `(shape, dtype=dtype) -> value` (as Keras calls it, so `rt.random.normal` works); the
+        default is glorot_uniform for floats, zeros otherwise.
         """
         dtype = _dtypes.as_dtype(dtype) if dtype is not None else self.dtype
         dims = TensorShape(shape)

@@ -149,10 +149,6 @@ class Sequential(Model):
             _build_symbolically(model, tuple(shape), _dtypes.as_dtype(dtype))
         return model
 
-    def _build_once(self, inputs) -> None:
-        self._build_input_dtype = getattr(inputs, "dtype", None)
-        super()._build_once(inputs)
-
     def call(self, inputs, training=None):
         x = inputs
         for layer in self._stack:

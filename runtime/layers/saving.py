@@ -18,8 +18,10 @@ from typing import Any
 
 import numpy as np
 
+from .. import dtypes as _dtypes
 from .. import optimizers
 from ..arguments import strict_keywords
+from ..shapes import TensorShape
 from . import serialization as _serialization
 
 FORMAT = "runtime-keras"
@@ -92,6 +94,9 @@ def save_model(model, filepath, overwrite: bool = True, include_optimizer: bool 
         "weights": [{"name": v.name, "shape": v.shape.as_list(), "dtype": v.dtype.name}
                     for v in model.variables],
     }
+    build = _build_config(model)
+    if build is not None:
+        description["build"] = build
     if include_optimizer:
         compiled = _compile_config(model)
         if compiled is not None:
@@ -162,16 +167,30 @@ def load_model(filepath, custom_objects: dict | None = None, compile: bool = Tru
     return model
 
 
+def _build_config(model) -> dict | None:
+    """The input shape and dtype a model was first called with (a subclassed model is rebuilt
+    from them on load, as Keras's build config does), or None."""
+    shape = model.__dict__.get("_build_input_shape")
+    if not isinstance(shape, TensorShape) or shape.rank is None:
+        return None
+    dtype = model.__dict__.get("_build_input_dtype")
+    return {"input_shape": shape.as_list(),
+            "dtype": dtype.name if isinstance(dtype, _dtypes.DType) else "float32"}
+
+
 def _ensure_built(model, description: dict) -> None:
     """Builds a model whose config does not build it (a subclassed model) from the input
     shape it was first called with."""
     if model.built and model.variables:
         return
-    shape = description["model"]["config"].get("build_input_shape") if isinstance(
-        description["model"].get("config"), dict) else None
+    config = description["model"].get("config")
+    build = description.get("build") or {}
+    shape = config.get("build_input_shape") if isinstance(config, dict) else None
+    dtype = (config.get("input_dtype") if isinstance(config, dict) else None) or "float32"
+    if shape is None and isinstance(build.get("input_shape"), list):
+        shape, dtype = build["input_shape"], build.get("dtype") or "float32"
     if shape is None:
         return
-    dtype = description["model"]["config"].get("input_dtype") or "float32"
     _serialization.build_symbolically(model, tuple(shape), dtype)
 
 

@@ -11,6 +11,7 @@ import zipfile
 import numpy as np
 import pytest
 
+import runtime as rt
 from runtime import keras
 
 DATA = np.random.default_rng(0).normal(size=(6, 4)).astype(np.float32)
@@ -206,3 +207,35 @@ def test_clone_model_has_the_architecture_and_new_weights():
     clone = keras.models.clone_model(model)
     assert [type(layer) for layer in clone.layers] == [type(layer) for layer in model.layers]
     assert [w.shape for w in clone.get_weights()] == [w.shape for w in model.get_weights()]
+
+
+def test_a_registered_subclassed_model_is_rebuilt_from_its_first_input_shape(tmp_path):
+    class Flexible(keras.layers.Layer):
+        def __init__(self, out_features, **kwargs):
+            super().__init__(**kwargs)
+            self.out_features = out_features
+
+        def build(self, input_shape):
+            self.w = rt.Variable(rt.random.normal([input_shape[-1], self.out_features]))
+            self.b = rt.Variable(rt.zeros([self.out_features]))
+
+        def call(self, inputs):
+            return rt.matmul(inputs, self.w) + self.b
+
+    @keras.saving.register_keras_serializable(package="rebuilt")
+    class TwoLayers(keras.Model):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.first = Flexible(out_features=3)
+            self.second = Flexible(out_features=2)
+
+        def call(self, x):
+            return self.second(self.first(x))
+
+    model = TwoLayers()
+    x = rt.constant([[2.0, 2.0, 2.0]])
+    expected = model(x).numpy()
+    model.save(str(tmp_path / "two.keras"))
+    loaded = keras.models.load_model(str(tmp_path / "two.keras"))
+    np.testing.assert_array_equal(loaded(x).numpy(), expected)
+    assert len(loaded.variables) == 4
