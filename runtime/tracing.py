@@ -60,6 +60,10 @@ def _placeholders(graph, value, label, specs_for):
         if isinstance(leaf, Variable):
             new.append(VariableArgument(bound_variable(leaf)))
             continue
+        stand_in = getattr(type(leaf), "_stand_in", None)
+        if stand_in is not None:  # a dataset or iterator: bound to the one each call passes
+            new.append(stand_in(leaf))
+            continue
         spec = specs_for(leaf)
         if spec is None:
             new.append(leaf)

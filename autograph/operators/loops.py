@@ -108,6 +108,11 @@ def for_stmt(iterable: Any, body: Callable[[Any], Any], names: Sequence[str] = (
     """`for item in iterable: body(item)`, staged when the iterable is staged (a tensor, a
     range with a tensor bound, enumerate/zip of tensors, a staged list) or once a
     break/return decision is staged."""
+    staged_items = getattr(type(iterable), "_ag_staged_items", None)
+    if staged_items is not None:  # a dataset or iterator: its backend stages get-next
+        items = staged_items(iterable)
+        if items is not None:
+            return _staged_iterator_for(items, body, names, orelse, on_break, options)
     staged = staged_iteration(iterable)
     if staged is not None:
         backend, length, item = staged
@@ -161,6 +166,30 @@ def _staged_for(backend, length, item, start, body, names, orelse, on_break, opt
     final, _, guards = staged_loop(
         backend, variables, test=test, body=step, extras=(start,), extra_labels=("the loop index",),
         jump=jump, opts=options, location=location)
+    return finish_loop(backend, variables, final, orelse, on_break, location, guards)
+
+
+def _staged_iterator_for(items, body, names, orelse, on_break, options):
+    """`for x in it` over an iterable whose elements are fetched by staged ops:
+    `items = (fetch, pack)`, `fetch()` -> (has_value, *components), `pack(components)` ->
+    the element. The loop carries the current element and runs while `has_value`."""
+    fetch, pack = items
+    first = tuple(fetch())
+    backend = staged_backend(first[0])
+    location = user_location()
+    variables = Variables(names, (body, orelse, on_break))
+
+    def test(ex):
+        return ex[0]
+
+    def step(ex):
+        result = body(pack(ex[1:]))
+        return result, tuple(fetch())
+
+    final, _, guards = staged_loop(
+        backend, variables, test=test, body=step, extras=first,
+        extra_labels=("the iterator's has-value flag",) + ("the current element",) * (len(first) - 1),
+        jump=None, opts=options, location=location)
     return finish_loop(backend, variables, final, orelse, on_break, location, guards)
 
 

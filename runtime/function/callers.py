@@ -140,7 +140,7 @@ def leaf_reads(spec, value, src: str, shape: _CallShape, checked: bool = True) -
     of `value` under `spec` (`value` is reached from the caller's arguments by the expression
     `src`); raises _NoCaller when `value` does not have the structure of `spec`."""
     checks = shape.checks if checked else None
-    if type(spec) is VariableArgument:
+    if type(spec) is VariableArgument or hasattr(type(spec), "_bind_argument"):
         raise _NoCaller  # the slow path binds the variable each call passes
     if isinstance(spec, TensorSpec):
         if type(value) is EagerTensor and value._value.dtype == spec.dtype._np:

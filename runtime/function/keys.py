@@ -82,6 +82,9 @@ def leaf_key(x):
         return ("sym", x.shape.as_tuple(), x.dtype.name)
     if isinstance(x, Variable):  # traced like a tensor: each call binds the variable passed
         return ("var", x._shape.as_tuple(), x._dtype.name)
+    trace_key = getattr(type(x), "_trace_key", None)
+    if trace_key is not None:  # datasets and iterators: by element spec (runtime/data/staged.py)
+        return trace_key(x)
     if hasattr(x, "_as_tensor"):  # other stateful objects: by identity
         return ("obj", id(x))
     try:

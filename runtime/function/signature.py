@@ -38,6 +38,12 @@ def match(spec, value, where: str, values: list | None = None, convert: bool = T
                             f"a {spec.dtype.name} variable of shape {spec.shape}.")
         if values is not None:  # binding a call: the graph reads and writes this variable
             spec.bind(value)
+    elif hasattr(type(spec), "_bind_argument"):  # a dataset or iterator stand-in
+        if not spec._fits(value):
+            raise TypeError(f"{where} is {value!r:.80}, but this concrete function was traced for "
+                            f"{spec!r:.200}.")
+        if values is not None:
+            spec._bind_argument(value)
     elif nest.is_nested(spec):
         if not nest.is_nested(value) or nest.structure_signature(spec) != nest.structure_signature(value):
             raise TypeError(f"{where} has structure {structure_text(value)} but the function was "

@@ -1,0 +1,32 @@
+"""`rt.data`: tf.data's input pipelines on NumPy (see docs/data.md).
+
+    ds = rt.data.Dataset.from_tensor_slices((x, y)).shuffle(1000, seed=0).batch(32)
+    for xb, yb in ds: ...
+"""
+
+from __future__ import annotations
+
+import types as _types
+
+from . import staged as _staged  # noqa: F401 - staged iteration hooks
+from .dataset import (
+    AUTOTUNE,
+    CsvDataset,
+    Dataset,
+    Iterator,
+    Options,
+    OutOfRangeError,
+    SliceSizeMismatchError,
+    TextLineDataset,
+    cardinality,
+)
+from .dataset import INFINITE as INFINITE_CARDINALITY
+from .dataset import UNKNOWN as UNKNOWN_CARDINALITY
+
+experimental = _types.SimpleNamespace(
+    AUTOTUNE=AUTOTUNE, INFINITE_CARDINALITY=INFINITE_CARDINALITY,
+    UNKNOWN_CARDINALITY=UNKNOWN_CARDINALITY, cardinality=cardinality, CsvDataset=CsvDataset)
+
+__all__ = ["AUTOTUNE", "CsvDataset", "Dataset", "INFINITE_CARDINALITY", "Iterator", "Options",
+           "OutOfRangeError", "SliceSizeMismatchError", "TextLineDataset", "UNKNOWN_CARDINALITY",
+           "experimental"]

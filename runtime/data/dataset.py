@@ -1,0 +1,1342 @@
+"""`rt.data.Dataset`: tf.data's input pipelines over NumPy.
+
+A dataset is a recipe: iterating it (`for x in ds`, `iter(ds)`) runs the recipe from the
+start. Inside, elements are nests of NumPy arrays; iterators hand them out as eager tensors.
+Sources that hold arrays also produce *blocks* (many elements stacked along a new first
+axis): `map` with an elementwise function, `shuffle` and `batch` then work a block at a
+time with NumPy instead of one Python step per element. The results are the same as the
+element-at-a-time path; only the speed differs.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any, Callable, Optional
+from typing import Iterator as _PyIterator
+
+import numpy as np
+
+from .. import context
+from .. import dtypes as _dtypes
+from ..errors import InvalidArgumentError
+from ..shapes import TensorShape, TensorSpec, as_shape
+from . import structure as st
+from . import threads
+
+AUTOTUNE = -1
+INFINITE = -1
+UNKNOWN = -2
+BLOCK = 1024
+
+
+class OutOfRangeError(InvalidArgumentError, StopIteration):
+    """`next()` on a staged iterator that has no more elements (the end of a sequence)."""
+
+
+class SliceSizeMismatchError(ValueError):
+    """`from_tensor_slices` of components whose first dimensions differ."""
+
+
+def _check_kwargs(what: str, kwargs: dict) -> None:
+    if kwargs:
+        name = next(iter(kwargs))
+        raise TypeError(f"{what}() got an unexpected keyword argument {name!r}")
+
+
+def _positive_int(value: Any, name: str, what: str, allow: tuple = ()) -> int:
+    if hasattr(value, "numpy"):
+        value = value.numpy()
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{what}: {name} must be an integer, got {value!r:.60}.")
+    value = int(value)
+    if value <= 0 and value not in allow:
+        raise ValueError(f"{what}: {name} must be positive, got {value}.")
+    return value
+
+
+def _int_arg(value: Any, name: str, what: str) -> int:
+    if hasattr(value, "numpy"):
+        value = value.numpy()
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{what}: {name} must be an integer, got {value!r:.60}.")
+    return int(value)
+
+
+def _blocks_of_elements(blocks: _PyIterator) -> _PyIterator:
+    """The elements of a stream of blocks."""
+    for block in blocks:
+        flat = st.flatten(block)
+        for i in range(len(flat[0])):
+            yield st.pack(block, [a[i] for a in flat])
+
+
+def _rechunk(blocks: _PyIterator, size: int, drop_remainder: bool) -> _PyIterator:
+    """Blocks of exactly `size` rows (the last may be shorter unless `drop_remainder`)."""
+    pieces: list = []
+    have = 0
+    template = None
+    for block in blocks:
+        template = block
+        flat = st.flatten(block)
+        n = len(flat[0])
+        start = 0
+        while start < n:
+            take = min(size - have, n - start)
+            pieces.append([a[start:start + take] for a in flat])
+            have += take
+            start += take
+            if have == size:
+                yield st.pack(template, _join(pieces))
+                pieces, have = [], 0
+    if pieces and not drop_remainder:
+        yield st.pack(template, _join(pieces))
+
+
+def _join(pieces: list) -> list:
+    if len(pieces) == 1:
+        return [np.asarray(a) for a in pieces[0]]
+    return [np.concatenate(parts) for parts in zip(*pieces)]
+
+
+class Dataset:
+    """A sequence of elements (nests of tensors) built from sources and transformations.
+
+    Iterate it eagerly (`for x in ds`, `iter`/`next`, `as_numpy_iterator()`), pass it to an
+    `rt.function` (traced by its `element_spec`, iterated when the function runs), or to
+    `Model.fit`."""
+
+    _spec: Any = None
+    _card: int = UNKNOWN
+
+    # -- what subclasses provide ------------------------------------------------------------
+    def _elements(self) -> _PyIterator:
+        """The elements as nests of NumPy arrays."""
+        blocks = self._blocks()
+        if blocks is None:
+            raise NotImplementedError
+        return _blocks_of_elements(blocks)
+
+    def _blocks(self) -> Optional[_PyIterator]:
+        """The elements stacked in blocks along a new first axis, or None when this dataset
+        works one element at a time."""
+        return None
+
+    def _inputs(self) -> list:
+        return []
+
+    # -- properties ---------------------------------------------------------------------------
+    @property
+    def element_spec(self) -> Any:
+        """The structure of one element: a nest of `TensorSpec`s."""
+        return self._spec
+
+    def cardinality(self) -> Any:
+        """The number of elements as an int64 scalar tensor; `rt.data.INFINITE_CARDINALITY`
+        (-1) or `rt.data.UNKNOWN_CARDINALITY` (-2) when infinite or not known."""
+        return st.to_tensor(np.asarray(self._card, np.int64))
+
+    def __len__(self) -> int:
+        if self._card == INFINITE:
+            raise TypeError("The dataset is infinite.")
+        if self._card == UNKNOWN:
+            raise TypeError("The dataset length is unknown.")
+        return self._card
+
+    def __bool__(self) -> bool:
+        return True
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} element_spec={self._spec!r}>"
+
+    # -- iteration ----------------------------------------------------------------------------
+    def __iter__(self) -> "Iterator":
+        if context.current_graph() is not None:
+            from .staged import staged_iterator
+            return staged_iterator(self)
+        return Iterator(self)
+
+    def as_numpy_iterator(self) -> _PyIterator:
+        """An iterator of the elements as NumPy values (scalars as NumPy scalars)."""
+        if context.current_graph() is not None:
+            raise RuntimeError("as_numpy_iterator() is only available when eager execution is "
+                               "enabled; iterate the dataset (`for x in ds`) inside functions.")
+        return _NumpyIterator(self)
+
+    def _open(self) -> _PyIterator:
+        """A fresh Python iterator of NumPy elements (used by iterators and staged loops)."""
+        return self._elements()
+
+    # trace key: a dataset passed to an rt.function is traced by its element_spec
+    def _trace_key(self) -> tuple:
+        return ("rt.data.Dataset", st.spec_key(self._spec))
+
+    def _stand_in(self):
+        from .staged import DatasetArgument
+        return DatasetArgument(self)
+
+    # -- sources -----------------------------------------------------------------------------
+    @staticmethod
+    def from_tensor_slices(tensors: Any, name: Optional[str] = None) -> "Dataset":
+        """One element per slice along the first axis of every component of `tensors`."""
+        return _TensorSlices(tensors)
+
+    @staticmethod
+    def from_tensors(tensors: Any, name: Optional[str] = None) -> "Dataset":
+        """A dataset of one element, `tensors`."""
+        return _Tensors(tensors)
+
+    @staticmethod
+    def range(*args: Any, output_type: Any = _dtypes.int64, name: Optional[str] = None) -> "Dataset":
+        """`range(stop)`, `range(start, stop)`, `range(start, stop, step)` as int64 scalars."""
+        return _Range(args, output_type)
+
+    @staticmethod
+    def zip(*datasets: Any, name: Optional[str] = None) -> "Dataset":
+        """Elements of several datasets side by side (a nest of datasets), as Python's zip."""
+        if len(datasets) == 1 and not isinstance(datasets[0], Dataset):
+            datasets = datasets[0]
+        return _Zip(datasets)
+
+    @staticmethod
+    def from_generator(generator: Callable, output_types: Any = None, output_shapes: Any = None,
+                       args: Any = None, output_signature: Any = None,
+                       name: Optional[str] = None) -> "Dataset":
+        """Elements yielded by `generator(*args)` (called anew for each iteration), checked
+        against `output_signature` (a nest of `TensorSpec`s) or `output_types`/`output_shapes`."""
+        return _Generator(generator, output_types, output_shapes, args, output_signature)
+
+    @staticmethod
+    def from_dask(collection: Any) -> "Dataset":
+        """Rows of a Dask array (or a Dask DataFrame's columns as a dict) read one partition
+        at a time, so data larger than memory streams through."""
+        return _Dask(collection)
+
+    @staticmethod
+    def list_files(file_pattern: Any, shuffle: Optional[bool] = None, seed: Optional[int] = None,
+                   name: Optional[str] = None) -> "Dataset":
+        """The file names matching a glob pattern (or list of patterns), as strings."""
+        import glob
+        patterns = [file_pattern] if isinstance(file_pattern, (str, bytes)) else list(file_pattern)
+        names = sorted({f for p in patterns for f in glob.glob(os.fsdecode(p))})
+        if not names:
+            raise InvalidArgumentError(f"list_files: no file matches {file_pattern!r}.")
+        ds = _TensorSlices(np.array([n.encode() for n in names], dtype=object))
+        return ds.shuffle(len(names), seed=seed) if shuffle is not False else ds
+
+    # -- transformations -----------------------------------------------------------------------
+    def map(self, map_func: Callable, num_parallel_calls: Optional[int] = None,
+            deterministic: Optional[bool] = None, name: Optional[str] = None) -> "Dataset":
+        """`map_func(element)` for each element (`map_func(*element)` for a tuple), traced once
+        as an `rt.function` (autograph-converted). With `num_parallel_calls` the calls run on
+        a thread pool; in order unless `deterministic=False`."""
+        return _Map(self, map_func, num_parallel_calls, deterministic)
+
+    def filter(self, predicate: Callable, name: Optional[str] = None) -> "Dataset":
+        """The elements for which `predicate(element)` is a true scalar bool."""
+        return _Filter(self, predicate)
+
+    def batch(self, batch_size: Any, drop_remainder: bool = False,
+              num_parallel_calls: Optional[int] = None, deterministic: Optional[bool] = None,
+              name: Optional[str] = None) -> "Dataset":
+        """Consecutive elements stacked into batches of `batch_size`."""
+        return _Batch(self, batch_size, drop_remainder)
+
+    def padded_batch(self, batch_size: Any, padded_shapes: Any = None, padding_values: Any = None,
+                     drop_remainder: bool = False, name: Optional[str] = None) -> "Dataset":
+        """Like `batch`, padding each component to a common shape (the longest in the batch,
+        or `padded_shapes`) with `padding_values` (0, or b"" for strings)."""
+        return _PaddedBatch(self, batch_size, padded_shapes, padding_values, drop_remainder)
+
+    def unbatch(self, name: Optional[str] = None) -> "Dataset":
+        """Splits each element along its first axis into several elements."""
+        return _Unbatch(self)
+
+    def shuffle(self, buffer_size: Any = None, seed: Optional[int] = None,
+                reshuffle_each_iteration: bool = True, name: Optional[str] = None) -> "Dataset":
+        """Elements in random order, drawn from a buffer of `buffer_size` elements that is
+        refilled from the input (every element exactly once per iteration)."""
+        return _Shuffle(self, buffer_size, seed, reshuffle_each_iteration)
+
+    def repeat(self, count: Any = None, name: Optional[str] = None) -> "Dataset":
+        """The dataset `count` times (forever when None or -1)."""
+        return _Repeat(self, count)
+
+    def take(self, count: Any, name: Optional[str] = None) -> "Dataset":
+        """The first `count` elements (all when -1)."""
+        return _Take(self, count)
+
+    def skip(self, count: Any, name: Optional[str] = None) -> "Dataset":
+        """All but the first `count` elements (none when -1)."""
+        return _Skip(self, count)
+
+    def enumerate(self, start: Any = 0, name: Optional[str] = None) -> "Dataset":
+        """`(index, element)` pairs, the index an int64 counting from `start`."""
+        return _Zip((_Range((start, np.iinfo(np.int64).max), _dtypes.int64), self))
+
+    def prefetch(self, buffer_size: Any, name: Optional[str] = None) -> "Dataset":
+        """Produces up to `buffer_size` elements ahead on a background thread."""
+        return _Prefetch(self, buffer_size)
+
+    def cache(self, filename: str = "", name: Optional[str] = None) -> "Dataset":
+        """Keeps the elements of the first complete iteration in memory (or in the file
+        `filename`) and replays them afterwards."""
+        return _Cache(self, filename)
+
+    def concatenate(self, dataset: "Dataset", name: Optional[str] = None) -> "Dataset":
+        """The elements of this dataset, then those of `dataset`."""
+        return _Concatenate(self, dataset)
+
+    def flat_map(self, map_func: Callable, name: Optional[str] = None) -> "Dataset":
+        """`map_func(element)` returns a dataset; their elements one after the other."""
+        return _Interleave(self, map_func, 1, 1, None, True)
+
+    def interleave(self, map_func: Callable, cycle_length: Optional[int] = None,
+                   block_length: Optional[int] = None, num_parallel_calls: Optional[int] = None,
+                   deterministic: Optional[bool] = None, name: Optional[str] = None) -> "Dataset":
+        """Elements of the datasets `map_func` returns, `block_length` at a time from
+        `cycle_length` of them in turn."""
+        return _Interleave(self, map_func, cycle_length, block_length, num_parallel_calls,
+                           deterministic is not False)
+
+    def apply(self, transformation_func: Callable[["Dataset"], "Dataset"]) -> "Dataset":
+        """`transformation_func(self)`."""
+        return transformation_func(self)
+
+    def reduce(self, initial_state: Any, reduce_func: Callable) -> Any:
+        """Folds the elements: `state = reduce_func(state, element)` from `initial_state`."""
+        from .staged import reduce_dataset
+        return reduce_dataset(self, initial_state, reduce_func)
+
+    def with_options(self, options: Any, name: Optional[str] = None) -> "Dataset":
+        """Accepted for compatibility; options do not change this implementation."""
+        return self
+
+    def options(self) -> "Options":
+        return Options()
+
+
+class Options:
+    """tf.data options; accepted, without effect here."""
+
+    def __init__(self):
+        self.experimental_deterministic = None
+        self.deterministic = None
+
+
+# -- iterators ------------------------------------------------------------------------------
+
+class Iterator:
+    """An iterator over a dataset's elements (eager tensors). `next(it)`, `it.get_next()`;
+    passed to an `rt.function` it is traced by its `element_spec` and `next(it)` inside the
+    function pulls the next element when the function runs."""
+
+    def __init__(self, dataset: Dataset):
+        self._dataset = dataset
+        self._source = dataset._open()
+        self._lock = threading.Lock()
+
+    @property
+    def element_spec(self) -> Any:
+        return self._dataset.element_spec
+
+    def __iter__(self) -> "Iterator":
+        if context.current_graph() is not None:
+            from .staged import staged_iterator
+            return staged_iterator(self)
+        return self
+
+    def _next_arrays(self) -> Any:
+        with self._lock:
+            return next(self._source)
+
+    def __next__(self) -> Any:
+        if context.current_graph() is not None:
+            from .staged import staged_next
+            return staged_next(self)
+        return st.to_tensors(self._next_arrays())
+
+    def get_next(self) -> Any:
+        """The next element; raises `OutOfRangeError` (a `StopIteration`) at the end."""
+        try:
+            return next(self)
+        except OutOfRangeError:
+            raise
+        except StopIteration:
+            raise OutOfRangeError("End of sequence") from None
+
+    def _open(self) -> "Iterator":
+        return self
+
+    def _trace_key(self) -> tuple:
+        return ("rt.data.Iterator", st.spec_key(self.element_spec))
+
+    def _stand_in(self):
+        from .staged import DatasetArgument
+        return DatasetArgument(self)
+
+    def close(self) -> None:
+        close = getattr(self._source, "close", None)
+        if close is not None:
+            close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+class _NumpyIterator:
+    def __init__(self, dataset: Dataset):
+        self._source = dataset._open()
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return st.to_numpy(next(self._source))
+
+    def __del__(self):
+        close = getattr(self._source, "close", None)
+        if close is not None:
+            try:
+                close()
+            except Exception:
+                pass
+
+
+# -- sources --------------------------------------------------------------------------------
+
+class _TensorSlices(Dataset):
+    def __init__(self, tensors: Any):
+        if isinstance(tensors, Dataset):
+            raise TypeError("from_tensor_slices: tensors is a Dataset; use it directly.")
+        leaves = [st.to_array(x, "from_tensor_slices: tensors") for x in st.flatten(tensors)]
+        sizes = []
+        for a in leaves:
+            if a.ndim == 0:
+                raise ValueError("from_tensor_slices: every component needs at least one "
+                                 f"dimension to slice; got a scalar of dtype {a.dtype}.")
+            sizes.append(a.shape[0])
+        if len(set(sizes)) > 1:
+            raise SliceSizeMismatchError(
+                "from_tensor_slices: all components must have the same size in their first "
+                f"dimension, but they have sizes {sizes[0]} and "
+                f"{next(s for s in sizes if s != sizes[0])} (sizes: {sizes}).")
+        self._structure = tensors
+        self._leaves = leaves
+        self._n = sizes[0]
+        self._spec = st.pack(tensors, [st.spec_of_array(a, 1) for a in leaves])
+        self._card = self._n
+
+    def _blocks(self):
+        return self._block_gen()
+
+    def _block_gen(self):
+        for start in range(0, self._n, BLOCK):
+            yield st.pack(self._structure, [np.asarray(a[start:start + BLOCK]) for a in self._leaves])
+
+    def _elements(self):
+        leaves, structure = self._leaves, self._structure
+        if len(leaves) == 1 and not st.is_structure(structure):
+            a = leaves[0]
+            for i in range(self._n):
+                yield np.asarray(a[i])
+            return
+        for i in range(self._n):
+            yield st.pack(structure, [np.asarray(a[i]) for a in leaves])
+
+
+class _Tensors(Dataset):
+    def __init__(self, tensors: Any):
+        leaves = [st.to_array(x, "from_tensors: tensors") for x in st.flatten(tensors)]
+        self._element = st.pack(tensors, leaves)
+        self._spec = st.pack(tensors, [st.spec_of_array(a) for a in leaves])
+        self._card = 1
+
+    def _elements(self):
+        yield self._element
+
+
+class _Range(Dataset):
+    def __init__(self, args: tuple, output_type: Any):
+        if not 1 <= len(args) <= 3:
+            raise TypeError(f"range() takes 1 to 3 positional arguments ({len(args)} given).")
+        values = [_int_arg(a, n, "range") for a, n in zip(args, ("start", "stop", "step"))] \
+            if len(args) > 1 else [_int_arg(args[0], "stop", "range")]
+        if len(values) == 1:
+            values = [0, values[0], 1]
+        elif len(values) == 2:
+            values.append(1)
+        start, stop, step = values
+        if step == 0:
+            raise InvalidArgumentError("range: step must not be 0.")
+        self._range = (start, stop, step)
+        self._dtype = _dtypes.as_dtype(output_type)
+        self._spec = TensorSpec([], self._dtype)
+        self._card = len(range(start, stop, step))
+
+    def _blocks(self):
+        return self._gen()
+
+    def _gen(self):
+        start, stop, step = self._range
+        r = range(start, stop, step)
+        for i in range(0, len(r), BLOCK):
+            part = r[i:i + BLOCK]
+            yield np.arange(part.start, part.stop, part.step, dtype=np.int64).astype(self._dtype._np)
+
+    def _elements(self):
+        np_type = self._dtype._np.type
+        for v in range(*self._range):
+            yield np.asarray(np_type(v))
+
+
+class _Zip(Dataset):
+    def __init__(self, datasets: Any):
+        leaves = st.flatten(datasets)
+        for d in leaves:
+            if not isinstance(d, Dataset):
+                raise TypeError(f"zip: every argument must be a Dataset, got {type(d).__name__}.")
+        self._structure = datasets
+        self._datasets = leaves
+        self._spec = st.pack(datasets, [d._spec for d in leaves])
+        cards = [d._card for d in leaves]
+        finite = [c for c in cards if c >= 0]
+        if finite:
+            self._card = min(finite)
+        elif UNKNOWN in cards:
+            self._card = UNKNOWN
+        else:
+            self._card = INFINITE
+
+    def _inputs(self):
+        return list(self._datasets)
+
+    def _elements(self):
+        sources = [d._open() for d in self._datasets]
+        try:
+            while True:
+                parts = []
+                for s in sources:
+                    try:
+                        parts.append(next(s))
+                    except StopIteration:
+                        return
+                yield st.pack(self._structure, parts)
+        finally:
+            for s in sources:
+                close = getattr(s, "close", None)
+                if close is not None:
+                    close()
+
+
+def _signature_of(output_types, output_shapes, output_signature, what: str):
+    if output_signature is not None:
+        if output_types is not None or output_shapes is not None:
+            raise TypeError(f"{what}: give output_signature or output_types/output_shapes, not both.")
+        for s in st.flatten(output_signature):
+            if not isinstance(s, TensorSpec):
+                raise TypeError(f"{what}: output_signature must be a nest of TensorSpecs, got {s!r}.")
+        return output_signature
+    if output_types is None:
+        raise TypeError(f"{what}: output_signature (or output_types) is required.")
+    types_flat = st.flatten(output_types)
+    if output_shapes is None:
+        shapes_flat = [TensorShape(None)] * len(types_flat)
+    else:
+        def is_shape_leaf(x):
+            return isinstance(x, TensorShape) or x is None or (
+                isinstance(x, (list, tuple)) and all(d is None or isinstance(d, int) for d in x))
+        shapes_flat = []
+
+        def walk(t, s):
+            if isinstance(t, dict):
+                for k in sorted(t, key=repr):
+                    walk(t[k], s[k])
+            elif isinstance(t, tuple):
+                for a, b in zip(t, s):
+                    walk(a, b)
+            else:
+                shapes_flat.append(as_shape(list(s) if isinstance(s, tuple) else s)
+                                   if is_shape_leaf(s) else as_shape(s))
+        walk(output_types, output_shapes)
+    return st.pack(output_types, [TensorSpec(s, _dtypes.as_dtype(t)) for t, s in zip(types_flat, shapes_flat)])
+
+
+class _Generator(Dataset):
+    def __init__(self, generator, output_types, output_shapes, args, output_signature):
+        if not callable(generator):
+            raise TypeError("from_generator: generator must be a callable that returns an "
+                            f"iterable, got {type(generator).__name__}.")
+        self._generator = generator
+        self._args = () if args is None else tuple(
+            a.numpy() if hasattr(a, "numpy") else a for a in (args if isinstance(args, (list, tuple)) else (args,)))
+        self._spec = _signature_of(output_types, output_shapes, output_signature, "from_generator")
+        self._flat_spec = st.flatten(self._spec)
+        self._card = UNKNOWN
+
+    def _convert(self, value, index):
+        spec_structure = self._spec
+        if not st.is_structure(spec_structure):
+            flat_values = [value]
+        else:
+            if isinstance(spec_structure, tuple) and isinstance(value, list):
+                value = tuple(value)
+            try:
+                flat_values = st.flatten(value)
+                if len(flat_values) != len(self._flat_spec):
+                    raise ValueError
+            except ValueError:
+                raise TypeError(f"from_generator: element {index} of the generator, {value!r:.80}, "
+                                f"does not match the structure of {self._spec!r}.") from None
+        out = []
+        for v, spec in zip(flat_values, self._flat_spec):
+            try:
+                if spec.dtype is _dtypes.string:
+                    a = st.to_array(v)
+                    if a.dtype != object:
+                        a = np.asarray(a).astype(bytes).astype(object)
+                else:
+                    a = np.asarray(v.numpy() if hasattr(v, "numpy") else v, dtype=spec.dtype._np)
+            except (TypeError, ValueError) as exc:
+                raise TypeError(f"from_generator: element {index} of the generator: {v!r:.60} is "
+                                f"not a valid {spec.dtype.name} value ({exc}).") from None
+            if not spec.shape.is_compatible_with(TensorShape(a.shape)):
+                raise InvalidArgumentError(
+                    f"from_generator: element {index} of the generator has shape {list(a.shape)}, "
+                    f"which is not compatible with the expected shape {spec.shape}.")
+            out.append(a)
+        return st.pack(self._spec, out)
+
+    def _elements(self):
+        iterable = self._generator(*self._args)
+        for i, value in enumerate(iterable):
+            yield self._convert(value, i)
+
+
+class _Dask(Dataset):
+    def __init__(self, collection):
+        self._columns = None
+        if hasattr(collection, "partitions") and hasattr(collection, "columns"):
+            self._columns = list(collection.columns)
+            self._parts = collection.to_delayed()
+            meta = collection._meta
+            self._spec = {c: TensorSpec([], _dtypes.as_dtype(meta[c].to_numpy().dtype
+                                                             if meta[c].dtype != object else object))
+                          for c in self._columns}
+            self._card = UNKNOWN
+        elif hasattr(collection, "chunks") and hasattr(collection, "blocks"):
+            self._array = collection
+            self._spec = TensorSpec(collection.shape[1:], _dtypes.as_dtype(collection.dtype))
+            self._card = int(collection.shape[0]) if collection.shape[0] == collection.shape[0] else UNKNOWN
+        else:
+            raise TypeError(f"from_dask: expected a Dask array or DataFrame, got {type(collection).__name__}.")
+
+    def _blocks(self):
+        return self._gen()
+
+    def _gen(self):
+        if self._columns is None:
+            arr = self._array
+            for i in range(arr.numblocks[0]):
+                part = np.asarray(arr.blocks[i].compute())
+                if len(part):
+                    yield part
+            return
+        for delayed in self._parts:
+            frame = delayed.compute()
+            if len(frame):
+                yield {c: np.asarray(frame[c].to_numpy()) for c in self._columns}
+
+
+class TextLineDataset(Dataset):
+    """The lines of one or more text files (without their line endings), as string scalars,
+    read lazily."""
+
+    def __init__(self, filenames: Any, compression_type: Optional[str] = None,
+                 buffer_size: Optional[int] = None, num_parallel_reads: Optional[int] = None,
+                 name: Optional[str] = None):
+        if compression_type not in (None, ""):
+            raise ValueError("TextLineDataset: compression_type is not supported.")
+        if isinstance(filenames, Dataset):
+            self._names_ds = filenames
+            self._names = None
+        else:
+            names = st.to_array(filenames, "TextLineDataset: filenames")
+            self._names = [os.fsdecode(n) for n in np.atleast_1d(names).ravel()]
+            for n in self._names:
+                if not os.path.exists(n):
+                    raise InvalidArgumentError(f"TextLineDataset: {n}: no such file.")
+        self._spec = TensorSpec([], _dtypes.string)
+        self._card = UNKNOWN
+
+    def _elements(self):
+        names = self._names
+        if names is None:
+            names = [os.fsdecode(np.asarray(e)[()]) for e in self._names_ds._open()]
+        for name in names:
+            with open(name, "rb") as f:
+                for line in f:
+                    yield np.asarray(line.rstrip(b"\r\n"), dtype=object)
+
+
+class CsvDataset(Dataset):
+    """The records of CSV files: one element per line, a tuple of scalar columns typed by
+    `record_defaults` (a default value, or a dtype for a required column)."""
+
+    def __init__(self, filenames: Any, record_defaults: Any, compression_type: Optional[str] = None,
+                 buffer_size: Optional[int] = None, header: bool = False, field_delim: str = ",",
+                 use_quote_delim: bool = True, na_value: str = "", select_cols: Any = None,
+                 exclude_cols: Any = None, name: Optional[str] = None):
+        self._lines = TextLineDataset(filenames)
+        self._header, self._delim, self._na = header, field_delim, na_value
+        self._select = None if select_cols is None else list(select_cols)
+        self._defaults = []
+        for d in record_defaults:
+            if isinstance(d, _dtypes.DType) or isinstance(d, type):
+                self._defaults.append((_dtypes.as_dtype(d), None))
+            else:
+                a = st.to_array(d, "CsvDataset: record_defaults")
+                a = a.ravel()[0] if a.size else None
+                self._defaults.append((_dtypes.as_dtype(np.asarray(a).dtype if a is not None else object), a))
+        self._spec = tuple(TensorSpec([], dt) for dt, _ in self._defaults)
+        self._card = UNKNOWN
+
+    def _elements(self):
+        import csv
+        names = self._lines._names
+        for name in names:
+            with open(name, newline="") as f:
+                reader = csv.reader(f, delimiter=self._delim)
+                for n, row in enumerate(reader):
+                    if self._header and n == 0:
+                        continue
+                    if self._select is not None:
+                        row = [row[i] for i in self._select]
+                    if len(row) != len(self._defaults):
+                        raise InvalidArgumentError(f"CsvDataset: {name} line {n + 1} has {len(row)} "
+                                                   f"fields, expected {len(self._defaults)}.")
+                    out = []
+                    for i, (field, (dt, default)) in enumerate(zip(row, self._defaults)):
+                        if field == self._na or field == "":
+                            if default is None:
+                                raise InvalidArgumentError(f"CsvDataset: {name} line {n + 1}: "
+                                                           f"field {i} is required.")
+                            out.append(np.asarray(default, dtype=dt._np))
+                        elif dt is _dtypes.string:
+                            out.append(np.asarray(field.encode(), dtype=object))
+                        else:
+                            out.append(np.asarray(float(field) if dt.is_floating else int(field), dtype=dt._np))
+                    yield tuple(out)
+
+
+# -- transformations ------------------------------------------------------------------------
+
+class _Unary(Dataset):
+    def __init__(self, input_dataset: Dataset):
+        if not isinstance(input_dataset, Dataset):
+            raise TypeError("expected a Dataset")
+        self._input = input_dataset
+        self._spec = input_dataset._spec
+        self._card = input_dataset._card
+
+    def _inputs(self):
+        return [self._input]
+
+
+def _is_vectorizable(graph, rank: int) -> bool:
+    """True when every op of a traced per-element function is elementwise over operands of
+    the element's rank (constants of lower or equal rank broadcast from the right), so the
+    function applied to a block of elements gives each element's result."""
+    for op in graph.operations:
+        opdef = op.opdef
+        if opdef.is_constant:
+            if any(t.shape.rank is None or t.shape.rank > rank for t in op.outputs):
+                return False
+            continue
+        if not opdef.is_elementwise or opdef.stateful or op.name.startswith("Cast") and False:
+            return False
+        if any(t.shape.rank != rank for t in op.outputs):
+            return False
+    produced = {id(t) for op in graph.operations if not op.opdef.is_constant for t in op.outputs}
+    produced |= {id(t) for t in graph.inputs}
+    return all(id(t) in produced and t.shape.rank == rank for t in graph.outputs)
+
+
+class _Traced:
+    """A user function traced once for an element structure, and called on elements."""
+
+    def __init__(self, func: Callable, spec: Any, what: str):
+        if not callable(func):
+            raise TypeError(f"{what}: the function must be callable, got {type(func).__name__}.")
+        from ..function import function as rt_function
+        self.func, self.what, self.spec = func, what, spec
+        self.unpack = type(spec) is tuple
+        self.signature = list(spec) if self.unpack else [spec]
+        self.function = rt_function(func, input_signature=self.signature, autograph=True)
+        concrete = self.function.get_concrete_function(*self.signature)
+        self.graph = concrete.graph
+        outputs = concrete.structured_outputs
+        self.output_spec = _output_spec(outputs, what)
+        self._batched = None
+
+    def __call__(self, element):
+        args = [st.to_tensors(e) for e in element] if self.unpack else [st.to_tensors(element)]
+        result = self.function(*args)
+        return _result_arrays(result)
+
+    def vectorized(self):
+        """A function of blocks, or None when the function is not elementwise."""
+        if self._batched is None:
+            flat = st.flatten(self.spec)
+            ranks = {s.shape.rank for s in flat}
+            ok = len(ranks) == 1 and None not in ranks and _is_vectorizable(self.graph, ranks.pop())
+            if ok:
+                from ..function import function as rt_function
+                batch_spec = st.map_structure(
+                    lambda s: TensorSpec(TensorShape([None] + s.shape.as_list()), s.dtype), self.spec)
+                sig = list(batch_spec) if self.unpack else [batch_spec]
+                self._batched = rt_function(self.func, input_signature=sig, autograph=True)
+            else:
+                self._batched = False
+        if self._batched is False:
+            return None
+        batched = self._batched
+
+        def call(block):
+            args = [st.to_tensors(e) for e in block] if self.unpack else [st.to_tensors(block)]
+            return _result_arrays(batched(*args))
+        return call
+
+
+def _output_spec(outputs, what):
+    if outputs is None:
+        raise TypeError(f"{what}: the function returned None; it must return a tensor or a "
+                        "nest of tensors.")
+
+    def leaf(x):
+        if isinstance(x, TensorSpec):
+            return TensorSpec(x.shape, x.dtype)
+        if hasattr(x, "shape") and hasattr(x, "dtype"):
+            return TensorSpec(x.shape, x.dtype)
+        if x is None:
+            raise TypeError(f"{what}: the function returned None inside its result.")
+        a = st.to_array(x, f"{what}: a value the function returned")
+        return st.spec_of_array(a)
+    if isinstance(outputs, list):
+        outputs = tuple(outputs)
+    return st.map_structure(leaf, outputs)
+
+
+def _result_arrays(result):
+    if isinstance(result, list):
+        result = tuple(result)
+    return st.map_structure(lambda t: t._value if hasattr(t, "_value") else st.to_array(t), result)
+
+
+class _Map(_Unary):
+    def __init__(self, input_dataset, map_func, num_parallel_calls, deterministic):
+        super().__init__(input_dataset)
+        self._fn = _Traced(map_func, input_dataset._spec, "map")
+        self._spec = self._fn.output_spec
+        if num_parallel_calls is not None:
+            num_parallel_calls = _positive_int(num_parallel_calls, "num_parallel_calls", "map",
+                                               allow=(AUTOTUNE,))
+            if num_parallel_calls == AUTOTUNE:
+                num_parallel_calls = threads.default_parallelism()
+        self._parallel = num_parallel_calls
+        self._deterministic = deterministic is not False
+
+    def _blocks(self):
+        if self._parallel and self._parallel > 1:
+            return None
+        inner = self._input._blocks()
+        if inner is None:
+            return None
+        call = self._fn.vectorized()
+        if call is None:
+            inner.close()
+            return None
+        return (call(block) for block in inner)
+
+    def _elements(self):
+        if self._parallel and self._parallel > 1:
+            return threads.parallel_mapped(self._input._open(), self._fn, self._parallel,
+                                           self._deterministic)
+        blocks = self._blocks()
+        if blocks is not None:
+            return _blocks_of_elements(blocks)
+        fn = self._fn
+        return (fn(e) for e in self._input._open())
+
+
+class _Filter(_Unary):
+    def __init__(self, input_dataset, predicate):
+        super().__init__(input_dataset)
+        self._fn = _Traced(predicate, input_dataset._spec, "filter")
+        out = self._fn.output_spec
+        if not isinstance(out, TensorSpec) or out.dtype is not _dtypes.bool_ or out.shape.rank not in (0, None):
+            raise ValueError(f"filter: the predicate must return a scalar bool tensor, but it "
+                             f"returns {out!r}.")
+        self._card = UNKNOWN if input_dataset._card != INFINITE else INFINITE
+
+    def _elements(self):
+        fn = self._fn
+        for e in self._input._open():
+            if bool(fn(e)):
+                yield e
+
+
+class _Batch(_Unary):
+    def __init__(self, input_dataset, batch_size, drop_remainder):
+        super().__init__(input_dataset)
+        self._size = _positive_int(batch_size, "batch_size", "batch")
+        self._drop = bool(drop_remainder)
+        lead = self._size if self._drop else None
+        self._spec = st.map_structure(
+            lambda s: TensorSpec(TensorShape([lead]).concatenate(s.shape), s.dtype), input_dataset._spec)
+        c = input_dataset._card
+        if c >= 0:
+            self._card = c // self._size if self._drop else -(-c // self._size)
+
+    def _elements(self):
+        blocks = self._input._blocks()
+        if blocks is not None:
+            return _rechunk(blocks, self._size, self._drop)
+        return self._stack()
+
+    def _stack(self):
+        buf = []
+        for e in self._input._open():
+            buf.append(e)
+            if len(buf) == self._size:
+                yield _stack_elements(buf, "batch")
+                buf = []
+        if buf and not self._drop:
+            yield _stack_elements(buf, "batch")
+
+
+def _stack_elements(elements: list, what: str):
+    flat = [st.flatten(e) for e in elements]
+    out = []
+    for i, parts in enumerate(zip(*flat)):
+        shapes = {p.shape for p in parts}
+        if len(shapes) > 1:
+            raise InvalidArgumentError(
+                f"{what}: cannot batch elements of different shapes: component {i} has shapes "
+                f"{sorted(map(list, shapes))}; use padded_batch, or ragged elements are not supported.")
+        out.append(np.stack(parts))
+    return st.pack(elements[0], out)
+
+
+class _PaddedBatch(_Unary):
+    def __init__(self, input_dataset, batch_size, padded_shapes, padding_values, drop_remainder):
+        super().__init__(input_dataset)
+        self._size = _positive_int(batch_size, "batch_size", "padded_batch")
+        self._drop = bool(drop_remainder)
+        flat_spec = st.flatten(input_dataset._spec)
+        if padded_shapes is None:
+            shapes = [s.shape for s in flat_spec]
+        else:
+            shapes = [as_shape(p) for p in _flatten_shapes(padded_shapes, input_dataset._spec)]
+        self._shapes = shapes
+        if padding_values is None:
+            pads = [b"" if s.dtype is _dtypes.string else 0 for s in flat_spec]
+        else:
+            pads = st.flatten(padding_values) if st.is_structure(padding_values) else [padding_values] * len(flat_spec)
+            pads = [p.numpy() if hasattr(p, "numpy") else p for p in pads]
+        self._pads = pads
+        lead = self._size if self._drop else None
+        self._spec = st.pack(input_dataset._spec, [
+            TensorSpec(TensorShape([lead]).concatenate(shape), s.dtype) for shape, s in zip(shapes, flat_spec)])
+        c = input_dataset._card
+        if c >= 0:
+            self._card = c // self._size if self._drop else -(-c // self._size)
+
+    def _pad(self, elements):
+        flat = [st.flatten(e) for e in elements]
+        out = []
+        for i, parts in enumerate(zip(*flat)):
+            ndim = parts[0].ndim
+            longest = [max(p.shape[d] for p in parts) for d in range(ndim)]
+            want = self._shapes[i].as_tuple()
+            target = []
+            for d in range(ndim):
+                w = None if want is None else want[d]
+                if w is not None and w < longest[d]:
+                    raise InvalidArgumentError(f"padded_batch: component {i} has size {longest[d]} "
+                                               f"in dimension {d}, more than the padded shape {w}.")
+                target.append(longest[d] if w is None else w)
+            dtype = parts[0].dtype
+            batch = np.full([len(parts)] + target, self._pads[i], dtype=dtype)
+            for j, p in enumerate(parts):
+                batch[(j,) + tuple(slice(0, n) for n in p.shape)] = p
+            out.append(batch)
+        return st.pack(elements[0], out)
+
+    def _elements(self):
+        buf = []
+        for e in self._input._open():
+            buf.append(e)
+            if len(buf) == self._size:
+                yield self._pad(buf)
+                buf = []
+        if buf and not self._drop:
+            yield self._pad(buf)
+
+
+def _flatten_shapes(shapes, spec):
+    if isinstance(spec, dict):
+        return [x for k in sorted(spec, key=repr) for x in _flatten_shapes(shapes[k], spec[k])]
+    if isinstance(spec, tuple):
+        return [x for s, sp in zip(shapes, spec) for x in _flatten_shapes(s, sp)]
+    if isinstance(shapes, tuple):
+        shapes = list(shapes)
+    return [shapes]
+
+
+class _Unbatch(_Unary):
+    def __init__(self, input_dataset):
+        super().__init__(input_dataset)
+        for s in st.flatten(input_dataset._spec):
+            if s.shape.rank == 0:
+                raise ValueError("unbatch: every component of the elements needs at least one "
+                                 f"dimension; got {input_dataset._spec!r}.")
+        self._spec = st.map_structure(lambda s: TensorSpec(s.shape[1:] if s.shape.rank is not None
+                                                           else TensorShape(None), s.dtype),
+                                      input_dataset._spec)
+        self._card = UNKNOWN if input_dataset._card != INFINITE else INFINITE
+
+    def _blocks(self):
+        return self._input._open()
+
+
+def _shuffle_seed(seed):
+    from ..ops.random_ops import SEEDS
+    if seed is None and SEEDS.global_seed is None:
+        return None
+    return [0 if seed is None else int(seed) & 0xFFFFFFFF,
+            0 if SEEDS.global_seed is None else int(SEEDS.global_seed) & 0xFFFFFFFF]
+
+
+class _Shuffle(_Unary):
+    def __init__(self, input_dataset, buffer_size, seed, reshuffle_each_iteration):
+        super().__init__(input_dataset)
+        if buffer_size is None:
+            raise TypeError("shuffle() missing required argument 'buffer_size' (the number of "
+                            "elements to draw from; the dataset's size gives a full shuffle).")
+        self._buffer = _positive_int(buffer_size, "buffer_size", "shuffle", allow=(AUTOTUNE,))
+        if self._buffer == AUTOTUNE:
+            self._buffer = 1 << 14
+        seed_words = _shuffle_seed(seed)
+        self._seed = seed_words if seed_words is not None else [
+            int(np.random.SeedSequence().entropy) & 0xFFFFFFFF]
+        self._reshuffle = bool(reshuffle_each_iteration)
+        self._epoch = 0
+        self._lock = threading.Lock()
+
+    def _rng(self):
+        with self._lock:
+            epoch = self._epoch
+            if self._reshuffle:
+                self._epoch += 1
+        return np.random.default_rng(self._seed + [epoch if self._reshuffle else 0])
+
+    def _elements(self):
+        rng = self._rng()
+        blocks = self._input._blocks()
+        if blocks is not None:
+            return _blocks_of_elements(self._shuffle_blocks(blocks, rng))
+        return self._shuffle_elements(self._input._open(), rng)
+
+    def _blocks(self):
+        blocks = self._input._blocks()
+        if blocks is None:
+            return None
+        return self._shuffle_blocks(blocks, rng=self._rng())
+
+    def _shuffle_elements(self, source, rng):
+        size = self._buffer
+        buf: list = []
+        draws = iter(())
+        for e in source:
+            if len(buf) < size:
+                buf.append(e)
+                continue
+            j = next(draws, None)
+            if j is None:
+                draws = iter(rng.integers(0, size, 4096).tolist())
+                j = next(draws)
+            out, buf[j] = buf[j], e
+            yield out
+        for j in rng.permutation(len(buf)).tolist():
+            yield buf[j]
+
+    def _shuffle_blocks(self, blocks, rng):
+        """The reservoir a block at a time: for incoming elements k with random slots j[k],
+        element k's output is whatever slot j[k] holds at that moment — the last earlier
+        incoming element drawn to the same slot, or the slot's content before the block."""
+        size = self._buffer
+        buf = None
+        template = None
+        filled, fill = 0, []
+        for block in blocks:
+            template = block
+            flat = st.flatten(block)
+            if buf is None:
+                take = min(size - filled, len(flat[0]))
+                fill.append([a[:take] for a in flat])
+                filled += take
+                flat = [a[take:] for a in flat]
+                if filled < size:
+                    continue
+                buf = [np.array(np.concatenate(parts)) for parts in zip(*fill)]
+                fill = []
+            m = len(flat[0])
+            if m == 0:
+                continue
+            j = rng.integers(0, size, m)
+            order = np.argsort(j, kind="stable")
+            js = j[order]
+            same = js[1:] == js[:-1]
+            prev = np.full(m, -1, dtype=np.int64)
+            prev[order[1:][same]] = order[:-1][same]
+            from_buf = prev < 0
+            last = np.ones(m, dtype=bool)
+            last[:-1] = ~same
+            slots, ks = js[last], order[last]
+            outs = []
+            for b, a in zip(buf, flat):
+                a = np.asarray(a)
+                o = np.empty((m,) + a.shape[1:], dtype=a.dtype)
+                o[from_buf] = b[j[from_buf]]
+                o[~from_buf] = a[prev[~from_buf]]
+                b[slots] = a[ks]
+                outs.append(o)
+            yield st.pack(template, outs)
+        if buf is None:
+            if not fill:
+                return
+            buf = [np.concatenate(parts) for parts in zip(*fill)]
+        n = len(buf[0])
+        perm = rng.permutation(n)
+        for start in range(0, n, BLOCK):
+            idx = perm[start:start + BLOCK]
+            yield st.pack(template, [b[idx] for b in buf])
+
+
+class _Repeat(_Unary):
+    def __init__(self, input_dataset, count):
+        super().__init__(input_dataset)
+        self._count = -1 if count is None else _int_arg(count, "count", "repeat")
+        c = input_dataset._card
+        if self._count < 0:
+            self._card = 0 if c == 0 else (INFINITE if c != UNKNOWN else INFINITE)
+        elif c >= 0:
+            self._card = c * self._count
+        else:
+            self._card = c if self._count != 0 else 0
+
+    def _elements(self):
+        n = 0
+        while self._count < 0 or n < self._count:
+            seen = False
+            for e in self._input._open():
+                seen = True
+                yield e
+            n += 1
+            if not seen:
+                return
+
+
+class _Take(_Unary):
+    def __init__(self, input_dataset, count):
+        super().__init__(input_dataset)
+        self._count = _int_arg(count, "count", "take")
+        c = input_dataset._card
+        if self._count < 0:
+            self._card = c
+        elif c >= 0:
+            self._card = min(c, self._count)
+        elif c == INFINITE:
+            self._card = self._count
+        else:
+            self._card = UNKNOWN
+
+    def _elements(self):
+        if self._count == 0:
+            return
+        source = self._input._open()
+        try:
+            for i, e in enumerate(source):
+                yield e
+                if i + 1 == self._count:
+                    return
+        finally:
+            close = getattr(source, "close", None)
+            if close is not None:
+                close()
+
+
+class _Skip(_Unary):
+    def __init__(self, input_dataset, count):
+        super().__init__(input_dataset)
+        self._count = _int_arg(count, "count", "skip")
+        c = input_dataset._card
+        if self._count < 0:
+            self._card = 0 if c != INFINITE else INFINITE
+        elif c >= 0:
+            self._card = max(0, c - self._count)
+
+    def _elements(self):
+        if self._count < 0:
+            for _ in self._input._open():
+                pass
+            return
+        for i, e in enumerate(self._input._open()):
+            if i >= self._count:
+                yield e
+
+
+class _Prefetch(_Unary):
+    def __init__(self, input_dataset, buffer_size):
+        super().__init__(input_dataset)
+        size = _int_arg(buffer_size, "buffer_size", "prefetch")
+        if size == AUTOTUNE:
+            size = 2
+        if size < 0:
+            raise ValueError(f"prefetch: buffer_size must be positive or AUTOTUNE, got {size}.")
+        self._size = size
+
+    def _elements(self):
+        if self._size == 0:
+            return self._input._open()
+        return threads.prefetched(self._input._open, self._size)
+
+
+class _Cache(_Unary):
+    def __init__(self, input_dataset, filename):
+        super().__init__(input_dataset)
+        self._filename = os.fsdecode(filename) if filename else ""
+        self._stored: Optional[list] = None
+        self._lock = threading.Lock()
+
+    def _elements(self):
+        if self._stored is None and self._filename and os.path.exists(self._filename + ".npz"):
+            with np.load(self._filename + ".npz", allow_pickle=True) as f:
+                n = int(f["count"])
+                flat = [f[f"c{i}"] for i in range(len(f.files) - 1)]
+            self._stored = [st.pack(self._spec, [np.asarray(a[k]) for a in flat]) for k in range(n)]
+        if self._stored is not None:
+            yield from self._stored
+            return
+        seen = []
+        for e in self._input._open():
+            seen.append(e)
+            yield e
+        with self._lock:
+            self._stored = seen
+            if self._filename and seen:
+                columns = [np.stack(parts) for parts in zip(*[st.flatten(e) for e in seen])]
+                np.savez(self._filename + ".npz", count=len(seen),
+                         **{f"c{i}": c for i, c in enumerate(columns)})
+
+
+class _Concatenate(Dataset):
+    def __init__(self, first, second):
+        if not isinstance(second, Dataset):
+            raise TypeError(f"concatenate: dataset must be a Dataset, got {type(second).__name__}.")
+        a, b = st.flatten(first._spec), st.flatten(second._spec)
+        if not st.specs_compatible(first._spec, second._spec) and (
+                len(a) != len(b) or any(x.dtype != y.dtype for x, y in zip(a, b))):
+            raise TypeError(f"concatenate: the datasets have incompatible element specs "
+                            f"{first._spec!r} and {second._spec!r}.")
+        self._first, self._second = first, second
+        self._spec = st.pack(first._spec, [st.common_spec(x, y) for x, y in zip(a, b)])
+        c1, c2 = first._card, second._card
+        if INFINITE in (c1, c2):
+            self._card = INFINITE
+        elif UNKNOWN in (c1, c2):
+            self._card = UNKNOWN
+        else:
+            self._card = c1 + c2
+
+    def _inputs(self):
+        return [self._first, self._second]
+
+    def _elements(self):
+        yield from self._first._open()
+        yield from self._second._open()
+
+
+class _Interleave(_Unary):
+    def __init__(self, input_dataset, map_func, cycle_length, block_length, num_parallel_calls,
+                 deterministic):
+        super().__init__(input_dataset)
+        if not callable(map_func):
+            raise TypeError("interleave: map_func must be callable.")
+        self._func = map_func
+        self._unpack = type(input_dataset._spec) is tuple
+        self._cycle = threads.default_parallelism() if cycle_length in (None, AUTOTUNE) else \
+            _positive_int(cycle_length, "cycle_length", "interleave")
+        self._block = 1 if block_length is None else _positive_int(block_length, "block_length", "interleave")
+        first = self._probe()
+        self._spec = first._spec if first is not None else input_dataset._spec
+        self._card = UNKNOWN if input_dataset._card != INFINITE else INFINITE
+
+    def _call(self, element) -> Dataset:
+        tensors = st.to_tensors(element)
+        out = self._func(*tensors) if self._unpack else self._func(tensors)
+        if not isinstance(out, Dataset):
+            raise TypeError(f"interleave/flat_map: map_func must return a Dataset, got "
+                            f"{type(out).__name__}.")
+        return out
+
+    def _probe(self):
+        for e in self._input._open():
+            return self._call(e)
+        return None
+
+    def _elements(self):
+        source = self._input._open()
+        active: list = []
+        exhausted = False
+        while True:
+            while not exhausted and len(active) < self._cycle:
+                try:
+                    active.append(self._call(next(source))._open())
+                except StopIteration:
+                    exhausted = True
+            if not active:
+                return
+            i = 0
+            while i < len(active):
+                it = active[i]
+                ended = False
+                for _ in range(self._block):
+                    try:
+                        yield next(it)
+                    except StopIteration:
+                        ended = True
+                        break
+                if ended:
+                    replacement = None
+                    if not exhausted:
+                        try:
+                            replacement = self._call(next(source))._open()
+                        except StopIteration:
+                            exhausted = True
+                    if replacement is None:
+                        active.pop(i)
+                        continue
+                    active[i] = replacement
+                i += 1
+
+
+def cardinality(dataset: Dataset) -> Any:
+    """`dataset.cardinality()`: the number of elements, or INFINITE (-1) / UNKNOWN (-2)."""
+    if not isinstance(dataset, Dataset):
+        raise TypeError(f"cardinality: expected a Dataset, got {type(dataset).__name__}.")
+    return dataset.cardinality()

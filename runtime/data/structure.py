@@ -1,0 +1,125 @@
+"""Element structures of datasets: nests of NumPy arrays inside, tensors outside.
+
+A dataset element is a tuple, namedtuple or dict nest whose leaves are arrays (as in
+tf.data, a Python list is a value, converted to one tensor, not a structure). Inside the
+pipeline leaves are NumPy arrays; the iterator hands them out as eager tensors.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from .. import dtypes as _dtypes
+from ..shapes import TensorShape, TensorSpec
+from ..tensor import EagerTensor, Tensor
+
+
+def is_structure(value: Any) -> bool:
+    """Tuples, namedtuples and dicts are structure; everything else is a leaf."""
+    return isinstance(value, (tuple, dict))
+
+
+def flatten(value: Any) -> list:
+    """The leaves of `value` in a fixed order (dict keys sorted)."""
+    if isinstance(value, dict):
+        out = []
+        for k in sorted(value, key=repr):
+            out.extend(flatten(value[k]))
+        return out
+    if isinstance(value, tuple):
+        out = []
+        for v in value:
+            out.extend(flatten(v))
+        return out
+    return [value]
+
+
+def pack(template: Any, leaves: list) -> Any:
+    """`leaves` in the structure of `template` (the inverse of `flatten`)."""
+    it = iter(leaves)
+
+    def build(t):
+        if isinstance(t, dict):
+            built = {k: build(t[k]) for k in sorted(t, key=repr)}
+            return type(t)((k, built[k]) for k in t) if type(t) is not dict else {k: built[k] for k in t}
+        if isinstance(t, tuple):
+            items = [build(v) for v in t]
+            return type(t)(*items) if hasattr(t, "_fields") else type(t)(items)
+        return next(it)
+    return build(template)
+
+
+def map_structure(fn: Callable, value: Any) -> Any:
+    return pack(value, [fn(leaf) for leaf in flatten(value)])
+
+
+def to_array(value: Any, where: str = "value") -> np.ndarray:
+    """One leaf as a NumPy array with the runtime's dtype rules (int -> int32, ...)."""
+    if isinstance(value, np.ndarray):       # memory-mapped arrays stay mapped
+        return value
+    if isinstance(value, EagerTensor):
+        return value._value
+    if isinstance(value, Tensor):
+        raise TypeError(f"{where} is a symbolic tensor: datasets are built from eager values "
+                        "(build the dataset outside the function and pass it as an argument).")
+    if value is None:
+        raise TypeError(f"{where} is None, which is not a tensor.")
+    from ..ops.core import convert_to_tensor
+    try:
+        return convert_to_tensor(value)._value
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{where} cannot be converted to a tensor: {exc}") from None
+
+
+def spec_of_array(array: np.ndarray, batch_dims: int = 0) -> TensorSpec:
+    return TensorSpec(TensorShape(array.shape[batch_dims:]), _dtypes.as_dtype(array.dtype))
+
+
+def to_tensor(array: Any) -> EagerTensor:
+    if type(array) is not np.ndarray:
+        array = np.asarray(array)
+    return EagerTensor(array)
+
+
+def to_tensors(element: Any) -> Any:
+    return map_structure(to_tensor, element)
+
+
+def to_numpy(element: Any) -> Any:
+    """An element as NumPy values (0-d arrays become NumPy scalars), as `as_numpy_iterator`."""
+    def leaf(a):
+        a = np.asarray(a)
+        return a[()] if a.ndim == 0 else a
+    return map_structure(leaf, element)
+
+
+def describe(spec: Any) -> str:
+    return repr(spec)
+
+
+def specs_compatible(a: Any, b: Any) -> bool:
+    """Whether two element specs have one structure and compatible leaves."""
+    try:
+        fa, fb = flatten(a), flatten(b)
+        if len(fa) != len(fb) or repr(pack(a, ["*"] * len(fa))) != repr(pack(b, ["*"] * len(fb))):
+            return False
+    except Exception:
+        return False
+    return all(x.dtype == y.dtype and x.shape.is_compatible_with(y.shape) for x, y in zip(fa, fb))
+
+
+def spec_key(spec: Any) -> tuple:
+    """A hashable key of an element spec (structure, shapes, dtypes)."""
+    leaves = flatten(spec)
+    shape = repr(pack(spec, ["*"] * len(leaves)))
+    return (shape, tuple((s.shape.as_tuple(), s.dtype.name) for s in leaves))
+
+
+def common_spec(a: TensorSpec, b: TensorSpec) -> TensorSpec:
+    """The most specific spec both fit (dims that differ become None)."""
+    sa, sb = a.shape.as_tuple(), b.shape.as_tuple()
+    if sa is None or sb is None or len(sa) != len(sb):
+        return TensorSpec(TensorShape(None), a.dtype)
+    return TensorSpec(TensorShape([x if x == y else None for x, y in zip(sa, sb)]), a.dtype)
