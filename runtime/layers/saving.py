@@ -22,6 +22,7 @@ from .. import dtypes as _dtypes
 from .. import optimizers
 from ..arguments import strict_keywords
 from ..shapes import TensorShape
+from . import function_source as _function_source
 from . import serialization as _serialization
 
 FORMAT = "runtime-keras"
@@ -150,7 +151,9 @@ def _arrays(data: bytes) -> list[np.ndarray]:
 def load_model(filepath, custom_objects: dict | None = None, compile: bool = True,
                safe_mode: bool = True):
     """The model saved at `filepath` by `Model.save` / `save_model`, with its weights (and
-    compiled again when it was compiled with named losses and metrics and `compile`)."""
+    compiled again when it was compiled with named losses and metrics and `compile`). A model
+    holding a lambda (`Lambda(lambda x: ...)`) loads only with `safe_mode=False`: loading
+    runs the lambda's saved source."""
     path = _check_path(filepath, "load_model")
     description, weights = _read(path)
     if description.get("format") != FORMAT:
@@ -158,7 +161,8 @@ def load_model(filepath, custom_objects: dict | None = None, compile: bool = Tru
     if description.get("version", 0) > VERSION:
         raise ValueError(f"load_model: {path!r} was written by a newer version (format "
                          f"{description['version']}).")
-    with _serialization.custom_object_scope(custom_objects or {}):
+    with _serialization.custom_object_scope(custom_objects or {}), \
+            _function_source.loading(safe_mode):
         model = _serialization.deserialize_layer(description["model"])
         _ensure_built(model, description)
         _assign(model, _arrays(weights), "load_model")

@@ -27,6 +27,7 @@ from ..graph import FuncGraph
 from ..module import Module
 from ..shapes import TensorShape
 from . import activations as _activations
+from . import function_source as _function_source
 from . import initializers as _initializers
 from .initializers import Initializer
 
@@ -152,6 +153,11 @@ def serialize_value(value: Any) -> Any:
             return name
         if id(value) in _REGISTERED_NAMES:
             return {"class_name": "function", "config": _REGISTERED_NAMES[id(value)]}
+        public = _function_source.public_name(value)
+        if public is not None:
+            return {"class_name": "function", "config": public}
+        if _function_source.is_lambda(value):
+            return {"class_name": "__lambda__", "config": _function_source.lambda_config(value)}
         return value
     if hasattr(value, "get_config"):
         return {"class_name": get_registered_name(type(value)),
@@ -234,6 +240,11 @@ def deserialize_value(value: Any) -> Any:
     if not _is_object_config(value):
         return {k: deserialize_value(v) for k, v in value.items()}
     name = value.get("registered_name") or value["class_name"]
+    if value["class_name"] == "__lambda__":
+        return _function_source.lambda_from_config(value["config"])
+    if value["class_name"] == "function" and str(value["config"]).startswith(
+            _function_source.PREFIX):
+        return _function_source.public_function(value["config"])
     if value["class_name"] == "function":
         fn = get_registered_object(value["config"])
         if fn is None:

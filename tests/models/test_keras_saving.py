@@ -196,8 +196,9 @@ def test_bad_paths_and_formats_raise_clear_errors(tmp_path):
 
 
 def test_unserializable_constructor_arguments_are_named_when_saving(tmp_path):
+    factor = 2.0
     x = keras.Input(shape=(2,))
-    model = keras.Model(x, keras.layers.Activation(lambda t: t * 2.0)(x))
+    model = keras.Model(x, keras.layers.Activation(lambda t: t * factor)(x))
     with pytest.raises(TypeError, match="register_keras_serializable"):
         model.save(tmp_path / "lambda.keras")
 
@@ -239,3 +240,29 @@ def test_a_registered_subclassed_model_is_rebuilt_from_its_first_input_shape(tmp
     loaded = keras.models.load_model(str(tmp_path / "two.keras"))
     np.testing.assert_array_equal(loaded(x).numpy(), expected)
     assert len(loaded.variables) == 4
+
+
+def test_lambdas_and_public_functions_in_a_model_are_saved(tmp_path):
+    x = np.linspace(-2, 2, 40).astype(np.float32)
+    y = x ** 2 + 1
+    rt.random.set_seed(1)
+    model = keras.Sequential([
+        keras.layers.Lambda(lambda v: rt.stack([v, v ** 2], axis=1)),
+        keras.layers.Dense(units=1, kernel_initializer=rt.random.normal)])
+    model.compile(loss=keras.losses.MSE, optimizer=keras.optimizers.SGD(learning_rate=0.01))
+    model.fit(x, y, epochs=3, batch_size=16, verbose=0)
+    path = str(tmp_path / "with_lambda.keras")
+    model.save(path)
+    with pytest.raises(ValueError, match="safe_mode=False"):
+        keras.models.load_model(path)
+    loaded = keras.models.load_model(path, safe_mode=False)
+    np.testing.assert_allclose(loaded.predict(x, verbose=0), model.predict(x, verbose=0))
+    assert loaded.layers[1].kernel_initializer is rt.random.normal
+
+
+def test_a_lambda_using_other_values_cannot_be_saved(tmp_path):
+    scale = 3.0
+    model = keras.Sequential([keras.layers.Lambda(lambda v: v * scale)])
+    model(rt.ones([2, 2]))
+    with pytest.raises(TypeError, match="scale"):
+        model.save(str(tmp_path / "closure.keras"))
