@@ -10,6 +10,8 @@ element-at-a-time path; only the speed differs.
 
 from __future__ import annotations
 
+import csv
+import glob
 import os
 import threading
 from typing import Any, Callable, Optional
@@ -20,6 +22,8 @@ import numpy as np
 from .. import context
 from .. import dtypes as _dtypes
 from ..errors import InvalidArgumentError
+from ..function import function as rt_function
+from ..ops.random_ops import SEEDS
 from ..shapes import TensorShape, TensorSpec, as_shape
 from . import structure as st
 from . import threads
@@ -28,6 +32,7 @@ AUTOTUNE = -1
 INFINITE = -1
 UNKNOWN = -2
 BLOCK = 1024
+STAGED: dict = {}  # the staged forms of iteration, filled in by runtime/data/staged.py
 
 
 class OutOfRangeError(InvalidArgumentError, StopIteration):
@@ -152,8 +157,7 @@ class Dataset:
     # -- iteration ----------------------------------------------------------------------------
     def __iter__(self) -> "Iterator":
         if context.current_graph() is not None:
-            from .staged import staged_iterator
-            return staged_iterator(self)
+            return STAGED["iterator"](self)
         return Iterator(self)
 
     def as_numpy_iterator(self) -> _PyIterator:
@@ -172,8 +176,7 @@ class Dataset:
         return ("rt.data.Dataset", st.spec_key(self._spec))
 
     def _stand_in(self):
-        from .staged import DatasetArgument
-        return DatasetArgument(self)
+        return STAGED["argument"](self)
 
     # -- sources -----------------------------------------------------------------------------
     @staticmethod
@@ -216,7 +219,6 @@ class Dataset:
     def list_files(file_pattern: Any, shuffle: Optional[bool] = None, seed: Optional[int] = None,
                    name: Optional[str] = None) -> "Dataset":
         """The file names matching a glob pattern (or list of patterns), as strings."""
-        import glob
         patterns = [file_pattern] if isinstance(file_pattern, (str, bytes)) else list(file_pattern)
         names = sorted({f for p in patterns for f in glob.glob(os.fsdecode(p))})
         if not names:
@@ -305,8 +307,7 @@ class Dataset:
 
     def reduce(self, initial_state: Any, reduce_func: Callable) -> Any:
         """Folds the elements: `state = reduce_func(state, element)` from `initial_state`."""
-        from .staged import reduce_dataset
-        return reduce_dataset(self, initial_state, reduce_func)
+        return STAGED["reduce"](self, initial_state, reduce_func)
 
     def with_options(self, options: Any, name: Optional[str] = None) -> "Dataset":
         """Accepted for compatibility; options do not change this implementation."""
@@ -342,8 +343,7 @@ class Iterator:
 
     def __iter__(self) -> "Iterator":
         if context.current_graph() is not None:
-            from .staged import staged_iterator
-            return staged_iterator(self)
+            return STAGED["iterator"](self)
         return self
 
     def _next_arrays(self) -> Any:
@@ -352,8 +352,7 @@ class Iterator:
 
     def __next__(self) -> Any:
         if context.current_graph() is not None:
-            from .staged import staged_next
-            return staged_next(self)
+            return STAGED["next"](self)
         return st.to_tensors(self._next_arrays())
 
     def get_next(self) -> Any:
@@ -372,8 +371,7 @@ class Iterator:
         return ("rt.data.Iterator", st.spec_key(self.element_spec))
 
     def _stand_in(self):
-        from .staged import DatasetArgument
-        return DatasetArgument(self)
+        return STAGED["argument"](self)
 
     def close(self) -> None:
         close = getattr(self._source, "close", None)
@@ -705,7 +703,6 @@ class CsvDataset(Dataset):
         self._card = UNKNOWN
 
     def _elements(self):
-        import csv
         names = self._lines._names
         for name in names:
             with open(name, newline="") as f:
@@ -771,7 +768,6 @@ class _Traced:
     def __init__(self, func: Callable, spec: Any, what: str):
         if not callable(func):
             raise TypeError(f"{what}: the function must be callable, got {type(func).__name__}.")
-        from ..function import function as rt_function
         self.func, self.what, self.spec = func, what, spec
         self.unpack = type(spec) is tuple
         self.signature = list(spec) if self.unpack else [spec]
@@ -794,7 +790,6 @@ class _Traced:
             ranks = {s.shape.rank for s in flat}
             ok = len(ranks) == 1 and None not in ranks and _is_vectorizable(self.graph, ranks.pop())
             if ok:
-                from ..function import function as rt_function
                 batch_spec = st.map_structure(
                     lambda s: TensorSpec(TensorShape([None] + s.shape.as_list()), s.dtype), self.spec)
                 sig = list(batch_spec) if self.unpack else [batch_spec]
@@ -1014,7 +1009,6 @@ class _Unbatch(_Unary):
 
 
 def _shuffle_seed(seed):
-    from ..ops.random_ops import SEEDS
     if seed is None and SEEDS.global_seed is None:
         return None
     return [0 if seed is None else int(seed) & 0xFFFFFFFF,

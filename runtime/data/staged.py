@@ -28,11 +28,14 @@ import numpy as np
 
 from .. import context
 from .. import dtypes as _dtypes
+from ..function import function as rt_function
 from ..opdef import Effect, define
+from ..ops.control_flow import while_loop
+from ..ops.core import apply, convert_to_tensor
 from ..ops.py_function import _emit
 from ..shapes import TensorShape, TensorSpec
 from . import structure as st
-from .dataset import Dataset, Iterator, OutOfRangeError, _output_spec
+from .dataset import STAGED, Dataset, Iterator, OutOfRangeError, _output_spec
 
 
 def _open_kernel(*, source):
@@ -74,7 +77,6 @@ GET_NEXT = define("DatasetIteratorGetNext", _next_infer, _next_kernel, emit=_emi
 
 
 def _apply(opdef, inputs, attrs, name):
-    from ..ops.core import apply
     return apply(opdef, inputs, attrs, name=name)
 
 
@@ -197,13 +199,11 @@ def reduce_dataset(dataset, initial_state: Any, reduce_func: Callable) -> Any:
     if not callable(reduce_func):
         raise TypeError("reduce: reduce_func must be callable.")
     from ..autograph_backend import convert
-    from ..ops.core import convert_to_tensor
     state = st.map_structure(convert_to_tensor, tuple(initial_state)
                              if isinstance(initial_state, list) else initial_state)
     fn = convert(reduce_func)
     unpack = type(dataset.element_spec) is tuple
     if context.current_graph() is None:
-        from ..function import function as rt_function
         traced = rt_function(reduce_func, autograph=True)
         for element in dataset._open():
             tensors = st.to_tensors(element)
@@ -212,7 +212,6 @@ def reduce_dataset(dataset, initial_state: Any, reduce_func: Callable) -> Any:
                 raise TypeError("reduce: reduce_func returned None; it must return the new state.")
             state = st.map_structure(convert_to_tensor, tuple(state) if isinstance(state, list) else state)
         return state
-    from ..ops.control_flow import while_loop
     fetcher = _Fetcher(_open(dataset), dataset.element_spec)
     first = fetcher.fetch()
     flat_state = st.flatten(state)
@@ -237,5 +236,8 @@ def reduce_dataset(dataset, initial_state: Any, reduce_func: Callable) -> Any:
     out = while_loop(cond, body, (first[0], *flat_state, *first[1:]), shape_invariants=invariants)
     return st.pack(state, list(out[1:1 + n_state]))
 
+
+STAGED.update(iterator=staged_iterator, next=staged_next, reduce=reduce_dataset,
+              argument=DatasetArgument)
 
 __all__ = ["DatasetArgument", "StagedIterator", "reduce_dataset", "TensorSpec"]

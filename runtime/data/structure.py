@@ -12,6 +12,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import dtypes as _dtypes
+from ..ops.core import convert_to_tensor
 from ..shapes import TensorShape, TensorSpec
 from ..tensor import EagerTensor, Tensor
 
@@ -66,7 +67,6 @@ def to_array(value: Any, where: str = "value") -> np.ndarray:
                         "(build the dataset outside the function and pass it as an argument).")
     if value is None:
         raise TypeError(f"{where} is None, which is not a tensor.")
-    from ..ops.core import convert_to_tensor
     try:
         return convert_to_tensor(value)._value
     except (TypeError, ValueError) as exc:

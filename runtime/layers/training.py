@@ -11,6 +11,7 @@ once for full batches and once for a smaller last batch.
 
 from __future__ import annotations
 
+import sys
 from typing import Callable, Optional, Sequence, Union
 
 import numpy as np
@@ -63,41 +64,51 @@ class Training:
         self._predict_step = step(_predict_step(self))
 
     @strict_keywords()
-    def fit(self, x, y, epochs: int = 1, batch_size: int = 32, validation_data=None,
+    def fit(self, x, y=None, epochs: int = 1, batch_size: int = 32, validation_data=None,
             callbacks: Optional[Sequence[Callback]] = None, verbose: int = 1,
             shuffle: bool = True) -> History:
         """Trains for `epochs` passes over (x, y) in batches; returns the `History`.
 
-        `validation_data` (x_val, y_val) is evaluated after each epoch (as "val_*" logs).
+        `x` may be an `rt.data.Dataset` of `(x, y)` batches (then `y` and `batch_size` are
+        not used, and its own shuffling applies).
+        `validation_data` (x_val, y_val) or a dataset is evaluated after each epoch (as
+        "val_*" logs).
         `verbose`: 0 silent, 1 a progress bar on a terminal (one line per epoch elsewhere),
         2 one line per epoch. A callback may set `model.stop_training = True`."""
         self._check_compiled("fit")
         _check_batch_size(batch_size)
-        x, y = self._as_arrays(x), self._as_arrays(y)
-        _check_lengths(x, y)
+        dataset = _dataset_of(x, y, "fit")
+        if dataset is None:
+            x, y = self._as_arrays(x), self._as_arrays(y)
+            _check_lengths(x, y)
         history = History()
         callbacks = [*(callbacks or ()), history]
         for callback in callbacks:
             callback.set_model(self)
             callback.on_train_begin()
         self.stop_training = False
-        steps = -(-_count(x) // batch_size)
+        steps = _dataset_steps(dataset) if dataset is not None else -(-_count(x) // batch_size)
         rng = random_ops.SEEDS.generator  # rt.random.set_seed makes the shuffles reproducible
         for epoch in range(epochs):
             for callback in callbacks:
                 callback.on_epoch_begin(epoch)
-            order = rng.permutation(_count(x)) if shuffle else np.arange(_count(x))
+            if dataset is not None:
+                batches = self._dataset_batches(dataset, "fit")
+            else:
+                order = rng.permutation(_count(x)) if shuffle else np.arange(_count(x))
+                batches = ((_take(x, order[i:i + batch_size]), _take(y, order[i:i + batch_size]))
+                           for i in range(0, _count(x), batch_size))
             progress = EpochProgress(epoch, epochs, steps, verbose)
             totals = self._new_means()
-            for step in range(steps):
-                index = order[step * batch_size:(step + 1) * batch_size]
-                logs = totals.add(self._train_step(_take(x, index), _take(y, index)), len(index))
+            for step, (x_batch, y_batch) in enumerate(batches):
+                logs = totals.add(self._train_step(x_batch, y_batch), _count(x_batch))
                 progress.batch_done(logs)
                 for callback in callbacks:
                     callback.on_train_batch_end(step, logs)
             logs = totals.means()
             if validation_data is not None:
-                values = self.evaluate(*validation_data, batch_size=batch_size, return_dict=True)
+                pair = _validation_pair(validation_data)
+                values = self.evaluate(*pair, batch_size=batch_size, return_dict=True)
                 logs.update({f"val_{k}": v for k, v in values.items()})
             progress.epoch_done(logs)
             for callback in callbacks:
@@ -109,18 +120,23 @@ class Training:
         return history
 
     @strict_keywords()
-    def evaluate(self, x, y, batch_size: int = 32, verbose: int = 0, return_dict: bool = False):
+    def evaluate(self, x, y=None, batch_size: int = 32, verbose: int = 0, return_dict: bool = False):
         """The loss (and metrics) over (x, y), averaged over all samples: a float without
-        metrics, else the list `[loss, *metrics]`; a dict by name with `return_dict`."""
+        metrics, else the list `[loss, *metrics]`; a dict by name with `return_dict`.
+        `x` may be an `rt.data.Dataset` of `(x, y)` batches."""
         self._check_compiled("evaluate")
         _check_batch_size(batch_size)
-        x, y = self._as_arrays(x), self._as_arrays(y)
-        _check_lengths(x, y)
+        dataset = _dataset_of(x, y, "evaluate")
+        if dataset is not None:
+            batches = self._dataset_batches(dataset, "evaluate")
+        else:
+            x, y = self._as_arrays(x), self._as_arrays(y)
+            _check_lengths(x, y)
+            batches = ((_take(x, slice(i, i + batch_size)), _take(y, slice(i, i + batch_size)))
+                       for i in range(0, _count(x), batch_size))
         totals = self._new_means()
-        for start in range(0, _count(x), batch_size):
-            part = slice(start, start + batch_size)
-            totals.add(self._test_step(_take(x, part), _take(y, part)),
-                       len(range(_count(x))[part]))
+        for x_batch, y_batch in batches:
+            totals.add(self._test_step(x_batch, y_batch), _count(x_batch))
         logs = totals.means()
         if verbose:
             print(" - ".join(f"{k}: {v:.4f}" for k, v in logs.items()))
@@ -135,9 +151,13 @@ class Training:
         if getattr(self, "_predict_step", None) is None:
             self._predict_step = function(_predict_step(self), reduce_retracing=True)
         _check_batch_size(batch_size)
-        x = self._as_arrays(x)
-        parts = [self._predict_step(_take(x, slice(start, start + batch_size)))
-                 for start in range(0, _count(x), batch_size)]
+        if _dataset_of(x, None, "predict") is not None:  # batches of x, or of (x, y) pairs
+            parts = [self._predict_step(self._as_arrays(b[0] if type(b) is tuple else b))
+                     for b in x._open()]
+        else:
+            x = self._as_arrays(x)
+            parts = [self._predict_step(_take(x, slice(start, start + batch_size)))
+                     for start in range(0, _count(x), batch_size)]
         if not parts:
             return np.zeros((0,), self.dtype.as_numpy_dtype)
         return nest.map_structure(lambda *p: np.concatenate([np.asarray(a) for a in p]), *parts)
@@ -155,6 +175,14 @@ class Training:
         names = self.metrics_names
         return _Means(names, {1 + i for i, m in enumerate(getattr(self, "_compiled_metrics", []))
                               if any(m is s for s in stateful)})
+
+    def _dataset_batches(self, dataset, method: str):
+        """The (x, y) batches of a dataset as arrays (`(x, y, sample_weight)` is refused)."""
+        for element in dataset._open():
+            if type(element) is not tuple or len(element) != 2:
+                raise ValueError(f"{method}: a dataset must yield (x, y) batches, got an element "
+                                 f"of structure {dataset.element_spec!r:.200}.")
+            yield self._as_arrays(element[0]), self._as_arrays(element[1])
 
     def _as_arrays(self, values):
         """NumPy arrays (a list or dict of them for a model of several inputs); float64 data
@@ -251,6 +279,31 @@ def _mean_if_per_sample(loss_fn: Callable) -> Callable:
         return reduce_ops.reduce_mean(value) if rank else value
     loss.__name__ = getattr(loss_fn, "__name__", "loss")
     return loss
+
+
+def _dataset_of(x, y, method: str):
+    """`x` when it is an `rt.data.Dataset` (then `y` must be None), else None."""
+    data = sys.modules.get("runtime.data.dataset")
+    if data is None or not isinstance(x, data.Dataset):
+        if y is None and method != "predict":
+            raise TypeError(f"{method}() missing the targets y (or pass a dataset of (x, y)).")
+        return None
+    if y is not None:
+        raise ValueError(f"{method}: y must not be given when x is a dataset (it yields (x, y)).")
+    if data.INFINITE == x._card:
+        raise ValueError(f"{method}: the dataset is infinite; take() a finite number of batches.")
+    return x
+
+
+def _validation_pair(validation_data) -> tuple:
+    data = sys.modules.get("runtime.data.dataset")
+    if data is not None and isinstance(validation_data, data.Dataset):
+        return (validation_data,)
+    return tuple(validation_data)
+
+
+def _dataset_steps(dataset):
+    return dataset._card if dataset._card >= 0 else None
 
 
 def _count(x) -> int:
