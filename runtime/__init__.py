@@ -71,6 +71,7 @@ signal = _types.SimpleNamespace(**_NAMESPACES["signal"])
 strings = _types.SimpleNamespace(**_NAMESPACES["strings"])
 sparse = _types.SimpleNamespace(**_NAMESPACES["sparse"])
 ragged = _types.SimpleNamespace(**_NAMESPACES["ragged"])
+image = _types.SimpleNamespace(**_NAMESPACES["image"])
 config = _types.SimpleNamespace(**_NAMESPACES["config"], experimental=_types.SimpleNamespace(
     **_NAMESPACES.get("config.experimental", {})))
 newaxis = None  # x[:, rt.newaxis], as tf.newaxis

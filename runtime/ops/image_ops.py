@@ -1,0 +1,391 @@
+"""`rt.image`: basic image functions over [height, width, channels] images or
+[batch, height, width, channels] batches, composed from existing ops (so they stage, compile
+and differentiate like the ops they use).
+
+Pixel conventions follow TensorFlow's documentation: floating-point images hold values in
+[0, 1], integer images the full range of their dtype; `resize` samples at pixel centers
+(half-pixel centers).
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+
+import numpy as np
+
+from .. import dtypes as _dtypes
+from ..exports import export
+from ..tensor import Tensor
+from . import array_ops as _array
+from . import math_ops as _math
+from . import reduce_ops as _reduce
+from . import scatter_ops as _scatter
+from .composed import pad as _pad
+from .core import convert_to_tensor
+
+
+def _image(value, what: str = "image") -> Tensor:
+    x = convert_to_tensor(value)
+    rank = x.shape.rank
+    if rank is not None and rank not in (3, 4):
+        raise ValueError(f"`{what}` must be a 3-D image [height, width, channels] or a 4-D "
+                         f"batch [batch, height, width, channels], got shape {x.shape}.")
+    if rank is None:
+        raise ValueError(f"`{what}` must have a known rank (3 or 4).")
+    return x
+
+
+def _hw(x: Tensor, what: str = "image") -> tuple[int, int]:
+    dims = x.shape.as_tuple()
+    h, w = dims[-3], dims[-2]
+    if h is None or w is None:
+        raise ValueError(f"`{what}` needs a known height and width, got shape {x.shape}.")
+    return h, w
+
+
+def _max_of(dtype: _dtypes.DType) -> float:
+    return float(np.iinfo(dtype._np).max)
+
+
+@export("image.convert_image_dtype")
+def convert_image_dtype(image, dtype, saturate: bool = False, name=None) -> Tensor:
+    """`image` in `dtype`, rescaled: floats are in [0, 1], integers span their dtype's range
+    (uint8 255 is float 1.0). With `saturate`, float-to-integer values are clipped first."""
+    x = convert_to_tensor(image)
+    dtype = _dtypes.as_dtype(dtype)
+    for what, d in (("image", x.dtype), ("dtype", dtype)):
+        if not (d.is_floating or d.is_integer):
+            raise TypeError(f"`{what}` must be a floating-point or integer type, got {d.name}.")
+    if x.dtype is dtype:
+        return x
+    if x.dtype.is_floating and dtype.is_floating:
+        return _array.cast(x, dtype)
+    if x.dtype.is_integer and dtype.is_floating:
+        return _math.multiply(_array.cast(x, dtype), np.asarray(1.0 / _max_of(x.dtype), dtype._np))
+    if x.dtype.is_floating:   # float -> integer: [0, 1] onto [0, max]
+        top = _max_of(dtype)
+        scaled = _math.multiply(x, np.asarray(top + 0.5, x.dtype._np))
+        if saturate:
+            low = float(np.iinfo(dtype._np).min)
+            scaled = _math.minimum(_math.maximum(scaled, np.asarray(low, x.dtype._np)),
+                                   np.asarray(top, x.dtype._np))
+        return _array.cast(scaled, dtype)
+    # integer -> integer: rescale through float64 (exact for the common 8/16/32-bit types)
+    ratio = _max_of(dtype) / _max_of(x.dtype)
+    scaled = _math.multiply(_array.cast(x, _dtypes.float64), ratio)
+    if ratio > 1:
+        return _array.cast(scaled, dtype)
+    return _array.cast(_math.floor(scaled), dtype)
+
+
+def _as_float(x: Tensor) -> tuple[Tensor, _dtypes.DType]:
+    """(x as float in [0, 1], its original dtype)."""
+    if x.dtype.is_floating:
+        return x, x.dtype
+    return convert_image_dtype(x, _dtypes.float32), x.dtype
+
+
+def _back(x: Tensor, dtype: _dtypes.DType) -> Tensor:
+    return x if dtype.is_floating else convert_image_dtype(x, dtype, saturate=True)
+
+
+@export("image.adjust_brightness")
+def adjust_brightness(image, delta, name=None) -> Tensor:
+    """`image + delta` (computed in floating point for integer images, then converted back)."""
+    x, dtype = _as_float(_image(image))
+    return _back(_math.add(x, _array.cast(convert_to_tensor(delta), x.dtype)), dtype)
+
+
+@export("image.adjust_contrast")
+def adjust_contrast(images, contrast_factor, name=None) -> Tensor:
+    """Each channel moved away from (factor > 1) or toward (factor < 1) its mean over height
+    and width: `(x - mean) * contrast_factor + mean`."""
+    x, dtype = _as_float(_image(images, "images"))
+    mean = _reduce.reduce_mean(x, axis=[-3, -2], keepdims=True)
+    factor = _array.cast(convert_to_tensor(contrast_factor), x.dtype)
+    return _back(_math.add(_math.multiply(_math.subtract(x, mean), factor), mean), dtype)
+
+
+_GRAY = (0.2989, 0.5870, 0.1140)
+
+
+@export("image.rgb_to_grayscale")
+def rgb_to_grayscale(images, name=None) -> Tensor:
+    """The luma of RGB images (weights 0.2989, 0.5870, 0.1140), keeping a channel axis of 1."""
+    x = convert_to_tensor(images)
+    if x.shape.rank is not None and x.shape.rank < 1 or x.shape.as_tuple()[-1] not in (3, None):
+        raise ValueError(f"`images` must have 3 (RGB) channels in the last axis, got shape "
+                         f"{x.shape}.")
+    f, dtype = _as_float(x)
+    weights = np.asarray(_GRAY, f.dtype._np)
+    gray = _reduce.reduce_sum(_math.multiply(f, weights), axis=-1, keepdims=True)
+    return _back(gray, dtype)
+
+
+@export("image.grayscale_to_rgb")
+def grayscale_to_rgb(images, name=None) -> Tensor:
+    """Grayscale images (last axis 1) with the channel repeated three times."""
+    x = convert_to_tensor(images)
+    if x.shape.rank is None or x.shape.rank < 2 or x.shape.as_tuple()[-1] not in (1, None):
+        raise ValueError(f"`images` must have 1 channel in the last axis, got shape {x.shape}.")
+    return _array.tile(x, [1] * (x.shape.rank - 1) + [3])
+
+
+@export("image.flip_left_right")
+def flip_left_right(image) -> Tensor:
+    """`image` mirrored along its width."""
+    return _array.reverse(_image(image), [-2])
+
+
+@export("image.flip_up_down")
+def flip_up_down(image) -> Tensor:
+    """`image` mirrored along its height."""
+    return _array.reverse(_image(image), [-3])
+
+
+@export("image.transpose")
+def transpose(image, name=None) -> Tensor:
+    """`image` with height and width swapped."""
+    x = _image(image)
+    perm = [1, 0, 2] if x.shape.rank == 3 else [0, 2, 1, 3]
+    return _array.transpose(x, perm)
+
+
+@export("image.rot90")
+def rot90(image, k: int = 1, name=None) -> Tensor:
+    """`image` rotated counter-clockwise by `k` quarter turns."""
+    x = _image(image)
+    if not isinstance(k, (int, np.integer)) or isinstance(k, bool):
+        raise TypeError(f"`k` must be a Python int, got {k!r}.")
+    k = int(k) % 4
+    if k == 0:
+        return x
+    if k == 2:
+        return _array.reverse(x, [-3, -2])
+    if k == 1:
+        return transpose(_array.reverse(x, [-2]))
+    return _array.reverse(transpose(x), [-2])
+
+
+def _size(size) -> tuple[int, int]:
+    dims = np.asarray(size.numpy() if isinstance(size, Tensor) else size)
+    if dims.shape != (2,) or dims.dtype.kind not in "iu":
+        raise ValueError(f"`size` must be a 1-D int32 tensor of 2 elements [new_height, "
+                         f"new_width], got {size!r}.")
+    if (dims <= 0).any():
+        raise ValueError(f"`size` must be positive, got {dims.tolist()}.")
+    return int(dims[0]), int(dims[1])
+
+
+def _linear_taps(n_in: int, n_out: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(lower index, upper index, weight of upper) of each output pixel, half-pixel centers."""
+    scale = n_in / n_out
+    src = (np.arange(n_out) + 0.5) * scale - 0.5
+    low = np.floor(src)
+    frac = src - low
+    lo = np.clip(low, 0, n_in - 1).astype(np.int64)
+    hi = np.clip(np.ceil(src), 0, n_in - 1).astype(np.int64)
+    return lo, hi, frac
+
+
+def _lerp_axis(x: Tensor, axis: int, n_out: int) -> Tensor:
+    n_in = x.shape.as_tuple()[axis]
+    lo, hi, frac = _linear_taps(n_in, n_out)
+    a = _scatter.gather(x, lo, axis=axis)
+    b = _scatter.gather(x, hi, axis=axis)
+    shape = [1] * x.shape.rank
+    shape[axis] = n_out
+    w = np.reshape(frac, shape).astype(x.dtype._np)
+    return _math.add(a, _math.multiply(_math.subtract(b, a), w))
+
+
+@export("image.resize")
+def resize(images, size, method: str = "bilinear", preserve_aspect_ratio: bool = False,
+           antialias: bool = False, name=None) -> Tensor:
+    """`images` resized to `size` = [new_height, new_width], sampling at pixel centers.
+
+    method "bilinear" (the default; float32 result for non-float input) or "nearest" (keeps
+    the dtype). `antialias` is accepted only when downsampling is not asked (or when False);
+    `preserve_aspect_ratio` fits the image inside `size`.
+    """
+    x = _image(images, "images")
+    h_out, w_out = _size(size)
+    h, w = _hw(x, "images")
+    if preserve_aspect_ratio:
+        scale = min(h_out / h, w_out / w)
+        h_out, w_out = max(1, int(round(h * scale))), max(1, int(round(w * scale)))
+    method = str(getattr(method, "value", method)).lower()
+    if antialias and (h_out < h or w_out < w) and method != "nearest":
+        raise NotImplementedError("resize(antialias=True) when downsampling is not implemented.")
+    if method == "bilinear":
+        f = x if x.dtype in (_dtypes.float32, _dtypes.float64) else _array.cast(x, _dtypes.float32)
+        return _lerp_axis(_lerp_axis(f, f.shape.rank - 3, h_out), f.shape.rank - 2, w_out)
+    if method in ("nearest", "nearest_neighbor"):
+        rows = np.minimum(np.floor((np.arange(h_out) + 0.5) * (h / h_out)), h - 1).astype(np.int64)
+        cols = np.minimum(np.floor((np.arange(w_out) + 0.5) * (w / w_out)), w - 1).astype(np.int64)
+        out = _scatter.gather(x, rows, axis=x.shape.rank - 3)
+        return _scatter.gather(out, cols, axis=x.shape.rank - 2)
+    raise ValueError(f"`method` must be 'bilinear' or 'nearest', got {method!r}.")
+
+
+def _window(x: Tensor, top: int, left: int, height: int, width: int) -> Tensor:
+    key = (builtins.slice(top, top + height), builtins.slice(left, left + width))
+    if x.shape.rank == 4:
+        key = (builtins.slice(None),) + key
+    return _array.getitem(x, key)
+
+
+def _nonneg_ints(**values) -> None:
+    for name, v in values.items():
+        if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
+            raise TypeError(f"`{name}` must be an int, got {v!r}.")
+
+
+@export("image.crop_to_bounding_box")
+def crop_to_bounding_box(image, offset_height: int, offset_width: int, target_height: int,
+                         target_width: int) -> Tensor:
+    """The `target_height` x `target_width` window of `image` whose top-left corner is at
+    (`offset_height`, `offset_width`)."""
+    x = _image(image)
+    _nonneg_ints(offset_height=offset_height, offset_width=offset_width,
+                 target_height=target_height, target_width=target_width)
+    h, w = _hw(x)
+    if offset_height < 0 or offset_width < 0:
+        raise ValueError("`offset_height` and `offset_width` must be >= 0.")
+    if target_height <= 0 or target_width <= 0:
+        raise ValueError("`target_height` and `target_width` must be > 0.")
+    if offset_height + target_height > h:
+        raise ValueError(f"height must be >= target + offset: {h} < {target_height} + "
+                         f"{offset_height}.")
+    if offset_width + target_width > w:
+        raise ValueError(f"width must be >= target + offset: {w} < {target_width} + "
+                         f"{offset_width}.")
+    return _window(x, offset_height, offset_width, target_height, target_width)
+
+
+@export("image.pad_to_bounding_box")
+def pad_to_bounding_box(image, offset_height: int, offset_width: int, target_height: int,
+                        target_width: int) -> Tensor:
+    """`image` placed at (`offset_height`, `offset_width`) in a zero image of
+    `target_height` x `target_width`."""
+    x = _image(image)
+    _nonneg_ints(offset_height=offset_height, offset_width=offset_width,
+                 target_height=target_height, target_width=target_width)
+    h, w = _hw(x)
+    if offset_height < 0 or offset_width < 0:
+        raise ValueError("`offset_height` and `offset_width` must be >= 0.")
+    after_h, after_w = target_height - offset_height - h, target_width - offset_width - w
+    if after_h < 0:
+        raise ValueError(f"target_height must be >= offset_height + height: {target_height} < "
+                         f"{offset_height} + {h}.")
+    if after_w < 0:
+        raise ValueError(f"target_width must be >= offset_width + width: {target_width} < "
+                         f"{offset_width} + {w}.")
+    pads = [[offset_height, after_h], [offset_width, after_w], [0, 0]]
+    if x.shape.rank == 4:
+        pads = [[0, 0]] + pads
+    return _pad(x, pads)
+
+
+@export("image.resize_with_crop_or_pad")
+def resize_with_crop_or_pad(image, target_height: int, target_width: int) -> Tensor:
+    """`image` centrally cropped and/or zero-padded to `target_height` x `target_width`."""
+    x = _image(image)
+    h, w = _hw(x)
+    _nonneg_ints(target_height=target_height, target_width=target_width)
+    if target_height <= 0 or target_width <= 0:
+        raise ValueError("`target_height` and `target_width` must be > 0.")
+    crop_h, crop_w = max(h - target_height, 0), max(w - target_width, 0)
+    x = crop_to_bounding_box(x, crop_h // 2, crop_w // 2, min(h, target_height),
+                             min(w, target_width))
+    pad_h, pad_w = max(target_height - h, 0), max(target_width - w, 0)
+    return pad_to_bounding_box(x, pad_h // 2, pad_w // 2, target_height, target_width)
+
+
+@export("image.central_crop")
+def central_crop(image, central_fraction: float) -> Tensor:
+    """The central `central_fraction` (in (0, 1]) of `image`'s height and width."""
+    x = _image(image)
+    fraction = float(central_fraction)
+    if not 0.0 < fraction <= 1.0:
+        raise ValueError(f"`central_fraction` must be within (0, 1], got {central_fraction!r}.")
+    if fraction == 1.0:
+        return x
+    h, w = _hw(x)
+    top, left = int((h - h * fraction) / 2), int((w - w * fraction) / 2)
+    return _window(x, top, left, h - 2 * top, w - 2 * left)
+
+
+@export("image.per_image_standardization")
+def per_image_standardization(image) -> Tensor:
+    """Each image scaled to mean 0 and variance 1 over all its pixels and channels: `(x -
+    mean) / max(stddev, 1 / sqrt(number of elements))`; float32 for integer input."""
+    x = _image(image)
+    if not x.dtype.is_floating:
+        x = _array.cast(x, _dtypes.float32)
+    dims = x.shape.as_tuple()[-3:]
+    if any(d is None for d in dims):
+        raise ValueError(f"`image` needs known height, width and channels, got {x.shape}.")
+    count = math.prod(dims)
+    axes = [-3, -2, -1]
+    mean = _reduce.reduce_mean(x, axis=axes, keepdims=True)
+    centered = _math.subtract(x, mean)
+    std = _math.sqrt(_reduce.reduce_mean(_math.square(centered), axis=axes, keepdims=True))
+    floor = np.asarray(1.0 / math.sqrt(count), x.dtype._np)
+    return _math.truediv(centered, _math.maximum(std, floor))
+
+
+@export("image.rgb_to_hsv")
+def rgb_to_hsv(images, name=None) -> Tensor:
+    """RGB (floats in [0, 1], last axis 3) to HSV, each component in [0, 1]."""
+    x = convert_to_tensor(images)
+    if not x.dtype.is_floating:
+        raise TypeError(f"`images` must be floating-point, got {x.dtype.name}.")
+    r, g, b = _array.unstack(x, axis=-1)
+    value = _reduce.reduce_max(x, axis=-1)
+    low = _reduce.reduce_min(x, axis=-1)
+    span = _math.subtract(value, low)
+    safe_v = _array.where(_math.greater(value, 0), value, _array.ones_like(value))
+    saturation = _array.where(_math.greater(value, 0), _math.truediv(span, safe_v),
+                              _array.zeros_like(value))
+    safe = _array.where(_math.greater(span, 0), span, _array.ones_like(span))
+    hue_r = _math.truediv(_math.subtract(g, b), safe)
+    hue_g = _math.add(_math.truediv(_math.subtract(b, r), safe), 2.0)
+    hue_b = _math.add(_math.truediv(_math.subtract(r, g), safe), 4.0)
+    hue = _array.where(_math.equal(value, r), hue_r,
+                       _array.where(_math.equal(value, g), hue_g, hue_b))
+    hue = _array.where(_math.greater(span, 0), hue, _array.zeros_like(hue))
+    hue = _math.truediv(hue, 6.0)
+    hue = _math.subtract(hue, _math.floor(hue))   # wrap negatives into [0, 1)
+    return _array.stack([hue, saturation, value], axis=-1)
+
+
+@export("image.hsv_to_rgb")
+def hsv_to_rgb(images, name=None) -> Tensor:
+    """HSV (each component in [0, 1], last axis 3) to RGB."""
+    x = convert_to_tensor(images)
+    if not x.dtype.is_floating:
+        raise TypeError(f"`images` must be floating-point, got {x.dtype.name}.")
+    h, s, v = _array.unstack(x, axis=-1)
+    h6 = _math.multiply(_math.subtract(h, _math.floor(h)), 6.0)
+
+    def channel(n):
+        k = _math.floormod(_math.add(h6, float(n)), 6.0)
+        ramp = _math.minimum(_math.minimum(k, _math.subtract(4.0, k)), 1.0)
+        return _math.subtract(v, _math.multiply(_math.multiply(v, s), _math.maximum(ramp, 0.0)))
+
+    return _array.stack([channel(5), channel(3), channel(1)], axis=-1)
+
+
+@export("image.adjust_saturation")
+def adjust_saturation(image, saturation_factor, name=None) -> Tensor:
+    """RGB `image` with its HSV saturation multiplied by `saturation_factor` (clipped to
+    [0, 1])."""
+    x, dtype = _as_float(_image(image))
+    hsv = rgb_to_hsv(x)
+    h, s, v = _array.unstack(hsv, axis=-1)
+    factor = _array.cast(convert_to_tensor(saturation_factor), x.dtype)
+    s = _math.minimum(_math.maximum(_math.multiply(s, factor), 0.0), 1.0)
+    return _back(hsv_to_rgb(_array.stack([h, s, v], axis=-1)), dtype)
+
