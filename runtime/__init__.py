@@ -15,6 +15,7 @@ from . import errors
 from . import module as _module  # noqa: F401 - marks rt.Module
 from . import numpy_api as _numpy_api  # noqa: F401 - installs NumPy's protocols on tensors
 from . import ops as _ops  # noqa: F401 - defining the ops marks their public names
+from . import tf_types as _tf_types  # noqa: F401 - marks rt.types.experimental
 from .context import device, executing_eagerly, init_scope, name_scope
 from .dtypes import (
     DType,
@@ -72,6 +73,7 @@ strings = _types.SimpleNamespace(**_NAMESPACES["strings"])
 sparse = _types.SimpleNamespace(**_NAMESPACES["sparse"])
 ragged = _types.SimpleNamespace(**_NAMESPACES["ragged"])
 image = _types.SimpleNamespace(**_NAMESPACES["image"])
+types = _types.SimpleNamespace(experimental=_types.SimpleNamespace(**_NAMESPACES["types.experimental"]))
 config = _types.SimpleNamespace(**_NAMESPACES["config"], experimental=_types.SimpleNamespace(
     **_NAMESPACES.get("config.experimental", {})))
 newaxis = None  # x[:, rt.newaxis], as tf.newaxis

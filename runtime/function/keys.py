@@ -1,5 +1,6 @@
 """Cache keys of calls: tensors and variables by shape and dtype, Python values by value,
-other objects by identity."""
+objects defining `__tf_tracing_type__(context)` by the TraceType it returns, other objects
+by identity."""
 
 from __future__ import annotations
 
@@ -63,6 +64,24 @@ for _t in _SCALARS:
 _KEYERS[float] = _key_float
 
 
+class TracingContext:
+    """What `__tf_tracing_type__(context)` receives (it carries nothing here)."""
+
+
+_TRACING_CONTEXT = TracingContext()
+
+
+def _key_trace_type(x, tracing_type):
+    trace_type = tracing_type(x, _TRACING_CONTEXT)
+    try:
+        hash(trace_type)
+    except TypeError:
+        raise TypeError(f"{type(x).__name__}.__tf_tracing_type__ returned an unhashable "
+                        f"{type(trace_type).__name__}; a TraceType must define __hash__ and "
+                        "__eq__.") from None
+    return ("trace_type", trace_type)
+
+
 def leaf_key(x):
     """The key of one argument (nests are walked); raises UnhashableArgument."""
     keyer = _KEYERS.get(type(x))
@@ -76,6 +95,9 @@ def leaf_key(x):
         return _key_dict(x)
     if isinstance(x, list):
         return _key_seq(x)
+    tracing_type = getattr(type(x), "__tf_tracing_type__", None)
+    if tracing_type is not None:   # the custom-type protocol: equal TraceTypes share a trace
+        return _key_trace_type(x, tracing_type)
     if hasattr(type(x), "__dataclass_fields__"):   # a dataclass instance is a nest
         return _key_dataclass(x)
     if isinstance(x, SymbolicTensor):

@@ -1,0 +1,68 @@
+"""`rt.types.experimental`: the type names TensorFlow's guides use.
+
+`TraceType` is the base class of the custom-type protocol of `rt.function`: an argument
+whose class defines `__tf_tracing_type__(self, context)` is keyed in the trace cache by the
+TraceType that method returns, so arguments with equal TraceTypes share one trace (the
+trace runs on the first such argument). `GenericFunction` and `ConcreteFunction` are this
+runtime's `rt.function` result and its traced graphs; `TensorLike` is a typing alias for
+what converts to a tensor.
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import Any, Optional, Sequence, Union
+
+import numpy as np
+
+from .exports import export
+from .function import ConcreteFunction as _ConcreteFunction
+from .function import Function as _Function
+from .ops.variable_ops import Variable
+from .tensor import Tensor
+
+
+@export("types.experimental.TraceType")
+class TraceType(abc.ABC):
+    """The type of a value as `rt.function` sees it when choosing a trace.
+
+    Subclasses define `is_subtype_of`, `most_specific_common_supertype`, `__eq__` and
+    `__hash__` (equal types share a trace), and may define `placeholder_value`.
+    """
+
+    @abc.abstractmethod
+    def is_subtype_of(self, other: TraceType) -> bool:
+        """Whether every value of this type is also a value of `other`."""
+
+    @abc.abstractmethod
+    def most_specific_common_supertype(self, others: Sequence[TraceType]) -> Optional[TraceType]:
+        """The narrowest type that this type and all of `others` are subtypes of, or None."""
+
+    def placeholder_value(self, placeholder_context=None) -> Any:
+        """A value of this type to trace with."""
+        raise NotImplementedError(f"{type(self).__name__} defines no placeholder_value.")
+
+    @abc.abstractmethod
+    def __eq__(self, other: object) -> bool:
+        ...
+
+    @abc.abstractmethod
+    def __hash__(self) -> int:
+        ...
+
+
+@export("types.experimental.SupportsTracingProtocol")
+class SupportsTracingProtocol(abc.ABC):
+    """A class whose instances give their own TraceType (see the module doc)."""
+
+    @abc.abstractmethod
+    def __tf_tracing_type__(self, context) -> TraceType:
+        ...
+
+
+TensorLike = Union[Tensor, Variable, np.ndarray, np.generic, int, float, bool, complex, str,
+                   bytes, list, tuple]
+export("types.experimental.TensorLike")(TensorLike)
+export("types.experimental.GenericFunction", "types.experimental.PolymorphicFunction")(_Function)
+export("types.experimental.ConcreteFunction")(_ConcreteFunction)
+export("types.experimental.Callable")(_Function)
