@@ -51,3 +51,9 @@ class NotFoundError(OpError, FileNotFoundError):
 
     A `FileNotFoundError` (so an `OSError`), which is what Python code catches for a missing
     file, and an `OpError`, as TensorFlow's `tf.errors.NotFoundError` is."""
+
+
+class OutOfRangeError(OpError, StopIteration):
+    """An iterator has no more elements (`next()` on a staged dataset iterator at the end).
+
+    A `StopIteration` too, so Python code that ends a loop on it keeps working."""

@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import context
 from .. import dtypes as _dtypes
-from ..errors import InvalidArgumentError
+from ..errors import InvalidArgumentError, OutOfRangeError
 from ..function import function as rt_function
 from ..ops.random_ops import SEEDS
 from ..shapes import TensorShape, TensorSpec, as_shape
@@ -35,8 +35,6 @@ BLOCK = 1024
 STAGED: dict = {}  # the staged forms of iteration, filled in by runtime/data/staged.py
 
 
-class OutOfRangeError(InvalidArgumentError, StopIteration):
-    """`next()` on a staged iterator that has no more elements (the end of a sequence)."""
 
 
 class SliceSizeMismatchError(ValueError):

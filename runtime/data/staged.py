@@ -24,56 +24,16 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable
 
-import numpy as np
-
 from .. import context
-from .. import dtypes as _dtypes
 from ..function import function as rt_function
-from ..opdef import Effect, define
 from ..ops.control_flow import while_loop
 from ..ops.core import apply, convert_to_tensor
-from ..ops.py_function import _emit
+from ..ops.dataset_ops import ITERATOR_GET_NEXT, ITERATOR_OPEN
 from ..shapes import TensorShape, TensorSpec
 from . import structure as st
-from .dataset import STAGED, Dataset, Iterator, OutOfRangeError, _output_spec
+from .dataset import STAGED, Dataset, Iterator, _output_spec
 
-
-def _open_kernel(*, source):
-    return (source._open(),)
-
-
-def _open_infer(**_attrs):
-    return TensorShape([]), _dtypes.variant
-
-
-def _pull(handle):
-    if isinstance(handle, Iterator):
-        return handle._next_arrays()
-    return next(handle)
-
-
-def _next_kernel(handle, *, specs, structure, strict):
-    try:
-        element = _pull(handle)
-    except StopIteration:
-        if strict:
-            raise OutOfRangeError("End of sequence: the iterator has no more elements.") from None
-        return (np.asarray(False),) + tuple(
-            np.zeros([d or 0 for d in (s.shape.as_tuple() or ())], s.dtype._np)
-            if s.dtype is not _dtypes.string else np.full([d or 0 for d in (s.shape.as_tuple() or ())], b"", object)
-            for s in specs)
-    flat = st.flatten(element)
-    return (np.asarray(True),) + tuple(np.asarray(a) for a in flat)
-
-
-def _next_infer(handle, *, specs, structure, strict):
-    return [(TensorShape([]), _dtypes.bool_)] + [(s.shape, s.dtype) for s in specs]
-
-
-OPEN = define("DatasetIteratorOpen", _open_infer, _open_kernel, emit=_emit, effects=Effect.IO,
-              differentiable=False, num_outputs=1)
-GET_NEXT = define("DatasetIteratorGetNext", _next_infer, _next_kernel, emit=_emit,
-                  effects=Effect.IO, differentiable=False, num_outputs=None)
+OPEN, GET_NEXT = ITERATOR_OPEN, ITERATOR_GET_NEXT
 
 
 def _apply(opdef, inputs, attrs, name):
@@ -92,7 +52,7 @@ class _Fetcher:
         self.specs = tuple(st.flatten(spec))
 
     def fetch(self) -> tuple:
-        out = _apply(GET_NEXT, [self.handle], {"specs": self.specs, "structure": None,
+        out = _apply(GET_NEXT, [self.handle], {"specs": self.specs, "flatten": st.flatten,
                                                "strict": self.strict}, "DatasetIteratorGetNext")
         return tuple(out)
 

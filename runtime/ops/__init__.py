@@ -13,6 +13,7 @@ from . import (
     control_flow,
     conv_ops,
     core,
+    dataset_ops,
     debug_checks,
     debug_ops,
     decompositions,
