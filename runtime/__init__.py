@@ -73,6 +73,7 @@ strings = _types.SimpleNamespace(**_NAMESPACES["strings"])
 sparse = _types.SimpleNamespace(**_NAMESPACES["sparse"])
 ragged = _types.SimpleNamespace(**_NAMESPACES["ragged"])
 image = _types.SimpleNamespace(**_NAMESPACES["image"])
+io = _types.SimpleNamespace(**_NAMESPACES["io"])
 types = _types.SimpleNamespace(experimental=_types.SimpleNamespace(**_NAMESPACES["types.experimental"]))
 config = _types.SimpleNamespace(**_NAMESPACES["config"], experimental=_types.SimpleNamespace(
     **_NAMESPACES.get("config.experimental", {})))

@@ -1,0 +1,125 @@
+"""`rt.io`: files as string tensors (scalar tensors holding the bytes) and tensors as bytes.
+
+`read_file` and `write_file` run eagerly and inside `rt.function` (where they run as
+`rt.numpy_function` calls when the graph runs, in program order). `serialize_tensor` writes a
+numeric or bool tensor as NumPy `.npy` bytes (never pickled); `parse_tensor` reads them back.
+"""
+
+from __future__ import annotations
+
+import io as _stdio
+import os
+
+import numpy as np
+
+from .. import dtypes as _dtypes
+from ..errors import InvalidArgumentError, NotFoundError
+from ..exports import export
+from ..graph import constant_value
+from ..tensor import EagerTensor, Tensor
+from .core import convert_to_tensor
+from .py_function import numpy_function
+
+
+def _path(value, what: str):
+    """The path of a str / bytes / scalar string tensor, or None when known only later."""
+    if isinstance(value, (str, bytes, os.PathLike)):
+        return os.fsdecode(value)
+    t = convert_to_tensor(value)
+    if t.dtype is not _dtypes.string or t.shape.rank not in (0, None):
+        raise TypeError(f"`{what}` must be a string scalar (a path), got {value!r:.60}.")
+    known = constant_value(t)
+    return None if known is None else os.fsdecode(known.item() if hasattr(known, "item") else known)
+
+
+def _read(path: str) -> bytes:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        raise NotFoundError(f"{path}; No such file or directory") from None
+    except IsADirectoryError:
+        raise InvalidArgumentError(f"{path} is a directory, not a file.") from None
+
+
+def _as_bytes(value) -> bytes:
+    if isinstance(value, np.ndarray):
+        value = value.item()
+    return value if isinstance(value, bytes) else str(value).encode("utf-8")
+
+
+def _write(path: str, contents: bytes) -> None:
+    parent = os.path.dirname(path)
+    if parent and not os.path.isdir(parent):
+        raise NotFoundError(f"{path}: the directory {parent} does not exist")
+    with open(path, "wb") as fh:
+        fh.write(contents)
+
+
+@export("io.read_file")
+def read_file(filename, name=None) -> Tensor:
+    """The whole content of the file `filename` as a scalar string tensor (bytes)."""
+    path = _path(filename, "filename")
+    if path is not None and not _staging(filename):
+        return convert_to_tensor(np.array(_read(path), dtype=object), dtype=_dtypes.string)
+    return numpy_function(lambda p: np.array(_read(os.fsdecode(_as_bytes(p))), dtype=object),
+                          [convert_to_tensor(filename, dtype=_dtypes.string)], _dtypes.string)
+
+
+@export("io.write_file")
+def write_file(filename, contents, name=None):
+    """Writes the bytes of the scalar string tensor `contents` to the file `filename`
+    (replacing it). Returns None eagerly, the write operation inside `rt.function`."""
+    data = convert_to_tensor(contents, dtype=_dtypes.string) if not isinstance(contents, Tensor) \
+        else contents
+    if data.dtype is not _dtypes.string or data.shape.rank not in (0, None):
+        raise TypeError(f"`contents` must be a string scalar, got {contents!r:.60}.")
+    path = _path(filename, "filename")
+    if path is not None and isinstance(data, EagerTensor) and not _staging(filename):
+        _write(path, _as_bytes(data.numpy()))
+        return None
+
+    def run(p, c):
+        _write(os.fsdecode(_as_bytes(p)), _as_bytes(c))
+        return np.array(True)
+
+    return numpy_function(run, [convert_to_tensor(filename, dtype=_dtypes.string), data],
+                          _dtypes.bool_)
+
+
+def _staging(value) -> bool:
+    from ..context import executing_eagerly
+    return not executing_eagerly()
+
+
+@export("io.serialize_tensor")
+def serialize_tensor(tensor, name=None) -> Tensor:
+    """A scalar string tensor holding `tensor` (numeric or bool) in NumPy's .npy format."""
+    t = convert_to_tensor(tensor)
+    if t.dtype is _dtypes.string:
+        raise TypeError("serialize_tensor supports numeric and bool tensors, not strings.")
+    value = constant_value(t)
+    if value is None:
+        raise TypeError("serialize_tensor needs an eager tensor.")
+    buffer = _stdio.BytesIO()
+    np.save(buffer, np.asarray(value), allow_pickle=False)
+    return convert_to_tensor(np.array(buffer.getvalue(), dtype=object), dtype=_dtypes.string)
+
+
+@export("io.parse_tensor")
+def parse_tensor(serialized, out_type, name=None) -> Tensor:
+    """The tensor `serialize_tensor` wrote; its dtype must be `out_type`."""
+    out_type = _dtypes.as_dtype(out_type)
+    t = convert_to_tensor(serialized, dtype=_dtypes.string) if not isinstance(serialized, Tensor) \
+        else serialized
+    value = constant_value(t)
+    if value is None or t.dtype is not _dtypes.string or np.ndim(value) != 0:
+        raise TypeError("`serialized` must be an eager scalar string tensor.")
+    try:
+        array = np.load(_stdio.BytesIO(_as_bytes(value)), allow_pickle=False)
+    except (ValueError, OSError, EOFError) as exc:
+        raise InvalidArgumentError(f"`serialized` does not hold a serialized tensor: {exc}") from None
+    if array.dtype != out_type._np:
+        raise InvalidArgumentError(f"Type mismatch between the parsed tensor ({array.dtype}) and "
+                                   f"`out_type` ({out_type.name}).")
+    return convert_to_tensor(array)

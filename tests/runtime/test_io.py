@@ -1,0 +1,73 @@
+"""rt.io: read_file / write_file eagerly and staged, serialize_tensor / parse_tensor."""
+
+import numpy as np
+import pytest
+
+import runtime as rt
+from runtime.errors import InvalidArgumentError, NotFoundError
+
+DATA = bytes(range(256)) + "héllo\n".encode()
+
+
+def test_write_then_read_eagerly(tmp_path):
+    path = tmp_path / "blob.bin"
+    assert rt.io.write_file(str(path), rt.constant(DATA)) is None
+    assert path.read_bytes() == DATA
+    got = rt.io.read_file(str(path))
+    assert got.dtype == rt.string and got.shape.as_tuple() == ()
+    assert got.numpy() == DATA
+    assert rt.io.read_file(rt.constant(str(path))).numpy() == DATA
+    rt.io.write_file(path, "text")   # a str is encoded as UTF-8; a PathLike is a path
+    assert path.read_bytes() == b"text"
+
+
+def test_staged(tmp_path):
+    src, dst = tmp_path / "in.txt", tmp_path / "out.txt"
+    src.write_bytes(b"abc")
+
+    @rt.function
+    def copy(a, b):
+        rt.io.write_file(b, rt.io.read_file(a))
+        return rt.io.read_file(a)
+
+    assert copy(rt.constant(str(src)), rt.constant(str(dst))).numpy() == b"abc"
+    assert dst.read_bytes() == b"abc"
+    src.write_bytes(b"changed")   # read when the graph runs, not when it was traced
+    assert copy(rt.constant(str(src)), rt.constant(str(dst))).numpy() == b"changed"
+    assert dst.read_bytes() == b"changed"
+
+
+def test_errors(tmp_path):
+    with pytest.raises(NotFoundError):
+        rt.io.read_file(str(tmp_path / "missing"))
+    with pytest.raises(FileNotFoundError):   # NotFoundError is also a FileNotFoundError
+        rt.io.read_file(str(tmp_path / "missing"))
+    with pytest.raises(TypeError, match="filename"):
+        rt.io.read_file(3)
+    with pytest.raises(TypeError, match="contents"):
+        rt.io.write_file(str(tmp_path / "x"), rt.constant([b"a", b"b"]))
+    with pytest.raises(NotFoundError):
+        rt.io.write_file(str(tmp_path / "no" / "dir" / "x"), b"a")
+    with pytest.raises(TypeError):
+        rt.io.read_file(str(tmp_path / "x"), nme="typo")
+
+
+@pytest.mark.parametrize("value", [np.arange(6, dtype=np.float32).reshape(2, 3),
+                                   np.array(7, np.int64), np.array([True, False]),
+                                   np.zeros((0, 2), np.float64)])
+def test_serialize_round_trip(value):
+    blob = rt.io.serialize_tensor(value)
+    assert blob.dtype == rt.string and blob.shape.as_tuple() == ()
+    back = rt.io.parse_tensor(blob, rt.as_dtype(value.dtype))
+    assert back.dtype == rt.as_dtype(value.dtype)
+    np.testing.assert_array_equal(back.numpy(), value)
+
+
+def test_parse_errors():
+    blob = rt.io.serialize_tensor(np.ones(3, np.float32))
+    with pytest.raises(InvalidArgumentError, match="out_type"):
+        rt.io.parse_tensor(blob, rt.int32)
+    with pytest.raises(InvalidArgumentError, match="serialized"):
+        rt.io.parse_tensor(rt.constant(b"not a tensor"), rt.float32)
+    with pytest.raises(TypeError, match="string"):
+        rt.io.serialize_tensor(rt.constant(["a"]))
