@@ -1040,14 +1040,14 @@ class _Shuffle(_Unary):
         rng = self._rng()
         blocks = self._input._blocks()
         if blocks is not None:
-            return _blocks_of_elements(self._shuffle_blocks(blocks, rng))
+            return _blocks_of_elements(self._shuffle_blocks(_rechunk(blocks, 4 * BLOCK, False), rng))
         return self._shuffle_elements(self._input._open(), rng)
 
     def _blocks(self):
         blocks = self._input._blocks()
         if blocks is None:
             return None
-        return self._shuffle_blocks(blocks, rng=self._rng())
+        return self._shuffle_blocks(_rechunk(blocks, 4 * BLOCK, False), rng=self._rng())
 
     def _shuffle_elements(self, source, rng):
         size = self._buffer
@@ -1099,12 +1099,12 @@ class _Shuffle(_Unary):
             last = np.ones(m, dtype=bool)
             last[:-1] = ~same
             slots, ks = js[last], order[last]
+            fresh = np.flatnonzero(~from_buf)
             outs = []
             for b, a in zip(buf, flat):
                 a = np.asarray(a)
-                o = np.empty((m,) + a.shape[1:], dtype=a.dtype)
-                o[from_buf] = b[j[from_buf]]
-                o[~from_buf] = a[prev[~from_buf]]
+                o = b[j]            # right for the rows drawn from the buffer as it was
+                o[fresh] = a[prev[fresh]]
                 b[slots] = a[ks]
                 outs.append(o)
             yield st.pack(template, outs)
