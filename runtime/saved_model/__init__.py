@@ -13,6 +13,8 @@ ValueError naming what is wrong. See docs/saved-and-distributed.md.
 
 from .load import load, loads
 from .loaded import LoadedObject
+from .options import LoadOptions, SaveOptions
 from .save import FORMAT, VERSION, dumps, save
 
-__all__ = ["FORMAT", "VERSION", "LoadedObject", "dumps", "load", "loads", "save"]
+__all__ = ["FORMAT", "VERSION", "LoadOptions", "LoadedObject", "SaveOptions", "dumps", "load", "loads",
+           "save"]

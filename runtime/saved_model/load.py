@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..arguments import strict_keywords
 from . import files, graph_io
+from . import options as _options
 from .codec import Decoder, check_name, dtype_named, shape_from
 from .loaded import LoadedObject
 from .save import FORMAT, IDENTIFIER, VERSION
@@ -14,8 +15,10 @@ _KINDS = ("function", "model", "module")
 
 
 @strict_keywords("rt.saved_model.load")
-def load(path) -> LoadedObject:
-    """Loads a directory written by `save`; ValueError naming what is wrong with a bad file."""
+def load(path, tags=None, options=None) -> LoadedObject:
+    """Loads a directory written by `save`; ValueError naming what is wrong with a bad file.
+    `tags` and `options` (an `rt.saved_model.LoadOptions`) are accepted and have no effect."""
+    _options.check(options, _options.LoadOptions, "rt.saved_model.load")
     document, store = files.read_dir(path)
     return from_document(document, store)
 

@@ -7,6 +7,7 @@ import re
 
 from ..arguments import strict_keywords
 from . import files, graph_io
+from . import options as _options
 from .codec import Encoder
 from .loaded import LoadedObject
 
@@ -17,15 +18,19 @@ IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 
 
 @strict_keywords("rt.saved_model.save")
-def save(obj, path, signatures=None) -> None:
-    """Writes `obj`'s signatures and variables to the directory `path` (see the module doc)."""
+def save(obj, path, signatures=None, options=None) -> None:
+    """Writes `obj`'s signatures and variables to the directory `path` (see the module doc).
+    `options`, an `rt.saved_model.SaveOptions`, is accepted and has no effect."""
+    _options.check(options, _options.SaveOptions, "rt.saved_model.save")
     document, arrays = build(obj, signatures)
     files.write_dir(path, document, arrays)
 
 
 @strict_keywords("rt.saved_model.dumps")
-def dumps(obj, signatures=None) -> bytes:
-    """The saved form of `obj` as bytes (a zip of the two files); `loads` reads it back."""
+def dumps(obj, signatures=None, options=None) -> bytes:
+    """The saved form of `obj` as bytes (a zip of the two files); `loads` reads it back.
+    `options` (an `rt.saved_model.SaveOptions`) is accepted and has no effect."""
+    _options.check(options, _options.SaveOptions, "rt.saved_model.dumps")
     document, arrays = build(obj, signatures)
     return files.write_bytes(document, arrays)
 
