@@ -28,9 +28,9 @@ from . import (
     misc_ops,
     nn_ops,
     py_function,
+    ragged_ops,
     random_generator,
     random_ops,
-    ragged_ops,
     reduce_grads,
     reduce_ops,
     scatter_ops,
@@ -47,8 +47,10 @@ from .overloads import install as _install
 
 _install()
 
-__all__ = ["array_grads", "array_ops", "composed", "composed_math", "control_flow", "conv_ops", "core",
-           "debug_checks", "debug_ops",
-           "decompositions", "device_config", "functional_ops", "gradient_ops", "image_ops", "io_ops", "linalg_ops", "math_grads", "math_ops",
-           "misc_ops", "nn_ops", "py_function", "random_generator", "random_ops", "ragged_ops", "reduce_grads", "reduce_ops",
-           "scatter_ops", "signal_ops", "sort_ops", "sparse_ops", "special_ops", "stateless_random_ops", "string_ops", "tensor_array", "variable_ops"]
+__all__ = ["array_grads", "array_ops", "composed", "composed_math", "control_flow", "conv_ops",
+           "core", "debug_checks", "debug_ops", "decompositions", "device_config",
+           "functional_ops", "gradient_ops", "image_ops", "io_ops", "linalg_ops", "math_grads",
+           "math_ops", "misc_ops", "nn_ops", "py_function", "ragged_ops", "random_generator",
+           "random_ops", "reduce_grads", "reduce_ops", "scatter_ops", "signal_ops", "sort_ops",
+           "sparse_ops", "special_ops", "stateless_random_ops", "string_ops", "tensor_array",
+           "variable_ops"]
