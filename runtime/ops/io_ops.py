@@ -13,6 +13,7 @@ import os
 import numpy as np
 
 from .. import dtypes as _dtypes
+from ..context import executing_eagerly
 from ..errors import InvalidArgumentError, NotFoundError
 from ..exports import export
 from ..graph import constant_value
@@ -88,7 +89,6 @@ def write_file(filename, contents, name=None):
 
 
 def _staging(value) -> bool:
-    from ..context import executing_eagerly
     return not executing_eagerly()
 
 

@@ -25,6 +25,7 @@ from ..graph import constant_value
 from ..shapes import TensorShape
 from ..tensor import Tensor
 from . import array_ops as _array
+from . import composed as _composed
 from . import math_ops as _math
 from . import reduce_ops as _reduce
 from . import scatter_ops as _scatter
@@ -248,15 +249,13 @@ class RaggedTensor:
                 is_set = _array.expand_dims(is_set, -1)
             dense = _array.where(is_set, dense, _math.add(_array.zeros_like(dense), default))
         if shape is not None:
-            from .composed import slice as _slice
             dims = [int(d) if d is not None else -1 for d in TensorShape(shape).as_tuple()]
             have = [int(d) for d in dense.numpy().shape] if constant_value(dense) is not None else None
             if have is not None:
                 pads = [[0, max(0, d - h)] if d != -1 else [0, 0] for d, h in zip(dims, have)]
                 fill = 0 if default_value is None else default_value
-                from .composed import pad as _pad
-                dense = _pad(dense, pads, constant_values=fill)
-                dense = _slice(dense, [0] * len(dims), dims)
+                dense = _composed.pad(dense, pads, constant_values=fill)
+                dense = _composed.slice(dense, [0] * len(dims), dims)
         return dense
 
     def to_list(self) -> list:

@@ -20,6 +20,7 @@ from ..graph import constant_value
 from ..shapes import TensorShape
 from ..tensor import Tensor
 from . import array_ops as _array
+from . import composed as _composed
 from . import math_ops as _math
 from . import reduce_ops as _reduce
 from . import scatter_ops as _scatter
@@ -124,8 +125,7 @@ class SparseTensor:
 
 
 def _broadcast(dense: Tensor, sp: SparseTensor) -> Tensor:
-    from .composed import broadcast_to
-    return broadcast_to(dense, sp.dense_shape)
+    return _composed.broadcast_to(dense, sp.dense_shape)
 
 
 def _sparse(value, what: str) -> SparseTensor:

@@ -15,6 +15,7 @@ import math as _pymath
 import numpy as np
 
 from .. import dtypes as _dtypes
+from ..errors import InvalidArgumentError
 from ..exports import export
 from ..opdef import define
 from ..tensor import Tensor
@@ -545,7 +546,6 @@ def _reverse_sequence_infer(x, lengths, seq_axis, batch_axis):
 
 
 def _reverse_sequence_kernel(x, lengths, seq_axis, batch_axis):
-    from ..errors import InvalidArgumentError
     x = np.asarray(x)
     lengths = np.asarray(lengths).astype(np.int64)
     steps = x.shape[seq_axis]
