@@ -10,6 +10,7 @@ from .loaded import LoadedObject
 from .save import FORMAT, IDENTIFIER, VERSION
 
 _TOP_KEYS = {"format", "version", "kind", "call", "aliases", "variables", "functions"}
+_OPTIONAL_KEYS = {"overloads"}
 _VARIABLE_KEYS = {"key", "name", "dtype", "shape", "trainable"}
 _KINDS = ("function", "model", "module")
 
@@ -38,9 +39,9 @@ def from_document(document: dict, store) -> LoadedObject:
     if type(version) is not int or not 1 <= version <= VERSION:
         raise ValueError(f"Saved format version {str(version)[:20]} is not supported (this "
                          f"runtime reads versions 1 to {VERSION}).")
-    if set(document) != _TOP_KEYS:
-        raise ValueError(f"The graph file must have the keys {sorted(_TOP_KEYS)}, found "
-                         f"{sorted(document)[:12]}.")
+    if not _TOP_KEYS <= set(document) <= _TOP_KEYS | _OPTIONAL_KEYS:
+        raise ValueError(f"The graph file must have the keys {sorted(_TOP_KEYS)} (and may have "
+                         f"{sorted(_OPTIONAL_KEYS)}), found {sorted(document)[:12]}.")
     kind = document["kind"]
     if kind not in _KINDS:
         raise ValueError(f"Unknown saved kind {str(kind)[:40]!r}.")
@@ -63,7 +64,16 @@ def from_document(document: dict, store) -> LoadedObject:
     if type(aliases) is not dict or not all(
             type(k) is str and IDENTIFIER.match(k) and type(v) is str and v in signatures for k, v in aliases.items()):
         raise ValueError("aliases must map identifiers to saved function names.")
-    return LoadedObject(kind, signatures, variables, call, aliases)
+    overloads = document.get("overloads", {})
+    if type(overloads) is not dict or not all(
+            type(k) is str and k in signatures and type(v) is list and len(v) <= 1024
+            and all(type(n) is str and n in signatures for n in v) for k, v in overloads.items()):
+        raise ValueError("overloads must map saved function names to lists of them.")
+    groups = {name: [signatures[n] for n in names] for name, names in overloads.items()}
+    for names in overloads.values():      # further traces are reached through their group
+        for n in names[1:]:
+            signatures.pop(n, None)
+    return LoadedObject(kind, signatures, variables, call, aliases, groups)
 
 
 def _variables(entries, store) -> list:

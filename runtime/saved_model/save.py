@@ -14,6 +14,7 @@ from .loaded import LoadedObject
 FORMAT = "autograph-rt-saved-model"
 VERSION = 1
 DEFAULT = "serving_default"
+OVERLOAD = "__trace"      # name__trace1, name__trace2: more traces of the function `name`
 IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 
 
@@ -54,6 +55,7 @@ def build(obj, signatures=None, variables_as_inputs: bool = False):
     is pure and holds no variable values.
     """
     kind, functions, call, aliases, owned = _signatures_of(obj, signatures)
+    overloads = _overload_groups(functions)
     variables = list(owned)
     seen = {id(v) for v in variables}
     for concrete in functions.values():
@@ -76,6 +78,8 @@ def build(obj, signatures=None, variables_as_inputs: bool = False):
             variable_entries.append({"key": key, **state})
     document = {"format": FORMAT, "version": VERSION, "kind": kind, "call": call,
                 "aliases": aliases, "variables": variable_entries, "functions": entries}
+    if overloads:
+        document["overloads"] = overloads
     return document, arrays
 
 
@@ -84,7 +88,10 @@ def _signatures_of(obj, signatures):
     if isinstance(obj, LoadedObject):
         if signatures is not None:
             raise ValueError("A loaded object is saved with its own signatures.")
-        return obj.kind, dict(obj.signatures), obj._call, dict(obj._aliases), obj.variables
+        functions = dict(obj.signatures)
+        for name, group in obj._overloads.items():
+            functions.update({f"{name}{OVERLOAD}{k}": c for k, c in enumerate(group[1:], 1)})
+        return obj.kind, functions, obj._call, dict(obj._aliases), obj.variables
     if graph_io.is_layer(obj):
         functions = _named(signatures if signatures is not None else _layer_call(obj))
         return "model", functions, DEFAULT if DEFAULT in functions else None, {}, obj.variables
@@ -115,8 +122,9 @@ def _layer_call(layer):
 
 def _module_functions(module) -> tuple[dict, dict]:
     """({name: ConcreteFunction}, aliases) of an `rt.Module`'s `rt.function` attributes that
-    have an input_signature, or were traced exactly once (that trace is saved): `__call__` is saved as the default signature (what the loaded
-    object's `__call__` runs), as is a single other function, which keeps its name too."""
+    have an input_signature, or were traced (each trace is saved): `__call__` is saved as the
+    default signature (what the loaded object's `__call__` runs), as is a single other
+    function, which keeps its name too."""
     found = {}
     names = [name for name in dir(type(module))
              if graph_io.is_function(inspect.getattr_static(module, name, None))]
@@ -129,13 +137,8 @@ def _module_functions(module) -> tuple[dict, dict]:
             found[name] = fn
             continue
         traced = fn.list_concrete_functions()
-        if len(traced) == 1:        # traced once: saved as traced, as TensorFlow saves it
-            found[name] = traced[0]
-        elif len(traced) > 1:
-            raise ValueError(f"Saving {type(module).__name__}: {name} was traced for "
-                             f"{len(traced)} input signatures and a saved function has one; "
-                             "give it an input_signature, or pass signatures={...} naming "
-                             "the concrete functions to save.")
+        if traced:      # saved as traced, every trace, as TensorFlow saves them
+            found[name] = traced if len(traced) > 1 else traced[0]
     if not found:
         raise ValueError(f"Saving {type(module).__name__}: it has no rt.function with an "
                          "input_signature or a trace (e.g. @rt.function(input_signature=["
@@ -144,7 +147,7 @@ def _module_functions(module) -> tuple[dict, dict]:
     call = found.pop("__call__", None)
     if call is None and len(found) == 1:
         (name, fn), = found.items()
-        return {DEFAULT: _concrete(fn, name)}, ({name: DEFAULT} if name != DEFAULT else {})
+        return _named({DEFAULT: fn}), ({name: DEFAULT} if name != DEFAULT else {})
     if call is not None:
         if DEFAULT in found:
             raise ValueError(f"Saving {type(module).__name__}: __call__ is saved as "
@@ -165,12 +168,33 @@ def _named(signatures) -> dict:
         raise ValueError("There is nothing to save: signatures is empty.")
     out = {}
     for name, fn in items:
-        if not isinstance(name, str) or not IDENTIFIER.match(name):
-            raise ValueError(f"Signature name {name!r} must be a Python identifier.")
+        if not isinstance(name, str) or not IDENTIFIER.match(name) or _overload_of(name):
+            raise ValueError(f"Signature name {name!r} must be a Python identifier not ending "
+                             f"in {OVERLOAD}<number>.")
         if name in out:
             raise ValueError(f"Two signatures are named {name!r}.")
-        out[name] = _concrete(fn, name)
+        if isinstance(fn, list):    # the traces of one function: name, name__trace1, ...
+            out.update({(f"{name}{OVERLOAD}{k}" if k else name): _concrete(c, name)
+                        for k, c in enumerate(fn)})
+        else:
+            out[name] = _concrete(fn, name)
     return out
+
+
+def _overload_of(key: str) -> str | None:
+    """The function name `key` is a further trace of (`name__trace2` -> `name`), or None."""
+    base, sep, index = key.rpartition(OVERLOAD)
+    return base if sep and index.isdigit() and base else None
+
+
+def _overload_groups(functions: dict) -> dict:
+    """{name: [name, name__trace1, ...]} for functions saved with several traces."""
+    groups: dict = {}
+    for key in functions:
+        base = _overload_of(key)
+        if base is not None and base in functions:
+            groups.setdefault(base, [base]).append(key)
+    return groups
 
 
 def _concrete(fn, name):

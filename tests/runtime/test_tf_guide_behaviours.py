@@ -116,6 +116,28 @@ def test_a_module_function_traced_once_is_saved_as_traced(tmp_path):
     rt.saved_model.save(module, str(tmp_path / "saved"))
     loaded = rt.saved_model.load(str(tmp_path / "saved"))
     assert loaded.multiply(rt.constant([4, 5, 6])).numpy().tolist() == [12, 15, 18]
-    module.multiply(rt.constant([[1, 2]]))                       # a second signature
-    with pytest.raises(ValueError, match="traced for 2 input signatures"):
-        rt.saved_model.save(module, str(tmp_path / "twice"))
+
+
+def test_a_module_function_traced_several_times_saves_every_trace(tmp_path):
+    class Scale(rt.Module):
+        def __init__(self):
+            super().__init__()
+            self.weight = rt.Variable(2.0)
+
+        @rt.function
+        def __call__(self, x):
+            return x * self.weight
+
+    module = Scale()
+    vector, matrix = rt.constant([1.0, 2.0]), rt.constant([[1.0], [3.0]])
+    module(vector)
+    module(matrix)
+    rt.saved_model.save(module, str(tmp_path / "saved"))
+    loaded = rt.saved_model.load(str(tmp_path / "saved"))
+    assert loaded(rt.constant([3.0, 4.0])).numpy().tolist() == [6.0, 8.0]
+    assert loaded(rt.constant([[5.0], [6.0]])).numpy().tolist() == [[10.0], [12.0]]
+    with pytest.raises(TypeError, match="traced for other inputs"):
+        loaded(rt.constant(1.0))
+    rt.saved_model.save(loaded, str(tmp_path / "again"))          # a loaded object saves again
+    again = rt.saved_model.load(str(tmp_path / "again"))
+    assert again(rt.constant([[1.0], [1.5]])).numpy().tolist() == [[2.0], [3.0]]
