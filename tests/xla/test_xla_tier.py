@@ -3,6 +3,9 @@ missing-JAX error."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
 import threading
 
 import numpy as np
@@ -24,7 +27,7 @@ def _both(fn, *args, **options):
 
 def _strict(fn, *args):
     concrete = rt.function(fn).get_concrete_function(*args)
-    return compiler.compile_graph(run_passes(concrete.graph), "f", strict=True)
+    return compiler.compile_graph(run_passes(concrete.graph), "f")
 
 
 def test_loops_and_branches_match_the_numpy_tier():
@@ -59,8 +62,8 @@ def test_a_loop_variable_that_changes_shape_is_refused():
                              shape_invariants=[rt.TensorShape([None])])
     with pytest.raises(JitCompileError, match="While"):
         _strict(f, np.ones(1))
-    got = rt.function(f, jit_compile="xla")(np.ones(1))  # falls back to the NumPy tier
-    assert got[0].shape == (8,)
+    with pytest.raises(JitCompileError, match=r"loop variable #0 enters the loop with shape"):
+        rt.function(f, jit_compile="xla")(np.ones(1))
 
 
 def test_variables_are_read_and_stored_after_the_call():
@@ -155,11 +158,21 @@ def test_float64_stays_float64_and_scalars_are_numpy_scalars():
     assert a[1].numpy().dtype == b[1].numpy().dtype == np.float64
 
 
-def test_without_jax_the_error_names_the_extra(monkeypatch):
-    class NoJax:
-        @staticmethod
-        def import_module(name, package=None):
-            raise ImportError(f"No module named {name!r}")
-    monkeypatch.setattr(compiler, "importlib", NoJax)
-    with pytest.raises(ImportError, match=r"pip install 'autograph-rt\[xla\]'"):
-        rt.function(lambda x: x, jit_compile="xla")
+def test_without_jax_the_error_names_the_extra():
+    # a fresh process where importing jax fails, as when it is not installed
+    code = textwrap.dedent("""
+        import sys
+        sys.modules["jax"] = None
+        import runtime as rt
+        f = rt.function(lambda x: x, jit_compile=True)  # the other tiers are unaffected
+        try:
+            rt.function(lambda x: x, jit_compile="xla")
+        except ImportError as exc:
+            print(exc)
+        else:
+            print("no error")
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "pip install 'autograph-rt[xla]'" in out.stdout, out.stdout

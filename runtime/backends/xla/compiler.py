@@ -8,38 +8,31 @@ locks. Values known while tracing (constants, shapes) stay NumPy arrays, and ops
 run their NumPy kernels, so shape arithmetic stays static as XLA needs.
 
 A graph the tier cannot compile (an op without a lowering, a loop variable that changes
-shape, ...) raises JitCompileError naming the op and the user's line; `compile_graph` then
-logs a warning and renders the NumPy tier's function instead (`strict=True` raises).
+shape, ...) raises JitCompileError naming the op and the user's line, as the Numba tier
+does: the caller sees it at the first call, and the gradient machinery
+(`runtime/function/backward.py`) runs a refused forward/backward pair on the NumPy tier.
 """
 
 from __future__ import annotations
 
-import importlib
 import time
 from typing import Any
 
+import jax
+import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
+from ...ops.random_ops import generator
 from ...passes import live_operations
 from ..base import JitCompileError, describe
-from ..numba.compiler import _Held
-from ..numpy_source import render as render_numpy
+from ..numba.compiler import _Held, _numpy_fallback
 from .lowering import COMPILER_OPS, lowering, static
 
-INSTALL_HINT = "pip install 'autograph-rt[xla]'"
 _RANDOM = {"RandomUniform": "uniform", "RandomStandardNormal": "normal",
            "TruncatedNormal": "truncated", "RandomUniformDynamic": "uniform",
            "RandomStandardNormalDynamic": "normal", "TruncatedNormalDynamic": "truncated"}
 _VARIABLE_OPS = {"ReadVariableOp", "AssignVariableOp", "VarInitIfNeeded"}
-
-
-def require_jax():
-    """The jax module; ImportError with the install command when it is missing."""
-    try:
-        return importlib.import_module("jax")
-    except ImportError:
-        raise ImportError(f"jit_compile='xla' compiles with JAX, which is not installed: "
-                          f"{INSTALL_HINT}") from None
 
 
 class XlaCompiled:
@@ -81,26 +74,9 @@ def check(program) -> list:
     return ops
 
 
-def compile_graph(program, name: str, log=None, strict: bool = False):
-    """The XLA tier's compiled function for `program`; when the tier refuses the graph, a
-    logged warning and the NumPy tier's function (`strict=True`: the JitCompileError)."""
-    require_jax()
-    try:
-        return _compile(program, name, log)
-    except JitCompileError as exc:
-        if strict:
-            raise
-        _warn_fallback(name, exc)
-        return render_numpy(program, name)
-
-
-def _warn_fallback(name: str, exc: BaseException) -> None:
-    from ...function.logs import logger, warn
-    warn(logger, "%s runs on the NumPy tier: %s", name, exc)
-
-
-def _compile(program, name: str, log=None) -> XlaCompiled:
-    import jax
+def compile_graph(program, name: str, log=None) -> XlaCompiled:
+    """The XLA tier's compiled function for `program`; JitCompileError naming the op when
+    the tier cannot compile it."""
     start = time.perf_counter()
     ops = check(program)
     graph = program.graph
@@ -115,7 +91,7 @@ def _compile(program, name: str, log=None) -> XlaCompiled:
     randoms = [op for op in ops if op.type in _RANDOM]
     tracer = _Tracer(program, variables, assigned, randoms)
     jitted = jax.jit(tracer)
-    _trace_now(jax, jitted, graph, variables, randoms)
+    _trace_now(jitted, graph, variables, randoms)
     fn = _caller(program, name, jitted, variables, assigned, randoms)
     if log is not None:
         log(1, f"jit_compile: {name} traced for XLA in {time.perf_counter() - start:.3f} s")
@@ -124,7 +100,7 @@ def _compile(program, name: str, log=None) -> XlaCompiled:
     return XlaCompiled(program.traced, fn, jitted, source)
 
 
-def _trace_now(jax, jitted, graph, variables, randoms) -> None:
+def _trace_now(jitted, graph, variables, randoms) -> None:
     """Traces the function when every input shape is known, so that a graph XLA cannot take
     is refused (JitCompileError) before the first call; with unknown dims, at that call."""
     specs = []
@@ -166,7 +142,6 @@ class _Tracer:
     # -- values ----------------------------------------------------------------------------
     @staticmethod
     def _jax(value, tensor):
-        import jax.numpy as jnp
         if value is None:  # a gradient's filler for a value the branch taken never computes
             if not tensor.shape.is_fully_defined():
                 raise TypeError(f"a branch's unused value {tensor.name} has unknown shape "
@@ -227,7 +202,6 @@ class _Tracer:
             value = state[id(var)] + value
         elif mode == "sub":
             value = state[id(var)] - value
-        import jax.numpy as jnp
         new = jnp.asarray(value, dtype=var._np_dtype)
         if var.shape.is_fully_defined() and new.shape != tuple(var.shape.as_tuple()):
             new = jnp.broadcast_to(new, var.shape.as_tuple())
@@ -238,7 +212,6 @@ class _Tracer:
 
     # -- random numbers ----------------------------------------------------------------------
     def _random(self, op, values):
-        import jax
         out = op.outputs[0]
         if op.type.endswith("Dynamic"):
             shape = tuple(int(d) for d in np.ravel(static(values[0], "The shape")))
@@ -257,7 +230,6 @@ class _Tracer:
 
     # -- control flow ------------------------------------------------------------------------
     def _cond(self, op, env, state):
-        from jax import lax
         pred = env[id(op.inputs[0])]
         branches = op.subgraphs
         if isinstance(pred, (np.ndarray, np.generic)):  # known while tracing: one branch
@@ -279,8 +251,6 @@ class _Tracer:
         return state
 
     def _while(self, op, env, state):
-        import jax.numpy as jnp
-        from jax import lax
         cond_graph, body_graph = op.subgraphs
         n = len(op.outputs)
         inits = [env[id(t)] for t in op.inputs]
@@ -340,9 +310,6 @@ def _caller(program, name: str, jitted, variables, assigned, randoms):
     their locks (in creation order; a failed call stores nothing), one seed per random op
     drawn from the op's generator, and the results as NumPy arrays.
     """
-    import jax
-
-    from ...ops.random_ops import generator
     graph = program.graph
     params = [f"a{i}" for i in range(len(graph.inputs))]
     args = list(params)
@@ -401,15 +368,4 @@ def _draw_seed(gen: _Generator) -> np.uint32:
     return gen.generator(gen.seed).integers(0, 2**32, dtype=np.uint32)
 
 
-def _numpy_fallback(program, name: str):
-    """The NumPy backend's function for `program`, rendered on first use."""
-    found: list = []
-
-    def get():
-        if not found:
-            found.append(render_numpy(program, name).fn)
-        return found[0]
-    return get
-
-
-__all__ = ["INSTALL_HINT", "XlaCompiled", "check", "compile_graph", "require_jax"]
+__all__ = ["XlaCompiled", "check", "compile_graph"]

@@ -16,9 +16,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Optional
 
+import jax
+import jax.numpy as jnp
+import jax.scipy.special
 import numpy as np
+from jax import lax
 
-from ...opdef import REGISTRY
+from ...opdef import REGISTRY, builtin_ops
+from ...ops.array_ops import fill_key
 
 Rule = Callable[..., Any]
 
@@ -29,16 +34,6 @@ _UFUNC_NAMES = {"divide": "true_divide"}
 # reductions by the ufunc they reduce with
 _REDUCERS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
              "logical_and": "all", "logical_or": "any"}
-
-
-def _jnp():
-    import jax.numpy as jnp
-    return jnp
-
-
-def _lax():
-    from jax import lax
-    return lax
 
 
 def rule(*names: str) -> Callable[[Rule], Rule]:
@@ -63,12 +58,12 @@ def lowering(op_type: str) -> Optional[Rule]:
         opdef.kernel if isinstance(opdef.kernel, np.ufunc) else None)
     if ufunc is not None:
         name = _UFUNC_NAMES.get(ufunc.__name__, ufunc.__name__)
-        fn = getattr(_jnp(), name, None)
+        fn = getattr(jnp, name, None)
         if fn is None:
             return None
         derived: Rule = lambda op, *xs: fn(*xs)  # noqa: E731
     elif opdef.reduction is not None:
-        fn = getattr(_jnp(), _REDUCERS[opdef.reduction.__name__])
+        fn = getattr(jnp, _REDUCERS[opdef.reduction.__name__])
         derived = lambda op, x: fn(x, axis=op.attrs["axis"],  # noqa: E731
                                    keepdims=op.attrs["keepdims"])
     else:
@@ -80,7 +75,6 @@ def lowering(op_type: str) -> Optional[Rule]:
 def covered() -> set[str]:
     """The builtin op types this tier lowers (the table, derived rules, and the ops the
     compiler lowers itself)."""
-    from ...opdef import builtin_ops
     return {name for name in builtin_ops() if name in COMPILER_OPS or lowering(name) is not None}
 
 
@@ -109,28 +103,26 @@ def _np_dtype(dtype):
 @rule("RealDiv")
 def _div(op, x, y):
     want = op.outputs[0].dtype._np  # int / int is float64, as in NumPy
-    return _jnp().true_divide(_jnp().asarray(x, want), _jnp().asarray(y, want))
+    return jnp.true_divide(jnp.asarray(x, want), jnp.asarray(y, want))
 
 
 @rule("Rsqrt")
 def _rsqrt(op, x):
-    return _lax().rsqrt(x)
+    return lax.rsqrt(x)
 
 
 @rule("Sigmoid")
 def _sigmoid(op, x):
-    import jax
     return jax.nn.sigmoid(x)
 
 
 @rule("Round")
 def _round(op, x):
-    return _jnp().round(x)
+    return jnp.round(x)
 
 
 @rule("Erf")
 def _erf(op, x):
-    import jax.scipy.special
     return jax.scipy.special.erf(x)
 
 
@@ -141,17 +133,16 @@ def _reciprocal(op, x):
 
 @rule("Relu")
 def _relu(op, x):
-    return _jnp().maximum(x, 0)
+    return jnp.maximum(x, 0)
 
 
 @rule("ReluGrad")
 def _relu_grad(op, g, y):
-    return _jnp().where(y > 0, g, 0)
+    return jnp.where(y > 0, g, 0)
 
 
 @rule("Mean")
 def _mean(op, x):
-    jnp = _jnp()
     axis, keepdims = op.attrs["axis"], op.attrs["keepdims"]
     if jnp.issubdtype(x.dtype, jnp.integer):
         count = int(np.prod(x.shape)) if axis is None else int(np.prod([x.shape[a] for a in axis]))
@@ -162,27 +153,22 @@ def _mean(op, x):
 
 @rule("ArgMax", "ArgMin")
 def _arg(op, x):
-    jnp = _jnp()
     fn = jnp.argmax if op.type == "ArgMax" else jnp.argmin
     return fn(x, axis=op.attrs["axis"])
 
 
 @rule("Softmax")
 def _softmax(op, x):
-    import jax
     return jax.nn.softmax(x, axis=op.attrs["axis"])
 
 
 @rule("LogSoftmax")
 def _log_softmax(op, x):
-    import jax
     return jax.nn.log_softmax(x, axis=op.attrs["axis"])
 
 
 @rule("SoftmaxCrossEntropyWithLogits")
 def _xent(op, labels, logits):
-    import jax
-    jnp = _jnp()
     axis = op.attrs["axis"]
     log_p = jax.nn.log_softmax(logits, axis=axis)
     return [-jnp.sum(labels * log_p, axis=axis), jnp.exp(log_p) - labels]
@@ -192,7 +178,6 @@ def _xent(op, labels, logits):
 
 @rule("MatMul")
 def _matmul(op, a, b):
-    jnp = _jnp()
     if op.attrs["transpose_a"]:
         a = jnp.swapaxes(a, -1, -2)
     if op.attrs["transpose_b"]:
@@ -202,104 +187,101 @@ def _matmul(op, a, b):
 
 @rule("Tensordot")
 def _tensordot(op, a, b):
-    return _jnp().tensordot(a, b, op.attrs["axes"])
+    return jnp.tensordot(a, b, op.attrs["axes"])
 
 
 @rule("Einsum")
 def _einsum(op, *xs):
-    return _jnp().einsum(op.attrs["equation"], *xs)
+    return jnp.einsum(op.attrs["equation"], *xs)
 
 
 @rule("MatrixInverse")
 def _inv(op, a):
-    return _jnp().linalg.inv(a)
+    return jnp.linalg.inv(a)
 
 
 @rule("MatrixDeterminant")
 def _det(op, a):
-    return _jnp().linalg.det(a)
+    return jnp.linalg.det(a)
 
 
 # -- shapes and arrays -----------------------------------------------------------------------
 
 @rule("Reshape")
 def _reshape(op, x):
-    return _jnp().reshape(x, op.attrs["shape"])
+    return jnp.reshape(x, op.attrs["shape"])
 
 
 @rule("ReshapeDynamic")
 def _reshape_dynamic(op, x, s):
-    return _jnp().reshape(x, tuple(int(v) for v in static(s, "The new shape")))
+    return jnp.reshape(x, tuple(int(v) for v in static(s, "The new shape")))
 
 
 @rule("Transpose")
 def _transpose(op, x):
-    return _jnp().transpose(x, op.attrs["perm"])
+    return jnp.transpose(x, op.attrs["perm"])
 
 
 @rule("ConcatV2")
 def _concat(op, *xs):
-    return _jnp().concatenate(xs, axis=op.attrs["axis"])
+    return jnp.concatenate(xs, axis=op.attrs["axis"])
 
 
 @rule("Pack")
 def _pack(op, *xs):
-    return _jnp().stack(xs, axis=op.attrs["axis"])
+    return jnp.stack(xs, axis=op.attrs["axis"])
 
 
 @rule("Unpack")
 def _unpack(op, x):
-    jnp = _jnp()
     axis = op.attrs["axis"]
     return [jnp.take(x, i, axis=axis) for i in range(op.attrs["num"])]
 
 
 @rule("Split")
 def _split(op, x):
-    jnp = _jnp()
     sizes, axis = op.attrs["sizes"], op.attrs["axis"]
     return list(jnp.split(x, [int(v) for v in np.cumsum(sizes)[:-1]], axis=axis))
 
 
 @rule("Squeeze")
 def _squeeze(op, x):
-    return _jnp().squeeze(x, op.attrs["axis"])
+    return jnp.squeeze(x, op.attrs["axis"])
 
 
 @rule("ExpandDims")
 def _expand_dims(op, x):
-    return _jnp().expand_dims(x, op.attrs["axis"])
+    return jnp.expand_dims(x, op.attrs["axis"])
 
 
 @rule("Tile")
 def _tile(op, x):
-    return _jnp().tile(x, op.attrs["multiples"])
+    return jnp.tile(x, op.attrs["multiples"])
 
 
 @rule("TileDynamic")
 def _tile_dynamic(op, x, multiples):
-    return _jnp().tile(x, tuple(int(m) for m in static(multiples, "The multiples")))
+    return jnp.tile(x, tuple(int(m) for m in static(multiples, "The multiples")))
 
 
 @rule("GatherV2")
 def _gather(op, params, indices):
-    return _jnp().take(params, indices, axis=op.attrs["axis"])
+    return jnp.take(params, indices, axis=op.attrs["axis"])
 
 
 @rule("SelectV2")
 def _select(op, c, x, y):
-    return _jnp().where(c, x, y)
+    return jnp.where(c, x, y)
 
 
 @rule("Fill")
 def _fill(op, dims, value):
     shape = tuple(int(d) for d in np.ravel(static(dims, "The dims of fill")))
-    return _jnp().full(shape, value, dtype=op.outputs[0].dtype._np)
+    return jnp.full(shape, value, dtype=op.outputs[0].dtype._np)
 
 
 @rule("ZerosLike", "OnesLike")
 def _like(op, x):
-    jnp = _jnp()
     fn = jnp.zeros if op.type == "ZerosLike" else jnp.ones
     return fn(np.shape(x), dtype=op.outputs[0].dtype._np)
 
@@ -324,7 +306,7 @@ def _size(op, x):
 
 @rule("Cast")
 def _cast(op, x):
-    return _jnp().asarray(x).astype(op.attrs["dtype"]._np)
+    return jnp.asarray(x).astype(op.attrs["dtype"]._np)
 
 
 @rule("Identity", "StopGradient")
@@ -334,7 +316,6 @@ def _identity(op, x):
 
 @rule("OneHot")
 def _one_hot(op, indices):
-    jnp = _jnp()
     hot = indices[..., None] == jnp.arange(op.attrs["depth"])
     out = jnp.where(hot, op.attrs["on_value"], op.attrs["off_value"]).astype(op.attrs["dtype"]._np)
     if op.attrs["axis"] != -1:
@@ -344,12 +325,11 @@ def _one_hot(op, indices):
 
 @rule("ReverseV2")
 def _reverse(op, x):
-    return _jnp().flip(x, op.attrs["axis"])
+    return jnp.flip(x, op.attrs["axis"])
 
 
 @rule("Cumsum", "Cumprod")
 def _cumulative(op, x):
-    jnp = _jnp()
     axis = op.attrs["axis"]
     if op.attrs["reverse"]:
         x = jnp.flip(x, axis)
@@ -367,19 +347,17 @@ def _cumulative(op, x):
 
 @rule("StridedSlice")
 def _strided_slice(op, x, *index_values):
-    from ...ops.array_ops import fill_key
-    return _jnp().asarray(x)[fill_key(op.attrs["key"], index_values)]
+    return jnp.asarray(x)[fill_key(op.attrs["key"], index_values)]
 
 
 @rule("BroadcastTo")
 def _broadcast_to(op, x, *like):
     shape = np.shape(like[0]) if like else op.attrs["shape"]
-    return _jnp().broadcast_to(x, tuple(shape))
+    return jnp.broadcast_to(x, tuple(shape))
 
 
 @rule("SumToShape")
 def _sum_to_shape(op, g, like):
-    jnp = _jnp()
     shape = np.shape(like)
     lead = g.ndim - len(shape)
     axes = tuple(range(lead)) + tuple(i + lead for i, d in enumerate(shape)
@@ -390,8 +368,6 @@ def _sum_to_shape(op, g, like):
 
 @rule("StridedSliceGrad")
 def _strided_slice_grad(op, g, *rest):
-    from ...ops.array_ops import fill_key
-    jnp = _jnp()
     shape = op.attrs["shape"]
     if shape is None:
         shape, rest = np.shape(rest[0]), rest[1:]
@@ -403,12 +379,11 @@ def _strided_slice_grad(op, g, *rest):
 def _split_like(op, g, *xs):
     axis = op.attrs["axis"]
     sizes = [np.shape(x)[axis] for x in xs]
-    return list(_jnp().split(g, [int(v) for v in np.cumsum(sizes)[:-1]], axis=axis))
+    return list(jnp.split(g, [int(v) for v in np.cumsum(sizes)[:-1]], axis=axis))
 
 
 @rule("ScatterAddAxis")
 def _scatter_add_axis(op, g, indices, *like):
-    jnp = _jnp()
     axis, shape = op.attrs["axis"], op.attrs["shape"]
     shape = tuple(np.shape(like[0]) if shape is None else shape)
     moved = jnp.zeros((shape[axis],) + shape[:axis] + shape[axis + 1:], g.dtype)
@@ -430,7 +405,6 @@ def _undefined(op):
 
 @rule("Sort")
 def _sort(op, x):
-    jnp = _jnp()
     out = jnp.sort(x, axis=op.attrs["axis"])
     return jnp.flip(out, op.attrs["axis"]) if op.attrs["descending"] else out
 
@@ -439,4 +413,4 @@ def _sort(op, x):
 def _roll(op, x, shift, axis):
     shift = tuple(int(s) for s in np.ravel(static(shift, "The shift of roll")))
     axis = tuple(int(a) for a in np.ravel(static(axis, "The axis of roll")))
-    return _jnp().roll(x, shift, axis=axis)
+    return jnp.roll(x, shift, axis=axis)
