@@ -33,6 +33,9 @@ _RANDOM = {"RandomUniform": "uniform", "RandomStandardNormal": "normal",
            "TruncatedNormal": "truncated", "RandomUniformDynamic": "uniform",
            "RandomStandardNormalDynamic": "normal", "TruncatedNormalDynamic": "truncated"}
 _VARIABLE_OPS = {"ReadVariableOp", "AssignVariableOp", "VarInitIfNeeded"}
+# x64 mode for a block (`with _x64(True):`): jax.enable_x64 since JAX 0.8, before it the
+# context manager of jax.experimental
+_x64 = getattr(jax, "enable_x64", None) or jax.experimental.enable_x64
 
 
 class XlaCompiled:
@@ -113,7 +116,7 @@ def _trace_now(jitted, graph, variables, randoms) -> None:
             return
         specs.append(jax.ShapeDtypeStruct(np.shape(v._value), v._np_dtype))
     specs += [jax.ShapeDtypeStruct((), np.uint32) for _ in randoms]
-    with jax.enable_x64(True):
+    with _x64(True):
         jitted.trace(*specs)
 
 
@@ -342,7 +345,7 @@ def _caller(program, name: str, jitted, variables, assigned, randoms):
             outs.append(f"np.asarray(outs[{j}])")
     lines.append(f"    return {outs[0]}" if len(outs) == 1 else
                  f"    return ({''.join(o + ', ' for o in outs)})")
-    namespace: dict[str, Any] = {"jitted": jitted, "np": np, "x64": jax.enable_x64,
+    namespace: dict[str, Any] = {"jitted": jitted, "np": np, "x64": _x64,
                                  "fallback": _numpy_fallback(program, name),
                                  "seed": _draw_seed}
     if stores:
