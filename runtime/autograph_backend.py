@@ -127,12 +127,13 @@ class RuntimeBackend(ag.Backend):
             raise type(e)(better) from None
 
     def while_loop(self, test, body, loop_vars, names, shape_invariants=None,
-                   maximum_iterations=None):
+                   maximum_iterations=None, relax_shapes=False):
         invariants = None
         if shape_invariants is not None and any(s is not None for s in shape_invariants):
             invariants = [_invariant_shape(s) for s in shape_invariants]
         out = _while_loop(test, body, tuple(loop_vars), shape_invariants=invariants,
-                          maximum_iterations=maximum_iterations, loop_var_names=list(names))
+                          maximum_iterations=maximum_iterations, loop_var_names=list(names),
+                          relax_shapes=relax_shapes)
         return tuple(out) if isinstance(out, (list, tuple)) else (out,)
 
     # -- logic --------------------------------------------------------------------------------

@@ -66,7 +66,9 @@ class Backend(abc.ABC):
         """Stages `while test(*vars): vars = body(*vars)`. `names[i]` is the user-facing name
         of `loop_vars[i]`; `shape_invariants[i]` (None when not given) relaxes its shape: a
         shape, or a spec (for a variable first assigned in the loop: the spec the body gives).
-        A variable whose type or shape changes must raise an error naming it."""
+        A variable whose type or shape changes must raise an error naming it, unless the
+        keyword `relax_shapes=True` is passed (a loop over a dataset): a changed shape is
+        then carried as the most specific shape both fit."""
 
     # -- logic -----------------------------------------------------------------------------
     @abc.abstractmethod

@@ -189,7 +189,7 @@ def _staged_iterator_for(items, body, names, orelse, on_break, options):
     final, _, guards = staged_loop(
         backend, variables, test=test, body=step, extras=first,
         extra_labels=("the iterator's has-value flag",) + ("the current element",) * (len(first) - 1),
-        jump=None, opts=options, location=location)
+        jump=None, opts={**(options or {}), "relax_shapes": True}, location=location)
     return finish_loop(backend, variables, final, orelse, on_break, location, guards)
 
 

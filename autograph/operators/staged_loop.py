@@ -313,7 +313,8 @@ class LoopPlan:
             self.test, self.body, tuple(self.flat_init), lay.leaf_labels(entries),
             shape_invariants=_shape_invariants(self.backend, entries, opts.get("shape_invariants"),
                                                first_assigned),
-            maximum_iterations=opts.get("maximum_iterations"))
+            maximum_iterations=opts.get("maximum_iterations"),
+            **({"relax_shapes": True} if opts.get("relax_shapes") else {}))
         return self.finish(outputs)
 
     def finish(self, outputs: Sequence) -> tuple[Optional[StagedJump], tuple, list]:

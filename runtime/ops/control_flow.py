@@ -259,13 +259,16 @@ def _interpret_while(operation, inputs, run_graph):
 @export("while_loop")
 def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10,
                back_prop=True, swap_memory=False, maximum_iterations=None, name=None,
-               loop_var_names=None):
+               loop_var_names=None, relax_shapes=False):
     """Repeats `loop_vars = body(*loop_vars)` while `cond(*loop_vars)`; returns the last vars.
 
     `loop_vars` is any nest of tensors and TensorArrays. While tracing, the loop is one
     `While` op whose graph does not grow with the trip count. A loop variable whose shape
     changes between iterations is an error unless `shape_invariants` allows it.
-    `loop_var_names` (an extension) names the variables in error messages.
+    `loop_var_names` (an extension) names the variables in error messages; with
+    `relax_shapes` (an extension, what a loop over a dataset does, as TensorFlow's dataset
+    reduce does), a variable whose shape changes is carried with the most specific shape
+    both fit instead.
     """
     if not callable(cond) or not callable(body):
         raise TypeError("while_loop needs callable cond and body.")
@@ -280,7 +283,35 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     names = list(loop_var_names or [])
     flat_init = [_to_tensor(v, f"loop variable {_label(names, i)}") for i, v in enumerate(flat_init)]
     invariants = _invariants(structure, flat_init, shape_invariants, names)
+    for _ in range(len(invariants) + 1):
+        try:
+            return _trace_while(cond, body, structure, single, graph, flat_init, invariants,
+                                names, maximum_iterations, name)
+        except _ShapeChanged as changed:
+            if not relax_shapes:
+                raise changed.error from None
+            invariants[changed.index] = _common_shape(invariants[changed.index], changed.shape)
+    raise AssertionError("while_loop: relaxing shapes did not converge")  # pragma: no cover
 
+
+class _ShapeChanged(Exception):
+    """A loop variable's shape after one iteration does not fit its invariant."""
+
+    def __init__(self, index: int, shape: TensorShape, error: ValueError):
+        super().__init__(str(error))
+        self.index, self.shape, self.error = index, shape, error
+
+
+def _common_shape(a: TensorShape, b: TensorShape) -> TensorShape:
+    """The most specific shape that both `a` and `b` fit."""
+    da, db = a.as_tuple(), b.as_tuple()
+    if da is None or db is None or len(da) != len(db):
+        return TensorShape(None)
+    return TensorShape([x if x == y else None for x, y in zip(da, db)])
+
+
+def _trace_while(cond, body, structure, single, graph, flat_init, invariants, names,
+                 maximum_iterations, name):
     cond_graph = FuncGraph("while_cond", outer_graph=graph)
     body_graph = FuncGraph("while_body", outer_graph=graph)
     for g in (cond_graph, body_graph):
@@ -308,13 +339,13 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                     f"{t_in.dtype.name} but has dtype {t_out.dtype.name} after one iteration. "
                     "Keep its dtype fixed, e.g. with rt.cast.")
             if not t_out.shape.is_subtype_of(shape):
-                raise ValueError(
+                raise _ShapeChanged(i, t_out.shape, ValueError(
                     f"while_loop: loop variable {label} enters the loop with shape {shape} but "
                     f"has shape {t_out.shape} after one iteration. To allow the shape to vary "
                     "across iterations, pass shape_invariants to while_loop (with autograph: "
                     f"ag.experimental.set_loop_options(shape_invariants=[({_plain(label)}, "
                     f"rt.TensorShape({_relaxed_dims(shape, t_out.shape)}))]) as the first "
-                    "statement of the loop body).")
+                    "statement of the loop body)."))
         body_graph.outputs = flat_out
     inputs = list(flat_init)
     if maximum_iterations is not None:

@@ -162,3 +162,28 @@ def test_fit_evaluate_predict_on_datasets():
         model.fit(ds, y, verbose=0)
     with pytest.raises(ValueError, match="infinite"):
         model.fit(ds.repeat(), verbose=0)
+
+
+def test_a_loop_over_a_dataset_relaxes_a_changing_shape_as_reduce_does():
+    @rt.function
+    def total(dataset):
+        loss = rt.constant(0)
+        for x, y in dataset:
+            loss += rt.abs(y - x)           # elements of unknown shape
+        return loss
+
+    pairs = [(1, 4), (2, 2), (5, 1)]
+    ds = rt.data.Dataset.from_generator(lambda: pairs, (rt.int32, rt.int32))
+    assert int(total(ds)) == sum(abs(y - x) for x, y in pairs)
+
+    @rt.function
+    def doubling(n):
+        x = rt.zeros([1])
+        i = 0
+        while i < n:                          # not a dataset loop: still an error
+            x = rt.concat([x, x], 0)
+            i += 1
+        return x
+
+    with pytest.raises(ValueError, match="enters the loop with shape"):
+        doubling(rt.constant(3))
