@@ -1,5 +1,7 @@
 """`rt.io`: files as string tensors (scalar tensors holding the bytes) and tensors as bytes.
 
+`decode_raw` reads the bytes of string tensors as numbers (an op: eager and staged).
+
 `read_file` and `write_file` run eagerly and inside `rt.function` (where they run as
 `rt.numpy_function` calls when the graph runs, in program order). `serialize_tensor` writes a
 numeric or bool tensor as NumPy `.npy` bytes (never pickled); `parse_tensor` reads them back.
@@ -17,8 +19,10 @@ from ..context import executing_eagerly
 from ..errors import InvalidArgumentError, NotFoundError
 from ..exports import export
 from ..graph import constant_value
+from ..opdef import define
+from ..shapes import TensorShape
 from ..tensor import EagerTensor, Tensor
-from .core import convert_to_tensor
+from .core import apply, convert_to_tensor
 from .py_function import numpy_function
 
 
@@ -123,3 +127,48 @@ def parse_tensor(serialized, out_type, name=None) -> Tensor:
         raise InvalidArgumentError(f"Type mismatch between the parsed tensor ({array.dtype}) and "
                                    f"`out_type` ({out_type.name}).")
     return convert_to_tensor(array)
+
+
+def _decode_raw_infer(x, out_type, little_endian, fixed_length):
+    if x.dtype is not _dtypes.string:
+        raise TypeError(f"decode_raw: `input_bytes` must be a string tensor, got {x.dtype.name}.")
+    if x.shape.rank is None:
+        return TensorShape(None), out_type
+    n = None if fixed_length is None else fixed_length // out_type._np.itemsize
+    return TensorShape(list(x.shape.as_tuple()) + [n]), out_type
+
+
+def _decode_raw_kernel(x, out_type, little_endian, fixed_length):
+    dtype = np.dtype(out_type._np).newbyteorder("<" if little_endian else ">")
+    items = [_as_bytes(v) for v in np.asarray(x, dtype=object).reshape(-1)]
+    if fixed_length is not None:
+        items = [v[:fixed_length].ljust(fixed_length, b"\0") for v in items]
+    lengths = {len(v) for v in items}
+    if len(lengths) > 1:
+        raise InvalidArgumentError(f"decode_raw: every string must have the same length, got "
+                                   f"lengths {sorted(lengths)[:4]}; pass fixed_length.")
+    width = lengths.pop() if lengths else (fixed_length or 0)
+    if width % dtype.itemsize:
+        raise InvalidArgumentError(f"decode_raw: a string of {width} bytes is not a whole number "
+                                   f"of {out_type.name} values ({dtype.itemsize} bytes each).")
+    values = np.frombuffer(b"".join(items), dtype=dtype).astype(out_type._np)
+    return values.reshape(np.shape(x) + (width // dtype.itemsize,))
+
+
+DECODE_RAW = define("DecodeRaw", _decode_raw_infer, _decode_raw_kernel, differentiable=False)
+
+
+@export("io.decode_raw")
+def decode_raw(input_bytes, out_type, little_endian: bool = True, fixed_length=None,
+               name=None) -> Tensor:
+    """The bytes of each string of `input_bytes` read as `out_type` numbers: a new last axis
+    of `len / itemsize` values (every string the same length, or cut/padded with zeros to
+    `fixed_length` bytes)."""
+    x = convert_to_tensor(input_bytes, dtype=_dtypes.string) if not isinstance(input_bytes, Tensor) \
+        else input_bytes
+    out_type = _dtypes.as_dtype(out_type)
+    if not (out_type.is_integer or out_type.is_floating or out_type.is_complex):
+        raise TypeError(f"decode_raw: `out_type` must be numeric, got {out_type.name}.")
+    return apply(DECODE_RAW, [x], {"out_type": out_type, "little_endian": bool(little_endian),
+                                   "fixed_length": None if fixed_length is None else int(fixed_length)},
+                 name=name)

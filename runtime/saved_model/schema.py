@@ -306,6 +306,7 @@ _STRING_ATTRS = {
     "AsString": {"precision": INT, "scientific": BOOL, "shortest": BOOL, "width": INT,
                  "fill": _enum("", " ", "+", "-", "0", "#")},
     "StringToNumber": {"out_type": _PARSED_DTYPE},
+    "DecodeRaw": {"out_type": DTYPE, "little_endian": BOOL, "fixed_length": OPT_INT},
     "StaticRegexReplace": {"pattern": STR, "rewrite": STR, "replace_global": BOOL},
     "StaticRegexFullMatch": {"pattern": STR},
     "Substr": {"unit": _enum("BYTE", "UTF8_CHAR")},

@@ -436,7 +436,8 @@ def _compare(a, b, what):
 REFUSED: set = {"StringLength", "StringJoin", "ReduceJoin", "StringSplitV2", "StringUpper",
                 "StringLower", "StringStrip", "StringFormat", "AsString", "StringToNumber",
                 "StaticRegexReplace", "StaticRegexFullMatch", "Substr", "UnicodeDecode",
-                "UnicodeSplit", "UnicodeEncode", "StringBytesSplit", "StringToHashBucketFast"}
+                "UnicodeSplit", "UnicodeEncode", "StringBytesSplit", "StringToHashBucketFast",
+                "DecodeRaw"}
 STATEFUL = {"RandomUniform", "RandomStandardNormal", "TruncatedNormal", "Dropout", "PrintV2",
             "RandomShuffle",
             "RandomUniformDynamic", "RandomStandardNormalDynamic", "TruncatedNormalDynamic",
@@ -645,7 +646,8 @@ _STRING_OPS = {  # op type -> a function of one argument (strings, or floats) th
     "UnicodeSplit": lambda x: _STRINGS.unicode_split(x[0], "UTF-8"),
     "UnicodeEncode": lambda y: _STRINGS.unicode_encode(rt.cast(y, rt.int32) + 100, "UTF-8"),
     "StringBytesSplit": lambda x: _STRINGS.bytes_split(x[0]),
-    "StringToHashBucketFast": lambda x: _STRINGS.to_hash_bucket_fast(x, 5)}
+    "StringToHashBucketFast": lambda x: _STRINGS.to_hash_bucket_fast(x, 5),
+    "DecodeRaw": lambda x: rt.io.decode_raw(x, rt.uint8)}
 
 
 def test_every_refused_op_is_a_string_op_with_a_case():

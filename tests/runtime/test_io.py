@@ -71,3 +71,21 @@ def test_parse_errors():
         rt.io.parse_tensor(rt.constant(b"not a tensor"), rt.float32)
     with pytest.raises(TypeError, match="string"):
         rt.io.serialize_tensor(rt.constant(["a"]))
+
+
+@pytest.mark.parametrize("staged", [False, True])
+def test_decode_raw_reads_bytes_as_numbers(staged):
+    decode = rt.function(rt.io.decode_raw) if staged else rt.io.decode_raw
+    np.testing.assert_array_equal(decode(rt.constant("Duck"), rt.uint8).numpy(),
+                                  np.frombuffer(b"Duck", np.uint8))
+    pair = decode(rt.constant([b"\x01\x00\x02\x00", b"\xff\xff\x00\x01"]), rt.int16).numpy()
+    np.testing.assert_array_equal(pair, np.frombuffer(b"\x01\x00\x02\x00\xff\xff\x00\x01",
+                                                      "<i2").reshape(2, 2))
+    big = decode(rt.constant(b"\x00\x01"), rt.uint16, little_endian=False).numpy()
+    assert big.tolist() == [1]
+    padded = decode(rt.constant(["ab", "c"]), rt.uint8, fixed_length=3).numpy()
+    assert padded.tolist() == [[97, 98, 0], [99, 0, 0]]
+    with pytest.raises(rt.errors.InvalidArgumentError, match="same length"):
+        decode(rt.constant(["ab", "c"]), rt.uint8)
+    with pytest.raises(rt.errors.InvalidArgumentError, match="whole number"):
+        decode(rt.constant("abc"), rt.int16)
