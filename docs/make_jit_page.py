@@ -38,6 +38,8 @@ def how(name: str, opdef) -> str:
     numpy_large = numpy_from(vectorised.VECTOR_MIN_SIZE)
     if name in NOT_IN_KERNELS:
         return NOT_IN_KERNELS[name]
+    if opdef.strings:
+        return "**refused**: the tier holds no strings (JitCompileError naming the op)"
     if name in ALIASES:
         return "the input's value (no code)"
     if name in ELEMENTWISE or name == CAST:

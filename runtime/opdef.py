@@ -129,12 +129,13 @@ class OpDef:
     fresh_output: the result is a new array nothing else holds (matmul), so a later
         elementwise op may write into it.
     constant / placeholder / loop: what the graph's passes ask by kind (`is_constant`, ...).
+    strings: the op reads or makes string tensors (tiers that hold no strings refuse it).
     """
 
     __slots__ = ("name", "infer", "kernel", "template", "emit", "grad", "effects",
                  "num_outputs", "differentiable", "interpret", "ufunc", "reduction", "scalar",
                  "scalar_only", "out_template", "in_place", "fresh_output", "is_constant",
-                 "is_placeholder", "is_loop")
+                 "is_placeholder", "is_loop", "strings")
 
     def __init__(self, name: str, infer: Callable, kernel: Callable | None = None, *,
                  template: str | None = None, emit: Callable | None = None,
@@ -145,7 +146,7 @@ class OpDef:
                  scalar: str | None = None, scalar_only: bool = False,
                  out_template: str | None = None, in_place: Callable[[Any], bool] | None = None,
                  fresh_output: bool = False, constant: bool = False, placeholder: bool = False,
-                 loop: bool = False):
+                 loop: bool = False, strings: bool = False):
         if ufunc is not None:
             kernel = ufunc if kernel is None else kernel
             template = ufunc_template(ufunc) if template is None else template
@@ -176,6 +177,7 @@ class OpDef:
         self.is_constant = constant
         self.is_placeholder = placeholder
         self.is_loop = loop
+        self.strings = strings
 
     @property
     def stateful(self) -> bool:

@@ -155,7 +155,8 @@ def _decode_raw_kernel(x, out_type, little_endian, fixed_length):
     return values.reshape(np.shape(x) + (width // dtype.itemsize,))
 
 
-DECODE_RAW = define("DecodeRaw", _decode_raw_infer, _decode_raw_kernel, differentiable=False)
+DECODE_RAW = define("DecodeRaw", _decode_raw_infer, _decode_raw_kernel, differentiable=False,
+                    strings=True)
 
 
 @export("io.decode_raw")

@@ -40,6 +40,11 @@ from . import array_ops as _array
 from .core import apply, convert_to_tensor
 from .shape_rules import broadcast, normalize_axis, reduced_shape
 
+
+def _define_string(name, infer, kernel=None, **kwargs):
+    """An op on string tensors (`OpDef.strings`)."""
+    return define(name, infer, kernel, strings=True, **kwargs)
+
 _UNITS = ("BYTE", "UTF8_CHAR")
 _ENCODINGS = {"UTF-8": "utf-8", "UTF-16-BE": "utf-16-be", "UTF-32-BE": "utf-32-be"}
 _ERRORS = ("strict", "replace", "ignore")
@@ -182,7 +187,7 @@ def _length_kernel(x, unit):
     return _map(lambda b: len(b.translate(None, _CONTINUATION)), x, np.int32)
 
 
-STRING_LENGTH = define("StringLength", _elementwise("StringLength", _dtypes.int32),
+STRING_LENGTH = _define_string("StringLength", _elementwise("StringLength", _dtypes.int32),
                        _length_kernel, differentiable=False)
 
 
@@ -211,7 +216,7 @@ def _join_kernel(*xs, separator):
     return _objects(joined)
 
 
-STRING_JOIN = define("StringJoin", _join_infer, _join_kernel, differentiable=False)
+STRING_JOIN = _define_string("StringJoin", _join_infer, _join_kernel, differentiable=False)
 
 
 @export("strings.join")
@@ -248,7 +253,7 @@ def _reduce_join_kernel(x, axis, keepdims, separator):
     return out
 
 
-REDUCE_JOIN = define("ReduceJoin", _reduce_join_infer, _reduce_join_kernel, differentiable=False)
+REDUCE_JOIN = _define_string("ReduceJoin", _reduce_join_infer, _reduce_join_kernel, differentiable=False)
 
 
 @export("strings.reduce_join")
@@ -275,7 +280,7 @@ def _split_kernel(x, sep, maxsplit):
     return _vector(data.split(_b(sep) if sep else None, maxsplit))
 
 
-STRING_SPLIT = define("StringSplitV2", _to_vector("StringSplitV2"), _split_kernel,
+STRING_SPLIT = _define_string("StringSplitV2", _to_vector("StringSplitV2"), _split_kernel,
                       differentiable=False)
 
 
@@ -304,9 +309,9 @@ def _case_kernel(method: str):
     return kernel
 
 
-STRING_UPPER = define("StringUpper", _elementwise("StringUpper"), _case_kernel("upper"),
+STRING_UPPER = _define_string("StringUpper", _elementwise("StringUpper"), _case_kernel("upper"),
                       differentiable=False)
-STRING_LOWER = define("StringLower", _elementwise("StringLower"), _case_kernel("lower"),
+STRING_LOWER = _define_string("StringLower", _elementwise("StringLower"), _case_kernel("lower"),
                       differentiable=False)
 
 
@@ -326,7 +331,7 @@ upper = export("strings.upper")(_case_function(STRING_UPPER, "upper", "upper cas
 lower = export("strings.lower")(_case_function(STRING_LOWER, "lower", "lower case"))
 
 
-STRING_STRIP = define("StringStrip", _elementwise("StringStrip"),
+STRING_STRIP = _define_string("StringStrip", _elementwise("StringStrip"),
                       lambda x: _map(bytes.strip, x), differentiable=False)
 
 
@@ -356,7 +361,7 @@ def _format_kernel(*values, template, placeholder, summarize):
     return _objects(_b(text))
 
 
-STRING_FORMAT = define("StringFormat", lambda *xs, **attrs: (TensorShape([]), _dtypes.string),
+STRING_FORMAT = _define_string("StringFormat", lambda *xs, **attrs: (TensorShape([]), _dtypes.string),
                        _format_kernel, differentiable=False)
 
 
@@ -411,7 +416,7 @@ def _as_string_kernel(x, precision, scientific, shortest, width, fill):
     return _map(lambda v: (head + "s").encode() % v, x)
 
 
-AS_STRING = define("AsString", _as_string_infer, _as_string_kernel, differentiable=False)
+AS_STRING = _define_string("AsString", _as_string_infer, _as_string_kernel, differentiable=False)
 
 
 @export("as_string", "strings.as_string")
@@ -472,7 +477,7 @@ def _to_number_kernel(x, out_type):
         return _map(parse, x).astype(np_type) if np.size(x) else np.zeros(np.shape(x), np_type)
 
 
-STRING_TO_NUMBER = define("StringToNumber", _to_number_infer, _to_number_kernel,
+STRING_TO_NUMBER = _define_string("StringToNumber", _to_number_infer, _to_number_kernel,
                           differentiable=False)
 
 
@@ -568,7 +573,7 @@ def _regex_replace_kernel(x, pattern, rewrite, replace_global):
     return _map(lambda b: _b(regex.sub(expand, _u(b), count=count)), x)
 
 
-REGEX_REPLACE = define("StaticRegexReplace", _elementwise("StaticRegexReplace"),
+REGEX_REPLACE = _define_string("StaticRegexReplace", _elementwise("StaticRegexReplace"),
                        _regex_replace_kernel, differentiable=False)
 
 
@@ -593,7 +598,7 @@ def _full_match_kernel(x, pattern):
     return _map(lambda b: regex.fullmatch(_u(b)) is not None, x, np.bool_)
 
 
-REGEX_FULL_MATCH = define("StaticRegexFullMatch",
+REGEX_FULL_MATCH = _define_string("StaticRegexFullMatch",
                           _elementwise("StaticRegexFullMatch", _dtypes.bool_),
                           _full_match_kernel, differentiable=False)
 
@@ -645,7 +650,7 @@ def _substr_kernel(x, pos, len, unit):  # noqa: A002
     return _objects(out)
 
 
-SUBSTR = define("Substr", _substr_infer, _substr_kernel, differentiable=False)
+SUBSTR = _define_string("Substr", _substr_infer, _substr_kernel, differentiable=False)
 
 
 @export("strings.substr")
@@ -693,7 +698,7 @@ def _decode_infer(x, input_encoding, errors, replacement_char):
     return TensorShape([None]), _dtypes.int32
 
 
-UNICODE_DECODE = define(
+UNICODE_DECODE = _define_string(
     "UnicodeDecode", _decode_infer,
     lambda x, **attrs: np.array(_decode(_objects(x)[()], **attrs), dtype=np.int32),
     differentiable=False)
@@ -723,7 +728,7 @@ def _unicode_split_kernel(x, input_encoding, errors, replacement_char):
     return _vector([chr(c).encode(codec) for c in points])
 
 
-UNICODE_SPLIT = define("UnicodeSplit", _to_vector("UnicodeSplit"), _unicode_split_kernel,
+UNICODE_SPLIT = _define_string("UnicodeSplit", _to_vector("UnicodeSplit"), _unicode_split_kernel,
                        differentiable=False)
 
 
@@ -767,7 +772,7 @@ def _encode_kernel(x, output_encoding, errors, replacement_char):
     return out.reshape(x.shape[:-1])
 
 
-UNICODE_ENCODE = define("UnicodeEncode", _encode_infer, _encode_kernel, differentiable=False)
+UNICODE_ENCODE = _define_string("UnicodeEncode", _encode_infer, _encode_kernel, differentiable=False)
 
 
 @export("strings.unicode_encode")
@@ -788,7 +793,7 @@ def unicode_encode(input, output_encoding: str, errors: str = "replace",  # noqa
     return apply(UNICODE_ENCODE, [x], attrs, name=name)
 
 
-STRING_BYTES_SPLIT = define(
+STRING_BYTES_SPLIT = _define_string(
     "StringBytesSplit", _to_vector("StringBytesSplit"),
     lambda x: _vector([bytes([c]) for c in _objects(x)[()]]), differentiable=False)
 
@@ -811,7 +816,7 @@ def _hash_bucket_kernel(x, num_buckets):
     return _map(bucket, x, np.int64)
 
 
-STRING_TO_HASH_BUCKET = define("StringToHashBucketFast",
+STRING_TO_HASH_BUCKET = _define_string("StringToHashBucketFast",
                                _elementwise("StringToHashBucketFast", _dtypes.int64),
                                _hash_bucket_kernel, differentiable=False)
 
