@@ -148,7 +148,21 @@ def signature(obj) -> str:
     return str(sig.replace(parameters=params))
 
 
+def _defined_as(obj) -> str:
+    """`module.name` where mkdocstrings finds `obj`: its qualified name, or the module
+    attribute holding it (a function renamed when published, such as `tuple_` as `rt.tuple`)."""
+    module = sys.modules.get(obj.__module__)
+    if module is not None and "." not in obj.__qualname__ and \
+            getattr(module, obj.__qualname__, None) is not obj:
+        for attr, value in vars(module).items():
+            if value is obj:
+                return f"{obj.__module__}.{attr}"
+    return f"{obj.__module__}.{obj.__qualname__}"
+
+
 def entry(prefix: str, name: str, obj) -> list[str]:
+    if isinstance(obj, types.SimpleNamespace):
+        return [f"### `{prefix}.{name}`", "", f"A namespace: see *More of `{prefix}.{name}`*.", ""]
     if not callable(obj):  # a constant such as rt.float32
         return [f"### `{prefix}.{name}`", "", f"`{obj!r}` (a `{type(obj).__name__}`)", ""]
     doc = inspect.getdoc(obj)
@@ -157,7 +171,7 @@ def entry(prefix: str, name: str, obj) -> list[str]:
     kind = "class " if inspect.isclass(obj) else ""
     # mkdocstrings renders the signature, docstring and members from the defining module
     return [f"### `{kind}{prefix}.{name}{signature(obj)}`", "",
-            f"::: {obj.__module__}.{obj.__qualname__}", "    options:",
+            f"::: {_defined_as(obj)}", "    options:",
             "      show_root_heading: false", "      heading_level: 4", ""]
 
 
