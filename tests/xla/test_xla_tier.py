@@ -176,3 +176,48 @@ def test_without_jax_the_error_names_the_extra():
                          timeout=120)
     assert out.returncode == 0, out.stderr
     assert "pip install 'autograph-rt[xla]'" in out.stdout, out.stdout
+
+
+def test_stateless_random_ops_depend_only_on_the_seed():
+    def draw(seed):
+        return (rt.random.stateless_uniform([1000], seed),
+                rt.random.stateless_normal([2000], seed, dtype=rt.float64),
+                rt.random.stateless_truncated_normal([2000], seed),
+                rt.random.stateless_uniform([1000], seed, minval=-4, maxval=9, dtype=rt.int32),
+                rt.random.stateless_uniform([1000], seed, minval=None, maxval=None,
+                                            dtype=rt.int64))
+    f = rt.function(draw, jit_compile="xla")
+    a = [t.numpy() for t in f(np.array([1, 2], np.int64))]
+    b = [t.numpy() for t in f(np.array([1, 2], np.int64))]
+    c = [t.numpy() for t in f(np.array([1, 3], np.int64))]
+    want = [t.numpy() for t in rt.function(draw)(np.array([1, 2], np.int64))]
+    for x, y, z, w in zip(a, b, c, want):
+        np.testing.assert_array_equal(x, y)
+        assert not np.array_equal(x, z)
+        assert x.dtype == w.dtype and x.shape == w.shape
+    u, n, t, i, full = a
+    assert 0.0 <= u.min() and u.max() < 1.0 and abs(u.mean() - 0.5) < 0.05
+    assert abs(n.mean()) < 0.1 and abs(n.std() - 1.0) < 0.1
+    assert np.abs(t).max() <= 2.0 and abs(t.std() - 0.88) < 0.05
+    assert i.min() == -4 and i.max() == 8
+    assert full.min() < -2**61 and full.max() > 2**61
+
+
+def test_dropout_keeps_the_rate_and_scales_and_its_gradient_is_the_mask():
+    x = rt.constant(np.ones((200, 100), np.float32))
+
+    @rt.function(jit_compile="xla")
+    def f(x):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            y = rt.nn.dropout(x, rate=0.25)
+            total = rt.reduce_sum(y * 3.0)
+        return y, tape.gradient(total, x)
+    y, g = (t.numpy() for t in f(x))
+    kept = y != 0
+    assert abs(kept.mean() - 0.75) < 0.02
+    np.testing.assert_allclose(y[kept], 1 / 0.75, rtol=1e-6)
+    np.testing.assert_allclose(g, 3.0 * y, rtol=1e-6)
+    rows = rt.function(lambda x: rt.nn.dropout(x, rate=0.5, noise_shape=[200, 1]),
+                       jit_compile="xla")(x).numpy()
+    assert all(len(set(r)) == 1 for r in rows)  # one draw per row

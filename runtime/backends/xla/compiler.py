@@ -31,11 +31,12 @@ from .lowering import COMPILER_OPS, lowering, static
 
 _RANDOM = {"RandomUniform": "uniform", "RandomStandardNormal": "normal",
            "TruncatedNormal": "truncated", "RandomUniformDynamic": "uniform",
-           "RandomStandardNormalDynamic": "normal", "TruncatedNormalDynamic": "truncated"}
+           "RandomStandardNormalDynamic": "normal", "TruncatedNormalDynamic": "truncated",
+           "Dropout": "dropout"}
 _VARIABLE_OPS = {"ReadVariableOp", "AssignVariableOp", "VarInitIfNeeded"}
-# x64 mode for a block (`with _x64(True):`): jax.enable_x64 since JAX 0.8, before it the
+# x64 mode for a block (`with _x64(True):`): jax.enable_x64 on recent JAX, before it the
 # context manager of jax.experimental
-_x64 = getattr(jax, "enable_x64", None) or jax.experimental.enable_x64
+_x64 = jax.enable_x64 if hasattr(jax, "enable_x64") else jax.experimental.enable_x64
 
 
 class XlaCompiled:
@@ -215,14 +216,17 @@ class _Tracer:
 
     # -- random numbers ----------------------------------------------------------------------
     def _random(self, op, values):
-        out = op.outputs[0]
+        seed = self.seeds[self.random_index[id(op)]]
+        kind = _RANDOM[op.type]
+        if kind == "dropout":
+            return _dropout(op, values[0], seed)
         if op.type.endswith("Dynamic"):
             shape = tuple(int(d) for d in np.ravel(static(values[0], "The shape")))
         else:
             shape = tuple(op.attrs["shape"])
-        key = jax.random.key(self.seeds[self.random_index[id(op)]])
+        key = jax.random.key(seed)
+        out = op.outputs[0]
         a, b, dtype = op.attrs["a"], op.attrs["b"], out.dtype._np
-        kind = _RANDOM[op.type]
         if kind == "uniform":
             if np.issubdtype(dtype, np.integer):
                 return jax.random.randint(key, shape, a, b, dtype=dtype)
@@ -293,6 +297,16 @@ class _Tracer:
         for t, value in zip(op.outputs, values):
             env[id(t)] = value
         return state
+
+
+def _dropout(op, x, seed):
+    """[x * mask, mask]: the mask keeps each value with probability 1 - rate, scaled by
+    1 / (1 - rate); noise_shape broadcasts the draws as on the NumPy tier."""
+    rate, noise_shape = op.attrs["rate"], op.attrs["noise_shape"]
+    shape = tuple(x.shape) if noise_shape is None else tuple(noise_shape)
+    keep = jax.random.uniform(jax.random.key(seed), shape, np.float32) >= rate
+    mask = jnp.broadcast_to(keep, x.shape).astype(x.dtype) / np.dtype(x.dtype).type(1 - rate)
+    return [x * mask, mask]
 
 
 def _typed(value, tensor):

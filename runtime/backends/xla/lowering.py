@@ -18,6 +18,7 @@ from typing import Any, Optional
 
 import jax
 import jax.numpy as jnp
+import jax.scipy.linalg
 import jax.scipy.special
 import numpy as np
 from jax import lax
@@ -82,7 +83,7 @@ def covered() -> set[str]:
 COMPILER_OPS = frozenset({"Const", "Placeholder", "If", "While", "ReadVariableOp",
                           "AssignVariableOp", "VarInitIfNeeded", "RandomUniform",
                           "RandomStandardNormal", "TruncatedNormal", "RandomUniformDynamic",
-                          "RandomStandardNormalDynamic", "TruncatedNormalDynamic"})
+                          "RandomStandardNormalDynamic", "TruncatedNormalDynamic", "Dropout"})
 
 
 def static(value, what: str) -> np.ndarray:
@@ -414,3 +415,424 @@ def _roll(op, x, shift, axis):
     shift = tuple(int(s) for s in np.ravel(static(shift, "The shift of roll")))
     axis = tuple(int(a) for a in np.ravel(static(axis, "The axis of roll")))
     return jnp.roll(x, shift, axis=axis)
+
+
+# -- reductions over axes given as tensors (known while tracing) -----------------------------
+
+def _axes(x, axis, what="The axis") -> tuple:
+    rank = np.ndim(x)
+    return tuple(sorted({int(a) % rank for a in np.ravel(static(axis, what))})) if rank else ()
+
+
+_DYNAMIC_REDUCERS = {"SumDynamic": jnp.sum, "ProdDynamic": jnp.prod, "MaxDynamic": jnp.max,
+                     "MinDynamic": jnp.min, "AllDynamic": jnp.all, "AnyDynamic": jnp.any}
+
+
+@rule(*_DYNAMIC_REDUCERS)
+def _reduce_dynamic(op, x, axis):
+    return _DYNAMIC_REDUCERS[op.type](x, axis=_axes(x, axis), keepdims=op.attrs["keepdims"])
+
+
+@rule("MeanDynamic")
+def _mean_dynamic(op, x, axis):
+    return _mean_over(x, _axes(x, axis), op.attrs["keepdims"])
+
+
+def _mean_over(x, axis, keepdims):
+    if jnp.issubdtype(x.dtype, jnp.integer):
+        count = int(np.prod(x.shape)) if axis is None else int(np.prod([x.shape[a] for a in axis]))
+        total = jnp.sum(x, axis=axis, keepdims=keepdims, dtype=jnp.int64)
+        return total // max(count, 1)
+    return jnp.mean(x, axis=axis, keepdims=keepdims)
+
+
+@rule("ArgMaxDynamic", "ArgMinDynamic")
+def _arg_dynamic(op, x, axis):
+    fn = jnp.argmax if op.type == "ArgMaxDynamic" else jnp.argmin
+    return fn(x, axis=_axes(x, axis)[0]).astype(op.attrs["output_type"]._np)
+
+
+@rule("ReduceGradDynamic")
+def _reduce_grad_dynamic(op, g, x, axis):
+    if jnp.ndim(g) != np.ndim(x):
+        g = jnp.expand_dims(g, _axes(x, axis))
+    return jnp.broadcast_to(g, np.shape(x))
+
+
+@rule("TileGradDynamic")
+def _tile_grad_dynamic(op, g, x, multiples):
+    dims = np.shape(x)
+    mult = [int(m) for m in np.ravel(static(multiples, "The multiples"))]
+    split = [d for pair in zip(mult, dims) for d in pair]
+    return jnp.sum(jnp.reshape(g, split), axis=tuple(range(0, 2 * len(dims), 2)), dtype=g.dtype)
+
+
+@rule("ProdOthers")
+def _prod_others(op, x):
+    axis = op.attrs["axis"]
+    axes = tuple(range(x.ndim)) if axis is None else tuple(a % x.ndim for a in axis)
+    rest = tuple(a for a in range(x.ndim) if a not in axes)
+    moved = jnp.transpose(x, rest + axes)
+    flat = moved.reshape(moved.shape[:len(rest)] + (-1,))
+    ones = jnp.ones(flat.shape[:-1] + (1,), x.dtype)
+    before = jnp.cumprod(jnp.concatenate([ones, flat[..., :-1]], axis=-1), axis=-1)
+    after = jnp.flip(jnp.cumprod(jnp.concatenate([ones, jnp.flip(flat, -1)[..., :-1]], axis=-1),
+                                 axis=-1), -1)
+    return jnp.transpose((before * after).reshape(moved.shape), np.argsort(rest + axes))
+
+
+# -- values whose shape depends on values: only when known while tracing ---------------------
+
+@rule("Range", "Where", "Unique", "UniqueWithCounts", "BooleanMask", "Bincount", "Repeat")
+def _value_shaped(op, *values):
+    raise TypeError(f"the shape of the result of {op.type} depends on values known only at "
+                    "run time; XLA needs static shapes")
+
+
+# -- sorting and selection -------------------------------------------------------------------
+
+def _stable_argsort(x, axis, descending):
+    if not descending:
+        return jnp.argsort(x, axis=axis, stable=True)
+    n = x.shape[axis]
+    return n - 1 - jnp.flip(jnp.argsort(jnp.flip(x, axis), axis=axis, stable=True), axis)
+
+
+@rule("ArgSort")
+def _argsort(op, x):
+    return _stable_argsort(x, op.attrs["axis"], op.attrs["descending"]).astype(np.int32)
+
+
+@rule("TopKV2")
+def _top_k(op, x, k):
+    k = int(static(k, "k"))
+    order = _stable_argsort(x, -1, True)[..., :k]
+    return [jnp.take_along_axis(x, order, -1), order.astype(np.int32)]
+
+
+@rule("TakeAlongAxis")
+def _take_along(op, x, indices):
+    return jnp.take_along_axis(x, indices, op.attrs["axis"])
+
+
+@rule("ScatterAlongAxis")
+def _scatter_along(op, g, indices, *like):
+    shape = tuple(np.shape(like[0]) if op.attrs["shape"] is None else op.attrs["shape"])
+    grid = list(jnp.ix_(*[jnp.arange(d) for d in indices.shape]))
+    grid[op.attrs["axis"]] = indices
+    return jnp.zeros(shape, g.dtype).at[tuple(grid)].add(g)
+
+
+# -- gather and scatter ----------------------------------------------------------------------
+
+def _nd_key(indices):
+    return tuple(jnp.moveaxis(jnp.asarray(indices), -1, 0))
+
+
+@rule("GatherNd")
+def _gather_nd(op, params, indices):
+    return jnp.asarray(params)[_nd_key(indices)]
+
+
+@rule("ScatterNd")
+def _scatter_nd(op, indices, updates, shape):
+    dims = tuple(int(d) for d in np.ravel(static(shape, "The shape of scatter_nd")))
+    return jnp.zeros(dims, updates.dtype).at[_nd_key(indices)].add(updates)
+
+
+@rule("ScatterNdAdd")
+def _scatter_nd_add(op, g, indices, *like):
+    shape = tuple(np.shape(like[0]) if op.attrs["shape"] is None else op.attrs["shape"])
+    return jnp.zeros(shape, g.dtype).at[_nd_key(indices)].add(g)
+
+
+@rule("TensorScatterAdd", "TensorScatterSub", "TensorScatterMax", "TensorScatterMin",
+      "TensorScatterUpdate")
+def _tensor_scatter(op, tensor, indices, updates):
+    at = jnp.asarray(tensor).at[_nd_key(indices)]
+    kind = op.type[len("TensorScatter"):]
+    if kind == "Add":
+        return at.add(updates)
+    if kind == "Sub":
+        return at.add(-updates)
+    if kind == "Max":
+        return at.max(updates)
+    if kind == "Min":
+        return at.min(updates)
+    return at.set(updates)
+
+
+def _segments(kind, data, ids, num, empty_value):
+    """Rows of `data` (ids flattened) reduced into `num` segments; negative ids dropped."""
+    ids = jnp.asarray(ids)
+    rows = data.reshape((ids.size,) + data.shape[ids.ndim:])
+    ids = ids.reshape(-1)
+    ids = jnp.where(ids < 0, num, ids)  # out of range: dropped
+    shape = (num,) + rows.shape[1:]
+    dtype = np.dtype(data.dtype)
+    if kind in ("Sum", "Mean"):
+        out = jnp.zeros(shape, dtype).at[ids].add(rows, mode="drop")
+    elif kind == "Prod":
+        out = jnp.ones(shape, dtype).at[ids].multiply(rows, mode="drop")
+    else:
+        if dtype.kind == "f":
+            info = np.finfo(dtype)
+            fill = info.min if kind == "Max" else info.max
+        elif dtype.kind in "iu":
+            info = np.iinfo(dtype)
+            fill = info.min if kind == "Max" else info.max
+        else:
+            fill = kind == "Min"
+        at = jnp.full(shape, fill, dtype).at[ids]
+        out = at.max(rows, mode="drop") if kind == "Max" else at.min(rows, mode="drop")
+    if kind == "Mean" or empty_value is not None:
+        counts = jnp.zeros((num,), np.int64).at[ids].add(1, mode="drop")
+        counts = counts.reshape((num,) + (1,) * (rows.ndim - 1))
+        if kind == "Mean":
+            if dtype.kind in "iu":
+                out = out // jnp.maximum(counts, 1).astype(dtype)
+            else:
+                out = out / jnp.maximum(counts, 1).astype(dtype)
+        if empty_value is not None:
+            out = jnp.where(counts == 0, jnp.asarray(empty_value, dtype), out)
+    return out.astype(dtype)
+
+
+@rule("SegmentSum", "SegmentMean", "SegmentProd", "SegmentMax", "SegmentMin")
+def _segment(op, data, ids):
+    ids = static(ids, "The segment ids (which set the number of segments)")
+    kind = op.type[len("Segment"):]
+    num = int(ids[-1]) + 1 if ids.size else 0
+    return _segments(kind, data, ids, num, 0 if kind in ("Max", "Min") else None)
+
+
+@rule("UnsortedSegmentSum", "UnsortedSegmentProd", "UnsortedSegmentMax", "UnsortedSegmentMin")
+def _unsorted_segment(op, data, ids, num_segments):
+    num = int(static(num_segments, "num_segments"))
+    return _segments(op.type[len("UnsortedSegment"):], data, ids, num, None)
+
+
+@rule("BatchGather")
+def _batch_gather(op, params, indices):
+    axis, batch_dims = op.attrs["axis"], op.attrs["batch_dims"]
+    fn = lambda p, i: jnp.take(p, i, axis=axis - batch_dims)  # noqa: E731
+    for _ in range(batch_dims):
+        fn = jax.vmap(fn)
+    return fn(params, indices)
+
+
+@rule("BatchGatherGrad")
+def _batch_gather_grad(op, g, indices, *like):
+    axis, batch_dims = op.attrs["axis"], op.attrs["batch_dims"]
+    shape = tuple(np.shape(like[0]) if op.attrs["shape"] is None else op.attrs["shape"])
+    fn = lambda p, i: jnp.take(p, i, axis=axis - batch_dims)  # noqa: E731
+    for _ in range(batch_dims):
+        fn = jax.vmap(fn)
+    _, pullback = jax.vjp(lambda p: fn(p, indices), jnp.zeros(shape, g.dtype))
+    return pullback(g)[0]
+
+
+def _batched_gather_nd(batch_dims):
+    fn = lambda p, i: jnp.asarray(p)[_nd_key(i)]  # noqa: E731
+    for _ in range(batch_dims):
+        fn = jax.vmap(fn)
+    return fn
+
+
+@rule("BatchGatherNd")
+def _batch_gather_nd(op, params, indices):
+    return _batched_gather_nd(op.attrs["batch_dims"])(params, indices)
+
+
+@rule("BatchGatherNdGrad")
+def _batch_gather_nd_grad(op, g, indices, *like):
+    shape = tuple(np.shape(like[0]) if op.attrs["shape"] is None else op.attrs["shape"])
+    fn = _batched_gather_nd(op.attrs["batch_dims"])
+    _, pullback = jax.vjp(lambda p: fn(p, indices), jnp.zeros(shape, g.dtype))
+    return pullback(g)[0]
+
+
+# -- special functions -----------------------------------------------------------------------
+
+_SPECIAL = {"Erfc": jax.scipy.special.erfc, "Erfinv": jax.scipy.special.erfinv,
+            "Lgamma": jax.scipy.special.gammaln, "Digamma": jax.scipy.special.digamma,
+            "Ndtri": jax.scipy.special.ndtri, "BesselI0e": jax.scipy.special.i0e,
+            "BesselI1e": jax.scipy.special.i1e}
+
+
+@rule(*_SPECIAL)
+def _special(op, x):
+    return _SPECIAL[op.type](x)
+
+
+@rule("Polygamma")
+def _polygamma(op, a, x):
+    a, x = jnp.broadcast_arrays(jnp.asarray(a), jnp.asarray(x))
+    integral = (a == jnp.floor(a)) & (a >= 0)
+    out = jax.scipy.special.polygamma(jnp.where(integral, a, 0).astype(np.int32), x)
+    return jnp.where(integral, out, jnp.nan).astype(x.dtype)
+
+
+# -- linear algebra: decompositions and solves -----------------------------------------------
+
+@rule("Cholesky")
+def _cholesky(op, x):
+    return jnp.linalg.cholesky(x)
+
+
+@rule("Qr")
+def _qr(op, x):
+    q, r = jnp.linalg.qr(x, mode="complete" if op.attrs["full_matrices"] else "reduced")
+    return [q, r]
+
+
+@rule("Svd")
+def _svd(op, x):
+    if not op.attrs["compute_uv"]:
+        empty = jnp.zeros((0,), x.dtype)
+        return [jnp.linalg.svd(x, compute_uv=False), empty, empty]
+    u, s, vh = jnp.linalg.svd(x, full_matrices=op.attrs["full_matrices"])
+    return [s, u, jnp.swapaxes(vh, -1, -2)]
+
+
+@rule("SelfAdjointEigV2")
+def _eigh(op, x):
+    e, v = jnp.linalg.eigh(x)
+    return [e, v]
+
+
+@rule("MatrixSolve")
+def _solve(op, matrix, rhs):
+    a = jnp.swapaxes(matrix, -1, -2) if op.attrs["adjoint"] else matrix
+    return jnp.linalg.solve(a, rhs)
+
+
+@rule("MatrixTriangularSolve")
+def _triangular_solve(op, matrix, rhs):
+    lower, adjoint = op.attrs["lower"], op.attrs["adjoint"]
+    a = jnp.tril(matrix) if lower else jnp.triu(matrix)
+    return jax.scipy.linalg.solve_triangular(a, rhs, trans=1 if adjoint else 0, lower=lower)
+
+
+@rule("LogMatrixDeterminant")
+def _slogdet(op, x):
+    sign, log_abs = jnp.linalg.slogdet(x)
+    return [sign, log_abs]
+
+
+@rule("MatrixExponential")
+def _expm(op, x):
+    return jax.scipy.linalg.expm(x)
+
+
+# -- convolution and pooling (NHWC) ----------------------------------------------------------
+
+def _conv(x, w, strides, padding, dilations):
+    return lax.conv_general_dilated(x, w, tuple(strides), padding, rhs_dilation=tuple(dilations),
+                                    dimension_numbers=("NHWC", "HWIO", "NHWC"))
+
+
+@rule("Conv2D")
+def _conv2d(op, x, w):
+    a = op.attrs
+    return _conv(x, w, a["strides"], a["padding"], a["dilations"])
+
+
+@rule("Conv2DBackpropInput")
+def _conv2d_input(op, g, w):
+    a = op.attrs
+    shape = (g.shape[0], *a["input_size"], w.shape[2])
+    _, pullback = jax.vjp(lambda x: _conv(x, w, a["strides"], a["padding"], a["dilations"]),
+                          jnp.zeros(shape, g.dtype))
+    return pullback(g)[0]
+
+
+@rule("Conv2DBackpropFilter")
+def _conv2d_filter(op, x, g):
+    a = op.attrs
+    shape = (*a["filter_size"], x.shape[3], g.shape[3])
+    _, pullback = jax.vjp(lambda w: _conv(x, w, a["strides"], a["padding"], a["dilations"]),
+                          jnp.zeros(shape, g.dtype))
+    return pullback(g)[0]
+
+
+def _max_pool(x, a):
+    return lax.reduce_window(x, -jnp.inf, lax.max, (1, *a["ksize"], 1), (1, *a["strides"], 1),
+                             a["padding"])
+
+
+def _avg_pool(x, a):
+    dims, strides = (1, *a["ksize"], 1), (1, *a["strides"], 1)
+    total = lax.reduce_window(x, 0.0, lax.add, dims, strides, a["padding"])
+    ones = np.ones((1, *x.shape[1:3], 1), np.dtype(x.dtype))
+    counts = lax.reduce_window(ones, 0.0, lax.add, dims, strides, a["padding"])
+    return total / counts
+
+
+@rule("MaxPool")
+def _max_pool_rule(op, x):
+    return _max_pool(x, op.attrs)
+
+
+@rule("MaxPoolGrad")
+def _max_pool_grad(op, x, g):
+    _, pullback = jax.vjp(lambda v: _max_pool(v, op.attrs), x)
+    return pullback(g)[0]
+
+
+@rule("MaxPoolGradGrad")
+def _max_pool_grad_grad(op, x, gg):
+    return jax.jvp(lambda v: _max_pool(v, op.attrs), (x,), (gg,))[1]
+
+
+@rule("AvgPool")
+def _avg_pool_rule(op, x):
+    return _avg_pool(x, op.attrs)
+
+
+@rule("AvgPoolGrad")
+def _avg_pool_grad(op, g):
+    shape = (g.shape[0], *op.attrs["input_size"], g.shape[3])
+    _, pullback = jax.vjp(lambda v: _avg_pool(v, op.attrs), jnp.zeros(shape, g.dtype))
+    return pullback(g)[0]
+
+
+# -- stateless random numbers: a JAX key made from the seed (values differ from NumPy's) -----
+
+def _key(seed):
+    seed = jnp.asarray(seed).astype(np.uint32)
+    return jax.random.fold_in(jax.random.key(seed[0]), seed[1])
+
+
+def _shape_of(shape) -> tuple:
+    return tuple(int(d) for d in np.ravel(static(shape, "The shape of a random draw")))
+
+
+@rule("StatelessRandomUniform")
+def _stateless_uniform(op, shape, seed):
+    return jax.random.uniform(_key(seed), _shape_of(shape), op.attrs["dtype"]._np)
+
+
+@rule("StatelessRandomNormal")
+def _stateless_normal(op, shape, seed):
+    return jax.random.normal(_key(seed), _shape_of(shape), op.attrs["dtype"]._np)
+
+
+@rule("StatelessTruncatedNormal")
+def _stateless_truncated(op, shape, seed):
+    return jax.random.truncated_normal(_key(seed), -2.0, 2.0, _shape_of(shape),
+                                       op.attrs["dtype"]._np)
+
+
+@rule("StatelessRandomUniformInt")
+def _stateless_uniform_int(op, shape, seed, lo, hi):
+    dtype = op.attrs["dtype"]._np
+    return jax.random.randint(_key(seed), _shape_of(shape), lo, hi, dtype=dtype)
+
+
+@rule("StatelessRandomUniformFullInt")
+def _stateless_full_int(op, shape, seed):
+    dtype = np.dtype(op.attrs["dtype"]._np)
+    bits = jax.random.bits(_key(seed), _shape_of(shape),
+                           np.dtype(f"uint{8 * dtype.itemsize}"))
+    return lax.bitcast_convert_type(bits, dtype) if dtype.kind == "i" else bits
