@@ -373,3 +373,17 @@ def test_a_refused_gradient_pair_runs_on_the_numpy_tier_with_a_warning(caplog):
     np.testing.assert_allclose(g.numpy(), np.full((3, 4), 12.0))
     assert any("NumPy tier" in r.getMessage() and "Unique" in r.getMessage()
                for r in caplog.records)
+
+
+@pytest.mark.parametrize("spread", [1.0, 1e4, 1e30])
+def test_float32_sine_and_cosine_of_large_arrays_match_numpy(spread):
+    x = (np.random.default_rng(0).standard_normal(20000) * spread).astype(F32)
+    x[:4] = [0.0, -0.0, np.pi / 2, -3 * np.pi / 4]
+    if spread > 1e20:
+        x[4:7] = [np.inf, -np.inf, np.nan]
+    got = rt.function(lambda v: (rt.sin(v), rt.cos(v)), jit_compile="xla")(x)
+    for g, fn in zip(got, (np.sin, np.cos)):
+        want = fn(x.astype(F64))
+        assert g.numpy().dtype == F32
+        np.testing.assert_allclose(g.numpy(), want, rtol=0, atol=1.2e-7, equal_nan=True)
+    assert np.signbit(got[0].numpy()[1])
