@@ -311,6 +311,9 @@ def deserialize(config, custom_objects: dict | None = None):
         return _serialization.deserialize_value(config)
 
 
+_serialization.register_codec("loss", serialize, deserialize)
+
+
 def get(identifier) -> Callable | None:
     """A loss from a function name ("mse", "binary_crossentropy", ...), a class name
     ("MeanSquaredError"), a config dict, or a callable (returned as is)."""

@@ -356,6 +356,9 @@ def deserialize(config, custom_objects: dict | None = None):
         return _serialization.deserialize_value(config)
 
 
+_serialization.register_codec("metric", serialize, deserialize)
+
+
 def get(identifier):
     """A metric from a class name ("AUC"), a function name, or a callable."""
     if callable(identifier):

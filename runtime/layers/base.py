@@ -378,8 +378,8 @@ def _refuse_unimplemented(layer: str, kwargs: dict, dynamic: bool) -> None:
                                  "layers have no losses of their own; add the penalty to "
                                  "your loss"),
         "implementation": (kwargs.get("implementation") is not None,
-                           "it selects a recurrent layer's kernel, and there are no "
-                           "recurrent layers"),
+                           "it selects between Keras's recurrent kernels, and the "
+                           "recurrent layers here have one"),
         "inputs": (kwargs.get("inputs") is not None or kwargs.get("outputs") is not None,
                    "a subclass of Model cannot be given inputs and outputs; build a functional "
                    "model with rt.Model(inputs, outputs) (keras.Model) itself"),

@@ -10,6 +10,7 @@ model from its config (the runtime's layers, and classes registered with
 
 from __future__ import annotations
 
+import importlib
 import io
 import json
 import os
@@ -62,8 +63,9 @@ def _compile_config(model) -> dict | None:
     if loss is None or optimizer is None:
         return None
     config: dict[str, Any] = {}
-    config["loss"] = loss if isinstance(loss, str) else _serialization.serialize_value(loss)
-    config["metrics"] = [m if isinstance(m, str) else _serialization.serialize_value(m)
+    _load_codecs()
+    config["loss"] = loss if isinstance(loss, str) else _serialization.serialize_as("loss", loss)
+    config["metrics"] = [m if isinstance(m, str) else _serialization.serialize_as("metric", m)
                          for m in getattr(model, "_compiled_metrics", None) or []]
     opt = {"class_name": type(optimizer).__name__}
     try:
@@ -206,9 +208,19 @@ def _recompile(model, config: dict) -> None:
         return
     optimizer = cls.from_config(opt["config"]) if hasattr(cls, "from_config") else \
         cls(**opt["config"])
-    metrics = [_serialization.deserialize_value(m) for m in config.get("metrics", [])]
-    model.compile(optimizer=optimizer, loss=_serialization.deserialize_value(config["loss"]),
-                  metrics=metrics or None)
+    _load_codecs()
+    metrics = [m if isinstance(m, str) else _serialization.deserialize_as("metric", m)
+               for m in config.get("metrics", [])]
+    loss = config["loss"]
+    model.compile(optimizer=optimizer, metrics=metrics or None,
+                  loss=loss if isinstance(loss, str) else _serialization.deserialize_as("loss", loss))
+
+
+def _load_codecs() -> None:
+    """Loads `rt.keras`, whose losses and metrics say how they are saved (it sits above this
+    module, so it is loaded by name, once, when a compiled model is saved or loaded)."""
+    if "loss" not in _serialization._CODECS:
+        importlib.import_module("runtime.keras")
 
 
 def _assign(model, values: list, what: str, skip_mismatch: bool = False) -> None:

@@ -115,6 +115,25 @@ def custom_object_scope(*tables: dict) -> Iterator[None]:
 
 # -- values -> config ----------------------------------------------------------------------
 
+_CODECS: dict[str, tuple[Callable, Callable]] = {}
+
+
+def register_codec(kind: str, serialize: Callable, deserialize: Callable) -> None:
+    """How values of a `kind` ("loss", "metric") go into a saved model's compile settings
+    and come back (`rt.keras` registers its losses and metrics)."""
+    _CODECS[kind] = (serialize, deserialize)
+
+
+def serialize_as(kind: str, value: Any) -> Any:
+    codec = _CODECS.get(kind)
+    return codec[0](value) if codec else serialize_value(value)
+
+
+def deserialize_as(kind: str, value: Any) -> Any:
+    codec = _CODECS.get(kind)
+    return codec[1](value) if codec else deserialize_value(value)
+
+
 def _activation_name(fn) -> str | None:
     for key, value in _activations._BY_NAME.items():
         if value is fn:

@@ -266,3 +266,20 @@ def test_a_lambda_using_other_values_cannot_be_saved(tmp_path):
     model(rt.ones([2, 2]))
     with pytest.raises(TypeError, match="scale"):
         model.save(str(tmp_path / "closure.keras"))
+
+
+@pytest.mark.parametrize("loss, metrics", [
+    (keras.losses.MeanSquaredError(), [keras.metrics.MeanAbsoluteError()]),
+    (keras.losses.MSE, ["mae"]),
+    ("mse", [keras.metrics.RootMeanSquaredError()])], ids=["objects", "function", "names"])
+def test_compile_settings_with_loss_and_metric_objects_survive_saving(tmp_path, loss, metrics):
+    x = np.linspace(-1, 1, 32, dtype=np.float32).reshape(16, 2)
+    y = x.sum(axis=1, keepdims=True)
+    model = keras.Sequential([keras.Input(shape=(2,)), keras.layers.Dense(1)])
+    model.compile(optimizer=keras.optimizers.SGD(0.1), loss=loss, metrics=metrics)
+    model.fit(x, y, epochs=1, verbose=0)
+    model.save(str(tmp_path / "m.keras"))
+    loaded = keras.models.load_model(str(tmp_path / "m.keras"))
+    assert loaded.optimizer is not None
+    np.testing.assert_allclose(loaded.evaluate(x, y, verbose=0), model.evaluate(x, y, verbose=0),
+                               rtol=1e-5)
