@@ -9,7 +9,13 @@ it, also issues it through `warnings` (shown once per message, filterable as usu
 from __future__ import annotations
 
 import logging
+import os
+import sys
 import warnings
+
+# Frames under these directories belong to the library; a warning is attributed to the first
+# frame outside them (the user's line). The runtime adds its own directory on import.
+_LIBRARY_DIRS: list[str] = [os.path.dirname(os.path.abspath(__file__)) + os.sep]
 
 
 class LibraryWarning(UserWarning):
@@ -27,8 +33,35 @@ def _configured(logger: logging.Logger) -> bool:
     return False
 
 
+def add_library_dir(path: str) -> None:
+    """Treats frames under the directory `path` as library frames for `user_stacklevel`."""
+    path = os.path.dirname(os.path.abspath(path)) if os.path.isfile(path) else os.path.abspath(path)
+    path = path.rstrip(os.sep) + os.sep
+    if path not in _LIBRARY_DIRS:
+        _LIBRARY_DIRS.append(path)
+
+
+def _is_library_file(filename: str) -> bool:
+    if filename.startswith("<frozen "):
+        return True   # importlib's frames (converted user code keeps the user's file name)
+    return any(filename.startswith(d) for d in _LIBRARY_DIRS)
+
+
+def user_stacklevel() -> int:
+    """The `stacklevel` for `warnings.warn` called by the caller of this function that points
+    at the first frame outside the library (the user's line that led to the warning)."""
+    frame = sys._getframe(1)   # the function about to call warnings.warn: stacklevel 1
+    level = 1
+    while frame is not None and _is_library_file(os.path.abspath(frame.f_code.co_filename)):
+        frame = frame.f_back
+        level += 1
+    return level if frame is not None else 1
+
+
 def warn(logger: logging.Logger, message: str, *args: object) -> None:
-    """Logs `message % args` at WARNING on `logger`; without logging configured, warns too."""
+    """Logs `message % args` at WARNING on `logger`; without logging configured, warns too,
+    attributed to the user's line (the first frame outside autograph and the runtime)."""
     logger.warning(message, *args)
     if not _configured(logger) and logger.isEnabledFor(logging.WARNING):
-        warnings.warn(message % args if args else message, LibraryWarning, stacklevel=3)
+        warnings.warn(message % args if args else message, LibraryWarning,
+                      stacklevel=user_stacklevel())

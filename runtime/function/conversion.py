@@ -25,7 +25,9 @@ def convert(python_function: Callable, options: Any = None) -> Callable:
     try:
         from .. import autograph_backend  # lazy: loads the converter on first use
     except ImportError:  # pragma: no cover - the converter is part of this distribution
-        warnings.warn("autograph is unavailable; tracing the function as written.", stacklevel=3)
+        from autograph.logging_util import user_stacklevel
+        warnings.warn("autograph is unavailable; tracing the function as written.",
+                      stacklevel=user_stacklevel())
         return python_function
     try:
         return autograph_backend.convert(python_function, options)

@@ -16,8 +16,9 @@ import logging
 import weakref
 from typing import Callable
 
-from autograph.logging_util import warn
+from autograph.logging_util import add_library_dir, warn
 
+add_library_dir(__file__.rsplit("function", 1)[0])  # runtime/: its frames are not the user's
 logging.getLogger("runtime").addHandler(logging.NullHandler())
 logger = logging.getLogger("runtime.function")
 _listeners: list[Callable[[int, str], None]] = []

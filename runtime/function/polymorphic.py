@@ -325,7 +325,8 @@ class Function:
         logs.warn(
             logs.logger,
             "%s has been traced %d times in a row.%s Tracing is expensive; pass tensors instead "
-            "of Python numbers, use input_signature or reduce_retracing=True to avoid it.",
+            "of Python numbers (each new Python value is a new trace, even with "
+            "reduce_retracing=True), or fix the shapes with input_signature.",
             self._name, self._traces_in_a_row, culprit)
 
     def __repr__(self) -> str:

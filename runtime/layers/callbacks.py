@@ -13,6 +13,8 @@ import math
 import warnings
 from typing import Any, Optional
 
+from autograph.logging_util import user_stacklevel
+
 
 class Callback:
     """Override the hooks you need; `self.model` is the model being trained."""
@@ -95,7 +97,7 @@ class EarlyStopping(Callback):
         value = (logs or {}).get(self.monitor)
         if value is None:
             warnings.warn(f"EarlyStopping monitors {self.monitor!r}, which fit did not report "
-                          f"(it reported {sorted(logs or {})}).", stacklevel=2)
+                          f"(it reported {sorted(logs or {})}).", stacklevel=user_stacklevel())
             return
         if self.best is None or self._improved(value):
             self.best, self.wait = value, 0
@@ -164,7 +166,7 @@ class ModelCheckpoint(Callback):
             value = logs.get(self.monitor)
             if value is None:
                 warnings.warn(f"ModelCheckpoint monitors {self.monitor!r}, which fit did not "
-                              f"report (it reported {sorted(logs)}).", stacklevel=2)
+                              f"report (it reported {sorted(logs)}).", stacklevel=user_stacklevel())
                 return
             better = self.best is None or (value > self.best if self.maximize
                                            else value < self.best)

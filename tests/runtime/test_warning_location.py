@@ -1,0 +1,107 @@
+"""Warnings of the runtime and autograph point at the user's file and line."""
+
+from __future__ import annotations
+
+import logging
+import sys
+import warnings
+
+import pytest
+
+import runtime as rt
+from autograph.logging_util import LibraryWarning
+
+
+@pytest.fixture(autouse=True)
+def _logging_not_configured(monkeypatch):
+    """Pytest's log capture counts as configured logging; without it, warnings are issued."""
+    for name in ("runtime", "autograph"):
+        monkeypatch.setattr(logging.getLogger(name), "propagate", False)
+
+
+def _library_warnings(caught):
+    return [w for w in caught if issubclass(w.category, LibraryWarning)]
+
+
+def test_retracing_warning_points_at_the_calling_line():
+    @rt.function
+    def scale(x, factor):
+        return x * factor
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for i in range(6):
+            line = sys._getframe().f_lineno + 1
+            scale(rt.constant(1.0), float(i))
+    found = [w for w in _library_warnings(caught) if "traced 5 times" in str(w.message)]
+    assert found, [str(w.message) for w in caught]
+    assert found[0].filename == __file__
+    assert found[0].lineno == line
+
+
+def test_retracing_advice_does_not_recommend_reduce_retracing_for_floats():
+    @rt.function
+    def shift(x, by):
+        return x + by
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for i in range(5):
+            shift(rt.constant(1.0), float(i))
+    message = str(_library_warnings(caught)[0].message)
+    assert "input_signature" in message and "tensors instead of Python numbers" in message
+    assert "reduce_retracing=True to avoid" not in message
+
+
+def test_compiled_anew_warning_points_at_the_calling_line():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(5):
+            line = sys._getframe().f_lineno + 1
+            rt.function(lambda x: x * 2)(rt.constant(1.0))
+    found = [w for w in _library_warnings(caught) if "compiled anew" in str(w.message)]
+    assert found and found[0].filename == __file__ and found[0].lineno == line
+
+
+def test_source_unavailable_warning_points_at_the_calling_line():
+    namespace: dict = {}
+    exec("def no_source(x):\n    return x + 1\n", namespace)   # no file, no linecache entry
+
+    @rt.function
+    def outer(x):
+        return namespace["no_source"](x)
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        line = sys._getframe().f_lineno + 1
+        outer(rt.constant(1.0))
+    found = [w for w in _library_warnings(caught) if "Not converting" in str(w.message)]
+    assert found, [str(w.message) for w in caught]
+    assert found[0].filename == __file__
+    assert found[0].lineno in (line, outer.python_function.__code__.co_firstlineno + 2)
+
+
+def test_unconvertible_function_compiled_directly_points_at_the_call():
+    namespace: dict = {}
+    exec("def direct(x):\n    return x * 3\n", namespace)
+    f = rt.function(namespace["direct"])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        line = sys._getframe().f_lineno + 1
+        f(rt.constant(1.0))
+    found = [w for w in _library_warnings(caught) if "Not converting" in str(w.message)]
+    assert found, [str(w.message) for w in caught]
+    assert found[0].filename == __file__ and found[0].lineno == line
+
+
+def test_early_stopping_warning_points_at_fit():
+    model = rt.keras.Sequential([rt.keras.layers.Dense(1)])
+    model.compile(optimizer=rt.keras.optimizers.SGD(0.1), loss="mse")
+    x = rt.constant([[1.0], [2.0]])
+    stop = rt.keras.callbacks.EarlyStopping(monitor="val_nothing")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        line = sys._getframe().f_lineno + 1
+        model.fit(x, x, epochs=1, verbose=0, callbacks=[stop])
+    found = [w for w in caught if "EarlyStopping" in str(w.message)]
+    assert found and found[0].filename == __file__ and found[0].lineno == line
