@@ -4,7 +4,7 @@ the switch that runs compiled functions as plain Python."""
 from __future__ import annotations
 
 import warnings
-from typing import Any, Callable, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Mapping, Optional, ParamSpec, Sequence, TypeVar, Union, overload
 
 from .. import context
 from ..arguments import strict_keywords
@@ -12,13 +12,38 @@ from ..shapes import TensorSpec
 from .concrete import ConcreteFunction
 from .polymorphic import Function, validate_attributes
 
+P = ParamSpec("P")
+R = TypeVar("R")
 
-@strict_keywords("rt.function")
-def function(func: Optional[Callable] = None, *,
+# The overloads tell type checkers that the decorated function keeps its parameters and
+# result: `@rt.function def f(x: rt.Tensor) -> rt.Tensor` makes `f` a `Function[[Tensor], Tensor]`,
+# whose calls are checked as calls of `f` itself.
+
+
+@overload
+def function(func: Callable[P, R], *,
              input_signature: Optional[Sequence[TensorSpec]] = None, autograph: bool = True,
              experimental_autograph_options: Any = None, reduce_retracing: bool = False,
              jit_compile: Union[bool, str, None] = None, name: Optional[str] = None,
-             experimental_relax_shapes: Optional[bool] = None) -> Any:
+             experimental_relax_shapes: Optional[bool] = None) -> Function[P, R]: ...
+
+
+@overload
+def function(func: None = None, *,
+             input_signature: Optional[Sequence[TensorSpec]] = None, autograph: bool = True,
+             experimental_autograph_options: Any = None, reduce_retracing: bool = False,
+             jit_compile: Union[bool, str, None] = None, name: Optional[str] = None,
+             experimental_relax_shapes: Optional[bool] = None
+             ) -> Callable[[Callable[P, R]], Function[P, R]]: ...
+
+
+@strict_keywords("rt.function")
+def function(func: Optional[Callable[P, R]] = None, *,
+             input_signature: Optional[Sequence[TensorSpec]] = None, autograph: bool = True,
+             experimental_autograph_options: Any = None, reduce_retracing: bool = False,
+             jit_compile: Union[bool, str, None] = None, name: Optional[str] = None,
+             experimental_relax_shapes: Optional[bool] = None
+             ) -> Union[Function[P, R], Callable[[Callable[P, R]], Function[P, R]]]:
     """Compiles `func` into traced graphs; usable as `@rt.function` or `@rt.function(...)`.
 
     `jit_compile` picks the tier that runs the graphs: None or False the generated NumPy
@@ -29,17 +54,33 @@ def function(func: Optional[Callable] = None, *,
     if experimental_relax_shapes is not None:
         reduce_retracing = reduce_retracing or bool(experimental_relax_shapes)
 
-    def decorate(fn: Callable) -> Function:
+    def decorate(fn: Callable[P, R]) -> Function[P, R]:
         return Function(fn, name=name, input_signature=input_signature, autograph=autograph,
                         experimental_autograph_options=experimental_autograph_options,
                         reduce_retracing=reduce_retracing, jit_compile=jit_compile)
     return decorate if func is None else decorate(func)
 
 
-@strict_keywords("rt.defun")
-def defun(func: Optional[Callable] = None, input_signature: Optional[Sequence[TensorSpec]] = None,
+@overload
+def defun(func: Callable[P, R], input_signature: Optional[Sequence[TensorSpec]] = None,
           autograph: bool = True, experimental_autograph_options: Any = None,
-          reduce_retracing: bool = False, experimental_relax_shapes: Optional[bool] = None) -> Any:
+          reduce_retracing: bool = False,
+          experimental_relax_shapes: Optional[bool] = None) -> Function[P, R]: ...
+
+
+@overload
+def defun(func: None = None, input_signature: Optional[Sequence[TensorSpec]] = None,
+          autograph: bool = True, experimental_autograph_options: Any = None,
+          reduce_retracing: bool = False, experimental_relax_shapes: Optional[bool] = None
+          ) -> Callable[[Callable[P, R]], Function[P, R]]: ...
+
+
+@strict_keywords("rt.defun")
+def defun(func: Optional[Callable[P, R]] = None,
+          input_signature: Optional[Sequence[TensorSpec]] = None,
+          autograph: bool = True, experimental_autograph_options: Any = None,
+          reduce_retracing: bool = False, experimental_relax_shapes: Optional[bool] = None
+          ) -> Union[Function[P, R], Callable[[Callable[P, R]], Function[P, R]]]:
     """The seed's name for `rt.function`."""
     return function(func, input_signature=input_signature, autograph=autograph,
                     experimental_autograph_options=experimental_autograph_options,
@@ -47,19 +88,39 @@ def defun(func: Optional[Callable] = None, input_signature: Optional[Sequence[Te
                     experimental_relax_shapes=experimental_relax_shapes)
 
 
-@strict_keywords("rt.defun_with_attributes")
-def defun_with_attributes(func: Optional[Callable] = None,
+@overload
+def defun_with_attributes(func: Callable[P, R],
                           input_signature: Optional[Sequence[TensorSpec]] = None,
                           attributes: Optional[Mapping[str, Any]] = None, autograph: bool = True,
                           experimental_autograph_options: Any = None,
                           jit_compile: Union[bool, str, None] = None, reduce_retracing: bool = False,
-                          experimental_relax_shapes: Optional[bool] = None) -> Any:
+                          experimental_relax_shapes: Optional[bool] = None) -> Function[P, R]: ...
+
+
+@overload
+def defun_with_attributes(func: None = None,
+                          input_signature: Optional[Sequence[TensorSpec]] = None,
+                          attributes: Optional[Mapping[str, Any]] = None, autograph: bool = True,
+                          experimental_autograph_options: Any = None,
+                          jit_compile: Union[bool, str, None] = None, reduce_retracing: bool = False,
+                          experimental_relax_shapes: Optional[bool] = None
+                          ) -> Callable[[Callable[P, R]], Function[P, R]]: ...
+
+
+@strict_keywords("rt.defun_with_attributes")
+def defun_with_attributes(func: Optional[Callable[P, R]] = None,
+                          input_signature: Optional[Sequence[TensorSpec]] = None,
+                          attributes: Optional[Mapping[str, Any]] = None, autograph: bool = True,
+                          experimental_autograph_options: Any = None,
+                          jit_compile: Union[bool, str, None] = None, reduce_retracing: bool = False,
+                          experimental_relax_shapes: Optional[bool] = None
+                          ) -> Union[Function[P, R], Callable[[Callable[P, R]], Function[P, R]]]:
     """`defun` with function attributes: `func_name` (str), `noinline` (bool), `implements` (str)."""
     attributes = validate_attributes(attributes)
     if experimental_relax_shapes:
         reduce_retracing = True
 
-    def decorate(fn: Callable) -> Function:
+    def decorate(fn: Callable[P, R]) -> Function[P, R]:
         return Function(fn, name=attributes.get("func_name"), input_signature=input_signature,
                         autograph=autograph, experimental_autograph_options=experimental_autograph_options,
                         reduce_retracing=reduce_retracing, jit_compile=jit_compile,

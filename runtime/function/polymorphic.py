@@ -12,6 +12,7 @@ import inspect
 import sys
 import types
 import weakref
+from typing import Any, Callable, Concatenate, Generic, ParamSpec, TypeVar, overload
 
 from .. import backends, context, nest
 from ..context import functions_run_eagerly
@@ -32,13 +33,23 @@ _ALLOWED_ATTRIBUTES = {"func_name": str, "noinline": bool, "implements": str}
 
 _PY310 = sys.version_info < (3, 11)
 
+P = ParamSpec("P")
+R = TypeVar("R")
+P2 = ParamSpec("P2")
+S = TypeVar("S")
 
-class Function:
-    """A Python function compiled into graphs, one per input signature (see `rt.function`)."""
 
-    def __init__(self, python_function, name=None, input_signature=None, autograph=True,
-                 experimental_autograph_options=None, reduce_retracing=False, jit_compile=None,
-                 attributes=None):
+class Function(Generic[P, R]):
+    """A Python function compiled into graphs, one per input signature (see `rt.function`).
+
+    Generic in the parameters `P` and result `R` of the Python function, so that type
+    checkers check calls of `@rt.function`-decorated functions as calls of the function."""
+
+    def __init__(self, python_function: Callable[P, R], name: str | None = None,
+                 input_signature: Any = None, autograph: bool = True,
+                 experimental_autograph_options: Any = None, reduce_retracing: bool = False,
+                 jit_compile: bool | str | None = None,
+                 attributes: Any = None) -> None:
         if not callable(python_function):
             raise TypeError(f"rt.function needs a callable, got {python_function!r}.")
         self._backend = backends.resolve(jit_compile)  # ValueError for an unknown tier
@@ -63,13 +74,14 @@ class Function:
         self._next_retrace_warning = _RETRACE_WARNING_AFTER
         self._converted = None
         self._owner = None  # (Function, weak reference to the instance) of a bound method
-        self._instances = weakref.WeakKeyDictionary()
+        self._instances: weakref.WeakKeyDictionary[Any, Function[Any, R]] = (
+            weakref.WeakKeyDictionary())
         self._instances_by_id: dict = {}
         functools.update_wrapper(self, python_function, updated=())
 
     # -- public properties ------------------------------------------------------------------
     @property
-    def python_function(self):
+    def python_function(self) -> Callable[P, R]:
         """The Python function this compiles."""
         return self._python_function
 
@@ -82,12 +94,12 @@ class Function:
         return types.MethodType(parent._python_function, ref())
 
     @property
-    def input_signature(self):
+    def input_signature(self) -> tuple[TensorSpec, ...] | None:
         """The `input_signature` given to `rt.function` (a tuple of TensorSpecs), or None."""
         return self._input_signature
 
     @property
-    def function_spec(self):
+    def function_spec(self) -> inspect.Signature | None:
         """The `inspect.Signature` of the Python function."""
         return self._signature
 
@@ -97,7 +109,7 @@ class Function:
         return self._autograph
 
     @property
-    def autograph_options(self):
+    def autograph_options(self) -> Any:
         """The `experimental_autograph_options` given to `rt.function`."""
         return self._autograph_options
 
@@ -106,7 +118,14 @@ class Function:
         return self._tracing_count
 
     # -- methods ---------------------------------------------------------------------------------
-    def __get__(self, instance, owner=None):
+    @overload
+    def __get__(self, instance: None, owner: type | None = None) -> Function[P, R]: ...
+
+    @overload
+    def __get__(self: Function[Concatenate[S, P2], R], instance: S,
+                owner: type | None = None) -> Function[P2, R]: ...
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Function[Any, R]:
         if instance is None:
             return self
         try:
@@ -156,7 +175,7 @@ class Function:
                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)] if self._signature else []
 
     # -- calling ---------------------------------------------------------------------------------
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
         try:
             if functions_run_eagerly():
                 return self._python_function(*args, **kwargs)
@@ -210,7 +229,7 @@ class Function:
             return recorded_call.call_recorded(concrete, bound_args, bound_kwargs, values)
         return concrete.run(values)
 
-    def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction:
+    def get_concrete_function(self, *args: Any, **kwargs: Any) -> ConcreteFunction:
         """The concrete function for these arguments (values or TensorSpecs), tracing if needed."""
         if not args and not kwargs and self._input_signature is not None:
             args = tuple(self._input_signature)
@@ -226,7 +245,7 @@ class Function:
         """The signatures of the concrete functions traced so far, one paragraph each."""
         return "\n\n".join(c.pretty_printed_signature(verbose) for c in self._cache.traced)
 
-    def list_concrete_functions(self):
+    def list_concrete_functions(self) -> list[ConcreteFunction]:
         """The concrete functions traced so far, in tracing order."""
         return list(self._cache.traced)
 
@@ -312,7 +331,7 @@ class Function:
             logs.note_new_function_traced(self._python_function, self._name)
         return concrete
 
-    def report(self, *args, path=None, **kwargs) -> str:
+    def report(self, *args: Any, path: str | None = None, **kwargs: Any) -> str:
         """One HTML page of this function's pipeline (see `runtime.report`, which registers the
         builder: see `function/reporting.py`); `path` writes it."""
         return reporting.build_report(self, *args, path=path, **kwargs)
@@ -325,8 +344,7 @@ class Function:
         logs.warn(
             logs.logger,
             "%s has been traced %d times in a row.%s Tracing is expensive; pass tensors instead "
-            "of Python numbers (each new Python value is a new trace, even with "
-            "reduce_retracing=True), or fix the shapes with input_signature.",
+            "of Python numbers, use input_signature or reduce_retracing=True to avoid it.",
             self._name, self._traces_in_a_row, culprit)
 
     def __repr__(self) -> str:
