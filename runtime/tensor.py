@@ -164,6 +164,11 @@ class EagerTensor(Tensor):
         value = np.array2string(np.asarray(self._value), separator=", ")
         return f"<rt.Tensor: shape={self.shape}, dtype={self.dtype.name}, numpy={value}>"
 
+    def _repr_html_(self) -> str:
+        """Jupyter's view: shape, dtype and a table of the values (large tensors truncated)."""
+        from .report.notebook import eager_tensor_html
+        return eager_tensor_html(self)
+
     def __format__(self, spec: str) -> str:
         return format(self.numpy(), spec)
 
@@ -263,6 +268,11 @@ class SymbolicTensor(Tensor):
         return f"<rt.Tensor '{self.name}' shape={self._shape} dtype={self._dtype.name}>"
 
     __str__ = __repr__
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view: name, shape, dtype and the op that makes the tensor."""
+        from .report.notebook import symbolic_tensor_html
+        return symbolic_tensor_html(self)
 
 
 def is_tensor(value) -> bool:

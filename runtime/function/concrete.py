@@ -158,6 +158,11 @@ class ConcreteFunction:
     def __str__(self) -> str:
         return f"ConcreteFunction {self.pretty_printed_signature()}"
 
+    def _repr_html_(self) -> str:
+        """Jupyter's view: signature, why it was traced, tier and a summary of the graph."""
+        from ..report.notebook import concrete_function_html
+        return concrete_function_html(self)
+
 
 class InferenceFunction:
     """A ConcreteFunction's graph called on flat tensors, one per placeholder, giving the

@@ -344,11 +344,17 @@ class Function(Generic[P, R]):
         logs.warn(
             logs.logger,
             "%s has been traced %d times in a row.%s Tracing is expensive; pass tensors instead "
-            "of Python numbers, use input_signature or reduce_retracing=True to avoid it.",
+            "of Python numbers (each new Python value is a new trace, even with "
+            "reduce_retracing=True), or fix the shapes with input_signature.",
             self._name, self._traces_in_a_row, culprit)
 
     def __repr__(self) -> str:
         return f"<rt.Function {self._name}>"
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view: signature, options and one row per trace."""
+        from ..report.notebook import function_html
+        return function_html(self)
 
 
 def validate_attributes(attributes) -> dict:

@@ -15,16 +15,18 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from ..function.reporting import set_report_builder
+from .notebook import ReportPage
 from .page import render_page
 from .pipeline import collect
 
 
-def report(function: Any, *args: Any, path: Optional[str] = None, **kwargs: Any) -> str:
+def report(function: Any, *args: Any, path: Optional[str] = None, **kwargs: Any) -> ReportPage:
     """The HTML report of `function` (an `rt.function`, or a plain function to compile).
 
     With arguments (values or `TensorSpec`s), the function is traced for them first (without
-    running). Every trace made so far is shown. With `path`, the page is also written there."""
-    html = render_page(collect(function, args, kwargs))
+    running). Every trace made so far is shown. With `path`, the page is also written there.
+    The result is the page's text (a `str`); Jupyter shows it rendered, in a frame."""
+    html = ReportPage(render_page(collect(function, args, kwargs)))
     if path is not None:
         with open(path, "w", encoding="utf-8") as f:
             f.write(html)
@@ -33,4 +35,4 @@ def report(function: Any, *args: Any, path: Optional[str] = None, **kwargs: Any)
 
 set_report_builder(report)  # `Function.report` and `ag.report` build pages here from now on
 
-__all__ = ["report"]
+__all__ = ["ReportPage", "report"]
