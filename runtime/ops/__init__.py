@@ -40,6 +40,7 @@ from . import (
     special_ops,
     stateless_random_ops,
     string_ops,
+    summary_ops,
     tensor_array,
     variable_ops,
 )
@@ -52,5 +53,5 @@ __all__ = ["array_grads", "array_ops", "composed", "composed_math", "control_flo
            "functional_ops", "gradient_ops", "image_ops", "io_ops", "linalg_ops", "math_grads",
            "math_ops", "misc_ops", "nn_ops", "py_function", "ragged_ops", "random_generator",
            "random_ops", "reduce_grads", "reduce_ops", "scatter_ops", "signal_ops", "sort_ops",
-           "sparse_ops", "special_ops", "stateless_random_ops", "string_ops", "tensor_array",
-           "variable_ops"]
+           "sparse_ops", "special_ops", "stateless_random_ops", "string_ops", "summary_ops",
+           "tensor_array", "variable_ops"]

@@ -1,0 +1,358 @@
+"""The writers, the default writer and step, and the encoding of each kind of summary."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import struct
+import threading
+import time
+import weakref
+import zlib
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+_INSTALL = "pip install 'autograph-rt[summary]'"
+
+
+def tensorboardx():
+    """The tensorboardX package, or an ImportError saying how to install it."""
+    try:
+        import tensorboardX
+    except ImportError as exc:
+        raise ImportError("rt.summary writes TensorBoard event files with tensorboardX, which "
+                          f"is not installed: {_INSTALL}") from exc
+    return tensorboardX
+
+
+class SummaryWriter:
+    """Writes summaries to the event files of one log directory (`create_file_writer`).
+
+    `with writer.as_default(step=...):` makes it the writer of `rt.summary.scalar` and the
+    others; `set_as_default()` does so for good. `flush()` writes pending events to disk,
+    `close()` flushes and closes the file (the writer then writes nothing)."""
+
+    def __init__(self, logdir: str | None, file_writer: Any) -> None:
+        self.logdir = logdir
+        self._file = file_writer
+        self._closed = file_writer is None
+
+    @contextlib.contextmanager
+    def as_default(self, step: Any = None) -> Iterator["SummaryWriter"]:
+        """A context in which this writer (and `step`, when given) is the default."""
+        previous_writer, previous_step = STATE.writer, STATE.step
+        STATE.writer = self
+        if step is not None:
+            STATE.step = step
+        try:
+            yield self
+        finally:
+            STATE.writer = previous_writer
+            if step is not None:
+                STATE.step = previous_step
+
+    def set_as_default(self, step: Any = None) -> None:
+        """Makes this writer (and `step`, when given) the default from now on."""
+        STATE.writer = self
+        if step is not None:
+            STATE.step = step
+
+    def flush(self) -> None:
+        """Writes the pending events to the event file."""
+        if not self._closed:
+            self._file.flush()
+
+    def close(self) -> None:
+        """Flushes and closes the event file; later summaries through this writer are dropped."""
+        if not self._closed:
+            self._file.flush()
+            self._file.close()
+            self._closed = True
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def _add_summary(self, summary: Any, step: int) -> bool:
+        if self._closed:
+            return False
+        self._file.add_summary(summary, int(step))
+        return True
+
+    def _add_graph(self, graph_def: Any) -> bool:
+        if self._closed:
+            return False
+        event_pb2 = _proto("event_pb2")
+        self._file.add_event(event_pb2.Event(graph_def=graph_def.SerializeToString()))
+        self._file.flush()
+        return True
+
+    def __repr__(self) -> str:
+        where = self.logdir if self.logdir is not None else "no-op"
+        return f"<rt.summary.SummaryWriter {where}{' (closed)' if self._closed else ''}>"
+
+
+class _State:
+    """What the module functions use: the default writer, the default step, the record_if
+    conditions, and the trace_on recording."""
+
+    def __init__(self) -> None:
+        self.writer: SummaryWriter | None = None
+        self.step: Any = None
+        self.conditions: list[Any] = []
+        self.tracing: list | None = None
+
+
+STATE = _State()
+
+
+class _EventFile:
+    """One event file written synchronously with tensorboardX's record writer: events are
+    buffered by the file and flushed after `max_queue` events or `flush_secs` seconds (and by
+    `flush()`, which returns once they are on disk)."""
+
+    _count = itertools.count()
+
+    def __init__(self, logdir: str, max_queue: int, flush_secs: float, suffix: str) -> None:
+        from tensorboardX.event_file_writer import EventsWriter
+        suffix = f".{os.getpid()}.{next(self._count)}{suffix}"
+        self._events = EventsWriter(os.path.join(logdir, "events"), suffix)
+        self._max_queue, self._flush_secs = max_queue, flush_secs
+        self._pending, self._last_flush = 0, time.monotonic()
+        self._lock = threading.Lock()
+        self._finalizer = weakref.finalize(self, self._events.close)
+
+    def add_event(self, event: Any) -> None:
+        event.wall_time = time.time()
+        with self._lock:
+            self._events.write_event(event)
+            self._pending += 1
+            due = (self._pending >= self._max_queue
+                   or time.monotonic() - self._last_flush >= self._flush_secs)
+        if due:
+            self.flush()
+
+    def add_summary(self, summary: Any, step: int) -> None:
+        event_pb2 = _proto("event_pb2")
+        self.add_event(event_pb2.Event(summary=summary, step=int(step)))
+
+    def flush(self) -> None:
+        with self._lock:
+            self._events.flush()
+            self._pending, self._last_flush = 0, time.monotonic()
+
+    def close(self) -> None:
+        self._finalizer()
+
+
+def create_file_writer(logdir: str, max_queue: int | None = None,
+                       flush_millis: int | None = None, filename_suffix: str | None = None,
+                       name: str | None = None) -> SummaryWriter:
+    if not isinstance(logdir, (str, os.PathLike)):
+        raise TypeError(f"create_file_writer: logdir must be a path (str), got "
+                        f"{type(logdir).__name__}.")
+    if max_queue is not None and int(max_queue) < 0:
+        raise ValueError(f"create_file_writer: max_queue must be >= 0, got {max_queue!r}.")
+    if flush_millis is not None and float(flush_millis) <= 0:
+        raise ValueError(f"create_file_writer: flush_millis must be positive, got "
+                         f"{flush_millis!r}.")
+    tensorboardx()
+    logdir = os.fspath(logdir)
+    os.makedirs(logdir, exist_ok=True)
+    file_writer = _EventFile(
+        logdir, max_queue=10 if max_queue is None else int(max_queue),
+        flush_secs=120.0 if flush_millis is None else float(flush_millis) / 1000.0,
+        suffix=".v2" if filename_suffix is None else str(filename_suffix))
+    return SummaryWriter(logdir, file_writer)
+
+
+def _proto(module: str):
+    return importlib_module(f"tensorboardX.proto.{module}")
+
+
+def importlib_module(name: str):
+    tensorboardx()
+    import importlib
+    return importlib.import_module(name)
+
+
+# -- recording conditions and steps ----------------------------------------------------------
+
+def condition_value(condition: Any) -> bool:
+    """A record_if condition now: a bool, a callable returning one, or a tensor."""
+    if callable(condition):
+        condition = condition()
+    return bool(np.asarray(getattr(condition, "_value", condition)))
+
+
+def resolve_step(step: Any, caller: str) -> int:
+    """The step as an int: `step`, else the default step (an int, tensor or variable)."""
+    if step is None:
+        step = STATE.step
+    if step is None:
+        raise ValueError(f"rt.summary.{caller}: no step: pass step= or set a default step with "
+                         "rt.summary.experimental.set_step (or writer.as_default(step=...)).")
+    if hasattr(step, "numpy"):
+        step = step.numpy()
+    value = np.asarray(step)
+    if value.size != 1 or not (value.dtype.kind in "iu" or value.dtype.kind == "f"):
+        raise TypeError(f"rt.summary.{caller}: step must be an integer scalar, got {step!r}.")
+    return int(value.reshape(()))
+
+
+# -- encoding ------------------------------------------------------------------------------------
+
+def _metadata(plugin: str, description: str | None, content: bytes = b""):
+    summary_pb2 = _proto("summary_pb2")
+    meta = summary_pb2.SummaryMetadata(
+        plugin_data=summary_pb2.SummaryMetadata.PluginData(plugin_name=plugin, content=content))
+    if description:
+        meta.summary_description = description
+    return meta
+
+
+def encode_scalar(tag: str, data: Any, description: str | None) -> Any:
+    value = np.asarray(data)
+    if value.size != 1:
+        raise ValueError(f"rt.summary.scalar: data must be a scalar, got shape {value.shape}.")
+    if value.dtype.kind not in "biuf":
+        raise TypeError(f"rt.summary.scalar: data must be a real number, got dtype "
+                        f"{value.dtype}.")
+    summary_pb2 = _proto("summary_pb2")
+    entry = summary_pb2.Summary.Value(tag=tag, simple_value=float(value.reshape(())))
+    if description:
+        entry.metadata.CopyFrom(_metadata("scalars", description))
+    return summary_pb2.Summary(value=[entry])
+
+
+def encode_histogram(tag: str, data: Any, buckets: int | None, description: str | None) -> Any:
+    values = np.asarray(data)
+    if values.dtype.kind not in "biuf":
+        raise TypeError(f"rt.summary.histogram: data must be real numbers, got dtype "
+                        f"{values.dtype}.")
+    values = values.astype(np.float64).reshape(-1)
+    values = values[np.isfinite(values)]
+    summary_pb2 = _proto("summary_pb2")
+    histo = summary_pb2.HistogramProto()
+    if values.size:
+        count = 30 if buckets is None else int(buckets)
+        low, high = float(values.min()), float(values.max())
+        if low == high:
+            low, high = low - 0.5, high + 0.5
+        counts, edges = np.histogram(values, bins=max(count, 1), range=(low, high))
+        histo.min, histo.max = float(values.min()), float(values.max())
+        histo.num = float(values.size)
+        histo.sum = float(values.sum())
+        histo.sum_squares = float(values @ values)
+        histo.bucket_limit.extend(float(e) for e in edges[1:])
+        histo.bucket.extend(float(c) for c in counts)
+    entry = summary_pb2.Summary.Value(tag=tag, histo=histo)
+    if description:
+        entry.metadata.CopyFrom(_metadata("histograms", description))
+    return summary_pb2.Summary(value=[entry])
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, (bytes, np.bytes_)):
+        return bytes(value).decode("utf-8", "replace")
+    return str(value)
+
+
+def encode_text(tag: str, data: Any, description: str | None) -> Any:
+    array = np.asarray(data, dtype=object)
+    strings = [_as_text(v).encode("utf-8") for v in array.reshape(-1)]
+    summary_pb2, tensor_pb2 = _proto("summary_pb2"), _proto("tensor_pb2")
+    shape_pb2, text_pb2 = _proto("tensor_shape_pb2"), _proto("plugin_text_pb2")
+    tensor = tensor_pb2.TensorProto(
+        dtype=7,  # DT_STRING
+        string_val=strings,
+        tensor_shape=shape_pb2.TensorShapeProto(
+            dim=[shape_pb2.TensorShapeProto.Dim(size=n) for n in array.shape]))
+    content = text_pb2.TextPluginData(version=0).SerializeToString()
+    entry = summary_pb2.Summary.Value(tag=tag, tensor=tensor,
+                                      metadata=_metadata("text", description, content))
+    return summary_pb2.Summary(value=[entry])
+
+
+def _png(image: np.ndarray) -> bytes:
+    """PNG bytes of a uint8 HxWxC image (C = 1, 3 or 4)."""
+    height, width, channels = image.shape
+    color = {1: 0, 2: 4, 3: 2, 4: 6}[channels]
+    rows = b"".join(b"\x00" + image[r].tobytes() for r in range(height))
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return (struct.pack(">I", len(body)) + kind + body
+                + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF))
+    header = struct.pack(">IIBBBBB", width, height, 8, color, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
+            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+
+
+def encode_image(tag: str, data: Any, max_outputs: int, description: str | None) -> Any:
+    images = np.asarray(data)
+    if images.ndim != 4 or images.shape[-1] not in (1, 2, 3, 4):
+        raise ValueError("rt.summary.image: data must be a batch of images [k, height, width, "
+                         f"channels] with 1, 2, 3 or 4 channels, got shape {images.shape}.")
+    if images.dtype == np.uint8:
+        pixels = images
+    elif images.dtype.kind in "fiub":
+        pixels = (np.clip(images.astype(np.float64), 0.0, 1.0) * 255.0 + 0.5).astype(np.uint8)
+    else:
+        raise TypeError(f"rt.summary.image: data must be uint8 or floats in [0, 1], got dtype "
+                        f"{images.dtype}.")
+    summary_pb2 = _proto("summary_pb2")
+    shown = pixels[:max(int(max_outputs), 0)]
+    entries = []
+    for i, image in enumerate(shown):
+        picture = summary_pb2.Summary.Image(
+            height=image.shape[0], width=image.shape[1], colorspace=image.shape[2],
+            encoded_image_string=_png(np.ascontiguousarray(image)))
+        name = f"{tag}/image" if len(shown) == 1 else f"{tag}/image/{i}"
+        entries.append(summary_pb2.Summary.Value(tag=name, image=picture))
+    if entries and description:
+        entries[0].metadata.CopyFrom(_metadata("images", description))
+    return summary_pb2.Summary(value=entries)
+
+
+def encode(kind: str, tag: str, data: Any, options: dict) -> Any:
+    description = options.get("description")
+    if kind == "scalar":
+        return encode_scalar(tag, data, description)
+    if kind == "histogram":
+        return encode_histogram(tag, data, options.get("buckets"), description)
+    if kind == "text":
+        return encode_text(tag, data, description)
+    if kind == "image":
+        return encode_image(tag, data, options.get("max_outputs", 3), description)
+    raise ValueError(f"unknown summary kind {kind!r}")
+
+
+def write_now(kind: str, tag: str, data: Any, step: Any, options: dict,
+              writer: SummaryWriter | None = None) -> bool:
+    """Writes one summary through `writer` (or the default one); False when none records."""
+    writer = STATE.writer if writer is None else writer
+    if writer is None or writer.closed:
+        return False
+    if not all(condition_value(c) for c in STATE.conditions):
+        return False
+    step_value = resolve_step(step, kind)
+    return writer._add_summary(encode(kind, tag, data, options), step_value)
+
+
+def write_staged(kind: str, tag: str, staged: dict, *, writer: SummaryWriter | None,
+                 step: Any, record: Callable | None, options: dict) -> None:
+    """The kernel of a staged summary op: `staged` holds the values fed as inputs
+    ("data", "step", "cond"); `writer` is the one captured at trace time (None: the default
+    writer when the op runs)."""
+    if "cond" in staged and not bool(np.all(staged["cond"])):
+        return
+    if record is not None and not condition_value(record):
+        return
+    target = writer if writer is not None else STATE.writer
+    if target is None or target.closed:
+        return
+    data = staged["data"] if "data" in staged else options.get("constant")
+    step = staged["step"] if "step" in staged else step
+    target._add_summary(encode(kind, tag, data, options), resolve_step(step, kind))
