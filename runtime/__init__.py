@@ -108,7 +108,8 @@ def __getattr__(name):
         return _importlib.import_module(".keras", __name__)
     if name == "autograph":    # tf.autograph: the converter package itself
         return _importlib.import_module("autograph")
-    if name in ("saved_model", "dask", "data", "summary", "profiler"):  # optional extras load when asked
+    # dask and summary need optional extras: loaded only when asked
+    if name in ("saved_model", "dask", "data", "summary", "profiler"):
         return _importlib.import_module(f".{name}", __name__)
     if name in ("optimizers", "train"):
         _opt = _importlib.import_module(".optimizers", __name__)

@@ -443,7 +443,8 @@ STATEFUL = {"RandomUniform", "RandomStandardNormal", "TruncatedNormal", "Dropout
             "RandomUniformDynamic", "RandomStandardNormalDynamic", "TruncatedNormalDynamic",
             "Assert", "RaiseUnless", "ReadVariableOp", "AssignVariableOp", "VarInitIfNeeded",
             "EagerPyFunc", "PyFunc",  # py_function/numpy_function: tests/runtime/test_py_function.py
-            "DatasetIteratorOpen", "DatasetIteratorGetNext"}  # rt.data: tests/data/test_staged.py
+            "DatasetIteratorOpen", "DatasetIteratorGetNext",  # rt.data: tests/data/test_staged.py
+            "WriteSummary"}  # rt.summary: tests/summary/test_summary.py
 GRAPH_OPS = sorted(set(builtin_ops()) - set(NOT_GRAPH_OPS) - STATEFUL - REFUSED)
 
 
