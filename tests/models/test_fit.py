@@ -144,8 +144,6 @@ def test_progress_lines_without_a_terminal():
 
 
 def test_progress_bar_on_a_terminal():
-    pytest.importorskip("tqdm")
-
     class Terminal(io.StringIO):
         def isatty(self):
             return True
@@ -156,7 +154,7 @@ def test_progress_bar_on_a_terminal():
         progress.batch_done({"loss": 0.25})
     progress.epoch_done({"loss": 0.25})
     assert "Epoch 2/2" in out.getvalue() and "3/3" in out.getvalue()
-    assert "loss=0.2500" in out.getvalue()
+    assert "loss: 0.2500" in out.getvalue()
 
 
 def test_history_plot():
