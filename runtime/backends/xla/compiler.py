@@ -27,6 +27,10 @@ from ...ops.random_ops import generator
 from ...passes import live_operations
 from ..base import JitCompileError, describe
 from ..numba.compiler import _Held, _numpy_fallback
+from ..numba.lowering import _loop_invariant
+from ..numba.tensor_arrays import TensorArrays
+from . import arrays as _arrays
+from .arrays import ACC_OPS, TA_OPS, Buffer, PendingSaves, Ragged, Saved, is_container
 from .lowering import COMPILER_OPS, lowering, static
 
 _RANDOM = {"RandomUniform": "uniform", "RandomStandardNormal": "normal",
@@ -34,6 +38,10 @@ _RANDOM = {"RandomUniform": "uniform", "RandomStandardNormal": "normal",
            "RandomStandardNormalDynamic": "normal", "TruncatedNormalDynamic": "truncated",
            "Dropout": "dropout"}
 _VARIABLE_OPS = {"ReadVariableOp", "AssignVariableOp", "VarInitIfNeeded"}
+_OTHER_TIER = ". The NumPy tier (jit_compile=False) runs it."
+_OWN_OPS = COMPILER_OPS | TA_OPS | ACC_OPS
+# ops whose variant values (TensorArrays, loop saves) the tier carries as buffers
+_CARRIERS = TA_OPS | ACC_OPS | {"If", "While", "Identity"}
 # x64 mode for a block (`with _x64(True):`): jax.enable_x64 on recent JAX, before it the
 # context manager of jax.experimental
 _x64 = jax.enable_x64 if hasattr(jax, "enable_x64") else jax.experimental.enable_x64
@@ -68,10 +76,12 @@ def check(program) -> list:
     """The live ops of `program`; JitCompileError naming the first op the tier cannot lower."""
     ops = _all_ops(program)
     for op in ops:
-        if op.type not in COMPILER_OPS and lowering(op.type) is None:
+        if op.type not in _OWN_OPS and lowering(op.type) is None:
             raise JitCompileError(f"jit_compile='xla' cannot compile {describe(op)}: the XLA "
-                                  "tier has no lowering for it.")
+                                  f"tier has no lowering for it{_OTHER_TIER}")
         for t in op.outputs:
+            if t.dtype.name == "variant" and op.type in _CARRIERS:
+                continue
             if t.dtype.name in ("string", "variant", "resource"):
                 raise JitCompileError(f"jit_compile='xla' cannot compile {describe(op)}: values "
                                       f"of dtype {t.dtype.name} are not supported.")
@@ -93,10 +103,11 @@ def compile_graph(program, name: str, log=None) -> XlaCompiled:
     assigned = [i for i, v in enumerate(variables)
                 if any(op.type == "AssignVariableOp" and op.attrs["var"] is v for op in ops)]
     randoms = [op for op in ops if op.type in _RANDOM]
-    tracer = _Tracer(program, variables, assigned, randoms)
+    ragged = _ragged_outputs(graph)
+    tracer = _Tracer(program, variables, assigned, randoms, ops, ragged)
     jitted = jax.jit(tracer)
     _trace_now(jitted, graph, variables, randoms)
-    fn = _caller(program, name, jitted, variables, assigned, randoms)
+    fn = _caller(program, name, jitted, variables, assigned, randoms, ragged)
     if log is not None:
         log(1, f"jit_compile: {name} traced for XLA in {time.perf_counter() - start:.3f} s")
     source = (f"# {name}: jax.jit of the graph's {len(ops)} ops "
@@ -109,7 +120,7 @@ def _trace_now(jitted, graph, variables, randoms) -> None:
     is refused (JitCompileError) before the first call; with unknown dims, at that call."""
     specs = []
     for t in graph.inputs:
-        if not t.shape.is_fully_defined():
+        if not t.shape.is_fully_defined() or t.dtype.name == "variant":
             return
         specs.append(jax.ShapeDtypeStruct(t.shape.as_tuple(), t.dtype._np))
     for v in variables:
@@ -125,8 +136,12 @@ class _Tracer:
     """The function `jax.jit` traces: (inputs, variable values, random seeds) -> (outputs,
     new values of the assigned variables). Refusals while tracing are JitCompileErrors."""
 
-    def __init__(self, program, variables, assigned, randoms):
+    def __init__(self, program, variables, assigned, randoms, ops=(), ragged=()):
         self.program = program
+        self.ragged = frozenset(ragged)
+        has_arrays = any(op.type in TA_OPS or op.type in ACC_OPS for op in ops)
+        self.arrays = TensorArrays(program.graph) if has_arrays else None
+        self.element_shapes = _arrays.element_shapes(self.arrays, ops) if has_arrays else {}
         self.variables = variables
         self.assigned = assigned
         self.random_index = {id(op): k for k, op in enumerate(randoms)}
@@ -140,12 +155,18 @@ class _Tracer:
         self.seeds = args[n_in + n_var:]
         for op in self.program.live:
             state = self.run_op(op, env, state)
-        outs = tuple(self._jax(env[id(t)], t) for t in graph.outputs)
+        outs = tuple(_arrays.as_ragged_output(env[id(t)]) if j in self.ragged
+                     else self._jax(env[id(t)], t) for j, t in enumerate(graph.outputs))
         return outs, tuple(state[id(self.variables[i])] for i in self.assigned)
 
     # -- values ----------------------------------------------------------------------------
     @staticmethod
     def _jax(value, tensor):
+        if isinstance(value, Ragged):
+            raise TypeError("a TensorArray stacked at a length known only at run time is used "
+                            "where XLA needs a fixed shape")
+        if is_container(value):
+            return value
         if value is None:  # a gradient's filler for a value the branch taken never computes
             if not tensor.shape.is_fully_defined():
                 raise TypeError(f"a branch's unused value {tensor.name} has unknown shape "
@@ -167,7 +188,7 @@ class _Tracer:
         except Exception as exc:  # JAX's errors while tracing: shapes, concretisation...
             first = (str(exc).strip().splitlines() or [""])[0]
             raise JitCompileError(f"jit_compile='xla' cannot compile {describe(op)}: "
-                                  f"{type(exc).__name__}: {first}") from None
+                                  f"{type(exc).__name__}: {first.rstrip('.')}{_OTHER_TIER}") from None
 
     def _run_op(self, op, env, state):
         opdef = op.opdef
@@ -179,6 +200,16 @@ class _Tracer:
         if op.type == "While":
             return self._while(op, env, state)
         values = [env[id(t)] for t in op.inputs]
+        if op.type in TA_OPS or op.type in ACC_OPS:
+            result = self._array_op(op, values)
+            results = [result] if len(op.outputs) == 1 else list(result)
+            for t, value in zip(op.outputs, results):
+                env[id(t)] = _typed(value, t)
+            return state
+        if any(isinstance(v, Ragged) for v in values):
+            raise TypeError("its input is a TensorArray stacked at a length known only at run "
+                            "time (a list grown in a loop); XLA needs a fixed shape, so only a "
+                            "result of the function may hold it")
         if op.type in _VARIABLE_OPS:
             return self._variable(op, values, env, state)
         if op.type in _RANDOM:
@@ -213,6 +244,120 @@ class _Tracer:
         state[id(var)] = new
         env[id(op.outputs[0])] = new
         return state
+
+    # -- TensorArrays and loop saves ---------------------------------------------------------
+    def _array_op(self, op, values):
+        kind = op.type
+        if kind == "AccumulatorNew":
+            return PendingSaves(op)
+        if kind == "AccumulatorPush":
+            saved = values[0]
+            if not isinstance(saved, Saved):
+                raise TypeError("the loop's gradient saves have no buffers (the loop was not "
+                                "prepared for them)")
+            return _arrays.push(saved, values[1:])
+        if kind == "AccumulatorRead":
+            return _arrays.read(values[0], values[1], op.attrs["index"])
+        if kind == "AccumulatorLastIndex":
+            return jnp.asarray(values[0].count, np.int32) - np.int32(1)
+        if kind == "TensorArrayV3":
+            size = int(static(values[0], "The size of a TensorArray"))
+            shape = self.element_shapes.get(id(self.arrays.info(op.outputs[0])))
+            if shape is None:
+                raise TypeError("the TensorArray's element shape is not known when the "
+                                "function is compiled (give element_shape=)")
+            data = jnp.zeros((size,) + shape, op.attrs["dtype"]._np)
+            return Buffer(data, np.int32(size), bool(op.attrs["dynamic_size"]))
+        buf = values[0]
+        if kind == "TensorArrayWriteV3":
+            index, value = values[1], values[2]
+            if _known(index) and int(index) >= buf.data.shape[0]:
+                if not buf.dynamic:
+                    raise IndexError(f"TensorArray write: index {int(index)} is out of range "
+                                     f"for a TensorArray of size {buf.data.shape[0]}")
+                buf = _arrays.grown(buf, int(index) + 1 - buf.data.shape[0])
+            data = buf.data.at[index].set(jnp.asarray(value, buf.data.dtype))
+            count = buf.count
+            if buf.dynamic:
+                count = (np.maximum(count, np.int32(int(index) + 1)) if _known(index) and
+                         _known(count) else jnp.maximum(count, jnp.asarray(index, np.int32) + 1))
+            return Buffer(data, count, buf.dynamic)
+        if kind == "TensorArrayScatterV3":
+            value = jnp.asarray(values[1], buf.data.dtype)
+            n = value.shape[0]
+            if n > buf.data.shape[0]:
+                if not buf.dynamic:
+                    raise IndexError(f"TensorArray scatter: {n} elements for a TensorArray of "
+                                     f"size {buf.data.shape[0]}")
+                buf = _arrays.grown(buf, n - buf.data.shape[0])
+            data = buf.data.at[:n].set(value)
+            count = buf.count
+            if buf.dynamic:
+                count = np.maximum(count, np.int32(n)) if _known(count) else \
+                    jnp.maximum(count, np.int32(n))
+            return Buffer(data, count, buf.dynamic)
+        if kind == "TensorArrayReadV3":
+            return buf.data[values[1]]
+        if kind == "TensorArraySizeV3":
+            return buf.count if buf.dynamic else np.int32(buf.data.shape[0])
+        if kind == "TensorArrayGatherV3":
+            return buf.data[jnp.asarray(values[1])]
+        if kind in ("TensorArrayStack", "TensorArrayConcatV3"):
+            if not buf.dynamic or (_known(buf.count) and int(buf.count) == buf.data.shape[0]):
+                data = buf.data
+            elif _known(buf.count):
+                data = buf.data[:int(buf.count)]
+            elif kind == "TensorArrayStack":
+                return Ragged(buf.data, buf.count)
+            else:
+                raise TypeError("the length of the TensorArray is known only at run time")
+            if kind == "TensorArrayConcatV3":
+                if data.ndim < 2:
+                    raise TypeError("TensorArray concat needs elements of rank 1 or more")
+                return data.reshape((-1,) + tuple(data.shape[2:]))
+            return data
+        raise TypeError(f"no lowering for {kind}")
+
+    def _prepare_loop(self, op, inits, limit, env):
+        """The loop's initial values with growing TensorArrays and gradient saves given room
+        for the loop's bound; TypeError when the loop needs a bound the graph does not show."""
+        cond_graph, body_graph = op.subgraphs
+        bound = None
+        out = list(inits)
+        for k, value in enumerate(inits):
+            if isinstance(value, PendingSaves):
+                push = self.arrays.info(value.op.outputs[0]).push if self.arrays else None
+                if push is None:
+                    raise TypeError("a while loop's gradient saves without their loop")
+                if bound is None:
+                    bound = _arrays.loop_bound(op, env, inits, limit)
+                if bound is None:
+                    raise TypeError(
+                        "the gradient of this while loop saves every iteration, and the "
+                        "loop's trip count has no bound visible in the graph (use "
+                        "maximum_iterations=, `for` over rt.range, or `i < N` with i counting "
+                        "up by one)")
+                out[k] = _arrays.saves_for(value, push, max(bound, 1), body_graph, env, inits,
+                                           _loop_invariant)
+            elif isinstance(value, Buffer) and value.dynamic:
+                info = self.arrays.info(op.inputs[k])
+                writes, nested = _arrays.writes_in(body_graph, self.arrays, info,
+                                                   live_operations)
+                if nested:
+                    raise TypeError("a TensorArray grown by a loop nested in this one (or by a "
+                                    "scatter in a loop) has no bound XLA can see")
+                if not writes:
+                    continue
+                if bound is None:
+                    bound = _arrays.loop_bound(op, env, inits, limit)
+                if bound is None:
+                    raise TypeError(
+                        "it appends to a list (a TensorArray that grows) in a loop whose trip "
+                        "count has no bound visible in the graph; XLA preallocates such lists "
+                        "and needs a bound: use maximum_iterations=, `for` over rt.range(N), "
+                        "or a condition `i < N` with i counting up by one from a constant")
+                out[k] = _arrays.grown(value, bound * writes)
+        return out
 
     # -- random numbers ----------------------------------------------------------------------
     def _random(self, op, values):
@@ -262,6 +407,8 @@ class _Tracer:
         n = len(op.outputs)
         inits = [env[id(t)] for t in op.inputs]
         limit = inits[n] if len(inits) > n else None
+        if any(is_container(v) for v in inits[:n]):
+            inits[:n] = self._prepare_loop(op, inits[:n], limit, env)
         values = tuple(self._jax(v, t) for v, t in zip(inits[:n], op.outputs))
 
         def bind(graph, vals):
@@ -284,6 +431,9 @@ class _Tracer:
             new = []
             for k, (r, t) in enumerate(zip(body_graph.outputs, op.outputs)):
                 value = self._jax(env[id(r)], t)
+                if is_container(value):
+                    new.append(value)
+                    continue
                 if value.shape != vals[k].shape:
                     raise JitCompileError(
                         f"jit_compile='xla' cannot compile {describe(op)}: loop variable #{k} "
@@ -299,6 +449,23 @@ class _Tracer:
         return state
 
 
+def _known(value) -> bool:
+    return isinstance(value, (np.ndarray, np.generic, int))
+
+
+def _ragged_outputs(graph) -> list:
+    """Positions of the graph's results that are stacks of growing TensorArrays: the tracer
+    returns (buffer, length) for them and the caller cuts."""
+    found = []
+    for j, t in enumerate(graph.outputs):
+        op = t.op
+        while op.type == "Identity" and op.inputs:
+            op = op.inputs[0].op
+        if op.type == "TensorArrayStack" and not op.outputs[0].shape[:1].is_fully_defined():
+            found.append(j)
+    return found
+
+
 def _dropout(op, x, seed):
     """[x * mask, mask]: the mask keeps each value with probability 1 - rate, scaled by
     1 / (1 - rate); noise_shape broadcasts the draws as on the NumPy tier."""
@@ -311,6 +478,8 @@ def _dropout(op, x, seed):
 
 def _typed(value, tensor):
     """`value` with `tensor`'s dtype (NumPy values stay NumPy)."""
+    if is_container(value):
+        return value
     want = tensor.dtype._np
     if isinstance(value, (np.ndarray, np.generic)):
         return value if value.dtype == want else np.asarray(value, want)
@@ -319,7 +488,7 @@ def _typed(value, tensor):
     return value if value.dtype == want else value.astype(want)
 
 
-def _caller(program, name: str, jitted, variables, assigned, randoms):
+def _caller(program, name: str, jitted, variables, assigned, randoms, ragged=()):
     """The Python function that calls the jitted function and stores the variables.
 
     Generated per graph so the call path does only what this graph needs: the x64 context
@@ -353,7 +522,11 @@ def _caller(program, name: str, jitted, variables, assigned, randoms):
         lines.append(f"        outs, new = {call}")
     outs = []
     for j, t in enumerate(graph.outputs):
-        if t.shape.rank == 0:
+        if j in ragged:
+            outs.append(f"np.asarray(outs[{j}][0])[:int(outs[{j}][1])]")
+        elif t.dtype.name == "variant":  # a loop's saves for the backward function
+            outs.append(f"outs[{j}]")
+        elif t.shape.rank == 0:
             outs.append(f"np.{t.dtype._np.type.__name__}(outs[{j}])")
         else:
             outs.append(f"np.asarray(outs[{j}])")

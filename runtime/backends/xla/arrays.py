@@ -1,0 +1,253 @@
+"""TensorArrays and while-loop gradient accumulators on the XLA tier: preallocated buffers.
+
+XLA needs every shape fixed when it compiles, so a list that grows is a buffer of its final
+capacity and a count of the elements written:
+
+- a TensorArray of static size is a buffer of that size;
+- a TensorArray that grows (`dynamic_size=True`, a Python list appended in a staged loop)
+  gets, when a loop that writes to it starts, room for the loop's bound: the trip count XLA
+  can see in the graph (`maximum_iterations`, or a condition `i < N` with `i` counting up by
+  one from a value known while compiling; `for` over `rt.range` is such a loop). Stacked,
+  it is cut to the length reached: by the caller when the stack is a result of the function.
+  A loop without a visible bound, or a stack of run-time length used by another op, is
+  refused with JitCompileError;
+- the per-iteration saves of a while loop for its gradient (AccumulatorNew/Push/Read) are
+  one buffer per saved value with the loop's bound as leading dimension (a value that is the
+  same in every iteration is kept once).
+
+The buffers are JAX pytrees, so they travel through `lax.while_loop` and `lax.cond` carries.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Optional
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+TA_OPS = frozenset({"TensorArrayV3", "TensorArrayWriteV3", "TensorArrayReadV3",
+                    "TensorArrayStack", "TensorArraySizeV3", "TensorArrayGatherV3",
+                    "TensorArrayScatterV3", "TensorArrayConcatV3"})
+ACC_OPS = frozenset({"AccumulatorNew", "AccumulatorPush", "AccumulatorRead",
+                     "AccumulatorLastIndex"})
+
+
+@jax.tree_util.register_pytree_node_class
+class Buffer:
+    """A TensorArray: `data` of shape (capacity, *element), `count` elements written
+    (int32; a NumPy value while known at compile time), `dynamic` whether it may grow."""
+
+    def __init__(self, data, count, dynamic: bool):
+        self.data, self.count, self.dynamic = data, count, dynamic
+
+    def tree_flatten(self):
+        return (self.data, self.count), self.dynamic
+
+    @classmethod
+    def tree_unflatten(cls, dynamic, children):
+        return cls(children[0], children[1], dynamic)
+
+
+@jax.tree_util.register_pytree_node_class
+class Saved:
+    """A while loop's saves for its gradient: `count` iterations and per value either a
+    buffer (bound, *shape) or, for a value the same in every iteration, the value."""
+
+    def __init__(self, count, slots, once: tuple):
+        self.count, self.slots, self.once = count, tuple(slots), once
+
+    def tree_flatten(self):
+        return (self.count, self.slots), self.once
+
+    @classmethod
+    def tree_unflatten(cls, once, children):
+        return cls(children[0], children[1], once)
+
+
+class PendingSaves:
+    """AccumulatorNew's value until its loop starts (the loop's bound sizes the buffers)."""
+
+    def __init__(self, op):
+        self.op = op
+
+
+class Ragged:
+    """A stacked growing TensorArray whose length is known only at run time: the buffer and
+    the length. Only a function result may hold it (the caller cuts it)."""
+
+    def __init__(self, data, count):
+        self.data, self.count = data, count
+
+
+def is_container(value) -> bool:
+    return isinstance(value, (Buffer, Saved, PendingSaves, Ragged))
+
+
+def _known(value) -> bool:
+    return isinstance(value, (np.ndarray, np.generic, int, float))
+
+
+# -- the bound of a loop ----------------------------------------------------------------------
+
+def _static_value(t, env, cond, body, inits) -> Optional[np.ndarray]:
+    if t.op.type == "Const":
+        return np.asarray(t.op.attrs["value"])
+    if t.op.type in ("Identity", "Cast") and t.op.inputs:
+        return _static_value(t.op.inputs[0], env, cond, body, inits)
+    for k, p in enumerate(cond.inputs):  # a loop variable the body passes through
+        if p is t:
+            if k < len(body.outputs) and body.outputs[k] is body.inputs[k] and _known(inits[k]):
+                return np.asarray(inits[k])
+            return None
+    value = env.get(id(t))
+    return np.asarray(value) if _known(value) else None
+
+
+def _conjuncts(t) -> list:
+    op = t.op
+    if op.type == "LogicalAnd":
+        return _conjuncts(op.inputs[0]) + _conjuncts(op.inputs[1])
+    if op.type == "Identity":
+        return _conjuncts(op.inputs[0])
+    if op.type == "If" and len(op.subgraphs) == 2:
+        # autograph's `a and b`: If(a, then: b, else: a)
+        k = next(i for i, o in enumerate(op.outputs) if o is t)
+        then, other = op.subgraphs
+        if other.outputs[k] is op.inputs[0]:
+            return _conjuncts(op.inputs[0]) + _conjuncts(then.outputs[k])
+    return [t]
+
+
+def _counter_bound(t, env, cond, body, inits) -> Optional[int]:
+    op = t.op
+    kinds = {"Less": (0, 1, False), "LessEqual": (0, 1, True),
+             "Greater": (1, 0, False), "GreaterEqual": (1, 0, True)}
+    if op.type not in kinds:
+        return None
+    ci, li, inclusive = kinds[op.type]
+    counter, limit = op.inputs[ci], op.inputs[li]
+    k = next((i for i, p in enumerate(cond.inputs) if p is counter), None)
+    if k is None or k >= len(body.outputs) or not _known(inits[k]):
+        return None
+    step = body.outputs[k].op
+    if step.type not in ("Add", "AddV2") or len(step.inputs) != 2:
+        return None
+    a, b = step.inputs
+    other = b if a is body.inputs[k] else a if b is body.inputs[k] else None
+    if other is None:
+        return None
+    one = _static_value(other, env, body, body, inits)
+    if one is None or one.size != 1 or float(one) != 1:
+        return None
+    n = _static_value(limit, env, cond, body, inits)
+    if n is None or n.size != 1:
+        return None
+    span = float(n) - float(np.asarray(inits[k]))
+    return max(0, math.floor(span) + 1 if inclusive else math.ceil(span))
+
+
+def loop_bound(op, env, inits, limit) -> Optional[int]:
+    """The most iterations the While `op` can run, when the graph shows it; else None."""
+    cond, body = op.subgraphs
+    bounds = []
+    if limit is not None and _known(limit):
+        bounds.append(max(0, int(limit)))
+    for t in _conjuncts(cond.outputs[0]):
+        b = _counter_bound(t, env, cond, body, inits)
+        if b is not None:
+            bounds.append(b)
+    return min(bounds) if bounds else None
+
+
+# -- element shapes of TensorArrays -----------------------------------------------------------
+
+_SHAPE_OF = {
+    "TensorArrayWriteV3": lambda op: op.inputs[2].shape,
+    "TensorArrayScatterV3": lambda op: op.inputs[1].shape[1:] if op.inputs[1].shape.rank else None,
+    "TensorArrayReadV3": lambda op: op.outputs[0].shape,
+    "TensorArrayStack": lambda op: op.outputs[0].shape[1:] if op.outputs[0].shape.rank else None,
+    "TensorArrayGatherV3": lambda op: (op.outputs[0].shape[1:] if op.outputs[0].shape.rank
+                                       else None),
+}
+
+
+def element_shapes(arrays, ops) -> dict:
+    """id(ArrayInfo) -> the element shape of that TensorArray when some op knows it fully."""
+    found: dict = {}
+    for op in ops:
+        if op.type == "TensorArrayV3":
+            shape = op.attrs.get("element_shape")
+            if shape is not None and None not in tuple(shape):
+                found.setdefault(id(arrays.info(op.outputs[0])), tuple(shape))
+        elif op.type in _SHAPE_OF:
+            shape = _SHAPE_OF[op.type](op)
+            if shape is not None and shape.is_fully_defined():
+                info = arrays.info(op.inputs[0])
+                if info is not None:
+                    found.setdefault(id(info), tuple(shape.as_tuple()))
+    return found
+
+
+def writes_in(graph, arrays, info, live) -> tuple[int, bool]:
+    """(writes per run of `graph` to the TensorArray `info`, whether a nested loop writes)."""
+    count, nested = 0, False
+    for op in live(graph, graph.outputs):
+        if op.type in ("TensorArrayWriteV3", "TensorArrayScatterV3") and \
+                arrays.info(op.inputs[0]) is info:
+            count += 1 if op.type == "TensorArrayWriteV3" else 0
+            nested = nested or op.type == "TensorArrayScatterV3"
+        for sub in op.subgraphs:
+            c, n = writes_in(sub, arrays, info, live)
+            if op.type == "While" and (c or n):
+                nested = True
+            count = max(count, c) if op.type == "If" else count + c
+            nested = nested or n
+    return count, nested
+
+
+def grown(buf: Buffer, extra: int) -> Buffer:
+    """`buf` with room for `extra` more elements."""
+    pad = jnp.zeros((extra,) + tuple(buf.data.shape[1:]), buf.data.dtype)
+    return Buffer(jnp.concatenate([jnp.asarray(buf.data), pad]), buf.count, True)
+
+
+def saves_for(pending: PendingSaves, push, bound: int, body, env, inits, loop_invariant) -> Saved:
+    """The buffers of an accumulator whose loop runs at most `bound` times."""
+    slots, once = [], []
+    for t in push.inputs[1:]:
+        if loop_invariant(t, body) and not body.is_ancestor_of(t.op.graph):
+            slots.append(env[id(t)])
+            once.append(True)
+            continue
+        passed = next((i for i, p in enumerate(body.inputs) if p is t and i < len(body.outputs)
+                       and body.outputs[i] is t), None)
+        if passed is not None:
+            slots.append(jnp.asarray(inits[passed], t.dtype._np))
+            once.append(True)
+            continue
+        if not t.shape.is_fully_defined():
+            raise TypeError(f"the loop's gradient saves {t.name}, whose shape {t.shape} is not "
+                            "known when the function is compiled")
+        slots.append(jnp.zeros((bound,) + tuple(t.shape.as_tuple()), t.dtype._np))
+        once.append(False)
+    return Saved(np.int32(0), slots, tuple(once))
+
+
+def push(saved: Saved, values) -> Saved:
+    slots = [s if once else s.at[saved.count].set(jnp.asarray(v, s.dtype))
+             for s, once, v in zip(saved.slots, saved.once, values)]
+    return Saved(saved.count + np.int32(1), slots, saved.once)
+
+
+def read(saved: Saved, step, index: int):
+    slot = saved.slots[index]
+    return slot if saved.once[index] else slot[step]
+
+
+def as_ragged_output(value) -> tuple[Any, Any]:
+    """(data, length) of a result the caller cuts."""
+    if isinstance(value, Ragged):
+        return value.data, jnp.asarray(value.count, np.int32)
+    return value, jnp.asarray(np.shape(value)[0], np.int32)
