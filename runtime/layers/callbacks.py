@@ -13,7 +13,7 @@ import math
 import warnings
 from typing import Any, Optional
 
-from autograph.logging_util import user_stacklevel
+from ..function.logs import user_stacklevel
 
 
 class Callback:
@@ -207,5 +207,7 @@ class LearningRateScheduler(Callback):
             print(f"Epoch {epoch + 1}: learning rate {rate}")
 
 
+from .tensorboard_callback import TensorBoard  # noqa: E402 - it subclasses Callback above
+
 __all__ = ["Callback", "EarlyStopping", "History", "LambdaCallback", "LearningRateScheduler",
-           "ModelCheckpoint", "TerminateOnNaN"]
+           "ModelCheckpoint", "TensorBoard", "TerminateOnNaN"]
