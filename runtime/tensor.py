@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Iterator, Union
 import numpy as np
 
 from . import dtypes as _dtypes
-from . import errors
+from . import errors, html_repr
 from .shapes import TensorShape
 
 TensorLike = Union["Tensor", float, int, bool, complex, np.ndarray, np.generic, list, tuple]
@@ -166,8 +166,7 @@ class EagerTensor(Tensor):
 
     def _repr_html_(self) -> str:
         """Jupyter's view: shape, dtype and a table of the values (large tensors truncated)."""
-        from .report.notebook import eager_tensor_html
-        return eager_tensor_html(self)
+        return html_repr.eager_tensor_html(self)
 
     def __format__(self, spec: str) -> str:
         return format(self.numpy(), spec)
@@ -271,8 +270,7 @@ class SymbolicTensor(Tensor):
 
     def _repr_html_(self) -> str:
         """Jupyter's view: name, shape, dtype and the op that makes the tensor."""
-        from .report.notebook import symbolic_tensor_html
-        return symbolic_tensor_html(self)
+        return html_repr.symbolic_tensor_html(self)
 
 
 def is_tensor(value) -> bool:

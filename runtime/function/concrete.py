@@ -6,7 +6,7 @@ import threading
 
 import numpy as np
 
-from .. import backends, context, nest
+from .. import backends, context, html_repr, nest
 from ..backends import runtime_error
 from ..shapes import TensorSpec
 from ..tensor import EagerTensor
@@ -160,8 +160,7 @@ class ConcreteFunction:
 
     def _repr_html_(self) -> str:
         """Jupyter's view: signature, why it was traced, tier and a summary of the graph."""
-        from ..report.notebook import concrete_function_html
-        return concrete_function_html(self)
+        return html_repr.concrete_function_html(self)
 
 
 class InferenceFunction:

@@ -13,6 +13,8 @@ import functools
 import warnings
 from typing import Any, Callable
 
+from . import logs
+
 
 def convert(python_function: Callable, options: Any = None) -> Callable:
     """The autograph-converted `python_function` (`options`: see `rt.function`).
@@ -25,9 +27,8 @@ def convert(python_function: Callable, options: Any = None) -> Callable:
     try:
         from .. import autograph_backend  # lazy: loads the converter on first use
     except ImportError:  # pragma: no cover - the converter is part of this distribution
-        from autograph.logging_util import user_stacklevel
         warnings.warn("autograph is unavailable; tracing the function as written.",
-                      stacklevel=user_stacklevel())
+                      stacklevel=logs.user_stacklevel())
         return python_function
     try:
         return autograph_backend.convert(python_function, options)

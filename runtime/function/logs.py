@@ -17,6 +17,7 @@ import weakref
 from typing import Callable
 
 from autograph.logging_util import add_library_dir, warn
+from autograph.logging_util import user_stacklevel as user_stacklevel  # for warnings.warn
 
 add_library_dir(__file__.rsplit("function", 1)[0])  # runtime/: its frames are not the user's
 logging.getLogger("runtime").addHandler(logging.NullHandler())

@@ -14,7 +14,7 @@ import types
 import weakref
 from typing import Any, Callable, Concatenate, Generic, ParamSpec, TypeVar, overload
 
-from .. import backends, context, nest
+from .. import backends, context, html_repr, nest
 from ..context import functions_run_eagerly
 from ..shapes import TensorSpec
 from ..traceback_utils import filtered
@@ -353,8 +353,7 @@ class Function(Generic[P, R]):
 
     def _repr_html_(self) -> str:
         """Jupyter's view: signature, options and one row per trace."""
-        from ..report.notebook import function_html
-        return function_html(self)
+        return html_repr.function_html(self)
 
 
 def validate_attributes(attributes) -> dict:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from ..function.reporting import set_report_builder
-from .notebook import ReportPage
+from ..html_repr import ReportPage
 from .page import render_page
 from .pipeline import collect
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 import runtime as rt
-from runtime.report.notebook import ReportPage
+from runtime.html_repr import ReportPage
 
 
 def test_symbolic_tensor_html_names_shape_dtype_and_op():

@@ -1,9 +1,9 @@
 """HTML shown by Jupyter for reports, compiled functions and tensors (`_repr_html_`).
 
-Each object's `_repr_html_` calls one function here (imported lazily, so importing the runtime
-does not load this module). The fragments are self-contained and link-free: inline styles,
-no scripts, no external resources. A report page is embedded whole in an `<iframe srcdoc>`,
-so its styles and script stay inside the frame.
+Each object's `_repr_html_` calls one function here. The module imports nothing of the
+runtime (it reads the objects it is given), so the tensor layer can use it. The fragments
+are self-contained and link-free: inline styles, no scripts, no external resources. A report
+page is embedded whole in an `<iframe srcdoc>`, so its styles and script stay inside the frame.
 """
 
 from __future__ import annotations
