@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 from ..function.logs import user_stacklevel
 
@@ -57,20 +57,63 @@ class History(Callback):
         for key, value in (logs or {}).items():
             self.history.setdefault(key, []).append(value)
 
-    def plot(self, keys=None, ax=None):
-        """Plots each history curve against the epoch with matplotlib; returns the axes."""
+    def families(self, keys: Optional[Sequence[str]] = None) -> list[list[str]]:
+        """The curves grouped one family a plot: `[name, "val_" + name]` for the loss and each
+        metric (the validation curve when there is one), in the order `fit` reported them.
+        `keys` keeps only the families holding one of those names."""
+        names = list(self.history)
+        if keys is not None:
+            if isinstance(keys, str):
+                raise TypeError("History.plot(keys=...) takes a list of names, not a str.")
+            unknown = [k for k in keys if k not in self.history]
+            if unknown:
+                raise KeyError(f"History.plot(keys=...): no curve named {unknown}; the history "
+                               f"has {names}.")
+        groups: list[list[str]] = []
+        for name in names:
+            base = name[4:] if name.startswith("val_") and name[4:] in self.history else name
+            group = next((g for g in groups if g[0] == base), None)
+            if group is None:
+                groups.append([name] if base == name else [base, name])
+            elif name not in group:
+                group.append(name)
+        if keys is not None:
+            groups = [g for g in groups if any(k in g for k in keys)]
+        return groups
+
+    def plot(self, keys: Optional[Sequence[str]] = None, ax: Any = None) -> list:
+        """Draws one axis per metric family with matplotlib (the loss, then each metric), the
+        validation curve (dashed) beside the training one; returns the list of axes.
+
+        `keys` keeps the families of those names; `ax` is a sequence of axes to draw on, one
+        per family (a single axes for a single family); by default a new figure is made."""
         try:
             import matplotlib.pyplot as plt
         except ImportError:
             raise ImportError("History.plot needs matplotlib: pip install matplotlib "
                               "(or 'autograph-rt[plot]'); History.history has the numbers.") from None
+        groups = self.families(keys)
+        if not groups:
+            raise ValueError("History.plot: the history is empty; call it after fit.")
         if ax is None:
-            _, ax = plt.subplots()
-        for key in keys or self.history:
-            ax.plot([e + 1 for e in self.epoch], self.history[key], label=key)
-        ax.set_xlabel("epoch")
-        ax.legend()
-        return ax
+            _, grid = plt.subplots(1, len(groups), figsize=(4.5 * len(groups), 3.5),
+                                   squeeze=False)
+            axes = list(grid[0])
+        else:
+            axes = [ax] if hasattr(ax, "plot") else list(ax)
+            if len(axes) != len(groups):
+                raise ValueError(f"History.plot(ax=...): {len(groups)} families "
+                                 f"({[g[0] for g in groups]}) need {len(groups)} axes, "
+                                 f"got {len(axes)}.")
+        epochs = [e + 1 for e in self.epoch]
+        for axis, group in zip(axes, groups):
+            for name in group:
+                axis.plot(epochs[:len(self.history[name])], self.history[name], label=name,
+                          linestyle="--" if name.startswith("val_") and name != group[0] else "-")
+            axis.set_title(group[0])
+            axis.set_xlabel("epoch")
+            axis.legend()
+        return axes
 
 
 class EarlyStopping(Callback):

@@ -168,7 +168,7 @@ def test_history_plot():
             history.plot()
         return
     matplotlib.use("Agg")
-    ax = history.plot()
+    (ax,) = history.plot()
     assert list(ax.lines[0].get_ydata()) == [1.0, 0.5]
 
 
