@@ -95,6 +95,9 @@ def _highlight(text: str, diff: bool, mode: str) -> str:
         from pygments.formatters import TerminalFormatter
         from pygments.lexers import DiffLexer, PythonLexer
     except ImportError:
+        if mode == "always":
+            print("autograph: --color always needs pygments (pip install pygments); "
+                  "printing without colour.", file=sys.stderr)
         return text
     return highlight(text, DiffLexer() if diff else PythonLexer(), TerminalFormatter())
 
