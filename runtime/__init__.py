@@ -10,6 +10,14 @@
 
 import importlib as _importlib
 import types as _types
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    # For type checkers: every public name, re-exported explicitly, including those built
+    # below at run time (the ops, rt.math, rt.nn, ..., the lazily loaded rt.keras, ...).
+    # docs/make_typing_surface.py writes runtime/_api from runtime.exports; first, so that its
+    # explicit re-exports win over the plain imports below.
+    from ._api import *  # noqa: F403
 
 from . import errors
 from . import module as _module  # noqa: F401 - marks rt.Module
@@ -60,23 +68,24 @@ from .tensor import EagerTensor, SymbolicTensor, Tensor, is_tensor
 
 bool = bool_  # noqa: A001 - rt.bool aliases rt.bool_, as tf.bool
 
-globals().update(_NAMESPACES[""])  # rt.add, rt.cond, rt.Variable, ...: see runtime.exports
-math = _types.SimpleNamespace(**_NAMESPACES["math"])
-math.special = _types.SimpleNamespace(**_NAMESPACES.get("math.special", {}))
-linalg = _types.SimpleNamespace(**_NAMESPACES["linalg"])
-random = _types.SimpleNamespace(**_NAMESPACES["random"])
-random.experimental = _types.SimpleNamespace(**_NAMESPACES["random.experimental"])
-nn = _types.SimpleNamespace(**_NAMESPACES["nn"])
-debugging = _types.SimpleNamespace(**_NAMESPACES["debugging"])
-signal = _types.SimpleNamespace(**_NAMESPACES["signal"])
-strings = _types.SimpleNamespace(**_NAMESPACES["strings"])
-sparse = _types.SimpleNamespace(**_NAMESPACES["sparse"])
-ragged = _types.SimpleNamespace(**_NAMESPACES["ragged"])
-image = _types.SimpleNamespace(**_NAMESPACES["image"])
-io = _types.SimpleNamespace(**_NAMESPACES["io"])
-types = _types.SimpleNamespace(experimental=_types.SimpleNamespace(**_NAMESPACES["types.experimental"]))
-config = _types.SimpleNamespace(**_NAMESPACES["config"], experimental=_types.SimpleNamespace(
-    **_NAMESPACES.get("config.experimental", {})))
+if not _typing.TYPE_CHECKING:  # type checkers read these names from runtime/_api (see above)
+    globals().update(_NAMESPACES[""])  # rt.add, rt.cond, rt.Variable, ...: see runtime.exports
+    math = _types.SimpleNamespace(**_NAMESPACES["math"])
+    math.special = _types.SimpleNamespace(**_NAMESPACES.get("math.special", {}))
+    linalg = _types.SimpleNamespace(**_NAMESPACES["linalg"])
+    random = _types.SimpleNamespace(**_NAMESPACES["random"])
+    random.experimental = _types.SimpleNamespace(**_NAMESPACES["random.experimental"])
+    nn = _types.SimpleNamespace(**_NAMESPACES["nn"])
+    debugging = _types.SimpleNamespace(**_NAMESPACES["debugging"])
+    signal = _types.SimpleNamespace(**_NAMESPACES["signal"])
+    strings = _types.SimpleNamespace(**_NAMESPACES["strings"])
+    sparse = _types.SimpleNamespace(**_NAMESPACES["sparse"])
+    ragged = _types.SimpleNamespace(**_NAMESPACES["ragged"])
+    image = _types.SimpleNamespace(**_NAMESPACES["image"])
+    io = _types.SimpleNamespace(**_NAMESPACES["io"])
+    types = _types.SimpleNamespace(experimental=_types.SimpleNamespace(**_NAMESPACES["types.experimental"]))
+    config = _types.SimpleNamespace(**_NAMESPACES["config"], experimental=_types.SimpleNamespace(
+        **_NAMESPACES.get("config.experimental", {})))
 newaxis = None  # x[:, rt.newaxis], as tf.newaxis
 experimental = _types.SimpleNamespace(
     function_executor_type=None)
@@ -91,30 +100,31 @@ def _load_report(fn, *args, **kwargs):
 _set_report_builder(_load_report)  # the report layer stays above function/: see reporting.py
 
 
-def __getattr__(name):
-    # layers, keras, optimizers, saved_model and dask load on first use to keep `import runtime` fast;
-    # gradients are already loaded (function/ imports them to differentiate recorded calls)
-    # (importlib, not `from . import x`: that form asks this hook for `x` again and recurses)
-    if name in ("GradientTape", "stop_gradient", "custom_gradient", "gradients",
-                "UnconnectedGradients"):
-        _g = _importlib.import_module(".gradients", __name__)
-        return _g if name == "gradients" and not hasattr(_g, "gradients") else getattr(_g, name)
-    if name == "callbacks":
-        return _importlib.import_module(".layers.callbacks", __name__)
-    if name in ("Model", "layers"):
-        _layers = _importlib.import_module(".layers", __name__)
-        return _layers if name == "layers" else _layers.Model
-    if name == "keras":
-        return _importlib.import_module(".keras", __name__)
-    if name == "autograph":    # tf.autograph: the converter package itself
-        return _importlib.import_module("autograph")
-    # dask and summary need optional extras: loaded only when asked
-    if name in ("saved_model", "dask", "data", "summary", "profiler"):
-        return _importlib.import_module(f".{name}", __name__)
-    if name in ("optimizers", "train"):
-        _opt = _importlib.import_module(".optimizers", __name__)
-        return _opt if name == "optimizers" else _opt.train
-    raise AttributeError(f"module 'runtime' has no attribute {name!r}")
+if not _typing.TYPE_CHECKING:  # the lazy names are declared in runtime/_api for type checkers
+    def __getattr__(name):
+        # layers, keras, optimizers, saved_model and dask load on first use to keep `import runtime` fast;
+        # gradients are already loaded (function/ imports them to differentiate recorded calls)
+        # (importlib, not `from . import x`: that form asks this hook for `x` again and recurses)
+        if name in ("GradientTape", "stop_gradient", "custom_gradient", "gradients",
+                    "UnconnectedGradients"):
+            _g = _importlib.import_module(".gradients", __name__)
+            return _g if name == "gradients" and not hasattr(_g, "gradients") else getattr(_g, name)
+        if name == "callbacks":
+            return _importlib.import_module(".layers.callbacks", __name__)
+        if name in ("Model", "layers"):
+            _layers = _importlib.import_module(".layers", __name__)
+            return _layers if name == "layers" else _layers.Model
+        if name == "keras":
+            return _importlib.import_module(".keras", __name__)
+        if name == "autograph":    # tf.autograph: the converter package itself
+            return _importlib.import_module("autograph")
+        # dask and summary need optional extras: loaded only when asked
+        if name in ("saved_model", "dask", "data", "summary", "profiler"):
+            return _importlib.import_module(f".{name}", __name__)
+        if name in ("optimizers", "train"):
+            _opt = _importlib.import_module(".optimizers", __name__)
+            return _opt if name == "optimizers" else _opt.train
+        raise AttributeError(f"module 'runtime' has no attribute {name!r}")
 
 
 __version__ = "0.1.0"
