@@ -391,12 +391,23 @@ class _Tracer:
                 env[id(t)] = env[id(r)]
             return state
 
+        capacity: list = [0] * len(op.outputs)
+
         def body(branch):
             def run(state_in):
                 st = self.run_graph(branch, env, dict(state_in))
-                return (tuple(self._jax(env[id(r)], t) for r, t in zip(branch.outputs, op.outputs)),
-                        st)
+                outs = [self._jax(env[id(r)], t) for r, t in zip(branch.outputs, op.outputs)]
+                for k, value in enumerate(outs):  # growing TensorArrays: one capacity
+                    if isinstance(value, Buffer) and value.data.shape[0] < capacity[k]:
+                        outs[k] = _arrays.grown(value, capacity[k] - value.data.shape[0])
+                return tuple(outs), st
             return run
+        if any(t.dtype.name == "variant" for t in op.outputs):
+            for branch in branches:
+                outs, _ = jax.eval_shape(body(branch), state)
+                for k, value in enumerate(outs):
+                    if isinstance(value, Buffer):
+                        capacity[k] = max(capacity[k], value.data.shape[0])
         outs, state = lax.cond(pred.reshape(()), body(branches[0]), body(branches[1]), state)
         for t, value in zip(op.outputs, outs):
             env[id(t)] = value
