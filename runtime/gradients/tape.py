@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+from typing import Any
 
 import numpy as np
 
@@ -178,8 +179,8 @@ class GradientTape:
         return False
 
     # -- differentiation ----------------------------------------------------------------------
-    def gradient(self, target, sources, output_gradients=None,
-                 unconnected_gradients=UnconnectedGradients.NONE):
+    def gradient(self, target: Any, sources: Any, output_gradients: Any = None,
+                 unconnected_gradients: Any = UnconnectedGradients.NONE) -> Any:
         """d(target)/d(sources): a nest shaped like `sources`.
 
         `target` may be a nest (its gradients are added). `output_gradients` weights each
