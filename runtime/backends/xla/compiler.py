@@ -106,8 +106,9 @@ def compile_graph(program, name: str, log=None) -> XlaCompiled:
     ragged = _ragged_outputs(graph)
     tracer = _Tracer(program, variables, assigned, randoms, ops, ragged)
     jitted = jax.jit(tracer)
-    _trace_now(jitted, graph, variables, randoms)
-    fn = _caller(program, name, jitted, variables, assigned, randoms, ragged)
+    wide = _needs_x64(ops, variables)
+    _trace_now(jitted, graph, variables, randoms, wide)
+    fn = _caller(program, name, jitted, variables, assigned, randoms, ragged, wide)
     if log is not None:
         log(1, f"jit_compile: {name} traced for XLA in {time.perf_counter() - start:.3f} s")
     source = (f"# {name}: jax.jit of the graph's {len(ops)} ops "
@@ -115,7 +116,22 @@ def compile_graph(program, name: str, log=None) -> XlaCompiled:
     return XlaCompiled(program.traced, fn, jitted, source)
 
 
-def _trace_now(jitted, graph, variables, randoms) -> None:
+def _needs_x64(ops, variables) -> bool:
+    """Whether the graph needs JAX's x64 mode: a 64-bit value anywhere, or an op whose
+    lowering computes in float64 (sine and cosine). Chosen once per graph: calls of a graph
+    of 32-bit values skip the mode switch."""
+    if any(np.dtype(v._np_dtype).itemsize == 8 for v in variables):
+        return True
+    for op in ops:
+        if op.type in ("Sin", "Cos"):
+            return True
+        for t in list(op.inputs) + list(op.outputs):
+            if t.dtype.name in ("float64", "int64", "uint64", "complex64", "complex128"):
+                return True
+    return False
+
+
+def _trace_now(jitted, graph, variables, randoms, wide: bool = True) -> None:
     """Traces the function when every input shape is known, so that a graph XLA cannot take
     is refused (JitCompileError) before the first call; with unknown dims, at that call."""
     specs = []
@@ -128,7 +144,7 @@ def _trace_now(jitted, graph, variables, randoms) -> None:
             return
         specs.append(jax.ShapeDtypeStruct(np.shape(v._value), v._np_dtype))
     specs += [jax.ShapeDtypeStruct((), np.uint32) for _ in randoms]
-    with _x64(True):
+    with _x64(wide):
         jitted.trace(*specs)
 
 
@@ -454,7 +470,7 @@ class _Tracer:
                 new.append(value)
             return count + 1, tuple(new), st
 
-        _, values, state = lax.while_loop(test, step, (jnp.int64(0), values, state))
+        _, values, state = lax.while_loop(test, step, (np.int32(0), values, state))
         for t, value in zip(op.outputs, values):
             env[id(t)] = value
         return state
@@ -499,7 +515,7 @@ def _typed(value, tensor):
     return value if value.dtype == want else value.astype(want)
 
 
-def _caller(program, name: str, jitted, variables, assigned, randoms, ragged=()):
+def _caller(program, name: str, jitted, variables, assigned, randoms, ragged=(), wide=True):
     """The Python function that calls the jitted function and stores the variables.
 
     Generated per graph so the call path does only what this graph needs: the x64 context
@@ -525,12 +541,15 @@ def _caller(program, name: str, jitted, variables, assigned, randoms, ragged=())
         stores.append(f"var{i}._value = {store}")
     if stores:
         locks = sorted(assigned, key=lambda i: variables[i]._id)
-        lines.append("    with x64(True), held:")
+        lines.append("    with x64(True), held:" if wide else "    with held:")
         lines.append(f"        outs, new = {call}")
         lines += [f"        {line}" for line in stores]
     else:
-        lines.append("    with x64(True):")
-        lines.append(f"        outs, new = {call}")
+        if wide:
+            lines.append("    with x64(True):")
+            lines.append(f"        outs, new = {call}")
+        else:
+            lines.append(f"    outs, new = {call}")
     outs = []
     for j, t in enumerate(graph.outputs):
         if j in ragged:
