@@ -168,12 +168,16 @@ def _positions(code: types.CodeType) -> list[tuple[int, int, int, int]]:
 
 
 def _same_constants(node: ast.Lambda, code: types.CodeType) -> bool:
-    """Whether `node` compiles to the constants of `code`: tells lambdas on one line apart
-    where code objects carry no columns."""
+    """Whether `node` compiles to the constants and names of `code`: tells lambdas on one
+    line apart where code objects carry no columns (a closure's variables compile to global
+    names here, so free and global names are compared together)."""
     def constants(c: types.CodeType) -> tuple:
         return tuple(k for k in c.co_consts if not isinstance(k, types.CodeType))
+
+    def names(c: types.CodeType) -> set:
+        return set(c.co_names) | set(c.co_freevars)
     compiled = compile(ast.Expression(node), code.co_filename, "eval").co_consts[0]
-    return constants(compiled) == constants(code)
+    return constants(compiled) == constants(code) and names(compiled) == names(code)
 
 
 def _contains(node: ast.AST, pos) -> bool:
@@ -213,7 +217,11 @@ def _parse_lambda(code: types.CodeType, lines: list[str]):
         inside = [c for c in candidates if all(_contains(c.body, p) for p in positions)]
         candidates = inside or candidates
     elif len(candidates) > 1:
-        candidates = [c for c in candidates if _same_constants(c, code)] or candidates
+        candidates = [c for c in candidates if _same_constants(c, code)]
+        if len({ast.dump(c) for c in candidates}) > 1:
+            raise SourceUnavailableError(
+                f"several lambdas at {code.co_filename}:{code.co_firstlineno} could be this one "
+                "(Python 3.10 records no columns); put each lambda on its own line")
     if not candidates:
         raise SourceUnavailableError(
             f"cannot find the source of the lambda defined at {code.co_filename}:{code.co_firstlineno}")

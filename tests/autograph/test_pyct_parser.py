@@ -8,6 +8,7 @@ import linecache
 import gast
 import pytest
 
+import autograph as ag
 from autograph.pyct import parser
 
 
@@ -130,3 +131,12 @@ def test_unparse_and_parse_expression():
     assert parser.unparse(expr) == "a + b * 2"
     module = parser.parse("x = 1\ny = 2\n")
     assert parser.unparse(module.body) == "x = 1\ny = 2"
+
+
+def test_lambdas_on_one_line_are_told_apart_by_their_names_and_constants():
+    scale = 3
+    table = {"up": lambda s: str.upper(s), "low": lambda s: str.lower(s)}
+    pair = [lambda x: x + scale, lambda x: x * 2]
+    assert ag.to_graph(table["low"])("AbC") == "abc"
+    assert ag.to_graph(table["up"])("AbC") == "ABC"
+    assert ag.to_graph(pair[0])(1) == 4 and ag.to_graph(pair[1])(1) == 2
