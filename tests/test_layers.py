@@ -34,7 +34,7 @@ LAYERS = [tuple(_runtime_name(name) for name in line.split()) for line in _doc_b
 # imports autograph). Only these may also reach a higher layer.
 LAZY_MODULES = ("runtime.autograph_backend",)
 LOCAL_IMPORTS_ALLOWED = ("autograph", "graphviz", "numba", "dask", "distributed", "tqdm",
-                         "matplotlib", "pygments", "playwright") + LAZY_MODULES
+                         "matplotlib", "pygments", "playwright", "tensorboardX") + LAZY_MODULES
 
 
 def _allowed_local(target):

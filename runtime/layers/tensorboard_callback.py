@@ -17,6 +17,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from .. import summary
 from .callbacks import Callback
 
 
@@ -61,7 +62,6 @@ class TensorBoard(Callback):
 
     def _writer(self, run: str) -> Any:
         if run not in self._writers:
-            from .. import summary
             self._writers[run] = summary.create_file_writer(os.path.join(self.log_dir, run))
         return self._writers[run]
 
@@ -76,14 +76,12 @@ class TensorBoard(Callback):
             self._write_train_graph()
         if self.update_freq == "epoch" or self._batches_seen % self.update_freq:
             return
-        from .. import summary
         with self._writer("train").as_default(step=self._batches_seen):
             for key, value in (logs or {}).items():
                 if _is_number(value):
                     summary.scalar(f"batch_{key}", float(value))
 
     def on_epoch_end(self, epoch: int, logs: Optional[dict] = None) -> None:
-        from .. import summary
         logs = logs or {}
         train = {k: v for k, v in logs.items() if not k.startswith("val_") and _is_number(v)}
         valid = {k[4:]: v for k, v in logs.items() if k.startswith("val_") and _is_number(v)}
@@ -105,7 +103,6 @@ class TensorBoard(Callback):
         self._writers.clear()
 
     def _write_weights(self) -> None:
-        from .. import summary
         seen: dict[str, int] = {}
         for variable in getattr(self.model, "variables", ()):
             tag = str(getattr(variable, "name", "weight")).split(":")[0]
@@ -130,7 +127,6 @@ class TensorBoard(Callback):
         concrete = list(traces())
         if not concrete:
             return
-        from .. import summary
         with self._writer("train").as_default():
             summary.graph(concrete[-1])
 

@@ -30,6 +30,11 @@ from typing import Any, Iterator
 import numpy as np
 
 from .. import context as _context
+from ..function import add_function_callback, remove_function_callback
+from ..ops import math_ops
+from ..ops.core import apply, convert_to_tensor
+from ..ops.summary_ops import WRITE_SUMMARY
+from ..tensor import Tensor
 from ._state import STATE, SummaryWriter, condition_value, resolve_step, write_now
 from ._state import create_file_writer as _create_file_writer
 from .graph_proto import to_graph_def
@@ -63,13 +68,11 @@ def _check_name(name: Any, caller: str) -> str:
 
 
 def _is_tensor(value: Any) -> bool:
-    from ..tensor import Tensor
     return isinstance(value, Tensor) or hasattr(value, "_as_tensor")
 
 
 def _eager_value(value: Any) -> Any:
     if _is_tensor(value):
-        from ..ops.core import convert_to_tensor
         return np.asarray(convert_to_tensor(value)._value)
     return value
 
@@ -84,10 +87,6 @@ def _summary(kind: str, name: str, data: Any, step: Any, options: dict) -> bool 
 
 
 def _stage(kind: str, name: str, data: Any, step: Any, options: dict) -> None:
-    from ..ops import math_ops
-    from ..ops.core import apply, convert_to_tensor
-    from ..ops.summary_ops import WRITE_SUMMARY
-
     writer = STATE.writer
     if writer is not None and writer.closed:
         return None  # a no-op or closed writer records nothing, at any call
@@ -212,14 +211,12 @@ def _record_concrete(function, name, graph_, inputs, outputs) -> None:
 def trace_on(graph: bool = True, profiler: bool = False) -> None:
     """Starts recording the graphs of the `rt.function`s traced from now on (`trace_export`
     writes them). `profiler` is accepted; no profile is recorded."""
-    from ..function import add_function_callback
     STATE.tracing = [] if graph else None
     add_function_callback(_record_concrete)
 
 
 def trace_off() -> None:
     """Stops recording and forgets the recorded graphs."""
-    from ..function import remove_function_callback
     STATE.tracing = None
     try:
         remove_function_callback(_record_concrete)

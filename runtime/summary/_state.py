@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import importlib
 import itertools
 import os
 import struct
@@ -174,7 +175,6 @@ def _proto(module: str):
 
 def importlib_module(name: str):
     tensorboardx()
-    import importlib
     return importlib.import_module(name)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from ..graph_def import GraphDef
 from ._state import importlib_module
 
 _DTYPES = {"float16": 19, "bfloat16": 14, "float32": 1, "float64": 2, "int8": 6, "int16": 5,
@@ -51,7 +52,6 @@ def _attr(key: str, value: Any, modules: dict) -> Any:
 
 def _graph_def_of(data: Any) -> Any:
     """Our `GraphDef` (runtime/graph_def.py) of a ConcreteFunction, Graph or GraphDef."""
-    from ..graph_def import GraphDef
     if isinstance(data, GraphDef):
         return data
     graph = getattr(data, "graph", None)
