@@ -136,11 +136,23 @@ class _SortedSet:
         return f"{type(self.items).__name__}({{{inner}}})"
 
 
+def _defines_below(cls, first: str, second: str) -> bool:
+    """Whether `cls`'s MRO defines `first` in a class at or below the one defining `second`."""
+    owners = {name: next((k for k in cls.__mro__ if name in vars(k)), object)
+              for name in (first, second)}
+    return owners[first] is not object and cls.__mro__.index(owners[first]) <= \
+        cls.__mro__.index(owners[second])
+
+
 def signature(obj) -> str:
     if inspect.isclass(obj) and issubclass(obj, enum.Enum):
         return ""       # what Python prints for an enum's constructor depends on its version
     try:
         sig = inspect.signature(obj)
+        if inspect.isclass(obj) and _defines_below(obj, "__init__", "__new__"):
+            # the constructor's own parameters (Python 3.10 reads a base's __new__ instead)
+            init = inspect.signature(obj.__init__)
+            sig = init.replace(parameters=list(init.parameters.values())[1:])
     except (TypeError, ValueError):
         return ""
     params = [p.replace(default=_SortedSet(p.default)) if isinstance(p.default, (set, frozenset))
