@@ -16,6 +16,7 @@ built, an optimizer's step counter, hyperparameters and slots on its first step.
 from __future__ import annotations
 
 import difflib
+import json
 import os
 from typing import Any
 
@@ -385,16 +386,21 @@ def _resolve(ckpt_dir_or_file: str | os.PathLike) -> str:
     return path
 
 
+#: the entry `list_variables` lists first: the checkpoint's object graph (as in TensorFlow)
+OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
+
+
 @strict_keywords("list_variables")
 def list_variables(ckpt_dir_or_file: str | os.PathLike) -> list[tuple[str, list[int]]]:
     """(key, shape) of every value in a checkpoint (a prefix, or a directory: its latest),
-    sorted by key. Keys are object-graph paths such as
+    sorted by key, after `OBJECT_GRAPH_KEY` (the object graph, shape []). Keys are paths such as
     `model/layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE`; optimizer slots are
     `VARIABLE_PATH/.OPTIMIZER_SLOT/OPTIMIZER_PATH/SLOT/.ATTRIBUTES/VARIABLE_VALUE`."""
     prefix = _resolve(ckpt_dir_or_file)
     document = _format.read_index(prefix)
-    return sorted((entry["value"]["key"], list(entry["value"]["shape"]))
-                  for entry in document["nodes"] if "value" in entry)
+    return [(OBJECT_GRAPH_KEY, [])] + sorted(
+        (entry["value"]["key"], list(entry["value"]["shape"]))
+        for entry in document["nodes"] if "value" in entry)
 
 
 @strict_keywords("load_variable")
@@ -404,6 +410,8 @@ def load_variable(ckpt_dir_or_file: str | os.PathLike, name: str) -> np.ndarray:
     if not isinstance(name, str):
         raise TypeError(f"load_variable: name must be a str key, got {type(name).__name__}.")
     document = _format.read_index(prefix)
+    if name == OBJECT_GRAPH_KEY:     # the object graph itself, as TensorFlow lists it
+        return np.array(json.dumps(document["nodes"], sort_keys=True).encode(), dtype=object)
     entries = {e["value"]["key"]: e["value"] for e in document["nodes"] if "value" in e}
     entry = entries.get(name[:-2] if name.endswith(":0") else name)
     if entry is None:

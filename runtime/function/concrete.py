@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import numpy as np
 
@@ -69,7 +70,8 @@ class ConcreteFunction:
     @property
     def inference_fn(self) -> "InferenceFunction":
         """The traced graph as a function of its flat input tensors (TensorFlow's
-        `inference_fn`): `cf.inference_fn(*flat_tensors)` returns the flat output list."""
+        `inference_fn`): `cf.inference_fn(*flat_tensors)` returns the output tensor of a
+        single-output graph, else the flat output list, as TensorFlow's does."""
         return InferenceFunction(self)
 
     @property
@@ -176,14 +178,15 @@ class InferenceFunction:
     def cached_definition(self):
         return self.graph.as_graph_def()
 
-    def __call__(self, *flat_inputs) -> list:
+    def __call__(self, *flat_inputs) -> Any:
         if len(flat_inputs) != len(self.graph.inputs):
             raise TypeError(f"{self.name}: inference_fn takes {len(self.graph.inputs)} flat "
                             f"tensors, got {len(flat_inputs)}.")
         values = [np.asarray(v) for v in flat_inputs]
         result = self._concrete.compiled.fn(*values)
-        flat = [result] if len(self.graph.outputs) == 1 else list(result)
-        return [EagerTensor(np.asarray(r)) for r in flat]
+        if len(self.graph.outputs) == 1:
+            return EagerTensor(np.asarray(result))
+        return [EagerTensor(np.asarray(r)) for r in result]
 
     def __repr__(self) -> str:
         return f"<InferenceFunction {self.name}: {len(self.graph.inputs)} inputs, " \

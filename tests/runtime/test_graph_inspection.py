@@ -155,3 +155,9 @@ def test_ensure_shape(jit):
     with pytest.raises(rt.errors.InvalidArgumentError):
         rt.ensure_shape(rt.constant(X), [3, None])
     assert rt.ensure_shape(rt.constant(X), [None, 3]).shape == [2, 3]
+
+
+def test_inference_fn_of_one_output_returns_the_tensor():
+    double = rt.function(lambda s: s + s).get_concrete_function(rt.constant("a"))
+    out = double.inference_fn(rt.constant("a"))
+    assert isinstance(out, rt.Tensor) and out.numpy() == b"aa"

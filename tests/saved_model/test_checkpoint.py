@@ -13,6 +13,8 @@ import runtime as rt
 
 VALUE = "/.ATTRIBUTES/VARIABLE_VALUE"
 
+GRAPH = "_CHECKPOINTABLE_OBJECT_GRAPH"  # the entry list_variables lists first
+
 
 def _mlp(seed=None):
     if seed is not None:
@@ -84,7 +86,7 @@ def test_module_round_trip_and_keys(tmp_path):
     path = rt.train.Checkpoint(net=net).save(str(tmp_path / "ckpt"))
     assert path.endswith("ckpt-1")
     names = dict(rt.train.list_variables(path))
-    assert names == {"net/first/w" + VALUE: [2], "net/first/parts/0" + VALUE: [2],
+    assert names == {GRAPH: [], "net/first/w" + VALUE: [2], "net/first/parts/0" + VALUE: [2],
                      "net/first/parts/1/a" + VALUE: [], "net/first/parts/1/b" + VALUE: [],
                      "net/second/w" + VALUE: [3], "net/second/parts/0" + VALUE: [2],
                      "net/second/parts/1/a" + VALUE: [], "net/second/parts/1/b" + VALUE: [],
@@ -102,7 +104,7 @@ def test_nested_checkpoints(tmp_path):
     v, w = rt.Variable(1.0), rt.Variable(2.0)
     outer = rt.train.Checkpoint(inner=rt.train.Checkpoint(v=v), w=w)
     path = outer.write(str(tmp_path / "nested"))
-    assert {k for k, _ in rt.train.list_variables(path)} == {"inner/v" + VALUE, "w" + VALUE}
+    assert {k for k, _ in rt.train.list_variables(path)} == {GRAPH, "inner/v" + VALUE, "w" + VALUE}
     v2, w2 = rt.Variable(0.0), rt.Variable(0.0)
     rt.train.Checkpoint(inner=rt.train.Checkpoint(v=v2), w=w2).read(path).assert_consumed()
     assert (v2.numpy(), w2.numpy()) == (1.0, 2.0)
@@ -162,7 +164,7 @@ def test_subclassed_model_restored_inside_a_compiled_call(tmp_path):
     model = Regressor()
     expected = model(x).numpy()
     path = rt.train.Checkpoint(net=model).write(str(tmp_path / "m"))
-    assert {k for k, _ in rt.train.list_variables(path)} == {
+    assert {k for k, _ in rt.train.list_variables(path)} == {GRAPH} | {
         f"net/{layer}/{w}" + VALUE for layer in ("hidden", "out") for w in ("kernel", "bias")}
     fresh = Regressor()
     status = rt.train.Checkpoint(net=fresh).read(path)
@@ -295,7 +297,9 @@ def test_list_and_load_variable(tmp_path):
     model(x)
     path = rt.train.Checkpoint(model=model).save(str(tmp_path / "c"))
     listed = rt.train.list_variables(path)
-    assert listed == sorted(listed)
+    assert listed[0] == (GRAPH, []) and listed[1:] == sorted(listed[1:])  # as TensorFlow lists
+    graph = json.loads(rt.train.load_variable(path, GRAPH).item())
+    assert isinstance(graph, list) and graph
     assert ("model/layer_with_weights-0/kernel" + VALUE, [3, 4]) in listed
     kernel = rt.train.load_variable(path, "model/layer_with_weights-0/kernel" + VALUE)
     assert isinstance(kernel, np.ndarray) and kernel.dtype == np.float32
