@@ -117,7 +117,9 @@ def _dynamic(x):
 
 def _decompositions(x):
     """Decompositions and solves; signs of singular and eigen vectors are free, so their
-    absolute values are compared."""
+    absolute values are compared. The input is made full rank (an evenly spaced matrix has
+    rank 2), so that no singular or eigen vector is arbitrary."""
+    x = x + rt.eye(3, 4, dtype=x.dtype) * rt.constant([[2.0], [-3.0], [5.0]], dtype=x.dtype)
     sq = rt.matmul(x, x, transpose_b=True) + rt.eye(3, dtype=x.dtype)
     s, u, v = rt.linalg.svd(x)
     q, r = rt.linalg.qr(rt.transpose(x))
