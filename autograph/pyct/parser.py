@@ -172,11 +172,16 @@ def _same_constants(node: ast.Lambda, code: types.CodeType) -> bool:
     line apart where code objects carry no columns (a closure's variables compile to global
     names here, so free and global names are compared together)."""
     def constants(c: types.CodeType) -> tuple:
-        return tuple(k for k in c.co_consts if not isinstance(k, types.CodeType))
+        # nested code objects, and (Python 3.10) the qualified names made for them, which
+        # name the enclosing functions and so differ when compiled on its own
+        nested = {k.co_name for k in c.co_consts if isinstance(k, types.CodeType)}
+        return tuple(k for k in c.co_consts if not isinstance(k, types.CodeType) and not (
+            isinstance(k, str) and any(k == n or k.endswith("." + n) for n in nested)))
 
     def names(c: types.CodeType) -> set:
         return set(c.co_names) | set(c.co_freevars)
-    compiled = compile(ast.Expression(node), code.co_filename, "eval").co_consts[0]
+    outer = compile(ast.Expression(node), code.co_filename, "eval")
+    compiled = next(k for k in outer.co_consts if isinstance(k, types.CodeType))
     return constants(compiled) == constants(code) and names(compiled) == names(code)
 
 
@@ -214,8 +219,7 @@ def _parse_lambda(code: types.CodeType, lines: list[str]):
     candidates = [c for c in candidates if _arg_names(c.args) == wanted]
     positions = _positions(code)
     if positions:
-        inside = [c for c in candidates if all(_contains(c.body, p) for p in positions)]
-        candidates = inside or candidates
+        candidates = [c for c in candidates if all(_contains(c.body, p) for p in positions)]
     elif len(candidates) > 1:
         candidates = [c for c in candidates if _same_constants(c, code)]
         if len({ast.dump(c) for c in candidates}) > 1:
@@ -226,6 +230,10 @@ def _parse_lambda(code: types.CodeType, lines: list[str]):
         raise SourceUnavailableError(
             f"cannot find the source of the lambda defined at {code.co_filename}:{code.co_firstlineno}")
     node = min(candidates, key=lambda c: (c.end_lineno - c.lineno, c.end_col_offset - c.col_offset))
+    if not _same_constants(node, code):
+        raise SourceUnavailableError(
+            f"the source found for the lambda defined at {code.co_filename}:"
+            f"{code.co_firstlineno} is another lambda (is the file out of date?)")
     text = ast.get_source_segment("".join(lines), node) or ""
     return to_gast(node), SourceInfo(code.co_filename, code.co_firstlineno, text)
 

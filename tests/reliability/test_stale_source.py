@@ -128,3 +128,23 @@ def test_closures_methods_and_private_names_are_current(tmp_path, monkeypatch):
     finally:
         sys.modules.pop("closures_module", None)
         linecache.checkcache(str(path))
+
+
+def test_a_lambda_whose_line_now_holds_another_lambda_is_not_converted(tmp_path, monkeypatch):
+    path = tmp_path / "edited_lambdas.py"
+    path.write_text("import runtime as rt\nFNS = [\n    lambda x: rt.reduce_sum(x),\n"
+                    "    lambda x: rt.reduce_max(x),\n]\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sys.modules.pop("edited_lambdas", None)
+    mod = importlib.import_module("edited_lambdas")
+    try:
+        # the two lambdas swap lines: the text at the first one's line is the other one
+        path.write_text("import runtime as rt\nFNS = [\n    lambda x: rt.reduce_max(x),\n"
+                        "    lambda x: rt.reduce_sum(x),\n]\n")
+        linecache.checkcache(str(path))
+        with pytest.raises(SourceUnavailableError, match="another lambda"):
+            ag.to_code(mod.FNS[0])
+        assert float(rt.function(mod.FNS[0])(rt.constant([1.0, 5.0]))) == 6.0   # the code imported
+    finally:
+        sys.modules.pop("edited_lambdas", None)
+        linecache.checkcache(str(path))
