@@ -13,9 +13,12 @@ docstring and members.
 
 from __future__ import annotations
 
+import builtins
 import enum
+import functools
 import inspect
 import pathlib
+import re
 import sys
 import types
 
@@ -172,6 +175,47 @@ def _defined_as(obj) -> str:
     return f"{obj.__module__}.{obj.__qualname__}"
 
 
+@functools.cache
+def builtin_docstrings() -> frozenset[str]:
+    """The docstrings Python's own types and their members carry (`str`'s, `object.__init__`'s,
+    `__weakref__`'s, ...): what `inspect.getdoc` returns for an object without one of its own."""
+    class Probe:
+        pass
+
+    kinds = [t for t in vars(builtins).values() if isinstance(t, type)]
+    kinds += [enum.Enum, enum.IntEnum, enum.Flag, enum.EnumType, types.FunctionType,
+              types.MethodType, Probe]
+    docs = set()
+    for kind in kinds:
+        for value in [kind, *vars(kind).values()]:
+            try:
+                doc = inspect.getdoc(value)
+            except Exception:  # noqa: BLE001 - a descriptor that cannot be read has no docstring
+                doc = None
+            if doc:
+                docs.add(doc)
+    docs.discard(inspect.getdoc(Probe))  # the probe has no docstring of its own: None
+    return frozenset(docs)
+
+
+def _inherited_members(cls) -> list[str]:
+    """Members of `cls` that mkdocstrings would show with a builtin's docstring: Python's
+    machinery (`__module__`, `__weakref__`, an undocumented `__repr__`) and plain values
+    (`recursive = True` shows `bool`'s docstring). They are left off the page."""
+    names = []
+    # reading `__annotations__` gives a class without annotations an empty dict of its own
+    for member in {*vars(cls), "__annotations__"}:
+        if member.startswith("_") and not (member.startswith("__") and member.endswith("__")):
+            continue  # private: mkdocstrings leaves it off already
+        try:
+            doc = inspect.getdoc(getattr(cls, member))
+        except Exception:  # noqa: BLE001
+            continue
+        if doc in builtin_docstrings():
+            names.append(member)
+    return sorted(names)
+
+
 def entry(prefix: str, name: str, obj) -> list[str]:
     if isinstance(obj, types.SimpleNamespace):
         return [f"### `{prefix}.{name}`", "", f"A namespace: see *More of `{prefix}.{name}`*.", ""]
@@ -180,11 +224,20 @@ def entry(prefix: str, name: str, obj) -> list[str]:
     doc = inspect.getdoc(obj)
     if not doc:
         raise SystemExit(f"{prefix}.{name} has no docstring: document it before publishing it.")
+    own = vars(obj).get("__doc__") if inspect.isclass(obj) else doc
+    if doc in builtin_docstrings() or not own:
+        raise SystemExit(f"{prefix}.{name} shows a docstring it inherits from a builtin or a base "
+                         f"class ({doc.splitlines()[0]!r}): give it its own before publishing it.")
     kind = "class " if inspect.isclass(obj) else ""
     # mkdocstrings renders the signature, docstring and members from the defining module
-    return [f"### `{kind}{prefix}.{name}{signature(obj)}`", "",
-            f"::: {_defined_as(obj)}", "    options:",
-            "      show_root_heading: false", "      heading_level: 4", ""]
+    lines = [f"### `{kind}{prefix}.{name}{signature(obj)}`", "",
+             f"::: {_defined_as(obj)}", "    options:",
+             "      show_root_heading: false", "      heading_level: 4"]
+    hidden = _inherited_members(obj) if inspect.isclass(obj) else []
+    if hidden:  # mkdocstrings' default filter, and these members
+        pattern = "|".join(re.escape(member) for member in hidden)
+        lines.append(f'      filters: ["!^_[^_]", "!^({pattern})$"]')
+    return lines + [""]
 
 
 def render() -> str:
