@@ -46,11 +46,61 @@ def function(func: Optional[Callable[P, R]] = None, *,
              ) -> Union[Function[P, R], Callable[[Callable[P, R]], Function[P, R]]]:
     """Compiles `func` into traced graphs; usable as `@rt.function` or `@rt.function(...)`.
 
-    `jit_compile` picks the tier that runs the graphs: None or False the generated NumPy
-    code, True or "numba" Numba kernels (`pip install 'autograph-rt[jit]'`); any other value
-    is a ValueError naming the choices. An unknown keyword argument raises `TypeError`
-    naming the closest accepted one; `experimental_relax_shapes` is TensorFlow's older name
-    of `reduce_retracing`."""
+    The first call with a new input signature (the shapes and dtypes of tensor arguments, the
+    values of Python arguments) runs `func` once to trace it into a graph, after autograph has
+    turned its Python `if`/`while`/`for` on tensors into staged control flow; the graph is
+    compiled and cached, and later calls with a matching signature run the compiled graph
+    without running the Python code again. Works on plain functions and on methods (each
+    instance gets its own traces). `rt.run_functions_eagerly(True)` makes every compiled
+    function run its Python code instead, for debugging.
+
+    Args:
+        func: The Python function to compile. When None, `rt.function(...)` returns a
+            decorator that takes it.
+        input_signature: A sequence of `rt.TensorSpec`, one per positional argument: the only
+            signature the function accepts, traced once. A `None` dimension accepts any size.
+            A call that does not fit raises `TypeError` or `ValueError` naming the argument.
+            When None (the default), each new signature of the arguments gets its own trace.
+        autograph: When True (the default), `func` and the functions it calls are converted
+            by autograph before tracing, so Python control flow on tensors is staged. When
+            False, `func` is traced as written: a Python `if` on a tensor is an error.
+        jit_compile: The tier that runs the graphs. None or False (the default): generated
+            NumPy code. True or "numba": Numba kernels (`pip install 'autograph-rt[jit]'`).
+            "xla": XLA through JAX (`pip install 'autograph-rt[xla]'`). Any other value is a
+            `ValueError` naming the choices.
+        reduce_retracing: When True, calls whose tensor shapes differ only in their sizes share
+            a trace with `None` dimensions after the second shape is seen, instead of tracing
+            once per shape.
+        experimental_autograph_options: Optional conversions for autograph: None, an
+            `ag.experimental.Feature`, a tuple of them, or an `ag.ConversionOptions`.
+        name: The name of the function and of its concrete functions' graphs; the Python
+            function's name when None.
+        experimental_relax_shapes: TensorFlow's older name of `reduce_retracing`: a true value
+            turns it on.
+
+    Returns:
+        An `rt.Function` wrapping `func` (callable with the same arguments, with
+        `get_concrete_function`, `experimental_get_tracing_count` and
+        `pretty_printed_concrete_signatures`), or, when `func` is None, a decorator that
+        makes one.
+
+    Raises:
+        TypeError: An unknown keyword argument (naming the closest accepted one), or a `func`
+            that is not callable.
+        ValueError: A `jit_compile` value that is not a tier.
+
+    Example:
+        >>> import runtime as rt
+        >>> @rt.function(input_signature=[rt.TensorSpec([None], rt.float32)])
+        ... def total(x):
+        ...     if rt.reduce_sum(x) > 0:
+        ...         return rt.reduce_sum(x)
+        ...     return rt.constant(0.0)
+        >>> float(total(rt.constant([1.0, 2.0])))
+        3.0
+        >>> total.experimental_get_tracing_count()
+        1
+    """
     if experimental_relax_shapes is not None:
         reduce_retracing = reduce_retracing or bool(experimental_relax_shapes)
 
@@ -81,7 +131,29 @@ def defun(func: Optional[Callable[P, R]] = None,
           autograph: bool = True, experimental_autograph_options: Any = None,
           reduce_retracing: bool = False, experimental_relax_shapes: Optional[bool] = None
           ) -> Union[Function[P, R], Callable[[Callable[P, R]], Function[P, R]]]:
-    """The seed's name for `rt.function`."""
+    """`rt.function` under its older name, with `input_signature` also accepted by position.
+
+    The parameters mean what they mean for `rt.function`; the graphs run on the NumPy tier.
+
+    Args:
+        func: The Python function to compile; when None, returns a decorator that takes it.
+        input_signature: A sequence of `rt.TensorSpec`, one per positional argument, or None.
+        autograph: Whether autograph converts `func` before tracing (default True).
+        experimental_autograph_options: Optional autograph conversions, as for `rt.function`.
+        reduce_retracing: Whether calls that differ only in sizes share a trace.
+        experimental_relax_shapes: Older name of `reduce_retracing`.
+
+    Returns:
+        An `rt.Function`, or a decorator that makes one when `func` is None.
+
+    Example:
+        >>> import runtime as rt
+        >>> @rt.defun
+        ... def double(x):
+        ...     return x * 2.0
+        >>> double(rt.constant(1.5)).numpy()
+        np.float32(3.0)
+    """
     return function(func, input_signature=input_signature, autograph=autograph,
                     experimental_autograph_options=experimental_autograph_options,
                     reduce_retracing=reduce_retracing,
@@ -115,7 +187,32 @@ def defun_with_attributes(func: Optional[Callable[P, R]] = None,
                           jit_compile: Union[bool, str, None] = None, reduce_retracing: bool = False,
                           experimental_relax_shapes: Optional[bool] = None
                           ) -> Union[Function[P, R], Callable[[Callable[P, R]], Function[P, R]]]:
-    """`defun` with function attributes: `func_name` (str), `noinline` (bool), `implements` (str)."""
+    """`rt.defun` with function attributes recorded on the concrete functions.
+
+    Args:
+        func: The Python function to compile; when None, returns a decorator that takes it.
+        input_signature: A sequence of `rt.TensorSpec`, one per positional argument, or None.
+        attributes: A mapping of attribute names to values, kept in each concrete function's
+            `attributes`: `func_name` (str, also the function's name), `noinline` (bool),
+            `implements` (str). Any other name, or a value that is not a str, int, float or
+            bool, is a `ValueError`.
+        autograph: Whether autograph converts `func` before tracing (default True).
+        experimental_autograph_options: Optional autograph conversions, as for `rt.function`.
+        jit_compile: The tier that runs the graphs, as for `rt.function`.
+        reduce_retracing: Whether calls that differ only in sizes share a trace.
+        experimental_relax_shapes: Older name of `reduce_retracing`.
+
+    Returns:
+        An `rt.Function`, or a decorator that makes one when `func` is None.
+
+    Example:
+        >>> import runtime as rt
+        >>> @rt.defun_with_attributes(attributes={"func_name": "scaled"})
+        ... def scale(x):
+        ...     return x * 3.0
+        >>> scale.get_concrete_function(rt.constant(1.0)).attributes["func_name"]
+        'scaled'
+    """
     attributes = validate_attributes(attributes)
     if experimental_relax_shapes:
         reduce_retracing = True
