@@ -14,31 +14,8 @@ import warnings
 from typing import Any, Optional, Sequence
 
 from ..function.logs import user_stacklevel
-
-
-class Callback:
-    """Override the hooks you need; `self.model` is the model being trained."""
-
-    def __init__(self) -> None:
-        self.model: Any = None
-
-    def set_model(self, model) -> None:
-        self.model = model
-
-    def on_train_begin(self, logs: Optional[dict] = None) -> None:
-        pass
-
-    def on_train_end(self, logs: Optional[dict] = None) -> None:
-        pass
-
-    def on_epoch_begin(self, epoch: int, logs: Optional[dict] = None) -> None:
-        pass
-
-    def on_epoch_end(self, epoch: int, logs: Optional[dict] = None) -> None:
-        """`logs`: the epoch's mean loss and metrics, and `val_*` ones with validation data."""
-
-    def on_train_batch_end(self, batch: int, logs: Optional[dict] = None) -> None:
-        """`logs`: the loss and metrics of this batch."""
+from .callback_base import Callback
+from .tensorboard_callback import TensorBoard
 
 
 class History(Callback):
@@ -249,8 +226,6 @@ class LearningRateScheduler(Callback):
         if self.verbose:
             print(f"Epoch {epoch + 1}: learning rate {rate}")
 
-
-from .tensorboard_callback import TensorBoard  # noqa: E402 - it subclasses Callback above
 
 __all__ = ["Callback", "EarlyStopping", "History", "LambdaCallback", "LearningRateScheduler",
            "ModelCheckpoint", "TensorBoard", "TerminateOnNaN"]

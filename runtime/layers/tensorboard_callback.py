@@ -18,7 +18,7 @@ from typing import Any, Optional
 import numpy as np
 
 from .. import summary
-from .callbacks import Callback
+from .callback_base import Callback
 
 
 class TensorBoard(Callback):
