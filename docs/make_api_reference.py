@@ -183,7 +183,7 @@ def builtin_docstrings() -> frozenset[str]:
         pass
 
     kinds = [t for t in vars(builtins).values() if isinstance(t, type)]
-    kinds += [enum.Enum, enum.IntEnum, enum.Flag, enum.EnumType, types.FunctionType,
+    kinds += [enum.Enum, enum.IntEnum, enum.Flag, enum.EnumMeta, types.FunctionType,
               types.MethodType, Probe]
     docs = set()
     for kind in kinds:
