@@ -198,6 +198,13 @@ def builtin_docstrings() -> frozenset[str]:
     return frozenset(docs)
 
 
+#: Python's own class machinery, hidden on every class whatever the Python version makes of it
+#: (3.13 adds __firstlineno__ and __static_attributes__, and __hash__ = None reads differently)
+MACHINERY = ("__annotations__", "__dict__", "__doc__", "__firstlineno__", "__hash__",
+             "__match_args__", "__module__", "__orig_bases__", "__slots__",
+             "__static_attributes__", "__weakref__")
+
+
 def _inherited_members(cls) -> list[str]:
     """Members of `cls` that mkdocstrings would show with a builtin's docstring: Python's
     machinery (`__module__`, `__weakref__`, an undocumented `__repr__`) and plain values
@@ -211,7 +218,7 @@ def _inherited_members(cls) -> list[str]:
             doc = inspect.getdoc(getattr(cls, member))
         except Exception:  # noqa: BLE001
             continue
-        if doc in builtin_docstrings():
+        if doc in builtin_docstrings() and member not in MACHINERY:
             names.append(member)
     return sorted(names)
 
@@ -233,8 +240,8 @@ def entry(prefix: str, name: str, obj) -> list[str]:
     lines = [f"### `{kind}{prefix}.{name}{signature(obj)}`", "",
              f"::: {_defined_as(obj)}", "    options:",
              "      show_root_heading: false", "      heading_level: 4"]
-    hidden = _inherited_members(obj) if inspect.isclass(obj) else []
-    if hidden:  # mkdocstrings' default filter, and these members
+    if inspect.isclass(obj):  # mkdocstrings' default filter, the machinery, and these members
+        hidden = [*MACHINERY, *_inherited_members(obj)]
         pattern = "|".join(re.escape(member) for member in hidden)
         lines.append(f'      filters: ["!^_[^_]", "!^({pattern})$"]')
     return lines + [""]
