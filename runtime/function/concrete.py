@@ -214,8 +214,10 @@ def _tensor_slots_only(sig_args: tuple, args: tuple) -> list:
     tensor arguments of a trace whose other arguments were Python values (a model, a flag),
     those values with `args` in the tensor slots, as TensorFlow's concrete functions take
     (the Python values were bound when tracing)."""
+    if len(args) >= len(sig_args):      # the usual call: nothing to look at
+        return list(args)
     slots = [i for i, spec in enumerate(sig_args) if _takes_tensors(spec)]
-    if len(args) >= len(sig_args) or len(slots) == len(sig_args) or len(args) != len(slots):
+    if len(slots) == len(sig_args) or len(args) != len(slots):
         return list(args)
     given = list(sig_args)
     for slot, value in zip(slots, args):
