@@ -221,3 +221,56 @@ def test_dropout_keeps_the_rate_and_scales_and_its_gradient_is_the_mask():
     rows = rt.function(lambda x: rt.nn.dropout(x, rate=0.5, noise_shape=[200, 1]),
                        jit_compile="xla")(x).numpy()
     assert all(len(set(r)) == 1 for r in rows)  # one draw per row
+
+
+def _offset_view(shape, dtype, offset):
+    """An array of `shape` whose data starts `offset` bytes past a 64-byte boundary."""
+    n = int(np.prod(shape)) * np.dtype(dtype).itemsize
+    raw = np.empty(n + 128, np.uint8)
+    start = -raw.ctypes.data % 64 + offset
+    return raw[start:start + n].view(dtype).reshape(shape)
+
+
+@pytest.mark.parametrize("offset", [0, 16, 8])
+def test_large_inputs_at_any_alignment_give_the_numpy_values(offset):
+    x = _offset_view((300, 200), np.float32, offset)
+    x[...] = np.random.default_rng(0).standard_normal(x.shape)
+    before = x.copy()
+
+    def f(x):
+        return rt.nn.softmax(x * 2.0, axis=1), rt.transpose(x)
+    got, want = _both(f, x)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-6, atol=1e-6)
+    np.testing.assert_array_equal(x, before)  # the caller's array is not written
+    strided = np.asfortranarray(x)  # not C-ordered: copied in order before the call
+    got, want = _both(f, strided)
+    np.testing.assert_allclose(np.asarray(got[0]), np.asarray(want[0]), rtol=1e-6, atol=1e-6)
+
+
+def test_aligned_copies_are_aligned_writable_and_equal():
+    x = _offset_view((128, 129), np.float64, 16)
+    x[...] = np.arange(x.size).reshape(x.shape)
+    copy = compiler._aligned(x)
+    assert copy.ctypes.data % 64 == 0 and copy.flags.writeable and copy.flags.c_contiguous
+    np.testing.assert_array_equal(copy, x)
+    assert not np.shares_memory(copy, x)
+    aligned = _offset_view((128, 129), np.float64, 0)
+    assert compiler._aligned(aligned) is aligned  # read in place: no copy
+    small = np.ones(3)
+    assert compiler._aligned(small) is small
+
+
+def test_stored_variables_stay_aligned_and_writable():
+    v = rt.Variable(np.zeros((256, 128), np.float32))
+
+    @rt.function(jit_compile="xla")
+    def step(x):
+        v.assign_add(x)
+        return rt.reduce_sum(v)
+    x = np.ones((256, 128), np.float32)
+    for k in range(1, 4):
+        assert float(step(x)) == pytest.approx(k * x.size)
+        value = v._value
+        assert value.ctypes.data % 64 == 0 and value.flags.writeable
+    np.testing.assert_array_equal(v.numpy(), 3 * x)

@@ -530,13 +530,15 @@ def _caller(program, name: str, jitted, variables, assigned, randoms, ragged=(),
     args += [f"seed(gen{k})" for k in range(len(randoms))]
     call = f"jitted({', '.join(args)})"
     lines = [f"def run({', '.join(params)}):"]
+    large = [p for p, t in zip(params, graph.inputs) if _maybe_large(t)]
+    lines += [f"    {p} = aligned({p})" for p in large]
     if variables:
         unset = " or ".join(f"var{i}._value is None" for i in range(len(variables)))
         lines += [f"    if {unset}:", f"        return fallback()({', '.join(params)})"]
     stores = []
     for k, i in enumerate(assigned):
         var = variables[i]
-        store = f"np.array(new[{k}])" if var.shape.rank != 0 else \
+        store = f"aligned_copy(new[{k}])" if var.shape.rank != 0 else \
             f"np.{var._np_dtype.type.__name__}(new[{k}])"
         stores.append(f"var{i}._value = {store}")
     if stores:
@@ -564,7 +566,8 @@ def _caller(program, name: str, jitted, variables, assigned, randoms, ragged=(),
                  f"    return ({''.join(o + ', ' for o in outs)})")
     namespace: dict[str, Any] = {"jitted": jitted, "np": np, "x64": _x64,
                                  "fallback": _numpy_fallback(program, name),
-                                 "seed": _draw_seed}
+                                 "seed": _draw_seed, "aligned": _aligned,
+                                 "aligned_copy": _aligned_copy}
     if stores:
         namespace["held"] = _Held([variables[i]._lock for i in locks])
     namespace.update({f"var{i}": v for i, v in enumerate(variables)})
@@ -572,6 +575,42 @@ def _caller(program, name: str, jitted, variables, assigned, randoms, ragged=(),
                       for k, op in enumerate(randoms)})
     exec(compile("\n".join(lines) + "\n", f"<rt-xla {name}>", "exec"), namespace)
     return namespace["run"]
+
+
+# JAX reads a NumPy array in place (no copy) when its data is aligned to XLA's 64 bytes;
+# any other array is copied on every call, by a path slower than NumPy's own copy. NumPy's
+# allocator aligns to 16 bytes, so a large input is copied here into an aligned buffer
+# instead, and the variables this tier stores are kept aligned (read in place next call).
+_ALIGN = 64
+_LARGE = 1 << 16  # bytes: below this, JAX's own copy costs less than the check
+
+
+def _maybe_large(t) -> bool:
+    """Whether graph input `t` may hold an array large enough to align before the call."""
+    if t.dtype.name in ("variant", "string", "resource") or t.shape.rank == 0:
+        return False
+    if not t.shape.is_fully_defined():
+        return True
+    return int(np.prod(t.shape.as_tuple())) * t.dtype._np.itemsize >= _LARGE
+
+
+def _aligned_copy(value) -> np.ndarray:
+    """A writable C-ordered copy of `value` whose data starts on a 64-byte boundary."""
+    value = np.asarray(value)
+    raw = np.empty(value.nbytes + _ALIGN, np.uint8)
+    start = -raw.ctypes.data % _ALIGN
+    out = raw[start:start + value.nbytes].view(value.dtype).reshape(value.shape)
+    np.copyto(out, value)
+    return out
+
+
+def _aligned(value):
+    """`value` itself when JAX can read it in place (small, aligned, or not a NumPy array),
+    else an aligned copy."""
+    if (type(value) is np.ndarray and value.nbytes >= _LARGE
+            and (value.ctypes.data % _ALIGN or not value.flags.c_contiguous)):
+        return _aligned_copy(value)
+    return value
 
 
 class _Generator:
