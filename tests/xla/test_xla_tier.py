@@ -3,6 +3,8 @@ missing-JAX error."""
 
 from __future__ import annotations
 
+import os
+import platform
 import subprocess
 import sys
 import textwrap
@@ -11,11 +13,11 @@ import threading
 import numpy as np
 import pytest
 
-pytest.importorskip("jax")
+jax = pytest.importorskip("jax")
 
 import runtime as rt  # noqa: E402
 from runtime.backends.base import JitCompileError  # noqa: E402
-from runtime.backends.xla import compiler  # noqa: E402
+from runtime.backends.xla import compiler, host_memory  # noqa: E402
 from runtime.passes import run_passes  # noqa: E402
 
 
@@ -274,3 +276,45 @@ def test_stored_variables_stay_aligned_and_writable():
         value = v._value
         assert value.ctypes.data % 64 == 0 and value.flags.writeable
     np.testing.assert_array_equal(v.numpy(), 3 * x)
+
+
+def test_small_pure_branches_select_and_match_python():
+    def f(n, eos):
+        i = rt.constant(0)
+        tok = rt.constant(1)
+        total = rt.constant(0)
+        while i < n and (i == 0 or tok != eos):
+            tok = (tok * 7 + 3) % 11
+            total += tok if tok % 2 == 0 else -tok
+            i += 1
+        return i, total
+
+    def python(n, eos):
+        i, tok, total = 0, 1, 0
+        while i < n and (i == 0 or tok != eos):
+            tok = (tok * 7 + 3) % 11
+            total += tok if tok % 2 == 0 else -tok
+            i += 1
+        return i, total
+    xla = rt.function(f, jit_compile="xla")
+    for n, eos in [(0, 5), (1, 5), (30, 5), (30, 4), (30, 99)]:
+        got = xla(np.int32(n), np.int32(eos))
+        assert tuple(int(v) for v in got) == python(n, eos)
+    compiled = _strict(f, np.int32(30), np.int32(5))
+    assert "cond[" not in str(jax.make_jaxpr(compiled.jitted)(np.int32(30), np.int32(5)))
+
+
+def test_host_allocator_is_tuned_once_unless_asked_not_to():
+    rt.function(lambda x: x + 1.0, jit_compile="xla")(np.ones(3))
+    expected = platform.system() == "Linux" and platform.libc_ver()[0] == "glibc"
+    assert host_memory.tune() is expected
+    code = textwrap.dedent("""
+        import numpy as np, runtime as rt
+        from runtime.backends.xla import host_memory
+        rt.function(lambda x: x + 1.0, jit_compile="xla")(np.ones(3))
+        print(host_memory.tune())
+    """)
+    env = dict(os.environ, RT_XLA_HOST_ALLOCATOR="system")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         check=True).stdout.strip()
+    assert out == "False"

@@ -30,6 +30,7 @@ from ..numba.compiler import _Held, _numpy_fallback
 from ..numba.lowering import _loop_invariant
 from ..numba.tensor_arrays import TensorArrays
 from . import arrays as _arrays
+from . import host_memory
 from .arrays import ACC_OPS, TA_OPS, Buffer, PendingSaves, Ragged, Saved, is_container
 from .lowering import COMPILER_OPS, lowering, static
 
@@ -92,6 +93,7 @@ def compile_graph(program, name: str, log=None) -> XlaCompiled:
     """The XLA tier's compiled function for `program`; JitCompileError naming the op when
     the tier cannot compile it."""
     start = time.perf_counter()
+    host_memory.tune()
     ops = check(program)
     graph = program.graph
     variables: list = []
@@ -407,6 +409,11 @@ class _Tracer:
                 env[id(t)] = env[id(r)]
             return state
 
+        if all(_selectable(branch) for branch in branches):
+            selected = self._select(op, pred, env, state)
+            if selected:
+                return state
+
         capacity: list = [0] * len(op.outputs)
 
         def body(branch):
@@ -428,6 +435,21 @@ class _Tracer:
         for t, value in zip(op.outputs, outs):
             env[id(t)] = value
         return state
+
+    def _select(self, op, pred, env, state) -> bool:
+        """Both branches of a small pure `If` run, and each output selects its side: XLA
+        runs a select in the loop's own code, where a conditional is a call of its own
+        (`while i < n and tok != eos` in a loop). False when the sides' shapes differ."""
+        sides = []
+        for branch in op.subgraphs:
+            self.run_graph(branch, env, state)
+            sides.append([self._jax(env[id(r)], t) for r, t in zip(branch.outputs, op.outputs)])
+        if any(jnp.shape(a) != jnp.shape(b) for a, b in zip(*sides)):
+            return False
+        flag = jnp.asarray(pred).reshape(())
+        for t, a, b in zip(op.outputs, *sides):
+            env[id(t)] = lax.select(flag, a, b)
+        return True
 
     def _while(self, op, env, state):
         cond_graph, body_graph = op.subgraphs
@@ -501,6 +523,27 @@ def _dropout(op, x, seed):
     keep = jax.random.uniform(jax.random.key(seed), shape, np.float32) >= rate
     mask = jnp.broadcast_to(keep, x.shape).astype(x.dtype) / np.dtype(x.dtype).type(1 - rate)
     return [x * mask, mask]
+
+
+# a branch whose every value has at most this many elements may run on both sides
+_SELECT_LIMIT = 64
+
+
+def _selectable(graph) -> bool:
+    """Whether a branch is small and pure: no effects, variables, random numbers, lists or
+    loops, and no value larger than _SELECT_LIMIT elements."""
+    for op in live_operations(graph, graph.outputs):
+        if (op.opdef.effects or op.type in _RANDOM or op.type in _VARIABLE_OPS
+                or op.type in TA_OPS or op.type in ACC_OPS or op.type == "While"):
+            return False
+        if op.type == "If" and not all(_selectable(g) for g in op.subgraphs):
+            return False
+        for t in op.outputs:
+            if (t.dtype.name in ("variant", "string", "resource")
+                    or not t.shape.is_fully_defined()
+                    or int(np.prod(t.shape.as_tuple())) > _SELECT_LIMIT):
+                return False
+    return True
 
 
 def _typed(value, tensor):
