@@ -18,6 +18,7 @@ from ..layers import Layer
 from ..module import Module
 from ..opdef import REGISTRY
 from ..ops.array_ops import IndexSlot
+from ..ops.summary_ops import saved_attrs as saved_summary_attrs
 from ..ops.variable_ops import Variable
 from ..shapes import TensorShape, TensorSpec
 from ..tracing import OutputSlot
@@ -171,6 +172,8 @@ def _encode_op(op, numbering, encoder, lifted_refs, where) -> dict:
             raise ValueError(f"{here}: with variables passed as inputs, a function may only read "
                              "the variables it was given.")
         kind, inputs, attrs = "Identity", [lifted_refs[id(var)]], {}
+    if kind == "WriteSummary":
+        attrs = saved_summary_attrs(attrs, here)
     ctx = schema.AttrContext(len(inputs), Variable, IndexSlot)
     problems = schema.attr_errors(kind, attrs, ctx)
     if problems:

@@ -316,6 +316,52 @@ _STRING_ATTRS = {
     "StringToHashBucketFast": {"num_buckets": INT},
 }
 
+
+def _is_step(v) -> bool:
+    return v is None or _int_in(v, -2 ** 63, 2 ** 63)
+
+
+def _text(v, depth: int = 0) -> bool:
+    """A str, or nested tuples of str (text a summary writes)."""
+    if type(v) is str:
+        return len(v) <= MAX_STR
+    return (type(v) is tuple and depth < MAX_RANK and len(v) <= 4096
+            and all(_text(x, depth + 1) for x in v))
+
+
+_SUMMARY_OPTIONS = {
+    "description": lambda v: v is None or (type(v) is str and len(v) <= MAX_STR),
+    "buckets": lambda v: v is None or _int_in(v, 1, MAX_DIM),
+    "max_outputs": lambda v: _int_in(v, 0, MAX_DIM),
+    "constant": _text,
+}
+
+
+@_kind("summary slots")
+def _SUMMARY_SLOTS(v, ctx):
+    ok = (type(v) is tuple and len(v) == ctx.n_inputs and len(set(v)) == len(v)
+          and all(s in ("data", "step", "cond") for s in v))
+    return None if ok else f"a tuple of {ctx.n_inputs} distinct of 'data', 'step', 'cond'"
+
+
+@_kind("summary options")
+def _SUMMARY_OPTS(v, ctx):
+    ok = type(v) is tuple and all(
+        type(item) is tuple and len(item) == 2 and item[0] in _SUMMARY_OPTIONS
+        and _SUMMARY_OPTIONS[item[0]](item[1]) for item in v)
+    return None if ok else ("a tuple of (name, value) pairs: description, buckets, "
+                            "max_outputs, constant")
+
+
+_NONE = AttrKind("None", lambda v, ctx: None if v is None else "None")
+_WRITE_SUMMARY = {
+    "kind": _enum("scalar", "histogram", "text", "image"), "tag": STR,
+    "slots": _SUMMARY_SLOTS, "options": _SUMMARY_OPTS,
+    "step": AttrKind("an optional int64 step",
+                     lambda v, ctx: None if _is_step(v) else "None or an int64 step"),
+    "writer": _NONE, "record": _NONE,  # host objects: never saved (summary_ops.saved_attrs)
+}
+
 OP_ATTRS: dict[str, dict[str, AttrKind]] = {
     **{name: _REDUCE for name in ("Sum", "Mean", "Max", "Min", "Prod", "Any", "All")},
     "ProdOthers": {"axis": OPT_AXES},
@@ -323,6 +369,7 @@ OP_ATTRS: dict[str, dict[str, AttrKind]] = {
     "ArgMin": {"axis": AXIS, "output_type": DTYPE},
     "Assert": {"message": STR, "parts": PARTS},
     "PrintV2": {"parts": PARTS, "sep": STR, "end": STR, "stream": STREAM},
+    "WriteSummary": _WRITE_SUMMARY,
     "ReadVariableOp": {"var": VARIABLE},
     "AssignVariableOp": {"var": VARIABLE, "mode": MODE},
     "VarInitIfNeeded": {"var": VARIABLE},

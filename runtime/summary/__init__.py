@@ -9,13 +9,12 @@ TensorBoard. Called eagerly, a summary is written at once. Called inside an `rt.
 (either tier), it is staged as a `WriteSummary` op and written at every call of the
 function, with the values of that call:
 
-- the writer is the default writer when the function was traced (captured, as in
-  TensorFlow); when none was the default then, the default writer when the function runs;
-- the step is the `step` argument (an int or a tensor), else the default step: a variable
-  given to `set_step` (an optimizer's `iterations`) is read at each call, an int is looked
-  up when the function runs;
-- `record_if` conditions that are Python bools are decided at trace time, callables and
-  tensors at each call.
+- a writer, step or `record_if` set inside the traced function is part of the graph: an
+  int step is a constant, a variable step (an optimizer's `iterations`) is read at each call;
+- what the function leaves unset is taken at each call: the default writer, the default step
+  and the `record_if` conditions in effect around that call;
+- a saved function writes to the default writer where it is called after loading (a writer
+  set inside the traced function is not saved).
 
 Summaries return True when written, False when no writer records (eagerly) and None
 inside a compiled function.
@@ -34,8 +33,8 @@ from ..function import add_function_callback, remove_function_callback
 from ..ops import math_ops
 from ..ops.core import apply, convert_to_tensor
 from ..ops.summary_ops import WRITE_SUMMARY
-from ..tensor import Tensor
-from ._state import STATE, SummaryWriter, condition_value, resolve_step, write_now
+from ..tensor import EagerTensor, Tensor
+from ._state import STATE, HostRef, SummaryWriter, condition_value, made_in_trace, resolve_step, write_now
 from ._state import create_file_writer as _create_file_writer
 from .graph_proto import to_graph_def
 
@@ -87,47 +86,66 @@ def _summary(kind: str, name: str, data: Any, step: Any, options: dict) -> bool 
 
 
 def _stage(kind: str, name: str, data: Any, step: Any, options: dict) -> None:
-    writer = STATE.writer
-    if writer is not None and writer.closed:
-        return None  # a no-op or closed writer records nothing, at any call
-    tensor_conditions, callables = [], []
-    for condition in STATE.conditions:
+    """Adds a WriteSummary op. Settings made inside the traced function (a writer, a step,
+    record_if) become part of the op; those in effect around the call are read when it runs."""
+    writer = None
+    if STATE.writer is not None and made_in_trace(STATE.writer_origin):
+        if STATE.writer.closed:
+            return None  # a no-op or closed writer records nothing, at any call
+        writer = HostRef(STATE.writer)
+    conditions, callables = [], []
+    for condition, origin in zip(STATE.conditions, STATE.condition_origins):
+        if not made_in_trace(origin):
+            continue  # checked when the op runs
         if _is_tensor(condition):
-            tensor_conditions.append(convert_to_tensor(condition))
+            conditions.append(convert_to_tensor(condition))
         elif callable(condition):
             callables.append(condition)
         elif not condition_value(condition):
             return None  # decided at trace time
     slots, inputs = [], []
     if kind == "text" and not _is_tensor(data):
-        array = np.asarray(data, dtype=object)
-        options = {**options, "constant": np.vectorize(str, otypes=[object])(array)
-                   if array.ndim else str(data)}
+        options = {**options, "constant": _text_constant(data)}
     else:
         slots.append("data")
         inputs.append(convert_to_tensor(data))
+    if step is None and _is_tensor(STATE.step) and (
+            made_in_trace(STATE.step_origin) or not _is_eager_tensor(STATE.step)):
+        step = STATE.step  # a variable (or graph tensor) is read at every call
+    elif step is None and STATE.step is not None and made_in_trace(STATE.step_origin):
+        step = STATE.step  # an int set inside the function is a constant of the graph
     step_attr = None
-    if step is None and _is_tensor(STATE.step):
-        step = STATE.step
     if _is_tensor(step):
         slots.append("step")
         inputs.append(convert_to_tensor(step))
     elif step is not None:
         step_attr = resolve_step(step, kind)
-    if tensor_conditions:
-        condition = tensor_conditions[0]
-        for other in tensor_conditions[1:]:
+    if conditions:
+        condition = conditions[0]
+        for other in conditions[1:]:
             condition = math_ops.logical_and(condition, other)
         slots.append("cond")
         inputs.append(condition)
-    record = None
-    if callables:
-        def record() -> bool:
-            return all(condition_value(c) for c in callables)
     attrs = {"kind": kind, "tag": name, "slots": tuple(slots), "writer": writer,
-             "step": step_attr, "record": record, "options": tuple(sorted(options.items()))}
+             "step": step_attr, "record": HostRef(tuple(callables)) if callables else None,
+             "options": tuple(sorted(options.items()))}
     apply(WRITE_SUMMARY, inputs, attrs, name=f"write_{kind}_summary")
     return None
+
+
+def _is_eager_tensor(value: Any) -> bool:
+    return isinstance(value, EagerTensor)
+
+
+def _text_constant(data: Any) -> Any:
+    """Python text as a str, or nested tuples of str (plain values an op attribute holds)."""
+    array = np.asarray(data, dtype=object)
+    if not array.ndim:
+        return str(data)
+
+    def nest(items: Any) -> Any:
+        return tuple(nest(x) for x in items) if isinstance(items, list) else str(items)
+    return nest(array.tolist())
 
 
 def scalar(name: str, data: Any, step: Any = None, description: str | None = None) -> Any:
@@ -188,11 +206,11 @@ def flush(writer: SummaryWriter | None = None, name: str | None = None) -> None:
 def record_if(condition: Any) -> Iterator[None]:
     """Within the context, summaries are written only when `condition` holds: a bool, a
     callable returning one (asked at each summary), or a bool tensor."""
-    STATE.conditions.append(condition)
+    STATE.push_condition(condition)
     try:
         yield
     finally:
-        STATE.conditions.pop()
+        STATE.pop_condition()
 
 
 def should_record_summaries() -> bool:
@@ -253,7 +271,7 @@ def _set_step(step: Any) -> None:
             raise TypeError(f"rt.summary.experimental.set_step: step must be an int, a tensor "
                             f"or a variable, got {step!r}.")
         step = int(value.reshape(()))
-    STATE.step = step
+    STATE.set_step(step)
 
 
 _get_step.__name__, _set_step.__name__ = "get_step", "set_step"

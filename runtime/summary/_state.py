@@ -11,9 +11,11 @@ import threading
 import time
 import weakref
 import zlib
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
 import numpy as np
+
+from .. import context as _context
 
 _INSTALL = "pip install 'autograph-rt[summary]'"
 
@@ -43,22 +45,20 @@ class SummaryWriter:
     @contextlib.contextmanager
     def as_default(self, step: Any = None) -> Iterator["SummaryWriter"]:
         """A context in which this writer (and `step`, when given) is the default."""
-        previous_writer, previous_step = STATE.writer, STATE.step
-        STATE.writer = self
+        previous = STATE.writer, STATE.writer_origin, STATE.step, STATE.step_origin
+        STATE.set_writer(self)
         if step is not None:
-            STATE.step = step
+            STATE.set_step(step)
         try:
             yield self
         finally:
-            STATE.writer = previous_writer
-            if step is not None:
-                STATE.step = previous_step
+            STATE.writer, STATE.writer_origin, STATE.step, STATE.step_origin = previous
 
     def set_as_default(self, step: Any = None) -> None:
         """Makes this writer (and `step`, when given) the default from now on."""
-        STATE.writer = self
+        STATE.set_writer(self)
         if step is not None:
-            STATE.step = step
+            STATE.set_step(step)
 
     def flush(self) -> None:
         """Writes the pending events to the event file."""
@@ -97,16 +97,69 @@ class SummaryWriter:
 
 class _State:
     """What the module functions use: the default writer, the default step, the record_if
-    conditions, and the trace_on recording."""
+    conditions, and the trace_on recording.
+
+    Each setting keeps its origin: the graph being built when it was made (None: eagerly).
+    A summary traced while that graph is still being built uses the setting as part of the
+    graph; settings made outside the function are looked up at each call."""
 
     def __init__(self) -> None:
         self.writer: SummaryWriter | None = None
+        self.writer_origin: Any = None
         self.step: Any = None
+        self.step_origin: Any = None
         self.conditions: list[Any] = []
+        self.condition_origins: list[Any] = []
         self.tracing: list | None = None
+
+    def set_writer(self, writer: SummaryWriter | None) -> None:
+        self.writer, self.writer_origin = writer, _context.current_graph()
+
+    def set_step(self, step: Any) -> None:
+        self.step, self.step_origin = step, _context.current_graph()
+
+    def push_condition(self, condition: Any) -> None:
+        self.conditions.append(condition)
+        self.condition_origins.append(_context.current_graph())
+
+    def pop_condition(self) -> None:
+        self.conditions.pop()
+        self.condition_origins.pop()
 
 
 STATE = _State()
+
+
+def made_in_trace(origin: Any) -> bool:
+    """Whether a setting made while `origin` was being built belongs to the summary traced
+    now: `origin` is a graph still being built (the traced body, or one enclosing it)."""
+    return origin is not None and any(g is origin for g in _context.state.graphs)
+
+
+class HostRef:
+    """A Python object a staged summary needs at run time (a writer, record_if callables).
+
+    It keeps the object alive with the graph; its repr names only a number, so a generated
+    kernel's source does not depend on the object, and it pickles to a lookup of that number
+    in this process (as Numba's cache pickles a kernel's host calls)."""
+
+    _count = itertools.count()
+    _live: "weakref.WeakValueDictionary[int, HostRef]" = weakref.WeakValueDictionary()
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+        self.token = next(self._count)
+        self._live[self.token] = self
+
+    def __repr__(self) -> str:
+        return f"HostRef({self.token})"
+
+    def __reduce__(self):
+        return _host_ref, (self.token,)
+
+
+def _host_ref(token: int) -> HostRef | None:
+    return HostRef._live.get(token)
 
 
 class _EventFile:
@@ -341,16 +394,19 @@ def write_now(kind: str, tag: str, data: Any, step: Any, options: dict,
     return writer._add_summary(encode(kind, tag, data, options), step_value)
 
 
-def write_staged(kind: str, tag: str, staged: dict, *, writer: SummaryWriter | None,
-                 step: Any, record: Callable | None, options: dict) -> None:
+def write_staged(kind: str, tag: str, staged: dict, *, writer: HostRef | None, step: Any,
+                 record: HostRef | None, options: dict) -> None:
     """The kernel of a staged summary op: `staged` holds the values fed as inputs
-    ("data", "step", "cond"); `writer` is the one captured at trace time (None: the default
-    writer when the op runs)."""
+    ("data", "step", "cond"). `writer`, `step` and `record` were set inside the traced
+    function (None: not set there); what they leave open is taken from the settings in
+    effect when the op runs: the default writer and step, and the record_if conditions."""
     if "cond" in staged and not bool(np.all(staged["cond"])):
         return
-    if record is not None and not condition_value(record):
+    if record is not None and not all(condition_value(c) for c in record.value):
         return
-    target = writer if writer is not None else STATE.writer
+    if _context.executing_eagerly() and not all(condition_value(c) for c in STATE.conditions):
+        return
+    target = writer.value if writer is not None else STATE.writer
     if target is None or target.closed:
         return
     data = staged["data"] if "data" in staged else options.get("constant")

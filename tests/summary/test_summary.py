@@ -140,8 +140,9 @@ def test_compiled_function_reads_a_variable_step(tmp_path, jit_compile):
     assert scalars(read(tmp_path), "x") == [(1, 0.0), (2, 1.0), (3, 2.0)]
 
 
-def test_the_writer_captured_at_trace_time_and_tensor_conditions(tmp_path):
+def test_the_writer_of_each_call_and_tensor_conditions(tmp_path):
     first = rt.summary.create_file_writer(str(tmp_path / "first"))
+    second = rt.summary.create_file_writer(str(tmp_path / "second"))
 
     @rt.function
     def f(x, keep):
@@ -152,12 +153,17 @@ def test_the_writer_captured_at_trace_time_and_tensor_conditions(tmp_path):
 
     with first.as_default():
         f(rt.constant(1.0), rt.constant(True))
-    f(rt.constant(2.0), rt.constant(False))  # not recorded: the condition is false
-    f(rt.constant(3.0), rt.constant(True))   # the traced writer still records
+        f(rt.constant(2.0), rt.constant(False))  # not recorded: the condition is false
+    f(rt.constant(3.0), rt.constant(True))  # no default writer at this call: not recorded
+    with second.as_default():  # the writer in effect at the call, not at the trace
+        f(rt.constant(4.0), rt.constant(True))
     first.close()
+    second.close()
+    assert f.experimental_get_tracing_count() == 1
     acc = read(tmp_path / "first")
-    assert scalars(acc, "x") == [(1, 1.0), (3, 3.0)]
-    assert [t.tensor_proto.string_val for t in acc.Tensors("label")] == [[b"constant text"]] * 3
+    assert scalars(acc, "x") == [(1, 1.0)]
+    assert [t.tensor_proto.string_val for t in acc.Tensors("label")] == [[b"constant text"]] * 2
+    assert scalars(read(tmp_path / "second"), "x") == [(4, 4.0)]
 
 
 def test_graph_and_trace_export(tmp_path):
