@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from typing import Iterator
 
 
 class _State(threading.local):
@@ -59,14 +60,14 @@ class graph_scope:
 
 
 @contextlib.contextmanager
-def init_scope():
+def init_scope() -> Iterator[None]:
     """Lifts out of every graph being built: ops inside run eagerly, once."""
     with graph_scope(None):
         yield
 
 
 @contextlib.contextmanager
-def name_scope(name: str):
+def name_scope(name: str) -> Iterator[str]:
     """Prefixes the names of ops created inside with `name/`; the empty name clears the
     prefix, as in TensorFlow."""
     if not isinstance(name, str):
@@ -101,7 +102,7 @@ def scope_prefix() -> str:
 
 
 @contextlib.contextmanager
-def device(name: str | None):
+def device(name: str | None) -> Iterator[None]:
     """Ops created inside record `name` as their device."""
     if name is not None and not isinstance(name, str):
         raise TypeError(f"device name must be a str or None, got {name!r}.")

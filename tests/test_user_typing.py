@@ -16,8 +16,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import types
 
 import pytest
+
+import runtime
+from runtime.exports import NAMESPACES
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "tests" / "typing_examples"
@@ -113,3 +117,64 @@ def test_the_clean_program_runs() -> None:
                             capture_output=True, text=True, cwd=ROOT, timeout=300,
                             env=dict(os.environ, OPENBLAS_NUM_THREADS="1"))
     assert result.returncode == 0, result.stderr
+
+
+def _surface_tool():
+    sys.path.insert(0, str(ROOT / "docs"))
+    try:
+        import make_typing_surface
+    finally:
+        sys.path.remove(str(ROOT / "docs"))
+    return make_typing_surface
+
+
+# results that are honestly Any: what the user's branches, loop body or mapped function return
+HONEST_ANY = {"case", "cond", "switch_case", "while_loop", "map_fn", "scan", "foldl", "foldr",
+              "vectorized_map", "py_function", "numpy_function", "custom_gradient"}
+
+
+def test_the_honest_any_results_are_the_generators_list() -> None:
+    assert _surface_tool().ANY_RESULT == HONEST_ANY
+
+
+def test_no_declaration_in_the_stubs_returns_any() -> None:
+    found = []
+    for path in sorted((ROOT / "runtime" / "_api").glob("*.pyi")):
+        for match in re.finditer(r"^def (\w+)\(.*\) -> (.+):$", path.read_text(), re.M):
+            if re.search(r"\bAny\b", match[2]) and match[1] not in HONEST_ANY:
+                found.append(f"{path.name}: {match[1]} -> {match[2]}")
+    assert found == [], "declared `-> Any` (annotate the function's definition): " + str(found)
+
+
+def test_every_public_function_states_its_result_type() -> None:
+    """Declared in the stubs or annotated where it is defined; `Any` and a bare `list` or
+    `tuple` only for HONEST_ANY."""
+    tool = _surface_tool()
+    declared = {}
+    for path in (ROOT / "runtime" / "_api").glob("*.pyi"):
+        for match in re.finditer(r"^def (\w+)\(.*\) -> (.+):$", path.read_text(), re.M):
+            declared[(path.stem, match[1])] = match[2]
+    spaces = dict(NAMESPACES)
+    top = dict(spaces.get("", {}))
+    top.update(tool._init_static_names())
+    top.update({name: getattr(runtime, name) for name in tool.lazy_names()})
+    spaces[""] = top
+    vague = []
+    for space, names in sorted(spaces.items()):
+        for attr, obj in sorted(names.items()):
+            if not isinstance(obj, types.FunctionType):
+                continue
+            result = declared.get((space.replace(".", "_") or "__init__", attr))
+            if result is None:
+                result = obj.__annotations__.get("return", "<none>")
+            result = result if isinstance(result, str) else getattr(result, "__name__", "?")
+            imprecise = result in ("<none>", "list", "tuple") or re.search(r"\bAny\b", result)
+            if imprecise and attr not in HONEST_ANY:
+                vague.append(f"rt.{space + '.' if space else ''}{attr} -> {result}")
+    assert vague == []
+
+
+@needs_mypy
+def test_a_list_result_returned_as_a_tensor_is_reported(mypy_output) -> None:
+    texts = [text for _, kind, code, text in mypy_output["misuses.py"] if code == "return-value"]
+    assert texts == ['Incompatible return value type (got "list[Tensor]", expected "Tensor")']

@@ -4,6 +4,7 @@
 from typing import Any
 from runtime.tensor import Tensor as _Tensor
 
+from runtime.ops.debug_ops import Assert as Assert
 from runtime.function.concrete import ConcreteFunction as ConcreteFunction
 from runtime.dtypes import DType as DType
 from runtime.tensor import EagerTensor as EagerTensor
@@ -31,23 +32,40 @@ from runtime.ops.string_ops import as_string as as_string
 from runtime.ops.composed_math import atan2 as atan2
 import autograph as _autograph_
 from runtime.dtypes import bool_ as bool_
+from runtime.ops.array_ops import boolean_mask as boolean_mask
+from runtime.ops.composed import broadcast_to as broadcast_to
 import runtime.layers.callbacks as _callbacks_
+from runtime.ops.functional_ops import case as case
+from runtime.ops.array_ops import cast as cast
 from runtime.function.callbacks import clear_function_callbacks as clear_function_callbacks
+from runtime.ops.composed import clip_by_global_norm as clip_by_global_norm
+from runtime.ops.composed import clip_by_norm as clip_by_norm
+from runtime.ops.math_ops import clip_by_value as clip_by_value
 from runtime.ops.special_ops import complex as complex
 from runtime.dtypes import complex128 as complex128
 from runtime.dtypes import complex64 as complex64
+from runtime.ops.array_ops import concat as concat
+from runtime.ops.control_flow import cond as cond
 from runtime.ops.core import constant as constant
+from runtime.ops.misc_ops import control_dependencies as control_dependencies
 from runtime.ops.core import convert_to_tensor as convert_to_tensor
+from runtime.ops.array_ops import cumsum as cumsum
+from runtime.gradients.custom import custom_gradient as custom_gradient
 import runtime.dask as _dask_
 import runtime.data as _data_
 from runtime.function.api import defun as defun
 from runtime.function.api import defun_with_attributes as defun_with_attributes
 from runtime.context import device as device
+from runtime.ops.math_ops import divide as divide
+from runtime.ops.linalg_ops import einsum as einsum
 from runtime.ops.misc_ops import ensure_shape as ensure_shape
 import runtime.errors as _errors_
 from runtime.context import executing_eagerly as executing_eagerly
+from runtime.ops.array_ops import expand_dims as expand_dims
 from runtime.function.api import experimental_functions_run_eagerly as experimental_functions_run_eagerly
 from runtime.function.api import experimental_run_functions_eagerly as experimental_run_functions_eagerly
+from runtime.ops.array_ops import eye as eye
+from runtime.ops.array_ops import fill as fill
 from runtime.dtypes import float16 as float16
 from runtime.dtypes import float32 as float32
 from runtime.dtypes import float64 as float64
@@ -62,7 +80,9 @@ import runtime.gradients as _gradients_
 from runtime.ops.misc_ops import group as group
 from runtime.ops.composed_math import guarantee_const as guarantee_const
 from runtime.ops.sort_ops import histogram_fixed_width as histogram_fixed_width
+from runtime.ops.array_ops import identity as identity
 from runtime.ops.misc_ops import identity_n as identity_n
+from runtime.context import init_scope as init_scope
 from runtime.dtypes import int16 as int16
 from runtime.dtypes import int32 as int32
 from runtime.dtypes import int64 as int64
@@ -70,16 +90,33 @@ from runtime.dtypes import int8 as int8
 from runtime.tensor import is_tensor as is_tensor
 import runtime.keras as _keras_
 import runtime.layers as _layers_
+from runtime.ops.composed import linspace as _lin_space_
+from runtime.ops.composed import linspace as linspace
+from runtime.ops.math_ops import logical_not as logical_not
 from runtime.ops.functional_ops import map_fn as map_fn
+from runtime.ops.linalg_ops import matmul as matmul
+from runtime.ops.composed import meshgrid as meshgrid
 from runtime.context import name_scope as name_scope
 from runtime.ops.misc_ops import no_op as no_op
+from runtime.ops.composed import norm as norm
 from runtime.ops.py_function import numpy_function as numpy_function
+from runtime.ops.array_ops import one_hot as one_hot
+from runtime.ops.array_ops import ones as ones
+from runtime.ops.array_ops import ones_like as ones_like
 import runtime.optimizers as _optimizers_
+from runtime.ops.composed import pad as pad
+from runtime.ops.debug_ops import print as print
 import runtime.profiler as _profiler_
 from runtime.ops.py_function import py_function as py_function
+from runtime.ops.array_ops import range as range
+from runtime.ops.array_ops import rank as rank
+from runtime.ops.math_ops import divide as _realdiv_
+from runtime.ops.reduce_ops import reduce_logsumexp as reduce_logsumexp
 from runtime.function.api import register as register
 from runtime.function.callbacks import remove_function_callback as remove_function_callback
 from runtime.ops.sort_ops import repeat as repeat
+from runtime.ops.array_ops import reshape as reshape
+from runtime.ops.array_ops import reverse as reverse
 from runtime.ops.special_ops import reverse_sequence as reverse_sequence
 from runtime.ops.sort_ops import roll as roll
 from runtime.function.api import run_functions_eagerly as run_functions_eagerly
@@ -90,11 +127,23 @@ from runtime.ops.functional_ops import scan as scan
 from runtime.ops.scatter_ops import scatter_nd as scatter_nd
 from runtime.ops.sort_ops import searchsorted as searchsorted
 from runtime.ops.sort_ops import sequence_mask as sequence_mask
+from runtime.ops.array_ops import shape as shape
 from runtime.ops.composed_math import shape_n as shape_n
+from runtime.ops.array_ops import size as size
+from runtime.ops.composed import slice as slice
 from runtime.ops.sort_ops import sort as sort
+from runtime.ops.array_ops import split as split
+from runtime.ops.array_ops import squeeze as squeeze
+from runtime.ops.array_ops import stack as stack
+from runtime.gradients.custom import stop_gradient as stop_gradient
 from runtime.dtypes import string as string
 import runtime.summary as _summary_
+from runtime.ops.functional_ops import switch_case as switch_case
+from runtime.ops.linalg_ops import tensordot as tensordot
+from runtime.ops.array_ops import tile as tile
 from runtime.optimizers import train as train
+from runtime.ops.array_ops import transpose as transpose
+from runtime.ops.math_ops import divide as _truediv_
 from runtime.ops.composed_math import truncatediv as truncatediv
 from runtime.ops.composed_math import truncatemod as truncatemod
 from runtime.dtypes import uint16 as uint16
@@ -104,8 +153,13 @@ from runtime.dtypes import uint8 as uint8
 from runtime.ops.sort_ops import unique as unique
 from runtime.ops.sort_ops import unique_with_counts as unique_with_counts
 from runtime.ops.composed_math import unravel_index as unravel_index
+from runtime.ops.array_ops import unstack as unstack
 from runtime.dtypes import variant as variant
 from runtime.ops.functional_ops import vectorized_map as vectorized_map
+from runtime.ops.array_ops import where as where
+from runtime.ops.control_flow import while_loop as while_loop
+from runtime.ops.array_ops import zeros as zeros
+from runtime.ops.array_ops import zeros_like as zeros_like
 from . import config as config
 from . import debugging as debugging
 from . import image as image
@@ -128,14 +182,13 @@ errors = _errors_
 gradients = _gradients_
 keras = _keras_
 layers = _layers_
+lin_space = _lin_space_
 optimizers = _optimizers_
 profiler = _profiler_
+realdiv = _realdiv_
 saved_model = _saved_model_
 summary = _summary_
-
-
-def Assert(condition: Any, data: Any, summarize: Any = ..., name: str | None = ...) -> Any:
-    """Raises rt.errors.InvalidArgumentError (with `data` shown) when `condition` is false."""
+truediv = _truediv_
 
 
 def abs(x: Any, name: str | None = ...) -> _Tensor:
@@ -178,48 +231,8 @@ def atanh(x: Any, name: str | None = ...) -> _Tensor:
     """The inverse hyperbolic tangent, elementwise (op `Atanh`); floating-point or complex `x`."""
 
 
-def boolean_mask(tensor: Any, mask: Any, axis: Any = ..., name: str | None = ...) -> _Tensor:
-    """The elements (or rows) of `tensor` where the bool `mask` is true."""
-
-
-def broadcast_to(input: Any, shape: Any, name: str | None = ...) -> _Tensor:
-    """`input` repeated along axes of size 1 (or missing in front) to `shape`, as NumPy's `np.broadcast_to`; the gradient sums over the repeated axes."""
-
-
-def case(pred_fn_pairs: Any, default: Any = ..., exclusive: Any = ..., strict: Any = ..., name: str | None = ...) -> Any:
-    """Runs the callable of the first (pred, fn) pair whose predicate is true, or `default` (when None, the last pair's callable, whose predicate is then not checked). With `exclusive=True` more than one true predicate raises InvalidArgumentError (at run time when staged)."""
-
-
-def cast(x: Any, dtype: Any, name: str | None = ...) -> _Tensor:
-    """Converts `x` to `dtype` (floats to ints truncate toward zero, as in TensorFlow)."""
-
-
 def ceil(x: Any, name: str | None = ...) -> _Tensor:
     """Rounds up, elementwise (op `Ceil`)."""
-
-
-def clip_by_global_norm(t_list: Any, clip_norm: Any, use_norm: Any = ..., name: str | None = ...) -> Any:
-    """Rescales every tensor of `t_list` by `clip_norm / max(global_norm, clip_norm)`; returns `(list_clipped, global_norm)` (TF's `tf.clip_by_global_norm`). `use_norm` replaces the computed global norm; None entries stay None. An infinite global norm gives NaN values, as in TensorFlow."""
-
-
-def clip_by_norm(t: Any, clip_norm: Any, axes: Any = ..., name: str | None = ...) -> Any:
-    """`t * clip_norm / max(l2norm(t), clip_norm)`: `t` rescaled so that its L2 norm (over `axes`, every axis by default) is at most `clip_norm` (TF's `tf.clip_by_norm`)."""
-
-
-def clip_by_value(t: Any, clip_value_min: Any, clip_value_max: Any, name: str | None = ...) -> _Tensor:
-    """Clips `t` elementwise to [clip_value_min, clip_value_max]."""
-
-
-def concat(values: Any, axis: Any, name: str | None = ...) -> _Tensor:
-    """Joins tensors along an existing axis."""
-
-
-def cond(pred: Any, true_fn: Any = ..., false_fn: Any = ..., name: str | None = ...) -> Any:
-    """`true_fn()` if `pred` else `false_fn()`; staged as one `If` op while tracing."""
-
-
-def control_dependencies(control_inputs: Any) -> Any:
-    """Ops created in the block run after `control_inputs` (tensors, ops, or None)."""
 
 
 def cos(x: Any, name: str | None = ...) -> _Tensor:
@@ -230,40 +243,12 @@ def cosh(x: Any, name: str | None = ...) -> _Tensor:
     """The hyperbolic cosine, elementwise (op `Cosh`); floating-point or complex `x`."""
 
 
-def cumsum(x: Any, axis: Any = ..., exclusive: Any = ..., reverse: Any = ..., name: str | None = ...) -> _Tensor:
-    """Cumulative sum along `axis`; `exclusive` shifts it by one, `reverse` sums from the end."""
-
-
-def custom_gradient(f: Any = ...) -> Any:
-    """Decorator: `f(*args)` returns `(y, grad_fn)`; gradients of `y` come from `grad_fn`."""
-
-
-def divide(x: Any, y: Any, name: str | None = ...) -> _Tensor:
-    """True division; integer tensors give floating results (int32 → float64, as in TF)."""
-
-
-def einsum(equation: Any, *inputs: Any, name: str | None = ...) -> _Tensor:
-    """Einstein summation over the inputs, e.g. einsum('ij,jk->ik', a, b), like np.einsum."""
-
-
 def equal(x: Any, y: Any, name: str | None = ...) -> _Tensor:
     """x == y as bools, elementwise with NumPy broadcasting (op `Equal`)."""
 
 
 def exp(x: Any, name: str | None = ...) -> _Tensor:
     """e ** x, elementwise (op `Exp`)."""
-
-
-def expand_dims(input: Any, axis: Any, name: str | None = ...) -> _Tensor:
-    """Inserts an axis of size 1 at `axis`."""
-
-
-def eye(num_rows: Any, num_columns: Any = ..., batch_shape: Any = ..., dtype: Any = ..., name: str | None = ...) -> _Tensor:
-    """An identity matrix (num_rows x num_columns), optionally repeated over batch_shape."""
-
-
-def fill(dims: Any, value: Any, name: str | None = ...) -> _Tensor:
-    """A tensor of shape `dims` filled with `value`."""
 
 
 def floor(x: Any, name: str | None = ...) -> _Tensor:
@@ -282,28 +267,12 @@ def greater_equal(x: Any, y: Any, name: str | None = ...) -> _Tensor:
     """x >= y as bools, elementwise with NumPy broadcasting (op `GreaterEqual`)."""
 
 
-def identity(input: Any, name: str | None = ...) -> _Tensor:
-    """The same value (a new op in a graph)."""
-
-
-def init_scope() -> Any:
-    """Lifts out of every graph being built: ops inside run eagerly, once."""
-
-
 def less(x: Any, y: Any, name: str | None = ...) -> _Tensor:
     """x < y as bools, elementwise with NumPy broadcasting (op `Less`)."""
 
 
 def less_equal(x: Any, y: Any, name: str | None = ...) -> _Tensor:
     """x <= y as bools, elementwise with NumPy broadcasting (op `LessEqual`)."""
-
-
-def lin_space(start: Any, stop: Any, num: Any, name: str | None = ..., axis: Any = ...) -> _Tensor:
-    """`num` evenly spaced values from `start` to `stop`, both included (TF's `tf.linspace`)."""
-
-
-def linspace(start: Any, stop: Any, num: Any, name: str | None = ..., axis: Any = ...) -> _Tensor:
-    """`num` evenly spaced values from `start` to `stop`, both included (TF's `tf.linspace`)."""
 
 
 def log(x: Any, name: str | None = ...) -> _Tensor:
@@ -318,10 +287,6 @@ def logical_and(x: Any, y: Any, name: str | None = ...) -> _Tensor:
     """Logical and of two bool tensors, elementwise (op `LogicalAnd`)."""
 
 
-def logical_not(x: Any, name: str | None = ...) -> _Tensor:
-    """Logical not of a bool tensor, elementwise (op `LogicalNot`)."""
-
-
 def logical_or(x: Any, y: Any, name: str | None = ...) -> _Tensor:
     """Logical or of two bool tensors, elementwise (op `LogicalOr`)."""
 
@@ -330,16 +295,8 @@ def logical_xor(x: Any, y: Any, name: str | None = ...) -> _Tensor:
     """Logical exclusive or of two bool tensors, elementwise (op `LogicalXor`)."""
 
 
-def matmul(a: Any, b: Any, transpose_a: Any = ..., transpose_b: Any = ..., name: str | None = ...) -> _Tensor:
-    """Matrix product a @ b of rank >= 2 tensors (batch dims broadcast)."""
-
-
 def maximum(x: Any, y: Any, name: str | None = ...) -> _Tensor:
     """The larger of x and y, elementwise with NumPy broadcasting (op `Maximum`)."""
-
-
-def meshgrid(*args: Any, indexing: Any = ..., name: str | None = ...) -> Any:
-    """Coordinate grids from 1-D tensors, as NumPy's `np.meshgrid`: `indexing="xy"` (the default) swaps the first two output axes, `"ij"` keeps the inputs' order."""
 
 
 def minimum(x: Any, y: Any, name: str | None = ...) -> _Tensor:
@@ -358,48 +315,12 @@ def negative(x: Any, name: str | None = ...) -> _Tensor:
     """-x, elementwise (op `Neg`)."""
 
 
-def norm(tensor: Any, ord: Any = ..., axis: Any = ..., keepdims: Any = ..., name: str | None = ...) -> _Tensor:
-    """The norm of `tensor` (TF's `tf.norm`)."""
-
-
 def not_equal(x: Any, y: Any, name: str | None = ...) -> _Tensor:
     """x != y as bools, elementwise with NumPy broadcasting (op `NotEqual`)."""
 
 
-def one_hot(indices: Any, depth: Any, on_value: Any = ..., off_value: Any = ..., axis: Any = ..., dtype: Any = ..., name: str | None = ...) -> _Tensor:
-    """One-hot vectors of length `depth` for integer `indices` (on_value/off_value, float32 by default)."""
-
-
-def ones(shape: Any, dtype: Any = ..., name: str | None = ...) -> _Tensor:
-    """A tensor of ones of the given shape and dtype."""
-
-
-def ones_like(input: Any, dtype: Any = ..., name: str | None = ...) -> _Tensor:
-    """Ones with the shape (and, unless given, dtype) of `input`."""
-
-
-def pad(tensor: Any, paddings: Any, mode: Any = ..., constant_values: Any = ..., name: str | None = ...) -> _Tensor:
-    """`tensor` padded by `paddings[i] = [before, after]` elements on each axis i (TF's `tf.pad`). `mode` (any case): "CONSTANT" fills with `constant_values`; "REFLECT" mirrors without repeating the edge (at most size - 1 per side); "SYMMETRIC" mirrors including the edge (at most size per side). `paddings` must be known when tracing."""
-
-
 def pow(x: Any, y: Any, name: str | None = ...) -> _Tensor:
     """x ** y, elementwise with NumPy broadcasting (op `Pow`)."""
-
-
-def print(*inputs: Any, sep: Any = ..., end: Any = ..., output_stream: Any = ..., summarize: Any = ..., name: str | None = ...) -> Any:
-    """Prints tensors and Python values when the op runs (at every call of a graph)."""
-
-
-def range(start: Any, limit: Any = ..., delta: Any = ..., dtype: Any = ..., name: str | None = ...) -> _Tensor:
-    """Like Python's range, as a tensor: range(5), range(2, 8, 2)."""
-
-
-def rank(input: Any, name: str | None = ...) -> _Tensor:
-    """The number of axes, as a scalar int32 tensor."""
-
-
-def realdiv(x: Any, y: Any, name: str | None = ...) -> _Tensor:
-    """True division; integer tensors give floating results (int32 → float64, as in TF)."""
 
 
 def reciprocal(x: Any, name: str | None = ...) -> _Tensor:
@@ -412,10 +333,6 @@ def reduce_all(input_tensor: Any, axis: Any = ..., keepdims: Any = ..., name: st
 
 def reduce_any(input_tensor: Any, axis: Any = ..., keepdims: Any = ..., name: str | None = ...) -> _Tensor:
     """The any over `axis` (an int, a list, or None for every axis); `keepdims` keeps reduced axes with size 1 (op `Any`)."""
-
-
-def reduce_logsumexp(input_tensor: Any, axis: Any = ..., keepdims: Any = ..., name: str | None = ...) -> _Tensor:
-    """log(sum(exp(x))) over `axis`, computed without overflow (shifted by the maximum)."""
 
 
 def reduce_max(input_tensor: Any, axis: Any = ..., keepdims: Any = ..., name: str | None = ...) -> _Tensor:
@@ -438,24 +355,12 @@ def reduce_sum(input_tensor: Any, axis: Any = ..., keepdims: Any = ..., name: st
     """The sum over `axis` (an int, a list, or None for every axis); `keepdims` keeps reduced axes with size 1 (op `Sum`)."""
 
 
-def reshape(tensor: Any, shape: Any, name: str | None = ...) -> _Tensor:
-    """The same elements in a new shape; one dimension may be -1 (inferred)."""
-
-
-def reverse(tensor: Any, axis: Any, name: str | None = ...) -> _Tensor:
-    """Reverses the order of elements along the given axes."""
-
-
 def round(x: Any, name: str | None = ...) -> _Tensor:
     """Rounds half to even, elementwise (op `Round`)."""
 
 
 def rsqrt(x: Any, name: str | None = ...) -> _Tensor:
     """1 / sqrt(x), elementwise (op `Rsqrt`)."""
-
-
-def shape(input: Any, out_type: Any = ..., name: str | None = ...) -> _Tensor:
-    """The shape as an int32 tensor (a constant when the shape is fully known)."""
 
 
 def sigmoid(x: Any, name: str | None = ...) -> _Tensor:
@@ -474,18 +379,6 @@ def sinh(x: Any, name: str | None = ...) -> _Tensor:
     """The hyperbolic sine, elementwise (op `Sinh`); floating-point or complex `x`."""
 
 
-def size(input: Any, out_type: Any = ..., name: str | None = ...) -> _Tensor:
-    """The number of elements, as a scalar (a constant when the shape is known)."""
-
-
-def slice(input_: Any, begin: Any, size: Any, name: str | None = ...) -> _Tensor:
-    """The block of `input_` starting at `begin` with `size` elements per axis; a size of -1 takes everything to the end of that axis (TF's `tf.slice`)."""
-
-
-def split(value: Any, num_or_size_splits: Any, axis: Any = ..., num: Any = ..., name: str | None = ...) -> Any:
-    """Splits a tensor into equal parts (an int) or parts of the given sizes along `axis`."""
-
-
 def sqrt(x: Any, name: str | None = ...) -> _Tensor:
     """The square root, elementwise (op `Sqrt`)."""
 
@@ -494,24 +387,8 @@ def square(x: Any, name: str | None = ...) -> _Tensor:
     """x * x, elementwise (op `Square`)."""
 
 
-def squeeze(input: Any, axis: Any = ..., name: str | None = ...) -> _Tensor:
-    """Removes axes of size 1 (those in `axis`, or all of them)."""
-
-
-def stack(values: Any, axis: Any = ..., name: str | None = ...) -> _Tensor:
-    """Joins tensors of one shape along a new axis (also accepts a TensorArray or staged list)."""
-
-
-def stop_gradient(input: Any, name: str | None = ...) -> Any:
-    """`input` unchanged, but gradients do not flow through it."""
-
-
 def subtract(x: Any, y: Any, name: str | None = ...) -> _Tensor:
     """x - y, elementwise with NumPy broadcasting (op `Sub`)."""
-
-
-def switch_case(branch_index: Any, branch_fns: Any, default: Any = ..., name: str | None = ...) -> Any:
-    """Runs `branch_fns[branch_index]()`: a list of callables, a dict {int: callable} or a list of (int, callable) pairs. An index that names no branch runs `default` (the last branch when `default` is None). Staged, a chain of `cond`s."""
 
 
 def tan(x: Any, name: str | None = ...) -> _Tensor:
@@ -542,41 +419,5 @@ def tensor_scatter_nd_update(tensor: Any, indices: Any, updates: Any, name: str 
     """A copy of `tensor` with the slices at `indices` replaced by `updates`."""
 
 
-def tensordot(a: Any, b: Any, axes: Any, name: str | None = ...) -> _Tensor:
-    """Sums products over `axes`, like np.tensordot."""
-
-
-def tile(input: Any, multiples: Any, name: str | None = ...) -> _Tensor:
-    """Repeats the tensor `multiples[i]` times along each axis i."""
-
-
-def transpose(a: Any, perm: Any = ..., name: str | None = ...) -> _Tensor:
-    """Permutes the axes (reverses them when perm is None)."""
-
-
-def truediv(x: Any, y: Any, name: str | None = ...) -> _Tensor:
-    """True division; integer tensors give floating results (int32 → float64, as in TF)."""
-
-
-def tuple(tensors: Any, control_inputs: Any = ..., name: str | None = ...) -> Any:
+def tuple(tensors: Any, control_inputs: Any = ..., name: str | None = ...) -> list[_Tensor | None]:
     """The tensors, each passed through `identity` (they are ready together)."""
-
-
-def unstack(value: Any, num: Any = ..., axis: Any = ..., name: str | None = ...) -> Any:
-    """Splits a tensor along `axis` into a list of tensors (the axis size must be known)."""
-
-
-def where(condition: Any, x: Any = ..., y: Any = ..., name: str | None = ...) -> _Tensor:
-    """Elementwise select (x and y given) or the int64 indices of true elements."""
-
-
-def while_loop(cond: Any, body: Any, loop_vars: Any, shape_invariants: Any = ..., parallel_iterations: Any = ..., back_prop: Any = ..., swap_memory: Any = ..., maximum_iterations: Any = ..., name: str | None = ..., loop_var_names: Any = ..., relax_shapes: Any = ...) -> Any:
-    """Repeats `loop_vars = body(*loop_vars)` while `cond(*loop_vars)`; returns the last vars."""
-
-
-def zeros(shape: Any, dtype: Any = ..., name: str | None = ...) -> _Tensor:
-    """A tensor of zeros of the given shape and dtype."""
-
-
-def zeros_like(input: Any, dtype: Any = ..., name: str | None = ...) -> _Tensor:
-    """Zeros with the shape (and, unless given, dtype) of `input`."""

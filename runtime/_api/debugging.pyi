@@ -3,10 +3,15 @@
 # Declarations for type checkers only (runtime/__init__.py reads them under TYPE_CHECKING).
 from typing import Any
 
+from runtime.ops.debug_ops import Assert as Assert
 from runtime.ops.debug_checks import assert_all_finite as assert_all_finite
 from runtime.ops.debug_checks import assert_integer as assert_integer
 from runtime.ops.debug_checks import assert_near as assert_near
+from runtime.ops.debug_ops import assert_negative as assert_negative
+from runtime.ops.debug_ops import assert_non_negative as assert_non_negative
+from runtime.ops.debug_ops import assert_positive as assert_positive
 from runtime.ops.debug_checks import assert_proper_iterable as assert_proper_iterable
+from runtime.ops.debug_ops import assert_rank as assert_rank
 from runtime.ops.debug_checks import assert_rank_at_least as assert_rank_at_least
 from runtime.ops.debug_checks import assert_rank_in as assert_rank_in
 from runtime.ops.debug_checks import assert_scalar as assert_scalar
@@ -23,45 +28,25 @@ from runtime.ops.composed_math import is_strictly_increasing as is_strictly_incr
 from runtime.traceback_utils import is_traceback_filtering_enabled as is_traceback_filtering_enabled
 
 
-def Assert(condition: Any, data: Any, summarize: Any = ..., name: str | None = ...) -> Any:
-    """Raises rt.errors.InvalidArgumentError (with `data` shown) when `condition` is false."""
-
-
-def assert_equal(x: Any, y: Any = ..., message: Any = ..., summarize: Any = ..., name: str | None = ...) -> Any:
+def assert_equal(x: Any, y: Any = ..., message: Any = ..., summarize: Any = ..., name: str | None = ...) -> None:
     """Checks `x == y` for every element (`x == 0` when y is omitted); raises rt.errors.InvalidArgumentError with `message` and the values when it does not hold. Staged inside compiled functions."""
 
 
-def assert_greater(x: Any, y: Any = ..., message: Any = ..., summarize: Any = ..., name: str | None = ...) -> Any:
+def assert_greater(x: Any, y: Any = ..., message: Any = ..., summarize: Any = ..., name: str | None = ...) -> None:
     """Checks `x > y` for every element (`x > 0` when y is omitted); raises rt.errors.InvalidArgumentError with `message` and the values when it does not hold. Staged inside compiled functions."""
 
 
-def assert_greater_equal(x: Any, y: Any = ..., message: Any = ..., summarize: Any = ..., name: str | None = ...) -> Any:
+def assert_greater_equal(x: Any, y: Any = ..., message: Any = ..., summarize: Any = ..., name: str | None = ...) -> None:
     """Checks `x >= y` for every element (`x >= 0` when y is omitted); raises rt.errors.InvalidArgumentError with `message` and the values when it does not hold. Staged inside compiled functions."""
 
 
-def assert_less(x: Any, y: Any = ..., message: Any = ..., summarize: Any = ..., name: str | None = ...) -> Any:
+def assert_less(x: Any, y: Any = ..., message: Any = ..., summarize: Any = ..., name: str | None = ...) -> None:
     """Checks `x < y` for every element (`x < 0` when y is omitted); raises rt.errors.InvalidArgumentError with `message` and the values when it does not hold. Staged inside compiled functions."""
 
 
-def assert_less_equal(x: Any, y: Any = ..., message: Any = ..., summarize: Any = ..., name: str | None = ...) -> Any:
+def assert_less_equal(x: Any, y: Any = ..., message: Any = ..., summarize: Any = ..., name: str | None = ...) -> None:
     """Checks `x <= y` for every element (`x <= 0` when y is omitted); raises rt.errors.InvalidArgumentError with `message` and the values when it does not hold. Staged inside compiled functions."""
 
 
-def assert_negative(x: Any, message: Any = ..., summarize: Any = ..., name: str | None = ...) -> Any:
-    """Checks `x < 0` for every element; raises rt.errors.InvalidArgumentError otherwise."""
-
-
-def assert_non_negative(x: Any, message: Any = ..., summarize: Any = ..., name: str | None = ...) -> Any:
-    """Checks `x >= 0` for every element; raises rt.errors.InvalidArgumentError otherwise."""
-
-
-def assert_none_equal(x: Any, y: Any = ..., message: Any = ..., summarize: Any = ..., name: str | None = ...) -> Any:
+def assert_none_equal(x: Any, y: Any = ..., message: Any = ..., summarize: Any = ..., name: str | None = ...) -> None:
     """Checks `x != y` for every element (`x != 0` when y is omitted); raises rt.errors.InvalidArgumentError with `message` and the values when it does not hold. Staged inside compiled functions."""
-
-
-def assert_positive(x: Any, message: Any = ..., summarize: Any = ..., name: str | None = ...) -> Any:
-    """Checks `x > 0` for every element; raises rt.errors.InvalidArgumentError otherwise."""
-
-
-def assert_rank(x: Any, rank: Any, message: Any = ..., name: str | None = ...) -> Any:
-    """Checks that `x` has rank `rank`: ValueError at once when the rank is known statically, else a staged check that raises rt.errors.InvalidArgumentError."""

@@ -12,39 +12,52 @@ from runtime.ops.special_ops import bessel_i0e as bessel_i0e
 from runtime.ops.special_ops import bessel_i1 as bessel_i1
 from runtime.ops.special_ops import bessel_i1e as bessel_i1e
 from runtime.ops.sort_ops import bincount as bincount
+from runtime.ops.math_ops import clip_by_value as clip_by_value
 from runtime.ops.composed_math import confusion_matrix as confusion_matrix
 from runtime.ops.special_ops import conj as conj
 from runtime.ops.composed_math import count_nonzero as count_nonzero
 from runtime.ops.sort_ops import cumprod as cumprod
+from runtime.ops.array_ops import cumsum as cumsum
 from runtime.ops.composed_math import cumulative_logsumexp as cumulative_logsumexp
 from runtime.ops.special_ops import digamma as digamma
+from runtime.ops.math_ops import divide as divide
 from runtime.ops.composed_math import divide_no_nan as divide_no_nan
 from runtime.ops.special_ops import erfc as erfc
 from runtime.ops.special_ops import erfcinv as erfcinv
 from runtime.ops.special_ops import erfinv as erfinv
 from runtime.ops.special_ops import imag as imag
 from runtime.ops.composed_math import invert_permutation as invert_permutation
+from runtime.ops.composed import is_finite as is_finite
+from runtime.ops.composed import is_inf as is_inf
+from runtime.ops.composed import is_nan as is_nan
 from runtime.ops.composed_math import is_non_decreasing as is_non_decreasing
 from runtime.ops.composed_math import is_strictly_increasing as is_strictly_increasing
 from runtime.ops.composed_math import l2_normalize as l2_normalize
 from runtime.ops.special_ops import lbeta as lbeta
 from runtime.ops.special_ops import lgamma as lgamma
 from runtime.ops.composed_math import log_sigmoid as log_sigmoid
+from runtime.ops.nn_ops import log_softmax as log_softmax
+from runtime.ops.math_ops import logical_not as logical_not
 from runtime.ops.composed_math import multiply_no_nan as multiply_no_nan
 from runtime.ops.special_ops import ndtri as ndtri
 from runtime.ops.special_ops import nextafter as nextafter
 from runtime.ops.special_ops import polygamma as polygamma
 from runtime.ops.composed_math import polyval as polyval
 from runtime.ops.special_ops import real as real
+from runtime.ops.math_ops import divide as _realdiv_
 from runtime.ops.composed_math import reciprocal_no_nan as reciprocal_no_nan
 from runtime.ops.composed_math import reduce_euclidean_norm as reduce_euclidean_norm
+from runtime.ops.reduce_ops import reduce_logsumexp as reduce_logsumexp
 from runtime.ops.composed_math import reduce_std as reduce_std
 from runtime.ops.composed_math import reduce_variance as reduce_variance
 from runtime.ops.composed_math import rint as rint
 from runtime.ops.composed_math import scalar_mul as scalar_mul
+from runtime.ops.nn_ops import softmax as softmax
+from runtime.ops.nn_ops import softplus as softplus
 from runtime.ops.composed_math import softsign as softsign
 from runtime.ops.composed_math import squared_difference as squared_difference
 from runtime.ops.sort_ops import top_k as top_k
+from runtime.ops.math_ops import divide as _truediv_
 from runtime.ops.composed_math import truncatediv as truncatediv
 from runtime.ops.composed_math import truncatemod as truncatemod
 from runtime.ops.composed_math import xdivy as xdivy
@@ -53,6 +66,8 @@ from runtime.ops.composed_math import xlogy as xlogy
 from runtime.ops.composed_math import zero_fraction as zero_fraction
 import runtime._api.math_special as _special_
 
+realdiv = _realdiv_
+truediv = _truediv_
 special = _special_
 
 
@@ -100,24 +115,12 @@ def ceil(x: Any, name: str | None = ...) -> _Tensor:
     """Rounds up, elementwise (op `Ceil`)."""
 
 
-def clip_by_value(t: Any, clip_value_min: Any, clip_value_max: Any, name: str | None = ...) -> _Tensor:
-    """Clips `t` elementwise to [clip_value_min, clip_value_max]."""
-
-
 def cos(x: Any, name: str | None = ...) -> _Tensor:
     """The cosine, elementwise (op `Cos`)."""
 
 
 def cosh(x: Any, name: str | None = ...) -> _Tensor:
     """The hyperbolic cosine, elementwise (op `Cosh`); floating-point or complex `x`."""
-
-
-def cumsum(x: Any, axis: Any = ..., exclusive: Any = ..., reverse: Any = ..., name: str | None = ...) -> _Tensor:
-    """Cumulative sum along `axis`; `exclusive` shifts it by one, `reverse` sums from the end."""
-
-
-def divide(x: Any, y: Any, name: str | None = ...) -> _Tensor:
-    """True division; integer tensors give floating results (int32 → float64, as in TF)."""
 
 
 def equal(x: Any, y: Any, name: str | None = ...) -> _Tensor:
@@ -156,18 +159,6 @@ def greater_equal(x: Any, y: Any, name: str | None = ...) -> _Tensor:
     """x >= y as bools, elementwise with NumPy broadcasting (op `GreaterEqual`)."""
 
 
-def is_finite(x: Any, name: str | None = ...) -> _Tensor:
-    """True where `x` is neither NaN nor infinite, elementwise."""
-
-
-def is_inf(x: Any, name: str | None = ...) -> _Tensor:
-    """True where `x` is +inf or -inf, elementwise."""
-
-
-def is_nan(x: Any, name: str | None = ...) -> _Tensor:
-    """True where `x` is NaN, elementwise."""
-
-
 def less(x: Any, y: Any, name: str | None = ...) -> _Tensor:
     """x < y as bools, elementwise with NumPy broadcasting (op `Less`)."""
 
@@ -184,16 +175,8 @@ def log1p(x: Any, name: str | None = ...) -> _Tensor:
     """log(1 + x), accurate near 0, elementwise (op `Log1p`)."""
 
 
-def log_softmax(logits: Any, axis: Any = ..., name: str | None = ...) -> _Tensor:
-    """log(softmax(logits)) along `axis`, computed stably."""
-
-
 def logical_and(x: Any, y: Any, name: str | None = ...) -> _Tensor:
     """Logical and of two bool tensors, elementwise (op `LogicalAnd`)."""
-
-
-def logical_not(x: Any, name: str | None = ...) -> _Tensor:
-    """Logical not of a bool tensor, elementwise (op `LogicalNot`)."""
 
 
 def logical_or(x: Any, y: Any, name: str | None = ...) -> _Tensor:
@@ -232,10 +215,6 @@ def pow(x: Any, y: Any, name: str | None = ...) -> _Tensor:
     """x ** y, elementwise with NumPy broadcasting (op `Pow`)."""
 
 
-def realdiv(x: Any, y: Any, name: str | None = ...) -> _Tensor:
-    """True division; integer tensors give floating results (int32 → float64, as in TF)."""
-
-
 def reciprocal(x: Any, name: str | None = ...) -> _Tensor:
     """1 / x, elementwise (op `Reciprocal`)."""
 
@@ -246,10 +225,6 @@ def reduce_all(input_tensor: Any, axis: Any = ..., keepdims: Any = ..., name: st
 
 def reduce_any(input_tensor: Any, axis: Any = ..., keepdims: Any = ..., name: str | None = ...) -> _Tensor:
     """The any over `axis` (an int, a list, or None for every axis); `keepdims` keeps reduced axes with size 1 (op `Any`)."""
-
-
-def reduce_logsumexp(input_tensor: Any, axis: Any = ..., keepdims: Any = ..., name: str | None = ...) -> _Tensor:
-    """log(sum(exp(x))) over `axis`, computed without overflow (shifted by the maximum)."""
 
 
 def reduce_max(input_tensor: Any, axis: Any = ..., keepdims: Any = ..., name: str | None = ...) -> _Tensor:
@@ -316,14 +291,6 @@ def sinh(x: Any, name: str | None = ...) -> _Tensor:
     """The hyperbolic sine, elementwise (op `Sinh`); floating-point or complex `x`."""
 
 
-def softmax(logits: Any, axis: Any = ..., name: str | None = ...) -> _Tensor:
-    """exp(logits) normalised to sum to 1 along `axis` (computed stably)."""
-
-
-def softplus(features: Any, name: str | None = ...) -> _Tensor:
-    """log(1 + exp(features)), computed without overflow."""
-
-
 def sqrt(x: Any, name: str | None = ...) -> _Tensor:
     """The square root, elementwise (op `Sqrt`)."""
 
@@ -342,10 +309,6 @@ def tan(x: Any, name: str | None = ...) -> _Tensor:
 
 def tanh(x: Any, name: str | None = ...) -> _Tensor:
     """The hyperbolic tangent, elementwise (op `Tanh`)."""
-
-
-def truediv(x: Any, y: Any, name: str | None = ...) -> _Tensor:
-    """True division; integer tensors give floating results (int32 → float64, as in TF)."""
 
 
 def unsorted_segment_max(data: Any, segment_ids: Any, num_segments: Any, name: str | None = ...) -> _Tensor:

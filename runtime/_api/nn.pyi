@@ -4,16 +4,40 @@
 from typing import Any
 from runtime.tensor import Tensor as _Tensor
 
+from runtime.ops.conv_ops import avg_pool as avg_pool
+from runtime.ops.conv_ops import avg_pool1d as avg_pool1d
+from runtime.ops.conv_ops import avg_pool2d as avg_pool2d
+from runtime.ops.conv_ops import batch_normalization as batch_normalization
+from runtime.ops.nn_ops import bias_add as bias_add
 from runtime.ops.composed_math import compute_average_loss as compute_average_loss
+from runtime.ops.conv_ops import conv1d as conv1d
+from runtime.ops.conv_ops import conv2d as conv2d
 from runtime.ops.composed_math import crelu as crelu
+from runtime.ops.nn_ops import dropout as dropout
+from runtime.ops.nn_ops import elu as elu
+from runtime.ops.conv_ops import embedding_lookup as embedding_lookup
+from runtime.ops.nn_ops import gelu as gelu
+from runtime.ops.nn_ops import l2_loss as l2_loss
 from runtime.ops.composed_math import l2_normalize as l2_normalize
+from runtime.ops.nn_ops import leaky_relu as leaky_relu
 from runtime.ops.composed_math import log_poisson_loss as log_poisson_loss
+from runtime.ops.nn_ops import log_softmax as log_softmax
+from runtime.ops.conv_ops import max_pool as max_pool
+from runtime.ops.conv_ops import max_pool1d as max_pool1d
+from runtime.ops.conv_ops import max_pool2d as max_pool2d
+from runtime.ops.conv_ops import moments as moments
 from runtime.ops.composed_math import normalize_moments as normalize_moments
+from runtime.ops.nn_ops import relu as relu
 from runtime.ops.composed_math import relu6 as relu6
 from runtime.ops.composed_math import scale_regularization_loss as scale_regularization_loss
 from runtime.ops.composed_math import selu as selu
+from runtime.ops.nn_ops import sigmoid_cross_entropy_with_logits as sigmoid_cross_entropy_with_logits
 from runtime.ops.composed_math import silu as silu
+from runtime.ops.nn_ops import softmax as softmax
+from runtime.ops.nn_ops import softmax_cross_entropy_with_logits as softmax_cross_entropy_with_logits
+from runtime.ops.nn_ops import softplus as softplus
 from runtime.ops.composed_math import softsign as softsign
+from runtime.ops.nn_ops import sparse_softmax_cross_entropy_with_logits as sparse_softmax_cross_entropy_with_logits
 from runtime.ops.composed_math import sufficient_statistics as sufficient_statistics
 from runtime.ops.composed_math import silu as _swish_
 from runtime.ops.sort_ops import top_k as top_k
@@ -23,104 +47,8 @@ from runtime.ops.composed_math import zero_fraction as zero_fraction
 swish = _swish_
 
 
-def avg_pool(input: Any, ksize: Any, strides: Any, padding: Any, data_format: Any = ..., name: str | None = ...) -> _Tensor:
-    """avg_pool1d or avg_pool2d, by the rank of `input`."""
-
-
-def avg_pool1d(input: Any, ksize: Any, strides: Any, padding: Any, data_format: Any = ..., name: str | None = ...) -> _Tensor:
-    """The mean of each `ksize` window of an NWC `input`."""
-
-
-def avg_pool2d(input: Any, ksize: Any, strides: Any, padding: Any, data_format: Any = ..., name: str | None = ...) -> _Tensor:
-    """The mean of each `ksize` window of an NHWC `input` (with 'SAME', over the window's elements inside the input only)."""
-
-
-def batch_normalization(x: Any, mean: Any, variance: Any, offset: Any, scale: Any, variance_epsilon: Any, name: str | None = ...) -> _Tensor:
-    """(x - mean) * scale / sqrt(variance + variance_epsilon) + offset; `offset` and `scale` may be None."""
-
-
-def bias_add(value: Any, bias: Any, name: str | None = ...) -> _Tensor:
-    """`value + bias`, the bias broadcast along the last axis."""
-
-
-def conv1d(input: Any, filters: Any, stride: Any, padding: Any, data_format: Any = ..., dilations: Any = ..., name: str | None = ...) -> _Tensor:
-    """1-D convolution of an NWC `input` with `filters` of shape [width, in_channels, out_channels] (a conv2d over a height of 1)."""
-
-
-def conv2d(input: Any, filters: Any, strides: Any, padding: Any, data_format: Any = ..., dilations: Any = ..., name: str | None = ...) -> _Tensor:
-    """2-D convolution (cross-correlation, as in TF) of an NHWC `input` with `filters` of shape [height, width, in_channels, out_channels]."""
-
-
-def dropout(x: Any, rate: Any, noise_shape: Any = ..., seed: Any = ..., name: str | None = ...) -> _Tensor:
-    """Zeroes each element with probability `rate` and scales the rest by 1 / (1 - rate)."""
-
-
-def elu(features: Any, name: str | None = ...) -> _Tensor:
-    """features where positive, else exp(features) - 1."""
-
-
-def embedding_lookup(params: Any, ids: Any, max_norm: Any = ..., name: str | None = ...) -> _Tensor:
-    """The rows of `params` at integer `ids` (any shape): shape ids.shape + params.shape[1:]."""
-
-
-def gelu(features: Any, approximate: Any = ..., name: str | None = ...) -> _Tensor:
-    """x * P(X <= x) for a standard normal X; `approximate=True` uses the tanh formula."""
-
-
-def l2_loss(t: Any, name: str | None = ...) -> _Tensor:
-    """Half the sum of the squares of `t`: `sum(t ** 2) / 2`."""
-
-
-def leaky_relu(features: Any, alpha: Any = ..., name: str | None = ...) -> _Tensor:
-    """features where positive, else alpha * features."""
-
-
-def log_softmax(logits: Any, axis: Any = ..., name: str | None = ...) -> _Tensor:
-    """log(softmax(logits)) along `axis`, computed stably."""
-
-
-def max_pool(input: Any, ksize: Any, strides: Any, padding: Any, data_format: Any = ..., name: str | None = ...) -> _Tensor:
-    """max_pool1d or max_pool2d, by the rank of `input`."""
-
-
-def max_pool1d(input: Any, ksize: Any, strides: Any, padding: Any, data_format: Any = ..., name: str | None = ...) -> _Tensor:
-    """The maximum of each `ksize` window of an NWC `input`."""
-
-
-def max_pool2d(input: Any, ksize: Any, strides: Any, padding: Any, data_format: Any = ..., name: str | None = ...) -> _Tensor:
-    """The maximum of each `ksize` window of an NHWC `input`, windows `strides` apart."""
-
-
-def moments(x: Any, axes: Any, shift: Any = ..., keepdims: Any = ..., name: str | None = ...) -> Any:
-    """(mean, variance) of `x` over `axes`; `shift` is accepted and unused."""
-
-
-def relu(features: Any, name: str | None = ...) -> _Tensor:
-    """max(features, 0), elementwise."""
-
-
 def sigmoid(x: Any, name: str | None = ...) -> _Tensor:
     """1 / (1 + exp(-x)), elementwise (op `Sigmoid`)."""
-
-
-def sigmoid_cross_entropy_with_logits(labels: Any = ..., logits: Any = ..., name: str | None = ...) -> _Tensor:
-    """Elementwise logistic loss, computed stably: max(x, 0) - x * z + log(1 + exp(-|x|))."""
-
-
-def softmax(logits: Any, axis: Any = ..., name: str | None = ...) -> _Tensor:
-    """exp(logits) normalised to sum to 1 along `axis` (computed stably)."""
-
-
-def softmax_cross_entropy_with_logits(labels: Any, logits: Any, axis: Any = ..., name: str | None = ...) -> _Tensor:
-    """Per-example cross entropy between `labels` (probabilities) and softmax(`logits`)."""
-
-
-def softplus(features: Any, name: str | None = ...) -> _Tensor:
-    """log(1 + exp(features)), computed without overflow."""
-
-
-def sparse_softmax_cross_entropy_with_logits(labels: Any = ..., logits: Any = ..., name: str | None = ...) -> _Tensor:
-    """Cross entropy of softmax(logits) against integer class `labels` (one per row)."""
 
 
 def tanh(x: Any, name: str | None = ...) -> _Tensor:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+from typing import Any, Callable
 
 from .. import nest
 from ..opdef import define, not_interpretable
@@ -29,7 +30,7 @@ STOP_GRADIENT = define("StopGradient", lambda x: (x.shape, x.dtype), lambda x: x
                        emit=_emit_alias, differentiable=False)
 
 
-def stop_gradient(input, name=None):  # noqa: A002 - TensorFlow's name
+def stop_gradient(input, name=None) -> Tensor:  # noqa: A002 - TensorFlow's name
     """`input` unchanged, but gradients do not flow through it."""
     return apply(STOP_GRADIENT, [core.convert_to_tensor(input)], name=name)
 
@@ -86,7 +87,7 @@ def _zeros(t):
     return array_ops.zeros_like(t)
 
 
-def custom_gradient(f=None):
+def custom_gradient(f=None) -> Callable[..., Any]:
     """Decorator: `f(*args)` returns `(y, grad_fn)`; gradients of `y` come from `grad_fn`.
 
     `grad_fn(*dys)` returns one gradient per tensor argument. When `f` reads variables,

@@ -108,7 +108,7 @@ RESHAPE = define("Reshape", _reshape_infer, lambda x, shape: np.reshape(x, shape
 
 
 @export("reshape")
-def reshape(tensor, shape, name=None):
+def reshape(tensor, shape, name=None) -> Tensor:
     """The same elements in a new shape; one dimension may be -1 (inferred)."""
     tensor = convert_to_tensor(tensor)
     dims = static_or_later(shape, "reshape's shape")
@@ -164,7 +164,7 @@ def _transpose_grad(op, g):
 
 
 @export("transpose")
-def transpose(a, perm=None, name=None):
+def transpose(a, perm=None, name=None) -> Tensor:
     """Permutes the axes (reverses them when perm is None)."""
     a = convert_to_tensor(a)
     if perm is None and a.shape.rank is not None:
@@ -209,7 +209,7 @@ CONCAT = define("ConcatV2", _concat_infer, lambda *xs, axis: np.concatenate(xs, 
 
 
 @export("concat")
-def concat(values, axis, name=None):
+def concat(values, axis, name=None) -> Tensor:
     """Joins tensors along an existing axis."""
     values = [convert_to_tensor(v) for v in values]
     if not values:
@@ -243,7 +243,7 @@ def _pack_grad(op, g):
 
 
 @export("stack")
-def stack(values, axis=0, name=None):
+def stack(values, axis=0, name=None) -> Tensor:
     """Joins tensors of one shape along a new axis (also accepts a TensorArray or staged list)."""
     if hasattr(values, "stack") and not isinstance(values, (list, tuple)):
         return values.stack()
@@ -268,7 +268,7 @@ UNSTACK = define("Unpack", _unstack_infer,
 
 
 @export("unstack")
-def unstack(value, num=None, axis=0, name=None):
+def unstack(value, num=None, axis=0, name=None) -> list[Tensor]:
     """Splits a tensor along `axis` into a list of tensors (the axis size must be known)."""
     value = convert_to_tensor(value)
     dims = value.shape.as_tuple()
@@ -298,7 +298,7 @@ SPLIT = define("Split", _split_infer,
 
 
 @export("split")
-def split(value, num_or_size_splits, axis=0, num=None, name=None):
+def split(value, num_or_size_splits, axis=0, num=None, name=None) -> list[Tensor]:
     """Splits a tensor into equal parts (an int) or parts of the given sizes along `axis`."""
     value = convert_to_tensor(value)
     dims = value.shape.as_tuple()
@@ -336,7 +336,7 @@ SQUEEZE = define("Squeeze", _squeeze_infer, lambda x, axis: np.squeeze(x, axis),
 
 
 @export("squeeze")
-def squeeze(input, axis=None, name=None):  # noqa: A002 - TensorFlow's name
+def squeeze(input, axis=None, name=None) -> Tensor:  # noqa: A002 - TensorFlow's name
     """Removes axes of size 1 (those in `axis`, or all of them)."""
     x = convert_to_tensor(input)
     if axis is not None:
@@ -357,7 +357,7 @@ EXPAND_DIMS = define("ExpandDims", _expand_infer, lambda x, axis: np.expand_dims
 
 
 @export("expand_dims")
-def expand_dims(input, axis, name=None):  # noqa: A002
+def expand_dims(input, axis, name=None) -> Tensor:  # noqa: A002
     """Inserts an axis of size 1 at `axis`."""
     x = convert_to_tensor(input)
     rank = x.shape.rank
@@ -382,7 +382,7 @@ TILE = define("Tile", _tile_infer, lambda x, multiples: np.tile(x, multiples),
 
 
 @export("tile")
-def tile(input, multiples, name=None):  # noqa: A002
+def tile(input, multiples, name=None) -> Tensor:  # noqa: A002
     """Repeats the tensor `multiples[i]` times along each axis i."""
     x = convert_to_tensor(input)
     known = static_or_later(multiples, "multiples")
@@ -501,7 +501,7 @@ WHERE_INDICES = define("Where", _where_indices_infer, lambda c: np.argwhere(c).a
 
 
 @export("where")
-def where(condition, x=None, y=None, name=None):
+def where(condition, x=None, y=None, name=None) -> Tensor:
     """Elementwise select (x and y given) or the int64 indices of true elements."""
     condition = convert_to_tensor(condition, dtype_hint=_dtypes.bool_)
     if x is None and y is None:
@@ -527,7 +527,7 @@ BOOLEAN_MASK = define("BooleanMask", _boolean_mask_infer, lambda t, m: t[m], tem
 
 
 @export("boolean_mask")
-def boolean_mask(tensor, mask, axis=None, name=None):
+def boolean_mask(tensor, mask, axis=None, name=None) -> Tensor:
     """The elements (or rows) of `tensor` where the bool `mask` is true."""
     if axis not in (None, 0):
         raise NotImplementedError("boolean_mask supports axis=0 only.")
@@ -547,7 +547,7 @@ def _shape_arg(shape, what="shape"):
 
 
 @export("zeros")
-def zeros(shape, dtype=_dtypes.float32, name=None):
+def zeros(shape, dtype=_dtypes.float32, name=None) -> Tensor:
     """A tensor of zeros of the given shape and dtype."""
     dtype = _dtypes.as_dtype(dtype)
     dims = _shape_arg(shape)
@@ -557,7 +557,7 @@ def zeros(shape, dtype=_dtypes.float32, name=None):
 
 
 @export("ones")
-def ones(shape, dtype=_dtypes.float32, name=None):
+def ones(shape, dtype=_dtypes.float32, name=None) -> Tensor:
     """A tensor of ones of the given shape and dtype."""
     dtype = _dtypes.as_dtype(dtype)
     dims = _shape_arg(shape)
@@ -581,7 +581,7 @@ FILL = define("Fill", _fill_infer, lambda dims, value: np.full(tuple(np.ravel(di
 
 
 @export("fill")
-def fill(dims, value, name=None):
+def fill(dims, value, name=None) -> Tensor:
     """A tensor of shape `dims` filled with `value`."""
     return apply(FILL, [int_vector(dims), convert_to_tensor(value)], name=name)
 
@@ -599,14 +599,14 @@ ONES_LIKE = define("OnesLike", _like_infer, lambda x, dtype: np.ones_like(x, dty
 
 
 @export("zeros_like")
-def zeros_like(input, dtype=None, name=None):  # noqa: A002
+def zeros_like(input, dtype=None, name=None) -> Tensor:  # noqa: A002
     """Zeros with the shape (and, unless given, dtype) of `input`."""
     x = convert_to_tensor(input)
     return apply(ZEROS_LIKE, [x], {"dtype": _dtypes.as_dtype(dtype) if dtype else None}, name=name)
 
 
 @export("ones_like")
-def ones_like(input, dtype=None, name=None):  # noqa: A002
+def ones_like(input, dtype=None, name=None) -> Tensor:  # noqa: A002
     """Ones with the shape (and, unless given, dtype) of `input`."""
     x = convert_to_tensor(input)
     return apply(ONES_LIKE, [x], {"dtype": _dtypes.as_dtype(dtype) if dtype else None}, name=name)
@@ -636,7 +636,7 @@ RANGE = define("Range", _range_infer, _range_kernel, differentiable=False)
 
 
 @export("range")
-def range(start, limit=None, delta=1, dtype=None, name=None):  # noqa: A001
+def range(start, limit=None, delta=1, dtype=None, name=None) -> Tensor:  # noqa: A001
     """Like Python's range, as a tensor: range(5), range(2, 8, 2)."""
     if limit is None:
         start, limit = 0, start
@@ -653,7 +653,7 @@ def range(start, limit=None, delta=1, dtype=None, name=None):  # noqa: A001
 
 
 @export("eye", "linalg.eye")
-def eye(num_rows, num_columns=None, batch_shape=None, dtype=_dtypes.float32, name=None):
+def eye(num_rows, num_columns=None, batch_shape=None, dtype=_dtypes.float32, name=None) -> Tensor:
     """An identity matrix (num_rows x num_columns), optionally repeated over batch_shape."""
     dtype = _dtypes.as_dtype(dtype)
     sizes = [num_rows, num_columns]
@@ -695,7 +695,7 @@ SHAPE = define("Shape", _shape_infer, lambda x, out_type: np.array(np.shape(x), 
 
 
 @export("shape")
-def shape(input, out_type=_dtypes.int32, name=None):  # noqa: A002
+def shape(input, out_type=_dtypes.int32, name=None) -> Tensor:  # noqa: A002
     """The shape as an int32 tensor (a constant when the shape is fully known)."""
     x = convert_to_tensor(input)
     out_type = _dtypes.as_dtype(out_type)
@@ -709,7 +709,7 @@ SIZE = define("Size", lambda x, out_type: (TensorShape([]), out_type),
 
 
 @export("size")
-def size(input, out_type=_dtypes.int32, name=None):  # noqa: A002
+def size(input, out_type=_dtypes.int32, name=None) -> Tensor:  # noqa: A002
     """The number of elements, as a scalar (a constant when the shape is known)."""
     x = convert_to_tensor(input)
     out_type = _dtypes.as_dtype(out_type)
@@ -720,7 +720,7 @@ def size(input, out_type=_dtypes.int32, name=None):  # noqa: A002
 
 
 @export("rank")
-def rank(input, name=None):  # noqa: A002
+def rank(input, name=None) -> Tensor:  # noqa: A002
     """The number of axes, as a scalar int32 tensor."""
     x = convert_to_tensor(input)
     if x.shape.rank is None:
@@ -753,7 +753,7 @@ def _cast_grad(op, g):
 
 
 @export("cast")
-def cast(x, dtype, name=None):
+def cast(x, dtype, name=None) -> Tensor:
     """Converts `x` to `dtype` (floats to ints truncate toward zero, as in TensorFlow)."""
     dtype = _dtypes.as_dtype(dtype)
     if not isinstance(x, Tensor):
@@ -779,7 +779,7 @@ def _identity_grad(op, g):
 
 
 @export("identity")
-def identity(input, name=None):  # noqa: A002
+def identity(input, name=None) -> Tensor:  # noqa: A002
     """The same value (a new op in a graph)."""
     return apply(IDENTITY, [convert_to_tensor(input)], name=name)
 
@@ -805,7 +805,7 @@ ONE_HOT = define("OneHot", _one_hot_infer, _one_hot_kernel, differentiable=False
 
 
 @export("one_hot")
-def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
+def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None) -> Tensor:
     """One-hot vectors of length `depth` for integer `indices` (on_value/off_value, float32 by default)."""
     dtype = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.float32
     indices = convert_to_tensor(indices, dtype_hint=_dtypes.int32)
@@ -846,7 +846,7 @@ def _reverse_grad(op, g):
 
 
 @export("reverse")
-def reverse(tensor, axis, name=None):
+def reverse(tensor, axis, name=None) -> Tensor:
     """Reverses the order of elements along the given axes."""
     x = convert_to_tensor(tensor)
     axes = normalize_axis(static_ints(axis, "axis"), x.shape.rank, "ReverseV2")
@@ -876,7 +876,7 @@ def _cumsum_grad(op, g):
 
 
 @export("cumsum", "math.cumsum")
-def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
+def cumsum(x, axis=0, exclusive=False, reverse=False, name=None) -> Tensor:
     """Cumulative sum along `axis`; `exclusive` shifts it by one, `reverse` sums from the end."""
     x = convert_to_tensor(x)
     ax = normalize_axis(int(axis), x.shape.rank, "Cumsum")[0]

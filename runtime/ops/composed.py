@@ -64,7 +64,7 @@ def _linspace_bound(value, what, dtype=None):
 
 
 @export("linspace", "lin_space")
-def linspace(start, stop, num, name=None, axis=0):
+def linspace(start, stop, num, name=None, axis=0) -> Tensor:
     """`num` evenly spaced values from `start` to `stop`, both included (TF's `tf.linspace`).
 
     `start` and `stop` are floating-point and may be tensors of broadcastable shapes: the
@@ -111,7 +111,7 @@ def linspace(start, stop, num, name=None, axis=0):
 
 
 @export("broadcast_to")
-def broadcast_to(input, shape, name=None):  # noqa: A002 - TensorFlow's name
+def broadcast_to(input, shape, name=None) -> Tensor:  # noqa: A002 - TensorFlow's name
     """`input` repeated along axes of size 1 (or missing in front) to `shape`, as NumPy's
     `np.broadcast_to`; the gradient sums over the repeated axes."""
     x = convert_to_tensor(input)
@@ -134,7 +134,7 @@ def broadcast_to(input, shape, name=None):  # noqa: A002 - TensorFlow's name
 
 
 @export("meshgrid")
-def meshgrid(*args, indexing="xy", name=None):
+def meshgrid(*args, indexing="xy", name=None) -> list[Tensor]:
     """Coordinate grids from 1-D tensors, as NumPy's `np.meshgrid`: `indexing="xy"` (the
     default) swaps the first two output axes, `"ij"` keeps the inputs' order."""
     if indexing not in ("xy", "ij"):
@@ -159,7 +159,7 @@ def meshgrid(*args, indexing="xy", name=None):
 # -- slicing and padding ---------------------------------------------------------------------------
 
 @export("slice")
-def slice(input_, begin, size, name=None):  # noqa: A001 - TensorFlow's name
+def slice(input_, begin, size, name=None) -> Tensor:  # noqa: A001 - TensorFlow's name
     """The block of `input_` starting at `begin` with `size` elements per axis; a size of -1
     takes everything to the end of that axis (TF's `tf.slice`)."""
     x = convert_to_tensor(input_)
@@ -204,7 +204,7 @@ _PAD_MODES = ("CONSTANT", "REFLECT", "SYMMETRIC")
 
 
 @export("pad")
-def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
+def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None) -> Tensor:
     """`tensor` padded by `paddings[i] = [before, after]` elements on each axis i (TF's
     `tf.pad`). `mode` (any case): "CONSTANT" fills with `constant_values`; "REFLECT" mirrors
     without repeating the edge (at most size - 1 per side); "SYMMETRIC" mirrors including the
@@ -271,21 +271,21 @@ def _floating(x, fn):
 
 
 @export("math.is_nan")
-def is_nan(x, name=None):
+def is_nan(x, name=None) -> Tensor:
     """True where `x` is NaN, elementwise."""
     x = _floating(x, "is_nan")
     return _math.not_equal(x, x)
 
 
 @export("math.is_inf")
-def is_inf(x, name=None):
+def is_inf(x, name=None) -> Tensor:
     """True where `x` is +inf or -inf, elementwise."""
     x = _floating(x, "is_inf")
     return _math.equal(_math.abs(x), np.inf)
 
 
 @export("math.is_finite")
-def is_finite(x, name=None):
+def is_finite(x, name=None) -> Tensor:
     """True where `x` is neither NaN nor infinite, elementwise."""
     x = _floating(x, "is_finite")
     return _math.less(_math.abs(x), np.inf)
@@ -297,7 +297,7 @@ _MATRIX_ORDS = ("euclidean", "fro", 1, np.inf)
 
 
 @export("norm", "linalg.norm")
-def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa: A002
+def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None) -> Tensor:  # noqa: A002
     """The norm of `tensor` (TF's `tf.norm`).
 
     `axis=None` treats the whole tensor as a vector; an int gives vector norms along that
@@ -352,7 +352,7 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa:
 
 
 @export("clip_by_norm")
-def clip_by_norm(t, clip_norm, axes=None, name=None):
+def clip_by_norm(t, clip_norm, axes=None, name=None) -> Tensor:
     """`t * clip_norm / max(l2norm(t), clip_norm)`: `t` rescaled so that its L2 norm (over
     `axes`, every axis by default) is at most `clip_norm` (TF's `tf.clip_by_norm`)."""
     t = convert_to_tensor(t)
@@ -373,7 +373,7 @@ def _tensor_list(t_list, what):
 
 
 @export("linalg.global_norm")
-def global_norm(t_list, name=None):
+def global_norm(t_list, name=None) -> Tensor:
     """sqrt(sum of the squares of every element of every tensor in `t_list`); None entries
     are ignored (TF's `tf.linalg.global_norm`)."""
     tensors = [t for t in _tensor_list(t_list, "t_list") if t is not None]
@@ -384,7 +384,7 @@ def global_norm(t_list, name=None):
 
 
 @export("clip_by_global_norm")
-def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
+def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None) -> tuple[list[Tensor], Tensor]:
     """Rescales every tensor of `t_list` by `clip_norm / max(global_norm, clip_norm)`;
     returns `(list_clipped, global_norm)` (TF's `tf.clip_by_global_norm`). `use_norm`
     replaces the computed global norm; None entries stay None. An infinite global norm
@@ -415,7 +415,7 @@ def _matrix(x, what, fn):
 
 
 @export("linalg.matrix_transpose")
-def matrix_transpose(a, name="matrix_transpose", conjugate=False):
+def matrix_transpose(a, name="matrix_transpose", conjugate=False) -> Tensor:
     """`a` with its last two axes swapped (a batch of transposed matrices)."""
     a = _matrix(a, "a", "matrix_transpose")
     if conjugate and a.dtype.is_complex:
@@ -446,7 +446,7 @@ def _last_dims(x):
 
 
 @export("linalg.diag")
-def diag(diagonal, name="diag", k=0):
+def diag(diagonal, name="diag", k=0) -> Tensor:
     """Matrices with `diagonal` (shape [..., n]) on their k-th diagonal and zeros elsewhere:
     shape [..., n + |k|, n + |k|]. k > 0 is above the main diagonal, k < 0 below. (TF's
     `num_rows`, `num_cols`, `padding_value` and `align` are not supported.)"""
@@ -469,7 +469,7 @@ def diag(diagonal, name="diag", k=0):
 
 
 @export("linalg.diag_part")
-def diag_part(input, name="diag_part", k=0):  # noqa: A002
+def diag_part(input, name="diag_part", k=0) -> Tensor:  # noqa: A002
     """The main diagonal of each matrix of `input` (shape [..., m, n]): shape
     [..., min(m, n)]. (Only k=0 is supported.)"""
     x = _matrix(input, "input", "diag_part")
@@ -484,13 +484,13 @@ def diag_part(input, name="diag_part", k=0):  # noqa: A002
 
 
 @export("linalg.trace")
-def trace(x, name=None):
+def trace(x, name=None) -> Tensor:
     """The sum of the main diagonal of each matrix of `x` (shape [..., m, n]): shape [...]."""
     return _reduce.reduce_sum(diag_part(_matrix(x, "x", "trace")), -1)
 
 
 @export("linalg.band_part")
-def band_part(input, num_lower, num_upper, name=None):  # noqa: A002
+def band_part(input, num_lower, num_upper, name=None) -> Tensor:  # noqa: A002
     """`input` with everything outside a band around each matrix's diagonal set to zero:
     `num_lower` subdiagonals and `num_upper` superdiagonals are kept (a negative count keeps
     that whole triangle). `band_part(x, 0, -1)` is the upper triangle, `(x, -1, 0)` the lower."""

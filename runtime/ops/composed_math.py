@@ -66,7 +66,7 @@ def _float_operands(x, y, fn_name):
 # -- elementwise functions over NumPy's primitives (defined by runtime.numpy_api) ---------------
 
 def _primitive_unary(op_name: str, public: str, doc: str):
-    def fn(x, name=None):
+    def fn(x, name=None) -> Tensor:
         x = _floating(convert_to_tensor(x), public)
         return apply(REGISTRY[op_name], [x], name=name)
     fn.__name__ = fn.__qualname__ = public
@@ -433,7 +433,7 @@ def guarantee_const(input, name=None) -> Tensor:  # noqa: A002 - TensorFlow's na
 
 
 @export("shape_n")
-def shape_n(input: Sequence, out_type=_dtypes.int32, name=None) -> list:  # noqa: A002
+def shape_n(input: Sequence, out_type=_dtypes.int32, name=None) -> list[Tensor]:  # noqa: A002
     """The shapes of a list of tensors, one int vector each."""
     if isinstance(input, Tensor) or not isinstance(input, (list, tuple)):
         raise TypeError(f"shape_n needs `input` as a list of tensors, got {type(input).__name__}.")
@@ -605,7 +605,8 @@ def scale_regularization_loss(regularization_loss) -> Tensor:
 
 
 @export("nn.sufficient_statistics")
-def sufficient_statistics(x, axes, shift=None, keepdims=False, name=None) -> tuple:
+def sufficient_statistics(x, axes, shift=None, keepdims=False,
+                          name=None) -> tuple[Tensor, Tensor, Tensor, Tensor | None]:
     """(count, sum of x - shift, sum of (x - shift) ** 2, shift) over `axes`: what
     `normalize_moments` turns into a mean and a variance."""
     x = _floating(convert_to_tensor(x), "sufficient_statistics")
@@ -627,7 +628,8 @@ def sufficient_statistics(x, axes, shift=None, keepdims=False, name=None) -> tup
 
 
 @export("nn.normalize_moments")
-def normalize_moments(counts, mean_ss, variance_ss, shift, name=None) -> tuple:
+def normalize_moments(counts, mean_ss, variance_ss, shift,
+                      name=None) -> tuple[Tensor, Tensor]:
     """(mean, variance) from the sufficient statistics: mean_ss / counts (+ shift) and
     variance_ss / counts - (mean_ss / counts) ** 2."""
     mean_ss = _floating(convert_to_tensor(mean_ss), "normalize_moments", "mean_ss")

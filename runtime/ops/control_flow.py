@@ -6,6 +6,8 @@ subgraphs of one op; the executor writes that op as a Python `if` or `while`.
 
 from __future__ import annotations
 
+from typing import Any
+
 from .. import context, nest
 from .. import dtypes as _dtypes
 from ..exports import export
@@ -96,7 +98,7 @@ def _trace_branch(fn, name, outer):
 
 
 @export("cond")
-def cond(pred, true_fn=None, false_fn=None, name=None):
+def cond(pred, true_fn=None, false_fn=None, name=None) -> Any:
     """`true_fn()` if `pred` else `false_fn()`; staged as one `If` op while tracing."""
     return _build_cond(pred, true_fn, false_fn, name, merge_shapes=False)
 
@@ -259,7 +261,7 @@ def _interpret_while(operation, inputs, run_graph):
 @export("while_loop")
 def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10,
                back_prop=True, swap_memory=False, maximum_iterations=None, name=None,
-               loop_var_names=None, relax_shapes=False):
+               loop_var_names=None, relax_shapes=False) -> Any:
     """Repeats `loop_vars = body(*loop_vars)` while `cond(*loop_vars)`; returns the last vars.
 
     `loop_vars` is any nest of tensors and TensorArrays. While tracing, the loop is one

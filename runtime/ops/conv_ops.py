@@ -16,6 +16,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from ..exports import export
 from ..opdef import define
 from ..shapes import TensorShape
+from ..tensor import Tensor
 from . import array_ops as _array
 from . import math_ops as _math
 from . import reduce_ops as _reduce
@@ -251,7 +252,7 @@ def _backprop_filter_grad(op, gw):
 
 @export("nn.conv2d")
 def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,  # noqa: A002
-           name=None):
+           name=None) -> Tensor:
     """2-D convolution (cross-correlation, as in TF) of an NHWC `input` with `filters` of
     shape [height, width, in_channels, out_channels].
 
@@ -270,7 +271,7 @@ def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,
 
 @export("nn.conv1d")
 def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None,  # noqa: A002
-           name=None):
+           name=None) -> Tensor:
     """1-D convolution of an NWC `input` with `filters` of shape [width, in_channels,
     out_channels] (a conv2d over a height of 1)."""
     _data_format(data_format, "conv1d", "NWC")
@@ -420,13 +421,13 @@ def _pool(op, fn, input, ksize, strides, padding, data_format, name):  # noqa: A
 
 
 @export("nn.max_pool2d")
-def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
+def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None) -> Tensor:  # noqa: A002
     """The maximum of each `ksize` window of an NHWC `input`, windows `strides` apart."""
     return _pool(MAX_POOL, "max_pool2d", input, ksize, strides, padding, data_format, name)
 
 
 @export("nn.avg_pool2d")
-def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
+def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None) -> Tensor:  # noqa: A002
     """The mean of each `ksize` window of an NHWC `input` (with 'SAME', over the window's
     elements inside the input only)."""
     return _pool(AVG_POOL, "avg_pool2d", input, ksize, strides, padding, data_format, name)
@@ -445,13 +446,13 @@ def _pool1d(op, fn, input, ksize, strides, padding, data_format, name):  # noqa:
 
 
 @export("nn.max_pool1d")
-def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
+def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None) -> Tensor:  # noqa: A002
     """The maximum of each `ksize` window of an NWC `input`."""
     return _pool1d(MAX_POOL, "max_pool1d", input, ksize, strides, padding, data_format, name)
 
 
 @export("nn.avg_pool1d")
-def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
+def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None) -> Tensor:  # noqa: A002
     """The mean of each `ksize` window of an NWC `input`."""
     return _pool1d(AVG_POOL, "avg_pool1d", input, ksize, strides, padding, data_format, name)
 
@@ -466,14 +467,14 @@ def _pool_by_rank(fn, one_d, two_d, input, ksize, strides, padding, data_format,
 
 
 @export("nn.max_pool")
-def max_pool(input, ksize, strides, padding, data_format=None, name=None):  # noqa: A002
+def max_pool(input, ksize, strides, padding, data_format=None, name=None) -> Tensor:  # noqa: A002
     """max_pool1d or max_pool2d, by the rank of `input`."""
     return _pool_by_rank("max_pool", max_pool1d, max_pool2d, input, ksize, strides, padding,
                          data_format, name)
 
 
 @export("nn.avg_pool")
-def avg_pool(input, ksize, strides, padding, data_format=None, name=None):  # noqa: A002
+def avg_pool(input, ksize, strides, padding, data_format=None, name=None) -> Tensor:  # noqa: A002
     """avg_pool1d or avg_pool2d, by the rank of `input`."""
     return _pool_by_rank("avg_pool", avg_pool1d, avg_pool2d, input, ksize, strides, padding,
                          data_format, name)
@@ -498,7 +499,7 @@ def _axes(axes, rank, fn):
 
 
 @export("nn.moments")
-def moments(x, axes, shift=None, keepdims=False, name=None):
+def moments(x, axes, shift=None, keepdims=False, name=None) -> tuple[Tensor, Tensor]:
     """(mean, variance) of `x` over `axes`; `shift` is accepted and unused."""
     x = convert_to_tensor(x)
     if not x.dtype.is_floating:
@@ -514,7 +515,7 @@ def moments(x, axes, shift=None, keepdims=False, name=None):
 
 
 @export("nn.batch_normalization")
-def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
+def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None) -> Tensor:
     """(x - mean) * scale / sqrt(variance + variance_epsilon) + offset; `offset` and
     `scale` may be None."""
     x = convert_to_tensor(x)
@@ -529,7 +530,7 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
 
 
 @export("nn.embedding_lookup")
-def embedding_lookup(params, ids, max_norm=None, name=None):
+def embedding_lookup(params, ids, max_norm=None, name=None) -> Tensor:
     """The rows of `params` at integer `ids` (any shape): shape ids.shape + params.shape[1:]."""
     if max_norm is not None:
         raise NotImplementedError("embedding_lookup(max_norm=...) is not implemented; clip "

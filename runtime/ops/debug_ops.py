@@ -53,7 +53,7 @@ PRINT = define("PrintV2", lambda *xs, **attrs: [], _print_kernel, effects=Effect
 
 
 @export("print")
-def print(*inputs, sep=" ", end="\n", output_stream=None, summarize=None, name=None):  # noqa: A001
+def print(*inputs, sep=" ", end="\n", output_stream=None, summarize=None, name=None) -> None:  # noqa: A001
     """Prints tensors and Python values when the op runs (at every call of a graph).
 
     `output_stream` defaults to the `sys.stdout` of the moment the op runs, so redirection
@@ -142,7 +142,7 @@ ASSERT = define("Assert", lambda *xs, **attrs: [], _assert_kernel, effects=Effec
 
 
 @export("Assert", "debugging.Assert")
-def Assert(condition, data, summarize=None, name=None):  # noqa: N802 - TensorFlow's name
+def Assert(condition, data, summarize=None, name=None) -> None:  # noqa: N802 - TensorFlow's name
     """Raises rt.errors.InvalidArgumentError (with `data` shown) when `condition` is false."""
     condition = convert_to_tensor(condition, dtype_hint=_dtypes.bool_)
     if not condition.dtype.is_bool:
@@ -162,7 +162,7 @@ def Assert(condition, data, summarize=None, name=None):  # noqa: N802 - TensorFl
     return None
 
 
-def _assert_op(condition, message, data, name):
+def _assert_op(condition, message, data, name) -> None:
     condition = convert_to_tensor(condition)
     tensors = [convert_to_tensor(d) for d in data]
     parts = []
@@ -177,7 +177,7 @@ def _assert_op(condition, message, data, name):
 
 
 def _make_assert(name, compare, describe):
-    def check(x, y=None, message=None, summarize=None, name=None):
+    def check(x, y=None, message=None, summarize=None, name=None) -> None:
         if y is None:
             x = convert_to_tensor(x)
             cond = reduce_ops.reduce_all(compare(x, math_ops.multiply(x, 0)))
@@ -211,26 +211,26 @@ assert_greater_equal = _exported_assert("assert_greater_equal", math_ops.greater
 
 
 @export("debugging.assert_positive")
-def assert_positive(x, message=None, summarize=None, name=None):
+def assert_positive(x, message=None, summarize=None, name=None) -> None:
     """Checks `x > 0` for every element; raises rt.errors.InvalidArgumentError otherwise."""
     return assert_greater(x, None, message=message, name=name)
 
 
 @export("debugging.assert_negative")
-def assert_negative(x, message=None, summarize=None, name=None):
+def assert_negative(x, message=None, summarize=None, name=None) -> None:
     """Checks `x < 0` for every element; raises rt.errors.InvalidArgumentError otherwise."""
     return assert_less(x, None, message=message, name=name)
 
 
 @export("debugging.assert_non_negative")
-def assert_non_negative(x, message=None, summarize=None, name=None):
+def assert_non_negative(x, message=None, summarize=None, name=None) -> None:
     """Checks `x >= 0` for every element; raises rt.errors.InvalidArgumentError otherwise."""
     return assert_greater_equal(x, None, message=message, name=name)
 
 
 
 @export("debugging.assert_rank")
-def assert_rank(x, rank, message=None, name=None):
+def assert_rank(x, rank, message=None, name=None) -> None:
     """Checks that `x` has rank `rank`: ValueError at once when the rank is known statically,
     else a staged check that raises rt.errors.InvalidArgumentError."""
     x = convert_to_tensor(x)

@@ -11,6 +11,8 @@ float64 matrices are supported.
 
 from __future__ import annotations
 
+from typing import Any, Literal, overload
+
 import numpy as np
 
 from .. import dtypes as _dtypes
@@ -196,8 +198,24 @@ def _svd_grad(op, gs, gu, gv):
     return [grad]
 
 
+# for type checkers: `s, u, v`, or `s` alone with compute_uv=False
+@overload
+def svd(tensor: Any, full_matrices: bool = ..., compute_uv: Literal[True] = ...,
+        name: str | None = ...) -> tuple[Tensor, Tensor, Tensor]: ...
+@overload
+def svd(tensor: Any, full_matrices: bool, compute_uv: Literal[False],
+        name: str | None = ...) -> Tensor: ...
+@overload
+def svd(tensor: Any, full_matrices: bool = ..., *, compute_uv: Literal[False],
+        name: str | None = ...) -> Tensor: ...
+@overload
+def svd(tensor: Any, full_matrices: bool = ..., compute_uv: bool = ...,
+        name: str | None = ...) -> Tensor | tuple[Tensor, Tensor, Tensor]: ...
+
+
 @export("linalg.svd")
-def svd(tensor, full_matrices: bool = False, compute_uv: bool = True, name: str | None = None):
+def svd(tensor, full_matrices: bool = False, compute_uv: bool = True,
+        name: str | None = None) -> Tensor | tuple[Tensor, Tensor, Tensor]:
     """The singular value decomposition of each matrix in the last two axes of `tensor`
     ([..., M, N]): `s, u, v` with `tensor = u @ diag(s) @ transpose(v)` (note: `v`, not its
     transpose, as TensorFlow). `s` ([..., P], P = min(M, N)) is in descending order; `u` is
@@ -256,7 +274,7 @@ def _qr_grad(op, gq, gr):
 
 
 @export("linalg.qr")
-def qr(input, full_matrices: bool = False, name: str | None = None):  # noqa: A002
+def qr(input, full_matrices: bool = False, name: str | None = None) -> tuple[Tensor, Tensor]:  # noqa: A002
     """The QR decomposition of each matrix of `input` ([..., M, N]): `q, r` with
     `input = q @ r`, `q` orthonormal columns and `r` upper triangular. `q` is [..., M, P]
     and `r` [..., P, N] (P = min(M, N)), or [..., M, M] and [..., M, N] with `full_matrices`.
@@ -301,7 +319,7 @@ def _cholesky_grad(op, g):
 
 
 @export("linalg.cholesky")
-def cholesky(input, name: str | None = None):  # noqa: A002
+def cholesky(input, name: str | None = None) -> Tensor:  # noqa: A002
     """The lower triangular Cholesky factor L of each symmetric positive definite matrix of
     `input` ([..., M, M]), with `input = L @ transpose(L)`. Only the lower triangle of
     `input` is read. A matrix that is not positive definite raises InvalidArgumentError.
@@ -342,7 +360,7 @@ def _eigh_grad(op, ge, gv):
 
 
 @export("linalg.eigh")
-def eigh(tensor, name: str | None = None):
+def eigh(tensor, name: str | None = None) -> tuple[Tensor, Tensor]:
     """The eigen-decomposition of each symmetric matrix of `tensor` ([..., N, N]): `e, v`
     with eigenvalues `e` ([..., N], ascending) and eigenvectors in the columns of `v`. Only
     the lower triangle of `tensor` is read. Differentiable for distinct eigenvalues and losses
@@ -352,7 +370,7 @@ def eigh(tensor, name: str | None = None):
 
 
 @export("linalg.eigvalsh")
-def eigvalsh(tensor, name: str | None = None):
+def eigvalsh(tensor, name: str | None = None) -> Tensor:
     """The eigenvalues ([..., N], ascending) of each symmetric matrix of `tensor`."""
     return eigh(tensor, name=name)[0]
 
@@ -382,7 +400,7 @@ def _slogdet_grad(op, g_sign, g_log):
 
 
 @export("linalg.slogdet")
-def slogdet(input, name: str | None = None):  # noqa: A002
+def slogdet(input, name: str | None = None) -> tuple[Tensor, Tensor]:  # noqa: A002
     """`sign, log_abs_determinant` of each square matrix of `input` ([..., M, M]): the
     determinant is `sign * exp(log_abs_determinant)` without overflow. Differentiable
     through `log_abs_determinant` for invertible matrices."""
@@ -391,7 +409,7 @@ def slogdet(input, name: str | None = None):  # noqa: A002
 
 
 @export("linalg.logdet")
-def logdet(matrix, name: str | None = None):
+def logdet(matrix, name: str | None = None) -> Tensor:
     """log(det(matrix)) of each symmetric positive definite matrix ([..., M, M]), as twice
     the sum of the logs of its Cholesky factor's diagonal."""
     chol = cholesky(_real_matrix(matrix, "matrix", "logdet"))
@@ -451,7 +469,7 @@ def _solve_grad(op, g):
 
 
 @export("linalg.solve")
-def solve(matrix, rhs, adjoint: bool = False, name: str | None = None):
+def solve(matrix, rhs, adjoint: bool = False, name: str | None = None) -> Tensor:
     """x with `matrix @ x = rhs` for each square `matrix` ([..., M, M]) and `rhs`
     ([..., M, K]); with `adjoint`, `transpose(matrix) @ x = rhs`. Batch axes broadcast.
     A singular matrix raises InvalidArgumentError."""
@@ -487,7 +505,7 @@ def _triangular_solve_grad(op, g):
 
 @export("linalg.triangular_solve")
 def triangular_solve(matrix, rhs, lower: bool = True, adjoint: bool = False,
-                     name: str | None = None):
+                     name: str | None = None) -> Tensor:
     """x with `T @ x = rhs`, T the lower (`lower=True`) or upper triangle of each square
     `matrix` ([..., M, M]; the other triangle is ignored) and `rhs` [..., M, K]; with
     `adjoint`, `transpose(T) @ x = rhs`. Batch axes broadcast."""
@@ -498,7 +516,7 @@ def triangular_solve(matrix, rhs, lower: bool = True, adjoint: bool = False,
 
 
 @export("linalg.cholesky_solve")
-def cholesky_solve(chol, rhs, name: str | None = None):
+def cholesky_solve(chol, rhs, name: str | None = None) -> Tensor:
     """x with `A @ x = rhs`, given `chol`, the Cholesky factor of A ([..., M, M], as
     `cholesky` returns it), and `rhs` ([..., M, K])."""
     chol = _real_matrix(chol, "chol", "cholesky_solve")
@@ -518,7 +536,7 @@ def _regularizer(value, dtype):
 
 
 @export("linalg.lstsq")
-def lstsq(matrix, rhs, l2_regularizer=0.0, fast: bool = True, name: str | None = None):
+def lstsq(matrix, rhs, l2_regularizer=0.0, fast: bool = True, name: str | None = None) -> Tensor:
     """The least-squares solutions x of `matrix @ x ~ rhs` for `matrix` [..., M, N] and
     `rhs` [..., M, K] (x is [..., N, K]), minimising |matrix @ x - rhs|^2 +
     l2_regularizer * |x|^2; for M < N (and no regulariser) the solution of least norm.
@@ -567,7 +585,7 @@ def lstsq(matrix, rhs, l2_regularizer=0.0, fast: bool = True, name: str | None =
 
 
 @export("linalg.pinv")
-def pinv(a, rcond=None, validate_args: bool = False, name: str | None = None):
+def pinv(a, rcond=None, validate_args: bool = False, name: str | None = None) -> Tensor:
     """The Moore-Penrose pseudo-inverse of each matrix of `a` ([..., M, N] -> [..., N, M]),
     from its singular value decomposition: singular values at most `rcond` times the largest
     count as zero (default: 10 * max(M, N) * the dtype's machine epsilon)."""
@@ -643,7 +661,7 @@ def _expm_grad(op, g):
 
 
 @export("linalg.expm")
-def expm(input, name: str | None = None):  # noqa: A002
+def expm(input, name: str | None = None) -> Tensor:  # noqa: A002
     """The matrix exponential of each square matrix of `input` ([..., M, M]), by scaling and
     squaring with a Pade approximant. Differentiable."""
     return apply(EXPM, [_real_matrix(input, "input", "expm")], name=name)
@@ -652,7 +670,7 @@ def expm(input, name: str | None = None):  # noqa: A002
 # -- products ----------------------------------------------------------------------------------
 
 @export("linalg.adjoint")
-def adjoint(matrix, name: str | None = None):
+def adjoint(matrix, name: str | None = None) -> Tensor:
     """The conjugate transpose of each matrix of `matrix` (the transpose, for real ones)."""
     x = convert_to_tensor(matrix)
     if x.shape.rank is not None and x.shape.rank < 2:
@@ -665,7 +683,7 @@ def adjoint(matrix, name: str | None = None):
 
 @export("linalg.matvec")
 def matvec(a, b, transpose_a: bool = False, adjoint_a: bool = False, a_is_sparse: bool = False,
-           b_is_sparse: bool = False, name: str | None = None):
+           b_is_sparse: bool = False, name: str | None = None) -> Tensor:
     """The matrix-vector products `a @ b` of matrices `a` ([..., M, N]) and vectors `b`
     ([..., N]): [..., M]. `transpose_a` / `adjoint_a` use each matrix's transpose; the
     sparsity hints are accepted and ignored."""
@@ -686,7 +704,7 @@ def matvec(a, b, transpose_a: bool = False, adjoint_a: bool = False, a_is_sparse
 
 
 @export("linalg.cross")
-def cross(a, b, name: str | None = None):
+def cross(a, b, name: str | None = None) -> Tensor:
     """The cross products of the 3-vectors in the last axis of `a` and `b` (shapes
     [..., 3], broadcast together)."""
     a = convert_to_tensor(a)

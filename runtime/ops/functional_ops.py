@@ -169,7 +169,7 @@ def _check_dtypes(values: list, specs: list, what: str) -> list:
 
 @export("map_fn")
 def map_fn(fn: Callable, elems, dtype=None, parallel_iterations=None, back_prop=True,
-           swap_memory=False, infer_shape=True, name=None, fn_output_signature=None):
+           swap_memory=False, infer_shape=True, name=None, fn_output_signature=None) -> Any:
     """`fn` applied to each slice of `elems` along its first axis, the results stacked.
 
     `elems` may be a nest of tensors (fn then receives the same nest of slices). The result
@@ -233,7 +233,7 @@ def map_fn(fn: Callable, elems, dtype=None, parallel_iterations=None, back_prop=
 
 
 @export("vectorized_map")
-def vectorized_map(fn: Callable, elems, fallback_to_while_loop=True, warn=True):
+def vectorized_map(fn: Callable, elems, fallback_to_while_loop=True, warn=True) -> Any:
     """`map_fn(fn, elems)`: the same results. There is no vectorising transformation here:
     the map always runs as a loop (staged: one while_loop), whatever
     `fallback_to_while_loop` says."""
@@ -297,7 +297,7 @@ def _accumulate(fn, elems, initializer, reverse, what, keep_all, name):
 
 @export("scan")
 def scan(fn: Callable, elems, initializer=None, parallel_iterations=10, back_prop=True,
-         swap_memory=False, infer_shape=True, reverse=False, name=None):
+         swap_memory=False, infer_shape=True, reverse=False, name=None) -> Any:
     """The running accumulation `acc = fn(acc, x)` over the first axis of `elems`, every
     accumulator stacked. Without `initializer` the first element starts it (and is the
     first output). With `reverse=True` it runs from the last element, and outputs keep the
@@ -307,14 +307,14 @@ def scan(fn: Callable, elems, initializer=None, parallel_iterations=10, back_pro
 
 @export("foldl")
 def foldl(fn: Callable, elems, initializer=None, parallel_iterations=10, back_prop=True,
-          swap_memory=False, name=None):
+          swap_memory=False, name=None) -> Any:
     """`acc = fn(acc, x)` over the first axis of `elems`, first to last; the last `acc`."""
     return _accumulate(fn, elems, initializer, False, "foldl", False, name)
 
 
 @export("foldr")
 def foldr(fn: Callable, elems, initializer=None, parallel_iterations=10, back_prop=True,
-          swap_memory=False, name=None):
+          swap_memory=False, name=None) -> Any:
     """`acc = fn(acc, x)` over the first axis of `elems`, last to first; the last `acc`."""
     return _accumulate(fn, elems, initializer, True, "foldr", False, name)
 
@@ -343,7 +343,7 @@ def _branches(branch_fns) -> list[tuple[int, Callable]]:
 
 
 @export("switch_case")
-def switch_case(branch_index, branch_fns, default=None, name=None):
+def switch_case(branch_index, branch_fns, default=None, name=None) -> Any:
     """Runs `branch_fns[branch_index]()`: a list of callables, a dict {int: callable} or a
     list of (int, callable) pairs. An index that names no branch runs `default` (the last
     branch when `default` is None). Staged, a chain of `cond`s."""
@@ -380,7 +380,7 @@ def switch_case(branch_index, branch_fns, default=None, name=None):
 
 
 @export("case")
-def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"):
+def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case") -> Any:
     """Runs the callable of the first (pred, fn) pair whose predicate is true, or `default`
     (when None, the last pair's callable, whose predicate is then not checked). With
     `exclusive=True` more than one true predicate raises InvalidArgumentError (at run time

@@ -72,7 +72,7 @@ def read_file(filename, name=None) -> Tensor:
 
 
 @export("io.write_file")
-def write_file(filename, contents, name=None):
+def write_file(filename, contents, name=None) -> Tensor | None:
     """Writes the bytes of the scalar string tensor `contents` to the file `filename`
     (replacing it). Returns None eagerly, the write operation inside `rt.function`."""
     data = convert_to_tensor(contents, dtype=_dtypes.string) if not isinstance(contents, Tensor) \

@@ -10,6 +10,7 @@ from ..errors import InvalidArgumentError
 from ..exports import export
 from ..opdef import define
 from ..shapes import TensorShape
+from ..tensor import Tensor
 from . import array_ops as _array
 from . import gradient_ops
 from . import math_ops as _math
@@ -76,7 +77,7 @@ def _matmul_grad(op, g):
 
 
 @export("matmul", "linalg.matmul")
-def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
+def matmul(a, b, transpose_a=False, transpose_b=False, name=None) -> Tensor:
     """Matrix product a @ b of rank >= 2 tensors (batch dims broadcast).
 
     transpose_a / transpose_b transpose the last two axes of that operand first.
@@ -133,7 +134,7 @@ def _tensordot_grad(op, g):
 
 
 @export("tensordot", "linalg.tensordot")
-def tensordot(a, b, axes, name=None):
+def tensordot(a, b, axes, name=None) -> Tensor:
     """Sums products over `axes`, like np.tensordot.
 
     `axes` is an int n (the last n axes of a with the first n of b) or two lists of axes.
@@ -181,7 +182,7 @@ def _einsum_grad(op, g):
 
 
 @export("einsum", "linalg.einsum")
-def einsum(equation, *inputs, name=None):
+def einsum(equation, *inputs, name=None) -> Tensor:
     """Einstein summation over the inputs, e.g. einsum('ij,jk->ik', a, b), like np.einsum."""
     if len(inputs) == 1 and isinstance(inputs[0], (list, tuple)):
         inputs = tuple(inputs[0])
@@ -226,13 +227,13 @@ def _determinant_grad(op, g):
 
 
 @export("linalg.inv")
-def inv(input, name=None):  # noqa: A002
+def inv(input, name=None) -> Tensor:  # noqa: A002
     """The inverse of each square matrix in the last two axes."""
     return apply(INV, [_matrix_arg(input, "input", "inv")], name=name)
 
 
 @export("linalg.det")
-def det(input, name=None):  # noqa: A002
+def det(input, name=None) -> Tensor:  # noqa: A002
     """The determinant of each square matrix in the last two axes."""
     return apply(DET, [_matrix_arg(input, "input", "det")], name=name)
 

@@ -9,6 +9,7 @@ import numpy as np
 from .. import dtypes as _dtypes
 from ..exports import export
 from ..opdef import define
+from ..tensor import Tensor
 from .core import apply, binary_operands, convert_to_tensor
 from .shape_rules import broadcast, same_dtype
 
@@ -312,7 +313,7 @@ def _reciprocal_grad(op, g):
 # -- public functions -------------------------------------------------------------------
 
 def _bin(op, doc):
-    def fn(x, y, name=None):
+    def fn(x, y, name=None) -> Tensor:
         x, y = binary_operands(x, y)
         return apply(op, [x, y], name=name)
     fn.__name__ = fn.__qualname__ = op.name
@@ -323,7 +324,7 @@ def _bin(op, doc):
 
 
 def _un(op, doc):
-    def fn(x, name=None):
+    def fn(x, name=None) -> Tensor:
         return apply(op, [convert_to_tensor(x)], name=name)
     fn.__name__ = fn.__qualname__ = op.name
     fn.__doc__ = f"{doc}, elementwise (op `{op.name}`)."
@@ -366,7 +367,7 @@ erf = export("math.erf")(_un(ERF, "The error function"))
 
 
 @export("divide", "truediv", "math.divide", "math.realdiv", "math.truediv")
-def divide(x, y, name=None):
+def divide(x, y, name=None) -> Tensor:
     """True division; integer tensors give floating results (int32 → float64, as in TF)."""
     x, y = binary_operands(x, y)
     return apply(DIV, [x, y], name=name)
@@ -376,7 +377,7 @@ truediv = realdiv = divide
 
 
 def _logical(op, doc):
-    def fn(x, y, name=None):
+    def fn(x, y, name=None) -> Tensor:
         return apply(op, [convert_to_tensor(x, dtype_hint=_dtypes.bool_),
                           convert_to_tensor(y, dtype_hint=_dtypes.bool_)], name=name)
     fn.__name__ = fn.__qualname__ = op.name
@@ -390,13 +391,13 @@ logical_xor = export("logical_xor", "math.logical_xor")(_logical(LOGICAL_XOR, "L
 
 
 @export("logical_not", "math.logical_not")
-def logical_not(x, name=None):
+def logical_not(x, name=None) -> Tensor:
     """Logical not of a bool tensor, elementwise (op `LogicalNot`)."""
     return apply(LOGICAL_NOT, [convert_to_tensor(x, dtype_hint=_dtypes.bool_)], name=name)
 
 
 @export("clip_by_value", "math.clip_by_value")
-def clip_by_value(t, clip_value_min, clip_value_max, name=None):
+def clip_by_value(t, clip_value_min, clip_value_max, name=None) -> Tensor:
     """Clips `t` elementwise to [clip_value_min, clip_value_max]."""
     t = convert_to_tensor(t)
     return minimum(maximum(t, clip_value_min), clip_value_max, name=name)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import types
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -31,7 +31,7 @@ newaxis = None  # rt.newaxis (runtime/__init__.py): `x[:, rt.newaxis]` adds an a
 
 @export("control_dependencies")
 @contextlib.contextmanager
-def control_dependencies(control_inputs):
+def control_dependencies(control_inputs) -> Iterator[None]:
     """Ops created in the block run after `control_inputs` (tensors, ops, or None).
 
     Eagerly there is nothing to order. Staged, graphs run in program order and never drop an
@@ -55,7 +55,7 @@ def group(*inputs: Any, name: str | None = None) -> None:
 
 
 @export("identity_n")
-def identity_n(input, name: str | None = None) -> list:  # noqa: A002 - TensorFlow's name
+def identity_n(input, name: str | None = None) -> list[Tensor]:  # noqa: A002 - TensorFlow's name
     """`[identity(t) for t in input]`."""
     if not isinstance(input, (list, tuple)):
         raise TypeError(f"identity_n: input must be a list of tensors, got "
@@ -64,7 +64,7 @@ def identity_n(input, name: str | None = None) -> list:  # noqa: A002 - TensorFl
 
 
 @export("tuple")
-def tuple_(tensors, control_inputs=None, name: str | None = None) -> list:
+def tuple_(tensors, control_inputs=None, name: str | None = None) -> list[Tensor | None]:
     """The tensors, each passed through `identity` (they are ready together)."""
     if not isinstance(tensors, (list, tuple)):
         raise TypeError(f"tuple: tensors must be a list of tensors, got "
@@ -73,7 +73,7 @@ def tuple_(tensors, control_inputs=None, name: str | None = None) -> list:
 
 
 @export("get_static_value")
-def get_static_value(tensor, partial: bool = False):
+def get_static_value(tensor, partial: bool = False) -> np.ndarray | None:
     """The NumPy value of `tensor` if it is known without running a graph (an eager tensor,
     a constant, a Python or NumPy value, a static shape), else None."""
     if isinstance(tensor, TensorShape):
@@ -157,13 +157,13 @@ def _check_type(device_type, what: str):
 
 
 @export("config.list_physical_devices", "config.experimental.list_physical_devices")
-def list_physical_devices(device_type: str | None = None) -> list:
+def list_physical_devices(device_type: str | None = None) -> list[PhysicalDevice]:
     """The devices computations run on: one CPU (there are no GPUs here)."""
     return [_CPU] if _check_type(device_type, "list_physical_devices") else []
 
 
 @export("config.list_logical_devices", "config.experimental.list_logical_devices")
-def list_logical_devices(device_type: str | None = None) -> list:
+def list_logical_devices(device_type: str | None = None) -> list[LogicalDevice]:
     """One logical CPU device, '/device:CPU:0'."""
     return [_LOGICAL_CPU] if _check_type(device_type, "list_logical_devices") else []
 
@@ -187,7 +187,7 @@ def get_memory_growth(device) -> bool:
 
 
 @export("config.get_visible_devices", "config.experimental.get_visible_devices")
-def get_visible_devices(device_type: str | None = None) -> list:
+def get_visible_devices(device_type: str | None = None) -> list[PhysicalDevice]:
     return list_physical_devices(device_type)
 
 

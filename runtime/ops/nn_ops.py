@@ -8,6 +8,7 @@ from ..errors import InvalidArgumentError
 from ..exports import export
 from ..opdef import Effect, define
 from ..shapes import TensorShape
+from ..tensor import Tensor
 from . import array_ops as _array
 from . import math_ops
 from . import reduce_ops as _reduce
@@ -82,19 +83,19 @@ def _log_softmax_grad(op, g):
 
 
 @export("nn.relu")
-def relu(features, name=None):
+def relu(features, name=None) -> Tensor:
     """max(features, 0), elementwise."""
     return apply(RELU, [convert_to_tensor(features)], name=name)
 
 
 @export("nn.softmax")
-def softmax(logits, axis=-1, name=None):
+def softmax(logits, axis=-1, name=None) -> Tensor:
     """exp(logits) normalised to sum to 1 along `axis` (computed stably)."""
     return apply(SOFTMAX, [convert_to_tensor(logits)], {"axis": int(axis)}, name=name)
 
 
 @export("nn.log_softmax")
-def log_softmax(logits, axis=-1, name=None):
+def log_softmax(logits, axis=-1, name=None) -> Tensor:
     """log(softmax(logits)) along `axis`, computed stably."""
     return apply(LOG_SOFTMAX, [convert_to_tensor(logits)], {"axis": int(axis)}, name=name)
 
@@ -148,7 +149,7 @@ def _xent_grad(op, g_loss, g_backprop):
 
 
 @export("nn.softmax_cross_entropy_with_logits")
-def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
+def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None) -> Tensor:
     """Per-example cross entropy between `labels` (probabilities) and softmax(`logits`)."""
     logits = convert_to_tensor(logits)
     labels = convert_to_tensor(labels, dtype=logits.dtype) if not hasattr(labels, "dtype") \
@@ -157,7 +158,7 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
 
 
 @export("nn.sigmoid_cross_entropy_with_logits")
-def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
+def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None) -> Tensor:
     """Elementwise logistic loss, computed stably: max(x, 0) - x * z + log(1 + exp(-|x|))."""
     logits = convert_to_tensor(logits)
     labels = convert_to_tensor(labels, dtype=logits.dtype) if not hasattr(labels, "dtype") \
@@ -195,7 +196,7 @@ def _dropout_grad(op, g, g_mask):
 
 
 @export("nn.dropout")
-def dropout(x, rate, noise_shape=None, seed=None, name=None):
+def dropout(x, rate, noise_shape=None, seed=None, name=None) -> Tensor:
     """Zeroes each element with probability `rate` and scales the rest by 1 / (1 - rate)."""
     x = convert_to_tensor(x)
     if isinstance(rate, (int, float)) and not 0 <= rate < 1:
@@ -208,14 +209,14 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
 
 
 @export("nn.l2_loss")
-def l2_loss(t, name=None):
+def l2_loss(t, name=None) -> Tensor:
     """Half the sum of the squares of `t`: `sum(t ** 2) / 2`."""
     t = convert_to_tensor(t)
     return math_ops.multiply(_reduce.reduce_sum(math_ops.square(t)), 0.5, name=name)
 
 
 @export("nn.bias_add")
-def bias_add(value, bias, name=None):
+def bias_add(value, bias, name=None) -> Tensor:
     """`value + bias`, the bias broadcast along the last axis."""
     return math_ops.add(value, bias, name=name)
 
@@ -230,14 +231,14 @@ def bias_add(value, bias, name=None):
 # -- activations and losses composed from other ops (their gradients come with them) -------------
 
 @export("nn.leaky_relu")
-def leaky_relu(features, alpha=0.2, name=None):
+def leaky_relu(features, alpha=0.2, name=None) -> Tensor:
     """features where positive, else alpha * features."""
     x = convert_to_tensor(features)
     return _array.where(math_ops.greater(x, 0), x, math_ops.multiply(x, alpha), name=name)
 
 
 @export("nn.elu")
-def elu(features, name=None):
+def elu(features, name=None) -> Tensor:
     """features where positive, else exp(features) - 1."""
     x = convert_to_tensor(features)
     negative_part = math_ops.subtract(math_ops.exp(math_ops.minimum(x, 0)), 1)
@@ -245,7 +246,7 @@ def elu(features, name=None):
 
 
 @export("nn.softplus", "math.softplus")
-def softplus(features, name=None):
+def softplus(features, name=None) -> Tensor:
     """log(1 + exp(features)), computed without overflow."""
     x = convert_to_tensor(features)
     return math_ops.add(math_ops.log1p(math_ops.exp(math_ops.negative(math_ops.abs(x)))),
@@ -253,7 +254,7 @@ def softplus(features, name=None):
 
 
 @export("nn.gelu")
-def gelu(features, approximate=False, name=None):
+def gelu(features, approximate=False, name=None) -> Tensor:
     """x * P(X <= x) for a standard normal X; `approximate=True` uses the tanh formula."""
     x = convert_to_tensor(features)
     if approximate:
@@ -265,7 +266,7 @@ def gelu(features, approximate=False, name=None):
 
 
 @export("nn.sparse_softmax_cross_entropy_with_logits")
-def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None, name=None):
+def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None, name=None) -> Tensor:
     """Cross entropy of softmax(logits) against integer class `labels` (one per row)."""
     logits = convert_to_tensor(logits)
     labels = convert_to_tensor(labels)

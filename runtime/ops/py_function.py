@@ -15,7 +15,7 @@ that reruns the function under a `GradientTape` and asks it for the input gradie
 from __future__ import annotations
 
 import importlib
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -200,7 +200,7 @@ def _decorator(wrap: Callable, func, inp, what: str, **options):
 
 @export("py_function")
 def py_function(func: Callable | None = None, inp=None, Tout=None,  # noqa: N803
-                name: str | None = None):
+                name: str | None = None) -> Any:
     """Calls the Python function `func(*inp)` on eager tensors, at every call of a compiled
     function (staged, it is one `EagerPyFunc` op). `Tout` is a dtype (one tensor back), a list
     of dtypes (a list back) or `TensorSpec`s giving shapes too. Gradients flow through the
@@ -224,7 +224,7 @@ def py_function(func: Callable | None = None, inp=None, Tout=None,  # noqa: N803
 
 @export("numpy_function")
 def numpy_function(func: Callable | None = None, inp=None, Tout=None,  # noqa: N803
-                   stateful: bool = True, name: str | None = None):
+                   stateful: bool = True, name: str | None = None) -> Any:
     """Calls `func(*arrays)` on NumPy arrays, at every call of a compiled function (one
     `PyFunc` op). `Tout` as for `py_function`. No gradient flows through it. Without `func`
     and `inp` it is a decorator, like `py_function`."""

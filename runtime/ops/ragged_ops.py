@@ -460,7 +460,7 @@ def _depth_of(value) -> tuple[int, bool]:
 
 @export("ragged.constant")
 def constant(pylist, dtype=None, ragged_rank: int | None = None, inner_shape=None,
-             name=None, row_splits_dtype=_dtypes.int64):
+             name=None, row_splits_dtype=_dtypes.int64) -> RaggedTensor | Tensor:
     """A RaggedTensor of nested Python lists whose rows may differ in length.
 
     `ragged_rank` (default: every nesting level but the innermost) is how many dimensions
@@ -501,7 +501,7 @@ def constant(pylist, dtype=None, ragged_rank: int | None = None, inner_shape=Non
 
 
 @export("ragged.map_flat_values")
-def map_flat_values(op: Callable, *args, **kwargs):
+def map_flat_values(op: Callable, *args, **kwargs) -> RaggedTensor:
     """`op` applied to the flat values of the RaggedTensor arguments (which must share a row
     structure), rebuilt with that structure: `map_flat_values(rt.square, r)`."""
     first = [None]

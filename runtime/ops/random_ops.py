@@ -8,7 +8,7 @@ from .. import dtypes as _dtypes
 from ..exports import export
 from ..opdef import Effect, define
 from ..shapes import TensorShape
-from ..tensor import SymbolicTensor
+from ..tensor import SymbolicTensor, Tensor
 from . import math_ops
 from .array_ops import int_vector, static_or_later, where, zeros_like
 from .core import apply, convert_to_tensor
@@ -123,7 +123,7 @@ NORMAL_DYNAMIC = define(
 
 
 @export("random.uniform")
-def uniform(shape, minval=0, maxval=None, dtype=_dtypes.float32, seed=None, name=None):
+def uniform(shape, minval=0, maxval=None, dtype=_dtypes.float32, seed=None, name=None) -> Tensor:
     """Uniform values in [minval, maxval) (maxval defaults to 1 for floats)."""
     dtype = _dtypes.as_dtype(dtype)
     if maxval is None:
@@ -141,7 +141,7 @@ def uniform(shape, minval=0, maxval=None, dtype=_dtypes.float32, seed=None, name
 
 
 @export("random.normal")
-def normal(shape, mean=0.0, stddev=1.0, dtype=_dtypes.float32, seed=None, name=None):
+def normal(shape, mean=0.0, stddev=1.0, dtype=_dtypes.float32, seed=None, name=None) -> Tensor:
     """Normally distributed values (mean, stddev); a fresh draw every time the op runs."""
     dtype = _dtypes.as_dtype(dtype)
     if not dtype.is_floating:
@@ -171,7 +171,7 @@ TRUNCATED_NORMAL_DYNAMIC = define(
 
 
 @export("random.truncated_normal")
-def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=_dtypes.float32, seed=None, name=None):
+def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=_dtypes.float32, seed=None, name=None) -> Tensor:
     """Normal values (mean, stddev), redrawn when more than two stddevs from the mean."""
     dtype = _dtypes.as_dtype(dtype)
     if not dtype.is_floating:
@@ -191,7 +191,7 @@ SHUFFLE = define("RandomShuffle", lambda value, seed: (value.shape, value.dtype)
 
 
 @export("random.shuffle")
-def shuffle(value, seed=None, name=None):
+def shuffle(value, seed=None, name=None) -> Tensor:
     """`value` with its rows (first axis) in a random order; a fresh order every time the op
     runs. `seed` makes the sequence of orders reproducible, as in the other draws."""
     return apply(SHUFFLE, [convert_to_tensor(value)], {"seed": None if seed is None else int(seed)},

@@ -174,7 +174,7 @@ def _prod_dynamic_grad(op, g):
 
 
 def _reducer(op):
-    def fn(input_tensor, axis=None, keepdims=False, name=None):
+    def fn(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
         x = convert_to_tensor(input_tensor)
         if _array.scalar_known_later(axis) or _array._known_later(axis):
             axis_t = convert_to_tensor(axis, dtype_hint=_dtypes.int32)
@@ -252,7 +252,7 @@ ARG_DYNAMIC = {ARGMAX: define("ArgMaxDynamic", _arg_dynamic_infer,
 
 
 def _arg(op):
-    def fn(input, axis=None, output_type=_dtypes.int64, name=None):  # noqa: A002
+    def fn(input, axis=None, output_type=_dtypes.int64, name=None) -> Tensor:  # noqa: A002
         x = convert_to_tensor(input)
         if _array.scalar_known_later(axis):
             axis_t = convert_to_tensor(axis, dtype_hint=_dtypes.int32)
@@ -291,7 +291,7 @@ PROD_OTHERS = define("ProdOthers", lambda x, axis: (x.shape, x.dtype), _others_p
 
 
 @export("reduce_logsumexp", "math.reduce_logsumexp")
-def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
     """log(sum(exp(x))) over `axis`, computed without overflow (shifted by the maximum)."""
     x = convert_to_tensor(input_tensor)
     top = reduce_max(x, axis=axis, keepdims=True)

@@ -172,7 +172,7 @@ def _irfft_grad(op, g):
 # -- public functions ----------------------------------------------------------------------------
 
 def _complex_fn(op, rank, public, doc):
-    def fn(input, name=None):  # noqa: A002 - TensorFlow's name
+    def fn(input, name=None) -> Tensor:  # noqa: A002 - TensorFlow's name
         x = convert_to_tensor(input)
         return apply(op, [x], {"rank": rank}, name=name)
     fn.__name__ = fn.__qualname__ = public
@@ -213,7 +213,7 @@ def _lengths(fft_length, x, rank, inverse, public):
 
 
 def _real_fn(op, rank, inverse, public, doc):
-    def fn(input_tensor, fft_length=None, name=None):
+    def fn(input_tensor, fft_length=None, name=None) -> Tensor:
         x = convert_to_tensor(input_tensor)
         _check_rank(public, x, rank)
         lengths = _lengths(fft_length, x, rank, inverse, public)

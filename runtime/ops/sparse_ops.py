@@ -205,7 +205,7 @@ def reorder(sp_input: SparseTensor, name=None) -> SparseTensor:
 
 
 @export("sparse.add")
-def add(a, b, threshold=0, name=None):
+def add(a, b, threshold=0, name=None) -> SparseTensor | Tensor:
     """`a + b` where at least one is a SparseTensor: sparse + sparse is a SparseTensor over the
     union of the indices (sorted; entries whose sum has magnitude below `threshold` dropped),
     sparse + dense is a dense tensor."""
@@ -289,7 +289,7 @@ def sparse_dense_matmul(sp_a, b, adjoint_a: bool = False, adjoint_b: bool = Fals
 
 @export("sparse.reduce_sum")
 def reduce_sum(sp_input: SparseTensor, axis=None, keepdims: bool = False,
-               output_is_sparse: bool = False, name=None):
+               output_is_sparse: bool = False, name=None) -> Tensor | SparseTensor:
     """The sum of `sp_input`'s entries over `axis` (all axes when None), as a dense tensor
     (a SparseTensor of its nonzero sums with `output_is_sparse`)."""
     sp = _sparse(sp_input, "sp_input")
@@ -299,7 +299,7 @@ def reduce_sum(sp_input: SparseTensor, axis=None, keepdims: bool = False,
 
 @export("sparse.reduce_max")
 def reduce_max(sp_input: SparseTensor, axis=None, keepdims: bool = False,
-               output_is_sparse: bool = False, name=None):
+               output_is_sparse: bool = False, name=None) -> Tensor | SparseTensor:
     """The maximum of `sp_input`'s set entries over `axis` (unset entries do not count; an
     all-unset slice gives the dtype's lowest value... as zero, like TF's output for empty
     slices)."""

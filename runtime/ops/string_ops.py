@@ -165,7 +165,7 @@ def _to_vector(op_name: str):
     return infer
 
 
-def _per_element(fn: str, x: Tensor, make: Callable[[Tensor], Tensor]):
+def _per_element(fn: str, x: Tensor, make: Callable[[Tensor], Tensor]) -> Tensor | list[Tensor]:
     """`make` of a scalar; of a vector, the list of `make` of each element."""
     rank = x.shape.rank
     if rank == 0:
@@ -285,7 +285,7 @@ STRING_SPLIT = _define_string("StringSplitV2", _to_vector("StringSplitV2"), _spl
 
 
 @export("strings.split")
-def split(input, sep=None, maxsplit: int = -1, name: str | None = None):  # noqa: A002
+def split(input, sep=None, maxsplit: int = -1, name: str | None = None) -> Tensor | list[Tensor]:  # noqa: A002
     """`input` split at `sep` (at runs of ASCII whitespace when `sep` is None or empty, ends
     trimmed), at most `maxsplit` times (-1: no limit), as Python's `bytes.split`.
 
@@ -711,7 +711,7 @@ def _unicode_args(fn: str, encoding, errors, replacement_char, arg: str) -> dict
 
 @export("strings.unicode_decode")
 def unicode_decode(input, input_encoding: str, errors: str = "replace",  # noqa: A002
-                   replacement_char: int = 0xFFFD, name: str | None = None):
+                   replacement_char: int = 0xFFFD, name: str | None = None) -> Tensor | list[Tensor]:
     """The code points (int32) of a string in `input_encoding` ('UTF-8', 'UTF-16-BE' or
     'UTF-32-BE'). Invalid sequences become `replacement_char` (`errors='replace'`), are
     dropped ('ignore') or raise InvalidArgumentError ('strict'). A scalar gives a 1-D tensor;
@@ -734,7 +734,7 @@ UNICODE_SPLIT = _define_string("UnicodeSplit", _to_vector("UnicodeSplit"), _unic
 
 @export("strings.unicode_split")
 def unicode_split(input, input_encoding: str, errors: str = "replace",  # noqa: A002
-                  replacement_char: int = 0xFFFD, name: str | None = None):
+                  replacement_char: int = 0xFFFD, name: str | None = None) -> Tensor | list[Tensor]:
     """The characters of a string in `input_encoding`, each encoded alone (a 1-D string
     tensor for a scalar, a list of them for a vector); `errors` as in `unicode_decode`."""
     fn = "strings.unicode_split"
@@ -799,7 +799,7 @@ STRING_BYTES_SPLIT = _define_string(
 
 
 @export("strings.bytes_split")
-def bytes_split(input, name: str | None = None):  # noqa: A002
+def bytes_split(input, name: str | None = None) -> Tensor | list[Tensor]:  # noqa: A002
     """The bytes of a string, each a 1-byte string (a 1-D tensor for a scalar, a list of them
     for a vector)."""
     x = _strings(input, "strings.bytes_split", "input")

@@ -33,6 +33,74 @@ def train_step(x: rt.Tensor, w: rt.Variable) -> tuple[rt.Tensor, rt.Tensor]:
     return loss, grad
 
 
+# every op that returns a tensor says so: each of these returns it as rt.Tensor
+def activations(x: rt.Tensor) -> rt.Tensor:
+    return rt.nn.softmax(rt.nn.relu(x) + rt.nn.sigmoid(x) - rt.math.tanh(x))
+
+
+def normalised(x: rt.Tensor) -> rt.Tensor:
+    return rt.math.l2_normalize(x, axis=-1)
+
+
+def log_norm(x: rt.Tensor) -> rt.Tensor:
+    return rt.math.log1p(rt.linalg.norm(x))
+
+
+def gram_trace(x: rt.Tensor) -> rt.Tensor:
+    return rt.linalg.trace(rt.linalg.matmul(x, x, transpose_b=True))
+
+
+def total(x: rt.Tensor) -> rt.Tensor:
+    return rt.reduce_sum(x, axis=0)
+
+
+def largest(x: rt.Tensor) -> rt.Tensor:
+    return rt.reduce_max(x)
+
+
+def joined(x: rt.Tensor) -> rt.Tensor:
+    return rt.concat([x, rt.zeros_like(x)], axis=0)
+
+
+def frozen(x: rt.Tensor) -> rt.Tensor:
+    return rt.stop_gradient(rt.reshape(rt.transpose(x), [-1]))
+
+
+def clipped(x: rt.Tensor) -> rt.Tensor:
+    return rt.clip_by_norm(rt.clip_by_value(x, 0.0, 4.0), 1.0)
+
+
+def first_half(x: rt.Tensor) -> rt.Tensor:
+    a, b = rt.split(x, 2, axis=1)
+    return a
+
+
+def rows(x: rt.Tensor) -> list[rt.Tensor]:
+    return rt.unstack(x)
+
+
+def globally_clipped(xs: list[rt.Tensor]) -> tuple[list[rt.Tensor], rt.Tensor]:
+    return rt.clip_by_global_norm(xs, 1.0)
+
+
+def decomposed(x: rt.Tensor) -> rt.Tensor:
+    s, u, v = rt.linalg.svd(x)
+    q, r = rt.linalg.qr(x)
+    mean, variance = rt.nn.moments(x, axes=[0])
+    return s + rt.reduce_sum(u) + rt.reduce_sum(q) + rt.reduce_sum(variance - mean)
+
+
+def singular_values(x: rt.Tensor) -> rt.Tensor:
+    return rt.linalg.svd(x, compute_uv=False)
+
+
+def checked(x: rt.Tensor) -> rt.Tensor:
+    rt.debugging.assert_non_negative(x)
+    with rt.control_dependencies([x]), rt.name_scope("checked") as scope:
+        assert scope.endswith("/")
+        return rt.identity(x)
+
+
 def main() -> None:
     x = rt.constant(np.arange(6, dtype=np.float32).reshape(2, 3), dtype=rt.float32)
     w = rt.Variable(rt.ones([3, 1]))
@@ -49,6 +117,10 @@ def main() -> None:
                                             rt.TensorSpec([3, 1], rt.float32))
     print(y.shape, y.dtype, float(z.numpy()), mask.numpy().tolist(), loss.numpy(),
           grad.shape, scaled.numpy().sum(), out.shape, concrete)
+    tensors = [activations(x), normalised(x), log_norm(x), gram_trace(x), total(x), largest(x),
+               joined(x), frozen(x), clipped(x), first_half(rt.ones([2, 4])), decomposed(x),
+               singular_values(x), checked(x), *rows(x), *globally_clipped([x, x])[0]]
+    print([t.shape for t in tensors])
 
 
 if __name__ == "__main__":

@@ -14,6 +14,10 @@ def g(x: rt.Tensor, *, scale: float = 1.0) -> rt.Tensor:
     return x * scale
 
 
+def halves(x: rt.Tensor) -> rt.Tensor:
+    return rt.split(x, 2)  # error: return-value
+
+
 def main() -> None:
     t = rt.constant([1.0, 2.0])
     reveal_type(f)  # noqa: F821 - mypy's: Function[[x: Tensor, y: Tensor], Tensor]
@@ -26,3 +30,5 @@ def main() -> None:
     t + "text"  # error: operator
     rt.reduce_summ(t)  # error: attr-defined
     rt.math.expp(t)  # error: attr-defined
+    rows: rt.Tensor = rt.unstack(t)  # error: assignment
+    print(halves(t), rows)
