@@ -318,3 +318,31 @@ def test_host_allocator_is_tuned_once_unless_asked_not_to():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                          check=True).stdout.strip()
     assert out == "False"
+
+
+def _gpus() -> list:
+    try:
+        return jax.devices("gpu")
+    except RuntimeError:  # this JAX has no GPU backend
+        return []
+
+
+def _default_device_run(platform_name: str):
+    def f(x):
+        return rt.reduce_sum(rt.tanh(rt.matmul(x, x)), axis=1)
+    x = np.random.default_rng(5).standard_normal((64, 64)).astype(np.float32)
+    got, want = _both(f, x)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-4, atol=1e-4)
+    outs, _ = _strict(f, x).jitted(x)
+    assert {d.platform for d in outs[0].devices()} == {platform_name}
+    assert outs[0].devices() == {jax.devices()[0]}
+
+
+def test_runs_on_jaxs_default_device():
+    _default_device_run(jax.devices()[0].platform)
+
+
+@pytest.mark.skipif(not _gpus(), reason="no GPU visible to JAX on this machine")
+def test_runs_on_the_gpu_when_jax_has_one():
+    assert jax.default_backend() == "gpu"
+    _default_device_run("gpu")
