@@ -18,10 +18,11 @@ import pytest
 import runtime as rt
 import runtime.autograph_backend  # noqa: F401 -- registers RaiseUnless, as staging a raise does
 from runtime.backends.base import JitCompileError
-from runtime.numpy_api import primitives as P
 from runtime.opdef import REGISTRY, builtin_ops
 
-F32, F64, I32 = np.float32, np.float64, np.int32
+from .. import op_programs as programs
+from ..op_programs import F32, F64, I32, graph_ops, x_values
+
 MAX_ULP = 8
 
 # Ops that never reach a kernel: graph inputs and constants, and a tape node of eager calls.
@@ -33,106 +34,30 @@ NOT_GRAPH_OPS = {
 }
 
 
-def _x(dtype, shape=(3, 4), lo=0.1, hi=0.9):
-    n = int(np.prod(shape))
-    return np.linspace(lo, hi, n).astype(dtype).reshape(shape)
-
-
 # -- groups: name -> (fn, [argument tuples], options) ----------------------------------------
-
-def _unary_float(x):
-    y = x * 0.5 - 0.2  # in (-1, 1)
-    return (rt.abs(y), P.arccos(x), P.arccosh(x + 1.0), P.arcsin(y), P.arcsinh(y), P.arctan(y),
-            P.arctanh(y), rt.math.ceil(y * 4.0), rt.cos(y), P.cosh(y), rt.math.erf(y), rt.exp(y),
-            P.exp2(y), P.expm1(y), rt.math.floor(y * 4.0), rt.math.log(x), P.log10(x),
-            rt.math.log1p(x), P.log2(x), -y, rt.math.reciprocal(x), rt.nn.relu(y),
-            rt.math.round(y * 4.0), rt.math.rsqrt(x), rt.sigmoid(y), rt.sign(y), rt.sin(y),
-            P.sinh(y), rt.sqrt(x), rt.square(y), rt.math.tan(y), rt.tanh(y), P.trunc(y * 4.0),
-            P.isfinite(x / y), P.isinf(x / (y * 0.0)), P.isnan(y * 0.0 / y), P.arctan2(y, x),
-            P.hypot(x, y), x ** y, x ** 2.0, rt.maximum(x, y), rt.minimum(x, 0.5), x / (y + 2.0),
-            rt.math.floordiv(x * 7.0, y + 2.0), rt.math.floormod(x * 7.0, y + 2.0))
-
-
-def _binary(x):
-    y = x[::-1] if x.ndim == 1 else rt.reverse(x, [0])
-    return (x + y, x - y, x * y, rt.maximum(x, y), rt.minimum(x, y), x == y, x != y, x < y,
-            x <= y, x > y, x >= y, rt.where(x > y, x, y), rt.logical_and(x > y, x < 3 * y),
-            rt.logical_or(x > y, x < y), rt.math.logical_xor(x > y, x < 3 * y),
-            rt.logical_not(x > y), rt.cast(x, rt.float64), rt.cast(x, rt.int32),
-            rt.cast(x, rt.bool), rt.abs(x - y), rt.sign(x - y), rt.square(x))
-
+# The programs both tiers run are in tests/op_programs.py; these are the Numba tier's own.
 
 def _integer(x):
-    y = x + 3
-    return (x // y, x % y, x ** 2, -x, rt.math.floordiv(x, 2), rt.reduce_sum(x, axis=1),
-            rt.reduce_prod(y, axis=0), rt.reduce_max(x, axis=1), rt.argmax(x, axis=1),
-            rt.cumsum(x, axis=1), rt.reduce_sum(x))
-
-
-def _reductions(x):
-    b = x > 0.4
-    return (rt.reduce_sum(x), rt.reduce_sum(x, axis=1), rt.reduce_sum(x, axis=0, keepdims=True),
-            rt.reduce_mean(x), rt.reduce_mean(x, axis=1), rt.reduce_max(x, axis=0),
-            rt.reduce_min(x), rt.reduce_min(x, axis=1), rt.reduce_prod(x, axis=1),
-            rt.reduce_any(b, axis=1), rt.reduce_all(b), rt.argmax(x, axis=1), rt.argmin(x, axis=0),
-            rt.nn.softmax(x), rt.nn.log_softmax(x), rt.math.reduce_logsumexp(x, axis=1),
-            rt.nn.softmax_cross_entropy_with_logits(rt.nn.softmax(x * 2.0), x),
-            rt.cumsum(x[0]), rt.cumsum(x, axis=1, exclusive=True, reverse=True),
-            rt.cumsum(x, axis=0))
+    return programs.integer(x, offset=3)  # a zero divisor: both tiers give NumPy's results
 
 
 def _linalg(x):
-    sq = rt.matmul(x, x, transpose_b=True) + rt.eye(3, dtype=x.dtype)
-    s, u, v = rt.linalg.svd(x)
-    q, r = rt.linalg.qr(rt.transpose(x))
-    e, w = rt.linalg.eigh(sq)
-    sign, log_abs = rt.linalg.slogdet(sq)
-    with rt.GradientTape() as tape:
-        tape.watch(sq)
-        chol = rt.linalg.cholesky(sq)
-        loss = (rt.reduce_sum(chol) + rt.reduce_sum(e * w * w) + log_abs +
-                rt.reduce_sum(rt.linalg.svd(sq, compute_uv=False)) +
-                rt.reduce_sum(rt.linalg.qr(sq)[1]) +
-                rt.reduce_sum(rt.linalg.solve(sq, x, adjoint=True)) +
-                rt.reduce_sum(rt.linalg.triangular_solve(sq, x, lower=False)) +
-                rt.reduce_sum(rt.linalg.expm(sq * 0.1)))
-    return (rt.matmul(x, x, transpose_a=True), sq, rt.einsum("ij,kj->ik", x, x),
-            rt.tensordot(x, x, axes=[[1], [1]]), rt.linalg.inv(sq), rt.linalg.det(sq),
-            s, rt.abs(u), rt.abs(v), rt.abs(q), rt.abs(r), e, rt.abs(w), sign, log_abs,
-            chol, loss, tape.gradient(loss, sq))
+    return (*programs.linalg(x), *programs.decompositions(x))
 
 
-def _shapes(x):
-    i = rt.constant([2, 0], rt.int32)
-    flat = rt.reshape(x, [-1])
-    parts = rt.split(x, [1, 3], axis=1)
-    return (flat, rt.expand_dims(x, 0), rt.squeeze(rt.expand_dims(x, 2), 2),
-            rt.transpose(x), rt.concat([x, x], 0), rt.stack([x, x], 1), rt.unstack(x)[1],
-            parts[0], parts[1], rt.fill([2, 3], x[0, 0]), rt.zeros([2, 2], x.dtype),
-            rt.zeros_like(x), rt.ones_like(x), rt.range(1, 7, 2), rt.shape(x), rt.size(x),
-            x[1:, ::2], x[1], rt.gather(x, i),
-            rt.gather(x, 1, axis=1), rt.gather(x, [[0, 1], [2, 2]], axis=1),
-            rt.gather_nd(x, [[0, 1], [2, 3]]), rt.boolean_mask(flat, flat > flat[5]),
-            rt.where(x > x[1, 1]), rt.tile(x, [2, 1]), rt.one_hot(rt.argmax(x, axis=1), 4, dtype=x.dtype),
-            rt.reverse(x, [1]), rt.identity(x), rt.stop_gradient(x), rt.cast(x, rt.float32))
+def _dynamic(x):
+    return (*programs.dynamic(x), *programs.axes_from_shapes(x, known_ranks=True))
 
 
-def _gradients(x):
-    with rt.GradientTape() as tape:
-        tape.watch(x)
-        h = rt.nn.relu(rt.matmul(x, x, transpose_b=True) - 0.3)
-        h = rt.sigmoid(h) + rt.tanh(h) * rt.reduce_prod(x, axis=1, keepdims=True)
-        y = (rt.reduce_sum(h) + rt.reduce_sum(rt.gather(x, [0, 2, 0]) * x[0]) +
-             rt.reduce_sum(rt.gather_nd(x, [[0, 1], [2, 3]]) * x[0, :2]) +
-             rt.reduce_sum(rt.boolean_mask(x, x > 0.5)) + rt.reduce_sum(x[1:, 1] * 3.0) +
-             rt.reduce_sum(rt.concat([x, x * 2.0], 0) * rt.reduce_mean(x, axis=0)) +
-             rt.reduce_sum(rt.nn.softmax_cross_entropy_with_logits(rt.nn.softmax(x), x)) +
-             rt.reduce_sum(rt.math.erf(x) * rt.exp(x) + rt.math.log(x)))
-        # the gradient of the true branch reads a value only that branch computes: the
-        # other branch gives an Undefined filler for it
-        y += rt.cond(rt.reduce_sum(x) > 1.0, lambda: rt.reduce_sum(rt.tanh(x) * rt.exp(x)),
-                     lambda: rt.reduce_sum(x * 2.0))
-    return tape.gradient(y, x)
+def _special_and_signal(x):
+    """Special functions, complex parts, reverse_sequence and the Fourier transforms."""
+    y = x * 1.6 - 0.8
+    z = rt.complex(x, y)
+    return (*programs.special(x), rt.math.real(z), rt.math.imag(z),
+            rt.math.imag(rt.math.conj(z)), rt.math.angle(z),
+            rt.reverse_sequence(x, [2, 4, 0], seq_axis=1), rt.math.real(rt.signal.fft(z)),
+            rt.math.imag(rt.signal.ifft2d(z)) + 2.0, rt.math.imag(rt.signal.rfft(x)) + 2.0,
+            rt.signal.irfft(z, [6]) + 2.0)  # complex results compared by parts
 
 
 def _loop_gradients(x):
@@ -197,29 +122,6 @@ def _custom(x):
     return y, tape.gradient(y, x)
 
 
-def _dynamic(x):
-    """Shapes unknown at trace time: SumToShape, SplitLike, ReshapeDynamic."""
-    b = rt.ones([1, 4], x.dtype)
-    with rt.GradientTape() as tape:
-        tape.watch([x, b])
-        y = rt.reduce_sum(rt.concat([x, x * 2.0], 0) * 1.5) + rt.reduce_sum(b * x)
-        z = rt.reshape(x, rt.shape(x)[::-1])
-    gx, gb = tape.gradient(y, [x, b])
-    n = rt.size(x)
-    one = n // n  # 1, known only when the function runs
-    with rt.GradientTape() as tape:
-        tape.watch(x)
-        t = rt.tile(x, rt.stack([one + 1, one]))  # TileDynamic
-        k = {"keepdims": True}  # the result's rank known when the axes are not
-        r = (rt.reduce_sum(t, axis=one, **k), rt.reduce_mean(x, axis=one, **k))  # *Dynamic
-        total = sum(rt.reduce_sum(v) for v in r)
-    gt = tape.gradient(total, x)  # TileGradDynamic, ReduceGradDynamic
-    r += (rt.reduce_max(x, axis=0 * one, **k), rt.reduce_min(x, axis=one, **k),
-          rt.reduce_prod(x, axis=one, **k))
-    return (gx, gb, z, n, rt.zeros(rt.shape(x), x.dtype), rt.range(0, n, 3), *r, gt,
-            rt.reduce_any(x > 0.5, axis=one, **k), rt.reduce_all(x > 0.05, axis=one, **k))
-
-
 def _stateless_random(x, seed):
     """The stateless random ops, seeded by an argument (a constant seed would be folded)."""
     n = rt.shape(x)[:1]  # [3], known when traced
@@ -240,135 +142,38 @@ def _vectorised(x):
             rt.reduce_mean(x, axis=1), rt.reduce_any(x > 0.5, axis=1))
 
 
-def _conv(x):
-    """Convolution and pooling with their gradients (second order too, for the backprop ops)."""
-    img = rt.reshape(x, [1, 3, 4, 1])
-    w = rt.reshape(x[:2, :2], [2, 2, 1, 1])
-    with rt.GradientTape() as outer:
-        outer.watch([img, w])
-        with rt.GradientTape() as tape:
-            tape.watch([img, w])
-            y = (rt.reduce_sum(rt.nn.conv2d(img, w, 1, "SAME") ** 2) +
-                 rt.reduce_sum(rt.nn.max_pool2d(img, 2, 1, "VALID")) +
-                 rt.reduce_sum(rt.nn.avg_pool2d(img, 2, 2, "SAME") ** 2))
-        gi, gw = tape.gradient(y, [img, w])
-        z = rt.reduce_sum(gi * gi) + rt.reduce_sum(gw * gw)
-    return y, gi, gw, outer.gradient(z, [img, w])
-
-
-def _scatter_sort(x):
-    """Scatter, batched gather, segment, sorting and counting ops (inputs from x: not folded)."""
-    ints = rt.cast(x * 10.0, rt.int32)  # 1..9
-    flat = rt.reshape(ints, [-1])
-    u = rt.unique(flat)
-    uc = rt.unique_with_counts(flat, out_idx=rt.int64)
-    top = rt.math.top_k(x, 2)
-    axis = rt.cast(x[0, 0] > 0.0, rt.int32)  # 1, known when the function runs
-    pairs = [[0, 1], [2, 3], [0, 1]]
-    return (rt.scatter_nd([[1], [0], [1]], x, [4, 4]),
-            rt.tensor_scatter_nd_update(x, pairs[:2], [5.0, 6.0]),
-            rt.tensor_scatter_nd_add(x, pairs, [5.0, 6.0, 1.0]),
-            rt.tensor_scatter_nd_sub(x, pairs, [5.0, 6.0, 1.0]),
-            rt.tensor_scatter_nd_min(x, pairs, [0.0, 6.0, 0.05]),
-            rt.tensor_scatter_nd_max(x, pairs, [0.0, 6.0, 0.5]),
-            rt.gather(x, [[1, 0], [3, 3], [2, 1]], axis=1, batch_dims=1),
-            rt.gather_nd(x, [[1], [0], [3]], batch_dims=1),
-            rt.math.segment_sum(x, [0, 0, 2]), rt.math.segment_mean(x, [0, 0, 2]),
-            rt.math.segment_max(x, [0, 1, 1]), rt.math.segment_min(x, [0, 1, 1]),
-            rt.math.segment_prod(x, [0, 0, 0]),
-            rt.math.unsorted_segment_sum(x, [1, -1, 1], 2),
-            rt.math.unsorted_segment_max(x, [1, 0, 1], 3),
-            rt.math.unsorted_segment_min(ints, [1, 0, 1], 2),
-            rt.math.unsorted_segment_prod(x, [1, 0, 1], 2),
-            rt.sort(x, axis=0), rt.sort(x, direction="DESCENDING"),
-            rt.argsort(x, axis=1, direction="DESCENDING"), top.values, top.indices,
-            rt.searchsorted(rt.sort(x), x[:, :2] + 0.05, side="right"),
-            u.y, u.idx, uc.y, uc.idx, uc.count,
-            rt.roll(x, [1, -1], [0, 1]), rt.repeat(x, [1, 0, 2], axis=0), rt.repeat(ints, 2),
-            rt.math.bincount(ints), rt.math.bincount(flat, weights=rt.reshape(x, [-1]), minlength=12),
-            rt.histogram_fixed_width(x, [0.0, 1.0], nbins=5),
-            rt.math.cumprod(x, axis=1, exclusive=True, reverse=True), rt.math.cumprod(x),
-            rt.argmax(x, axis=axis), rt.argmin(x, axis=axis), rt.sequence_mask(ints[0], 10))
-
-
-def _scatter_sort_gradients(x):
-    """The gradients of the scatter and sort ops, and one second-order gradient (a sort's
-    gradient differentiated again: TakeAlongAxis)."""
-    w = rt.reshape(rt.range(12, dtype=x.dtype), [3, 4]) * 0.1
-    with rt.GradientTape() as outer:
-        outer.watch(x)
-        with rt.GradientTape() as tape:
-            tape.watch(x)
-            y = (rt.reduce_sum(rt.sort(x, axis=0) ** 2 * w) + rt.reduce_sum(rt.math.top_k(x, 2).values) +
-                 rt.reduce_sum(rt.gather(x, [[1, 0], [3, 3], [2, 1]], axis=1, batch_dims=1) ** 2) +
-                 rt.reduce_sum(rt.gather_nd(x, [[1], [0], [1]], batch_dims=1) ** 2) +
-                 rt.reduce_sum(rt.scatter_nd([[1], [0], [1]], x * x, [4, 4])) +
-                 rt.reduce_sum(rt.tensor_scatter_nd_update(x, [[0, 1]], x[1, :1] * 2.0) * w) +
-                 rt.reduce_sum(rt.roll(x, 1, 1) * w) + rt.reduce_sum(rt.repeat(x, [1, 0, 2], axis=0) ** 2) +
-                 rt.reduce_sum(rt.math.cumprod(x, axis=1, reverse=True)) +
-                 rt.reduce_sum(rt.math.segment_max(x, [0, 1, 1]) * 2.0) +
-                 rt.reduce_sum(rt.math.unsorted_segment_sum(x * x, [1, -1, 1], 2)))
-        g = tape.gradient(y, x)
-        z = rt.reduce_sum(g * g)
-    return g, outer.gradient(z, x)
-
-
-def _special_and_signal(x):
-    """Special functions, complex parts, reverse_sequence and the Fourier transforms."""
-    y = x * 1.6 - 0.8  # in (-0.8, 0.8)
-    z = rt.complex(x, y)
-    with rt.GradientTape() as tape:
-        tape.watch(x)
-        s = rt.reduce_sum(rt.math.lgamma(x + 1.0) + rt.math.erfinv(y) + rt.math.ndtri(x) +
-                          rt.math.bessel_i1e(y) + rt.math.bessel_i0e(y) + rt.math.digamma(x))
-    return (rt.math.lgamma(x), rt.math.digamma(x), rt.math.polygamma(rt.ones_like(x), x),
-            rt.math.erfc(y), rt.math.erfinv(y), rt.math.ndtri(x), rt.math.bessel_i0e(y),
-            rt.math.bessel_i1e(y), rt.math.nextafter(x, y), rt.math.real(z), rt.math.imag(z),
-            rt.math.imag(rt.math.conj(z)), rt.math.angle(z),
-            rt.reverse_sequence(x, [2, 4, 0], seq_axis=1), rt.math.real(rt.signal.fft(z)),
-            rt.math.imag(rt.signal.ifft2d(z)) + 2.0, rt.math.imag(rt.signal.rfft(x)) + 2.0,
-            rt.signal.irfft(z, [6]) + 2.0, tape.gradient(s, x))  # complex results compared by parts
-
-
 _ANY_ROWS = [rt.TensorSpec([None, 4], rt.float32)]
 
 # One kernel per group (Numba's compile time dominates); float64 and the vectorised paths
 # have their own groups, so every op runs natively in at least one kernel.
 GROUPS = {
-    "unary_float": (_unary_float, [(_x(F32),)], {}),
-    "unary_float64": (_unary_float, [(_x(F64),)], {}),
-    "binary": (_binary, [(_x(F32, (3, 4), -1, 1),)], {}),
+    "unary_float": (programs.unary_float, [(x_values(F32),)], {}),
+    "unary_float64": (programs.unary_float, [(x_values(F64),)], {}),
+    "binary": (programs.binary, [(x_values(F32, (3, 4), -1, 1),)], {}),
     "integer": (_integer, [(np.arange(-6, 6, dtype=I32).reshape(3, 4),)], {}),
-    "reductions": (_reductions, [(_x(F32),)], {}),
+    "reductions": (programs.reductions, [(x_values(F32),)], {}),
     # 8x32: NumPy's routines for the elementwise ops and reductions, the native softmax;
     # 64x64: NumPy's softmax too (vectorised.ROW_MIN_SIZE)
-    "vectorised": (_vectorised, [(_x(F64, (8, 32)),), (_x(F64, (64, 64)),)], {}),
-    "linalg": (_linalg, [(_x(F64, (3, 4), -1, 1.5),)], {}),
-    "special_and_signal": (_special_and_signal, [(_x(F64),)], {}),
-    "shapes": (_shapes, [(_x(F32),)], {}),
-    "gradients": (_gradients, [(rt.constant(_x(F32)),)], {}),
-    "loop_gradients": (_loop_gradients, [(rt.constant(_x(F64)),)], {}),
-    "tensor_arrays": (_tensor_arrays, [(_x(F32),)], {}),
-    "tensor_array_gradients": (_tensor_array_gradients, [(rt.constant(_x(F32)),)], {}),
-    "custom_gradient": (_custom, [(rt.constant(_x(F32)),)], {}),
-    "dynamic": (_dynamic, [(_x(F32),)], {"input_signature": _ANY_ROWS}),
-    "stateless_random": (_stateless_random, [(_x(F32), np.array([3, 5], np.int64))], {}),
-    "scatter_sort": (_scatter_sort, [(_x(F32),)], {}),
-    "scatter_sort_gradients": (_scatter_sort_gradients, [(rt.constant(_x(F64)),)], {}),
-    "conv": (_conv, [(rt.constant(_x(F64)),)], {}),
+    "vectorised": (_vectorised, [(x_values(F64, (8, 32)),), (x_values(F64, (64, 64)),)], {}),
+    "linalg": (_linalg, [(x_values(F64, (3, 4), -1, 1.5),)], {}),
+    "special_and_signal": (_special_and_signal, [(x_values(F64),)], {}),
+    "shapes": (programs.shapes, [(x_values(F32),)], {}),
+    "gradients": (programs.gradients, [(rt.constant(x_values(F32)),)], {}),
+    "loop_gradients": (_loop_gradients, [(rt.constant(x_values(F64)),)], {}),
+    "tensor_arrays": (_tensor_arrays, [(x_values(F32),)], {}),
+    "tensor_array_gradients": (_tensor_array_gradients, [(rt.constant(x_values(F32)),)], {}),
+    "custom_gradient": (_custom, [(rt.constant(x_values(F32)),)], {}),
+    "dynamic": (_dynamic, [(x_values(F32),)], {"input_signature": _ANY_ROWS}),
+    "stateless_random": (_stateless_random, [(x_values(F32), np.array([3, 5], np.int64))], {}),
+    "scatter_sort": (programs.scatter_sort, [(x_values(F32),)], {}),
+    "scatter_sort_gradients": (programs.scatter_sort_gradients,
+                               [(rt.constant(x_values(F64)),)], {}),
+    "conv": (programs.conv, [(rt.constant(x_values(F64)),)], {}),
 }
 
 _results: dict = {}
 _functions_of: dict = {}
 _ops_found: dict = {}
-
-
-def _graph_ops(graph, found):
-    for op in graph.operations:
-        found.add(op.type)
-        for sub in op.subgraphs:
-            _graph_ops(sub, found)
-    return found
 
 
 def _run(group: str):
@@ -404,7 +209,7 @@ def _ops_of(group: str) -> set:
         found: set = set()
         try:
             for args in GROUPS[group][1]:
-                _graph_ops(jitted.get_concrete_function(*args).graph, found)
+                graph_ops(jitted.get_concrete_function(*args).graph, found)
         except Exception as exc:  # noqa: BLE001
             _results[group] = exc
             found = {op for op in REGISTRY}  # every op's test reports the group's failure
@@ -416,7 +221,7 @@ def _run_group(group: str):
     jitted, plain = _functions(group)
     runs = []
     for args in GROUPS[group][1]:
-        ops = _graph_ops(jitted.get_concrete_function(*args).graph, set())
+        ops = graph_ops(jitted.get_concrete_function(*args).graph, set())
         runs.append((rt.nest.flatten(jitted(*args)), rt.nest.flatten(plain(*args)), ops))
     return runs
 
@@ -484,12 +289,12 @@ def _random(x):
 
 @pytest.mark.parametrize("dtype", [F32, F64])
 def test_random_ops_draw_from_the_same_generators(dtype):
-    x = _x(dtype)
+    x = x_values(dtype)
     jitted = rt.function(_random, jit_compile=True)
     plain = rt.function(_random)
     jitted.get_concrete_function(x)
     plain.get_concrete_function(x)
-    ops = _graph_ops(jitted.get_concrete_function(x).graph, set())
+    ops = graph_ops(jitted.get_concrete_function(x).graph, set())
     assert {"RandomUniform", "RandomStandardNormal", "TruncatedNormal", "Dropout",
             "RandomUniformDynamic", "RandomStandardNormalDynamic", "TruncatedNormalDynamic",
             "RandomShuffle"} <= ops
@@ -514,7 +319,7 @@ def test_print_prints_at_every_call_and_assert_raises():
     x = np.array([1.5, 2.0], np.float32)
     f(x)
     f(x + 1)
-    assert {"PrintV2", "Assert"} <= _graph_ops(f.get_concrete_function(x).graph, set())
+    assert {"PrintV2", "Assert"} <= graph_ops(f.get_concrete_function(x).graph, set())
     jit_printed, out = out.getvalue(), io.StringIO()
     plain = rt.function(f.python_function)
     plain(x)
@@ -534,7 +339,7 @@ def test_a_staged_raise_raises():
     f = rt.function(_raises, jit_compile=True)
     x = np.ones(2, np.float32)
     np.testing.assert_array_equal(f(x), [2.0, 2.0])
-    assert "RaiseUnless" in _graph_ops(f.get_concrete_function(x).graph, set())
+    assert "RaiseUnless" in graph_ops(f.get_concrete_function(x).graph, set())
     with pytest.raises(ValueError, match="negative"):
         f(-x)
 
@@ -548,7 +353,7 @@ def test_variables_compile():
         return v.read_value()
 
     x = np.full(3, 0.5, np.float32)
-    ops = _graph_ops(f.get_concrete_function(x).graph, set())
+    ops = graph_ops(f.get_concrete_function(x).graph, set())
     assert {"ReadVariableOp", "AssignVariableOp"} <= ops
     before = v.numpy().copy()
     np.testing.assert_allclose(f(x), before + 0.5204999, rtol=1e-6)
@@ -565,7 +370,7 @@ def test_variables_initialised_on_first_call():
         return made[0].read_value()
 
     x = np.ones(2, np.float32)
-    assert "VarInitIfNeeded" in _graph_ops(f.get_concrete_function(x).graph, set())
+    assert "VarInitIfNeeded" in graph_ops(f.get_concrete_function(x).graph, set())
     np.testing.assert_allclose(f(x), [3.0, 3.0])  # 2 * x, then += x
     np.testing.assert_allclose(f(x), [4.0, 4.0])  # initialised once
 
@@ -581,7 +386,7 @@ def test_tensor_array_gradients_under_an_outer_tape_compile(caplog):
         return (rt.reduce_sum(ta.stack() * ta.read(1)) + rt.reduce_sum(rt.sin(tb.concat())) +
                 rt.reduce_sum(tb.gather([1, 1])))
 
-    x = rt.constant(_x(F32))
+    x = rt.constant(x_values(F32))
     grads = []
     for jit in (True, False):
         g = rt.function(f, jit_compile=jit, autograph=True)
@@ -602,7 +407,7 @@ def test_a_refused_gradient_under_an_outer_tape_falls_back_to_the_numpy_tier(cap
                 h = rt.tanh(h * x)
         return rt.reduce_sum(h)
 
-    x = rt.constant(_x(F32))
+    x = rt.constant(x_values(F32))
     grads = []
     for jit in (True, False):
         g = rt.function(f, jit_compile=jit, autograph=True)
