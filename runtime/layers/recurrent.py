@@ -107,6 +107,12 @@ class _Cell(Layer):
                                         initializer=self._bias_initializer())
         self.built = True
 
+    def _preactivation(self, inputs, h):
+        """`inputs @ kernel + h @ recurrent_kernel (+ bias)`: every gate's input of a step."""
+        z = math_ops.add(linalg_ops.matmul(as_layer_dtype(self, inputs), self.kernel),
+                         linalg_ops.matmul(h, self.recurrent_kernel))
+        return math_ops.add(z, self.bias) if self.use_bias else z
+
     def get_initial_state(self, batch_size, dtype):
         """Zero states for `batch_size` examples (an int or a scalar tensor)."""
         sizes = self.state_size if isinstance(self.state_size, (list, tuple)) else \
@@ -132,11 +138,7 @@ class SimpleRNNCell(_Cell):
 
     def call(self, inputs, states):
         h = states[0] if isinstance(states, (list, tuple)) else states
-        z = math_ops.add(linalg_ops.matmul(as_layer_dtype(self, inputs), self.kernel),
-                         linalg_ops.matmul(h, self.recurrent_kernel))
-        if self.use_bias:
-            z = math_ops.add(z, self.bias)
-        out = self.activation(z)
+        out = self.activation(self._preactivation(inputs, h))
         return out, [out]
 
 
@@ -180,11 +182,7 @@ class LSTMCell(_Cell):
 
     def call(self, inputs, states):
         h, c = states
-        z = math_ops.add(linalg_ops.matmul(as_layer_dtype(self, inputs), self.kernel),
-                         linalg_ops.matmul(h, self.recurrent_kernel))
-        if self.use_bias:
-            z = math_ops.add(z, self.bias)
-        zi, zf, zc, zo = _split(z, 4)
+        zi, zf, zc, zo = _split(self._preactivation(inputs, h), 4)
         i = self.recurrent_activation(zi)
         f = self.recurrent_activation(zf)
         o = self.recurrent_activation(zo)
@@ -350,7 +348,15 @@ class RNN(Layer):
         return last, outputs.stack() if self.return_sequences else None, list(states)
 
 
-class SimpleRNN(RNN):
+class _CellRNN(RNN):
+    """An RNN of its own cell class: `units` is the cell's."""
+
+    def __init__(self, cell: Layer, *rnn_args: Any, **kwargs: Any) -> None:
+        super().__init__(cell, *rnn_args, **kwargs)
+        self.units = cell.units
+
+
+class SimpleRNN(_CellRNN):
     """A fully connected recurrent layer (an RNN of a SimpleRNNCell)."""
 
     def __init__(self, units: int, activation: str | Callable | None = "tanh",
@@ -366,10 +372,9 @@ class SimpleRNN(RNN):
                              recurrent_dropout, dtype=kwargs.get("dtype"))
         super().__init__(cell, return_sequences, return_state, go_backwards, stateful, unroll,
                          time_major, **kwargs)
-        self.units = cell.units
 
 
-class LSTM(RNN):
+class LSTM(_CellRNN):
     """Long short-term memory layer (an RNN of an LSTMCell); states [h, c]."""
 
     def __init__(self, units: int, activation: str | Callable | None = "tanh",
@@ -386,10 +391,9 @@ class LSTM(RNN):
                         recurrent_dropout, dtype=kwargs.get("dtype"))
         super().__init__(cell, return_sequences, return_state, go_backwards, stateful, unroll,
                          time_major, **kwargs)
-        self.units = cell.units
 
 
-class GRU(RNN):
+class GRU(_CellRNN):
     """Gated recurrent unit layer (an RNN of a GRUCell; `reset_after=True` by default)."""
 
     def __init__(self, units: int, activation: str | Callable | None = "tanh",
@@ -406,7 +410,6 @@ class GRU(RNN):
                        reset_after, dtype=kwargs.get("dtype"))
         super().__init__(cell, return_sequences, return_state, go_backwards, stateful, unroll,
                          time_major, **kwargs)
-        self.units = cell.units
 
 
 class Bidirectional(Layer):
