@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..ops import array_ops, composed, conv_ops, math_ops
+from ..ops import composed, conv_ops
 from ..ops.core import convert_to_tensor
 from ..shapes import TensorShape
-from . import activations
 from .base import Layer
+from .kernel_layer import KernelLayer, as_layer_dtype  # noqa: F401 -- re-exported
 
 
 def normalize_tuple(value, n: int, what: str, layer: str) -> tuple[int, ...]:
@@ -46,21 +46,14 @@ def check_padding(padding, layer: str, allowed=("valid", "same")) -> str:
     return padding.lower()
 
 
-def as_layer_dtype(layer: Layer, inputs):
-    x = convert_to_tensor(inputs)
-    if x.dtype is not layer.dtype:
-        x = array_ops.cast(x, layer.dtype)
-    return x
+class _Conv(KernelLayer):
+    """A convolution of `_rank` spatial dimensions; subclasses state the public arguments."""
 
-
-class _Conv(Layer):
     _rank = 2
 
-    def __init__(self, filters: int, kernel_size, strides=1, padding: str = "valid",
-                 data_format: str | None = None, dilation_rate=1,
-                 activation: str | Callable | None = None, use_bias: bool = True,
-                 kernel_initializer: str | Callable = "glorot_uniform",
-                 bias_initializer: str | Callable = "zeros", **kwargs: Any) -> None:
+    def __init__(self, filters: int, kernel_size, strides, padding: str, data_format,
+                 dilation_rate, activation, use_bias: bool, kernel_initializer,
+                 bias_initializer, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         name = type(self).__name__
         if int(filters) <= 0:
@@ -73,32 +66,14 @@ class _Conv(Layer):
         allowed = ("valid", "same", "causal") if self._rank == 1 else ("valid", "same")
         self.padding = check_padding(padding, name, allowed)
         self.data_format = "channels_last"
-        self.activation = activations.get(activation)
-        self.use_bias = bool(use_bias)
-        self.kernel_initializer = kernel_initializer
-        self.bias_initializer = bias_initializer
-        self.kernel = None
-        self.bias = None
+        self._init_kernel_arguments(activation, use_bias, kernel_initializer, bias_initializer)
 
     def build(self, input_shape) -> None:
         shape = TensorShape(input_shape)
         if shape.rank != self._rank + 2 or shape[-1] is None:
             raise ValueError(f"{self.name} needs inputs of rank {self._rank + 2} with a known "
                              f"channel dimension, got shape {shape}.")
-        self.kernel = self.add_weight("kernel", [*self.kernel_size, shape[-1], self.filters],
-                                      initializer=self.kernel_initializer)
-        if self.use_bias:
-            self.bias = self.add_weight("bias", [self.filters], initializer=self.bias_initializer)
-        self.built = True
-
-    def _convolve(self, x):
-        raise NotImplementedError
-
-    def call(self, inputs):
-        y = self._convolve(as_layer_dtype(self, inputs))
-        if self.use_bias:
-            y = math_ops.add(y, self.bias)
-        return self.activation(y)
+        self._build_kernel([*self.kernel_size, shape[-1], self.filters], self.filters)
 
 
 class Conv2D(_Conv):
@@ -119,7 +94,7 @@ class Conv2D(_Conv):
         super().__init__(filters, kernel_size, strides, padding, data_format, dilation_rate,
                          activation, use_bias, kernel_initializer, bias_initializer, **kwargs)
 
-    def _convolve(self, x):
+    def _transform(self, x):
         return conv_ops.conv2d(x, self.kernel, self.strides, self.padding.upper(),
                                dilations=self.dilation_rate)
 
@@ -138,7 +113,7 @@ class Conv1D(_Conv):
         super().__init__(filters, kernel_size, strides, padding, data_format, dilation_rate,
                          activation, use_bias, kernel_initializer, bias_initializer, **kwargs)
 
-    def _convolve(self, x):
+    def _transform(self, x):
         padding = self.padding.upper()
         if self.padding == "causal":
             left = self.dilation_rate[0] * (self.kernel_size[0] - 1)

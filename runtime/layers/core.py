@@ -5,15 +5,16 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .. import tensor as _tensor
-from ..ops import array_ops, linalg_ops, math_ops, nn_ops
+from ..ops import array_ops, linalg_ops, nn_ops
 from ..ops.control_flow import cond
 from ..ops.core import convert_to_tensor
 from ..shapes import TensorShape
 from . import activations
 from .base import Layer
+from .kernel_layer import KernelLayer
 
 
-class Dense(Layer):
+class Dense(KernelLayer):
     """`activation(inputs @ kernel + bias)`: a fully connected layer of `units` outputs.
 
     `activation` is a callable or a name (`"relu"`, `"softmax"`, `"sigmoid"`, `"tanh"`,
@@ -27,35 +28,19 @@ class Dense(Layer):
         if int(units) <= 0:
             raise ValueError(f"Dense needs a positive number of units, got {units!r}.")
         self.units = int(units)
-        self.activation = activations.get(activation)
-        self.use_bias = bool(use_bias)
-        self.kernel_initializer = kernel_initializer
-        self.bias_initializer = bias_initializer
-        self.kernel = None
-        self.bias = None
+        self._init_kernel_arguments(activation, use_bias, kernel_initializer, bias_initializer)
 
     def build(self, input_shape) -> None:
         shape = TensorShape(input_shape)
         if shape.rank is None or shape.rank < 1 or shape[-1] is None:
             raise ValueError(f"{self.name} needs inputs with a known last dimension, got shape "
                              f"{shape}.")
-        self.kernel = self.add_weight("kernel", [shape[-1], self.units],
-                                      initializer=self.kernel_initializer)
-        if self.use_bias:
-            self.bias = self.add_weight("bias", [self.units], initializer=self.bias_initializer)
-        self.built = True
+        self._build_kernel([shape[-1], self.units], self.units)
 
-    def call(self, inputs):
-        x = convert_to_tensor(inputs)
-        if x.dtype is not self.dtype:
-            x = array_ops.cast(x, self.dtype)
+    def _transform(self, x):
         if x.shape.rank == 2:
-            y = linalg_ops.matmul(x, self.kernel)
-        else:
-            y = linalg_ops.tensordot(x, self.kernel, [[x.shape.rank - 1], [0]])
-        if self.use_bias:
-            y = math_ops.add(y, self.bias)
-        return self.activation(y)
+            return linalg_ops.matmul(x, self.kernel)
+        return linalg_ops.tensordot(x, self.kernel, [[x.shape.rank - 1], [0]])
 
 
 class Dropout(Layer):

@@ -24,7 +24,7 @@ from ..shapes import TensorShape
 from . import activations
 from . import initializers as _initializers
 from .base import Layer
-from .convolutional import as_layer_dtype
+from .kernel_layer import as_layer_dtype
 
 
 class Orthogonal(_initializers.Initializer):

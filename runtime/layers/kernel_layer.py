@@ -1,0 +1,49 @@
+"""The base of the layers `activation(transform(inputs, kernel) + bias)`: Dense, Conv1D, Conv2D."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from ..ops import array_ops, math_ops
+from ..ops.core import convert_to_tensor
+from . import activations
+from .base import Layer
+
+
+def as_layer_dtype(layer: Layer, inputs):
+    """`inputs` as a tensor of the layer's dtype."""
+    x = convert_to_tensor(inputs)
+    if x.dtype is not layer.dtype:
+        x = array_ops.cast(x, layer.dtype)
+    return x
+
+
+class KernelLayer(Layer):
+    """A layer with a `kernel`, an optional `bias` and an `activation`; subclasses define
+    `_transform(x, kernel)`."""
+
+    def _init_kernel_arguments(self, activation: str | Callable | None, use_bias: bool,
+                               kernel_initializer: str | Callable,
+                               bias_initializer: str | Callable) -> None:
+        self.activation = activations.get(activation)
+        self.use_bias = bool(use_bias)
+        self.kernel_initializer = kernel_initializer
+        self.bias_initializer = bias_initializer
+        self.kernel = None
+        self.bias = None
+
+    def _build_kernel(self, kernel_shape: list, outputs: int) -> None:
+        """Adds the kernel and, with `use_bias`, a bias of `outputs` values."""
+        self.kernel = self.add_weight("kernel", kernel_shape, initializer=self.kernel_initializer)
+        if self.use_bias:
+            self.bias = self.add_weight("bias", [outputs], initializer=self.bias_initializer)
+        self.built = True
+
+    def _transform(self, x):
+        raise NotImplementedError
+
+    def call(self, inputs):
+        y = self._transform(as_layer_dtype(self, inputs))
+        if self.use_bias:
+            y = math_ops.add(y, self.bias)
+        return self.activation(y)
