@@ -55,8 +55,34 @@ class _Global:
             self.namespace[self.key] = value
 
 
-class _Attr:
+class _Part:
+    """A variable that is a part of another, `base`: an attribute or an item of it."""
+
+    __slots__ = ()
+    _missing: tuple = ()  # the errors that say the part is not there
+
+    def get(self) -> Any:
+        obj = self.base.get()
+        if isinstance(obj, Undefined):
+            return Undefined(self.name)
+        try:
+            return self._read(obj)
+        except self._missing:
+            return Undefined(self.name)
+
+    def set(self, value: Any) -> None:
+        obj = _defined_base(self.base, value)
+        if obj is None:
+            return
+        if isinstance(value, Undefined):
+            self._delete(obj)
+        else:
+            self._write(obj, value)
+
+
+class _Attr(_Part):
     __slots__ = ("base", "attr", "name")
+    _missing = (AttributeError,)
 
     def __init__(self, base, attr: str, name: str):
         self.base, self.attr, self.name = base, attr, name
@@ -65,28 +91,20 @@ class _Attr:
     def text(base: str, attr: str) -> str:
         return f"{base}.{attr}"
 
-    def get(self) -> Any:
-        obj = self.base.get()
-        if isinstance(obj, Undefined):
-            return Undefined(self.name)
-        try:
-            return getattr(obj, self.attr)
-        except AttributeError:
-            return Undefined(self.name)
+    def _read(self, obj) -> Any:
+        return getattr(obj, self.attr)
 
-    def set(self, value: Any) -> None:
-        obj = _defined_base(self.base, value)
-        if obj is None:
-            return
-        if isinstance(value, Undefined):
-            if hasattr(obj, self.attr):
-                delattr(obj, self.attr)
-        else:
-            setattr(obj, self.attr, value)
+    def _write(self, obj, value: Any) -> None:
+        setattr(obj, self.attr, value)
+
+    def _delete(self, obj) -> None:
+        if hasattr(obj, self.attr):
+            delattr(obj, self.attr)
 
 
-class _Item:
+class _Item(_Part):
     __slots__ = ("base", "key", "name")
+    _missing = (KeyError, IndexError)
 
     def __init__(self, base, key, name: str):
         self.base, self.key, self.name = base, key, name
@@ -95,26 +113,17 @@ class _Item:
     def text(base: str, key: Any) -> str:
         return f"{base}[{key!r}]"
 
-    def get(self) -> Any:
-        obj = self.base.get()
-        if isinstance(obj, Undefined):
-            return Undefined(self.name)
-        try:
-            return obj[self.key]
-        except (KeyError, IndexError):
-            return Undefined(self.name)
+    def _read(self, obj) -> Any:
+        return obj[self.key]
 
-    def set(self, value: Any) -> None:
-        obj = _defined_base(self.base, value)
-        if obj is None:
-            return
-        if isinstance(value, Undefined):
-            try:
-                del obj[self.key]
-            except (KeyError, IndexError):
-                pass
-        else:
-            obj[self.key] = value
+    def _write(self, obj, value: Any) -> None:
+        obj[self.key] = value
+
+    def _delete(self, obj) -> None:
+        try:
+            del obj[self.key]
+        except self._missing:
+            pass
 
 
 def _defined_base(base, value: Any) -> Any:

@@ -61,24 +61,24 @@ def iter_nodes(node: gast.AST):
         extend(children)
 
 
+def _scope_nodes(node: gast.AST):
+    """The nodes below `node` in its own scope, depth first: nested functions, lambdas,
+    classes and comprehensions are yielded but not entered."""
+    scopes = SCOPE_TYPES
+    stack = list(children_of(node))
+    pop, extend = stack.pop, stack.extend
+    while stack:
+        current = pop()
+        yield current
+        if not isinstance(current, scopes):
+            extend(children_of(current))
+
+
 def walk_scope(node: gast.AST, include_root: bool = True):
     """Yields the nodes of `node`'s own scope: nested functions, lambdas, classes and
     comprehensions are yielded but not entered."""
-    scopes = SCOPE_TYPES
     out = [node] if include_root else []
-    append = out.append
-    stack = [node]
-    pop, extend = stack.pop, stack.extend
-    first = True
-    while stack:
-        current = pop()
-        if first:
-            first = False
-        else:
-            append(current)
-            if isinstance(current, scopes):
-                continue
-        extend(children_of(current))
+    out.extend(_scope_nodes(node))
     return out
 
 
@@ -90,22 +90,9 @@ def is_generator(node: gast.AST) -> bool:
     known = anno.getanno(node, anno.Key.IS_GENERATOR, None)
     if known is not None:
         return known
-    scopes = SCOPE_TYPES
-    stack = [node]
-    pop, extend = stack.pop, stack.extend
-    first = True
-    while stack:
-        current = pop()
-        if first:
-            first = False
-        elif isinstance(current, scopes):
-            continue
-        elif isinstance(current, _YIELDS):
-            anno.setanno(node, anno.Key.IS_GENERATOR, True)
-            return True
-        extend(children_of(current))
-    anno.setanno(node, anno.Key.IS_GENERATOR, False)   # converters never add a `yield`
-    return False
+    found = any(isinstance(current, _YIELDS) for current in _scope_nodes(node))
+    anno.setanno(node, anno.Key.IS_GENERATOR, found)  # converters never add a `yield`
+    return found
 
 
 class _Skip:
