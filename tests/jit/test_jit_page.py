@@ -1,28 +1,16 @@
 """docs/jit.md says how the Numba tier runs every op of the registry, and refuses only those."""
 
-import importlib.util
-import pathlib
+from runtime.opdef import builtin_ops
 
+from ..page_generators import assert_page_is_current, load_page_generator
 from .test_every_op import REFUSED
-
-PAGE_SCRIPT = pathlib.Path(__file__).resolve().parents[2] / "docs" / "make_jit_page.py"
-
-
-def _page_module():
-    spec = importlib.util.spec_from_file_location("make_jit_page", PAGE_SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_the_jit_page_matches_the_registry_and_the_rules():
-    page = _page_module()
-    text = page.PAGE.read_text()
-    assert page.render(text) == text, "docs/jit.md is stale: run python docs/make_jit_page.py"
+    assert_page_is_current("make_jit_page")
 
 
 def test_the_ops_the_page_refuses_are_the_ones_the_tests_find_refused():
-    from runtime.opdef import builtin_ops
-    page = _page_module()
+    page = load_page_generator("make_jit_page")
     refused = {name for name, opdef in builtin_ops().items() if "refused" in page.how(name, opdef)}
     assert refused == REFUSED
