@@ -100,6 +100,11 @@ def test_sequential_built_by_its_first_call_is_saved_with_its_input_shape(tmp_pa
     np.testing.assert_allclose(np.asarray(loaded(DATA)), np.asarray(model(DATA)), rtol=1e-6)
 
 
+# A registered custom layer, defined by the same source here and in a fresh process.
+SCALE_SOURCE = '''
+from runtime import keras
+
+
 @keras.saving.register_keras_serializable(package="Tests")
 class Scale(keras.layers.Layer):
     def __init__(self, factor, **kwargs):
@@ -111,6 +116,10 @@ class Scale(keras.layers.Layer):
 
     def call(self, inputs):
         return inputs * self.w * self.factor
+'''
+_defined = {"__name__": __name__}
+exec(SCALE_SOURCE, _defined)
+Scale = _defined["Scale"]
 
 
 def test_registered_custom_layers_round_trip_in_a_fresh_process(tmp_path):
@@ -127,27 +136,14 @@ def test_registered_custom_layers_round_trip_in_a_fresh_process(tmp_path):
     assert unregistered.returncode != 0
     assert "Unknown layer class 'Scale'" in unregistered.stderr
     np.save(tmp_path / "data.npy", DATA)
-    _fresh_process(f"""
+    _fresh_process(SCALE_SOURCE + textwrap.dedent(f"""
         import numpy as np
-        from runtime import keras
-
-        @keras.saving.register_keras_serializable(package="Tests")
-        class Scale(keras.layers.Layer):
-            def __init__(self, factor, **kwargs):
-                super().__init__(**kwargs)
-                self.factor = factor
-
-            def build(self, input_shape):
-                self.w = self.add_weight("w", [input_shape[-1]], initializer="ones")
-
-            def call(self, inputs):
-                return inputs * self.w * self.factor
 
         model = keras.models.load_model({path!r})
         assert model.layers[-1].factor == 3.0
         np.save({str(tmp_path / 'out.npy')!r},
                 np.asarray(model(np.load({str(tmp_path / 'data.npy')!r}))))
-    """)
+    """))
     np.testing.assert_allclose(np.load(tmp_path / "out.npy"), expected, rtol=1e-6)
 
 
