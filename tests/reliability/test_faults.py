@@ -14,6 +14,10 @@ def clean_state():
     assert state.tapes == []
 
 
+FAULTS = pytest.mark.parametrize("error", [ValueError("boom"), KeyboardInterrupt()],
+                                 ids=["error", "interrupt"])
+
+
 class Interrupt:
     """Raises `error` on the first `times` calls, then lets calls through."""
 
@@ -27,7 +31,7 @@ class Interrupt:
             raise self.error
 
 
-@pytest.mark.parametrize("error", [ValueError("boom"), KeyboardInterrupt()], ids=["error", "interrupt"])
+@FAULTS
 def test_a_fault_while_tracing_leaves_nothing_behind(error):
     fault = Interrupt(error)
 
@@ -47,7 +51,7 @@ def test_a_fault_while_tracing_leaves_nothing_behind(error):
     clean_state()
 
 
-@pytest.mark.parametrize("error", [ValueError("boom"), KeyboardInterrupt()], ids=["error", "interrupt"])
+@FAULTS
 def test_a_fault_while_a_staged_loop_runs(error):
     calls = []
 
@@ -76,6 +80,17 @@ def test_a_fault_while_a_staged_loop_runs(error):
     clean_state()
 
 
+def _fragile(fault):
+    """`x * 3` whose gradient (3) calls `fault` first."""
+    @rt.custom_gradient
+    def fragile(x):
+        def grad(g):
+            fault()
+            return g * 3
+        return x * 3, grad
+    return fragile
+
+
 class _Sink:
     """An output stream for rt.print that calls `fn(value)` for each printed line."""
 
@@ -90,16 +105,9 @@ class _Sink:
         pass
 
 
-@pytest.mark.parametrize("error", [ValueError("boom"), KeyboardInterrupt()], ids=["error", "interrupt"])
+@FAULTS
 def test_a_fault_inside_a_gradient_leaves_no_tape(error):
-    fault = Interrupt(error)
-
-    @rt.custom_gradient
-    def fragile(x):
-        def grad(g):
-            fault()
-            return g * 3
-        return x * 3, grad
+    fragile = _fragile(Interrupt(error))
     x = rt.constant(2.0)
     with pytest.raises(type(error)):
         with rt.GradientTape() as tape:
@@ -114,16 +122,9 @@ def test_a_fault_inside_a_gradient_leaves_no_tape(error):
     clean_state()
 
 
-@pytest.mark.parametrize("error", [ValueError("boom"), KeyboardInterrupt()], ids=["error", "interrupt"])
+@FAULTS
 def test_a_fault_inside_a_staged_gradient(error):
-    fault = Interrupt(error)
-
-    @rt.custom_gradient
-    def fragile(x):
-        def grad(g):
-            fault()
-            return g * 3
-        return x * 3, grad
+    fragile = _fragile(Interrupt(error))
 
     @rt.function
     def step(x):
