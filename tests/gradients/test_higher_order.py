@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import runtime as rt
 
 
 def _second_derivative(fn, x0):
-    x = rt.constant(x0)
+    return _derivatives(fn, rt.constant(x0))
+
+
+def _derivatives(fn, x):
+    """The first and second derivatives of `fn` at the tensor `x`, by nested tapes (eagerly,
+    or staged when called in a compiled function)."""
     with rt.GradientTape() as outer:
         outer.watch(x)
         with rt.GradientTape() as inner:
@@ -86,13 +92,7 @@ def test_persistent_tape_differentiates_its_own_gradient():
 def test_second_derivative_staged_in_a_compiled_function():
     @rt.function(autograph=False)
     def hessian_diag(x):
-        with rt.GradientTape() as outer:
-            outer.watch(x)
-            with rt.GradientTape() as inner:
-                inner.watch(x)
-                y = rt.reduce_sum(rt.tanh(x) * x)
-            g = inner.gradient(y, x)
-        return outer.gradient(g, x)
+        return _derivatives(lambda x: rt.reduce_sum(rt.tanh(x) * x), x)[1]
     x0 = np.array([0.1, -0.4, 1.3])
     t = np.tanh(x0)
     expected = 2 * (1 - t ** 2) - 2 * x0 * t * (1 - t ** 2)
@@ -104,44 +104,27 @@ def test_second_derivative_through_a_compiled_call():
     def f(x):
         return rt.reduce_sum(rt.sin(x) * x)
     x0 = np.array([0.3, 1.1])
-    x = rt.constant(x0)
-    with rt.GradientTape() as outer:
-        outer.watch(x)
-        with rt.GradientTape() as inner:
-            inner.watch(x)
-            y = f(x)
-        g = inner.gradient(y, x)
+    g, gg = _second_derivative(f, x0)
     np.testing.assert_allclose(g, np.sin(x0) + x0 * np.cos(x0), rtol=1e-6)
-    np.testing.assert_allclose(outer.gradient(g, x), 2 * np.cos(x0) - x0 * np.sin(x0), rtol=1e-6)
+    np.testing.assert_allclose(gg, 2 * np.cos(x0) - x0 * np.sin(x0), rtol=1e-6)
 
 
 def test_second_derivative_through_a_staged_cond():
     @rt.function(autograph=False)
     def f(x):
-        with rt.GradientTape() as outer:
-            outer.watch(x)
-            with rt.GradientTape() as inner:
-                inner.watch(x)
-                y = rt.cond(x > 0, lambda: x * x * x, lambda: rt.sin(x))
-            g = inner.gradient(y, x)
-        return g, outer.gradient(g, x)
+        return _derivatives(lambda x: rt.cond(x > 0, lambda: x * x * x, lambda: rt.sin(x)), x)
     assert [float(v) for v in f(rt.constant(2.0))] == [12.0, 12.0]
     np.testing.assert_allclose([float(v) for v in f(rt.constant(-1.0))],
                                [np.cos(-1.0), -np.sin(-1.0)], rtol=1e-6)
 
 
 def test_second_derivative_through_a_staged_loop_is_refused_clearly():
-    import pytest
+    def cube(x):
+        return rt.while_loop(lambda i, y: i < 2, lambda i, y: (i + 1, y * x), (0, x))[1]
 
     @rt.function(autograph=False)
     def f(x):
-        with rt.GradientTape() as outer:
-            outer.watch(x)
-            with rt.GradientTape() as inner:
-                inner.watch(x)
-                y = rt.while_loop(lambda i, y: i < 2, lambda i, y: (i + 1, y * x), (0, x))[1]
-            g = inner.gradient(y, x)
-        return outer.gradient(g, x)
+        return _derivatives(cube, x)[1]
     with pytest.raises(NotImplementedError, match="while_loop"):
         f(rt.constant(2.0))
 
@@ -151,29 +134,17 @@ def test_second_derivative_through_a_compiled_call_with_control_flow():
     def f(x):
         y = rt.while_loop(lambda i, y: i < 2, lambda i, y: (i + 1, y * x), (0, x))[1]  # x ** 3
         return rt.cond(x > 0, lambda: y, lambda: -y)
-    x = rt.constant(2.0)
-    with rt.GradientTape() as outer:
-        outer.watch(x)
-        with rt.GradientTape() as inner:
-            inner.watch(x)
-            y = f(x)
-        g = inner.gradient(y, x)
+    g, gg = _second_derivative(f, 2.0)
     assert float(g) == 12.0
-    assert float(outer.gradient(g, x)) == 12.0
+    assert float(gg) == 12.0
 
 
 def test_second_derivative_through_a_staged_tensor_array_is_refused_clearly():
-    import pytest
+    def stacked(x):
+        return rt.reduce_sum(rt.TensorArray(rt.float32, size=2).write(0, x * x).write(1, x).stack())
 
     @rt.function(autograph=False)
     def f(x):
-        with rt.GradientTape() as outer:
-            outer.watch(x)
-            with rt.GradientTape() as inner:
-                inner.watch(x)
-                ta = rt.TensorArray(rt.float32, size=2).write(0, x * x).write(1, x)
-                y = rt.reduce_sum(ta.stack())
-            g = inner.gradient(y, x)
-        return outer.gradient(g, x)
+        return _derivatives(stacked, x)[1]
     with pytest.raises(NotImplementedError, match="TensorArray"):
         f(rt.constant(2.0))
