@@ -335,7 +335,7 @@ class VariableArgument(Variable):
 
     __slots__ = ("_first", "_local")
 
-    def __init__(self, var: Variable):  # noqa: super().__init__ would make a new variable
+    def __init__(self, var: Variable):  # no super().__init__(): it would make a new variable
         self._first = var
         self._local = threading.local()
         self._id = next(_ids)
