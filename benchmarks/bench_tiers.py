@@ -1,10 +1,12 @@
-"""The two compiler tiers against hand-written NumPy on six workloads.
+"""The compiler tiers against hand-written NumPy on six workloads.
 
-For each workload: the hand-written NumPy time, the NumPy tier (`jit_compile=False`) and the
-Numba tier (`jit_compile=True`), each as a ratio to NumPy, and Numba tier / NumPy tier, which
-should be at most 1.0. All float32, one BLAS thread, steady state (after the first call), best
-of interleaved batches in one process. A tier whose result differs from NumPy is not timed; a
-graph the Numba tier refuses is printed as `REFUSED: <message>`.
+For each workload: the hand-written NumPy time, the NumPy tier (`jit_compile=False`), the
+Numba tier (`jit_compile=True`) and, when JAX is installed, the XLA tier
+(`jit_compile="xla"`), each as a ratio to NumPy, and Numba tier / NumPy tier, which should be
+at most 1.0 (the checked figure; the XLA tier's own targets are in bench_xla.py). All
+float32, one BLAS thread, steady state (after the first call), best of interleaved batches in
+one process. A tier whose result differs from NumPy is not timed; a graph a tier refuses is
+printed as `REFUSED: <message>`.
 
 1. GELU (tanh approximation), then a row softmax, (4096, 1024).
 2. Numerically stable logsumexp over rows, (4096, 1024).
@@ -24,6 +26,8 @@ import sys
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
+import importlib.util  # noqa: E402
+
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -32,6 +36,8 @@ from _timing import interleaved  # noqa: E402
 import runtime as rt  # noqa: E402
 
 LIMIT = 1.0  # Numba tier time / NumPy tier time
+HAS_JAX = importlib.util.find_spec("jax") is not None
+TIERS = ("NumPy tier", "Numba tier") + (("XLA tier",) if HAS_JAX else ())
 F32 = np.float32
 GELU_C = float(np.sqrt(2.0 / np.pi))
 
@@ -41,15 +47,16 @@ def _first_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0] if text else ''}"
 
 
-def compare(name, numpy_fn, numpy_tier, numba_tier, check, number, rounds, unit="ms"):
-    """Checks both tiers against `numpy_fn`, times the ones that agree and prints one line.
+def compare(name, numpy_fn, calls, check, number, rounds, unit="ms"):
+    """Checks each tier's call (`calls`, in TIERS order) against `numpy_fn`, times the ones
+    that agree and prints one line.
 
     `check(result, expected)` asserts a tier's result matches. Returns Numba tier / NumPy tier,
     or None when either tier could not be timed.
     """
     expected = numpy_fn()
     fns, labels, failed = [numpy_fn], ["NumPy"], {}
-    for label, call in (("NumPy tier", numpy_tier), ("Numba tier", numba_tier)):
+    for label, call in zip(TIERS, calls):
         try:
             check(call(), expected)
         except AssertionError as exc:
@@ -63,14 +70,14 @@ def compare(name, numpy_fn, numpy_tier, numba_tier, check, number, rounds, unit=
     scale = 1e6 if unit == "us" else 1e3
     base = times["NumPy"]
     parts = [f"NumPy {base * scale:.2f} {unit}"]
-    for label in ("NumPy tier", "Numba tier"):
+    for label in TIERS:
         if label in failed:
             parts.append(f"{label} {failed[label]}")
         else:
             parts.append(f"{label} {times[label] * scale:.2f} {unit} "
                          f"({times[label] / base:.2f}x NumPy)")
     ratio = None
-    if not failed:
+    if "NumPy tier" not in failed and "Numba tier" not in failed:
         ratio = times["Numba tier"] / times["NumPy tier"]
         status = "OK" if ratio <= LIMIT else "OVER LIMIT"
         parts.append(f"Numba/NumPy tier {ratio:.2f} (limit {LIMIT}) {status}")
@@ -80,8 +87,10 @@ def compare(name, numpy_fn, numpy_tier, numba_tier, check, number, rounds, unit=
     return ratio
 
 
-def _both_tiers(fn):
-    return rt.function(fn, jit_compile=False), rt.function(fn, jit_compile=True)
+def _tiers(fn):
+    """`fn` compiled by each tier of TIERS."""
+    modes = {"NumPy tier": False, "Numba tier": True, "XLA tier": "xla"}
+    return [rt.function(fn, jit_compile=modes[label]) for label in TIERS]
 
 
 def _close(rtol, atol):
@@ -121,9 +130,9 @@ def run_rowwise(rng):
     ratios = []
     for name, fn, ref in (("GELU + row softmax, 4096x1024", gelu_softmax, gelu_softmax_numpy),
                           ("logsumexp over rows, 4096x1024", logsumexp_rows, logsumexp_rows_numpy)):
-        plain, jit = _both_tiers(fn)
-        ratios.append(compare(name, lambda ref=ref: ref(x), lambda p=plain: p(xt),
-                              lambda j=jit: j(xt), _close(1e-4, 1e-7), number=2, rounds=5))
+        calls = [lambda f=f: f(xt) for f in _tiers(fn)]
+        ratios.append(compare(name, lambda ref=ref: ref(x), calls, _close(1e-4, 1e-7),
+                              number=2, rounds=5))
     return ratios
 
 
@@ -165,10 +174,9 @@ def run_rk4(rng):
     w = (rng.standard_normal((64, 64)) / 8).astype(F32)
     y = rng.standard_normal((64, 1)).astype(F32)
     wt, yt = rt.constant(w), rt.constant(y)
-    plain, jit = _both_tiers(rk4)
-    return compare(f"RK4 {RK4_STEPS} steps, state 64", lambda: rk4_numpy(w, y),
-                   lambda: plain(wt, yt), lambda: jit(wt, yt), _close(1e-4, 1e-5),
-                   number=2, rounds=7)
+    calls = [lambda f=f: f(wt, yt) for f in _tiers(rk4)]
+    return compare(f"RK4 {RK4_STEPS} steps, state 64", lambda: rk4_numpy(w, y), calls,
+                   _close(1e-4, 1e-5), number=2, rounds=7)
 
 
 # -- 4. LSTM forward + gradients --------------------------------------------------------------
@@ -240,7 +248,7 @@ def run_lstm(rng):
                (rng.standard_normal((N_HID, 4 * N_HID)) / 11).astype(F32),
                (rng.standard_normal(4 * N_HID) / 10).astype(F32)]
     variables = [rt.Variable(w) for w in weights]
-    plain, jit = _both_tiers(make_lstm(*variables))
+    compiled = _tiers(make_lstm(*variables))
     xt = rt.constant(x)
 
     def taped(fn):
@@ -258,11 +266,12 @@ def run_lstm(rng):
 
     name = f"LSTM {N_IN}->{N_HID}, batch {BATCH}, T={T}"
     ratios = [compare(name + ", loss + weight gradients (tape outside)",
-                      lambda: lstm_numpy(x, *weights), taped(plain), taped(jit), check_gradients,
-                      number=1, rounds=7)]
+                      lambda: lstm_numpy(x, *weights), [taped(f) for f in compiled],
+                      check_gradients, number=1, rounds=7)]
     ratios.append(compare(name + ", forward only (no tape)",
                           lambda: lstm_numpy(x, *weights, with_gradients=False),
-                          lambda: plain(xt), lambda: jit(xt), _close(1e-4, 0), number=2, rounds=7))
+                          [lambda f=f: f(xt) for f in compiled], _close(1e-4, 0), number=2,
+                          rounds=7))
     return ratios
 
 
@@ -303,7 +312,7 @@ def _greedy_data(seed):
 
 
 def run_greedy():
-    plain, jit = _both_tiers(greedy)
+    compiled = _tiers(greedy)
 
     def check(result, expected):
         np.testing.assert_array_equal(np.asarray(result), expected)
@@ -311,7 +320,7 @@ def run_greedy():
     early = _greedy_data(0)  # token 0 comes out at step 20: the data-dependent exit
     assert len(greedy_numpy(*early)) == 20
     early_t = [rt.constant(a) for a in early]
-    for fn in (plain, jit):
+    for fn in compiled:
         try:
             check(fn(*early_t), greedy_numpy(*early))
         except AssertionError:
@@ -322,8 +331,8 @@ def run_greedy():
     assert len(greedy_numpy(*data)) == MAX_STEPS
     args = [rt.constant(a) for a in data]
     return compare(f"greedy decoding, {MAX_STEPS} steps, vocab {VOCAB}, hidden {HIDDEN}",
-                   lambda: greedy_numpy(*data), lambda: plain(*args), lambda: jit(*args), check,
-                   number=20, rounds=9)
+                   lambda: greedy_numpy(*data), [lambda f=f: f(*args) for f in compiled],
+                   check, number=20, rounds=9)
 
 
 # -- 6. Batch-1 MLP ---------------------------------------------------------------------------
@@ -350,9 +359,8 @@ def run_mlp(rng):
 
     x = rng.standard_normal((1, 64)).astype(F32)
     xt = rt.constant(x)
-    plain, jit = _both_tiers(mlp)
     return compare("batch-1 MLP 64-256-256-10, per call", lambda: mlp_numpy(x),
-                   lambda: plain(xt), lambda: jit(xt), _close(1e-4, 1e-6), number=2000,
+                   [lambda f=f: f(xt) for f in _tiers(mlp)], _close(1e-4, 1e-6), number=2000,
                    rounds=9, unit="us")
 
 

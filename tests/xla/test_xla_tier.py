@@ -346,3 +346,21 @@ def test_runs_on_jaxs_default_device():
 def test_runs_on_the_gpu_when_jax_has_one():
     assert jax.default_backend() == "gpu"
     _default_device_run("gpu")
+
+
+def test_read_only_variables_are_realigned_once_with_the_same_values():
+    start = _offset_view((256, 128), np.float32, 16)
+    start[...] = np.random.default_rng(6).standard_normal(start.shape)
+    v = rt.Variable(start)
+    if v._value.ctypes.data % 64 == 0:  # the variable copied its initial value aligned
+        v._value = start
+    f = rt.function(lambda x: rt.matmul(x, v), jit_compile="xla")
+    x = np.ones((2, 256), np.float32)
+    np.testing.assert_allclose(np.asarray(f(x)), x @ start, rtol=1e-5)
+    first = v._value
+    assert first.ctypes.data % 64 == 0
+    np.testing.assert_array_equal(first, start)
+    f(x)
+    assert v._value is first  # realigned once, then read in place
+    v.assign(np.zeros((256, 128), np.float32))  # a later assignment is seen by the next call
+    np.testing.assert_array_equal(np.asarray(f(x)), np.zeros((2, 128), np.float32))

@@ -569,7 +569,10 @@ def _caller(program, name: str, jitted, variables, assigned, randoms, ragged=(),
     graph = program.graph
     params = [f"a{i}" for i in range(len(graph.inputs))]
     args = list(params)
-    args += [f"var{i}._value" for i in range(len(variables))]
+    # a variable the graph assigns is stored aligned after the call (its lock is held
+    # during the call); one it only reads is realigned once, here
+    args += [f"aligned_var(var{i})" if _maybe_large(v) and i not in assigned
+             else f"var{i}._value" for i, v in enumerate(variables)]
     args += [f"seed(gen{k})" for k in range(len(randoms))]
     call = f"jitted({', '.join(args)})"
     lines = [f"def run({', '.join(params)}):"]
@@ -610,6 +613,7 @@ def _caller(program, name: str, jitted, variables, assigned, randoms, ragged=(),
     namespace: dict[str, Any] = {"jitted": jitted, "np": np, "x64": _x64,
                                  "fallback": _numpy_fallback(program, name),
                                  "seed": _draw_seed, "aligned": _aligned,
+                                 "aligned_var": _aligned_variable,
                                  "aligned_copy": _aligned_copy}
     if stores:
         namespace["held"] = _Held([variables[i]._lock for i in locks])
@@ -629,7 +633,8 @@ _LARGE = 1 << 16  # bytes: below this, JAX's own copy costs less than the check
 
 
 def _maybe_large(t) -> bool:
-    """Whether graph input `t` may hold an array large enough to align before the call."""
+    """Whether graph input or variable `t` may hold an array large enough to align before
+    the call."""
     if t.dtype.name in ("variant", "string", "resource") or t.shape.rank == 0:
         return False
     if not t.shape.is_fully_defined():
@@ -654,6 +659,20 @@ def _aligned(value):
             and (value.ctypes.data % _ALIGN or not value.flags.c_contiguous)):
         return _aligned_copy(value)
     return value
+
+
+def _aligned_variable(var):
+    """`var`'s value, which from now on is kept aligned: a large unaligned value is replaced,
+    under the variable's lock, by an aligned copy (the same values), so this and later calls
+    read it in place."""
+    value = var._value
+    if value is None or value is _aligned(value):
+        return value
+    copy = _aligned_copy(value)
+    with var._lock:
+        if var._value is value:
+            var._value = copy
+    return copy
 
 
 class _Generator:
