@@ -627,7 +627,7 @@ def _segments(kind, data, ids, num, empty_value):
         at = jnp.full(shape, fill, dtype).at[ids]
         out = at.max(rows, mode="drop") if kind == "Max" else at.min(rows, mode="drop")
     if kind == "Mean" or empty_value is not None:
-        counts = jnp.zeros((num,), np.int64).at[ids].add(1, mode="drop")
+        counts = jnp.zeros((num,), np.int32).at[ids].add(1, mode="drop")
         counts = counts.reshape((num,) + (1,) * (rows.ndim - 1))
         if kind == "Mean":
             if dtype.kind in "iu":
