@@ -569,10 +569,10 @@ def _caller(program, name: str, jitted, variables, assigned, randoms, ragged=(),
     graph = program.graph
     params = [f"a{i}" for i in range(len(graph.inputs))]
     args = list(params)
-    # a variable the graph assigns is stored aligned after the call (its lock is held
-    # during the call); one it only reads is realigned once, here
-    args += [f"aligned_var(var{i})" if _maybe_large(v) and i not in assigned
-             else f"var{i}._value" for i, v in enumerate(variables)]
+    # arrays of variables: the JAX array over the value, kept while the value is the same
+    # object (see _OnDevice); scalars are passed as they are
+    args += [f"dev{i}.get(var{i})" if v.shape.rank != 0 else f"var{i}._value"
+             for i, v in enumerate(variables)]
     args += [f"seed(gen{k})" for k in range(len(randoms))]
     call = f"jitted({', '.join(args)})"
     lines = [f"def run({', '.join(params)}):"]
@@ -613,11 +613,12 @@ def _caller(program, name: str, jitted, variables, assigned, randoms, ragged=(),
     namespace: dict[str, Any] = {"jitted": jitted, "np": np, "x64": _x64,
                                  "fallback": _numpy_fallback(program, name),
                                  "seed": _draw_seed, "aligned": _aligned,
-                                 "aligned_var": _aligned_variable,
                                  "aligned_copy": _aligned_copy}
     if stores:
         namespace["held"] = _Held([variables[i]._lock for i in locks])
     namespace.update({f"var{i}": v for i, v in enumerate(variables)})
+    namespace.update({f"dev{i}": _OnDevice(realign=i not in assigned)
+                      for i, v in enumerate(variables) if v.shape.rank != 0})
     namespace.update({f"gen{k}": _Generator(generator, op.attrs.get("seed"))
                       for k, op in enumerate(randoms)})
     exec(compile("\n".join(lines) + "\n", f"<rt-xla {name}>", "exec"), namespace)
@@ -661,18 +662,52 @@ def _aligned(value):
     return value
 
 
-def _aligned_variable(var):
-    """`var`'s value, which from now on is kept aligned: a large unaligned value is replaced,
-    under the variable's lock, by an aligned copy (the same values), so this and later calls
-    read it in place."""
-    value = var._value
-    if value is None or value is _aligned(value):
-        return value
-    copy = _aligned_copy(value)
-    with var._lock:
-        if var._value is value:
-            var._value = copy
-    return copy
+class _OnDevice:
+    """The JAX array a call passes for one variable's value.
+
+    JAX wraps an aligned NumPy array in place, but wrapping costs microseconds per argument
+    per call; while the variable holds the same array object, the same JAX array is passed
+    again (it reads that memory, so it sees whatever the array holds). A value JAX had to
+    copy is not kept.
+
+    An unaligned value of a variable the graph only reads is first replaced, under the
+    variable's lock, by an aligned copy of the same values (a variable the graph assigns is
+    stored aligned after the call, which holds its lock)."""
+
+    __slots__ = ("pair", "realign")
+
+    def __init__(self, realign: bool):
+        self.pair: tuple = (None, None)
+        self.realign = realign
+
+    def get(self, var):
+        value = var._value
+        pair = self.pair  # one read: (array, JAX array) stay a matched pair across threads
+        if value is pair[0]:
+            return pair[1]
+        return self._wrap(var, value)
+
+    def _wrap(self, var, value):
+        if value is None or type(value) is not np.ndarray:
+            return value
+        if self.realign and (value.ctypes.data % _ALIGN or not value.flags.c_contiguous):
+            copy = _aligned_copy(value)
+            with var._lock:
+                if var._value is value:
+                    var._value = copy
+            value = copy
+        device = jax.device_put(value)
+        if _same_memory(device, value):
+            self.pair = (value, device)
+        return device
+
+
+def _same_memory(device, value: np.ndarray) -> bool:
+    """Whether JAX array `device` reads `value`'s own memory (no copy was made)."""
+    try:
+        return device.unsafe_buffer_pointer() == value.ctypes.data
+    except Exception:  # another device, or a JAX without the method: never kept
+        return False
 
 
 class _Generator:
