@@ -1,8 +1,18 @@
-"""Test-wide fixtures: every test starts with compiled functions traced, not run eagerly."""
+"""Test-wide fixtures: every test starts with compiled functions traced, not run eagerly.
 
-import pytest
+The Numba tier compiles hundreds of kernels in a run; on a fresh machine (an empty kernel
+cache) LLVM's optimisation passes are most of the suite's time. The tests check values, not
+speed, so they compile at NUMBA_OPT=0 unless it is set (kernels of another level are cached
+under another key: a test run never leaves unoptimised kernels for real programs).
+"""
 
-import runtime as rt
+import os
+
+os.environ.setdefault("NUMBA_OPT", "0")  # before the Numba tier imports numba
+
+import pytest  # noqa: E402
+
+import runtime as rt  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

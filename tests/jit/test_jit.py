@@ -167,6 +167,19 @@ def test_a_second_process_loads_the_kernel_from_the_disk_cache(tmp_path):
     assert os.listdir(tmp_path / "autograph-rt" / "numba")
 
 
+def test_kernels_of_another_optimisation_level_are_cached_apart(tmp_path):
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    kernels = []
+    for level in ("0", "1", "0"):
+        env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path), NUMBA_OPT=level)
+        run = subprocess.run([sys.executable, "-c", SCRIPT], env=env, cwd=root,
+                             capture_output=True, text=True, check=True)
+        kernels.append(sorted(f for f in os.listdir(tmp_path / "autograph-rt" / "numba")
+                              if f.endswith(".py")))
+        assert ("loaded from the on-disk cache" in run.stderr) == (len(kernels) == 3)
+    assert len(kernels[0]) == 1 and len(kernels[1]) == 2 and kernels[2] == kernels[1]
+
+
 def test_tensor_array_misuse_raises_as_on_the_numpy_tier():
     @rt.function(autograph=False, jit_compile=True)
     def unwritten():

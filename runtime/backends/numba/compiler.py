@@ -49,7 +49,10 @@ def compile_graph(program, name: str, log=None) -> JitCompiled:
     start = time.perf_counter()
     graph = program.graph
     lowered = lower(graph, FASTMATH)
-    module = cache.load(lowered.source, f"numba {numba.__version__} numpy {np.__version__}")
+    # the optimisation level (NUMBA_OPT) is part of the key: a kernel compiled at another
+    # level is another file, never loaded in place of this one
+    module = cache.load(lowered.source, f"numba {numba.__version__} numpy {np.__version__} "
+                                        f"opt {int(numba.config.OPT)}")
     module._OPS[:] = lowered.calls  # the same calls for the same source (vectorised.py)
     kernel = module.kernel
     signature = _signature(numba, graph, lowered)
