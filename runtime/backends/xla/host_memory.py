@@ -22,6 +22,7 @@ import threading
 
 RETAINED = 1 << 30  # bytes: blocks up to this size come from (and return to) the heap
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters
+_GLIBC_MAX_MMAP = 32 << 20
 _lock = threading.Lock()
 _state: dict[str, bool] = {}
 
@@ -45,7 +46,9 @@ def _apply() -> bool:
     except (OSError, AttributeError):
         return False
     mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
-    return bool(mallopt(_M_MMAP_THRESHOLD, RETAINED)) and bool(mallopt(_M_TRIM_THRESHOLD, RETAINED))
+    # older glibc caps the mmap threshold at 32 MiB (its documented maximum on 64-bit)
+    raised = any(mallopt(_M_MMAP_THRESHOLD, size) for size in (RETAINED, _GLIBC_MAX_MMAP))
+    return raised and bool(mallopt(_M_TRIM_THRESHOLD, RETAINED))
 
 
 __all__ = ["RETAINED", "tune"]
