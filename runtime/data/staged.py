@@ -26,6 +26,7 @@ from typing import Any, Callable
 
 from .. import context
 from ..function import function as rt_function
+from ..function.conversion import convert
 from ..ops.control_flow import while_loop
 from ..ops.core import apply, convert_to_tensor
 from ..ops.dataset_ops import ITERATOR_GET_NEXT, ITERATOR_OPEN
@@ -158,10 +159,8 @@ def reduce_dataset(dataset, initial_state: Any, reduce_func: Callable) -> Any:
     while tracing, a staged `while_loop` over a get-next op."""
     if not callable(reduce_func):
         raise TypeError("reduce: reduce_func must be callable.")
-    from ..autograph_backend import convert
     state = st.map_structure(convert_to_tensor, tuple(initial_state)
                              if isinstance(initial_state, list) else initial_state)
-    fn = convert(reduce_func)
     unpack = type(dataset.element_spec) is tuple
     if context.current_graph() is None:
         traced = rt_function(reduce_func, autograph=True)
@@ -172,6 +171,7 @@ def reduce_dataset(dataset, initial_state: Any, reduce_func: Callable) -> Any:
                 raise TypeError("reduce: reduce_func returned None; it must return the new state.")
             state = st.map_structure(convert_to_tensor, tuple(state) if isinstance(state, list) else state)
         return state
+    fn = convert(reduce_func)
     fetcher = _Fetcher(_open(dataset), dataset.element_spec)
     first = fetcher.fetch()
     flat_state = st.flatten(state)
