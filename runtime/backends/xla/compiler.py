@@ -409,10 +409,8 @@ class _Tracer:
                 env[id(t)] = env[id(r)]
             return state
 
-        if all(_selectable(branch) for branch in branches):
-            selected = self._select(op, pred, env, state)
-            if selected:
-                return state
+        if all(_selectable(branch) for branch in branches) and self._select(op, pred, env, state):
+            return state
 
         capacity: list = [0] * len(op.outputs)
 
@@ -539,9 +537,9 @@ def _selectable(graph) -> bool:
         if op.type == "If" and not all(_selectable(g) for g in op.subgraphs):
             return False
         for t in op.outputs:
-            if (t.dtype.name in ("variant", "string", "resource")
-                    or not t.shape.is_fully_defined()
-                    or int(np.prod(t.shape.as_tuple())) > _SELECT_LIMIT):
+            size = t.shape.num_elements()
+            if t.dtype.name in ("variant", "string", "resource") or size is None \
+                    or size > _SELECT_LIMIT:
                 return False
     return True
 
@@ -634,13 +632,11 @@ _LARGE = 1 << 16  # bytes: below this, JAX's own copy costs less than the check
 
 
 def _maybe_large(t) -> bool:
-    """Whether graph input or variable `t` may hold an array large enough to align before
-    the call."""
+    """Whether graph input `t` may hold an array large enough to align before the call."""
     if t.dtype.name in ("variant", "string", "resource") or t.shape.rank == 0:
         return False
-    if not t.shape.is_fully_defined():
-        return True
-    return int(np.prod(t.shape.as_tuple())) * t.dtype._np.itemsize >= _LARGE
+    size = t.shape.num_elements()
+    return size is None or size * t.dtype._np.itemsize >= _LARGE
 
 
 def _aligned_copy(value) -> np.ndarray:
@@ -653,11 +649,15 @@ def _aligned_copy(value) -> np.ndarray:
     return out
 
 
+def _misplaced(value: np.ndarray) -> bool:
+    """Whether JAX would copy NumPy array `value` (unaligned or not C-ordered)."""
+    return bool(value.ctypes.data % _ALIGN) or not value.flags.c_contiguous
+
+
 def _aligned(value):
     """`value` itself when JAX can read it in place (small, aligned, or not a NumPy array),
     else an aligned copy."""
-    if (type(value) is np.ndarray and value.nbytes >= _LARGE
-            and (value.ctypes.data % _ALIGN or not value.flags.c_contiguous)):
+    if type(value) is np.ndarray and value.nbytes >= _LARGE and _misplaced(value):
         return _aligned_copy(value)
     return value
 
@@ -690,7 +690,7 @@ class _OnDevice:
     def _wrap(self, var, value):
         if value is None or type(value) is not np.ndarray:
             return value
-        if self.realign and (value.ctypes.data % _ALIGN or not value.flags.c_contiguous):
+        if self.realign and _misplaced(value):
             copy = _aligned_copy(value)
             with var._lock:
                 if var._value is value:
