@@ -29,6 +29,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from .. import context as _context
+from ..arguments import strict_keywords
 from ..function import add_function_callback, remove_function_callback
 from ..ops import math_ops
 from ..ops.core import apply, convert_to_tensor
@@ -43,6 +44,7 @@ __all__ = ["SummaryWriter", "create_file_writer", "create_noop_writer", "experim
            "text", "trace_export", "trace_off", "trace_on"]
 
 
+@strict_keywords('rt.summary.create_file_writer')
 def create_file_writer(logdir: str, max_queue: int | None = None,
                        flush_millis: int | None = None, filename_suffix: str | None = None,
                        name: str | None = None) -> SummaryWriter:
@@ -55,6 +57,7 @@ def create_file_writer(logdir: str, max_queue: int | None = None,
                                filename_suffix=filename_suffix, name=name)
 
 
+@strict_keywords('rt.summary.create_noop_writer')
 def create_noop_writer() -> SummaryWriter:
     """A writer that writes nothing: as the default, summaries are not recorded."""
     return SummaryWriter(None, None)
@@ -148,11 +151,13 @@ def _text_constant(data: Any) -> Any:
     return nest(array.tolist())
 
 
+@strict_keywords('rt.summary.scalar')
 def scalar(name: str, data: Any, step: Any = None, description: str | None = None) -> Any:
     """Writes a scalar `data` (a number or a scalar tensor) under `name` at `step`."""
     return _summary("scalar", name, data, step, {"description": description})
 
 
+@strict_keywords('rt.summary.histogram')
 def histogram(name: str, data: Any, step: Any = None, buckets: int | None = None,
               description: str | None = None) -> Any:
     """Writes a histogram of the values of `data` (any shape) with `buckets` buckets (30)."""
@@ -164,11 +169,13 @@ def histogram(name: str, data: Any, step: Any = None, buckets: int | None = None
                      "description": description})
 
 
+@strict_keywords('rt.summary.text')
 def text(name: str, data: Any, step: Any = None, description: str | None = None) -> Any:
     """Writes a string (or a tensor of strings) shown by TensorBoard's text dashboard."""
     return _summary("text", name, data, step, {"description": description})
 
 
+@strict_keywords('rt.summary.image')
 def image(name: str, data: Any, step: Any = None, max_outputs: int = 3,
           description: str | None = None) -> Any:
     """Writes up to `max_outputs` images of `data` [k, height, width, channels] (uint8, or
@@ -181,6 +188,7 @@ def image(name: str, data: Any, step: Any = None, max_outputs: int = 3,
                     {"max_outputs": int(max_outputs), "description": description})
 
 
+@strict_keywords('rt.summary.graph')
 def graph(graph_data: Any) -> bool:
     """Writes a graph for TensorBoard's graph dashboard: a ConcreteFunction, a Graph, a
     GraphDef from `as_graph_def()`, or a TensorBoard GraphDef protobuf. Eager only."""
@@ -195,6 +203,7 @@ def graph(graph_data: Any) -> bool:
     return writer._add_graph(to_graph_def(graph_data))
 
 
+@strict_keywords('rt.summary.flush')
 def flush(writer: SummaryWriter | None = None, name: str | None = None) -> None:
     """Writes the pending events of `writer` (the default writer when None) to disk."""
     writer = STATE.writer if writer is None else writer
@@ -202,6 +211,7 @@ def flush(writer: SummaryWriter | None = None, name: str | None = None) -> None:
         writer.flush()
 
 
+@strict_keywords('rt.summary.record_if')
 @contextlib.contextmanager
 def record_if(condition: Any) -> Iterator[None]:
     """Within the context, summaries are written only when `condition` holds: a bool, a
@@ -213,6 +223,7 @@ def record_if(condition: Any) -> Iterator[None]:
         STATE.pop_condition()
 
 
+@strict_keywords('rt.summary.should_record_summaries')
 def should_record_summaries() -> bool:
     """True when a summary written now would be recorded (a writer is set, conditions hold)."""
     writer = STATE.writer
@@ -226,6 +237,7 @@ def _record_concrete(function, name, graph_, inputs, outputs) -> None:
         STATE.tracing.append(function)
 
 
+@strict_keywords('rt.summary.trace_on')
 def trace_on(graph: bool = True, profiler: bool = False) -> None:
     """Starts recording the graphs of the `rt.function`s traced from now on (`trace_export`
     writes them). `profiler` is accepted; no profile is recorded."""
@@ -233,6 +245,7 @@ def trace_on(graph: bool = True, profiler: bool = False) -> None:
     add_function_callback(_record_concrete)
 
 
+@strict_keywords('rt.summary.trace_off')
 def trace_off() -> None:
     """Stops recording and forgets the recorded graphs."""
     STATE.tracing = None
@@ -242,6 +255,7 @@ def trace_off() -> None:
         pass
 
 
+@strict_keywords('rt.summary.trace_export')
 def trace_export(name: str, step: Any = 0, profiler_outdir: str | None = None) -> bool:
     """Writes the graphs recorded since `trace_on` with the default writer (one graph; each
     function under its own name scope when several were traced) and stops recording.
@@ -257,11 +271,13 @@ def trace_export(name: str, step: Any = 0, profiler_outdir: str | None = None) -
     return writer._add_graph(to_graph_def(recorded, scopes=[c.name for c in recorded]))
 
 
+@strict_keywords('rt.summary.experimental.get_step')
 def _get_step() -> Any:
     """The default step (None when unset): an int, a tensor or a variable."""
     return STATE.step
 
 
+@strict_keywords('rt.summary.experimental.set_step')
 def _set_step(step: Any) -> None:
     """Sets the default step of summaries: an int, a tensor, or a variable (read when each
     summary is written, so an optimizer's `iterations` follows training)."""

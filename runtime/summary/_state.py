@@ -16,6 +16,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from .. import context as _context
+from ..arguments import strict_keywords
 
 _INSTALL = "pip install 'autograph-rt[summary]'"
 
@@ -42,6 +43,7 @@ class SummaryWriter:
         self._file = file_writer
         self._closed = file_writer is None
 
+    @strict_keywords()
     @contextlib.contextmanager
     def as_default(self, step: Any = None) -> Iterator["SummaryWriter"]:
         """A context in which this writer (and `step`, when given) is the default."""
@@ -54,6 +56,7 @@ class SummaryWriter:
         finally:
             STATE.writer, STATE.writer_origin, STATE.step, STATE.step_origin = previous
 
+    @strict_keywords()
     def set_as_default(self, step: Any = None) -> None:
         """Makes this writer (and `step`, when given) the default from now on."""
         STATE.set_writer(self)
@@ -95,9 +98,10 @@ class SummaryWriter:
         return f"<rt.summary.SummaryWriter {where}{' (closed)' if self._closed else ''}>"
 
 
-class _State:
-    """What the module functions use: the default writer, the default step, the record_if
-    conditions, and the trace_on recording.
+class _State(threading.local):
+    """What the module functions use: the default writer, the default step and the record_if
+    conditions, each per thread as in TensorFlow (a writer made the default in one thread is
+    not the default of another), and the trace_on recording, shared by all threads.
 
     Each setting keeps its origin: the graph being built when it was made (None: eagerly).
     A summary traced while that graph is still being built uses the setting as part of the
@@ -110,7 +114,14 @@ class _State:
         self.step_origin: Any = None
         self.conditions: list[Any] = []
         self.condition_origins: list[Any] = []
-        self.tracing: list | None = None
+
+    @property
+    def tracing(self) -> list | None:
+        return _TRACING.graphs
+
+    @tracing.setter
+    def tracing(self, graphs: list | None) -> None:
+        _TRACING.graphs = graphs
 
     def set_writer(self, writer: SummaryWriter | None) -> None:
         self.writer, self.writer_origin = writer, _context.current_graph()
@@ -127,6 +138,13 @@ class _State:
         self.condition_origins.pop()
 
 
+class _Tracing:
+    """The concrete functions recorded since `trace_on` (None: not recording), from any
+    thread that traces."""
+    graphs: list | None = None
+
+
+_TRACING = _Tracing()
 STATE = _State()
 
 
