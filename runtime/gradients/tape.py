@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import context, nest
 from ..ops import array_ops, core
-from ..ops.variable_ops import READ, Variable
+from ..ops.variable_ops import READ, Variable, bound_variable
 from ..tensor import Tensor
 from .engine import backprop
 from .node import Node, differentiable, node_inputs, node_outputs
@@ -140,7 +140,8 @@ class GradientTape:
                                          or not self._graph.is_ancestor_of(graph)):
             return  # ops of another graph (a function traced while an eager tape records)
         if opdef is READ:
-            var = attrs["var"]
+            # run eagerly (a graph interpreted op by op), a stand-in reads the variable it is bound to
+            var = attrs["var"] if operation is not None else bound_variable(attrs["var"])
             if id(var) not in self._tracked:
                 if not (self._watch_accessed_variables and var.trainable):
                     return
