@@ -1,4 +1,8 @@
-"""`keras.activations`: activation functions, and `get` / `serialize` / `deserialize`."""
+"""`keras.activations`: activation functions, and `get` / `serialize` / `deserialize`.
+
+The functions and the name table are `runtime.layers.activations`'s: a layer's
+`activation="gelu"` and `keras.activations.get("gelu")` are the same function.
+"""
 
 from __future__ import annotations
 
@@ -6,41 +10,52 @@ from typing import Callable
 
 from ..layers import activations as _activations
 from ..layers import serialization as _serialization
-from ..ops import math_ops, nn_ops
 
-relu = nn_ops.relu
-softmax = nn_ops.softmax
-log_softmax = nn_ops.log_softmax
-sigmoid = math_ops.sigmoid
-tanh = math_ops.tanh
-exponential = math_ops.exp
+relu = _activations.relu
+leaky_relu = _activations.leaky_relu
+relu6 = _activations._BY_NAME["relu6"]
+softmax = _activations._BY_NAME["softmax"]
+log_softmax = _activations._BY_NAME["log_softmax"]
+sigmoid = _activations._BY_NAME["sigmoid"]
+tanh = _activations._BY_NAME["tanh"]
+exponential = _activations.exponential
 linear = _activations.linear
-elu = nn_ops.elu
-gelu = nn_ops.gelu
-softplus = nn_ops.softplus
-leaky_relu = nn_ops.leaky_relu
-
-
-def swish(x):
-    """x * sigmoid(x)."""
-    return math_ops.multiply(x, math_ops.sigmoid(x))
-
-
-silu = swish
+elu = _activations.elu
+selu = _activations._BY_NAME["selu"]
+celu = _activations.celu
+gelu = _activations._BY_NAME["gelu"]
+silu = swish = _activations.silu
+hard_sigmoid = _activations.hard_sigmoid
+hard_silu = hard_swish = _activations.hard_silu
+softplus = _activations._BY_NAME["softplus"]
+softsign = _activations._BY_NAME["softsign"]
+mish = _activations.mish
+glu = _activations.glu
+tanh_shrink = _activations.tanh_shrink
+hard_tanh = _activations.hard_tanh
+hard_shrink = _activations.hard_shrink
+soft_shrink = _activations.soft_shrink
+threshold = _activations.threshold
+sparse_plus = _activations.sparse_plus
+sparse_sigmoid = _activations.sparse_sigmoid
+squareplus = _activations.squareplus
+sparsemax = _activations.sparsemax
+log_sigmoid = _activations._BY_NAME["log_sigmoid"]
 
 
 def get(identifier) -> Callable:
-    """The activation for a name, a callable, or None (linear)."""
-    if isinstance(identifier, str) and identifier.lower() in _EXTRA:
-        return _EXTRA[identifier.lower()]
+    """The activation for a name, a callable, a serialized config, or None (linear)."""
+    if isinstance(identifier, dict):
+        return deserialize(identifier)
     return _activations.get(identifier)
 
 
-def serialize(activation) -> str:
-    """The name of an activation function."""
-    for name, fn in {**_activations._BY_NAME, **_EXTRA}.items():
-        if fn is activation:
-            return name
+def serialize(activation) -> str | dict:
+    """The name of a built-in activation; `{"class_name": "function", ...}` for a
+    registered one."""
+    name = _activations.name_of(activation)
+    if name is not None:
+        return name
     value = _serialization.serialize_value(activation)
     if callable(value):
         raise ValueError(f"{activation!r} has no name; register it with "
@@ -54,11 +69,12 @@ def deserialize(name, custom_objects: dict | None = None) -> Callable:
         found = _serialization.deserialize_value(name) if isinstance(name, dict) else None
         if found is None and isinstance(name, str):
             found = _serialization.get_registered_object(name)
-    return found or get(name)
+    return found or _activations.get(name)
 
 
-_EXTRA = {"elu": elu, "gelu": gelu, "softplus": softplus, "leaky_relu": leaky_relu,
-          "swish": swish, "silu": silu}
-
-__all__ = ["relu", "softmax", "log_softmax", "sigmoid", "tanh", "exponential", "linear", "elu",
-           "gelu", "softplus", "leaky_relu", "swish", "silu", "get", "serialize", "deserialize"]
+__all__ = ["celu", "deserialize", "elu", "exponential", "gelu", "get", "glu", "hard_shrink",
+           "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "leaky_relu", "linear",
+           "log_sigmoid", "log_softmax", "mish", "relu", "relu6", "selu", "serialize",
+           "sigmoid", "silu", "soft_shrink", "softmax", "softplus", "softsign", "sparse_plus",
+           "sparse_sigmoid", "sparsemax", "squareplus", "swish", "tanh", "tanh_shrink",
+           "threshold"]

@@ -135,10 +135,7 @@ def deserialize_as(kind: str, value: Any) -> Any:
 
 
 def _activation_name(fn) -> str | None:
-    for key, value in _activations._BY_NAME.items():
-        if value is fn:
-            return key
-    return None
+    return _activations.name_of(fn)
 
 
 def serialize_value(value: Any) -> Any:
