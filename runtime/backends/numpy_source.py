@@ -202,7 +202,9 @@ class Emitter:
         self.current_op = op
         try:
             opdef = op.opdef
-            into = ufunc_of(op) if self._reuse is not None and outer is None else None
+            # an op with its own emitter writes into a dying operand itself (`reuse_target`)
+            into = (ufunc_of(op) if self._reuse is not None and outer is None
+                    and opdef.emit is None else None)
             if into is not None:
                 out = self.name(self._reuse)  # type: ignore[arg-type]  # set: `into` is not None
                 self._assign(op, into.format(*self.ins(op), out=out))

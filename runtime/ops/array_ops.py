@@ -440,12 +440,33 @@ def _gather_infer(params, indices, axis):
     return TensorShape(dims[:ax] + idims + dims[ax + 1:]), params.dtype
 
 
+def _position(where) -> str:
+    """`[0,1]` for an index position, as TensorFlow's messages write it (`` for a scalar)."""
+    return f"[{','.join(str(int(w)) for w in where)}]" if len(where) else ""
+
+
+def index_out_of_range(op_name: str, indices: np.ndarray, size: int) -> InvalidArgumentError:
+    """The error for the first of `indices` outside [0, size), worded as TensorFlow's:
+    `indices[0] = -1 is not in [0, 3)`."""
+    indices = np.asarray(indices)
+    bad = np.argwhere((indices < 0) | (indices >= size))[0]
+    return InvalidArgumentError(f"{op_name}: indices{_position(bad)} = "
+                                f"{int(indices[tuple(bad)])} is not in [0, {size}).")
+
+
 def _gather_kernel(params, indices, axis):
-    return np.take(params, indices, axis=axis)
+    """np.take, refusing (as TensorFlow does) negative indices, which NumPy counts from the
+    end; np.take itself refuses indices past the end. One pass: the indices' minimum."""
+    indices = np.asarray(indices)
+    if indices.size and indices.min() < 0:
+        raise index_out_of_range("GatherV2", indices, np.shape(params)[axis])
+    try:
+        return np.take(params, indices, axis=axis)
+    except IndexError:
+        raise index_out_of_range("GatherV2", indices, np.shape(params)[axis]) from None
 
 
-GATHER = define("GatherV2", _gather_infer, _gather_kernel,
-                template="np.take({0}, {1}, axis={axis})")
+GATHER = define("GatherV2", _gather_infer, _gather_kernel)
 
 
 def gather(params, indices, axis=0, batch_dims=0, name=None):
@@ -467,7 +488,17 @@ def _gather_nd_infer(params, indices):
 
 
 def _gather_nd_kernel(params, indices):
-    indices = np.asarray(indices)
+    indices, dims = np.asarray(indices), np.shape(params)
+    k = indices.shape[-1]
+    if indices.size and k:
+        flat = indices.reshape(-1, k)
+        bad = ((flat < 0) | (flat >= np.asarray(dims[:k]))).any(axis=1)
+        if bad.any():  # NumPy would count negative indices from the end
+            row = int(np.argmax(bad))
+            where = np.unravel_index(row, indices.shape[:-1])
+            raise InvalidArgumentError(
+                f"GatherNd: indices{_position(where)} = {flat[row].tolist()} does not index "
+                f"into param shape {list(dims)}.")
     return params[tuple(np.moveaxis(indices, -1, 0))]
 
 

@@ -7,8 +7,9 @@ import math as _pymath
 import numpy as np
 
 from .. import dtypes as _dtypes
+from ..errors import InvalidArgumentError
 from ..exports import export
-from ..opdef import define
+from ..opdef import define, ufunc_out_template, ufunc_template
 from ..tensor import Tensor
 from .core import apply, binary_operands, convert_to_tensor
 from .shape_rules import broadcast, same_dtype
@@ -91,7 +92,10 @@ def _truediv_kernel(x, y):
 def _emit_truediv(em, op):
     x, y = em.ins(op)
     out = op.outputs[0].dtype
-    if out is op.inputs[0].dtype or out is _dtypes.float64:  # NumPy's `/` gives this dtype
+    target = em.reuse_target(op)
+    if target is not None:  # a dying operand of the result's dtype takes the result
+        em.line(f"{em.outs(op)[0]} = np.true_divide({x}, {y}, out={target})")
+    elif out is op.inputs[0].dtype or out is _dtypes.float64:  # NumPy's `/` gives this dtype
         em.line(f"{em.outs(op)[0]} = {x} / {y}")
     else:  # small integers divide in float32 (as TensorFlow does), eagerly and compiled alike
         em.line(f"{em.outs(op)[0]} = np.true_divide({x}, {y}, dtype=np.{out._np.name})")
@@ -102,7 +106,50 @@ DIV = define("RealDiv", _binary_infer("RealDiv", _NUMERIC, _truediv_dtype), _tru
 BINARY_ELEMENTWISE.append(DIV)
 
 
-FLOORDIV = _binary("FloorDiv", np.floor_divide)
+# Integer `//` and `%` by zero raise, as TensorFlow's kernels do (NumPy gives 0 with a
+# warning); floats keep IEEE results. The check is one pass over the divisor, integers only.
+INTEGER_DIVISION_BY_ZERO = "Integer division by zero"
+
+
+def _nonzero_divisor(y) -> None:
+    """Raises InvalidArgumentError when the integer divisor `y` has a zero."""
+    if not np.all(y):
+        raise InvalidArgumentError(INTEGER_DIVISION_BY_ZERO)
+
+
+def _integer_division(ufunc):
+    """The eager kernel of `ufunc` (floor_divide or remainder) that refuses integer zeros."""
+    def kernel(x, y):
+        if np.result_type(x, y).kind in "iu":
+            _nonzero_divisor(y)
+        return ufunc(x, y)
+    kernel.__name__ = f"checked_{ufunc.__name__}"
+    return kernel
+
+
+def _emit_integer_division(ufunc):
+    """The NumPy-tier lines of `ufunc`: the divisor's check first when it is an integer."""
+    template = ufunc_template(ufunc)
+
+    def emit(em, op) -> None:
+        x, y = em.ins(op)
+        if op.inputs[1].dtype.is_integer:
+            em.line(f"if not np.all({y}): raise errors.InvalidArgumentError("
+                    f"{INTEGER_DIVISION_BY_ZERO!r})")
+        target = em.reuse_target(op)
+        expr = (ufunc_out_template(ufunc).format(x, y, out=target) if target is not None
+                else template.format(x, y))
+        em.line(f"{em.outs(op)[0]} = {expr}")
+    return emit
+
+
+def _integer_division_op(name, ufunc, helper):
+    return _binary(name, ufunc, kernel=_integer_division(ufunc),
+                   emit=_emit_integer_division(ufunc), scalar=f"_h.{helper}({{0}}, {{1}})")
+
+
+# Numba: helpers.floordiv and helpers.floormod raise for integer zeros (Numba gives 0)
+FLOORDIV = _integer_division_op("FloorDiv", np.floor_divide, "floordiv")
 
 
 @FLOORDIV.def_grad
@@ -110,7 +157,7 @@ def _floordiv_grad(op, g):
     return [None, None]
 
 
-MOD = _binary("FloorMod", np.mod)
+MOD = _integer_division_op("FloorMod", np.remainder, "floormod")
 
 
 # Numba: helpers.power raises for integers to negative integer powers, as NumPy does

@@ -299,12 +299,23 @@ def checked_index(i, size):
 
 
 @_jit
-def checked_indices(indices, size):
-    """A 1-D index array checked as `checked_index` does, negative indices made positive."""
-    out = np.empty(indices.shape[0], np.int64)
+def gather_index(i, size):
+    """`i` as a gather index into an axis of `size` elements; IndexError, worded as
+    TensorFlow's, when it is outside [0, size) (gather counts no index from the end)."""
+    if i < 0 or i >= size:
+        raise IndexError("indices = " + str(i) + " is not in [0, " + str(size) + ")")
+    return i
+
+
+@_jit
+def gather_indices(indices, size):
+    """A 1-D index array checked as `gather_index` does."""
     for k in range(indices.shape[0]):
-        out[k] = checked_index(np.int64(indices[k]), np.int64(size))
-    return out
+        i = np.int64(indices[k])
+        if i < 0 or i >= size:
+            raise IndexError("indices[" + str(k) + "] = " + str(i) + " is not in [0, "
+                             + str(size) + ")")
+    return indices
 
 
 def power(x, y):
@@ -331,6 +342,47 @@ def _power(x, y):
             raise ValueError("Integers to negative integer powers are not allowed.")
         return x ** y
     return checked
+
+
+def _is_integer(t) -> bool:
+    return isinstance(getattr(t, "dtype", t), numba.types.Integer)
+
+
+def _integer_division(name: str, plain):
+    """An overload of the helper `name` (`plain`: `x // y` or `x % y`, as NumPy computes them)
+    that raises for an integer zero divisor, as TensorFlow does (Numba's integers give 0)."""
+    divide = numba.njit(plain)
+
+    def checked_array(x, y):
+        if (y == 0).any():
+            raise ZeroDivisionError("Integer division by zero")
+        return divide(x, y)
+
+    def checked(x, y):
+        if y == 0:
+            raise ZeroDivisionError("Integer division by zero")
+        return divide(x, y)
+
+    def typer(x, y):
+        if not (_is_integer(x) and _is_integer(y)):
+            return plain
+        return checked_array if isinstance(y, numba.types.Array) else checked
+    typer.__name__ = f"_{name}"
+    return typer
+
+
+def floordiv(x, y):
+    """`x // y` as NumPy computes it; integer division by zero raises ZeroDivisionError."""
+    return np.floor_divide(x, y)
+
+
+def floormod(x, y):
+    """`x % y` as NumPy computes it; integer division by zero raises ZeroDivisionError."""
+    return np.remainder(x, y)
+
+
+numba.extending.overload(floordiv)(_integer_division("floordiv", lambda x, y: x // y))
+numba.extending.overload(floormod)(_integer_division("floormod", lambda x, y: x % y))
 
 
 # -- TensorArray gradients ------------------------------------------------------------------

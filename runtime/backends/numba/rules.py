@@ -215,17 +215,39 @@ def _broadcast_to(w, op):
 
 def _strided_slice(w, op):
     names = w.ins(op)
-    w.assign(op, f"{names[0]}[{_key(w, op, names[1:])}]")
+    w.assign(op, f"{names[0]}[{_key(w, op, names[1:], names[0])}]")
 
 
-def _key(w, op, values) -> str:
+def _axes_of(key, rank: int) -> list:
+    """For each entry of an indexing key, the axis of the indexed array it indexes (None
+    for a new axis or `...`)."""
+    consuming = sum(1 for k in key if k is not None and k is not Ellipsis)
+    axes, axis = [], 0
+    for k in key:
+        if k is Ellipsis:
+            axes.append(None)
+            axis += rank - consuming
+        elif k is None:
+            axes.append(None)
+        else:
+            axes.append(axis)
+            axis += 1
+    return axes
+
+
+def _key(w, op, values, base: str | None = None) -> str:
     """The indexing key of a StridedSlice (or its gradient) in source form, its slots read
-    from `values`; refuses index tensors that are not scalars."""
+    from `values`; refuses index tensors that are not scalars. With `base` (the indexed
+    array's name), an index tensor is checked against its axis: Numba reads past the buffer
+    where NumPy raises IndexError."""
     key = op.attrs["key"]
+    rank = op.inputs[0].shape.rank if base is not None else None
 
-    def one(k):
+    def one(k, axis=None):
         if hasattr(k, "index"):  # a slot: the value of an index input
-            return values[k.index]
+            if axis is None:
+                return values[k.index]
+            return f"_h.checked_index(np.int64({values[k.index]}), np.int64({base}.shape[{axis}]))"
         if k is Ellipsis:
             return "..."
         if k is None:
@@ -240,7 +262,8 @@ def _key(w, op, values) -> str:
     for t in op.inputs[first:]:
         if t.shape.rank != 0:
             w.unsupported(op, "indexing with a tensor of indices")
-    inner = ", ".join(one(k) for k in key)
+    axes = _axes_of(key, rank) if rank is not None else [None] * len(key)
+    inner = ", ".join(one(k, axis) for k, axis in zip(key, axes))
     return f"{inner}{',' if len(key) == 1 else ''}"
 
 
@@ -281,9 +304,10 @@ def _gather(w, op):
     axis = op.attrs["axis"] % op.inputs[0].shape.rank
     rank = op.inputs[1].shape.rank
     if rank == 0 or (rank == 1 and axis == 0):
-        # Numba does not check bounds: out-of-range indices raise IndexError as NumPy's do
+        # Numba does not check bounds: indices outside [0, size) raise IndexError, as
+        # TensorFlow's (and the NumPy tier's) gather refuses them
         index = f"np.int64({i})" if rank == 0 else i
-        check = "checked_index" if rank == 0 else "checked_indices"
+        check = "gather_index" if rank == 0 else "gather_indices"
         w.assign(op, f"{x}[{':, ' * axis}_h.{check}({index}, np.int64({x}.shape[{axis}]))]")
     else:
         w.unsupported(op, "gathering with an index tensor of rank > 1 or along an inner axis")
