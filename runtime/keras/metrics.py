@@ -23,6 +23,8 @@ from ..layers import metrics as _compile_metrics
 from ..layers import serialization as _serialization
 from ..module import snake_case
 from ..ops import array_ops, math_ops, reduce_ops
+from ..ops import composed as _composed
+from ..ops import composed_math as _composed_math
 from ..ops.core import convert_to_tensor
 from ..ops.variable_ops import Variable
 from . import losses as _losses
@@ -120,16 +122,49 @@ class Metric:
         return f"<{type(self).__name__} name={self.name!r}>"
 
 
-def _weighted(values, sample_weight):
-    values = array_ops.cast(values, "float32")
-    if sample_weight is None:
-        return values, array_ops.cast(array_ops.size(values), "float32")
-    weight = array_ops.cast(sample_weight, "float32")
-    if weight.shape.rank is not None and values.shape.rank is not None:
-        while weight.shape.rank > values.shape.rank and weight.shape[-1] == 1:
-            weight = array_ops.squeeze(weight, [-1])
-    weight = weight + 0.0 * values  # broadcast to the values' shape
-    return values * weight, reduce_ops.reduce_sum(weight)
+def _same_rank(x, y, expand_rank_1: bool = True):
+    """Keras's `squeeze_or_expand_to_same_rank`: when the ranks differ by one and the longer
+    one ends in an axis of 1, that axis is dropped (or, for rank 1 against rank 2 with
+    `expand_rank_1`, the shorter one gets an axis of 1)."""
+    x_rank, y_rank = x.shape.rank, y.shape.rank
+    if x_rank is None or y_rank is None or x_rank == y_rank:
+        return x, y
+    if x_rank == y_rank + 1 and x.shape[-1] == 1:
+        if y_rank == 1 and expand_rank_1:
+            return x, array_ops.expand_dims(y, -1)
+        return array_ops.squeeze(x, [-1]), y
+    if y_rank == x_rank + 1 and y.shape[-1] == 1:
+        if x_rank == 1 and expand_rank_1:
+            return array_ops.expand_dims(x, -1), y
+        return x, array_ops.squeeze(y, [-1])
+    return x, y
+
+
+def _axes_from(rank: int, start: int) -> list[int]:
+    return list(range(start, rank))
+
+
+def _samplewise(values, sample_weight, reduce_fn, dtype):
+    """Keras's `reduce_to_samplewise_values`: (one value per sample, the weights or None).
+
+    A weight is per sample (shape (N,)) or per element: the values are first reduced with
+    `reduce_fn` to the weights' rank, then weighted; values of rank > 1 end reduced over
+    every axis but the first."""
+    values = array_ops.cast(values, dtype)
+    if sample_weight is not None:
+        weight = array_ops.cast(sample_weight, dtype)
+        values, weight = _same_rank(values, weight)
+        weight_rank, values_rank = weight.shape.rank, values.shape.rank
+        if values_rank > weight_rank:
+            values = reduce_fn(values, axis=_axes_from(values_rank, weight_rank))
+        weight = _composed.broadcast_to(weight, array_ops.shape(values))
+        values = values * weight
+        if weight_rank > 1:
+            weight = reduce_fn(weight, axis=_axes_from(weight_rank, 1))
+        sample_weight = weight
+    if values.shape.rank > 1:
+        values = reduce_fn(values, axis=_axes_from(values.shape.rank, 1))
+    return values, sample_weight
 
 
 class Mean(Metric):
@@ -141,13 +176,18 @@ class Mean(Metric):
         self.count = self.add_weight("count")
 
     def update_state(self, values, sample_weight=None):
-        values, count = _weighted(values, sample_weight)
-        self.total.assign_add(array_ops.cast(reduce_ops.reduce_sum(values), self.dtype))
-        self.count.assign_add(array_ops.cast(count, self.dtype))
+        values, weight = _samplewise(values, sample_weight, reduce_ops.reduce_mean, self.dtype)
+        self.total.assign_add(reduce_ops.reduce_sum(values))
+        if weight is not None:
+            count = reduce_ops.reduce_sum(weight)
+        elif values.shape.rank:
+            count = array_ops.cast(array_ops.shape(values)[0], self.dtype)
+        else:
+            count = 1.0
+        self.count.assign_add(count)
 
     def result(self):
-        return math_ops.divide(self.total.read_value(),
-                               math_ops.maximum(self.count.read_value(), 1e-12))
+        return _composed_math.divide_no_nan(self.total.read_value(), self.count.read_value())
 
 
 class Sum(Metric):
@@ -158,8 +198,8 @@ class Sum(Metric):
         self.total = self.add_weight("total")
 
     def update_state(self, values, sample_weight=None):
-        values, _ = _weighted(values, sample_weight)
-        self.total.assign_add(array_ops.cast(reduce_ops.reduce_sum(values), self.dtype))
+        values, _ = _samplewise(values, sample_weight, reduce_ops.reduce_sum, self.dtype)
+        self.total.assign_add(reduce_ops.reduce_sum(values))
 
     def result(self):
         return self.total.read_value()
@@ -233,102 +273,250 @@ class RootMeanSquaredError(Mean):
         super().__init__(name=name, dtype=dtype)
 
     def update_state(self, y_true, y_pred, sample_weight=None):
-        y_true, y_pred = _base._matched(y_true, y_pred)
+        y_pred = array_ops.cast(y_pred, self.dtype)
+        y_pred, y_true = _same_rank(y_pred, array_ops.cast(y_true, self.dtype))
         super().update_state(math_ops.square(y_pred - y_true), sample_weight)
 
     def result(self):
         return math_ops.sqrt(super().result())
 
 
+def _confusion_weight(sample_weight, y_true, y_pred):
+    """Keras's per-element weights of a confusion count: a weight per sample (N,) applies to
+    each of that sample's predictions; any weight broadcasts to the predictions' shape."""
+    if sample_weight is None:
+        return None
+    weight = array_ops.expand_dims(array_ops.cast(sample_weight, "float32"), -1)
+    _, weight = _same_rank(y_true, weight, expand_rank_1=False)
+    return _composed.broadcast_to(weight, array_ops.shape(y_pred))
+
+
+def _confusion_counts(y_true, y_pred, sample_weight, thresholds, multi_label: bool = False,
+                      label_weights=None) -> dict:
+    """The weighted true/false positives/negatives of `y_pred > t` for each threshold `t` (0/1
+    or boolean labels: any nonzero label is positive): shape (T,), or (T, labels) with
+    `multi_label`."""
+    y_pred = array_ops.cast(y_pred, "float32")
+    y_pred, y_true = _same_rank(y_pred, array_ops.cast(y_true, "float32"))
+    weight = _confusion_weight(sample_weight, y_true, y_pred)
+    if label_weights is not None and not multi_label:
+        labels = _composed.broadcast_to(label_weights, array_ops.shape(y_pred))
+        weight = labels if weight is None else weight * labels
+    truth = array_ops.cast(math_ops.not_equal(y_true, 0.0), "float32")
+    if multi_label:
+        column = array_ops.reshape(thresholds, [-1, 1, 1])
+        preds, truth = array_ops.expand_dims(y_pred, 0), array_ops.expand_dims(truth, 0)
+        weight = 1.0 if weight is None else array_ops.expand_dims(weight, 0)
+    else:
+        column = array_ops.reshape(thresholds, [-1, 1])
+        preds, truth = array_ops.reshape(y_pred, [1, -1]), array_ops.reshape(truth, [1, -1])
+        weight = 1.0 if weight is None else array_ops.reshape(weight, [1, -1])
+    above = array_ops.cast(math_ops.greater(preds, column), "float32")
+    below = 1.0 - above
+    return {name: reduce_ops.reduce_sum(a * t * weight, axis=1) for name, a, t in (
+        ("true_positives", above, truth), ("false_positives", above, 1.0 - truth),
+        ("true_negatives", below, 1.0 - truth), ("false_negatives", below, truth))}
+
+
 class _ConfusionCounts(Metric):
     """True/false positives (and negatives) of thresholded predictions of 0/1 labels."""
 
-    def __init__(self, thresholds: float = 0.5, name: str | None = None, dtype=None) -> None:
+    def __init__(self, thresholds: float | None = None, name: str | None = None,
+                 dtype=None) -> None:
         super().__init__(name=name, dtype=dtype)
+        thresholds = 0.5 if thresholds is None else thresholds
+        if isinstance(thresholds, bool) or not isinstance(thresholds, (int, float)) or \
+                not 0.0 <= thresholds <= 1.0:
+            raise ValueError(f"{type(self).__name__}: thresholds must be a number in [0, 1], "
+                             f"got {thresholds!r}.")
         self.thresholds = float(thresholds)
         self.true_positives = self.add_weight("true_positives")
         self.false_positives = self.add_weight("false_positives")
         self.false_negatives = self.add_weight("false_negatives")
 
     def update_state(self, y_true, y_pred, sample_weight=None):
-        y_true, y_pred = _base._matched(y_true, y_pred)
-        predicted = array_ops.cast(math_ops.greater(y_pred, self.thresholds), "float32")
-        truth = array_ops.cast(math_ops.greater(y_true, 0.5), "float32")
-        weight = 1.0 if sample_weight is None else array_ops.cast(sample_weight, "float32")
-        for variable, values in ((self.true_positives, predicted * truth),
-                                 (self.false_positives, predicted * (1.0 - truth)),
-                                 (self.false_negatives, (1.0 - predicted) * truth)):
-            variable.assign_add(reduce_ops.reduce_sum(values * weight))
+        counts = _confusion_counts(y_true, y_pred, sample_weight,
+                                   np.array([self.thresholds], np.float32))
+        for key in ("true_positives", "false_positives", "false_negatives"):
+            getattr(self, key).assign_add(counts[key][0])
 
     def get_config(self) -> dict:
         return {**super().get_config(), "thresholds": self.thresholds}
 
 
 class Precision(_ConfusionCounts):
-    """true positives / (true positives + false positives)."""
+    """true positives / (true positives + false positives), of `y_pred > thresholds`."""
 
-    def __init__(self, thresholds: float = 0.5, name: str = "precision", dtype=None) -> None:
+    def __init__(self, thresholds: float | None = None, name: str = "precision",
+                 dtype=None) -> None:
         super().__init__(thresholds, name=name, dtype=dtype)
 
     def result(self):
         tp = self.true_positives.read_value()
-        return tp / math_ops.maximum(tp + self.false_positives.read_value(), 1e-12)
+        return _composed_math.divide_no_nan(tp, tp + self.false_positives.read_value())
 
 
 class Recall(_ConfusionCounts):
-    """true positives / (true positives + false negatives)."""
+    """true positives / (true positives + false negatives), of `y_pred > thresholds`."""
 
-    def __init__(self, thresholds: float = 0.5, name: str = "recall", dtype=None) -> None:
+    def __init__(self, thresholds: float | None = None, name: str = "recall",
+                 dtype=None) -> None:
         super().__init__(thresholds, name=name, dtype=dtype)
 
     def result(self):
         tp = self.true_positives.read_value()
-        return tp / math_ops.maximum(tp + self.false_negatives.read_value(), 1e-12)
+        return _composed_math.divide_no_nan(tp, tp + self.false_negatives.read_value())
+
+
+_CURVES = {"roc": "ROC", "ROC": "ROC", "pr": "PR", "PR": "PR", "prgain": "PRGAIN",
+           "PRGAIN": "PRGAIN"}
+_SUMMATIONS = {"interpolation": "interpolation", "Interpolation": "interpolation",
+               "majoring": "majoring", "Majoring": "majoring", "minoring": "minoring",
+               "Minoring": "minoring"}
+
+
+def _choice(table: dict, value, what: str, accepted: str) -> str:
+    if not isinstance(value, str) or value not in table:
+        raise ValueError(f"AUC {what} must be one of {accepted}, got {value!r}.")
+    return table[value]
 
 
 class AUC(Metric):
-    """The area under the ROC curve of 0/1 labels and scores in [0, 1], from counts at
-    `num_thresholds` evenly spaced thresholds (trapezoidal rule)."""
+    """The area under the ROC curve (`curve="ROC"`), the precision-recall curve ("PR") or the
+    precision-recall-gain curve ("PRGAIN") of 0/1 labels and scores in [0, 1], from the
+    confusion counts at `num_thresholds` evenly spaced thresholds (or the given
+    `thresholds`), summed as in Keras: `summation_method` "interpolation" (trapezoids; for PR
+    the Davis-Goadrich interpolation), "minoring" or "majoring" (lower or upper Riemann sums).
+    `multi_label=True` computes one AUC per label (the last axis) and averages them, weighted
+    by `label_weights`; `from_logits=True` applies a sigmoid to the predictions first."""
 
-    def __init__(self, num_thresholds: int = 200, name: str = "auc", dtype=None) -> None:
-        super().__init__(name=name, dtype=dtype)
-        if int(num_thresholds) < 2:
-            raise ValueError(f"AUC num_thresholds must be > 1, got {num_thresholds!r}.")
-        self.num_thresholds = int(num_thresholds)
-        eps = 1e-7
-        inner = [(i + 1) / (self.num_thresholds - 1) for i in range(self.num_thresholds - 2)]
-        self._thresholds = np.array([-eps, *inner, 1.0 + eps], np.float32)
-        n = self.num_thresholds
-        self.true_positives = self.add_weight("true_positives", (n,))
-        self.false_positives = self.add_weight("false_positives", (n,))
-        self.positives = self.add_weight("positives")
-        self.negatives = self.add_weight("negatives")
+    def __init__(self, num_thresholds: int = 200, curve: str = "ROC",
+                 summation_method: str = "interpolation", name: str | None = None, dtype=None,
+                 thresholds=None, multi_label: bool = False, num_labels: int | None = None,
+                 label_weights=None, from_logits: bool = False) -> None:
+        self.curve = _choice(_CURVES, curve, "curve", '"ROC", "PR" or "PRGAIN"')
+        self.summation_method = _choice(_SUMMATIONS, summation_method, "summation_method",
+                                        '"interpolation", "minoring" or "majoring"')
+        super().__init__(name=name or "auc", dtype=dtype)
+        self._given_thresholds = None if thresholds is None else \
+            sorted(float(t) for t in np.ravel(thresholds))
+        if self._given_thresholds is not None:
+            inner = self._given_thresholds
+            self.num_thresholds = len(inner) + 2
+        else:
+            if isinstance(num_thresholds, bool) or not isinstance(num_thresholds, int) or \
+                    num_thresholds <= 1:
+                raise ValueError(f"AUC num_thresholds must be an integer > 1, got "
+                                 f"{num_thresholds!r}.")
+            self.num_thresholds = num_thresholds
+            inner = [(i + 1) / (num_thresholds - 1) for i in range(num_thresholds - 2)]
+        self._thresholds = np.array([-1e-7, *inner, 1.0 + 1e-7], np.float32)
+        if num_labels is not None and not multi_label:
+            raise ValueError("AUC num_labels is needed only when multi_label is True.")
+        self.multi_label, self.num_labels = bool(multi_label), num_labels
+        self.label_weights = None if label_weights is None else \
+            np.asarray(label_weights, np.float32)
+        self.from_logits = bool(from_logits)
+        self._counts: dict[str, Variable] = {}
+        if not self.multi_label or num_labels is not None:
+            self._build(num_labels)
+
+    def _build(self, num_labels: int | None) -> None:
+        shape = (self.num_thresholds,) if not self.multi_label else \
+            (self.num_thresholds, int(num_labels))
+        for key in ("true_positives", "false_positives", "true_negatives", "false_negatives"):
+            self._counts[key] = self.add_weight(key, shape)
+            setattr(self, key, self._counts[key])
 
     def update_state(self, y_true, y_pred, sample_weight=None):
-        y_true, y_pred = _base._matched(y_true, y_pred)
-        scores = array_ops.reshape(array_ops.cast(y_pred, "float32"), [-1, 1])
-        truth = array_ops.reshape(array_ops.cast(math_ops.greater(y_true, 0.5), "float32"),
-                                  [-1, 1])
-        weight = 1.0 if sample_weight is None else \
-            array_ops.reshape(array_ops.cast(sample_weight, "float32"), [-1, 1])
-        above = array_ops.cast(math_ops.greater(scores, self._thresholds), "float32") * weight
-        self.true_positives.assign_add(reduce_ops.reduce_sum(above * truth, axis=0))
-        self.false_positives.assign_add(reduce_ops.reduce_sum(above * (1.0 - truth), axis=0))
-        self.positives.assign_add(reduce_ops.reduce_sum(truth * weight))
-        self.negatives.assign_add(reduce_ops.reduce_sum((1.0 - truth) * weight))
+        y_pred = convert_to_tensor(y_pred)
+        if not self._counts:  # multi_label without num_labels: sized by the first batch
+            if y_pred.shape.rank != 2 or y_pred.shape[-1] is None:
+                raise ValueError(f"AUC(multi_label=True) needs predictions of shape (batch, "
+                                 f"labels), got {y_pred.shape}.")
+            self._build(y_pred.shape[-1])
+        if self.from_logits:
+            y_pred = math_ops.sigmoid(y_pred)
+        y_pred = math_ops.clip_by_value(array_ops.cast(y_pred, "float32"), 0.0, 1.0)
+        counts = _confusion_counts(y_true, y_pred, sample_weight, self._thresholds,
+                                   self.multi_label,
+                                   None if self.multi_label else self.label_weights)
+        for key, variable in self._counts.items():
+            variable.assign_add(counts[key])
+
+    def _by_label(self, terms):
+        if not self.multi_label:
+            return reduce_ops.reduce_sum(terms)
+        per_label = reduce_ops.reduce_sum(terms, axis=0)
+        if self.label_weights is None:
+            return reduce_ops.reduce_mean(per_label)
+        return _composed_math.divide_no_nan(reduce_ops.reduce_sum(per_label * self.label_weights),
+                                            float(np.sum(self.label_weights)))
+
+    def _interpolated_pr(self, tp, fp, fn):
+        """Davis & Goadrich's interpolation of the PR curve (Keras's closed form)."""
+        n = self.num_thresholds
+        dtp = tp[: n - 1] - tp[1:]
+        p = tp + fp
+        dp = p[: n - 1] - p[1:]
+        slope = _composed_math.divide_no_nan(dtp, math_ops.maximum(dp, 0.0))
+        intercept = tp[1:] - slope * p[1:]
+        both = math_ops.logical_and(math_ops.greater(p[: n - 1], 0.0),
+                                    math_ops.greater(p[1:], 0.0))
+        ratio = array_ops.where(both, _composed_math.divide_no_nan(
+            p[: n - 1], math_ops.maximum(p[1:], 0.0)), array_ops.ones_like(p[1:]))
+        terms = _composed_math.divide_no_nan(slope * (dtp + intercept * math_ops.log(ratio)),
+                                             math_ops.maximum(tp[1:] + fn[1:], 0.0))
+        return self._by_label(terms)
 
     def result(self):
-        tpr = self.true_positives.read_value() / math_ops.maximum(self.positives.read_value(),
-                                                                  1e-12)
-        fpr = self.false_positives.read_value() / math_ops.maximum(self.negatives.read_value(),
-                                                                   1e-12)
+        if not self._counts:
+            return convert_to_tensor(0.0)
+        tp, fp, tn, fn = (self._counts[k].read_value() for k in (
+            "true_positives", "false_positives", "true_negatives", "false_negatives"))
+        if self.curve == "PR" and self.summation_method == "interpolation":
+            return self._interpolated_pr(tp, fp, fn)
+        recall = _composed_math.divide_no_nan(tp, tp + fn)
+        if self.curve == "ROC":
+            x, y = _composed_math.divide_no_nan(fp, fp + tn), recall
+        elif self.curve == "PR":
+            x, y = recall, _composed_math.divide_no_nan(tp, tp + fp)
+        else:
+            x, y = self._gains(tp, fp, tn, fn)
         n = self.num_thresholds
-        width = fpr[: n - 1] - fpr[1:]
-        height = (tpr[: n - 1] + tpr[1:]) / 2.0
-        return reduce_ops.reduce_sum(width * height)
+        if self.summation_method == "interpolation":
+            heights = (y[: n - 1] + y[1:]) / 2.0
+        elif self.summation_method == "minoring":
+            heights = math_ops.minimum(y[: n - 1], y[1:])
+        else:
+            heights = math_ops.maximum(y[: n - 1], y[1:])
+        return self._by_label((x[: n - 1] - x[1:]) * heights)
+
+    @staticmethod
+    def _gains(tp, fp, tn, fn):
+        """(recall gain, precision gain) of the PRGAIN curve, as Keras defines them."""
+        scale = _composed_math.divide_no_nan(tp + fn, tn + fp)
+        no_tp = math_ops.equal(tp, 0.0)
+        recall_gain = 1.0 - scale * _composed_math.divide_no_nan(fn, tp)
+        precision_gain = 1.0 - scale * _composed_math.divide_no_nan(fp, tp)
+        recall_gain = math_ops.maximum(array_ops.where(no_tp, 0.0 * tp, recall_gain), 0.0)
+        precision_gain = array_ops.where(no_tp, 0.0 * tp + 1.0, precision_gain)
+        return recall_gain, precision_gain
+
+    @property
+    def thresholds(self) -> list[float]:
+        """The thresholds the counts are taken at (with -epsilon and 1 + epsilon)."""
+        return [float(t) for t in self._thresholds]
 
     def get_config(self) -> dict:
-        return {**super().get_config(), "num_thresholds": self.num_thresholds}
+        config = {**super().get_config(), "num_thresholds": self.num_thresholds,
+                  "curve": self.curve, "summation_method": self.summation_method,
+                  "multi_label": self.multi_label, "num_labels": self.num_labels,
+                  "label_weights": None if self.label_weights is None else
+                  self.label_weights.tolist(), "from_logits": self.from_logits}
+        if self._given_thresholds is not None:
+            config["thresholds"] = list(self._given_thresholds)
+        return config
 
 
 _CLASSES = {cls.__name__: cls for cls in (

@@ -1,57 +1,110 @@
-"""Metrics for `Model.compile`: `fn(y_true, y_pred) -> scalar` with a display name."""
+"""Metrics for `Model.compile`: `fn(y_true, y_pred) -> scalar` with a display name.
+
+"accuracy" (or "acc") picks its kind from the shapes of the labels and predictions when the
+step is traced, as Keras 3 does: predictions with one value per sample are binary, labels of
+a lower rank (or with a last axis of 1) are sparse class indices, otherwise one-hot labels.
+Other names resolve through `rt.keras.metrics` when it is loaded (it registers itself with
+`register_resolver`), else through the small table below.
+"""
 
 from __future__ import annotations
 
-from typing import Callable, Union
+from typing import Any, Callable, Optional, Union
 
 from ..ops import array_ops, math_ops, reduce_ops
 from ..ops.core import convert_to_tensor
 from . import losses
 
 
+def _fraction_equal(a, b):
+    return reduce_ops.reduce_mean(array_ops.cast(math_ops.equal(a, b), "float32"))
+
+
 def sparse_categorical_accuracy(y_true, y_pred):
-    """The fraction of rows whose largest prediction is at the integer label."""
+    """The fraction of predictions (over every leading axis) whose largest value is at the
+    integer label; labels may keep a last axis of 1."""
     predicted = reduce_ops.argmax(convert_to_tensor(y_pred), axis=-1)
-    labels = array_ops.reshape(array_ops.cast(y_true, predicted.dtype), [-1])
-    return reduce_ops.reduce_mean(array_ops.cast(math_ops.equal(predicted, labels), "float32"))
+    labels = array_ops.reshape(array_ops.cast(y_true, predicted.dtype),
+                               array_ops.shape(predicted))
+    return _fraction_equal(predicted, labels)
 
 
 def categorical_accuracy(y_true, y_pred):
     """The fraction of rows whose largest prediction is where the one-hot label is."""
     predicted = reduce_ops.argmax(convert_to_tensor(y_pred), axis=-1)
     labels = reduce_ops.argmax(convert_to_tensor(y_true), axis=-1)
-    return reduce_ops.reduce_mean(array_ops.cast(math_ops.equal(predicted, labels), "float32"))
+    return _fraction_equal(predicted, labels)
 
 
 def binary_accuracy(y_true, y_pred, threshold: float = 0.5):
     """The fraction of predictions on the label's side of `threshold`."""
     y_true, y_pred = losses._matched(y_true, y_pred)  # labels (N,) for predictions (N, 1)
     predicted = array_ops.cast(math_ops.greater(y_pred, threshold), y_pred.dtype)
-    return reduce_ops.reduce_mean(array_ops.cast(math_ops.equal(predicted, y_true), "float32"))
+    return _fraction_equal(predicted, y_true)
 
 
-_ACCURACY_FOR_LOSS = {
-    losses.sparse_categorical_crossentropy: sparse_categorical_accuracy,
-    losses.categorical_crossentropy: categorical_accuracy,
-    losses.binary_crossentropy: binary_accuracy,
-}
+def accuracy_kind(y_true, y_pred) -> Callable:
+    """The accuracy Keras 3 computes for "accuracy" given these labels and predictions (their
+    static shapes): binary when the predictions' last axis is 1, sparse when the labels have
+    a lower rank or a last axis of 1 against several classes, else categorical. Predictions
+    of rank 0 or 1 (one value per sample) are binary."""
+    true_shape = convert_to_tensor(y_true).shape
+    pred_shape = convert_to_tensor(y_pred).shape
+    if pred_shape.rank is None or pred_shape.rank <= 1 or pred_shape[-1] == 1:
+        return binary_accuracy
+    pred_last = pred_shape[-1]
+    if true_shape.rank is not None and (true_shape.rank < pred_shape.rank or (
+            true_shape.rank and true_shape[-1] == 1 and (pred_last is None or pred_last > 1))):
+        return sparse_categorical_accuracy
+    return categorical_accuracy
+
+
+def accuracy(y_true, y_pred):
+    """"accuracy" of `Model.compile`: the kind `accuracy_kind` picks, averaged."""
+    return accuracy_kind(y_true, y_pred)(y_true, y_pred)
+
 
 _NAMED = {"mae": losses.mean_absolute_error, "mean_absolute_error": losses.mean_absolute_error,
           "mse": losses.mean_squared_error, "mean_squared_error": losses.mean_squared_error,
+          "binary_crossentropy": losses.binary_crossentropy, "bce": losses.binary_crossentropy,
+          "categorical_crossentropy": losses.categorical_crossentropy,
+          "sparse_categorical_crossentropy": losses.sparse_categorical_crossentropy,
           "sparse_categorical_accuracy": sparse_categorical_accuracy,
           "categorical_accuracy": categorical_accuracy, "binary_accuracy": binary_accuracy}
 
+_RESOLVERS: list[Callable[[str], Any]] = []
 
-def get(metric: Union[str, Callable], loss: Callable) -> tuple[str, Callable]:
-    """(name, fn) for a metric name or callable. "accuracy" follows the loss, as in Keras:
-    sparse labels for the sparse cross entropy, one-hot for the categorical one, 0/1 for the
-    binary one (and for any other loss)."""
-    if callable(metric):
-        return getattr(metric, "__name__", type(metric).__name__), metric
-    if metric in ("accuracy", "acc"):
-        return "accuracy", _ACCURACY_FOR_LOSS.get(loss, binary_accuracy)
-    try:
+
+def register_resolver(resolve: Callable[[str], Any]) -> None:
+    """Registers `resolve(name)`: a metric object or function for a name, or None when it
+    does not know the name (`rt.keras.metrics` registers its names here)."""
+    if resolve not in _RESOLVERS:
+        _RESOLVERS.append(resolve)
+
+
+def known_names() -> list[str]:
+    """The metric names `get` accepts without a registered resolver."""
+    return sorted({"accuracy", "acc", *_NAMED})
+
+
+def get(metric: Union[str, Callable, Any], loss: Optional[Callable] = None) -> tuple[str, Any]:
+    """(name, metric) for a metric name, callable or metric object. A name is its own
+    display name (as in Keras); "accuracy"/"acc" pick their kind from the shapes (see
+    `accuracy_kind`). `loss` is not used (Keras 3 does not look at it either)."""
+    if not isinstance(metric, str):
+        if callable(metric) or hasattr(metric, "update_state"):
+            return getattr(metric, "name", None) or getattr(
+                metric, "__name__", type(metric).__name__), metric
+        raise TypeError(f"compile(metrics=...): a metric must be a name, a callable "
+                        f"fn(y_true, y_pred) or a metric object, got {metric!r:.100}.")
+    if metric.lower() in ("accuracy", "acc"):
+        return metric, accuracy
+    for resolve in _RESOLVERS:
+        found = resolve(metric)
+        if found is not None:
+            return metric, found
+    if metric in _NAMED:
         return metric, _NAMED[metric]
-    except (KeyError, TypeError):
-        raise ValueError(f"unknown metric {metric!r}; use a callable fn(y_true, y_pred), "
-                         f"'accuracy' or one of {', '.join(sorted(_NAMED))}") from None
+    raise ValueError(f"compile(metrics=...): unknown metric {metric!r}; use a callable "
+                     f"fn(y_true, y_pred), a metric object, or one of "
+                     f"{', '.join(known_names())}.")

@@ -17,6 +17,7 @@ from typing import Callable, Optional, Sequence, Union
 import numpy as np
 
 from .. import nest
+from .. import optimizers as _optimizers
 from ..arguments import strict_keywords
 from ..function import function
 from ..gradients import GradientTape
@@ -31,13 +32,16 @@ class Training:
     """The training methods of `Model` (a mixin: it uses the layer's call and variables)."""
 
     @strict_keywords()
-    def compile(self, optimizer, loss: Union[str, Callable],
+    def compile(self, optimizer="rmsprop", loss: Union[str, Callable, None] = None,
                 metrics: Optional[Sequence[Union[str, Callable]]] = None,
                 run_eagerly: Optional[bool] = None, jit_compile=None,
                 steps_per_execution: int = 1) -> None:
-        """Sets the optimizer, the loss (a callable `fn(y_true, y_pred)` or a name such as
-        "mse", "sparse_categorical_crossentropy", "categorical_crossentropy",
-        "binary_crossentropy") and metrics ("accuracy", "mae", or callables).
+        """Sets the optimizer (an optimizer object or a Keras name: "adam", "sgd", "rmsprop",
+        "adamw", "adagrad", any case, with Keras's defaults), the loss (a callable
+        `fn(y_true, y_pred)` or a name such as "mse", "sparse_categorical_crossentropy",
+        "categorical_crossentropy", "binary_crossentropy") and metrics (names such as
+        "accuracy" or "mae", callables, or metric objects; "accuracy" picks binary, sparse
+        or categorical accuracy from the shapes, as Keras 3 does).
 
         `run_eagerly=True` runs each step as plain Python (for debugging); `jit_compile`
         picks the compiler tier of the step functions as in `rt.function`;
@@ -45,12 +49,18 @@ class Training:
         if int(steps_per_execution) < 1:
             raise ValueError(f"steps_per_execution must be a positive integer, got "
                              f"{steps_per_execution!r}.")
+        optimizer = get_optimizer(optimizer)
+        if loss is None:
+            raise ValueError("compile(loss=...) is required: a name such as 'mse' or "
+                             "'sparse_categorical_crossentropy', or a callable "
+                             "fn(y_true, y_pred).")
         self.run_eagerly = bool(run_eagerly)
         loss_fn = _losses.get(loss)
-        self._compiled_metrics = list(metrics or ())
-        self._stateful_metrics = [m for m in self._compiled_metrics if _is_stateful(m)]
-        named = [(m.name, _stateful_step(m)) if _is_stateful(m) else _metrics.get(m, loss_fn)
-                 for m in self._compiled_metrics]
+        self._compiled_metrics = _metric_list(metrics)
+        resolved = [_metrics.get(m) for m in self._compiled_metrics]
+        self._stateful_metrics = [m for _, m in resolved if _is_stateful(m)]
+        self._stateful_positions = {1 + i for i, (_, m) in enumerate(resolved) if _is_stateful(m)}
+        named = [(name, _stateful_step(m) if _is_stateful(m) else m) for name, m in resolved]
         loss_fn = _mean_if_per_sample(loss_fn)
         self.optimizer = optimizer
         self.loss = loss
@@ -172,9 +182,7 @@ class Training:
         stateful = getattr(self, "_stateful_metrics", [])
         for metric in stateful:
             metric.reset_state()
-        names = self.metrics_names
-        return _Means(names, {1 + i for i, m in enumerate(getattr(self, "_compiled_metrics", []))
-                              if any(m is s for s in stateful)})
+        return _Means(self.metrics_names, getattr(self, "_stateful_positions", set()))
 
     def _dataset_batches(self, dataset, method: str):
         """The (x, y) batches of a dataset as arrays (`(x, y, sample_weight)` is refused)."""
@@ -196,6 +204,45 @@ class Training:
         if array.dtype == np.int64:
             return array.astype(np.int32)
         return array
+
+
+_OPTIMIZERS = {cls.__name__.lower(): cls for cls in (
+    _optimizers.SGD, _optimizers.Adam, _optimizers.AdamW, _optimizers.RMSprop,
+    _optimizers.Adagrad)}
+_KERAS_ONLY_OPTIMIZERS = ("adadelta", "adafactor", "adamax", "ftrl", "lion", "muon", "nadam")
+
+
+def get_optimizer(identifier):
+    """An optimizer from a Keras name ("adam", "SGD", ...: any case, a new optimizer with
+    Keras's defaults) or an optimizer object (returned as is)."""
+    if isinstance(identifier, str):
+        cls = _OPTIMIZERS.get(identifier.lower())
+        if cls is not None:
+            return cls()
+        known = ", ".join(repr(name) for name in sorted(_OPTIMIZERS))
+        if identifier.lower() in _KERAS_ONLY_OPTIMIZERS:
+            raise ValueError(f"optimizer {identifier!r} is a Keras optimizer this runtime does "
+                             f"not implement; use one of {known} or an optimizer object.")
+        raise ValueError(f"Unknown optimizer {identifier!r}; known names are {known} (any "
+                         f"case), or pass an optimizer object such as "
+                         f"rt.keras.optimizers.Adam(learning_rate=1e-3).")
+    if hasattr(identifier, "apply_gradients"):
+        return identifier
+    raise TypeError(f"optimizer must be an optimizer name such as 'adam' or an optimizer "
+                    f"object with apply_gradients, got {identifier!r:.100}.")
+
+
+def _metric_list(metrics) -> list:
+    """compile's `metrics` as a list (a single name or metric is refused, as in Keras)."""
+    if not metrics:
+        return []
+    if isinstance(metrics, dict):
+        raise ValueError("compile(metrics=...): a dict of metrics by output is not supported; "
+                         "pass one list of metrics for the model's output.")
+    if not isinstance(metrics, (list, tuple)):
+        raise ValueError(f"compile(metrics=...) takes a list or tuple of metrics, e.g. "
+                         f"metrics=[{metrics!r:.60}], got {type(metrics).__name__}.")
+    return list(metrics)
 
 
 def _check_batch_size(batch_size) -> None:
