@@ -255,6 +255,7 @@ class Layer(Module):
         if not dims.is_fully_defined():
             raise ValueError(f"{self.name}.add_weight({name!r}): the shape {dims} must be fully "
                              "defined; build the layer from an input with a known last dimension.")
+        _serialization.reserve_weight(f"{self.name}/{name}", dims)  # load_model's size check
         if initializer is None:
             initializer = "glorot_uniform" if dtype.is_floating else "zeros"
         init = _initializers.get(initializer)

@@ -2,6 +2,13 @@
 (`kernel_initializer=rt.random.normal`), and lambdas (`Lambda(lambda x: ...)`) by their
 source text, as Keras saves lambdas. A lambda is code: loading one runs it, so
 `load_model` asks for `safe_mode=False`, as Keras does.
+
+Under `safe_mode` (the default) a config may name only the public functions of an
+allow-list: those that compute tensors from their arguments and do nothing else (the
+namespaces of tensor math, listed in `PURE_NAMESPACES`, and the array, shape and random
+functions of `PURE_NAMES`). Anything else (`rt.io.write_file`, `rt.print`, `rt.py_function`,
+`rt.random.set_seed`, the summary and config functions, functions taking functions as
+arguments) is refused when the config is read, before anything runs.
 """
 
 from __future__ import annotations
@@ -50,9 +57,62 @@ def public_name(fn: Any) -> str | None:
 
 
 def public_function(name: str) -> Any:
-    """The function `public_name` named, or None."""
-    space, _, attr = name[len(PREFIX):].rpartition(".")
-    return NAMESPACES.get(space, {}).get(attr)
+    """The function `public_name` named; a ValueError when there is none, or when it is not
+    in the safe-mode allow-list and safe mode is on."""
+    space, _, attr = str(name)[len(PREFIX):].rpartition(".")
+    fn = NAMESPACES.get(space, {}).get(attr)
+    if fn is None or inspect.isclass(fn) or not callable(fn):
+        raise ValueError(f"Unknown function {name!r} in the config: no public function of this "
+                         "runtime has that name.")
+    if _MODE.safe and not is_pure(fn):
+        shown = "rt." + (f"{space}.{attr}" if space else attr)
+        raise ValueError(f"The model names the function {shown} ({name!r}), which safe_mode "
+                         "does not allow: only functions that compute tensors from their "
+                         "arguments and do nothing else load in safe mode. Nothing was run. "
+                         "Load with safe_mode=False if you trust the file.")
+    return fn
+
+
+# Namespaces of functions that compute tensors from their arguments and do nothing else.
+PURE_NAMESPACES = frozenset({"math", "math.special", "linalg", "nn", "signal", "image"})
+# Other public functions that only compute tensors (random draws included: initializers).
+PURE_NAMES = frozenset({
+    "abs", "acos", "acosh", "add", "add_n", "argmax", "argmin", "argsort", "asin", "asinh",
+    "atan", "atan2", "atanh", "boolean_mask", "broadcast_to", "cast", "ceil",
+    "clip_by_global_norm", "clip_by_norm", "clip_by_value", "complex", "concat", "constant",
+    "convert_to_tensor", "cos", "cosh", "cumsum", "divide", "einsum", "ensure_shape", "equal",
+    "exp", "expand_dims", "eye", "fill", "floor", "floordiv", "gather", "gather_nd", "greater",
+    "greater_equal", "histogram_fixed_width", "identity", "identity_n", "less", "less_equal",
+    "lin_space", "linspace", "log", "log1p", "logical_and", "logical_not", "logical_or",
+    "logical_xor", "matmul", "maximum", "meshgrid", "minimum", "mod", "multiply", "negative",
+    "norm", "not_equal", "one_hot", "ones", "ones_like", "pad", "pow", "range", "rank",
+    "realdiv", "reciprocal", "reduce_all", "reduce_any", "reduce_logsumexp", "reduce_max",
+    "reduce_mean", "reduce_min", "reduce_prod", "reduce_sum", "repeat", "reshape", "reverse",
+    "reverse_sequence", "roll", "round", "rsqrt", "saturate_cast", "scalar_mul", "scatter_nd",
+    "searchsorted", "sequence_mask", "shape", "shape_n", "sigmoid", "sign", "sin", "sinh",
+    "size", "slice", "sort", "split", "sqrt", "square", "squeeze", "stack", "subtract", "tan",
+    "tanh", "tensor_scatter_nd_add", "tensor_scatter_nd_max", "tensor_scatter_nd_min",
+    "tensor_scatter_nd_sub", "tensor_scatter_nd_update", "tensordot", "tile", "transpose",
+    "truediv", "truncatediv", "truncatemod", "unique", "unique_with_counts", "unravel_index",
+    "unstack", "where", "zeros", "zeros_like", "dtypes.saturate_cast", "dtypes.complex",
+    "random.normal", "random.uniform", "random.truncated_normal", "random.stateless_normal",
+    "random.stateless_uniform", "random.stateless_truncated_normal",
+})
+
+
+def _allowed_objects() -> set:
+    found = set()
+    for space, names in NAMESPACES.items():
+        for name, value in names.items():
+            full = f"{space}.{name}" if space else name
+            if (space in PURE_NAMESPACES or full in PURE_NAMES) and not inspect.isclass(value):
+                found.add(id(value))
+    return found
+
+
+def is_pure(fn: Any) -> bool:
+    """True when `fn` is published under a name of the safe-mode allow-list."""
+    return id(fn) in _allowed_objects()
 
 
 def is_lambda(fn: Any) -> bool:

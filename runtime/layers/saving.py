@@ -10,12 +10,13 @@ model from its config (the runtime's layers, and classes registered with
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import io
 import json
 import os
 import zipfile
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -30,6 +31,8 @@ FORMAT = "runtime-keras"
 VERSION = 1
 _CONFIG_FILE = "model.json"
 _WEIGHTS_FILE = "model.weights.npz"
+_OPTIMIZER_FILE = "optimizer.weights.npz"
+MAX_DEPTH = 100  # lists and dicts in a model.json; a model nested twenty deep needs about 90
 
 
 def _check_path(filepath, what: str) -> str:
@@ -50,11 +53,33 @@ def _json_default(owner: str):
     return default
 
 
-def _weights_npz(model) -> bytes:
+def _npz(arrays: list) -> bytes:
     buffer = io.BytesIO()
-    np.savez(buffer, **{f"w{index:05d}": np.asarray(value)
-                        for index, value in enumerate(model.get_weights())})
+    np.savez(buffer, **{f"w{index:05d}": np.asarray(value) for index, value in enumerate(arrays)})
     return buffer.getvalue()
+
+
+def _weights_npz(model) -> bytes:
+    return _npz(model.get_weights())
+
+
+def _optimizer_state(model) -> tuple[dict | None, list]:
+    """The optimizer's step counter and slots (`{"iterations", "slots": [[index of the
+    model variable, slot name], ...]}`, the slots' values in that order), as Keras 3 keeps
+    them in a `.keras` file so that training resumes exactly; (None, []) before any step."""
+    optimizer = getattr(model, "optimizer", None)
+    if not isinstance(optimizer, optimizers.Optimizer) or not optimizer.variables:
+        return None, []
+    entries, arrays = [], []
+    for index, variable in enumerate(model.variables):
+        for slot in optimizer.get_slot_names():
+            try:
+                value = optimizer.get_slot(variable, slot)
+            except KeyError:  # a variable the optimizer has not updated
+                continue
+            entries.append([index, slot])
+            arrays.append(value.numpy())
+    return {"iterations": int(optimizer.iterations.numpy()), "slots": entries}, arrays
 
 
 def _compile_config(model) -> dict | None:
@@ -100,12 +125,17 @@ def save_model(model, filepath, overwrite: bool = True, include_optimizer: bool 
     build = _build_config(model)
     if build is not None:
         description["build"] = build
+    files = {}
     if include_optimizer:
         compiled = _compile_config(model)
         if compiled is not None:
             description["compile"] = compiled
+            state, arrays = _optimizer_state(model)
+            if state is not None:
+                description["optimizer_state"] = state
+                files[_OPTIMIZER_FILE] = _npz(arrays)
     text = json.dumps(description, indent=1, default=_json_default(model.name))
-    weights = _weights_npz(model)
+    files = {_CONFIG_FILE: text.encode("utf-8"), _WEIGHTS_FILE: _weights_npz(model), **files}
     if os.path.exists(path) and not overwrite:
         raise FileExistsError(f"save_model: {path!r} exists and overwrite=False.")
     if path.endswith(".keras"):
@@ -113,20 +143,23 @@ def save_model(model, filepath, overwrite: bool = True, include_optimizer: bool 
         if directory:
             os.makedirs(directory, exist_ok=True)
         with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
-            archive.writestr(_CONFIG_FILE, text)
-            archive.writestr(_WEIGHTS_FILE, weights)
+            for name, data in files.items():
+                archive.writestr(name, data)
         return
     if os.path.isfile(path):
         raise FileExistsError(f"save_model: {path!r} is a file; give a directory or a path "
                               "ending in '.keras'.")
     os.makedirs(path, exist_ok=True)
-    with open(os.path.join(path, _CONFIG_FILE), "w", encoding="utf-8") as f:
-        f.write(text)
-    with open(os.path.join(path, _WEIGHTS_FILE), "wb") as f:
-        f.write(weights)
+    stale = os.path.join(path, _OPTIMIZER_FILE)
+    if _OPTIMIZER_FILE not in files and os.path.exists(stale):
+        os.remove(stale)
+    for name, data in files.items():
+        with open(os.path.join(path, name), "wb") as f:
+            f.write(data)
 
 
-def _read(path: str) -> tuple[dict, bytes]:
+def _read(path: str) -> tuple[dict, dict[str, bytes]]:
+    """The model's description and the files beside it (`{name: bytes}`)."""
     if not os.path.exists(path):
         raise FileNotFoundError(f"load_model: no such file or directory: {path!r}")
     if os.path.isdir(path):
@@ -134,17 +167,89 @@ def _read(path: str) -> tuple[dict, bytes]:
         if not os.path.exists(config_path):
             raise ValueError(f"load_model: {path!r} holds no {_CONFIG_FILE}; it was not written "
                              "by Model.save (a SavedModel loads with rt.saved_model.load).")
-        with open(config_path, encoding="utf-8") as f:
-            text = f.read()
-        with open(os.path.join(path, _WEIGHTS_FILE), "rb") as f:
-            return json.loads(text), f.read()
-    if not zipfile.is_zipfile(path):
-        raise ValueError(f"load_model: {path!r} is not a model saved by Model.save.")
-    with zipfile.ZipFile(path) as archive:
-        return json.loads(archive.read(_CONFIG_FILE)), archive.read(_WEIGHTS_FILE)
+        files = {}
+        for name in (_CONFIG_FILE, _WEIGHTS_FILE, _OPTIMIZER_FILE):
+            if os.path.isfile(os.path.join(path, name)):
+                with open(os.path.join(path, name), "rb") as f:
+                    files[name] = f.read()
+    else:
+        if not zipfile.is_zipfile(path):
+            raise ValueError(f"load_model: {path!r} is not a model saved by Model.save.")
+        with zipfile.ZipFile(path) as archive:
+            names = set(archive.namelist())
+            files = {name: archive.read(name) for name in
+                     (_CONFIG_FILE, _WEIGHTS_FILE, _OPTIMIZER_FILE) if name in names}
+    for name in (_CONFIG_FILE, _WEIGHTS_FILE):
+        if name not in files:
+            raise ValueError(f"load_model: {path!r} holds no {name}; it was not written by "
+                             "Model.save.")
+    return _parse_description(files.pop(_CONFIG_FILE), path), files
 
 
-def _arrays(data: bytes) -> list[np.ndarray]:
+def _parse_description(text: bytes, path: str) -> dict:
+    """The JSON description, refused with a ValueError when it is not JSON, not an object
+    or nested deeper than `MAX_DEPTH`."""
+    try:
+        description = json.loads(text)
+    except RecursionError:
+        raise ValueError(f"load_model: {path!r}: {_CONFIG_FILE} is nested too deeply to be "
+                         "a model config.") from None
+    except ValueError as exc:
+        raise ValueError(f"load_model: {path!r}: {_CONFIG_FILE} is not valid JSON "
+                         f"({exc}).") from None
+    if not isinstance(description, dict):
+        raise ValueError(f"load_model: {path!r}: {_CONFIG_FILE} is not a model description.")
+    if _depth(description) > MAX_DEPTH:
+        raise ValueError(f"load_model: {path!r}: {_CONFIG_FILE} is nested more than "
+                         f"{MAX_DEPTH} levels deep; no model config is, so it is refused.")
+    return description
+
+
+def _depth(value: Any) -> int:
+    """How deeply lists and dicts nest in `value` (walked without recursion)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, (list, dict)):
+            deepest = max(deepest, level)
+            stack.extend((v, level + 1) for v in (item.values() if isinstance(item, dict)
+                                                  else item))
+    return deepest
+
+
+def _headers(data: bytes, what: str) -> list[tuple[tuple, np.dtype]]:
+    """The shape and dtype of each array of an .npz (in key order), read from its headers
+    without loading it; a ValueError when an array claims more bytes than its entry holds."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile:
+        raise ValueError(f"{what}: the weights are not an .npz archive.") from None
+    found = []
+    with archive:
+        for info in sorted(archive.infolist(), key=lambda i: i.filename):
+            with archive.open(info) as f:
+                try:
+                    version = np.lib.format.read_magic(f)
+                    read = np.lib.format.read_array_header_1_0 if version == (1, 0) else \
+                        np.lib.format.read_array_header_2_0
+                    shape, _, dtype = read(f)
+                except ValueError as exc:
+                    raise ValueError(f"{what}: the weight {info.filename!r} has a damaged "
+                                     f"header ({exc}).") from None
+                if dtype.hasobject:
+                    raise ValueError(f"{what}: the weight {info.filename!r} holds Python "
+                                     "objects; only numeric arrays are loaded.")
+                size = int(np.prod(shape, dtype=object)) * dtype.itemsize
+                if size > info.file_size - f.tell():
+                    raise ValueError(f"{what}: the weight {info.filename!r} claims shape "
+                                     f"{shape} ({size} bytes) but its entry holds "
+                                     f"{info.file_size} bytes.")
+            found.append((shape, dtype))
+    return found
+
+
+def _arrays(data: bytes, what: str = "load_weights") -> list[np.ndarray]:
+    _headers(data, what)
     with np.load(io.BytesIO(data), allow_pickle=False) as npz:
         return [npz[key] for key in sorted(npz.files)]
 
@@ -157,20 +262,40 @@ def load_model(filepath, custom_objects: dict | None = None, compile: bool = Tru
     holding a lambda (`Lambda(lambda x: ...)`) loads only with `safe_mode=False`: loading
     runs the lambda's saved source."""
     path = _check_path(filepath, "load_model")
-    description, weights = _read(path)
-    if description.get("format") != FORMAT:
+    description, files = _read(path)
+    if description.get("format") != FORMAT or not isinstance(description.get("model"), dict):
         raise ValueError(f"load_model: {path!r} is not in this runtime's model format.")
-    if description.get("version", 0) > VERSION:
+    version = description.get("version", 0)
+    if not isinstance(version, int) or version > VERSION:
         raise ValueError(f"load_model: {path!r} was written by a newer version (format "
-                         f"{description['version']}).")
+                         f"{version!r}).")
+    sizes = [int(np.prod(shape, dtype=object)) for shape, _ in
+             _headers(files[_WEIGHTS_FILE], "load_model")]
     with _serialization.custom_object_scope(custom_objects or {}), \
             _function_source.loading(safe_mode):
-        model = _serialization.deserialize_layer(description["model"])
-        _ensure_built(model, description)
-        _assign(model, _arrays(weights), "load_model")
+        with _serialization.weight_budget(max(sizes, default=0), sum(sizes)), \
+                _invalid_config(path):
+            model = _serialization.deserialize_layer(description["model"])
+            _ensure_built(model, description)
+        _assign(model, _arrays(files[_WEIGHTS_FILE], "load_model"), "load_model")
         if compile and "compile" in description:
-            _recompile(model, description["compile"])
+            _recompile(model, description["compile"], path)
+            _restore_optimizer(model, description.get("optimizer_state"),
+                               files.get(_OPTIMIZER_FILE), path)
     return model
+
+
+@contextlib.contextmanager
+def _invalid_config(path: str) -> Iterator[None]:
+    """Reports a config that makes a layer fail to build as a ValueError naming the file."""
+    try:
+        yield
+    except RecursionError:
+        raise ValueError(f"load_model: {path!r}: the model config is nested too deeply to "
+                         "load.") from None
+    except (TypeError, KeyError, AttributeError, IndexError, OverflowError) as exc:
+        raise ValueError(f"load_model: {path!r} holds a model config that cannot be built: "
+                         f"{type(exc).__name__}: {exc}") from exc
 
 
 def _build_config(model) -> dict | None:
@@ -200,20 +325,60 @@ def _ensure_built(model, description: dict) -> None:
     _serialization.build_symbolically(model, tuple(shape), dtype)
 
 
-def _recompile(model, config: dict) -> None:
-    opt = config["optimizer"]
+def _recompile(model, config: dict, path: str) -> None:
+    opt = config.get("optimizer") if isinstance(config, dict) else None
+    if not isinstance(opt, dict) or not isinstance(opt.get("class_name"), str) or \
+            not isinstance(opt.get("config"), dict):
+        raise ValueError(f"load_model: {path!r}: the compile settings name no optimizer "
+                         "(load with compile=False to skip them).")
     cls = _serialization.get_registered_object(opt["class_name"]) or \
         getattr(optimizers, opt["class_name"], None)
-    if cls is None:
-        return
-    optimizer = cls.from_config(opt["config"]) if hasattr(cls, "from_config") else \
-        cls(**opt["config"])
+    if not (isinstance(cls, type) and issubclass(cls, optimizers.Optimizer)):
+        raise ValueError(f"load_model: {path!r}: unknown optimizer class "
+                         f"{opt['class_name'][:80]!r} (load with compile=False to skip the "
+                         "compile settings, or register the class).")
+    try:
+        optimizer = cls.from_config(opt["config"])
+    except TypeError as exc:
+        raise ValueError(f"load_model: {path!r}: the optimizer's config does not fit "
+                         f"{cls.__name__}: {exc}") from exc
     _load_codecs()
     metrics = [m if isinstance(m, str) else _serialization.deserialize_as("metric", m)
                for m in config.get("metrics", [])]
     loss = config["loss"]
     model.compile(optimizer=optimizer, metrics=metrics or None,
                   loss=loss if isinstance(loss, str) else _serialization.deserialize_as("loss", loss))
+
+
+def _restore_optimizer(model, state, data: bytes | None, path: str) -> None:
+    """Sets the step counter and slots `_optimizer_state` saved on the model's new
+    optimizer (creating its slots), checking every entry against the model."""
+    if state is None:
+        return
+    what = f"load_model: {path!r}: the optimizer state"
+    optimizer, variables = model.optimizer, model.variables
+    entries = state.get("slots") if isinstance(state, dict) else None
+    iterations = state.get("iterations") if isinstance(state, dict) else None
+    if data is None or not isinstance(entries, list) or not isinstance(iterations, int) or \
+            isinstance(iterations, bool) or iterations < 0:
+        raise ValueError(f"{what} is damaged (load with compile=False to skip it).")
+    arrays = _arrays(data, "load_model")
+    if len(arrays) != len(entries):
+        raise ValueError(f"{what} lists {len(entries)} slots but holds {len(arrays)}.")
+    for entry, value in zip(entries, arrays):
+        index, slot = entry if isinstance(entry, list) and len(entry) == 2 else (None, None)
+        if not (isinstance(index, int) and 0 <= index < len(variables)) or \
+                slot not in optimizer.get_slot_names():
+            raise ValueError(f"{what} names no slot of this model: {entry!r:.80}.")
+        if value.shape != tuple(variables[index].shape.as_list()):
+            raise ValueError(f"{what}: slot {slot!r} of {variables[index].name} has shape "
+                             f"{value.shape}, the variable {variables[index].shape}.")
+    optimizer.build([variables[index] for index, _ in entries])
+    optimizer.iterations.assign(np.int64(iterations))
+    for (index, slot), value in zip(entries, arrays):
+        variable = variables[index]
+        optimizer.get_slot(variable, slot).assign(
+            value.astype(variable.dtype.as_numpy_dtype, copy=False))
 
 
 def _load_codecs() -> None:

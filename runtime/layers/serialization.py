@@ -113,6 +113,43 @@ def custom_object_scope(*tables: dict) -> Iterator[None]:
         _scope.stack.pop()
 
 
+# -- weights a loading model may create --------------------------------------------------
+
+class _Budget(threading.local):
+    largest: int | None = None
+    left = 0
+
+
+_budget = _Budget()
+
+
+@contextlib.contextmanager
+def weight_budget(largest: int, total: int) -> Iterator[None]:
+    """Within the block, `reserve_weight` refuses a weight of more than `largest` elements,
+    or weights adding up to more than twice `total` (the sizes of a weights file's arrays):
+    a config read from a file cannot make a layer allocate more than the file holds."""
+    outer = (_budget.largest, _budget.left)
+    _budget.largest, _budget.left = largest, 2 * total + 4096
+    try:
+        yield
+    finally:
+        _budget.largest, _budget.left = outer
+
+
+def reserve_weight(owner: str, shape: TensorShape) -> None:
+    """Called by `Layer.add_weight` before it allocates: a ValueError when a model being
+    loaded asks for more than its weights file holds (see `weight_budget`)."""
+    if _budget.largest is None:
+        return
+    size = shape.num_elements()
+    if size > _budget.largest or size > _budget.left:
+        raise ValueError(f"load_model: the config makes {owner} a weight of shape {shape} "
+                         f"({size} elements), but the file's weights hold at most "
+                         f"{_budget.largest} elements each; the config does not match its "
+                         "weights (a damaged or hostile file). Nothing was allocated.")
+    _budget.left -= size
+
+
 # -- values -> config ----------------------------------------------------------------------
 
 _CODECS: dict[str, tuple[Callable, Callable]] = {}
@@ -255,10 +292,11 @@ def deserialize_value(value: Any) -> Any:
         return value
     if not _is_object_config(value):
         return {k: deserialize_value(v) for k, v in value.items()}
+    _check_names(value)
     name = value.get("registered_name") or value["class_name"]
     if value["class_name"] == "__lambda__":
         return _function_source.lambda_from_config(value["config"])
-    if value["class_name"] == "function" and str(value["config"]).startswith(
+    if value["class_name"] == "function" and value["config"].startswith(
             _function_source.PREFIX):
         return _function_source.public_function(value["config"])
     if value["class_name"] == "function":
@@ -267,15 +305,55 @@ def deserialize_value(value: Any) -> Any:
             raise ValueError(f"Unknown function {value['config']!r}: register it with "
                              "register_keras_serializable or pass it in custom_objects.")
         return fn
-    cls = get_registered_object(name) or _runtime_layer_class(value["class_name"])
+    cls = get_registered_object(name) or _runtime_layer_class(value["class_name"]) \
+        or _runtime_value_class(value["class_name"])
     if cls is None:
-        found = getattr(_initializers, value["class_name"], None)
-        cls = found if inspect.isclass(found) and issubclass(found, Initializer) else None
-    if cls is None:
-        return {k: deserialize_value(v) for k, v in value.items()}
+        raise ValueError(f"Unknown class {value['class_name']!r} in the config: classes are "
+                         "found by name among this runtime's layers, initializers and "
+                         "regularizers and the classes registered with "
+                         "keras.saving.register_keras_serializable() or passed in "
+                         "custom_objects.")
     if hasattr(cls, "from_config"):
         return cls.from_config(value["config"])
     return cls(**deserialize_value(value["config"]))
+
+
+def _check_names(value: dict) -> None:
+    """Refuses an object config whose names are not strings, and a Keras `"module"` outside
+    `keras` and this runtime: classes are looked up by name, never imported from a module
+    path a file names."""
+    for key in ("class_name", "registered_name", "module"):
+        if value.get(key) is not None and not isinstance(value[key], str):
+            raise ValueError(f"A config's {key!r} must be a string, got {_short(value[key])}.")
+    if value["class_name"] in ("function", "__lambda__"):
+        expected = str if value["class_name"] == "function" else dict
+        if not isinstance(value["config"], expected):
+            raise ValueError(f"A {value['class_name']!r} config must be a {expected.__name__}, "
+                             f"got {_short(value['config'])}.")
+    module = value.get("module")
+    if module is not None and module.split(".", 1)[0] not in ("keras", "runtime"):
+        raise ValueError(f"The config of {value['class_name']!r} names the module {module!r}; "
+                         "classes are found by name among this runtime's and registered "
+                         "classes, never imported from a module path.")
+
+
+def _short(value: Any, limit: int = 120) -> str:
+    """`repr(value)`, cut to `limit` characters (configs read from files may be huge)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _runtime_value_class(class_name: str):
+    """An initializer or regularizer class of this runtime named `class_name`, or None."""
+    found = getattr(_initializers, str(class_name), None)
+    if inspect.isclass(found) and issubclass(found, Initializer):
+        return found
+    for module in ("runtime.keras.regularizers", "runtime.layers.regularizers"):
+        found = getattr(sys.modules.get(module), str(class_name), None)
+        if inspect.isclass(found) and callable(getattr(found, "from_config", None)) and \
+                found.__module__ == module:
+            return found
+    return None
 
 
 def _is_layer(value) -> bool:
@@ -286,7 +364,7 @@ def _is_layer(value) -> bool:
 def _runtime_layer_class(class_name: str):
     """A layer class of `runtime.layers` (looked up when loading, once the package is in)."""
     for module in ("runtime.layers", "runtime.layers.functional"):
-        cls = getattr(sys.modules.get(module), class_name, None)
+        cls = getattr(sys.modules.get(module), str(class_name), None)
         if inspect.isclass(cls) and issubclass(cls, Module) and hasattr(cls, "from_config"):
             return cls
     return None
@@ -312,9 +390,11 @@ def serialize_layer(layer) -> dict:
 def deserialize_layer(config: dict, custom_objects: dict | None = None):
     """The layer described by `{"class_name", "config"}`: a registered or `custom_objects`
     class, or one of `runtime.layers`."""
-    if not isinstance(config, dict) or "class_name" not in config:
-        raise ValueError(f"A layer config is a dict with 'class_name' and 'config', got "
-                         f"{config!r}.")
+    if not isinstance(config, dict) or "class_name" not in config or \
+            not isinstance(config.get("config", {}), dict):
+        raise ValueError(f"A layer config is a dict with 'class_name' and a dict 'config', got "
+                         f"{_short(config)}.")
+    _check_names(config)
     with custom_object_scope(custom_objects or {}):
         name = config.get("registered_name") or config["class_name"]
         cls = get_registered_object(name) or get_registered_object(config["class_name"]) \

@@ -156,6 +156,15 @@ class Optimizer:
     def get_slot_names(self) -> list[str]:
         return list(self._slot_names)
 
+    def build(self, var_list: Iterable[Variable]) -> None:
+        """Creates the step counter and the slots of each variable of `var_list` now (the
+        first `apply_gradients` otherwise does), as Keras's `Optimizer.build` does."""
+        self.iterations  # noqa: B018 (created on first read)
+        for var in var_list:
+            if not isinstance(var, Variable):
+                raise TypeError(f"{self._name}.build needs rt.Variables, got {var!r}.")
+            self._slots_for(var)
+
     @property
     def variables(self) -> list[Variable]:
         """The step counter, hyperparameter variables and slots created so far."""
