@@ -107,3 +107,83 @@ def strict_keywords(name: str | None = None) -> Callable[[F], F]:
             return fn(*args, **kwargs)
         return checked  # type: ignore[return-value]
     return decorate
+
+
+# -- suggestions for every public callable --------------------------------------------------
+# Python 3.13 suggests a close keyword by itself; earlier versions only name the unknown one.
+# `with_keyword_hints` adds the suggestion without changing what a call accepts or costs
+# (one try block): only a TypeError raised while binding the call's arguments is reworded.
+
+def _accepted_keywords(fn: Callable) -> frozenset[str] | None:
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+        return None  # the function checks its **kwargs itself (check_keywords)
+    return frozenset(p.name for p in params
+                     if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                   inspect.Parameter.KEYWORD_ONLY)) - {"self", "cls"}
+
+
+def _reraise_with_hint(fn: Callable, label: str, kwargs: Mapping[str, Any],
+                       error: TypeError) -> None:
+    """Raises the suggesting TypeError when `kwargs` name a keyword `fn` does not accept
+    (then `error` came from binding the call: `fn` takes no **kwargs, so its body never ran)."""
+    accepted = _accepted_keywords(fn)
+    if accepted is None:
+        return
+    unknown = [key for key in kwargs if key not in accepted]
+    if unknown:
+        try:
+            raise_unknown_keywords(label, unknown, accepted)
+        except TypeError as hinted:
+            raise hinted.with_traceback(None) from None
+
+
+def with_keyword_hints(fn: F, label: str | None = None) -> F:
+    """`fn` wrapped so that a misspelt keyword raises `TypeError` with "did you mean"."""
+    if getattr(fn, "__keyword_hints__", False) or not inspect.isfunction(fn):
+        return fn
+    name = label or fn.__qualname__.replace(".__init__", "")
+
+    @functools.wraps(fn)
+    def hinted(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except TypeError as error:
+            if kwargs:
+                _reraise_with_hint(fn, name, kwargs, error)
+            raise
+    hinted.__keyword_hints__ = True  # type: ignore[attr-defined]
+    return hinted  # type: ignore[return-value]
+
+
+def add_keyword_hints_to_class(cls: type) -> type:
+    """Gives `cls`'s own `__init__` and public methods keyword hints, in place (the class and
+    its subclasses keep their identity; a method shared with a subclass stays one object)."""
+    if cls.__dict__.get("__keyword_hinted__"):
+        return cls
+    for attr, value in list(vars(cls).items()):
+        if attr.startswith("_") and attr != "__init__":
+            continue
+        if isinstance(value, (staticmethod, classmethod)):
+            hinted = with_keyword_hints(value.__func__, f"{cls.__name__}.{attr}")
+            if hinted is not value.__func__:
+                setattr(cls, attr, type(value)(hinted))
+        elif inspect.isfunction(value):
+            label = cls.__name__ if attr == "__init__" else f"{cls.__name__}.{attr}"
+            hinted = with_keyword_hints(value, label)
+            if hinted is not value:
+                setattr(cls, attr, hinted)
+    cls.__keyword_hinted__ = True  # type: ignore[attr-defined]
+    return cls
+
+
+def add_keyword_hints_to_classes(namespace: Mapping[str, Any], package: str) -> None:
+    """Adds hints to the public classes in `namespace` (a module's globals) that are defined
+    in `package` (the runtime's own classes, never a user's or a library's)."""
+    for attr, value in list(namespace.items()):
+        if (not attr.startswith("_") and isinstance(value, type)
+                and getattr(value, "__module__", "").startswith(package)):
+            add_keyword_hints_to_class(value)

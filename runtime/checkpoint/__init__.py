@@ -5,6 +5,7 @@ See `tracking` (which objects are saved, and their keys), `format` (the two file
 checkpoint), `checkpoint` (saving, restoring and deferred restoration) and `manager`.
 """
 
+from ..arguments import add_keyword_hints_to_classes as _add_keyword_hints_to_classes
 from .checkpoint import (
     Checkpoint,
     CheckpointLoadStatus,
@@ -18,3 +19,5 @@ from .state import get_checkpoint_state, latest_checkpoint
 __all__ = ["Checkpoint", "CheckpointLoadStatus", "CheckpointManager",
            "InitializationOnlyStatus", "get_checkpoint_state", "latest_checkpoint",
            "list_variables", "load_variable"]
+
+_add_keyword_hints_to_classes(globals(), "runtime")  # a misspelt keyword: "did you mean"

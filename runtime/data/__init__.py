@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import types as _types
 
+from ..arguments import add_keyword_hints_to_classes as _add_keyword_hints_to_classes
 from . import staged as _staged  # noqa: F401 - staged iteration hooks
 from .dataset import (
     AUTOTUNE,
@@ -30,3 +31,5 @@ experimental = _types.SimpleNamespace(
 __all__ = ["AUTOTUNE", "CsvDataset", "Dataset", "INFINITE_CARDINALITY", "Iterator", "Options",
            "OutOfRangeError", "SliceSizeMismatchError", "TextLineDataset", "UNKNOWN_CARDINALITY",
            "experimental"]
+
+_add_keyword_hints_to_classes(globals(), "runtime")  # a misspelt keyword: "did you mean"

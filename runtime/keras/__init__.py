@@ -14,6 +14,7 @@
 it is imported; `keras.Model` is `rt.Model` (given inputs and outputs, a functional model).
 """
 
+from ..arguments import add_keyword_hints_to_classes as _add_keyword_hints_to_classes
 from ..layers import Input, InputLayer, Layer, Model, Sequential
 from ..layers.functional import KerasTensor
 from . import (
@@ -34,3 +35,8 @@ from . import (
 __all__ = ["Input", "InputLayer", "KerasTensor", "Layer", "Model", "Sequential", "activations",
            "backend", "callbacks", "initializers", "layers", "losses", "metrics", "models",
            "optimizers", "regularizers", "saving", "utils"]
+
+for _module in (activations, backend, callbacks, initializers, layers, losses, metrics, models,
+                optimizers, regularizers, saving, utils):
+    _add_keyword_hints_to_classes(vars(_module), "runtime")  # a misspelt keyword: did you mean
+_add_keyword_hints_to_classes(globals(), "runtime")

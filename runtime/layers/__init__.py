@@ -13,6 +13,7 @@ Weights are created on the first call (eagerly, even inside a compiled function)
 `model.trainable_variables` lists them for a `GradientTape` and an optimizer.
 """
 
+from ..arguments import add_keyword_hints_to_classes as _add_keyword_hints_to_classes
 from . import activations, callbacks, initializers, losses, metrics
 from .base import Layer
 from .convolutional import Conv1D, Conv2D, ZeroPadding2D
@@ -53,3 +54,5 @@ __all__ += ["Add", "Average", "AveragePooling1D", "AveragePooling2D", "BatchNorm
             "GlobalMaxPooling2D", "LSTM", "LSTMCell", "Lambda", "LayerNormalization", "Maximum",
             "MaxPooling1D", "MaxPooling2D", "Minimum", "Multiply", "Orthogonal", "Permute", "RNN",
             "RepeatVector", "Reshape", "SimpleRNN", "SimpleRNNCell", "Subtract", "ZeroPadding2D"]
+
+_add_keyword_hints_to_classes(globals(), "runtime")  # a misspelt keyword: "did you mean"

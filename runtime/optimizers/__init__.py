@@ -10,6 +10,7 @@
 import types as _types
 
 from .. import checkpoint as _checkpoint
+from ..arguments import add_keyword_hints_to_classes as _add_keyword_hints_to_classes
 from . import schedules
 from .adagrad import Adagrad
 from .adam import Adam, AdamOptimizer
@@ -26,3 +27,6 @@ train = _types.SimpleNamespace(GradientDescentOptimizer=GradientDescentOptimizer
 __all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Optimizer", "schedules",
            "GradientDescentOptimizer", "MomentumOptimizer",
            "AdamOptimizer", "train"]
+
+_add_keyword_hints_to_classes(globals(), "runtime")  # a misspelt keyword: "did you mean"
+_add_keyword_hints_to_classes(vars(train), "runtime")
