@@ -9,6 +9,7 @@ import numpy as np
 from .. import context
 from ..ops import math_ops
 from .base import Hyper, Optimizer
+from .numbers import real_number
 
 
 class Adagrad(Optimizer):
@@ -28,7 +29,7 @@ class Adagrad(Optimizer):
             raise ValueError("Adagrad initial_accumulator_value must be a non-negative number, "
                              f"got {initial_accumulator_value!r}.")
         self.initial_accumulator_value = float(initial_accumulator_value)
-        self.epsilon = float(epsilon)
+        self.epsilon = real_number(type(self).__name__, "epsilon", epsilon)
         self._slot_names = ("accumulator",)
 
     def _slots_for(self, var):

@@ -8,6 +8,7 @@ from ..arguments import strict_keywords
 from ..ops import array_ops, math_ops
 from ..ops.core import constant
 from .base import Hyper, Optimizer
+from .numbers import real_number
 
 
 class Adam(Optimizer):
@@ -31,7 +32,7 @@ class Adam(Optimizer):
                 raise ValueError(f"Adam {label} must be a number in [0, 1), got {value!r}.")
         self.beta_1 = float(beta_1)
         self.beta_2 = float(beta_2)
-        self.epsilon = float(epsilon)
+        self.epsilon = real_number(type(self).__name__, "epsilon", epsilon)
         self.amsgrad = bool(amsgrad)
         self._slot_names = ("m", "v", "vhat") if amsgrad else ("m", "v")
 

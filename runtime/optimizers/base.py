@@ -25,6 +25,7 @@ from ..ops.core import convert_to_tensor
 from ..ops.variable_ops import Variable
 from ..tensor import Tensor
 from . import schedules as _schedules
+from .numbers import is_real
 
 Hyper = float | Callable[[Tensor], Any] | Variable
 
@@ -74,7 +75,9 @@ class Optimizer:
         self.global_clipnorm = None if global_clipnorm is None else float(global_clipnorm)
         self.weight_decay = None if weight_decay is None else float(weight_decay)
         self._name = name
-        self._hyper_values: dict[str, Hyper] = dict(hyper or {})
+        self._hyper_values: dict[str, Hyper] = {
+            key: _checked_hyper(type(self).__name__, key, value)
+            for key, value in dict(hyper or {}).items()}
         self._hyper_vars: dict[str, Variable] = {}
         self._slots: dict[Any, dict[str, Variable]] = {}
         self._iterations: Variable | None = None
@@ -115,6 +118,7 @@ class Optimizer:
         return self._hyper_values[name]
 
     def _set_hyper(self, name: str, value: Hyper) -> None:
+        value = _checked_hyper(type(self).__name__, name, value)
         plain = not callable(value) and not isinstance(value, Variable)
         for (key, dtype), var in list(self._hyper_vars.items()):
             if key != name:
@@ -327,6 +331,18 @@ class Optimizer:
     def __repr__(self) -> str:
         hyper = ", ".join(f"{k}={v!r}" for k, v in self._hyper_values.items())
         return f"<{type(self).__name__} {hyper}>"
+
+
+def _checked_hyper(owner: str, name: str, value: Any) -> Hyper:
+    """`value` when it can be a hyperparameter such as the learning rate (a number, an
+    `rt.Variable`, a schedule or another callable of the step); a ValueError naming it
+    otherwise, as Keras refuses `learning_rate=None` or `"0.1"` when the optimizer is made."""
+    if is_real(value) or isinstance(value, Variable) or \
+            (callable(value) and not isinstance(value, type)):
+        return value
+    raise ValueError(f"{owner}: `{name}` must be a float, a LearningRateSchedule or a callable "
+                     f"(that takes the step and returns the {name.replace('_', ' ')}), got "
+                     f"{value!r:.80}.")
 
 
 def _squared_norm(grad: Tensor) -> Tensor:

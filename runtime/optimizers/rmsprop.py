@@ -6,6 +6,7 @@ from typing import Any
 
 from ..ops import math_ops
 from .base import Hyper, Optimizer
+from .numbers import real_number
 
 
 class RMSprop(Optimizer):
@@ -28,7 +29,7 @@ class RMSprop(Optimizer):
                 raise ValueError(f"RMSprop {label} must be a number in [0, 1), got {value!r}.")
         self.rho = float(rho)
         self.momentum = float(momentum)
-        self.epsilon = float(epsilon)
+        self.epsilon = real_number(type(self).__name__, "epsilon", epsilon)
         self.centered = bool(centered)
         self._slot_names = ("velocity",) + (("average_gradient",) if centered else ()) + \
             (("momentum",) if momentum else ())

@@ -6,8 +6,10 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
+from ..arguments import strict_keywords
 from ..ops import array_ops, math_ops
 from ..ops.core import convert_to_tensor
+from .numbers import positive_number, real_number
 
 
 class LearningRateSchedule:
@@ -32,13 +34,14 @@ class ExponentialDecay(LearningRateSchedule):
     """`initial_learning_rate * decay_rate ** (step / decay_steps)` (the exponent floored
     with `staircase`)."""
 
+    @strict_keywords()
     def __init__(self, initial_learning_rate: float, decay_steps: int, decay_rate: float,
                  staircase: bool = False, name: str | None = None) -> None:
-        if decay_steps <= 0:
-            raise ValueError(f"ExponentialDecay decay_steps must be positive, got {decay_steps}.")
-        self.initial_learning_rate = float(initial_learning_rate)
-        self.decay_steps = decay_steps
-        self.decay_rate = float(decay_rate)
+        owner = type(self).__name__
+        self.initial_learning_rate = real_number(owner, "initial_learning_rate",
+                                                 initial_learning_rate)
+        self.decay_steps = positive_number(owner, "decay_steps", decay_steps)
+        self.decay_rate = real_number(owner, "decay_rate", decay_rate)
         self.staircase = bool(staircase)
         self.name = name
 
@@ -69,13 +72,15 @@ class InverseTimeDecay(ExponentialDecay):
 class PiecewiseConstantDecay(LearningRateSchedule):
     """`values[i]` for steps in (boundaries[i-1], boundaries[i]]."""
 
+    @strict_keywords()
     def __init__(self, boundaries: Sequence[float], values: Sequence[float],
                  name: str | None = None) -> None:
         if len(values) != len(boundaries) + 1:
             raise ValueError("PiecewiseConstantDecay needs one more value than boundaries, got "
                              f"{len(boundaries)} boundaries and {len(values)} values.")
-        self.boundaries = list(boundaries)
-        self.values = [float(v) for v in values]
+        self.boundaries = [real_number("PiecewiseConstantDecay", "boundaries", b)
+                           for b in boundaries]
+        self.values = [real_number("PiecewiseConstantDecay", "values", v) for v in values]
         self.name = name
 
     def __call__(self, step):
@@ -94,13 +99,13 @@ class CosineDecay(LearningRateSchedule):
     """`initial * ((1 - alpha) * 0.5 * (1 + cos(pi * min(step, decay_steps) / decay_steps))
     + alpha)`."""
 
+    @strict_keywords()
     def __init__(self, initial_learning_rate: float, decay_steps: int, alpha: float = 0.0,
                  name: str | None = None) -> None:
-        if decay_steps <= 0:
-            raise ValueError(f"CosineDecay decay_steps must be positive, got {decay_steps}.")
-        self.initial_learning_rate = float(initial_learning_rate)
-        self.decay_steps = decay_steps
-        self.alpha = float(alpha)
+        self.initial_learning_rate = real_number("CosineDecay", "initial_learning_rate",
+                                                 initial_learning_rate)
+        self.decay_steps = positive_number("CosineDecay", "decay_steps", decay_steps)
+        self.alpha = real_number("CosineDecay", "alpha", alpha)
         self.name = name
 
     def __call__(self, step):
