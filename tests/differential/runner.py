@@ -51,6 +51,7 @@ import numpy as np
 import autograph as ag
 import runtime as rt
 from autograph.operators.staged_raise import UncaughtStagingError
+from runtime.backends.base import JitCompileError
 
 _module_ids = itertools.count()
 
@@ -258,11 +259,22 @@ class Mismatch:
                 f"args {self.args}\n{runs}\n--- program ---\n{self.source}")
 
 
+TIER_NAMES = {True: "staged (Numba tier)", "xla": "staged (XLA tier)"}
+
+
+def refused(jit: bool | str, outcome: Outcome) -> bool:
+    """Whether the XLA tier refused the program with its documented `JitCompileError`
+    (printing and assertions are refused there, docs/xla.md): no value to compare. The
+    Numba tier compiles every program the generator writes, so there a refusal is a
+    mismatch."""
+    return jit == "xla" and isinstance(outcome.error, JitCompileError)
+
+
 def check_program(seed: int, source: str, arg_tuples: list, directory: Path,
-                  jit: bool = False) -> list[Mismatch]:
+                  jit: bool | str = False) -> list[Mismatch]:
     """Runs the program of `source` four ways on every argument tuple (five with `jit`: also
-    staged on the Numba tier, compared with the reference like the staged run); the
-    differences found."""
+    staged on the compiler tier it names, `True` for Numba or `"xla"`, compared with the
+    reference like the staged run); the differences found."""
     module = load(source, directory)
     try:
         program = module.program
@@ -271,7 +283,7 @@ def check_program(seed: int, source: str, arg_tuples: list, directory: Path,
             program, experimental_autograph_options=ag.experimental.Feature.STAGED_PRINT)
         jitted = rt.function(
             program, experimental_autograph_options=ag.experimental.Feature.STAGED_PRINT,
-            jit_compile=True) if jit else None
+            jit_compile=jit) if jit else None
         found = []
         references = [run(program, numpy_args(args)) for args in arg_tuples]
         for args, reference in zip(arg_tuples, references):
@@ -283,9 +295,9 @@ def check_program(seed: int, source: str, arg_tuples: list, directory: Path,
             if reason:
                 found.append(Mismatch(seed, source, args, "converted", reason, outcomes))
             if jitted is not None:
-                outcomes["staged (Numba tier)"] = run(jitted, tensor_args(args), JIT_TIMEOUT)
-            for stage in ("staged", "staged (Numba tier)"):
-                if stage not in outcomes:
+                outcomes[TIER_NAMES[jit]] = run(jitted, tensor_args(args), JIT_TIMEOUT)
+            for stage in ("staged", *TIER_NAMES.values()):
+                if stage not in outcomes or refused(jit, outcomes[stage]):
                     continue
                 reason = staged_mismatch(reference, outcomes[stage], source)
                 if reason:
