@@ -61,10 +61,55 @@ SUM = define("Sum", _infer("Sum", "numeric"), reduction=np.add)
 MEAN = define("Mean", _infer("Mean", "numeric"), _mean_kernel, emit=_emit_mean)
 
 
-MAX = define("Max", _infer("Max", "numeric"), reduction=np.maximum)
+def reduction_identity(ufunc: np.ufunc, dtype: np.dtype):
+    """What a max (`np.maximum`) or min of no elements is, as TensorFlow gives it: the
+    lowest (highest) value of `dtype`, -inf (+inf) for floats; None for other dtypes."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        return -np.inf if ufunc is np.maximum else np.inf
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return int(info.min if ufunc is np.maximum else info.max)
+    return None
 
 
-MIN = define("Min", _infer("Min", "numeric"), reduction=np.minimum)
+def _extremum_kernel(ufunc: np.ufunc):
+    def kernel(x, axis, keepdims):
+        x = np.asarray(x)
+        if x.size == 0 and reduction_identity(ufunc, x.dtype) is not None:
+            return ufunc.reduce(x, axis=axis, keepdims=keepdims,
+                                initial=reduction_identity(ufunc, x.dtype))
+        return ufunc.reduce(x, axis=axis, keepdims=keepdims)
+    kernel.__name__ = f"{ufunc.__name__}_reduce"
+    return kernel
+
+
+def _may_be_empty(shape: TensorShape) -> bool:
+    dims = shape.as_tuple()
+    return dims is None or any(d is None or d == 0 for d in dims)
+
+
+def _emit_extremum(ufunc: np.ufunc):
+    """`np.maximum.reduce(...)`; with the identity as `initial` when the input may have no
+    elements (NumPy raises there), so known non-empty shapes pay nothing."""
+    def emit(em, op) -> None:
+        x, t = em.ins(op)[0], op.inputs[0]
+        axis, keepdims = op.attrs["axis"], op.attrs["keepdims"]
+        identity = reduction_identity(ufunc, t.dtype._np)
+        extra = f", initial={em.literal(identity)}" if (
+            identity is not None and _may_be_empty(t.shape)) else ""
+        em.line(f"{em.outs(op)[0]} = np.{ufunc.__name__}.reduce({x}, axis={em.literal(axis)}, "
+                f"keepdims={keepdims}{extra})")
+    return emit
+
+
+# a max (min) of no elements is the dtype's lowest (highest) value, as in TensorFlow
+MAX = define("Max", _infer("Max", "numeric"), _extremum_kernel(np.maximum),
+             emit=_emit_extremum(np.maximum), reduction=np.maximum)
+
+
+MIN = define("Min", _infer("Min", "numeric"), _extremum_kernel(np.minimum),
+             emit=_emit_extremum(np.minimum), reduction=np.minimum)
 
 
 PROD = define("Prod", _infer("Prod", "numeric"), reduction=np.multiply)

@@ -16,6 +16,7 @@ import numpy as np
 
 from ... import ops as _ops  # noqa: F401 - defines the ops, filling the registry
 from ...opdef import REGISTRY, OpDef
+from ...ops.reduce_ops import reduction_identity
 from .vectorised import leading_sum
 
 
@@ -48,17 +49,50 @@ ALIASES = frozenset({"Identity", "StopGradient"})
 
 # -- array-level writers ------------------------------------------------------------------------
 
+_EXTREMA = {"max": np.maximum, "min": np.minimum}
+_IDENTITIES = {"sum": 0, "prod": 1}
+
+
+def _identity(w, np_fn: str, dtype) -> str | None:
+    """Source for the reduction of no elements, as TensorFlow and the NumPy tier give it (the
+    dtype's lowest value for a max, 0 for a sum, ...); None where there is none."""
+    if dtype.is_bool:
+        return {"any": "False", "all": "True"}.get(np_fn)
+    if np_fn in _EXTREMA:
+        value = reduction_identity(_EXTREMA[np_fn], dtype._np)
+        return None if value is None else f"{w.dt(dtype)}({value!r})".replace("inf)", "np.inf)")
+    return f"{w.dt(dtype)}({_IDENTITIES[np_fn]})" if np_fn in _IDENTITIES else None
+
+
+def _reduced_count(op, axes) -> int | None:
+    """How many elements each result of a reduction over `axes` reduces, when known."""
+    dims = op.inputs[0].shape.as_tuple()
+    if dims is None or any(dims[a] is None for a in axes):
+        return None
+    count = 1
+    for a in axes:
+        count *= dims[a]
+    return count
+
+
 def _reduction(w, op, np_fn: str) -> str:
-    """`np.<np_fn>` of the input over `axis` (None or a tuple); keepdims by reshaping."""
+    """`np.<np_fn>` of the input over `axis` (None or a tuple); keepdims by reshaping. A
+    reduction of no elements is its identity (Numba's NumPy raises, or reads past the end)."""
     x = w.ins(op)[0]
     axis, rank = op.attrs["axis"], op.inputs[0].shape.rank
     out = op.outputs[0]
-    if axis is None or len(set(a % rank for a in axis)) == rank:
+    every = axis is None or len(set(a % rank for a in axis)) == rank
+    axes = list(range(rank)) if every else sorted({a % rank for a in axis})
+    identity = _identity(w, np_fn, op.inputs[0].dtype)
+    if identity is not None and _reduced_count(op, axes) == 0:
+        return f"np.full({w.shape_literal(out.shape)}, {identity})" if out.shape.rank else identity
+    if every:
         expr = f"np.{np_fn}({x})"
         if np_fn == "sum" and rank and op.inputs[0].dtype.is_floating:
             expr = f"_h.total({x})"
+        elif np_fn in _EXTREMA and identity is not None and _reduced_count(op, axes) is None:
+            expr = f"({expr} if {x}.size else {identity})"
         return f"np.full({w.shape_literal(out.shape)}, {expr})" if out.shape.rank else expr
-    axes = sorted({a % rank for a in axis})
     if np_fn == "sum" and leading_sum(op):
         dims = w.static_dims(op.inputs[0])
         count = 1
