@@ -761,18 +761,52 @@ def rank(input, name=None) -> Tensor:  # noqa: A002
 
 # -- casting and identity ---------------------------------------------------------------------
 
+def int_range(target: np.dtype) -> tuple[int, int, float]:
+    """The lowest and highest values of the integer dtype `target`, and the float just past
+    the highest (a power of two, exact in every float type)."""
+    info = np.iinfo(target)
+    return int(info.min), int(info.max), float(int(info.max) + 1)
+
+
+def saturating_cast(x, target: np.dtype):
+    """Floats converted to the integer dtype `target` saturating, on every tier: truncated
+    toward zero, NaN to 0, values below (above) the range (-inf, +inf) to its lowest
+    (highest) value. NumPy's own conversion of those is platform dependent. In range (one
+    min and one max over `x`) it is `astype`."""
+    lo, hi, top = int_range(target)
+    with np.errstate(invalid="ignore"):
+        out = x.astype(target)
+        if x.size == 0 or (x.min() >= lo and x.max() < top):  # NaN fails both
+            return out
+        fixed = np.where(x != x, 0, np.where(x < lo, lo, np.where(x >= top, hi, out)))
+    return fixed.astype(target)[()] if np.ndim(x) == 0 else fixed.astype(target)
+
+
+def is_float_to_int(source: np.dtype, target: np.dtype) -> bool:
+    """True for the casts that saturate (`saturating_cast`)."""
+    return np.dtype(source).kind == "f" and np.dtype(target).kind in "iu"
+
+
+def _cast_kernel(x, dtype):
+    x = np.asarray(x)
+    if is_float_to_int(x.dtype, dtype._np):
+        return saturating_cast(x, dtype._np)
+    return x.astype(dtype._np)
+
+
 def _emit_cast(em, op):
     x, target = op.inputs[0], op.attrs["dtype"]._np
     type_name = f"np.{target.type.__name__}"
-    if x.shape.rank == 0 and x.dtype._np.kind in "biu" and target.kind == "f":
+    if is_float_to_int(x.dtype._np, target):
+        em.line(f"{em.outs(op)[0]} = {em.bind(saturating_cast)}({em.ins(op)[0]}, {type_name})")
+    elif x.shape.rank == 0 and x.dtype._np.kind in "biu" and target.kind == "f":
         # a scalar integer (a loop counter) converts through int: several times faster than astype
         em.line(f"{em.outs(op)[0]} = {type_name}(int({em.ins(op)[0]}))")
     else:
         em.line(f"{em.outs(op)[0]} = {em.ins(op)[0]}.astype({type_name})")
 
 
-CAST = define("Cast", lambda x, dtype: (x.shape, dtype),
-              lambda x, dtype: np.asarray(x).astype(dtype._np), emit=_emit_cast)
+CAST = define("Cast", lambda x, dtype: (x.shape, dtype), _cast_kernel, emit=_emit_cast)
 
 
 @CAST.def_grad
@@ -785,11 +819,12 @@ def _cast_grad(op, g):
 
 @export("cast")
 def cast(x, dtype, name=None) -> Tensor:
-    """Converts `x` to `dtype` (floats to ints truncate toward zero, as in TensorFlow)."""
+    """Converts `x` to `dtype` (floats to ints truncate toward zero, as in TensorFlow, and
+    saturate: NaN gives 0, values out of the integer range its lowest or highest value)."""
     dtype = _dtypes.as_dtype(dtype)
     if not isinstance(x, Tensor):
         if isinstance(x, (np.ndarray, np.generic)):
-            return convert_to_tensor(np.asarray(x).astype(dtype._np))
+            return convert_to_tensor(_cast_kernel(x, dtype))
         x = convert_to_tensor(x)
     x = convert_to_tensor(x)
     if x.dtype is dtype:

@@ -344,6 +344,25 @@ def _power(x, y):
     return checked
 
 
+@_jit
+def saturate_into(x, out, lo, hi, top):
+    """The floats `x` written into the integer array `out` (fresh, of x's shape) as the Cast
+    op converts them on every tier: truncated, NaN 0, below `lo` lo, from `top` on hi."""
+    flat = out.reshape(-1)
+    k = 0
+    for v in x.flat:
+        if v != v:
+            flat[k] = 0
+        elif v < lo:
+            flat[k] = lo
+        elif v >= top:
+            flat[k] = hi
+        else:
+            flat[k] = v
+        k += 1
+    return out
+
+
 def _is_integer(t) -> bool:
     return isinstance(getattr(t, "dtype", t), numba.types.Integer)
 

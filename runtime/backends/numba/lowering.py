@@ -15,6 +15,7 @@ import itertools
 import numpy as np
 
 from ...graph import graphs_within
+from ...ops.array_ops import int_range, is_float_to_int
 from ...passes import external_inputs, live_operations
 from ..base import JitCompileError, describe
 from . import fusion, vectorised
@@ -256,7 +257,11 @@ class KernelWriter:
         if op.type == FILL:
             return operands[0] if out.dtype.is_bool else f"{self.dt(out.dtype)}({operands[0]})"
         if op.type == CAST:
-            return f"{operands[0]} != 0" if out.dtype.is_bool else f"{self.dt(out.dtype)}({operands[0]})"
+            if out.dtype.is_bool:
+                return f"{operands[0]} != 0"
+            if is_float_to_int(op.inputs[0].dtype._np, out.dtype._np):
+                return self._saturating(operands[0], out.dtype)
+            return f"{self.dt(out.dtype)}({operands[0]})"
         rule = ELEMENTWISE[op.type]
         expr = rule.scalar.format(*operands, **self._constants_for(op))
         return expr if rule.boolean else f"{self.dt(out.dtype)}({expr})"
@@ -273,12 +278,25 @@ class KernelWriter:
                 self.assign(op, f"np.full({self.shape_literal(out.shape)}, {operands[0]})")
             elif out.dtype.is_bool:
                 self.assign(op, f"{operands[0]} != 0")
+            elif is_float_to_int(src.dtype._np, out.dtype._np):
+                lo, hi, top = int_range(out.dtype._np)
+                t = self.dt(out.dtype)
+                self.assign(op, f"_h.saturate_into({operands[0]}, np.empty({operands[0]}.shape, "
+                                f"{t}), {t}({lo}), {t}({hi}), {top!r})")
             else:
                 self.assign(op, f"{operands[0]}.astype({self.dt(out.dtype)})")
             return
         rule = ELEMENTWISE[op.type]
         expr = (rule.array or rule.scalar).format(*operands, **self._constants_for(op))
         self.assign(op, expr)
+
+    def _saturating(self, x: str, dtype) -> str:
+        """The scalar float `x` as the integer `dtype`, saturating as the Cast op does on
+        every tier (array_ops.saturating_cast): NaN 0, out of range the nearest end."""
+        lo, hi, top = int_range(dtype._np)
+        t = self.dt(dtype)
+        return (f"({t}(0) if {x} != {x} else {t}({lo}) if {x} < {float(lo)!r} else "
+                f"{t}({hi}) if {x} >= {top!r} else {t}({x}))")
 
     def _constants_for(self, op) -> dict:
         dtype = op.inputs[0].dtype
