@@ -547,20 +547,37 @@ def deserialize(config, custom_objects: dict | None = None):
 _serialization.register_codec("metric", serialize, deserialize)
 
 
+_BY_NAME: dict[str, type] = {**_CLASSES, **{snake_case(name): cls for name, cls in _CLASSES.items()},
+                             "bce": BinaryCrossentropy, "BCE": BinaryCrossentropy,
+                             "mse": MeanSquaredError, "MSE": MeanSquaredError,
+                             "mae": MeanAbsoluteError, "MAE": MeanAbsoluteError}
+
+
 def get(identifier):
-    """A metric from a class name ("AUC"), a function name, or a callable."""
-    if callable(identifier):
+    """A metric from a name, as Keras 3 resolves it: a class name ("AUC") or its snake_case
+    ("auc", "root_mean_squared_error") or an alias ("mse", "mae", "bce") gives a new metric
+    object; a config dict is deserialized; a callable or metric object is returned as is."""
+    if identifier is None or callable(identifier) or isinstance(identifier, Metric):
         return identifier
     if isinstance(identifier, str):
-        if identifier in _CLASSES:
-            return _CLASSES[identifier]()
-        if identifier in _FUNCTIONS:
-            return _FUNCTIONS[identifier]
-        return _compile_metrics._NAMED.get(identifier) or _losses.get(identifier)
+        if identifier in _BY_NAME:
+            return _BY_NAME[identifier]()
+        raise ValueError(f"Unknown metric {identifier!r}; known names are "
+                         f"{', '.join(sorted(_BY_NAME))} (and, in Model.compile, "
+                         f"'accuracy' / 'acc').")
     if isinstance(identifier, dict):
         return deserialize(identifier)
     raise TypeError(f"A metric must be a name, a config dict or a callable, got "
                     f"{identifier!r}.")
+
+
+def _compile_metric(name: str):
+    """`Model.compile`'s resolver: a new metric object for a Keras metric name, else None."""
+    cls = _BY_NAME.get(name)
+    return cls() if cls is not None else None
+
+
+_compile_metrics.register_resolver(_compile_metric)
 
 
 __all__ = ["Metric", "MeanMetricWrapper", *_CLASSES, *_FUNCTIONS, "mean_squared_error", "mse",

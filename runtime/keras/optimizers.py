@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+from ..layers.training import get_optimizer
 from ..optimizers import SGD, Adagrad, Adam, AdamW, Optimizer, RMSprop, schedules
 
 _BY_NAME = {"sgd": SGD, "adam": Adam, "adamw": AdamW, "rmsprop": RMSprop, "adagrad": Adagrad}
 
 
-def get(identifier) -> Optimizer:
-    """An optimizer from a name ("adam", "sgd", ...) with default settings, or as given."""
-    if isinstance(identifier, Optimizer):
-        return identifier
-    if isinstance(identifier, str) and identifier.lower() in _BY_NAME:
-        return _BY_NAME[identifier.lower()]()
-    raise ValueError(f"Unknown optimizer {identifier!r}; known names are {sorted(_BY_NAME)}.")
+def get(identifier) -> Optimizer | None:
+    """An optimizer from a Keras name ("adam", "SGD", ...: any case, a new optimizer with
+    Keras's defaults), a `serialize` dict, or an optimizer (returned as is); None stays None.
+    An unknown name is a `ValueError` listing the known ones."""
+    if identifier is None:
+        return None
+    if isinstance(identifier, dict):
+        return deserialize(identifier)
+    return get_optimizer(identifier)
 
 
 def serialize(optimizer: Optimizer) -> dict:
@@ -23,10 +26,11 @@ def serialize(optimizer: Optimizer) -> dict:
 
 def deserialize(config: dict) -> Optimizer:
     """The optimizer described by `serialize`'s result."""
-    classes = {cls.__name__: cls for cls in _BY_NAME.values()}
-    if config.get("class_name") not in classes:
-        raise ValueError(f"Unknown optimizer class {config.get('class_name')!r}.")
-    return classes[config["class_name"]].from_config(config.get("config", {}))
+    name = config.get("class_name")
+    if not isinstance(name, str) or name.lower() not in _BY_NAME:
+        raise ValueError(f"Unknown optimizer class {name!r}; known classes are "
+                         f"{sorted(cls.__name__ for cls in _BY_NAME.values())}.")
+    return _BY_NAME[name.lower()].from_config(config.get("config", {}))
 
 
 __all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Optimizer", "schedules", "get",

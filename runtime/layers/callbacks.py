@@ -9,10 +9,15 @@
 
 from __future__ import annotations
 
+import csv
 import math
+import os
 import warnings
 from typing import Any, Optional, Sequence
 
+import numpy as np
+
+from ..arguments import strict_keywords
 from ..function.logs import user_stacklevel
 from .callback_base import Callback
 from .tensorboard_callback import TensorBoard
@@ -93,25 +98,43 @@ class History(Callback):
         return axes
 
 
+def _maximizes(monitor: str) -> bool:
+    """Whether "auto" mode maximizes `monitor`: accuracies, AUC, precision and recall go up,
+    losses and errors down."""
+    name = monitor[4:] if monitor.startswith("val_") else monitor
+    return any(part in name for part in ("acc", "auc", "precision", "recall"))
+
+
+def _mode_maximizes(owner: str, mode: str, monitor: str) -> bool:
+    if mode not in ("auto", "min", "max"):
+        raise ValueError(f"{owner} mode must be 'auto', 'min' or 'max', not {mode!r}.")
+    return mode == "max" or (mode == "auto" and _maximizes(monitor))
+
+
 class EarlyStopping(Callback):
-    """Stops training when `monitor` has not improved by `min_delta` for `patience` epochs.
+    """Stops training when `monitor` has not improved by more than `min_delta` for `patience`
+    epochs, as Keras does.
 
-    `mode` "min", "max", or "auto" (max for names with "acc", else min).
-    `restore_best_weights` puts back the weights of the best epoch when it stops."""
+    `mode` "min", "max", or "auto" (max for accuracies, AUC, precision and recall, else min).
+    `baseline`: the wait only restarts on an epoch that also beats it. `start_from_epoch`:
+    epochs before it are not watched. `restore_best_weights` puts back the weights of the
+    best epoch when training ends. `verbose=1` prints when it stops and restores."""
 
+    @strict_keywords()
     def __init__(self, monitor: str = "val_loss", min_delta: float = 0.0, patience: int = 0,
-                 mode: str = "auto", restore_best_weights: bool = False) -> None:
+                 verbose: int = 0, mode: str = "auto", baseline: Optional[float] = None,
+                 restore_best_weights: bool = False, start_from_epoch: int = 0) -> None:
         super().__init__()
-        if mode not in ("auto", "min", "max"):
-            raise ValueError(f"EarlyStopping mode must be 'auto', 'min' or 'max', not {mode!r}")
-        self.monitor, self.patience = monitor, patience
+        self.maximize = _mode_maximizes("EarlyStopping", mode, monitor)
+        self.monitor, self.patience, self.verbose = monitor, patience, verbose
         self.min_delta = abs(min_delta)
-        self.maximize = mode == "max" or (mode == "auto" and "acc" in monitor)
+        self.baseline, self.start_from_epoch = baseline, start_from_epoch
         self.restore_best_weights = restore_best_weights
-        self.stopped_epoch: Optional[int] = None
+        self.on_train_begin()
 
     def on_train_begin(self, logs: Optional[dict] = None) -> None:
-        self.wait, self.best, self.best_weights, self.stopped_epoch = 0, None, None, None
+        self.wait, self.stopped_epoch, self.best_epoch = 0, 0, 0
+        self.best, self.best_weights = None, None
 
     def on_epoch_end(self, epoch: int, logs: Optional[dict] = None) -> None:
         value = (logs or {}).get(self.monitor)
@@ -119,28 +142,44 @@ class EarlyStopping(Callback):
             warnings.warn(f"EarlyStopping monitors {self.monitor!r}, which fit did not report "
                           f"(it reported {sorted(logs or {})}).", stacklevel=user_stacklevel())
             return
-        if self.best is None or self._improved(value):
-            self.best, self.wait = value, 0
+        if epoch < self.start_from_epoch:
+            return
+        if self.restore_best_weights and self.best_weights is None:
+            self.best_weights, self.best_epoch = self.model.get_weights(), epoch
+        self.wait += 1
+        if self._improved(value, self.best):
+            self.best, self.best_epoch = value, epoch
             if self.restore_best_weights:
                 self.best_weights = self.model.get_weights()
+            if self.baseline is None or self._improved(value, self.baseline):
+                self.wait = 0
             return
-        self.wait += 1
-        if self.wait > self.patience:
+        if self.wait >= self.patience and epoch > 0:
             self.stopped_epoch = epoch
             self.model.stop_training = True
-            if self.best_weights is not None:
-                self.model.set_weights(self.best_weights)
 
-    def _improved(self, value: float) -> bool:
+    def on_train_end(self, logs: Optional[dict] = None) -> None:
+        if self.stopped_epoch > 0 and self.verbose > 0:
+            print(f"Epoch {self.stopped_epoch + 1}: early stopping")
+        if self.restore_best_weights and self.best_weights is not None:
+            if self.verbose > 0:
+                print(f"Restoring model weights from the end of the best epoch: "
+                      f"{self.best_epoch + 1}.")
+            self.model.set_weights(self.best_weights)
+
+    def _improved(self, value: float, reference: Optional[float]) -> bool:
+        if reference is None:
+            return True
         if self.maximize:
-            return value > self.best + self.min_delta
-        return value < self.best - self.min_delta
+            return value - self.min_delta > reference
+        return value + self.min_delta < reference
 
 
 class LambdaCallback(Callback):
     """A callback from functions: `on_epoch_end(epoch, logs)`, `on_train_batch_end(batch,
     logs)`, `on_epoch_begin(epoch, logs)`, `on_train_begin(logs)`, `on_train_end(logs)`."""
 
+    @strict_keywords()
     def __init__(self, on_epoch_begin=None, on_epoch_end=None, on_train_begin=None,
                  on_train_end=None, on_train_batch_end=None) -> None:
         super().__init__()
@@ -165,20 +204,20 @@ class ModelCheckpoint(Callback):
     `{epoch}` (from 1) and log names (`"ckpt-{epoch:02d}-{val_loss:.3f}.keras"`). With
     `save_best_only`, it saves only when `monitor` improves (`mode` as in EarlyStopping)."""
 
+    @strict_keywords()
     def __init__(self, filepath: str, monitor: str = "val_loss", verbose: int = 0,
                  save_best_only: bool = False, save_weights_only: bool = False,
-                 mode: str = "auto", save_freq: str = "epoch") -> None:
+                 mode: str = "auto", save_freq: str = "epoch",
+                 initial_value_threshold: Optional[float] = None) -> None:
         super().__init__()
-        if mode not in ("auto", "min", "max"):
-            raise ValueError(f"ModelCheckpoint mode must be 'auto', 'min' or 'max', not {mode!r}")
+        self.maximize = _mode_maximizes("ModelCheckpoint", mode, monitor)
         if save_freq != "epoch":
             raise NotImplementedError("ModelCheckpoint(save_freq=...) saves once an epoch: only "
                                       "'epoch' is implemented.")
         self.filepath = str(filepath)
         self.monitor, self.verbose = monitor, verbose
         self.save_best_only, self.save_weights_only = save_best_only, save_weights_only
-        self.maximize = mode == "max" or (mode == "auto" and "acc" in monitor)
-        self.best: Optional[float] = None
+        self.best: Optional[float] = initial_value_threshold
 
     def on_epoch_end(self, epoch: int, logs: Optional[dict] = None) -> None:
         logs = logs or {}
@@ -215,6 +254,7 @@ class LearningRateScheduler(Callback):
     """Sets the optimizer's learning rate to `schedule(epoch, current_rate)` at each epoch's
     start."""
 
+    @strict_keywords()
     def __init__(self, schedule, verbose: int = 0) -> None:
         super().__init__()
         self.schedule, self.verbose = schedule, verbose
@@ -227,5 +267,104 @@ class LearningRateScheduler(Callback):
             print(f"Epoch {epoch + 1}: learning rate {rate}")
 
 
-__all__ = ["Callback", "EarlyStopping", "History", "LambdaCallback", "LearningRateScheduler",
-           "ModelCheckpoint", "TensorBoard", "TerminateOnNaN"]
+class ReduceLROnPlateau(Callback):
+    """Multiplies the optimizer's learning rate by `factor` (never below `min_lr`) when
+    `monitor` has not improved by more than `min_delta` for `patience` epochs, then waits
+    `cooldown` epochs before watching again, as Keras does; each epoch's logs (and so the
+    history) get the "learning_rate"."""
+
+    @strict_keywords()
+    def __init__(self, monitor: str = "val_loss", factor: float = 0.1, patience: int = 10,
+                 verbose: int = 0, mode: str = "auto", min_delta: float = 1e-4,
+                 cooldown: int = 0, min_lr: float = 0.0) -> None:
+        super().__init__()
+        if not isinstance(factor, (int, float)) or factor >= 1.0:
+            raise ValueError(f"ReduceLROnPlateau does not support a factor >= 1.0 (it multiplies "
+                             f"the learning rate); got factor={factor!r}.")
+        self.maximize = _mode_maximizes("ReduceLROnPlateau", mode, monitor)
+        self.monitor, self.factor, self.patience, self.verbose = monitor, factor, patience, verbose
+        self.min_delta, self.cooldown, self.min_lr = abs(min_delta), cooldown, min_lr
+        self.on_train_begin()
+
+    def on_train_begin(self, logs: Optional[dict] = None) -> None:
+        self.best: Optional[float] = None
+        self.wait = self.cooldown_counter = 0
+
+    def on_epoch_end(self, epoch: int, logs: Optional[dict] = None) -> None:
+        logs = logs if logs is not None else {}
+        optimizer = self.model.optimizer
+        logs["learning_rate"] = float(optimizer.learning_rate)
+        value = logs.get(self.monitor)
+        if value is None:
+            warnings.warn(f"ReduceLROnPlateau monitors {self.monitor!r}, which fit did not "
+                          f"report (it reported {sorted(logs)}).", stacklevel=user_stacklevel())
+            return
+        if self.cooldown_counter > 0:
+            self.cooldown_counter -= 1
+            self.wait = 0
+        if self.best is None or (value - self.min_delta > self.best if self.maximize
+                                 else value + self.min_delta < self.best):
+            self.best, self.wait = value, 0
+        elif self.cooldown_counter <= 0:
+            self.wait += 1
+            if self.wait >= self.patience and self._reduce(optimizer, epoch):
+                self.cooldown_counter, self.wait = self.cooldown, 0
+
+    def _reduce(self, optimizer, epoch: int) -> bool:
+        old = float(optimizer.learning_rate)
+        if not old > np.float32(self.min_lr):
+            return False
+        optimizer.learning_rate = max(old * self.factor, self.min_lr)
+        if self.verbose > 0:
+            print(f"\nEpoch {epoch + 1}: ReduceLROnPlateau reducing learning rate to "
+                  f"{float(optimizer.learning_rate)}.")
+        return True
+
+
+class CSVLogger(Callback):
+    """Writes one CSV row per epoch: "epoch" then the logs by sorted name (with "val_"
+    columns for them when the first epoch had no validation), as Keras does. `append`
+    continues an existing file (without a second header)."""
+
+    @strict_keywords()
+    def __init__(self, filename, separator: str = ",", append: bool = False) -> None:
+        super().__init__()
+        self.filename, self.sep, self.append = os.fspath(filename), separator, append
+        self.keys: Optional[list[str]] = None
+        self._file: Any = None
+        self._writer: Any = None
+
+    def on_train_begin(self, logs: Optional[dict] = None) -> None:
+        header = True
+        if self.append and os.path.exists(self.filename):
+            with open(self.filename, encoding="utf-8") as existing:
+                header = not existing.readline()
+        if self._file is not None and not self._file.closed:
+            self._file.close()
+        self._file = open(self.filename, "a" if self.append else "w", newline="",
+                          encoding="utf-8")
+        self._header, self._writer, self.keys = header, None, None
+
+    def on_epoch_end(self, epoch: int, logs: Optional[dict] = None) -> None:
+        logs = logs or {}
+        if self.keys is None:
+            self.keys = sorted(logs)
+            if self.keys and not any(k.startswith("val_") for k in self.keys):
+                self.keys += [f"val_{k}" for k in self.keys]
+        if self._writer is None:
+            self._writer = csv.DictWriter(self._file, fieldnames=["epoch", *self.keys],
+                                          delimiter=self.sep)
+            if self._header:
+                self._writer.writeheader()
+        self._writer.writerow({"epoch": epoch, **{k: logs.get(k, "NA") for k in self.keys}})
+        self._file.flush()
+
+    def on_train_end(self, logs: Optional[dict] = None) -> None:
+        if self._file is not None and not self._file.closed:
+            self._file.close()
+        self._writer = None
+
+
+__all__ = ["CSVLogger", "Callback", "EarlyStopping", "History", "LambdaCallback",
+           "LearningRateScheduler", "ModelCheckpoint", "ReduceLROnPlateau", "TensorBoard",
+           "TerminateOnNaN"]

@@ -228,8 +228,8 @@ def get_optimizer(identifier):
                          f"rt.keras.optimizers.Adam(learning_rate=1e-3).")
     if hasattr(identifier, "apply_gradients"):
         return identifier
-    raise TypeError(f"optimizer must be an optimizer name such as 'adam' or an optimizer "
-                    f"object with apply_gradients, got {identifier!r:.100}.")
+    raise ValueError(f"Could not interpret optimizer identifier {identifier!r:.100}: pass an "
+                     f"optimizer name such as 'adam' or an optimizer object.")
 
 
 def _metric_list(metrics) -> list:
@@ -254,7 +254,7 @@ def _train_step(model, optimizer, loss_fn, metrics):
     def train_step(x, y):
         with GradientTape() as tape:
             prediction = model(x, training=True)
-            loss = loss_fn(y, prediction)
+            loss = _with_model_losses(model, loss_fn(y, prediction))
         variables = model.trainable_variables
         optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
         return [loss] + [fn(y, prediction) for _, fn in metrics]
@@ -264,8 +264,15 @@ def _train_step(model, optimizer, loss_fn, metrics):
 def _test_step(model, loss_fn, metrics):
     def test_step(x, y):
         prediction = model(x, training=False)
-        return [loss_fn(y, prediction)] + [fn(y, prediction) for _, fn in metrics]
+        loss = _with_model_losses(model, loss_fn(y, prediction))
+        return [loss] + [fn(y, prediction) for _, fn in metrics]
     return test_step
+
+
+def _with_model_losses(model, loss):
+    """`loss` plus `model.losses` (regularization penalties, `add_loss`): Keras trains on
+    and reports the total."""
+    return sum(model.losses, loss)
 
 
 def _predict_step(model):

@@ -116,8 +116,8 @@ def test_early_stopping_and_callback_hooks():
     stop = rt.callbacks.EarlyStopping(monitor="loss", patience=1)
     history = model.fit(x, y, epochs=10, batch_size=30, callbacks=[Record(), stop], verbose=0,
                         shuffle=False)
-    assert len(history.history["loss"]) == 3       # no improvement at learning rate 0
-    assert stop.stopped_epoch == 2 and model.stop_training
+    assert len(history.history["loss"]) == 2       # no improvement at learning rate 0
+    assert stop.stopped_epoch == 1 and model.stop_training  # Keras: after `patience` epochs
     assert seen[:4] == [("begin", 0), ("batch", 0, ["loss"]), ("batch", 1, ["loss"]), ("end", 0)]
 
 
