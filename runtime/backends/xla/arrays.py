@@ -112,12 +112,18 @@ def _conjuncts(t) -> list:
     if op.type == "Identity":
         return _conjuncts(op.inputs[0])
     if op.type == "If" and len(op.subgraphs) == 2:
-        # autograph's `a and b`: If(a, then: b, else: a)
+        # autograph's `a and b`: If(a, then: b, else: a), or else: False (a loop's `break`
+        # flag tested before its condition)
         k = next(i for i, o in enumerate(op.outputs) if o is t)
         then, other = op.subgraphs
-        if other.outputs[k] is op.inputs[0]:
+        if other.outputs[k] is op.inputs[0] or _is_false(other.outputs[k]):
             return _conjuncts(op.inputs[0]) + _conjuncts(then.outputs[k])
     return [t]
+
+
+def _is_false(t) -> bool:
+    """Whether `t` is a constant False."""
+    return bool(t.op.opdef.is_constant and not np.any(t.op.attrs.get("value", True)))
 
 
 def _counter_bound(t, env, cond, body, inits) -> Optional[int]:

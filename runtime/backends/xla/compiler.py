@@ -23,16 +23,18 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from ... import errors
 from ...ops.random_ops import generator
 from ...passes import live_operations
-from ..base import JitCompileError, describe
+from ..base import JitCompileError, describe, runtime_error
 from ..numba.compiler import _Held, _numpy_fallback
 from ..numba.lowering import _loop_invariant
 from ..numba.tensor_arrays import TensorArrays
+from ..numpy_source import render as render_numpy
 from . import arrays as _arrays
 from . import host_memory
 from .arrays import ACC_OPS, TA_OPS, Buffer, PendingSaves, Ragged, Saved, is_container
-from .lowering import COMPILER_OPS, lowering, static
+from .lowering import COMPILER_OPS, Checked, checks, lowering, static
 
 _RANDOM = {"RandomUniform": "uniform", "RandomStandardNormal": "normal",
            "TruncatedNormal": "truncated", "RandomUniformDynamic": "uniform",
@@ -43,6 +45,12 @@ _OTHER_TIER = ". The NumPy tier (jit_compile=False) runs it."
 _OWN_OPS = COMPILER_OPS | TA_OPS | ACC_OPS
 # ops whose variant values (TensorArrays, loop saves) the tier carries as buffers
 _CARRIERS = TA_OPS | ACC_OPS | {"If", "While", "Identity"}
+# the state key of the graph's validity code: 0, or the number of the first checked op
+# (an index out of range, an integer division by zero) whose inputs were invalid
+_ERR = "invalid"
+# errors of a NumPy kernel run while tracing on values known then, raised at run time
+# instead when the op's rule checks its inputs in the kernel
+_KERNEL_ERRORS = (errors.InvalidArgumentError, IndexError, ValueError, ZeroDivisionError)
 # x64 mode for a block (`with _x64(True):`): jax.enable_x64 on recent JAX, before it the
 # context manager of jax.experimental
 _x64 = jax.enable_x64 if hasattr(jax, "enable_x64") else jax.experimental.enable_x64
@@ -110,7 +118,9 @@ def compile_graph(program, name: str, log=None) -> XlaCompiled:
     jitted = jax.jit(tracer)
     wide = _needs_x64(ops, variables)
     _trace_now(jitted, graph, variables, randoms, wide)
-    fn = _caller(program, name, jitted, variables, assigned, randoms, ragged, wide)
+    failure = _Failure(program, name, tracer, rerun=not randoms) if tracer.checked else None
+    fn = _caller(program, name, jitted, variables, assigned, randoms, ragged, wide, tracer,
+                 failure)
     if log is not None:
         log(1, f"jit_compile: {name} traced for XLA in {time.perf_counter() - start:.3f} s")
     source = (f"# {name}: jax.jit of the graph's {len(ops)} ops "
@@ -163,6 +173,12 @@ class _Tracer:
         self.variables = variables
         self.assigned = assigned
         self.random_index = {id(op): k for k, op in enumerate(randoms)}
+        # the ops whose inputs the kernel checks (code k + 1 for checked[k]) and what each
+        # found wrong; the results a trace saw forwarded (an input, a constant): copied
+        self.checked = [op for op in ops if checks(op)]
+        self.codes = {id(op): np.int32(k + 1) for k, op in enumerate(self.checked)}
+        self.problems: dict[int, str] = {}
+        self.shared: set[int] = set()
         self.__name__ = "xla_graph"
 
     def __call__(self, *args):
@@ -170,12 +186,35 @@ class _Tracer:
         n_in, n_var = len(graph.inputs), len(self.variables)
         env: dict[int, Any] = {id(t): a for t, a in zip(graph.inputs, args[:n_in])}
         state = {id(v): a for v, a in zip(self.variables, args[n_in:n_in + n_var])}
+        if self.checked:
+            state[_ERR] = np.int32(0)
         self.seeds = args[n_in + n_var:]
         for op in self.program.live:
             state = self.run_op(op, env, state)
         outs = tuple(_arrays.as_ragged_output(env[id(t)]) if j in self.ragged
                      else self._jax(env[id(t)], t) for j, t in enumerate(graph.outputs))
-        return outs, tuple(state[id(self.variables[i])] for i in self.assigned)
+        for j, out in enumerate(outs):
+            value = out[0] if j in self.ragged else out
+            if not isinstance(value, jax.core.Tracer) or any(value is a for a in args):
+                self.shared.add(j)  # JAX returns it as it is, not a buffer of this call
+        new = tuple(state[id(self.variables[i])] for i in self.assigned)
+        if self.checked:
+            return outs, new, jnp.asarray(state[_ERR], np.int32)
+        return outs, new
+
+    def _flag(self, op, checked: Checked, state):
+        """`state` with the validity code set to `op`'s when its check fails first."""
+        ok = checked.ok
+        if isinstance(ok, (np.ndarray, np.generic, bool)) and bool(ok):
+            return state
+        code = self.codes.get(id(op))
+        if code is None:
+            raise TypeError(f"its inputs are checked, but {op.type} was not expected to check")
+        self.problems[int(code)] = checked.problem
+        state = dict(state)
+        err = state[_ERR]
+        state[_ERR] = jnp.where((err == 0) & jnp.logical_not(ok), code, err)
+        return state
 
     # -- values ----------------------------------------------------------------------------
     @staticmethod
@@ -234,13 +273,28 @@ class _Tracer:
             result = self._random(op, values)
         elif (not opdef.effects and opdef.kernel is not None and not op.subgraphs
               and all(isinstance(v, (np.ndarray, np.generic)) for v in values)):
-            result = opdef.kernel(*values, **op.attrs)  # known while tracing: stays NumPy
+            result = self._known(op, values)
         else:
             result = lowering(op.type)(op, *values)
+        if isinstance(result, Checked):
+            state = self._flag(op, result, state)
+            result = result.value
         results = [result] if len(op.outputs) == 1 else list(result)
         for t, value in zip(op.outputs, results):
             env[id(t)] = _typed(value, t)
         return state
+
+    @staticmethod
+    def _known(op, values):
+        """The op's NumPy kernel on values known while tracing (the result stays NumPy). When
+        the values are invalid and the op's rule checks them, the rule runs instead: the
+        call raises, as on the NumPy tier, rather than the compilation."""
+        try:
+            return op.opdef.kernel(*values, **op.attrs)
+        except _KERNEL_ERRORS:
+            if not checks(op):
+                raise
+            return lowering(op.type)(op, *values)
 
     # -- variables ---------------------------------------------------------------------------
     def _variable(self, op, values, env, state):
@@ -409,8 +463,10 @@ class _Tracer:
                 env[id(t)] = env[id(r)]
             return state
 
-        if all(_selectable(branch) for branch in branches) and self._select(op, pred, env, state):
-            return state
+        if all(_selectable(branch) for branch in branches):
+            selected = self._select(op, pred, env, state)
+            if selected is not None:
+                return selected
 
         capacity: list = [0] * len(op.outputs)
 
@@ -434,20 +490,25 @@ class _Tracer:
             env[id(t)] = value
         return state
 
-    def _select(self, op, pred, env, state) -> bool:
+    def _select(self, op, pred, env, state):
         """Both branches of a small pure `If` run, and each output selects its side: XLA
         runs a select in the loop's own code, where a conditional is a call of its own
-        (`while i < n and tok != eos` in a loop). False when the sides' shapes differ."""
-        sides = []
+        (`while i < n and tok != eos` in a loop). The validity code is the taken side's.
+        The new state, or None when the sides' shapes differ."""
+        sides, states = [], []
         for branch in op.subgraphs:
-            self.run_graph(branch, env, state)
+            states.append(self.run_graph(branch, env, state))
             sides.append([self._jax(env[id(r)], t) for r, t in zip(branch.outputs, op.outputs)])
         if any(jnp.shape(a) != jnp.shape(b) for a, b in zip(*sides)):
-            return False
+            return None
         flag = jnp.asarray(pred).reshape(())
         for t, a, b in zip(op.outputs, *sides):
             env[id(t)] = lax.select(flag, a, b)
-        return True
+        if _ERR in state:
+            state = dict(state)
+            state[_ERR] = lax.select(flag, jnp.asarray(states[0][_ERR], np.int32),
+                                     jnp.asarray(states[1][_ERR], np.int32))
+        return state
 
     def _while(self, op, env, state):
         cond_graph, body_graph = op.subgraphs
@@ -556,13 +617,16 @@ def _typed(value, tensor):
     return value if value.dtype == want else value.astype(want)
 
 
-def _caller(program, name: str, jitted, variables, assigned, randoms, ragged=(), wide=True):
+def _caller(program, name: str, jitted, variables, assigned, randoms, ragged=(), wide=True,
+            tracer=None, failure=None):
     """The Python function that calls the jitted function and stores the variables.
 
     Generated per graph so the call path does only what this graph needs: the x64 context
     (our float64 stays float64), the variables' values read and the new values stored under
     their locks (in creation order; a failed call stores nothing), one seed per random op
-    drawn from the op's generator, and the results as NumPy arrays.
+    drawn from the op's generator, the validity code checked (graphs with checked ops: an
+    invalid index or divisor raises and stores nothing), and the results as writable NumPy
+    arrays.
     """
     graph = program.graph
     params = [f"a{i}" for i in range(len(graph.inputs))]
@@ -573,6 +637,7 @@ def _caller(program, name: str, jitted, variables, assigned, randoms, ragged=(),
              for i, v in enumerate(variables)]
     args += [f"seed(gen{k})" for k in range(len(randoms))]
     call = f"jitted({', '.join(args)})"
+    got = "outs, new, err" if failure is not None else "outs, new"
     lines = [f"def run({', '.join(params)}):"]
     large = [p for p, t in zip(params, graph.inputs) if _maybe_large(t)]
     lines += [f"    {p} = aligned({p})" for p in large]
@@ -588,30 +653,40 @@ def _caller(program, name: str, jitted, variables, assigned, randoms, ragged=(),
     if stores:
         locks = sorted(assigned, key=lambda i: variables[i]._id)
         lines.append("    with x64(True), held:" if wide else "    with held:")
-        lines.append(f"        outs, new = {call}")
-        lines += [f"        {line}" for line in stores]
+        lines.append(f"        {got} = {call}")
+        if failure is not None:
+            lines.append("        err = np.asarray(err)")
+            lines.append("        if not err:")
+            lines += [f"            {line}" for line in stores]
+        else:
+            lines += [f"        {line}" for line in stores]
     else:
         if wide:
             lines.append("    with x64(True):")
-            lines.append(f"        outs, new = {call}")
+            lines.append(f"        {got} = {call}")
         else:
-            lines.append(f"    outs, new = {call}")
+            lines.append(f"    {got} = {call}")
+        if failure is not None:
+            lines.append("    err = np.asarray(err)")
+    if failure is not None:  # outside the variables' locks: the NumPy tier takes them
+        lines.append(f"    if err: failure(err, ({''.join(p + ', ' for p in params)}))")
     outs = []
     for j, t in enumerate(graph.outputs):
         if j in ragged:
-            outs.append(f"np.asarray(outs[{j}][0])[:int(outs[{j}][1])]")
+            outs.append(f"result(outs[{j}][0], {j})[:int(outs[{j}][1])]")
         elif t.dtype.name == "variant":  # a loop's saves for the backward function
             outs.append(f"outs[{j}]")
         elif t.shape.rank == 0:
             outs.append(f"np.{t.dtype._np.type.__name__}(outs[{j}])")
         else:
-            outs.append(f"np.asarray(outs[{j}])")
+            outs.append(f"result(outs[{j}], {j})")
     lines.append(f"    return {outs[0]}" if len(outs) == 1 else
                  f"    return ({''.join(o + ', ' for o in outs)})")
     namespace: dict[str, Any] = {"jitted": jitted, "np": np, "x64": _x64,
                                  "fallback": _numpy_fallback(program, name),
                                  "seed": _draw_seed, "aligned": _aligned,
-                                 "aligned_copy": _aligned_copy}
+                                 "aligned_copy": _aligned_copy, "failure": failure,
+                                 "result": _Results(tracer.shared if tracer else set())}
     if stores:
         namespace["held"] = _Held([variables[i]._lock for i in locks])
     namespace.update({f"var{i}": v for i, v in enumerate(variables)})
@@ -621,6 +696,64 @@ def _caller(program, name: str, jitted, variables, assigned, randoms, ragged=(),
                       for k, op in enumerate(randoms)})
     exec(compile("\n".join(lines) + "\n", f"<rt-xla {name}>", "exec"), namespace)
     return namespace["run"]
+
+
+class _Failure:
+    """Raises the error of a call whose validity code is not 0 (a checked op met an index
+    out of range or an integer division by zero): the NumPy tier's own error for the same
+    inputs (it runs the program again, when the program draws no random numbers), else an
+    InvalidArgumentError naming the op and what its kernel found."""
+
+    def __init__(self, program, name: str, tracer, rerun: bool):
+        self.program, self.name, self.tracer, self.rerun = program, name, tracer, rerun
+        self.numpy = None
+
+    def __call__(self, err, args) -> None:
+        code = int(err)
+        if self.rerun:
+            self._numpy_error(args)
+        op = self.tracer.checked[code - 1]
+        problem = self.tracer.problems.get(code, f"{op.type}: invalid inputs")
+        raise errors.InvalidArgumentError(f"{problem}.\n  [raised by {describe(op)}]", op)
+
+    def _numpy_error(self, args) -> None:
+        """Raises the NumPy tier's InvalidArgumentError for `args`, if it raises one."""
+        if self.numpy is None:
+            self.numpy = render_numpy(self.program, self.name)
+        try:
+            self.numpy.fn(*args)
+        except Exception as exc:  # noqa: BLE001 -- only an InvalidArgumentError is passed on
+            error = runtime_error(self.numpy, exc) or exc
+            if isinstance(error, errors.InvalidArgumentError):
+                raise error from None
+
+
+class _Results:
+    """The caller's results as NumPy arrays the caller owns: writable, as on the other
+    tiers. A result XLA computed for this call is a fresh buffer that nothing else holds:
+    a large one is taken over in place (the NumPy array keeps the JAX array alive), a small
+    one copied. A result JAX returns as it is (an input or a constant) is copied."""
+
+    __slots__ = ("shared",)
+
+    def __init__(self, shared: set):
+        self.shared = shared  # positions of the results forwarded by JAX (filled by traces)
+
+    def __call__(self, value, j: int) -> np.ndarray:
+        view = np.asarray(value)
+        if j in self.shared or view.nbytes < _LARGE or not view.flags.c_contiguous:
+            return np.array(view)
+        return np.asarray(_Writable(view, value))
+
+
+class _Writable:
+    """The NumPy array interface of a read-only view, writable, holding the view's owner."""
+
+    def __init__(self, view: np.ndarray, owner):
+        interface = dict(view.__array_interface__)
+        interface["data"] = (interface["data"][0], False)
+        self.__array_interface__ = interface
+        self.owner = owner
 
 
 # JAX reads a NumPy array in place (no copy) when its data is aligned to XLA's 64 bytes;

@@ -14,7 +14,7 @@ Control flow (`If`, `While`) and variables are not in this table: the compiler
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Optional
+from typing import Any, NamedTuple, Optional
 
 import jax
 import jax.numpy as jnp
@@ -24,11 +24,13 @@ import numpy as np
 from jax import lax
 
 from ...opdef import REGISTRY, builtin_ops
-from ...ops.array_ops import fill_key
+from ...ops.array_ops import IndexSlot, fill_key
 
 Rule = Callable[..., Any]
 
 _RULES: dict[str, Rule] = {}
+# op type -> whether an op of that type needs a validity flag (its rule may return Checked)
+_CHECKING: dict[str, Callable[[Any], bool]] = {}
 
 # NumPy ufunc names whose jax.numpy function has another name
 _UFUNC_NAMES = {"divide": "true_divide"}
@@ -37,13 +39,45 @@ _REDUCERS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min
              "logical_and": "all", "logical_or": "any"}
 
 
-def rule(*names: str) -> Callable[[Rule], Rule]:
-    """Decorator: `fn(op, *values)` lowers the ops named `names`."""
+def rule(*names: str, checks: Any = False) -> Callable[[Rule], Rule]:
+    """Decorator: `fn(op, *values)` lowers the ops named `names`. With `checks` (True, or a
+    predicate of the op) it may return a `Checked`: the value and a validity flag computed
+    in the kernel."""
     def register(fn: Rule) -> Rule:
         for name in names:
             _RULES[name] = fn
+            if checks:
+                _CHECKING[name] = _always if checks is True else checks
         return fn
     return register
+
+
+class Checked(NamedTuple):
+    """A rule's value with `ok`, a boolean scalar computed in the kernel that is False when
+    the inputs were invalid (an index out of range, an integer division by zero), and
+    `problem`, what went wrong (for the error). The compiler threads the flags through the
+    program and raises InvalidArgumentError after the call, as the NumPy tier raises."""
+
+    value: Any
+    ok: Any
+    problem: str
+
+
+def _always(op) -> bool:
+    return True
+
+
+def checks(op) -> bool:
+    """Whether the rule of `op` may return a Checked (the graph then carries a flag)."""
+    needs = _CHECKING.get(op.type)
+    return needs is not None and needs(op)
+
+
+def _all(condition) -> Any:
+    """One boolean: every element of `condition` holds (NumPy when known while tracing)."""
+    if isinstance(condition, (np.ndarray, np.generic, bool)):
+        return np.bool_(np.all(condition))
+    return jnp.all(condition)
 
 
 def lowering(op_type: str) -> Optional[Rule]:
@@ -65,12 +99,38 @@ def lowering(op_type: str) -> Optional[Rule]:
         derived: Rule = lambda op, *xs: fn(*xs)  # noqa: E731
     elif opdef.reduction is not None:
         fn = getattr(jnp, _REDUCERS[opdef.reduction.__name__])
-        derived = lambda op, x: fn(x, axis=op.attrs["axis"],  # noqa: E731
-                                   keepdims=op.attrs["keepdims"])
+        derived = lambda op, x: _reduce(fn, x, op.attrs["axis"],  # noqa: E731
+                                        op.attrs["keepdims"])
     else:
         return None
     _RULES[op_type] = derived
     return derived
+
+
+def _empty_value(fn, dtype: np.dtype):
+    """What max (min) of no elements is, as in TensorFlow: the lowest (highest) value of the
+    dtype, -inf (inf) for floats; None for reductions whose JAX function has an identity."""
+    if fn is not jnp.max and fn is not jnp.min:
+        return None
+    high = fn is jnp.min
+    if dtype.kind == "f":
+        return np.inf if high else -np.inf
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return info.max if high else info.min
+    return high  # bool
+
+
+def _reduce(fn, x, axis, keepdims):
+    """`fn` over `axis`; max and min of no elements give their identity (shapes are known
+    while tracing, so only a reduction over an empty axis pays for it)."""
+    shape = np.shape(x)
+    axes = range(len(shape)) if axis is None else np.ravel(axis).tolist()
+    if any(shape[a] == 0 for a in axes):
+        initial = _empty_value(fn, np.dtype(jnp.result_type(x)))
+        if initial is not None:
+            return fn(x, axis=axis, keepdims=keepdims, initial=initial)
+    return fn(x, axis=axis, keepdims=keepdims)
 
 
 def covered() -> set[str]:
@@ -180,7 +240,52 @@ def _relu(op, x):
 
 @rule("ReluGrad")
 def _relu_grad(op, g, y):
-    return jnp.where(y > 0, g, 0)
+    # g times the mask, as the NumPy kernel: a NaN or infinite g where y <= 0 gives NaN, and
+    # -g * 0 keeps its sign (XLA rewrites g * mask into a select of 0, so it is written out)
+    return jnp.where(y > 0, g, g * 0)
+
+
+def _is_float(x) -> bool:
+    return jnp.issubdtype(jnp.result_type(x), jnp.floating)
+
+
+# NumPy's maximum and minimum return the second operand when the two compare equal (so
+# maximum(-0.0, 0.0) is 0.0 and maximum(0.0, -0.0) is -0.0) and NaN when either is NaN;
+# XLA's order -0.0 below 0.0. Floats select as NumPy does, so the zeros agree bit for bit.
+@rule("Maximum")
+def _maximum(op, x, y):
+    if not _is_float(x):
+        return jnp.maximum(x, y)
+    return jnp.where(jnp.isnan(x) | (x > y), x, y)
+
+
+@rule("Minimum")
+def _minimum(op, x, y):
+    if not _is_float(x):
+        return jnp.minimum(x, y)
+    return jnp.where(jnp.isnan(x) | (x < y), x, y)
+
+
+@rule("Sign")
+def _sign(op, x):
+    if not _is_float(x):
+        return jnp.sign(x)
+    return jnp.where(x == 0, jnp.zeros_like(x), jnp.sign(x))  # NumPy's sign(-0.0) is 0.0
+
+
+_DIVISIONS = {"FloorDiv": jnp.floor_divide, "FloorMod": jnp.remainder}
+
+
+def _integer_divisor(op) -> bool:
+    return op.inputs[1].dtype.is_integer
+
+
+@rule(*_DIVISIONS, checks=_integer_divisor)
+def _floor_division(op, x, y):
+    value = _DIVISIONS[op.type](x, y)
+    if not jnp.issubdtype(jnp.result_type(y), jnp.integer):
+        return value
+    return Checked(value, _all(y != 0), "Integer division by zero")
 
 
 @rule("Mean")
@@ -306,9 +411,17 @@ def _tile_dynamic(op, x, multiples):
     return jnp.tile(x, tuple(int(m) for m in static(multiples, "The multiples")))
 
 
-@rule("GatherV2")
+def _in_range(indices, size):
+    """Whether every index is in [0, size) (TensorFlow refuses negative indices too)."""
+    return _all((indices >= 0) & (indices < size))
+
+
+@rule("GatherV2", checks=True)
 def _gather(op, params, indices):
-    return jnp.take(params, indices, axis=op.attrs["axis"])
+    axis = op.attrs["axis"]
+    size = np.shape(params)[axis]
+    return Checked(jnp.take(params, indices, axis=axis, mode="clip"), _in_range(indices, size),
+                   f"GatherV2: an index is not in [0, {size})")
 
 
 @rule("SelectV2")
@@ -348,7 +461,23 @@ def _size(op, x):
 
 @rule("Cast")
 def _cast(op, x):
-    return jnp.asarray(x).astype(op.attrs["dtype"]._np)
+    x, dtype = jnp.asarray(x), np.dtype(op.attrs["dtype"]._np)
+    if dtype.kind in "iu" and _is_float(x):
+        return _saturating_cast(x, dtype)
+    return x.astype(dtype)
+
+
+def _saturating_cast(x, dtype: np.dtype):
+    """Floats to integers as on every tier: toward zero, NaN to 0, and values beyond the
+    integer type's range (infinities too) to its minimum or maximum."""
+    info = np.iinfo(dtype)
+    with np.errstate(over="ignore"):  # 2**31 is inf in float16: only inf reaches it
+        low = np.asarray(info.min, x.dtype)  # a power of two (or 0): exact
+        high = np.asarray(float(info.max) + 1, x.dtype)
+    inside = (x > low) & (x < high)
+    out = jnp.where(inside, x, jnp.zeros_like(x)).astype(dtype)
+    out = jnp.where(x >= high, np.asarray(info.max, dtype), out)
+    return jnp.where(x <= low, np.asarray(info.min, dtype), out)
 
 
 @rule("Identity", "StopGradient")
@@ -387,9 +516,35 @@ def _cumulative(op, x):
     return out
 
 
-@rule("StridedSlice")
+def _index_slots(op) -> list:
+    """(slot, axis) of each integer tensor that indexes (not slices) an axis of `x[key]`."""
+    key, rank = op.attrs["key"], op.inputs[0].shape.rank
+    if rank is None:
+        return []
+    consumed = sum(1 for k in key if k is not None and k is not Ellipsis)
+    found, axis = [], 0
+    for k in key:
+        if k is Ellipsis:
+            axis += rank - consumed
+            continue
+        if k is None:
+            continue
+        if isinstance(k, IndexSlot) and op.inputs[1 + k.index].dtype.is_integer:
+            found.append((k.index, axis))
+        axis += 1
+    return found
+
+
+@rule("StridedSlice", checks=lambda op: bool(_index_slots(op)))
 def _strided_slice(op, x, *index_values):
-    return jnp.asarray(x)[fill_key(op.attrs["key"], index_values)]
+    value = jnp.asarray(x)[fill_key(op.attrs["key"], index_values)]
+    slots = _index_slots(op)
+    if not slots:
+        return value
+    dims = np.shape(x)
+    ok = [_all((index_values[k] >= -dims[a]) & (index_values[k] < dims[a])) for k, a in slots]
+    return Checked(value, ok[0] if len(ok) == 1 else _all(jnp.stack(ok)),
+                   f"StridedSlice: an index is out of bounds for shape {list(dims)}")
 
 
 @rule("BroadcastTo")
@@ -471,7 +626,7 @@ _DYNAMIC_REDUCERS = {"SumDynamic": jnp.sum, "ProdDynamic": jnp.prod, "MaxDynamic
 
 @rule(*_DYNAMIC_REDUCERS)
 def _reduce_dynamic(op, x, axis):
-    return _DYNAMIC_REDUCERS[op.type](x, axis=_axes(x, axis), keepdims=op.attrs["keepdims"])
+    return _reduce(_DYNAMIC_REDUCERS[op.type], x, _axes(x, axis), op.attrs["keepdims"])
 
 
 @rule("MeanDynamic")
@@ -570,15 +725,26 @@ def _nd_key(indices):
     return tuple(jnp.moveaxis(jnp.asarray(indices), -1, 0))
 
 
-@rule("GatherNd")
+def _tuples_in(indices, dims):
+    """Whether every index tuple (the last axis of `indices`) falls inside `dims`."""
+    k = np.shape(indices)[-1]
+    bounds = np.asarray(dims[:k], np.dtype(jnp.result_type(indices)))
+    return _all((indices >= 0) & (indices < bounds))
+
+
+@rule("GatherNd", checks=True)
 def _gather_nd(op, params, indices):
-    return jnp.asarray(params)[_nd_key(indices)]
+    dims = list(np.shape(params))
+    return Checked(jnp.asarray(params)[_nd_key(indices)], _tuples_in(indices, dims),
+                   f"GatherNd: an index tuple does not index into param shape {dims}")
 
 
-@rule("ScatterNd")
+@rule("ScatterNd", checks=True)
 def _scatter_nd(op, indices, updates, shape):
     dims = tuple(int(d) for d in np.ravel(static(shape, "The shape of scatter_nd")))
-    return jnp.zeros(dims, updates.dtype).at[_nd_key(indices)].add(updates)
+    return Checked(jnp.zeros(dims, updates.dtype).at[_nd_key(indices)].add(updates),
+                   _tuples_in(indices, dims),
+                   f"ScatterNd: an index tuple does not index into shape {list(dims)}")
 
 
 @rule("ScatterNdAdd")
@@ -587,20 +753,19 @@ def _scatter_nd_add(op, g, indices, *like):
     return jnp.zeros(shape, g.dtype).at[_nd_key(indices)].add(g)
 
 
-@rule("TensorScatterAdd", "TensorScatterSub", "TensorScatterMax", "TensorScatterMin",
-      "TensorScatterUpdate")
+_SCATTERS = {"TensorScatterAdd": lambda at, u: at.add(u),
+             "TensorScatterSub": lambda at, u: at.add(-u),
+             "TensorScatterMax": lambda at, u: at.max(u),
+             "TensorScatterMin": lambda at, u: at.min(u),
+             "TensorScatterUpdate": lambda at, u: at.set(u)}
+
+
+@rule(*_SCATTERS, checks=True)
 def _tensor_scatter(op, tensor, indices, updates):
-    at = jnp.asarray(tensor).at[_nd_key(indices)]
-    kind = op.type[len("TensorScatter"):]
-    if kind == "Add":
-        return at.add(updates)
-    if kind == "Sub":
-        return at.add(-updates)
-    if kind == "Max":
-        return at.max(updates)
-    if kind == "Min":
-        return at.min(updates)
-    return at.set(updates)
+    tensor = jnp.asarray(tensor)
+    value = _SCATTERS[op.type](tensor.at[_nd_key(indices)], updates)
+    return Checked(value, _tuples_in(indices, tensor.shape),
+                   f"{op.type}: an index tuple does not index into shape {list(tensor.shape)}")
 
 
 def _segments(kind, data, ids, num, empty_value):
@@ -639,27 +804,36 @@ def _segments(kind, data, ids, num, empty_value):
     return out.astype(dtype)
 
 
-@rule("SegmentSum", "SegmentMean", "SegmentProd", "SegmentMax", "SegmentMin")
+@rule("SegmentSum", "SegmentMean", "SegmentProd", "SegmentMax", "SegmentMin", checks=True)
 def _segment(op, data, ids):
     ids = static(ids, "The segment ids (which set the number of segments)")
     kind = op.type[len("Segment"):]
-    num = int(ids[-1]) + 1 if ids.size else 0
-    return _segments(kind, data, ids, num, 0 if kind in ("Max", "Min") else None)
+    valid = ids.ndim == 1 and (not ids.size or (ids.min() >= 0 and (np.diff(ids) >= 0).all()))
+    num = int(ids[-1]) + 1 if ids.size and valid else 0
+    value = _segments(kind, data, ids if valid else ids[:0], num,
+                      0 if kind in ("Max", "Min") else None)
+    return Checked(value, np.bool_(valid),
+                   f"{op.type}: segment_ids must be sorted and non-negative")
 
 
-@rule("UnsortedSegmentSum", "UnsortedSegmentProd", "UnsortedSegmentMax", "UnsortedSegmentMin")
+@rule("UnsortedSegmentSum", "UnsortedSegmentProd", "UnsortedSegmentMax", "UnsortedSegmentMin",
+      checks=True)
 def _unsorted_segment(op, data, ids, num_segments):
     num = int(static(num_segments, "num_segments"))
-    return _segments(op.type[len("UnsortedSegment"):], data, ids, num, None)
+    value = _segments(op.type[len("UnsortedSegment"):], data, ids, num, None)
+    return Checked(value, _all(ids < num),
+                   f"{op.type}: a segment id is not less than num_segments={num}")
 
 
-@rule("BatchGather")
+@rule("BatchGather", checks=True)
 def _batch_gather(op, params, indices):
     axis, batch_dims = op.attrs["axis"], op.attrs["batch_dims"]
-    fn = lambda p, i: jnp.take(p, i, axis=axis - batch_dims)  # noqa: E731
+    fn = lambda p, i: jnp.take(p, i, axis=axis - batch_dims, mode="clip")  # noqa: E731
     for _ in range(batch_dims):
         fn = jax.vmap(fn)
-    return fn(params, indices)
+    size = np.shape(params)[axis]
+    return Checked(fn(params, indices), _in_range(indices, size),
+                   f"BatchGather: an index is not in [0, {size})")
 
 
 @rule("BatchGatherGrad")
@@ -680,9 +854,12 @@ def _batched_gather_nd(batch_dims):
     return fn
 
 
-@rule("BatchGatherNd")
+@rule("BatchGatherNd", checks=True)
 def _batch_gather_nd(op, params, indices):
-    return _batched_gather_nd(op.attrs["batch_dims"])(params, indices)
+    batch_dims = op.attrs["batch_dims"]
+    dims = list(np.shape(params)[batch_dims:])
+    return Checked(_batched_gather_nd(batch_dims)(params, indices), _tuples_in(indices, dims),
+                   f"BatchGatherNd: an index tuple does not index into shape {dims}")
 
 
 @rule("BatchGatherNdGrad")
