@@ -233,6 +233,8 @@ def _headers(data: bytes, what: str) -> list[tuple[tuple, np.dtype]]:
                     read = np.lib.format.read_array_header_1_0 if version == (1, 0) else \
                         np.lib.format.read_array_header_2_0
                     shape, _, dtype = read(f)
+                    if any(not isinstance(d, int) or d < 0 for d in shape):
+                        raise ValueError(f"the shape {shape} has a negative dimension")
                 except ValueError as exc:
                     raise ValueError(f"{what}: the weight {info.filename!r} has a damaged "
                                      f"header ({exc}).") from None

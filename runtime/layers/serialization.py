@@ -129,7 +129,7 @@ def weight_budget(largest: int, total: int) -> Iterator[None]:
     or weights adding up to more than twice `total` (the sizes of a weights file's arrays):
     a config read from a file cannot make a layer allocate more than the file holds."""
     outer = (_budget.largest, _budget.left)
-    _budget.largest, _budget.left = largest, 2 * total + 4096
+    _budget.largest, _budget.left = largest, 2 * total + 256
     try:
         yield
     finally:
