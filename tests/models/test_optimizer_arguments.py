@@ -1,0 +1,75 @@
+"""Optimizers refuse hyperparameters that cannot work when they are made, as Keras 3 does
+(`Adam(learning_rate=None)` raises "Argument `learning_rate` should be float, or an instance of
+LearningRateSchedule, or a callable"), instead of training to NaN; schedules and callables
+stay allowed, and misspelt keywords get a suggestion."""
+
+import numpy as np
+import pytest
+
+import runtime as rt
+
+CLASSES = [rt.optimizers.SGD, rt.optimizers.Adam, rt.optimizers.AdamW, rt.optimizers.RMSprop,
+           rt.optimizers.Adagrad, rt.train.GradientDescentOptimizer, rt.train.AdamOptimizer]
+
+
+@pytest.mark.parametrize("cls", CLASSES, ids=lambda cls: cls.__name__)
+@pytest.mark.parametrize("value", [None, "0.1", True, [0.1], {"lr": 0.1}, 1j],
+                         ids=["None", "str", "bool", "list", "dict", "complex"])
+def test_a_learning_rate_that_is_not_a_number_schedule_or_callable_is_refused(cls, value):
+    with pytest.raises(ValueError, match="`learning_rate` must be a float, a "
+                                         "LearningRateSchedule or a callable") as caught:
+        cls(learning_rate=value)
+    assert repr(value)[:20] in str(caught.value)
+
+
+def test_assigning_a_bad_learning_rate_later_is_refused_and_a_good_one_is_used():
+    optimizer = rt.optimizers.SGD(0.1)
+    with pytest.raises(ValueError, match="learning_rate"):
+        optimizer.learning_rate = "0.5"
+    optimizer.learning_rate = 0.5
+    var = rt.Variable([1.0, 2.0])
+    optimizer.apply_gradients([(rt.constant([1.0, -1.0]), var)])
+    np.testing.assert_allclose(var.numpy(), [1.0 - 0.5, 2.0 + 0.5])
+
+
+@pytest.mark.parametrize("rate", [
+    0.25, 1, np.float64(0.25), np.float32(0.25), rt.Variable(0.25),
+    lambda step: 0.25, rt.optimizers.schedules.ExponentialDecay(0.25, 10, 1.0)],
+    ids=["float", "int", "float64", "float32", "variable", "callable", "schedule"])
+def test_numbers_variables_callables_and_schedules_are_accepted_and_used(rate):
+    var = rt.Variable([1.0, 2.0])
+    rt.optimizers.SGD(rate).apply_gradients([(rt.constant([4.0, 4.0]), var)])
+    step = 1.0 if isinstance(rate, int) else 0.25
+    np.testing.assert_allclose(var.numpy(), [1.0 - 4 * step, 2.0 - 4 * step])
+
+
+@pytest.mark.parametrize("make, name", [
+    (lambda: rt.optimizers.Adam(epsilon=None), "epsilon"),
+    (lambda: rt.optimizers.RMSprop(epsilon="1e-7"), "epsilon"),
+    (lambda: rt.optimizers.Adagrad(epsilon=None), "epsilon"),
+    (lambda: rt.optimizers.AdamW(weight_decay=None), "weight_decay"),
+    (lambda: rt.optimizers.Adam(beta_1=None), "beta_1"),
+    (lambda: rt.optimizers.SGD(momentum=None), "momentum"),
+    (lambda: rt.optimizers.schedules.ExponentialDecay(None, 10, 0.9), "initial_learning_rate"),
+    (lambda: rt.optimizers.schedules.ExponentialDecay(0.1, 0, 0.9), "decay_steps"),
+    (lambda: rt.optimizers.schedules.CosineDecay(0.1, None), "decay_steps"),
+    (lambda: rt.optimizers.schedules.PiecewiseConstantDecay([1], [0.1, "x"]), "values"),
+])
+def test_other_hyperparameters_are_checked_when_made(make, name):
+    with pytest.raises(ValueError, match=name):
+        make()
+
+
+@pytest.mark.parametrize("call, suggestion", [
+    (lambda: rt.optimizers.Adam(lerning_rate=0.1), "learning_rate"),
+    (lambda: rt.optimizers.RMSprop(rh=0.9), "rho"),
+    (lambda: rt.optimizers.SGD(0.1).minimize(lambda: 1.0, [], tap=None), "tape"),
+    (lambda: rt.optimizers.SGD(0.1).apply_gradients([], nme="x"), "name"),
+    (lambda: rt.optimizers.schedules.ExponentialDecay(0.1, 10, 0.9, stair_case=True),
+     "staircase"),
+    (lambda: rt.optimizers.schedules.CosineDecay(0.1, 10, alpah=0.1), "alpha"),
+    (lambda: rt.optimizers.schedules.PiecewiseConstantDecay([1], [1.0, 2.0], nme="p"), "name"),
+])
+def test_misspelt_optimizer_keywords_suggest_the_name(call, suggestion):
+    with pytest.raises(TypeError, match=f"did you mean '{suggestion}'"):
+        call()
