@@ -25,13 +25,16 @@ from .. import deferred_restore as _checkpoint_deferred
 from .. import dtypes as _dtypes
 from ..arguments import init_keyword_names, raise_unknown_keywords
 from ..function.conversion import convert as _autograph_convert
+from ..graph import FuncGraph
 from ..module import Module
 from ..module import snake_case as _snake_case
+from ..ops import array_ops, composed_math
 from ..ops.core import convert_to_tensor
 from ..ops.variable_ops import Variable
 from ..shapes import TensorShape
-from ..tensor import Tensor
+from ..tensor import SymbolicTensor, Tensor
 from . import initializers as _initializers
+from . import regularizers as _regularizers
 from . import serialization as _serialization
 
 logger = logging.getLogger("runtime.layers")
@@ -129,9 +132,11 @@ class Layer(Module):
         `input_shape` (or `input_dim`, `batch_input_shape`, with `batch_size`) records the
         expected input shape: a `Sequential` whose first layer has one builds itself at once.
         `weights` are initial values for `set_weights`, set when the layer is built.
+        `activity_regularizer` (a regularizer, a name such as "l2", or a callable) adds a penalty
+        on each output to `losses` at every call, divided by the batch size as in Keras 3.
         `autocast=False` is what layers do here (they do not cast their inputs); `dynamic=True`,
-        `autocast=True`, `activity_regularizer` and `implementation` are not implemented and
-        raise `NotImplementedError`.
+        `autocast=True` and `implementation` are not implemented and raise
+        `NotImplementedError`.
         """
         unknown = [key for key in kwargs if key not in self._keras_keywords]
         if unknown:
@@ -146,6 +151,21 @@ class Layer(Module):
         self._dtype = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.float32
         self._batch_input_shape = _batch_input_shape(kwargs)
         self._initial_weights = kwargs.get("weights")
+        self._losses: list = []  # add_loss's, cleared when an outermost layer call starts
+        self._weight_penalties: dict[int, Callable] = {}  # id(variable) -> its regularizer
+        self.activity_regularizer = kwargs.get("activity_regularizer")
+
+    @property
+    def activity_regularizer(self):
+        """The regularizer of this layer's outputs (None for none)."""
+        return self.__dict__.get("_activity_regularizer")
+
+    @activity_regularizer.setter
+    def activity_regularizer(self, value) -> None:
+        value = _regularizers.get(value, "activity_regularizer")
+        self.__dict__["_activity_regularizer"] = value
+        if value is not None:
+            _losses_in_use.set()
 
     @property
     def dynamic(self) -> bool:
@@ -181,6 +201,8 @@ class Layer(Module):
         if not self.built:
             self._build_once(inputs)
         stack = _call_context.training
+        if not stack and _losses_in_use.is_set():  # an outermost call: losses start again
+            self._clear_losses()
         if training is None and stack:
             training = stack[-1]
         takes_training, takes_kwargs = _call_params(type(self))
@@ -190,10 +212,14 @@ class Layer(Module):
         try:
             if context.current_graph() is not None:
                 with context.name_scope(self.name):
-                    return self._traced_call()(inputs, *args, **kwargs)
-            return self.call(inputs, *args, **kwargs)
+                    outputs = self._traced_call()(inputs, *args, **kwargs)
+            else:
+                outputs = self.call(inputs, *args, **kwargs)
         finally:
             stack.pop()
+        if self.__dict__.get("_activity_regularizer") is not None:
+            self._add_activity_losses(outputs)
+        return outputs
 
     def _traced_call(self) -> Callable:
         """`call` as used while a function traces: autograph-converted when it is user code.
@@ -230,26 +256,41 @@ class Layer(Module):
         self._build_input_shape = shapes  # what a saved model is rebuilt from
         self._build_input_dtype = getattr(inputs, "dtype", None)
         with context.init_scope():
-            self.build(shapes)
+            self.__dict__["_building"] = True  # build() is running for a first call
+            try:
+                self.build(shapes)
+            finally:
+                self.__dict__["_building"] = False
             self.built = True
             initial, self._initial_weights = getattr(self, "_initial_weights", None), None
             if initial is not None:
                 self.set_weights(initial)
             _checkpoint_deferred.created(self)  # saved values waiting for these weights
 
-    def build(self, input_shape) -> None:
-        """Creates the weights; `input_shape` is a TensorShape (or a nest of them)."""
+    def build(self, input_shape=None) -> None:
+        """Creates the weights; `input_shape` is a TensorShape (or a nest of them).
+
+        The default, called directly on a layer whose sublayers are not built yet (as in
+        `model.build((None, 3))`), runs `call` once on placeholders of `input_shape` in a
+        throwaway graph, so that every sublayer creates its weights (as Keras does).
+        """
+        if not self.__dict__.get("_building") and not self.built and \
+                input_shape is not None and type(self).build is Layer.build and \
+                any(isinstance(m, Layer) and not m.built for m in self.submodules):
+            build_by_run(self, input_shape)
         self.built = True
 
     def add_weight(self, name: str, shape=(), dtype=None,
                    initializer: str | Callable | None = None,
-                   trainable: bool = True) -> Variable:
+                   trainable: bool = True, regularizer=None) -> Variable:
         """A new variable owned by this layer, created eagerly even while a function traces.
 
         `initializer` is a name (`"glorot_uniform"`, `"zeros"`, ...) or a callable
         `(shape, dtype=dtype) -> value` (as Keras calls it, so `rt.random.normal` works); the
-        default is glorot_uniform for floats, zeros otherwise.
+        default is glorot_uniform for floats, zeros otherwise. `regularizer` (a regularizer,
+        a name such as "l2", or a callable) puts a penalty on the weight into `losses`.
         """
+        regularizer = _regularizers.get(regularizer, "regularizer")
         dtype = _dtypes.as_dtype(dtype) if dtype is not None else self.dtype
         dims = TensorShape(shape)
         if not dims.is_fully_defined():
@@ -266,7 +307,54 @@ class Layer(Module):
                                 f"{value.dtype.name} values for a {dtype.name} weight.")
             variable = Variable(value, trainable=trainable, name=f"{self.name}/{name}")
         self._weights.append(variable)
+        if regularizer is not None:
+            self.__dict__.setdefault("_weight_penalties", {})[id(variable)] = regularizer
         return variable
+
+    # -- losses -----------------------------------------------------------------------------
+    def add_loss(self, loss) -> None:
+        """Adds a scalar loss (a tensor, from `call`) to `losses`; `fit` adds it to the
+        loss it minimises. Losses added in a call last until the next outermost call."""
+        for value in nest.flatten(loss):
+            if not isinstance(value, (Tensor, int, float, np.ndarray, np.generic)):
+                raise ValueError(f"{self.name}.add_loss takes tensors, got {value!r:.100}.")
+            self.__dict__.setdefault("_losses", []).append(convert_to_tensor(value))
+        _losses_in_use.set()
+
+    @property
+    def losses(self) -> list:
+        """This layer's and its sublayers' losses: those added by `add_loss` and activity
+        regularizers in the latest call, then the penalty of each trainable weight that has
+        a regularizer, computed when read (Keras 3's order)."""
+        layers = [self, *(m for m in self.submodules if isinstance(m, Layer))]
+        found = [loss for layer in layers for loss in layer.__dict__.get("_losses", ())
+                 if _visible_here(loss)]
+        penalties: dict[int, Callable] = {}
+        for layer in layers:
+            penalties.update(layer.__dict__.get("_weight_penalties", {}))
+        if penalties:
+            for variable in self.trainable_variables:
+                if id(variable) in penalties:
+                    found.append(convert_to_tensor(penalties[id(variable)](variable)))
+        return found
+
+    def _clear_losses(self) -> None:
+        for layer in [self, *self.submodules]:
+            if isinstance(layer, Layer):
+                layer.__dict__.get("_losses", []).clear()
+
+    def _add_activity_losses(self, outputs) -> None:
+        """The activity regularizer's penalty on each output, divided by its batch size."""
+        for output in nest.flatten(outputs):
+            if not isinstance(output, Tensor):
+                continue
+            loss = convert_to_tensor(self.activity_regularizer(output))
+            if output.shape.rank:
+                batch = output.shape[0]
+                if batch is None:
+                    batch = array_ops.cast(array_ops.shape(output)[0], loss.dtype)
+                loss = composed_math.divide_no_nan(loss, array_ops.cast(batch, loss.dtype))
+            self.add_loss(loss)
 
     # -- tracking ---------------------------------------------------------------------------
     def _tracked(self) -> Iterator[Any]:
@@ -375,9 +463,6 @@ def _refuse_unimplemented(layer: str, kwargs: dict, dynamic: bool) -> None:
         "autocast": (kwargs.get("autocast") is True,
                      "layers do not cast their inputs; cast them with rt.cast (autocast=False "
                      "is accepted)"),
-        "activity_regularizer": (kwargs.get("activity_regularizer") is not None,
-                                 "layers have no losses of their own; add the penalty to "
-                                 "your loss"),
         "implementation": (kwargs.get("implementation") is not None,
                            "it selects between Keras's recurrent kernels, and the "
                            "recurrent layers here have one"),
@@ -388,6 +473,15 @@ def _refuse_unimplemented(layer: str, kwargs: dict, dynamic: bool) -> None:
     for key, (given, why) in reasons.items():
         if given:
             raise NotImplementedError(f"{layer}({key}=...) is not implemented: {why}.")
+
+
+def positive_int(value, argument: str, layer: str) -> int:
+    """`value` as an int when it is a positive integer (not a bool, float or string), else
+    the ValueError Keras raises, naming the argument."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0:
+        raise ValueError(f"{layer}: invalid value for argument `{argument}`: expected a positive "
+                         f"integer, got {argument}={value!r}.")
+    return int(value)
 
 
 def _batch_input_shape(kwargs: dict) -> tuple | None:
@@ -402,6 +496,52 @@ def _batch_input_shape(kwargs: dict) -> tuple | None:
         return None
     dims = tuple(shape) if isinstance(shape, (list, tuple, TensorShape)) else (shape,)
     return (kwargs.get("batch_size"),) + dims
+
+
+_losses_in_use = threading.Event()  # set once a layer has losses: calls then clear them
+
+
+def _visible_here(loss) -> bool:
+    """Whether a recorded loss can be used now: an eager value, or a tensor of the graph
+    being built (or of one enclosing it), not one left from an earlier trace."""
+    if not isinstance(loss, SymbolicTensor):
+        return True
+    graph = context.current_graph()
+    while graph is not None:
+        if graph is loss.graph:
+            return True
+        graph = getattr(graph, "outer_graph", None)
+    return False
+
+
+def _is_shape(value) -> bool:
+    """Whether `value` is one shape (a TensorShape, or a list/tuple of ints and None)."""
+    if isinstance(value, TensorShape):
+        return True
+    return isinstance(value, (list, tuple)) and all(
+        d is None or (isinstance(d, (int, np.integer)) and not isinstance(d, bool))
+        for d in value)
+
+
+def _placeholders(graph, shapes, dtype, layer: str):
+    """Placeholders of `shapes` (one shape, or a list, tuple or dict of shapes)."""
+    if _is_shape(shapes):
+        return graph.placeholder(TensorShape(shapes), dtype, name="inputs")
+    if isinstance(shapes, dict):
+        return {key: _placeholders(graph, value, dtype, layer) for key, value in shapes.items()}
+    if isinstance(shapes, (list, tuple)) and shapes:
+        return [_placeholders(graph, value, dtype, layer) for value in shapes]
+    raise ValueError(f"{layer}.build: `input_shape` must be a shape with the batch dimension "
+                     f"such as (None, 3), or a list or dict of shapes; got {shapes!r}.")
+
+
+def build_by_run(layer: Layer, input_shape, dtype=None) -> None:
+    """Calls `layer` on placeholders of `input_shape` in a throwaway graph: its layers create
+    their weights (eagerly, as on a first call) and nothing runs."""
+    graph = FuncGraph(f"{layer.name}_build")
+    dtype = _dtypes.as_dtype(dtype) if dtype is not None else layer.dtype
+    with context.graph_scope(graph):
+        layer(_placeholders(graph, input_shape, dtype, layer.name))
 
 
 # filled by runtime.layers.functional, which sits above this module

@@ -4,26 +4,33 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import numpy as np
+
 from ..ops import composed, conv_ops
 from ..ops.core import convert_to_tensor
 from ..shapes import TensorShape
-from .base import Layer
+from .base import Layer, positive_int
 from .kernel_layer import KernelLayer, as_layer_dtype  # noqa: F401 -- re-exported
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
 def normalize_tuple(value, n: int, what: str, layer: str) -> tuple[int, ...]:
     """An int or `n` ints as a tuple of `n` positive ints (Keras's kernel_size, strides...)."""
-    if isinstance(value, int):
-        items = (value,) * n
+    if _is_int(value):
+        items = (int(value),) * n
     else:
         try:
-            items = tuple(int(v) for v in value)
+            raw = tuple(value)
         except TypeError:
             raise TypeError(f"{layer}: `{what}` must be an int or a tuple of {n} ints, got "
                             f"{value!r}.") from None
-        if len(items) != n:
+        if isinstance(value, str) or len(raw) != n or not all(_is_int(v) for v in raw):
             raise ValueError(f"{layer}: `{what}` must be an int or a tuple of {n} ints, got "
                              f"{value!r}.")
+        items = tuple(int(v) for v in raw)
     if any(v < 1 for v in items):
         raise ValueError(f"{layer}: `{what}` must be positive, got {value!r}.")
     return items
@@ -53,20 +60,20 @@ class _Conv(KernelLayer):
 
     def __init__(self, filters: int, kernel_size, strides, padding: str, data_format,
                  dilation_rate, activation, use_bias: bool, kernel_initializer,
-                 bias_initializer, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+                 bias_initializer, kernel_regularizer, bias_regularizer, activity_regularizer,
+                 **kwargs: Any) -> None:
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         name = type(self).__name__
-        if int(filters) <= 0:
-            raise ValueError(f"{name} needs a positive number of filters, got {filters!r}.")
+        self.filters = positive_int(filters, "filters", name)
         check_data_format(data_format, name)
-        self.filters = int(filters)
         self.kernel_size = normalize_tuple(kernel_size, self._rank, "kernel_size", name)
         self.strides = normalize_tuple(strides, self._rank, "strides", name)
         self.dilation_rate = normalize_tuple(dilation_rate, self._rank, "dilation_rate", name)
         allowed = ("valid", "same", "causal") if self._rank == 1 else ("valid", "same")
         self.padding = check_padding(padding, name, allowed)
         self.data_format = "channels_last"
-        self._init_kernel_arguments(activation, use_bias, kernel_initializer, bias_initializer)
+        self._init_kernel_arguments(activation, use_bias, kernel_initializer, bias_initializer,
+                                    kernel_regularizer, bias_regularizer)
 
     def build(self, input_shape) -> None:
         shape = TensorShape(input_shape)
@@ -90,9 +97,11 @@ class Conv2D(_Conv):
                  data_format: str | None = None, dilation_rate=(1, 1),
                  activation: str | Callable | None = None, use_bias: bool = True,
                  kernel_initializer: str | Callable = "glorot_uniform",
-                 bias_initializer: str | Callable = "zeros", **kwargs: Any) -> None:
+                 bias_initializer: str | Callable = "zeros", kernel_regularizer=None,
+                 bias_regularizer=None, activity_regularizer=None, **kwargs: Any) -> None:
         super().__init__(filters, kernel_size, strides, padding, data_format, dilation_rate,
-                         activation, use_bias, kernel_initializer, bias_initializer, **kwargs)
+                         activation, use_bias, kernel_initializer, bias_initializer,
+                         kernel_regularizer, bias_regularizer, activity_regularizer, **kwargs)
 
     def _transform(self, x):
         return conv_ops.conv2d(x, self.kernel, self.strides, self.padding.upper(),
@@ -109,9 +118,11 @@ class Conv1D(_Conv):
                  data_format: str | None = None, dilation_rate=1,
                  activation: str | Callable | None = None, use_bias: bool = True,
                  kernel_initializer: str | Callable = "glorot_uniform",
-                 bias_initializer: str | Callable = "zeros", **kwargs: Any) -> None:
+                 bias_initializer: str | Callable = "zeros", kernel_regularizer=None,
+                 bias_regularizer=None, activity_regularizer=None, **kwargs: Any) -> None:
         super().__init__(filters, kernel_size, strides, padding, data_format, dilation_rate,
-                         activation, use_bias, kernel_initializer, bias_initializer, **kwargs)
+                         activation, use_bias, kernel_initializer, bias_initializer,
+                         kernel_regularizer, bias_regularizer, activity_regularizer, **kwargs)
 
     def _transform(self, x):
         padding = self.padding.upper()

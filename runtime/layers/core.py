@@ -4,31 +4,35 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import numpy as np
+
 from .. import tensor as _tensor
 from ..ops import array_ops, linalg_ops, nn_ops
 from ..ops.control_flow import cond
 from ..ops.core import convert_to_tensor
 from ..shapes import TensorShape
 from . import activations
-from .base import Layer
+from .base import Layer, positive_int
 from .kernel_layer import KernelLayer
 
 
 class Dense(KernelLayer):
     """`activation(inputs @ kernel + bias)`: a fully connected layer of `units` outputs.
 
-    `activation` is a callable or a name (`"relu"`, `"softmax"`, `"sigmoid"`, `"tanh"`,
-    `"linear"`); None is linear. Inputs of rank > 2 are contracted over their last axis.
+    `activation` is a callable or a name (`"relu"`, `"gelu"`, `"softmax"`, ...: every name of
+    `keras.activations`); None is linear. Inputs of rank > 2 are contracted over their last
+    axis. `kernel_regularizer`, `bias_regularizer` and `activity_regularizer` (regularizers,
+    names such as "l2", or callables) put penalties into `losses`.
     """
 
     def __init__(self, units: int, activation: str | Callable | None = None,
                  use_bias: bool = True, kernel_initializer: str | Callable = "glorot_uniform",
-                 bias_initializer: str | Callable = "zeros", **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        if int(units) <= 0:
-            raise ValueError(f"Dense needs a positive number of units, got {units!r}.")
-        self.units = int(units)
-        self._init_kernel_arguments(activation, use_bias, kernel_initializer, bias_initializer)
+                 bias_initializer: str | Callable = "zeros", kernel_regularizer=None,
+                 bias_regularizer=None, activity_regularizer=None, **kwargs: Any) -> None:
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        self.units = positive_int(units, "units", "Dense")
+        self._init_kernel_arguments(activation, use_bias, kernel_initializer, bias_initializer,
+                                    kernel_regularizer, bias_regularizer)
 
     def build(self, input_shape) -> None:
         shape = TensorShape(input_shape)
@@ -52,8 +56,10 @@ class Dropout(Layer):
 
     def __init__(self, rate: float, noise_shape=None, seed=None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        if not 0 <= float(rate) < 1:
-            raise ValueError(f"Dropout rate must be in [0, 1), got {rate!r}.")
+        if isinstance(rate, bool) or not isinstance(rate, (int, float, np.integer, np.floating)) \
+                or not 0 <= rate < 1:
+            raise ValueError(f"Invalid value for argument `rate` of Dropout: expected a float "
+                             f"in [0, 1), got rate={rate!r}.")
         self.rate = float(rate)
         self.noise_shape = noise_shape
         self.seed = seed

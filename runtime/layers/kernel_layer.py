@@ -7,6 +7,7 @@ from typing import Callable
 from ..ops import array_ops, math_ops
 from ..ops.core import convert_to_tensor
 from . import activations
+from . import regularizers as _regularizers
 from .base import Layer
 
 
@@ -24,8 +25,11 @@ class KernelLayer(Layer):
 
     def _init_kernel_arguments(self, activation: str | Callable | None, use_bias: bool,
                                kernel_initializer: str | Callable,
-                               bias_initializer: str | Callable) -> None:
+                               bias_initializer: str | Callable, kernel_regularizer=None,
+                               bias_regularizer=None) -> None:
         self.activation = activations.get(activation)
+        self.kernel_regularizer = _regularizers.get(kernel_regularizer, "kernel_regularizer")
+        self.bias_regularizer = _regularizers.get(bias_regularizer, "bias_regularizer")
         self.use_bias = bool(use_bias)
         self.kernel_initializer = kernel_initializer
         self.bias_initializer = bias_initializer
@@ -34,9 +38,11 @@ class KernelLayer(Layer):
 
     def _build_kernel(self, kernel_shape: list, outputs: int) -> None:
         """Adds the kernel and, with `use_bias`, a bias of `outputs` values."""
-        self.kernel = self.add_weight("kernel", kernel_shape, initializer=self.kernel_initializer)
+        self.kernel = self.add_weight("kernel", kernel_shape, initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer)
         if self.use_bias:
-            self.bias = self.add_weight("bias", [outputs], initializer=self.bias_initializer)
+            self.bias = self.add_weight("bias", [outputs], initializer=self.bias_initializer,
+                                        regularizer=self.bias_regularizer)
         self.built = True
 
     def _transform(self, x):

@@ -10,6 +10,7 @@ from ..shapes import TensorShape
 from . import saving as _saving
 from . import serialization as _serialization
 from .base import Layer, _functional_hooks
+from .base import build_by_run as _build_by_run
 from .training import Training
 
 
@@ -112,6 +113,25 @@ class Sequential(Model):
             except Exception:
                 self._stack.pop()
                 raise
+
+    def build(self, input_shape=None) -> None:
+        """Creates every layer's weights for inputs of `input_shape` (with the batch
+        dimension, e.g. `(None, 3)`), as Keras's `Sequential.build` does; without it, the
+        shape of a first `Input` or of the first layer's `input_shape`."""
+        if self.__dict__.get("_building"):  # the first call is building the model
+            self.built = True
+            return
+        if not self._stack:
+            raise ValueError(f"{self.name}.build: the model has no layers yet; add layers "
+                             "before building it.")
+        shape, dtype = self._input_spec or (getattr(self._stack[0], "_batch_input_shape", None),
+                                            self._stack[0].dtype)
+        if input_shape is not None:
+            shape = input_shape
+        if shape is None:
+            raise ValueError(f"{self.name}.build needs `input_shape`, the shape of the inputs "
+                             "with the batch dimension, such as model.build((None, 3)).")
+        _build_by_run(self, shape, dtype)
 
     def pop(self) -> Layer:
         """Removes and returns the last layer."""

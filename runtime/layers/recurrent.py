@@ -23,7 +23,8 @@ from ..ops.tensor_array import TensorArray
 from ..shapes import TensorShape
 from . import activations
 from . import initializers as _initializers
-from .base import Layer
+from . import regularizers as _regularizers
+from .base import Layer, positive_int
 from .kernel_layer import as_layer_dtype
 
 
@@ -66,13 +67,15 @@ class _Cell(Layer):
 
     def __init__(self, units: int, activation, use_bias: bool, kernel_initializer,
                  recurrent_initializer, bias_initializer, dropout, recurrent_dropout,
+                 kernel_regularizer=None, recurrent_regularizer=None, bias_regularizer=None,
                  **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        if int(units) <= 0:
-            raise ValueError(f"{type(self).__name__} needs a positive number of units, got "
-                             f"{units!r}.")
+        self.units = positive_int(units, "units", type(self).__name__)
         _check_dropout(type(self).__name__, dropout, recurrent_dropout)
-        self.units = int(units)
+        self.kernel_regularizer = _regularizers.get(kernel_regularizer, "kernel_regularizer")
+        self.recurrent_regularizer = _regularizers.get(recurrent_regularizer,
+                                                       "recurrent_regularizer")
+        self.bias_regularizer = _regularizers.get(bias_regularizer, "bias_regularizer")
         self.activation = activations.get(activation)
         self.use_bias = bool(use_bias)
         self.kernel_initializer = kernel_initializer
@@ -99,12 +102,15 @@ class _Cell(Layer):
                              f"shape {shape}.")
         n = self._gates * self.units
         self.kernel = self.add_weight("kernel", [shape[-1], n],
-                                      initializer=self.kernel_initializer)
+                                      initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer)
         self.recurrent_kernel = self.add_weight(
-            "recurrent_kernel", [self.units, n], initializer=_initializer(self.recurrent_initializer))
+            "recurrent_kernel", [self.units, n], initializer=_initializer(self.recurrent_initializer),
+            regularizer=self.recurrent_regularizer)
         if self.use_bias:
             self.bias = self.add_weight("bias", self._bias_shape(),
-                                        initializer=self._bias_initializer())
+                                        initializer=self._bias_initializer(),
+                                        regularizer=self.bias_regularizer)
         self.built = True
 
     def _preactivation(self, inputs, h):
@@ -130,11 +136,14 @@ class SimpleRNNCell(_Cell):
     def __init__(self, units: int, activation: str | Callable | None = "tanh",
                  use_bias: bool = True, kernel_initializer: str | Callable = "glorot_uniform",
                  recurrent_initializer: str | Callable = "orthogonal",
-                 bias_initializer: str | Callable = "zeros", dropout: float = 0.0,
-                 recurrent_dropout: float = 0.0, **kwargs: Any) -> None:
+                 bias_initializer: str | Callable = "zeros",
+                 kernel_regularizer=None, recurrent_regularizer=None, bias_regularizer=None,
+                 dropout: float = 0.0, recurrent_dropout: float = 0.0, **kwargs: Any) -> None:
         super().__init__(units, activation, use_bias, kernel_initializer,
                          recurrent_initializer, bias_initializer, dropout, recurrent_dropout,
-                         **kwargs)
+                         kernel_regularizer=kernel_regularizer,
+                         recurrent_regularizer=recurrent_regularizer,
+                         bias_regularizer=bias_regularizer, **kwargs)
 
     def call(self, inputs, states):
         h = states[0] if isinstance(states, (list, tuple)) else states
@@ -157,10 +166,13 @@ class LSTMCell(_Cell):
                  use_bias: bool = True, kernel_initializer: str | Callable = "glorot_uniform",
                  recurrent_initializer: str | Callable = "orthogonal",
                  bias_initializer: str | Callable = "zeros", unit_forget_bias: bool = True,
+                 kernel_regularizer=None, recurrent_regularizer=None, bias_regularizer=None,
                  dropout: float = 0.0, recurrent_dropout: float = 0.0, **kwargs: Any) -> None:
         super().__init__(units, activation, use_bias, kernel_initializer,
                          recurrent_initializer, bias_initializer, dropout, recurrent_dropout,
-                         **kwargs)
+                         kernel_regularizer=kernel_regularizer,
+                         recurrent_regularizer=recurrent_regularizer,
+                         bias_regularizer=bias_regularizer, **kwargs)
         self.recurrent_activation = activations.get(recurrent_activation)
         self.unit_forget_bias = bool(unit_forget_bias)
 
@@ -207,12 +219,15 @@ class GRUCell(_Cell):
                  recurrent_activation: str | Callable | None = "sigmoid",
                  use_bias: bool = True, kernel_initializer: str | Callable = "glorot_uniform",
                  recurrent_initializer: str | Callable = "orthogonal",
-                 bias_initializer: str | Callable = "zeros", dropout: float = 0.0,
-                 recurrent_dropout: float = 0.0, reset_after: bool = True,
+                 bias_initializer: str | Callable = "zeros",
+                 kernel_regularizer=None, recurrent_regularizer=None, bias_regularizer=None,
+                 dropout: float = 0.0, recurrent_dropout: float = 0.0, reset_after: bool = True,
                  **kwargs: Any) -> None:
         super().__init__(units, activation, use_bias, kernel_initializer,
                          recurrent_initializer, bias_initializer, dropout, recurrent_dropout,
-                         **kwargs)
+                         kernel_regularizer=kernel_regularizer,
+                         recurrent_regularizer=recurrent_regularizer,
+                         bias_regularizer=bias_regularizer, **kwargs)
         self.recurrent_activation = activations.get(recurrent_activation)
         self.reset_after = bool(reset_after)
 
@@ -362,16 +377,20 @@ class SimpleRNN(_CellRNN):
     def __init__(self, units: int, activation: str | Callable | None = "tanh",
                  use_bias: bool = True, kernel_initializer: str | Callable = "glorot_uniform",
                  recurrent_initializer: str | Callable = "orthogonal",
-                 bias_initializer: str | Callable = "zeros", dropout: float = 0.0,
-                 recurrent_dropout: float = 0.0, return_sequences: bool = False,
-                 return_state: bool = False, go_backwards: bool = False,
-                 stateful: bool = False, unroll: bool = False, time_major: bool = False,
-                 **kwargs: Any) -> None:
+                 bias_initializer: str | Callable = "zeros",
+                 kernel_regularizer=None, recurrent_regularizer=None, bias_regularizer=None,
+                 activity_regularizer=None,
+                 dropout: float = 0.0, recurrent_dropout: float = 0.0,
+                 return_sequences: bool = False, return_state: bool = False,
+                 go_backwards: bool = False, stateful: bool = False, unroll: bool = False,
+                 time_major: bool = False, **kwargs: Any) -> None:
         cell = SimpleRNNCell(units, activation, use_bias, kernel_initializer,
-                             recurrent_initializer, bias_initializer, dropout,
-                             recurrent_dropout, dtype=kwargs.get("dtype"))
+                             recurrent_initializer, bias_initializer, dropout=dropout,
+                             recurrent_dropout=recurrent_dropout, kernel_regularizer=kernel_regularizer,
+                        recurrent_regularizer=recurrent_regularizer,
+                        bias_regularizer=bias_regularizer, dtype=kwargs.get("dtype"))
         super().__init__(cell, return_sequences, return_state, go_backwards, stateful, unroll,
-                         time_major, **kwargs)
+                         time_major, activity_regularizer=activity_regularizer, **kwargs)
 
 
 class LSTM(_CellRNN):
@@ -382,15 +401,20 @@ class LSTM(_CellRNN):
                  use_bias: bool = True, kernel_initializer: str | Callable = "glorot_uniform",
                  recurrent_initializer: str | Callable = "orthogonal",
                  bias_initializer: str | Callable = "zeros", unit_forget_bias: bool = True,
+                 kernel_regularizer=None, recurrent_regularizer=None, bias_regularizer=None,
+                 activity_regularizer=None,
                  dropout: float = 0.0, recurrent_dropout: float = 0.0,
                  return_sequences: bool = False, return_state: bool = False,
                  go_backwards: bool = False, stateful: bool = False, unroll: bool = False,
                  time_major: bool = False, **kwargs: Any) -> None:
         cell = LSTMCell(units, activation, recurrent_activation, use_bias, kernel_initializer,
-                        recurrent_initializer, bias_initializer, unit_forget_bias, dropout,
-                        recurrent_dropout, dtype=kwargs.get("dtype"))
+                        recurrent_initializer, bias_initializer, unit_forget_bias,
+                        dropout=dropout, recurrent_dropout=recurrent_dropout,
+                        kernel_regularizer=kernel_regularizer,
+                        recurrent_regularizer=recurrent_regularizer,
+                        bias_regularizer=bias_regularizer, dtype=kwargs.get("dtype"))
         super().__init__(cell, return_sequences, return_state, go_backwards, stateful, unroll,
-                         time_major, **kwargs)
+                         time_major, activity_regularizer=activity_regularizer, **kwargs)
 
 
 class GRU(_CellRNN):
@@ -400,16 +424,21 @@ class GRU(_CellRNN):
                  recurrent_activation: str | Callable | None = "sigmoid",
                  use_bias: bool = True, kernel_initializer: str | Callable = "glorot_uniform",
                  recurrent_initializer: str | Callable = "orthogonal",
-                 bias_initializer: str | Callable = "zeros", dropout: float = 0.0,
-                 recurrent_dropout: float = 0.0, return_sequences: bool = False,
-                 return_state: bool = False, go_backwards: bool = False,
-                 stateful: bool = False, unroll: bool = False, time_major: bool = False,
-                 reset_after: bool = True, **kwargs: Any) -> None:
+                 bias_initializer: str | Callable = "zeros",
+                 kernel_regularizer=None, recurrent_regularizer=None, bias_regularizer=None,
+                 activity_regularizer=None,
+                 dropout: float = 0.0, recurrent_dropout: float = 0.0,
+                 return_sequences: bool = False, return_state: bool = False,
+                 go_backwards: bool = False, stateful: bool = False, unroll: bool = False,
+                 time_major: bool = False, reset_after: bool = True, **kwargs: Any) -> None:
         cell = GRUCell(units, activation, recurrent_activation, use_bias, kernel_initializer,
-                       recurrent_initializer, bias_initializer, dropout, recurrent_dropout,
-                       reset_after, dtype=kwargs.get("dtype"))
+                       recurrent_initializer, bias_initializer, dropout=dropout,
+                       recurrent_dropout=recurrent_dropout, reset_after=reset_after,
+                       kernel_regularizer=kernel_regularizer,
+                        recurrent_regularizer=recurrent_regularizer,
+                        bias_regularizer=bias_regularizer, dtype=kwargs.get("dtype"))
         super().__init__(cell, return_sequences, return_state, go_backwards, stateful, unroll,
-                         time_major, **kwargs)
+                         time_major, activity_regularizer=activity_regularizer, **kwargs)
 
 
 class Bidirectional(Layer):
@@ -457,11 +486,15 @@ class Bidirectional(Layer):
 def _flipped_copy(layer: RNN) -> RNN:
     cell = layer.cell
     common = dict(return_sequences=layer.return_sequences, go_backwards=not layer.go_backwards,
-                  time_major=layer.time_major, dtype=layer.dtype)
+                  time_major=layer.time_major, dtype=layer.dtype,
+                  activity_regularizer=layer.activity_regularizer)
     cell_args = dict(units=cell.units, activation=cell.activation, use_bias=cell.use_bias,
                      kernel_initializer=cell.kernel_initializer,
                      recurrent_initializer=cell.recurrent_initializer,
-                     bias_initializer=cell.bias_initializer)
+                     bias_initializer=cell.bias_initializer,
+                     kernel_regularizer=cell.kernel_regularizer,
+                     recurrent_regularizer=cell.recurrent_regularizer,
+                     bias_regularizer=cell.bias_regularizer)
     if isinstance(layer, LSTM):
         return LSTM(recurrent_activation=cell.recurrent_activation,
                     unit_forget_bias=cell.unit_forget_bias, **cell_args, **common)

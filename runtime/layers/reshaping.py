@@ -8,6 +8,7 @@ from typing import Any, Callable
 from ..ops import array_ops, conv_ops, math_ops
 from ..ops.core import convert_to_tensor
 from ..shapes import TensorShape
+from . import regularizers as _regularizers
 from .base import Layer
 
 
@@ -98,8 +99,9 @@ class Embedding(Layer):
     """
 
     def __init__(self, input_dim: int, output_dim: int,
-                 embeddings_initializer: str | Callable = "uniform", mask_zero: bool = False,
-                 input_length: int | None = None, **kwargs: Any) -> None:
+                 embeddings_initializer: str | Callable = "uniform", embeddings_regularizer=None,
+                 mask_zero: bool = False, input_length: int | None = None,
+                 **kwargs: Any) -> None:
         if input_length is not None and "input_shape" not in kwargs:
             kwargs["input_shape"] = (input_length,)
         super().__init__(**kwargs)
@@ -109,6 +111,8 @@ class Embedding(Layer):
         self.input_dim = int(input_dim)
         self.output_dim = int(output_dim)
         self.embeddings_initializer = embeddings_initializer
+        self.embeddings_regularizer = _regularizers.get(embeddings_regularizer,
+                                                        "embeddings_regularizer")
         self.mask_zero = bool(mask_zero)
         self.input_length = input_length
         self.embeddings = None
@@ -118,7 +122,8 @@ class Embedding(Layer):
         if isinstance(init, str) and init.lower() == "uniform":  # Keras's name
             init = "random_uniform"
         self.embeddings = self.add_weight("embeddings", [self.input_dim, self.output_dim],
-                                          initializer=init)
+                                          initializer=init,
+                                          regularizer=self.embeddings_regularizer)
         self.built = True
 
     def call(self, inputs):
