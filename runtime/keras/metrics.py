@@ -577,7 +577,7 @@ def _compile_metric(name: str):
     return cls() if cls is not None else None
 
 
-_compile_metrics.register_resolver(_compile_metric)
+_compile_metrics.register_resolver(_compile_metric, _BY_NAME)
 
 
 __all__ = ["Metric", "MeanMetricWrapper", *_CLASSES, *_FUNCTIONS, "mean_squared_error", "mse",

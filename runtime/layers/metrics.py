@@ -9,7 +9,8 @@ Other names resolve through `rt.keras.metrics` when it is loaded (it registers i
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional, Union
+import difflib
+from typing import Any, Callable, Iterable, Optional, Union
 
 from ..ops import array_ops, math_ops, reduce_ops
 from ..ops.core import convert_to_tensor
@@ -73,18 +74,29 @@ _NAMED = {"mae": losses.mean_absolute_error, "mean_absolute_error": losses.mean_
           "categorical_accuracy": categorical_accuracy, "binary_accuracy": binary_accuracy}
 
 _RESOLVERS: list[Callable[[str], Any]] = []
+_RESOLVED_NAMES: set[str] = set()
 
 
-def register_resolver(resolve: Callable[[str], Any]) -> None:
+def register_resolver(resolve: Callable[[str], Any], names: Iterable[str] = ()) -> None:
     """Registers `resolve(name)`: a metric object or function for a name, or None when it
-    does not know the name (`rt.keras.metrics` registers its names here)."""
+    does not know the name; `names` are the ones it knows, for error messages
+    (`rt.keras.metrics` registers its names here)."""
     if resolve not in _RESOLVERS:
         _RESOLVERS.append(resolve)
+    _RESOLVED_NAMES.update(names)
 
 
 def known_names() -> list[str]:
-    """The metric names `get` accepts without a registered resolver."""
-    return sorted({"accuracy", "acc", *_NAMED})
+    """The metric names `get` accepts."""
+    return sorted({"accuracy", "acc", *_NAMED, *_RESOLVED_NAMES})
+
+
+def _unknown(metric: str) -> ValueError:
+    known = known_names()
+    close = difflib.get_close_matches(metric, known, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else "."
+    return ValueError(f"compile(metrics=...): unknown metric {metric!r}{hint} Use a callable "
+                      f"fn(y_true, y_pred), a metric object, or one of {', '.join(known)}.")
 
 
 def get(metric: Union[str, Callable, Any], loss: Optional[Callable] = None) -> tuple[str, Any]:
@@ -105,6 +117,4 @@ def get(metric: Union[str, Callable, Any], loss: Optional[Callable] = None) -> t
             return metric, found
     if metric in _NAMED:
         return metric, _NAMED[metric]
-    raise ValueError(f"compile(metrics=...): unknown metric {metric!r}; use a callable "
-                     f"fn(y_true, y_pred), a metric object, or one of "
-                     f"{', '.join(known_names())}.")
+    raise _unknown(metric)

@@ -1,0 +1,204 @@
+"""`Model.compile` conveniences as Keras 3 has them: optimizer names, "accuracy" resolved from
+the shapes of labels and predictions, metric names. Oracles: Keras 3's documented defaults and
+rules, and the same numbers computed in NumPy from the model's weights."""
+
+import numpy as np
+import pytest
+
+import runtime as rt
+from runtime import keras
+
+# Keras 3's documented constructor defaults (keras.io/api/optimizers).
+KERAS_DEFAULTS = {
+    "adam": ("Adam", {"learning_rate": 0.001, "beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-7}),
+    "sgd": ("SGD", {"learning_rate": 0.01, "momentum": 0.0, "nesterov": False}),
+    "rmsprop": ("RMSprop", {"learning_rate": 0.001, "rho": 0.9, "momentum": 0.0,
+                            "epsilon": 1e-7}),
+    "adamw": ("AdamW", {"learning_rate": 0.001, "weight_decay": 0.004}),
+    "adagrad": ("Adagrad", {"learning_rate": 0.001, "initial_accumulator_value": 0.1,
+                            "epsilon": 1e-7}),
+}
+
+
+def _dense(units, activation=None, input_shape=(4,)):
+    rt.random.set_seed(0)
+    return keras.Sequential([keras.Input(input_shape), keras.layers.Dense(units,
+                                                                           activation=activation)])
+
+
+@pytest.mark.parametrize("spelling", ["adam", "Adam", "ADAM", "sgd", "SGD", "rmsprop",
+                                      "RMSprop", "adamw", "AdamW", "adagrad", "Adagrad"])
+def test_optimizer_names_give_keras_default_optimizers(spelling):
+    model = _dense(1)
+    model.compile(optimizer=spelling, loss="mse")
+    class_name, defaults = KERAS_DEFAULTS[spelling.lower()]
+    assert type(model.optimizer).__name__ == class_name
+    config = model.optimizer.get_config()
+    for key, value in defaults.items():
+        assert config[key] == pytest.approx(value), key
+    assert type(keras.optimizers.get(spelling)).__name__ == class_name
+
+
+def test_each_compile_gets_its_own_optimizer():
+    first, second = _dense(1), _dense(1)
+    first.compile("adam", "mse")
+    second.compile("adam", "mse")
+    assert first.optimizer is not second.optimizer
+
+
+def test_fit_with_sgd_by_name_takes_the_numpy_sgd_step():
+    x = np.random.default_rng(0).normal(size=(8, 4)).astype(np.float32)
+    y = np.random.default_rng(1).normal(size=(8, 1)).astype(np.float32)
+    model = _dense(1)
+    kernel, bias = model.get_weights()
+    model.compile(optimizer="sgd", loss="mse")
+    model.fit(x, y, epochs=1, batch_size=8, verbose=0, shuffle=False)
+    error = x @ kernel + bias - y                      # d mean(e^2) / d e = 2 e / n
+    grad_kernel = x.T @ (2 * error / len(x))
+    grad_bias = (2 * error / len(x)).sum(0)
+    new_kernel, new_bias = model.get_weights()
+    np.testing.assert_allclose(new_kernel, kernel - 0.01 * grad_kernel, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(new_bias, bias - 0.01 * grad_bias, rtol=1e-5, atol=1e-7)
+    assert int(model.optimizer.iterations.numpy()) == 1
+
+
+def test_fit_with_adam_by_name_trains():
+    x = np.random.default_rng(0).normal(size=(64, 4)).astype(np.float32)
+    y = (x @ np.array([[1.0], [-2.0], [0.5], [0.0]], np.float32)).astype(np.float32)
+    model = _dense(1)
+    model.compile(optimizer="adam", loss="mse")
+    history = model.fit(x, y, epochs=3, batch_size=16, verbose=0)
+    assert np.all(np.isfinite(history.history["loss"]))
+    assert history.history["loss"][-1] < history.history["loss"][0]
+
+
+@pytest.mark.parametrize("name", ["adamm", "sgdd", "gradient_descent"])
+def test_an_unknown_optimizer_name_fails_at_compile_naming_it(name):
+    model = _dense(1)
+    with pytest.raises(ValueError, match=rf"'{name}'.*'adam'.*'sgd'"):
+        model.compile(optimizer=name, loss="mse")
+    with pytest.raises(ValueError, match=name):
+        keras.optimizers.get(name)
+
+
+def test_a_keras_optimizer_missing_here_is_named_as_such():
+    with pytest.raises(ValueError, match="'nadam' is a Keras optimizer"):
+        _dense(1).compile(optimizer="nadam", loss="mse")
+
+
+def test_optimizer_of_another_type_is_a_value_error_as_in_keras():
+    with pytest.raises(ValueError, match="optimizer identifier 3"):
+        _dense(1).compile(optimizer=3, loss="mse")
+    assert keras.optimizers.get(None) is None
+    adam = keras.optimizers.Adam(0.5)
+    assert keras.optimizers.get(adam) is adam
+    restored = keras.optimizers.get({"class_name": "adam", "config": {"learning_rate": 0.25}})
+    assert type(restored).__name__ == "Adam" and float(restored.learning_rate) == 0.25
+
+
+# -- "accuracy" -------------------------------------------------------------------------------
+
+def _keras_accuracy(y_true, y_pred):
+    """Keras 3's rule (trainers/compile_utils.is_binary_or_sparse_categorical) in NumPy."""
+    if y_pred.shape[-1] == 1:
+        labels = y_true.reshape(y_pred.shape)
+        return np.mean((y_pred > 0.5) == (labels > 0.5))
+    if y_true.ndim < y_pred.ndim or (y_true.shape[-1] == 1 and y_pred.shape[-1] > 1):
+        return np.mean(y_pred.argmax(-1) == y_true.reshape(y_pred.shape[:-1]))
+    return np.mean(y_pred.argmax(-1) == y_true.argmax(-1))
+
+
+_rng = np.random.default_rng(7)
+X2 = _rng.normal(size=(50, 4)).astype(np.float32)
+X3 = _rng.normal(size=(12, 5, 4)).astype(np.float32)
+LABELS2 = _rng.integers(0, 3, 50).astype(np.int32)
+LABELS3 = _rng.integers(0, 3, (12, 5)).astype(np.int32)
+BINARY = (_rng.random(50) > 0.5).astype(np.float32)
+MULTI = (_rng.random((50, 3)) > 0.5).astype(np.float32)
+
+CASES = {
+    "sparse string": (X2, LABELS2, 3, "softmax", lambda: "sparse_categorical_crossentropy"),
+    "sparse object": (X2, LABELS2, 3, "softmax",
+                      lambda: keras.losses.SparseCategoricalCrossentropy()),
+    "sparse function": (X2, LABELS2, 3, "softmax",
+                        lambda: keras.losses.sparse_categorical_crossentropy),
+    "sparse labels (N, 1)": (X2, LABELS2[:, None], 3, "softmax",
+                             lambda: keras.losses.SparseCategoricalCrossentropy()),
+    "sparse logits": (X2, LABELS2, 3, None,
+                      lambda: keras.losses.SparseCategoricalCrossentropy(from_logits=True)),
+    "binary object": (X2, BINARY, 1, "sigmoid", lambda: keras.losses.BinaryCrossentropy()),
+    "binary (N, 1) labels": (X2, BINARY[:, None], 1, "sigmoid",
+                             lambda: keras.losses.binary_crossentropy),
+    "categorical object": (X2, np.eye(3, dtype=np.float32)[LABELS2], 3, "softmax",
+                           lambda: keras.losses.CategoricalCrossentropy()),
+    "categorical custom loss": (X2, np.eye(3, dtype=np.float32)[LABELS2], 3, "softmax",
+                                lambda: (lambda t, p: rt.reduce_mean(rt.square(t - p)))),
+    "multi-label binary": (X2, MULTI, 3, "sigmoid", lambda: keras.losses.BinaryCrossentropy()),
+    "per-timestep sparse": (X3, LABELS3, 3, "softmax",
+                            lambda: keras.losses.SparseCategoricalCrossentropy()),
+    "per-timestep sparse function": (X3, LABELS3, 3, "softmax",
+                                     lambda: keras.losses.sparse_categorical_crossentropy),
+    "per-timestep one-hot": (X3, np.eye(3, dtype=np.float32)[LABELS3], 3, "softmax",
+                             lambda: "categorical_crossentropy"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.parametrize("name", ["accuracy", "acc"])
+def test_accuracy_resolves_from_the_shapes_as_keras_3(case, name):
+    x, y, units, activation, loss = CASES[case]
+    model = _dense(units, activation, x.shape[1:])
+    model.compile(optimizer="sgd", loss=loss(), metrics=[name])
+    history = model.fit(x, y, epochs=1, batch_size=16, verbose=0)
+    assert set(history.history) == {"loss", name}       # Keras names it as it was given
+    result = model.evaluate(x, y, batch_size=16, return_dict=True)
+    expected = _keras_accuracy(y, model.predict(x, batch_size=16))
+    assert result[name] == pytest.approx(expected, abs=1e-6)
+
+
+def test_keras_metric_names_in_compile_match_numpy():
+    x, y = X2, BINARY[:, None]
+    model = _dense(1, "sigmoid")
+    model.compile(optimizer="sgd", loss="binary_crossentropy",
+                  metrics=["mse", "mae", "bce", "root_mean_squared_error", "binary_accuracy",
+                           "precision", "recall", "auc"])
+    model.fit(x, y, epochs=1, batch_size=16, verbose=0)
+    result = model.evaluate(x, y, batch_size=16, return_dict=True)
+    p = model.predict(x, batch_size=16)
+    clipped = np.clip(p, 1e-7, 1 - 1e-7)
+    positive = p > 0.5
+    expected = {
+        "mse": np.mean((p - y) ** 2), "mae": np.mean(np.abs(p - y)),
+        "bce": np.mean(-(y * np.log(clipped) + (1 - y) * np.log(1 - clipped))),
+        "root_mean_squared_error": np.sqrt(np.mean((p - y) ** 2)),
+        "binary_accuracy": np.mean(positive == (y > 0.5)),
+        "precision": np.sum(positive & (y > 0)) / max(np.sum(positive), 1),
+        "recall": np.sum(positive & (y > 0)) / np.sum(y > 0),
+    }
+    for key, value in expected.items():
+        assert result[key] == pytest.approx(value, rel=1e-4, abs=1e-6), key
+    assert 0.0 <= result["auc"] <= 1.0
+    assert model.metrics_names == ["loss", "mse", "mae", "bce", "root_mean_squared_error",
+                                   "binary_accuracy", "precision", "recall", "auc"]
+
+
+def test_stateful_metrics_from_names_cover_the_whole_pass():
+    # RMSE over several batches is sqrt(mean over all samples), not a mean of batch RMSEs.
+    x = np.random.default_rng(2).normal(size=(40, 4)).astype(np.float32)
+    y = np.random.default_rng(3).normal(size=(40, 1)).astype(np.float32) * 5
+    model = _dense(1)
+    model.compile(optimizer="sgd", loss="mse", metrics=["root_mean_squared_error"])
+    result = model.evaluate(x, y, batch_size=7, return_dict=True)
+    p = model.predict(x)
+    assert result["root_mean_squared_error"] == pytest.approx(np.sqrt(np.mean((p - y) ** 2)),
+                                                              rel=1e-5)
+
+
+def test_unknown_metric_names_and_shapes_of_metrics_are_explained():
+    model = _dense(1)
+    with pytest.raises(ValueError, match="unknown metric 'accuracyy'.*'accuracy'"):
+        model.compile("sgd", "mse", metrics=["accuracyy"])
+    with pytest.raises(ValueError, match="list or tuple of metrics"):
+        model.compile("sgd", "mse", metrics="accuracy")
+    with pytest.raises(ValueError, match="loss"):
+        model.compile("sgd")
