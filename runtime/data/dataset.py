@@ -70,8 +70,9 @@ def _blocks_of_elements(blocks: _PyIterator) -> _PyIterator:
     """The elements of a stream of blocks."""
     for block in blocks:
         flat = st.flatten(block)
+        strings = any(a.dtype.kind == "O" for a in flat)
         for i in range(len(flat[0])):
-            yield st.pack(block, [a[i] for a in flat])
+            yield st.pack(block, [st.row(a, i) for a in flat] if strings else [a[i] for a in flat])
 
 
 def _rechunk(blocks: _PyIterator, size: int, drop_remainder: bool) -> _PyIterator:
@@ -438,10 +439,10 @@ class _TensorSlices(Dataset):
         if len(leaves) == 1 and not st.is_structure(structure):
             a = leaves[0]
             for i in range(self._n):
-                yield np.asarray(a[i])
+                yield st.row(a, i)
             return
         for i in range(self._n):
-            yield st.pack(structure, [np.asarray(a[i]) for a in leaves])
+            yield st.pack(structure, [st.row(a, i) for a in leaves])
 
 
 class _Tensors(Dataset):

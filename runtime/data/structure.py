@@ -60,10 +60,21 @@ def map_structure(fn: Callable, value: Any) -> Any:
     return pack(value, [fn(leaf) for leaf in flatten(value)])
 
 
+def strings_as_objects(array: np.ndarray) -> np.ndarray:
+    """A NumPy `S`/`U` array as the runtime's string arrays (objects holding `bytes`), so
+    strings of any length share one dtype (`rt.string`); other arrays unchanged."""
+    kind = array.dtype.kind
+    if kind == "S":
+        return array.astype(object)
+    if kind == "U":
+        return np.char.encode(array, "utf-8").astype(object)
+    return array
+
+
 def to_array(value: Any, where: str = "value") -> np.ndarray:
     """One leaf as a NumPy array with the runtime's dtype rules (int -> int32, ...)."""
     if isinstance(value, np.ndarray):       # memory-mapped arrays stay mapped
-        return value
+        return strings_as_objects(value)
     if isinstance(value, EagerTensor):
         return value._value
     if isinstance(value, Tensor):
@@ -81,9 +92,24 @@ def spec_of_array(array: np.ndarray, batch_dims: int = 0) -> TensorSpec:
     return TensorSpec(TensorShape(array.shape[batch_dims:]), _dtypes.as_dtype(array.dtype))
 
 
-def to_tensor(array: Any) -> EagerTensor:
+def row(array: np.ndarray, i: int) -> np.ndarray:
+    """Slice `i` along the first axis as an array (a string slice stays an object array)."""
+    if array.dtype.kind == "O":
+        return array[i, ...]
+    return np.asarray(array[i])
+
+
+def to_tensor(array: Any) -> Any:
+    """An eager tensor of a NumPy leaf (a dataset leaf, such as a window, passes as is)."""
     if type(array) is not np.ndarray:
-        array = np.asarray(array)
+        if hasattr(array, "_spec") and hasattr(array, "_open"):
+            return array
+        if isinstance(array, str):
+            array = array.encode()
+        if isinstance(array, bytes):
+            array = np.array(array, dtype=object)
+        else:
+            array = strings_as_objects(np.asarray(array))
     return EagerTensor(array)
 
 
