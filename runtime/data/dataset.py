@@ -19,7 +19,7 @@ from typing import Iterator as _PyIterator
 
 import numpy as np
 
-from .. import context
+from .. import context, nest
 from .. import dtypes as _dtypes
 from ..errors import InvalidArgumentError, OutOfRangeError
 from ..function import function as rt_function
@@ -771,11 +771,11 @@ class _Traced:
         self.unpack = type(spec) is tuple
         self.signature = list(spec) if self.unpack else [spec]
         self.function = rt_function(func, input_signature=self.signature, autograph=True)
-        concrete = self.function.get_concrete_function(*self.signature)
-        self.graph = concrete.graph
-        outputs = concrete.structured_outputs
+        self.concrete = self.function.get_concrete_function(*self.signature)
+        self.graph = self.concrete.graph
+        outputs = self.concrete.structured_outputs
         self.output_spec = _output_spec(outputs, what)
-        self._batched = None
+        self._batched: Any = None
 
     def __call__(self, element):
         args = [st.to_tensors(e) for e in element] if self.unpack else [st.to_tensors(element)]
@@ -783,25 +783,22 @@ class _Traced:
         return _result_arrays(result)
 
     def vectorized(self):
-        """A function of blocks, or None when the function is not elementwise."""
+        """A function of blocks, or None when the function is not elementwise. The one trace
+        serves both: an elementwise graph (every op elementwise, constants broadcasting from
+        the right) computes each row of a block as it computes one element."""
         if self._batched is None:
             flat = st.flatten(self.spec)
             ranks = {s.shape.rank for s in flat}
-            ok = len(ranks) == 1 and None not in ranks and _is_vectorizable(self.graph, ranks.pop())
-            if ok:
-                batch_spec = st.map_structure(
-                    lambda s: TensorSpec(TensorShape([None] + s.shape.as_list()), s.dtype), self.spec)
-                sig = list(batch_spec) if self.unpack else [batch_spec]
-                self._batched = rt_function(self.func, input_signature=sig, autograph=True)
-            else:
-                self._batched = False
-        if self._batched is False:
+            self._batched = (len(ranks) == 1 and None not in ranks and not self.graph.variables
+                             and len(self.graph.inputs) == len(flat)
+                             and _is_vectorizable(self.graph, ranks.pop()))
+        if not self._batched:
             return None
-        batched = self._batched
+        concrete, unpack = self.concrete, self.unpack
 
         def call(block):
-            args = [st.to_tensors(e) for e in block] if self.unpack else [st.to_tensors(block)]
-            return _result_arrays(batched(*args))
+            values = nest.flatten(list(block) if unpack else [block])
+            return _result_arrays(concrete.run([np.asarray(v) for v in values]))
         return call
 
 
