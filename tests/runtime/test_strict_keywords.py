@@ -352,9 +352,8 @@ def test_a_layer_that_does_not_fit_the_input_shape_is_refused_by_add():
 
 @pytest.mark.parametrize("make", [
     lambda: rt.layers.Dense(2, dynamic=True), lambda: rt.layers.Dense(2, autocast=True),
-    lambda: rt.layers.Dense(2, activity_regularizer=abs),
     lambda: rt.layers.Dense(2, implementation=2)],
-    ids=["dynamic", "autocast", "activity_regularizer", "implementation"])
+    ids=["dynamic", "autocast", "implementation"])
 def test_layer_keywords_not_implemented_raise(make):
     with pytest.raises(NotImplementedError):
         make()
