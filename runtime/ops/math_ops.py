@@ -164,10 +164,11 @@ MOD = _integer_division_op("FloorMod", np.remainder, "floormod")
 POW = _binary("Pow", np.power, scalar="_h.power({0}, {1})")
 
 
-MAXIMUM = _binary("Maximum", np.maximum)
+# Numba: helpers.maximum/minimum/sign give NumPy's signed zeros (the kernels ignore them)
+MAXIMUM = _binary("Maximum", np.maximum, scalar="_h.maximum({0}, {1})")
 
 
-MINIMUM = _binary("Minimum", np.minimum)
+MINIMUM = _binary("Minimum", np.minimum, scalar="_h.minimum({0}, {1})")
 
 
 EQUAL = _binary("Equal", np.equal, kind=None, out_dtype=_to_bool)
@@ -213,7 +214,7 @@ def _abs_grad(op, g):
     return [multiply(g, sign(op.inputs[0]))]
 
 
-SIGN = _unary("Sign", np.sign)
+SIGN = _unary("Sign", np.sign, scalar="_h.sign({0})")
 
 
 SQUARE = _unary("Square", np.square, scalar="{0} * {0}")

@@ -32,7 +32,7 @@ def _relu_infer(x, **attrs):
 
 
 RELU = define("Relu", _relu_infer, lambda x: np.maximum(x, 0), template="np.maximum({0}, 0)",
-              out_template="np.maximum({0}, 0, out={out})", scalar="np.maximum({0}, {zero})")
+              out_template="np.maximum({0}, 0, out={out})", scalar="_h.maximum({0}, {zero})")
 
 
 @RELU.def_grad

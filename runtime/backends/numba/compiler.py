@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import importlib
+import os
 import re
 import time
 
@@ -18,6 +21,14 @@ from .lowering import HEADER, lower
 INSTALL_HINT = "pip install 'autograph-rt[jit]'"
 FASTMATH = {"contract", "nsz"}  # no `arcp`: LLVM turns 1/sqrt(x) into an estimate (nan at 0 and inf)
 _BODY_OFFSET = HEADER.count("\n") + 2  # file line of kernel body line 0
+
+
+@functools.cache
+def _helpers_digest() -> str:
+    """A digest of helpers.py, whose functions the cached kernels compile into themselves."""
+    path = os.path.join(os.path.dirname(__file__), "helpers.py")
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()[:16]
 
 
 def require_numba():
@@ -50,9 +61,10 @@ def compile_graph(program, name: str, log=None) -> JitCompiled:
     graph = program.graph
     lowered = lower(graph, FASTMATH)
     # the optimisation level (NUMBA_OPT) is part of the key: a kernel compiled at another
-    # level is another file, never loaded in place of this one
+    # level is another file, never loaded in place of this one; so are the helpers the kernel
+    # inlines (Numba's cache checks only the kernel's own file)
     module = cache.load(lowered.source, f"numba {numba.__version__} numpy {np.__version__} "
-                                        f"opt {int(numba.config.OPT)}")
+                                        f"opt {int(numba.config.OPT)} helpers {_helpers_digest()}")
     module._OPS[:] = lowered.calls  # the same calls for the same source (vectorised.py)
     kernel = module.kernel
     signature = _signature(numba, graph, lowered)

@@ -363,6 +363,57 @@ def saturate_into(x, out, lo, hi, top):
     return out
 
 
+# -- signed zeros as NumPy gives them ---------------------------------------------------------
+# The kernels compile with fastmath's `nsz` (signed zeros may be ignored); these helpers do not
+# (an overload is otherwise compiled with its caller's flags), and LLVM keeps each
+# instruction's own flags when it inlines them, so sign, maximum and minimum give NumPy's
+# zeros bit for bit: np.sign(-0.0) is +0.0, and maximum/minimum return
+# their second operand when the two compare equal (np.maximum(-0.0, 0.0) is +0.0).
+
+
+_EXACT = {"fastmath": False}  # compiled without the kernels' fastmath flags
+
+
+def sign(x):
+    """np.sign with a +0.0 for either zero, as NumPy's."""
+    return np.sign(x)
+
+
+def maximum(x, y):
+    """np.maximum as NumPy computes it: x when x > y or x is NaN, else y."""
+    return np.maximum(x, y)
+
+
+def minimum(x, y):
+    """np.minimum as NumPy computes it: x when x < y or x is NaN, else y."""
+    return np.minimum(x, y)
+
+
+@numba.extending.overload(sign, jit_options=_EXACT)
+def _sign(x):
+    if not isinstance(getattr(x, "dtype", x), (numba.types.Float, numba.types.Complex)):
+        return lambda x: np.sign(x)
+    return lambda x: np.sign(x) + 0.0  # -0.0 + 0.0 is +0.0; other values are unchanged
+
+
+def _either_array(x, y) -> bool:
+    return isinstance(x, numba.types.Array) or isinstance(y, numba.types.Array)
+
+
+@numba.extending.overload(maximum, jit_options=_EXACT)
+def _maximum(x, y):
+    if _either_array(x, y):
+        return lambda x, y: np.where((x > y) | (x != x), x, y)
+    return lambda x, y: x if (x > y or x != x) else y
+
+
+@numba.extending.overload(minimum, jit_options=_EXACT)
+def _minimum(x, y):
+    if _either_array(x, y):
+        return lambda x, y: np.where((x < y) | (x != x), x, y)
+    return lambda x, y: x if (x < y or x != x) else y
+
+
 def _is_integer(t) -> bool:
     return isinstance(getattr(t, "dtype", t), numba.types.Integer)
 
