@@ -11,7 +11,6 @@ model from its config (the runtime's layers, and classes registered with
 from __future__ import annotations
 
 import contextlib
-import importlib
 import io
 import json
 import os
@@ -88,7 +87,6 @@ def _compile_config(model) -> dict | None:
     if loss is None or optimizer is None:
         return None
     config: dict[str, Any] = {}
-    _load_codecs()
     config["loss"] = loss if isinstance(loss, str) else _serialization.serialize_as("loss", loss)
     config["metrics"] = [m if isinstance(m, str) else _serialization.serialize_as("metric", m)
                          for m in getattr(model, "_compiled_metrics", None) or []]
@@ -281,7 +279,8 @@ def load_model(filepath, custom_objects: dict | None = None, compile: bool = Tru
             _ensure_built(model, description)
         _assign(model, _arrays(files[_WEIGHTS_FILE], "load_model"), "load_model")
         if compile and "compile" in description:
-            _recompile(model, description["compile"], path)
+            with _invalid_config(path):
+                _recompile(model, description["compile"], path)
             _restore_optimizer(model, description.get("optimizer_state"),
                                files.get(_OPTIMIZER_FILE), path)
     return model
@@ -344,10 +343,16 @@ def _recompile(model, config: dict, path: str) -> None:
     except TypeError as exc:
         raise ValueError(f"load_model: {path!r}: the optimizer's config does not fit "
                          f"{cls.__name__}: {exc}") from exc
-    _load_codecs()
+    metrics, loss = config.get("metrics") or [], config.get("loss")
+    if not isinstance(metrics, list):
+        raise ValueError(f"load_model: {path!r}: the compiled metrics are not a list.")
+    if not all(isinstance(m, str) for m in [loss, *metrics]) and \
+            not _serialization.has_codec("loss"):
+        raise ValueError(f"load_model: {path!r} was compiled with loss or metric objects, which "
+                         "load through rt.keras: use rt.keras.models.load_model (or import "
+                         "runtime.keras first), or load with compile=False.")
     metrics = [m if isinstance(m, str) else _serialization.deserialize_as("metric", m)
-               for m in config.get("metrics", [])]
-    loss = config["loss"]
+               for m in metrics]
     model.compile(optimizer=optimizer, metrics=metrics or None,
                   loss=loss if isinstance(loss, str) else _serialization.deserialize_as("loss", loss))
 
@@ -381,13 +386,6 @@ def _restore_optimizer(model, state, data: bytes | None, path: str) -> None:
         variable = variables[index]
         optimizer.get_slot(variable, slot).assign(
             value.astype(variable.dtype.as_numpy_dtype, copy=False))
-
-
-def _load_codecs() -> None:
-    """Loads `rt.keras`, whose losses and metrics say how they are saved (it sits above this
-    module, so it is loaded by name, once, when a compiled model is saved or loaded)."""
-    if "loss" not in _serialization._CODECS:
-        importlib.import_module("runtime.keras")
 
 
 def _assign(model, values: list, what: str, skip_mismatch: bool = False) -> None:

@@ -161,6 +161,11 @@ def register_codec(kind: str, serialize: Callable, deserialize: Callable) -> Non
     _CODECS[kind] = (serialize, deserialize)
 
 
+def has_codec(kind: str) -> bool:
+    """True once a codec for `kind` is registered (`rt.keras` registers "loss" and "metric")."""
+    return kind in _CODECS
+
+
 def serialize_as(kind: str, value: Any) -> Any:
     codec = _CODECS.get(kind)
     return codec[0](value) if codec else serialize_value(value)

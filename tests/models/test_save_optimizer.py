@@ -4,6 +4,9 @@ load_model the step counter and every slot equal the saved ones, and training re
 state)."""
 
 import json
+import subprocess
+import sys
+import textwrap
 import zipfile
 
 import numpy as np
@@ -146,3 +149,28 @@ def test_damaged_optimizer_state_is_refused_with_a_value_error(tmp_path, damage,
         keras.models.load_model(str(tmp_path / "dir"))
     uncompiled = keras.models.load_model(str(tmp_path / "dir"), compile=False)
     assert getattr(uncompiled, "optimizer", None) is None
+
+
+def test_loss_objects_load_through_keras_and_otherwise_ask_for_it(tmp_path):
+    model = keras.Sequential([keras.Input(shape=(3,)), keras.layers.Dense(1)])
+    model.compile(optimizer=keras.optimizers.SGD(0.1), loss=keras.losses.MeanSquaredError())
+    model.save(str(tmp_path / "objects.keras"))
+    code = textwrap.dedent(f"""
+        import sys
+        from runtime.layers import saving
+        path = {str(tmp_path / "objects.keras")!r}
+        try:
+            saving.load_model(path)
+        except ValueError as error:
+            print("refused:", error)
+        print("uncompiled:", getattr(saving.load_model(path, compile=False), "optimizer", None))
+        print("keras loaded early:", "runtime.keras" in sys.modules)
+    """)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "refused:" in result.stdout and "rt.keras.models.load_model" in result.stdout
+    assert "uncompiled: None" in result.stdout
+    assert "keras loaded early: False" in result.stdout
+    loaded = keras.models.load_model(str(tmp_path / "objects.keras"))
+    assert isinstance(loaded.loss, keras.losses.MeanSquaredError)
