@@ -313,6 +313,12 @@ def copy_function_graph(graph: FuncGraph) -> tuple[FuncGraph, dict[int, Symbolic
     return copy, mapping
 
 
+def copy_into(graph: Any, copy: Graph, mapping: dict) -> None:
+    """Copies the inputs (as placeholders), operations and outputs of `graph` (anything with
+    those three lists) into `copy`; a tensor with an entry in `mapping` is read from there."""
+    _copy_into(graph, copy, mapping)
+
+
 def _copy_into(graph: Graph, copy: Graph, mapping: dict) -> None:
     for t in graph.inputs:
         new_input = SymbolicTensor(None, 0, t.shape, t.dtype)

@@ -19,7 +19,7 @@ from ..backends import JitCompileError, runtime_error
 from ..gradients.engine import backprop
 from ..gradients.node import differentiable, node_of, variables_read
 from ..gradients.tape import paused
-from ..graph import FuncGraph, copy_function_graph
+from ..graph import FuncGraph, copy_function_graph, copy_into
 from .logs import logger, warn
 
 
@@ -37,6 +37,52 @@ class Shell:
         return list(itertools.chain.from_iterable(self._op_lists))
 
 
+class _BackwardGraph(FuncGraph):
+    """A backward graph built over a copy of the traced graph: a tensor of the traced graph
+    itself (one that a custom gradient function closes over) is read from the copy."""
+
+    def __init__(self, name: str, copy: FuncGraph, mapping: dict):
+        super().__init__(name, outer_graph=copy)
+        self._copies = mapping
+
+    def capture(self, tensor):
+        return super().capture(self._copies.get(id(tensor), tensor))
+
+
+class _Backward:
+    """The reverse sweep over a copy of `graph`, seeded at its differentiable outputs and at
+    the tensors `extra` (tensors of `graph` itself), staged into a child graph of the copy."""
+
+    def __init__(self, graph, name: str, extra=()):
+        # the backward pass saves forward values (and adds outputs to the forward's cond and
+        # while ops for them): it works on a copy, and the traced graph stays as traced
+        copy, self.mapping = copy_function_graph(graph)
+        self.graph = copy
+        self.output_indices = [i for i, t in enumerate(copy.outputs) if differentiable(t)]
+        self.input_indices = [i for i, t in enumerate(copy.inputs) if differentiable(t)]
+        self.variables = variables_read([copy])
+        backward = _BackwardGraph(f"{name}_grad", copy, self.mapping)
+        existing = {id(op) for op in copy.root().operations}
+        seeded = [copy.outputs[i] for i in self.output_indices] + \
+            [self.mapping.get(id(t), t) for t in extra]
+        with paused(), context.graph_scope(backward):
+            self.grad_inputs = []
+            seeds: dict = {}
+            for k, out in enumerate(seeded):
+                ph = backward.placeholder(out.shape, out.dtype, name=f"grad_{k}")
+                self.grad_inputs.append(ph)
+                seeds.setdefault(id(out), []).append(ph)
+            sources = [copy.inputs[i] for i in self.input_indices] + self.variables
+            with context.name_scope("gradients"):
+                found = backprop([node_of(op) for op in copy.operations], seeds, sources)
+            grads = [found.get(id(s)) for s in sources]
+            backward.outputs = [backward.capture(g) for g in grads if g is not None]
+        _adopt_constants(backward, existing)
+        self.has_grad = [g is not None for g in grads]
+        self.saved, self.consts = _reads_from_outside(backward)
+        self.backward = backward
+
+
 class GraphGradient:
     """`forward(*inputs) -> outputs + saved` and `backward(*output_grads, *saved) -> grads`.
 
@@ -46,37 +92,19 @@ class GraphGradient:
     """
 
     def __init__(self, graph, name: str, backend: backends.Backend = backends.NUMPY):
-        # the backward pass saves forward values (and adds outputs to the forward's cond and
-        # while ops for them): it works on a copy, and the traced graph stays as traced
-        graph, _ = copy_function_graph(graph)
-        self.graph = graph
-        self.output_indices = [i for i, t in enumerate(graph.outputs) if differentiable(t)]
-        self.input_indices = [i for i, t in enumerate(graph.inputs) if differentiable(t)]
-        self.variables = variables_read([graph])
-        backward = FuncGraph(f"{name}_grad", outer_graph=graph)
-        existing = {id(op) for op in graph.root().operations}
-        with paused(), context.graph_scope(backward):
-            grad_inputs = []
-            seeds: dict = {}
-            for i in self.output_indices:
-                out = graph.outputs[i]
-                ph = backward.placeholder(out.shape, out.dtype, name=f"grad_{i}")
-                grad_inputs.append(ph)
-                seeds.setdefault(id(out), []).append(ph)
-            sources = [graph.inputs[i] for i in self.input_indices] + self.variables
-            with context.name_scope("gradients"):
-                found = backprop([node_of(op) for op in graph.operations], seeds, sources)
-            grads = [found.get(id(s)) for s in sources]
-            backward.outputs = [backward.capture(g) for g in grads if g is not None]
-        _adopt_constants(backward, existing)
-        self.has_grad = [g is not None for g in grads]
-        saved, consts = _reads_from_outside(backward)
+        built = _Backward(graph, name)
+        graph = self.graph = built.graph
+        self.output_indices = built.output_indices
+        self.input_indices = built.input_indices
+        self.variables = built.variables
+        self.has_grad = built.has_grad
+        saved = built.saved
         self.n_saved = len(saved)
         self.n_outputs = len(graph.outputs)
         forward = Shell(f"{name}_forward", graph.inputs, [graph.operations], graph.outputs + saved)
-        back = Shell(f"{name}_backward", grad_inputs + saved, [consts, backward.operations],
-                     backward.outputs)
-        self.backward_graph = backward
+        back = Shell(f"{name}_backward", built.grad_inputs + saved,
+                     [built.consts, built.backward.operations], built.backward.outputs)
+        self.backward_graph = built.backward
         try:
             self.forward_compiled = backends.compile(forward, backend, forward.name)
             self.backward_compiled = backends.compile(back, backend, back.name)
@@ -103,6 +131,110 @@ class GraphGradient:
             result = (result,)
         it = iter(result if n else ())
         return [next(it) if has else None for has in self.has_grad]
+
+
+class GraphFunction:
+    """A graph of its own, compiled on first use by `backend` (the NumPy backend when a
+    compiler tier refuses it): the backward of a differentiable-again gradient."""
+
+    def __init__(self, graph: FuncGraph, name: str, backend: backends.Backend):
+        self.graph = graph
+        self.name = name
+        self.backend = backend
+        self._compiled = None
+
+    @property
+    def compiled(self):
+        if self._compiled is None:
+            try:
+                self._compiled = backends.compile(self.graph, self.backend, self.name)
+            except JitCompileError as exc:
+                if self.backend is backends.NUMPY:
+                    raise
+                warn(logger, "%s runs on the NumPy tier: %s", self.name, exc)
+                self._compiled = backends.compile(self.graph, backends.NUMPY, self.name)
+        return self._compiled
+
+    def run(self, values) -> list:
+        """The flat outputs (NumPy values) for NumPy input values."""
+        result = _run(self.compiled, values)
+        return [result] if len(self.graph.outputs) == 1 else list(result)
+
+
+class HigherOrderGradient:
+    """A gradient that is differentiable again, for calls recorded by nested (or persistent)
+    tapes: `forward(values) -> (outputs, kept)` and `backward`, a GraphFunction of
+    (output grads, kept grads, kept values) giving the gradients of `has_grad`.
+
+    The forward also returns the values its backward reads (`kept`). A tape differentiating
+    the backward sends gradients to those kept values, so the backward is seeded at them too;
+    the seeds grow until they cover every differentiable value the backward reads. Nothing
+    is recomputed: side effects and random draws of the forward happen once. Graphs whose
+    backward reads values inside a branch or loop body are refused (`Unsupported`).
+    """
+
+    def __init__(self, graph, name: str, backend: backends.Backend = backends.NUMPY):
+        originals = {id(t): t for t in graph.inputs}
+        originals.update((id(t), t) for op in graph.operations for t in op.outputs)
+        extra: list = []
+        while True:
+            built = _Backward(graph, name, extra)
+            by_copy = {id(built.mapping[key]): t for key, t in originals.items()}
+            read = [by_copy.get(id(t)) for t in built.saved]
+            if any(t is None for t in read):
+                raise Unsupported(f"the gradient of {name} reads values inside a branch or loop")
+            seeded = {id(t) for t in extra}
+            new = [t for t in read if differentiable(t) and id(t) not in seeded]
+            if not new:
+                break
+            extra += new
+        seeded = {id(t) for t in extra}
+        kept = extra + [t for t in read if id(t) not in seeded]
+        copy = built.graph
+        self.output_indices = built.output_indices
+        self.input_indices = built.input_indices
+        self.variables = built.variables
+        self.has_grad = built.has_grad
+        self.n_extra = len(extra)
+        self.n_outputs = len(copy.outputs)
+        kept_copies = [built.mapping[id(t)] for t in kept]
+        self.n_kept = len(kept_copies)
+        forward = Shell(f"{name}_forward", copy.inputs, [copy.operations],
+                        copy.outputs + kept_copies)
+        try:
+            self.forward_compiled = backends.compile(forward, backend, forward.name)
+        except JitCompileError as exc:
+            if backend is backends.NUMPY:
+                raise
+            warn(logger, "The forward of %s runs on the NumPy tier: %s", name, exc)
+            self.forward_compiled = backends.compile(forward, backends.NUMPY, forward.name)
+        self.backward_function = GraphFunction(_standalone(built, kept_copies, f"{name}_grad"),
+                                               f"{name}_backward", backend)
+
+    def forward(self, values):
+        """(outputs, kept) for NumPy input values."""
+        result = _run(self.forward_compiled, values)
+        if self.n_outputs + self.n_kept == 1:
+            result = (result,)
+        return list(result[:self.n_outputs]), list(result[self.n_outputs:])
+
+
+class Unsupported(Exception):
+    """A graph whose gradient cannot be made differentiable again by HigherOrderGradient."""
+
+
+def _standalone(built: _Backward, kept, name: str) -> FuncGraph:
+    """The backward graph of `built` as a FuncGraph of its own: its inputs are the gradient
+    seeds, then one placeholder per kept forward value (constants are repeated)."""
+    graph = FuncGraph(name)
+    mapping: dict = {}
+    for t in built.grad_inputs:
+        mapping[id(t)] = graph.placeholder(t.shape, t.dtype, name=t.op.name.rsplit("/", 1)[-1])
+    for k, t in enumerate(kept):
+        mapping[id(t)] = graph.placeholder(t.shape, t.dtype, name=f"saved_{k}")
+    body = Shell(name, [], [built.consts, built.backward.operations], built.backward.outputs)
+    copy_into(body, graph, mapping)
+    return graph
 
 
 def _adopt_constants(backward, existing) -> None:

@@ -4,8 +4,12 @@ A call that a tape watches is recorded as one op. Its forward runs a lowering of
 function's graph that also returns the values the backward pass needs; its gradient runs
 the backward lowering. Both are derived from the graph once per concrete function.
 
-With two or more tapes recording (higher-order gradients), the graph is instead run op by
-op, eagerly, so that every tape records the primitive ops and their gradients.
+When the gradient may itself be differentiated (two or more tapes record the call, or a
+persistent one), the gradient is a call of a traced backward function (`GraphFunction`),
+recorded like any other call on the tapes that watch its inputs: differentiable again, to
+any order, on the function's own backend. A graph whose backward reads values inside a
+branch or loop body is instead run op by op, eagerly, so that every tape records the
+primitive ops and their gradients.
 """
 
 from __future__ import annotations
@@ -22,11 +26,12 @@ from ..ops.core import define
 from ..ops.variable_ops import bound_variable
 from ..tensor import EagerTensor
 from ..tracing import fill_outputs
-from .backward import GraphGradient
+from .backward import GraphFunction, GraphGradient, HigherOrderGradient, Unsupported
 
 CALL = define("PartitionedCall", lambda *a, **k: None, None)
-_variables_read: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # concrete -> variables
+_variables_read: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # function -> variables
 _gradients: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # concrete -> GraphGradient
+_higher: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # -> HigherOrderGradient | None
 
 
 def _variables(concrete) -> list:
@@ -45,29 +50,73 @@ def gradient_of(concrete) -> GraphGradient:
     return found
 
 
+def higher_gradient_of(concrete) -> HigherOrderGradient | None:
+    """The differentiable-again gradient of a concrete function, or None when its graph
+    needs the op-by-op path (built on first use, then cached)."""
+    if concrete in _higher:
+        return _higher[concrete]
+    try:
+        found = HigherOrderGradient(concrete.graph, concrete.name, concrete.backend)
+    except Unsupported:
+        found = None
+    _higher[concrete] = found
+    return found
+
+
 def call_recorded(concrete, args, kwargs, values):
     """Runs `concrete` on `values`, recording the call on the tapes that watch its inputs.
 
-    `concrete` is any object with `.graph`, `.name`, `.compiled` and `.run(values)`: a
-    ConcreteFunction of `runtime.function`, which imports this module, never the reverse.
+    `concrete` is any object with `.graph`, `.name`, `.backend`, `.compiled` and
+    `.run(values)`: a ConcreteFunction of `runtime.function`, which imports this module,
+    never the reverse.
     """
     tensors = _tensors_for(values, nest.flatten((list(args), kwargs)))
-    variables = [bound_variable(v) for v in _variables(concrete)]  # what this call binds
+    flat = _record(concrete, tensors, values)
+    if flat is None:
+        return concrete.run(values)
+    return fill_outputs(concrete.graph.structured_outputs, flat)
+
+
+def call_graph_function(function: GraphFunction, tensors: list) -> list:
+    """The flat outputs of `function` on eager `tensors`, recorded on the tapes that watch them."""
+    values = [t._value for t in tensors]
+    flat = _record(function, tensors, values)
+    if flat is None:
+        flat = [EagerTensor(np.asarray(v)) for v in function.run(values)]
+    return flat
+
+
+def _record(function, tensors, values) -> list | None:
+    """The flat output tensors of a recorded call, or None when no tape watches it."""
+    variables = [bound_variable(v) for v in _variables(function)]  # what this call binds
     candidates = [t for t in tensors if t is not None] + variables
     tapes = [tape for tape in context.state.tapes if tape._graph is None and tape._wants(candidates)]
     if not tapes:
-        return concrete.run(values)
-    if len(tapes) > 1:
-        inputs = [t if t is not None else EagerTensor(v) for t, v in zip(tensors, values)]
-        flat = interpret(concrete.graph, inputs)
-        return fill_outputs(concrete.graph.structured_outputs, flat)
-    grad = gradient_of(concrete)
+        return None
+    if len(tapes) > 1 or any(tape._persistent for tape in tapes):
+        grad = higher_gradient_of(function)
+        if grad is None:
+            inputs = [t if t is not None else EagerTensor(v) for t, v in zip(tensors, values)]
+            return interpret(function.graph, inputs)
+        return _record_differentiable(function, grad, tensors, values, tapes)
+    return _record_first_order(function, gradient_of(function), tensors, values, tapes)
+
+
+def _node_inputs(grad, tensors, values) -> list:
+    return [tensors[i] if tensors[i] is not None else EagerTensor(values[i])
+            for i in grad.input_indices] + [bound_variable(v) for v in grad.variables]
+
+
+def _eager(values) -> list:
+    return [EagerTensor(np.asarray(v) if not isinstance(v, (np.ndarray, np.generic)) else v)
+            for v in values]
+
+
+def _record_first_order(function, grad: GraphGradient, tensors, values, tapes) -> list:
+    """Records a call whose gradient runs the compiled backward on NumPy values."""
     with paused():
         outputs, saved = grad.forward(values)
-    flat = [EagerTensor(np.asarray(v) if not isinstance(v, (np.ndarray, np.generic)) else v)
-            for v in outputs]
-    node_inputs = [tensors[i] if tensors[i] is not None else EagerTensor(values[i])
-                   for i in grad.input_indices] + [bound_variable(v) for v in grad.variables]
+    flat = _eager(outputs)
     outs = [flat[i] for i in grad.output_indices]
 
     def grad_fn(op, *output_grads):
@@ -77,8 +126,32 @@ def call_recorded(concrete, args, kwargs, values):
             grads = grad.backward(gys, saved)
         return [None if g is None else EagerTensor(np.asarray(g)) for g in grads]
 
-    record_node(Node(CALL, node_inputs, outs, {"f": concrete.name}, None, grad_fn), tapes)
-    return fill_outputs(concrete.graph.structured_outputs, flat)
+    node = Node(CALL, _node_inputs(grad, tensors, values), outs, {"f": function.name}, None, grad_fn)
+    record_node(node, tapes)
+    return flat
+
+
+def _record_differentiable(function, grad: HigherOrderGradient, tensors, values, tapes) -> list:
+    """Records a call whose gradient is a recorded call of its traced backward function.
+
+    The call's node outputs are the differentiable outputs, then the kept values (which the
+    backward reads): a tape differentiating the backward sends gradients to those too."""
+    with paused():
+        outputs, kept = grad.forward(values)
+    flat = _eager(outputs)
+    kept_tensors = _eager(kept)
+    outs = [flat[i] for i in grad.output_indices] + kept_tensors
+    n_seeds = len(grad.output_indices) + grad.n_extra
+
+    def grad_fn(op, *output_grads):
+        seeds = [g if g is not None else EagerTensor(np.zeros(np.shape(o._value), o._value.dtype))
+                 for g, o in zip(output_grads[:n_seeds], outs[:n_seeds])]
+        results = iter(call_graph_function(grad.backward_function, seeds + kept_tensors))
+        return [next(results) if has else None for has in grad.has_grad]
+
+    node = Node(CALL, _node_inputs(grad, tensors, values), outs, {"f": function.name}, None, grad_fn)
+    record_node(node, tapes)
+    return flat
 
 
 def _tensors_for(values, leaves) -> list:

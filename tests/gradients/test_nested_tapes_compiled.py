@@ -90,6 +90,17 @@ def test_persistent_tapes(jit, make):
     np.testing.assert_allclose(got, [12.0, 12.0], rtol=1e-9)
 
 
+@pytest.mark.parametrize("jit", TIERS)
+def test_one_persistent_tape_differentiates_its_own_gradient_of_a_call(jit):
+    f = _compiled(lambda x: x * x * x, jit)
+    x = rt.Variable(np.float64(2.0))
+    with rt.GradientTape(persistent=True) as tape:
+        y = f(x)
+        g = tape.gradient(y, x)
+    assert float(g) == 12.0
+    assert float(tape.gradient(g, x)) == 12.0
+
+
 def _mixed_partials(x0, w0):
     """f = sin(x * w): the first partials and the derivatives of their sum, by hand."""
     c, s = np.cos(x0 * w0), np.sin(x0 * w0)
@@ -236,3 +247,58 @@ def test_side_effects_run_once_under_nested_tapes(jit):
     got = _nested(f, rt.Variable(np.float64(2.0)), 3)
     np.testing.assert_allclose(got, [12.0, 12.0, 6.0], rtol=1e-9)
     assert float(counter) == 1.0
+
+
+@pytest.mark.parametrize("jit", [None, True])  # the XLA tier has no CustomGradient lowering
+def test_custom_gradient_closing_over_a_traced_tensor(jit):
+    @rt.custom_gradient
+    def square(x):
+        return x * x, lambda dy: dy * 2.0 * x
+
+    f = _compiled(lambda x: square(x) * x, jit)  # x**3
+    np.testing.assert_allclose(_nested(f, rt.constant(np.float64(2.0)), 1), [12.0], rtol=1e-9)
+    np.testing.assert_allclose(_nested(f, rt.constant(np.float64(2.0)), 3), [12.0, 12.0, 6.0],
+                               rtol=1e-9)
+
+
+@pytest.mark.parametrize("jit", TIERS)
+def test_a_random_draw_is_made_once(jit):
+    f = _compiled(lambda x: rt.nn.dropout(x, 0.5) * x, jit)  # mask * x**2 / 0.5
+    x0 = np.arange(1.0, 9.0)
+    x = rt.constant(x0)
+    with rt.GradientTape() as outer:
+        outer.watch(x)
+        with rt.GradientTape() as inner:
+            inner.watch(x)
+            y = f(x)
+        g = inner.gradient(y, x)
+    hessian_diag = outer.gradient(g, x)
+    y0 = np.asarray(y)
+    np.testing.assert_allclose(np.asarray(g), 2 * y0 / x0, rtol=1e-9)  # the same mask
+    np.testing.assert_allclose(np.asarray(hessian_diag), 2 * y0 / x0 ** 2, rtol=1e-9)
+
+
+@pytest.mark.parametrize("jit", TIERS)
+def test_structured_outputs_with_an_integer_and_an_input_returned(jit):
+    f = _compiled(lambda x: {"same": x, "square": x * x, "n": rt.constant(3)}, jit)
+
+    def combined(x):
+        d = f(x)
+        return d["same"] + d["square"] * rt.cast(d["n"], rt.float64)  # x + 3x**2
+    np.testing.assert_allclose(_nested(combined, rt.Variable(np.float64(2.0)), 3),
+                               [13.0, 6.0, 0.0], rtol=1e-9)
+
+
+@pytest.mark.parametrize("jit", [True, "xla"])
+def test_the_differentiable_gradient_runs_on_the_functions_tier(jit):
+    from runtime.function.recorded_call import higher_gradient_of
+
+    f = _compiled(lambda x: rt.exp(x) * x, jit)
+    x = rt.Variable(np.float64(0.5))
+    _nested(f, x, 2)
+    grad = higher_gradient_of(f.get_concrete_function(x))
+    assert grad is not None
+    tier = f.get_concrete_function(x).backend
+    assert grad.backward_function.backend is tier
+    assert type(grad.forward_compiled) is type(f.get_concrete_function(x).compiled)
+    assert type(grad.backward_function.compiled) is type(f.get_concrete_function(x).compiled)
