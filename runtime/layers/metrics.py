@@ -65,6 +65,16 @@ def accuracy(y_true, y_pred):
     return accuracy_kind(y_true, y_pred)(y_true, y_pred)
 
 
+def _averaged(fn: Callable) -> Callable:
+    """`fn(y_true, y_pred)` averaged to a scalar when it gives one value per sample (as
+    Keras's metric and loss functions do; Keras wraps them in a mean)."""
+    def metric(y_true, y_pred):
+        value = convert_to_tensor(fn(y_true, y_pred))
+        return reduce_ops.reduce_mean(value) if value.shape.rank else value
+    metric.__name__ = getattr(fn, "__name__", "metric")
+    return metric
+
+
 _NAMED = {"mae": losses.mean_absolute_error, "mean_absolute_error": losses.mean_absolute_error,
           "mse": losses.mean_squared_error, "mean_squared_error": losses.mean_squared_error,
           "binary_crossentropy": losses.binary_crossentropy, "bce": losses.binary_crossentropy,
@@ -104,9 +114,10 @@ def get(metric: Union[str, Callable, Any], loss: Optional[Callable] = None) -> t
     display name (as in Keras); "accuracy"/"acc" pick their kind from the shapes (see
     `accuracy_kind`). `loss` is not used (Keras 3 does not look at it either)."""
     if not isinstance(metric, str):
-        if callable(metric) or hasattr(metric, "update_state"):
-            return getattr(metric, "name", None) or getattr(
-                metric, "__name__", type(metric).__name__), metric
+        if hasattr(metric, "update_state"):
+            return getattr(metric, "name", None) or type(metric).__name__, metric
+        if callable(metric):
+            return getattr(metric, "__name__", type(metric).__name__), _averaged(metric)
         raise TypeError(f"compile(metrics=...): a metric must be a name, a callable "
                         f"fn(y_true, y_pred) or a metric object, got {metric!r:.100}.")
     if metric.lower() in ("accuracy", "acc"):

@@ -202,3 +202,34 @@ def test_unknown_metric_names_and_shapes_of_metrics_are_explained():
         model.compile("sgd", "mse", metrics="accuracy")
     with pytest.raises(ValueError, match="loss"):
         model.compile("sgd")
+
+
+def test_metric_functions_and_classes_are_averaged_and_instantiated_as_in_keras():
+    x, y = X2, BINARY[:, None]
+    model = _dense(1, "sigmoid")
+    model.compile("sgd", "mse", metrics=[keras.metrics.binary_accuracy,       # per sample
+                                         keras.losses.binary_crossentropy,    # per sample
+                                         keras.metrics.Precision])            # a class
+    result = model.evaluate(x, y, batch_size=16, return_dict=True)
+    assert list(result) == ["loss", "binary_accuracy", "binary_crossentropy", "precision"]
+    p = model.predict(x)
+    clipped = np.clip(p, 1e-7, 1 - 1e-7)
+    assert result["binary_accuracy"] == pytest.approx(np.mean((p > 0.5) == (y > 0.5)))
+    assert result["binary_crossentropy"] == pytest.approx(
+        np.mean(-(y * np.log(clipped) + (1 - y) * np.log(1 - clipped))), rel=1e-5)
+    positive = p > 0.5
+    assert result["precision"] == pytest.approx(
+        np.sum(positive & (y > 0)) / max(np.sum(positive), 1), rel=1e-5)
+
+
+def test_a_model_compiled_with_names_saves_and_loads_compiled(tmp_path):
+    x, y = X2, BINARY[:, None]
+    model = _dense(1, "sigmoid")
+    model.compile(optimizer="adam", loss="binary_crossentropy", metrics=["acc", "auc"])
+    model.fit(x, y, epochs=1, batch_size=16, verbose=0)
+    model.save(tmp_path / "m.keras")
+    loaded = keras.models.load_model(tmp_path / "m.keras")
+    assert type(loaded.optimizer).__name__ == "Adam"
+    assert loaded.metrics_names == ["loss", "acc", "auc"]
+    expected = model.evaluate(x, y, batch_size=16, return_dict=True)
+    assert loaded.evaluate(x, y, batch_size=16, return_dict=True) == pytest.approx(expected)
