@@ -255,6 +255,23 @@ def test_fit_and_evaluate_add_the_penalties_to_the_loss():
     np.testing.assert_allclose(model.get_weights()[0], w - 0.01 * grad, rtol=1e-5)
 
 
+def test_train_and_test_on_batch_report_the_total_loss():
+    x = np.ones((4, 3), np.float32)
+    y = np.zeros((4, 1), np.float32)
+    model = _linear_model(kernel_regularizer=R.L2(1.0))
+    model.compile(keras.optimizers.SGD(0.01), "mse", metrics=["mae"])
+    # kernel of ones, bias 0: outputs 3, mse 9, penalty 1.0 * 3
+    assert model.test_on_batch(x, y) == pytest.approx([12.0, 3.0])
+    assert model.train_on_batch(x, y) == pytest.approx([12.0, 3.0])
+    # the SGD step: kernel 1 - 0.01 * (2 * 3 + 2 * 1) = 0.92, bias -0.01 * 2 * 3 = -0.06
+    w, b = 0.92, -0.06
+    out = 3 * w + b
+    logs = model.train_on_batch(x, y, return_dict=True)
+    assert logs == {"loss": pytest.approx(out ** 2 + 3 * w ** 2, rel=1e-5),
+                    "mae": pytest.approx(out, rel=1e-5)}
+    assert model.predict_on_batch(x).shape == (4, 1)
+
+
 def test_penalties_in_a_compiled_custom_step():
     model = keras.Sequential([L.Dense(2, kernel_regularizer=R.L2(0.25))])
     model.build((None, 3))
