@@ -210,44 +210,6 @@ class Training:
         values = list(logs.values())
         return values[0] if len(values) == 1 else values
 
-    @strict_keywords()
-    def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None,
-                       return_dict: bool = False):
-        """One training step on one batch: the loss (with the model's `losses`) and metrics
-        of that batch, as `evaluate` returns them (metrics start again at each call, as in
-        Keras 3)."""
-        return self._on_batch("train_on_batch", x, y, sample_weight, class_weight, return_dict)
-
-    @strict_keywords()
-    def test_on_batch(self, x, y=None, sample_weight=None, return_dict: bool = False):
-        """The loss and metrics of one batch, without training."""
-        return self._on_batch("test_on_batch", x, y, sample_weight, None, return_dict)
-
-    def predict_on_batch(self, x) -> np.ndarray:
-        """The model's outputs for one batch (with `training=False`)."""
-        if getattr(self, "_predict_step", None) is None:
-            self._predict_step = function(_predict_step(self), reduce_retracing=True)
-        return nest.map_structure(np.asarray, self._predict_step(self._as_arrays(x)))
-
-    def _on_batch(self, method: str, x, y, sample_weight, class_weight, return_dict: bool):
-        self._check_compiled(method)
-        for key, value in (("sample_weight", sample_weight), ("class_weight", class_weight)):
-            if value is not None:
-                raise NotImplementedError(f"{method}({key}=...) is not implemented: weight the "
-                                          "loss in a loss function of your own.")
-        if y is None:
-            raise TypeError(f"{method}() missing the targets y.")
-        x, y = self._as_arrays(x), self._as_arrays(y)
-        _check_lengths(x, y)
-        totals = self._new_means()  # stateful metrics start again
-        step = self._train_step if method == "train_on_batch" else self._test_step
-        totals.add(step(x, y), _count(x))
-        logs = totals.means()
-        if return_dict:
-            return logs
-        values = list(logs.values())
-        return values[0] if len(values) == 1 else values
-
     # -- helpers ---------------------------------------------------------------------------------
     def _check_compiled(self, method: str) -> None:
         if getattr(self, "_train_step", None) is None:
