@@ -22,7 +22,7 @@ from ..layers import losses as _base
 from ..layers import metrics as _compile_metrics
 from ..layers import serialization as _serialization
 from ..module import snake_case
-from ..ops import array_ops, math_ops, reduce_ops
+from ..ops import array_ops, math_ops, reduce_ops, sort_ops
 from ..ops import composed as _composed
 from ..ops import composed_math as _composed_math
 from ..ops.core import convert_to_tensor
@@ -318,54 +318,85 @@ def _confusion_counts(y_true, y_pred, sample_weight, thresholds, multi_label: bo
         ("true_negatives", below, 1.0 - truth), ("false_negatives", below, truth))}
 
 
-class _ConfusionCounts(Metric):
-    """True/false positives (and negatives) of thresholded predictions of 0/1 labels."""
+_NEG_INF = -1e10  # Keras's threshold under every kept prediction when top_k is given
 
-    def __init__(self, thresholds: float | None = None, name: str | None = None,
-                 dtype=None) -> None:
+
+def _top_k_only(y_pred, k: int):
+    """`y_pred` with all but the `k` largest values of the last axis set to -1e10."""
+    _, indices = sort_ops.top_k(y_pred, k)
+    depth = y_pred.shape[-1]
+    mask = reduce_ops.reduce_sum(array_ops.one_hot(indices, depth, dtype=y_pred.dtype), axis=-2)
+    return y_pred * mask + _NEG_INF * (1.0 - mask)
+
+
+class _ConfusionCounts(Metric):
+    """True/false positives and false negatives of `y_pred > threshold` for 0/1 labels, at
+    each of `thresholds` (default 0.5); `top_k` keeps the k largest predictions of each
+    sample, `class_id` watches one class (the last axis)."""
+
+    def __init__(self, thresholds=None, top_k: int | None = None, class_id: int | None = None,
+                 name: str | None = None, dtype=None) -> None:
         super().__init__(name=name, dtype=dtype)
-        thresholds = 0.5 if thresholds is None else thresholds
-        if isinstance(thresholds, bool) or not isinstance(thresholds, (int, float)) or \
-                not 0.0 <= thresholds <= 1.0:
-            raise ValueError(f"{type(self).__name__}: thresholds must be a number in [0, 1], "
-                             f"got {thresholds!r}.")
-        self.thresholds = float(thresholds)
-        self.true_positives = self.add_weight("true_positives")
-        self.false_positives = self.add_weight("false_positives")
-        self.false_negatives = self.add_weight("false_negatives")
+        given = [] if thresholds is None else [float(t) for t in np.ravel(thresholds)]
+        if any(not 0.0 <= t <= 1.0 for t in given):
+            raise ValueError(f"{type(self).__name__}: threshold values must be in [0, 1], got "
+                             f"{thresholds!r}.")
+        if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or
+                                  top_k < 1):
+            raise ValueError(f"{type(self).__name__}: top_k must be a positive integer, got "
+                             f"{top_k!r}.")
+        self.init_thresholds, self.top_k, self.class_id = thresholds, top_k, class_id
+        self.thresholds = given or [0.5 if top_k is None else _NEG_INF]
+        self._one = thresholds is None or np.ndim(thresholds) == 0
+        shape = (len(self.thresholds),)
+        self.true_positives = self.add_weight("true_positives", shape)
+        self.false_positives = self.add_weight("false_positives", shape)
+        self.false_negatives = self.add_weight("false_negatives", shape)
 
     def update_state(self, y_true, y_pred, sample_weight=None):
+        y_pred = array_ops.cast(y_pred, "float32")
+        y_true = array_ops.cast(y_true, "float32")
+        if self.top_k is not None:
+            y_pred = _top_k_only(y_pred, self.top_k)
+        if self.class_id is not None:
+            y_true, y_pred = y_true[..., self.class_id], y_pred[..., self.class_id]
         counts = _confusion_counts(y_true, y_pred, sample_weight,
-                                   np.array([self.thresholds], np.float32))
+                                   np.array(self.thresholds, np.float32))
         for key in ("true_positives", "false_positives", "false_negatives"):
-            getattr(self, key).assign_add(counts[key][0])
+            getattr(self, key).assign_add(counts[key])
+
+    def _ratio(self, other):
+        tp = self.true_positives.read_value()
+        value = _composed_math.divide_no_nan(tp, tp + other.read_value())
+        return value[0] if self._one else value
 
     def get_config(self) -> dict:
-        return {**super().get_config(), "thresholds": self.thresholds}
+        return {**super().get_config(), "thresholds": self.init_thresholds,
+                "top_k": self.top_k, "class_id": self.class_id}
 
 
 class Precision(_ConfusionCounts):
-    """true positives / (true positives + false positives), of `y_pred > thresholds`."""
+    """true positives / (true positives + false positives), of `y_pred > thresholds` (one
+    value, or one per threshold when a list is given)."""
 
-    def __init__(self, thresholds: float | None = None, name: str = "precision",
-                 dtype=None) -> None:
-        super().__init__(thresholds, name=name, dtype=dtype)
+    def __init__(self, thresholds=None, top_k: int | None = None, class_id: int | None = None,
+                 name: str = "precision", dtype=None) -> None:
+        super().__init__(thresholds, top_k, class_id, name=name, dtype=dtype)
 
     def result(self):
-        tp = self.true_positives.read_value()
-        return _composed_math.divide_no_nan(tp, tp + self.false_positives.read_value())
+        return self._ratio(self.false_positives)
 
 
 class Recall(_ConfusionCounts):
-    """true positives / (true positives + false negatives), of `y_pred > thresholds`."""
+    """true positives / (true positives + false negatives), of `y_pred > thresholds` (one
+    value, or one per threshold when a list is given)."""
 
-    def __init__(self, thresholds: float | None = None, name: str = "recall",
-                 dtype=None) -> None:
-        super().__init__(thresholds, name=name, dtype=dtype)
+    def __init__(self, thresholds=None, top_k: int | None = None, class_id: int | None = None,
+                 name: str = "recall", dtype=None) -> None:
+        super().__init__(thresholds, top_k, class_id, name=name, dtype=dtype)
 
     def result(self):
-        tp = self.true_positives.read_value()
-        return _composed_math.divide_no_nan(tp, tp + self.false_negatives.read_value())
+        return self._ratio(self.false_negatives)
 
 
 _CURVES = {"roc": "ROC", "ROC": "ROC", "pr": "PR", "PR": "PR", "prgain": "PRGAIN",

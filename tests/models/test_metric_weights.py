@@ -209,3 +209,31 @@ def test_auc_config_round_trips():
     assert config["curve"] == "PR" and config["summation_method"] == "minoring"
     again = keras.metrics.AUC.from_config(config)
     assert (again.curve, again.summation_method, again.num_thresholds) == ("PR", "minoring", 50)
+
+
+def _precision_recall(t, p, w, threshold):
+    positive, truth = p > threshold, t > 0
+    tp = np.sum(w * (positive & truth))
+    return _divide(tp, np.sum(w * positive)), _divide(tp, np.sum(w * truth))
+
+
+def test_precision_and_recall_take_threshold_lists_class_id_and_top_k():
+    w = np.broadcast_to(W[:, None], (N, K))
+    listed = [_precision_recall(T, P, w, t) for t in (0.2, 0.5, 0.8)]
+    for index, cls in enumerate((keras.metrics.Precision, keras.metrics.Recall)):
+        metric = cls(thresholds=[0.2, 0.5, 0.8])
+        metric.update_state(T, P, sample_weight=W)
+        np.testing.assert_allclose(metric.result(), [v[index] for v in listed], rtol=1e-5)
+        one_class = cls(class_id=1, thresholds=0.3)
+        one_class.update_state(T, P, sample_weight=W)
+        assert float(one_class.result()) == pytest.approx(
+            _precision_recall(T[:, 1], P[:, 1], W, 0.3)[index], rel=1e-5)
+        kept = np.argsort(-P, axis=1)[:, :2]                 # the two largest of each sample
+        top = np.full_like(P, -1e10)
+        np.put_along_axis(top, kept, np.take_along_axis(P, kept, 1), 1)
+        top_k = cls(top_k=2)
+        top_k.update_state(T, P, sample_weight=W)
+        assert float(top_k.result()) == pytest.approx(
+            _precision_recall(T, top, w, -1e10)[index], rel=1e-5)
+    with pytest.raises(ValueError, match=r"in \[0, 1\]"):
+        keras.metrics.Precision(thresholds=1.5)
