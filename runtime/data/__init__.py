@@ -14,6 +14,7 @@ from .dataset import (
     AUTOTUNE,
     CsvDataset,
     Dataset,
+    DatasetSpec,
     Iterator,
     Options,
     OutOfRangeError,
@@ -28,7 +29,7 @@ experimental = _types.SimpleNamespace(
     AUTOTUNE=AUTOTUNE, INFINITE_CARDINALITY=INFINITE_CARDINALITY,
     UNKNOWN_CARDINALITY=UNKNOWN_CARDINALITY, cardinality=cardinality, CsvDataset=CsvDataset)
 
-__all__ = ["AUTOTUNE", "CsvDataset", "Dataset", "INFINITE_CARDINALITY", "Iterator", "Options",
+__all__ = ["AUTOTUNE", "CsvDataset", "Dataset", "DatasetSpec", "INFINITE_CARDINALITY", "Iterator", "Options",
            "OutOfRangeError", "SliceSizeMismatchError", "TextLineDataset", "UNKNOWN_CARDINALITY",
            "experimental"]
 

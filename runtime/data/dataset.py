@@ -10,8 +10,10 @@ element-at-a-time path; only the speed differs.
 
 from __future__ import annotations
 
+import collections
 import csv
 import glob
+import itertools
 import os
 import threading
 from typing import Any, Callable, Optional
@@ -54,8 +56,13 @@ def _positive_int(value: Any, name: str, what: str, allow: tuple = ()) -> int:
         raise TypeError(f"{what}: {name} must be an integer, got {value!r:.60}.")
     value = int(value)
     if value <= 0 and value not in allow:
-        raise ValueError(f"{what}: {name} must be positive, got {value}.")
+        also = "".join(f" or {_SPECIAL_SIZES.get(v, v)}" for v in allow)
+        raise InvalidArgumentError(f"{what}: {name} must be greater than zero{also}, got {value}.")
     return value
+
+
+_SPECIAL_SIZES = {AUTOTUNE: "rt.data.AUTOTUNE (-1)",
+                  UNKNOWN: "rt.data.UNKNOWN_CARDINALITY (-2: a buffer of the whole dataset)"}
 
 
 def _int_arg(value: Any, name: str, what: str) -> int:
@@ -164,6 +171,10 @@ class Dataset:
         if context.current_graph() is not None:
             raise RuntimeError("as_numpy_iterator() is only available when eager execution is "
                                "enabled; iterate the dataset (`for x in ds`) inside functions.")
+        if any(isinstance(s, DatasetSpec) for s in st.flatten(self._spec)):
+            raise TypeError("as_numpy_iterator() is not supported for datasets whose elements are "
+                            f"datasets ({self._spec!r:.200}); iterate it, or flat_map the "
+                            "windows into tensors (`ds.flat_map(lambda w: w.batch(size))`).")
         return _NumpyIterator(self)
 
     def _open(self) -> _PyIterator:
@@ -300,6 +311,38 @@ class Dataset:
         return _Interleave(self, map_func, cycle_length, block_length, num_parallel_calls,
                            deterministic is not False)
 
+    def scan(self, initial_state: Any, scan_func: Callable, name: Optional[str] = None) -> "Dataset":
+        """A running state: `scan_func(state, element)` returns `(new_state, output)`, and the
+        outputs are the elements (traced once; again once if the state's shape changes)."""
+        return _Scan(self, initial_state, scan_func)
+
+    def take_while(self, predicate: Callable, name: Optional[str] = None) -> "Dataset":
+        """The elements up to (not including) the first for which `predicate` is false."""
+        return _TakeWhile(self, predicate)
+
+    def unique(self, name: Optional[str] = None) -> "Dataset":
+        """Each distinct element once, in order of first appearance (elements of one int32,
+        int64 or string component)."""
+        return _Unique(self)
+
+    def shard(self, num_shards: Any, index: Any, name: Optional[str] = None) -> "Dataset":
+        """Every `num_shards`-th element, starting with element `index`."""
+        return _Shard(self, num_shards, index)
+
+    def rebatch(self, batch_size: Any, drop_remainder: bool = False,
+                name: Optional[str] = None) -> "Dataset":
+        """The rows of the batches regrouped into batches of `batch_size` (a list of sizes is
+        used in turn), as `unbatch().batch(batch_size)` without splitting into elements."""
+        return _Rebatch(self, batch_size, drop_remainder)
+
+    def window(self, size: Any, shift: Any = None, stride: Any = 1, drop_remainder: bool = False,
+               name: Optional[str] = None) -> "Dataset":
+        """Windows of `size` elements, a new one every `shift` elements (default `size`),
+        taking every `stride`-th element; each window is a nest of datasets (one per
+        component, `DatasetSpec` elements). Windows cut short by the end are kept unless
+        `drop_remainder`. `flat_map(lambda w: w.batch(size))` turns them into tensors."""
+        return _Window(self, size, shift, stride, drop_remainder)
+
     def apply(self, transformation_func: Callable[["Dataset"], "Dataset"]) -> "Dataset":
         """`transformation_func(self)`."""
         return transformation_func(self)
@@ -322,6 +365,48 @@ class Options:
     def __init__(self):
         self.experimental_deterministic = None
         self.deterministic = None
+
+
+class DatasetSpec:
+    """The spec of a dataset as a value, such as the elements of a `window`: the element
+    spec of the dataset it describes."""
+
+    def __init__(self, element_spec: Any, dataset_shape: Any = ()):
+        self._element_spec = element_spec
+        self._dataset_shape = TensorShape(dataset_shape)
+
+    @property
+    def element_spec(self) -> Any:
+        return self._element_spec
+
+    @property
+    def shape(self) -> TensorShape:
+        return self._dataset_shape
+
+    @property
+    def dtype(self) -> Any:
+        return _dtypes.variant
+
+    @staticmethod
+    def from_value(value: "Dataset") -> "DatasetSpec":
+        """The spec of `value`, a dataset."""
+        return DatasetSpec(value.element_spec)
+
+    def is_compatible_with(self, other: Any) -> bool:
+        other_spec = other.element_spec if isinstance(other, (Dataset, DatasetSpec)) else None
+        return other_spec is not None and st.specs_compatible(self._element_spec, other_spec)
+
+    def _key(self) -> tuple:
+        return (st.spec_key(self._element_spec), self._dataset_shape.as_tuple())
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, DatasetSpec) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"DatasetSpec({self._element_spec!r}, {self._dataset_shape!r})"
 
 
 # -- iterators ------------------------------------------------------------------------------
@@ -1017,9 +1102,9 @@ class _Shuffle(_Unary):
         if buffer_size is None:
             raise TypeError("shuffle() missing required argument 'buffer_size' (the number of "
                             "elements to draw from; the dataset's size gives a full shuffle).")
-        self._buffer = _positive_int(buffer_size, "buffer_size", "shuffle", allow=(AUTOTUNE,))
-        if self._buffer == AUTOTUNE:
-            self._buffer = 1 << 14
+        self._buffer = _positive_int(buffer_size, "buffer_size", "shuffle", allow=(UNKNOWN,))
+        if self._buffer == UNKNOWN:   # tf.data: a buffer as large as the dataset
+            self._buffer = np.iinfo(np.int64).max
         seed_words = _shuffle_seed(seed)
         self._seed = seed_words if seed_words is not None else [
             int(np.random.SeedSequence().entropy) & 0xFFFFFFFF]
@@ -1199,7 +1284,8 @@ class _Prefetch(_Unary):
         if size == AUTOTUNE:
             size = 2
         if size < 0:
-            raise ValueError(f"prefetch: buffer_size must be positive or AUTOTUNE, got {size}.")
+            raise InvalidArgumentError(f"prefetch: buffer_size must be >= 0, or rt.data.AUTOTUNE "
+                                       f"(-1) to tune it, got {size}.")
         self._size = size
 
     def _elements(self):
@@ -1325,6 +1411,217 @@ class _Interleave(_Unary):
                         continue
                     active[i] = replacement
                 i += 1
+
+
+class _Scan(_Unary):
+    def __init__(self, input_dataset, initial_state, scan_func):
+        super().__init__(input_dataset)
+        if initial_state is None:
+            raise TypeError("scan: initial_state is None; give the first state, a tensor or a "
+                            "nest of tensors.")
+        if isinstance(initial_state, list):
+            initial_state = tuple(initial_state)
+        self._state = st.map_structure(lambda v: st.to_array(v, "scan: initial_state"), initial_state)
+        state_spec = st.map_structure(st.spec_of_array, self._state)
+        fn = _Traced(scan_func, (state_spec, input_dataset._spec), "scan")
+        relaxed = _scan_state(state_spec, fn.output_spec)
+        if st.spec_key(relaxed) != st.spec_key(state_spec):   # the state's shape changes: as
+            fn = _Traced(scan_func, (relaxed, input_dataset._spec), "scan")   # tf.data, relax it
+            relaxed = _scan_state(relaxed, fn.output_spec)
+        self._fn = fn
+        self._spec = fn.output_spec[1]
+
+    def _elements(self):
+        state, fn = self._state, self._fn
+        for element in self._input._open():
+            state, out = fn((state, element))
+            yield out
+
+
+def _scan_state(state_spec, output_spec):
+    """The state spec that fits both the initial state and the new state `scan_func`
+    returns; TypeError when their structures or dtypes differ."""
+    if not isinstance(output_spec, tuple) or len(output_spec) != 2:
+        raise TypeError("scan: scan_func must return a pair (new_state, output_element), got "
+                        f"{output_spec!r:.200}.")
+    new = output_spec[0]
+    old_flat, new_flat = st.flatten(state_spec), st.flatten(new)
+    if len(old_flat) != len(new_flat) or repr(st.pack(state_spec, ["*"] * len(old_flat))) != \
+            repr(st.pack(new, ["*"] * len(new_flat))):
+        raise TypeError(f"scan: the new state {new!r:.200} returned by scan_func does not have the "
+                        f"structure of the initial state {state_spec!r:.200}.")
+    for a, b in zip(old_flat, new_flat):
+        if a.dtype != b.dtype:
+            raise TypeError(f"scan: the new state must have the dtypes of the initial state: "
+                            f"expected {a.dtype.name}, got {b.dtype.name}; cast the new state "
+                            "or give an initial state of that dtype.")
+    return st.pack(state_spec, [st.common_spec(a, b) for a, b in zip(old_flat, new_flat)])
+
+
+def _predicate(predicate, spec, what):
+    fn = _Traced(predicate, spec, what)
+    out = fn.output_spec
+    if not isinstance(out, TensorSpec) or out.dtype is not _dtypes.bool_ or out.shape.rank not in (0, None):
+        raise ValueError(f"{what}: the predicate must return a scalar bool tensor, but it "
+                         f"returns {out!r}.")
+    return fn
+
+
+class _TakeWhile(_Unary):
+    def __init__(self, input_dataset, predicate):
+        super().__init__(input_dataset)
+        self._fn = _predicate(predicate, input_dataset._spec, "take_while")
+        self._card = UNKNOWN
+
+    def _elements(self):
+        fn = self._fn
+        for e in self._input._open():
+            if not bool(fn(e)):
+                return
+            yield e
+
+
+class _Unique(_Unary):
+    def __init__(self, input_dataset):
+        super().__init__(input_dataset)
+        spec = input_dataset._spec
+        if st.is_structure(spec):
+            raise InvalidArgumentError(f"unique: only datasets whose elements have a single "
+                                       f"component are supported, got {spec!r:.200}.")
+        if spec.dtype not in (_dtypes.int32, _dtypes.int64, _dtypes.string):
+            raise TypeError(f"unique: elements of dtype {spec.dtype.name} are not supported; only "
+                            "int32, int64 and string are (cast the elements first).")
+        self._card = UNKNOWN
+
+    def _elements(self):
+        seen: set = set()
+        for e in self._input._open():
+            a = np.asarray(e)
+            key = (a.shape, tuple(a.ravel().tolist()) if a.dtype.kind == "O" else a.tobytes())
+            if key not in seen:
+                seen.add(key)
+                yield e
+
+
+class _Shard(_Unary):
+    def __init__(self, input_dataset, num_shards, index):
+        super().__init__(input_dataset)
+        n = _int_arg(num_shards, "num_shards", "shard")
+        i = _int_arg(index, "index", "shard")
+        if n <= 0:
+            raise InvalidArgumentError(f"shard: num_shards must be greater than zero, got {n}.")
+        if not 0 <= i < n:
+            raise InvalidArgumentError(f"shard: index must be between 0 and {n - 1} "
+                                       f"(num_shards - 1), got {i}.")
+        self._n, self._i = n, i
+        c = input_dataset._card
+        if c >= 0:
+            self._card = c // n + (1 if i < c % n else 0)
+
+    def _elements(self):
+        n, i = self._n, self._i
+        for k, e in enumerate(self._input._open()):
+            if k % n == i:
+                yield e
+
+
+class _Rebatch(_Unary):
+    def __init__(self, input_dataset, batch_size, drop_remainder):
+        super().__init__(input_dataset)
+        if hasattr(batch_size, "numpy"):
+            batch_size = batch_size.numpy()
+        sizes = np.asarray(batch_size).ravel().tolist() if isinstance(
+            batch_size, (list, tuple, np.ndarray)) else [batch_size]
+        if not sizes:
+            raise InvalidArgumentError("rebatch: batch_size is an empty list; give a size or a "
+                                       "list of sizes.")
+        self._sizes = [_positive_int(b, "batch_size", "rebatch") for b in sizes]
+        self._drop = bool(drop_remainder)
+        for s in st.flatten(input_dataset._spec):
+            if s.shape.rank == 0:
+                raise ValueError("rebatch: the elements must be batches (every component of "
+                                 "rank >= 1), got scalar components; batch the dataset first.")
+        lead = self._sizes[0] if self._drop and len(set(self._sizes)) == 1 else None
+        self._spec = st.map_structure(
+            lambda s: TensorSpec(TensorShape([lead]).concatenate(s.shape[1:]) if s.shape.rank
+                                 is not None else TensorShape(None), s.dtype), input_dataset._spec)
+        self._card = INFINITE if input_dataset._card == INFINITE else UNKNOWN
+
+    def _elements(self):
+        sizes = itertools.cycle(self._sizes)
+        want = next(sizes)
+        pieces: list = []
+        have, template = 0, None
+        for batch in self._input._open():
+            template = batch
+            flat = [np.asarray(a) for a in st.flatten(batch)]
+            n, start = len(flat[0]), 0
+            while start < n:
+                take = min(want - have, n - start)
+                pieces.append([a[start:start + take] for a in flat])
+                have, start = have + take, start + take
+                if have == want:
+                    yield st.pack(template, _join(pieces))
+                    pieces, have, want = [], 0, next(sizes)
+        if pieces and not self._drop:
+            yield st.pack(template, _join(pieces))
+
+
+class _Elements(Dataset):
+    """A dataset of the given elements (a window's component)."""
+
+    def __init__(self, elements: list, spec: Any):
+        self._items, self._spec, self._card = elements, spec, len(elements)
+
+    def _elements(self):
+        return iter(self._items)
+
+
+class _Window(_Unary):
+    def __init__(self, input_dataset, size, shift, stride, drop_remainder):
+        super().__init__(input_dataset)
+        self._size = _positive_int(size, "size", "window")
+        self._shift = self._size if shift is None else _positive_int(shift, "shift", "window")
+        self._stride = _positive_int(stride, "stride", "window")
+        self._drop = bool(drop_remainder)
+        self._spec = st.map_structure(DatasetSpec, input_dataset._spec)
+        c = input_dataset._card
+        if c >= 0 and self._drop:
+            rest = c - ((self._size - 1) * self._stride + 1)
+            self._card = 0 if rest < 0 else rest // self._shift + 1
+        elif c >= 0:
+            self._card = -(-c // self._shift)
+
+    def _window(self, buf, base, start, end):
+        """The window of elements `start, start + stride, ...` below index `end`."""
+        taken = [buf[k - base] for k in range(start, end, self._stride)][:self._size]
+        flat = [st.flatten(e) for e in taken]
+        spec = self._input._spec
+        return st.pack(spec, [_Elements([parts[c] for parts in flat], leaf)
+                              for c, leaf in enumerate(st.flatten(spec))])
+
+    def _elements(self):
+        span = (self._size - 1) * self._stride + 1
+        buf: collections.deque = collections.deque()
+        base = pos = start = 0          # buf holds elements base .. pos - 1
+        for e in self._input._open():
+            if pos >= start:
+                buf.append(e)
+            else:
+                base += 1
+            pos += 1
+            while pos - start >= span:
+                yield self._window(buf, base, start, start + span)
+                start += self._shift
+                while buf and base < start:
+                    buf.popleft()
+                    base += 1
+        while not self._drop and start < pos:
+            yield self._window(buf, base, start, pos)
+            start += self._shift
+            while buf and base < start:
+                buf.popleft()
+                base += 1
 
 
 def cardinality(dataset: Dataset) -> Any:
