@@ -122,6 +122,8 @@ class OrthogonalRegularizer(Regularizer):
         if self.mode == "columns":
             x = array_ops.transpose(x)
         size = x.shape.as_list()[0]
+        if size < 2:  # no pairs to penalise (Keras divides 0 by 0 pairs: NaN)
+            return array_ops.zeros([], x.dtype)
         norms = math_ops.sqrt(math_ops.maximum(
             reduce_ops.reduce_sum(math_ops.square(x), axis=1, keepdims=True), 1e-12))
         unit = math_ops.divide(x, norms)

@@ -308,6 +308,24 @@ def test_regularizers_round_trip_through_config():
     assert R.deserialize(R.serialize(R.L2(0.3))).get_config() == {"l2": pytest.approx(0.3)}
 
 
+def test_a_saved_model_keeps_its_regularizers(tmp_path):
+    model = keras.Sequential([
+        keras.Input((3,)),
+        L.Dense(4, activation="gelu", kernel_regularizer=R.L1L2(0.1, 0.2),
+                bias_regularizer="l2", activity_regularizer=R.L1(0.3), bias_initializer="ones"),
+        L.Dense(1, kernel_regularizer=R.OrthogonalRegularizer(0.1, "columns"))])
+    path = str(tmp_path / "model.keras")
+    model.save(path)
+    loaded = keras.models.load_model(path)
+    x = np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3)
+    model(x)
+    loaded(x)
+    np.testing.assert_allclose([float(v) for v in loaded.losses],
+                               [float(v) for v in model.losses], rtol=1e-6)
+    assert len(loaded.losses) == 4
+    assert float(loaded.losses[-1]) == 0.0  # one column: no pairs to penalise
+
+
 def test_bad_regularizers_are_refused():
     with pytest.raises(ValueError, match="l2"):
         R.L2(-1.0)
