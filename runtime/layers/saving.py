@@ -15,6 +15,7 @@ import io
 import json
 import os
 import zipfile
+import zlib
 from typing import Any, Iterator
 
 import numpy as np
@@ -32,6 +33,11 @@ _CONFIG_FILE = "model.json"
 _WEIGHTS_FILE = "model.weights.npz"
 _OPTIMIZER_FILE = "optimizer.weights.npz"
 MAX_DEPTH = 100  # lists and dicts in a model.json; a model nested twenty deep needs about 90
+MAX_CONFIG_BYTES = 2 ** 28
+# A .keras archive may decompress to at most MIN_EXPANSION + MAX_EXPANSION times its size (its
+# arrays are stored uncompressed; a model.json compresses about tenfold).
+MIN_EXPANSION = 2 ** 24
+MAX_EXPANSION = 16
 
 
 def _check_path(filepath, what: str) -> str:
@@ -140,9 +146,10 @@ def save_model(model, filepath, overwrite: bool = True, include_optimizer: bool 
         directory = os.path.dirname(path)
         if directory:
             os.makedirs(directory, exist_ok=True)
-        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        with zipfile.ZipFile(path, "w") as archive:  # arrays stored, so loading sees no bomb
             for name, data in files.items():
-                archive.writestr(name, data)
+                archive.writestr(name, data, zipfile.ZIP_DEFLATED if name == _CONFIG_FILE
+                                 else zipfile.ZIP_STORED)
         return
     if os.path.isfile(path):
         raise FileExistsError(f"save_model: {path!r} is a file; give a directory or a path "
@@ -173,15 +180,42 @@ def _read(path: str) -> tuple[dict, dict[str, bytes]]:
     else:
         if not zipfile.is_zipfile(path):
             raise ValueError(f"load_model: {path!r} is not a model saved by Model.save.")
-        with zipfile.ZipFile(path) as archive:
-            names = set(archive.namelist())
-            files = {name: archive.read(name) for name in
-                     (_CONFIG_FILE, _WEIGHTS_FILE, _OPTIMIZER_FILE) if name in names}
+        try:
+            files = _members(path, (_CONFIG_FILE, _WEIGHTS_FILE, _OPTIMIZER_FILE))
+        except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as exc:
+            raise ValueError(f"load_model: {path!r} is a damaged archive ({exc}).") from None
     for name in (_CONFIG_FILE, _WEIGHTS_FILE):
         if name not in files:
             raise ValueError(f"load_model: {path!r} holds no {name}; it was not written by "
                              "Model.save.")
     return _parse_description(files.pop(_CONFIG_FILE), path), files
+
+
+def _expansion_limit(size: int) -> int:
+    """The bytes a file of `size` bytes may expand to when decompressed (a zip bomb may not)."""
+    return MIN_EXPANSION + MAX_EXPANSION * size
+
+
+def _members(path: str, names: tuple) -> dict[str, bytes]:
+    """The named members of the zip archive at `path`, their declared sizes checked against
+    `_expansion_limit` and `MAX_CONFIG_BYTES` before anything is decompressed."""
+    with zipfile.ZipFile(path) as archive:
+        infos = {info.filename: info for info in archive.infolist() if info.filename in names}
+        config = infos.get(_CONFIG_FILE)
+        if config is not None and config.file_size > MAX_CONFIG_BYTES:
+            raise ValueError(f"load_model: {path!r}: {_CONFIG_FILE} declares "
+                             f"{config.file_size} bytes, more than the {MAX_CONFIG_BYTES} a model "
+                             "config may have.")
+        declared = sum(info.file_size for info in infos.values())
+        if declared > _expansion_limit(os.path.getsize(path)):
+            raise ValueError(f"load_model: {path!r} declares {declared} bytes once "
+                             "decompressed, far more than a saved model of its size holds (a "
+                             "damaged file or a zip bomb).")
+        found = {}
+        for name, info in infos.items():
+            with archive.open(info) as f:
+                found[name] = f.read(info.file_size)  # never past the declared size
+        return found
 
 
 def _parse_description(text: bytes, path: str) -> dict:
@@ -224,6 +258,11 @@ def _headers(data: bytes, what: str) -> list[tuple[tuple, np.dtype]]:
         raise ValueError(f"{what}: the weights are not an .npz archive.") from None
     found = []
     with archive:
+        declared = sum(info.file_size for info in archive.infolist())
+        if declared > _expansion_limit(len(data)):
+            raise ValueError(f"{what}: the weights declare {declared} bytes once decompressed, "
+                             f"far more than their {len(data)} bytes can hold (a damaged file "
+                             "or a zip bomb).")
         for info in sorted(archive.infolist(), key=lambda i: i.filename):
             with archive.open(info) as f:
                 try:

@@ -8,7 +8,9 @@ import copy
 import io
 import json
 import os
+import struct
 import sys
+import tracemalloc
 import warnings
 import zipfile
 
@@ -453,6 +455,53 @@ def test_hostile_weight_files_are_refused_before_loading_their_arrays(tmp_path, 
         weights = _lying_npz(b"(3, -2)")
     path = _write(tmp_path, description, weights)
     with nothing_written(tmp_path), pytest.raises(ValueError, match=message):
+        keras.models.load_model(path)
+
+
+def _declaring(data, name, declared):
+    """The zip archive `data` with member `name`'s uncompressed size changed to `declared` in
+    both of its headers (the member itself is stored, not compressed)."""
+    data = bytearray(data)
+    local = data.index(b"PK\x03\x04")
+    while True:
+        name_length = struct.unpack_from("<H", data, local + 26)[0]
+        if data[local + 30: local + 30 + name_length] == name.encode():
+            break
+        local = data.index(b"PK\x03\x04", local + 4)
+    struct.pack_into("<I", data, local + 22, declared)
+    central = data.index(b"PK\x01\x02")
+    while True:
+        name_length = struct.unpack_from("<H", data, central + 28)[0]
+        if data[central + 46: central + 46 + name_length] == name.encode():
+            break
+        central = data.index(b"PK\x01\x02", central + 4)
+    struct.pack_into("<I", data, central + 24, declared)
+    return bytes(data)
+
+
+@pytest.mark.parametrize("member", ["model.json", "model.weights.npz"])
+def test_an_archive_declaring_a_huge_member_is_refused_before_decompressing(tmp_path, member):
+    description, weights = _saved(tmp_path)
+    path = _write(tmp_path, description, weights)
+    with open(path, "rb") as f:
+        data = _declaring(f.read(), member, 2 ** 31)
+    with open(path, "wb") as f:
+        f.write(data)
+    tracemalloc.start()
+    try:
+        with nothing_written(tmp_path), pytest.raises(ValueError, match="declares"):
+            keras.models.load_model(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 2 ** 26
+
+
+def test_inner_weights_declaring_more_than_they_hold_are_refused(tmp_path):
+    description, weights = _saved(tmp_path)
+    lying = _declaring(weights, "w00000.npy", 2 ** 31)
+    path = _write(tmp_path, description, lying)
+    with nothing_written(tmp_path), pytest.raises(ValueError, match="zip bomb"):
         keras.models.load_model(path)
 
 
