@@ -37,8 +37,13 @@ NOT_GRAPH_OPS = {
 # -- groups: name -> (fn, [argument tuples], options) ----------------------------------------
 # The programs both tiers run are in tests/op_programs.py; these are the Numba tier's own.
 
+_INTEGERS = np.array([-7, -6, -5, -4, -2, -1, 0, 1, 2, 3, 4, 5], dtype=I32).reshape(3, 4)
+
+
 def _integer(x):
-    return programs.integer(x, offset=3)  # a zero divisor: both tiers give NumPy's results
+    # divisors of both signs (x + 3 is never 0 for _INTEGERS: a zero divisor raises, checked
+    # in tests/jit/test_tier_edge_values.py)
+    return programs.integer(x, offset=3)
 
 
 def _linalg(x):
@@ -150,7 +155,7 @@ GROUPS = {
     "unary_float": (programs.unary_float, [(x_values(F32),)], {}),
     "unary_float64": (programs.unary_float, [(x_values(F64),)], {}),
     "binary": (programs.binary, [(x_values(F32, (3, 4), -1, 1),)], {}),
-    "integer": (_integer, [(np.arange(-6, 6, dtype=I32).reshape(3, 4),)], {}),
+    "integer": (_integer, [(_INTEGERS,)], {}),
     "reductions": (programs.reductions, [(x_values(F32),)], {}),
     # 8x32: NumPy's routines for the elementwise ops and reductions, the native softmax;
     # 64x64: NumPy's softmax too (vectorised.ROW_MIN_SIZE)
