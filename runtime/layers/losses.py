@@ -58,8 +58,8 @@ def categorical_crossentropy(y_true, y_pred, from_logits: bool = False):
 def sparse_categorical_crossentropy(y_true, y_pred, from_logits: bool = False):
     """Cross entropy between integer class labels and predicted class probabilities."""
     log_p = _log_probabilities(y_pred, from_logits)
-    labels = array_ops.reshape(array_ops.cast(y_true, "int32"), [-1])
-    one_hot = array_ops.one_hot(labels, log_p.shape[-1], dtype=log_p.dtype)
+    labels = array_ops.reshape(array_ops.cast(y_true, "int32"), array_ops.shape(log_p)[:-1])
+    one_hot = array_ops.one_hot(labels, log_p.shape[-1], dtype=log_p.dtype)  # any leading axes
     return reduce_ops.reduce_mean(-reduce_ops.reduce_sum(one_hot * log_p, axis=-1))
 
 

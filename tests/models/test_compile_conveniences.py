@@ -136,6 +136,8 @@ CASES = {
     "multi-label binary": (X2, MULTI, 3, "sigmoid", lambda: keras.losses.BinaryCrossentropy()),
     "per-timestep sparse": (X3, LABELS3, 3, "softmax",
                             lambda: keras.losses.SparseCategoricalCrossentropy()),
+    "per-timestep sparse string": (X3, LABELS3, 3, "softmax",
+                                   lambda: "sparse_categorical_crossentropy"),
     "per-timestep sparse function": (X3, LABELS3, 3, "softmax",
                                      lambda: keras.losses.sparse_categorical_crossentropy),
     "per-timestep one-hot": (X3, np.eye(3, dtype=np.float32)[LABELS3], 3, "softmax",
@@ -154,6 +156,14 @@ def test_accuracy_resolves_from_the_shapes_as_keras_3(case, name):
     result = model.evaluate(x, y, batch_size=16, return_dict=True)
     expected = _keras_accuracy(y, model.predict(x, batch_size=16))
     assert result[name] == pytest.approx(expected, abs=1e-6)
+
+
+def test_per_timestep_sparse_loss_by_name_matches_numpy():
+    model = _dense(3, "softmax", X3.shape[1:])
+    model.compile("adam", "sparse_categorical_crossentropy")
+    p = model.predict(X3)
+    expected = np.mean(-np.log(np.take_along_axis(p, LABELS3[..., None], -1)))
+    assert model.evaluate(X3, LABELS3, batch_size=4) == pytest.approx(expected, rel=1e-5)
 
 
 def test_keras_metric_names_in_compile_match_numpy():
