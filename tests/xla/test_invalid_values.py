@@ -222,7 +222,26 @@ def test_float_division_by_zero_keeps_ieee_values():
             np.testing.assert_array_equal(got, want)
 
 
+def test_integers_to_negative_integer_powers_raise_as_in_numpy():
+    x, y = np.array([2, 3], np.int32), np.array([2, -1], np.int32)
+    with pytest.raises(ValueError, match="negative integer powers"):
+        np.power(x, y)
+    err = _error(lambda a, b: a ** b, x, y, jit_compile="xla")
+    assert "negative integer powers" in str(err)
+    _same_bits(_values(lambda a, b: a ** b, x, np.abs(y), jit_compile="xla")[0], x ** np.abs(y))
+
+
 # -- values the tiers must agree on bit for bit ----------------------------------------------
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_signed_zeros_of_float_floor_division_and_remainder(dtype):
+    values = np.array([0.0, -0.0, 1.0, -1.0, 2.5, -2.5, 3.0, np.inf, -np.inf], dtype)
+    x, y = np.repeat(values, len(values)), np.tile(values, len(values))
+    for fn, oracle in ((lambda a, b: a // b, np.floor_divide), (lambda a, b: a % b, np.remainder)):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            want = oracle(x, y)
+        _same_bits(_values(fn, x, y, jit_compile="xla")[0], want)
+
 
 def test_relu_gradient_with_nan_and_inf_upstream():
     def f(x, g):

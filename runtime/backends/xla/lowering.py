@@ -273,19 +273,34 @@ def _sign(op, x):
     return jnp.where(x == 0, jnp.zeros_like(x), jnp.sign(x))  # NumPy's sign(-0.0) is 0.0
 
 
-_DIVISIONS = {"FloorDiv": jnp.floor_divide, "FloorMod": jnp.remainder}
+# NumPy's float floor division gives a zero quotient the sign of x / y and a zero remainder
+# the sign of y; XLA's give +0.0 and the sign of x
+_DIVISIONS = {"FloorDiv": (jnp.floor_divide, lambda x, y: x / y),
+              "FloorMod": (jnp.remainder, lambda x, y: y)}
 
 
-def _integer_divisor(op) -> bool:
+def _integer_operand(op) -> bool:
     return op.inputs[1].dtype.is_integer
 
 
-@rule(*_DIVISIONS, checks=_integer_divisor)
+@rule(*_DIVISIONS, checks=_integer_operand)
 def _floor_division(op, x, y):
-    value = _DIVISIONS[op.type](x, y)
+    fn, zero_sign = _DIVISIONS[op.type]
+    value = fn(x, y)
+    if _is_float(value):
+        return jnp.where(value == 0, jnp.copysign(jnp.zeros_like(value), zero_sign(x, y)), value)
     if not jnp.issubdtype(jnp.result_type(y), jnp.integer):
         return value
     return Checked(value, _all(y != 0), "Integer division by zero")
+
+
+@rule("Pow", checks=_integer_operand)
+def _pow(op, x, y):
+    value = jnp.power(x, y)
+    if not jnp.issubdtype(jnp.result_type(y), jnp.integer):
+        return value
+    # NumPy (so every tier) refuses integers to negative integer powers
+    return Checked(value, _all(y >= 0), "Integers to negative integer powers are not allowed")
 
 
 @rule("Mean")
