@@ -55,7 +55,7 @@ class Training:
                              "'sparse_categorical_crossentropy', or a callable "
                              "fn(y_true, y_pred).")
         self.run_eagerly = bool(run_eagerly)
-        loss_fn = _losses.get(loss)
+        loss_fn = _loss_function(loss)
         self._compiled_metrics = _metric_list(metrics)
         resolved = [_metrics.get(m) for m in self._compiled_metrics]
         self._stateful_metrics = [m for _, m in resolved if _is_stateful(m)]
@@ -268,6 +268,22 @@ def get_optimizer(identifier):
         return identifier
     raise ValueError(f"Could not interpret optimizer identifier {identifier!r:.100}: pass an "
                      f"optimizer name such as 'adam' or an optimizer object.")
+
+
+def _loss_function(loss) -> Callable:
+    """The loss for a callable or a name: this module's names, else (when `rt.keras` is
+    loaded) every name `keras.losses.get` knows ("huber", "kl_divergence", "MeanSquaredError",
+    ...), as Keras's compile takes them."""
+    try:
+        return _losses.get(loss)
+    except ValueError as unknown:
+        keras_losses = sys.modules.get("runtime.keras.losses")
+        if keras_losses is None or not isinstance(loss, str):
+            raise
+        try:
+            return keras_losses.get(loss)
+        except ValueError:
+            raise unknown from None
 
 
 def _metric_list(metrics) -> list:

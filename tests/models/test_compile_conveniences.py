@@ -243,3 +243,23 @@ def test_a_model_compiled_with_names_saves_and_loads_compiled(tmp_path):
     assert loaded.metrics_names == ["loss", "acc", "auc"]
     expected = model.evaluate(x, y, batch_size=16, return_dict=True)
     assert loaded.evaluate(x, y, batch_size=16, return_dict=True) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("name", ["huber", "Huber", "log_cosh", "MeanSquaredError",
+                                  "mean_squared_logarithmic_error"])
+def test_keras_loss_names_compile_and_match_numpy(name):
+    x = X2
+    y = np.random.default_rng(4).normal(size=(50, 1)).astype(np.float32)
+    model = _dense(1)
+    model.compile("sgd", name)
+    e = model.predict(x) - y
+    expected = {
+        "huber": np.mean(np.where(np.abs(e) <= 1, 0.5 * e ** 2, np.abs(e) - 0.5)),
+        "log_cosh": np.mean(np.log(np.cosh(e))),
+        "meansquarederror": np.mean(e ** 2),
+        "mean_squared_logarithmic_error": np.mean(
+            (np.log1p(np.maximum(model.predict(x), 1e-7)) - np.log1p(np.maximum(y, 1e-7))) ** 2),
+    }[name.lower()]
+    assert model.evaluate(x, y, batch_size=50) == pytest.approx(expected, rel=1e-4)
+    with pytest.raises(ValueError, match="unknown loss 'hubber'"):
+        model.compile("sgd", "hubber")
