@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import functools
 
 import numpy as np
 
@@ -457,7 +458,8 @@ def index_out_of_range(op_name: str, indices: np.ndarray, size: int) -> InvalidA
 def _gather_kernel(params, indices, axis):
     """np.take, refusing (as TensorFlow does) negative indices, which NumPy counts from the
     end; np.take itself refuses indices past the end. One pass: the indices' minimum."""
-    indices = np.asarray(indices)
+    if type(indices) is not np.ndarray:
+        indices = np.asarray(indices)
     if indices.size and indices.min() < 0:
         raise index_out_of_range("GatherV2", indices, np.shape(params)[axis])
     try:
@@ -761,6 +763,7 @@ def rank(input, name=None) -> Tensor:  # noqa: A002
 
 # -- casting and identity ---------------------------------------------------------------------
 
+@functools.cache
 def int_range(target: np.dtype) -> tuple[int, int, float]:
     """The lowest and highest values of the integer dtype `target`, and the float just past
     the highest (a power of two, exact in every float type)."""
@@ -774,11 +777,15 @@ def saturating_cast(x, target: np.dtype):
     (highest) value. NumPy's own conversion of those is platform dependent. In range (one
     min and one max over `x`) it is `astype`."""
     lo, hi, top = int_range(target)
+    if isinstance(x, np.generic):  # a scalar (a loop counter): no array reductions
+        if lo <= x < top:  # NaN fails
+            return x.astype(target)
+        return np.array(0 if x != x else lo if x < lo else hi, dtype=target)[()]
+    if x.size == 0 or (x.min() >= lo and x.max() < top):  # NaN fails both
+        return x.astype(target)
     with np.errstate(invalid="ignore"):
         out = x.astype(target)
-        if x.size == 0 or (x.min() >= lo and x.max() < top):  # NaN fails both
-            return out
-        fixed = np.where(x != x, 0, np.where(x < lo, lo, np.where(x >= top, hi, out)))
+    fixed = np.where(x != x, 0, np.where(x < lo, lo, np.where(x >= top, hi, out)))
     return fixed.astype(target)[()] if np.ndim(x) == 0 else fixed.astype(target)
 
 
