@@ -251,20 +251,36 @@ class TerminateOnNaN(Callback):
 
 
 class LearningRateScheduler(Callback):
-    """Sets the optimizer's learning rate to `schedule(epoch, current_rate)` at each epoch's
-    start."""
+    """Sets the optimizer's learning rate to `schedule(epoch, current_rate)` (or, for a
+    schedule of one argument, `schedule(epoch)`) at each epoch's start, as Keras does; each
+    epoch's logs (and so the history) get the "learning_rate"."""
 
     @strict_keywords()
     def __init__(self, schedule, verbose: int = 0) -> None:
         super().__init__()
+        if not callable(schedule):
+            raise TypeError(f"LearningRateScheduler: schedule must be a callable "
+                            f"schedule(epoch, learning_rate), got {schedule!r:.60}.")
         self.schedule, self.verbose = schedule, verbose
 
     def on_epoch_begin(self, epoch: int, logs: Optional[dict] = None) -> None:
         optimizer = self.model.optimizer
-        rate = float(self.schedule(epoch, float(optimizer.learning_rate)))
-        optimizer.learning_rate = rate
+        try:
+            rate = self.schedule(epoch, float(optimizer.learning_rate))
+        except TypeError:  # Keras's older one-argument schedules
+            rate = self.schedule(epoch)
+        if isinstance(rate, bool) or not isinstance(rate, (int, float, np.floating,
+                                                            np.integer)):
+            raise ValueError(f"LearningRateScheduler: the schedule must return a float, got "
+                             f"{rate!r:.60}.")
+        optimizer.learning_rate = float(rate)
         if self.verbose:
-            print(f"Epoch {epoch + 1}: learning rate {rate}")
+            print(f"\nEpoch {epoch + 1}: LearningRateScheduler setting learning rate to "
+                  f"{float(rate)}.")
+
+    def on_epoch_end(self, epoch: int, logs: Optional[dict] = None) -> None:
+        if logs is not None:
+            logs["learning_rate"] = float(self.model.optimizer.learning_rate)
 
 
 class ReduceLROnPlateau(Callback):

@@ -159,3 +159,21 @@ def test_auto_mode_maximizes_accuracy_auc_precision_and_recall():
     for monitor, up in (("val_accuracy", True), ("auc", True), ("val_precision", True),
                         ("recall", True), ("val_loss", False), ("mae", False)):
         assert keras.callbacks.EarlyStopping(monitor=monitor).maximize is up, monitor
+
+
+@pytest.mark.parametrize("schedule, rates", [
+    (lambda epoch, rate: rate * 0.5, [0.05, 0.025, 0.0125]),          # from SGD's 0.1
+    (lambda epoch: 0.1 / (epoch + 1), [0.1, 0.05, 0.1 / 3]),          # Keras's older form
+])
+def test_learning_rate_scheduler_sets_each_epochs_rate_and_logs_it(schedule, rates):
+    x = np.ones((8, 2), np.float32)
+    model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+    optimizer = keras.optimizers.SGD(0.1)
+    model.compile(optimizer, "mse")
+    history = model.fit(x, x[:, :1], epochs=3, verbose=0,
+                        callbacks=[keras.callbacks.LearningRateScheduler(schedule)])
+    assert history.history["learning_rate"] == pytest.approx(rates)
+    assert float(optimizer.learning_rate) == pytest.approx(rates[-1])
+    with pytest.raises(ValueError, match="must return a float"):
+        model.fit(x, x[:, :1], epochs=1, verbose=0,
+                  callbacks=[keras.callbacks.LearningRateScheduler(lambda e, r: "fast")])
