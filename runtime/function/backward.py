@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 
-from .. import backends, context
+from .. import backends, context, dtypes
 from ..backends import JitCompileError, runtime_error
 from ..gradients.engine import backprop
 from ..gradients.node import differentiable, node_of, variables_read
@@ -50,21 +50,22 @@ class _BackwardGraph(FuncGraph):
 
 
 class _Backward:
-    """The reverse sweep over a copy of `graph`, seeded at its differentiable outputs and at
-    the tensors `extra` (tensors of `graph` itself), staged into a child graph of the copy."""
+    """The reverse sweep over `copy` (a copy of a traced graph, `mapping` from the traced
+    tensors to their copies), seeded at its differentiable outputs and at the tensors `extra`
+    of the copy, staged into a child graph of the copy.
 
-    def __init__(self, graph, name: str, extra=()):
-        # the backward pass saves forward values (and adds outputs to the forward's cond and
-        # while ops for them): it works on a copy, and the traced graph stays as traced
-        copy, self.mapping = copy_function_graph(graph)
+    The backward pass saves forward values (and adds outputs to the forward's cond and while
+    ops for them): it works on a copy, and the traced graph stays as traced."""
+
+    def __init__(self, copy: FuncGraph, mapping: dict, name: str, extra=()):
         self.graph = copy
+        self.mapping = mapping
         self.output_indices = [i for i, t in enumerate(copy.outputs) if differentiable(t)]
         self.input_indices = [i for i, t in enumerate(copy.inputs) if differentiable(t)]
         self.variables = variables_read([copy])
         backward = _BackwardGraph(f"{name}_grad", copy, self.mapping)
         existing = {id(op) for op in copy.root().operations}
-        seeded = [copy.outputs[i] for i in self.output_indices] + \
-            [self.mapping.get(id(t), t) for t in extra]
+        seeded = [copy.outputs[i] for i in self.output_indices] + list(extra)
         with paused(), context.graph_scope(backward):
             self.grad_inputs = []
             seeds: dict = {}
@@ -92,7 +93,7 @@ class GraphGradient:
     """
 
     def __init__(self, graph, name: str, backend: backends.Backend = backends.NUMPY):
-        built = _Backward(graph, name)
+        built = _Backward(*copy_function_graph(graph), name)
         graph = self.graph = built.graph
         self.output_indices = built.output_indices
         self.input_indices = built.input_indices
@@ -169,35 +170,36 @@ class HigherOrderGradient:
     The forward also returns the values its backward reads (`kept`). A tape differentiating
     the backward sends gradients to those kept values, so the backward is seeded at them too;
     the seeds grow until they cover every differentiable value the backward reads. Nothing
-    is recomputed: side effects and random draws of the forward happen once. Graphs whose
-    backward reads values inside a branch or loop body are refused (`Unsupported`).
+    is recomputed: side effects and random draws of the forward happen once. A graph whose
+    backward reads values a `while_loop` saved, or differentiates a TensorArray's gradient,
+    is refused (`Unsupported`): that gradient cannot be differentiated again when staged.
     """
 
     def __init__(self, graph, name: str, backend: backends.Backend = backends.NUMPY):
-        originals = {id(t): t for t in graph.inputs}
-        originals.update((id(t), t) for op in graph.operations for t in op.outputs)
+        copy, mapping = copy_function_graph(graph)
         extra: list = []
-        while True:
-            built = _Backward(graph, name, extra)
-            by_copy = {id(built.mapping[key]): t for key, t in originals.items()}
-            read = [by_copy.get(id(t)) for t in built.saved]
-            if any(t is None for t in read):
-                raise Unsupported(f"the gradient of {name} reads values inside a branch or loop")
+        for _ in range(_MAX_ROUNDS):
+            try:
+                built = _Backward(copy, mapping, name, extra)
+            except NotImplementedError as exc:  # a loop's saved values, a TensorArray
+                raise Unsupported(str(exc)) from None
+            if any(t.dtype is dtypes.variant for t in built.saved):
+                raise Unsupported(f"the gradient of {name} reads values saved by a loop")
             seeded = {id(t) for t in extra}
-            new = [t for t in read if differentiable(t) and id(t) not in seeded]
+            new = [t for t in built.saved if differentiable(t) and id(t) not in seeded]
             if not new:
                 break
             extra += new
+        else:
+            raise Unsupported(f"the values the gradient of {name} reads did not settle")
         seeded = {id(t) for t in extra}
-        kept = extra + [t for t in read if id(t) not in seeded]
-        copy = built.graph
+        kept_copies = extra + [t for t in built.saved if id(t) not in seeded]
         self.output_indices = built.output_indices
         self.input_indices = built.input_indices
         self.variables = built.variables
         self.has_grad = built.has_grad
         self.n_extra = len(extra)
         self.n_outputs = len(copy.outputs)
-        kept_copies = [built.mapping[id(t)] for t in kept]
         self.n_kept = len(kept_copies)
         forward = Shell(f"{name}_forward", copy.inputs, [copy.operations],
                         copy.outputs + kept_copies)
@@ -217,6 +219,9 @@ class HigherOrderGradient:
         if self.n_outputs + self.n_kept == 1:
             result = (result,)
         return list(result[:self.n_outputs]), list(result[self.n_outputs:])
+
+
+_MAX_ROUNDS = 8  # builds of the backward until the values it reads are all seeded
 
 
 class Unsupported(Exception):

@@ -7,9 +7,9 @@ the backward lowering. Both are derived from the graph once per concrete functio
 When the gradient may itself be differentiated (two or more tapes record the call, or a
 persistent one), the gradient is a call of a traced backward function (`GraphFunction`),
 recorded like any other call on the tapes that watch its inputs: differentiable again, to
-any order, on the function's own backend. A graph whose backward reads values inside a
-branch or loop body is instead run op by op, eagerly, so that every tape records the
-primitive ops and their gradients.
+any order, on the function's own backend. A graph whose gradient cannot be staged twice (it
+reads values a `while_loop` saved, or a TensorArray's gradient) is instead run op by op,
+eagerly, so that every tape records the primitive ops and their gradients.
 """
 
 from __future__ import annotations

@@ -302,3 +302,24 @@ def test_the_differentiable_gradient_runs_on_the_functions_tier(jit):
     assert grad.backward_function.backend is tier
     assert type(grad.forward_compiled) is type(f.get_concrete_function(x).compiled)
     assert type(grad.backward_function.compiled) is type(f.get_concrete_function(x).compiled)
+
+
+def _branches(x):
+    """sin(x) * x when x > 0 (a nested cond: x**3 beyond 2), else exp(2x)."""
+    def positive():
+        return rt.cond(x > 2.0, lambda: x * x * x, lambda: rt.sin(x) * x)
+    return rt.cond(x > 0, positive, lambda: rt.exp(2.0 * x))
+
+
+@pytest.mark.parametrize("jit", TIERS)
+@pytest.mark.parametrize("make", [rt.constant, rt.Variable], ids=["tensor", "variable"])
+def test_branch_values_read_by_the_gradient(jit, make):
+    f = _compiled(_branches, jit)
+    x0 = 0.9
+    s, c = np.sin(x0), np.cos(x0)
+    np.testing.assert_allclose(_nested(f, make(np.float64(x0)), 3),
+                               [s + x0 * c, 2 * c - x0 * s, -3 * s - x0 * c], rtol=1e-9)
+    np.testing.assert_allclose(_nested(f, make(np.float64(3.0)), 3), [27.0, 18.0, 6.0], rtol=1e-9)
+    x0 = -0.4
+    np.testing.assert_allclose(_nested(f, make(np.float64(x0)), 3),
+                               [2 ** k * np.exp(2 * x0) for k in (1, 2, 3)], rtol=1e-9)
