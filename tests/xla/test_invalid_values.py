@@ -329,6 +329,16 @@ def test_reductions_of_no_elements_give_the_identity(fn, dtype, shape, axis, wan
     assert got.dtype == np.dtype(dtype)
 
 
+def test_argmax_of_no_elements_raises_when_called():
+    # TensorFlow 2.21: tf.argmax(tf.zeros([0])) raises InvalidArgumentError (an empty
+    # reduction axis); over an axis that has elements the result is just empty
+    for fn in (rt.argmax, rt.argmin):
+        compiled = rt.function(lambda v: fn(v, axis=0), jit_compile="xla")  # noqa: B023
+        with pytest.raises(InvalidArgumentError):
+            compiled(np.zeros((0, 2), np.float32))
+        assert compiled(np.zeros((3, 0), np.float32)).shape == (0,)
+
+
 def test_reductions_over_axes_given_as_tensors_of_no_elements():
     fn = lambda v: rt.reduce_max(v, axis=rt.shape(v)[0] - 1)  # noqa: E731 (axis 1)
     got = _values(fn, np.zeros((2, 0), np.float32), jit_compile="xla")[0]

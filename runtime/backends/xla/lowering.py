@@ -313,10 +313,24 @@ def _mean(op, x):
     return jnp.mean(x, axis=axis, keepdims=keepdims)
 
 
-@rule("ArgMax", "ArgMin")
+def _may_be_empty(op) -> bool:
+    """Whether the axis an ArgMax/ArgMin reduces may have no elements."""
+    dims, axis = op.inputs[0].shape.as_tuple(), op.attrs["axis"]
+    if dims is None:
+        return True
+    return 0 in dims or None in dims if axis is None else dims[axis] in (0, None)
+
+
+@rule("ArgMax", "ArgMin", checks=_may_be_empty)
 def _arg(op, x):
     fn = jnp.argmax if op.type == "ArgMax" else jnp.argmin
-    return fn(x, axis=op.attrs["axis"])
+    axis = op.attrs["axis"]
+    if (np.size(x) if axis is None else np.shape(x)[axis]):
+        return fn(x, axis=axis)
+    # no elements to choose from: an error when called, as on the NumPy tier and in TF
+    shape = () if axis is None else np.shape(x)[:axis] + np.shape(x)[axis + 1:]
+    return Checked(np.zeros(shape, np.int64), np.bool_(False),
+                   f"{op.type}: the reduced axis of shape {list(np.shape(x))} is empty")
 
 
 @rule("Softmax")
