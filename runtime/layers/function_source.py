@@ -171,19 +171,43 @@ def _lambda_source(fn: types.FunctionType) -> str:
         raise TypeError("The source of a lambda in the model is not available (defined at a "
                         "prompt or with exec); use a registered function instead.") from None
     text = textwrap.dedent("".join(lines))
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
-        tree = ast.parse(f"(\n{text}\n)")
-        text = f"(\n{text}\n)"
     line = fn.__code__.co_firstlineno - first + 1
-    found = [node for node in ast.walk(tree) if isinstance(node, ast.Lambda)
-             and node.lineno in (line, line + 1)
-             and [a.arg for a in node.args.args] == _arguments(fn)]
+    for source, offset in ((text, 0), (f"(\n{text}\n)", 1)):
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+        found = {ast.get_source_segment(source, node) for node in ast.walk(tree)
+                 if isinstance(node, ast.Lambda) and node.lineno == line + offset
+                 and [a.arg for a in node.args.args] == _arguments(fn)}
+        break
+    else:  # the lines are part of a larger statement: find the lambda expression itself
+        found = _lambdas_on_line(text, line, _arguments(fn))
     if len(found) != 1:
         raise TypeError("The lambda in the model cannot be told apart from others on its line; "
                         "use a registered function instead.")
-    return ast.get_source_segment(text, found[0])
+    return found.pop()
+
+
+def _lambdas_on_line(text: str, line: int, arguments: list) -> set:
+    """The texts of the lambda expressions taking `arguments` that start on `line` of `text`
+    (each the longest piece from its `lambda` keyword that parses as that lambda)."""
+    start_of_line = sum(len(row) for row in text.splitlines(keepends=True)[:line - 1])
+    end_of_line = text.find("\n", start_of_line) % (len(text) + 1)
+    found = set()
+    start = text.find("lambda", start_of_line, end_of_line)
+    while start != -1:
+        for end in range(len(text), start, -1):
+            piece = text[start:end].strip()
+            try:
+                node = ast.parse(f"(\n{piece}\n)", mode="eval").body
+            except SyntaxError:
+                continue
+            if isinstance(node, ast.Lambda) and [a.arg for a in node.args.args] == arguments:
+                found.add(piece)
+                break
+        start = text.find("lambda", start + 1, end_of_line)
+    return found
 
 
 def _arguments(fn: types.FunctionType) -> list:

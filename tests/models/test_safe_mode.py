@@ -576,3 +576,27 @@ def test_fuzzed_configs_load_or_raise_value_error_and_never_write(tmp_path, data
             model.predict(np.ones((2, 3), np.float32), verbose=0)
         except Exception:  # noqa: BLE001 (a loaded model may not fit the data; it must not write)
             pass
+
+
+def test_clone_model_trusts_the_models_own_functions_and_lambdas():
+    model = keras.Sequential([
+        keras.Input(shape=(3,)),
+        keras.layers.Lambda(rt.debugging.check_numerics, arguments={"message": "bad"}),
+        keras.layers.Lambda(lambda v: v * 2.0)])
+    clone = keras.models.clone_model(model)
+    assert clone.layers[0].function is rt.debugging.check_numerics
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    np.testing.assert_array_equal(clone.predict(x, verbose=0), x * 2.0)
+
+
+def test_a_lambda_closing_its_model_definition_is_saved_and_loads_when_trusted(tmp_path):
+    model = keras.Sequential([keras.Input(shape=(3,)), keras.layers.Lambda(lambda v: v * 2.0)])
+    model.save(str(tmp_path / "lambda.keras"))
+    saved = json.loads(zipfile.ZipFile(tmp_path / "lambda.keras").read("model.json"))
+    layer = saved["model"]["config"]["layers"][-1]["config"]
+    assert layer["function"]["config"]["source"] == "lambda v: v * 2.0"
+    with pytest.raises(ValueError, match="safe_mode=False"):
+        keras.models.load_model(str(tmp_path / "lambda.keras"))
+    loaded = keras.models.load_model(str(tmp_path / "lambda.keras"), safe_mode=False)
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    np.testing.assert_array_equal(loaded.predict(x, verbose=0), x * 2.0)
