@@ -264,6 +264,9 @@ def get_optimizer(identifier):
         raise ValueError(f"Unknown optimizer {identifier!r}; known names are {known} (any "
                          f"case), or pass an optimizer object such as "
                          f"rt.keras.optimizers.Adam(learning_rate=1e-3).")
+    if isinstance(identifier, type) and hasattr(identifier, "apply_gradients"):
+        raise ValueError(f"optimizer must be an optimizer object, got the class "
+                         f"{identifier.__name__}; call it: {identifier.__name__}().")
     if hasattr(identifier, "apply_gradients"):
         return identifier
     raise ValueError(f"Could not interpret optimizer identifier {identifier!r:.100}: pass an "

@@ -89,6 +89,8 @@ def test_a_keras_optimizer_missing_here_is_named_as_such():
 def test_optimizer_of_another_type_is_a_value_error_as_in_keras():
     with pytest.raises(ValueError, match="optimizer identifier 3"):
         _dense(1).compile(optimizer=3, loss="mse")
+    with pytest.raises(ValueError, match=r"the class Adam; call it: Adam\(\)"):
+        _dense(1).compile(optimizer=keras.optimizers.Adam, loss="mse")
     assert keras.optimizers.get(None) is None
     adam = keras.optimizers.Adam(0.5)
     assert keras.optimizers.get(adam) is adam
