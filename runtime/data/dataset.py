@@ -11,6 +11,7 @@ element-at-a-time path; only the speed differs.
 from __future__ import annotations
 
 import collections
+import copy
 import csv
 import glob
 import itertools
@@ -27,6 +28,7 @@ from ..errors import InvalidArgumentError, OutOfRangeError
 from ..function import function as rt_function
 from ..ops.random_ops import SEEDS
 from ..shapes import TensorShape, TensorSpec, as_shape
+from ..tensor import SymbolicTensor
 from . import structure as st
 from . import threads
 
@@ -63,6 +65,21 @@ def _positive_int(value: Any, name: str, what: str, allow: tuple = ()) -> int:
 
 _SPECIAL_SIZES = {AUTOTUNE: "rt.data.AUTOTUNE (-1)",
                   UNKNOWN: "rt.data.UNKNOWN_CARDINALITY (-2: a buffer of the whole dataset)"}
+
+
+def _symbolic_int(value: Any, what: str) -> Any:
+    """`value`, checked to be an integer scalar when it is a symbolic tensor."""
+    if isinstance(value, SymbolicTensor) and (not value.dtype.is_integer or value.shape.rank not in (0, None)):
+        raise TypeError(f"{what}: expected an integer scalar, got a {value.dtype.name} tensor of "
+                        f"shape {value.shape}.")
+    return value
+
+
+def _count_arg(dataset: "Dataset", value: Any, name: str, what: str) -> Any:
+    """An integer argument, or a symbolic integer scalar kept for when the graph runs."""
+    if dataset._defer(_symbolic_int(value, what)):
+        return value
+    return _int_arg(value, name, what)
 
 
 def _int_arg(value: Any, name: str, what: str) -> int:
@@ -135,6 +152,44 @@ class Dataset:
 
     def _inputs(self) -> list:
         return []
+
+    # -- datasets built inside a compiled function from its tensors (`range(n)`) -------------
+    _params: tuple = ()  # the symbolic tensors among this dataset's own arguments
+
+    def _defer(self, value: Any) -> bool:
+        """True (and `value` kept for when the graph runs) when `value` is symbolic."""
+        if isinstance(value, SymbolicTensor):
+            self._params = self._params + (value,)
+            return True
+        return False
+
+    def _graph_inputs(self) -> list:
+        """The symbolic tensors the recipe needs (its own and its inputs'), each once."""
+        found: dict = {}
+        for t in self._params:
+            found.setdefault(id(t), t)
+        for d in self._inputs():
+            for t in d._graph_inputs():
+                found.setdefault(id(t), t)
+        return list(found.values())
+
+    def _with_values(self, values: dict) -> "Dataset":
+        """This recipe with its symbolic tensors replaced by their values (`id(tensor) ->
+        array`, given when the graph runs); the dataset itself when it has none."""
+        if not self._graph_inputs():
+            return self
+        clone = copy.copy(self)
+        for name, attr in list(vars(clone).items()):
+            if isinstance(attr, SymbolicTensor):
+                setattr(clone, name, np.asarray(values[id(attr)])[()])
+            elif isinstance(attr, Dataset):
+                setattr(clone, name, attr._with_values(values))
+        clone._after_values(values)
+        clone._params = ()
+        return clone
+
+    def _after_values(self, values: dict) -> None:
+        """Hook of `_with_values` for arguments held in lists or tuples."""
 
     # -- properties ---------------------------------------------------------------------------
     @property
@@ -490,27 +545,48 @@ class _NumpyIterator:
 
 # -- sources --------------------------------------------------------------------------------
 
+def _slice_count(sizes: list) -> Optional[int]:
+    """The common first dimension of the components (None while unknown)."""
+    known = [s for s in sizes if s is not None]
+    if len(set(known)) > 1:
+        raise SliceSizeMismatchError(
+            "from_tensor_slices: all components must have the same size in their first "
+            f"dimension, but they have sizes {known[0]} and "
+            f"{next(s for s in known if s != known[0])} (sizes: {sizes}).")
+    return known[0] if len(known) == len(sizes) else None
+
+
+def _symbolic_slice_spec(tensor: SymbolicTensor) -> TensorSpec:
+    if tensor.shape.rank == 0:
+        raise ValueError("from_tensor_slices: every component needs at least one dimension to "
+                         f"slice; got a scalar of dtype {tensor.dtype.name}.")
+    shape = TensorShape(None) if tensor.shape.rank is None else tensor.shape[1:]
+    return TensorSpec(shape, tensor.dtype)
+
+
 class _TensorSlices(Dataset):
     def __init__(self, tensors: Any):
         if isinstance(tensors, Dataset):
             raise TypeError("from_tensor_slices: tensors is a Dataset; use it directly.")
-        leaves = [st.to_array(x, "from_tensor_slices: tensors") for x in st.flatten(tensors)]
-        sizes = []
+        leaves = [x if self._defer(x) else st.to_array(x, "from_tensor_slices: tensors")
+                  for x in st.flatten(tensors)]
+        specs = [_symbolic_slice_spec(a) if isinstance(a, SymbolicTensor) else None for a in leaves]
         for a in leaves:
-            if a.ndim == 0:
+            if not isinstance(a, SymbolicTensor) and a.ndim == 0:
                 raise ValueError("from_tensor_slices: every component needs at least one "
                                  f"dimension to slice; got a scalar of dtype {a.dtype}.")
-            sizes.append(a.shape[0])
-        if len(set(sizes)) > 1:
-            raise SliceSizeMismatchError(
-                "from_tensor_slices: all components must have the same size in their first "
-                f"dimension, but they have sizes {sizes[0]} and "
-                f"{next(s for s in sizes if s != sizes[0])} (sizes: {sizes}).")
         self._structure = tensors
         self._leaves = leaves
-        self._n = sizes[0]
-        self._spec = st.pack(tensors, [st.spec_of_array(a, 1) for a in leaves])
-        self._card = self._n
+        self._spec = st.pack(tensors, [spec or st.spec_of_array(a, 1) for a, spec in zip(leaves, specs)])
+        self._n = _slice_count([None if isinstance(a, SymbolicTensor) and a.shape.rank is None
+                                else a.shape[0] for a in leaves])
+        self._card = UNKNOWN if self._n is None else self._n
+
+    def _after_values(self, values: dict) -> None:
+        self._leaves = [np.asarray(values[id(a)]) if isinstance(a, SymbolicTensor) else a
+                        for a in self._leaves]
+        self._n = _slice_count([a.shape[0] for a in self._leaves])
+
 
     def _blocks(self):
         return self._block_gen()
@@ -532,10 +608,17 @@ class _TensorSlices(Dataset):
 
 class _Tensors(Dataset):
     def __init__(self, tensors: Any):
-        leaves = [st.to_array(x, "from_tensors: tensors") for x in st.flatten(tensors)]
+        leaves = [x if self._defer(x) else st.to_array(x, "from_tensors: tensors")
+                  for x in st.flatten(tensors)]
         self._element = st.pack(tensors, leaves)
-        self._spec = st.pack(tensors, [st.spec_of_array(a) for a in leaves])
+        self._spec = st.pack(tensors, [TensorSpec(a.shape, a.dtype) if isinstance(a, SymbolicTensor)
+                                       else st.spec_of_array(a) for a in leaves])
         self._card = 1
+
+    def _after_values(self, values: dict) -> None:
+        leaves = [np.asarray(values[id(a)]) if isinstance(a, SymbolicTensor) else a
+                  for a in st.flatten(self._element)]
+        self._element = st.pack(self._element, leaves)
 
     def _elements(self):
         yield self._element
@@ -545,18 +628,23 @@ class _Range(Dataset):
     def __init__(self, args: tuple, output_type: Any):
         if not 1 <= len(args) <= 3:
             raise TypeError(f"range() takes 1 to 3 positional arguments ({len(args)} given).")
-        values = [_int_arg(a, n, "range") for a, n in zip(args, ("start", "stop", "step"))] \
-            if len(args) > 1 else [_int_arg(args[0], "stop", "range")]
-        if len(values) == 1:
-            values = [0, values[0], 1]
-        elif len(values) == 2:
-            values.append(1)
-        start, stop, step = values
+        self._dtype = _dtypes.as_dtype(output_type)
+        self._spec = TensorSpec([], self._dtype)
+        self._args = tuple(args)
+        if any([self._defer(_symbolic_int(a, "range")) for a in args]):
+            self._card = UNKNOWN    # a range of a function's tensors: known when it runs
+            return
+        self._after_values({})
+
+    def _after_values(self, values: dict) -> None:
+        args = [np.asarray(values[id(a)])[()] if isinstance(a, SymbolicTensor) else a
+                for a in self._args]
+        names = ("start", "stop", "step") if len(args) > 1 else ("stop",)
+        ints = [_int_arg(a, n, "range") for a, n in zip(args, names)]
+        start, stop, step = ([0] + ints + [1]) if len(ints) == 1 else (ints + [1])[:3]
         if step == 0:
             raise InvalidArgumentError("range: step must not be 0.")
         self._range = (start, stop, step)
-        self._dtype = _dtypes.as_dtype(output_type)
-        self._spec = TensorSpec([], self._dtype)
         self._card = len(range(start, stop, step))
 
     def _blocks(self):
@@ -595,6 +683,10 @@ class _Zip(Dataset):
 
     def _inputs(self):
         return list(self._datasets)
+
+    def _after_values(self, values: dict) -> None:
+        self._datasets = [d._with_values(values) for d in self._datasets]
+        self._structure = st.pack(self._structure, self._datasets)
 
     def _elements(self):
         sources = [d._open() for d in self._datasets]
@@ -1207,8 +1299,11 @@ class _Shuffle(_Unary):
 class _Repeat(_Unary):
     def __init__(self, input_dataset, count):
         super().__init__(input_dataset)
-        self._count = -1 if count is None else _int_arg(count, "count", "repeat")
+        self._count = -1 if count is None else _count_arg(self, count, "count", "repeat")
         c = input_dataset._card
+        if self._params:
+            self._card = INFINITE if c == INFINITE else UNKNOWN
+            return
         if self._count < 0:
             self._card = 0 if c == 0 else (INFINITE if c != UNKNOWN else INFINITE)
         elif c >= 0:
@@ -1231,8 +1326,11 @@ class _Repeat(_Unary):
 class _Take(_Unary):
     def __init__(self, input_dataset, count):
         super().__init__(input_dataset)
-        self._count = _int_arg(count, "count", "take")
+        self._count = _count_arg(self, count, "count", "take")
         c = input_dataset._card
+        if self._params:
+            self._card = UNKNOWN
+            return
         if self._count < 0:
             self._card = c
         elif c >= 0:
@@ -1260,8 +1358,11 @@ class _Take(_Unary):
 class _Skip(_Unary):
     def __init__(self, input_dataset, count):
         super().__init__(input_dataset)
-        self._count = _int_arg(count, "count", "skip")
+        self._count = _count_arg(self, count, "count", "skip")
         c = input_dataset._card
+        if self._params:
+            self._card = UNKNOWN
+            return
         if self._count < 0:
             self._card = 0 if c != INFINITE else INFINITE
         elif c >= 0:

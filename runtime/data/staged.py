@@ -42,7 +42,10 @@ def _apply(opdef, inputs, attrs, name):
 
 
 def _open(source) -> Any:
-    return _apply(OPEN, [], {"source": source}, "DatasetIteratorOpen")
+    """Stages opening `source`; a dataset built from the function's tensors (`range(n)`)
+    takes them as inputs, and the op binds their values before it opens the dataset."""
+    inputs = source._graph_inputs() if isinstance(source, Dataset) else []
+    return _apply(OPEN, inputs, {"source": source}, "DatasetIteratorOpen")
 
 
 class _Fetcher:

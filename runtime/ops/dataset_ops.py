@@ -1,7 +1,9 @@
 """The two host ops that iterate a dataset inside a compiled function (see runtime/data/).
 
-    DatasetIteratorOpen(source=...)             -> handle (variant): `source._open()`, a
+    DatasetIteratorOpen(*tensors, source=...)   -> handle (variant): `source._open()`, a
                                                    Python iterator opened when the op runs
+                                                   (`tensors`: those of the function the
+                                                   dataset was built from, bound first)
     DatasetIteratorGetNext(handle, specs=..., flatten=..., strict=...)
                                                 -> has_value, *components
 
@@ -22,11 +24,14 @@ from ..shapes import TensorShape
 from .py_function import _emit
 
 
-def _open_kernel(*, source):
+def _open_kernel(*values, source):
+    if values:   # a dataset built in the function from its tensors: bind their values
+        tensors = source._graph_inputs()
+        source = source._with_values({id(t): v for t, v in zip(tensors, values)})
     return (source._open(),)
 
 
-def _open_infer(**_attrs):
+def _open_infer(*_inputs, **_attrs):
     return TensorShape([]), _dtypes.variant
 
 
