@@ -600,3 +600,15 @@ def test_a_lambda_closing_its_model_definition_is_saved_and_loads_when_trusted(t
     loaded = keras.models.load_model(str(tmp_path / "lambda.keras"), safe_mode=False)
     x = np.arange(6, dtype=np.float32).reshape(2, 3)
     np.testing.assert_array_equal(loaded.predict(x, verbose=0), x * 2.0)
+
+
+def test_deserialize_keras_object_is_safe_by_default_as_in_keras():
+    config = keras.saving.serialize_keras_object(rt.debugging.check_numerics)
+    with pytest.raises(ValueError, match=r"rt\.debugging\.check_numerics.*safe_mode=False"):
+        keras.saving.deserialize_keras_object(config)
+    assert keras.saving.deserialize_keras_object(config, safe_mode=False) \
+        is rt.debugging.check_numerics
+    init = keras.saving.serialize_keras_object(keras.initializers.RandomNormal(stddev=2.0))
+    assert keras.saving.deserialize_keras_object(init).stddev == 2.0
+    with pytest.raises(TypeError, match="did you mean 'safe_mode'"):
+        keras.saving.deserialize_keras_object(config, safemode=False)
