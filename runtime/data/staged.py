@@ -54,6 +54,10 @@ class _Fetcher:
     def __init__(self, handle, spec, strict=False):
         self.handle, self.spec, self.strict = handle, spec, strict
         self.specs = tuple(st.flatten(spec))
+        if not all(isinstance(s, TensorSpec) for s in self.specs):
+            raise TypeError("A dataset whose elements are datasets (window) cannot be iterated "
+                            f"inside a compiled function ({spec!r:.200}); flat_map the windows "
+                            "into tensors first (`ds.flat_map(lambda w: w.batch(size))`).")
 
     def fetch(self) -> tuple:
         out = _apply(GET_NEXT, [self.handle], {"specs": self.specs, "flatten": st.flatten,
