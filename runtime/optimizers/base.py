@@ -340,6 +340,9 @@ def _checked_hyper(owner: str, name: str, value: Any) -> Hyper:
     if is_real(value) or isinstance(value, Variable) or \
             (callable(value) and not isinstance(value, type)):
         return value
+    if isinstance(value, Tensor) and value.shape.rank == 0 and context.executing_eagerly() \
+            and (value.dtype.is_floating or value.dtype.is_integer):
+        return float(value.numpy())  # a scalar tensor, as TF1's optimizers take one
     raise ValueError(f"{owner}: `{name}` must be a float, a LearningRateSchedule or a callable "
                      f"(that takes the step and returns the {name.replace('_', ' ')}), got "
                      f"{value!r:.80}.")

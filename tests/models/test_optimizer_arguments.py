@@ -13,13 +13,15 @@ CLASSES = [rt.optimizers.SGD, rt.optimizers.Adam, rt.optimizers.AdamW, rt.optimi
 
 
 @pytest.mark.parametrize("cls", CLASSES, ids=lambda cls: cls.__name__)
-@pytest.mark.parametrize("value", [None, "0.1", True, [0.1], {"lr": 0.1}, 1j],
-                         ids=["None", "str", "bool", "list", "dict", "complex"])
+@pytest.mark.parametrize("value", [None, "0.1", True, [0.1], {"lr": 0.1}, 1j,
+                                   rt.constant([0.1, 0.2]), rt.constant("0.1")],
+                         ids=["None", "str", "bool", "list", "dict", "complex", "vector",
+                              "string tensor"])
 def test_a_learning_rate_that_is_not_a_number_schedule_or_callable_is_refused(cls, value):
     with pytest.raises(ValueError, match="`learning_rate` must be a float, a "
                                          "LearningRateSchedule or a callable") as caught:
         cls(learning_rate=value)
-    assert repr(value)[:20] in str(caught.value)
+    assert repr(value)[:10] in str(caught.value)
 
 
 def test_assigning_a_bad_learning_rate_later_is_refused_and_a_good_one_is_used():
@@ -34,8 +36,10 @@ def test_assigning_a_bad_learning_rate_later_is_refused_and_a_good_one_is_used()
 
 @pytest.mark.parametrize("rate", [
     0.25, 1, np.float64(0.25), np.float32(0.25), rt.Variable(0.25),
-    lambda step: 0.25, rt.optimizers.schedules.ExponentialDecay(0.25, 10, 1.0)],
-    ids=["float", "int", "float64", "float32", "variable", "callable", "schedule"])
+    lambda step: 0.25, rt.optimizers.schedules.ExponentialDecay(0.25, 10, 1.0),
+    rt.constant(0.25)],
+    ids=["float", "int", "float64", "float32", "variable", "callable", "schedule",
+         "scalar tensor"])
 def test_numbers_variables_callables_and_schedules_are_accepted_and_used(rate):
     var = rt.Variable([1.0, 2.0])
     rt.optimizers.SGD(rate).apply_gradients([(rt.constant([4.0, 4.0]), var)])
