@@ -9,7 +9,7 @@ from ..ops import array_ops, conv_ops, math_ops
 from ..ops.core import convert_to_tensor
 from ..shapes import TensorShape
 from . import regularizers as _regularizers
-from .base import Layer
+from .base import Layer, positive_int
 
 
 class Reshape(Layer):
@@ -105,11 +105,8 @@ class Embedding(Layer):
         if input_length is not None and "input_shape" not in kwargs:
             kwargs["input_shape"] = (input_length,)
         super().__init__(**kwargs)
-        if int(input_dim) <= 0 or int(output_dim) <= 0:
-            raise ValueError(f"Embedding needs positive input_dim and output_dim, got "
-                             f"{input_dim!r} and {output_dim!r}.")
-        self.input_dim = int(input_dim)
-        self.output_dim = int(output_dim)
+        self.input_dim = positive_int(input_dim, "input_dim", "Embedding")
+        self.output_dim = positive_int(output_dim, "output_dim", "Embedding")
         self.embeddings_initializer = embeddings_initializer
         self.embeddings_regularizer = _regularizers.get(embeddings_regularizer,
                                                         "embeddings_regularizer")

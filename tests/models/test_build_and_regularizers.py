@@ -360,4 +360,8 @@ def test_other_layer_arguments_are_checked():
         L.Conv2D(4, "3")
     with pytest.raises(ValueError, match="units"):
         L.LSTM(0)
+    with pytest.raises(ValueError, match="input_dim"):
+        L.Embedding("10", 4)
+    with pytest.raises(ValueError, match="output_dim"):
+        L.Embedding(10, 0)
     assert L.Dense(np.int64(3)).units == 3
