@@ -76,13 +76,16 @@ class Training:
     @strict_keywords()
     def fit(self, x, y=None, epochs: int = 1, batch_size: int = 32, validation_data=None,
             callbacks: Optional[Sequence[Callback]] = None, verbose: int = 1,
-            shuffle: bool = True) -> History:
+            shuffle: bool = True, validation_split: float = 0.0,
+            initial_epoch: int = 0) -> History:
         """Trains for `epochs` passes over (x, y) in batches; returns the `History`.
 
         `x` may be an `rt.data.Dataset` of `(x, y)` batches (then `y` and `batch_size` are
         not used, and its own shuffling applies).
         `validation_data` (x_val, y_val) or a dataset is evaluated after each epoch (as
-        "val_*" logs).
+        "val_*" logs); or `validation_split` keeps that fraction of the samples, the last
+        ones before shuffling, as Keras does, for validation (not with a dataset).
+        `initial_epoch`: the epoch to start at (to resume a run: epochs counts from 0).
         `verbose`: 0 silent, 1 a progress bar on a terminal (one line per epoch elsewhere),
         2 one line per epoch. A callback may set `model.stop_training = True`."""
         self._check_compiled("fit")
@@ -91,6 +94,9 @@ class Training:
         if dataset is None:
             x, y = self._as_arrays(x), self._as_arrays(y)
             _check_lengths(x, y)
+        if validation_split:
+            x, y, split = _split_validation(x, y, validation_split, dataset is not None)
+            validation_data = split if validation_data is None else validation_data
         history = History()
         callbacks = [*(callbacks or ()), history]
         for callback in callbacks:
@@ -99,7 +105,7 @@ class Training:
         self.stop_training = False
         steps = _dataset_steps(dataset) if dataset is not None else -(-_count(x) // batch_size)
         rng = random_ops.SEEDS.generator  # rt.random.set_seed makes the shuffles reproducible
-        for epoch in range(epochs):
+        for epoch in range(_check_initial_epoch(initial_epoch), epochs):
             for callback in callbacks:
                 callback.on_epoch_begin(epoch)
             if dataset is not None:
@@ -300,6 +306,32 @@ def _metric_list(metrics) -> list:
         raise ValueError(f"compile(metrics=...) takes a list or tuple of metrics, e.g. "
                          f"metrics=[{metrics!r:.60}], got {type(metrics).__name__}.")
     return [m() if isinstance(m, type) else m for m in metrics]  # a class: a new metric
+
+
+def _split_validation(x, y, fraction, is_dataset: bool):
+    """(x_train, y_train, (x_val, y_val)): the last `fraction` of the samples held out, as
+    Keras's `validation_split` does (before any shuffling)."""
+    if is_dataset:
+        raise ValueError("fit(validation_split=...) needs arrays; with a dataset pass "
+                         "validation_data (e.g. dataset.take(n) and dataset.skip(n)).")
+    if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or \
+            not 0.0 <= fraction < 1.0:
+        raise ValueError(f"fit(validation_split=...) must be a fraction in [0, 1), got "
+                         f"{fraction!r}.")
+    at = int(np.floor(_count(x) * (1.0 - fraction)))
+    if at == 0 or at == _count(x):
+        raise ValueError(f"fit(validation_split={fraction}) leaves no sample for "
+                         f"{'training' if at == 0 else 'validation'} out of {_count(x)}.")
+    return (_take(x, slice(0, at)), _take(y, slice(0, at)),
+            (_take(x, slice(at, None)), _take(y, slice(at, None))))
+
+
+def _check_initial_epoch(initial_epoch) -> int:
+    if isinstance(initial_epoch, bool) or not isinstance(initial_epoch, (int, np.integer)) or \
+            initial_epoch < 0:
+        raise ValueError(f"fit(initial_epoch=...) must be a non-negative integer, got "
+                         f"{initial_epoch!r}.")
+    return int(initial_epoch)
 
 
 def _check_batch_size(batch_size) -> None:

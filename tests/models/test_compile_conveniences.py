@@ -265,3 +265,35 @@ def test_keras_loss_names_compile_and_match_numpy(name):
     assert model.evaluate(x, y, batch_size=50) == pytest.approx(expected, rel=1e-4)
     with pytest.raises(ValueError, match="unknown loss 'hubber'"):
         model.compile("sgd", "hubber")
+
+
+def test_validation_split_holds_out_the_last_samples_before_shuffling():
+    x = np.random.default_rng(5).normal(size=(20, 4)).astype(np.float32)
+    y = np.random.default_rng(6).normal(size=(20, 1)).astype(np.float32)
+    model = _dense(1)
+    model.compile(keras.optimizers.SGD(0.0), "mse", metrics=["mae"])   # weights stay put
+    history = model.fit(x, y, epochs=2, batch_size=4, validation_split=0.25, verbose=0)
+    p = model.predict(x)
+    train, held = slice(0, 15), slice(15, None)          # floor(20 * 0.75) = 15, as Keras
+    assert history.history["loss"][0] == pytest.approx(np.mean((p[train] - y[train]) ** 2),
+                                                       rel=1e-5)
+    assert history.history["val_loss"][1] == pytest.approx(np.mean((p[held] - y[held]) ** 2),
+                                                           rel=1e-5)
+    assert history.history["val_mae"][0] == pytest.approx(np.mean(np.abs(p[held] - y[held])),
+                                                           rel=1e-5)
+    for bad in (1.0, -0.1, 0.99, "0.2"):             # 0.99 of 20 leaves none to train
+        with pytest.raises(ValueError, match="validation_split"):
+            model.fit(x, y, validation_split=bad, verbose=0)
+
+
+def test_initial_epoch_resumes_the_epoch_count():
+    x = np.ones((8, 4), np.float32)
+    model = _dense(1)
+    model.compile("sgd", "mse")
+    seen = []
+    record = keras.callbacks.LambdaCallback(on_epoch_begin=lambda epoch, logs: seen.append(epoch))
+    history = model.fit(x, x[:, :1], epochs=5, initial_epoch=2, verbose=0, callbacks=[record])
+    assert history.epoch == [2, 3, 4] and seen == [2, 3, 4]
+    assert len(history.history["loss"]) == 3
+    with pytest.raises(ValueError, match="initial_epoch"):
+        model.fit(x, x[:, :1], initial_epoch=-1, verbose=0)
