@@ -17,7 +17,7 @@ from ..arguments import add_keyword_hints_to_classes as _add_keyword_hints_to_cl
 from . import activations, callbacks, initializers, losses, metrics
 from .base import Layer
 from .convolutional import Conv1D, Conv2D, ZeroPadding2D
-from .core import Activation, Dense, Dropout, Flatten
+from .core import ELU, Activation, Dense, Dropout, Flatten, LeakyReLU, PReLU, ReLU, Softmax
 from .functional import Input, InputLayer
 from .merging import Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, Subtract
 from .model import Model, Sequential
@@ -54,5 +54,6 @@ __all__ += ["Add", "Average", "AveragePooling1D", "AveragePooling2D", "BatchNorm
             "GlobalMaxPooling2D", "LSTM", "LSTMCell", "Lambda", "LayerNormalization", "Maximum",
             "MaxPooling1D", "MaxPooling2D", "Minimum", "Multiply", "Orthogonal", "Permute", "RNN",
             "RepeatVector", "Reshape", "SimpleRNN", "SimpleRNNCell", "Subtract", "ZeroPadding2D"]
+__all__ += ["ELU", "LeakyReLU", "PReLU", "ReLU", "Softmax"]
 
 _add_keyword_hints_to_classes(globals(), "runtime")  # a misspelt keyword: "did you mean"

@@ -1,4 +1,5 @@
-"""Core layers: Dense, Dropout, Activation, Flatten."""
+"""Core layers: Dense, Dropout, Activation, Flatten, and the activation layers ReLU, LeakyReLU,
+ELU, Softmax and PReLU."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import tensor as _tensor
-from ..ops import array_ops, linalg_ops, nn_ops
+from ..ops import array_ops, linalg_ops, math_ops, nn_ops, reduce_ops
 from ..ops.control_flow import cond
 from ..ops.core import convert_to_tensor
 from ..shapes import TensorShape
@@ -100,3 +101,109 @@ class Flatten(Layer):
         for d in dims[1:]:
             size *= d
         return array_ops.reshape(x, [-1, size])
+
+
+def _non_negative(layer: str, argument: str, value, allow_none: bool = False) -> None:
+    """Keras's check of the activation layers' numbers: not None (unless allowed), >= 0."""
+    if value is None and allow_none:
+        return
+    if value is None or isinstance(value, bool) or \
+            not isinstance(value, (int, float, np.integer, np.floating)) or value < 0:
+        raise ValueError(f"{layer}: `{argument}` must be a non-negative number, got "
+                         f"{argument}={value!r}.")
+
+
+class ReLU(Layer):
+    """`keras.activations.relu(x, negative_slope, max_value, threshold)` as a layer."""
+
+    def __init__(self, max_value=None, negative_slope=0.0, threshold=0.0, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        _non_negative("ReLU", "max_value", max_value, allow_none=True)
+        _non_negative("ReLU", "negative_slope", negative_slope)
+        _non_negative("ReLU", "threshold", threshold)
+        self.max_value, self.negative_slope, self.threshold = max_value, negative_slope, threshold
+
+    def call(self, inputs):
+        return activations.relu(inputs, negative_slope=self.negative_slope,
+                                max_value=self.max_value, threshold=self.threshold)
+
+
+class LeakyReLU(Layer):
+    """`x` where positive, else `negative_slope * x` (Keras 3's layer default: 0.3)."""
+
+    def __init__(self, negative_slope=0.3, **kwargs: Any) -> None:
+        if "alpha" in kwargs:  # Keras 2's name, still accepted by Keras 3
+            negative_slope = kwargs.pop("alpha")
+        super().__init__(**kwargs)
+        _non_negative("LeakyReLU", "negative_slope", negative_slope)
+        self.negative_slope = negative_slope
+
+    def call(self, inputs):
+        return activations.leaky_relu(inputs, negative_slope=self.negative_slope)
+
+
+class ELU(Layer):
+    """`x` where `x >= 0`, else `alpha * (exp(x) - 1)`."""
+
+    def __init__(self, alpha=1.0, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.alpha = alpha
+
+    def call(self, inputs):
+        return activations.elu(inputs, alpha=self.alpha)
+
+
+class Softmax(Layer):
+    """Softmax over `axis`; `mask` (True or 1 where kept) leaves masked entries out."""
+
+    def __init__(self, axis=-1, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.axis = axis
+
+    def call(self, inputs, mask=None):
+        x = convert_to_tensor(inputs)
+        if mask is not None:
+            keep = convert_to_tensor(mask)
+            if not keep.dtype.is_bool:
+                keep = math_ops.greater(array_ops.cast(keep, x.dtype), 0.5)
+            keep = math_ops.logical_and(keep, array_ops.ones_like(x, dtype="bool"))
+            x = array_ops.where(keep, x, math_ops.add(array_ops.zeros_like(x), -1e9))
+        if isinstance(self.axis, (list, tuple)):
+            shifted = math_ops.subtract(x, reduce_ops.reduce_logsumexp(x, axis=list(self.axis),
+                                                                       keepdims=True))
+            return math_ops.exp(shifted)
+        return nn_ops.softmax(x, axis=self.axis)
+
+
+class PReLU(Layer):
+    """`x` where positive, else `alpha * x` with a learned `alpha` per feature (shared over
+    `shared_axes`)."""
+
+    def __init__(self, alpha_initializer="zeros", alpha_regularizer=None,
+                 alpha_constraint=None, shared_axes=None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        if alpha_constraint is not None:
+            raise NotImplementedError("PReLU(alpha_constraint=...) is not implemented: weight "
+                                      "constraints are not supported.")
+        self.alpha_initializer = alpha_initializer
+        self.alpha_regularizer = alpha_regularizer
+        self.alpha_constraint = None
+        self.shared_axes = None if shared_axes is None else \
+            list(shared_axes) if isinstance(shared_axes, (list, tuple)) else [shared_axes]
+        self.alpha = None
+
+    def build(self, input_shape) -> None:
+        shape = TensorShape(input_shape).as_list()[1:]
+        for axis in self.shared_axes or ():
+            shape[axis - 1] = 1
+        if any(d is None for d in shape):
+            raise ValueError(f"{self.name} needs the non-batch dimensions to be known (or "
+                             f"shared), got shape {input_shape}.")
+        self.alpha = self.add_weight("alpha", shape, initializer=self.alpha_initializer,
+                                     regularizer=self.alpha_regularizer)
+        self.built = True
+
+    def call(self, inputs):
+        x = convert_to_tensor(inputs)
+        negative = math_ops.multiply(self.alpha, nn_ops.relu(math_ops.negative(x)))
+        return math_ops.subtract(nn_ops.relu(x), negative)

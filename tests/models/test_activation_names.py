@@ -177,3 +177,35 @@ def test_unknown_name_lists_the_known_ones():
 def test_glu_needs_an_even_axis():
     with pytest.raises(ValueError, match="even"):
         keras.activations.glu(np.ones((2, 3), np.float32))
+
+
+def test_activation_layers_follow_keras_formulas():
+    x = np.array([[-2.0, -0.5, 0.0, 1.0, 7.0]], np.float32)
+    L = keras.layers
+    np.testing.assert_allclose(np.asarray(L.LeakyReLU()(x)), np.where(x > 0, x, 0.3 * x),
+                               rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(L.LeakyReLU(negative_slope=0.1)(x)),
+                               np.where(x > 0, x, 0.1 * x), rtol=1e-6)
+    expected = np.where(x > 0.5, np.minimum(x, 6.0), 0.0) - 0.1 * np.maximum(0.5 - x, 0.0)
+    np.testing.assert_allclose(
+        np.asarray(L.ReLU(max_value=6.0, negative_slope=0.1, threshold=0.5)(x)), expected,
+        rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(L.ELU(alpha=2.0)(x)),
+                               np.where(x >= 0, x, 2.0 * np.expm1(x)), rtol=1e-6)
+    kept = np.array([[1, 1, 0, 1, 0]])
+    e = np.exp(x - x[kept == 1].max()) * kept
+    np.testing.assert_allclose(np.asarray(L.Softmax()(x, mask=kept)), e / e.sum(), rtol=1e-6,
+                               atol=1e-7)
+    prelu = L.PReLU(alpha_initializer="ones")
+    prelu.build((None, 5))
+    prelu.alpha.assign(np.array([0.1, 0.2, 0.3, 0.4, 0.5], np.float32))
+    np.testing.assert_allclose(np.asarray(prelu(x)),
+                               np.where(x > 0, x, np.array([0.1, 0.2, 0.3, 0.4, 0.5]) * x),
+                               rtol=1e-6)
+    shared = L.PReLU(shared_axes=[1, 2])
+    shared.build((None, 3, 4, 2))
+    assert shared.alpha.shape.as_list() == [1, 1, 2]  # one alpha per channel
+    with pytest.raises(ValueError, match="negative_slope"):
+        L.LeakyReLU(negative_slope=-1.0)
+    with pytest.raises(ValueError, match="max_value"):
+        L.ReLU(max_value=-1.0)
