@@ -64,7 +64,7 @@ class Training:
         loss_fn = _mean_if_per_sample(loss_fn)
         self.optimizer = optimizer
         self.loss = loss
-        self.metrics_names = ["loss"] + [name for name, _ in named]
+        self.metrics_names = _unique(["loss"] + [name for name, _ in named])
         def step(fn):
             if self.run_eagerly:
                 return fn
@@ -277,6 +277,20 @@ def get_optimizer(identifier):
         return identifier
     raise ValueError(f"Could not interpret optimizer identifier {identifier!r:.100}: pass an "
                      f"optimizer name such as 'adam' or an optimizer object.")
+
+
+def _unique(names: list[str]) -> list[str]:
+    """`names` with a repeated name numbered ("precision", "precision_1", ...), so that each
+    metric has its own entry in the logs and the history."""
+    seen: dict[str, int] = {}
+    out = []
+    for name in names:
+        count = seen.get(name, 0)
+        seen[name] = count + 1
+        while count and f"{name}_{count}" in names + out:
+            count += 1
+        out.append(f"{name}_{count}" if count else name)
+    return out
 
 
 def _loss_function(loss) -> Callable:

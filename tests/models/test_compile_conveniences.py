@@ -297,3 +297,17 @@ def test_initial_epoch_resumes_the_epoch_count():
     assert len(history.history["loss"]) == 3
     with pytest.raises(ValueError, match="initial_epoch"):
         model.fit(x, x[:, :1], initial_epoch=-1, verbose=0)
+
+
+def test_metrics_of_the_same_name_each_keep_their_own_entry():
+    x, y = X2, BINARY[:, None]
+    model = _dense(1, "sigmoid")
+    model.compile("sgd", "mse", metrics=[keras.metrics.Precision(thresholds=0.3),
+                                         keras.metrics.Precision(thresholds=0.7)])
+    result = model.evaluate(x, y, return_dict=True)
+    assert list(result) == ["loss", "precision", "precision_1"]
+    p = model.predict(x)
+    for key, threshold in (("precision", 0.3), ("precision_1", 0.7)):
+        positive = p > threshold
+        expected = np.sum(positive & (y > 0)) / max(np.sum(positive), 1)
+        assert result[key] == pytest.approx(expected, rel=1e-5), key
