@@ -1,11 +1,13 @@
 """Saving whole models (architecture + weights) and weights alone; no pickle, no HDF5.
 
 `save_model(model, path)` writes `model.json` (the model's class and `get_config()`, the
-weights' names, shapes and dtypes, and the compile settings when they are plain names)
-and `model.weights.npz` (the weights, in `model.weights` order): into a zip archive when
-`path` ends with `.keras`, else into the directory `path`. `load_model(path)` rebuilds the
-model from its config (the runtime's layers, and classes registered with
-`register_keras_serializable` or given as `custom_objects`) and assigns the weights.
+weights' names, shapes and dtypes, the compile settings and the optimizer's step counter),
+`model.weights.npz` (the weights, in `model.weights` order) and `optimizer.weights.npz` (the
+optimizer's slots, once it has taken a step): into a zip archive when `path` ends with
+`.keras`, else into the directory `path`. `load_model(path)` rebuilds the model from its
+config (the runtime's layers, and classes registered with `register_keras_serializable` or
+given as `custom_objects`), assigns the weights and restores the optimizer's state; it
+checks every size and name the file declares before using it (see `load_model`).
 """
 
 from __future__ import annotations
@@ -296,10 +298,15 @@ def _arrays(data: bytes, what: str = "load_weights") -> list[np.ndarray]:
 @strict_keywords()
 def load_model(filepath, custom_objects: dict | None = None, compile: bool = True,
                safe_mode: bool = True):
-    """The model saved at `filepath` by `Model.save` / `save_model`, with its weights (and
-    compiled again when it was compiled with named losses and metrics and `compile`). A model
-    holding a lambda (`Lambda(lambda x: ...)`) loads only with `safe_mode=False`: loading
-    runs the lambda's saved source."""
+    """The model saved at `filepath` by `Model.save` / `save_model`, with its weights, and with
+    `compile` compiled again with its optimizer's saved state (step counter and slots).
+
+    With `safe_mode` (the default) the config may name only the runtime's layers,
+    initializers and regularizers, registered classes and functions, and the public functions
+    that compute tensors (`function_source.PURE_NAMESPACES`, `PURE_NAMES`); anything else, a
+    lambda included, and every damaged or oversized part of the file raise `ValueError` before
+    anything runs. `safe_mode=False` loads lambdas and any public function: only for files
+    you trust."""
     path = _check_path(filepath, "load_model")
     description, files = _read(path)
     if description.get("format") != FORMAT or not isinstance(description.get("model"), dict):
