@@ -182,10 +182,8 @@ def _read(path: str) -> tuple[dict, dict[str, bytes]]:
     else:
         if not zipfile.is_zipfile(path):
             raise ValueError(f"load_model: {path!r} is not a model saved by Model.save.")
-        try:
+        with _damaged(f"load_model: {path!r} is a damaged archive"):
             files = _members(path, (_CONFIG_FILE, _WEIGHTS_FILE, _OPTIMIZER_FILE))
-        except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as exc:
-            raise ValueError(f"load_model: {path!r} is a damaged archive ({exc}).") from None
     for name in (_CONFIG_FILE, _WEIGHTS_FILE):
         if name not in files:
             raise ValueError(f"load_model: {path!r} holds no {name}; it was not written by "
@@ -251,13 +249,29 @@ def _depth(value: Any) -> int:
     return deepest
 
 
+# what reading a damaged zip archive or .npy entry raises
+_ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError,
+               KeyError, OverflowError)
+
+
+@contextlib.contextmanager
+def _damaged(message: str) -> Iterator[None]:
+    """Reports the errors of reading a damaged archive as a ValueError starting `message`."""
+    try:
+        yield
+    except _ZIP_ERRORS as exc:
+        raise ValueError(f"{message} ({type(exc).__name__}: {str(exc)[:200]}).") from None
+
+
 def _headers(data: bytes, what: str) -> list[tuple[tuple, np.dtype]]:
     """The shape and dtype of each array of an .npz (in key order), read from its headers
     without loading it; a ValueError when an array claims more bytes than its entry holds."""
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile:
-        raise ValueError(f"{what}: the weights are not an .npz archive.") from None
+    with _damaged(f"{what}: the weights are not a readable .npz archive"):
+        return _read_headers(data, what)
+
+
+def _read_headers(data: bytes, what: str) -> list[tuple[tuple, np.dtype]]:
+    archive = zipfile.ZipFile(io.BytesIO(data))
     found = []
     with archive:
         declared = sum(info.file_size for info in archive.infolist())
@@ -291,7 +305,8 @@ def _headers(data: bytes, what: str) -> list[tuple[tuple, np.dtype]]:
 
 def _arrays(data: bytes, what: str = "load_weights") -> list[np.ndarray]:
     _headers(data, what)
-    with np.load(io.BytesIO(data), allow_pickle=False) as npz:
+    with _damaged(f"{what}: the weights are not a readable .npz archive"), \
+            np.load(io.BytesIO(data), allow_pickle=False) as npz:
         return [npz[key] for key in sorted(npz.files)]
 
 

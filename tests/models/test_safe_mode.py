@@ -8,6 +8,7 @@ import copy
 import io
 import json
 import os
+import random
 import struct
 import sys
 import tracemalloc
@@ -428,7 +429,7 @@ def test_hostile_configs_are_refused_with_a_clear_error_and_nothing_runs(tmp_pat
 
 
 HOSTILE_WEIGHTS = {
-    "not an npz": (b"plain bytes", "not an .npz"),
+    "not an npz": (b"plain bytes", "not a readable .npz"),
     "object array": (_npz(w00000=np.array([{"a": 1}], dtype=object)), "Python objects"),
     "header claims a huge array": (None, "claims shape"),
     "damaged header": (None, "damaged header"),
@@ -612,3 +613,28 @@ def test_deserialize_keras_object_is_safe_by_default_as_in_keras():
     assert keras.saving.deserialize_keras_object(init).stddev == 2.0
     with pytest.raises(TypeError, match="did you mean 'safe_mode'"):
         keras.saving.deserialize_keras_object(config, safemode=False)
+
+
+def test_damaged_bytes_give_a_value_error_or_a_model_and_never_write(tmp_path):
+    rng = random.Random(0)
+    model = keras.Sequential([keras.Input(shape=(3,)), keras.layers.Dense(4, activation="relu"),
+                              keras.layers.Lambda(rt.math.square), keras.layers.Dense(1)])
+    model.compile(optimizer=keras.optimizers.Adam(0.01), loss="mse")
+    model.fit(np.ones((4, 3), np.float32), np.ones((4, 1), np.float32), epochs=1, verbose=0)
+    model.save(str(tmp_path / "good.keras"))
+    original = (tmp_path / "good.keras").read_bytes()
+    outcomes = set()
+    for index in range(200):
+        damaged = bytearray(original)
+        for _ in range(rng.randint(1, 8)):
+            damaged[rng.randrange(len(damaged))] = rng.randrange(256)
+        path = tmp_path / f"damaged{index}.keras"
+        path.write_bytes(bytes(damaged))
+        with nothing_written(tmp_path):
+            try:
+                keras.models.load_model(str(path))
+                outcomes.add("loaded")
+            except ValueError:
+                outcomes.add("refused")
+        path.unlink()
+    assert "refused" in outcomes
