@@ -164,9 +164,13 @@ class Optimizer:
         """Creates the step counter and the slots of each variable of `var_list` now (the
         first `apply_gradients` otherwise does), as Keras's `Optimizer.build` does."""
         self.iterations  # noqa: B018 (created on first read)
+        var_list = list(var_list)
         for var in var_list:
             if not isinstance(var, Variable):
                 raise TypeError(f"{self._name}.build needs rt.Variables, got {var!r}.")
+            for name in self._hyper_values:  # in the order a first step creates them
+                self._hyper_variable(name, var.dtype)
+        for var in var_list:
             self._slots_for(var)
 
     @property

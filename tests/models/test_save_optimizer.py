@@ -60,6 +60,10 @@ def test_the_optimizer_state_survives_saving_and_training_resumes_exactly(tmp_pa
     assert restored.keys() == saved.keys()
     for key, value in saved.items():
         np.testing.assert_array_equal(restored[key], value, err_msg=str(key))
+    ours, theirs = loaded.optimizer.variables, model.optimizer.variables
+    assert [v.name for v in ours] == [v.name for v in theirs]  # Keras lists them in order too
+    for mine, original in zip(ours, theirs):
+        np.testing.assert_array_equal(mine.numpy(), original.numpy(), err_msg=original.name)
     model.fit(X, Y, epochs=1, batch_size=len(X), shuffle=False, verbose=0)
     loaded.fit(X, Y, epochs=1, batch_size=len(X), shuffle=False, verbose=0)
     assert int(loaded.optimizer.iterations.numpy()) == 3
