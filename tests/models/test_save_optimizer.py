@@ -25,6 +25,8 @@ OPTIMIZERS = {
     "sgd_nesterov": lambda: keras.optimizers.SGD(0.05, momentum=0.9, nesterov=True),
     "rmsprop_centered": lambda: keras.optimizers.RMSprop(0.01, momentum=0.5, centered=True),
     "adagrad": lambda: keras.optimizers.Adagrad(0.1),
+    "adam_schedule": lambda: keras.optimizers.Adam(
+        keras.optimizers.schedules.ExponentialDecay(0.1, decay_steps=1, decay_rate=0.5)),
 }
 
 
