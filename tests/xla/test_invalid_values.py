@@ -398,3 +398,22 @@ def test_a_loop_with_break_over_a_range_compiles():
                 break
         return s
     assert _values(f, np.float32(3.0), jit_compile="xla")[0] == 12.0
+
+
+def test_appends_after_a_loop_that_appends_are_kept():
+    def f(x, y, v):  # differential program 213: appends past the loop's room were dropped
+        items = []
+        if x > v[1]:
+            k = 0
+            while k < 3 and y < 0.5:
+                k += 1
+                v = v * 0.5
+                items.append(v[1] * -1.5)
+            else:
+                items.append(v[0])
+            items.append(y + 1.5)
+        return rt.stack(items)
+    args = (np.float32(3.0), np.float32(-1.0), np.array([1.5, -2.0, 0.5], np.float32))
+    got = _values(f, *args, jit_compile="xla")[0]
+    np.testing.assert_array_equal(got, [1.5, 0.75, 0.375, 0.1875, 0.5])
+    np.testing.assert_array_equal(got, _values(f, *args)[0])

@@ -170,6 +170,7 @@ class _Tracer:
         has_arrays = any(op.type in TA_OPS or op.type in ACC_OPS for op in ops)
         self.arrays = TensorArrays(program.graph) if has_arrays else None
         self.element_shapes = _arrays.element_shapes(self.arrays, ops) if has_arrays else {}
+        self.loop_depth = 0  # while tracing a loop's body: its lists have their room already
         self.variables = variables
         self.assigned = assigned
         self.random_index = {id(op): k for k, op in enumerate(randoms)}
@@ -259,6 +260,9 @@ class _Tracer:
         values = [env[id(t)] for t in op.inputs]
         if op.type in TA_OPS or op.type in ACC_OPS:
             result = self._array_op(op, values)
+            if isinstance(result, Checked):
+                state = self._flag(op, result, state)
+                result = result.value
             results = [result] if len(op.outputs) == 1 else list(result)
             for t, value in zip(op.outputs, results):
                 env[id(t)] = _typed(value, t)
@@ -342,18 +346,7 @@ class _Tracer:
             return Buffer(data, np.int32(size), bool(op.attrs["dynamic_size"]))
         buf = values[0]
         if kind == "TensorArrayWriteV3":
-            index, value = values[1], values[2]
-            if _known(index) and int(index) >= buf.data.shape[0]:
-                if not buf.dynamic:
-                    raise IndexError(f"TensorArray write: index {int(index)} is out of range "
-                                     f"for a TensorArray of size {buf.data.shape[0]}")
-                buf = _arrays.grown(buf, int(index) + 1 - buf.data.shape[0])
-            data = buf.data.at[index].set(jnp.asarray(value, buf.data.dtype))
-            count = buf.count
-            if buf.dynamic:
-                count = (np.maximum(count, np.int32(int(index) + 1)) if _known(index) and
-                         _known(count) else jnp.maximum(count, jnp.asarray(index, np.int32) + 1))
-            return Buffer(data, count, buf.dynamic)
+            return self._write(buf, values[1], values[2])
         if kind == "TensorArrayScatterV3":
             value = jnp.asarray(values[1], buf.data.dtype)
             n = value.shape[0]
@@ -389,6 +382,32 @@ class _Tracer:
                 return data.reshape((-1,) + tuple(data.shape[2:]))
             return data
         raise TypeError(f"no lowering for {kind}")
+
+    def _write(self, buf: Buffer, index, value):
+        """TensorArray write. A list that grows gets room for an index known while tracing,
+        and outside loops one more element for an index known only at run time (an append:
+        the index is the length); a loop gives its lists their room before it starts. An
+        index past the room raises when the function is called (Checked), never drops."""
+        room = buf.data.shape[0]
+        if _known(index) and int(index) >= room:
+            if not buf.dynamic:
+                raise IndexError(f"TensorArray write: index {int(index)} is out of range "
+                                 f"for a TensorArray of size {room}")
+            buf = _arrays.grown(buf, int(index) + 1 - room)
+        elif buf.dynamic and not _known(index) and not self.loop_depth:
+            buf = _arrays.grown(buf, 1)
+        data = buf.data.at[index].set(jnp.asarray(value, buf.data.dtype))
+        if not buf.dynamic:
+            return Buffer(data, buf.count, False)
+        count = (np.maximum(buf.count, np.int32(int(index) + 1)) if _known(index) and
+                 _known(buf.count) else jnp.maximum(buf.count, jnp.asarray(index, np.int32) + 1))
+        written = Buffer(data, count, True)
+        if _known(index):
+            return written
+        room = data.shape[0]
+        return Checked(written, jnp.asarray(index) < room,
+                       f"TensorArrayWriteV3: a list grew past the {room} elements XLA made room "
+                       "for (the loop's bound)")
 
     def _prepare_loop(self, op, inits, limit, env):
         """The loop's initial values with growing TensorArrays and gradient saves given room
@@ -535,7 +554,11 @@ class _Tracer:
         def step(carry):
             count, vals, st = carry
             bind(body_graph, vals)
-            st = self.run_graph(body_graph, env, dict(st))
+            self.loop_depth += 1
+            try:
+                st = self.run_graph(body_graph, env, dict(st))
+            finally:
+                self.loop_depth -= 1
             new = []
             for k, (r, t) in enumerate(zip(body_graph.outputs, op.outputs)):
                 value = self._jax(env[id(r)], t)

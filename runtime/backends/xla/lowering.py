@@ -67,6 +67,11 @@ def _always(op) -> bool:
     return True
 
 
+# lowered by the compiler: a write at a run-time index into a list that grows is checked
+# against the room the list has (compiler._Tracer._write)
+_CHECKING["TensorArrayWriteV3"] = lambda op: bool(op.attrs.get("dynamic_size"))
+
+
 def checks(op) -> bool:
     """Whether the rule of `op` may return a Checked (the graph then carries a flag)."""
     needs = _CHECKING.get(op.type)
