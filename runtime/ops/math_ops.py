@@ -127,13 +127,18 @@ def _integer_division(ufunc):
     return kernel
 
 
+def _nonzero_constant(t) -> bool:
+    """True when `t` is a constant without zeros (`i % 2`): its division needs no check."""
+    return t.op.opdef.is_constant and bool(np.all(t.op.attrs["value"]))
+
+
 def _emit_integer_division(ufunc):
     """The NumPy-tier lines of `ufunc`: the divisor's check first when it is an integer."""
     template = ufunc_template(ufunc)
 
     def emit(em, op) -> None:
         x, y = em.ins(op)
-        if op.inputs[1].dtype.is_integer:
+        if op.inputs[1].dtype.is_integer and not _nonzero_constant(op.inputs[1]):
             em.line(f"if not np.all({y}): raise errors.InvalidArgumentError("
                     f"{INTEGER_DIVISION_BY_ZERO!r})")
         target = em.reuse_target(op)
