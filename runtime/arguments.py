@@ -105,6 +105,7 @@ def strict_keywords(name: str | None = None) -> Callable[[F], F]:
                     label = fn.__name__
                 raise_unknown_keywords(label, [k for k in kwargs if k not in allowed], allowed)
             return fn(*args, **kwargs)
+        checked.__keyword_hints__ = True  # type: ignore[attr-defined]
         return checked  # type: ignore[return-value]
     return decorate
 
@@ -141,11 +142,20 @@ def _reraise_with_hint(fn: Callable, label: str, kwargs: Mapping[str, Any],
             raise hinted.with_traceback(None) from None
 
 
+def _label(name: str, method: bool, fn: Callable, args: tuple) -> str:
+    """The name a message gives: for a method, of the class of the object it was called on."""
+    if not method or not args or args[0] is None:
+        return name
+    owner = type(args[0]).__name__
+    return owner if fn.__name__ == "__init__" else f"{owner}.{fn.__name__}"
+
+
 def with_keyword_hints(fn: F, label: str | None = None) -> F:
     """`fn` wrapped so that a misspelt keyword raises `TypeError` with "did you mean"."""
     if getattr(fn, "__keyword_hints__", False) or not inspect.isfunction(fn):
         return fn
     name = label or fn.__qualname__.replace(".__init__", "")
+    method = fn.__code__.co_varnames[:1] == ("self",) and fn.__code__.co_argcount > 0
 
     @functools.wraps(fn)
     def hinted(*args: Any, **kwargs: Any) -> Any:
@@ -153,7 +163,7 @@ def with_keyword_hints(fn: F, label: str | None = None) -> F:
             return fn(*args, **kwargs)
         except TypeError as error:
             if kwargs:
-                _reraise_with_hint(fn, name, kwargs, error)
+                _reraise_with_hint(fn, _label(name, method, fn, args), kwargs, error)
             raise
     hinted.__keyword_hints__ = True  # type: ignore[attr-defined]
     return hinted  # type: ignore[return-value]
