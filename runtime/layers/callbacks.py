@@ -17,7 +17,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from ..arguments import strict_keywords
+from ..arguments import check_keywords, strict_keywords
 from ..function.logs import user_stacklevel
 from .callback_base import Callback
 from .tensorboard_callback import TensorBoard
@@ -175,17 +175,23 @@ class EarlyStopping(Callback):
         return value + self.min_delta < reference
 
 
-class LambdaCallback(Callback):
-    """A callback from functions: `on_epoch_end(epoch, logs)`, `on_train_batch_end(batch,
-    logs)`, `on_epoch_begin(epoch, logs)`, `on_train_begin(logs)`, `on_train_end(logs)`."""
+_HOOKS = tuple(name for name in vars(Callback) if name.startswith("on_"))
 
-    @strict_keywords()
+
+class LambdaCallback(Callback):
+    """A callback from functions, as Keras's: `on_epoch_begin/end(epoch, logs)`,
+    `on_train_begin/end(logs)`, `on_train_batch_begin/end(batch, logs)`, and as keywords any
+    other hook (`on_test_begin=lambda logs: ...`, `on_predict_batch_end=...`)."""
+
     def __init__(self, on_epoch_begin=None, on_epoch_end=None, on_train_begin=None,
-                 on_train_end=None, on_train_batch_end=None) -> None:
+                 on_train_end=None, on_train_batch_begin=None, on_train_batch_end=None,
+                 **kwargs: Any) -> None:
+        check_keywords("LambdaCallback", kwargs, _HOOKS)
         super().__init__()
         hooks = {"on_epoch_begin": on_epoch_begin, "on_epoch_end": on_epoch_end,
                  "on_train_begin": on_train_begin, "on_train_end": on_train_end,
-                 "on_train_batch_end": on_train_batch_end}
+                 "on_train_batch_begin": on_train_batch_begin,
+                 "on_train_batch_end": on_train_batch_end, **kwargs}
         for name, fn in hooks.items():
             if fn is not None:
                 if not callable(fn):
@@ -194,7 +200,7 @@ class LambdaCallback(Callback):
 
 
 def _lambda_hook(fn, name: str):
-    if name in ("on_train_begin", "on_train_end"):
+    if name.endswith(("_begin", "_end")) and "batch" not in name and "epoch" not in name:
         return lambda logs=None: fn(logs)
     return lambda index, logs=None: fn(index, logs)
 

@@ -99,11 +99,12 @@ class Training:
             validation_data = split if validation_data is None else validation_data
         history = History()
         callbacks = [*(callbacks or ()), history]
+        steps = _dataset_steps(dataset) if dataset is not None else -(-_count(x) // batch_size)
         for callback in callbacks:
             callback.set_model(self)
+            callback.set_params({"verbose": verbose, "epochs": epochs, "steps": steps})
             callback.on_train_begin()
         self.stop_training = False
-        steps = _dataset_steps(dataset) if dataset is not None else -(-_count(x) // batch_size)
         rng = random_ops.SEEDS.generator  # rt.random.set_seed makes the shuffles reproducible
         for epoch in range(_check_initial_epoch(initial_epoch), epochs):
             for callback in callbacks:
@@ -117,6 +118,8 @@ class Training:
             progress = EpochProgress(epoch, epochs, steps, verbose)
             totals = self._new_means()
             for step, (x_batch, y_batch) in enumerate(batches):
+                for callback in callbacks:
+                    callback.on_train_batch_begin(step)
                 logs = totals.add(self._train_step(x_batch, y_batch), _count(x_batch))
                 progress.batch_done(logs)
                 for callback in callbacks:
@@ -124,7 +127,8 @@ class Training:
             logs = totals.means()
             if validation_data is not None:
                 pair = _validation_pair(validation_data)
-                values = self.evaluate(*pair, batch_size=batch_size, return_dict=True)
+                values = self.evaluate(*pair, batch_size=batch_size, return_dict=True,
+                                       callbacks=callbacks)
                 logs.update({f"val_{k}": v for k, v in values.items()})
             progress.epoch_done(logs)
             for callback in callbacks:
@@ -136,10 +140,11 @@ class Training:
         return history
 
     @strict_keywords()
-    def evaluate(self, x, y=None, batch_size: int = 32, verbose: int = 0, return_dict: bool = False):
+    def evaluate(self, x, y=None, batch_size: int = 32, verbose: int = 0, return_dict: bool = False,
+                 callbacks: Optional[Sequence[Callback]] = None):
         """The loss (and metrics) over (x, y), averaged over all samples: a float without
         metrics, else the list `[loss, *metrics]`; a dict by name with `return_dict`.
-        `x` may be an `rt.data.Dataset` of `(x, y)` batches."""
+        `x` may be an `rt.data.Dataset` of `(x, y)` batches; `callbacks` get the test hooks."""
         self._check_compiled("evaluate")
         _check_batch_size(batch_size)
         dataset = _dataset_of(x, y, "evaluate")
@@ -150,10 +155,7 @@ class Training:
             _check_lengths(x, y)
             batches = ((_take(x, slice(i, i + batch_size)), _take(y, slice(i, i + batch_size)))
                        for i in range(0, _count(x), batch_size))
-        totals = self._new_means()
-        for x_batch, y_batch in batches:
-            totals.add(self._test_step(x_batch, y_batch), _count(x_batch))
-        logs = totals.means()
+        logs = self._test_logs(batches, _with_model(self, callbacks))
         if verbose:
             print(" - ".join(f"{k}: {v:.4f}" for k, v in logs.items()))
         if return_dict:
@@ -162,18 +164,20 @@ class Training:
         return values[0] if len(values) == 1 else values
 
     @strict_keywords()
-    def predict(self, x, batch_size: int = 32, verbose: int = 0) -> np.ndarray:
-        """The model's outputs for `x` (with `training=False`), batch by batch, as one array."""
+    def predict(self, x, batch_size: int = 32, verbose: int = 0,
+                callbacks: Optional[Sequence[Callback]] = None) -> np.ndarray:
+        """The model's outputs for `x` (with `training=False`), batch by batch, as one array;
+        `callbacks` get the predict hooks."""
         if getattr(self, "_predict_step", None) is None:
             self._predict_step = function(_predict_step(self), reduce_retracing=True)
         _check_batch_size(batch_size)
         if _dataset_of(x, None, "predict") is not None:  # batches of x, or of (x, y) pairs
-            parts = [self._predict_step(self._as_arrays(b[0] if type(b) is tuple else b))
-                     for b in x._open()]
+            inputs = (self._as_arrays(b[0] if type(b) is tuple else b) for b in x._open())
         else:
             x = self._as_arrays(x)
-            parts = [self._predict_step(_take(x, slice(start, start + batch_size)))
-                     for start in range(0, _count(x), batch_size)]
+            inputs = (_take(x, slice(start, start + batch_size))
+                      for start in range(0, _count(x), batch_size))
+        parts = self._predicted(inputs, _with_model(self, callbacks))
         if not parts:
             return np.zeros((0,), self.dtype.as_numpy_dtype)
         return nest.map_structure(lambda *p: np.concatenate([np.asarray(a) for a in p]), *parts)
@@ -217,6 +221,37 @@ class Training:
         return values[0] if len(values) == 1 else values
 
     # -- helpers ---------------------------------------------------------------------------------
+    def _test_logs(self, batches, callbacks: list) -> dict:
+        """The means of the test step over `batches`, calling the callbacks' test hooks."""
+        for callback in callbacks:
+            callback.on_test_begin()
+        totals = self._new_means()
+        for step, (x_batch, y_batch) in enumerate(batches):
+            for callback in callbacks:
+                callback.on_test_batch_begin(step)
+            batch_logs = totals.add(self._test_step(x_batch, y_batch), _count(x_batch))
+            for callback in callbacks:
+                callback.on_test_batch_end(step, batch_logs)
+        logs = totals.means()
+        for callback in callbacks:
+            callback.on_test_end(logs)
+        return logs
+
+    def _predicted(self, inputs, callbacks: list) -> list:
+        """The predict step's outputs for each batch of `inputs`, calling the predict hooks."""
+        for callback in callbacks:
+            callback.on_predict_begin()
+        parts = []
+        for step, batch in enumerate(inputs):
+            for callback in callbacks:
+                callback.on_predict_batch_begin(step)
+            parts.append(self._predict_step(batch))
+            for callback in callbacks:
+                callback.on_predict_batch_end(step, {"outputs": parts[-1]})
+        for callback in callbacks:
+            callback.on_predict_end()
+        return parts
+
     def _check_compiled(self, method: str) -> None:
         if getattr(self, "_train_step", None) is None:
             raise RuntimeError(f"call model.compile(optimizer, loss) before model.{method}().")
@@ -277,6 +312,14 @@ def get_optimizer(identifier):
         return identifier
     raise ValueError(f"Could not interpret optimizer identifier {identifier!r:.100}: pass an "
                      f"optimizer name such as 'adam' or an optimizer object.")
+
+
+def _with_model(model, callbacks) -> list:
+    """`callbacks` as a list, each told the model."""
+    callbacks = list(callbacks or ())
+    for callback in callbacks:
+        callback.set_model(model)
+    return callbacks
 
 
 def _unique(names: list[str]) -> list[str]:

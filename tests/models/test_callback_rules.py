@@ -177,3 +177,69 @@ def test_learning_rate_scheduler_sets_each_epochs_rate_and_logs_it(schedule, rat
     with pytest.raises(ValueError, match="must return a float"):
         model.fit(x, x[:, :1], epochs=1, verbose=0,
                   callbacks=[keras.callbacks.LearningRateScheduler(lambda e, r: "fast")])
+
+
+class _Recorder(keras.callbacks.Callback):
+    """Records the hooks Keras documents, in order (`on_batch_end` is the older name of
+    `on_train_batch_end`: overriding it must be enough)."""
+
+    def __init__(self):
+        super().__init__()
+        self.seen = []
+
+    def on_train_batch_begin(self, batch, logs=None):
+        self.seen.append(("train_batch_begin", batch))
+
+    def on_batch_end(self, batch, logs=None):
+        self.seen.append(("batch_end", batch, sorted(logs)))
+
+    def on_test_begin(self, logs=None):
+        self.seen.append(("test_begin",))
+
+    def on_test_batch_end(self, batch, logs=None):
+        self.seen.append(("test_batch_end", batch))
+
+    def on_test_end(self, logs=None):
+        self.seen.append(("test_end", sorted(logs)))
+
+    def on_predict_batch_end(self, batch, logs=None):
+        self.seen.append(("predict_batch_end", batch, np.asarray(logs["outputs"]).shape))
+
+    def on_predict_end(self, logs=None):
+        self.seen.append(("predict_end",))
+
+
+def test_fit_evaluate_and_predict_call_keras_hooks_in_order():
+    x = np.ones((6, 2), np.float32)
+    model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+    model.compile("sgd", "mse", metrics=["mae"])
+    recorder = _Recorder()
+    model.fit(x, x[:, :1], epochs=1, batch_size=4, verbose=0, validation_data=(x, x[:, :1]),
+              callbacks=[recorder])
+    assert recorder.params == {"verbose": 0, "epochs": 1, "steps": 2}
+    assert recorder.seen == [("train_batch_begin", 0), ("batch_end", 0, ["loss", "mae"]),
+                             ("train_batch_begin", 1), ("batch_end", 1, ["loss", "mae"]),
+                             ("test_begin",), ("test_batch_end", 0), ("test_batch_end", 1),
+                             ("test_end", ["loss", "mae"])]
+    recorder.seen.clear()
+    model.evaluate(x, x[:, :1], batch_size=6, callbacks=[recorder])
+    assert recorder.seen == [("test_begin",), ("test_batch_end", 0), ("test_end", ["loss", "mae"])]
+    recorder.seen.clear()
+    model.predict(x, batch_size=4, callbacks=[recorder])
+    assert recorder.seen == [("predict_batch_end", 0, (4, 1)), ("predict_batch_end", 1, (2, 1)),
+                             ("predict_end",)]
+
+
+def test_lambda_callback_takes_every_hook_by_name():
+    seen = []
+    callback = keras.callbacks.LambdaCallback(
+        on_train_batch_begin=lambda batch, logs: seen.append(("batch", batch)),
+        on_test_end=lambda logs: seen.append(("test_end", round(logs["loss"], 6))))
+    x = np.zeros((4, 2), np.float32)
+    model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+    model.compile("sgd", "mse")
+    model.fit(x, x[:, :1], epochs=1, batch_size=2, verbose=0, callbacks=[callback],
+              validation_data=(x, x[:, :1]))
+    assert seen[:2] == [("batch", 0), ("batch", 1)] and seen[2][0] == "test_end"
+    with pytest.raises(TypeError, match="did you mean 'on_test_end'"):
+        keras.callbacks.LambdaCallback(on_test_ends=print)
