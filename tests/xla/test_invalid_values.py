@@ -417,3 +417,20 @@ def test_appends_after_a_loop_that_appends_are_kept():
     got = _values(f, *args, jit_compile="xla")[0]
     np.testing.assert_array_equal(got, [1.5, 0.75, 0.375, 0.1875, 0.5])
     np.testing.assert_array_equal(got, _values(f, *args)[0])
+
+
+# -- the differences docs/xla.md lists ---------------------------------------------------------
+
+@pytest.mark.parametrize("dtype,tiny", [(np.float32, 1e-40), (np.float64, 1e-310)])
+def test_subnormals_are_flushed_to_zero_as_documented(dtype, tiny):
+    x, y = np.array([tiny, -tiny, 1.0], dtype), np.array([1.5, 1.5, 1.5], dtype)
+    assert np.all(np.abs(x[:2] * y[:2]) > 0)  # NumPy keeps the subnormals
+    got = _values(lambda a, b: a * b, x, y, jit_compile="xla")[0]
+    np.testing.assert_array_equal(got, [0.0, 0.0, 1.5])
+
+
+def test_max_and_min_of_signed_zeros_are_a_zero_as_documented():
+    for x in (np.array([0.0, -0.0], np.float32), np.array([-0.0, 0.0], np.float32)):
+        for fn in (rt.reduce_max, rt.reduce_min):
+            got = _values(fn, x, jit_compile="xla")[0]
+            assert got == 0.0 and got.dtype == np.float32
