@@ -35,6 +35,7 @@ from . import structure as st
 from .dataset import STAGED, Dataset, Iterator, _output_spec
 
 OPEN, GET_NEXT = ITERATOR_OPEN, ITERATOR_GET_NEXT
+UNROLL_LIMIT = 1000  # staged next() calls on one iterator: more is an unending Python loop
 
 
 def _apply(opdef, inputs, attrs, name):
@@ -75,8 +76,16 @@ class StagedIterator:
         self.element_spec = source.element_spec
         self._handle = _open(source)
         self._fetcher = _Fetcher(self._handle, self.element_spec, strict=True)
+        self._staged = 0
 
     def __next__(self) -> Any:
+        self._staged += 1
+        if self._staged > UNROLL_LIMIT:
+            raise RuntimeError(
+                f"A Python loop over a dataset staged {UNROLL_LIMIT} get-next ops while tracing: "
+                "without autograph a `for` over a dataset in a compiled function never ends "
+                "when traced. Convert the function (rt.function(autograph=True), the default, "
+                "with its source in a file) or use `ds.reduce`.")
         flat = self._fetcher.fetch()
         return self._fetcher.pack(flat[1:])
 

@@ -364,3 +364,14 @@ def test_sizes_tf_data_accepts_keep_its_meaning():
     assert values(D.range(5).skip(-2)) == []
     assert values(D.range(5).prefetch(0)) == [0, 1, 2, 3, 4]
     assert sorted(values(D.range(50).shuffle(rt.data.UNKNOWN_CARDINALITY, seed=1))) == list(range(50))
+
+
+def test_an_unconverted_python_loop_over_a_dataset_stops_with_advice():
+    @rt.function(autograph=False)
+    def total(n):
+        s = rt.constant(0, rt.int64)
+        for x in D.range(n):        # plain Python: would stage get-next ops forever
+            s += x
+        return s
+    with pytest.raises(RuntimeError, match="autograph"):
+        total(rt.constant(3))
