@@ -365,3 +365,23 @@ def test_other_layer_arguments_are_checked():
     with pytest.raises(ValueError, match="output_dim"):
         L.Embedding(10, 0)
     assert L.Dense(np.int64(3)).units == 3
+
+
+@pytest.mark.parametrize("tier", [True, "xla"])
+def test_regularized_training_on_compiled_tiers_matches_the_numpy_tier(tier):
+    if tier == "xla":
+        pytest.importorskip("jax")
+    x = np.linspace(-1, 1, 24, dtype=np.float32).reshape(8, 3)
+    y = np.linspace(0, 1, 8, dtype=np.float32).reshape(8, 1)
+
+    def train(jit_compile):
+        model = keras.Sequential([
+            keras.Input((3,)),
+            L.Dense(4, activation="gelu", kernel_regularizer=R.L1L2(0.1, 0.2),
+                    activity_regularizer="l1", kernel_initializer="ones"),
+            L.Dense(1, kernel_initializer="ones", bias_regularizer="l2")])
+        model.compile(keras.optimizers.SGD(0.1), "mse", jit_compile=jit_compile)
+        history = model.fit(x, y, epochs=2, batch_size=3, shuffle=False, verbose=0)
+        return history.history["loss"] + [model.evaluate(x, y, verbose=0)]
+
+    np.testing.assert_allclose(train(tier), train(None), rtol=1e-5)
