@@ -266,6 +266,61 @@ SparseCategoricalCrossentropy = _define("SparseCategoricalCrossentropy",
                                         from_logits=False)
 
 
+def top_k_categorical_accuracy(y_true, y_pred, k: int = 5):
+    """Per sample: 1 where the one-hot label's class is among the `k` largest predictions
+    (classes tied with the k-th largest count as in it, as TensorFlow's in_top_k does)."""
+    return sparse_top_k_categorical_accuracy(
+        reduce_ops.argmax(convert_to_tensor(y_true), axis=-1), y_pred, k)
+
+
+def sparse_top_k_categorical_accuracy(y_true, y_pred, k: int = 5):
+    """Per sample: 1 where the integer label's class is among the `k` largest predictions."""
+    y_pred = array_ops.cast(y_pred, "float32")
+    labels = array_ops.cast(y_true, "int32")
+    if labels.shape.rank is not None and labels.shape.rank == y_pred.shape.rank:
+        labels = array_ops.squeeze(labels, [-1])
+    depth = y_pred.shape[-1]
+    target = reduce_ops.reduce_sum(y_pred * array_ops.one_hot(labels, depth, dtype="float32"),
+                                   axis=-1, keepdims=True)
+    above = reduce_ops.reduce_sum(array_ops.cast(math_ops.greater(y_pred, target), "float32"),
+                                  axis=-1)
+    return array_ops.cast(math_ops.less(above, float(k)), "float32")
+
+
+def cosine_similarity(y_true, y_pred, axis: int = -1):
+    """Per sample: the cosine of the angle between the label and the prediction vectors."""
+    return -_losses.cosine_similarity(y_true, y_pred, axis=axis)
+
+
+MeanAbsolutePercentageError = _define("MeanAbsolutePercentageError",
+                                      _losses.mean_absolute_percentage_error,
+                                      "mean_absolute_percentage_error",
+                                      "The mean absolute percentage error.")
+MeanSquaredLogarithmicError = _define("MeanSquaredLogarithmicError",
+                                      _losses.mean_squared_logarithmic_error,
+                                      "mean_squared_logarithmic_error",
+                                      "The mean squared logarithmic error.")
+CosineSimilarity = _define("CosineSimilarity", cosine_similarity, "cosine_similarity",
+                           "The mean cosine similarity of labels and predictions.", axis=-1)
+LogCoshError = _define("LogCoshError", _losses.log_cosh, "logcosh",
+                       "The mean log(cosh(error)).")
+Hinge = _define("Hinge", _losses.hinge, "hinge", "The mean hinge loss.")
+SquaredHinge = _define("SquaredHinge", _losses.squared_hinge, "squared_hinge",
+                       "The mean squared hinge loss.")
+KLDivergence = _define("KLDivergence", _losses.kl_divergence, "kl_divergence",
+                       "The mean Kullback-Leibler divergence.")
+Poisson = _define("Poisson", _losses.poisson, "poisson", "The mean Poisson loss.")
+TopKCategoricalAccuracy = _define("TopKCategoricalAccuracy", top_k_categorical_accuracy,
+                                  "top_k_categorical_accuracy",
+                                  "How often the one-hot label is in the top k predictions.",
+                                  k=5)
+SparseTopKCategoricalAccuracy = _define("SparseTopKCategoricalAccuracy",
+                                        sparse_top_k_categorical_accuracy,
+                                        "sparse_top_k_categorical_accuracy",
+                                        "How often the integer label is in the top k "
+                                        "predictions.", k=5)
+
+
 class RootMeanSquaredError(Mean):
     """sqrt of the mean squared error over the samples seen."""
 
@@ -397,6 +452,50 @@ class Recall(_ConfusionCounts):
 
     def result(self):
         return self._ratio(self.false_negatives)
+
+
+class _Count(Metric):
+    """The weighted count of one cell of the confusion matrix of `y_pred > thresholds` (one
+    value, or one per threshold when a list is given)."""
+
+    _cell = ""
+
+    def __init__(self, thresholds=None, name: str | None = None, dtype=None) -> None:
+        super().__init__(name=name, dtype=dtype)
+        given = [0.5] if thresholds is None else [float(t) for t in np.ravel(thresholds)]
+        if any(not 0.0 <= t <= 1.0 for t in given):
+            raise ValueError(f"{type(self).__name__}: threshold values must be in [0, 1], got "
+                             f"{thresholds!r}.")
+        self.init_thresholds, self.thresholds = thresholds, given
+        self._one = thresholds is None or np.ndim(thresholds) == 0
+        self.accumulator = self.add_weight("accumulator", (len(given),))
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        counts = _confusion_counts(y_true, y_pred, sample_weight,
+                                   np.array(self.thresholds, np.float32))
+        self.accumulator.assign_add(counts[self._cell])
+
+    def result(self):
+        value = self.accumulator.read_value()
+        return value[0] if self._one else value
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "thresholds": self.init_thresholds}
+
+
+def _count_class(class_name: str, cell: str) -> type:
+    def __init__(self, thresholds=None, name: str | None = None, dtype=None) -> None:
+        _Count.__init__(self, thresholds, name=name or cell, dtype=dtype)
+    __init__.__qualname__ = f"{class_name}.__init__"
+    return type(class_name, (_Count,), {"__init__": __init__, "_cell": cell,
+                                        "__doc__": f"The weighted number of {cell.replace('_', ' ')}.",
+                                        "__module__": __name__})
+
+
+TruePositives = _count_class("TruePositives", "true_positives")
+FalsePositives = _count_class("FalsePositives", "false_positives")
+TrueNegatives = _count_class("TrueNegatives", "true_negatives")
+FalseNegatives = _count_class("FalseNegatives", "false_negatives")
 
 
 _CURVES = {"roc": "ROC", "ROC": "ROC", "pr": "PR", "PR": "PR", "prgain": "PRGAIN",
@@ -553,9 +652,16 @@ class AUC(Metric):
 _CLASSES = {cls.__name__: cls for cls in (
     Mean, Sum, Accuracy, BinaryAccuracy, CategoricalAccuracy, SparseCategoricalAccuracy,
     MeanSquaredError, MeanAbsoluteError, RootMeanSquaredError, BinaryCrossentropy,
-    CategoricalCrossentropy, SparseCategoricalCrossentropy, Precision, Recall, AUC)}
+    CategoricalCrossentropy, SparseCategoricalCrossentropy, Precision, Recall, AUC,
+    MeanAbsolutePercentageError, MeanSquaredLogarithmicError, CosineSimilarity, LogCoshError,
+    Hinge, SquaredHinge, KLDivergence, Poisson, TopKCategoricalAccuracy,
+    SparseTopKCategoricalAccuracy, TruePositives, FalsePositives, TrueNegatives,
+    FalseNegatives)}
 _FUNCTIONS = {fn.__name__: fn for fn in (binary_accuracy, categorical_accuracy,
-                                         sparse_categorical_accuracy, accuracy)}
+                                         sparse_categorical_accuracy, accuracy,
+                                         top_k_categorical_accuracy,
+                                         sparse_top_k_categorical_accuracy,
+                                         cosine_similarity)}
 
 
 def serialize(metric) -> Any:

@@ -237,3 +237,55 @@ def test_precision_and_recall_take_threshold_lists_class_id_and_top_k():
             _precision_recall(T, top, w, -1e10)[index], rel=1e-5)
     with pytest.raises(ValueError, match=r"in \[0, 1\]"):
         keras.metrics.Precision(thresholds=1.5)
+
+
+def _unit(v):
+    return v / np.linalg.norm(v, axis=-1, keepdims=True)
+
+
+POSITIVE = np.abs(Y) + 0.1
+
+
+@pytest.mark.parametrize("name, y_true, y_pred, per_sample", [
+    ("MeanAbsolutePercentageError", POSITIVE, P,
+     lambda: 100 * np.mean(np.abs(POSITIVE - P) / POSITIVE, -1)),
+    ("MeanSquaredLogarithmicError", POSITIVE, P,
+     lambda: np.mean((np.log1p(P) - np.log1p(POSITIVE)) ** 2, -1)),
+    ("CosineSimilarity", Y, P, lambda: np.sum(_unit(Y) * _unit(P), -1)),
+    ("LogCoshError", Y, P, lambda: np.mean(np.log(np.cosh(P - Y)), -1)),
+    ("Hinge", T, P, lambda: np.mean(np.maximum(1 - (2 * T - 1) * P, 0), -1)),
+    ("SquaredHinge", T, P, lambda: np.mean(np.maximum(1 - (2 * T - 1) * P, 0) ** 2, -1)),
+    ("Poisson", POSITIVE, P, lambda: np.mean(P - POSITIVE * np.log(P + EPS), -1)),
+])
+def test_more_mean_metrics_weigh_whole_samples(name, y_true, y_pred, per_sample):
+    metric = getattr(keras.metrics, name)()
+    metric.update_state(y_true, y_pred, sample_weight=W)
+    assert float(metric.result()) == pytest.approx(_weighted_mean(per_sample()), rel=1e-4)
+
+
+def test_top_k_accuracies_count_ties_as_in_the_top_k():
+    scores = P.copy()
+    scores[0] = 0.5                                         # all tied: in any top k
+    greater = (scores > np.take_along_axis(scores, LABELS[:, None], 1)).sum(-1)
+    for k in (1, 2):
+        expected = _weighted_mean((greater < k).astype(float))
+        sparse = keras.metrics.SparseTopKCategoricalAccuracy(k=k)
+        sparse.update_state(LABELS, scores, sample_weight=W)
+        assert float(sparse.result()) == pytest.approx(expected, rel=1e-5)
+        one_hot = keras.metrics.TopKCategoricalAccuracy(k=k)
+        one_hot.update_state(ONE_HOT, scores, sample_weight=W)
+        assert float(one_hot.result()) == pytest.approx(expected, rel=1e-5)
+
+
+def test_confusion_counts_weigh_each_prediction_by_its_sample():
+    w = np.broadcast_to(W[:, None], (N, K))
+    positive, truth = P > 0.5, T > 0
+    cells = {"TruePositives": positive & truth, "FalsePositives": positive & ~truth,
+             "TrueNegatives": ~positive & ~truth, "FalseNegatives": ~positive & truth}
+    for name, cell in cells.items():
+        metric = getattr(keras.metrics, name)()
+        metric.update_state(T, P, sample_weight=W)
+        assert float(metric.result()) == pytest.approx(np.sum(w * cell), rel=1e-5), name
+    listed = keras.metrics.FalsePositives(thresholds=[0.2, 0.7])
+    listed.update_state(T, P)
+    np.testing.assert_allclose(listed.result(), [np.sum((P > t) & ~truth) for t in (0.2, 0.7)])
