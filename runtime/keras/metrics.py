@@ -687,7 +687,11 @@ _serialization.register_codec("metric", serialize, deserialize)
 _BY_NAME: dict[str, type] = {**_CLASSES, **{snake_case(name): cls for name, cls in _CLASSES.items()},
                              "bce": BinaryCrossentropy, "BCE": BinaryCrossentropy,
                              "mse": MeanSquaredError, "MSE": MeanSquaredError,
-                             "mae": MeanAbsoluteError, "MAE": MeanAbsoluteError}
+                             "mae": MeanAbsoluteError, "MAE": MeanAbsoluteError,
+                             "mape": MeanAbsolutePercentageError,
+                             "MAPE": MeanAbsolutePercentageError,
+                             "msle": MeanSquaredLogarithmicError,
+                             "MSLE": MeanSquaredLogarithmicError}
 
 
 def get(identifier):
