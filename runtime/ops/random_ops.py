@@ -10,7 +10,7 @@ from ..opdef import Effect, define
 from ..shapes import TensorShape
 from ..tensor import SymbolicTensor, Tensor
 from . import math_ops
-from .array_ops import int_vector, static_or_later, where, zeros_like
+from .array_ops import cast, int_vector, static_or_later, where, zeros_like
 from .core import apply, convert_to_tensor
 from .shape_rules import shape_from_tensor
 
@@ -130,14 +130,26 @@ def uniform(shape, minval=0, maxval=None, dtype=_dtypes.float32, seed=None, name
         if dtype.is_integer:
             raise ValueError("uniform with an integer dtype needs maxval.")
         maxval = 1
-    if dtype.is_floating and any(isinstance(v, SymbolicTensor) for v in (minval, maxval)):
-        value = minval + (maxval - minval) * uniform(shape, 0.0, 1.0, dtype, seed, name)
-        # rounding can reach maxval; such a draw wraps round to minval: the range is [min, max)
-        return where(math_ops.less(value, maxval), value, math_ops.add(zeros_like(value), minval))
+    if any(isinstance(v, SymbolicTensor) for v in (minval, maxval)):
+        return _uniform_between(shape, minval, maxval, dtype, seed, name)
     return _draw(UNIFORM, UNIFORM_DYNAMIC, shape, {
         "a": float(minval) if dtype.is_floating else int(minval),
         "b": float(maxval) if dtype.is_floating else int(maxval), "dtype": dtype, "seed": seed},
         name)
+
+
+def _uniform_between(shape, minval, maxval, dtype, seed, name) -> Tensor:
+    """A uniform draw whose bounds are tensors known when the graph runs: a [0, 1) draw
+    scaled into [minval, maxval) (integers: floor of the scaled draw, in float64)."""
+    minval = convert_to_tensor(minval, dtype=dtype)
+    maxval = convert_to_tensor(maxval, dtype=dtype)
+    if dtype.is_floating:
+        value = minval + (maxval - minval) * uniform(shape, 0.0, 1.0, dtype, seed, name)
+        # rounding can reach maxval; such a draw wraps round to minval: the range is [min, max)
+        return where(math_ops.less(value, maxval), value, math_ops.add(zeros_like(value), minval))
+    unit = uniform(shape, 0.0, 1.0, _dtypes.float64, seed, name)
+    span = cast(maxval - minval, _dtypes.float64)
+    return minval + cast(math_ops.floor(unit * span), dtype)
 
 
 @export("random.normal")
@@ -146,6 +158,9 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=_dtypes.float32, seed=None, name=N
     dtype = _dtypes.as_dtype(dtype)
     if not dtype.is_floating:
         raise TypeError(f"normal needs a floating dtype, got {dtype.name}.")
+    if any(isinstance(v, SymbolicTensor) for v in (mean, stddev)):   # known when the graph runs
+        draw = normal(shape, 0.0, 1.0, dtype, seed, name)
+        return convert_to_tensor(mean, dtype=dtype) + convert_to_tensor(stddev, dtype=dtype) * draw
     return _draw(NORMAL, NORMAL_DYNAMIC, shape, {"a": float(mean), "b": float(stddev),
                                                  "dtype": dtype, "seed": seed}, name)
 
