@@ -24,10 +24,14 @@ from .dataset import (
 )
 from .dataset import INFINITE as INFINITE_CARDINALITY
 from .dataset import UNKNOWN as UNKNOWN_CARDINALITY
+from .dataset import scan as _scan
+from .dataset import take_while as _take_while
+from .dataset import unique as _unique
 
 experimental = _types.SimpleNamespace(
     AUTOTUNE=AUTOTUNE, INFINITE_CARDINALITY=INFINITE_CARDINALITY,
-    UNKNOWN_CARDINALITY=UNKNOWN_CARDINALITY, cardinality=cardinality, CsvDataset=CsvDataset)
+    UNKNOWN_CARDINALITY=UNKNOWN_CARDINALITY, cardinality=cardinality, CsvDataset=CsvDataset,
+    scan=_scan, take_while=_take_while, unique=_unique)
 
 __all__ = ["AUTOTUNE", "CsvDataset", "Dataset", "DatasetSpec", "INFINITE_CARDINALITY", "Iterator", "Options",
            "OutOfRangeError", "SliceSizeMismatchError", "TextLineDataset", "UNKNOWN_CARDINALITY",

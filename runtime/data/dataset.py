@@ -24,6 +24,7 @@ import numpy as np
 
 from .. import context, nest
 from .. import dtypes as _dtypes
+from ..arguments import strict_keywords
 from ..errors import InvalidArgumentError, OutOfRangeError
 from ..function import function as rt_function
 from ..ops.random_ops import SEEDS
@@ -1730,3 +1731,23 @@ def cardinality(dataset: Dataset) -> Any:
     if not isinstance(dataset, Dataset):
         raise TypeError(f"cardinality: expected a Dataset, got {type(dataset).__name__}.")
     return dataset.cardinality()
+
+
+# -- tf.data.experimental's transformation functions, for `ds.apply(...)` ----------------------
+
+@strict_keywords("rt.data.experimental.scan")
+def scan(initial_state: Any, scan_func: Callable) -> Callable[[Dataset], Dataset]:
+    """`ds.apply(scan(initial_state, scan_func))` is `ds.scan(initial_state, scan_func)`."""
+    return lambda dataset: dataset.scan(initial_state, scan_func)
+
+
+@strict_keywords("rt.data.experimental.take_while")
+def take_while(predicate: Callable) -> Callable[[Dataset], Dataset]:
+    """`ds.apply(take_while(predicate))` is `ds.take_while(predicate)`."""
+    return lambda dataset: dataset.take_while(predicate)
+
+
+@strict_keywords("rt.data.experimental.unique")
+def unique() -> Callable[[Dataset], Dataset]:
+    """`ds.apply(unique())` is `ds.unique()`."""
+    return lambda dataset: dataset.unique()

@@ -375,3 +375,15 @@ def test_an_unconverted_python_loop_over_a_dataset_stops_with_advice():
         return s
     with pytest.raises(RuntimeError, match="autograph"):
         total(rt.constant(3))
+
+
+def test_experimental_transformations_apply_as_the_methods():
+    xs = [4, 2, 4, 7, 1]
+    ds = D.from_tensor_slices(np.array(xs, np.int64))
+    exp = rt.data.experimental
+    running = values(ds.apply(exp.scan(rt.constant(0, rt.int64), lambda s, x: (s + x, s + x))))
+    assert running == list(itertools.accumulate(xs))
+    assert values(ds.apply(exp.take_while(lambda x: x < 7))) == [4, 2, 4]
+    assert values(ds.apply(exp.unique())) == list(dict.fromkeys(xs))
+    with pytest.raises(TypeError, match="did you mean 'predicate'"):
+        exp.take_while(predicat=None)
