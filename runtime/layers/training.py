@@ -77,7 +77,7 @@ class Training:
     def fit(self, x, y=None, epochs: int = 1, batch_size: int = 32, validation_data=None,
             callbacks: Optional[Sequence[Callback]] = None, verbose: int = 1,
             shuffle: bool = True, validation_split: float = 0.0,
-            initial_epoch: int = 0) -> History:
+            initial_epoch: int = 0, sample_weight=None, class_weight=None) -> History:
         """Trains for `epochs` passes over (x, y) in batches; returns the `History`.
 
         `x` may be an `rt.data.Dataset` of `(x, y)` batches (then `y` and `batch_size` are
@@ -86,10 +86,15 @@ class Training:
         "val_*" logs); or `validation_split` keeps that fraction of the samples, the last
         ones before shuffling, as Keras does, for validation (not with a dataset).
         `initial_epoch`: the epoch to start at (to resume a run: epochs counts from 0).
+        `sample_weight` and `class_weight` are not implemented (a `NotImplementedError`).
         `verbose`: 0 silent, 1 a progress bar on a terminal (one line per epoch elsewhere),
         2 one line per epoch. A callback may set `model.stop_training = True`."""
         self._check_compiled("fit")
         _check_batch_size(batch_size)
+        for key, value in (("sample_weight", sample_weight), ("class_weight", class_weight)):
+            if value is not None:
+                raise NotImplementedError(f"fit({key}=...) is not implemented: weight the loss "
+                                          "in a loss function of your own.")
         dataset = _dataset_of(x, y, "fit")
         if dataset is None:
             x, y = self._as_arrays(x), self._as_arrays(y)
