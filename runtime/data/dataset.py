@@ -1141,7 +1141,8 @@ class _PaddedBatch(_Unary):
             dtype = parts[0].dtype
             batch = np.full([len(parts)] + target, self._pads[i], dtype=dtype)
             for j, p in enumerate(parts):
-                batch[(j,) + tuple(slice(0, n) for n in p.shape)] = p
+                # a 0-d (string) array is stored as its item, not as an object inside the cell
+                batch[(j,) + tuple(slice(0, n) for n in p.shape)] = p[()] if p.ndim == 0 else p
             out.append(batch)
         return st.pack(elements[0], out)
 

@@ -62,6 +62,9 @@ def test_strings_in_structures_batches_and_shuffles():
         [[w.encode() for w in WORDS[i:i + 2]] for i in range(0, len(WORDS), 2)]
     shuffled = values(D.from_tensor_slices(WORDS).shuffle(5, seed=3).map(rt.strings.length))
     assert sorted(shuffled) == sorted(len(w) for w in WORDS)
+    padded = D.from_tensor_slices(WORDS).map(lambda s: (s, rt.strings.length(s))).padded_batch(3)
+    assert values(padded) == [([w.encode() for w in WORDS[i:i + 3]], [len(w) for w in WORDS[i:i + 3]])
+                              for i in (0, 3)]
     rows = D.from_tensor_slices([["a", "bb"], ["ccc", "d"]]).unbatch()
     assert values(rows.map(rt.strings.length)) == [1, 2, 3, 1]
 
