@@ -1203,15 +1203,15 @@ class _Shuffle(_Unary):
         self._seed = seed_words if seed_words is not None else [
             int(np.random.SeedSequence().entropy) & 0xFFFFFFFF]
         self._reshuffle = bool(reshuffle_each_iteration)
-        self._epoch = 0
+        self._epochs = itertools.count()   # shared with the copies bound in a compiled function
         self._lock = threading.Lock()
 
     def _rng(self):
-        with self._lock:
-            epoch = self._epoch
-            if self._reshuffle:
-                self._epoch += 1
-        return np.random.default_rng(self._seed + [epoch if self._reshuffle else 0])
+        epoch = 0
+        if self._reshuffle:
+            with self._lock:
+                epoch = next(self._epochs)
+        return np.random.default_rng(self._seed + [epoch])
 
     def _elements(self):
         rng = self._rng()

@@ -390,3 +390,19 @@ def test_experimental_transformations_apply_as_the_methods():
     assert values(ds.apply(exp.unique())) == list(dict.fromkeys(xs))
     with pytest.raises(TypeError, match="did you mean 'predicate'"):
         exp.take_while(predicat=None)
+
+
+def test_a_shuffle_built_in_a_function_reshuffles_at_each_call_as_eager_epochs_do():
+    @rt.function
+    def order(n):
+        out = rt.TensorArray(rt.int64, size=0, dynamic_size=True)
+        i = 0
+        for x in D.range(n).shuffle(10, seed=1):
+            out = out.write(i, x)
+            i += 1
+        return out.stack()
+    calls = [order(rt.constant(10)).numpy().tolist() for _ in range(3)]
+    eager = D.range(10).shuffle(10, seed=1)
+    epochs = [values(eager) for _ in range(3)]
+    assert all(sorted(c) == list(range(10)) for c in calls)
+    assert calls == epochs and calls[0] != calls[1]
