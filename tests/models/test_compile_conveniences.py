@@ -319,3 +319,42 @@ def test_fit_weights_are_refused_not_ignored(key):
     model.compile("sgd", "mse")
     with pytest.raises(NotImplementedError, match=f"fit\\({key}=...\\) is not implemented"):
         model.fit(X2, X2[:, :1], verbose=0, **{key: np.ones(50)})
+
+
+# Recorded from TensorFlow 2.21 / Keras 3.15 running the same program (rounded to 4 places).
+TF_HISTORIES = {
+    "binary, rmsprop by name, validation_split": (
+        "rmsprop", "binary_crossentropy", ["acc", "auc", "precision", "recall", "mse"], 0.3,
+        {"acc": [0.6, 0.6, 0.6], "auc": [0.4833, 0.4767, 0.4767],
+         "loss": [0.6969, 0.6957, 0.6951], "mse": [0.2494, 0.249, 0.2487],
+         "precision": [0.6, 0.6, 0.6], "recall": [1.0, 1.0, 1.0],
+         "val_acc": [0.3333, 0.3333, 0.3333], "val_auc": [0.3438, 0.3438, 0.3438],
+         "val_loss": [0.9266, 0.9231, 0.92], "val_mse": [0.3589, 0.3574, 0.3562],
+         "val_precision": [0.3333, 0.3333, 0.3333], "val_recall": [1.0, 1.0, 1.0]}),
+    "sparse object, adam by name": (
+        "adam", lambda: keras.losses.SparseCategoricalCrossentropy(),
+        ["accuracy", "sparse_top_k_categorical_accuracy", "sparse_categorical_crossentropy"], 0.0,
+        {"accuracy": [0.3784, 0.4054, 0.3784], "loss": [1.2151, 1.2105, 1.2061],
+         "sparse_categorical_crossentropy": [1.2151, 1.2105, 1.2061],
+         "sparse_top_k_categorical_accuracy": [1.0, 1.0, 1.0]}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(TF_HISTORIES))
+def test_histories_equal_tensorflows(case):
+    optimizer, loss, metrics, split, expected = TF_HISTORIES[case]
+    rs = np.random.RandomState(0)
+    x = rs.rand(37, 4).astype("float32")
+    kernel3, bias3 = rs.normal(size=(4, 3)).astype("float32"), rs.normal(size=3).astype("float32")
+    kernel1, bias1 = rs.normal(size=(4, 1)).astype("float32"), np.zeros(1, "float32")
+    labels, binary = rs.randint(0, 3, 37), (rs.rand(37, 1) > 0.5).astype("float32")
+    sparse = "sparse" in case
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(
+        3 if sparse else 1, activation="softmax" if sparse else "sigmoid")])
+    model.set_weights([kernel3, bias3] if sparse else [kernel1, bias1])
+    model.compile(optimizer=optimizer, loss=loss() if callable(loss) else loss, metrics=metrics)
+    history = model.fit(x, labels if sparse else binary, epochs=3, batch_size=8, shuffle=False,
+                        verbose=0, validation_split=split)
+    assert sorted(history.history) == sorted(expected)
+    for key, values in expected.items():
+        np.testing.assert_allclose(history.history[key], values, atol=2e-4, err_msg=key)
