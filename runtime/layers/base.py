@@ -439,8 +439,14 @@ class Layer(Module):
             variable.assign(value)
 
     def count_params(self) -> int:
-        """The number of scalars in `variables`."""
-        return sum(int(v.shape.num_elements() or 0) for v in self.variables)
+        """The number of scalars in `variables`; a ValueError (as in Keras) for a layer that
+        is not built yet, whose weights do not exist."""
+        variables = self.variables
+        if not self.built and not variables:
+            raise ValueError(f"{self.name}.count_params(): the layer is not built yet, so its "
+                             "weights do not exist; build it with layer.build(input_shape) "
+                             "(e.g. (None, 3)) or call it on data first.")
+        return sum(int(v.shape.num_elements() or 0) for v in variables)
 
     # -- configs ----------------------------------------------------------------------------
     def get_config(self) -> dict:

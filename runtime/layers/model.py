@@ -58,7 +58,7 @@ class Model(Training, Layer):
         The table lists the sublayers, their variable shapes and parameter counts."""
         rows = [(f"{layer.name} ({type(layer).__name__})",
                  ", ".join(str(v.shape) for v in layer.variables) or "-",
-                 str(layer.count_params()))
+                 str(_params(layer)) if layer.built or layer.variables else "0 (unbuilt)")
                 for layer in self.layers]
         header = ("Layer (type)", "Variables", "Params")
         widths = [max(len(r[i]) for r in [header, *rows]) for i in range(3)]
@@ -67,9 +67,10 @@ class Model(Training, Layer):
             return "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip()
         rule = "-" * len(fmt(tuple("-" * w for w in widths)))
         trainable = sum(int(v.shape.num_elements() or 0) for v in self.trainable_variables)
+        total = _params(self)
         lines = [f'Model: "{self.name}"', rule, fmt(header), rule, *map(fmt, rows), rule,
-                 f"Total params: {self.count_params()}", f"Trainable params: {trainable}",
-                 f"Non-trainable params: {self.count_params() - trainable}"]
+                 f"Total params: {total}", f"Trainable params: {trainable}",
+                 f"Non-trainable params: {total - trainable}"]
         text = "\n".join(lines)
         if print_fn is None:
             return text
@@ -174,6 +175,11 @@ class Sequential(Model):
         for layer in self._stack:
             x = layer(x, training=training)
         return x
+
+
+def _params(layer: Layer) -> int:
+    """The number of scalars in a layer's variables (0 before it is built)."""
+    return sum(int(v.shape.num_elements() or 0) for v in layer.variables)
 
 
 def _keras_structure(value) -> bool:

@@ -41,6 +41,17 @@ def test_sequential_build_creates_the_weights():
     assert "Total params: 4" in model.summary(print_fn=None)
 
 
+def test_count_params_before_build_is_an_error_as_in_keras():
+    model = keras.Sequential([L.Dense(1)])
+    with pytest.raises(ValueError, match="build"):
+        model.count_params()
+    with pytest.raises(ValueError, match="build"):
+        L.Flatten().count_params()
+    assert "0 (unbuilt)" in model.summary(print_fn=None)
+    model.build((None, 3))
+    assert model.count_params() == 4
+
+
 def test_sequential_build_of_several_layers_and_its_config():
     model = keras.Sequential([L.Dense(8, activation="relu"), L.Dense(2)])
     model.build([None, 5])
