@@ -8,7 +8,9 @@ from typing import Any, Callable, Mapping, Optional, ParamSpec, Sequence, TypeVa
 
 from .. import context
 from ..arguments import strict_keywords
+from ..exports import export
 from ..shapes import TensorSpec
+from . import logs
 from .concrete import ConcreteFunction
 from .polymorphic import Function, validate_attributes
 
@@ -246,12 +248,17 @@ def functions_run_eagerly() -> bool:
 def experimental_run_functions_eagerly(run_eagerly: bool) -> None:
     """Deprecated name of run_functions_eagerly (warns with DeprecationWarning)."""
     warnings.warn("experimental_run_functions_eagerly is deprecated; use run_functions_eagerly.",
-                  DeprecationWarning, stacklevel=2)
+                  DeprecationWarning, stacklevel=logs.user_stacklevel())
     run_functions_eagerly(run_eagerly)
 
 
 def experimental_functions_run_eagerly() -> bool:
     """Deprecated name of functions_run_eagerly (warns with DeprecationWarning)."""
     warnings.warn("experimental_functions_run_eagerly is deprecated; use functions_run_eagerly.",
-                  DeprecationWarning, stacklevel=2)
+                  DeprecationWarning, stacklevel=logs.user_stacklevel())
     return functions_run_eagerly()
+
+
+# where TensorFlow 2 exports the seed's switches too (`tf.config.experimental_run_functions_eagerly`)
+export("config.experimental_run_functions_eagerly")(experimental_run_functions_eagerly)
+export("config.experimental_functions_run_eagerly")(experimental_functions_run_eagerly)
