@@ -30,6 +30,10 @@ def _dotted(node: gast.expr):
 class Handler(transformer.Handler):
     """Routes calls through `ag__.converted_call` (after their arguments are converted)."""
 
+    def _converts_print(self) -> bool:
+        """Whether `print` becomes `ag__.print_` (see `ConversionOptions.print_mode`)."""
+        return self.ctx.options is not None and bool(self.ctx.options.print_mode())
+
     def leave_Call(self, node: gast.Call):
         func = node.func
         parts = _dotted(func)
@@ -42,7 +46,7 @@ class Handler(transformer.Handler):
             if resolved is not None:
                 if (len(parts) == 1 and resolved.module == "builtins"
                         and parts[0] in OVERRIDE_NAMES and self.ctx.uses(Feature.BUILTIN_FUNCTIONS)
-                        and (parts[0] != "print" or self.ctx.uses(Feature.STAGED_PRINT))):
+                        and (parts[0] != "print" or self._converts_print())):
                     node.func = templates.operator(OVERRIDE_NAMES[parts[0]])
                     return self.located(node, func)
                 if self.ctx.is_library is not None and self.ctx.is_library(resolved):

@@ -11,13 +11,16 @@ class Feature(enum.Enum):
     """Optional conversions. Every feature except `EQUALITY_OPERATORS` and `STAGED_PRINT` is
     on by default; features given explicitly (one, or a list or tuple of them) are added to
     those, as in TensorFlow. `ConversionOptions(features=...)` sets the exact set. `ALL`
-    turns on every feature TensorFlow has, which leaves out `STAGED_PRINT` (code ported
-    from TensorFlow with `Feature.ALL` keeps TensorFlow's `print`): name it to use it."""
+    turns on every feature TensorFlow has, which leaves out `STAGED_PRINT`: name it to use
+    it. `print` is converted only when `BUILTIN_FUNCTIONS` (or `ALL`) is named, as
+    TensorFlow converts it only under that optional feature."""
 
     ALL = "ALL"
     #: `assert` statements become staged assertions.
     ASSERT_STATEMENTS = "ASSERT_STATEMENTS"
-    #: `len`, `range`, `enumerate`, `zip`, `min`, `max`, ... accept staged values.
+    #: `len`, `range`, `enumerate`, `zip`, `min`, `max`, ... accept staged values. Named
+    #: explicitly, it also stages `print` of tensors (it prints their values when the graph
+    #: runs; a `print` of Python values only still runs when tracing), as TensorFlow does.
     BUILTIN_FUNCTIONS = "BUILTIN_FUNCTIONS"
     #: `==` and `!=` become `ag__.eq` / `ag__.ne` (rarely needed: tensors compare elementwise).
     EQUALITY_OPERATORS = "EQUALITY_OPERATORS"
@@ -50,21 +53,39 @@ class ConversionOptions:
 
     recursive: bool = True
     features: frozenset = field(default=DEFAULT_FEATURES)
+    #: the features the user named (`features` adds the default ones to them)
+    requested: frozenset = frozenset()
 
     def uses(self, feature: Feature) -> bool:
         return feature in self.features or (Feature.ALL in self.features
                                             and feature not in NOT_IN_ALL)
 
+    def print_mode(self) -> str:
+        """How `print` is converted: "always" (`STAGED_PRINT`: every print is staged),
+        "tensors" (`BUILTIN_FUNCTIONS` or `ALL` named: prints of tensors are staged, as
+        TensorFlow does) or "" (left as Python's `print`, which runs when tracing)."""
+        if self.uses(Feature.STAGED_PRINT) and self.uses(Feature.BUILTIN_FUNCTIONS):
+            return "always"
+        if self.requested & {Feature.BUILTIN_FUNCTIONS, Feature.ALL}:
+            return "tensors"
+        return ""
+
     @classmethod
     def make(cls, recursive: bool = True, optional_features: FeatureSpec = None) -> "ConversionOptions":
-        return cls(recursive=bool(recursive), features=features_from(optional_features))
+        named = named_features(optional_features)
+        return cls(recursive=bool(recursive), features=DEFAULT_FEATURES | named, requested=named)
 
 
 def features_from(spec: FeatureSpec) -> frozenset:
     """The feature set for a user's `experimental_optional_features` argument: the default
     features plus the given ones."""
+    return DEFAULT_FEATURES | named_features(spec)
+
+
+def named_features(spec: FeatureSpec) -> frozenset:
+    """The features a user's `experimental_optional_features` argument names."""
     if spec is None:
-        return DEFAULT_FEATURES
+        return frozenset()
     if isinstance(spec, Feature):
         spec = (spec,)
     out = set()
@@ -73,4 +94,4 @@ def features_from(spec: FeatureSpec) -> frozenset:
             raise TypeError(f"experimental_optional_features must hold ag.experimental.Feature "
                             f"values, got {f!r}")
         out.add(f)
-    return DEFAULT_FEATURES | out
+    return frozenset(out)

@@ -20,7 +20,7 @@ from typing import Any, Callable, Optional
 
 from .. import operators
 from ..core.options import ConversionOptions, Feature
-from ..operators.py_builtins import OVERRIDES
+from ..operators.py_builtins import OVERRIDES, print_tensors_
 from ..pyct import loader
 from ..pyct.parser import SourceUnavailableError
 from . import conversion, logs, rules
@@ -47,6 +47,7 @@ def operator_namespace(options: ConversionOptions) -> types.SimpleNamespace:
         return converted_call(options, f, args, kwargs)
 
     attrs = {name: getattr(operators, name) for name in operators.__all__}
+    attrs["print_"] = _print_operator(options) or operators.print_
     ns = types.SimpleNamespace(**attrs, converted_call=call, options=options)
     with _lock:
         _namespaces.setdefault(options, ns)
@@ -61,13 +62,23 @@ def convert_function(fn: types.FunctionType, options: ConversionOptions) -> type
                                 {"ag__": operator_namespace(options)})
 
 
+def _print_operator(options: ConversionOptions) -> Optional[Callable]:
+    """What `print` becomes (`ag__.print_`): see `ConversionOptions.print_mode`; None when
+    it stays Python's `print` (which runs when the function is traced)."""
+    mode = options.print_mode()
+    if mode == "always":
+        return operators.print_
+    if mode == "tensors":
+        return print_tensors_
+    return None
+
+
 def _override(f: Any, options: ConversionOptions) -> Optional[Callable]:
-    """The operator that replaces builtin `f`: `print` only with `Feature.STAGED_PRINT` (it
-    otherwise runs when the function is traced, as Python code does)."""
+    """The operator that replaces builtin `f`."""
     if not options.uses(Feature.BUILTIN_FUNCTIONS):
         return None
-    if f is builtins.print and not options.uses(Feature.STAGED_PRINT):
-        return None
+    if f is builtins.print:
+        return _print_operator(options)
     return OVERRIDES.get(f)
 
 

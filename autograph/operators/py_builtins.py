@@ -159,7 +159,18 @@ def print_(*values: Any, sep: Any = None, end: Any = None, file: Any = None, flu
     """`print(...)` under `Feature.STAGED_PRINT`: staged (printing when the graph runs)
     while a function is traced. Without that feature converted code calls `print` itself,
     which prints once per trace."""
-    backend = first_staged(values) or tracing_backend()
+    return _print(first_staged(values) or tracing_backend(), values, sep, end, file, flush)
+
+
+def print_tensors_(*values: Any, sep: Any = None, end: Any = None, file: Any = None,
+                   flush: bool = False) -> Any:
+    """`print(...)` under an explicitly named `Feature.BUILTIN_FUNCTIONS`, as TensorFlow
+    converts it: staged when one of the values is a staged tensor (their values are printed
+    when the graph runs), Python's `print` otherwise (once per trace)."""
+    return _print(first_staged(values), values, sep, end, file, flush)
+
+
+def _print(backend: Any, values: tuple, sep: Any, end: Any, file: Any, flush: bool) -> Any:
     if backend is None:
         return print(*values, sep=sep, end=end, file=file, flush=flush)
     return backend.print(values, " " if sep is None else sep, "\n" if end is None else end,
