@@ -205,7 +205,10 @@ class Handler(transformer.Handler):
                 for part in ("body", "orelse", "finalbody"):
                     value = getattr(s, part, None)
                     if isinstance(value, list) and value:
-                        setattr(s, part, flags.block(self.block(value)) or [gast.Pass()])
+                        value = self.block(value)
+                        new = (self._final_block(value, flags) if part == "finalbody"
+                               else flags.block(value))
+                        setattr(s, part, new or [gast.Pass()])
                 for h in getattr(s, "handlers", None) or []:
                     h.body = flags.block(self.block(h.body)) or [gast.Pass()]
                 out.extend(flags.before(s) + [s] + flags.after(s, always))
@@ -216,6 +219,22 @@ class Handler(transformer.Handler):
                 for part in _parts(s):
                     part[:] = self.block(part)
             out.append(s)
+        return out
+
+
+    def _final_block(self, stmts: list, flags: _Flags) -> list:
+        """A `finally:` block. A `return` there replaces one the `try` made, so when the
+        block's only jumps are returns, its guards read a flag of its own (set False on
+        entry); a return it makes is then added to the statement's flag at its end."""
+        if jumps.escapes(stmts) != {"return"}:
+            return flags.block(stmts)
+        own = _Flags(self.ctx, {"return"})
+        own.value = flags.value
+        out = own.before(stmts[0]) + own.block(stmts)
+        if not _always_returns(stmts):
+            mark = _assign(flags.flag["return"], gast.Constant(value=True, kind=None), stmts[-1])
+            merge = gast.If(test=_name(own.flag["return"]), body=[mark], orelse=[])
+            out.append(origin.copy_location(merge, stmts[-1]))
         return out
 
 
