@@ -21,7 +21,8 @@ from .. import optimizers as _optimizers
 from ..arguments import strict_keywords
 from ..function import function
 from ..gradients import GradientTape
-from ..ops import random_ops, reduce_ops
+from ..ops import array_ops, random_ops, reduce_ops
+from ..ops.core import convert_to_tensor
 from . import losses as _losses
 from . import metrics as _metrics
 from .callbacks import Callback, History
@@ -61,7 +62,7 @@ class Training:
         self._stateful_metrics = [m for _, m in resolved if _is_stateful(m)]
         self._stateful_positions = {1 + i for i, (_, m) in enumerate(resolved) if _is_stateful(m)}
         named = [(name, _stateful_step(m) if _is_stateful(m) else m) for name, m in resolved]
-        loss_fn = _mean_if_per_sample(loss_fn)
+        loss_fn = _weighted_loss(loss, loss_fn)
         self.optimizer = optimizer
         self.loss = loss
         self.metrics_names = _unique(["loss"] + [name for name, _ in named])
@@ -86,21 +87,26 @@ class Training:
         "val_*" logs); or `validation_split` keeps that fraction of the samples, the last
         ones before shuffling, as Keras does, for validation (not with a dataset).
         `initial_epoch`: the epoch to start at (to resume a run: epochs counts from 0).
-        `sample_weight` and `class_weight` are not implemented (a `NotImplementedError`).
+        `sample_weight` (one weight per sample) or `class_weight` ({class: weight}; a class
+        missing from it weighs 1) weigh the loss as Keras does, sum(w * loss) / samples; the
+        metrics are not weighted. A dataset may yield (x, y, sample_weight) batches instead, and
+        `validation_data` may be (x_val, y_val, sample_weight_val).
         `verbose`: 0 silent, 1 a progress bar on a terminal (one line per epoch elsewhere),
         2 one line per epoch. A callback may set `model.stop_training = True`."""
         self._check_compiled("fit")
         _check_batch_size(batch_size)
-        for key, value in (("sample_weight", sample_weight), ("class_weight", class_weight)):
-            if value is not None:
-                raise NotImplementedError(f"fit({key}=...) is not implemented: weight the loss "
-                                          "in a loss function of your own.")
         dataset = _dataset_of(x, y, "fit")
+        weights = None
         if dataset is None:
             x, y = self._as_arrays(x), self._as_arrays(y)
             _check_lengths(x, y)
+            weights = _sample_weights(y, sample_weight, class_weight, "fit")
+        elif sample_weight is not None or class_weight is not None:
+            raise ValueError("fit: sample_weight and class_weight take arrays; a dataset yields "
+                             "its weights itself, as (x, y, sample_weight) batches.")
         if validation_split:
-            x, y, split = _split_validation(x, y, validation_split, dataset is not None)
+            x, y, weights, split = _split_validation(x, y, weights, validation_split,
+                                                     dataset is not None)
             validation_data = split if validation_data is None else validation_data
         history = History()
         callbacks = [*(callbacks or ()), history]
@@ -118,22 +124,21 @@ class Training:
                 batches = self._dataset_batches(dataset, "fit")
             else:
                 order = rng.permutation(_count(x)) if shuffle else np.arange(_count(x))
-                batches = ((_take(x, order[i:i + batch_size]), _take(y, order[i:i + batch_size]))
-                           for i in range(0, _count(x), batch_size))
+                batches = _batches(x, y, weights, order, batch_size)
             progress = EpochProgress(epoch, epochs, steps, verbose)
             totals = self._new_means()
-            for step, (x_batch, y_batch) in enumerate(batches):
+            for step, (x_batch, y_batch, w_batch) in enumerate(batches):
                 for callback in callbacks:
                     callback.on_train_batch_begin(step)
-                logs = totals.add(self._train_step(x_batch, y_batch), _count(x_batch))
+                logs = totals.add(self._train_step(x_batch, y_batch, w_batch), _count(x_batch))
                 progress.batch_done(logs)
                 for callback in callbacks:
                     callback.on_train_batch_end(step, logs)
             logs = totals.means()
             if validation_data is not None:
-                pair = _validation_pair(validation_data)
+                *pair, held_weights = _validation_triple(validation_data)
                 values = self.evaluate(*pair, batch_size=batch_size, return_dict=True,
-                                       callbacks=callbacks)
+                                       callbacks=callbacks, sample_weight=held_weights)
                 logs.update({f"val_{k}": v for k, v in values.items()})
             progress.epoch_done(logs)
             for callback in callbacks:
@@ -146,20 +151,24 @@ class Training:
 
     @strict_keywords()
     def evaluate(self, x, y=None, batch_size: int = 32, verbose: int = 0, return_dict: bool = False,
-                 callbacks: Optional[Sequence[Callback]] = None):
+                 callbacks: Optional[Sequence[Callback]] = None, sample_weight=None):
         """The loss (and metrics) over (x, y), averaged over all samples: a float without
         metrics, else the list `[loss, *metrics]`; a dict by name with `return_dict`.
-        `x` may be an `rt.data.Dataset` of `(x, y)` batches; `callbacks` get the test hooks."""
+        `x` may be an `rt.data.Dataset` of `(x, y)` (or `(x, y, sample_weight)`) batches;
+        `sample_weight` weighs the loss as in `fit`; `callbacks` get the test hooks."""
         self._check_compiled("evaluate")
         _check_batch_size(batch_size)
         dataset = _dataset_of(x, y, "evaluate")
         if dataset is not None:
+            if sample_weight is not None:
+                raise ValueError("evaluate: sample_weight takes arrays; a dataset yields its "
+                                 "weights itself, as (x, y, sample_weight) batches.")
             batches = self._dataset_batches(dataset, "evaluate")
         else:
             x, y = self._as_arrays(x), self._as_arrays(y)
             _check_lengths(x, y)
-            batches = ((_take(x, slice(i, i + batch_size)), _take(y, slice(i, i + batch_size)))
-                       for i in range(0, _count(x), batch_size))
+            weights = _sample_weights(y, sample_weight, None, "evaluate")
+            batches = _batches(x, y, weights, np.arange(_count(x)), batch_size)
         logs = self._test_logs(batches, _with_model(self, callbacks))
         if verbose:
             print(" - ".join(f"{k}: {v:.4f}" for k, v in logs.items()))
@@ -231,10 +240,10 @@ class Training:
         for callback in callbacks:
             callback.on_test_begin()
         totals = self._new_means()
-        for step, (x_batch, y_batch) in enumerate(batches):
+        for step, (x_batch, y_batch, w_batch) in enumerate(batches):
             for callback in callbacks:
                 callback.on_test_batch_begin(step)
-            batch_logs = totals.add(self._test_step(x_batch, y_batch), _count(x_batch))
+            batch_logs = totals.add(self._test_step(x_batch, y_batch, w_batch), _count(x_batch))
             for callback in callbacks:
                 callback.on_test_batch_end(step, batch_logs)
         logs = totals.means()
@@ -269,12 +278,15 @@ class Training:
         return _Means(self.metrics_names, getattr(self, "_stateful_positions", set()))
 
     def _dataset_batches(self, dataset, method: str):
-        """The (x, y) batches of a dataset as arrays (`(x, y, sample_weight)` is refused)."""
+        """The (x, y, sample_weight or None) batches of a dataset of (x, y) or
+        (x, y, sample_weight) batches, as arrays."""
         for element in dataset._open():
-            if type(element) is not tuple or len(element) != 2:
-                raise ValueError(f"{method}: a dataset must yield (x, y) batches, got an element "
-                                 f"of structure {dataset.element_spec!r:.200}.")
-            yield self._as_arrays(element[0]), self._as_arrays(element[1])
+            if type(element) is not tuple or len(element) not in (2, 3):
+                raise ValueError(f"{method}: a dataset must yield (x, y) or (x, y, "
+                                 f"sample_weight) batches, got an element of structure "
+                                 f"{dataset.element_spec!r:.200}.")
+            weight = _weight_array(element[2], method) if len(element) == 3 else None
+            yield self._as_arrays(element[0]), self._as_arrays(element[1]), weight
 
     def _as_arrays(self, values):
         """NumPy arrays (a list or dict of them for a model of several inputs); float64 data
@@ -370,9 +382,10 @@ def _metric_list(metrics) -> list:
     return [m() if isinstance(m, type) else m for m in metrics]  # a class: a new metric
 
 
-def _split_validation(x, y, fraction, is_dataset: bool):
-    """(x_train, y_train, (x_val, y_val)): the last `fraction` of the samples held out, as
-    Keras's `validation_split` does (before any shuffling)."""
+def _split_validation(x, y, weights, fraction, is_dataset: bool):
+    """(x_train, y_train, w_train, (x_val, y_val, w_val)): the last `fraction` of the samples
+    (and of their weights, when given) held out, as Keras's `validation_split` does (before
+    any shuffling)."""
     if is_dataset:
         raise ValueError("fit(validation_split=...) needs arrays; with a dataset pass "
                          "validation_data (e.g. dataset.take(n) and dataset.skip(n)).")
@@ -384,8 +397,9 @@ def _split_validation(x, y, fraction, is_dataset: bool):
     if at == 0 or at == _count(x):
         raise ValueError(f"fit(validation_split={fraction}) leaves no sample for "
                          f"{'training' if at == 0 else 'validation'} out of {_count(x)}.")
-    return (_take(x, slice(0, at)), _take(y, slice(0, at)),
-            (_take(x, slice(at, None)), _take(y, slice(at, None))))
+    kept, held = slice(0, at), slice(at, None)
+    return (_take(x, kept), _take(y, kept), None if weights is None else weights[kept],
+            (_take(x, held), _take(y, held), None if weights is None else weights[held]))
 
 
 def _check_initial_epoch(initial_epoch) -> int:
@@ -402,10 +416,10 @@ def _check_batch_size(batch_size) -> None:
 
 
 def _train_step(model, optimizer, loss_fn, metrics):
-    def train_step(x, y):
+    def train_step(x, y, sample_weight=None):
         with GradientTape() as tape:
             prediction = model(x, training=True)
-            loss = _with_model_losses(model, loss_fn(y, prediction))
+            loss = _with_model_losses(model, loss_fn(y, prediction, sample_weight))
         variables = model.trainable_variables
         optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
         return [loss] + [fn(y, prediction) for _, fn in metrics]
@@ -413,9 +427,9 @@ def _train_step(model, optimizer, loss_fn, metrics):
 
 
 def _test_step(model, loss_fn, metrics):
-    def test_step(x, y):
+    def test_step(x, y, sample_weight=None):
         prediction = model(x, training=False)
-        loss = _with_model_losses(model, loss_fn(y, prediction))
+        loss = _with_model_losses(model, loss_fn(y, prediction, sample_weight))
         return [loss] + [fn(y, prediction) for _, fn in metrics]
     return test_step
 
@@ -475,6 +489,81 @@ def _stateful_step(metric) -> Callable:
     return update_and_read
 
 
+def _weighted_loss(loss, loss_fn: Callable) -> Callable:
+    """`fn(y_true, y_pred, sample_weight=None)`: the scalar loss; with weights, Keras's
+    sum(w * per-sample loss) / number of values (a `Loss` object weighs itself)."""
+    plain = _mean_if_per_sample(loss_fn)
+
+    def weighted(y_true, y_pred, sample_weight=None):
+        if sample_weight is None:
+            return plain(y_true, y_pred)
+        if hasattr(loss_fn, "reduction"):  # a Loss object: it weighs and reduces as Keras
+            value = convert_to_tensor(loss_fn(y_true, y_pred, sample_weight=sample_weight))
+            return reduce_ops.reduce_mean(value) if value.shape.rank else value
+        values = convert_to_tensor(_per_sample_loss(loss, loss_fn)(y_true, y_pred))
+        if not values.shape.rank:
+            raise NotImplementedError(
+                f"sample weights need a loss that gives one value per sample; {loss!r:.60} "
+                f"gives one value per batch. Pass a keras.losses function or Loss object.")
+        weight = array_ops.cast(sample_weight, values.dtype)
+        while weight.shape.rank < values.shape.rank:  # per-timestep losses: the sample's
+            weight = array_ops.expand_dims(weight, -1)
+        total = reduce_ops.reduce_sum(values * weight)
+        return total / array_ops.cast(array_ops.size(values), values.dtype)
+    weighted.__name__ = plain.__name__
+    return weighted
+
+
+def _per_sample_loss(loss, loss_fn: Callable) -> Callable:
+    """The per-sample form of a named loss (`keras.losses`' function of that name, when
+    `rt.keras` is loaded), else `loss_fn` itself."""
+    keras_losses = sys.modules.get("runtime.keras.losses")
+    if isinstance(loss, str) and keras_losses is not None:
+        try:
+            return keras_losses.get(loss)
+        except ValueError:
+            pass
+    return loss_fn
+
+
+def _sample_weights(y, sample_weight, class_weight, method: str):
+    """One float32 weight per sample, from `sample_weight` or from `class_weight` and the
+    labels (integer labels, or the argmax of one-hot ones) as Keras computes them; or None."""
+    if sample_weight is not None and class_weight is not None:
+        raise ValueError(f"{method}: give sample_weight or class_weight, not both (as Keras).")
+    if class_weight is not None:
+        if not isinstance(class_weight, dict) or nest.is_nested(y):
+            raise ValueError(f"{method}(class_weight=...) takes a dict {{class: weight}} for a "
+                             f"model of one output, got {type(class_weight).__name__}.")
+        labels = np.asarray(y)
+        if labels.ndim > 1:
+            labels = labels.argmax(-1) if labels.shape[-1] != 1 else labels[..., 0]
+        labels = np.round(labels).astype(np.int64).reshape(len(labels), -1)[:, 0]
+        return np.array([float(class_weight.get(int(c), 1.0)) for c in labels], np.float32)
+    if sample_weight is None:
+        return None
+    weights = _weight_array(sample_weight, method)
+    if len(weights) != _count(y):
+        raise ValueError(f"{method}: sample_weight has {len(weights)} weights for "
+                         f"{_count(y)} samples; give one weight per sample.")
+    return weights
+
+
+def _weight_array(sample_weight, method: str) -> np.ndarray:
+    weights = np.asarray(sample_weight, np.float32)
+    if weights.ndim == 0:
+        raise ValueError(f"{method}: sample_weight must hold one weight per sample, got a "
+                         f"scalar {sample_weight!r}.")
+    return weights
+
+
+def _batches(x, y, weights, order, batch_size: int):
+    """(x, y, weights or None) batches of `batch_size` samples taken in `order`."""
+    for start in range(0, _count(x), batch_size):
+        index = order[start:start + batch_size]
+        yield _take(x, index), _take(y, index), None if weights is None else weights[index]
+
+
 def _mean_if_per_sample(loss_fn: Callable) -> Callable:
     """`loss_fn` reduced to its mean when it returns one loss per sample (as Keras's loss
     functions do), so that the train step differentiates a scalar."""
@@ -500,11 +589,17 @@ def _dataset_of(x, y, method: str):
     return x
 
 
-def _validation_pair(validation_data) -> tuple:
+def _validation_triple(validation_data) -> tuple:
+    """(x, y, sample_weight) of `validation_data`: a dataset (then y and the weights are
+    None), (x_val, y_val) or (x_val, y_val, sample_weight_val)."""
     data = sys.modules.get("runtime.data.dataset")
     if data is not None and isinstance(validation_data, data.Dataset):
-        return (validation_data,)
-    return tuple(validation_data)
+        return validation_data, None, None
+    parts = tuple(validation_data)
+    if len(parts) not in (2, 3):
+        raise ValueError(f"fit(validation_data=...) must be (x_val, y_val), (x_val, y_val, "
+                         f"sample_weight_val) or a dataset, got {len(parts)} items.")
+    return parts if len(parts) == 3 else (*parts, None)
 
 
 def _dataset_steps(dataset):

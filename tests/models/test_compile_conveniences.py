@@ -313,14 +313,6 @@ def test_metrics_of_the_same_name_each_keep_their_own_entry():
         assert result[key] == pytest.approx(expected, rel=1e-5), key
 
 
-@pytest.mark.parametrize("key", ["sample_weight", "class_weight"])
-def test_fit_weights_are_refused_not_ignored(key):
-    model = _dense(1)
-    model.compile("sgd", "mse")
-    with pytest.raises(NotImplementedError, match=f"fit\\({key}=...\\) is not implemented"):
-        model.fit(X2, X2[:, :1], verbose=0, **{key: np.ones(50)})
-
-
 # Recorded from TensorFlow 2.21 / Keras 3.15 running the same program (rounded to 4 places).
 TF_HISTORIES = {
     "binary, rmsprop by name, validation_split": (
