@@ -217,17 +217,14 @@ class Training:
 
     def _on_batch(self, method: str, x, y, sample_weight, class_weight, return_dict: bool):
         self._check_compiled(method)
-        for key, value in (("sample_weight", sample_weight), ("class_weight", class_weight)):
-            if value is not None:
-                raise NotImplementedError(f"{method}({key}=...) is not implemented: weight the "
-                                          "loss in a loss function of your own.")
         if y is None:
             raise TypeError(f"{method}() missing the targets y.")
         x, y = self._as_arrays(x), self._as_arrays(y)
         _check_lengths(x, y)
+        weights = _sample_weights(y, sample_weight, class_weight, method)  # as in fit
         totals = self._new_means()  # stateful metrics start again
         step = self._train_step if method == "train_on_batch" else self._test_step
-        totals.add(step(x, y), _count(x))
+        totals.add(step(x, y, weights), _count(x))
         logs = totals.means()
         if return_dict:
             return logs

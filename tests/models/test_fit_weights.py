@@ -114,3 +114,16 @@ def test_bad_weights_are_value_errors(kwargs, message):
     model.compile("sgd", "sparse_categorical_crossentropy")
     with pytest.raises(ValueError, match=message):
         model.fit(X, LABELS, verbose=0, **kwargs)
+
+
+def test_train_and_test_on_batch_weigh_like_fit():
+    model = _regressor()
+    model.compile("sgd", "mse")
+    expected = np.sum(WEIGHTS[:, None] * (X @ KERNEL1 + BIAS1 - TARGETS) ** 2) / 21
+    assert model.test_on_batch(X, TARGETS, sample_weight=WEIGHTS) == pytest.approx(expected,
+                                                                                   rel=1e-5)
+    classifier = _classifier()
+    classifier.compile("sgd", "sparse_categorical_crossentropy")
+    by_class = classifier.test_on_batch(X, LABELS, sample_weight=np.where(LABELS == 1, 3.0, 1.0))
+    assert classifier.train_on_batch(X, LABELS, class_weight={1: 3.0}) == pytest.approx(by_class,
+                                                                                        rel=1e-5)
