@@ -10,7 +10,7 @@ Other names resolve through `rt.keras.metrics` when it is loaded (it registers i
 from __future__ import annotations
 
 import difflib
-from typing import Any, Callable, Iterable, Optional, Union
+from typing import Any, Callable, Iterable, Union
 
 from ..ops import array_ops, math_ops, reduce_ops
 from ..ops.core import convert_to_tensor
@@ -109,10 +109,10 @@ def _unknown(metric: str) -> ValueError:
                       f"fn(y_true, y_pred), a metric object, or one of {', '.join(known)}.")
 
 
-def get(metric: Union[str, Callable, Any], loss: Optional[Callable] = None) -> tuple[str, Any]:
+def get(metric: Union[str, Callable, Any]) -> tuple[str, Any]:
     """(name, metric) for a metric name, callable or metric object. A name is its own
-    display name (as in Keras); "accuracy"/"acc" pick their kind from the shapes (see
-    `accuracy_kind`). `loss` is not used (Keras 3 does not look at it either)."""
+    display name (as in Keras); "accuracy"/"acc" pick their kind from the shapes, not from
+    the loss, as Keras 3 does (see `accuracy_kind`)."""
     if not isinstance(metric, str):
         if hasattr(metric, "update_state"):
             return getattr(metric, "name", None) or type(metric).__name__, metric
