@@ -12,9 +12,11 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional, Sequence
 
+from .. import nest
 from .dispatch import staged_backend
-from .location import user_location
+from .location import at, user_location
 from .staged_cond import staged_cond
+from .staging import StagingError
 from .variables import Variables
 
 
@@ -68,4 +70,37 @@ def if_exp(cond: Any, if_true: Callable[[], Any], if_false: Callable[[], Any]) -
     backend = staged_backend(cond)
     if backend is None:
         return if_true() if cond else if_false()
-    return staged_cond(backend, cond, if_true, if_false, Variables((), ()), user_location())
+    location = user_location()
+    same = _SameStructure(location)
+    return staged_cond(backend, cond, same.checked(if_true), same.checked(if_false),
+                       Variables((), ()), location)
+
+
+class _SameStructure:
+    """Checks that the branches of a staged conditional expression return values of one
+    nested structure (a list of two tensors and an empty list differ), as TensorFlow does."""
+
+    def __init__(self, location: Optional[str]):
+        self.location = location
+        self.seen: list = []      # (structure, value) of each branch traced so far
+
+    def checked(self, fn: Callable[[], Any]) -> Callable[[], Any]:
+        def branch():
+            value = fn()
+            self.check(value)
+            return value
+        return branch
+
+    def check(self, value: Any) -> None:
+        signature = nest.structure_signature(value)
+        for other, other_value in self.seen:
+            if other != signature:
+                raise StagingError(
+                    f"a conditional expression whose condition is a tensor{at(self.location)} "
+                    "must return the same nested structure in both branches: one branch "
+                    f"returned {_shown(other_value)} and the other {_shown(value)}.")
+        self.seen.append((signature, value))
+
+
+def _shown(value: Any) -> str:
+    return nest.describe(nest.flatten_with_structure(value)[1])
