@@ -28,7 +28,7 @@ _API = {
     "to_graph": "impl.api", "to_code": "impl.api", "convert": "impl.api",
     "converted_call": "impl.api", "do_not_convert": "impl.api", "experimental": "impl.api",
     "ConversionError": "impl.conversion", "clear_cache": "impl.conversion",
-    "get_verbosity": "impl.logs", "set_verbosity": "impl.logs",
+    "get_verbosity": "impl.logs", "set_verbosity": "impl.logs", "trace": "impl.logs",
     "ConversionOptions": "core.options", "Feature": "core.options",
     "Backend": "operators", "StagingError": "operators", "register_backend": "operators",
     "unregister_backend": "operators", "set_loop_options": "operators.directives",
@@ -39,7 +39,7 @@ __all__ = [
     "to_graph", "to_code", "do_not_convert", "experimental", "set_verbosity", "get_verbosity",
     "Feature", "ConversionOptions", "ConversionError", "StagingError", "converted_call",
     "convert", "clear_cache", "Backend", "register_backend", "unregister_backend",
-    "set_loop_options", "report",
+    "set_loop_options", "report", "trace",
 ]
 
 
@@ -60,7 +60,7 @@ if TYPE_CHECKING:
     from .core.options import ConversionOptions, Feature
     from .impl.api import convert, converted_call, do_not_convert, experimental, to_code, to_graph
     from .impl.conversion import ConversionError, clear_cache
-    from .impl.logs import get_verbosity, set_verbosity
+    from .impl.logs import get_verbosity, set_verbosity, trace
     from .operators import Backend, StagingError, register_backend, unregister_backend
     from .operators.directives import set_loop_options
     from .pipeline_report import report

@@ -41,6 +41,12 @@ def get_verbosity() -> int:
         return 0
 
 
+def trace(*args: object) -> None:
+    """Prints `args` when it runs: in a traced function, once per trace (the values are
+    the symbolic tensors being traced), as TensorFlow's `tf.autograph.trace` does."""
+    print(*args)
+
+
 def has_verbosity(level: int) -> bool:
     return get_verbosity() >= level
 
