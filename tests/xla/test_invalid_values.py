@@ -118,6 +118,24 @@ def test_valid_indices_give_the_numpy_tiers_values(case):
         _same_bits(got, want)
 
 
+def _read_list(x, i, dynamic):
+    ta = rt.TensorArray(rt.float32, size=0 if dynamic else 3, dynamic_size=dynamic)
+    for k in rt.range(3):
+        ta = ta.write(k, x * rt.cast(k, rt.float32))
+    return ta.read(i), ta.gather(rt.stack([i, 0]))
+
+
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_tensor_array_reads_past_the_end_raise(dynamic):
+    fn = lambda x, i: _read_list(x, i, dynamic)  # noqa: E731
+    for i in (3, -1):
+        assert str(_error(fn, np.float32(2), np.int32(i), jit_compile="xla")) == \
+            str(_error(fn, np.float32(2), np.int32(i)))
+    for got, want in zip(_values(fn, np.float32(2), np.int32(2), jit_compile="xla"),
+                         _values(fn, np.float32(2), np.int32(2))):
+        _same_bits(got, want)
+
+
 def test_indices_known_while_compiling_raise_when_called():
     fn = lambda: rt.gather(rt.constant(P), rt.constant([4]))  # noqa: E731
     compiled = rt.function(fn, jit_compile="xla")

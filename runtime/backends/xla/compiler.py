@@ -362,11 +362,11 @@ class _Tracer:
                     jnp.maximum(count, np.int32(n))
             return Buffer(data, count, buf.dynamic)
         if kind == "TensorArrayReadV3":
-            return buf.data[values[1]]
+            return _in_list(buf, values[1], buf.data[values[1]], kind)
         if kind == "TensorArraySizeV3":
             return buf.count if buf.dynamic else np.int32(buf.data.shape[0])
         if kind == "TensorArrayGatherV3":
-            return buf.data[jnp.asarray(values[1])]
+            return _in_list(buf, values[1], buf.data[jnp.asarray(values[1])], kind)
         if kind in ("TensorArrayStack", "TensorArrayConcatV3"):
             if not buf.dynamic or (_known(buf.count) and int(buf.count) == buf.data.shape[0]):
                 data = buf.data
@@ -582,6 +582,17 @@ class _Tracer:
 
 def _known(value) -> bool:
     return isinstance(value, (np.ndarray, np.generic, int))
+
+
+def _in_list(buf: Buffer, index, value, kind: str):
+    """`value`, read from TensorArray `buf` at `index`, with the check that every index is
+    below the array's length (XLA would clamp: the NumPy tier raises)."""
+    length = buf.count if buf.dynamic else np.int32(buf.data.shape[0])
+    if _known(index) and _known(length):  # a branch not taken may read past the end
+        ok = np.all((np.asarray(index) >= 0) & (np.asarray(index) < length))
+    else:
+        ok = jnp.all((jnp.asarray(index) >= 0) & (jnp.asarray(index) < length))
+    return Checked(value, ok, f"{kind}: an index is outside the TensorArray's elements")
 
 
 def _ragged_outputs(graph) -> list:

@@ -68,8 +68,10 @@ def _always(op) -> bool:
 
 
 # lowered by the compiler: a write at a run-time index into a list that grows is checked
-# against the room the list has (compiler._Tracer._write)
+# against the room the list has (compiler._Tracer._write), a read against the list's
+# length (compiler._in_list)
 _CHECKING["TensorArrayWriteV3"] = lambda op: bool(op.attrs.get("dynamic_size"))
+_CHECKING["TensorArrayReadV3"] = _CHECKING["TensorArrayGatherV3"] = _always
 
 
 def checks(op) -> bool:
