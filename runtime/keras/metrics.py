@@ -498,6 +498,93 @@ TrueNegatives = _count_class("TrueNegatives", "true_negatives")
 FalseNegatives = _count_class("FalseNegatives", "false_negatives")
 
 
+class FBetaScore(Metric):
+    """The F-beta score of (batch, classes) predictions as Keras computes it: predictions
+    above `threshold` (by default, each sample's largest) against 0/1 labels, counted per
+    class; `average` None (one score per class), "micro" (over every prediction), "macro"
+    (the mean of the classes') or "weighted" (weighted by each class's labels)."""
+
+    def __init__(self, average: str | None = None, beta: float = 1.0,
+                 threshold: float | None = None, name: str = "fbeta_score", dtype=None) -> None:
+        super().__init__(name=name, dtype=dtype)
+        if average not in (None, "micro", "macro", "weighted"):
+            raise ValueError(f"{type(self).__name__}: average must be None, 'micro', 'macro' or "
+                             f"'weighted', got {average!r}.")
+        if isinstance(beta, bool) or not isinstance(beta, (int, float)) or beta <= 0:
+            raise ValueError(f"{type(self).__name__}: beta must be a number > 0, got {beta!r}.")
+        if threshold is not None and (isinstance(threshold, bool) or
+                                      not isinstance(threshold, (int, float)) or
+                                      not 0.0 < threshold <= 1.0):
+            raise ValueError(f"{type(self).__name__}: threshold must be a number in (0, 1], "
+                             f"got {threshold!r}.")
+        self.average, self.beta, self.threshold = average, float(beta), threshold
+        self._counts: dict[str, Variable] = {}
+
+    def _build(self, y_true, y_pred) -> None:
+        if y_pred.shape.rank != 2 or y_true.shape.rank != 2 or y_pred.shape[-1] is None:
+            raise ValueError(f"{type(self).__name__} expects inputs of shape (batch, classes), "
+                             f"got y_true {y_true.shape} and y_pred {y_pred.shape}.")
+        shape = () if self.average == "micro" else (y_pred.shape[-1],)
+        for key in ("true_positives", "false_positives", "false_negatives",
+                    "intermediate_weights"):
+            self._counts[key] = self.add_weight(key, shape)
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        y_true = array_ops.cast(y_true, self.dtype)
+        y_pred = array_ops.cast(y_pred, self.dtype)
+        if not self._counts:
+            self._build(y_true, y_pred)
+        if self.threshold is None:
+            top = reduce_ops.reduce_max(y_pred, axis=-1, keepdims=True)
+            chosen = math_ops.logical_and(math_ops.greater_equal(y_pred, top),
+                                          math_ops.greater(math_ops.abs(y_pred), 1e-9))
+        else:
+            chosen = math_ops.greater(y_pred, self.threshold)
+        y_pred = array_ops.cast(chosen, self.dtype)
+        weight = None if sample_weight is None else \
+            array_ops.expand_dims(array_ops.cast(sample_weight, self.dtype), 1)
+        axis = None if self.average == "micro" else 0
+        for key, values in (("true_positives", y_pred * y_true),
+                            ("false_positives", y_pred * (1.0 - y_true)),
+                            ("false_negatives", (1.0 - y_pred) * y_true),
+                            ("intermediate_weights", y_true)):
+            values = values if weight is None else values * weight
+            self._counts[key].assign_add(reduce_ops.reduce_sum(values, axis=axis))
+
+    def result(self):
+        if not self._counts:
+            return convert_to_tensor(0.0)
+        tp, fp, fn, support = (self._counts[k].read_value() for k in (
+            "true_positives", "false_positives", "false_negatives", "intermediate_weights"))
+        eps = 1e-7
+        precision = tp / (tp + fp + eps)
+        recall = tp / (tp + fn + eps)
+        beta2 = self.beta ** 2
+        score = precision * recall / (beta2 * precision + recall + eps) * (1.0 + beta2)
+        if self.average == "weighted":
+            return reduce_ops.reduce_sum(score * support / (reduce_ops.reduce_sum(support) + eps))
+        if self.average is not None:
+            return reduce_ops.reduce_mean(score)
+        return score
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "average": self.average, "beta": self.beta,
+                "threshold": self.threshold}
+
+
+class F1Score(FBetaScore):
+    """The F1 score (`FBetaScore` with beta 1)."""
+
+    def __init__(self, average: str | None = None, threshold: float | None = None,
+                 name: str = "f1_score", dtype=None) -> None:
+        super().__init__(average=average, beta=1.0, threshold=threshold, name=name, dtype=dtype)
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        del config["beta"]
+        return config
+
+
 _CURVES = {"roc": "ROC", "ROC": "ROC", "pr": "PR", "PR": "PR", "prgain": "PRGAIN",
            "PRGAIN": "PRGAIN"}
 _SUMMATIONS = {"interpolation": "interpolation", "Interpolation": "interpolation",
@@ -656,7 +743,7 @@ _CLASSES = {cls.__name__: cls for cls in (
     MeanAbsolutePercentageError, MeanSquaredLogarithmicError, CosineSimilarity, LogCoshError,
     Hinge, SquaredHinge, KLDivergence, Poisson, TopKCategoricalAccuracy,
     SparseTopKCategoricalAccuracy, TruePositives, FalsePositives, TrueNegatives,
-    FalseNegatives)}
+    FalseNegatives, FBetaScore, F1Score)}
 _FUNCTIONS = {fn.__name__: fn for fn in (binary_accuracy, categorical_accuracy,
                                          sparse_categorical_accuracy, accuracy,
                                          top_k_categorical_accuracy,

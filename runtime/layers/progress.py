@@ -14,6 +14,8 @@ import sys
 import time
 from typing import IO, Optional
 
+import numpy as np
+
 MIN_BAR = 10        # a narrower bar is dropped
 MAX_BAR = 30
 _SEPARATOR = " - "
@@ -24,7 +26,14 @@ def _format(logs: dict) -> str:
 
 
 def _metric_texts(logs: dict) -> list[str]:
-    return [f"{k}: {v:.4f}" for k, v in logs.items()]
+    return [f"{k}: {metric_text(v)}" for k, v in logs.items()]
+
+
+def metric_text(value) -> str:
+    """A logged value with 4 decimals (an array of them, e.g. one F1 score per class, too)."""
+    if np.ndim(value):
+        return np.array2string(np.asarray(value), precision=4, separator=", ")
+    return f"{value:.4f}"
 
 
 def terminal_width(fallback: int = 80) -> int:

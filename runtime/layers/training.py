@@ -26,7 +26,7 @@ from ..ops.core import convert_to_tensor
 from . import losses as _losses
 from . import metrics as _metrics
 from .callbacks import Callback, History
-from .progress import EpochProgress
+from .progress import EpochProgress, metric_text
 
 
 class Training:
@@ -171,7 +171,7 @@ class Training:
             batches = _batches(x, y, weights, np.arange(_count(x)), batch_size)
         logs = self._test_logs(batches, _with_model(self, callbacks))
         if verbose:
-            print(" - ".join(f"{k}: {v:.4f}" for k, v in logs.items()))
+            print(" - ".join(f"{k}: {metric_text(v)}" for k, v in logs.items()))
         if return_dict:
             return logs
         values = list(logs.values())
@@ -460,11 +460,11 @@ class _Means:
         self.sums = np.zeros(len(names))
         self.count = 0
         self.latest = latest or set()
-        self.last: list[float] = [0.0] * len(names)
+        self.last: list = [0.0] * len(names)
 
     def add(self, values, count: int) -> dict:
-        batch = [float(v) for v in values]
-        self.sums += np.multiply(batch, count)
+        batch = [_logged(v) if i in self.latest else float(v) for i, v in enumerate(values)]
+        self.sums += [0.0 if i in self.latest else v * count for i, v in enumerate(batch)]
         self.count += count
         self.last = batch
         return dict(zip(self.names, batch))
@@ -472,6 +472,13 @@ class _Means:
     def means(self) -> dict:
         return {name: self.last[i] if i in self.latest else float(s / max(self.count, 1))
                 for i, (name, s) in enumerate(zip(self.names, self.sums))}
+
+
+def _logged(value):
+    """A stateful metric's result for the logs: a float, or an array of them (a score per
+    class or per threshold, as Keras logs it)."""
+    array = np.asarray(value)
+    return float(array) if array.ndim == 0 else array
 
 
 def _is_stateful(metric) -> bool:

@@ -289,3 +289,46 @@ def test_confusion_counts_weigh_each_prediction_by_its_sample():
     listed = keras.metrics.FalsePositives(thresholds=[0.2, 0.7])
     listed.update_state(T, P)
     np.testing.assert_allclose(listed.result(), [np.sum((P > t) & ~truth) for t in (0.2, 0.7)])
+
+
+def _f_beta(t, chosen, w, beta, axis):
+    w = w[:, None]
+    tp, fp = np.sum(w * chosen * t, axis), np.sum(w * chosen * (1 - t), axis)
+    fn, support = np.sum(w * (1 - chosen) * t, axis), np.sum(w * t, axis)
+    precision, recall = tp / (tp + fp + 1e-7), tp / (tp + fn + 1e-7)
+    score = (1 + beta ** 2) * precision * recall / (beta ** 2 * precision + recall + 1e-7)
+    return score, support
+
+
+@pytest.mark.parametrize("average", [None, "micro", "macro", "weighted"])
+@pytest.mark.parametrize("beta", [1.0, 2.0])
+def test_f_beta_scores_match_the_keras_formula(average, beta):
+    largest = (P == P.max(-1, keepdims=True)).astype(np.float32)   # the default threshold
+    score, support = _f_beta(T, largest, W, beta, None if average == "micro" else 0)
+    expected = {None: score, "micro": score, "macro": np.mean(score),
+                "weighted": np.sum(score * support / (support.sum() + 1e-7))}[average]
+    metric = keras.metrics.FBetaScore(average=average, beta=beta) if beta != 1.0 else \
+        keras.metrics.F1Score(average=average)
+    metric.update_state(T, P, sample_weight=W)
+    np.testing.assert_allclose(metric.result(), expected, rtol=1e-5)
+    above = keras.metrics.F1Score(threshold=0.4)
+    above.update_state(T, P)
+    np.testing.assert_allclose(above.result(),
+                               _f_beta(T, (P > 0.4).astype(np.float32), np.ones(N), 1.0, 0)[0],
+                               rtol=1e-5)
+    with pytest.raises(ValueError, match="average"):
+        keras.metrics.F1Score(average="mean")
+
+
+def test_vector_results_are_logged_as_arrays_in_fit():
+    model = keras.Sequential([keras.Input((K,)), keras.layers.Dense(K, activation="softmax")])
+    model.compile("sgd", "categorical_crossentropy",
+                  metrics=[keras.metrics.F1Score(), keras.metrics.Precision(thresholds=[0.2, 0.5])])
+    history = model.fit(P, ONE_HOT, epochs=2, batch_size=4, verbose=2)
+    assert np.shape(history.history["f1_score"][-1]) == (K,)
+    assert np.shape(history.history["precision"][-1]) == (2,)
+    probabilities = model.predict(P)
+    f1 = keras.metrics.F1Score()
+    f1.update_state(ONE_HOT, probabilities)
+    result = model.evaluate(P, ONE_HOT, return_dict=True, verbose=1)
+    np.testing.assert_allclose(result["f1_score"], f1.result(), rtol=1e-5)
