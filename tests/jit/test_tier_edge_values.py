@@ -162,6 +162,14 @@ def test_basic_indexing_with_an_index_tensor_checks_its_axis():
         rt.function(lambda x, i: x[i])(rt.constant(x), rt.constant(2))   # the NumPy tier's
 
 
+def test_a_literal_index_into_an_axis_of_unknown_size_is_checked():
+    fn = rt.function(lambda x: (x[2], x[-3]), jit_compile=True,
+                     input_signature=[rt.TensorSpec([None])])
+    assert [float(t.numpy()) for t in fn(rt.constant([1.0, 2.0, 3.0]))] == [3.0, 1.0]
+    with pytest.raises(rt.errors.InvalidArgumentError, match="out of bounds"):
+        fn(rt.constant([1.0, 2.0]))
+
+
 # -- reductions of no elements ------------------------------------------------------------------------
 
 def test_reductions_of_no_elements_are_their_identities():

@@ -276,12 +276,16 @@ def _key(w, op, values, base: str | None = None) -> str:
     where NumPy raises IndexError."""
     key = op.attrs["key"]
     rank = op.inputs[0].shape.rank if base is not None else None
+    dims = op.inputs[0].shape.as_tuple() if base is not None else None
+
+    def checked(index: str, axis: int) -> str:
+        return f"_h.checked_index(np.int64({index}), np.int64({base}.shape[{axis}]))"
 
     def one(k, axis=None):
         if hasattr(k, "index"):  # a slot: the value of an index input
-            if axis is None:
-                return values[k.index]
-            return f"_h.checked_index(np.int64({values[k.index]}), np.int64({base}.shape[{axis}]))"
+            return values[k.index] if axis is None else checked(values[k.index], axis)
+        if isinstance(k, int) and axis is not None and dims[axis] is None:
+            return checked(repr(k), axis)  # a literal into an axis of unknown size
         if k is Ellipsis:
             return "..."
         if k is None:
