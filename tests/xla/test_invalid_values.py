@@ -452,3 +452,12 @@ def test_max_and_min_of_signed_zeros_are_a_zero_as_documented():
         for fn in (rt.reduce_max, rt.reduce_min):
             got = _values(fn, x, jit_compile="xla")[0]
             assert got == 0.0 and got.dtype == np.float32
+
+
+def test_a_call_the_numpy_tier_runs_without_error_gives_its_results():
+    def f(x, i):  # XLA gives the list room for one append; the NumPy tier grows it to i + 1
+        ta = rt.TensorArray(rt.float32, size=0, dynamic_size=True, element_shape=())
+        ta = ta.write(i, x)
+        return ta.read(i) * 2.0
+    args = (np.float32(2.0), np.int32(3))
+    assert _values(f, *args, jit_compile="xla")[0] == _values(f, *args)[0] == 4.0

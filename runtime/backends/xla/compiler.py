@@ -703,7 +703,7 @@ def _caller(program, name: str, jitted, variables, assigned, randoms, ragged=(),
         if failure is not None:
             lines.append("    err = np.asarray(err)")
     if failure is not None:  # outside the variables' locks: the NumPy tier takes them
-        lines.append(f"    if err: failure(err, ({''.join(p + ', ' for p in params)}))")
+        lines.append(f"    if err: return failure(err, ({''.join(p + ', ' for p in params)}))")
     outs = []
     for j, t in enumerate(graph.outputs):
         if j in ragged:
@@ -733,33 +733,39 @@ def _caller(program, name: str, jitted, variables, assigned, randoms, ragged=(),
 
 
 class _Failure:
-    """Raises the error of a call whose validity code is not 0 (a checked op met an index
-    out of range or an integer division by zero): the NumPy tier's own error for the same
-    inputs (it runs the program again, when the program draws no random numbers), else an
-    InvalidArgumentError naming the op and what its kernel found."""
+    """What a call whose validity code is not 0 does (a checked op met an index out of range
+    or an integer division by zero): the program runs again on the NumPy tier with the same
+    inputs, when it draws no random numbers, and raises the NumPy tier's own error (or,
+    should the NumPy tier find nothing wrong, returns its results). A program that draws
+    random numbers raises an InvalidArgumentError naming the op and what its kernel found."""
 
     def __init__(self, program, name: str, tracer, rerun: bool):
-        self.program, self.name, self.tracer, self.rerun = program, name, tracer, rerun
+        self.program, self.name, self.tracer = program, name, tracer
+        # not for the two halves of a gradient, which pass a loop's saves in XLA's form
+        graph = program.graph
+        self.rerun = rerun and all(t.dtype.name != "variant"
+                                   for t in list(graph.inputs) + list(graph.outputs))
         self.numpy = None
 
-    def __call__(self, err, args) -> None:
+    def __call__(self, err, args):
         code = int(err)
         if self.rerun:
-            self._numpy_error(args)
+            return self._numpy_run(args)
         op = self.tracer.checked[code - 1]
         problem = self.tracer.problems.get(code, f"{op.type}: invalid inputs")
         raise errors.InvalidArgumentError(f"{problem}.\n  [raised by {describe(op)}]", op)
 
-    def _numpy_error(self, args) -> None:
-        """Raises the NumPy tier's InvalidArgumentError for `args`, if it raises one."""
+    def _numpy_run(self, args):
+        """The NumPy tier's results for `args`; its error, named as that tier names it."""
         if self.numpy is None:
             self.numpy = render_numpy(self.program, self.name)
         try:
-            self.numpy.fn(*args)
-        except Exception as exc:  # noqa: BLE001 -- only an InvalidArgumentError is passed on
-            error = runtime_error(self.numpy, exc) or exc
-            if isinstance(error, errors.InvalidArgumentError):
-                raise error from None
+            return self.numpy.fn(*args)
+        except Exception as exc:
+            error = runtime_error(self.numpy, exc)
+            if error is None:
+                raise
+            raise error from None
 
 
 class _Results:
