@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import dtypes as _dtypes
 from ..ops import array_ops, math_ops, reduce_ops
-from ..ops.core import constant
+from ..ops.core import constant, convert_to_tensor
 from ..tensor import Tensor
 from . import primitives, promotion
 from .arguments import flatten, no_out, refuse
@@ -233,6 +233,10 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     x = _tensor(a)
     if axis is None:
         x, axis = flatten(x), 0
+    # NumPy counts a negative index from the end; gather, as TensorFlow's, refuses it
+    indices = convert_to_tensor(indices, dtype_hint=_dtypes.int32)
+    size = array_ops.cast(array_ops.shape(x)[axis], indices.dtype)
+    indices = array_ops.where(math_ops.less(indices, 0), math_ops.add(indices, size), indices)
     return array_ops.gather(x, indices, axis=axis)
 
 

@@ -74,6 +74,15 @@ def test_gather_nd_with_batch_dims_refuses_negative_indices(tier):
                                   [PARAMS[0, 2], PARAMS[1, 0]])
 
 
+@pytest.mark.parametrize("tier", TIERS)
+def test_np_take_on_a_tensor_keeps_numpys_negative_indices(tier):
+    """np.take is NumPy's function: there a negative index counts from the end."""
+    got = tier(lambda p: (np.take(p, [-1, 0]), np.take(p, [[0, -2]], axis=1)))(
+        rt.constant(PARAMS))
+    np.testing.assert_array_equal(got[0].numpy(), np.take(PARAMS, [-1, 0]))
+    np.testing.assert_array_equal(got[1].numpy(), np.take(PARAMS, [[0, -2]], axis=1))
+
+
 def test_a_negative_gather_index_raises_inside_a_loop():
     @rt.function
     def walk(x, n):
