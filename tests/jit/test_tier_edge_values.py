@@ -132,6 +132,21 @@ def test_integer_division_by_zero_raises_and_floats_keep_ieee():
         np.testing.assert_array_equal(value.numpy(), want)
 
 
+def test_integer_division_by_zero_raises_in_a_loop_large_enough_for_threads(monkeypatch):
+    """Numba drops an exception raised inside a parallel loop: a fused loop that may raise
+    runs serially whatever its size (the threshold is lowered here to keep the test small)."""
+    from runtime.backends.numba import fusion
+    monkeypatch.setattr(fusion, "PARALLEL_MIN_SIZE", 1024)
+    fn = numba(lambda a, b: ((a + 1) // b * 2, (a * 3) % (b + 1)))
+    a, b = np.arange(4096, dtype=np.int32), np.ones(4096, np.int32)
+    q, r = fn(rt.constant(a), rt.constant(b))
+    np.testing.assert_array_equal(q.numpy(), (a + 1) // b * 2)
+    np.testing.assert_array_equal(r.numpy(), (a * 3) % (b + 1))
+    b[2048] = 0
+    with pytest.raises(rt.errors.InvalidArgumentError, match="Integer division by zero"):
+        fn(rt.constant(a), rt.constant(b))
+
+
 # -- indices out of range -----------------------------------------------------------------------------
 
 def test_gather_refuses_negative_and_past_the_end_indices():

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 
-from .rules import CAST, ELEMENTWISE, FILL
+from .rules import CAST, ELEMENTWISE, FILL, may_raise
 from .vectorised import vectorised
 
 PARALLEL_MIN_SIZE = 1 << 24  # measured on 2 busy cores: threads lose below this (docs/jit.md)
@@ -175,7 +175,8 @@ def write_group(w, group, needed) -> None:
             else:
                 w.line(f"{name} = np.empty({n}, {w.dt(out.dtype)})")
             stores.append((out, name))
-    loop = "numba.prange" if n >= PARALLEL_MIN_SIZE else "range"
+    parallel = n >= PARALLEL_MIN_SIZE and not any(may_raise(op) for op in group.ops)
+    loop = "numba.prange" if parallel else "range"
     if loop == "numba.prange":
         w.parallel = True
     index = w.fresh("i")

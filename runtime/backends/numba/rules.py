@@ -42,6 +42,18 @@ def _is_boolean(ufunc) -> bool:
 ELEMENTWISE: dict[str, Elementwise] = {
     name: _elementwise(opdef) for name, opdef in REGISTRY.items() if opdef.is_elementwise}
 
+# scalar forms that raise on integer operands (a zero divisor, a negative exponent): a loop
+# computing one is not run in parallel, where Numba drops an exception raised in a thread
+_RAISING_HELPERS = ("_h.power(", "_h.floordiv(", "_h.floormod(")
+
+
+def may_raise(op) -> bool:
+    """True when the elementwise `op` may raise on its integer operands."""
+    rule = ELEMENTWISE.get(op.type)
+    return (rule is not None and bool(op.inputs) and op.inputs[0].dtype.is_integer
+            and any(helper in rule.scalar for helper in _RAISING_HELPERS))
+
+
 CAST = "Cast"
 FILL = "Fill"  # fused as its value: fusion.operands skips the dims
 ALIASES = frozenset({"Identity", "StopGradient"})
