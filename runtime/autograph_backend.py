@@ -24,7 +24,7 @@ from autograph.pyct.parser import SourceUnavailableError
 from . import context
 from .dtypes import bool_, float32, float64, int32, int64
 from .function.logs import add_trace_listener
-from .graph import register_internal_dir
+from .graph import constant_value, register_internal_dir
 from .opdef import define
 from .ops import array_ops, composed, debug_ops, math_ops, reduce_ops
 from .ops.control_flow import cond_merging_shapes as _cond
@@ -85,6 +85,12 @@ class RuntimeBackend(ag.Backend):
 
     def is_tracing(self) -> bool:
         return context.current_graph() is not None
+
+    def known_value(self, value: Any) -> Any:
+        if not isinstance(value, SymbolicTensor) or value.shape.rank != 0:
+            return None
+        known = constant_value(value)
+        return None if known is None else np.asarray(known).item()
 
     def is_value(self, value: Any) -> bool:
         return isinstance(value, (Tensor, TensorArray))

@@ -52,6 +52,11 @@ class Backend(abc.ABC):
         `print` must be staged to happen when the graph runs."""
         return False
 
+    def known_value(self, value: Any) -> Any:
+        """The Python value of a staged scalar that tracing already knows (a constant), or
+        None."""
+        return None
+
     # -- control flow ----------------------------------------------------------------------
     @abc.abstractmethod
     def cond(self, pred: Any, true_fn: Callable[[], tuple], false_fn: Callable[[], tuple],

@@ -22,10 +22,11 @@ from typing import Any, Callable, Optional, Sequence
 
 from .dispatch import staged_backend
 from .iterables import staged_iteration
-from .location import user_location
+from .location import at, user_location
 from .special_values import BREAK, NORMAL, Return, StagedJump
 from .staged_cond import staged_cond
 from .staged_loop import assigns, finish_loop, staged_loop
+from .staging import may_jump
 from .variables import Variables
 
 
@@ -40,15 +41,19 @@ def while_stmt(test: Callable[[], Any], body: Callable[[], Any], names: Sequence
 
     `options` are the loop options (`maximum_iterations`, `shape_invariants` — a dict from
     variable name to shape — ...) given with `ag.experimental.set_loop_options`."""
+    python_iterations = 0
     while True:
         c = test()
         if c is not True and c is not False:
             backend = staged_backend(c)
             if backend is not None:
+                if python_iterations:
+                    _refuse_endless(backend, c, body)
                 return _staged_while(backend, test, body, names, orelse, on_break, options, None,
                                      first_test=c)
         if not c:
             return orelse() if orelse is not None else None
+        python_iterations += 1
         jump = body()
         if jump is None:
             continue
@@ -60,6 +65,18 @@ def while_stmt(test: Callable[[], Any], body: Callable[[], Any], names: Sequence
             backend = staged_backend(jump.kind)
             return _staged_while(backend, test, body, names, orelse, on_break, options, jump)
         raise TypeError(f"a loop body returned {jump!r}")
+
+
+def _refuse_endless(backend, condition: Any, body: Callable[[], Any]) -> None:
+    """A Python `while` whose condition became a tensor that is always true, with no
+    `break` or `return` in its body, would stage a loop that never ends: TensorFlow refuses
+    a condition that changes from a Python value to a tensor; so does this case."""
+    if backend.known_value(condition) is True and not may_jump(body):
+        raise NotImplementedError(
+            f"the condition of while loop started as non-Tensor, then changed to Tensor"
+            f"{at(user_location())}, a tensor that is always True, and nothing in the loop "
+            "body leaves the loop: the staged loop would never end. Give the condition a "
+            "tensor value before the loop (or compute it from the loop's variables).")
 
 
 def _staged_while(backend, test, body, names, orelse, on_break, options, jump, first_test=None):

@@ -252,3 +252,72 @@ def test_conditional_expression_branches_must_return_the_same_structure():
         expected = 2 * x if x.sum() > 0 else -2 * x
         out = rt.function(balanced)(rt.constant(value))
         np.testing.assert_array_equal(out.numpy(), expected)
+
+
+# -- loops TensorFlow refuses ----------------------------------------------------------------
+
+def condition_becomes_a_true_tensor():
+    n = rt.constant(0)
+    c = True
+    while c:
+        c = rt.constant(True)
+    return n
+
+
+def condition_becomes_a_true_tensor_with_a_break(limit):
+    i = 0
+    c = True
+    while c:
+        i += 1
+        c = rt.constant(True)
+        if i > limit:
+            break
+    return i
+
+
+def test_a_python_condition_that_becomes_an_endless_tensor_is_refused():
+    # TensorFlow: NotImplementedError, the condition changed from a Python value to a tensor
+    with pytest.raises(NotImplementedError, match="changed to Tensor.*would never end"):
+        rt.function(condition_becomes_a_true_tensor)()
+    # a body that can break out still runs as Python's loop does
+    compiled = rt.function(condition_becomes_a_true_tensor_with_a_break)
+    assert np.asarray(compiled(rt.constant(3))) == 4
+
+
+def dtype_changes(n):
+    x = rt.constant(1)
+    for _ in rt.range(n):
+        x = rt.cast(x, rt.float32)
+    return x
+
+
+def shape_changes(n):
+    x = rt.constant([1])
+    while n > 0:
+        x = rt.constant([1, 1])
+        n -= 1
+    return x
+
+
+def structure_changes(n):
+    s = {"a": rt.constant(0)}
+    while n > 0:
+        s = rt.constant(7.0)
+        n -= 1
+    return s
+
+
+def becomes_none(n):
+    x = rt.constant(1)
+    while n > 0:
+        x = None
+        n -= 1
+    return x
+
+
+@pytest.mark.parametrize("fn, error, name", [
+    (dtype_changes, TypeError, "x"), (shape_changes, ValueError, "x"),
+    (structure_changes, TypeError, "s"), (becomes_none, TypeError, "x")])
+def test_loop_variables_that_change_type_raise_as_in_tensorflow(fn, error, name):
+    with pytest.raises(error, match=f"'{name}'"):
+        rt.function(fn)(rt.constant(2))
