@@ -258,7 +258,8 @@ class LoopPlan:
                             f"staged: only `{name}.append(x)` and `{name}.pop()` as statements "
                             "(or `y = ...pop()`, `s += ...pop()`) become staged list operations. "
                             f"Write `{name}.append(x)` instead of `{name} = {name} + [x]` or "
-                            f"`{name}.extend(...)`.")
+                            f"`{name}.extend(...)`: as it is, '{name}' does not have the same "
+                            "nested structure after one iteration.")
                     know.lists[i] = spec
                     retry = True
                     continue
@@ -279,8 +280,9 @@ class LoopPlan:
                 f"'{name}' has no value at the end of an iteration of a loop whose "
                 f"condition is a tensor{at(location)}; assign it on every path of the loop body.")
         raise StagingError(
-            f"'{name}' changes from {why} between iterations of a loop whose condition is "
-            f"a tensor{at(location)}. Loop variables must keep their structure and type.")
+            f"'{name}' does not have the same nested structure after one iteration of a loop "
+            f"whose condition is a tensor{at(location)}: it changes from {why}. Loop variables "
+            "must keep their structure and type.")
 
     def _jump_out(self, result: Any, retval: Any, out: list, retry: bool) -> bool:
         """Appends the jump kind and returned value after one iteration to `out`; whether
