@@ -122,7 +122,9 @@ def mismatch_error(name: str, why: str, location: Optional[str]) -> StagingError
         return StagingError(
             f"the two branches of an `if` whose condition is a tensor{at(location)} return "
             f"different kinds of values ({why}). When a return depends on a tensor, every path "
-            "must return values of the same structure and type.")
+            "must return values of the same structure and type: where an `if` branch returns, "
+            "the else branch must also have a return statement (falling off the end of the "
+            "function returns None).")
     return StagingError(
         f"'{name}' has different types in the two branches of an `if` whose condition is a "
         f"tensor{at(location)}: {why}. Both branches must leave it with the same structure "

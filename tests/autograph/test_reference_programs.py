@@ -321,3 +321,18 @@ def becomes_none(n):
 def test_loop_variables_that_change_type_raise_as_in_tensorflow(fn, error, name):
     with pytest.raises(error, match=f"'{name}'"):
         rt.function(fn)(rt.constant(2))
+
+
+def return_on_some_paths(x):
+    if x > 0:
+        if x < 5:
+            return x
+    else:
+        return x * x * x
+
+
+@pytest.mark.parametrize("x", [-2, 3, 7])
+def test_a_return_on_some_paths_of_a_staged_if(x):
+    assert rt.function(return_on_some_paths)(x) == return_on_some_paths(x)   # Python values
+    with pytest.raises(ValueError, match="else branch must also have a return"):
+        rt.function(return_on_some_paths)(rt.constant(x))
