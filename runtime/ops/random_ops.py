@@ -191,6 +191,9 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=_dtypes.float32, seed=No
     dtype = _dtypes.as_dtype(dtype)
     if not dtype.is_floating:
         raise TypeError(f"truncated_normal needs a floating dtype, got {dtype.name}.")
+    if any(isinstance(v, SymbolicTensor) for v in (mean, stddev)):   # known when the graph runs
+        draw = truncated_normal(shape, 0.0, 1.0, dtype, seed, name)
+        return convert_to_tensor(mean, dtype=dtype) + convert_to_tensor(stddev, dtype=dtype) * draw
     return _draw(TRUNCATED_NORMAL, TRUNCATED_NORMAL_DYNAMIC, shape, {
         "a": float(mean), "b": float(stddev), "dtype": dtype, "seed": seed}, name)
 

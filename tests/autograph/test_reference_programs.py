@@ -336,3 +336,13 @@ def test_a_return_on_some_paths_of_a_staged_if(x):
     assert rt.function(return_on_some_paths)(x) == return_on_some_paths(x)   # Python values
     with pytest.raises(ValueError, match="else branch must also have a return"):
         rt.function(return_on_some_paths)(rt.constant(x))
+
+
+def test_truncated_normal_with_tensor_mean_and_stddev():
+    @rt.function
+    def draw(mean, stddev):
+        return rt.random.truncated_normal([2000], mean, stddev)
+
+    values = draw(rt.constant(-4.0), rt.constant(0.5)).numpy()
+    assert values.min() >= -5.0 and values.max() <= -3.0     # within two stddevs of the mean
+    assert abs(values.mean() + 4.0) < 0.1
