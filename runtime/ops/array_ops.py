@@ -54,12 +54,25 @@ def static_or_later(value, what: str):
 def int_vector(value) -> Tensor:
     """A shape-like argument (a list of ints and scalar tensors, or a tensor) as a 1-D int
     tensor: a scalar becomes a vector of one element."""
+    if isinstance(value, (list, tuple)) and any(isinstance(d, Tensor) for d in value):
+        value = _same_int_dtype(value)
     t = convert_to_tensor(value, dtype_hint=_dtypes.int32)
     if not t.dtype.is_integer:
         raise TypeError(f"A shape must hold integers, got a {t.dtype.name} tensor.")
     if t.shape.rank == 0:
         t = apply(RESHAPE, [t], {"shape": (1,)})
     return t
+
+
+def _same_int_dtype(dims) -> list:
+    """A shape list of ints and integer tensors, all of one dtype (int64 when a tensor is
+    int64, else int32), so that it packs into one vector as TensorFlow packs it."""
+    tensors = [d for d in dims if isinstance(d, Tensor)]
+    if not all(t.dtype.is_integer for t in tensors):
+        return list(dims)       # refused with the dtype named when it is packed
+    target = _dtypes.int64 if any(t.dtype == _dtypes.int64 for t in tensors) else _dtypes.int32
+    return [(cast(d, target) if d.dtype != target else d) if isinstance(d, Tensor)
+            else convert_to_tensor(d, dtype=target) for d in dims]
 
 
 def scalar_known_later(value) -> bool:

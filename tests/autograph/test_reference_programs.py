@@ -346,3 +346,17 @@ def test_truncated_normal_with_tensor_mean_and_stddev():
     values = draw(rt.constant(-4.0), rt.constant(0.5)).numpy()
     assert values.min() >= -5.0 and values.max() <= -3.0     # within two stddevs of the mean
     assert abs(values.mean() + 4.0) < 0.1
+
+
+def test_shape_lists_mixing_ints_with_int32_and_int64_tensors():
+    def f(n64, n32):
+        return (rt.zeros([1, n64, 2]), rt.ones([n32, n64]), rt.fill([n64, 2], 3),
+                rt.reshape(rt.range(6), [n64, -1]), rt.random.uniform([n32, n64]))
+
+    compiled = rt.function(f)
+    concrete = compiled.get_concrete_function(rt.TensorSpec((), rt.int64), rt.TensorSpec((), rt.int32))
+    assert [t.shape.as_list() for t in concrete.structured_outputs][:3] == [
+        [1, None, 2], [None, None], [None, 2]]
+    out = compiled(rt.constant(3, rt.int64), rt.constant(2))
+    assert [tuple(t.shape) for t in out] == [(1, 3, 2), (2, 3), (3, 2), (3, 2), (2, 3)]
+    np.testing.assert_array_equal(out[3].numpy(), np.arange(6).reshape(3, 2))
