@@ -229,7 +229,8 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None) -> Tens
     for axis, (before, after) in enumerate(widths.tolist()):
         if before == 0 and after == 0:
             continue
-        d = out.shape.as_tuple()[axis]
+        dims = out.shape.as_tuple()
+        d = None if dims is None else dims[axis]     # None: the rank is unknown too
         if mode == "CONSTANT":
             parts = [_block(out, axis, before, fill_value), out, _block(out, axis, after, fill_value)]
         else:

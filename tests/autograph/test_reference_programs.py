@@ -360,3 +360,21 @@ def test_shape_lists_mixing_ints_with_int32_and_int64_tensors():
     out = compiled(rt.constant(3, rt.int64), rt.constant(2))
     assert [tuple(t.shape) for t in out] == [(1, 3, 2), (2, 3), (3, 2), (3, 2), (2, 3)]
     np.testing.assert_array_equal(out[3].numpy(), np.arange(6).reshape(3, 2))
+
+
+def padded_in_a_loop(n):
+    m = rt.constant([[0, 0], [0, 0]])
+    i = 0
+    while i < n:
+        ag.experimental.set_loop_options(shape_invariants=[(m, rt.TensorShape(None))])
+        m = rt.pad(m, [[1, 1], [1, 1]], constant_values=i)
+        i += 1
+    return m
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_a_loop_variable_of_unknown_rank(n):
+    expected = np.zeros((2, 2), np.int32)
+    for i in range(n):
+        expected = np.pad(expected, 1, constant_values=i)
+    np.testing.assert_array_equal(rt.function(padded_in_a_loop)(rt.constant(n)).numpy(), expected)
