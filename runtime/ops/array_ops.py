@@ -225,12 +225,36 @@ CONCAT = define("ConcatV2", _concat_infer, lambda *xs, axis: np.concatenate(xs, 
 @export("concat")
 def concat(values, axis, name=None) -> Tensor:
     """Joins tensors along an existing axis."""
-    values = [convert_to_tensor(v) for v in values]
+    dtype = next((v.dtype for v in values if isinstance(v, Tensor)), None)
+    values = [_packed_as(v, dtype) for v in values]
     if not values:
         raise ValueError("concat needs at least one tensor.")
     if len(values) == 1:
         return identity(values[0])
     return apply(CONCAT, values, {"axis": int(axis)}, name=name)
+
+
+def _holds_tensor(value) -> bool:
+    return isinstance(value, (list, tuple)) and any(
+        isinstance(v, Tensor) or _holds_tensor(v) for v in value)
+
+
+def _packed_as(value, dtype) -> Tensor:
+    """`value` as a tensor of `dtype` (the other inputs' dtype) where it can be one: Python
+    values convert to it, and a list holding tensors is packed with them cast to it, as
+    TensorFlow converts `[0]` or `[i]` next to a tensor of another dtype."""
+    if dtype is None or isinstance(value, Tensor):
+        return convert_to_tensor(value)
+    if not _holds_tensor(value):
+        return convert_to_tensor(value, dtype_hint=dtype)
+
+    def cast_leaves(v):
+        if isinstance(v, (list, tuple)):
+            return [cast_leaves(x) for x in v]
+        if isinstance(v, Tensor) and v.dtype != dtype:
+            return cast(v, dtype)
+        return v
+    return convert_to_tensor(cast_leaves(value), dtype=dtype)
 
 
 def _stack_infer(*xs, axis):

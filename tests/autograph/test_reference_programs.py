@@ -378,3 +378,22 @@ def test_a_loop_variable_of_unknown_rank(n):
     for i in range(n):
         expected = np.pad(expected, 1, constant_values=i)
     np.testing.assert_array_equal(rt.function(padded_in_a_loop)(rt.constant(n)).numpy(), expected)
+
+
+def grown_over_a_dataset(n):
+    v = rt.constant([0, 0])
+    for i in rt.data.Dataset.range(n):          # int64 elements
+        ag.experimental.set_loop_options(shape_invariants=[(v, rt.TensorShape([None]))])
+        v = rt.concat((v, [i]), 0)
+    return v
+
+
+@pytest.mark.parametrize("n", [0, 2, 3])
+def test_concat_packs_a_list_of_tensors_as_the_other_inputs_dtype(n):
+    out = rt.function(grown_over_a_dataset)(n)
+    assert out.dtype == rt.int32            # TensorFlow casts [i] to the dtype of v
+    assert out.numpy().tolist() == [0, 0] + list(range(n))
+    floats = rt.concat([rt.constant([1.5]), [0]], 0)      # [0] converts to float32
+    assert floats.dtype == rt.float32 and floats.numpy().tolist() == [1.5, 0.0]
+    with pytest.raises(TypeError):                         # as TensorFlow: no silent truncation
+        rt.concat([rt.constant([1, 2]), [1.5]], 0)
