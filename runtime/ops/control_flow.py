@@ -288,7 +288,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     for _ in range(len(invariants) + 1):
         try:
             return _trace_while(cond, body, structure, single, graph, flat_init, invariants,
-                                names, maximum_iterations, name)
+                                names, maximum_iterations, name, shape_invariants is not None)
         except _ShapeChanged as changed:
             if not relax_shapes:
                 raise changed.error from None
@@ -313,7 +313,7 @@ def _common_shape(a: TensorShape, b: TensorShape) -> TensorShape:
 
 
 def _trace_while(cond, body, structure, single, graph, flat_init, invariants, names,
-                 maximum_iterations, name):
+                 maximum_iterations, name, given_invariants=False):
     cond_graph = FuncGraph("while_cond", outer_graph=graph)
     body_graph = FuncGraph("while_body", outer_graph=graph)
     for g in (cond_graph, body_graph):
@@ -337,13 +337,14 @@ def _trace_while(cond, body, structure, single, graph, flat_init, invariants, na
             label = _label(names, i)
             if t_out.dtype is not t_in.dtype:
                 raise TypeError(
-                    f"while_loop: loop variable {label} enters the loop with dtype "
-                    f"{t_in.dtype.name} but has dtype {t_out.dtype.name} after one iteration. "
+                    f"while_loop: loop variable {label} has dtype {t_in.dtype.name} before the "
+                    f"loop, but dtype {t_out.dtype.name} after one iteration. "
                     "Keep its dtype fixed, e.g. with rt.cast.")
             if not t_out.shape.is_subtype_of(shape):
                 raise _ShapeChanged(i, t_out.shape, ValueError(
-                    f"while_loop: loop variable {label} enters the loop with shape {shape} but "
-                    f"has shape {t_out.shape} after one iteration. To allow the shape to vary "
+                    f"while_loop: loop variable {label} "
+                    f"{_shape_change(label, t_in.shape, shape, t_out.shape, given_invariants)} "
+                    "To allow the shape to vary "
                     "across iterations, pass shape_invariants to while_loop (with autograph: "
                     f"ag.experimental.set_loop_options(shape_invariants=[({_plain(label)}, "
                     f"rt.TensorShape({_relaxed_dims(shape, t_out.shape)}))]) as the first "
@@ -366,6 +367,16 @@ def _relaxed_dims(a: TensorShape, b: TensorShape):
     if da is None or db is None or len(da) != len(db):
         return None
     return [x if x == y else None for x, y in zip(da, db)]
+
+
+def _shape_change(label: str, entered, invariant, after, given: bool) -> str:
+    """How a loop variable's shape changed, in TensorFlow's words (`given`: whether the
+    caller passed shape invariants)."""
+    if not given:
+        return (f"enters the loop with shape {entered}: {label} has shape {entered} before the "
+                f"loop, but shape {after} after one iteration.")
+    return (f"enters the loop with shape {entered}: {label} has shape {after} after one "
+            f"iteration, which does not conform with the shape invariant {invariant}.")
 
 
 def _label(names, i) -> str:

@@ -397,3 +397,24 @@ def test_concat_packs_a_list_of_tensors_as_the_other_inputs_dtype(n):
     assert floats.dtype == rt.float32 and floats.numpy().tolist() == [1.5, 0.0]
     with pytest.raises(TypeError):                         # as TensorFlow: no silent truncation
         rt.concat([rt.constant([1, 2]), [1.5]], 0)
+
+
+def shape_violates_invariant(n):
+    t = rt.constant([1])
+    while n > 0:
+        ag.experimental.set_loop_options(shape_invariants=[(t, rt.TensorShape([1]))])
+        t = rt.range(n)
+        n -= 1
+    return t
+
+
+def test_loop_variable_errors_use_tensorflows_words():
+    with pytest.raises(TypeError, match="'x' has dtype int32 before the loop, but dtype float32 after"):
+        rt.function(dtype_changes)(rt.constant(2))
+    with pytest.raises(ValueError, match=r"'x' has shape \(1,\) before the loop, but shape \(2,\) after"):
+        rt.function(shape_changes)(rt.constant(2))
+    with pytest.raises(ValueError, match=r"'t' has shape \(None,\) after one iteration, which does "
+                                         r"not conform with the shape invariant \(1,\)"):
+        rt.function(shape_violates_invariant)(rt.constant(2))
+    with pytest.raises(TypeError, match="'s' does not have the same nested structure"):
+        rt.function(structure_changes)(rt.constant(2))
