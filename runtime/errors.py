@@ -16,6 +16,11 @@ class InvalidArgumentError(OpError, ValueError):
     """A value met at run time is invalid (a failed assertion, an unwritten read, ...)."""
 
 
+class IndexOutOfBoundsError(InvalidArgumentError, IndexError):
+    """An index outside its axis (`x[5]` of a 3-element tensor): TensorFlow's
+    `InvalidArgumentError`, and the `IndexError` Python sequences raise."""
+
+
 class OperatorNotAllowedInGraphError(TypeError):
     """A Python operation (such as `bool()`) was applied to a symbolic tensor."""
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import context
 from .. import dtypes as _dtypes
-from ..errors import InvalidArgumentError
+from ..errors import IndexOutOfBoundsError, InvalidArgumentError
 from ..exports import export
 from ..graph import constant_value
 from ..opdef import define
@@ -1051,8 +1051,9 @@ def _index_infer(x, *index_tensors, key):
             d = dims[pos]
             pos += 1
             if not isinstance(k, IndexSlot) and d is not None and not -d <= k < d:
-                raise IndexError(f"Index {k} is out of bounds for axis {pos - 1} with size {d} "
-                                 f"(shape {x.shape}).")
+                raise IndexOutOfBoundsError(
+                    f"Index {k} is out of bounds for axis {pos - 1} with size {d} (shape "
+                    f"{x.shape}): slice index {k} of dimension {pos - 1} out of bounds.")
     out.extend(dims[pos:])
     return TensorShape(out), x.dtype
 

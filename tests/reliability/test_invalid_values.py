@@ -272,3 +272,16 @@ def test_generator_constructors_refuse_unknown_keywords():
         rt.random.Generator.from_seed(seeds=1)
     with pytest.raises(TypeError, match="bad_kw"):
         rt.random.Generator.from_seed(1).normal([2], bad_kw=1)
+
+
+@pytest.mark.parametrize("staged", [False, True], ids=["eager", "traced"])
+def test_a_literal_index_past_an_axis_is_tensorflows_error_and_an_index_error(staged):
+    # TensorFlow: InvalidArgumentError "slice index 5 of dimension 0 out of bounds." eagerly;
+    # Python sequences: IndexError. The error is both.
+    x = rt.constant([1, 2, 3])
+    read = rt.function(lambda t: t[5]) if staged else (lambda t: t[5])
+    with pytest.raises(rt.errors.InvalidArgumentError, match="slice index 5 of dimension 0"):
+        read(x)
+    with pytest.raises(IndexError):
+        read(x)
+    assert int(read(rt.constant([1, 2, 3, 4, 5, 6]))) == 6  # in range: the element
