@@ -15,6 +15,7 @@ does: the caller sees it at the first call, and the gradient machinery
 
 from __future__ import annotations
 
+import copy
 import time
 from typing import Any
 
@@ -71,13 +72,18 @@ class XlaCompiled:
 
 def _all_ops(program):
     """The live ops of `program`, nested bodies included, outermost first."""
+    return _ops_in(program.graph)
+
+
+def _ops_in(graph) -> list:
+    """The live ops of `graph`, nested bodies included, outermost first."""
     found = []
-    stack = [(program.graph, program.graph.outputs)]
+    stack = [graph]
     while stack:
-        graph, outputs = stack.pop()
-        for op in live_operations(graph, outputs):
+        graph = stack.pop()
+        for op in live_operations(graph, graph.outputs):
             found.append(op)
-            stack.extend((sub, sub.outputs) for sub in op.subgraphs)
+            stack.extend(op.subgraphs)
     return found
 
 
@@ -542,17 +548,29 @@ class _Tracer:
             for t, v in zip(graph.inputs, vals):
                 env[id(t)] = v
 
-        def test(carry):
-            count, vals, st = carry
+        # a condition with checked ops runs at the end of each step (and once before the
+        # loop), so that its validity code is kept: the carry holds its value
+        checked_test = _ERR in state and any(id(o) in self.codes for o in _ops_in(cond_graph))
+
+        def test_value(vals, st, count):
             bind(cond_graph, vals)
-            self.run_graph(cond_graph, env, dict(st))
-            going = jnp.asarray(env[id(cond_graph.outputs[0])]).reshape(())
+            new_st = self.run_graph(cond_graph, env, dict(st))
+            going = jnp.asarray(env[id(cond_graph.outputs[0])], bool).reshape(())
+            if checked_test and limit is not None:  # past the limit it does not run
+                new_st[_ERR] = jnp.where(count < limit, new_st[_ERR], st[_ERR])
+            return going, new_st
+
+        def test(carry):
+            count, vals, st = carry[:3]
+            going = carry[3] if checked_test else test_value(vals, st, count)[0]
             if limit is not None:
                 going = jnp.logical_and(going, count < limit)
+            if _ERR in st:  # a failed check ends the loop: the call raises after it
+                going = jnp.logical_and(going, st[_ERR] == 0)
             return going
 
         def step(carry):
-            count, vals, st = carry
+            count, vals, st = carry[:3]
             bind(body_graph, vals)
             self.loop_depth += 1
             try:
@@ -572,9 +590,13 @@ class _Tracer:
                         f"{tuple(value.shape)} after one iteration; XLA loops keep shapes "
                         "fixed.")
                 new.append(value)
+            if checked_test:
+                return (count + 1, tuple(new)) + test_value(new, st, count + 1)[::-1]
             return count + 1, tuple(new), st
 
-        _, values, state = lax.while_loop(test, step, (np.int32(0), values, state))
+        carry = (np.int32(0), values) + (test_value(values, state, np.int32(0))[::-1]
+                                         if checked_test else (state,))
+        _, values, state = lax.while_loop(test, step, carry)[:3]
         for t, value in zip(op.outputs, values):
             env[id(t)] = value
         return state
@@ -753,6 +775,8 @@ class _Failure:
             return self._numpy_run(args)
         op = self.tracer.checked[code - 1]
         problem = self.tracer.problems.get(code, f"{op.type}: invalid inputs")
+        if isinstance(problem, BaseException):  # an assertion's or a staged raise's own
+            raise _raised_by(op, problem) from None
         raise errors.InvalidArgumentError(f"{problem}.\n  [raised by {describe(op)}]", op)
 
     def _numpy_run(self, args):
@@ -766,6 +790,23 @@ class _Failure:
             if error is None:
                 raise
             raise error from None
+
+
+class _At:
+    """What `runtime_error` asks of a compiled function: the op an error came from."""
+
+    def __init__(self, op):
+        self.op = op
+
+    def op_at(self, tb):
+        return self.op
+
+
+def _raised_by(op, exc: BaseException) -> BaseException:
+    """A copy of `exc` as the NumPy tier raises it from `op`: a ValueError (an assertion's
+    InvalidArgumentError included) names the op and the user's line; others unchanged."""
+    exc = copy.copy(exc).with_traceback(None)
+    return runtime_error(_At(op), exc) or exc
 
 
 class _Results:

@@ -23,6 +23,7 @@ import jax.scipy.special
 import numpy as np
 from jax import lax
 
+from ... import errors
 from ...opdef import REGISTRY, builtin_ops
 from ...ops.array_ops import IndexSlot, fill_key
 
@@ -54,9 +55,10 @@ def rule(*names: str, checks: Any = False) -> Callable[[Rule], Rule]:
 
 class Checked(NamedTuple):
     """A rule's value with `ok`, a boolean scalar computed in the kernel that is False when
-    the inputs were invalid (an index out of range, an integer division by zero), and
-    `problem`, what went wrong (for the error). The compiler threads the flags through the
-    program and raises InvalidArgumentError after the call, as the NumPy tier raises."""
+    the inputs were invalid (an index out of range, an integer division by zero, a failed
+    assertion), and `problem`, what went wrong (for the error): a text, or the exception
+    itself (an assertion's). The compiler threads the flags through the program and raises
+    after the call, as the NumPy tier raises."""
 
     value: Any
     ok: Any
@@ -308,6 +310,24 @@ def _pow(op, x, y):
         return value
     # NumPy (so every tier) refuses integers to negative integer powers
     return Checked(value, _all(y >= 0), "Integers to negative integer powers are not allowed")
+
+
+@rule("Assert", checks=True)
+def _assert(op, condition, *data):
+    """A staged assertion (`rt.Assert`, `rt.debugging.assert_*`, a converted `assert`): no
+    value; its condition is the validity flag. A failed call runs again on the NumPy tier,
+    which raises the assertion's own error with its data; `problem` is that error without
+    the data, for a call that is not run again."""
+    shown = [str(body) for tag, body in op.attrs["parts"] if tag != "t"]
+    text = "\n".join(part for part in [op.attrs["message"], " ".join(shown)] if part)
+    return Checked([], _all(condition), errors.InvalidArgumentError(text or "assertion failed"))
+
+
+@rule("RaiseUnless", checks=True)
+def _raise_unless(op, condition):
+    """A `raise` under a staged `if`: no value; its condition is the validity flag, and the
+    user's exception the problem (the NumPy tier raises it)."""
+    return Checked([], _all(condition), op.attrs["exception"])
 
 
 @rule("Mean")
