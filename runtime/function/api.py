@@ -27,7 +27,8 @@ def function(func: Callable[P, R], *,
              input_signature: Optional[Sequence[TensorSpec]] = None, autograph: bool = True,
              experimental_autograph_options: Any = None, reduce_retracing: bool = False,
              jit_compile: Union[bool, str, None] = None, name: Optional[str] = None,
-             experimental_relax_shapes: Optional[bool] = None) -> Function[P, R]: ...
+             experimental_relax_shapes: Optional[bool] = None,
+             experimental_compile: Union[bool, str, None] = None) -> Function[P, R]: ...
 
 
 @overload
@@ -35,7 +36,8 @@ def function(func: None = None, *,
              input_signature: Optional[Sequence[TensorSpec]] = None, autograph: bool = True,
              experimental_autograph_options: Any = None, reduce_retracing: bool = False,
              jit_compile: Union[bool, str, None] = None, name: Optional[str] = None,
-             experimental_relax_shapes: Optional[bool] = None
+             experimental_relax_shapes: Optional[bool] = None,
+             experimental_compile: Union[bool, str, None] = None
              ) -> Callable[[Callable[P, R]], Function[P, R]]: ...
 
 
@@ -44,7 +46,8 @@ def function(func: Optional[Callable[P, R]] = None, *,
              input_signature: Optional[Sequence[TensorSpec]] = None, autograph: bool = True,
              experimental_autograph_options: Any = None, reduce_retracing: bool = False,
              jit_compile: Union[bool, str, None] = None, name: Optional[str] = None,
-             experimental_relax_shapes: Optional[bool] = None
+             experimental_relax_shapes: Optional[bool] = None,
+             experimental_compile: Union[bool, str, None] = None
              ) -> Union[Function[P, R], Callable[[Callable[P, R]], Function[P, R]]]:
     """Compiles `func` into traced graphs; usable as `@rt.function` or `@rt.function(...)`.
 
@@ -79,6 +82,8 @@ def function(func: Optional[Callable[P, R]] = None, *,
             function's name when None.
         experimental_relax_shapes: TensorFlow's older name of `reduce_retracing`: a true value
             turns it on.
+        experimental_compile: TensorFlow's older name of `jit_compile` (deprecated: warns
+            with `DeprecationWarning`); giving both is a `ValueError`.
 
     Returns:
         An `rt.Function` wrapping `func` (callable with the same arguments, with
@@ -105,6 +110,13 @@ def function(func: Optional[Callable[P, R]] = None, *,
     """
     if experimental_relax_shapes is not None:
         reduce_retracing = reduce_retracing or bool(experimental_relax_shapes)
+    if experimental_compile is not None:
+        if jit_compile is not None:
+            raise ValueError("rt.function: give jit_compile or its deprecated name "
+                             "experimental_compile, not both.")
+        warnings.warn("rt.function: experimental_compile is deprecated; use jit_compile.",
+                      DeprecationWarning, stacklevel=logs.user_stacklevel())
+        jit_compile = experimental_compile
 
     def decorate(fn: Callable[P, R]) -> Function[P, R]:
         return Function(fn, name=name, input_signature=input_signature, autograph=autograph,

@@ -195,6 +195,20 @@ def test_function_keywords_work():
     assert float(with_attributes(np.float32(2.0))) == 4.0
 
 
+def test_experimental_compile_is_tensorflows_older_name_of_jit_compile():
+    # TensorFlow 2.21 still accepts tf.function(experimental_compile=...), deprecated, and
+    # refuses it together with jit_compile
+    with pytest.warns(DeprecationWarning, match="experimental_compile"):
+        plain = rt.function(_f, experimental_compile=False)
+    assert plain._backend is rt.function(_f)._backend
+    np.testing.assert_allclose(plain(np.ones(3, np.float32)), [2.0, 2.0, 2.0])
+    with pytest.warns(DeprecationWarning):
+        compiled = rt.function(_f, experimental_compile=True)
+    assert compiled._backend is rt.function(_f, jit_compile=True)._backend
+    with pytest.raises(ValueError, match="not both"):
+        rt.function(_f, jit_compile=True, experimental_compile=True)
+
+
 def _adam_step(var, grad, lr, b1=0.9, b2=0.999, eps=1e-7, t=1, m=0.0, v=0.0):
     m = b1 * m + (1 - b1) * grad
     v = b2 * v + (1 - b2) * grad ** 2
