@@ -361,5 +361,6 @@ def test_printing_is_still_refused():
         rt.print("x =", x)
         return x
 
-    with pytest.raises(JitCompileError, match="PrintV2"):
+    with pytest.raises(JitCompileError, match="PrintV2") as info:
         rt.function(fn, jit_compile="xla")(F(1.0))
+    assert "cannot print" in str(info.value) and "NumPy tier" in str(info.value)

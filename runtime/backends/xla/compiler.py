@@ -43,6 +43,9 @@ _RANDOM = {"RandomUniform": "uniform", "RandomStandardNormal": "normal",
            "Dropout": "dropout"}
 _VARIABLE_OPS = {"ReadVariableOp", "AssignVariableOp", "VarInitIfNeeded"}
 _OTHER_TIER = ". The NumPy tier (jit_compile=False) runs it."
+# why an op without a lowering has none, where there is more to say
+_REFUSALS = {"PrintV2": "XLA's code cannot print (TensorFlow's XLA refuses tf.print too); "
+                        "print before or after the compiled function, or return the values"}
 _OWN_OPS = COMPILER_OPS | TA_OPS | ACC_OPS
 # ops whose variant values (TensorArrays, loop saves) the tier carries as buffers
 _CARRIERS = TA_OPS | ACC_OPS | {"If", "While", "Identity"}
@@ -92,8 +95,9 @@ def check(program) -> list:
     ops = _all_ops(program)
     for op in ops:
         if op.type not in _OWN_OPS and lowering(op.type) is None:
-            raise JitCompileError(f"jit_compile='xla' cannot compile {describe(op)}: the XLA "
-                                  f"tier has no lowering for it{_OTHER_TIER}")
+            reason = _REFUSALS.get(op.type, "the XLA tier has no lowering for it")
+            raise JitCompileError(f"jit_compile='xla' cannot compile {describe(op)}: "
+                                  f"{reason}{_OTHER_TIER}")
         for t in op.outputs:
             if t.dtype.name == "variant" and op.type in _CARRIERS:
                 continue
