@@ -142,6 +142,16 @@ def _reraise_with_hint(fn: Callable, label: str, kwargs: Mapping[str, Any],
             raise hinted.with_traceback(None) from None
 
 
+def _may_misspell(fn: Callable) -> bool:
+    """Whether a call of `fn` can name a keyword it does not take, read from its code object
+    (cheap at import): it takes named parameters besides `self` and no `**kwargs`."""
+    code = getattr(inspect.unwrap(fn), "__code__", None)
+    if code is None or code.co_flags & inspect.CO_VARKEYWORDS:
+        return False
+    named = code.co_varnames[code.co_posonlyargcount:code.co_argcount + code.co_kwonlyargcount]
+    return any(name not in ("self", "cls") for name in named)
+
+
 def _label(name: str, method: bool, fn: Callable, args: tuple) -> str:
     """The name a message gives: for a method, of the class of the object it was called on."""
     if not method or not args or args[0] is None:
@@ -152,7 +162,8 @@ def _label(name: str, method: bool, fn: Callable, args: tuple) -> str:
 
 def with_keyword_hints(fn: F, label: str | None = None) -> F:
     """`fn` wrapped so that a misspelt keyword raises `TypeError` with "did you mean"."""
-    if getattr(fn, "__keyword_hints__", False) or not inspect.isfunction(fn):
+    if (getattr(fn, "__keyword_hints__", False) or not inspect.isfunction(fn)
+            or not _may_misspell(fn)):
         return fn
     name = label or fn.__qualname__.replace(".__init__", "")
     method = fn.__code__.co_varnames[:1] == ("self",) and fn.__code__.co_argcount > 0
