@@ -243,6 +243,16 @@ def test_a_checked_op_in_a_loop_condition_keeps_its_check():
             i += 1
 
 
+def test_a_loop_condition_past_maximum_iterations_is_not_checked():
+    def fn(x):  # the NumPy tier stops at the limit before it reads x[3]
+        return rt.while_loop(lambda i: x[i] > 0.0, lambda i: i + 1, [rt.constant(0)],
+                             maximum_iterations=3)
+
+    x = F([1, 2, 3])
+    assert _same_outcome(fn, x)[1][0] == 3
+    assert _code(fn, x) == 0  # XLA's own result, not the NumPy tier's run again
+
+
 # -- variables -------------------------------------------------------------------------------
 
 def _assign_then_check(tier) -> tuple:
