@@ -342,3 +342,29 @@ def transpose(sp_input: SparseTensor, perm=None, name=None) -> SparseTensor:
     perm = [int(p) for p in perm]
     indices = _scatter.gather(sp.indices, perm, axis=1)
     return reorder(SparseTensor(indices, sp.values, _scatter.gather(sp.dense_shape, perm)))
+
+
+@export("sparse.expand_dims")
+def expand_dims(sp_input: SparseTensor, axis=None, name=None) -> SparseTensor:
+    """`sp_input` with a dimension of size 1 inserted at `axis` (-1, the last, when None):
+    its indices gain a column of zeros there and its dense shape a 1."""
+    sp = _sparse(sp_input, "sp_input")
+    axis = -1 if axis is None else axis
+    if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
+        raise TypeError(f"sparse.expand_dims: axis must be a Python int, got {axis!r}.")
+    rank = sp.shape.rank
+    if rank is not None and not -(rank + 1) <= axis <= rank:
+        raise ValueError(f"sparse.expand_dims: axis {axis} is out of range [{-(rank + 1)}, "
+                         f"{rank}] for a SparseTensor of rank {rank}.")
+    if axis >= 0:
+        at = axis
+    elif rank is not None:
+        at = rank + 1 + axis
+    else:  # known when the graph runs: the rank is the length of dense_shape
+        at = _math.add(_array.shape(sp.dense_shape, out_type=_dtypes.int64)[0], axis + 1)
+    column = _array.zeros(_array.stack([_array.shape(sp.indices, out_type=_dtypes.int64)[0],
+                                        np.int64(1)]), _dtypes.int64)
+    indices = _array.concat([sp.indices[:, :at], column, sp.indices[:, at:]], 1)
+    one = convert_to_tensor(np.array([1], np.int64))
+    dense_shape = _array.concat([sp.dense_shape[:at], one, sp.dense_shape[at:]], 0)
+    return SparseTensor(indices, sp.values, dense_shape)
