@@ -264,7 +264,7 @@ TIER_NAMES = {True: "staged (Numba tier)", "xla": "staged (XLA tier)"}
 
 def refused(jit: bool | str, outcome: Outcome) -> bool:
     """Whether the XLA tier refused the program with its documented `JitCompileError`
-    (printing and assertions are refused there, docs/xla.md): no value to compare. The
+    (printing is refused there, docs/xla.md): no value to compare. The
     Numba tier compiles every program the generator writes, so there a refusal is a
     mismatch."""
     return jit == "xla" and isinstance(outcome.error, JitCompileError)
