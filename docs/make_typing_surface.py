@@ -88,13 +88,15 @@ def _definition(obj: object) -> ast.AST | None:
 
 
 def _binding(obj: object, module_name: str) -> str | None:
-    """The name `obj` is bound to in `module_name` (its own name first)."""
+    """The name `obj` is bound to in `module_name` (its own name first); a function published
+    by an `export(...)(f)` call (not as a decorator) is bound as the `f` its hint wraps."""
     module = importlib.import_module(module_name)
+    same = {id(obj), id(getattr(obj, "__wrapped__", obj))}
     own = getattr(obj, "__name__", None)
-    if own and getattr(module, own, None) is obj:
+    if own and id(getattr(module, own, None)) in same:
         return own
     for key, value in vars(module).items():
-        if value is obj and not key.startswith("__"):
+        if id(value) in same and not key.startswith("__"):
             return key
     return None
 

@@ -3,6 +3,8 @@
 # Declarations for type checkers only (runtime/__init__.py reads them under TYPE_CHECKING).
 
 from runtime.ops.device_config import LogicalDeviceConfiguration as LogicalDeviceConfiguration
+from runtime.function.api import experimental_functions_run_eagerly as experimental_functions_run_eagerly
+from runtime.function.api import experimental_run_functions_eagerly as experimental_run_functions_eagerly
 from runtime.context import functions_run_eagerly as functions_run_eagerly
 from runtime.ops.device_config import get_logical_device_configuration as get_logical_device_configuration
 from runtime.function.cache import get_trace_cache_size as get_trace_cache_size

@@ -4,6 +4,7 @@
 
 from runtime.ops.sparse_ops import SparseTensor as SparseTensor
 from runtime.ops.sparse_ops import add as add
+from runtime.ops.sparse_ops import expand_dims as expand_dims
 from runtime.ops.sparse_ops import from_dense as from_dense
 from runtime.ops.sparse_ops import reduce_max as reduce_max
 from runtime.ops.sparse_ops import reduce_sum as reduce_sum
