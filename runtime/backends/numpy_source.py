@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import errors
 from ..graph import Operation
-from ..passes import GraphLike, Program, live_operations, run_passes
+from ..passes import GraphLike, Program, live_operations
 from ..passes.lifetimes import ufunc_of
 from ..tensor import SymbolicTensor
 from .base import Backend, CompileLog, aliasing
@@ -278,11 +278,6 @@ def _def_name(name: str, namespace: dict, params: list[str]) -> str:
     while safe in taken or keyword.iskeyword(safe):
         safe = f"graph_{safe}"
     return safe
-
-
-def lower(graph, name: str = "graph_fn") -> CompiledGraph:
-    """Runs the passes on `graph` and renders it (the NumPy backend's whole pipeline)."""
-    return render(run_passes(graph), name)
 
 
 def render(program: Program, name: str = "graph_fn") -> CompiledGraph:
