@@ -46,12 +46,6 @@ class SliceSizeMismatchError(ValueError):
     """`from_tensor_slices` of components whose first dimensions differ."""
 
 
-def _check_kwargs(what: str, kwargs: dict) -> None:
-    if kwargs:
-        name = next(iter(kwargs))
-        raise TypeError(f"{what}() got an unexpected keyword argument {name!r}")
-
-
 def _positive_int(value: Any, name: str, what: str, allow: tuple = ()) -> int:
     if hasattr(value, "numpy"):
         value = value.numpy()
