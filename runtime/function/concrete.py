@@ -46,8 +46,10 @@ class ConcreteFunction:
         return self._compiled
 
     @property
-    def jit_compile(self) -> bool:
-        """True when a compiler tier (not the NumPy backend) renders this function."""
+    def uses_compiler(self) -> bool:
+        """True when a compiler tier (Numba or XLA, not the NumPy source tier) renders this
+        function; `backend.name` says which. (TensorFlow's ConcreteFunction has no
+        `jit_compile`; the option's value lives on the Function.)"""
         return self.backend is not backends.NUMPY
 
     @property

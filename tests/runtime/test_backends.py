@@ -21,7 +21,10 @@ def test_jit_compile_values_choose_a_backend(value, name):
     f = rt.function(lambda x: x * 2.0 + 1.0, jit_compile=value)
     x = np.arange(4, dtype=np.float32)
     np.testing.assert_array_equal(f(x).numpy(), x * 2 + 1)
-    assert f.get_concrete_function(x).backend.name == name
+    concrete = f.get_concrete_function(x)
+    assert concrete.backend.name == name
+    assert concrete.uses_compiler is (name != "numpy")
+    assert not hasattr(concrete, "jit_compile")  # as TensorFlow's ConcreteFunction
 
 
 @pytest.mark.parametrize("value", ["numbaa", "jax", 1, "True", 0.5])
