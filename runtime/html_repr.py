@@ -136,8 +136,8 @@ def function_html(fn: Any) -> str:
         signature = str(inspect.signature(fn.python_function))
     except (TypeError, ValueError):
         signature = "(...)"
-    options = [f"jit_compile={fn._jit_compile!r}", f"autograph={fn.autograph!r}",
-               f"reduce_retracing={fn._reduce_retracing!r}"]
+    options = [f"jit_compile={fn.jit_compile!r}", f"autograph={fn.autograph!r}",
+               f"reduce_retracing={fn.reduce_retracing!r}"]
     if fn.input_signature is not None:
         options.append(f"input_signature={fn.input_signature!r}")
     concretes = fn.list_concrete_functions()

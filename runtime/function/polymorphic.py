@@ -113,6 +113,16 @@ class Function(Generic[P, R]):
         """The `experimental_autograph_options` given to `rt.function`."""
         return self._autograph_options
 
+    @property
+    def jit_compile(self) -> bool | str | None:
+        """The `jit_compile` given to `rt.function` (None, False, True or a tier's name)."""
+        return self._jit_compile
+
+    @property
+    def reduce_retracing(self) -> bool:
+        """The `reduce_retracing` given to `rt.function`."""
+        return self._reduce_retracing
+
     def experimental_get_tracing_count(self) -> int:
         """How many times this function has been traced (one per concrete function)."""
         return self._tracing_count

@@ -45,3 +45,12 @@ def test_report_is_a_str_with_an_html_view():
 def test_untraced_function_html_says_so():
     f = rt.function(lambda x: x)
     assert "not traced yet" in f._repr_html_()
+
+
+def test_function_html_shows_the_options_given_to_rt_function():
+    f = rt.function(lambda x: x, jit_compile=True, reduce_retracing=True, autograph=False)
+    html = f._repr_html_()
+    assert "jit_compile=True" in html and "reduce_retracing=True" in html
+    assert "autograph=False" in html
+    assert (f.jit_compile, f.reduce_retracing) == (True, True)
+    assert "jit_compile=None" in rt.function(lambda x: x)._repr_html_()
