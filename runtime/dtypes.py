@@ -12,7 +12,10 @@ class DType:
 
     def __init__(self, name: str, np_type):
         self.name = name
-        self.as_numpy_dtype = np_type
+        self.as_numpy_dtype = np_type  # the NumPy scalar type (np.float32), as TensorFlow's
+        # the np.dtype instance: for comparisons with an array's dtype (`a.dtype == d._np` is a
+        # dtype-to-dtype compare, faster than against the type) and dtype fields (.kind);
+        # code that only passes a dtype to NumPy reads `as_numpy_dtype`
         self._np = np.dtype(np_type)
 
     @property

@@ -650,7 +650,7 @@ class _Range(Dataset):
         r = range(start, stop, step)
         for i in range(0, len(r), BLOCK):
             part = r[i:i + BLOCK]
-            yield np.arange(part.start, part.stop, part.step, dtype=np.int64).astype(self._dtype._np)
+            yield np.arange(part.start, part.stop, part.step, dtype=np.int64).astype(self._dtype.as_numpy_dtype)
 
     def _elements(self):
         np_type = self._dtype._np.type
@@ -768,7 +768,7 @@ class _Generator(Dataset):
                     if a.dtype != object:
                         a = np.asarray(a).astype(bytes).astype(object)
                 else:
-                    a = np.asarray(v.numpy() if hasattr(v, "numpy") else v, dtype=spec.dtype._np)
+                    a = np.asarray(v.numpy() if hasattr(v, "numpy") else v, dtype=spec.dtype.as_numpy_dtype)
             except (TypeError, ValueError) as exc:
                 raise TypeError(f"from_generator: element {index} of the generator: {v!r:.60} is "
                                 f"not a valid {spec.dtype.name} value ({exc}).") from None
@@ -892,11 +892,12 @@ class CsvDataset(Dataset):
                             if default is None:
                                 raise InvalidArgumentError(f"CsvDataset: {name} line {n + 1}: "
                                                            f"field {i} is required.")
-                            out.append(np.asarray(default, dtype=dt._np))
+                            out.append(np.asarray(default, dtype=dt.as_numpy_dtype))
                         elif dt is _dtypes.string:
                             out.append(np.asarray(field.encode(), dtype=object))
                         else:
-                            out.append(np.asarray(float(field) if dt.is_floating else int(field), dtype=dt._np))
+                            number = float(field) if dt.is_floating else int(field)
+                            out.append(np.asarray(number, dtype=dt.as_numpy_dtype))
                     yield tuple(out)
 
 

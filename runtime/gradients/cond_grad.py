@@ -31,7 +31,7 @@ def _filler(shape, dtype):
     """What the branch that did not compute a saved value returns in its place: it is never
     read, but a scalar must still be a number (a graph unboxes its scalar inputs on entry)."""
     if shape.rank == 0 and dtype.is_numeric:
-        return np.zeros((), dtype._np)
+        return np.zeros((), dtype.as_numpy_dtype)
     return None
 
 

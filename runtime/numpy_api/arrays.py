@@ -297,7 +297,7 @@ def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
 def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
     refuse("np.full_like", shape=shape)
     x = _tensor(a)
-    value = promotion.as_tensor(fill_value, _like_dtype(x, dtype)._np)
+    value = promotion.as_tensor(fill_value, _like_dtype(x, dtype).as_numpy_dtype)
     return array_ops.fill(array_ops.shape(x), value)
 
 

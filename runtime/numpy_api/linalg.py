@@ -71,7 +71,7 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
         raise TypeError("np.trace on tensors supports matrices of known shape (axis1=0, "
                         "axis2=1); use np.einsum otherwise.")
     rows, cols = x.shape.as_list()
-    return reduce_ops.reduce_sum(math_ops.multiply(x, np.eye(rows, cols, dtype=x.dtype._np)))
+    return reduce_ops.reduce_sum(math_ops.multiply(x, np.eye(rows, cols, dtype=x.dtype.as_numpy_dtype)))
 
 
 @implements("linalg.norm", staged_as="rt.sqrt, rt.reduce_sum, rt.reduce_max, ...")

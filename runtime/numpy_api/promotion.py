@@ -68,7 +68,7 @@ def as_tensor(value, dtype) -> Tensor:
         return tensor if tensor.dtype is rt_dtype else array_ops.cast(tensor, rt_dtype)
     if type(value) in _PYTHON or type(value) is bool:
         return core.convert_to_tensor(value, dtype=rt_dtype)
-    return core.convert_to_tensor(np.asarray(value).astype(rt_dtype._np))
+    return core.convert_to_tensor(np.asarray(value).astype(rt_dtype.as_numpy_dtype))
 
 
 def as_tensors(values, dtype=None) -> list[Tensor]:

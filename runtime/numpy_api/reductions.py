@@ -22,7 +22,7 @@ def _prepare(np_func, a, axis, dtype):
     """`a` as a tensor of the reduction's dtype, and the axis as the runtime takes it."""
     x = promotion.as_tensor(a, promotion.result_dtype(a))
     target = promotion.to_numpy_dtype(dtype) if dtype is not None else _numpy_result(
-        np_func, x.dtype._np)
+        np_func, x.dtype.as_numpy_dtype)
     return promotion.cast_to(x, target), (list(axis) if isinstance(axis, tuple) else axis)
 
 

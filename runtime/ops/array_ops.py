@@ -622,8 +622,8 @@ def zeros(shape, dtype=_dtypes.float32, name=None) -> Tensor:
     dtype = _dtypes.as_dtype(dtype)
     dims = _shape_arg(shape)
     if dims is None:
-        return fill(shape, np.zeros((), dtype._np), name=name)
-    return constant(np.zeros(dims, dtype._np))
+        return fill(shape, np.zeros((), dtype.as_numpy_dtype), name=name)
+    return constant(np.zeros(dims, dtype.as_numpy_dtype))
 
 
 @export("ones")
@@ -632,8 +632,8 @@ def ones(shape, dtype=_dtypes.float32, name=None) -> Tensor:
     dtype = _dtypes.as_dtype(dtype)
     dims = _shape_arg(shape)
     if dims is None:
-        return fill(shape, np.ones((), dtype._np), name=name)
-    return constant(np.ones(dims, dtype._np))
+        return fill(shape, np.ones((), dtype.as_numpy_dtype), name=name)
+    return constant(np.ones(dims, dtype.as_numpy_dtype))
 
 
 def _fill_infer(dims, value):
@@ -660,11 +660,11 @@ def _like_infer(x, dtype):
     return x.shape, (dtype or x.dtype)
 
 
-ZEROS_LIKE = define("ZerosLike", _like_infer, lambda x, dtype: np.zeros_like(x, dtype=dtype and dtype._np),
+ZEROS_LIKE = define("ZerosLike", _like_infer, lambda x, dtype: np.zeros_like(x, dtype=dtype and dtype.as_numpy_dtype),
                     differentiable=False)
 
 
-ONES_LIKE = define("OnesLike", _like_infer, lambda x, dtype: np.ones_like(x, dtype=dtype and dtype._np),
+ONES_LIKE = define("OnesLike", _like_infer, lambda x, dtype: np.ones_like(x, dtype=dtype and dtype.as_numpy_dtype),
                    differentiable=False)
 
 
@@ -699,7 +699,7 @@ def _check_delta(delta):
 
 def _range_kernel(start, limit, delta, dtype):
     _check_delta(delta)
-    return np.arange(start, limit, delta, dtype=dtype._np)
+    return np.arange(start, limit, delta, dtype=dtype.as_numpy_dtype)
 
 
 RANGE = define("Range", _range_infer, _range_kernel, differentiable=False)
@@ -733,7 +733,7 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype=_dtypes.float32, nam
                           batch_shape, dtype)
     rows = as_int(num_rows, "num_rows")
     columns = None if num_columns is None else as_int(num_columns, "num_columns")
-    value = np.eye(rows, columns, dtype=dtype._np)
+    value = np.eye(rows, columns, dtype=dtype.as_numpy_dtype)
     if batch_shape is not None:
         batch = static_ints(batch_shape, "batch_shape")
         value = np.broadcast_to(value, tuple(batch) + value.shape).copy()
@@ -750,7 +750,7 @@ def _eye_later(num_rows, num_columns, batch_shape, dtype):
         return matrix
     batch = int_vector(batch_shape)
     return _math.add(fill(concat([batch, shape(rows), shape(columns)], 0),
-                             np.zeros((), dtype._np)), matrix)
+                             np.zeros((), dtype.as_numpy_dtype)), matrix)
 
 
 # -- shape queries ---------------------------------------------------------------------------
@@ -760,7 +760,7 @@ def _shape_infer(x, out_type):
     return TensorShape([rank]), out_type
 
 
-SHAPE = define("Shape", _shape_infer, lambda x, out_type: np.array(np.shape(x), out_type._np),
+SHAPE = define("Shape", _shape_infer, lambda x, out_type: np.array(np.shape(x), out_type.as_numpy_dtype),
                differentiable=False)
 
 
@@ -770,12 +770,12 @@ def shape(input, out_type=_dtypes.int32, name=None) -> Tensor:  # noqa: A002
     x = convert_to_tensor(input)
     out_type = _dtypes.as_dtype(out_type)
     if x.shape.is_fully_defined():
-        return constant(np.array(x.shape.as_list(), out_type._np))
+        return constant(np.array(x.shape.as_list(), out_type.as_numpy_dtype))
     return apply(SHAPE, [x], {"out_type": out_type}, name=name)
 
 
 SIZE = define("Size", lambda x, out_type: (TensorShape([]), out_type),
-              lambda x, out_type: np.array(np.size(x), out_type._np), differentiable=False)
+              lambda x, out_type: np.array(np.size(x), out_type.as_numpy_dtype), differentiable=False)
 
 
 @export("size")
@@ -785,7 +785,7 @@ def size(input, out_type=_dtypes.int32, name=None) -> Tensor:  # noqa: A002
     out_type = _dtypes.as_dtype(out_type)
     n = x.shape.num_elements()
     if n is not None:
-        return constant(np.array(n, out_type._np))
+        return constant(np.array(n, out_type.as_numpy_dtype))
     return apply(SIZE, [x], {"out_type": out_type}, name=name)
 
 
@@ -833,15 +833,15 @@ def is_float_to_int(source: np.dtype, target: np.dtype) -> bool:
 
 def _cast_kernel(x, dtype):
     x = np.asarray(x)
-    if is_float_to_int(x.dtype, dtype._np):
-        return saturating_cast(x, dtype._np)
-    return x.astype(dtype._np)
+    if is_float_to_int(x.dtype, dtype.as_numpy_dtype):
+        return saturating_cast(x, dtype.as_numpy_dtype)
+    return x.astype(dtype.as_numpy_dtype)
 
 
 def _emit_cast(em, op):
     x, target = op.inputs[0], op.attrs["dtype"]._np
     type_name = f"np.{target.type.__name__}"
-    if is_float_to_int(x.dtype._np, target):
+    if is_float_to_int(x.dtype.as_numpy_dtype, target):
         em.line(f"{em.outs(op)[0]} = {em.bind(saturating_cast)}({em.ins(op)[0]}, {type_name})")
     elif x.shape.rank == 0 and x.dtype._np.kind in "biu" and target.kind == "f":
         # a scalar integer (a loop counter) converts through int: several times faster than astype
@@ -905,7 +905,7 @@ def _one_hot_infer(indices, depth, on_value, off_value, axis, dtype):
 def _one_hot_kernel(indices, depth, on_value, off_value, axis, dtype):
     indices = np.asarray(indices)
     hot = indices[..., None] == np.arange(depth)
-    out = np.where(hot, on_value, off_value).astype(dtype._np)
+    out = np.where(hot, on_value, off_value).astype(dtype.as_numpy_dtype)
     if axis != -1:
         out = np.moveaxis(out, -1, axis)
     return out

@@ -128,7 +128,7 @@ def broadcast_to(input, shape, name=None) -> Tensor:  # noqa: A002 - TensorFlow'
                                            f"`shape` {dims.tolist()}.")
         shape = [int(d) for d in dims]
     if x.dtype.is_numeric and not x.dtype.is_bool:
-        return _math.add(x, _array.fill(shape, np.zeros((), x.dtype._np)))
+        return _math.add(x, _array.fill(shape, np.zeros((), x.dtype.as_numpy_dtype)))
     everywhere = _array.fill(shape, True)
     return _array.where(everywhere, x, x)
 

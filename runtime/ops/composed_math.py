@@ -446,8 +446,8 @@ def saturate_cast(value, dtype, name=None) -> Tensor:
     x = convert_to_tensor(value)
     target = _dtypes.as_dtype(dtype)
     if (target.is_integer or target.is_floating) and (x.dtype.is_integer or x.dtype.is_floating):
-        info = np.iinfo(target._np) if target.is_integer else np.finfo(target._np)
-        source = np.iinfo(x.dtype._np) if x.dtype.is_integer else np.finfo(x.dtype._np)
+        info = np.iinfo(target.as_numpy_dtype) if target.is_integer else np.finfo(target.as_numpy_dtype)
+        source = np.iinfo(x.dtype.as_numpy_dtype) if x.dtype.is_integer else np.finfo(x.dtype.as_numpy_dtype)
         low, high = builtins.max(info.min, source.min), builtins.min(info.max, source.max)
         if x.dtype.is_floating:
             # the bounds in x's dtype, rounded inward so that the cast cannot overflow

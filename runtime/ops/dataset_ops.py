@@ -39,7 +39,7 @@ def _empty(spec):
     shape = [d or 0 for d in (spec.shape.as_tuple() or ())]
     if spec.dtype is _dtypes.string:
         return np.full(shape, b"", object)
-    return np.zeros(shape, spec.dtype._np)
+    return np.zeros(shape, spec.dtype.as_numpy_dtype)
 
 
 def _next_kernel(handle, *, specs, flatten, strict):

@@ -147,7 +147,7 @@ def assert_rank_in(x, ranks, message=None, name=None) -> None:
 
 
 def _eps(dtype) -> float:
-    return float(np.finfo(dtype._np).eps) if (dtype.is_floating or dtype.is_complex) else 0.0
+    return float(np.finfo(dtype.as_numpy_dtype).eps) if (dtype.is_floating or dtype.is_complex) else 0.0
 
 
 @export("debugging.assert_near")

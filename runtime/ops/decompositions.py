@@ -595,7 +595,7 @@ def pinv(a, rcond=None, validate_args: bool = False, name: str | None = None) ->
         if dims is None or None in dims[-2:]:
             raise ValueError(f"pinv needs `a` with known last two dimensions for the default "
                              f"rcond, got shape {x.shape}; pass rcond.")
-        rcond = 10.0 * max(dims[-2:]) * float(np.finfo(x.dtype._np).eps)
+        rcond = 10.0 * max(dims[-2:]) * float(np.finfo(x.dtype.as_numpy_dtype).eps)
     s, u, v = svd(x, full_matrices=False)
     cutoff = _math.multiply(_reduce.reduce_max(s, -1, keepdims=True), rcond)
     kept = _math.greater(s, cutoff)

@@ -45,7 +45,7 @@ def _hw(x: Tensor, what: str = "image") -> tuple[int, int]:
 
 
 def _max_of(dtype: _dtypes.DType) -> float:
-    return float(np.iinfo(dtype._np).max)
+    return float(np.iinfo(dtype.as_numpy_dtype).max)
 
 
 @export("image.convert_image_dtype")
@@ -62,14 +62,14 @@ def convert_image_dtype(image, dtype, saturate: bool = False, name=None) -> Tens
     if x.dtype.is_floating and dtype.is_floating:
         return _array.cast(x, dtype)
     if x.dtype.is_integer and dtype.is_floating:
-        return _math.multiply(_array.cast(x, dtype), np.asarray(1.0 / _max_of(x.dtype), dtype._np))
+        return _math.multiply(_array.cast(x, dtype), np.asarray(1.0 / _max_of(x.dtype), dtype.as_numpy_dtype))
     if x.dtype.is_floating:   # float -> integer: [0, 1] onto [0, max]
         top = _max_of(dtype)
-        scaled = _math.multiply(x, np.asarray(top + 0.5, x.dtype._np))
+        scaled = _math.multiply(x, np.asarray(top + 0.5, x.dtype.as_numpy_dtype))
         if saturate:
-            low = float(np.iinfo(dtype._np).min)
-            scaled = _math.minimum(_math.maximum(scaled, np.asarray(low, x.dtype._np)),
-                                   np.asarray(top, x.dtype._np))
+            low = float(np.iinfo(dtype.as_numpy_dtype).min)
+            scaled = _math.minimum(_math.maximum(scaled, np.asarray(low, x.dtype.as_numpy_dtype)),
+                                   np.asarray(top, x.dtype.as_numpy_dtype))
         return _array.cast(scaled, dtype)
     # integer -> integer: rescale through float64 (exact for the common 8/16/32-bit types)
     ratio = _max_of(dtype) / _max_of(x.dtype)
@@ -118,7 +118,7 @@ def rgb_to_grayscale(images, name=None) -> Tensor:
         raise ValueError(f"`images` must have 3 (RGB) channels in the last axis, got shape "
                          f"{x.shape}.")
     f, dtype = _as_float(x)
-    weights = np.asarray(_GRAY, f.dtype._np)
+    weights = np.asarray(_GRAY, f.dtype.as_numpy_dtype)
     gray = _reduce.reduce_sum(_math.multiply(f, weights), axis=-1, keepdims=True)
     return _back(gray, dtype)
 
@@ -196,7 +196,7 @@ def _lerp_axis(x: Tensor, axis: int, n_out: int) -> Tensor:
     b = _scatter.gather(x, hi, axis=axis)
     shape = [1] * x.shape.rank
     shape[axis] = n_out
-    w = np.reshape(frac, shape).astype(x.dtype._np)
+    w = np.reshape(frac, shape).astype(x.dtype.as_numpy_dtype)
     return _math.add(a, _math.multiply(_math.subtract(b, a), w))
 
 
@@ -332,7 +332,7 @@ def per_image_standardization(image) -> Tensor:
     mean = _reduce.reduce_mean(x, axis=axes, keepdims=True)
     centered = _math.subtract(x, mean)
     std = _math.sqrt(_reduce.reduce_mean(_math.square(centered), axis=axes, keepdims=True))
-    floor = np.asarray(1.0 / math.sqrt(count), x.dtype._np)
+    floor = np.asarray(1.0 / math.sqrt(count), x.dtype.as_numpy_dtype)
     return _math.truediv(centered, _math.maximum(std, floor))
 
 

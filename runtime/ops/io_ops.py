@@ -139,7 +139,7 @@ def _decode_raw_infer(x, out_type, little_endian, fixed_length):
 
 
 def _decode_raw_kernel(x, out_type, little_endian, fixed_length):
-    dtype = np.dtype(out_type._np).newbyteorder("<" if little_endian else ">")
+    dtype = np.dtype(out_type.as_numpy_dtype).newbyteorder("<" if little_endian else ">")
     items = [_as_bytes(v) for v in np.asarray(x, dtype=object).reshape(-1)]
     if fixed_length is not None:
         items = [v[:fixed_length].ljust(fixed_length, b"\0") for v in items]
@@ -151,7 +151,7 @@ def _decode_raw_kernel(x, out_type, little_endian, fixed_length):
     if width % dtype.itemsize:
         raise InvalidArgumentError(f"decode_raw: a string of {width} bytes is not a whole number "
                                    f"of {out_type.name} values ({dtype.itemsize} bytes each).")
-    values = np.frombuffer(b"".join(items), dtype=dtype).astype(out_type._np)
+    values = np.frombuffer(b"".join(items), dtype=dtype).astype(out_type.as_numpy_dtype)
     return values.reshape(np.shape(x) + (width // dtype.itemsize,))
 
 

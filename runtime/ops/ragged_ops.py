@@ -395,7 +395,7 @@ def _cumsum(lengths: Tensor) -> Tensor:
 
 
 def _minus_one(ids: Tensor) -> Tensor:
-    return _array.fill([1], np.array(-1, ids.dtype._np))
+    return _array.fill([1], np.array(-1, ids.dtype.as_numpy_dtype))
 
 
 def _slice_rows(values, lo, hi):
@@ -482,7 +482,7 @@ def constant(pylist, dtype=None, ragged_rank: int | None = None, inner_shape=Non
     all_splits = []
     for _ in builtins.range(ragged_rank):
         lengths = [len(r) for r in rows]
-        all_splits.append(np.concatenate([[0], np.cumsum(lengths)]).astype(row_splits_dtype._np))
+        all_splits.append(np.concatenate([[0], np.cumsum(lengths)]).astype(row_splits_dtype.as_numpy_dtype))
         rows = [item for r in rows for item in r]
     if rows:
         try:
@@ -547,8 +547,8 @@ def range(starts, limits=None, deltas=1, dtype=None, name=None,  # noqa: A001 - 
     rows = [np.arange(a, b, c) for a, b, c in zip(s, lim, d)]
     kind = np.result_type(s, lim, d)
     out_dtype = dtype if dtype is not None else (_dtypes.int32 if kind.kind in "iu" else _dtypes.float32)
-    flat = np.concatenate(rows).astype(out_dtype._np) if rows else np.zeros([0], out_dtype._np)
-    splits = np.concatenate([[0], np.cumsum([len(r) for r in rows])]).astype(row_splits_dtype._np)
+    flat = np.concatenate(rows).astype(out_dtype.as_numpy_dtype) if rows else np.zeros([0], out_dtype.as_numpy_dtype)
+    splits = np.concatenate([[0], np.cumsum([len(r) for r in rows])]).astype(row_splits_dtype.as_numpy_dtype)
     return RaggedTensor(convert_to_tensor(flat), splits)
 
 

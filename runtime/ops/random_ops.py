@@ -63,17 +63,17 @@ def generator(seed):
 def _uniform_kernel(shape, minval, maxval, dtype, seed):
     gen = generator(seed)
     if dtype.is_integer:
-        return gen.integers(minval, maxval, size=shape, dtype=dtype._np)
-    out = gen.uniform(minval, maxval, size=shape).astype(dtype._np)
+        return gen.integers(minval, maxval, size=shape, dtype=dtype.as_numpy_dtype)
+    out = gen.uniform(minval, maxval, size=shape).astype(dtype.as_numpy_dtype)
     # rounding a float64 draw to a narrower dtype can reach maxval: keep the range [min, max)
-    top = np.asarray(maxval, dtype._np)
-    if top > np.asarray(minval, dtype._np):
-        out = np.minimum(out, np.nextafter(top, np.asarray(-np.inf, dtype._np)))
+    top = np.asarray(maxval, dtype.as_numpy_dtype)
+    if top > np.asarray(minval, dtype.as_numpy_dtype):
+        out = np.minimum(out, np.nextafter(top, np.asarray(-np.inf, dtype.as_numpy_dtype)))
     return out
 
 
 def _normal_kernel(shape, mean, stddev, dtype, seed):
-    return (generator(seed).standard_normal(size=shape) * stddev + mean).astype(dtype._np)
+    return (generator(seed).standard_normal(size=shape) * stddev + mean).astype(dtype.as_numpy_dtype)
 
 
 def _random_infer(shape, a, b, dtype, seed):
@@ -172,7 +172,7 @@ def _truncated_normal_kernel(shape, a, b, dtype, seed):  # a: the mean, b: the s
     while outside.any():  # redraw values more than two standard deviations away
         values[outside] = gen.standard_normal(size=int(outside.sum()))
         outside = np.abs(values) > 2
-    return (values * b + a).astype(dtype._np)
+    return (values * b + a).astype(dtype.as_numpy_dtype)
 
 
 TRUNCATED_NORMAL = define("TruncatedNormal", _random_infer, _truncated_normal_kernel,

@@ -95,7 +95,7 @@ def _emit_extremum(ufunc: np.ufunc):
     def emit(em, op) -> None:
         x, t = em.ins(op)[0], op.inputs[0]
         axis, keepdims = op.attrs["axis"], op.attrs["keepdims"]
-        identity = reduction_identity(ufunc, t.dtype._np)
+        identity = reduction_identity(ufunc, t.dtype.as_numpy_dtype)
         extra = f", initial={em.literal(identity)}" if (
             identity is not None and _may_be_empty(t.shape)) else ""
         em.line(f"{em.outs(op)[0]} = np.{ufunc.__name__}.reduce({x}, axis={em.literal(axis)}, "
@@ -265,12 +265,12 @@ def _arg_infer(name):
 
 
 ARGMAX = define("ArgMax", _arg_infer("ArgMax"),
-                lambda x, axis, output_type: np.argmax(x, axis=axis).astype(output_type._np),
+                lambda x, axis, output_type: np.argmax(x, axis=axis).astype(output_type.as_numpy_dtype),
                 differentiable=False)
 
 
 ARGMIN = define("ArgMin", _arg_infer("ArgMin"),
-                lambda x, axis, output_type: np.argmin(x, axis=axis).astype(output_type._np),
+                lambda x, axis, output_type: np.argmin(x, axis=axis).astype(output_type.as_numpy_dtype),
                 differentiable=False)
 
 
@@ -285,7 +285,7 @@ def _arg_dynamic_kernel(ufunc, op_name):
     def kernel(x, axis, output_type):
         if np.ndim(axis) != 0:
             raise InvalidArgumentError(f"{op_name}: axis must be a scalar, got {np.shape(axis)}.")
-        return ufunc(x, axis=_run_axes(x, axis, op_name)[0]).astype(output_type._np)
+        return ufunc(x, axis=_run_axes(x, axis, op_name)[0]).astype(output_type.as_numpy_dtype)
     return kernel
 
 

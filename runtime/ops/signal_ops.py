@@ -94,7 +94,7 @@ def _rfft_infer(x, rank, fft_length):
 
 def _rfft_kernel(x, rank, fft_length):
     out = np.fft.rfftn(x, s=fft_length, axes=_axes(rank))
-    return out.astype(_COMPLEX_OF[np.dtype(x.dtype).name]._np, copy=False)
+    return out.astype(_COMPLEX_OF[np.dtype(x.dtype).name].as_numpy_dtype, copy=False)
 
 
 def _irfft_infer(x, rank, fft_length):
@@ -118,7 +118,7 @@ def _irfft_kernel(x, rank, fft_length):
     elif have < half:
         x = np.concatenate([x, np.zeros(x.shape[:-1] + (half - have,), x.dtype)], axis=-1)
     out = np.fft.irfftn(x, s=fft_length, axes=_axes(rank))
-    return out.astype(_REAL_OF[x.dtype.name]._np, copy=False)
+    return out.astype(_REAL_OF[x.dtype.name].as_numpy_dtype, copy=False)
 
 
 RFFT = define("RFFT", _rfft_infer, _rfft_kernel)
@@ -149,7 +149,7 @@ def _rfft_grad(op, g):
     full = _fit(g, lengths)  # the missing (negative-frequency) half of the spectrum as zeros
     total = float(np.prod(lengths))
     back = _real(_math.multiply(apply(IFFT, [full], {"rank": rank}),
-                                np.asarray(total, g.dtype._np)))
+                                np.asarray(total, g.dtype.as_numpy_dtype)))
     x = op.inputs[0]
     return [_fit(back, x.shape.as_list()[-rank:])]
 
@@ -165,7 +165,7 @@ def _irfft_grad(op, g):
         weights[-1] = 1.0
     x = op.inputs[0]
     spectrum = apply(RFFT, [g], {"rank": rank, "fft_length": tuple(lengths)})
-    scaled = _math.multiply(spectrum, (weights / float(np.prod(lengths))).astype(x.dtype._np))
+    scaled = _math.multiply(spectrum, (weights / float(np.prod(lengths))).astype(x.dtype.as_numpy_dtype))
     return [_fit(scaled, x.shape.as_list()[-rank:])]
 
 
@@ -296,7 +296,7 @@ def _window(window_length, periodic, dtype, a0, public):
         return _array.ones([1], dtype)
     denominator = n if bool(periodic) else n - 1
     values = a0 - (1 - a0) * np.cos(2 * np.pi * np.arange(n) / builtins.max(denominator, 1))
-    return convert_to_tensor(values.astype(dtype._np))
+    return convert_to_tensor(values.astype(dtype.as_numpy_dtype))
 
 
 @export("signal.hann_window")

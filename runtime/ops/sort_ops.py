@@ -242,7 +242,7 @@ def _searchsorted_kernel(sorted_sequence, values, side, out_type):
     out = np.empty(rows_v.shape, np.int64)
     for i in builtins.range(rows_v.shape[0]):
         out[i] = np.searchsorted(rows_s[i], rows_v[i], side=side)
-    return out.reshape(vals.shape).astype(out_type._np)
+    return out.reshape(vals.shape).astype(out_type.as_numpy_dtype)
 
 
 SEARCHSORTED = define("SearchSorted", _searchsorted_infer, _searchsorted_kernel,
@@ -288,8 +288,8 @@ def _unique_kernel(counts):
         order = np.argsort(first, kind="stable")  # first-occurrence order
         rank = np.empty_like(order)
         rank[order] = np.arange(order.size)
-        out = [values[order], rank[inverse.reshape(-1)].astype(out_idx._np)]
-        return tuple(out + [count[order].astype(out_idx._np)]) if counts else tuple(out)
+        out = [values[order], rank[inverse.reshape(-1)].astype(out_idx.as_numpy_dtype)]
+        return tuple(out + [count[order].astype(out_idx.as_numpy_dtype)]) if counts else tuple(out)
     return kernel
 
 
@@ -470,11 +470,11 @@ def _bincount_kernel(arr, *weights, minlength, maxlength, dtype, binary_output):
         values = values[keep]
         w = None if w is None else w[keep]
     if binary_output:
-        out = np.zeros(length, dtype._np)
+        out = np.zeros(length, dtype.as_numpy_dtype)
         out[values] = 1
         return out
     counts = np.bincount(values, weights=w, minlength=length)[:length]
-    return counts.astype(w.dtype if w is not None else dtype._np)
+    return counts.astype(w.dtype if w is not None else dtype.as_numpy_dtype)
 
 
 BINCOUNT = define("Bincount", _bincount_infer, _bincount_kernel, differentiable=False)
@@ -518,7 +518,7 @@ def _histogram_kernel(values, value_range, nbins, dtype):
                                    f"[{lo}, {hi}].")
     v = np.ravel(values).astype(np.float64)
     bins = np.clip(np.floor((v - lo) / (hi - lo) * nbins), 0, nbins - 1).astype(np.int64)
-    return np.bincount(bins, minlength=nbins).astype(dtype._np)
+    return np.bincount(bins, minlength=nbins).astype(dtype.as_numpy_dtype)
 
 
 HISTOGRAM = define("HistogramFixedWidth", _histogram_infer, _histogram_kernel,

@@ -181,7 +181,7 @@ def from_dense(tensor, name=None) -> SparseTensor:
     x = convert_to_tensor(tensor)
     if x.shape.rank == 0:
         raise ValueError("`tensor` must have rank >= 1 to be made sparse, got a scalar.")
-    zero = np.zeros((), x.dtype._np) if x.dtype.name != "string" else b""
+    zero = np.zeros((), x.dtype.as_numpy_dtype) if x.dtype.name != "string" else b""
     indices = _array.cast(_array.where(_math.not_equal(x, zero)), _dtypes.int64)
     return SparseTensor(indices, _scatter.gather_nd(x, indices),
                         _array.cast(_array.shape(x), _dtypes.int64))
@@ -304,7 +304,7 @@ def reduce_max(sp_input: SparseTensor, axis=None, keepdims: bool = False,
     all-unset slice gives the dtype's lowest value... as zero, like TF's output for empty
     slices)."""
     sp = _sparse(sp_input, "sp_input")
-    low = np.finfo(sp.dtype._np).min if sp.dtype.is_floating else np.iinfo(sp.dtype._np).min
+    low = np.finfo(sp.dtype.as_numpy_dtype).min if sp.dtype.is_floating else np.iinfo(sp.dtype.as_numpy_dtype).min
     dense = to_dense(sp, default_value=low, validate_indices=False)
     result = _reduce.reduce_max(dense, axis=axis, keepdims=keepdims)
     result = _array.where(_math.equal(result, low), _array.zeros_like(result), result)

@@ -365,7 +365,7 @@ def _i1e_grad(op, g):
     safe_x = _array.where(at_zero, _array.ones_like(x), x)
     slope = _math.subtract(bessel_i0e(x),
                            _math.multiply(y, _math.add(_math.sign(x), _math.reciprocal(safe_x))))
-    slope = _array.where(at_zero, _array.fill(_array.shape(x), np.asarray(0.5, x.dtype._np)), slope)
+    slope = _array.where(at_zero, _array.fill(_array.shape(x), np.asarray(0.5, x.dtype.as_numpy_dtype)), slope)
     return [_math.multiply(g, slope)]
 
 
@@ -516,7 +516,7 @@ def angle(input, name=None) -> Tensor:  # noqa: A002
         if not x.dtype.is_floating:
             raise TypeError(f"angle needs a floating-point or complex `input`, got {x.dtype.name}.")
         return _array.where(_math.less(x, 0), _array.fill(_array.shape(x), np.asarray(
-            np.pi, x.dtype._np)), _array.zeros_like(x), name=name)
+            np.pi, x.dtype.as_numpy_dtype)), _array.zeros_like(x), name=name)
     return apply(ANGLE, [x], name=name)
 
 

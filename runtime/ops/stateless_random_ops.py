@@ -68,8 +68,8 @@ def _draw_infer(shape, seed, *bounds, dtype):
 
 def _unit_floats(gen, dims, dtype):
     if dtype._np in (np.float32, np.float64):
-        return gen.random(dims, dtype=dtype._np)
-    out = gen.random(dims, dtype=np.float32).astype(dtype._np)  # float16: keep [0, 1)
+        return gen.random(dims, dtype=dtype.as_numpy_dtype)
+    out = gen.random(dims, dtype=np.float32).astype(dtype.as_numpy_dtype)  # float16: keep [0, 1)
     return np.minimum(out, np.nextafter(dtype._np.type(1), dtype._np.type(0)))
 
 
@@ -81,12 +81,12 @@ def _uniform_int_kernel(shape, seed, minval, maxval, dtype):
     lo, hi = int(minval), int(maxval)
     if not lo < hi:
         raise InvalidArgumentError(f"uniform needs minval < maxval, got minval={lo}, maxval={hi}.")
-    return bit_generator(seed).integers(lo, hi, size=_dims(shape), dtype=dtype._np)
+    return bit_generator(seed).integers(lo, hi, size=_dims(shape), dtype=dtype.as_numpy_dtype)
 
 
 def _full_int_kernel(shape, seed, dtype):
-    info = np.iinfo(dtype._np)
-    return bit_generator(seed).integers(info.min, info.max, size=_dims(shape), dtype=dtype._np,
+    info = np.iinfo(dtype.as_numpy_dtype)
+    return bit_generator(seed).integers(info.min, info.max, size=_dims(shape), dtype=dtype.as_numpy_dtype,
                                         endpoint=True)
 
 
@@ -96,7 +96,7 @@ def _standard_normal(gen, size, dtype):
 
 
 def _normal_kernel(shape, seed, dtype):
-    return _standard_normal(bit_generator(seed), _dims(shape), dtype).astype(dtype._np, copy=False)
+    return _standard_normal(bit_generator(seed), _dims(shape), dtype).astype(dtype.as_numpy_dtype, copy=False)
 
 
 def _truncated_normal_kernel(shape, seed, dtype):
@@ -106,7 +106,7 @@ def _truncated_normal_kernel(shape, seed, dtype):
     while outside.any():  # redraw what lies more than two standard deviations out
         values[outside] = _standard_normal(gen, int(outside.sum()), dtype)
         outside = np.abs(values) > 2
-    return values.astype(dtype._np, copy=False)
+    return values.astype(dtype.as_numpy_dtype, copy=False)
 
 
 def _binomial_kernel(shape, seed, counts, probs, dtype):
@@ -120,7 +120,7 @@ def _binomial_kernel(shape, seed, counts, probs, dtype):
     except ValueError as exc:
         raise InvalidArgumentError(f"binomial: counts of shape {counts.shape} and probs of shape "
                                    f"{probs.shape} do not broadcast to shape {dims}.") from exc
-    return drawn.astype(dtype._np)
+    return drawn.astype(dtype.as_numpy_dtype)
 
 
 def _categorical_kernel(logits, seed, num_samples, dtype):
@@ -129,7 +129,7 @@ def _categorical_kernel(logits, seed, num_samples, dtype):
     if classes == 0 and num_samples > 0:
         raise InvalidArgumentError("categorical needs at least one class in logits.")
     u = bit_generator(seed).random((batch, num_samples))
-    out = np.empty((batch, num_samples), dtype=dtype._np)
+    out = np.empty((batch, num_samples), dtype=dtype.as_numpy_dtype)
     for row in range(batch):
         z = logits[row]
         top = np.max(z) if classes else 0.0

@@ -66,22 +66,22 @@ def _ta_stack(handle, dtype, element_shape):
             raise errors.InvalidArgumentError(
                 f"TensorArray stack: elements {missing[:5]} have not been written (and the "
                 f"element shape {TensorShape(element_shape)} is not fully known).")
-        return np.zeros((len(handle),) + tuple(element_shape), dtype._np)
+        return np.zeros((len(handle),) + tuple(element_shape), dtype.as_numpy_dtype)
     if not handle:
         shape = tuple(d or 0 for d in element_shape) if element_shape is not None else ()
-        return np.zeros((0,) + shape, dtype._np)
+        return np.zeros((0,) + shape, dtype.as_numpy_dtype)
     return np.stack(handle)
 
 
 def _ta_gather(handle, indices, dtype, element_shape):
     element_shape = _element_dims(element_shape)
     return np.stack([_ta_read(handle, i) for i in np.ravel(indices)]) if np.size(indices) else \
-        np.zeros((0,) + tuple(d or 0 for d in (element_shape or ())), dtype._np)
+        np.zeros((0,) + tuple(d or 0 for d in (element_shape or ())), dtype.as_numpy_dtype)
 
 
 def _ta_concat(handle, dtype, element_shape):
     parts = [_ta_read(handle, i) for i in range(len(handle))]
-    return np.concatenate(parts) if parts else np.zeros((0,), dtype._np)
+    return np.concatenate(parts) if parts else np.zeros((0,), dtype.as_numpy_dtype)
 
 
 def _ta_unstack(handle, value):
@@ -387,7 +387,7 @@ def _from_concat_kernel(g, handle):
 
 
 def _element_zeros(shape, dtype, like):
-    return np.zeros(np.shape(like[0]) if shape is None else shape, dtype._np)
+    return np.zeros(np.shape(like[0]) if shape is None else shape, dtype.as_numpy_dtype)
 
 
 def _write_grad_kernel(grad, index, *like, shape, dtype):
@@ -402,9 +402,9 @@ def _scatter_grad_kernel(grad, *like, count, shape, dtype):
     rows = []
     for i in range(count):
         g = grad.pop(i, None)
-        rows.append(np.zeros(np.shape(like[0])[1:] if shape is None else shape, dtype._np)
+        rows.append(np.zeros(np.shape(like[0])[1:] if shape is None else shape, dtype.as_numpy_dtype)
                     if g is None else g)
-    return grad, np.stack(rows) if rows else np.zeros((0,) + tuple(shape or ()), dtype._np)
+    return grad, np.stack(rows) if rows else np.zeros((0,) + tuple(shape or ()), dtype.as_numpy_dtype)
 
 
 TA_GRAD_ADD = _define("TensorArrayGradAdd", _handle_infer, _add_kernel)

@@ -188,7 +188,7 @@ class Variable(Tensor):
             if isinstance(initial_value, EagerTensor):
                 value = initial_value._value
                 if dtype is not None and dtype is not initial_value.dtype:
-                    value = np.asarray(value).astype(dtype._np)
+                    value = np.asarray(value).astype(dtype.as_numpy_dtype)
                 value = np.array(value)
             else:
                 value = to_numpy_value(initial_value, dtype)

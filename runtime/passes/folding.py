@@ -47,7 +47,7 @@ def _evaluate(op: Operation, values: dict[int, np.ndarray]) -> np.ndarray | None
     try:
         with np.errstate(all="ignore"):  # as tracing folds: no warnings at compile time
             value = np.asarray(kernel(*[values[id(t)] for t in op.inputs], **op.attrs),
-                               dtype=out.dtype._np)
+                               dtype=out.dtype.as_numpy_dtype)
     except Exception:  # noqa: BLE001 - the op raises again, in context, when the graph runs
         return None
     if not out.shape.is_compatible_with(value.shape):

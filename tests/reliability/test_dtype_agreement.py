@@ -20,7 +20,7 @@ def values(dtype, shift):
     base = np.array([1, 2, 3, 7]) + shift
     if dtype.is_floating or dtype.is_complex:
         base = base / 4.0
-    return base.astype(dtype._np)
+    return base.astype(dtype.as_numpy_dtype)
 
 
 def outcome(fn):
@@ -65,7 +65,7 @@ def test_every_op_accepts_some_dtype():
 @pytest.mark.parametrize("rank", [0, 1])
 def test_eager_static_and_compiled_agree(op, arity, dtype, rank):
     arrays = [values(dtype, i)[0] if rank == 0 else values(dtype, i) for i in range(arity)]
-    arrays = [np.asarray(a, dtype=dtype._np) for a in arrays]
+    arrays = [np.asarray(a, dtype=dtype.as_numpy_dtype) for a in arrays]
     static_dtype = op.infer(*[Spec(a.shape, dtype) for a in arrays])[1]
     eager, eager_error = outcome(lambda: apply(op, [rt.constant(a) for a in arrays]).numpy())
     compiled_fn = rt.function(lambda *xs: apply(op, list(xs)), autograph=False)

@@ -36,8 +36,8 @@ def test_logical_ops_on_bools_still_work():
 
 @pytest.mark.parametrize("dtype", [rt.int8, rt.int16, rt.uint8, rt.uint16])
 def test_small_integer_true_division_is_float32_everywhere(dtype):
-    x = rt.constant(np.array([1, 2, 7], dtype._np))
-    y = rt.constant(np.array([3, 3, 2], dtype._np))
+    x = rt.constant(np.array([1, 2, 7], dtype.as_numpy_dtype))
+    y = rt.constant(np.array([3, 3, 2], dtype.as_numpy_dtype))
     eager = (x / y).numpy()
     compiled_fn = rt.function(lambda a, b: a / b)
     compiled = compiled_fn(x, y).numpy()

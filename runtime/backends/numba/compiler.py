@@ -115,7 +115,7 @@ def _signature(numba, graph, lowered) -> tuple | None:
         return None
 
     def type_of(dtype, rank):
-        scalar = numba.from_dtype(dtype._np)
+        scalar = numba.from_dtype(dtype.as_numpy_dtype)
         return scalar if rank == 0 else numba.types.Array(scalar, rank, "C")
     types = [type_of(t.dtype, t.shape.rank) for t in graph.inputs]
     types += [type_of(v.dtype, v.shape.rank) for v in lowered.variables]

@@ -259,7 +259,7 @@ class KernelWriter:
         if op.type == CAST:
             if out.dtype.is_bool:
                 return f"{operands[0]} != 0"
-            if is_float_to_int(op.inputs[0].dtype._np, out.dtype._np):
+            if is_float_to_int(op.inputs[0].dtype.as_numpy_dtype, out.dtype.as_numpy_dtype):
                 return self._saturating(operands[0], out.dtype)
             return f"{self.dt(out.dtype)}({operands[0]})"
         rule = ELEMENTWISE[op.type]
@@ -278,8 +278,8 @@ class KernelWriter:
                 self.assign(op, f"np.full({self.shape_literal(out.shape)}, {operands[0]})")
             elif out.dtype.is_bool:
                 self.assign(op, f"{operands[0]} != 0")
-            elif is_float_to_int(src.dtype._np, out.dtype._np):
-                lo, hi, top = int_range(out.dtype._np)
+            elif is_float_to_int(src.dtype.as_numpy_dtype, out.dtype.as_numpy_dtype):
+                lo, hi, top = int_range(out.dtype.as_numpy_dtype)
                 t = self.dt(out.dtype)
                 self.assign(op, f"_h.saturate_into({operands[0]}, np.empty({operands[0]}.shape, "
                                 f"{t}), {t}({lo}), {t}({hi}), {top!r})")
@@ -293,7 +293,7 @@ class KernelWriter:
     def _saturating(self, x: str, dtype) -> str:
         """The scalar float `x` as the integer `dtype`, saturating as the Cast op does on
         every tier (array_ops.saturating_cast): NaN 0, out of range the nearest end."""
-        lo, hi, top = int_range(dtype._np)
+        lo, hi, top = int_range(dtype.as_numpy_dtype)
         t = self.dt(dtype)
         return (f"({t}(0) if {x} != {x} else {t}({lo}) if {x} < {float(lo)!r} else "
                 f"{t}({hi}) if {x} >= {top!r} else {t}({x}))")

@@ -71,7 +71,7 @@ def _identity(w, np_fn: str, dtype) -> str | None:
     if dtype.is_bool:
         return {"any": "False", "all": "True"}.get(np_fn)
     if np_fn in _EXTREMA:
-        value = reduction_identity(_EXTREMA[np_fn], dtype._np)
+        value = reduction_identity(_EXTREMA[np_fn], dtype.as_numpy_dtype)
         return None if value is None else f"{w.dt(dtype)}({value!r})".replace("inf)", "np.inf)")
     return f"{w.dt(dtype)}({_IDENTITIES[np_fn]})" if np_fn in _IDENTITIES else None
 

@@ -92,7 +92,7 @@ def leading_sum(op) -> bool:
 
 def numba_type(dtype, rank: int) -> str:
     """The Numba type string objmode declares for a value of `dtype` and `rank`."""
-    np_dtype = np.dtype(dtype._np)
+    np_dtype = np.dtype(dtype.as_numpy_dtype)
     scalar = "boolean" if np_dtype.kind == "b" else np_dtype.name
     if rank == 0:
         return scalar

@@ -230,13 +230,13 @@ def saves_for(pending: PendingSaves, push, bound: int, body, env, inits, loop_in
         passed = next((i for i, p in enumerate(body.inputs) if p is t and i < len(body.outputs)
                        and body.outputs[i] is t), None)
         if passed is not None:
-            slots.append(jnp.asarray(inits[passed], t.dtype._np))
+            slots.append(jnp.asarray(inits[passed], t.dtype.as_numpy_dtype))
             once.append(True)
             continue
         if not t.shape.is_fully_defined():
             raise TypeError(f"the loop's gradient saves {t.name}, whose shape {t.shape} is not "
                             "known when the function is compiled")
-        slots.append(jnp.zeros((bound,) + tuple(t.shape.as_tuple()), t.dtype._np))
+        slots.append(jnp.zeros((bound,) + tuple(t.shape.as_tuple()), t.dtype.as_numpy_dtype))
         once.append(False)
     return Saved(np.int32(0), slots, tuple(once))
 

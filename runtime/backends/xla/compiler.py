@@ -160,7 +160,7 @@ def _trace_now(jitted, graph, variables, randoms, wide: bool = True) -> None:
     for t in graph.inputs:
         if not t.shape.is_fully_defined() or t.dtype.name == "variant":
             return
-        specs.append(jax.ShapeDtypeStruct(t.shape.as_tuple(), t.dtype._np))
+        specs.append(jax.ShapeDtypeStruct(t.shape.as_tuple(), t.dtype.as_numpy_dtype))
     for v in variables:
         if v._value is None or not v.shape.is_fully_defined():
             return
@@ -239,8 +239,8 @@ class _Tracer:
             if not tensor.shape.is_fully_defined():
                 raise TypeError(f"a branch's unused value {tensor.name} has unknown shape "
                                 f"{tensor.shape}")
-            return jnp.zeros(tensor.shape.as_tuple(), tensor.dtype._np)
-        return jnp.asarray(value, dtype=tensor.dtype._np)
+            return jnp.zeros(tensor.shape.as_tuple(), tensor.dtype.as_numpy_dtype)
+        return jnp.asarray(value, dtype=tensor.dtype.as_numpy_dtype)
 
     def run_graph(self, graph, env, state):
         for op in live_operations(graph, graph.outputs):
@@ -352,7 +352,7 @@ class _Tracer:
             if shape is None:
                 raise TypeError("the TensorArray's element shape is not known when the "
                                 "function is compiled (give element_shape=)")
-            data = jnp.zeros((size,) + shape, op.attrs["dtype"]._np)
+            data = jnp.zeros((size,) + shape, op.attrs["dtype"].as_numpy_dtype)
             return Buffer(data, np.int32(size), bool(op.attrs["dynamic_size"]))
         buf = values[0]
         if kind == "TensorArrayWriteV3":

@@ -488,13 +488,13 @@ def _select(op, c, x, y):
 @rule("Fill")
 def _fill(op, dims, value):
     shape = tuple(int(d) for d in np.ravel(static(dims, "The dims of fill")))
-    return jnp.full(shape, value, dtype=op.outputs[0].dtype._np)
+    return jnp.full(shape, value, dtype=op.outputs[0].dtype.as_numpy_dtype)
 
 
 @rule("ZerosLike", "OnesLike")
 def _like(op, x):
     fn = jnp.zeros if op.type == "ZerosLike" else jnp.ones
-    return fn(np.shape(x), dtype=op.outputs[0].dtype._np)
+    return fn(np.shape(x), dtype=op.outputs[0].dtype.as_numpy_dtype)
 
 
 @rule("Zeros")
@@ -502,22 +502,22 @@ def _zeros(op):
     shape = op.outputs[0].shape
     if not shape.is_fully_defined():
         raise TypeError("The shape of zeros must be known when the function is compiled")
-    return np.zeros(shape.as_tuple(), op.outputs[0].dtype._np)
+    return np.zeros(shape.as_tuple(), op.outputs[0].dtype.as_numpy_dtype)
 
 
 @rule("Shape")
 def _shape(op, x):
-    return np.array(np.shape(x), op.attrs["out_type"]._np)  # known while tracing
+    return np.array(np.shape(x), op.attrs["out_type"].as_numpy_dtype)  # known while tracing
 
 
 @rule("Size")
 def _size(op, x):
-    return np.array(int(np.prod(np.shape(x))), op.attrs["out_type"]._np)
+    return np.array(int(np.prod(np.shape(x))), op.attrs["out_type"].as_numpy_dtype)
 
 
 @rule("Cast")
 def _cast(op, x):
-    x, dtype = jnp.asarray(x), np.dtype(op.attrs["dtype"]._np)
+    x, dtype = jnp.asarray(x), np.dtype(op.attrs["dtype"].as_numpy_dtype)
     if dtype.kind in "iu" and _is_float(x):
         return _saturating_cast(x, dtype)
     return x.astype(dtype)
@@ -544,7 +544,7 @@ def _identity(op, x):
 @rule("OneHot")
 def _one_hot(op, indices):
     hot = indices[..., None] == jnp.arange(op.attrs["depth"])
-    out = jnp.where(hot, op.attrs["on_value"], op.attrs["off_value"]).astype(op.attrs["dtype"]._np)
+    out = jnp.where(hot, op.attrs["on_value"], op.attrs["off_value"]).astype(op.attrs["dtype"].as_numpy_dtype)
     if op.attrs["axis"] != -1:
         out = jnp.moveaxis(out, -1, op.attrs["axis"])
     return out
@@ -651,7 +651,7 @@ def _undefined(op):
     shape, dtype = op.attrs["shape"], op.attrs["dtype"]
     if not shape.is_fully_defined():
         raise TypeError("A value of a branch not taken has an unknown shape")
-    return np.zeros(shape.as_tuple(), dtype._np)
+    return np.zeros(shape.as_tuple(), dtype.as_numpy_dtype)
 
 
 # -- sorting ---------------------------------------------------------------------------------
@@ -701,7 +701,7 @@ def _mean_over(x, axis, keepdims):
 @rule("ArgMaxDynamic", "ArgMinDynamic")
 def _arg_dynamic(op, x, axis):
     fn = jnp.argmax if op.type == "ArgMaxDynamic" else jnp.argmin
-    return fn(x, axis=_axes(x, axis)[0]).astype(op.attrs["output_type"]._np)
+    return fn(x, axis=_axes(x, axis)[0]).astype(op.attrs["output_type"].as_numpy_dtype)
 
 
 @rule("ReduceGradDynamic")
@@ -1084,18 +1084,18 @@ def _shape_of(shape) -> tuple:
 
 @rule("StatelessRandomUniform")
 def _stateless_uniform(op, shape, seed):
-    return jax.random.uniform(_key(seed), _shape_of(shape), op.attrs["dtype"]._np)
+    return jax.random.uniform(_key(seed), _shape_of(shape), op.attrs["dtype"].as_numpy_dtype)
 
 
 @rule("StatelessRandomNormal")
 def _stateless_normal(op, shape, seed):
-    return jax.random.normal(_key(seed), _shape_of(shape), op.attrs["dtype"]._np)
+    return jax.random.normal(_key(seed), _shape_of(shape), op.attrs["dtype"].as_numpy_dtype)
 
 
 @rule("StatelessTruncatedNormal")
 def _stateless_truncated(op, shape, seed):
     return jax.random.truncated_normal(_key(seed), -2.0, 2.0, _shape_of(shape),
-                                       op.attrs["dtype"]._np)
+                                       op.attrs["dtype"].as_numpy_dtype)
 
 
 @rule("StatelessRandomUniformInt")
@@ -1106,7 +1106,7 @@ def _stateless_uniform_int(op, shape, seed, lo, hi):
 
 @rule("StatelessRandomUniformFullInt")
 def _stateless_full_int(op, shape, seed):
-    dtype = np.dtype(op.attrs["dtype"]._np)
+    dtype = np.dtype(op.attrs["dtype"].as_numpy_dtype)
     bits = jax.random.bits(_key(seed), _shape_of(shape),
                            np.dtype(f"uint{8 * dtype.itemsize}"))
     return lax.bitcast_convert_type(bits, dtype) if dtype.kind == "i" else bits
