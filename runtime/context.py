@@ -1,10 +1,11 @@
-"""Per-thread state: the graph being built, name scopes, devices, and the eager switch."""
+"""Per-thread state: the graph being built, name scopes, devices, and the eager switch; and
+`hooks`, through which ops reach the layers above them (the tape, the summary writer)."""
 
 from __future__ import annotations
 
 import contextlib
 import threading
-from typing import Iterator
+from typing import Any, Callable, Iterator
 
 
 class _State(threading.local):
@@ -17,6 +18,22 @@ class _State(threading.local):
 
 state = _State()
 _run_eagerly = [False]
+
+
+class _Hooks:
+    """Services of upper layers that ops call without importing up a layer: the module that
+    provides one fills its slot when it is imported; None until then."""
+
+    __slots__ = ("gradient_tape", "write_summary")
+
+    def __init__(self) -> None:
+        # runtime.gradients.tape.GradientTape: py_function's gradient runs its function under one
+        self.gradient_tape: Callable[..., Any] | None = None
+        # runtime.summary._state.write_staged: the kernel of a staged summary (WriteSummary)
+        self.write_summary: Callable[..., None] | None = None
+
+
+hooks = _Hooks()
 
 
 def current_graph():

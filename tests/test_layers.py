@@ -1,4 +1,5 @@
-"""The runtime's import layering: imports only go downward, and none hides inside a function.
+"""The runtime's import layering: imports only go downward, and none hides inside a function
+or in a string (`importlib.import_module`) but the lazy loads listed here with their reasons.
 
 The layers, bottom to top, are read from the `layers` block of docs/architecture.md, so the
 document and this check are one list. A module may import modules of its own layer or of lower
@@ -10,6 +11,8 @@ runtime/ops/*_grads.py.
 import ast
 import pathlib
 import re
+import subprocess
+import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 ARCHITECTURE = ROOT / "docs" / "architecture.md"
@@ -29,16 +32,37 @@ def _runtime_name(name):
 
 LAYERS = [tuple(_runtime_name(name) for name in line.split()) for line in _doc_block("layers")]
 
-# Function-local imports that are deliberate: optional dependencies, and the converter, which
-# loads on first use (`runtime.function.conversion` imports `runtime.autograph_backend`, which
-# imports autograph). Only these may also reach a higher layer.
-LAZY_MODULES = ("runtime.autograph_backend",)
-LOCAL_IMPORTS_ALLOWED = ("autograph", "graphviz", "numba", "dask", "distributed", "tqdm",
-                         "matplotlib", "pygments", "playwright", "tensorboardX") + LAZY_MODULES
-
-
-def _allowed_local(target):
-    return any(target == a or target.startswith(a + ".") for a in LOCAL_IMPORTS_ALLOWED)
+# Imports that wait until they are needed, made inside a function or by name
+# (`importlib.import_module`), each with why it waits. Nothing else may hide an import: a lower
+# layer that needs an upper one reaches it through `runtime.context.hooks`, which the upper
+# layer fills when it is imported (the tape for py_function's gradient, the summary writer for
+# WriteSummary's kernel).
+OPTIONAL_EXTRAS = {  # third-party packages, imported where used: `import runtime` needs none
+    "graphviz": "Graph.to_svg draws with it; optional",
+    "matplotlib": "History.plot draws with it; optional",
+    "numba": "the Numba tier (extra [jit]), when a jit_compile=True function is made",
+    "tensorboardX": "rt.summary's event files (extra [summary]), when a writer is made",
+}
+LAZY_LOADS = {  # (importer, imported): project modules loaded on first use
+    ("runtime.function.conversion", "runtime.autograph_backend"):
+        "the converter (autograph's pyct, converters, impl) loads on the first conversion",
+    ("runtime.backends.numba", "runtime.backends.numba.compiler"):
+        "the Numba tier's compiler, with numba, when that tier is asked for",
+    ("runtime.backends.xla", "runtime.backends.xla.compiler"):
+        "the XLA tier's compiler, with JAX (extra [xla]), when that tier is asked for",
+    ("runtime", "runtime.report"): "the HTML report tool, on the first report",
+    ("runtime", "runtime.gradients"):
+        "rt.GradientTape and friends (the package is already loaded with function/)",
+    ("runtime", "runtime.layers"): "rt.layers and rt.Model, on first use",
+    ("runtime", "runtime.layers.callbacks"): "rt.callbacks, on first use",
+    ("runtime", "runtime.keras"): "rt.keras, on first use",
+    ("runtime", "runtime.optimizers"): "rt.optimizers and rt.train, on first use",
+    ("runtime", "autograph"): "rt.autograph (tf.autograph) is the converter package itself",
+    ("runtime", "?"): "rt.saved_model, dask, data, summary and profiler, on first use",
+    ("runtime.layers.function_source", "?"):
+        "the modules a saved lambda names, loaded only with safe_mode=False",
+    ("runtime.summary._state", "?"): "tensorboardX's proto modules, by name (extra [summary])",
+}
 
 
 def _modules():
@@ -47,27 +71,77 @@ def _modules():
         yield name.removesuffix(".__init__"), path
 
 
+def _absolute(target, anchor):
+    """`target` ("..x", ".", "x") resolved against the package `anchor`, as importlib does."""
+    dots = len(target) - len(target.lstrip("."))
+    if not dots:
+        return target
+    parts = anchor.split(".")
+    base = parts[: len(parts) - dots + 1]
+    rest = target[dots:]
+    return ".".join(base + ([rest] if rest else []))
+
+
+def _dynamic_target(call, name, package):
+    """The module an `import_module(...)` / `__import__(...)` call names, "?" when computed."""
+    args = call.args
+    if not args or not isinstance(args[0], ast.Constant) or not isinstance(args[0].value, str):
+        return "?"
+    target = args[0].value
+    if not target.startswith("."):
+        return target
+    anchor = args[1] if len(args) > 1 else None
+    if isinstance(anchor, ast.Name) and anchor.id in ("__name__", "__package__"):
+        return _absolute(target, name if anchor.id == "__name__" else package)
+    if isinstance(anchor, ast.Constant) and isinstance(anchor.value, str):
+        return _absolute(target, anchor.value)
+    return "?"
+
+
+def _is_dynamic_import(call):
+    func = call.func
+    called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    return called in ("import_module", "__import__")
+
+
 def _imports(name, path):
-    """(imported module, line, is_local) for every import of a project module in `path`."""
-    is_package = path.name == "__init__.py"
+    """(imported module, line, how) for every import in `path`: `how` is "" for an import
+    statement at module level, "local" for one inside a function, "dynamic" for a module
+    imported by name (`importlib.import_module`, `__import__`; "?" when the name is computed)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found = []
 
     def visit(node, local):
         for child in ast.iter_child_nodes(node):
-            inner = local or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef))
+            inner = local or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                ast.Lambda))
+            how = "local" if local else ""
             if isinstance(child, ast.Import):
-                found.extend((a.name, child.lineno, local) for a in child.names)
+                found.extend((a.name, child.lineno, how) for a in child.names)
             elif isinstance(child, ast.ImportFrom):
-                base = child.module or ""
-                if child.level:
-                    parts = name.split(".")
-                    keep = len(parts) - child.level + (1 if is_package else 0)
-                    base = ".".join(parts[:keep] + ([base] if base else []))
-                found.extend((f"{base}.{a.name}", child.lineno, local) for a in child.names)
+                base = _absolute("." * child.level + (child.module or ""), package)
+                found.extend((f"{base}.{a.name}", child.lineno, how) for a in child.names)
+            elif isinstance(child, ast.Call) and _is_dynamic_import(child):
+                found.append((_dynamic_target(child, name, package), child.lineno, "dynamic"))
             visit(child, inner)
 
     visit(ast.parse(path.read_text(encoding="utf-8")), False)
     return found
+
+
+def _lazy_load(name, target):
+    """The LAZY_LOADS key that allows `name` to import `target` late (the most specific), or
+    None."""
+    keys = [(importer, imported) for importer, imported in LAZY_LOADS
+            if importer == name and (target == imported or target.startswith(imported + "."))]
+    return max(keys, key=lambda key: len(key[1]), default=None)
+
+
+def _hidden_imports():
+    """(importer, target, where) for every import inside a function or by name."""
+    return [(name, target, f"{path.relative_to(ROOT)}:{line} ({how})")
+            for name, path in _modules()
+            for target, line, how in _imports(name, path) if how]
 
 
 def _layer(module):
@@ -96,31 +170,67 @@ def test_every_layer_name_is_a_runtime_module():
 def test_the_documented_autograph_importers_are_the_modules_that_import_autograph():
     documented = {_runtime_name(line.split()[0]) for line in _doc_block("autograph-importers")}
     importing = {name for name, path in _modules()
-                 for target, _, is_local in _imports(name, path)
-                 if not is_local and (target == "autograph" or target.startswith("autograph."))}
+                 for target, _, how in _imports(name, path)
+                 if not how and (target == "autograph" or target.startswith("autograph."))}
     assert importing == documented
 
 
 def test_no_import_climbs_a_layer():
+    """Module level, inside a function or by name: no import reaches a higher layer."""
     upward = []
     for name, path in _modules():
-        for target, line, is_local in _imports(name, path):
+        for target, line, how in _imports(name, path):
             if not target.startswith("runtime.") or None in (_layer(target), _layer(name)):
                 continue
-            if is_local and target.startswith(LAZY_MODULES):
-                continue
             if _layer(target) > _layer(name):
-                upward.append(f"{path.relative_to(ROOT)}:{line} imports {target}")
+                upward.append(f"{path.relative_to(ROOT)}:{line} imports {target} {how}".rstrip())
     assert upward == []
 
 
-def test_no_function_local_imports_but_optional_and_lazy_ones():
-    local = []
-    for name, path in _modules():
-        for target, line, is_local in _imports(name, path):
-            if is_local and not _allowed_local(target):
-                local.append(f"{path.relative_to(ROOT)}:{line} imports {target} inside a function")
-    assert local == []
+def test_no_hidden_imports_but_the_listed_lazy_loads():
+    """An import inside a function or by name is an optional extra or a listed lazy load."""
+    hidden = [f"{where} imports {target}" for name, target, where in _hidden_imports()
+              if target.partition(".")[0] not in OPTIONAL_EXTRAS
+              and _lazy_load(name, target) is None]
+    assert hidden == [], ("reach an upper layer through runtime.context.hooks, or list a lazy "
+                          "load in LAZY_LOADS with its reason")
+
+
+def test_every_listed_lazy_load_is_made():
+    """The allow-lists name only what the code does: a load no longer made leaves the list."""
+    made = {_lazy_load(name, target) for name, target, _ in _hidden_imports()}
+    assert sorted(set(LAZY_LOADS) - made) == []
+    extras = {target.partition(".")[0] for _, target, _ in _hidden_imports()}
+    assert sorted(set(OPTIONAL_EXTRAS) - extras) == []
+
+
+def test_the_reader_sees_hidden_imports(tmp_path):
+    """The reader finds imports inside functions and by name, relative ones resolved."""
+    source = ("import importlib\n"
+              "def f():\n"
+              "    from ..summary import _state\n"
+              "    importlib.import_module('runtime.gradients.tape')\n"
+              "    importlib.import_module('.tape', __package__)\n"
+              "    importlib.import_module(f'runtime.{f}')\n")
+    path = tmp_path / "probe.py"
+    path.write_text(source, encoding="utf-8")
+    found = _imports("runtime.ops.probe", path)
+    assert found == [("importlib", 1, ""), ("runtime.summary._state", 3, "local"),
+                     ("runtime.gradients.tape", 4, "dynamic"), ("runtime.ops.tape", 5, "dynamic"),
+                     ("?", 6, "dynamic")]
+
+
+def test_upper_layers_fill_their_context_hooks_when_imported():
+    """The tape registers with the runtime; the summary writer only once rt.summary loads."""
+    program = ("import sys, runtime\n"
+               "from runtime.context import hooks\n"
+               "assert hooks.gradient_tape is runtime.GradientTape\n"
+               "assert hooks.write_summary is None and 'runtime.summary' not in sys.modules\n"
+               "from runtime.summary import _state\n"
+               "assert hooks.write_summary is _state.write_staged\n")
+    done = subprocess.run([sys.executable, "-c", program], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
 
 
 def test_the_packages_do_not_leak_the_future_feature():

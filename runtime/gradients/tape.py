@@ -320,6 +320,9 @@ class GradientTape:
         return f"<rt.GradientTape {state}, {len(self._nodes)} ops recorded>"
 
 
+context.hooks.gradient_tape = GradientTape  # ops below (py_function's gradient) reach it here
+
+
 def _static_dims(target, what: str) -> list:
     dims = target.shape.as_list() if target.shape.rank is not None else None
     if dims is None or None in dims:

@@ -14,7 +14,6 @@ that reruns the function under a `GradientTape` and asks it for the input gradie
 
 from __future__ import annotations
 
-import importlib
 from typing import Any, Callable
 
 import numpy as np
@@ -129,6 +128,15 @@ PY_FUNC = define("PyFunc", _infer, _numpy_kernel, emit=_emit, effects=Effect.IO,
                  num_outputs=None, differentiable=False)
 
 
+def _gradient_tape():
+    """GradientTape, which runtime.gradients registers in `context.hooks` (it sits above ops)."""
+    tape = context.hooks.gradient_tape
+    if tape is None:  # pragma: no cover - runtime/__init__.py loads gradients with the runtime
+        raise RuntimeError("py_function's gradient needs runtime.gradients, which is not "
+                           "loaded: import runtime before taking gradients.")
+    return tape
+
+
 @EAGER_PY_FUNC.def_grad
 def _py_function_grad(op, *grads):
     func = op.attrs["func"]
@@ -139,10 +147,9 @@ def _py_function_grad(op, *grads):
     n_in = len(inputs)
 
     def gradient_of(*args):
-        tape_module = importlib.import_module("runtime.gradients.tape")
         xs = list(args[:n_in])
         seeds = list(args[n_in:])
-        with tape_module.GradientTape() as tape:
+        with _gradient_tape()() as tape:
             for i in wanted:
                 tape.watch(xs[i])
             result = func(*xs)

@@ -1,25 +1,27 @@
 """The staged summary op: `rt.summary.scalar` (and the other writers) inside a compiled
 function become a `WriteSummary` op, whose kernel writes an event at every call of the graph.
 
-The kernel hands the values to `runtime.summary` (imported when the op first runs), which
-picks the writer and the step and encodes the event. The attributes are plain values except
-`writer` and `record` (host objects set inside the traced function, or None): a saved op has
-None there, so a loaded function writes to the default writer where it is called.
+The kernel hands the values to `runtime.summary` through `context.hooks` (the package sits
+above ops and registers its writing function when imported; until then no writer exists, so
+the kernel writes nothing), which picks the writer and the step and encodes the event. The
+attributes are plain values except `writer` and `record` (host objects set inside the traced
+function, or None): a saved op has None there, so a loaded function writes to the default
+writer where it is called.
 """
 
 from __future__ import annotations
 
-import importlib
-
+from .. import context
 from ..opdef import Effect, define
 
 
 def _write_kernel(*values, kind, tag, slots, writer, step, record, options):
     """Writes one summary event: `values` are the staged inputs named by `slots`."""
-    summary = importlib.import_module("runtime.summary._state")
+    write = context.hooks.write_summary
+    if write is None:  # runtime.summary is not loaded: no writer exists, so none records
+        return
     staged = dict(zip(slots, values))
-    summary.write_staged(kind, tag, staged, writer=writer, step=step, record=record,
-                         options=dict(options))
+    write(kind, tag, staged, writer=writer, step=step, record=record, options=dict(options))
 
 
 def saved_attrs(attrs: dict, where: str) -> dict:

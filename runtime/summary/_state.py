@@ -188,7 +188,7 @@ class _EventFile:
     _count = itertools.count()
 
     def __init__(self, logdir: str, max_queue: int, flush_secs: float, suffix: str) -> None:
-        from tensorboardX.event_file_writer import EventsWriter
+        from tensorboardX.event_file_writer import EventsWriter  # optional extra: see tensorboardx()
         suffix = f".{os.getpid()}.{next(self._count)}{suffix}"
         self._events = EventsWriter(os.path.join(logdir, "events"), suffix)
         self._max_queue, self._flush_secs = max_queue, flush_secs
@@ -430,3 +430,6 @@ def write_staged(kind: str, tag: str, staged: dict, *, writer: HostRef | None, s
     data = staged["data"] if "data" in staged else options.get("constant")
     step = staged["step"] if "step" in staged else step
     target._add_summary(encode(kind, tag, data, options), resolve_step(step, kind))
+
+
+_context.hooks.write_summary = write_staged  # the WriteSummary kernel (ops below) calls it here
