@@ -1,4 +1,6 @@
-"""How each op type is written for Numba: the one table the jit compiler reads, keyed by op type.
+"""How op types are written for Numba: tables keyed by op type name (`ELEMENTWISE`, `WRITERS`)
+that `lowering.py` reads; it writes constants, control flow, variables, TensorArrays and
+accumulators itself (also by type name), and any other op with a NumPy kernel vectorised.
 
 An `Elementwise` rule is a scalar expression (used inside fused loops and for rank-0 values)
 and, when it differs, an array expression. Any other op has a writer `(w, op) -> None` that
