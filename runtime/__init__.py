@@ -102,8 +102,9 @@ _set_report_builder(_load_report)  # the report layer stays above function/: see
 
 if not _typing.TYPE_CHECKING:  # the lazy names are declared in runtime/_api for type checkers
     def __getattr__(name):
-        # layers, keras, optimizers, saved_model and dask load on first use to keep `import runtime` fast;
-        # gradients are already loaded (function/ imports them to differentiate recorded calls)
+        # layers, callbacks, keras, optimizers, saved_model, data and profiler load on first use
+        # to keep `import runtime` fast; gradients are already loaded (function/ imports them to
+        # differentiate recorded calls), so only their names are resolved here
         # (importlib, not `from . import x`: that form asks this hook for `x` again and recurses)
         if name in ("GradientTape", "stop_gradient", "custom_gradient", "gradients",
                     "UnconnectedGradients"):
@@ -116,9 +117,9 @@ if not _typing.TYPE_CHECKING:  # the lazy names are declared in runtime/_api for
             return _layers if name == "layers" else _layers.Model
         if name == "keras":
             return _importlib.import_module(".keras", __name__)
-        if name == "autograph":    # tf.autograph: the converter package itself
+        if name == "autograph":    # tf.autograph: the converter package (already loaded with nest)
             return _importlib.import_module("autograph")
-        # dask and summary need optional extras: loaded only when asked
+        # dask and summary also need optional extras (Dask, tensorboardX): loaded only when asked
         if name in ("saved_model", "dask", "data", "summary", "profiler"):
             return _importlib.import_module(f".{name}", __name__)
         if name in ("optimizers", "train"):

@@ -14,6 +14,7 @@ from ..base import Backend, JitCompileError
 
 
 def _compiler():
+    """The tier's compiler, imported (with numba, an optional extra) when the tier is used."""
     return importlib.import_module(".compiler", __name__)
 
 
