@@ -143,6 +143,22 @@ def complex_gradient():
     return tape.gradient(y, v)
 
 
+def gathers_past_the_end(x):
+    return rt.gather(x, rt.constant([5]))
+
+
+def condition_becomes_a_true_tensor():
+    c = True
+    while c:
+        c = rt.constant(True)
+    return c
+
+
+def unbalanced_ternary(x):
+    parts = rt.unstack(x) if rt.size(x) > 0 else []
+    return len(parts)
+
+
 def unavailable_source():
     namespace = {"rt": rt}
     exec("def hidden(x):\n    return x * 2\n", namespace)  # no linecache entry: no source
@@ -176,6 +192,15 @@ CASES = [  # (row keyword, callable, expected exception or "warning", text the e
     ("unhashable", lambda: rt.function(lambda x, s: x)(rt.constant(1.0), {1}), TypeError, "'s'"),
     ("jit_compile", lambda: rt.function(to_half, jit_compile=True)(rt.constant(1.0)),
      NotImplementedError, "float16"),
+    ("out-of-range index", lambda: rt.function(gathers_past_the_end, jit_compile="xla")(
+        rt.constant([1.0, 2.0, 3.0])), rt.errors.InvalidArgumentError, "indices[0] = 5"),
+    ("`rt.print`", lambda: rt.function(prints, jit_compile="xla")(rt.constant(1.0)),
+     NotImplementedError, "PrintV2"),
+    ("always `True`", lambda: staged(condition_becomes_a_true_tensor), NotImplementedError,
+     "never end"),
+    ("conditional expression", lambda: staged(unbalanced_ternary, rt.constant([1.0])),
+     ValueError, "same nested structure"),
+    ("`rt.cast` of NaN", None, None, None),  # tests/reliability/test_invalid_values.py
     ("second derivatives", lambda: staged(second_derivative, rt.constant(0.5)),
      NotImplementedError, "while_loop"),
     ("complex values", complex_gradient, NotImplementedError, "complex64"),
