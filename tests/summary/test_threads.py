@@ -6,6 +6,7 @@ import threading
 import pytest
 
 import runtime as rt
+from tests.reliability.test_threads import run_in_threads
 
 pytest.importorskip("tensorboardX")
 event_accumulator = pytest.importorskip("tensorboard.backend.event_processing.event_accumulator")
@@ -22,20 +23,9 @@ def scalars(logdir, tag="value"):
 
 
 def run_threads(target):
+    """Runs `target(index, barrier)` in THREADS threads; the barrier lets them meet inside."""
     barrier = threading.Barrier(THREADS)
-    errors = []
-
-    def guarded(index):
-        try:
-            target(index, barrier)
-        except BaseException as exc:  # reported in the main thread
-            errors.append(exc)
-    threads = [threading.Thread(target=guarded, args=(i,)) for i in range(THREADS)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors
+    run_in_threads(lambda index: target(index, barrier), n=THREADS)
 
 
 @pytest.mark.parametrize("compiled", [False, True], ids=["eager", "compiled"])
