@@ -16,10 +16,30 @@ import pytest  # noqa: E402
 
 import runtime as rt  # noqa: E402
 
+# The modules whose tests take most of a run (compilers, generated programs, site builds,
+# memory soaks): marked `slow`. CI runs them on the oldest and newest Python it
+# declares and `-m "not slow"` on the others (.ci/run); a plain `pytest` runs everything.
+SLOW_MODULES = (
+    "jit/test_every_op.py",            # every op compiled by Numba, each dtype group
+    "differential/",                   # hundreds of generated programs, three tiers
+    "reliability/test_memory.py",      # 100k calls watched for growth
+    "test_docs_site.py",               # builds the documentation site
+)
+
 
 def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: a test of a module listed in SLOW_MODULES "
+                                       "(tests/conftest.py); deselect with -m 'not slow'")
     if os.environ["NUMBA_OPT"] == "0":
         config.addinivalue_line("filterwarnings", "ignore:Cannot cache compiled function")
+
+
+def pytest_collection_modifyitems(config, items):
+    root = os.path.dirname(os.path.abspath(__file__))
+    for item in items:
+        path = os.path.relpath(str(item.path), root).replace(os.sep, "/")
+        if path.startswith(SLOW_MODULES):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(autouse=True)
