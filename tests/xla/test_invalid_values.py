@@ -461,3 +461,15 @@ def test_a_call_the_numpy_tier_runs_without_error_gives_its_results():
         return ta.read(i) * 2.0
     args = (np.float32(2.0), np.int32(3))
     assert _values(f, *args, jit_compile="xla")[0] == _values(f, *args)[0] == 4.0
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_float_floor_division_and_remainder_are_numpys_bit_for_bit(dtype):
+    # NumPy corrects floor(x / y) with fmod (1.0 // 0.1 is 9.0, not 10.0); every JAX version
+    # must give those values, not only the one at hand
+    rng = np.random.default_rng(0)
+    values = np.concatenate([[0.1, 1.0, 7.3, -7.3, 1e-30, -1e30, 0.5, -0.5, 5.0, -5.0],
+                             rng.normal(scale=10.0, size=30)]).astype(dtype)
+    x, y = np.repeat(values, len(values)), np.tile(values, len(values))
+    for fn, oracle in ((lambda a, b: a // b, np.floor_divide), (lambda a, b: a % b, np.remainder)):
+        _same_bits(_values(fn, x, y, jit_compile="xla")[0], oracle(x, y))

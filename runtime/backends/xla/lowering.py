@@ -282,10 +282,24 @@ def _sign(op, x):
     return jnp.where(x == 0, jnp.zeros_like(x), jnp.sign(x))  # NumPy's sign(-0.0) is 0.0
 
 
-# NumPy's float floor division gives a zero quotient the sign of x / y and a zero remainder
-# the sign of y; XLA's give +0.0 and the sign of x
-_DIVISIONS = {"FloorDiv": (jnp.floor_divide, lambda x, y: x / y),
-              "FloorMod": (jnp.remainder, lambda x, y: y)}
+def _float_divmod(x, y):
+    """NumPy's float floor division and remainder (its npy_divmod), step by step, so every
+    JAX version gives NumPy's values: signed zeros (a zero quotient has the sign of x / y, a
+    zero remainder that of y), x / y for a zero divisor, and floor(x / y) corrected by fmod."""
+    mod = jnp.fmod(x, y)
+    div = (x - mod) / y
+    adjust = (mod != 0) & ((y < 0) != (mod < 0))
+    mod = jnp.where(adjust, mod + y, jnp.where(mod == 0, jnp.copysign(jnp.zeros_like(mod), y),
+                                                mod))
+    div = jnp.where(adjust, div - 1, div)
+    floor = jnp.floor(div)
+    floor = jnp.where(div - floor > 0.5, floor + 1, floor)
+    floor = jnp.where(div == 0, jnp.copysign(jnp.zeros_like(div), x / y), floor)
+    return jnp.where(y == 0, x / y, floor), jnp.where(y == 0, jnp.fmod(x, y), mod)
+
+
+# integers: JAX's floor division and remainder; floats: NumPy's, written out (_float_divmod)
+_DIVISIONS = {"FloorDiv": (jnp.floor_divide, 0), "FloorMod": (jnp.remainder, 1)}
 
 
 def _integer_operand(op) -> bool:
@@ -294,10 +308,10 @@ def _integer_operand(op) -> bool:
 
 @rule(*_DIVISIONS, checks=_integer_operand)
 def _floor_division(op, x, y):
-    fn, zero_sign = _DIVISIONS[op.type]
+    fn, part = _DIVISIONS[op.type]
     value = fn(x, y)
     if _is_float(value):
-        return jnp.where(value == 0, jnp.copysign(jnp.zeros_like(value), zero_sign(x, y)), value)
+        return _float_divmod(*jnp.broadcast_arrays(x, y))[part].astype(value.dtype)
     if not jnp.issubdtype(jnp.result_type(y), jnp.integer):
         return value
     return Checked(value, _all(y != 0), "Integer division by zero")
