@@ -215,10 +215,13 @@ def _inherited_members(cls) -> list[str]:
         if member.startswith("_") and not (member.startswith("__") and member.endswith("__")):
             continue  # private: mkdocstrings leaves it off already
         try:
-            doc = inspect.getdoc(getattr(cls, member))
+            value = getattr(cls, member)
+            doc = inspect.getdoc(value)
         except Exception:  # noqa: BLE001
             continue
-        if doc in builtin_docstrings() and member not in MACHINERY:
+        # a None default (`params = None`) is a plain value on every Python (3.13 gives None a
+        # docstring of its own, earlier versions none)
+        if (value is None or doc in builtin_docstrings()) and member not in MACHINERY:
             names.append(member)
     return sorted(names)
 
