@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import runtime as rt
+from tests.reliability.test_invalid_values import saturated  # the rule in plain Python
 
 
 def numba(fn):
@@ -77,13 +78,6 @@ def test_relu_gradient_with_nan_and_inf_upstream_is_g_times_mask():
 
 # -- saturating casts --------------------------------------------------------------------------------
 
-def saturated(value: float, dtype) -> int:
-    info = np.iinfo(dtype.as_numpy_dtype)
-    if value != value:
-        return 0
-    if value in (float("inf"), float("-inf")):
-        return int(info.max) if value > 0 else int(info.min)
-    return max(int(info.min), min(int(info.max), int(value)))
 
 
 SPECIAL = [np.nan, np.inf, -np.inf, 3e9, -3e9, 2.7, -2.7, 0.5, -0.5, 255.9, 256.0, -1.0, 1e20,
