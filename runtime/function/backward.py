@@ -23,6 +23,18 @@ from ..graph import FuncGraph, copy_function_graph, copy_into
 from .logs import logger, warn
 
 
+def _compile_on(backend, shells: list, what: str) -> list:
+    """`shells` compiled by `backend`; all of them by the NumPy tier, with a logged warning
+    naming `what`, when the backend refuses any (a refusal on the NumPy tier is raised)."""
+    try:
+        return [backends.compile(shell, backend, shell.name) for shell in shells]
+    except JitCompileError as exc:
+        if backend is backends.NUMPY:
+            raise
+        warn(logger, "%s runs on the NumPy tier: %s", what, exc)
+        return [backends.compile(shell, backends.NUMPY, shell.name) for shell in shells]
+
+
 class Shell:
     """A unit to lower: inputs, the ops of one or more op lists, and outputs."""
 
@@ -106,16 +118,9 @@ class GraphGradient:
         back = Shell(f"{name}_backward", built.grad_inputs + saved,
                      [built.consts, built.backward.operations], built.backward.outputs)
         self.backward_graph = built.backward
-        try:
-            self.forward_compiled = backends.compile(forward, backend, forward.name)
-            self.backward_compiled = backends.compile(back, backend, back.name)
-        except JitCompileError as exc:
-            if backend is backends.NUMPY:
-                raise
-            # the pair falls back together: the forward's saved values are the backward's inputs
-            warn(logger, "The gradient of %s runs on the NumPy tier: %s", name, exc)
-            self.forward_compiled = backends.compile(forward, backends.NUMPY, forward.name)
-            self.backward_compiled = backends.compile(back, backends.NUMPY, back.name)
+        # the pair falls back together: the forward's saved values are the backward's inputs
+        self.forward_compiled, self.backward_compiled = _compile_on(
+            backend, [forward, back], f"The gradient of {name}")
 
     def forward(self, values):
         """(outputs, saved) for NumPy input values."""
@@ -203,13 +208,7 @@ class HigherOrderGradient:
         self.n_kept = len(kept_copies)
         forward = Shell(f"{name}_forward", copy.inputs, [copy.operations],
                         copy.outputs + kept_copies)
-        try:
-            self.forward_compiled = backends.compile(forward, backend, forward.name)
-        except JitCompileError as exc:
-            if backend is backends.NUMPY:
-                raise
-            warn(logger, "The forward of %s runs on the NumPy tier: %s", name, exc)
-            self.forward_compiled = backends.compile(forward, backends.NUMPY, forward.name)
+        self.forward_compiled, = _compile_on(backend, [forward], f"The forward of {name}")
         self.backward_function = GraphFunction(_standalone(built, kept_copies, f"{name}_grad"),
                                                f"{name}_backward", backend)
 
