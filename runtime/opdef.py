@@ -131,12 +131,22 @@ class OpDef:
         elementwise op may write into it.
     constant / placeholder / loop: what the graph's passes ask by kind (`is_constant`, ...).
     strings: the op reads or makes string tensors (tiers that hold no strings refuse it).
+
+    Traits backends and passes ask instead of comparing type names:
+    region: the op runs the traced graphs in `operation.subgraphs` (If, While).
+    carrier: the op makes, grows or reads a list carried as a `variant` value: "tensor_array"
+        (TensorArray ops) or "accumulator" (the values a loop saves for its gradient).
+    variable: the op reads or writes the resource variable in its `var` attr.
+    random: (from `effects`) the op draws from a random generator.
+    lowerings: backend name ("xla", "numba") -> the rule that lowers the op there, registered
+        with `def_lowering`; a backend derives the others from `ufunc`/`reduction`/`scalar`.
     """
 
     __slots__ = ("name", "infer", "kernel", "template", "emit", "grad", "effects",
                  "num_outputs", "differentiable", "interpret", "ufunc", "reduction", "scalar",
                  "scalar_only", "out_template", "in_place", "fresh_output", "is_constant",
-                 "is_placeholder", "is_loop", "strings")
+                 "is_placeholder", "is_loop", "strings", "region", "carrier", "variable",
+                 "lowerings")
 
     def __init__(self, name: str, infer: Callable, kernel: Callable | None = None, *,
                  template: str | None = None, emit: Callable | None = None,
@@ -147,7 +157,11 @@ class OpDef:
                  scalar: str | None = None, scalar_only: bool = False,
                  out_template: str | None = None, in_place: Callable[[Any], bool] | None = None,
                  fresh_output: bool = False, constant: bool = False, placeholder: bool = False,
-                 loop: bool = False, strings: bool = False):
+                 loop: bool = False, strings: bool = False, region: bool = False,
+                 carrier: str | None = None, variable: bool = False):
+        if carrier not in (None, "tensor_array", "accumulator"):
+            raise ValueError(f"op {name!r}: carrier must be 'tensor_array' or 'accumulator', "
+                             f"not {carrier!r}")
         if ufunc is not None:
             kernel = ufunc if kernel is None else kernel
             template = ufunc_template(ufunc) if template is None else template
@@ -179,11 +193,20 @@ class OpDef:
         self.is_placeholder = placeholder
         self.is_loop = loop
         self.strings = strings
+        self.region = region or loop
+        self.carrier = carrier
+        self.variable = variable
+        self.lowerings: dict[str, Callable] = {}
 
     @property
     def stateful(self) -> bool:
         """True when the op has any effect: it must run, once, where it stands."""
         return bool(self.effects)
+
+    @property
+    def random(self) -> bool:
+        """True when the op draws from a random generator."""
+        return bool(self.effects & Effect.RANDOM)
 
     @property
     def is_elementwise(self) -> bool:
@@ -199,6 +222,14 @@ class OpDef:
         """Decorator: `hook(operation, values, run_graph)` runs an operation of this op."""
         self.interpret = hook
         return hook
+
+    def def_lowering(self, backend: str) -> Callable[[Callable], Callable]:
+        """Decorator: the rule lowering this op on `backend` ("xla", "numba"); the rule's
+        signature is the backend's (see its lowering module)."""
+        def register(rule: Callable) -> Callable:
+            self.lowerings[backend] = rule
+            return rule
+        return register
 
     def __repr__(self) -> str:
         return f"<OpDef {self.name}>"

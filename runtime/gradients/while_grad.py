@@ -44,16 +44,18 @@ def _emit_read(em, op):
 
 
 ACC_NEW = define("AccumulatorNew", lambda: (_SCALAR, _dtypes.variant), lambda: [],
-                 emit=_emit_new, stateful=True, differentiable=False, interpret=pass_through)
+                 emit=_emit_new, stateful=True, differentiable=False, interpret=pass_through,
+                 carrier="accumulator")
 
 
 ACC_PUSH = define("AccumulatorPush", lambda acc, *values: (_SCALAR, _dtypes.variant),
                   lambda acc, *values: acc.append(values) or acc, emit=_emit_push, stateful=True,
-                  differentiable=False, interpret=pass_through)
+                  differentiable=False, interpret=pass_through, carrier="accumulator")
 
 
 ACC_READ = define("AccumulatorRead", lambda acc, step, index, shape, dtype: (shape, dtype),
-                  lambda acc, step, index, shape, dtype: acc[int(step)][index], emit=_emit_read)
+                  lambda acc, step, index, shape, dtype: acc[int(step)][index], emit=_emit_read,
+                  carrier="accumulator")
 
 
 @ACC_READ.def_grad
@@ -78,7 +80,8 @@ def _connect_saved(node_inputs_of_loop: list, saved) -> None:
 
 
 ACC_LAST = define("AccumulatorLastIndex", lambda acc: (_SCALAR, _dtypes.int32),
-                  lambda acc: len(acc) - 1, template="len({0}) - 1", differentiable=False)
+                  lambda acc: len(acc) - 1, template="len({0}) - 1", differentiable=False,
+                  carrier="accumulator")
 
 
 class Accumulator:

@@ -74,7 +74,7 @@ def _cond_infer(branches, pred):
             for t, f in zip(true_graph.outputs, false_graph.outputs)]
 
 
-COND = define("If", _cond_infer, None, emit=_emit_cond, num_outputs=None)
+COND = define("If", _cond_infer, None, emit=_emit_cond, num_outputs=None, region=True)
 
 
 def _select(pred, true_fn, false_fn):

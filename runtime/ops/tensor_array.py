@@ -27,6 +27,11 @@ def _define(name, infer, kernel=None, **kwargs):
     return define(name, infer, kernel, interpret=not_interpretable, **kwargs)
 
 
+def _define_carrier(name, infer, kernel=None, **kwargs):
+    """Defines a TensorArray op that makes, grows or reads the array (`carrier` trait)."""
+    return _define(name, infer, kernel, carrier="tensor_array", **kwargs)
+
+
 def _ta_new(size, dtype, element_shape, dynamic_size):
     return [None] * int(size)
 
@@ -90,7 +95,7 @@ def _ta_unstack(handle, value):
     return handle
 
 
-TA_NEW = _define("TensorArrayV3", lambda size, **a: (TensorShape([]), _dtypes.variant), _ta_new,
+TA_NEW = _define_carrier("TensorArrayV3", lambda size, **a: (TensorShape([]), _dtypes.variant), _ta_new,
                 effects=Effect.WRITE, differentiable=False)
 
 
@@ -112,7 +117,7 @@ def _emit_write(em, op):
         em.line(f"{out} = {kernel}({handle}, {index}, {value}, True)")
 
 
-TA_WRITE = _define("TensorArrayWriteV3", lambda h, i, v, **a: (TensorShape([]), _dtypes.variant),
+TA_WRITE = _define_carrier("TensorArrayWriteV3", lambda h, i, v, **a: (TensorShape([]), _dtypes.variant),
                   _ta_write, emit=_emit_write, effects=Effect.WRITE)
 
 
@@ -126,7 +131,7 @@ def _write_grad(op, grad):
     return [rest, None, g]
 
 
-TA_READ = _define("TensorArrayReadV3", lambda h, i, dtype, element_shape: (element_shape, dtype),
+TA_READ = _define_carrier("TensorArrayReadV3", lambda h, i, dtype, element_shape: (element_shape, dtype),
                  lambda h, i, dtype, element_shape: _ta_read(h, i), effects=Effect.READ)
 
 
@@ -135,7 +140,7 @@ def _read_grad(op, g):
     return [apply(TA_GRAD_READ, [g, op.inputs[1]]), None]
 
 
-TA_STACK = _define("TensorArrayStack", lambda h, dtype, element_shape: (
+TA_STACK = _define_carrier("TensorArrayStack", lambda h, dtype, element_shape: (
     TensorShape([None]).concatenate(element_shape), dtype), _ta_stack, effects=Effect.READ)
 
 
@@ -155,12 +160,12 @@ def _emit_size(em, op):
     em.line(f"{em.outs(op)[0]} = {value if only_index else f'np.int32({value})'}")
 
 
-TA_SIZE = _define("TensorArraySizeV3", lambda h: (TensorShape([]), _dtypes.int32),
+TA_SIZE = _define_carrier("TensorArraySizeV3", lambda h: (TensorShape([]), _dtypes.int32),
                   lambda h: np.int32(len(h)), effects=Effect.READ, differentiable=False,
                   emit=_emit_size)
 
 
-TA_GATHER = _define("TensorArrayGatherV3", lambda h, i, dtype, element_shape: (
+TA_GATHER = _define_carrier("TensorArrayGatherV3", lambda h, i, dtype, element_shape: (
     TensorShape([i.shape[0] if i.shape.rank == 1 else None]).concatenate(element_shape), dtype),
     _ta_gather, effects=Effect.READ)
 
@@ -170,7 +175,7 @@ def _gather_grad(op, g):
     return [apply(TA_GRAD_GATHER, [g, op.inputs[1]]), None]
 
 
-TA_CONCAT = _define("TensorArrayConcatV3", lambda h, dtype, element_shape: (
+TA_CONCAT = _define_carrier("TensorArrayConcatV3", lambda h, dtype, element_shape: (
     TensorShape([None]).concatenate(element_shape[1:] if element_shape.rank else TensorShape(None)),
     dtype), _ta_concat, effects=Effect.READ)
 
@@ -180,7 +185,7 @@ def _concat_grad(op, g):
     return [apply(TA_GRAD_CONCAT, [g, op.inputs[0]])]
 
 
-TA_UNSTACK = _define("TensorArrayScatterV3", lambda h, v: (TensorShape([]), _dtypes.variant),
+TA_UNSTACK = _define_carrier("TensorArrayScatterV3", lambda h, v: (TensorShape([]), _dtypes.variant),
                     _ta_unstack, effects=Effect.WRITE)
 
 

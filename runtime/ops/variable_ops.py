@@ -38,7 +38,7 @@ def _read_kernel(var):
 
 READ = define("ReadVariableOp", lambda var: _read_infer(var), _read_kernel,
               emit=lambda em, op: em.line(f"{em.outs(op)[0]} = {em.bind(op.attrs['var'], 'v')}._value"),
-              stateful=True)
+              stateful=True, variable=True)
 
 
 @READ.def_grad
@@ -96,7 +96,7 @@ def _emit_assign(em, op):
 
 
 ASSIGN = define("AssignVariableOp", _assign_infer, _assign_kernel, emit=_emit_assign, stateful=True,
-                differentiable=False, in_place=lambda op: op.attrs["mode"] in ("add", "sub"))
+                differentiable=False, in_place=lambda op: op.attrs["mode"] in ("add", "sub"), variable=True)
 
 
 def _emit_init(em, op):
@@ -107,7 +107,7 @@ def _emit_init(em, op):
 
 
 INIT = define("VarInitIfNeeded", lambda value, var: [], lambda value, var: None, emit=_emit_init,
-              stateful=True, num_outputs=0, differentiable=False)
+              stateful=True, num_outputs=0, differentiable=False, variable=True)
 
 
 @INIT.def_interpret
