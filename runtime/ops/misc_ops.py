@@ -83,7 +83,7 @@ def get_static_value(tensor, partial: bool = False) -> np.ndarray | None:
     value = constant_value(tensor)
     if value is None and type(tensor) is SymbolicTensor:
         op = tensor.op
-        if op.type == "Shape" and op.inputs and op.inputs[0].shape.is_fully_defined():
+        if op.opdef is array_ops.SHAPE and op.inputs[0].shape.is_fully_defined():
             return np.array(op.inputs[0].shape.as_list(), dtype=tensor.dtype.as_numpy_dtype)
     return None if value is None else np.asarray(value)
 
