@@ -20,6 +20,7 @@ from ..gradients.engine import backprop
 from ..gradients.node import differentiable, node_of, variables_read
 from ..gradients.tape import paused
 from ..graph import FuncGraph, copy_function_graph, copy_into
+from ..opdef import not_interpretable
 from .logs import logger, warn
 
 
@@ -89,11 +90,23 @@ class _Backward:
             with context.name_scope("gradients"):
                 found = backprop([node_of(op) for op in copy.operations], seeds, sources)
             grads = [found.get(id(s)) for s in sources]
+            _refuse_variant_gradients(sources, grads, name)
             backward.outputs = [backward.capture(g) for g in grads if g is not None]
         _adopt_constants(backward, existing)
         self.has_grad = [g is not None for g in grads]
         self.saved, self.consts = _reads_from_outside(backward)
         self.backward = backward
+
+
+def _refuse_variant_gradients(sources, grads, name: str) -> None:
+    """A gradient reaching a `variant` input (values a loop or a TensorArray saved, passed to
+    a backward function) has no tensor form to pass on: refused, naming the function."""
+    for s, g in zip(sources, grads):
+        if g is not None and s.dtype is dtypes.variant:
+            raise NotImplementedError(
+                f"The gradient of {name} flows into {s.op.name}, values a while_loop or a "
+                "TensorArray saved for a backward pass; this higher-order gradient is not "
+                "supported staged. Compute it eagerly (rt.run_functions_eagerly(True)).")
 
 
 class GraphGradient:
@@ -124,14 +137,14 @@ class GraphGradient:
 
     def forward(self, values):
         """(outputs, saved) for NumPy input values."""
-        result = _run(self.forward_compiled, values)
+        result = run_compiled(self.forward_compiled, values)
         if self.n_outputs + self.n_saved == 1:
             result = (result,)
         return list(result[:self.n_outputs]), list(result[self.n_outputs:])
 
     def backward(self, output_grads, saved):
         """The gradients (NumPy values, None where there is none) for inputs, then variables."""
-        result = _run(self.backward_compiled, [*output_grads, *saved])
+        result = run_compiled(self.backward_compiled, [*output_grads, *saved])
         n = sum(self.has_grad)
         if n == 1:
             result = (result,)
@@ -148,6 +161,9 @@ class GraphFunction:
         self.name = name
         self.backend = backend
         self._compiled = None
+        # positions of inputs holding variant values (passed as they are, never tensors)
+        self.opaque_inputs = frozenset(i for i, t in enumerate(graph.inputs)
+                                       if t.dtype is dtypes.variant)
 
     @property
     def compiled(self):
@@ -163,7 +179,7 @@ class GraphFunction:
 
     def run(self, values) -> list:
         """The flat outputs (NumPy values) for NumPy input values."""
-        result = _run(self.compiled, values)
+        result = run_compiled(self.compiled, values)
         return [result] if len(self.graph.outputs) == 1 else list(result)
 
 
@@ -174,29 +190,28 @@ class HigherOrderGradient:
 
     The forward also returns the values its backward reads (`kept`). A tape differentiating
     the backward sends gradients to those kept values, so the backward is seeded at them too;
-    the seeds grow until they cover every differentiable value the backward reads. Nothing
-    is recomputed: side effects and random draws of the forward happen once. A graph whose
-    backward reads values a `while_loop` saved, or differentiates a TensorArray's gradient,
-    is refused (`Unsupported`): that gradient cannot be differentiated again when staged.
+    the seeds grow until they cover every floating-point value the backward reads. Kept
+    `variant` values (a TensorArray, a loop's saves) pass through unseeded (`opaque`): a
+    gradient that would flow into one is refused by the rule that reads it. Nothing is
+    recomputed: side effects and random draws of the forward happen once. A rule that cannot
+    be staged raises NotImplementedError (naming the op) when the gradient is built.
     """
 
     def __init__(self, graph, name: str, backend: backends.Backend = backends.NUMPY):
         copy, mapping = copy_function_graph(graph)
         extra: list = []
         for _ in range(_MAX_ROUNDS):
-            try:
-                built = _Backward(copy, mapping, name, extra)
-            except NotImplementedError as exc:  # a loop's saved values, a TensorArray
-                raise Unsupported(str(exc)) from None
-            if any(t.dtype is dtypes.variant for t in built.saved):
-                raise Unsupported(f"the gradient of {name} reads values saved by a loop")
+            built = _Backward(copy, mapping, name, extra)
             seeded = {id(t) for t in extra}
-            new = [t for t in built.saved if differentiable(t) and id(t) not in seeded]
+            new = [t for t in built.saved if _seedable(t) and id(t) not in seeded]
             if not new:
                 break
             extra += new
         else:
-            raise Unsupported(f"the values the gradient of {name} reads did not settle")
+            raise NotImplementedError(f"The values the gradient of {name} reads did not settle "
+                                      f"after {_MAX_ROUNDS} rounds; compute it eagerly "
+                                      "(rt.run_functions_eagerly(True)).")
+        _refuse_interpreted_loops(copy, built, name)
         seeded = {id(t) for t in extra}
         kept_copies = extra + [t for t in built.saved if id(t) not in seeded]
         self.output_indices = built.output_indices
@@ -206,25 +221,47 @@ class HigherOrderGradient:
         self.n_extra = len(extra)
         self.n_outputs = len(copy.outputs)
         self.n_kept = len(kept_copies)
+        self.opaque = frozenset(k for k, t in enumerate(kept_copies) if t.dtype is dtypes.variant)
         forward = Shell(f"{name}_forward", copy.inputs, [copy.operations],
                         copy.outputs + kept_copies)
-        self.forward_compiled, = _compile_on(backend, [forward], f"The forward of {name}")
-        self.backward_function = GraphFunction(_standalone(built, kept_copies, f"{name}_grad"),
-                                               f"{name}_backward", backend)
+        backward = GraphFunction(_standalone(built, kept_copies, f"{name}_grad"),
+                                 f"{name}_backward", backend)
+        if not self.opaque:
+            self.forward_compiled, = _compile_on(backend, [forward], f"The forward of {name}")
+        else:  # a tier's variant values are its own: the pair falls back together
+            self.forward_compiled, backward._compiled = _compile_on(
+                backend, [forward, backward.graph], f"The gradient of {name}")
+        self.backward_function = backward
 
     def forward(self, values):
         """(outputs, kept) for NumPy input values."""
-        result = _run(self.forward_compiled, values)
+        result = run_compiled(self.forward_compiled, values)
         if self.n_outputs + self.n_kept == 1:
             result = (result,)
         return list(result[:self.n_outputs]), list(result[self.n_outputs:])
+
+
+def _seedable(t) -> bool:
+    """Whether the backward is seeded at the kept value `t` (floating point, not variant)."""
+    return differentiable(t) and t.dtype is not dtypes.variant
+
+
+def _refuse_interpreted_loops(copy, built: _Backward, name: str) -> None:
+    """`Unsupported` when the backward reads values a while_loop saved (its gradient is not
+    differentiable again when staged) and the graph can run op by op instead."""
+    if not any(op.opdef.carrier == "accumulator" for op in built.backward.all_operations()):
+        return
+    if any(op.opdef.interpret is not_interpretable for op in copy.all_operations()):
+        return  # a TensorArray or custom gradient: staged, a second derivative is refused
+    raise Unsupported(f"the gradient of {name} reads values saved by a loop")
 
 
 _MAX_ROUNDS = 8  # builds of the backward until the values it reads are all seeded
 
 
 class Unsupported(Exception):
-    """A graph whose gradient cannot be made differentiable again by HigherOrderGradient."""
+    """A graph whose backward reads a while_loop's saves: run op by op instead (until the
+    while gradient is differentiable again)."""
 
 
 def _standalone(built: _Backward, kept, name: str) -> FuncGraph:
@@ -257,7 +294,7 @@ def _adopt_constants(backward, existing) -> None:
     backward.operations[:0] = moved
 
 
-def _run(compiled, values):
+def run_compiled(compiled, values):
     """Runs lowered code; errors name the graph op that raised them, as for plain calls."""
     try:
         return compiled.fn(*values)

@@ -20,15 +20,15 @@ import numpy as np
 
 from .. import context, nest
 from ..gradients.interpret import interpret
-from ..gradients.node import Node, variables_read
+from ..gradients.node import Node, differentiable, variables_read
 from ..gradients.tape import paused, record_node
 from ..ops.core import define
 from ..ops.variable_ops import bound_variable
 from ..tensor import EagerTensor
 from ..tracing import fill_outputs
-from .backward import GraphFunction, GraphGradient, HigherOrderGradient, Unsupported
+from .backward import GraphFunction, GraphGradient, HigherOrderGradient, Unsupported, run_compiled
 
-CALL = define("PartitionedCall", lambda *a, **k: None, None)
+CALL = define("PartitionedCall", lambda *a, **k: None, None, savable=False)  # lives on tapes
 _variables_read: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # function -> variables
 _gradients: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # concrete -> GraphGradient
 _higher: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # -> HigherOrderGradient | None
@@ -42,24 +42,31 @@ def _variables(concrete) -> list:
 
 
 def gradient_of(concrete) -> GraphGradient:
-    """The forward/backward pair of a concrete function (built on first use, then cached)."""
-    found = _gradients.get(concrete)
-    if found is None:
-        found = _gradients[concrete] = GraphGradient(concrete.graph, concrete.name,
-                                                     concrete.backend)
-    return found
+    """The forward/backward pair of a concrete function (built on first use, then cached).
+    Raises NotImplementedError or LookupError (also cached) for a graph with no gradient."""
+    return _cached(_gradients, concrete, GraphGradient)
 
 
 def higher_gradient_of(concrete) -> HigherOrderGradient | None:
-    """The differentiable-again gradient of a concrete function, or None when its graph
-    needs the op-by-op path (built on first use, then cached)."""
-    if concrete in _higher:
-        return _higher[concrete]
+    """The differentiable-again gradient of a concrete function, or None when its backward
+    reads values a while_loop saved and the graph runs op by op instead (built on first
+    use, then cached)."""
     try:
-        found = HigherOrderGradient(concrete.graph, concrete.name, concrete.backend)
+        return _cached(_higher, concrete, HigherOrderGradient)
     except Unsupported:
-        found = None
-    _higher[concrete] = found
+        return None
+
+
+def _cached(cache, function, build):
+    found = cache.get(function)
+    if found is None:
+        try:
+            found = build(function.graph, function.name, function.backend)
+        except (NotImplementedError, LookupError, Unsupported) as exc:
+            found = exc
+        cache[function] = found
+    if isinstance(found, Exception):
+        raise type(found)(*found.args)
     return found
 
 
@@ -78,8 +85,10 @@ def call_recorded(concrete, args, kwargs, values):
 
 
 def call_graph_function(function: GraphFunction, tensors: list) -> list:
-    """The flat outputs of `function` on eager `tensors`, recorded on the tapes that watch them."""
-    values = [t._value for t in tensors]
+    """The flat outputs of `function` on eager `tensors`, recorded on the tapes that watch
+    them. Inputs at `function.opaque_inputs` are variant values wrapped by `_opaque`."""
+    values = [t._value[()] if i in function.opaque_inputs else t._value
+              for i, t in enumerate(tensors)]
     flat = _record(function, tensors, values)
     if flat is None:
         flat = [EagerTensor(np.asarray(v)) for v in function.run(values)]
@@ -93,13 +102,16 @@ def _record(function, tensors, values) -> list | None:
     tapes = [tape for tape in context.state.tapes if tape._graph is None and tape._wants(candidates)]
     if not tapes:
         return None
-    if len(tapes) > 1 or any(tape._persistent for tape in tapes):
-        grad = higher_gradient_of(function)
-        if grad is None:
-            inputs = [t if t is not None else EagerTensor(v) for t, v in zip(tensors, values)]
-            return interpret(function.graph, inputs)
-        return _record_differentiable(function, grad, tensors, values, tapes)
-    return _record_first_order(function, gradient_of(function), tensors, values, tapes)
+    try:
+        if len(tapes) > 1 or any(tape._persistent for tape in tapes):
+            grad = higher_gradient_of(function)
+            if grad is None:
+                inputs = [t if t is not None else EagerTensor(v) for t, v in zip(tensors, values)]
+                return interpret(function.graph, inputs)
+            return _record_differentiable(function, grad, tensors, values, tapes)
+        return _record_first_order(function, gradient_of(function), tensors, values, tapes)
+    except (NotImplementedError, LookupError) as exc:
+        return _record_refused(function, tensors, values, tapes, exc)
 
 
 def _node_inputs(grad, tensors, values) -> list:
@@ -110,6 +122,39 @@ def _node_inputs(grad, tensors, values) -> list:
 def _eager(values) -> list:
     return [EagerTensor(np.asarray(v) if not isinstance(v, (np.ndarray, np.generic)) else v)
             for v in values]
+
+
+def _opaque(value) -> EagerTensor:
+    """A variant value (a TensorArray's list, a loop's saves) carried as a 0-d object
+    tensor: no tape differentiates it, and a backward function unwraps it."""
+    box = np.empty((), object)
+    box[()] = value
+    return EagerTensor(box)
+
+
+def _run_flat(function, values) -> list:
+    result = run_compiled(function.compiled, values)
+    return [result] if len(function.graph.outputs) == 1 else list(result)
+
+
+def _record_refused(function, tensors, values, tapes, exc: Exception) -> list:
+    """Records a call whose gradient cannot be built: the forward runs as usual, and the
+    error is raised when a gradient flows through the call (as TensorFlow raises a missing
+    gradient when `gradient` is called, not when the op runs)."""
+    with paused():
+        flat = _eager(_run_flat(function, values))
+    graph = function.graph
+    inputs = [tensors[i] if tensors[i] is not None else EagerTensor(values[i])
+              for i, t in enumerate(graph.inputs) if differentiable(t)]
+    inputs += [bound_variable(v) for v in _variables(function)]
+    outs = [flat[i] for i, t in enumerate(graph.outputs) if differentiable(t)]
+    message = f"{exc}" if function.name in str(exc) else f"{function.name}: {exc}"
+
+    def grad_fn(op, *output_grads):
+        raise type(exc)(message)
+
+    record_node(Node(CALL, inputs, outs, {"f": function.name}, None, grad_fn), tapes)
+    return flat
 
 
 def _record_first_order(function, grad: GraphGradient, tensors, values, tapes) -> list:
@@ -139,7 +184,7 @@ def _record_differentiable(function, grad: HigherOrderGradient, tensors, values,
     with paused():
         outputs, kept = grad.forward(values)
     flat = _eager(outputs)
-    kept_tensors = _eager(kept)
+    kept_tensors = [_opaque(v) if k in grad.opaque else _eager([v])[0] for k, v in enumerate(kept)]
     outs = [flat[i] for i in grad.output_indices] + kept_tensors
     n_seeds = len(grad.output_indices) + grad.n_extra
 
