@@ -30,8 +30,9 @@ NOT_IN_KERNELS = {
 
 def how(name: str, opdef) -> str:
     """How the Numba tier runs ops of type `name` (the dispatch of KernelWriter._write_op)."""
-    from runtime.backends.numba import lowering, vectorised
-    from runtime.backends.numba.rules import ALIASES, CAST, ELEMENTWISE, WRITERS
+    from runtime.backends.numba import tensor_arrays, vectorised
+    from runtime.backends.numba.rules import ALIASES, writer
+    from runtime.ops.array_ops import FILL  # fused, but written by its writer on its own
 
     def numpy_from(n: int) -> str:
         return f" (NumPy's routine through object mode on {n} elements or more)"
@@ -40,27 +41,28 @@ def how(name: str, opdef) -> str:
         return NOT_IN_KERNELS[name]
     if opdef.strings:
         return "**refused**: the tier holds no strings (JitCompileError naming the op)"
-    if name in ALIASES:
+    found = writer(opdef)
+    if opdef in ALIASES:
         return "the input's value (no code)"
-    if name in ELEMENTWISE or name == CAST:
-        large = numpy_large if name in vectorised.TRANSCENDENTAL else ""
+    if found is not None and found.scalar is not None and opdef is not FILL:
+        large = numpy_large if opdef in vectorised.TRANSCENDENTAL else ""
         return f"native: scalar code, fused into loops{large}"
-    if name in WRITERS:
-        if name in vectorised.ROW_OPS:
+    if found is not None and found.numpy_fallback:
+        if opdef in vectorised.ROW_OPS:
             return f"native{numpy_from(vectorised.ROW_MIN_SIZE)}"
-        if name in vectorised.AXIS_REDUCTIONS:
+        if opdef in vectorised.AXIS_REDUCTIONS:
             return (f"native (axis reductions of {vectorised.VECTOR_MIN_SIZE} elements or more: "
                     "NumPy through object mode)")
         return ("native (its writer in rules.py), or its NumPy kernel through object mode "
                 "where the writer does not cover a case")
-    if name in ("If", "While"):
-        return f"native `{'if' if name == 'If' else 'while'}`"
-    if name in ("ReadVariableOp", "AssignVariableOp", "VarInitIfNeeded"):
+    if opdef.region:
+        return f"native `{'while' if opdef.is_loop else 'if'}`"
+    if opdef.variable:
         return "kernel arguments and results (the first call, while a variable is unset, runs on NumPy)"
-    if name in lowering.TENSOR_ARRAY_GRADIENTS:
+    if opdef in tensor_arrays.GRADIENTS:
         return ("native: a map {index: element gradient} as a buffer (array, present, size); "
                 "missing elements are zeros")
-    if name.startswith(("TensorArray", "Accumulator")):
+    if opdef.carrier is not None:
         return "native: a growing buffer (array, written, size)"
     if opdef.kernel is not None:
         return "its NumPy kernel through object mode"

@@ -98,16 +98,15 @@ def test_the_scalar_form_agrees_with_the_ufunc(op):
         assert _eval(op.scalar, xs, one=one, zero=zero) == op.ufunc(*xs)
 
 
-def test_the_numba_table_is_the_registry_view():
-    from runtime.backends.numba.rules import ELEMENTWISE, _elementwise
+def test_the_numba_forms_are_read_off_the_opdef():
+    from runtime.backends.numba.rules import elementwise, writer
 
-    # ops defined after the table was built (examples, user ops) are not in it
-    assert {op.name for op in UFUNC_OPS} <= set(ELEMENTWISE)
-    assert all(REGISTRY[name].is_elementwise for name in ELEMENTWISE)
-    assert all(rule == _elementwise(REGISTRY[name]) for name, rule in ELEMENTWISE.items())
-    assert ELEMENTWISE["Add"].scalar == REGISTRY["Add"].scalar == "{0} + {1}"
-    assert ELEMENTWISE["Equal"].boolean and not ELEMENTWISE["Add"].boolean
-    assert ELEMENTWISE["LogicalNot"].array == "~{0}"
+    assert all(elementwise(op).scalar == op.scalar and writer(op).scalar is not None
+               for op in UFUNC_OPS)
+    assert all((elementwise(op) is None) == (not op.is_elementwise) for op in REGISTRY.values())
+    assert elementwise(REGISTRY["Add"]).scalar == REGISTRY["Add"].scalar == "{0} + {1}"
+    assert elementwise(REGISTRY["Equal"]).boolean and not elementwise(REGISTRY["Add"]).boolean
+    assert elementwise(REGISTRY["LogicalNot"]).array == "~{0}"
 
 
 def test_effects_are_declared():

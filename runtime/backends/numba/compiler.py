@@ -13,6 +13,8 @@ import numpy as np
 
 from ...graph import graphs_within
 from ...opdef import Effect
+from ...ops.debug_ops import ASSERT
+from ...ops.variable_ops import ASSIGN
 from ..base import JitCompileError, aliasing, describe
 from ..numpy_source import render as render_numpy
 from . import cache
@@ -228,7 +230,7 @@ class _Held:
 
 def _assigns_alias(graph, var, alias: set[int]) -> bool:
     """Whether an `assign` of `var` in `graph` may store a view of an input or a constant."""
-    return any(op.type == "AssignVariableOp" and op.attrs["var"] is var
+    return any(op.opdef is ASSIGN and op.attrs["var"] is var
                and op.attrs["mode"] == "assign" and id(op.inputs[0]) in alias
                for g in graphs_within(graph) for op in g.operations)
 
@@ -238,7 +240,7 @@ def _may_run_again(graph) -> bool:
     prints or draws random numbers (those would happen twice; an assertion may be checked
     again)."""
     return not any(op.opdef.effects & Effect.RANDOM
-                   or (op.opdef.effects & Effect.IO and op.type != "Assert")
+                   or (op.opdef.effects & Effect.IO and op.opdef is not ASSERT)
                    for g in graphs_within(graph) for op in g.operations)
 
 

@@ -12,26 +12,26 @@ from __future__ import annotations
 
 import contextlib
 
-from .rules import CAST, ELEMENTWISE, FILL, may_raise
+from ...ops.variable_ops import ASSIGN
+from .rules import may_raise, writer
 from .vectorised import vectorised
 
 PARALLEL_MIN_SIZE = 1 << 24  # measured on 2 busy cores: threads lose below this (docs/jit.md)
 LARGE = 1 << 20  # elements from which a stored result is allocated by NumPy
 
 
-ASSIGN = "AssignVariableOp"
-
-
 def operands(op) -> list:
     """The inputs a fused loop reads per element (`Fill` reads its value, not its dims)."""
-    return op.inputs[1:] if op.type == FILL else op.inputs
+    found = writer(op.opdef)
+    return op.inputs[found.first_operand:] if found is not None else op.inputs
 
 
 def fusible(op) -> bool:
     """Whether `op` may join a fused loop: elementwise, static non-scalar shape, no broadcast."""
-    if op.type == ASSIGN:
+    if op.opdef is ASSIGN:
         return _fusible_update(op)
-    if op.type not in ELEMENTWISE and op.type not in (CAST, FILL):
+    found = writer(op.opdef)
+    if found is None or found.scalar is None:
         return False
     if vectorised(op):  # NumPy's whole-array routine: not fused
         return False
@@ -87,14 +87,14 @@ class Group:
         self.add(op)
 
     def accepts(self, op) -> bool:
-        if op.type == ASSIGN and id(op.attrs["var"]) in self.updated:
+        if op.opdef is ASSIGN and id(op.attrs["var"]) in self.updated:
             return False  # the loop reads each variable's value from before the group
         return self.shape == op.outputs[0].shape
 
     def add(self, op) -> None:
         self.ops.append(op)
         self.outputs.add(id(op.outputs[0]))
-        if op.type == ASSIGN:
+        if op.opdef is ASSIGN:
             self.updated.add(id(op.attrs["var"]))
 
     def reads_from(self, tensors) -> bool:
@@ -157,14 +157,14 @@ def write_group(w, group, needed) -> None:
                 rows[id(t)] = name
     current: dict[int, str] = {}  # updated variables' values from before the group, flat
     for op in group.ops:
-        if op.type == ASSIGN:
+        if op.opdef is ASSIGN:
             current[id(op)] = w.fresh("f")
             w.line(f"{current[id(op)]} = np.ascontiguousarray("
                    f"{w.variable(op.attrs['var'])}).reshape({n})")
     stores = []
     for op in group.ops:
         out = op.outputs[0]
-        if op.type == ASSIGN or needed(out):
+        if op.opdef is ASSIGN or needed(out):
             name = w.fresh("f")
             if n >= LARGE:  # NumPy's allocator asks the kernel for huge pages; Numba's does not
                 kind = "boolean" if out.dtype.is_bool else out.dtype.name
@@ -201,7 +201,7 @@ def write_group(w, group, needed) -> None:
         for op in group.ops:
             values = [scalars.get(id(t)) or w.name(t) for t in operands(op)]
             name = w.fresh("s")
-            if op.type == ASSIGN:  # the variable's new value, as the NumPy tier computes it
+            if op.opdef is ASSIGN:  # the variable's new value, as the NumPy tier computes it
                 sign = "+" if op.attrs["mode"] == "add" else "-"
                 expr = f"{w.dt(op.outputs[0].dtype)}({current[id(op)]}[{index}] {sign} {values[0]})"
             else:
@@ -217,7 +217,7 @@ def write_group(w, group, needed) -> None:
         else:
             w.alias(out, w.fresh("t"))
             w.line(f"{w.name(out)} = {name}.reshape({shape!r})")
-        if out.op.type == ASSIGN:
+        if out.op.opdef is ASSIGN:
             var = w.variable(out.op.attrs["var"])
             w.line(f"{var} = {w.name(out)}")
             w.assigned.add(int(var[1:]))

@@ -1,10 +1,12 @@
 """Lowering a FuncGraph to the source of one Numba kernel and its Python caller.
 
 The kernel is a plain function of the graph inputs, the values of the variables it uses and
-its array constants; it returns the outputs and the variables' new values. `cond` and
-`while_loop` become native `if` and `while`; fused elementwise chains become loops
-(`fusion.py`); TensorArrays are growing buffers (`tensor_arrays.py`). The caller reads the
-variables, calls the kernel and stores what it assigned.
+its array constants; it returns the outputs and the variables' new values. Each op is
+written by the Numba lowering registered on its OpDef (`rules.writer`): `cond` and
+`while_loop` become native `if` and `while` (here, as do variables), fused elementwise chains
+become loops (`fusion.py`), TensorArrays are growing buffers (`tensor_arrays.py`); an op
+without one runs its NumPy kernel (`vectorised.py`). The caller reads the variables, calls
+the kernel and stores what it assigned.
 """
 
 from __future__ import annotations
@@ -15,20 +17,17 @@ import itertools
 import numpy as np
 
 from ...graph import graphs_within
-from ...ops.array_ops import int_range, is_float_to_int
+from ...ops.control_flow import COND, WHILE
+from ...ops.gradient_ops import SLICE_GRAD
+from ...ops.math_ops import ADD
+from ...ops.variable_ops import ASSIGN, INIT, READ
 from ...passes import external_inputs, live_operations
 from ..base import JitCompileError, describe
 from . import fusion, vectorised
-from .rules import ALIASES, CAST, ELEMENTWISE, FILL, WRITERS, add_into_slice, slice_grad_index
-from .tensor_arrays import TensorArrays
+from .rules import add_into_slice, lowers, slice_grad_index, writer
+from .tensor_arrays import TensorArrays, loop_invariant
 
-_VARIABLE_OPS = {"ReadVariableOp", "AssignVariableOp", "VarInitIfNeeded"}
-# The gradients of TensorArray ops: maps {index: element gradient}, in a kernel a triple
-# (buffer, present, size) like a TensorArray (`_write_tensor_array_grad_op`).
-TENSOR_ARRAY_GRADIENTS = frozenset({
-    "TensorArrayGradAdd", "TensorArrayGradFromStack", "TensorArrayGradFromRead",
-    "TensorArrayGradFromGather", "TensorArrayGradFromConcat", "TensorArrayWriteGrad",
-    "TensorArrayScatterGrad"})
+_loop_invariant = loop_invariant  # the name the XLA tier imports
 
 
 class _NotNative(Exception):
@@ -173,12 +172,12 @@ class KernelWriter:
         gradient accumulated slice by slice): written by `rules.add_into_slice`, unfused."""
         ids = {id(op) for op in ops}
         for op in ops:
-            if op.type != "Add" or not op.outputs[0].shape.is_fully_defined():
+            if op.opdef is not ADD or not op.outputs[0].shape.is_fully_defined():
                 continue
             for k, t in enumerate(op.inputs):
                 other = op.inputs[1 - k]
                 src = t.op
-                if (src.type == "StridedSliceGrad" and id(src) in ids
+                if (src.opdef is SLICE_GRAD and id(src) in ids
                         and slice_grad_index(src) is not None
                         and self._readers.get(id(t)) == [id(op)] and other is not t
                         and other.shape == t.shape == op.outputs[0].shape
@@ -202,11 +201,13 @@ class KernelWriter:
             self._current = outer
 
     def _write_op(self, op) -> None:
-        kind = op.type
+        """Writes `op` as its OpDef's Numba lowering says (rules.writer), else runs its NumPy
+        kernel; refuses an op that has neither, naming it."""
+        opdef = op.opdef
         for t in op.outputs:
             if t.shape.rank is None:
                 self.unsupported(op, "a result of unknown rank")
-        if kind == "Const":
+        if opdef.is_constant:
             return  # written once at the top
         if id(op) in self._slice_grads:
             return  # written by the Add that reads it
@@ -214,30 +215,18 @@ class KernelWriter:
             grad_op, k = self._slice_adds[id(op)]
             add_into_slice(self, op, grad_op, self.name(op.inputs[1 - k]))
             return
-        if kind in ALIASES:
-            self.alias(op.outputs[0], self.name(op.inputs[0]))
-        elif vectorised.vectorised(op):
+        found = writer(opdef)
+        if vectorised.vectorised(op):
             vectorised.write(self, op)
-        elif kind in ELEMENTWISE or kind == CAST:
-            self._write_native(op, lambda: self._write_elementwise(op))
-        elif kind in WRITERS:
-            self._write_native(op, lambda: WRITERS[kind](self, op))
-        elif kind == "If":  # a Python `if` in both tiers: the op's own emitter writes it
-            op.opdef.emit(self, op)
-        elif kind == "While":
-            self._write_while(op)
-        elif kind in _VARIABLE_OPS:
-            self._write_variable_op(op)
-        elif kind in TENSOR_ARRAY_GRADIENTS:
-            self._write_tensor_array_grad_op(op)
-        elif kind.startswith("TensorArray"):
-            self._write_tensor_array_op(op)
-        elif kind.startswith("Accumulator") and kind != "AccumulatorSource":
-            self._write_accumulator_op(op)
-        elif op.opdef.kernel is not None and not op.subgraphs:
+        elif found is not None and found.numpy_fallback:
+            self._write_native(op, lambda: found.write(self, op))
+        elif found is not None:
+            found.write(self, op)
+        elif (opdef.kernel is not None and not op.subgraphs and opdef.carrier is None
+              and not opdef.variable):
             vectorised.write(self, op)
         else:
-            self.unsupported(op, f"the op type {kind!r}")
+            self.unsupported(op, f"the op type {op.type!r}")
 
     def _write_native(self, op, write) -> None:
         """`write()`, or the op's NumPy kernel when the native writer does not cover it."""
@@ -253,269 +242,76 @@ class KernelWriter:
 
     # -- elementwise -------------------------------------------------------------------------
     def scalar_expr(self, op, operands) -> str:
-        out = op.outputs[0]
-        if op.type == FILL:
-            return operands[0] if out.dtype.is_bool else f"{self.dt(out.dtype)}({operands[0]})"
-        if op.type == CAST:
-            if out.dtype.is_bool:
-                return f"{operands[0]} != 0"
-            if is_float_to_int(op.inputs[0].dtype.as_numpy_dtype, out.dtype.as_numpy_dtype):
-                return self._saturating(operands[0], out.dtype)
-            return f"{self.dt(out.dtype)}({operands[0]})"
-        rule = ELEMENTWISE[op.type]
-        expr = rule.scalar.format(*operands, **self._constants_for(op))
-        return expr if rule.boolean else f"{self.dt(out.dtype)}({expr})"
+        """The fusible `op` on one element of its `operands` (source expressions)."""
+        return writer(op.opdef).scalar(self, op, operands)
 
-    def _write_elementwise(self, op) -> None:
-        out = op.outputs[0]
-        operands = self.ins(op)
-        if out.shape.rank == 0:
-            self.assign(op, self.scalar_expr(op, operands))
-            return
-        if op.type == CAST:
-            src = op.inputs[0]
-            if src.shape.rank == 0:
-                self.assign(op, f"np.full({self.shape_literal(out.shape)}, {operands[0]})")
-            elif out.dtype.is_bool:
-                self.assign(op, f"{operands[0]} != 0")
-            elif is_float_to_int(src.dtype.as_numpy_dtype, out.dtype.as_numpy_dtype):
-                lo, hi, top = int_range(out.dtype.as_numpy_dtype)
-                t = self.dt(out.dtype)
-                self.assign(op, f"_h.saturate_into({operands[0]}, np.empty({operands[0]}.shape, "
-                                f"{t}), {t}({lo}), {t}({hi}), {top!r})")
-            else:
-                self.assign(op, f"{operands[0]}.astype({self.dt(out.dtype)})")
-            return
-        rule = ELEMENTWISE[op.type]
-        expr = (rule.array or rule.scalar).format(*operands, **self._constants_for(op))
-        self.assign(op, expr)
 
-    def _saturating(self, x: str, dtype) -> str:
-        """The scalar float `x` as the integer `dtype`, saturating as the Cast op does on
-        every tier (array_ops.saturating_cast): NaN 0, out of range the nearest end."""
-        lo, hi, top = int_range(dtype.as_numpy_dtype)
-        t = self.dt(dtype)
-        return (f"({t}(0) if {x} != {x} else {t}({lo}) if {x} < {float(lo)!r} else "
-                f"{t}({hi}) if {x} >= {top!r} else {t}({x}))")
+# -- control flow and variables: writers registered on their OpDefs --------------------------
 
-    def _constants_for(self, op) -> dict:
-        dtype = op.inputs[0].dtype
-        if dtype.is_bool:
-            return {}
-        t = self.dt(dtype)
-        return {"one": f"{t}(1)", "zero": f"{t}(0)", "T": t}
+@lowers(COND, numpy_fallback=False)
+def _write_if(w, op) -> None:
+    """A Python `if` in both tiers: the op's own emitter writes it."""
+    op.opdef.emit(w, op)
 
-    # -- control flow ------------------------------------------------------------------------
-    def _write_while(self, op) -> None:
-        cond, body = op.subgraphs
-        names = [self.fresh("w") for _ in op.outputs]
-        inits = self.ins(op)
-        n_vars = len(names)
+
+@lowers(WHILE, numpy_fallback=False)
+def _write_while(w, op) -> None:
+    cond, body = op.subgraphs
+    names = [w.fresh("w") for _ in op.outputs]
+    inits = w.ins(op)
+    n_vars = len(names)
+    if names:
+        w.line(f"{', '.join(names)} = {', '.join(inits[:n_vars])}")
+    for graph in (cond, body):
+        for t, name in zip(graph.inputs, names):
+            w.alias(t, name)
+    counter = None
+    if len(inits) > n_vars:
+        counter = w.fresh("n")
+        w.line(f"{counter} = 0")
+    w.line("while True:")
+    with w.indented():
+        if counter is not None:
+            w.line(f"if {counter} >= {inits[n_vars]}:")
+            with w.indented():
+                w.line("break")
+            w.line(f"{counter} += 1")
+        w.emit_graph(cond)
+        w.line(f"if not {w.name(cond.outputs[0])}:")
+        with w.indented():
+            w.line("break")
+        w.emit_graph(body)
+        results = [w.name(t) for t in body.outputs]
         if names:
-            self.line(f"{', '.join(names)} = {', '.join(inits[:n_vars])}")
-        for graph in (cond, body):
-            for t, name in zip(graph.inputs, names):
-                self.alias(t, name)
-        counter = None
-        if len(inits) > n_vars:
-            counter = self.fresh("n")
-            self.line(f"{counter} = 0")
-        self.line("while True:")
-        with self.indented():
-            if counter is not None:
-                self.line(f"if {counter} >= {inits[n_vars]}:")
-                with self.indented():
-                    self.line("break")
-                self.line(f"{counter} += 1")
-            self.emit_graph(cond)
-            self.line(f"if not {self.name(cond.outputs[0])}:")
-            with self.indented():
-                self.line("break")
-            self.emit_graph(body)
-            results = [self.name(t) for t in body.outputs]
-            if names:
-                self.line(f"{', '.join(names)} = {', '.join(results)}")
-        for t, name in zip(op.outputs, names):
-            self.alias(t, name)
-
-    # -- state -------------------------------------------------------------------------------
-    def _write_variable_op(self, op) -> None:
-        var = op.attrs["var"]
-        name = self.variable(var)
-        if op.type == "ReadVariableOp":
-            self.assign(op, name)  # a later assignment rebinds `name`; the read keeps its value
-        elif op.type == "AssignVariableOp":
-            x = self.name(op.inputs[0])
-            mode = op.attrs["mode"]
-            expr = x if mode == "assign" else f"{name} {'+' if mode == 'add' else '-'} {x}"
-            if var.shape.rank == 0:
-                expr = f"{self.dt(var.dtype)}({expr})"
-            self.line(f"{name} = {expr}")
-            self.assigned.add(int(name[1:]))
-            if op.outputs:
-                self.alias(op.outputs[0], name)
-        # VarInitIfNeeded: the caller runs the NumPy executor while a variable is unset
-
-    def _write_tensor_array_op(self, op) -> None:
-        info = self.arrays.info(op.inputs[0] if op.inputs and op.type != "TensorArrayV3"
-                                else op.outputs[0])
-        if info is None or info.rank is None:
-            self.unsupported(op, "a TensorArray whose element rank is unknown")
-        names = self.ins(op)
-        new = info.new_op
-        dynamic = bool(new.attrs.get("dynamic_size"))
-        kind = op.type
-        if kind == "TensorArrayV3":
-            shape = new.attrs.get("element_shape")
-            dims = [d or 0 for d in shape] if shape is not None else [0] * info.rank
-            size = f"np.int64({names[0]})"
-            self.assign(op, f"(np.zeros(({size}, {''.join(f'{d}, ' for d in dims)}), "
-                            f"{self.dt(new.attrs['dtype'])}), np.zeros({size}, np.bool_), {size})")
-        elif kind == "TensorArrayWriteV3":
-            h, i, v = names
-            fn = "write" if info.rank else "write_scalar"
-            self.assign(op, f"_h.{fn}(*{h}, np.int64({i}), {v}, {dynamic})")
-        elif kind == "TensorArrayReadV3":
-            h, i = names
-            item = f"{h}[0][_h.check_index({h}[1], {h}[2], np.int64({i}))]"
-            self.assign(op, f"{item}.copy()" if info.rank else item)
-        elif kind == "TensorArrayStack":
-            self.assign(op, f"_h.stack(*{names[0]})")
-        elif kind == "TensorArraySizeV3":
-            self.assign(op, f"np.int32({names[0]}[2])")
-        elif kind == "TensorArrayGatherV3":
-            h, i = names
-            self.assign(op, f"_h.gather(*{h}, {i})")
-        elif kind == "TensorArrayConcatV3":
-            self.assign(op, f"_h.concat(*{names[0]})")
-        elif kind == "TensorArrayScatterV3":
-            v = names[1]
-            self.assign(op, f"(np.ascontiguousarray({v}).copy(), np.ones({v}.shape[0], np.bool_), "
-                            f"np.int64({v}.shape[0]))")
-        else:
-            self.unsupported(op, f"the op type {kind!r}")
-
-    def _write_tensor_array_grad_op(self, op) -> None:
-        """A TensorArray's gradient, a map {index: element gradient}: (buffer, present, size)."""
-        names = self.ins(op)
-        kind = op.type
-        if kind == "TensorArrayGradAdd":
-            if not names:
-                element = self.arrays.grad_element(op.outputs[0])
-                if element is None:
-                    self.unsupported(op, "a TensorArray gradient whose element rank is unknown")
-                rank, dtype = element
-                self.assign(op, f"(np.zeros((0, {'0, ' * rank}), {self.dt(dtype)}), "
-                                f"np.zeros(0, np.bool_), np.int64(0))")
-                return
-            total = names[0]
-            for name in names[1:]:
-                total = f"_h.grad_add(*{total}, *{name})"
-            self.assign(op, total)
-        elif kind == "TensorArrayGradFromStack":
-            self.assign(op, f"_h.grad_from_stack({names[0]})")
-        elif kind == "TensorArrayGradFromRead":
-            g, i = names
-            fn = "grad_from_read" if op.inputs[0].shape.rank else "grad_from_read_scalar"
-            self.assign(op, f"_h.{fn}({g}, np.int64({i}))")
-        elif kind == "TensorArrayGradFromGather":
-            g, i = names
-            indices = i if op.inputs[1].shape.rank else f"np.array([{i}])"
-            self.assign(op, f"_h.grad_from_gather({g}, {indices})")
-        elif kind == "TensorArrayGradFromConcat":
-            g, h = names
-            self.assign(op, f"_h.grad_from_concat({g}, {h}[2])")
-        elif kind in ("TensorArrayWriteGrad", "TensorArrayScatterGrad"):
-            grad, rest, value = names[0], self.fresh("m"), self.fresh("t")
-            shape = op.attrs.get("shape")
-            if kind == "TensorArrayWriteGrad":
-                index = f"np.int64({names[1]})"
-                if op.outputs[1].shape.rank == 0:
-                    call = f"_h.write_grad_scalar(*{grad}, {index})"
-                else:
-                    dims = repr(tuple(shape)) if shape is not None else f"{names[2]}.shape"
-                    call = f"_h.write_grad(*{grad}, {index}, {dims})"
-            else:
-                count = op.attrs.get("count")
-                if shape is None or count is None:
-                    like = names[1]
-                    count, dims = f"{like}.shape[0]", f"{like}.shape[1:]"
-                else:
-                    dims = repr(tuple(shape))
-                call = f"_h.scatter_grad(*{grad}, np.int64({count}), {dims})"
-            self.line(f"{rest}, {value} = {call}")
-            self.alias(op.outputs[0], rest)
-            self.alias(op.outputs[1], value)
-        else:
-            self.unsupported(op, f"the op type {kind!r}")
-
-    def _write_accumulator_op(self, op) -> None:
-        """A while loop's saves for its gradient: (count, one TensorArray triple per value)."""
-        names = self.ins(op)
-        kind = op.type
-        if kind == "AccumulatorNew":
-            info = self.arrays.info(op.outputs[0])
-            if info is None or info.push is None:
-                self.unsupported(op, "an accumulator without its loop")
-            slots = [f"(np.zeros((0, {'0, ' * t.shape.rank}), {self.dt(t.dtype)}), "
-                     f"np.zeros(0, np.bool_), np.int64(0)), " for t in info.push.inputs[1:]]
-            self.assign(op, f"(np.int64(0), {''.join(slots)})")
-        elif kind == "AccumulatorPush":
-            # inline: a row store per value, the buffer grown (by doubling) only when full; a
-            # value that cannot change during the loop is stored once, in a one-row buffer
-            acc, count = names[0], self.fresh("n")
-            self.line(f"{count} = {acc}[0]")
-            body = op.graph
-            slots = []
-            for i, (t, name) in enumerate(zip(op.inputs[1:], names[1:])):
-                buf = self.fresh("b")
-                self.line(f"{buf} = {acc}[{i + 1}][0]")
-                if t.shape.rank and _loop_invariant(t, body):
-                    self.line(f"if {count} == 0:")
-                    with self.indented():
-                        self.line(f"{buf} = np.empty((1,) + {name}.shape, {buf}.dtype)")
-                        self.line(f"{buf}[0] = {name}")
-                else:
-                    self.line(f"if {count} >= {buf}.shape[0]:")
-                    with self.indented():
-                        grow = (f"_h.grown_rows({buf}, {count}, {name})" if t.shape.rank
-                                else f"_h.grown_scalars({buf}, {count})")
-                        self.line(f"{buf} = {grow}")
-                    self.line(f"{buf}[{count}] = {name}")
-                slots.append(f"({buf}, {acc}[{i + 1}][1], {acc}[{i + 1}][2]), ")
-            self.assign(op, f"({count} + 1, {''.join(slots)})")
-        elif kind == "AccumulatorRead":
-            # a view of the saved row (saved rows are never written again); a one-row buffer
-            # holds a value saved once for every step
-            acc, step = names
-            buf = f"{acc}[{op.attrs['index'] + 1}][0]"
-            self.assign(op, f"{buf}[min({step}, {buf}.shape[0] - 1)]")
-        elif kind == "AccumulatorLastIndex":
-            self.assign(op, f"np.int32({names[0]}[0] - 1)")
-        else:
-            self.unsupported(op, f"the op type {kind!r}")
+            w.line(f"{', '.join(names)} = {', '.join(results)}")
+    for t, name in zip(op.outputs, names):
+        w.alias(t, name)
 
 
-def _loop_invariant(tensor, body) -> bool:
-    """Whether `tensor`, saved by the loop whose body is `body`, has one value in every
-    iteration: made outside the body, passed through it unchanged, or read from a variable
-    that nothing in the loop writes."""
-    if not body.is_ancestor_of(tensor.op.graph):
-        return True
-    for i, t in enumerate(body.inputs):
-        if t is tensor:
-            return i < len(body.outputs) and body.outputs[i] is tensor
-    if tensor.op.type != "ReadVariableOp":
-        return False
-    var = tensor.op.attrs["var"]
-    outer = getattr(body, "outer_graph", None)
-    loops = [op for op in (outer.operations if outer is not None else ())
-             if any(sub is body for sub in op.subgraphs)]
-    if len(loops) != 1:
-        return False
-    graphs = [g for sub in loops[0].subgraphs for g in graphs_within(sub)]
-    return not any(op.attrs.get("var") is var and op.type != "ReadVariableOp"
-                   for g in graphs for op in g.operations)
+@lowers(READ, numpy_fallback=False)
+def _write_read(w, op) -> None:
+    # a later assignment rebinds the variable's name; the read keeps its value
+    w.assign(op, w.variable(op.attrs["var"]))
+
+
+@lowers(ASSIGN, numpy_fallback=False)
+def _write_assign(w, op) -> None:
+    var = op.attrs["var"]
+    name = w.variable(var)
+    x = w.name(op.inputs[0])
+    mode = op.attrs["mode"]
+    expr = x if mode == "assign" else f"{name} {'+' if mode == 'add' else '-'} {x}"
+    if var.shape.rank == 0:
+        expr = f"{w.dt(var.dtype)}({expr})"
+    w.line(f"{name} = {expr}")
+    w.assigned.add(int(name[1:]))
+    if op.outputs:
+        w.alias(op.outputs[0], name)
+
+
+@lowers(INIT, numpy_fallback=False)
+def _write_init(w, op) -> None:
+    """Nothing: the caller runs the NumPy executor while a variable is unset."""
 
 
 def _readers(graph) -> dict[int, list]:
@@ -545,7 +341,7 @@ class Lowered:
         self.fused_loops = writer.fused_loops
         self.line_ops = writer.line_ops
         self.input_ranks = input_ranks
-        self.has_init = any(op.type == "VarInitIfNeeded" for g in graphs_within(writer.graph)
+        self.has_init = any(op.opdef is INIT for g in graphs_within(writer.graph)
                             for op in g.operations)
 
 
@@ -624,7 +420,7 @@ def _write_constants(w, graph) -> None:
             used.update(id(t) for t in op.inputs)
         used.update(id(t) for t in g.outputs)
     for op in graph.operations:
-        if op.type != "Const" or id(op.outputs[0]) not in used:
+        if not op.opdef.is_constant or id(op.outputs[0]) not in used:
             continue
         value = np.asarray(op.attrs["value"])
         if value.dtype.kind not in "biuf":

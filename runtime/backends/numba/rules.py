@@ -1,25 +1,62 @@
-"""How op types are written for Numba: tables keyed by op type name (`ELEMENTWISE`, `WRITERS`)
-that `lowering.py` reads; it writes constants, control flow, variables, TensorArrays and
-accumulators itself (also by type name), and any other op with a NumPy kernel vectorised.
+"""How ops are written for Numba: each op's writer, registered on its OpDef as the op's
+"numba" lowering (`lowers(OPDEF, ...)`, read with `writer(opdef)`), or derived from the
+OpDef's scalar form for elementwise ops. `lowering.py` registers the writers of control flow
+and variables, `tensor_arrays.py` those of TensorArrays and accumulators; any other op with a
+NumPy kernel runs it (`vectorised.py`).
 
-An `Elementwise` rule is a scalar expression (used inside fused loops and for rank-0 values)
-and, when it differs, an array expression. Any other op has a writer `(w, op) -> None` that
-appends its lines through the kernel writer `w` (see `lowering.KernelWriter`).
-
-Placeholders: `{0}`, `{1}`, ... the operands; `{T}` the NumPy type of the result (e.g.
-`np.float32`); `{one}` / `{zero}` typed constants of the operands' dtype.
+A `Writer` appends an op's lines through the kernel writer `w` (see `lowering.KernelWriter`);
+an elementwise op's writer also gives the op on one element (`scalar`), which fused loops and
+rank-0 values use. Elementwise forms: a scalar expression and, when it differs, an array
+expression. Placeholders: `{0}`, `{1}`, ... the operands; `{T}` the NumPy type of the result
+(e.g. `np.float32`); `{one}` / `{zero}` typed constants of the operands' dtype.
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Callable, NamedTuple
 
 import numpy as np
 
 from ... import ops as _ops  # noqa: F401 - defines the ops, filling the registry
-from ...opdef import REGISTRY, OpDef
+from ...gradients.cond_grad import UNDEFINED
+from ...gradients.custom import STOP_GRADIENT
+from ...opdef import OpDef
+from ...ops import array_ops, gradient_ops, linalg_ops, nn_ops, reduce_ops
+from ...ops.array_ops import int_range, is_float_to_int
 from ...ops.reduce_ops import reduction_identity
 from .vectorised import leading_sum
+
+
+class Writer(NamedTuple):
+    """An op's Numba lowering. `write(w, op)` appends its lines; with `numpy_fallback`, a case
+    it does not cover (it calls `w.unsupported`) runs the op's NumPy kernel instead.
+    `scalar(w, op, operands) -> str` is the op on one element (the op may join a fused loop),
+    whose per-element operands are its inputs from `first_operand` on."""
+
+    write: Callable
+    numpy_fallback: bool = True
+    scalar: Callable | None = None
+    first_operand: int = 0
+
+
+def lowers(*opdefs: OpDef, numpy_fallback: bool = True, scalar: Callable | None = None,
+           first_operand: int = 0) -> Callable[[Callable], Callable]:
+    """Decorator: `write(w, op)` becomes the Numba lowering of every op of `opdefs`."""
+    def register(write: Callable) -> Callable:
+        for opdef in opdefs:
+            opdef.def_lowering("numba")(Writer(write, numpy_fallback, scalar, first_operand))
+        return write
+    return register
+
+
+def writer(opdef: OpDef) -> Writer | None:
+    """How the tier writes ops of `opdef` natively: the writer registered on it, or the one
+    derived from its scalar form; None when it has neither (its NumPy kernel runs)."""
+    found = opdef.lowerings.get("numba")
+    if found is None and opdef.is_elementwise:
+        return _ELEMENTWISE_WRITER
+    return found
 
 
 class Elementwise(NamedTuple):
@@ -28,10 +65,13 @@ class Elementwise(NamedTuple):
     boolean: bool = False  # the result is bool: not wrapped in `{T}(...)`
 
 
-def _elementwise(opdef: OpDef) -> Elementwise:
-    """An elementwise op's rule, read off its OpDef: the scalar form (derived from its ufunc or
-    declared), the NumPy template for arrays when the scalar form is Python on one element
-    (`and`, `x if c else y`), and whether the result is bool."""
+@functools.lru_cache(maxsize=None)
+def elementwise(opdef: OpDef) -> Elementwise | None:
+    """An elementwise op's forms, read off its OpDef: the scalar form (derived from its ufunc
+    or declared), the NumPy template for arrays when the scalar form is Python on one element
+    (`and`, `x if c else y`), and whether the result is bool; None for other ops."""
+    if not opdef.is_elementwise:
+        return None
     array = opdef.template if opdef.scalar_only else None
     return Elementwise(opdef.scalar, array, _is_boolean(opdef.ufunc))
 
@@ -40,9 +80,6 @@ def _is_boolean(ufunc) -> bool:
     """True when `ufunc` gives bools (comparisons, logic), whatever its operands."""
     return ufunc is not None and np.asarray(ufunc(*[np.float64(1)] * ufunc.nin)).dtype == np.bool_
 
-# A view of the registry: every op that declares an elementwise meaning (see runtime.opdef).
-ELEMENTWISE: dict[str, Elementwise] = {
-    name: _elementwise(opdef) for name, opdef in REGISTRY.items() if opdef.is_elementwise}
 
 # scalar forms that raise on integer operands (a zero divisor, a negative exponent): a loop
 # computing one is not run in parallel, where Numba drops an exception raised in a thread
@@ -51,14 +88,97 @@ _RAISING_HELPERS = ("_h.power(", "_h.floordiv(", "_h.floormod(")
 
 def may_raise(op) -> bool:
     """True when the elementwise `op` may raise on its integer operands."""
-    rule = ELEMENTWISE.get(op.type)
+    rule = elementwise(op.opdef)
     return (rule is not None and bool(op.inputs) and op.inputs[0].dtype.is_integer
             and any(helper in rule.scalar for helper in _RAISING_HELPERS))
 
 
-CAST = "Cast"
-FILL = "Fill"  # fused as its value: fusion.operands skips the dims
-ALIASES = frozenset({"Identity", "StopGradient"})
+# -- elementwise ----------------------------------------------------------------------------
+
+def _constants_for(w, op) -> dict:
+    dtype = op.inputs[0].dtype
+    if dtype.is_bool:
+        return {}
+    t = w.dt(dtype)
+    return {"one": f"{t}(1)", "zero": f"{t}(0)", "T": t}
+
+
+def _elementwise_scalar(w, op, operands) -> str:
+    rule = elementwise(op.opdef)
+    expr = rule.scalar.format(*operands, **_constants_for(w, op))
+    return expr if rule.boolean else f"{w.dt(op.outputs[0].dtype)}({expr})"
+
+
+def _write_elementwise(w, op) -> None:
+    operands = w.ins(op)
+    if op.outputs[0].shape.rank == 0:
+        w.assign(op, _elementwise_scalar(w, op, operands))
+        return
+    rule = elementwise(op.opdef)
+    w.assign(op, (rule.array or rule.scalar).format(*operands, **_constants_for(w, op)))
+
+
+_ELEMENTWISE_WRITER = Writer(_write_elementwise, scalar=_elementwise_scalar)
+
+
+def _saturating(w, x: str, dtype) -> str:
+    """The scalar float `x` as the integer `dtype`, saturating as the Cast op does on
+    every tier (array_ops.saturating_cast): NaN 0, out of range the nearest end."""
+    lo, hi, top = int_range(dtype.as_numpy_dtype)
+    t = w.dt(dtype)
+    return (f"({t}(0) if {x} != {x} else {t}({lo}) if {x} < {float(lo)!r} else "
+            f"{t}({hi}) if {x} >= {top!r} else {t}({x}))")
+
+
+def _cast_scalar(w, op, operands) -> str:
+    out = op.outputs[0]
+    if out.dtype.is_bool:
+        return f"{operands[0]} != 0"
+    if is_float_to_int(op.inputs[0].dtype.as_numpy_dtype, out.dtype.as_numpy_dtype):
+        return _saturating(w, operands[0], out.dtype)
+    return f"{w.dt(out.dtype)}({operands[0]})"
+
+
+@lowers(array_ops.CAST, scalar=_cast_scalar)
+def _cast(w, op):
+    out, src = op.outputs[0], op.inputs[0]
+    x = w.ins(op)[0]
+    if out.shape.rank == 0:
+        w.assign(op, _cast_scalar(w, op, [x]))
+    elif src.shape.rank == 0:
+        w.assign(op, f"np.full({w.shape_literal(out.shape)}, {x})")
+    elif out.dtype.is_bool:
+        w.assign(op, f"{x} != 0")
+    elif is_float_to_int(src.dtype.as_numpy_dtype, out.dtype.as_numpy_dtype):
+        lo, hi, top = int_range(out.dtype.as_numpy_dtype)
+        t = w.dt(out.dtype)
+        w.assign(op, f"_h.saturate_into({x}, np.empty({x}.shape, {t}), {t}({lo}), {t}({hi}), "
+                     f"{top!r})")
+    else:
+        w.assign(op, f"{x}.astype({w.dt(out.dtype)})")
+
+
+def _fill_scalar(w, op, operands) -> str:
+    out = op.outputs[0]
+    return operands[0] if out.dtype.is_bool else f"{w.dt(out.dtype)}({operands[0]})"
+
+
+@lowers(array_ops.FILL, scalar=_fill_scalar, first_operand=1)  # fused as its value, not its dims
+def _fill(w, op):
+    out = op.outputs[0]
+    value = w.ins(op)[1]
+    if out.shape.rank == 0:
+        w.assign(op, f"{w.dt(out.dtype)}({value})")
+    else:
+        w.assign(op, f"np.full({w.shape_literal(out.shape)}, {value})")
+
+
+ALIASES = frozenset({array_ops.IDENTITY, STOP_GRADIENT})  # their result is their input
+
+
+@lowers(*ALIASES)
+def _alias(w, op):
+    w.alias(op.outputs[0], w.name(op.inputs[0]))
 
 
 # -- array-level writers ------------------------------------------------------------------------
@@ -202,15 +322,6 @@ def _pack(w, op):
         w.assign(op, f"np.stack(({', '.join(names)},), {op.attrs['axis']})")
 
 
-def _fill(w, op):
-    out = op.outputs[0]
-    value = w.ins(op)[1]
-    if out.shape.rank == 0:
-        w.assign(op, f"{w.dt(out.dtype)}({value})")
-    else:
-        w.assign(op, f"np.full({w.shape_literal(out.shape)}, {value})")
-
-
 def _like(value: int):
     def write(w, op):
         out = op.outputs[0]
@@ -310,7 +421,7 @@ def _key(w, op, values, base: str | None = None) -> str:
         if isinstance(k, int):
             return repr(k)
         w.unsupported(op, f"indexing with {type(k).__name__}")
-    first = 1 if op.type == "StridedSlice" or op.attrs.get("shape") is not None else 2
+    first = 1 if op.opdef is array_ops.STRIDED_SLICE or op.attrs.get("shape") is not None else 2
     for t in op.inputs[first:]:
         if t.shape.rank != 0:
             w.unsupported(op, "indexing with a tensor of indices")
@@ -447,16 +558,34 @@ def _undefined(w, op):
     w.assign(op, f"{t}(0)" if rank == 0 else f"np.zeros(({'0, ' * rank}), {t})")
 
 
-WRITERS: dict[str, Callable] = {
-    "Sum": _reduce("sum"), "Max": _reduce("max"), "Min": _reduce("min"),
-    "Prod": _reduce("prod"), "Any": _reduce("any"), "All": _reduce("all"), "Mean": _mean,
-    "ArgMax": _arg_reduce("argmax"), "ArgMin": _arg_reduce("argmin"),
-    "MatMul": _matmul, "Reshape": _reshaped, "ExpandDims": _reshaped, "Squeeze": _reshaped,
-    "Transpose": _transpose, "ConcatV2": _concat, "Pack": _pack, "Fill": _fill,
-    "ZerosLike": _like(0), "OnesLike": _like(1), "Zeros": _zeros, "Range": _range,
-    "Shape": _shape, "Size": _size, "BroadcastTo": _broadcast_to, "StridedSlice": _strided_slice,
-    "GatherV2": _gather, "Softmax": _softmax(False), "LogSoftmax": _softmax(True),
-    "SoftmaxCrossEntropyWithLogits": _xent, "Unpack": _unpack, "Split": _split,
-    "ReverseV2": _reverse, "Cumsum": _cumsum, "Undefined": _undefined,
-    "StridedSliceGrad": _slice_grad,
-}
+# -- each op's writer, on its OpDef -----------------------------------------------------------
+
+for _opdef, _np_fn in ((reduce_ops.SUM, "sum"), (reduce_ops.MAX, "max"), (reduce_ops.MIN, "min"),
+                       (reduce_ops.PROD, "prod"), (reduce_ops.ANY, "any"), (reduce_ops.ALL, "all")):
+    lowers(_opdef)(_reduce(_np_fn))
+lowers(reduce_ops.MEAN)(_mean)
+lowers(reduce_ops.ARGMAX)(_arg_reduce("argmax"))
+lowers(reduce_ops.ARGMIN)(_arg_reduce("argmin"))
+lowers(linalg_ops.MATMUL)(_matmul)
+lowers(array_ops.RESHAPE, array_ops.EXPAND_DIMS, array_ops.SQUEEZE)(_reshaped)
+lowers(array_ops.TRANSPOSE)(_transpose)
+lowers(array_ops.CONCAT)(_concat)
+lowers(array_ops.STACK)(_pack)
+lowers(array_ops.ZEROS_LIKE)(_like(0))
+lowers(array_ops.ONES_LIKE)(_like(1))
+lowers(gradient_ops.ZEROS)(_zeros)
+lowers(array_ops.RANGE)(_range)
+lowers(array_ops.SHAPE)(_shape)
+lowers(array_ops.SIZE)(_size)
+lowers(gradient_ops.BROADCAST_TO)(_broadcast_to)
+lowers(array_ops.STRIDED_SLICE)(_strided_slice)
+lowers(array_ops.GATHER)(_gather)
+lowers(nn_ops.SOFTMAX)(_softmax(False))
+lowers(nn_ops.LOG_SOFTMAX)(_softmax(True))
+lowers(nn_ops.XENT)(_xent)
+lowers(array_ops.UNSTACK)(_unpack)
+lowers(array_ops.SPLIT)(_split)
+lowers(array_ops.REVERSE)(_reverse)
+lowers(array_ops.CUMSUM)(_cumsum)
+lowers(UNDEFINED)(_undefined)
+lowers(gradient_ops.SLICE_GRAD)(_slice_grad)

@@ -1,4 +1,5 @@
-"""Which TensorArray (or accumulator) each handle tensor belongs to, and what it holds.
+"""TensorArrays and accumulators in a kernel: which one each handle tensor belongs to, what it
+holds, and the writers of their ops (registered on the ops' OpDefs).
 
 In a kernel a TensorArray is a tuple (buffer, written, size): a buffer of shape (capacity, *element)
 that grows by doubling. Its element rank must be known when the array is created, so the
@@ -8,28 +9,37 @@ rank is taken from whichever op of the group knows it.
 
 from __future__ import annotations
 
-_HANDLE_IN = {"TensorArrayWriteV3", "TensorArrayScatterV3", "AccumulatorPush"}
-_NEW = {"TensorArrayV3", "AccumulatorNew"}
-_RANK_OF = {  # op type -> rank of the elements, from that op's tensors
-    "TensorArrayWriteV3": lambda op: op.inputs[2].shape.rank,
-    "TensorArrayScatterV3": lambda op: _minus_one(op.inputs[1].shape.rank),
-    "TensorArrayReadV3": lambda op: op.outputs[0].shape.rank,
-    "TensorArrayStack": lambda op: _minus_one(op.outputs[0].shape.rank),
-    "TensorArrayGatherV3": lambda op: _minus_one(op.outputs[0].shape.rank),
+from ...gradients.while_grad import ACC_LAST, ACC_NEW, ACC_PUSH, ACC_READ
+from ...graph import graphs_within
+from ...ops import tensor_array as ta
+from ...ops.control_flow import COND, WHILE
+from ...ops.variable_ops import READ
+from .rules import lowers
+
+_HANDLE_IN = frozenset({ta.TA_WRITE, ta.TA_UNSTACK, ACC_PUSH})  # pass a handle on
+_NEW = frozenset({ta.TA_NEW, ACC_NEW})
+_RANK_OF = {  # op -> rank of the elements, from that op's tensors
+    ta.TA_WRITE: lambda op: op.inputs[2].shape.rank,
+    ta.TA_UNSTACK: lambda op: _minus_one(op.inputs[1].shape.rank),
+    ta.TA_READ: lambda op: op.outputs[0].shape.rank,
+    ta.TA_STACK: lambda op: _minus_one(op.outputs[0].shape.rank),
+    ta.TA_GATHER: lambda op: _minus_one(op.outputs[0].shape.rank),
 }
 
 
-# TensorArray gradients (maps {index: element gradient}): the ops that pass a map on, and the
-# (rank, dtype) of its elements from each op that knows them
-_GRAD_THROUGH = {"TensorArrayGradAdd", "TensorArrayWriteGrad", "TensorArrayScatterGrad"}
+# TensorArray gradients (maps {index: element gradient}): the ops that pass a map on (each of
+# its inputs, for an add; the first for the others), and the (rank, dtype) of its elements
+# from each op that knows them
+_GRAD_THROUGH = {ta.TA_GRAD_ADD: None, ta.TA_GRAD_WRITE: 1, ta.TA_GRAD_SCATTER: 1}
 _GRAD_ELEMENT = {
-    "TensorArrayGradFromStack": lambda op: (_minus_one(op.inputs[0].shape.rank), op.inputs[0].dtype),
-    "TensorArrayGradFromRead": lambda op: (op.inputs[0].shape.rank, op.inputs[0].dtype),
-    "TensorArrayGradFromGather": lambda op: (_minus_one(op.inputs[0].shape.rank), op.inputs[0].dtype),
-    "TensorArrayGradFromConcat": lambda op: (op.inputs[0].shape.rank, op.inputs[0].dtype),
-    "TensorArrayWriteGrad": lambda op: (op.outputs[1].shape.rank, op.outputs[1].dtype),
-    "TensorArrayScatterGrad": lambda op: (_minus_one(op.outputs[1].shape.rank), op.outputs[1].dtype),
+    ta.TA_GRAD_STACK: lambda op: (_minus_one(op.inputs[0].shape.rank), op.inputs[0].dtype),
+    ta.TA_GRAD_READ: lambda op: (op.inputs[0].shape.rank, op.inputs[0].dtype),
+    ta.TA_GRAD_GATHER: lambda op: (_minus_one(op.inputs[0].shape.rank), op.inputs[0].dtype),
+    ta.TA_GRAD_CONCAT: lambda op: (op.inputs[0].shape.rank, op.inputs[0].dtype),
+    ta.TA_GRAD_WRITE: lambda op: (op.outputs[1].shape.rank, op.outputs[1].dtype),
+    ta.TA_GRAD_SCATTER: lambda op: (_minus_one(op.outputs[1].shape.rank), op.outputs[1].dtype),
 }
+GRADIENTS = frozenset(_GRAD_THROUGH) | frozenset(_GRAD_ELEMENT)  # the TensorArray gradient ops
 
 
 def _minus_one(rank):
@@ -92,28 +102,232 @@ class TensorArrays:
 
     def _walk(self, graph) -> None:
         for op in graph.operations:
-            kind = op.type
-            if kind in _NEW:
+            opdef = op.opdef
+            if opdef in _NEW:
                 self._info[self._find(id(op.outputs[0]))] = ArrayInfo(op)
-            if kind in _HANDLE_IN:
+            if opdef in _HANDLE_IN:
                 self._union(op.inputs[0], op.outputs[0])
-            if kind in _GRAD_THROUGH:
-                for t in op.inputs[:len(op.inputs) if kind == "TensorArrayGradAdd" else 1]:
+            if opdef in _GRAD_THROUGH:
+                for t in op.inputs[:_GRAD_THROUGH[opdef]]:
                     self._union(op.outputs[0], t)
-            if kind in _GRAD_ELEMENT:
-                self._grad_elements.append((id(op.outputs[0]), _GRAD_ELEMENT[kind](op)))
-            if kind == "AccumulatorPush":
+            if opdef in _GRAD_ELEMENT:
+                self._grad_elements.append((id(op.outputs[0]), _GRAD_ELEMENT[opdef](op)))
+            if opdef is ACC_PUSH:
                 self._pushes.append(op)
-            if kind in _RANK_OF:
-                self._ranks.append((id(op.inputs[0]), _RANK_OF[kind](op)))
+            if opdef in _RANK_OF:
+                self._ranks.append((id(op.inputs[0]), _RANK_OF[opdef](op)))
             for sub in op.subgraphs:
                 self._walk(sub)
-            if kind == "While":
+            if opdef is WHILE:
                 cond, body = op.subgraphs
                 for i, out in enumerate(op.outputs):
                     for t in (op.inputs[i], cond.inputs[i], body.inputs[i], body.outputs[i]):
                         self._union(out, t)
-            elif kind == "If":
+            elif opdef is COND:
                 for branch in op.subgraphs:
                     for out, t in zip(op.outputs, branch.outputs):
                         self._union(out, t)
+
+
+# -- TensorArray ops: (buffer, written, size) -----------------------------------------------
+
+def _array_of(w, op, handle) -> ArrayInfo:
+    info = w.arrays.info(handle)
+    if info is None or info.rank is None:
+        w.unsupported(op, "a TensorArray whose element rank is unknown")
+    return info
+
+
+@lowers(ta.TA_NEW, numpy_fallback=False)
+def _new(w, op):
+    info = _array_of(w, op, op.outputs[0])
+    new = info.new_op
+    shape = new.attrs.get("element_shape")
+    dims = [d or 0 for d in shape] if shape is not None else [0] * info.rank
+    size = f"np.int64({w.ins(op)[0]})"
+    w.assign(op, f"(np.zeros(({size}, {''.join(f'{d}, ' for d in dims)}), "
+                 f"{w.dt(new.attrs['dtype'])}), np.zeros({size}, np.bool_), {size})")
+
+
+@lowers(ta.TA_WRITE, numpy_fallback=False)
+def _write(w, op):
+    info = _array_of(w, op, op.inputs[0])
+    h, i, v = w.ins(op)
+    fn = "write" if info.rank else "write_scalar"
+    w.assign(op, f"_h.{fn}(*{h}, np.int64({i}), {v}, {bool(info.new_op.attrs.get('dynamic_size'))})")
+
+
+@lowers(ta.TA_READ, numpy_fallback=False)
+def _read(w, op):
+    info = _array_of(w, op, op.inputs[0])
+    h, i = w.ins(op)
+    item = f"{h}[0][_h.check_index({h}[1], {h}[2], np.int64({i}))]"
+    w.assign(op, f"{item}.copy()" if info.rank else item)
+
+
+def _handle_call(template: str):
+    """A writer of `template` over the op's input names (after checking the array's rank)."""
+    def write(w, op):
+        _array_of(w, op, op.inputs[0])
+        w.assign(op, template.format(*w.ins(op)))
+    return write
+
+
+lowers(ta.TA_STACK, numpy_fallback=False)(_handle_call("_h.stack(*{0})"))
+lowers(ta.TA_SIZE, numpy_fallback=False)(_handle_call("np.int32({0}[2])"))
+lowers(ta.TA_GATHER, numpy_fallback=False)(_handle_call("_h.gather(*{0}, {1})"))
+lowers(ta.TA_CONCAT, numpy_fallback=False)(_handle_call("_h.concat(*{0})"))
+lowers(ta.TA_UNSTACK, numpy_fallback=False)(_handle_call(
+    "(np.ascontiguousarray({1}).copy(), np.ones({1}.shape[0], np.bool_), np.int64({1}.shape[0]))"))
+
+
+# -- TensorArray gradients: a map {index: element gradient} as (buffer, present, size) -------
+
+@lowers(ta.TA_GRAD_ADD, numpy_fallback=False)
+def _grad_add(w, op):
+    names = w.ins(op)
+    if not names:
+        element = w.arrays.grad_element(op.outputs[0])
+        if element is None:
+            w.unsupported(op, "a TensorArray gradient whose element rank is unknown")
+        rank, dtype = element
+        w.assign(op, f"(np.zeros((0, {'0, ' * rank}), {w.dt(dtype)}), "
+                     f"np.zeros(0, np.bool_), np.int64(0))")
+        return
+    total = names[0]
+    for name in names[1:]:
+        total = f"_h.grad_add(*{total}, *{name})"
+    w.assign(op, total)
+
+
+@lowers(ta.TA_GRAD_STACK, numpy_fallback=False)
+def _grad_from_stack(w, op):
+    w.assign(op, f"_h.grad_from_stack({w.ins(op)[0]})")
+
+
+@lowers(ta.TA_GRAD_READ, numpy_fallback=False)
+def _grad_from_read(w, op):
+    g, i = w.ins(op)
+    fn = "grad_from_read" if op.inputs[0].shape.rank else "grad_from_read_scalar"
+    w.assign(op, f"_h.{fn}({g}, np.int64({i}))")
+
+
+@lowers(ta.TA_GRAD_GATHER, numpy_fallback=False)
+def _grad_from_gather(w, op):
+    g, i = w.ins(op)
+    indices = i if op.inputs[1].shape.rank else f"np.array([{i}])"
+    w.assign(op, f"_h.grad_from_gather({g}, {indices})")
+
+
+@lowers(ta.TA_GRAD_CONCAT, numpy_fallback=False)
+def _grad_from_concat(w, op):
+    g, h = w.ins(op)
+    w.assign(op, f"_h.grad_from_concat({g}, {h}[2])")
+
+
+def _split_grad(w, op, call: str) -> None:
+    """A write's or scatter's gradient: the map without the written elements, and their value."""
+    rest, value = w.fresh("m"), w.fresh("t")
+    w.line(f"{rest}, {value} = {call}")
+    w.alias(op.outputs[0], rest)
+    w.alias(op.outputs[1], value)
+
+
+@lowers(ta.TA_GRAD_WRITE, numpy_fallback=False)
+def _write_grad(w, op):
+    names = w.ins(op)
+    index = f"np.int64({names[1]})"
+    if op.outputs[1].shape.rank == 0:
+        call = f"_h.write_grad_scalar(*{names[0]}, {index})"
+    else:
+        shape = op.attrs.get("shape")
+        dims = repr(tuple(shape)) if shape is not None else f"{names[2]}.shape"
+        call = f"_h.write_grad(*{names[0]}, {index}, {dims})"
+    _split_grad(w, op, call)
+
+
+@lowers(ta.TA_GRAD_SCATTER, numpy_fallback=False)
+def _scatter_grad(w, op):
+    names = w.ins(op)
+    shape, count = op.attrs.get("shape"), op.attrs.get("count")
+    if shape is None or count is None:
+        like = names[1]
+        count, dims = f"{like}.shape[0]", f"{like}.shape[1:]"
+    else:
+        dims = repr(tuple(shape))
+    _split_grad(w, op, f"_h.scatter_grad(*{names[0]}, np.int64({count}), {dims})")
+
+
+# -- accumulators: a while loop's saves for its gradient, (count, one triple per value) -------
+
+@lowers(ACC_NEW, numpy_fallback=False)
+def _accumulator_new(w, op):
+    info = w.arrays.info(op.outputs[0])
+    if info is None or info.push is None:
+        w.unsupported(op, "an accumulator without its loop")
+    slots = [f"(np.zeros((0, {'0, ' * t.shape.rank}), {w.dt(t.dtype)}), "
+             f"np.zeros(0, np.bool_), np.int64(0)), " for t in info.push.inputs[1:]]
+    w.assign(op, f"(np.int64(0), {''.join(slots)})")
+
+
+@lowers(ACC_PUSH, numpy_fallback=False)
+def _accumulator_push(w, op):
+    """Inline: a row store per value, the buffer grown (by doubling) only when full; a value
+    that cannot change during the loop is stored once, in a one-row buffer."""
+    names = w.ins(op)
+    acc, count = names[0], w.fresh("n")
+    w.line(f"{count} = {acc}[0]")
+    slots = []
+    for i, (t, name) in enumerate(zip(op.inputs[1:], names[1:])):
+        buf = w.fresh("b")
+        w.line(f"{buf} = {acc}[{i + 1}][0]")
+        if t.shape.rank and loop_invariant(t, op.graph):
+            w.line(f"if {count} == 0:")
+            with w.indented():
+                w.line(f"{buf} = np.empty((1,) + {name}.shape, {buf}.dtype)")
+                w.line(f"{buf}[0] = {name}")
+        else:
+            w.line(f"if {count} >= {buf}.shape[0]:")
+            with w.indented():
+                grow = (f"_h.grown_rows({buf}, {count}, {name})" if t.shape.rank
+                        else f"_h.grown_scalars({buf}, {count})")
+                w.line(f"{buf} = {grow}")
+            w.line(f"{buf}[{count}] = {name}")
+        slots.append(f"({buf}, {acc}[{i + 1}][1], {acc}[{i + 1}][2]), ")
+    w.assign(op, f"({count} + 1, {''.join(slots)})")
+
+
+@lowers(ACC_READ, numpy_fallback=False)
+def _accumulator_read(w, op):
+    # a view of the saved row (saved rows are never written again); a one-row buffer holds a
+    # value saved once for every step
+    acc, step = w.ins(op)
+    buf = f"{acc}[{op.attrs['index'] + 1}][0]"
+    w.assign(op, f"{buf}[min({step}, {buf}.shape[0] - 1)]")
+
+
+@lowers(ACC_LAST, numpy_fallback=False)
+def _accumulator_last_index(w, op):
+    w.assign(op, f"np.int32({w.ins(op)[0]}[0] - 1)")
+
+
+def loop_invariant(tensor, body) -> bool:
+    """Whether `tensor`, saved by the loop whose body is `body`, has one value in every
+    iteration: made outside the body, passed through it unchanged, or read from a variable
+    that nothing in the loop writes."""
+    if not body.is_ancestor_of(tensor.op.graph):
+        return True
+    for i, t in enumerate(body.inputs):
+        if t is tensor:
+            return i < len(body.outputs) and body.outputs[i] is tensor
+    if tensor.op.opdef is not READ:
+        return False
+    var = tensor.op.attrs["var"]
+    outer = getattr(body, "outer_graph", None)
+    loops = [op for op in (outer.operations if outer is not None else ())
+             if any(sub is body for sub in op.subgraphs)]
+    if len(loops) != 1:
+        return False
+    graphs = [g for sub in loops[0].subgraphs for g in graphs_within(sub)]
+    return not any(op.attrs.get("var") is var and op.opdef is not READ
+                   for g in graphs for op in g.operations)

@@ -1,6 +1,6 @@
 """Ops a kernel hands to NumPy: the op's own NumPy kernel run inside `numba.objmode`.
 
-Two kinds of op take this path (`lowering.KernelWriter` asks `runs_in_numpy`):
+Two kinds of op take this path (`lowering.KernelWriter` asks `vectorised(op)`):
 
 - ops without a native Numba form (`Erf`, `Einsum`, `Tile`, random draws, `PrintV2`, ...):
   the kernel calls the op's `OpDef.kernel`, so results and side effects (a random draw
@@ -26,16 +26,18 @@ import hashlib
 
 import numpy as np
 
-# Elementwise op types whose scalar code is a libm call (no SVML: never vectorised by LLVM).
+from ...ops import math_ops, nn_ops, reduce_ops
+
+# Elementwise ops whose scalar code is a libm call (no SVML: never vectorised by LLVM).
 TRANSCENDENTAL = frozenset({
-    "Exp", "Exp2", "Expm1", "Log", "Log1p", "Log2", "Log10", "Sin", "Cos", "Tan", "Tanh",
-    "Sinh", "Cosh", "Asin", "Acos", "Atan", "Asinh", "Acosh", "Atanh", "Atan2", "Sigmoid",
-    "Erf", "Pow", "Hypot",
-})
-# Array-level op types always run by NumPy when their input has VECTOR_MIN_SIZE elements.
-ROW_OPS = frozenset({"Softmax", "LogSoftmax", "SoftmaxCrossEntropyWithLogits"})
+    math_ops.EXP, math_ops.LOG, math_ops.LOG1P, math_ops.SIN, math_ops.COS, math_ops.TAN,
+    math_ops.TANH, math_ops.SIGMOID, math_ops.ERF, math_ops.POW})
+# Array-level ops always run by NumPy when their input has VECTOR_MIN_SIZE elements.
+ROW_OPS = frozenset({nn_ops.SOFTMAX, nn_ops.LOG_SOFTMAX, nn_ops.XENT})
 # Reductions run by NumPy when they reduce along some (not all) axes of a large input.
-AXIS_REDUCTIONS = frozenset({"Sum", "Mean", "Max", "Min", "Prod", "Any", "All"})
+AXIS_REDUCTIONS = frozenset({reduce_ops.SUM, reduce_ops.MEAN, reduce_ops.MAX, reduce_ops.MIN,
+                             reduce_ops.PROD, reduce_ops.ANY, reduce_ops.ALL})
+_LEADING_SUMS = frozenset({reduce_ops.SUM, reduce_ops.MEAN})
 
 VECTOR_MIN_SIZE = 128  # measured crossover: np.tanh/np.exp on float32 vs Numba's loop
 # Row ops are several NumPy passes plus an object-mode round trip: the native helper wins
@@ -51,19 +53,19 @@ def _size(tensor) -> int | None:
 
 def vectorised(op) -> bool:
     """Whether a natively compilable op runs faster as NumPy's whole-array routine."""
-    kind = op.type
-    if kind in TRANSCENDENTAL:
-        if kind == "Pow" and not op.outputs[0].dtype.is_floating:
+    opdef = op.opdef
+    if opdef in TRANSCENDENTAL:
+        if opdef is math_ops.POW and not op.outputs[0].dtype.is_floating:
             return False
         out = op.outputs[0]
         if not out.dtype.is_floating or not out.shape.rank:
             return False
         n = _size(out)
         return n is None or n >= VECTOR_MIN_SIZE
-    if kind in ROW_OPS:
+    if opdef in ROW_OPS:
         n = _size(op.inputs[-1])
         return n is None or n >= ROW_MIN_SIZE
-    if kind in AXIS_REDUCTIONS:
+    if opdef in AXIS_REDUCTIONS:
         x = op.inputs[0]
         rank = x.shape.rank
         axis = op.attrs.get("axis")
@@ -81,7 +83,7 @@ def leading_sum(op) -> bool:
     only (`Sum(axis=0)` of a matrix: a bias gradient). NumPy adds whole rows into the result
     in order, and so does `helpers.sum_leading`, so results agree exactly."""
     x = op.inputs[0]
-    if op.type not in ("Sum", "Mean") or not x.dtype.is_floating:
+    if op.opdef not in _LEADING_SUMS or not x.dtype.is_floating:
         return False
     rank, axis = x.shape.rank, op.attrs.get("axis")
     if not rank or axis is None or not x.shape.is_fully_defined():
