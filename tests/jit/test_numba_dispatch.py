@@ -44,7 +44,9 @@ def test_a_new_elementwise_op_is_fused_from_its_scalar_form():
     assert rules.writer(HYPOT) is not None and "numba" not in HYPOT.lowerings
 
 
-def test_an_op_with_a_kernel_only_runs_it_until_a_writer_is_registered_on_its_opdef():
+@pytest.mark.parametrize("register", [rules.lowers(TRIPLE), TRIPLE.def_lowering("numba")],
+                         ids=["rules.lowers", "def_lowering"])
+def test_an_op_with_a_kernel_only_runs_it_until_a_writer_is_registered_on_its_opdef(register):
     def fn(x):
         return _apply(TRIPLE, x) + 1.0
 
@@ -52,7 +54,7 @@ def test_an_op_with_a_kernel_only_runs_it_until_a_writer_is_registered_on_its_op
     np.testing.assert_array_equal(through_numpy(X).numpy(), X * 3.0 + 1.0)
     assert "objmode" in _source(through_numpy, X) and rules.writer(TRIPLE) is None
 
-    @rules.lowers(TRIPLE)
+    @register
     def _triple(w, op):
         w.assign(op, f"{w.ins(op)[0]} * np.float64(3.0)")
 
@@ -61,7 +63,7 @@ def test_an_op_with_a_kernel_only_runs_it_until_a_writer_is_registered_on_its_op
         np.testing.assert_array_equal(native(X).numpy(), X * 3.0 + 1.0)
         source = _source(native, X)
         assert "* np.float64(3.0)" in source and "objmode" not in source
-        assert TRIPLE.lowerings["numba"].write is _triple
+        assert rules.writer(TRIPLE).write is _triple
     finally:
         del TRIPLE.lowerings["numba"]
 

@@ -51,11 +51,14 @@ def lowers(*opdefs: OpDef, numpy_fallback: bool = True, scalar: Callable | None 
 
 
 def writer(opdef: OpDef) -> Writer | None:
-    """How the tier writes ops of `opdef` natively: the writer registered on it, or the one
-    derived from its scalar form; None when it has neither (its NumPy kernel runs)."""
+    """How the tier writes ops of `opdef` natively: the writer registered on it (a `Writer`,
+    or a function `write(w, op)` given to `opdef.def_lowering("numba")`), or the one derived
+    from its scalar form; None when it has neither (its NumPy kernel runs)."""
     found = opdef.lowerings.get("numba")
     if found is None and opdef.is_elementwise:
         return _ELEMENTWISE_WRITER
+    if found is not None and not isinstance(found, Writer):
+        return Writer(found)
     return found
 
 
