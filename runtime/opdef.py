@@ -134,6 +134,8 @@ class OpDef:
 
     Traits backends and passes ask instead of comparing type names:
     region: the op runs the traced graphs in `operation.subgraphs` (If, While).
+    taken_branch(value) -> int: for a region op that runs one of its subgraphs, chosen by its
+        first input: the index of the one run when that input is `value` (If: 0 when true).
     carrier: the op makes, grows or reads a list carried as a `variant` value: "tensor_array"
         (TensorArray ops) or "accumulator" (the values a loop saves for its gradient).
     variable: the op reads or writes the resource variable in its `var` attr.
@@ -146,7 +148,7 @@ class OpDef:
                  "num_outputs", "differentiable", "interpret", "ufunc", "reduction", "scalar",
                  "scalar_only", "out_template", "in_place", "fresh_output", "is_constant",
                  "is_placeholder", "is_loop", "strings", "region", "carrier", "variable",
-                 "lowerings")
+                 "lowerings", "taken_branch")
 
     def __init__(self, name: str, infer: Callable, kernel: Callable | None = None, *,
                  template: str | None = None, emit: Callable | None = None,
@@ -158,7 +160,8 @@ class OpDef:
                  out_template: str | None = None, in_place: Callable[[Any], bool] | None = None,
                  fresh_output: bool = False, constant: bool = False, placeholder: bool = False,
                  loop: bool = False, strings: bool = False, region: bool = False,
-                 carrier: str | None = None, variable: bool = False):
+                 carrier: str | None = None, variable: bool = False,
+                 taken_branch: Callable[[Any], int] | None = None):
         if carrier not in (None, "tensor_array", "accumulator"):
             raise ValueError(f"op {name!r}: carrier must be 'tensor_array' or 'accumulator', "
                              f"not {carrier!r}")
@@ -196,6 +199,7 @@ class OpDef:
         self.region = region or loop
         self.carrier = carrier
         self.variable = variable
+        self.taken_branch = taken_branch
         self.lowerings: dict[str, Callable] = {}
 
     @property

@@ -74,7 +74,13 @@ def _cond_infer(branches, pred):
             for t, f in zip(true_graph.outputs, false_graph.outputs)]
 
 
-COND = define("If", _cond_infer, None, emit=_emit_cond, num_outputs=None, region=True)
+def _taken_branch(pred) -> int:
+    """The branch an If op runs for the predicate's value: 0 (true_fn) or 1 (false_fn)."""
+    return 0 if bool(pred) else 1
+
+
+COND = define("If", _cond_infer, None, emit=_emit_cond, num_outputs=None, region=True,
+              taken_branch=_taken_branch)
 
 
 def _select(pred, true_fn, false_fn):

@@ -1,41 +1,133 @@
 """Constant folding at lowering time: an op whose inputs are all constants becomes a Const.
 
-Tracing folds only small constants (and not under a tape); lowering folds any size, so a
-large constant expression is computed once when the graph is compiled instead of on every
-call. Stateful ops, ops with bodies, and ops without a kernel are left alone, as is any op
-whose kernel raises (the error then surfaces when the graph runs, where it belongs).
+Tracing folds only small constants; lowering folds any size, so a large constant expression
+is computed once when the graph is compiled instead of on every call. The pass reaches into
+branches and loop bodies: a constant expression there is computed once too, and its Const is
+defined in the outermost graph, where every traced constant lives (a loop body reads it as it
+reads any value from outside). A branch op whose predicate is constant is replaced by the
+branch it takes (its ops, then an Identity per result). Ops with effects, ops without a
+kernel, and ops whose kernel raises are left alone (the error then surfaces when the graph
+runs, where it belongs).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..graph import Operation
+from ..graph import Graph, Operation
 from ..opdef import CONST
-from .rewrite import GraphLike, replacement, with_operations
+from ..ops.array_ops import IDENTITY
+from ..shapes import TensorShape
+from ..tensor import SymbolicTensor
+from .rewrite import GraphLike, Rewritten, Substitutions, replacement, with_bodies, with_operations
 
 
 def fold_constants(graph: GraphLike) -> GraphLike:
-    """`graph` with every foldable top-level op replaced by the Const of its value."""
-    values: dict[int, np.ndarray] = {}
-    operations: list[Operation] = []
-    for op in graph.operations:
-        if op.opdef.is_constant:
-            values[id(op.outputs[0])] = op.attrs["value"]
-        elif _foldable(op, values):
-            folded = _evaluate(op, values)
-            if folded is not None:
-                values[id(op.outputs[0])] = folded
-                op = replacement(op, CONST, [], {"value": folded})
-        operations.append(op)
-    return with_operations(graph, operations)
+    """`graph` with every foldable op, nested bodies included, replaced by a Const."""
+    return _Folder(graph).fold(graph)
+
+
+class _Folder:
+    """One folding of a graph: the values known so far and the Consts made for bodies."""
+
+    def __init__(self, graph: GraphLike) -> None:
+        self.root: Graph = graph.traced if isinstance(graph, Rewritten) else graph
+        self.values: dict[int, np.ndarray] = {}  # id(tensor) -> its constant value
+        self.subs = Substitutions()               # body results replaced by outer Consts
+        self.hoisted: list[Operation] = []        # those Consts, defined first in the root
+
+    def fold(self, graph: GraphLike) -> GraphLike:
+        operations: list[Operation] = []
+        self.extend(graph.operations, operations, True)
+        if self.hoisted:
+            operations[:0] = self.hoisted
+        return with_operations(graph, operations)
+
+    def body(self, graph: GraphLike) -> GraphLike:
+        operations: list[Operation] = []
+        self.extend(graph.operations, operations, False)
+        return with_operations(graph, operations, self.subs.outputs(graph))
+
+    def extend(self, source: list[Operation], out: list[Operation], top: bool) -> None:
+        """Appends the folded form of the ops `source` to `out` (`top`: the root graph's)."""
+        values = self.values
+        for op in source:
+            inputs = self.subs.inputs(op)
+            if op.opdef.is_constant:
+                values[id(op.outputs[0])] = op.attrs["value"]
+            elif op.subgraphs:
+                branch = self.taken_branch(op, inputs or op.inputs)
+                if branch is not None:
+                    self.extend(branch.operations, out, top)
+                    out.extend(self.identities(op, branch, top))
+                    continue
+                op = with_bodies(op, [self.body(sub) for sub in op.subgraphs], inputs)
+            else:
+                if inputs is not None:
+                    op = replacement(op, op.opdef, inputs, op.attrs)
+                if _foldable(op, values):
+                    folded = _evaluate(op, values)
+                    if folded is not None and top:
+                        values[id(op.outputs[0])] = folded
+                        op = replacement(op, CONST, [], {"value": folded})
+                    elif folded is not None:
+                        self.subs.add(op.outputs[0], self.hoist(op, folded))
+                        continue
+            out.append(op)
+
+    def hoist(self, op: Operation, value: np.ndarray) -> SymbolicTensor:
+        """A Const in the root graph holding `value`, the result of the body op `op`."""
+        const = Operation(self.root, CONST, op.name, [], {"value": value}, op.device)
+        out = op.outputs[0]
+        const.outputs = [SymbolicTensor(const, 0, TensorShape(value.shape), out.dtype)]
+        self.hoisted.append(const)
+        self.values[id(const.outputs[0])] = value
+        return const.outputs[0]
+
+    def taken_branch(self, op: Operation, inputs: list) -> GraphLike | None:
+        """The subgraph a branch op runs, when its predicate is constant and its results
+        are arrays (an Identity passes each on); else None."""
+        choose = op.opdef.taken_branch
+        if choose is None or not inputs:
+            return None
+        value = self.values.get(id(inputs[0]))
+        if value is None or np.size(value) != 1:
+            return None
+        branch = op.subgraphs[choose(value)]
+        if not all(isinstance(t, SymbolicTensor) and _is_array(t)
+                   for t in list(op.outputs) + list(branch.outputs)):
+            return None
+        return branch
+
+    def identities(self, op: Operation, branch: GraphLike, top: bool) -> list[Operation]:
+        """Ops giving the results of the branch op `op` from `branch`'s: an Identity each,
+        or a Const where the value is known (in a body: the outer Const is read instead)."""
+        found = []
+        for result, out in zip(branch.outputs, op.outputs):
+            source = self.subs.get(result)
+            value = self.values.get(id(source))
+            if value is not None and not top:
+                self.subs.add(out, source)
+                continue
+            if value is not None:
+                made = replacement(op, CONST, [], {"value": value})
+                self.values[id(out)] = value
+            else:
+                made = replacement(op, IDENTITY, [source], {})
+            made.outputs = [out]
+            found.append(made)
+        return found
+
+
+def _is_array(tensor: SymbolicTensor) -> bool:
+    return tensor.dtype.is_numeric or tensor.dtype.is_bool
 
 
 def _foldable(op: Operation, values: dict[int, np.ndarray]) -> bool:
     opdef = op.opdef
-    return (not opdef.stateful and not op.subgraphs and opdef.kernel is not None
+    return (not opdef.stateful and opdef.kernel is not None and opdef.carrier is None
             and len(op.outputs) == 1 and all(id(t) in values for t in op.inputs)
-            and (op.outputs[0].dtype.is_numeric or op.outputs[0].dtype.is_bool))
+            and _is_array(op.outputs[0]))
 
 
 def _evaluate(op: Operation, values: dict[int, np.ndarray]) -> np.ndarray | None:

@@ -1,14 +1,19 @@
-"""Rewriting a graph's top level without touching it: the tool of the optimising passes.
+"""Rewriting a graph without touching it: the tool of the optimising passes.
 
 A pass replaces an operation by another that produces the *same* output tensors (a Const
 holding their value, an Identity of an equal tensor), so no consumer, nested body or graph
 output needs rewiring; the result is a `Rewritten` graph: the same inputs and outputs with the
-new op list. The traced graph itself is left as it is: gradients and reports read it.
+new op list. A branch or loop body is rewritten the same way, and its op is replaced by one
+that runs the rewritten bodies (`with_bodies`). Where a value must move to another graph (a
+constant computed from a loop body, defined in the outermost graph), its readers are given the
+new tensor (`Substitutions`). The traced graph itself is left as it is: gradients and reports
+read it.
 """
 
 from __future__ import annotations
 
-from typing import Any, Union
+from collections.abc import Sequence
+from typing import Any, Optional, Union
 
 from ..graph import Graph, Operation
 from ..opdef import OpDef
@@ -16,30 +21,92 @@ from ..tensor import SymbolicTensor
 
 
 class Rewritten:
-    """A graph's inputs and outputs with a rewritten top-level program (what lowering reads)."""
+    """A graph's inputs with a rewritten program (what lowering reads).
 
-    def __init__(self, graph: GraphLike, operations: list[Operation]) -> None:
+    It stands for the traced graph `traced` (a graph, branch or loop body): ops and tensors
+    keep pointing at traced graphs, so nesting is asked of it (`is_ancestor_of`,
+    `outer_graph`). `outputs` are the traced graph's unless a pass gave them new tensors.
+    """
+
+    def __init__(self, graph: GraphLike, operations: list[Operation],
+                 outputs: Optional[list[SymbolicTensor]] = None) -> None:
+        self.traced: Graph = graph.traced if isinstance(graph, Rewritten) else graph
         self.name: str = graph.name
         self.inputs: list[SymbolicTensor] = graph.inputs
-        self.outputs: list[SymbolicTensor] = graph.outputs
+        self.outputs: list[SymbolicTensor] = graph.outputs if outputs is None else outputs
         self.operations: list[Operation] = operations
+
+    @property
+    def outer_graph(self) -> Graph | None:
+        return self.traced.outer_graph
+
+    def is_ancestor_of(self, graph: Graph | None) -> bool:
+        """Whether `graph` (an op's traced graph) is this graph or nested in it."""
+        return self.traced.is_ancestor_of(graph)
+
+    def __repr__(self) -> str:
+        return f"<Rewritten '{self.name}' with {len(self.operations)} operations>"
 
 
 GraphLike = Union[Graph, Rewritten]  # what the passes read: a traced graph, or a rewritten one
 
 
-def replacement(op: Operation, opdef: OpDef, inputs: list[Any],
-                attrs: dict[str, Any]) -> Operation:
+def replacement(op: Operation, opdef: OpDef, inputs: list[Any], attrs: dict[str, Any],
+                subgraphs: Sequence[GraphLike] = ()) -> Operation:
     """A new operation of `opdef` in place of `op`, producing `op`'s output tensors."""
-    new = Operation(op.graph, opdef, op.name, inputs, attrs, op.device)
+    new = Operation(op.graph, opdef, op.name, inputs, attrs, op.device, subgraphs)
     new.outputs = op.outputs
     new.location = op.location
     return new
 
 
-def with_operations(graph: GraphLike, operations: list[Operation]) -> GraphLike:
-    """`graph` with `operations` as its top-level program (the graph itself when unchanged)."""
-    if len(operations) == len(graph.operations) and all(
+def with_operations(graph: GraphLike, operations: list[Operation],
+                    outputs: Optional[list[SymbolicTensor]] = None) -> GraphLike:
+    """`graph` with `operations` as its program (the graph itself when unchanged)."""
+    if outputs is not None and all(a is b for a, b in zip(outputs, graph.outputs)):
+        outputs = None
+    if outputs is None and len(operations) == len(graph.operations) and all(
             a is b for a, b in zip(operations, graph.operations)):
         return graph
-    return Rewritten(graph, operations)
+    return Rewritten(graph, operations, outputs)
+
+
+def with_bodies(op: Operation, bodies: Sequence[GraphLike],
+                inputs: Optional[list[Any]] = None) -> Operation:
+    """`op` running `bodies` instead of its subgraphs (and reading `inputs`, when given);
+    `op` itself when nothing changed."""
+    same_bodies = all(a is b for a, b in zip(bodies, op.subgraphs))
+    if same_bodies and (inputs is None or all(a is b for a, b in zip(inputs, op.inputs))):
+        return op
+    return replacement(op, op.opdef, op.inputs if inputs is None else inputs, op.attrs,
+                       bodies)
+
+
+class Substitutions:
+    """Tensors whose readers read another tensor instead (id(old) -> new)."""
+
+    __slots__ = ("_new",)
+
+    def __init__(self) -> None:
+        self._new: dict[int, SymbolicTensor] = {}
+
+    def __bool__(self) -> bool:
+        return bool(self._new)
+
+    def add(self, old: SymbolicTensor, new: SymbolicTensor) -> None:
+        self._new[id(old)] = new
+
+    def get(self, tensor: Any) -> Any:
+        return self._new.get(id(tensor), tensor)
+
+    def inputs(self, op: Operation) -> list[Any] | None:
+        """`op`'s inputs with substitutions made, or None when none applies."""
+        if not self._new or not any(id(t) in self._new for t in op.inputs):
+            return None
+        return [self._new.get(id(t), t) for t in op.inputs]
+
+    def outputs(self, graph: GraphLike) -> list[SymbolicTensor] | None:
+        """`graph`'s outputs with substitutions made, or None when none applies."""
+        if not self._new or not any(id(t) in self._new for t in graph.outputs):
+            return None
+        return [self._new.get(id(t), t) for t in graph.outputs]
