@@ -48,7 +48,8 @@ def _raise_unless_kernel(condition, exception):
 
 # a `raise` under a staged condition: raises (a copy of) the user's exception when it runs
 _RAISE_UNLESS = define("RaiseUnless", lambda *xs, **attrs: [], _raise_unless_kernel,
-                       stateful=True, num_outputs=0, differentiable=False)
+                       stateful=True, num_outputs=0, differentiable=False,
+                       savable=False)  # holds the exception object
 
 
 class _ListSpec:

@@ -23,6 +23,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .attr_kinds import ARRAY, AttrKind
+
 REGISTRY: dict[str, "OpDef"] = {}
 
 
@@ -142,13 +144,19 @@ class OpDef:
     random: (from `effects`) the op draws from a random generator.
     lowerings: backend name ("xla", "numba") -> the rule that lowers the op there, registered
         with `def_lowering`; a backend derives the others from `ufunc`/`reduction`/`scalar`.
+
+    Its attributes, for the saved-model loader (never checked when the op is applied):
+    attrs: attribute name -> `AttrKind` (runtime/attr_kinds.py): the names an operation of
+        this op carries, exactly, and what each value may be.
+    savable: False for ops that hold Python objects or live only on tapes (never written,
+        never read).
     """
 
     __slots__ = ("name", "infer", "kernel", "template", "emit", "grad", "effects",
                  "num_outputs", "differentiable", "interpret", "ufunc", "reduction", "scalar",
                  "scalar_only", "out_template", "in_place", "fresh_output", "is_constant",
                  "is_placeholder", "is_loop", "strings", "region", "carrier", "variable",
-                 "lowerings", "taken_branch")
+                 "lowerings", "attrs", "savable", "taken_branch")
 
     def __init__(self, name: str, infer: Callable, kernel: Callable | None = None, *,
                  template: str | None = None, emit: Callable | None = None,
@@ -161,7 +169,11 @@ class OpDef:
                  fresh_output: bool = False, constant: bool = False, placeholder: bool = False,
                  loop: bool = False, strings: bool = False, region: bool = False,
                  carrier: str | None = None, variable: bool = False,
-                 taken_branch: Callable[[Any], int] | None = None):
+                 taken_branch: Callable[[Any], int] | None = None,
+                 attrs: dict[str, AttrKind] | None = None, savable: bool = True):
+        if attrs and not all(isinstance(k, AttrKind) for k in attrs.values()):
+            raise TypeError(f"op {name!r}: attrs must map names to AttrKinds "
+                            "(runtime/attr_kinds.py), e.g. attrs={'axis': AXIS}")
         if carrier not in (None, "tensor_array", "accumulator"):
             raise ValueError(f"op {name!r}: carrier must be 'tensor_array' or 'accumulator', "
                              f"not {carrier!r}")
@@ -201,6 +213,8 @@ class OpDef:
         self.variable = variable
         self.taken_branch = taken_branch
         self.lowerings: dict[str, Callable] = {}
+        self.attrs: dict[str, AttrKind] = dict(attrs or {})
+        self.savable = savable
 
     @property
     def stateful(self) -> bool:
@@ -279,5 +293,7 @@ def _emit_const(em, op):
     em.alias(op.outputs[0], em.bind(value, "c"))
 
 
-CONST = define("Const", _no_infer, emit=_emit_const, differentiable=False, constant=True)
-PLACEHOLDER = define("Placeholder", _no_infer, differentiable=False, placeholder=True)
+CONST = define("Const", _no_infer, emit=_emit_const, differentiable=False, constant=True,
+               attrs={"value": ARRAY})
+PLACEHOLDER = define("Placeholder", _no_infer, differentiable=False, placeholder=True,
+                     savable=False)

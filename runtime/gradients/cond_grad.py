@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import context
 from .. import dtypes as _dtypes
+from ..attr_kinds import DTYPE, SHAPE
 from ..graph import FuncGraph
 from ..opdef import define, pass_through
 from ..ops import array_ops, gradient_ops
@@ -41,7 +42,8 @@ def _emit_filler(em, op):
 
 
 UNDEFINED = define("Undefined", lambda shape, dtype: (shape, dtype), _filler, emit=_emit_filler,
-                   differentiable=False, interpret=pass_through)
+                   differentiable=False, interpret=pass_through,
+                   attrs={"dtype": DTYPE, "shape": SHAPE})
 
 _EXPOSED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 

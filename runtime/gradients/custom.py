@@ -44,7 +44,7 @@ def _custom_kernel(*values, n_inputs, grad_fn, variables):
 
 
 CUSTOM = define("CustomGradient", _custom_infer, _custom_kernel, emit=_emit_alias,
-                num_outputs=None, interpret=not_interpretable)
+                num_outputs=None, interpret=not_interpretable, savable=False)  # holds grad_fn
 
 
 @CUSTOM.def_grad

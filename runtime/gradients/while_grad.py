@@ -12,6 +12,7 @@ import weakref
 
 from .. import context
 from .. import dtypes as _dtypes
+from ..attr_kinds import DTYPE, INT, SHAPE
 from ..graph import FuncGraph
 from ..opdef import define, pass_through
 from ..ops import math_ops
@@ -55,7 +56,7 @@ ACC_PUSH = define("AccumulatorPush", lambda acc, *values: (_SCALAR, _dtypes.vari
 
 ACC_READ = define("AccumulatorRead", lambda acc, step, index, shape, dtype: (shape, dtype),
                   lambda acc, step, index, shape, dtype: acc[int(step)][index], emit=_emit_read,
-                  carrier="accumulator")
+                  carrier="accumulator", attrs={"dtype": DTYPE, "index": INT, "shape": SHAPE})
 
 
 @ACC_READ.def_grad

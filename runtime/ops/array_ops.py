@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import context
 from .. import dtypes as _dtypes
+from ..attr_kinds import AXES, AXIS, BOOL, DIMS, DTYPE, INT, INTS, KEY, NUMBER, OPT_AXES, OPT_DTYPE
 from ..errors import IndexOutOfBoundsError, InvalidArgumentError
 from ..exports import export
 from ..graph import constant_value
@@ -118,7 +119,7 @@ def _reshape_infer(x, shape):
 
 
 RESHAPE = define("Reshape", _reshape_infer, lambda x, shape: np.reshape(x, shape),
-                 template="np.reshape({0}, {shape})")
+                 template="np.reshape({0}, {shape})", attrs={"shape": DIMS})
 
 
 @export("reshape")
@@ -166,7 +167,7 @@ def _transpose_infer(x, perm):
 
 
 TRANSPOSE = define("Transpose", _transpose_infer, lambda x, perm: np.transpose(x, perm),
-                   template="np.transpose({0}, {perm})")
+                   template="np.transpose({0}, {perm})", attrs={"perm": AXES})
 
 
 @TRANSPOSE.def_grad
@@ -219,7 +220,8 @@ def _concat_infer(*xs, axis):
     return TensorShape(dims), dtype
 
 
-CONCAT = define("ConcatV2", _concat_infer, lambda *xs, axis: np.concatenate(xs, axis))
+CONCAT = define("ConcatV2", _concat_infer, lambda *xs, axis: np.concatenate(xs, axis),
+                attrs={"axis": AXIS})
 
 
 @export("concat")
@@ -272,7 +274,7 @@ def _stack_infer(*xs, axis):
     return TensorShape(dims[:ax] + (len(xs),) + dims[ax:]), dtype
 
 
-STACK = define("Pack", _stack_infer, lambda *xs, axis: np.stack(xs, axis))
+STACK = define("Pack", _stack_infer, lambda *xs, axis: np.stack(xs, axis), attrs={"axis": AXIS})
 
 
 @STACK.def_grad
@@ -302,7 +304,7 @@ def _unstack_infer(x, num, axis):
 
 UNSTACK = define("Unpack", _unstack_infer,
                  lambda x, num, axis: [np.take(x, i, axis=axis) for i in builtins.range(num)],
-                 num_outputs=None)
+                 num_outputs=None, attrs={"axis": AXIS, "num": INT})
 
 
 @export("unstack")
@@ -332,7 +334,7 @@ def _split_infer(x, sizes, axis):
 
 SPLIT = define("Split", _split_infer,
                lambda x, sizes, axis: np.split(x, np.cumsum(sizes)[:-1], axis=axis),
-               num_outputs=None)
+               num_outputs=None, attrs={"axis": AXIS, "sizes": INTS})
 
 
 @export("split")
@@ -370,7 +372,7 @@ def _squeeze_infer(x, axis):
 
 
 SQUEEZE = define("Squeeze", _squeeze_infer, lambda x, axis: np.squeeze(x, axis),
-                 template="np.squeeze({0}, {axis})")
+                 template="np.squeeze({0}, {axis})", attrs={"axis": OPT_AXES})
 
 
 @export("squeeze")
@@ -391,7 +393,7 @@ def _expand_infer(x, axis):
 
 
 EXPAND_DIMS = define("ExpandDims", _expand_infer, lambda x, axis: np.expand_dims(x, axis),
-                     template="np.expand_dims({0}, {axis})")
+                     template="np.expand_dims({0}, {axis})", attrs={"axis": AXIS})
 
 
 @export("expand_dims")
@@ -416,7 +418,7 @@ def _tile_infer(x, multiples):
 
 
 TILE = define("Tile", _tile_infer, lambda x, multiples: np.tile(x, multiples),
-              template="np.tile({0}, {multiples})")
+              template="np.tile({0}, {multiples})", attrs={"multiples": DIMS})
 
 
 @export("tile")
@@ -505,7 +507,7 @@ def _gather_kernel(params, indices, axis):
         raise index_out_of_range("GatherV2", indices, np.shape(params)[axis]) from None
 
 
-GATHER = define("GatherV2", _gather_infer, _gather_kernel)
+GATHER = define("GatherV2", _gather_infer, _gather_kernel, attrs={"axis": AXIS})
 
 
 def gather(params, indices, axis=0, batch_dims=0, name=None):
@@ -661,11 +663,11 @@ def _like_infer(x, dtype):
 
 
 ZEROS_LIKE = define("ZerosLike", _like_infer, lambda x, dtype: np.zeros_like(x, dtype=dtype and dtype.as_numpy_dtype),
-                    differentiable=False)
+                    differentiable=False, attrs={"dtype": OPT_DTYPE})
 
 
 ONES_LIKE = define("OnesLike", _like_infer, lambda x, dtype: np.ones_like(x, dtype=dtype and dtype.as_numpy_dtype),
-                   differentiable=False)
+                   differentiable=False, attrs={"dtype": OPT_DTYPE})
 
 
 @export("zeros_like")
@@ -702,7 +704,7 @@ def _range_kernel(start, limit, delta, dtype):
     return np.arange(start, limit, delta, dtype=dtype.as_numpy_dtype)
 
 
-RANGE = define("Range", _range_infer, _range_kernel, differentiable=False)
+RANGE = define("Range", _range_infer, _range_kernel, differentiable=False, attrs={"dtype": DTYPE})
 
 
 @export("range")
@@ -761,7 +763,7 @@ def _shape_infer(x, out_type):
 
 
 SHAPE = define("Shape", _shape_infer, lambda x, out_type: np.array(np.shape(x), out_type.as_numpy_dtype),
-               differentiable=False)
+               differentiable=False, attrs={"out_type": DTYPE})
 
 
 @export("shape")
@@ -775,7 +777,8 @@ def shape(input, out_type=_dtypes.int32, name=None) -> Tensor:  # noqa: A002
 
 
 SIZE = define("Size", lambda x, out_type: (TensorShape([]), out_type),
-              lambda x, out_type: np.array(np.size(x), out_type.as_numpy_dtype), differentiable=False)
+              lambda x, out_type: np.array(np.size(x), out_type.as_numpy_dtype), differentiable=False,
+              attrs={"out_type": DTYPE})
 
 
 @export("size")
@@ -850,7 +853,8 @@ def _emit_cast(em, op):
         em.line(f"{em.outs(op)[0]} = {em.ins(op)[0]}.astype({type_name})")
 
 
-CAST = define("Cast", lambda x, dtype: (x.shape, dtype), _cast_kernel, emit=_emit_cast)
+CAST = define("Cast", lambda x, dtype: (x.shape, dtype), _cast_kernel, emit=_emit_cast,
+              attrs={"dtype": DTYPE})
 
 
 @CAST.def_grad
@@ -911,7 +915,9 @@ def _one_hot_kernel(indices, depth, on_value, off_value, axis, dtype):
     return out
 
 
-ONE_HOT = define("OneHot", _one_hot_infer, _one_hot_kernel, differentiable=False)
+ONE_HOT = define("OneHot", _one_hot_infer, _one_hot_kernel, differentiable=False,
+                 attrs={"depth": INT, "on_value": NUMBER, "off_value": NUMBER, "axis": AXIS,
+                        "dtype": DTYPE})
 
 
 @export("one_hot")
@@ -947,7 +953,7 @@ def _one_hot_later(indices, depth, on, off, axis, dtype):
 
 
 REVERSE = define("ReverseV2", lambda x, axis: (x.shape, x.dtype), lambda x, axis: np.flip(x, axis),
-                 template="np.flip({0}, {axis})")
+                 template="np.flip({0}, {axis})", attrs={"axis": AXES})
 
 
 @REVERSE.def_grad
@@ -976,7 +982,8 @@ def _cumsum_kernel(x, axis, exclusive, reverse):
     return out
 
 
-CUMSUM = define("Cumsum", lambda x, axis, exclusive, reverse: (x.shape, x.dtype), _cumsum_kernel)
+CUMSUM = define("Cumsum", lambda x, axis, exclusive, reverse: (x.shape, x.dtype), _cumsum_kernel,
+                attrs={"axis": AXIS, "exclusive": BOOL, "reverse": BOOL})
 
 
 @CUMSUM.def_grad
@@ -1080,7 +1087,8 @@ def _key_source(em, op) -> str:
 
 
 STRIDED_SLICE = define("StridedSlice", _index_infer, _index_kernel,
-                       emit=lambda em, op: em.line(f"{em.outs(op)[0]} = {_key_source(em, op)}"))
+                       emit=lambda em, op: em.line(f"{em.outs(op)[0]} = {_key_source(em, op)}"),
+                       attrs={"key": KEY})
 
 
 def getitem(tensor, key):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from ..attr_kinds import INTS, PADDING
 from ..exports import export
 from ..opdef import define
 from ..shapes import TensorShape
@@ -159,7 +160,10 @@ def _conv_kernel(x, filters, strides, padding, dilations):
     return np.tensordot(win, filters, axes=([4, 5, 3], [0, 1, 2]))
 
 
-CONV2D = define("Conv2D", _conv_infer, _conv_kernel)
+_CONV = {"strides": INTS, "padding": PADDING, "dilations": INTS}
+_POOL = {"ksize": INTS, "strides": INTS, "padding": PADDING}
+
+CONV2D = define("Conv2D", _conv_infer, _conv_kernel, attrs=_CONV)
 
 
 def _backprop_input_infer(g, filters, input_size, strides, padding, dilations):
@@ -176,7 +180,7 @@ def _backprop_input_kernel(g, filters, input_size, strides, padding, dilations):
 
 
 CONV2D_BACKPROP_INPUT = define("Conv2DBackpropInput", _backprop_input_infer,
-                               _backprop_input_kernel)
+                               _backprop_input_kernel, attrs={"input_size": INTS, **_CONV})
 
 
 def _backprop_filter_infer(x, g, filter_size, strides, padding, dilations):
@@ -192,7 +196,7 @@ def _backprop_filter_kernel(x, g, filter_size, strides, padding, dilations):
 
 
 CONV2D_BACKPROP_FILTER = define("Conv2DBackpropFilter", _backprop_filter_infer,
-                                _backprop_filter_kernel)
+                                _backprop_filter_kernel, attrs={"filter_size": INTS, **_CONV})
 
 
 def _conv_attrs(op):
@@ -305,7 +309,7 @@ def _max_pool_kernel(x, ksize, strides, padding):
     return win.max(axis=(4, 5))
 
 
-MAX_POOL = define("MaxPool", _pool_infer("max_pool2d"), _max_pool_kernel)
+MAX_POOL = define("MaxPool", _pool_infer("max_pool2d"), _max_pool_kernel, attrs=_POOL)
 
 
 def _max_pool_grad_infer(x, g, ksize, strides, padding):
@@ -337,10 +341,10 @@ def _max_pool_grad_grad_kernel(x, gg, ksize, strides, padding):
     return np.ascontiguousarray(_pad(gg, ph, pw)[index])
 
 
-MAX_POOL_GRAD = define("MaxPoolGrad", _max_pool_grad_infer, _max_pool_grad_kernel)
+MAX_POOL_GRAD = define("MaxPoolGrad", _max_pool_grad_infer, _max_pool_grad_kernel, attrs=_POOL)
 MAX_POOL_GRAD_GRAD = define(
     "MaxPoolGradGrad", lambda x, gg, **attrs: _pool_infer("max_pool2d")(x, **attrs),
-    _max_pool_grad_grad_kernel)
+    _max_pool_grad_grad_kernel, attrs=_POOL)
 
 
 def _pool_attrs(op):
@@ -381,7 +385,7 @@ def _avg_pool_kernel(x, ksize, strides, padding):
     return win.sum(axis=(4, 5)) / counts[None, :, :, None]
 
 
-AVG_POOL = define("AvgPool", _pool_infer("avg_pool2d"), _avg_pool_kernel)
+AVG_POOL = define("AvgPool", _pool_infer("avg_pool2d"), _avg_pool_kernel, attrs=_POOL)
 
 
 def _avg_pool_grad_infer(g, input_size, ksize, strides, padding):
@@ -398,7 +402,8 @@ def _avg_pool_grad_kernel(g, input_size, ksize, strides, padding):
     return _scatter_taps(cols, input_size, ksize, strides, (1, 1), ph, pw, (n, c))
 
 
-AVG_POOL_GRAD = define("AvgPoolGrad", _avg_pool_grad_infer, _avg_pool_grad_kernel)
+AVG_POOL_GRAD = define("AvgPoolGrad", _avg_pool_grad_infer, _avg_pool_grad_kernel,
+                       attrs={"input_size": INTS, **_POOL})
 
 
 @AVG_POOL.def_grad

@@ -57,7 +57,9 @@ def _next_infer(handle, *, specs, flatten, strict):
     return [(TensorShape([]), _dtypes.bool_)] + [(s.shape, s.dtype) for s in specs]
 
 
+# both hold Python objects (the dataset, its element structure): never saved
 ITERATOR_OPEN = define("DatasetIteratorOpen", _open_infer, _open_kernel, emit=_emit,
-                       effects=Effect.IO, differentiable=False, num_outputs=1)
+                       effects=Effect.IO, differentiable=False, num_outputs=1, savable=False)
 ITERATOR_GET_NEXT = define("DatasetIteratorGetNext", _next_infer, _next_kernel, emit=_emit,
-                           effects=Effect.IO, differentiable=False, num_outputs=None)
+                           effects=Effect.IO, differentiable=False, num_outputs=None,
+                           savable=False)

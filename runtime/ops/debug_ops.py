@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import context, errors
 from .. import dtypes as _dtypes
+from ..attr_kinds import PARTS, STR, STREAM
 from ..exports import export
 from ..opdef import Effect, define
 from ..tensor import Tensor
@@ -49,7 +50,7 @@ def _print_kernel(*values, parts, sep, end, stream):
 
 
 PRINT = define("PrintV2", lambda *xs, **attrs: [], _print_kernel, effects=Effect.IO, num_outputs=0,
-               differentiable=False)
+               differentiable=False, attrs={"parts": PARTS, "sep": STR, "end": STR, "stream": STREAM})
 
 
 @export("print")
@@ -138,7 +139,7 @@ def _assert_kernel(condition, *data, message, parts):
 
 
 ASSERT = define("Assert", lambda *xs, **attrs: [], _assert_kernel, effects=Effect.IO, num_outputs=0,
-                differentiable=False)
+                differentiable=False, attrs={"message": STR, "parts": PARTS})
 
 
 @export("Assert", "debugging.Assert")

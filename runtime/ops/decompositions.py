@@ -16,6 +16,7 @@ from typing import Any, Literal, overload
 import numpy as np
 
 from .. import dtypes as _dtypes
+from ..attr_kinds import BOOL
 from ..errors import InvalidArgumentError
 from ..exports import export
 from ..opdef import define
@@ -157,7 +158,8 @@ def _svd_kernel(x, full_matrices, compute_uv):
     return [s, u, np.swapaxes(vh, -1, -2)]
 
 
-SVD = define("Svd", _svd_infer, _svd_kernel, num_outputs=3)
+SVD = define("Svd", _svd_infer, _svd_kernel, num_outputs=3,
+             attrs={"full_matrices": BOOL, "compute_uv": BOOL})
 
 
 @SVD.def_grad
@@ -249,7 +251,7 @@ def _qr_kernel(x, full_matrices):
     return [q, r]
 
 
-QR = define("Qr", _qr_infer, _qr_kernel, num_outputs=None)
+QR = define("Qr", _qr_infer, _qr_kernel, num_outputs=None, attrs={"full_matrices": BOOL})
 
 
 @QR.def_grad
@@ -445,7 +447,7 @@ def _solve_kernel(matrix, rhs, adjoint):
         raise InvalidArgumentError("MatrixSolve: the input matrix is not invertible.") from None
 
 
-SOLVE = define("MatrixSolve", _solve_infer("MatrixSolve"), _solve_kernel)
+SOLVE = define("MatrixSolve", _solve_infer("MatrixSolve"), _solve_kernel, attrs={"adjoint": BOOL})
 
 
 def _solve_grads(op, g, solver):
@@ -490,7 +492,7 @@ def _triangular_kernel(matrix, rhs, lower, adjoint):
 
 
 TRIANGULAR_SOLVE = define("MatrixTriangularSolve", _solve_infer("MatrixTriangularSolve"),
-                          _triangular_kernel)
+                          _triangular_kernel, attrs={"lower": BOOL, "adjoint": BOOL})
 
 
 @TRIANGULAR_SOLVE.def_grad

@@ -15,6 +15,7 @@ import builtins
 import numpy as np
 
 from .. import dtypes as _dtypes
+from ..attr_kinds import AXIS, DIMS, KEY, NP_DTYPE, OPT_DIMS
 from ..opdef import define
 from ..shapes import TensorShape
 from . import array_ops, reduce_ops
@@ -45,7 +46,8 @@ def _emit_bcast(em, op):
     em.line(f"{em.outs(op)[0]} = np.broadcast_to({names[0]}, {shape}).copy()")
 
 
-BROADCAST_TO = define("BroadcastTo", _bcast_infer, _bcast_kernel, emit=_emit_bcast)
+BROADCAST_TO = define("BroadcastTo", _bcast_infer, _bcast_kernel, emit=_emit_bcast,
+                      attrs={"shape": OPT_DIMS})
 
 
 @BROADCAST_TO.def_grad
@@ -81,7 +83,8 @@ def _zeros_infer(shape, dtype):
 
 
 ZEROS = define("Zeros", _zeros_infer, lambda shape, dtype: np.zeros(shape, dtype),
-               template="np.zeros({shape}, {dtype})", differentiable=False)
+               template="np.zeros({shape}, {dtype})", differentiable=False,
+               attrs={"shape": DIMS, "dtype": NP_DTYPE})
 
 
 def zeros_for(op, index: int, output: bool = False):
@@ -184,7 +187,8 @@ def _split_like_kernel(g, *xs, axis):
     return np.split(g, np.cumsum(sizes)[:-1], axis=axis)
 
 
-SPLIT_LIKE = define("SplitLike", _split_like_infer, _split_like_kernel, num_outputs=None)
+SPLIT_LIKE = define("SplitLike", _split_like_infer, _split_like_kernel, num_outputs=None,
+                    attrs={"axis": AXIS})
 
 
 @SPLIT_LIKE.def_grad
@@ -207,7 +211,8 @@ def _scatter_axis_kernel(g, indices, *like, axis, shape):
     return out
 
 
-SCATTER_AXIS = define("ScatterAddAxis", _scatter_axis_infer, _scatter_axis_kernel)
+SCATTER_AXIS = define("ScatterAddAxis", _scatter_axis_infer, _scatter_axis_kernel,
+                      attrs={"axis": AXIS, "shape": OPT_DIMS})
 
 
 @SCATTER_AXIS.def_grad
@@ -226,7 +231,8 @@ def _scatter_nd_kernel(g, indices, *like, shape):
     return out
 
 
-SCATTER_ND = define("ScatterNdAdd", _scatter_nd_infer, _scatter_nd_kernel)
+SCATTER_ND = define("ScatterNdAdd", _scatter_nd_infer, _scatter_nd_kernel,
+                    attrs={"shape": OPT_DIMS})
 
 
 @SCATTER_ND.def_grad
@@ -241,7 +247,8 @@ def _mask_scatter_kernel(g, mask, *like, shape):
     return out
 
 
-MASK_SCATTER = define("MaskScatter", _scatter_nd_infer, _mask_scatter_kernel)
+MASK_SCATTER = define("MaskScatter", _scatter_nd_infer, _mask_scatter_kernel,
+                      attrs={"shape": OPT_DIMS})
 
 
 @MASK_SCATTER.def_grad
@@ -265,7 +272,8 @@ def _slice_grad_kernel(g, *rest, key, shape):
     return out
 
 
-SLICE_GRAD = define("StridedSliceGrad", _slice_grad_infer, _slice_grad_kernel)
+SLICE_GRAD = define("StridedSliceGrad", _slice_grad_infer, _slice_grad_kernel,
+                    attrs={"key": KEY, "shape": OPT_DIMS})
 
 
 @SLICE_GRAD.def_grad

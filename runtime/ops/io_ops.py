@@ -15,6 +15,7 @@ import os
 import numpy as np
 
 from .. import dtypes as _dtypes
+from ..attr_kinds import BOOL, DTYPE, OPT_INT
 from ..context import executing_eagerly
 from ..errors import InvalidArgumentError, NotFoundError
 from ..exports import export
@@ -156,7 +157,8 @@ def _decode_raw_kernel(x, out_type, little_endian, fixed_length):
 
 
 DECODE_RAW = define("DecodeRaw", _decode_raw_infer, _decode_raw_kernel, differentiable=False,
-                    strings=True)
+                    strings=True, attrs={"out_type": DTYPE, "little_endian": BOOL,
+                                         "fixed_length": OPT_INT})
 
 
 @export("io.decode_raw")

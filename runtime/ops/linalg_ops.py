@@ -6,6 +6,7 @@ import re
 
 import numpy as np
 
+from ..attr_kinds import AXES_PAIR, BOOL, EQUATION
 from ..errors import InvalidArgumentError
 from ..exports import export
 from ..opdef import define
@@ -52,7 +53,8 @@ def _emit_matmul(em, op):
     em.line(f"{em.outs(op)[0]} = {a} @ {b}")
 
 
-MATMUL = define("MatMul", _matmul_infer, _matmul_kernel, emit=_emit_matmul, fresh_output=True)
+MATMUL = define("MatMul", _matmul_infer, _matmul_kernel, emit=_emit_matmul, fresh_output=True,
+                attrs={"transpose_a": BOOL, "transpose_b": BOOL})
 
 
 @MATMUL.def_grad
@@ -113,7 +115,8 @@ def _tensordot_infer(a, b, axes):
                        [d for j, d in enumerate(db) if j not in xb]), dtype
 
 
-TENSORDOT = define("Tensordot", _tensordot_infer, lambda a, b, axes: np.tensordot(a, b, axes))
+TENSORDOT = define("Tensordot", _tensordot_infer, lambda a, b, axes: np.tensordot(a, b, axes),
+                   attrs={"axes": AXES_PAIR})
 
 
 @TENSORDOT.def_grad
@@ -172,7 +175,8 @@ def _einsum_infer(*xs, equation):
     return TensorShape([sizes.get(c) for c in rhs]), dtype
 
 
-EINSUM = define("Einsum", _einsum_infer, lambda *xs, equation: np.einsum(equation, *xs))
+EINSUM = define("Einsum", _einsum_infer, lambda *xs, equation: np.einsum(equation, *xs),
+                attrs={"equation": EQUATION})
 
 
 @EINSUM.def_grad

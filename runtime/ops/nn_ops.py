@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..attr_kinds import AXIS, FLOAT, OPT_DIMS, OPT_INT
 from ..errors import InvalidArgumentError
 from ..exports import export
 from ..opdef import Effect, define
@@ -63,7 +64,7 @@ def _log_softmax_kernel(x, axis):
     return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
 
 
-SOFTMAX = define("Softmax", _float_infer("Softmax"), _softmax_kernel)
+SOFTMAX = define("Softmax", _float_infer("Softmax"), _softmax_kernel, attrs={"axis": AXIS})
 
 
 @SOFTMAX.def_grad
@@ -73,7 +74,8 @@ def _softmax_grad(op, g):
     return [math_ops.multiply(y, math_ops.subtract(g, inner))]
 
 
-LOG_SOFTMAX = define("LogSoftmax", _float_infer("LogSoftmax"), _log_softmax_kernel)
+LOG_SOFTMAX = define("LogSoftmax", _float_infer("LogSoftmax"), _log_softmax_kernel,
+                     attrs={"axis": AXIS})
 
 
 @LOG_SOFTMAX.def_grad
@@ -122,7 +124,8 @@ def _xent_kernel(labels, logits, axis):
     return loss, np.exp(log_p) - labels
 
 
-XENT = define("SoftmaxCrossEntropyWithLogits", _xent_infer, _xent_kernel, num_outputs=2)
+XENT = define("SoftmaxCrossEntropyWithLogits", _xent_infer, _xent_kernel, num_outputs=2,
+              attrs={"axis": AXIS})
 
 
 @XENT.def_grad
@@ -185,7 +188,8 @@ def _dropout_kernel(x, rate, noise_shape, seed):
     return x * mask, mask
 
 
-DROPOUT = define("Dropout", _dropout_infer, _dropout_kernel, num_outputs=2, effects=Effect.RANDOM)
+DROPOUT = define("Dropout", _dropout_infer, _dropout_kernel, num_outputs=2, effects=Effect.RANDOM,
+                 attrs={"rate": FLOAT, "noise_shape": OPT_DIMS, "seed": OPT_INT})
 
 
 @DROPOUT.def_grad

@@ -122,10 +122,11 @@ def _emit(em, op) -> None:
     em.line(f"{', '.join(outs)}, = {call}" if outs else call)
 
 
+# both hold the Python function they call: never saved
 EAGER_PY_FUNC = define("EagerPyFunc", _infer, _eager_kernel, emit=_emit, effects=Effect.IO,
-                       num_outputs=None)
+                       num_outputs=None, savable=False)
 PY_FUNC = define("PyFunc", _infer, _numpy_kernel, emit=_emit, effects=Effect.IO,
-                 num_outputs=None, differentiable=False)
+                 num_outputs=None, differentiable=False, savable=False)
 
 
 def _gradient_tape():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dtypes
+from ..attr_kinds import DIMS, DTYPE, NUMBER, OPT_INT
 from ..exports import export
 from ..opdef import Effect, define
 from ..shapes import TensorShape
@@ -99,27 +100,31 @@ def _draw(shape_op, dynamic_op, shape, attrs, name):
     return apply(shape_op, [], {"shape": dims, **attrs}, name=name)
 
 
+# the shape is an attr, or (the *Dynamic ops) an input known when the graph runs
+_DRAW = {"a": NUMBER, "b": NUMBER, "dtype": DTYPE, "seed": OPT_INT}
+_STATIC_DRAW = {"shape": DIMS, **_DRAW}
+
 UNIFORM = define("RandomUniform", _random_infer,
                  lambda shape, a, b, dtype, seed: _uniform_kernel(shape, a, b, dtype, seed),
-                 effects=Effect.RANDOM, differentiable=False)
+                 effects=Effect.RANDOM, differentiable=False, attrs=_STATIC_DRAW)
 
 
 NORMAL = define("RandomStandardNormal", _random_infer,
                 lambda shape, a, b, dtype, seed: _normal_kernel(shape, a, b, dtype, seed),
-                effects=Effect.RANDOM, differentiable=False)
+                effects=Effect.RANDOM, differentiable=False, attrs=_STATIC_DRAW)
 
 
 # the same draws with the shape an input tensor: shapes known only when the graph runs
 UNIFORM_DYNAMIC = define(
     "RandomUniformDynamic", _random_dynamic_infer,
     lambda shape, a, b, dtype, seed: _uniform_kernel(_dims(shape), a, b, dtype, seed),
-    effects=Effect.RANDOM, differentiable=False)
+    effects=Effect.RANDOM, differentiable=False, attrs=_DRAW)
 
 
 NORMAL_DYNAMIC = define(
     "RandomStandardNormalDynamic", _random_dynamic_infer,
     lambda shape, a, b, dtype, seed: _normal_kernel(_dims(shape), a, b, dtype, seed),
-    effects=Effect.RANDOM, differentiable=False)
+    effects=Effect.RANDOM, differentiable=False, attrs=_DRAW)
 
 
 @export("random.uniform")
@@ -176,13 +181,13 @@ def _truncated_normal_kernel(shape, a, b, dtype, seed):  # a: the mean, b: the s
 
 
 TRUNCATED_NORMAL = define("TruncatedNormal", _random_infer, _truncated_normal_kernel,
-                          effects=Effect.RANDOM, differentiable=False)
+                          effects=Effect.RANDOM, differentiable=False, attrs=_STATIC_DRAW)
 
 
 TRUNCATED_NORMAL_DYNAMIC = define(
     "TruncatedNormalDynamic", _random_dynamic_infer,
     lambda shape, a, b, dtype, seed: _truncated_normal_kernel(_dims(shape), a, b, dtype, seed),
-    effects=Effect.RANDOM, differentiable=False)
+    effects=Effect.RANDOM, differentiable=False, attrs=_DRAW)
 
 
 @export("random.truncated_normal")
@@ -205,7 +210,7 @@ def _shuffle_kernel(value, seed):
 
 
 SHUFFLE = define("RandomShuffle", lambda value, seed: (value.shape, value.dtype), _shuffle_kernel,
-                 effects=Effect.RANDOM, differentiable=False)
+                 effects=Effect.RANDOM, differentiable=False, attrs={"seed": OPT_INT})
 
 
 @export("random.shuffle")

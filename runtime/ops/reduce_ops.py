@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dtypes
+from ..attr_kinds import AXIS, BOOL, DTYPE, OPT_AXES
 from ..errors import InvalidArgumentError
 from ..exports import export
 from ..graph import constant_value
@@ -55,10 +56,12 @@ def _emit_mean(em, op):
         em.line(f"{em.outs(op)[0]} = {em.bind(_mean_kernel)}({x}, {em.literal(axis)}, {keepdims})")
 
 
-SUM = define("Sum", _infer("Sum", "numeric"), reduction=np.add)
+_REDUCE = {"axis": OPT_AXES, "keepdims": BOOL}  # the attrs of every reduction over static axes
+
+SUM = define("Sum", _infer("Sum", "numeric"), reduction=np.add, attrs=_REDUCE)
 
 
-MEAN = define("Mean", _infer("Mean", "numeric"), _mean_kernel, emit=_emit_mean)
+MEAN = define("Mean", _infer("Mean", "numeric"), _mean_kernel, emit=_emit_mean, attrs=_REDUCE)
 
 
 def reduction_identity(ufunc: np.ufunc, dtype: np.dtype):
@@ -105,20 +108,22 @@ def _emit_extremum(ufunc: np.ufunc):
 
 # a max (min) of no elements is the dtype's lowest (highest) value, as in TensorFlow
 MAX = define("Max", _infer("Max", "numeric"), _extremum_kernel(np.maximum),
-             emit=_emit_extremum(np.maximum), reduction=np.maximum)
+             emit=_emit_extremum(np.maximum), reduction=np.maximum, attrs=_REDUCE)
 
 
 MIN = define("Min", _infer("Min", "numeric"), _extremum_kernel(np.minimum),
-             emit=_emit_extremum(np.minimum), reduction=np.minimum)
+             emit=_emit_extremum(np.minimum), reduction=np.minimum, attrs=_REDUCE)
 
 
-PROD = define("Prod", _infer("Prod", "numeric"), reduction=np.multiply)
+PROD = define("Prod", _infer("Prod", "numeric"), reduction=np.multiply, attrs=_REDUCE)
 
 
-ANY = define("Any", _infer("Any", "bool"), reduction=np.logical_or, differentiable=False)
+ANY = define("Any", _infer("Any", "bool"), reduction=np.logical_or, differentiable=False,
+             attrs=_REDUCE)
 
 
-ALL = define("All", _infer("All", "bool"), reduction=np.logical_and, differentiable=False)
+ALL = define("All", _infer("All", "bool"), reduction=np.logical_and, differentiable=False,
+             attrs=_REDUCE)
 
 
 def _dynamic_infer(name, kind):
@@ -159,7 +164,8 @@ def _dynamic_kernel(static_kernel, op_name):
 def _define_dynamic(op, kind, **kwargs):
     """`op` with its axis an input tensor, for axes known only when the graph runs."""
     name = op.name + "Dynamic"
-    return define(name, _dynamic_infer(name, kind), _dynamic_kernel(op.kernel, name), **kwargs)
+    return define(name, _dynamic_infer(name, kind), _dynamic_kernel(op.kernel, name),
+                  attrs={"keepdims": BOOL}, **kwargs)
 
 
 SUM_DYNAMIC = _define_dynamic(SUM, "numeric")
@@ -266,12 +272,12 @@ def _arg_infer(name):
 
 ARGMAX = define("ArgMax", _arg_infer("ArgMax"),
                 lambda x, axis, output_type: np.argmax(x, axis=axis).astype(output_type.as_numpy_dtype),
-                differentiable=False)
+                differentiable=False, attrs={"axis": AXIS, "output_type": DTYPE})
 
 
 ARGMIN = define("ArgMin", _arg_infer("ArgMin"),
                 lambda x, axis, output_type: np.argmin(x, axis=axis).astype(output_type.as_numpy_dtype),
-                differentiable=False)
+                differentiable=False, attrs={"axis": AXIS, "output_type": DTYPE})
 
 
 def _arg_dynamic_infer(x, axis, output_type):
@@ -291,9 +297,11 @@ def _arg_dynamic_kernel(ufunc, op_name):
 
 # ArgMax/ArgMin along an axis given as a tensor, known only when the graph runs
 ARG_DYNAMIC = {ARGMAX: define("ArgMaxDynamic", _arg_dynamic_infer,
-                              _arg_dynamic_kernel(np.argmax, "ArgMaxDynamic"), differentiable=False),
+                              _arg_dynamic_kernel(np.argmax, "ArgMaxDynamic"), differentiable=False,
+                              attrs={"output_type": DTYPE}),
                ARGMIN: define("ArgMinDynamic", _arg_dynamic_infer,
-                              _arg_dynamic_kernel(np.argmin, "ArgMinDynamic"), differentiable=False)}
+                              _arg_dynamic_kernel(np.argmin, "ArgMinDynamic"), differentiable=False,
+                              attrs={"output_type": DTYPE})}
 
 
 def _arg(op):
@@ -332,7 +340,8 @@ def _others_product_kernel(x, axis):
     return np.transpose((before * after).reshape(moved.shape), np.argsort(rest + axes))
 
 
-PROD_OTHERS = define("ProdOthers", lambda x, axis: (x.shape, x.dtype), _others_product_kernel)
+PROD_OTHERS = define("ProdOthers", lambda x, axis: (x.shape, x.dtype), _others_product_kernel,
+                     attrs={"axis": OPT_AXES})
 
 
 @export("reduce_logsumexp", "math.reduce_logsumexp")

@@ -14,6 +14,7 @@ import builtins
 import numpy as np
 
 from .. import dtypes as _dtypes
+from ..attr_kinds import AXIS, INT, OPT_DIMS
 from ..errors import InvalidArgumentError
 from ..exports import export
 from ..opdef import define
@@ -274,7 +275,8 @@ def _batch_gather_kernel(params, indices, axis, batch_dims):
     return out
 
 
-BATCH_GATHER = define("BatchGather", _batch_gather_infer, _batch_gather_kernel)
+BATCH_GATHER = define("BatchGather", _batch_gather_infer, _batch_gather_kernel,
+                      attrs={"axis": AXIS, "batch_dims": INT})
 
 
 def _batch_gather_grad_kernel(g, indices, *like, axis, batch_dims, shape):
@@ -298,7 +300,7 @@ BATCH_GATHER_GRAD = define(
     "BatchGatherGrad",
     lambda g, indices, *like, axis, batch_dims, shape: (
         TensorShape(shape) if shape is not None else like[0].shape, g.dtype),
-    _batch_gather_grad_kernel)
+    _batch_gather_grad_kernel, attrs={"axis": AXIS, "batch_dims": INT, "shape": OPT_DIMS})
 
 
 @BATCH_GATHER.def_grad
@@ -346,7 +348,8 @@ def _batch_gather_nd_kernel(params, indices, batch_dims):
     return out
 
 
-BATCH_GATHER_ND = define("BatchGatherNd", _batch_gather_nd_infer, _batch_gather_nd_kernel)
+BATCH_GATHER_ND = define("BatchGatherNd", _batch_gather_nd_infer, _batch_gather_nd_kernel,
+                         attrs={"batch_dims": INT})
 
 
 def _batch_gather_nd_grad_kernel(g, indices, *like, batch_dims, shape):
@@ -366,7 +369,7 @@ BATCH_GATHER_ND_GRAD = define(
     "BatchGatherNdGrad",
     lambda g, indices, *like, batch_dims, shape: (
         TensorShape(shape) if shape is not None else like[0].shape, g.dtype),
-    _batch_gather_nd_grad_kernel)
+    _batch_gather_nd_grad_kernel, attrs={"batch_dims": INT, "shape": OPT_DIMS})
 
 
 @BATCH_GATHER_ND.def_grad

@@ -14,6 +14,7 @@ import builtins
 import numpy as np
 
 from .. import dtypes as _dtypes
+from ..attr_kinds import INT, INTS
 from ..exports import export
 from ..graph import constant_value
 from ..opdef import define
@@ -56,8 +57,8 @@ def _ifft_kernel(x, rank):
     return np.fft.ifftn(x, axes=_axes(rank)).astype(x.dtype, copy=False)
 
 
-FFT = define("FFT", _complex_infer("FFT"), _fft_kernel)
-IFFT = define("IFFT", _complex_infer("IFFT"), _ifft_kernel)
+FFT = define("FFT", _complex_infer("FFT"), _fft_kernel, attrs={"rank": INT})
+IFFT = define("IFFT", _complex_infer("IFFT"), _ifft_kernel, attrs={"rank": INT})
 
 
 def _count(x, rank):
@@ -121,8 +122,8 @@ def _irfft_kernel(x, rank, fft_length):
     return out.astype(_REAL_OF[x.dtype.name].as_numpy_dtype, copy=False)
 
 
-RFFT = define("RFFT", _rfft_infer, _rfft_kernel)
-IRFFT = define("IRFFT", _irfft_infer, _irfft_kernel)
+RFFT = define("RFFT", _rfft_infer, _rfft_kernel, attrs={"rank": INT, "fft_length": INTS})
+IRFFT = define("IRFFT", _irfft_infer, _irfft_kernel, attrs={"rank": INT, "fft_length": INTS})
 
 
 def _fit(t, sizes):

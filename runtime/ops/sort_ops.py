@@ -15,6 +15,7 @@ import collections
 import numpy as np
 
 from .. import dtypes as _dtypes
+from ..attr_kinds import AXIS, BOOL, DTYPE, INT, OPT_DIMS, OPT_INT, one_of
 from ..errors import InvalidArgumentError
 from ..exports import export
 from ..opdef import define
@@ -62,7 +63,8 @@ def _take_along_infer(x, indices, axis):
 
 
 TAKE_ALONG = define("TakeAlongAxis", _take_along_infer,
-                    lambda x, indices, axis: np.take_along_axis(x, indices, axis))
+                    lambda x, indices, axis: np.take_along_axis(x, indices, axis),
+                    attrs={"axis": AXIS})
 
 
 def _scatter_along_infer(g, indices, *like, axis, shape):
@@ -79,7 +81,8 @@ def _scatter_along_kernel(g, indices, *like, axis, shape):
     return out
 
 
-SCATTER_ALONG = define("ScatterAlongAxis", _scatter_along_infer, _scatter_along_kernel)
+SCATTER_ALONG = define("ScatterAlongAxis", _scatter_along_infer, _scatter_along_kernel,
+                       attrs={"axis": AXIS, "shape": OPT_DIMS})
 
 
 @TAKE_ALONG.def_grad
@@ -118,7 +121,7 @@ def _sort_kernel(x, axis, descending):
     return np.flip(out, axis) if descending else out
 
 
-SORT = define("Sort", _sort_infer, _sort_kernel)
+SORT = define("Sort", _sort_infer, _sort_kernel, attrs={"axis": AXIS, "descending": BOOL})
 
 
 def _argsort_infer(x, axis, descending, stable):
@@ -129,7 +132,7 @@ def _argsort_infer(x, axis, descending, stable):
 ARGSORT = define("ArgSort", _argsort_infer,
                  lambda x, axis, descending, stable: _argsort(np.asarray(x), axis,
                                                               descending).astype(np.int32),
-                 differentiable=False)
+                 differentiable=False, attrs={"axis": AXIS, "descending": BOOL, "stable": BOOL})
 
 
 @SORT.def_grad
@@ -191,7 +194,7 @@ def _top_k_kernel(x, k, sorted):  # noqa: A002
     return np.take_along_axis(x, order, -1), order.astype(np.int32)
 
 
-TOP_K = define("TopKV2", _top_k_infer, _top_k_kernel, num_outputs=2)
+TOP_K = define("TopKV2", _top_k_infer, _top_k_kernel, num_outputs=2, attrs={"sorted": BOOL})
 
 
 @TOP_K.def_grad
@@ -246,7 +249,7 @@ def _searchsorted_kernel(sorted_sequence, values, side, out_type):
 
 
 SEARCHSORTED = define("SearchSorted", _searchsorted_infer, _searchsorted_kernel,
-                      differentiable=False)
+                      differentiable=False, attrs={"side": one_of("left", "right"), "out_type": DTYPE})
 
 
 @export("searchsorted")
@@ -294,9 +297,9 @@ def _unique_kernel(counts):
 
 
 UNIQUE = define("Unique", _unique_infer(False), _unique_kernel(False), num_outputs=2,
-                differentiable=False)
+                differentiable=False, attrs={"out_idx": DTYPE})
 UNIQUE_WITH_COUNTS = define("UniqueWithCounts", _unique_infer(True), _unique_kernel(True),
-                            num_outputs=3, differentiable=False)
+                            num_outputs=3, differentiable=False, attrs={"out_idx": DTYPE})
 
 UniqueOutput = collections.namedtuple("UniqueOutput", ["y", "idx"])
 UniqueWithCountsOutput = collections.namedtuple("UniqueWithCountsOutput", ["y", "idx", "count"])
@@ -399,7 +402,7 @@ def _repeat_kernel(x, repeats, axis):
                      axis=0 if axis is None else axis)
 
 
-REPEAT = define("Repeat", _repeat_infer, _repeat_kernel)
+REPEAT = define("Repeat", _repeat_infer, _repeat_kernel, attrs={"axis": OPT_INT})
 
 
 def _repeat_grad_kernel(g, x, repeats, axis):
@@ -413,7 +416,7 @@ def _repeat_grad_kernel(g, x, repeats, axis):
 
 
 REPEAT_GRAD = define("RepeatGrad", lambda g, x, repeats, axis: (x.shape, g.dtype),
-                     _repeat_grad_kernel)
+                     _repeat_grad_kernel, attrs={"axis": OPT_INT})
 
 
 @REPEAT.def_grad
@@ -477,7 +480,9 @@ def _bincount_kernel(arr, *weights, minlength, maxlength, dtype, binary_output):
     return counts.astype(w.dtype if w is not None else dtype.as_numpy_dtype)
 
 
-BINCOUNT = define("Bincount", _bincount_infer, _bincount_kernel, differentiable=False)
+BINCOUNT = define("Bincount", _bincount_infer, _bincount_kernel, differentiable=False,
+                  attrs={"minlength": OPT_INT, "maxlength": OPT_INT, "dtype": DTYPE,
+                         "binary_output": BOOL})
 
 
 @export("math.bincount")
@@ -522,7 +527,7 @@ def _histogram_kernel(values, value_range, nbins, dtype):
 
 
 HISTOGRAM = define("HistogramFixedWidth", _histogram_infer, _histogram_kernel,
-                   differentiable=False)
+                   differentiable=False, attrs={"nbins": INT, "dtype": DTYPE})
 
 
 @export("histogram_fixed_width")
@@ -553,7 +558,7 @@ def _cumprod_kernel(x, axis, exclusive, reverse):
 
 
 CUMPROD = define("Cumprod", lambda x, axis, exclusive, reverse: (x.shape, x.dtype),
-                 _cumprod_kernel)
+                 _cumprod_kernel, attrs={"axis": AXIS, "exclusive": BOOL, "reverse": BOOL})
 
 
 @CUMPROD.def_grad

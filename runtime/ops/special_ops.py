@@ -15,6 +15,7 @@ import math as _pymath
 import numpy as np
 
 from .. import dtypes as _dtypes
+from ..attr_kinds import INT
 from ..errors import InvalidArgumentError
 from ..exports import export
 from ..opdef import define
@@ -563,7 +564,8 @@ def _reverse_sequence_kernel(x, lengths, seq_axis, batch_axis):
     return np.take_along_axis(x, index, axis=seq_axis)
 
 
-REVERSE_SEQUENCE = define("ReverseSequence", _reverse_sequence_infer, _reverse_sequence_kernel)
+REVERSE_SEQUENCE = define("ReverseSequence", _reverse_sequence_infer, _reverse_sequence_kernel,
+                          attrs={"seq_axis": INT, "batch_axis": INT})
 
 
 @REVERSE_SEQUENCE.def_grad

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dtypes
+from ..attr_kinds import DTYPE, INT
 from ..errors import InvalidArgumentError
 from ..exports import export
 from ..opdef import define
@@ -149,17 +150,21 @@ def _categorical_infer(logits, seed, num_samples, dtype):
     return TensorShape([batch, num_samples]), dtype
 
 
-UNIFORM = define("StatelessRandomUniform", _draw_infer, _uniform_kernel, differentiable=False)
+_DRAW = {"dtype": DTYPE}
+UNIFORM = define("StatelessRandomUniform", _draw_infer, _uniform_kernel, differentiable=False,
+                 attrs=_DRAW)
 UNIFORM_INT = define("StatelessRandomUniformInt", _draw_infer, _uniform_int_kernel,
-                     differentiable=False)
+                     differentiable=False, attrs=_DRAW)
 UNIFORM_FULL_INT = define("StatelessRandomUniformFullInt", _draw_infer, _full_int_kernel,
-                          differentiable=False)
-NORMAL = define("StatelessRandomNormal", _draw_infer, _normal_kernel, differentiable=False)
+                          differentiable=False, attrs=_DRAW)
+NORMAL = define("StatelessRandomNormal", _draw_infer, _normal_kernel, differentiable=False,
+                attrs=_DRAW)
 TRUNCATED_NORMAL = define("StatelessTruncatedNormal", _draw_infer, _truncated_normal_kernel,
-                          differentiable=False)
-BINOMIAL = define("StatelessRandomBinomial", _draw_infer, _binomial_kernel, differentiable=False)
+                          differentiable=False, attrs=_DRAW)
+BINOMIAL = define("StatelessRandomBinomial", _draw_infer, _binomial_kernel, differentiable=False,
+                  attrs=_DRAW)
 CATEGORICAL = define("StatelessMultinomial", _categorical_infer, _categorical_kernel,
-                     differentiable=False)
+                     differentiable=False, attrs={"num_samples": INT, "dtype": DTYPE})
 
 
 # -- argument handling -------------------------------------------------------------------------

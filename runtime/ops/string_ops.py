@@ -31,6 +31,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import dtypes as _dtypes
+from ..attr_kinds import BOOL, INT, OPT_AXES, STR, kind, one_of
 from ..errors import InvalidArgumentError
 from ..exports import export
 from ..opdef import define
@@ -51,6 +52,18 @@ _ERRORS = ("strict", "replace", "ignore")
 _FILLS = ("", " ", "+", "-", "0", "#")
 _NUMBER_TYPES = ("float32", "float64", "int32", "int64")
 _CONTINUATION = bytes(range(0x80, 0xC0))  # UTF-8 bytes that do not start a character
+
+# attribute kinds of the string ops (runtime/attr_kinds.py)
+_UNIT = one_of(*_UNITS)
+_ENCODING = one_of(*_ENCODINGS)
+_UNICODE = {"errors": one_of(*_ERRORS), "replacement_char": INT}
+_CASE = {"encoding": one_of("", "utf-8")}
+
+
+@kind("dtype to parse strings as")
+def _PARSED_DTYPE(v, ctx):
+    ok = isinstance(v, _dtypes.DType) and v.name in _NUMBER_TYPES
+    return None if ok else f"one of {', '.join(_NUMBER_TYPES)}"
 
 
 # -- helpers -----------------------------------------------------------------------------------
@@ -188,7 +201,7 @@ def _length_kernel(x, unit):
 
 
 STRING_LENGTH = _define_string("StringLength", _elementwise("StringLength", _dtypes.int32),
-                       _length_kernel, differentiable=False)
+                       _length_kernel, differentiable=False, attrs={"unit": _UNIT})
 
 
 @export("strings.length")
@@ -216,7 +229,8 @@ def _join_kernel(*xs, separator):
     return _objects(joined)
 
 
-STRING_JOIN = _define_string("StringJoin", _join_infer, _join_kernel, differentiable=False)
+STRING_JOIN = _define_string("StringJoin", _join_infer, _join_kernel, differentiable=False,
+                             attrs={"separator": STR})
 
 
 @export("strings.join")
@@ -253,7 +267,8 @@ def _reduce_join_kernel(x, axis, keepdims, separator):
     return out
 
 
-REDUCE_JOIN = _define_string("ReduceJoin", _reduce_join_infer, _reduce_join_kernel, differentiable=False)
+REDUCE_JOIN = _define_string("ReduceJoin", _reduce_join_infer, _reduce_join_kernel, differentiable=False,
+                             attrs={"axis": OPT_AXES, "keepdims": BOOL, "separator": STR})
 
 
 @export("strings.reduce_join")
@@ -281,7 +296,7 @@ def _split_kernel(x, sep, maxsplit):
 
 
 STRING_SPLIT = _define_string("StringSplitV2", _to_vector("StringSplitV2"), _split_kernel,
-                      differentiable=False)
+                      differentiable=False, attrs={"sep": STR, "maxsplit": INT})
 
 
 @export("strings.split")
@@ -310,9 +325,9 @@ def _case_kernel(method: str):
 
 
 STRING_UPPER = _define_string("StringUpper", _elementwise("StringUpper"), _case_kernel("upper"),
-                      differentiable=False)
+                      differentiable=False, attrs=_CASE)
 STRING_LOWER = _define_string("StringLower", _elementwise("StringLower"), _case_kernel("lower"),
-                      differentiable=False)
+                      differentiable=False, attrs=_CASE)
 
 
 def _case_function(op, public: str, what: str):
@@ -362,7 +377,8 @@ def _format_kernel(*values, template, placeholder, summarize):
 
 
 STRING_FORMAT = _define_string("StringFormat", lambda *xs, **attrs: (TensorShape([]), _dtypes.string),
-                       _format_kernel, differentiable=False)
+                       _format_kernel, differentiable=False,
+                       attrs={"template": STR, "placeholder": STR, "summarize": INT})
 
 
 @export("strings.format")
@@ -416,7 +432,9 @@ def _as_string_kernel(x, precision, scientific, shortest, width, fill):
     return _map(lambda v: (head + "s").encode() % v, x)
 
 
-AS_STRING = _define_string("AsString", _as_string_infer, _as_string_kernel, differentiable=False)
+AS_STRING = _define_string("AsString", _as_string_infer, _as_string_kernel, differentiable=False,
+                           attrs={"precision": INT, "scientific": BOOL, "shortest": BOOL,
+                                  "width": INT, "fill": one_of(*_FILLS)})
 
 
 @export("as_string", "strings.as_string")
@@ -478,7 +496,7 @@ def _to_number_kernel(x, out_type):
 
 
 STRING_TO_NUMBER = _define_string("StringToNumber", _to_number_infer, _to_number_kernel,
-                          differentiable=False)
+                          differentiable=False, attrs={"out_type": _PARSED_DTYPE})
 
 
 @export("strings.to_number")
@@ -574,7 +592,8 @@ def _regex_replace_kernel(x, pattern, rewrite, replace_global):
 
 
 REGEX_REPLACE = _define_string("StaticRegexReplace", _elementwise("StaticRegexReplace"),
-                       _regex_replace_kernel, differentiable=False)
+                       _regex_replace_kernel, differentiable=False,
+                       attrs={"pattern": STR, "rewrite": STR, "replace_global": BOOL})
 
 
 @export("strings.regex_replace")
@@ -600,7 +619,7 @@ def _full_match_kernel(x, pattern):
 
 REGEX_FULL_MATCH = _define_string("StaticRegexFullMatch",
                           _elementwise("StaticRegexFullMatch", _dtypes.bool_),
-                          _full_match_kernel, differentiable=False)
+                          _full_match_kernel, differentiable=False, attrs={"pattern": STR})
 
 
 @export("strings.regex_full_match")
@@ -650,7 +669,8 @@ def _substr_kernel(x, pos, len, unit):  # noqa: A002
     return _objects(out)
 
 
-SUBSTR = _define_string("Substr", _substr_infer, _substr_kernel, differentiable=False)
+SUBSTR = _define_string("Substr", _substr_infer, _substr_kernel, differentiable=False,
+                        attrs={"unit": _UNIT})
 
 
 @export("strings.substr")
@@ -701,7 +721,7 @@ def _decode_infer(x, input_encoding, errors, replacement_char):
 UNICODE_DECODE = _define_string(
     "UnicodeDecode", _decode_infer,
     lambda x, **attrs: np.array(_decode(_objects(x)[()], **attrs), dtype=np.int32),
-    differentiable=False)
+    differentiable=False, attrs={"input_encoding": _ENCODING, **_UNICODE})
 
 
 def _unicode_args(fn: str, encoding, errors, replacement_char, arg: str) -> dict:
@@ -729,7 +749,7 @@ def _unicode_split_kernel(x, input_encoding, errors, replacement_char):
 
 
 UNICODE_SPLIT = _define_string("UnicodeSplit", _to_vector("UnicodeSplit"), _unicode_split_kernel,
-                       differentiable=False)
+                       differentiable=False, attrs={"input_encoding": _ENCODING, **_UNICODE})
 
 
 @export("strings.unicode_split")
@@ -772,7 +792,8 @@ def _encode_kernel(x, output_encoding, errors, replacement_char):
     return out.reshape(x.shape[:-1])
 
 
-UNICODE_ENCODE = _define_string("UnicodeEncode", _encode_infer, _encode_kernel, differentiable=False)
+UNICODE_ENCODE = _define_string("UnicodeEncode", _encode_infer, _encode_kernel, differentiable=False,
+                                attrs={"output_encoding": _ENCODING, **_UNICODE})
 
 
 @export("strings.unicode_encode")
@@ -818,7 +839,8 @@ def _hash_bucket_kernel(x, num_buckets):
 
 STRING_TO_HASH_BUCKET = _define_string("StringToHashBucketFast",
                                _elementwise("StringToHashBucketFast", _dtypes.int64),
-                               _hash_bucket_kernel, differentiable=False)
+                               _hash_bucket_kernel, differentiable=False,
+                               attrs={"num_buckets": INT})
 
 
 @export("strings.to_hash_bucket_fast")

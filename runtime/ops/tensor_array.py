@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import context, errors
 from .. import dtypes as _dtypes
+from ..attr_kinds import BOOL, DTYPE, OPT_DIMS, OPT_INT, PARTIAL_DIMS, SHAPE
 from ..exports import export
 from ..opdef import Effect, define, not_interpretable
 from ..shapes import TensorShape, as_shape
@@ -95,8 +96,11 @@ def _ta_unstack(handle, value):
     return handle
 
 
+_ELEMENT = {"dtype": DTYPE, "element_shape": SHAPE}  # the attrs of the ops that read elements
+
 TA_NEW = _define_carrier("TensorArrayV3", lambda size, **a: (TensorShape([]), _dtypes.variant), _ta_new,
-                effects=Effect.WRITE, differentiable=False)
+                effects=Effect.WRITE, differentiable=False,
+                attrs={"dtype": DTYPE, "element_shape": PARTIAL_DIMS, "dynamic_size": BOOL})
 
 
 def _emit_write(em, op):
@@ -118,7 +122,7 @@ def _emit_write(em, op):
 
 
 TA_WRITE = _define_carrier("TensorArrayWriteV3", lambda h, i, v, **a: (TensorShape([]), _dtypes.variant),
-                  _ta_write, emit=_emit_write, effects=Effect.WRITE)
+                  _ta_write, emit=_emit_write, effects=Effect.WRITE, attrs={"dynamic_size": BOOL})
 
 
 @TA_WRITE.def_grad
@@ -132,7 +136,7 @@ def _write_grad(op, grad):
 
 
 TA_READ = _define_carrier("TensorArrayReadV3", lambda h, i, dtype, element_shape: (element_shape, dtype),
-                 lambda h, i, dtype, element_shape: _ta_read(h, i), effects=Effect.READ)
+                 lambda h, i, dtype, element_shape: _ta_read(h, i), effects=Effect.READ, attrs=_ELEMENT)
 
 
 @TA_READ.def_grad
@@ -141,7 +145,8 @@ def _read_grad(op, g):
 
 
 TA_STACK = _define_carrier("TensorArrayStack", lambda h, dtype, element_shape: (
-    TensorShape([None]).concatenate(element_shape), dtype), _ta_stack, effects=Effect.READ)
+    TensorShape([None]).concatenate(element_shape), dtype), _ta_stack, effects=Effect.READ,
+    attrs=_ELEMENT)
 
 
 @TA_STACK.def_grad
@@ -167,7 +172,7 @@ TA_SIZE = _define_carrier("TensorArraySizeV3", lambda h: (TensorShape([]), _dtyp
 
 TA_GATHER = _define_carrier("TensorArrayGatherV3", lambda h, i, dtype, element_shape: (
     TensorShape([i.shape[0] if i.shape.rank == 1 else None]).concatenate(element_shape), dtype),
-    _ta_gather, effects=Effect.READ)
+    _ta_gather, effects=Effect.READ, attrs=_ELEMENT)
 
 
 @TA_GATHER.def_grad
@@ -177,7 +182,7 @@ def _gather_grad(op, g):
 
 TA_CONCAT = _define_carrier("TensorArrayConcatV3", lambda h, dtype, element_shape: (
     TensorShape([None]).concatenate(element_shape[1:] if element_shape.rank else TensorShape(None)),
-    dtype), _ta_concat, effects=Effect.READ)
+    dtype), _ta_concat, effects=Effect.READ, attrs=_ELEMENT)
 
 
 @TA_CONCAT.def_grad
@@ -436,11 +441,11 @@ def _scatter_grad_infer(grad, *like, count, shape, dtype):
 
 
 TA_GRAD_WRITE = _define("TensorArrayWriteGrad", _write_grad_infer, _write_grad_kernel,
-                       num_outputs=2)
+                       num_outputs=2, attrs={"dtype": DTYPE, "shape": OPT_DIMS})
 
 
 TA_GRAD_SCATTER = _define("TensorArrayScatterGrad", _scatter_grad_infer, _scatter_grad_kernel,
-                         num_outputs=2)
+                         num_outputs=2, attrs={"count": OPT_INT, "dtype": DTYPE, "shape": OPT_DIMS})
 
 
 def _no_higher_order(op, *grads):

@@ -14,6 +14,7 @@ import numpy as np
 from .. import context
 from .. import dtypes as _dtypes
 from ..arguments import strict_keywords
+from ..attr_kinds import MODE, VARIABLE
 from ..errors import InvalidArgumentError
 from ..exports import export
 from ..opdef import define
@@ -38,7 +39,7 @@ def _read_kernel(var):
 
 READ = define("ReadVariableOp", lambda var: _read_infer(var), _read_kernel,
               emit=lambda em, op: em.line(f"{em.outs(op)[0]} = {em.bind(op.attrs['var'], 'v')}._value"),
-              stateful=True, variable=True)
+              stateful=True, variable=True, attrs={"var": VARIABLE})
 
 
 @READ.def_grad
@@ -96,7 +97,8 @@ def _emit_assign(em, op):
 
 
 ASSIGN = define("AssignVariableOp", _assign_infer, _assign_kernel, emit=_emit_assign, stateful=True,
-                differentiable=False, in_place=lambda op: op.attrs["mode"] in ("add", "sub"), variable=True)
+                differentiable=False, in_place=lambda op: op.attrs["mode"] in ("add", "sub"), variable=True,
+                attrs={"var": VARIABLE, "mode": MODE})
 
 
 def _emit_init(em, op):
@@ -107,7 +109,8 @@ def _emit_init(em, op):
 
 
 INIT = define("VarInitIfNeeded", lambda value, var: [], lambda value, var: None, emit=_emit_init,
-              stateful=True, num_outputs=0, differentiable=False, variable=True)
+              stateful=True, num_outputs=0, differentiable=False, variable=True,
+              attrs={"var": VARIABLE})
 
 
 @INIT.def_interpret

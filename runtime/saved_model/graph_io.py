@@ -16,7 +16,6 @@ from ..function import ConcreteFunction, Function
 from ..graph import FuncGraph
 from ..layers import Layer
 from ..module import Module
-from ..opdef import REGISTRY
 from ..ops.array_ops import IndexSlot
 from ..ops.summary_ops import saved_attrs as saved_summary_attrs
 from ..ops.variable_ops import Variable
@@ -160,7 +159,7 @@ def _encode_graph(graph, numbering, encoder, lifted_refs, where) -> dict:
 
 def _encode_op(op, numbering, encoder, lifted_refs, where) -> dict:
     here = f"{where}: op {op.name!r} ({op.type})"
-    if op.type in schema.UNSAVABLE or REGISTRY.get(op.type) is not op.opdef:
+    if schema.savable_op(op.type) is not op.opdef:
         raise ValueError(f"{here} cannot be saved: it is not a registered op with plain attributes.")
     kind = op.type
     inputs = [numbering.ref(t, here) for t in op.inputs]
@@ -266,8 +265,8 @@ class _Builder:
         name = check_name(entry["name"], where, False)
         where = f"{where} ({name!r})"
         kind = entry["type"]
-        opdef = REGISTRY.get(kind) if type(kind) is str else None
-        if opdef is None or kind in schema.UNSAVABLE:
+        opdef = schema.savable_op(kind)
+        if opdef is None:
             raise ValueError(f"{where}: unknown op type {str(kind)[:60]!r}.")
         where = f"{where}, a {kind}"
         ins = [self.tensor(r, graph, where) for r in _list(entry["inputs"], where, "inputs")]
