@@ -41,9 +41,15 @@ def _relu_grad(op, g):
     return [apply(RELU_GRAD, [g, op.outputs[0]])]
 
 
+def _relu_grad_infer(g, y):
+    # the gradient of Relu, which takes real numbers only (a bool has no `{zero}` to compare)
+    _relu_infer(y)
+    return g.shape, g.dtype
+
+
 # g where the relu output y is positive, else 0: multiplying by the mask keeps g's dtype and
 # is several times faster than np.where
-RELU_GRAD = define("ReluGrad", lambda g, y: (g.shape, g.dtype), lambda g, y: g * (y > 0),
+RELU_GRAD = define("ReluGrad", _relu_grad_infer, lambda g, y: g * (y > 0),
                    template="{0} * ({1} > 0)", out_template="np.multiply({0}, {1} > 0, out={out})",
                    scalar="{0} * ({1} > {zero})")
 
