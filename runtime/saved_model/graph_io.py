@@ -16,9 +16,12 @@ from ..function import ConcreteFunction, Function
 from ..graph import FuncGraph
 from ..layers import Layer
 from ..module import Module
+from ..opdef import CONST
 from ..ops.array_ops import IndexSlot
+from ..ops.control_flow import COND, WHILE
+from ..ops.summary_ops import WRITE_SUMMARY
 from ..ops.summary_ops import saved_attrs as saved_summary_attrs
-from ..ops.variable_ops import Variable
+from ..ops.variable_ops import READ, Variable
 from ..shapes import TensorShape, TensorSpec
 from ..tracing import OutputSlot
 from . import schema
@@ -27,7 +30,7 @@ from .codec import Decoder, Encoder, Output, check_index, check_name, dtype_name
 _ = gradients  # registers the gradient graphs' ops (accumulators, ...) that saved graphs may use
 MAX_GRAPH_DEPTH = 32
 MAX_TENSORS = 2 ** 22
-_CONTROL_FLOW = ("If", "While")
+_CONTROL_FLOW = (COND, WHILE)  # the ops with subgraphs a file may hold: two each
 
 SLOT_TYPE = IndexSlot
 OUTPUT_TYPE = OutputSlot
@@ -164,14 +167,13 @@ def _encode_op(op, numbering, encoder, lifted_refs, where) -> dict:
     kind = op.type
     inputs = [numbering.ref(t, here) for t in op.inputs]
     attrs = op.attrs
-    if lifted_refs is not None and kind in ("ReadVariableOp", "AssignVariableOp",
-                                            "VarInitIfNeeded"):
+    if lifted_refs is not None and op.opdef.variable:
         var = attrs["var"]
-        if kind != "ReadVariableOp" or id(var) not in lifted_refs:
+        if op.opdef is not READ or id(var) not in lifted_refs:
             raise ValueError(f"{here}: with variables passed as inputs, a function may only read "
                              "the variables it was given.")
         kind, inputs, attrs = "Identity", [lifted_refs[id(var)]], {}
-    if kind == "WriteSummary":
+    if op.opdef is WRITE_SUMMARY:
         attrs = saved_summary_attrs(attrs, here)
     ctx = schema.AttrContext(len(inputs), Variable, IndexSlot)
     problems = schema.attr_errors(kind, attrs, ctx)
@@ -279,8 +281,8 @@ class _Builder:
         if problems:
             raise ValueError(f"{where}: {'; '.join(problems)}.")
         stored = [self.spec(s, where) for s in _list(entry["outputs"], where, "outputs", 4096)]
-        subgraphs = self.subgraphs(entry["subgraphs"], kind, ins, stored, graph, where, depth)
-        specs = self.out_specs(opdef, kind, ins, attrs, stored, subgraphs, where)
+        subgraphs = self.subgraphs(entry["subgraphs"], opdef, ins, stored, graph, where, depth)
+        specs = self.out_specs(opdef, ins, attrs, stored, where)
         op = graph.create_op(opdef, ins, attrs, specs, name=name, subgraphs=subgraphs)
         op.name = name
         op.device = self.device(entry["device"], where)
@@ -292,9 +294,9 @@ class _Builder:
             raise ValueError(f"{where}: an output is [shape, dtype].")
         return shape_from(entry[0], where), dtype_named(entry[1], where)
 
-    def subgraphs(self, entries, kind, ins, stored, graph, where, depth):
+    def subgraphs(self, entries, opdef, ins, stored, graph, where, depth):
         entries = _list(entries, where, "subgraphs", 2)
-        expected = 2 if kind in _CONTROL_FLOW else 0
+        expected = 2 if opdef in _CONTROL_FLOW else 0
         if len(entries) != expected:
             raise ValueError(f"{where}: expected {expected} subgraphs, found {len(entries)}.")
         out = []
@@ -305,16 +307,16 @@ class _Builder:
             sub = FuncGraph("subgraph", outer_graph=graph)
             self.placeholders(sub, sub_entry.get("inputs"), here)
             out.append(self.graph(sub_entry, sub, here, depth + 1))
-        if kind == "If":
+        if opdef is COND:
             _check_if(ins, stored, out, where)
-        elif kind == "While":
+        elif opdef is WHILE:
             _check_while(ins, stored, out, where)
         return tuple(out)
 
-    def out_specs(self, opdef, kind, ins, attrs, stored, subgraphs, where):
-        if kind in _CONTROL_FLOW:
+    def out_specs(self, opdef, ins, attrs, stored, where):
+        if opdef in _CONTROL_FLOW:
             return stored
-        if kind == "Const":
+        if opdef is CONST:
             if ins:
                 raise ValueError(f"{where}: a Const has no inputs.")
             value = attrs["value"]
