@@ -20,6 +20,69 @@ from .tensor import EagerTensor, SymbolicTensor
 Location = tuple[str, int, str]  # (filename, line, function) of the user's code
 
 
+class FrozenGraphError(RuntimeError):
+    """A traced (frozen) graph was asked to change."""
+
+
+def _refuse(what: str) -> FrozenGraphError:
+    return FrozenGraphError(
+        f"{what} is part of a traced graph, which is frozen: it never changes once tracing "
+        "has finished. Passes and gradients build new graphs (or new operations in the graph "
+        "being traced) instead; runtime.graph.copy_function_graph gives a copy to change.")
+
+
+class FrozenList(list):
+    """A list of a frozen graph or operation: readable as a list, never changed."""
+
+    __slots__ = ("_what",)
+
+    def __init__(self, items: Iterable[Any], what: str) -> None:
+        super().__init__(items)
+        self._what = what
+
+    def _refused(self, *args: Any, **kwargs: Any) -> None:
+        raise _refuse(self._what)
+
+    append = extend = insert = remove = pop = clear = sort = reverse = _refused
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _refused
+
+    def __reduce__(self) -> tuple:
+        return (list, (list(self),))
+
+    def __copy__(self) -> list:
+        return list(self)
+
+    def __deepcopy__(self, memo: dict) -> list:
+        import copy
+        return copy.deepcopy(list(self), memo)
+
+
+class FrozenDict(dict):
+    """The attributes of a frozen operation: readable as a dict, never changed."""
+
+    __slots__ = ("_what",)
+
+    def __init__(self, items: Any, what: str) -> None:
+        super().__init__(items)
+        self._what = what
+
+    def _refused(self, *args: Any, **kwargs: Any) -> None:
+        raise _refuse(self._what)
+
+    __setitem__ = __delitem__ = __ior__ = _refused
+    update = pop = popitem = clear = setdefault = _refused
+
+    def __reduce__(self) -> tuple:
+        return (dict, (dict(self),))
+
+    def __copy__(self) -> dict:
+        return dict(self)
+
+    def __deepcopy__(self, memo: dict) -> dict:
+        import copy
+        return copy.deepcopy(dict(self), memo)
+
+
 class Operation:
     """One node of a graph: an op type applied to input tensors, producing output tensors."""
 
@@ -50,6 +113,33 @@ class Operation:
 
     def __repr__(self) -> str:
         return f"<Operation '{self.name}' type={self.type}>"
+
+    def _freeze(self) -> None:
+        what = f"The operation {self.name!r}"
+        self.inputs = FrozenList(self.inputs, what)
+        self.outputs = FrozenList(self.outputs, what)
+        if type(self.attrs) is not FrozenDict:
+            self.attrs = FrozenDict(self.attrs, what)
+        self.__class__ = _FrozenOperation
+
+
+class _FrozenOperation(Operation):
+    """An operation of a frozen graph: its fields can no longer be assigned. (Changing the
+    class when a graph freezes keeps building and reading operations as fast as before.)"""
+
+    __slots__ = ()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise _refuse(f"The operation {getattr(self, 'name', '?')!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise _refuse(f"The operation {getattr(self, 'name', '?')!r}")
+
+    def __setstate__(self, state: Any) -> None:
+        """Unpickling (and copying) restores the fields of a frozen operation."""
+        slots = state[1] if isinstance(state, tuple) else state
+        for key, value in (slots or {}).items():
+            object.__setattr__(self, key, value)
 
 
 _internal_dirs: tuple[str, ...] = (os.path.dirname(os.path.abspath(__file__)) + os.sep,)
@@ -84,7 +174,16 @@ def user_location() -> Location | None:
 
 
 class Graph:
-    """A list of operations in creation (program) order."""
+    """A list of operations in creation (program) order.
+
+    Once traced, a graph is frozen (`freeze`): its operations, inputs, outputs and captures,
+    and every operation's inputs, outputs and attributes, can no longer change
+    (FrozenGraphError). Passes and gradients build new graphs instead.
+    """
+
+    _frozen = False
+    _STRUCTURE = frozenset({"name", "outer_graph", "operations", "inputs", "outputs", "captures",
+                            "variables", "structured_input_signature", "structured_outputs"})
 
     def __init__(self, name: str = "graph", outer_graph: Graph | None = None) -> None:
         self.name: str = name
@@ -96,6 +195,38 @@ class Graph:
         self._const_cache: dict[Any, SymbolicTensor] = {}
         self.captures: list[tuple[object, SymbolicTensor]] = []
         self.variables: list[Any] = []  # variables created while this graph was traced
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if self._frozen and name in self._STRUCTURE:
+            raise _refuse(f"The graph {self.name!r}")
+        object.__setattr__(self, name, value)
+
+    @property
+    def frozen(self) -> bool:
+        """Whether the graph is frozen (traced: it never changes again)."""
+        return self._frozen
+
+    def freeze(self) -> None:
+        """Makes this graph, its operations and their nested bodies read-only for good."""
+        if self._frozen:
+            return
+        what = f"The graph {self.name!r}"
+        for op in self.operations:
+            for sub in op.subgraphs:
+                sub.freeze()
+            op._freeze()
+        for t in self.inputs:
+            if t.op is not None and type(t.op) is Operation:
+                t.op._freeze()
+        object.__setattr__(self, "operations", FrozenList(self.operations, what))
+        object.__setattr__(self, "inputs", FrozenList(self.inputs, what))
+        object.__setattr__(self, "outputs", FrozenList(self.outputs, what))
+        object.__setattr__(self, "captures", FrozenList(self.captures, what))
+        object.__setattr__(self, "_frozen", True)
+
+    def _check_open(self) -> None:
+        if self._frozen:
+            raise _refuse(f"The graph {self.name!r}")
 
     # -- building ----------------------------------------------------------------------
     def unique_name(self, base: str) -> str:
@@ -116,6 +247,8 @@ class Graph:
     def create_op(self, opdef: OpDef, inputs: Iterable[Any], attrs: dict[str, Any],
                   out_specs: Iterable[tuple[TensorShape, DType]], name: str | None = None,
                   subgraphs: Iterable[FuncGraph] = ()) -> Operation:
+        if self._frozen:
+            self._check_open()
         op = Operation(self, opdef, self.unique_name(name or opdef.name), inputs, attrs,
                        context.current_device(), subgraphs)
         op.outputs = [SymbolicTensor(op, i, shape, dtype) for i, (shape, dtype) in enumerate(out_specs)]
@@ -174,8 +307,37 @@ class Graph:
             found = cache[key] = make()
         return found
 
+    def supersede(self, old: Operation, new: list[Operation]) -> None:
+        """Puts `new` (operations just created in this graph, the last one taking over all of
+        `old`'s output tensors) where the operation now standing for `old` is, and takes that
+        one out of the op list. The operations themselves are not changed: a gradient asks
+        this of the graph being built when it rewrites a traced cond or while op."""
+        self._check_open()
+        current = self.current_version(old)
+        moved = {id(op) for op in new}
+        ops = [op for op in self.operations if id(op) not in moved]
+        at = next(i for i, op in enumerate(ops) if op is current)
+        ops[at:at + 1] = new
+        self.operations[:] = ops
+        versions = self.__dict__.setdefault("_versions", {})
+        versions[id(old)] = (old, new[-1])
+        if current is not old:
+            versions[id(current)] = (current, new[-1])
+
+    def current_version(self, op: Operation) -> Operation:
+        """The operation that stands for `op` in this graph now: `op`, or the last operation
+        that superseded it (see `supersede`)."""
+        versions = self.__dict__.get("_versions")
+        while versions:
+            found = versions.get(id(op))
+            if found is None or found[0] is not op:
+                break
+            op = found[1]
+        return op
+
     def remove_operations(self, ops: Iterable[Operation]) -> None:
         """Removes `ops` from this graph, with their cached-constant and capture entries."""
+        self._check_open()
         ids = {id(op) for op in ops}
         self.operations[:] = [op for op in self.operations if id(op) not in ids]
         for key, t in list(self._const_cache.items()):

@@ -35,7 +35,8 @@ def trace(python_fn, args, kwargs, specs_for, name: str, arg_names,
 
     `specs_for(leaf)` returns the TensorSpec for a leaf that becomes a placeholder
     (it may relax dims), or None for a leaf passed through as a Python value. `autograph`
-    marks the graph as traced with autograph on (error messages read it).
+    marks the graph as traced with autograph on (error messages read it). The graph
+    returned is frozen.
     """
     graph = FuncGraph(name)
     graph.autograph = autograph
@@ -50,6 +51,7 @@ def trace(python_fn, args, kwargs, specs_for, name: str, arg_names,
             {k: _signature(v) for k, v in placeholder_kwargs.items()})
         outputs = python_fn(*placeholder_args, **placeholder_kwargs)
         graph.structured_outputs = _capture_outputs(graph, outputs, name)
+    graph.freeze()  # traced: passes and gradients build new graphs from here on
     return graph
 
 

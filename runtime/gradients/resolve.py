@@ -3,8 +3,10 @@
 A gradient rule reads the forward op's inputs and outputs. When the forward op sits in a
 `cond` branch or a `while_loop` body, those tensors live in a graph that the backward graph
 cannot see. Each such subgraph being differentiated pushes a context here that knows how to
-bring a tensor of it out: a branch makes it an extra output of its `If` op, a loop body
-saves it on every iteration and the backward loop reads the saved value back.
+bring a tensor of it out: a branch makes it an extra output of the rewritten `If` op, a loop
+body saves it on every iteration of the rewritten `While` op and the backward loop reads the
+saved value back. The rewritten op is a new op (over copies of the traced branches or body)
+that takes the traced op's place in the graph being built; the traced op is never changed.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import contextlib
 import threading
 
 from .. import context, errors
+from ..graph import FuncGraph, copy_into
 from ..tensor import SymbolicTensor
 
 
@@ -47,6 +50,31 @@ def any_active() -> bool:
     return bool(_STACK.contexts)
 
 
+def context_of(graph) -> Context | None:
+    """The innermost context differentiating the forward graph `graph`, if any."""
+    for ctx in reversed(_STACK.contexts):
+        if ctx.forward_graph is graph:
+            return ctx
+    return None
+
+
+def copy_body(body: FuncGraph, outer) -> tuple[FuncGraph, dict]:
+    """A new graph in `outer` with copies of `body`'s inputs, operations (nested bodies too)
+    and outputs, and the map from id(tensor of `body`) to its copy. A gradient rewrites the
+    copy, never the traced body."""
+    mapping: dict = {}
+    copy = FuncGraph(body.name, outer_graph=outer)
+    copy_into(body, copy, mapping)
+    return copy, mapping
+
+
+def record_on_tapes(node) -> None:
+    """Records `node` (a rewritten forward op's new outputs) on the tapes recording now, so
+    that a higher-order gradient reaches the values it saves."""
+    for tape in context.state.tapes:
+        tape._record_node(node)
+
+
 def resolve(tensor):
     """`tensor` itself when the current graph can read it, else a tensor holding its value."""
     if type(tensor) is not SymbolicTensor:
@@ -55,9 +83,9 @@ def resolve(tensor):
     current = context.current_graph()
     if current is None or graph.is_ancestor_of(current):
         return tensor
-    for ctx in reversed(_STACK.contexts):
-        if ctx.forward_graph is graph:
-            return ctx.resolve_local(tensor)
+    ctx = context_of(graph)
+    if ctx is not None:
+        return ctx.resolve_local(tensor)
     raise errors.InaccessibleTensorError(
         f"A gradient needs the value of {tensor.name}, which was computed inside a branch or "
         "loop body that the gradient computation cannot reach. Compute it outside the "

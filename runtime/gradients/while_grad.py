@@ -1,14 +1,21 @@
 """The gradient of `while_loop`: a backward loop that runs the body's gradient N times.
 
-The forward loop gets one extra loop variable, an accumulator (a Python list), and its body
-appends a tuple of the values the backward body reads, once per iteration. The backward
-loop walks the accumulator from the last iteration to the first, so memory grows with the
-trip count, not with the graph, and nothing is recomputed.
+The gradient rewrites the forward loop: a new `While` op over copies of the traced condition
+and body, with one extra loop variable, an accumulator (a Python list) to which the body
+appends a tuple of the values the backward body reads, once per iteration. The new op takes
+the traced op's place in the graph being built (the traced op is never changed). The
+backward loop walks the accumulator from the last iteration to the first, so memory grows
+with the trip count, not with the graph, and nothing is recomputed.
+
+The accumulator is an ordinary output of the rewritten loop, and reading a saved value is
+differentiable: its gradient is a map {(iteration, slot): gradient}, which the gradient of
+the rewritten loop takes back to the values its body saved. So the gradient of a loop can
+be differentiated again (a second-order gradient through a staged loop).
 """
 
 from __future__ import annotations
 
-import weakref
+import numpy as np
 
 from .. import context
 from .. import dtypes as _dtypes
@@ -22,8 +29,8 @@ from ..shapes import TensorShape
 from ..tensor import SymbolicTensor
 from .cond_grad import zeros_for_value
 from .engine import add, backprop
-from .node import Node, captured, differentiable, node_inputs, node_of
-from .resolve import Context, entered, resolve
+from .node import Node, differentiable, node_inputs, node_of
+from .resolve import Context, context_of, copy_body, entered, record_on_tapes, resolve
 
 _SCALAR = TensorShape([])
 
@@ -59,25 +66,57 @@ ACC_READ = define("AccumulatorRead", lambda acc, step, index, shape, dtype: (sha
                   carrier="accumulator", attrs={"dtype": DTYPE, "index": INT, "shape": SHAPE})
 
 
-@ACC_READ.def_grad
-def _read_grad(op, *g):
+def _read_grad_kernel(g, step, index):
+    return {(int(step), index): g}
+
+
+def _push_grad_kernel(grad, step, *likes, count):
+    grad = grad if grad is not None else {}
+    step = int(step)
+    values = [grad.pop((step, k), None) for k in range(count)]
+    return (grad, *[np.zeros(np.shape(like), np.asarray(like).dtype) if g is None else g
+                    for g, like in zip(values, likes)])
+
+
+def _push_grad_infer(grad, step, *likes, count):
+    return [(_SCALAR, _dtypes.variant)] + [(t.shape, t.dtype) for t in likes]
+
+
+# The gradient of an accumulator is a map {(iteration, slot): gradient of that saved value}:
+# reading a saved value sends its gradient there; the rewritten forward loop's gradient
+# takes each iteration's entries back to the values its body saved.
+ACC_GRAD_READ = define("AccumulatorGradFromRead", lambda g, step, index: (_SCALAR, _dtypes.variant),
+                       _read_grad_kernel, attrs={"index": INT})
+ACC_GRAD_PUSH = define("AccumulatorPushGrad", _push_grad_infer, _push_grad_kernel,
+                       num_outputs=None, attrs={"count": INT})
+
+
+def _third_order(op, *grads):
     raise NotImplementedError(
-        "Differentiating the gradient of a staged while_loop again (a higher-order gradient "
-        "through a loop inside a compiled function) is not supported. Compute it eagerly, "
-        "where loops run as Python, or with rt.run_functions_eagerly(True).")
+        "Differentiating a staged while_loop three times or more is not supported. Compute "
+        "it eagerly, where loops run as Python, or with rt.run_functions_eagerly(True).")
 
 
-# Stands, on tapes recording a loop's gradient, for "the saved values come from the loop's
-# inputs": a second derivative that only flows through saved values then raises, not None.
-ACC_SOURCE = define("AccumulatorSource", lambda *inputs: (_SCALAR, _dtypes.variant))
-ACC_SOURCE.def_grad(_read_grad)
+ACC_GRAD_READ.def_grad(_third_order)
+ACC_GRAD_PUSH.def_grad(_third_order)
 
 
-def _connect_saved(node_inputs_of_loop: list, saved) -> None:
-    for tape in context.state.tapes:
-        record = getattr(tape, "_record_node", None)
-        if record is not None:
-            record(Node(ACC_SOURCE, list(node_inputs_of_loop), [saved], {}))
+@ACC_READ.def_grad
+def _read_grad(op, g):
+    return [apply(ACC_GRAD_READ, [g, op.inputs[1]], {"index": op.get_attr("index")}), None]
+
+
+@ACC_PUSH.def_grad
+def _push_grad(op, grad):
+    """A forward loop's save, differentiated inside the gradient of that loop (a higher
+    order): each saved value gets its entry of this iteration in the accumulator's gradient."""
+    ctx = context_of(op.operation.graph)
+    if not isinstance(ctx, LoopContext):
+        raise NotImplementedError("An accumulator's values can only be differentiated inside "
+                                  "the gradient of the loop that saved them.")
+    likes = list(op.inputs[1:])
+    outs = apply(ACC_GRAD_PUSH, [grad, ctx.step, *likes], {"count": len(likes)})
+    return list(outs)
 
 
 ACC_LAST = define("AccumulatorLastIndex", lambda acc: (_SCALAR, _dtypes.int32),
@@ -85,24 +124,38 @@ ACC_LAST = define("AccumulatorLastIndex", lambda acc: (_SCALAR, _dtypes.int32),
                   carrier="accumulator")
 
 
-class Accumulator:
-    """The per-iteration saves of one forward While op (added to it on first use)."""
+class RewrittenWhile:
+    """The `While` op that takes the place of a traced one while its gradient is built.
 
-    def __init__(self, op):
-        parent = op.graph
-        cond_graph, body_graph = op.subgraphs
-        n = len(op.outputs)
-        new = parent.create_op(ACC_NEW, [], {}, [(_SCALAR, _dtypes.variant)], name="accumulator")
-        parent.operations.remove(new)
-        parent.operations.insert(parent.operations.index(op), new)
-        op.inputs.insert(n, new.outputs[0])
-        for graph in (cond_graph, body_graph):
+    Its condition and body are copies of the traced op's (a nested gradient rewrites the
+    copies, never the traced ones), with one more loop variable: an accumulator that the body
+    pushes the values the backward body reads to, once per iteration (`slot`). Its outputs
+    are the traced op's output tensors, then the accumulator (`final`), an ordinary output: a
+    higher-order gradient flows back through it to the values saved. The traced op is never
+    changed: the graph being built puts this op in its place (`Graph.supersede`).
+    """
+
+    def __init__(self, recorded):
+        parent = recorded.graph
+        forward = parent.current_version(recorded)
+        n = len(forward.outputs)
+        self.cond = copy_body(forward.subgraphs[0], parent)[0]
+        self.body = copy_body(forward.subgraphs[1], parent)[0]
+        for graph in (self.cond, self.body):
             graph.placeholder(_SCALAR, _dtypes.variant, name="accumulator")
-        self.push = body_graph.create_op(ACC_PUSH, [body_graph.inputs[n]], {},
-                                         [(_SCALAR, _dtypes.variant)], name="accumulate")
-        body_graph.outputs.append(self.push.outputs[0])
+        new = parent.create_op(ACC_NEW, [], {}, [(_SCALAR, _dtypes.variant)], name="accumulator")
+        self.push = self.body.create_op(ACC_PUSH, [self.body.inputs[n]], {},
+                                        [(_SCALAR, _dtypes.variant)], name="accumulate")
+        self.body.outputs.append(self.push.outputs[0])
+        inputs = list(forward.inputs[:n]) + [new.outputs[0]] + list(forward.inputs[n:])
+        op = parent.create_op(WHILE, inputs, dict(forward.attrs), [], name=forward.name,
+                              subgraphs=(self.cond, self.body))
+        op.name, op.location = forward.name, forward.location
         self.final = SymbolicTensor(op, n, _SCALAR, _dtypes.variant)
-        op.outputs.append(self.final)
+        op.outputs = list(forward.outputs) + [self.final]
+        parent.supersede(recorded, [new, op])
+        self.op = op
+        self.n = n
         self._slots: dict = {}
 
     def slot(self, tensor) -> int:
@@ -114,23 +167,22 @@ class Accumulator:
             self._slots[id(tensor)] = index
         return index
 
-
-_ACCUMULATORS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
-def accumulator(op) -> Accumulator:
-    acc = _ACCUMULATORS.get(op)
-    if acc is None:
-        acc = _ACCUMULATORS[op] = Accumulator(op)
-    return acc
+    def finish(self) -> None:
+        """Records the accumulator on the tapes recording now; the copies are complete."""
+        op = self.op
+        record_on_tapes(Node(WHILE, node_inputs(WHILE, op.inputs, op.attrs, op), [self.final],
+                             op.attrs, op))
+        self.cond.freeze()
+        self.body.freeze()
 
 
 class LoopContext(Context):
-    """Brings tensors of a forward loop body to the backward body: saved, then read back."""
+    """Brings tensors of a forward loop body (a copy) to the backward body: saved, then read
+    back."""
 
-    def __init__(self, op, acc: Accumulator, saved, body, step):
-        self.forward_graph = op.subgraphs[1]
-        self.acc = acc
+    def __init__(self, rewrite: RewrittenWhile, saved, body, step):
+        self.forward_graph = rewrite.body
+        self.rewrite = rewrite
         self.saved = saved
         self.body = body
         self.step = step
@@ -139,7 +191,7 @@ class LoopContext(Context):
     def resolve_local(self, tensor):
         found = self._reads.get(id(tensor))
         if found is None:
-            index = self.acc.slot(tensor)
+            index = self.rewrite.slot(tensor)
             with context.graph_scope(self.body):
                 found = self.body.create_op(
                     ACC_READ, [self.saved, self.step],
@@ -164,18 +216,23 @@ def _dependencies(body_graph, n: int) -> list:
 
 @WHILE.def_grad
 def _while_grad(op, *grads):
-    forward = op.operation
-    cond_graph, body_graph = forward.subgraphs
-    acc = accumulator(forward)
-    outs = [o for o in op.forward_outputs if o is not acc.final]
-    n = len(outs)
+    recorded = op.operation
+    current = recorded.graph.current_version(recorded)
+    n = len(current.outputs)
+    outs = current.outputs
+    loop_grads = [None] * n
+    where = {id(t): i for i, t in enumerate(outs)}
+    for out, g in zip(op.forward_outputs, grads):
+        if g is not None:
+            loop_grads[where[id(out)]] = g
     inputs = op.forward_inputs
-    caps = captured(forward)
-    cap_offset = len(inputs) - len(caps)
+    n_recorded = len(recorded.outputs)
+    cap_offset = len(recorded.inputs)
+    caps = inputs[cap_offset:]
     wanted_caps = [c for j, c in enumerate(caps) if op.needs[cap_offset + j]]
 
-    deps = _dependencies(body_graph, n)
-    active = {i for i in range(n) if grads[i] is not None and differentiable(outs[i])}
+    deps = _dependencies(current.subgraphs[1], n)
+    active = {i for i in range(n) if loop_grads[i] is not None and differentiable(outs[i])}
     changed = True
     while changed:
         changed = False
@@ -187,21 +244,22 @@ def _while_grad(op, *grads):
     active = sorted(active)
     if not active:
         return [None] * len(inputs)
+    rewrite = RewrittenWhile(recorded)
+    forward, body_graph = rewrite.op, rewrite.body
 
     home = context.current_graph()
-    saved = resolve(acc.final)
-    _connect_saved(inputs, saved)
+    saved = resolve(rewrite.final)
     body = FuncGraph(f"{forward.name}_grad_body", outer_graph=home)
     with context.graph_scope(body):
         step = body.placeholder(_SCALAR, _dtypes.int32, name="iteration")
         grad_in = {i: body.placeholder(outs[i].shape, outs[i].dtype, name=f"grad_{i}") for i in active}
-    ctx = LoopContext(forward, acc, saved, body, step)
+    ctx = LoopContext(rewrite, saved, body, step)
     with context.graph_scope(body), entered(ctx):
         seeds: dict = {}
         for i in active:
             seeds.setdefault(id(body_graph.outputs[i]), []).append(grad_in[i])
         sources = [body_graph.inputs[i] for i in active] + wanted_caps
-        nodes = [node_of(o) for o in body_graph.operations if o is not acc.push]
+        nodes = [node_of(o) for o in body_graph.operations if o is not rewrite.push]
         found = backprop(nodes, seeds, sources)
         next_grads = []
         for i in active:
@@ -211,6 +269,7 @@ def _while_grad(op, *grads):
         totals = [body.placeholder(c.shape, c.dtype, name="grad_capture") for c, _ in cap_grads]
         body.outputs = [math_ops.subtract(step, 1)] + next_grads + [
             add(total, g) for total, (_, g) in zip(totals, cap_grads)]
+    rewrite.finish()
 
     cond = FuncGraph(f"{forward.name}_grad_cond", outer_graph=home)
     with context.graph_scope(cond):
@@ -221,12 +280,13 @@ def _while_grad(op, *grads):
                            name="last_iteration").outputs[0]
     inits = [start]
     for i in active:
-        inits.append(grads[i] if grads[i] is not None else zeros_for_value(outs[i]))
+        inits.append(loop_grads[i] if loop_grads[i] is not None else zeros_for_value(outs[i]))
     inits += [zeros_for_value(c) for c, _ in cap_grads]
     grad_outs = apply(WHILE, inits, name=f"{forward.name}_grad", subgraphs=(cond, body))
     results = [None] * len(inputs)
     for k, i in enumerate(active):
-        results[i] = grad_outs[1 + k]
+        if i < n_recorded:
+            results[i] = grad_outs[1 + k]
     by_cap = {id(c): grad_outs[1 + len(active) + k] for k, (c, _) in enumerate(cap_grads)}
     for j, c in enumerate(caps):
         results[cap_offset + j] = by_cap.get(id(c))
