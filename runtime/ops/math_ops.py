@@ -321,7 +321,7 @@ CEIL = _unary("Ceil", np.ceil, _FLOATING_ONLY)
 
 
 ROUND = _unary("Round", None, kernel=np.round, template="np.round({0})",  # ints stay ints
-                scalar="np.rint({0})")
+                scalar="_h.rint({0})")
 
 
 def _step_grad(op, g):

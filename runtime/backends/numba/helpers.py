@@ -320,8 +320,23 @@ def gather_indices(indices, size):
 
 def power(x, y):
     """`x ** y` as NumPy computes it: integers to negative integer powers raise ValueError
-    (Numba's own integer power gives 0). Scalars or arrays (the Pow op's Numba form)."""
+    (Numba's own integer power gives 0), and integer powers wrap around as NumPy's repeated
+    squaring does (Numba's gave 0 or 1 for large exponents). Scalars or arrays (the Pow op's
+    Numba form)."""
     return np.power(x, y)
+
+
+@_jit
+def _wrapping_power(x, y):
+    """x ** y for integers y >= 0 by repeated squaring, wrapping around as NumPy's does (the
+    low bits of a product depend only on the low bits of its factors)."""
+    result, base = x - x + 1, x
+    while y > 0:
+        if y & 1:
+            result *= base
+        base *= base
+        y >>= 1
+    return result
 
 
 @numba.extending.overload(power)
@@ -330,17 +345,26 @@ def _power(x, y):
         return isinstance(getattr(t, "dtype", t), numba.types.Integer)
     if not (integer(x) and integer(y)):
         return lambda x, y: x ** y
-    if isinstance(y, numba.types.Array):
+    if isinstance(x, numba.types.Array) or isinstance(y, numba.types.Array):
         def checked_array(x, y):
-            if (y < 0).any():
-                raise ValueError("Integers to negative integer powers are not allowed.")
-            return x ** y
+            bx, by = np.broadcast_arrays(np.asarray(x), np.asarray(y))
+            out = np.empty(bx.shape, bx.dtype)
+            flat = out.reshape(-1)
+            k = 0
+            for a, b in zip(bx.flat, by.flat):
+                if b < 0:
+                    raise ValueError("Integers to negative integer powers are not allowed.")
+                flat[k] = _wrapping_power(a, b)
+                k += 1
+            return out
         return checked_array
+
+    kind = numba.np.numpy_support.as_dtype(x).type  # Numba widens int32 arithmetic
 
     def checked(x, y):
         if y < 0:
             raise ValueError("Integers to negative integer powers are not allowed.")
-        return x ** y
+        return kind(_wrapping_power(x, y))
     return checked
 
 
@@ -418,19 +442,34 @@ def _is_integer(t) -> bool:
     return isinstance(getattr(t, "dtype", t), numba.types.Integer)
 
 
-def _integer_division(name: str, plain):
+def _integer_division(name: str, plain, by_minus_one=None):
     """An overload of the helper `name` (`plain`: `x // y` or `x % y`, as NumPy computes them)
-    that raises for an integer zero divisor, as TensorFlow does (Numba's integers give 0)."""
+    that raises for an integer zero divisor, as TensorFlow does (Numba's integers give 0).
+    `by_minus_one(x)`: the result for a divisor of -1 where Numba's differs from NumPy's
+    (the lowest integer // -1 wraps around to itself in NumPy; Numba gives 0)."""
     divide = numba.njit(plain)
+    fix = numba.njit(by_minus_one) if by_minus_one is not None else None
 
     def checked_array(x, y):
         if (y == 0).any():
             raise ZeroDivisionError("Integer division by zero")
-        return divide(x, y)
+        if fix is None or not (y == -1).any():
+            return divide(x, y)
+        bx, by = np.broadcast_arrays(np.asarray(x), np.asarray(y))
+        out = divide(bx, by)
+        flat = out.reshape(-1)
+        k = 0
+        for a, b in zip(bx.flat, by.flat):
+            if b == -1:
+                flat[k] = fix(a)
+            k += 1
+        return out
 
     def checked(x, y):
         if y == 0:
             raise ZeroDivisionError("Integer division by zero")
+        if fix is not None and y == -1:
+            return fix(x)
         return divide(x, y)
 
     def typer(x, y):
@@ -439,6 +478,21 @@ def _integer_division(name: str, plain):
         return checked_array if isinstance(y, numba.types.Array) else checked
     typer.__name__ = f"_{name}"
     return typer
+
+
+def rint(x):
+    """np.rint that keeps integers as they are (Numba's goes through float64, which rounds
+    int64 values beyond 2**53 and overflows near the ends of the range)."""
+    return np.rint(x)
+
+
+@numba.extending.overload(rint)
+def _rint(x):
+    if not _is_integer(x):
+        return lambda x: np.rint(x)
+    if isinstance(x, numba.types.Array):
+        return lambda x: x.copy()  # a fresh array, as every elementwise result is
+    return lambda x: x
 
 
 def floordiv(x, y):
@@ -451,7 +505,8 @@ def floormod(x, y):
     return np.remainder(x, y)
 
 
-numba.extending.overload(floordiv)(_integer_division("floordiv", lambda x, y: x // y))
+numba.extending.overload(floordiv)(_integer_division("floordiv", lambda x, y: x // y,
+                                                    by_minus_one=lambda x: -x))
 numba.extending.overload(floormod)(_integer_division("floormod", lambda x, y: x % y))
 
 
