@@ -19,9 +19,12 @@ array or scalar, or a nested list/tuple of them."""
 
 
 class Tensor:
-    """Base class of eager and symbolic tensors (and variables)."""
+    """Base class of eager and symbolic tensors (and variables).
 
-    __slots__ = ("__weakref__",)
+    `_keras_mask`, where a Keras layer set one, is the tensor's mask (Keras's name for it):
+    True for the steps later layers, losses and metrics use."""
+
+    __slots__ = ("__weakref__", "_keras_mask")
     __array_priority__ = 100
     __hash__ = None  # type: ignore[assignment]  # tensors are unhashable: `==` is elementwise
 

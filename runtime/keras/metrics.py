@@ -206,7 +206,8 @@ class Sum(Metric):
 
 
 class MeanMetricWrapper(Mean):
-    """The mean over samples of a per-sample function `fn(y_true, y_pred, **kwargs)`."""
+    """The mean over samples of a per-sample function `fn(y_true, y_pred, **kwargs)`; under a
+    mask on the predictions (`_keras_mask`), the mean over the kept values, as in Keras."""
 
     def __init__(self, fn: Callable, name: str | None = None, dtype=None, **kwargs: Any) -> None:
         super().__init__(name=name or getattr(fn, "__name__", "metric"), dtype=dtype)
@@ -214,7 +215,11 @@ class MeanMetricWrapper(Mean):
         self._fn_kwargs = kwargs
 
     def update_state(self, y_true, y_pred, sample_weight=None):
-        super().update_state(self._fn(y_true, y_pred, **self._fn_kwargs), sample_weight)
+        mask = getattr(y_pred, "_keras_mask", None)
+        values = self._fn(y_true, y_pred, **self._fn_kwargs)
+        if mask is not None:
+            sample_weight = _base.mask_weights(sample_weight, mask, self.dtype, "sum")
+        super().update_state(values, sample_weight)
 
     def get_config(self) -> dict:
         return {**super().get_config(), **self._fn_kwargs}

@@ -43,7 +43,7 @@ from .recurrent import (
     SimpleRNN,
     SimpleRNNCell,
 )
-from .reshaping import Embedding, Lambda, Permute, RepeatVector, Reshape
+from .reshaping import Embedding, Lambda, Masking, Permute, RepeatVector, Reshape
 
 __all__ = ["Activation", "Dense", "Dropout", "Flatten", "Input", "InputLayer", "Layer", "Model",
            "Sequential", "activations", "callbacks", "initializers", "losses", "metrics"]
@@ -54,6 +54,6 @@ __all__ += ["Add", "Average", "AveragePooling1D", "AveragePooling2D", "BatchNorm
             "GlobalMaxPooling2D", "LSTM", "LSTMCell", "Lambda", "LayerNormalization", "Maximum",
             "MaxPooling1D", "MaxPooling2D", "Minimum", "Multiply", "Orthogonal", "Permute", "RNN",
             "RepeatVector", "Reshape", "SimpleRNN", "SimpleRNNCell", "Subtract", "ZeroPadding2D"]
-__all__ += ["ELU", "LeakyReLU", "PReLU", "ReLU", "Softmax"]
+__all__ += ["ELU", "LeakyReLU", "Masking", "PReLU", "ReLU", "Softmax"]
 
 _add_keyword_hints_to_classes(globals(), "runtime")  # a misspelt keyword: "did you mean"

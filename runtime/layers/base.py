@@ -13,6 +13,7 @@ import inspect
 import logging
 import threading
 import types
+import warnings
 import weakref
 from typing import Any, Callable, Iterator
 
@@ -59,14 +60,15 @@ def _unique_name(base: str) -> str:
     return base if count == 0 else f"{base}_{count}"
 
 
-_call_params_cache: "weakref.WeakKeyDictionary[type, tuple[bool, bool]]" = weakref.WeakKeyDictionary()
+_call_params_cache: "weakref.WeakKeyDictionary[type, tuple]" = weakref.WeakKeyDictionary()
 
 
 _converted_calls: "weakref.WeakKeyDictionary[Callable, Callable]" = weakref.WeakKeyDictionary()
 
 
-def _call_params(cls) -> tuple[bool, bool]:
-    """(call takes `training`, call takes **kwargs), looking through compiled methods."""
+def _call_params(cls) -> tuple[bool, bool, bool, tuple[str, ...]]:
+    """(call takes `training`, call takes **kwargs, call takes `mask`, its parameter names
+    when some are `<name>_mask` parameters, else ()), looking through compiled methods."""
     cached = _call_params_cache.get(cls)
     if cached is not None:
         return cached
@@ -76,12 +78,36 @@ def _call_params(cls) -> tuple[bool, bool]:
     try:
         params = inspect.signature(fn).parameters
     except (TypeError, ValueError):
-        result = (False, False)
+        result = (False, False, False, ())
     else:
         result = ("training" in params,
-                  any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()))
+                  any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()),
+                  "mask" in params,
+                  tuple(params) if any(n.endswith("_mask") for n in params) else ())
     _call_params_cache[cls] = result
     return result
+
+
+def keras_mask(value) -> Any:
+    """The mask a layer attached to `value` (Keras's `_keras_mask`), or None."""
+    return getattr(value, "_keras_mask", None) if isinstance(value, Tensor) else None
+
+
+def _masks_of(inputs) -> Any:
+    """The masks of `inputs`, in their structure (None where a tensor has none)."""
+    if isinstance(inputs, Tensor):
+        return getattr(inputs, "_keras_mask", None)
+    if isinstance(inputs, (list, tuple, dict)):
+        return nest.map_structure(keras_mask, inputs)
+    return None
+
+
+def _any_mask(masks) -> bool:
+    if masks is None:
+        return False
+    if isinstance(masks, Tensor):
+        return True
+    return any(m is not None for m in nest.flatten(masks))
 
 
 def _tracked_leaves(value, depth: int = 0) -> Iterator[Any]:
@@ -114,6 +140,9 @@ class Layer(Module):
     be identifiers and are made unique (`dense`, `dense_1`, ...).
     """
 
+    # whether instances pass masks on by default (`supports_masking`): layers keeping the
+    # time axis set it, as Keras's do
+    _passes_masks: bool = False
     # Keras's base-layer keywords besides trainable, name, dtype and dynamic (see __init__)
     _keras_keywords: frozenset[str] = frozenset({
         "input_dim", "input_shape", "batch_input_shape", "batch_size", "weights",
@@ -205,9 +234,10 @@ class Layer(Module):
             self._clear_losses()
         if training is None and stack:
             training = stack[-1]
-        takes_training, takes_kwargs = _call_params(type(self))
+        takes_training, takes_kwargs, takes_mask, params = _call_params(type(self))
         if training is not None and (takes_training or takes_kwargs):
             kwargs["training"] = training
+        previous_mask = self._pass_masks(inputs, args, kwargs, takes_mask, params)
         stack.append(training)
         try:
             if context.current_graph() is not None:
@@ -217,9 +247,74 @@ class Layer(Module):
                 outputs = self.call(inputs, *args, **kwargs)
         finally:
             stack.pop()
+        if _any_mask(previous_mask) or type(self).compute_mask is not Layer.compute_mask:
+            self._set_output_masks(inputs, outputs, previous_mask)
         if self.__dict__.get("_activity_regularizer") is not None:
             self._add_activity_losses(outputs)
         return outputs
+
+    # -- masks --------------------------------------------------------------------------------
+    def _pass_masks(self, inputs, args, kwargs, takes_mask: bool, params) -> Any:
+        """Gives `call` the masks of its inputs, as Keras does: `mask=` (the inputs' masks,
+        when `call` takes `mask` and none was given) or, for calls of several tensors,
+        `<name>_mask=` for each parameter `<name>` that has one; returns the mask the
+        output masks derive from."""
+        if takes_mask and kwargs.get("mask") is None:
+            masks = _masks_of(inputs)
+            if masks is not None:
+                kwargs["mask"] = masks
+        elif params:
+            names = params[1:] if params and params[0] == "self" else params
+            given = {**dict(zip(names[1:], args)), **kwargs}
+            for name, value in [(names[0] if names else None, inputs), *given.items()]:
+                if name is not None and f"{name}_mask" in names \
+                        and kwargs.get(f"{name}_mask") is None:
+                    found = _masks_of(value)
+                    if _any_mask(found):
+                        kwargs[f"{name}_mask"] = found
+        given_mask = kwargs.get("mask")
+        return given_mask if given_mask is not None else _masks_of(inputs)
+
+    @property
+    def supports_masking(self) -> bool:
+        """Whether the layer passes masks on (`compute_mask`): True for layers that keep
+        the time axis (Dense, Dropout, activations, ...) and for layers that define
+        `compute_mask`; a layer that does not drops the mask with a warning, as in Keras."""
+        found = self.__dict__.get("_supports_masking")
+        if found is None:
+            return self._passes_masks or type(self).compute_mask is not Layer.compute_mask
+        return found
+
+    @supports_masking.setter
+    def supports_masking(self, value: bool) -> None:
+        self.__dict__["_supports_masking"] = bool(value)
+
+    def compute_mask(self, inputs, mask=None):
+        """The mask of this layer's output, given its inputs and their `mask`: the same mask
+        by default (for layers that support masking)."""
+        return mask
+
+    def _set_output_masks(self, inputs, outputs, previous_mask) -> None:
+        """Attaches `compute_mask`'s result to the outputs that have no mask yet; a layer that
+        does not support masking warns that it drops its inputs' mask (as Keras does)."""
+        if not self.supports_masking:
+            if _any_mask(previous_mask):
+                warnings.warn(f"Layer '{self.name}' (of type {type(self).__name__}) was passed "
+                              "an input with a mask attached to it. However, this layer does "
+                              "not support masking and will therefore destroy the mask "
+                              "information. Downstream layers will not see the mask.",
+                              UserWarning, stacklevel=3)
+            return
+        flat = [t for t in nest.flatten(outputs) if isinstance(t, Tensor)]
+        if not flat or all(getattr(t, "_keras_mask", None) is not None for t in flat):
+            return
+        masks = self.compute_mask(inputs, previous_mask)
+        if masks is None:
+            return
+        flat_masks = [masks] if isinstance(masks, Tensor) else nest.flatten(masks)
+        for tensor, mask in zip(flat, flat_masks):
+            if mask is not None and getattr(tensor, "_keras_mask", None) is None:
+                tensor._keras_mask = mask
 
     def _traced_call(self) -> Callable:
         """`call` as used while a function traces: autograph-converted when it is user code.

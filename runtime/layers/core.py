@@ -26,6 +26,8 @@ class Dense(KernelLayer):
     names such as "l2", or callables) put penalties into `losses`.
     """
 
+    _passes_masks = True
+
     def __init__(self, units: int, activation: str | Callable | None = None,
                  use_bias: bool = True, kernel_initializer: str | Callable = "glorot_uniform",
                  bias_initializer: str | Callable = "zeros", kernel_regularizer=None,
@@ -55,6 +57,8 @@ class Dropout(Layer):
     tensor (the choice is staged).
     """
 
+    _passes_masks = True
+
     def __init__(self, rate: float, noise_shape=None, seed=None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         if isinstance(rate, bool) or not isinstance(rate, (int, float, np.integer, np.floating)) \
@@ -79,6 +83,8 @@ class Dropout(Layer):
 
 class Activation(Layer):
     """Applies an activation function (a callable or a name such as `"relu"`)."""
+
+    _passes_masks = True
 
     def __init__(self, activation: str | Callable, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -116,6 +122,8 @@ def _non_negative(layer: str, argument: str, value, allow_none: bool = False) ->
 class ReLU(Layer):
     """`keras.activations.relu(x, negative_slope, max_value, threshold)` as a layer."""
 
+    _passes_masks = True
+
     def __init__(self, max_value=None, negative_slope=0.0, threshold=0.0, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         _non_negative("ReLU", "max_value", max_value, allow_none=True)
@@ -131,6 +139,8 @@ class ReLU(Layer):
 class LeakyReLU(Layer):
     """`x` where positive, else `negative_slope * x` (Keras 3's layer default: 0.3)."""
 
+    _passes_masks = True
+
     def __init__(self, negative_slope=0.3, **kwargs: Any) -> None:
         if "alpha" in kwargs:  # Keras 2's name, still accepted by Keras 3
             negative_slope = kwargs.pop("alpha")
@@ -145,6 +155,8 @@ class LeakyReLU(Layer):
 class ELU(Layer):
     """`x` where `x >= 0`, else `alpha * (exp(x) - 1)`."""
 
+    _passes_masks = True
+
     def __init__(self, alpha=1.0, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.alpha = alpha
@@ -155,6 +167,8 @@ class ELU(Layer):
 
 class Softmax(Layer):
     """Softmax over `axis`; `mask` (True or 1 where kept) leaves masked entries out."""
+
+    _passes_masks = True
 
     def __init__(self, axis=-1, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -178,6 +192,8 @@ class Softmax(Layer):
 class PReLU(Layer):
     """`x` where positive, else `alpha * x` with a learned `alpha` per feature (shared over
     `shared_axes`)."""
+
+    _passes_masks = True
 
     def __init__(self, alpha_initializer="zeros", alpha_regularizer=None,
                  alpha_constraint=None, shared_axes=None, **kwargs: Any) -> None:

@@ -1,17 +1,26 @@
-"""Loss functions for `Model.compile`: `fn(y_true, y_pred) -> scalar`, and their names.
+"""Keras's losses: loss functions (one value per sample) and loss classes (one reduced value).
 
-As in Keras, the cross entropies take probabilities (`from_logits=False`) when named by a
-string; call them with `from_logits=True` (e.g. in a lambda) for logits.
+As in Keras, the functions (`mse`, `binary_crossentropy`, ...) average over the last axis
+and return one loss per sample; the classes (`MeanSquaredError()`, ...) also reduce over the
+batch (`reduction="sum_over_batch_size"`, the mean; `"sum"`; or `"none"`) and take a
+`sample_weight`. Both can be given to `Model.compile(loss=...)`; `keras.losses` is this module.
+A mask on the predictions (`y_pred._keras_mask`, from `Embedding(mask_zero=True)` or
+`Masking`) leaves the masked steps out of the reduction, as in Keras.
 """
 
 from __future__ import annotations
 
-from typing import Callable, Union
+import math
+from typing import Any, Callable
 
-from ..ops import array_ops, math_ops, nn_ops, reduce_ops
+from ..arguments import raise_unknown_keywords, strict_keywords
+from ..module import snake_case
+from ..ops import array_ops, composed_math, math_ops, nn_ops, reduce_ops
 from ..ops.core import convert_to_tensor
+from . import serialization as _serialization
 
 _EPSILON = 1e-7
+_REDUCTIONS = ("sum_over_batch_size", "sum", "none", "auto", None)
 
 
 def _matched(y_true, y_pred):
@@ -29,65 +38,351 @@ def _matched(y_true, y_pred):
     return y_true, y_pred
 
 
+_pair = _matched
+
+
 def mean_squared_error(y_true, y_pred):
-    """mean((y_pred - y_true) ** 2)."""
-    y_true, y_pred = _matched(y_true, y_pred)
-    return reduce_ops.reduce_mean(math_ops.square(y_pred - y_true))
+    """mean((y_pred - y_true) ** 2) over the last axis."""
+    y_true, y_pred = _pair(y_true, y_pred)
+    return reduce_ops.reduce_mean(math_ops.square(y_pred - y_true), axis=-1)
 
 
 def mean_absolute_error(y_true, y_pred):
-    """mean(|y_pred - y_true|)."""
-    y_true, y_pred = _matched(y_true, y_pred)
-    return reduce_ops.reduce_mean(math_ops.abs(y_pred - y_true))
+    """mean(|y_pred - y_true|) over the last axis."""
+    y_true, y_pred = _pair(y_true, y_pred)
+    return reduce_ops.reduce_mean(math_ops.abs(y_pred - y_true), axis=-1)
 
 
-def _log_probabilities(y_pred, from_logits: bool):
+def mean_absolute_percentage_error(y_true, y_pred):
+    """100 * mean(|y_true - y_pred| / max(|y_true|, epsilon)) over the last axis."""
+    y_true, y_pred = _pair(y_true, y_pred)
+    ratio = math_ops.abs(y_true - y_pred) / math_ops.maximum(math_ops.abs(y_true), _EPSILON)
+    return 100.0 * reduce_ops.reduce_mean(ratio, axis=-1)
+
+
+def mean_squared_logarithmic_error(y_true, y_pred):
+    """mean((log(1 + max(y_pred, eps)) - log(1 + max(y_true, eps))) ** 2) over the last axis."""
+    y_true, y_pred = _pair(y_true, y_pred)
+    first = math_ops.log(math_ops.maximum(y_pred, _EPSILON) + 1.0)
+    second = math_ops.log(math_ops.maximum(y_true, _EPSILON) + 1.0)
+    return reduce_ops.reduce_mean(math_ops.square(first - second), axis=-1)
+
+
+def _smoothed(y_true, label_smoothing: float, classes):
+    if not label_smoothing:
+        return y_true
+    return y_true * (1.0 - label_smoothing) + label_smoothing / classes
+
+
+def binary_crossentropy(y_true, y_pred, from_logits: bool = False,
+                        label_smoothing: float = 0.0, axis: int = -1):
+    """The mean over `axis` of -(t log p + (1 - t) log(1 - p)); `y_pred` are probabilities
+    (clipped to [eps, 1 - eps]) or, with `from_logits`, logits."""
+    y_true, y_pred = _pair(y_true, y_pred)
+    y_true = _smoothed(y_true, label_smoothing, 2.0)
+    if from_logits:
+        values = nn_ops.sigmoid_cross_entropy_with_logits(y_true, y_pred)
+    else:
+        p = math_ops.clip_by_value(y_pred, _EPSILON, 1.0 - _EPSILON)
+        values = -(y_true * math_ops.log(p) + (1.0 - y_true) * math_ops.log(1.0 - p))
+    return reduce_ops.reduce_mean(values, axis=axis)
+
+
+def categorical_crossentropy(y_true, y_pred, from_logits: bool = False,
+                             label_smoothing: float = 0.0, axis: int = -1):
+    """-sum(t * log p) over `axis`: one-hot (or soft) labels against probabilities (each row
+    normalized to sum 1, then clipped) or, with `from_logits`, logits."""
     y_pred = convert_to_tensor(y_pred)
+    y_true = array_ops.cast(y_true, y_pred.dtype)
+    y_true = _smoothed(y_true, label_smoothing, float(y_pred.shape[axis] or 1))
     if from_logits:
-        return nn_ops.log_softmax(y_pred)
-    return math_ops.log(math_ops.clip_by_value(y_pred, _EPSILON, 1.0 - _EPSILON))
+        log_p = nn_ops.log_softmax(y_pred, axis=axis)
+    else:
+        p = y_pred / reduce_ops.reduce_sum(y_pred, axis=axis, keepdims=True)
+        log_p = math_ops.log(math_ops.clip_by_value(p, _EPSILON, 1.0 - _EPSILON))
+    return -reduce_ops.reduce_sum(y_true * log_p, axis=axis)
 
 
-def categorical_crossentropy(y_true, y_pred, from_logits: bool = False):
-    """Cross entropy between one-hot (or soft) labels and predicted class probabilities."""
-    log_p = _log_probabilities(y_pred, from_logits)
-    y_true = array_ops.cast(y_true, log_p.dtype)
-    return reduce_ops.reduce_mean(-reduce_ops.reduce_sum(y_true * log_p, axis=-1))
+def sparse_categorical_crossentropy(y_true, y_pred, from_logits: bool = False, axis: int = -1):
+    """`categorical_crossentropy` with integer class labels."""
+    y_pred = convert_to_tensor(y_pred)
+    labels = array_ops.cast(y_true, "int32")
+    if labels.shape.rank is not None and y_pred.shape.rank is not None and \
+            labels.shape.rank == y_pred.shape.rank and labels.shape[-1] == 1:
+        labels = array_ops.squeeze(labels, [-1])
+    one_hot = array_ops.one_hot(labels, y_pred.shape[axis], dtype=y_pred.dtype)
+    return categorical_crossentropy(one_hot, y_pred, from_logits=from_logits, axis=axis)
 
 
-def sparse_categorical_crossentropy(y_true, y_pred, from_logits: bool = False):
-    """Cross entropy between integer class labels and predicted class probabilities."""
-    log_p = _log_probabilities(y_pred, from_logits)
-    labels = array_ops.reshape(array_ops.cast(y_true, "int32"), array_ops.shape(log_p)[:-1])
-    one_hot = array_ops.one_hot(labels, log_p.shape[-1], dtype=log_p.dtype)  # any leading axes
-    return reduce_ops.reduce_mean(-reduce_ops.reduce_sum(one_hot * log_p, axis=-1))
+def huber(y_true, y_pred, delta: float = 1.0):
+    """The mean over the last axis of 0.5 e² where |e| <= delta, else delta (|e| - delta / 2)."""
+    y_true, y_pred = _pair(y_true, y_pred)
+    error = math_ops.abs(y_pred - y_true)
+    quadratic = math_ops.minimum(error, float(delta))
+    values = 0.5 * math_ops.square(quadratic) + float(delta) * (error - quadratic)
+    return reduce_ops.reduce_mean(values, axis=-1)
 
 
-def binary_crossentropy(y_true, y_pred, from_logits: bool = False):
-    """Cross entropy between 0/1 labels and predicted probabilities of 1."""
-    y_true, y_pred = _matched(y_true, y_pred)
-    if from_logits:
-        return reduce_ops.reduce_mean(nn_ops.sigmoid_cross_entropy_with_logits(y_true, y_pred))
-    p = math_ops.clip_by_value(y_pred, _EPSILON, 1.0 - _EPSILON)
-    return reduce_ops.reduce_mean(-(y_true * math_ops.log(p)
-                                    + (1.0 - y_true) * math_ops.log(1.0 - p)))
+def kl_divergence(y_true, y_pred):
+    """sum(t * log(t / p)) over the last axis, both clipped to [eps, 1]."""
+    y_true, y_pred = _pair(y_true, y_pred)
+    t = math_ops.clip_by_value(y_true, _EPSILON, 1.0)
+    p = math_ops.clip_by_value(y_pred, _EPSILON, 1.0)
+    return reduce_ops.reduce_sum(t * math_ops.log(t / p), axis=-1)
 
 
-LOSSES = {
-    "mse": mean_squared_error, "mean_squared_error": mean_squared_error,
-    "mae": mean_absolute_error, "mean_absolute_error": mean_absolute_error,
-    "categorical_crossentropy": categorical_crossentropy,
-    "sparse_categorical_crossentropy": sparse_categorical_crossentropy,
-    "binary_crossentropy": binary_crossentropy,
-}
+def poisson(y_true, y_pred):
+    """mean(p - t * log(p + eps)) over the last axis."""
+    y_true, y_pred = _pair(y_true, y_pred)
+    return reduce_ops.reduce_mean(y_pred - y_true * math_ops.log(y_pred + _EPSILON), axis=-1)
 
 
-def get(loss: Union[str, Callable]) -> Callable:
-    """The loss function for a name in `LOSSES` or a callable `fn(y_true, y_pred)`."""
-    if callable(loss):
-        return loss
-    try:
-        return LOSSES[loss]
-    except (KeyError, TypeError):
-        raise ValueError(f"unknown loss {loss!r}; use a callable fn(y_true, y_pred) or one of "
-                         f"{', '.join(sorted(LOSSES))}") from None
+def _signed(y_true):
+    """0/1 labels as -1/1 (labels already -1/1 stay)."""
+    return array_ops.where(math_ops.equal(y_true, 0.0), y_true - 1.0, y_true)
+
+
+def hinge(y_true, y_pred):
+    """mean(max(1 - t * p, 0)) over the last axis, 0/1 labels taken as -1/1."""
+    y_true, y_pred = _pair(y_true, y_pred)
+    return reduce_ops.reduce_mean(math_ops.maximum(1.0 - _signed(y_true) * y_pred, 0.0), axis=-1)
+
+
+def squared_hinge(y_true, y_pred):
+    """mean(max(1 - t * p, 0) ** 2) over the last axis, 0/1 labels taken as -1/1."""
+    y_true, y_pred = _pair(y_true, y_pred)
+    margin = math_ops.maximum(1.0 - _signed(y_true) * y_pred, 0.0)
+    return reduce_ops.reduce_mean(math_ops.square(margin), axis=-1)
+
+
+def log_cosh(y_true, y_pred):
+    """mean(log(cosh(p - t))) over the last axis (computed stably)."""
+    y_true, y_pred = _pair(y_true, y_pred)
+    x = y_pred - y_true
+    return reduce_ops.reduce_mean(x + nn_ops.softplus(-2.0 * x) - math.log(2.0), axis=-1)
+
+
+def _l2_normalized(x, axis):
+    squared = reduce_ops.reduce_sum(math_ops.square(x), axis=axis, keepdims=True)
+    return x * math_ops.rsqrt(math_ops.maximum(squared, 1e-12))
+
+
+def cosine_similarity(y_true, y_pred, axis: int = -1):
+    """-sum(normalize(t) * normalize(p)) over `axis` (-1 when the vectors point alike)."""
+    y_true, y_pred = _pair(y_true, y_pred)
+    return -reduce_ops.reduce_sum(_l2_normalized(y_true, axis) * _l2_normalized(y_pred, axis),
+                                  axis=axis)
+
+
+MSE = mse = mean_squared_error
+MAE = mae = mean_absolute_error
+MAPE = mape = mean_absolute_percentage_error
+MSLE = msle = mean_squared_logarithmic_error
+KLD = kld = kullback_leibler_divergence = kl_divergence
+logcosh = log_cosh
+
+
+def _to_rank(weight, rank):
+    """`weight` with trailing axes added (or a trailing 1 squeezed) to have `rank` axes, so
+    that per-sample weights scale every step of per-step values."""
+    if weight.shape.rank is None or rank is None:
+        return weight
+    if weight.shape.rank == rank + 1 and weight.shape[-1] == 1:
+        return array_ops.squeeze(weight, [-1])
+    while weight.shape.rank < rank:
+        weight = array_ops.expand_dims(weight, -1)
+    return weight
+
+
+def mask_weights(sample_weight, mask, dtype, reduction: str | None):
+    """The weights a mask gives (Keras's rule), merged into `sample_weight`: for a mean,
+    `size / kept` at kept steps and 0 at masked ones, so that the mean over all values is the
+    mean over the kept ones; for a sum, 1 and 0. None without a mask or weights."""
+    if mask is None:
+        return None if sample_weight is None else array_ops.cast(sample_weight, dtype)
+    keep = array_ops.cast(mask, "bool")
+    if reduction in ("sum_over_batch_size", "mean"):
+        total = array_ops.cast(array_ops.size(keep), dtype)
+        kept = reduce_ops.reduce_sum(array_ops.cast(keep, dtype))
+        weight = array_ops.where(keep, composed_math.divide_no_nan(total, kept),
+                                 array_ops.zeros_like(keep, dtype=dtype))
+    else:
+        weight = array_ops.cast(keep, dtype)
+    if sample_weight is not None:
+        weight = weight * _to_rank(array_ops.cast(sample_weight, dtype), keep.shape.rank)
+    return weight
+
+
+def reduce_weighted(values, sample_weight=None, mask=None,
+                    reduction: str | None = "sum_over_batch_size"):
+    """Per-sample (or per-step) loss `values` weighed by `sample_weight` and the predictions'
+    `mask`, then reduced by `reduction`: the mean over all values (`sum_over_batch_size`),
+    their `sum`, or the weighed values (`none`), as a Keras `Loss` reduces them."""
+    values = convert_to_tensor(values)
+    weight = mask_weights(sample_weight, mask, values.dtype, reduction)
+    if weight is not None:
+        values = values * _to_rank(weight, values.shape.rank)
+    if reduction in ("none", None):
+        return values
+    total = reduce_ops.reduce_sum(values)
+    if reduction == "sum":
+        return total
+    count = array_ops.cast(array_ops.size(values), values.dtype)
+    return composed_math.divide_no_nan(total, count)
+
+
+class Loss:
+    """Base class: `call(y_true, y_pred)` gives per-sample losses; calling the loss weights
+    them by `sample_weight` and reduces them by `reduction`."""
+
+    def __init__(self, reduction: str | None = "sum_over_batch_size",
+                 name: str | None = None, dtype=None) -> None:
+        if reduction not in _REDUCTIONS:
+            raise ValueError(f"{type(self).__name__}: reduction must be one of "
+                             f"'sum_over_batch_size', 'sum', 'none', got {reduction!r}.")
+        self.reduction = "sum_over_batch_size" if reduction == "auto" else reduction
+        self.name = name or snake_case(type(self).__name__)
+        self.dtype = dtype
+
+    def call(self, y_true, y_pred):
+        raise NotImplementedError(f"{type(self).__name__} must define call(y_true, y_pred).")
+
+    def __call__(self, y_true, y_pred, sample_weight=None):
+        mask = getattr(y_pred, "_keras_mask", None)
+        values = convert_to_tensor(self.call(y_true, y_pred))
+        return reduce_weighted(values, sample_weight, mask, self.reduction)
+
+    def get_config(self) -> dict:
+        return {"name": self.name, "reduction": self.reduction}
+
+    @classmethod
+    def from_config(cls, config: dict) -> "Loss":
+        return cls(**config)
+
+
+class LossFunctionWrapper(Loss):
+    """A `Loss` from a per-sample function `fn(y_true, y_pred, **kwargs)`."""
+
+    def __init__(self, fn: Callable, reduction: str | None = "sum_over_batch_size",
+                 name: str | None = None, **kwargs: Any) -> None:
+        super().__init__(reduction=reduction, name=name or getattr(fn, "__name__", None))
+        self.fn = fn
+        self._fn_kwargs = kwargs
+
+    def call(self, y_true, y_pred):
+        return self.fn(y_true, y_pred, **self._fn_kwargs)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), **self._fn_kwargs}
+
+
+def _define(class_name: str, fn: Callable, doc: str, **defaults: Any) -> type:
+    """A LossFunctionWrapper subclass whose constructor takes `defaults` (positionally too),
+    `reduction` and `name`."""
+    names = list(defaults)
+
+    def __init__(self, *args, reduction="sum_over_batch_size", name=None, **kwargs):
+        if len(args) > len(names):
+            raise TypeError(f"{type(self).__name__}() takes at most {len(names)} positional "
+                            f"arguments ({len(args)} given).")
+        values = dict(defaults)
+        values.update(zip(names, args))
+        unknown = [k for k in kwargs if k not in defaults]
+        if unknown:
+            raise_unknown_keywords(class_name, unknown, [*names, "reduction", "name"])
+        values.update(kwargs)
+        LossFunctionWrapper.__init__(self, fn, reduction=reduction,
+                                     name=name or fn.__name__, **values)
+    __init__.__qualname__ = f"{class_name}.__init__"
+    return type(class_name, (LossFunctionWrapper,), {"__init__": __init__, "__doc__": doc,
+                                                     "__module__": __name__})
+
+
+MeanSquaredError = _define("MeanSquaredError", mean_squared_error,
+                           "The mean of the squared errors.")
+MeanAbsoluteError = _define("MeanAbsoluteError", mean_absolute_error,
+                            "The mean of the absolute errors.")
+MeanAbsolutePercentageError = _define("MeanAbsolutePercentageError",
+                                      mean_absolute_percentage_error,
+                                      "100 times the mean relative absolute error.")
+MeanSquaredLogarithmicError = _define("MeanSquaredLogarithmicError",
+                                      mean_squared_logarithmic_error,
+                                      "The mean squared error of log(1 + x).")
+BinaryCrossentropy = _define("BinaryCrossentropy", binary_crossentropy,
+                             "Binary cross entropy of probabilities (or logits with "
+                             "from_logits=True).", from_logits=False, label_smoothing=0.0,
+                             axis=-1)
+CategoricalCrossentropy = _define("CategoricalCrossentropy", categorical_crossentropy,
+                                  "Cross entropy of one-hot labels and class probabilities "
+                                  "(or logits).", from_logits=False, label_smoothing=0.0,
+                                  axis=-1)
+SparseCategoricalCrossentropy = _define("SparseCategoricalCrossentropy",
+                                        sparse_categorical_crossentropy,
+                                        "Cross entropy of integer labels and class "
+                                        "probabilities (or logits).", from_logits=False,
+                                        axis=-1)
+Huber = _define("Huber", huber, "Squared error below `delta`, linear above.", delta=1.0)
+KLDivergence = _define("KLDivergence", kl_divergence, "Kullback-Leibler divergence.")
+Poisson = _define("Poisson", poisson, "The Poisson negative log likelihood (up to a constant).")
+Hinge = _define("Hinge", hinge, "The hinge loss of -1/1 (or 0/1) labels.")
+SquaredHinge = _define("SquaredHinge", squared_hinge, "The squared hinge loss.")
+LogCosh = _define("LogCosh", log_cosh, "log(cosh(error)).")
+CosineSimilarity = _define("CosineSimilarity", cosine_similarity,
+                           "Minus the cosine similarity along `axis`.", axis=-1)
+
+_FUNCTIONS = {fn.__name__: fn for fn in (
+    mean_squared_error, mean_absolute_error, mean_absolute_percentage_error,
+    mean_squared_logarithmic_error, binary_crossentropy, categorical_crossentropy,
+    sparse_categorical_crossentropy, huber, kl_divergence, poisson, hinge, squared_hinge,
+    log_cosh, cosine_similarity)}
+_FUNCTIONS.update(mse=mse, mae=mae, mape=mape, msle=msle, kld=kld, logcosh=log_cosh,
+                  kullback_leibler_divergence=kl_divergence)
+_CLASSES = {cls.__name__: cls for cls in (
+    MeanSquaredError, MeanAbsoluteError, MeanAbsolutePercentageError,
+    MeanSquaredLogarithmicError, BinaryCrossentropy, CategoricalCrossentropy,
+    SparseCategoricalCrossentropy, Huber, KLDivergence, Poisson, Hinge, SquaredHinge, LogCosh,
+    CosineSimilarity)}
+
+
+def serialize(loss) -> Any:
+    """A loss as a name (a function) or a `{"class_name", "config"}` dict (a Loss)."""
+    if isinstance(loss, Loss):
+        return {"class_name": type(loss).__name__, "config": loss.get_config()}
+    if callable(loss) and getattr(loss, "__name__", None) in _FUNCTIONS:
+        return loss.__name__
+    return _serialization.serialize_value(loss)
+
+
+@strict_keywords()
+def deserialize(config, custom_objects: dict | None = None):
+    """The loss function or object described by `serialize`'s result."""
+    if isinstance(config, str):
+        return get(config)
+    if isinstance(config, dict) and config.get("class_name") in _CLASSES:
+        return _CLASSES[config["class_name"]].from_config(config.get("config", {}))
+    with _serialization.custom_object_scope(custom_objects or {}):
+        return _serialization.deserialize_value(config)
+
+
+_serialization.register_codec("loss", serialize, deserialize)
+
+
+def get(identifier) -> Callable | None:
+    """A loss from a function name ("mse", "binary_crossentropy", ...), a class name
+    ("MeanSquaredError"), a config dict, or a callable (returned as is)."""
+    if identifier is None or callable(identifier):
+        return identifier
+    if isinstance(identifier, str):
+        if identifier in _FUNCTIONS:
+            return _FUNCTIONS[identifier]
+        if identifier in _CLASSES:
+            return _CLASSES[identifier]()
+        raise ValueError(f"unknown loss {identifier!r}; use a callable fn(y_true, y_pred) or "
+                         f"one of {sorted(_FUNCTIONS) + sorted(_CLASSES)}.")
+    if isinstance(identifier, dict):
+        return deserialize(identifier)
+    raise TypeError(f"A loss must be a name, a config dict or a callable, got {identifier!r}.")
+
+
+__all__ = ["Loss", "LossFunctionWrapper", *_CLASSES, *_FUNCTIONS, "MSE", "MAE", "MAPE", "MSLE",
+           "KLD", "serialize", "deserialize", "get"]

@@ -17,12 +17,37 @@ def _inputs(layer: Layer, inputs, least: int = 2) -> list:
     return [convert_to_tensor(x) for x in inputs]
 
 
+def _check_masks(layer: Layer, inputs, mask) -> bool:
+    """Whether `mask` (a list, one per input) holds a mask; ValueError when it does not
+    match the inputs."""
+    if mask is None:
+        return False
+    if not isinstance(mask, (list, tuple)) or not isinstance(inputs, (list, tuple)) \
+            or len(mask) != len(inputs):
+        raise ValueError(f"{layer.name}: `mask` must be a list of one mask (or None) per "
+                         f"input, got {mask!r:.100}.")
+    return any(m is not None for m in mask)
+
+
 class _Merge(Layer):
+    """A merge of elementwise ops: the output's mask keeps a step where any input's mask
+    does, and is None when an input has none (as in Keras)."""
+
+    _passes_masks = True
+
     def _merge(self, xs: list):
         raise NotImplementedError
 
     def call(self, inputs):
         return self._merge(_inputs(self, inputs))
+
+    def compute_mask(self, inputs, mask=None):
+        if not _check_masks(self, inputs, mask) or any(m is None for m in mask):
+            return None
+        merged = convert_to_tensor(mask[0])
+        for m in mask[1:]:
+            merged = math_ops.logical_or(merged, convert_to_tensor(m))
+        return merged
 
 
 class Add(_Merge):
@@ -91,6 +116,25 @@ class Concatenate(_Merge):
     def _merge(self, xs):
         return array_ops.concat(xs, self.axis)
 
+    def compute_mask(self, inputs, mask=None):
+        """The inputs' masks (all True for an input without one), joined along `axis`
+        and reduced with `any` over the last axis, as Keras does."""
+        if not _check_masks(self, inputs, mask):
+            return None
+        parts = []
+        for x, m in zip(inputs, mask):
+            x = convert_to_tensor(x)
+            if m is None:
+                parts.append(array_ops.ones_like(x, dtype="bool"))
+                continue
+            m = array_ops.cast(m, "bool")
+            if m.shape.rank is not None and x.shape.rank is not None \
+                    and m.shape.rank < x.shape.rank:
+                m = math_ops.logical_or(array_ops.expand_dims(m, -1),
+                                        array_ops.zeros_like(x, dtype="bool"))
+            parts.append(m)
+        return reduce_ops.reduce_any(array_ops.concat(parts, self.axis), axis=-1)
+
 
 class Dot(_Merge):
     """Per-example dot products of two inputs along `axes` (an int or a pair).
@@ -107,6 +151,10 @@ class Dot(_Merge):
             raise ValueError(f"Dot: `axes` must be an int or a pair of ints, got {axes!r}.")
         self.axes = tuple(int(a) for a in pair)
         self.normalize = bool(normalize)
+
+    def compute_mask(self, inputs, mask=None):
+        """None: a dot product has no steps left to mask."""
+        return None
 
     def _merge(self, xs):
         if len(xs) != 2:

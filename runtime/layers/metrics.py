@@ -1,4 +1,7 @@
-"""Metrics for `Model.compile`: `fn(y_true, y_pred) -> scalar` with a display name.
+"""Metrics for `Model.compile`: `fn(y_true, y_pred) -> values` with a display name.
+
+As in Keras, a metric function gives one value per sample (or per step); `Model.compile`
+averages them over the samples, or over the kept steps when the predictions carry a mask.
 
 "accuracy" (or "acc") picks its kind from the shapes of the labels and predictions when the
 step is traced, as Keras 3 does: predictions with one value per sample are binary, labels of
@@ -18,12 +21,12 @@ from . import losses
 
 
 def _fraction_equal(a, b):
-    return reduce_ops.reduce_mean(array_ops.cast(math_ops.equal(a, b), "float32"))
+    return array_ops.cast(math_ops.equal(a, b), "float32")
 
 
 def sparse_categorical_accuracy(y_true, y_pred):
-    """The fraction of predictions (over every leading axis) whose largest value is at the
-    integer label; labels may keep a last axis of 1."""
+    """1 where the largest prediction (over the last axis) is at the integer label, else 0,
+    for every leading index; labels may keep a last axis of 1."""
     predicted = reduce_ops.argmax(convert_to_tensor(y_pred), axis=-1)
     labels = array_ops.reshape(array_ops.cast(y_true, predicted.dtype),
                                array_ops.shape(predicted))
@@ -31,14 +34,14 @@ def sparse_categorical_accuracy(y_true, y_pred):
 
 
 def categorical_accuracy(y_true, y_pred):
-    """The fraction of rows whose largest prediction is where the one-hot label is."""
+    """1 for each row whose largest prediction is where the one-hot label is, else 0."""
     predicted = reduce_ops.argmax(convert_to_tensor(y_pred), axis=-1)
     labels = reduce_ops.argmax(convert_to_tensor(y_true), axis=-1)
     return _fraction_equal(predicted, labels)
 
 
 def binary_accuracy(y_true, y_pred, threshold: float = 0.5):
-    """The fraction of predictions on the label's side of `threshold`."""
+    """1 for each prediction on the label's side of `threshold`, else 0."""
     y_true, y_pred = losses._matched(y_true, y_pred)  # labels (N,) for predictions (N, 1)
     predicted = array_ops.cast(math_ops.greater(y_pred, threshold), y_pred.dtype)
     return _fraction_equal(predicted, y_true)
@@ -61,18 +64,8 @@ def accuracy_kind(y_true, y_pred) -> Callable:
 
 
 def accuracy(y_true, y_pred):
-    """"accuracy" of `Model.compile`: the kind `accuracy_kind` picks, averaged."""
+    """"accuracy" of `Model.compile`: the kind `accuracy_kind` picks."""
     return accuracy_kind(y_true, y_pred)(y_true, y_pred)
-
-
-def _averaged(fn: Callable) -> Callable:
-    """`fn(y_true, y_pred)` averaged to a scalar when it gives one value per sample (as
-    Keras's metric and loss functions do; Keras wraps them in a mean)."""
-    def metric(y_true, y_pred):
-        value = convert_to_tensor(fn(y_true, y_pred))
-        return reduce_ops.reduce_mean(value) if value.shape.rank else value
-    metric.__name__ = getattr(fn, "__name__", "metric")
-    return metric
 
 
 _NAMED = {"mae": losses.mean_absolute_error, "mean_absolute_error": losses.mean_absolute_error,
@@ -117,7 +110,7 @@ def get(metric: Union[str, Callable, Any]) -> tuple[str, Any]:
         if hasattr(metric, "update_state"):
             return getattr(metric, "name", None) or type(metric).__name__, metric
         if callable(metric):
-            return getattr(metric, "__name__", type(metric).__name__), _averaged(metric)
+            return getattr(metric, "__name__", type(metric).__name__), metric
         raise TypeError(f"compile(metrics=...): a metric must be a name, a callable "
                         f"fn(y_true, y_pred) or a metric object, got {metric!r:.100}.")
     if metric.lower() in ("accuracy", "acc"):

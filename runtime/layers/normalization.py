@@ -86,6 +86,8 @@ class BatchNormalization(_Normalization):
     biased one (divided by the number of elements), for the update too.
     """
 
+    _passes_masks = True
+
     def __init__(self, axis=-1, momentum: float = 0.99, epsilon: float = 1e-3,
                  center: bool = True, scale: bool = True,
                  beta_initializer: str | Callable = "zeros",
@@ -145,6 +147,8 @@ class BatchNormalization(_Normalization):
 class LayerNormalization(_Normalization):
     """Normalizes each example over `axis` (the last by default) to zero mean and unit
     variance, then scales by `gamma` and shifts by `beta` (of the normalized axes' shape)."""
+
+    _passes_masks = True
 
     def __init__(self, axis=-1, epsilon: float = 1e-3, center: bool = True,
                  scale: bool = True, beta_initializer: str | Callable = "zeros",

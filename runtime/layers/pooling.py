@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ops import conv_ops, reduce_ops
+from ..ops import array_ops, conv_ops, math_ops, reduce_ops
 from ..ops.core import convert_to_tensor
 from .base import Layer
 from .convolutional import check_data_format, check_padding, normalize_tuple
@@ -115,10 +115,26 @@ class GlobalMaxPooling2D(_GlobalPooling):
 
 
 class GlobalAveragePooling1D(_GlobalPooling):
-    """The mean over steps: `[batch, steps, c]` -> `[batch, c]`."""
+    """The mean over steps: `[batch, steps, c]` -> `[batch, c]`; with a mask (from
+    `Embedding(mask_zero=True)` or `Masking`), the mean over the unmasked steps."""
 
     _rank = 1
     _reduce = staticmethod(reduce_ops.reduce_mean)
+    _passes_masks = True
+
+    def call(self, inputs, mask=None):
+        if mask is None:
+            return super().call(inputs)
+        x = convert_to_tensor(inputs)
+        keep = array_ops.expand_dims(array_ops.cast(mask, "bool"), 2)
+        x = array_ops.where(keep, x, array_ops.zeros_like(x))
+        weights = array_ops.cast(keep, x.dtype)
+        return math_ops.divide(reduce_ops.reduce_sum(x, axis=1, keepdims=self.keepdims),
+                               reduce_ops.reduce_sum(weights, axis=1, keepdims=self.keepdims))
+
+    def compute_mask(self, inputs, mask=None):
+        """None: the steps are pooled away."""
+        return None
 
 
 class GlobalMaxPooling1D(_GlobalPooling):

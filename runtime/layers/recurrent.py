@@ -266,14 +266,24 @@ class RNN(Layer):
 
     Returns the last output, or every step's (`return_sequences=True`), followed by the
     final states when `return_state=True`. `go_backwards=True` reads the steps last to first
-    (the returned sequence is then in that order too). `call(inputs, initial_state=None)`.
+    (the returned sequence is then in that order too). `call(inputs, initial_state=None,
+    mask=None)`.
+
+    A mask (`[batch, steps]`, True where a step counts: from `Embedding(mask_zero=True)`,
+    `Masking`, or passed as `mask=`) skips steps as Keras does: at a masked step the states
+    carry over unchanged and the output repeats the previous step's (zeros before the first
+    kept step), or is zero with `zero_output_for_mask=True`. With `return_sequences`, the
+    output keeps the mask.
     """
+
+    _passes_masks = True
 
     def __init__(self, cell: Layer, return_sequences: bool = False,
                  return_state: bool = False, go_backwards: bool = False,
                  stateful: bool = False, unroll: bool = False, time_major: bool = False,
-                 **kwargs: Any) -> None:
+                 zero_output_for_mask: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.zero_output_for_mask = bool(zero_output_for_mask)
         if isinstance(cell, (list, tuple)):
             raise NotImplementedError("RNN over a list of cells (stacked cells) is not "
                                       "implemented; stack RNN layers instead.")
@@ -315,7 +325,33 @@ class RNN(Layer):
             batch = array_ops.shape(x)[1]
         return [array_ops.zeros([batch, s], x.dtype) for s in sizes]
 
-    def call(self, inputs, initial_state=None, training=None):
+    def compute_mask(self, inputs, mask=None):
+        """The input's mask with `return_sequences` (else None), and None for each state."""
+        if isinstance(mask, (list, tuple)):
+            mask = mask[0] if mask else None
+        output_mask = mask if self.return_sequences else None
+        if self.return_state:
+            sizes = self.cell.state_size
+            return [output_mask] + [None] * (len(sizes) if isinstance(sizes, (list, tuple)) else 1)
+        return output_mask
+
+    def _step_mask(self, mask):
+        """`mask` as `[steps, batch]` booleans in the order the steps run, or None."""
+        if isinstance(mask, (list, tuple)):
+            mask = mask[0] if mask else None
+        if mask is None:
+            return None
+        mask = array_ops.cast(mask, "bool")
+        if mask.shape.rank != 2:
+            raise ValueError(f"{self.name}: the mask must be [batch, steps], got shape "
+                             f"{mask.shape}.")
+        if not self.time_major:
+            mask = array_ops.transpose(mask, [1, 0])
+        if self.go_backwards:
+            mask = array_ops.reverse(mask, [0])
+        return mask
+
+    def call(self, inputs, initial_state=None, training=None, mask=None):
         x = as_layer_dtype(self, inputs)
         if x.shape.rank != 3:
             raise ValueError(f"{self.name} needs inputs of rank 3, got shape {x.shape}.")
@@ -325,18 +361,31 @@ class RNN(Layer):
             x = array_ops.reverse(x, [0])
         states = self._initial_state(x, initial_state)
         steps = x.shape.as_list()[0]
+        step_mask = self._step_mask(mask)
         if steps is not None:
             outputs = []
             for t in range(steps):
-                out, states = self.cell(x[t], states)
-                states = list(states) if isinstance(states, (list, tuple)) else [states]
+                out, new = self.cell(x[t], states)
+                new = list(new) if isinstance(new, (list, tuple)) else [new]
+                if step_mask is not None:
+                    keep = array_ops.expand_dims(step_mask[t], -1)
+                    previous = outputs[-1] if outputs else array_ops.zeros_like(out)
+                    out = array_ops.where(keep, out, previous)
+                    new = [array_ops.where(keep, n, s) for n, s in zip(new, states)]
+                states = new
                 outputs.append(out)
             if not outputs:
                 raise ValueError(f"{self.name} needs at least one step, got shape {x.shape}.")
             last = outputs[-1]
             sequence = array_ops.stack(outputs, 0) if self.return_sequences else None
         else:
-            last, sequence, states = self._while_loop(x, states)
+            last, sequence, states = self._while_loop(x, states, step_mask)
+        if step_mask is not None and self.zero_output_for_mask:
+            last = array_ops.where(array_ops.expand_dims(step_mask[-1], -1), last,
+                                   array_ops.zeros_like(last))
+            if sequence is not None:
+                sequence = array_ops.where(array_ops.expand_dims(step_mask, -1), sequence,
+                                           array_ops.zeros_like(sequence))
         if self.return_sequences:
             result = sequence if self.time_major else array_ops.transpose(sequence, [1, 0, 2])
         else:
@@ -345,7 +394,7 @@ class RNN(Layer):
             return [result, *states]
         return result
 
-    def _while_loop(self, x, states):
+    def _while_loop(self, x, states, step_mask=None):
         steps = array_ops.shape(x)[0]
         inputs = TensorArray(x.dtype, size=steps).unstack(x)
         first, _ = self.cell(inputs.read(0), states)  # the output's shape, traced once
@@ -354,6 +403,10 @@ class RNN(Layer):
         def body(t, outputs, last, *states):
             out, new = self.cell(inputs.read(t), list(states))
             new = list(new) if isinstance(new, (list, tuple)) else [new]
+            if step_mask is not None:
+                keep = array_ops.expand_dims(array_ops.gather(step_mask, t), -1)
+                out = array_ops.where(keep, out, last)
+                new = [array_ops.where(keep, n, s) for n, s in zip(new, states)]
             return (t + 1, outputs.write(t, out), out, *new)
 
         result = control_flow.while_loop(
@@ -466,10 +519,23 @@ class Bidirectional(Layer):
             _flipped_copy(layer)
         self.merge_mode = merge_mode
         self.return_sequences = layer.return_sequences
+        for direction in (self.forward_layer, self.backward_layer):  # as Keras does
+            direction.zero_output_for_mask = direction.return_sequences
 
-    def call(self, inputs, initial_state=None):
-        forward = self.forward_layer(inputs)
-        backward = self.backward_layer(inputs)
+    _passes_masks = True
+
+    def compute_mask(self, inputs, mask=None):
+        """The input's mask with `return_sequences` (one per output for merge_mode=None),
+        else None."""
+        if isinstance(mask, (list, tuple)):
+            mask = mask[0] if mask else None
+        if not self.return_sequences:
+            return None if self.merge_mode else [None, None]
+        return mask if self.merge_mode else [mask, mask]
+
+    def call(self, inputs, initial_state=None, mask=None):
+        forward = self.forward_layer(inputs, mask=mask)
+        backward = self.backward_layer(inputs, mask=mask)
         if self.return_sequences:
             backward = array_ops.reverse(backward, [0 if self.forward_layer.time_major else 1])
         if self.merge_mode == "concat":
@@ -487,6 +553,7 @@ def _flipped_copy(layer: RNN) -> RNN:
     cell = layer.cell
     common = dict(return_sequences=layer.return_sequences, go_backwards=not layer.go_backwards,
                   time_major=layer.time_major, dtype=layer.dtype,
+                  zero_output_for_mask=layer.zero_output_for_mask,
                   activity_regularizer=layer.activity_regularizer)
     cell_args = dict(units=cell.units, activation=cell.activation, use_bias=cell.use_bias,
                      kernel_initializer=cell.kernel_initializer,

@@ -1,11 +1,12 @@
 """Layers that rearrange or look up values: Reshape, Permute, RepeatVector, Lambda,
-Embedding."""
+Masking, Embedding."""
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, Callable
 
-from ..ops import array_ops, conv_ops, math_ops
+from ..ops import array_ops, conv_ops, math_ops, reduce_ops
 from ..ops.core import convert_to_tensor
 from ..shapes import TensorShape
 from . import regularizers as _regularizers
@@ -72,30 +73,79 @@ class RepeatVector(Layer):
 
 
 class Lambda(Layer):
-    """Wraps a function of the inputs as a layer: `function(inputs, **arguments)`."""
+    """Wraps a function of the inputs as a layer: `function(inputs, **arguments)` (also given
+    `mask=` and `training=` when it takes them).
+
+    `mask` is the output's mask: a callable `mask(inputs, previous_mask)` or a mask; None
+    (the default) drops the inputs' mask, as Keras does.
+    """
 
     def __init__(self, function: Callable, output_shape=None, mask=None,
                  arguments: dict | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         if not callable(function):
             raise TypeError(f"Lambda: `function` must be callable, got {function!r}.")
-        if mask is not None:
-            raise NotImplementedError("Lambda(mask=...) is not implemented: layers here do not "
-                                      "propagate masks.")
         self.function = function
         self.output_shape = output_shape
+        self.mask = mask
+        self.supports_masking = mask is not None
         self.arguments = dict(arguments or {})
+        try:
+            params = inspect.signature(function).parameters
+        except (TypeError, ValueError):
+            params = {}
+        self._function_takes = {name for name in ("mask", "training") if name in params}
+
+    def call(self, inputs, mask=None, training=None):
+        extra = {}
+        if "mask" in self._function_takes:
+            extra["mask"] = mask
+        if "training" in self._function_takes:
+            extra["training"] = training
+        return self.function(inputs, **self.arguments, **extra)
+
+    def compute_mask(self, inputs, mask=None):
+        if callable(self.mask):
+            return self.mask(inputs, mask)
+        return self.mask
+
+
+class Masking(Layer):
+    """Masks the steps whose features all equal `mask_value`: their outputs are zero and
+    the output's mask (`_keras_mask`, `[batch, steps]`) is False there, so recurrent layers
+    skip them and losses and metrics leave them out."""
+
+    _passes_masks = True
+
+    def __init__(self, mask_value: float = 0.0, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.mask_value = mask_value
+
+    def compute_mask(self, inputs, mask=None):
+        x = convert_to_tensor(inputs)
+        return reduce_ops.reduce_any(math_ops.not_equal(x, array_ops.cast(self.mask_value,
+                                                                          x.dtype)), axis=-1)
 
     def call(self, inputs):
-        return self.function(inputs, **self.arguments)
+        x = convert_to_tensor(inputs)
+        keep = reduce_ops.reduce_any(
+            math_ops.not_equal(x, array_ops.cast(self.mask_value, x.dtype)), axis=-1,
+            keepdims=True)
+        outputs = array_ops.where(keep, x, array_ops.zeros_like(x))
+        outputs._keras_mask = array_ops.squeeze(keep, [-1])
+        return outputs
+
+    def compute_output_shape(self, input_shape) -> TensorShape:
+        return TensorShape(input_shape)
 
 
 class Embedding(Layer):
     """Maps integer ids in [0, input_dim) to rows of a trainable `[input_dim, output_dim]`
     table: `[batch, ...]` ids give `[batch, ..., output_dim]` values.
 
-    With `mask_zero=True`, `compute_mask(ids)` is `ids != 0` (id 0 is padding; `input_dim`
-    then counts it). Layers here do not consume masks: pass it on yourself.
+    With `mask_zero=True`, the output's mask (`compute_mask(ids)`, `_keras_mask`) is
+    `ids != 0`: id 0 is padding (`input_dim` then counts it), and recurrent layers, pooling,
+    losses and metrics leave those steps out.
     """
 
     def __init__(self, input_dim: int, output_dim: int,

@@ -21,7 +21,7 @@ from .. import optimizers as _optimizers
 from ..arguments import strict_keywords
 from ..function import function
 from ..gradients import GradientTape
-from ..ops import array_ops, random_ops, reduce_ops
+from ..ops import array_ops, composed_math, random_ops, reduce_ops
 from ..ops.core import convert_to_tensor
 from . import losses as _losses
 from . import metrics as _metrics
@@ -61,7 +61,8 @@ class Training:
         resolved = [_metrics.get(m) for m in self._compiled_metrics]
         self._stateful_metrics = [m for _, m in resolved if _is_stateful(m)]
         self._stateful_positions = {1 + i for i, (_, m) in enumerate(resolved) if _is_stateful(m)}
-        named = [(name, _stateful_step(m) if _is_stateful(m) else m) for name, m in resolved]
+        named = [(name, _stateful_step(m) if _is_stateful(m) else _counted(m))
+                 for name, m in resolved]
         loss_fn = _weighted_loss(loss, loss_fn)
         self.optimizer = optimizer
         self.loss = loss
@@ -351,19 +352,9 @@ def _unique(names: list[str]) -> list[str]:
 
 
 def _loss_function(loss) -> Callable:
-    """The loss for a callable or a name: this module's names, else (when `rt.keras` is
-    loaded) every name `keras.losses.get` knows ("huber", "kl_divergence", "MeanSquaredError",
-    ...), as Keras's compile takes them."""
-    try:
-        return _losses.get(loss)
-    except ValueError as unknown:
-        keras_losses = sys.modules.get("runtime.keras.losses")
-        if keras_losses is None or not isinstance(loss, str):
-            raise
-        try:
-            return keras_losses.get(loss)
-        except ValueError:
-            raise unknown from None
+    """The loss for a callable or a name: every name `keras.losses.get` knows ("mse",
+    "huber", "kl_divergence", "MeanSquaredError", ...), as Keras's compile takes them."""
+    return _losses.get(loss)
 
 
 def _metric_list(metrics) -> list:
@@ -452,26 +443,36 @@ def _check_lengths(x, y) -> None:
 
 
 class _Means:
-    """Running sample-weighted means of a step's results, by name (for the positions in
-    `latest`, stateful metrics, the latest value: it already covers the whole pass)."""
+    """Running weighted means of a step's results, by name, as Keras's metric trackers keep
+    them: the loss weighs each batch by its samples, a metric by what it counted (its
+    kept values, under a mask); for the positions in `latest`, stateful metrics, the latest
+    value (it already covers the whole pass). `add` returns the means so far, which Keras
+    logs at each batch."""
 
     def __init__(self, names: list[str], latest: set | None = None):
         self.names = names
         self.sums = np.zeros(len(names))
-        self.count = 0
+        self.weights = np.zeros(len(names))
         self.latest = latest or set()
         self.last: list = [0.0] * len(names)
 
     def add(self, values, count: int) -> dict:
-        batch = [_logged(v) if i in self.latest else float(v) for i, v in enumerate(values)]
-        self.sums += [0.0 if i in self.latest else v * count for i, v in enumerate(batch)]
-        self.count += count
-        self.last = batch
-        return dict(zip(self.names, batch))
+        for i, value in enumerate(values):
+            if i in self.latest:
+                self.last[i] = _logged(value)
+                continue
+            weight = count
+            if isinstance(value, (tuple, list)):  # (mean, what it counted)
+                value, weight = value
+                weight = float(weight)
+            self.sums[i] += float(value) * weight
+            self.weights[i] += weight
+        return self.means()
 
     def means(self) -> dict:
-        return {name: self.last[i] if i in self.latest else float(s / max(self.count, 1))
-                for i, (name, s) in enumerate(zip(self.names, self.sums))}
+        return {name: self.last[i] if i in self.latest else
+                (float(self.sums[i] / self.weights[i]) if self.weights[i] else 0.0)
+                for i, name in enumerate(self.names)}
 
 
 def _logged(value):
@@ -479,6 +480,35 @@ def _logged(value):
     class or per threshold, as Keras logs it)."""
     array = np.asarray(value)
     return float(array) if array.ndim == 0 else array
+
+
+def _counted(fn: Callable) -> Callable:
+    """A metric function's step result: (the mean of its values, how many it counted), as
+    Keras's mean metrics accumulate them. Under a mask on the predictions (`_keras_mask`) it
+    counts the kept values only; otherwise each sample once (the mean of a sample's values
+    first), and a function giving one value counts the batch's samples."""
+    def metric(y_true, y_pred):
+        mask = getattr(y_pred, "_keras_mask", None)
+        values = array_ops.cast(convert_to_tensor(fn(y_true, y_pred)), "float32")
+        if not values.shape.rank:
+            return values, _batch_size(y_true)
+        if mask is None or values.shape.rank < convert_to_tensor(mask).shape.rank:
+            if values.shape.rank > 1:
+                values = reduce_ops.reduce_mean(values, axis=list(range(1, values.shape.rank)))
+            return reduce_ops.reduce_mean(values), array_ops.cast(array_ops.size(values),
+                                                                  "float32")
+        weight = _losses.mask_weights(None, mask, values.dtype, "sum")
+        weight = weight * array_ops.ones_like(values)
+        counted = reduce_ops.reduce_sum(weight)
+        return composed_math.divide_no_nan(reduce_ops.reduce_sum(values * weight),
+                                           counted), counted
+    metric.__name__ = getattr(fn, "__name__", "metric")
+    return metric
+
+
+def _batch_size(y_true):
+    first = nest.flatten(y_true)[0]
+    return array_ops.cast(array_ops.shape(convert_to_tensor(first))[0], "float32")
 
 
 def _is_stateful(metric) -> bool:
@@ -494,40 +524,26 @@ def _stateful_step(metric) -> Callable:
 
 
 def _weighted_loss(loss, loss_fn: Callable) -> Callable:
-    """`fn(y_true, y_pred, sample_weight=None)`: the scalar loss; with weights, Keras's
-    sum(w * per-sample loss) / number of values (a `Loss` object weighs itself)."""
-    plain = _mean_if_per_sample(loss_fn)
-
+    """`fn(y_true, y_pred, sample_weight=None)`: the scalar loss as Keras's compile reduces
+    it: the mean of the per-sample (or per-step) losses, weighed by `sample_weight` and by
+    the predictions' mask (`_keras_mask`: the mean over the kept steps). A `Loss` object
+    weighs, masks and reduces itself."""
     def weighted(y_true, y_pred, sample_weight=None):
-        if sample_weight is None:
-            return plain(y_true, y_pred)
         if hasattr(loss_fn, "reduction"):  # a Loss object: it weighs and reduces as Keras
             value = convert_to_tensor(loss_fn(y_true, y_pred, sample_weight=sample_weight))
             return reduce_ops.reduce_mean(value) if value.shape.rank else value
-        values = convert_to_tensor(_per_sample_loss(loss, loss_fn)(y_true, y_pred))
+        mask = getattr(y_pred, "_keras_mask", None)
+        values = convert_to_tensor(loss_fn(y_true, y_pred))
         if not values.shape.rank:
-            raise NotImplementedError(
-                f"sample weights need a loss that gives one value per sample; {loss!r:.60} "
-                f"gives one value per batch. Pass a keras.losses function or Loss object.")
-        weight = array_ops.cast(sample_weight, values.dtype)
-        while weight.shape.rank < values.shape.rank:  # per-timestep losses: the sample's
-            weight = array_ops.expand_dims(weight, -1)
-        total = reduce_ops.reduce_sum(values * weight)
-        return total / array_ops.cast(array_ops.size(values), values.dtype)
-    weighted.__name__ = plain.__name__
+            if sample_weight is not None:
+                raise NotImplementedError(
+                    f"sample weights need a loss that gives one value per sample; "
+                    f"{loss!r:.60} gives one value per batch. Pass a keras.losses function or "
+                    f"Loss object.")
+            return values
+        return _losses.reduce_weighted(values, sample_weight, mask)
+    weighted.__name__ = getattr(loss_fn, "__name__", "loss")
     return weighted
-
-
-def _per_sample_loss(loss, loss_fn: Callable) -> Callable:
-    """The per-sample form of a named loss (`keras.losses`' function of that name, when
-    `rt.keras` is loaded), else `loss_fn` itself."""
-    keras_losses = sys.modules.get("runtime.keras.losses")
-    if isinstance(loss, str) and keras_losses is not None:
-        try:
-            return keras_losses.get(loss)
-        except ValueError:
-            pass
-    return loss_fn
 
 
 def _sample_weights(y, sample_weight, class_weight, method: str):
@@ -566,17 +582,6 @@ def _batches(x, y, weights, order, batch_size: int):
     for start in range(0, _count(x), batch_size):
         index = order[start:start + batch_size]
         yield _take(x, index), _take(y, index), None if weights is None else weights[index]
-
-
-def _mean_if_per_sample(loss_fn: Callable) -> Callable:
-    """`loss_fn` reduced to its mean when it returns one loss per sample (as Keras's loss
-    functions do), so that the train step differentiates a scalar."""
-    def loss(y_true, y_pred):
-        value = loss_fn(y_true, y_pred)
-        rank = getattr(getattr(value, "shape", None), "rank", 0)
-        return reduce_ops.reduce_mean(value) if rank else value
-    loss.__name__ = getattr(loss_fn, "__name__", "loss")
-    return loss
 
 
 def _dataset_of(x, y, method: str):

@@ -45,12 +45,12 @@ def test_the_loss_is_the_mean_per_sample_loss(name):
     y = (rng.random(10) > 0.5).astype(np.float32)
     p = rng.uniform(0.05, 0.95, size=(10, 1)).astype(np.float32)
     expected = np.mean(_per_sample(name, y, p))
-    fn = losses.get(name)
-    np.testing.assert_allclose(float(fn(y, p)), expected, rtol=1e-5)
-    np.testing.assert_allclose(float(fn(y[:, None], p[:, 0])), expected, rtol=1e-5)  # and back
-    np.testing.assert_allclose(float(fn(y[:, None], p)), expected, rtol=1e-5)  # same ranks
+    fn = losses.get(name)  # Keras's function: one loss per sample (the mean over the last axis)
+    np.testing.assert_allclose(fn(y, p).numpy(), _per_sample(name, y, p), rtol=1e-5)
+    np.testing.assert_allclose(np.mean(fn(y[:, None], p[:, 0])), expected, rtol=1e-5)  # and back
+    np.testing.assert_allclose(fn(y[:, None], p).numpy(), _per_sample(name, y, p), rtol=1e-5)
     compiled = rt.function(lambda a, b: fn(a, b))
-    np.testing.assert_allclose(float(compiled(y, p)), expected, rtol=1e-5)
+    np.testing.assert_allclose(np.mean(compiled(y, p)), expected, rtol=1e-5)
 
 
 def test_evaluate_with_1d_labels_equals_numpy():
@@ -68,4 +68,4 @@ def test_evaluate_with_1d_labels_equals_numpy():
 def test_binary_accuracy_with_1d_labels():
     y = np.array([1, 0, 1, 1], np.float32)
     p = np.array([[0.9], [0.2], [0.4], [0.7]], np.float32)
-    assert float(metrics.binary_accuracy(y, p)) == 0.75
+    assert float(np.mean(metrics.binary_accuracy(y, p))) == 0.75

@@ -157,7 +157,7 @@ def test_damaged_optimizer_state_is_refused_with_a_value_error(tmp_path, damage,
     assert getattr(uncompiled, "optimizer", None) is None
 
 
-def test_loss_objects_load_through_keras_and_otherwise_ask_for_it(tmp_path):
+def test_loss_objects_load_without_importing_keras(tmp_path):
     model = keras.Sequential([keras.Input(shape=(3,)), keras.layers.Dense(1)])
     model.compile(optimizer=keras.optimizers.SGD(0.1), loss=keras.losses.MeanSquaredError())
     model.save(str(tmp_path / "objects.keras"))
@@ -165,17 +165,14 @@ def test_loss_objects_load_through_keras_and_otherwise_ask_for_it(tmp_path):
         import sys
         from runtime.layers import saving
         path = {str(tmp_path / "objects.keras")!r}
-        try:
-            saving.load_model(path)
-        except ValueError as error:
-            print("refused:", error)
+        print("loss:", type(saving.load_model(path).loss).__name__)
         print("uncompiled:", getattr(saving.load_model(path, compile=False), "optimizer", None))
         print("keras loaded early:", "runtime.keras" in sys.modules)
     """)
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             timeout=300)
     assert result.returncode == 0, result.stderr
-    assert "refused:" in result.stdout and "rt.keras.models.load_model" in result.stdout
+    assert "loss: MeanSquaredError" in result.stdout
     assert "uncompiled: None" in result.stdout
     assert "keras loaded early: False" in result.stdout
     loaded = keras.models.load_model(str(tmp_path / "objects.keras"))
