@@ -34,14 +34,10 @@ def _refuse(what: str) -> FrozenGraphError:
 class FrozenList(list):
     """A list of a frozen graph or operation: readable as a list, never changed."""
 
-    __slots__ = ("_what",)
-
-    def __init__(self, items: Iterable[Any], what: str) -> None:
-        super().__init__(items)
-        self._what = what
+    __slots__ = ()
 
     def _refused(self, *args: Any, **kwargs: Any) -> None:
-        raise _refuse(self._what)
+        raise _refuse("This list")
 
     append = extend = insert = remove = pop = clear = sort = reverse = _refused
     __setitem__ = __delitem__ = __iadd__ = __imul__ = _refused
@@ -60,14 +56,10 @@ class FrozenList(list):
 class FrozenDict(dict):
     """The attributes of a frozen operation: readable as a dict, never changed."""
 
-    __slots__ = ("_what",)
-
-    def __init__(self, items: Any, what: str) -> None:
-        super().__init__(items)
-        self._what = what
+    __slots__ = ()
 
     def _refused(self, *args: Any, **kwargs: Any) -> None:
-        raise _refuse(self._what)
+        raise _refuse("This operation's attribute dict")
 
     __setitem__ = __delitem__ = __ior__ = _refused
     update = pop = popitem = clear = setdefault = _refused
@@ -115,11 +107,10 @@ class Operation:
         return f"<Operation '{self.name}' type={self.type}>"
 
     def _freeze(self) -> None:
-        what = f"The operation {self.name!r}"
-        self.inputs = FrozenList(self.inputs, what)
-        self.outputs = FrozenList(self.outputs, what)
+        self.inputs = FrozenList(self.inputs)
+        self.outputs = FrozenList(self.outputs)
         if type(self.attrs) is not FrozenDict:
-            self.attrs = FrozenDict(self.attrs, what)
+            self.attrs = FrozenDict(self.attrs)
         self.__class__ = _FrozenOperation
 
 
@@ -210,7 +201,6 @@ class Graph:
         """Makes this graph, its operations and their nested bodies read-only for good."""
         if self._frozen:
             return
-        what = f"The graph {self.name!r}"
         for op in self.operations:
             for sub in op.subgraphs:
                 sub.freeze()
@@ -218,10 +208,10 @@ class Graph:
         for t in self.inputs:
             if t.op is not None and type(t.op) is Operation:
                 t.op._freeze()
-        object.__setattr__(self, "operations", FrozenList(self.operations, what))
-        object.__setattr__(self, "inputs", FrozenList(self.inputs, what))
-        object.__setattr__(self, "outputs", FrozenList(self.outputs, what))
-        object.__setattr__(self, "captures", FrozenList(self.captures, what))
+        object.__setattr__(self, "operations", FrozenList(self.operations))
+        object.__setattr__(self, "inputs", FrozenList(self.inputs))
+        object.__setattr__(self, "outputs", FrozenList(self.outputs))
+        object.__setattr__(self, "captures", FrozenList(self.captures))
         object.__setattr__(self, "_frozen", True)
 
     def _check_open(self) -> None:
