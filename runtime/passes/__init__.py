@@ -63,7 +63,12 @@ class Program:
 
 def run_passes(graph: Graph) -> Program:
     """`graph` without dead code, folded, with common subexpressions merged, as a Program
-    to render. Dead ops go first so that folding skips them and a body reuses only ops that
-    run (see cse.py), and again last, for the ops folding and merging left unread."""
-    passed = eliminate_common_subexpressions(fold_constants(eliminate_dead_code(graph)))
+    to render. Dead ops go first (in a graph with bodies) so that folding skips them and a
+    body reuses only ops that run (see cse.py), and again last, for the ops folding and
+    merging left unread."""
+    nested = any(op.subgraphs for op in graph.operations)
+    start = eliminate_dead_code(graph) if nested else graph
+    passed = eliminate_common_subexpressions(fold_constants(start))
+    if passed is start and nested:  # nothing folded or merged: nothing more to drop
+        return Program(graph, start, pruned=True)
     return Program(graph, eliminate_dead_code(passed), pruned=True)

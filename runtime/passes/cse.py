@@ -72,8 +72,10 @@ def _key(op: Operation, canonical: dict[int, SymbolicTensor]) -> Hashable | None
     if (opdef.stateful or len(op.outputs) != 1 or opdef.is_constant or opdef.kernel is None
             or opdef.carrier is not None or not _is_array(op.outputs[0])):
         return None
-    inputs = tuple(id(canonical.get(id(t), t)) for t in op.inputs)
-    return (opdef, inputs, tuple(sorted((k, _attr_key(v)) for k, v in op.attrs.items())))
+    inputs = tuple([id(canonical.get(id(t), t)) for t in op.inputs])
+    attrs = op.attrs
+    return (opdef, inputs,
+            tuple(sorted([(k, _attr_key(v)) for k, v in attrs.items()])) if attrs else ())
 
 
 def _attr_key(value: Any) -> tuple[Any, Any]:

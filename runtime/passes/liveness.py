@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 from ..graph import Operation, external_inputs
 from ..tensor import SymbolicTensor
-from .rewrite import GraphLike, with_bodies, with_operations
+from .rewrite import GraphLike, Rewritten, with_bodies, with_operations
 
 
 def live_operations(graph: GraphLike, outputs: Iterable[SymbolicTensor]) -> list[Operation]:
@@ -14,38 +14,74 @@ def live_operations(graph: GraphLike, outputs: Iterable[SymbolicTensor]) -> list
 
     An op with an effect is always live; an op with subgraphs (cond, while) is live when one
     of its outputs is used or a subgraph holds an op with an effect. A loop that is neither
-    is not run, as TensorFlow prunes it: whether it would end is not an effect.
+    is not run, as TensorFlow prunes it: whether it would end is not an effect. A body the
+    passes pruned is returned as it is.
     """
-    return _live(graph.operations, outputs)
+    if outputs is graph.outputs and isinstance(graph, Rewritten) and graph.pruned:
+        return list(graph.operations)
+    used = {id(t) for t in outputs}
+    live: list[Operation] = []
+    for op in reversed(graph.operations):
+        if (op.opdef.stateful or any(id(t) in used for t in op.outputs)
+                or (op.subgraphs and _has_effects(op))):
+            live.append(op)
+            used.update(id(t) for t in op.inputs)
+            if op.subgraphs:
+                used.update(id(t) for t in external_inputs(op))
+    live.reverse()
+    return live
 
 
 def eliminate_dead_code(graph: GraphLike) -> GraphLike:
     """`graph` with only its live ops, and the ops of each branch and loop body it keeps
     pruned the same way (a body keeps what its results and effects need)."""
-    operations = [_pruned(op) for op in graph.operations]
-    return with_operations(graph, _live(operations, graph.outputs))
+    return _eliminate(graph)[0]
 
 
-def _pruned(op: Operation) -> Operation:
-    if not op.subgraphs:
-        return op
-    return with_bodies(op, [eliminate_dead_code(sub) for sub in op.subgraphs])
-
-
-def _live(operations: Sequence[Operation], outputs: Iterable[SymbolicTensor]) -> list[Operation]:
-    used = {id(t) for t in outputs}
+def _eliminate(graph: GraphLike) -> tuple[GraphLike, set[int], bool]:
+    """`graph` pruned, the ids of the tensors of enclosing graphs its live ops read, and
+    whether it holds an op with an effect. Bodies first: what they read and do is then known
+    without walking them again."""
+    operations: list[Operation] = []
+    reads: dict[int, set[int]] = {}   # id(op with bodies) -> outer tensors its bodies read
+    effects: set[int] = set()         # ids of ops with bodies that hold an effect
+    for op in graph.operations:
+        if op.subgraphs:
+            bodies, outer, effect = [], set(), False
+            for sub in op.subgraphs:
+                body, body_reads, body_effect = _eliminate(sub)
+                bodies.append(body)
+                outer |= body_reads
+                effect = effect or body_effect
+            op = with_bodies(op, bodies)
+            reads[id(op)] = outer
+            if effect:
+                effects.add(id(op))
+        operations.append(op)
+    used = {id(t) for t in graph.outputs}
+    produced = {id(t) for t in graph.inputs}
     live: list[Operation] = []
     for op in reversed(operations):
-        if (op.opdef.stateful or any(id(t) in used for t in op.outputs)
-                or (op.subgraphs and _has_effects(op))):
+        if op.opdef.effects or id(op) in effects or _reads_any(used, op.outputs):
             live.append(op)
             for t in op.inputs:
                 used.add(id(t))
+            for t in op.outputs:
+                produced.add(id(t))
             if op.subgraphs:
-                for t in external_inputs(op):
-                    used.add(id(t))
+                used |= reads[id(op)]
     live.reverse()
-    return live
+    pruned = with_operations(graph, live)
+    if isinstance(pruned, Rewritten):
+        pruned.pruned = True
+    return pruned, used - produced, bool(effects) or any(op.opdef.effects for op in live)
+
+
+def _reads_any(used: set[int], tensors: list[SymbolicTensor]) -> bool:
+    for t in tensors:
+        if id(t) in used:
+            return True
+    return False
 
 
 def _has_effects(op: Operation) -> bool:
@@ -57,3 +93,4 @@ def _has_effects(op: Operation) -> bool:
                      for sub in op.subgraphs for inner in sub.operations)
         object.__setattr__(op, "_effects", cached)
     return cached
+

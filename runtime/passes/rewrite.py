@@ -26,6 +26,7 @@ class Rewritten:
     It stands for the traced graph `traced` (a graph, branch or loop body): ops and tensors
     keep pointing at traced graphs, so nesting is asked of it (`is_ancestor_of`,
     `outer_graph`). `outputs` are the traced graph's unless a pass gave them new tensors.
+    `pruned`: it holds only ops its outputs or effects need (dead code was removed last).
     """
 
     def __init__(self, graph: GraphLike, operations: list[Operation],
@@ -35,6 +36,7 @@ class Rewritten:
         self.inputs: list[SymbolicTensor] = graph.inputs
         self.outputs: list[SymbolicTensor] = graph.outputs if outputs is None else outputs
         self.operations: list[Operation] = operations
+        self.pruned = False
 
     @property
     def outer_graph(self) -> Graph | None:
@@ -51,12 +53,23 @@ class Rewritten:
 GraphLike = Union[Graph, Rewritten]  # what the passes read: a traced graph, or a rewritten one
 
 
+_FIELDS = tuple(name for name in Operation.__slots__ if not name.startswith("__"))
+
+
 def replacement(op: Operation, opdef: OpDef, inputs: list[Any], attrs: dict[str, Any],
                 subgraphs: Sequence[GraphLike] = ()) -> Operation:
-    """A new operation of `opdef` in place of `op`, producing `op`'s output tensors."""
-    new = Operation(op.graph, opdef, op.name, inputs, attrs, op.device, subgraphs)
-    new.outputs = op.outputs
-    new.location = op.location
+    """A new operation of `opdef` in place of `op`, producing `op`'s output tensors (with its
+    name, device and location: made field by field, since `Operation()` looks up the
+    location of the user's code on the stack)."""
+    new = Operation.__new__(Operation)
+    for name in _FIELDS:
+        setattr(new, name, getattr(op, name, None))
+    new.opdef = opdef
+    new.type = opdef.name
+    new.inputs = list(inputs)
+    new.attrs = attrs
+    new.subgraphs = tuple(subgraphs)
+    new._effects = None
     return new
 
 
