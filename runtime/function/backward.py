@@ -24,20 +24,25 @@ from ..opdef import not_interpretable
 from .logs import logger, warn
 
 
-def _compile_on(backend, shells: list, what: str) -> list:
-    """`shells` compiled by `backend`; all of them by the NumPy tier, with a logged warning
-    naming `what`, when the backend refuses any (a refusal on the NumPy tier is raised)."""
+def _compile_on(backend, shells: list, what: str) -> tuple:
+    """(the backend used, `shells` compiled by it): `backend`, or the NumPy tier for all of
+    them, with a logged warning naming `what`, when `backend` refuses any (a refusal on the
+    NumPy tier is raised)."""
     try:
-        return [backends.compile(shell, backend, shell.name) for shell in shells]
+        return backend, [backends.compile(shell, backend, shell.name) for shell in shells]
     except JitCompileError as exc:
         if backend is backends.NUMPY:
             raise
         warn(logger, "%s runs on the NumPy tier: %s", what, exc)
-        return [backends.compile(shell, backends.NUMPY, shell.name) for shell in shells]
+        return backends.NUMPY, [backends.compile(shell, backends.NUMPY, shell.name)
+                                for shell in shells]
 
 
 class Shell:
-    """A unit to lower: inputs, the ops of one or more op lists, and outputs."""
+    """A unit to lower: inputs, the ops of one or more op lists, and outputs (a top-level
+    graph: no outer graph)."""
+
+    outer_graph = None
 
     def __init__(self, name: str, inputs, op_lists, outputs):
         self.name = name
@@ -132,7 +137,7 @@ class GraphGradient:
                      [built.consts, built.backward.operations], built.backward.outputs)
         self.backward_graph = built.backward
         # the pair falls back together: the forward's saved values are the backward's inputs
-        self.forward_compiled, self.backward_compiled = _compile_on(
+        _, (self.forward_compiled, self.backward_compiled) = _compile_on(
             backend, [forward, back], f"The gradient of {name}")
 
     def forward(self, values):
@@ -224,13 +229,15 @@ class HigherOrderGradient:
         self.opaque = frozenset(k for k, t in enumerate(kept_copies) if t.dtype is dtypes.variant)
         forward = Shell(f"{name}_forward", copy.inputs, [copy.operations],
                         copy.outputs + kept_copies)
-        backward = GraphFunction(_standalone(built, kept_copies, f"{name}_grad"),
+        if self.opaque and backend is not backends.NUMPY:
+            # a tier holds variant values in its own form, and every order of this gradient
+            # reads them: all orders run on one tier, the NumPy tier (which has every op)
+            warn(logger, "The differentiable-again gradient of %s runs on the NumPy tier: it "
+                 "passes TensorArray or loop values between its orders", name)
+            backend = backends.NUMPY
+        backward = GraphFunction(_standalone(built, kept_copies, f"{name}_backward"),
                                  f"{name}_backward", backend)
-        if not self.opaque:
-            self.forward_compiled, = _compile_on(backend, [forward], f"The forward of {name}")
-        else:  # a tier's variant values are its own: the pair falls back together
-            self.forward_compiled, backward._compiled = _compile_on(
-                backend, [forward, backward.graph], f"The gradient of {name}")
+        _, (self.forward_compiled,) = _compile_on(backend, [forward], f"The forward of {name}")
         self.backward_function = backward
 
     def forward(self, values):

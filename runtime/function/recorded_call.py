@@ -19,6 +19,7 @@ import weakref
 import numpy as np
 
 from .. import context, nest
+from ..backends import JitCompileError
 from ..gradients.interpret import interpret
 from ..gradients.node import Node, differentiable, variables_read
 from ..gradients.tape import paused, record_node
@@ -62,6 +63,8 @@ def _cached(cache, function, build):
     if found is None:
         try:
             found = build(function.graph, function.name, function.backend)
+        except JitCompileError:
+            raise  # the tier refuses the function itself: the call raises it
         except (NotImplementedError, LookupError, Unsupported) as exc:
             found = exc
         cache[function] = found
@@ -110,6 +113,8 @@ def _record(function, tensors, values) -> list | None:
                 return interpret(function.graph, inputs)
             return _record_differentiable(function, grad, tensors, values, tapes)
         return _record_first_order(function, gradient_of(function), tensors, values, tapes)
+    except JitCompileError:
+        raise
     except (NotImplementedError, LookupError) as exc:
         return _record_refused(function, tensors, values, tapes, exc)
 

@@ -14,7 +14,6 @@ from .. import nest
 from ..opdef import define, not_interpretable
 from ..ops import array_ops, core
 from ..ops.core import apply
-from ..ops.variable_ops import Variable
 from ..tensor import Tensor
 from .tape import GradientTape, paused
 
@@ -100,15 +99,14 @@ def custom_gradient(f=None) -> Callable[..., Any]:
     @functools.wraps(f)
     def wrapped(*args, **kwargs):
         flat_args = nest.flatten((args, kwargs))
-        inputs = [a for a in flat_args if isinstance(a, Tensor) and not isinstance(a, Variable)]
-        inputs = [core.convert_to_tensor(a) for a in inputs]
+        # a Variable argument is an input like a tensor (its value, read here, as TensorFlow
+        # does); `variables` are those `f` reads that are not arguments
+        inputs = [core.convert_to_tensor(a) for a in flat_args if isinstance(a, Tensor)]
         watcher = GradientTape(watch_accessed_variables=True)
         with paused():
             with watcher:
                 result, grad_fn = f(*args, **kwargs)
-        arg_vars = [a for a in flat_args if isinstance(a, Variable)]
-        variables = arg_vars + [v for v in watcher.watched_variables()
-                                if not any(v is a for a in arg_vars)]
+        variables = [v for v in watcher.watched_variables() if not any(v is a for a in flat_args)]
         if variables and "variables" not in _parameters(grad_fn):
             raise TypeError("The function decorated with custom_gradient reads variables "
                             f"({', '.join(v.name for v in variables)}), so its gradient function "

@@ -448,16 +448,110 @@ TA_GRAD_SCATTER = _define("TensorArrayScatterGrad", _scatter_grad_infer, _scatte
                          num_outputs=2, attrs={"count": OPT_INT, "dtype": DTYPE, "shape": OPT_DIMS})
 
 
-def _no_higher_order(op, *grads):
-    raise NotImplementedError(
-        "Differentiating the gradient of staged TensorArray ops again (a higher-order gradient "
-        "through a TensorArray inside a compiled function) is not supported. Compute it "
-        "eagerly, or with rt.run_functions_eagerly(True).")
+# The gradient ops' own gradients (higher orders): each `...GradFrom...` op, which makes a
+# gradient dict from element gradients, has as adjoint an op taking element gradients out of
+# a dict (missing entries are zero), and the other way round.
+
+def _get_kernel(grad, index, like):
+    g = (grad or {}).get(int(index))
+    return np.zeros_like(like) if g is None else g
 
 
-for _op in (TA_GRAD_ADD, TA_GRAD_STACK, TA_GRAD_READ, TA_GRAD_GATHER, TA_GRAD_CONCAT,
-            TA_GRAD_WRITE, TA_GRAD_SCATTER):
-    _op.def_grad(_no_higher_order)
+def _get_stacked_kernel(grad, like):
+    grad = grad or {}
+    return np.stack([grad.get(k, np.zeros_like(row)) for k, row in enumerate(like)]) \
+        if len(like) else np.zeros_like(like)
+
+
+def _get_gathered_kernel(grad, indices, like):
+    grad, zero = grad or {}, np.zeros(np.shape(like)[1:], like.dtype)
+    rows = [grad.get(int(i), zero) for i in np.ravel(indices)]
+    return np.stack(rows) if rows else np.zeros_like(like)
+
+
+def _get_concat_kernel(grad, handle, like):
+    grad = grad or {}
+    parts = [grad.get(i, np.zeros_like(value)) for i, value in enumerate(handle)]
+    return np.concatenate(parts) if parts else np.zeros_like(like)
+
+
+def _like_infer(*inputs):
+    return inputs[-1].shape, inputs[-1].dtype
+
+
+TA_GRAD_GET = _define("TensorArrayGradGet", _like_infer, _get_kernel)
+TA_GRAD_GET_STACKED = _define("TensorArrayGradGetStacked", _like_infer, _get_stacked_kernel)
+TA_GRAD_GET_GATHERED = _define("TensorArrayGradGetGathered", _like_infer, _get_gathered_kernel)
+TA_GRAD_GET_CONCAT = _define("TensorArrayGradGetConcat", _like_infer, _get_concat_kernel)
+
+
+@TA_GRAD_STACK.def_grad
+def _grad_stack_grad(op, d):
+    return [apply(TA_GRAD_GET_STACKED, [d, op.inputs[0]])]
+
+
+@TA_GRAD_GET_STACKED.def_grad
+def _get_stacked_grad(op, g):
+    return [apply(TA_GRAD_STACK, [g]), None]
+
+
+@TA_GRAD_READ.def_grad
+def _grad_read_grad(op, d):
+    return [apply(TA_GRAD_GET, [d, op.inputs[1], op.inputs[0]]), None]
+
+
+@TA_GRAD_GET.def_grad
+def _get_grad(op, g):
+    return [apply(TA_GRAD_READ, [g, op.inputs[1]]), None, None]
+
+
+@TA_GRAD_GATHER.def_grad
+def _grad_gather_grad(op, d):
+    return [apply(TA_GRAD_GET_GATHERED, [d, op.inputs[1], op.inputs[0]]), None]
+
+
+@TA_GRAD_GET_GATHERED.def_grad
+def _get_gathered_grad(op, g):
+    return [apply(TA_GRAD_GATHER, [g, op.inputs[1]]), None, None]
+
+
+@TA_GRAD_CONCAT.def_grad
+def _grad_concat_grad(op, d):
+    return [apply(TA_GRAD_GET_CONCAT, [d, op.inputs[1], op.inputs[0]]), None]
+
+
+@TA_GRAD_GET_CONCAT.def_grad
+def _get_concat_grad(op, g):
+    return [apply(TA_GRAD_CONCAT, [g, op.inputs[1]]), None, None]
+
+
+@TA_GRAD_ADD.def_grad
+def _grad_add_grad(op, d):
+    """Each part gets the sum's gradient; every part but the first a copy of it (the dicts
+    are popped from by the write gradients)."""
+    return [d] + [apply(TA_GRAD_ADD, [d]) for _ in op.forward_inputs[1:]]
+
+
+@TA_GRAD_WRITE.def_grad
+def _grad_write_grad(op, d_rest, d_element):
+    """`rest` is the dict without the written index and `element` its entry: the dict's
+    gradient is d_rest without that index, with d_element there."""
+    index = op.inputs[1]
+    if d_rest is not None:
+        d_rest = apply(TA_GRAD_WRITE, [d_rest, index, *op.inputs[2:]], op.attrs)[0]
+    parts = [p for p in (d_rest, None if d_element is None else
+                         apply(TA_GRAD_READ, [d_element, index])) if p is not None]
+    return [add_grads(parts) if len(parts) > 1 else parts[0]] + [None] * (len(op.inputs) - 1)
+
+
+@TA_GRAD_SCATTER.def_grad
+def _grad_scatter_grad(op, d_rest, d_rows):
+    """As for a write, with the rows 0..count-1 in place of one index."""
+    if d_rest is not None:
+        d_rest = apply(TA_GRAD_SCATTER, [d_rest, *op.inputs[1:]], op.attrs)[0]
+    parts = [p for p in (d_rest, None if d_rows is None else apply(TA_GRAD_STACK, [d_rows]))
+             if p is not None]
+    return [add_grads(parts) if len(parts) > 1 else parts[0]] + [None] * (len(op.inputs) - 1)
 
 
 def add_grads(parts: list):

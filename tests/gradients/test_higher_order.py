@@ -139,12 +139,15 @@ def test_second_derivative_through_a_compiled_call_with_control_flow():
     assert float(gg) == 12.0
 
 
-def test_second_derivative_through_a_staged_tensor_array_is_refused_clearly():
+def test_second_derivative_through_a_staged_tensor_array():
     def stacked(x):
-        return rt.reduce_sum(rt.TensorArray(rt.float32, size=2).write(0, x * x).write(1, x).stack())
+        ta = rt.TensorArray(rt.float64, size=3).write(0, x * x).write(1, x).write(2, rt.sin(x))
+        return rt.reduce_sum(ta.stack()) + ta.read(0) * x  # x**2 + x + sin x + x**3
 
     @rt.function(autograph=False)
     def f(x):
-        return _derivatives(stacked, x)[1]
-    with pytest.raises(NotImplementedError, match="TensorArray"):
-        f(rt.constant(2.0))
+        return _derivatives(stacked, x)
+    for x0 in (2.0, -0.5):
+        got = [float(v) for v in f(rt.constant(np.float64(x0)))]
+        np.testing.assert_allclose(got, [2 * x0 + 1 + np.cos(x0) + 3 * x0 ** 2,
+                                         2 - np.sin(x0) + 6 * x0], rtol=1e-12)
