@@ -68,8 +68,10 @@ LGAMMA = define("Lgamma", _real_float_infer("Lgamma"), _lgamma_kernel)
 
 
 def _digamma_positive(x):
-    """psi(x) for x > 0 (float64 arrays): shifted up to x >= 10, then the asymptotic series."""
-    x = x.copy()
+    """psi(x) for x > 0 (float64 arrays): shifted up to x >= 10, then the asymptotic series;
+    summed in long double where the platform has one (the sum cancels: psi(1) = -0.577 is
+    -2.829 + 2.303 + ...), rounded once at the end."""
+    x = x.astype(np.longdouble)
     acc = np.zeros_like(x)
     small = x < 10
     while small.any():
@@ -79,7 +81,7 @@ def _digamma_positive(x):
     r = 1.0 / (x * x)
     series = r * (1 / 12 - r * (1 / 120 - r * (1 / 252 - r * (1 / 240 - r * (
         1 / 132 - r * (691 / 32760 - r / 12))))))  # to B_14: truncated below 1e-16 at x >= 10
-    return acc + np.log(x) - 0.5 / x - series
+    return (acc + np.log(x) - 0.5 / x - series).astype(np.float64)
 
 
 def _digamma_kernel(x):
