@@ -173,9 +173,10 @@ _FOLD_LIMIT = 64  # constants up to this many elements are folded at trace time
 
 
 def _fold_constants(graph, op, ins, attrs, specs):
-    """A Const for an op whose inputs are all small constants, computed now; else None."""
-    if op.stateful or op.kernel is None or specs[1] is _dtypes.variant or specs[1]._np.kind == "O":
-        return None
+    """A Const for an op whose inputs are all small constants, computed now; else None.
+    (Small values only: their shapes and values are then known while tracing, as TensorFlow's
+    shape inference evaluates constants; the compiler's folding pass, runtime.passes.folding,
+    computes larger ones, with the same rule: `folded_value`.)"""
     values = []
     for t in ins:
         if not t.op.opdef.is_constant:
@@ -184,14 +185,24 @@ def _fold_constants(graph, op, ins, attrs, specs):
         if value.size > _FOLD_LIMIT or value.dtype == object:
             return None
         values.append(value)
+    result = folded_value(op, values, attrs, specs[1])
+    if result is None or result.size > _FOLD_LIMIT:
+        return None
+    return graph.constant(result)
+
+
+def folded_value(op: OpDef, values: list, attrs: dict, dtype: _dtypes.DType) -> np.ndarray | None:
+    """The value `op` gives for constant inputs `values`, as a Const of `dtype`; None when it
+    must run instead: it has an effect or no kernel, makes no array (variant, object), or
+    raises (the error is left to run time, where it is reported with the op)."""
+    if op.stateful or op.kernel is None or dtype is _dtypes.variant or dtype._np.kind == "O":
+        return None
     try:
         with np.errstate(all="ignore"):
             result = np.asarray(op.kernel(*values, **attrs))
-    except Exception:  # leave the error to run time, where it is reported with the op
+    except Exception:  # noqa: BLE001 - the op raises again, in context, when the graph runs
         return None
-    if result.size > _FOLD_LIMIT:
-        return None
-    return graph.constant(np.asarray(_fix_dtype(result, specs[1])))
+    return np.asarray(_fix_dtype(result, dtype))
 
 
 def _apply_eager(op, inputs, attrs):

@@ -1,13 +1,14 @@
 """Constant folding at lowering time: an op whose inputs are all constants becomes a Const.
 
-Tracing folds only small constants; lowering folds any size, so a large constant expression
-is computed once when the graph is compiled instead of on every call. The pass reaches into
-branches and loop bodies: a constant expression there is computed once too, and its Const is
-defined in the outermost graph, where every traced constant lives (a loop body reads it as it
-reads any value from outside). A branch op whose predicate is constant is replaced by the
-branch it takes (its ops, then an Identity per result). Ops with effects, ops without a
-kernel, and ops whose kernel raises are left alone (the error then surfaces when the graph
-runs, where it belongs).
+Tracing folds only small constants (their values and shapes are then known while tracing);
+this pass folds any size, with the same rule (`ops.core.folded_value`), so a large constant
+expression is computed once when the graph is compiled instead of on every call. The pass
+reaches into branches and loop bodies: a constant expression there is computed once too, and
+its Const is defined in the outermost graph, where every traced constant lives (a loop body
+reads it as it reads any value from outside). A branch op whose predicate is constant is
+replaced by the branch it takes (its ops, then an Identity per result). Ops with effects, ops
+without a kernel, and ops whose kernel raises are left alone (the error then surfaces when the
+graph runs, where it belongs).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import numpy as np
 from ..graph import Graph, Operation
 from ..opdef import CONST
 from ..ops.array_ops import IDENTITY
+from ..ops.core import folded_value
 from ..shapes import TensorShape
 from ..tensor import SymbolicTensor
 from .rewrite import GraphLike, Rewritten, Substitutions, replacement, with_bodies, with_operations
@@ -124,24 +126,15 @@ def _is_array(tensor: SymbolicTensor) -> bool:
 
 
 def _foldable(op: Operation, values: dict[int, np.ndarray]) -> bool:
-    opdef = op.opdef
-    return (not opdef.stateful and opdef.kernel is not None and opdef.carrier is None
-            and len(op.outputs) == 1 and all(id(t) in values for t in op.inputs)
-            and _is_array(op.outputs[0]))
+    return (op.opdef.carrier is None and len(op.outputs) == 1
+            and all(id(t) in values for t in op.inputs) and _is_array(op.outputs[0]))
 
 
 def _evaluate(op: Operation, values: dict[int, np.ndarray]) -> np.ndarray | None:
-    """The value of a single-output op from constant inputs, or None when it cannot fold."""
+    """The value of a single-output op from constant inputs (folded as tracing folds small
+    ones: `folded_value`), or None when it cannot fold."""
     out = op.outputs[0]
-    kernel = op.opdef.kernel
-    if kernel is None:  # not foldable (see _foldable)
-        return None
-    try:
-        with np.errstate(all="ignore"):  # as tracing folds: no warnings at compile time
-            value = np.asarray(kernel(*[values[id(t)] for t in op.inputs], **op.attrs),
-                               dtype=out.dtype.as_numpy_dtype)
-    except Exception:  # noqa: BLE001 - the op raises again, in context, when the graph runs
-        return None
-    if not out.shape.is_compatible_with(value.shape):
+    value = folded_value(op.opdef, [values[id(t)] for t in op.inputs], op.attrs, out.dtype)
+    if value is None or not out.shape.is_compatible_with(value.shape):
         return None
     return value
