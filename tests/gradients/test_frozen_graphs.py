@@ -219,3 +219,52 @@ def test_a_gradient_taken_twice_runs_the_loop_once():
     assert len(forward_loops) == 1
     x0 = 1.5
     assert [float(v) for v in compiled(rt.constant(x0))] == [3 * x0 ** 2, 6 * x0 ** 5]
+
+
+def test_the_gradient_of_a_traced_function_leaves_its_graph_unchanged():
+    """A tape around a call differentiates a copy of the traced graph."""
+    f = rt.function(_loop_and_branch, autograph=False)
+    concrete = f.get_concrete_function(rt.TensorSpec([], rt.float64))
+    before = str(concrete.graph)
+    x = rt.constant(0.7, rt.float64)
+    with rt.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x)
+    staged = tape.gradient(y, x)
+    assert str(concrete.graph) == before
+    with rt.GradientTape() as tape:
+        tape.watch(x)
+        y = _loop_and_branch(x)  # eagerly: Python loops and ifs
+    np.testing.assert_allclose(float(staged), float(tape.gradient(y, x)), rtol=1e-12)
+
+
+def _nested_loops(x):
+    def outer(i, y):
+        inner = rt.while_loop(lambda j, z: j < 2, lambda j, z: (j + 1, rt.sin(z) * x), (0, y))[1]
+        return i + 1, inner + y
+    return rt.while_loop(lambda i, y: i < 2, outer, (0, x))[1]
+
+
+@pytest.mark.parametrize("x0", [0.4, -1.3])
+def test_second_derivative_through_nested_loops_equals_the_eager_one(x0):
+    staged = rt.function(lambda x: _derivatives(_nested_loops, x), autograph=False)
+    x = rt.constant(x0, rt.float64)
+    expected = [float(v) for v in _derivatives(_nested_loops, x)]
+    np.testing.assert_allclose([float(v) for v in staged(x)], expected, rtol=1e-12)
+
+
+def test_a_jacobian_through_a_loop_inside_a_function():
+    """One backward pass per element: each rewrites the loop again (one loop is left)."""
+    def jacobian(x):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            y = rt.while_loop(lambda i, y: i < 3, lambda i, y: (i + 1, rt.sin(y) * x[::-1]),
+                              (0, x))[1]
+        return tape.jacobian(y, x)
+
+    x = rt.constant([0.3, -0.8, 1.2], rt.float64)
+    f = rt.function(jacobian, autograph=False)
+    np.testing.assert_allclose(f(x).numpy(), jacobian(x).numpy(), rtol=1e-12)
+    graph = f.get_concrete_function(x).graph
+    assert sum(1 for op in graph.operations
+               if op.opdef.is_loop and not op.name.startswith("gradients")) == 1
