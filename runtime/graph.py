@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy as _copy
 import itertools
 import os
 import sys
@@ -49,8 +50,7 @@ class FrozenList(list):
         return list(self)
 
     def __deepcopy__(self, memo: dict) -> list:
-        import copy
-        return copy.deepcopy(list(self), memo)
+        return _copy.deepcopy(list(self), memo)
 
 
 class FrozenDict(dict):
@@ -71,8 +71,7 @@ class FrozenDict(dict):
         return dict(self)
 
     def __deepcopy__(self, memo: dict) -> dict:
-        import copy
-        return copy.deepcopy(dict(self), memo)
+        return _copy.deepcopy(dict(self), memo)
 
 
 class Operation:
