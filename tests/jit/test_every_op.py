@@ -116,6 +116,27 @@ def _tensor_array_gradients(x):
     return gx, tape.gradient(z, x)
 
 
+def _tensor_array_second_order(x):
+    """A gradient of a gradient through TensorArrays (unrolled, so no loop gradients): the
+    TensorArray gradient ops' own gradients take element gradients out of a map."""
+    with rt.GradientTape() as outer:
+        outer.watch(x)
+        with rt.GradientTape() as inner:
+            inner.watch(x)
+            ta = rt.TensorArray(x.dtype, size=3).unstack(x)
+            tb = rt.TensorArray(x.dtype, size=3)
+            tc = rt.TensorArray(x.dtype, size=0, dynamic_size=True)
+            for i in range(3):
+                tb = tb.write(i, rt.sin(ta.read(i)) * x[i])
+                tc = tc.write(i, rt.reduce_sum(ta.read(i) * x[i]))  # scalar elements
+            y = (rt.reduce_sum(tb.stack() * tb.stack()) + rt.reduce_sum(tb.read(1) ** 3)
+                 + rt.reduce_sum(rt.exp(tb.gather([2, 0]))) + rt.reduce_sum(rt.cos(tb.concat()))
+                 + rt.reduce_sum(tc.stack() * tc.read(2)) + tc.gather([1])[0])
+        g = inner.gradient(y, x)
+        z = rt.reduce_sum(g * g)
+    return g, outer.gradient(z, x)
+
+
 @rt.custom_gradient
 def _clipped(x):
     def grad(g):
@@ -170,6 +191,7 @@ GROUPS = {
     "loop_gradients": (_loop_gradients, [(rt.constant(x_values(F64)),)], {}),
     "tensor_arrays": (_tensor_arrays, [(x_values(F32),)], {}),
     "tensor_array_gradients": (_tensor_array_gradients, [(rt.constant(x_values(F32)),)], {}),
+    "tensor_array_second_order": (_tensor_array_second_order, [(rt.constant(x_values(F64)),)], {}),
     "custom_gradient": (_custom, [(rt.constant(x_values(F32)),)], {}),
     "dynamic": (_dynamic, [(x_values(F32),)], {"input_signature": _ANY_ROWS}),
     "stateless_random": (_stateless_random, [(x_values(F32), np.array([3, 5], np.int64))], {}),

@@ -622,3 +622,53 @@ def scatter_grad(buf, mask, size, count, shape):
             out[i] = buf[i]
             rest[i] = False
     return (buf, rest, size), out
+
+
+# Element gradients taken out of a map (a higher-order gradient: the adjoints of the
+# `grad_from_*` forms); a missing element is zeros.
+
+@_jit
+def grad_get(buf, mask, size, index, like):
+    """The element gradient at `index`, or zeros like `like`."""
+    if 0 <= index < size and mask[index]:
+        return buf[index].copy()
+    return np.zeros_like(like)
+
+
+@_jit
+def grad_get_scalar(buf, mask, size, index):
+    if 0 <= index < size and mask[index]:
+        return buf[index]
+    return np.zeros(1, buf.dtype)[0]
+
+
+@_jit
+def grad_get_stacked(buf, mask, size, like):
+    """Elements 0 .. len(like) - 1 stacked."""
+    out = np.zeros_like(like)
+    for k in range(min(like.shape[0], size)):
+        if mask[k]:
+            out[k] = buf[k]
+    return out
+
+
+@_jit
+def grad_get_gathered(buf, mask, size, indices, like):
+    """The elements at `indices` stacked."""
+    out = np.zeros_like(like)
+    for row in range(indices.shape[0]):
+        i = np.int64(indices[row])
+        if 0 <= i < size and mask[i]:
+            out[row] = buf[i]
+    return out
+
+
+@_jit
+def grad_get_concat(buf, mask, size, count, like):
+    """The first `count` elements (of equal length) concatenated."""
+    out = np.zeros_like(like)
+    n = like.shape[0] // count if count else 0
+    for i in range(min(count, size)):
+        if mask[i]:
+            out[i * n:(i + 1) * n] = buf[i]
+    return out

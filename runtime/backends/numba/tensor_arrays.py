@@ -39,7 +39,15 @@ _GRAD_ELEMENT = {
     ta.TA_GRAD_WRITE: lambda op: (op.outputs[1].shape.rank, op.outputs[1].dtype),
     ta.TA_GRAD_SCATTER: lambda op: (_minus_one(op.outputs[1].shape.rank), op.outputs[1].dtype),
 }
-GRADIENTS = frozenset(_GRAD_THROUGH) | frozenset(_GRAD_ELEMENT)  # the TensorArray gradient ops
+# ... and from each op that takes element gradients out of a map (a higher-order gradient)
+_GRAD_TAKEN = {
+    ta.TA_GRAD_GET: lambda op: (op.outputs[0].shape.rank, op.outputs[0].dtype),
+    ta.TA_GRAD_GET_STACKED: lambda op: (_minus_one(op.outputs[0].shape.rank), op.outputs[0].dtype),
+    ta.TA_GRAD_GET_GATHERED: lambda op: (_minus_one(op.outputs[0].shape.rank), op.outputs[0].dtype),
+    ta.TA_GRAD_GET_CONCAT: lambda op: (op.outputs[0].shape.rank, op.outputs[0].dtype),
+}
+# the TensorArray gradient ops
+GRADIENTS = frozenset(_GRAD_THROUGH) | frozenset(_GRAD_ELEMENT) | frozenset(_GRAD_TAKEN)
 
 
 def _minus_one(rank):
@@ -112,6 +120,8 @@ class TensorArrays:
                     self._union(op.outputs[0], t)
             if opdef in _GRAD_ELEMENT:
                 self._grad_elements.append((id(op.outputs[0]), _GRAD_ELEMENT[opdef](op)))
+            if opdef in _GRAD_TAKEN:
+                self._grad_elements.append((id(op.inputs[0]), _GRAD_TAKEN[opdef](op)))
             if opdef is ACC_PUSH:
                 self._pushes.append(op)
             if opdef in _RANK_OF:
@@ -256,6 +266,35 @@ def _scatter_grad(w, op):
     else:
         dims = repr(tuple(shape))
     _split_grad(w, op, f"_h.scatter_grad(*{names[0]}, np.int64({count}), {dims})")
+
+
+@lowers(ta.TA_GRAD_GET, numpy_fallback=False)
+def _grad_get(w, op):
+    g, i, like = w.ins(op)
+    if op.outputs[0].shape.rank == 0:
+        w.assign(op, f"_h.grad_get_scalar(*{g}, np.int64({i}))")
+    else:
+        w.assign(op, f"_h.grad_get(*{g}, np.int64({i}), {like})")
+
+
+@lowers(ta.TA_GRAD_GET_STACKED, numpy_fallback=False)
+def _grad_get_stacked(w, op):
+    g, like = w.ins(op)
+    w.assign(op, f"_h.grad_get_stacked(*{g}, {like})")
+
+
+@lowers(ta.TA_GRAD_GET_GATHERED, numpy_fallback=False)
+def _grad_get_gathered(w, op):
+    g, indices, like = w.ins(op)
+    if op.inputs[1].shape.rank != 1:
+        w.unsupported(op, "element gradients gathered at indices that are not a vector")
+    w.assign(op, f"_h.grad_get_gathered(*{g}, {indices}, {like})")
+
+
+@lowers(ta.TA_GRAD_GET_CONCAT, numpy_fallback=False)
+def _grad_get_concat(w, op):
+    g, h, like = w.ins(op)
+    w.assign(op, f"_h.grad_get_concat(*{g}, {h}[2], {like})")
 
 
 # -- accumulators: a while loop's saves for its gradient, (count, one triple per value) -------
