@@ -24,8 +24,9 @@ NOT_IN_KERNELS = {
     "Const": "written once as a literal or a kernel argument",
     "Placeholder": "a kernel argument",
     "PartitionedCall": "a tape's record of an eager call (never in a traced graph)",
-    "AccumulatorSource": "replaced by the while gradient before lowering",
 }
+# second-order gradients through staged loops: maps {(iteration, slot): gradient}
+NUMPY_TIER_ONLY = {"AccumulatorGradFromRead", "AccumulatorPushGrad"}
 
 
 def how(name: str, opdef) -> str:
@@ -39,6 +40,9 @@ def how(name: str, opdef) -> str:
     numpy_large = numpy_from(vectorised.VECTOR_MIN_SIZE)
     if name in NOT_IN_KERNELS:
         return NOT_IN_KERNELS[name]
+    if name in NUMPY_TIER_ONLY:
+        return ("**refused**: a second-order loop gradient's map of saved values "
+                "(JitCompileError naming the op; the NumPy tier runs it)")
     if opdef.strings:
         return "**refused**: the tier holds no strings (JitCompileError naming the op)"
     found = writer(opdef)
