@@ -131,6 +131,8 @@ def _eager_oracle(fn, kind, x0):
 def test_three_nested_tapes_give_the_eager_derivatives(program, kind, jit):
     fn, closed_form = PROGRAMS[program]
     f = rt.function(fn, autograph=False, jit_compile=_tier(jit))
+    if program == "custom_gradient" and jit == "xla":
+        pytest.skip("the XLA tier has no CustomGradient lowering (refused by name)")
     for x0 in (0.7, -0.4):
         got = _nested(f, _make(kind, x0))
         np.testing.assert_allclose(got, closed_form(x0), rtol=1e-9, atol=1e-12)
