@@ -247,7 +247,7 @@ def _may_run_again(graph) -> bool:
 def _box(expr: str, dtype, rank: int) -> str:
     if rank or dtype.name == "variant":
         return expr
-    return f"np.{dtype._np.type.__name__}({expr})"
+    return f"np.{np.dtype(dtype.as_numpy_dtype).type.__name__}({expr})"
 
 
 def _numpy_fallback(program, name: str):

@@ -101,7 +101,7 @@ class KernelWriter:
 
     # -- types -------------------------------------------------------------------------------
     def dt(self, dtype) -> str:
-        np_type = dtype._np.type if hasattr(dtype, "_np") else np.dtype(dtype).type
+        np_type = np.dtype(getattr(dtype, "as_numpy_dtype", dtype)).type
         if np_type is np.bool_:
             return "np.bool_"
         if np.dtype(np_type).kind not in "biufc" or np_type is np.float16:
@@ -331,17 +331,17 @@ def _readers(graph) -> dict[int, list]:
 class Lowered:
     """The kernel source and what its caller passes to it."""
 
-    def __init__(self, source: str, writer: KernelWriter, input_ranks: list[int]):
+    def __init__(self, source: str, w: KernelWriter, input_ranks: list[int]):
         self.source = source
-        self.variables = writer.variables
-        self.assigned = sorted(writer.assigned)
-        self.constants = writer.constants
-        self.calls = writer.calls
-        self.parallel = writer.parallel
-        self.fused_loops = writer.fused_loops
-        self.line_ops = writer.line_ops
+        self.variables = w.variables
+        self.assigned = sorted(w.assigned)
+        self.constants = w.constants
+        self.calls = w.calls
+        self.parallel = w.parallel
+        self.fused_loops = w.fused_loops
+        self.line_ops = w.line_ops
         self.input_ranks = input_ranks
-        self.has_init = any(op.opdef is INIT for g in graphs_within(writer.graph)
+        self.has_init = any(op.opdef is INIT for g in graphs_within(w.graph)
                             for op in g.operations)
 
 
