@@ -9,8 +9,8 @@ its eager kernel, its NumPy-tier template (`{0} + {1}`: operators where NumPy ha
 form that writes into a dying buffer (`np.add({0}, {1}, out={out})`) and its scalar form for
 loop-fusing backends (`{0} + {1}`); a reduction names the ufunc it reduces with
 (`reduction=np.add`). Facts that passes and backends ask of an op are properties here
-(`is_constant`, `is_loop`, `stateful`, ...); code should ask them rather than compare type
-names (the Numba and XLA backends still key some decisions by `op.type`).
+(`is_constant`, `is_loop`, `stateful`, ...); code asks them rather than compare type names,
+and a backend finds an op's rule on the OpDef (`lowerings`).
 
 Tensors, graphs and every op module build on this module; a tape learns of applied ops
 through `runtime.context`, so nothing here knows about gradients' machinery.
