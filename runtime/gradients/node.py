@@ -90,10 +90,9 @@ def node_of(operation) -> Node:
 
 
 def node_outputs(outputs, operation) -> list:
-    """The outputs gradients arrive at. A cond/while op keeps its live list: outputs added
-    later for a backward pass (saved values) can receive gradients too (higher orders)."""
-    if operation is not None and operation.subgraphs:
-        return operation.outputs
+    """The outputs gradients arrive at. A recorded op's outputs never change: the values a
+    cond/while gradient saves are outputs of the rewritten op that takes its place, which is
+    recorded on the tapes with them (so higher orders reach them)."""
     return list(outputs)
 
 
