@@ -268,3 +268,15 @@ def test_a_jacobian_through_a_loop_inside_a_function():
     graph = f.get_concrete_function(x).graph
     assert sum(1 for op in graph.operations
                if op.opdef.is_loop and not op.name.startswith("gradients")) == 1
+
+
+def test_a_third_derivative_through_a_staged_loop_is_refused_by_name():
+    def third(x):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            _, d2y = _derivatives(_loop_cube, x)
+        return tape.gradient(d2y, x)
+
+    assert float(third(rt.constant(2.0))) == 6.0  # eagerly, loops are Python
+    with pytest.raises(NotImplementedError, match="three times"):
+        rt.function(third, autograph=False)(rt.constant(2.0))
