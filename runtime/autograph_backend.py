@@ -9,7 +9,6 @@ and why). Importing it registers the backend;
 
 from __future__ import annotations
 
-import copy
 import os
 from typing import Any, Callable, Optional, Sequence
 
@@ -25,7 +24,6 @@ from . import context
 from .dtypes import bool_, float32, float64, int32, int64
 from .function.logs import add_trace_listener
 from .graph import constant_value, register_internal_dir
-from .opdef import define
 from .ops import array_ops, composed, debug_ops, math_ops, reduce_ops
 from .ops.control_flow import cond_merging_shapes as _cond
 from .ops.control_flow import while_loop as _while_loop
@@ -39,17 +37,6 @@ from .traceback_utils import is_traceback_filtering_enabled
 register_internal_dir(os.path.dirname(ag.__file__))  # op locations skip converter frames
 ag_errors.set_filtering_switch(is_traceback_filtering_enabled)  # one switch for both packages
 ag_errors.register_internal_dir(os.path.dirname(__file__))  # to_graph's errors hide ours too
-
-
-def _raise_unless_kernel(condition, exception):
-    if not condition:
-        raise copy.copy(exception).with_traceback(None)
-
-
-# a `raise` under a staged condition: raises (a copy of) the user's exception when it runs
-_RAISE_UNLESS = define("RaiseUnless", lambda *xs, **attrs: [], _raise_unless_kernel,
-                       stateful=True, num_outputs=0, differentiable=False,
-                       savable=False)  # holds the exception object
 
 
 class _ListSpec:
@@ -167,7 +154,7 @@ class RuntimeBackend(ag.Backend):
         return debug_ops.Assert(condition, [message, *data])
 
     def raise_unless(self, condition, exception):
-        apply(_RAISE_UNLESS, [convert_to_tensor(condition)], {"exception": exception})
+        apply(debug_ops.RAISE_UNLESS, [convert_to_tensor(condition)], {"exception": exception})
 
     def guard_defined(self, value, defined, message):
         debug_ops.Assert(defined, [message])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import sys
 
 import numpy as np
@@ -140,6 +141,18 @@ def _assert_kernel(condition, *data, message, parts):
 
 ASSERT = define("Assert", lambda *xs, **attrs: [], _assert_kernel, effects=Effect.IO, num_outputs=0,
                 differentiable=False, attrs={"message": STR, "parts": PARTS})
+
+
+def _raise_unless_kernel(condition, exception):
+    if not condition:
+        raise copy.copy(exception).with_traceback(None)
+
+
+# a `raise` under a staged condition (autograph stages it): raises (a copy of) the user's
+# exception when it runs
+RAISE_UNLESS = define("RaiseUnless", lambda *xs, **attrs: [], _raise_unless_kernel,
+                      stateful=True, num_outputs=0, differentiable=False,
+                      savable=False)  # holds the exception object
 
 
 @export("Assert", "debugging.Assert")
