@@ -299,8 +299,10 @@ class Graph:
     def supersede(self, old: Operation, new: list[Operation]) -> None:
         """Puts `new` (operations just created in this graph, the last one taking over all of
         `old`'s output tensors) where the operation now standing for `old` is, and takes that
-        one out of the op list. The operations themselves are not changed: a gradient asks
-        this of the graph being built when it rewrites a traced cond or while op."""
+        one out of the op list. The operations themselves are not changed (nor are the
+        tensors: `tensor.op` of those outputs stays the traced op, whose name the new one
+        carries): a gradient asks this of the graph being built when it rewrites a traced cond
+        or while op."""
         self._check_open()
         current = self.current_version(old)
         moved = {id(op) for op in new}
