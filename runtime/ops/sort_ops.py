@@ -522,6 +522,8 @@ def _histogram_kernel(values, value_range, nbins, dtype):
         raise InvalidArgumentError(f"histogram_fixed_width: value_range must be increasing, got "
                                    f"[{lo}, {hi}].")
     v = np.ravel(values).astype(np.float64)
+    if np.isnan(v).any():  # as TensorFlow's kernel (NumPy's bincount gave a ValueError)
+        raise InvalidArgumentError("histogram_fixed_width: values must not contain NaN.")
     bins = np.clip(np.floor((v - lo) / (hi - lo) * nbins), 0, nbins - 1).astype(np.int64)
     return np.bincount(bins, minlength=nbins).astype(dtype.as_numpy_dtype)
 
