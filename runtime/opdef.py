@@ -1,13 +1,13 @@
 """Op definitions: everything about one primitive op, in one object, and the registry.
 
 An op is defined once: its name, a shape/dtype rule (`infer`), what it computes, how the
-executor writes it as Python (`template` or `emit`), its gradient rule (`def_grad`, on the
-lines after the definition), and, for ops that run subgraphs, how to run it on values
-(`interpret`). What an op computes is declared as data where it fits, and the rest is derived
-from that declaration: an elementwise op names its NumPy ufunc (`ufunc=np.add`), which gives
-its eager kernel, its NumPy-tier template (`{0} + {1}`: operators where NumPy has one), the
-form that writes into a dying buffer (`np.add({0}, {1}, out={out})`) and its scalar form for
-loop-fusing backends (`{0} + {1}`); a reduction names the ufunc it reduces with
+executor writes it as Python (`template` or `emit`) and its gradient rule (`def_grad`, on the
+lines after the definition). What an op computes is declared as data where it fits, and the
+rest is derived from that declaration: an elementwise op names its NumPy ufunc
+(`ufunc=np.add`), which gives its eager kernel, its NumPy-tier template (`{0} + {1}`:
+operators where NumPy has one), the form that writes into a dying buffer
+(`np.add({0}, {1}, out={out})`) and its scalar form for loop-fusing backends (`{0} + {1}`);
+a reduction names the ufunc it reduces with
 (`reduction=np.add`). Facts that passes and backends ask of an op are properties here
 (`is_constant`, `is_loop`, `stateful`, ...); code asks them rather than compare type names,
 and a backend finds an op's rule on the OpDef (`lowerings`).
@@ -111,9 +111,6 @@ class OpDef:
         derived from `ufunc` when not given.
     emit(ctx, op): writes the op's lines itself (control flow, variables, ...).
     grad(op, *output_grads) -> list of input grads (None where there is none).
-    interpret(operation, values, run_graph) -> output values: runs a graph operation on
-        eager values when the generic path (apply the op to its inputs) does not fit
-        (subgraphs, saved state); `run_graph(graph, values)` runs a subgraph.
 
     What it computes, as data:
     ufunc: the NumPy ufunc the op applies elementwise to its inputs (no attrs). Gives the
@@ -153,7 +150,7 @@ class OpDef:
     """
 
     __slots__ = ("name", "infer", "kernel", "template", "emit", "grad", "effects",
-                 "num_outputs", "differentiable", "interpret", "ufunc", "reduction", "scalar",
+                 "num_outputs", "differentiable", "ufunc", "reduction", "scalar",
                  "scalar_only", "out_template", "in_place", "fresh_output", "is_constant",
                  "is_placeholder", "is_loop", "strings", "region", "carrier", "variable",
                  "lowerings", "attrs", "savable", "taken_branch")
@@ -162,7 +159,7 @@ class OpDef:
                  template: str | None = None, emit: Callable | None = None,
                  grad: Callable | None = None, effects: Effect = Effect.NONE,
                  stateful: bool = False, num_outputs: int | None = 1,
-                 differentiable: bool = True, interpret: Callable | None = None,
+                 differentiable: bool = True,
                  ufunc: np.ufunc | None = None, reduction: np.ufunc | None = None,
                  scalar: str | None = None, scalar_only: bool = False,
                  out_template: str | None = None, in_place: Callable[[Any], bool] | None = None,
@@ -196,7 +193,6 @@ class OpDef:
         self.effects = effects | (Effect.STATE if stateful else Effect.NONE)
         self.num_outputs = num_outputs
         self.differentiable = differentiable
-        self.interpret = interpret
         self.ufunc = ufunc
         self.reduction = reduction
         self.scalar = scalar
@@ -236,11 +232,6 @@ class OpDef:
         self.grad = rule
         return rule
 
-    def def_interpret(self, hook: Callable) -> Callable:
-        """Decorator: `hook(operation, values, run_graph)` runs an operation of this op."""
-        self.interpret = hook
-        return hook
-
     def def_lowering(self, backend: str) -> Callable[[Callable], Callable]:
         """Decorator: the rule lowering this op on `backend` ("xla", "numba"); the rule's
         signature is the backend's (see its lowering module)."""
@@ -267,19 +258,6 @@ def define(name: str, infer: Callable, kernel: Callable | None = None, **kwargs:
     op = OpDef(name, infer, kernel, **kwargs)
     REGISTRY[name] = op
     return op
-
-
-def pass_through(operation, inputs, run_graph) -> list:
-    """An `interpret` hook for ops that only save values for a backward pass built earlier:
-    run op by op, the value is at hand, so the op passes its first input on."""
-    return [inputs[0] if inputs else None]
-
-
-def not_interpretable(operation, inputs, run_graph):
-    """An `interpret` hook for ops that running a graph op by op does not support."""
-    raise NotImplementedError(
-        f"Higher-order gradients through a compiled function containing {operation.type} ops "
-        "are not supported; run the function eagerly (rt.run_functions_eagerly(True)).")
 
 
 def _no_infer(*_args, **_kwargs):

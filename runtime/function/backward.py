@@ -17,10 +17,10 @@ import itertools
 from .. import backends, context, dtypes
 from ..backends import JitCompileError, runtime_error
 from ..gradients.engine import backprop
+from ..gradients.interpret import interpretable
 from ..gradients.node import differentiable, node_of, variables_read
 from ..gradients.tape import paused
 from ..graph import FuncGraph, copy_function_graph, copy_into
-from ..opdef import not_interpretable
 from .logs import logger, warn
 
 
@@ -216,7 +216,7 @@ class HigherOrderGradient:
             raise NotImplementedError(f"The values the gradient of {name} reads did not settle "
                                       f"after {_MAX_ROUNDS} rounds; compute it eagerly "
                                       "(rt.run_functions_eagerly(True)).")
-        _refuse_interpreted_loops(copy, built, name)
+        _refuse_interpreted_loops(graph, built, name)
         seeded = {id(t) for t in extra}
         kept_copies = extra + [t for t in built.saved if id(t) not in seeded]
         self.output_indices = built.output_indices
@@ -253,13 +253,13 @@ def _seedable(t) -> bool:
     return differentiable(t) and t.dtype is not dtypes.variant
 
 
-def _refuse_interpreted_loops(copy, built: _Backward, name: str) -> None:
+def _refuse_interpreted_loops(graph, built: _Backward, name: str) -> None:
     """`Unsupported` when the backward reads values a while_loop saved (its gradient is not
-    differentiable again when staged) and the graph can run op by op instead."""
+    differentiable again when staged) and the traced graph can run op by op instead."""
     if not any(op.opdef.carrier == "accumulator" for op in built.backward.all_operations()):
         return
-    if any(op.opdef.interpret is not_interpretable for op in copy.all_operations()):
-        return  # a TensorArray or custom gradient: staged, a second derivative is refused
+    if not interpretable(graph):
+        return  # a TensorArray, a custom gradient...: staged, a third derivative is refused
     raise Unsupported(f"the gradient of {name} reads values saved by a loop")
 
 

@@ -16,7 +16,7 @@ from .. import context
 from .. import dtypes as _dtypes
 from ..attr_kinds import DTYPE, SHAPE
 from ..graph import FuncGraph
-from ..opdef import define, pass_through
+from ..opdef import define
 from ..ops import array_ops, gradient_ops
 from ..ops.control_flow import COND
 from ..ops.core import apply
@@ -42,7 +42,7 @@ def _emit_filler(em, op):
 
 
 UNDEFINED = define("Undefined", lambda shape, dtype: (shape, dtype), _filler, emit=_emit_filler,
-                   differentiable=False, interpret=pass_through,
+                   differentiable=False,
                    attrs={"dtype": DTYPE, "shape": SHAPE})
 
 class RewrittenIf:

@@ -11,7 +11,7 @@ import inspect
 from typing import Any, Callable
 
 from .. import nest
-from ..opdef import define, not_interpretable
+from ..opdef import define
 from ..ops import array_ops, core
 from ..ops.core import apply
 from ..tensor import Tensor
@@ -43,7 +43,7 @@ def _custom_kernel(*values, n_inputs, grad_fn, variables):
 
 
 CUSTOM = define("CustomGradient", _custom_infer, _custom_kernel, emit=_emit_alias,
-                num_outputs=None, interpret=not_interpretable, savable=False)  # holds grad_fn
+                num_outputs=None, savable=False)  # holds grad_fn
 
 
 @CUSTOM.def_grad

@@ -1,12 +1,37 @@
 """Running a traced graph op by op, eagerly, so that active tapes record every primitive.
 
-Each operation runs through its OpDef: `interpret(operation, inputs, run_graph)` when the op
-defines that hook (control flow, saved state, constants), else `apply` on its input values.
+What remains of a second differentiation path, for one case: a call of a compiled function
+recorded by two or more tapes (or a persistent one) whose backward reads the values a
+`while_loop` saved. Those values are a Python list per loop, which does not pass between a
+traced backward function and the tapes, and a staged loop's gradient is differentiable
+twice, not three times; run here, the loop runs as Python and any number of tapes gives the
+eager answer. Every other recorded call gets a traced backward function.
+
+Ops run through `apply`; what `apply` cannot run is dispatched on the OpDef object (identity
+or trait), never on a type name: constants, `If` and `While` (their bodies run here) and a
+variable's first initialisation. A graph holding anything that only runs staged
+(TensorArrays, custom gradients, the values a staged gradient saves) is not `interpretable`.
 """
 
 from __future__ import annotations
 
+from ..ops.control_flow import COND, run_loop, select
 from ..ops.core import apply
+from ..ops.variable_ops import INIT
+from ..tensor import EagerTensor
+from .cond_grad import UNDEFINED
+from .custom import CUSTOM
+
+
+def interpretable(graph) -> bool:
+    """Whether `interpret` can run every op of `graph` (nested bodies included)."""
+    return all(_runs_here(op.opdef) for op in graph.all_operations())
+
+
+def _runs_here(opdef) -> bool:
+    if opdef.is_constant or opdef is COND or opdef.is_loop or opdef is INIT:
+        return True
+    return opdef.kernel is not None and opdef.carrier is None and opdef not in (CUSTOM, UNDEFINED)
 
 
 def interpret(graph, inputs) -> list:
@@ -18,16 +43,31 @@ def interpret(graph, inputs) -> list:
         for p, v in zip(sub.inputs, values):
             env[id(p)] = v
         for op in sub.operations:
-            values_in = [env.get(id(t)) for t in op.inputs]
-            opdef = op.opdef
-            if opdef.interpret is not None:
-                outs = opdef.interpret(op, values_in, run_graph)
-            else:
-                outs = apply(opdef, values_in, op.attrs)
-                if opdef.num_outputs == 1:
-                    outs = [outs]
+            outs = _run(op, [env.get(id(t)) for t in op.inputs], run_graph)
             for t, value in zip(op.outputs, outs):
                 env[id(t)] = value
         return [env[id(t)] for t in sub.outputs]
 
     return run_graph(graph, inputs)
+
+
+def _run(op, values: list, run_graph) -> list:
+    opdef = op.opdef
+    if opdef.is_constant:
+        return [EagerTensor(op.attrs["value"])]
+    if opdef is COND:
+        true_graph, false_graph = op.subgraphs
+        return select(values[0], lambda: run_graph(true_graph, []),
+                      lambda: run_graph(false_graph, []))
+    if opdef.is_loop:
+        cond_graph, body_graph = op.subgraphs
+        n = len(op.outputs)
+        return run_loop(lambda v: run_graph(cond_graph, v)[0], lambda v: run_graph(body_graph, v),
+                        values[:n], values[n] if len(values) > n else None)
+    if opdef is INIT:
+        var = op.attrs["var"]
+        if var._value is None:
+            var._value = values[0]._value
+        return []
+    outs = apply(opdef, values, op.attrs)
+    return [outs] if opdef.num_outputs == 1 else outs

@@ -21,7 +21,7 @@ from .. import context
 from .. import dtypes as _dtypes
 from ..attr_kinds import DTYPE, INT, SHAPE
 from ..graph import FuncGraph
-from ..opdef import define, pass_through
+from ..opdef import define
 from ..ops import math_ops
 from ..ops.control_flow import WHILE
 from ..ops.core import apply
@@ -52,13 +52,13 @@ def _emit_read(em, op):
 
 
 ACC_NEW = define("AccumulatorNew", lambda: (_SCALAR, _dtypes.variant), lambda: [],
-                 emit=_emit_new, stateful=True, differentiable=False, interpret=pass_through,
+                 emit=_emit_new, stateful=True, differentiable=False,
                  carrier="accumulator")
 
 
 ACC_PUSH = define("AccumulatorPush", lambda acc, *values: (_SCALAR, _dtypes.variant),
                   lambda acc, *values: acc.append(values) or acc, emit=_emit_push, stateful=True,
-                  differentiable=False, interpret=pass_through, carrier="accumulator")
+                  differentiable=False, carrier="accumulator")
 
 
 ACC_READ = define("AccumulatorRead", lambda acc, step, index, shape, dtype: (shape, dtype),

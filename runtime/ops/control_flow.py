@@ -83,15 +83,9 @@ COND = define("If", _cond_infer, None, emit=_emit_cond, num_outputs=None, region
               taken_branch=_taken_branch)
 
 
-def _select(pred, true_fn, false_fn):
+def select(pred, true_fn, false_fn):
     """What an If op means: one branch runs, chosen by the predicate."""
     return true_fn() if bool(pred) else false_fn()
-
-
-@COND.def_interpret
-def _interpret_cond(operation, inputs, run_graph):
-    true_graph, false_graph = operation.subgraphs
-    return _select(inputs[0], lambda: run_graph(true_graph, []), lambda: run_graph(false_graph, []))
 
 
 def _trace_branch(fn, name, outer):
@@ -123,7 +117,7 @@ def _build_cond(pred, true_fn, false_fn, name, merge_shapes):
         if isinstance(pred, SymbolicTensor):
             raise TypeError(f"cond: the predicate {pred.name} belongs to a graph that is not "
                             "being built.")
-        return _select(pred, true_fn, false_fn)
+        return select(pred, true_fn, false_fn)
     pred = convert_to_tensor(pred)
     if not pred.dtype.is_bool or pred.shape.rank not in (0, None):
         if pred.shape.num_elements() != 1:
@@ -242,7 +236,7 @@ def _while_infer(graphs, *inputs):
 WHILE = define("While", _while_infer, None, emit=_emit_while, num_outputs=None, loop=True)
 
 
-def _loop(cond, body, values, maximum_iterations):
+def run_loop(cond, body, values, maximum_iterations):
     """What a While op means: `values = body(values)` while `cond(values)`, at most
     `maximum_iterations` times (None: no limit)."""
     limit = None if maximum_iterations is None else int(maximum_iterations)
@@ -253,15 +247,6 @@ def _loop(cond, body, values, maximum_iterations):
         values = body(values)
         count += 1
     return values
-
-
-@WHILE.def_interpret
-def _interpret_while(operation, inputs, run_graph):
-    cond_graph, body_graph = operation.subgraphs
-    n = len(operation.outputs)
-    limit = inputs[n] if len(inputs) > n else None
-    return _loop(lambda values: run_graph(cond_graph, values)[0],
-                 lambda values: run_graph(body_graph, values), inputs[:n], limit)
 
 
 @export("while_loop")
@@ -446,7 +431,7 @@ def _normalize_body_result(structure, result, single):
 
 
 def _eager_while(cond, body, structure, single, maximum_iterations):
-    values = _loop(lambda values: cond(*values),
+    values = run_loop(lambda values: cond(*values),
                    lambda values: _normalize_body_result(structure, body(*values), single),
                    structure, maximum_iterations)
     values = tuple(values) if isinstance(structure, tuple) and not nest.is_namedtuple(structure) else values

@@ -11,7 +11,7 @@ from .. import context
 from .. import dtypes as _dtypes
 from ..errors import InvalidArgumentError, ResourceExhaustedError
 from ..exports import export
-from ..opdef import CONST, OpDef, define
+from ..opdef import OpDef, define
 from ..shapes import TensorShape
 from ..tensor import EagerTensor, SymbolicTensor, Tensor, to_numpy_value
 
@@ -232,11 +232,6 @@ def _apply_eager(op, inputs, attrs):
     if context.state.tapes:
         context.record_operation(op, inputs, outs, attrs, None)
     return outs[0] if op.num_outputs == 1 else outs
-
-
-@CONST.def_interpret
-def _interpret_const(operation, inputs, run_graph):
-    return [EagerTensor(operation.attrs["value"])]
 
 
 def _fix_dtype(value, dtype):

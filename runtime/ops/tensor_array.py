@@ -15,7 +15,7 @@ from .. import context, errors
 from .. import dtypes as _dtypes
 from ..attr_kinds import BOOL, DTYPE, OPT_DIMS, OPT_INT, PARTIAL_DIMS, SHAPE
 from ..exports import export
-from ..opdef import Effect, define, not_interpretable
+from ..opdef import Effect, define
 from ..shapes import TensorShape, as_shape
 from ..tensor import EagerTensor, SymbolicTensor, Tensor
 from . import array_ops, gradient_ops
@@ -23,9 +23,8 @@ from .core import apply, convert_to_tensor
 
 
 def _define(name, infer, kernel=None, **kwargs):
-    """Defines a TensorArray op: its staged handle holds a Python list of arrays, which the
-    op-by-op graph interpreter does not support."""
-    return define(name, infer, kernel, interpret=not_interpretable, **kwargs)
+    """Defines a TensorArray op (its staged handle holds a Python list of arrays)."""
+    return define(name, infer, kernel, **kwargs)
 
 
 def _define_carrier(name, infer, kernel=None, **kwargs):

@@ -113,14 +113,6 @@ INIT = define("VarInitIfNeeded", lambda value, var: [], lambda value, var: None,
               attrs={"var": VARIABLE})
 
 
-@INIT.def_interpret
-def _interpret_init(operation, inputs, run_graph):
-    var = operation.attrs["var"]
-    if var._value is None:
-        var._value = inputs[0]._value
-    return []
-
-
 _UNIMPLEMENTED = {
     "variable_def": "there are no VariableDef protocol buffers to restore from",
     "import_scope": "there are no VariableDef protocol buffers to restore from",
