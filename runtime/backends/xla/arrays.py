@@ -16,6 +16,7 @@ capacity and a count of the elements written:
   same in every iteration is kept once).
 
 The buffers are JAX pytrees, so they travel through `lax.while_loop` and `lax.cond` carries.
+Ops are recognised by their OpDef (the object, or its `carrier`/`region` traits), never by name.
 """
 
 from __future__ import annotations
@@ -27,11 +28,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-TA_OPS = frozenset({"TensorArrayV3", "TensorArrayWriteV3", "TensorArrayReadV3",
-                    "TensorArrayStack", "TensorArraySizeV3", "TensorArrayGatherV3",
-                    "TensorArrayScatterV3", "TensorArrayConcatV3"})
-ACC_OPS = frozenset({"AccumulatorNew", "AccumulatorPush", "AccumulatorRead",
-                     "AccumulatorLastIndex"})
+from ...ops import array_ops, control_flow, math_ops, tensor_array
 
 
 @jax.tree_util.register_pytree_node_class
@@ -92,9 +89,9 @@ def _known(value) -> bool:
 # -- the bound of a loop ----------------------------------------------------------------------
 
 def _static_value(t, env, cond, body, inits) -> Optional[np.ndarray]:
-    if t.op.type == "Const":
+    if t.op.opdef.is_constant:
         return np.asarray(t.op.attrs["value"])
-    if t.op.type in ("Identity", "Cast") and t.op.inputs:
+    if t.op.opdef in (array_ops.IDENTITY, array_ops.CAST) and t.op.inputs:
         return _static_value(t.op.inputs[0], env, cond, body, inits)
     for k, p in enumerate(cond.inputs):  # a loop variable the body passes through
         if p is t:
@@ -107,11 +104,11 @@ def _static_value(t, env, cond, body, inits) -> Optional[np.ndarray]:
 
 def _conjuncts(t) -> list:
     op = t.op
-    if op.type == "LogicalAnd":
+    if op.opdef is math_ops.LOGICAL_AND:
         return _conjuncts(op.inputs[0]) + _conjuncts(op.inputs[1])
-    if op.type == "Identity":
+    if op.opdef is array_ops.IDENTITY:
         return _conjuncts(op.inputs[0])
-    if op.type == "If" and len(op.subgraphs) == 2:
+    if op.opdef is control_flow.COND and len(op.subgraphs) == 2:
         # autograph's `a and b`: If(a, then: b, else: a), or else: False (a loop's `break`
         # flag tested before its condition)
         k = next(i for i, o in enumerate(op.outputs) if o is t)
@@ -126,19 +123,22 @@ def _is_false(t) -> bool:
     return bool(t.op.opdef.is_constant and not np.any(t.op.attrs.get("value", True)))
 
 
+# comparisons that bound a counter: (the counter's operand, the limit's, whether inclusive)
+_BOUNDS = {math_ops.LESS: (0, 1, False), math_ops.LESS_EQUAL: (0, 1, True),
+           math_ops.GREATER: (1, 0, False), math_ops.GREATER_EQUAL: (1, 0, True)}
+
+
 def _counter_bound(t, env, cond, body, inits) -> Optional[int]:
     op = t.op
-    kinds = {"Less": (0, 1, False), "LessEqual": (0, 1, True),
-             "Greater": (1, 0, False), "GreaterEqual": (1, 0, True)}
-    if op.type not in kinds:
+    if op.opdef not in _BOUNDS:
         return None
-    ci, li, inclusive = kinds[op.type]
+    ci, li, inclusive = _BOUNDS[op.opdef]
     counter, limit = op.inputs[ci], op.inputs[li]
     k = next((i for i, p in enumerate(cond.inputs) if p is counter), None)
     if k is None or k >= len(body.outputs) or not _known(inits[k]):
         return None
     step = body.outputs[k].op
-    if step.type not in ("Add", "AddV2") or len(step.inputs) != 2:
+    if step.opdef is not math_ops.ADD or len(step.inputs) != 2:
         return None
     a, b = step.inputs
     other = b if a is body.inputs[k] else a if b is body.inputs[k] else None
@@ -170,12 +170,14 @@ def loop_bound(op, env, inits, limit) -> Optional[int]:
 # -- element shapes of TensorArrays -----------------------------------------------------------
 
 _SHAPE_OF = {
-    "TensorArrayWriteV3": lambda op: op.inputs[2].shape,
-    "TensorArrayScatterV3": lambda op: op.inputs[1].shape[1:] if op.inputs[1].shape.rank else None,
-    "TensorArrayReadV3": lambda op: op.outputs[0].shape,
-    "TensorArrayStack": lambda op: op.outputs[0].shape[1:] if op.outputs[0].shape.rank else None,
-    "TensorArrayGatherV3": lambda op: (op.outputs[0].shape[1:] if op.outputs[0].shape.rank
+    tensor_array.TA_WRITE: lambda op: op.inputs[2].shape,
+    tensor_array.TA_UNSTACK: lambda op: (op.inputs[1].shape[1:] if op.inputs[1].shape.rank
+                                         else None),
+    tensor_array.TA_READ: lambda op: op.outputs[0].shape,
+    tensor_array.TA_STACK: lambda op: (op.outputs[0].shape[1:] if op.outputs[0].shape.rank
                                        else None),
+    tensor_array.TA_GATHER: lambda op: (op.outputs[0].shape[1:] if op.outputs[0].shape.rank
+                                        else None),
 }
 
 
@@ -183,12 +185,12 @@ def element_shapes(arrays, ops) -> dict:
     """id(ArrayInfo) -> the element shape of that TensorArray when some op knows it fully."""
     found: dict = {}
     for op in ops:
-        if op.type == "TensorArrayV3":
+        if op.opdef is tensor_array.TA_NEW:
             shape = op.attrs.get("element_shape")
             if shape is not None and None not in tuple(shape):
                 found.setdefault(id(arrays.info(op.outputs[0])), tuple(shape))
-        elif op.type in _SHAPE_OF:
-            shape = _SHAPE_OF[op.type](op)
+        elif op.opdef in _SHAPE_OF:
+            shape = _SHAPE_OF[op.opdef](op)
             if shape is not None and shape.is_fully_defined():
                 info = arrays.info(op.inputs[0])
                 if info is not None:
@@ -200,15 +202,16 @@ def writes_in(graph, arrays, info, live) -> tuple[int, bool]:
     """(writes per run of `graph` to the TensorArray `info`, whether a nested loop writes)."""
     count, nested = 0, False
     for op in live(graph, graph.outputs):
-        if op.type in ("TensorArrayWriteV3", "TensorArrayScatterV3") and \
+        opdef = op.opdef
+        if opdef in (tensor_array.TA_WRITE, tensor_array.TA_UNSTACK) and \
                 arrays.info(op.inputs[0]) is info:
-            count += 1 if op.type == "TensorArrayWriteV3" else 0
-            nested = nested or op.type == "TensorArrayScatterV3"
+            count += 1 if opdef is tensor_array.TA_WRITE else 0
+            nested = nested or opdef is tensor_array.TA_UNSTACK
         for sub in op.subgraphs:
             c, n = writes_in(sub, arrays, info, live)
-            if op.type == "While" and (c or n):
+            if opdef.is_loop and (c or n):
                 nested = True
-            count = max(count, c) if op.type == "If" else count + c
+            count = max(count, c) if opdef is control_flow.COND else count + c
             nested = nested or n
     return count, nested
 

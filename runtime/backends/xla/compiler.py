@@ -1,7 +1,9 @@
 """`jit_compile="xla"`: a Program rendered as one JAX function, compiled by `jax.jit`.
 
 The Program's ops are walked once while `jax.jit` traces (`_Tracer`): each op's lowering
-(`lowering.py`) is applied to JAX values, `If` becomes `lax.cond`, `While` `lax.while_loop`,
+(registered on its OpDef, `lowering.py`) is applied to JAX values; the ops the compiler
+lowers itself are chosen by their OpDef too (its traits, or the OpDef object as a key):
+`If` becomes `lax.cond`, `While` `lax.while_loop`,
 and variables are threaded through as values: the variables a graph uses enter as
 arguments, and those it assigns come back as results, stored after the call under their
 locks. Values known while tracing (constants, shapes) stay NumPy arrays, and ops on them
@@ -25,6 +27,8 @@ import numpy as np
 from jax import lax
 
 from ... import errors
+from ...gradients import while_grad
+from ...ops import array_ops, control_flow, debug_ops, tensor_array, variable_ops
 from ...ops.random_ops import generator
 from ...passes import live_operations
 from ..base import JitCompileError, describe, runtime_error
@@ -34,21 +38,14 @@ from ..numba.tensor_arrays import TensorArrays
 from ..numpy_source import render as render_numpy
 from . import arrays as _arrays
 from . import host_memory
-from .arrays import ACC_OPS, TA_OPS, Buffer, PendingSaves, Ragged, Saved, is_container
-from .lowering import COMPILER_OPS, Checked, checks, lowering, static
+from .arrays import Buffer, PendingSaves, Ragged, Saved, is_container
+from .lowering import Checked, checks, computes_wide, lowered_by_compiler, lowering, static
 
-_RANDOM = {"RandomUniform": "uniform", "RandomStandardNormal": "normal",
-           "TruncatedNormal": "truncated", "RandomUniformDynamic": "uniform",
-           "RandomStandardNormalDynamic": "normal", "TruncatedNormalDynamic": "truncated",
-           "Dropout": "dropout"}
-_VARIABLE_OPS = {"ReadVariableOp", "AssignVariableOp", "VarInitIfNeeded"}
 _OTHER_TIER = ". The NumPy tier (jit_compile=False) runs it."
 # why an op without a lowering has none, where there is more to say
-_REFUSALS = {"PrintV2": "XLA's code cannot print (TensorFlow's XLA refuses tf.print too); "
-                        "print before or after the compiled function, or return the values"}
-_OWN_OPS = COMPILER_OPS | TA_OPS | ACC_OPS
-# ops whose variant values (TensorArrays, loop saves) the tier carries as buffers
-_CARRIERS = TA_OPS | ACC_OPS | {"If", "While", "Identity"}
+_REFUSALS = {debug_ops.PRINT: "XLA's code cannot print (TensorFlow's XLA refuses tf.print "
+                              "too); print before or after the compiled function, or return "
+                              "the values"}
 # the state key of the graph's validity code: 0, or the number of the first checked op
 # (an index out of range, an integer division by zero) whose inputs were invalid
 _ERR = "invalid"
@@ -94,12 +91,13 @@ def check(program) -> list:
     """The live ops of `program`; JitCompileError naming the first op the tier cannot lower."""
     ops = _all_ops(program)
     for op in ops:
-        if op.type not in _OWN_OPS and lowering(op.type) is None:
-            reason = _REFUSALS.get(op.type, "the XLA tier has no lowering for it")
+        opdef = op.opdef
+        if not lowered_by_compiler(opdef) and lowering(opdef) is None:
+            reason = _REFUSALS.get(opdef, "the XLA tier has no lowering for it")
             raise JitCompileError(f"jit_compile='xla' cannot compile {describe(op)}: "
                                   f"{reason}{_OTHER_TIER}")
         for t in op.outputs:
-            if t.dtype.name == "variant" and op.type in _CARRIERS:
+            if t.dtype.name == "variant" and _carries_lists(opdef):
                 continue
             if t.dtype.name in ("string", "variant", "resource"):
                 raise JitCompileError(f"jit_compile='xla' cannot compile {describe(op)}: values "
@@ -116,13 +114,13 @@ def compile_graph(program, name: str, log=None) -> XlaCompiled:
     graph = program.graph
     variables: list = []
     for op in ops:
-        var = op.attrs.get("var") if op.type in _VARIABLE_OPS else None
+        var = op.attrs.get("var") if op.opdef.variable else None
         if var is not None and all(v is not var for v in variables):
             variables.append(var)
     variables.sort(key=lambda v: v._id)
     assigned = [i for i, v in enumerate(variables)
-                if any(op.type == "AssignVariableOp" and op.attrs["var"] is v for op in ops)]
-    randoms = [op for op in ops if op.type in _RANDOM]
+                if any(op.opdef is variable_ops.ASSIGN and op.attrs["var"] is v for op in ops)]
+    randoms = [op for op in ops if op.opdef.random]
     ragged = _ragged_outputs(graph)
     tracer = _Tracer(program, variables, assigned, randoms, ops, ragged)
     jitted = jax.jit(tracer)
@@ -138,6 +136,12 @@ def compile_graph(program, name: str, log=None) -> XlaCompiled:
     return XlaCompiled(program.traced, fn, jitted, source)
 
 
+def _carries_lists(opdef) -> bool:
+    """Whether the op's variant values are lists the tier carries as buffers (TensorArrays,
+    a loop's saves): the ops that make and use them, If and While, and Identity."""
+    return opdef.carrier is not None or opdef.region or opdef is array_ops.IDENTITY
+
+
 def _needs_x64(ops, variables) -> bool:
     """Whether the graph needs JAX's x64 mode: a 64-bit value anywhere, or an op whose
     lowering computes in float64 (sine and cosine). Chosen once per graph: calls of a graph
@@ -145,7 +149,7 @@ def _needs_x64(ops, variables) -> bool:
     if any(np.dtype(v._np_dtype).itemsize == 8 for v in variables):
         return True
     for op in ops:
-        if op.type in ("Sin", "Cos"):
+        if computes_wide(op.opdef):
             return True
         for t in list(op.inputs) + list(op.outputs):
             if t.dtype.name in ("float64", "int64", "uint64", "complex64", "complex128"):
@@ -177,7 +181,7 @@ class _Tracer:
     def __init__(self, program, variables, assigned, randoms, ops=(), ragged=()):
         self.program = program
         self.ragged = frozenset(ragged)
-        has_arrays = any(op.type in TA_OPS or op.type in ACC_OPS for op in ops)
+        has_arrays = any(op.opdef.carrier is not None for op in ops)
         self.arrays = TensorArrays(program.graph) if has_arrays else None
         self.element_shapes = _arrays.element_shapes(self.arrays, ops) if has_arrays else {}
         self.loop_depth = 0  # while tracing a loop's body: its lists have their room already
@@ -263,12 +267,12 @@ class _Tracer:
         if opdef.is_constant:
             env[id(op.outputs[0])] = op.attrs["value"]
             return state
-        if op.type == "If":
+        if opdef is control_flow.COND:
             return self._cond(op, env, state)
-        if op.type == "While":
+        if opdef is control_flow.WHILE:
             return self._while(op, env, state)
         values = [env[id(t)] for t in op.inputs]
-        if op.type in TA_OPS or op.type in ACC_OPS:
+        if opdef.carrier is not None:
             result = self._array_op(op, values)
             if isinstance(result, Checked):
                 state = self._flag(op, result, state)
@@ -281,15 +285,15 @@ class _Tracer:
             raise TypeError("its input is a TensorArray stacked at a length known only at run "
                             "time (a list grown in a loop); XLA needs a fixed shape, so only a "
                             "result of the function may hold it")
-        if op.type in _VARIABLE_OPS:
+        if opdef.variable:
             return self._variable(op, values, env, state)
-        if op.type in _RANDOM:
-            result = self._random(op, values)
+        if opdef.random:
+            result = lowering(opdef)(op, self.seeds[self.random_index[id(op)]], *values)
         elif (not opdef.effects and opdef.kernel is not None and not op.subgraphs
               and all(isinstance(v, (np.ndarray, np.generic)) for v in values)):
             result = self._known(op, values)
         else:
-            result = lowering(op.type)(op, *values)
+            result = lowering(opdef)(op, *values)
         if isinstance(result, Checked):
             state = self._flag(op, result, state)
             result = result.value
@@ -308,14 +312,14 @@ class _Tracer:
         except _KERNEL_ERRORS:
             if not checks(op):
                 raise
-            return lowering(op.type)(op, *values)
+            return lowering(op.opdef)(op, *values)
 
     # -- variables ---------------------------------------------------------------------------
     def _variable(self, op, values, env, state):
         var = op.attrs["var"]
-        if op.type == "VarInitIfNeeded":
+        if op.opdef is variable_ops.INIT:
             return state  # the caller runs the NumPy tier until every variable is set
-        if op.type == "ReadVariableOp":
+        if op.opdef is variable_ops.READ:
             env[id(op.outputs[0])] = state[id(var)]
             return state
         mode, value = op.attrs["mode"], values[0]
@@ -333,65 +337,88 @@ class _Tracer:
 
     # -- TensorArrays and loop saves ---------------------------------------------------------
     def _array_op(self, op, values):
-        kind = op.type
-        if kind == "AccumulatorNew":
-            return PendingSaves(op)
-        if kind == "AccumulatorPush":
-            saved = values[0]
-            if not isinstance(saved, Saved):
-                raise TypeError("the loop's gradient saves have no buffers (the loop was not "
-                                "prepared for them)")
-            return _arrays.push(saved, values[1:])
-        if kind == "AccumulatorRead":
-            return _arrays.read(values[0], values[1], op.attrs["index"])
-        if kind == "AccumulatorLastIndex":
-            return jnp.asarray(values[0].count, np.int32) - np.int32(1)
-        if kind == "TensorArrayV3":
-            size = int(static(values[0], "The size of a TensorArray"))
-            shape = self.element_shapes.get(id(self.arrays.info(op.outputs[0])))
-            if shape is None:
-                raise TypeError("the TensorArray's element shape is not known when the "
-                                "function is compiled (give element_shape=)")
-            data = jnp.zeros((size,) + shape, op.attrs["dtype"].as_numpy_dtype)
-            return Buffer(data, np.int32(size), bool(op.attrs["dynamic_size"]))
+        """A carrier op (TensorArray, loop saves): its method, chosen by its OpDef."""
+        method = _CARRIER_OPS.get(op.opdef)
+        if method is None:
+            raise TypeError(f"the XLA tier has no lowering for {op.type}")
+        return method(self, op, values)
+
+    def _acc_new(self, op, values):
+        return PendingSaves(op)
+
+    def _acc_push(self, op, values):
+        saved = values[0]
+        if not isinstance(saved, Saved):
+            raise TypeError("the loop's gradient saves have no buffers (the loop was not "
+                            "prepared for them)")
+        return _arrays.push(saved, values[1:])
+
+    def _acc_read(self, op, values):
+        return _arrays.read(values[0], values[1], op.attrs["index"])
+
+    def _acc_last_index(self, op, values):
+        return jnp.asarray(values[0].count, np.int32) - np.int32(1)
+
+    def _ta_new(self, op, values):
+        size = int(static(values[0], "The size of a TensorArray"))
+        shape = self.element_shapes.get(id(self.arrays.info(op.outputs[0])))
+        if shape is None:
+            raise TypeError("the TensorArray's element shape is not known when the "
+                            "function is compiled (give element_shape=)")
+        data = jnp.zeros((size,) + shape, op.attrs["dtype"].as_numpy_dtype)
+        return Buffer(data, np.int32(size), bool(op.attrs["dynamic_size"]))
+
+    def _ta_write(self, op, values):
+        return self._write(values[0], values[1], values[2])
+
+    def _ta_scatter(self, op, values):
         buf = values[0]
-        if kind == "TensorArrayWriteV3":
-            return self._write(buf, values[1], values[2])
-        if kind == "TensorArrayScatterV3":
-            value = jnp.asarray(values[1], buf.data.dtype)
-            n = value.shape[0]
-            if n > buf.data.shape[0]:
-                if not buf.dynamic:
-                    raise IndexError(f"TensorArray scatter: {n} elements for a TensorArray of "
-                                     f"size {buf.data.shape[0]}")
-                buf = _arrays.grown(buf, n - buf.data.shape[0])
-            data = buf.data.at[:n].set(value)
-            count = buf.count
-            if buf.dynamic:
-                count = np.maximum(count, np.int32(n)) if _known(count) else \
-                    jnp.maximum(count, np.int32(n))
-            return Buffer(data, count, buf.dynamic)
-        if kind == "TensorArrayReadV3":
-            return _in_list(buf, values[1], buf.data[values[1]], kind)
-        if kind == "TensorArraySizeV3":
-            return buf.count if buf.dynamic else np.int32(buf.data.shape[0])
-        if kind == "TensorArrayGatherV3":
-            return _in_list(buf, values[1], buf.data[jnp.asarray(values[1])], kind)
-        if kind in ("TensorArrayStack", "TensorArrayConcatV3"):
-            if not buf.dynamic or (_known(buf.count) and int(buf.count) == buf.data.shape[0]):
-                data = buf.data
-            elif _known(buf.count):
-                data = buf.data[:int(buf.count)]
-            elif kind == "TensorArrayStack":
-                return Ragged(buf.data, buf.count)
-            else:
-                raise TypeError("the length of the TensorArray is known only at run time")
-            if kind == "TensorArrayConcatV3":
-                if data.ndim < 2:
-                    raise TypeError("TensorArray concat needs elements of rank 1 or more")
-                return data.reshape((-1,) + tuple(data.shape[2:]))
-            return data
-        raise TypeError(f"no lowering for {kind}")
+        value = jnp.asarray(values[1], buf.data.dtype)
+        n = value.shape[0]
+        if n > buf.data.shape[0]:
+            if not buf.dynamic:
+                raise IndexError(f"TensorArray scatter: {n} elements for a TensorArray of "
+                                 f"size {buf.data.shape[0]}")
+            buf = _arrays.grown(buf, n - buf.data.shape[0])
+        data = buf.data.at[:n].set(value)
+        count = buf.count
+        if buf.dynamic:
+            count = np.maximum(count, np.int32(n)) if _known(count) else \
+                jnp.maximum(count, np.int32(n))
+        return Buffer(data, count, buf.dynamic)
+
+    def _ta_read(self, op, values):
+        buf = values[0]
+        return _in_list(buf, values[1], buf.data[values[1]], op.type)
+
+    def _ta_size(self, op, values):
+        buf = values[0]
+        return buf.count if buf.dynamic else np.int32(buf.data.shape[0])
+
+    def _ta_gather(self, op, values):
+        buf = values[0]
+        return _in_list(buf, values[1], buf.data[jnp.asarray(values[1])], op.type)
+
+    def _ta_stack(self, op, values):
+        return self._written(values[0], ragged=True)
+
+    def _ta_concat(self, op, values):
+        data = self._written(values[0], ragged=False)
+        if data.ndim < 2:
+            raise TypeError("TensorArray concat needs elements of rank 1 or more")
+        return data.reshape((-1,) + tuple(data.shape[2:]))
+
+    @staticmethod
+    def _written(buf: Buffer, ragged: bool):
+        """The elements written to `buf`; a Ragged when their count is known only at run
+        time and `ragged` allows it (a stack), else TypeError."""
+        if not buf.dynamic or (_known(buf.count) and int(buf.count) == buf.data.shape[0]):
+            return buf.data
+        if _known(buf.count):
+            return buf.data[:int(buf.count)]
+        if ragged:
+            return Ragged(buf.data, buf.count)
+        raise TypeError("the length of the TensorArray is known only at run time")
 
     def _write(self, buf: Buffer, index, value):
         """TensorArray write. A list that grows gets room for an index known while tracing,
@@ -459,27 +486,6 @@ class _Tracer:
                         "or a condition `i < N` with i counting up by one from a constant")
                 out[k] = _arrays.grown(value, bound * writes)
         return out
-
-    # -- random numbers ----------------------------------------------------------------------
-    def _random(self, op, values):
-        seed = self.seeds[self.random_index[id(op)]]
-        kind = _RANDOM[op.type]
-        if kind == "dropout":
-            return _dropout(op, values[0], seed)
-        if op.type.endswith("Dynamic"):
-            shape = tuple(int(d) for d in np.ravel(static(values[0], "The shape")))
-        else:
-            shape = tuple(op.attrs["shape"])
-        key = jax.random.key(seed)
-        out = op.outputs[0]
-        a, b, dtype = op.attrs["a"], op.attrs["b"], out.dtype._np
-        if kind == "uniform":
-            if np.issubdtype(dtype, np.integer):
-                return jax.random.randint(key, shape, a, b, dtype=dtype)
-            return jax.random.uniform(key, shape, dtype, a, b)
-        if kind == "normal":
-            return jax.random.normal(key, shape, dtype) * b + a
-        return jax.random.truncated_normal(key, -2.0, 2.0, shape, dtype) * b + a
 
     # -- control flow ------------------------------------------------------------------------
     def _cond(self, op, env, state):
@@ -606,6 +612,17 @@ class _Tracer:
         return state
 
 
+# the carrier ops (TensorArrays, a while loop's saves for its gradient) by OpDef
+_CARRIER_OPS = {
+    while_grad.ACC_NEW: _Tracer._acc_new, while_grad.ACC_PUSH: _Tracer._acc_push,
+    while_grad.ACC_READ: _Tracer._acc_read, while_grad.ACC_LAST: _Tracer._acc_last_index,
+    tensor_array.TA_NEW: _Tracer._ta_new, tensor_array.TA_WRITE: _Tracer._ta_write,
+    tensor_array.TA_UNSTACK: _Tracer._ta_scatter, tensor_array.TA_READ: _Tracer._ta_read,
+    tensor_array.TA_SIZE: _Tracer._ta_size, tensor_array.TA_GATHER: _Tracer._ta_gather,
+    tensor_array.TA_STACK: _Tracer._ta_stack, tensor_array.TA_CONCAT: _Tracer._ta_concat,
+}
+
+
 def _known(value) -> bool:
     return isinstance(value, (np.ndarray, np.generic, int))
 
@@ -627,21 +644,11 @@ def _ragged_outputs(graph) -> list:
     found = []
     for j, t in enumerate(graph.outputs):
         op = t.op
-        while op.type == "Identity" and op.inputs:
+        while op.opdef is array_ops.IDENTITY and op.inputs:
             op = op.inputs[0].op
-        if op.type == "TensorArrayStack" and not op.outputs[0].shape[:1].is_fully_defined():
+        if op.opdef is tensor_array.TA_STACK and not op.outputs[0].shape[:1].is_fully_defined():
             found.append(j)
     return found
-
-
-def _dropout(op, x, seed):
-    """[x * mask, mask]: the mask keeps each value with probability 1 - rate, scaled by
-    1 / (1 - rate); noise_shape broadcasts the draws as on the NumPy tier."""
-    rate, noise_shape = op.attrs["rate"], op.attrs["noise_shape"]
-    shape = tuple(x.shape) if noise_shape is None else tuple(noise_shape)
-    keep = jax.random.uniform(jax.random.key(seed), shape, np.float32) >= rate
-    mask = jnp.broadcast_to(keep, x.shape).astype(x.dtype) / np.dtype(x.dtype).type(1 - rate)
-    return [x * mask, mask]
 
 
 # a branch whose every value has at most this many elements may run on both sides
@@ -652,10 +659,11 @@ def _selectable(graph) -> bool:
     """Whether a branch is small and pure: no effects, variables, random numbers, lists or
     loops, and no value larger than _SELECT_LIMIT elements."""
     for op in live_operations(graph, graph.outputs):
-        if (op.opdef.effects or op.type in _RANDOM or op.type in _VARIABLE_OPS
-                or op.type in TA_OPS or op.type in ACC_OPS or op.type == "While"):
+        opdef = op.opdef
+        if (opdef.effects or opdef.random or opdef.variable or opdef.carrier is not None
+                or opdef.is_loop):
             return False
-        if op.type == "If" and not all(_selectable(g) for g in op.subgraphs):
+        if opdef.region and not all(_selectable(g) for g in op.subgraphs):
             return False
         for t in op.outputs:
             size = t.shape.num_elements()

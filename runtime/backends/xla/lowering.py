@@ -1,14 +1,18 @@
-"""Op type -> the JAX function that computes it: the XLA tier's table.
+"""The XLA tier's lowerings: each op's JAX function, registered on the op's OpDef.
 
 A lowering is `rule(op, *values) -> value` (or a list of values for ops with several
 outputs), where `values` are JAX arrays (tracers while `jax.jit` traces) or NumPy arrays
-(values known while tracing: constants and shapes). Elementwise ops and reductions are
-derived from their OpDef's ufunc (`np.exp` -> `jnp.exp`, through the ufunc's `__name__`);
-the others are written here. Ops without a rule are refused by the compiler with a
-JitCompileError naming the op.
+(values known while tracing: constants and shapes). `@rule(OPDEF, ...)` stores it as
+`OPDEF.lowerings["xla"]`, and the compiler finds it there (`lowering(op.opdef)`): no decision
+here or in the compiler reads an op's type name. Elementwise ops and reductions without a
+rule get one derived from their OpDef's ufunc (`np.exp` -> `jnp.exp`, through the ufunc's
+`__name__`), cached on the OpDef. A random op's rule (`opdef.random`) takes the seed of its
+draw after the op: `rule(op, seed, *values)`. Ops without a rule are refused by the compiler
+with a JitCompileError naming the op.
 
-Control flow (`If`, `While`) and variables are not in this table: the compiler
-(`compiler.py`) lowers them, since they run subgraphs and thread state.
+Constants, control flow (`If`, `While`), variables and carried lists (TensorArrays, a
+loop's saves) have no rule: the compiler (`compiler.py`) lowers them, since they run
+subgraphs and thread state (`lowered_by_compiler`).
 """
 
 from __future__ import annotations
@@ -24,14 +28,39 @@ import numpy as np
 from jax import lax
 
 from ... import errors
-from ...opdef import REGISTRY, builtin_ops
+from ...gradients import cond_grad, custom
+from ...opdef import OpDef, builtin_ops
+from ...ops import (
+    array_ops,
+    control_flow,
+    conv_ops,
+    debug_ops,
+    decompositions,
+    gradient_ops,
+    linalg_ops,
+    math_ops,
+    nn_ops,
+    random_ops,
+    reduce_ops,
+    scatter_ops,
+    sort_ops,
+    special_ops,
+    stateless_random_ops,
+    tensor_array,
+)
 from ...ops.array_ops import IndexSlot, fill_key
+from . import accuracy
 
 Rule = Callable[..., Any]
 
-_RULES: dict[str, Rule] = {}
-# op type -> whether an op of that type needs a validity flag (its rule may return Checked)
-_CHECKING: dict[str, Callable[[Any], bool]] = {}
+BACKEND = "xla"  # the key of this tier's rules in `OpDef.lowerings`
+
+# OpDef -> whether an op of it needs a validity flag (its rule may return Checked)
+_CHECKING: dict[OpDef, Callable[[Any], bool]] = {}
+# ops whose rule computes in float64 (the graph then runs in JAX's x64 mode)
+_WIDE: set[OpDef] = set()
+# OpDefs with no rule, neither written nor derivable (not derived again)
+_NONE: set[OpDef] = set()
 
 # NumPy ufunc names whose jax.numpy function has another name
 _UFUNC_NAMES = {"divide": "true_divide"}
@@ -40,15 +69,17 @@ _REDUCERS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min
              "logical_and": "all", "logical_or": "any"}
 
 
-def rule(*names: str, checks: Any = False) -> Callable[[Rule], Rule]:
-    """Decorator: `fn(op, *values)` lowers the ops named `names`. With `checks` (True, or a
-    predicate of the op) it may return a `Checked`: the value and a validity flag computed
-    in the kernel."""
+def rule(*opdefs: OpDef, checks: Any = False, wide: bool = False) -> Callable[[Rule], Rule]:
+    """Decorator: `fn(op, *values)` lowers the ops of `opdefs` (stored on each OpDef). With
+    `checks` (True, or a predicate of the op) it may return a `Checked`: the value and a
+    validity flag computed in the kernel; with `wide`, it computes in float64."""
     def register(fn: Rule) -> Rule:
-        for name in names:
-            _RULES[name] = fn
+        for opdef in opdefs:
+            opdef.def_lowering(BACKEND)(fn)
             if checks:
-                _CHECKING[name] = _always if checks is True else checks
+                _CHECKING[opdef] = _always if checks is True else checks
+            if wide:
+                _WIDE.add(opdef)
         return fn
     return register
 
@@ -72,14 +103,19 @@ def _always(op) -> bool:
 # lowered by the compiler: a write at a run-time index into a list that grows is checked
 # against the room the list has (compiler._Tracer._write), a read against the list's
 # length (compiler._in_list)
-_CHECKING["TensorArrayWriteV3"] = lambda op: bool(op.attrs.get("dynamic_size"))
-_CHECKING["TensorArrayReadV3"] = _CHECKING["TensorArrayGatherV3"] = _always
+_CHECKING[tensor_array.TA_WRITE] = lambda op: bool(op.attrs.get("dynamic_size"))
+_CHECKING[tensor_array.TA_READ] = _CHECKING[tensor_array.TA_GATHER] = _always
 
 
 def checks(op) -> bool:
     """Whether the rule of `op` may return a Checked (the graph then carries a flag)."""
-    needs = _CHECKING.get(op.type)
+    needs = _CHECKING.get(op.opdef)
     return needs is not None and needs(op)
+
+
+def computes_wide(opdef: OpDef) -> bool:
+    """Whether the rule of `opdef` computes in float64 (JAX's x64 mode must be on)."""
+    return opdef in _WIDE
 
 
 def _all(condition) -> Any:
@@ -89,31 +125,34 @@ def _all(condition) -> Any:
     return jnp.all(condition)
 
 
-def lowering(op_type: str) -> Optional[Rule]:
-    """The rule for an op type: written here, or derived from the op's ufunc or reduction;
-    None when the tier has none."""
-    found = _RULES.get(op_type)
-    if found is not None:
+def lowering(opdef: OpDef) -> Optional[Rule]:
+    """The rule for `opdef`: registered on it, or derived from its ufunc or reduction (and
+    then registered on it); None when the tier has none."""
+    found = opdef.lowerings.get(BACKEND)
+    if found is not None or opdef in _NONE:
         return found
-    opdef = REGISTRY.get(op_type)
-    if opdef is None:
+    derived = _derived(opdef)
+    if derived is None:
+        _NONE.add(opdef)
         return None
+    opdef.def_lowering(BACKEND)(derived)
+    return derived
+
+
+def _derived(opdef: OpDef) -> Optional[Rule]:
+    """A rule from the op's ufunc (its jax.numpy twin) or reduction; None without one."""
     ufunc = opdef.ufunc if opdef.ufunc is not None else (
         opdef.kernel if isinstance(opdef.kernel, np.ufunc) else None)
     if ufunc is not None:
-        name = _UFUNC_NAMES.get(ufunc.__name__, ufunc.__name__)
-        fn = getattr(jnp, name, None)
+        fn = accuracy.FORMS.get(ufunc) or getattr(
+            jnp, _UFUNC_NAMES.get(ufunc.__name__, ufunc.__name__), None)
         if fn is None:
             return None
-        derived: Rule = lambda op, *xs: fn(*xs)  # noqa: E731
-    elif opdef.reduction is not None:
-        fn = getattr(jnp, _REDUCERS[opdef.reduction.__name__])
-        derived = lambda op, x: _reduce(fn, x, op.attrs["axis"],  # noqa: E731
-                                        op.attrs["keepdims"])
-    else:
-        return None
-    _RULES[op_type] = derived
-    return derived
+        return lambda op, *xs: fn(*xs)
+    if opdef.reduction is not None:
+        reducer = getattr(jnp, _REDUCERS[opdef.reduction.__name__])
+        return lambda op, x: _reduce(reducer, x, op.attrs["axis"], op.attrs["keepdims"])
+    return None
 
 
 def _empty_value(fn, dtype: np.dtype):
@@ -142,17 +181,23 @@ def _reduce(fn, x, axis, keepdims):
     return fn(x, axis=axis, keepdims=keepdims)
 
 
+# the region ops the compiler runs: If as lax.cond (or a select), While as lax.while_loop
+REGIONS = frozenset({control_flow.COND, control_flow.WHILE})
+
+
+def lowered_by_compiler(opdef: OpDef) -> bool:
+    """Whether the compiler lowers `opdef` itself rather than through a rule: constants and
+    placeholders, If and While (their subgraphs), variables and carried lists (state it
+    threads through the program)."""
+    return (opdef.is_constant or opdef.is_placeholder or opdef in REGIONS or opdef.variable
+            or opdef.carrier is not None)
+
+
 def covered() -> set[str]:
-    """The builtin op types this tier lowers (the table, derived rules, and the ops the
-    compiler lowers itself)."""
-    return {name for name in builtin_ops() if name in COMPILER_OPS or lowering(name) is not None}
-
-
-# lowered by the compiler itself (subgraphs, variables, constants, random state)
-COMPILER_OPS = frozenset({"Const", "Placeholder", "If", "While", "ReadVariableOp",
-                          "AssignVariableOp", "VarInitIfNeeded", "RandomUniform",
-                          "RandomStandardNormal", "TruncatedNormal", "RandomUniformDynamic",
-                          "RandomStandardNormalDynamic", "TruncatedNormalDynamic", "Dropout"})
+    """The names of the builtin ops this tier lowers (rules, derived rules, and the ops the
+    compiler lowers itself): a report, for tests and docs."""
+    return {name for name, opdef in builtin_ops().items()
+            if lowered_by_compiler(opdef) or lowering(opdef) is not None}
 
 
 def static(value, what: str) -> np.ndarray:
@@ -170,7 +215,7 @@ def _np_dtype(dtype):
 
 # -- math ------------------------------------------------------------------------------------
 
-@rule("RealDiv")
+@rule(math_ops.DIV)
 def _div(op, x, y):
     want = op.outputs[0].dtype._np  # int / int is float64, as in NumPy
     return jnp.true_divide(jnp.asarray(x, want), jnp.asarray(y, want))
@@ -207,9 +252,7 @@ def _fast_sin_cos(x, cosine: bool):
     return out if cosine else jnp.where(x == 0, x, out)  # sin(-0) is -0
 
 
-@rule("Sin", "Cos")
-def _sin_cos(op, x):
-    cosine = op.type == "Cos"
+def _sin_cos(x, cosine: bool):
     slow = jnp.cos if cosine else jnp.sin
     if jnp.asarray(x).dtype != np.float32 or jnp.size(x) < 4096:
         return slow(x)
@@ -217,37 +260,47 @@ def _sin_cos(op, x):
     return lax.cond(small, lambda v: _fast_sin_cos(v, cosine), slow, x)
 
 
-@rule("Rsqrt")
+@rule(math_ops.SIN, wide=True)
+def _sin(op, x):
+    return _sin_cos(x, cosine=False)
+
+
+@rule(math_ops.COS, wide=True)
+def _cos(op, x):
+    return _sin_cos(x, cosine=True)
+
+
+@rule(math_ops.RSQRT)
 def _rsqrt(op, x):
     return lax.rsqrt(x)
 
 
-@rule("Sigmoid")
+@rule(math_ops.SIGMOID)
 def _sigmoid(op, x):
     return jax.nn.sigmoid(x)
 
 
-@rule("Round")
+@rule(math_ops.ROUND)
 def _round(op, x):
     return jnp.round(x)
 
 
-@rule("Erf")
+@rule(math_ops.ERF)
 def _erf(op, x):
     return jax.scipy.special.erf(x)
 
 
-@rule("Reciprocal")
+@rule(math_ops.RECIPROCAL)
 def _reciprocal(op, x):
     return 1 / x
 
 
-@rule("Relu")
+@rule(nn_ops.RELU)
 def _relu(op, x):
     return jnp.maximum(x, 0)
 
 
-@rule("ReluGrad")
+@rule(nn_ops.RELU_GRAD)
 def _relu_grad(op, g, y):
     # g times the mask, as the NumPy kernel: a NaN or infinite g where y <= 0 gives NaN, and
     # -g * 0 keeps its sign (XLA rewrites g * mask into a select of 0, so it is written out)
@@ -261,21 +314,21 @@ def _is_float(x) -> bool:
 # NumPy's maximum and minimum return the second operand when the two compare equal (so
 # maximum(-0.0, 0.0) is 0.0 and maximum(0.0, -0.0) is -0.0) and NaN when either is NaN;
 # XLA's order -0.0 below 0.0. Floats select as NumPy does, so the zeros agree bit for bit.
-@rule("Maximum")
+@rule(math_ops.MAXIMUM)
 def _maximum(op, x, y):
     if not _is_float(x):
         return jnp.maximum(x, y)
     return jnp.where(jnp.isnan(x) | (x > y), x, y)
 
 
-@rule("Minimum")
+@rule(math_ops.MINIMUM)
 def _minimum(op, x, y):
     if not _is_float(x):
         return jnp.minimum(x, y)
     return jnp.where(jnp.isnan(x) | (x < y), x, y)
 
 
-@rule("Sign")
+@rule(math_ops.SIGN)
 def _sign(op, x):
     if not _is_float(x):
         return jnp.sign(x)
@@ -299,7 +352,7 @@ def _float_divmod(x, y):
 
 
 # integers: JAX's floor division and remainder; floats: NumPy's, written out (_float_divmod)
-_DIVISIONS = {"FloorDiv": (jnp.floor_divide, 0), "FloorMod": (jnp.remainder, 1)}
+_DIVISIONS = {math_ops.FLOORDIV: (jnp.floor_divide, 0), math_ops.MOD: (jnp.remainder, 1)}
 
 
 def _integer_operand(op) -> bool:
@@ -308,7 +361,7 @@ def _integer_operand(op) -> bool:
 
 @rule(*_DIVISIONS, checks=_integer_operand)
 def _floor_division(op, x, y):
-    fn, part = _DIVISIONS[op.type]
+    fn, part = _DIVISIONS[op.opdef]
     value = fn(x, y)
     if _is_float(value):
         return _float_divmod(*jnp.broadcast_arrays(x, y))[part].astype(value.dtype)
@@ -317,16 +370,16 @@ def _floor_division(op, x, y):
     return Checked(value, _all(y != 0), "Integer division by zero")
 
 
-@rule("Pow", checks=_integer_operand)
+@rule(math_ops.POW, checks=_integer_operand)
 def _pow(op, x, y):
-    value = jnp.power(x, y)
+    value = accuracy.power(x, y)  # NumPy's integer wrap-around, subnormal bases flushed
     if not jnp.issubdtype(jnp.result_type(y), jnp.integer):
         return value
     # NumPy (so every tier) refuses integers to negative integer powers
     return Checked(value, _all(y >= 0), "Integers to negative integer powers are not allowed")
 
 
-@rule("Assert", checks=True)
+@rule(debug_ops.ASSERT, checks=True)
 def _assert(op, condition, *data):
     """A staged assertion (`rt.Assert`, `rt.debugging.assert_*`, a converted `assert`): no
     value; its condition is the validity flag. A failed call runs again on the NumPy tier,
@@ -337,14 +390,14 @@ def _assert(op, condition, *data):
     return Checked([], _all(condition), errors.InvalidArgumentError(text or "assertion failed"))
 
 
-@rule("RaiseUnless", checks=True)
+@rule(debug_ops.RAISE_UNLESS, checks=True)
 def _raise_unless(op, condition):
     """A `raise` under a staged `if`: no value; its condition is the validity flag, and the
     user's exception the problem (the NumPy tier raises it)."""
     return Checked([], _all(condition), op.attrs["exception"])
 
 
-@rule("Mean")
+@rule(reduce_ops.MEAN)
 def _mean(op, x):
     axis, keepdims = op.attrs["axis"], op.attrs["keepdims"]
     if jnp.issubdtype(x.dtype, jnp.integer):
@@ -362,9 +415,9 @@ def _may_be_empty(op) -> bool:
     return 0 in dims or None in dims if axis is None else dims[axis] in (0, None)
 
 
-@rule("ArgMax", "ArgMin", checks=_may_be_empty)
+@rule(reduce_ops.ARGMAX, reduce_ops.ARGMIN, checks=_may_be_empty)
 def _arg(op, x):
-    fn = jnp.argmax if op.type == "ArgMax" else jnp.argmin
+    fn = jnp.argmax if op.opdef is reduce_ops.ARGMAX else jnp.argmin
     axis = op.attrs["axis"]
     if (np.size(x) if axis is None else np.shape(x)[axis]):
         return fn(x, axis=axis)
@@ -374,17 +427,17 @@ def _arg(op, x):
                    f"{op.type}: the reduced axis of shape {list(np.shape(x))} is empty")
 
 
-@rule("Softmax")
+@rule(nn_ops.SOFTMAX)
 def _softmax(op, x):
     return jax.nn.softmax(x, axis=op.attrs["axis"])
 
 
-@rule("LogSoftmax")
+@rule(nn_ops.LOG_SOFTMAX)
 def _log_softmax(op, x):
     return jax.nn.log_softmax(x, axis=op.attrs["axis"])
 
 
-@rule("SoftmaxCrossEntropyWithLogits")
+@rule(nn_ops.XENT)
 def _xent(op, labels, logits):
     axis = op.attrs["axis"]
     log_p = jax.nn.log_softmax(logits, axis=axis)
@@ -393,7 +446,7 @@ def _xent(op, labels, logits):
 
 # -- linear algebra --------------------------------------------------------------------------
 
-@rule("MatMul")
+@rule(linalg_ops.MATMUL)
 def _matmul(op, a, b):
     if op.attrs["transpose_a"]:
         a = jnp.swapaxes(a, -1, -2)
@@ -402,81 +455,81 @@ def _matmul(op, a, b):
     return jnp.matmul(a, b)
 
 
-@rule("Tensordot")
+@rule(linalg_ops.TENSORDOT)
 def _tensordot(op, a, b):
     return jnp.tensordot(a, b, op.attrs["axes"])
 
 
-@rule("Einsum")
+@rule(linalg_ops.EINSUM)
 def _einsum(op, *xs):
     return jnp.einsum(op.attrs["equation"], *xs)
 
 
-@rule("MatrixInverse")
+@rule(linalg_ops.INV)
 def _inv(op, a):
     return jnp.linalg.inv(a)
 
 
-@rule("MatrixDeterminant")
+@rule(linalg_ops.DET)
 def _det(op, a):
     return jnp.linalg.det(a)
 
 
 # -- shapes and arrays -----------------------------------------------------------------------
 
-@rule("Reshape")
+@rule(array_ops.RESHAPE)
 def _reshape(op, x):
     return jnp.reshape(x, op.attrs["shape"])
 
 
-@rule("ReshapeDynamic")
+@rule(array_ops.RESHAPE_DYNAMIC)
 def _reshape_dynamic(op, x, s):
     return jnp.reshape(x, tuple(int(v) for v in static(s, "The new shape")))
 
 
-@rule("Transpose")
+@rule(array_ops.TRANSPOSE)
 def _transpose(op, x):
     return jnp.transpose(x, op.attrs["perm"])
 
 
-@rule("ConcatV2")
+@rule(array_ops.CONCAT)
 def _concat(op, *xs):
     return jnp.concatenate(xs, axis=op.attrs["axis"])
 
 
-@rule("Pack")
+@rule(array_ops.STACK)
 def _pack(op, *xs):
     return jnp.stack(xs, axis=op.attrs["axis"])
 
 
-@rule("Unpack")
+@rule(array_ops.UNSTACK)
 def _unpack(op, x):
     axis = op.attrs["axis"]
     return [jnp.take(x, i, axis=axis) for i in range(op.attrs["num"])]
 
 
-@rule("Split")
+@rule(array_ops.SPLIT)
 def _split(op, x):
     sizes, axis = op.attrs["sizes"], op.attrs["axis"]
     return list(jnp.split(x, [int(v) for v in np.cumsum(sizes)[:-1]], axis=axis))
 
 
-@rule("Squeeze")
+@rule(array_ops.SQUEEZE)
 def _squeeze(op, x):
     return jnp.squeeze(x, op.attrs["axis"])
 
 
-@rule("ExpandDims")
+@rule(array_ops.EXPAND_DIMS)
 def _expand_dims(op, x):
     return jnp.expand_dims(x, op.attrs["axis"])
 
 
-@rule("Tile")
+@rule(array_ops.TILE)
 def _tile(op, x):
     return jnp.tile(x, op.attrs["multiples"])
 
 
-@rule("TileDynamic")
+@rule(array_ops.TILE_DYNAMIC)
 def _tile_dynamic(op, x, multiples):
     return jnp.tile(x, tuple(int(m) for m in static(multiples, "The multiples")))
 
@@ -486,7 +539,7 @@ def _in_range(indices, size):
     return _all((indices >= 0) & (indices < size))
 
 
-@rule("GatherV2", checks=True)
+@rule(array_ops.GATHER, checks=True)
 def _gather(op, params, indices):
     axis = op.attrs["axis"]
     size = np.shape(params)[axis]
@@ -494,24 +547,24 @@ def _gather(op, params, indices):
                    f"GatherV2: an index is not in [0, {size})")
 
 
-@rule("SelectV2")
+@rule(array_ops.SELECT)
 def _select(op, c, x, y):
     return jnp.where(c, x, y)
 
 
-@rule("Fill")
+@rule(array_ops.FILL)
 def _fill(op, dims, value):
     shape = tuple(int(d) for d in np.ravel(static(dims, "The dims of fill")))
     return jnp.full(shape, value, dtype=op.outputs[0].dtype.as_numpy_dtype)
 
 
-@rule("ZerosLike", "OnesLike")
+@rule(array_ops.ZEROS_LIKE, array_ops.ONES_LIKE)
 def _like(op, x):
-    fn = jnp.zeros if op.type == "ZerosLike" else jnp.ones
+    fn = jnp.zeros if op.opdef is array_ops.ZEROS_LIKE else jnp.ones
     return fn(np.shape(x), dtype=op.outputs[0].dtype.as_numpy_dtype)
 
 
-@rule("Zeros")
+@rule(gradient_ops.ZEROS)
 def _zeros(op):
     shape = op.outputs[0].shape
     if not shape.is_fully_defined():
@@ -519,17 +572,17 @@ def _zeros(op):
     return np.zeros(shape.as_tuple(), op.outputs[0].dtype.as_numpy_dtype)
 
 
-@rule("Shape")
+@rule(array_ops.SHAPE)
 def _shape(op, x):
     return np.array(np.shape(x), op.attrs["out_type"].as_numpy_dtype)  # known while tracing
 
 
-@rule("Size")
+@rule(array_ops.SIZE)
 def _size(op, x):
     return np.array(int(np.prod(np.shape(x))), op.attrs["out_type"].as_numpy_dtype)
 
 
-@rule("Cast")
+@rule(array_ops.CAST)
 def _cast(op, x):
     x, dtype = jnp.asarray(x), np.dtype(op.attrs["dtype"].as_numpy_dtype)
     if dtype.kind in "iu" and _is_float(x):
@@ -550,12 +603,12 @@ def _saturating_cast(x, dtype: np.dtype):
     return jnp.where(x <= low, np.asarray(info.min, dtype), out)
 
 
-@rule("Identity", "StopGradient")
+@rule(array_ops.IDENTITY, custom.STOP_GRADIENT)
 def _identity(op, x):
     return x
 
 
-@rule("OneHot")
+@rule(array_ops.ONE_HOT)
 def _one_hot(op, indices):
     hot = indices[..., None] == jnp.arange(op.attrs["depth"])
     out = jnp.where(hot, op.attrs["on_value"], op.attrs["off_value"]).astype(op.attrs["dtype"].as_numpy_dtype)
@@ -564,21 +617,22 @@ def _one_hot(op, indices):
     return out
 
 
-@rule("ReverseV2")
+@rule(array_ops.REVERSE)
 def _reverse(op, x):
     return jnp.flip(x, op.attrs["axis"])
 
 
-@rule("Cumsum", "Cumprod")
+@rule(array_ops.CUMSUM, sort_ops.CUMPROD)
 def _cumulative(op, x):
     axis = op.attrs["axis"]
     if op.attrs["reverse"]:
         x = jnp.flip(x, axis)
-    fn = jnp.cumsum if op.type == "Cumsum" else jnp.cumprod
+    summing = op.opdef is array_ops.CUMSUM
+    fn = jnp.cumsum if summing else jnp.cumprod
     out = fn(x, axis=axis, dtype=x.dtype)
     if op.attrs["exclusive"]:
-        first = jnp.zeros_like(jnp.take(out, jnp.array([0]), axis=axis)) if op.type == "Cumsum" \
-            else jnp.ones_like(jnp.take(out, jnp.array([0]), axis=axis))
+        head = jnp.take(out, jnp.array([0]), axis=axis)
+        first = jnp.zeros_like(head) if summing else jnp.ones_like(head)
         rest = jnp.take(out, jnp.arange(out.shape[axis] - 1), axis=axis)
         out = jnp.concatenate([first, rest], axis=axis)
     if op.attrs["reverse"]:
@@ -605,7 +659,7 @@ def _index_slots(op) -> list:
     return found
 
 
-@rule("StridedSlice", checks=lambda op: bool(_index_slots(op)))
+@rule(array_ops.STRIDED_SLICE, checks=lambda op: bool(_index_slots(op)))
 def _strided_slice(op, x, *index_values):
     value = jnp.asarray(x)[fill_key(op.attrs["key"], index_values)]
     slots = _index_slots(op)
@@ -617,13 +671,13 @@ def _strided_slice(op, x, *index_values):
                    f"StridedSlice: an index is out of bounds for shape {list(dims)}")
 
 
-@rule("BroadcastTo")
+@rule(gradient_ops.BROADCAST_TO)
 def _broadcast_to(op, x, *like):
     shape = np.shape(like[0]) if like else op.attrs["shape"]
     return jnp.broadcast_to(x, tuple(shape))
 
 
-@rule("SumToShape")
+@rule(gradient_ops.SUM_TO_SHAPE)
 def _sum_to_shape(op, g, like):
     shape = np.shape(like)
     lead = g.ndim - len(shape)
@@ -633,7 +687,7 @@ def _sum_to_shape(op, g, like):
     return jnp.reshape(out, shape)
 
 
-@rule("StridedSliceGrad")
+@rule(gradient_ops.SLICE_GRAD)
 def _strided_slice_grad(op, g, *rest):
     shape = op.attrs["shape"]
     if shape is None:
@@ -642,14 +696,14 @@ def _strided_slice_grad(op, g, *rest):
     return out.at[fill_key(op.attrs["key"], rest)].add(g)
 
 
-@rule("SplitLike")
+@rule(gradient_ops.SPLIT_LIKE)
 def _split_like(op, g, *xs):
     axis = op.attrs["axis"]
     sizes = [np.shape(x)[axis] for x in xs]
     return list(jnp.split(g, [int(v) for v in np.cumsum(sizes)[:-1]], axis=axis))
 
 
-@rule("ScatterAddAxis")
+@rule(gradient_ops.SCATTER_AXIS)
 def _scatter_add_axis(op, g, indices, *like):
     axis, shape = op.attrs["axis"], op.attrs["shape"]
     shape = tuple(np.shape(like[0]) if shape is None else shape)
@@ -660,7 +714,7 @@ def _scatter_add_axis(op, g, indices, *like):
     return jnp.moveaxis(moved, 0, axis)
 
 
-@rule("Undefined")
+@rule(cond_grad.UNDEFINED)
 def _undefined(op):
     shape, dtype = op.attrs["shape"], op.attrs["dtype"]
     if not shape.is_fully_defined():
@@ -670,13 +724,13 @@ def _undefined(op):
 
 # -- sorting ---------------------------------------------------------------------------------
 
-@rule("Sort")
+@rule(sort_ops.SORT)
 def _sort(op, x):
     out = jnp.sort(x, axis=op.attrs["axis"])
     return jnp.flip(out, op.attrs["axis"]) if op.attrs["descending"] else out
 
 
-@rule("Roll")
+@rule(sort_ops.ROLL)
 def _roll(op, x, shift, axis):
     shift = tuple(int(s) for s in np.ravel(static(shift, "The shift of roll")))
     axis = tuple(int(a) for a in np.ravel(static(axis, "The axis of roll")))
@@ -690,16 +744,17 @@ def _axes(x, axis, what="The axis") -> tuple:
     return tuple(sorted({int(a) % rank for a in np.ravel(static(axis, what))})) if rank else ()
 
 
-_DYNAMIC_REDUCERS = {"SumDynamic": jnp.sum, "ProdDynamic": jnp.prod, "MaxDynamic": jnp.max,
-                     "MinDynamic": jnp.min, "AllDynamic": jnp.all, "AnyDynamic": jnp.any}
+_DYNAMIC_REDUCERS = {reduce_ops.SUM_DYNAMIC: jnp.sum, reduce_ops.PROD_DYNAMIC: jnp.prod,
+                     reduce_ops.MAX_DYNAMIC: jnp.max, reduce_ops.MIN_DYNAMIC: jnp.min,
+                     reduce_ops.ALL_DYNAMIC: jnp.all, reduce_ops.ANY_DYNAMIC: jnp.any}
 
 
 @rule(*_DYNAMIC_REDUCERS)
 def _reduce_dynamic(op, x, axis):
-    return _reduce(_DYNAMIC_REDUCERS[op.type], x, _axes(x, axis), op.attrs["keepdims"])
+    return _reduce(_DYNAMIC_REDUCERS[op.opdef], x, _axes(x, axis), op.attrs["keepdims"])
 
 
-@rule("MeanDynamic")
+@rule(reduce_ops.MEAN_DYNAMIC)
 def _mean_dynamic(op, x, axis):
     return _mean_over(x, _axes(x, axis), op.attrs["keepdims"])
 
@@ -712,20 +767,20 @@ def _mean_over(x, axis, keepdims):
     return jnp.mean(x, axis=axis, keepdims=keepdims)
 
 
-@rule("ArgMaxDynamic", "ArgMinDynamic")
+@rule(*reduce_ops.ARG_DYNAMIC.values())
 def _arg_dynamic(op, x, axis):
-    fn = jnp.argmax if op.type == "ArgMaxDynamic" else jnp.argmin
+    fn = jnp.argmax if op.opdef is reduce_ops.ARG_DYNAMIC[reduce_ops.ARGMAX] else jnp.argmin
     return fn(x, axis=_axes(x, axis)[0]).astype(op.attrs["output_type"].as_numpy_dtype)
 
 
-@rule("ReduceGradDynamic")
+@rule(reduce_ops.SPREAD_DYNAMIC)
 def _reduce_grad_dynamic(op, g, x, axis):
     if jnp.ndim(g) != np.ndim(x):
         g = jnp.expand_dims(g, _axes(x, axis))
     return jnp.broadcast_to(g, np.shape(x))
 
 
-@rule("TileGradDynamic")
+@rule(array_ops.TILE_GRAD_DYNAMIC)
 def _tile_grad_dynamic(op, g, x, multiples):
     dims = np.shape(x)
     mult = [int(m) for m in np.ravel(static(multiples, "The multiples"))]
@@ -733,7 +788,7 @@ def _tile_grad_dynamic(op, g, x, multiples):
     return jnp.sum(jnp.reshape(g, split), axis=tuple(range(0, 2 * len(dims), 2)), dtype=g.dtype)
 
 
-@rule("ProdOthers")
+@rule(reduce_ops.PROD_OTHERS)
 def _prod_others(op, x):
     axis = op.attrs["axis"]
     axes = tuple(range(x.ndim)) if axis is None else tuple(a % x.ndim for a in axis)
@@ -749,7 +804,8 @@ def _prod_others(op, x):
 
 # -- values whose shape depends on values: only when known while tracing ---------------------
 
-@rule("Range", "Where", "Unique", "UniqueWithCounts", "BooleanMask", "Bincount", "Repeat")
+@rule(array_ops.RANGE, array_ops.WHERE_INDICES, sort_ops.UNIQUE, sort_ops.UNIQUE_WITH_COUNTS,
+      array_ops.BOOLEAN_MASK, sort_ops.BINCOUNT, sort_ops.REPEAT)
 def _value_shaped(op, *values):
     raise TypeError(f"the shape of the result of {op.type} depends on values known only at "
                     "run time; XLA needs static shapes")
@@ -764,24 +820,24 @@ def _stable_argsort(x, axis, descending):
     return n - 1 - jnp.flip(jnp.argsort(jnp.flip(x, axis), axis=axis, stable=True), axis)
 
 
-@rule("ArgSort")
+@rule(sort_ops.ARGSORT)
 def _argsort(op, x):
     return _stable_argsort(x, op.attrs["axis"], op.attrs["descending"]).astype(np.int32)
 
 
-@rule("TopKV2")
+@rule(sort_ops.TOP_K)
 def _top_k(op, x, k):
     k = int(static(k, "k"))
     order = _stable_argsort(x, -1, True)[..., :k]
     return [jnp.take_along_axis(x, order, -1), order.astype(np.int32)]
 
 
-@rule("TakeAlongAxis")
+@rule(sort_ops.TAKE_ALONG)
 def _take_along(op, x, indices):
     return jnp.take_along_axis(x, indices, op.attrs["axis"])
 
 
-@rule("ScatterAlongAxis")
+@rule(sort_ops.SCATTER_ALONG)
 def _scatter_along(op, g, indices, *like):
     shape = tuple(np.shape(like[0]) if op.attrs["shape"] is None else op.attrs["shape"])
     grid = list(jnp.ix_(*[jnp.arange(d) for d in indices.shape]))
@@ -802,14 +858,14 @@ def _tuples_in(indices, dims):
     return _all((indices >= 0) & (indices < bounds))
 
 
-@rule("GatherNd", checks=True)
+@rule(array_ops.GATHER_ND, checks=True)
 def _gather_nd(op, params, indices):
     dims = list(np.shape(params))
     return Checked(jnp.asarray(params)[_nd_key(indices)], _tuples_in(indices, dims),
                    f"GatherNd: an index tuple does not index into param shape {dims}")
 
 
-@rule("ScatterNd", checks=True)
+@rule(scatter_ops.SCATTER_ND, checks=True)
 def _scatter_nd(op, indices, updates, shape):
     dims = tuple(int(d) for d in np.ravel(static(shape, "The shape of scatter_nd")))
     return Checked(jnp.zeros(dims, updates.dtype).at[_nd_key(indices)].add(updates),
@@ -817,25 +873,30 @@ def _scatter_nd(op, indices, updates, shape):
                    f"ScatterNd: an index tuple does not index into shape {list(dims)}")
 
 
-@rule("ScatterNdAdd")
+@rule(gradient_ops.SCATTER_ND)
 def _scatter_nd_add(op, g, indices, *like):
     shape = tuple(np.shape(like[0]) if op.attrs["shape"] is None else op.attrs["shape"])
     return jnp.zeros(shape, g.dtype).at[_nd_key(indices)].add(g)
 
 
-_SCATTERS = {"TensorScatterAdd": lambda at, u: at.add(u),
-             "TensorScatterSub": lambda at, u: at.add(-u),
-             "TensorScatterMax": lambda at, u: at.max(u),
-             "TensorScatterMin": lambda at, u: at.min(u),
-             "TensorScatterUpdate": lambda at, u: at.set(u)}
+_SCATTERS = {scatter_ops.TENSOR_SCATTER["Add"]: lambda at, u: at.add(u),
+             scatter_ops.TENSOR_SCATTER["Sub"]: lambda at, u: at.add(-u),
+             scatter_ops.TENSOR_SCATTER["Max"]: lambda at, u: at.max(u),
+             scatter_ops.TENSOR_SCATTER["Min"]: lambda at, u: at.min(u),
+             scatter_ops.TENSOR_SCATTER["Update"]: lambda at, u: at.set(u)}
 
 
 @rule(*_SCATTERS, checks=True)
 def _tensor_scatter(op, tensor, indices, updates):
     tensor = jnp.asarray(tensor)
-    value = _SCATTERS[op.type](tensor.at[_nd_key(indices)], updates)
+    value = _SCATTERS[op.opdef](tensor.at[_nd_key(indices)], updates)
     return Checked(value, _tuples_in(indices, tensor.shape),
                    f"{op.type}: an index tuple does not index into shape {list(tensor.shape)}")
+
+
+# each segment op's reduction ("Sum", "Mean", "Prod", "Max", "Min"), by OpDef
+_SEGMENT_KINDS = {opdef: kind for table in (scatter_ops.SEGMENT, scatter_ops.UNSORTED_SEGMENT)
+                  for kind, opdef in table.items()}
 
 
 def _segments(kind, data, ids, num, empty_value):
@@ -874,10 +935,10 @@ def _segments(kind, data, ids, num, empty_value):
     return out.astype(dtype)
 
 
-@rule("SegmentSum", "SegmentMean", "SegmentProd", "SegmentMax", "SegmentMin", checks=True)
+@rule(*scatter_ops.SEGMENT.values(), checks=True)
 def _segment(op, data, ids):
     ids = static(ids, "The segment ids (which set the number of segments)")
-    kind = op.type[len("Segment"):]
+    kind = _SEGMENT_KINDS[op.opdef]
     valid = ids.ndim == 1 and (not ids.size or (ids.min() >= 0 and (np.diff(ids) >= 0).all()))
     num = int(ids[-1]) + 1 if ids.size and valid else 0
     value = _segments(kind, data, ids if valid else ids[:0], num,
@@ -886,16 +947,15 @@ def _segment(op, data, ids):
                    f"{op.type}: segment_ids must be sorted and non-negative")
 
 
-@rule("UnsortedSegmentSum", "UnsortedSegmentProd", "UnsortedSegmentMax", "UnsortedSegmentMin",
-      checks=True)
+@rule(*scatter_ops.UNSORTED_SEGMENT.values(), checks=True)
 def _unsorted_segment(op, data, ids, num_segments):
     num = int(static(num_segments, "num_segments"))
-    value = _segments(op.type[len("UnsortedSegment"):], data, ids, num, None)
+    value = _segments(_SEGMENT_KINDS[op.opdef], data, ids, num, None)
     return Checked(value, _all(ids < num),
                    f"{op.type}: a segment id is not less than num_segments={num}")
 
 
-@rule("BatchGather", checks=True)
+@rule(scatter_ops.BATCH_GATHER, checks=True)
 def _batch_gather(op, params, indices):
     axis, batch_dims = op.attrs["axis"], op.attrs["batch_dims"]
     fn = lambda p, i: jnp.take(p, i, axis=axis - batch_dims, mode="clip")  # noqa: E731
@@ -906,7 +966,7 @@ def _batch_gather(op, params, indices):
                    f"BatchGather: an index is not in [0, {size})")
 
 
-@rule("BatchGatherGrad")
+@rule(scatter_ops.BATCH_GATHER_GRAD)
 def _batch_gather_grad(op, g, indices, *like):
     axis, batch_dims = op.attrs["axis"], op.attrs["batch_dims"]
     shape = tuple(np.shape(like[0]) if op.attrs["shape"] is None else op.attrs["shape"])
@@ -924,7 +984,7 @@ def _batched_gather_nd(batch_dims):
     return fn
 
 
-@rule("BatchGatherNd", checks=True)
+@rule(scatter_ops.BATCH_GATHER_ND, checks=True)
 def _batch_gather_nd(op, params, indices):
     batch_dims = op.attrs["batch_dims"]
     dims = list(np.shape(params)[batch_dims:])
@@ -932,7 +992,7 @@ def _batch_gather_nd(op, params, indices):
                    f"BatchGatherNd: an index tuple does not index into shape {dims}")
 
 
-@rule("BatchGatherNdGrad")
+@rule(scatter_ops.BATCH_GATHER_ND_GRAD)
 def _batch_gather_nd_grad(op, g, indices, *like):
     shape = tuple(np.shape(like[0]) if op.attrs["shape"] is None else op.attrs["shape"])
     fn = _batched_gather_nd(op.attrs["batch_dims"])
@@ -942,18 +1002,30 @@ def _batch_gather_nd_grad(op, g, indices, *like):
 
 # -- special functions -----------------------------------------------------------------------
 
-_SPECIAL = {"Erfc": jax.scipy.special.erfc, "Erfinv": jax.scipy.special.erfinv,
-            "Lgamma": jax.scipy.special.gammaln, "Digamma": jax.scipy.special.digamma,
-            "Ndtri": jax.scipy.special.ndtri, "BesselI0e": jax.scipy.special.i0e,
-            "BesselI1e": jax.scipy.special.i1e}
+_SPECIAL = {special_ops.ERFC: jax.scipy.special.erfc,
+            special_ops.ERFINV: jax.scipy.special.erfinv,
+            special_ops.NDTRI: jax.scipy.special.ndtri,
+            special_ops.BESSEL_I0E: jax.scipy.special.i0e,
+            special_ops.BESSEL_I1E: jax.scipy.special.i1e}
 
 
 @rule(*_SPECIAL)
 def _special(op, x):
-    return _SPECIAL[op.type](x)
+    return _SPECIAL[op.opdef](x)
 
 
-@rule("Polygamma")
+@rule(special_ops.DIGAMMA, wide=True)
+def _digamma(op, x):
+    return accuracy.digamma(x)
+
+
+@rule(special_ops.LGAMMA, wide=True)
+def _lgamma(op, x):
+    # float32 through float64: JAX's float32 gammaln gives 4.8e-7 for lgamma(1), which is 0
+    return jax.scipy.special.gammaln(jnp.asarray(x, np.float64)).astype(jnp.result_type(x))
+
+
+@rule(special_ops.POLYGAMMA)
 def _polygamma(op, a, x):
     a, x = jnp.broadcast_arrays(jnp.asarray(a), jnp.asarray(x))
     integral = (a == jnp.floor(a)) & (a >= 0)
@@ -963,18 +1035,18 @@ def _polygamma(op, a, x):
 
 # -- linear algebra: decompositions and solves -----------------------------------------------
 
-@rule("Cholesky")
+@rule(decompositions.CHOLESKY)
 def _cholesky(op, x):
     return jnp.linalg.cholesky(x)
 
 
-@rule("Qr")
+@rule(decompositions.QR)
 def _qr(op, x):
     q, r = jnp.linalg.qr(x, mode="complete" if op.attrs["full_matrices"] else "reduced")
     return [q, r]
 
 
-@rule("Svd")
+@rule(decompositions.SVD)
 def _svd(op, x):
     if not op.attrs["compute_uv"]:
         empty = jnp.zeros((0,), x.dtype)
@@ -983,32 +1055,32 @@ def _svd(op, x):
     return [s, u, jnp.swapaxes(vh, -1, -2)]
 
 
-@rule("SelfAdjointEigV2")
+@rule(decompositions.EIGH)
 def _eigh(op, x):
     e, v = jnp.linalg.eigh(x)
     return [e, v]
 
 
-@rule("MatrixSolve")
+@rule(decompositions.SOLVE)
 def _solve(op, matrix, rhs):
     a = jnp.swapaxes(matrix, -1, -2) if op.attrs["adjoint"] else matrix
     return jnp.linalg.solve(a, rhs)
 
 
-@rule("MatrixTriangularSolve")
+@rule(decompositions.TRIANGULAR_SOLVE)
 def _triangular_solve(op, matrix, rhs):
     lower, adjoint = op.attrs["lower"], op.attrs["adjoint"]
     a = jnp.tril(matrix) if lower else jnp.triu(matrix)
     return jax.scipy.linalg.solve_triangular(a, rhs, trans=1 if adjoint else 0, lower=lower)
 
 
-@rule("LogMatrixDeterminant")
+@rule(decompositions.SLOGDET)
 def _slogdet(op, x):
     sign, log_abs = jnp.linalg.slogdet(x)
     return [sign, log_abs]
 
 
-@rule("MatrixExponential")
+@rule(decompositions.EXPM)
 def _expm(op, x):
     return jax.scipy.linalg.expm(x)
 
@@ -1020,13 +1092,13 @@ def _conv(x, w, strides, padding, dilations):
                                     dimension_numbers=("NHWC", "HWIO", "NHWC"))
 
 
-@rule("Conv2D")
+@rule(conv_ops.CONV2D)
 def _conv2d(op, x, w):
     a = op.attrs
     return _conv(x, w, a["strides"], a["padding"], a["dilations"])
 
 
-@rule("Conv2DBackpropInput")
+@rule(conv_ops.CONV2D_BACKPROP_INPUT)
 def _conv2d_input(op, g, w):
     a = op.attrs
     shape = (g.shape[0], *a["input_size"], w.shape[2])
@@ -1035,7 +1107,7 @@ def _conv2d_input(op, g, w):
     return pullback(g)[0]
 
 
-@rule("Conv2DBackpropFilter")
+@rule(conv_ops.CONV2D_BACKPROP_FILTER)
 def _conv2d_filter(op, x, g):
     a = op.attrs
     shape = (*a["filter_size"], x.shape[3], g.shape[3])
@@ -1057,28 +1129,28 @@ def _avg_pool(x, a):
     return total / counts
 
 
-@rule("MaxPool")
+@rule(conv_ops.MAX_POOL)
 def _max_pool_rule(op, x):
     return _max_pool(x, op.attrs)
 
 
-@rule("MaxPoolGrad")
+@rule(conv_ops.MAX_POOL_GRAD)
 def _max_pool_grad(op, x, g):
     _, pullback = jax.vjp(lambda v: _max_pool(v, op.attrs), x)
     return pullback(g)[0]
 
 
-@rule("MaxPoolGradGrad")
+@rule(conv_ops.MAX_POOL_GRAD_GRAD)
 def _max_pool_grad_grad(op, x, gg):
     return jax.jvp(lambda v: _max_pool(v, op.attrs), (x,), (gg,))[1]
 
 
-@rule("AvgPool")
+@rule(conv_ops.AVG_POOL)
 def _avg_pool_rule(op, x):
     return _avg_pool(x, op.attrs)
 
 
-@rule("AvgPoolGrad")
+@rule(conv_ops.AVG_POOL_GRAD)
 def _avg_pool_grad(op, g):
     shape = (g.shape[0], *op.attrs["input_size"], g.shape[3])
     _, pullback = jax.vjp(lambda v: _avg_pool(v, op.attrs), jnp.zeros(shape, g.dtype))
@@ -1096,31 +1168,75 @@ def _shape_of(shape) -> tuple:
     return tuple(int(d) for d in np.ravel(static(shape, "The shape of a random draw")))
 
 
-@rule("StatelessRandomUniform")
+@rule(stateless_random_ops.UNIFORM)
 def _stateless_uniform(op, shape, seed):
     return jax.random.uniform(_key(seed), _shape_of(shape), op.attrs["dtype"].as_numpy_dtype)
 
 
-@rule("StatelessRandomNormal")
+@rule(stateless_random_ops.NORMAL)
 def _stateless_normal(op, shape, seed):
     return jax.random.normal(_key(seed), _shape_of(shape), op.attrs["dtype"].as_numpy_dtype)
 
 
-@rule("StatelessTruncatedNormal")
+@rule(stateless_random_ops.TRUNCATED_NORMAL)
 def _stateless_truncated(op, shape, seed):
     return jax.random.truncated_normal(_key(seed), -2.0, 2.0, _shape_of(shape),
                                        op.attrs["dtype"].as_numpy_dtype)
 
 
-@rule("StatelessRandomUniformInt")
+@rule(stateless_random_ops.UNIFORM_INT)
 def _stateless_uniform_int(op, shape, seed, lo, hi):
     dtype = op.attrs["dtype"]._np
     return jax.random.randint(_key(seed), _shape_of(shape), lo, hi, dtype=dtype)
 
 
-@rule("StatelessRandomUniformFullInt")
+@rule(stateless_random_ops.UNIFORM_FULL_INT)
 def _stateless_full_int(op, shape, seed):
     dtype = np.dtype(op.attrs["dtype"].as_numpy_dtype)
     bits = jax.random.bits(_key(seed), _shape_of(shape),
                            np.dtype(f"uint{8 * dtype.itemsize}"))
     return lax.bitcast_convert_type(bits, dtype) if dtype.kind == "i" else bits
+
+
+# -- stateful random numbers: `rule(op, seed, *values)`, a fresh seed at every call ----------
+
+def _draw_shape(op, given) -> tuple:
+    """The shape of a draw: the op's attribute, or its first input (the Dynamic ops)."""
+    if given:
+        return _shape_of(given[0])
+    return tuple(op.attrs["shape"])
+
+
+@rule(random_ops.UNIFORM, random_ops.UNIFORM_DYNAMIC)
+def _uniform(op, seed, *shape):
+    key, a, b = jax.random.key(seed), op.attrs["a"], op.attrs["b"]
+    dtype = op.outputs[0].dtype.as_numpy_dtype
+    if np.issubdtype(dtype, np.integer):
+        return jax.random.randint(key, _draw_shape(op, shape), a, b, dtype=dtype)
+    return jax.random.uniform(key, _draw_shape(op, shape), dtype, a, b)
+
+
+@rule(random_ops.NORMAL, random_ops.NORMAL_DYNAMIC)
+def _normal(op, seed, *shape):
+    dtype = op.outputs[0].dtype.as_numpy_dtype
+    draw = jax.random.normal(jax.random.key(seed), _draw_shape(op, shape), dtype)
+    return draw * op.attrs["b"] + op.attrs["a"]
+
+
+@rule(random_ops.TRUNCATED_NORMAL, random_ops.TRUNCATED_NORMAL_DYNAMIC)
+def _truncated_normal(op, seed, *shape):
+    dtype = op.outputs[0].dtype.as_numpy_dtype
+    draw = jax.random.truncated_normal(jax.random.key(seed), -2.0, 2.0,
+                                       _draw_shape(op, shape), dtype)
+    return draw * op.attrs["b"] + op.attrs["a"]
+
+
+@rule(nn_ops.DROPOUT)
+def _dropout(op, seed, x):
+    """[x * mask, mask]: the mask keeps each value with probability 1 - rate, scaled by
+    1 / (1 - rate); noise_shape broadcasts the draws as on the NumPy tier."""
+    rate, noise_shape = op.attrs["rate"], op.attrs["noise_shape"]
+    shape = tuple(x.shape) if noise_shape is None else tuple(noise_shape)
+    keep = jax.random.uniform(jax.random.key(seed), shape, np.float32) >= rate
+    mask = jnp.broadcast_to(keep, x.shape).astype(x.dtype) / np.dtype(x.dtype).type(1 - rate)
+    return [x * mask, mask]
