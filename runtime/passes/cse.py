@@ -18,6 +18,7 @@ from typing import Any, Optional
 from ..graph import Operation
 from ..ops.array_ops import IDENTITY
 from ..tensor import SymbolicTensor
+from .liveness import NO_EFFECT
 from .rewrite import GraphLike, replacement, with_bodies, with_operations
 
 
@@ -53,9 +54,12 @@ class _Scope:
 def _merge(graph: GraphLike, canonical: dict[int, SymbolicTensor], scope: _Scope) -> GraphLike:
     """`graph` merged; `canonical` maps id(tensor) -> the equal tensor computed first."""
     operations: list[Operation] = []
+    changed = False
     for op in graph.operations:
         if op.subgraphs:
-            op = with_bodies(op, [_merge(sub, canonical, _Scope(scope)) for sub in op.subgraphs])
+            new = with_bodies(op, [_merge(sub, canonical, _Scope(scope)) for sub in op.subgraphs])
+            changed = changed or new is not op
+            op = new
         else:
             key = _key(op, canonical)
             if key is not None:
@@ -63,13 +67,14 @@ def _merge(graph: GraphLike, canonical: dict[int, SymbolicTensor], scope: _Scope
                 if first is not op.outputs[0]:
                     canonical[id(op.outputs[0])] = first
                     op = replacement(op, IDENTITY, [first], {})
+                    changed = True
         operations.append(op)
-    return with_operations(graph, operations)
+    return with_operations(graph, operations, changed=changed)
 
 
 def _key(op: Operation, canonical: dict[int, SymbolicTensor]) -> Hashable | None:
     opdef = op.opdef
-    if (opdef.stateful or len(op.outputs) != 1 or opdef.is_constant or opdef.kernel is None
+    if (opdef.effects is not NO_EFFECT or len(op.outputs) != 1 or opdef.is_constant or opdef.kernel is None
             or opdef.carrier is not None or not _is_array(op.outputs[0])):
         return None
     inputs = tuple([id(canonical.get(id(t), t)) for t in op.inputs])

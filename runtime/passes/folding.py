@@ -40,19 +40,22 @@ class _Folder:
 
     def fold(self, graph: GraphLike) -> GraphLike:
         operations: list[Operation] = []
-        self.extend(graph.operations, operations, True)
+        changed = self.extend(graph.operations, operations, True)
         if self.hoisted:
             operations[:0] = self.hoisted
-        return with_operations(graph, operations)
+        return with_operations(graph, operations, changed=changed or bool(self.hoisted))
 
     def body(self, graph: GraphLike) -> GraphLike:
         operations: list[Operation] = []
-        self.extend(graph.operations, operations, False)
-        return with_operations(graph, operations, self.subs.outputs(graph))
+        changed = self.extend(graph.operations, operations, False)
+        outputs = self.subs.outputs(graph)
+        return with_operations(graph, operations, outputs, changed or outputs is not None)
 
-    def extend(self, source: list[Operation], out: list[Operation], top: bool) -> None:
-        """Appends the folded form of the ops `source` to `out` (`top`: the root graph's)."""
+    def extend(self, source: list[Operation], out: list[Operation], top: bool) -> bool:
+        """Appends the folded form of the ops `source` to `out` (`top`: the root graph's);
+        whether any op changed."""
         values = self.values
+        changed = False
         for op in source:
             inputs = self.subs.inputs(op)
             if op.opdef.is_constant:
@@ -62,20 +65,27 @@ class _Folder:
                 if branch is not None:
                     self.extend(branch.operations, out, top)
                     out.extend(self.identities(op, branch, top))
+                    changed = True
                     continue
-                op = with_bodies(op, [self.body(sub) for sub in op.subgraphs], inputs)
+                new = with_bodies(op, [self.body(sub) for sub in op.subgraphs], inputs)
+                changed = changed or new is not op
+                op = new
             else:
                 if inputs is not None:
                     op = replacement(op, op.opdef, inputs, op.attrs)
+                    changed = True
                 if _foldable(op, values):
                     folded = _evaluate(op, values)
                     if folded is not None and top:
                         values[id(op.outputs[0])] = folded
                         op = replacement(op, CONST, [], {"value": folded})
+                        changed = True
                     elif folded is not None:
                         self.subs.add(op.outputs[0], self.hoist(op, folded))
+                        changed = True
                         continue
             out.append(op)
+        return changed
 
     def hoist(self, op: Operation, value: np.ndarray) -> SymbolicTensor:
         """A Const in the root graph holding `value`, the result of the body op `op`."""
@@ -126,8 +136,8 @@ def _is_array(tensor: SymbolicTensor) -> bool:
 
 
 def _foldable(op: Operation, values: dict[int, np.ndarray]) -> bool:
-    return (op.opdef.carrier is None and len(op.outputs) == 1
-            and all(id(t) in values for t in op.inputs) and _is_array(op.outputs[0]))
+    return (all(id(t) in values for t in op.inputs) and len(op.outputs) == 1
+            and op.opdef.carrier is None and _is_array(op.outputs[0]))
 
 
 def _evaluate(op: Operation, values: dict[int, np.ndarray]) -> np.ndarray | None:

@@ -5,8 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..graph import Operation, external_inputs
+from ..opdef import Effect
 from ..tensor import SymbolicTensor
 from .rewrite import GraphLike, Rewritten, with_bodies, with_operations
+
+NO_EFFECT = Effect.NONE  # `effects is not NO_EFFECT`: what `opdef.stateful` says, without a call
 
 
 def live_operations(graph: GraphLike, outputs: Iterable[SymbolicTensor]) -> list[Operation]:
@@ -45,6 +48,7 @@ def _eliminate(graph: GraphLike) -> tuple[GraphLike, set[int], bool]:
     operations: list[Operation] = []
     reads: dict[int, set[int]] = {}   # id(op with bodies) -> outer tensors its bodies read
     effects: set[int] = set()         # ids of ops with bodies that hold an effect
+    changed = False
     for op in graph.operations:
         if op.subgraphs:
             bodies, outer, effect = [], set(), False
@@ -53,7 +57,9 @@ def _eliminate(graph: GraphLike) -> tuple[GraphLike, set[int], bool]:
                 bodies.append(body)
                 outer |= body_reads
                 effect = effect or body_effect
-            op = with_bodies(op, bodies)
+            new = with_bodies(op, bodies)
+            changed = changed or new is not op
+            op = new
             reads[id(op)] = outer
             if effect:
                 effects.add(id(op))
@@ -62,7 +68,7 @@ def _eliminate(graph: GraphLike) -> tuple[GraphLike, set[int], bool]:
     produced = {id(t) for t in graph.inputs}
     live: list[Operation] = []
     for op in reversed(operations):
-        if op.opdef.effects or id(op) in effects or _reads_any(used, op.outputs):
+        if op.opdef.effects is not NO_EFFECT or id(op) in effects or _reads_any(used, op.outputs):
             live.append(op)
             for t in op.inputs:
                 used.add(id(t))
@@ -71,10 +77,11 @@ def _eliminate(graph: GraphLike) -> tuple[GraphLike, set[int], bool]:
             if op.subgraphs:
                 used |= reads[id(op)]
     live.reverse()
-    pruned = with_operations(graph, live)
+    pruned = with_operations(graph, live, changed=changed or len(live) != len(operations))
     if isinstance(pruned, Rewritten):
         pruned.pruned = True
-    return pruned, used - produced, bool(effects) or any(op.opdef.effects for op in live)
+    return pruned, used - produced, bool(effects) or any(
+        op.opdef.effects is not NO_EFFECT for op in live)
 
 
 def _reads_any(used: set[int], tensors: list[SymbolicTensor]) -> bool:

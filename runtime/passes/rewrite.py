@@ -74,14 +74,14 @@ def replacement(op: Operation, opdef: OpDef, inputs: list[Any], attrs: dict[str,
 
 
 def with_operations(graph: GraphLike, operations: list[Operation],
-                    outputs: Optional[list[SymbolicTensor]] = None) -> GraphLike:
-    """`graph` with `operations` as its program (the graph itself when unchanged)."""
-    if outputs is not None and all(a is b for a, b in zip(outputs, graph.outputs)):
-        outputs = None
-    if outputs is None and len(operations) == len(graph.operations) and all(
-            a is b for a, b in zip(operations, graph.operations)):
-        return graph
-    return Rewritten(graph, operations, outputs)
+                    outputs: Optional[list[SymbolicTensor]] = None,
+                    changed: Optional[bool] = None) -> GraphLike:
+    """`graph` with `operations` as its program (and `outputs`, when given); the graph itself
+    when unchanged (`changed`: whether the pass changed anything, when it knows)."""
+    if changed is None:
+        changed = (outputs is not None or len(operations) != len(graph.operations)
+                   or any(a is not b for a, b in zip(operations, graph.operations)))
+    return Rewritten(graph, operations, outputs) if changed else graph
 
 
 def with_bodies(op: Operation, bodies: Sequence[GraphLike],
