@@ -23,6 +23,7 @@ SLOW_MODULES = (
     "jit/test_every_op.py",            # every op compiled by Numba, each dtype group
     "differential/",                   # hundreds of generated programs, three tiers
     "reliability/test_memory.py",      # 100k calls watched for growth
+    "reliability/test_registry_tier_agreement.py",  # every op's edge values, three tiers
     "test_docs_site.py",               # builds the documentation site
 )
 
