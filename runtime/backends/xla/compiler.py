@@ -144,8 +144,8 @@ def _carries_lists(opdef) -> bool:
 
 def _needs_x64(ops, variables) -> bool:
     """Whether the graph needs JAX's x64 mode: a 64-bit value anywhere, or an op whose
-    lowering computes in float64 (sine and cosine). Chosen once per graph: calls of a graph
-    of 32-bit values skip the mode switch."""
+    rule computes in float64 (registered `wide`: sine and cosine). Chosen once per graph: calls
+    of a graph of 32-bit values skip the mode switch."""
     if any(np.dtype(v._np_dtype).itemsize == 8 for v in variables):
         return True
     for op in ops:
