@@ -13,6 +13,8 @@ import importlib.util
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import autograph as ag
 import runtime as rt
@@ -313,3 +315,87 @@ def _same(expected, got) -> bool:
     return len(expected) == len(got) and all(
         np.array_equal(np.asarray(a), np.asarray(b), equal_nan=np.asarray(a).dtype.kind in "fc")
         for a, b in zip(expected, got))
+
+
+# -- generated loop bodies ----------------------------------------------------------------------
+# A body is a list of statements over a pool of values (the loop's accumulator, an outer input,
+# two large constants, then each statement's result): elementwise ops, a branch on a predicate
+# that folds or one that does not, repeated statements (merged), unused ones (dropped), and
+# statements on constants only (folded). Run by the NumPy tier with and without the passes,
+# and by NumPy directly.
+
+_BINARY = [(lambda a, b: a + b, np.add), (lambda a, b: a * b, np.multiply),
+           (lambda a, b: a - b, np.subtract), (rt.maximum, np.maximum)]
+_UNARY = [(rt.sin, np.sin), (rt.negative, np.negative), (rt.tanh, np.tanh)]
+_SMALL = np.float32(0.5)
+
+
+def _statement():
+    """(kind, which op, operand, operand, whether the body's result reads it)."""
+    index, used = st.integers(0, 40), st.booleans()
+    return st.one_of(
+        st.tuples(st.just("binary"), st.integers(0, len(_BINARY) - 1), index, index, used),
+        st.tuples(st.just("unary"), st.integers(0, len(_UNARY) - 1), index, index, used),
+        st.tuples(st.just("cond"), st.booleans(), index, index, used))
+
+
+def _run_body(statements, result, pool, ops, fold_pred, data_pred, cond, tanh):
+    """The statements over `pool` (values of one kind: tensors or arrays); the body's
+    result: tanh of the pool's value `result` plus those of the statements marked used."""
+    pool = list(pool)
+    total = None
+    for kind, which, a, b, used in statements:
+        x, y = pool[a % len(pool)], pool[b % len(pool)]
+        if kind == "binary":
+            pool.append(ops[0][which](x, y))
+        elif kind == "unary":
+            pool.append(ops[1][which](x))
+        else:
+            pred = fold_pred() if which else data_pred(x)
+            pool.append(cond(pred, lambda x=x: x * _SMALL, lambda y=y: y - _SMALL))
+        if used:
+            total = pool[-1] if total is None else total + pool[-1]
+    picked = pool[result % len(pool)]
+    return tanh(picked if total is None else picked + total)
+
+
+def _loop_program(statements, result):
+    def f(x):
+        consts = [rt.constant(BIG), rt.constant(np.cos(BIG))]
+
+        def body(i, acc):
+            return i + 1, _run_body(statements, result, [acc, x, *consts],
+                                    ([op for op, _ in _BINARY], [op for op, _ in _UNARY]),
+                                    lambda: rt.reduce_all(consts[0] > -2.0),
+                                    lambda v: rt.reduce_sum(v) > 0.0, rt.cond, rt.tanh)
+        return rt.while_loop(lambda i, a: i < 3, body, (rt.constant(0), rt.zeros([100])))[1]
+    return f
+
+
+def _loop_numpy(statements, result, x):
+    consts = [BIG, np.cos(BIG)]
+    acc = np.zeros(100, np.float32)
+    for _ in range(3):
+        acc = _run_body(statements, result, [acc, x, *consts],
+                        ([op for _, op in _BINARY], [op for _, op in _UNARY]),
+                        lambda: bool(np.all(consts[0] > np.float32(-2))),
+                        lambda v: bool(np.sum(v, dtype=np.float32) > 0),
+                        lambda pred, yes, no: yes() if pred else no(), np.tanh)
+    return acc
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_statement(), min_size=1, max_size=8), st.integers(0, 40), st.booleans())
+def test_generated_loop_bodies_give_the_unoptimised_and_numpy_results(statements, result,
+                                                                       repeat):
+    if repeat:  # a repeated statement: merged with the first
+        statements = statements + statements[:1]
+    x = np.linspace(-2.0, 2.0, 100, dtype=np.float32)
+    graph = _concrete(_loop_program(statements, result), rt.TensorSpec([100], rt.float32)).graph
+    program = run_passes(graph)
+    assert _on_constants(program.graph) == []
+    optimised = backends.NUMPY.render(program, "f").fn(x)
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(optimised, _unoptimised(graph, x))
+        np.testing.assert_allclose(optimised, _loop_numpy(statements, result, x), rtol=1e-5,
+                                   atol=1e-6)
