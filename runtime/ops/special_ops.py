@@ -81,7 +81,10 @@ def _digamma_positive(x):
     r = 1.0 / (x * x)
     series = r * (1 / 12 - r * (1 / 120 - r * (1 / 252 - r * (1 / 240 - r * (
         1 / 132 - r * (691 / 32760 - r / 12))))))  # to B_14: truncated below 1e-16 at x >= 10
-    return (acc + np.log(x) - 0.5 / x - series).astype(np.float64)
+    return acc + np.log(x) - 0.5 / x - series
+
+
+_PI = np.longdouble("3.14159265358979323846264338327950288")
 
 
 def _digamma_kernel(x):
@@ -91,8 +94,10 @@ def _digamma_kernel(x):
     pos = v > 0
     out[pos] = _digamma_positive(v[pos])
     neg = (v <= 0) & (v != np.floor(v)) & np.isfinite(v)
-    if neg.any():  # reflection: psi(1 - x) - psi(x) = pi / tan(pi x)
-        out[neg] = _digamma_positive(1.0 - v[neg]) - np.pi / np.tan(np.pi * v[neg])
+    if neg.any():  # reflection: psi(1 - x) - psi(x) = pi / tan(pi x), tan of period pi taken
+        w = v[neg]  # at the exact fraction of x (pi x loses the last bits of x for large x)
+        fraction = (w - np.floor(w)).astype(np.longdouble)
+        out[neg] = _digamma_positive(1.0 - w) - _PI / np.tan(_PI * fraction)
     out[np.isposinf(v)] = np.inf
     return out.astype(x.dtype, copy=False)
 

@@ -108,7 +108,8 @@ def digamma(x: Any) -> Any:
     series = r * (1 / 12 - r * (1 / 120 - r * (1 / 252 - r * (1 / 240 - r * (
         1 / 132 - r * (691 / 32760 - r / 12))))))
     psi = acc + jnp.log(y) - 0.5 / y - series
-    psi = jnp.where(reflect, psi - np.pi / jnp.tan(np.pi * v), psi)
+    fraction = v - jnp.floor(v)  # exact: tan has period pi, and pi x loses x's last bits
+    psi = jnp.where(reflect, psi - np.pi / jnp.tan(np.pi * fraction), psi)
     psi = jnp.where(pole | jnp.isnan(v) | (v == -np.inf), np.nan, psi)
     return psi.astype(jnp.result_type(x))
 
