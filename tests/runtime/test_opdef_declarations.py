@@ -117,7 +117,7 @@ def test_effects_are_declared():
 
 # -- no type-name checks outside the op definitions ---------------------------------------------
 
-_OWNERS = ("runtime/ops/", "runtime/opdef.py", "runtime/backends/numba/", "runtime/backends/xla/")
+_OWNERS = ("runtime/ops/", "runtime/opdef.py", "runtime/backends/numba/")
 
 
 def _type_name_checks(source: str) -> list[int]:
