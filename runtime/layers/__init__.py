@@ -16,7 +16,17 @@ Weights are created on the first call (eagerly, even inside a compiled function)
 from ..arguments import add_keyword_hints_to_classes as _add_keyword_hints_to_classes
 from . import activations, callbacks, initializers, losses, metrics
 from .base import Layer
-from .convolutional import Conv1D, Conv2D, ZeroPadding2D
+from .conv_transpose import Conv1DTranspose, Conv2DTranspose
+from .convolutional import (
+    Conv1D,
+    Conv2D,
+    Cropping1D,
+    Cropping2D,
+    UpSampling1D,
+    UpSampling2D,
+    ZeroPadding1D,
+    ZeroPadding2D,
+)
 from .core import ELU, Activation, Dense, Dropout, Flatten, LeakyReLU, PReLU, ReLU, Softmax
 from .functional import Input, InputLayer
 from .merging import Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, Subtract
@@ -44,6 +54,8 @@ from .recurrent import (
     SimpleRNNCell,
 )
 from .reshaping import Embedding, Lambda, Masking, Permute, RepeatVector, Reshape
+from .separable_conv import DepthwiseConv1D, DepthwiseConv2D, SeparableConv1D, SeparableConv2D
+from .wrappers import TimeDistributed
 
 __all__ = ["Activation", "Dense", "Dropout", "Flatten", "Input", "InputLayer", "Layer", "Model",
            "Sequential", "activations", "callbacks", "initializers", "losses", "metrics"]
@@ -55,5 +67,8 @@ __all__ += ["Add", "Average", "AveragePooling1D", "AveragePooling2D", "BatchNorm
             "MaxPooling1D", "MaxPooling2D", "Minimum", "Multiply", "Orthogonal", "Permute", "RNN",
             "RepeatVector", "Reshape", "SimpleRNN", "SimpleRNNCell", "Subtract", "ZeroPadding2D"]
 __all__ += ["ELU", "LeakyReLU", "Masking", "PReLU", "ReLU", "Softmax"]
+__all__ += ["Conv1DTranspose", "Conv2DTranspose", "Cropping1D", "Cropping2D", "DepthwiseConv1D",
+            "DepthwiseConv2D", "SeparableConv1D", "SeparableConv2D", "TimeDistributed",
+            "UpSampling1D", "UpSampling2D", "ZeroPadding1D"]
 
 _add_keyword_hints_to_classes(globals(), "runtime")  # a misspelt keyword: "did you mean"

@@ -1,4 +1,5 @@
-"""Convolution layers: Conv1D, Conv2D, and ZeroPadding2D (channels last)."""
+"""Convolution layers Conv1D and Conv2D, and the spatial reshaping layers ZeroPadding1D/2D,
+Cropping1D/2D, UpSampling1D/2D (channels last)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..ops import composed, conv_ops
+from ..ops import array_ops, composed, conv_ops, image_ops, sort_ops
 from ..ops.core import convert_to_tensor
 from ..shapes import TensorShape
 from .base import Layer, positive_int
@@ -161,3 +162,147 @@ class ZeroPadding2D(Layer):
         if x.shape.rank is not None and x.shape.rank != 4:
             raise ValueError(f"{self.name} needs inputs of rank 4, got shape {x.shape}.")
         return composed.pad(x, [[0, 0], list(self.padding[0]), list(self.padding[1]), [0, 0]])
+
+
+def _pair_of_ints(value, layer: str, what: str) -> tuple[int, int]:
+    """An int (both sides) or two non-negative ints (before, after)."""
+    if _is_int(value):
+        pair = (int(value), int(value))
+    else:
+        try:
+            pair = tuple(value)
+        except TypeError:
+            pair = ()
+        if len(pair) != 2 or not all(_is_int(v) for v in pair):
+            raise ValueError(f"{layer}: `{what}` must be an int or a pair of ints, got "
+                             f"{value!r}.")
+        pair = (int(pair[0]), int(pair[1]))
+    if min(pair) < 0:
+        raise ValueError(f"{layer}: `{what}` must be non-negative, got {value!r}.")
+    return pair
+
+
+def _pairs_2d(value, layer: str, what: str) -> tuple[tuple[int, int], tuple[int, int]]:
+    """An int, (rows, columns) or ((top, bottom), (left, right))."""
+    if _is_int(value):
+        return (_pair_of_ints(value, layer, what),) * 2
+    items = tuple(value) if isinstance(value, (tuple, list)) else ()
+    if len(items) != 2:
+        raise ValueError(f"{layer}: `{what}` must be an int, 2 ints or 2 pairs of ints, got "
+                         f"{value!r}.")
+    return (_pair_of_ints(items[0], layer, what), _pair_of_ints(items[1], layer, what))
+
+
+def _check_rank(layer: Layer, x, rank: int) -> None:
+    if x.shape.rank is not None and x.shape.rank != rank:
+        raise ValueError(f"{layer.name} needs inputs of rank {rank}, got shape {x.shape}.")
+
+
+class ZeroPadding1D(Layer):
+    """Adds zeros before and after the steps of `[batch, steps, channels]` inputs:
+    `padding` is an int (both ends) or (before, after)."""
+
+    def __init__(self, padding=1, data_format: str | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        check_data_format(data_format, "ZeroPadding1D")
+        self.padding = _pair_of_ints(padding, "ZeroPadding1D", "padding")
+        self.data_format = "channels_last"
+
+    def call(self, inputs):
+        x = convert_to_tensor(inputs)
+        _check_rank(self, x, 3)
+        return composed.pad(x, [[0, 0], list(self.padding), [0, 0]])
+
+
+def _crop(layer: Layer, x, crops) -> Any:
+    """`x` without `crops[i] = (before, after)` entries along spatial axis i + 1."""
+    dims = x.shape.as_list()
+    key = [slice(None)]
+    for axis, (before, after) in enumerate(crops, start=1):
+        size = dims[axis]
+        if size is not None and before + after >= size:
+            raise ValueError(f"{layer.name}: cropping {(before, after)} removes all {size} "
+                             f"entries of axis {axis} (input shape {x.shape}).")
+        key.append(slice(before, -after if after else None))
+    return array_ops.getitem(x, tuple(key))
+
+
+class Cropping1D(Layer):
+    """Removes steps from the start and end of `[batch, steps, channels]` inputs:
+    `cropping` is an int (both ends) or (start, end)."""
+
+    def __init__(self, cropping=(1, 1), **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.cropping = _pair_of_ints(cropping, "Cropping1D", "cropping")
+
+    def call(self, inputs):
+        x = convert_to_tensor(inputs)
+        _check_rank(self, x, 3)
+        return _crop(self, x, [self.cropping])
+
+
+class Cropping2D(Layer):
+    """Removes rows and columns from the edges of `[batch, height, width, channels]` inputs:
+    `cropping` is an int, (rows, columns) cut from both sides, or ((top, bottom),
+    (left, right))."""
+
+    def __init__(self, cropping=((0, 0), (0, 0)), data_format: str | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        check_data_format(data_format, "Cropping2D")
+        self.cropping = _pairs_2d(cropping, "Cropping2D", "cropping")
+        self.data_format = "channels_last"
+
+    def call(self, inputs):
+        x = convert_to_tensor(inputs)
+        _check_rank(self, x, 4)
+        return _crop(self, x, self.cropping)
+
+
+class UpSampling1D(Layer):
+    """Repeats each step of `[batch, steps, channels]` inputs `size` times."""
+
+    def __init__(self, size: int = 2, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.size = positive_int(size, "size", "UpSampling1D")
+
+    def call(self, inputs):
+        x = convert_to_tensor(inputs)
+        _check_rank(self, x, 3)
+        return sort_ops.repeat(x, self.size, axis=1)
+
+
+_RESIZE_METHODS = ("bicubic", "bilinear", "lanczos3", "lanczos5", "nearest", "area")
+
+
+class UpSampling2D(Layer):
+    """Scales `[batch, height, width, channels]` inputs up by `size` = (rows, columns):
+    `interpolation='nearest'` repeats each pixel, 'bilinear' interpolates as
+    `rt.image.resize` does (pixel centers, no antialiasing)."""
+
+    def __init__(self, size=(2, 2), data_format: str | None = None,
+                 interpolation: str = "nearest", **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        check_data_format(data_format, "UpSampling2D")
+        self.size = normalize_tuple(size, 2, "size", "UpSampling2D")
+        self.data_format = "channels_last"
+        if interpolation not in _RESIZE_METHODS:
+            raise ValueError(f"UpSampling2D: `interpolation` must be one of "
+                             f"{list(_RESIZE_METHODS)}, got {interpolation!r}.")
+        if interpolation not in ("nearest", "bilinear"):
+            raise NotImplementedError(f"UpSampling2D(interpolation={interpolation!r}) is not "
+                                      "implemented; use 'nearest' or 'bilinear'.")
+        self.interpolation = interpolation
+
+    def call(self, inputs):
+        x = convert_to_tensor(inputs)
+        _check_rank(self, x, 4)
+        if self.interpolation == "nearest":
+            x = sort_ops.repeat(x, self.size[0], axis=1)
+            return sort_ops.repeat(x, self.size[1], axis=2)
+        height, width = x.shape.as_list()[1:3]
+        if height is None or width is None:
+            raise ValueError(f"{self.name}(interpolation='bilinear') needs the height and "
+                             f"width known when tracing, got shape {x.shape}.")
+        y = image_ops.resize(x, [height * self.size[0], width * self.size[1]], "bilinear")
+        return y if y.dtype is x.dtype else array_ops.cast(y, x.dtype)

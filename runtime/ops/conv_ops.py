@@ -15,12 +15,14 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from ..attr_kinds import INTS, PADDING
 from ..exports import export
+from ..graph import constant_value
 from ..opdef import define
 from ..shapes import TensorShape
 from ..tensor import Tensor
 from . import array_ops as _array
 from . import math_ops as _math
 from . import reduce_ops as _reduce
+from .composed import pad as _composed_pad
 from .core import apply, convert_to_tensor
 
 # -- argument checking -----------------------------------------------------------------------
@@ -549,3 +551,163 @@ def embedding_lookup(params, ids, max_norm=None, name=None) -> Tensor:
     if not ids.dtype.is_integer:
         raise TypeError(f"embedding_lookup: `ids` must be integers, got {ids.dtype.name}.")
     return _array.gather(params, ids, name=name)
+
+
+# -- transposed, depthwise and separable convolutions, composed ----------------------------------
+# conv2d_transpose is Conv2DBackpropInput (the gradient of conv2d), whose gradients are defined
+# above; depthwise_conv2d sums one strided slice of the padded input per kernel tap.
+
+
+def _static_output_shape(output_shape, rank: int, fn: str) -> list:
+    """`output_shape` (a list, array or tensor of rank + 2 values) as a list whose spatial
+    and channel entries are ints; the batch entry may stay unknown (None)."""
+    known = constant_value(output_shape) if isinstance(output_shape, Tensor) else None
+    items = list(known) if known is not None else output_shape
+    try:
+        items = list(items)
+    except TypeError:
+        raise ValueError(f"{fn}: `output_shape` must be a list or 1-D tensor of {rank + 2} "
+                         f"values known when tracing, got {output_shape!r}.") from None
+    if len(items) != rank + 2:
+        raise ValueError(f"{fn}: `output_shape` must have {rank + 2} values (batch, "
+                         f"{rank} spatial sizes, channels), got {len(items)}.")
+    rest = [constant_value(v) if isinstance(v, Tensor) else v for v in items[1:]]
+    if any(v is None for v in rest):
+        raise ValueError(f"{fn}: the spatial and channel entries of `output_shape` must be "
+                         f"known when tracing, got {output_shape!r}.")
+    return [None] + [int(v) for v in rest]
+
+
+def _check_transpose_geometry(x, f, out, strides, padding, dilations, fn):
+    """Refuses an `output_shape` whose convolution would not give the input's size."""
+    kh, kw, kc, ko = f.shape.as_list() if f.shape.rank is not None else [None] * 4
+    if kc is not None and kc != out[3]:
+        raise ValueError(f"{fn}: `output_shape` has {out[3]} channels, the filters make {kc} "
+                         f"(filters shape {f.shape}: [height, width, out, in]).")
+    xs = x.shape.as_list() if x.shape.rank is not None else [None] * 4
+    if ko is not None and xs[3] is not None and ko != xs[3]:
+        raise ValueError(f"{fn}: the filters take {ko} input channels, `input` has {xs[3]} "
+                         f"(input shape {x.shape}, filters shape {f.shape}).")
+    if kh is None or kw is None:
+        return
+    oh, ow, _, _ = _geometry(out[1], out[2], (kh, kw), strides, padding, dilations, fn)
+    for got, want, axis in ((xs[1], oh, "height"), (xs[2], ow, "width")):
+        if got is not None and got != want:
+            raise ValueError(f"{fn}: `output_shape` {out[1:3]} does not fit the input's {axis} "
+                             f"{got}: a convolution of that shape with these strides and "
+                             f"padding gives {want}.")
+
+
+@export("nn.conv2d_transpose")
+def conv2d_transpose(input, filters, output_shape, strides, padding="SAME",  # noqa: A002
+                     data_format="NHWC", dilations=None, name=None) -> Tensor:
+    """The transpose of conv2d (the gradient of conv2d with respect to its input) of an NHWC
+    `input` with `filters` of shape [height, width, output_channels, in_channels]:
+    an output of `output_shape` [batch, height, width, output_channels]."""
+    _data_format(data_format, "conv2d_transpose", "NHWC")
+    x = convert_to_tensor(input)
+    f = convert_to_tensor(filters, dtype=x.dtype) if not hasattr(filters, "dtype") \
+        else convert_to_tensor(filters)
+    _float_rank4(x, "conv2d_transpose", "input")
+    _float_rank4(f, "conv2d_transpose", "filters")
+    if x.dtype is not f.dtype:
+        raise TypeError(f"conv2d_transpose: `input` and `filters` must have one dtype, got "
+                        f"{x.dtype.name} and {f.dtype.name}.")
+    out = _static_output_shape(output_shape, 2, "conv2d_transpose")
+    attrs = {"strides": _pair(strides, "conv2d_transpose", "strides"),
+             "padding": _padding(padding, "conv2d_transpose"),
+             "dilations": _pair(dilations, "conv2d_transpose", "dilations")}
+    _check_transpose_geometry(x, f, out, attrs["strides"], attrs["padding"],
+                              attrs["dilations"], "conv2d_transpose")
+    return apply(CONV2D_BACKPROP_INPUT, [x, f], {"input_size": tuple(out[1:3]), **attrs},
+                 name=name)
+
+
+@export("nn.conv1d_transpose")
+def conv1d_transpose(input, filters, output_shape, strides, padding="SAME",  # noqa: A002
+                     data_format="NWC", dilations=None, name=None) -> Tensor:
+    """The transpose of conv1d of an NWC `input` with `filters` of shape [width,
+    output_channels, in_channels]: an output of `output_shape` [batch, width, channels]."""
+    _data_format(data_format, "conv1d_transpose", "NWC")
+    x = convert_to_tensor(input)
+    f = convert_to_tensor(filters, dtype=x.dtype) if not hasattr(filters, "dtype") \
+        else convert_to_tensor(filters)
+    for arg, t in (("input", x), ("filters", f)):
+        if t.shape.rank is not None and t.shape.rank != 3:
+            raise ValueError(f"conv1d_transpose: `{arg}` must have rank 3, got shape {t.shape}.")
+    out = _static_output_shape(output_shape, 1, "conv1d_transpose")
+    (s,) = _pair(strides, "conv1d_transpose", "strides", rank=1)
+    (d,) = _pair(dilations, "conv1d_transpose", "dilations", rank=1)
+    y = conv2d_transpose(_array.expand_dims(x, 1), _array.expand_dims(f, 0),
+                         [None, 1, out[1], out[2]], (1, s), padding, dilations=(1, d))
+    return _array.squeeze(y, [1], name=name)
+
+
+@export("nn.conv_transpose")
+def conv_transpose(input, filters, output_shape, strides, padding="SAME",  # noqa: A002
+                   data_format=None, dilations=None, name=None) -> Tensor:
+    """conv1d_transpose or conv2d_transpose, by the rank of `input`."""
+    rank = convert_to_tensor(input).shape.rank
+    if rank == 3:
+        return conv1d_transpose(input, filters, output_shape, strides, padding,
+                                data_format or "NWC", dilations, name)
+    if rank == 4:
+        return conv2d_transpose(input, filters, output_shape, strides, padding,
+                                data_format or "NHWC", dilations, name)
+    raise ValueError(f"conv_transpose: `input` must have rank 3 (NWC) or 4 (NHWC), got rank "
+                     f"{rank}.")
+
+
+def _depthwise(x, f, strides, padding, dilations, fn):
+    """[N, OH, OW, C * M]: each channel c convolved with its own f[:, :, c, :]."""
+    n, h, w, c = _float_rank4(x, fn, "input")
+    kh, kw, kc, m = _float_rank4(f, fn, "filter")
+    if None in (h, w, kh, kw, kc, m):
+        raise ValueError(f"{fn} needs the input's height and width and the filter's shape "
+                         f"known when tracing, got shapes {x.shape} and {f.shape}.")
+    if c is not None and c != kc:
+        raise ValueError(f"{fn}: the filter expects {kc} input channels, the input has {c} "
+                         f"(input shape {x.shape}, filter shape {f.shape}).")
+    oh, ow, ph, pw = _geometry(h, w, (kh, kw), strides, padding, dilations, fn)
+    if ph != (0, 0) or pw != (0, 0):
+        x = _composed_pad(x, [[0, 0], list(ph), list(pw), [0, 0]])
+    (sh, sw), (dh, dw) = strides, dilations
+    total = None
+    for i in range(kh):
+        for j in range(kw):
+            tap = _array.getitem(x, (slice(None), slice(i * dh, i * dh + (oh - 1) * sh + 1, sh),
+                                     slice(j * dw, j * dw + (ow - 1) * sw + 1, sw)))
+            term = _math.multiply(_array.expand_dims(tap, 4), f[i, j])
+            total = term if total is None else _math.add(total, term)
+    batch = n if n is not None else -1
+    return _array.reshape(total, [batch, oh, ow, kc * m])
+
+
+@export("nn.depthwise_conv2d")
+def depthwise_conv2d(input, filter, strides, padding, data_format=None,  # noqa: A002
+                     dilations=None, name=None) -> Tensor:
+    """Depthwise 2-D convolution of an NHWC `input` with `filter` [height, width,
+    in_channels, channel_multiplier]: output channel `c * multiplier + m` is channel c
+    convolved with filter[:, :, c, m]."""
+    _data_format(data_format, "depthwise_conv2d", "NHWC")
+    x = convert_to_tensor(input)
+    f = convert_to_tensor(filter, dtype=x.dtype) if not hasattr(filter, "dtype") \
+        else convert_to_tensor(filter)
+    if x.dtype is not f.dtype:
+        raise TypeError(f"depthwise_conv2d: `input` and `filter` must have one dtype, got "
+                        f"{x.dtype.name} and {f.dtype.name}.")
+    y = _depthwise(x, f, _pair(strides, "depthwise_conv2d", "strides"),
+                   _padding(padding, "depthwise_conv2d"),
+                   _pair(dilations, "depthwise_conv2d", "dilations"), "depthwise_conv2d")
+    return _array.identity(y, name=name) if name else y
+
+
+@export("nn.separable_conv2d")
+def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding,  # noqa: A002
+                     data_format=None, dilations=None, name=None) -> Tensor:
+    """depthwise_conv2d with `depthwise_filter`, then a 1x1 conv2d with `pointwise_filter`
+    [1, 1, in_channels * multiplier, out_channels]."""
+    y = depthwise_conv2d(input, depthwise_filter, strides, padding, data_format, dilations)
+    p = convert_to_tensor(pointwise_filter, dtype=y.dtype) \
+        if not hasattr(pointwise_filter, "dtype") else convert_to_tensor(pointwise_filter)
+    return conv2d(y, p, 1, "VALID", name=name)

@@ -1,0 +1,160 @@
+"""Transposed convolution layers: Conv1DTranspose and Conv2DTranspose (channels last)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..ops import conv_ops
+from ..shapes import TensorShape
+from .base import positive_int
+from .convolutional import check_data_format, check_padding, normalize_tuple
+from .kernel_layer import KernelLayer
+
+
+def refuse_constraints(layer: str, **constraints: Any) -> None:
+    """Weight constraints are not supported: a constraint given is refused, never ignored."""
+    for key, value in constraints.items():
+        if value is not None:
+            raise NotImplementedError(f"{layer}({key}=...) is not implemented: weight "
+                                      "constraints are not supported; clip the weights after "
+                                      "each step instead.")
+
+
+def transposed_size(size: int | None, kernel: int, stride: int, padding: str,
+                    output_padding: int | None, dilation: int) -> int | None:
+    """The output length of a transposed convolution along one axis, as Keras computes it."""
+    if size is None:
+        return None
+    kernel = (kernel - 1) * dilation + 1
+    if padding == "valid":
+        extra = max(kernel, stride) - kernel if output_padding is None else output_padding
+        return (size - 1) * stride + kernel + extra
+    if output_padding is None:
+        return size * stride
+    return (size - 1) * stride + kernel % 2 + output_padding
+
+
+def _output_padding(value, rank: int, strides: tuple, layer: str) -> tuple[int, ...] | None:
+    if value is None:
+        return None
+    items = (value,) * rank if isinstance(value, int) else tuple(value)
+    if len(items) != rank or not all(isinstance(v, int) and v >= 0 for v in items):
+        raise ValueError(f"{layer}: `output_padding` must be None, a non-negative int or "
+                         f"{rank} of them, got {value!r}.")
+    for axis, (extra, stride) in enumerate(zip(items, strides)):
+        if extra >= stride:
+            raise ValueError(f"{layer}: `output_padding` must be less than `strides` along "
+                             f"each axis; axis {axis} has output_padding {extra} and stride "
+                             f"{stride}.")
+    return items
+
+
+class _ConvTranspose(KernelLayer):
+    """A transposed convolution of `_rank` spatial axes with a kernel of shape
+    `kernel_size + (filters, input_channels)` (Keras's layout)."""
+
+    _rank = 2
+
+    def __init__(self, filters: int, kernel_size, strides, padding: str, output_padding,
+                 data_format, dilation_rate, activation, use_bias: bool, kernel_initializer,
+                 bias_initializer, kernel_regularizer, bias_regularizer, activity_regularizer,
+                 kernel_constraint, bias_constraint, **kwargs: Any) -> None:
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        name = type(self).__name__
+        refuse_constraints(name, kernel_constraint=kernel_constraint,
+                           bias_constraint=bias_constraint)
+        self.filters = positive_int(filters, "filters", name)
+        check_data_format(data_format, name)
+        self.kernel_size = normalize_tuple(kernel_size, self._rank, "kernel_size", name)
+        self.strides = normalize_tuple(strides, self._rank, "strides", name)
+        self.dilation_rate = normalize_tuple(dilation_rate, self._rank, "dilation_rate", name)
+        if max(self.strides) > 1 and max(self.dilation_rate) > 1:
+            raise ValueError(f"{name}: `strides` > 1 and `dilation_rate` > 1 cannot be "
+                             f"combined, got strides={self.strides} and "
+                             f"dilation_rate={self.dilation_rate}.")
+        self.padding = check_padding(padding, name)
+        self.output_padding = _output_padding(output_padding, self._rank, self.strides, name)
+        self.data_format = "channels_last"
+        self.kernel_constraint = self.bias_constraint = None
+        self._init_kernel_arguments(activation, use_bias, kernel_initializer, bias_initializer,
+                                    kernel_regularizer, bias_regularizer)
+
+    def build(self, input_shape) -> None:
+        shape = TensorShape(input_shape)
+        if shape.rank != self._rank + 2 or shape[-1] is None:
+            raise ValueError(f"{self.name} needs inputs of rank {self._rank + 2} with a known "
+                             f"channel dimension, got shape {shape}.")
+        self._build_kernel([*self.kernel_size, self.filters, shape[-1]], self.filters)
+
+    def _output_sizes(self, x) -> list:
+        dims = x.shape.as_list()[1:-1]
+        extra = self.output_padding or (None,) * self._rank
+        sizes = [transposed_size(d, k, s, self.padding, e, r) for d, k, s, e, r in
+                 zip(dims, self.kernel_size, self.strides, extra, self.dilation_rate)]
+        if None in sizes:
+            raise ValueError(f"{self.name} needs the inputs' spatial sizes known when tracing, "
+                             f"got shape {x.shape}.")
+        return sizes
+
+    def compute_output_shape(self, input_shape) -> TensorShape:
+        dims = TensorShape(input_shape).as_list()
+        extra = self.output_padding or (None,) * self._rank
+        sizes = [transposed_size(d, k, s, self.padding, e, r) for d, k, s, e, r in
+                 zip(dims[1:-1], self.kernel_size, self.strides, extra, self.dilation_rate)]
+        return TensorShape([dims[0], *sizes, self.filters])
+
+
+class Conv2DTranspose(_ConvTranspose):
+    """Transposed 2-D convolution (the gradient of a Conv2D with respect to its input) of
+    `[batch, height, width, channels]` inputs; the kernel has shape
+    `(kernel_height, kernel_width, filters, input_channels)`.
+
+    Output size along an axis with `padding='same'`: `size * stride`; with 'valid':
+    `(size - 1) * stride + max(kernel, stride)`; an `output_padding` p gives
+    `(size - 1) * stride + kernel % 2 + p` ('same') or `(size - 1) * stride + kernel + p`.
+    """
+
+    _rank = 2
+
+    def __init__(self, filters: int, kernel_size, strides=(1, 1), padding: str = "valid",
+                 output_padding=None, data_format: str | None = None, dilation_rate=(1, 1),
+                 activation: str | Callable | None = None, use_bias: bool = True,
+                 kernel_initializer: str | Callable = "glorot_uniform",
+                 bias_initializer: str | Callable = "zeros", kernel_regularizer=None,
+                 bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
+                 bias_constraint=None, **kwargs: Any) -> None:
+        super().__init__(filters, kernel_size, strides, padding, output_padding, data_format,
+                         dilation_rate, activation, use_bias, kernel_initializer,
+                         bias_initializer, kernel_regularizer, bias_regularizer,
+                         activity_regularizer, kernel_constraint, bias_constraint, **kwargs)
+
+    def _transform(self, x):
+        height, width = self._output_sizes(x)
+        return conv_ops.conv2d_transpose(x, self.kernel, [None, height, width, self.filters],
+                                         self.strides, self.padding.upper(),
+                                         dilations=self.dilation_rate)
+
+
+class Conv1DTranspose(_ConvTranspose):
+    """Transposed 1-D convolution of `[batch, steps, channels]` inputs; the kernel has shape
+    `(kernel_size, filters, input_channels)`. Output sizes as Conv2DTranspose's."""
+
+    _rank = 1
+
+    def __init__(self, filters: int, kernel_size, strides=1, padding: str = "valid",
+                 output_padding=None, data_format: str | None = None, dilation_rate=1,
+                 activation: str | Callable | None = None, use_bias: bool = True,
+                 kernel_initializer: str | Callable = "glorot_uniform",
+                 bias_initializer: str | Callable = "zeros", kernel_regularizer=None,
+                 bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
+                 bias_constraint=None, **kwargs: Any) -> None:
+        super().__init__(filters, kernel_size, strides, padding, output_padding, data_format,
+                         dilation_rate, activation, use_bias, kernel_initializer,
+                         bias_initializer, kernel_regularizer, bias_regularizer,
+                         activity_regularizer, kernel_constraint, bias_constraint, **kwargs)
+
+    def _transform(self, x):
+        (steps,) = self._output_sizes(x)
+        return conv_ops.conv1d_transpose(x, self.kernel, [None, steps, self.filters],
+                                         self.strides[0], self.padding.upper(),
+                                         dilations=self.dilation_rate[0])

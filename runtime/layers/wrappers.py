@@ -1,0 +1,72 @@
+"""TimeDistributed: a layer applied to every step of a sequence."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from ..ops import array_ops
+from ..ops.core import convert_to_tensor
+from .base import Layer
+
+
+def _takes(layer: Layer, parameter: str) -> bool:
+    params = inspect.signature(layer.call).parameters
+    return parameter in params or any(p.kind is inspect.Parameter.VAR_KEYWORD
+                                      for p in params.values())
+
+
+def _dims(x, first: int) -> list:
+    """The sizes of x's axes from `first` on: ints where known, scalar tensors elsewhere."""
+    known = x.shape.as_list()
+    if all(d is not None for d in known[first:]):
+        return known[first:]
+    dynamic = array_ops.shape(x)
+    return [d if d is not None else dynamic[i] for i, d in enumerate(known)][first:]
+
+
+class TimeDistributed(Layer):
+    """Applies `layer` to every step of `[batch, steps, ...]` inputs (the steps are folded
+    into the batch, so one set of weights serves every step): `[batch, steps, ...out]`.
+
+    The output keeps the input's mask; a `layer` whose `call` takes `mask` gets each
+    step's mask.
+    """
+
+    _passes_masks = True
+
+    def __init__(self, layer: Layer, **kwargs: Any) -> None:
+        if not isinstance(layer, Layer):
+            raise ValueError(f"TimeDistributed needs a keras layer instance, got {layer!r}.")
+        super().__init__(**kwargs)
+        self.layer = layer
+
+    def call(self, inputs, training=None, mask=None):
+        x = convert_to_tensor(inputs)
+        if x.shape.rank is not None and x.shape.rank < 3:
+            raise ValueError(f"{self.name} needs inputs of rank 3 or more ([batch, steps, "
+                             f"...]), got shape {x.shape}.")
+        outer = _dims(x, 0)[:2]
+        folded = array_ops.reshape(x, [-1, *_dims(x, 2)])
+        kwargs: dict = {}
+        if training is not None and _takes(self.layer, "training"):
+            kwargs["training"] = training
+        if mask is not None and _takes(self.layer, "mask"):
+            kwargs["mask"] = self._folded_mask(x, mask)
+        y = convert_to_tensor(self.layer(folded, **kwargs))
+        batch, steps = outer
+        if isinstance(batch, int) and isinstance(steps, int):
+            return array_ops.reshape(y, [batch, steps, *_dims(y, 1)])
+        lead = [-1, steps] if isinstance(steps, int) else [batch, -1] \
+            if isinstance(batch, int) else [batch, steps]
+        return array_ops.reshape(y, [*lead, *_dims(y, 1)])
+
+    def _folded_mask(self, x, mask):
+        mask = convert_to_tensor(mask)
+        given, expected = mask.shape.as_list(), x.shape.as_list()[:2]
+        if mask.shape.rank is not None and (len(given) < 2 or any(
+                a is not None and b is not None and a != b
+                for a, b in zip(given[:2], expected))):
+            raise ValueError(f"{self.name}: the mask's shape {mask.shape} does not start with "
+                             f"the inputs' batch and steps {expected}.")
+        return array_ops.reshape(mask, [-1, *_dims(mask, 2)])
