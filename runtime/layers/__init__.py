@@ -15,6 +15,7 @@ Weights are created on the first call (eagerly, even inside a compiled function)
 
 from ..arguments import add_keyword_hints_to_classes as _add_keyword_hints_to_classes
 from . import activations, callbacks, initializers, losses, metrics
+from .attention import AdditiveAttention, Attention, EinsumDense, MultiHeadAttention
 from .base import Layer
 from .conv_transpose import Conv1DTranspose, Conv2DTranspose
 from .convolutional import (
@@ -67,6 +68,7 @@ __all__ += ["Add", "Average", "AveragePooling1D", "AveragePooling2D", "BatchNorm
             "MaxPooling1D", "MaxPooling2D", "Minimum", "Multiply", "Orthogonal", "Permute", "RNN",
             "RepeatVector", "Reshape", "SimpleRNN", "SimpleRNNCell", "Subtract", "ZeroPadding2D"]
 __all__ += ["ELU", "LeakyReLU", "Masking", "PReLU", "ReLU", "Softmax"]
+__all__ += ["AdditiveAttention", "Attention", "EinsumDense", "MultiHeadAttention"]
 __all__ += ["Conv1DTranspose", "Conv2DTranspose", "Cropping1D", "Cropping2D", "DepthwiseConv1D",
             "DepthwiseConv2D", "SeparableConv1D", "SeparableConv2D", "TimeDistributed",
             "UpSampling1D", "UpSampling2D", "ZeroPadding1D"]

@@ -1,0 +1,539 @@
+"""Attention layers: MultiHeadAttention, Attention (dot-product, Luong style),
+AdditiveAttention (Bahdanau style), and EinsumDense, the projection MultiHeadAttention uses.
+
+Masks follow Keras 3: a `False` entry of a query's mask zeroes (Attention) or masks (
+MultiHeadAttention) that query step, a `False` entry of a value's (or key's) mask keeps
+that step out of every softmax, and `use_causal_mask=True` keeps step `i` from attending
+to steps after `i`. Weights are laid out as Keras's, so `set_weights(keras_layer.
+get_weights())` moves a trained layer here.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from .. import tensor as _tensor
+from ..ops import array_ops, linalg_ops, math_ops, nn_ops, reduce_ops
+from ..ops.control_flow import cond
+from ..ops.core import convert_to_tensor
+from ..shapes import TensorShape
+from . import activations
+from . import regularizers as _regularizers
+from .base import Layer, _as_tensors, _has_keras_tensors, positive_int
+from .kernel_layer import as_layer_dtype
+
+_LARGE_NEGATIVE = -1e9
+
+
+def _refuse_constraints(layer: str, **constraints) -> None:
+    for key, value in constraints.items():
+        if value is not None:
+            raise NotImplementedError(f"{layer}({key}=...) is not implemented: weight "
+                                      "constraints are not supported.")
+
+
+def _dropout(x, rate: float, training, seed=None):
+    """`x` with dropout when `training` (a Python bool or a boolean tensor)."""
+    if rate <= 0 or training is None or training is False:
+        return x
+    if _tensor.is_tensor(training):
+        return cond(training, lambda: nn_ops.dropout(x, rate, seed=seed),
+                    lambda: array_ops.identity(x))
+    return nn_ops.dropout(x, rate, seed=seed) if training else x
+
+
+def _as_bool(mask):
+    mask = convert_to_tensor(mask)
+    if mask.dtype.is_bool:
+        return mask
+    return math_ops.greater(array_ops.cast(mask, "float32"), 0.5)
+
+
+def _causal_mask(query_steps, value_steps):
+    """`[1, T, S]`: True where the key step is not after the query step."""
+    rows = array_ops.reshape(array_ops.range(query_steps), [1, -1, 1])
+    cols = array_ops.reshape(array_ops.range(value_steps), [1, 1, -1])
+    return math_ops.greater_equal(rows, cols)
+
+
+def _steps(x, axis: int = 1):
+    """The size of `x`'s `axis`: a Python int when static, else a scalar tensor."""
+    size = x.shape[axis] if x.shape.rank is not None else None
+    return size if size is not None else array_ops.shape(x)[axis]
+
+
+def _unmasked(x):
+    """`x` without its Keras mask (the projections do not take masks)."""
+    return array_ops.identity(x) if getattr(x, "_keras_mask", None) is not None else x
+
+
+def _is_dim(value) -> bool:
+    return value is None or (isinstance(value, (int, np.integer)) and not isinstance(value, bool))
+
+
+def _and(a, b):
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return math_ops.logical_and(a, b)
+
+
+# -- EinsumDense ---------------------------------------------------------------------------
+
+_EQUATION = re.compile(r"^([a-zA-Z.]+),([a-zA-Z]+)->([a-zA-Z.]+)$")
+
+
+def _parse_equation(equation: str) -> tuple[str, str, str]:
+    found = _EQUATION.match(equation.replace(" ", "")) if isinstance(equation, str) else None
+    if found is None:
+        raise ValueError(f"EinsumDense: invalid `equation` {equation!r}: expected "
+                         "'<input>,<kernel>-><output>' such as 'ab,bc->ac' or '...b,bc->...c'.")
+    lhs, kernel, out = found.groups()
+    for part in (lhs, out):
+        if part.count("...") > 1 or part.replace("...", "").count(".") or \
+                ("..." in part and not (part.startswith("...") or part.endswith("..."))):
+            raise ValueError(f"EinsumDense: invalid `equation` {equation!r}: an ellipsis may "
+                             "only open or close the input and output terms.")
+    if ("..." in lhs) != ("..." in out):
+        raise ValueError(f"EinsumDense: invalid `equation` {equation!r}: the input and the "
+                         "output must both have the ellipsis or neither.")
+    return lhs, kernel, out
+
+
+class EinsumDense(Layer):
+    """`activation(einsum(equation, inputs, kernel) + bias)`: a dense layer whose contraction
+    is an einsum equation, as `keras.layers.EinsumDense`.
+
+    `equation` is `"<input>,<kernel>-><output>"`, e.g. `"ab,bc->ac"` (a Dense layer) or
+    `"...b,bc->...c"`; `output_shape` gives the output's dimensions after the batch one (after
+    the ellipsis for a leading ellipsis), None where the input fixes them. The kernel's shape
+    follows its letters; `bias_axes` (output letters) gives the bias's axes.
+    """
+
+    _passes_masks = False
+
+    def __init__(self, equation: str, output_shape, activation: str | Callable | None = None,
+                 bias_axes: str | None = None,
+                 kernel_initializer: str | Callable = "glorot_uniform",
+                 bias_initializer: str | Callable = "zeros", kernel_regularizer=None,
+                 bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
+                 bias_constraint=None, lora_rank=None, lora_alpha=None, **kwargs: Any) -> None:
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        _refuse_constraints("EinsumDense", kernel_constraint=kernel_constraint,
+                            bias_constraint=bias_constraint)
+        if lora_rank is not None:
+            raise NotImplementedError("EinsumDense(lora_rank=...) is not implemented: LoRA "
+                                      "adapters are not supported.")
+        self.equation = equation
+        self._terms = _parse_equation(equation)
+        if isinstance(output_shape, (int, np.integer)) and not isinstance(output_shape, bool):
+            output_shape = (int(output_shape),)
+        if not isinstance(output_shape, (list, tuple)):
+            raise ValueError(f"EinsumDense: `output_shape` must be an int or a tuple of ints "
+                             f"(None where the input fixes it), got {output_shape!r}.")
+        self.partial_output_shape = tuple(output_shape)
+        self.bias_axes = bias_axes
+        if bias_axes is not None:
+            missing = [c for c in bias_axes if c not in self._terms[2]]
+            if missing:
+                raise ValueError(f"EinsumDense: `bias_axes` {bias_axes!r} names {missing}, "
+                                 f"which are not letters of the output {self._terms[2]!r}.")
+        self.activation = activations.get(activation)
+        self.kernel_initializer = kernel_initializer
+        self.bias_initializer = bias_initializer
+        self.kernel_regularizer = _regularizers.get(kernel_regularizer, "kernel_regularizer")
+        self.bias_regularizer = _regularizers.get(bias_regularizer, "bias_regularizer")
+        self.kernel = None
+        self.bias = None
+        self._full_equation = None
+
+    def _expanded(self, rank: int) -> tuple[str, str, str, list[str]]:
+        """The equation for inputs of `rank` with the ellipsis spelt out, and the output
+        letters `output_shape` describes."""
+        lhs, kernel, out = self._terms
+        explicit = lhs.replace("...", "")
+        elided = rank - len(explicit)
+        if elided < 0 or (elided and "..." not in lhs):
+            raise ValueError(f"{self.name}: the equation {self.equation!r} expects inputs of "
+                             f"rank {len(explicit)}, got rank {rank}.")
+        spare = [c for c in string.ascii_letters if c not in lhs + kernel + out][:elided]
+        fill = "".join(spare)
+        described = [c for c in out.replace("...", "")]
+        if not out.startswith("..."):
+            described = described[1:]  # the batch letter is not described
+        return lhs.replace("...", fill), kernel, out.replace("...", fill), described
+
+    def build(self, input_shape) -> None:
+        dims = TensorShape(input_shape).as_list()
+        lhs, kernel, out, described = self._expanded(len(dims))
+        if len(described) != len(self.partial_output_shape):
+            raise ValueError(f"{self.name}: `output_shape` {self.partial_output_shape} must "
+                             f"give {len(described)} dimensions for the output letters "
+                             f"{''.join(described)!r} of {self.equation!r}.")
+        sizes = dict(zip(lhs, dims))
+        for letter, size in zip(described, self.partial_output_shape):
+            if letter in sizes and size is not None and sizes[letter] is not None \
+                    and size != sizes[letter]:
+                raise ValueError(f"{self.name}: `output_shape` gives {letter!r} size {size}, "
+                                 f"but the input's {letter!r} axis has size {sizes[letter]}.")
+            if letter not in sizes or sizes[letter] is None:
+                sizes[letter] = size
+        unknown = [c for c in kernel if sizes.get(c) is None]
+        if unknown:
+            raise ValueError(f"{self.name}: the kernel letters {unknown} of {self.equation!r} "
+                             f"get no size from the input shape {dims} or `output_shape`.")
+        self._full_equation = f"{lhs},{kernel}->{out}"
+        self.kernel = self.add_weight("kernel", [sizes[c] for c in kernel],
+                                      initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer)
+        if self.bias_axes:
+            first = min(out.index(c) for c in self.bias_axes)
+            shape = [sizes[c] if c in self.bias_axes else 1 for c in out[first:]]
+            self.bias = self.add_weight("bias", shape, initializer=self.bias_initializer,
+                                        regularizer=self.bias_regularizer)
+        self.built = True
+
+    def call(self, inputs):
+        x = as_layer_dtype(self, inputs)
+        y = linalg_ops.einsum(self._full_equation, x, self.kernel)
+        if self.bias is not None:
+            y = math_ops.add(y, self.bias)
+        return self.activation(y)
+
+
+# -- MultiHeadAttention --------------------------------------------------------------------
+
+def _projection(rank: int, bound: int, outputs: int) -> tuple[str, str]:
+    """An einsum equation contracting the last `bound` axes of a rank-`rank` input with a
+    kernel into `outputs` new axes, and the letters of those new axes (the bias's)."""
+    letters = string.ascii_lowercase
+    free = letters[:rank - bound]
+    contracted = letters[rank - bound:rank]
+    new = letters[rank:rank + outputs]
+    return f"{free}{contracted},{contracted}{new}->{free}{new}", new
+
+
+def _attention_equations(rank: int, axes: Sequence[int]) -> tuple[str, str]:
+    """The (key, query -> scores) and (scores, value -> output) einsum equations for
+    projected tensors of `rank` `[batch, ..., heads, channels]` attending over `axes`."""
+    letters = string.ascii_lowercase
+    target = letters[:rank]
+    batch = [i for i in range(rank) if i not in axes and i != rank - 1]
+    fresh = iter(letters[rank:])
+    source = "".join(target[i] if i in batch or i == rank - 1 else next(fresh)
+                     for i in range(rank))
+    scores = "".join([target[i] for i in batch] + [target[i] for i in axes]
+                     + [source[i] for i in axes])
+    return f"{source},{target}->{scores}", f"{scores},{source}->{target}"
+
+
+class MultiHeadAttention(Layer):
+    """Multi-head attention as in "Attention Is All You Need" (`keras.layers.
+    MultiHeadAttention`): `query`, `key` and `value` are projected to `num_heads` heads of
+    `key_dim` (`value_dim`) channels, each head attends with `softmax(q k^T / sqrt(key_dim))`,
+    and the heads are projected back to the query's last dimension (or `output_shape`).
+
+    `call(query, value, key=None, ..., return_attention_scores=False, use_causal_mask=False)`
+    with inputs `[batch, steps..., features]`; attention runs over `attention_axes` (default:
+    every axis but the batch and the features). Masks of the query, value and key (their
+    Keras masks, or `query_mask=`, `value_mask=`, `key_mask=`), `attention_mask` `[batch, T,
+    S]` (True where attending is allowed) and the causal mask are combined with a logical and.
+    The output carries the query's mask. Weights, in `get_weights` order: query, key and
+    value kernels `[features, num_heads, key_dim]` each with a bias `[num_heads, key_dim]`,
+    then the output kernel `[num_heads, value_dim, features]` and its bias.
+    """
+
+    _passes_masks = True
+
+    def __init__(self, num_heads: int, key_dim: int, value_dim: int | None = None,
+                 dropout: float = 0.0, use_bias: bool = True, output_shape=None,
+                 attention_axes=None, sliding_window=None, flash_attention=None,
+                 kernel_initializer: str | Callable = "glorot_uniform",
+                 bias_initializer: str | Callable = "zeros", kernel_regularizer=None,
+                 bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
+                 bias_constraint=None, use_gate: bool = False, seed=None,
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.num_heads = positive_int(num_heads, "num_heads", "MultiHeadAttention")
+        self.key_dim = positive_int(key_dim, "key_dim", "MultiHeadAttention")
+        self.value_dim = self.key_dim if value_dim is None else \
+            positive_int(value_dim, "value_dim", "MultiHeadAttention")
+        _refuse_constraints("MultiHeadAttention", kernel_constraint=kernel_constraint,
+                            bias_constraint=bias_constraint)
+        for key, value, why in (("sliding_window", sliding_window, "banded masks"),
+                                ("flash_attention", flash_attention, "fused kernels"),
+                                ("use_gate", use_gate or None, "gated attention")):
+            if value is not None:
+                raise NotImplementedError(f"MultiHeadAttention({key}=...) is not implemented: "
+                                          f"{why} are not supported; leave it unset.")
+        if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) \
+                or not 0 <= dropout < 1:
+            raise ValueError("MultiHeadAttention: `dropout` must be a float in [0, 1), got "
+                             f"dropout={dropout!r}.")
+        self.dropout = float(dropout)
+        self.use_bias = bool(use_bias)
+        if isinstance(output_shape, (int, np.integer)) and not isinstance(output_shape, bool):
+            output_shape = (int(output_shape),)
+        elif output_shape is not None and not isinstance(output_shape, (list, tuple)):
+            raise ValueError(f"MultiHeadAttention: invalid `output_shape` {output_shape!r}: "
+                             "give an int, a tuple or a list.")
+        self.output_shape = tuple(output_shape) if output_shape else None
+        if isinstance(attention_axes, int):
+            attention_axes = (attention_axes,)
+        elif attention_axes is not None and not isinstance(attention_axes, (list, tuple)):
+            raise ValueError("MultiHeadAttention: `attention_axes` must be an int, list or "
+                             f"tuple, got attention_axes={attention_axes!r}.")
+        self.attention_axes = None if attention_axes is None else tuple(attention_axes)
+        self.seed = seed
+        self._sublayer_kwargs = dict(
+            kernel_initializer=kernel_initializer, bias_initializer=bias_initializer,
+            kernel_regularizer=kernel_regularizer, bias_regularizer=bias_regularizer,
+            activity_regularizer=activity_regularizer)
+        self._query_dense = self._key_dense = self._value_dense = self._output_dense = None
+
+    # Keras's read-only views of the projections
+    query_dense = property(lambda self: self._query_dense)
+    key_dense = property(lambda self: self._key_dense)
+    value_dense = property(lambda self: self._value_dense)
+    output_dense = property(lambda self: self._output_dense)
+
+    def _dense(self, rank: int, bound: int, shape: Sequence, name: str) -> EinsumDense:
+        equation, new = _projection(rank, bound, len(shape))
+        described = [None] * (rank - bound - 1) + list(shape)
+        return EinsumDense(equation, output_shape=described,
+                           bias_axes=new if self.use_bias else None, name=name,
+                           dtype=self.dtype, **self._sublayer_kwargs)
+
+    def build(self, query_shape, value_shape=None, key_shape=None) -> None:
+        """Creates the projections; `query_shape` may also be a list of the three shapes."""
+        if value_shape is None and isinstance(query_shape, (list, tuple)) and query_shape \
+                and not _is_dim(query_shape[0]):
+            query_shape, value_shape, *rest = list(query_shape) + [None]
+            key_shape = rest[0]
+        query_shape = TensorShape(query_shape)
+        value_shape = query_shape if value_shape is None else TensorShape(value_shape)
+        key_shape = value_shape if key_shape is None else TensorShape(key_shape)
+        if value_shape[1:-1].as_list() != key_shape[1:-1].as_list():
+            raise ValueError("MultiHeadAttention: all dimensions of `value` and `key`, except "
+                             f"the last one, must be equal; got value_shape={value_shape} "
+                             f"and key_shape={key_shape}.")
+        rank = query_shape.rank
+        if rank is None or rank < 3:
+            raise ValueError(f"{self.name} needs inputs of rank >= 3 [batch, steps, features], "
+                             f"got query shape {query_shape}.")
+        heads = [self.num_heads, self.key_dim]
+        self._query_dense = self._dense(rank, 1, heads, "query")
+        self._query_dense.build(query_shape)
+        self._key_dense = self._dense(key_shape.rank, 1, heads, "key")
+        self._key_dense.build(key_shape)
+        self._value_dense = self._dense(value_shape.rank, 1, [self.num_heads, self.value_dim],
+                                        "value")
+        self._value_dense.build(value_shape)
+        projected = rank + 1
+        axes = self.attention_axes if self.attention_axes is not None \
+            else tuple(range(1, projected - 2))
+        self._axes = tuple(a if a >= 0 else projected - 1 + a for a in axes)
+        if any(not 0 < a < projected - 2 for a in self._axes):
+            raise ValueError(f"{self.name}: `attention_axes` {axes} must be axes of the query "
+                             f"between the batch and the features (1 to {rank - 2}).")
+        self._dot_equation, self._combine_equation = _attention_equations(projected, self._axes)
+        out = list(self.output_shape) if self.output_shape else [query_shape[-1]]
+        self._output_dense = self._dense(projected, 2, out, "attention_output")
+        self._output_dense.build(query_shape.as_list()[:-1] + [self.num_heads, self.value_dim])
+        self.built = True
+
+    def __call__(self, query=None, value=None, key=None, **kwargs: Any):
+        """`call(query, value, key=None, ...)`; the first call builds the projections from
+        the shapes of all three inputs (keywords `query=`, `value=` work too)."""
+        if query is None or value is None:
+            raise ValueError(f"{self.name} needs both `query` and `value`, as in "
+                             "layer(query, value) or layer(query=..., value=...).")
+        if not self.built and not _has_keras_tensors((query, value, key)):
+            inputs = [_as_tensors(query), _as_tensors(value)]
+            self._build_once(inputs if key is None else inputs + [_as_tensors(key)])
+        return super().__call__(query, value, key=key, **kwargs)
+
+    def call(self, query, value, key=None, query_mask=None, value_mask=None, key_mask=None,
+             attention_mask=None, return_attention_scores: bool = False, training=None,
+             use_causal_mask: bool = False):
+        query, value = convert_to_tensor(query), convert_to_tensor(value)
+        key = value if key is None else convert_to_tensor(key)
+        mask = self._attention_mask(query, value, key is value, query_mask, value_mask,
+                                    key_mask, attention_mask, use_causal_mask)
+        q = self._query_dense(_unmasked(query))
+        k = self._key_dense(_unmasked(key))
+        v = self._value_dense(_unmasked(value))
+        q = math_ops.multiply(q, np.asarray(1.0 / np.sqrt(float(self.key_dim)),
+                                            q.dtype.as_numpy_dtype))
+        # Keras zeroes the weights of fully masked rows only on its explicit-scores path
+        # (dropout, returned scores, or inputs of rank > 3); its fused path gives them
+        # uniform weights
+        zero_masked = self.dropout > 0 or return_attention_scores or query.shape.rank != 3
+        scores = self._masked_softmax(linalg_ops.einsum(self._dot_equation, k, q), mask,
+                                      zero_masked)
+        dropped = _dropout(scores, self.dropout, training, self.seed)
+        output = self._output_dense(linalg_ops.einsum(self._combine_equation, dropped, v))
+        if return_attention_scores:
+            return output, scores
+        return output
+
+    def _attention_mask(self, query, value, key_is_value: bool, query_mask, value_mask,
+                        key_mask, attention_mask, use_causal_mask: bool):
+        """The boolean `[batch, T, S]` (or broadcastable) mask of allowed attention."""
+        mask = None
+        if query_mask is not None:
+            mask = array_ops.expand_dims(_as_bool(query_mask), -1)
+        if value_mask is not None:
+            mask = _and(mask, array_ops.expand_dims(_as_bool(value_mask), -2))
+        if key_mask is not None and not key_is_value:
+            mask = _and(mask, array_ops.expand_dims(_as_bool(key_mask), -2))
+        if use_causal_mask:
+            mask = _and(mask, _causal_mask(_steps(query), _steps(value)))
+        if attention_mask is not None:
+            mask = _and(_as_bool(attention_mask), mask)
+        return mask
+
+    def _masked_softmax(self, scores, mask, zero_masked: bool):
+        """Softmax over the attended axes, masked entries left out; with `zero_masked`, masked
+        entries are zero (so a fully masked row is zero, as Keras's Softmax layer with a mask),
+        else a fully masked row is uniform."""
+        axes = list(range(scores.shape.rank - len(self._axes), scores.shape.rank))
+        if mask is not None:
+            while mask.shape.rank < scores.shape.rank:
+                mask = array_ops.expand_dims(mask, -len(self._axes) * 2 - 1)
+            mask = math_ops.logical_and(mask, array_ops.ones_like(scores, dtype="bool"))
+            scores = array_ops.where(mask, scores, array_ops.fill(
+                array_ops.shape(scores), np.asarray(_LARGE_NEGATIVE, scores.dtype.as_numpy_dtype)))
+        if len(axes) == 1:
+            weights = nn_ops.softmax(scores, axis=-1)
+        else:
+            weights = math_ops.exp(math_ops.subtract(
+                scores, reduce_ops.reduce_logsumexp(scores, axis=axes, keepdims=True)))
+        if mask is not None and zero_masked:
+            weights = array_ops.where(mask, weights, array_ops.zeros_like(weights))
+        return weights
+
+
+# -- Attention and AdditiveAttention ---------------------------------------------------------
+
+class Attention(Layer):
+    """Dot-product (Luong-style) attention, as `keras.layers.Attention`.
+
+    Called on `[query, value]` or `[query, value, key]` (`[batch, Tq, dim]`, `[batch, Tv,
+    dim]`): scores `query @ key^T` (times a learned scalar `scale` with `use_scale`), or for
+    `score_mode="concat"` `concat_score_weight * sum(tanh(query + key))`; softmax over the
+    value steps; the output `softmax(scores) @ value`. The inputs' masks (or `mask=[query_mask,
+    value_mask]`): value steps whose mask is False get no weight, query steps whose mask is
+    False give zeros, and the output keeps the query's mask. `return_attention_scores=True`
+    also returns the weights (after masking, softmax and dropout).
+    """
+
+    def __init__(self, use_scale: bool = False, score_mode: str = "dot",
+                 dropout: float = 0.0, seed=None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        if score_mode not in ("dot", "concat"):
+            raise ValueError("Invalid value for argument score_mode. Expected one of "
+                             f"{{'dot', 'concat'}}. Received: score_mode={score_mode!r}")
+        if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) \
+                or not 0 <= dropout < 1:
+            raise ValueError(f"{type(self).__name__}: `dropout` must be a float in [0, 1), "
+                             f"got dropout={dropout!r}.")
+        self.use_scale = bool(use_scale)
+        self.score_mode = score_mode
+        self.dropout = float(dropout)
+        self.seed = seed
+        self.scale = None
+        self.concat_score_weight = None
+
+    def _check(self, inputs, mask=None) -> None:
+        name = type(self).__name__
+        if not isinstance(inputs, (list, tuple)) or not 2 <= len(inputs) <= 3:
+            raise ValueError(f"{name} layer must be called on a list of inputs, namely "
+                             f"[query, value] or [query, value, key]; got {inputs!r:.100}.")
+        if mask is not None and (not isinstance(mask, (list, tuple))
+                                 or not 2 <= len(mask) <= 3):
+            raise ValueError(f"{name} layer `mask` must be a list, namely [query_mask, "
+                             f"value_mask]; got mask={mask!r:.100}.")
+
+    def build(self, input_shape) -> None:
+        self._check(input_shape)
+        if self.use_scale:
+            self.scale = self.add_weight("scale", [], initializer="ones")
+        if self.score_mode == "concat":
+            self.concat_score_weight = self.add_weight("concat_score_weight", [],
+                                                       initializer="ones")
+        self.built = True
+
+    def _scores(self, query, key):
+        if self.score_mode == "dot":
+            scores = linalg_ops.matmul(query, key, transpose_b=True)
+            return scores if self.scale is None else math_ops.multiply(scores, self.scale)
+        summed = math_ops.add(array_ops.expand_dims(query, -2), array_ops.expand_dims(key, -3))
+        if self.scale is not None:
+            summed = math_ops.multiply(self.scale, summed)
+        return math_ops.multiply(self.concat_score_weight,
+                                 reduce_ops.reduce_sum(math_ops.tanh(summed), axis=-1))
+
+    def call(self, inputs, mask=None, training=None, return_attention_scores: bool = False,
+             use_causal_mask: bool = False):
+        self._check(inputs, mask)
+        query, value = as_layer_dtype(self, inputs[0]), as_layer_dtype(self, inputs[1])
+        key = as_layer_dtype(self, inputs[2]) if len(inputs) > 2 else value
+        query_mask = mask[0] if mask else None
+        value_mask = mask[1] if mask else None
+        scores = self._scores(query, key)
+        allowed = None if value_mask is None else \
+            array_ops.expand_dims(_as_bool(value_mask), -2)
+        if use_causal_mask:
+            allowed = _and(allowed, _causal_mask(_steps(scores, -2), _steps(scores, -1)))
+        if allowed is not None:
+            scores = array_ops.where(allowed, scores, math_ops.subtract(
+                scores, np.asarray(-_LARGE_NEGATIVE, scores.dtype.as_numpy_dtype)))
+        weights = _dropout(nn_ops.softmax(scores, axis=-1), self.dropout, training, self.seed)
+        output = linalg_ops.matmul(weights, value)
+        if query_mask is not None:
+            keep = array_ops.expand_dims(_as_bool(query_mask), -1)
+            output = array_ops.where(math_ops.logical_and(
+                keep, array_ops.ones_like(output, dtype="bool")), output,
+                array_ops.zeros_like(output))
+        if return_attention_scores:
+            return output, weights
+        return output
+
+    def compute_mask(self, inputs, mask=None):
+        """The query's mask (None when it has none)."""
+        if not mask or not isinstance(mask, (list, tuple)) or mask[0] is None:
+            return None
+        return convert_to_tensor(mask[0])
+
+
+class AdditiveAttention(Attention):
+    """Additive (Bahdanau-style) attention, as `keras.layers.AdditiveAttention`: scores
+    `sum(scale * tanh(query + key))` over the features, with a learned `scale` of the
+    features' size when `use_scale` (the default); otherwise as `Attention`."""
+
+    def __init__(self, use_scale: bool = True, dropout: float = 0.0, seed=None,
+                 **kwargs: Any) -> None:
+        super().__init__(use_scale=use_scale, dropout=dropout, seed=seed, **kwargs)
+
+    def build(self, input_shape) -> None:
+        self._check(input_shape)
+        dim = TensorShape(input_shape[0])[-1]
+        if self.use_scale:
+            if dim is None:
+                raise ValueError(f"{self.name} needs the query's last dimension known, got "
+                                 f"shape {TensorShape(input_shape[0])}.")
+            self.scale = self.add_weight("scale", [dim], initializer="glorot_uniform")
+        self.built = True
+
+    def _scores(self, query, key):
+        summed = math_ops.tanh(math_ops.add(array_ops.expand_dims(query, -2),
+                                            array_ops.expand_dims(key, -3)))
+        if self.scale is not None:
+            summed = math_ops.multiply(self.scale, summed)
+        return reduce_ops.reduce_sum(summed, axis=-1)
