@@ -28,11 +28,44 @@ from .convolutional import (
     ZeroPadding1D,
     ZeroPadding2D,
 )
-from .core import ELU, Activation, Dense, Dropout, Flatten, LeakyReLU, PReLU, ReLU, Softmax
+from .core import (
+    ELU,
+    Activation,
+    Dense,
+    Dropout,
+    Flatten,
+    Identity,
+    LeakyReLU,
+    PReLU,
+    ReLU,
+    Softmax,
+)
 from .functional import Input, InputLayer
-from .merging import Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, Subtract
+from .merging import (
+    Add,
+    Average,
+    Concatenate,
+    Dot,
+    Maximum,
+    Minimum,
+    Multiply,
+    Subtract,
+    add,
+    average,
+    concatenate,
+    dot,
+    maximum,
+    minimum,
+    multiply,
+    subtract,
+)
 from .model import Model, Sequential
-from .normalization import BatchNormalization, LayerNormalization
+from .normalization import (
+    BatchNormalization,
+    GroupNormalization,
+    LayerNormalization,
+    UnitNormalization,
+)
 from .pooling import (
     AveragePooling1D,
     AveragePooling2D,
@@ -54,6 +87,15 @@ from .recurrent import (
     SimpleRNN,
     SimpleRNNCell,
 )
+from .regularization import (
+    ActivityRegularization,
+    AlphaDropout,
+    GaussianDropout,
+    GaussianNoise,
+    SpatialDropout1D,
+    SpatialDropout2D,
+    SpatialDropout3D,
+)
 from .reshaping import Embedding, Lambda, Masking, Permute, RepeatVector, Reshape
 from .separable_conv import DepthwiseConv1D, DepthwiseConv2D, SeparableConv1D, SeparableConv2D
 from .wrappers import TimeDistributed
@@ -72,5 +114,9 @@ __all__ += ["AdditiveAttention", "Attention", "EinsumDense", "MultiHeadAttention
 __all__ += ["Conv1DTranspose", "Conv2DTranspose", "Cropping1D", "Cropping2D", "DepthwiseConv1D",
             "DepthwiseConv2D", "SeparableConv1D", "SeparableConv2D", "TimeDistributed",
             "UpSampling1D", "UpSampling2D", "ZeroPadding1D"]
+__all__ += ["ActivityRegularization", "AlphaDropout", "GaussianDropout", "GaussianNoise",
+            "GroupNormalization", "Identity", "SpatialDropout1D", "SpatialDropout2D",
+            "SpatialDropout3D", "UnitNormalization", "add", "average", "concatenate", "dot",
+            "maximum", "minimum", "multiply", "subtract"]
 
 _add_keyword_hints_to_classes(globals(), "runtime")  # a misspelt keyword: "did you mean"

@@ -1,5 +1,5 @@
-"""Core layers: Dense, Dropout, Activation, Flatten, and the activation layers ReLU, LeakyReLU,
-ELU, Softmax and PReLU."""
+"""Core layers: Dense, Dropout, Activation, Flatten, Identity, and the activation layers ReLU,
+LeakyReLU, ELU, Softmax and PReLU."""
 
 from __future__ import annotations
 
@@ -223,3 +223,15 @@ class PReLU(Layer):
         x = convert_to_tensor(inputs)
         negative = math_ops.multiply(self.alpha, nn_ops.relu(math_ops.negative(x)))
         return math_ops.subtract(nn_ops.relu(x), negative)
+
+
+class Identity(Layer):
+    """Returns its inputs unchanged (any structure of tensors), masks included."""
+
+    _passes_masks = True
+
+    def call(self, inputs):
+        return inputs
+
+    def compute_output_shape(self, input_shape):
+        return input_shape

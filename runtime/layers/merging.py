@@ -1,5 +1,9 @@
 """Layers that merge a list of inputs: Concatenate, Add, Subtract, Multiply, Average,
-Maximum, Minimum, Dot."""
+Maximum, Minimum, Dot, and their functional forms (`add([a, b])`, `concatenate`, ...), which
+build the layer and call it.
+
+Elementwise merges broadcast as Keras's do: inputs of lower rank get axes of size 1 inserted
+after the batch axis, then the usual broadcasting applies."""
 
 from __future__ import annotations
 
@@ -10,11 +14,36 @@ from ..ops.core import convert_to_tensor
 from .base import Layer
 
 
-def _inputs(layer: Layer, inputs, least: int = 2) -> list:
+def _inputs(layer: Layer, inputs, least: int = 1) -> list:
     if not isinstance(inputs, (list, tuple)) or len(inputs) < least:
         raise ValueError(f"{layer.name} needs a list of at least {least} inputs, got "
                          f"{type(inputs).__name__}.")
     return [convert_to_tensor(x) for x in inputs]
+
+
+def _same_rank(xs: list) -> list:
+    """Inputs of lower rank with axes of size 1 inserted after the batch axis (Keras's
+    rule), so that they broadcast against the others."""
+    ranks = [x.shape.rank for x in xs]
+    if None in ranks or len(set(ranks)) == 1:
+        return xs
+    top = max(ranks)
+    out = []
+    for x, rank in zip(xs, ranks):
+        for _ in range(top - rank):
+            x = array_ops.expand_dims(x, 1)
+        out.append(x)
+    return out
+
+
+def _step_mask(mask, x):
+    """A `[batch, steps]` mask broadcast to `x`'s shape (its last axis added), or None."""
+    if mask is None:
+        return None
+    m = array_ops.cast(convert_to_tensor(mask), "bool")
+    if m.shape.rank is not None and x.shape.rank is not None and m.shape.rank < x.shape.rank:
+        m = array_ops.expand_dims(m, -1)
+    return math_ops.logical_or(m, array_ops.zeros_like(x, dtype="bool"))
 
 
 def _check_masks(layer: Layer, inputs, mask) -> bool:
@@ -38,8 +67,17 @@ class _Merge(Layer):
     def _merge(self, xs: list):
         raise NotImplementedError
 
-    def call(self, inputs):
-        return self._merge(_inputs(self, inputs))
+    def _merge_masked(self, xs: list, masks: list):
+        """The merge of inputs with masks (one per input, None for none); by default the
+        masks do not change the values."""
+        return self._merge(xs)
+
+    def call(self, inputs, mask=None):
+        xs = _same_rank(_inputs(self, inputs))
+        if isinstance(mask, (list, tuple)) and len(mask) == len(xs) and \
+                any(m is not None for m in mask):
+            return self._merge_masked(xs, [_step_mask(m, x) for m, x in zip(mask, xs)])
+        return self._merge(xs)
 
     def compute_mask(self, inputs, mask=None):
         if not _check_masks(self, inputs, mask) or any(m is None for m in mask):
@@ -70,13 +108,25 @@ class Subtract(_Merge):
 
 
 class Multiply(_Merge):
-    """The elementwise product of the inputs."""
+    """The elementwise product of the inputs. Masked steps count as 1; when every input has
+    a mask, steps masked in all of them are 0 (as in Keras)."""
 
     def _merge(self, xs):
         total = xs[0]
         for x in xs[1:]:
             total = math_ops.multiply(total, x)
         return total
+
+    def _merge_masked(self, xs, masks):
+        ones = [x if m is None else array_ops.where(m, x, array_ops.ones_like(x))
+                for x, m in zip(xs, masks)]
+        total = self._merge(ones)
+        if any(m is None for m in masks):
+            return total
+        kept = masks[0]
+        for m in masks[1:]:
+            kept = math_ops.logical_or(kept, m)
+        return array_ops.where(kept, total, array_ops.zeros_like(total))
 
 
 class Average(_Merge):
@@ -86,8 +136,24 @@ class Average(_Merge):
         return math_ops.multiply(Add._merge(self, xs), 1.0 / len(xs))
 
 
+def _fold_masked(op, xs: list, masks: list):
+    """`op` folded over the inputs, a masked step taking the other operand's value (so a
+    step masked in one input is the other's), as Keras's Maximum and Minimum do."""
+    total, total_mask = xs[0], masks[0]
+    for x, m in zip(xs[1:], masks[1:]):
+        if m is not None:
+            x = array_ops.where(m, x, total)
+        if total_mask is not None:
+            total = array_ops.where(total_mask, total, x)
+        total_mask = None if m is None or total_mask is None else \
+            math_ops.logical_or(total_mask, m)
+        total = op(total, x)
+    return total
+
+
 class Maximum(_Merge):
-    """The elementwise maximum of the inputs."""
+    """The elementwise maximum of the inputs; a step masked in one input takes the others'
+    values."""
 
     def _merge(self, xs):
         total = xs[0]
@@ -95,15 +161,22 @@ class Maximum(_Merge):
             total = math_ops.maximum(total, x)
         return total
 
+    def _merge_masked(self, xs, masks):
+        return _fold_masked(math_ops.maximum, xs, masks)
+
 
 class Minimum(_Merge):
-    """The elementwise minimum of the inputs."""
+    """The elementwise minimum of the inputs; a step masked in one input takes the others'
+    values."""
 
     def _merge(self, xs):
         total = xs[0]
         for x in xs[1:]:
             total = math_ops.minimum(total, x)
         return total
+
+    def _merge_masked(self, xs, masks):
+        return _fold_masked(math_ops.minimum, xs, masks)
 
 
 class Concatenate(_Merge):
@@ -112,6 +185,9 @@ class Concatenate(_Merge):
     def __init__(self, axis: int = -1, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.axis = int(axis)
+
+    def call(self, inputs):
+        return self._merge(_inputs(self, inputs))
 
     def _merge(self, xs):
         return array_ops.concat(xs, self.axis)
@@ -137,49 +213,116 @@ class Concatenate(_Merge):
 
 
 class Dot(_Merge):
-    """Per-example dot products of two inputs along `axes` (an int or a pair).
+    """Per-example dot products of two inputs along `axes` (an int, the same axis of both, or
+    a pair): Keras's `batch_dot`.
 
-    Rank-2 inputs `[batch, n]` give `[batch, 1]`; rank-3 inputs contract one axis each and
-    give `[batch, m, k]`. `normalize=True` L2-normalizes along the axes first (cosine
-    similarity).
+    The output holds the batch axis, then the first input's other axes, then the second's;
+    two rank-2 inputs `[batch, n]` give `[batch, 1]`. `normalize=True` L2-normalizes along
+    the axes first (cosine similarity).
     """
 
     def __init__(self, axes, normalize: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        pair = (axes, axes) if isinstance(axes, int) else tuple(axes)
-        if len(pair) != 2:
-            raise ValueError(f"Dot: `axes` must be an int or a pair of ints, got {axes!r}.")
-        self.axes = tuple(int(a) for a in pair)
+        if isinstance(axes, bool) or not isinstance(axes, (int, list, tuple)):
+            raise TypeError(f"Dot: invalid type for argument `axes`: it should be a list or an "
+                            f"int, got axes={axes!r}.")
+        if isinstance(axes, (list, tuple)) and (
+                len(axes) != 2 or not all(isinstance(a, int) for a in axes)):
+            raise ValueError(f"Dot: invalid format for argument `axes`: it should hold two "
+                             f"ints, got axes={axes!r}.")
+        self.axes = axes if isinstance(axes, int) else list(axes)
         self.normalize = bool(normalize)
 
     def compute_mask(self, inputs, mask=None):
         """None: a dot product has no steps left to mask."""
         return None
 
-    def _merge(self, xs):
+    def call(self, inputs):
+        xs = _inputs(self, inputs)
         if len(xs) != 2:
-            raise ValueError(f"{self.name} needs exactly 2 inputs, got {len(xs)}.")
-        x, y = xs
-        rank = x.shape.rank
-        if rank not in (2, 3) or y.shape.rank != rank:
-            raise NotImplementedError(f"{self.name}: Dot supports two inputs of rank 2 or 3, "
-                                      f"got shapes {x.shape} and {y.shape}.")
-        ax, ay = (a % rank for a in self.axes)
+            raise ValueError(f"{self.name}: a Dot layer should be called on exactly 2 inputs, "
+                             f"got {len(xs)}.")
+        return self._merge(xs)
+
+    def _pair(self, x, y) -> tuple[int, int]:
+        pair = (self.axes, self.axes) if isinstance(self.axes, int) else self.axes
+        ax, ay = (a % t.shape.rank if a < 0 else a for a, t in zip(pair, (x, y)))
         if ax == 0 or ay == 0:
             raise ValueError(f"{self.name}: `axes` cannot include the batch axis, got "
-                             f"{self.axes}.")
+                             f"axes={self.axes!r}.")
+        if ax >= x.shape.rank or ay >= y.shape.rank:
+            raise ValueError(f"{self.name}: axes={self.axes!r} out of range for inputs of "
+                             f"shapes {x.shape} and {y.shape}.")
+        dx, dy = x.shape.as_list()[ax], y.shape.as_list()[ay]
+        if dx is not None and dy is not None and dx != dy:
+            raise ValueError(f"{self.name}: incompatible input shapes: axis values {dx} (at "
+                             f"axis {ax}) != {dy} (at axis {ay}); full input shapes: {x.shape}, "
+                             f"{y.shape}.")
+        return ax, ay
+
+    def _merge(self, xs):
+        x, y = xs
+        if x.shape.rank is None or y.shape.rank is None or x.shape.rank < 2 or \
+                y.shape.rank < 2:
+            raise ValueError(f"{self.name}: Dot needs two inputs of known rank >= 2, got shapes "
+                             f"{x.shape} and {y.shape}.")
+        ax, ay = self._pair(x, y)
         if self.normalize:
             x = _l2_normalize(x, ax)
             y = _l2_normalize(y, ay)
-        if rank == 2:
-            return reduce_ops.reduce_sum(math_ops.multiply(x, y), axis=1, keepdims=True)
-        if ax == 1:
-            x = array_ops.transpose(x, [0, 2, 1])
-        if ay == 2:
-            y = array_ops.transpose(y, [0, 2, 1])
-        return linalg_ops.matmul(x, y)
+        letters = iter("bcdefghijklmnopqrstuvwxyz")
+        batch = next(letters)
+        sx = [batch] + [next(letters) for _ in range(x.shape.rank - 1)]
+        sy = [batch] + [next(letters) for _ in range(y.shape.rank - 1)]
+        sy[ay] = sx[ax]
+        rest = [c for i, c in enumerate(sx) if i not in (0, ax)] + \
+            [c for i, c in enumerate(sy) if i not in (0, ay)]
+        out = linalg_ops.einsum(f"{''.join(sx)},{''.join(sy)}->{batch}{''.join(rest)}", x, y)
+        return array_ops.expand_dims(out, -1) if not rest else out
 
 
 def _l2_normalize(x, axis):
     norm = reduce_ops.reduce_sum(math_ops.square(x), axis=axis, keepdims=True)
-    return math_ops.multiply(x, math_ops.rsqrt(math_ops.maximum(norm, 1e-12)))
+    return math_ops.multiply(x, math_ops.rsqrt(math_ops.maximum(norm, 1e-14)))  # Keras: 1e-7 norm
+
+
+# -- functional forms: build the layer and call it --------------------------------------------
+
+def add(inputs, **kwargs: Any):
+    """`Add(**kwargs)(inputs)`: the elementwise sum of a list of tensors."""
+    return Add(**kwargs)(inputs)
+
+
+def subtract(inputs, **kwargs: Any):
+    """`Subtract(**kwargs)(inputs)`: `inputs[0] - inputs[1]`."""
+    return Subtract(**kwargs)(inputs)
+
+
+def multiply(inputs, **kwargs: Any):
+    """`Multiply(**kwargs)(inputs)`: the elementwise product of a list of tensors."""
+    return Multiply(**kwargs)(inputs)
+
+
+def average(inputs, **kwargs: Any):
+    """`Average(**kwargs)(inputs)`: the elementwise mean of a list of tensors."""
+    return Average(**kwargs)(inputs)
+
+
+def maximum(inputs, **kwargs: Any):
+    """`Maximum(**kwargs)(inputs)`: the elementwise maximum of a list of tensors."""
+    return Maximum(**kwargs)(inputs)
+
+
+def minimum(inputs, **kwargs: Any):
+    """`Minimum(**kwargs)(inputs)`: the elementwise minimum of a list of tensors."""
+    return Minimum(**kwargs)(inputs)
+
+
+def concatenate(inputs, axis: int = -1, **kwargs: Any):
+    """`Concatenate(axis=axis, **kwargs)(inputs)`: the tensors joined along `axis`."""
+    return Concatenate(axis=axis, **kwargs)(inputs)
+
+
+def dot(inputs, axes=-1, **kwargs: Any):
+    """`Dot(axes=axes, **kwargs)(inputs)`: per-example dot products of two tensors."""
+    return Dot(axes=axes, **kwargs)(inputs)

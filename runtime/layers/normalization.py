@@ -1,11 +1,12 @@
-"""Normalization layers: BatchNormalization and LayerNormalization."""
+"""Normalization layers: BatchNormalization, LayerNormalization, GroupNormalization and
+UnitNormalization."""
 
 from __future__ import annotations
 
 from typing import Any, Callable
 
 from .. import tensor as _tensor
-from ..ops import array_ops, conv_ops, math_ops
+from ..ops import array_ops, conv_ops, math_ops, reduce_ops
 from ..ops.control_flow import cond
 from ..shapes import TensorShape
 from .base import Layer
@@ -165,3 +166,112 @@ class LayerNormalization(_Normalization):
         mean, variance = conv_ops.moments(x, self._axes, keepdims=True)
         return conv_ops.batch_normalization(x, mean, variance, self._shaped(self.beta),
                                             self._shaped(self.gamma), self.epsilon)
+
+
+class GroupNormalization(Layer):
+    """Normalizes each example over groups of channels: the `axis` channels are split into
+    `groups` groups (-1: one per channel, instance normalization), each normalized over its
+    channels and every other non-batch axis, then scaled by `gamma` and shifted by `beta`
+    (one per channel)."""
+
+    _passes_masks = True
+
+    def __init__(self, groups: int = 32, axis: int = -1, epsilon: float = 1e-3,
+                 center: bool = True, scale: bool = True,
+                 beta_initializer: str | Callable = "zeros",
+                 gamma_initializer: str | Callable = "ones", beta_regularizer=None,
+                 gamma_regularizer=None, beta_constraint=None, gamma_constraint=None,
+                 **kwargs: Any) -> None:
+        if isinstance(groups, bool) or not isinstance(groups, int) or \
+                (groups <= 0 and groups != -1):
+            raise ValueError(f"GroupNormalization: invalid value for argument `groups`: "
+                             f"expected a positive integer (or -1 for instance normalization), "
+                             f"got groups={groups!r}.")
+        if beta_constraint is not None or gamma_constraint is not None:
+            raise NotImplementedError("GroupNormalization(beta_constraint=..., "
+                                      "gamma_constraint=...) is not implemented: weight "
+                                      "constraints are not supported.")
+        super().__init__(**kwargs)
+        if isinstance(axis, bool) or not isinstance(axis, int):
+            raise TypeError(f"GroupNormalization: `axis` must be an int, got {axis!r}.")
+        self.groups, self.axis, self.epsilon = groups, axis, float(epsilon)
+        self.center, self.scale = bool(center), bool(scale)
+        self.beta_initializer, self.gamma_initializer = beta_initializer, gamma_initializer
+        self.beta_regularizer, self.gamma_regularizer = beta_regularizer, gamma_regularizer
+        self.beta_constraint = self.gamma_constraint = None
+        self.gamma = None
+        self.beta = None
+
+    def build(self, input_shape) -> None:
+        shape = TensorShape(input_shape)
+        if shape.rank is None or not -shape.rank < self.axis < shape.rank or \
+                self.axis % shape.rank == 0:
+            raise ValueError(f"{self.name}: axis {self.axis} is not a non-batch axis of inputs "
+                             f"of shape {shape}.")
+        dim = shape.as_list()[self.axis]
+        if dim is None:
+            raise ValueError(f"Axis {self.axis} of the inputs of {self.name} must have a known "
+                             f"size, got shape {shape}.")
+        groups = dim if self.groups == -1 else self.groups
+        if dim < groups or dim % groups:
+            raise ValueError(f"{self.name}: the number of groups ({groups}) must divide the "
+                             f"number of channels ({dim}) and not exceed it.")
+        self._groups, self._rank, self._dim = groups, shape.rank, dim
+        if self.scale:
+            self.gamma = self.add_weight("gamma", [dim], initializer=self.gamma_initializer,
+                                         regularizer=self.gamma_regularizer)
+        if self.center:
+            self.beta = self.add_weight("beta", [dim], initializer=self.beta_initializer,
+                                        regularizer=self.beta_regularizer)
+        self.built = True
+
+    def call(self, inputs):
+        x = as_layer_dtype(self, inputs)
+        axis = self.axis % self._rank
+        known = x.shape.as_list()
+        dynamic = array_ops.shape(x)
+        dims = [d if d is not None else dynamic[i] for i, d in enumerate(known)]
+        grouped_shape = [-1, *dims[1:axis], self._groups, self._dim // self._groups,
+                         *dims[axis + 1:]]
+        grouped = array_ops.reshape(x, grouped_shape)
+        reduce = [a for a in range(1, self._rank + 1) if a != axis]
+        mean, variance = conv_ops.moments(grouped, reduce, keepdims=True)
+        inv = math_ops.rsqrt(math_ops.add(variance, self.epsilon))
+        params = [1] * (self._rank + 1)
+        params[axis], params[axis + 1] = self._groups, self._dim // self._groups
+        if self.gamma is not None:
+            inv = math_ops.multiply(inv, array_ops.reshape(self.gamma, params))
+        shift = math_ops.negative(math_ops.multiply(mean, inv))
+        if self.beta is not None:
+            shift = math_ops.add(shift, array_ops.reshape(self.beta, params))
+        outputs = math_ops.add(math_ops.multiply(grouped, inv), shift)
+        return array_ops.reshape(outputs, dynamic if None in known else known)
+
+    def compute_output_shape(self, input_shape) -> TensorShape:
+        return TensorShape(input_shape)
+
+
+class UnitNormalization(Layer):
+    """Scales each example to unit L2 norm over `axis` (an int or a list of ints):
+    `x / sqrt(max(sum(x**2), 1e-24))`."""
+
+    _passes_masks = True
+
+    def __init__(self, axis=-1, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        if isinstance(axis, (list, tuple)) and all(isinstance(a, int) for a in axis):
+            self.axis = list(axis)
+        elif isinstance(axis, int) and not isinstance(axis, bool):
+            self.axis = axis
+        else:
+            raise TypeError(f"UnitNormalization: invalid value for `axis`: expected an int or "
+                            f"a list/tuple of ints, got axis={axis!r}.")
+
+    def call(self, inputs):
+        x = as_layer_dtype(self, inputs)
+        axes = _axes(self.axis, x.shape.rank, "UnitNormalization")
+        total = reduce_ops.reduce_sum(math_ops.square(x), axis=axes, keepdims=True)
+        return math_ops.multiply(x, math_ops.rsqrt(math_ops.maximum(total, 1e-24)))
+
+    def compute_output_shape(self, input_shape) -> TensorShape:
+        return TensorShape(input_shape)

@@ -1,0 +1,222 @@
+"""Regularization layers that act only when training: SpatialDropout1D/2D/3D, GaussianNoise,
+GaussianDropout, AlphaDropout, and ActivityRegularization (a penalty on its inputs).
+
+Each returns its inputs unchanged when `training` is False or None (Keras's default), and
+passes masks on, as Keras's do. `training` may be a Python bool or a boolean tensor (the
+choice is then staged).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .. import tensor as _tensor
+from ..ops import array_ops, math_ops, random_ops
+from ..ops.control_flow import cond
+from ..ops.core import convert_to_tensor
+from ..shapes import TensorShape
+from . import regularizers as _regularizers
+from .base import Layer
+from .convolutional import check_data_format
+
+
+def _fraction(layer: str, argument: str, value, top_open: bool = False) -> float:
+    """`value` as a float in [0, 1] (in [0, 1) when `top_open`), else Keras's ValueError."""
+    ok = not isinstance(value, bool) and isinstance(value, (int, float, np.integer, np.floating))
+    if ok:
+        ok = 0 <= value < 1 if top_open else 0 <= value <= 1
+    if not ok:
+        span = "[0, 1)" if top_open else "[0, 1]"
+        raise ValueError(f"Invalid value for argument `{argument}` of {layer}: expected a float "
+                         f"in {span}, got {argument}={value!r}.")
+    return float(value)
+
+
+def _dims(x, noise_shape) -> list:
+    """`noise_shape` with each None replaced by `x`'s size there (a tensor when unknown)."""
+    known = x.shape.as_list()
+    dynamic = None
+    dims = []
+    for i, d in enumerate(noise_shape):
+        if d is None:
+            d = known[i]
+        if d is None:
+            if dynamic is None:
+                dynamic = array_ops.shape(x)
+            d = dynamic[i]
+        dims.append(d)
+    return dims
+
+
+class _TrainingNoise(Layer):
+    """A layer whose `_noisy(x)` applies when training; identity otherwise."""
+
+    _passes_masks = True
+
+    def _active(self) -> bool:
+        return True
+
+    def call(self, inputs, training=None):
+        x = convert_to_tensor(inputs)
+        if not self._active() or training is None or training is False:
+            return x
+        if _tensor.is_tensor(training):
+            return cond(training, lambda: self._noisy(x), lambda: array_ops.identity(x))
+        return self._noisy(x) if training else x
+
+    def _noisy(self, x):
+        raise NotImplementedError
+
+    def compute_output_shape(self, input_shape) -> TensorShape:
+        return TensorShape(input_shape)
+
+
+class _SpatialDropout(_TrainingNoise):
+    """Dropout of whole channels: one draw per example and channel, kept values scaled by
+    `1 / (1 - rate)`."""
+
+    _rank = 0
+
+    def __init__(self, rate: float, seed: int | None = None, name: str | None = None,
+                 dtype=None) -> None:
+        super().__init__(name=name, dtype=dtype)
+        self.rate = _fraction(type(self).__name__, "rate", rate, top_open=True)
+        self.seed = seed
+
+    def _active(self) -> bool:
+        return self.rate > 0
+
+    def _noise_shape(self) -> list:
+        return [None] + [1] * (self._rank - 2) + [None]
+
+    def _noisy(self, x):
+        if x.shape.rank is not None and x.shape.rank != self._rank:
+            raise ValueError(f"{self.name} expects inputs of rank {self._rank}, got shape "
+                             f"{x.shape}.")
+        if not x.dtype.is_floating:
+            raise TypeError(f"{self.name} needs floating-point inputs, got {x.dtype.name}.")
+        draw = random_ops.uniform(_dims(x, self._noise_shape()), dtype=x.dtype, seed=self.seed)
+        keep = array_ops.cast(math_ops.greater_equal(draw, self.rate), x.dtype)
+        return math_ops.multiply(x, math_ops.multiply(keep, 1.0 / (1.0 - self.rate)))
+
+
+class SpatialDropout1D(_SpatialDropout):
+    """Drops whole channels of `[batch, steps, channels]` inputs when training (each with
+    probability `rate`, the same over every step), scaling the rest by `1 / (1 - rate)`."""
+
+    _rank = 3
+
+
+class SpatialDropout2D(_SpatialDropout):
+    """Drops whole channels of `[batch, rows, cols, channels]` inputs when training (each with
+    probability `rate`), scaling the rest by `1 / (1 - rate)`. `data_format` is
+    'channels_last' (the default)."""
+
+    _rank = 4
+
+    def __init__(self, rate: float, data_format: str | None = None, seed: int | None = None,
+                 name: str | None = None, dtype=None) -> None:
+        check_data_format(data_format, "SpatialDropout2D")
+        super().__init__(rate, seed=seed, name=name, dtype=dtype)
+        self.data_format = "channels_last"
+
+
+class SpatialDropout3D(SpatialDropout2D):
+    """Drops whole channels of `[batch, d1, d2, d3, channels]` inputs when training."""
+
+    _rank = 5
+
+
+class GaussianNoise(_TrainingNoise):
+    """Adds zero-mean normal noise of standard deviation `stddev` when training."""
+
+    def __init__(self, stddev: float, seed: int | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.stddev = _fraction("GaussianNoise", "stddev", stddev)
+        self.seed = seed
+
+    def _active(self) -> bool:
+        return self.stddev > 0
+
+    def _noisy(self, x):
+        noise = random_ops.normal(_dims(x, [None] * x.shape.rank), 0.0, self.stddev,
+                                  dtype=x.dtype, seed=self.seed)
+        return math_ops.add(x, noise)
+
+
+class GaussianDropout(_TrainingNoise):
+    """Multiplies the inputs by normal noise of mean 1 and standard deviation
+    `sqrt(rate / (1 - rate))` when training."""
+
+    def __init__(self, rate: float, seed: int | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.rate = _fraction("GaussianDropout", "rate", rate, top_open=True)
+        self.seed = seed
+
+    def _active(self) -> bool:
+        return self.rate > 0
+
+    def _noisy(self, x):
+        stddev = math.sqrt(self.rate / (1.0 - self.rate))
+        noise = random_ops.normal(_dims(x, [None] * x.shape.rank), 1.0, stddev,
+                                  dtype=x.dtype, seed=self.seed)
+        return math_ops.multiply(x, noise)
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+class AlphaDropout(_TrainingNoise):
+    """Dropout that keeps the mean and variance of SELU activations: a dropped value becomes
+    `-alpha * scale` of SELU, then everything is moved by the affine map `a * x + b` that
+    restores them (Keras's formula). `noise_shape` (None entries take the input's size)
+    shares draws along axes of size 1."""
+
+    def __init__(self, rate: float, noise_shape=None, seed: int | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.rate = _fraction("AlphaDropout", "rate", rate, top_open=True)
+        self.noise_shape = None if noise_shape is None else tuple(noise_shape)
+        self.seed = seed
+
+    def _active(self) -> bool:
+        return self.rate > 0
+
+    def _noisy(self, x):
+        shape = self.noise_shape if self.noise_shape is not None else [None] * x.shape.rank
+        if len(shape) != x.shape.rank:
+            raise ValueError(f"{self.name}: `noise_shape` {self.noise_shape} must have one entry "
+                             f"per input axis, got inputs of shape {x.shape}.")
+        draw = random_ops.uniform(_dims(x, shape), dtype=x.dtype, seed=self.seed)
+        kept = array_ops.cast(math_ops.greater_equal(draw, self.rate), x.dtype)
+        alpha_p = -_SELU_ALPHA * _SELU_SCALE
+        a = ((1 - self.rate) * (1 + self.rate * alpha_p ** 2)) ** -0.5
+        b = -a * alpha_p * self.rate
+        dropped = math_ops.add(math_ops.multiply(x, kept),
+                               math_ops.multiply(math_ops.subtract(1.0, kept), alpha_p))
+        return math_ops.add(math_ops.multiply(dropped, a), b)
+
+
+class ActivityRegularization(Layer):
+    """Returns its inputs and adds `l1 * sum(|x|) + l2 * sum(x**2)`, divided by the batch
+    size, to `losses` (Keras's activity regularizer)."""
+
+    _passes_masks = True
+
+    def __init__(self, l1: float = 0.0, l2: float = 0.0, **kwargs: Any) -> None:
+        if "activity_regularizer" in kwargs:
+            raise TypeError("ActivityRegularization takes `l1` and `l2`, not "
+                            "`activity_regularizer`.")
+        super().__init__(activity_regularizer=_regularizers.L1L2(l1=l1, l2=l2), **kwargs)
+        self.l1 = l1
+        self.l2 = l2
+
+    def call(self, inputs):
+        return inputs
+
+    def compute_output_shape(self, input_shape) -> TensorShape:
+        return TensorShape(input_shape)
