@@ -198,6 +198,15 @@ class EinsumDense(Layer):
                                         regularizer=self.bias_regularizer)
         self.built = True
 
+    def compute_output_shape(self, input_shape) -> TensorShape:
+        """The output's shape for inputs of `input_shape`."""
+        dims = TensorShape(input_shape).as_list()
+        lhs, _, out, described = self._expanded(len(dims))
+        sizes = dict(zip(lhs, dims))
+        sizes.update({c: n for c, n in zip(described, self.partial_output_shape)
+                      if n is not None or c not in sizes})
+        return TensorShape([sizes.get(c) for c in out])
+
     def call(self, inputs):
         x = as_layer_dtype(self, inputs)
         y = linalg_ops.einsum(self._full_equation, x, self.kernel)
@@ -382,6 +391,17 @@ class MultiHeadAttention(Layer):
             return output, scores
         return output
 
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config["value_dim"] = self.value_dim  # resolved, as Keras's
+        return config
+
+    def compute_output_shape(self, query_shape, value_shape=None,
+                             key_shape=None) -> TensorShape:
+        """The query's shape with the last dimension `output_shape` (default: the query's)."""
+        dims = TensorShape(query_shape).as_list()
+        return TensorShape(dims[:-1] + list(self.output_shape or dims[-1:]))
+
     def _attention_mask(self, query, value, key_is_value: bool, query_mask, value_mask,
                         key_mask, attention_mask, use_causal_mask: bool):
         """The boolean `[batch, T, S]` (or broadcastable) mask of allowed attention."""
@@ -504,6 +524,11 @@ class Attention(Layer):
         if return_attention_scores:
             return output, weights
         return output
+
+    def compute_output_shape(self, input_shape) -> TensorShape:
+        """`[*query_shape[:-1], value_shape[-1]]`."""
+        query, value = TensorShape(input_shape[0]), TensorShape(input_shape[1])
+        return TensorShape(query.as_list()[:-1] + value.as_list()[-1:])
 
     def compute_mask(self, inputs, mask=None):
         """The query's mask (None when it has none)."""

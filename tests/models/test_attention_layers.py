@@ -221,6 +221,9 @@ def test_mha_config_round_trip():
         "name": "attend"}
     again = L.MultiHeadAttention.from_config(config)
     assert again.get_config() == config
+    # Keras's config holds value_dim resolved to key_dim when it is not given
+    assert L.MultiHeadAttention(num_heads=2, key_dim=3).get_config()["value_dim"] == 3
+    assert layer.compute_output_shape((None, 4, 5), (None, 3, 5)).as_list() == [None, 4, 6]
     layer(Q, V)
     again(Q, V)
     again.set_weights(layer.get_weights())
@@ -345,6 +348,7 @@ def test_attention_dot_with_scale_and_masks_matches_numpy():
     np.testing.assert_allclose(weights.numpy(), expected_weights, rtol=1e-5, atol=1e-6)
     np.testing.assert_array_equal(np.asarray(layer.compute_mask([q, v], [query_mask, None])),
                                   query_mask)
+    assert layer.compute_output_shape([(None, 4, 5), (None, 3, 7)]).as_list() == [None, 4, 7]
 
 
 def test_attention_causal_and_keras_masks():
@@ -449,6 +453,7 @@ def test_einsum_dense_shapes_and_values(equation, output_shape, bias_axes, shape
                           activation="relu")
     x = RNG.normal(size=shape).astype("float32")
     assert layer(x).shape == out
+    assert layer.compute_output_shape((None,) + shape[1:]).as_list() == [None, *out[1:]]
     assert [w.shape for w in layer.get_weights()] == weights
     kernel, bias = random_weights(layer)
     lhs, rest = equation.split(",")
