@@ -8,13 +8,17 @@ twice, not three times; run here, the loop runs as Python and any number of tape
 eager answer. Every other recorded call gets a traced backward function.
 
 Ops run through `apply`; what `apply` cannot run is dispatched on the OpDef object (identity
-or trait), never on a type name: constants, `If` and `While` (their bodies run here) and a
-variable's first initialisation. A graph holding anything that only runs staged
-(TensorArrays, custom gradients, the values a staged gradient saves) is not `interpretable`.
+or trait), never on a type name: constants, `If` and `While` (their bodies run here), a
+variable's first initialisation, and TensorArray ops (on an eager `TensorArray`, whose reads
+and stacks tapes record as they do eagerly). A graph holding anything that only runs staged
+(custom gradients, the values a staged gradient saves) is not `interpretable`.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
+from ..ops import tensor_array as ta
 from ..ops.control_flow import COND, run_loop, select
 from ..ops.core import apply
 from ..ops.variable_ops import INIT
@@ -28,8 +32,26 @@ def interpretable(graph) -> bool:
     return all(_runs_here(op.opdef) for op in graph.all_operations())
 
 
+def _new_array(values, attrs):
+    return ta.TensorArray(attrs["dtype"], size=int(values[0]), dynamic_size=attrs["dynamic_size"],
+                          element_shape=attrs["element_shape"])
+
+
+# TensorArray ops on an eager TensorArray (the handle's value here), keyed by OpDef object
+_ARRAYS = {
+    ta.TA_NEW: _new_array,
+    ta.TA_WRITE: lambda v, attrs: v[0].write(int(v[1]), v[2]),
+    ta.TA_READ: lambda v, attrs: v[0].read(int(v[1])),
+    ta.TA_STACK: lambda v, attrs: v[0].stack(),
+    ta.TA_SIZE: lambda v, attrs: v[0].size(),
+    ta.TA_GATHER: lambda v, attrs: v[0].gather(np.asarray(v[1])),
+    ta.TA_CONCAT: lambda v, attrs: v[0].concat(),
+    ta.TA_UNSTACK: lambda v, attrs: v[0].unstack(v[1]),
+}
+
+
 def _runs_here(opdef) -> bool:
-    if opdef.is_constant or opdef is COND or opdef.is_loop or opdef is INIT:
+    if opdef.is_constant or opdef is COND or opdef.is_loop or opdef is INIT or opdef in _ARRAYS:
         return True
     return opdef.kernel is not None and opdef.carrier is None and opdef not in (CUSTOM, UNDEFINED)
 
@@ -64,6 +86,8 @@ def _run(op, values: list, run_graph) -> list:
         n = len(op.outputs)
         return run_loop(lambda v: run_graph(cond_graph, v)[0], lambda v: run_graph(body_graph, v),
                         values[:n], values[n] if len(values) > n else None)
+    if opdef in _ARRAYS:
+        return [_ARRAYS[opdef](values, op.attrs)]
     if opdef is INIT:
         var = op.attrs["var"]
         if var._value is None:

@@ -82,6 +82,25 @@ def _ta_unstack_read_d(x):
     return [3 * x * x + 1 + 2 * x, 6 * x + 2, 6.0]
 
 
+def _ta_loop(x):
+    def body(i, arr):
+        return i + 1, arr.write(i, x * rt.cast(i + 1, rt.float64))
+    _, arr = rt.while_loop(lambda i, arr: i < 3, body, (0, rt.TensorArray(rt.float64, size=3)))
+    return rt.reduce_sum(arr.stack() * x)  # 6 x**2, the array written by a staged loop
+
+
+_W = rt.Variable(np.float64(1.3))
+
+
+def _loop_reading_a_variable(x):
+    return rt.while_loop(lambda i, y: i < 2, lambda i, y: (i + 1, y * x * _W), (0, x))[1]
+
+
+def _loop_reading_a_variable_d(x):
+    w2 = 1.3 ** 2  # x**3 w**2
+    return [3 * x * x * w2, 6 * x * w2, 6 * w2]
+
+
 @rt.custom_gradient
 def _square(x):
     return x * x, lambda dy: dy * 2.0 * x
@@ -112,6 +131,8 @@ PROGRAMS = {
     "tensor_array_unrolled": (_ta_unrolled, _ta_unrolled_d),
     "tensor_array_gather_concat": (_ta_gather_concat, _ta_gather_concat_d),
     "tensor_array_unstack_read": (_ta_unstack_read, _ta_unstack_read_d),
+    "tensor_array_in_a_loop": (_ta_loop, _ta_unrolled_d),
+    "loop_reading_a_variable": (_loop_reading_a_variable, _loop_reading_a_variable_d),
     "custom_gradient": (_custom, _custom_d),
     "cond": (_branches, _branches_d),
 }
