@@ -66,11 +66,6 @@ def _steps(x, axis: int = 1):
     return size if size is not None else array_ops.shape(x)[axis]
 
 
-def _unmasked(x):
-    """`x` without its Keras mask (the projections do not take masks)."""
-    return array_ops.identity(x) if getattr(x, "_keras_mask", None) is not None else x
-
-
 def _is_dim(value) -> bool:
     return value is None or (isinstance(value, (int, np.integer)) and not isinstance(value, bool))
 
@@ -372,11 +367,16 @@ class MultiHeadAttention(Layer):
              use_causal_mask: bool = False):
         query, value = convert_to_tensor(query), convert_to_tensor(value)
         key = value if key is None else convert_to_tensor(key)
+        for tensor in (query, value, key):
+            # Keras 3 takes the inputs' masks off them (the layer's own output keeps the
+            # query's): a tensor attended to has no mask afterwards, in Keras as here
+            if getattr(tensor, "_keras_mask", None) is not None:
+                tensor._keras_mask = None
         mask = self._attention_mask(query, value, key is value, query_mask, value_mask,
                                     key_mask, attention_mask, use_causal_mask)
-        q = self._query_dense(_unmasked(query))
-        k = self._key_dense(_unmasked(key))
-        v = self._value_dense(_unmasked(value))
+        q = self._query_dense(query)
+        k = self._key_dense(key)
+        v = self._value_dense(value)
         q = math_ops.multiply(q, np.asarray(1.0 / np.sqrt(float(self.key_dim)),
                                             q.dtype.as_numpy_dtype))
         # Keras zeroes the weights of fully masked rows only on its explicit-scores path

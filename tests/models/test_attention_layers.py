@@ -149,8 +149,10 @@ def test_mha_masks_from_embedding_combine_and_pass_on():
                                         zero_masked=True)
     np.testing.assert_allclose(out.numpy(), expected, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(scores.numpy(), expected_scores, atol=1e-6)
-    # the output keeps the query's mask, as in Keras
+    # the output keeps the query's mask and the inputs lose theirs, as in Keras 3 (whose
+    # MultiHeadAttention takes the masks off the tensors it is given)
     np.testing.assert_array_equal(np.asarray(out._keras_mask), keep)
+    assert x._keras_mask is None
     # an explicit query_mask is the same as the query's own mask
     plain = x.numpy()
     explicit = layer(plain, plain, query_mask=keep, value_mask=keep,
