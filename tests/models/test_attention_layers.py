@@ -475,3 +475,24 @@ def test_einsum_dense_errors_and_config():
     again = L.EinsumDense.from_config(layer.get_config())
     assert again.get_config() == layer.get_config()
     assert again(np.ones((2, 3), "float32")).shape == (2, 4)
+
+
+@pytest.mark.parametrize("tier, module", [(True, "numba"), ("xla", "jax")])
+def test_attention_layers_on_compiler_tiers(tier, module):
+    pytest.importorskip(module)
+    mha, weights = built_mha(Q, Q, num_heads=2, key_dim=3)
+    dot = L.Attention(use_scale=True)
+    additive = L.AdditiveAttention()
+    value_mask = np.array([[1, 1, 0, 1], [1, 0, 1, 1]], bool)
+
+    def attend(x):
+        return [mha(x, x, value_mask=value_mask, use_causal_mask=True), dot([x, x]),
+                additive([x, x])]
+
+    expected = [t.numpy() for t in attend(Q)]  # the NumPy tier, eagerly
+    allowed = value_mask[:, None, :] & np.tril(np.ones((4, 4), bool))[None]
+    np.testing.assert_allclose(expected[0], ref_mha(weights, Q, Q, mask=allowed)[0],
+                               rtol=1e-5, atol=1e-5)
+    compiled = rt.function(attend, jit_compile=tier)
+    for got, want in zip(compiled(Q), expected):
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-5, atol=1e-5)
