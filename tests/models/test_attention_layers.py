@@ -201,6 +201,25 @@ def test_mha_attention_axes_over_one_of_two_axes():
                                    rtol=1e-5, atol=1e-5)
 
 
+def test_mha_keras_documented_examples():
+    # keras.layers.MultiHeadAttention's docstring: shapes of its two examples
+    layer = L.MultiHeadAttention(num_heads=2, key_dim=2)
+    target, source = rt.keras.Input(shape=[8, 16]), rt.keras.Input(shape=[4, 16])
+    output, scores = layer(target, source, return_attention_scores=True)
+    assert output.shape.as_list() == [None, 8, 16] and scores.shape.as_list() == [None, 2, 8, 4]
+    layer = L.MultiHeadAttention(num_heads=2, key_dim=2, attention_axes=(2, 3))
+    assert layer(rt.keras.Input(shape=[5, 3, 4, 16]), rt.keras.Input(shape=[5, 3, 4, 16])
+                 ).shape.as_list() == [None, 5, 3, 4, 16]
+    # attending over axes (2, 3) jointly is attending over them flattened into one axis
+    weights = random_weights(layer)
+    x = RNG.normal(size=(2, 5, 3, 4, 16)).astype("float32")
+    out = layer(x, x).numpy()
+    for row in range(5):
+        flat = x[:, row].reshape(2, 12, 16)
+        np.testing.assert_allclose(out[:, row].reshape(2, 12, 16),
+                                   ref_mha(weights, flat, flat)[0], rtol=1e-4, atol=1e-5)
+
+
 def test_mha_in_function_and_keywords():
     layer, weights = built_mha(Q, V, num_heads=2, key_dim=3)
 
