@@ -3,6 +3,7 @@ LeakyReLU, ELU, Softmax and PReLU."""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Callable
 
 import numpy as np
@@ -95,16 +96,31 @@ class Activation(Layer):
 
 
 class Flatten(Layer):
-    """Reshapes `[batch, d1, d2, ...]` to `[batch, d1 * d2 * ...]`."""
+    """Reshapes `[batch, d1, d2, ...]` to `[batch, d1 * d2 * ...]` (`[batch]` to `[batch, 1]`).
+
+    With `data_format="channels_first"` the channels axis (axis 1) is moved last first, so
+    the order of the values is that of channels-last inputs, as in Keras.
+    """
+
+    def __init__(self, data_format: str | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        if data_format not in (None, "channels_last", "channels_first"):
+            raise ValueError(f"Flatten: `data_format` must be 'channels_last' or "
+                             f"'channels_first', got data_format={data_format!r}.")
+        self.data_format = data_format or "channels_last"
 
     def call(self, inputs):
         x = convert_to_tensor(inputs)
-        dims = x.shape.as_list() if x.shape.rank is not None else None
-        if dims is None or any(d is None for d in dims[1:]):
-            raise ValueError(f"{self.name} needs the non-batch dimensions to be known, got "
-                             f"shape {x.shape}.")
+        rank = x.shape.rank
+        if rank is None:
+            raise ValueError(f"{self.name} needs inputs of known rank, got shape {x.shape}.")
+        if self.data_format == "channels_first" and rank > 2:
+            x = array_ops.transpose(x, [0, *range(2, rank), 1])
+        dims = x.shape.as_list()[1:]
+        if any(d is None for d in dims):  # sizes known when the graph runs
+            return array_ops.reshape(x, [array_ops.shape(x)[0], -1])
         size = 1
-        for d in dims[1:]:
+        for d in dims:
             size *= d
         return array_ops.reshape(x, [-1, size])
 
@@ -144,12 +160,21 @@ class LeakyReLU(Layer):
     def __init__(self, negative_slope=0.3, **kwargs: Any) -> None:
         if "alpha" in kwargs:  # Keras 2's name, still accepted by Keras 3
             negative_slope = kwargs.pop("alpha")
+            warnings.warn("Argument `alpha` is deprecated. Use `negative_slope` instead.",
+                          stacklevel=2)
         super().__init__(**kwargs)
         _non_negative("LeakyReLU", "negative_slope", negative_slope)
         self.negative_slope = negative_slope
 
     def call(self, inputs):
         return activations.leaky_relu(inputs, negative_slope=self.negative_slope)
+
+    def get_config(self) -> dict:
+        """Keras's config: `negative_slope` (also when given as `alpha`)."""
+        config = super().get_config()
+        config.pop("alpha", None)
+        config["negative_slope"] = self.negative_slope
+        return config
 
 
 class ELU(Layer):
@@ -166,7 +191,8 @@ class ELU(Layer):
 
 
 class Softmax(Layer):
-    """Softmax over `axis`; `mask` (True or 1 where kept) leaves masked entries out."""
+    """Softmax over `axis`; `mask` (True or > 0.5 where kept) leaves masked entries out
+    (their outputs are 0)."""
 
     _passes_masks = True
 
@@ -185,8 +211,12 @@ class Softmax(Layer):
         if isinstance(self.axis, (list, tuple)):
             shifted = math_ops.subtract(x, reduce_ops.reduce_logsumexp(x, axis=list(self.axis),
                                                                        keepdims=True))
-            return math_ops.exp(shifted)
-        return nn_ops.softmax(x, axis=self.axis)
+            outputs = math_ops.exp(shifted)
+        else:
+            outputs = nn_ops.softmax(x, axis=self.axis)
+        if mask is not None:  # an axis masked in full gives zeros, not a uniform spread
+            outputs = array_ops.where(keep, outputs, array_ops.zeros_like(outputs))
+        return outputs
 
 
 class PReLU(Layer):

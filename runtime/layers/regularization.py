@@ -20,7 +20,6 @@ from ..ops.core import convert_to_tensor
 from ..shapes import TensorShape
 from . import regularizers as _regularizers
 from .base import Layer
-from .convolutional import check_data_format
 
 
 def _fraction(layer: str, argument: str, value, top_open: bool = False) -> float:
@@ -112,16 +111,23 @@ class SpatialDropout1D(_SpatialDropout):
 
 class SpatialDropout2D(_SpatialDropout):
     """Drops whole channels of `[batch, rows, cols, channels]` inputs when training (each with
-    probability `rate`), scaling the rest by `1 / (1 - rate)`. `data_format` is
-    'channels_last' (the default)."""
+    probability `rate`), scaling the rest by `1 / (1 - rate)`; with
+    `data_format="channels_first"` the channels are axis 1."""
 
     _rank = 4
 
     def __init__(self, rate: float, data_format: str | None = None, seed: int | None = None,
                  name: str | None = None, dtype=None) -> None:
-        check_data_format(data_format, "SpatialDropout2D")
+        if data_format not in (None, "channels_last", "channels_first"):
+            raise ValueError(f"{type(self).__name__}: `data_format` must be 'channels_last' or "
+                             f"'channels_first', got data_format={data_format!r}.")
         super().__init__(rate, seed=seed, name=name, dtype=dtype)
-        self.data_format = "channels_last"
+        self.data_format = data_format or "channels_last"
+
+    def _noise_shape(self) -> list:
+        if self.data_format == "channels_first":
+            return [None, None] + [1] * (self._rank - 2)
+        return super()._noise_shape()
 
 
 class SpatialDropout3D(SpatialDropout2D):
