@@ -15,7 +15,7 @@ from ...graph import graphs_within
 from ...opdef import Effect
 from ...ops.debug_ops import ASSERT
 from ...ops.variable_ops import ASSIGN
-from ..base import JitCompileError, aliasing, describe
+from ..base import JitCompileError, aliasing, describe, runtime_error
 from ..numpy_source import render as render_numpy
 from . import cache
 from .lowering import HEADER, lower
@@ -147,7 +147,8 @@ def _caller(program, name: str, kernel, lowered):
     the read of their values to the store of the new ones: a read-modify-write is atomic, as on
     the NumPy tier. When the kernel raises, nothing is stored and, unless the graph prints or
     draws random numbers, the NumPy tier runs the call again op by op: the updates made before
-    the failing op remain and its error is raised (docs/guarantees.md). Results and stored
+    the failing op remain and its error is raised (docs/guarantees.md), in its words, naming
+    the op (a graph without variables too). Results and stored
     values that may be views of an input array or a constant are copied (`aliasing`).
     """
     graph = program.graph
@@ -178,13 +179,17 @@ def _caller(program, name: str, kernel, lowered):
         # Python allows 20 (an Adam step assigns dozens of variables)
         lines.append("    with held:" if len(locks) > 1 else f"    with var{locks[0]}._lock:")
         if _may_run_again(graph):
-            lines += ["        try:", f"            r = {call}", "        except Exception:",
-                      "            r = None", "        else:"]
+            lines += ["        try:", f"            r = {call}", "        except JitCompileError:",
+                      "            raise", "        except Exception:", "            r = None",
+                      "        else:"]
             lines += [f"            {line}" for line in stores]
             lines += ["    if r is None:", f"        return {fallback}"]
         else:
             lines.append(f"        r = {call}")
             lines += [f"        {line}" for line in stores]
+    elif _may_run_again(graph):  # the NumPy tier's error, word for word, naming the op
+        lines += ["    try:", f"        r = {call}", "    except JitCompileError:", "        raise",
+                  "    except Exception:", f"        return {fallback}"]
     else:
         lines.append(f"    r = {call}")
     outs = []
@@ -194,7 +199,8 @@ def _caller(program, name: str, kernel, lowered):
             out += ".copy()"
         outs.append(out)
     lines.append(f"    return {outs[0]}" if n_out == 1 else f"    return ({''.join(o + ', ' for o in outs)})")
-    namespace = {"kernel": kernel, "np": np, "fallback": _numpy_fallback(program, name)}
+    namespace = {"kernel": kernel, "np": np, "fallback": _numpy_fallback(program, name),
+                 "JitCompileError": JitCompileError}
     if stores and len(lowered.assigned) > 1:
         namespace["held"] = _Held([lowered.variables[i]._lock for i in locks])
     namespace.update({f"var{i}": v for i, v in enumerate(lowered.variables)})
@@ -251,11 +257,23 @@ def _box(expr: str, dtype, rank: int) -> str:
 
 
 def _numpy_fallback(program, name: str):
-    """The NumPy backend's function for `program`, rendered on first use."""
+    """The NumPy backend's function for `program`, rendered on first use; its errors name the
+    op and the user's line, as the NumPy tier's do (the Numba tier's caller has no frames to
+    map them by)."""
     found = []
 
     def get():
         if not found:
-            found.append(render_numpy(program, name).fn)
+            compiled = render_numpy(program, name)
+
+            def run(*args):
+                try:
+                    return compiled.fn(*args)
+                except Exception as exc:
+                    error = runtime_error(compiled, exc)
+                    if error is None:
+                        raise
+                    raise error from None
+            found.append(run)
         return found[0]
     return get
