@@ -34,10 +34,19 @@ def _param_shape(shape: TensorShape, axes: list[int], layer: str) -> list[int]:
     return [dims[a] for a in axes]
 
 
+def _refuse_constraints(layer: str, beta_constraint, gamma_constraint) -> None:
+    if beta_constraint is not None or gamma_constraint is not None:
+        raise NotImplementedError(f"{layer}(beta_constraint=..., gamma_constraint=...) is not "
+                                  "implemented: weight constraints are not supported.")
+
+
 class _Normalization(Layer):
     def __init__(self, axis, epsilon: float, center: bool, scale: bool,
-                 beta_initializer, gamma_initializer, **kwargs: Any) -> None:
+                 beta_initializer, gamma_initializer, beta_regularizer=None,
+                 gamma_regularizer=None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.beta_regularizer, self.gamma_regularizer = beta_regularizer, gamma_regularizer
+        self.beta_constraint = self.gamma_constraint = None
         self.axis = axis
         self.epsilon = float(epsilon)
         if self.epsilon < 0:
@@ -65,9 +74,11 @@ class _Normalization(Layer):
             self._broadcast = [shape.as_list()[a] if a in self._axes else 1
                                for a in range(shape.rank)]
         if self.scale:
-            self.gamma = self.add_weight("gamma", params, initializer=self.gamma_initializer)
+            self.gamma = self.add_weight("gamma", params, initializer=self.gamma_initializer,
+                                         regularizer=self.gamma_regularizer)
         if self.center:
-            self.beta = self.add_weight("beta", params, initializer=self.beta_initializer)
+            self.beta = self.add_weight("beta", params, initializer=self.beta_initializer,
+                                        regularizer=self.beta_regularizer)
         return params
 
     def _shaped(self, value):
@@ -84,7 +95,10 @@ class BatchNormalization(_Normalization):
     non-trainable `moving_mean` / `moving_variance` move towards them:
     `moving = moving * momentum + batch * (1 - momentum)` (a variable assign when staged).
     With `training=False` or None the moving statistics are used. The batch variance is the
-    biased one (divided by the number of elements), for the update too.
+    biased one (divided by the number of elements), for the update too. `beta_regularizer` and
+    `gamma_regularizer` put penalties into `losses`; `synchronized=True` computes what it
+    computes on one device (there is one here); `renorm=True` and weight constraints are not
+    implemented (NotImplementedError).
     """
 
     _passes_masks = True
@@ -95,9 +109,18 @@ class BatchNormalization(_Normalization):
                  gamma_initializer: str | Callable = "ones",
                  moving_mean_initializer: str | Callable = "zeros",
                  moving_variance_initializer: str | Callable = "ones",
+                 beta_regularizer=None, gamma_regularizer=None, beta_constraint=None,
+                 gamma_constraint=None, renorm: bool = False, renorm_clipping=None,
+                 renorm_momentum: float = 0.99, synchronized: bool = False,
                  **kwargs: Any) -> None:
+        _refuse_constraints("BatchNormalization", beta_constraint, gamma_constraint)
+        if renorm:
+            raise NotImplementedError("BatchNormalization(renorm=True) is not implemented; "
+                                      "batch renormalization is not supported.")
         super().__init__(axis, epsilon, center, scale, beta_initializer, gamma_initializer,
-                         **kwargs)
+                         beta_regularizer, gamma_regularizer, **kwargs)
+        self.renorm, self.renorm_clipping = False, renorm_clipping
+        self.renorm_momentum, self.synchronized = renorm_momentum, bool(synchronized)
         if not 0 <= float(momentum) <= 1:
             raise ValueError(f"BatchNormalization: `momentum` must be in [0, 1], got "
                              f"{momentum!r}.")
@@ -147,15 +170,19 @@ class BatchNormalization(_Normalization):
 
 class LayerNormalization(_Normalization):
     """Normalizes each example over `axis` (the last by default) to zero mean and unit
-    variance, then scales by `gamma` and shifts by `beta` (of the normalized axes' shape)."""
+    variance, then scales by `gamma` and shifts by `beta` (of the normalized axes' shape).
+    `beta_regularizer` and `gamma_regularizer` put penalties into `losses`."""
 
     _passes_masks = True
 
     def __init__(self, axis=-1, epsilon: float = 1e-3, center: bool = True,
                  scale: bool = True, beta_initializer: str | Callable = "zeros",
-                 gamma_initializer: str | Callable = "ones", **kwargs: Any) -> None:
+                 gamma_initializer: str | Callable = "ones", beta_regularizer=None,
+                 gamma_regularizer=None, beta_constraint=None, gamma_constraint=None,
+                 **kwargs: Any) -> None:
+        _refuse_constraints("LayerNormalization", beta_constraint, gamma_constraint)
         super().__init__(axis, epsilon, center, scale, beta_initializer, gamma_initializer,
-                         **kwargs)
+                         beta_regularizer, gamma_regularizer, **kwargs)
 
     def build(self, input_shape) -> None:
         self._build_params(input_shape)
@@ -187,10 +214,7 @@ class GroupNormalization(Layer):
             raise ValueError(f"GroupNormalization: invalid value for argument `groups`: "
                              f"expected a positive integer (or -1 for instance normalization), "
                              f"got groups={groups!r}.")
-        if beta_constraint is not None or gamma_constraint is not None:
-            raise NotImplementedError("GroupNormalization(beta_constraint=..., "
-                                      "gamma_constraint=...) is not implemented: weight "
-                                      "constraints are not supported.")
+        _refuse_constraints("GroupNormalization", beta_constraint, gamma_constraint)
         super().__init__(**kwargs)
         if isinstance(axis, bool) or not isinstance(axis, int):
             raise TypeError(f"GroupNormalization: `axis` must be an int, got {axis!r}.")

@@ -68,6 +68,29 @@ def test_group_normalization_refuses_bad_groups():
         L.GroupNormalization()(_data(2, 6))  # the default 32 groups exceed 6 channels
 
 
+@pytest.mark.parametrize("cls", [L.BatchNormalization, L.LayerNormalization,
+                                 lambda **kw: L.GroupNormalization(groups=2, **kw)])
+def test_normalization_regularizers_put_penalties_into_losses(cls):
+    layer = cls(gamma_regularizer=keras.regularizers.L2(0.1), beta_regularizer="l1")
+    layer.build((None, 4))
+    gamma, beta = _data(4), _data(4)
+    layer.set_weights([gamma, beta, *layer.get_weights()[2:]])
+    expected = sorted([0.1 * (gamma ** 2).sum(), 0.01 * np.abs(beta).sum()])  # "l1": 0.01
+    np.testing.assert_allclose(sorted(float(v.numpy()) for v in layer.losses), expected,
+                               rtol=1e-5)
+    with pytest.raises(NotImplementedError, match="constraint"):
+        cls(gamma_constraint="non_neg")
+
+
+def test_batch_normalization_keras_keywords():
+    with pytest.raises(NotImplementedError, match="renorm"):
+        L.BatchNormalization(renorm=True)
+    x = _data(8, 3)
+    synced = L.BatchNormalization(synchronized=True)  # one device: the same computation
+    np.testing.assert_allclose(synced(x, training=True).numpy(),
+                               (x - x.mean(0)) / np.sqrt(x.var(0) + 1e-3), rtol=1e-4, atol=1e-5)
+
+
 @pytest.mark.parametrize("axis", [-1, 1, [1, 2]])
 def test_unit_normalization_matches_numpy(axis):
     x = _data(3, 4, 5)
