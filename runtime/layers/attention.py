@@ -20,6 +20,7 @@ from .. import tensor as _tensor
 from ..ops import array_ops, linalg_ops, math_ops, nn_ops, reduce_ops
 from ..ops.control_flow import cond
 from ..ops.core import convert_to_tensor
+from ..ops.variable_ops import Variable
 from ..shapes import TensorShape
 from . import activations
 from . import regularizers as _regularizers
@@ -143,9 +144,9 @@ class EinsumDense(Layer):
         self.bias_initializer = bias_initializer
         self.kernel_regularizer = _regularizers.get(kernel_regularizer, "kernel_regularizer")
         self.bias_regularizer = _regularizers.get(bias_regularizer, "bias_regularizer")
-        self.kernel = None
-        self.bias = None
-        self._full_equation = None
+        self.kernel: Variable | None = None
+        self.bias: Variable | None = None
+        self._full_equation = ""
 
     def _expanded(self, rank: int) -> tuple[str, str, str, list[str]]:
         """The equation for inputs of `rank` with the ellipsis spelt out, and the output
@@ -163,7 +164,7 @@ class EinsumDense(Layer):
             described = described[1:]  # the batch letter is not described
         return lhs.replace("...", fill), kernel, out.replace("...", fill), described
 
-    def build(self, input_shape) -> None:
+    def build(self, input_shape=None) -> None:
         dims = TensorShape(input_shape).as_list()
         lhs, kernel, out, described = self._expanded(len(dims))
         if len(described) != len(self.partial_output_shape):
@@ -253,6 +254,10 @@ class MultiHeadAttention(Layer):
     """
 
     _passes_masks = True
+    _query_dense: EinsumDense
+    _key_dense: EinsumDense
+    _value_dense: EinsumDense
+    _output_dense: EinsumDense
 
     def __init__(self, num_heads: int, key_dim: int, value_dim: int | None = None,
                  dropout: float = 0.0, use_bias: bool = True, output_shape=None,
@@ -298,13 +303,13 @@ class MultiHeadAttention(Layer):
             kernel_initializer=kernel_initializer, bias_initializer=bias_initializer,
             kernel_regularizer=kernel_regularizer, bias_regularizer=bias_regularizer,
             activity_regularizer=activity_regularizer)
-        self._query_dense = self._key_dense = self._value_dense = self._output_dense = None
+        # the projections (query, key, value, attention_output) are made by build
 
-    # Keras's read-only views of the projections
-    query_dense = property(lambda self: self._query_dense)
-    key_dense = property(lambda self: self._key_dense)
-    value_dense = property(lambda self: self._value_dense)
-    output_dense = property(lambda self: self._output_dense)
+    # Keras's read-only views of the projections (None before the layer is built)
+    query_dense = property(lambda self: self.__dict__.get("_query_dense"))
+    key_dense = property(lambda self: self.__dict__.get("_key_dense"))
+    value_dense = property(lambda self: self.__dict__.get("_value_dense"))
+    output_dense = property(lambda self: self.__dict__.get("_output_dense"))
 
     def _dense(self, rank: int, bound: int, shape: Sequence, name: str) -> EinsumDense:
         equation, new = _projection(rank, bound, len(shape))
@@ -467,8 +472,8 @@ class Attention(Layer):
         self.score_mode = score_mode
         self.dropout = float(dropout)
         self.seed = seed
-        self.scale = None
-        self.concat_score_weight = None
+        self.scale: Variable | None = None
+        self.concat_score_weight: Variable | None = None
 
     def _check(self, inputs, mask=None) -> None:
         name = type(self).__name__
@@ -480,7 +485,7 @@ class Attention(Layer):
             raise ValueError(f"{name} layer `mask` must be a list, namely [query_mask, "
                              f"value_mask]; got mask={mask!r:.100}.")
 
-    def build(self, input_shape) -> None:
+    def build(self, input_shape=None) -> None:
         self._check(input_shape)
         if self.use_scale:
             self.scale = self.add_weight("scale", [], initializer="ones")
@@ -546,7 +551,7 @@ class AdditiveAttention(Attention):
                  **kwargs: Any) -> None:
         super().__init__(use_scale=use_scale, dropout=dropout, seed=seed, **kwargs)
 
-    def build(self, input_shape) -> None:
+    def build(self, input_shape=None) -> None:
         self._check(input_shape)
         dim = TensorShape(input_shape[0])[-1]
         if self.use_scale:
