@@ -515,3 +515,22 @@ def test_attention_layers_on_compiler_tiers(tier, module):
     compiled = rt.function(attend, jit_compile=tier)
     for got, want in zip(compiled(Q), expected):
         np.testing.assert_allclose(got.numpy(), want, rtol=1e-5, atol=1e-5)
+
+
+def test_model_with_attention_saves_and_loads(tmp_path):
+    tokens = rt.keras.Input(shape=(5,), dtype="int32")
+    x = L.Embedding(10, 8, mask_zero=True)(tokens)
+    y = L.MultiHeadAttention(num_heads=2, key_dim=4, value_dim=3)(x, x, use_causal_mask=True)
+    y = L.AdditiveAttention()([L.Attention(use_scale=True)([y, x]), x])
+    model = rt.keras.Model(tokens, L.Dense(1)(L.GlobalAveragePooling1D()(y)))
+    data = np.array([[1, 2, 3, 0, 0], [4, 5, 0, 0, 0]], "int32")
+    expected = model.predict(data, verbose=0)
+    model.save(tmp_path / "model.keras")
+    loaded = rt.keras.models.load_model(tmp_path / "model.keras")
+    np.testing.assert_allclose(loaded.predict(data, verbose=0), expected, rtol=1e-6)
+    serve = rt.function(lambda x: model(x), input_signature=[rt.TensorSpec([None, 5], rt.int32)])
+    rt.saved_model.save(model, str(tmp_path / "saved"), signatures=serve)
+    restored = rt.saved_model.load(str(tmp_path / "saved"))
+    result = restored.signatures["serving_default"](rt.constant(data))
+    result = next(iter(result.values())) if isinstance(result, dict) else result
+    np.testing.assert_allclose(result.numpy(), expected, rtol=1e-6)
