@@ -377,6 +377,24 @@ def test_identity_returns_its_inputs():
     assert len(pair) == 2
 
 
+@pytest.mark.parametrize("jit", [True, "xla"])
+def test_the_new_layers_compile_on_the_other_tiers(jit):
+    pytest.importorskip("numba" if jit is True else "jax")
+    x = _data(4, 6, 4)
+    norm, unit = L.GroupNormalization(groups=2), L.UnitNormalization()
+    drop = L.SpatialDropout1D(0.5, seed=1)
+
+    def f(t):
+        return L.Dot(axes=2)([norm(t), unit(t)]), drop(t, training=True)
+
+    dots, dropped = rt.function(f, jit_compile=jit)(x)
+    np.testing.assert_allclose(dots.numpy(), f(x)[0].numpy(), rtol=1e-4, atol=1e-5)
+    kept = dropped.numpy()
+    zero = kept == 0
+    np.testing.assert_array_equal(zero, np.broadcast_to(zero[:, :1], zero.shape))
+    np.testing.assert_allclose(kept[~zero], 2 * x[~zero], rtol=1e-6)
+
+
 # -- configs, saving and fit ----------------------------------------------------------------------
 
 NEW_LAYERS = [
