@@ -6,6 +6,8 @@ from __future__ import annotations
 import inspect
 from typing import Any, Callable
 
+import numpy as np
+
 from ..ops import array_ops, conv_ops, math_ops, reduce_ops
 from ..ops.core import convert_to_tensor
 from ..shapes import TensorShape
@@ -61,6 +63,8 @@ class RepeatVector(Layer):
 
     def __init__(self, n: int, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+            raise TypeError(f"RepeatVector: expected an integer value for `n`, got n={n!r}.")
         if int(n) < 1:
             raise ValueError(f"RepeatVector: `n` must be positive, got {n!r}.")
         self.n = int(n)

@@ -370,6 +370,18 @@ def test_flatten_channels_first_and_unknown_sizes():
     np.testing.assert_array_equal(f(x[:, 0]).numpy(), x[:, 0].reshape(2, -1))
 
 
+def test_reshape_permute_and_repeat_vector_match_numpy():
+    x = _data(2, 3, 4)
+    np.testing.assert_array_equal(L.Reshape((4, -1))(x).numpy(), x.reshape(2, 4, 3))
+    np.testing.assert_array_equal(L.Permute((2, 1))(x).numpy(), x.transpose(0, 2, 1))
+    np.testing.assert_array_equal(L.RepeatVector(3)(x[:, 0]).numpy(),
+                                  np.repeat(x[:, None, 0], 3, axis=1))
+    with pytest.raises(TypeError, match="`n`"):
+        L.RepeatVector(2.5)  # Keras refuses a float
+    with pytest.raises(ValueError, match="dims"):
+        L.Permute((1, 3))
+
+
 def test_identity_returns_its_inputs():
     x = _data(2, 3)
     assert L.Identity()(rt.constant(x)).numpy().tolist() == x.tolist()
