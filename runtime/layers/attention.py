@@ -61,6 +61,13 @@ def _causal_mask(query_steps, value_steps):
     return math_ops.greater_equal(rows, cols)
 
 
+def _window_mask(query_steps, value_steps, window: int):
+    """`[1, T, S]`: True where the key step is less than `window` steps from the query's."""
+    rows = array_ops.reshape(array_ops.range(query_steps), [1, -1, 1])
+    cols = array_ops.reshape(array_ops.range(value_steps), [1, 1, -1])
+    return math_ops.less(math_ops.abs(math_ops.subtract(rows, cols)), window)
+
+
 def _steps(x, axis: int = 1):
     """The size of `x`'s `axis`: a Python int when static, else a scalar tensor."""
     size = x.shape[axis] if x.shape.rank is not None else None
@@ -247,8 +254,10 @@ class MultiHeadAttention(Layer):
     with inputs `[batch, steps..., features]`; attention runs over `attention_axes` (default:
     every axis but the batch and the features). Masks of the query, value and key (their
     Keras masks, or `query_mask=`, `value_mask=`, `key_mask=`), `attention_mask` `[batch, T,
-    S]` (True where attending is allowed) and the causal mask are combined with a logical and.
-    The output carries the query's mask. Weights, in `get_weights` order: query, key and
+    S]` (True where attending is allowed), the causal mask and the `sliding_window` band
+    (steps less than `sliding_window` apart) are combined with a logical and. The output
+    carries the query's mask. `use_gate=True` multiplies each head's output by a sigmoid gate
+    projected from the query. Weights, in `get_weights` order: query, key (and gate) and
     value kernels `[features, num_heads, key_dim]` each with a bias `[num_heads, key_dim]`,
     then the output kernel `[num_heads, value_dim, features]` and its bias.
     """
@@ -258,6 +267,7 @@ class MultiHeadAttention(Layer):
     _key_dense: EinsumDense
     _value_dense: EinsumDense
     _output_dense: EinsumDense
+    _gate_dense: EinsumDense
 
     def __init__(self, num_heads: int, key_dim: int, value_dim: int | None = None,
                  dropout: float = 0.0, use_bias: bool = True, output_shape=None,
@@ -274,12 +284,14 @@ class MultiHeadAttention(Layer):
             positive_int(value_dim, "value_dim", "MultiHeadAttention")
         _refuse_constraints("MultiHeadAttention", kernel_constraint=kernel_constraint,
                             bias_constraint=bias_constraint)
-        for key, value, why in (("sliding_window", sliding_window, "banded masks"),
-                                ("flash_attention", flash_attention, "fused kernels"),
-                                ("use_gate", use_gate or None, "gated attention")):
-            if value is not None:
-                raise NotImplementedError(f"MultiHeadAttention({key}=...) is not implemented: "
-                                          f"{why} are not supported; leave it unset.")
+        if flash_attention:
+            raise NotImplementedError("MultiHeadAttention(flash_attention=True) is not "
+                                      "implemented: there is no fused attention kernel here; "
+                                      "leave it None or False.")
+        self.flash_attention = flash_attention
+        self.sliding_window = None if sliding_window is None else \
+            positive_int(sliding_window, "sliding_window", "MultiHeadAttention")
+        self.use_gate = bool(use_gate)
         if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) \
                 or not 0 <= dropout < 1:
             raise ValueError("MultiHeadAttention: `dropout` must be a float in [0, 1), got "
@@ -311,10 +323,11 @@ class MultiHeadAttention(Layer):
     value_dense = property(lambda self: self.__dict__.get("_value_dense"))
     output_dense = property(lambda self: self.__dict__.get("_output_dense"))
 
-    def _dense(self, rank: int, bound: int, shape: Sequence, name: str) -> EinsumDense:
+    def _dense(self, rank: int, bound: int, shape: Sequence, name: str,
+               activation: str | None = None) -> EinsumDense:
         equation, new = _projection(rank, bound, len(shape))
         described = [None] * (rank - bound - 1) + list(shape)
-        return EinsumDense(equation, output_shape=described,
+        return EinsumDense(equation, output_shape=described, activation=activation,
                            bias_axes=new if self.use_bias else None, name=name,
                            dtype=self.dtype, **self._sublayer_kwargs)
 
@@ -340,6 +353,10 @@ class MultiHeadAttention(Layer):
         self._query_dense.build(query_shape)
         self._key_dense = self._dense(key_shape.rank, 1, heads, "key")
         self._key_dense.build(key_shape)
+        if self.use_gate:  # Keras's order: query, key, gate, value, output
+            self._gate_dense = self._dense(rank, 1, [self.num_heads, self.value_dim], "gate",
+                                           activation="sigmoid")
+            self._gate_dense.build(query_shape)
         self._value_dense = self._dense(value_shape.rank, 1, [self.num_heads, self.value_dim],
                                         "value")
         self._value_dense.build(value_shape)
@@ -382,6 +399,7 @@ class MultiHeadAttention(Layer):
         q = self._query_dense(query)
         k = self._key_dense(key)
         v = self._value_dense(value)
+        gate = self._gate_dense(query) if self.use_gate else None
         q = math_ops.multiply(q, np.asarray(1.0 / np.sqrt(float(self.key_dim)),
                                             q.dtype.as_numpy_dtype))
         # Keras zeroes the weights of fully masked rows only on its explicit-scores path
@@ -391,7 +409,8 @@ class MultiHeadAttention(Layer):
         scores = self._masked_softmax(linalg_ops.einsum(self._dot_equation, k, q), mask,
                                       zero_masked)
         dropped = _dropout(scores, self.dropout, training, self.seed)
-        output = self._output_dense(linalg_ops.einsum(self._combine_equation, dropped, v))
+        heads = linalg_ops.einsum(self._combine_equation, dropped, v)
+        output = self._output_dense(heads if gate is None else math_ops.multiply(heads, gate))
         if return_attention_scores:
             return output, scores
         return output
@@ -419,6 +438,8 @@ class MultiHeadAttention(Layer):
             mask = _and(mask, array_ops.expand_dims(_as_bool(key_mask), -2))
         if use_causal_mask:
             mask = _and(mask, _causal_mask(_steps(query), _steps(value)))
+        if self.sliding_window is not None:
+            mask = _and(mask, _window_mask(_steps(query), _steps(value), self.sliding_window))
         if attention_mask is not None:
             mask = _and(_as_bool(attention_mask), mask)
         return mask

@@ -114,6 +114,34 @@ def test_mha_matches_keras_numbers():
         [1.229368, 0.723254, -0.267964, 1.930869]], atol=2e-6)
 
 
+def test_mha_gate_and_sliding_window_match_keras_numbers():
+    # Keras 3.x under TensorFlow 2.21 printed these for the same inputs and weights
+    q = np.random.RandomState(1).normal(size=(1, 5, 4)).astype("float32")
+    layer = L.MultiHeadAttention(num_heads=2, key_dim=3, value_dim=2, use_gate=True,
+                                 sliding_window=2)
+    layer(q, q)
+    assert [w.shape for w in layer.get_weights()] == [  # query, key, gate, value, output
+        (4, 2, 3), (2, 3), (4, 2, 3), (2, 3), (4, 2, 2), (2, 2), (4, 2, 2), (2, 2),
+        (2, 2, 4), (4,)]
+    w = np.random.RandomState(0)
+    layer.set_weights([(w.normal(size=x.shape) * 0.5).astype("float32")
+                       for x in layer.get_weights()])
+    out, scores = layer(q, q, return_attention_scores=True, use_causal_mask=True)
+    np.testing.assert_allclose(scores.numpy()[0, 0], [
+        [1, 0, 0, 0, 0], [0.930421, 0.069579, 0, 0, 0], [0, 0.0352, 0.9648, 0, 0],
+        [0, 0, 0.571165, 0.428835, 0], [0, 0, 0, 0.323845, 0.676155]], atol=2e-6)
+    np.testing.assert_allclose(out.numpy()[0, :2], [
+        [0.338999, -0.166705, 0.484811, 0.134786],
+        [0.262323, -0.387565, 0.251102, 0.096544]], atol=2e-6)
+    np.testing.assert_allclose(layer(q, q).numpy()[0, :2], [
+        [-0.014667, -0.109539, 0.226094, 0.122194],
+        [0.132866, -0.266931, 0.17919, 0.056728]], atol=2e-6)
+    with pytest.raises(ValueError, match="sliding_window"):
+        L.MultiHeadAttention(num_heads=2, key_dim=2, sliding_window=0)
+    with pytest.raises(NotImplementedError, match="flash_attention"):
+        L.MultiHeadAttention(num_heads=2, key_dim=2, flash_attention=True)
+
+
 def test_mha_value_mask_attention_mask_and_causal_match_numpy():
     layer, weights = built_mha(Q, Q, num_heads=2, key_dim=3)
     value_mask = np.array([[1, 1, 0, 1], [1, 0, 1, 1]], bool)
