@@ -18,6 +18,15 @@ from .base import Layer, positive_int
 from .kernel_layer import KernelLayer
 
 
+class _SameShape(Layer):
+    """A layer whose output has its input's shape, passing masks on (as Keras's do)."""
+
+    _passes_masks = True
+
+    def compute_output_shape(self, input_shape) -> TensorShape:
+        return TensorShape(input_shape)
+
+
 class Dense(KernelLayer):
     """`activation(inputs @ kernel + bias)`: a fully connected layer of `units` outputs.
 
@@ -45,13 +54,16 @@ class Dense(KernelLayer):
                              f"{shape}.")
         self._build_kernel([shape[-1], self.units], self.units)
 
+    def compute_output_shape(self, input_shape) -> TensorShape:
+        return TensorShape(TensorShape(input_shape).as_list()[:-1] + [self.units])
+
     def _transform(self, x):
         if x.shape.rank == 2:
             return linalg_ops.matmul(x, self.kernel)
         return linalg_ops.tensordot(x, self.kernel, [[x.shape.rank - 1], [0]])
 
 
-class Dropout(Layer):
+class Dropout(_SameShape):
     """Zeroes a `rate` fraction of the inputs (scaling the rest) when training, else identity.
 
     `training` may be a Python bool (the graph holds only the branch taken) or a boolean
@@ -82,7 +94,7 @@ class Dropout(Layer):
         return nn_ops.dropout(inputs, self.rate, noise_shape=self.noise_shape, seed=self.seed)
 
 
-class Activation(Layer):
+class Activation(_SameShape):
     """Applies an activation function (a callable or a name such as `"relu"`)."""
 
     _passes_masks = True
@@ -124,6 +136,13 @@ class Flatten(Layer):
             size *= d
         return array_ops.reshape(x, [-1, size])
 
+    def compute_output_shape(self, input_shape) -> TensorShape:
+        dims = TensorShape(input_shape).as_list()
+        size = 1
+        for d in dims[1:]:
+            size = None if d is None or size is None else size * d
+        return TensorShape([dims[0], size])
+
 
 def _non_negative(layer: str, argument: str, value, allow_none: bool = False) -> None:
     """Keras's check of the activation layers' numbers: not None (unless allowed), >= 0."""
@@ -135,7 +154,7 @@ def _non_negative(layer: str, argument: str, value, allow_none: bool = False) ->
                          f"{argument}={value!r}.")
 
 
-class ReLU(Layer):
+class ReLU(_SameShape):
     """`keras.activations.relu(x, negative_slope, max_value, threshold)` as a layer."""
 
     _passes_masks = True
@@ -152,7 +171,7 @@ class ReLU(Layer):
                                 max_value=self.max_value, threshold=self.threshold)
 
 
-class LeakyReLU(Layer):
+class LeakyReLU(_SameShape):
     """`x` where positive, else `negative_slope * x` (Keras 3's layer default: 0.3)."""
 
     _passes_masks = True
@@ -177,7 +196,7 @@ class LeakyReLU(Layer):
         return config
 
 
-class ELU(Layer):
+class ELU(_SameShape):
     """`x` where `x >= 0`, else `alpha * (exp(x) - 1)`."""
 
     _passes_masks = True
@@ -190,7 +209,7 @@ class ELU(Layer):
         return activations.elu(inputs, alpha=self.alpha)
 
 
-class Softmax(Layer):
+class Softmax(_SameShape):
     """Softmax over `axis`; `mask` (True or > 0.5 where kept) leaves masked entries out
     (their outputs are 0)."""
 
@@ -219,7 +238,7 @@ class Softmax(Layer):
         return outputs
 
 
-class PReLU(Layer):
+class PReLU(_SameShape):
     """`x` where positive, else `alpha * x` with a learned `alpha` per feature (shared over
     `shared_axes`)."""
 
@@ -255,10 +274,8 @@ class PReLU(Layer):
         return math_ops.subtract(nn_ops.relu(x), negative)
 
 
-class Identity(Layer):
+class Identity(_SameShape):
     """Returns its inputs unchanged (any structure of tensors), masks included."""
-
-    _passes_masks = True
 
     def call(self, inputs):
         return inputs

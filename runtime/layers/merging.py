@@ -11,6 +11,7 @@ from typing import Any
 
 from ..ops import array_ops, linalg_ops, math_ops, reduce_ops
 from ..ops.core import convert_to_tensor
+from ..shapes import TensorShape
 from .base import Layer
 
 
@@ -33,6 +34,30 @@ def _same_rank(xs: list) -> list:
         for _ in range(top - rank):
             x = array_ops.expand_dims(x, 1)
         out.append(x)
+    return out
+
+
+def _shapes(layer: Layer, input_shape) -> list[list]:
+    """The inputs' shapes as lists of dims (ValueError unless a list of shapes)."""
+    if not isinstance(input_shape, (list, tuple)) or not input_shape or \
+            not all(isinstance(s, (list, tuple, TensorShape)) for s in input_shape):
+        raise ValueError(f"{layer.name}: a merge layer takes a list of input shapes, got "
+                         f"input_shape={input_shape!r}.")
+    return [TensorShape(s).as_list() for s in input_shape]
+
+
+def _broadcast_dims(layer: Layer, a: list, b: list) -> list:
+    """Keras's elementwise output dims of two non-batch shapes (aligned on the right)."""
+    if len(a) < len(b):
+        a, b = b, a
+    out = list(a[:len(a) - len(b)])
+    for i, j in zip(a[len(a) - len(b):], b):
+        if i is None or j is None:
+            out.append(None)
+        elif i == 1 or j == 1 or i == j:
+            out.append(j if i == 1 else i)
+        else:
+            raise ValueError(f"{layer.name}: inputs have incompatible shapes {a} and {b}.")
     return out
 
 
@@ -78,6 +103,14 @@ class _Merge(Layer):
                 any(m is not None for m in mask):
             return self._merge_masked(xs, [_step_mask(m, x) for m, x in zip(mask, xs)])
         return self._merge(xs)
+
+    def compute_output_shape(self, input_shape) -> TensorShape:
+        shapes = _shapes(self, input_shape)
+        dims = shapes[0][1:]
+        for shape in shapes[1:]:
+            dims = _broadcast_dims(self, dims, shape[1:])
+        batches = {shape[0] for shape in shapes} - {None}
+        return TensorShape([batches.pop() if len(batches) == 1 else None, *dims])
 
     def compute_mask(self, inputs, mask=None):
         if not _check_masks(self, inputs, mask) or any(m is None for m in mask):
@@ -192,6 +225,15 @@ class Concatenate(_Merge):
     def _merge(self, xs):
         return array_ops.concat(xs, self.axis)
 
+    def compute_output_shape(self, input_shape) -> TensorShape:
+        shapes = _shapes(self, input_shape)
+        out = list(shapes[0])
+        axis = self.axis % len(out)
+        for shape in shapes[1:]:
+            out[axis] = None if out[axis] is None or shape[axis] is None else \
+                out[axis] + shape[axis]
+        return TensorShape(out)
+
     def compute_mask(self, inputs, mask=None):
         """The inputs' masks (all True for an input without one), joined along `axis`
         and reduced with `any` over the last axis, as Keras does."""
@@ -259,6 +301,18 @@ class Dot(_Merge):
                              f"axis {ax}) != {dy} (at axis {ay}); full input shapes: {x.shape}, "
                              f"{y.shape}.")
         return ax, ay
+
+    def compute_output_shape(self, input_shape) -> TensorShape:
+        shapes = _shapes(self, input_shape)
+        if len(shapes) != 2:
+            raise ValueError(f"{self.name}: a Dot layer takes 2 input shapes, got "
+                             f"{len(shapes)}.")
+        a, b = shapes
+        pair = (self.axes, self.axes) if isinstance(self.axes, int) else self.axes
+        ax, ay = (p % len(s) for p, s in zip(pair, (a, b)))
+        out = [d for i, d in enumerate(a) if i != ax] + \
+            [d for i, d in enumerate(b) if i not in (0, ay)]
+        return TensorShape(out + [1] if len(out) == 1 else out)
 
     def _merge(self, xs):
         x, y = xs

@@ -81,6 +81,9 @@ class _Normalization(Layer):
                                         regularizer=self.beta_regularizer)
         return params
 
+    def compute_output_shape(self, input_shape) -> TensorShape:
+        return TensorShape(input_shape)
+
     def _shaped(self, value):
         if value is None or self._broadcast is None:
             return value

@@ -39,6 +39,18 @@ class Reshape(Layer):
             batch = array_ops.shape(x)[0]
         return array_ops.reshape(x, [batch, *self.target_shape])
 
+    def compute_output_shape(self, input_shape) -> TensorShape:
+        dims = TensorShape(input_shape).as_list()
+        target = list(self.target_shape)
+        if -1 in target:
+            known = dims[1:]
+            rest = 1
+            for d in target:
+                rest *= 1 if d == -1 else d
+            total = None if None in known else int(np.prod(known, dtype=np.int64))
+            target[target.index(-1)] = None if total is None else total // rest
+        return TensorShape([dims[0], *target])
+
 
 class Permute(Layer):
     """Permutes the non-batch axes: `dims` is a permutation of 1..rank-1 (Keras's indexing)."""
@@ -57,6 +69,10 @@ class Permute(Layer):
                              f"{len(self.dims) + 1}, got shape {x.shape}.")
         return array_ops.transpose(x, [0, *self.dims])
 
+    def compute_output_shape(self, input_shape) -> TensorShape:
+        dims = TensorShape(input_shape).as_list()
+        return TensorShape([dims[0], *(dims[d] for d in self.dims)])
+
 
 class RepeatVector(Layer):
     """Repeats `[batch, features]` inputs `n` times: `[batch, n, features]`."""
@@ -74,6 +90,10 @@ class RepeatVector(Layer):
         if x.shape.rank is not None and x.shape.rank != 2:
             raise ValueError(f"{self.name} needs inputs of rank 2, got shape {x.shape}.")
         return array_ops.tile(array_ops.expand_dims(x, 1), [1, self.n, 1])
+
+    def compute_output_shape(self, input_shape) -> TensorShape:
+        dims = TensorShape(input_shape).as_list()
+        return TensorShape([dims[0], self.n, *dims[1:]])
 
 
 class Lambda(Layer):

@@ -382,6 +382,34 @@ def test_reshape_permute_and_repeat_vector_match_numpy():
         L.Permute((1, 3))
 
 
+@pytest.mark.parametrize("make,shape,expected", [
+    # Keras 3's layer.compute_output_shape(shape) for each layer
+    (lambda: L.Dense(4), (None, 3, 5), (None, 3, 4)),
+    (lambda: L.Flatten(), (None, 3, 5), (None, 15)),
+    (lambda: L.Flatten(), (None, None, 5), (None, None)),
+    (lambda: L.ReLU(), (None, 3), (None, 3)),
+    (lambda: L.Softmax(), (2, 3), (2, 3)),
+    (lambda: L.Reshape((5, -1)), (None, 3, 5), (None, 5, 3)),
+    (lambda: L.Reshape((5, 3)), (None, 3, 5), (None, 5, 3)),
+    (lambda: L.Permute((2, 1)), (None, 3, 5), (None, 5, 3)),
+    (lambda: L.RepeatVector(4), (None, 3), (None, 4, 3)),
+    (lambda: L.GroupNormalization(groups=1), (None, 3, 5), (None, 3, 5)),
+    (lambda: L.UnitNormalization(), (None, 3, 5), (None, 3, 5)),
+    (lambda: L.LayerNormalization(), (None, 3, 5), (None, 3, 5)),
+    (lambda: L.BatchNormalization(), (None, 3, 5), (None, 3, 5)),
+    (lambda: L.GaussianNoise(0.1), (None, 3, 5), (None, 3, 5)),
+    (lambda: L.Add(), [(None, 3), (None, 4, 3)], (None, 4, 3)),
+    (lambda: L.Maximum(), [(2, 1, 3), (None, 4, 1)], (2, 4, 3)),
+    (lambda: L.Concatenate(), [(None, 3, 2), (None, 3, 5)], (None, 3, 7)),
+    (lambda: L.Concatenate(axis=1), [(None, 3, 2), (None, None, 2)], (None, None, 2)),
+    (lambda: L.Dot(axes=-1), [(None, 3, 4), (None, 5, 4)], (None, 3, 5)),
+    (lambda: L.Dot(axes=1), [(None, 4), (None, 4)], (None, 1)),
+    (lambda: L.Dot(axes=(1, 2)), [(None, 4), (None, 5, 4)], (None, 5)),
+])
+def test_compute_output_shape_as_keras(make, shape, expected):
+    assert tuple(make().compute_output_shape(shape)) == expected
+
+
 def test_identity_returns_its_inputs():
     x = _data(2, 3)
     assert L.Identity()(rt.constant(x)).numpy().tolist() == x.tolist()
