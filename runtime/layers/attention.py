@@ -220,6 +220,49 @@ class EinsumDense(Layer):
 
 # -- MultiHeadAttention --------------------------------------------------------------------
 
+def masked_softmax(scores, mask, attended: int = 1, zero_masked: bool = True):
+    """Softmax over the last `attended` axes of `scores`, entries where `mask` is False left
+    out; with `zero_masked` those entries are zero (a fully masked row is zero, as Keras's
+    Softmax layer with a mask gives), else a fully masked row is uniform. `mask` broadcasts
+    against the scores after its missing head axes are added."""
+    axes = list(range(scores.shape.rank - attended, scores.shape.rank))
+    if mask is not None:
+        while mask.shape.rank < scores.shape.rank:
+            mask = array_ops.expand_dims(mask, -attended * 2 - 1)
+        mask = math_ops.logical_and(mask, array_ops.ones_like(scores, dtype="bool"))
+        scores = array_ops.where(mask, scores, array_ops.fill(
+            array_ops.shape(scores), np.asarray(_LARGE_NEGATIVE, scores.dtype.as_numpy_dtype)))
+    if attended == 1:
+        weights = nn_ops.softmax(scores, axis=-1)
+    else:
+        weights = math_ops.exp(math_ops.subtract(
+            scores, reduce_ops.reduce_logsumexp(scores, axis=axes, keepdims=True)))
+    if mask is not None and zero_masked:
+        weights = array_ops.where(mask, weights, array_ops.zeros_like(weights))
+    return weights
+
+
+def combined_mask(query, value, query_mask=None, value_mask=None, key_mask=None,
+                  attention_mask=None, use_causal_mask: bool = False,
+                  sliding_window: int | None = None):
+    """The boolean `[batch, T, S]` (or broadcastable) mask of allowed attention: the and of
+    the query's (`[B, T, 1]`), value's and key's (`[B, 1, S]`) masks, the causal and
+    sliding-window masks (`[1, T, S]`) and `attention_mask`; None when there is none."""
+    mask = None
+    if query_mask is not None:
+        mask = array_ops.expand_dims(_as_bool(query_mask), -1)
+    for step_mask in (value_mask, key_mask):
+        if step_mask is not None:
+            mask = _and(mask, array_ops.expand_dims(_as_bool(step_mask), -2))
+    if use_causal_mask:
+        mask = _and(mask, _causal_mask(_steps(query), _steps(value)))
+    if sliding_window is not None:
+        mask = _and(mask, _window_mask(_steps(query), _steps(value), sliding_window))
+    if attention_mask is not None:
+        mask = _and(_as_bool(attention_mask), mask)
+    return mask
+
+
 def _projection(rank: int, bound: int, outputs: int) -> tuple[str, str]:
     """An einsum equation contracting the last `bound` axes of a rank-`rank` input with a
     kernel into `outputs` new axes, and the letters of those new axes (the bias's)."""
@@ -428,41 +471,14 @@ class MultiHeadAttention(Layer):
 
     def _attention_mask(self, query, value, key_is_value: bool, query_mask, value_mask,
                         key_mask, attention_mask, use_causal_mask: bool):
-        """The boolean `[batch, T, S]` (or broadcastable) mask of allowed attention."""
-        mask = None
-        if query_mask is not None:
-            mask = array_ops.expand_dims(_as_bool(query_mask), -1)
-        if value_mask is not None:
-            mask = _and(mask, array_ops.expand_dims(_as_bool(value_mask), -2))
-        if key_mask is not None and not key_is_value:
-            mask = _and(mask, array_ops.expand_dims(_as_bool(key_mask), -2))
-        if use_causal_mask:
-            mask = _and(mask, _causal_mask(_steps(query), _steps(value)))
-        if self.sliding_window is not None:
-            mask = _and(mask, _window_mask(_steps(query), _steps(value), self.sliding_window))
-        if attention_mask is not None:
-            mask = _and(_as_bool(attention_mask), mask)
-        return mask
+        """The boolean `[batch, T, S]` (or broadcastable) mask of allowed attention (a key's
+        mask counts only when the key is not the value, as in Keras)."""
+        return combined_mask(query, value, query_mask, value_mask,
+                             None if key_is_value else key_mask, attention_mask,
+                             use_causal_mask, self.sliding_window)
 
     def _masked_softmax(self, scores, mask, zero_masked: bool):
-        """Softmax over the attended axes, masked entries left out; with `zero_masked`, masked
-        entries are zero (so a fully masked row is zero, as Keras's Softmax layer with a mask),
-        else a fully masked row is uniform."""
-        axes = list(range(scores.shape.rank - len(self._axes), scores.shape.rank))
-        if mask is not None:
-            while mask.shape.rank < scores.shape.rank:
-                mask = array_ops.expand_dims(mask, -len(self._axes) * 2 - 1)
-            mask = math_ops.logical_and(mask, array_ops.ones_like(scores, dtype="bool"))
-            scores = array_ops.where(mask, scores, array_ops.fill(
-                array_ops.shape(scores), np.asarray(_LARGE_NEGATIVE, scores.dtype.as_numpy_dtype)))
-        if len(axes) == 1:
-            weights = nn_ops.softmax(scores, axis=-1)
-        else:
-            weights = math_ops.exp(math_ops.subtract(
-                scores, reduce_ops.reduce_logsumexp(scores, axis=axes, keepdims=True)))
-        if mask is not None and zero_masked:
-            weights = array_ops.where(mask, weights, array_ops.zeros_like(weights))
-        return weights
+        return masked_softmax(scores, mask, len(self._axes), zero_masked)
 
 
 # -- Attention and AdditiveAttention ---------------------------------------------------------
