@@ -89,6 +89,11 @@ ACC_GRAD_READ = define("AccumulatorGradFromRead", lambda g, step, index: (_SCALA
                        _read_grad_kernel, attrs={"index": INT})
 ACC_GRAD_PUSH = define("AccumulatorPushGrad", _push_grad_infer, _push_grad_kernel,
                        num_outputs=None, attrs={"count": INT})
+# The zero gradient of an accumulator. It reads the accumulator, so a compiler tier can hold
+# the gradient densely (one stack [iterations, *shape] per saved value, as the accumulator's
+# own buffers); the NumPy tier's map starts empty.
+ACC_GRAD_ZEROS = define("AccumulatorGradZeros", lambda acc: (_SCALAR, _dtypes.variant),
+                        lambda acc: {}, differentiable=False)
 
 
 def _third_order(op, *grads):
@@ -201,6 +206,28 @@ class LoopContext(Context):
         return found
 
 
+def _holds_saves(tensor) -> bool:
+    """Whether `tensor` is a loop's accumulator of saves (a rewritten While's extra output)."""
+    if tensor.dtype is not _dtypes.variant:
+        return False
+    op = tensor.op
+    if op.opdef is ACC_NEW:
+        return True
+    if not op.opdef.is_loop:
+        return False
+    index = next((i for i, t in enumerate(op.outputs) if t is tensor), None)
+    body = op.subgraphs[1]
+    return index is not None and index < len(body.outputs) and \
+        body.outputs[index].op.opdef is ACC_PUSH
+
+
+def _gradient_zeros(value):
+    """Zeros for the gradient of `value`: for an accumulator, the gradient of its saves."""
+    if _holds_saves(value):
+        return apply(ACC_GRAD_ZEROS, [resolve(value)])
+    return zeros_for_value(value)
+
+
 def _dependencies(body_graph, n: int) -> list:
     """For each body output, the bitmask of loop variables (body inputs) it depends on."""
     reach = {id(t): 1 << i for i, t in enumerate(body_graph.inputs[:n])}
@@ -280,8 +307,8 @@ def _while_grad(op, *grads):
                            name="last_iteration").outputs[0]
     inits = [start]
     for i in active:
-        inits.append(loop_grads[i] if loop_grads[i] is not None else zeros_for_value(outs[i]))
-    inits += [zeros_for_value(c) for c, _ in cap_grads]
+        inits.append(loop_grads[i] if loop_grads[i] is not None else _gradient_zeros(outs[i]))
+    inits += [_gradient_zeros(c) for c, _ in cap_grads]
     grad_outs = apply(WHILE, inits, name=f"{forward.name}_grad", subgraphs=(cond, body))
     results = [None] * len(inputs)
     for k, i in enumerate(active):

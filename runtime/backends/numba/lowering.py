@@ -88,6 +88,10 @@ class KernelWriter:
         self.line(f"{name} = {expr}")
         self.alias(op.outputs[0], name)
 
+    def only_reader(self, tensor, op) -> bool:
+        """Whether `op` is the one reader of `tensor` (no other op, no graph output)."""
+        return self._readers.get(id(tensor)) == [id(op)]
+
     def is_read(self, tensor) -> bool:
         """Whether an op or a graph output reads `tensor`."""
         return bool(self._readers.get(id(tensor)))

@@ -28,6 +28,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ...gradients import while_grad
 from ...ops import array_ops, control_flow, math_ops, tensor_array
 
 
@@ -50,17 +51,42 @@ class Buffer:
 @jax.tree_util.register_pytree_node_class
 class Saved:
     """A while loop's saves for its gradient: `count` iterations and per value either a
-    buffer (bound, *shape) or, for a value the same in every iteration, the value."""
+    buffer (bound, *shape) or, for a value the same in every iteration, the value; `bound`
+    the most iterations the loop runs."""
 
-    def __init__(self, count, slots, once: tuple):
-        self.count, self.slots, self.once = count, tuple(slots), once
+    def __init__(self, count, slots, once: tuple, bound: int = 1):
+        self.count, self.slots, self.once, self.bound = count, tuple(slots), once, bound
 
     def tree_flatten(self):
-        return (self.count, self.slots), self.once
+        return (self.count, self.slots), (self.once, self.bound)
 
     @classmethod
-    def tree_unflatten(cls, once, children):
-        return cls(children[0], children[1], once)
+    def tree_unflatten(cls, aux, children):
+        return cls(children[0], children[1], *aux)
+
+
+@jax.tree_util.register_pytree_node_class
+class SavesGrad:
+    """The gradient of a loop's saves (a higher order): per saved value a stack
+    (bound, *shape) whose row i is the gradient of the value saved at iteration i."""
+
+    def __init__(self, stacks):
+        self.stacks = tuple(stacks)
+
+    def tree_flatten(self):
+        return (self.stacks,), None
+
+    @classmethod
+    def tree_unflatten(cls, _aux, children):
+        return cls(children[0])
+
+
+class SavesEntries:
+    """Gradients of saved values not yet in stacks: (slot, iteration, gradient) triples, added
+    into the stacks by the sum that takes them."""
+
+    def __init__(self, entries):
+        self.entries = tuple(entries)
 
 
 class PendingSaves:
@@ -79,7 +105,7 @@ class Ragged:
 
 
 def is_container(value) -> bool:
-    return isinstance(value, (Buffer, Saved, PendingSaves, Ragged))
+    return isinstance(value, (Buffer, Saved, PendingSaves, Ragged, SavesGrad, SavesEntries))
 
 
 def _known(value) -> bool:
@@ -158,6 +184,9 @@ def loop_bound(op, env, inits, limit) -> Optional[int]:
     """The most iterations the While `op` can run, when the graph shows it; else None."""
     cond, body = op.subgraphs
     bounds = []
+    first = op.inputs[0].op  # a loop's gradient counts down from its loop's last iteration
+    if first.opdef is while_grad.ACC_LAST and isinstance(env.get(id(first.inputs[0])), Saved):
+        bounds.append(env[id(first.inputs[0])].bound)
     if limit is not None and _known(limit):
         bounds.append(max(0, int(limit)))
     for t in _conjuncts(cond.outputs[0]):
@@ -241,13 +270,69 @@ def saves_for(pending: PendingSaves, push, bound: int, body, env, inits, loop_in
                             "known when the function is compiled")
         slots.append(jnp.zeros((bound,) + tuple(t.shape.as_tuple()), t.dtype.as_numpy_dtype))
         once.append(False)
-    return Saved(np.int32(0), slots, tuple(once))
+    return Saved(np.int32(0), slots, tuple(once), bound)
 
 
 def push(saved: Saved, values) -> Saved:
     slots = [s if once else s.at[saved.count].set(jnp.asarray(v, s.dtype))
              for s, once, v in zip(saved.slots, saved.once, values)]
-    return Saved(saved.count + np.int32(1), slots, saved.once)
+    return Saved(saved.count + np.int32(1), slots, saved.once, saved.bound)
+
+
+# -- the gradient of a loop's saves ----------------------------------------------------------
+
+def saves_grad_zeros(saved) -> SavesGrad:
+    if not isinstance(saved, Saved):
+        raise TypeError("the gradient of a loop's saves needs the loop's saves")
+    stacks = []
+    for slot, once in zip(saved.slots, saved.once):
+        slot = jnp.asarray(slot)
+        shape = slot.shape if once else slot.shape[1:]
+        stacks.append(jnp.zeros((saved.bound,) + tuple(shape), slot.dtype))
+    return SavesGrad(stacks)
+
+
+def _entries(value) -> Optional[tuple]:
+    """The entries of a sum of read gradients (the NumPy form, a dict, too); None otherwise."""
+    if isinstance(value, SavesEntries):
+        return value.entries
+    if isinstance(value, dict):
+        return tuple((index, step, g) for (step, index), g in value.items())
+    return None
+
+
+def saves_grad_add(values) -> Any:
+    """The sum of gradients of a loop's saves: stacks added, entries added into their rows."""
+    stacks = [v for v in values if isinstance(v, SavesGrad)]
+    entries = []
+    for v in values:
+        found = _entries(v)
+        if found is None and not isinstance(v, SavesGrad):
+            raise TypeError("the XLA tier holds no TensorArray gradients (a gradient of a "
+                            "TensorArray taken inside the function)")
+        entries.extend(found or ())
+    if not stacks:
+        return SavesEntries(entries)
+    total = list(stacks[0].stacks)
+    for other in stacks[1:]:
+        total = [a + b for a, b in zip(total, other.stacks)]
+    for index, step, g in entries:
+        total[index] = total[index].at[step].add(jnp.asarray(g, total[index].dtype))
+    return SavesGrad(total)
+
+
+def saves_grad_take(grad, step, likes) -> list:
+    """[the gradient passed on, then the gradient of each value saved at iteration `step`]."""
+    if isinstance(grad, SavesGrad):
+        return [grad] + [jnp.asarray(s[step], jnp.asarray(like).dtype)
+                         for s, like in zip(grad.stacks, likes)]
+    entries = _entries(grad)
+    if entries is None:
+        raise TypeError("the gradient of a loop's saves is not in a form the XLA tier holds")
+    rows = [jnp.zeros_like(jnp.asarray(like)) for like in likes]
+    for index, at, g in entries:
+        rows[index] = rows[index] + jnp.where(jnp.asarray(at) == step, g, 0)
+    return [grad] + rows
 
 
 def read(saved: Saved, step, index: int):

@@ -138,8 +138,15 @@ def compile_graph(program, name: str, log=None) -> XlaCompiled:
 
 def _carries_lists(opdef) -> bool:
     """Whether the op's variant values are lists the tier carries as buffers (TensorArrays,
-    a loop's saves): the ops that make and use them, If and While, and Identity."""
-    return opdef.carrier is not None or opdef.region or opdef is array_ops.IDENTITY
+    a loop's saves and their gradients): the ops that make and use them, If and While, and
+    Identity."""
+    return (opdef.carrier is not None or opdef.region or opdef is array_ops.IDENTITY
+            or opdef in _SAVES_GRADIENTS)
+
+
+# the ops of the gradient of a loop's saves (a higher order), held as stacks (arrays.SavesGrad)
+_SAVES_GRADIENTS = frozenset({while_grad.ACC_GRAD_ZEROS, while_grad.ACC_GRAD_READ,
+                              while_grad.ACC_GRAD_PUSH, tensor_array.TA_GRAD_ADD})
 
 
 def _needs_x64(ops, variables) -> bool:

@@ -28,7 +28,7 @@ import numpy as np
 from jax import lax
 
 from ... import errors
-from ...gradients import cond_grad, custom
+from ...gradients import cond_grad, custom, while_grad
 from ...opdef import OpDef, builtin_ops
 from ...ops import (
     array_ops,
@@ -50,6 +50,7 @@ from ...ops import (
 )
 from ...ops.array_ops import IndexSlot, fill_key
 from . import accuracy
+from . import arrays as _arrays
 
 Rule = Callable[..., Any]
 
@@ -1240,3 +1241,24 @@ def _dropout(op, seed, x):
     keep = jax.random.uniform(jax.random.key(seed), shape, np.float32) >= rate
     mask = jnp.broadcast_to(keep, x.shape).astype(x.dtype) / np.dtype(x.dtype).type(1 - rate)
     return [x * mask, mask]
+
+
+# the gradient of a loop's saves (a higher order through a staged loop): stacks per saved value
+@rule(while_grad.ACC_GRAD_ZEROS)
+def _saves_grad_zeros(op, saved):
+    return _arrays.saves_grad_zeros(saved)
+
+
+@rule(while_grad.ACC_GRAD_READ)
+def _saves_grad_read(op, g, step):
+    return _arrays.SavesEntries([(op.attrs["index"], step, g)])
+
+
+@rule(tensor_array.TA_GRAD_ADD)
+def _grad_add(op, *parts):
+    return _arrays.saves_grad_add(parts)
+
+
+@rule(while_grad.ACC_GRAD_PUSH)
+def _saves_grad_push(op, grad, step, *likes):
+    return _arrays.saves_grad_take(grad, step, likes)
