@@ -15,7 +15,13 @@ Weights are created on the first call (eagerly, even inside a compiled function)
 
 from ..arguments import add_keyword_hints_to_classes as _add_keyword_hints_to_classes
 from . import activations, callbacks, initializers, losses, metrics
-from .attention import AdditiveAttention, Attention, EinsumDense, MultiHeadAttention
+from .attention import (
+    AdditiveAttention,
+    Attention,
+    EinsumDense,
+    GroupedQueryAttention,
+    MultiHeadAttention,
+)
 from .base import Layer
 from .conv_transpose import Conv1DTranspose, Conv2DTranspose
 from .convolutional import (
@@ -38,6 +44,7 @@ from .core import (
     LeakyReLU,
     PReLU,
     ReLU,
+    Rescaling,
     Softmax,
 )
 from .functional import Input, InputLayer
@@ -64,6 +71,7 @@ from .normalization import (
     BatchNormalization,
     GroupNormalization,
     LayerNormalization,
+    Normalization,
     UnitNormalization,
 )
 from .pooling import (
@@ -110,7 +118,9 @@ __all__ += ["Add", "Average", "AveragePooling1D", "AveragePooling2D", "BatchNorm
             "MaxPooling1D", "MaxPooling2D", "Minimum", "Multiply", "Orthogonal", "Permute", "RNN",
             "RepeatVector", "Reshape", "SimpleRNN", "SimpleRNNCell", "Subtract", "ZeroPadding2D"]
 __all__ += ["ELU", "LeakyReLU", "Masking", "PReLU", "ReLU", "Softmax"]
-__all__ += ["AdditiveAttention", "Attention", "EinsumDense", "MultiHeadAttention"]
+__all__ += ["AdditiveAttention", "Attention", "EinsumDense", "GroupQueryAttention",
+            "MultiHeadAttention"]
+GroupQueryAttention = GroupedQueryAttention  # Keras's public name (its class's name is longer)
 __all__ += ["Conv1DTranspose", "Conv2DTranspose", "Cropping1D", "Cropping2D", "DepthwiseConv1D",
             "DepthwiseConv2D", "SeparableConv1D", "SeparableConv2D", "TimeDistributed",
             "UpSampling1D", "UpSampling2D", "ZeroPadding1D"]
@@ -118,5 +128,19 @@ __all__ += ["ActivityRegularization", "AlphaDropout", "GaussianDropout", "Gaussi
             "GroupNormalization", "Identity", "SpatialDropout1D", "SpatialDropout2D",
             "SpatialDropout3D", "UnitNormalization", "add", "average", "concatenate", "dot",
             "maximum", "minimum", "multiply", "subtract"]
+__all__ += ["Normalization", "Rescaling"]
+
+# Keras's other names for the same classes
+AvgPool1D, AvgPool2D = AveragePooling1D, AveragePooling2D
+MaxPool1D, MaxPool2D = MaxPooling1D, MaxPooling2D
+GlobalAvgPool1D, GlobalAvgPool2D = GlobalAveragePooling1D, GlobalAveragePooling2D
+GlobalMaxPool1D, GlobalMaxPool2D = GlobalMaxPooling1D, GlobalMaxPooling2D
+Convolution1D, Convolution2D = Conv1D, Conv2D
+Convolution1DTranspose, Convolution2DTranspose = Conv1DTranspose, Conv2DTranspose
+SeparableConvolution1D, SeparableConvolution2D = SeparableConv1D, SeparableConv2D
+__all__ += ["AvgPool1D", "AvgPool2D", "Convolution1D", "Convolution1DTranspose",
+            "Convolution2D", "Convolution2DTranspose", "GlobalAvgPool1D", "GlobalAvgPool2D",
+            "GlobalMaxPool1D", "GlobalMaxPool2D", "MaxPool1D", "MaxPool2D",
+            "SeparableConvolution1D", "SeparableConvolution2D"]
 
 _add_keyword_hints_to_classes(globals(), "runtime")  # a misspelt keyword: "did you mean"

@@ -1,5 +1,6 @@
-"""Attention layers: MultiHeadAttention, Attention (dot-product, Luong style),
-AdditiveAttention (Bahdanau style), and EinsumDense, the projection MultiHeadAttention uses.
+"""Attention layers: MultiHeadAttention, GroupedQueryAttention, Attention (dot-product, Luong
+style), AdditiveAttention (Bahdanau style), and EinsumDense, the projection the multi-head
+layers use.
 
 Masks follow Keras 3: a `False` entry of a query's mask zeroes (Attention) or masks (
 MultiHeadAttention) that query step, a `False` entry of a value's (or key's) mask keeps
@@ -17,7 +18,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from .. import tensor as _tensor
-from ..ops import array_ops, linalg_ops, math_ops, nn_ops, reduce_ops
+from ..ops import array_ops, linalg_ops, math_ops, nn_ops, reduce_ops, sort_ops
 from ..ops.control_flow import cond
 from ..ops.core import convert_to_tensor
 from ..ops.variable_ops import Variable
@@ -479,6 +480,144 @@ class MultiHeadAttention(Layer):
 
     def _masked_softmax(self, scores, mask, zero_masked: bool):
         return masked_softmax(scores, mask, len(self._axes), zero_masked)
+
+
+class GroupedQueryAttention(Layer):
+    """Grouped-query attention (`keras.layers.GroupedQueryAttention`): `num_query_heads`
+    query heads share `num_key_value_heads` key and value heads (each key/value head serves
+    `num_query_heads // num_key_value_heads` query heads); heads have `head_dim` channels.
+
+    Called as `MultiHeadAttention` on `[batch, steps, features]` inputs, with the same masks
+    (`query_mask`, `value_mask`, `key_mask`, `attention_mask`, `use_causal_mask`,
+    `sliding_window`), `use_gate` and `return_attention_scores` (`[batch, num_query_heads,
+    T, S]`). Weights, in `get_weights` order: query kernel `[features, num_query_heads,
+    head_dim]`, key and value kernels `[features, num_key_value_heads, head_dim]`, each with
+    its bias, then the output kernel `[num_query_heads, head_dim, features]` and its bias.
+    """
+
+    _passes_masks = True
+    _query_dense: EinsumDense
+    _key_dense: EinsumDense
+    _value_dense: EinsumDense
+    _output_dense: EinsumDense
+    _gate_dense: EinsumDense
+
+    def __init__(self, head_dim: int, num_query_heads: int, num_key_value_heads: int,
+                 dropout: float = 0.0, use_bias: bool = True, sliding_window=None,
+                 flash_attention=None, kernel_initializer: str | Callable = "glorot_uniform",
+                 bias_initializer: str | Callable = "zeros", kernel_regularizer=None,
+                 bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
+                 bias_constraint=None, use_gate: bool = False, seed=None,
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        name = "GroupedQueryAttention"
+        self.head_dim = positive_int(head_dim, "head_dim", name)
+        self.num_query_heads = positive_int(num_query_heads, "num_query_heads", name)
+        self.num_key_value_heads = positive_int(num_key_value_heads, "num_key_value_heads",
+                                                name)
+        if self.num_query_heads % self.num_key_value_heads:
+            raise ValueError(f"{name}: `num_query_heads` must be divisible by "
+                             f"`num_key_value_heads`, got num_query_heads={num_query_heads} "
+                             f"and num_key_value_heads={num_key_value_heads}.")
+        self.num_repeats = self.num_query_heads // self.num_key_value_heads
+        _refuse_constraints(name, kernel_constraint=kernel_constraint,
+                            bias_constraint=bias_constraint)
+        if flash_attention:
+            raise NotImplementedError(f"{name}(flash_attention=True) is not implemented: there "
+                                      "is no fused attention kernel here; leave it None or "
+                                      "False.")
+        self.flash_attention = flash_attention
+        if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) \
+                or not 0 <= dropout < 1:
+            raise ValueError(f"{name}: `dropout` must be a float in [0, 1), got "
+                             f"dropout={dropout!r}.")
+        self.dropout = float(dropout)
+        self.use_bias = bool(use_bias)
+        self.use_gate = bool(use_gate)
+        self.sliding_window = None if sliding_window is None else \
+            positive_int(sliding_window, "sliding_window", name)
+        self.seed = seed
+        self._sublayer_kwargs = dict(
+            kernel_initializer=kernel_initializer, bias_initializer=bias_initializer,
+            kernel_regularizer=kernel_regularizer, bias_regularizer=bias_regularizer,
+            activity_regularizer=activity_regularizer)
+
+    def _dense(self, equation: str, shape: Sequence, bias: str, name: str,
+               activation: str | None = None) -> EinsumDense:
+        return EinsumDense(equation, output_shape=shape, activation=activation,
+                           bias_axes=bias if self.use_bias else None, name=name,
+                           dtype=self.dtype, **self._sublayer_kwargs)
+
+    def build(self, query_shape, value_shape=None, key_shape=None) -> None:
+        """Creates the projections; `query_shape` may also be a list of the three shapes."""
+        if value_shape is None and isinstance(query_shape, (list, tuple)) and query_shape \
+                and not _is_dim(query_shape[0]):
+            query_shape, value_shape, *rest = list(query_shape) + [None]
+            key_shape = rest[0]
+        query_shape = TensorShape(query_shape)
+        value_shape = query_shape if value_shape is None else TensorShape(value_shape)
+        key_shape = value_shape if key_shape is None else TensorShape(key_shape)
+        for label, shape in (("query", query_shape), ("value", value_shape),
+                             ("key", key_shape)):
+            if shape.rank != 3:
+                raise ValueError(f"{self.name} needs {label} inputs of rank 3 [batch, steps, "
+                                 f"features], got shape {shape}.")
+        query_heads = (None, self.num_query_heads, self.head_dim)
+        shared_heads = (None, self.num_key_value_heads, self.head_dim)
+        self._query_dense = self._dense("bqm,muh->bquh", query_heads, "uh", "query")
+        self._query_dense.build(query_shape)
+        self._key_dense = self._dense("bkm,mvh->bkvh", shared_heads, "vh", "key")
+        self._key_dense.build(key_shape)
+        if self.use_gate:  # Keras's order: query, key, gate, value, output
+            self._gate_dense = self._dense("bqm,muh->bquh", query_heads, "uh", "gate",
+                                           activation="sigmoid")
+            self._gate_dense.build(query_shape)
+        self._value_dense = self._dense("bkm,mvh->bkvh", shared_heads, "vh", "value")
+        self._value_dense.build(value_shape)
+        self._output_dense = self._dense("bquh,uhm->bqm", (None, query_shape[-1]), "m",
+                                         "attention_output")
+        self._output_dense.build([None, None, self.num_query_heads, self.head_dim])
+        self.built = True
+
+    def __call__(self, query=None, value=None, key=None, **kwargs: Any):
+        """`call(query, value, key=None, ...)`; the first call builds the projections from
+        the shapes of all three inputs (keywords `query=`, `value=` work too)."""
+        if query is None or value is None:
+            raise ValueError(f"{self.name} needs both `query` and `value`, as in "
+                             "layer(query, value) or layer(query=..., value=...).")
+        if not self.built and not _has_keras_tensors((query, value, key)):
+            inputs = [_as_tensors(query), _as_tensors(value)]
+            self._build_once(inputs if key is None else inputs + [_as_tensors(key)])
+        return super().__call__(query, value, key=key, **kwargs)
+
+    def call(self, query, value, key=None, query_mask=None, value_mask=None, key_mask=None,
+             attention_mask=None, return_attention_scores: bool = False, training=None,
+             use_causal_mask: bool = False):
+        query, value = convert_to_tensor(query), convert_to_tensor(value)
+        key = value if key is None else convert_to_tensor(key)
+        mask = combined_mask(query, value, query_mask, value_mask, key_mask, attention_mask,
+                             use_causal_mask, self.sliding_window)
+        gate = self._gate_dense(query) if self.use_gate else None
+        q = self._query_dense(query)
+        k = sort_ops.repeat(self._key_dense(key), self.num_repeats, axis=2)
+        v = sort_ops.repeat(self._value_dense(value), self.num_repeats, axis=2)
+        q = math_ops.multiply(q, np.asarray(1.0 / np.sqrt(float(self.head_dim)),
+                                            q.dtype.as_numpy_dtype))
+        # as MultiHeadAttention: Keras's fused path gives fully masked rows uniform weights
+        zero_masked = self.dropout > 0 or return_attention_scores
+        scores = masked_softmax(linalg_ops.einsum("bquh,bkuh->buqk", q, k), mask, 1,
+                                zero_masked)
+        dropped = _dropout(scores, self.dropout, training, self.seed)
+        heads = linalg_ops.einsum("buqk,bkuh->bquh", dropped, v)
+        output = self._output_dense(heads if gate is None else math_ops.multiply(heads, gate))
+        if return_attention_scores:
+            return output, scores
+        return output
+
+    def compute_output_shape(self, query_shape, value_shape=None,
+                             key_shape=None) -> TensorShape:
+        """The query's shape."""
+        return TensorShape(query_shape)
 
 
 # -- Attention and AdditiveAttention ---------------------------------------------------------

@@ -562,3 +562,90 @@ def test_model_with_attention_saves_and_loads(tmp_path):
     result = restored.signatures["serving_default"](rt.constant(data))
     result = next(iter(result.values())) if isinstance(result, dict) else result
     np.testing.assert_allclose(result.numpy(), expected, rtol=1e-6)
+
+
+# -- GroupQueryAttention ----------------------------------------------------------------------
+
+def ref_gqa(weights, query, value, mask=None, zero_masked=False):
+    """Grouped-query attention in NumPy from Keras's weights (no gate)."""
+    qk, qb, kk, kb, vk, vb, ok, ob = weights
+    repeats = qk.shape[1] // kk.shape[1]
+    q = (np.einsum("btd,dnh->btnh", query, qk) + qb) / np.sqrt(qk.shape[-1])
+    k = np.repeat(np.einsum("bsd,dnh->bsnh", value, kk) + kb, repeats, axis=2)
+    v = np.repeat(np.einsum("bsd,dnh->bsnh", value, vk) + vb, repeats, axis=2)
+    scores = np.einsum("btnh,bsnh->bnts", q, k)
+    if mask is not None:
+        allowed = np.broadcast_to(mask[:, None], scores.shape)
+        scores = np.where(allowed, scores, -1e9)
+    weights_ = softmax(scores)
+    if mask is not None and zero_masked:
+        weights_ = np.where(allowed, weights_, 0.0)
+    return np.einsum("bnts,bsnh,nhd->btd", weights_, v, ok) + ob, weights_
+
+
+def test_group_query_attention_matches_numpy():
+    layer = L.GroupQueryAttention(head_dim=3, num_query_heads=4, num_key_value_heads=2)
+    layer(Q, V)
+    assert [w.shape for w in layer.get_weights()] == [
+        (5, 4, 3), (4, 3), (5, 2, 3), (2, 3), (5, 2, 3), (2, 3), (4, 3, 5), (5,)]
+    weights = random_weights(layer)
+    out, scores = layer(Q, V, return_attention_scores=True)
+    expected, expected_scores = ref_gqa(weights, Q, V)
+    np.testing.assert_allclose(out.numpy(), expected, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(scores.numpy(), expected_scores, rtol=1e-5, atol=1e-6)
+    value_mask = np.array([[1, 0, 1], [0, 1, 1]], bool)
+    allowed = np.broadcast_to(value_mask[:, None], (2, 4, 3))
+    np.testing.assert_allclose(layer(Q, V, value_mask=value_mask).numpy(),
+                               ref_gqa(weights, Q, V, mask=allowed)[0], rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match="divisible"):
+        L.GroupQueryAttention(head_dim=2, num_query_heads=3, num_key_value_heads=2)
+
+
+@pytest.mark.filterwarnings("ignore:Layer .* does not support masking")
+def test_group_query_attention_matches_keras_numbers():
+    # Keras 3.x under TensorFlow 2.21 printed these for the same inputs and weights (a
+    # gate, masks from Embedding(mask_zero=True), causal)
+    r = np.random.RandomState(1)
+    tokens = np.array([[3, 5, 2, 0, 0], [4, 1, 6, 7, 0]])
+    embedding = L.Embedding(8, 4, mask_zero=True)
+    embedding.build((None, 5))
+    embedding.set_weights([r.normal(size=(8, 4)).astype("float32")])
+    layer = L.GroupQueryAttention(head_dim=3, num_query_heads=4, num_key_value_heads=2,
+                                  use_gate=True)
+    x = embedding(tokens)
+    with pytest.warns(UserWarning, match="does not support masking"):  # as Keras warns
+        layer(x, x)
+    w = np.random.RandomState(0)
+    layer.set_weights([(w.normal(size=v.shape) * 0.5).astype("float32")
+                       for v in layer.get_weights()])
+    x = embedding(tokens)
+    out, scores = layer(x, x, return_attention_scores=True, use_causal_mask=True)
+    np.testing.assert_allclose(out.numpy()[1, :2], [
+        [-0.005322, 0.360325, -0.244972, 0.663792],
+        [1.253071, 0.75558, 1.58974, 1.714264]], atol=2e-6)
+    np.testing.assert_allclose(scores.numpy()[1, 3], [
+        [1, 0, 0, 0, 0], [0.029068, 0.970932, 0, 0, 0], [0.415053, 0.2418, 0.343147, 0, 0],
+        [0.47811, 0.095846, 0.117326, 0.308718, 0], [0, 0, 0, 0, 0]], atol=2e-6)
+    np.testing.assert_array_equal(np.asarray(out._keras_mask), tokens != 0)
+    assert x._keras_mask is not None  # unlike MultiHeadAttention, the inputs keep theirs
+    np.testing.assert_allclose(layer(x, x).numpy()[0, 3:], [
+        [0.422453, 0.845659, -0.830096, 0.332714]] * 2, atol=2e-6)
+
+
+def test_group_query_attention_config_and_saving(tmp_path):
+    layer = L.GroupQueryAttention(head_dim=2, num_query_heads=4, num_key_value_heads=1,
+                                  sliding_window=2, name="gqa")
+    again = L.GroupQueryAttention.from_config(layer.get_config())
+    assert again.get_config() == layer.get_config()
+    assert layer.compute_output_shape((None, 5, 6)).as_list() == [None, 5, 6]
+    inputs = rt.keras.Input(shape=(5, 6))
+    model = rt.keras.Model(inputs, layer(inputs, inputs, use_causal_mask=True))
+    data = RNG.normal(size=(2, 5, 6)).astype("float32")
+    expected = model.predict(data, verbose=0)
+    model.save(tmp_path / "gqa.keras")
+    loaded = rt.keras.models.load_model(tmp_path / "gqa.keras")
+    np.testing.assert_allclose(loaded.predict(data, verbose=0), expected, rtol=1e-6)
+    band = np.tril(np.ones((5, 5), bool)) & ~np.tril(np.ones((5, 5), bool), -2)
+    np.testing.assert_allclose(expected, ref_gqa(layer.get_weights(), data, data,
+                                                 mask=np.broadcast_to(band, (2, 5, 5)))[0],
+                               rtol=1e-5, atol=1e-5)
