@@ -28,11 +28,13 @@ from jax import lax
 
 
 def flushed(x: Any) -> Any:
-    """Floats with subnormals replaced by a zero of their sign; other values unchanged."""
-    x = jnp.asarray(x)
-    if not jnp.issubdtype(x.dtype, jnp.floating):
+    """Floats with subnormals replaced by a zero of their sign; other values unchanged. A
+    value known while tracing stays a NumPy value (jnp.power(x, 2.0) keeps its fast path)."""
+    xp = np if isinstance(x, (np.ndarray, np.generic, float, int)) else jnp
+    x = xp.asarray(x)
+    if x.dtype.kind != "f":
         return x
-    return jnp.where(jnp.abs(x) < jnp.finfo(x.dtype).tiny, x * 0, x)
+    return xp.where(xp.abs(x) < xp.finfo(x.dtype).tiny, x * 0, x)
 
 
 def exp2(x: Any) -> Any:
