@@ -44,6 +44,7 @@ from .core import (
     LeakyReLU,
     PReLU,
     ReLU,
+    Rescaling,
     Softmax,
 )
 from .functional import Input, InputLayer
@@ -70,6 +71,7 @@ from .normalization import (
     BatchNormalization,
     GroupNormalization,
     LayerNormalization,
+    Normalization,
     UnitNormalization,
 )
 from .pooling import (
@@ -126,5 +128,19 @@ __all__ += ["ActivityRegularization", "AlphaDropout", "GaussianDropout", "Gaussi
             "GroupNormalization", "Identity", "SpatialDropout1D", "SpatialDropout2D",
             "SpatialDropout3D", "UnitNormalization", "add", "average", "concatenate", "dot",
             "maximum", "minimum", "multiply", "subtract"]
+__all__ += ["Normalization", "Rescaling"]
+
+# Keras's other names for the same classes
+AvgPool1D, AvgPool2D = AveragePooling1D, AveragePooling2D
+MaxPool1D, MaxPool2D = MaxPooling1D, MaxPooling2D
+GlobalAvgPool1D, GlobalAvgPool2D = GlobalAveragePooling1D, GlobalAveragePooling2D
+GlobalMaxPool1D, GlobalMaxPool2D = GlobalMaxPooling1D, GlobalMaxPooling2D
+Convolution1D, Convolution2D = Conv1D, Conv2D
+Convolution1DTranspose, Convolution2DTranspose = Conv1DTranspose, Conv2DTranspose
+SeparableConvolution1D, SeparableConvolution2D = SeparableConv1D, SeparableConv2D
+__all__ += ["AvgPool1D", "AvgPool2D", "Convolution1D", "Convolution1DTranspose",
+            "Convolution2D", "Convolution2DTranspose", "GlobalAvgPool1D", "GlobalAvgPool2D",
+            "GlobalMaxPool1D", "GlobalMaxPool2D", "MaxPool1D", "MaxPool2D",
+            "SeparableConvolution1D", "SeparableConvolution2D"]
 
 _add_keyword_hints_to_classes(globals(), "runtime")  # a misspelt keyword: "did you mean"

@@ -1,5 +1,5 @@
-"""Core layers: Dense, Dropout, Activation, Flatten, Identity, and the activation layers ReLU,
-LeakyReLU, ELU, Softmax and PReLU."""
+"""Core layers: Dense, Dropout, Activation, Flatten, Identity, Rescaling, and the activation
+layers ReLU, LeakyReLU, ELU, Softmax and PReLU."""
 
 from __future__ import annotations
 
@@ -282,3 +282,18 @@ class Identity(_SameShape):
 
     def compute_output_shape(self, input_shape):
         return input_shape
+
+
+class Rescaling(_SameShape):
+    """`x * scale + offset`, the inputs cast to the layer's dtype (float32): `Rescaling(1 / 255)`
+    maps 8-bit pixels to [0, 1]. `scale` and `offset` may be per-channel lists."""
+
+    def __init__(self, scale, offset=0.0, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.scale, self.offset = scale, offset
+
+    def call(self, inputs):
+        x = array_ops.cast(convert_to_tensor(inputs), self.dtype)
+        scale = convert_to_tensor(np.asarray(self.scale, self.dtype.as_numpy_dtype))
+        offset = convert_to_tensor(np.asarray(self.offset, self.dtype.as_numpy_dtype))
+        return math_ops.add(math_ops.multiply(x, scale), offset)

@@ -1,13 +1,17 @@
-"""Normalization layers: BatchNormalization, LayerNormalization, GroupNormalization and
-UnitNormalization."""
+"""Normalization layers: BatchNormalization, LayerNormalization, GroupNormalization,
+UnitNormalization, and the preprocessing layer Normalization (statistics from `adapt`)."""
 
 from __future__ import annotations
 
+import itertools
 from typing import Any, Callable
+
+import numpy as np
 
 from .. import tensor as _tensor
 from ..ops import array_ops, conv_ops, math_ops, reduce_ops
 from ..ops.control_flow import cond
+from ..ops.core import convert_to_tensor
 from ..shapes import TensorShape
 from .base import Layer
 from .convolutional import as_layer_dtype
@@ -299,6 +303,167 @@ class UnitNormalization(Layer):
         axes = _axes(self.axis, x.shape.rank, "UnitNormalization")
         total = reduce_ops.reduce_sum(math_ops.square(x), axis=axes, keepdims=True)
         return math_ops.multiply(x, math_ops.rsqrt(math_ops.maximum(total, 1e-24)))
+
+    def compute_output_shape(self, input_shape) -> TensorShape:
+        return TensorShape(input_shape)
+
+
+def _as_array(batch) -> np.ndarray:
+    """A batch (an array, a tensor, a DataFrame, or the features of an `(x, y)` pair) as
+    float32 NumPy values."""
+    if isinstance(batch, tuple):
+        batch = batch[0]
+    if hasattr(batch, "to_numpy"):
+        batch = batch.to_numpy()
+    elif hasattr(batch, "numpy"):
+        batch = batch.numpy()
+    return np.asarray(batch, dtype=np.float32)
+
+
+def _batches(data):
+    """The batches `adapt` reads: one array, or the elements of a dataset (unbatched
+    elements of rank <= 1 grouped by 128, as Keras does) or of an iterable."""
+    if isinstance(data, np.ndarray) or _tensor.is_tensor(data) or hasattr(data, "to_numpy"):
+        return [_as_array(data)]
+    if hasattr(data, "element_spec") and hasattr(data, "batch"):
+        spec = data.element_spec
+        spec = spec[0] if isinstance(spec, tuple) else spec
+        if spec.shape.rank is not None and spec.shape.rank <= 1:
+            data = data.batch(128)
+        return (_as_array(batch) for batch in data)
+    if hasattr(data, "__iter__") and not isinstance(data, (str, bytes, dict)):
+        return (_as_array(batch) for batch in data)
+    raise TypeError(f"Normalization.adapt: unsupported data of type {type(data).__name__}; "
+                    "pass a NumPy array, a tensor, an rt.data.Dataset or an iterable of "
+                    "batches.")
+
+
+class Normalization(Layer):
+    """Standardizes features: `(x - mean) / max(sqrt(variance), 1e-7)` per index of `axis`
+    (-1 by default; None for one mean and variance over everything), or the inverse with
+    `invert=True`.
+
+    `mean` and `variance` are given, or learned from data by `adapt(data)` (an array, a
+    tensor, an `rt.data.Dataset` or an iterable of batches); the learned ones are the
+    non-trainable weights `mean`, `variance` (and Keras's `count`), saved with the model.
+    """
+
+    _passes_masks = True
+
+    def __init__(self, axis=-1, mean=None, variance=None, invert: bool = False,
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        if axis is None:
+            axis = ()
+        elif isinstance(axis, int) and not isinstance(axis, bool):
+            axis = (axis,)
+        elif isinstance(axis, (list, tuple)) and all(isinstance(a, int) for a in axis):
+            axis = tuple(axis)
+        else:
+            raise TypeError(f"Normalization: `axis` must be an int, a tuple of ints or None, "
+                            f"got axis={axis!r}.")
+        if (mean is None) != (variance is None):
+            raise ValueError(f"Normalization: when setting values directly, both `mean` and "
+                             f"`variance` must be set, got mean={mean!r} and "
+                             f"variance={variance!r}.")
+        if mean is not None and np.shape(mean) != np.shape(variance):
+            raise ValueError(f"Normalization: `mean` and `variance` must have the same shape, "
+                             f"got {np.shape(mean)} and {np.shape(variance)}.")
+        if mean is not None and np.ndim(mean) > len(axis):
+            raise ValueError(f"Normalization: the rank of `mean` ({np.ndim(mean)}) must be at "
+                             f"most the number of axes ({len(axis)}).")
+        self.axis, self.input_mean, self.input_variance = axis, mean, variance
+        self.invert = bool(invert)
+        self.adapt_mean = self.adapt_variance = self.count = None
+        self._broadcast_shape: list[int] | None = None
+
+    def build(self, input_shape) -> None:
+        shape = TensorShape(input_shape)
+        if shape.rank is None:
+            raise ValueError(f"{self.name} needs inputs of known rank.")
+        dims = shape.as_list()
+        for a in self.axis:
+            if not -len(dims) <= a < len(dims):
+                raise ValueError(f"{self.name}: all `axis` values must be in [-ndim, ndim), got "
+                                 f"axis={self.axis} for inputs of shape {shape}.")
+        self._keep = sorted(a % len(dims) for a in self.axis)
+        if any(dims[a] is None for a in self._keep):
+            raise ValueError(f"{self.name}: the kept axes {self.axis} must have known sizes, "
+                             f"got inputs of shape {shape}.")
+        self._broadcast_shape = [dims[a] if a in self._keep else 1 for a in range(len(dims))]
+        if self.input_mean is None:
+            kept = [dims[a] for a in self._keep]
+            self.adapt_mean = self.add_weight("mean", kept, initializer="zeros",
+                                              trainable=False)
+            self.adapt_variance = self.add_weight("variance", kept, initializer="ones",
+                                                  trainable=False)
+            self.count = self.add_weight("count", [], dtype="int64", initializer="zeros",
+                                         trainable=False)
+        self.built = True
+
+    @property
+    def mean(self):
+        """The mean, shaped to broadcast against the inputs (None before `build`)."""
+        return self._statistic(self.adapt_mean, self.input_mean)
+
+    @property
+    def variance(self):
+        """The variance, shaped to broadcast against the inputs (None before `build`)."""
+        return self._statistic(self.adapt_variance, self.input_variance)
+
+    def _statistic(self, learned, given):
+        if self._broadcast_shape is None:
+            return None
+        if given is None:
+            return array_ops.reshape(learned, self._broadcast_shape)
+        value = np.asarray(given, np.float32)
+        expanded = [1] * len(self._broadcast_shape)
+        for i in range(1, value.ndim + 1):
+            expanded[self._keep[-i]] = value.shape[-i]
+        value = np.broadcast_to(value.reshape(expanded), self._broadcast_shape)
+        return convert_to_tensor(value.astype(self.dtype.as_numpy_dtype))
+
+    def adapt(self, data) -> None:
+        """Sets `mean` and `variance` to the data's, over every axis but `axis` (Keras's
+        running combination when the data come in batches)."""
+        batches = iter(_batches(data))
+        first = next(batches, None)
+        if first is None:
+            raise ValueError("Normalization.adapt received no data (an empty iterable); pass "
+                             "at least one batch.")
+        if not self.built:
+            self._build_once(convert_to_tensor(first))
+        if self.input_mean is not None:
+            raise ValueError(f"{self.name}: adapt() cannot change a `mean` and `variance` "
+                             "given to the constructor.")
+        mean = variance = None
+        count = 0
+        for batch in itertools.chain([first], batches):
+            keep = [a % batch.ndim for a in self.axis]
+            reduce = tuple(a for a in range(batch.ndim) if a not in keep)
+            batch_mean, batch_var = batch.mean(axis=reduce), batch.var(axis=reduce)
+            size = int(np.prod([batch.shape[a] for a in reduce])) if reduce else 1
+            count += size
+            if mean is None:
+                mean, variance = batch_mean, batch_var
+                continue
+            weight = size / count
+            new_mean = mean * (1 - weight) + batch_mean * weight
+            variance = (variance + (mean - new_mean) ** 2) * (1 - weight) + \
+                (batch_var + (batch_mean - new_mean) ** 2) * weight
+            mean = new_mean
+        shape = self.adapt_mean.shape.as_list()
+        self.adapt_mean.assign(np.reshape(mean, shape).astype(np.float32))
+        self.adapt_variance.assign(np.reshape(variance, shape).astype(np.float32))
+
+    def call(self, inputs):
+        x = convert_to_tensor(inputs)
+        if not x.dtype.is_floating or x.dtype is not self.dtype:
+            x = array_ops.cast(x, self.dtype)
+        scale = math_ops.maximum(math_ops.sqrt(self.variance), 1e-7)
+        if self.invert:
+            return math_ops.add(self.mean, math_ops.multiply(x, scale))
+        return math_ops.divide(math_ops.subtract(x, self.mean), scale)
 
     def compute_output_shape(self, input_shape) -> TensorShape:
         return TensorShape(input_shape)

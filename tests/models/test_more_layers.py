@@ -106,6 +106,80 @@ def test_unit_normalization_of_zeros_is_zero_and_refuses_bad_axis():
         L.UnitNormalization(axis="last")
 
 
+def test_normalization_adapt_learns_the_data_statistics():
+    x = np.arange(12, dtype=np.float32).reshape(4, 3)
+    layer = L.Normalization(axis=-1)
+    layer.adapt(x)
+    # Keras 3 prints mean [[4.5 5.5 6.5]], variance [[11.25 ...]] and these outputs
+    np.testing.assert_allclose(layer.mean.numpy(), [[4.5, 5.5, 6.5]])
+    np.testing.assert_allclose(layer.variance.numpy(), [[11.25] * 3])
+    np.testing.assert_allclose(layer(x[:2]).numpy(),
+                               (x[:2] - x.mean(0)) / x.std(0), rtol=1e-6)
+    assert [(w.shape, w.dtype) for w in layer.get_weights()] == \
+        [((3,), np.float32), ((3,), np.float32), ((), np.int64)]  # Keras's weights
+
+
+def test_normalization_adapt_over_batches_axes_and_datasets():
+    x = _data(50, 3, 4)
+    batched = L.Normalization(axis=(1, 2))
+    batched.adapt([x[:20], x[20:35], x[35:]])  # Keras's running combination of batches
+    np.testing.assert_allclose(batched.mean.numpy()[0], x.mean(0), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(batched.variance.numpy()[0], x.var(0), rtol=1e-4)
+    flat = x[:, 0]
+    from_dataset = L.Normalization()
+    from_dataset.adapt(rt.data.Dataset.from_tensor_slices(flat))  # unbatched: by 128
+    np.testing.assert_allclose(from_dataset.mean.numpy()[0], flat.mean(0), rtol=1e-5)
+    scalar = L.Normalization(axis=None)
+    scalar.adapt(flat[:, 0])
+    np.testing.assert_allclose(scalar(flat[:2, :1]).numpy(),
+                               (flat[:2, :1] - flat[:, 0].mean()) / flat[:, 0].std(), rtol=1e-5)
+
+
+def test_normalization_with_given_statistics_and_invert():
+    layer = L.Normalization(mean=2.0, variance=4.0)
+    np.testing.assert_allclose(layer(np.array([[0.0, 2.0, 6.0]])).numpy(), [[-1, 0, 2]])
+    assert layer.get_weights() == []
+    inverse = L.Normalization(mean=[1.0, 2.0, 3.0], variance=[1.0, 4.0, 9.0], invert=True)
+    np.testing.assert_allclose(inverse(np.ones((1, 3))).numpy(), [[2, 4, 6]])
+    with pytest.raises(ValueError, match="variance"):
+        L.Normalization(mean=1.0)
+
+
+def test_normalization_in_a_model_fits_and_saves(tmp_path):
+    x = _data(40, 3) * 10 + 5
+    y = (x - x.mean(0)) / x.std(0) @ np.array([[1.0], [-2.0], [0.5]], np.float32) + 1
+    norm = L.Normalization()
+    norm.adapt(x)
+    model = keras.Sequential([keras.Input((3,)), norm, L.Dense(1)])
+    model.compile(optimizer=keras.optimizers.SGD(0.1), loss="mse")
+    losses = model.fit(x, y, epochs=30, verbose=0).history["loss"]
+    assert losses[-1] < losses[0] / 100  # on standardized features, a linear fit is quick
+    np.testing.assert_allclose(norm.mean.numpy()[0], x.mean(0), rtol=1e-5)  # not trained
+    path = str(tmp_path / "norm.keras")
+    model.save(path)
+    loaded = keras.models.load_model(path)
+    np.testing.assert_allclose(loaded.predict(x[:4], verbose=0), model.predict(x[:4], verbose=0),
+                               rtol=1e-5)
+
+
+def test_rescaling_casts_and_scales():
+    pixels = np.array([[0, 128, 255]], np.uint8)
+    np.testing.assert_allclose(L.Rescaling(1 / 255)(pixels).numpy(), pixels / 255, rtol=1e-6)
+    np.testing.assert_allclose(L.Rescaling(1 / 127.5, offset=-1)(pixels).numpy(),
+                               pixels / 127.5 - 1, atol=1e-6)  # float32 rounding
+    per_channel = L.Rescaling([1.0, 2.0, 3.0])(np.ones((1, 2, 2, 3), np.float32)).numpy()
+    np.testing.assert_array_equal(per_channel[0, 0, 0], [1, 2, 3])
+    assert L.Rescaling.from_config(L.Rescaling(2.0).get_config()).scale == 2.0
+
+
+def test_keras_other_names_are_the_same_classes():
+    assert L.MaxPool2D is L.MaxPooling2D and L.AvgPool1D is L.AveragePooling1D
+    assert L.GlobalAvgPool1D is L.GlobalAveragePooling1D and L.GlobalMaxPool2D is \
+        L.GlobalMaxPooling2D
+    assert L.Convolution2D is L.Conv2D and L.Convolution1DTranspose is L.Conv1DTranspose
+    assert L.SeparableConvolution2D is L.SeparableConv2D
+
+
 # -- dropouts and noise --------------------------------------------------------------------------
 
 def test_spatial_dropout_1d_drops_whole_channels_with_the_rate():
@@ -449,6 +523,8 @@ NEW_LAYERS = [
     lambda: L.Identity(),
     lambda: L.Flatten(data_format="channels_first"),
     lambda: L.Dot(axes=[1, 2], normalize=True),
+    lambda: L.Normalization(axis=None, mean=1.0, variance=2.0, invert=True),
+    lambda: L.Rescaling([1.0, 0.5], offset=0.25),
 ]
 
 
