@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import string
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -29,6 +29,8 @@ from .base import Layer, _as_tensors, _has_keras_tensors, positive_int
 from .kernel_layer import as_layer_dtype
 
 _LARGE_NEGATIVE = -1e9
+# an attention layer's result: the output, or (output, attention scores)
+_Outputs = Union[_tensor.Tensor, Tuple[_tensor.Tensor, _tensor.Tensor]]
 
 
 def _refuse_constraints(layer: str, **constraints) -> None:
@@ -211,7 +213,7 @@ class EinsumDense(Layer):
                       if n is not None or c not in sizes})
         return TensorShape([sizes.get(c) for c in out])
 
-    def call(self, inputs):
+    def call(self, inputs) -> _tensor.Tensor:
         x = as_layer_dtype(self, inputs)
         y = linalg_ops.einsum(self._full_equation, x, self.kernel)
         if self.bias is not None:
@@ -417,7 +419,7 @@ class MultiHeadAttention(Layer):
         self._output_dense.build(query_shape.as_list()[:-1] + [self.num_heads, self.value_dim])
         self.built = True
 
-    def __call__(self, query=None, value=None, key=None, **kwargs: Any):
+    def __call__(self, query=None, value=None, key=None, **kwargs: Any) -> _Outputs:
         """`call(query, value, key=None, ...)`; the first call builds the projections from
         the shapes of all three inputs (keywords `query=`, `value=` work too)."""
         if query is None or value is None:
@@ -430,7 +432,7 @@ class MultiHeadAttention(Layer):
 
     def call(self, query, value, key=None, query_mask=None, value_mask=None, key_mask=None,
              attention_mask=None, return_attention_scores: bool = False, training=None,
-             use_causal_mask: bool = False):
+             use_causal_mask: bool = False) -> _Outputs:
         query, value = convert_to_tensor(query), convert_to_tensor(value)
         key = value if key is None else convert_to_tensor(key)
         for tensor in (query, value, key):
@@ -579,7 +581,7 @@ class GroupedQueryAttention(Layer):
         self._output_dense.build([None, None, self.num_query_heads, self.head_dim])
         self.built = True
 
-    def __call__(self, query=None, value=None, key=None, **kwargs: Any):
+    def __call__(self, query=None, value=None, key=None, **kwargs: Any) -> _Outputs:
         """`call(query, value, key=None, ...)`; the first call builds the projections from
         the shapes of all three inputs (keywords `query=`, `value=` work too)."""
         if query is None or value is None:
@@ -592,7 +594,7 @@ class GroupedQueryAttention(Layer):
 
     def call(self, query, value, key=None, query_mask=None, value_mask=None, key_mask=None,
              attention_mask=None, return_attention_scores: bool = False, training=None,
-             use_causal_mask: bool = False):
+             use_causal_mask: bool = False) -> _Outputs:
         query, value = convert_to_tensor(query), convert_to_tensor(value)
         key = value if key is None else convert_to_tensor(key)
         mask = combined_mask(query, value, query_mask, value_mask, key_mask, attention_mask,
@@ -681,7 +683,7 @@ class Attention(Layer):
                                  reduce_ops.reduce_sum(math_ops.tanh(summed), axis=-1))
 
     def call(self, inputs, mask=None, training=None, return_attention_scores: bool = False,
-             use_causal_mask: bool = False):
+             use_causal_mask: bool = False) -> _Outputs:
         self._check(inputs, mask)
         query, value = as_layer_dtype(self, inputs[0]), as_layer_dtype(self, inputs[1])
         key = as_layer_dtype(self, inputs[2]) if len(inputs) > 2 else value
