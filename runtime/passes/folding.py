@@ -89,7 +89,8 @@ class _Folder:
 
     def hoist(self, op: Operation, value: np.ndarray) -> SymbolicTensor:
         """A Const in the root graph holding `value`, the result of the body op `op`."""
-        const = Operation(self.root, CONST, op.name, [], {"value": value}, op.device)
+        const = Operation(self.root, CONST, f"{op.name}/folded", [], {"value": value},
+                          op.device)
         out = op.outputs[0]
         const.outputs = [SymbolicTensor(const, 0, TensorShape(value.shape), out.dtype)]
         self.hoisted.append(const)

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any, Optional, Union
 
 from ..graph import Graph, Operation
+from ..graph_printer import format_graph
 from ..opdef import OpDef
 from ..tensor import SymbolicTensor
 
@@ -45,6 +46,9 @@ class Rewritten:
     def is_ancestor_of(self, graph: Graph | None) -> bool:
         """Whether `graph` (an op's traced graph) is this graph or nested in it."""
         return self.traced.is_ancestor_of(graph)
+
+    def __str__(self) -> str:
+        return format_graph(self)
 
     def __repr__(self) -> str:
         return f"<Rewritten '{self.name}' with {len(self.operations)} operations>"

@@ -78,6 +78,7 @@ def test_a_constant_expression_in_a_loop_body_is_computed_once(tier):
     assert _on_constants(program.graph) == []
     body = _types(_body_ops(program.graph))
     assert body.count("Mul") == 1 and body.count("Add") == 2  # `* x`, `acc +`, `i + 1`
+    assert "/folded = Const() : f32[100]" in str(program.graph)  # in the outermost graph
     assert _types(_body_ops(graph)) == traced  # the traced graph is as it was
     expected = 4 * ((BIG * np.float32(2) + np.float32(1)) * x)
     np.testing.assert_allclose(_unoptimised(graph, np.asarray(x)), expected, rtol=1e-6)
