@@ -3,7 +3,8 @@
 The cases come from `runtime.opdef.builtin_ops()` (tests/reliability/registry_cases.py):
 elementwise ops get NaN, +-inf, -0.0, subnormals, the ends of each dtype's range and empty
 tensors in every dtype their shape rule accepts; reductions get edge rows and empty axes;
-`Cast` every pair of dtypes; ops reading indices get out-of-range ones. The Numba tier
+`Cast` every pair of dtypes; ops reading indices get out-of-range ones; the other ops run on
+edge rows in a few programs (shapes known when traced or only when run). The Numba tier
 (jit_compile=True) and the XLA tier (jit_compile="xla") must give the NumPy tier's result
 (the reference: it matches TensorFlow), bit for bit for exact ops (signed zeros included, any
 NaN equal to any NaN) and within 8 ulp for transcendental ones, raise the NumPy tier's error,
