@@ -156,6 +156,32 @@ def test_dead_ops_in_a_body_go_and_its_prints_and_assignments_stay_in_order(tier
 
 
 @pytest.mark.parametrize("tier", TIERS)
+def test_variable_updates_in_a_body_keep_their_order_on_every_tier(tier):
+    v = rt.Variable(np.ones(100, np.float32))
+
+    def f(n):
+        def body(i):
+            v.assign(v * (rt.constant(BIG) * 0.0 + 2.0))   # folded operand: v * 2
+            v.assign_add(rt.constant(BIG) * 0.0 + 1.0)     # then + 1
+            v.assign(v * (rt.constant(BIG) * 0.0 + 2.0))   # repeated: not merged
+            return (i + 1,)
+        rt.while_loop(lambda i: i < n, body, (rt.constant(0),))
+        return v.read_value()
+
+    compiled = rt.function(f, autograph=False, jit_compile=tier)
+    graph = compiled.get_concrete_function(rt.TensorSpec([], rt.int32)).graph
+    program = run_passes(graph)
+    assert [op.type for op in _body_ops(graph) if op.opdef.stateful] == \
+        [op.type for op in _body_ops(program.graph) if op.opdef.stateful]
+    assert _on_constants(program.graph) == []
+    expected = np.ones(100, np.float32)
+    for _ in range(3):
+        expected = (expected * 2 + 1) * 2
+    np.testing.assert_array_equal(compiled(rt.constant(3)).numpy(), expected)
+    np.testing.assert_array_equal(v.numpy(), expected)
+
+
+@pytest.mark.parametrize("tier", TIERS)
 def test_random_draws_in_a_body_are_never_merged_or_folded(tier):
     def f(n):
         def body(i, acc):
