@@ -72,6 +72,7 @@ from .normalization import (
     GroupNormalization,
     LayerNormalization,
     Normalization,
+    RMSNormalization,
     UnitNormalization,
 )
 from .pooling import (
@@ -128,7 +129,7 @@ __all__ += ["ActivityRegularization", "AlphaDropout", "GaussianDropout", "Gaussi
             "GroupNormalization", "Identity", "SpatialDropout1D", "SpatialDropout2D",
             "SpatialDropout3D", "UnitNormalization", "add", "average", "concatenate", "dot",
             "maximum", "minimum", "multiply", "subtract"]
-__all__ += ["Normalization", "Rescaling"]
+__all__ += ["Normalization", "RMSNormalization", "Rescaling"]
 
 # Keras's other names for the same classes
 AvgPool1D, AvgPool2D = AveragePooling1D, AveragePooling2D

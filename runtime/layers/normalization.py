@@ -1,5 +1,6 @@
 """Normalization layers: BatchNormalization, LayerNormalization, GroupNormalization,
-UnitNormalization, and the preprocessing layer Normalization (statistics from `adapt`)."""
+UnitNormalization, RMSNormalization, and the preprocessing layer Normalization (statistics
+from `adapt`)."""
 
 from __future__ import annotations
 
@@ -464,6 +465,37 @@ class Normalization(Layer):
         if self.invert:
             return math_ops.add(self.mean, math_ops.multiply(x, scale))
         return math_ops.divide(math_ops.subtract(x, self.mean), scale)
+
+    def compute_output_shape(self, input_shape) -> TensorShape:
+        return TensorShape(input_shape)
+
+
+class RMSNormalization(Layer):
+    """`x * rsqrt(mean(x**2 over axis) + epsilon) * scale`, with a learned `scale` (ones at
+    first) of the normalized axes' shape: Keras's root-mean-square normalization."""
+
+    def __init__(self, axis=-1, epsilon: float = 1e-6, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.axis = axis
+        self.epsilon = float(epsilon)
+        self.scale = None
+
+    def build(self, input_shape) -> None:
+        shape = TensorShape(input_shape)
+        if shape.rank is None:
+            raise ValueError(f"{self.name} needs inputs of known rank.")
+        self._axes = _axes(self.axis, shape.rank, "RMSNormalization")
+        params = _param_shape(shape, self._axes, "RMSNormalization")
+        self._broadcast = [shape.as_list()[a] if a in self._axes else 1
+                           for a in range(shape.rank)]
+        self.scale = self.add_weight("scale", params, initializer="ones")
+        self.built = True
+
+    def call(self, inputs):
+        x = as_layer_dtype(self, inputs)
+        mean_square = reduce_ops.reduce_mean(math_ops.square(x), axis=self._axes, keepdims=True)
+        outputs = math_ops.multiply(x, math_ops.rsqrt(math_ops.add(mean_square, self.epsilon)))
+        return math_ops.multiply(outputs, array_ops.reshape(self.scale, self._broadcast))
 
     def compute_output_shape(self, input_shape) -> TensorShape:
         return TensorShape(input_shape)

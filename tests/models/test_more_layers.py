@@ -106,6 +106,22 @@ def test_unit_normalization_of_zeros_is_zero_and_refuses_bad_axis():
         L.UnitNormalization(axis="last")
 
 
+@pytest.mark.parametrize("axis", [-1, [1, 2]])
+def test_rms_normalization_matches_numpy(axis):
+    x = _data(2, 3, 4)
+    layer = L.RMSNormalization(axis=axis)
+    layer.build(x.shape)
+    axes = (2,) if axis == -1 else (1, 2)
+    scale = _data(*(x.shape[a] for a in axes))
+    layer.set_weights([scale])
+    expected = x / np.sqrt((x ** 2).mean(axis=axes, keepdims=True) + 1e-6) * scale
+    np.testing.assert_allclose(layer(x).numpy(), expected, rtol=1e-5, atol=1e-6)
+    # Keras 3 prints [0, 0.15399793, 0.30799586, 0.46199378] for its first row of this input
+    ramp = np.arange(24, dtype=np.float32).reshape(2, 3, 4) / 10
+    np.testing.assert_allclose(L.RMSNormalization(axis=[1, 2])(ramp).numpy()[0, 0],
+                               [0, 0.15399793, 0.30799586, 0.46199378], rtol=1e-6)
+
+
 def test_normalization_adapt_learns_the_data_statistics():
     x = np.arange(12, dtype=np.float32).reshape(4, 3)
     layer = L.Normalization(axis=-1)
@@ -281,7 +297,8 @@ def test_supports_masking_as_keras():
                 L.SpatialDropout1D(0.1): True, L.SpatialDropout2D(0.1): True,
                 L.GaussianNoise(0.1): True, L.GaussianDropout(0.1): True,
                 L.AlphaDropout(0.1): True, L.ActivityRegularization(): True, L.Add(): True,
-                L.Concatenate(): True, L.Dot(1): True, L.Dropout(0.1): True}
+                L.Concatenate(): True, L.Dot(1): True, L.Dropout(0.1): True,
+                L.RMSNormalization(): False, L.Normalization(): True, L.Rescaling(2.0): True}
     assert {type(k).__name__: k.supports_masking for k in expected} == \
         {type(k).__name__: v for k, v in expected.items()}
 
@@ -525,6 +542,7 @@ NEW_LAYERS = [
     lambda: L.Dot(axes=[1, 2], normalize=True),
     lambda: L.Normalization(axis=None, mean=1.0, variance=2.0, invert=True),
     lambda: L.Rescaling([1.0, 0.5], offset=0.25),
+    lambda: L.RMSNormalization(axis=[1, 2], epsilon=1e-5),
 ]
 
 
