@@ -649,3 +649,32 @@ def test_group_query_attention_config_and_saving(tmp_path):
     np.testing.assert_allclose(expected, ref_gqa(layer.get_weights(), data, data,
                                                  mask=np.broadcast_to(band, (2, 5, 5)))[0],
                                rtol=1e-5, atol=1e-5)
+
+
+def test_attention_model_trains_as_keras():
+    # the same model, weights and data under Keras 3.x with TensorFlow 2.21 (SGD, no
+    # shuffling) printed these losses and predictions: the four attention layers with masks
+    # from Embedding(mask_zero=True) and a causal mask train here step for step as there
+    steps, vocab = 6, 10
+    tokens = rt.keras.Input(shape=(steps,), dtype="int32")
+    h = L.Embedding(vocab, 8, mask_zero=True)(tokens)
+    a = L.MultiHeadAttention(num_heads=2, key_dim=4)(h, h, use_causal_mask=True)
+    h = L.LayerNormalization()(L.Add()([h, a]))
+    b = L.Attention(use_scale=True)([h, h])
+    c = L.AdditiveAttention()([b, h])
+    g = L.GroupQueryAttention(head_dim=2, num_query_heads=4, num_key_value_heads=2)(c, c)
+    model = rt.keras.Model(tokens, L.Dense(1, activation="sigmoid")(
+        L.GlobalAveragePooling1D()(g)))
+    r = np.random.RandomState(0)
+    model.set_weights([(r.normal(size=w.shape) * 0.3).astype("float32")
+                       for w in model.get_weights()])
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, vocab, size=(64, steps)).astype("int32")
+    x[:, 4:] = 0
+    y = (x[:, 0] > x[:, 1]).astype("float32")
+    model.compile(rt.keras.optimizers.SGD(0.1), "binary_crossentropy")
+    history = model.fit(x, y, epochs=5, batch_size=16, shuffle=False, verbose=0)
+    np.testing.assert_allclose(history.history["loss"],
+                               [0.667393, 0.658799, 0.656544, 0.655947, 0.655676], atol=2e-6)
+    np.testing.assert_allclose(model.predict(x[:3], verbose=0).ravel(),
+                               [0.355553, 0.351933, 0.365466], atol=2e-6)
