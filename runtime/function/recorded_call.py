@@ -7,9 +7,11 @@ the backward lowering. Both are derived from the graph once per concrete functio
 When the gradient may itself be differentiated (two or more tapes record the call, or a
 persistent one), the gradient is a call of a traced backward function (`GraphFunction`),
 recorded like any other call on the tapes that watch its inputs: differentiable again, to
-any order, on the function's own backend. A graph whose gradient cannot be staged twice (it
-reads values a `while_loop` saved, or a TensorArray's gradient) is instead run op by op,
-eagerly, so that every tape records the primitive ops and their gradients.
+any order, on the function's own backend. A gradient that cannot be built (an op without a
+gradient rule, an order a rule refuses) is raised when a gradient flows through the call.
+One case runs op by op instead (`runtime.gradients.interpret`): a graph whose backward reads
+the values a `while_loop` saved, so that the loop runs as Python and every tape records the
+primitive ops.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from .backward import GraphFunction, GraphGradient, HigherOrderGradient, Unsuppo
 CALL = define("PartitionedCall", lambda *a, **k: None, None, savable=False)  # lives on tapes
 _variables_read: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # function -> variables
 _gradients: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # concrete -> GraphGradient
-_higher: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # -> HigherOrderGradient | None
+_higher: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # -> HigherOrderGradient
 
 
 def _variables(concrete) -> list:
