@@ -68,10 +68,11 @@ def _cached(cache, function, build):
         except JitCompileError:
             raise  # the tier refuses the function itself: the call raises it
         except (NotImplementedError, LookupError, Unsupported) as exc:
-            found = exc
+            found = (type(exc), exc.args)  # not the exception: its traceback holds `function`
         cache[function] = found
-    if isinstance(found, Exception):
-        raise type(found)(*found.args)
+    if type(found) is tuple:
+        kind, args = found
+        raise kind(*args)
     return found
 
 
@@ -155,10 +156,10 @@ def _record_refused(function, tensors, values, tapes, exc: Exception) -> list:
               for i, t in enumerate(graph.inputs) if differentiable(t)]
     inputs += [bound_variable(v) for v in _variables(function)]
     outs = [flat[i] for i, t in enumerate(graph.outputs) if differentiable(t)]
-    message = f"{exc}" if function.name in str(exc) else f"{function.name}: {exc}"
+    kind, message = type(exc), (f"{exc}" if function.name in str(exc) else f"{function.name}: {exc}")
 
     def grad_fn(op, *output_grads):
-        raise type(exc)(message)
+        raise kind(message)
 
     record_node(Node(CALL, inputs, outs, {"f": function.name}, None, grad_fn), tapes)
     return flat
