@@ -197,7 +197,8 @@ class HigherOrderGradient:
     the backward sends gradients to those kept values, so the backward is seeded at them too;
     the seeds grow until they cover every floating-point value the backward reads. Kept
     `variant` values (a TensorArray, a loop's saves) pass through unseeded (`opaque`): a
-    gradient that would flow into one is refused by the rule that reads it. Nothing is
+    gradient that would flow into one at the next order is refused (NotImplementedError
+    naming the function and the value) when that order's gradient is built. Nothing is
     recomputed: side effects and random draws of the forward happen once. A rule that cannot
     be staged raises NotImplementedError (naming the op) when the gradient is built.
     """
@@ -254,12 +255,13 @@ def _seedable(t) -> bool:
 
 
 def _refuse_interpreted_loops(graph, built: _Backward, name: str) -> None:
-    """`Unsupported` when the backward reads values a while_loop saved (its gradient is not
-    differentiable again when staged) and the traced graph can run op by op instead."""
+    """`Unsupported` when the backward reads values a while_loop saved (they do not pass
+    between the orders as tensors, and a staged loop's gradient is differentiable twice, not
+    three times) and the traced graph can run op by op instead."""
     if not any(op.opdef.carrier == "accumulator" for op in built.backward.all_operations()):
         return
     if not interpretable(graph):
-        return  # a TensorArray, a custom gradient...: staged, a third derivative is refused
+        return  # custom gradients...: staged; an order reaching the saves is refused
     raise Unsupported(f"the gradient of {name} reads values saved by a loop")
 
 
