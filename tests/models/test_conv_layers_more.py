@@ -385,3 +385,18 @@ def test_config_round_trip_saving_function_and_fit(tmp_path, make, shape):
     target = _normal(8, 1)
     history = model.fit(x, target, epochs=3, batch_size=8, verbose=0).history["loss"]
     assert history[-1] < history[0]
+
+
+@pytest.mark.parametrize("jit", [True, "xla"])
+def test_compiler_tiers_agree_with_the_numpy_tier(jit):
+    pytest.importorskip("numba" if jit is True else "jax")
+    model = keras.Sequential([
+        keras.Input((5, 6, 2)), L.Conv2DTranspose(3, 3, strides=2, padding="same"),
+        L.DepthwiseConv2D(3, depth_multiplier=2), L.SeparableConv2D(2, 3, padding="same"),
+        L.UpSampling2D(interpolation="bilinear"), L.Cropping2D(1),
+        L.TimeDistributed(L.Conv1DTranspose(2, 2))])
+    x = _normal(3, 5, 6, 2)
+    expected = model(x).numpy()
+    compiled = rt.function(lambda v: model(v), jit_compile=jit,
+                           input_signature=[rt.TensorSpec([None, 5, 6, 2])])
+    np.testing.assert_allclose(compiled(x).numpy(), expected, rtol=1e-5, atol=1e-5)
