@@ -218,7 +218,8 @@ def test_declared_attributes_must_be_kinds():
 # -- an op a program defines is saved and loaded under its own declarations -------------------
 
 SCALE = define("AttrSchemaTestScale", lambda x, factor: (x.shape, x.dtype),
-               lambda x, factor: x * np.asarray(factor, x.dtype), attrs={"factor": FLOAT})
+               lambda x, factor: x * np.asarray(factor, x.dtype), attrs={"factor": FLOAT},
+               differentiable=False)
 
 
 @rt.function(input_signature=[rt.TensorSpec([None])])
