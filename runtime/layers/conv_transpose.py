@@ -7,17 +7,8 @@ from typing import Any, Callable
 from ..ops import conv_ops
 from ..shapes import TensorShape
 from .base import positive_int
-from .convolutional import check_data_format, check_padding, normalize_tuple
+from .convolutional import check_data_format, check_padding, normalize_tuple, refuse_constraints
 from .kernel_layer import KernelLayer
-
-
-def refuse_constraints(layer: str, **constraints: Any) -> None:
-    """Weight constraints are not supported: a constraint given is refused, never ignored."""
-    for key, value in constraints.items():
-        if value is not None:
-            raise NotImplementedError(f"{layer}({key}=...) is not implemented: weight "
-                                      "constraints are not supported; clip the weights after "
-                                      "each step instead.")
 
 
 def transposed_size(size: int | None, kernel: int, stride: int, padding: str,

@@ -54,18 +54,34 @@ def check_padding(padding, layer: str, allowed=("valid", "same")) -> str:
     return padding.lower()
 
 
+def refuse_constraints(layer: str, **constraints: Any) -> None:
+    """Weight constraints are not supported: a constraint given is refused, never ignored."""
+    for key, value in constraints.items():
+        if value is not None:
+            raise NotImplementedError(f"{layer}({key}=...) is not implemented: weight "
+                                      "constraints are not supported; clip the weights after "
+                                      "each step instead.")
+
+
 class _Conv(KernelLayer):
     """A convolution of `_rank` spatial dimensions; subclasses state the public arguments."""
 
     _rank = 2
 
     def __init__(self, filters: int, kernel_size, strides, padding: str, data_format,
-                 dilation_rate, activation, use_bias: bool, kernel_initializer,
+                 dilation_rate, groups, activation, use_bias: bool, kernel_initializer,
                  bias_initializer, kernel_regularizer, bias_regularizer, activity_regularizer,
-                 **kwargs: Any) -> None:
+                 kernel_constraint, bias_constraint, **kwargs: Any) -> None:
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         name = type(self).__name__
+        refuse_constraints(name, kernel_constraint=kernel_constraint,
+                           bias_constraint=bias_constraint)
+        self.kernel_constraint = self.bias_constraint = None
         self.filters = positive_int(filters, "filters", name)
+        self.groups = positive_int(groups, "groups", name)
+        if self.filters % self.groups:
+            raise ValueError(f"{name}: `filters` ({self.filters}) must be a multiple of "
+                             f"`groups` ({self.groups}).")
         check_data_format(data_format, name)
         self.kernel_size = normalize_tuple(kernel_size, self._rank, "kernel_size", name)
         self.strides = normalize_tuple(strides, self._rank, "strides", name)
@@ -81,7 +97,20 @@ class _Conv(KernelLayer):
         if shape.rank != self._rank + 2 or shape[-1] is None:
             raise ValueError(f"{self.name} needs inputs of rank {self._rank + 2} with a known "
                              f"channel dimension, got shape {shape}.")
-        self._build_kernel([*self.kernel_size, shape[-1], self.filters], self.filters)
+        if shape[-1] % self.groups:
+            raise ValueError(f"{self.name}: the inputs' {shape[-1]} channels must be a multiple "
+                             f"of `groups` ({self.groups}).")
+        self._build_kernel([*self.kernel_size, shape[-1] // self.groups, self.filters],
+                           self.filters)
+
+    def _grouped(self, x, conv):
+        """`conv(x, kernel)`, or with `groups` > 1 one `conv` per group of input channels and
+        of filters, concatenated (Keras's grouped convolution)."""
+        if self.groups == 1:
+            return conv(x, self.kernel)
+        xs = array_ops.split(x, self.groups, axis=-1)
+        ks = array_ops.split(self.kernel, self.groups, axis=-1)
+        return array_ops.concat([conv(a, k) for a, k in zip(xs, ks)], -1)
 
 
 class Conv2D(_Conv):
@@ -89,24 +118,28 @@ class Conv2D(_Conv):
     channels: `activation(conv2d(inputs, kernel) + bias)`.
 
     `kernel_size`, `strides` and `dilation_rate` are an int or two ints; `padding` is
-    'valid' or 'same'. Only channels-last data is supported.
+    'valid' or 'same'. `groups` > 1 splits the channels into that many convolutions, each of
+    `channels / groups` inputs to `filters / groups` outputs (kernel `[kh, kw, channels /
+    groups, filters]`). Only channels-last data is supported.
     """
 
     _rank = 2
 
     def __init__(self, filters: int, kernel_size, strides=(1, 1), padding: str = "valid",
-                 data_format: str | None = None, dilation_rate=(1, 1),
+                 data_format: str | None = None, dilation_rate=(1, 1), groups: int = 1,
                  activation: str | Callable | None = None, use_bias: bool = True,
                  kernel_initializer: str | Callable = "glorot_uniform",
                  bias_initializer: str | Callable = "zeros", kernel_regularizer=None,
-                 bias_regularizer=None, activity_regularizer=None, **kwargs: Any) -> None:
+                 bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
+                 bias_constraint=None, **kwargs: Any) -> None:
         super().__init__(filters, kernel_size, strides, padding, data_format, dilation_rate,
-                         activation, use_bias, kernel_initializer, bias_initializer,
-                         kernel_regularizer, bias_regularizer, activity_regularizer, **kwargs)
+                         groups, activation, use_bias, kernel_initializer, bias_initializer,
+                         kernel_regularizer, bias_regularizer, activity_regularizer,
+                         kernel_constraint, bias_constraint, **kwargs)
 
     def _transform(self, x):
-        return conv_ops.conv2d(x, self.kernel, self.strides, self.padding.upper(),
-                               dilations=self.dilation_rate)
+        return self._grouped(x, lambda a, k: conv_ops.conv2d(
+            a, k, self.strides, self.padding.upper(), dilations=self.dilation_rate))
 
 
 class Conv1D(_Conv):
@@ -116,14 +149,16 @@ class Conv1D(_Conv):
     _rank = 1
 
     def __init__(self, filters: int, kernel_size, strides=1, padding: str = "valid",
-                 data_format: str | None = None, dilation_rate=1,
+                 data_format: str | None = None, dilation_rate=1, groups: int = 1,
                  activation: str | Callable | None = None, use_bias: bool = True,
                  kernel_initializer: str | Callable = "glorot_uniform",
                  bias_initializer: str | Callable = "zeros", kernel_regularizer=None,
-                 bias_regularizer=None, activity_regularizer=None, **kwargs: Any) -> None:
+                 bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
+                 bias_constraint=None, **kwargs: Any) -> None:
         super().__init__(filters, kernel_size, strides, padding, data_format, dilation_rate,
-                         activation, use_bias, kernel_initializer, bias_initializer,
-                         kernel_regularizer, bias_regularizer, activity_regularizer, **kwargs)
+                         groups, activation, use_bias, kernel_initializer, bias_initializer,
+                         kernel_regularizer, bias_regularizer, activity_regularizer,
+                         kernel_constraint, bias_constraint, **kwargs)
 
     def _transform(self, x):
         padding = self.padding.upper()
@@ -131,8 +166,8 @@ class Conv1D(_Conv):
             left = self.dilation_rate[0] * (self.kernel_size[0] - 1)
             x = composed.pad(x, [[0, 0], [left, 0], [0, 0]])
             padding = "VALID"
-        return conv_ops.conv1d(x, self.kernel, self.strides[0], padding,
-                               dilations=self.dilation_rate[0])
+        return self._grouped(x, lambda a, k: conv_ops.conv1d(
+            a, k, self.strides[0], padding, dilations=self.dilation_rate[0]))
 
 
 class ZeroPadding2D(Layer):

@@ -10,8 +10,7 @@ from ..shapes import TensorShape
 from . import activations
 from . import regularizers as _regularizers
 from .base import Layer, positive_int
-from .conv_transpose import refuse_constraints
-from .convolutional import check_data_format, check_padding, normalize_tuple
+from .convolutional import check_data_format, check_padding, normalize_tuple, refuse_constraints
 from .kernel_layer import as_layer_dtype
 
 

@@ -134,6 +134,31 @@ def test_nn_conv2d_transpose_and_its_errors():
     assert y1.shape == (3, 7, 5)
 
 
+def test_grouped_conv2d_and_conv1d_match_numpy_per_group():
+    x = _normal(2, 6, 7, 4)
+    layer = L.Conv2D(6, 3, groups=2, padding="same")
+    y = layer(x).numpy()
+    kernel, bias = layer.get_weights()
+    assert kernel.shape == (3, 3, 2, 6)  # Keras's layout: [kh, kw, channels / groups, filters]
+    expected = np.concatenate([np_conv2d(x[..., :2], kernel[..., :3], padding="same"),
+                               np_conv2d(x[..., 2:], kernel[..., 3:], padding="same")], -1)
+    np.testing.assert_allclose(y, expected + bias, rtol=1e-5, atol=1e-5)
+    x1 = _normal(2, 9, 6)
+    one = L.Conv1D(4, 3, groups=2, strides=2)
+    y1 = one(x1).numpy()
+    kernel, bias = one.get_weights()
+    assert kernel.shape == (3, 3, 4)
+    expected = np.concatenate([np_conv2d(x1[:, None, :, :3], kernel[None, :, :, :2], (1, 2)),
+                               np_conv2d(x1[:, None, :, 3:], kernel[None, :, :, 2:], (1, 2))], -1)
+    np.testing.assert_allclose(y1, expected[:, 0] + bias, rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match="groups"):
+        L.Conv2D(5, 3, groups=2)
+    with pytest.raises(ValueError, match="groups"):
+        L.Conv2D(4, 3, groups=4)(x[..., :3])
+    with pytest.raises(NotImplementedError, match="bias_constraint"):
+        L.Conv1D(4, 3, bias_constraint=lambda w: w)
+
+
 # -- depthwise and separable -----------------------------------------------------------------
 
 
