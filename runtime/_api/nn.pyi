@@ -11,8 +11,12 @@ from runtime.ops.conv_ops import batch_normalization as batch_normalization
 from runtime.ops.nn_ops import bias_add as bias_add
 from runtime.ops.composed_math import compute_average_loss as compute_average_loss
 from runtime.ops.conv_ops import conv1d as conv1d
+from runtime.ops.conv_ops import conv1d_transpose as conv1d_transpose
 from runtime.ops.conv_ops import conv2d as conv2d
+from runtime.ops.conv_ops import conv2d_transpose as conv2d_transpose
+from runtime.ops.conv_ops import conv_transpose as conv_transpose
 from runtime.ops.composed_math import crelu as crelu
+from runtime.ops.conv_ops import depthwise_conv2d as depthwise_conv2d
 from runtime.ops.nn_ops import dropout as dropout
 from runtime.ops.nn_ops import elu as elu
 from runtime.ops.conv_ops import embedding_lookup as embedding_lookup
@@ -31,6 +35,7 @@ from runtime.ops.nn_ops import relu as relu
 from runtime.ops.composed_math import relu6 as relu6
 from runtime.ops.composed_math import scale_regularization_loss as scale_regularization_loss
 from runtime.ops.composed_math import selu as selu
+from runtime.ops.conv_ops import separable_conv2d as separable_conv2d
 from runtime.ops.nn_ops import sigmoid_cross_entropy_with_logits as sigmoid_cross_entropy_with_logits
 from runtime.ops.composed_math import silu as silu
 from runtime.ops.nn_ops import softmax as softmax
