@@ -1,10 +1,16 @@
-"""The per-epoch progress display of `Model.fit`: a bar that fits the terminal, else one line.
+"""The progress display of `fit`, `evaluate` and `predict`, in Keras 3's format.
 
-On a terminal (`verbose=1`) the epoch's line is redrawn after each step, at most as wide as
-the terminal (`shutil.get_terminal_size`): the bar shrinks, and is dropped when it would be
-narrower than `MIN_BAR`; at the epoch's end every metric is shown whole, the line wrapped
-between metrics when they do not fit. Into a file or a pipe (or with `verbose=2`), each epoch
-writes one line when it ends.
+    Epoch 1/5
+    8/8 ━━━━━━━━━━━━━━━━━━━━ 0s 3ms/step - accuracy: 0.9100 - loss: 0.2700
+
+`verbose=1` on a terminal redraws the line after each step (the bar's done part green, the
+time left while running, the total time at the end), at most as wide as the terminal: metrics
+that do not fit are left out while running and wrapped onto indented lines at the end. Into a
+file, a pipe or a notebook it writes the epoch's last line only, wrapped to 80 columns
+(`COLUMNS` when set). `verbose=2` writes Keras's one line a epoch,
+`8/8 - 0s - 3ms/step - accuracy: 0.9100 - loss: 0.2700`. Metrics are sorted by name, as
+Keras sorts its logs, with 4 decimals (`1.2340e-04` below 0.001); the logs given are the
+running means of the epoch so far.
 """
 
 from __future__ import annotations
@@ -16,24 +22,23 @@ from typing import IO, Optional
 
 import numpy as np
 
-MIN_BAR = 10        # a narrower bar is dropped
-MAX_BAR = 30
+BAR_WIDTH = 20
+_BAR = "━"
 _SEPARATOR = " - "
-
-
-def _format(logs: dict) -> str:
-    return _SEPARATOR.join(_metric_texts(logs))
-
-
-def _metric_texts(logs: dict) -> list[str]:
-    return [f"{k}: {metric_text(v)}" for k, v in logs.items()]
+_INDENT = "    "
+_INTERVAL = 0.05    # seconds between two redraws of the live line
 
 
 def metric_text(value) -> str:
-    """A logged value with 4 decimals (an array of them, e.g. one F1 score per class, too)."""
-    if np.ndim(value):
-        return np.array2string(np.asarray(value), precision=4, separator=", ")
-    return f"{value:.4f}"
+    """A logged value as Keras prints it: 4 decimals, or `%.4e` at most 0.001 in size (an
+    array of values, e.g. one F1 score per class, by its mean, as Keras shows it)."""
+    value = float(np.mean(value))
+    return f"{value:.4f}" if abs(value) > 1e-3 else f"{value:.4e}"
+
+
+def metric_texts(logs: dict) -> list[str]:
+    """`name: value` for each log, sorted by name as Keras's logs are."""
+    return [f"{k}: {metric_text(logs[k])}" for k in sorted(logs)]
 
 
 def terminal_width(fallback: int = 80) -> int:
@@ -41,104 +46,157 @@ def terminal_width(fallback: int = 80) -> int:
     return max(shutil.get_terminal_size((fallback, 24)).columns, 20)
 
 
-def _wrap(head: str, parts: list[str], width: int, indent: str = "  ") -> list[str]:
-    """`head` followed by `parts` joined by " - ", broken into lines of at most `width`
-    columns between parts (continuation lines indented; a part is never split unless it
-    alone is wider than a line)."""
-    lines, line = [], head
-    for part in parts:
-        candidate = f"{line}{_SEPARATOR}{part}" if line.strip() else f"{line}{part}"
-        if len(candidate) <= width or not line.strip():
-            line = candidate
+def eta_text(seconds: float) -> str:
+    """Time left as Keras shows it: `7s`, `1:05`, `2:01:05`."""
+    if seconds > 3600:
+        return "%d:%02d:%02d" % (seconds // 3600, (seconds % 3600) // 60, seconds % 60)
+    if seconds > 60:
+        return "%d:%02d" % (seconds // 60, seconds % 60)
+    return "%ds" % seconds
+
+
+def step_time_text(seconds: float, unit: str = "step") -> str:
+    """Time per step as Keras shows it: `2s/step`, `3ms/step`, `250us/step`."""
+    if seconds >= 1 or seconds == 0:
+        return f"{seconds:.0f}s/{unit}"
+    if seconds >= 1e-3:
+        return f"{seconds * 1e3:.0f}ms/{unit}"
+    return f"{seconds * 1e6:.0f}us/{unit}"
+
+
+def wrap(parts: list[str], width: int) -> list[str]:
+    """`parts` joined by " - " in lines of at most `width` columns, broken between parts
+    (continuation lines indented; a part wider than a line stays whole)."""
+    lines = [parts[0]]
+    for part in parts[1:]:
+        if len(lines[-1]) + len(_SEPARATOR) + len(part) <= width:
+            lines[-1] += _SEPARATOR + part
         else:
-            lines.append(line)
-            line = indent + part
-    lines.append(line)
-    out = []
-    for text in lines:   # a single part wider than the terminal: cut it into pieces
-        while len(text) > width:
-            out.append(text[:width])
-            text = indent + text[width:]
-        out.append(text)
-    return out
+            lines.append(_INDENT + part)
+    return lines
 
 
-def _bar(done: int, total: int, width: int) -> str:
-    inner = width - 2
-    filled = inner * done // max(total, 1)
-    arrow = ">" if done < total and filled < inner else ""
-    return "[" + ("=" * filled + arrow).ljust(inner, ".")[:inner] + "]"
+def _bold(text: str) -> str:
+    return f"\x1b[1m{text}\x1b[0m"
 
 
-class EpochProgress:
-    """Shows one epoch: `verbose` 0 nothing, 1 a bar on a terminal (otherwise one line at the
-    end), 2 one line at the end."""
+class StepProgress:
+    """Keras's progress bar over `steps` steps (`None` when unknown): `verbose` 0 shows
+    nothing, 1 a bar (redrawn on a terminal, the last line elsewhere), 2 one line at the end."""
 
-    def __init__(self, epoch: int, epochs: int, steps: int, verbose: int,
-                 stream: Optional[IO[str]] = None, width: Optional[int] = None) -> None:
+    def __init__(self, steps: Optional[int], verbose: int, stream: Optional[IO[str]] = None,
+                 width: Optional[int] = None) -> None:
         self.stream = stream or sys.stdout
-        self.verbose, self.steps = verbose, steps
-        self.title = f"Epoch {epoch + 1}/{epochs}"
+        self.verbose, self.steps = int(verbose), steps
         self.start = time.perf_counter()
+        self._after_first: Optional[float] = None
+        self._last_draw = 0.0
         self.done = 0
         self.terminal = bool(getattr(self.stream, "isatty", lambda: False)())
-        self.live = verbose == 1 and self.terminal
+        self.live = self.verbose == 1 and self.terminal
         self.width = width if width is not None else terminal_width()
         self._shown = 0    # the width of the line drawn last (to blank what is left of it)
-        if self.live:
-            self._draw({})
 
-    # -- one line redrawn while the epoch runs -----------------------------------------
-    def _live_line(self, logs: dict) -> str:
-        """Title, bar and step count, then as many whole metrics as fit the width."""
-        width = self.width - 1   # the last column would wrap on some terminals
-        count = f"{self.done}/{self.steps}".rjust(2 * len(str(self.steps)) + 1)
-        metrics = _metric_texts(logs)
-        fixed = f"{self.title} {count}"
-        text_len = len(fixed) + sum(len(_SEPARATOR) + len(m) for m in metrics)
-        bar_width = min(MAX_BAR, width - text_len - 1)
-        if bar_width >= MIN_BAR:
-            line = f"{self.title} {_bar(self.done, self.steps, bar_width)} {count}"
+    # -- times -------------------------------------------------------------------------
+    def _step_seconds(self, now: float) -> float:
+        """Keras's estimate: after the first step, the mean of the later steps."""
+        if not self.done:
+            return 0.0
+        if self._after_first is not None and self.done > 1:
+            return (now - self._after_first) / (self.done - 1)
+        return (now - self.start) / self.done
+
+    # -- the line ----------------------------------------------------------------------
+    def _count(self) -> str:
+        if not self.steps:
+            return "%7d/Unknown" % self.done
+        return f"{self.done:>{len(str(self.steps))}}/{self.steps}"
+
+    def _bar(self, styled: bool) -> str:
+        if not self.steps:
+            return ""
+        filled = int(BAR_WIDTH * min(self.done, self.steps) / self.steps)
+        done, left = _BAR * filled, _BAR * (BAR_WIDTH - filled)
+        if not styled:
+            return " " + done + left
+        return " " + (f"\x1b[32m{done}\x1b[0m" if filled else "") + f"\x1b[37m{left}\x1b[0m"
+
+    def _head(self, now: float, final: bool, styled: bool) -> tuple[str, int]:
+        """The count, bar, time and time per step; and the text's width on screen."""
+        seconds = self._step_seconds(now)
+        if final or not self.steps:
+            clock = f"{now - self.start:.0f}s"
         else:
-            line = fixed
-        for metric in metrics:
-            if len(line) + len(_SEPARATOR) + len(metric) > width:
+            clock = eta_text(seconds * (self.steps - self.done))
+        count, bar = self._count(), self._bar(styled)
+        plain = f"{count}{self._bar(False)} {clock} {step_time_text(seconds)}"
+        if styled:
+            return f"{_bold(count)}{bar} {_bold(clock)} {step_time_text(seconds)}", len(plain)
+        return plain, len(plain)
+
+    def _live_line(self, logs: dict, now: float) -> tuple[str, int]:
+        """The redrawn line: the head, then as many whole metrics as fit the width."""
+        line, shown = self._head(now, False, True)
+        for metric in metric_texts(logs):
+            if shown + len(_SEPARATOR) + len(metric) > self.width - 1:
                 break
             line += _SEPARATOR + metric
-        return line[:width]
+            shown += len(_SEPARATOR) + len(metric)
+        return line, shown
 
-    def _draw(self, logs: dict) -> None:
-        line = self._live_line(logs)
-        self.stream.write("\r" + line + " " * max(self._shown - len(line), 0))
+    def _draw(self, line: str, shown: int) -> None:
+        self.stream.write("\r" + line + " " * max(self._shown - shown, 0))
         self.stream.flush()
-        self._shown = len(line)
+        self._shown = shown
 
-    def batch_done(self, logs: dict) -> None:
+    # -- events ------------------------------------------------------------------------
+    def update(self, logs: dict) -> None:
+        """One more step done; `logs` are the running values so far."""
         self.done += 1
-        if self.live:
-            self._draw(logs)
+        now = time.perf_counter()
+        if self.done == 1:
+            self._after_first = now
+        if self.live and now - self._last_draw >= _INTERVAL:
+            self._draw(*self._live_line(logs, now))
+            self._last_draw = now
 
-    # -- the epoch's last line ---------------------------------------------------------
-    def epoch_done(self, logs: dict) -> None:
+    def finish(self, logs: dict) -> None:
+        """The last line, with the total time and the final logs."""
         if not self.verbose:
             return
-        seconds = time.perf_counter() - self.start
-        parts = [f"{self.steps} steps", f"{seconds:.2f}s", *_metric_texts(logs)]
-        if not self.terminal:   # a file or a pipe: one line per epoch
-            print(_SEPARATOR.join([self.title, *parts]), file=self.stream)
-            return
-        width = self.width - 1
-        if self.live:
-            self.stream.write("\r" + " " * self._shown + "\r")
-            head = f"{self.title} {_bar(self.steps, self.steps, MIN_BAR)}"
-            if len(head) + len(_SEPARATOR) + len(parts[0]) > width:
-                head = self.title
+        now = time.perf_counter()
+        if not self.steps:
+            self.steps = self.done
+        self.done = self.steps   # as Keras's last update: the count at its target
+        metrics = metric_texts(logs)
+        if self.verbose == 2:
+            seconds = self._step_seconds(now)
+            lines = wrap([self._count(), f"{now - self.start:.0f}s",
+                          step_time_text(seconds), *metrics], self.width - 1)
         else:
-            head = self.title
-        lines = _wrap(head, parts, width)
-        if len(lines) > 1:   # the metrics together on a line of their own when they fit
-            metrics = "  " + _SEPARATOR.join(parts[2:])
-            if len(metrics) <= width:
-                lines = [*_wrap(head, parts[:2], width), metrics]
+            head, shown = self._head(now, True, False)
+            lines = wrap([head, *metrics], self.width - 1)
+            if self.live:   # the first line redrawn in colour over the live one
+                styled, _ = self._head(now, True, True)
+                self.stream.write("\r" + " " * self._shown + "\r")
+                lines[0] = styled + lines[0][shown:]
         print("\n".join(lines), file=self.stream)
         self.stream.flush()
+
+
+class EpochProgress(StepProgress):
+    """One epoch of `fit`: Keras's `Epoch 3/5` line, then the epoch's progress bar."""
+
+    def __init__(self, epoch: int, epochs: int, steps: Optional[int], verbose: int,
+                 stream: Optional[IO[str]] = None, width: Optional[int] = None) -> None:
+        super().__init__(steps, verbose, stream, width)
+        self.title = f"Epoch {epoch + 1}/{epochs}"
+        if self.verbose:
+            print(self.title, file=self.stream)
+            self.stream.flush()
+
+    def batch_done(self, logs: dict) -> None:
+        self.update(logs)
+
+    def epoch_done(self, logs: dict) -> None:
+        self.finish(logs)

@@ -136,8 +136,9 @@ def test_progress_lines_without_a_terminal():
     progress = EpochProgress(0, 3, 4, verbose=1, stream=out)
     progress.batch_done({"loss": 1.0})
     progress.epoch_done({"loss": 0.5, "accuracy": 0.75})
-    assert out.getvalue().startswith("Epoch 1/3 - 4 steps - ")
-    assert out.getvalue().endswith("s - loss: 0.5000 - accuracy: 0.7500\n")
+    # Keras 3: "Epoch 1/3" then "4/4 ━━━━━━━━━━━━━━━━━━━━ 0s 3ms/step - accuracy: ... - loss: ..."
+    assert out.getvalue().startswith("Epoch 1/3\n4/4 " + "━" * 20 + " ")
+    assert out.getvalue().endswith("/step - accuracy: 0.7500 - loss: 0.5000\n")
     silent = io.StringIO()
     EpochProgress(0, 3, 4, verbose=0, stream=silent).epoch_done({"loss": 0.5})
     assert silent.getvalue() == ""

@@ -1,4 +1,9 @@
-"""`fit`'s progress display follows the terminal width and keeps every metric visible."""
+"""`fit`'s progress display is Keras 3's (`Epoch 1/2`, then
+`4/4 ━━━━━━━━━━━━━━━━━━━━ 0s 3ms/step - accuracy: 0.9100 - loss: 0.2700`), fits the terminal
+(80 columns when there is none) and keeps every metric visible.
+
+The expected texts are Keras 3's output for the same program (TensorFlow 2.21 + Keras 3), with
+the timing fields matched by pattern."""
 
 from __future__ import annotations
 
@@ -11,7 +16,13 @@ import numpy as np
 import pytest
 
 import runtime as rt
-from runtime.layers.progress import EpochProgress
+from runtime.layers import progress as progress_module
+from runtime.layers.progress import EpochProgress, StepProgress, metric_text
+
+TIME = r"\d+s"
+PER_STEP = r"\d+(s|ms|us)/step"
+VALUE = r"\d\.\d{4}"
+BAR = "━" * 20
 
 
 class Terminal(io.StringIO):
@@ -20,95 +31,155 @@ class Terminal(io.StringIO):
 
 
 def _screen_lines(text: str) -> list[str]:
-    """What a terminal shows: each `\\r` returns to the start of the line."""
+    """What a terminal shows: each `\\r` returns to the start of the line; colours take no
+    room."""
+    text = re.sub(r"\x1b\[\d+m", "", text)
     return [segment for line in text.split("\n") for segment in line.split("\r")]
 
 
 @pytest.fixture
-def terminal(monkeypatch):
-    def make(columns: int) -> Terminal:
+def columns(monkeypatch):
+    def make(count: int, terminal: bool) -> io.StringIO:
         monkeypatch.setattr(shutil, "get_terminal_size",
-                            lambda fallback=(80, 24): os.terminal_size((columns, 24)))
-        out = Terminal()
+                            lambda fallback=(80, 24): os.terminal_size((count, 24)))
+        out = Terminal() if terminal else io.StringIO()
         monkeypatch.setattr("sys.stdout", out)
         return out
     return make
 
 
-def _fit(epochs: int = 2) -> None:
+def _fit(epochs: int = 2, verbose: int = 1):
     rng = np.random.default_rng(0)
     x = rng.normal(size=(64, 3)).astype(np.float32)
     y = (x[:, 0] > 0).astype(np.float32)[:, None]
     model = rt.keras.Sequential([rt.keras.layers.Dense(1, activation="sigmoid")])
     model.compile(optimizer=rt.keras.optimizers.SGD(0.1), loss="binary_crossentropy",
                   metrics=["accuracy"])
-    model.fit(x, y, epochs=epochs, batch_size=16, validation_data=(x, y), verbose=1)
+    return model.fit(x, y, epochs=epochs, batch_size=16, validation_data=(x, y),
+                     verbose=verbose)
 
 
-METRICS = ("loss", "accuracy", "val_loss", "val_accuracy")
+METRICS = ("accuracy", "loss", "val_accuracy", "val_loss")   # Keras's (sorted) order
 
 
-@pytest.mark.parametrize("columns", [80, 40])
-def test_fit_at_a_terminal_width_keeps_every_metric(terminal, columns):
-    out = terminal(columns)
+def _metrics_pattern(history, epoch: int) -> str:
+    return " - ".join(f"{name}: {history.history[name][epoch]:.4f}" for name in METRICS)
+
+
+def test_verbose_2_writes_keras_one_line_a_epoch(columns):
+    # Keras 3: "Epoch 1/2\n4/4 - 3s - 688ms/step - accuracy: 0.7031 - loss: 0.5740 -
+    #           val_accuracy: 0.7500 - val_loss: 0.5401"
+    out = columns(200, terminal=False)
+    history = _fit(verbose=2)
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "Epoch 1/2" and lines[2] == "Epoch 2/2" and len(lines) == 4
+    for epoch, line in enumerate(lines[1::2]):
+        assert re.fullmatch(rf"4/4 - {TIME} - {PER_STEP} - " + re.escape(
+            _metrics_pattern(history, epoch)), line), line
+
+
+def test_verbose_1_without_a_terminal_writes_the_epochs_last_line(columns):
+    # Keras 3's last line: "4/4 ━━━━━━━━━━━━━━━━━━━━ 2s 194ms/step - accuracy: 0.7500 -
+    #                       loss: 0.5345 - val_accuracy: 0.7656 - val_loss: 0.5095"
+    out = columns(200, terminal=False)
+    history = _fit(verbose=1)
+    text = out.getvalue()
+    assert "\r" not in text and "\x1b" not in text
+    lines = text.splitlines()
+    assert lines[0::2] == ["Epoch 1/2", "Epoch 2/2"]
+    for epoch, line in enumerate(lines[1::2]):
+        assert re.fullmatch(rf"4/4 {BAR} {TIME} {PER_STEP} - " + re.escape(
+            _metrics_pattern(history, epoch)), line), line
+
+
+def test_without_a_terminal_lines_fit_80_columns_broken_between_metrics(columns):
+    out = columns(80, terminal=False)
+    history = _fit(verbose=1)
+    lines = out.getvalue().splitlines()
+    assert all(len(line) <= 80 for line in lines)
+    last = "\n".join(lines[lines.index("Epoch 2/2") + 1:])
+    assert re.match(rf"4/4 {BAR} {TIME} {PER_STEP} - accuracy: ", last)
+    for name in METRICS:   # every metric whole, with the value of the history
+        assert re.search(rf"(^|[ -]){name}: {history.history[name][-1]:.4f}($|\s)",
+                         last, re.M), (name, last)
+
+
+@pytest.mark.parametrize("width", [80, 40])
+def test_at_a_terminal_width_every_line_fits_and_every_metric_shows(columns, width):
+    out = columns(width, terminal=True)
     _fit()
     text = out.getvalue()
-    lines = _screen_lines(text)
-    assert max(len(line) for line in lines) <= columns
-    last_epoch = text[text.rindex("Epoch 2/2"):]
+    assert max(len(line) for line in _screen_lines(text)) <= width
+    last_epoch = _screen_lines(text[text.rindex("Epoch 2/2"):])
     for name in METRICS:
-        assert re.search(rf"(^|[ -]){name}: \d\.\d{{4}}", last_epoch), (name, last_epoch)
+        assert any(re.search(rf"(^|[ -]){name}: {VALUE}", line) for line in last_epoch), name
 
 
-def test_at_80_columns_the_last_epoch_is_one_line_with_a_bar(terminal):
-    out = terminal(80)
-    _fit()
-    final = [line for line in out.getvalue().split("\n") if "Epoch 2/2" in line][-1]
-    final = final.split("\r")[-1]
-    assert "[" in final and "]" in final
-    lines_after = out.getvalue()[out.getvalue().rindex("Epoch 2/2"):].strip().split("\n")
-    assert all(len(line) <= 80 for line in lines_after)
-    assert all(f"{name}: " in "\n".join(lines_after) for name in METRICS)
+def test_on_a_terminal_the_line_is_redrawn_in_keras_colours(columns):
+    out = columns(200, terminal=True)
+    _fit(epochs=1)
+    text = out.getvalue()
+    final = text.split("\r")[-1]
+    # Keras 3: bold count and time, the done part of the bar green, the rest grey
+    assert re.match(r"\x1b\[1m4/4\x1b\[0m \x1b\[32m" + BAR + r"\x1b\[0m\x1b\[37m\x1b\[0m "
+                    rf"\x1b\[1m{TIME}\x1b\[0m {PER_STEP} - accuracy: {VALUE}", final), final
 
 
-def test_a_narrow_terminal_drops_the_bar_and_wraps_between_metrics(terminal):
-    out = terminal(40)
-    _fit()
-    lines_after = out.getvalue()[out.getvalue().rindex("Epoch 2/2"):].strip().split("\n")
-    assert len(lines_after) > 1
-    for line in lines_after:   # a metric is never cut in two
-        for piece in line.strip().split(" - "):
-            assert re.fullmatch(r"Epoch 2/2( \[=+\])?|\d+ steps|\d+\.\d\ds|\w+: \d\.\d{4}",
-                                piece), piece
-
-
-def test_live_line_redraws_within_the_width():
+def test_live_line_shows_time_left_and_keras_step_time(monkeypatch):
+    """Keras's estimate: after the first step, the mean time of the later steps; the time
+    left is that times the steps to go."""
+    clock = iter([0.0, 5.0, 7.0, 9.0, 11.0, 100.0])
+    monkeypatch.setattr(progress_module.time, "perf_counter", lambda: next(clock))
     out = Terminal()
-    progress = EpochProgress(0, 1, 4, verbose=1, stream=out, width=40)
-    logs = {"loss": 0.5, "accuracy": 0.25}
-    for _ in range(4):
-        progress.batch_done(logs)
-    drawn = out.getvalue().split("\r")
-    assert all(len(line) <= 39 for line in drawn)
-    assert "4/4" in drawn[-1]
+    progress = StepProgress(10, verbose=1, stream=out, width=120)
+    progress.update({"loss": 0.5})      # t=5: 5s a step so far, 9 to go
+    progress.update({"loss": 0.25})     # t=7: (7 - 5) / 1 = 2s a step, 8 to go
+    shown = _screen_lines(out.getvalue())
+    assert shown[1].startswith(f" 1/10 {'━' * 2}{'━' * 18} 45s 5s/step - loss: 0.5000")
+    assert shown[2].startswith(f" 2/10 {'━' * 4}{'━' * 16} 16s 2s/step - loss: 0.2500")
+    progress.update({"loss": 0.25})     # t=9
+    progress.update({"loss": 0.25})     # t=11: 6s / 3 steps
+    assert _screen_lines(out.getvalue())[-1].startswith(" 4/10 " + "━" * 20 + " 12s 2s/step")
+    progress.steps = 4
+    progress.finish({"loss": 0.125})    # t=100: 100s in all, (100 - 5) / 3 per step
+    assert _screen_lines(out.getvalue())[-2] == "4/4 " + "━" * 20 + " 100s 32s/step - loss: 0.1250"
 
 
-def test_live_line_has_a_bar_when_there_is_room():
-    out = Terminal()
-    progress = EpochProgress(0, 1, 4, verbose=1, stream=out, width=100)
-    progress.batch_done({"loss": 0.5})
-    progress.batch_done({"loss": 0.5})
-    line = out.getvalue().split("\r")[-1]
-    assert re.search(r"\[=+>?\.*\]", line) and "2/4" in line and "loss: 0.5000" in line
+def test_long_times_left_read_as_minutes_and_hours():
+    assert progress_module.eta_text(59) == "59s"
+    assert progress_module.eta_text(65) == "1:05"
+    assert progress_module.eta_text(7265) == "2:01:05"
+    assert progress_module.step_time_text(0.0003) == "300us/step"
+    assert progress_module.step_time_text(0.25) == "250ms/step"
 
 
-def test_non_terminal_output_is_one_line_per_epoch(monkeypatch):
+def test_metrics_are_sorted_by_name_with_keras_number_format():
     out = io.StringIO()
-    monkeypatch.setattr("sys.stdout", out)
-    monkeypatch.setattr(shutil, "get_terminal_size",
-                        lambda fallback=(80, 24): os.terminal_size((40, 24)))
-    _fit(epochs=3)
+    progress = EpochProgress(0, 3, 2, verbose=2, stream=out, width=200)
+    progress.batch_done({})
+    progress.batch_done({})
+    progress.epoch_done({"zz": 0.5, "mae": 0.0001, "accuracy": 0.75, "val_b": 2.0,
+                         "loss": -0.25})
     lines = out.getvalue().splitlines()
-    assert [line.split(" - ")[0] for line in lines] == ["Epoch 1/3", "Epoch 2/3", "Epoch 3/3"]
-    assert "\r" not in out.getvalue()
-    assert all(f"{name}: " in lines[-1] for name in METRICS)
+    assert lines[0] == "Epoch 1/3"
+    assert re.fullmatch(rf"2/2 - {TIME} - {PER_STEP} - accuracy: 0.7500 - loss: -0.2500 - "
+                        r"mae: 1.0000e-04 - val_b: 2.0000 - zz: 0.5000", lines[1]), lines[1]
+    assert metric_text(np.array([0.5, 0.25])) == "0.3750"   # Keras shows an array's mean
+
+
+def test_unknown_steps_count_up_then_show_the_total():
+    out = Terminal()
+    progress = StepProgress(None, verbose=1, stream=out, width=120)
+    progress.update({"loss": 1.0})
+    progress.finish({"loss": 1.0})
+    shown = _screen_lines(out.getvalue())
+    assert shown[1].startswith("      1/Unknown ")
+    assert re.fullmatch(rf"1/1 {BAR} {TIME} {PER_STEP} - loss: 1.0000", shown[-2]), shown
+
+
+def test_verbose_0_writes_nothing():
+    silent = io.StringIO()
+    progress = EpochProgress(0, 3, 4, verbose=0, stream=silent)
+    progress.batch_done({"loss": 0.5})
+    progress.epoch_done({"loss": 0.5})
+    assert silent.getvalue() == ""
