@@ -4,6 +4,7 @@
 from typing import Any
 from runtime.tensor import Tensor as _Tensor
 
+from runtime.ops.conv_ops import atrous_conv2d as atrous_conv2d
 from runtime.ops.conv_ops import avg_pool as avg_pool
 from runtime.ops.conv_ops import avg_pool1d as avg_pool1d
 from runtime.ops.conv_ops import avg_pool2d as avg_pool2d
@@ -15,6 +16,7 @@ from runtime.ops.conv_ops import conv1d_transpose as conv1d_transpose
 from runtime.ops.conv_ops import conv2d as conv2d
 from runtime.ops.conv_ops import conv2d_transpose as conv2d_transpose
 from runtime.ops.conv_ops import conv_transpose as conv_transpose
+from runtime.ops.conv_ops import convolution as convolution
 from runtime.ops.composed_math import crelu as crelu
 from runtime.ops.conv_ops import depthwise_conv2d as depthwise_conv2d
 from runtime.ops.nn_ops import dropout as dropout

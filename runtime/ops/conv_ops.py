@@ -711,3 +711,24 @@ def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding
     p = convert_to_tensor(pointwise_filter, dtype=y.dtype) \
         if not hasattr(pointwise_filter, "dtype") else convert_to_tensor(pointwise_filter)
     return conv2d(y, p, 1, "VALID", name=name)
+
+
+@export("nn.convolution")
+def convolution(input, filters, strides=None, padding="VALID", data_format=None,  # noqa: A002
+                dilations=None, name=None) -> Tensor:
+    """conv1d or conv2d, by the rank of `input` (3: NWC, 4: NHWC)."""
+    rank = convert_to_tensor(input).shape.rank
+    if rank == 3:
+        return conv1d(input, filters, 1 if strides is None else strides, padding,
+                      data_format or "NWC", dilations, name)
+    if rank == 4:
+        return conv2d(input, filters, 1 if strides is None else strides, padding,
+                      data_format or "NHWC", dilations, name)
+    raise ValueError(f"convolution: `input` must have rank 3 (NWC) or 4 (NHWC), got rank "
+                     f"{rank} (3-D convolutions are not implemented).")
+
+
+@export("nn.atrous_conv2d")
+def atrous_conv2d(value, filters, rate, padding, name=None) -> Tensor:
+    """conv2d of an NHWC `value` with `filters` dilated by `rate` (stride 1)."""
+    return conv2d(value, filters, 1, padding, dilations=rate, name=name)

@@ -159,6 +159,21 @@ def test_grouped_conv2d_and_conv1d_match_numpy_per_group():
         L.Conv1D(4, 3, bias_constraint=lambda w: w)
 
 
+def test_nn_convolution_and_atrous_conv2d_are_conv1d_or_conv2d():
+    x, w = _normal(2, 7, 6, 3), _normal(3, 3, 3, 4)
+    np.testing.assert_allclose(rt.nn.convolution(x, w, strides=2, padding="SAME").numpy(),
+                               np_conv2d(x, w, (2, 2), "same"), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(rt.nn.atrous_conv2d(x, w, 2, "SAME").numpy(),
+                               np_conv2d(x, w, padding="same", dilation=(2, 2)),
+                               rtol=1e-5, atol=1e-5)
+    x1, w1 = _normal(2, 9, 3), _normal(3, 3, 4)
+    np.testing.assert_allclose(rt.nn.convolution(x1, w1, dilations=2).numpy(),
+                               np_conv2d(x1[:, None], w1[None], dilation=(1, 2))[:, 0],
+                               rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match="rank"):
+        rt.nn.convolution(_normal(1, 2, 2, 2, 1), _normal(1, 1, 1, 1, 1))
+
+
 # -- depthwise and separable -----------------------------------------------------------------
 
 
