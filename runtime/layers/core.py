@@ -49,9 +49,10 @@ class Dense(KernelLayer):
 
     def build(self, input_shape) -> None:
         shape = TensorShape(input_shape)
-        if shape.rank is None or shape.rank < 1 or shape[-1] is None:
-            raise ValueError(f"{self.name} needs inputs with a known last dimension, got shape "
-                             f"{shape}.")
+        if shape.rank is None or shape.rank < 2 or shape[-1] is None:
+            raise ValueError(f"{self.name} needs inputs of rank >= 2 (a batch of vectors) with "
+                             f"a known last dimension, got shape {shape}; give a [n] array a "
+                             f"last axis with x[:, None] or declare keras.Input((1,)).")
         self._build_kernel([shape[-1], self.units], self.units)
 
     def compute_output_shape(self, input_shape) -> TensorShape:

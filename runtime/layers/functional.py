@@ -25,7 +25,7 @@ from ..shapes import TensorShape
 from ..tensor import Tensor
 from . import serialization as _serialization
 from .base import Layer, _functional_hooks, _unique_name
-from .model import Model
+from .model import Model, adjust_input_rank
 
 
 class KerasTensor:
@@ -282,6 +282,7 @@ class Functional(Model):
         for tensor, value in zip(expected, flat):
             if not isinstance(value, (Tensor, Variable)):
                 value = convert_to_tensor(value)
+            value = adjust_input_rank(value, tensor.shape.as_list(), self.name)
             shape = TensorShape(value.shape)
             if not shape.is_compatible_with(tensor.shape):
                 raise ValueError(f"Input {tensor.node.layer.name!r} of {self.name} has shape "

@@ -6,6 +6,7 @@ from typing import Any, Iterable
 
 from .. import dtypes as _dtypes
 from .. import nest
+from ..ops import array_ops as _array_ops
 from ..shapes import TensorShape
 from . import saving as _saving
 from . import serialization as _serialization
@@ -171,10 +172,30 @@ class Sequential(Model):
         return model
 
     def call(self, inputs, training=None):
-        x = inputs
+        shape = (self._input_spec or (getattr(self._stack[0], "_batch_input_shape", None),))[0] \
+            if self._stack else None
+        x = inputs if shape is None else adjust_input_rank(inputs, shape, self.name)
         for layer in self._stack:
             x = layer(x, training=training)
         return x
+
+
+def adjust_input_rank(value, shape, model: str):
+    """An input one axis short of its declared `shape` whose last size is 1 gets that axis,
+    and one with an extra last axis of size 1 loses it (Keras's rule: `predict(x)` of a
+    `[n]` array for a model of `Input((1,))`); other values are returned as they are."""
+    if not hasattr(value, "shape") or isinstance(value, (list, tuple, dict)):
+        return value
+    dims = TensorShape(value.shape).as_list() if TensorShape(value.shape).rank is not None \
+        else None
+    ref = list(shape)
+    if dims is None or len(dims) == len(ref):
+        return value
+    if len(dims) == len(ref) - 1 and ref[-1] == 1:
+        return _array_ops.expand_dims(value, -1)
+    if len(dims) == len(ref) + 1 and dims[-1] == 1:
+        return _array_ops.squeeze(value, [-1])
+    return value
 
 
 def _params(layer: Layer) -> int:

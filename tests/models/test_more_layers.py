@@ -178,6 +178,22 @@ def test_normalization_in_a_model_fits_and_saves(tmp_path):
                                rtol=1e-5)
 
 
+def test_models_declared_for_one_feature_take_vectors_as_keras():
+    # Keras 3: predict(x) of an [n] array for a model of Input((1,)) returns [n, 1] (the
+    # regression tutorial's one-feature model); a Dense without a declared shape refuses it
+    h = np.array([1.0, 2.0, 3.0, 4.0], np.float32)
+    norm = L.Normalization(input_shape=[1], axis=None)
+    norm.adapt(h)
+    model = keras.Sequential([norm, L.Dense(1, kernel_initializer="ones")])
+    np.testing.assert_allclose(model.predict(h[:2], verbose=0),
+                               ((h[:2] - h.mean()) / h.std())[:, None], rtol=1e-5)
+    inputs = keras.Input((1,))
+    functional = keras.Model(inputs, L.Dense(2)(inputs))
+    assert functional.predict(h, verbose=0).shape == (4, 2)
+    with pytest.raises(ValueError, match="rank"):
+        L.Dense(1)(h)
+
+
 def test_rescaling_casts_and_scales():
     pixels = np.array([[0, 128, 255]], np.uint8)
     np.testing.assert_allclose(L.Rescaling(1 / 255)(pixels).numpy(), pixels / 255, rtol=1e-6)
