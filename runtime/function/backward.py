@@ -166,9 +166,6 @@ class GraphFunction:
         self.name = name
         self.backend = backend
         self._compiled = None
-        # positions of inputs holding variant values (passed as they are, never tensors)
-        self.opaque_inputs = frozenset(i for i, t in enumerate(graph.inputs)
-                                       if t.dtype is dtypes.variant)
 
     @property
     def compiled(self):

@@ -20,13 +20,14 @@ import weakref
 
 import numpy as np
 
-from .. import context, nest
+from .. import context, dtypes, nest
 from ..backends import JitCompileError
 from ..gradients.interpret import interpret
 from ..gradients.node import Node, differentiable, variables_read
 from ..gradients.tape import paused, record_node
 from ..ops.core import define
 from ..ops.variable_ops import bound_variable
+from ..shapes import TensorShape
 from ..tensor import EagerTensor
 from ..tracing import fill_outputs
 from .backward import GraphFunction, GraphGradient, HigherOrderGradient, Unsupported, run_compiled
@@ -92,9 +93,8 @@ def call_recorded(concrete, args, kwargs, values):
 
 def call_graph_function(function: GraphFunction, tensors: list) -> list:
     """The flat outputs of `function` on eager `tensors`, recorded on the tapes that watch
-    them. Inputs at `function.opaque_inputs` are variant values wrapped by `_opaque`."""
-    values = [t._value[()] if i in function.opaque_inputs else t._value
-              for i, t in enumerate(tensors)]
+    them (variant inputs are `Opaque` tensors)."""
+    values = [t._value for t in tensors]
     flat = _record(function, tensors, values)
     if flat is None:
         flat = [EagerTensor(np.asarray(v)) for v in function.run(values)]
@@ -132,12 +132,21 @@ def _eager(values) -> list:
             for v in values]
 
 
-def _opaque(value) -> EagerTensor:
-    """A variant value (a TensorArray's list, a loop's saves) carried as a 0-d object
-    tensor: no tape differentiates it, and a backward function unwraps it."""
-    box = np.empty((), object)
-    box[()] = value
-    return EagerTensor(box)
+class Opaque(EagerTensor):
+    """A variant value (a TensorArray's list, a loop's saves) that a recorded call's forward
+    keeps for its backward function. Tapes track it like a tensor, so a backward function
+    reading it is recorded where it depends on a watched value, and a gradient that would
+    flow into it is refused by name (never a silent None)."""
+
+    __slots__ = ()
+
+    @property
+    def dtype(self) -> dtypes.DType:
+        return dtypes.variant
+
+    @property
+    def shape(self) -> TensorShape:
+        return TensorShape([])
 
 
 def _run_flat(function, values) -> list:
@@ -192,7 +201,7 @@ def _record_differentiable(function, grad: HigherOrderGradient, tensors, values,
     with paused():
         outputs, kept = grad.forward(values)
     flat = _eager(outputs)
-    kept_tensors = [_opaque(v) if k in grad.opaque else _eager([v])[0] for k, v in enumerate(kept)]
+    kept_tensors = [Opaque(v) if k in grad.opaque else _eager([v])[0] for k, v in enumerate(kept)]
     outs = [flat[i] for i in grad.output_indices] + kept_tensors
     n_seeds = len(grad.output_indices) + grad.n_extra
 

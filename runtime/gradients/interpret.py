@@ -9,27 +9,25 @@ eager answer. Every other recorded call gets a traced backward function.
 
 Ops run through `apply`; what `apply` cannot run is dispatched on the OpDef object (identity
 or trait), never on a type name: constants, `If` and `While` (their bodies run here), a
-variable's first initialisation, and TensorArray ops (on an eager `TensorArray`, whose reads
-and stacks tapes record as they do eagerly). A graph holding anything that only runs staged
-(custom gradients, the values a staged gradient saves) is not `interpretable`.
+variable's first initialisation, TensorArray ops (on an eager `TensorArray`, whose reads and
+stacks tapes record as they do eagerly) and the saves of a gradient staged in the graph (a
+list of the saved tensors themselves, so tapes see through them). A graph holding anything
+that only runs staged (custom gradients, higher-order gradient maps) is not `interpretable`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from .. import dtypes
 from ..ops import tensor_array as ta
 from ..ops.control_flow import COND, run_loop, select
 from ..ops.core import apply
 from ..ops.variable_ops import INIT
 from ..tensor import EagerTensor
+from . import while_grad as acc
 from .cond_grad import UNDEFINED
 from .custom import CUSTOM
-
-
-def interpretable(graph) -> bool:
-    """Whether `interpret` can run every op of `graph` (nested bodies included)."""
-    return all(_runs_here(op.opdef) for op in graph.all_operations())
 
 
 def _new_array(values, attrs):
@@ -37,7 +35,7 @@ def _new_array(values, attrs):
                           element_shape=attrs["element_shape"])
 
 
-# TensorArray ops on an eager TensorArray (the handle's value here), keyed by OpDef object
+# ops on Python lists of eager tensors (the variant values here), keyed by OpDef object
 _ARRAYS = {
     ta.TA_NEW: _new_array,
     ta.TA_WRITE: lambda v, attrs: v[0].write(int(v[1]), v[2]),
@@ -47,13 +45,28 @@ _ARRAYS = {
     ta.TA_GATHER: lambda v, attrs: v[0].gather(np.asarray(v[1])),
     ta.TA_CONCAT: lambda v, attrs: v[0].concat(),
     ta.TA_UNSTACK: lambda v, attrs: v[0].unstack(v[1]),
+    # a loop's saves for a gradient staged in the graph: the tensors themselves
+    acc.ACC_NEW: lambda v, attrs: [],
+    acc.ACC_PUSH: lambda v, attrs: v[0].append(tuple(v[1:])) or v[0],
+    acc.ACC_READ: lambda v, attrs: v[0][int(v[1])][attrs["index"]],
+    acc.ACC_LAST: lambda v, attrs: EagerTensor(np.int32(len(v[0]) - 1)),
+    UNDEFINED: lambda v, attrs: None,  # an untaken branch's filler: nothing reads it
 }
 
 
-def _runs_here(opdef) -> bool:
+def interpretable(graph) -> bool:
+    """Whether `interpret` can run every op of `graph` (nested bodies included)."""
+    return all(_runs_here(op) for op in graph.all_operations())
+
+
+def _runs_here(op) -> bool:
+    opdef = op.opdef
     if opdef.is_constant or opdef is COND or opdef.is_loop or opdef is INIT or opdef in _ARRAYS:
         return True
-    return opdef.kernel is not None and opdef.carrier is None and opdef not in (CUSTOM, UNDEFINED)
+    if opdef is CUSTOM or opdef.kernel is None:
+        return False
+    # `apply` holds arrays: other ops on variant values (gradient maps) only run staged
+    return not any(t.dtype is dtypes.variant for t in (*op.inputs, *op.outputs))
 
 
 def interpret(graph, inputs) -> list:

@@ -263,3 +263,41 @@ def test_a_missing_gradient_is_raised_by_gradient_not_by_the_call(op_without_gra
     assert float(y) == 5.0  # the call ran
     with pytest.raises(LookupError, match="TestOpWithoutGradient"):
         tapes[-1].gradient(y, x)
+
+
+def _cube_or_sine(x):
+    cube = rt.while_loop(lambda i, y: i < 2, lambda i, y: (i + 1, y * x), (0, x))[1]
+    return rt.cond(x > 0, lambda: cube, lambda: rt.sin(x))
+
+
+def _staged_first_derivative(x):
+    """d/dx of x**3 (x > 0) or sin x, by a tape inside the function: the traced graph holds
+    the loop's saves and the backward loop reading them."""
+    with rt.GradientTape() as tape:
+        tape.watch(x)
+        y = _cube_or_sine(x)
+    return tape.gradient(y, x)
+
+
+@pytest.mark.parametrize("jit", TIERS)
+def test_outer_tapes_around_a_gradient_staged_in_the_function(jit):
+    f = rt.function(_staged_first_derivative, autograph=False, jit_compile=_tier(jit))
+    for x0, closed_form in ((1.5, [6 * 1.5, 6.0, 0.0]),
+                            (-0.7, [-np.sin(-0.7), -np.cos(-0.7), np.sin(-0.7)])):
+        got = _nested(f, _make("variable", x0))
+        np.testing.assert_allclose(got, closed_form, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(got, _eager_oracle(_staged_first_derivative, "variable", x0),
+                                   rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("jit", [None, True])  # the XLA tier has no CustomGradient lowering
+def test_an_order_that_cannot_be_staged_is_refused_saying_how(jit):
+    """A graph holding a staged loop gradient and a custom gradient cannot run op by op; the
+    order that would differentiate the loop a third time raises, naming the function and
+    how to compute it, never a silent None."""
+    f = rt.function(lambda x: _staged_first_derivative(x) + _square(x), autograph=False,
+                    jit_compile=_tier(jit))
+    x = _make("variable", 1.5)
+    assert _nested(f, x, order=1) == [8 * 1.5]  # d/dx (3x**2 + x**2)
+    with pytest.raises(NotImplementedError, match=r"(?s)backward.*run_functions_eagerly"):
+        _nested(f, x, order=2)
