@@ -432,14 +432,19 @@ class Normalization(Layer):
         if first is None:
             raise ValueError("Normalization.adapt received no data (an empty iterable); pass "
                              "at least one batch.")
-        if not self.built:
-            self._build_once(convert_to_tensor(first))
+        if not self.built:  # for the declared input shape, else the data's (any batch)
+            declared = self._batch_input_shape
+            self._build_once(TensorShape(declared if declared is not None else
+                                         (None, *first.shape[1:])))
         if self.input_mean is not None:
             raise ValueError(f"{self.name}: adapt() cannot change a `mean` and `variance` "
                              "given to the constructor.")
         mean = variance = None
         count = 0
+        built = self._build_input_shape.as_list()
         for batch in itertools.chain([first], batches):
+            if batch.ndim == len(built) - 1 and built[-1] == 1:  # [n] data for (None, 1)
+                batch = batch[..., None]
             keep = [a % batch.ndim for a in self.axis]
             reduce = tuple(a for a in range(batch.ndim) if a not in keep)
             batch_mean, batch_var = batch.mean(axis=reduce), batch.var(axis=reduce)

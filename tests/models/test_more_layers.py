@@ -185,6 +185,8 @@ def test_models_declared_for_one_feature_take_vectors_as_keras():
     norm = L.Normalization(input_shape=[1], axis=None)
     norm.adapt(h)
     model = keras.Sequential([norm, L.Dense(1, kernel_initializer="ones")])
+    row = [line for line in model.summary(print_fn=None).splitlines() if norm.name in line]
+    assert "(None, 1)" in row[0] and row[0].rstrip(" │").endswith("3")  # as Keras's table
     np.testing.assert_allclose(model.predict(h[:2], verbose=0),
                                ((h[:2] - h.mean()) / h.std())[:, None], rtol=1e-5)
     inputs = keras.Input((1,))
