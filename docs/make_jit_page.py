@@ -25,8 +25,8 @@ NOT_IN_KERNELS = {
     "Placeholder": "a kernel argument",
     "PartitionedCall": "a tape's record of an eager call (never in a traced graph)",
 }
-# second-order gradients through staged loops: maps {(iteration, slot): gradient}
-NUMPY_TIER_ONLY = {"AccumulatorGradFromRead", "AccumulatorPushGrad"}
+# ops the compiler tiers refuse by name while the NumPy tier runs them (none at present)
+NUMPY_TIER_ONLY: set = set()
 
 
 def how(name: str, opdef) -> str:
@@ -41,8 +41,7 @@ def how(name: str, opdef) -> str:
     if name in NOT_IN_KERNELS:
         return NOT_IN_KERNELS[name]
     if name in NUMPY_TIER_ONLY:
-        return ("**refused**: a second-order loop gradient's map of saved values "
-                "(JitCompileError naming the op; the NumPy tier runs it)")
+        return "**refused** (JitCompileError naming the op; the NumPy tier runs it)"
     if opdef.strings:
         return "**refused**: the tier holds no strings (JitCompileError naming the op)"
     found = writer(opdef)
@@ -66,6 +65,9 @@ def how(name: str, opdef) -> str:
     if opdef in tensor_arrays.GRADIENTS:
         return ("native: a map {index: element gradient} as a buffer (array, present, size); "
                 "missing elements are zeros")
+    if opdef in tensor_arrays.SAVES_GRADIENTS:
+        return ("native: the gradient of a loop's saves (a second order), one stack "
+                "[iterations, *shape] per saved value, rows added in place")
     if opdef.carrier is not None:
         return "native: a growing buffer (array, written, size)"
     if opdef.kernel is not None:

@@ -104,14 +104,18 @@ def categorical_crossentropy(y_true, y_pred, from_logits: bool = False,
 
 
 def sparse_categorical_crossentropy(y_true, y_pred, from_logits: bool = False, axis: int = -1):
-    """`categorical_crossentropy` with integer class labels."""
+    """`categorical_crossentropy` with integer class labels. Without `from_logits` the
+    predictions are clipped to [eps, 1 - eps] and then normalized (Keras 3's order on
+    TensorFlow: rows that do not sum to 1 give Keras's values)."""
     y_pred = convert_to_tensor(y_pred)
+    if not from_logits:
+        y_pred = math_ops.log(math_ops.clip_by_value(y_pred, _EPSILON, 1.0 - _EPSILON))
     labels = array_ops.cast(y_true, "int32")
     if labels.shape.rank is not None and y_pred.shape.rank is not None and \
             labels.shape.rank == y_pred.shape.rank and labels.shape[-1] == 1:
         labels = array_ops.squeeze(labels, [-1])
     one_hot = array_ops.one_hot(labels, y_pred.shape[axis], dtype=y_pred.dtype)
-    return categorical_crossentropy(one_hot, y_pred, from_logits=from_logits, axis=axis)
+    return categorical_crossentropy(one_hot, y_pred, from_logits=True, axis=axis)
 
 
 def huber(y_true, y_pred, delta: float = 1.0):

@@ -398,6 +398,7 @@ def loop_invariant(tensor, body) -> bool:
 
 
 # -- the gradient of a loop's saves (a higher order): one stack [count, *shape] per value ----
+SAVES_GRADIENTS = frozenset({ACC_GRAD_ZEROS, ACC_GRAD_READ, ACC_GRAD_PUSH})
 # Reading a saved value gives an entry (iteration, value gradient) that the sum adds into the
 # stacks in place; the gradient of the push takes this iteration's row of each stack.
 
