@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import math
 import os
+import shutil
 import warnings
 from typing import Any, Optional, Sequence
 
@@ -19,7 +20,9 @@ import numpy as np
 
 from ..arguments import check_keywords, strict_keywords
 from ..function.logs import user_stacklevel
+from . import backup as _backup
 from .callback_base import Callback
+from .progress import EpochProgress
 from .tensorboard_callback import TensorBoard
 
 
@@ -248,12 +251,113 @@ class ModelCheckpoint(Callback):
 
 
 class TerminateOnNaN(Callback):
-    """Stops training when a batch's loss is NaN or infinite."""
+    """Stops training at the batch whose loss is NaN or infinite, as Keras does: fit ends that
+    epoch (its callbacks run) and stops; with `raise_error=True` it raises `RuntimeError`
+    at once instead (the other callbacks' `on_train_end` do not run)."""
+
+    @strict_keywords()
+    def __init__(self, raise_error: bool = False) -> None:
+        super().__init__()
+        self.raise_error = raise_error
+
+    def on_batch_end(self, batch: int, logs: Optional[dict] = None) -> None:
+        loss = (logs or {}).get("loss")
+        if loss is None or math.isfinite(loss):
+            return
+        if self.raise_error:
+            raise RuntimeError(f"NaN or Inf loss encountered at batch {batch}. Loss value: "
+                               f"{loss}. Terminating training immediately.")
+        print(f"Batch {batch}: Invalid loss, terminating training")
+        self.model.stop_training = True
+
+
+class ProgbarLogger(Callback):
+    """Prints fit's progress: Keras's `Epoch 3/5` line, then the epoch's progress bar
+    (`runtime.layers.progress`), at the `verbose` fit was given. fit adds one when `verbose`
+    is not 0 and none is in its callbacks."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._progress: Optional[EpochProgress] = None
+
+    def on_epoch_begin(self, epoch: int, logs: Optional[dict] = None) -> None:
+        params = self.params or {}
+        verbose = params.get("verbose", 1)
+        self._progress = EpochProgress(epoch, params.get("epochs", 1), params.get("steps"),
+                                       1 if verbose == "auto" else int(verbose))
 
     def on_train_batch_end(self, batch: int, logs: Optional[dict] = None) -> None:
-        loss = (logs or {}).get("loss")
-        if loss is not None and not math.isfinite(loss):
-            self.model.stop_training = True
+        if self._progress is not None:
+            self._progress.batch_done(logs or {})
+
+    def on_epoch_end(self, epoch: int, logs: Optional[dict] = None) -> None:
+        if self._progress is not None:
+            self._progress.epoch_done(logs or {})
+            self._progress = None
+
+
+class BackupAndRestore(Callback):
+    """Lets an interrupted `fit` resume, as Keras's: after each epoch (or every `save_freq`
+    batches) it writes the weights, the optimizer's state and the epoch reached into
+    `backup_dir`; a later `fit` with the same callback starts from there (the epochs done
+    are not run again). The backup is deleted when fit ends normally, unless
+    `delete_checkpoint=False`. `double_checkpoint` keeps the previous backup too, used when
+    the latest cannot be read."""
+
+    @strict_keywords()
+    def __init__(self, backup_dir, save_freq="epoch", double_checkpoint: bool = False,
+                 delete_checkpoint: bool = True) -> None:
+        super().__init__()
+        if not backup_dir:
+            raise ValueError("BackupAndRestore: backup_dir is empty; give the directory "
+                             "for the backup.")
+        if save_freq != "epoch" and (isinstance(save_freq, bool) or
+                                     not isinstance(save_freq, int) or save_freq < 1):
+            raise ValueError(f"BackupAndRestore(save_freq=...) must be 'epoch' or a positive "
+                             f"number of batches, got {save_freq!r}.")
+        self.backup_dir = os.fspath(backup_dir)
+        self.save_freq, self.double_checkpoint = save_freq, double_checkpoint
+        self.delete_checkpoint = delete_checkpoint
+        self._path = os.path.join(self.backup_dir, "latest.backup.npz")
+        self._epoch = 0
+        self._batches = 0
+
+    def on_train_begin(self, logs: Optional[dict] = None) -> None:
+        self._batches = 0
+        for path in (self._path, self._path + ".bkp"):
+            if os.path.exists(path):
+                try:
+                    self._epoch = _backup.restore(self.model, path)
+                except (OSError, ValueError, KeyError):
+                    if path.endswith(".bkp") or not self.double_checkpoint:
+                        raise
+                    continue
+                self.model._initial_epoch = self._epoch
+                return
+        self._epoch = 0
+
+    def on_epoch_end(self, epoch: int, logs: Optional[dict] = None) -> None:
+        self._epoch = epoch + 1
+        if self.save_freq == "epoch":
+            self._save()
+
+    def on_train_batch_end(self, batch: int, logs: Optional[dict] = None) -> None:
+        if self.save_freq == "epoch":
+            return
+        self._batches += 1
+        if self._batches >= self.save_freq:
+            self._batches = 0
+            self._save()
+
+    def on_train_end(self, logs: Optional[dict] = None) -> None:
+        if self.delete_checkpoint and os.path.isdir(self.backup_dir):
+            shutil.rmtree(self.backup_dir)
+
+    def _save(self) -> None:
+        os.makedirs(self.backup_dir, exist_ok=True)
+        if self.double_checkpoint and os.path.exists(self._path):
+            shutil.copyfile(self._path, self._path + ".bkp")
+        _backup.save(self.model, self._path, self._epoch)
 
 
 class LearningRateScheduler(Callback):
@@ -387,6 +491,6 @@ class CSVLogger(Callback):
         self._writer = None
 
 
-__all__ = ["CSVLogger", "Callback", "EarlyStopping", "History", "LambdaCallback",
-           "LearningRateScheduler", "ModelCheckpoint", "ReduceLROnPlateau", "TensorBoard",
-           "TerminateOnNaN"]
+__all__ = ["BackupAndRestore", "CSVLogger", "Callback", "EarlyStopping", "History",
+           "LambdaCallback", "LearningRateScheduler", "ModelCheckpoint", "ProgbarLogger",
+           "ReduceLROnPlateau", "TensorBoard", "TerminateOnNaN"]

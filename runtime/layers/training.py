@@ -11,8 +11,11 @@ once for full batches and once for a smaller last batch.
 
 from __future__ import annotations
 
+import itertools
 import sys
-from typing import Callable, Optional, Sequence, Union
+import types
+import warnings
+from typing import Callable, Iterable, Iterator, Optional, Sequence, Union
 
 import numpy as np
 
@@ -20,13 +23,14 @@ from .. import nest
 from .. import optimizers as _optimizers
 from ..arguments import strict_keywords
 from ..function import function
+from ..function.logs import user_stacklevel
 from ..gradients import GradientTape
 from ..ops import array_ops, composed_math, random_ops, reduce_ops
 from ..ops.core import convert_to_tensor
 from . import losses as _losses
 from . import metrics as _metrics
-from .callbacks import Callback, History
-from .progress import EpochProgress, metric_text
+from .callbacks import Callback, History, ProgbarLogger
+from .progress import metric_text
 
 
 class Training:
@@ -76,101 +80,133 @@ class Training:
         self._predict_step = step(_predict_step(self))
 
     @strict_keywords()
-    def fit(self, x, y=None, epochs: int = 1, batch_size: int = 32, validation_data=None,
-            callbacks: Optional[Sequence[Callback]] = None, verbose: int = 1,
-            shuffle: bool = True, validation_split: float = 0.0,
-            initial_epoch: int = 0, sample_weight=None, class_weight=None) -> History:
-        """Trains for `epochs` passes over (x, y) in batches; returns the `History`.
+    def fit(self, x=None, y=None, batch_size: Optional[int] = None, epochs: int = 1,
+            verbose: Union[int, str] = "auto", callbacks: Optional[Sequence[Callback]] = None,
+            validation_split: float = 0.0, validation_data=None, shuffle: bool = True,
+            class_weight=None, sample_weight=None, initial_epoch: int = 0,
+            steps_per_epoch: Optional[int] = None, validation_steps: Optional[int] = None,
+            validation_batch_size: Optional[int] = None,
+            validation_freq: Union[int, Sequence[int]] = 1) -> History:
+        """Trains for `epochs` passes over (x, y) in batches (32 samples by default); returns
+        the `History` (also `model.history`). The arguments are Keras 3's, in its order.
 
-        `x` may be an `rt.data.Dataset` of `(x, y)` batches (then `y` and `batch_size` are
-        not used, and its own shuffling applies).
-        `validation_data` (x_val, y_val) or a dataset is evaluated after each epoch (as
-        "val_*" logs); or `validation_split` keeps that fraction of the samples, the last
-        ones before shuffling, as Keras does, for validation (not with a dataset).
+        `x` may be an `rt.data.Dataset` or a Python generator of `(x, y)` or
+        `(x, y, sample_weight)` batches (then `y` and `batch_size` are not used, and a
+        dataset's own shuffling applies).
+        `steps_per_epoch`: batches a epoch; the next epoch continues where the last stopped,
+        as Keras does (an infinite dataset such as `dataset.repeat()` or generator needs it).
+        `validation_data` (x_val, y_val), (x_val, y_val, w_val), a dataset or a generator is
+        evaluated (as "val_*" logs) after the epochs `validation_freq` names (every n-th
+        epoch, or a list of epochs counted from 1), in batches of `validation_batch_size`,
+        at most `validation_steps` of them; or `validation_split` keeps that fraction of the
+        samples, the last ones before shuffling, as Keras does, for validation (arrays only).
         `initial_epoch`: the epoch to start at (to resume a run: epochs counts from 0).
         `sample_weight` (one weight per sample) or `class_weight` ({class: weight}; a class
         missing from it weighs 1) weigh the loss as Keras does, sum(w * loss) / samples; the
-        metrics are not weighted. A dataset may yield (x, y, sample_weight) batches instead, and
-        `validation_data` may be (x_val, y_val, sample_weight_val).
-        `verbose`: 0 silent, 1 a progress bar on a terminal (one line per epoch elsewhere),
-        2 one line per epoch. A callback may set `model.stop_training = True`."""
+        metrics are not weighted.
+        `verbose`: 0 silent, 1 or "auto" a progress bar (`ProgbarLogger`) on a terminal (one
+        line per epoch elsewhere), 2 one line per epoch. A callback may set
+        `model.stop_training = True`: fit stops after that batch (the epoch still ends)."""
         self._check_compiled("fit")
-        _check_batch_size(batch_size)
-        dataset = _dataset_of(x, y, "fit")
-        weights = None
-        if dataset is None:
+        verbose = _check_verbose(verbose)
+        batch_size = _default_batch_size(batch_size)
+        _check_validation_freq(validation_freq)
+        if validation_split and validation_data is None:
+            if _dataset_of(x, y, "fit", steps_per_epoch) is not None or _is_generator(x):
+                raise ValueError("fit(validation_split=...) needs arrays; with a dataset pass "
+                                 "validation_data (e.g. dataset.take(n) and dataset.skip(n)).")
             x, y = self._as_arrays(x), self._as_arrays(y)
             _check_lengths(x, y)
             weights = _sample_weights(y, sample_weight, class_weight, "fit")
-        elif sample_weight is not None or class_weight is not None:
-            raise ValueError("fit: sample_weight and class_weight take arrays; a dataset yields "
-                             "its weights itself, as (x, y, sample_weight) batches.")
-        if validation_split:
-            x, y, weights, split = _split_validation(x, y, weights, validation_split,
-                                                     dataset is not None)
-            validation_data = split if validation_data is None else validation_data
+            x, y, weights, validation_data = _split_validation(x, y, weights, validation_split)
+            sample_weight, class_weight = weights, None
+        feed = self._feed("fit", x, y, batch_size, sample_weight, class_weight, shuffle,
+                          _check_steps(steps_per_epoch, "steps_per_epoch"))
         history = History()
-        callbacks = [*(callbacks or ()), history]
-        steps = _dataset_steps(dataset) if dataset is not None else -(-_count(x) // batch_size)
+        callbacks = _callback_list(callbacks, history, verbose)
         for callback in callbacks:
             callback.set_model(self)
-            callback.set_params({"verbose": verbose, "epochs": epochs, "steps": steps})
-            callback.on_train_begin()
+            callback.set_params({"verbose": verbose, "epochs": epochs, "steps": feed.length})
+        self.history = history
         self.stop_training = False
-        rng = random_ops.SEEDS.generator  # rt.random.set_seed makes the shuffles reproducible
-        for epoch in range(_check_initial_epoch(initial_epoch), epochs):
+        logs: dict = {}
+        for callback in callbacks:
+            callback.on_train_begin()
+        first = _check_initial_epoch(initial_epoch)
+        first = getattr(self, "_initial_epoch", None) or first  # set by BackupAndRestore
+        self._initial_epoch = None
+        for epoch in range(first, epochs):
             for callback in callbacks:
                 callback.on_epoch_begin(epoch)
-            if dataset is not None:
-                batches = self._dataset_batches(dataset, "fit")
-            else:
-                order = rng.permutation(_count(x)) if shuffle else np.arange(_count(x))
-                batches = _batches(x, y, weights, order, batch_size)
-            progress = EpochProgress(epoch, epochs, steps, verbose)
             totals = self._new_means()
-            for step, (x_batch, y_batch, w_batch) in enumerate(batches):
+            batches = 0
+            for step, (x_batch, y_batch, w_batch) in enumerate(feed.epoch()):
                 for callback in callbacks:
                     callback.on_train_batch_begin(step)
-                logs = totals.add(self._train_step(x_batch, y_batch, w_batch), _count(x_batch))
-                progress.batch_done(logs)
+                batch_logs = totals.add(self._train_step(x_batch, y_batch, w_batch),
+                                        _count(x_batch))
+                batches += 1
                 for callback in callbacks:
-                    callback.on_train_batch_end(step, logs)
+                    callback.on_train_batch_end(step, batch_logs)
+                if self.stop_training:
+                    break
+            if not batches:  # a generator that ran out: nothing more to train on
+                _ran_out_warning()
+                break
             logs = totals.means()
-            if validation_data is not None:
+            if validation_data is not None and _should_validate(epoch, validation_freq):
                 *pair, held_weights = _validation_triple(validation_data)
-                values = self.evaluate(*pair, batch_size=batch_size, return_dict=True,
-                                       callbacks=callbacks, sample_weight=held_weights)
+                values = self.evaluate(*pair, batch_size=validation_batch_size or batch_size,
+                                       return_dict=True, callbacks=callbacks,
+                                       sample_weight=held_weights, steps=validation_steps)
                 logs.update({f"val_{k}": v for k, v in values.items()})
-            progress.epoch_done(logs)
             for callback in callbacks:
                 callback.on_epoch_end(epoch, logs)
             if self.stop_training:
                 break
         for callback in callbacks:
-            callback.on_train_end()
+            callback.on_train_end(logs)
         return history
 
+    def _feed(self, method: str, x, y, batch_size: int, sample_weight, class_weight,
+              shuffle: bool, steps: Optional[int]) -> "_Feed":
+        """The batches of `x` (arrays, a dataset or a generator) for `method`."""
+        dataset = _dataset_of(x, y, method, steps)
+        if dataset is not None or _is_generator(x):
+            if sample_weight is not None or class_weight is not None:
+                raise ValueError(f"{method}: sample_weight and class_weight take arrays; a "
+                                 f"dataset or generator yields its weights itself, as "
+                                 f"(x, y, sample_weight) batches.")
+            if dataset is not None:
+                return _Feed(lambda: self._dataset_batches(dataset._open(), method),
+                             _dataset_steps(dataset), steps)
+            generator = self._dataset_batches(x, method)
+            return _Feed(lambda: generator, None, steps)
+        if y is None:
+            raise TypeError(f"{method}() missing the targets y (or pass a dataset of (x, y)).")
+        x, y = self._as_arrays(x), self._as_arrays(y)
+        _check_lengths(x, y)
+        weights = _sample_weights(y, sample_weight, class_weight, method)
+        rng = random_ops.SEEDS.generator  # rt.random.set_seed makes the shuffles reproducible
+        def batches():
+            order = rng.permutation(_count(x)) if shuffle else np.arange(_count(x))
+            return _batches(x, y, weights, order, batch_size)
+        return _Feed(batches, -(-_count(x) // batch_size), steps)
+
     @strict_keywords()
-    def evaluate(self, x, y=None, batch_size: int = 32, verbose: int = 0, return_dict: bool = False,
-                 callbacks: Optional[Sequence[Callback]] = None, sample_weight=None):
+    def evaluate(self, x=None, y=None, batch_size: Optional[int] = None,
+                 verbose: Union[int, str] = 0, sample_weight=None, steps: Optional[int] = None,
+                 callbacks: Optional[Sequence[Callback]] = None, return_dict: bool = False):
         """The loss (and metrics) over (x, y), averaged over all samples: a float without
         metrics, else the list `[loss, *metrics]`; a dict by name with `return_dict`.
-        `x` may be an `rt.data.Dataset` of `(x, y)` (or `(x, y, sample_weight)`) batches;
+        `x` may be an `rt.data.Dataset` or a generator of `(x, y)` (or
+        `(x, y, sample_weight)`) batches, of which `steps` are read (all by default);
         `sample_weight` weighs the loss as in `fit`; `callbacks` get the test hooks."""
         self._check_compiled("evaluate")
-        _check_batch_size(batch_size)
-        dataset = _dataset_of(x, y, "evaluate")
-        if dataset is not None:
-            if sample_weight is not None:
-                raise ValueError("evaluate: sample_weight takes arrays; a dataset yields its "
-                                 "weights itself, as (x, y, sample_weight) batches.")
-            batches = self._dataset_batches(dataset, "evaluate")
-        else:
-            x, y = self._as_arrays(x), self._as_arrays(y)
-            _check_lengths(x, y)
-            weights = _sample_weights(y, sample_weight, None, "evaluate")
-            batches = _batches(x, y, weights, np.arange(_count(x)), batch_size)
-        logs = self._test_logs(batches, _with_model(self, callbacks))
+        verbose = _check_verbose(verbose)
+        feed = self._feed("evaluate", x, y, _default_batch_size(batch_size), sample_weight,
+                          None, False, _check_steps(steps, "steps"))
+        logs = self._test_logs(feed.epoch(), _with_model(self, callbacks))
         if verbose:
             print(" - ".join(f"{k}: {metric_text(v)}" for k, v in logs.items()))
         if return_dict:
@@ -179,19 +215,26 @@ class Training:
         return values[0] if len(values) == 1 else values
 
     @strict_keywords()
-    def predict(self, x, batch_size: int = 32, verbose: int = 0,
+    def predict(self, x, batch_size: Optional[int] = None, verbose: Union[int, str] = 0,
+                steps: Optional[int] = None,
                 callbacks: Optional[Sequence[Callback]] = None) -> np.ndarray:
         """The model's outputs for `x` (with `training=False`), batch by batch, as one array;
-        `callbacks` get the predict hooks."""
+        `x` may be a dataset or generator of batches (of x, or of (x, y) pairs), of which
+        `steps` are read (all by default); `callbacks` get the predict hooks."""
         if getattr(self, "_predict_step", None) is None:
             self._predict_step = function(_predict_step(self), reduce_retracing=True)
-        _check_batch_size(batch_size)
-        if _dataset_of(x, None, "predict") is not None:  # batches of x, or of (x, y) pairs
-            inputs = (self._as_arrays(b[0] if type(b) is tuple else b) for b in x._open())
+        _check_verbose(verbose)
+        batch_size = _default_batch_size(batch_size)
+        steps = _check_steps(steps, "steps")
+        if _dataset_of(x, None, "predict", steps) is not None or _is_generator(x):
+            source = x._open() if _dataset_of(x, None, "predict", steps) is not None else x
+            inputs = (self._as_arrays(b[0] if type(b) is tuple else b) for b in source)
         else:
             x = self._as_arrays(x)
             inputs = (_take(x, slice(start, start + batch_size))
                       for start in range(0, _count(x), batch_size))
+        if steps is not None:
+            inputs = itertools.islice(inputs, steps)
         parts = self._predicted(inputs, _with_model(self, callbacks))
         if not parts:
             return np.zeros((0,), self.dtype.as_numpy_dtype)
@@ -275,14 +318,13 @@ class Training:
             metric.reset_state()
         return _Means(self.metrics_names, getattr(self, "_stateful_positions", set()))
 
-    def _dataset_batches(self, dataset, method: str):
-        """The (x, y, sample_weight or None) batches of a dataset of (x, y) or
-        (x, y, sample_weight) batches, as arrays."""
-        for element in dataset._open():
+    def _dataset_batches(self, elements, method: str):
+        """The (x, y, sample_weight or None) batches, as arrays, of an iterator over the
+        (x, y) or (x, y, sample_weight) batches of a dataset or generator."""
+        for element in elements:
             if type(element) is not tuple or len(element) not in (2, 3):
-                raise ValueError(f"{method}: a dataset must yield (x, y) or (x, y, "
-                                 f"sample_weight) batches, got an element of structure "
-                                 f"{dataset.element_spec!r:.200}.")
+                raise ValueError(f"{method}: a dataset or generator must yield (x, y) or "
+                                 f"(x, y, sample_weight) batches, got {_structure(element)}.")
             weight = _weight_array(element[2], method) if len(element) == 3 else None
             yield self._as_arrays(element[0]), self._as_arrays(element[1]), weight
 
@@ -370,13 +412,10 @@ def _metric_list(metrics) -> list:
     return [m() if isinstance(m, type) else m for m in metrics]  # a class: a new metric
 
 
-def _split_validation(x, y, weights, fraction, is_dataset: bool):
+def _split_validation(x, y, weights, fraction):
     """(x_train, y_train, w_train, (x_val, y_val, w_val)): the last `fraction` of the samples
     (and of their weights, when given) held out, as Keras's `validation_split` does (before
     any shuffling)."""
-    if is_dataset:
-        raise ValueError("fit(validation_split=...) needs arrays; with a dataset pass "
-                         "validation_data (e.g. dataset.take(n) and dataset.skip(n)).")
     if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or \
             not 0.0 <= fraction < 1.0:
         raise ValueError(f"fit(validation_split=...) must be a fraction in [0, 1), got "
@@ -388,6 +427,116 @@ def _split_validation(x, y, weights, fraction, is_dataset: bool):
     kept, held = slice(0, at), slice(at, None)
     return (_take(x, kept), _take(y, kept), None if weights is None else weights[kept],
             (_take(x, held), _take(y, held), None if weights is None else weights[held]))
+
+
+def _check_verbose(verbose) -> int:
+    """`verbose` as an int: "auto" is 1, as in Keras."""
+    if verbose == "auto":
+        return 1
+    if isinstance(verbose, bool) or not isinstance(verbose, (int, np.integer)) or \
+            verbose not in (0, 1, 2):
+        raise ValueError(f"verbose must be 0, 1, 2 or 'auto', got {verbose!r}.")
+    return int(verbose)
+
+
+def _default_batch_size(batch_size) -> int:
+    """`batch_size`, 32 when None (Keras's default), checked."""
+    batch_size = 32 if batch_size is None else batch_size
+    _check_batch_size(batch_size)
+    return int(batch_size)
+
+
+def _check_steps(steps, name: str) -> Optional[int]:
+    if steps is None:
+        return None
+    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 1:
+        raise ValueError(f"{name} must be a positive integer or None, got {steps!r}.")
+    return int(steps)
+
+
+def _check_validation_freq(freq) -> None:
+    if isinstance(freq, bool) or not isinstance(freq, (int, np.integer, list, tuple)) or \
+            (isinstance(freq, (int, np.integer)) and freq < 1):
+        raise ValueError(f"fit(validation_freq=...) must be a positive int (validate every "
+                         f"n-th epoch) or a list of epochs counted from 1, got {freq!r}.")
+
+
+def _should_validate(epoch: int, freq) -> bool:
+    """Whether epoch `epoch` (from 0) is validated: every `freq`-th one, or those listed
+    (from 1), as Keras's `validation_freq`."""
+    if isinstance(freq, (list, tuple)):
+        return epoch + 1 in freq
+    return (epoch + 1) % int(freq) == 0
+
+
+def _callback_list(callbacks, history: History, verbose: int) -> list:
+    """The user's callbacks, then the `History`, then a `ProgbarLogger` when `verbose` and
+    none was given, as Keras's `CallbackList` orders them."""
+    callbacks = list(callbacks or ())
+    for callback in callbacks:
+        if not isinstance(callback, Callback):
+            raise TypeError(f"fit(callbacks=...) takes keras.callbacks.Callback objects, got "
+                            f"{callback!r:.80}.")
+    callbacks.append(history)
+    if verbose and not any(isinstance(c, ProgbarLogger) for c in callbacks):
+        callbacks.append(ProgbarLogger())
+    return callbacks
+
+
+def _ran_out_warning() -> None:
+    warnings.warn("Your input ran out of data; interrupting training. Make sure that your "
+                  "dataset or generator can generate at least `steps_per_epoch * epochs` "
+                  "batches; you may need dataset.repeat().", stacklevel=user_stacklevel())
+
+
+def _structure(element) -> str:
+    if type(element) is tuple:
+        return f"a tuple of {len(element)}"
+    return f"a {type(element).__name__}"
+
+
+def _is_generator(x) -> bool:
+    """Whether `x` is a Python generator or iterator of batches (not an array or a list)."""
+    return isinstance(x, (types.GeneratorType, Iterator)) and not hasattr(x, "shape")
+
+
+class _Feed:
+    """The batches of one input for each epoch, as Keras's epoch iterator hands them out:
+    all of them each epoch; or, with `steps` a epoch, the next `steps` batches, continuing
+    where the last epoch stopped and starting again once all `num_batches` were read (an
+    epoch may then be short; an input that runs out warns)."""
+
+    def __init__(self, make: Callable[[], Iterable], num_batches: Optional[int],
+                 steps: Optional[int]) -> None:
+        self.make, self.num_batches, self.steps = make, num_batches, steps
+        self.iterator: Optional[Iterator] = None
+        self.seen = 0
+
+    @property
+    def length(self) -> Optional[int]:
+        """The batches a epoch, when known."""
+        return self.steps or self.num_batches
+
+    def epoch(self) -> Iterator:
+        if self.steps is None:
+            yield from self.make()
+            return
+        if self.iterator is None:
+            self.iterator, self.seen = iter(self.make()), 0
+        for _ in range(self.steps):
+            if self.num_batches is not None and self.seen >= self.num_batches:
+                _ran_out_warning()
+                break
+            try:
+                batch = next(self.iterator)
+            except StopIteration:
+                self.num_batches, self.iterator = self.seen, None
+                _ran_out_warning()
+                return
+            self.seen += 1
+            yield batch
+        if self.num_batches is not None and self.seen >= self.num_batches:
+            self.iterator = None
 
 
 def _check_initial_epoch(initial_epoch) -> int:
@@ -584,17 +733,18 @@ def _batches(x, y, weights, order, batch_size: int):
         yield _take(x, index), _take(y, index), None if weights is None else weights[index]
 
 
-def _dataset_of(x, y, method: str):
-    """`x` when it is an `rt.data.Dataset` (then `y` must be None), else None."""
+def _dataset_of(x, y, method: str, steps: Optional[int] = None):
+    """`x` when it is an `rt.data.Dataset` (then `y` must be None), else None. An infinite
+    dataset needs `steps`."""
     data = sys.modules.get("runtime.data.dataset")
     if data is None or not isinstance(x, data.Dataset):
-        if y is None and method != "predict":
-            raise TypeError(f"{method}() missing the targets y (or pass a dataset of (x, y)).")
         return None
     if y is not None:
         raise ValueError(f"{method}: y must not be given when x is a dataset (it yields (x, y)).")
-    if data.INFINITE == x._card:
-        raise ValueError(f"{method}: the dataset is infinite; take() a finite number of batches.")
+    if data.INFINITE == x._card and steps is None:
+        what = "steps_per_epoch" if method == "fit" else "steps"
+        raise ValueError(f"{method}: the dataset is infinite; pass {what}=... (the batches "
+                         f"a epoch) or take() a finite number of batches.")
     return x
 
 
@@ -602,7 +752,8 @@ def _validation_triple(validation_data) -> tuple:
     """(x, y, sample_weight) of `validation_data`: a dataset (then y and the weights are
     None), (x_val, y_val) or (x_val, y_val, sample_weight_val)."""
     data = sys.modules.get("runtime.data.dataset")
-    if data is not None and isinstance(validation_data, data.Dataset):
+    if data is not None and isinstance(validation_data, data.Dataset) or \
+            _is_generator(validation_data):
         return validation_data, None, None
     parts = tuple(validation_data)
     if len(parts) not in (2, 3):
@@ -611,7 +762,7 @@ def _validation_triple(validation_data) -> tuple:
     return parts if len(parts) == 3 else (*parts, None)
 
 
-def _dataset_steps(dataset):
+def _dataset_steps(dataset) -> Optional[int]:
     return dataset._card if dataset._card >= 0 else None
 
 
