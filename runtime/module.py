@@ -31,9 +31,18 @@ _MAX_DEPTH = 64  # nesting of lists, tuples and dicts inside one attribute
 
 
 def snake_case(name: str) -> str:
-    """`MyDense2` -> `my_dense2`: the default name of a module or layer of that class."""
+    """`MyDense2` -> `my_dense2`, `Conv2D` -> `conv2_d`: the default name of a module of that
+    class, as `tf.Module` names it."""
     name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
     return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()
+
+
+def keras_snake_case(name: str) -> str:
+    """`Conv2D` -> `conv2d`, `MaxPooling2D` -> `max_pooling2d`: the default name of a Keras
+    layer of that class (Keras 3 splits no capital that follows a digit, and drops what is
+    not a word character)."""
+    name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", re.sub(r"\W+", "", name))
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
 
 
 def _leaves(value, stack: list, depth: int = 0) -> Iterator[Any]:

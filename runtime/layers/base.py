@@ -28,7 +28,7 @@ from ..arguments import init_keyword_names, raise_unknown_keywords
 from ..function.conversion import convert as _autograph_convert
 from ..graph import FuncGraph
 from ..module import Module
-from ..module import snake_case as _snake_case
+from ..module import keras_snake_case as _snake_case
 from ..ops import array_ops, composed_math
 from ..ops.core import convert_to_tensor
 from ..ops.variable_ops import Variable

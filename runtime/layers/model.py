@@ -6,10 +6,12 @@ from typing import Any, Iterable
 
 from .. import dtypes as _dtypes
 from .. import nest
+from ..arguments import strict_keywords
 from ..ops import array_ops as _array_ops
 from ..shapes import TensorShape
 from . import saving as _saving
 from . import serialization as _serialization
+from . import summary_table as _summary_table
 from .base import Layer, _functional_hooks
 from .base import build_by_run as _build_by_run
 from .training import Training
@@ -53,30 +55,19 @@ class Model(Training, Layer):
         same architecture)."""
         _saving.load_weights(self, filepath, skip_mismatch=skip_mismatch)
 
-    def summary(self, print_fn=print) -> str | None:
-        """Prints the layer table through `print_fn` (returns None), or returns it if None.
-
-        The table lists the sublayers, their variable shapes and parameter counts."""
-        rows = [(f"{layer.name} ({type(layer).__name__})",
-                 ", ".join(str(v.shape) for v in layer.variables) or "-",
-                 str(_params(layer)) if layer.built or layer.variables else "0 (unbuilt)")
-                for layer in self.layers]
-        header = ("Layer (type)", "Variables", "Params")
-        widths = [max(len(r[i]) for r in [header, *rows]) for i in range(3)]
-
-        def fmt(row):
-            return "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip()
-        rule = "-" * len(fmt(tuple("-" * w for w in widths)))
-        trainable = sum(int(v.shape.num_elements() or 0) for v in self.trainable_variables)
-        total = _params(self)
-        lines = [f'Model: "{self.name}"', rule, fmt(header), rule, *map(fmt, rows), rule,
-                 f"Total params: {total}", f"Trainable params: {trainable}",
-                 f"Non-trainable params: {total - trainable}"]
-        text = "\n".join(lines)
-        if print_fn is None:
-            return text
-        print_fn(text)
-        return None
+    @strict_keywords()
+    def summary(self, line_length: int | None = None, positions=None, print_fn=print,
+                expand_nested: bool = False, show_trainable: bool = False,
+                layer_range=None) -> str | None:
+        """Prints Keras 3's layer table (Layer (type), Output Shape, Param #, and Connected
+        to for a functional model that is not a chain) through `print_fn` (returns None),
+        or returns it when `print_fn` is None. `line_length`, `positions`, `expand_nested`
+        (rows for the layers of nested models), `show_trainable` and `layer_range` (two
+        layer names or patterns) as in Keras."""
+        return _summary_table.print_summary(
+            self, print_fn, line_length=line_length, positions=positions,
+            expand_nested=expand_nested, show_trainable=show_trainable,
+            layer_range=layer_range)
 
 
 class Sequential(Model):
