@@ -1,4 +1,5 @@
-"""`keras.utils`: `to_categorical`, `set_random_seed`, and the saving helpers Keras keeps here."""
+"""`keras.utils`: `to_categorical`, `set_random_seed`, `plot_model` / `model_to_dot`, and the
+saving helpers Keras keeps here."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import random as _random
 
 import numpy as np
 
+from ..layers.model_plot import model_to_dot, plot_model
 from ..layers.serialization import (
     custom_object_scope,
     get_registered_name,
@@ -47,4 +49,5 @@ def set_random_seed(seed: int) -> None:
 
 
 __all__ = ["to_categorical", "set_random_seed", "custom_object_scope", "CustomObjectScope",
-           "get_registered_name", "get_registered_object", "register_keras_serializable"]
+           "get_registered_name", "get_registered_object", "register_keras_serializable",
+           "plot_model", "model_to_dot"]
