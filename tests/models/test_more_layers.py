@@ -620,6 +620,28 @@ def test_training_with_the_new_layers_gives_keras_losses():
     np.testing.assert_allclose(model.evaluate(x, y, verbose=0), 1.1621367931365967, rtol=1e-5)
 
 
+def test_masked_merges_train_as_keras():
+    # Keras 3 printed losses [2.37477, 1.22762, 1.04181] for this program: every merge of
+    # masked sequences, then masked average pooling
+    rng = np.random.default_rng(2)
+    ids = rng.integers(1, 9, size=(16, 5))
+    ids[:, 3:] = 0
+    ids[::3, 2:] = 0
+    y = rng.normal(size=(16, 1)).astype(np.float32)
+    inputs = keras.Input((5,), dtype="int32")
+    embedded = L.Embedding(9, 4, mask_zero=True)(inputs)
+    a, b = L.Dense(4)(embedded), L.Dense(4, activation="tanh")(embedded)
+    pooled = [L.GlobalAveragePooling1D()(merge([a, b]))
+              for merge in (L.maximum, L.minimum, L.multiply, L.average, L.subtract)]
+    joined = L.concatenate(pooled + [L.GlobalAveragePooling1D()(L.concatenate([a, b]))])
+    model = keras.Model(inputs, L.Dense(1)(L.Dropout(0.0)(L.GaussianNoise(0.0)(joined))))
+    model.set_weights([rng.normal(size=w.shape).astype(np.float32) * 0.5
+                       for w in model.get_weights()])
+    model.compile(optimizer=keras.optimizers.SGD(0.05), loss="mse")
+    history = model.fit(ids, y, epochs=3, batch_size=4, shuffle=False, verbose=0)
+    np.testing.assert_allclose(history.history["loss"], [2.37477, 1.22762, 1.04181], atol=2e-5)
+
+
 def test_model_with_the_new_layers_saves_and_loads(tmp_path):
     rt.random.set_seed(0)
     model = _model()
