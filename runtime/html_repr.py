@@ -151,3 +151,59 @@ def function_html(fn: Any) -> str:
              escape(str(getattr(c, "trace_reason", ""))), escape(_tier(c)), _op_summary(c.graph)]
             for i, c in enumerate(concretes, 1)]
     return f"<div>{header}{_table(rows, ['#', 'signature', 'why traced', 'tier', 'graph'])}</div>"
+
+
+# -- variables, datasets and models -----------------------------------------------------------
+def _caption(text: str) -> str:
+    return f'<div style="font-family:monospace;font-size:12px">{text}</div>'
+
+
+def variable_html(variable: Any) -> str:
+    """Name, shape, dtype and trainability over a table of the value (large ones truncated);
+    a variable of a graph being built shows no value."""
+    caption = _caption(f"<b>rt.Variable</b> {escape(repr(variable.name))} "
+                       f"shape={escape(str(variable.shape))} dtype={escape(variable.dtype.name)}"
+                       f" trainable={bool(variable.trainable)}")
+    try:
+        value = np.asarray(variable.numpy())
+    except Exception:   # inside a function being traced, or not initialised yet
+        return f"<div>{caption}</div>"
+    return f"<div>{caption}{_value_table(value)}</div>"
+
+
+def _spec_leaves(spec: Any, path: str = "") -> list[tuple[str, Any]]:
+    """(path, leaf) of an element spec's nest: dicts by sorted key, tuples and lists by index,
+    namedtuples and dataclass-like nests by field."""
+    if isinstance(spec, dict):
+        return [leaf for key in sorted(spec, key=str)
+                for leaf in _spec_leaves(spec[key], f"{path}[{key!r}]")]
+    fields = getattr(spec, "_fields", None)
+    if isinstance(spec, tuple) and fields:
+        return [leaf for name in fields for leaf in _spec_leaves(getattr(spec, name),
+                                                                  f"{path}.{name}")]
+    if isinstance(spec, (list, tuple)):
+        return [leaf for i, item in enumerate(spec) for leaf in _spec_leaves(item, f"{path}[{i}]")]
+    return [(path or "element", spec)]
+
+
+_CARDINALITY = {-1: "infinite", -2: "unknown"}
+
+
+def dataset_html(dataset: Any, cardinality: int) -> str:
+    """The dataset's class and number of elements over a table of its element spec (nothing
+    of the pipeline runs)."""
+    count = _CARDINALITY.get(int(cardinality), f"{int(cardinality)} elements")
+    kind = type(dataset).__name__.lstrip("_")
+    caption = _caption(f"<b>rt.data.Dataset</b> {escape(kind)}, {escape(count)}")
+    rows = [[_code(path), _code(str(getattr(leaf, "shape", ""))),
+             _code(getattr(getattr(leaf, "dtype", None), "name", "") or type(leaf).__name__)]
+            for path, leaf in _spec_leaves(dataset.element_spec)]
+    return f"<div>{caption}{_table(rows, ['component', 'shape', 'dtype'])}</div>"
+
+
+def model_html(title: str, header: list[str], rows: list[list[str]], footer: list[str]) -> str:
+    """A model's summary (the rows of `Model.summary()`) as an HTML table."""
+    body = [[escape(cell) for cell in row] for row in rows]
+    totals = "<br>".join(escape(line.strip()) for line in footer)
+    return (f"<div>{_caption(f'<b>{escape(title)}</b>')}"
+            f"{_table(body, header)}{_caption(totals)}</div>")

@@ -22,7 +22,7 @@ from typing import Iterator as _PyIterator
 
 import numpy as np
 
-from .. import context, nest
+from .. import context, html_repr, nest
 from .. import dtypes as _dtypes
 from ..arguments import strict_keywords
 from ..errors import InvalidArgumentError, OutOfRangeError
@@ -209,6 +209,10 @@ class Dataset:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} element_spec={self._spec!r}>"
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the class, the number of elements and the element spec."""
+        return html_repr.dataset_html(self, self._card)
 
     # -- iteration ----------------------------------------------------------------------------
     def __iter__(self) -> "Iterator":

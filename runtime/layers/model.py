@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from .. import dtypes as _dtypes
+from .. import html_repr as _html_repr
 from .. import nest
 from ..arguments import strict_keywords
 from ..ops import array_ops as _array_ops
@@ -68,6 +69,10 @@ class Model(Training, Layer):
             self, print_fn, line_length=line_length, positions=positions,
             expand_nested=expand_nested, show_trainable=show_trainable,
             layer_range=layer_range)
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the summary's table in HTML."""
+        return _html_repr.model_html(*_summary_table.summary_parts(self))
 
 
 class Sequential(Model):

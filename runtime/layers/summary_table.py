@@ -260,35 +260,47 @@ def _layer_range(layers: list, layer_range: Optional[Sequence[str]]) -> list:
     return layers[starts[0]:ends[-1] + 1]
 
 
+def _footer(model) -> list[str]:
+    trainable = _weights_size(model.trainable_variables)
+    frozen = _weights_size(model.non_trainable_variables)
+    return [f" Total params: {trainable[0] + frozen[0]:,} "
+            f"({readable_size(trainable[1] + frozen[1])})",
+            f" Trainable params: {trainable[0]:,} ({readable_size(trainable[1])})",
+            f" Non-trainable params: {frozen[0]:,} ({readable_size(frozen[1])})"]
+
+
+def summary_parts(model, expand_nested: bool = False, show_trainable: bool = False,
+                  layer_range: Optional[Sequence[str]] = None):
+    """The summary's title, column headers, rows and footer lines (for text and HTML)."""
+    chain = _chain_like(model)
+    header = ["Layer (type)", "Output Shape", "Param #"]
+    if not chain:
+        header.append("Connected to")
+    if show_trainable:
+        header.append("Trainable")
+    rows = _layer_rows(model, _layer_range(list(model.layers), layer_range), chain,
+                       expand_nested, show_trainable)
+    return f'Model: "{model.name}"', header, rows, _footer(model)
+
+
 def summary_text(model, line_length: Optional[int] = None,
                  positions: Optional[Sequence[float]] = None, expand_nested: bool = False,
                  show_trainable: bool = False,
                  layer_range: Optional[Sequence[str]] = None) -> str:
     """Keras 3's summary of `model`, as one string ending in a newline."""
-    chain = _chain_like(model)
-    header = ["Layer (type)", "Output Shape", "Param #"]
-    justify = ["left", "left", "right"]
+    title, header, rows, footer = summary_parts(model, expand_nested, show_trainable,
+                                                layer_range)
+    chain = "Connected to" not in header
+    justify = ["left", "left", "right"] + ([] if chain else ["left"])
     default = 88 if chain else 108
     positions = list(positions or ([0.45, 0.80, 1.0] if chain else [0.3, 0.56, 0.74, 1.0]))
-    if not chain:
-        header.append("Connected to")
-        justify.append("left")
     if show_trainable:
         default += 12
         positions = [p * 0.9 for p in positions] + [1.0]
-        header.append("Trainable")
         justify.append("center")
     line_length = line_length or min(default, shutil.get_terminal_size().columns - 4)
     widths = column_widths(line_length, positions)
-    rows = _layer_rows(model, _layer_range(list(model.layers), layer_range), chain,
-                       expand_nested, show_trainable)
-    trainable = _weights_size(model.trainable_variables)
-    frozen = _weights_size(model.non_trainable_variables)
-    lines = [f'Model: "{model.name}"', *draw_table(header, rows, widths, justify),
-             f" Total params: {trainable[0] + frozen[0]:,} "
-             f"({readable_size(trainable[1] + frozen[1])})",
-             f" Trainable params: {trainable[0]:,} ({readable_size(trainable[1])})",
-             f" Non-trainable params: {frozen[0]:,} ({readable_size(frozen[1])})"]
+    lines = [title, *draw_table(header, rows, widths, justify), *footer]
     return "\n".join(lines) + "\n"
 
 

@@ -11,7 +11,7 @@ import threading
 
 import numpy as np
 
-from .. import context
+from .. import context, html_repr
 from .. import dtypes as _dtypes
 from ..arguments import strict_keywords
 from ..attr_kinds import MODE, VARIABLE
@@ -270,6 +270,10 @@ class Variable(Tensor):
 
     def __str__(self) -> str:
         return repr(self)
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view: name, shape, dtype, trainable and a table of the value."""
+        return html_repr.variable_html(self)
 
     # -- writing -------------------------------------------------------------------------
     def _check(self, value, what: str):
