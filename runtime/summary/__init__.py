@@ -4,10 +4,11 @@
     with writer.as_default(step=0):
         rt.summary.scalar("loss", 0.5)
 
-Events are written with tensorboardX (`pip install 'autograph-rt[summary]'`) and read by
-TensorBoard. Called eagerly, a summary is written at once. Called inside an `rt.function`
-(either tier), it is staged as a `WriteSummary` op and written at every call of the
-function, with the values of that call:
+Events are written with tensorboardX (`pip install 'autograph-rt[summary]'`) in TF 2's
+format (tensor summaries with their plugin's metadata) and read by TensorBoard. Called
+eagerly, a summary is written at once. Called inside an `rt.function` (either tier), it
+is staged as a `WriteSummary` op and written at every call of the function, with the
+values of that call:
 
 - a writer, step or `record_if` set inside the traced function is part of the graph: an
   int step is a constant, a variable step (an optimizer's `iterations`) is read at each call;
@@ -179,8 +180,7 @@ def text(name: str, data: Any, step: Any = None, description: str | None = None)
 def image(name: str, data: Any, step: Any = None, max_outputs: int = 3,
           description: str | None = None) -> Any:
     """Writes up to `max_outputs` images of `data` [k, height, width, channels] (uint8, or
-    floats in [0, 1]; 1, 3 or 4 channels) as PNGs, tagged `name/image/i` (`name/image` for
-    one)."""
+    floats in [0, 1]; 1, 3 or 4 channels) as PNGs, in one tensor summary tagged `name`."""
     if not isinstance(max_outputs, (int, np.integer)) or max_outputs < 0:
         raise ValueError(f"rt.summary.image: max_outputs must be an int >= 0, got "
                          f"{max_outputs!r}.")

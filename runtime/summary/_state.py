@@ -275,54 +275,91 @@ def resolve_step(step: Any, caller: str) -> int:
 
 # -- encoding ------------------------------------------------------------------------------------
 
+_DATA_CLASS = {"scalars": 1, "histograms": 2, "text": 2, "images": 3}  # TensorBoard's DataClass
+
+
 def _metadata(plugin: str, description: str | None, content: bytes = b""):
+    """TF 2's summary metadata: the plugin's name and data class (tensorboardX's proto has no
+    `data_class` field, so it is added as its wire bytes, field 4, which protobuf keeps)."""
     summary_pb2 = _proto("summary_pb2")
     meta = summary_pb2.SummaryMetadata(
         plugin_data=summary_pb2.SummaryMetadata.PluginData(plugin_name=plugin, content=content))
     if description:
         meta.summary_description = description
+    wire = meta.SerializeToString() + bytes([0x20, _DATA_CLASS[plugin]])
+    meta = summary_pb2.SummaryMetadata()
+    meta.ParseFromString(wire)
     return meta
 
 
+def _tensor(array: np.ndarray, dtype: int) -> Any:
+    """A TensorProto of a float32 (DT_FLOAT = 1) or float64 (DT_DOUBLE = 2) array."""
+    tensor_pb2, shape_pb2 = _proto("tensor_pb2"), _proto("tensor_shape_pb2")
+    kind = {1: "<f4", 2: "<f8"}[dtype]
+    return tensor_pb2.TensorProto(
+        dtype=dtype, tensor_content=np.ascontiguousarray(array, dtype=kind).tobytes(),
+        tensor_shape=shape_pb2.TensorShapeProto(
+            dim=[shape_pb2.TensorShapeProto.Dim(size=n) for n in array.shape]))
+
+
+def _string_tensor(strings: list[bytes], shape: tuple) -> Any:
+    tensor_pb2, shape_pb2 = _proto("tensor_pb2"), _proto("tensor_shape_pb2")
+    return tensor_pb2.TensorProto(
+        dtype=7,  # DT_STRING
+        string_val=strings,
+        tensor_shape=shape_pb2.TensorShapeProto(
+            dim=[shape_pb2.TensorShapeProto.Dim(size=n) for n in shape]))
+
+
+def _entry(tag: str, tensor: Any, plugin: str, description: str | None,
+           content: bytes = b"") -> Any:
+    summary_pb2 = _proto("summary_pb2")
+    entry = summary_pb2.Summary.Value(tag=tag, tensor=tensor,
+                                      metadata=_metadata(plugin, description, content))
+    return summary_pb2.Summary(value=[entry])
+
+
 def encode_scalar(tag: str, data: Any, description: str | None) -> Any:
+    """TF 2's scalar: a float32 scalar tensor, plugin "scalars"."""
     value = np.asarray(data)
     if value.size != 1:
         raise ValueError(f"rt.summary.scalar: data must be a scalar, got shape {value.shape}.")
     if value.dtype.kind not in "biuf":
         raise TypeError(f"rt.summary.scalar: data must be a real number, got dtype "
                         f"{value.dtype}.")
-    summary_pb2 = _proto("summary_pb2")
-    entry = summary_pb2.Summary.Value(tag=tag, simple_value=float(value.reshape(())))
-    if description:
-        entry.metadata.CopyFrom(_metadata("scalars", description))
-    return summary_pb2.Summary(value=[entry])
+    return _entry(tag, _tensor(value.reshape(()).astype(np.float32), 1), "scalars",
+                  description)
+
+
+def histogram_buckets(values: np.ndarray, count: int) -> np.ndarray:
+    """TensorBoard's histogram: [count, 3] rows of (left edge, right edge, count) over equal
+    widths from min to max (all zeros without data; one value: edges at it, all counted last)."""
+    values = values.astype(np.float64).reshape(-1)
+    buckets = np.zeros((count, 3))
+    if not values.size or not count:
+        return buckets
+    low, high = float(values.min()), float(values.max())
+    if low == high:
+        buckets[:, :2] = high
+        buckets[-1, 2] = values.size
+        return buckets
+    width = (high - low) / count
+    index = np.minimum(np.floor((values - low) / width).astype(np.int64), count - 1)
+    edges = np.linspace(low, high, count + 1)
+    edges[-1] = high
+    buckets[:, 0], buckets[:, 1] = edges[:-1], edges[1:]
+    buckets[:, 2] = np.bincount(index, minlength=count)
+    return buckets
 
 
 def encode_histogram(tag: str, data: Any, buckets: int | None, description: str | None) -> Any:
+    """TF 2's histogram: a float64 [buckets, 3] tensor, plugin "histograms"."""
     values = np.asarray(data)
     if values.dtype.kind not in "biuf":
         raise TypeError(f"rt.summary.histogram: data must be real numbers, got dtype "
                         f"{values.dtype}.")
-    values = values.astype(np.float64).reshape(-1)
-    values = values[np.isfinite(values)]
-    summary_pb2 = _proto("summary_pb2")
-    histo = summary_pb2.HistogramProto()
-    if values.size:
-        count = 30 if buckets is None else int(buckets)
-        low, high = float(values.min()), float(values.max())
-        if low == high:
-            low, high = low - 0.5, high + 0.5
-        counts, edges = np.histogram(values, bins=max(count, 1), range=(low, high))
-        histo.min, histo.max = float(values.min()), float(values.max())
-        histo.num = float(values.size)
-        histo.sum = float(values.sum())
-        histo.sum_squares = float(values @ values)
-        histo.bucket_limit.extend(float(e) for e in edges[1:])
-        histo.bucket.extend(float(c) for c in counts)
-    entry = summary_pb2.Summary.Value(tag=tag, histo=histo)
-    if description:
-        entry.metadata.CopyFrom(_metadata("histograms", description))
-    return summary_pb2.Summary(value=[entry])
+    table = histogram_buckets(values, 30 if buckets is None else int(buckets))
+    return _entry(tag, _tensor(table, 2), "histograms", description)
 
 
 def _as_text(value: Any) -> str:
@@ -332,19 +369,11 @@ def _as_text(value: Any) -> str:
 
 
 def encode_text(tag: str, data: Any, description: str | None) -> Any:
+    """TF 2's text: a string tensor of `data`'s shape, plugin "text"."""
     array = np.asarray(data, dtype=object)
     strings = [_as_text(v).encode("utf-8") for v in array.reshape(-1)]
-    summary_pb2, tensor_pb2 = _proto("summary_pb2"), _proto("tensor_pb2")
-    shape_pb2, text_pb2 = _proto("tensor_shape_pb2"), _proto("plugin_text_pb2")
-    tensor = tensor_pb2.TensorProto(
-        dtype=7,  # DT_STRING
-        string_val=strings,
-        tensor_shape=shape_pb2.TensorShapeProto(
-            dim=[shape_pb2.TensorShapeProto.Dim(size=n) for n in array.shape]))
-    content = text_pb2.TextPluginData(version=0).SerializeToString()
-    entry = summary_pb2.Summary.Value(tag=tag, tensor=tensor,
-                                      metadata=_metadata("text", description, content))
-    return summary_pb2.Summary(value=[entry])
+    content = _proto("plugin_text_pb2").TextPluginData(version=0).SerializeToString()
+    return _entry(tag, _string_tensor(strings, array.shape), "text", description, content)
 
 
 def _png(image: np.ndarray) -> bytes:
@@ -362,6 +391,9 @@ def _png(image: np.ndarray) -> bytes:
 
 
 def encode_image(tag: str, data: Any, max_outputs: int, description: str | None) -> Any:
+    """TF 2's image: a string tensor [width, height, png...] of the first `max_outputs`
+    images, plugin "images"; floats are scaled as TF's convert_image_dtype (x * 255.5,
+    saturated, truncated)."""
     images = np.asarray(data)
     if images.ndim != 4 or images.shape[-1] not in (1, 2, 3, 4):
         raise ValueError("rt.summary.image: data must be a batch of images [k, height, width, "
@@ -369,22 +401,14 @@ def encode_image(tag: str, data: Any, max_outputs: int, description: str | None)
     if images.dtype == np.uint8:
         pixels = images
     elif images.dtype.kind in "fiub":
-        pixels = (np.clip(images.astype(np.float64), 0.0, 1.0) * 255.0 + 0.5).astype(np.uint8)
+        pixels = np.clip(images.astype(np.float64) * 255.5, 0.0, 255.0).astype(np.uint8)
     else:
         raise TypeError(f"rt.summary.image: data must be uint8 or floats in [0, 1], got dtype "
                         f"{images.dtype}.")
-    summary_pb2 = _proto("summary_pb2")
     shown = pixels[:max(int(max_outputs), 0)]
-    entries = []
-    for i, image in enumerate(shown):
-        picture = summary_pb2.Summary.Image(
-            height=image.shape[0], width=image.shape[1], colorspace=image.shape[2],
-            encoded_image_string=_png(np.ascontiguousarray(image)))
-        name = f"{tag}/image" if len(shown) == 1 else f"{tag}/image/{i}"
-        entries.append(summary_pb2.Summary.Value(tag=name, image=picture))
-    if entries and description:
-        entries[0].metadata.CopyFrom(_metadata("images", description))
-    return summary_pb2.Summary(value=entries)
+    strings = [str(images.shape[2]).encode(), str(images.shape[1]).encode()]
+    strings += [_png(np.ascontiguousarray(image)) for image in shown]
+    return _entry(tag, _string_tensor(strings, (len(strings),)), "images", description)
 
 
 def encode(kind: str, tag: str, data: Any, options: dict) -> Any:

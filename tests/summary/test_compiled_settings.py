@@ -20,11 +20,12 @@ TIERS = [False, True]
 
 
 def scalars(logdir, tag):
-    acc = event_accumulator.EventAccumulator(str(logdir), size_guidance={"scalars": 0})
+    from tensorboard.util import tensor_util
+    acc = event_accumulator.EventAccumulator(str(logdir), size_guidance={"tensors": 0})
     acc.Reload()
-    if tag not in acc.Tags()["scalars"]:
+    if tag not in acc.Tags()["tensors"]:
         return []
-    return [(e.step, e.value) for e in acc.Scalars(tag)]
+    return [(e.step, float(tensor_util.make_ndarray(e.tensor_proto))) for e in acc.Tensors(tag)]
 
 
 @pytest.fixture(autouse=True)

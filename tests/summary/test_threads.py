@@ -15,11 +15,12 @@ THREADS, STEPS = 4, 25
 
 
 def scalars(logdir, tag="value"):
-    acc = event_accumulator.EventAccumulator(str(logdir), size_guidance={"scalars": 0})
+    from tensorboard.util import tensor_util
+    acc = event_accumulator.EventAccumulator(str(logdir), size_guidance={"tensors": 0})
     acc.Reload()
-    if tag not in acc.Tags()["scalars"]:
+    if tag not in acc.Tags()["tensors"]:
         return []
-    return [(e.step, e.value) for e in acc.Scalars(tag)]
+    return [(e.step, float(tensor_util.make_ndarray(e.tensor_proto))) for e in acc.Tensors(tag)]
 
 
 def run_threads(target):
