@@ -9,7 +9,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import tensor as _tensor
-from ..ops import array_ops, linalg_ops, math_ops, nn_ops, reduce_ops
+from ..ops import array_ops, linalg_ops, math_ops, nn_ops, random_ops, reduce_ops
 from ..ops.control_flow import cond
 from ..ops.core import convert_to_tensor
 from ..shapes import TensorShape
@@ -92,7 +92,40 @@ class Dropout(_SameShape):
         return self._drop(inputs) if training else inputs
 
     def _drop(self, inputs):
-        return nn_ops.dropout(inputs, self.rate, noise_shape=self.noise_shape, seed=self.seed)
+        x = convert_to_tensor(inputs)
+        if self.noise_shape is None:
+            return nn_ops.dropout(x, self.rate, seed=self.seed)
+        return drop_with_noise_shape(x, self.rate, self.noise_shape, self.seed)
+
+
+def noise_dims(x, noise_shape) -> list:
+    """`noise_shape` with each None replaced by `x`'s size there (a scalar tensor when only
+    known at run time)."""
+    if len(noise_shape) != x.shape.rank:
+        raise ValueError(f"`noise_shape` {tuple(noise_shape)} must have one entry per axis of "
+                         f"the inputs, got inputs of shape {x.shape}.")
+    known = x.shape.as_list()
+    dynamic = None
+    dims = []
+    for i, d in enumerate(noise_shape):
+        if d is None:
+            d = known[i]
+        if d is None:
+            if dynamic is None:
+                dynamic = array_ops.shape(x)
+            d = dynamic[i]
+        dims.append(d)
+    return dims
+
+
+def drop_with_noise_shape(x, rate: float, noise_shape, seed):
+    """Dropout with one draw per entry of `noise_shape` (None: the input's size), broadcast
+    over its axes of size 1; kept values scaled by `1 / (1 - rate)`."""
+    if not x.dtype.is_floating:
+        raise TypeError(f"dropout needs floating-point inputs, got {x.dtype.name}.")
+    draw = random_ops.uniform(noise_dims(x, noise_shape), dtype=x.dtype, seed=seed)
+    keep = array_ops.cast(math_ops.greater_equal(draw, rate), x.dtype)
+    return math_ops.multiply(x, math_ops.multiply(keep, 1.0 / (1.0 - rate)))
 
 
 class Activation(_SameShape):

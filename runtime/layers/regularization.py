@@ -20,6 +20,7 @@ from ..ops.core import convert_to_tensor
 from ..shapes import TensorShape
 from . import regularizers as _regularizers
 from .base import Layer
+from .core import drop_with_noise_shape, noise_dims
 
 
 def _fraction(layer: str, argument: str, value, top_open: bool = False) -> float:
@@ -32,22 +33,6 @@ def _fraction(layer: str, argument: str, value, top_open: bool = False) -> float
         raise ValueError(f"Invalid value for argument `{argument}` of {layer}: expected a float "
                          f"in {span}, got {argument}={value!r}.")
     return float(value)
-
-
-def _dims(x, noise_shape) -> list:
-    """`noise_shape` with each None replaced by `x`'s size there (a tensor when unknown)."""
-    known = x.shape.as_list()
-    dynamic = None
-    dims = []
-    for i, d in enumerate(noise_shape):
-        if d is None:
-            d = known[i]
-        if d is None:
-            if dynamic is None:
-                dynamic = array_ops.shape(x)
-            d = dynamic[i]
-        dims.append(d)
-    return dims
 
 
 class _TrainingNoise(Layer):
@@ -97,9 +82,7 @@ class _SpatialDropout(_TrainingNoise):
                              f"{x.shape}.")
         if not x.dtype.is_floating:
             raise TypeError(f"{self.name} needs floating-point inputs, got {x.dtype.name}.")
-        draw = random_ops.uniform(_dims(x, self._noise_shape()), dtype=x.dtype, seed=self.seed)
-        keep = array_ops.cast(math_ops.greater_equal(draw, self.rate), x.dtype)
-        return math_ops.multiply(x, math_ops.multiply(keep, 1.0 / (1.0 - self.rate)))
+        return drop_with_noise_shape(x, self.rate, self._noise_shape(), self.seed)
 
 
 class SpatialDropout1D(_SpatialDropout):
@@ -148,7 +131,7 @@ class GaussianNoise(_TrainingNoise):
         return self.stddev > 0
 
     def _noisy(self, x):
-        noise = random_ops.normal(_dims(x, [None] * x.shape.rank), 0.0, self.stddev,
+        noise = random_ops.normal(noise_dims(x, [None] * x.shape.rank), 0.0, self.stddev,
                                   dtype=x.dtype, seed=self.seed)
         return math_ops.add(x, noise)
 
@@ -167,7 +150,7 @@ class GaussianDropout(_TrainingNoise):
 
     def _noisy(self, x):
         stddev = math.sqrt(self.rate / (1.0 - self.rate))
-        noise = random_ops.normal(_dims(x, [None] * x.shape.rank), 1.0, stddev,
+        noise = random_ops.normal(noise_dims(x, [None] * x.shape.rank), 1.0, stddev,
                                   dtype=x.dtype, seed=self.seed)
         return math_ops.multiply(x, noise)
 
@@ -197,7 +180,7 @@ class AlphaDropout(_TrainingNoise):
         if len(shape) != x.shape.rank:
             raise ValueError(f"{self.name}: `noise_shape` {self.noise_shape} must have one entry "
                              f"per input axis, got inputs of shape {x.shape}.")
-        draw = random_ops.uniform(_dims(x, shape), dtype=x.dtype, seed=self.seed)
+        draw = random_ops.uniform(noise_dims(x, shape), dtype=x.dtype, seed=self.seed)
         kept = array_ops.cast(math_ops.greater_equal(draw, self.rate), x.dtype)
         alpha_p = -_SELU_ALPHA * _SELU_SCALE
         a = ((1 - self.rate) * (1 + self.rate * alpha_p ** 2)) ** -0.5

@@ -240,6 +240,20 @@ def test_spatial_dropout_2d_drops_whole_feature_maps(data_format):
     np.testing.assert_allclose(maps.max(), 2.0)
 
 
+def test_dropout_noise_shape_with_none_takes_the_input_sizes():
+    rt.random.set_seed(6)
+    x = np.ones((300, 4, 20), np.float32)
+    layer = L.Dropout(0.4, noise_shape=(None, 1, None), seed=2)
+    out = layer(x, training=True).numpy()
+    np.testing.assert_array_equal(out, np.broadcast_to(out[:, :1], out.shape))  # shared steps
+    assert abs((out[:, 0] > 0).mean() - 0.6) < 0.03
+    np.testing.assert_allclose(out.max(), 1 / 0.6, rtol=1e-6)
+    f = rt.function(lambda t: layer(t, training=True),
+                    input_signature=[rt.TensorSpec([None, 4, 20])])  # batch known when run
+    staged = f(x).numpy()
+    np.testing.assert_array_equal(staged, np.broadcast_to(staged[:, :1], staged.shape))
+
+
 def test_spatial_dropout_keeps_keras_constructor_and_is_staged_with_a_tensor_flag():
     with pytest.raises(TypeError):
         L.SpatialDropout1D(0.2, trainable=False)  # Keras's takes rate, seed, name, dtype
