@@ -282,7 +282,7 @@ class Functional(Model):
         for tensor, value in zip(expected, flat):
             if not isinstance(value, (Tensor, Variable)):
                 value = convert_to_tensor(value)
-            value = adjust_input_rank(value, tensor.shape.as_list(), self.name)
+            value = adjust_input_rank(value, tensor.shape.as_list())
             shape = TensorShape(value.shape)
             if not shape.is_compatible_with(tensor.shape):
                 raise ValueError(f"Input {tensor.node.layer.name!r} of {self.name} has shape "

@@ -51,6 +51,13 @@ class Model(Training, Layer):
         file at exactly `filepath`."""
         _saving.save_weights(self, filepath, overwrite=overwrite)
 
+    def export(self, filepath: str, format: str = "tf_saved_model", verbose: bool | None = None,
+               input_signature: Any = None) -> None:
+        """Writes a SavedModel serving the model's predictions (endpoints `serve` and
+        `serving_default`, as Keras 3's export): `rt.saved_model.load(filepath).serve(x)`."""
+        _saving.export(self, filepath, format=format, verbose=verbose,
+                       input_signature=input_signature)
+
     def load_weights(self, filepath: str, skip_mismatch: bool = False) -> None:
         """Assigns the weights written by `save_weights` (the model must be built with the
         same architecture)."""
@@ -170,13 +177,13 @@ class Sequential(Model):
     def call(self, inputs, training=None):
         shape = (self._input_spec or (getattr(self._stack[0], "_batch_input_shape", None),))[0] \
             if self._stack else None
-        x = inputs if shape is None else adjust_input_rank(inputs, shape, self.name)
+        x = inputs if shape is None else adjust_input_rank(inputs, shape)
         for layer in self._stack:
             x = layer(x, training=training)
         return x
 
 
-def adjust_input_rank(value, shape, model: str):
+def adjust_input_rank(value, shape):
     """An input one axis short of its declared `shape` whose last size is 1 gets that axis,
     and one with an extra last axis of size 1 loses it (Keras's rule: `predict(x)` of a
     `[n]` array for a model of `Input((1,))`); other values are returned as they are."""
