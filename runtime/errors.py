@@ -62,3 +62,8 @@ class OutOfRangeError(OpError, StopIteration):
     """An iterator has no more elements (`next()` on a staged dataset iterator at the end).
 
     A `StopIteration` too, so Python code that ends a loop on it keeps working."""
+
+
+class DataLossError(OpError):
+    """Unrecoverable data loss or corruption: a TFRecord whose CRC does not match, or a record
+    truncated or declaring more bytes than its file holds."""

@@ -1,0 +1,514 @@
+"""`rt.train.Example` and its messages in protobuf's wire format, written here (no protobuf
+dependency): `BytesList`, `FloatList`, `Int64List`, `Feature`, `Features`, `FeatureList`,
+`FeatureLists`, `Example`, `SequenceExample`.
+
+    ex = rt.train.Example(features=rt.train.Features(feature={
+        "x": rt.train.Feature(float_list=rt.train.FloatList(value=[1.0, 2.0]))}))
+    data = ex.SerializeToString()
+    rt.train.Example.FromString(data).features.feature["x"].float_list.value   # [1.0, 2.0]
+
+The decoding helpers (`read_varint`, `packed_int64`, `packed_float`, `example_fields`) are
+also what `rt.io.parse_example` reads records with; every length is checked against the
+buffer before anything is sliced, so a malformed record is a `DecodeError` (a ValueError).
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any, Iterable, Iterator
+
+import numpy as np
+
+__all__ = ["BytesList", "FloatList", "Int64List", "Feature", "Features", "FeatureList",
+           "FeatureLists", "Example", "SequenceExample", "DecodeError"]
+
+
+class DecodeError(ValueError):
+    """The bytes are not a valid encoding of the message."""
+
+
+# ---------------------------------------------------------------------------- wire format
+
+def _varint_bytes(value: int) -> bytes:
+    value &= 0xFFFFFFFFFFFFFFFF
+    out = bytearray()
+    while value > 0x7F:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def read_varint(buf: bytes, pos: int, end: int) -> tuple[int, int]:
+    """The unsigned varint at `pos` and the position after it."""
+    result = shift = 0
+    while True:
+        if pos >= end or shift > 63:
+            raise DecodeError("truncated or overlong varint")
+        b = buf[pos]
+        pos += 1
+        result |= (b & 0x7F) << shift
+        if b < 0x80:
+            return result & 0xFFFFFFFFFFFFFFFF, pos
+        shift += 7
+
+
+def fields(buf: bytes, pos: int = 0, end: int | None = None) -> Iterator[tuple[int, int, Any]]:
+    """(field number, wire type, value) of each field of the message `buf[pos:end]`: an int
+    for varints, (start, stop) for length-delimited fields, bytes for fixed32/fixed64."""
+    end = len(buf) if end is None else end
+    while pos < end:
+        key, pos = read_varint(buf, pos, end)
+        number, wire = key >> 3, key & 7
+        if wire == 0:
+            value, pos = read_varint(buf, pos, end)
+        elif wire == 2:
+            size, pos = read_varint(buf, pos, end)
+            if size > end - pos:
+                raise DecodeError(f"a field of {size} bytes overruns the message")
+            value, pos = (pos, pos + size), pos + size
+        elif wire in (1, 5):
+            size = 8 if wire == 1 else 4
+            if size > end - pos:
+                raise DecodeError("truncated fixed-width field")
+            value, pos = buf[pos:pos + size], pos + size
+        else:
+            raise DecodeError(f"unsupported wire type {wire}")
+        yield number, wire, value
+
+
+def packed_int64(buf: bytes, start: int, stop: int) -> np.ndarray:
+    """The packed varints of `buf[start:stop]` as int64 (vectorised)."""
+    b = np.frombuffer(buf, np.uint8, stop - start, start)
+    if b.size == 0:
+        return np.zeros(0, np.int64)
+    last = b < 0x80
+    if last.all():
+        return b.astype(np.int64)
+    if not last[-1]:
+        raise DecodeError("truncated varint in a packed list")
+    ends = np.flatnonzero(last)
+    starts = np.concatenate(([0], ends[:-1] + 1))
+    pos = np.arange(b.size) - np.repeat(starts, ends - starts + 1)
+    if pos.max() > 9:
+        raise DecodeError("overlong varint in a packed list")
+    parts = (b & 0x7F).astype(np.uint64) << (7 * pos).astype(np.uint64)
+    return np.add.reduceat(parts, starts).view(np.int64)
+
+
+def packed_float(buf: bytes, start: int, stop: int) -> np.ndarray:
+    """The packed little-endian float32 values of `buf[start:stop]`."""
+    if (stop - start) % 4:
+        raise DecodeError("a packed float list is not a whole number of floats")
+    return np.frombuffer(buf, "<f4", (stop - start) // 4, start).astype(np.float32)
+
+
+def _tag(number: int, wire: int) -> bytes:
+    return _varint_bytes(number << 3 | wire)
+
+
+def _delimited(number: int, payload: bytes) -> bytes:
+    return _tag(number, 2) + _varint_bytes(len(payload)) + payload
+
+
+# ---------------------------------------------------------------------------- messages
+
+class _Message:
+    """What TensorFlow's generated classes offer: keyword construction, SerializeToString,
+    FromString / ParseFromString, ==, and a readable repr."""
+
+    _FIELDS: tuple[str, ...] = ()
+
+    def SerializeToString(self, deterministic: bool = False) -> bytes:  # noqa: N802
+        return self._encode()
+
+    def ParseFromString(self, data: bytes) -> int:  # noqa: N802
+        """Replaces the content with the message in `data`; returns its length."""
+        data = bytes(data)
+        fresh = type(self)._decode(data, 0, len(data))
+        self.__dict__.update(fresh.__dict__)
+        return len(data)
+
+    def MergeFromString(self, data: bytes) -> int:  # noqa: N802
+        return self.ParseFromString(self.SerializeToString() + bytes(data))
+
+    @classmethod
+    def FromString(cls, data: bytes):  # noqa: N802
+        data = bytes(data)
+        return cls._decode(data, 0, len(data))
+
+    def CopyFrom(self, other) -> None:  # noqa: N802
+        self.ParseFromString(other.SerializeToString())
+
+    def ByteSize(self) -> int:  # noqa: N802
+        return len(self._encode())
+
+    def __eq__(self, other) -> bool:
+        return type(other) is type(self) and all(
+            getattr(self, f) == getattr(other, f) for f in self._FIELDS)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as protobuf messages
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS)
+        return f"{type(self).__name__}({inner})"
+
+    def _encode(self) -> bytes:
+        raise NotImplementedError
+
+    @classmethod
+    def _decode(cls, buf: bytes, start: int, stop: int):
+        raise NotImplementedError
+
+
+class BytesList(_Message):
+    """`value`: a list of bytes."""
+
+    _FIELDS = ("value",)
+
+    def __init__(self, value: Iterable = ()):
+        self.value = [v.encode("utf-8") if isinstance(v, str) else bytes(v) for v in value]
+
+    def _encode(self) -> bytes:
+        return b"".join(_delimited(1, v) for v in self.value)
+
+    @classmethod
+    def _decode(cls, buf, start, stop):
+        msg = cls()
+        for number, wire, value in fields(buf, start, stop):
+            if number == 1 and wire == 2:
+                msg.value.append(buf[value[0]:value[1]])
+        return msg
+
+
+class FloatList(_Message):
+    """`value`: a list of float32 numbers (packed on the wire)."""
+
+    _FIELDS = ("value",)
+
+    def __init__(self, value: Iterable = ()):
+        self.value = [float(v) for v in np.asarray(list(value), np.float32)]
+
+    def _encode(self) -> bytes:
+        if not self.value:
+            return b""
+        return _delimited(1, np.asarray(self.value, "<f4").tobytes())
+
+    @classmethod
+    def _decode(cls, buf, start, stop):
+        msg = cls()
+        for number, wire, value in fields(buf, start, stop):
+            if number == 1 and wire == 2:
+                msg.value.extend(packed_float(buf, *value).tolist())
+            elif number == 1 and wire == 5:
+                msg.value.append(struct.unpack("<f", value)[0])
+        return msg
+
+
+class Int64List(_Message):
+    """`value`: a list of int64 numbers (packed varints on the wire)."""
+
+    _FIELDS = ("value",)
+
+    def __init__(self, value: Iterable = ()):
+        self.value = [int(v) for v in value]
+        for v in self.value:
+            if not -2**63 <= v < 2**63:
+                raise ValueError(f"Int64List: {v} is out of the int64 range.")
+
+    def _encode(self) -> bytes:
+        if not self.value:
+            return b""
+        return _delimited(1, b"".join(_varint_bytes(v) for v in self.value))
+
+    @classmethod
+    def _decode(cls, buf, start, stop):
+        msg = cls()
+        for number, wire, value in fields(buf, start, stop):
+            if number == 1 and wire == 2:
+                msg.value.extend(packed_int64(buf, *value).tolist())
+            elif number == 1 and wire == 0:
+                msg.value.append(value - (1 << 64) if value >= 1 << 63 else value)
+        return msg
+
+
+_KINDS = ("bytes_list", "float_list", "int64_list")
+_KIND_CLASSES = {"bytes_list": BytesList, "float_list": FloatList, "int64_list": Int64List}
+
+
+class Feature(_Message):
+    """One of `bytes_list`, `float_list`, `int64_list` (the oneof `kind`)."""
+
+    _FIELDS = ("kind_name", "kind_value")
+
+    def __init__(self, bytes_list: BytesList | None = None, float_list: FloatList | None = None,
+                 int64_list: Int64List | None = None):
+        given = [(k, v) for k, v in zip(_KINDS, (bytes_list, float_list, int64_list)) if v is not None]
+        if len(given) > 1:
+            raise ValueError("Feature: give only one of bytes_list, float_list, int64_list.")
+        self.kind_name, self.kind_value = given[0] if given else (None, None)
+
+    def __getattr__(self, name: str):
+        if name in _KIND_CLASSES:  # reading an unset kind gives an empty list, as protobuf
+            if self.__dict__.get("kind_name") == name:
+                return self.__dict__["kind_value"]
+            return _KIND_CLASSES[name]()
+        raise AttributeError(f"'Feature' object has no attribute {name!r}")
+
+    def __setattr__(self, name: str, value) -> None:
+        if name in _KIND_CLASSES:
+            object.__setattr__(self, "kind_name", name)
+            object.__setattr__(self, "kind_value", value)
+        else:
+            object.__setattr__(self, name, value)
+
+    def WhichOneof(self, group: str) -> str | None:  # noqa: N802
+        if group != "kind":
+            raise ValueError(f"Feature has no oneof group {group!r}; it has 'kind'.")
+        return self.kind_name
+
+    def HasField(self, name: str) -> bool:  # noqa: N802
+        return self.kind_name == name
+
+    def _encode(self) -> bytes:
+        if self.kind_name is None:
+            return b""
+        return _delimited(_KINDS.index(self.kind_name) + 1, self.kind_value._encode())
+
+    @classmethod
+    def _decode(cls, buf, start, stop):
+        msg = cls()
+        for number, wire, value in fields(buf, start, stop):
+            if 1 <= number <= 3 and wire == 2:
+                kind = _KINDS[number - 1]
+                setattr(msg, kind, _KIND_CLASSES[kind]._decode(buf, *value))
+        return msg
+
+
+class _MessageMap(dict):
+    """A protobuf map field: reading a missing key adds an empty message, as protobuf does."""
+
+    def __init__(self, value_class, items=None):
+        super().__init__()
+        self._value_class = value_class
+        for k, v in (items or {}).items():
+            if not isinstance(v, value_class):
+                raise TypeError(f"a map of {value_class.__name__} got {type(v).__name__} for {k!r}.")
+            self[k] = v
+
+    def __missing__(self, key):
+        value = self._value_class()
+        self[key] = value
+        return value
+
+    def get_or_create(self, key):
+        return self[key]
+
+
+def _encode_map(number: int, entries: dict) -> bytes:
+    out = []
+    for key, value in entries.items():
+        entry = _delimited(1, key.encode("utf-8")) + _delimited(2, value._encode())
+        out.append(_delimited(number, entry))
+    return b"".join(out)
+
+
+def _decode_map_entry(buf, start, stop, value_class):
+    key, value = "", None
+    for number, wire, v in fields(buf, start, stop):
+        if number == 1 and wire == 2:
+            key = buf[v[0]:v[1]].decode("utf-8")
+        elif number == 2 and wire == 2:
+            value = value_class._decode(buf, *v)
+    return key, value if value is not None else value_class()
+
+
+class Features(_Message):
+    """`feature`: a map from names to `Feature`s."""
+
+    _FIELDS = ("feature",)
+
+    def __init__(self, feature: dict | None = None):
+        self.feature = _MessageMap(Feature, feature)
+
+    def _encode(self) -> bytes:
+        return _encode_map(1, self.feature)
+
+    @classmethod
+    def _decode(cls, buf, start, stop):
+        msg = cls()
+        for number, wire, value in fields(buf, start, stop):
+            if number == 1 and wire == 2:
+                key, feature = _decode_map_entry(buf, *value, Feature)
+                msg.feature[key] = feature
+        return msg
+
+
+class FeatureList(_Message):
+    """`feature`: a list of `Feature`s (one a time step)."""
+
+    _FIELDS = ("feature",)
+
+    def __init__(self, feature: Iterable[Feature] = ()):
+        self.feature = list(feature)
+
+    def _encode(self) -> bytes:
+        return b"".join(_delimited(1, f._encode()) for f in self.feature)
+
+    @classmethod
+    def _decode(cls, buf, start, stop):
+        msg = cls()
+        for number, wire, value in fields(buf, start, stop):
+            if number == 1 and wire == 2:
+                msg.feature.append(Feature._decode(buf, *value))
+        return msg
+
+
+class FeatureLists(_Message):
+    """`feature_list`: a map from names to `FeatureList`s."""
+
+    _FIELDS = ("feature_list",)
+
+    def __init__(self, feature_list: dict | None = None):
+        self.feature_list = _MessageMap(FeatureList, feature_list)
+
+    def _encode(self) -> bytes:
+        return _encode_map(1, self.feature_list)
+
+    @classmethod
+    def _decode(cls, buf, start, stop):
+        msg = cls()
+        for number, wire, value in fields(buf, start, stop):
+            if number == 1 and wire == 2:
+                key, flist = _decode_map_entry(buf, *value, FeatureList)
+                msg.feature_list[key] = flist
+        return msg
+
+
+class Example(_Message):
+    """`features`: the `Features` of one record."""
+
+    _FIELDS = ("features",)
+
+    def __init__(self, features: Features | None = None):
+        self.features = features if features is not None else Features()
+
+    def _encode(self) -> bytes:
+        body = self.features._encode()
+        return _delimited(1, body) if body or self.features.feature else b""
+
+    @classmethod
+    def _decode(cls, buf, start, stop):
+        msg = cls()
+        for number, wire, value in fields(buf, start, stop):
+            if number == 1 and wire == 2:
+                msg.features = Features._decode(buf, *value)
+        return msg
+
+
+class SequenceExample(_Message):
+    """`context` (`Features`) and `feature_lists` (`FeatureLists`)."""
+
+    _FIELDS = ("context", "feature_lists")
+
+    def __init__(self, context: Features | None = None, feature_lists: FeatureLists | None = None):
+        self.context = context if context is not None else Features()
+        self.feature_lists = feature_lists if feature_lists is not None else FeatureLists()
+
+    def _encode(self) -> bytes:
+        out = b""
+        if self.context.feature:
+            out += _delimited(1, self.context._encode())
+        if self.feature_lists.feature_list:
+            out += _delimited(2, self.feature_lists._encode())
+        return out
+
+    @classmethod
+    def _decode(cls, buf, start, stop):
+        msg = cls()
+        for number, wire, value in fields(buf, start, stop):
+            if number == 1 and wire == 2:
+                msg.context = Features._decode(buf, *value)
+            elif number == 2 and wire == 2:
+                msg.feature_lists = FeatureLists._decode(buf, *value)
+        return msg
+
+
+# ---------------------------------------------------------------------------- fast reading
+
+def feature_spans(buf: bytes, start: int, stop: int) -> dict[str, tuple[int, int, int]]:
+    """The features of the `Features` message `buf[start:stop]`: name -> (kind number 1..3 or
+    0 when unset, start, stop of the kind's list message)."""
+    out = {}
+    for number, wire, value in fields(buf, start, stop):
+        if number != 1 or wire != 2:
+            continue
+        key, kind, span = "", 0, (0, 0)
+        for n, w, v in fields(buf, *value):
+            if n == 1 and w == 2:
+                key = buf[v[0]:v[1]].decode("utf-8")
+            elif n == 2 and w == 2:
+                for kn, kw, kv in fields(buf, *v):
+                    if 1 <= kn <= 3 and kw == 2:
+                        kind, span = kn, kv
+        out[key] = (kind, span[0], span[1])
+    return out
+
+
+def example_features(buf: bytes) -> dict[str, tuple[int, int, int]]:
+    """`feature_spans` of the serialized Example `buf`."""
+    out: dict = {}
+    for number, wire, value in fields(buf, 0, len(buf)):
+        if number == 1 and wire == 2:
+            out.update(feature_spans(buf, *value))
+    return out
+
+
+def list_values(buf: bytes, kind: int, start: int, stop: int):
+    """The values of a BytesList (1), FloatList (2) or Int64List (3) at `buf[start:stop]`:
+    a list of bytes, or a float32 / int64 array."""
+    if kind == 1:
+        return [buf[v[0]:v[1]] for n, w, v in fields(buf, start, stop) if n == 1 and w == 2]
+    parts = []
+    for number, wire, value in fields(buf, start, stop):
+        if number != 1:
+            continue
+        if wire == 2:
+            parts.append(packed_float(buf, *value) if kind == 2 else packed_int64(buf, *value))
+        elif kind == 2 and wire == 5:
+            parts.append(np.frombuffer(value, "<f4").astype(np.float32))
+        elif kind == 3 and wire == 0:
+            parts.append(np.array([value], np.uint64).view(np.int64))
+    if len(parts) == 1:
+        return parts[0]
+    return np.concatenate(parts) if parts else np.zeros(0, np.float32 if kind == 2 else np.int64)
+
+
+def sequence_spans(buf: bytes):
+    """(context feature spans, {name: [feature spans of each step]}) of a SequenceExample."""
+    context: dict = {}
+    lists: dict = {}
+    for number, wire, value in fields(buf, 0, len(buf)):
+        if number == 1 and wire == 2:
+            context.update(feature_spans(buf, *value))
+        elif number == 2 and wire == 2:
+            for n, w, v in fields(buf, *value):
+                if n != 1 or w != 2:
+                    continue
+                key, steps = "", []
+                for en, ew, ev in fields(buf, *v):
+                    if en == 1 and ew == 2:
+                        key = buf[ev[0]:ev[1]].decode("utf-8")
+                    elif en == 2 and ew == 2:
+                        steps = [_step_span(buf, *fv) for fn, fw, fv in fields(buf, *ev)
+                                 if fn == 1 and fw == 2]
+                lists[key] = steps
+    return context, lists
+
+
+def _step_span(buf, start, stop):
+    kind, span = 0, (0, 0)
+    for n, w, v in fields(buf, start, stop):
+        if 1 <= n <= 3 and w == 2:
+            kind, span = n, v
+    return kind, span[0], span[1]
