@@ -27,6 +27,7 @@ from .dataset import UNKNOWN as UNKNOWN_CARDINALITY
 from .dataset import scan as _scan
 from .dataset import take_while as _take_while
 from .dataset import unique as _unique
+from .tfrecord import TFRecordDataset
 
 experimental = _types.SimpleNamespace(
     AUTOTUNE=AUTOTUNE, INFINITE_CARDINALITY=INFINITE_CARDINALITY,
@@ -34,7 +35,7 @@ experimental = _types.SimpleNamespace(
     scan=_scan, take_while=_take_while, unique=_unique)
 
 __all__ = ["AUTOTUNE", "CsvDataset", "Dataset", "DatasetSpec", "INFINITE_CARDINALITY", "Iterator", "Options",
-           "OutOfRangeError", "SliceSizeMismatchError", "TextLineDataset", "UNKNOWN_CARDINALITY",
+           "OutOfRangeError", "SliceSizeMismatchError", "TFRecordDataset", "TextLineDataset", "UNKNOWN_CARDINALITY",
            "experimental"]
 
 _add_keyword_hints_to_classes(globals(), "runtime")  # a misspelt keyword: "did you mean"

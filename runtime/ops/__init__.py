@@ -18,6 +18,7 @@ from . import (
     debug_ops,
     decompositions,
     device_config,
+    example_ops,
     functional_ops,
     gradient_ops,
     image_ops,
@@ -42,6 +43,7 @@ from . import (
     string_ops,
     summary_ops,
     tensor_array,
+    tfrecord_ops,
     variable_ops,
 )
 from .overloads import install as _install
@@ -50,8 +52,8 @@ _install()
 
 __all__ = ["array_grads", "array_ops", "composed", "composed_math", "control_flow", "conv_ops",
            "core", "debug_checks", "debug_ops", "decompositions", "device_config",
-           "functional_ops", "gradient_ops", "image_ops", "io_ops", "linalg_ops", "math_grads",
+           "example_ops", "functional_ops", "gradient_ops", "image_ops", "io_ops", "linalg_ops", "math_grads",
            "math_ops", "misc_ops", "nn_ops", "py_function", "ragged_ops", "random_generator",
            "random_ops", "reduce_grads", "reduce_ops", "scatter_ops", "signal_ops", "sort_ops",
            "sparse_ops", "special_ops", "stateless_random_ops", "string_ops", "summary_ops",
-           "tensor_array", "variable_ops"]
+           "tensor_array", "tfrecord_ops", "variable_ops"]

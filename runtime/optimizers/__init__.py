@@ -10,6 +10,7 @@
 import types as _types
 
 from .. import checkpoint as _checkpoint
+from .. import train_example as _train_example
 from ..arguments import add_keyword_hints_to_classes as _add_keyword_hints_to_classes
 from . import schedules
 from .adagrad import Adagrad
@@ -22,7 +23,9 @@ from .sgd import SGD, GradientDescentOptimizer, MomentumOptimizer
 train = _types.SimpleNamespace(GradientDescentOptimizer=GradientDescentOptimizer,
                                MomentumOptimizer=MomentumOptimizer, AdamOptimizer=AdamOptimizer,
                                Optimizer=Optimizer, **{name: getattr(_checkpoint, name)
-                                                       for name in _checkpoint.__all__})
+                                                       for name in _checkpoint.__all__},
+                               **{name: getattr(_train_example, name)
+                                  for name in _train_example.__all__ if name != "DecodeError"})
 
 __all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Optimizer", "schedules",
            "GradientDescentOptimizer", "MomentumOptimizer",
