@@ -15,8 +15,8 @@ from ...graph import graphs_within
 from ...opdef import Effect
 from ...ops.debug_ops import ASSERT
 from ...ops.variable_ops import ASSIGN
-from ..base import JitCompileError, aliasing, describe, runtime_error
-from ..numpy_source import render as render_numpy
+from ..base import JitCompileError, aliasing, describe
+from ..shared import HeldLocks, numpy_fallback
 from . import cache
 from .lowering import HEADER, lower
 
@@ -199,39 +199,14 @@ def _caller(program, name: str, kernel, lowered):
             out += ".copy()"
         outs.append(out)
     lines.append(f"    return {outs[0]}" if n_out == 1 else f"    return ({''.join(o + ', ' for o in outs)})")
-    namespace = {"kernel": kernel, "np": np, "fallback": _numpy_fallback(program, name),
+    namespace = {"kernel": kernel, "np": np, "fallback": numpy_fallback(program, name),
                  "JitCompileError": JitCompileError}
     if stores and len(lowered.assigned) > 1:
-        namespace["held"] = _Held([lowered.variables[i]._lock for i in locks])
+        namespace["held"] = HeldLocks([lowered.variables[i]._lock for i in locks])
     namespace.update({f"var{i}": v for i, v in enumerate(lowered.variables)})
     namespace.update({f"k{i}": k for i, k in enumerate(lowered.constants)})
     exec(compile("\n".join(lines) + "\n", f"<rt-jit {name}>", "exec"), namespace)
     return namespace["run"]
-
-
-class _Held:
-    """Holds several locks, taken in the given order and released in reverse."""
-
-    __slots__ = ("locks",)
-
-    def __init__(self, locks: list):
-        self.locks = locks
-
-    def __enter__(self) -> None:
-        taken = []
-        try:
-            for lock in self.locks:
-                lock.acquire()
-                taken.append(lock)
-        except BaseException:
-            for lock in reversed(taken):
-                lock.release()
-            raise
-
-    def __exit__(self, *exc_info) -> bool:
-        for lock in reversed(self.locks):
-            lock.release()
-        return False
 
 
 def _assigns_alias(graph, var, alias: set[int]) -> bool:
@@ -256,24 +231,3 @@ def _box(expr: str, dtype, rank: int) -> str:
     return f"np.{np.dtype(dtype.as_numpy_dtype).type.__name__}({expr})"
 
 
-def _numpy_fallback(program, name: str):
-    """The NumPy backend's function for `program`, rendered on first use; its errors name the
-    op and the user's line, as the NumPy tier's do (the Numba tier's caller has no frames to
-    map them by)."""
-    found = []
-
-    def get():
-        if not found:
-            compiled = render_numpy(program, name)
-
-            def run(*args):
-                try:
-                    return compiled.fn(*args)
-                except Exception as exc:
-                    error = runtime_error(compiled, exc)
-                    if error is None:
-                        raise
-                    raise error from None
-            found.append(run)
-        return found[0]
-    return get

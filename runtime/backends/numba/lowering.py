@@ -25,9 +25,7 @@ from ...passes import external_inputs, live_operations
 from ..base import JitCompileError, describe
 from . import fusion, vectorised
 from .rules import add_into_slice, lowers, slice_grad_index, writer
-from .tensor_arrays import TensorArrays, loop_invariant
-
-_loop_invariant = loop_invariant  # the name the XLA tier imports
+from .tensor_arrays import TensorArrays
 
 
 class _NotNative(Exception):

@@ -32,10 +32,8 @@ from ...ops import array_ops, control_flow, debug_ops, tensor_array, variable_op
 from ...ops.random_ops import generator
 from ...passes import live_operations
 from ..base import JitCompileError, describe, runtime_error
-from ..numba.compiler import _Held, _numpy_fallback
-from ..numba.lowering import _loop_invariant
-from ..numba.tensor_arrays import TensorArrays
 from ..numpy_source import render as render_numpy
+from ..shared import HeldLocks, TensorArrays, loop_invariant, numpy_fallback
 from . import arrays as _arrays
 from . import host_memory
 from .arrays import Buffer, PendingSaves, Ragged, Saved, is_container
@@ -473,7 +471,7 @@ class _Tracer:
                         "maximum_iterations=, `for` over rt.range, or `i < N` with i counting "
                         "up by one)")
                 out[k] = _arrays.saves_for(value, push, max(bound, 1), body_graph, env, inits,
-                                           _loop_invariant)
+                                           loop_invariant)
             elif isinstance(value, Buffer) and value.dynamic:
                 info = self.arrays.info(op.inputs[k])
                 writes, nested = _arrays.writes_in(body_graph, self.arrays, info,
@@ -758,12 +756,12 @@ def _caller(program, name: str, jitted, variables, assigned, randoms, ragged=(),
     lines.append(f"    return {outs[0]}" if len(outs) == 1 else
                  f"    return ({''.join(o + ', ' for o in outs)})")
     namespace: dict[str, Any] = {"jitted": jitted, "np": np, "x64": _x64,
-                                 "fallback": _numpy_fallback(program, name),
+                                 "fallback": numpy_fallback(program, name),
                                  "seed": _draw_seed, "aligned": _aligned,
                                  "aligned_copy": _aligned_copy, "failure": failure,
                                  "result": _Results(tracer.shared if tracer else set())}
     if stores:
-        namespace["held"] = _Held([variables[i]._lock for i in locks])
+        namespace["held"] = HeldLocks([variables[i]._lock for i in locks])
     namespace.update({f"var{i}": v for i, v in enumerate(variables)})
     namespace.update({f"dev{i}": _OnDevice(realign=i not in assigned)
                       for i, v in enumerate(variables) if v.shape.rank != 0})
