@@ -208,6 +208,85 @@ def _render(entries: dict[str, object], children: dict[str, str]) -> str:
     return "\n".join(head) + "\n\n" + body + "\n"
 
 
+# `rt.keras` modules whose names are made at import (`globals().update`, a computed `__all__`,
+# classes built by a factory), which a type checker cannot see: each star-imports
+# `runtime/_api/keras_<name>.pyi` under TYPE_CHECKING, written here from the loaded module.
+KERAS_STUBS = ("callbacks", "layers", "losses")
+
+
+def _keras_names(module: types.ModuleType) -> dict[str, object]:
+    """The public names of a keras module that it does not define itself."""
+    names = getattr(module, "__all__", None) or [n for n in vars(module) if not n.startswith("_")]
+    out = {}
+    for name in names:
+        obj = getattr(module, name)
+        home = getattr(obj, "__module__", None) or ""
+        if isinstance(obj, types.ModuleType) or home == module.__name__ \
+                or home.split(".")[0] in ("typing", "__future__") or not home:
+            continue
+        out[name] = obj
+    return out
+
+
+def _factory_class(attr: str, cls: type) -> tuple[list[str], list[str]]:
+    """(imports, lines) declaring a class made by a factory: its base and its constructor."""
+    base = cls.__mro__[1]
+    doc = (inspect.getdoc(cls) or "").strip().split("\n\n")[0].replace("\n", " ")
+    doc = doc.replace("\\", "\\\\").replace('"""', "'''")
+    lines = [f"class {attr}(_{base.__name__}):"]
+    if doc:
+        lines.append(f'    """{doc}"""')
+    lines.append("    def __init__(self, *args: Any, **kwargs: Any) -> None: ...")
+    return [f"from {base.__module__} import {base.__name__} as _{base.__name__}"], lines
+
+
+def _untyped_function(attr: str, fn: types.FunctionType) -> list[str]:
+    """A declaration of a function without annotations: Any in, and Any out unless the
+    function states its result."""
+    if "return" in fn.__annotations__:
+        return _declaration(attr, fn)
+    fn = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__,
+                            fn.__closure__)
+    fn.__annotations__ = {"return": "Any"}
+    fn.__kwdefaults__ = None
+    return _declaration(attr, fn)
+
+
+def _render_keras(module: types.ModuleType) -> str:
+    imports: list[str] = []
+    aliases: list[str] = []
+    defs: list[str] = []
+    for attr, obj in sorted(_keras_names(module).items()):
+        if isinstance(obj, type) and _definition(obj) is None:
+            base_import, lines = _factory_class(attr, obj)
+            imports.extend(i for i in base_import if i not in imports)
+            defs.append("\n".join(lines))
+            continue
+        if isinstance(obj, types.FunctionType) and not fn_typed(obj):
+            defs.append("\n".join(_untyped_function(attr, obj)))
+            continue
+        kind, lines = _entry(attr, obj)
+        if kind == "def":
+            defs.append("\n".join(lines))
+        else:
+            imports.append(lines[0])
+            aliases.extend(lines[1:])
+    body = "\n".join(imports + ([""] + aliases if aliases else []) +
+                     [part for d in defs for part in ("", "", d)])
+    head = [HEADER.rstrip("\n")]
+    if "Any" in body:
+        head.append("from typing import Any")
+    if "_Tensor" in body:
+        head.append("from runtime.tensor import Tensor as _Tensor")
+    return "\n".join(head) + "\n\n" + body + "\n"
+
+
+def fn_typed(fn: types.FunctionType) -> bool:
+    """Whether a function's definition has annotations (mypy then types it from them)."""
+    node = _definition(fn)
+    return node is not None and _typed(node)
+
+
 def _init_static_names() -> dict[str, object]:
     """The names runtime/__init__.py imports or assigns itself (public ones only)."""
     import runtime
@@ -272,6 +351,8 @@ def build() -> dict[str, str]:
         files[space.replace(".", "_") + ".pyi"] = _render(dict(NAMESPACES.get(space, {})),
                                                           children.get(space, {}))
     files["__init__.pyi"] = _render(top, top_children)
+    for name in KERAS_STUBS:
+        files[f"keras_{name}.pyi"] = _render_keras(importlib.import_module(f"runtime.keras.{name}"))
     return files
 
 

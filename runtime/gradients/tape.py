@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -180,6 +180,28 @@ class GradientTape:
         return False
 
     # -- differentiation ----------------------------------------------------------------------
+    @overload
+    def gradient(self, target: Any, sources: Tensor, output_gradients: Any = None,
+                 unconnected_gradients: Any = UnconnectedGradients.NONE) -> Tensor: ...
+
+    @overload
+    def gradient(self, target: Any, sources: list[Any], output_gradients: Any = None,
+                 unconnected_gradients: Any = UnconnectedGradients.NONE) -> list[Tensor]: ...
+
+    @overload
+    def gradient(self, target: Any, sources: tuple[Any, ...], output_gradients: Any = None,
+                 unconnected_gradients: Any = UnconnectedGradients.NONE
+                 ) -> tuple[Tensor, ...]: ...
+
+    @overload
+    def gradient(self, target: Any, sources: dict[str, Any], output_gradients: Any = None,
+                 unconnected_gradients: Any = UnconnectedGradients.NONE
+                 ) -> dict[str, Tensor]: ...
+
+    @overload
+    def gradient(self, target: Any, sources: Any, output_gradients: Any = None,
+                 unconnected_gradients: Any = UnconnectedGradients.NONE) -> Any: ...
+
     def gradient(self, target: Any, sources: Any, output_gradients: Any = None,
                  unconnected_gradients: Any = UnconnectedGradients.NONE) -> Any:
         """d(target)/d(sources): a nest shaped like `sources`.

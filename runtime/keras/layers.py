@@ -3,7 +3,7 @@ for names added later), with `Input`, `InputLayer`, `serialize` and `deserialize
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import layers as _layers
 from ..layers.functional import Input, InputLayer  # noqa: F401 - in __all__
@@ -23,11 +23,15 @@ def deserialize(config: dict, custom_objects: dict | None = None):
     return deserialize_layer(config, custom_objects)
 
 
-def __getattr__(name: str) -> Any:
-    value = getattr(_layers, name, None)
-    if value is None or name.startswith("_"):
-        raise AttributeError(f"module 'keras.layers' has no attribute {name!r}")
-    return value
+if not TYPE_CHECKING:  # a checker sees the declared names only, and reports a misspelt one
+    def __getattr__(name: str) -> Any:
+        value = getattr(_layers, name, None)
+        if value is None or name.startswith("_"):
+            raise AttributeError(f"module 'keras.layers' has no attribute {name!r}")
+        return value
 
 
 __all__ = sorted({*_EXPORTED, "Input", "InputLayer", "serialize", "deserialize"})
+
+if TYPE_CHECKING:  # the names made above, declared for type checkers (docs/make_typing_surface.py)
+    from .._api.keras_layers import *  # noqa: F403

@@ -17,6 +17,7 @@ from ..arguments import raise_unknown_keywords, strict_keywords
 from ..module import snake_case
 from ..ops import array_ops, composed_math, math_ops, nn_ops, reduce_ops
 from ..ops.core import convert_to_tensor
+from ..tensor import Tensor
 from . import serialization as _serialization
 
 _EPSILON = 1e-7
@@ -41,26 +42,26 @@ def _matched(y_true, y_pred):
 _pair = _matched
 
 
-def mean_squared_error(y_true, y_pred):
+def mean_squared_error(y_true, y_pred) -> Tensor:
     """mean((y_pred - y_true) ** 2) over the last axis."""
     y_true, y_pred = _pair(y_true, y_pred)
     return reduce_ops.reduce_mean(math_ops.square(y_pred - y_true), axis=-1)
 
 
-def mean_absolute_error(y_true, y_pred):
+def mean_absolute_error(y_true, y_pred) -> Tensor:
     """mean(|y_pred - y_true|) over the last axis."""
     y_true, y_pred = _pair(y_true, y_pred)
     return reduce_ops.reduce_mean(math_ops.abs(y_pred - y_true), axis=-1)
 
 
-def mean_absolute_percentage_error(y_true, y_pred):
+def mean_absolute_percentage_error(y_true, y_pred) -> Tensor:
     """100 * mean(|y_true - y_pred| / max(|y_true|, epsilon)) over the last axis."""
     y_true, y_pred = _pair(y_true, y_pred)
     ratio = math_ops.abs(y_true - y_pred) / math_ops.maximum(math_ops.abs(y_true), _EPSILON)
     return 100.0 * reduce_ops.reduce_mean(ratio, axis=-1)
 
 
-def mean_squared_logarithmic_error(y_true, y_pred):
+def mean_squared_logarithmic_error(y_true, y_pred) -> Tensor:
     """mean((log(1 + max(y_pred, eps)) - log(1 + max(y_true, eps))) ** 2) over the last axis."""
     y_true, y_pred = _pair(y_true, y_pred)
     first = math_ops.log(math_ops.maximum(y_pred, _EPSILON) + 1.0)
@@ -127,7 +128,7 @@ def huber(y_true, y_pred, delta: float = 1.0):
     return reduce_ops.reduce_mean(values, axis=-1)
 
 
-def kl_divergence(y_true, y_pred):
+def kl_divergence(y_true, y_pred) -> Tensor:
     """sum(t * log(t / p)) over the last axis, both clipped to [eps, 1]."""
     y_true, y_pred = _pair(y_true, y_pred)
     t = math_ops.clip_by_value(y_true, _EPSILON, 1.0)
@@ -135,7 +136,7 @@ def kl_divergence(y_true, y_pred):
     return reduce_ops.reduce_sum(t * math_ops.log(t / p), axis=-1)
 
 
-def poisson(y_true, y_pred):
+def poisson(y_true, y_pred) -> Tensor:
     """mean(p - t * log(p + eps)) over the last axis."""
     y_true, y_pred = _pair(y_true, y_pred)
     return reduce_ops.reduce_mean(y_pred - y_true * math_ops.log(y_pred + _EPSILON), axis=-1)
@@ -146,20 +147,20 @@ def _signed(y_true):
     return array_ops.where(math_ops.equal(y_true, 0.0), y_true - 1.0, y_true)
 
 
-def hinge(y_true, y_pred):
+def hinge(y_true, y_pred) -> Tensor:
     """mean(max(1 - t * p, 0)) over the last axis, 0/1 labels taken as -1/1."""
     y_true, y_pred = _pair(y_true, y_pred)
     return reduce_ops.reduce_mean(math_ops.maximum(1.0 - _signed(y_true) * y_pred, 0.0), axis=-1)
 
 
-def squared_hinge(y_true, y_pred):
+def squared_hinge(y_true, y_pred) -> Tensor:
     """mean(max(1 - t * p, 0) ** 2) over the last axis, 0/1 labels taken as -1/1."""
     y_true, y_pred = _pair(y_true, y_pred)
     margin = math_ops.maximum(1.0 - _signed(y_true) * y_pred, 0.0)
     return reduce_ops.reduce_mean(math_ops.square(margin), axis=-1)
 
 
-def log_cosh(y_true, y_pred):
+def log_cosh(y_true, y_pred) -> Tensor:
     """mean(log(cosh(p - t))) over the last axis (computed stably)."""
     y_true, y_pred = _pair(y_true, y_pred)
     x = y_pred - y_true

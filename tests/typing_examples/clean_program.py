@@ -121,6 +121,22 @@ def main() -> None:
                joined(x), frozen(x), clipped(x), first_half(rt.ones([2, 4])), decomposed(x),
                singular_values(x), checked(x), *rows(x), *globally_clipped([x, x])[0]]
     print([t.shape for t in tensors])
+    print(keras_parts(x))
+
+
+def keras_parts(x: rt.Tensor) -> list[rt.Tensor]:
+    """Keras's layers, losses and callbacks are their classes to a checker, and a tape's
+    gradients have the structure of the sources."""
+    dense: rt.keras.layers.Dense = rt.keras.layers.Dense(4)
+    loss: rt.keras.losses.Loss = rt.keras.losses.MeanSquaredError()
+    stop: rt.keras.callbacks.Callback = rt.keras.callbacks.EarlyStopping(patience=2)
+    print(dense.units, loss.name, stop)
+    w = rt.Variable(rt.ones([3, 1]))
+    with rt.GradientTape(persistent=True) as tape:
+        y = rt.reduce_sum(x @ w)
+    one: rt.Tensor = tape.gradient(y, w)
+    listed: list[rt.Tensor] = tape.gradient(y, [w])
+    return [one, *listed]
 
 
 if __name__ == "__main__":

@@ -32,3 +32,12 @@ def main() -> None:
     rt.math.expp(t)  # error: attr-defined
     rows: rt.Tensor = rt.unstack(t)  # error: assignment
     print(halves(t), rows)
+    dense: rt.keras.layers.Dense = rt.keras.layers.LSTM(3)  # error: assignment
+    rt.keras.layers.Dens(2)  # error: attr-defined
+    rt.keras.callbacks.EarlyStopping().monitor + 1  # error: operator
+    v = rt.Variable(1.0)
+    with rt.GradientTape() as tape:
+        y = v * v
+    many: list[rt.Tensor] = tape.gradient(y, v)  # error: assignment
+    one: rt.Tensor = tape.gradient(y, [v])  # error: assignment
+    print(dense, many, one)
