@@ -512,3 +512,84 @@ def _step_span(buf, start, stop):
         if 1 <= n <= 3 and w == 2:
             kind, span = n, v
     return kind, span[0], span[1]
+
+
+# ---------------------------------------------------------------------------- TensorProto
+
+# TensorFlow's DataType enum numbers of the dtypes a TensorProto can hold here
+DATA_TYPES = {"float32": 1, "float64": 2, "int32": 3, "uint8": 4, "int16": 5, "int8": 6,
+              "string": 7, "complex64": 8, "int64": 9, "bool": 10, "uint16": 17,
+              "complex128": 18, "float16": 19, "uint32": 22, "uint64": 23}
+_DATA_TYPE_NAMES = {v: k for k, v in DATA_TYPES.items()}
+# the repeated *_val field holding each type's values when tensor_content is absent
+_VAL_FIELDS = {1: 5, 2: 6, 3: 7, 4: 7, 5: 7, 6: 7, 17: 7, 19: 13, 9: 10, 10: 11, 8: 9,
+               18: 12, 22: 16, 23: 17}
+
+
+def encode_tensor_proto(array: np.ndarray, type_name: str) -> bytes:
+    """A TensorProto of `array` as `tf.io.serialize_tensor` writes it: dtype, shape, and the
+    raw little-endian bytes in tensor_content (strings in string_val)."""
+    shape = b"".join(_delimited(2, _tag(1, 0) + _varint_bytes(int(d)) if d else b"")
+                     for d in array.shape)
+    out = _tag(1, 0) + _varint_bytes(DATA_TYPES[type_name]) + _delimited(2, shape)
+    if type_name == "string":
+        return out + b"".join(_delimited(8, v if isinstance(v, bytes) else str(v).encode())
+                              for v in array.reshape(-1))
+    if array.size:
+        out += _delimited(4, np.ascontiguousarray(array).astype(array.dtype.newbyteorder("<"))
+                          .tobytes())
+    return out
+
+
+def decode_tensor_proto(buf: bytes) -> tuple[str, list[int], Any]:
+    """(dtype name, shape, values) of a serialized TensorProto: values are the raw bytes of
+    tensor_content, or a list of the *_val entries ((start, stop) spans for strings)."""
+    type_num, dims, content, vals, strings = 0, [], None, [], []
+    for number, wire, value in fields(buf, 0, len(buf)):
+        if number == 1 and wire == 0:
+            type_num = value
+        elif number == 2 and wire == 2:
+            for n, w, v in fields(buf, *value):
+                if n == 2 and w == 2:
+                    size = 0
+                    for dn, dw, dv in fields(buf, *v):
+                        if dn == 1 and dw == 0:
+                            size = dv - (1 << 64) if dv >= 1 << 63 else dv
+                    dims.append(size)
+                elif n == 3 and w == 0 and v:
+                    raise DecodeError("the TensorProto has an unknown rank")
+        elif number == 4 and wire == 2:
+            content = buf[value[0]:value[1]]
+        elif number == 8 and wire == 2:
+            strings.append(buf[value[0]:value[1]])
+        elif number == _VAL_FIELDS.get(type_num, -1):
+            vals.append((wire, value))
+    if type_num not in _DATA_TYPE_NAMES:
+        raise DecodeError(f"unsupported or missing TensorProto dtype {type_num}")
+    if any(d < 0 for d in dims):
+        raise DecodeError("a negative dimension")
+    name = _DATA_TYPE_NAMES[type_num]
+    if name == "string":
+        return name, dims, strings
+    return name, dims, content if content is not None else _val_entries(buf, name, vals)
+
+
+def _val_entries(buf, name, vals) -> np.ndarray:
+    """The values of the repeated *_val fields (packed or not)."""
+    parts = []
+    for wire, value in vals:
+        if wire == 2 and name in ("float32", "complex64"):
+            parts.append(packed_float(buf, *value))
+        elif wire == 2 and name in ("float64", "complex128"):
+            if (value[1] - value[0]) % 8:
+                raise DecodeError("a packed double list is not a whole number of doubles")
+            parts.append(np.frombuffer(buf, "<f8", (value[1] - value[0]) // 8, value[0]))
+        elif wire == 2:
+            parts.append(packed_int64(buf, *value))
+        elif wire == 5:
+            parts.append(np.frombuffer(value, "<f4"))
+        elif wire == 1:
+            parts.append(np.frombuffer(value, "<f8"))
+        else:
+            parts.append(np.array([value], np.uint64).view(np.int64))
+    return np.concatenate(parts) if parts else np.zeros(0)

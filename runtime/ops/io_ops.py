@@ -4,17 +4,18 @@
 
 `read_file` and `write_file` run eagerly and inside `rt.function` (where they run as
 `rt.numpy_function` calls when the graph runs, in program order). `serialize_tensor` writes a
-numeric or bool tensor as NumPy `.npy` bytes (never pickled); `parse_tensor` reads them back.
+tensor as a TensorProto (TensorFlow's bytes); `parse_tensor` reads it back, or one TensorFlow
+wrote.
 """
 
 from __future__ import annotations
 
-import io as _stdio
 import os
 
 import numpy as np
 
 from .. import dtypes as _dtypes
+from .. import train_example as _example
 from ..attr_kinds import BOOL, DTYPE, OPT_INT
 from ..context import executing_eagerly
 from ..errors import InvalidArgumentError, NotFoundError
@@ -99,35 +100,70 @@ def _staging(value) -> bool:
 
 @export("io.serialize_tensor")
 def serialize_tensor(tensor, name=None) -> Tensor:
-    """A scalar string tensor holding `tensor` (numeric or bool) in NumPy's .npy format."""
+    """A scalar string tensor holding `tensor` as a TensorProto, the bytes
+    `tf.io.serialize_tensor` writes (raw little-endian values; strings one by one)."""
     t = convert_to_tensor(tensor)
-    if t.dtype is _dtypes.string:
-        raise TypeError("serialize_tensor supports numeric and bool tensors, not strings.")
-    value = constant_value(t)
-    if value is None:
-        raise TypeError("serialize_tensor needs an eager tensor.")
-    buffer = _stdio.BytesIO()
-    np.save(buffer, np.asarray(value), allow_pickle=False)
-    return convert_to_tensor(np.array(buffer.getvalue(), dtype=object), dtype=_dtypes.string)
+    if t.dtype.name not in _example.DATA_TYPES:
+        raise TypeError(f"serialize_tensor: dtype {t.dtype.name} has no TensorProto encoding.")
+    if executing_eagerly():
+        return convert_to_tensor(_serialize(t.numpy(), t.dtype.name), dtype=_dtypes.string)
+    out = numpy_function(lambda a: _serialize(a, t.dtype.name), [t], _dtypes.string,
+                         stateful=False)
+    out.set_shape([])
+    return out
+
+
+def _serialize(array, type_name: str) -> np.ndarray:
+    return np.array(_example.encode_tensor_proto(np.asarray(array), type_name), dtype=object)
 
 
 @export("io.parse_tensor")
 def parse_tensor(serialized, out_type, name=None) -> Tensor:
-    """The tensor `serialize_tensor` wrote; its dtype must be `out_type`."""
+    """The tensor in the serialized TensorProto `serialized` (what `serialize_tensor` or
+    TensorFlow wrote); its dtype must be `out_type`."""
     out_type = _dtypes.as_dtype(out_type)
     t = convert_to_tensor(serialized, dtype=_dtypes.string) if not isinstance(serialized, Tensor) \
         else serialized
-    value = constant_value(t)
-    if value is None or t.dtype is not _dtypes.string or np.ndim(value) != 0:
-        raise TypeError("`serialized` must be an eager scalar string tensor.")
+    if t.dtype is not _dtypes.string or t.shape.rank not in (0, None):
+        raise TypeError("parse_tensor: `serialized` must be a scalar string tensor.")
+    if executing_eagerly():
+        return convert_to_tensor(_parse(t.numpy(), out_type), dtype=out_type)
+    return numpy_function(lambda s: _parse(s, out_type), [t], out_type, stateful=False)
+
+
+def _parse(serialized, out_type) -> np.ndarray:
     try:
-        array = np.load(_stdio.BytesIO(_as_bytes(value)), allow_pickle=False)
-    except (ValueError, OSError, EOFError) as exc:
+        name, dims, values = _example.decode_tensor_proto(_as_bytes(np.asarray(serialized, dtype=object)))
+    except (_example.DecodeError, ValueError) as exc:
         raise InvalidArgumentError(f"`serialized` does not hold a serialized tensor: {exc}") from None
-    if array.dtype != out_type._np:
-        raise InvalidArgumentError(f"Type mismatch between the parsed tensor ({array.dtype}) and "
+    if name != out_type.name:
+        raise InvalidArgumentError(f"Type mismatch between the parsed tensor ({name}) and "
                                    f"`out_type` ({out_type.name}).")
-    return convert_to_tensor(array)
+    count = int(np.prod(dims, dtype=np.int64))
+    if name == "string":
+        array = np.array(values, dtype=object).reshape(-1)
+    elif isinstance(values, bytes):
+        dtype = np.dtype(out_type.as_numpy_dtype).newbyteorder("<")
+        if len(values) != count * dtype.itemsize:
+            raise InvalidArgumentError(f"`serialized` holds {len(values)} bytes of content for "
+                                       f"shape {dims} of {name}.")
+        array = np.frombuffer(values, dtype).astype(out_type.as_numpy_dtype)
+    else:
+        array = _from_vals(values, out_type)
+    if array.size != count:
+        if array.size == 0 or array.size > count:
+            raise InvalidArgumentError(f"`serialized` holds {array.size} values for shape {dims}.")
+        array = np.concatenate([array, np.repeat(array[-1:], count - array.size)])
+    return array.reshape(dims)
+
+
+def _from_vals(values: np.ndarray, out_type) -> np.ndarray:
+    """A TensorProto's *_val entries as `out_type` (halves are stored as their bits)."""
+    if out_type.name == "float16":
+        return values.astype(np.uint16).view(np.float16)
+    if out_type.is_complex:
+        return values.astype(np.float64).view(np.complex128).astype(out_type.as_numpy_dtype)
+    return values.astype(out_type.as_numpy_dtype)
 
 
 def _decode_raw_infer(x, out_type, little_endian, fixed_length):

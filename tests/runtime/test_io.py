@@ -69,8 +69,13 @@ def test_parse_errors():
         rt.io.parse_tensor(blob, rt.int32)
     with pytest.raises(InvalidArgumentError, match="serialized"):
         rt.io.parse_tensor(rt.constant(b"not a tensor"), rt.float32)
-    with pytest.raises(TypeError, match="string"):
-        rt.io.serialize_tensor(rt.constant(["a"]))
+
+
+def test_strings_serialize_as_tensorflow_does():
+    # TensorFlow 2.21: tf.io.serialize_tensor(tf.constant([b"ab", b""])).numpy()
+    blob = rt.io.serialize_tensor(rt.constant([b"ab", b""]))
+    assert blob.numpy() == b"\x08\x07\x12\x04\x12\x02\x08\x02B\x02abB\x00"
+    np.testing.assert_array_equal(rt.io.parse_tensor(blob, rt.string).numpy(), [b"ab", b""])
 
 
 @pytest.mark.parametrize("staged", [False, True])
