@@ -30,7 +30,7 @@ from ..ops.core import convert_to_tensor
 from . import losses as _losses
 from . import metrics as _metrics
 from .callbacks import Callback, History, ProgbarLogger
-from .progress import metric_text
+from .progress import StepProgress
 
 
 class Training:
@@ -157,7 +157,7 @@ class Training:
             if validation_data is not None and _should_validate(epoch, validation_freq):
                 *pair, held_weights = _validation_triple(validation_data)
                 values = self.evaluate(*pair, batch_size=validation_batch_size or batch_size,
-                                       return_dict=True, callbacks=callbacks,
+                                       return_dict=True, callbacks=callbacks, verbose=0,
                                        sample_weight=held_weights, steps=validation_steps)
                 logs.update({f"val_{k}": v for k, v in values.items()})
             for callback in callbacks:
@@ -195,47 +195,54 @@ class Training:
 
     @strict_keywords()
     def evaluate(self, x=None, y=None, batch_size: Optional[int] = None,
-                 verbose: Union[int, str] = 0, sample_weight=None, steps: Optional[int] = None,
+                 verbose: Union[int, str] = "auto", sample_weight=None, steps: Optional[int] = None,
                  callbacks: Optional[Sequence[Callback]] = None, return_dict: bool = False):
         """The loss (and metrics) over (x, y), averaged over all samples: a float without
         metrics, else the list `[loss, *metrics]`; a dict by name with `return_dict`.
         `x` may be an `rt.data.Dataset` or a generator of `(x, y)` (or
         `(x, y, sample_weight)`) batches, of which `steps` are read (all by default);
-        `sample_weight` weighs the loss as in `fit`; `callbacks` get the test hooks."""
+        `sample_weight` weighs the loss as in `fit`; `callbacks` get the test hooks.
+        `verbose` 1 or "auto" draws Keras's progress bar with the running logs, 2 its one
+        line at the end, 0 nothing."""
         self._check_compiled("evaluate")
         verbose = _check_verbose(verbose)
         feed = self._feed("evaluate", x, y, _default_batch_size(batch_size), sample_weight,
                           None, False, _check_steps(steps, "steps"))
-        logs = self._test_logs(feed.epoch(), _with_model(self, callbacks))
-        if verbose:
-            print(" - ".join(f"{k}: {metric_text(v)}" for k, v in logs.items()))
+        logs = self._test_logs(feed.epoch(), _with_model(self, callbacks),
+                               StepProgress(feed.length, verbose))
         if return_dict:
             return logs
         values = list(logs.values())
         return values[0] if len(values) == 1 else values
 
     @strict_keywords()
-    def predict(self, x, batch_size: Optional[int] = None, verbose: Union[int, str] = 0,
+    def predict(self, x, batch_size: Optional[int] = None, verbose: Union[int, str] = "auto",
                 steps: Optional[int] = None,
                 callbacks: Optional[Sequence[Callback]] = None) -> np.ndarray:
         """The model's outputs for `x` (with `training=False`), batch by batch, as one array;
         `x` may be a dataset or generator of batches (of x, or of (x, y) pairs), of which
-        `steps` are read (all by default); `callbacks` get the predict hooks."""
+        `steps` are read (all by default); `callbacks` get the predict hooks; `verbose` as
+        in `evaluate`."""
         if getattr(self, "_predict_step", None) is None:
             self._predict_step = function(_predict_step(self), reduce_retracing=True)
-        _check_verbose(verbose)
+        verbose = _check_verbose(verbose)
         batch_size = _default_batch_size(batch_size)
         steps = _check_steps(steps, "steps")
-        if _dataset_of(x, None, "predict", steps) is not None or _is_generator(x):
-            source = x._open() if _dataset_of(x, None, "predict", steps) is not None else x
+        dataset = _dataset_of(x, None, "predict", steps)
+        if dataset is not None or _is_generator(x):
+            source = x._open() if dataset is not None else x
             inputs = (self._as_arrays(b[0] if type(b) is tuple else b) for b in source)
+            length = _dataset_steps(dataset) if dataset is not None else None
         else:
             x = self._as_arrays(x)
             inputs = (_take(x, slice(start, start + batch_size))
                       for start in range(0, _count(x), batch_size))
+            length = -(-_count(x) // batch_size)
         if steps is not None:
             inputs = itertools.islice(inputs, steps)
-        parts = self._predicted(inputs, _with_model(self, callbacks))
+            length = steps if length is None else min(steps, length)
+        parts = self._predicted(inputs, _with_model(self, callbacks),
+                                StepProgress(length, verbose))
         if not parts:
             return np.zeros((0,), self.dtype.as_numpy_dtype)
         return nest.map_structure(lambda *p: np.concatenate([np.asarray(a) for a in p]), *parts)
@@ -276,8 +283,9 @@ class Training:
         return values[0] if len(values) == 1 else values
 
     # -- helpers ---------------------------------------------------------------------------------
-    def _test_logs(self, batches, callbacks: list) -> dict:
-        """The means of the test step over `batches`, calling the callbacks' test hooks."""
+    def _test_logs(self, batches, callbacks: list, progress: StepProgress) -> dict:
+        """The means of the test step over `batches`, calling the callbacks' test hooks and
+        drawing the `progress`."""
         for callback in callbacks:
             callback.on_test_begin()
         totals = self._new_means()
@@ -285,15 +293,18 @@ class Training:
             for callback in callbacks:
                 callback.on_test_batch_begin(step)
             batch_logs = totals.add(self._test_step(x_batch, y_batch, w_batch), _count(x_batch))
+            progress.update(batch_logs)
             for callback in callbacks:
                 callback.on_test_batch_end(step, batch_logs)
         logs = totals.means()
+        progress.finish(logs)
         for callback in callbacks:
             callback.on_test_end(logs)
         return logs
 
-    def _predicted(self, inputs, callbacks: list) -> list:
-        """The predict step's outputs for each batch of `inputs`, calling the predict hooks."""
+    def _predicted(self, inputs, callbacks: list, progress: StepProgress) -> list:
+        """The predict step's outputs for each batch of `inputs`, calling the predict hooks
+        and drawing the `progress`."""
         for callback in callbacks:
             callback.on_predict_begin()
         parts = []
@@ -301,8 +312,10 @@ class Training:
             for callback in callbacks:
                 callback.on_predict_batch_begin(step)
             parts.append(self._predict_step(batch))
+            progress.update({})
             for callback in callbacks:
                 callback.on_predict_batch_end(step, {"outputs": parts[-1]})
+        progress.finish({})
         for callback in callbacks:
             callback.on_predict_end()
         return parts

@@ -419,3 +419,16 @@ def test_progbar_logger_draws_fit_progress_once(capsys):
 def test_an_optimizer_name_not_implemented_is_refused_by_name(name):
     with pytest.raises(ValueError, match=name):
         _model(1).compile(name, "mse")
+
+
+def test_evaluate_and_predict_print_keras_progress_by_default(capsys):
+    model = _regressor(["mae"])
+    model.evaluate(X, YR, batch_size=8)            # verbose="auto", as Keras 3
+    model.predict(X, batch_size=8)
+    lines = capsys.readouterr().out.splitlines()   # not a terminal: the last line only
+    assert lines[0].startswith("3/3 ━━━━━━━━━━━━━━━━━━━━ ") and " - loss: " in lines[0]
+    assert " - mae: " in lines[0]
+    assert lines[1].startswith("3/3 ━━━━━━━━━━━━━━━━━━━━ ") and "loss" not in lines[1]
+    model.evaluate(X, YR, verbose=0)
+    model.predict(X, verbose=0)
+    assert capsys.readouterr().out == ""
