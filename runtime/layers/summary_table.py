@@ -212,6 +212,43 @@ def _chain_like(model) -> bool:
     return True
 
 
+def _graph_order(model) -> list:
+    """A functional model's layers in Keras's order: by depth (the longest path to an output),
+    deepest first, then in the order a walk from the outputs through each call's inputs
+    meets them."""
+    met: dict[int, int] = {}       # id(layer) -> when the walk first met it
+    depth: dict[int, int] = {}     # id(node) -> its depth
+    nodes: list = []               # nodes, each after the nodes that read it
+
+    def walk(node, seen: set) -> None:
+        met.setdefault(id(node.layer), len(met))
+        if id(node) in seen:
+            return
+        seen.add(id(node))
+        for tensor in node.inbound_tensors:
+            walk(tensor.node, seen)
+        nodes.append(node)
+    seen: set = set()
+    for tensor in model.outputs:
+        walk(tensor.node, seen)
+    for node in reversed(nodes):   # consumers before producers
+        here = depth.setdefault(id(node), 0)
+        for tensor in node.inbound_tensors:
+            depth[id(tensor.node)] = max(depth.get(id(tensor.node), 0), here + 1)
+    layer_depth: dict[int, int] = {}
+    for node in nodes:
+        layer_depth[id(node.layer)] = max(layer_depth.get(id(node.layer), 0), depth[id(node)])
+    layers = list(model.layers)
+    return sorted(layers, key=lambda layer: (-layer_depth.get(id(layer), -1),
+                                             met.get(id(layer), len(met))))
+
+
+def _ordered_layers(model) -> list:
+    if hasattr(model, "_nodes") and getattr(model, "outputs", None):
+        return _graph_order(model)
+    return list(model.layers)
+
+
 def _connections(model, layer) -> str:
     texts = []
     for node in getattr(model, "_nodes", ()):
@@ -278,7 +315,7 @@ def summary_parts(model, expand_nested: bool = False, show_trainable: bool = Fal
         header.append("Connected to")
     if show_trainable:
         header.append("Trainable")
-    rows = _layer_rows(model, _layer_range(list(model.layers), layer_range), chain,
+    rows = _layer_rows(model, _layer_range(_ordered_layers(model), layer_range), chain,
                        expand_nested, show_trainable)
     return f'Model: "{model.name}"', header, rows, _footer(model)
 

@@ -141,6 +141,24 @@ KERAS = {
         " Trainable params: 1,002,001 (3.83 MB)\n"
         " Non-trainable params: 0 (0.00 B)\n"
     ),
+    'deep_first': (
+        "Model: \"deep_first\"\n"
+        "┏━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━┓\n"
+        "┃ Layer (type)        ┃ Output Shape      ┃    Param # ┃ Connected to      ┃\n"
+        "┡━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━┩\n"
+        "│ a (InputLayer)      │ (None, 4)         │          0 │ -                 │\n"
+        "├─────────────────────┼───────────────────┼────────────┼───────────────────┤\n"
+        "│ dense (Dense)       │ (None, 4)         │         20 │ a[0][0]           │\n"
+        "├─────────────────────┼───────────────────┼────────────┼───────────────────┤\n"
+        "│ b (InputLayer)      │ (None, 4)         │          0 │ -                 │\n"
+        "├─────────────────────┼───────────────────┼────────────┼───────────────────┤\n"
+        "│ add (Add)           │ (None, 4)         │          0 │ dense[0][0],      │\n"
+        "│                     │                   │            │ b[0][0]           │\n"
+        "└─────────────────────┴───────────────────┴────────────┴───────────────────┘\n"
+        " Total params: 20 (80.00 B)\n"
+        " Trainable params: 20 (80.00 B)\n"
+        " Non-trainable params: 0 (0.00 B)\n"
+    ),
 }
 
 
@@ -206,6 +224,12 @@ def test_a_functional_model_that_is_not_a_chain_shows_connections():
     a, b = keras.Input((4,), name="a"), keras.Input((4,), name="b")
     out = L.Add(name="add")([b, L.Dense(4, name="dense")(a)])
     assert _text(keras.Model([a, b], out, name="two_inputs")) == KERAS["connected"]
+
+
+def test_a_functional_model_lists_its_layers_deepest_first_as_keras():
+    a, b = keras.Input((4,), name="a"), keras.Input((4,), name="b")
+    out = L.Add(name="add")([L.Dense(4, name="dense")(a), b])
+    assert _text(keras.Model([a, b], out, name="deep_first")) == KERAS["deep_first"]
 
 
 def test_parameter_counts_use_thousands_separators_and_sizes_follow_dtypes():
