@@ -214,7 +214,7 @@ class HigherOrderGradient:
             raise NotImplementedError(f"The values the gradient of {name} reads did not settle "
                                       f"after {_MAX_ROUNDS} rounds; compute it eagerly "
                                       "(rt.run_functions_eagerly(True)).")
-        _refuse_interpreted_loops(graph, built, name)
+        _refuse_interpreted_loops(graph, built, name, backend)
         seeded = {id(t) for t in extra}
         kept_copies = extra + [t for t in built.saved if id(t) not in seeded]
         self.output_indices = built.output_indices
@@ -251,7 +251,7 @@ def _seedable(t) -> bool:
     return differentiable(t) and t.dtype is not dtypes.variant
 
 
-def _refuse_interpreted_loops(graph, built: _Backward, name: str) -> None:
+def _refuse_interpreted_loops(graph, built: _Backward, name: str, backend) -> None:
     """`Unsupported` when the backward reads values a while_loop saved (they do not pass
     between the orders as tensors, and a staged loop's gradient is differentiable twice, not
     three times) and the traced graph can run op by op instead."""
@@ -259,6 +259,9 @@ def _refuse_interpreted_loops(graph, built: _Backward, name: str) -> None:
         return
     if not interpretable(graph):
         return  # custom gradients...: staged; an order reaching the saves is refused
+    if backend is not backends.NUMPY:
+        warn(logger, "Under nested tapes, %s runs op by op on the NumPy kernels, not on the %s "
+             "tier: its gradient reads values a while_loop saved", name, backend.name)
     raise Unsupported(f"the gradient of {name} reads values saved by a loop")
 
 

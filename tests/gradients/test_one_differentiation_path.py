@@ -301,3 +301,15 @@ def test_an_order_that_cannot_be_staged_is_refused_saying_how(jit):
     assert _nested(f, x, order=1) == [8 * 1.5]  # d/dx (3x**2 + x**2)
     with pytest.raises(NotImplementedError, match=r"(?s)backward.*run_functions_eagerly"):
         _nested(f, x, order=2)
+
+
+@pytest.mark.parametrize("jit", [True, "xla"])
+def test_a_call_run_op_by_op_under_nested_tapes_says_so(jit, caplog):
+    """The one case that does not run on the function's tier (a backward reading a loop's
+    saves runs op by op) is logged, naming the tier, not silent."""
+    f = rt.function(_loop_reading_a_variable, autograph=False, jit_compile=_tier(jit))
+    with caplog.at_level("WARNING"):
+        got = _nested(f, _make("tensor", 0.7), order=2)
+    np.testing.assert_allclose(got, _loop_reading_a_variable_d(0.7)[:2], rtol=1e-9)
+    tier = backends.resolve(jit).name
+    assert any("op by op" in r.getMessage() and tier in r.getMessage() for r in caplog.records)
