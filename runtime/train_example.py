@@ -232,6 +232,40 @@ class Int64List(_Message):
         return msg
 
 
+class _AttachingList(list):
+    """The value list of a Feature's unset kind: its first change sets that kind, as
+    protobuf does when a submessage read from an unset field is modified."""
+
+    def __init__(self, on_change):
+        super().__init__()
+        self._on_change = on_change
+
+    def _changed(self):
+        if self._on_change is not None:
+            self._on_change()
+            self._on_change = None
+
+    def append(self, item):
+        self._changed()
+        super().append(item)
+
+    def extend(self, items):
+        self._changed()
+        super().extend(items)
+
+    def insert(self, index, item):
+        self._changed()
+        super().insert(index, item)
+
+    def __setitem__(self, index, item):
+        self._changed()
+        super().__setitem__(index, item)
+
+    def __iadd__(self, items):
+        self._changed()
+        return super().__iadd__(items)
+
+
 _KINDS = ("bytes_list", "float_list", "int64_list")
 _KIND_CLASSES = {"bytes_list": BytesList, "float_list": FloatList, "int64_list": Int64List}
 
@@ -252,7 +286,9 @@ class Feature(_Message):
         if name in _KIND_CLASSES:  # reading an unset kind gives an empty list, as protobuf
             if self.__dict__.get("kind_name") == name:
                 return self.__dict__["kind_value"]
-            return _KIND_CLASSES[name]()
+            fresh = _KIND_CLASSES[name]()
+            fresh.value = _AttachingList(lambda: setattr(self, name, fresh))
+            return fresh
         raise AttributeError(f"'Feature' object has no attribute {name!r}")
 
     def __setattr__(self, name: str, value) -> None:

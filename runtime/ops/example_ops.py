@@ -108,8 +108,8 @@ def _values(buf, span, key: str, dtype: _dtypes.DType, record: int):
         return np.zeros(0, dtype.as_numpy_dtype) if want != 1 else np.zeros(0, object)
     if kind != want:
         raise InvalidArgumentError(
-            f"Key: {key}.  Data types don't match. Data type: {_KIND_NAME[kind]} but expected "
-            f"type: {_KIND_NAME[want]} (record {record}).")
+            f"Key: {key}, Index: {record}.  Data types don't match. Data type: "
+            f"{_KIND_NAME[kind]} but expected type: {_KIND_NAME[want]}")
     try:
         values = _wire.list_values(buf, kind, start, stop)
     except _wire.DecodeError as exc:
@@ -138,15 +138,16 @@ def _dense(records, spans, key, config) -> np.ndarray:
         if got is None:
             if default is None:
                 raise InvalidArgumentError(
-                    f"Feature: {key} (data type: {config.dtype.name}) is required but could "
-                    f"not be found (record {i}).")
+                    f"Name: <unknown>, Feature: {key} (data type: {config.dtype.name}) is "
+                    f"required but could not be found (record {i}).")
             out[i] = default
             continue
         values = _values(buf, got, key, config.dtype, i)
         if len(values) != size:
             raise InvalidArgumentError(
-                f"Key: {key}.  Can't parse serialized Example: expected {size} values for shape "
-                f"{config.shape}, got {len(values)} (record {i}).")
+                f"Key: {key}, Index: {i}.  Number of {_KIND_NAME[_KIND_OF[config.dtype.name]]} "
+                f"values != expected.  Values size: {len(values)} but output shape: "
+                f"{config.shape}")
         out[i] = values
     return out.reshape([len(records)] + list(config.shape))
 
@@ -430,7 +431,8 @@ def _run_sequence(serialized, context_features, sequence_features, batched, what
     ctx = {k: result[k] for k in context}
     seqs = {key: result[seq_keys[key]] for key in sequence}
     lengths = result[lengths_key]
-    lens = {key: lengths[..., j] for j, key in enumerate(sequence)}
+    lens = {key: lengths[..., j] for j, key in enumerate(sequence)
+            if isinstance(sequence[key], FixedLenSequenceFeature)}
     return ctx, seqs, lens
 
 
