@@ -114,6 +114,7 @@ if not _typing.TYPE_CHECKING:  # the lazy names are declared in runtime/_api for
             return _importlib.import_module(".layers.callbacks", __name__)
         if name in ("Model", "layers"):
             _layers = _importlib.import_module(".layers", __name__)
+            _importlib.import_module(".saved_model", __name__)  # writes Model.export's files
             return _layers if name == "layers" else _layers.Model
         if name == "keras":
             return _importlib.import_module(".keras", __name__)

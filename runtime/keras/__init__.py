@@ -17,6 +17,7 @@ it is imported; `keras.Model` is `rt.Model` (given inputs and outputs, a functio
 from ..arguments import add_keyword_hints_to_classes as _add_keyword_hints_to_classes
 from ..layers import Input, InputLayer, Layer, Model, Sequential
 from ..layers.functional import KerasTensor
+from ..saved_model import save as _saved_model_save  # noqa: F401 (writes Model.export's files)
 from . import (
     activations,
     backend,

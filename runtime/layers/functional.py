@@ -374,6 +374,9 @@ class Functional(Model):
         return model
 
 
+_serialization.FUNCTIONAL_BUILDERS[Model] = Functional.from_config
+
+
 def _tensor_refs(value) -> list[tuple]:
     """The `[layer, node, index]` references to Keras tensors in a saved call's arguments."""
     if isinstance(value, dict) and set(value) == {"__keras_tensor__"}:

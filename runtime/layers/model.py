@@ -51,6 +51,13 @@ class Model(Training, Layer):
         file at exactly `filepath`."""
         _saving.save_weights(self, filepath, overwrite=overwrite)
 
+    def export(self, filepath: str, format: str = "tf_saved_model", verbose: bool | None = None,
+               input_signature: Any = None) -> None:
+        """Writes a SavedModel serving the model's predictions (endpoints `serve` and
+        `serving_default`, as Keras 3's export): `rt.saved_model.load(filepath).serve(x)`."""
+        _saving.export(self, filepath, format=format, verbose=verbose,
+                       input_signature=input_signature)
+
     def load_weights(self, filepath: str, skip_mismatch: bool = False) -> None:
         """Assigns the weights written by `save_weights` (the model must be built with the
         same architecture)."""

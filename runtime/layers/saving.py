@@ -42,11 +42,40 @@ MIN_EXPANSION = 2 ** 24
 MAX_EXPANSION = 16
 
 
+# Model.export's writers by format: "tf_saved_model" is runtime.saved_model's (it imports the
+# layers, so it fills this table when it is imported, as `import runtime` does).
+EXPORTERS: dict = {}
+_KERAS_FORMATS = ("tf_saved_model", "onnx", "openvino", "litert")
+
+
+@strict_keywords()
+def export(model, filepath, format: str = "tf_saved_model", verbose: bool | None = None,
+           input_signature=None) -> None:
+    """`Model.export`: a SavedModel directory with the endpoints `serve` and `serving_default`
+    (see runtime.saved_model.keras_export), loaded by `rt.saved_model.load`."""
+    if format not in EXPORTERS:
+        other = "is not supported here" if format in _KERAS_FORMATS else "is not a format"
+        raise ValueError(f"Model.export: format={format!r} {other}; use "
+                         "format='tf_saved_model' (the default).")
+    EXPORTERS[format](model, os.fspath(filepath), verbose=verbose,
+                      input_signature=input_signature)
+
+
 def _check_path(filepath, what: str) -> str:
     path = os.fspath(filepath)
     if path.endswith((".h5", ".hdf5")):
         raise ValueError(f"{what}: HDF5 files are not supported; use a path ending in "
                          f"'.keras' (one file) or a directory (got {path!r}).")
+    return path
+
+
+def _check_weights_path(filepath, what: str) -> str:
+    """Keras 3's `.weights.h5` names are accepted (the file holds this runtime's .npz weights,
+    not HDF5); any other `.h5`/`.hdf5` name is refused, naming the suffix to use."""
+    path = os.fspath(filepath)
+    if path.endswith((".h5", ".hdf5")) and not path.endswith(".weights.h5"):
+        raise ValueError(f"{what}: the filename must end in `.weights.h5` (Keras 3's weights "
+                         f"file) or `.npz`; HDF5 files such as {path!r} are not supported.")
     return path
 
 
@@ -469,7 +498,7 @@ def _assign(model, values: list, what: str, skip_mismatch: bool = False) -> None
 @strict_keywords()
 def save_weights(model, filepath, overwrite: bool = True) -> None:
     """Writes `model.get_weights()` to an .npz file at exactly `filepath`."""
-    path = _check_path(filepath, "save_weights")
+    path = _check_weights_path(filepath, "save_weights")
     if os.path.exists(path) and not overwrite:
         raise FileExistsError(f"save_weights: {path!r} exists and overwrite=False.")
     directory = os.path.dirname(path)
@@ -482,7 +511,7 @@ def save_weights(model, filepath, overwrite: bool = True) -> None:
 @strict_keywords()
 def load_weights(model, filepath, skip_mismatch: bool = False) -> None:
     """Assigns the weights `save_weights` wrote to `model`'s variables, in order."""
-    path = _check_path(filepath, "load_weights")
+    path = _check_weights_path(filepath, "load_weights")
     if not os.path.isfile(path):
         raise FileNotFoundError(f"load_weights: no such file: {path!r}")
     with open(path, "rb") as f:

@@ -258,10 +258,20 @@ def layer_config(layer) -> dict:
     return {key: serialize_value(value) for key, value in config.items()}
 
 
+# {model class: builder(config)}: `Model.from_config` of a functional config builds a
+# functional model, as Keras's; runtime.layers.functional fills it (it imports this module).
+FUNCTIONAL_BUILDERS: dict[type, Callable[[dict], Any]] = {}
+_FUNCTIONAL_KEYS = frozenset({"layers", "input_layers", "output_layers"})
+
+
 def layer_from_config(cls, config: dict):
     """The default `from_config`: `cls(**config)`, with nested `{"class_name", "config"}`
     values rebuilt; `name`, `trainable`, `dtype` are set afterwards when the constructor
-    does not take them."""
+    does not take them. A functional model's config (what `Model.get_config()` returns)
+    given to `Model.from_config` rebuilds the functional model."""
+    builder = FUNCTIONAL_BUILDERS.get(cls)
+    if builder is not None and isinstance(config, dict) and _FUNCTIONAL_KEYS <= config.keys():
+        return builder(config)
     config = {key: deserialize_value(value) for key, value in dict(config).items()}
     params = inspect.signature(cls.__init__).parameters
     open_kwargs = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())

@@ -6,7 +6,8 @@ import inspect
 import re
 
 from ..arguments import strict_keywords
-from . import files, graph_io
+from ..layers import saving as _layers_saving
+from . import files, graph_io, keras_export
 from . import options as _options
 from .codec import Encoder
 from .loaded import LoadedObject
@@ -34,6 +35,25 @@ def dumps(obj, signatures=None, options=None) -> bytes:
     _options.check(options, _options.SaveOptions, "rt.saved_model.dumps")
     document, arrays = build(obj, signatures)
     return files.write_bytes(document, arrays)
+
+
+def export_keras(model, path, verbose=None, input_signature=None) -> None:
+    """`Model.export(path)`: the model's `serve` and `serving_default` signatures (Keras 3's
+    endpoints) and its variables; `input_signature` (TensorSpecs) overrides the model's
+    declared inputs. Prints the endpoints unless `verbose` is False, as Keras does."""
+    functions = keras_export.export_signatures(model, input_signature)
+    document, arrays = build(model, functions)
+    document["call"] = "serve"
+    files.write_dir(path, document, arrays)
+    if verbose is None or verbose:
+        serve = functions["serve"]
+        print(f"Saved artifact at '{path}'. The following endpoints are available:\n\n"
+              f"* Endpoint 'serve'\n  args_0 (POSITIONAL_ONLY): "
+              f"{serve.structured_input_signature[0][0]!r}\nOutput Type:\n  "
+              f"{serve.structured_outputs!r}")
+
+
+_layers_saving.EXPORTERS["tf_saved_model"] = export_keras
 
 
 def dumps_pure(concrete) -> tuple[bytes, list]:
@@ -93,6 +113,9 @@ def _signatures_of(obj, signatures):
             functions.update({f"{name}{OVERLOAD}{k}": c for k, c in enumerate(group[1:], 1)})
         return obj.kind, functions, obj._call, dict(obj._aliases), obj.variables
     if graph_io.is_layer(obj):
+        if signatures is None and not _has_traced_call(obj):
+            functions = _named(keras_export.saved_model_signatures(obj))
+            return "model", functions, "serve", {}, obj.variables
         functions = _named(signatures if signatures is not None else _layer_call(obj))
         return "model", functions, DEFAULT if DEFAULT in functions else None, {}, obj.variables
     if graph_io.is_module(obj):
@@ -109,6 +132,11 @@ def _signatures_of(obj, signatures):
         aliases[name] = DEFAULT
     call = DEFAULT if len(functions) == 1 and DEFAULT in functions else None
     return "function", functions, call, aliases, []
+
+
+def _has_traced_call(layer) -> bool:
+    call = getattr(layer, "call", None)
+    return graph_io.is_function(call) and call.input_signature is not None
 
 
 def _layer_call(layer):
