@@ -297,13 +297,25 @@ def _layer_range(layers: list, layer_range: Optional[Sequence[str]]) -> list:
     return layers[starts[0]:ends[-1] + 1]
 
 
+def _optimizer_variables(model) -> list:
+    """The variables of a compiled model's optimizer once it has made them (after a step)."""
+    variables = getattr(getattr(model, "optimizer", None), "variables", None)
+    if callable(variables):
+        variables = variables()
+    return list(variables or ())
+
+
 def _footer(model) -> list[str]:
     trainable = _weights_size(model.trainable_variables)
     frozen = _weights_size(model.non_trainable_variables)
-    return [f" Total params: {trainable[0] + frozen[0]:,} "
-            f"({readable_size(trainable[1] + frozen[1])})",
-            f" Trainable params: {trainable[0]:,} ({readable_size(trainable[1])})",
-            f" Non-trainable params: {frozen[0]:,} ({readable_size(frozen[1])})"]
+    optimizer = _weights_size(_optimizer_variables(model))
+    lines = [f" Total params: {trainable[0] + frozen[0] + optimizer[0]:,} "
+             f"({readable_size(trainable[1] + frozen[1] + optimizer[1])})",
+             f" Trainable params: {trainable[0]:,} ({readable_size(trainable[1])})",
+             f" Non-trainable params: {frozen[0]:,} ({readable_size(frozen[1])})"]
+    if optimizer[0]:
+        lines.append(f" Optimizer params: {optimizer[0]:,} ({readable_size(optimizer[1])})")
+    return lines
 
 
 def summary_parts(model, expand_nested: bool = False, show_trainable: bool = False,

@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 
+import numpy as np
 import pytest
 
 import runtime as rt
@@ -159,6 +160,20 @@ KERAS = {
         " Trainable params: 20 (80.00 B)\n"
         " Non-trainable params: 0 (0.00 B)\n"
     ),
+    'trained': (
+        "Model: \"trained\"\n"
+        "┏━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━┓\n"
+        "┃ Layer (type)                    ┃ Output Shape           ┃       Param # ┃\n"
+        "┡━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━┩\n"
+        "│ h (Dense)                       │ (None, 4)              │            16 │\n"
+        "├─────────────────────────────────┼────────────────────────┼───────────────┤\n"
+        "│ o (Dense)                       │ (None, 2)              │            10 │\n"
+        "└─────────────────────────────────┴────────────────────────┴───────────────┘\n"
+        " Total params: 80 (324.00 B)\n"
+        " Trainable params: 26 (104.00 B)\n"
+        " Non-trainable params: 0 (0.00 B)\n"
+        " Optimizer params: 54 (220.00 B)\n"
+    ),
 }
 
 
@@ -230,6 +245,14 @@ def test_a_functional_model_lists_its_layers_deepest_first_as_keras():
     a, b = keras.Input((4,), name="a"), keras.Input((4,), name="b")
     out = L.Add(name="add")([L.Dense(4, name="dense")(a), b])
     assert _text(keras.Model([a, b], out, name="deep_first")) == KERAS["deep_first"]
+
+
+def test_after_training_the_optimizer_state_is_counted():
+    model = keras.Sequential([keras.Input((3,)), L.Dense(4, name="h"), L.Dense(2, name="o")],
+                             name="trained")
+    model.compile(optimizer="adam", loss="mse")
+    model.fit(np.ones((4, 3), np.float32), np.ones((4, 2), np.float32), verbose=0)
+    assert _text(model) == KERAS["trained"]   # Adam: iterations, learning rate, m and v
 
 
 def test_parameter_counts_use_thousands_separators_and_sizes_follow_dtypes():
