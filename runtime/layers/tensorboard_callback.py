@@ -4,10 +4,12 @@
               callbacks=[rt.keras.callbacks.TensorBoard(log_dir="logs/run1")])
 
 `log_dir/train` receives `epoch_loss` and `epoch_<metric>` at each epoch (step = epoch),
-`batch_loss`/`batch_<metric>` every `update_freq` batches (step = batches seen), weight
-histograms every `histogram_freq` epochs, 2-D weights as images with `write_images`, and the
-graph of the train step with `write_graph`; `log_dir/validation` receives the `val_*` logs
-as `epoch_loss`, `epoch_<metric>`.
+`batch_loss`/`batch_<metric>` every `update_freq` batches (step = batches seen),
+`epoch_learning_rate`, weight histograms `<weight path>/histogram` every `histogram_freq`
+epochs, weights as images `<weight path>/image` with `write_images`, and the graph of the
+train step with `write_graph`; `log_dir/validation` receives the `val_*` logs as
+`epoch_loss`, `epoch_<metric>` (step = epoch) and `evaluation_<name>_vs_iterations` (step =
+the optimizer's iterations), as Keras 3's callback writes them (TF 2 tensor summaries).
 """
 
 from __future__ import annotations
@@ -85,15 +87,22 @@ class TensorBoard(Callback):
         logs = logs or {}
         train = {k: v for k, v in logs.items() if not k.startswith("val_") and _is_number(v)}
         valid = {k[4:]: v for k, v in logs.items() if k.startswith("val_") and _is_number(v)}
+        rate = _learning_rate(self.model)
+        if rate is not None:
+            train["learning_rate"] = rate
         with self._writer("train").as_default(step=epoch):
             for key, value in train.items():
                 summary.scalar(f"epoch_{key}", float(value))
             if self.histogram_freq and epoch % self.histogram_freq == 0:
                 self._write_weights()
         if valid:
+            iterations = _iterations(self.model)
             with self._writer("validation").as_default(step=epoch):
                 for key, value in valid.items():
                     summary.scalar(f"epoch_{key}", float(value))
+                    if iterations is not None:  # Keras writes these when validation ends
+                        summary.scalar(f"evaluation_{key}_vs_iterations", float(value),
+                                       step=iterations)
         for writer in self._writers.values():
             writer.flush()
 
@@ -103,20 +112,20 @@ class TensorBoard(Callback):
         self._writers.clear()
 
     def _write_weights(self) -> None:
-        seen: dict[str, int] = {}
-        for variable in getattr(self.model, "variables", ()):
-            tag = str(getattr(variable, "name", "weight")).split(":")[0]
-            count = seen.get(tag, 0)
-            seen[tag] = count + 1
-            tag = tag if not count else f"{tag}_{count}"
-            values = np.asarray(variable.numpy())
-            if values.dtype.kind not in "biuf":
-                continue
-            summary.histogram(tag, values)
-            if self.write_images:
-                picture = _weight_image(values)
-                if picture is not None:
-                    summary.image(tag, picture, max_outputs=1)
+        """Each layer's weights as Keras 3 writes them: `<path>/histogram`, and with
+        `write_images` `<path>/image` (1-D to 3-D weights, as Keras lays them out)."""
+        for layer in getattr(self.model, "layers", ()):
+            for variable in getattr(layer, "weights", ()):
+                path = str(getattr(variable, "path", None) or variable.name)
+                tag = path.removesuffix(":0").replace(":", "_")
+                values = np.asarray(variable.numpy())
+                if values.dtype.kind not in "biuf":
+                    continue
+                summary.histogram(f"{tag}/histogram", values)
+                if self.write_images:
+                    picture = _weight_image(values)
+                    if picture is not None:
+                        summary.image(f"{tag}/image", picture)
 
     def _write_train_graph(self) -> None:
         self._graph_written = True
@@ -138,18 +147,35 @@ def _is_number(value: Any) -> bool:
         return False
 
 
-def _weight_image(values: np.ndarray) -> np.ndarray | None:
-    """A weight as one grayscale image [1, h, w, 1] scaled to [0, 1], or None."""
-    if values.ndim == 1:
-        values = values[None, :]
-    elif values.ndim > 2:
-        values = values.reshape(-1, values.shape[-1])
-    if values.size == 0:
+def _learning_rate(model: Any) -> float | None:
+    """The optimizer's learning rate now, which Keras logs as `epoch_learning_rate`."""
+    rate = getattr(getattr(model, "optimizer", None), "learning_rate", None)
+    if rate is None:
         return None
-    values = values.astype(np.float64)
-    low, high = float(values.min()), float(values.max())
-    scaled = (values - low) / (high - low) if high > low else np.zeros_like(values)
-    return scaled[None, :, :, None]
+    value = rate.numpy() if hasattr(rate, "numpy") else rate
+    return float(value) if _is_number(value) else None
+
+
+def _iterations(model: Any) -> int | None:
+    iterations = getattr(getattr(model, "optimizer", None), "iterations", None)
+    return None if iterations is None else int(np.asarray(iterations.numpy()))
+
+
+def _weight_image(values: np.ndarray) -> np.ndarray | None:
+    """A weight as Keras 3 shows it: a bias as [1, n, 1, 1], a matrix as [1, short, long, 1],
+    a 3-D kernel as one image per last-axis slice; None for other shapes."""
+    image = np.squeeze(values).astype(np.float32)
+    if image.ndim == 1:
+        image = image.reshape(1, image.shape[0], 1, 1)
+    elif image.ndim == 2:
+        if image.shape[0] > image.shape[1]:
+            image = image.T
+        image = image.reshape(1, image.shape[0], image.shape[1], 1)
+    elif image.ndim == 3:
+        image = np.transpose(image, (2, 0, 1))[..., None]
+    if image.ndim != 4 or image.shape[-1] not in (1, 3, 4) or image.size == 0:
+        return None
+    return image
 
 
 __all__ = ["TensorBoard"]

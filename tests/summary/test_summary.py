@@ -234,8 +234,15 @@ def test_fit_with_the_tensorboard_callback(tmp_path):
     assert [s for s, _ in scalars(train, "batch_loss")] == [2, 4, 6, 8, 10, 12]
     kernel = model.layers[0].kernel.name.removesuffix(":0")   # dense/kernel, dense_3/kernel, ...
     histograms = tags_of(train, "histograms")
-    assert any(tag.startswith(kernel) for tag in histograms)
+    assert f"{kernel}/histogram" in histograms  # Keras 3's tag: the weight's path + /histogram
     assert len(train.Tensors(histograms[0])) == 3
+    # as Keras 3: the learning rate each epoch, and validation against the optimizer's steps
+    assert scalars(train, "epoch_learning_rate") == [(e, pytest.approx(0.01)) for e in range(3)]
+    for name in ("loss", "accuracy"):
+        got = scalars(valid, f"evaluation_{name}_vs_iterations")
+        assert [s for s, _ in got] == [4, 8, 12]  # 4 batches an epoch
+        np.testing.assert_allclose([v for _, v in got], history.history["val_" + name],
+                                   rtol=1e-6)
     assert "MatMul" in {n.op for n in train.Graph().node}
 
 
