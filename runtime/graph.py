@@ -40,8 +40,9 @@ class FrozenList(list):
     def _refused(self, *args: Any, **kwargs: Any) -> None:
         raise _refuse("This list")
 
-    append = extend = insert = remove = pop = clear = sort = reverse = _refused
-    __setitem__ = __delitem__ = __iadd__ = __imul__ = _refused
+    append = extend = insert = remove = pop = _refused  # type: ignore[assignment]
+    clear = sort = reverse = _refused  # type: ignore[assignment]
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _refused  # type: ignore[assignment]
 
     def __reduce__(self) -> tuple:
         return (list, (list(self),))
@@ -61,8 +62,8 @@ class FrozenDict(dict):
     def _refused(self, *args: Any, **kwargs: Any) -> None:
         raise _refuse("This operation's attribute dict")
 
-    __setitem__ = __delitem__ = __ior__ = _refused
-    update = pop = popitem = clear = setdefault = _refused
+    __setitem__ = __delitem__ = __ior__ = _refused  # type: ignore[assignment]
+    update = pop = popitem = clear = setdefault = _refused  # type: ignore[assignment]
 
     def __reduce__(self) -> tuple:
         return (dict, (dict(self),))

@@ -72,7 +72,7 @@ def replacement(op: Operation, opdef: OpDef, inputs: list[Any], attrs: dict[str,
     new.type = opdef.name
     new.inputs = list(inputs)
     new.attrs = attrs
-    new.subgraphs = tuple(subgraphs)
+    new.subgraphs = tuple(subgraphs)  # type: ignore[arg-type]  # rewritten bodies
     new._effects = None
     return new
 
