@@ -1,4 +1,4 @@
-"""`keras.utils`: `to_categorical`, `set_random_seed`, `plot_model` / `model_to_dot`, and the
+"""`keras.utils`: `to_categorical`, `set_random_seed`, `plot_model` / `model_to_dot`, `Progbar`, and the
 saving helpers Keras keeps here."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ import random as _random
 import numpy as np
 
 from ..layers.model_plot import model_to_dot, plot_model
+from ..layers.progress import Progbar
 from ..layers.serialization import (
     custom_object_scope,
     get_registered_name,
@@ -50,4 +51,4 @@ def set_random_seed(seed: int) -> None:
 
 __all__ = ["to_categorical", "set_random_seed", "custom_object_scope", "CustomObjectScope",
            "get_registered_name", "get_registered_object", "register_keras_serializable",
-           "plot_model", "model_to_dot"]
+           "plot_model", "model_to_dot", "Progbar"]

@@ -36,9 +36,9 @@ def metric_text(value) -> str:
     return f"{value:.4f}" if abs(value) > 1e-3 else f"{value:.4e}"
 
 
-def metric_texts(logs: dict) -> list[str]:
-    """`name: value` for each log, sorted by name as Keras's logs are."""
-    return [f"{k}: {metric_text(logs[k])}" for k in sorted(logs)]
+def metric_texts(logs: dict, sort: bool = True) -> list[str]:
+    """`name: value` for each log, sorted by name as Keras's logs are (else in order)."""
+    return [f"{k}: {metric_text(logs[k])}" for k in (sorted(logs) if sort else logs)]
 
 
 def terminal_width(fallback: int = 80) -> int:
@@ -96,6 +96,9 @@ class StepProgress:
         self.live = self.verbose == 1 and self.terminal
         self.width = width if width is not None else terminal_width()
         self._shown = 0    # the width of the line drawn last (to blank what is left of it)
+        self.bar_width, self.interval, self.unit = BAR_WIDTH, _INTERVAL, "step"
+        self.sort_metrics = True
+        self.count_unknown = True   # fit's last line gives the steps counted as the total
 
     # -- times -------------------------------------------------------------------------
     def _step_seconds(self, now: float) -> float:
@@ -115,8 +118,8 @@ class StepProgress:
     def _bar(self, styled: bool) -> str:
         if not self.steps:
             return ""
-        filled = int(BAR_WIDTH * min(self.done, self.steps) / self.steps)
-        done, left = _BAR * filled, _BAR * (BAR_WIDTH - filled)
+        filled = int(self.bar_width * min(self.done, self.steps) / self.steps)
+        done, left = _BAR * filled, _BAR * (self.bar_width - filled)
         if not styled:
             return " " + done + left
         return " " + (f"\x1b[32m{done}\x1b[0m" if filled else "") + f"\x1b[37m{left}\x1b[0m"
@@ -129,15 +132,16 @@ class StepProgress:
         else:
             clock = eta_text(seconds * (self.steps - self.done))
         count, bar = self._count(), self._bar(styled)
-        plain = f"{count}{self._bar(False)} {clock} {step_time_text(seconds)}"
+        per_step = step_time_text(seconds, self.unit)
+        plain = f"{count}{self._bar(False)} {clock} {per_step}"
         if styled:
-            return f"{_bold(count)}{bar} {_bold(clock)} {step_time_text(seconds)}", len(plain)
+            return f"{_bold(count)}{bar} {_bold(clock)} {per_step}", len(plain)
         return plain, len(plain)
 
     def _live_line(self, logs: dict, now: float) -> tuple[str, int]:
         """The redrawn line: the head, then as many whole metrics as fit the width."""
         line, shown = self._head(now, False, True)
-        for metric in metric_texts(logs):
+        for metric in metric_texts(logs, self.sort_metrics):
             if shown + len(_SEPARATOR) + len(metric) > self.width - 1:
                 break
             line += _SEPARATOR + metric
@@ -150,13 +154,13 @@ class StepProgress:
         self._shown = shown
 
     # -- events ------------------------------------------------------------------------
-    def update(self, logs: dict) -> None:
+    def update(self, logs: dict, draw: bool = True) -> None:
         """One more step done; `logs` are the running values so far."""
         self.done += 1
         now = time.perf_counter()
         if self.done == 1:
             self._after_first = now
-        if self.live and now - self._last_draw >= _INTERVAL:
+        if draw and self.live and now - self._last_draw >= self.interval:
             self._draw(*self._live_line(logs, now))
             self._last_draw = now
 
@@ -165,14 +169,15 @@ class StepProgress:
         if not self.verbose:
             return
         now = time.perf_counter()
-        if not self.steps:
+        if not self.steps and self.count_unknown:
             self.steps = self.done
-        self.done = self.steps   # as Keras's last update: the count at its target
-        metrics = metric_texts(logs)
+        if self.steps:
+            self.done = self.steps   # as Keras's last update: the count at its target
+        metrics = metric_texts(logs, self.sort_metrics)
         if self.verbose == 2:
             seconds = self._step_seconds(now)
             lines = wrap([self._count(), f"{now - self.start:.0f}s",
-                          step_time_text(seconds), *metrics], self.width - 1)
+                          step_time_text(seconds, self.unit), *metrics], self.width - 1)
         else:
             head, shown = self._head(now, True, False)
             lines = wrap([head, *metrics], self.width - 1)
@@ -200,3 +205,58 @@ class EpochProgress(StepProgress):
 
     def epoch_done(self, logs: dict) -> None:
         self.finish(logs)
+
+
+class Progbar(StepProgress):
+    """`keras.utils.Progbar`: a progress bar for a loop of your own.
+
+        bar = Progbar(target=len(batches))
+        for step, batch in enumerate(batches, 1):
+            bar.update(step, values=[("loss", loss)])
+
+    A value is shown averaged over the steps since the start (weighted by the steps each
+    `update` covers), unless its name is in `stateful_metrics` (shown as given) or, when
+    `stateless_metrics` is given, not in it; the last update (`current >= target`, or
+    `finalize=True`) writes the final line with the values it is given, as Keras does."""
+
+    def __init__(self, target: Optional[int], width: int = 20, verbose: int = 1,
+                 interval: float = 0.05, stateful_metrics=None, stateless_metrics=None,
+                 unit_name: str = "step") -> None:
+        if stateful_metrics is not None and stateless_metrics is not None:
+            raise ValueError("Progbar: give stateful_metrics or stateless_metrics, not both.")
+        super().__init__(target, verbose)
+        self.bar_width, self.interval, self.unit = int(width), float(interval), unit_name
+        self.target, self.sort_metrics = target, False   # names in the order first given
+        self.count_unknown = False
+        self._stateful = set(stateful_metrics or ())
+        self._stateless = None if stateless_metrics is None else set(stateless_metrics)
+        self._sums: dict[str, list[float]] = {}
+
+    def _averaged(self, name: str) -> bool:
+        if self._stateless is not None:
+            return name in self._stateless
+        return name not in self._stateful
+
+    def _logs(self) -> dict:
+        return {k: total / max(count, 1) for k, (total, count) in self._sums.items()}
+
+    def update(self, current: int, values=None, finalize: Optional[bool] = None) -> None:
+        """Step `current` reached; `values` are `(name, value)` pairs for it."""
+        if finalize is None:
+            finalize = self.steps is not None and current >= self.steps
+        steps = max(current - self.done, 1)
+        for name, value in values or ():
+            value = float(np.mean(value))
+            if self._averaged(name) and not finalize:
+                total, count = self._sums.get(name, [0.0, 0])
+                self._sums[name] = [total + value * steps, count + steps]
+            else:   # as given (Keras also shows the last update's own value)
+                self._sums[name] = [value, 1]
+        self.done = current - 1
+        super().update(self._logs(), draw=not finalize)
+        if finalize and (self.target is not None or self.verbose == 1):
+            self.finish(self._logs())
+
+    def add(self, n: int, values=None) -> None:
+        """`n` more steps done."""
+        self.update(self.done + n, values)
