@@ -48,32 +48,102 @@ def crc32c(data: bytes) -> int:
     return int(crc32c_many([bytes(data)])[0])
 
 
+_PIECE = 4096  # longer items are cut into pieces whose CRCs are combined
+
+
 def crc32c_many(items: list[bytes]) -> np.ndarray:
     """The CRC-32C of each of `items` (uint32), computed for all of them at once: one NumPy
-    step per byte position, over the items still that long."""
-    table, _ = _tables()
-    n = len(items)
-    lengths = np.fromiter((len(b) for b in items), np.int64, n)
-    order = np.argsort(-lengths, kind="stable")
-    longest = int(lengths[order[0]]) if n else 0
-    width = max(longest, 1)
-    grid = np.zeros((n, width), np.uint8)
-    flat = np.frombuffer(b"".join(items[i] for i in order), np.uint8)
-    sorted_len = lengths[order]
-    rows = np.repeat(np.arange(n), sorted_len)
-    starts = np.concatenate(([0], np.cumsum(sorted_len)[:-1])) if n else np.zeros(0, np.int64)
-    cols = np.arange(flat.size) - np.repeat(starts, sorted_len)
-    grid[rows, cols] = flat
-    active = np.searchsorted(-sorted_len, -np.arange(longest), side="left")  # rows longer than j
-    crc = np.full(n, 0xFFFFFFFF, np.uint32)
-    grid_t = np.ascontiguousarray(grid.T)
-    for j in range(longest):
-        k = active[j]
-        c = crc[:k]
-        crc[:k] = table[(c ^ grid_t[j, :k]) & 0xFF] ^ (c >> 8)
-    out = np.empty(n, np.uint32)
-    out[order] = crc ^ np.uint32(0xFFFFFFFF)
+    step per byte position over the items still that long; items longer than 4 KB are cut
+    into pieces whose CRCs are combined (CRCs are linear), so the steps stay few."""
+    if not items or max(len(b) for b in items) <= _PIECE:
+        return _crc_short(items)
+    pieces, owners = [], []
+    for n, item in enumerate(items):
+        first = len(item) % _PIECE or min(len(item), _PIECE)
+        cuts = [0] + list(range(first, len(item), _PIECE)) + [len(item)]
+        pieces.extend(item[a:b] for a, b in zip(cuts[:-1], cuts[1:]) if b > a or len(item) == 0)
+        owners.extend([n] * max(len(cuts) - 1, 1) if len(item) else [n])
+    crcs = _crc_short(pieces).tolist()
+    out = np.zeros(len(items), np.uint32)
+    shift = _zeros_operator(_PIECE)
+    current, previous = 0, -1
+    for owner, crc in zip(owners, crcs):
+        current = crc if owner != previous else _gf2_times(shift, current) ^ crc
+        out[owner], previous = current, owner
     return out
+
+
+def _gf2_times(matrix: list[int], vector: int) -> int:
+    out, i = 0, 0
+    while vector:
+        if vector & 1:
+            out ^= matrix[i]
+        vector >>= 1
+        i += 1
+    return out
+
+
+_OPERATORS: dict[int, list[int]] = {}
+
+
+def _zeros_operator(n: int) -> list[int]:
+    """The linear map of the CRC register for `n` zero bytes (columns of a GF(2) matrix)."""
+    if n in _OPERATORS:
+        return _OPERATORS[n]
+    one = []
+    for i in range(32):
+        reg = 1 << i
+        for _ in range(8):
+            reg = (reg >> 1) ^ (_POLY if reg & 1 else 0)
+        one.append(reg)
+    result, power, k = None, one, n
+    while k:
+        if k & 1:
+            result = power if result is None else [_gf2_times(power, c) for c in result]
+        power = [_gf2_times(power, c) for c in power]
+        k >>= 1
+    _OPERATORS[n] = result
+    return result
+
+
+_POSITIONS = None
+
+
+def _position_tables():
+    """(T, Z): T[d, b] is what byte b adds to a zero-started CRC register with d bytes after
+    it; Z[n] the register started at 0xFFFFFFFF after n zero bytes (n <= _PIECE)."""
+    global _POSITIONS
+    if _POSITIONS is None:
+        table, table_list = _tables()
+        rows = np.empty((_PIECE, 256), np.uint32)
+        rows[0] = table
+        for d in range(1, _PIECE):
+            prev = rows[d - 1]
+            rows[d] = table[prev & 0xFF] ^ (prev >> 8)
+        z = [0xFFFFFFFF]
+        for _ in range(_PIECE):
+            z.append(table_list[z[-1] & 0xFF] ^ (z[-1] >> 8))
+        _POSITIONS = rows.ravel(), np.array(z, np.uint32)
+    return _POSITIONS
+
+
+def _crc_short(items: list[bytes]) -> np.ndarray:
+    """The CRC-32C of each of `items` (at most _PIECE bytes each), all at once: each byte's
+    contribution looked up by its value and its distance to the item's end, XORed per item
+    (the CRC is linear)."""
+    flat_table, z = _position_tables()
+    lengths = np.fromiter((len(b) for b in items), np.int64, len(items))
+    data = np.frombuffer(b"".join(items), np.uint8)
+    ends = np.cumsum(lengths)
+    dist = np.repeat(ends - 1, lengths) - np.arange(data.size)
+    dist <<= 8
+    dist += data
+    contrib = flat_table[dist]
+    raw = np.zeros(len(items), np.uint32)
+    full = lengths > 0
+    if data.size:
+        raw[full] = np.bitwise_xor.reduceat(contrib, (ends - lengths)[full])
+    return raw ^ z[lengths] ^ np.uint32(0xFFFFFFFF)
 
 
 def masked_crc32c(data: bytes) -> int:
@@ -145,6 +215,17 @@ def encode_record(data: bytes) -> bytes:
             + struct.pack("<I", masked_crc32c(data)))
 
 
+def encode_records(records: list[bytes]) -> bytes:
+    """The bytes of several records, their CRCs computed together."""
+    headers = [struct.pack("<Q", len(r)) for r in records]
+    header_crcs = _mask(crc32c_many(headers)).tolist()
+    data_crcs = _mask(crc32c_many(records)).tolist()
+    out = []
+    for header, hcrc, data, dcrc in zip(headers, header_crcs, records, data_crcs):
+        out += [header, struct.pack("<I", hcrc), data, struct.pack("<I", dcrc)]
+    return b"".join(out)
+
+
 class _ZlibWriter:
     """A file object compressing with a raw zlib stream (TensorFlow's ZLIB: zlib header)."""
 
@@ -187,18 +268,32 @@ class TFRecordWriter:
         else:
             self._file, self._raw = raw, None
         self._closed = False
+        self._pending: list[bytes] = []
+        self._pending_size = 0
 
     def write(self, record) -> None:
-        """Appends one record (bytes, str, or a scalar string tensor)."""
+        """Appends one record (bytes, str, or a scalar string tensor). Records are framed
+        in groups (their CRCs computed together); `flush` and `close` write out the rest."""
         self._check_open()
-        self._file.write(encode_record(_record_bytes(record)))
+        data = _record_bytes(record)
+        self._pending.append(data)
+        self._pending_size += len(data)
+        if self._pending_size >= 1 << 20 or len(self._pending) >= 4096:
+            self._drain()
+
+    def _drain(self) -> None:
+        if self._pending:
+            self._file.write(encode_records(self._pending))
+            self._pending, self._pending_size = [], 0
 
     def flush(self) -> None:
         self._check_open()
+        self._drain()
         self._file.flush()
 
     def close(self) -> None:
         if not self._closed:
+            self._drain()
             self._file.close()
             if self._raw is not None:
                 self._raw.close()
@@ -226,6 +321,25 @@ def _record_bytes(record) -> bytes:
     return _record_bytes(value.item())
 
 
+class _ZlibReader:
+    """Reads a ZLIB-compressed file as a stream (bounded memory)."""
+
+    def __init__(self, raw):
+        self._raw, self._z = raw, zlib.decompressobj()
+
+    def read(self, n: int) -> bytes:
+        while True:
+            raw = self._raw.read(n)
+            if not raw:
+                return self._z.flush()
+            out = self._z.decompress(raw)
+            if out:
+                return out
+
+    def close(self) -> None:
+        self._raw.close()
+
+
 def _open_for_reading(path: str, kind: str):
     try:
         raw = open(path, "rb")
@@ -234,15 +348,10 @@ def _open_for_reading(path: str, kind: str):
     except IsADirectoryError:
         raise NotFoundError(f"{path} is a directory, not a file") from None
     if kind == "GZIP":
-        return gzip.GzipFile(fileobj=raw, mode="rb"), None
+        return gzip.GzipFile(fileobj=raw, mode="rb")
     if kind == "ZLIB":
-        data = raw.read()
-        raw.close()
-        try:
-            return None, zlib.decompress(data)
-        except zlib.error as exc:
-            raise DataLossError(f"{path}: not a ZLIB stream ({exc})") from None
-    return raw, None
+        return _ZlibReader(raw)
+    return raw
 
 
 def read_records(path: str, compression_type=None, chunk: int = 1 << 22,
@@ -250,31 +359,25 @@ def read_records(path: str, compression_type=None, chunk: int = 1 << 22,
     """The records of the TFRecord file `path`, in lists read `chunk` bytes at a time; both
     CRCs of each record are checked (DataLossError naming the file and the offset)."""
     kind = _compression(compression_type)
-    fh, whole = _open_for_reading(path, kind)
+    fh = _open_for_reading(path, kind)
+    file_size = os.path.getsize(path) if not kind else None
     try:
-        yield from _records(path, fh, whole, chunk, check_crc)
+        yield from _records(path, fh, max(int(chunk), 1 << 12), file_size, check_crc)
     except (OSError, EOFError, zlib.error) as exc:
         if isinstance(exc, FileNotFoundError):
             raise
-        raise DataLossError(f"{path}: corrupted {kind or 'uncompressed'} stream ({exc})") from None
+        raise DataLossError(f"{path}: corrupted {kind} stream ({exc})") from None
     finally:
-        if fh is not None:
-            fh.close()
+        fh.close()
 
 
-def _records(path, fh, whole, chunk, check_crc):
-    buf, offset = b"", 0  # `offset`: the file position of buf[0]
-    at_eof = False
-    size_left = os.path.getsize(path) if fh is not None and whole is None and \
-        not isinstance(fh, gzip.GzipFile) else None
-    if whole is not None:
-        buf, at_eof = whole, True
+def _records(path, fh, chunk, file_size, check_crc):
+    buf, offset, at_eof = b"", 0, False  # `offset`: the stream position of buf[0]
     while True:
-        if not at_eof:
-            more = fh.read(chunk)
-            at_eof = not more
-            buf += more
-        out, used = _split(path, buf, offset, at_eof, size_left, check_crc)
+        more = fh.read(chunk)
+        at_eof = not more
+        buf += more
+        out, used = _split(path, buf, offset, at_eof, file_size, check_crc)
         if out:
             yield out
         buf, offset = buf[used:], offset + used
@@ -290,25 +393,20 @@ def _split(path, buf, offset, at_eof, file_size, check_crc):
     pos, n = 0, len(buf)
     while n - pos >= 12:
         length = int.from_bytes(buf[pos:pos + 8], "little")
-        if check_crc:
-            headers.append(buf[pos:pos + 8])
-            header_crcs.append(int.from_bytes(buf[pos + 8:pos + 12], "little"))
-        if file_size is not None and length > file_size - offset - pos - 16:
-            _check_headers(path, offset, headers[-1:], header_crcs[-1:], [pos])
+        header_crc = int.from_bytes(buf[pos + 8:pos + 12], "little")
+        if (file_size is not None and length > file_size - offset - pos - 16) or \
+                (n - pos < 16 + length and at_eof):
+            if check_crc:
+                _check_headers(path, offset, [buf[pos:pos + 8]], [header_crc], [pos])
             raise DataLossError(f"truncated record at {offset + pos} in file {path}: it declares "
                                 f"{length} bytes, more than the file holds")
         if n - pos < 16 + length:
-            if check_crc:
-                headers.pop()
-                header_crcs.pop()
-            if at_eof:
-                _check_headers(path, offset, [buf[pos:pos + 8]],
-                               [int.from_bytes(buf[pos + 8:pos + 12], "little")], [pos])
-                raise DataLossError(f"truncated record at {offset + pos} in file {path}")
             break
-        records.append((pos, buf[pos + 12:pos + 12 + length]))
         if check_crc:
+            headers.append(buf[pos:pos + 8])
+            header_crcs.append(header_crc)
             data_crcs.append(int.from_bytes(buf[pos + 12 + length:pos + 16 + length], "little"))
+        records.append((pos, buf[pos + 12:pos + 12 + length]))
         pos += 16 + length
     if check_crc and records:
         _check_headers(path, offset, headers, header_crcs, [p for p, _ in records])
