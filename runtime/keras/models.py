@@ -1,4 +1,5 @@
-"""`keras.models`: `Model`, `Sequential`, `load_model`, `save_model`, `clone_model`."""
+"""`keras.models`: `Model`, `Sequential`, `load_model`, `save_model`, `clone_model`,
+`model_from_json`."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Callable
 from ..layers import Model, Sequential
 from ..layers import function_source as _function_source
 from ..layers import serialization as _serialization
-from ..layers.saving import load_model, save_model
+from ..layers.saving import load_model, model_from_json, save_model
 
 
 def clone_model(model, input_tensors=None, clone_function: Callable | None = None):
@@ -20,4 +21,4 @@ def clone_model(model, input_tensors=None, clone_function: Callable | None = Non
         return _serialization.deserialize_layer(_serialization.serialize_layer(model))
 
 
-__all__ = ["Model", "Sequential", "load_model", "save_model", "clone_model"]
+__all__ = ["Model", "Sequential", "load_model", "save_model", "clone_model", "model_from_json"]

@@ -51,6 +51,11 @@ class Model(Training, Layer):
         file at exactly `filepath`."""
         _saving.save_weights(self, filepath, overwrite=overwrite)
 
+    def to_json(self, **kwargs: Any) -> str:
+        """The model's class and config as JSON (`keras.models.model_from_json` rebuilds it);
+        keyword arguments go to `json.dumps`."""
+        return _saving.model_to_json(self, **kwargs)
+
     def export(self, filepath: str, format: str = "tf_saved_model", verbose: bool | None = None,
                input_signature: Any = None) -> None:
         """Writes a SavedModel serving the model's predictions (endpoints `serve` and

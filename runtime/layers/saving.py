@@ -376,6 +376,29 @@ def load_model(filepath, custom_objects: dict | None = None, compile: bool = Tru
     return model
 
 
+def model_to_json(model, **kwargs: Any) -> str:
+    """`Model.to_json()`: the model's class and config as JSON (keyword arguments go to
+    `json.dumps`), which `model_from_json` reads back, as Keras's."""
+    return json.dumps(_serialization.serialize_layer(model),
+                      default=_json_default(type(model).__name__), **kwargs)
+
+
+@strict_keywords("keras.models.model_from_json")
+def model_from_json(json_string: str, custom_objects: dict | None = None):
+    """A new model (fresh weights) from `Model.to_json()`'s text. As `load_model` in safe
+    mode, the config may name only the runtime's and registered objects."""
+    try:
+        config = json.loads(json_string)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"model_from_json: json_string is not JSON: {exc}") from exc
+    if not isinstance(config, dict) or "class_name" not in config:
+        raise ValueError("model_from_json: json_string must be what Model.to_json() returns "
+                         "(an object with 'class_name' and 'config').")
+    with _serialization.custom_object_scope(custom_objects or {}), \
+            _function_source.loading(True):
+        return _serialization.deserialize_layer(config)
+
+
 @contextlib.contextmanager
 def _invalid_config(path: str) -> Iterator[None]:
     """Reports a config that makes a layer fail to build as a ValueError naming the file."""

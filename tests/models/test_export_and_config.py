@@ -148,3 +148,19 @@ def test_weights_h5_names_round_trip_and_plain_h5_is_refused(tmp_path):
             model.save_weights(str(tmp_path / name))
         with pytest.raises(ValueError, match=r"\.weights\.h5"):
             model.load_weights(str(tmp_path / name))
+
+
+def test_to_json_and_model_from_json_rebuild_the_architecture():
+    model = two_dense()
+    text = model.to_json()
+    assert isinstance(text, str) and '"class_name"' in text
+    rebuilt = keras.models.model_from_json(text)
+    assert type(rebuilt).__name__ == "Functional"
+    assert [w.shape for w in rebuilt.get_weights()] == [w.shape for w in model.get_weights()]
+    rebuilt.set_weights(model.get_weights())
+    np.testing.assert_allclose(rebuilt.predict(X, verbose=0), numpy_two_dense(model, X),
+                               rtol=1e-5, atol=1e-6)
+    sequential = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+    assert type(keras.models.model_from_json(sequential.to_json())).__name__ == "Sequential"
+    with pytest.raises(ValueError, match="json_string"):
+        keras.models.model_from_json("{not json")
