@@ -85,6 +85,22 @@ from .pooling import (
     MaxPooling1D,
     MaxPooling2D,
 )
+from .preprocessing import (
+    CategoryEncoding,
+    CenterCrop,
+    Discretization,
+    IntegerLookup,
+    RandomBrightness,
+    RandomContrast,
+    RandomCrop,
+    RandomFlip,
+    RandomRotation,
+    RandomTranslation,
+    RandomZoom,
+    Resizing,
+    StringLookup,
+    TextVectorization,
+)
 from .recurrent import (
     GRU,
     LSTM,
@@ -130,6 +146,9 @@ __all__ += ["ActivityRegularization", "AlphaDropout", "GaussianDropout", "Gaussi
             "SpatialDropout3D", "UnitNormalization", "add", "average", "concatenate", "dot",
             "maximum", "minimum", "multiply", "subtract"]
 __all__ += ["Normalization", "RMSNormalization", "Rescaling"]
+__all__ += ["CategoryEncoding", "CenterCrop", "Discretization", "IntegerLookup",
+            "RandomBrightness", "RandomContrast", "RandomCrop", "RandomFlip", "RandomRotation",
+            "RandomTranslation", "RandomZoom", "Resizing", "StringLookup", "TextVectorization"]
 
 # Keras's other names for the same classes
 AvgPool1D, AvgPool2D = AveragePooling1D, AveragePooling2D

@@ -1,0 +1,25 @@
+"""Keras's preprocessing layers: lookups and text (`lookup`), images and augmentation
+(`image`)."""
+
+from .image import (
+    CenterCrop,
+    RandomBrightness,
+    RandomContrast,
+    RandomCrop,
+    RandomFlip,
+    RandomRotation,
+    RandomTranslation,
+    RandomZoom,
+    Resizing,
+)
+from .lookup import (
+    CategoryEncoding,
+    Discretization,
+    IntegerLookup,
+    StringLookup,
+    TextVectorization,
+)
+
+__all__ = ["CategoryEncoding", "CenterCrop", "Discretization", "IntegerLookup",
+           "RandomBrightness", "RandomContrast", "RandomCrop", "RandomFlip", "RandomRotation",
+           "RandomTranslation", "RandomZoom", "Resizing", "StringLookup", "TextVectorization"]
