@@ -629,3 +629,166 @@ def _val_entries(buf, name, vals) -> np.ndarray:
         else:
             parts.append(np.array([value], np.uint64).view(np.int64))
     return np.concatenate(parts) if parts else np.zeros(0)
+
+
+# ---------------------------------------------------------------------------- batched reading
+
+def _size_at(buf: bytes, pos: int, end: int) -> tuple[int, int]:
+    """A length varint at `pos` (one byte inline), checked against `end`."""
+    b = buf[pos] if pos < end else 0x80
+    if b < 0x80:
+        size, pos = b, pos + 1
+    elif pos + 1 < end and buf[pos + 1] < 0x80:
+        size, pos = (b & 0x7F) | buf[pos + 1] << 7, pos + 2
+    else:
+        size, pos = read_varint(buf, pos, end)
+    if size > end - pos:
+        raise DecodeError(f"a field of {size} bytes overruns the message")
+    return size, pos
+
+
+def fast_example_features(buf: bytes) -> dict[str, tuple[int, int, int]]:
+    """`example_features` for the common encoding (one-byte tags, as every writer emits),
+    falling back to the general reader for anything else."""
+    try:
+        return _fast_features(buf)
+    except _Unusual:
+        return example_features(buf)
+
+
+class _Unusual(Exception):
+    """An encoding the fast reader leaves to the general one."""
+
+
+def _fast_features(buf: bytes) -> dict:
+    out: dict = {}
+    end = len(buf)
+    pos = 0
+    while pos < end:
+        if buf[pos] != 0x0A:
+            raise _Unusual
+        size, pos = _size_at(buf, pos + 1, end)
+        fend = pos + size
+        while pos < fend:  # map entries of Features: 0x0A len (0x0A len key) (0x12 len feature)
+            if buf[pos] != 0x0A:
+                raise _Unusual
+            size = buf[pos + 1]
+            if size < 0x80:
+                pos += 2
+            else:
+                size, pos = _size_at(buf, pos + 1, fend)
+            eend = pos + size
+            if eend > fend or pos + 1 >= eend or buf[pos] != 0x0A or buf[pos + 1] >= 0x80:
+                raise _Unusual
+            size = buf[pos + 1]
+            key_end = pos + 2 + size
+            if key_end > eend:
+                raise _Unusual
+            key = buf[pos + 2:key_end].decode("utf-8")
+            kind = start = stop = 0
+            pos = key_end
+            if pos < eend:
+                if buf[pos] != 0x12:
+                    raise _Unusual
+                size, pos = _size_at(buf, pos + 1, eend)
+                if size:
+                    kind = buf[pos] >> 3
+                    if buf[pos] & 7 != 2 or not 1 <= kind <= 3:
+                        raise _Unusual
+                    n, start = _size_at(buf, pos + 1, pos + size)
+                    stop = start + n
+                    if stop != pos + size:
+                        raise _Unusual
+                pos += size
+            if pos != eend:
+                raise _Unusual
+            out[key] = (kind, start, stop)
+        if pos != fend:
+            raise _Unusual
+    return out
+
+
+def gather_values(records: list[bytes], spans: list[dict], key: str, kind: int):
+    """The values of feature `key` (kind 1 bytes, 2 float, 3 int64) of every record at once:
+    (values, counts per record, present per record); a record whose feature has another kind
+    raises `KindMismatch`."""
+    n = len(records)
+    counts = np.zeros(n, np.int64)
+    present = np.zeros(n, bool)
+    pieces: list = []
+    if kind == 1:
+        values: list = []
+        for i, (buf, span) in enumerate(zip(records, spans)):
+            got = span.get(key)
+            if got is None:
+                continue
+            present[i] = True
+            if got[0] != kind and got[0] != 0:
+                raise KindMismatch(i, got[0])
+            if got[0]:
+                items = list_values(buf, 1, got[1], got[2])
+                values.extend(items)
+                counts[i] = len(items)
+        array = np.empty(len(values), object)
+        array[:] = values
+        return array, counts, present
+    irregular = False
+    for i, (buf, span) in enumerate(zip(records, spans)):
+        got = span.get(key)
+        if got is None:
+            continue
+        present[i] = True
+        k, start, stop = got
+        if k == 0 or start == stop:
+            pieces.append(b"")
+            continue
+        if k != kind:
+            raise KindMismatch(i, k)
+        if buf[start] == 0x0A:  # one packed field spanning the list
+            size, p = _size_at(buf, start + 1, stop)
+            if p + size == stop:
+                pieces.append(buf[p:stop])
+                continue
+        irregular = True
+        break
+    if irregular:
+        return _gather_slowly(records, spans, key, kind, counts, present)
+    present_idx = np.flatnonzero(present)
+    data = b"".join(pieces)
+    if kind == 2:
+        if any(len(p) % 4 for p in pieces):
+            raise DecodeError("a packed float list is not a whole number of floats")
+        counts[present_idx] = [len(p) // 4 for p in pieces]
+        return np.frombuffer(data, "<f4").astype(np.float32), counts, present
+    values = packed_int64(data, 0, len(data))
+    lengths = np.fromiter((len(p) for p in pieces), np.int64, len(pieces))
+    if values.size == len(data):  # every varint one byte
+        counts[present_idx] = lengths
+    else:
+        ends = np.cumsum(lengths)
+        terminators = np.concatenate(([0], np.cumsum(np.frombuffer(data, np.uint8) < 0x80)))
+        counts[present_idx] = terminators[ends] - terminators[ends - lengths]
+    return values, counts, present
+
+
+def _gather_slowly(records, spans, key, kind, counts, present):
+    parts = []
+    for i, (buf, span) in enumerate(zip(records, spans)):
+        got = span.get(key)
+        if got is None:
+            continue
+        if got[0] not in (0, kind):
+            raise KindMismatch(i, got[0])
+        values = list_values(buf, kind, got[1], got[2]) if got[0] else np.zeros(0)
+        parts.append(np.asarray(values))
+        counts[i] = len(values)
+    dtype = np.float32 if kind == 2 else np.int64
+    return (np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype)), counts, present
+
+
+class KindMismatch(Exception):
+    """A record's feature holds another kind of list than the one asked for."""
+
+    def __init__(self, index: int, kind: int):
+        super().__init__(index, kind)
+        self.index, self.kind = index, kind

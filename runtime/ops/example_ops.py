@@ -128,41 +128,52 @@ def _default(config, key: str) -> np.ndarray | None:
     return np.broadcast_to(value, config.shape).reshape(-1)
 
 
+def _gather(records, spans, key: str, dtype: _dtypes.DType):
+    """(values, counts, present) of feature `key` in every record (see gather_values)."""
+    want = _KIND_OF[dtype.name]
+    try:
+        values, counts, present = _wire.gather_values(records, spans, key, want)
+    except _wire.KindMismatch as exc:
+        raise InvalidArgumentError(
+            f"Key: {key}, Index: {exc.index}.  Data types don't match. Data type: "
+            f"{_KIND_NAME[exc.kind]} but expected type: {_KIND_NAME[want]}") from None
+    except _wire.DecodeError as exc:
+        raise InvalidArgumentError(f"Could not parse example input (feature {key}): {exc}") \
+            from None
+    if dtype is not _dtypes.string:
+        values = values.astype(dtype.as_numpy_dtype, copy=False)
+    return values, counts, present
+
+
 def _dense(records, spans, key, config) -> np.ndarray:
     size = int(np.prod(config.shape, dtype=np.int64))
-    np_dtype = object if config.dtype is _dtypes.string else config.dtype.as_numpy_dtype
-    out = np.empty((len(records), size), np_dtype)
+    values, counts, present = _gather(records, spans, key, config.dtype)
+    shape = [len(records)] + list(config.shape)
+    if present.all() and (counts == size).all():
+        return values.reshape(shape)
     default = _default(config, key)
-    for i, (buf, span) in enumerate(zip(records, spans)):
-        got = span.get(key)
-        if got is None:
+    out = np.empty((len(records), size), values.dtype)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    for i in range(len(records)):
+        if not present[i]:
             if default is None:
                 raise InvalidArgumentError(
                     f"Name: <unknown>, Feature: {key} (data type: {config.dtype.name}) is "
                     f"required but could not be found (record {i}).")
             out[i] = default
-            continue
-        values = _values(buf, got, key, config.dtype, i)
-        if len(values) != size:
+        elif counts[i] != size:
             raise InvalidArgumentError(
                 f"Key: {key}, Index: {i}.  Number of {_KIND_NAME[_KIND_OF[config.dtype.name]]} "
-                f"values != expected.  Values size: {len(values)} but output shape: "
+                f"values != expected.  Values size: {counts[i]} but output shape: "
                 f"{config.shape}")
-        out[i] = values
-    return out.reshape([len(records)] + list(config.shape))
+        else:
+            out[i] = values[starts[i]:starts[i] + size]
+    return out.reshape(shape)
 
 
 def _ragged_values(records, spans, key, dtype):
-    parts, lengths = [], []
-    for i, (buf, span) in enumerate(zip(records, spans)):
-        got = span.get(key)
-        values = _values(buf, got, key, dtype, i) if got is not None else \
-            np.zeros(0, object if dtype is _dtypes.string else dtype.as_numpy_dtype)
-        parts.append(values)
-        lengths.append(len(values))
-    np_dtype = object if dtype is _dtypes.string else dtype.as_numpy_dtype
-    flat = np.concatenate(parts).astype(np_dtype) if parts else np.zeros(0, np_dtype)
-    return flat, np.asarray(lengths, np.int64)
+    values, counts, _ = _gather(records, spans, key, dtype)
+    return values, counts
 
 
 def _sparse(records, spans, key, config):
@@ -226,7 +237,7 @@ def _example_spans(records) -> list[dict]:
     spans = []
     for i, buf in enumerate(records):
         try:
-            spans.append(_wire.example_features(buf))
+            spans.append(_wire.fast_example_features(buf))
         except (_wire.DecodeError, UnicodeDecodeError) as exc:
             raise InvalidArgumentError(f"Could not parse example input, value: {buf[:40]!r} "
                                        f"(record {i}): {exc}") from None
