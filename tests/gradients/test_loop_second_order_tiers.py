@@ -201,3 +201,26 @@ def test_a_third_derivative_through_a_staged_loop_is_refused_by_name(jit_compile
 
     with pytest.raises(NotImplementedError, match="three times"):
         rt.function(third, autograph=False, jit_compile=_tier(jit_compile))(rt.constant(2.0))
+
+
+@pytest.mark.parametrize("jit_compile", TIERS)
+def test_two_second_order_gradients_of_one_loop(jit_compile, caplog):
+    """A persistent outer tape differentiates the first derivative twice: two gradients of
+    the same saves, each from its own zeros (a stack updated in place is never shared)."""
+    def both(x):
+        with rt.GradientTape(persistent=True) as outer:
+            outer.watch(x)
+            with rt.GradientTape() as inner:
+                inner.watch(x)
+                y = rt.reduce_sum(_vector_loop(x))
+            g = inner.gradient(y, x)
+            s, q = rt.reduce_sum(g), rt.reduce_sum(g * g * g)
+        return outer.gradient(s, x), outer.gradient(q, x), outer.gradient([s, q], x)
+
+    f = rt.function(both, jit_compile=_tier(jit_compile), autograph=False)
+    x = rt.constant([0.3, -0.8, 1.2], rt.float64)
+    got = _compiled_on(f, x, jit_compile, caplog)
+    expected = _eager(both, x)
+    for value, want in zip(got, expected):
+        np.testing.assert_allclose(value, want, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(got[2], got[0] + got[1], rtol=1e-12)
