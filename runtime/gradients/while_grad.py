@@ -10,7 +10,9 @@ with the trip count, not with the graph, and nothing is recomputed.
 The accumulator is an ordinary output of the rewritten loop, and reading a saved value is
 differentiable: its gradient is a map {(iteration, slot): gradient}, which the gradient of
 the rewritten loop takes back to the values its body saved. So the gradient of a loop can
-be differentiated again (a second-order gradient through a staged loop).
+be differentiated again (a second-order gradient through a staged loop). That map starts
+from AccumulatorGradZeros of the accumulator, so a compiler tier can hold it densely: one
+stack [iterations, *shape] per saved value (runtime/backends/*: SavesGrad, stacks).
 """
 
 from __future__ import annotations
