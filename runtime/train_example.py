@@ -777,6 +777,7 @@ def _gather_slowly(records, spans, key, kind, counts, present):
         got = span.get(key)
         if got is None:
             continue
+        present[i] = True
         if got[0] not in (0, kind):
             raise KindMismatch(i, got[0])
         values = list_values(buf, kind, got[1], got[2]) if got[0] else np.zeros(0)

@@ -169,3 +169,50 @@ def test_serialize_tensor_matches_tensorflows_bytes(index, dtype, expected):
     assert parsed.dtype == dtype
     np.testing.assert_array_equal(parsed.numpy(), expected)
     assert rt.io.serialize_tensor(rt.constant(expected, dtype=dtype)).numpy() == data
+
+
+def _hand_varint(n):
+    out = b""
+    n &= (1 << 64) - 1
+    while n > 0x7F:
+        out += bytes([n & 0x7F | 0x80])
+        n >>= 7
+    return out + bytes([n])
+
+
+def _field(number, payload):
+    return _hand_varint(number << 3 | 2) + _hand_varint(len(payload)) + payload
+
+
+def test_unpacked_lists_and_reordered_map_entries_parse_as_protobuf_defines():
+    # proto3 parsers accept unpacked repeated scalars and map entries with the value first;
+    # bytes built by hand from the wire format's definition
+    floats = b"".join(b"\x0d" + np.float32(v).tobytes() for v in (1.5, -2.0))   # field 1, fixed32
+    ints = b"".join(b"\x08" + _hand_varint(v) for v in (5, -1, 300))            # field 1, varint
+    entry_f = _field(2, _field(2, floats)) + _field(1, b"f")                     # value, then key
+    entry_i = _field(1, b"i") + _field(2, _field(3, ints))
+    example = _field(1, _field(1, entry_f) + _field(1, entry_i))
+    out = rt.io.parse_example([example, example], {"f": rt.io.FixedLenFeature([2], rt.float32),
+                                                   "i": rt.io.VarLenFeature(rt.int64)})
+    np.testing.assert_array_equal(out["f"].numpy(), [[1.5, -2.0]] * 2)
+    assert out["i"].values.numpy().tolist() == [5, -1, 300] * 2
+    message = rt.train.Example.FromString(example)
+    assert message.features.feature["i"].int64_list.value == [5, -1, 300]
+
+
+def test_multibyte_varints_and_large_values_in_a_batch():
+    values = [[0, 127, 128, 2**35, -(2**63)], [], [16384], [-1, 1]]
+    records = [rt.train.Example(features=rt.train.Features(feature={
+        "v": rt.train.Feature(int64_list=rt.train.Int64List(value=v))})).SerializeToString()
+        for v in values]
+    out = rt.io.parse_example(records, {"v": rt.io.RaggedFeature(rt.int64)})["v"]
+    assert out.to_list() == values
+
+
+def test_a_truncated_example_is_invalid_argument():
+    good = rt.train.Example(features=rt.train.Features(feature={
+        "x": rt.train.Feature(float_list=rt.train.FloatList(value=[1.0, 2.0]))}))
+    data = good.SerializeToString()
+    for cut in (1, 5, len(data) - 2):
+        with pytest.raises(rt.errors.InvalidArgumentError):
+            rt.io.parse_example([data[:cut]], {"x": rt.io.FixedLenFeature([2], rt.float32)})

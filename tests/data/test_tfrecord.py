@@ -221,3 +221,27 @@ def test_examples_written_here_decode_with_the_protobuf_package():
     assert list(theirs.features.feature["s"].bytes_list.value) == [b"a\x00b", "é".encode()]
     back = rt.train.Example.FromString(theirs.SerializeToString())
     assert back == ours
+
+
+def test_long_records_and_many_records_round_trip(tmp_path):
+    rng = np.random.default_rng(3)
+    records = [rng.bytes(n) for n in (5000, 70_000, 4096, 4097, 0)] + \
+        [rng.bytes(int(n)) for n in rng.integers(0, 300, 5000)]
+    path = str(tmp_path / "many.tfrecord")
+    with rt.io.TFRecordWriter(path) as writer:
+        for r in records:
+            writer.write(r)
+    with open(path, "rb") as fh:
+        assert _hand_records(fh.read()) == records
+    got = [r.numpy() for r in rt.data.TFRecordDataset(path, buffer_size=10_000)]
+    assert got == records
+    assert crc32c(records[1]) == _bitwise_crc32c(records[1])
+
+
+def test_flush_writes_what_was_written(tmp_path):
+    path = str(tmp_path / "f.tfrecord")
+    writer = rt.io.TFRecordWriter(path)
+    writer.write(b"one")
+    writer.flush()
+    assert _hand_records(open(path, "rb").read()) == [b"one"]
+    writer.close()
