@@ -339,7 +339,8 @@ class Training:
                 raise ValueError(f"{method}: a dataset or generator must yield (x, y) or "
                                  f"(x, y, sample_weight) batches, got {_structure(element)}.")
             weight = _weight_array(element[2], method) if len(element) == 3 else None
-            yield self._as_arrays(element[0]), self._as_arrays(element[1]), weight
+            yield (_strings_as_tensors(self._as_arrays(element[0])),
+                   self._as_arrays(element[1]), weight)
 
     def _as_arrays(self, values):
         """NumPy arrays (a list or dict of them for a model of several inputs); float64 data
@@ -743,7 +744,16 @@ def _batches(x, y, weights, order, batch_size: int):
     """(x, y, weights or None) batches of `batch_size` samples taken in `order`."""
     for start in range(0, _count(x), batch_size):
         index = order[start:start + batch_size]
-        yield _take(x, index), _take(y, index), None if weights is None else weights[index]
+        yield (_strings_as_tensors(_take(x, index)), _take(y, index),
+               None if weights is None else weights[index])
+
+
+def _strings_as_tensors(x):
+    """String arrays as string tensors, so that a compiled step keys them by shape (not by
+    identity, which would retrace at every batch)."""
+    return nest.map_structure(
+        lambda v: convert_to_tensor(v) if isinstance(v, np.ndarray) and v.dtype.kind in "OUS"
+        else v, x)
 
 
 def _dataset_of(x, y, method: str, steps: Optional[int] = None):
