@@ -22,20 +22,22 @@ from . import (
     activations,
     backend,
     callbacks,
+    datasets,
     initializers,
     layers,
     losses,
     metrics,
     models,
     optimizers,
+    preprocessing,
     regularizers,
     saving,
     utils,
 )
 
 __all__ = ["Input", "InputLayer", "KerasTensor", "Layer", "Model", "Sequential", "activations",
-           "backend", "callbacks", "initializers", "layers", "losses", "metrics", "models",
-           "optimizers", "regularizers", "saving", "utils"]
+           "backend", "callbacks", "datasets", "initializers", "layers", "losses", "metrics",
+           "models", "optimizers", "preprocessing", "regularizers", "saving", "utils"]
 
 for _module in (activations, backend, callbacks, initializers, layers, losses, metrics, models,
                 optimizers, regularizers, saving, utils):

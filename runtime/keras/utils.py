@@ -1,5 +1,5 @@
-"""`keras.utils`: `to_categorical`, `set_random_seed`, `plot_model` / `model_to_dot`, `Progbar`, and the
-saving helpers Keras keeps here."""
+"""`keras.utils`: `to_categorical`, `set_random_seed`, `get_file`, `pad_sequences`,
+`plot_model` / `model_to_dot`, `Progbar`, and the saving helpers Keras keeps here."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ from ..layers.serialization import (
     register_keras_serializable,
 )
 from ..ops import random_ops
+from .file_utils import get_file
+from .sequence_utils import pad_sequences
 
 CustomObjectScope = custom_object_scope
 
@@ -51,4 +53,4 @@ def set_random_seed(seed: int) -> None:
 
 __all__ = ["to_categorical", "set_random_seed", "custom_object_scope", "CustomObjectScope",
            "get_registered_name", "get_registered_object", "register_keras_serializable",
-           "plot_model", "model_to_dot", "Progbar"]
+           "plot_model", "model_to_dot", "Progbar", "get_file", "pad_sequences"]
