@@ -38,22 +38,29 @@ class Training:
 
     @strict_keywords()
     def compile(self, optimizer="rmsprop", loss: Union[str, Callable, None] = None,
-                metrics: Optional[Sequence[Union[str, Callable]]] = None,
-                run_eagerly: Optional[bool] = None, jit_compile=None,
-                steps_per_execution: int = 1) -> None:
+                loss_weights=None, metrics: Optional[Sequence[Union[str, Callable]]] = None,
+                weighted_metrics: Optional[Sequence[Union[str, Callable]]] = None,
+                run_eagerly: Optional[bool] = None, steps_per_execution: int = 1,
+                jit_compile="auto", auto_scale_loss: bool = True) -> None:
         """Sets the optimizer (an optimizer object or a Keras name: "adam", "sgd", "rmsprop",
         "adamw", "adagrad", any case, with Keras's defaults), the loss (a callable
         `fn(y_true, y_pred)` or a name such as "mse", "sparse_categorical_crossentropy",
         "categorical_crossentropy", "binary_crossentropy") and metrics (names such as
         "accuracy" or "mae", callables, or metric objects; "accuracy" picks binary, sparse
-        or categorical accuracy from the shapes, as Keras 3 does).
+        or categorical accuracy from the shapes, as Keras 3 does). The arguments are Keras
+        3's, in its order.
 
+        `loss_weights` (a float, or a list or dict of one) scales the loss (not the
+        regularization losses); `weighted_metrics` are metrics weighed by fit's and
+        evaluate's `sample_weight` (named "weighted_<name>" when `metrics` has that name too).
         `run_eagerly=True` runs each step as plain Python (for debugging); `jit_compile`
-        picks the compiler tier of the step functions as in `rt.function`;
-        `steps_per_execution` is accepted for Keras compatibility (each step is one call)."""
+        picks the compiler tier of the step functions as in `rt.function` ("auto": the
+        default tier); `steps_per_execution` and `auto_scale_loss` (for float16 training)
+        are accepted for Keras compatibility (each step is one call)."""
         if int(steps_per_execution) < 1:
             raise ValueError(f"steps_per_execution must be a positive integer, got "
                              f"{steps_per_execution!r}.")
+        jit_compile = None if jit_compile == "auto" else jit_compile
         optimizer = get_optimizer(optimizer)
         if loss is None:
             raise ValueError("compile(loss=...) is required: a name such as 'mse' or "
@@ -62,12 +69,17 @@ class Training:
         self.run_eagerly = bool(run_eagerly)
         loss_fn = _loss_function(loss)
         self._compiled_metrics = _metric_list(metrics)
+        weighted = _metric_list(weighted_metrics, "weighted_metrics")
         resolved = [_metrics.get(m) for m in self._compiled_metrics]
+        plain_names = {name for name, _ in resolved}
+        resolved += [(f"weighted_{name}" if name in plain_names else name, m)
+                     for name, m in (_metrics.get(m) for m in weighted)]
+        flags = [False] * len(self._compiled_metrics) + [True] * len(weighted)
         self._stateful_metrics = [m for _, m in resolved if _is_stateful(m)]
         self._stateful_positions = {1 + i for i, (_, m) in enumerate(resolved) if _is_stateful(m)}
-        named = [(name, _stateful_step(m) if _is_stateful(m) else _counted(m))
-                 for name, m in resolved]
-        loss_fn = _weighted_loss(loss, loss_fn)
+        named = [(name, _stateful_step(m, w) if _is_stateful(m) else _counted(m, w))
+                 for (name, m), w in zip(resolved, flags)]
+        loss_fn = _scaled(_weighted_loss(loss, loss_fn), _loss_weight(loss_weights))
         self.optimizer = optimizer
         self.loss = loss
         self.metrics_names = _unique(["loss"] + [name for name, _ in named])
@@ -413,16 +425,16 @@ def _loss_function(loss) -> Callable:
     return _losses.get(loss)
 
 
-def _metric_list(metrics) -> list:
+def _metric_list(metrics, argument: str = "metrics") -> list:
     """compile's `metrics` as a list (a single name or metric is refused, as in Keras)."""
     if not metrics:
         return []
     if isinstance(metrics, dict):
-        raise ValueError("compile(metrics=...): a dict of metrics by output is not supported; "
-                         "pass one list of metrics for the model's output.")
+        raise ValueError(f"compile({argument}=...): a dict of metrics by output is not "
+                         f"supported; pass one list of metrics for the model's output.")
     if not isinstance(metrics, (list, tuple)):
-        raise ValueError(f"compile(metrics=...) takes a list or tuple of metrics, e.g. "
-                         f"metrics=[{metrics!r:.60}], got {type(metrics).__name__}.")
+        raise ValueError(f"compile({argument}=...) takes a list or tuple of metrics, e.g. "
+                         f"{argument}=[{metrics!r:.60}], got {type(metrics).__name__}.")
     return [m() if isinstance(m, type) else m for m in metrics]  # a class: a new metric
 
 
@@ -573,7 +585,7 @@ def _train_step(model, optimizer, loss_fn, metrics):
             loss = _with_model_losses(model, loss_fn(y, prediction, sample_weight))
         variables = model.trainable_variables
         optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
-        return [loss] + [fn(y, prediction) for _, fn in metrics]
+        return [loss] + [fn(y, prediction, sample_weight) for _, fn in metrics]
     return train_step
 
 
@@ -581,7 +593,7 @@ def _test_step(model, loss_fn, metrics):
     def test_step(x, y, sample_weight=None):
         prediction = model(x, training=False)
         loss = _with_model_losses(model, loss_fn(y, prediction, sample_weight))
-        return [loss] + [fn(y, prediction) for _, fn in metrics]
+        return [loss] + [fn(y, prediction, sample_weight) for _, fn in metrics]
     return test_step
 
 
@@ -645,16 +657,19 @@ def _logged(value):
     return float(array) if array.ndim == 0 else array
 
 
-def _counted(fn: Callable) -> Callable:
+def _counted(fn: Callable, weighted: bool = False) -> Callable:
     """A metric function's step result: (the mean of its values, how many it counted), as
     Keras's mean metrics accumulate them. Under a mask on the predictions (`_keras_mask`) it
     counts the kept values only; otherwise each sample once (the mean of a sample's values
-    first), and a function giving one value counts the batch's samples."""
-    def metric(y_true, y_pred):
+    first), and a function giving one value counts the batch's samples. A `weighted` metric
+    given sample weights counts each sample by its weight: sum(w * v) / sum(w)."""
+    def metric(y_true, y_pred, sample_weight=None):
         mask = getattr(y_pred, "_keras_mask", None)
         values = array_ops.cast(convert_to_tensor(fn(y_true, y_pred)), "float32")
         if not values.shape.rank:
             return values, _batch_size(y_true)
+        if weighted and sample_weight is not None and mask is None:
+            return _weighted_mean(values, sample_weight)
         if mask is None or values.shape.rank < convert_to_tensor(mask).shape.rank:
             if values.shape.rank > 1:
                 values = reduce_ops.reduce_mean(values, axis=list(range(1, values.shape.rank)))
@@ -679,11 +694,49 @@ def _is_stateful(metric) -> bool:
     return all(hasattr(metric, name) for name in ("update_state", "result", "reset_state"))
 
 
-def _stateful_step(metric) -> Callable:
-    def update_and_read(y_true, y_pred):
-        metric.update_state(y_true, y_pred)
+def _stateful_step(metric, weighted: bool = False) -> Callable:
+    def update_and_read(y_true, y_pred, sample_weight=None):
+        if weighted and sample_weight is not None:
+            metric.update_state(y_true, y_pred, sample_weight=sample_weight)
+        else:
+            metric.update_state(y_true, y_pred)
         return metric.result()
     return update_and_read
+
+
+def _weighted_mean(values, sample_weight) -> tuple:
+    """(sum(w * v) / sum(w), sum(w)) over the samples: each sample's values averaged first."""
+    if values.shape.rank > 1:
+        values = reduce_ops.reduce_mean(values, axis=list(range(1, values.shape.rank)))
+    weights = array_ops.reshape(array_ops.cast(convert_to_tensor(sample_weight), "float32"),
+                                [-1])
+    total = reduce_ops.reduce_sum(weights)
+    return composed_math.divide_no_nan(reduce_ops.reduce_sum(values * weights), total), total
+
+
+def _loss_weight(loss_weights) -> float:
+    """compile's `loss_weights` for a model of one output: a float, or a list or dict of one."""
+    if loss_weights is None:
+        return 1.0
+    value = loss_weights
+    if isinstance(loss_weights, (list, tuple)) and len(loss_weights) == 1:
+        value = loss_weights[0]
+    elif isinstance(loss_weights, dict) and len(loss_weights) == 1:
+        value = next(iter(loss_weights.values()))
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)):
+        raise ValueError(f"compile(loss_weights=...) takes a float (or a list or dict of one "
+                         f"float) for a model of one output, got {loss_weights!r:.80}.")
+    return float(value)
+
+
+def _scaled(loss_fn: Callable, weight: float) -> Callable:
+    """`loss_fn` times `weight` (itself when 1)."""
+    if weight == 1.0:
+        return loss_fn
+    def scaled(y_true, y_pred, sample_weight=None):
+        return loss_fn(y_true, y_pred, sample_weight) * weight
+    scaled.__name__ = loss_fn.__name__
+    return scaled
 
 
 def _weighted_loss(loss, loss_fn: Callable) -> Callable:

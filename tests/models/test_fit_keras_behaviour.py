@@ -432,3 +432,44 @@ def test_evaluate_and_predict_print_keras_progress_by_default(capsys):
     model.evaluate(X, YR, verbose=0)
     model.predict(X, verbose=0)
     assert capsys.readouterr().out == ""
+
+
+_WX = np.linspace(-1, 1, 24, dtype="float32").reshape(8, 3)
+_WY = (_WX.sum(1, keepdims=True) > 0).astype("float32")
+_WW = np.linspace(0.5, 2, 8).astype("float32")
+KERAS_WEIGHTED = [  # compile keywords, then Keras 3's history and weighted evaluate loss
+    (dict(metrics=["mae"], weighted_metrics=["mae", "accuracy"]),
+     {"accuracy": [0.70714, 0.88571], "loss": [0.83135, 0.56711], "mae": [0.48233, 0.37079],
+      "val_accuracy": [0.65217, 0.65217], "val_loss": [0.46958, 0.42534],
+      "val_mae": [0.40786, 0.36181], "val_weighted_mae": [0.43057, 0.39451],
+      "weighted_mae": [0.48495, 0.35747]}, 0.43873),
+    (dict(weighted_metrics=[keras.metrics.AUC]),   # a class: a new AUC() named "auc"
+     {"auc": [0.78793, 1.0], "loss": [0.83135, 0.56711], "val_auc": [0.0, 0.0],
+      "val_loss": [0.46958, 0.42534]}, 0.43873),
+    (dict(loss_weights=0.5, metrics=["mae"]),
+     {"loss": [0.40947, 0.33644], "mae": [0.47815, 0.42004], "val_loss": [0.24771, 0.23402],
+      "val_mae": [0.43733, 0.40922]}, 0.28393),
+    (dict(loss_weights=[2.0]),
+     {"loss": [1.71499, 0.84728], "val_loss": [0.87122, 0.7321]}, 0.62625),
+]
+
+
+@pytest.mark.parametrize("keywords, history, evaluated", KERAS_WEIGHTED,
+                         ids=["weighted_metrics", "weighted_auc", "loss_weight", "loss_weights"])
+def test_weighted_metrics_and_loss_weights_match_keras(keywords, history, evaluated):
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1, activation="sigmoid")])
+    model.set_weights([np.array([[0.3], [-0.2], [0.1]], "float32"), np.zeros(1, "float32")])
+    model.compile(keras.optimizers.SGD(0.5), "binary_crossentropy", jit_compile="auto",
+                  auto_scale_loss=True, **keywords)
+    got = model.fit(_WX, _WY, epochs=2, batch_size=4, shuffle=False, verbose=0,
+                    sample_weight=_WW, validation_data=(_WX[:4], _WY[:4], _WW[:4]))
+    assert sorted(got.history) == sorted(history)
+    for name, values in history.items():
+        np.testing.assert_allclose(got.history[name], values, atol=2e-5, err_msg=name)
+    result = model.evaluate(_WX, _WY, sample_weight=_WW, verbose=0, return_dict=True)
+    np.testing.assert_allclose(result["loss"], evaluated, atol=2e-5)
+
+
+def test_loss_weights_of_several_outputs_are_refused_by_name():
+    with pytest.raises(ValueError, match="loss_weights"):
+        _model(1).compile("sgd", "mse", loss_weights=[1.0, 2.0])
