@@ -54,6 +54,8 @@ LAZY_LOADS = {  # (importer, imported): project modules loaded on first use
     ("runtime", "runtime.gradients"):
         "rt.GradientTape and friends (the package is already loaded with function/)",
     ("runtime", "runtime.layers"): "rt.layers and rt.Model, on first use",
+    ("runtime", "runtime.saved_model"):
+        "with rt.layers and rt.Model: it fills Model.export's writer (it imports the layers)",
     ("runtime", "runtime.layers.callbacks"): "rt.callbacks, on first use",
     ("runtime", "runtime.keras"): "rt.keras, on first use",
     ("runtime", "runtime.optimizers"): "rt.optimizers and rt.train, on first use",
