@@ -185,14 +185,15 @@ class Training:
         """The batches of `x` (arrays, a dataset or a generator) for `method`."""
         dataset = _dataset_of(x, y, method, steps)
         if dataset is not None or _is_generator(x):
-            if sample_weight is not None or class_weight is not None:
-                raise ValueError(f"{method}: sample_weight and class_weight take arrays; a "
-                                 f"dataset or generator yields its weights itself, as "
-                                 f"(x, y, sample_weight) batches.")
+            if sample_weight is not None:
+                raise ValueError(f"{method}: sample_weight takes arrays; a dataset or "
+                                 f"generator yields its weights itself, as (x, y, "
+                                 f"sample_weight) batches.")
             if dataset is not None:
-                return _Feed(lambda: self._dataset_batches(dataset._open(), method),
+                return _Feed(lambda: self._dataset_batches(dataset._open(), method,
+                                                           class_weight),
                              _dataset_steps(dataset), steps)
-            generator = self._dataset_batches(x, method)
+            generator = self._dataset_batches(x, method, class_weight)
             return _Feed(lambda: generator, None, steps)
         if y is None:
             raise TypeError(f"{method}() missing the targets y (or pass a dataset of (x, y)).")
@@ -343,16 +344,20 @@ class Training:
             metric.reset_state()
         return _Means(self.metrics_names, getattr(self, "_stateful_positions", set()))
 
-    def _dataset_batches(self, elements, method: str):
+    def _dataset_batches(self, elements, method: str, class_weight=None):
         """The (x, y, sample_weight or None) batches, as arrays, of an iterator over the
-        (x, y) or (x, y, sample_weight) batches of a dataset or generator."""
+        (x, y) or (x, y, sample_weight) batches of a dataset or generator; `class_weight`
+        weighs the batches without weights of their own, as Keras does."""
         for element in elements:
             if type(element) is not tuple or len(element) not in (2, 3):
                 raise ValueError(f"{method}: a dataset or generator must yield (x, y) or "
                                  f"(x, y, sample_weight) batches, got {_structure(element)}.")
-            weight = _weight_array(element[2], method) if len(element) == 3 else None
-            yield (_strings_as_tensors(self._as_arrays(element[0])),
-                   self._as_arrays(element[1]), weight)
+            y = self._as_arrays(element[1])
+            if len(element) == 3:
+                weight = _weight_array(element[2], method)
+            else:
+                weight = _sample_weights(y, None, class_weight, method)
+            yield _strings_as_tensors(self._as_arrays(element[0])), y, weight
 
     def _as_arrays(self, values):
         """NumPy arrays (a list or dict of them for a model of several inputs); float64 data

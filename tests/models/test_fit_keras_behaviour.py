@@ -473,3 +473,17 @@ def test_weighted_metrics_and_loss_weights_match_keras(keywords, history, evalua
 def test_loss_weights_of_several_outputs_are_refused_by_name():
     with pytest.raises(ValueError, match="loss_weights"):
         _model(1).compile("sgd", "mse", loss_weights=[1.0, 2.0])
+
+
+def test_class_weight_weighs_a_dataset_as_keras():
+    x = np.linspace(-1, 1, 30, dtype="float32").reshape(10, 3)
+    y = np.array([0, 1, 2, 1, 0, 2, 2, 1, 0, 1], "int32")
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(3, activation="softmax")])
+    model.set_weights([np.linspace(-1, 1, 9).reshape(3, 3).astype("float32"),
+                       np.zeros(3, "float32")])
+    model.compile(keras.optimizers.SGD(0.5), "sparse_categorical_crossentropy",
+                  metrics=["accuracy"])
+    history = model.fit(rt.data.Dataset.from_tensor_slices((x, y)).batch(4), epochs=2,
+                        verbose=0, class_weight={0: 0.5, 1: 2.0, 2: 1.0})
+    np.testing.assert_allclose(history.history["loss"], [1.44752, 1.19724], atol=2e-5)  # Keras 3
+    np.testing.assert_allclose(history.history["accuracy"], [0.2, 0.5], atol=2e-5)
