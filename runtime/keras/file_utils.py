@@ -166,7 +166,8 @@ def _download(origin: str, target: str) -> str:
             for chunk in iter(lambda: response.read(_CHUNK), b""):
                 out.write(chunk)
                 done += len(chunk)
-                bar.update(done)
+                if not length or done < int(length):
+                    bar.update(done)
             bar.update(done, finalize=True)
     except urllib.error.HTTPError as exc:
         _discard(partial)

@@ -20,7 +20,7 @@ CIFAR_ORIGIN_FOLDER = "https://www.cs.toronto.edu/~kriz/"
 _ARRAY_GLOBALS = {
     ("numpy.core.multiarray", "_reconstruct"), ("numpy._core.multiarray", "_reconstruct"),
     ("numpy.core.multiarray", "scalar"), ("numpy._core.multiarray", "scalar"),
-    ("numpy", "ndarray"), ("numpy", "dtype"),
+    ("numpy", "ndarray"), ("numpy", "dtype"), ("_codecs", "encode"),
 }
 
 
