@@ -259,3 +259,35 @@ def test_missing_tensorboardx_names_the_extra(tmp_path, monkeypatch):
     with pytest.raises(ImportError, match=r"autograph-rt\[summary\]"):
         rt.summary.create_file_writer(str(tmp_path))
     assert os.path.isdir(tmp_path)
+
+
+def test_the_callback_writes_weights_as_keras_images(tmp_path):
+    pil = pytest.importorskip("PIL.Image")
+    import io
+    rng = np.random.default_rng(1)
+    x = rng.random((16, 3)).astype("float32")
+    y = x.sum(axis=1, keepdims=True)
+    model = rt.keras.Sequential([rt.keras.Input((3,)), rt.keras.layers.Dense(4),
+                                 rt.keras.layers.Dense(2)])
+    model.compile(optimizer="sgd", loss="mse")
+    callback = rt.keras.callbacks.TensorBoard(log_dir=str(tmp_path), histogram_freq=1,
+                                              write_images=True, write_graph=False)
+    model.fit(x, np.repeat(y, 2, axis=1), epochs=2, batch_size=8, verbose=0,
+              callbacks=[callback])
+    train = read(tmp_path / "train")
+    images = tags_of(train, "images")
+    first, second = model.layers
+    # Keras 3's layout: a bias [1, n, 1, 1] (a column); a matrix [1, short, long, 1]
+    expected = [(first.kernel, first.kernel.numpy()), (first.bias, first.bias.numpy()[:, None]),
+                (second.kernel, second.kernel.numpy().T),
+                (second.bias, second.bias.numpy()[:, None])]
+    for variable, layout in expected:
+        tag = f"{variable.name.removesuffix(':0')}/image"
+        assert tag in images
+        ((step, value),) = tensors(train, tag)[-1:]
+        assert step == 1 and list(value[:2]) == [str(layout.shape[1]).encode(),
+                                                 str(layout.shape[0]).encode()]
+        pixels = np.asarray(pil.open(io.BytesIO(value[2])))
+        # TensorFlow's float to uint8: x * 255.5, saturated at 0 and 255, truncated
+        want = np.clip(layout.astype(np.float64) * 255.5, 0, 255).astype(np.uint8)
+        np.testing.assert_array_equal(pixels.reshape(want.shape), want)
