@@ -209,45 +209,85 @@ def _lambda_hook(fn, name: str):
 
 
 class ModelCheckpoint(Callback):
-    """Saves the model (or only its weights) after each epoch: `filepath` may hold
-    `{epoch}` (from 1) and log names (`"ckpt-{epoch:02d}-{val_loss:.3f}.keras"`). With
-    `save_best_only`, it saves only when `monitor` improves (`mode` as in EarlyStopping)."""
+    """Saves the model (or only its weights) after each epoch, or every `save_freq` batches:
+    `filepath` may hold `{epoch}` (from 1), `{batch}` (from 1, when saving by batch) and log
+    names (`"ckpt-{epoch:02d}-{val_loss:.3f}.keras"`). With `save_best_only`, it saves only
+    when `monitor` improves (`mode` as in EarlyStopping; a monitor fit did not report warns
+    and saves, as Keras does). `verbose=1` prints Keras's messages."""
 
     @strict_keywords()
     def __init__(self, filepath: str, monitor: str = "val_loss", verbose: int = 0,
                  save_best_only: bool = False, save_weights_only: bool = False,
-                 mode: str = "auto", save_freq: str = "epoch",
+                 mode: str = "auto", save_freq="epoch",
                  initial_value_threshold: Optional[float] = None) -> None:
         super().__init__()
         self.maximize = _mode_maximizes("ModelCheckpoint", mode, monitor)
-        if save_freq != "epoch":
-            raise NotImplementedError("ModelCheckpoint(save_freq=...) saves once an epoch: only "
-                                      "'epoch' is implemented.")
-        self.filepath = str(filepath)
-        self.monitor, self.verbose = monitor, verbose
+        if save_freq != "epoch" and (isinstance(save_freq, bool) or
+                                     not isinstance(save_freq, int) or save_freq < 1):
+            raise ValueError(f"ModelCheckpoint(save_freq=...) must be 'epoch' or a positive "
+                             f"number of batches, got {save_freq!r}.")
+        self.filepath = os.fspath(filepath)
+        self.monitor, self.verbose, self.save_freq = monitor, verbose, save_freq
         self.save_best_only, self.save_weights_only = save_best_only, save_weights_only
         self.best: Optional[float] = initial_value_threshold
+        self._epoch = 0
+        self._batches = 0
+
+    def on_epoch_begin(self, epoch: int, logs: Optional[dict] = None) -> None:
+        self._epoch = epoch
+
+    def on_train_batch_end(self, batch: int, logs: Optional[dict] = None) -> None:
+        if self.save_freq == "epoch":
+            return
+        self._batches += 1
+        if self._batches >= self.save_freq:
+            self._batches = 0
+            self._save(self._epoch, batch, logs or {})
 
     def on_epoch_end(self, epoch: int, logs: Optional[dict] = None) -> None:
-        logs = logs or {}
-        if self.save_best_only:
-            value = logs.get(self.monitor)
-            if value is None:
-                warnings.warn(f"ModelCheckpoint monitors {self.monitor!r}, which fit did not "
-                              f"report (it reported {sorted(logs)}).", stacklevel=user_stacklevel())
-                return
-            better = self.best is None or (value > self.best if self.maximize
-                                           else value < self.best)
-            if not better:
-                return
-            self.best = value
-        path = self.filepath.format(epoch=epoch + 1, **logs)
+        if self.save_freq == "epoch":
+            self._save(epoch, None, logs or {})
+
+    def _save(self, epoch: int, batch: Optional[int], logs: dict) -> None:
+        keys = {"epoch": epoch + 1, **logs}
+        if batch is not None and "batch" not in logs:
+            keys["batch"] = batch + 1
+        path = self.filepath.format(**keys)
+        if not self._should_save(epoch, logs, path):
+            return
+        directory = os.path.dirname(path)
+        if directory:
+            os.makedirs(directory, exist_ok=True)
         if self.save_weights_only:
             self.model.save_weights(path)
         else:
             self.model.save(path)
-        if self.verbose:
-            print(f"Epoch {epoch + 1}: saved the model to {path}")
+        if self.verbose > 0:
+            print(f"\nEpoch {epoch + 1}: finished saving model to {path}")
+
+    def _should_save(self, epoch: int, logs: dict, path: str) -> bool:
+        """Keras's rule: always without save_best_only; else when `monitor` improved (or is
+        missing, with a warning)."""
+        if not self.save_best_only:
+            if self.verbose > 0:
+                print(f"\nEpoch {epoch + 1}: saving model to {path}")
+            return True
+        value = logs.get(self.monitor)
+        if value is None:
+            warnings.warn(f"ModelCheckpoint can save the best model only with {self.monitor!r} "
+                          f"available (fit reported {sorted(logs)}); saving.",
+                          stacklevel=user_stacklevel())
+            return True
+        best = "None" if self.best is None else f"{self.best:.5f}"
+        if self.best is None or (value > self.best if self.maximize else value < self.best):
+            if self.verbose > 0:
+                print(f"\nEpoch {epoch + 1}: {self.monitor} improved from {best} to "
+                      f"{value:.5f}, saving model to {path}")
+            self.best = value
+            return True
+        if self.verbose > 0:
+            print(f"\nEpoch {epoch + 1}: {self.monitor} did not improve from {best}")
+        return False
 
 
 class TerminateOnNaN(Callback):

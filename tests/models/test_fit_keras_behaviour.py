@@ -487,3 +487,31 @@ def test_class_weight_weighs_a_dataset_as_keras():
                         verbose=0, class_weight={0: 0.5, 1: 2.0, 2: 1.0})
     np.testing.assert_allclose(history.history["loss"], [1.44752, 1.19724], atol=2e-5)  # Keras 3
     np.testing.assert_allclose(history.history["accuracy"], [0.2, 0.5], atol=2e-5)
+
+
+def test_model_checkpoint_saves_by_batch_and_best_as_keras(tmp_path, capsys):
+    x = np.linspace(-1, 1, 30, dtype="float32").reshape(10, 3)
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
+    model.compile(keras.optimizers.SGD(0.1), "mse")
+    sequence = [1.0, 0.8, 0.9, 0.7]
+    model.fit(x, x[:, :1] * 2, epochs=3, batch_size=4, verbose=0, shuffle=False, callbacks=[
+        keras.callbacks.ModelCheckpoint(str(tmp_path / "m-{epoch}-{batch}.weights.npz"),
+                                        save_freq=2, save_weights_only=True)])
+    # Keras 3 writes m-1-2, m-2-1, m-2-3, m-3-2 (every 2 batches of 3, counted across epochs)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "m-1-2.weights.npz", "m-2-1.weights.npz", "m-2-3.weights.npz", "m-3-2.weights.npz"]
+    capsys.readouterr()
+    model.fit(x, x[:, :1] * 2, epochs=4, batch_size=4, verbose=0, shuffle=False, callbacks=[
+        keras.callbacks.LambdaCallback(
+            on_epoch_end=lambda e, logs: logs.__setitem__("val_loss", sequence[e])),
+        keras.callbacks.ModelCheckpoint(str(tmp_path / "best.keras"), save_best_only=True,
+                                        verbose=1)])
+    path = str(tmp_path / "best.keras")
+    assert [line for line in capsys.readouterr().out.splitlines() if line] == [  # Keras 3's
+        f"Epoch 1: val_loss improved from None to 1.00000, saving model to {path}",
+        f"Epoch 1: finished saving model to {path}",
+        f"Epoch 2: val_loss improved from 1.00000 to 0.80000, saving model to {path}",
+        f"Epoch 2: finished saving model to {path}",
+        "Epoch 3: val_loss did not improve from 0.80000",
+        f"Epoch 4: val_loss improved from 0.80000 to 0.70000, saving model to {path}",
+        f"Epoch 4: finished saving model to {path}"]
