@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Optional
 
+import numpy as np
+
 
 def offset_words(seqs, start_char: Optional[int], index_from: int) -> list:
     """Each sequence's word indices shifted by `index_from`, `start_char` put first."""
@@ -28,8 +30,8 @@ def limit_words(seqs: list, num_words: Optional[int], skip_top: int,
     return [[w for w in s if skip_top <= w < num_words] for s in seqs]
 
 
-def as_objects(seqs: list):
-    import numpy as np
+def as_objects(seqs: list) -> np.ndarray:
+    """A 1-D object array holding the lists (never a 2-D array when they are equally long)."""
     out = np.empty(len(seqs), dtype=object)
     out[:] = seqs
     return out
