@@ -15,6 +15,8 @@ from runtime.layers.pooling import AveragePooling1D as _AvgPool1D_
 from runtime.layers.pooling import AveragePooling2D as _AvgPool2D_
 from runtime.layers.normalization import BatchNormalization as BatchNormalization
 from runtime.layers.recurrent import Bidirectional as Bidirectional
+from runtime.layers.preprocessing.lookup import CategoryEncoding as CategoryEncoding
+from runtime.layers.preprocessing.image import CenterCrop as CenterCrop
 from runtime.layers.merging import Concatenate as Concatenate
 from runtime.layers.convolutional import Conv1D as Conv1D
 from runtime.layers.conv_transpose import Conv1DTranspose as Conv1DTranspose
@@ -29,6 +31,7 @@ from runtime.layers.convolutional import Cropping2D as Cropping2D
 from runtime.layers.core import Dense as Dense
 from runtime.layers.separable_conv import DepthwiseConv1D as DepthwiseConv1D
 from runtime.layers.separable_conv import DepthwiseConv2D as DepthwiseConv2D
+from runtime.layers.preprocessing.lookup import Discretization as Discretization
 from runtime.layers.merging import Dot as Dot
 from runtime.layers.core import Dropout as Dropout
 from runtime.layers.core import ELU as ELU
@@ -52,6 +55,7 @@ from runtime.layers.attention import GroupedQueryAttention as _GroupQueryAttenti
 from runtime.layers.core import Identity as Identity
 from runtime.layers.functional import Input as Input
 from runtime.layers.functional import InputLayer as InputLayer
+from runtime.layers.preprocessing.lookup import IntegerLookup as IntegerLookup
 from runtime.layers.recurrent import LSTM as LSTM
 from runtime.layers.recurrent import LSTMCell as LSTMCell
 from runtime.layers.reshaping import Lambda as Lambda
@@ -74,10 +78,18 @@ from runtime.layers.core import PReLU as PReLU
 from runtime.layers.reshaping import Permute as Permute
 from runtime.layers.normalization import RMSNormalization as RMSNormalization
 from runtime.layers.recurrent import RNN as RNN
+from runtime.layers.preprocessing.image import RandomBrightness as RandomBrightness
+from runtime.layers.preprocessing.image import RandomContrast as RandomContrast
+from runtime.layers.preprocessing.image import RandomCrop as RandomCrop
+from runtime.layers.preprocessing.image import RandomFlip as RandomFlip
+from runtime.layers.preprocessing.image import RandomRotation as RandomRotation
+from runtime.layers.preprocessing.image import RandomTranslation as RandomTranslation
+from runtime.layers.preprocessing.image import RandomZoom as RandomZoom
 from runtime.layers.core import ReLU as ReLU
 from runtime.layers.reshaping import RepeatVector as RepeatVector
 from runtime.layers.core import Rescaling as Rescaling
 from runtime.layers.reshaping import Reshape as Reshape
+from runtime.layers.preprocessing.image import Resizing as Resizing
 from runtime.layers.separable_conv import SeparableConv1D as SeparableConv1D
 from runtime.layers.separable_conv import SeparableConv2D as SeparableConv2D
 from runtime.layers.separable_conv import SeparableConv1D as _SeparableConvolution1D_
@@ -89,7 +101,9 @@ from runtime.layers.core import Softmax as Softmax
 from runtime.layers.regularization import SpatialDropout1D as SpatialDropout1D
 from runtime.layers.regularization import SpatialDropout2D as SpatialDropout2D
 from runtime.layers.regularization import SpatialDropout3D as SpatialDropout3D
+from runtime.layers.preprocessing.lookup import StringLookup as StringLookup
 from runtime.layers.merging import Subtract as Subtract
+from runtime.layers.preprocessing.lookup import TextVectorization as TextVectorization
 from runtime.layers.wrappers import TimeDistributed as TimeDistributed
 from runtime.layers.normalization import UnitNormalization as UnitNormalization
 from runtime.layers.convolutional import UpSampling1D as UpSampling1D
