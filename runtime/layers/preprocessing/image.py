@@ -4,8 +4,8 @@ RandomBrightness, RandomCrop), which are the identity at inference (`training=Fa
 
 Images are channels_last batches (N, H, W, C) or single images (H, W, C). Resizing follows
 TensorFlow's `tf.image.resize` without antialiasing (half-pixel centers; bicubic is Keys'
-kernel with a = -0.5, sampled at 1/1024 steps as TensorFlow's table), as Keras 3 does on the TensorFlow backend; each method is a separable
-pair of 1-D weight matrices."""
+kernel with a = -0.5, sampled at 1/1024 steps as TensorFlow's table), as Keras 3 does on the
+TensorFlow backend; each method is a separable pair of 1-D weight matrices."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ...ops.control_flow import cond
 from ...ops.core import convert_to_tensor
 from ..base import Layer
 from ._common import SeedStream, check_factor, run_numpy
@@ -218,7 +219,6 @@ class _RandomLayer(_ImageLayer):
             return self._run(self._inference, inputs, shape)
         if training is True or training is None:
             return self._run(self._augment, inputs, shape)
-        from ...ops.control_flow import cond  # a tensor `training`
         return cond(training, lambda: self._run(self._augment, inputs, shape),
                     lambda: self._run(self._inference, inputs, shape))
 
@@ -289,7 +289,7 @@ def _sample(image, sx, sy, interpolation, fill_value):
         return np.where(inside[..., None], values, fill_value)
 
     if interpolation == "nearest":
-        return read(np.round(sy).astype(int), np.round(sx).astype(int))
+        return read(np.floor(sy + 0.5).astype(int), np.floor(sx + 0.5).astype(int))
     y0, x0 = np.floor(sy).astype(int), np.floor(sx).astype(int)
     fy, fx = (sy - y0)[..., None], (sx - x0)[..., None]
     top = read(y0, x0) * (1 - fx) + read(y0, x0 + 1) * fx
@@ -379,12 +379,15 @@ class RandomTranslation(_TransformLayer):
 
 class RandomContrast(_RandomLayer):
     """Scales each image's deviation from its per-channel mean by a factor drawn in
-    [1 - lower, 1 + upper], clipped to `value_range`."""
+    [1 - lower, 1 + upper] (`factor`: one number f for (f, f), or the pair), clipped to
+    `value_range`."""
 
     def __init__(self, factor, value_range=(0, 255), seed=None, **kwargs: Any) -> None:
         super().__init__(seed, None, **kwargs)
         self.factor, self.value_range = factor, tuple(value_range)
         low, high = check_factor(factor, "factor", "RandomContrast")
+        if not isinstance(factor, (int, float)):  # a pair (lower, upper): [1-lower, 1+upper]
+            low = -low
         self._range = (max(1.0 + low, 0.0), 1.0 + high)
 
     def _augment(self, x: np.ndarray) -> np.ndarray:

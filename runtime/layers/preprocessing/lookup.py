@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from ...errors import InvalidArgumentError
 from ...ops.core import convert_to_tensor
 from ..base import Layer
 from ._common import TokenRows, adapt_batches, as_numpy, run_numpy
@@ -31,8 +32,7 @@ def encode(indices: np.ndarray, mode: str, depth: int, dtype, weights=None) -> n
     one sample)."""
     indices = np.asarray(indices, np.int64)
     if indices.size and (indices.min() < 0 or indices.max() >= depth):
-        from ...errors import InvalidArgumentError
-        raise InvalidArgumentError(None, None, f"Input values must be in the range 0 <= values "
+        raise InvalidArgumentError(f"Input values must be in the range 0 <= values "
                                    f"< num_tokens with num_tokens={depth}, got values from "
                                    f"{indices.min()} to {indices.max()}.")
     if mode == "one_hot":
@@ -114,10 +114,14 @@ class Discretization(Layer):
     def __init__(self, bin_boundaries=None, num_bins=None, epsilon: float = 0.01,
                  output_mode: str = "int", sparse: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        if (bin_boundaries is None) == (num_bins is None):
-            raise ValueError("Discretization: give exactly one of `bin_boundaries` and "
-                             f"`num_bins`, got bin_boundaries={bin_boundaries!r} and "
-                             f"num_bins={num_bins!r}.")
+        if bin_boundaries is None and num_bins is None:
+            raise ValueError("Discretization: give `bin_boundaries` or `num_bins` (then call "
+                             "adapt), got neither.")
+        if (bin_boundaries is not None and num_bins is not None
+                and len(bin_boundaries) != num_bins - 1):
+            raise ValueError(f"Discretization: `bin_boundaries` ({len(bin_boundaries)} values) "
+                             f"and num_bins={num_bins} do not agree: num_bins must be one more "
+                             "than the number of boundaries.")
         _check_mode(output_mode, "Discretization", ("int", "one_hot", "multi_hot", "count"))
         if sparse:
             raise NotImplementedError("Discretization(sparse=True) is not implemented here.")
@@ -307,8 +311,7 @@ class _IndexLookup(Layer):
             index = self._token_index.get(key)
             if index is None:
                 if self.num_oov_indices == 0:
-                    from ...errors import InvalidArgumentError
-                    raise InvalidArgumentError(None, None, "When `num_oov_indices=0` all "
+                                raise InvalidArgumentError("When `num_oov_indices=0` all "
                                                f"inputs should be in vocabulary, found OOV "
                                                f"value {token!r}; consider setting "
                                                "`num_oov_indices=1`.")
