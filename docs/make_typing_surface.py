@@ -10,7 +10,10 @@ and this script writes it from the live tables:
 - `runtime/_api/__init__.pyi`: every public name of `rt`, re-exported explicitly
   (`from runtime.ops.core import constant as constant`), so `mypy --strict` accepts them;
 - `runtime/_api/<namespace>.pyi` for `rt.math`, `rt.nn`, ... (a nested namespace such as
-  `rt.math.special` is the file `math_special.pyi`, bound as an attribute of its parent).
+  `rt.math.special` is the file `math_special.pyi`, bound as an attribute of its parent);
+- `runtime/_api/keras_<name>.pyi` for the `rt.keras` modules whose names are made at import
+  (`KERAS_STUBS`), which star-import it under TYPE_CHECKING: a layer, loss or callback is its
+  class to a checker, and a misspelt name is an error.
 
 A function that mypy could not type from its definition (made by a factory, so it has no
 top-level `def` of its public name) gets a declaration instead of an import: its run-time
