@@ -123,3 +123,28 @@ def test_tar_member_escaping_is_skipped(tmp_path):
 def test_unknown_keyword_is_refused(source, tmp_path):
     with pytest.raises(TypeError, match="cache_subdir"):
         get_file(origin=_url(source), cache_subdirs="x")
+
+
+class _BrokenResponse(io.BytesIO):
+    """A response that fails after its first chunk, as a dropped connection does."""
+
+    headers = {"Content-Length": "200000"}
+
+    def read(self, size=-1):
+        if self.tell():
+            raise ConnectionResetError("connection dropped")
+        return super().read(1000)
+
+
+def test_an_interrupted_download_never_sits_in_the_cache(source, tmp_path, monkeypatch):
+    cache = tmp_path / "c"
+    good = get_file(origin=_url(source), cache_dir=str(cache))
+    monkeypatch.setattr("urllib.request.urlopen", lambda url: _BrokenResponse(b"x" * 5000))
+    with pytest.raises(ConnectionResetError):
+        get_file(origin=_url(source), cache_dir=str(cache), force_download=True)
+    # the earlier complete copy is still there, and no partial file beside it
+    assert os.listdir(cache / "datasets") == ["data.txt"]
+    assert open(good, "rb").read() == source.read_bytes()
+    with pytest.raises(ConnectionResetError):
+        get_file("other.txt", _url(source), cache_dir=str(cache))
+    assert os.listdir(cache / "datasets") == ["data.txt"]
