@@ -562,13 +562,13 @@ _VAL_FIELDS = {1: 5, 2: 6, 3: 7, 4: 7, 5: 7, 6: 7, 17: 7, 19: 13, 9: 10, 10: 11,
                18: 12, 22: 16, 23: 17}
 
 
-def encode_tensor_proto(array: np.ndarray, type_name: str) -> bytes:
+def encode_tensor_proto(array: np.ndarray, dtype_name: str) -> bytes:
     """A TensorProto of `array` as `tf.io.serialize_tensor` writes it: dtype, shape, and the
     raw little-endian bytes in tensor_content (strings in string_val)."""
     shape = b"".join(_delimited(2, _tag(1, 0) + _varint_bytes(int(d)) if d else b"")
                      for d in array.shape)
-    out = _tag(1, 0) + _varint_bytes(DATA_TYPES[type_name]) + _delimited(2, shape)
-    if type_name == "string":
+    out = _tag(1, 0) + _varint_bytes(DATA_TYPES[dtype_name]) + _delimited(2, shape)
+    if dtype_name == "string":
         return out + b"".join(_delimited(8, v if isinstance(v, bytes) else str(v).encode())
                               for v in array.reshape(-1))
     if array.size:
