@@ -11,6 +11,7 @@ once for full batches and once for a smaller last batch.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import sys
 import types
@@ -86,7 +87,10 @@ class Training:
         def step(fn):
             if self.run_eagerly:
                 return fn
-            return function(fn, reduce_retracing=True, jit_compile=jit_compile)
+            # a partial has no __code__: a model compiled many times (one step function
+            # each) is not the recompiling loop rt.function warns about
+            return function(functools.partial(fn), reduce_retracing=True,
+                            jit_compile=jit_compile)
         self._train_step = step(_train_step(self, optimizer, loss_fn, named))
         self._test_step = step(_test_step(self, loss_fn, named))
         self._predict_step = step(_predict_step(self))

@@ -515,3 +515,10 @@ def test_model_checkpoint_saves_by_batch_and_best_as_keras(tmp_path, capsys):
         "Epoch 3: val_loss did not improve from 0.80000",
         f"Epoch 4: val_loss improved from 0.80000 to 0.70000, saving model to {path}",
         f"Epoch 4: finished saving model to {path}"]
+
+
+def test_compiling_many_models_does_not_warn_about_recompiling():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")   # Keras prints nothing for six models trained in a row
+        for _ in range(6):
+            _regressor().fit(X, YR, epochs=1, verbose=0)
