@@ -241,7 +241,7 @@ class Training:
         `steps` are read (all by default); `callbacks` get the predict hooks; `verbose` as
         in `evaluate`."""
         if getattr(self, "_predict_step", None) is None:
-            self._predict_step = function(_predict_step(self), reduce_retracing=True)
+            self._predict_step = function(functools.partial(_predict_step(self)), reduce_retracing=True)
         verbose = _check_verbose(verbose)
         batch_size = _default_batch_size(batch_size)
         steps = _check_steps(steps, "steps")
@@ -280,7 +280,7 @@ class Training:
     def predict_on_batch(self, x) -> np.ndarray:
         """The model's outputs for one batch (with `training=False`)."""
         if getattr(self, "_predict_step", None) is None:
-            self._predict_step = function(_predict_step(self), reduce_retracing=True)
+            self._predict_step = function(functools.partial(_predict_step(self)), reduce_retracing=True)
         return nest.map_structure(np.asarray, self._predict_step(self._as_arrays(x)))
 
     def _on_batch(self, method: str, x, y, sample_weight, class_weight, return_dict: bool):

@@ -522,3 +522,12 @@ def test_compiling_many_models_does_not_warn_about_recompiling():
         warnings.simplefilter("error")   # Keras prints nothing for six models trained in a row
         for _ in range(6):
             _regressor().fit(X, YR, epochs=1, verbose=0)
+
+
+def test_predicting_with_many_uncompiled_models_does_not_warn():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for _ in range(6):
+            model = _model(1)
+            model.predict(X, verbose=0)
+            model.predict_on_batch(X)
