@@ -726,7 +726,7 @@ def gather_values(records: list[bytes], spans: list[dict], key: str, kind: int):
             if got[0] != kind and got[0] != 0:
                 raise KindMismatch(i, got[0])
             if got[0]:
-                items = list_values(buf, 1, got[1], got[2])
+                items = _bytes_items(buf, got[1], got[2])
                 values.extend(items)
                 counts[i] = len(items)
         array = np.empty(len(values), object)
@@ -769,6 +769,18 @@ def gather_values(records: list[bytes], spans: list[dict], key: str, kind: int):
         terminators = np.concatenate(([0], np.cumsum(np.frombuffer(data, np.uint8) < 0x80)))
         counts[present_idx] = terminators[ends] - terminators[ends - lengths]
     return values, counts, present
+
+
+def _bytes_items(buf: bytes, start: int, stop: int) -> list:
+    """The values of the BytesList at buf[start:stop] (tags read inline)."""
+    items, pos = [], start
+    while pos < stop:
+        if buf[pos] != 0x0A:
+            return list_values(buf, 1, start, stop)
+        size, pos = _size_at(buf, pos + 1, stop)
+        items.append(buf[pos:pos + size])
+        pos += size
+    return items
 
 
 def _gather_slowly(records, spans, key, kind, counts, present):
