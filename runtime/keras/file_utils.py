@@ -220,7 +220,7 @@ def get_file(fname: Optional[str] = None, origin: Optional[str] = None, untar: b
                              f"hash does not match the provided value of {file_hash} "
                              f"(origin: {origin}).")
         os.replace(partial, target)
-    if not extracting:
+    if extraction_dir is None:
         return target
     if fresh or not os.path.isdir(extraction_dir):
         if not extract_archive(target, extraction_dir, "tar" if untar else archive_format):

@@ -18,7 +18,8 @@ def load_data(path: str = "boston_housing.npz", test_split: float = 0.2, seed: i
     with np.load(sources.fetch(path, _HASH, remote_name="boston_housing.npz"),
                  allow_pickle=False) as f:
         x, y = f["x"], f["y"]
-    return sources.split(*sources.shuffled(seed, x, y), test_split)
+    x, y = sources.shuffled(seed, x, y)
+    return sources.split(x, y, test_split)
 
 
 __all__ = ["load_data"]

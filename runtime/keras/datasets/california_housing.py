@@ -24,7 +24,8 @@ def load_data(version: str = "large", path: str = "california_housing.npz",
         x, y = f["x"], f["y"]
     if version == "small":
         x, y = x[:600], y[:600]
-    return sources.split(*sources.shuffled(seed, x, y), test_split)
+    x, y = sources.shuffled(seed, x, y)
+    return sources.split(x, y, test_split)
 
 
 __all__ = ["load_data"]

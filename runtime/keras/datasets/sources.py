@@ -68,18 +68,20 @@ def fetch(fname: str, file_hash: str, **kwargs) -> str:
 
 
 def check_test_split(test_split: float) -> None:
+    """Refuses a `test_split` outside [0, 1) with Keras's ValueError."""
     if not 0 <= test_split < 1:
         raise ValueError(f"Invalid `test_split` argument: {test_split}. It must be between 0 and "
                          "1 (exclusive of 1).")
 
 
-def shuffled(seed: int, *arrays):
-    """The arrays reordered by one `np.random.RandomState(seed).shuffle` of their indices."""
-    order = np.arange(len(arrays[0]))
+def shuffled(seed: int, x, y) -> tuple:
+    """`x` and `y` reordered by one `np.random.RandomState(seed).shuffle` of their indices."""
+    order = np.arange(len(x))
     np.random.RandomState(seed).shuffle(order)
-    return tuple(a[order] for a in arrays)
+    return x[order], y[order]
 
 
-def split(x, y, test_split: float):
+def split(x, y, test_split: float) -> tuple:
+    """`(x_train, y_train), (x_test, y_test)`: the last `test_split` of the rows held out."""
     cut = int(len(x) * (1 - test_split))
     return (np.array(x[:cut]), np.array(y[:cut])), (np.array(x[cut:]), np.array(y[cut:]))
