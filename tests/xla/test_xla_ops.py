@@ -34,7 +34,26 @@ def _decompositions(x):
     return programs.decompositions(x, full_rank=True)
 
 
+def _loop_second_order(x):
+    """A second derivative through a staged loop with a branch in its body: the gradient of
+    the loop's saves (AccumulatorGradZeros, AccumulatorGradFromRead, TensorArrayGradAdd,
+    AccumulatorPushGrad), held as stacks."""
+    with rt.GradientTape() as outer:
+        outer.watch(x)
+        with rt.GradientTape() as inner:
+            inner.watch(x)
+            h = x[0]
+            for _ in rt.range(3):
+                h = h * x[1] + 0.1
+                h = rt.cond(rt.reduce_sum(h) > 0.5, lambda v=h: v * v, lambda v=h: v - 0.2)
+            y = rt.reduce_sum(h * 2.0)
+        g = inner.gradient(y, x)
+        z = rt.reduce_sum(g * g)
+    return g, outer.gradient(z, x)
+
+
 GROUPS = {
+    "loop_second_order": (_loop_second_order, (x_values(F64),)),
     "unary_float": (programs.unary_float, (x_values(F32),)),
     "unary_float64": (programs.unary_float, (x_values(F64),)),
     "binary": (programs.binary, (x_values(F32, (3, 4), -1, 1),)),
