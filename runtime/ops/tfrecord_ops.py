@@ -127,6 +127,17 @@ def _position_tables():
     return _POSITIONS
 
 
+_ARANGE = np.arange(0, dtype=np.int32)
+
+
+def _positions(n: int) -> np.ndarray:
+    """0, 1, ..., n - 1 (int32), from a cached array (no new pages for every chunk)."""
+    global _ARANGE
+    if _ARANGE.size < n:
+        _ARANGE = np.arange(max(n, 1 << 22), dtype=np.int32)
+    return _ARANGE[:n]
+
+
 def _crc_short(items: list[bytes]) -> np.ndarray:
     """The CRC-32C of each of `items` (at most _PIECE bytes each), all at once: each byte's
     contribution looked up by its value and its distance to the item's end, XORed per item
@@ -135,7 +146,10 @@ def _crc_short(items: list[bytes]) -> np.ndarray:
     lengths = np.fromiter((len(b) for b in items), np.int64, len(items))
     data = np.frombuffer(b"".join(items), np.uint8)
     ends = np.cumsum(lengths)
-    dist = np.repeat(ends - 1, lengths) - np.arange(data.size)
+    if data.size >= 1 << 31:
+        raise ValueError("crc32c_many: at most 2 GB at once")
+    dist = np.repeat((ends - 1).astype(np.int32), lengths)
+    dist -= _positions(data.size)
     dist <<= 8
     dist += data
     contrib = flat_table[dist]
