@@ -19,8 +19,7 @@ class TFRecordDataset(Dataset):
     dataset of file names), read lazily; both CRCs of every record are checked.
 
     `compression_type`: None / '' / 'GZIP' / 'ZLIB'. `buffer_size`: bytes read at a time.
-    `num_parallel_reads`: that many files read at once, their records interleaved one by one
-    (the order TensorFlow gives with deterministic execution)."""
+    `num_parallel_reads`: that many files read in turn, one record from each."""
 
     def __init__(self, filenames: Any, compression_type: Optional[str] = None,
                  buffer_size: Optional[int] = None, num_parallel_reads: Optional[int] = None,
