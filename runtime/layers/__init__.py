@@ -89,6 +89,7 @@ from .preprocessing import (
     CategoryEncoding,
     CenterCrop,
     Discretization,
+    Hashing,
     IntegerLookup,
     RandomBrightness,
     RandomContrast,
@@ -146,7 +147,7 @@ __all__ += ["ActivityRegularization", "AlphaDropout", "GaussianDropout", "Gaussi
             "SpatialDropout3D", "UnitNormalization", "add", "average", "concatenate", "dot",
             "maximum", "minimum", "multiply", "subtract"]
 __all__ += ["Normalization", "RMSNormalization", "Rescaling"]
-__all__ += ["CategoryEncoding", "CenterCrop", "Discretization", "IntegerLookup",
+__all__ += ["CategoryEncoding", "CenterCrop", "Discretization", "Hashing", "IntegerLookup",
             "RandomBrightness", "RandomContrast", "RandomCrop", "RandomFlip", "RandomRotation",
             "RandomTranslation", "RandomZoom", "Resizing", "StringLookup", "TextVectorization"]
 

@@ -102,6 +102,45 @@ def test_string_lookup_refuses_bad_arguments_by_name():
         L.StringLookup(vocabulary=["a"], num_oov_indices=0)(["b"])
 
 
+def test_string_lookup_several_oov_indices_hash_as_keras():
+    layer = L.StringLookup(vocabulary=["a", "b", "c", "d"], num_oov_indices=2)
+    # Keras's docstring: "m" takes OOV id 0 and "z" id 1
+    np.testing.assert_array_equal(_np(layer([["a", "c", "d"], ["m", "z", "b"]])),
+                                  [[2, 4, 5], [0, 1, 3]])
+
+
+# -- Hashing ----------------------------------------------------------------------------------
+def test_hashing_keras_docstring_examples():
+    out = L.Hashing(num_bins=3)([["A"], ["B"], ["C"], ["D"], ["E"]])
+    assert out.dtype == rt.int64
+    np.testing.assert_array_equal(_np(out), [[1], [0], [1], [1], [2]])
+    masked = L.Hashing(num_bins=3, mask_value="")([["A"], ["B"], [""], ["C"], ["D"]])
+    np.testing.assert_array_equal(_np(masked), [[1], [1], [0], [2], [2]])
+
+
+def test_hashing_fingerprint_is_farmhash64_on_reference_vectors():
+    from runtime.layers.preprocessing.farmhash import fingerprint64
+    # FarmHash's Fingerprint64 of "" is its constant k2, and ids above depend on all lengths'
+    # branches; an integer hashes as its decimal text
+    assert fingerprint64(b"") == 0x9AE16A3B2F90404F
+    # tf.strings.to_hash_bucket_fast(strings, 2**62) in TensorFlow 2.21, for every branch of
+    # the algorithm (lengths 0-16, 17-32, 33-64 and the 64-byte loop)
+    lengths = (3, 5, 12, 20, 40, 64, 65, 130, 300)
+    tensorflow = [3225035365289182248, 2251359278607051727, 2917594698257753930,
+                  1516716198070093992, 3166589992380210024, 2325104078259550602,
+                  1750252573709625707, 1333027554596271831, 877258984558720016]
+    strings = [bytes(i * 7 % 256 for i in range(n)) for n in lengths]
+    assert [fingerprint64(b) % 2**62 for b in strings] == tensorflow
+    layer = L.Hashing(num_bins=7)
+    np.testing.assert_array_equal(_np(layer(np.array([[1, 25]]))),
+                                  _np(layer([["1", "25"]])))
+    one_hot = _np(L.Hashing(num_bins=4, output_mode="one_hot")(["a", "b", "c"]))
+    ids = _np(L.Hashing(num_bins=4)(["a", "b", "c"]))
+    np.testing.assert_array_equal(one_hot, np.eye(4)[ids])
+    with pytest.raises(NotImplementedError, match="salt"):
+        L.Hashing(num_bins=3, salt=1)
+
+
 # -- IntegerLookup ----------------------------------------------------------------------------
 def test_integer_lookup_adapt_and_oov_slots():
     layer = L.IntegerLookup()

@@ -1,6 +1,7 @@
 """Keras's preprocessing layers: lookups and text (`lookup`), images and augmentation
 (`image`)."""
 
+from .hashing import Hashing
 from .image import (
     CenterCrop,
     RandomBrightness,
@@ -20,6 +21,6 @@ from .lookup import (
     TextVectorization,
 )
 
-__all__ = ["CategoryEncoding", "CenterCrop", "Discretization", "IntegerLookup",
+__all__ = ["CategoryEncoding", "CenterCrop", "Discretization", "Hashing", "IntegerLookup",
            "RandomBrightness", "RandomContrast", "RandomCrop", "RandomFlip", "RandomRotation",
            "RandomTranslation", "RandomZoom", "Resizing", "StringLookup", "TextVectorization"]

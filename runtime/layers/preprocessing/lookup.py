@@ -14,6 +14,7 @@ from ...errors import InvalidArgumentError
 from ...ops.core import convert_to_tensor
 from ..base import Layer
 from ._common import TokenRows, adapt_batches, as_numpy, run_numpy
+from .farmhash import fingerprint64
 
 _MODES = ("int", "one_hot", "multi_hot", "count", "tf_idf")
 _PUNCTUATION = re.compile(r'[!"#$%&()\*\+,\-\./:;<=>?@\[\\\]^_`{|}~\']')
@@ -322,9 +323,7 @@ class _IndexLookup(Layer):
     def _oov_slot(self, key) -> int:
         if self.num_oov_indices == 1:
             return 0
-        raise NotImplementedError(f"{type(self).__name__}: num_oov_indices > 1 hashes strings "
-                                  "with FarmHash, which is not implemented here; use "
-                                  "num_oov_indices=1.")
+        return fingerprint64(_text(key).encode("utf-8")) % self.num_oov_indices
 
     def _inverse(self, x: np.ndarray):
         vocab = self.get_vocabulary()
