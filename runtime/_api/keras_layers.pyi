@@ -52,6 +52,7 @@ from runtime.layers.pooling import GlobalMaxPooling1D as GlobalMaxPooling1D
 from runtime.layers.pooling import GlobalMaxPooling2D as GlobalMaxPooling2D
 from runtime.layers.normalization import GroupNormalization as GroupNormalization
 from runtime.layers.attention import GroupedQueryAttention as _GroupQueryAttention_
+from runtime.layers.preprocessing.hashing import Hashing as Hashing
 from runtime.layers.core import Identity as Identity
 from runtime.layers.functional import Input as Input
 from runtime.layers.functional import InputLayer as InputLayer
