@@ -328,7 +328,7 @@ class Training:
         for step, batch in enumerate(inputs):
             for callback in callbacks:
                 callback.on_predict_batch_begin(step)
-            parts.append(self._predict_step(batch))
+            parts.append(self._predict_step(_strings_as_tensors(batch)))
             progress.update({})
             for callback in callbacks:
                 callback.on_predict_batch_end(step, {"outputs": parts[-1]})
