@@ -6,6 +6,8 @@ functions, saved with a model, and inside fit."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -290,6 +292,10 @@ def test_text_classifier_trains_and_saves_with_its_vocabulary(tmp_path):
     assert loaded.layers[0].get_vocabulary() == vectorize.get_vocabulary()
     np.testing.assert_allclose(loaded.predict(texts[:5], verbose=0),
                                model.predict(texts[:5], verbose=0), rtol=1e-6)
+    with warnings.catch_warnings():  # string batches do not retrace the step each time
+        warnings.simplefilter("error")
+        model.fit(texts, labels, batch_size=4, epochs=1, verbose=0)
+        assert model.predict(texts, batch_size=4, verbose=0).shape == (24, 1)
 
 
 def test_lookup_configs_round_trip_with_vocabulary():
