@@ -53,13 +53,22 @@ class TFRecordDataset(Dataset):
         for records in read_records(name, self._kind, self._chunk):
             yield from records
 
+    def _blocks(self):
+        """The records of each piece read, as one string array (batch slices it)."""
+        return self._record_blocks() if self._parallel == 1 else None
+
+    def _record_blocks(self):
+        for name in self._file_names():
+            for records in read_records(name, self._kind, self._chunk):
+                block = np.empty(len(records), dtype=object)
+                block[:] = records
+                yield block
+
     def _elements(self):
-        names = self._file_names()
         if self._parallel == 1:
-            for name in names:
-                for record in self._one_file(name):
-                    yield np.asarray(record, dtype=object)
+            yield from super()._elements()
             return
+        names = self._file_names()
         pending, active = list(names), []
         while pending or active:
             while pending and len(active) < self._parallel:
