@@ -245,3 +245,17 @@ def test_flush_writes_what_was_written(tmp_path):
     writer.flush()
     assert _hand_records(open(path, "rb").read()) == [b"one"]
     writer.close()
+
+
+def test_records_flow_through_the_usual_transformations(tmp_path):
+    path = str(tmp_path / "t.tfrecord")
+    expected = [b"r%d" % i for i in range(10)]
+    with rt.io.TFRecordWriter(path) as writer:
+        for r in expected:
+            writer.write(r)
+    ds = rt.data.TFRecordDataset(path, buffer_size=64)  # several pieces of the file
+    assert [r.numpy() for r in ds.skip(1).take(3)] == expected[1:4]
+    assert sorted(r.numpy() for r in ds.shuffle(10, seed=0)) == expected
+    batches = [b.numpy().tolist() for b in ds.batch(4, drop_remainder=True)]
+    assert batches == [expected[0:4], expected[4:8]]
+    assert ds.element_spec == rt.TensorSpec([], rt.string)
