@@ -463,3 +463,20 @@ def test_image_layers_in_a_saved_model(tmp_path):
         "Resizing", "Rescaling", "RandomFlip"]
     np.testing.assert_allclose(loaded.predict(IMAGES, verbose=0),
                                model.predict(IMAGES, verbose=0), rtol=1e-6)
+
+
+@keras.saving.register_keras_serializable(package="PreprocessingTest")
+def _lower_only(texts):
+    return rt.strings.lower(texts)
+
+
+def test_text_vectorization_custom_standardize_saves_by_registered_name(tmp_path):
+    layer = L.TextVectorization(standardize=_lower_only, vocabulary=["ab!", "c"])
+    assert layer.get_config()["standardize"] == {"class_name": "function",
+                                                 "config": "PreprocessingTest>_lower_only"}
+    model = keras.Sequential([keras.Input(shape=(), dtype="string"), layer])
+    model.save(tmp_path / "std.keras")
+    loaded = keras.models.load_model(tmp_path / "std.keras")
+    assert loaded.layers[0].standardize is _lower_only
+    # punctuation kept ("ab!"), case folded, unknown "d" is OOV
+    np.testing.assert_array_equal(loaded.predict(np.array(["AB! c d"]), verbose=0), [[2, 3, 1]])

@@ -605,9 +605,6 @@ class TextVectorization(Layer):
         config["idf_weights"] = (None if self._lookup._idf is None else
                                  self._lookup._idf[self._lookup._start():].tolist())
         config["vocabulary_size"] = self.vocabulary_size()
-        for key in ("standardize", "split"):
-            if callable(config.get(key)):
-                config[key] = getattr(config[key], "__name__", None)
         return config
 
 
