@@ -199,6 +199,7 @@ class _IndexLookup(Layer):
         self._tokens: list = []
         self._idf: np.ndarray | None = None
         self._token_index: dict = {}
+        self._set_tokens([])
         if vocabulary is not None:
             self.set_vocabulary(vocabulary, idf_weights)
 
@@ -259,6 +260,8 @@ class _IndexLookup(Layer):
     def _set_tokens(self, tokens: list) -> None:
         self._tokens = list(tokens)
         self._token_index = {t: i + self._start() for i, t in enumerate(self._tokens)}
+        if self.mask_token is not None:  # the mask token looks up to 0
+            self._token_index[self._key(self.mask_token)] = 0
 
     def adapt(self, data, batch_size=None, steps=None) -> None:
         """Learns the vocabulary: tokens by decreasing count, ties in decreasing token order
@@ -301,24 +304,22 @@ class _IndexLookup(Layer):
     # -- calling ------------------------------------------------------------------------
     def _lookup(self, x: np.ndarray) -> np.ndarray:
         keys = np.asarray(x, dtype=object)
-        out = np.empty(keys.shape, np.int64)
+        table = self._token_index
         oov_start = 0 if self.mask_token is None else 1
-        mask = None if self.mask_token is None else self._key(self.mask_token)
-        for pos, token in np.ndenumerate(keys):
-            key = self._key(token)
-            if mask is not None and key == mask:
-                out[pos] = 0
-                continue
-            index = self._token_index.get(key)
-            if index is None:
-                if self.num_oov_indices == 0:
-                                raise InvalidArgumentError("When `num_oov_indices=0` all "
-                                               f"inputs should be in vocabulary, found OOV "
-                                               f"value {token!r}; consider setting "
-                                               "`num_oov_indices=1`.")
-                index = oov_start + self._oov_slot(key)
-            out[pos] = index
-        return out
+        flat = [self._key(token) for token in keys.ravel().tolist()]
+        ids = [table.get(key, -1) for key in flat]
+        if -1 in ids:
+            for pos, index in enumerate(ids):
+                if index == -1:
+                    ids[pos] = oov_start + self._oov_id(flat[pos])
+        return np.asarray(ids, np.int64).reshape(keys.shape)
+
+    def _oov_id(self, key) -> int:
+        if self.num_oov_indices == 0:
+            raise InvalidArgumentError("When `num_oov_indices=0` all inputs should be in "
+                                       f"vocabulary, found OOV value {key!r}; consider "
+                                       "setting `num_oov_indices=1`.")
+        return self._oov_slot(key)
 
     def _oov_slot(self, key) -> int:
         if self.num_oov_indices == 1:
