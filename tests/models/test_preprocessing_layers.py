@@ -156,6 +156,18 @@ def test_integer_lookup_adapt_and_oov_slots():
     np.testing.assert_array_equal(_np(layer(np.array([[12, 0, 5, 36, 8]]))), [[3, 0, 2, 4, 1]])
 
 
+def test_integer_lookup_farmhash_oov_method_hashes_the_decimal_text():
+    from runtime.layers.preprocessing.farmhash import fingerprint64
+    layer = L.IntegerLookup(vocabulary=[1, 2], num_oov_indices=3, oov_method="farmhash")
+    values = [7, 8, 9, 10, 1]
+    expected = [fingerprint64(str(v).encode()) % 3 for v in values[:4]] + [3]
+    np.testing.assert_array_equal(_np(layer(np.array(values))), expected)
+    with pytest.raises(NotImplementedError, match="salt"):
+        L.IntegerLookup(salt=3)
+    with pytest.raises(ValueError, match="oov_method"):
+        L.IntegerLookup(oov_method="modulo")
+
+
 def test_integer_lookup_max_tokens_and_invert():
     data = np.array([[12, 1138, 42], [42, 1000, 36]])  # Keras's docstring example
     layer = L.IntegerLookup(max_tokens=3)

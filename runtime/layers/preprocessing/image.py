@@ -323,10 +323,9 @@ class RandomRotation(_TransformLayer):
     symmetric range); counter-clockwise for positive angles."""
 
     def __init__(self, factor, fill_mode: str = "reflect", interpolation: str = "bilinear",
-                 seed=None, fill_value: float = 0.0, value_range=(0, 255), data_format=None,
-                 **kwargs: Any) -> None:
+                 seed=None, fill_value: float = 0.0, data_format=None, **kwargs: Any) -> None:
         super().__init__(fill_mode, interpolation, seed, fill_value, data_format, **kwargs)
-        self.factor, self.value_range = factor, value_range
+        self.factor = factor
         self._range = check_factor(factor, "factor", "RandomRotation")
 
     def _matrices(self, n: int, h: int, w: int) -> np.ndarray:

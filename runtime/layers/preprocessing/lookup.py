@@ -386,6 +386,12 @@ def _text(token) -> str:
     return token.decode("utf-8") if isinstance(token, bytes) else str(token)
 
 
+def _refuse_salt(salt, layer: str) -> None:
+    if salt is not None:
+        raise NotImplementedError(f"{layer}(salt=...) hashes OOV values with TensorFlow's keyed "
+                                  "SipHash, which is not implemented here; use salt=None.")
+
+
 class StringLookup(_IndexLookup):
     """Strings to integer ids (or back with `invert=True`) by a vocabulary given or learned
     with `adapt`; `output_mode` int (int64), one_hot, multi_hot, count or tf_idf. Unknown
@@ -395,7 +401,10 @@ class StringLookup(_IndexLookup):
     def __init__(self, max_tokens=None, num_oov_indices: int = 1, mask_token=None,
                  oov_token: str = "[UNK]", vocabulary=None, idf_weights=None,
                  invert: bool = False, output_mode: str = "int", pad_to_max_tokens: bool = False,
-                 sparse: bool = False, encoding: str = "utf-8", **kwargs: Any) -> None:
+                 sparse: bool = False, encoding: str = "utf-8", salt=None,
+                 **kwargs: Any) -> None:
+        _refuse_salt(salt, "StringLookup")
+        self.salt = None
         if encoding != "utf-8":
             raise NotImplementedError(f"StringLookup: only encoding='utf-8' is implemented, got "
                                       f"encoding={encoding!r}.")
@@ -426,7 +435,13 @@ class IntegerLookup(_IndexLookup):
     def __init__(self, max_tokens=None, num_oov_indices: int = 1, mask_token=None,
                  oov_token: int = -1, vocabulary=None, vocabulary_dtype: str = "int64",
                  idf_weights=None, invert: bool = False, output_mode: str = "int",
-                 sparse: bool = False, pad_to_max_tokens: bool = False, **kwargs: Any) -> None:
+                 sparse: bool = False, pad_to_max_tokens: bool = False,
+                 oov_method: str = "floormod", salt=None, **kwargs: Any) -> None:
+        if oov_method not in ("floormod", "farmhash"):
+            raise ValueError(f"IntegerLookup: `oov_method` must be 'floormod' or 'farmhash', "
+                             f"got oov_method={oov_method!r}.")
+        _refuse_salt(salt, "IntegerLookup")
+        self.oov_method, self.salt = oov_method, None
         if vocabulary_dtype not in ("int64", "int32"):
             raise ValueError(f"IntegerLookup: `vocabulary_dtype` must be 'int64' or 'int32', "
                              f"got vocabulary_dtype={vocabulary_dtype!r}.")
@@ -441,6 +456,8 @@ class IntegerLookup(_IndexLookup):
         return int(line)
 
     def _oov_slot(self, key) -> int:
+        if self.oov_method == "farmhash":  # the decimal text's FarmHash, as Keras
+            return fingerprint64(str(int(key)).encode()) % self.num_oov_indices
         return int(key) % self.num_oov_indices
 
     def _inverse_dtype(self):
