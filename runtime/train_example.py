@@ -652,7 +652,7 @@ def fast_example_features(buf: bytes) -> dict[str, tuple[int, int, int]]:
     falling back to the general reader for anything else."""
     try:
         return _fast_features(buf)
-    except _Unusual:
+    except (_Unusual, IndexError):  # the general reader reports a malformed record
         return example_features(buf)
 
 
@@ -690,12 +690,21 @@ def _fast_features(buf: bytes) -> dict:
             if pos < eend:
                 if buf[pos] != 0x12:
                     raise _Unusual
-                size, pos = _size_at(buf, pos + 1, eend)
+                size = buf[pos + 1] if pos + 1 < eend else 0x80
+                if size < 0x80:
+                    pos += 2
+                else:
+                    size, pos = _size_at(buf, pos + 1, eend)
                 if size:
-                    kind = buf[pos] >> 3
-                    if buf[pos] & 7 != 2 or not 1 <= kind <= 3:
+                    tag = buf[pos]
+                    kind = tag >> 3
+                    if tag & 7 != 2 or not 1 <= kind <= 3:
                         raise _Unusual
-                    n, start = _size_at(buf, pos + 1, pos + size)
+                    n = buf[pos + 1] if size > 1 else 0x80
+                    if n < 0x80:
+                        start = pos + 2
+                    else:
+                        n, start = _size_at(buf, pos + 1, pos + size)
                     stop = start + n
                     if stop != pos + size:
                         raise _Unusual
