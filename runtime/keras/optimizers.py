@@ -3,9 +3,24 @@
 from __future__ import annotations
 
 from ..layers.training import get_optimizer
-from ..optimizers import SGD, Adagrad, Adam, AdamW, Optimizer, RMSprop, schedules
+from ..optimizers import (
+    SGD,
+    Adadelta,
+    Adafactor,
+    Adagrad,
+    Adam,
+    Adamax,
+    AdamW,
+    Ftrl,
+    Lion,
+    Nadam,
+    Optimizer,
+    RMSprop,
+    schedules,
+)
 
-_BY_NAME = {"sgd": SGD, "adam": Adam, "adamw": AdamW, "rmsprop": RMSprop, "adagrad": Adagrad}
+_BY_NAME = {cls.__name__.lower(): cls for cls in (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta,
+                                                 Adafactor, Adamax, Ftrl, Lion, Nadam)}
 
 
 def get(identifier) -> Optimizer | None:
@@ -33,5 +48,6 @@ def deserialize(config: dict) -> Optimizer:
     return _BY_NAME[name.lower()].from_config(config.get("config", {}))
 
 
-__all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Optimizer", "schedules", "get",
+__all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adafactor", "Adamax", "Ftrl",
+           "Lion", "Nadam", "Optimizer", "schedules", "get",
            "serialize", "deserialize"]

@@ -379,8 +379,9 @@ class Training:
 
 _OPTIMIZERS = {cls.__name__.lower(): cls for cls in (
     _optimizers.SGD, _optimizers.Adam, _optimizers.AdamW, _optimizers.RMSprop,
-    _optimizers.Adagrad)}
-_KERAS_ONLY_OPTIMIZERS = ("adadelta", "adafactor", "adamax", "ftrl", "lion", "muon", "nadam")
+    _optimizers.Adagrad, _optimizers.Adadelta, _optimizers.Adafactor, _optimizers.Adamax,
+    _optimizers.Ftrl, _optimizers.Lion, _optimizers.Nadam)}
+_KERAS_ONLY_OPTIMIZERS = ("muon",)
 
 
 def get_optimizer(identifier):

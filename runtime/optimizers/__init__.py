@@ -13,10 +13,16 @@ from .. import checkpoint as _checkpoint
 from .. import train_example as _train_example
 from ..arguments import add_keyword_hints_to_classes as _add_keyword_hints_to_classes
 from . import schedules
+from .adadelta import Adadelta
+from .adafactor import Adafactor
 from .adagrad import Adagrad
 from .adam import Adam, AdamOptimizer
+from .adamax import Adamax
 from .adamw import AdamW
 from .base import Optimizer
+from .ftrl import Ftrl
+from .lion import Lion
+from .nadam import Nadam
 from .rmsprop import RMSprop
 from .sgd import SGD, GradientDescentOptimizer, MomentumOptimizer
 
@@ -27,7 +33,8 @@ train = _types.SimpleNamespace(GradientDescentOptimizer=GradientDescentOptimizer
                                **{name: getattr(_train_example, name)
                                   for name in _train_example.__all__ if name != "DecodeError"})
 
-__all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Optimizer", "schedules",
+__all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adafactor", "Adamax",
+           "Ftrl", "Lion", "Nadam", "Optimizer", "schedules",
            "GradientDescentOptimizer", "MomentumOptimizer",
            "AdamOptimizer", "train"]
 

@@ -1,0 +1,42 @@
+"""Adadelta: steps scaled by running averages of squared gradients and squared updates."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..ops import math_ops
+from .base import Hyper, Optimizer
+from .numbers import real_number
+
+
+class Adadelta(Optimizer):
+    """With slots g2 ("accumulated_grad") and d2 ("accumulated_delta_var") starting at zero:
+
+        g2 = rho * g2 + (1 - rho) * grad ** 2
+        delta = -sqrt(d2 + epsilon) * grad / sqrt(g2 + epsilon)
+        d2 = rho * d2 + (1 - rho) * delta ** 2
+        var += learning_rate * delta
+    """
+
+    def __init__(self, learning_rate: Hyper = 0.001, rho: float = 0.95, epsilon: float = 1e-7,
+                 name: str = "Adadelta", **kwargs: Any) -> None:
+        """`kwargs`: the Keras options of `Optimizer` (`clipnorm`, `clipvalue`,
+        `global_clipnorm`, `weight_decay`); any other keyword raises `TypeError`."""
+        super().__init__(name, {"learning_rate": learning_rate}, **kwargs)
+        self.rho = real_number(type(self).__name__, "rho", rho)
+        self.epsilon = real_number(type(self).__name__, "epsilon", epsilon)
+        self._slot_names = ("accumulated_grad", "accumulated_delta_var")
+
+    def _rms(self, x):
+        return math_ops.sqrt(math_ops.add(x, self.epsilon))
+
+    def _update(self, grad, var, slots, hyper) -> None:
+        g2, d2 = slots["accumulated_grad"], slots["accumulated_delta_var"]
+        new_g2 = math_ops.add(math_ops.multiply(g2, self.rho),
+                              math_ops.multiply(math_ops.square(grad), 1 - self.rho))
+        g2.assign(new_g2)
+        delta = math_ops.negative(math_ops.divide(math_ops.multiply(self._rms(d2), grad),
+                                                  self._rms(new_g2)))
+        d2.assign(math_ops.add(math_ops.multiply(d2, self.rho),
+                               math_ops.multiply(math_ops.square(delta), 1 - self.rho)))
+        var.assign_add(math_ops.multiply(delta, hyper["learning_rate"]))

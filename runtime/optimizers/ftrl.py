@@ -1,0 +1,81 @@
+"""FTRL-Proximal (McMahan et al., 2013): follow the regularized leader, with L1/L2 terms."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import context
+from ..ops import math_ops
+from .base import Hyper, Optimizer
+from .numbers import real_number
+
+_NON_NEGATIVE = ("initial_accumulator_value", "l1_regularization_strength",
+                 "l2_regularization_strength", "l2_shrinkage_regularization_strength")
+
+
+class Ftrl(Optimizer):
+    """With p = -learning_rate_power, slots n ("accumulator", from `initial_accumulator_value`)
+    and z ("linear", from zero), lr the learning rate:
+
+        n_new = n + grad ** 2
+        z += grad + 2 * l2_shrinkage * var - (n_new ** p - n ** p) / lr * var
+        var = (clip(z, -l1, l1) - z) / (n_new ** p / lr + 2 * (l2 + beta / (2 * lr)));  n = n_new
+    """
+
+    def __init__(self, learning_rate: Hyper = 0.001, learning_rate_power: float = -0.5,
+                 initial_accumulator_value: float = 0.1,
+                 l1_regularization_strength: float = 0.0,
+                 l2_regularization_strength: float = 0.0,
+                 l2_shrinkage_regularization_strength: float = 0.0, beta: float = 0.0,
+                 name: str = "Ftrl", **kwargs: Any) -> None:
+        """`kwargs`: the Keras options of `Optimizer` (`clipnorm`, `clipvalue`,
+        `global_clipnorm`, `weight_decay`); any other keyword raises `TypeError`."""
+        super().__init__(name, {"learning_rate": learning_rate}, **kwargs)
+        owner = type(self).__name__
+        values = dict(initial_accumulator_value=initial_accumulator_value,
+                      l1_regularization_strength=l1_regularization_strength,
+                      l2_regularization_strength=l2_regularization_strength,
+                      l2_shrinkage_regularization_strength=l2_shrinkage_regularization_strength)
+        for key in _NON_NEGATIVE:
+            value = real_number(owner, key, values[key])
+            if value < 0:
+                raise ValueError(f"Ftrl: `{key}` needs to be positive or zero. Received: "
+                                 f"{key}={values[key]}.")
+            setattr(self, key, value)
+        self.learning_rate_power = real_number(owner, "learning_rate_power", learning_rate_power)
+        if self.learning_rate_power > 0:
+            raise ValueError("Ftrl: `learning_rate_power` needs to be negative or zero. "
+                             f"Received: learning_rate_power={learning_rate_power}.")
+        self.beta = real_number(owner, "beta", beta)
+        self._slot_names = ("accumulator", "linear")
+
+    def _slots_for(self, var):
+        fresh = var.ref() not in self._slots
+        slots = super()._slots_for(var)
+        if fresh:
+            with context.init_scope():
+                slots["accumulator"].assign(np.full(var.shape.as_list(),
+                                                    self.initial_accumulator_value,
+                                                    var.dtype.as_numpy_dtype))
+        return slots
+
+    def _update(self, grad, var, slots, hyper) -> None:
+        accum, linear = slots["accumulator"], slots["linear"]
+        lr, power = hyper["learning_rate"], -self.learning_rate_power
+        new_accum = math_ops.add(accum, math_ops.square(grad))
+        new_scaled = math_ops.pow(new_accum, power)
+        old_scaled = math_ops.pow(accum.read_value(), power)
+        shrunk = math_ops.add(grad, math_ops.multiply(
+            var.read_value(), 2 * self.l2_shrinkage_regularization_strength))
+        sigma = math_ops.divide(math_ops.subtract(new_scaled, old_scaled), lr)
+        new_linear = math_ops.subtract(math_ops.add(linear, shrunk),
+                                       math_ops.multiply(sigma, var.read_value()))
+        linear.assign(new_linear)
+        l2 = math_ops.add(math_ops.divide(self.beta / 2.0, lr), self.l2_regularization_strength)
+        quadratic = math_ops.add(math_ops.divide(new_scaled, lr), math_ops.multiply(l2, 2.0))
+        l1 = self.l1_regularization_strength
+        clipped = math_ops.clip_by_value(new_linear, -l1, l1)
+        var.assign(math_ops.divide(math_ops.subtract(clipped, new_linear), quadratic))
+        accum.assign(new_accum)
