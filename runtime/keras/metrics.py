@@ -11,6 +11,7 @@ reports `result()`.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Callable
 
 import numpy as np
@@ -590,6 +591,93 @@ class F1Score(FBetaScore):
         return config
 
 
+
+class R2Score(Metric):
+    """The coefficient of determination of (batch, outputs) predictions, as Keras 3 computes
+    it: per output, `1 - sum(w * (y - y_pred) ** 2) / (sum(w * y ** 2) - sum(w * y) ** 2 /
+    sum(w))` (0 where that is infinite), then aggregated by `class_aggregation`
+    ("uniform_average": the mean; "variance_weighted_average": weighted by each output's
+    total sum of squares; None: one score per output). With `num_regressors` p > 0 the score
+    is adjusted, `1 - (1 - r2) * (n - 1) / (n - p - 1)`, where n counts every label value seen
+    (as Keras counts it); when p >= n - 1 the plain score is kept (eagerly, with Keras's
+    warning)."""
+
+    def __init__(self, class_aggregation: str | None = "uniform_average",
+                 num_regressors: int = 0, name: str = "r2_score", dtype=None) -> None:
+        super().__init__(name=name, dtype=dtype)
+        if class_aggregation not in (None, "uniform_average", "variance_weighted_average"):
+            raise ValueError("Invalid value for argument `class_aggregation`. Expected one of "
+                             "(None, 'uniform_average', 'variance_weighted_average'). "
+                             f"Received: class_aggregation={class_aggregation!r}")
+        if isinstance(num_regressors, bool) or not isinstance(num_regressors, int) or \
+                num_regressors < 0:
+            raise ValueError("Invalid value for argument `num_regressors`. Expected an int "
+                             f">= 0. Received: num_regressors={num_regressors!r}")
+        self.class_aggregation, self.num_regressors = class_aggregation, num_regressors
+        self.num_samples = self.add_weight("num_samples")
+        self._sums: dict[str, Variable] = {}
+
+    def _build(self, y_true, y_pred) -> None:
+        if y_pred.shape.rank != 2 or y_true.shape.rank != 2:
+            raise ValueError("R2Score expects 2D inputs with shape (batch_size, output_dim). "
+                             f"Received input shapes: y_pred.shape={y_pred.shape} and "
+                             f"y_true.shape={y_true.shape}.")
+        if y_pred.shape[-1] is None or y_true.shape[-1] is None:
+            raise ValueError("R2Score expects 2D inputs with shape (batch_size, output_dim), "
+                             "with output_dim fully defined (not None). Received input shapes: "
+                             f"y_pred.shape={y_pred.shape} and y_true.shape={y_true.shape}.")
+        for key in ("squared_sum", "sum", "residual", "count"):
+            self._sums[key] = self.add_weight(key, (y_pred.shape[-1],))
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        y_true, y_pred = _same_rank(array_ops.cast(convert_to_tensor(y_true), self.dtype),
+                                    array_ops.cast(convert_to_tensor(y_pred), self.dtype))
+        if not self._sums:
+            self._build(y_true, y_pred)
+        weight = array_ops.cast(convert_to_tensor(1.0 if sample_weight is None
+                                                  else sample_weight), self.dtype)
+        if weight.shape.rank == 1:
+            weight = array_ops.expand_dims(weight, 1)
+        weight = _composed.broadcast_to(weight, array_ops.shape(y_true))
+        weighted = y_true * weight
+        for key, value in (("sum", weighted), ("squared_sum", y_true * weighted),
+                           ("residual", math_ops.square(y_true - y_pred) * weight),
+                           ("count", weight)):
+            self._sums[key].assign_add(reduce_ops.reduce_sum(value, axis=0))
+        self.num_samples.assign_add(array_ops.cast(array_ops.size(y_true), self.dtype))
+
+    def result(self):
+        if not self._sums:
+            return convert_to_tensor(0.0)
+        total_sum, squared, residual, count = (self._sums[k].read_value() for k in (
+            "sum", "squared_sum", "residual", "count"))
+        total = squared - total_sum * (total_sum / count)
+        raw = 1.0 - residual / total
+        raw = array_ops.where(_composed.is_inf(raw), array_ops.zeros_like(raw), raw)
+        if self.class_aggregation == "uniform_average":
+            score = reduce_ops.reduce_mean(raw)
+        elif self.class_aggregation == "variance_weighted_average":
+            score = reduce_ops.reduce_sum(total * raw) / reduce_ops.reduce_sum(total)
+        else:
+            score = raw
+        return self._adjusted(score) if self.num_regressors else score
+
+    def _adjusted(self, score):
+        """The adjusted score, or `score` when there are too few samples for it."""
+        n, p = self.num_samples.read_value(), float(self.num_regressors)
+        if context.executing_eagerly() and p >= float(n.numpy()) - 1:
+            warnings.warn("More independent predictors than datapoints in adjusted R2 score. "
+                          "Falling back to standard R2 score." if p > float(n.numpy()) - 1 else
+                          "Division by zero in Adjusted R2 score. Falling back to standard "
+                          "R2 score.", stacklevel=3)
+            return score
+        adjusted = 1.0 - (1.0 - score) * (n - 1.0) / (n - p - 1.0)
+        return array_ops.where(math_ops.greater_equal(p, n - 1.0), score, adjusted)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "class_aggregation": self.class_aggregation,
+                "num_regressors": self.num_regressors}
+
 _CURVES = {"roc": "ROC", "ROC": "ROC", "pr": "PR", "PR": "PR", "prgain": "PRGAIN",
            "PRGAIN": "PRGAIN"}
 _SUMMATIONS = {"interpolation": "interpolation", "Interpolation": "interpolation",
@@ -748,7 +836,7 @@ _CLASSES = {cls.__name__: cls for cls in (
     MeanAbsolutePercentageError, MeanSquaredLogarithmicError, CosineSimilarity, LogCoshError,
     Hinge, SquaredHinge, KLDivergence, Poisson, TopKCategoricalAccuracy,
     SparseTopKCategoricalAccuracy, TruePositives, FalsePositives, TrueNegatives,
-    FalseNegatives, FBetaScore, F1Score)}
+    FalseNegatives, FBetaScore, F1Score, R2Score)}
 _FUNCTIONS = {fn.__name__: fn for fn in (binary_accuracy, categorical_accuracy,
                                          sparse_categorical_accuracy, accuracy,
                                          top_k_categorical_accuracy,
