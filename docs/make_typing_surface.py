@@ -11,7 +11,7 @@ and this script writes it from the live tables:
   (`from runtime.ops.core import constant as constant`), so `mypy --strict` accepts them;
 - `runtime/_api/<namespace>.pyi` for `rt.math`, `rt.nn`, ... (a nested namespace such as
   `rt.math.special` is the file `math_special.pyi`, bound as an attribute of its parent);
-- `runtime/_api/keras_<name>.pyi` for the `rt.keras` modules whose names are made at import
+- `runtime/keras/_declared_<name>.pyi` for the `rt.keras` modules whose names are made at import
   (`KERAS_STUBS`), which star-import it under TYPE_CHECKING: a layer, loss or callback is its
   class to a checker, and a misspelt name is an error.
 
@@ -44,6 +44,7 @@ import types
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 OUT = ROOT / "runtime" / "_api"
+KERAS_OUT = ROOT / "runtime" / "keras"  # the keras stubs sit in its layer, beside the modules
 
 # the module a lazily loaded rt.<name> is read from, when it is neither a module nor a named
 # function or class
@@ -213,7 +214,7 @@ def _render(entries: dict[str, object], children: dict[str, str]) -> str:
 
 # `rt.keras` modules whose names are made at import (`globals().update`, a computed `__all__`,
 # classes built by a factory), which a type checker cannot see: each star-imports
-# `runtime/_api/keras_<name>.pyi` under TYPE_CHECKING, written here from the loaded module.
+# `runtime/keras/_declared_<name>.pyi` under TYPE_CHECKING, written here from the loaded module.
 KERAS_STUBS = ("callbacks", "layers", "losses")
 
 
@@ -354,9 +355,13 @@ def build() -> dict[str, str]:
         files[space.replace(".", "_") + ".pyi"] = _render(dict(NAMESPACES.get(space, {})),
                                                           children.get(space, {}))
     files["__init__.pyi"] = _render(top, top_children)
-    for name in KERAS_STUBS:
-        files[f"keras_{name}.pyi"] = _render_keras(importlib.import_module(f"runtime.keras.{name}"))
     return files
+
+
+def build_keras() -> dict[str, str]:
+    """runtime/keras/_declared_<name>.pyi: the names of the rt.keras modules made at import."""
+    return {f"_declared_{name}.pyi": _render_keras(importlib.import_module(f"runtime.keras.{name}"))
+            for name in KERAS_STUBS}
 
 
 def stale() -> list[str]:
@@ -365,6 +370,9 @@ def stale() -> list[str]:
     present = {p.name for p in OUT.glob("*") if p.suffix in (".py", ".pyi")} if OUT.exists() else set()
     out = [name for name, text in wanted.items()
            if not (OUT / name).exists() or (OUT / name).read_text() != text]
+    keras = build_keras()
+    out += [f"keras/{name}" for name, text in keras.items()
+            if not (KERAS_OUT / name).exists() or (KERAS_OUT / name).read_text() != text]
     return sorted(out + sorted(present - set(wanted)))
 
 
@@ -376,7 +384,11 @@ def main() -> int:
             p.unlink()
     for name, text in files.items():
         (OUT / name).write_text(text)
-    print(f"wrote {len(files)} files to {OUT.relative_to(ROOT)}")
+    keras = build_keras()
+    for name, text in keras.items():
+        (KERAS_OUT / name).write_text(text)
+    print(f"wrote {len(files)} files to {OUT.relative_to(ROOT)} and {len(keras)} to "
+          f"{KERAS_OUT.relative_to(ROOT)}")
     return 0
 
 

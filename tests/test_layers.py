@@ -64,6 +64,8 @@ LAZY_LOADS = {  # (importer, imported): project modules loaded on first use
     ("runtime.layers.function_source", "?"):
         "the modules a saved lambda names, loaded only with safe_mode=False",
     ("runtime.summary._state", "?"): "tensorboardX's proto modules, by name (extra [summary])",
+    ("runtime.layers.model_plot", "IPython"):
+        "IPython's display, to show a drawn model in a notebook (only when IPython is there)",
 }
 
 

@@ -12,4 +12,4 @@ globals().update({name: getattr(_callbacks, name) for name in _EXPORTED})
 __all__ = list(_EXPORTED)
 
 if TYPE_CHECKING:  # the names made above, declared for type checkers (docs/make_typing_surface.py)
-    from .._api.keras_callbacks import *  # noqa: F403
+    from ._declared_callbacks import *  # noqa: F403

@@ -34,4 +34,4 @@ if not TYPE_CHECKING:  # a checker sees the declared names only, and reports a m
 __all__ = sorted({*_EXPORTED, "Input", "InputLayer", "serialize", "deserialize"})
 
 if TYPE_CHECKING:  # the names made above, declared for type checkers (docs/make_typing_surface.py)
-    from .._api.keras_layers import *  # noqa: F403
+    from ._declared_layers import *  # noqa: F403

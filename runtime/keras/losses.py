@@ -9,4 +9,4 @@ from ..layers.losses import *  # noqa: F401,F403 -- the one losses module
 from ..layers.losses import __all__  # noqa: F401
 
 if TYPE_CHECKING:  # the names made above, declared for type checkers (docs/make_typing_surface.py)
-    from .._api.keras_losses import *  # noqa: F403
+    from ._declared_losses import *  # noqa: F403

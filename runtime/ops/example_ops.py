@@ -10,7 +10,6 @@ parse is one `numpy_function` call when the graph runs, its outputs assembled in
 from __future__ import annotations
 
 import collections
-from typing import Any
 
 import numpy as np
 
@@ -333,7 +332,8 @@ def _set_shapes(flat, features, batched: bool) -> None:
 
 
 @export("io.parse_example")
-def parse_example(serialized, features, example_names=None, name=None) -> dict[str, Any]:
+def parse_example(serialized, features, example_names=None,
+                  name=None) -> dict[str, Tensor | SparseTensor | RaggedTensor]:
     """The `features` of each serialized Example of the vector `serialized`: a dict of
     tensors with a first batch axis (SparseTensor for VarLenFeature, RaggedTensor for
     RaggedFeature)."""
@@ -343,7 +343,8 @@ def parse_example(serialized, features, example_names=None, name=None) -> dict[s
 
 
 @export("io.parse_single_example")
-def parse_single_example(serialized, features, example_names=None, name=None) -> dict[str, Any]:
+def parse_single_example(serialized, features, example_names=None,
+                         name=None) -> dict[str, Tensor | SparseTensor | RaggedTensor]:
     """The `features` of one serialized Example (a scalar string)."""
     features = _check_features(features, "features")
     for key, config in features.items():
