@@ -485,15 +485,20 @@ def _restore_optimizer(model, state, data: bytes | None, path: str) -> None:
     arrays = _arrays(data, "load_model")
     if len(arrays) != len(entries):
         raise ValueError(f"{what} lists {len(entries)} slots but holds {len(arrays)}.")
-    for entry, value in zip(entries, arrays):
+    for entry in entries:
         index, slot = entry if isinstance(entry, list) and len(entry) == 2 else (None, None)
         if not (isinstance(index, int) and 0 <= index < len(variables)) or \
                 slot not in optimizer.get_slot_names():
             raise ValueError(f"{what} names no slot of this model: {entry!r:.80}.")
-        if value.shape != tuple(variables[index].shape.as_list()):
-            raise ValueError(f"{what}: slot {slot!r} of {variables[index].name} has shape "
-                             f"{value.shape}, the variable {variables[index].shape}.")
     optimizer.build([variables[index] for index, _ in entries])
+    for (index, slot), value in zip(entries, arrays):  # a slot may be smaller (Adafactor's)
+        try:
+            expected = optimizer.get_slot(variables[index], slot).shape.as_list()
+        except KeyError:
+            raise ValueError(f"{what} names no slot of this model: {[index, slot]!r}.") from None
+        if value.shape != tuple(expected):
+            raise ValueError(f"{what}: slot {slot!r} of {variables[index].name} has shape "
+                             f"{value.shape}, the optimizer's slot {expected}.")
     optimizer.iterations.assign(np.int64(iterations))
     for (index, slot), value in zip(entries, arrays):
         variable = variables[index]

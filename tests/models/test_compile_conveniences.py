@@ -82,8 +82,8 @@ def test_an_unknown_optimizer_name_fails_at_compile_naming_it(name):
 
 
 def test_a_keras_optimizer_missing_here_is_named_as_such():
-    with pytest.raises(ValueError, match="'nadam' is a Keras optimizer"):
-        _dense(1).compile(optimizer="nadam", loss="mse")
+    with pytest.raises(ValueError, match="'muon' is a Keras optimizer"):
+        _dense(1).compile(optimizer="muon", loss="mse")
 
 
 def test_optimizer_of_another_type_is_a_value_error_as_in_keras():
