@@ -4,10 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ops import array_ops, math_ops, reduce_ops
+import numpy as np
+
+from ..ops import array_ops, math_ops
 from ..ops.core import constant
 from .base import Hyper, Optimizer
 from .numbers import real_number
+
+# prod(1 - 0.5 * 0.96 ** i for i in 1..k) for k = 0..1024 (in float64 every later factor is 1),
+# so P_t = beta_1 ** t * _DECAY_PRODUCTS[min(t, 1024)]: a fixed-size table every tier compiles.
+_DECAY_PRODUCTS = np.concatenate([[1.0], np.cumprod(1 - 0.5 * 0.96 ** np.arange(1, 1025.0))])
 
 
 class Nadam(Optimizer):
@@ -41,8 +47,10 @@ class Nadam(Optimizer):
         hyper = super()._prepare(dtype)
         step = math_ops.add(self.iterations, 1)
         t = array_ops.cast(step, dtype)
-        steps = array_ops.cast(array_ops.range(1, math_ops.add(step, 1)), dtype)
-        product = reduce_ops.reduce_prod(self._mu(steps, dtype))
+        table = constant(_DECAY_PRODUCTS.astype(dtype.as_numpy_dtype))
+        product = math_ops.multiply(
+            array_ops.gather(table, math_ops.minimum(step, len(_DECAY_PRODUCTS) - 1)),
+            math_ops.pow(constant(self.beta_1, dtype), t))
         mu_t, mu_next = self._mu(t, dtype), self._mu(math_ops.add(t, 1), dtype)
         hyper["m_scale"] = math_ops.divide(
             mu_next, math_ops.subtract(1, math_ops.multiply(product, mu_next)))

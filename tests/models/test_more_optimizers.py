@@ -318,3 +318,32 @@ def test_r2_score_is_a_compile_metric_and_updates_inside_fit():
     prediction = model.predict(X, verbose=0).astype(np.float64)
     expected = _numpy_r2(Y.astype(np.float64), prediction, np.ones(len(X)), "uniform_average", 0)
     assert score == pytest.approx(expected, rel=1e-4)
+
+
+@pytest.mark.parametrize("jit_compile", [True, "xla"], ids=["numba", "xla"])
+@pytest.mark.parametrize("name", sorted(NUMPY))
+def test_the_compiler_tiers_take_the_same_steps(name, jit_compile):
+    pytest.importorskip("numba" if jit_compile is True else "jax")
+    optimizer = getattr(keras.optimizers, name)(**CONFIGS[name])
+    w, b = rt.Variable(W0), rt.Variable(B0)
+    step = rt.function(lambda gw, gb: optimizer.apply_gradients([(gw, w), (gb, b)]),
+                       jit_compile=jit_compile)
+    for gw, gb in MANY_STEPS:
+        step(rt.constant(gw), rt.constant(gb))
+    expected_w, expected_b = _numpy_steps(name, CONFIGS[name], MANY_STEPS)
+    np.testing.assert_allclose(w.numpy(), expected_w, rtol=2e-5, atol=2e-6)
+    np.testing.assert_allclose(b.numpy(), expected_b, rtol=2e-5, atol=2e-6)
+
+
+def test_nadam_far_into_training_uses_the_momentum_product_of_its_step_counter():
+    optimizer = keras.optimizers.Nadam(learning_rate=0.1)
+    w = rt.Variable(W0)
+    optimizer.build([w])
+    optimizer.iterations.assign(np.int64(39))  # as a restored optimizer would be
+    optimizer.apply_gradients([(GRADS[0][0], w)])
+    expected = _nadam(W0.astype(np.float64), GRADS[0][0].astype(np.float64), {}, 40,
+                      learning_rate=0.1)
+    at_step_one = _nadam(W0.astype(np.float64), GRADS[0][0].astype(np.float64), {}, 1,
+                         learning_rate=0.1)
+    assert not np.allclose(expected, at_step_one, rtol=1e-3)  # the step number matters
+    np.testing.assert_allclose(w.numpy(), expected, rtol=1e-5, atol=3e-6)
