@@ -6,7 +6,6 @@ from typing import Any
 
 import numpy as np
 
-from .. import context, deferred_restore
 from ..ops import array_ops, math_ops, reduce_ops
 from ..ops.variable_ops import Variable
 from .base import Hyper, Optimizer
@@ -42,24 +41,15 @@ class Adafactor(Optimizer):
         self.relative_step = bool(relative_step)
         self._slot_names = ("r", "c", "velocity")
 
-    def _slots_for(self, var):
+    def _initial_slot(self, var, name):
         """"velocity" like the variable; "r" and "c" (its shape without the last, and without
         the second last axis) only for a variable of rank 2 or more."""
-        key = var.ref()
-        slots = self._slots.get(key)
-        if slots is None:
-            shape = var.shape.as_list()
-            shapes = {"velocity": shape}
-            if len(shape) >= 2:
-                shapes.update(r=shape[:-1], c=shape[:-2] + shape[-1:])
-            base = var.name[:-2] if var.name.endswith(":0") else var.name
-            with context.init_scope():
-                slots = {name: Variable(np.zeros(size, var.dtype.as_numpy_dtype),
-                                        trainable=False, name=f"{base}/{self._name}/{name}")
-                         for name, size in shapes.items()}
-            self._slots[key] = slots
-            deferred_restore.created(self)  # restores saved slots
-        return slots
+        shape = var.shape.as_list()
+        if name != "velocity":
+            if len(shape) < 2:
+                return None
+            shape = shape[:-1] if name == "r" else shape[:-2] + shape[-1:]
+        return np.zeros(shape, var.dtype.as_numpy_dtype)
 
     def _prepare(self, dtype) -> dict:
         hyper = super()._prepare(dtype)

@@ -6,7 +6,6 @@ from typing import Any
 
 import numpy as np
 
-from .. import context
 from ..ops import math_ops
 from .base import Hyper, Optimizer
 from .numbers import real_number
@@ -32,15 +31,9 @@ class Adagrad(Optimizer):
         self.epsilon = real_number(type(self).__name__, "epsilon", epsilon)
         self._slot_names = ("accumulator",)
 
-    def _slots_for(self, var):
-        fresh = var.ref() not in self._slots
-        slots = super()._slots_for(var)
-        if fresh:
-            with context.init_scope():
-                slots["accumulator"].assign(np.full(var.shape.as_list(),
-                                                    self.initial_accumulator_value,
-                                                    var.dtype.as_numpy_dtype))
-        return slots
+    def _initial_slot(self, var, name):
+        return np.full(var.shape.as_list(), self.initial_accumulator_value,
+                       var.dtype.as_numpy_dtype)
 
     def _update(self, grad, var, slots, hyper) -> None:
         accumulator = slots["accumulator"]

@@ -188,13 +188,18 @@ class Optimizer:
         slots = self._slots.get(key)
         if slots is None:
             base = var.name[:-2] if var.name.endswith(":0") else var.name
+            initial = {name: self._initial_slot(var, name) for name in self._slot_names}
             with context.init_scope():
-                slots = {name: Variable(np.zeros(var.shape.as_list(), var.dtype.as_numpy_dtype),
-                                        trainable=False, name=f"{base}/{self._name}/{name}")
-                         for name in self._slot_names}
+                slots = {name: Variable(value, trainable=False, name=f"{base}/{self._name}/{name}")
+                         for name, value in initial.items() if value is not None}
             self._slots[key] = slots
             _checkpoint_deferred.created(self)  # restores saved slots
         return slots
+
+    def _initial_slot(self, var: Variable, name: str) -> np.ndarray | None:
+        """The starting value of slot `name` of `var` (zeros like it), or None for a slot
+        this variable does not have."""
+        return np.zeros(var.shape.as_list(), var.dtype.as_numpy_dtype)
 
     # -- applying ---------------------------------------------------------------------------
     @strict_keywords()

@@ -347,3 +347,25 @@ def test_nadam_far_into_training_uses_the_momentum_product_of_its_step_counter()
                          learning_rate=0.1)
     assert not np.allclose(expected, at_step_one, rtol=1e-3)  # the step number matters
     np.testing.assert_allclose(w.numpy(), expected, rtol=1e-5, atol=3e-6)
+
+
+@pytest.mark.parametrize("name", ["Ftrl", "Adagrad", "Adafactor", "Nadam"])
+def test_a_checkpoint_restores_slots_that_do_not_start_at_zero_or_are_factored(tmp_path, name):
+    def model_and_checkpoint():
+        model = keras.Sequential([keras.Input(shape=(3,)), keras.layers.Dense(2)])
+        model.compile(getattr(keras.optimizers, name)(0.1), "mse")
+        return model, rt.train.Checkpoint(model=model, optimizer=model.optimizer)
+
+    def fit(model, epochs):
+        model.fit(X, np.tile(Y, 2), epochs=epochs, batch_size=4, shuffle=False, verbose=0)
+
+    model, checkpoint = model_and_checkpoint()
+    fit(model, 2)
+    path = checkpoint.save(str(tmp_path / "ckpt"))
+    restored, checkpoint = model_and_checkpoint()
+    checkpoint.restore(path)  # deferred: the slots are made, then filled, by the first step
+    fit(model, 1)
+    fit(restored, 1)
+    assert int(restored.optimizer.iterations.numpy()) == 6
+    for mine, original in zip(restored.get_weights(), model.get_weights()):
+        np.testing.assert_array_equal(mine, original)
