@@ -13,6 +13,7 @@ from ..optimizers import (
     AdamW,
     Ftrl,
     Lion,
+    Muon,
     Nadam,
     Optimizer,
     RMSprop,
@@ -20,7 +21,7 @@ from ..optimizers import (
 )
 
 _BY_NAME = {cls.__name__.lower(): cls for cls in (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta,
-                                                 Adafactor, Adamax, Ftrl, Lion, Nadam)}
+                                                 Adafactor, Adamax, Ftrl, Lion, Muon, Nadam)}
 
 
 def get(identifier) -> Optimizer | None:
@@ -49,5 +50,5 @@ def deserialize(config: dict) -> Optimizer:
 
 
 __all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adafactor", "Adamax", "Ftrl",
-           "Lion", "Nadam", "Optimizer", "schedules", "get",
+           "Lion", "Muon", "Nadam", "Optimizer", "schedules", "get",
            "serialize", "deserialize"]

@@ -380,8 +380,7 @@ class Training:
 _OPTIMIZERS = {cls.__name__.lower(): cls for cls in (
     _optimizers.SGD, _optimizers.Adam, _optimizers.AdamW, _optimizers.RMSprop,
     _optimizers.Adagrad, _optimizers.Adadelta, _optimizers.Adafactor, _optimizers.Adamax,
-    _optimizers.Ftrl, _optimizers.Lion, _optimizers.Nadam)}
-_KERAS_ONLY_OPTIMIZERS = ("muon",)
+    _optimizers.Ftrl, _optimizers.Lion, _optimizers.Muon, _optimizers.Nadam)}
 
 
 def get_optimizer(identifier):
@@ -392,9 +391,6 @@ def get_optimizer(identifier):
         if cls is not None:
             return cls()
         known = ", ".join(repr(name) for name in sorted(_OPTIMIZERS))
-        if identifier.lower() in _KERAS_ONLY_OPTIMIZERS:
-            raise ValueError(f"optimizer {identifier!r} is a Keras optimizer this runtime does "
-                             f"not implement; use one of {known} or an optimizer object.")
         raise ValueError(f"Unknown optimizer {identifier!r}; known names are {known} (any "
                          f"case), or pass an optimizer object such as "
                          f"rt.keras.optimizers.Adam(learning_rate=1e-3).")

@@ -22,6 +22,7 @@ from .adamw import AdamW
 from .base import Optimizer
 from .ftrl import Ftrl
 from .lion import Lion
+from .muon import Muon
 from .nadam import Nadam
 from .rmsprop import RMSprop
 from .sgd import SGD, GradientDescentOptimizer, MomentumOptimizer
@@ -34,7 +35,7 @@ train = _types.SimpleNamespace(GradientDescentOptimizer=GradientDescentOptimizer
                                   for name in _train_example.__all__ if name != "DecodeError"})
 
 __all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adafactor", "Adamax",
-           "Ftrl", "Lion", "Nadam", "Optimizer", "schedules",
+           "Ftrl", "Lion", "Muon", "Nadam", "Optimizer", "schedules",
            "GradientDescentOptimizer", "MomentumOptimizer",
            "AdamOptimizer", "train"]
 

@@ -242,15 +242,19 @@ class Optimizer:
         for _, var in pairs:
             if var.dtype not in hyper_by_dtype:
                 hyper_by_dtype[var.dtype] = self._prepare(var.dtype)
-        if self.weight_decay:
-            for _, var in pairs:
-                rate = math_ops.multiply(hyper_by_dtype[var.dtype]["learning_rate"],
-                                         self.weight_decay)
+        for _, var in pairs:
+            decay = self._weight_decay_for(var)
+            if decay:
+                rate = math_ops.multiply(hyper_by_dtype[var.dtype]["learning_rate"], decay)
                 var.assign_sub(math_ops.multiply(var.read_value(), rate))
         for grad, var in pairs:
             self._update(grad, var, self._slots_for(var), hyper_by_dtype[var.dtype])
         iterations.assign_add(np.int64(1))
         return iterations
+
+    def _weight_decay_for(self, var: Variable) -> float | None:
+        """The decoupled weight decay applied to `var` before its update."""
+        return self.weight_decay
 
     def _clipped(self, pairs: list) -> list:
         """The (gradient, variable) pairs with `clipvalue`, `clipnorm` or `global_clipnorm`

@@ -198,10 +198,6 @@ def test_compile_takes_the_keras_string(name):
     assert type(keras.optimizers.get(name)) is getattr(rt.optimizers, name)
 
 
-def test_muon_is_still_refused_by_name():
-    model = keras.Sequential([keras.Input(shape=(3,)), keras.layers.Dense(1)])
-    with pytest.raises(ValueError, match="'muon' is a Keras optimizer this runtime does not"):
-        model.compile(optimizer="muon", loss="mse")
 
 
 @pytest.mark.parametrize("name", sorted(NUMPY))
@@ -368,4 +364,108 @@ def test_a_checkpoint_restores_slots_that_do_not_start_at_zero_or_are_factored(t
     fit(restored, 1)
     assert int(restored.optimizer.iterations.numpy()) == 6
     for mine, original in zip(restored.get_weights(), model.get_weights()):
+        np.testing.assert_array_equal(mine, original)
+
+
+# -- Muon ----------------------------------------------------------------------------------
+def _newton_schulz(x, steps=5, a=3.4445, b=-4.7750, c=2.0315):
+    tall = x.shape[0] > x.shape[1]
+    x = x.T if tall else x
+    x = x / (np.linalg.norm(x) + 1e-7)
+    for _ in range(steps):
+        gram = x @ x.T
+        x = a * x + (b * gram + c * gram @ gram) @ x
+    return x.T if tall else x
+
+
+def _numpy_muon(steps, learning_rate=0.1, momentum=0.95, nesterov=True, rms_rate=0.2,
+                weight_decay=0.004, adam_weight_decay=0.004):
+    """Muon on W0, B0 and W0.T: the matrices by Newton-Schulz, the bias by AdamW."""
+    w, wt, b = W0.astype(np.float64), W0.T.astype(np.float64), B0.astype(np.float64)
+    moments = {"w": 0 * w, "wt": 0 * wt}
+    adam = {}
+    for t, (gw, gb) in enumerate(steps, start=1):
+        b = b - b * adam_weight_decay * learning_rate
+        adam["m"] = adam.get("m", 0 * b) + (1 - 0.9) * (gb - adam.get("m", 0 * b))
+        adam["v"] = adam.get("v", 0 * b) + (1 - 0.999) * (gb ** 2 - adam.get("v", 0 * b))
+        alpha = learning_rate * np.sqrt(1 - 0.999 ** t) / (1 - 0.9 ** t)
+        b = b - alpha * adam["m"] / (np.sqrt(adam["v"]) + 1e-7)
+        new = {}
+        for key, var, grad in (("w", w, gw), ("wt", wt, gw.T)):
+            var = var - var * weight_decay * learning_rate
+            moments[key] = momentum * moments[key] + grad
+            g = grad + momentum * moments[key] if nesterov else moments[key]
+            update = learning_rate * _newton_schulz(g.astype(np.float64))
+            if rms_rate is not None:
+                update = update * np.sqrt(max(var.shape)) * rms_rate
+            new[key] = var - update
+        w, wt = new["w"], new["wt"]
+    return w, b, wt
+
+
+MUON_KERAS = {  # Keras 3 (TensorFlow 2.21) after the three GRADS steps
+    "default": ([[0.4526109, -0.9827533, 0.2156511], [1.4682673, 0.7796688, -0.4801068]],
+                [-0.0725237, -0.2225717, 0.1370739]),
+    "plain": ([[0.3651628, -0.9011849, 0.1492026], [1.3614517, 0.8716169, -0.3678907]],
+              [-0.0725237, -0.2225717, 0.1370739]),
+}
+MUON_CONFIGS = {"default": dict(learning_rate=0.1),
+                "plain": dict(learning_rate=0.1, nesterov=False, rms_rate=None,
+                              weight_decay=0.1)}
+
+
+def _muon_run(config, steps, compiled=True):
+    optimizer = keras.optimizers.Muon(**config)
+    w, b, wt = rt.Variable(W0), rt.Variable(B0), rt.Variable(W0.T.copy())
+
+    def step(gw, gb):
+        optimizer.apply_gradients([(gw, w), (gb, b), (rt.transpose(gw), wt)])
+
+    run = rt.function(step) if compiled else step
+    for gw, gb in steps:
+        run(rt.constant(gw), rt.constant(gb))
+    return optimizer, (w, b, wt)
+
+
+@pytest.mark.parametrize("kind", sorted(MUON_CONFIGS))
+def test_muon_gives_keras_numbers_and_follows_numpy(kind):
+    optimizer, (w, b, wt) = _muon_run(MUON_CONFIGS[kind], GRADS)
+    np.testing.assert_allclose(w.numpy(), MUON_KERAS[kind][0], rtol=1e-5, atol=3e-6)
+    np.testing.assert_allclose(b.numpy(), MUON_KERAS[kind][1], rtol=1e-5, atol=3e-6)
+    np.testing.assert_allclose(wt.numpy(), np.transpose(MUON_KERAS[kind][0]), rtol=1e-5,
+                               atol=3e-6)
+    assert optimizer.get_slot_names() == ["momentum", "velocity"]
+    with pytest.raises(KeyError, match="velocity"):
+        optimizer.get_slot(w, "velocity")  # a matrix has only Muon's momentum
+    assert optimizer.get_slot(b, "velocity").shape.as_list() == [3]
+    _, eager = _muon_run(MUON_CONFIGS[kind], MANY_STEPS, compiled=False)
+    for got, want in zip(eager, _numpy_muon(MANY_STEPS, **MUON_CONFIGS[kind])):
+        np.testing.assert_allclose(got.numpy(), want, rtol=2e-5, atol=3e-6)
+
+
+def test_muon_gives_embeddings_and_excluded_layers_adamw_steps():
+    model = keras.Sequential([keras.Input(shape=(2,), dtype="int32"),
+                              keras.layers.Embedding(5, 3), keras.layers.Dense(2, name="head"),
+                              keras.layers.Dense(2, name="out")])
+    optimizer = keras.optimizers.Muon(exclude_layers=["head"])
+    optimizer.build(model.trainable_variables)
+    adamw = [v.name for v in model.trainable_variables if v.ref() in optimizer._slots and
+             "velocity" in optimizer._slots[v.ref()]]
+    assert adamw == ["embedding/embeddings:0", "head/kernel:0", "head/bias:0", "out/bias:0"]
+    again = keras.optimizers.deserialize(keras.optimizers.serialize(optimizer))
+    assert again.get_config() == optimizer.get_config()
+    assert again.exclude_layers == ["head"] and again.weight_decay == 0.004
+
+
+def test_muon_state_survives_model_save(tmp_path):
+    model = keras.Sequential([keras.Input(shape=(3,)), keras.layers.Dense(4, activation="tanh"),
+                              keras.layers.Dense(1)])
+    model.compile(optimizer="muon", loss="mse")
+    model.fit(X, Y, epochs=2, batch_size=len(X), shuffle=False, verbose=0)
+    model.save(str(tmp_path / "m.keras"))
+    loaded = keras.models.load_model(str(tmp_path / "m.keras"))
+    assert type(loaded.optimizer) is keras.optimizers.Muon
+    model.fit(X, Y, epochs=1, batch_size=len(X), shuffle=False, verbose=0)
+    loaded.fit(X, Y, epochs=1, batch_size=len(X), shuffle=False, verbose=0)
+    for mine, original in zip(loaded.get_weights(), model.get_weights()):
         np.testing.assert_array_equal(mine, original)

@@ -1,0 +1,127 @@
+"""Muon (Jordan et al., 2024): momentum orthogonalized by Newton-Schulz iterations for
+matrices, with AdamW for every other variable, as Keras 3 combines them."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+
+from ..ops import array_ops, math_ops, reduce_ops
+from ..ops.core import constant
+from ..ops.linalg_ops import matmul
+from ..ops.variable_ops import Variable
+from .base import Hyper, Optimizer
+from .numbers import real_number
+
+
+class Muon(Optimizer):
+    """For a 2-D variable (not an embedding with `exclude_embeddings`, nor matched by a regex of
+    `exclude_layers`), with the slot m ("momentum") starting at zero:
+
+        m = momentum * m + grad;   g = grad + momentum * m  (nesterov) or m
+        var -= learning_rate * NS(g) * sqrt(max(rows, cols)) * rms_rate    (rms_rate None: no scale)
+
+    where NS runs `ns_steps` quintic Newton-Schulz iterations (x = a x + (b A + c A A) x, A = x x^T,
+    on g / (|g|_F + 1e-7), transposed when it has more rows than columns); its weight decay is
+    `weight_decay`. Every other variable takes an AdamW step with learning rate
+    `learning_rate * adam_lr_ratio` (slots "momentum", "velocity"), decayed by
+    `adam_weight_decay`.
+    """
+
+    def __init__(self, learning_rate: Hyper = 0.001, adam_beta_1: float = 0.9,
+                 adam_beta_2: float = 0.999, adam_weight_decay: float = 0.004,
+                 epsilon: float = 1e-7, weight_decay: float = 0.004, name: str = "Muon",
+                 exclude_layers: list[str] | None = None, exclude_embeddings: bool = True,
+                 muon_a: float = 3.4445, muon_b: float = -4.7750, muon_c: float = 2.0315,
+                 adam_lr_ratio: float = 1, momentum: float = 0.95, ns_steps: int = 5,
+                 nesterov: bool = True, rms_rate: float | None = 0.2, **kwargs: Any) -> None:
+        """`kwargs`: the Keras options of `Optimizer` (`clipnorm`, `clipvalue`,
+        `global_clipnorm`); any other keyword raises `TypeError`."""
+        super().__init__(name, {"learning_rate": learning_rate}, weight_decay=weight_decay,
+                         **kwargs)
+        owner = type(self).__name__
+        for key, value in (("adam_beta_1", adam_beta_1), ("adam_beta_2", adam_beta_2),
+                           ("epsilon", epsilon), ("muon_a", muon_a), ("muon_b", muon_b),
+                           ("muon_c", muon_c), ("adam_lr_ratio", adam_lr_ratio),
+                           ("momentum", momentum)):
+            setattr(self, key, real_number(owner, key, value))
+        self.adam_weight_decay = None if adam_weight_decay is None else \
+            real_number(owner, "adam_weight_decay", adam_weight_decay)
+        self.rms_rate = None if rms_rate is None else real_number(owner, "rms_rate", rms_rate)
+        if isinstance(ns_steps, bool) or not isinstance(ns_steps, int) or ns_steps < 0:
+            raise ValueError(f"Muon: `ns_steps` must be an int >= 0, got {ns_steps!r}.")
+        self.ns_steps = ns_steps
+        self.nesterov = bool(nesterov)
+        self.exclude_embeddings = bool(exclude_embeddings)
+        self.exclude_layers = list(exclude_layers or [])
+        self._slot_names = ("momentum", "velocity")
+
+    def _uses_adamw(self, var: Variable) -> bool:
+        """True for a variable that takes AdamW steps instead of Muon's."""
+        if var.shape.rank != 2:
+            return True
+        path = getattr(var, "path", None) or var.name
+        if self.exclude_embeddings and "embedding" in path.lower():
+            return True
+        return any(re.search(pattern, path) for pattern in self.exclude_layers)
+
+    def _initial_slot(self, var, name):
+        if name == "velocity" and not self._uses_adamw(var):
+            return None
+        return super()._initial_slot(var, name)
+
+    def _weight_decay_for(self, var):
+        return self.adam_weight_decay if self._uses_adamw(var) else self.weight_decay
+
+    def _prepare(self, dtype) -> dict:
+        hyper = super()._prepare(dtype)
+        t = array_ops.cast(math_ops.add(self.iterations, 1), dtype)
+        b1_power = math_ops.pow(constant(self.adam_beta_1, dtype), t)
+        b2_power = math_ops.pow(constant(self.adam_beta_2, dtype), t)
+        hyper["alpha"] = math_ops.divide(
+            math_ops.multiply(math_ops.multiply(hyper["learning_rate"], self.adam_lr_ratio),
+                              math_ops.sqrt(math_ops.subtract(1, b2_power))),
+            math_ops.subtract(1, b1_power))
+        return hyper
+
+    def _update(self, grad, var, slots, hyper) -> None:
+        if "velocity" in slots:
+            self._adamw_update(grad, var, slots["momentum"], slots["velocity"], hyper)
+            return
+        m = slots["momentum"]
+        new_m = math_ops.add(m, math_ops.add(grad, math_ops.multiply(m, self.momentum - 1)))
+        m.assign(new_m)
+        g = math_ops.add(grad, math_ops.multiply(new_m, self.momentum)) if self.nesterov \
+            else new_m
+        update = math_ops.multiply(self._newton_schulz(g), hyper["learning_rate"])
+        if self.rms_rate is not None:
+            rows, cols = var.shape.as_list()
+            update = math_ops.multiply(update, float(np.sqrt(max(rows, cols))) * self.rms_rate)
+        var.assign_sub(update)
+
+    def _adamw_update(self, grad, var, m, v, hyper) -> None:
+        new_m = math_ops.add(m, math_ops.multiply(math_ops.subtract(grad, m),
+                                                  1 - self.adam_beta_1))
+        new_v = math_ops.add(v, math_ops.multiply(math_ops.subtract(math_ops.square(grad), v),
+                                                  1 - self.adam_beta_2))
+        m.assign(new_m)
+        v.assign(new_v)
+        var.assign_sub(math_ops.divide(math_ops.multiply(new_m, hyper["alpha"]),
+                                       math_ops.add(math_ops.sqrt(new_v), self.epsilon)))
+
+    def _newton_schulz(self, x):
+        """The quintic Newton-Schulz approximation of the orthogonal factor of matrix `x`."""
+        rows, cols = x.shape.as_list()
+        tall = rows > cols
+        if tall:
+            x = array_ops.transpose(x)
+        norm = math_ops.sqrt(reduce_ops.reduce_sum(math_ops.square(x)))
+        x = math_ops.divide(x, math_ops.add(norm, 1e-7))
+        for _ in range(self.ns_steps):
+            gram = matmul(x, x, transpose_b=True)
+            poly = math_ops.add(math_ops.multiply(gram, self.muon_b),
+                                math_ops.multiply(matmul(gram, gram), self.muon_c))
+            x = math_ops.add(math_ops.multiply(x, self.muon_a), matmul(poly, x))
+        return array_ops.transpose(x) if tall else x
