@@ -10,8 +10,13 @@ from ..ops import math_ops
 from .base import Hyper, Optimizer
 from .numbers import real_number
 
-_NON_NEGATIVE = ("initial_accumulator_value", "l1_regularization_strength",
-                 "l2_regularization_strength", "l2_shrinkage_regularization_strength")
+
+def _non_negative(key: str, value: Any) -> float:
+    """`value` as a float; a ValueError naming `key` unless it is a number >= 0."""
+    number = real_number("Ftrl", key, value)
+    if number < 0:
+        raise ValueError(f"Ftrl: `{key}` needs to be positive or zero. Received: {key}={value}.")
+    return number
 
 
 class Ftrl(Optimizer):
@@ -33,16 +38,14 @@ class Ftrl(Optimizer):
         `global_clipnorm`, `weight_decay`); any other keyword raises `TypeError`."""
         super().__init__(name, {"learning_rate": learning_rate}, **kwargs)
         owner = type(self).__name__
-        values = dict(initial_accumulator_value=initial_accumulator_value,
-                      l1_regularization_strength=l1_regularization_strength,
-                      l2_regularization_strength=l2_regularization_strength,
-                      l2_shrinkage_regularization_strength=l2_shrinkage_regularization_strength)
-        for key in _NON_NEGATIVE:
-            value = real_number(owner, key, values[key])
-            if value < 0:
-                raise ValueError(f"Ftrl: `{key}` needs to be positive or zero. Received: "
-                                 f"{key}={values[key]}.")
-            setattr(self, key, value)
+        self.initial_accumulator_value = _non_negative(
+            "initial_accumulator_value", initial_accumulator_value)
+        self.l1_regularization_strength = _non_negative(
+            "l1_regularization_strength", l1_regularization_strength)
+        self.l2_regularization_strength = _non_negative(
+            "l2_regularization_strength", l2_regularization_strength)
+        self.l2_shrinkage_regularization_strength = _non_negative(
+            "l2_shrinkage_regularization_strength", l2_shrinkage_regularization_strength)
         self.learning_rate_power = real_number(owner, "learning_rate_power", learning_rate_power)
         if self.learning_rate_power > 0:
             raise ValueError("Ftrl: `learning_rate_power` needs to be negative or zero. "

@@ -42,11 +42,14 @@ class Muon(Optimizer):
         super().__init__(name, {"learning_rate": learning_rate}, weight_decay=weight_decay,
                          **kwargs)
         owner = type(self).__name__
-        for key, value in (("adam_beta_1", adam_beta_1), ("adam_beta_2", adam_beta_2),
-                           ("epsilon", epsilon), ("muon_a", muon_a), ("muon_b", muon_b),
-                           ("muon_c", muon_c), ("adam_lr_ratio", adam_lr_ratio),
-                           ("momentum", momentum)):
-            setattr(self, key, real_number(owner, key, value))
+        self.adam_beta_1 = real_number(owner, "adam_beta_1", adam_beta_1)
+        self.adam_beta_2 = real_number(owner, "adam_beta_2", adam_beta_2)
+        self.epsilon = real_number(owner, "epsilon", epsilon)
+        self.muon_a = real_number(owner, "muon_a", muon_a)
+        self.muon_b = real_number(owner, "muon_b", muon_b)
+        self.muon_c = real_number(owner, "muon_c", muon_c)
+        self.adam_lr_ratio = real_number(owner, "adam_lr_ratio", adam_lr_ratio)
+        self.momentum = real_number(owner, "momentum", momentum)
         self.adam_weight_decay = None if adam_weight_decay is None else \
             real_number(owner, "adam_weight_decay", adam_weight_decay)
         self.rms_rate = None if rms_rate is None else real_number(owner, "rms_rate", rms_rate)
