@@ -181,15 +181,16 @@ def with_keyword_hints(fn: F, label: str | None = None) -> F:
 
 
 def add_keyword_hints_to_class(cls: type) -> type:
-    """Gives `cls`'s own `__init__` and public methods keyword hints, in place (the class and
+    """Gives `cls`'s own `__init__` (or `__new__`) and public methods keyword hints, in place (the class and
     its subclasses keep their identity; a method shared with a subclass stays one object)."""
     if cls.__dict__.get("__keyword_hinted__"):
         return cls
     for attr, value in list(vars(cls).items()):
-        if attr.startswith("_") and attr != "__init__":
+        if attr.startswith("_") and attr not in ("__init__", "__new__"):
             continue
         if isinstance(value, (staticmethod, classmethod)):
-            hinted = with_keyword_hints(value.__func__, f"{cls.__name__}.{attr}")
+            label = cls.__name__ if attr == "__new__" else f"{cls.__name__}.{attr}"
+            hinted = with_keyword_hints(value.__func__, label)
             if hinted is not value.__func__:
                 setattr(cls, attr, type(value)(hinted))
         elif inspect.isfunction(value):
