@@ -33,7 +33,7 @@ def how(name: str, opdef) -> str:
     """How the Numba tier runs ops of type `name` (the dispatch of KernelWriter._write_op)."""
     from runtime.backends.numba import tensor_arrays, vectorised
     from runtime.backends.numba.rules import ALIASES, writer
-    from runtime.ops.array_ops import FILL  # fused, but written by its writer on its own
+    from runtime.ops.array_math import FILL  # fused, but written by its writer on its own
 
     def numpy_from(n: int) -> str:
         return f" (NumPy's routine through object mode on {n} elements or more)"

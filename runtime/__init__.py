@@ -19,10 +19,12 @@ if _typing.TYPE_CHECKING:
     # explicit re-exports win over the plain imports below.
     from ._api import *  # noqa: F403
 
+from . import device_config as _device_config  # noqa: F401 - marks rt.config
 from . import errors
 from . import module as _module  # noqa: F401 - marks rt.Module
 from . import numpy_api as _numpy_api  # noqa: F401 - installs NumPy's protocols on tensors
 from . import ops as _ops  # noqa: F401 - defining the ops marks their public names
+from . import tensor_overloads as _tensor_overloads  # noqa: F401 - installs Python operators on tensors
 from . import tf_types as _tf_types  # noqa: F401 - marks rt.types.experimental
 from .context import device, executing_eagerly, init_scope, name_scope
 from .dtypes import (

@@ -24,12 +24,12 @@ from . import context
 from .dtypes import bool_, float32, float64, int32, int64
 from .function.logs import add_trace_listener
 from .graph import constant_value, register_internal_dir
-from .ops import array_ops, composed, debug_ops, math_ops, reduce_ops
+from .ops import array_composed, array_math, debugging
 from .ops.control_flow import cond_merging_shapes as _cond
 from .ops.control_flow import while_loop as _while_loop
 from .ops.core import apply, convert_to_tensor
 from .ops.tensor_array import TensorArray
-from .ops.variable_ops import Variable
+from .ops.variables import Variable
 from .shapes import TensorSpec, as_shape
 from .tensor import SymbolicTensor, Tensor
 from .traceback_utils import is_traceback_filtering_enabled
@@ -99,7 +99,7 @@ class RuntimeBackend(ag.Backend):
             return TensorArray(spec.dtype, size=0, dynamic_size=True, element_shape=spec.element_shape)
         dims = spec.shape.as_tuple()
         shape = [] if dims is None else [d if d is not None else 0 for d in dims]
-        return array_ops.zeros(shape, dtype=spec.dtype)
+        return array_math.zeros(shape, dtype=spec.dtype)
 
     # -- control flow -------------------------------------------------------------------------
     def cond(self, pred, true_fn, false_fn, names=()):
@@ -132,32 +132,32 @@ class RuntimeBackend(ag.Backend):
 
     # -- logic --------------------------------------------------------------------------------
     def logical_and(self, a, b):
-        return math_ops.logical_and(a, b)
+        return array_math.logical_and(a, b)
 
     def logical_or(self, a, b):
-        return math_ops.logical_or(a, b)
+        return array_math.logical_or(a, b)
 
     def logical_not(self, a):
-        return math_ops.logical_not(a)
+        return array_math.logical_not(a)
 
     def equal(self, a, b):
-        return math_ops.equal(a, b)
+        return array_math.equal(a, b)
 
     def not_equal(self, a, b):
-        return math_ops.not_equal(a, b)
+        return array_math.not_equal(a, b)
 
     # -- side effects ---------------------------------------------------------------------------
     def print(self, values, sep, end, file):
-        return debug_ops.print(*values, sep=sep, end=end, output_stream=file)
+        return debugging.print(*values, sep=sep, end=end, output_stream=file)
 
     def assert_(self, condition, message, data):
-        return debug_ops.Assert(condition, [message, *data])
+        return debugging.Assert(condition, [message, *data])
 
     def raise_unless(self, condition, exception):
-        apply(debug_ops.RAISE_UNLESS, [convert_to_tensor(condition)], {"exception": exception})
+        apply(debugging.RAISE_UNLESS, [convert_to_tensor(condition)], {"exception": exception})
 
     def guard_defined(self, value, defined, message):
-        debug_ops.Assert(defined, [message])
+        debugging.Assert(defined, [message])
         return value
 
     # -- builtins -----------------------------------------------------------------------------
@@ -172,7 +172,7 @@ class RuntimeBackend(ag.Backend):
             raise TypeError(f"len() of a tensor of shape {value.shape} (a scalar or of unknown rank)")
         if dims[0] is not None:
             return dims[0]
-        return array_ops.shape(value)[0]
+        return array_math.shape(value)[0]
 
     def range_length(self, start, stop, step):
         if isinstance(step, int):
@@ -185,9 +185,9 @@ class RuntimeBackend(ag.Backend):
             else:
                 n = (start - stop + (-step - 1)) // (-step)
         else:
-            n = array_ops.where(step > 0, (stop - start + step - 1) // step,
-                                (start - stop - step - 1) // (-step))
-        return math_ops.maximum(n, 0)
+            n = array_math.where(step > 0, (stop - start + step - 1) // step,
+                                 (start - stop - step - 1) // (-step))
+        return array_math.maximum(n, 0)
 
     def getitem(self, value, index):
         if isinstance(value, TensorArray):
@@ -195,24 +195,24 @@ class RuntimeBackend(ag.Backend):
         parts = _range_parts(value)
         if parts is not None and isinstance(index, Tensor) and index.shape.rank == 0:
             start, _, step = parts
-            i = array_ops.cast(index, value.dtype)
+            i = array_math.cast(index, value.dtype)
             if not (isinstance(step, int) and step == 1):
-                i = math_ops.multiply(i, step)
-            return i if isinstance(start, int) and start == 0 else math_ops.add(start, i)
-        return array_ops.gather(value, index)
+                i = array_math.multiply(i, step)
+            return i if isinstance(start, int) and start == 0 else array_math.add(start, i)
+        return array_math.gather(value, index)
 
     def abs(self, value):
-        return math_ops.abs(value)
+        return array_math.abs(value)
 
     def cast(self, value, kind):
         # 64-bit values stay 64-bit: int() of an int64 or float64 tensor is not cut to int32,
         # nor float() of a float64 or int64 tensor rounded to float32
         wide = value.dtype.name in ("int64", "uint64", "float64", "complex128")
         if kind == "int":
-            return array_ops.cast(value, int64 if wide else int32)
+            return array_math.cast(value, int64 if wide else int32)
         if kind == "float":
-            return array_ops.cast(value, float64 if wide else float32)
-        return math_ops.not_equal(value, array_ops.zeros_like(value)) if value.dtype != bool_ \
+            return array_math.cast(value, float64 if wide else float32)
+        return array_math.not_equal(value, array_math.zeros_like(value)) if value.dtype != bool_ \
             else value
 
     def reduce(self, kind, values):
@@ -223,7 +223,7 @@ class RuntimeBackend(ag.Backend):
         if kind == "sum":
             out = values[0]
             for v in values[1:]:
-                out = math_ops.add(out, v)
+                out = array_math.add(out, v)
             return out
         out = values[0]
         for v in values[1:]:
@@ -231,7 +231,7 @@ class RuntimeBackend(ag.Backend):
         return out
 
     def stack(self, values):
-        return array_ops.stack(list(values))
+        return array_math.stack(list(values))
 
     # -- lists --------------------------------------------------------------------------------
     def new_list(self, items, element_spec=None):
@@ -261,13 +261,13 @@ class RuntimeBackend(ag.Backend):
 
     def where_negative(self, index, n):
         index = convert_to_tensor(index)
-        return array_ops.where(index < 0, index + array_ops.cast(n, index.dtype), index)
+        return array_math.where(index < 0, index + array_math.cast(n, index.dtype), index)
 
     def list_pop(self, lst):
         n = lst.size() - 1
         last = lst.read(n)
         rest = TensorArray(lst.dtype, size=0, dynamic_size=True, element_shape=lst.element_shape)
-        rest = rest.unstack(lst.gather(math_ops.maximum(array_ops.range(n), 0)))
+        rest = rest.unstack(lst.gather(array_math.maximum(array_math.range(n), 0)))
         return rest, last
 
 
@@ -283,29 +283,29 @@ def _python_extremum(kind: str, current, item) -> Tensor:
     """Python's `max(current, item)` (`min`): `item` only replaces `current` when it is
     greater (less), so a NaN item never replaces a number and a NaN `current` is kept;
     elementwise otherwise, like `maximum`/`minimum`."""
-    fold = math_ops.maximum if kind == "max" else math_ops.minimum
+    fold = array_math.maximum if kind == "max" else array_math.minimum
     result = fold(current, item)
     if not result.dtype.is_floating:
         return result
-    current = array_ops.cast(current, result.dtype)
-    item = array_ops.cast(item, result.dtype)
-    skipped = math_ops.logical_and(composed.is_nan(item),
-                                   math_ops.logical_not(composed.is_nan(current)))
-    return array_ops.where(skipped, composed.broadcast_to(current, array_ops.shape(result)),
-                           result)
+    current = array_math.cast(current, result.dtype)
+    item = array_math.cast(item, result.dtype)
+    skipped = array_math.logical_and(array_composed.is_nan(item),
+                                     array_math.logical_not(array_composed.is_nan(current)))
+    return array_math.where(skipped, array_composed.broadcast_to(current, array_math.shape(result)),
+                            result)
 
 
 def _python_extremum_of_items(kind: str, value: Tensor) -> Tensor:
     """Python's `max(t)` (`min`) over a vector's items: a NaN first item is the result
     (nothing compares greater than it); later NaNs never replace a number."""
-    fn = reduce_ops.reduce_max if kind == "max" else reduce_ops.reduce_min
+    fn = array_math.reduce_max if kind == "max" else array_math.reduce_min
     if not value.dtype.is_floating:
         return fn(value)
     bound = float("-inf") if kind == "max" else float("inf")
-    numbers = array_ops.where(composed.is_nan(value), array_ops.fill(array_ops.shape(value),
-                                                                      array_ops.cast(bound, value.dtype)), value)
+    numbers = array_math.where(array_composed.is_nan(value), array_math.fill(array_math.shape(value),
+                                                                      array_math.cast(bound, value.dtype)), value)
     first = value[0]
-    return array_ops.where(composed.is_nan(first), first, fn(numbers))
+    return array_math.where(array_composed.is_nan(first), first, fn(numbers))
 
 
 def _reduce_first_axis(kind: str, value: Tensor) -> Tensor:
@@ -315,21 +315,21 @@ def _reduce_first_axis(kind: str, value: Tensor) -> Tensor:
     if dims is not None and not dims:
         raise TypeError(f"{kind}() of a scalar tensor: iteration over a 0-d tensor")
     if kind == "sum":
-        return reduce_ops.reduce_sum(value, axis=0)
+        return array_math.reduce_sum(value, axis=0)
     if dims is None or len(dims) > 1:
         raise ValueError(f"{kind}() over a tensor of shape {value.shape} compares its rows, and "
                          "the truth value of a row with more than one element is ambiguous; "
                          f"use rt.reduce_{kind} with an axis.")
     if kind in ("min", "max"):
         return _python_extremum_of_items(kind, value)
-    fn = {"any": reduce_ops.reduce_any, "all": reduce_ops.reduce_all}[kind]
+    fn = {"any": array_math.reduce_any, "all": array_math.reduce_all}[kind]
     return fn(value)
 
 
 def _range_parts(value) -> Optional[tuple]:
     """(start, limit, delta) of a staged `rt.range` tensor, constants as Python numbers; None
     for any other value."""
-    if type(value) is not SymbolicTensor or value.op.opdef is not array_ops.RANGE:
+    if type(value) is not SymbolicTensor or value.op.opdef is not array_math.RANGE:
         return None
     return tuple(_python_constant(t) for t in value.op.inputs)
 

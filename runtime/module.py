@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterator
 
 from . import context
 from .exports import export
-from .ops.variable_ops import Variable
+from .ops.variables import Variable
 
 _VALID_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _MAX_DEPTH = 64  # nesting of lists, tuples and dicts inside one attribute

@@ -1,6 +1,6 @@
 """Tensors: eager ones hold a NumPy value, symbolic ones stand for a value in a graph.
 
-Operators (`+`, `[...]`, iteration, ...) are installed on `Tensor` by `runtime.ops.overloads`.
+Operators (`+`, `[...]`, iteration, ...) are installed on `Tensor` by `runtime.tensor_overloads`.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ class Tensor:
         def numpy(self) -> Any:
             """The value as a NumPy array (a NumPy scalar for rank 0)."""
 
-        # The operators, installed at import time by runtime/ops/overloads.py, declared here
+        # The operators, installed at import time by runtime/tensor_overloads.py, declared here
         # for type checkers: each takes a tensor or anything rt.convert_to_tensor takes.
         def __add__(self, other: TensorLike) -> Tensor: ...
         def __radd__(self, other: TensorLike) -> Tensor: ...

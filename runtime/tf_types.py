@@ -18,7 +18,7 @@ import numpy as np
 from .exports import export
 from .function import ConcreteFunction as _ConcreteFunction
 from .function import Function as _Function
-from .ops.variable_ops import Variable
+from .ops.variables import Variable
 from .tensor import Tensor
 
 

@@ -8,9 +8,9 @@ import numpy as np
 
 from . import context, nest
 from .graph import FuncGraph
-from .ops.array_ops import identity
+from .ops.array_math import identity
 from .ops.core import convert_to_tensor
-from .ops.variable_ops import Variable, VariableArgument, bound_variable
+from .ops.variables import Variable, VariableArgument, bound_variable
 from .shapes import TensorSpec
 from .tensor import EagerTensor, SymbolicTensor, Tensor
 

@@ -4,8 +4,7 @@ or in a string (`importlib.import_module`) but the lazy loads listed here with t
 The layers, bottom to top, are read from the `layers` block of docs/architecture.md, so the
 document and this check are one list. A module may import modules of its own layer or of lower
 layers. Within runtime.ops, modules form no cycle either
-(`python ../shared/tools/import_layers.py`): gradient rules that need a higher op module live in
-runtime/ops/*_grads.py.
+(`python ../shared/tools/import_layers.py`); every gradient rule sits beside its op.
 """
 
 import ast

@@ -3,28 +3,28 @@
 # Declarations for type checkers only (runtime/__init__.py reads them under TYPE_CHECKING).
 from typing import Any
 
-from runtime.ops.debug_ops import Assert as Assert
-from runtime.ops.debug_checks import assert_all_finite as assert_all_finite
-from runtime.ops.debug_checks import assert_integer as assert_integer
-from runtime.ops.debug_checks import assert_near as assert_near
-from runtime.ops.debug_ops import assert_negative as assert_negative
-from runtime.ops.debug_ops import assert_non_negative as assert_non_negative
-from runtime.ops.debug_ops import assert_positive as assert_positive
-from runtime.ops.debug_checks import assert_proper_iterable as assert_proper_iterable
-from runtime.ops.debug_ops import assert_rank as assert_rank
-from runtime.ops.debug_checks import assert_rank_at_least as assert_rank_at_least
-from runtime.ops.debug_checks import assert_rank_in as assert_rank_in
-from runtime.ops.debug_checks import assert_scalar as assert_scalar
-from runtime.ops.debug_checks import assert_shapes as assert_shapes
-from runtime.ops.debug_checks import assert_type as assert_type
-from runtime.ops.debug_checks import check_numerics as check_numerics
-from runtime.ops.debug_checks import disable_check_numerics as disable_check_numerics
+from runtime.ops.debugging import Assert as Assert
+from runtime.ops.debugging_checks import assert_all_finite as assert_all_finite
+from runtime.ops.debugging_checks import assert_integer as assert_integer
+from runtime.ops.debugging_checks import assert_near as assert_near
+from runtime.ops.debugging import assert_negative as assert_negative
+from runtime.ops.debugging import assert_non_negative as assert_non_negative
+from runtime.ops.debugging import assert_positive as assert_positive
+from runtime.ops.debugging_checks import assert_proper_iterable as assert_proper_iterable
+from runtime.ops.debugging import assert_rank as assert_rank
+from runtime.ops.debugging_checks import assert_rank_at_least as assert_rank_at_least
+from runtime.ops.debugging_checks import assert_rank_in as assert_rank_in
+from runtime.ops.debugging_checks import assert_scalar as assert_scalar
+from runtime.ops.debugging_checks import assert_shapes as assert_shapes
+from runtime.ops.debugging_checks import assert_type as assert_type
+from runtime.ops.debugging_checks import check_numerics as check_numerics
+from runtime.ops.debugging_checks import disable_check_numerics as disable_check_numerics
 from runtime.traceback_utils import disable_traceback_filtering as disable_traceback_filtering
-from runtime.ops.debug_checks import enable_check_numerics as enable_check_numerics
+from runtime.ops.debugging_checks import enable_check_numerics as enable_check_numerics
 from runtime.traceback_utils import enable_traceback_filtering as enable_traceback_filtering
-from runtime.ops.composed_math import is_non_decreasing as is_non_decreasing
-from runtime.ops.debug_checks import is_numeric_tensor as is_numeric_tensor
-from runtime.ops.composed_math import is_strictly_increasing as is_strictly_increasing
+from runtime.ops.math_composed import is_non_decreasing as is_non_decreasing
+from runtime.ops.debugging_checks import is_numeric_tensor as is_numeric_tensor
+from runtime.ops.math_composed import is_strictly_increasing as is_strictly_increasing
 from runtime.traceback_utils import is_traceback_filtering_enabled as is_traceback_filtering_enabled
 
 

@@ -5,20 +5,20 @@
 from runtime.ops.random_generator import Algorithm as Algorithm
 from runtime.ops.random_generator import Generator as Generator
 from runtime.ops.random_generator import create_rng_state as create_rng_state
-from runtime.ops.stateless_random_ops import fold_in as fold_in
+from runtime.ops.random_stateless import fold_in as fold_in
 from runtime.ops.random_generator import get_global_generator as get_global_generator
-from runtime.ops.random_ops import normal as normal
+from runtime.ops.random import normal as normal
 from runtime.ops.random_generator import set_global_generator as set_global_generator
-from runtime.ops.random_ops import set_seed as set_seed
-from runtime.ops.random_ops import shuffle as shuffle
-from runtime.ops.stateless_random_ops import split as split
-from runtime.ops.stateless_random_ops import stateless_binomial as stateless_binomial
-from runtime.ops.stateless_random_ops import stateless_categorical as stateless_categorical
-from runtime.ops.stateless_random_ops import stateless_normal as stateless_normal
-from runtime.ops.stateless_random_ops import stateless_truncated_normal as stateless_truncated_normal
-from runtime.ops.stateless_random_ops import stateless_uniform as stateless_uniform
-from runtime.ops.random_ops import truncated_normal as truncated_normal
-from runtime.ops.random_ops import uniform as uniform
+from runtime.ops.random import set_seed as set_seed
+from runtime.ops.random import shuffle as shuffle
+from runtime.ops.random_stateless import split as split
+from runtime.ops.random_stateless import stateless_binomial as stateless_binomial
+from runtime.ops.random_stateless import stateless_categorical as stateless_categorical
+from runtime.ops.random_stateless import stateless_normal as stateless_normal
+from runtime.ops.random_stateless import stateless_truncated_normal as stateless_truncated_normal
+from runtime.ops.random_stateless import stateless_uniform as stateless_uniform
+from runtime.ops.random import truncated_normal as truncated_normal
+from runtime.ops.random import uniform as uniform
 import runtime._api.random_experimental as _experimental_
 
 experimental = _experimental_

@@ -4,10 +4,10 @@
 from typing import Any
 from runtime.tensor import Tensor as _Tensor
 
-from runtime.ops.signal_ops import frame as frame
-from runtime.ops.signal_ops import hamming_window as hamming_window
-from runtime.ops.signal_ops import hann_window as hann_window
-from runtime.ops.signal_ops import stft as stft
+from runtime.ops.signal import frame as frame
+from runtime.ops.signal import hamming_window as hamming_window
+from runtime.ops.signal import hann_window as hann_window
+from runtime.ops.signal import stft as stft
 
 
 def fft(input: Any, name: str | None = ...) -> _Tensor:

@@ -4,22 +4,22 @@
 from typing import Any
 from runtime.tensor import Tensor as _Tensor
 
-from runtime.ops.string_ops import as_string as as_string
-from runtime.ops.string_ops import bytes_split as bytes_split
-from runtime.ops.string_ops import format as format
-from runtime.ops.string_ops import join as join
-from runtime.ops.string_ops import length as length
-from runtime.ops.string_ops import reduce_join as reduce_join
-from runtime.ops.string_ops import regex_full_match as regex_full_match
-from runtime.ops.string_ops import regex_replace as regex_replace
-from runtime.ops.string_ops import split as split
-from runtime.ops.string_ops import strip as strip
-from runtime.ops.string_ops import substr as substr
-from runtime.ops.string_ops import to_hash_bucket_fast as to_hash_bucket_fast
-from runtime.ops.string_ops import to_number as to_number
-from runtime.ops.string_ops import unicode_decode as unicode_decode
-from runtime.ops.string_ops import unicode_encode as unicode_encode
-from runtime.ops.string_ops import unicode_split as unicode_split
+from runtime.ops.strings import as_string as as_string
+from runtime.ops.strings import bytes_split as bytes_split
+from runtime.ops.strings import format as format
+from runtime.ops.strings import join as join
+from runtime.ops.strings import length as length
+from runtime.ops.strings import reduce_join as reduce_join
+from runtime.ops.strings import regex_full_match as regex_full_match
+from runtime.ops.strings import regex_replace as regex_replace
+from runtime.ops.strings import split as split
+from runtime.ops.strings import strip as strip
+from runtime.ops.strings import substr as substr
+from runtime.ops.strings import to_hash_bucket_fast as to_hash_bucket_fast
+from runtime.ops.strings import to_number as to_number
+from runtime.ops.strings import unicode_decode as unicode_decode
+from runtime.ops.strings import unicode_encode as unicode_encode
+from runtime.ops.strings import unicode_split as unicode_split
 
 
 def lower(input: Any, encoding: Any = ..., name: str | None = ...) -> _Tensor:

@@ -10,7 +10,7 @@ from ..gradients.while_grad import ACC_GRAD_PUSH, ACC_GRAD_ZEROS, ACC_NEW, ACC_P
 from ..graph import graphs_within
 from ..ops import tensor_array as ta
 from ..ops.control_flow import COND, WHILE
-from ..ops.variable_ops import READ
+from ..ops.variables import READ
 from .base import runtime_error
 from .numpy_source import render as render_numpy
 

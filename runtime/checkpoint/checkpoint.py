@@ -26,7 +26,7 @@ from .. import context
 from .. import deferred_restore as deferred
 from ..arguments import strict_keywords
 from ..errors import NotFoundError
-from ..ops.variable_ops import Variable
+from ..ops.variables import Variable
 from . import format as _format
 from . import state, tracking
 from .state import fspath

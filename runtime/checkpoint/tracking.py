@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from ..module import Module
-from ..ops.variable_ops import Variable
+from ..ops.variables import Variable
 
 VALUE_SUFFIX = ".ATTRIBUTES/VARIABLE_VALUE"
 _MAX_CONTAINER_DEPTH = 32

@@ -27,7 +27,7 @@ from .. import dtypes as _dtypes
 from ..arguments import strict_keywords
 from ..errors import InvalidArgumentError, OutOfRangeError
 from ..function import function as rt_function
-from ..ops.random_ops import SEEDS
+from ..ops.random import SEEDS
 from ..shapes import TensorShape, TensorSpec, as_shape
 from ..tensor import SymbolicTensor
 from . import structure as st

@@ -29,7 +29,7 @@ from ..function import function as rt_function
 from ..function.conversion import convert
 from ..ops.control_flow import while_loop
 from ..ops.core import apply, convert_to_tensor
-from ..ops.dataset_ops import ITERATOR_GET_NEXT, ITERATOR_OPEN
+from ..ops.data import ITERATOR_GET_NEXT, ITERATOR_OPEN
 from ..shapes import TensorShape, TensorSpec
 from . import structure as st
 from .dataset import STAGED, Dataset, Iterator, _output_spec

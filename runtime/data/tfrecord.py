@@ -8,7 +8,7 @@ from typing import Any, Iterator, Optional
 import numpy as np
 
 from .. import dtypes as _dtypes
-from ..ops.tfrecord_ops import _compression, read_records
+from ..ops.io_tfrecord import _compression, read_records
 from ..shapes import TensorSpec
 from . import structure as st
 from .dataset import UNKNOWN, Dataset

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import nest
 from ..backends import runtime_error
-from ..ops.variable_ops import VariableArgument
+from ..ops.variables import VariableArgument
 from ..shapes import TensorSpec
 from ..tensor import EagerTensor
 from ..tracing import OutputSlot

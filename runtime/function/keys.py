@@ -8,7 +8,7 @@ import dataclasses
 
 import numpy as np
 
-from ..ops.variable_ops import Variable
+from ..ops.variables import Variable
 from ..shapes import TensorSpec
 from ..tensor import EagerTensor, SymbolicTensor
 

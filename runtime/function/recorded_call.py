@@ -26,7 +26,7 @@ from ..gradients.interpret import interpret
 from ..gradients.node import Node, differentiable, variables_read
 from ..gradients.tape import paused, record_node
 from ..ops.core import define
-from ..ops.variable_ops import bound_variable
+from ..ops.variables import bound_variable
 from ..shapes import TensorShape
 from ..tensor import EagerTensor
 from ..tracing import fill_outputs

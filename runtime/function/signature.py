@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import nest
 from ..errors import SignatureMismatchError
-from ..ops.variable_ops import VariableArgument
+from ..ops.variables import VariableArgument
 from ..shapes import TensorShape, TensorSpec
 from ..tensor import EagerTensor, SymbolicTensor, Tensor, to_numpy_value
 from ..tracing import spec_of

@@ -17,11 +17,11 @@ from .. import dtypes as _dtypes
 from ..attr_kinds import DTYPE, SHAPE
 from ..graph import FuncGraph
 from ..opdef import define
-from ..ops import array_ops, gradient_ops
+from ..ops import array_math
 from ..ops.control_flow import COND
 from ..ops.core import apply
 from ..ops.tensor_array import add_grads
-from ..ops.variable_ops import Variable
+from ..ops.variables import Variable
 from ..tensor import SymbolicTensor
 from .engine import backprop
 from .node import Node, node_inputs, node_of
@@ -128,8 +128,8 @@ def zeros_for_value(value):
         return add_grads([])
     dims = value.shape.as_tuple()
     if dims is not None and None not in dims:
-        return apply(gradient_ops.ZEROS, [], {"shape": dims, "dtype": value.dtype._np})
-    return array_ops.zeros_like(value if isinstance(value, Variable) else resolve(value))
+        return apply(array_math.ZEROS, [], {"shape": dims, "dtype": value.dtype._np})
+    return array_math.zeros_like(value if isinstance(value, Variable) else resolve(value))
 
 
 @COND.def_grad

@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 from .. import nest
 from ..opdef import define
-from ..ops import array_ops, core
+from ..ops import array_math, core
 from ..ops.core import apply
 from ..tensor import Tensor
 from .tape import GradientTape, paused
@@ -83,7 +83,7 @@ def _as_list(value):
 
 
 def _zeros(t):
-    return array_ops.zeros_like(t)
+    return array_math.zeros_like(t)
 
 
 def custom_gradient(f=None) -> Callable[..., Any]:

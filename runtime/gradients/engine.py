@@ -9,7 +9,7 @@ built, wherever the sweep runs.
 from __future__ import annotations
 
 from .. import dtypes as _dtypes
-from ..ops import math_ops
+from ..ops import array_math
 from ..ops.tensor_array import add_grads
 from .node import GradOp, differentiable
 
@@ -93,4 +93,4 @@ def add(a, b):
     """a + b for two gradients (TensorArray gradients are merged)."""
     if a.dtype is _dtypes.variant:
         return add_grads([a, b])
-    return math_ops.add(a, b)
+    return array_math.add(a, b)

@@ -23,7 +23,7 @@ from .. import dtypes
 from ..ops import tensor_array as ta
 from ..ops.control_flow import COND, run_loop, select
 from ..ops.core import apply
-from ..ops.variable_ops import INIT
+from ..ops.variables import INIT
 from ..tensor import EagerTensor
 from . import while_grad as acc
 from .cond_grad import UNDEFINED

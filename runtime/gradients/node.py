@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from .. import dtypes as _dtypes
 from ..graph import external_inputs
-from ..ops.variable_ops import READ, bound_variable
+from ..ops.variables import READ, bound_variable
 from .resolve import any_active, resolve
 
 

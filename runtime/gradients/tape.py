@@ -9,8 +9,8 @@ from typing import Any, overload
 import numpy as np
 
 from .. import context, nest
-from ..ops import array_ops, core
-from ..ops.variable_ops import READ, Variable, bound_variable
+from ..ops import array_math, core
+from ..ops.variables import READ, Variable, bound_variable
 from ..tensor import Tensor
 from .engine import backprop
 from .node import Node, differentiable, node_inputs, node_outputs
@@ -247,10 +247,10 @@ class GradientTape:
                     continue
                 src = s.shape.as_list()
                 if not size:
-                    result.append(array_ops.zeros(dims + src, dtype=s.dtype))
+                    result.append(array_math.zeros(dims + src, dtype=s.dtype))
                     continue
-                stacked = array_ops.stack(row)
-                result.append(array_ops.reshape(stacked, dims + _dims_or_shape(s, src)))
+                stacked = array_math.stack(row)
+                result.append(array_math.reshape(stacked, dims + _dims_or_shape(s, src)))
         return nest.pack_sequence_as(sources, result) if nest.is_nested(sources) else result[0]
 
     def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
@@ -288,9 +288,9 @@ class GradientTape:
             return None
         with self._quiet():
             if not size:
-                return array_ops.zeros([batch] + inner + src[1:], dtype=source_t.dtype)
-            stacked = array_ops.stack(row, axis=1)  # [batch, size, *s]
-            return array_ops.reshape(stacked, [batch] + inner + _dims_or_shape(source_t, src)[1:])
+                return array_math.zeros([batch] + inner + src[1:], dtype=source_t.dtype)
+            stacked = array_math.stack(row, axis=1)  # [batch, size, *s]
+            return array_math.reshape(stacked, [batch] + inner + _dims_or_shape(source_t, src)[1:])
 
     @contextlib.contextmanager
     def _quiet(self):
@@ -323,7 +323,7 @@ class GradientTape:
             for s in flat_sources:
                 g = grads.get(id(s)) if differentiable(s) else None
                 if g is None and zero:
-                    g = array_ops.zeros_like(s)
+                    g = array_math.zeros_like(s)
                 result.append(g)
         return result
 
@@ -357,7 +357,7 @@ def _dims_or_shape(source, dims: list):
     """The source's dims for a reshape: its static dims, or its run-time shape."""
     if None not in dims:
         return dims
-    return [array_ops.shape(source)[i] if d is None else d for i, d in enumerate(dims)]
+    return [array_math.shape(source)[i] if d is None else d for i, d in enumerate(dims)]
 
 
 def _check_sources(sources) -> list:
@@ -408,7 +408,7 @@ def _ones_like(t):
     dims = t.shape.as_tuple()
     if dims is not None and None not in dims and int(np.prod(dims)) <= 16:
         return core.constant(np.ones(dims, t.dtype._np))
-    return array_ops.ones_like(t)
+    return array_math.ones_like(t)
 
 
 def _reachable_from(graph, current) -> bool:

@@ -24,7 +24,7 @@ from .. import dtypes as _dtypes
 from ..attr_kinds import DTYPE, INT, SHAPE
 from ..graph import FuncGraph
 from ..opdef import define
-from ..ops import math_ops
+from ..ops import array_math
 from ..ops.control_flow import WHILE
 from ..ops.core import apply
 from ..shapes import TensorShape
@@ -296,7 +296,7 @@ def _while_grad(op, *grads):
             next_grads.append(zeros_for_value(body_graph.inputs[i]) if g is None else body.capture(g))
         cap_grads = [(c, found[id(c)]) for c in wanted_caps if id(c) in found]
         totals = [body.placeholder(c.shape, c.dtype, name="grad_capture") for c, _ in cap_grads]
-        body.outputs = [math_ops.subtract(step, 1)] + next_grads + [
+        body.outputs = [array_math.subtract(step, 1)] + next_grads + [
             add(total, g) for total, (_, g) in zip(totals, cap_grads)]
     rewrite.finish()
 
@@ -304,7 +304,7 @@ def _while_grad(op, *grads):
     with context.graph_scope(cond):
         for t in body.inputs:
             cond.placeholder(t.shape, t.dtype, name="loop_var")
-        cond.outputs = [math_ops.greater_equal(cond.inputs[0], 0)]
+        cond.outputs = [array_math.greater_equal(cond.inputs[0], 0)]
     start = home.create_op(ACC_LAST, [saved], {}, [(_SCALAR, _dtypes.int32)],
                            name="last_iteration").outputs[0]
     inits = [start]

@@ -23,43 +23,43 @@ from ..layers import losses as _base
 from ..layers import metrics as _compile_metrics
 from ..layers import serialization as _serialization
 from ..module import snake_case
-from ..ops import array_ops, math_ops, reduce_ops, sort_ops
-from ..ops import composed as _composed
-from ..ops import composed_math as _composed_math
+from ..ops import array_composed as _composed
+from ..ops import array_math, array_sort
+from ..ops import math_composed as _composed_math
 from ..ops.core import convert_to_tensor
-from ..ops.variable_ops import Variable
+from ..ops.variables import Variable
 from . import losses as _losses
 
 
 def binary_accuracy(y_true, y_pred, threshold: float = 0.5):
     """Per sample: the fraction of predictions on the label's side of `threshold`."""
     y_true, y_pred = _base._matched(y_true, y_pred)
-    predicted = array_ops.cast(math_ops.greater(y_pred, threshold), y_pred.dtype)
-    return reduce_ops.reduce_mean(array_ops.cast(math_ops.equal(predicted, y_true), "float32"),
+    predicted = array_math.cast(array_math.greater(y_pred, threshold), y_pred.dtype)
+    return array_math.reduce_mean(array_math.cast(array_math.equal(predicted, y_true), "float32"),
                                   axis=-1)
 
 
 def categorical_accuracy(y_true, y_pred):
     """Per sample: 1 where the largest prediction is at the one-hot label, else 0."""
-    predicted = reduce_ops.argmax(convert_to_tensor(y_pred), axis=-1)
-    labels = reduce_ops.argmax(convert_to_tensor(y_true), axis=-1)
-    return array_ops.cast(math_ops.equal(predicted, labels), "float32")
+    predicted = array_math.argmax(convert_to_tensor(y_pred), axis=-1)
+    labels = array_math.argmax(convert_to_tensor(y_true), axis=-1)
+    return array_math.cast(array_math.equal(predicted, labels), "float32")
 
 
 def sparse_categorical_accuracy(y_true, y_pred):
     """Per sample: 1 where the largest prediction is at the integer label, else 0."""
     y_pred = convert_to_tensor(y_pred)
-    predicted = reduce_ops.argmax(y_pred, axis=-1)
-    labels = array_ops.cast(y_true, predicted.dtype)
+    predicted = array_math.argmax(y_pred, axis=-1)
+    labels = array_math.cast(y_true, predicted.dtype)
     if labels.shape.rank is not None and labels.shape.rank == y_pred.shape.rank:
-        labels = array_ops.squeeze(labels, [-1])
-    return array_ops.cast(math_ops.equal(predicted, labels), "float32")
+        labels = array_math.squeeze(labels, [-1])
+    return array_math.cast(array_math.equal(predicted, labels), "float32")
 
 
 def accuracy(y_true, y_pred):
     """Per element: 1 where the prediction equals the label, else 0."""
     y_true, y_pred = _base._matched(y_true, y_pred)
-    return array_ops.cast(math_ops.equal(y_true, y_pred), "float32")
+    return array_math.cast(array_math.equal(y_true, y_pred), "float32")
 
 
 mean_squared_error = mse = MSE = _losses.mean_squared_error
@@ -132,12 +132,12 @@ def _same_rank(x, y, expand_rank_1: bool = True):
         return x, y
     if x_rank == y_rank + 1 and x.shape[-1] == 1:
         if y_rank == 1 and expand_rank_1:
-            return x, array_ops.expand_dims(y, -1)
-        return array_ops.squeeze(x, [-1]), y
+            return x, array_math.expand_dims(y, -1)
+        return array_math.squeeze(x, [-1]), y
     if y_rank == x_rank + 1 and y.shape[-1] == 1:
         if x_rank == 1 and expand_rank_1:
-            return array_ops.expand_dims(x, -1), y
-        return x, array_ops.squeeze(y, [-1])
+            return array_math.expand_dims(x, -1), y
+        return x, array_math.squeeze(y, [-1])
     return x, y
 
 
@@ -151,14 +151,14 @@ def _samplewise(values, sample_weight, reduce_fn, dtype):
     A weight is per sample (shape (N,)) or per element: the values are first reduced with
     `reduce_fn` to the weights' rank, then weighted; values of rank > 1 end reduced over
     every axis but the first."""
-    values = array_ops.cast(values, dtype)
+    values = array_math.cast(values, dtype)
     if sample_weight is not None:
-        weight = array_ops.cast(sample_weight, dtype)
+        weight = array_math.cast(sample_weight, dtype)
         values, weight = _same_rank(values, weight)
         weight_rank, values_rank = weight.shape.rank, values.shape.rank
         if values_rank > weight_rank:
             values = reduce_fn(values, axis=_axes_from(values_rank, weight_rank))
-        weight = _composed.broadcast_to(weight, array_ops.shape(values))
+        weight = _composed.broadcast_to(weight, array_math.shape(values))
         values = values * weight
         if weight_rank > 1:
             weight = reduce_fn(weight, axis=_axes_from(weight_rank, 1))
@@ -177,12 +177,12 @@ class Mean(Metric):
         self.count = self.add_weight("count")
 
     def update_state(self, values, sample_weight=None):
-        values, weight = _samplewise(values, sample_weight, reduce_ops.reduce_mean, self.dtype)
-        self.total.assign_add(reduce_ops.reduce_sum(values))
+        values, weight = _samplewise(values, sample_weight, array_math.reduce_mean, self.dtype)
+        self.total.assign_add(array_math.reduce_sum(values))
         if weight is not None:
-            count = reduce_ops.reduce_sum(weight)
+            count = array_math.reduce_sum(weight)
         elif values.shape.rank:
-            count = array_ops.cast(array_ops.shape(values)[0], self.dtype)
+            count = array_math.cast(array_math.shape(values)[0], self.dtype)
         else:
             count = 1.0
         self.count.assign_add(count)
@@ -199,8 +199,8 @@ class Sum(Metric):
         self.total = self.add_weight("total")
 
     def update_state(self, values, sample_weight=None):
-        values, _ = _samplewise(values, sample_weight, reduce_ops.reduce_sum, self.dtype)
-        self.total.assign_add(reduce_ops.reduce_sum(values))
+        values, _ = _samplewise(values, sample_weight, array_math.reduce_sum, self.dtype)
+        self.total.assign_add(array_math.reduce_sum(values))
 
     def result(self):
         return self.total.read_value()
@@ -276,21 +276,21 @@ def top_k_categorical_accuracy(y_true, y_pred, k: int = 5):
     """Per sample: 1 where the one-hot label's class is among the `k` largest predictions
     (classes tied with the k-th largest count as in it, as TensorFlow's in_top_k does)."""
     return sparse_top_k_categorical_accuracy(
-        reduce_ops.argmax(convert_to_tensor(y_true), axis=-1), y_pred, k)
+        array_math.argmax(convert_to_tensor(y_true), axis=-1), y_pred, k)
 
 
 def sparse_top_k_categorical_accuracy(y_true, y_pred, k: int = 5):
     """Per sample: 1 where the integer label's class is among the `k` largest predictions."""
-    y_pred = array_ops.cast(y_pred, "float32")
-    labels = array_ops.cast(y_true, "int32")
+    y_pred = array_math.cast(y_pred, "float32")
+    labels = array_math.cast(y_true, "int32")
     if labels.shape.rank is not None and labels.shape.rank == y_pred.shape.rank:
-        labels = array_ops.squeeze(labels, [-1])
+        labels = array_math.squeeze(labels, [-1])
     depth = y_pred.shape[-1]
-    target = reduce_ops.reduce_sum(y_pred * array_ops.one_hot(labels, depth, dtype="float32"),
+    target = array_math.reduce_sum(y_pred * array_math.one_hot(labels, depth, dtype="float32"),
                                    axis=-1, keepdims=True)
-    above = reduce_ops.reduce_sum(array_ops.cast(math_ops.greater(y_pred, target), "float32"),
+    above = array_math.reduce_sum(array_math.cast(array_math.greater(y_pred, target), "float32"),
                                   axis=-1)
-    return array_ops.cast(math_ops.less(above, float(k)), "float32")
+    return array_math.cast(array_math.less(above, float(k)), "float32")
 
 
 def cosine_similarity(y_true, y_pred, axis: int = -1):
@@ -334,12 +334,12 @@ class RootMeanSquaredError(Mean):
         super().__init__(name=name, dtype=dtype)
 
     def update_state(self, y_true, y_pred, sample_weight=None):
-        y_pred = array_ops.cast(y_pred, self.dtype)
-        y_pred, y_true = _same_rank(y_pred, array_ops.cast(y_true, self.dtype))
-        super().update_state(math_ops.square(y_pred - y_true), sample_weight)
+        y_pred = array_math.cast(y_pred, self.dtype)
+        y_pred, y_true = _same_rank(y_pred, array_math.cast(y_true, self.dtype))
+        super().update_state(array_math.square(y_pred - y_true), sample_weight)
 
     def result(self):
-        return math_ops.sqrt(super().result())
+        return array_math.sqrt(super().result())
 
 
 def _confusion_weight(sample_weight, y_true, y_pred):
@@ -347,9 +347,9 @@ def _confusion_weight(sample_weight, y_true, y_pred):
     each of that sample's predictions; any weight broadcasts to the predictions' shape."""
     if sample_weight is None:
         return None
-    weight = array_ops.expand_dims(array_ops.cast(sample_weight, "float32"), -1)
+    weight = array_math.expand_dims(array_math.cast(sample_weight, "float32"), -1)
     _, weight = _same_rank(y_true, weight, expand_rank_1=False)
-    return _composed.broadcast_to(weight, array_ops.shape(y_pred))
+    return _composed.broadcast_to(weight, array_math.shape(y_pred))
 
 
 def _confusion_counts(y_true, y_pred, sample_weight, thresholds, multi_label: bool = False,
@@ -357,24 +357,24 @@ def _confusion_counts(y_true, y_pred, sample_weight, thresholds, multi_label: bo
     """The weighted true/false positives/negatives of `y_pred > t` for each threshold `t` (0/1
     or boolean labels: any nonzero label is positive): shape (T,), or (T, labels) with
     `multi_label`."""
-    y_pred = array_ops.cast(y_pred, "float32")
-    y_pred, y_true = _same_rank(y_pred, array_ops.cast(y_true, "float32"))
+    y_pred = array_math.cast(y_pred, "float32")
+    y_pred, y_true = _same_rank(y_pred, array_math.cast(y_true, "float32"))
     weight = _confusion_weight(sample_weight, y_true, y_pred)
     if label_weights is not None and not multi_label:
-        labels = _composed.broadcast_to(label_weights, array_ops.shape(y_pred))
+        labels = _composed.broadcast_to(label_weights, array_math.shape(y_pred))
         weight = labels if weight is None else weight * labels
-    truth = array_ops.cast(math_ops.not_equal(y_true, 0.0), "float32")
+    truth = array_math.cast(array_math.not_equal(y_true, 0.0), "float32")
     if multi_label:
-        column = array_ops.reshape(thresholds, [-1, 1, 1])
-        preds, truth = array_ops.expand_dims(y_pred, 0), array_ops.expand_dims(truth, 0)
-        weight = 1.0 if weight is None else array_ops.expand_dims(weight, 0)
+        column = array_math.reshape(thresholds, [-1, 1, 1])
+        preds, truth = array_math.expand_dims(y_pred, 0), array_math.expand_dims(truth, 0)
+        weight = 1.0 if weight is None else array_math.expand_dims(weight, 0)
     else:
-        column = array_ops.reshape(thresholds, [-1, 1])
-        preds, truth = array_ops.reshape(y_pred, [1, -1]), array_ops.reshape(truth, [1, -1])
-        weight = 1.0 if weight is None else array_ops.reshape(weight, [1, -1])
-    above = array_ops.cast(math_ops.greater(preds, column), "float32")
+        column = array_math.reshape(thresholds, [-1, 1])
+        preds, truth = array_math.reshape(y_pred, [1, -1]), array_math.reshape(truth, [1, -1])
+        weight = 1.0 if weight is None else array_math.reshape(weight, [1, -1])
+    above = array_math.cast(array_math.greater(preds, column), "float32")
     below = 1.0 - above
-    return {name: reduce_ops.reduce_sum(a * t * weight, axis=1) for name, a, t in (
+    return {name: array_math.reduce_sum(a * t * weight, axis=1) for name, a, t in (
         ("true_positives", above, truth), ("false_positives", above, 1.0 - truth),
         ("true_negatives", below, 1.0 - truth), ("false_negatives", below, truth))}
 
@@ -384,9 +384,9 @@ _NEG_INF = -1e10  # Keras's threshold under every kept prediction when top_k is 
 
 def _top_k_only(y_pred, k: int):
     """`y_pred` with all but the `k` largest values of the last axis set to -1e10."""
-    _, indices = sort_ops.top_k(y_pred, k)
+    _, indices = array_sort.top_k(y_pred, k)
     depth = y_pred.shape[-1]
-    mask = reduce_ops.reduce_sum(array_ops.one_hot(indices, depth, dtype=y_pred.dtype), axis=-2)
+    mask = array_math.reduce_sum(array_math.one_hot(indices, depth, dtype=y_pred.dtype), axis=-2)
     return y_pred * mask + _NEG_INF * (1.0 - mask)
 
 
@@ -415,8 +415,8 @@ class _ConfusionCounts(Metric):
         self.false_negatives = self.add_weight("false_negatives", shape)
 
     def update_state(self, y_true, y_pred, sample_weight=None):
-        y_pred = array_ops.cast(y_pred, "float32")
-        y_true = array_ops.cast(y_true, "float32")
+        y_pred = array_math.cast(y_pred, "float32")
+        y_true = array_math.cast(y_true, "float32")
         if self.top_k is not None:
             y_pred = _top_k_only(y_pred, self.top_k)
         if self.class_id is not None:
@@ -536,26 +536,26 @@ class FBetaScore(Metric):
             self._counts[key] = self.add_weight(key, shape)
 
     def update_state(self, y_true, y_pred, sample_weight=None):
-        y_true = array_ops.cast(y_true, self.dtype)
-        y_pred = array_ops.cast(y_pred, self.dtype)
+        y_true = array_math.cast(y_true, self.dtype)
+        y_pred = array_math.cast(y_pred, self.dtype)
         if not self._counts:
             self._build(y_true, y_pred)
         if self.threshold is None:
-            top = reduce_ops.reduce_max(y_pred, axis=-1, keepdims=True)
-            chosen = math_ops.logical_and(math_ops.greater_equal(y_pred, top),
-                                          math_ops.greater(math_ops.abs(y_pred), 1e-9))
+            top = array_math.reduce_max(y_pred, axis=-1, keepdims=True)
+            chosen = array_math.logical_and(array_math.greater_equal(y_pred, top),
+                                            array_math.greater(array_math.abs(y_pred), 1e-9))
         else:
-            chosen = math_ops.greater(y_pred, self.threshold)
-        y_pred = array_ops.cast(chosen, self.dtype)
+            chosen = array_math.greater(y_pred, self.threshold)
+        y_pred = array_math.cast(chosen, self.dtype)
         weight = None if sample_weight is None else \
-            array_ops.expand_dims(array_ops.cast(sample_weight, self.dtype), 1)
+            array_math.expand_dims(array_math.cast(sample_weight, self.dtype), 1)
         axis = None if self.average == "micro" else 0
         for key, values in (("true_positives", y_pred * y_true),
                             ("false_positives", y_pred * (1.0 - y_true)),
                             ("false_negatives", (1.0 - y_pred) * y_true),
                             ("intermediate_weights", y_true)):
             values = values if weight is None else values * weight
-            self._counts[key].assign_add(reduce_ops.reduce_sum(values, axis=axis))
+            self._counts[key].assign_add(array_math.reduce_sum(values, axis=axis))
 
     def result(self):
         if not self._counts:
@@ -568,9 +568,9 @@ class FBetaScore(Metric):
         beta2 = self.beta ** 2
         score = precision * recall / (beta2 * precision + recall + eps) * (1.0 + beta2)
         if self.average == "weighted":
-            return reduce_ops.reduce_sum(score * support / (reduce_ops.reduce_sum(support) + eps))
+            return array_math.reduce_sum(score * support / (array_math.reduce_sum(support) + eps))
         if self.average is not None:
-            return reduce_ops.reduce_mean(score)
+            return array_math.reduce_mean(score)
         return score
 
     def get_config(self) -> dict:
@@ -630,21 +630,21 @@ class R2Score(Metric):
             self._sums[key] = self.add_weight(key, (y_pred.shape[-1],))
 
     def update_state(self, y_true, y_pred, sample_weight=None):
-        y_true, y_pred = _same_rank(array_ops.cast(convert_to_tensor(y_true), self.dtype),
-                                    array_ops.cast(convert_to_tensor(y_pred), self.dtype))
+        y_true, y_pred = _same_rank(array_math.cast(convert_to_tensor(y_true), self.dtype),
+                                    array_math.cast(convert_to_tensor(y_pred), self.dtype))
         if not self._sums:
             self._build(y_true, y_pred)
-        weight = array_ops.cast(convert_to_tensor(1.0 if sample_weight is None
-                                                  else sample_weight), self.dtype)
+        weight = array_math.cast(convert_to_tensor(1.0 if sample_weight is None
+                                                   else sample_weight), self.dtype)
         if weight.shape.rank == 1:
-            weight = array_ops.expand_dims(weight, 1)
-        weight = _composed.broadcast_to(weight, array_ops.shape(y_true))
+            weight = array_math.expand_dims(weight, 1)
+        weight = _composed.broadcast_to(weight, array_math.shape(y_true))
         weighted = y_true * weight
         for key, value in (("sum", weighted), ("squared_sum", y_true * weighted),
-                           ("residual", math_ops.square(y_true - y_pred) * weight),
+                           ("residual", array_math.square(y_true - y_pred) * weight),
                            ("count", weight)):
-            self._sums[key].assign_add(reduce_ops.reduce_sum(value, axis=0))
-        self.num_samples.assign_add(array_ops.cast(array_ops.size(y_true), self.dtype))
+            self._sums[key].assign_add(array_math.reduce_sum(value, axis=0))
+        self.num_samples.assign_add(array_math.cast(array_math.size(y_true), self.dtype))
 
     def result(self):
         if not self._sums:
@@ -653,11 +653,11 @@ class R2Score(Metric):
             "sum", "squared_sum", "residual", "count"))
         total = squared - total_sum * (total_sum / count)
         raw = 1.0 - residual / total
-        raw = array_ops.where(_composed.is_inf(raw), array_ops.zeros_like(raw), raw)
+        raw = array_math.where(_composed.is_inf(raw), array_math.zeros_like(raw), raw)
         if self.class_aggregation == "uniform_average":
-            score = reduce_ops.reduce_mean(raw)
+            score = array_math.reduce_mean(raw)
         elif self.class_aggregation == "variance_weighted_average":
-            score = reduce_ops.reduce_sum(total * raw) / reduce_ops.reduce_sum(total)
+            score = array_math.reduce_sum(total * raw) / array_math.reduce_sum(total)
         else:
             score = raw
         return self._adjusted(score) if self.num_regressors else score
@@ -672,7 +672,7 @@ class R2Score(Metric):
                           "R2 score.", stacklevel=3)
             return score
         adjusted = 1.0 - (1.0 - score) * (n - 1.0) / (n - p - 1.0)
-        return array_ops.where(math_ops.greater_equal(p, n - 1.0), score, adjusted)
+        return array_math.where(array_math.greater_equal(p, n - 1.0), score, adjusted)
 
     def get_config(self) -> dict:
         return {**super().get_config(), "class_aggregation": self.class_aggregation,
@@ -746,8 +746,8 @@ class AUC(Metric):
                                  f"labels), got {y_pred.shape}.")
             self._build(y_pred.shape[-1])
         if self.from_logits:
-            y_pred = math_ops.sigmoid(y_pred)
-        y_pred = math_ops.clip_by_value(array_ops.cast(y_pred, "float32"), 0.0, 1.0)
+            y_pred = array_math.sigmoid(y_pred)
+        y_pred = array_math.clip_by_value(array_math.cast(y_pred, "float32"), 0.0, 1.0)
         counts = _confusion_counts(y_true, y_pred, sample_weight, self._thresholds,
                                    self.multi_label,
                                    None if self.multi_label else self.label_weights)
@@ -756,11 +756,11 @@ class AUC(Metric):
 
     def _by_label(self, terms):
         if not self.multi_label:
-            return reduce_ops.reduce_sum(terms)
-        per_label = reduce_ops.reduce_sum(terms, axis=0)
+            return array_math.reduce_sum(terms)
+        per_label = array_math.reduce_sum(terms, axis=0)
         if self.label_weights is None:
-            return reduce_ops.reduce_mean(per_label)
-        return _composed_math.divide_no_nan(reduce_ops.reduce_sum(per_label * self.label_weights),
+            return array_math.reduce_mean(per_label)
+        return _composed_math.divide_no_nan(array_math.reduce_sum(per_label * self.label_weights),
                                             float(np.sum(self.label_weights)))
 
     def _interpolated_pr(self, tp, fp, fn):
@@ -769,14 +769,14 @@ class AUC(Metric):
         dtp = tp[: n - 1] - tp[1:]
         p = tp + fp
         dp = p[: n - 1] - p[1:]
-        slope = _composed_math.divide_no_nan(dtp, math_ops.maximum(dp, 0.0))
+        slope = _composed_math.divide_no_nan(dtp, array_math.maximum(dp, 0.0))
         intercept = tp[1:] - slope * p[1:]
-        both = math_ops.logical_and(math_ops.greater(p[: n - 1], 0.0),
-                                    math_ops.greater(p[1:], 0.0))
-        ratio = array_ops.where(both, _composed_math.divide_no_nan(
-            p[: n - 1], math_ops.maximum(p[1:], 0.0)), array_ops.ones_like(p[1:]))
-        terms = _composed_math.divide_no_nan(slope * (dtp + intercept * math_ops.log(ratio)),
-                                             math_ops.maximum(tp[1:] + fn[1:], 0.0))
+        both = array_math.logical_and(array_math.greater(p[: n - 1], 0.0),
+                                      array_math.greater(p[1:], 0.0))
+        ratio = array_math.where(both, _composed_math.divide_no_nan(
+            p[: n - 1], array_math.maximum(p[1:], 0.0)), array_math.ones_like(p[1:]))
+        terms = _composed_math.divide_no_nan(slope * (dtp + intercept * array_math.log(ratio)),
+                                             array_math.maximum(tp[1:] + fn[1:], 0.0))
         return self._by_label(terms)
 
     def result(self):
@@ -797,20 +797,20 @@ class AUC(Metric):
         if self.summation_method == "interpolation":
             heights = (y[: n - 1] + y[1:]) / 2.0
         elif self.summation_method == "minoring":
-            heights = math_ops.minimum(y[: n - 1], y[1:])
+            heights = array_math.minimum(y[: n - 1], y[1:])
         else:
-            heights = math_ops.maximum(y[: n - 1], y[1:])
+            heights = array_math.maximum(y[: n - 1], y[1:])
         return self._by_label((x[: n - 1] - x[1:]) * heights)
 
     @staticmethod
     def _gains(tp, fp, tn, fn):
         """(recall gain, precision gain) of the PRGAIN curve, as Keras defines them."""
         scale = _composed_math.divide_no_nan(tp + fn, tn + fp)
-        no_tp = math_ops.equal(tp, 0.0)
+        no_tp = array_math.equal(tp, 0.0)
         recall_gain = 1.0 - scale * _composed_math.divide_no_nan(fn, tp)
         precision_gain = 1.0 - scale * _composed_math.divide_no_nan(fp, tp)
-        recall_gain = math_ops.maximum(array_ops.where(no_tp, 0.0 * tp, recall_gain), 0.0)
-        precision_gain = array_ops.where(no_tp, 0.0 * tp + 1.0, precision_gain)
+        recall_gain = array_math.maximum(array_math.where(no_tp, 0.0 * tp, recall_gain), 0.0)
+        precision_gain = array_math.where(no_tp, 0.0 * tp + 1.0, precision_gain)
         return recall_gain, precision_gain
 
     @property

@@ -15,7 +15,7 @@ from ..layers.serialization import (
     get_registered_object,
     register_keras_serializable,
 )
-from ..ops import random_ops
+from ..ops import random
 from .file_utils import get_file
 from .sequence_utils import pad_sequences
 
@@ -48,7 +48,7 @@ def set_random_seed(seed: int) -> None:
         raise TypeError(f"set_random_seed needs an integer seed, got {seed!r}.")
     _random.seed(int(seed))
     np.random.seed(int(seed) % (2 ** 32))
-    random_ops.set_seed(int(seed))
+    random.set_seed(int(seed))
 
 
 __all__ = ["to_categorical", "set_random_seed", "custom_object_scope", "CustomObjectScope",

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..ops import array_ops, composed_math, math_ops, nn_ops, reduce_ops, sort_ops
+from ..ops import array_math, array_sort, math_composed, nn
 from ..ops.core import convert_to_tensor
 
 
 def _zeros(x):
-    return array_ops.zeros_like(x)
+    return array_math.zeros_like(x)
 
 
 def linear(x):
@@ -28,64 +28,64 @@ def relu(x, negative_slope=0.0, max_value=None, threshold=0.0):
     (Keras 3's `relu`)."""
     x = convert_to_tensor(x)
     if negative_slope == 0 and max_value is None and threshold == 0:
-        return nn_ops.relu(x)
+        return nn.relu(x)
     if negative_slope != 0 and max_value is None and threshold == 0:
         return leaky_relu(x, negative_slope)
     negative_part = None
     if negative_slope != 0:
-        negative_part = nn_ops.relu(math_ops.add(math_ops.negative(x), threshold))
+        negative_part = nn.relu(array_math.add(array_math.negative(x), threshold))
     if threshold != 0:
-        y = array_ops.where(math_ops.greater(x, threshold), x, _zeros(x))
+        y = array_math.where(array_math.greater(x, threshold), x, _zeros(x))
     else:
-        y = nn_ops.relu(x)
+        y = nn.relu(x)
     if max_value is not None:
-        y = math_ops.minimum(y, max_value)
+        y = array_math.minimum(y, max_value)
     if negative_part is not None:
-        y = math_ops.subtract(y, math_ops.multiply(negative_part, negative_slope))
+        y = array_math.subtract(y, array_math.multiply(negative_part, negative_slope))
     return y
 
 
 def leaky_relu(x, negative_slope=0.2):
     """`x` where positive, else `negative_slope * x` (Keras 3's default slope 0.2)."""
     x = convert_to_tensor(x)
-    return math_ops.maximum(x, math_ops.multiply(x, negative_slope))
+    return array_math.maximum(x, array_math.multiply(x, negative_slope))
 
 
 def elu(x, alpha=1.0):
     """`x` where `x >= 0`, else `alpha * (exp(x) - 1)`."""
     x = convert_to_tensor(x)
-    negative = math_ops.multiply(composed_math.expm1(math_ops.minimum(x, 0)), alpha)
-    return array_ops.where(math_ops.greater_equal(x, 0), x, negative)
+    negative = array_math.multiply(math_composed.expm1(array_math.minimum(x, 0)), alpha)
+    return array_math.where(array_math.greater_equal(x, 0), x, negative)
 
 
 def celu(x, alpha=1.0):
     """`max(x, 0) + alpha * (exp(min(x, 0) / alpha) - 1)`."""
     x = convert_to_tensor(x)
-    negative = composed_math.expm1(math_ops.divide(math_ops.minimum(x, 0), alpha))
-    return math_ops.add(math_ops.maximum(x, 0), math_ops.multiply(negative, alpha))
+    negative = math_composed.expm1(array_math.divide(array_math.minimum(x, 0), alpha))
+    return array_math.add(array_math.maximum(x, 0), array_math.multiply(negative, alpha))
 
 
 def hard_sigmoid(x):
     """`relu6(x + 3) / 6`: 0 below -3, 1 above 3, linear between."""
     x = convert_to_tensor(x)
-    return math_ops.divide(composed_math.relu6(math_ops.add(x, 3.0)), 6.0)
+    return array_math.divide(math_composed.relu6(array_math.add(x, 3.0)), 6.0)
 
 
 def hard_silu(x):
     """`x * hard_sigmoid(x)` (also called hard_swish)."""
     x = convert_to_tensor(x)
-    return math_ops.multiply(x, hard_sigmoid(x))
+    return array_math.multiply(x, hard_sigmoid(x))
 
 
 def silu(x):
     """`x * sigmoid(x)` (also called swish)."""
-    return composed_math.silu(x)
+    return math_composed.silu(x)
 
 
 def mish(x):
     """`x * tanh(softplus(x))`."""
     x = convert_to_tensor(x)
-    return math_ops.multiply(x, math_ops.tanh(nn_ops.softplus(x)))
+    return array_math.multiply(x, array_math.tanh(nn.softplus(x)))
 
 
 def glu(x, axis=-1):
@@ -94,60 +94,60 @@ def glu(x, axis=-1):
     size = x.shape.as_list()[axis] if x.shape.rank is not None else None
     if size is not None and size % 2:
         raise ValueError(f"glu needs an even size along axis {axis}, got shape {x.shape}.")
-    a, b = array_ops.split(x, 2, axis=axis)
-    return math_ops.multiply(a, math_ops.sigmoid(b))
+    a, b = array_math.split(x, 2, axis=axis)
+    return array_math.multiply(a, array_math.sigmoid(b))
 
 
 def tanh_shrink(x):
     """`x - tanh(x)`."""
     x = convert_to_tensor(x)
-    return math_ops.subtract(x, math_ops.tanh(x))
+    return array_math.subtract(x, array_math.tanh(x))
 
 
 def hard_tanh(x):
     """`x` clipped to [-1, 1]."""
-    return math_ops.clip_by_value(convert_to_tensor(x), -1.0, 1.0)
+    return array_math.clip_by_value(convert_to_tensor(x), -1.0, 1.0)
 
 
 def hard_shrink(x, threshold=0.5):
     """`x` where `|x| > threshold`, else 0."""
     x = convert_to_tensor(x)
-    return array_ops.where(math_ops.greater(math_ops.abs(x), threshold), x, _zeros(x))
+    return array_math.where(array_math.greater(array_math.abs(x), threshold), x, _zeros(x))
 
 
 def soft_shrink(x, threshold=0.5):
     """`x - threshold` above `threshold`, `x + threshold` below `-threshold`, else 0."""
     x = convert_to_tensor(x)
-    shrunk = math_ops.subtract(x, math_ops.multiply(math_ops.sign(x), threshold))
-    return array_ops.where(math_ops.greater(math_ops.abs(x), threshold), shrunk, _zeros(x))
+    shrunk = array_math.subtract(x, array_math.multiply(array_math.sign(x), threshold))
+    return array_math.where(array_math.greater(array_math.abs(x), threshold), shrunk, _zeros(x))
 
 
 def threshold(x, threshold, default_value):  # noqa: A002 - Keras's argument name
     """`x` where `x > threshold`, else `default_value`."""
     x = convert_to_tensor(x)
-    fill = math_ops.add(_zeros(x), default_value)
-    return array_ops.where(math_ops.greater(x, threshold), x, fill)
+    fill = array_math.add(_zeros(x), default_value)
+    return array_math.where(array_math.greater(x, threshold), x, fill)
 
 
 def sparse_plus(x):
     """0 for `x <= -1`, `(x + 1)**2 / 4` for `-1 < x < 1`, `x` from 1 on."""
     x = convert_to_tensor(x)
-    middle = math_ops.multiply(math_ops.square(math_ops.add(x, 1.0)), 0.25)
-    upper = array_ops.where(math_ops.less(x, 1.0), middle, x)
-    return array_ops.where(math_ops.less_equal(x, -1.0), _zeros(x), upper)
+    middle = array_math.multiply(array_math.square(array_math.add(x, 1.0)), 0.25)
+    upper = array_math.where(array_math.less(x, 1.0), middle, x)
+    return array_math.where(array_math.less_equal(x, -1.0), _zeros(x), upper)
 
 
 def sparse_sigmoid(x):
     """0 for `x <= -1`, `(x + 1) / 2` for `-1 < x < 1`, 1 from 1 on."""
     x = convert_to_tensor(x)
-    return math_ops.clip_by_value(math_ops.multiply(math_ops.add(x, 1.0), 0.5), 0.0, 1.0)
+    return array_math.clip_by_value(array_math.multiply(array_math.add(x, 1.0), 0.5), 0.0, 1.0)
 
 
 def squareplus(x, b=4):
     """`(x + sqrt(x**2 + b)) / 2`."""
     x = convert_to_tensor(x)
-    return math_ops.multiply(math_ops.add(x, math_ops.sqrt(math_ops.add(math_ops.square(x), b))),
-                             0.5)
+    return array_math.multiply(array_math.add(x, array_math.sqrt(array_math.add(array_math.square(x), b))),
+                               0.5)
 
 
 def sparsemax(x, axis=-1):
@@ -160,42 +160,42 @@ def sparsemax(x, axis=-1):
         raise ValueError(f"sparsemax needs a known size along axis {axis}, got shape {x.shape}.")
     ranks = [1] * rank
     ranks[axis] = size
-    position = array_ops.reshape(array_ops.cast(array_ops.range(1, size + 1), x.dtype), ranks)
-    ordered = sort_ops.sort(x, axis=axis, direction="DESCENDING")
-    totals = array_ops.cumsum(ordered, axis=axis)
-    support = math_ops.greater(math_ops.add(math_ops.multiply(ordered, position), 1.0), totals)
-    count = reduce_ops.reduce_sum(array_ops.cast(support, x.dtype), axis=axis, keepdims=True)
-    top = reduce_ops.reduce_sum(array_ops.where(support, ordered, _zeros(ordered)), axis=axis,
+    position = array_math.reshape(array_math.cast(array_math.range(1, size + 1), x.dtype), ranks)
+    ordered = array_sort.sort(x, axis=axis, direction="DESCENDING")
+    totals = array_math.cumsum(ordered, axis=axis)
+    support = array_math.greater(array_math.add(array_math.multiply(ordered, position), 1.0), totals)
+    count = array_math.reduce_sum(array_math.cast(support, x.dtype), axis=axis, keepdims=True)
+    top = array_math.reduce_sum(array_math.where(support, ordered, _zeros(ordered)), axis=axis,
                                 keepdims=True)
-    tau = math_ops.divide(math_ops.subtract(top, 1.0), count)
-    return math_ops.maximum(math_ops.subtract(x, tau), 0.0)
+    tau = array_math.divide(array_math.subtract(top, 1.0), count)
+    return array_math.maximum(array_math.subtract(x, tau), 0.0)
 
 
 def exponential(x):
     """`exp(x)`."""
-    return math_ops.exp(x)
+    return array_math.exp(x)
 
 
 # one table for layers and keras.activations: canonical names first (serialize uses them)
 _BY_NAME: dict[str, Callable] = {
     "relu": relu,
     "leaky_relu": leaky_relu,
-    "relu6": composed_math.relu6,
-    "softmax": nn_ops.softmax,
-    "log_softmax": nn_ops.log_softmax,
-    "sigmoid": math_ops.sigmoid,
-    "tanh": math_ops.tanh,
+    "relu6": math_composed.relu6,
+    "softmax": nn.softmax,
+    "log_softmax": nn.log_softmax,
+    "sigmoid": array_math.sigmoid,
+    "tanh": array_math.tanh,
     "exponential": exponential,
     "linear": linear,
     "elu": elu,
-    "selu": composed_math.selu,
+    "selu": math_composed.selu,
     "celu": celu,
-    "gelu": nn_ops.gelu,
+    "gelu": nn.gelu,
     "silu": silu,
     "hard_sigmoid": hard_sigmoid,
     "hard_silu": hard_silu,
-    "softplus": nn_ops.softplus,
-    "softsign": composed_math.softsign,
+    "softplus": nn.softplus,
+    "softsign": math_composed.softsign,
     "mish": mish,
     "glu": glu,
     "tanh_shrink": tanh_shrink,
@@ -207,16 +207,16 @@ _BY_NAME: dict[str, Callable] = {
     "sparse_sigmoid": sparse_sigmoid,
     "squareplus": squareplus,
     "sparsemax": sparsemax,
-    "log_sigmoid": composed_math.log_sigmoid,
+    "log_sigmoid": math_composed.log_sigmoid,
     # aliases
     "swish": silu,
     "hard_swish": hard_silu,
 }
 
 # rt.nn / rt.math functions that compute a named activation, for `name_of`
-_SAME_AS: dict[int, str] = {id(nn_ops.relu): "relu", id(nn_ops.elu): "elu",
-                            id(nn_ops.leaky_relu): "leaky_relu", id(math_ops.exp): "exponential",
-                            id(composed_math.silu): "silu"}
+_SAME_AS: dict[int, str] = {id(nn.relu): "relu", id(nn.elu): "elu",
+                            id(nn.leaky_relu): "leaky_relu", id(array_math.exp): "exponential",
+                            id(math_composed.silu): "silu"}
 
 
 def names() -> list[str]:

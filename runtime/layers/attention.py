@@ -18,10 +18,10 @@ from typing import Any, Callable, Sequence, Tuple, Union
 import numpy as np
 
 from .. import tensor as _tensor
-from ..ops import array_ops, linalg_ops, math_ops, nn_ops, reduce_ops, sort_ops
+from ..ops import array_math, array_sort, linalg, nn
 from ..ops.control_flow import cond
 from ..ops.core import convert_to_tensor
-from ..ops.variable_ops import Variable
+from ..ops.variables import Variable
 from ..shapes import TensorShape
 from . import activations
 from . import regularizers as _regularizers
@@ -45,36 +45,36 @@ def _dropout(x, rate: float, training, seed=None):
     if rate <= 0 or training is None or training is False:
         return x
     if _tensor.is_tensor(training):
-        return cond(training, lambda: nn_ops.dropout(x, rate, seed=seed),
-                    lambda: array_ops.identity(x))
-    return nn_ops.dropout(x, rate, seed=seed) if training else x
+        return cond(training, lambda: nn.dropout(x, rate, seed=seed),
+                    lambda: array_math.identity(x))
+    return nn.dropout(x, rate, seed=seed) if training else x
 
 
 def _as_bool(mask):
     mask = convert_to_tensor(mask)
     if mask.dtype.is_bool:
         return mask
-    return math_ops.greater(array_ops.cast(mask, "float32"), 0.5)
+    return array_math.greater(array_math.cast(mask, "float32"), 0.5)
 
 
 def _causal_mask(query_steps, value_steps):
     """`[1, T, S]`: True where the key step is not after the query step."""
-    rows = array_ops.reshape(array_ops.range(query_steps), [1, -1, 1])
-    cols = array_ops.reshape(array_ops.range(value_steps), [1, 1, -1])
-    return math_ops.greater_equal(rows, cols)
+    rows = array_math.reshape(array_math.range(query_steps), [1, -1, 1])
+    cols = array_math.reshape(array_math.range(value_steps), [1, 1, -1])
+    return array_math.greater_equal(rows, cols)
 
 
 def _window_mask(query_steps, value_steps, window: int):
     """`[1, T, S]`: True where the key step is less than `window` steps from the query's."""
-    rows = array_ops.reshape(array_ops.range(query_steps), [1, -1, 1])
-    cols = array_ops.reshape(array_ops.range(value_steps), [1, 1, -1])
-    return math_ops.less(math_ops.abs(math_ops.subtract(rows, cols)), window)
+    rows = array_math.reshape(array_math.range(query_steps), [1, -1, 1])
+    cols = array_math.reshape(array_math.range(value_steps), [1, 1, -1])
+    return array_math.less(array_math.abs(array_math.subtract(rows, cols)), window)
 
 
 def _steps(x, axis: int = 1):
     """The size of `x`'s `axis`: a Python int when static, else a scalar tensor."""
     size = x.shape[axis] if x.shape.rank is not None else None
-    return size if size is not None else array_ops.shape(x)[axis]
+    return size if size is not None else array_math.shape(x)[axis]
 
 
 def _is_dim(value) -> bool:
@@ -86,7 +86,7 @@ def _and(a, b):
         return b
     if b is None:
         return a
-    return math_ops.logical_and(a, b)
+    return array_math.logical_and(a, b)
 
 
 # -- EinsumDense ---------------------------------------------------------------------------
@@ -215,9 +215,9 @@ class EinsumDense(Layer):
 
     def call(self, inputs) -> _tensor.Tensor:
         x = as_layer_dtype(self, inputs)
-        y = linalg_ops.einsum(self._full_equation, x, self.kernel)
+        y = linalg.einsum(self._full_equation, x, self.kernel)
         if self.bias is not None:
-            y = math_ops.add(y, self.bias)
+            y = array_math.add(y, self.bias)
         return self.activation(y)
 
 
@@ -231,17 +231,17 @@ def masked_softmax(scores, mask, attended: int = 1, zero_masked: bool = True):
     axes = list(range(scores.shape.rank - attended, scores.shape.rank))
     if mask is not None:
         while mask.shape.rank < scores.shape.rank:
-            mask = array_ops.expand_dims(mask, -attended * 2 - 1)
-        mask = math_ops.logical_and(mask, array_ops.ones_like(scores, dtype="bool"))
-        scores = array_ops.where(mask, scores, array_ops.fill(
-            array_ops.shape(scores), np.asarray(_LARGE_NEGATIVE, scores.dtype.as_numpy_dtype)))
+            mask = array_math.expand_dims(mask, -attended * 2 - 1)
+        mask = array_math.logical_and(mask, array_math.ones_like(scores, dtype="bool"))
+        scores = array_math.where(mask, scores, array_math.fill(
+            array_math.shape(scores), np.asarray(_LARGE_NEGATIVE, scores.dtype.as_numpy_dtype)))
     if attended == 1:
-        weights = nn_ops.softmax(scores, axis=-1)
+        weights = nn.softmax(scores, axis=-1)
     else:
-        weights = math_ops.exp(math_ops.subtract(
-            scores, reduce_ops.reduce_logsumexp(scores, axis=axes, keepdims=True)))
+        weights = array_math.exp(array_math.subtract(
+            scores, array_math.reduce_logsumexp(scores, axis=axes, keepdims=True)))
     if mask is not None and zero_masked:
-        weights = array_ops.where(mask, weights, array_ops.zeros_like(weights))
+        weights = array_math.where(mask, weights, array_math.zeros_like(weights))
     return weights
 
 
@@ -253,10 +253,10 @@ def combined_mask(query, value, query_mask=None, value_mask=None, key_mask=None,
     sliding-window masks (`[1, T, S]`) and `attention_mask`; None when there is none."""
     mask = None
     if query_mask is not None:
-        mask = array_ops.expand_dims(_as_bool(query_mask), -1)
+        mask = array_math.expand_dims(_as_bool(query_mask), -1)
     for step_mask in (value_mask, key_mask):
         if step_mask is not None:
-            mask = _and(mask, array_ops.expand_dims(_as_bool(step_mask), -2))
+            mask = _and(mask, array_math.expand_dims(_as_bool(step_mask), -2))
     if use_causal_mask:
         mask = _and(mask, _causal_mask(_steps(query), _steps(value)))
     if sliding_window is not None:
@@ -446,17 +446,17 @@ class MultiHeadAttention(Layer):
         k = self._key_dense(key)
         v = self._value_dense(value)
         gate = self._gate_dense(query) if self.use_gate else None
-        q = math_ops.multiply(q, np.asarray(1.0 / np.sqrt(float(self.key_dim)),
-                                            q.dtype.as_numpy_dtype))
+        q = array_math.multiply(q, np.asarray(1.0 / np.sqrt(float(self.key_dim)),
+                                              q.dtype.as_numpy_dtype))
         # Keras zeroes the weights of fully masked rows only on its explicit-scores path
         # (dropout, returned scores, or inputs of rank > 3); its fused path gives them
         # uniform weights
         zero_masked = self.dropout > 0 or return_attention_scores or query.shape.rank != 3
-        scores = self._masked_softmax(linalg_ops.einsum(self._dot_equation, k, q), mask,
+        scores = self._masked_softmax(linalg.einsum(self._dot_equation, k, q), mask,
                                       zero_masked)
         dropped = _dropout(scores, self.dropout, training, self.seed)
-        heads = linalg_ops.einsum(self._combine_equation, dropped, v)
-        output = self._output_dense(heads if gate is None else math_ops.multiply(heads, gate))
+        heads = linalg.einsum(self._combine_equation, dropped, v)
+        output = self._output_dense(heads if gate is None else array_math.multiply(heads, gate))
         if return_attention_scores:
             return output, scores
         return output
@@ -601,17 +601,17 @@ class GroupedQueryAttention(Layer):
                              use_causal_mask, self.sliding_window)
         gate = self._gate_dense(query) if self.use_gate else None
         q = self._query_dense(query)
-        k = sort_ops.repeat(self._key_dense(key), self.num_repeats, axis=2)
-        v = sort_ops.repeat(self._value_dense(value), self.num_repeats, axis=2)
-        q = math_ops.multiply(q, np.asarray(1.0 / np.sqrt(float(self.head_dim)),
-                                            q.dtype.as_numpy_dtype))
+        k = array_sort.repeat(self._key_dense(key), self.num_repeats, axis=2)
+        v = array_sort.repeat(self._value_dense(value), self.num_repeats, axis=2)
+        q = array_math.multiply(q, np.asarray(1.0 / np.sqrt(float(self.head_dim)),
+                                              q.dtype.as_numpy_dtype))
         # as MultiHeadAttention: Keras's fused path gives fully masked rows uniform weights
         zero_masked = self.dropout > 0 or return_attention_scores
-        scores = masked_softmax(linalg_ops.einsum("bquh,bkuh->buqk", q, k), mask, 1,
+        scores = masked_softmax(linalg.einsum("bquh,bkuh->buqk", q, k), mask, 1,
                                 zero_masked)
         dropped = _dropout(scores, self.dropout, training, self.seed)
-        heads = linalg_ops.einsum("buqk,bkuh->bquh", dropped, v)
-        output = self._output_dense(heads if gate is None else math_ops.multiply(heads, gate))
+        heads = linalg.einsum("buqk,bkuh->bquh", dropped, v)
+        output = self._output_dense(heads if gate is None else array_math.multiply(heads, gate))
         if return_attention_scores:
             return output, scores
         return output
@@ -674,13 +674,13 @@ class Attention(Layer):
 
     def _scores(self, query, key):
         if self.score_mode == "dot":
-            scores = linalg_ops.matmul(query, key, transpose_b=True)
-            return scores if self.scale is None else math_ops.multiply(scores, self.scale)
-        summed = math_ops.add(array_ops.expand_dims(query, -2), array_ops.expand_dims(key, -3))
+            scores = linalg.matmul(query, key, transpose_b=True)
+            return scores if self.scale is None else array_math.multiply(scores, self.scale)
+        summed = array_math.add(array_math.expand_dims(query, -2), array_math.expand_dims(key, -3))
         if self.scale is not None:
-            summed = math_ops.multiply(self.scale, summed)
-        return math_ops.multiply(self.concat_score_weight,
-                                 reduce_ops.reduce_sum(math_ops.tanh(summed), axis=-1))
+            summed = array_math.multiply(self.scale, summed)
+        return array_math.multiply(self.concat_score_weight,
+                                   array_math.reduce_sum(array_math.tanh(summed), axis=-1))
 
     def call(self, inputs, mask=None, training=None, return_attention_scores: bool = False,
              use_causal_mask: bool = False) -> _Outputs:
@@ -691,19 +691,19 @@ class Attention(Layer):
         value_mask = mask[1] if mask else None
         scores = self._scores(query, key)
         allowed = None if value_mask is None else \
-            array_ops.expand_dims(_as_bool(value_mask), -2)
+            array_math.expand_dims(_as_bool(value_mask), -2)
         if use_causal_mask:
             allowed = _and(allowed, _causal_mask(_steps(scores, -2), _steps(scores, -1)))
         if allowed is not None:
-            scores = array_ops.where(allowed, scores, math_ops.subtract(
+            scores = array_math.where(allowed, scores, array_math.subtract(
                 scores, np.asarray(-_LARGE_NEGATIVE, scores.dtype.as_numpy_dtype)))
-        weights = _dropout(nn_ops.softmax(scores, axis=-1), self.dropout, training, self.seed)
-        output = linalg_ops.matmul(weights, value)
+        weights = _dropout(nn.softmax(scores, axis=-1), self.dropout, training, self.seed)
+        output = linalg.matmul(weights, value)
         if query_mask is not None:
-            keep = array_ops.expand_dims(_as_bool(query_mask), -1)
-            output = array_ops.where(math_ops.logical_and(
-                keep, array_ops.ones_like(output, dtype="bool")), output,
-                array_ops.zeros_like(output))
+            keep = array_math.expand_dims(_as_bool(query_mask), -1)
+            output = array_math.where(array_math.logical_and(
+                keep, array_math.ones_like(output, dtype="bool")), output,
+                array_math.zeros_like(output))
         if return_attention_scores:
             return output, weights
         return output
@@ -740,8 +740,8 @@ class AdditiveAttention(Attention):
         self.built = True
 
     def _scores(self, query, key):
-        summed = math_ops.tanh(math_ops.add(array_ops.expand_dims(query, -2),
-                                            array_ops.expand_dims(key, -3)))
+        summed = array_math.tanh(array_math.add(array_math.expand_dims(query, -2),
+                                                array_math.expand_dims(key, -3)))
         if self.scale is not None:
-            summed = math_ops.multiply(self.scale, summed)
-        return reduce_ops.reduce_sum(summed, axis=-1)
+            summed = array_math.multiply(self.scale, summed)
+        return array_math.reduce_sum(summed, axis=-1)

@@ -29,9 +29,9 @@ from ..function.conversion import convert as _autograph_convert
 from ..graph import FuncGraph
 from ..module import Module
 from ..module import keras_snake_case as _snake_case
-from ..ops import array_ops, composed_math
+from ..ops import array_math, math_composed
 from ..ops.core import convert_to_tensor
-from ..ops.variable_ops import Variable
+from ..ops.variables import Variable
 from ..shapes import TensorShape
 from ..tensor import SymbolicTensor, Tensor
 from . import initializers as _initializers
@@ -447,8 +447,8 @@ class Layer(Module):
             if output.shape.rank:
                 batch = output.shape[0]
                 if batch is None:
-                    batch = array_ops.cast(array_ops.shape(output)[0], loss.dtype)
-                loss = composed_math.divide_no_nan(loss, array_ops.cast(batch, loss.dtype))
+                    batch = array_math.cast(array_math.shape(output)[0], loss.dtype)
+                loss = math_composed.divide_no_nan(loss, array_math.cast(batch, loss.dtype))
             self.add_loss(loss)
 
     # -- tracking ---------------------------------------------------------------------------

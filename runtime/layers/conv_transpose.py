@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..ops import conv_ops
+from ..ops import nn_conv
 from ..shapes import TensorShape
 from .base import positive_int
 from .convolutional import check_data_format, check_padding, normalize_tuple, refuse_constraints
@@ -121,9 +121,9 @@ class Conv2DTranspose(_ConvTranspose):
 
     def _transform(self, x):
         height, width = self._output_sizes(x)
-        return conv_ops.conv2d_transpose(x, self.kernel, [None, height, width, self.filters],
-                                         self.strides, self.padding.upper(),
-                                         dilations=self.dilation_rate)
+        return nn_conv.conv2d_transpose(x, self.kernel, [None, height, width, self.filters],
+                                        self.strides, self.padding.upper(),
+                                        dilations=self.dilation_rate)
 
 
 class Conv1DTranspose(_ConvTranspose):
@@ -146,6 +146,6 @@ class Conv1DTranspose(_ConvTranspose):
 
     def _transform(self, x):
         (steps,) = self._output_sizes(x)
-        return conv_ops.conv1d_transpose(x, self.kernel, [None, steps, self.filters],
-                                         self.strides[0], self.padding.upper(),
-                                         dilations=self.dilation_rate[0])
+        return nn_conv.conv1d_transpose(x, self.kernel, [None, steps, self.filters],
+                                        self.strides[0], self.padding.upper(),
+                                        dilations=self.dilation_rate[0])

@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..ops import array_ops, composed, conv_ops, image_ops, sort_ops
+from ..ops import array_composed, array_math, array_sort, image, nn_conv
 from ..ops.core import convert_to_tensor
 from ..shapes import TensorShape
 from .base import Layer, positive_int
@@ -108,9 +108,9 @@ class _Conv(KernelLayer):
         of filters, concatenated (Keras's grouped convolution)."""
         if self.groups == 1:
             return conv(x, self.kernel)
-        xs = array_ops.split(x, self.groups, axis=-1)
-        ks = array_ops.split(self.kernel, self.groups, axis=-1)
-        return array_ops.concat([conv(a, k) for a, k in zip(xs, ks)], -1)
+        xs = array_math.split(x, self.groups, axis=-1)
+        ks = array_math.split(self.kernel, self.groups, axis=-1)
+        return array_math.concat([conv(a, k) for a, k in zip(xs, ks)], -1)
 
 
 class Conv2D(_Conv):
@@ -138,7 +138,7 @@ class Conv2D(_Conv):
                          kernel_constraint, bias_constraint, **kwargs)
 
     def _transform(self, x):
-        return self._grouped(x, lambda a, k: conv_ops.conv2d(
+        return self._grouped(x, lambda a, k: nn_conv.conv2d(
             a, k, self.strides, self.padding.upper(), dilations=self.dilation_rate))
 
 
@@ -164,9 +164,9 @@ class Conv1D(_Conv):
         padding = self.padding.upper()
         if self.padding == "causal":
             left = self.dilation_rate[0] * (self.kernel_size[0] - 1)
-            x = composed.pad(x, [[0, 0], [left, 0], [0, 0]])
+            x = array_composed.pad(x, [[0, 0], [left, 0], [0, 0]])
             padding = "VALID"
-        return self._grouped(x, lambda a, k: conv_ops.conv1d(
+        return self._grouped(x, lambda a, k: nn_conv.conv1d(
             a, k, self.strides[0], padding, dilations=self.dilation_rate[0]))
 
 
@@ -196,7 +196,7 @@ class ZeroPadding2D(Layer):
         x = convert_to_tensor(inputs)
         if x.shape.rank is not None and x.shape.rank != 4:
             raise ValueError(f"{self.name} needs inputs of rank 4, got shape {x.shape}.")
-        return composed.pad(x, [[0, 0], list(self.padding[0]), list(self.padding[1]), [0, 0]])
+        return array_composed.pad(x, [[0, 0], list(self.padding[0]), list(self.padding[1]), [0, 0]])
 
 
 def _pair_of_ints(value, layer: str, what: str) -> tuple[int, int]:
@@ -246,7 +246,7 @@ class ZeroPadding1D(Layer):
     def call(self, inputs):
         x = convert_to_tensor(inputs)
         _check_rank(self, x, 3)
-        return composed.pad(x, [[0, 0], list(self.padding), [0, 0]])
+        return array_composed.pad(x, [[0, 0], list(self.padding), [0, 0]])
 
 
 def _crop(layer: Layer, x, crops) -> Any:
@@ -259,7 +259,7 @@ def _crop(layer: Layer, x, crops) -> Any:
             raise ValueError(f"{layer.name}: cropping {(before, after)} removes all {size} "
                              f"entries of axis {axis} (input shape {x.shape}).")
         key.append(slice(before, -after if after else None))
-    return array_ops.getitem(x, tuple(key))
+    return array_math.getitem(x, tuple(key))
 
 
 class Cropping1D(Layer):
@@ -304,7 +304,7 @@ class UpSampling1D(Layer):
     def call(self, inputs):
         x = convert_to_tensor(inputs)
         _check_rank(self, x, 3)
-        return sort_ops.repeat(x, self.size, axis=1)
+        return array_sort.repeat(x, self.size, axis=1)
 
 
 _RESIZE_METHODS = ("bicubic", "bilinear", "lanczos3", "lanczos5", "nearest", "area")
@@ -333,11 +333,11 @@ class UpSampling2D(Layer):
         x = convert_to_tensor(inputs)
         _check_rank(self, x, 4)
         if self.interpolation == "nearest":
-            x = sort_ops.repeat(x, self.size[0], axis=1)
-            return sort_ops.repeat(x, self.size[1], axis=2)
+            x = array_sort.repeat(x, self.size[0], axis=1)
+            return array_sort.repeat(x, self.size[1], axis=2)
         height, width = x.shape.as_list()[1:3]
         if height is None or width is None:
             raise ValueError(f"{self.name}(interpolation='bilinear') needs the height and "
                              f"width known when tracing, got shape {x.shape}.")
-        y = image_ops.resize(x, [height * self.size[0], width * self.size[1]], "bilinear")
-        return y if y.dtype is x.dtype else array_ops.cast(y, x.dtype)
+        y = image.resize(x, [height * self.size[0], width * self.size[1]], "bilinear")
+        return y if y.dtype is x.dtype else array_math.cast(y, x.dtype)

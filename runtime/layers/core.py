@@ -9,7 +9,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import tensor as _tensor
-from ..ops import array_ops, linalg_ops, math_ops, nn_ops, random_ops, reduce_ops
+from ..ops import array_math, linalg, nn, random
 from ..ops.control_flow import cond
 from ..ops.core import convert_to_tensor
 from ..shapes import TensorShape
@@ -60,8 +60,8 @@ class Dense(KernelLayer):
 
     def _transform(self, x):
         if x.shape.rank == 2:
-            return linalg_ops.matmul(x, self.kernel)
-        return linalg_ops.tensordot(x, self.kernel, [[x.shape.rank - 1], [0]])
+            return linalg.matmul(x, self.kernel)
+        return linalg.tensordot(x, self.kernel, [[x.shape.rank - 1], [0]])
 
 
 class Dropout(_SameShape):
@@ -88,13 +88,13 @@ class Dropout(_SameShape):
             return inputs
         if _tensor.is_tensor(training):
             return cond(training, lambda: self._drop(inputs),
-                        lambda: array_ops.identity(inputs))
+                        lambda: array_math.identity(inputs))
         return self._drop(inputs) if training else inputs
 
     def _drop(self, inputs):
         x = convert_to_tensor(inputs)
         if self.noise_shape is None:
-            return nn_ops.dropout(x, self.rate, seed=self.seed)
+            return nn.dropout(x, self.rate, seed=self.seed)
         return drop_with_noise_shape(x, self.rate, self.noise_shape, self.seed)
 
 
@@ -112,7 +112,7 @@ def noise_dims(x, noise_shape) -> list:
             d = known[i]
         if d is None:
             if dynamic is None:
-                dynamic = array_ops.shape(x)
+                dynamic = array_math.shape(x)
             d = dynamic[i]
         dims.append(d)
     return dims
@@ -123,9 +123,9 @@ def drop_with_noise_shape(x, rate: float, noise_shape, seed):
     over its axes of size 1; kept values scaled by `1 / (1 - rate)`."""
     if not x.dtype.is_floating:
         raise TypeError(f"dropout needs floating-point inputs, got {x.dtype.name}.")
-    draw = random_ops.uniform(noise_dims(x, noise_shape), dtype=x.dtype, seed=seed)
-    keep = array_ops.cast(math_ops.greater_equal(draw, rate), x.dtype)
-    return math_ops.multiply(x, math_ops.multiply(keep, 1.0 / (1.0 - rate)))
+    draw = random.uniform(noise_dims(x, noise_shape), dtype=x.dtype, seed=seed)
+    keep = array_math.cast(array_math.greater_equal(draw, rate), x.dtype)
+    return array_math.multiply(x, array_math.multiply(keep, 1.0 / (1.0 - rate)))
 
 
 class Activation(_SameShape):
@@ -161,14 +161,14 @@ class Flatten(Layer):
         if rank is None:
             raise ValueError(f"{self.name} needs inputs of known rank, got shape {x.shape}.")
         if self.data_format == "channels_first" and rank > 2:
-            x = array_ops.transpose(x, [0, *range(2, rank), 1])
+            x = array_math.transpose(x, [0, *range(2, rank), 1])
         dims = x.shape.as_list()[1:]
         if any(d is None for d in dims):  # sizes known when the graph runs
-            return array_ops.reshape(x, [array_ops.shape(x)[0], -1])
+            return array_math.reshape(x, [array_math.shape(x)[0], -1])
         size = 1
         for d in dims:
             size *= d
-        return array_ops.reshape(x, [-1, size])
+        return array_math.reshape(x, [-1, size])
 
     def compute_output_shape(self, input_shape) -> TensorShape:
         dims = TensorShape(input_shape).as_list()
@@ -258,17 +258,17 @@ class Softmax(_SameShape):
         if mask is not None:
             keep = convert_to_tensor(mask)
             if not keep.dtype.is_bool:
-                keep = math_ops.greater(array_ops.cast(keep, x.dtype), 0.5)
-            keep = math_ops.logical_and(keep, array_ops.ones_like(x, dtype="bool"))
-            x = array_ops.where(keep, x, math_ops.add(array_ops.zeros_like(x), -1e9))
+                keep = array_math.greater(array_math.cast(keep, x.dtype), 0.5)
+            keep = array_math.logical_and(keep, array_math.ones_like(x, dtype="bool"))
+            x = array_math.where(keep, x, array_math.add(array_math.zeros_like(x), -1e9))
         if isinstance(self.axis, (list, tuple)):
-            shifted = math_ops.subtract(x, reduce_ops.reduce_logsumexp(x, axis=list(self.axis),
-                                                                       keepdims=True))
-            outputs = math_ops.exp(shifted)
+            shifted = array_math.subtract(x, array_math.reduce_logsumexp(x, axis=list(self.axis),
+                                                                         keepdims=True))
+            outputs = array_math.exp(shifted)
         else:
-            outputs = nn_ops.softmax(x, axis=self.axis)
+            outputs = nn.softmax(x, axis=self.axis)
         if mask is not None:  # an axis masked in full gives zeros, not a uniform spread
-            outputs = array_ops.where(keep, outputs, array_ops.zeros_like(outputs))
+            outputs = array_math.where(keep, outputs, array_math.zeros_like(outputs))
         return outputs
 
 
@@ -304,8 +304,8 @@ class PReLU(_SameShape):
 
     def call(self, inputs):
         x = convert_to_tensor(inputs)
-        negative = math_ops.multiply(self.alpha, nn_ops.relu(math_ops.negative(x)))
-        return math_ops.subtract(nn_ops.relu(x), negative)
+        negative = array_math.multiply(self.alpha, nn.relu(array_math.negative(x)))
+        return array_math.subtract(nn.relu(x), negative)
 
 
 class Identity(_SameShape):
@@ -327,7 +327,7 @@ class Rescaling(_SameShape):
         self.scale, self.offset = scale, offset
 
     def call(self, inputs):
-        x = array_ops.cast(convert_to_tensor(inputs), self.dtype)
+        x = array_math.cast(convert_to_tensor(inputs), self.dtype)
         scale = convert_to_tensor(np.asarray(self.scale, self.dtype.as_numpy_dtype))
         offset = convert_to_tensor(np.asarray(self.offset, self.dtype.as_numpy_dtype))
-        return math_ops.add(math_ops.multiply(x, scale), offset)
+        return array_math.add(array_math.multiply(x, scale), offset)

@@ -20,7 +20,7 @@ from .. import dtypes as _dtypes
 from ..arguments import strict_keywords
 from ..graph import FuncGraph
 from ..ops.core import convert_to_tensor
-from ..ops.variable_ops import Variable
+from ..ops.variables import Variable
 from ..shapes import TensorShape
 from ..tensor import Tensor
 from . import serialization as _serialization

@@ -11,7 +11,7 @@ from typing import Callable
 import numpy as np
 
 from .. import dtypes as _dtypes
-from ..ops import random_ops
+from ..ops import random
 from ..ops.core import constant
 
 
@@ -59,7 +59,7 @@ class RandomUniform(Initializer):
         self.minval, self.maxval, self.seed = minval, maxval, seed
 
     def __call__(self, shape, dtype=_dtypes.float32):
-        return random_ops.uniform(list(shape), self.minval, self.maxval, dtype=dtype, seed=self.seed)
+        return random.uniform(list(shape), self.minval, self.maxval, dtype=dtype, seed=self.seed)
 
 
 class RandomNormal(Initializer):
@@ -69,7 +69,7 @@ class RandomNormal(Initializer):
         self.mean, self.stddev, self.seed = mean, stddev, seed
 
     def __call__(self, shape, dtype=_dtypes.float32):
-        return random_ops.normal(list(shape), self.mean, self.stddev, dtype=dtype, seed=self.seed)
+        return random.normal(list(shape), self.mean, self.stddev, dtype=dtype, seed=self.seed)
 
 
 def _fans(shape) -> tuple[int, int]:
@@ -100,11 +100,11 @@ class VarianceScaling(Initializer):
         variance = self.scale / max(1.0, n)
         if self.distribution == "uniform":
             limit = math.sqrt(3.0 * variance)
-            return random_ops.uniform(list(shape), -limit, limit, dtype=dtype, seed=self.seed)
+            return random.uniform(list(shape), -limit, limit, dtype=dtype, seed=self.seed)
         stddev = math.sqrt(variance)
         if self.distribution == "truncated_normal":
             return _truncated_normal(shape, stddev / 0.87962566103423978, dtype, self.seed)
-        return random_ops.normal(list(shape), 0.0, stddev, dtype=dtype, seed=self.seed)
+        return random.normal(list(shape), 0.0, stddev, dtype=dtype, seed=self.seed)
 
     def __repr__(self) -> str:
         return (f"{type(self).__name__}(scale={self.scale}, mode={self.mode!r}, "
@@ -114,12 +114,12 @@ class VarianceScaling(Initializer):
 def _truncated_normal(shape, stddev, dtype, seed):
     """Normal values redrawn until they lie within two standard deviations."""
     dtype = _dtypes.as_dtype(dtype)
-    values = random_ops.normal(list(shape), 0.0, 1.0, dtype=_dtypes.float64, seed=seed).numpy()
+    values = random.normal(list(shape), 0.0, 1.0, dtype=_dtypes.float64, seed=seed).numpy()
     values = np.asarray(values)
     bad = np.abs(values) > 2
     while bad.any():
-        values[bad] = random_ops.normal([int(bad.sum())], 0.0, 1.0, dtype=_dtypes.float64,
-                                        seed=seed).numpy()
+        values[bad] = random.normal([int(bad.sum())], 0.0, 1.0, dtype=_dtypes.float64,
+                                    seed=seed).numpy()
         bad = np.abs(values) > 2
     return constant((values * stddev).astype(dtype.as_numpy_dtype))
 

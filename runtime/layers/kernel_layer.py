@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..ops import array_ops, math_ops
+from ..ops import array_math
 from ..ops.core import convert_to_tensor
 from . import activations
 from . import regularizers as _regularizers
@@ -15,7 +15,7 @@ def as_layer_dtype(layer: Layer, inputs):
     """`inputs` as a tensor of the layer's dtype."""
     x = convert_to_tensor(inputs)
     if x.dtype is not layer.dtype:
-        x = array_ops.cast(x, layer.dtype)
+        x = array_math.cast(x, layer.dtype)
     return x
 
 
@@ -51,5 +51,5 @@ class KernelLayer(Layer):
     def call(self, inputs):
         y = self._transform(as_layer_dtype(self, inputs))
         if self.use_bias:
-            y = math_ops.add(y, self.bias)
+            y = array_math.add(y, self.bias)
         return self.activation(y)

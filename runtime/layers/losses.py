@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from ..arguments import raise_unknown_keywords, strict_keywords
 from ..module import snake_case
-from ..ops import array_ops, composed_math, math_ops, nn_ops, reduce_ops
+from ..ops import array_math, math_composed, nn
 from ..ops.core import convert_to_tensor
 from ..tensor import Tensor
 from . import serialization as _serialization
@@ -29,13 +29,13 @@ def _matched(y_true, y_pred):
     labels (N,) for predictions (N, 1) get the last axis, labels (N, 1) for predictions (N,)
     lose it. Otherwise (N,) against (N, 1) would broadcast to an (N, N) loss."""
     y_pred = convert_to_tensor(y_pred)
-    y_true = array_ops.cast(y_true, y_pred.dtype)
+    y_true = array_math.cast(y_true, y_pred.dtype)
     true_rank, pred_rank = y_true.shape.rank, y_pred.shape.rank
     if true_rank is not None and pred_rank is not None:
         if pred_rank == true_rank + 1 and y_pred.shape[-1] == 1:
-            y_true = array_ops.expand_dims(y_true, -1)
+            y_true = array_math.expand_dims(y_true, -1)
         elif true_rank == pred_rank + 1 and y_true.shape[-1] == 1:
-            y_true = array_ops.squeeze(y_true, [-1])
+            y_true = array_math.squeeze(y_true, [-1])
     return y_true, y_pred
 
 
@@ -45,28 +45,28 @@ _pair = _matched
 def mean_squared_error(y_true, y_pred) -> Tensor:
     """mean((y_pred - y_true) ** 2) over the last axis."""
     y_true, y_pred = _pair(y_true, y_pred)
-    return reduce_ops.reduce_mean(math_ops.square(y_pred - y_true), axis=-1)
+    return array_math.reduce_mean(array_math.square(y_pred - y_true), axis=-1)
 
 
 def mean_absolute_error(y_true, y_pred) -> Tensor:
     """mean(|y_pred - y_true|) over the last axis."""
     y_true, y_pred = _pair(y_true, y_pred)
-    return reduce_ops.reduce_mean(math_ops.abs(y_pred - y_true), axis=-1)
+    return array_math.reduce_mean(array_math.abs(y_pred - y_true), axis=-1)
 
 
 def mean_absolute_percentage_error(y_true, y_pred) -> Tensor:
     """100 * mean(|y_true - y_pred| / max(|y_true|, epsilon)) over the last axis."""
     y_true, y_pred = _pair(y_true, y_pred)
-    ratio = math_ops.abs(y_true - y_pred) / math_ops.maximum(math_ops.abs(y_true), _EPSILON)
-    return 100.0 * reduce_ops.reduce_mean(ratio, axis=-1)
+    ratio = array_math.abs(y_true - y_pred) / array_math.maximum(array_math.abs(y_true), _EPSILON)
+    return 100.0 * array_math.reduce_mean(ratio, axis=-1)
 
 
 def mean_squared_logarithmic_error(y_true, y_pred) -> Tensor:
     """mean((log(1 + max(y_pred, eps)) - log(1 + max(y_true, eps))) ** 2) over the last axis."""
     y_true, y_pred = _pair(y_true, y_pred)
-    first = math_ops.log(math_ops.maximum(y_pred, _EPSILON) + 1.0)
-    second = math_ops.log(math_ops.maximum(y_true, _EPSILON) + 1.0)
-    return reduce_ops.reduce_mean(math_ops.square(first - second), axis=-1)
+    first = array_math.log(array_math.maximum(y_pred, _EPSILON) + 1.0)
+    second = array_math.log(array_math.maximum(y_true, _EPSILON) + 1.0)
+    return array_math.reduce_mean(array_math.square(first - second), axis=-1)
 
 
 def _smoothed(y_true, label_smoothing: float, classes):
@@ -82,11 +82,11 @@ def binary_crossentropy(y_true, y_pred, from_logits: bool = False,
     y_true, y_pred = _pair(y_true, y_pred)
     y_true = _smoothed(y_true, label_smoothing, 2.0)
     if from_logits:
-        values = nn_ops.sigmoid_cross_entropy_with_logits(y_true, y_pred)
+        values = nn.sigmoid_cross_entropy_with_logits(y_true, y_pred)
     else:
-        p = math_ops.clip_by_value(y_pred, _EPSILON, 1.0 - _EPSILON)
-        values = -(y_true * math_ops.log(p) + (1.0 - y_true) * math_ops.log(1.0 - p))
-    return reduce_ops.reduce_mean(values, axis=axis)
+        p = array_math.clip_by_value(y_pred, _EPSILON, 1.0 - _EPSILON)
+        values = -(y_true * array_math.log(p) + (1.0 - y_true) * array_math.log(1.0 - p))
+    return array_math.reduce_mean(values, axis=axis)
 
 
 def categorical_crossentropy(y_true, y_pred, from_logits: bool = False,
@@ -94,14 +94,14 @@ def categorical_crossentropy(y_true, y_pred, from_logits: bool = False,
     """-sum(t * log p) over `axis`: one-hot (or soft) labels against probabilities (each row
     normalized to sum 1, then clipped) or, with `from_logits`, logits."""
     y_pred = convert_to_tensor(y_pred)
-    y_true = array_ops.cast(y_true, y_pred.dtype)
+    y_true = array_math.cast(y_true, y_pred.dtype)
     y_true = _smoothed(y_true, label_smoothing, float(y_pred.shape[axis] or 1))
     if from_logits:
-        log_p = nn_ops.log_softmax(y_pred, axis=axis)
+        log_p = nn.log_softmax(y_pred, axis=axis)
     else:
-        p = y_pred / reduce_ops.reduce_sum(y_pred, axis=axis, keepdims=True)
-        log_p = math_ops.log(math_ops.clip_by_value(p, _EPSILON, 1.0 - _EPSILON))
-    return -reduce_ops.reduce_sum(y_true * log_p, axis=axis)
+        p = y_pred / array_math.reduce_sum(y_pred, axis=axis, keepdims=True)
+        log_p = array_math.log(array_math.clip_by_value(p, _EPSILON, 1.0 - _EPSILON))
+    return -array_math.reduce_sum(y_true * log_p, axis=axis)
 
 
 def sparse_categorical_crossentropy(y_true, y_pred, from_logits: bool = False, axis: int = -1):
@@ -110,72 +110,72 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits: bool = False, a
     TensorFlow: rows that do not sum to 1 give Keras's values)."""
     y_pred = convert_to_tensor(y_pred)
     if not from_logits:
-        y_pred = math_ops.log(math_ops.clip_by_value(y_pred, _EPSILON, 1.0 - _EPSILON))
-    labels = array_ops.cast(y_true, "int32")
+        y_pred = array_math.log(array_math.clip_by_value(y_pred, _EPSILON, 1.0 - _EPSILON))
+    labels = array_math.cast(y_true, "int32")
     if labels.shape.rank is not None and y_pred.shape.rank is not None and \
             labels.shape.rank == y_pred.shape.rank and labels.shape[-1] == 1:
-        labels = array_ops.squeeze(labels, [-1])
-    one_hot = array_ops.one_hot(labels, y_pred.shape[axis], dtype=y_pred.dtype)
+        labels = array_math.squeeze(labels, [-1])
+    one_hot = array_math.one_hot(labels, y_pred.shape[axis], dtype=y_pred.dtype)
     return categorical_crossentropy(one_hot, y_pred, from_logits=True, axis=axis)
 
 
 def huber(y_true, y_pred, delta: float = 1.0):
     """The mean over the last axis of 0.5 e² where |e| <= delta, else delta (|e| - delta / 2)."""
     y_true, y_pred = _pair(y_true, y_pred)
-    error = math_ops.abs(y_pred - y_true)
-    quadratic = math_ops.minimum(error, float(delta))
-    values = 0.5 * math_ops.square(quadratic) + float(delta) * (error - quadratic)
-    return reduce_ops.reduce_mean(values, axis=-1)
+    error = array_math.abs(y_pred - y_true)
+    quadratic = array_math.minimum(error, float(delta))
+    values = 0.5 * array_math.square(quadratic) + float(delta) * (error - quadratic)
+    return array_math.reduce_mean(values, axis=-1)
 
 
 def kl_divergence(y_true, y_pred) -> Tensor:
     """sum(t * log(t / p)) over the last axis, both clipped to [eps, 1]."""
     y_true, y_pred = _pair(y_true, y_pred)
-    t = math_ops.clip_by_value(y_true, _EPSILON, 1.0)
-    p = math_ops.clip_by_value(y_pred, _EPSILON, 1.0)
-    return reduce_ops.reduce_sum(t * math_ops.log(t / p), axis=-1)
+    t = array_math.clip_by_value(y_true, _EPSILON, 1.0)
+    p = array_math.clip_by_value(y_pred, _EPSILON, 1.0)
+    return array_math.reduce_sum(t * array_math.log(t / p), axis=-1)
 
 
 def poisson(y_true, y_pred) -> Tensor:
     """mean(p - t * log(p + eps)) over the last axis."""
     y_true, y_pred = _pair(y_true, y_pred)
-    return reduce_ops.reduce_mean(y_pred - y_true * math_ops.log(y_pred + _EPSILON), axis=-1)
+    return array_math.reduce_mean(y_pred - y_true * array_math.log(y_pred + _EPSILON), axis=-1)
 
 
 def _signed(y_true):
     """0/1 labels as -1/1 (labels already -1/1 stay)."""
-    return array_ops.where(math_ops.equal(y_true, 0.0), y_true - 1.0, y_true)
+    return array_math.where(array_math.equal(y_true, 0.0), y_true - 1.0, y_true)
 
 
 def hinge(y_true, y_pred) -> Tensor:
     """mean(max(1 - t * p, 0)) over the last axis, 0/1 labels taken as -1/1."""
     y_true, y_pred = _pair(y_true, y_pred)
-    return reduce_ops.reduce_mean(math_ops.maximum(1.0 - _signed(y_true) * y_pred, 0.0), axis=-1)
+    return array_math.reduce_mean(array_math.maximum(1.0 - _signed(y_true) * y_pred, 0.0), axis=-1)
 
 
 def squared_hinge(y_true, y_pred) -> Tensor:
     """mean(max(1 - t * p, 0) ** 2) over the last axis, 0/1 labels taken as -1/1."""
     y_true, y_pred = _pair(y_true, y_pred)
-    margin = math_ops.maximum(1.0 - _signed(y_true) * y_pred, 0.0)
-    return reduce_ops.reduce_mean(math_ops.square(margin), axis=-1)
+    margin = array_math.maximum(1.0 - _signed(y_true) * y_pred, 0.0)
+    return array_math.reduce_mean(array_math.square(margin), axis=-1)
 
 
 def log_cosh(y_true, y_pred) -> Tensor:
     """mean(log(cosh(p - t))) over the last axis (computed stably)."""
     y_true, y_pred = _pair(y_true, y_pred)
     x = y_pred - y_true
-    return reduce_ops.reduce_mean(x + nn_ops.softplus(-2.0 * x) - math.log(2.0), axis=-1)
+    return array_math.reduce_mean(x + nn.softplus(-2.0 * x) - math.log(2.0), axis=-1)
 
 
 def _l2_normalized(x, axis):
-    squared = reduce_ops.reduce_sum(math_ops.square(x), axis=axis, keepdims=True)
-    return x * math_ops.rsqrt(math_ops.maximum(squared, 1e-12))
+    squared = array_math.reduce_sum(array_math.square(x), axis=axis, keepdims=True)
+    return x * array_math.rsqrt(array_math.maximum(squared, 1e-12))
 
 
 def cosine_similarity(y_true, y_pred, axis: int = -1):
     """-sum(normalize(t) * normalize(p)) over `axis` (-1 when the vectors point alike)."""
     y_true, y_pred = _pair(y_true, y_pred)
-    return -reduce_ops.reduce_sum(_l2_normalized(y_true, axis) * _l2_normalized(y_pred, axis),
+    return -array_math.reduce_sum(_l2_normalized(y_true, axis) * _l2_normalized(y_pred, axis),
                                   axis=axis)
 
 
@@ -193,9 +193,9 @@ def _to_rank(weight, rank):
     if weight.shape.rank is None or rank is None:
         return weight
     if weight.shape.rank == rank + 1 and weight.shape[-1] == 1:
-        return array_ops.squeeze(weight, [-1])
+        return array_math.squeeze(weight, [-1])
     while weight.shape.rank < rank:
-        weight = array_ops.expand_dims(weight, -1)
+        weight = array_math.expand_dims(weight, -1)
     return weight
 
 
@@ -204,17 +204,17 @@ def mask_weights(sample_weight, mask, dtype, reduction: str | None):
     `size / kept` at kept steps and 0 at masked ones, so that the mean over all values is the
     mean over the kept ones; for a sum, 1 and 0. None without a mask or weights."""
     if mask is None:
-        return None if sample_weight is None else array_ops.cast(sample_weight, dtype)
-    keep = array_ops.cast(mask, "bool")
+        return None if sample_weight is None else array_math.cast(sample_weight, dtype)
+    keep = array_math.cast(mask, "bool")
     if reduction in ("sum_over_batch_size", "mean"):
-        total = array_ops.cast(array_ops.size(keep), dtype)
-        kept = reduce_ops.reduce_sum(array_ops.cast(keep, dtype))
-        weight = array_ops.where(keep, composed_math.divide_no_nan(total, kept),
-                                 array_ops.zeros_like(keep, dtype=dtype))
+        total = array_math.cast(array_math.size(keep), dtype)
+        kept = array_math.reduce_sum(array_math.cast(keep, dtype))
+        weight = array_math.where(keep, math_composed.divide_no_nan(total, kept),
+                                  array_math.zeros_like(keep, dtype=dtype))
     else:
-        weight = array_ops.cast(keep, dtype)
+        weight = array_math.cast(keep, dtype)
     if sample_weight is not None:
-        weight = weight * _to_rank(array_ops.cast(sample_weight, dtype), keep.shape.rank)
+        weight = weight * _to_rank(array_math.cast(sample_weight, dtype), keep.shape.rank)
     return weight
 
 
@@ -229,11 +229,11 @@ def reduce_weighted(values, sample_weight=None, mask=None,
         values = values * _to_rank(weight, values.shape.rank)
     if reduction in ("none", None):
         return values
-    total = reduce_ops.reduce_sum(values)
+    total = array_math.reduce_sum(values)
     if reduction == "sum":
         return total
-    count = array_ops.cast(array_ops.size(values), values.dtype)
-    return composed_math.divide_no_nan(total, count)
+    count = array_math.cast(array_math.size(values), values.dtype)
+    return math_composed.divide_no_nan(total, count)
 
 
 class Loss:

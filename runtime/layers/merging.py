@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ops import array_ops, linalg_ops, math_ops, reduce_ops
+from ..ops import array_math, linalg
 from ..ops.core import convert_to_tensor
 from ..shapes import TensorShape
 from .base import Layer
@@ -32,7 +32,7 @@ def _same_rank(xs: list) -> list:
     out = []
     for x, rank in zip(xs, ranks):
         for _ in range(top - rank):
-            x = array_ops.expand_dims(x, 1)
+            x = array_math.expand_dims(x, 1)
         out.append(x)
     return out
 
@@ -65,10 +65,10 @@ def _step_mask(mask, x):
     """A `[batch, steps]` mask broadcast to `x`'s shape (its last axis added), or None."""
     if mask is None:
         return None
-    m = array_ops.cast(convert_to_tensor(mask), "bool")
+    m = array_math.cast(convert_to_tensor(mask), "bool")
     if m.shape.rank is not None and x.shape.rank is not None and m.shape.rank < x.shape.rank:
-        m = array_ops.expand_dims(m, -1)
-    return math_ops.logical_or(m, array_ops.zeros_like(x, dtype="bool"))
+        m = array_math.expand_dims(m, -1)
+    return array_math.logical_or(m, array_math.zeros_like(x, dtype="bool"))
 
 
 def _check_masks(layer: Layer, inputs, mask) -> bool:
@@ -117,7 +117,7 @@ class _Merge(Layer):
             return None
         merged = convert_to_tensor(mask[0])
         for m in mask[1:]:
-            merged = math_ops.logical_or(merged, convert_to_tensor(m))
+            merged = array_math.logical_or(merged, convert_to_tensor(m))
         return merged
 
 
@@ -127,7 +127,7 @@ class Add(_Merge):
     def _merge(self, xs):
         total = xs[0]
         for x in xs[1:]:
-            total = math_ops.add(total, x)
+            total = array_math.add(total, x)
         return total
 
 
@@ -137,7 +137,7 @@ class Subtract(_Merge):
     def _merge(self, xs):
         if len(xs) != 2:
             raise ValueError(f"{self.name} needs exactly 2 inputs, got {len(xs)}.")
-        return math_ops.subtract(xs[0], xs[1])
+        return array_math.subtract(xs[0], xs[1])
 
 
 class Multiply(_Merge):
@@ -147,26 +147,26 @@ class Multiply(_Merge):
     def _merge(self, xs):
         total = xs[0]
         for x in xs[1:]:
-            total = math_ops.multiply(total, x)
+            total = array_math.multiply(total, x)
         return total
 
     def _merge_masked(self, xs, masks):
-        ones = [x if m is None else array_ops.where(m, x, array_ops.ones_like(x))
+        ones = [x if m is None else array_math.where(m, x, array_math.ones_like(x))
                 for x, m in zip(xs, masks)]
         total = self._merge(ones)
         if any(m is None for m in masks):
             return total
         kept = masks[0]
         for m in masks[1:]:
-            kept = math_ops.logical_or(kept, m)
-        return array_ops.where(kept, total, array_ops.zeros_like(total))
+            kept = array_math.logical_or(kept, m)
+        return array_math.where(kept, total, array_math.zeros_like(total))
 
 
 class Average(_Merge):
     """The elementwise mean of the inputs."""
 
     def _merge(self, xs):
-        return math_ops.multiply(Add._merge(self, xs), 1.0 / len(xs))
+        return array_math.multiply(Add._merge(self, xs), 1.0 / len(xs))
 
 
 def _fold_masked(op, xs: list, masks: list):
@@ -175,11 +175,11 @@ def _fold_masked(op, xs: list, masks: list):
     total, total_mask = xs[0], masks[0]
     for x, m in zip(xs[1:], masks[1:]):
         if m is not None:
-            x = array_ops.where(m, x, total)
+            x = array_math.where(m, x, total)
         if total_mask is not None:
-            total = array_ops.where(total_mask, total, x)
+            total = array_math.where(total_mask, total, x)
         total_mask = None if m is None or total_mask is None else \
-            math_ops.logical_or(total_mask, m)
+            array_math.logical_or(total_mask, m)
         total = op(total, x)
     return total
 
@@ -191,11 +191,11 @@ class Maximum(_Merge):
     def _merge(self, xs):
         total = xs[0]
         for x in xs[1:]:
-            total = math_ops.maximum(total, x)
+            total = array_math.maximum(total, x)
         return total
 
     def _merge_masked(self, xs, masks):
-        return _fold_masked(math_ops.maximum, xs, masks)
+        return _fold_masked(array_math.maximum, xs, masks)
 
 
 class Minimum(_Merge):
@@ -205,11 +205,11 @@ class Minimum(_Merge):
     def _merge(self, xs):
         total = xs[0]
         for x in xs[1:]:
-            total = math_ops.minimum(total, x)
+            total = array_math.minimum(total, x)
         return total
 
     def _merge_masked(self, xs, masks):
-        return _fold_masked(math_ops.minimum, xs, masks)
+        return _fold_masked(array_math.minimum, xs, masks)
 
 
 class Concatenate(_Merge):
@@ -223,7 +223,7 @@ class Concatenate(_Merge):
         return self._merge(_inputs(self, inputs))
 
     def _merge(self, xs):
-        return array_ops.concat(xs, self.axis)
+        return array_math.concat(xs, self.axis)
 
     def compute_output_shape(self, input_shape) -> TensorShape:
         shapes = _shapes(self, input_shape)
@@ -243,15 +243,15 @@ class Concatenate(_Merge):
         for x, m in zip(inputs, mask):
             x = convert_to_tensor(x)
             if m is None:
-                parts.append(array_ops.ones_like(x, dtype="bool"))
+                parts.append(array_math.ones_like(x, dtype="bool"))
                 continue
-            m = array_ops.cast(m, "bool")
+            m = array_math.cast(m, "bool")
             if m.shape.rank is not None and x.shape.rank is not None \
                     and m.shape.rank < x.shape.rank:
-                m = math_ops.logical_or(array_ops.expand_dims(m, -1),
-                                        array_ops.zeros_like(x, dtype="bool"))
+                m = array_math.logical_or(array_math.expand_dims(m, -1),
+                                          array_math.zeros_like(x, dtype="bool"))
             parts.append(m)
-        return reduce_ops.reduce_any(array_ops.concat(parts, self.axis), axis=-1)
+        return array_math.reduce_any(array_math.concat(parts, self.axis), axis=-1)
 
 
 class Dot(_Merge):
@@ -331,13 +331,13 @@ class Dot(_Merge):
         sy[ay] = sx[ax]
         rest = [c for i, c in enumerate(sx) if i not in (0, ax)] + \
             [c for i, c in enumerate(sy) if i not in (0, ay)]
-        out = linalg_ops.einsum(f"{''.join(sx)},{''.join(sy)}->{batch}{''.join(rest)}", x, y)
-        return array_ops.expand_dims(out, -1) if not rest else out
+        out = linalg.einsum(f"{''.join(sx)},{''.join(sy)}->{batch}{''.join(rest)}", x, y)
+        return array_math.expand_dims(out, -1) if not rest else out
 
 
 def _l2_normalize(x, axis):
-    norm = reduce_ops.reduce_sum(math_ops.square(x), axis=axis, keepdims=True)
-    return math_ops.multiply(x, math_ops.rsqrt(math_ops.maximum(norm, 1e-14)))  # Keras: 1e-7 norm
+    norm = array_math.reduce_sum(array_math.square(x), axis=axis, keepdims=True)
+    return array_math.multiply(x, array_math.rsqrt(array_math.maximum(norm, 1e-14)))  # Keras: 1e-7 norm
 
 
 # -- functional forms: build the layer and call it --------------------------------------------

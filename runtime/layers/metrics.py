@@ -15,35 +15,35 @@ from __future__ import annotations
 import difflib
 from typing import Any, Callable, Iterable, Union
 
-from ..ops import array_ops, math_ops, reduce_ops
+from ..ops import array_math
 from ..ops.core import convert_to_tensor
 from . import losses
 
 
 def _fraction_equal(a, b):
-    return array_ops.cast(math_ops.equal(a, b), "float32")
+    return array_math.cast(array_math.equal(a, b), "float32")
 
 
 def sparse_categorical_accuracy(y_true, y_pred):
     """1 where the largest prediction (over the last axis) is at the integer label, else 0,
     for every leading index; labels may keep a last axis of 1."""
-    predicted = reduce_ops.argmax(convert_to_tensor(y_pred), axis=-1)
-    labels = array_ops.reshape(array_ops.cast(y_true, predicted.dtype),
-                               array_ops.shape(predicted))
+    predicted = array_math.argmax(convert_to_tensor(y_pred), axis=-1)
+    labels = array_math.reshape(array_math.cast(y_true, predicted.dtype),
+                                array_math.shape(predicted))
     return _fraction_equal(predicted, labels)
 
 
 def categorical_accuracy(y_true, y_pred):
     """1 for each row whose largest prediction is where the one-hot label is, else 0."""
-    predicted = reduce_ops.argmax(convert_to_tensor(y_pred), axis=-1)
-    labels = reduce_ops.argmax(convert_to_tensor(y_true), axis=-1)
+    predicted = array_math.argmax(convert_to_tensor(y_pred), axis=-1)
+    labels = array_math.argmax(convert_to_tensor(y_true), axis=-1)
     return _fraction_equal(predicted, labels)
 
 
 def binary_accuracy(y_true, y_pred, threshold: float = 0.5):
     """1 for each prediction on the label's side of `threshold`, else 0."""
     y_true, y_pred = losses._matched(y_true, y_pred)  # labels (N,) for predictions (N, 1)
-    predicted = array_ops.cast(math_ops.greater(y_pred, threshold), y_pred.dtype)
+    predicted = array_math.cast(array_math.greater(y_pred, threshold), y_pred.dtype)
     return _fraction_equal(predicted, y_true)
 
 

@@ -8,7 +8,7 @@ from .. import dtypes as _dtypes
 from .. import html_repr as _html_repr
 from .. import nest
 from ..arguments import strict_keywords
-from ..ops import array_ops as _array_ops
+from ..ops import array_math
 from ..shapes import TensorShape
 from . import saving as _saving
 from . import serialization as _serialization
@@ -200,9 +200,9 @@ def adjust_input_rank(value, shape):
     if dims is None or len(dims) == len(ref):
         return value
     if len(dims) == len(ref) - 1 and ref[-1] == 1:
-        return _array_ops.expand_dims(value, -1)
+        return array_math.expand_dims(value, -1)
     if len(dims) == len(ref) + 1 and dims[-1] == 1:
-        return _array_ops.squeeze(value, [-1])
+        return array_math.squeeze(value, [-1])
     return value
 
 

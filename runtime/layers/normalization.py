@@ -10,7 +10,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import tensor as _tensor
-from ..ops import array_ops, conv_ops, math_ops, reduce_ops
+from ..ops import array_math, nn_conv
 from ..ops.control_flow import cond
 from ..ops.core import convert_to_tensor
 from ..shapes import TensorShape
@@ -92,7 +92,7 @@ class _Normalization(Layer):
     def _shaped(self, value):
         if value is None or self._broadcast is None:
             return value
-        return array_ops.reshape(value, self._broadcast)
+        return array_math.reshape(value, self._broadcast)
 
 
 class BatchNormalization(_Normalization):
@@ -149,18 +149,18 @@ class BatchNormalization(_Normalization):
         self.built = True
 
     def _normalize(self, x, mean, variance):
-        return conv_ops.batch_normalization(
+        return nn_conv.batch_normalization(
             x, self._shaped(mean), self._shaped(variance), self._shaped(self.beta),
             self._shaped(self.gamma), self.epsilon)
 
     def _train(self, x):
         reduce = [a for a in range(self._rank) if a not in self._axes]
-        mean, variance = conv_ops.moments(x, reduce)
+        mean, variance = nn_conv.moments(x, reduce)
         keep = 1.0 - self.momentum
-        self.moving_mean.assign_sub(math_ops.multiply(
-            math_ops.subtract(self.moving_mean, mean), keep))
-        self.moving_variance.assign_sub(math_ops.multiply(
-            math_ops.subtract(self.moving_variance, variance), keep))
+        self.moving_mean.assign_sub(array_math.multiply(
+            array_math.subtract(self.moving_mean, mean), keep))
+        self.moving_variance.assign_sub(array_math.multiply(
+            array_math.subtract(self.moving_variance, variance), keep))
         return self._normalize(x, mean, variance)
 
     def _infer(self, x):
@@ -198,9 +198,9 @@ class LayerNormalization(_Normalization):
 
     def call(self, inputs):
         x = as_layer_dtype(self, inputs)
-        mean, variance = conv_ops.moments(x, self._axes, keepdims=True)
-        return conv_ops.batch_normalization(x, mean, variance, self._shaped(self.beta),
-                                            self._shaped(self.gamma), self.epsilon)
+        mean, variance = nn_conv.moments(x, self._axes, keepdims=True)
+        return nn_conv.batch_normalization(x, mean, variance, self._shaped(self.beta),
+                                           self._shaped(self.gamma), self.epsilon)
 
 
 class GroupNormalization(Layer):
@@ -261,23 +261,23 @@ class GroupNormalization(Layer):
         x = as_layer_dtype(self, inputs)
         axis = self.axis % self._rank
         known = x.shape.as_list()
-        dynamic = array_ops.shape(x)
+        dynamic = array_math.shape(x)
         dims = [d if d is not None else dynamic[i] for i, d in enumerate(known)]
         grouped_shape = [-1, *dims[1:axis], self._groups, self._dim // self._groups,
                          *dims[axis + 1:]]
-        grouped = array_ops.reshape(x, grouped_shape)
+        grouped = array_math.reshape(x, grouped_shape)
         reduce = [a for a in range(1, self._rank + 1) if a != axis]
-        mean, variance = conv_ops.moments(grouped, reduce, keepdims=True)
-        inv = math_ops.rsqrt(math_ops.add(variance, self.epsilon))
+        mean, variance = nn_conv.moments(grouped, reduce, keepdims=True)
+        inv = array_math.rsqrt(array_math.add(variance, self.epsilon))
         params = [1] * (self._rank + 1)
         params[axis], params[axis + 1] = self._groups, self._dim // self._groups
         if self.gamma is not None:
-            inv = math_ops.multiply(inv, array_ops.reshape(self.gamma, params))
-        shift = math_ops.negative(math_ops.multiply(mean, inv))
+            inv = array_math.multiply(inv, array_math.reshape(self.gamma, params))
+        shift = array_math.negative(array_math.multiply(mean, inv))
         if self.beta is not None:
-            shift = math_ops.add(shift, array_ops.reshape(self.beta, params))
-        outputs = math_ops.add(math_ops.multiply(grouped, inv), shift)
-        return array_ops.reshape(outputs, dynamic if None in known else known)
+            shift = array_math.add(shift, array_math.reshape(self.beta, params))
+        outputs = array_math.add(array_math.multiply(grouped, inv), shift)
+        return array_math.reshape(outputs, dynamic if None in known else known)
 
     def compute_output_shape(self, input_shape) -> TensorShape:
         return TensorShape(input_shape)
@@ -302,8 +302,8 @@ class UnitNormalization(Layer):
     def call(self, inputs):
         x = as_layer_dtype(self, inputs)
         axes = _axes(self.axis, x.shape.rank, "UnitNormalization")
-        total = reduce_ops.reduce_sum(math_ops.square(x), axis=axes, keepdims=True)
-        return math_ops.multiply(x, math_ops.rsqrt(math_ops.maximum(total, 1e-24)))
+        total = array_math.reduce_sum(array_math.square(x), axis=axes, keepdims=True)
+        return array_math.multiply(x, array_math.rsqrt(array_math.maximum(total, 1e-24)))
 
     def compute_output_shape(self, input_shape) -> TensorShape:
         return TensorShape(input_shape)
@@ -416,7 +416,7 @@ class Normalization(Layer):
         if self._broadcast_shape is None:
             return None
         if given is None:
-            return array_ops.reshape(learned, self._broadcast_shape)
+            return array_math.reshape(learned, self._broadcast_shape)
         value = np.asarray(given, np.float32)
         expanded = [1] * len(self._broadcast_shape)
         for i in range(1, value.ndim + 1):
@@ -465,11 +465,11 @@ class Normalization(Layer):
     def call(self, inputs):
         x = convert_to_tensor(inputs)
         if not x.dtype.is_floating or x.dtype is not self.dtype:
-            x = array_ops.cast(x, self.dtype)
-        scale = math_ops.maximum(math_ops.sqrt(self.variance), 1e-7)
+            x = array_math.cast(x, self.dtype)
+        scale = array_math.maximum(array_math.sqrt(self.variance), 1e-7)
         if self.invert:
-            return math_ops.add(self.mean, math_ops.multiply(x, scale))
-        return math_ops.divide(math_ops.subtract(x, self.mean), scale)
+            return array_math.add(self.mean, array_math.multiply(x, scale))
+        return array_math.divide(array_math.subtract(x, self.mean), scale)
 
     def compute_output_shape(self, input_shape) -> TensorShape:
         return TensorShape(input_shape)
@@ -498,9 +498,9 @@ class RMSNormalization(Layer):
 
     def call(self, inputs):
         x = as_layer_dtype(self, inputs)
-        mean_square = reduce_ops.reduce_mean(math_ops.square(x), axis=self._axes, keepdims=True)
-        outputs = math_ops.multiply(x, math_ops.rsqrt(math_ops.add(mean_square, self.epsilon)))
-        return math_ops.multiply(outputs, array_ops.reshape(self.scale, self._broadcast))
+        mean_square = array_math.reduce_mean(array_math.square(x), axis=self._axes, keepdims=True)
+        outputs = array_math.multiply(x, array_math.rsqrt(array_math.add(mean_square, self.epsilon)))
+        return array_math.multiply(outputs, array_math.reshape(self.scale, self._broadcast))
 
     def compute_output_shape(self, input_shape) -> TensorShape:
         return TensorShape(input_shape)

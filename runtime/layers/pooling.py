@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ops import array_ops, conv_ops, math_ops, reduce_ops
+from ..ops import array_math, nn_conv
 from ..ops.core import convert_to_tensor
 from .base import Layer
 from .convolutional import check_data_format, check_padding, normalize_tuple
@@ -39,7 +39,7 @@ class MaxPooling2D(_Pooling):
     """The maximum over `pool_size` windows, `strides` apart (default: `pool_size`)."""
 
     _rank = 2
-    _fn = staticmethod(conv_ops.max_pool2d)
+    _fn = staticmethod(nn_conv.max_pool2d)
 
     def __init__(self, pool_size=(2, 2), strides=None, padding: str = "valid",
                  data_format: str | None = None, **kwargs: Any) -> None:
@@ -51,7 +51,7 @@ class AveragePooling2D(_Pooling):
     padding, over the window's elements inside the input."""
 
     _rank = 2
-    _fn = staticmethod(conv_ops.avg_pool2d)
+    _fn = staticmethod(nn_conv.avg_pool2d)
 
     def __init__(self, pool_size=(2, 2), strides=None, padding: str = "valid",
                  data_format: str | None = None, **kwargs: Any) -> None:
@@ -62,7 +62,7 @@ class MaxPooling1D(_Pooling):
     """The maximum over windows of `pool_size` steps of `[batch, steps, channels]` inputs."""
 
     _rank = 1
-    _fn = staticmethod(conv_ops.max_pool1d)
+    _fn = staticmethod(nn_conv.max_pool1d)
 
     def __init__(self, pool_size=2, strides=None, padding: str = "valid",
                  data_format: str | None = None, **kwargs: Any) -> None:
@@ -73,7 +73,7 @@ class AveragePooling1D(_Pooling):
     """The mean over windows of `pool_size` steps of `[batch, steps, channels]` inputs."""
 
     _rank = 1
-    _fn = staticmethod(conv_ops.avg_pool1d)
+    _fn = staticmethod(nn_conv.avg_pool1d)
 
     def __init__(self, pool_size=2, strides=None, padding: str = "valid",
                  data_format: str | None = None, **kwargs: Any) -> None:
@@ -104,14 +104,14 @@ class GlobalAveragePooling2D(_GlobalPooling):
     """The mean over height and width: `[batch, h, w, c]` -> `[batch, c]`."""
 
     _rank = 2
-    _reduce = staticmethod(reduce_ops.reduce_mean)
+    _reduce = staticmethod(array_math.reduce_mean)
 
 
 class GlobalMaxPooling2D(_GlobalPooling):
     """The maximum over height and width: `[batch, h, w, c]` -> `[batch, c]`."""
 
     _rank = 2
-    _reduce = staticmethod(reduce_ops.reduce_max)
+    _reduce = staticmethod(array_math.reduce_max)
 
 
 class GlobalAveragePooling1D(_GlobalPooling):
@@ -119,18 +119,18 @@ class GlobalAveragePooling1D(_GlobalPooling):
     `Embedding(mask_zero=True)` or `Masking`), the mean over the unmasked steps."""
 
     _rank = 1
-    _reduce = staticmethod(reduce_ops.reduce_mean)
+    _reduce = staticmethod(array_math.reduce_mean)
     _passes_masks = True
 
     def call(self, inputs, mask=None):
         if mask is None:
             return super().call(inputs)
         x = convert_to_tensor(inputs)
-        keep = array_ops.expand_dims(array_ops.cast(mask, "bool"), 2)
-        x = array_ops.where(keep, x, array_ops.zeros_like(x))
-        weights = array_ops.cast(keep, x.dtype)
-        return math_ops.divide(reduce_ops.reduce_sum(x, axis=1, keepdims=self.keepdims),
-                               reduce_ops.reduce_sum(weights, axis=1, keepdims=self.keepdims))
+        keep = array_math.expand_dims(array_math.cast(mask, "bool"), 2)
+        x = array_math.where(keep, x, array_math.zeros_like(x))
+        weights = array_math.cast(keep, x.dtype)
+        return array_math.divide(array_math.reduce_sum(x, axis=1, keepdims=self.keepdims),
+                                 array_math.reduce_sum(weights, axis=1, keepdims=self.keepdims))
 
     def compute_mask(self, inputs, mask=None):
         """None: the steps are pooled away."""
@@ -141,4 +141,4 @@ class GlobalMaxPooling1D(_GlobalPooling):
     """The maximum over steps: `[batch, steps, c]` -> `[batch, c]`."""
 
     _rank = 1
-    _reduce = staticmethod(reduce_ops.reduce_max)
+    _reduce = staticmethod(array_math.reduce_max)

@@ -17,7 +17,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import dtypes as _dtypes
-from ..ops import array_ops, control_flow, linalg_ops, math_ops, random_ops
+from ..ops import array_math, control_flow, linalg, random
 from ..ops.core import constant, convert_to_tensor
 from ..ops.tensor_array import TensorArray
 from ..shapes import TensorShape
@@ -40,8 +40,8 @@ class Orthogonal(_initializers.Initializer):
         if len(shape) < 2:
             raise ValueError(f"Orthogonal needs a shape of rank >= 2, got {shape}.")
         rows, cols = int(np.prod(shape[:-1])), shape[-1]
-        draw = random_ops.normal([max(rows, cols), min(rows, cols)], dtype=_dtypes.float64,
-                                 seed=self.seed).numpy()
+        draw = random.normal([max(rows, cols), min(rows, cols)], dtype=_dtypes.float64,
+                             seed=self.seed).numpy()
         q, r = np.linalg.qr(draw)
         q = q * np.sign(np.diag(r))  # a uniform draw over orthogonal matrices
         if rows < cols:
@@ -115,19 +115,19 @@ class _Cell(Layer):
 
     def _preactivation(self, inputs, h):
         """`inputs @ kernel + h @ recurrent_kernel (+ bias)`: every gate's input of a step."""
-        z = math_ops.add(linalg_ops.matmul(as_layer_dtype(self, inputs), self.kernel),
-                         linalg_ops.matmul(h, self.recurrent_kernel))
-        return math_ops.add(z, self.bias) if self.use_bias else z
+        z = array_math.add(linalg.matmul(as_layer_dtype(self, inputs), self.kernel),
+                           linalg.matmul(h, self.recurrent_kernel))
+        return array_math.add(z, self.bias) if self.use_bias else z
 
     def get_initial_state(self, batch_size, dtype):
         """Zero states for `batch_size` examples (an int or a scalar tensor)."""
         sizes = self.state_size if isinstance(self.state_size, (list, tuple)) else \
             [self.state_size]
-        return [array_ops.zeros([batch_size, s], dtype) for s in sizes]
+        return [array_math.zeros([batch_size, s], dtype) for s in sizes]
 
 
 def _split(value, parts: int):
-    return array_ops.split(value, parts, axis=-1)
+    return array_math.split(value, parts, axis=-1)
 
 
 class SimpleRNNCell(_Cell):
@@ -198,8 +198,8 @@ class LSTMCell(_Cell):
         i = self.recurrent_activation(zi)
         f = self.recurrent_activation(zf)
         o = self.recurrent_activation(zo)
-        c = math_ops.add(math_ops.multiply(f, c), math_ops.multiply(i, self.activation(zc)))
-        h = math_ops.multiply(o, self.activation(c))
+        c = array_math.add(array_math.multiply(f, c), array_math.multiply(i, self.activation(zc)))
+        h = array_math.multiply(o, self.activation(c))
         return h, [h, c]
 
 
@@ -237,26 +237,26 @@ class GRUCell(_Cell):
 
     def call(self, inputs, states):
         h = states[0] if isinstance(states, (list, tuple)) else states
-        x = linalg_ops.matmul(as_layer_dtype(self, inputs), self.kernel)
+        x = linalg.matmul(as_layer_dtype(self, inputs), self.kernel)
         if self.use_bias:
-            x = math_ops.add(x, self.bias[0] if self.reset_after else self.bias)
+            x = array_math.add(x, self.bias[0] if self.reset_after else self.bias)
         xz, xr, xh = _split(x, 3)
         if self.reset_after:
-            rec = linalg_ops.matmul(h, self.recurrent_kernel)
+            rec = linalg.matmul(h, self.recurrent_kernel)
             if self.use_bias:
-                rec = math_ops.add(rec, self.bias[1])
+                rec = array_math.add(rec, self.bias[1])
             rz, rr, rh = _split(rec, 3)
-            z = self.recurrent_activation(math_ops.add(xz, rz))
-            r = self.recurrent_activation(math_ops.add(xr, rr))
-            candidate = self.activation(math_ops.add(xh, math_ops.multiply(r, rh)))
+            z = self.recurrent_activation(array_math.add(xz, rz))
+            r = self.recurrent_activation(array_math.add(xr, rr))
+            candidate = self.activation(array_math.add(xh, array_math.multiply(r, rh)))
         else:
             uz, ur, uh = _split(self.recurrent_kernel, 3)
-            z = self.recurrent_activation(math_ops.add(xz, linalg_ops.matmul(h, uz)))
-            r = self.recurrent_activation(math_ops.add(xr, linalg_ops.matmul(h, ur)))
+            z = self.recurrent_activation(array_math.add(xz, linalg.matmul(h, uz)))
+            r = self.recurrent_activation(array_math.add(xr, linalg.matmul(h, ur)))
             candidate = self.activation(
-                math_ops.add(xh, linalg_ops.matmul(math_ops.multiply(r, h), uh)))
-        h = math_ops.add(math_ops.multiply(z, h),
-                         math_ops.multiply(math_ops.subtract(1.0, z), candidate))
+                array_math.add(xh, linalg.matmul(array_math.multiply(r, h), uh)))
+        h = array_math.add(array_math.multiply(z, h),
+                           array_math.multiply(array_math.subtract(1.0, z), candidate))
         return h, [h]
 
 
@@ -322,8 +322,8 @@ class RNN(Layer):
             return [convert_to_tensor(s, dtype=x.dtype) for s in states]
         batch = x.shape.as_list()[1]
         if batch is None:
-            batch = array_ops.shape(x)[1]
-        return [array_ops.zeros([batch, s], x.dtype) for s in sizes]
+            batch = array_math.shape(x)[1]
+        return [array_math.zeros([batch, s], x.dtype) for s in sizes]
 
     def compute_mask(self, inputs, mask=None):
         """The input's mask with `return_sequences` (else None), and None for each state."""
@@ -341,14 +341,14 @@ class RNN(Layer):
             mask = mask[0] if mask else None
         if mask is None:
             return None
-        mask = array_ops.cast(mask, "bool")
+        mask = array_math.cast(mask, "bool")
         if mask.shape.rank != 2:
             raise ValueError(f"{self.name}: the mask must be [batch, steps], got shape "
                              f"{mask.shape}.")
         if not self.time_major:
-            mask = array_ops.transpose(mask, [1, 0])
+            mask = array_math.transpose(mask, [1, 0])
         if self.go_backwards:
-            mask = array_ops.reverse(mask, [0])
+            mask = array_math.reverse(mask, [0])
         return mask
 
     def call(self, inputs, initial_state=None, training=None, mask=None):
@@ -356,9 +356,9 @@ class RNN(Layer):
         if x.shape.rank != 3:
             raise ValueError(f"{self.name} needs inputs of rank 3, got shape {x.shape}.")
         if not self.time_major:
-            x = array_ops.transpose(x, [1, 0, 2])  # [steps, batch, features]
+            x = array_math.transpose(x, [1, 0, 2])  # [steps, batch, features]
         if self.go_backwards:
-            x = array_ops.reverse(x, [0])
+            x = array_math.reverse(x, [0])
         states = self._initial_state(x, initial_state)
         steps = x.shape.as_list()[0]
         step_mask = self._step_mask(mask)
@@ -368,26 +368,26 @@ class RNN(Layer):
                 out, new = self.cell(x[t], states)
                 new = list(new) if isinstance(new, (list, tuple)) else [new]
                 if step_mask is not None:
-                    keep = array_ops.expand_dims(step_mask[t], -1)
-                    previous = outputs[-1] if outputs else array_ops.zeros_like(out)
-                    out = array_ops.where(keep, out, previous)
-                    new = [array_ops.where(keep, n, s) for n, s in zip(new, states)]
+                    keep = array_math.expand_dims(step_mask[t], -1)
+                    previous = outputs[-1] if outputs else array_math.zeros_like(out)
+                    out = array_math.where(keep, out, previous)
+                    new = [array_math.where(keep, n, s) for n, s in zip(new, states)]
                 states = new
                 outputs.append(out)
             if not outputs:
                 raise ValueError(f"{self.name} needs at least one step, got shape {x.shape}.")
             last = outputs[-1]
-            sequence = array_ops.stack(outputs, 0) if self.return_sequences else None
+            sequence = array_math.stack(outputs, 0) if self.return_sequences else None
         else:
             last, sequence, states = self._while_loop(x, states, step_mask)
         if step_mask is not None and self.zero_output_for_mask:
-            last = array_ops.where(array_ops.expand_dims(step_mask[-1], -1), last,
-                                   array_ops.zeros_like(last))
+            last = array_math.where(array_math.expand_dims(step_mask[-1], -1), last,
+                                    array_math.zeros_like(last))
             if sequence is not None:
-                sequence = array_ops.where(array_ops.expand_dims(step_mask, -1), sequence,
-                                           array_ops.zeros_like(sequence))
+                sequence = array_math.where(array_math.expand_dims(step_mask, -1), sequence,
+                                            array_math.zeros_like(sequence))
         if self.return_sequences:
-            result = sequence if self.time_major else array_ops.transpose(sequence, [1, 0, 2])
+            result = sequence if self.time_major else array_math.transpose(sequence, [1, 0, 2])
         else:
             result = last
         if self.return_state:
@@ -395,7 +395,7 @@ class RNN(Layer):
         return result
 
     def _while_loop(self, x, states, step_mask=None):
-        steps = array_ops.shape(x)[0]
+        steps = array_math.shape(x)[0]
         inputs = TensorArray(x.dtype, size=steps).unstack(x)
         first, _ = self.cell(inputs.read(0), states)  # the output's shape, traced once
         outputs = TensorArray(x.dtype, size=steps)
@@ -404,14 +404,14 @@ class RNN(Layer):
             out, new = self.cell(inputs.read(t), list(states))
             new = list(new) if isinstance(new, (list, tuple)) else [new]
             if step_mask is not None:
-                keep = array_ops.expand_dims(array_ops.gather(step_mask, t), -1)
-                out = array_ops.where(keep, out, last)
-                new = [array_ops.where(keep, n, s) for n, s in zip(new, states)]
+                keep = array_math.expand_dims(array_math.gather(step_mask, t), -1)
+                out = array_math.where(keep, out, last)
+                new = [array_math.where(keep, n, s) for n, s in zip(new, states)]
             return (t + 1, outputs.write(t, out), out, *new)
 
         result = control_flow.while_loop(
             lambda t, *_: t < steps, body,
-            (constant(0), outputs, array_ops.zeros_like(first), *states))
+            (constant(0), outputs, array_math.zeros_like(first), *states))
         _, outputs, last, *states = result
         return last, outputs.stack() if self.return_sequences else None, list(states)
 
@@ -537,15 +537,15 @@ class Bidirectional(Layer):
         forward = self.forward_layer(inputs, mask=mask)
         backward = self.backward_layer(inputs, mask=mask)
         if self.return_sequences:
-            backward = array_ops.reverse(backward, [0 if self.forward_layer.time_major else 1])
+            backward = array_math.reverse(backward, [0 if self.forward_layer.time_major else 1])
         if self.merge_mode == "concat":
-            return array_ops.concat([forward, backward], -1)
+            return array_math.concat([forward, backward], -1)
         if self.merge_mode == "sum":
-            return math_ops.add(forward, backward)
+            return array_math.add(forward, backward)
         if self.merge_mode == "mul":
-            return math_ops.multiply(forward, backward)
+            return array_math.multiply(forward, backward)
         if self.merge_mode == "ave":
-            return math_ops.multiply(math_ops.add(forward, backward), 0.5)
+            return array_math.multiply(array_math.add(forward, backward), 0.5)
         return [forward, backward]
 
 

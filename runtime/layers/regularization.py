@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from .. import tensor as _tensor
-from ..ops import array_ops, math_ops, random_ops
+from ..ops import array_math, random
 from ..ops.control_flow import cond
 from ..ops.core import convert_to_tensor
 from ..shapes import TensorShape
@@ -48,7 +48,7 @@ class _TrainingNoise(Layer):
         if not self._active() or training is None or training is False:
             return x
         if _tensor.is_tensor(training):
-            return cond(training, lambda: self._noisy(x), lambda: array_ops.identity(x))
+            return cond(training, lambda: self._noisy(x), lambda: array_math.identity(x))
         return self._noisy(x) if training else x
 
     def _noisy(self, x):
@@ -131,9 +131,9 @@ class GaussianNoise(_TrainingNoise):
         return self.stddev > 0
 
     def _noisy(self, x):
-        noise = random_ops.normal(noise_dims(x, [None] * x.shape.rank), 0.0, self.stddev,
-                                  dtype=x.dtype, seed=self.seed)
-        return math_ops.add(x, noise)
+        noise = random.normal(noise_dims(x, [None] * x.shape.rank), 0.0, self.stddev,
+                              dtype=x.dtype, seed=self.seed)
+        return array_math.add(x, noise)
 
 
 class GaussianDropout(_TrainingNoise):
@@ -150,9 +150,9 @@ class GaussianDropout(_TrainingNoise):
 
     def _noisy(self, x):
         stddev = math.sqrt(self.rate / (1.0 - self.rate))
-        noise = random_ops.normal(noise_dims(x, [None] * x.shape.rank), 1.0, stddev,
-                                  dtype=x.dtype, seed=self.seed)
-        return math_ops.multiply(x, noise)
+        noise = random.normal(noise_dims(x, [None] * x.shape.rank), 1.0, stddev,
+                              dtype=x.dtype, seed=self.seed)
+        return array_math.multiply(x, noise)
 
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -180,14 +180,14 @@ class AlphaDropout(_TrainingNoise):
         if len(shape) != x.shape.rank:
             raise ValueError(f"{self.name}: `noise_shape` {self.noise_shape} must have one entry "
                              f"per input axis, got inputs of shape {x.shape}.")
-        draw = random_ops.uniform(noise_dims(x, shape), dtype=x.dtype, seed=self.seed)
-        kept = array_ops.cast(math_ops.greater_equal(draw, self.rate), x.dtype)
+        draw = random.uniform(noise_dims(x, shape), dtype=x.dtype, seed=self.seed)
+        kept = array_math.cast(array_math.greater_equal(draw, self.rate), x.dtype)
         alpha_p = -_SELU_ALPHA * _SELU_SCALE
         a = ((1 - self.rate) * (1 + self.rate * alpha_p ** 2)) ** -0.5
         b = -a * alpha_p * self.rate
-        dropped = math_ops.add(math_ops.multiply(x, kept),
-                               math_ops.multiply(math_ops.subtract(1.0, kept), alpha_p))
-        return math_ops.add(math_ops.multiply(dropped, a), b)
+        dropped = array_math.add(array_math.multiply(x, kept),
+                                 array_math.multiply(array_math.subtract(1.0, kept), alpha_p))
+        return array_math.add(array_math.multiply(dropped, a), b)
 
 
 class ActivityRegularization(Layer):

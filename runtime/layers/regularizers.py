@@ -13,7 +13,7 @@ import inspect
 import math
 from typing import Callable
 
-from ..ops import array_ops, linalg_ops, math_ops, reduce_ops
+from ..ops import array_math, linalg
 from ..ops.core import convert_to_tensor
 
 
@@ -51,11 +51,11 @@ class Regularizer:
 
 
 def _l1(x, factor: float):
-    return math_ops.multiply(reduce_ops.reduce_sum(math_ops.abs(x)), factor)
+    return array_math.multiply(array_math.reduce_sum(array_math.abs(x)), factor)
 
 
 def _l2(x, factor: float):
-    return math_ops.multiply(reduce_ops.reduce_sum(math_ops.square(x)), factor)
+    return array_math.multiply(array_math.reduce_sum(array_math.square(x)), factor)
 
 
 class L1L2(Regularizer):
@@ -67,11 +67,11 @@ class L1L2(Regularizer):
 
     def __call__(self, x):
         x = convert_to_tensor(x)
-        penalty = array_ops.zeros([], x.dtype)
+        penalty = array_math.zeros([], x.dtype)
         if self.l1:
-            penalty = math_ops.add(penalty, _l1(x, self.l1))
+            penalty = array_math.add(penalty, _l1(x, self.l1))
         if self.l2:
-            penalty = math_ops.add(penalty, _l2(x, self.l2))
+            penalty = array_math.add(penalty, _l2(x, self.l2))
         return penalty
 
     def get_config(self) -> dict:
@@ -120,19 +120,19 @@ class OrthogonalRegularizer(Regularizer):
         if x.shape.rank != 2:
             raise ValueError(f"OrthogonalRegularizer needs a rank-2 tensor, got shape {x.shape}.")
         if self.mode == "columns":
-            x = array_ops.transpose(x)
+            x = array_math.transpose(x)
         size = x.shape.as_list()[0]
         if size < 2:  # no pairs to penalise (Keras divides 0 by 0 pairs: NaN)
-            return array_ops.zeros([], x.dtype)
-        norms = math_ops.sqrt(math_ops.maximum(
-            reduce_ops.reduce_sum(math_ops.square(x), axis=1, keepdims=True), 1e-12))
-        unit = math_ops.divide(x, norms)
-        product = linalg_ops.matmul(unit, unit, transpose_b=True)
-        off_diagonal = math_ops.multiply(product, math_ops.subtract(
-            1.0, array_ops.eye(size, dtype=x.dtype)))
+            return array_math.zeros([], x.dtype)
+        norms = array_math.sqrt(array_math.maximum(
+            array_math.reduce_sum(array_math.square(x), axis=1, keepdims=True), 1e-12))
+        unit = array_math.divide(x, norms)
+        product = linalg.matmul(unit, unit, transpose_b=True)
+        off_diagonal = array_math.multiply(product, array_math.subtract(
+            1.0, array_math.eye(size, dtype=x.dtype)))
         pairs = size * (size - 1) / 2
-        return math_ops.multiply(reduce_ops.reduce_sum(math_ops.abs(off_diagonal)),
-                                 self.factor * 0.5 / pairs)
+        return array_math.multiply(array_math.reduce_sum(array_math.abs(off_diagonal)),
+                                   self.factor * 0.5 / pairs)
 
     def get_config(self) -> dict:
         return {"factor": self.factor, "mode": self.mode}

@@ -8,7 +8,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..ops import array_ops, conv_ops, math_ops, reduce_ops
+from ..ops import array_math, nn_conv
 from ..ops.core import convert_to_tensor
 from ..shapes import TensorShape
 from . import regularizers as _regularizers
@@ -36,8 +36,8 @@ class Reshape(Layer):
         if batch is None and -1 not in self.target_shape:
             batch = -1
         if batch is None:  # both the batch and one target dimension unknown: the batch from x
-            batch = array_ops.shape(x)[0]
-        return array_ops.reshape(x, [batch, *self.target_shape])
+            batch = array_math.shape(x)[0]
+        return array_math.reshape(x, [batch, *self.target_shape])
 
     def compute_output_shape(self, input_shape) -> TensorShape:
         dims = TensorShape(input_shape).as_list()
@@ -67,7 +67,7 @@ class Permute(Layer):
         if x.shape.rank is not None and x.shape.rank != len(self.dims) + 1:
             raise ValueError(f"{self.name}: dims {self.dims} need inputs of rank "
                              f"{len(self.dims) + 1}, got shape {x.shape}.")
-        return array_ops.transpose(x, [0, *self.dims])
+        return array_math.transpose(x, [0, *self.dims])
 
     def compute_output_shape(self, input_shape) -> TensorShape:
         dims = TensorShape(input_shape).as_list()
@@ -89,7 +89,7 @@ class RepeatVector(Layer):
         x = convert_to_tensor(inputs)
         if x.shape.rank is not None and x.shape.rank != 2:
             raise ValueError(f"{self.name} needs inputs of rank 2, got shape {x.shape}.")
-        return array_ops.tile(array_ops.expand_dims(x, 1), [1, self.n, 1])
+        return array_math.tile(array_math.expand_dims(x, 1), [1, self.n, 1])
 
     def compute_output_shape(self, input_shape) -> TensorShape:
         dims = TensorShape(input_shape).as_list()
@@ -147,16 +147,16 @@ class Masking(Layer):
 
     def compute_mask(self, inputs, mask=None):
         x = convert_to_tensor(inputs)
-        return reduce_ops.reduce_any(math_ops.not_equal(x, array_ops.cast(self.mask_value,
-                                                                          x.dtype)), axis=-1)
+        return array_math.reduce_any(array_math.not_equal(x, array_math.cast(self.mask_value,
+                                                                             x.dtype)), axis=-1)
 
     def call(self, inputs):
         x = convert_to_tensor(inputs)
-        keep = reduce_ops.reduce_any(
-            math_ops.not_equal(x, array_ops.cast(self.mask_value, x.dtype)), axis=-1,
+        keep = array_math.reduce_any(
+            array_math.not_equal(x, array_math.cast(self.mask_value, x.dtype)), axis=-1,
             keepdims=True)
-        outputs = array_ops.where(keep, x, array_ops.zeros_like(x))
-        outputs._keras_mask = array_ops.squeeze(keep, [-1])
+        outputs = array_math.where(keep, x, array_math.zeros_like(x))
+        outputs._keras_mask = array_math.squeeze(keep, [-1])
         return outputs
 
     def compute_output_shape(self, input_shape) -> TensorShape:
@@ -200,14 +200,14 @@ class Embedding(Layer):
     def call(self, inputs):
         ids = convert_to_tensor(inputs)
         if not ids.dtype.is_integer:
-            ids = array_ops.cast(ids, "int32")
-        return conv_ops.embedding_lookup(self.embeddings, ids)
+            ids = array_math.cast(ids, "int32")
+        return nn_conv.embedding_lookup(self.embeddings, ids)
 
     def compute_mask(self, inputs, mask=None):
         """`inputs != 0` when `mask_zero`, else None."""
         if not self.mask_zero:
             return None
-        return math_ops.not_equal(convert_to_tensor(inputs), 0)
+        return array_math.not_equal(convert_to_tensor(inputs), 0)
 
     def compute_output_shape(self, input_shape) -> TensorShape:
         return TensorShape(TensorShape(input_shape).as_list() + [self.output_dim])

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..ops import array_ops, conv_ops, math_ops
+from ..ops import array_math, nn_conv
 from ..shapes import TensorShape
 from . import activations
 from . import regularizers as _regularizers
@@ -57,17 +57,17 @@ class _DepthwiseBase(Layer):
         """The depthwise convolution of `x` (rank 1 runs as rank 2 over a height of 1)."""
         padding = self.padding.upper()
         if self._rank == 2:
-            return conv_ops.depthwise_conv2d(x, kernel, self.strides, padding,
-                                             dilations=self.dilation_rate)
-        y = conv_ops.depthwise_conv2d(array_ops.expand_dims(x, 1),
-                                      array_ops.expand_dims(kernel, 0),
-                                      (1, self.strides[0]), padding,
-                                      dilations=(1, self.dilation_rate[0]))
-        return array_ops.squeeze(y, [1])
+            return nn_conv.depthwise_conv2d(x, kernel, self.strides, padding,
+                                            dilations=self.dilation_rate)
+        y = nn_conv.depthwise_conv2d(array_math.expand_dims(x, 1),
+                                     array_math.expand_dims(kernel, 0),
+                                     (1, self.strides[0]), padding,
+                                     dilations=(1, self.dilation_rate[0]))
+        return array_math.squeeze(y, [1])
 
     def _finish(self, y):
         if self.use_bias:
-            y = math_ops.add(y, self.bias)
+            y = array_math.add(y, self.bias)
         return self.activation(y)
 
 
@@ -186,9 +186,9 @@ class _Separable(_DepthwiseBase):
     def call(self, inputs):
         y = self._depthwise(as_layer_dtype(self, inputs), self.depthwise_kernel)
         if self._rank == 2:
-            y = conv_ops.conv2d(y, self.pointwise_kernel, 1, "VALID")
+            y = nn_conv.conv2d(y, self.pointwise_kernel, 1, "VALID")
         else:
-            y = conv_ops.conv1d(y, self.pointwise_kernel, 1, "VALID")
+            y = nn_conv.conv1d(y, self.pointwise_kernel, 1, "VALID")
         return self._finish(y)
 
 

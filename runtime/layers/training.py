@@ -26,7 +26,7 @@ from ..arguments import strict_keywords
 from ..function import function
 from ..function.logs import user_stacklevel
 from ..gradients import GradientTape
-from ..ops import array_ops, composed_math, random_ops, reduce_ops
+from ..ops import array_math, math_composed, random
 from ..ops.core import convert_to_tensor
 from . import losses as _losses
 from . import metrics as _metrics
@@ -204,7 +204,7 @@ class Training:
         x, y = self._as_arrays(x), self._as_arrays(y)
         _check_lengths(x, y)
         weights = _sample_weights(y, sample_weight, class_weight, method)
-        rng = random_ops.SEEDS.generator  # rt.random.set_seed makes the shuffles reproducible
+        rng = random.SEEDS.generator  # rt.random.set_seed makes the shuffles reproducible
         def batches():
             order = rng.permutation(_count(x)) if shuffle else np.arange(_count(x))
             return _batches(x, y, weights, order, batch_size)
@@ -671,20 +671,20 @@ def _counted(fn: Callable, weighted: bool = False) -> Callable:
     given sample weights counts each sample by its weight: sum(w * v) / sum(w)."""
     def metric(y_true, y_pred, sample_weight=None):
         mask = getattr(y_pred, "_keras_mask", None)
-        values = array_ops.cast(convert_to_tensor(fn(y_true, y_pred)), "float32")
+        values = array_math.cast(convert_to_tensor(fn(y_true, y_pred)), "float32")
         if not values.shape.rank:
             return values, _batch_size(y_true)
         if weighted and sample_weight is not None and mask is None:
             return _weighted_mean(values, sample_weight)
         if mask is None or values.shape.rank < convert_to_tensor(mask).shape.rank:
             if values.shape.rank > 1:
-                values = reduce_ops.reduce_mean(values, axis=list(range(1, values.shape.rank)))
-            return reduce_ops.reduce_mean(values), array_ops.cast(array_ops.size(values),
-                                                                  "float32")
+                values = array_math.reduce_mean(values, axis=list(range(1, values.shape.rank)))
+            return array_math.reduce_mean(values), array_math.cast(array_math.size(values),
+                                                                   "float32")
         weight = _losses.mask_weights(None, mask, values.dtype, "sum")
-        weight = weight * array_ops.ones_like(values)
-        counted = reduce_ops.reduce_sum(weight)
-        return composed_math.divide_no_nan(reduce_ops.reduce_sum(values * weight),
+        weight = weight * array_math.ones_like(values)
+        counted = array_math.reduce_sum(weight)
+        return math_composed.divide_no_nan(array_math.reduce_sum(values * weight),
                                            counted), counted
     metric.__name__ = getattr(fn, "__name__", "metric")
     return metric
@@ -692,7 +692,7 @@ def _counted(fn: Callable, weighted: bool = False) -> Callable:
 
 def _batch_size(y_true):
     first = nest.flatten(y_true)[0]
-    return array_ops.cast(array_ops.shape(convert_to_tensor(first))[0], "float32")
+    return array_math.cast(array_math.shape(convert_to_tensor(first))[0], "float32")
 
 
 def _is_stateful(metric) -> bool:
@@ -713,11 +713,11 @@ def _stateful_step(metric, weighted: bool = False) -> Callable:
 def _weighted_mean(values, sample_weight) -> tuple:
     """(sum(w * v) / sum(w), sum(w)) over the samples: each sample's values averaged first."""
     if values.shape.rank > 1:
-        values = reduce_ops.reduce_mean(values, axis=list(range(1, values.shape.rank)))
-    weights = array_ops.reshape(array_ops.cast(convert_to_tensor(sample_weight), "float32"),
-                                [-1])
-    total = reduce_ops.reduce_sum(weights)
-    return composed_math.divide_no_nan(reduce_ops.reduce_sum(values * weights), total), total
+        values = array_math.reduce_mean(values, axis=list(range(1, values.shape.rank)))
+    weights = array_math.reshape(array_math.cast(convert_to_tensor(sample_weight), "float32"),
+                                 [-1])
+    total = array_math.reduce_sum(weights)
+    return math_composed.divide_no_nan(array_math.reduce_sum(values * weights), total), total
 
 
 def _loss_weight(loss_weights) -> float:
@@ -753,7 +753,7 @@ def _weighted_loss(loss, loss_fn: Callable) -> Callable:
     def weighted(y_true, y_pred, sample_weight=None):
         if hasattr(loss_fn, "reduction"):  # a Loss object: it weighs and reduces as Keras
             value = convert_to_tensor(loss_fn(y_true, y_pred, sample_weight=sample_weight))
-            return reduce_ops.reduce_mean(value) if value.shape.rank else value
+            return array_math.reduce_mean(value) if value.shape.rank else value
         mask = getattr(y_pred, "_keras_mask", None)
         values = convert_to_tensor(loss_fn(y_true, y_pred))
         if not values.shape.rank:

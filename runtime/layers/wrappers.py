@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from ..ops import array_ops
+from ..ops import array_math
 from ..ops.core import convert_to_tensor
 from .base import Layer
 
@@ -21,7 +21,7 @@ def _dims(x, first: int) -> list:
     known = x.shape.as_list()
     if all(d is not None for d in known[first:]):
         return known[first:]
-    dynamic = array_ops.shape(x)
+    dynamic = array_math.shape(x)
     return [d if d is not None else dynamic[i] for i, d in enumerate(known)][first:]
 
 
@@ -47,7 +47,7 @@ class TimeDistributed(Layer):
             raise ValueError(f"{self.name} needs inputs of rank 3 or more ([batch, steps, "
                              f"...]), got shape {x.shape}.")
         outer = _dims(x, 0)[:2]
-        folded = array_ops.reshape(x, [-1, *_dims(x, 2)])
+        folded = array_math.reshape(x, [-1, *_dims(x, 2)])
         kwargs: dict = {}
         if training is not None and _takes(self.layer, "training"):
             kwargs["training"] = training
@@ -56,10 +56,10 @@ class TimeDistributed(Layer):
         y = convert_to_tensor(self.layer(folded, **kwargs))
         batch, steps = outer
         if isinstance(batch, int) and isinstance(steps, int):
-            return array_ops.reshape(y, [batch, steps, *_dims(y, 1)])
+            return array_math.reshape(y, [batch, steps, *_dims(y, 1)])
         lead = [-1, steps] if isinstance(steps, int) else [batch, -1] \
             if isinstance(batch, int) else [batch, steps]
-        return array_ops.reshape(y, [*lead, *_dims(y, 1)])
+        return array_math.reshape(y, [*lead, *_dims(y, 1)])
 
     def _folded_mask(self, x, mask):
         mask = convert_to_tensor(mask)
@@ -69,4 +69,4 @@ class TimeDistributed(Layer):
                 for a, b in zip(given[:2], expected))):
             raise ValueError(f"{self.name}: the mask's shape {mask.shape} does not start with "
                              f"the inputs' batch and steps {expected}.")
-        return array_ops.reshape(mask, [-1, *_dims(mask, 2)])
+        return array_math.reshape(mask, [-1, *_dims(mask, 2)])

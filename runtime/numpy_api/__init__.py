@@ -7,6 +7,7 @@ methods and properties on `Tensor` (so on eager and symbolic tensors and on vari
 
 from __future__ import annotations
 
+from .. import tensor_overloads  # noqa: F401 - Python's operators first; `@` is NumPy's below
 from ..dtypes import DType
 from ..ops.core import binary_operands
 from ..tensor import Tensor

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..ops import array_ops
+from ..ops import array_math
 
 
 def no_out(name: str, out) -> None:
@@ -23,4 +23,4 @@ def refuse(name: str, **arguments) -> None:
 
 def flatten(x):
     """`x` as a 1-D tensor (C order)."""
-    return array_ops.reshape(x, [-1])
+    return array_math.reshape(x, [-1])

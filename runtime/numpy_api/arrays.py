@@ -7,7 +7,7 @@ import builtins
 import numpy as np
 
 from .. import dtypes as _dtypes
-from ..ops import array_ops, math_ops, reduce_ops
+from ..ops import array_math
 from ..ops.core import constant, convert_to_tensor
 from ..tensor import Tensor
 from . import primitives, promotion
@@ -34,8 +34,8 @@ def shape(a) -> tuple:
     x = _tensor(a)
     dims = x.shape.as_tuple()
     if dims is None:
-        return array_ops.shape(x)
-    dynamic = None if None not in dims else array_ops.shape(x)
+        return array_math.shape(x)
+    dynamic = None if None not in dims else array_math.shape(x)
     return tuple(d if d is not None else dynamic[i] for i, d in enumerate(dims))
 
 
@@ -50,7 +50,7 @@ def size(a, axis=None):
         return shape(a)[axis]
     x = _tensor(a)
     n = x.shape.num_elements()
-    return n if n is not None else array_ops.size(x)
+    return n if n is not None else array_math.size(x)
 
 
 @implements("reshape", staged_as="rt.reshape")
@@ -59,7 +59,7 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
         raise TypeError(f"np.reshape(..., order={order!r}) is not supported on tensors; only "
                         "C order is.")
     shape = newshape if shape is None else shape
-    return array_ops.reshape(_tensor(a), [shape] if isinstance(shape, int) else shape)
+    return array_math.reshape(_tensor(a), [shape] if isinstance(shape, int) else shape)
 
 
 @implements("ravel", staged_as="rt.reshape")
@@ -69,7 +69,7 @@ def ravel(a, order="C"):
 
 @implements("transpose", "permute_dims", staged_as="rt.transpose")
 def transpose(a, axes=None):
-    return array_ops.transpose(_tensor(a), axes)
+    return array_math.transpose(_tensor(a), axes)
 
 
 @implements("swapaxes", staged_as="rt.transpose")
@@ -77,7 +77,7 @@ def swapaxes(a, axis1, axis2):
     x = _tensor(a)
     perm = list(builtins.range(_rank(x)))
     perm[axis1], perm[axis2] = perm[axis2], perm[axis1]
-    return array_ops.transpose(x, perm)
+    return array_math.transpose(x, perm)
 
 
 @implements("moveaxis", staged_as="rt.transpose")
@@ -89,13 +89,13 @@ def moveaxis(a, source, destination):
     perm = [i for i in builtins.range(n) if i not in source]
     for dest, src in sorted(zip(destination, source)):
         perm.insert(dest, src)
-    return array_ops.transpose(x, perm)
+    return array_math.transpose(x, perm)
 
 
 @implements("squeeze", staged_as="rt.squeeze")
 def squeeze(a, axis=None):
     x = _tensor(a)
-    return array_ops.squeeze(x, None if axis is None else [axis] if isinstance(axis, int) else axis)
+    return array_math.squeeze(x, None if axis is None else [axis] if isinstance(axis, int) else axis)
 
 
 @implements("expand_dims", staged_as="rt.expand_dims")
@@ -104,14 +104,14 @@ def expand_dims(a, axis):
     axes = (axis,) if isinstance(axis, int) else tuple(axis)
     n = _rank(x) + len(axes)
     for ax in sorted(axis % n for axis in axes):
-        x = array_ops.expand_dims(x, ax)
+        x = array_math.expand_dims(x, ax)
     return x
 
 
 @implements("broadcast_to", staged_as="rt.add (of zeros)")
 def broadcast_to(array, shape, subok=False):
     x = _tensor(array)
-    return math_ops.add(x, array_ops.zeros(shape, x.dtype))
+    return array_math.add(x, array_math.zeros(shape, x.dtype))
 
 
 @implements("tile", staged_as="rt.tile")
@@ -119,20 +119,20 @@ def tile(A, reps):  # noqa: N803 - NumPy's name
     x = _tensor(A)
     reps = (reps,) if isinstance(reps, int) else tuple(reps)
     n = builtins.max(_rank(x), len(reps))
-    x = array_ops.reshape(x, [1] * (n - _rank(x)) + list(shape(x))) if _rank(x) < n else x
-    return array_ops.tile(x, [1] * (n - len(reps)) + list(reps))
+    x = array_math.reshape(x, [1] * (n - _rank(x)) + list(shape(x))) if _rank(x) < n else x
+    return array_math.tile(x, [1] * (n - len(reps)) + list(reps))
 
 
 @implements("flip", staged_as="rt.reverse")
 def flip(m, axis=None):
     x = _tensor(m)
     axes = list(builtins.range(_rank(x))) if axis is None else axis
-    return array_ops.reverse(x, [axes] if isinstance(axes, int) else axes)
+    return array_math.reverse(x, [axes] if isinstance(axes, int) else axes)
 
 
 @implements("copy", staged_as="rt.identity")
 def copy(a, order="K", subok=False):
-    return array_ops.identity(_tensor(a))
+    return array_math.identity(_tensor(a))
 
 
 # -- joining and splitting -------------------------------------------------------------------
@@ -147,29 +147,29 @@ def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     tensors = _joined(arrays, dtype)
     if axis is None:
         tensors, axis = [flatten(t) for t in tensors], 0
-    return array_ops.concat(tensors, axis)
+    return array_math.concat(tensors, axis)
 
 
 @implements("stack", staged_as="rt.stack")
 def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     no_out("np.stack", out)
-    return array_ops.stack(_joined(arrays, dtype), axis)
+    return array_math.stack(_joined(arrays, dtype), axis)
 
 
 @implements("hstack", staged_as="rt.concat")
 def hstack(tup, *, dtype=None, casting="same_kind"):
     tensors = [_at_least(t, 1) for t in _joined(tup, dtype)]
-    return array_ops.concat(tensors, 0 if _rank(tensors[0]) == 1 else 1)
+    return array_math.concat(tensors, 0 if _rank(tensors[0]) == 1 else 1)
 
 
 @implements("vstack", staged_as="rt.concat")
 def vstack(tup, *, dtype=None, casting="same_kind"):
-    return array_ops.concat([_at_least(t, 2) for t in _joined(tup, dtype)], 0)
+    return array_math.concat([_at_least(t, 2) for t in _joined(tup, dtype)], 0)
 
 
 def _at_least(x, rank):
     while _rank(x) < rank:
-        x = array_ops.expand_dims(x, 0)
+        x = array_math.expand_dims(x, 0)
     return x
 
 
@@ -177,11 +177,11 @@ def _at_least(x, rank):
 def split(ary, indices_or_sections, axis=0):
     x = _tensor(ary)
     if isinstance(indices_or_sections, int):
-        return array_ops.split(x, indices_or_sections, axis)
+        return array_math.split(x, indices_or_sections, axis)
     length = shape(x)[axis]
     bounds = [0, *indices_or_sections, length]
-    return array_ops.split(x, [bounds[i + 1] - bounds[i] for i in builtins.range(len(bounds) - 1)],
-                           axis)
+    return array_math.split(x, [bounds[i + 1] - bounds[i] for i in builtins.range(len(bounds) - 1)],
+                            axis)
 
 
 @implements("diff", staged_as="rt.subtract of slices")
@@ -190,8 +190,8 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
     x = _tensor(a)
     head = (builtins.slice(None),) * (axis % _rank(x))
     for _ in builtins.range(n):
-        x = math_ops.subtract(x[head + (builtins.slice(1, None),)],
-                              x[head + (builtins.slice(None, -1),)])
+        x = array_math.subtract(x[head + (builtins.slice(1, None),)],
+                                x[head + (builtins.slice(None, -1),)])
     return x
 
 
@@ -202,10 +202,10 @@ def where(condition, x=None, y=None):
     """np.where(c, x, y) selects; np.where(c) gives a tuple of int64 index tensors (np.nonzero)."""
     cond = promotion.as_tensor(condition, np.bool_) if not _is_bool(condition) else _tensor(condition)
     if x is None and y is None:
-        indices = array_ops.where(cond)
+        indices = array_math.where(cond)
         return tuple(indices[:, i] for i in builtins.range(_rank(cond)))
     x, y = promotion.as_tensors([x, y])
-    return array_ops.where(cond, x, y)
+    return array_math.where(cond, x, y)
 
 
 def _is_bool(value) -> bool:
@@ -221,8 +221,8 @@ def clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None):  # noqa: A
         raise ValueError("np.clip needs a lower bound, an upper bound, or both.")
     x, *bounds = promotion.as_tensors([a] + [b for b in (low, high) if b is not None])
     if low is not None:
-        x = math_ops.maximum(x, bounds.pop(0))
-    return x if high is None else math_ops.minimum(x, bounds.pop(0))
+        x = array_math.maximum(x, bounds.pop(0))
+    return x if high is None else array_math.minimum(x, bounds.pop(0))
 
 
 @implements("take", staged_as="rt.gather")
@@ -235,9 +235,9 @@ def take(a, indices, axis=None, out=None, mode="raise"):
         x, axis = flatten(x), 0
     # NumPy counts a negative index from the end; gather, as TensorFlow's, refuses it
     indices = convert_to_tensor(indices, dtype_hint=_dtypes.int32)
-    size = array_ops.cast(array_ops.shape(x)[axis], indices.dtype)
-    indices = array_ops.where(math_ops.less(indices, 0), math_ops.add(indices, size), indices)
-    return array_ops.gather(x, indices, axis=axis)
+    size = array_math.cast(array_math.shape(x)[axis], indices.dtype)
+    indices = array_math.where(array_math.less(indices, 0), array_math.add(indices, size), indices)
+    return array_math.gather(x, indices, axis=axis)
 
 
 # -- comparison ------------------------------------------------------------------------------
@@ -245,20 +245,20 @@ def take(a, indices, axis=None, out=None, mode="raise"):
 @implements("isclose", staged_as="rt.abs, rt.less_equal")
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     x, y = promotion.as_tensors([a, b], promotion.result_dtype(a, b, 1.0))
-    close = math_ops.less_equal(math_ops.abs(math_ops.subtract(x, y)),
-                                math_ops.add(atol, math_ops.multiply(rtol, math_ops.abs(y))))
-    finite = math_ops.logical_and(primitives.isfinite(x), primitives.isfinite(y))
-    close = array_ops.where(finite, close, math_ops.equal(x, y))
+    close = array_math.less_equal(array_math.abs(array_math.subtract(x, y)),
+                                  array_math.add(atol, array_math.multiply(rtol, array_math.abs(y))))
+    finite = array_math.logical_and(primitives.isfinite(x), primitives.isfinite(y))
+    close = array_math.where(finite, close, array_math.equal(x, y))
     if equal_nan:
-        close = math_ops.logical_or(close, math_ops.logical_and(primitives.isnan(x),
-                                                                primitives.isnan(y)))
+        close = array_math.logical_or(close, array_math.logical_and(primitives.isnan(x),
+                                                                    primitives.isnan(y)))
     return close
 
 
 @implements("allclose", staged_as="np.isclose, rt.reduce_all")
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """A scalar bool tensor (a Python bool needs its value: use it in `if`, or bool() it eagerly)."""
-    return reduce_ops.reduce_all(isclose(a, b, rtol, atol, equal_nan))
+    return array_math.reduce_all(isclose(a, b, rtol, atol, equal_nan))
 
 
 @implements("array_equal", staged_as="rt.equal, rt.reduce_all")
@@ -266,11 +266,11 @@ def array_equal(a1, a2, equal_nan=False):
     x, y = promotion.as_tensors([a1, a2])
     if x.shape.is_fully_defined() and y.shape.is_fully_defined() and x.shape != y.shape:
         return constant(False)
-    same = math_ops.equal(x, y)
+    same = array_math.equal(x, y)
     if equal_nan and not x.dtype.is_integer and not x.dtype.is_bool:
-        same = math_ops.logical_or(same, math_ops.logical_and(primitives.isnan(x),
-                                                              primitives.isnan(y)))
-    return reduce_ops.reduce_all(same)
+        same = array_math.logical_or(same, array_math.logical_and(primitives.isnan(x),
+                                                                  primitives.isnan(y)))
+    return array_math.reduce_all(same)
 
 
 # -- creation from a tensor ------------------------------------------------------------------
@@ -283,14 +283,14 @@ def _like_dtype(x, dtype):
 def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
     refuse("np.zeros_like", shape=shape)
     x = _tensor(a)
-    return array_ops.zeros_like(x, dtype=_like_dtype(x, dtype))
+    return array_math.zeros_like(x, dtype=_like_dtype(x, dtype))
 
 
 @implements("ones_like", staged_as="rt.ones_like")
 def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
     refuse("np.ones_like", shape=shape)
     x = _tensor(a)
-    return array_ops.ones_like(x, dtype=_like_dtype(x, dtype))
+    return array_math.ones_like(x, dtype=_like_dtype(x, dtype))
 
 
 @implements("full_like", staged_as="rt.fill")
@@ -298,7 +298,7 @@ def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, d
     refuse("np.full_like", shape=shape)
     x = _tensor(a)
     value = promotion.as_tensor(fill_value, _like_dtype(x, dtype).as_numpy_dtype)
-    return array_ops.fill(array_ops.shape(x), value)
+    return array_math.fill(array_math.shape(x), value)
 
 
 @implements("round", "around", staged_as="rt.round")
@@ -306,9 +306,9 @@ def round_(a, decimals=0, out=None):
     no_out("np.round", out)
     x = _tensor(a)
     if decimals == 0:
-        return math_ops.round(x)
+        return array_math.round(x)
     scale = 10.0 ** decimals
-    return math_ops.divide(math_ops.round(math_ops.multiply(x, scale)), scale)
+    return array_math.divide(array_math.round(array_math.multiply(x, scale)), scale)
 
 
 @implements("result_type", staged_as="(dtypes only)")
@@ -336,6 +336,6 @@ def roll(a, shift, axis=None):
             raise ValueError("np.roll on tensors needs the rolled axis's length known while tracing.")
         head = (builtins.slice(None),) * (ax % _rank(x))
         s = s % n if n else 0
-        x = array_ops.concat([x[head + (builtins.slice(n - s, None),)],
-                              x[head + (builtins.slice(None, n - s),)]], ax)
+        x = array_math.concat([x[head + (builtins.slice(n - s, None),)],
+                               x[head + (builtins.slice(None, n - s),)]], ax)
     return x

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ops import array_ops, linalg_ops, math_ops, reduce_ops
+from ..ops import array_math, linalg
 from . import promotion
 from .arguments import no_out, refuse
 from .registry import implements
@@ -18,38 +18,38 @@ def dot(a, b, out=None):
     x, y = promotion.as_tensors([a, b])
     rx, ry = x.shape.rank, y.shape.rank
     if rx == 0 or ry == 0:
-        return math_ops.multiply(x, y)
+        return array_math.multiply(x, y)
     if rx <= 2 and ry <= 2:
         return matmul(x, y)
-    return linalg_ops.tensordot(x, y, [[rx - 1], [ry - 2 if ry > 1 else 0]])
+    return linalg.tensordot(x, y, [[rx - 1], [ry - 2 if ry > 1 else 0]])
 
 
 @implements("vdot", staged_as="rt.reduce_sum, rt.multiply")
 def vdot(a, b):
     x, y = promotion.as_tensors([a, b])
-    return reduce_ops.reduce_sum(math_ops.multiply(array_ops.reshape(x, [-1]),
-                                                   array_ops.reshape(y, [-1])))
+    return array_math.reduce_sum(array_math.multiply(array_math.reshape(x, [-1]),
+                                                     array_math.reshape(y, [-1])))
 
 
 @implements("inner", staged_as="rt.tensordot")
 def inner(a, b):
     x, y = promotion.as_tensors([a, b])
     if x.shape.rank == 0 or y.shape.rank == 0:
-        return math_ops.multiply(x, y)
-    return linalg_ops.tensordot(x, y, [[x.shape.rank - 1], [y.shape.rank - 1]])
+        return array_math.multiply(x, y)
+    return linalg.tensordot(x, y, [[x.shape.rank - 1], [y.shape.rank - 1]])
 
 
 @implements("outer", staged_as="rt.multiply")
 def outer(a, b, out=None):
     no_out("np.outer", out)
     x, y = promotion.as_tensors([a, b])
-    return math_ops.multiply(array_ops.reshape(x, [-1, 1]), array_ops.reshape(y, [1, -1]))
+    return array_math.multiply(array_math.reshape(x, [-1, 1]), array_math.reshape(y, [1, -1]))
 
 
 @implements("tensordot", staged_as="rt.tensordot")
 def tensordot(a, b, axes=2):
     x, y = promotion.as_tensors([a, b])
-    return linalg_ops.tensordot(x, y, axes)
+    return linalg.tensordot(x, y, axes)
 
 
 @implements("einsum", staged_as="rt.einsum")
@@ -59,7 +59,7 @@ def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe
     if not isinstance(subscripts, str):
         raise TypeError("np.einsum on tensors needs the subscripts as a string, "
                         "e.g. np.einsum('ij,jk->ik', a, b).")
-    return linalg_ops.einsum(subscripts, *promotion.as_tensors(list(operands), dtype))
+    return linalg.einsum(subscripts, *promotion.as_tensors(list(operands), dtype))
 
 
 @implements("trace", staged_as="rt.multiply (by the identity), rt.reduce_sum")
@@ -71,33 +71,33 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
         raise TypeError("np.trace on tensors supports matrices of known shape (axis1=0, "
                         "axis2=1); use np.einsum otherwise.")
     rows, cols = x.shape.as_list()
-    return reduce_ops.reduce_sum(math_ops.multiply(x, np.eye(rows, cols, dtype=x.dtype.as_numpy_dtype)))
+    return array_math.reduce_sum(array_math.multiply(x, np.eye(rows, cols, dtype=x.dtype.as_numpy_dtype)))
 
 
 @implements("linalg.norm", staged_as="rt.sqrt, rt.reduce_sum, rt.reduce_max, ...")
 def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 - NumPy's name
     """Vector norms (ord None, 1, 2, inf, -inf, 0, p) and the Frobenius, 1 and inf matrix norms."""
     t = promotion.as_tensor(x, promotion.result_dtype(x, 1.0))
-    magnitude = math_ops.abs(t)
+    magnitude = array_math.abs(t)
     matrix = (axis is None and t.shape.rank == 2 and ord is not None) or (
         isinstance(axis, tuple) and len(axis) == 2)
     if ord is None or ord == "fro" or (ord == 2 and not matrix):
-        return math_ops.sqrt(reduce_ops.reduce_sum(math_ops.multiply(t, t), axis=_axes(axis),
-                                                   keepdims=keepdims))
+        return array_math.sqrt(array_math.reduce_sum(array_math.multiply(t, t), axis=_axes(axis),
+                                                     keepdims=keepdims))
     if matrix:
         return _matrix_norm(magnitude, ord, axis or (0, 1), keepdims)
     if ord == np.inf:
-        return reduce_ops.reduce_max(magnitude, axis=axis, keepdims=keepdims)
+        return array_math.reduce_max(magnitude, axis=axis, keepdims=keepdims)
     if ord == -np.inf:
-        return reduce_ops.reduce_min(magnitude, axis=axis, keepdims=keepdims)
+        return array_math.reduce_min(magnitude, axis=axis, keepdims=keepdims)
     if ord == 0:
-        return reduce_ops.reduce_sum(array_ops.cast(math_ops.not_equal(t, 0), t.dtype), axis=axis,
+        return array_math.reduce_sum(array_math.cast(array_math.not_equal(t, 0), t.dtype), axis=axis,
                                      keepdims=keepdims)
     if ord == 1:
-        return reduce_ops.reduce_sum(magnitude, axis=axis, keepdims=keepdims)
-    total = reduce_ops.reduce_sum(math_ops.pow(magnitude, float(ord)), axis=axis,
+        return array_math.reduce_sum(magnitude, axis=axis, keepdims=keepdims)
+    total = array_math.reduce_sum(array_math.pow(magnitude, float(ord)), axis=axis,
                                   keepdims=keepdims)
-    return math_ops.pow(total, 1.0 / ord)
+    return array_math.pow(total, 1.0 / ord)
 
 
 def _axes(axis):
@@ -107,29 +107,29 @@ def _axes(axis):
 def _matrix_norm(magnitude, ord, axis, keepdims):  # noqa: A002
     rows, cols = axis
     if ord in (1, -1):
-        sums, over = reduce_ops.reduce_sum(magnitude, axis=rows, keepdims=True), cols
+        sums, over = array_math.reduce_sum(magnitude, axis=rows, keepdims=True), cols
     elif ord in (np.inf, -np.inf):
-        sums, over = reduce_ops.reduce_sum(magnitude, axis=cols, keepdims=True), rows
+        sums, over = array_math.reduce_sum(magnitude, axis=cols, keepdims=True), rows
     else:
         raise TypeError(f"np.linalg.norm(..., ord={ord!r}) of a matrix needs singular values, "
                         "which no runtime op computes; use ord=None ('fro'), 1 or np.inf.")
-    pick = reduce_ops.reduce_max if ord in (1, np.inf) else reduce_ops.reduce_min
+    pick = array_math.reduce_max if ord in (1, np.inf) else array_math.reduce_min
     result = pick(sums, axis=[rows, over], keepdims=True)
-    return result if keepdims else array_ops.squeeze(result, [rows, over])
+    return result if keepdims else array_math.squeeze(result, [rows, over])
 
 
 @implements("linalg.inv", staged_as="rt.linalg.inv")
 def inv(a):
-    return linalg_ops.inv(promotion.as_tensor(a, promotion.result_dtype(a, 1.0)))
+    return linalg.inv(promotion.as_tensor(a, promotion.result_dtype(a, 1.0)))
 
 
 @implements("linalg.det", staged_as="rt.linalg.det")
 def det(a):
-    return linalg_ops.det(promotion.as_tensor(a, promotion.result_dtype(a, 1.0)))
+    return linalg.det(promotion.as_tensor(a, promotion.result_dtype(a, 1.0)))
 
 
 @implements("linalg.solve", staged_as="rt.linalg.inv, rt.matmul")
 def solve(a, b):
     """inv(a) @ b: agrees with np.linalg.solve to rounding, for well-conditioned a."""
     x, y = promotion.as_tensors([a, b], promotion.result_dtype(a, b, 1.0))
-    return matmul(linalg_ops.inv(x), y)
+    return matmul(linalg.inv(x), y)

@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import dtypes as _dtypes
 from ..opdef import define
-from ..ops import gradient_ops, math_ops
+from ..ops import array_math
 from ..ops.core import apply
 from ..ops.shape_rules import broadcast, same_dtype
 
@@ -75,34 +75,34 @@ def _rule(fn, grad_of_input):
     fn.op.grad = lambda op, g: [grad_of_input(op.inputs[0], op.outputs[0], g)]
 
 
-_mul, _div, _sqrt, _square = math_ops.multiply, math_ops.divide, math_ops.sqrt, math_ops.square
-_rule(expm1, lambda x, y, g: _mul(g, math_ops.add(y, 1)))
+_mul, _div, _sqrt, _square = array_math.multiply, array_math.divide, array_math.sqrt, array_math.square
+_rule(expm1, lambda x, y, g: _mul(g, array_math.add(y, 1)))
 _rule(exp2, lambda x, y, g: _mul(g, _mul(y, math.log(2.0))))
 _rule(log2, lambda x, y, g: _div(g, _mul(x, math.log(2.0))))
 _rule(log10, lambda x, y, g: _div(g, _mul(x, math.log(10.0))))
 _rule(sinh, lambda x, y, g: _mul(g, cosh(x)))
 _rule(cosh, lambda x, y, g: _mul(g, sinh(x)))
-_rule(arcsin, lambda x, y, g: _div(g, _sqrt(math_ops.subtract(1, _square(x)))))
-_rule(arccos, lambda x, y, g: math_ops.negative(_div(g, _sqrt(math_ops.subtract(1, _square(x))))))
-_rule(arctan, lambda x, y, g: _div(g, math_ops.add(_square(x), 1)))
-_rule(arcsinh, lambda x, y, g: _div(g, _sqrt(math_ops.add(_square(x), 1))))
-_rule(arccosh, lambda x, y, g: _div(g, _sqrt(math_ops.subtract(_square(x), 1))))
-_rule(arctanh, lambda x, y, g: _div(g, math_ops.subtract(1, _square(x))))
+_rule(arcsin, lambda x, y, g: _div(g, _sqrt(array_math.subtract(1, _square(x)))))
+_rule(arccos, lambda x, y, g: array_math.negative(_div(g, _sqrt(array_math.subtract(1, _square(x))))))
+_rule(arctan, lambda x, y, g: _div(g, array_math.add(_square(x), 1)))
+_rule(arcsinh, lambda x, y, g: _div(g, _sqrt(array_math.add(_square(x), 1))))
+_rule(arccosh, lambda x, y, g: _div(g, _sqrt(array_math.subtract(_square(x), 1))))
+_rule(arctanh, lambda x, y, g: _div(g, array_math.subtract(1, _square(x))))
 _rule(trunc, lambda x, y, g: None)
 
 
 def _atan2_grad(op, g):
     y, x = op.inputs
-    scale = _div(g, math_ops.add(_square(x), _square(y)))
-    return [gradient_ops.sum_grad(_mul(scale, x), op, 0) if op.needs[0] else None,
-            gradient_ops.sum_grad(math_ops.negative(_mul(scale, y)), op, 1) if op.needs[1] else None]
+    scale = _div(g, array_math.add(_square(x), _square(y)))
+    return [array_math.sum_grad(_mul(scale, x), op, 0) if op.needs[0] else None,
+            array_math.sum_grad(array_math.negative(_mul(scale, y)), op, 1) if op.needs[1] else None]
 
 
 def _hypot_grad(op, g):
     x, y = op.inputs
     scale = _div(g, op.outputs[0])
-    return [gradient_ops.sum_grad(_mul(scale, x), op, 0) if op.needs[0] else None,
-            gradient_ops.sum_grad(_mul(scale, y), op, 1) if op.needs[1] else None]
+    return [array_math.sum_grad(_mul(scale, x), op, 0) if op.needs[0] else None,
+            array_math.sum_grad(_mul(scale, y), op, 1) if op.needs[1] else None]
 
 
 arctan2.op.grad = _atan2_grad

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dtypes
-from ..ops import array_ops, core
+from ..ops import array_math, core
 from ..tensor import Tensor
 
 _PYTHON = (int, float, complex)
@@ -65,7 +65,7 @@ def as_tensor(value, dtype) -> Tensor:
     rt_dtype = _dtypes.from_numpy(np.dtype(dtype))
     if is_tensor_like(value):
         tensor = core.convert_to_tensor(value)
-        return tensor if tensor.dtype is rt_dtype else array_ops.cast(tensor, rt_dtype)
+        return tensor if tensor.dtype is rt_dtype else array_math.cast(tensor, rt_dtype)
     if type(value) in _PYTHON or type(value) is bool:
         return core.convert_to_tensor(value, dtype=rt_dtype)
     return core.convert_to_tensor(np.asarray(value).astype(rt_dtype.as_numpy_dtype))
@@ -80,4 +80,4 @@ def as_tensors(values, dtype=None) -> list[Tensor]:
 def cast_to(tensor: Tensor, dtype) -> Tensor:
     """`tensor` cast to the NumPy dtype `dtype` when it is not of it already."""
     rt_dtype = _dtypes.from_numpy(np.dtype(dtype))
-    return tensor if tensor.dtype is rt_dtype else array_ops.cast(tensor, rt_dtype)
+    return tensor if tensor.dtype is rt_dtype else array_math.cast(tensor, rt_dtype)

@@ -6,7 +6,7 @@ import functools
 
 import numpy as np
 
-from ..ops import array_ops, math_ops, reduce_ops
+from ..ops import array_math
 from . import promotion
 from .arguments import flatten, no_out, refuse
 from .registry import implements
@@ -37,37 +37,37 @@ def _reduction(np_func, rt_reduce, name):
     return reduce
 
 
-sum_ = implements("sum", staged_as="rt.reduce_sum")(_reduction(np.sum, reduce_ops.reduce_sum, "np.sum"))
+sum_ = implements("sum", staged_as="rt.reduce_sum")(_reduction(np.sum, array_math.reduce_sum, "np.sum"))
 prod = implements("prod", staged_as="rt.reduce_prod")(
-    _reduction(np.prod, reduce_ops.reduce_prod, "np.prod"))
+    _reduction(np.prod, array_math.reduce_prod, "np.prod"))
 max_ = implements("max", "amax", staged_as="rt.reduce_max")(
-    _reduction(np.max, reduce_ops.reduce_max, "np.max"))
+    _reduction(np.max, array_math.reduce_max, "np.max"))
 min_ = implements("min", "amin", staged_as="rt.reduce_min")(
-    _reduction(np.min, reduce_ops.reduce_min, "np.min"))
+    _reduction(np.min, array_math.reduce_min, "np.min"))
 
 
 def _truth(a):
     x = promotion.as_tensor(a, promotion.result_dtype(a))
-    return x if x.dtype.is_bool else math_ops.not_equal(x, 0)
+    return x if x.dtype.is_bool else array_math.not_equal(x, 0)
 
 
 @implements("any", staged_as="rt.reduce_any")
 def any_(a, axis=None, out=None, keepdims=False, *, where=None):
     no_out("np.any", out)
     refuse("np.any", where=where)
-    return reduce_ops.reduce_any(_truth(a), axis=axis, keepdims=keepdims)
+    return array_math.reduce_any(_truth(a), axis=axis, keepdims=keepdims)
 
 
 @implements("all", staged_as="rt.reduce_all")
 def all_(a, axis=None, out=None, keepdims=False, *, where=None):
     no_out("np.all", out)
     refuse("np.all", where=where)
-    return reduce_ops.reduce_all(_truth(a), axis=axis, keepdims=keepdims)
+    return array_math.reduce_all(_truth(a), axis=axis, keepdims=keepdims)
 
 
 @implements("count_nonzero", staged_as="rt.not_equal, rt.reduce_sum")
 def count_nonzero(a, axis=None, *, keepdims=False):
-    return reduce_ops.reduce_sum(array_ops.cast(_truth(a), np.int64), axis=axis, keepdims=keepdims)
+    return array_math.reduce_sum(array_math.cast(_truth(a), np.int64), axis=axis, keepdims=keepdims)
 
 
 @implements("mean", staged_as="rt.reduce_mean")
@@ -75,7 +75,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     no_out("np.mean", out)
     refuse("np.mean", where=where)
     x, axis = _prepare(np.mean, a, axis, dtype)
-    return reduce_ops.reduce_mean(x, axis=axis, keepdims=keepdims)
+    return array_math.reduce_mean(x, axis=axis, keepdims=keepdims)
 
 
 def _count(x, axis):
@@ -85,9 +85,9 @@ def _count(x, axis):
     known = [dims[a] for a in axes]
     if None not in known:
         return int(np.prod(known, dtype=np.int64))
-    full = array_ops.size(x, out_type=x.dtype)
-    kept = array_ops.size(reduce_ops.reduce_sum(x, axis=axis, keepdims=True), out_type=x.dtype)
-    return math_ops.divide(full, kept)
+    full = array_math.size(x, out_type=x.dtype)
+    kept = array_math.size(array_math.reduce_sum(x, axis=axis, keepdims=True), out_type=x.dtype)
+    return array_math.divide(full, kept)
 
 
 @implements("var", staged_as="rt.reduce_mean, rt.multiply, rt.reduce_sum")
@@ -98,20 +98,20 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     refuse("np.var", where=where, mean=mean)
     ddof = ddof if correction is None else correction
     x, axis = _prepare(np.var, a, axis, dtype)
-    deviation = math_ops.subtract(x, reduce_ops.reduce_mean(x, axis=axis, keepdims=True))
-    total = reduce_ops.reduce_sum(math_ops.multiply(deviation, deviation), axis=axis,
+    deviation = array_math.subtract(x, array_math.reduce_mean(x, axis=axis, keepdims=True))
+    total = array_math.reduce_sum(array_math.multiply(deviation, deviation), axis=axis,
                                   keepdims=keepdims)
     count = _count(x, axis)
-    return math_ops.divide(total, count - ddof if isinstance(count, int) else
-                           math_ops.subtract(count, ddof))
+    return array_math.divide(total, count - ddof if isinstance(count, int) else
+                             array_math.subtract(count, ddof))
 
 
 @implements("std", staged_as="np.var, rt.sqrt")
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
         correction=None):
     """The square root of np.var."""
-    return math_ops.sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean,
-                             correction=correction))
+    return array_math.sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean,
+                               correction=correction))
 
 
 @implements("average", staged_as="rt.reduce_sum, rt.divide")
@@ -121,11 +121,11 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
         return mean(a, axis=axis, keepdims=keepdims)
     x, w = promotion.as_tensors([a, weights], promotion.result_dtype(a, weights, 1.0))
     if w.shape.rank == 1 and x.shape.rank > 1 and isinstance(axis, int):  # weights along axis
-        w = array_ops.reshape(w, [-1 if i == axis % x.shape.rank else 1
-                                  for i in range(x.shape.rank)])
-    total = reduce_ops.reduce_sum(math_ops.multiply(x, w), axis=axis, keepdims=keepdims)
-    return math_ops.divide(total, reduce_ops.reduce_sum(
-        math_ops.add(array_ops.zeros_like(x), w), axis=axis, keepdims=keepdims))
+        w = array_math.reshape(w, [-1 if i == axis % x.shape.rank else 1
+                                   for i in range(x.shape.rank)])
+    total = array_math.reduce_sum(array_math.multiply(x, w), axis=axis, keepdims=keepdims)
+    return array_math.divide(total, array_math.reduce_sum(
+        array_math.add(array_math.zeros_like(x), w), axis=axis, keepdims=keepdims))
 
 
 def _arg_extremum(rt_arg, name):
@@ -136,15 +136,15 @@ def _arg_extremum(rt_arg, name):
             x, axis = flatten(x), 0
         index = rt_arg(x, axis=axis)
         if keepdims:
-            index = array_ops.expand_dims(index, axis if axis >= 0 else x.shape.rank + axis)
+            index = array_math.expand_dims(index, axis if axis >= 0 else x.shape.rank + axis)
         return index
     arg.__name__ = arg.__qualname__ = name.removeprefix("np.")
     arg.__doc__ = f"{name}: int64 indices; axis=None indexes the flattened tensor."
     return arg
 
 
-argmax = implements("argmax", staged_as="rt.argmax")(_arg_extremum(reduce_ops.argmax, "np.argmax"))
-argmin = implements("argmin", staged_as="rt.argmin")(_arg_extremum(reduce_ops.argmin, "np.argmin"))
+argmax = implements("argmax", staged_as="rt.argmax")(_arg_extremum(array_math.argmax, "np.argmax"))
+argmin = implements("argmin", staged_as="rt.argmin")(_arg_extremum(array_math.argmin, "np.argmin"))
 
 
 @implements("cumsum", staged_as="rt.cumsum")
@@ -153,4 +153,4 @@ def cumsum(a, axis=None, dtype=None, out=None):
     x, axis = _prepare(np.cumsum, a, axis, dtype)
     if axis is None:
         x, axis = flatten(x), 0
-    return array_ops.cumsum(x, axis=axis)
+    return array_math.cumsum(x, axis=axis)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..ops import array_ops, linalg_ops, math_ops, reduce_ops
+from ..ops import array_math, linalg
 from . import primitives
 from .registry import ufunc
 
@@ -19,7 +19,7 @@ _RUNTIME_NAME = {
     "rint": "round",
 }
 for _name, _rt_name in _RUNTIME_NAME.items():
-    ufunc(_name, staged_as=f"rt.{_rt_name}")(getattr(math_ops, _rt_name))
+    ufunc(_name, staged_as=f"rt.{_rt_name}")(getattr(array_math, _rt_name))
 
 
 def _on_bools(numeric, logical):
@@ -31,13 +31,13 @@ def _on_bools(numeric, logical):
 
 
 ufunc("add", staged_as="rt.add (rt.logical_or for bools)")(
-    _on_bools(math_ops.add, math_ops.logical_or))
+    _on_bools(array_math.add, array_math.logical_or))
 ufunc("multiply", staged_as="rt.multiply (rt.logical_and for bools)")(
-    _on_bools(math_ops.multiply, math_ops.logical_and))
+    _on_bools(array_math.multiply, array_math.logical_and))
 ufunc("maximum", staged_as="rt.maximum (rt.logical_or for bools)")(
-    _on_bools(math_ops.maximum, math_ops.logical_or))
+    _on_bools(array_math.maximum, array_math.logical_or))
 ufunc("minimum", staged_as="rt.minimum (rt.logical_and for bools)")(
-    _on_bools(math_ops.minimum, math_ops.logical_and))
+    _on_bools(array_math.minimum, array_math.logical_and))
 
 for _name in ("expm1", "exp2", "log2", "log10", "sinh", "cosh", "arcsin", "arccos", "arctan",
               "arcsinh", "arccosh", "arctanh", "trunc", "isnan", "isinf", "isfinite",
@@ -48,7 +48,7 @@ for _name in ("expm1", "exp2", "log2", "log10", "sinh", "cosh", "arcsin", "arcco
 
 @ufunc("positive", staged_as="rt.identity")
 def positive(x):
-    return array_ops.identity(x)
+    return array_math.identity(x)
 
 
 @ufunc("invert", staged_as="rt.logical_not (bool tensors only)")
@@ -56,33 +56,33 @@ def invert(x):
     if not x.dtype.is_bool:
         raise TypeError(f"np.invert of a {x.dtype.name} tensor (bitwise not) has no runtime op; "
                         "only bool tensors can be inverted (rt.logical_not).")
-    return math_ops.logical_not(x)
+    return array_math.logical_not(x)
 
 
 @ufunc("matmul", staged_as="rt.matmul")
 def matmul(a, b):
     """np.matmul: 1-D operands are promoted to matrices and the added axis removed after."""
     if a.shape.rank is None or b.shape.rank is None:
-        return linalg_ops.matmul(a, b)
+        return linalg.matmul(a, b)
     vec_a, vec_b = a.shape.rank == 1, b.shape.rank == 1
-    product = linalg_ops.matmul(array_ops.expand_dims(a, 0) if vec_a else a,
-                                array_ops.expand_dims(b, 1) if vec_b else b)
+    product = linalg.matmul(array_math.expand_dims(a, 0) if vec_a else a,
+                            array_math.expand_dims(b, 1) if vec_b else b)
     if vec_a or vec_b:
-        product = array_ops.squeeze(product, [-1] if vec_b and not vec_a else
-                                    [-2] if vec_a and not vec_b else [-2, -1])
+        product = array_math.squeeze(product, [-1] if vec_b and not vec_a else
+                                     [-2] if vec_a and not vec_b else [-2, -1])
     return product
 
 
 @ufunc("logaddexp", staged_as="rt.maximum, rt.log1p, rt.exp")
 def logaddexp(x, y):
     """log(exp(x) + exp(y)), computed without overflow."""
-    larger = math_ops.maximum(x, y)
-    return math_ops.add(larger, math_ops.log1p(math_ops.exp(
-        math_ops.negative(math_ops.abs(math_ops.subtract(x, y))))))
+    larger = array_math.maximum(x, y)
+    return array_math.add(larger, array_math.log1p(array_math.exp(
+        array_math.negative(array_math.abs(array_math.subtract(x, y))))))
 
 
 # np.<ufunc>.reduce and .accumulate with a runtime equivalent
-REDUCERS = {"add": reduce_ops.reduce_sum, "multiply": reduce_ops.reduce_prod,
-            "maximum": reduce_ops.reduce_max, "minimum": reduce_ops.reduce_min,
-            "logical_and": reduce_ops.reduce_all, "logical_or": reduce_ops.reduce_any}
-ACCUMULATORS = {"add": array_ops.cumsum}
+REDUCERS = {"add": array_math.reduce_sum, "multiply": array_math.reduce_prod,
+            "maximum": array_math.reduce_max, "minimum": array_math.reduce_min,
+            "logical_and": array_math.reduce_all, "logical_or": array_math.reduce_any}
+ACCUMULATORS = {"add": array_math.cumsum}

@@ -1,20 +1,27 @@
-"""Functional control flow: `cond` and `while_loop`.
+"""Control flow: `cond` and `while_loop`, and what orders or checks ops without computing:
+`control_dependencies`, `group`, `tuple`, `no_op`, `identity_n`, `ensure_shape`,
+`get_static_value`.
 
-Eagerly they run Python directly. While tracing, branches and loop bodies are traced into
+Eagerly `cond` and `while_loop` run Python directly. While tracing, branches and loop bodies are traced into
 subgraphs of one op; the executor writes that op as a Python `if` or `while`.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import contextlib
+from typing import Any, Iterator
+
+import numpy as np
 
 from .. import context, nest
 from .. import dtypes as _dtypes
+from ..errors import InvalidArgumentError
 from ..exports import export
-from ..graph import FuncGraph
+from ..graph import FuncGraph, constant_value
 from ..opdef import define
 from ..shapes import TensorShape, as_shape
 from ..tensor import EagerTensor, SymbolicTensor, Tensor
+from . import array_math, debugging
 from .core import apply, convert_to_tensor
 from .tensor_array import TensorArray
 
@@ -439,3 +446,112 @@ def _eager_while(cond, body, structure, single, maximum_iterations):
             for v in nest.flatten(values)]
     packed = nest.pack_sequence_as(values, flat) if nest.is_nested(values) else flat[0]
     return packed[0] if single else packed
+
+
+# == control dependencies, grouping, identity_n, ensure_shape, static values ========================
+#
+# Ordering: a graph runs its operations in the order they were created (program order), and ops
+# with effects (prints, assertions, variable writes, py_function) are never dropped or moved. So
+# `control_dependencies` needs to add nothing: the ops created inside its block already run
+# after the control inputs, which were created before it. `group` and `no_op` give None (there
+# is no operation object to wait on; nothing needs one).
+
+newaxis = None  # rt.newaxis (runtime/__init__.py): `x[:, rt.newaxis]` adds an axis
+
+
+@export("control_dependencies")
+@contextlib.contextmanager
+def control_dependencies(control_inputs) -> Iterator[None]:
+    """Ops created in the block run after `control_inputs` (tensors, ops, or None).
+
+    Eagerly there is nothing to order. Staged, graphs run in program order and never drop an
+    op with an effect, so the inputs (made before the block) already run first."""
+    if control_inputs is not None and not isinstance(control_inputs, (list, tuple)):
+        raise TypeError(f"control_dependencies: control_inputs must be a list of tensors or "
+                        f"operations (or None), got {type(control_inputs).__name__}.")
+    yield None
+
+
+@export("no_op")
+def no_op(name: str | None = None) -> None:
+    """Does nothing (TensorFlow's placeholder for control dependencies); returns None."""
+    return None
+
+
+@export("group")
+def group(*inputs: Any, name: str | None = None) -> None:
+    """Waits for `inputs`: in program order they have already run. Returns None."""
+    return None
+
+
+@export("identity_n")
+def identity_n(input, name: str | None = None) -> list[Tensor]:  # noqa: A002 - TensorFlow's name
+    """`[identity(t) for t in input]`."""
+    if not isinstance(input, (list, tuple)):
+        raise TypeError(f"identity_n: input must be a list of tensors, got "
+                        f"{type(input).__name__}.")
+    return [array_math.identity(t) for t in input]
+
+
+@export("tuple")
+def tuple_(tensors, control_inputs=None, name: str | None = None) -> list[Tensor | None]:
+    """The tensors, each passed through `identity` (they are ready together)."""
+    if not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"tuple: tensors must be a list of tensors, got "
+                        f"{type(tensors).__name__}.")
+    return [None if t is None else array_math.identity(t) for t in tensors]
+
+
+@export("get_static_value")
+def get_static_value(tensor, partial: bool = False) -> np.ndarray | None:
+    """The NumPy value of `tensor` if it is known without running a graph (an eager tensor,
+    a constant, a Python or NumPy value, a static shape), else None."""
+    if isinstance(tensor, TensorShape):
+        return np.array(tensor.as_list(), dtype=np.int32) if tensor.is_fully_defined() else None
+    if hasattr(tensor, "_as_tensor") and not isinstance(tensor, (EagerTensor, SymbolicTensor)):
+        return None  # a variable: its value may change
+    value = constant_value(tensor)
+    if value is None and type(tensor) is SymbolicTensor:
+        op = tensor.op
+        if op.opdef is array_math.SHAPE and op.inputs[0].shape.is_fully_defined():
+            return np.array(op.inputs[0].shape.as_list(), dtype=tensor.dtype.as_numpy_dtype)
+    return None if value is None else np.asarray(value)
+
+
+@export("ensure_shape")
+def ensure_shape(x, shape, name: str | None = None) -> Tensor:
+    """`x`, checked to have `shape` (None for an unknown dim). Eagerly a mismatch raises
+    rt.errors.InvalidArgumentError; while tracing, a static mismatch is a ValueError and a dim
+    known only at run time is checked then (InvalidArgumentError). The result carries the merged static shape."""
+    x = convert_to_tensor(x)
+    want = TensorShape(shape)
+    if isinstance(x, EagerTensor):
+        if not want.is_compatible_with(TensorShape(x.shape.as_list())):
+            raise InvalidArgumentError(f"ensure_shape: shape of tensor {x.shape} is not "
+                                       f"compatible with expected shape {want}.")
+        return x
+    if not x.shape.is_compatible_with(want):
+        raise ValueError(f"ensure_shape: the tensor {_tensor_label(x)} has shape {x.shape}, which is "
+                         f"not compatible with the expected shape {want}.")
+    if want.rank is None or x.shape.is_subtype_of(want):
+        return array_math.identity(x)
+    actual = array_math.shape(x)
+    checks = []
+    if x.shape.rank is None:
+        checks.append(array_math.equal(array_math.size(actual), want.rank))
+        padded = array_math.concat([actual, array_math.zeros([want.rank], _dtypes.int32)], 0)
+        actual = padded[:want.rank]
+    for i, d in enumerate(want.as_list()):
+        if d is not None and (x.shape.rank is None or x.shape.as_list()[i] is None):
+            checks.append(array_math.equal(actual[i], d))
+    if checks:
+        ok = array_math.reduce_all(array_math.stack(checks))
+        debugging.Assert(ok, [f"ensure_shape: shape of tensor {_tensor_label(x)} is not compatible "
+                              f"with expected shape {want}; it is", actual])
+    y = array_math.identity(x)
+    y.set_shape(y.shape.merge_with(want) if y.shape.rank is not None else want)
+    return y
+
+
+def _tensor_label(x) -> str:
+    return getattr(x, "name", None) or "x"

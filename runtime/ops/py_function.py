@@ -25,7 +25,7 @@ from ..exports import export
 from ..opdef import Effect, define
 from ..shapes import TensorShape, TensorSpec
 from ..tensor import EagerTensor, Tensor
-from . import array_ops
+from . import array_math
 from .core import apply, convert_to_tensor
 
 
@@ -162,7 +162,7 @@ def _py_function_grad(op, *grads):
 
     seeds = []
     for t, g in zip(op.outputs, grads):
-        seeds.append(array_ops.zeros_like(t) if g is None else g)
+        seeds.append(array_math.zeros_like(t) if g is None else g)
     outs = tuple(_Output(inputs[i].dtype, inputs[i].shape) for i in wanted)
     results = apply(EAGER_PY_FUNC, list(inputs) + seeds, {"func": gradient_of, "Tout": outs},
                     name="EagerPyFuncGrad")

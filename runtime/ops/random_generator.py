@@ -20,11 +20,11 @@ from .. import dtypes as _dtypes
 from ..arguments import strict_keywords
 from ..exports import export
 from ..tensor import SymbolicTensor, Tensor
-from . import stateless_random_ops as _sl
-from .array_ops import cast, stack
+from . import random_stateless as _sl
+from .array_math import cast, stack
 from .core import convert_to_tensor
-from .random_ops import SEEDS
-from .variable_ops import Variable
+from .random import SEEDS
+from .variables import Variable
 
 _MASK64 = (1 << 64) - 1
 

@@ -18,7 +18,7 @@ from ..exports import export
 from ..opdef import Effect, define
 from ..shapes import TensorShape, as_shape
 from ..tensor import EagerTensor, SymbolicTensor, Tensor
-from . import array_ops, gradient_ops
+from . import array_math
 from .core import apply, convert_to_tensor
 
 
@@ -301,7 +301,7 @@ class TensorArray:
                 or (isinstance(index, Tensor) and index.dtype.is_integer and index.shape.rank == 0)):
             return self.stack()[index]
         if isinstance(index, Tensor):
-            index = array_ops.where(index < 0, index + array_ops.cast(self.size(), index.dtype), index)
+            index = array_math.where(index < 0, index + array_math.cast(self.size(), index.dtype), index)
         elif index < 0:
             index = (len(self._values) if self._eager() else self.size()) + index
         return self.read(index)
@@ -309,7 +309,7 @@ class TensorArray:
     def stack(self, name=None) -> Tensor:
         if self._eager():
             if context.state.tapes and self._values and all(v is not None for v in self._values):
-                return array_ops.stack(self._recorded(range(len(self._values))))
+                return array_math.stack(self._recorded(range(len(self._values))))
             return EagerTensor(_ta_stack(self._values, self.dtype, self._element_shape.as_tuple()))
         return apply(TA_STACK, [self._handle], {"dtype": self.dtype,
                                                 "element_shape": self._element_shape})
@@ -319,7 +319,7 @@ class TensorArray:
             if context.state.tapes and np.size(indices):
                 for i in np.ravel(indices):
                     _ta_read(self._values, int(i))
-                return array_ops.stack(self._recorded(np.ravel(indices)))
+                return array_math.stack(self._recorded(np.ravel(indices)))
             return EagerTensor(_ta_gather(self._values, np.asarray(indices), self.dtype,
                                           self._element_shape.as_tuple()))
         return apply(TA_GATHER, [self._handle, convert_to_tensor(indices, dtype_hint=_dtypes.int32)],
@@ -328,7 +328,7 @@ class TensorArray:
     def concat(self, name=None) -> Tensor:
         if self._eager():
             if context.state.tapes and self._values and all(v is not None for v in self._values):
-                return array_ops.concat(self._recorded(range(len(self._values))), 0)
+                return array_math.concat(self._recorded(range(len(self._values))), 0)
             return EagerTensor(_ta_concat(self._values, self.dtype, self._element_shape.as_tuple()))
         return apply(TA_CONCAT, [self._handle], {"dtype": self.dtype,
                                                  "element_shape": self._element_shape})
@@ -342,7 +342,7 @@ class TensorArray:
             self._element_shape = value.shape[1:]
         if self._eager():
             self._values[:] = list(np.asarray(value._value))
-            self._tensors = dict(enumerate(array_ops.unstack(value))) \
+            self._tensors = dict(enumerate(array_math.unstack(value))) \
                 if context.state.tapes and value.shape.rank else {}
             return self
         return self._with_handle_shape(apply(TA_UNSTACK, [self._handle, value]))
@@ -559,4 +559,4 @@ def add_grads(parts: list):
 
 
 def _static(tensor):
-    return gradient_ops.static_dims(tensor)
+    return array_math.static_dims(tensor)

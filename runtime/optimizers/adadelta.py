@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ops import math_ops
+from ..ops import array_math
 from .base import Hyper, Optimizer
 from .numbers import real_number
 
@@ -28,15 +28,15 @@ class Adadelta(Optimizer):
         self._slot_names = ("accumulated_grad", "accumulated_delta_var")
 
     def _rms(self, x):
-        return math_ops.sqrt(math_ops.add(x, self.epsilon))
+        return array_math.sqrt(array_math.add(x, self.epsilon))
 
     def _update(self, grad, var, slots, hyper) -> None:
         g2, d2 = slots["accumulated_grad"], slots["accumulated_delta_var"]
-        new_g2 = math_ops.add(math_ops.multiply(g2, self.rho),
-                              math_ops.multiply(math_ops.square(grad), 1 - self.rho))
+        new_g2 = array_math.add(array_math.multiply(g2, self.rho),
+                                array_math.multiply(array_math.square(grad), 1 - self.rho))
         g2.assign(new_g2)
-        delta = math_ops.negative(math_ops.divide(math_ops.multiply(self._rms(d2), grad),
-                                                  self._rms(new_g2)))
-        d2.assign(math_ops.add(math_ops.multiply(d2, self.rho),
-                               math_ops.multiply(math_ops.square(delta), 1 - self.rho)))
-        var.assign_add(math_ops.multiply(delta, hyper["learning_rate"]))
+        delta = array_math.negative(array_math.divide(array_math.multiply(self._rms(d2), grad),
+                                                      self._rms(new_g2)))
+        d2.assign(array_math.add(array_math.multiply(d2, self.rho),
+                                 array_math.multiply(array_math.square(delta), 1 - self.rho)))
+        var.assign_add(array_math.multiply(delta, hyper["learning_rate"]))

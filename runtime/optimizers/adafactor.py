@@ -6,8 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from ..ops import array_ops, math_ops, reduce_ops
-from ..ops.variable_ops import Variable
+from ..ops import array_math
+from ..ops.variables import Variable
 from .base import Hyper, Optimizer
 from .numbers import real_number
 
@@ -53,38 +53,38 @@ class Adafactor(Optimizer):
 
     def _prepare(self, dtype) -> dict:
         hyper = super()._prepare(dtype)
-        t = array_ops.cast(math_ops.add(self.iterations, 1), dtype)
-        hyper["rho"] = math_ops.minimum(hyper["learning_rate"],
-                                        math_ops.divide(1.0, math_ops.sqrt(t)))
-        hyper["beta"] = math_ops.subtract(1.0, math_ops.pow(t, self.beta_2_decay))
+        t = array_math.cast(array_math.add(self.iterations, 1), dtype)
+        hyper["rho"] = array_math.minimum(hyper["learning_rate"],
+                                          array_math.divide(1.0, array_math.sqrt(t)))
+        hyper["beta"] = array_math.subtract(1.0, array_math.pow(t, self.beta_2_decay))
         return hyper
 
     def _update(self, grad, var, slots, hyper) -> None:
         beta = hyper["beta"]
-        alpha = math_ops.multiply(math_ops.maximum(_rms(var.read_value()), self.epsilon_2),
-                                  hyper["rho"])
-        g2 = math_ops.add(math_ops.square(grad), self.epsilon_1)
+        alpha = array_math.multiply(array_math.maximum(_rms(var.read_value()), self.epsilon_2),
+                                    hyper["rho"])
+        g2 = array_math.add(array_math.square(grad), self.epsilon_1)
         if "r" in slots:
-            r = _average(slots["r"], reduce_ops.reduce_mean(g2, axis=-1), beta)
-            c = _average(slots["c"], reduce_ops.reduce_mean(g2, axis=-2), beta)
-            row = math_ops.divide(r, reduce_ops.reduce_mean(r, axis=-1, keepdims=True))
-            v = math_ops.multiply(array_ops.expand_dims(row, -1), array_ops.expand_dims(c, -2))
+            r = _average(slots["r"], array_math.reduce_mean(g2, axis=-1), beta)
+            c = _average(slots["c"], array_math.reduce_mean(g2, axis=-2), beta)
+            row = array_math.divide(r, array_math.reduce_mean(r, axis=-1, keepdims=True))
+            v = array_math.multiply(array_math.expand_dims(row, -1), array_math.expand_dims(c, -2))
             slots["velocity"].assign(v)
         else:
             v = _average(slots["velocity"], g2, beta)
-        u = math_ops.divide(grad, math_ops.sqrt(v))
-        u = math_ops.divide(u, math_ops.maximum(math_ops.divide(_rms(u), self.clip_threshold),
-                                                1.0))
-        var.assign_sub(math_ops.multiply(u, alpha))
+        u = array_math.divide(grad, array_math.sqrt(v))
+        u = array_math.divide(u, array_math.maximum(array_math.divide(_rms(u), self.clip_threshold),
+                                                    1.0))
+        var.assign_sub(array_math.multiply(u, alpha))
 
 
 def _rms(x):
-    return math_ops.sqrt(reduce_ops.reduce_mean(math_ops.square(x)))
+    return array_math.sqrt(array_math.reduce_mean(array_math.square(x)))
 
 
 def _average(slot: Variable, value, beta):
     """Assigns `beta * slot + (1 - beta) * value` to `slot` and returns it."""
-    new = math_ops.add(math_ops.multiply(slot, beta),
-                       math_ops.multiply(value, math_ops.subtract(1.0, beta)))
+    new = array_math.add(array_math.multiply(slot, beta),
+                         array_math.multiply(value, array_math.subtract(1.0, beta)))
     slot.assign(new)
     return new

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ..ops import math_ops
+from ..ops import array_math
 from .base import Hyper, Optimizer
 from .numbers import real_number
 
@@ -37,8 +37,8 @@ class Adagrad(Optimizer):
 
     def _update(self, grad, var, slots, hyper) -> None:
         accumulator = slots["accumulator"]
-        new_accumulator = math_ops.add(accumulator, math_ops.square(grad))
+        new_accumulator = array_math.add(accumulator, array_math.square(grad))
         accumulator.assign(new_accumulator)
-        var.assign_sub(math_ops.divide(math_ops.multiply(hyper["learning_rate"], grad),
-                                       math_ops.sqrt(math_ops.add(new_accumulator,
-                                                                  self.epsilon))))
+        var.assign_sub(array_math.divide(array_math.multiply(hyper["learning_rate"], grad),
+                                         array_math.sqrt(array_math.add(new_accumulator,
+                                                                        self.epsilon))))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..arguments import strict_keywords
-from ..ops import array_ops, math_ops
+from ..ops import array_math
 from ..ops.core import constant
 from .base import Hyper, Optimizer
 from .numbers import real_number
@@ -38,28 +38,28 @@ class Adam(Optimizer):
 
     def _prepare(self, dtype) -> dict:
         hyper = super()._prepare(dtype)
-        t = array_ops.cast(math_ops.add(self.iterations, 1), dtype)
-        b1_power = math_ops.pow(constant(self.beta_1, dtype), t)
-        b2_power = math_ops.pow(constant(self.beta_2, dtype), t)
-        hyper["alpha"] = math_ops.divide(
-            math_ops.multiply(hyper["learning_rate"], math_ops.sqrt(math_ops.subtract(1, b2_power))),
-            math_ops.subtract(1, b1_power))
+        t = array_math.cast(array_math.add(self.iterations, 1), dtype)
+        b1_power = array_math.pow(constant(self.beta_1, dtype), t)
+        b2_power = array_math.pow(constant(self.beta_2, dtype), t)
+        hyper["alpha"] = array_math.divide(
+            array_math.multiply(hyper["learning_rate"], array_math.sqrt(array_math.subtract(1, b2_power))),
+            array_math.subtract(1, b1_power))
         return hyper
 
     def _update(self, grad, var, slots, hyper) -> None:
         m, v = slots["m"], slots["v"]
-        new_m = math_ops.add(math_ops.multiply(m, self.beta_1),
-                             math_ops.multiply(grad, 1 - self.beta_1))
-        new_v = math_ops.add(math_ops.multiply(v, self.beta_2),
-                             math_ops.multiply(math_ops.square(grad), 1 - self.beta_2))
+        new_m = array_math.add(array_math.multiply(m, self.beta_1),
+                               array_math.multiply(grad, 1 - self.beta_1))
+        new_v = array_math.add(array_math.multiply(v, self.beta_2),
+                               array_math.multiply(array_math.square(grad), 1 - self.beta_2))
         m.assign(new_m)
         v.assign(new_v)
         if self.amsgrad:
             vhat = slots["vhat"]
-            new_v = math_ops.maximum(vhat, new_v)
+            new_v = array_math.maximum(vhat, new_v)
             vhat.assign(new_v)
-        denom = math_ops.add(math_ops.sqrt(new_v), self.epsilon)
-        var.assign_sub(math_ops.divide(math_ops.multiply(hyper["alpha"], new_m), denom))
+        denom = array_math.add(array_math.sqrt(new_v), self.epsilon)
+        var.assign_sub(array_math.divide(array_math.multiply(hyper["alpha"], new_m), denom))
 
 
 class AdamOptimizer(Adam):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ops import array_ops, math_ops
+from ..ops import array_math
 from ..ops.core import constant
 from .base import Hyper, Optimizer
 from .numbers import real_number
@@ -31,15 +31,15 @@ class Adamax(Optimizer):
 
     def _prepare(self, dtype) -> dict:
         hyper = super()._prepare(dtype)
-        t = array_ops.cast(math_ops.add(self.iterations, 1), dtype)
-        hyper["bias"] = math_ops.subtract(1, math_ops.pow(constant(self.beta_1, dtype), t))
+        t = array_math.cast(array_math.add(self.iterations, 1), dtype)
+        hyper["bias"] = array_math.subtract(1, array_math.pow(constant(self.beta_1, dtype), t))
         return hyper
 
     def _update(self, grad, var, slots, hyper) -> None:
         m, u = slots["momentum"], slots["norm"]
-        new_m = math_ops.add(m, math_ops.multiply(math_ops.subtract(grad, m), 1 - self.beta_1))
-        new_u = math_ops.maximum(math_ops.multiply(u, self.beta_2), math_ops.abs(grad))
+        new_m = array_math.add(m, array_math.multiply(array_math.subtract(grad, m), 1 - self.beta_1))
+        new_u = array_math.maximum(array_math.multiply(u, self.beta_2), array_math.abs(grad))
         m.assign(new_m)
         u.assign(new_u)
-        denom = math_ops.multiply(hyper["bias"], math_ops.add(new_u, self.epsilon))
-        var.assign_sub(math_ops.divide(math_ops.multiply(hyper["learning_rate"], new_m), denom))
+        denom = array_math.multiply(hyper["bias"], array_math.add(new_u, self.epsilon))
+        var.assign_sub(array_math.divide(array_math.multiply(hyper["learning_rate"], new_m), denom))

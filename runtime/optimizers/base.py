@@ -20,9 +20,9 @@ from .. import deferred_restore as _checkpoint_deferred
 from .. import dtypes as _dtypes
 from ..arguments import init_keyword_names, raise_unknown_keywords, strict_keywords
 from ..gradients import GradientTape
-from ..ops import array_ops, math_ops, reduce_ops
+from ..ops import array_math
 from ..ops.core import convert_to_tensor
-from ..ops.variable_ops import Variable
+from ..ops.variables import Variable
 from ..tensor import Tensor
 from . import schedules as _schedules
 from .numbers import is_real
@@ -146,7 +146,7 @@ class Optimizer:
             value = convert_to_tensor(self._hyper_values[name](self.iterations))
         else:
             value = var.read_value()
-        return value if value.dtype is dtype else array_ops.cast(value, dtype)
+        return value if value.dtype is dtype else array_math.cast(value, dtype)
 
     def get_slot(self, var: Variable, slot_name: str) -> Variable:
         """The slot variable `slot_name` (e.g. "momentum", "m", "v") of `var`."""
@@ -245,8 +245,8 @@ class Optimizer:
         for _, var in pairs:
             decay = self._weight_decay_for(var)
             if decay:
-                rate = math_ops.multiply(hyper_by_dtype[var.dtype]["learning_rate"], decay)
-                var.assign_sub(math_ops.multiply(var.read_value(), rate))
+                rate = array_math.multiply(hyper_by_dtype[var.dtype]["learning_rate"], decay)
+                var.assign_sub(array_math.multiply(var.read_value(), rate))
         for grad, var in pairs:
             self._update(grad, var, self._slots_for(var), hyper_by_dtype[var.dtype])
         iterations.assign_add(np.int64(1))
@@ -260,14 +260,14 @@ class Optimizer:
         """The (gradient, variable) pairs with `clipvalue`, `clipnorm` or `global_clipnorm`
         applied to the gradients."""
         if self.clipvalue is not None:
-            return [(math_ops.clip_by_value(g, -self.clipvalue, self.clipvalue), v)
+            return [(array_math.clip_by_value(g, -self.clipvalue, self.clipvalue), v)
                     for g, v in pairs]
         if self.clipnorm is not None:
             return [(_scaled(g, _squared_norm(g), self.clipnorm), v) for g, v in pairs]
         if self.global_clipnorm is not None:
             total = _squared_norm(pairs[0][0])
             for g, _ in pairs[1:]:
-                total = math_ops.add(total, _squared_norm(g))
+                total = array_math.add(total, _squared_norm(g))
             return [(_scaled(g, total, self.global_clipnorm), v) for g, v in pairs]
         return pairs
 
@@ -363,11 +363,11 @@ def _checked_hyper(owner: str, name: str, value: Any) -> Hyper:
 
 def _squared_norm(grad: Tensor) -> Tensor:
     """The sum of the squares of `grad`'s elements, as a float64 scalar."""
-    return array_ops.cast(reduce_ops.reduce_sum(math_ops.square(grad)), _dtypes.float64)
+    return array_math.cast(array_math.reduce_sum(array_math.square(grad)), _dtypes.float64)
 
 
 def _scaled(grad: Tensor, squared_norm: Tensor, limit: float) -> Tensor:
     """`grad * limit / max(norm, limit)`: scaled down to norm `limit` when its norm (the
     square root of `squared_norm`) is larger, unchanged otherwise."""
-    scale = math_ops.divide(limit, math_ops.maximum(math_ops.sqrt(squared_norm), limit))
-    return math_ops.multiply(grad, array_ops.cast(scale, grad.dtype))
+    scale = array_math.divide(limit, array_math.maximum(array_math.sqrt(squared_norm), limit))
+    return array_math.multiply(grad, array_math.cast(scale, grad.dtype))

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ..ops import math_ops
+from ..ops import array_math
 from .base import Hyper, Optimizer
 from .numbers import real_number
 
@@ -60,18 +60,18 @@ class Ftrl(Optimizer):
     def _update(self, grad, var, slots, hyper) -> None:
         accum, linear = slots["accumulator"], slots["linear"]
         lr, power = hyper["learning_rate"], -self.learning_rate_power
-        new_accum = math_ops.add(accum, math_ops.square(grad))
-        new_scaled = math_ops.pow(new_accum, power)
-        old_scaled = math_ops.pow(accum.read_value(), power)
-        shrunk = math_ops.add(grad, math_ops.multiply(
+        new_accum = array_math.add(accum, array_math.square(grad))
+        new_scaled = array_math.pow(new_accum, power)
+        old_scaled = array_math.pow(accum.read_value(), power)
+        shrunk = array_math.add(grad, array_math.multiply(
             var.read_value(), 2 * self.l2_shrinkage_regularization_strength))
-        sigma = math_ops.divide(math_ops.subtract(new_scaled, old_scaled), lr)
-        new_linear = math_ops.subtract(math_ops.add(linear, shrunk),
-                                       math_ops.multiply(sigma, var.read_value()))
+        sigma = array_math.divide(array_math.subtract(new_scaled, old_scaled), lr)
+        new_linear = array_math.subtract(array_math.add(linear, shrunk),
+                                         array_math.multiply(sigma, var.read_value()))
         linear.assign(new_linear)
-        l2 = math_ops.add(math_ops.divide(self.beta / 2.0, lr), self.l2_regularization_strength)
-        quadratic = math_ops.add(math_ops.divide(new_scaled, lr), math_ops.multiply(l2, 2.0))
+        l2 = array_math.add(array_math.divide(self.beta / 2.0, lr), self.l2_regularization_strength)
+        quadratic = array_math.add(array_math.divide(new_scaled, lr), array_math.multiply(l2, 2.0))
         l1 = self.l1_regularization_strength
-        clipped = math_ops.clip_by_value(new_linear, -l1, l1)
-        var.assign(math_ops.divide(math_ops.subtract(clipped, new_linear), quadratic))
+        clipped = array_math.clip_by_value(new_linear, -l1, l1)
+        var.assign(array_math.divide(array_math.subtract(clipped, new_linear), quadratic))
         accum.assign(new_accum)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ops import math_ops
+from ..ops import array_math
 from .base import Hyper, Optimizer
 from .numbers import real_number
 
@@ -31,8 +31,8 @@ class Lion(Optimizer):
 
     def _update(self, grad, var, slots, hyper) -> None:
         m = slots["momentum"]
-        direction = math_ops.sign(math_ops.add(math_ops.multiply(m, self.beta_1),
-                                               math_ops.multiply(grad, 1 - self.beta_1)))
-        var.assign_sub(math_ops.multiply(direction, hyper["learning_rate"]))
-        m.assign(math_ops.add(math_ops.multiply(m, self.beta_2),
-                              math_ops.multiply(grad, 1 - self.beta_2)))
+        direction = array_math.sign(array_math.add(array_math.multiply(m, self.beta_1),
+                                                   array_math.multiply(grad, 1 - self.beta_1)))
+        var.assign_sub(array_math.multiply(direction, hyper["learning_rate"]))
+        m.assign(array_math.add(array_math.multiply(m, self.beta_2),
+                                array_math.multiply(grad, 1 - self.beta_2)))

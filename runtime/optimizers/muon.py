@@ -8,10 +8,10 @@ from typing import Any
 
 import numpy as np
 
-from ..ops import array_ops, math_ops, reduce_ops
+from ..ops import array_math
 from ..ops.core import constant
-from ..ops.linalg_ops import matmul
-from ..ops.variable_ops import Variable
+from ..ops.linalg import matmul
+from ..ops.variables import Variable
 from .base import Hyper, Optimizer
 from .numbers import real_number
 
@@ -80,13 +80,13 @@ class Muon(Optimizer):
 
     def _prepare(self, dtype) -> dict:
         hyper = super()._prepare(dtype)
-        t = array_ops.cast(math_ops.add(self.iterations, 1), dtype)
-        b1_power = math_ops.pow(constant(self.adam_beta_1, dtype), t)
-        b2_power = math_ops.pow(constant(self.adam_beta_2, dtype), t)
-        hyper["alpha"] = math_ops.divide(
-            math_ops.multiply(math_ops.multiply(hyper["learning_rate"], self.adam_lr_ratio),
-                              math_ops.sqrt(math_ops.subtract(1, b2_power))),
-            math_ops.subtract(1, b1_power))
+        t = array_math.cast(array_math.add(self.iterations, 1), dtype)
+        b1_power = array_math.pow(constant(self.adam_beta_1, dtype), t)
+        b2_power = array_math.pow(constant(self.adam_beta_2, dtype), t)
+        hyper["alpha"] = array_math.divide(
+            array_math.multiply(array_math.multiply(hyper["learning_rate"], self.adam_lr_ratio),
+                                array_math.sqrt(array_math.subtract(1, b2_power))),
+            array_math.subtract(1, b1_power))
         return hyper
 
     def _update(self, grad, var, slots, hyper) -> None:
@@ -94,37 +94,37 @@ class Muon(Optimizer):
             self._adamw_update(grad, var, slots["momentum"], slots["velocity"], hyper)
             return
         m = slots["momentum"]
-        new_m = math_ops.add(m, math_ops.add(grad, math_ops.multiply(m, self.momentum - 1)))
+        new_m = array_math.add(m, array_math.add(grad, array_math.multiply(m, self.momentum - 1)))
         m.assign(new_m)
-        g = math_ops.add(grad, math_ops.multiply(new_m, self.momentum)) if self.nesterov \
+        g = array_math.add(grad, array_math.multiply(new_m, self.momentum)) if self.nesterov \
             else new_m
-        update = math_ops.multiply(self._newton_schulz(g), hyper["learning_rate"])
+        update = array_math.multiply(self._newton_schulz(g), hyper["learning_rate"])
         if self.rms_rate is not None:
             rows, cols = var.shape.as_list()
-            update = math_ops.multiply(update, float(np.sqrt(max(rows, cols))) * self.rms_rate)
+            update = array_math.multiply(update, float(np.sqrt(max(rows, cols))) * self.rms_rate)
         var.assign_sub(update)
 
     def _adamw_update(self, grad, var, m, v, hyper) -> None:
-        new_m = math_ops.add(m, math_ops.multiply(math_ops.subtract(grad, m),
-                                                  1 - self.adam_beta_1))
-        new_v = math_ops.add(v, math_ops.multiply(math_ops.subtract(math_ops.square(grad), v),
-                                                  1 - self.adam_beta_2))
+        new_m = array_math.add(m, array_math.multiply(array_math.subtract(grad, m),
+                                                      1 - self.adam_beta_1))
+        new_v = array_math.add(v, array_math.multiply(array_math.subtract(array_math.square(grad), v),
+                                                      1 - self.adam_beta_2))
         m.assign(new_m)
         v.assign(new_v)
-        var.assign_sub(math_ops.divide(math_ops.multiply(new_m, hyper["alpha"]),
-                                       math_ops.add(math_ops.sqrt(new_v), self.epsilon)))
+        var.assign_sub(array_math.divide(array_math.multiply(new_m, hyper["alpha"]),
+                                         array_math.add(array_math.sqrt(new_v), self.epsilon)))
 
     def _newton_schulz(self, x):
         """The quintic Newton-Schulz approximation of the orthogonal factor of matrix `x`."""
         rows, cols = x.shape.as_list()
         tall = rows > cols
         if tall:
-            x = array_ops.transpose(x)
-        norm = math_ops.sqrt(reduce_ops.reduce_sum(math_ops.square(x)))
-        x = math_ops.divide(x, math_ops.add(norm, 1e-7))
+            x = array_math.transpose(x)
+        norm = array_math.sqrt(array_math.reduce_sum(array_math.square(x)))
+        x = array_math.divide(x, array_math.add(norm, 1e-7))
         for _ in range(self.ns_steps):
             gram = matmul(x, x, transpose_b=True)
-            poly = math_ops.add(math_ops.multiply(gram, self.muon_b),
-                                math_ops.multiply(matmul(gram, gram), self.muon_c))
-            x = math_ops.add(math_ops.multiply(x, self.muon_a), matmul(poly, x))
-        return array_ops.transpose(x) if tall else x
+            poly = array_math.add(array_math.multiply(gram, self.muon_b),
+                                  array_math.multiply(matmul(gram, gram), self.muon_c))
+            x = array_math.add(array_math.multiply(x, self.muon_a), matmul(poly, x))
+        return array_math.transpose(x) if tall else x

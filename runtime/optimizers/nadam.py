@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ..ops import array_ops, math_ops
+from ..ops import array_math
 from ..ops.core import constant
 from .base import Hyper, Optimizer
 from .numbers import real_number
@@ -39,35 +39,35 @@ class Nadam(Optimizer):
         self._slot_names = ("momentum", "velocity")
 
     def _mu(self, steps, dtype):
-        decay = math_ops.pow(constant(0.96, dtype), steps)
-        return math_ops.multiply(math_ops.subtract(1.0, math_ops.multiply(decay, 0.5)),
-                                 self.beta_1)
+        decay = array_math.pow(constant(0.96, dtype), steps)
+        return array_math.multiply(array_math.subtract(1.0, array_math.multiply(decay, 0.5)),
+                                   self.beta_1)
 
     def _prepare(self, dtype) -> dict:
         hyper = super()._prepare(dtype)
-        step = math_ops.add(self.iterations, 1)
-        t = array_ops.cast(step, dtype)
+        step = array_math.add(self.iterations, 1)
+        t = array_math.cast(step, dtype)
         table = constant(_DECAY_PRODUCTS.astype(dtype.as_numpy_dtype))
-        product = math_ops.multiply(
-            array_ops.gather(table, math_ops.minimum(step, len(_DECAY_PRODUCTS) - 1)),
-            math_ops.pow(constant(self.beta_1, dtype), t))
-        mu_t, mu_next = self._mu(t, dtype), self._mu(math_ops.add(t, 1), dtype)
-        hyper["m_scale"] = math_ops.divide(
-            mu_next, math_ops.subtract(1, math_ops.multiply(product, mu_next)))
-        hyper["g_scale"] = math_ops.divide(math_ops.subtract(1, mu_t),
-                                           math_ops.subtract(1, product))
-        hyper["v_scale"] = math_ops.subtract(1, math_ops.pow(constant(self.beta_2, dtype), t))
+        product = array_math.multiply(
+            array_math.gather(table, array_math.minimum(step, len(_DECAY_PRODUCTS) - 1)),
+            array_math.pow(constant(self.beta_1, dtype), t))
+        mu_t, mu_next = self._mu(t, dtype), self._mu(array_math.add(t, 1), dtype)
+        hyper["m_scale"] = array_math.divide(
+            mu_next, array_math.subtract(1, array_math.multiply(product, mu_next)))
+        hyper["g_scale"] = array_math.divide(array_math.subtract(1, mu_t),
+                                             array_math.subtract(1, product))
+        hyper["v_scale"] = array_math.subtract(1, array_math.pow(constant(self.beta_2, dtype), t))
         return hyper
 
     def _update(self, grad, var, slots, hyper) -> None:
         m, v = slots["momentum"], slots["velocity"]
-        new_m = math_ops.add(m, math_ops.multiply(math_ops.subtract(grad, m), 1 - self.beta_1))
-        new_v = math_ops.add(v, math_ops.multiply(math_ops.subtract(math_ops.square(grad), v),
-                                                  1 - self.beta_2))
+        new_m = array_math.add(m, array_math.multiply(array_math.subtract(grad, m), 1 - self.beta_1))
+        new_v = array_math.add(v, array_math.multiply(array_math.subtract(array_math.square(grad), v),
+                                                      1 - self.beta_2))
         m.assign(new_m)
         v.assign(new_v)
-        m_hat = math_ops.add(math_ops.multiply(new_m, hyper["m_scale"]),
-                             math_ops.multiply(grad, hyper["g_scale"]))
-        denom = math_ops.add(math_ops.sqrt(math_ops.divide(new_v, hyper["v_scale"])),
-                             self.epsilon)
-        var.assign_sub(math_ops.divide(math_ops.multiply(m_hat, hyper["learning_rate"]), denom))
+        m_hat = array_math.add(array_math.multiply(new_m, hyper["m_scale"]),
+                               array_math.multiply(grad, hyper["g_scale"]))
+        denom = array_math.add(array_math.sqrt(array_math.divide(new_v, hyper["v_scale"])),
+                               self.epsilon)
+        var.assign_sub(array_math.divide(array_math.multiply(m_hat, hyper["learning_rate"]), denom))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ops import math_ops
+from ..ops import array_math
 from .base import Hyper, Optimizer
 from .numbers import real_number
 
@@ -36,21 +36,21 @@ class RMSprop(Optimizer):
 
     def _update(self, grad, var, slots, hyper) -> None:
         velocity = slots["velocity"]
-        new_velocity = math_ops.add(math_ops.multiply(velocity, self.rho),
-                                    math_ops.multiply(math_ops.square(grad), 1 - self.rho))
+        new_velocity = array_math.add(array_math.multiply(velocity, self.rho),
+                                      array_math.multiply(array_math.square(grad), 1 - self.rho))
         velocity.assign(new_velocity)
         denom = new_velocity
         if self.centered:
             average = slots["average_gradient"]
-            new_average = math_ops.add(math_ops.multiply(average, self.rho),
-                                       math_ops.multiply(grad, 1 - self.rho))
+            new_average = array_math.add(array_math.multiply(average, self.rho),
+                                         array_math.multiply(grad, 1 - self.rho))
             average.assign(new_average)
-            denom = math_ops.subtract(denom, math_ops.square(new_average))
-        step = math_ops.divide(math_ops.multiply(hyper["learning_rate"], grad),
-                               math_ops.sqrt(math_ops.add(denom, self.epsilon)))
+            denom = array_math.subtract(denom, array_math.square(new_average))
+        step = array_math.divide(array_math.multiply(hyper["learning_rate"], grad),
+                                 array_math.sqrt(array_math.add(denom, self.epsilon)))
         if self.momentum:
             moment = slots["momentum"]
-            new_moment = math_ops.add(math_ops.multiply(moment, self.momentum), step)
+            new_moment = array_math.add(array_math.multiply(moment, self.momentum), step)
             moment.assign(new_moment)
             step = new_moment
         var.assign_sub(step)

@@ -7,7 +7,7 @@ import math
 from typing import Sequence
 
 from ..arguments import strict_keywords
-from ..ops import array_ops, math_ops
+from ..ops import array_math
 from ..ops.core import convert_to_tensor
 from .numbers import positive_number, real_number
 
@@ -27,7 +27,7 @@ class LearningRateSchedule:
 
 
 def _float_step(step):
-    return array_ops.cast(convert_to_tensor(step), "float32")
+    return array_math.cast(convert_to_tensor(step), "float32")
 
 
 class ExponentialDecay(LearningRateSchedule):
@@ -46,11 +46,11 @@ class ExponentialDecay(LearningRateSchedule):
         self.name = name
 
     def __call__(self, step):
-        exponent = math_ops.divide(_float_step(step), float(self.decay_steps))
+        exponent = array_math.divide(_float_step(step), float(self.decay_steps))
         if self.staircase:
-            exponent = math_ops.floor(exponent)
-        return math_ops.multiply(self.initial_learning_rate,
-                                 math_ops.pow(self.decay_rate, exponent))
+            exponent = array_math.floor(exponent)
+        return array_math.multiply(self.initial_learning_rate,
+                                   array_math.pow(self.decay_rate, exponent))
 
     def get_config(self) -> dict:
         return {"initial_learning_rate": self.initial_learning_rate,
@@ -62,11 +62,11 @@ class InverseTimeDecay(ExponentialDecay):
     """`initial_learning_rate / (1 + decay_rate * step / decay_steps)`."""
 
     def __call__(self, step):
-        ratio = math_ops.divide(_float_step(step), float(self.decay_steps))
+        ratio = array_math.divide(_float_step(step), float(self.decay_steps))
         if self.staircase:
-            ratio = math_ops.floor(ratio)
-        return math_ops.divide(self.initial_learning_rate,
-                               math_ops.add(1.0, math_ops.multiply(self.decay_rate, ratio)))
+            ratio = array_math.floor(ratio)
+        return array_math.divide(self.initial_learning_rate,
+                                 array_math.add(1.0, array_math.multiply(self.decay_rate, ratio)))
 
 
 class PiecewiseConstantDecay(LearningRateSchedule):
@@ -87,8 +87,8 @@ class PiecewiseConstantDecay(LearningRateSchedule):
         step = _float_step(step)
         rate = convert_to_tensor(self.values[0], "float32")
         for boundary, low, high in zip(self.boundaries, self.values, self.values[1:]):
-            past = array_ops.cast(math_ops.greater(step, float(boundary)), "float32")
-            rate = math_ops.add(rate, math_ops.multiply(past, high - low))
+            past = array_math.cast(array_math.greater(step, float(boundary)), "float32")
+            rate = array_math.add(rate, array_math.multiply(past, high - low))
         return rate
 
     def get_config(self) -> dict:
@@ -109,13 +109,13 @@ class CosineDecay(LearningRateSchedule):
         self.name = name
 
     def __call__(self, step):
-        fraction = math_ops.divide(math_ops.minimum(_float_step(step), float(self.decay_steps)),
-                                   float(self.decay_steps))
-        cosine = math_ops.multiply(0.5, math_ops.add(1.0, math_ops.cos(
-            math_ops.multiply(math.pi, fraction))))
-        return math_ops.multiply(self.initial_learning_rate,
-                                 math_ops.add(math_ops.multiply(1.0 - self.alpha, cosine),
-                                              self.alpha))
+        fraction = array_math.divide(array_math.minimum(_float_step(step), float(self.decay_steps)),
+                                     float(self.decay_steps))
+        cosine = array_math.multiply(0.5, array_math.add(1.0, array_math.cos(
+            array_math.multiply(math.pi, fraction))))
+        return array_math.multiply(self.initial_learning_rate,
+                                   array_math.add(array_math.multiply(1.0 - self.alpha, cosine),
+                                                  self.alpha))
 
     def get_config(self) -> dict:
         return {"initial_learning_rate": self.initial_learning_rate,

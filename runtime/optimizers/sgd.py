@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..arguments import strict_keywords
-from ..ops import math_ops
+from ..ops import array_math
 from .base import Hyper, Optimizer
 
 
@@ -28,16 +28,16 @@ class SGD(Optimizer):
         self._slot_names = ("momentum",) if self.momentum else ()
 
     def _update(self, grad, var, slots, hyper) -> None:
-        step = math_ops.multiply(hyper["learning_rate"], grad)
+        step = array_math.multiply(hyper["learning_rate"], grad)
         if not self.momentum:
             var.assign_sub(step)
             return
         velocity = slots["momentum"]
         momentum = self.momentum
-        new_velocity = math_ops.subtract(math_ops.multiply(velocity, momentum), step)
+        new_velocity = array_math.subtract(array_math.multiply(velocity, momentum), step)
         velocity.assign(new_velocity)
         if self.nesterov:
-            var.assign_add(math_ops.subtract(math_ops.multiply(new_velocity, momentum), step))
+            var.assign_add(array_math.subtract(array_math.multiply(new_velocity, momentum), step))
         else:
             var.assign_add(new_velocity)
 

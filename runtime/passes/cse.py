@@ -16,7 +16,7 @@ from collections.abc import Hashable
 from typing import Any, Optional
 
 from ..graph import Operation
-from ..ops.array_ops import IDENTITY
+from ..ops.array_math import IDENTITY
 from ..tensor import SymbolicTensor
 from .liveness import NO_EFFECT
 from .rewrite import GraphLike, replacement, with_bodies, with_operations

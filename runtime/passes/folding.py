@@ -17,7 +17,7 @@ import numpy as np
 
 from ..graph import Graph, Operation
 from ..opdef import CONST
-from ..ops.array_ops import IDENTITY
+from ..ops.array_math import IDENTITY
 from ..ops.core import folded_value
 from ..shapes import TensorShape
 from ..tensor import SymbolicTensor

@@ -17,11 +17,11 @@ from ..graph import FuncGraph
 from ..layers import Layer
 from ..module import Module
 from ..opdef import CONST
-from ..ops.array_ops import IndexSlot
+from ..ops.array_math import IndexSlot
 from ..ops.control_flow import COND, WHILE
-from ..ops.summary_ops import WRITE_SUMMARY
-from ..ops.summary_ops import saved_attrs as saved_summary_attrs
-from ..ops.variable_ops import READ, Variable
+from ..ops.summary import WRITE_SUMMARY
+from ..ops.summary import saved_attrs as saved_summary_attrs
+from ..ops.variables import READ, Variable
 from ..shapes import TensorShape, TensorSpec
 from ..tracing import OutputSlot
 from . import schema

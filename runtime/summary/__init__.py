@@ -32,9 +32,9 @@ import numpy as np
 from .. import context as _context
 from ..arguments import strict_keywords
 from ..function import add_function_callback, remove_function_callback
-from ..ops import math_ops
+from ..ops import array_math
 from ..ops.core import apply, convert_to_tensor
-from ..ops.summary_ops import WRITE_SUMMARY
+from ..ops.summary import WRITE_SUMMARY
 from ..tensor import EagerTensor, Tensor
 from ._state import STATE, HostRef, SummaryWriter, condition_value, made_in_trace, resolve_step, write_now
 from ._state import create_file_writer as _create_file_writer
@@ -127,7 +127,7 @@ def _stage(kind: str, name: str, data: Any, step: Any, options: dict) -> None:
     if conditions:
         condition = conditions[0]
         for other in conditions[1:]:
-            condition = math_ops.logical_and(condition, other)
+            condition = array_math.logical_and(condition, other)
         slots.append("cond")
         inputs.append(condition)
     attrs = {"kind": kind, "tag": name, "slots": tuple(slots), "writer": writer,

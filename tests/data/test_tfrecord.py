@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import runtime as rt
-from runtime.ops.tfrecord_ops import crc32c, crc32c_many
+from runtime.ops.io_tfrecord import crc32c, crc32c_many
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
 

@@ -6,7 +6,7 @@ import pytest
 
 import runtime as rt
 from runtime import dtypes
-from runtime.ops import math_ops
+from runtime.ops import array_math
 from runtime.ops.core import apply
 
 DTYPES = [dtypes.float16, dtypes.float32, dtypes.float64, dtypes.int8, dtypes.int16,
@@ -47,15 +47,15 @@ def accepts(op, arity, dtype) -> bool:
 
 def cases():
     """Every public elementwise op with every numeric (or bool) dtype its shape rule accepts."""
-    for op in math_ops.UNARY_ELEMENTWISE + math_ops.BINARY_ELEMENTWISE:
-        arity = 1 if op in math_ops.UNARY_ELEMENTWISE else 2
+    for op in array_math.UNARY_ELEMENTWISE + array_math.BINARY_ELEMENTWISE:
+        arity = 1 if op in array_math.UNARY_ELEMENTWISE else 2
         for dtype in DTYPES:
             if accepts(op, arity, dtype):
                 yield pytest.param(op, arity, dtype, id=f"{op.name}-{dtype.name}")
 
 
 def test_every_op_accepts_some_dtype():
-    ops = math_ops.UNARY_ELEMENTWISE + math_ops.BINARY_ELEMENTWISE
+    ops = array_math.UNARY_ELEMENTWISE + array_math.BINARY_ELEMENTWISE
     assert len(ops) >= 35
     covered = {case.values[0].name for case in cases()}
     assert covered == {op.name for op in ops}

@@ -1,4 +1,4 @@
-"""TensorFlow functions composed from existing ops (runtime/ops/composed.py): values against
+"""TensorFlow functions composed from existing ops (runtime/ops/array_composed.py): values against
 NumPy eagerly and compiled (NumPy tier, and the Numba tier for a representative few),
 gradients against finite differences, and errors naming the bad argument."""
 

@@ -18,9 +18,9 @@ import pytest
 import runtime as rt
 from runtime.attr_kinds import FLOAT
 from runtime.opdef import REGISTRY, builtin_ops
-from runtime.ops.array_ops import IndexSlot
+from runtime.ops.array_math import IndexSlot
 from runtime.ops.core import apply, define
-from runtime.ops.summary_ops import saved_attrs
+from runtime.ops.summary import saved_attrs
 from runtime.saved_model import schema
 
 from .. import op_programs as programs

@@ -13,8 +13,8 @@ import numpy as np
 
 from ...graph import graphs_within
 from ...opdef import Effect
-from ...ops.debug_ops import ASSERT
-from ...ops.variable_ops import ASSIGN
+from ...ops.debugging import ASSERT
+from ...ops.variables import ASSIGN
 from ..base import JitCompileError, aliasing, describe
 from ..shared import HeldLocks, numpy_fallback
 from . import cache

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 
-from ...ops.variable_ops import ASSIGN
+from ...ops.variables import ASSIGN
 from .rules import may_raise, writer
 from .vectorised import vectorised
 

@@ -17,10 +17,9 @@ import itertools
 import numpy as np
 
 from ...graph import graphs_within
+from ...ops.array_math import ADD, SLICE_GRAD
 from ...ops.control_flow import COND, WHILE
-from ...ops.gradient_ops import SLICE_GRAD
-from ...ops.math_ops import ADD
-from ...ops.variable_ops import ASSIGN, INIT, READ
+from ...ops.variables import ASSIGN, INIT, READ
 from ...passes import external_inputs, live_operations
 from ..base import JitCompileError, describe
 from . import fusion, vectorised

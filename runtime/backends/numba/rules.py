@@ -22,9 +22,8 @@ from ... import ops as _ops  # noqa: F401 - defines the ops, filling the registr
 from ...gradients.cond_grad import UNDEFINED
 from ...gradients.custom import STOP_GRADIENT
 from ...opdef import OpDef
-from ...ops import array_ops, gradient_ops, linalg_ops, nn_ops, reduce_ops
-from ...ops.array_ops import int_range, is_float_to_int
-from ...ops.reduce_ops import reduction_identity
+from ...ops import array_math, linalg, nn
+from ...ops.array_math import int_range, is_float_to_int, reduction_identity
 from .vectorised import leading_sum
 
 
@@ -126,7 +125,7 @@ _ELEMENTWISE_WRITER = Writer(_write_elementwise, scalar=_elementwise_scalar)
 
 def _saturating(w, x: str, dtype) -> str:
     """The scalar float `x` as the integer `dtype`, saturating as the Cast op does on
-    every tier (array_ops.saturating_cast): NaN 0, out of range the nearest end."""
+    every tier (array_math.saturating_cast): NaN 0, out of range the nearest end."""
     lo, hi, top = int_range(dtype.as_numpy_dtype)
     t = w.dt(dtype)
     return (f"({t}(0) if {x} != {x} else {t}({lo}) if {x} < {float(lo)!r} else "
@@ -142,7 +141,7 @@ def _cast_scalar(w, op, operands) -> str:
     return f"{w.dt(out.dtype)}({operands[0]})"
 
 
-@lowers(array_ops.CAST, scalar=_cast_scalar)
+@lowers(array_math.CAST, scalar=_cast_scalar)
 def _cast(w, op):
     out, src = op.outputs[0], op.inputs[0]
     x = w.ins(op)[0]
@@ -166,7 +165,7 @@ def _fill_scalar(w, op, operands) -> str:
     return operands[0] if out.dtype.is_bool else f"{w.dt(out.dtype)}({operands[0]})"
 
 
-@lowers(array_ops.FILL, scalar=_fill_scalar, first_operand=1)  # fused as its value, not its dims
+@lowers(array_math.FILL, scalar=_fill_scalar, first_operand=1)  # fused as its value, not its dims
 def _fill(w, op):
     out = op.outputs[0]
     value = w.ins(op)[1]
@@ -176,7 +175,7 @@ def _fill(w, op):
         w.assign(op, f"np.full({w.shape_literal(out.shape)}, {value})")
 
 
-ALIASES = frozenset({array_ops.IDENTITY, STOP_GRADIENT})  # their result is their input
+ALIASES = frozenset({array_math.IDENTITY, STOP_GRADIENT})  # their result is their input
 
 
 @lowers(*ALIASES)
@@ -424,7 +423,7 @@ def _key(w, op, values, base: str | None = None) -> str:
         if isinstance(k, int):
             return repr(k)
         w.unsupported(op, f"indexing with {type(k).__name__}")
-    first = 1 if op.opdef is array_ops.STRIDED_SLICE or op.attrs.get("shape") is not None else 2
+    first = 1 if op.opdef is array_math.STRIDED_SLICE or op.attrs.get("shape") is not None else 2
     for t in op.inputs[first:]:
         if t.shape.rank != 0:
             w.unsupported(op, "indexing with a tensor of indices")
@@ -563,32 +562,32 @@ def _undefined(w, op):
 
 # -- each op's writer, on its OpDef -----------------------------------------------------------
 
-for _opdef, _np_fn in ((reduce_ops.SUM, "sum"), (reduce_ops.MAX, "max"), (reduce_ops.MIN, "min"),
-                       (reduce_ops.PROD, "prod"), (reduce_ops.ANY, "any"), (reduce_ops.ALL, "all")):
+for _opdef, _np_fn in ((array_math.SUM, "sum"), (array_math.MAX, "max"), (array_math.MIN, "min"),
+                       (array_math.PROD, "prod"), (array_math.ANY, "any"), (array_math.ALL, "all")):
     lowers(_opdef)(_reduce(_np_fn))
-lowers(reduce_ops.MEAN)(_mean)
-lowers(reduce_ops.ARGMAX)(_arg_reduce("argmax"))
-lowers(reduce_ops.ARGMIN)(_arg_reduce("argmin"))
-lowers(linalg_ops.MATMUL)(_matmul)
-lowers(array_ops.RESHAPE, array_ops.EXPAND_DIMS, array_ops.SQUEEZE)(_reshaped)
-lowers(array_ops.TRANSPOSE)(_transpose)
-lowers(array_ops.CONCAT)(_concat)
-lowers(array_ops.STACK)(_pack)
-lowers(array_ops.ZEROS_LIKE)(_like(0))
-lowers(array_ops.ONES_LIKE)(_like(1))
-lowers(gradient_ops.ZEROS)(_zeros)
-lowers(array_ops.RANGE)(_range)
-lowers(array_ops.SHAPE)(_shape)
-lowers(array_ops.SIZE)(_size)
-lowers(gradient_ops.BROADCAST_TO)(_broadcast_to)
-lowers(array_ops.STRIDED_SLICE)(_strided_slice)
-lowers(array_ops.GATHER)(_gather)
-lowers(nn_ops.SOFTMAX)(_softmax(False))
-lowers(nn_ops.LOG_SOFTMAX)(_softmax(True))
-lowers(nn_ops.XENT)(_xent)
-lowers(array_ops.UNSTACK)(_unpack)
-lowers(array_ops.SPLIT)(_split)
-lowers(array_ops.REVERSE)(_reverse)
-lowers(array_ops.CUMSUM)(_cumsum)
+lowers(array_math.MEAN)(_mean)
+lowers(array_math.ARGMAX)(_arg_reduce("argmax"))
+lowers(array_math.ARGMIN)(_arg_reduce("argmin"))
+lowers(linalg.MATMUL)(_matmul)
+lowers(array_math.RESHAPE, array_math.EXPAND_DIMS, array_math.SQUEEZE)(_reshaped)
+lowers(array_math.TRANSPOSE)(_transpose)
+lowers(array_math.CONCAT)(_concat)
+lowers(array_math.STACK)(_pack)
+lowers(array_math.ZEROS_LIKE)(_like(0))
+lowers(array_math.ONES_LIKE)(_like(1))
+lowers(array_math.ZEROS)(_zeros)
+lowers(array_math.RANGE)(_range)
+lowers(array_math.SHAPE)(_shape)
+lowers(array_math.SIZE)(_size)
+lowers(array_math.BROADCAST_TO)(_broadcast_to)
+lowers(array_math.STRIDED_SLICE)(_strided_slice)
+lowers(array_math.GATHER)(_gather)
+lowers(nn.SOFTMAX)(_softmax(False))
+lowers(nn.LOG_SOFTMAX)(_softmax(True))
+lowers(nn.XENT)(_xent)
+lowers(array_math.UNSTACK)(_unpack)
+lowers(array_math.SPLIT)(_split)
+lowers(array_math.REVERSE)(_reverse)
+lowers(array_math.CUMSUM)(_cumsum)
 lowers(UNDEFINED)(_undefined)
-lowers(gradient_ops.SLICE_GRAD)(_slice_grad)
+lowers(array_math.SLICE_GRAD)(_slice_grad)

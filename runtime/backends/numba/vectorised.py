@@ -26,18 +26,18 @@ import hashlib
 
 import numpy as np
 
-from ...ops import math_ops, nn_ops, reduce_ops
+from ...ops import array_math, nn
 
 # Elementwise ops whose scalar code is a libm call (no SVML: never vectorised by LLVM).
 TRANSCENDENTAL = frozenset({
-    math_ops.EXP, math_ops.LOG, math_ops.LOG1P, math_ops.SIN, math_ops.COS, math_ops.TAN,
-    math_ops.TANH, math_ops.SIGMOID, math_ops.ERF, math_ops.POW})
+    array_math.EXP, array_math.LOG, array_math.LOG1P, array_math.SIN, array_math.COS, array_math.TAN,
+    array_math.TANH, array_math.SIGMOID, array_math.ERF, array_math.POW})
 # Array-level ops always run by NumPy when their input has VECTOR_MIN_SIZE elements.
-ROW_OPS = frozenset({nn_ops.SOFTMAX, nn_ops.LOG_SOFTMAX, nn_ops.XENT})
+ROW_OPS = frozenset({nn.SOFTMAX, nn.LOG_SOFTMAX, nn.XENT})
 # Reductions run by NumPy when they reduce along some (not all) axes of a large input.
-AXIS_REDUCTIONS = frozenset({reduce_ops.SUM, reduce_ops.MEAN, reduce_ops.MAX, reduce_ops.MIN,
-                             reduce_ops.PROD, reduce_ops.ANY, reduce_ops.ALL})
-_LEADING_SUMS = frozenset({reduce_ops.SUM, reduce_ops.MEAN})
+AXIS_REDUCTIONS = frozenset({array_math.SUM, array_math.MEAN, array_math.MAX, array_math.MIN,
+                             array_math.PROD, array_math.ANY, array_math.ALL})
+_LEADING_SUMS = frozenset({array_math.SUM, array_math.MEAN})
 
 VECTOR_MIN_SIZE = 128  # measured crossover: np.tanh/np.exp on float32 vs Numba's loop
 # Row ops are several NumPy passes plus an object-mode round trip: the native helper wins
@@ -55,7 +55,7 @@ def vectorised(op) -> bool:
     """Whether a natively compilable op runs faster as NumPy's whole-array routine."""
     opdef = op.opdef
     if opdef in TRANSCENDENTAL:
-        if opdef is math_ops.POW and not op.outputs[0].dtype.is_floating:
+        if opdef is array_math.POW and not op.outputs[0].dtype.is_floating:
             return False
         out = op.outputs[0]
         if not out.dtype.is_floating or not out.shape.rank:

@@ -95,7 +95,7 @@ def power(x: Any, y: Any) -> Any:
 
 
 def digamma(x: Any) -> Any:
-    """psi(x) as the NumPy kernel computes it (special_ops): shifted up to 10, the asymptotic
+    """psi(x) as the NumPy kernel computes it (math_special): shifted up to 10, the asymptotic
     series to B_14, the reflection for x < 0 (JAX's is 9 ulp off at 0.5), in float64."""
     v = jnp.asarray(x, np.float64)
     pole = (v <= 0) & (v == jnp.floor(v))

@@ -29,7 +29,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ...gradients import while_grad
-from ...ops import array_ops, control_flow, math_ops, tensor_array
+from ...ops import array_math, control_flow, tensor_array
 
 
 @jax.tree_util.register_pytree_node_class
@@ -117,7 +117,7 @@ def _known(value) -> bool:
 def _static_value(t, env, cond, body, inits) -> Optional[np.ndarray]:
     if t.op.opdef.is_constant:
         return np.asarray(t.op.attrs["value"])
-    if t.op.opdef in (array_ops.IDENTITY, array_ops.CAST) and t.op.inputs:
+    if t.op.opdef in (array_math.IDENTITY, array_math.CAST) and t.op.inputs:
         return _static_value(t.op.inputs[0], env, cond, body, inits)
     for k, p in enumerate(cond.inputs):  # a loop variable the body passes through
         if p is t:
@@ -130,9 +130,9 @@ def _static_value(t, env, cond, body, inits) -> Optional[np.ndarray]:
 
 def _conjuncts(t) -> list:
     op = t.op
-    if op.opdef is math_ops.LOGICAL_AND:
+    if op.opdef is array_math.LOGICAL_AND:
         return _conjuncts(op.inputs[0]) + _conjuncts(op.inputs[1])
-    if op.opdef is array_ops.IDENTITY:
+    if op.opdef is array_math.IDENTITY:
         return _conjuncts(op.inputs[0])
     if op.opdef is control_flow.COND and len(op.subgraphs) == 2:
         # autograph's `a and b`: If(a, then: b, else: a), or else: False (a loop's `break`
@@ -150,8 +150,8 @@ def _is_false(t) -> bool:
 
 
 # comparisons that bound a counter: (the counter's operand, the limit's, whether inclusive)
-_BOUNDS = {math_ops.LESS: (0, 1, False), math_ops.LESS_EQUAL: (0, 1, True),
-           math_ops.GREATER: (1, 0, False), math_ops.GREATER_EQUAL: (1, 0, True)}
+_BOUNDS = {array_math.LESS: (0, 1, False), array_math.LESS_EQUAL: (0, 1, True),
+           array_math.GREATER: (1, 0, False), array_math.GREATER_EQUAL: (1, 0, True)}
 
 
 def _counter_bound(t, env, cond, body, inits) -> Optional[int]:
@@ -164,7 +164,7 @@ def _counter_bound(t, env, cond, body, inits) -> Optional[int]:
     if k is None or k >= len(body.outputs) or not _known(inits[k]):
         return None
     step = body.outputs[k].op
-    if step.opdef is not math_ops.ADD or len(step.inputs) != 2:
+    if step.opdef is not array_math.ADD or len(step.inputs) != 2:
         return None
     a, b = step.inputs
     other = b if a is body.inputs[k] else a if b is body.inputs[k] else None

@@ -28,8 +28,9 @@ from jax import lax
 
 from ... import errors
 from ...gradients import while_grad
-from ...ops import array_ops, control_flow, debug_ops, tensor_array, variable_ops
-from ...ops.random_ops import generator
+from ...ops import array_math, control_flow, debugging, tensor_array
+from ...ops import variables as variable_ops
+from ...ops.random import generator
 from ...passes import live_operations
 from ..base import JitCompileError, describe, runtime_error
 from ..numpy_source import render as render_numpy
@@ -41,7 +42,7 @@ from .lowering import Checked, checks, computes_wide, lowered_by_compiler, lower
 
 _OTHER_TIER = ". The NumPy tier (jit_compile=False) runs it."
 # why an op without a lowering has none, where there is more to say
-_REFUSALS = {debug_ops.PRINT: "XLA's code cannot print (TensorFlow's XLA refuses tf.print "
+_REFUSALS = {debugging.PRINT: "XLA's code cannot print (TensorFlow's XLA refuses tf.print "
                               "too); print before or after the compiled function, or return "
                               "the values"}
 # the state key of the graph's validity code: 0, or the number of the first checked op
@@ -138,7 +139,7 @@ def _carries_lists(opdef) -> bool:
     """Whether the op's variant values are lists the tier carries as buffers (TensorArrays,
     a loop's saves and their gradients): the ops that make and use them, If and While, and
     Identity."""
-    return (opdef.carrier is not None or opdef.region or opdef is array_ops.IDENTITY
+    return (opdef.carrier is not None or opdef.region or opdef is array_math.IDENTITY
             or opdef in _SAVES_GRADIENTS)
 
 
@@ -649,7 +650,7 @@ def _ragged_outputs(graph) -> list:
     found = []
     for j, t in enumerate(graph.outputs):
         op = t.op
-        while op.opdef is array_ops.IDENTITY and op.inputs:
+        while op.opdef is array_math.IDENTITY and op.inputs:
             op = op.inputs[0].op
         if op.opdef is tensor_array.TA_STACK and not op.outputs[0].shape[:1].is_fully_defined():
             found.append(j)

@@ -31,24 +31,21 @@ from ... import errors
 from ...gradients import cond_grad, custom, while_grad
 from ...opdef import OpDef, builtin_ops
 from ...ops import (
-    array_ops,
+    array_math,
+    array_scatter,
+    array_sort,
     control_flow,
-    conv_ops,
-    debug_ops,
-    decompositions,
-    gradient_ops,
-    linalg_ops,
-    math_ops,
-    nn_ops,
-    random_ops,
-    reduce_ops,
-    scatter_ops,
-    sort_ops,
-    special_ops,
-    stateless_random_ops,
+    debugging,
+    linalg,
+    linalg_decompositions,
+    math_special,
+    nn,
+    nn_conv,
+    random,
+    random_stateless,
     tensor_array,
 )
-from ...ops.array_ops import IndexSlot, fill_key
+from ...ops.array_math import IndexSlot, fill_key
 from . import accuracy
 from . import arrays as _arrays
 
@@ -216,7 +213,7 @@ def _np_dtype(dtype):
 
 # -- math ------------------------------------------------------------------------------------
 
-@rule(math_ops.DIV)
+@rule(array_math.DIV)
 def _div(op, x, y):
     want = op.outputs[0].dtype._np  # int / int is float64, as in NumPy
     return jnp.true_divide(jnp.asarray(x, want), jnp.asarray(y, want))
@@ -261,47 +258,47 @@ def _sin_cos(x, cosine: bool):
     return lax.cond(small, lambda v: _fast_sin_cos(v, cosine), slow, x)
 
 
-@rule(math_ops.SIN, wide=True)
+@rule(array_math.SIN, wide=True)
 def _sin(op, x):
     return _sin_cos(x, cosine=False)
 
 
-@rule(math_ops.COS, wide=True)
+@rule(array_math.COS, wide=True)
 def _cos(op, x):
     return _sin_cos(x, cosine=True)
 
 
-@rule(math_ops.RSQRT)
+@rule(array_math.RSQRT)
 def _rsqrt(op, x):
     return lax.rsqrt(x)
 
 
-@rule(math_ops.SIGMOID)
+@rule(array_math.SIGMOID)
 def _sigmoid(op, x):
     return jax.nn.sigmoid(x)
 
 
-@rule(math_ops.ROUND)
+@rule(array_math.ROUND)
 def _round(op, x):
     return jnp.round(x)
 
 
-@rule(math_ops.ERF)
+@rule(array_math.ERF)
 def _erf(op, x):
     return jax.scipy.special.erf(x)
 
 
-@rule(math_ops.RECIPROCAL)
+@rule(array_math.RECIPROCAL)
 def _reciprocal(op, x):
     return 1 / x
 
 
-@rule(nn_ops.RELU)
+@rule(nn.RELU)
 def _relu(op, x):
     return jnp.maximum(x, 0)
 
 
-@rule(nn_ops.RELU_GRAD)
+@rule(nn.RELU_GRAD)
 def _relu_grad(op, g, y):
     # g times the mask, as the NumPy kernel: a NaN or infinite g where y <= 0 gives NaN, and
     # -g * 0 keeps its sign (XLA rewrites g * mask into a select of 0, so it is written out)
@@ -315,21 +312,21 @@ def _is_float(x) -> bool:
 # NumPy's maximum and minimum return the second operand when the two compare equal (so
 # maximum(-0.0, 0.0) is 0.0 and maximum(0.0, -0.0) is -0.0) and NaN when either is NaN;
 # XLA's order -0.0 below 0.0. Floats select as NumPy does, so the zeros agree bit for bit.
-@rule(math_ops.MAXIMUM)
+@rule(array_math.MAXIMUM)
 def _maximum(op, x, y):
     if not _is_float(x):
         return jnp.maximum(x, y)
     return jnp.where(jnp.isnan(x) | (x > y), x, y)
 
 
-@rule(math_ops.MINIMUM)
+@rule(array_math.MINIMUM)
 def _minimum(op, x, y):
     if not _is_float(x):
         return jnp.minimum(x, y)
     return jnp.where(jnp.isnan(x) | (x < y), x, y)
 
 
-@rule(math_ops.SIGN)
+@rule(array_math.SIGN)
 def _sign(op, x):
     if not _is_float(x):
         return jnp.sign(x)
@@ -353,7 +350,7 @@ def _float_divmod(x, y):
 
 
 # integers: JAX's floor division and remainder; floats: NumPy's, written out (_float_divmod)
-_DIVISIONS = {math_ops.FLOORDIV: (jnp.floor_divide, 0), math_ops.MOD: (jnp.remainder, 1)}
+_DIVISIONS = {array_math.FLOORDIV: (jnp.floor_divide, 0), array_math.MOD: (jnp.remainder, 1)}
 
 
 def _integer_operand(op) -> bool:
@@ -371,7 +368,7 @@ def _floor_division(op, x, y):
     return Checked(value, _all(y != 0), "Integer division by zero")
 
 
-@rule(math_ops.POW, checks=_integer_operand)
+@rule(array_math.POW, checks=_integer_operand)
 def _pow(op, x, y):
     value = accuracy.power(x, y)  # NumPy's integer wrap-around, subnormal bases flushed
     if not jnp.issubdtype(jnp.result_type(y), jnp.integer):
@@ -380,7 +377,7 @@ def _pow(op, x, y):
     return Checked(value, _all(y >= 0), "Integers to negative integer powers are not allowed")
 
 
-@rule(debug_ops.ASSERT, checks=True)
+@rule(debugging.ASSERT, checks=True)
 def _assert(op, condition, *data):
     """A staged assertion (`rt.Assert`, `rt.debugging.assert_*`, a converted `assert`): no
     value; its condition is the validity flag. A failed call runs again on the NumPy tier,
@@ -391,14 +388,14 @@ def _assert(op, condition, *data):
     return Checked([], _all(condition), errors.InvalidArgumentError(text or "assertion failed"))
 
 
-@rule(debug_ops.RAISE_UNLESS, checks=True)
+@rule(debugging.RAISE_UNLESS, checks=True)
 def _raise_unless(op, condition):
     """A `raise` under a staged `if`: no value; its condition is the validity flag, and the
     user's exception the problem (the NumPy tier raises it)."""
     return Checked([], _all(condition), op.attrs["exception"])
 
 
-@rule(reduce_ops.MEAN)
+@rule(array_math.MEAN)
 def _mean(op, x):
     axis, keepdims = op.attrs["axis"], op.attrs["keepdims"]
     if jnp.issubdtype(x.dtype, jnp.integer):
@@ -416,9 +413,9 @@ def _may_be_empty(op) -> bool:
     return 0 in dims or None in dims if axis is None else dims[axis] in (0, None)
 
 
-@rule(reduce_ops.ARGMAX, reduce_ops.ARGMIN, checks=_may_be_empty)
+@rule(array_math.ARGMAX, array_math.ARGMIN, checks=_may_be_empty)
 def _arg(op, x):
-    fn = jnp.argmax if op.opdef is reduce_ops.ARGMAX else jnp.argmin
+    fn = jnp.argmax if op.opdef is array_math.ARGMAX else jnp.argmin
     axis = op.attrs["axis"]
     if (np.size(x) if axis is None else np.shape(x)[axis]):
         return fn(x, axis=axis)
@@ -428,17 +425,17 @@ def _arg(op, x):
                    f"{op.type}: the reduced axis of shape {list(np.shape(x))} is empty")
 
 
-@rule(nn_ops.SOFTMAX)
+@rule(nn.SOFTMAX)
 def _softmax(op, x):
     return jax.nn.softmax(x, axis=op.attrs["axis"])
 
 
-@rule(nn_ops.LOG_SOFTMAX)
+@rule(nn.LOG_SOFTMAX)
 def _log_softmax(op, x):
     return jax.nn.log_softmax(x, axis=op.attrs["axis"])
 
 
-@rule(nn_ops.XENT)
+@rule(nn.XENT)
 def _xent(op, labels, logits):
     axis = op.attrs["axis"]
     log_p = jax.nn.log_softmax(logits, axis=axis)
@@ -447,7 +444,7 @@ def _xent(op, labels, logits):
 
 # -- linear algebra --------------------------------------------------------------------------
 
-@rule(linalg_ops.MATMUL)
+@rule(linalg.MATMUL)
 def _matmul(op, a, b):
     if op.attrs["transpose_a"]:
         a = jnp.swapaxes(a, -1, -2)
@@ -456,81 +453,81 @@ def _matmul(op, a, b):
     return jnp.matmul(a, b)
 
 
-@rule(linalg_ops.TENSORDOT)
+@rule(linalg.TENSORDOT)
 def _tensordot(op, a, b):
     return jnp.tensordot(a, b, op.attrs["axes"])
 
 
-@rule(linalg_ops.EINSUM)
+@rule(linalg.EINSUM)
 def _einsum(op, *xs):
     return jnp.einsum(op.attrs["equation"], *xs)
 
 
-@rule(linalg_ops.INV)
+@rule(linalg.INV)
 def _inv(op, a):
     return jnp.linalg.inv(a)
 
 
-@rule(linalg_ops.DET)
+@rule(linalg.DET)
 def _det(op, a):
     return jnp.linalg.det(a)
 
 
 # -- shapes and arrays -----------------------------------------------------------------------
 
-@rule(array_ops.RESHAPE)
+@rule(array_math.RESHAPE)
 def _reshape(op, x):
     return jnp.reshape(x, op.attrs["shape"])
 
 
-@rule(array_ops.RESHAPE_DYNAMIC)
+@rule(array_math.RESHAPE_DYNAMIC)
 def _reshape_dynamic(op, x, s):
     return jnp.reshape(x, tuple(int(v) for v in static(s, "The new shape")))
 
 
-@rule(array_ops.TRANSPOSE)
+@rule(array_math.TRANSPOSE)
 def _transpose(op, x):
     return jnp.transpose(x, op.attrs["perm"])
 
 
-@rule(array_ops.CONCAT)
+@rule(array_math.CONCAT)
 def _concat(op, *xs):
     return jnp.concatenate(xs, axis=op.attrs["axis"])
 
 
-@rule(array_ops.STACK)
+@rule(array_math.STACK)
 def _pack(op, *xs):
     return jnp.stack(xs, axis=op.attrs["axis"])
 
 
-@rule(array_ops.UNSTACK)
+@rule(array_math.UNSTACK)
 def _unpack(op, x):
     axis = op.attrs["axis"]
     return [jnp.take(x, i, axis=axis) for i in range(op.attrs["num"])]
 
 
-@rule(array_ops.SPLIT)
+@rule(array_math.SPLIT)
 def _split(op, x):
     sizes, axis = op.attrs["sizes"], op.attrs["axis"]
     return list(jnp.split(x, [int(v) for v in np.cumsum(sizes)[:-1]], axis=axis))
 
 
-@rule(array_ops.SQUEEZE)
+@rule(array_math.SQUEEZE)
 def _squeeze(op, x):
     return jnp.squeeze(x, op.attrs["axis"])
 
 
-@rule(array_ops.EXPAND_DIMS)
+@rule(array_math.EXPAND_DIMS)
 def _expand_dims(op, x):
     return jnp.expand_dims(x, op.attrs["axis"])
 
 
-@rule(array_ops.TILE)
+@rule(array_math.TILE)
 def _tile(op, x):
     return jnp.tile(x, op.attrs["multiples"])
 
 
-@rule(array_ops.TILE_DYNAMIC)
+@rule(array_math.TILE_DYNAMIC)
 def _tile_dynamic(op, x, multiples):
     return jnp.tile(x, tuple(int(m) for m in static(multiples, "The multiples")))
 
@@ -540,7 +537,7 @@ def _in_range(indices, size):
     return _all((indices >= 0) & (indices < size))
 
 
-@rule(array_ops.GATHER, checks=True)
+@rule(array_math.GATHER, checks=True)
 def _gather(op, params, indices):
     axis = op.attrs["axis"]
     size = np.shape(params)[axis]
@@ -548,24 +545,24 @@ def _gather(op, params, indices):
                    f"GatherV2: an index is not in [0, {size})")
 
 
-@rule(array_ops.SELECT)
+@rule(array_math.SELECT)
 def _select(op, c, x, y):
     return jnp.where(c, x, y)
 
 
-@rule(array_ops.FILL)
+@rule(array_math.FILL)
 def _fill(op, dims, value):
     shape = tuple(int(d) for d in np.ravel(static(dims, "The dims of fill")))
     return jnp.full(shape, value, dtype=op.outputs[0].dtype.as_numpy_dtype)
 
 
-@rule(array_ops.ZEROS_LIKE, array_ops.ONES_LIKE)
+@rule(array_math.ZEROS_LIKE, array_math.ONES_LIKE)
 def _like(op, x):
-    fn = jnp.zeros if op.opdef is array_ops.ZEROS_LIKE else jnp.ones
+    fn = jnp.zeros if op.opdef is array_math.ZEROS_LIKE else jnp.ones
     return fn(np.shape(x), dtype=op.outputs[0].dtype.as_numpy_dtype)
 
 
-@rule(gradient_ops.ZEROS)
+@rule(array_math.ZEROS)
 def _zeros(op):
     shape = op.outputs[0].shape
     if not shape.is_fully_defined():
@@ -573,17 +570,17 @@ def _zeros(op):
     return np.zeros(shape.as_tuple(), op.outputs[0].dtype.as_numpy_dtype)
 
 
-@rule(array_ops.SHAPE)
+@rule(array_math.SHAPE)
 def _shape(op, x):
     return np.array(np.shape(x), op.attrs["out_type"].as_numpy_dtype)  # known while tracing
 
 
-@rule(array_ops.SIZE)
+@rule(array_math.SIZE)
 def _size(op, x):
     return np.array(int(np.prod(np.shape(x))), op.attrs["out_type"].as_numpy_dtype)
 
 
-@rule(array_ops.CAST)
+@rule(array_math.CAST)
 def _cast(op, x):
     x, dtype = jnp.asarray(x), np.dtype(op.attrs["dtype"].as_numpy_dtype)
     if dtype.kind in "iu" and _is_float(x):
@@ -604,12 +601,12 @@ def _saturating_cast(x, dtype: np.dtype):
     return jnp.where(x <= low, np.asarray(info.min, dtype), out)
 
 
-@rule(array_ops.IDENTITY, custom.STOP_GRADIENT)
+@rule(array_math.IDENTITY, custom.STOP_GRADIENT)
 def _identity(op, x):
     return x
 
 
-@rule(array_ops.ONE_HOT)
+@rule(array_math.ONE_HOT)
 def _one_hot(op, indices):
     hot = indices[..., None] == jnp.arange(op.attrs["depth"])
     out = jnp.where(hot, op.attrs["on_value"], op.attrs["off_value"]).astype(op.attrs["dtype"].as_numpy_dtype)
@@ -618,17 +615,17 @@ def _one_hot(op, indices):
     return out
 
 
-@rule(array_ops.REVERSE)
+@rule(array_math.REVERSE)
 def _reverse(op, x):
     return jnp.flip(x, op.attrs["axis"])
 
 
-@rule(array_ops.CUMSUM, sort_ops.CUMPROD)
+@rule(array_math.CUMSUM, array_sort.CUMPROD)
 def _cumulative(op, x):
     axis = op.attrs["axis"]
     if op.attrs["reverse"]:
         x = jnp.flip(x, axis)
-    summing = op.opdef is array_ops.CUMSUM
+    summing = op.opdef is array_math.CUMSUM
     fn = jnp.cumsum if summing else jnp.cumprod
     out = fn(x, axis=axis, dtype=x.dtype)
     if op.attrs["exclusive"]:
@@ -660,7 +657,7 @@ def _index_slots(op) -> list:
     return found
 
 
-@rule(array_ops.STRIDED_SLICE, checks=lambda op: bool(_index_slots(op)))
+@rule(array_math.STRIDED_SLICE, checks=lambda op: bool(_index_slots(op)))
 def _strided_slice(op, x, *index_values):
     value = jnp.asarray(x)[fill_key(op.attrs["key"], index_values)]
     slots = _index_slots(op)
@@ -672,13 +669,13 @@ def _strided_slice(op, x, *index_values):
                    f"StridedSlice: an index is out of bounds for shape {list(dims)}")
 
 
-@rule(gradient_ops.BROADCAST_TO)
+@rule(array_math.BROADCAST_TO)
 def _broadcast_to(op, x, *like):
     shape = np.shape(like[0]) if like else op.attrs["shape"]
     return jnp.broadcast_to(x, tuple(shape))
 
 
-@rule(gradient_ops.SUM_TO_SHAPE)
+@rule(array_math.SUM_TO_SHAPE)
 def _sum_to_shape(op, g, like):
     shape = np.shape(like)
     lead = g.ndim - len(shape)
@@ -688,7 +685,7 @@ def _sum_to_shape(op, g, like):
     return jnp.reshape(out, shape)
 
 
-@rule(gradient_ops.SLICE_GRAD)
+@rule(array_math.SLICE_GRAD)
 def _strided_slice_grad(op, g, *rest):
     shape = op.attrs["shape"]
     if shape is None:
@@ -697,14 +694,14 @@ def _strided_slice_grad(op, g, *rest):
     return out.at[fill_key(op.attrs["key"], rest)].add(g)
 
 
-@rule(gradient_ops.SPLIT_LIKE)
+@rule(array_math.SPLIT_LIKE)
 def _split_like(op, g, *xs):
     axis = op.attrs["axis"]
     sizes = [np.shape(x)[axis] for x in xs]
     return list(jnp.split(g, [int(v) for v in np.cumsum(sizes)[:-1]], axis=axis))
 
 
-@rule(gradient_ops.SCATTER_AXIS)
+@rule(array_math.SCATTER_AXIS)
 def _scatter_add_axis(op, g, indices, *like):
     axis, shape = op.attrs["axis"], op.attrs["shape"]
     shape = tuple(np.shape(like[0]) if shape is None else shape)
@@ -725,13 +722,13 @@ def _undefined(op):
 
 # -- sorting ---------------------------------------------------------------------------------
 
-@rule(sort_ops.SORT)
+@rule(array_sort.SORT)
 def _sort(op, x):
     out = jnp.sort(x, axis=op.attrs["axis"])
     return jnp.flip(out, op.attrs["axis"]) if op.attrs["descending"] else out
 
 
-@rule(sort_ops.ROLL)
+@rule(array_sort.ROLL)
 def _roll(op, x, shift, axis):
     shift = tuple(int(s) for s in np.ravel(static(shift, "The shift of roll")))
     axis = tuple(int(a) for a in np.ravel(static(axis, "The axis of roll")))
@@ -745,9 +742,9 @@ def _axes(x, axis, what="The axis") -> tuple:
     return tuple(sorted({int(a) % rank for a in np.ravel(static(axis, what))})) if rank else ()
 
 
-_DYNAMIC_REDUCERS = {reduce_ops.SUM_DYNAMIC: jnp.sum, reduce_ops.PROD_DYNAMIC: jnp.prod,
-                     reduce_ops.MAX_DYNAMIC: jnp.max, reduce_ops.MIN_DYNAMIC: jnp.min,
-                     reduce_ops.ALL_DYNAMIC: jnp.all, reduce_ops.ANY_DYNAMIC: jnp.any}
+_DYNAMIC_REDUCERS = {array_math.SUM_DYNAMIC: jnp.sum, array_math.PROD_DYNAMIC: jnp.prod,
+                     array_math.MAX_DYNAMIC: jnp.max, array_math.MIN_DYNAMIC: jnp.min,
+                     array_math.ALL_DYNAMIC: jnp.all, array_math.ANY_DYNAMIC: jnp.any}
 
 
 @rule(*_DYNAMIC_REDUCERS)
@@ -755,7 +752,7 @@ def _reduce_dynamic(op, x, axis):
     return _reduce(_DYNAMIC_REDUCERS[op.opdef], x, _axes(x, axis), op.attrs["keepdims"])
 
 
-@rule(reduce_ops.MEAN_DYNAMIC)
+@rule(array_math.MEAN_DYNAMIC)
 def _mean_dynamic(op, x, axis):
     return _mean_over(x, _axes(x, axis), op.attrs["keepdims"])
 
@@ -768,20 +765,20 @@ def _mean_over(x, axis, keepdims):
     return jnp.mean(x, axis=axis, keepdims=keepdims)
 
 
-@rule(*reduce_ops.ARG_DYNAMIC.values())
+@rule(*array_math.ARG_DYNAMIC.values())
 def _arg_dynamic(op, x, axis):
-    fn = jnp.argmax if op.opdef is reduce_ops.ARG_DYNAMIC[reduce_ops.ARGMAX] else jnp.argmin
+    fn = jnp.argmax if op.opdef is array_math.ARG_DYNAMIC[array_math.ARGMAX] else jnp.argmin
     return fn(x, axis=_axes(x, axis)[0]).astype(op.attrs["output_type"].as_numpy_dtype)
 
 
-@rule(reduce_ops.SPREAD_DYNAMIC)
+@rule(array_math.SPREAD_DYNAMIC)
 def _reduce_grad_dynamic(op, g, x, axis):
     if jnp.ndim(g) != np.ndim(x):
         g = jnp.expand_dims(g, _axes(x, axis))
     return jnp.broadcast_to(g, np.shape(x))
 
 
-@rule(array_ops.TILE_GRAD_DYNAMIC)
+@rule(array_math.TILE_GRAD_DYNAMIC)
 def _tile_grad_dynamic(op, g, x, multiples):
     dims = np.shape(x)
     mult = [int(m) for m in np.ravel(static(multiples, "The multiples"))]
@@ -789,7 +786,7 @@ def _tile_grad_dynamic(op, g, x, multiples):
     return jnp.sum(jnp.reshape(g, split), axis=tuple(range(0, 2 * len(dims), 2)), dtype=g.dtype)
 
 
-@rule(reduce_ops.PROD_OTHERS)
+@rule(array_math.PROD_OTHERS)
 def _prod_others(op, x):
     axis = op.attrs["axis"]
     axes = tuple(range(x.ndim)) if axis is None else tuple(a % x.ndim for a in axis)
@@ -805,8 +802,8 @@ def _prod_others(op, x):
 
 # -- values whose shape depends on values: only when known while tracing ---------------------
 
-@rule(array_ops.RANGE, array_ops.WHERE_INDICES, sort_ops.UNIQUE, sort_ops.UNIQUE_WITH_COUNTS,
-      array_ops.BOOLEAN_MASK, sort_ops.BINCOUNT, sort_ops.REPEAT)
+@rule(array_math.RANGE, array_math.WHERE_INDICES, array_sort.UNIQUE, array_sort.UNIQUE_WITH_COUNTS,
+      array_math.BOOLEAN_MASK, array_sort.BINCOUNT, array_sort.REPEAT)
 def _value_shaped(op, *values):
     raise TypeError(f"the shape of the result of {op.type} depends on values known only at "
                     "run time; XLA needs static shapes")
@@ -821,24 +818,24 @@ def _stable_argsort(x, axis, descending):
     return n - 1 - jnp.flip(jnp.argsort(jnp.flip(x, axis), axis=axis, stable=True), axis)
 
 
-@rule(sort_ops.ARGSORT)
+@rule(array_sort.ARGSORT)
 def _argsort(op, x):
     return _stable_argsort(x, op.attrs["axis"], op.attrs["descending"]).astype(np.int32)
 
 
-@rule(sort_ops.TOP_K)
+@rule(array_sort.TOP_K)
 def _top_k(op, x, k):
     k = int(static(k, "k"))
     order = _stable_argsort(x, -1, True)[..., :k]
     return [jnp.take_along_axis(x, order, -1), order.astype(np.int32)]
 
 
-@rule(sort_ops.TAKE_ALONG)
+@rule(array_sort.TAKE_ALONG)
 def _take_along(op, x, indices):
     return jnp.take_along_axis(x, indices, op.attrs["axis"])
 
 
-@rule(sort_ops.SCATTER_ALONG)
+@rule(array_sort.SCATTER_ALONG)
 def _scatter_along(op, g, indices, *like):
     shape = tuple(np.shape(like[0]) if op.attrs["shape"] is None else op.attrs["shape"])
     grid = list(jnp.ix_(*[jnp.arange(d) for d in indices.shape]))
@@ -859,14 +856,14 @@ def _tuples_in(indices, dims):
     return _all((indices >= 0) & (indices < bounds))
 
 
-@rule(array_ops.GATHER_ND, checks=True)
+@rule(array_math.GATHER_ND, checks=True)
 def _gather_nd(op, params, indices):
     dims = list(np.shape(params))
     return Checked(jnp.asarray(params)[_nd_key(indices)], _tuples_in(indices, dims),
                    f"GatherNd: an index tuple does not index into param shape {dims}")
 
 
-@rule(scatter_ops.SCATTER_ND, checks=True)
+@rule(array_scatter.SCATTER_ND, checks=True)
 def _scatter_nd(op, indices, updates, shape):
     dims = tuple(int(d) for d in np.ravel(static(shape, "The shape of scatter_nd")))
     return Checked(jnp.zeros(dims, updates.dtype).at[_nd_key(indices)].add(updates),
@@ -874,17 +871,17 @@ def _scatter_nd(op, indices, updates, shape):
                    f"ScatterNd: an index tuple does not index into shape {list(dims)}")
 
 
-@rule(gradient_ops.SCATTER_ND)
+@rule(array_math.SCATTER_ND)
 def _scatter_nd_add(op, g, indices, *like):
     shape = tuple(np.shape(like[0]) if op.attrs["shape"] is None else op.attrs["shape"])
     return jnp.zeros(shape, g.dtype).at[_nd_key(indices)].add(g)
 
 
-_SCATTERS = {scatter_ops.TENSOR_SCATTER["Add"]: lambda at, u: at.add(u),
-             scatter_ops.TENSOR_SCATTER["Sub"]: lambda at, u: at.add(-u),
-             scatter_ops.TENSOR_SCATTER["Max"]: lambda at, u: at.max(u),
-             scatter_ops.TENSOR_SCATTER["Min"]: lambda at, u: at.min(u),
-             scatter_ops.TENSOR_SCATTER["Update"]: lambda at, u: at.set(u)}
+_SCATTERS = {array_scatter.TENSOR_SCATTER["Add"]: lambda at, u: at.add(u),
+             array_scatter.TENSOR_SCATTER["Sub"]: lambda at, u: at.add(-u),
+             array_scatter.TENSOR_SCATTER["Max"]: lambda at, u: at.max(u),
+             array_scatter.TENSOR_SCATTER["Min"]: lambda at, u: at.min(u),
+             array_scatter.TENSOR_SCATTER["Update"]: lambda at, u: at.set(u)}
 
 
 @rule(*_SCATTERS, checks=True)
@@ -896,7 +893,7 @@ def _tensor_scatter(op, tensor, indices, updates):
 
 
 # each segment op's reduction ("Sum", "Mean", "Prod", "Max", "Min"), by OpDef
-_SEGMENT_KINDS = {opdef: kind for table in (scatter_ops.SEGMENT, scatter_ops.UNSORTED_SEGMENT)
+_SEGMENT_KINDS = {opdef: kind for table in (array_scatter.SEGMENT, array_scatter.UNSORTED_SEGMENT)
                   for kind, opdef in table.items()}
 
 
@@ -936,7 +933,7 @@ def _segments(kind, data, ids, num, empty_value):
     return out.astype(dtype)
 
 
-@rule(*scatter_ops.SEGMENT.values(), checks=True)
+@rule(*array_scatter.SEGMENT.values(), checks=True)
 def _segment(op, data, ids):
     ids = static(ids, "The segment ids (which set the number of segments)")
     kind = _SEGMENT_KINDS[op.opdef]
@@ -948,7 +945,7 @@ def _segment(op, data, ids):
                    f"{op.type}: segment_ids must be sorted and non-negative")
 
 
-@rule(*scatter_ops.UNSORTED_SEGMENT.values(), checks=True)
+@rule(*array_scatter.UNSORTED_SEGMENT.values(), checks=True)
 def _unsorted_segment(op, data, ids, num_segments):
     num = int(static(num_segments, "num_segments"))
     value = _segments(_SEGMENT_KINDS[op.opdef], data, ids, num, None)
@@ -956,7 +953,7 @@ def _unsorted_segment(op, data, ids, num_segments):
                    f"{op.type}: a segment id is not less than num_segments={num}")
 
 
-@rule(scatter_ops.BATCH_GATHER, checks=True)
+@rule(array_scatter.BATCH_GATHER, checks=True)
 def _batch_gather(op, params, indices):
     axis, batch_dims = op.attrs["axis"], op.attrs["batch_dims"]
     fn = lambda p, i: jnp.take(p, i, axis=axis - batch_dims, mode="clip")  # noqa: E731
@@ -967,7 +964,7 @@ def _batch_gather(op, params, indices):
                    f"BatchGather: an index is not in [0, {size})")
 
 
-@rule(scatter_ops.BATCH_GATHER_GRAD)
+@rule(array_scatter.BATCH_GATHER_GRAD)
 def _batch_gather_grad(op, g, indices, *like):
     axis, batch_dims = op.attrs["axis"], op.attrs["batch_dims"]
     shape = tuple(np.shape(like[0]) if op.attrs["shape"] is None else op.attrs["shape"])
@@ -985,7 +982,7 @@ def _batched_gather_nd(batch_dims):
     return fn
 
 
-@rule(scatter_ops.BATCH_GATHER_ND, checks=True)
+@rule(array_scatter.BATCH_GATHER_ND, checks=True)
 def _batch_gather_nd(op, params, indices):
     batch_dims = op.attrs["batch_dims"]
     dims = list(np.shape(params)[batch_dims:])
@@ -993,7 +990,7 @@ def _batch_gather_nd(op, params, indices):
                    f"BatchGatherNd: an index tuple does not index into shape {dims}")
 
 
-@rule(scatter_ops.BATCH_GATHER_ND_GRAD)
+@rule(array_scatter.BATCH_GATHER_ND_GRAD)
 def _batch_gather_nd_grad(op, g, indices, *like):
     shape = tuple(np.shape(like[0]) if op.attrs["shape"] is None else op.attrs["shape"])
     fn = _batched_gather_nd(op.attrs["batch_dims"])
@@ -1003,11 +1000,11 @@ def _batch_gather_nd_grad(op, g, indices, *like):
 
 # -- special functions -----------------------------------------------------------------------
 
-_SPECIAL = {special_ops.ERFC: jax.scipy.special.erfc,
-            special_ops.ERFINV: jax.scipy.special.erfinv,
-            special_ops.NDTRI: jax.scipy.special.ndtri,
-            special_ops.BESSEL_I0E: jax.scipy.special.i0e,
-            special_ops.BESSEL_I1E: jax.scipy.special.i1e}
+_SPECIAL = {math_special.ERFC: jax.scipy.special.erfc,
+            math_special.ERFINV: jax.scipy.special.erfinv,
+            math_special.NDTRI: jax.scipy.special.ndtri,
+            math_special.BESSEL_I0E: jax.scipy.special.i0e,
+            math_special.BESSEL_I1E: jax.scipy.special.i1e}
 
 
 @rule(*_SPECIAL)
@@ -1015,18 +1012,18 @@ def _special(op, x):
     return _SPECIAL[op.opdef](x)
 
 
-@rule(special_ops.DIGAMMA, wide=True)
+@rule(math_special.DIGAMMA, wide=True)
 def _digamma(op, x):
     return accuracy.digamma(x)
 
 
-@rule(special_ops.LGAMMA, wide=True)
+@rule(math_special.LGAMMA, wide=True)
 def _lgamma(op, x):
     # float32 through float64: JAX's float32 gammaln gives 4.8e-7 for lgamma(1), which is 0
     return jax.scipy.special.gammaln(jnp.asarray(x, np.float64)).astype(jnp.result_type(x))
 
 
-@rule(special_ops.POLYGAMMA)
+@rule(math_special.POLYGAMMA)
 def _polygamma(op, a, x):
     a, x = jnp.broadcast_arrays(jnp.asarray(a), jnp.asarray(x))
     integral = (a == jnp.floor(a)) & (a >= 0)
@@ -1036,18 +1033,18 @@ def _polygamma(op, a, x):
 
 # -- linear algebra: decompositions and solves -----------------------------------------------
 
-@rule(decompositions.CHOLESKY)
+@rule(linalg_decompositions.CHOLESKY)
 def _cholesky(op, x):
     return jnp.linalg.cholesky(x)
 
 
-@rule(decompositions.QR)
+@rule(linalg_decompositions.QR)
 def _qr(op, x):
     q, r = jnp.linalg.qr(x, mode="complete" if op.attrs["full_matrices"] else "reduced")
     return [q, r]
 
 
-@rule(decompositions.SVD)
+@rule(linalg_decompositions.SVD)
 def _svd(op, x):
     if not op.attrs["compute_uv"]:
         empty = jnp.zeros((0,), x.dtype)
@@ -1056,32 +1053,32 @@ def _svd(op, x):
     return [s, u, jnp.swapaxes(vh, -1, -2)]
 
 
-@rule(decompositions.EIGH)
+@rule(linalg_decompositions.EIGH)
 def _eigh(op, x):
     e, v = jnp.linalg.eigh(x)
     return [e, v]
 
 
-@rule(decompositions.SOLVE)
+@rule(linalg_decompositions.SOLVE)
 def _solve(op, matrix, rhs):
     a = jnp.swapaxes(matrix, -1, -2) if op.attrs["adjoint"] else matrix
     return jnp.linalg.solve(a, rhs)
 
 
-@rule(decompositions.TRIANGULAR_SOLVE)
+@rule(linalg_decompositions.TRIANGULAR_SOLVE)
 def _triangular_solve(op, matrix, rhs):
     lower, adjoint = op.attrs["lower"], op.attrs["adjoint"]
     a = jnp.tril(matrix) if lower else jnp.triu(matrix)
     return jax.scipy.linalg.solve_triangular(a, rhs, trans=1 if adjoint else 0, lower=lower)
 
 
-@rule(decompositions.SLOGDET)
+@rule(linalg_decompositions.SLOGDET)
 def _slogdet(op, x):
     sign, log_abs = jnp.linalg.slogdet(x)
     return [sign, log_abs]
 
 
-@rule(decompositions.EXPM)
+@rule(linalg_decompositions.EXPM)
 def _expm(op, x):
     return jax.scipy.linalg.expm(x)
 
@@ -1093,13 +1090,13 @@ def _conv(x, w, strides, padding, dilations):
                                     dimension_numbers=("NHWC", "HWIO", "NHWC"))
 
 
-@rule(conv_ops.CONV2D)
+@rule(nn_conv.CONV2D)
 def _conv2d(op, x, w):
     a = op.attrs
     return _conv(x, w, a["strides"], a["padding"], a["dilations"])
 
 
-@rule(conv_ops.CONV2D_BACKPROP_INPUT)
+@rule(nn_conv.CONV2D_BACKPROP_INPUT)
 def _conv2d_input(op, g, w):
     a = op.attrs
     shape = (g.shape[0], *a["input_size"], w.shape[2])
@@ -1108,7 +1105,7 @@ def _conv2d_input(op, g, w):
     return pullback(g)[0]
 
 
-@rule(conv_ops.CONV2D_BACKPROP_FILTER)
+@rule(nn_conv.CONV2D_BACKPROP_FILTER)
 def _conv2d_filter(op, x, g):
     a = op.attrs
     shape = (*a["filter_size"], x.shape[3], g.shape[3])
@@ -1130,28 +1127,28 @@ def _avg_pool(x, a):
     return total / counts
 
 
-@rule(conv_ops.MAX_POOL)
+@rule(nn_conv.MAX_POOL)
 def _max_pool_rule(op, x):
     return _max_pool(x, op.attrs)
 
 
-@rule(conv_ops.MAX_POOL_GRAD)
+@rule(nn_conv.MAX_POOL_GRAD)
 def _max_pool_grad(op, x, g):
     _, pullback = jax.vjp(lambda v: _max_pool(v, op.attrs), x)
     return pullback(g)[0]
 
 
-@rule(conv_ops.MAX_POOL_GRAD_GRAD)
+@rule(nn_conv.MAX_POOL_GRAD_GRAD)
 def _max_pool_grad_grad(op, x, gg):
     return jax.jvp(lambda v: _max_pool(v, op.attrs), (x,), (gg,))[1]
 
 
-@rule(conv_ops.AVG_POOL)
+@rule(nn_conv.AVG_POOL)
 def _avg_pool_rule(op, x):
     return _avg_pool(x, op.attrs)
 
 
-@rule(conv_ops.AVG_POOL_GRAD)
+@rule(nn_conv.AVG_POOL_GRAD)
 def _avg_pool_grad(op, g):
     shape = (g.shape[0], *op.attrs["input_size"], g.shape[3])
     _, pullback = jax.vjp(lambda v: _avg_pool(v, op.attrs), jnp.zeros(shape, g.dtype))
@@ -1169,29 +1166,29 @@ def _shape_of(shape) -> tuple:
     return tuple(int(d) for d in np.ravel(static(shape, "The shape of a random draw")))
 
 
-@rule(stateless_random_ops.UNIFORM)
+@rule(random_stateless.UNIFORM)
 def _stateless_uniform(op, shape, seed):
     return jax.random.uniform(_key(seed), _shape_of(shape), op.attrs["dtype"].as_numpy_dtype)
 
 
-@rule(stateless_random_ops.NORMAL)
+@rule(random_stateless.NORMAL)
 def _stateless_normal(op, shape, seed):
     return jax.random.normal(_key(seed), _shape_of(shape), op.attrs["dtype"].as_numpy_dtype)
 
 
-@rule(stateless_random_ops.TRUNCATED_NORMAL)
+@rule(random_stateless.TRUNCATED_NORMAL)
 def _stateless_truncated(op, shape, seed):
     return jax.random.truncated_normal(_key(seed), -2.0, 2.0, _shape_of(shape),
                                        op.attrs["dtype"].as_numpy_dtype)
 
 
-@rule(stateless_random_ops.UNIFORM_INT)
+@rule(random_stateless.UNIFORM_INT)
 def _stateless_uniform_int(op, shape, seed, lo, hi):
     dtype = op.attrs["dtype"]._np
     return jax.random.randint(_key(seed), _shape_of(shape), lo, hi, dtype=dtype)
 
 
-@rule(stateless_random_ops.UNIFORM_FULL_INT)
+@rule(random_stateless.UNIFORM_FULL_INT)
 def _stateless_full_int(op, shape, seed):
     dtype = np.dtype(op.attrs["dtype"].as_numpy_dtype)
     bits = jax.random.bits(_key(seed), _shape_of(shape),
@@ -1208,7 +1205,7 @@ def _draw_shape(op, given) -> tuple:
     return tuple(op.attrs["shape"])
 
 
-@rule(random_ops.UNIFORM, random_ops.UNIFORM_DYNAMIC)
+@rule(random.UNIFORM, random.UNIFORM_DYNAMIC)
 def _uniform(op, seed, *shape):
     key, a, b = jax.random.key(seed), op.attrs["a"], op.attrs["b"]
     dtype = op.outputs[0].dtype.as_numpy_dtype
@@ -1217,14 +1214,14 @@ def _uniform(op, seed, *shape):
     return jax.random.uniform(key, _draw_shape(op, shape), dtype, a, b)
 
 
-@rule(random_ops.NORMAL, random_ops.NORMAL_DYNAMIC)
+@rule(random.NORMAL, random.NORMAL_DYNAMIC)
 def _normal(op, seed, *shape):
     dtype = op.outputs[0].dtype.as_numpy_dtype
     draw = jax.random.normal(jax.random.key(seed), _draw_shape(op, shape), dtype)
     return draw * op.attrs["b"] + op.attrs["a"]
 
 
-@rule(random_ops.TRUNCATED_NORMAL, random_ops.TRUNCATED_NORMAL_DYNAMIC)
+@rule(random.TRUNCATED_NORMAL, random.TRUNCATED_NORMAL_DYNAMIC)
 def _truncated_normal(op, seed, *shape):
     dtype = op.outputs[0].dtype.as_numpy_dtype
     draw = jax.random.truncated_normal(jax.random.key(seed), -2.0, 2.0,
@@ -1232,7 +1229,7 @@ def _truncated_normal(op, seed, *shape):
     return draw * op.attrs["b"] + op.attrs["a"]
 
 
-@rule(nn_ops.DROPOUT)
+@rule(nn.DROPOUT)
 def _dropout(op, seed, x):
     """[x * mask, mask]: the mask keeps each value with probability 1 - rate, scaled by
     1 / (1 - rate); noise_shape broadcasts the draws as on the NumPy tier."""

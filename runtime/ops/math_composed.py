@@ -24,13 +24,11 @@ from ..exports import NAMESPACES, export
 from ..graph import constant_value
 from ..opdef import REGISTRY
 from ..tensor import EagerTensor, Tensor
-from . import array_ops as _array
-from . import composed as _composed
-from . import linalg_ops as _linalg
-from . import math_ops as _math
-from . import nn_ops as _nn
-from . import reduce_ops as _reduce
-from . import sort_ops as _sort
+from . import array_composed as _composed
+from . import array_math
+from . import array_sort as _sort
+from . import linalg as _linalg
+from . import nn as _nn
 from .core import apply, binary_operands, convert_to_tensor
 
 
@@ -96,21 +94,21 @@ def atan2(y, x, name=None) -> Tensor:
 @export("math.rint")
 def rint(x, name=None) -> Tensor:
     """The nearest integer value, halves to even (as `np.rint`); floating-point `x`."""
-    return _math.round(_floating(convert_to_tensor(x), "rint"), name=name)
+    return array_math.round(_floating(convert_to_tensor(x), "rint"), name=name)
 
 
 @export("math.log_sigmoid")
 def log_sigmoid(x, name=None) -> Tensor:
     """log(sigmoid(x)) = -softplus(-x), without overflow for large |x|."""
     x = _floating(convert_to_tensor(x), "log_sigmoid")
-    return _math.negative(_nn.softplus(_math.negative(x)), name=name)
+    return array_math.negative(_nn.softplus(array_math.negative(x)), name=name)
 
 
 @export("math.softsign", "nn.softsign")
 def softsign(features, name=None) -> Tensor:
     """features / (1 + |features|)."""
     x = _floating(convert_to_tensor(features), "softsign", "features")
-    return _math.divide(x, _math.add(_math.abs(x), 1), name=name)
+    return array_math.divide(x, array_math.add(array_math.abs(x), 1), name=name)
 
 
 # -- safe divisions and logarithms ---------------------------------------------------------------
@@ -119,17 +117,17 @@ def _broadcast_like(a, b):
     """`a` broadcast against `b` (a + 0 * b keeps a's values and takes the common shape)."""
     if a.shape == b.shape and a.shape.is_fully_defined():
         return a
-    return _math.add(a, _array.zeros_like(b))
+    return array_math.add(a, array_math.zeros_like(b))
 
 
 @export("math.xlogy")
 def xlogy(x, y, name=None) -> Tensor:
     """x * log(y), and 0 where x == 0 (even where y is 0)."""
     x, y = _float_operands(x, y, "xlogy")
-    at_zero = _math.equal(x, 0)
+    at_zero = array_math.equal(x, 0)
     yb = _broadcast_like(y, x)
-    safe_y = _array.where(at_zero, _array.ones_like(yb), yb)
-    return _math.multiply(x, _math.log(safe_y), name=name)
+    safe_y = array_math.where(at_zero, array_math.ones_like(yb), yb)
+    return array_math.multiply(x, array_math.log(safe_y), name=name)
 
 
 @export("math.xlog1py")
@@ -137,8 +135,8 @@ def xlog1py(x, y, name=None) -> Tensor:
     """x * log1p(y), and 0 where x == 0 (even where y is -1)."""
     x, y = _float_operands(x, y, "xlog1py")
     yb = _broadcast_like(y, x)
-    safe_y = _array.where(_math.equal(x, 0), _array.zeros_like(yb), yb)
-    return _math.multiply(x, _math.log1p(safe_y), name=name)
+    safe_y = array_math.where(array_math.equal(x, 0), array_math.zeros_like(yb), yb)
+    return array_math.multiply(x, array_math.log1p(safe_y), name=name)
 
 
 @export("math.xdivy")
@@ -146,8 +144,8 @@ def xdivy(x, y, name=None) -> Tensor:
     """x / y, and 0 where x == 0 (even where y is 0)."""
     x, y = _float_operands(x, y, "xdivy")
     yb = _broadcast_like(y, x)
-    safe_y = _array.where(_math.equal(x, 0), _array.ones_like(yb), yb)
-    return _math.divide(x, safe_y, name=name)
+    safe_y = array_math.where(array_math.equal(x, 0), array_math.ones_like(yb), yb)
+    return array_math.divide(x, safe_y, name=name)
 
 
 @export("math.divide_no_nan")
@@ -155,9 +153,9 @@ def divide_no_nan(x, y, name=None) -> Tensor:
     """x / y, and 0 where y == 0 (even where x is 0, inf or nan)."""
     x, y = _float_operands(x, y, "divide_no_nan")
     yb = _broadcast_like(y, x)
-    at_zero = _math.equal(yb, 0)
-    quotient = _math.divide(x, _array.where(at_zero, _array.ones_like(yb), yb))
-    return _array.where(at_zero, _array.zeros_like(quotient), quotient, name=name)
+    at_zero = array_math.equal(yb, 0)
+    quotient = array_math.divide(x, array_math.where(at_zero, array_math.ones_like(yb), yb))
+    return array_math.where(at_zero, array_math.zeros_like(quotient), quotient, name=name)
 
 
 @export("math.multiply_no_nan")
@@ -165,22 +163,22 @@ def multiply_no_nan(x, y, name=None) -> Tensor:
     """x * y, and 0 where y == 0 (even where x is inf or nan)."""
     x, y = _float_operands(x, y, "multiply_no_nan")
     xb = _broadcast_like(x, y)
-    safe_x = _array.where(_math.equal(_broadcast_like(y, x), 0), _array.zeros_like(xb), xb)
-    return _math.multiply(safe_x, y, name=name)
+    safe_x = array_math.where(array_math.equal(_broadcast_like(y, x), 0), array_math.zeros_like(xb), xb)
+    return array_math.multiply(safe_x, y, name=name)
 
 
 @export("math.reciprocal_no_nan")
 def reciprocal_no_nan(x, name=None) -> Tensor:
     """1 / x, and 0 where x == 0."""
     x = _floating(convert_to_tensor(x), "reciprocal_no_nan")
-    return divide_no_nan(_array.ones_like(x), x, name=name)
+    return divide_no_nan(array_math.ones_like(x), x, name=name)
 
 
 @export("math.squared_difference")
 def squared_difference(x, y, name=None) -> Tensor:
     """(x - y) ** 2, elementwise with broadcasting."""
     x, y = binary_operands(x, y)
-    return _math.square(_math.subtract(x, y), name=name)
+    return array_math.square(array_math.subtract(x, y), name=name)
 
 
 # -- truncating division -------------------------------------------------------------------------
@@ -190,21 +188,21 @@ def truncatediv(x, y, name=None) -> Tensor:
     """x / y rounded toward zero (C's integer division; `trunc(x / y)` for floats)."""
     x, y = binary_operands(x, y)
     if x.dtype.is_floating:
-        return apply(REGISTRY["Trunc"], [_math.divide(x, y)], name=name)
+        return apply(REGISTRY["Trunc"], [array_math.divide(x, y)], name=name)
     if not x.dtype.is_integer:
         raise TypeError(f"truncatediv needs integer or floating-point tensors, got {x.dtype.name}.")
-    quotient = _math.floordiv(x, y)
-    inexact = _math.not_equal(_math.mod(x, y), 0)
-    signs_differ = _math.not_equal(_math.less(x, 0), _math.less(y, 0))
-    bump = _array.cast(_math.logical_and(inexact, signs_differ), x.dtype)
-    return _math.add(quotient, bump, name=name)
+    quotient = array_math.floordiv(x, y)
+    inexact = array_math.not_equal(array_math.mod(x, y), 0)
+    signs_differ = array_math.not_equal(array_math.less(x, 0), array_math.less(y, 0))
+    bump = array_math.cast(array_math.logical_and(inexact, signs_differ), x.dtype)
+    return array_math.add(quotient, bump, name=name)
 
 
 @export("truncatemod", "math.truncatemod")
 def truncatemod(x, y, name=None) -> Tensor:
     """The remainder of `truncatediv`: it has the sign of x (C's `%`, NumPy's `fmod`)."""
     x, y = binary_operands(x, y)
-    return _math.subtract(x, _math.multiply(truncatediv(x, y), y), name=name)
+    return array_math.subtract(x, array_math.multiply(truncatediv(x, y), y), name=name)
 
 
 # -- sums, products and reductions ---------------------------------------------------------------
@@ -228,8 +226,8 @@ def add_n(inputs: Sequence, name=None) -> Tensor:
                              f"{first.shape} and inputs[{i}] has shape {t.shape}.")
     total = first
     for t in tensors[1:]:
-        total = _math.add(total, t)
-    return _array.identity(total, name=name)
+        total = array_math.add(total, t)
+    return array_math.identity(total, name=name)
 
 
 @export("scalar_mul", "math.scalar_mul")
@@ -239,7 +237,7 @@ def scalar_mul(scalar, x, name=None) -> Tensor:
     if isinstance(s, Tensor) and s.shape.rank not in (None, 0):
         raise ValueError(f"scalar_mul needs a scalar `scalar`, got shape {s.shape}.")
     x = convert_to_tensor(x)
-    return _math.multiply(x, s, name=name)
+    return array_math.multiply(x, s, name=name)
 
 
 def _float_input(input_tensor, fn_name):
@@ -253,16 +251,16 @@ def _float_input(input_tensor, fn_name):
 def reduce_variance(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
     """The population variance (mean squared deviation from the mean) over `axis`."""
     x = _float_input(input_tensor, "reduce_variance")
-    mean = _reduce.reduce_mean(x, axis=axis, keepdims=True)
-    return _reduce.reduce_mean(_math.square(_math.subtract(x, mean)), axis=axis,
-                               keepdims=keepdims, name=name)
+    mean = array_math.reduce_mean(x, axis=axis, keepdims=True)
+    return array_math.reduce_mean(array_math.square(array_math.subtract(x, mean)), axis=axis,
+                                  keepdims=keepdims, name=name)
 
 
 @export("math.reduce_std")
 def reduce_std(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
     """The population standard deviation over `axis` (the square root of `reduce_variance`)."""
     x = _float_input(input_tensor, "reduce_std")
-    return _math.sqrt(reduce_variance(x, axis=axis, keepdims=keepdims), name=name)
+    return array_math.sqrt(reduce_variance(x, axis=axis, keepdims=keepdims), name=name)
 
 
 @export("math.reduce_euclidean_norm")
@@ -270,12 +268,12 @@ def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None) ->
     """sqrt(sum(x ** 2)) over `axis`; integer tensors give the truncated norm in their dtype."""
     x = convert_to_tensor(input_tensor)
     if x.dtype.is_integer:
-        wide = _array.cast(x, _dtypes.float64)
-        norm = _math.sqrt(_reduce.reduce_sum(_math.square(wide), axis=axis, keepdims=keepdims))
-        return _array.cast(norm, x.dtype, name=name)
+        wide = array_math.cast(x, _dtypes.float64)
+        norm = array_math.sqrt(array_math.reduce_sum(array_math.square(wide), axis=axis, keepdims=keepdims))
+        return array_math.cast(norm, x.dtype, name=name)
     if not x.dtype.is_floating:
         raise TypeError(f"reduce_euclidean_norm needs a numeric `input_tensor`, got {x.dtype.name}.")
-    return _math.sqrt(_reduce.reduce_sum(_math.square(x), axis=axis, keepdims=keepdims), name=name)
+    return array_math.sqrt(array_math.reduce_sum(array_math.square(x), axis=axis, keepdims=keepdims), name=name)
 
 
 @export("math.count_nonzero")
@@ -284,11 +282,11 @@ def count_nonzero(input, axis=None, keepdims=None, dtype=_dtypes.int64, name=Non
     x = convert_to_tensor(input)
     dtype = _dtypes.as_dtype(dtype)
     if x.dtype is _dtypes.string:
-        nonzero = _math.not_equal(x, b"")
+        nonzero = array_math.not_equal(x, b"")
     else:
-        nonzero = _math.not_equal(x, _array.zeros_like(x))
-    return _reduce.reduce_sum(_array.cast(nonzero, dtype), axis=axis, keepdims=bool(keepdims),
-                              name=name)
+        nonzero = array_math.not_equal(x, array_math.zeros_like(x))
+    return array_math.reduce_sum(array_math.cast(nonzero, dtype), axis=axis, keepdims=bool(keepdims),
+                                 name=name)
 
 
 @export("math.polyval")
@@ -299,11 +297,11 @@ def polyval(coeffs: Sequence, x, name=None) -> Tensor:
                          f"{type(coeffs).__name__}.")
     x = convert_to_tensor(x)
     if not coeffs:
-        return _array.zeros_like(x, name=name)
-    total = _math.add(_array.zeros_like(x), coeffs[0])
+        return array_math.zeros_like(x, name=name)
+    total = array_math.add(array_math.zeros_like(x), coeffs[0])
     for c in coeffs[1:]:
-        total = _math.add(_math.multiply(total, x), c)
-    return _array.identity(total, name=name)
+        total = array_math.add(array_math.multiply(total, x), c)
+    return array_math.identity(total, name=name)
 
 
 @export("math.cumulative_logsumexp")
@@ -311,11 +309,11 @@ def cumulative_logsumexp(x, axis=0, exclusive=False, reverse=False, name=None) -
     """log(cumsum(exp(x))) along `axis`, computed without overflow (`exclusive` and `reverse`
     as in `rt.cumsum`; an empty exclusive sum is -inf)."""
     x = _floating(convert_to_tensor(x), "cumulative_logsumexp")
-    top = _reduce.reduce_max(x, axis=axis, keepdims=True)
-    top = _array.where(_composed.is_finite(top), top, _array.zeros_like(top))
-    sums = _array.cumsum(_math.exp(_math.subtract(x, top)), axis=axis, exclusive=exclusive,
-                         reverse=reverse)
-    return _math.add(_math.log(sums), top, name=name)
+    top = array_math.reduce_max(x, axis=axis, keepdims=True)
+    top = array_math.where(_composed.is_finite(top), top, array_math.zeros_like(top))
+    sums = array_math.cumsum(array_math.exp(array_math.subtract(x, top)), axis=axis, exclusive=exclusive,
+                             reverse=reverse)
+    return array_math.add(array_math.log(sums), top, name=name)
 
 
 # -- order and counting --------------------------------------------------------------------------
@@ -324,7 +322,7 @@ def _flat_pairs(x, fn_name):
     x = convert_to_tensor(x)
     if not x.dtype.is_numeric or x.dtype.is_bool:
         raise TypeError(f"{fn_name} needs a numeric tensor `x`, got {x.dtype.name}.")
-    flat = _array.reshape(x, [-1])
+    flat = array_math.reshape(x, [-1])
     return flat[1:], flat[:-1]
 
 
@@ -332,14 +330,14 @@ def _flat_pairs(x, fn_name):
 def is_non_decreasing(x, name=None) -> Tensor:
     """True when x[i] <= x[i+1] for consecutive elements of x flattened (True for < 2 elements)."""
     later, earlier = _flat_pairs(x, "is_non_decreasing")
-    return _reduce.reduce_all(_math.greater_equal(later, earlier), name=name)
+    return array_math.reduce_all(array_math.greater_equal(later, earlier), name=name)
 
 
 @export("math.is_strictly_increasing", "debugging.is_strictly_increasing")
 def is_strictly_increasing(x, name=None) -> Tensor:
     """True when x[i] < x[i+1] for consecutive elements of x flattened (True for < 2 elements)."""
     later, earlier = _flat_pairs(x, "is_strictly_increasing")
-    return _reduce.reduce_all(_math.greater(later, earlier), name=name)
+    return array_math.reduce_all(array_math.greater(later, earlier), name=name)
 
 
 @export("math.invert_permutation")
@@ -354,7 +352,7 @@ def invert_permutation(x, name=None) -> Tensor:
     if known is not None and not np.array_equal(np.sort(known), np.arange(known.size)):
         raise InvalidArgumentError(f"invert_permutation: `x` must be a permutation of "
                                    f"0..{known.size - 1}, got {known.tolist()}.")
-    return _array.cast(_sort.argsort(x, stable=True), x.dtype, name=name)
+    return array_math.cast(_sort.argsort(x, stable=True), x.dtype, name=name)
 
 
 def _static_int(value):
@@ -395,13 +393,13 @@ def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=
                 raise InvalidArgumentError(f"confusion_matrix: `{what}` must be < num_classes "
                                            f"({n}), got {values.max()}.")
     work = _dtypes.float64
-    rows = _array.one_hot(labels, n, dtype=work)
+    rows = array_math.one_hot(labels, n, dtype=work)
     if weights is not None:
-        w = _array.cast(convert_to_tensor(weights), work)
-        rows = _math.multiply(rows, _array.expand_dims(w, 1))
-    columns = _array.one_hot(predictions, n, dtype=work)
+        w = array_math.cast(convert_to_tensor(weights), work)
+        rows = array_math.multiply(rows, array_math.expand_dims(w, 1))
+    columns = array_math.one_hot(predictions, n, dtype=work)
     counts = _linalg.matmul(rows, columns, transpose_a=True)
-    return _array.cast(counts, dtype, name=name)
+    return array_math.cast(counts, dtype, name=name)
 
 
 @export("math.l2_normalize", "nn.l2_normalize")
@@ -412,16 +410,16 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None) -> Tensor:
             raise ValueError("l2_normalize: give `axis` or its older name `dim`, not both.")
         axis = dim
     x = _floating(convert_to_tensor(x), "l2_normalize")
-    squares = _reduce.reduce_sum(_math.square(x), axis=axis, keepdims=True)
-    return _math.multiply(x, _math.rsqrt(_math.maximum(squares, epsilon)), name=name)
+    squares = array_math.reduce_sum(array_math.square(x), axis=axis, keepdims=True)
+    return array_math.multiply(x, array_math.rsqrt(array_math.maximum(squares, epsilon)), name=name)
 
 
 @export("math.zero_fraction", "nn.zero_fraction")
 def zero_fraction(value, name=None) -> Tensor:
     """The fraction of elements of `value` that are zero, as a float32 scalar."""
     x = convert_to_tensor(value)
-    zeros = _math.equal(x, _array.zeros_like(x))
-    return _reduce.reduce_mean(_array.cast(zeros, _dtypes.float32), name=name)
+    zeros = array_math.equal(x, array_math.zeros_like(x))
+    return array_math.reduce_mean(array_math.cast(zeros, _dtypes.float32), name=name)
 
 
 # -- top-level helpers ---------------------------------------------------------------------------
@@ -429,7 +427,7 @@ def zero_fraction(value, name=None) -> Tensor:
 @export("guarantee_const")
 def guarantee_const(input, name=None) -> Tensor:  # noqa: A002 - TensorFlow's name
     """`input` unchanged (a promise, to TensorFlow's optimiser, that it is constant)."""
-    return _array.identity(convert_to_tensor(input), name=name)
+    return array_math.identity(convert_to_tensor(input), name=name)
 
 
 @export("shape_n")
@@ -437,7 +435,7 @@ def shape_n(input: Sequence, out_type=_dtypes.int32, name=None) -> list[Tensor]:
     """The shapes of a list of tensors, one int vector each."""
     if isinstance(input, Tensor) or not isinstance(input, (list, tuple)):
         raise TypeError(f"shape_n needs `input` as a list of tensors, got {type(input).__name__}.")
-    return [_array.shape(t, out_type=out_type) for t in input]
+    return [array_math.shape(t, out_type=out_type) for t in input]
 
 
 @export("saturate_cast", "dtypes.saturate_cast")
@@ -457,10 +455,10 @@ def saturate_cast(value, dtype, name=None) -> Tensor:
                 hi = np.nextafter(hi, fl(0))
             if float(lo) < float(low):
                 lo = np.nextafter(lo, fl(0))
-            x = _math.clip_by_value(x, lo, hi)
+            x = array_math.clip_by_value(x, lo, hi)
         elif low > source.min or high < source.max:
-            x = _math.clip_by_value(x, x.dtype._np.type(low), x.dtype._np.type(high))
-    return _array.cast(x, target, name=name)
+            x = array_math.clip_by_value(x, x.dtype._np.type(low), x.dtype._np.type(high))
+    return array_math.cast(x, target, name=name)
 
 
 @export("unravel_index")
@@ -484,9 +482,9 @@ def unravel_index(indices, dims, name=None) -> Tensor:
     coords = []
     rest = idx
     for d in reversed(shape):
-        coords.append(_math.mod(rest, d))
-        rest = _math.floordiv(rest, d)
-    return _array.stack(coords[::-1], axis=0, name=name)
+        coords.append(array_math.mod(rest, d))
+        rest = array_math.floordiv(rest, d)
+    return array_math.stack(coords[::-1], axis=0, name=name)
 
 
 # -- tf.nn activations and losses ----------------------------------------------------------------
@@ -502,7 +500,7 @@ def _features(features, fn_name):
 def relu6(features, name=None) -> Tensor:
     """min(max(features, 0), 6)."""
     x = convert_to_tensor(features)
-    return _math.minimum(_nn.relu(x), 6, name=name)
+    return array_math.minimum(_nn.relu(x), 6, name=name)
 
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -514,23 +512,23 @@ def selu(features, name=None) -> Tensor:
     """The scaled ELU: scale * (x if x > 0 else alpha * (exp(x) - 1)), with the constants of
     self-normalising networks (alpha ~ 1.6733, scale ~ 1.0507)."""
     x = _features(features, "selu")
-    negative_part = _math.multiply(_math.subtract(_math.exp(_math.minimum(x, 0)), 1), _SELU_ALPHA)
-    return _math.multiply(_array.where(_math.greater(x, 0), x, negative_part), _SELU_SCALE,
-                          name=name)
+    negative_part = array_math.multiply(array_math.subtract(array_math.exp(array_math.minimum(x, 0)), 1), _SELU_ALPHA)
+    return array_math.multiply(array_math.where(array_math.greater(x, 0), x, negative_part), _SELU_SCALE,
+                               name=name)
 
 
 @export("nn.silu", "nn.swish")
 def silu(features, beta=1.0, name=None) -> Tensor:
     """features * sigmoid(beta * features) (also called swish)."""
     x = _features(features, "silu")
-    return _math.multiply(x, _math.sigmoid(_math.multiply(x, beta)), name=name)
+    return array_math.multiply(x, array_math.sigmoid(array_math.multiply(x, beta)), name=name)
 
 
 @export("nn.crelu")
 def crelu(features, name=None, axis=-1) -> Tensor:
     """relu(features) and relu(-features) concatenated along `axis` (twice as many channels)."""
     x = convert_to_tensor(features)
-    return _array.concat([_nn.relu(x), _nn.relu(_math.negative(x))], axis=axis, name=name)
+    return array_math.concat([_nn.relu(x), _nn.relu(array_math.negative(x))], axis=axis, name=name)
 
 
 @export("nn.weighted_cross_entropy_with_logits")
@@ -543,12 +541,12 @@ def weighted_cross_entropy_with_logits(labels, logits, pos_weight, name=None) ->
         raise ValueError(f"weighted_cross_entropy_with_logits: `labels` and `logits` must have "
                          f"the same shape, got {z.shape} and {x.shape}.")
     # -log(sigmoid(x)) = log1p(exp(-|x|)) + max(-x, 0), stable for any x
-    neg_log_sig = _math.add(_math.log1p(_math.exp(_math.negative(_math.abs(x)))),
-                            _math.maximum(_math.negative(x), 0))
+    neg_log_sig = array_math.add(array_math.log1p(array_math.exp(array_math.negative(array_math.abs(x)))),
+                                 array_math.maximum(array_math.negative(x), 0))
     q = convert_to_tensor(pos_weight, dtype=x.dtype)
-    positive_weight = _math.add(_math.multiply(_math.subtract(q, 1), z), 1)
-    return _math.add(_math.multiply(_math.subtract(1, z), x),
-                     _math.multiply(positive_weight, neg_log_sig), name=name)
+    positive_weight = array_math.add(array_math.multiply(array_math.subtract(q, 1), z), 1)
+    return array_math.add(array_math.multiply(array_math.subtract(1, z), x),
+                          array_math.multiply(positive_weight, neg_log_sig), name=name)
 
 
 @export("nn.log_poisson_loss")
@@ -561,14 +559,14 @@ def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None) -> 
     if not z.shape.is_compatible_with(c.shape):
         raise ValueError(f"log_poisson_loss: `targets` and `log_input` must have the same shape, "
                          f"got {z.shape} and {c.shape}.")
-    loss = _math.subtract(_math.exp(c), _math.multiply(z, c))
+    loss = array_math.subtract(array_math.exp(c), array_math.multiply(z, c))
     if compute_full_loss:
-        big = _math.greater(z, 1)
-        safe = _array.where(big, z, _array.ones_like(z))
-        stirling = _math.add(_math.subtract(_math.multiply(safe, _math.log(safe)), safe),
-                             _math.multiply(_math.log(_math.multiply(safe, 2 * np.pi)), 0.5))
-        loss = _math.add(loss, _array.where(big, stirling, _array.zeros_like(z)))
-    return _array.identity(loss, name=name)
+        big = array_math.greater(z, 1)
+        safe = array_math.where(big, z, array_math.ones_like(z))
+        stirling = array_math.add(array_math.subtract(array_math.multiply(safe, array_math.log(safe)), safe),
+                                  array_math.multiply(array_math.log(array_math.multiply(safe, 2 * np.pi)), 0.5))
+        loss = array_math.add(loss, array_math.where(big, stirling, array_math.zeros_like(z)))
+    return array_math.identity(loss, name=name)
 
 
 @export("nn.compute_average_loss")
@@ -578,19 +576,19 @@ def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size
     loss = _floating(convert_to_tensor(per_example_loss), "compute_average_loss",
                      "per_example_loss")
     if sample_weight is not None:
-        loss = _math.multiply(loss, _array.cast(convert_to_tensor(sample_weight), loss.dtype))
+        loss = array_math.multiply(loss, array_math.cast(convert_to_tensor(sample_weight), loss.dtype))
     if global_batch_size is None:
         if loss.shape.rank == 0:
             count = 1
         else:
-            count = _array.shape(loss)[0] if loss.shape.rank is not None else _array.size(loss)
-        batch = _array.cast(count, loss.dtype) if isinstance(count, Tensor) else count
+            count = array_math.shape(loss)[0] if loss.shape.rank is not None else array_math.size(loss)
+        batch = array_math.cast(count, loss.dtype) if isinstance(count, Tensor) else count
     else:
         if isinstance(global_batch_size, numbers.Number) and global_batch_size <= 0:
             raise ValueError(f"compute_average_loss: `global_batch_size` must be positive, got "
                              f"{global_batch_size}.")
-        batch = _array.cast(convert_to_tensor(global_batch_size), loss.dtype)
-    return divide_no_nan(_reduce.reduce_sum(loss), batch)
+        batch = array_math.cast(convert_to_tensor(global_batch_size), loss.dtype)
+    return divide_no_nan(array_math.reduce_sum(loss), batch)
 
 
 @export("nn.scale_regularization_loss")
@@ -600,8 +598,8 @@ def scale_regularization_loss(regularization_loss) -> Tensor:
     if isinstance(regularization_loss, (list, tuple)):
         if not regularization_loss:
             raise ValueError("scale_regularization_loss needs at least one loss.")
-        return add_n([_reduce.reduce_sum(convert_to_tensor(t)) for t in regularization_loss])
-    return _reduce.reduce_sum(convert_to_tensor(regularization_loss))
+        return add_n([array_math.reduce_sum(convert_to_tensor(t)) for t in regularization_loss])
+    return array_math.reduce_sum(convert_to_tensor(regularization_loss))
 
 
 @export("nn.sufficient_statistics")
@@ -617,12 +615,12 @@ def sufficient_statistics(x, axes, shift=None, keepdims=False,
             if not -rank <= a < rank:
                 raise InvalidArgumentError(f"sufficient_statistics: axis {a} is out of range for "
                                            f"a tensor of rank {rank}.")
-    dims = _array.shape(x)
-    count = _reduce.reduce_prod(_array.cast(_array.stack([dims[a] for a in axes_list]), x.dtype)) \
-        if axes_list else _array.ones([], x.dtype)
-    centred = x if shift is None else _math.subtract(x, shift)
-    m_ss = _reduce.reduce_sum(centred, axis=axes_list, keepdims=keepdims)
-    v_ss = _reduce.reduce_sum(_math.square(centred), axis=axes_list, keepdims=keepdims)
+    dims = array_math.shape(x)
+    count = array_math.reduce_prod(array_math.cast(array_math.stack([dims[a] for a in axes_list]), x.dtype)) \
+        if axes_list else array_math.ones([], x.dtype)
+    centred = x if shift is None else array_math.subtract(x, shift)
+    m_ss = array_math.reduce_sum(centred, axis=axes_list, keepdims=keepdims)
+    v_ss = array_math.reduce_sum(array_math.square(centred), axis=axes_list, keepdims=keepdims)
     shift_t = None if shift is None else convert_to_tensor(shift, dtype=x.dtype)
     return count, m_ss, v_ss, shift_t
 
@@ -633,13 +631,13 @@ def normalize_moments(counts, mean_ss, variance_ss, shift,
     """(mean, variance) from the sufficient statistics: mean_ss / counts (+ shift) and
     variance_ss / counts - (mean_ss / counts) ** 2."""
     mean_ss = _floating(convert_to_tensor(mean_ss), "normalize_moments", "mean_ss")
-    divisor = _math.reciprocal(convert_to_tensor(counts, dtype=mean_ss.dtype))
-    shifted_mean = _math.multiply(mean_ss, divisor)
-    mean = shifted_mean if shift is None else _math.add(shifted_mean, shift)
-    variance = _math.subtract(_math.multiply(variance_ss, divisor), _math.square(shifted_mean))
+    divisor = array_math.reciprocal(convert_to_tensor(counts, dtype=mean_ss.dtype))
+    shifted_mean = array_math.multiply(mean_ss, divisor)
+    mean = shifted_mean if shift is None else array_math.add(shifted_mean, shift)
+    variance = array_math.subtract(array_math.multiply(variance_ss, divisor), array_math.square(shifted_mean))
     return mean, variance
 
 
 _alias(_nn.softmax, "math.softmax")
 _alias(_nn.log_softmax, "math.log_softmax")
-_alias(_math.divide, "realdiv")
+_alias(array_math.divide, "realdiv")

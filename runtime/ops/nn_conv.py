@@ -19,10 +19,8 @@ from ..graph import constant_value
 from ..opdef import define
 from ..shapes import TensorShape
 from ..tensor import Tensor
-from . import array_ops as _array
-from . import math_ops as _math
-from . import reduce_ops as _reduce
-from .composed import pad as _composed_pad
+from . import array_math
+from .array_composed import pad as _composed_pad
 from .core import apply, convert_to_tensor
 
 # -- argument checking -----------------------------------------------------------------------
@@ -288,9 +286,9 @@ def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None,  
         raise ValueError(f"conv1d: `filters` must have rank 3, got shape {f.shape}.")
     (s,) = _pair(stride, "conv1d", "stride", rank=1)
     (d,) = _pair(dilations, "conv1d", "dilations", rank=1)
-    y = apply(CONV2D, [_array.expand_dims(x, 1), _array.expand_dims(f, 0)],
+    y = apply(CONV2D, [array_math.expand_dims(x, 1), array_math.expand_dims(f, 0)],
               {"strides": (1, s), "padding": _padding(padding, "conv1d"), "dilations": (1, d)})
-    return _array.squeeze(y, [1], name=name)
+    return array_math.squeeze(y, [1], name=name)
 
 
 # -- pooling ---------------------------------------------------------------------------------------
@@ -447,9 +445,9 @@ def _pool1d(op, fn, input, ksize, strides, padding, data_format, name):  # noqa:
         raise ValueError(f"{fn}: `input` must have rank 3, got shape {x.shape}.")
     (k,) = _pair(ksize, fn, "ksize", rank=1)
     (s,) = _pair(strides, fn, "strides", rank=1)
-    y = apply(op, [_array.expand_dims(x, 1)],
+    y = apply(op, [array_math.expand_dims(x, 1)],
               {"ksize": (1, k), "strides": (1, s), "padding": _padding(padding, fn)})
-    return _array.squeeze(y, [1], name=name)
+    return array_math.squeeze(y, [1], name=name)
 
 
 @export("nn.max_pool1d")
@@ -512,12 +510,12 @@ def moments(x, axes, shift=None, keepdims=False, name=None) -> tuple[Tensor, Ten
     if not x.dtype.is_floating:
         raise TypeError(f"moments: `x` must be a floating-point tensor, got {x.dtype.name}.")
     axes = _axes(axes, x.shape.rank, "moments")
-    mean = _reduce.reduce_mean(x, axis=axes, keepdims=True)
-    variance = _reduce.reduce_mean(
-        _math.square(_math.subtract(x, mean)), axis=axes, keepdims=True)
+    mean = array_math.reduce_mean(x, axis=axes, keepdims=True)
+    variance = array_math.reduce_mean(
+        array_math.square(array_math.subtract(x, mean)), axis=axes, keepdims=True)
     if not keepdims:
-        mean = _array.squeeze(mean, axes)
-        variance = _array.squeeze(variance, axes)
+        mean = array_math.squeeze(mean, axes)
+        variance = array_math.squeeze(variance, axes)
     return mean, variance
 
 
@@ -526,14 +524,14 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
     """(x - mean) * scale / sqrt(variance + variance_epsilon) + offset; `offset` and
     `scale` may be None."""
     x = convert_to_tensor(x)
-    inv = _math.rsqrt(_math.add(convert_to_tensor(variance, dtype=x.dtype),
-                                float(variance_epsilon)))
+    inv = array_math.rsqrt(array_math.add(convert_to_tensor(variance, dtype=x.dtype),
+                                          float(variance_epsilon)))
     if scale is not None:
-        inv = _math.multiply(inv, convert_to_tensor(scale, dtype=x.dtype))
-    y = _math.multiply(_math.subtract(x, convert_to_tensor(mean, dtype=x.dtype)), inv)
+        inv = array_math.multiply(inv, convert_to_tensor(scale, dtype=x.dtype))
+    y = array_math.multiply(array_math.subtract(x, convert_to_tensor(mean, dtype=x.dtype)), inv)
     if offset is not None:
-        y = _math.add(y, convert_to_tensor(offset, dtype=x.dtype))
-    return _array.identity(y, name=name) if name else y
+        y = array_math.add(y, convert_to_tensor(offset, dtype=x.dtype))
+    return array_math.identity(y, name=name) if name else y
 
 
 @export("nn.embedding_lookup")
@@ -550,7 +548,7 @@ def embedding_lookup(params, ids, max_norm=None, name=None) -> Tensor:
     ids = convert_to_tensor(ids)
     if not ids.dtype.is_integer:
         raise TypeError(f"embedding_lookup: `ids` must be integers, got {ids.dtype.name}.")
-    return _array.gather(params, ids, name=name)
+    return array_math.gather(params, ids, name=name)
 
 
 # -- transposed, depthwise and separable convolutions, composed ----------------------------------
@@ -638,9 +636,9 @@ def conv1d_transpose(input, filters, output_shape, strides, padding="SAME",  # n
     out = _static_output_shape(output_shape, 1, "conv1d_transpose")
     (s,) = _pair(strides, "conv1d_transpose", "strides", rank=1)
     (d,) = _pair(dilations, "conv1d_transpose", "dilations", rank=1)
-    y = conv2d_transpose(_array.expand_dims(x, 1), _array.expand_dims(f, 0),
+    y = conv2d_transpose(array_math.expand_dims(x, 1), array_math.expand_dims(f, 0),
                          [None, 1, out[1], out[2]], (1, s), padding, dilations=(1, d))
-    return _array.squeeze(y, [1], name=name)
+    return array_math.squeeze(y, [1], name=name)
 
 
 @export("nn.conv_transpose")
@@ -675,12 +673,12 @@ def _depthwise(x, f, strides, padding, dilations, fn):
     total = None
     for i in range(kh):
         for j in range(kw):
-            tap = _array.getitem(x, (slice(None), slice(i * dh, i * dh + (oh - 1) * sh + 1, sh),
-                                     slice(j * dw, j * dw + (ow - 1) * sw + 1, sw)))
-            term = _math.multiply(_array.expand_dims(tap, 4), f[i, j])
-            total = term if total is None else _math.add(total, term)
+            tap = array_math.getitem(x, (slice(None), slice(i * dh, i * dh + (oh - 1) * sh + 1, sh),
+                                         slice(j * dw, j * dw + (ow - 1) * sw + 1, sw)))
+            term = array_math.multiply(array_math.expand_dims(tap, 4), f[i, j])
+            total = term if total is None else array_math.add(total, term)
     batch = n if n is not None else -1
-    return _array.reshape(total, [batch, oh, ow, kc * m])
+    return array_math.reshape(total, [batch, oh, ow, kc * m])
 
 
 @export("nn.depthwise_conv2d")
@@ -699,7 +697,7 @@ def depthwise_conv2d(input, filter, strides, padding, data_format=None,  # noqa:
     y = _depthwise(x, f, _pair(strides, "depthwise_conv2d", "strides"),
                    _padding(padding, "depthwise_conv2d"),
                    _pair(dilations, "depthwise_conv2d", "dilations"), "depthwise_conv2d")
-    return _array.identity(y, name=name) if name else y
+    return array_math.identity(y, name=name) if name else y
 
 
 @export("nn.separable_conv2d")

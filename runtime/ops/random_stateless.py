@@ -18,7 +18,7 @@ from ..exports import export
 from ..opdef import define
 from ..shapes import TensorShape
 from ..tensor import Tensor
-from .array_ops import as_int, cast, int_vector, stack, static_or_later
+from .array_math import as_int, cast, int_vector, stack, static_or_later
 from .core import apply, convert_to_tensor
 from .shape_rules import shape_from_tensor
 

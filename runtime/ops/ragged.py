@@ -24,12 +24,10 @@ from ..exports import export
 from ..graph import constant_value
 from ..shapes import TensorShape
 from ..tensor import Tensor
-from . import array_ops as _array
-from . import composed as _composed
-from . import math_ops as _math
-from . import reduce_ops as _reduce
-from . import scatter_ops as _scatter
-from . import sort_ops as _sort
+from . import array_composed as _composed
+from . import array_math
+from . import array_scatter as _scatter
+from . import array_sort as _sort
 from .core import convert_to_tensor
 
 _CONVERTIBLE = (Tensor, list, tuple, np.ndarray, np.generic, numbers.Number, bytes, str)
@@ -46,7 +44,7 @@ def _splits(value, what: str) -> Tensor:
         raise TypeError(f"`{what}` must hold integers, got dtype {t.dtype.name}.")
     if t.shape.rank not in (1, None):
         raise ValueError(f"`{what}` must be a vector, got shape {t.shape}.")
-    return t if t.dtype in (_dtypes.int64, _dtypes.int32) else _array.cast(t, _dtypes.int64)
+    return t if t.dtype in (_dtypes.int64, _dtypes.int32) else array_math.cast(t, _dtypes.int64)
 
 
 @export("RaggedTensor", "ragged.RaggedTensor")
@@ -95,8 +93,8 @@ class RaggedTensor:
         known = constant_value(lengths)
         if known is not None and (known < 0).any():
             raise InvalidArgumentError(f"`row_lengths` must not be negative, got {known.tolist()}.")
-        zero = _array.zeros([1], dtype=lengths.dtype)
-        splits = _array.concat([zero, _cumsum(lengths)], 0)
+        zero = array_math.zeros([1], dtype=lengths.dtype)
+        splits = array_math.concat([zero, _cumsum(lengths)], 0)
         return cls.from_row_splits(values, splits, validate=validate)
 
     @classmethod
@@ -110,11 +108,11 @@ class RaggedTensor:
             raise InvalidArgumentError("`value_rowids` must be non-negative and never decrease, "
                                        f"got {known.tolist()}.")
         if nrows is None:
-            nrows = _math.add(_reduce.reduce_max(_array.concat([_minus_one(ids), ids], 0)), 1)
+            nrows = array_math.add(array_math.reduce_max(array_math.concat([_minus_one(ids), ids], 0)), 1)
         elif known is not None and known.size and int(nrows) <= int(known.max()):
             raise InvalidArgumentError(f"`nrows` = {int(nrows)} is too small for value_rowids "
                                        f"up to {int(known.max())}.")
-        lengths = _scatter.unsorted_segment_sum(_array.ones_like(ids), ids, nrows)
+        lengths = _scatter.unsorted_segment_sum(array_math.ones_like(ids), ids, nrows)
         return cls.from_row_lengths(values, lengths, validate=validate)
 
     @classmethod
@@ -129,19 +127,19 @@ class RaggedTensor:
             raise ValueError(f"`tensor` must have rank >= 2, got shape {x.shape}.")
         if lengths is not None and padding is not None:
             raise ValueError("Give at most one of `lengths` and `padding`.")
-        dims = _array.shape(x)
+        dims = array_math.shape(x)
         if padding is not None:
-            is_pad = _math.equal(x, convert_to_tensor(padding, dtype=x.dtype))
+            is_pad = array_math.equal(x, convert_to_tensor(padding, dtype=x.dtype))
             for _ in builtins.range(2, x.shape.rank):
-                is_pad = _reduce.reduce_all(is_pad, axis=-1)
-            keep = _math.logical_not(is_pad)
-            pos = _array.cast(_array.range(1, dims[1] + 1), _dtypes.int64)
-            lengths = _reduce.reduce_max(_array.where(keep, pos, _array.zeros_like(pos)), axis=1)
+                is_pad = array_math.reduce_all(is_pad, axis=-1)
+            keep = array_math.logical_not(is_pad)
+            pos = array_math.cast(array_math.range(1, dims[1] + 1), _dtypes.int64)
+            lengths = array_math.reduce_max(array_math.where(keep, pos, array_math.zeros_like(pos)), axis=1)
         if lengths is None:
-            lengths = _array.fill([dims[0]], _array.cast(dims[1], _dtypes.int64))
+            lengths = array_math.fill([dims[0]], array_math.cast(dims[1], _dtypes.int64))
         lengths = _splits(lengths, "lengths")
         mask = _sort.sequence_mask(lengths, maxlen=dims[1])
-        return cls.from_row_lengths(_array.boolean_mask(x, mask), lengths)
+        return cls.from_row_lengths(array_math.boolean_mask(x, mask), lengths)
 
     # -- structure ----------------------------------------------------------------------------
 
@@ -183,13 +181,13 @@ class RaggedTensor:
         return self.shape
 
     def nrows(self, out_type=None, name=None) -> Tensor:
-        n = _math.subtract(_array.size(self.row_splits, out_type=self.row_splits.dtype), 1)
-        return n if out_type is None else _array.cast(n, out_type)
+        n = array_math.subtract(array_math.size(self.row_splits, out_type=self.row_splits.dtype), 1)
+        return n if out_type is None else array_math.cast(n, out_type)
 
     def row_lengths(self, axis: int = 1, name=None) -> Tensor:
         """The length of each row (axis 1), or of each row at a deeper ragged axis."""
         if axis == 1:
-            return _math.subtract(self.row_splits[1:], self.row_splits[:-1])
+            return array_math.subtract(self.row_splits[1:], self.row_splits[:-1])
         if axis > 1 and isinstance(self.values, RaggedTensor):
             return self.with_values(self.values.row_lengths(axis - 1))
         raise ValueError(f"`axis` {axis} is not a ragged axis of this RaggedTensor.")
@@ -202,7 +200,7 @@ class RaggedTensor:
 
     def value_rowids(self, name=None) -> Tensor:
         """The row of each value of `values`."""
-        return _sort.repeat(_array.range(self.nrows()), self.row_lengths())
+        return _sort.repeat(array_math.range(self.nrows()), self.row_lengths())
 
     def with_values(self, new_values) -> RaggedTensor:
         return RaggedTensor(new_values, self.row_splits)
@@ -218,12 +216,12 @@ class RaggedTensor:
         r = self
         while isinstance(r, RaggedTensor):
             lengths = r.row_lengths()
-            dims.append(_reduce.reduce_max(_array.concat([_array.zeros([1], lengths.dtype),
-                                                          lengths], 0)))
+            dims.append(array_math.reduce_max(array_math.concat([array_math.zeros([1], lengths.dtype),
+                                                                 lengths], 0)))
             r = r.values
-        inner = _array.shape(r)[1:]
-        shape = _array.concat([_array.cast(_array.stack(dims), out_type),
-                               _array.cast(inner, out_type)], 0)
+        inner = array_math.shape(r)[1:]
+        shape = array_math.concat([array_math.cast(array_math.stack(dims), out_type),
+                                   array_math.cast(inner, out_type)], 0)
         return shape if axis is None else shape[axis]
 
     # -- conversions --------------------------------------------------------------------------
@@ -234,20 +232,20 @@ class RaggedTensor:
             else self.values
         lengths = self.row_lengths()
         rowids = self.value_rowids()
-        cols = _math.subtract(_array.cast(_array.range(_array.size(rowids)), lengths.dtype),
-                              _scatter.gather(self.row_splits[:-1], rowids))
-        width = _reduce.reduce_max(_array.concat([_array.zeros([1], lengths.dtype), lengths], 0))
-        where = _array.stack([_array.cast(rowids, _dtypes.int64), _array.cast(cols, _dtypes.int64)], 1)
-        out_shape = _array.concat([_array.cast(_array.stack([self.nrows(), width]), _dtypes.int64),
-                                   _array.cast(_array.shape(inner)[1:], _dtypes.int64)], 0)
+        cols = array_math.subtract(array_math.cast(array_math.range(array_math.size(rowids)), lengths.dtype),
+                                   _scatter.gather(self.row_splits[:-1], rowids))
+        width = array_math.reduce_max(array_math.concat([array_math.zeros([1], lengths.dtype), lengths], 0))
+        where = array_math.stack([array_math.cast(rowids, _dtypes.int64), array_math.cast(cols, _dtypes.int64)], 1)
+        out_shape = array_math.concat([array_math.cast(array_math.stack([self.nrows(), width]), _dtypes.int64),
+                                       array_math.cast(array_math.shape(inner)[1:], _dtypes.int64)], 0)
         dense = _scatter.scatter_nd(where, inner, out_shape)
         if default_value is not None:
             default = convert_to_tensor(default_value, dtype=self.dtype)
-            is_set = _scatter.scatter_nd(where, _array.ones_like(rowids), out_shape[:2])
-            is_set = _math.greater(is_set, 0)
+            is_set = _scatter.scatter_nd(where, array_math.ones_like(rowids), out_shape[:2])
+            is_set = array_math.greater(is_set, 0)
             for _ in builtins.range(inner.shape.rank - 1):
-                is_set = _array.expand_dims(is_set, -1)
-            dense = _array.where(is_set, dense, _math.add(_array.zeros_like(dense), default))
+                is_set = array_math.expand_dims(is_set, -1)
+            dense = array_math.where(is_set, dense, array_math.add(array_math.zeros_like(dense), default))
         if shape is not None:
             dims = [int(d) if d is not None else -1 for d in TensorShape(shape).as_tuple()]
             have = [int(d) for d in dense.numpy().shape] if constant_value(dense) is not None else None
@@ -299,7 +297,7 @@ class RaggedTensor:
     def _rows(self, start, stop) -> RaggedTensor:
         """Rows start..stop-1 as a RaggedTensor."""
         lo, hi = self.row_splits[start], self.row_splits[stop]
-        splits = _math.subtract(self.row_splits[start:stop + 1], lo)
+        splits = array_math.subtract(self.row_splits[start:stop + 1], lo)
         return RaggedTensor(_slice_rows(self.values, lo, hi), splits)
 
     def __getitem__(self, key):
@@ -349,37 +347,37 @@ class RaggedTensor:
         return self.with_flat_values(fn(a, b))
 
     def __add__(self, other):
-        return self._binary(other, _math.add)
+        return self._binary(other, array_math.add)
 
     def __radd__(self, other):
-        return self._binary(other, _math.add, reverse=True)
+        return self._binary(other, array_math.add, reverse=True)
 
     def __sub__(self, other):
-        return self._binary(other, _math.subtract)
+        return self._binary(other, array_math.subtract)
 
     def __rsub__(self, other):
-        return self._binary(other, _math.subtract, reverse=True)
+        return self._binary(other, array_math.subtract, reverse=True)
 
     def __mul__(self, other):
-        return self._binary(other, _math.multiply)
+        return self._binary(other, array_math.multiply)
 
     def __rmul__(self, other):
-        return self._binary(other, _math.multiply, reverse=True)
+        return self._binary(other, array_math.multiply, reverse=True)
 
     def __truediv__(self, other):
-        return self._binary(other, _math.truediv)
+        return self._binary(other, array_math.truediv)
 
     def __rtruediv__(self, other):
-        return self._binary(other, _math.truediv, reverse=True)
+        return self._binary(other, array_math.truediv, reverse=True)
 
     def __pow__(self, other):
-        return self._binary(other, _math.pow)
+        return self._binary(other, array_math.pow)
 
     def __neg__(self):
-        return self.with_flat_values(_math.negative(self.flat_values))
+        return self.with_flat_values(array_math.negative(self.flat_values))
 
     def __abs__(self):
-        return self.with_flat_values(_math.abs(self.flat_values))
+        return self.with_flat_values(array_math.abs(self.flat_values))
 
 
 def _eager(t: Tensor, what: str) -> np.ndarray:
@@ -391,11 +389,11 @@ def _eager(t: Tensor, what: str) -> np.ndarray:
 
 
 def _cumsum(lengths: Tensor) -> Tensor:
-    return _array.cumsum(lengths)
+    return array_math.cumsum(lengths)
 
 
 def _minus_one(ids: Tensor) -> Tensor:
-    return _array.fill([1], np.array(-1, ids.dtype.as_numpy_dtype))
+    return array_math.fill([1], np.array(-1, ids.dtype.as_numpy_dtype))
 
 
 def _slice_rows(values, lo, hi):
@@ -414,7 +412,7 @@ def _validate_splits(r: RaggedTensor) -> None:
         raise InvalidArgumentError(f"`row_splits` must start at 0, got {splits.tolist()}.")
     if (np.diff(splits) < 0).any():
         raise InvalidArgumentError(f"`row_splits` must never decrease, got {splits.tolist()}.")
-    n = r.values.nrows() if isinstance(r.values, RaggedTensor) else _array.shape(r.values)[0]
+    n = r.values.nrows() if isinstance(r.values, RaggedTensor) else array_math.shape(r.values)[0]
     n = constant_value(n)
     if n is not None and int(n) != int(splits[-1]):
         raise InvalidArgumentError(f"`row_splits` must end at the number of values ({int(n)}), "
@@ -559,8 +557,8 @@ def boolean_mask(data, mask, name=None) -> RaggedTensor:
     x, m = convert_to_tensor(data), convert_to_tensor(mask)
     if m.shape.rank != 2:
         raise ValueError(f"`mask` must be a matrix, got shape {m.shape}.")
-    lengths = _reduce.reduce_sum(_array.cast(m, _dtypes.int64), axis=1)
-    return RaggedTensor.from_row_lengths(_array.boolean_mask(x, m), lengths)
+    lengths = array_math.reduce_sum(array_math.cast(m, _dtypes.int64), axis=1)
+    return RaggedTensor.from_row_lengths(array_math.boolean_mask(x, m), lengths)
 
 
 @export("ragged.stack")
@@ -571,7 +569,7 @@ def stack(values, axis: int = 0, name=None) -> RaggedTensor:
         raise NotImplementedError("rt.ragged.stack supports axis=0 only.")
     rows = [v if isinstance(v, RaggedTensor) else convert_to_tensor(v) for v in values]
     if all(isinstance(r, Tensor) for r in rows):
-        lengths = [_array.shape(r)[0] for r in rows]
-        return RaggedTensor.from_row_lengths(_array.concat(rows, 0),
-                                             _array.cast(_array.stack(lengths), _dtypes.int64))
+        lengths = [array_math.shape(r)[0] for r in rows]
+        return RaggedTensor.from_row_lengths(array_math.concat(rows, 0),
+                                             array_math.cast(array_math.stack(lengths), _dtypes.int64))
     raise NotImplementedError("rt.ragged.stack of RaggedTensors is not supported.")

@@ -4,7 +4,7 @@ unique, roll, repeat, bincount, histogram_fixed_width, cumprod, sequence_mask.
 Ops whose result size depends on values (unique, bincount, repeat with a repeats tensor)
 have unknown dims when staged. Gradients: sort and top_k send the values' gradient back to
 the positions the values came from; roll, repeat and cumprod have theirs. This module builds
-on array_ops, reduce_ops and gradient_ops.
+on array_math.
 """
 
 from __future__ import annotations
@@ -21,10 +21,7 @@ from ..exports import export
 from ..opdef import define
 from ..shapes import TensorShape
 from ..tensor import Tensor
-from . import array_ops as _array
-from . import gradient_ops
-from . import math_ops as _math
-from . import reduce_ops as _reduce
+from . import array_math
 from .core import apply, convert_to_tensor
 from .shape_rules import normalize_axis, partial_scalar
 
@@ -44,7 +41,7 @@ def _axis(x, axis, what: str) -> int:
         raise ValueError(f"{what} needs a tensor of known rank.")
     if rank == 0:
         raise ValueError(f"{what} needs a tensor of rank >= 1, got a scalar.")
-    return normalize_axis(_array.as_int(axis, "axis"), rank, what)[0]
+    return normalize_axis(array_math.as_int(axis, "axis"), rank, what)[0]
 
 
 def _argsort(x: np.ndarray, axis: int, descending: bool) -> np.ndarray:
@@ -87,7 +84,7 @@ SCATTER_ALONG = define("ScatterAlongAxis", _scatter_along_infer, _scatter_along_
 
 @TAKE_ALONG.def_grad
 def _take_along_grad(op, g):
-    shape_attr, like = gradient_ops.like_input(op, 0)
+    shape_attr, like = array_math.like_input(op, 0)
     return [apply(SCATTER_ALONG, [g, op.inputs[1], *like],
                   {"axis": op.attrs["axis"], "shape": shape_attr}), None]
 
@@ -100,7 +97,7 @@ def _scatter_along_grad(op, g):
 
 def _scatter_back(op, g, indices, axis):
     """`g`, the gradient of values taken from input 0 at `indices` along `axis`, sent back."""
-    shape_attr, like = gradient_ops.like_input(op, 0)
+    shape_attr, like = array_math.like_input(op, 0)
     return apply(SCATTER_ALONG, [g, indices, *like], {"axis": axis, "shape": shape_attr})
 
 
@@ -356,7 +353,7 @@ ROLL = define("Roll", _roll_infer, _roll_kernel)
 
 @ROLL.def_grad
 def _roll_grad(op, g):
-    return [apply(ROLL, [g, _math.negative(op.inputs[1]), op.inputs[2]]), None, None]
+    return [apply(ROLL, [g, array_math.negative(op.inputs[1]), op.inputs[2]]), None, None]
 
 
 @export("roll")
@@ -440,7 +437,7 @@ def repeat(input, repeats, axis=None, name=None) -> Tensor:  # noqa: A002
     if axis is not None:
         if x.shape.rank is None:
             raise ValueError("repeat with an axis needs input of known rank.")
-        ax = normalize_axis(_array.as_int(axis, "axis"), x.shape.rank, "repeat")[0]
+        ax = normalize_axis(array_math.as_int(axis, "axis"), x.shape.rank, "repeat")[0]
     return apply(REPEAT, [x, r], {"axis": ax}, name=name)
 
 
@@ -497,8 +494,8 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=_dtypes.in
     if weights is not None:
         w = convert_to_tensor(weights)
         ins.append(w)
-    lo = None if minlength is None else _array.as_int(minlength, "minlength")
-    hi = None if maxlength is None else _array.as_int(maxlength, "maxlength")
+    lo = None if minlength is None else array_math.as_int(minlength, "minlength")
+    hi = None if maxlength is None else array_math.as_int(maxlength, "maxlength")
     for what, v in (("minlength", lo), ("maxlength", hi)):
         if v is not None and v < 0:
             raise ValueError(f"bincount: {what} must be >= 0, got {v}.")
@@ -538,7 +535,7 @@ def histogram_fixed_width(values, value_range, nbins=100, dtype=_dtypes.int32,
     """Counts of `values` in `nbins` equal bins over `value_range` [lo, hi]; values below lo
     count in the first bin, values from hi up in the last."""
     x = convert_to_tensor(values)
-    n = _array.as_int(nbins, "nbins")
+    n = array_math.as_int(nbins, "nbins")
     if n <= 0:
         raise ValueError(f"histogram_fixed_width: nbins must be > 0, got {n}.")
     vr = convert_to_tensor(value_range, dtype=x.dtype) if not isinstance(value_range, Tensor) \
@@ -569,9 +566,9 @@ def _cumprod_grad(op, g):
     # divided by x (for inputs without zeros)
     x, out = op.inputs[0], op.outputs[0]
     attrs = op.attrs
-    summed = _array.cumsum(_math.multiply(g, out), attrs["axis"], exclusive=attrs["exclusive"],
-                           reverse=not attrs["reverse"])
-    return [_math.divide(summed, x)]
+    summed = array_math.cumsum(array_math.multiply(g, out), attrs["axis"], exclusive=attrs["exclusive"],
+                               reverse=not attrs["reverse"])
+    return [array_math.divide(summed, x)]
 
 
 @export("math.cumprod")
@@ -594,10 +591,10 @@ def sequence_mask(lengths, maxlen=None, dtype=_dtypes.bool_, name=None) -> Tenso
     if not lengths.dtype.is_integer:
         raise TypeError(f"sequence_mask: lengths must be integers, got {lengths.dtype.name}.")
     if maxlen is None:
-        maxlen = _reduce.reduce_max(lengths) if lengths.shape.rank != 0 else lengths
-        maxlen = _math.maximum(maxlen, 0)
-    positions = _array.range(_array.cast(convert_to_tensor(maxlen, dtype_hint=lengths.dtype),
-                                         lengths.dtype))
-    mask = _math.less(positions, _array.expand_dims(lengths, -1))
+        maxlen = array_math.reduce_max(lengths) if lengths.shape.rank != 0 else lengths
+        maxlen = array_math.maximum(maxlen, 0)
+    positions = array_math.range(array_math.cast(convert_to_tensor(maxlen, dtype_hint=lengths.dtype),
+                                                 lengths.dtype))
+    mask = array_math.less(positions, array_math.expand_dims(lengths, -1))
     dtype = _dtypes.as_dtype(dtype)
-    return mask if dtype.is_bool else _array.cast(mask, dtype, name=name)
+    return mask if dtype.is_bool else array_math.cast(mask, dtype, name=name)

@@ -19,11 +19,11 @@ from ..context import executing_eagerly
 from ..errors import InvalidArgumentError
 from ..exports import export
 from ..tensor import Tensor
-from . import array_ops as _array
+from . import array_math
 from .core import convert_to_tensor
 from .py_function import numpy_function
-from .ragged_ops import RaggedTensor
-from .sparse_ops import SparseTensor
+from .ragged import RaggedTensor
+from .sparse import SparseTensor
 
 _KIND_OF = {"string": 1, "float32": 2, "int64": 3}
 _KIND_NAME = {0: "none", 1: "string", 2: "float", 3: "int64"}
@@ -283,7 +283,7 @@ def _assemble(flat, features, batched: bool) -> dict:
             if not batched:
                 value = value[0]
             elif value.shape.rank is None:
-                value = _array.reshape(value, [-1] + [d if d is not None else -1 for d in known])
+                value = array_math.reshape(value, [-1] + [d if d is not None else -1 for d in known])
             if not executing_eagerly():
                 value.set_shape(([None] if batched else []) + known)
             result[key] = value

@@ -4,7 +4,7 @@
 axis of `indices`); `gather`/`gather_nd` with `batch_dims` gather within each batch entry;
 the segment ops reduce the rows of `data` that share a segment id. Out-of-range indices and
 ids raise `rt.errors.InvalidArgumentError` naming the argument, on every tier (the NumPy
-kernels check them). This module builds on array_ops, reduce_ops and gradient_ops.
+kernels check them). This module builds on array_math.
 """
 
 from __future__ import annotations
@@ -20,9 +20,7 @@ from ..exports import export
 from ..opdef import define
 from ..shapes import TensorShape
 from ..tensor import Tensor
-from . import array_ops as _array
-from . import gradient_ops
-from . import math_ops as _math
+from . import array_math
 from .core import apply, convert_to_tensor
 from .shape_rules import normalize_axis, partial_scalar, shape_from_tensor
 
@@ -115,7 +113,7 @@ SCATTER_ND = define("ScatterNd", _scatter_nd_infer, _scatter_nd_kernel)
 
 @SCATTER_ND.def_grad
 def _scatter_nd_grad(op, g):
-    return [None, _array.gather_nd(g, op.inputs[0]), None]
+    return [None, array_math.gather_nd(g, op.inputs[0]), None]
 
 
 @export("scatter_nd")
@@ -124,7 +122,7 @@ def scatter_nd(indices, updates, shape, name=None) -> Tensor:
     `indices` (duplicate indices add up)."""
     indices = _int_tensor(indices, "scatter_nd's indices")
     updates = convert_to_tensor(updates)
-    return apply(SCATTER_ND, [indices, updates, _array.int_vector(shape)], name=name)
+    return apply(SCATTER_ND, [indices, updates, array_math.int_vector(shape)], name=name)
 
 
 # -- tensor_scatter_nd_* ---------------------------------------------------------------------
@@ -169,20 +167,20 @@ TENSOR_SCATTER = {kind: define(f"TensorScatter{kind}", _tensor_scatter_infer(f"T
 @TENSOR_SCATTER["Update"].def_grad
 def _tensor_scatter_update_grad(op, g):
     indices = op.inputs[1]
-    gx = apply(TENSOR_SCATTER["Update"], [g, indices, _array.zeros_like(op.inputs[2])]) \
+    gx = apply(TENSOR_SCATTER["Update"], [g, indices, array_math.zeros_like(op.inputs[2])]) \
         if op.needs[0] else None
-    gu = _array.gather_nd(g, indices) if op.needs[2] else None
+    gu = array_math.gather_nd(g, indices) if op.needs[2] else None
     return [gx, None, gu]
 
 
 @TENSOR_SCATTER["Add"].def_grad
 def _tensor_scatter_add_grad(op, g):
-    return [g, None, _array.gather_nd(g, op.inputs[1]) if op.needs[2] else None]
+    return [g, None, array_math.gather_nd(g, op.inputs[1]) if op.needs[2] else None]
 
 
 @TENSOR_SCATTER["Sub"].def_grad
 def _tensor_scatter_sub_grad(op, g):
-    return [g, None, _math.negative(_array.gather_nd(g, op.inputs[1])) if op.needs[2] else None]
+    return [g, None, array_math.negative(array_math.gather_nd(g, op.inputs[1])) if op.needs[2] else None]
 
 
 def _tensor_scatter_extremum_grad(op, g):
@@ -191,12 +189,12 @@ def _tensor_scatter_extremum_grad(op, g):
     tensor, indices, updates = op.inputs
     out = op.outputs[0]
     dtype = tensor.dtype
-    from_tensor = _array.cast(_math.equal(tensor, out), dtype)
-    from_updates = _array.cast(_math.equal(updates, _array.gather_nd(out, indices)), dtype)
+    from_tensor = array_math.cast(array_math.equal(tensor, out), dtype)
+    from_updates = array_math.cast(array_math.equal(updates, array_math.gather_nd(out, indices)), dtype)
     count = apply(TENSOR_SCATTER["Add"], [from_tensor, indices, from_updates])
-    share = _math.divide(g, count)
-    return [_math.multiply(share, from_tensor), None,
-            _math.multiply(_array.gather_nd(share, indices), from_updates)]
+    share = array_math.divide(g, count)
+    return [array_math.multiply(share, from_tensor), None,
+            array_math.multiply(array_math.gather_nd(share, indices), from_updates)]
 
 
 TENSOR_SCATTER["Min"].def_grad(_tensor_scatter_extremum_grad)
@@ -305,7 +303,7 @@ BATCH_GATHER_GRAD = define(
 
 @BATCH_GATHER.def_grad
 def _batch_gather_grad(op, g):
-    shape_attr, like = gradient_ops.like_input(op, 0)
+    shape_attr, like = array_math.like_input(op, 0)
     return [apply(BATCH_GATHER_GRAD, [g, op.inputs[1], *like],
                   {"axis": op.attrs["axis"], "batch_dims": op.attrs["batch_dims"],
                    "shape": shape_attr}), None]
@@ -374,7 +372,7 @@ BATCH_GATHER_ND_GRAD = define(
 
 @BATCH_GATHER_ND.def_grad
 def _batch_gather_nd_grad(op, g):
-    shape_attr, like = gradient_ops.like_input(op, 0)
+    shape_attr, like = array_math.like_input(op, 0)
     return [apply(BATCH_GATHER_ND_GRAD, [g, op.inputs[1], *like],
                   {"batch_dims": op.attrs["batch_dims"], "shape": shape_attr}), None]
 
@@ -386,7 +384,7 @@ def _batch_gather_nd_grad_grad(op, g):
 
 
 def _batch_dims(batch_dims, indices, what):
-    b = _array.as_int(batch_dims, "batch_dims")
+    b = array_math.as_int(batch_dims, "batch_dims")
     rank = indices.shape.rank
     if b < 0:
         if rank is None:
@@ -407,12 +405,12 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     params = convert_to_tensor(params)
     indices = _int_tensor(indices, "gather's indices")
     b = _batch_dims(batch_dims, indices, "gather")
-    ax = b if axis is None else _array.as_int(axis, "axis")
+    ax = b if axis is None else array_math.as_int(axis, "axis")
     rank = params.shape.rank
     if rank is not None:
         ax = normalize_axis(ax, rank, "gather")[0]
     if b == 0:
-        return _array.gather(params, indices, axis=ax, name=name)
+        return array_math.gather(params, indices, axis=ax, name=name)
     if rank is None or ax < 0:
         raise ValueError("gather with batch_dims needs params of known rank.")
     if b > ax:
@@ -428,7 +426,7 @@ def gather_nd(params, indices, batch_dims=0, name=None) -> Tensor:
     indices = _int_tensor(indices, "gather_nd's indices")
     b = _batch_dims(batch_dims, indices, "gather_nd")
     if b == 0:
-        return _array.gather_nd(params, indices, name=name)
+        return array_math.gather_nd(params, indices, name=name)
     return apply(BATCH_GATHER_ND, [params, indices], {"batch_dims": b}, name=name)
 
 
@@ -559,11 +557,11 @@ UNSORTED_SEGMENT = {kind: define(f"UnsortedSegment{kind}", _unsorted_infer(f"Uns
 def _per_row(t, ids, data_rank):
     """`t[ids]` for segment values `t`, zero where an id is negative (a dropped row)."""
     ids_rank = ids.shape.rank
-    gathered = _array.gather(t, _math.maximum(ids, _array.zeros_like(ids)))
-    mask = _array.cast(_math.greater_equal(ids, _array.zeros_like(ids)), t.dtype)
+    gathered = array_math.gather(t, array_math.maximum(ids, array_math.zeros_like(ids)))
+    mask = array_math.cast(array_math.greater_equal(ids, array_math.zeros_like(ids)), t.dtype)
     for _ in builtins.range(data_rank - ids_rank):
-        mask = _array.expand_dims(mask, -1)
-    return _math.multiply(gathered, mask)
+        mask = array_math.expand_dims(mask, -1)
+    return array_math.multiply(gathered, mask)
 
 
 def _segment_sum_of(values, op, sorted_ids):
@@ -576,7 +574,7 @@ def _segment_sum_of(values, op, sorted_ids):
 def _spread(t, op, sorted_ids):
     ids = op.inputs[1]
     if sorted_ids:
-        return _array.gather(t, ids)
+        return array_math.gather(t, ids)
     return _per_row(t, ids, op.forward_inputs[0].shape.rank)
 
 
@@ -588,22 +586,22 @@ def _sum_grad(sorted_ids):
 
 def _mean_grad(op, g):
     data, ids = op.inputs[0], op.inputs[1]
-    ones = _array.ones_like(ids, dtype=data.dtype)
-    counts = _math.maximum(apply(SEGMENT["Sum"], [ones, ids]), 1)
+    ones = array_math.ones_like(ids, dtype=data.dtype)
+    counts = array_math.maximum(apply(SEGMENT["Sum"], [ones, ids]), 1)
     for _ in builtins.range(op.forward_inputs[0].shape.rank - 1):
-        counts = _array.expand_dims(counts, -1)
-    return [_array.gather(_math.divide(g, counts), ids), None]
+        counts = array_math.expand_dims(counts, -1)
+    return [array_math.gather(array_math.divide(g, counts), ids), None]
 
 
 def _extremum_grad(sorted_ids):
     def rule(op, g):
         data, out = op.inputs[0], op.outputs[0]
-        chosen = _array.cast(_math.equal(data, _spread(out, op, sorted_ids)), data.dtype)
+        chosen = array_math.cast(array_math.equal(data, _spread(out, op, sorted_ids)), data.dtype)
         if not sorted_ids:  # rows with a negative id are in no segment
-            chosen = _math.multiply(chosen, _spread(_array.ones_like(out), op, sorted_ids))
+            chosen = array_math.multiply(chosen, _spread(array_math.ones_like(out), op, sorted_ids))
         count = _segment_sum_of(chosen, op, sorted_ids)
-        share = _math.divide(g, _math.maximum(count, 1))
-        return [_math.multiply(_spread(share, op, sorted_ids), chosen)] + \
+        share = array_math.divide(g, array_math.maximum(count, 1))
+        return [array_math.multiply(_spread(share, op, sorted_ids), chosen)] + \
             [None] * (len(op.inputs) - 1)
     return rule
 
@@ -611,7 +609,7 @@ def _extremum_grad(sorted_ids):
 def _prod_grad(sorted_ids):
     def rule(op, g):  # for rows without zeros: the segment's product over the row
         data, out = op.inputs[0], op.outputs[0]
-        return [_math.divide(_spread(_math.multiply(g, out), op, sorted_ids), data)] + \
+        return [array_math.divide(_spread(array_math.multiply(g, out), op, sorted_ids), data)] + \
             [None] * (len(op.inputs) - 1)
     return rule
 

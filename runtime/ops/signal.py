@@ -20,11 +20,10 @@ from ..graph import constant_value
 from ..opdef import define
 from ..shapes import TensorShape
 from ..tensor import EagerTensor, Tensor
-from . import array_ops as _array
-from . import composed as _composed
-from . import math_ops as _math
+from . import array_composed as _composed
+from . import array_math
 from .core import apply, convert_to_tensor
-from .special_ops import real as _real
+from .math_special import real as _real
 
 _COMPLEX_OF = {"float32": _dtypes.complex64, "float64": _dtypes.complex128}
 _REAL_OF = {"complex64": _dtypes.float32, "complex128": _dtypes.float64}
@@ -63,23 +62,23 @@ IFFT = define("IFFT", _complex_infer("IFFT"), _ifft_kernel, attrs={"rank": INT})
 
 def _count(x, rank):
     """The number of points transformed (the product of the innermost `rank` sizes)."""
-    dims = _array.shape(x)
+    dims = array_math.shape(x)
     total = dims[-1]
     for i in builtins.range(2, rank + 1):
-        total = _math.multiply(total, dims[-i])
-    return _array.cast(total, x.dtype)
+        total = array_math.multiply(total, dims[-i])
+    return array_math.cast(total, x.dtype)
 
 
 @FFT.def_grad
 def _fft_grad(op, g):
     rank = op.attrs["rank"]
-    return [_math.multiply(apply(IFFT, [g], {"rank": rank}), _count(g, rank))]
+    return [array_math.multiply(apply(IFFT, [g], {"rank": rank}), _count(g, rank))]
 
 
 @IFFT.def_grad
 def _ifft_grad(op, g):
     rank = op.attrs["rank"]
-    return [_math.divide(apply(FFT, [g], {"rank": rank}), _count(g, rank))]
+    return [array_math.divide(apply(FFT, [g], {"rank": rank}), _count(g, rank))]
 
 
 def _rfft_infer(x, rank, fft_length):
@@ -149,8 +148,8 @@ def _rfft_grad(op, g):
     rank, lengths = op.attrs["rank"], op.attrs["fft_length"]
     full = _fit(g, lengths)  # the missing (negative-frequency) half of the spectrum as zeros
     total = float(np.prod(lengths))
-    back = _real(_math.multiply(apply(IFFT, [full], {"rank": rank}),
-                                np.asarray(total, g.dtype.as_numpy_dtype)))
+    back = _real(array_math.multiply(apply(IFFT, [full], {"rank": rank}),
+                                     np.asarray(total, g.dtype.as_numpy_dtype)))
     x = op.inputs[0]
     return [_fit(back, x.shape.as_list()[-rank:])]
 
@@ -166,7 +165,7 @@ def _irfft_grad(op, g):
         weights[-1] = 1.0
     x = op.inputs[0]
     spectrum = apply(RFFT, [g], {"rank": rank, "fft_length": tuple(lengths)})
-    scaled = _math.multiply(spectrum, (weights / float(np.prod(lengths))).astype(x.dtype.as_numpy_dtype))
+    scaled = array_math.multiply(spectrum, (weights / float(np.prod(lengths))).astype(x.dtype.as_numpy_dtype))
     return [_fit(scaled, x.shape.as_list()[-rank:])]
 
 
@@ -284,7 +283,7 @@ def frame(signal, frame_length, frame_step, pad_end=False, pad_value=0, axis=-1,
     else:
         frames = builtins.max(0, 1 + (n - length) // step) if n >= length else 0
     index = np.arange(frames)[:, None] * step + np.arange(length)[None, :]
-    return _array.gather(x, index.astype(np.int32), axis=ax, name=name)
+    return array_math.gather(x, index.astype(np.int32), axis=ax, name=name)
 
 
 def _window(window_length, periodic, dtype, a0, public):
@@ -294,7 +293,7 @@ def _window(window_length, periodic, dtype, a0, public):
     if not dtype.is_floating:
         raise ValueError(f"{public} needs a floating-point `dtype`, got {dtype.name}.")
     if n == 1:
-        return _array.ones([1], dtype)
+        return array_math.ones([1], dtype)
     denominator = n if bool(periodic) else n - 1
     values = a0 - (1 - a0) * np.cos(2 * np.pi * np.arange(n) / builtins.max(denominator, 1))
     return convert_to_tensor(values.astype(dtype.as_numpy_dtype))
@@ -328,6 +327,6 @@ def stft(signals, frame_length, frame_step, fft_length=None, window_fn=hann_wind
         fft_length = 1 << (length - 1).bit_length()
     frames = frame(x, length, frame_step, pad_end=pad_end, axis=-1)
     if window_fn is not None:
-        frames = _math.multiply(frames, window_fn(length, dtype=x.dtype))
+        frames = array_math.multiply(frames, window_fn(length, dtype=x.dtype))
     return rfft(frames, [int(fft_length)], name=name)
 

@@ -19,7 +19,7 @@ from ..exports import export
 from ..graph import FuncGraph
 from ..shapes import TensorShape, TensorSpec
 from ..tensor import EagerTensor, Tensor
-from . import array_ops, debug_ops, math_ops, reduce_ops
+from . import array_math, debugging
 from .control_flow import _describe_structure, cond, while_loop
 from .core import convert_to_tensor
 from .tensor_array import TensorArray
@@ -55,7 +55,7 @@ def _elements(elems, what: str) -> tuple[list, Any]:
         return tensors, tensors[0].shape.as_tuple()[0]
     if known:
         return tensors, known.pop()
-    return tensors, array_ops.shape(tensors[0])[0]
+    return tensors, array_math.shape(tensors[0])[0]
 
 
 def _signature_leaves(signature, what: str) -> list[tuple[_dtypes.DType, TensorShape]]:
@@ -128,13 +128,13 @@ def _run_loop(step: Callable, elems: list, n, carry: list, out_specs: list, reve
         s = ta.stack()
         rest = s.shape.as_list()[1:] if s.shape.rank is not None else [None]
         if isinstance(n, int) and None not in rest and s.shape.as_list()[0] is None:
-            s = array_ops.reshape(s, [n] + rest)  # the count is known: so is the shape
+            s = array_math.reshape(s, [n] + rest)  # the count is known: so is the shape
         stacked.append(s)
     return list(carry), stacked
 
 
 def _eager_loop(step, elems, n, carry, out_specs, reverse):
-    columns = [array_ops.unstack(x) if n else [] for x in elems]
+    columns = [array_math.unstack(x) if n else [] for x in elems]
     results: list[list] = [[] for _ in out_specs]
     order = range(n - 1, -1, -1) if reverse else range(n)
     for i in order:
@@ -146,10 +146,10 @@ def _eager_loop(step, elems, n, carry, out_specs, reverse):
         if reverse:
             r.reverse()
         if r:
-            stacked.append(array_ops.stack(r))
+            stacked.append(array_math.stack(r))
         else:
             dims = shape.as_list() if shape.rank is not None else []
-            stacked.append(array_ops.zeros([0] + [d or 0 for d in dims], dtype=dtype))
+            stacked.append(array_math.zeros([0] + [d or 0 for d in dims], dtype=dtype))
     return list(carry), stacked
 
 
@@ -215,7 +215,7 @@ def map_fn(fn: Callable, elems, dtype=None, parallel_iterations=None, back_prop=
 
     with context.name_scope(name or "map"):
         if specs is None:  # eager, first call decides the structure
-            columns = [array_ops.unstack(x) for x in flat]
+            columns = [array_math.unstack(x) for x in flat]
             results: list[list] = []
             for i in range(n):
                 _, values = step([c[i] for c in columns], [])
@@ -223,7 +223,7 @@ def map_fn(fn: Callable, elems, dtype=None, parallel_iterations=None, back_prop=
                     results = [[] for _ in values]
                 for r, v in zip(results, values):
                     r.append(v)
-            outs = [array_ops.stack(r) for r in results]
+            outs = [array_math.stack(r) for r in results]
         else:
             _, outs = _run_loop(step, flat, n, [], specs, False, "map")
     structure = state["structure"]
@@ -288,8 +288,8 @@ def _accumulate(fn, elems, initializer, reverse, what, keep_all, name):
             first_carry = list(carry)
         carry, outs = _run_loop(step, flat, n, carry, out_specs, reverse, what)
         if initializer is None and keep_all:  # the first element starts the output
-            outs = [array_ops.concat([array_ops.expand_dims(c, 0), o] if not reverse
-                                     else [o, array_ops.expand_dims(c, 0)], 0)
+            outs = [array_math.concat([array_math.expand_dims(c, 0), o] if not reverse
+                                      else [o, array_math.expand_dims(c, 0)], 0)
                     for c, o in zip(first_carry, outs)]
     result = outs if keep_all else carry
     return pack_carry(result)
@@ -373,7 +373,7 @@ def switch_case(branch_index, branch_fns, default=None, name=None) -> Any:
         if k == len(pairs):
             return default()
         key, fn = pairs[k]
-        return cond(math_ops.equal(index, convert_to_tensor(key, dtype=index.dtype)),
+        return cond(array_math.equal(index, convert_to_tensor(key, dtype=index.dtype)),
                     fn, lambda: chain(k + 1))
     with context.name_scope(name or "switch_case"):
         return chain(0)
@@ -407,19 +407,19 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
         pairs = pairs[:-1]
     with context.name_scope(name or "case"):
         if exclusive and len(all_preds) > 1:
-            count = reduce_ops.reduce_sum(array_ops.cast(array_ops.stack(
-                [array_ops.reshape(p, []) for p in all_preds]), _dtypes.int32))
+            count = array_math.reduce_sum(array_math.cast(array_math.stack(
+                [array_math.reshape(p, []) for p in all_preds]), _dtypes.int32))
             if context.current_graph() is None:
                 if int(count.numpy()) > 1:
                     raise InvalidArgumentError("case: more than one predicate is true with "
                                                "exclusive=True.")
             else:
-                debug_ops.Assert(math_ops.less_equal(count, 1),
+                debugging.Assert(array_math.less_equal(count, 1),
                                  ["case: more than one predicate is true with exclusive=True."])
 
         def chain(k):
             if k == len(pairs):
                 return default()
             pred, fn = pairs[k]
-            return cond(array_ops.reshape(pred, []), fn, lambda: chain(k + 1))
+            return cond(array_math.reshape(pred, []), fn, lambda: chain(k + 1))
         return chain(0)

@@ -13,7 +13,7 @@ from ..attr_kinds import PARTS, STR, STREAM
 from ..exports import export
 from ..opdef import Effect, define
 from ..tensor import Tensor
-from . import array_ops, math_ops, reduce_ops
+from . import array_math
 from .core import apply, binary_operands, convert_to_tensor
 
 
@@ -194,13 +194,13 @@ def _make_assert(name, compare, describe):
     def check(x, y=None, message=None, summarize=None, name=None) -> None:
         if y is None:
             x = convert_to_tensor(x)
-            cond = reduce_ops.reduce_all(compare(x, math_ops.multiply(x, 0)))
+            cond = array_math.reduce_all(compare(x, array_math.multiply(x, 0)))
             data = [x]
             text = f"{message + ': ' if message else ''}Condition x {describe} 0 did not hold " \
                    "for every element. x ="
         else:
             x, y = binary_operands(x, y)
-            cond = reduce_ops.reduce_all(compare(x, y))
+            cond = array_math.reduce_all(compare(x, y))
             data = [x, y]
             text = f"{message + ': ' if message else ''}Condition x {describe} y did not hold " \
                    "for every element. x and y ="
@@ -216,12 +216,12 @@ def _exported_assert(name, compare, describe):
     return export(f"debugging.{name}")(_make_assert(name, compare, describe))
 
 
-assert_equal = _exported_assert("assert_equal", math_ops.equal, "==")
-assert_none_equal = _exported_assert("assert_none_equal", math_ops.not_equal, "!=")
-assert_less = _exported_assert("assert_less", math_ops.less, "<")
-assert_less_equal = _exported_assert("assert_less_equal", math_ops.less_equal, "<=")
-assert_greater = _exported_assert("assert_greater", math_ops.greater, ">")
-assert_greater_equal = _exported_assert("assert_greater_equal", math_ops.greater_equal, ">=")
+assert_equal = _exported_assert("assert_equal", array_math.equal, "==")
+assert_none_equal = _exported_assert("assert_none_equal", array_math.not_equal, "!=")
+assert_less = _exported_assert("assert_less", array_math.less, "<")
+assert_less_equal = _exported_assert("assert_less_equal", array_math.less_equal, "<=")
+assert_greater = _exported_assert("assert_greater", array_math.greater, ">")
+assert_greater_equal = _exported_assert("assert_greater_equal", array_math.greater_equal, ">=")
 
 
 @export("debugging.assert_positive")
@@ -256,5 +256,5 @@ def assert_rank(x, rank, message=None, name=None) -> None:
                              f"{x.shape} (rank {x.shape.rank}).")
         return None
     text = f"{prefix}the tensor must have rank {rank}. Its shape ="
-    dims = array_ops.shape(x)
-    return _assert_op(math_ops.equal(array_ops.size(dims), rank), text, [dims], name)
+    dims = array_math.shape(x)
+    return _assert_op(array_math.equal(array_math.size(dims), rank), text, [dims], name)

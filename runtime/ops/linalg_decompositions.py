@@ -22,13 +22,10 @@ from ..exports import export
 from ..opdef import define
 from ..shapes import TensorShape
 from ..tensor import Tensor
-from . import array_ops as _array
-from . import composed as _composed
-from . import gradient_ops
-from . import math_ops as _math
-from . import reduce_ops as _reduce
+from . import array_composed as _composed
+from . import array_math
 from .core import apply, convert_to_tensor
-from .linalg_ops import inv, matmul
+from .linalg import inv, matmul
 from .shape_rules import broadcast
 
 # -- checks ------------------------------------------------------------------------------------
@@ -94,12 +91,12 @@ def _mm(a, b, ta=False, tb=False):
 
 def _col(v):
     """[..., k] -> [..., k, 1]: scales the rows of a matrix it multiplies."""
-    return _array.expand_dims(v, -1)
+    return array_math.expand_dims(v, -1)
 
 
 def _row(v):
     """[..., k] -> [..., 1, k]: scales the columns of a matrix it multiplies."""
-    return _array.expand_dims(v, -2)
+    return array_math.expand_dims(v, -2)
 
 
 def _lower(x):
@@ -116,15 +113,15 @@ def _diagonal(x):
 
 def _inverse_gaps(values):
     """F[..., i, j] = 1 / (values[j] - values[i]) off the diagonal, 0 on it."""
-    gaps = _math.subtract(_row(values), _col(values))
+    gaps = array_math.subtract(_row(values), _col(values))
     n = _composed._last_dims(gaps)[-1]
-    on_diagonal = _array.eye(n, dtype=_dtypes.bool_)
-    safe = _array.where(on_diagonal, _array.ones_like(gaps), gaps)
-    return _array.where(on_diagonal, _array.zeros_like(gaps), _math.divide(1.0, safe))
+    on_diagonal = array_math.eye(n, dtype=_dtypes.bool_)
+    safe = array_math.where(on_diagonal, array_math.ones_like(gaps), gaps)
+    return array_math.where(on_diagonal, array_math.zeros_like(gaps), array_math.divide(1.0, safe))
 
 
 def _zeros_if_none(g, op, index):
-    return g if g is not None else gradient_ops.zeros_for(op, index, output=True)
+    return g if g is not None else array_math.zeros_for(op, index, output=True)
 
 
 def _real_grad(op):
@@ -180,23 +177,23 @@ def _svd_grad(op, gs, gu, gv):
         u, v = u[..., :k], v[..., :k]
     gs = _zeros_if_none(gs, op, 0)
     if gu is None and gv is None:
-        return [_mm(_math.multiply(u, _row(gs)), v, tb=True)]
-    gu = gu if gu is not None else _array.zeros_like(u)
-    gv = gv if gv is not None else _array.zeros_like(v)
-    f = _inverse_gaps(_math.square(s))
+        return [_mm(array_math.multiply(u, _row(gs)), v, tb=True)]
+    gu = gu if gu is not None else array_math.zeros_like(u)
+    gv = gv if gv is not None else array_math.zeros_like(v)
+    f = _inverse_gaps(array_math.square(s))
     ut_gu = _mm(u, gu, ta=True)
     vt_gv = _mm(v, gv, ta=True)
-    j = _math.multiply(f, _math.subtract(ut_gu, _mT(ut_gu)))
-    k_ = _math.multiply(f, _math.subtract(vt_gv, _mT(vt_gv)))
-    inner = _math.add(_math.add(_math.multiply(j, _row(s)), _composed.diag(gs)),
-                      _math.multiply(_col(s), k_))
+    j = array_math.multiply(f, array_math.subtract(ut_gu, _mT(ut_gu)))
+    k_ = array_math.multiply(f, array_math.subtract(vt_gv, _mT(vt_gv)))
+    inner = array_math.add(array_math.add(array_math.multiply(j, _row(s)), _composed.diag(gs)),
+                           array_math.multiply(_col(s), k_))
     grad = _mm(_mm(u, inner), v, tb=True)
-    inv_s = _math.divide(1.0, s)
+    inv_s = array_math.divide(1.0, s)
     # the parts of gu and gv outside the spans of u and v (zero for a square matrix)
-    gu_out = _math.subtract(gu, _mm(u, ut_gu))
-    gv_out = _math.subtract(gv, _mm(v, vt_gv))
-    grad = _math.add(grad, _mm(_math.multiply(gu_out, _row(inv_s)), v, tb=True))
-    grad = _math.add(grad, _mm(_math.multiply(u, _row(inv_s)), gv_out, tb=True))
+    gu_out = array_math.subtract(gu, _mm(u, ut_gu))
+    gv_out = array_math.subtract(gv, _mm(v, vt_gv))
+    grad = array_math.add(grad, _mm(array_math.multiply(gu_out, _row(inv_s)), v, tb=True))
+    grad = array_math.add(grad, _mm(array_math.multiply(u, _row(inv_s)), gv_out, tb=True))
     return [grad]
 
 
@@ -267,10 +264,10 @@ def _qr_grad(op, gq, gr):
     q, r = op.outputs
     gq = _zeros_if_none(gq, op, 0)
     gr = _zeros_if_none(gr, op, 1)
-    mid = _math.subtract(_mm(r, gr, tb=True), _mm(gq, q, ta=True))
+    mid = array_math.subtract(_mm(r, gr, tb=True), _mm(gq, q, ta=True))
     low = _lower(mid)
-    sym = _math.add(low, _mT(_math.subtract(low, _diagonal(mid))))  # lower copied up
-    b = _math.add(gq, _mm(q, sym))
+    sym = array_math.add(low, _mT(array_math.subtract(low, _diagonal(mid))))  # lower copied up
+    b = array_math.add(gq, _mm(q, sym))
     # b @ inverse(r)^T, as a solve with the upper triangular r
     return [_mT(triangular_solve(r, _mT(b), lower=False))]
 
@@ -313,11 +310,11 @@ def _cholesky_grad(op, g):
     chol = op.outputs[0]
     # phi(L^T g): the lower triangle with its diagonal halved
     middle = _mm(chol, g, ta=True)
-    middle = _math.subtract(_lower(middle), _math.multiply(_diagonal(middle), 0.5))
+    middle = array_math.subtract(_lower(middle), array_math.multiply(_diagonal(middle), 0.5))
     # L^-T middle L^-1, by two solves with the triangular L
     left = triangular_solve(chol, middle, lower=True, adjoint=True)
     grad = _mT(triangular_solve(chol, _mT(left), lower=True, adjoint=True))
-    return [_math.multiply(_math.add(grad, _mT(grad)), 0.5)]
+    return [array_math.multiply(array_math.add(grad, _mT(grad)), 0.5)]
 
 
 @export("linalg.cholesky")
@@ -353,12 +350,12 @@ def _eigh_grad(op, ge, gv):
     ge = _zeros_if_none(ge, op, 0)
     inner = _composed.diag(ge)
     if gv is not None:
-        inner = _math.add(inner, _math.multiply(_inverse_gaps(e), _mm(v, gv, ta=True)))
+        inner = array_math.add(inner, array_math.multiply(_inverse_gaps(e), _mm(v, gv, ta=True)))
     grad = _mm(_mm(v, inner), v, tb=True)
     # the kernel reads the lower triangle only: an entry below the diagonal stands for itself
     # and its mirror
-    both = _math.add(grad, _mT(grad))
-    return [_math.subtract(_lower(both), _math.multiply(_diagonal(both), 0.5))]
+    both = array_math.add(grad, _mT(grad))
+    return [array_math.subtract(_lower(both), array_math.multiply(_diagonal(both), 0.5))]
 
 
 @export("linalg.eigh")
@@ -397,8 +394,8 @@ SLOGDET = define("LogMatrixDeterminant", _slogdet_infer, _slogdet_kernel, num_ou
 def _slogdet_grad(op, g_sign, g_log):
     _real_grad(op)
     if g_log is None:
-        return [gradient_ops.zeros_for(op, 0)]
-    return [_math.multiply(_col(_col(g_log)), _mT(inv(op.inputs[0])))]
+        return [array_math.zeros_for(op, 0)]
+    return [array_math.multiply(_col(_col(g_log)), _mT(inv(op.inputs[0])))]
 
 
 @export("linalg.slogdet")
@@ -415,7 +412,7 @@ def logdet(matrix, name: str | None = None) -> Tensor:
     """log(det(matrix)) of each symmetric positive definite matrix ([..., M, M]), as twice
     the sum of the logs of its Cholesky factor's diagonal."""
     chol = cholesky(_real_matrix(matrix, "matrix", "logdet"))
-    return _math.multiply(_reduce.reduce_sum(_math.log(_composed.diag_part(chol)), -1), 2.0)
+    return array_math.multiply(array_math.reduce_sum(array_math.log(_composed.diag_part(chol)), -1), 2.0)
 
 
 # -- solvers -----------------------------------------------------------------------------------
@@ -459,15 +456,15 @@ def _solve_grads(op, g, solver):
     g_rhs = solver(matrix, g, not adjoint)
     g_matrix = None
     if op.needs[0]:
-        g_matrix = _math.negative(_mm(x, g_rhs, tb=True) if adjoint else _mm(g_rhs, x, tb=True))
+        g_matrix = array_math.negative(_mm(x, g_rhs, tb=True) if adjoint else _mm(g_rhs, x, tb=True))
     return g_matrix, g_rhs
 
 
 @SOLVE.def_grad
 def _solve_grad(op, g):
     g_matrix, g_rhs = _solve_grads(op, g, lambda a, b, adj: solve(a, b, adjoint=adj))
-    return [gradient_ops.sum_grad(g_matrix, op, 0) if g_matrix is not None else None,
-            gradient_ops.sum_grad(g_rhs, op, 1) if op.needs[1] else None]
+    return [array_math.sum_grad(g_matrix, op, 0) if g_matrix is not None else None,
+            array_math.sum_grad(g_rhs, op, 1) if op.needs[1] else None]
 
 
 @export("linalg.solve")
@@ -501,8 +498,8 @@ def _triangular_solve_grad(op, g):
     g_matrix, g_rhs = _solve_grads(
         op, g, lambda a, b, adj: triangular_solve(a, b, lower=lower, adjoint=adj))
     if g_matrix is not None:
-        g_matrix = gradient_ops.sum_grad(_lower(g_matrix) if lower else _upper(g_matrix), op, 0)
-    return [g_matrix, gradient_ops.sum_grad(g_rhs, op, 1) if op.needs[1] else None]
+        g_matrix = array_math.sum_grad(_lower(g_matrix) if lower else _upper(g_matrix), op, 0)
+    return [g_matrix, array_math.sum_grad(g_rhs, op, 1) if op.needs[1] else None]
 
 
 @export("linalg.triangular_solve")
@@ -529,7 +526,7 @@ def cholesky_solve(chol, rhs, name: str | None = None) -> Tensor:
 
 def _regularizer(value, dtype):
     if isinstance(value, Tensor):
-        return _array.cast(value, dtype)
+        return array_math.cast(value, dtype)
     if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
         raise TypeError(f"`l2_regularizer` must be a number, got {value!r}.")
     if value < 0:
@@ -563,8 +560,8 @@ def lstsq(matrix, rhs, l2_regularizer=0.0, fast: bool = True, name: str | None =
     if fast:
         gram = _mm(a, a, ta=True) if tall else _mm(a, a, tb=True)
         if not (isinstance(lam, float) and lam == 0.0):
-            gram = _math.add(gram, _math.multiply(_array.eye(n if tall else m, dtype=a.dtype),
-                                                  lam))
+            gram = array_math.add(gram, array_math.multiply(array_math.eye(n if tall else m, dtype=a.dtype),
+                                                            lam))
         chol = cholesky(gram)
         if tall:
             return cholesky_solve(chol, _mm(a, b, ta=True))
@@ -574,10 +571,10 @@ def lstsq(matrix, rhs, l2_regularizer=0.0, fast: bool = True, name: str | None =
         # minimise |[a; sqrt(lam) I] x - [b; 0]|: one QR of the stacked matrix
         if regularised:
             rank = a.shape.rank
-            root = _math.sqrt(_array.cast(convert_to_tensor(lam, dtype=a.dtype), a.dtype))
-            scaled = _composed.pad(_math.multiply(_array.eye(n, dtype=a.dtype), root),
+            root = array_math.sqrt(array_math.cast(convert_to_tensor(lam, dtype=a.dtype), a.dtype))
+            scaled = _composed.pad(array_math.multiply(array_math.eye(n, dtype=a.dtype), root),
                                    [[m, 0], [0, 0]])
-            a = _math.add(_composed.pad(a, [[0, 0]] * (rank - 2) + [[0, n], [0, 0]]), scaled)
+            a = array_math.add(_composed.pad(a, [[0, 0]] * (rank - 2) + [[0, n], [0, 0]]), scaled)
             b = _composed.pad(b, [[0, 0]] * (b.shape.rank - 2) + [[0, n], [0, 0]])
         q, r = qr(a)
         return triangular_solve(r, _mm(q, b, ta=True), lower=False)
@@ -599,11 +596,11 @@ def pinv(a, rcond=None, validate_args: bool = False, name: str | None = None) ->
                              f"rcond, got shape {x.shape}; pass rcond.")
         rcond = 10.0 * max(dims[-2:]) * float(np.finfo(x.dtype.as_numpy_dtype).eps)
     s, u, v = svd(x, full_matrices=False)
-    cutoff = _math.multiply(_reduce.reduce_max(s, -1, keepdims=True), rcond)
-    kept = _math.greater(s, cutoff)
-    inv_s = _array.where(kept, _math.divide(1.0, _array.where(kept, s, _array.ones_like(s))),
-                         _array.zeros_like(s))
-    return _mm(_math.multiply(v, _row(inv_s)), u, tb=True)
+    cutoff = array_math.multiply(array_math.reduce_max(s, -1, keepdims=True), rcond)
+    kept = array_math.greater(s, cutoff)
+    inv_s = array_math.where(kept, array_math.divide(1.0, array_math.where(kept, s, array_math.ones_like(s))),
+                             array_math.zeros_like(s))
+    return _mm(array_math.multiply(v, _row(inv_s)), u, tb=True)
 
 
 # -- matrix exponential ------------------------------------------------------------------------
@@ -656,8 +653,8 @@ def _expm_grad(op, g):
     # block of expm([[A^T, g], [0, A^T]])
     _real_grad(op)
     at = _mT(op.inputs[0])
-    block = _array.concat([_array.concat([at, g], -1),
-                           _array.concat([_array.zeros_like(at), at], -1)], -2)
+    block = array_math.concat([array_math.concat([at, g], -1),
+                               array_math.concat([array_math.zeros_like(at), at], -1)], -2)
     n = _composed._last_dims(at)[-1]
     return [apply(EXPM, [block])[..., :n, n:]]
 
@@ -701,8 +698,8 @@ def matvec(a, b, transpose_a: bool = False, adjoint_a: bool = False, a_is_sparse
         raise ValueError("Only one of `transpose_a` and `adjoint_a` can be True.")
     if adjoint_a and a.dtype.is_complex:
         raise NotImplementedError("matvec(adjoint_a=True) of complex matrices is not supported.")
-    product = matmul(a, _array.expand_dims(b, -1), transpose_a=bool(transpose_a or adjoint_a))
-    return _array.squeeze(product, [-1])
+    product = matmul(a, array_math.expand_dims(b, -1), transpose_a=bool(transpose_a or adjoint_a))
+    return array_math.squeeze(product, [-1])
 
 
 @export("linalg.cross")
@@ -718,6 +715,6 @@ def cross(a, b, name: str | None = None) -> Tensor:
                              f"axis, got shape {t.shape}.")
     a0, a1, a2 = (a[..., i] for i in range(3))
     b0, b1, b2 = (b[..., i] for i in range(3))
-    return _array.stack([_math.subtract(_math.multiply(a1, b2), _math.multiply(a2, b1)),
-                         _math.subtract(_math.multiply(a2, b0), _math.multiply(a0, b2)),
-                         _math.subtract(_math.multiply(a0, b1), _math.multiply(a1, b0))], -1)
+    return array_math.stack([array_math.subtract(array_math.multiply(a1, b2), array_math.multiply(a2, b1)),
+                             array_math.subtract(array_math.multiply(a2, b0), array_math.multiply(a0, b2)),
+                             array_math.subtract(array_math.multiply(a0, b1), array_math.multiply(a1, b0))], -1)

@@ -37,7 +37,7 @@ from ..exports import export
 from ..opdef import define
 from ..shapes import TensorShape
 from ..tensor import EagerTensor, Tensor
-from . import array_ops as _array
+from . import array_math
 from .core import apply, convert_to_tensor
 from .shape_rules import broadcast, normalize_axis, reduced_shape
 
@@ -187,7 +187,7 @@ def _per_element(fn: str, x: Tensor, make: Callable[[Tensor], Tensor]) -> Tensor
         if x.shape.as_tuple()[0] is None:
             raise ValueError(f"{fn}: a vector input needs a length known when the function is "
                              "traced (the result is a list of one tensor per element).")
-        return [make(row) for row in _array.unstack(x)]
+        return [make(row) for row in array_math.unstack(x)]
     raise ValueError(f"{fn}: input must be a scalar or a vector, got shape {x.shape} (there are "
                      "no ragged tensors: split the rows of a matrix with rt.unstack).")
 

@@ -10,11 +10,9 @@ from ..exports import export
 from ..opdef import Effect, define
 from ..shapes import TensorShape
 from ..tensor import Tensor
-from . import array_ops as _array
-from . import math_ops
-from . import reduce_ops as _reduce
+from . import array_math
 from .core import apply, convert_to_tensor
-from .random_ops import generator
+from .random import generator
 
 
 def _float_infer(name):
@@ -76,8 +74,8 @@ SOFTMAX = define("Softmax", _float_infer("Softmax"), _softmax_kernel, attrs={"ax
 @SOFTMAX.def_grad
 def _softmax_grad(op, g):
     y = op.outputs[0]
-    inner = _reduce.reduce_sum(math_ops.multiply(g, y), axis=op.attrs["axis"], keepdims=True)
-    return [math_ops.multiply(y, math_ops.subtract(g, inner))]
+    inner = array_math.reduce_sum(array_math.multiply(g, y), axis=op.attrs["axis"], keepdims=True)
+    return [array_math.multiply(y, array_math.subtract(g, inner))]
 
 
 LOG_SOFTMAX = define("LogSoftmax", _float_infer("LogSoftmax"), _log_softmax_kernel,
@@ -86,8 +84,8 @@ LOG_SOFTMAX = define("LogSoftmax", _float_infer("LogSoftmax"), _log_softmax_kern
 
 @LOG_SOFTMAX.def_grad
 def _log_softmax_grad(op, g):
-    total = _reduce.reduce_sum(g, axis=op.attrs["axis"], keepdims=True)
-    return [math_ops.subtract(g, math_ops.multiply(math_ops.exp(op.outputs[0]), total))]
+    total = array_math.reduce_sum(g, axis=op.attrs["axis"], keepdims=True)
+    return [array_math.subtract(g, array_math.multiply(array_math.exp(op.outputs[0]), total))]
 
 
 @export("nn.relu")
@@ -108,8 +106,8 @@ def log_softmax(logits, axis=-1, name=None) -> Tensor:
     return apply(LOG_SOFTMAX, [convert_to_tensor(logits)], {"axis": int(axis)}, name=name)
 
 
-sigmoid = math_ops.sigmoid
-tanh = math_ops.tanh
+sigmoid = array_math.sigmoid
+tanh = array_math.tanh
 
 
 def _xent_infer(labels, logits, axis):
@@ -139,21 +137,21 @@ def _xent_grad(op, g_loss, g_backprop):
     axis = op.attrs["axis"]
     g_labels = g_logits = None
     if g_loss is not None:
-        expanded = _array.expand_dims(g_loss, axis)
+        expanded = array_math.expand_dims(g_loss, axis)
         if op.needs[1]:
-            g_logits = math_ops.multiply(expanded, op.outputs[1])
+            g_logits = array_math.multiply(expanded, op.outputs[1])
         if op.needs[0]:
             log_p = log_softmax(op.inputs[1], axis=axis)
-            g_labels = math_ops.multiply(expanded, math_ops.negative(log_p))
+            g_labels = array_math.multiply(expanded, array_math.negative(log_p))
     if g_backprop is not None:
         if op.needs[1]:
-            probs = math_ops.add(op.outputs[1], op.inputs[0])
-            inner = _reduce.reduce_sum(math_ops.multiply(g_backprop, probs), axis=axis, keepdims=True)
-            part = math_ops.multiply(probs, math_ops.subtract(g_backprop, inner))
-            g_logits = part if g_logits is None else math_ops.add(g_logits, part)
+            probs = array_math.add(op.outputs[1], op.inputs[0])
+            inner = array_math.reduce_sum(array_math.multiply(g_backprop, probs), axis=axis, keepdims=True)
+            part = array_math.multiply(probs, array_math.subtract(g_backprop, inner))
+            g_logits = part if g_logits is None else array_math.add(g_logits, part)
         if op.needs[0]:
-            part = math_ops.negative(g_backprop)
-            g_labels = part if g_labels is None else math_ops.add(g_labels, part)
+            part = array_math.negative(g_backprop)
+            g_labels = part if g_labels is None else array_math.add(g_labels, part)
     return [g_labels, g_logits]
 
 
@@ -175,9 +173,9 @@ def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None) -> Te
     if not labels.shape.is_compatible_with(logits.shape):
         raise InvalidArgumentError(f"sigmoid_cross_entropy_with_logits: labels shape {labels.shape} and "
                          f"logits shape {logits.shape} differ.")
-    return math_ops.add(
-        math_ops.subtract(relu(logits), math_ops.multiply(logits, labels)),
-        math_ops.log1p(math_ops.exp(math_ops.negative(math_ops.abs(logits)))), name=name)
+    return array_math.add(
+        array_math.subtract(relu(logits), array_math.multiply(logits, labels)),
+        array_math.log1p(array_math.exp(array_math.negative(array_math.abs(logits)))), name=name)
 
 
 def _dropout_infer(x, rate, noise_shape, seed):
@@ -202,7 +200,7 @@ DROPOUT = define("Dropout", _dropout_infer, _dropout_kernel, num_outputs=2, effe
 def _dropout_grad(op, g, g_mask):
     if g is None:
         return [None]
-    return [math_ops.multiply(g, op.outputs[1])]
+    return [array_math.multiply(g, op.outputs[1])]
 
 
 @export("nn.dropout")
@@ -222,17 +220,17 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None) -> Tensor:
 def l2_loss(t, name=None) -> Tensor:
     """Half the sum of the squares of `t`: `sum(t ** 2) / 2`."""
     t = convert_to_tensor(t)
-    return math_ops.multiply(_reduce.reduce_sum(math_ops.square(t)), 0.5, name=name)
+    return array_math.multiply(array_math.reduce_sum(array_math.square(t)), 0.5, name=name)
 
 
 @export("nn.bias_add")
 def bias_add(value, bias, name=None) -> Tensor:
     """`value + bias`, the bias broadcast along the last axis."""
-    return math_ops.add(value, bias, name=name)
+    return array_math.add(value, bias, name=name)
 
 
 # -- gradients -------------------------------------------------------------------------------------
-# Rules: (op, *output_grads) -> one gradient per input (see the note in array_ops).
+# Rules: (op, *output_grads) -> one gradient per input (see the note in array_math).
 
 
 
@@ -244,23 +242,23 @@ def bias_add(value, bias, name=None) -> Tensor:
 def leaky_relu(features, alpha=0.2, name=None) -> Tensor:
     """features where positive, else alpha * features."""
     x = convert_to_tensor(features)
-    return _array.where(math_ops.greater(x, 0), x, math_ops.multiply(x, alpha), name=name)
+    return array_math.where(array_math.greater(x, 0), x, array_math.multiply(x, alpha), name=name)
 
 
 @export("nn.elu")
 def elu(features, name=None) -> Tensor:
     """features where positive, else exp(features) - 1."""
     x = convert_to_tensor(features)
-    negative_part = math_ops.subtract(math_ops.exp(math_ops.minimum(x, 0)), 1)
-    return _array.where(math_ops.greater(x, 0), x, negative_part, name=name)
+    negative_part = array_math.subtract(array_math.exp(array_math.minimum(x, 0)), 1)
+    return array_math.where(array_math.greater(x, 0), x, negative_part, name=name)
 
 
 @export("nn.softplus", "math.softplus")
 def softplus(features, name=None) -> Tensor:
     """log(1 + exp(features)), computed without overflow."""
     x = convert_to_tensor(features)
-    return math_ops.add(math_ops.log1p(math_ops.exp(math_ops.negative(math_ops.abs(x)))),
-                        math_ops.maximum(x, 0), name=name)
+    return array_math.add(array_math.log1p(array_math.exp(array_math.negative(array_math.abs(x)))),
+                          array_math.maximum(x, 0), name=name)
 
 
 @export("nn.gelu")
@@ -268,11 +266,11 @@ def gelu(features, approximate=False, name=None) -> Tensor:
     """x * P(X <= x) for a standard normal X; `approximate=True` uses the tanh formula."""
     x = convert_to_tensor(features)
     if approximate:
-        inner = math_ops.multiply(x, math_ops.add(1.0, math_ops.multiply(0.044715, math_ops.square(x))))
-        cdf = math_ops.add(1.0, math_ops.tanh(math_ops.multiply(float(np.sqrt(2 / np.pi)), inner)))
+        inner = array_math.multiply(x, array_math.add(1.0, array_math.multiply(0.044715, array_math.square(x))))
+        cdf = array_math.add(1.0, array_math.tanh(array_math.multiply(float(np.sqrt(2 / np.pi)), inner)))
     else:
-        cdf = math_ops.add(1.0, math_ops.erf(math_ops.multiply(x, float(1 / np.sqrt(2)))))
-    return math_ops.multiply(math_ops.multiply(x, 0.5), cdf, name=name)
+        cdf = array_math.add(1.0, array_math.erf(array_math.multiply(x, float(1 / np.sqrt(2)))))
+    return array_math.multiply(array_math.multiply(x, 0.5), cdf, name=name)
 
 
 @export("nn.sparse_softmax_cross_entropy_with_logits")
@@ -287,6 +285,6 @@ def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None, name=None
     if depth is None:
         raise ValueError("sparse_softmax_cross_entropy_with_logits needs logits whose last "
                          "dimension is known.")
-    picked = math_ops.multiply(_array.one_hot(labels, depth, dtype=logits.dtype),
-                               log_softmax(logits))
-    return math_ops.negative(_reduce.reduce_sum(picked, axis=-1), name=name)
+    picked = array_math.multiply(array_math.one_hot(labels, depth, dtype=logits.dtype),
+                                 log_softmax(logits))
+    return array_math.negative(array_math.reduce_sum(picked, axis=-1), name=name)

@@ -18,10 +18,8 @@ from ..errors import InvalidArgumentError
 from ..exports import export
 from ..graph import constant_value
 from ..tensor import Tensor
-from . import array_ops as _array
-from . import math_ops as _math
-from . import nn_ops as _nn
-from . import reduce_ops as _reduce
+from . import array_math
+from . import nn as _nn
 from .core import convert_to_tensor
 
 
@@ -57,9 +55,9 @@ def _linspace_bound(value, what, dtype=None):
     TensorFlow's integer division gives (`tf.linspace(-2, 2, 5)` is float64)."""
     t = convert_to_tensor(value) if dtype is None else None
     if t is not None and t.dtype.is_integer:
-        return _array.cast(t, _dtypes.float64)
+        return array_math.cast(t, _dtypes.float64)
     if dtype is not None and not isinstance(value, Tensor) and np.asarray(value).dtype.kind in "iu":
-        return _array.cast(convert_to_tensor(value), dtype)
+        return array_math.cast(convert_to_tensor(value), dtype)
     return _float_tensor(value, what, dtype=dtype)
 
 
@@ -85,8 +83,8 @@ def linspace(start, stop, num, name=None, axis=0) -> Tensor:
             raise InvalidArgumentError(f"`num` must be positive, got {int(n_known)}.")
         num = int(n_known)
     else:
-        num = _array.cast(convert_to_tensor(num), _dtypes.int32)
-    rank = _math.add(start, stop).shape.rank
+        num = array_math.cast(convert_to_tensor(num), _dtypes.int32)
+    rank = array_math.add(start, stop).shape.rank
     if rank is None:
         raise ValueError("linspace needs `start` and `stop` of known rank.")
     ax = int(axis)
@@ -94,20 +92,20 @@ def linspace(start, stop, num, name=None, axis=0) -> Tensor:
         raise InvalidArgumentError(f"`axis` {ax} is out of range for a result of rank {rank + 1}.")
     ax = ax % (rank + 1)
     for _ in builtins.range(rank - start.shape.rank):
-        start = _array.expand_dims(start, 0)
+        start = array_math.expand_dims(start, 0)
     for _ in builtins.range(rank - stop.shape.rank):
-        stop = _array.expand_dims(stop, 0)
-    first = _array.expand_dims(start, ax)
-    last = _array.expand_dims(stop, ax)
-    index = _array.range(num)
-    steps = _math.maximum(_array.cast(_math.subtract(num, 1), start.dtype), 1)
-    ramp = _array.reshape(_array.cast(index, start.dtype), [1] * ax + [-1] + [1] * (rank - ax))
-    values = _math.add(first, _math.multiply(_math.divide(ramp, steps),
-                                             _math.subtract(last, first)))
-    at_end = _array.reshape(_math.logical_and(_math.equal(index, _math.subtract(num, 1)),
-                                              _math.greater(num, 1)),
-                            [1] * ax + [-1] + [1] * (rank - ax))
-    return _array.where(at_end, _math.add(last, _array.zeros_like(values)), values)
+        stop = array_math.expand_dims(stop, 0)
+    first = array_math.expand_dims(start, ax)
+    last = array_math.expand_dims(stop, ax)
+    index = array_math.range(num)
+    steps = array_math.maximum(array_math.cast(array_math.subtract(num, 1), start.dtype), 1)
+    ramp = array_math.reshape(array_math.cast(index, start.dtype), [1] * ax + [-1] + [1] * (rank - ax))
+    values = array_math.add(first, array_math.multiply(array_math.divide(ramp, steps),
+                                                       array_math.subtract(last, first)))
+    at_end = array_math.reshape(array_math.logical_and(array_math.equal(index, array_math.subtract(num, 1)),
+                                                       array_math.greater(num, 1)),
+                                [1] * ax + [-1] + [1] * (rank - ax))
+    return array_math.where(at_end, array_math.add(last, array_math.zeros_like(values)), values)
 
 
 @export("broadcast_to")
@@ -128,9 +126,9 @@ def broadcast_to(input, shape, name=None) -> Tensor:  # noqa: A002 - TensorFlow'
                                            f"`shape` {dims.tolist()}.")
         shape = [int(d) for d in dims]
     if x.dtype.is_numeric and not x.dtype.is_bool:
-        return _math.add(x, _array.fill(shape, np.zeros((), x.dtype.as_numpy_dtype)))
-    everywhere = _array.fill(shape, True)
-    return _array.where(everywhere, x, x)
+        return array_math.add(x, array_math.fill(shape, np.zeros((), x.dtype.as_numpy_dtype)))
+    everywhere = array_math.fill(shape, True)
+    return array_math.where(everywhere, x, x)
 
 
 @export("meshgrid")
@@ -139,19 +137,19 @@ def meshgrid(*args, indexing="xy", name=None) -> list[Tensor]:
     default) swaps the first two output axes, `"ij"` keeps the inputs' order."""
     if indexing not in ("xy", "ij"):
         raise ValueError(f"`indexing` must be either 'xy' or 'ij', got {indexing!r}.")
-    tensors = [_array.reshape(convert_to_tensor(a), [-1]) for a in args]
+    tensors = [array_math.reshape(convert_to_tensor(a), [-1]) for a in args]
     n = len(tensors)
     if n == 0:
         return []
-    sizes = [_array.size(t) for t in tensors]
+    sizes = [array_math.size(t) for t in tensors]
     order = list(builtins.range(n))
     if indexing == "xy" and n > 1:
         order[0], order[1] = 1, 0
-    shape = _array.stack([sizes[i] for i in order])
+    shape = array_math.stack([sizes[i] for i in order])
     outputs = []
     for i, t in enumerate(tensors):
         where_i = order.index(i)
-        outputs.append(broadcast_to(_array.reshape(t, [1] * where_i + [-1] + [1] * (n - 1 - where_i)),
+        outputs.append(broadcast_to(array_math.reshape(t, [1] * where_i + [-1] + [1] * (n - 1 - where_i)),
                                     shape))
     return outputs
 
@@ -181,23 +179,23 @@ def slice(input_, begin, size, name=None) -> Tensor:  # noqa: A001 - TensorFlow'
             raise InvalidArgumentError(f"`size`[{axis}] = {n} with begin {lo} does not fit axis "
                                        f"{axis} of size {d} (shape {x.shape}).")
         key.append(builtins.slice(lo, None if n == -1 else lo + n))
-    return _array.getitem(x, tuple(key))
+    return array_math.getitem(x, tuple(key))
 
 
 def _slice_later(x, begin, size):
     """slice whose begin or size is known only when the graph runs (ranks must be known)."""
-    begin = _array.cast(convert_to_tensor(begin), _dtypes.int32)
-    size = _array.cast(convert_to_tensor(size), _dtypes.int32)
+    begin = array_math.cast(convert_to_tensor(begin), _dtypes.int32)
+    size = array_math.cast(convert_to_tensor(size), _dtypes.int32)
     rank = x.shape.rank if x.shape.rank is not None else begin.shape.as_tuple()[0]
     if rank is None:
         raise ValueError("slice needs `input_` of known rank or `begin` of known length.")
-    dims = _array.shape(x)
+    dims = array_math.shape(x)
     key = []
     for axis in builtins.range(rank):
         lo, n = begin[axis], size[axis]
-        stop = _array.where(_math.equal(n, -1), dims[axis], _math.add(lo, n))
+        stop = array_math.where(array_math.equal(n, -1), dims[axis], array_math.add(lo, n))
         key.append(builtins.slice(lo, stop))
-    return _array.getitem(x, tuple(key))
+    return array_math.getitem(x, tuple(key))
 
 
 _PAD_MODES = ("CONSTANT", "REFLECT", "SYMMETRIC")
@@ -240,12 +238,12 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None) -> Tens
                 raise InvalidArgumentError(
                     f"`paddings` {[before, after]} of axis {axis} must be at most {limit} in "
                     f"{mode} mode (the axis has size {d}).")
-            left = _array.reverse(out[_key(axis, builtins.slice(extra, before + extra))], [axis])
-            right = _array.reverse(out[_key(axis, builtins.slice(-after - extra, -extra or None))],
-                                   [axis])
+            left = array_math.reverse(out[_key(axis, builtins.slice(extra, before + extra))], [axis])
+            right = array_math.reverse(out[_key(axis, builtins.slice(-after - extra, -extra or None))],
+                                       [axis])
             parts = [left, out, right]
         sizes = [before, None, after]
-        out = _array.concat([p for p, n in zip(parts, sizes) if n != 0], axis)
+        out = array_math.concat([p for p, n in zip(parts, sizes) if n != 0], axis)
     return out
 
 
@@ -257,9 +255,9 @@ def _block(x, axis, n, value):
     if dims is not None and None not in dims:
         shape = list(dims[:axis]) + [n] + list(dims[axis + 1:])
     else:
-        full = _array.shape(x)
-        shape = _array.concat([full[:axis], [n], full[axis + 1:]], 0)
-    return _array.fill(shape, value)
+        full = array_math.shape(x)
+        shape = array_math.concat([full[:axis], [n], full[axis + 1:]], 0)
+    return array_math.fill(shape, value)
 
 
 # -- elementwise tests ------------------------------------------------------------------------------
@@ -275,21 +273,21 @@ def _floating(x, fn):
 def is_nan(x, name=None) -> Tensor:
     """True where `x` is NaN, elementwise."""
     x = _floating(x, "is_nan")
-    return _math.not_equal(x, x)
+    return array_math.not_equal(x, x)
 
 
 @export("math.is_inf")
 def is_inf(x, name=None) -> Tensor:
     """True where `x` is +inf or -inf, elementwise."""
     x = _floating(x, "is_inf")
-    return _math.equal(_math.abs(x), np.inf)
+    return array_math.equal(array_math.abs(x), np.inf)
 
 
 @export("math.is_finite")
 def is_finite(x, name=None) -> Tensor:
     """True where `x` is neither NaN nor infinite, elementwise."""
     x = _floating(x, "is_finite")
-    return _math.less(_math.abs(x), np.inf)
+    return array_math.less(array_math.abs(x), np.inf)
 
 
 # -- norms and clipping ----------------------------------------------------------------------------
@@ -332,23 +330,23 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None) -> Tensor
     if not (x.dtype.is_floating or x.dtype.is_complex):
         raise TypeError(f"norm needs a floating-point `tensor`, got {x.dtype.name}.")
     if ord in ("fro", "euclidean") or (not isinstance(ord, str) and ord == 2):
-        result = _math.sqrt(_reduce.reduce_sum(_math.square(_math.abs(x)), axis, keepdims=True))
+        result = array_math.sqrt(array_math.reduce_sum(array_math.square(array_math.abs(x)), axis, keepdims=True))
     else:
-        result = _math.abs(x)
+        result = array_math.abs(x)
         if ord == 1:
-            result = _reduce.reduce_sum(result, None if axis is None else axis[0], keepdims=True)
+            result = array_math.reduce_sum(result, None if axis is None else axis[0], keepdims=True)
             if is_matrix:
-                result = _reduce.reduce_max(result, axis[-1], keepdims=True)
+                result = array_math.reduce_max(result, axis[-1], keepdims=True)
         elif ord == np.inf:
             if is_matrix:
-                result = _reduce.reduce_sum(result, axis[1], keepdims=True)
-            result = _reduce.reduce_max(result, None if axis is None else axis[0], keepdims=True)
+                result = array_math.reduce_sum(result, axis[1], keepdims=True)
+            result = array_math.reduce_max(result, None if axis is None else axis[0], keepdims=True)
         else:
             p = float(ord)
-            result = _math.pow(_reduce.reduce_sum(_math.pow(result, p), axis, keepdims=True),
-                               1.0 / p)
+            result = array_math.pow(array_math.reduce_sum(array_math.pow(result, p), axis, keepdims=True),
+                                    1.0 / p)
     if not keepdims:
-        result = _array.squeeze(result, list(axis) if axis is not None else None)
+        result = array_math.squeeze(result, list(axis) if axis is not None else None)
     return result
 
 
@@ -359,12 +357,12 @@ def clip_by_norm(t, clip_norm, axes=None, name=None) -> Tensor:
     t = convert_to_tensor(t)
     if not t.dtype.is_floating:
         raise TypeError(f"clip_by_norm needs a floating-point `t`, got {t.dtype.name}.")
-    clip_norm = _array.cast(convert_to_tensor(clip_norm, dtype_hint=t.dtype), t.dtype)
-    l2sum = _reduce.reduce_sum(_math.multiply(t, t), axes, keepdims=True)
-    positive = _math.greater(l2sum, 0)
-    safe = _array.where(positive, l2sum, _array.ones_like(l2sum))
-    l2norm = _array.where(positive, _math.sqrt(safe), l2sum)
-    return _math.divide(_math.multiply(t, clip_norm), _math.maximum(l2norm, clip_norm))
+    clip_norm = array_math.cast(convert_to_tensor(clip_norm, dtype_hint=t.dtype), t.dtype)
+    l2sum = array_math.reduce_sum(array_math.multiply(t, t), axes, keepdims=True)
+    positive = array_math.greater(l2sum, 0)
+    safe = array_math.where(positive, l2sum, array_math.ones_like(l2sum))
+    l2norm = array_math.where(positive, array_math.sqrt(safe), l2sum)
+    return array_math.divide(array_math.multiply(t, clip_norm), array_math.maximum(l2norm, clip_norm))
 
 
 def _tensor_list(t_list, what):
@@ -380,8 +378,8 @@ def global_norm(t_list, name=None) -> Tensor:
     tensors = [t for t in _tensor_list(t_list, "t_list") if t is not None]
     if not tensors:
         raise ValueError("`t_list` holds no tensors.")
-    halves = _array.stack([_nn.l2_loss(t) for t in tensors])
-    return _math.sqrt(_math.multiply(_reduce.reduce_sum(halves), 2.0))
+    halves = array_math.stack([_nn.l2_loss(t) for t in tensors])
+    return array_math.sqrt(array_math.multiply(array_math.reduce_sum(halves), 2.0))
 
 
 @export("clip_by_global_norm")
@@ -394,11 +392,11 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None) -> tuple[li
     if use_norm is None:
         use_norm = global_norm(tensors)
     use_norm = convert_to_tensor(use_norm)
-    clip = _array.cast(convert_to_tensor(clip_norm, dtype_hint=use_norm.dtype), use_norm.dtype)
-    scale_finite = _math.multiply(clip, _math.minimum(_math.divide(1.0, use_norm),
-                                                      _math.divide(1.0, clip)))
-    scale = _math.add(scale_finite, _math.subtract(use_norm, use_norm))  # NaN when inf
-    clipped = [None if t is None else _math.multiply(t, _array.cast(scale, t.dtype))
+    clip = array_math.cast(convert_to_tensor(clip_norm, dtype_hint=use_norm.dtype), use_norm.dtype)
+    scale_finite = array_math.multiply(clip, array_math.minimum(array_math.divide(1.0, use_norm),
+                                                                array_math.divide(1.0, clip)))
+    scale = array_math.add(scale_finite, array_math.subtract(use_norm, use_norm))  # NaN when inf
+    clipped = [None if t is None else array_math.multiply(t, array_math.cast(scale, t.dtype))
                for t in tensors]
     return clipped, use_norm
 
@@ -423,13 +421,13 @@ def matrix_transpose(a, name="matrix_transpose", conjugate=False) -> Tensor:
         raise NotImplementedError("matrix_transpose(conjugate=True) of complex tensors is not "
                                   "supported (there is no conj op).")
     rank = a.shape.rank
-    return _array.transpose(a, tuple(builtins.range(rank - 2)) + (rank - 1, rank - 2))
+    return array_math.transpose(a, tuple(builtins.range(rank - 2)) + (rank - 1, rank - 2))
 
 
 def _mask(rows, columns):
     """A bool [rows, columns] matrix, True on the main diagonal."""
-    return _math.equal(_array.expand_dims(_array.range(rows), 1),
-                       _array.expand_dims(_array.range(columns), 0))
+    return array_math.equal(array_math.expand_dims(array_math.range(rows), 1),
+                            array_math.expand_dims(array_math.range(columns), 0))
 
 
 def _last_dims(x):
@@ -441,7 +439,7 @@ def _last_dims(x):
         if dims[i] is not None:
             out.append(dims[i])
         else:
-            full = _array.shape(x) if full is None else full
+            full = array_math.shape(x) if full is None else full
             out.append(full[i])
     return out
 
@@ -458,9 +456,9 @@ def diag(diagonal, name="diag", k=0) -> Tensor:
         raise TypeError(f"`k` must be an int (one diagonal), got {k!r}.")
     n = d.shape.as_tuple()[-1]
     if n is None:
-        n = _array.shape(d)[-1]
-    column = _array.expand_dims(d, -1)
-    out = _array.where(_mask(n, n), column, _array.zeros_like(column))
+        n = array_math.shape(d)[-1]
+    column = array_math.expand_dims(d, -1)
+    out = array_math.where(_mask(n, n), column, array_math.zeros_like(column))
     k = int(k)
     if k != 0:
         rank = out.shape.rank
@@ -477,17 +475,17 @@ def diag_part(input, name="diag_part", k=0) -> Tensor:  # noqa: A002
     if k != 0:
         raise NotImplementedError(f"diag_part supports only the main diagonal (k=0), got k={k!r}.")
     m, n = _last_dims(x)
-    kept = _array.where(_mask(m, n), x, _array.zeros_like(x))
+    kept = array_math.where(_mask(m, n), x, array_math.zeros_like(x))
     if isinstance(m, int) and isinstance(n, int):
-        return _reduce.reduce_sum(kept, -1 if m <= n else -2)
-    sums = _reduce.reduce_sum(kept, -1)
-    return sums[..., :_math.minimum(m, n)]
+        return array_math.reduce_sum(kept, -1 if m <= n else -2)
+    sums = array_math.reduce_sum(kept, -1)
+    return sums[..., :array_math.minimum(m, n)]
 
 
 @export("linalg.trace")
 def trace(x, name=None) -> Tensor:
     """The sum of the main diagonal of each matrix of `x` (shape [..., m, n]): shape [...]."""
-    return _reduce.reduce_sum(diag_part(_matrix(x, "x", "trace")), -1)
+    return array_math.reduce_sum(diag_part(_matrix(x, "x", "trace")), -1)
 
 
 @export("linalg.band_part")
@@ -503,12 +501,12 @@ def band_part(input, num_lower, num_upper, name=None) -> Tensor:  # noqa: A002
         elif isinstance(value, bool) or not isinstance(value, numbers.Integral):
             raise TypeError(f"`{what}` must be an integer scalar, got {value!r}.")
     m, n = _last_dims(x)
-    rows = _array.expand_dims(_array.range(m), 1)
-    columns = _array.expand_dims(_array.range(n), 0)
-    lower = _array.cast(convert_to_tensor(num_lower), _dtypes.int32)
-    upper = _array.cast(convert_to_tensor(num_upper), _dtypes.int32)
-    below = _math.logical_or(_math.less(lower, 0),
-                             _math.less_equal(_math.subtract(rows, columns), lower))
-    above = _math.logical_or(_math.less(upper, 0),
-                             _math.less_equal(_math.subtract(columns, rows), upper))
-    return _array.where(_math.logical_and(below, above), x, _array.zeros_like(x))
+    rows = array_math.expand_dims(array_math.range(m), 1)
+    columns = array_math.expand_dims(array_math.range(n), 0)
+    lower = array_math.cast(convert_to_tensor(num_lower), _dtypes.int32)
+    upper = array_math.cast(convert_to_tensor(num_upper), _dtypes.int32)
+    below = array_math.logical_or(array_math.less(lower, 0),
+                                  array_math.less_equal(array_math.subtract(rows, columns), lower))
+    above = array_math.logical_or(array_math.less(upper, 0),
+                                  array_math.less_equal(array_math.subtract(columns, rows), upper))
+    return array_math.where(array_math.logical_and(below, above), x, array_math.zeros_like(x))

@@ -1,12 +1,13 @@
-"""Installs Python operators and iteration on Tensor (and so on Variable)."""
+"""Python operators and iteration on Tensor (and so on Variable), installed when this module
+is imported (by runtime/__init__.py, and first by numpy_api, which makes `@` NumPy-like)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .. import context
-from ..tensor import EagerTensor, SymbolicTensor, Tensor
-from . import array_ops, linalg_ops, math_ops
+from . import context
+from .ops import array_math, linalg
+from .tensor import EagerTensor, SymbolicTensor, Tensor
 
 
 def _binary(fn):
@@ -33,7 +34,7 @@ def _iter_eager(self):
     if np.ndim(self._value) == 0:
         raise TypeError("Cannot iterate over a scalar tensor.")
     if context.state.tapes:  # an op, so that gradient tapes see the rows
-        return iter(array_ops.unstack(self))
+        return iter(array_math.unstack(self))
     return (EagerTensor(v) for v in np.asarray(self._value))
 
 
@@ -44,28 +45,31 @@ def _iter_symbolic(self):
                         f"{self._shape}.")
     if dims[0] is None:
         self._not_allowed("Iterating over a tensor whose first dimension is unknown")
-    return iter(array_ops.unstack(self, num=dims[0]))
+    return iter(array_math.unstack(self, num=dims[0]))
 
 
 def install() -> None:
-    for name, fn in [("add", math_ops.add), ("sub", math_ops.subtract), ("mul", math_ops.multiply),
-                     ("truediv", math_ops.divide), ("floordiv", math_ops.floordiv),
-                     ("mod", math_ops.mod), ("pow", math_ops.pow), ("matmul", linalg_ops.matmul),
-                     ("and", math_ops.logical_and), ("or", math_ops.logical_or),
-                     ("xor", math_ops.logical_xor)]:
+    for name, fn in [("add", array_math.add), ("sub", array_math.subtract), ("mul", array_math.multiply),
+                     ("truediv", array_math.divide), ("floordiv", array_math.floordiv),
+                     ("mod", array_math.mod), ("pow", array_math.pow), ("matmul", linalg.matmul),
+                     ("and", array_math.logical_and), ("or", array_math.logical_or),
+                     ("xor", array_math.logical_xor)]:
         forward, backward = _binary(fn)
         setattr(Tensor, f"__{name}__", forward)
         setattr(Tensor, f"__r{name}__", backward)
-    for name, fn in [("lt", math_ops.less), ("le", math_ops.less_equal), ("gt", math_ops.greater),
-                     ("ge", math_ops.greater_equal)]:
+    for name, fn in [("lt", array_math.less), ("le", array_math.less_equal), ("gt", array_math.greater),
+                     ("ge", array_math.greater_equal)]:
         setattr(Tensor, f"__{name}__", _binary(fn)[0])
-    Tensor.__eq__ = _equality(math_ops.equal)
-    Tensor.__ne__ = _equality(math_ops.not_equal)
-    Tensor.__neg__ = lambda self: math_ops.negative(self)
+    Tensor.__eq__ = _equality(array_math.equal)
+    Tensor.__ne__ = _equality(array_math.not_equal)
+    Tensor.__neg__ = lambda self: array_math.negative(self)
     Tensor.__pos__ = lambda self: self
-    Tensor.__abs__ = lambda self: math_ops.abs(self)
-    Tensor.__invert__ = lambda self: math_ops.logical_not(self)
-    Tensor.__getitem__ = lambda self, key: array_ops.getitem(self, key)
+    Tensor.__abs__ = lambda self: array_math.abs(self)
+    Tensor.__invert__ = lambda self: array_math.logical_not(self)
+    Tensor.__getitem__ = lambda self, key: array_math.getitem(self, key)
     Tensor.__hash__ = None
     EagerTensor.__iter__ = _iter_eager
     SymbolicTensor.__iter__ = _iter_symbolic
+
+
+install()

@@ -20,7 +20,7 @@ from ..exports import export
 from ..opdef import define
 from ..shapes import TensorShape, as_shape
 from ..tensor import EagerTensor, SymbolicTensor, Tensor, to_numpy_value
-from .array_ops import cast
+from .array_math import cast
 from .core import apply, convert_to_tensor
 
 _ids = itertools.count()

@@ -20,10 +20,7 @@ from ..errors import InvalidArgumentError
 from ..exports import export
 from ..opdef import define
 from ..tensor import Tensor
-from . import array_ops as _array
-from . import gradient_ops
-from . import math_ops as _math
-from . import reduce_ops as _reduce
+from . import array_math as _math
 from .core import apply, binary_operands, convert_to_tensor
 from .shape_rules import broadcast, same_dtype
 
@@ -150,7 +147,7 @@ def _lgamma_grad(op, g):
 @DIGAMMA.def_grad
 def _digamma_grad(op, g):
     x = op.inputs[0]
-    return [_math.multiply(g, polygamma(_array.ones_like(x), x))]
+    return [_math.multiply(g, polygamma(_math.ones_like(x), x))]
 
 
 @POLYGAMMA.def_grad
@@ -158,8 +155,8 @@ def _polygamma_grad(op, g):
     a, x = op.inputs
     if not op.needs[1]:
         return [None, None]
-    step = polygamma(_math.add(a, _array.ones_like(a)), x)
-    return [None, gradient_ops.sum_grad(_math.multiply(g, step), op, 1)]
+    step = polygamma(_math.add(a, _math.ones_like(a)), x)
+    return [None, _math.sum_grad(_math.multiply(g, step), op, 1)]
 
 
 @export("math.lgamma", "math.special.lgamma")
@@ -186,8 +183,8 @@ def polygamma(a, x, name=None) -> Tensor:
 def lbeta(x, name=None) -> Tensor:
     """log |B(x)| over the last axis: sum(lgamma(x)) - lgamma(sum(x))."""
     x = convert_to_tensor(x)
-    return _math.subtract(_reduce.reduce_sum(lgamma(x), axis=-1),
-                          lgamma(_reduce.reduce_sum(x, axis=-1)), name=name)
+    return _math.subtract(_math.reduce_sum(lgamma(x), axis=-1),
+                          lgamma(_math.reduce_sum(x, axis=-1)), name=name)
 
 
 # -- erfc, erfinv, ndtri -------------------------------------------------------------------------
@@ -371,10 +368,10 @@ def _i0e_grad(op, g):
 def _i1e_grad(op, g):
     x, y = op.inputs[0], op.outputs[0]
     at_zero = _math.equal(x, 0)
-    safe_x = _array.where(at_zero, _array.ones_like(x), x)
+    safe_x = _math.where(at_zero, _math.ones_like(x), x)
     slope = _math.subtract(bessel_i0e(x),
                            _math.multiply(y, _math.add(_math.sign(x), _math.reciprocal(safe_x))))
-    slope = _array.where(at_zero, _array.fill(_array.shape(x), np.asarray(0.5, x.dtype.as_numpy_dtype)), slope)
+    slope = _math.where(at_zero, _math.fill(_math.shape(x), np.asarray(0.5, x.dtype.as_numpy_dtype)), slope)
     return [_math.multiply(g, slope)]
 
 
@@ -454,12 +451,12 @@ COMPLEX = define("Complex", _complex_pair_infer, _complex_kernel)
 
 @REAL.def_grad
 def _real_grad(op, g):
-    return [complex(g, _array.zeros_like(g))]
+    return [complex(g, _math.zeros_like(g))]
 
 
 @IMAG.def_grad
 def _imag_grad(op, g):
-    return [complex(_array.zeros_like(g), g)]
+    return [complex(_math.zeros_like(g), g)]
 
 
 @CONJ.def_grad
@@ -478,8 +475,8 @@ def _angle_grad(op, g):
 
 @COMPLEX.def_grad
 def _complex_grad(op, g):
-    return [gradient_ops.sum_grad(real(g), op, 0) if op.needs[0] else None,
-            gradient_ops.sum_grad(imag(g), op, 1) if op.needs[1] else None]
+    return [_math.sum_grad(real(g), op, 0) if op.needs[0] else None,
+            _math.sum_grad(imag(g), op, 1) if op.needs[1] else None]
 
 
 def _numeric(input, fn_name):  # noqa: A002
@@ -494,7 +491,7 @@ def real(input, name=None) -> Tensor:  # noqa: A002 - TensorFlow's name
     """The real part of a complex tensor; a real tensor comes back unchanged (op `Real`)."""
     x = _numeric(input, "real")
     if not x.dtype.is_complex:
-        return _array.identity(x, name=name)
+        return _math.identity(x, name=name)
     return apply(REAL, [x], name=name)
 
 
@@ -503,7 +500,7 @@ def imag(input, name=None) -> Tensor:  # noqa: A002
     """The imaginary part of a complex tensor; zeros for a real tensor (op `Imag`)."""
     x = _numeric(input, "imag")
     if not x.dtype.is_complex:
-        return _array.zeros_like(x, name=name)
+        return _math.zeros_like(x, name=name)
     return apply(IMAG, [x], name=name)
 
 
@@ -512,7 +509,7 @@ def conj(x, name=None) -> Tensor:
     """The complex conjugate; a real tensor comes back unchanged (op `Conj`)."""
     x = _numeric(x, "conj")
     if not x.dtype.is_complex:
-        return _array.identity(x, name=name)
+        return _math.identity(x, name=name)
     return apply(CONJ, [x], name=name)
 
 
@@ -524,8 +521,8 @@ def angle(input, name=None) -> Tensor:  # noqa: A002
     if not x.dtype.is_complex:
         if not x.dtype.is_floating:
             raise TypeError(f"angle needs a floating-point or complex `input`, got {x.dtype.name}.")
-        return _array.where(_math.less(x, 0), _array.fill(_array.shape(x), np.asarray(
-            np.pi, x.dtype.as_numpy_dtype)), _array.zeros_like(x), name=name)
+        return _math.where(_math.less(x, 0), _math.fill(_math.shape(x), np.asarray(
+            np.pi, x.dtype.as_numpy_dtype)), _math.zeros_like(x), name=name)
     return apply(ANGLE, [x], name=name)
 
 

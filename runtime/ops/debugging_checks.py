@@ -15,12 +15,10 @@ import numpy as np
 from .. import dtypes as _dtypes
 from ..exports import export
 from ..tensor import EagerTensor, Tensor
-from . import array_ops as _array
-from . import composed as _composed
-from . import math_ops as _math
-from . import reduce_ops as _reduce
+from . import array_composed as _composed
+from . import array_math
 from .core import binary_operands, convert_to_tensor
-from .debug_ops import _assert_op
+from .debugging import _assert_op
 
 
 def _prefix(message) -> str:
@@ -36,9 +34,9 @@ def check_numerics(tensor, message, name=None) -> Tensor:
         raise TypeError(f"check_numerics needs a floating-point `tensor`, got {x.dtype.name}.")
     if not isinstance(message, str):
         raise TypeError(f"check_numerics needs a str `message`, got {type(message).__name__}.")
-    ok = _reduce.reduce_all(_composed.is_finite(x))
+    ok = array_math.reduce_all(_composed.is_finite(x))
     _assert_op(ok, f"{message} : Tensor had NaN or Inf values", [], name)
-    return _array.identity(x, name=name)
+    return array_math.identity(x, name=name)
 
 
 @export("debugging.assert_all_finite")
@@ -160,9 +158,9 @@ def assert_near(x, y, rtol=None, atol=None, message=None, summarize=None, name=N
     eps = 10 * _eps(x.dtype)
     rtol = eps if rtol is None else rtol
     atol = eps if atol is None else atol
-    gap = _math.abs(_math.subtract(x, y))
-    bound = _math.add(atol, _math.multiply(rtol, _math.abs(y)))
-    ok = _reduce.reduce_all(_math.less_equal(gap, bound))
+    gap = array_math.abs(array_math.subtract(x, y))
+    bound = array_math.add(atol, array_math.multiply(rtol, array_math.abs(y)))
+    ok = array_math.reduce_all(array_math.less_equal(gap, bound))
     text = (f"{_prefix(message)}x and y are not equal to tolerance rtol = {rtol}, atol = {atol}."
             " x and y =")
     _assert_op(ok, text, [x, y], name)
@@ -217,15 +215,15 @@ def assert_shapes(shapes, data=None, summarize=None, message=None, name=None) ->
             elif isinstance(d, str):
                 if d not in sizes:
                     if have is None:
-                        dynamic = _array.shape(x) if dynamic is None else dynamic
+                        dynamic = array_math.shape(x) if dynamic is None else dynamic
                         sizes[d] = (dynamic[axis], f"axis {axis} of {what}")
                     else:
                         sizes[d] = (have, f"axis {axis} of {what}")
                     continue
                 want, seen = sizes[d]
                 if isinstance(want, Tensor) or have is None:
-                    dynamic = _array.shape(x) if dynamic is None else dynamic
-                    _assert_op(_math.equal(dynamic[axis], want),
+                    dynamic = array_math.shape(x) if dynamic is None else dynamic
+                    _assert_op(array_math.equal(dynamic[axis], want),
                                f"{_prefix(message)}axis {axis} of {what} must have the size of "
                                f"{seen} (symbol {d!r})", [], name)
                     continue
@@ -238,8 +236,8 @@ def assert_shapes(shapes, data=None, summarize=None, message=None, name=None) ->
                 raise TypeError(f"assert_shapes: dimension {d!r} of {what} must be an int, a "
                                 "str, None, '.' or '...'.")
             if have is None:
-                dynamic = _array.shape(x) if dynamic is None else dynamic
-                _assert_op(_math.equal(dynamic[axis], want),
+                dynamic = array_math.shape(x) if dynamic is None else dynamic
+                _assert_op(array_math.equal(dynamic[axis], want),
                            f"{_prefix(message)}axis {axis} of {what} must have size {want}",
                            [], name)
             elif have != want:

@@ -17,11 +17,9 @@ import numpy as np
 from .. import dtypes as _dtypes
 from ..exports import export
 from ..tensor import Tensor
-from . import array_ops as _array
-from . import math_ops as _math
-from . import reduce_ops as _reduce
-from . import scatter_ops as _scatter
-from .composed import pad as _pad
+from . import array_math
+from . import array_scatter as _scatter
+from .array_composed import pad as _pad
 from .core import convert_to_tensor
 
 
@@ -60,23 +58,23 @@ def convert_image_dtype(image, dtype, saturate: bool = False, name=None) -> Tens
     if x.dtype is dtype:
         return x
     if x.dtype.is_floating and dtype.is_floating:
-        return _array.cast(x, dtype)
+        return array_math.cast(x, dtype)
     if x.dtype.is_integer and dtype.is_floating:
-        return _math.multiply(_array.cast(x, dtype), np.asarray(1.0 / _max_of(x.dtype), dtype.as_numpy_dtype))
+        return array_math.multiply(array_math.cast(x, dtype), np.asarray(1.0 / _max_of(x.dtype), dtype.as_numpy_dtype))
     if x.dtype.is_floating:   # float -> integer: [0, 1] onto [0, max]
         top = _max_of(dtype)
-        scaled = _math.multiply(x, np.asarray(top + 0.5, x.dtype.as_numpy_dtype))
+        scaled = array_math.multiply(x, np.asarray(top + 0.5, x.dtype.as_numpy_dtype))
         if saturate:
             low = float(np.iinfo(dtype.as_numpy_dtype).min)
-            scaled = _math.minimum(_math.maximum(scaled, np.asarray(low, x.dtype.as_numpy_dtype)),
-                                   np.asarray(top, x.dtype.as_numpy_dtype))
-        return _array.cast(scaled, dtype)
+            scaled = array_math.minimum(array_math.maximum(scaled, np.asarray(low, x.dtype.as_numpy_dtype)),
+                                        np.asarray(top, x.dtype.as_numpy_dtype))
+        return array_math.cast(scaled, dtype)
     # integer -> integer: rescale through float64 (exact for the common 8/16/32-bit types)
     ratio = _max_of(dtype) / _max_of(x.dtype)
-    scaled = _math.multiply(_array.cast(x, _dtypes.float64), ratio)
+    scaled = array_math.multiply(array_math.cast(x, _dtypes.float64), ratio)
     if ratio > 1:
-        return _array.cast(scaled, dtype)
-    return _array.cast(_math.floor(scaled), dtype)
+        return array_math.cast(scaled, dtype)
+    return array_math.cast(array_math.floor(scaled), dtype)
 
 
 def _as_float(x: Tensor) -> tuple[Tensor, _dtypes.DType]:
@@ -94,7 +92,7 @@ def _back(x: Tensor, dtype: _dtypes.DType) -> Tensor:
 def adjust_brightness(image, delta, name=None) -> Tensor:
     """`image + delta` (computed in floating point for integer images, then converted back)."""
     x, dtype = _as_float(_image(image))
-    return _back(_math.add(x, _array.cast(convert_to_tensor(delta), x.dtype)), dtype)
+    return _back(array_math.add(x, array_math.cast(convert_to_tensor(delta), x.dtype)), dtype)
 
 
 @export("image.adjust_contrast")
@@ -102,9 +100,9 @@ def adjust_contrast(images, contrast_factor, name=None) -> Tensor:
     """Each channel moved away from (factor > 1) or toward (factor < 1) its mean over height
     and width: `(x - mean) * contrast_factor + mean`."""
     x, dtype = _as_float(_image(images, "images"))
-    mean = _reduce.reduce_mean(x, axis=[-3, -2], keepdims=True)
-    factor = _array.cast(convert_to_tensor(contrast_factor), x.dtype)
-    return _back(_math.add(_math.multiply(_math.subtract(x, mean), factor), mean), dtype)
+    mean = array_math.reduce_mean(x, axis=[-3, -2], keepdims=True)
+    factor = array_math.cast(convert_to_tensor(contrast_factor), x.dtype)
+    return _back(array_math.add(array_math.multiply(array_math.subtract(x, mean), factor), mean), dtype)
 
 
 _GRAY = (0.2989, 0.5870, 0.1140)
@@ -119,7 +117,7 @@ def rgb_to_grayscale(images, name=None) -> Tensor:
                          f"{x.shape}.")
     f, dtype = _as_float(x)
     weights = np.asarray(_GRAY, f.dtype.as_numpy_dtype)
-    gray = _reduce.reduce_sum(_math.multiply(f, weights), axis=-1, keepdims=True)
+    gray = array_math.reduce_sum(array_math.multiply(f, weights), axis=-1, keepdims=True)
     return _back(gray, dtype)
 
 
@@ -129,19 +127,19 @@ def grayscale_to_rgb(images, name=None) -> Tensor:
     x = convert_to_tensor(images)
     if x.shape.rank is None or x.shape.rank < 2 or x.shape.as_tuple()[-1] not in (1, None):
         raise ValueError(f"`images` must have 1 channel in the last axis, got shape {x.shape}.")
-    return _array.tile(x, [1] * (x.shape.rank - 1) + [3])
+    return array_math.tile(x, [1] * (x.shape.rank - 1) + [3])
 
 
 @export("image.flip_left_right")
 def flip_left_right(image) -> Tensor:
     """`image` mirrored along its width."""
-    return _array.reverse(_image(image), [-2])
+    return array_math.reverse(_image(image), [-2])
 
 
 @export("image.flip_up_down")
 def flip_up_down(image) -> Tensor:
     """`image` mirrored along its height."""
-    return _array.reverse(_image(image), [-3])
+    return array_math.reverse(_image(image), [-3])
 
 
 @export("image.transpose")
@@ -149,7 +147,7 @@ def transpose(image, name=None) -> Tensor:
     """`image` with height and width swapped."""
     x = _image(image)
     perm = [1, 0, 2] if x.shape.rank == 3 else [0, 2, 1, 3]
-    return _array.transpose(x, perm)
+    return array_math.transpose(x, perm)
 
 
 @export("image.rot90")
@@ -162,10 +160,10 @@ def rot90(image, k: int = 1, name=None) -> Tensor:
     if k == 0:
         return x
     if k == 2:
-        return _array.reverse(x, [-3, -2])
+        return array_math.reverse(x, [-3, -2])
     if k == 1:
-        return transpose(_array.reverse(x, [-2]))
-    return _array.reverse(transpose(x), [-2])
+        return transpose(array_math.reverse(x, [-2]))
+    return array_math.reverse(transpose(x), [-2])
 
 
 def _size(size) -> tuple[int, int]:
@@ -197,7 +195,7 @@ def _lerp_axis(x: Tensor, axis: int, n_out: int) -> Tensor:
     shape = [1] * x.shape.rank
     shape[axis] = n_out
     w = np.reshape(frac, shape).astype(x.dtype.as_numpy_dtype)
-    return _math.add(a, _math.multiply(_math.subtract(b, a), w))
+    return array_math.add(a, array_math.multiply(array_math.subtract(b, a), w))
 
 
 @export("image.resize")
@@ -219,7 +217,7 @@ def resize(images, size, method: str = "bilinear", preserve_aspect_ratio: bool =
     if antialias and (h_out < h or w_out < w) and method != "nearest":
         raise NotImplementedError("resize(antialias=True) when downsampling is not implemented.")
     if method == "bilinear":
-        f = x if x.dtype in (_dtypes.float32, _dtypes.float64) else _array.cast(x, _dtypes.float32)
+        f = x if x.dtype in (_dtypes.float32, _dtypes.float64) else array_math.cast(x, _dtypes.float32)
         return _lerp_axis(_lerp_axis(f, f.shape.rank - 3, h_out), f.shape.rank - 2, w_out)
     if method in ("nearest", "nearest_neighbor"):
         rows = np.minimum(np.floor((np.arange(h_out) + 0.5) * (h / h_out)), h - 1).astype(np.int64)
@@ -233,7 +231,7 @@ def _window(x: Tensor, top: int, left: int, height: int, width: int) -> Tensor:
     key = (builtins.slice(top, top + height), builtins.slice(left, left + width))
     if x.shape.rank == 4:
         key = (builtins.slice(None),) + key
-    return _array.getitem(x, key)
+    return array_math.getitem(x, key)
 
 
 def _nonneg_ints(**values) -> None:
@@ -323,17 +321,17 @@ def per_image_standardization(image) -> Tensor:
     mean) / max(stddev, 1 / sqrt(number of elements))`; float32 for integer input."""
     x = _image(image)
     if not x.dtype.is_floating:
-        x = _array.cast(x, _dtypes.float32)
+        x = array_math.cast(x, _dtypes.float32)
     dims = x.shape.as_tuple()[-3:]
     if any(d is None for d in dims):
         raise ValueError(f"`image` needs known height, width and channels, got {x.shape}.")
     count = math.prod(dims)
     axes = [-3, -2, -1]
-    mean = _reduce.reduce_mean(x, axis=axes, keepdims=True)
-    centered = _math.subtract(x, mean)
-    std = _math.sqrt(_reduce.reduce_mean(_math.square(centered), axis=axes, keepdims=True))
+    mean = array_math.reduce_mean(x, axis=axes, keepdims=True)
+    centered = array_math.subtract(x, mean)
+    std = array_math.sqrt(array_math.reduce_mean(array_math.square(centered), axis=axes, keepdims=True))
     floor = np.asarray(1.0 / math.sqrt(count), x.dtype.as_numpy_dtype)
-    return _math.truediv(centered, _math.maximum(std, floor))
+    return array_math.truediv(centered, array_math.maximum(std, floor))
 
 
 @export("image.rgb_to_hsv")
@@ -342,23 +340,23 @@ def rgb_to_hsv(images, name=None) -> Tensor:
     x = convert_to_tensor(images)
     if not x.dtype.is_floating:
         raise TypeError(f"`images` must be floating-point, got {x.dtype.name}.")
-    r, g, b = _array.unstack(x, axis=-1)
-    value = _reduce.reduce_max(x, axis=-1)
-    low = _reduce.reduce_min(x, axis=-1)
-    span = _math.subtract(value, low)
-    safe_v = _array.where(_math.greater(value, 0), value, _array.ones_like(value))
-    saturation = _array.where(_math.greater(value, 0), _math.truediv(span, safe_v),
-                              _array.zeros_like(value))
-    safe = _array.where(_math.greater(span, 0), span, _array.ones_like(span))
-    hue_r = _math.truediv(_math.subtract(g, b), safe)
-    hue_g = _math.add(_math.truediv(_math.subtract(b, r), safe), 2.0)
-    hue_b = _math.add(_math.truediv(_math.subtract(r, g), safe), 4.0)
-    hue = _array.where(_math.equal(value, r), hue_r,
-                       _array.where(_math.equal(value, g), hue_g, hue_b))
-    hue = _array.where(_math.greater(span, 0), hue, _array.zeros_like(hue))
-    hue = _math.truediv(hue, 6.0)
-    hue = _math.subtract(hue, _math.floor(hue))   # wrap negatives into [0, 1)
-    return _array.stack([hue, saturation, value], axis=-1)
+    r, g, b = array_math.unstack(x, axis=-1)
+    value = array_math.reduce_max(x, axis=-1)
+    low = array_math.reduce_min(x, axis=-1)
+    span = array_math.subtract(value, low)
+    safe_v = array_math.where(array_math.greater(value, 0), value, array_math.ones_like(value))
+    saturation = array_math.where(array_math.greater(value, 0), array_math.truediv(span, safe_v),
+                                  array_math.zeros_like(value))
+    safe = array_math.where(array_math.greater(span, 0), span, array_math.ones_like(span))
+    hue_r = array_math.truediv(array_math.subtract(g, b), safe)
+    hue_g = array_math.add(array_math.truediv(array_math.subtract(b, r), safe), 2.0)
+    hue_b = array_math.add(array_math.truediv(array_math.subtract(r, g), safe), 4.0)
+    hue = array_math.where(array_math.equal(value, r), hue_r,
+                           array_math.where(array_math.equal(value, g), hue_g, hue_b))
+    hue = array_math.where(array_math.greater(span, 0), hue, array_math.zeros_like(hue))
+    hue = array_math.truediv(hue, 6.0)
+    hue = array_math.subtract(hue, array_math.floor(hue))   # wrap negatives into [0, 1)
+    return array_math.stack([hue, saturation, value], axis=-1)
 
 
 @export("image.hsv_to_rgb")
@@ -367,15 +365,15 @@ def hsv_to_rgb(images, name=None) -> Tensor:
     x = convert_to_tensor(images)
     if not x.dtype.is_floating:
         raise TypeError(f"`images` must be floating-point, got {x.dtype.name}.")
-    h, s, v = _array.unstack(x, axis=-1)
-    h6 = _math.multiply(_math.subtract(h, _math.floor(h)), 6.0)
+    h, s, v = array_math.unstack(x, axis=-1)
+    h6 = array_math.multiply(array_math.subtract(h, array_math.floor(h)), 6.0)
 
     def channel(n):
-        k = _math.floormod(_math.add(h6, float(n)), 6.0)
-        ramp = _math.minimum(_math.minimum(k, _math.subtract(4.0, k)), 1.0)
-        return _math.subtract(v, _math.multiply(_math.multiply(v, s), _math.maximum(ramp, 0.0)))
+        k = array_math.floormod(array_math.add(h6, float(n)), 6.0)
+        ramp = array_math.minimum(array_math.minimum(k, array_math.subtract(4.0, k)), 1.0)
+        return array_math.subtract(v, array_math.multiply(array_math.multiply(v, s), array_math.maximum(ramp, 0.0)))
 
-    return _array.stack([channel(5), channel(3), channel(1)], axis=-1)
+    return array_math.stack([channel(5), channel(3), channel(1)], axis=-1)
 
 
 @export("image.adjust_saturation")
@@ -384,8 +382,8 @@ def adjust_saturation(image, saturation_factor, name=None) -> Tensor:
     [0, 1])."""
     x, dtype = _as_float(_image(image))
     hsv = rgb_to_hsv(x)
-    h, s, v = _array.unstack(hsv, axis=-1)
-    factor = _array.cast(convert_to_tensor(saturation_factor), x.dtype)
-    s = _math.minimum(_math.maximum(_math.multiply(s, factor), 0.0), 1.0)
-    return _back(hsv_to_rgb(_array.stack([h, s, v], axis=-1)), dtype)
+    h, s, v = array_math.unstack(hsv, axis=-1)
+    factor = array_math.cast(convert_to_tensor(saturation_factor), x.dtype)
+    s = array_math.minimum(array_math.maximum(array_math.multiply(s, factor), 0.0), 1.0)
+    return _back(hsv_to_rgb(array_math.stack([h, s, v], axis=-1)), dtype)
 

@@ -19,13 +19,11 @@ from ..exports import export
 from ..graph import constant_value
 from ..shapes import TensorShape
 from ..tensor import Tensor
-from . import array_ops as _array
-from . import composed as _composed
-from . import math_ops as _math
-from . import reduce_ops as _reduce
-from . import scatter_ops as _scatter
-from . import sort_ops as _sort
-from . import special_ops as _special
+from . import array_composed as _composed
+from . import array_math
+from . import array_scatter as _scatter
+from . import array_sort as _sort
+from . import math_special as _special
 from .core import convert_to_tensor
 
 
@@ -38,7 +36,7 @@ def _int64(value, what: str) -> Tensor:
     t = convert_to_tensor(value)
     if not t.dtype.is_integer:
         raise TypeError(f"`{what}` must hold integers, got dtype {t.dtype.name}.")
-    return t if t.dtype is _dtypes.int64 else _array.cast(t, _dtypes.int64)
+    return t if t.dtype is _dtypes.int64 else array_math.cast(t, _dtypes.int64)
 
 
 _CONVERTIBLE = (Tensor, list, tuple, np.ndarray, np.generic, int, float, bool, complex, bytes, str)
@@ -117,8 +115,8 @@ class SparseTensor:
             raise TypeError("Multiplying two SparseTensors is not supported.")
         other = convert_to_tensor(other)
         if other.shape.rank == 0:
-            return self.with_values(_math.multiply(self.values, other))
-        return self.with_values(_math.multiply(self.values, _scatter.gather_nd(
+            return self.with_values(array_math.multiply(self.values, other))
+        return self.with_values(array_math.multiply(self.values, _scatter.gather_nd(
             _broadcast(other, self), self.indices)))
 
     __rmul__ = __mul__
@@ -170,9 +168,9 @@ def to_dense(sp_input: SparseTensor, default_value=None, validate_indices: bool 
     default = convert_to_tensor(default_value, dtype=sp.dtype)
     if default.shape.rank not in (0, None):
         raise ValueError(f"`default_value` must be a scalar, got shape {default.shape}.")
-    is_set = _scatter.scatter_nd(sp.indices, _array.cast(_array.ones_like(sp.values), _dtypes.int32),
+    is_set = _scatter.scatter_nd(sp.indices, array_math.cast(array_math.ones_like(sp.values), _dtypes.int32),
                                  sp.dense_shape)
-    return _array.where(_math.greater(is_set, 0), dense, _math.add(_array.zeros_like(dense), default))
+    return array_math.where(array_math.greater(is_set, 0), dense, array_math.add(array_math.zeros_like(dense), default))
 
 
 @export("sparse.from_dense")
@@ -182,17 +180,17 @@ def from_dense(tensor, name=None) -> SparseTensor:
     if x.shape.rank == 0:
         raise ValueError("`tensor` must have rank >= 1 to be made sparse, got a scalar.")
     zero = np.zeros((), x.dtype.as_numpy_dtype) if x.dtype.name != "string" else b""
-    indices = _array.cast(_array.where(_math.not_equal(x, zero)), _dtypes.int64)
+    indices = array_math.cast(array_math.where(array_math.not_equal(x, zero)), _dtypes.int64)
     return SparseTensor(indices, _scatter.gather_nd(x, indices),
-                        _array.cast(_array.shape(x), _dtypes.int64))
+                        array_math.cast(array_math.shape(x), _dtypes.int64))
 
 
 def _linear(indices: Tensor, dense_shape: Tensor) -> Tensor:
     """Row-major positions of `indices` in a tensor of `dense_shape` (int64 [N])."""
     # strides[k] = prod(dense_shape[k+1:]), as a reversed cumulative product
-    rev = _array.reverse(dense_shape, [0])
-    strides = _array.reverse(_sort.cumprod(rev, exclusive=True), [0])
-    return _reduce.reduce_sum(_math.multiply(indices, strides), axis=1)
+    rev = array_math.reverse(dense_shape, [0])
+    strides = array_math.reverse(_sort.cumprod(rev, exclusive=True), [0])
+    return array_math.reduce_sum(array_math.multiply(indices, strides), axis=1)
 
 
 @export("sparse.reorder")
@@ -227,20 +225,20 @@ def add(a, b, threshold=0, name=None) -> SparseTensor | Tensor:
     _check_indices(a, need_order=False)
     _check_indices(b, need_order=False)
     shape = a.dense_shape
-    both = _array.concat([a.indices, b.indices], 0)
+    both = array_math.concat([a.indices, b.indices], 0)
     linear = _linear(both, shape)
     unique = _sort.unique(linear, out_idx=_dtypes.int64)
-    sums = _scatter.unsorted_segment_sum(_array.concat([a.values, b.values], 0), unique.idx,
-                                      _array.size(unique.y))
+    sums = _scatter.unsorted_segment_sum(array_math.concat([a.values, b.values], 0), unique.idx,
+                                      array_math.size(unique.y))
     order = _sort.argsort(unique.y, stable=True)
-    firsts = _scatter.unsorted_segment_min(_array.range(_array.size(linear)), unique.idx,
-                                        _array.size(unique.y))
+    firsts = _scatter.unsorted_segment_min(array_math.range(array_math.size(linear)), unique.idx,
+                                        array_math.size(unique.y))
     indices = _scatter.gather(both, _scatter.gather(firsts, order))
     values = _scatter.gather(sums, order)
     if threshold:
-        keep = _math.greater_equal(_math.abs(values), threshold)
-        indices = _array.boolean_mask(indices, keep)
-        values = _array.boolean_mask(values, keep)
+        keep = array_math.greater_equal(array_math.abs(values), threshold)
+        indices = array_math.boolean_mask(indices, keep)
+        values = array_math.boolean_mask(values, keep)
     return SparseTensor(indices, values, shape)
 
 
@@ -253,8 +251,8 @@ def sparse_dense_matmul(sp_a, b, adjoint_a: bool = False, adjoint_b: bool = Fals
     if not isinstance(sp_a, SparseTensor) and isinstance(b, SparseTensor):
         # a @ sp_b == (sp_b^T @ a^T)^T
         a = convert_to_tensor(sp_a)
-        a = _special.conj(_array.transpose(a)) if adjoint_a else a
-        return _array.transpose(sparse_dense_matmul(b, _array.transpose(a), adjoint_a=not adjoint_b))
+        a = _special.conj(array_math.transpose(a)) if adjoint_a else a
+        return array_math.transpose(sparse_dense_matmul(b, array_math.transpose(a), adjoint_a=not adjoint_b))
     sp = _sparse(sp_a, "sp_a")
     if sp.shape.rank not in (2, None):
         raise ValueError(f"`sp_a` must be a sparse matrix, got rank {sp.shape.rank}.")
@@ -262,7 +260,7 @@ def sparse_dense_matmul(sp_a, b, adjoint_a: bool = False, adjoint_b: bool = Fals
     if dense.shape.rank not in (2, None):
         raise ValueError(f"`b` must be a matrix, got shape {dense.shape}.")
     if adjoint_b:
-        dense = _array.transpose(dense)
+        dense = array_math.transpose(dense)
         if dense.dtype.is_complex:
             dense = _special.conj(dense)
     _check_indices(sp, need_order=False)
@@ -282,9 +280,9 @@ def sparse_dense_matmul(sp_a, b, adjoint_a: bool = False, adjoint_b: bool = Fals
                                        f"{' (adjointed)' if adjoint_a else ''} by a matrix with "
                                        f"{sb[0]} rows.")
     picked = _scatter.gather(dense, cols)
-    contrib = _math.multiply(_array.expand_dims(values, 1), picked)
-    out_shape = _array.stack([n_rows, _array.cast(_array.shape(dense)[1], _dtypes.int64)])
-    return _scatter.scatter_nd(_array.expand_dims(rows, 1), contrib, out_shape)
+    contrib = array_math.multiply(array_math.expand_dims(values, 1), picked)
+    out_shape = array_math.stack([n_rows, array_math.cast(array_math.shape(dense)[1], _dtypes.int64)])
+    return _scatter.scatter_nd(array_math.expand_dims(rows, 1), contrib, out_shape)
 
 
 @export("sparse.reduce_sum")
@@ -293,7 +291,7 @@ def reduce_sum(sp_input: SparseTensor, axis=None, keepdims: bool = False,
     """The sum of `sp_input`'s entries over `axis` (all axes when None), as a dense tensor
     (a SparseTensor of its nonzero sums with `output_is_sparse`)."""
     sp = _sparse(sp_input, "sp_input")
-    dense = _reduce.reduce_sum(to_dense(sp, validate_indices=False), axis=axis, keepdims=keepdims)
+    dense = array_math.reduce_sum(to_dense(sp, validate_indices=False), axis=axis, keepdims=keepdims)
     return from_dense(dense) if output_is_sparse else dense
 
 
@@ -306,8 +304,8 @@ def reduce_max(sp_input: SparseTensor, axis=None, keepdims: bool = False,
     sp = _sparse(sp_input, "sp_input")
     low = np.finfo(sp.dtype.as_numpy_dtype).min if sp.dtype.is_floating else np.iinfo(sp.dtype.as_numpy_dtype).min
     dense = to_dense(sp, default_value=low, validate_indices=False)
-    result = _reduce.reduce_max(dense, axis=axis, keepdims=keepdims)
-    result = _array.where(_math.equal(result, low), _array.zeros_like(result), result)
+    result = array_math.reduce_max(dense, axis=axis, keepdims=keepdims)
+    result = array_math.where(array_math.equal(result, low), array_math.zeros_like(result), result)
     return from_dense(result) if output_is_sparse else result
 
 
@@ -318,16 +316,16 @@ def to_indicator(sp_input: SparseTensor, vocab_size, name=None) -> Tensor:
     sp = _sparse(sp_input, "sp_input")
     if not sp.dtype.is_integer:
         raise TypeError(f"`sp_input` must hold integer ids, got {sp.dtype.name}.")
-    ids = _array.cast(sp.values, _dtypes.int64)
+    ids = array_math.cast(sp.values, _dtypes.int64)
     known = constant_value(ids)
     if known is not None and known.size and (known.min() < 0 or known.max() >= int(vocab_size)):
         raise InvalidArgumentError(f"An id of `sp_input` is out of range [0, {int(vocab_size)}).")
     rows = sp.indices[:, :-1]
-    where = _array.concat([rows, _array.expand_dims(ids, 1)], 1)
-    shape = _array.concat([sp.dense_shape[:-1], _array.reshape(
-        _array.cast(convert_to_tensor(vocab_size), _dtypes.int64), [1])], 0)
-    counts = _scatter.scatter_nd(where, _array.ones_like(ids), shape)
-    return _math.greater(counts, 0)
+    where = array_math.concat([rows, array_math.expand_dims(ids, 1)], 1)
+    shape = array_math.concat([sp.dense_shape[:-1], array_math.reshape(
+        array_math.cast(convert_to_tensor(vocab_size), _dtypes.int64), [1])], 0)
+    counts = _scatter.scatter_nd(where, array_math.ones_like(ids), shape)
+    return array_math.greater(counts, 0)
 
 
 @export("sparse.transpose")
@@ -361,10 +359,10 @@ def expand_dims(sp_input: SparseTensor, axis=None, name=None) -> SparseTensor:
     elif rank is not None:
         at = rank + 1 + axis
     else:  # known when the graph runs: the rank is the length of dense_shape
-        at = _math.add(_array.shape(sp.dense_shape, out_type=_dtypes.int64)[0], axis + 1)
-    column = _array.zeros(_array.stack([_array.shape(sp.indices, out_type=_dtypes.int64)[0],
-                                        np.int64(1)]), _dtypes.int64)
-    indices = _array.concat([sp.indices[:, :at], column, sp.indices[:, at:]], 1)
+        at = array_math.add(array_math.shape(sp.dense_shape, out_type=_dtypes.int64)[0], axis + 1)
+    column = array_math.zeros(array_math.stack([array_math.shape(sp.indices, out_type=_dtypes.int64)[0],
+                                                np.int64(1)]), _dtypes.int64)
+    indices = array_math.concat([sp.indices[:, :at], column, sp.indices[:, at:]], 1)
     one = convert_to_tensor(np.array([1], np.int64))
-    dense_shape = _array.concat([sp.dense_shape[:at], one, sp.dense_shape[at:]], 0)
+    dense_shape = array_math.concat([sp.dense_shape[:at], one, sp.dense_shape[at:]], 0)
     return SparseTensor(indices, sp.values, dense_shape)

@@ -12,9 +12,7 @@ from ..exports import export
 from ..opdef import define
 from ..shapes import TensorShape
 from ..tensor import Tensor
-from . import array_ops as _array
-from . import gradient_ops
-from . import math_ops as _math
+from . import array_math
 from .core import apply, convert_to_tensor
 from .shape_rules import broadcast, same_dtype
 
@@ -67,14 +65,14 @@ def _matmul_grad(op, g):
             ga = matmul(b, g, transpose_a=tb, transpose_b=True)
         else:
             ga = matmul(g, b, transpose_b=not tb)
-        ga = gradient_ops.sum_grad(ga, op, 0)
+        ga = array_math.sum_grad(ga, op, 0)
     if op.needs[1]:
         a = op.inputs[0]
         if tb:
             gb = matmul(g, a, transpose_a=True, transpose_b=ta)
         else:
             gb = matmul(a, g, transpose_a=not ta)
-        gb = gradient_ops.sum_grad(gb, op, 1)
+        gb = array_math.sum_grad(gb, op, 1)
     return [ga, gb]
 
 
@@ -216,7 +214,7 @@ INV = define("MatrixInverse", _square_infer("MatrixInverse", False), np.linalg.i
 @INV.def_grad
 def _inverse_grad(op, g):
     y = op.outputs[0]
-    return [_math.negative(matmul(y, matmul(g, y, transpose_b=True), transpose_a=True))]
+    return [array_math.negative(matmul(y, matmul(g, y, transpose_b=True), transpose_a=True))]
 
 
 DET = define("MatrixDeterminant", _square_infer("MatrixDeterminant", True), np.linalg.det,
@@ -226,8 +224,8 @@ DET = define("MatrixDeterminant", _square_infer("MatrixDeterminant", True), np.l
 @DET.def_grad
 def _determinant_grad(op, g):
     x = op.inputs[0]
-    scale = _array.expand_dims(_array.expand_dims(_math.multiply(g, op.outputs[0]), -1), -1)
-    return [_math.multiply(scale, _matrix_transpose(inv(x)))]
+    scale = array_math.expand_dims(array_math.expand_dims(array_math.multiply(g, op.outputs[0]), -1), -1)
+    return [array_math.multiply(scale, _matrix_transpose(inv(x)))]
 
 
 @export("linalg.inv")
@@ -251,7 +249,7 @@ def _matrix_arg(value, what, fn):
 
 
 # -- gradients -------------------------------------------------------------------------------------
-# Rules: (op, *output_grads) -> one gradient per input (see the note in array_ops).
+# Rules: (op, *output_grads) -> one gradient per input (see the note in array_math).
 
 
 
@@ -281,18 +279,18 @@ def _einsum_grads(op, g, terms, rhs, operands):
         inputs = [operands[j] for j in range(len(terms)) if j != i] + [g]
         grad = einsum(",".join(others + [rhs]) + "->" + kept, *inputs)
         if kept != term:
-            dims = gradient_ops.static_dims(op.forward_inputs[i])
+            dims = array_math.static_dims(op.forward_inputs[i])
             if dims is None:
                 raise NotImplementedError("The gradient of an einsum that sums over an axis of "
                                           "one operand only needs static shapes.")
-            grad = _array.reshape(grad, [d if c in kept else 1 for c, d in zip(term, dims)])
-            grad = gradient_ops.broadcast_grad(grad, op, i)
-        grads.append(gradient_ops.sum_grad(grad, op, i))
+            grad = array_math.reshape(grad, [d if c in kept else 1 for c, d in zip(term, dims)])
+            grad = array_math.broadcast_grad(grad, op, i)
+        grads.append(array_math.sum_grad(grad, op, i))
     return grads
 
 
 def _matrix_transpose(x):
     rank = x.shape.rank
-    return _array.transpose(x, tuple(range(rank - 2)) + (rank - 1, rank - 2))
+    return array_math.transpose(x, tuple(range(rank - 2)) + (rank - 1, rank - 2))
 
 

@@ -10,8 +10,8 @@ from ..exports import export
 from ..opdef import Effect, define
 from ..shapes import TensorShape
 from ..tensor import SymbolicTensor, Tensor
-from . import math_ops
-from .array_ops import cast, int_vector, static_or_later, where, zeros_like
+from . import array_math
+from .array_math import cast, int_vector, static_or_later, where, zeros_like
 from .core import apply, convert_to_tensor
 from .shape_rules import shape_from_tensor
 
@@ -151,10 +151,10 @@ def _uniform_between(shape, minval, maxval, dtype, seed, name) -> Tensor:
     if dtype.is_floating:
         value = minval + (maxval - minval) * uniform(shape, 0.0, 1.0, dtype, seed, name)
         # rounding can reach maxval; such a draw wraps round to minval: the range is [min, max)
-        return where(math_ops.less(value, maxval), value, math_ops.add(zeros_like(value), minval))
+        return where(array_math.less(value, maxval), value, array_math.add(zeros_like(value), minval))
     unit = uniform(shape, 0.0, 1.0, _dtypes.float64, seed, name)
     span = cast(maxval - minval, _dtypes.float64)
-    return minval + cast(math_ops.floor(unit * span), dtype)
+    return minval + cast(array_math.floor(unit * span), dtype)
 
 
 @export("random.normal")

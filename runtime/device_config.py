@@ -1,0 +1,145 @@
+"""`rt.config`: the devices this runtime lists (one CPU) and the logical-device configuration,
+accepted and remembered, with no effect.
+
+TensorFlow splits a physical device into several logical ones
+(`set_logical_device_configuration(cpu, [LogicalDeviceConfiguration()] * 2)`), typically to
+try distribution on one machine. This runtime computes with NumPy on the host: the
+configuration is validated and returned by `get_logical_device_configuration`, but
+`list_logical_devices` still lists the one CPU and nothing runs differently.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+from typing import Optional
+
+from . import context
+from .exports import export
+
+# == devices ========================================================================================
+
+# -- rt.config: devices ------------------------------------------------------------------------
+
+
+class PhysicalDevice(types.SimpleNamespace):
+    """A device this runtime can use: `name` and `device_type` ('CPU' only)."""
+
+    def __init__(self, name: str, device_type: str):
+        super().__init__(name=name, device_type=device_type)
+
+    def __repr__(self) -> str:
+        return f"PhysicalDevice(name='{self.name}', device_type='{self.device_type}')"
+
+
+class LogicalDevice(PhysicalDevice):
+    def __repr__(self) -> str:
+        return f"LogicalDevice(name='{self.name}', device_type='{self.device_type}')"
+
+
+_CPU = PhysicalDevice("/physical_device:CPU:0", "CPU")
+_LOGICAL_CPU = LogicalDevice("/device:CPU:0", "CPU")
+_growth: dict[str, bool] = {}
+
+
+def _check_type(device_type, what: str):
+    if device_type is not None and not isinstance(device_type, str):
+        raise TypeError(f"{what}: device_type must be a str or None, got {device_type!r}.")
+    return device_type is None or device_type.upper() == "CPU"
+
+
+@export("config.list_physical_devices", "config.experimental.list_physical_devices")
+def list_physical_devices(device_type: str | None = None) -> list[PhysicalDevice]:
+    """The devices computations run on: one CPU (there are no GPUs here)."""
+    return [_CPU] if _check_type(device_type, "list_physical_devices") else []
+
+
+@export("config.list_logical_devices", "config.experimental.list_logical_devices")
+def list_logical_devices(device_type: str | None = None) -> list[LogicalDevice]:
+    """One logical CPU device, '/device:CPU:0'."""
+    return [_LOGICAL_CPU] if _check_type(device_type, "list_logical_devices") else []
+
+
+@export("config.experimental.set_memory_growth")
+def set_memory_growth(device, enable: bool) -> None:
+    """Accepted and remembered for `get_memory_growth`; memory is NumPy's, so it changes
+    nothing."""
+    if not isinstance(device, PhysicalDevice):
+        raise ValueError(f"set_memory_growth: device must be one of "
+                         f"rt.config.list_physical_devices(), got {device!r}.")
+    _growth[device.name] = bool(enable)
+
+
+@export("config.experimental.get_memory_growth")
+def get_memory_growth(device) -> bool:
+    if not isinstance(device, PhysicalDevice):
+        raise ValueError(f"get_memory_growth: device must be one of "
+                         f"rt.config.list_physical_devices(), got {device!r}.")
+    return _growth.get(device.name, False)
+
+
+@export("config.get_visible_devices", "config.experimental.get_visible_devices")
+def get_visible_devices(device_type: str | None = None) -> list[PhysicalDevice]:
+    return list_physical_devices(device_type)
+
+
+export("config.run_functions_eagerly")(context.run_functions_eagerly)
+export("config.functions_run_eagerly")(context.functions_run_eagerly)
+
+
+# == logical-device configuration ===================================================================
+
+_configured: dict[str, list] = {}
+
+
+@export("config.LogicalDeviceConfiguration", "config.experimental.VirtualDeviceConfiguration")
+@dataclasses.dataclass(frozen=True)
+class LogicalDeviceConfiguration:
+    """One logical device to make of a physical one (`memory_limit` in MB for GPUs; the
+    fields are kept and have no effect here)."""
+
+    memory_limit: Optional[int] = None
+    experimental_priority: Optional[int] = None
+    experimental_device_ordinal: Optional[int] = None
+
+    def __post_init__(self) -> None:
+        for name in ("memory_limit", "experimental_priority", "experimental_device_ordinal"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+                raise TypeError(f"`{name}` must be an int or None, got {value!r}.")
+
+
+VirtualDeviceConfiguration = LogicalDeviceConfiguration
+
+
+def _check_device(device, what: str) -> PhysicalDevice:
+    if not isinstance(device, PhysicalDevice):
+        raise ValueError(f"{what}: `device` must be one of rt.config.list_physical_devices(), "
+                         f"got {device!r}.")
+    return device
+
+
+@export("config.set_logical_device_configuration",
+        "config.experimental.set_virtual_device_configuration")
+def set_logical_device_configuration(device, logical_devices) -> None:
+    """Remembers `logical_devices` (a list of LogicalDeviceConfiguration, or None to clear)
+    for `device`; it changes nothing here (see the module doc)."""
+    _check_device(device, "set_logical_device_configuration")
+    if logical_devices is None:
+        _configured.pop(device.name, None)
+        return
+    configs = list(logical_devices)
+    for i, config in enumerate(configs):
+        if not isinstance(config, LogicalDeviceConfiguration):
+            raise TypeError(f"`logical_devices`[{i}] must be a LogicalDeviceConfiguration, "
+                            f"got {config!r}.")
+    _configured[device.name] = configs
+
+
+@export("config.get_logical_device_configuration",
+        "config.experimental.get_virtual_device_configuration")
+def get_logical_device_configuration(device) -> Optional[list]:
+    """The configuration set for `device`, or None."""
+    _check_device(device, "get_logical_device_configuration")
+    configs = _configured.get(device.name)
+    return None if configs is None else list(configs)
