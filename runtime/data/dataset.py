@@ -14,6 +14,7 @@ import collections
 import copy
 import csv
 import glob
+import inspect
 import itertools
 import os
 import threading
@@ -929,13 +930,33 @@ def _is_vectorizable(graph, rank: int) -> bool:
             if any(t.shape.rank is None or t.shape.rank > rank for t in op.outputs):
                 return False
             continue
-        if not opdef.is_elementwise or opdef.stateful or op.name.startswith("Cast") and False:
+        if not opdef.is_elementwise or opdef.stateful:
             return False
         if any(t.shape.rank != rank for t in op.outputs):
             return False
     produced = {id(t) for op in graph.operations if not op.opdef.is_constant for t in op.outputs}
     produced |= {id(t) for t in graph.inputs}
     return all(id(t) in produced and t.shape.rank == rank for t in graph.outputs)
+
+
+def _positional(func: Callable, count: int) -> Callable:
+    """`func` as a function of `count` named positional parameters, so that an input
+    signature fits it when it takes `*args` or `**kwargs` (a Keras layer, whose `__call__`
+    takes keyword options, mapped over a dataset)."""
+    try:
+        params = inspect.signature(func).parameters.values()
+    except (TypeError, ValueError):
+        params = ()
+    if not any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+        return func
+
+    def call(*args):
+        return func(*args)
+    names = [f"x{i}" for i in range(count)]
+    call.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in names])
+    call.__name__ = getattr(func, "__name__", type(func).__name__)
+    return call
 
 
 class _Traced:
@@ -947,7 +968,8 @@ class _Traced:
         self.func, self.what, self.spec = func, what, spec
         self.unpack = type(spec) is tuple
         self.signature = list(spec) if self.unpack else [spec]
-        self.function = rt_function(func, input_signature=self.signature, autograph=True)
+        self.function = rt_function(_positional(func, len(self.signature)),
+                                    input_signature=self.signature, autograph=True)
         self.concrete = self.function.get_concrete_function(*self.signature)
         self.graph = self.concrete.graph
         outputs = self.concrete.structured_outputs

@@ -445,7 +445,8 @@ def test_muon_gives_keras_numbers_and_follows_numpy(kind):
 
 def test_muon_gives_embeddings_and_excluded_layers_adamw_steps():
     model = keras.Sequential([keras.Input(shape=(2,), dtype="int32"),
-                              keras.layers.Embedding(5, 3), keras.layers.Dense(2, name="head"),
+                              keras.layers.Embedding(5, 3, name="embedding"),
+                              keras.layers.Dense(2, name="head"),
                               keras.layers.Dense(2, name="out")])
     optimizer = keras.optimizers.Muon(exclude_layers=["head"])
     optimizer.build(model.trainable_variables)
