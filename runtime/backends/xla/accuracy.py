@@ -116,7 +116,17 @@ def digamma(x: Any) -> Any:
     return psi.astype(jnp.result_type(x))
 
 
+def log2(x: Any) -> Any:
+    """log2 with subnormals flushed first (-inf for them), as the tier's other functions see
+    them: JAX 0.12's log2 gives -150 for every float32 subnormal."""
+    x = jnp.asarray(x)
+    if x.dtype.kind != "f":
+        return jnp.log2(x)
+    return jnp.where(jnp.abs(x) < jnp.finfo(x.dtype).tiny, -jnp.inf, jnp.log2(x))
+
+
 # ufunc -> its form on this tier, where jax.numpy's twin is not it
 FORMS: dict[np.ufunc, Callable[..., Any]] = {
     np.exp2: exp2, np.sinh: sinh, np.cosh: cosh, np.arcsin: arcsin, np.arctan2: arctan2,
+    np.log2: log2,
 }
