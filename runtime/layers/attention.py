@@ -290,7 +290,23 @@ def _attention_equations(rank: int, axes: Sequence[int]) -> tuple[str, str]:
     return f"{source},{target}->{scores}", f"{scores},{source}->{target}"
 
 
-class MultiHeadAttention(Layer):
+class _QueryValueLayer(Layer):
+    """A layer called as `layer(query, value, key=None, ...)`, built from the shapes of all
+    three inputs on the first call."""
+
+    def __call__(self, query=None, value=None, key=None, **kwargs: Any) -> _Outputs:
+        """`call(query, value, key=None, ...)`; the first call builds the projections from
+        the shapes of all three inputs (keywords `query=`, `value=` work too)."""
+        if query is None or value is None:
+            raise ValueError(f"{self.name} needs both `query` and `value`, as in "
+                             "layer(query, value) or layer(query=..., value=...).")
+        if not self.built and not _has_keras_tensors((query, value, key)):
+            inputs = [_as_tensors(query), _as_tensors(value)]
+            self._build_once(inputs if key is None else inputs + [_as_tensors(key)])
+        return super().__call__(query, value, key=key, **kwargs)
+
+
+class MultiHeadAttention(_QueryValueLayer):
     """Multi-head attention as in "Attention Is All You Need" (`keras.layers.
     MultiHeadAttention`): `query`, `key` and `value` are projected to `num_heads` heads of
     `key_dim` (`value_dim`) channels, each head attends with `softmax(q k^T / sqrt(key_dim))`,
@@ -419,17 +435,6 @@ class MultiHeadAttention(Layer):
         self._output_dense.build(query_shape.as_list()[:-1] + [self.num_heads, self.value_dim])
         self.built = True
 
-    def __call__(self, query=None, value=None, key=None, **kwargs: Any) -> _Outputs:
-        """`call(query, value, key=None, ...)`; the first call builds the projections from
-        the shapes of all three inputs (keywords `query=`, `value=` work too)."""
-        if query is None or value is None:
-            raise ValueError(f"{self.name} needs both `query` and `value`, as in "
-                             "layer(query, value) or layer(query=..., value=...).")
-        if not self.built and not _has_keras_tensors((query, value, key)):
-            inputs = [_as_tensors(query), _as_tensors(value)]
-            self._build_once(inputs if key is None else inputs + [_as_tensors(key)])
-        return super().__call__(query, value, key=key, **kwargs)
-
     def call(self, query, value, key=None, query_mask=None, value_mask=None, key_mask=None,
              attention_mask=None, return_attention_scores: bool = False, training=None,
              use_causal_mask: bool = False) -> _Outputs:
@@ -484,7 +489,7 @@ class MultiHeadAttention(Layer):
         return masked_softmax(scores, mask, len(self._axes), zero_masked)
 
 
-class GroupedQueryAttention(Layer):
+class GroupedQueryAttention(_QueryValueLayer):
     """Grouped-query attention (`keras.layers.GroupedQueryAttention`): `num_query_heads`
     query heads share `num_key_value_heads` key and value heads (each key/value head serves
     `num_query_heads // num_key_value_heads` query heads); heads have `head_dim` channels.
@@ -580,17 +585,6 @@ class GroupedQueryAttention(Layer):
                                          "attention_output")
         self._output_dense.build([None, None, self.num_query_heads, self.head_dim])
         self.built = True
-
-    def __call__(self, query=None, value=None, key=None, **kwargs: Any) -> _Outputs:
-        """`call(query, value, key=None, ...)`; the first call builds the projections from
-        the shapes of all three inputs (keywords `query=`, `value=` work too)."""
-        if query is None or value is None:
-            raise ValueError(f"{self.name} needs both `query` and `value`, as in "
-                             "layer(query, value) or layer(query=..., value=...).")
-        if not self.built and not _has_keras_tensors((query, value, key)):
-            inputs = [_as_tensors(query), _as_tensors(value)]
-            self._build_once(inputs if key is None else inputs + [_as_tensors(key)])
-        return super().__call__(query, value, key=key, **kwargs)
 
     def call(self, query, value, key=None, query_mask=None, value_mask=None, key_mask=None,
              attention_mask=None, return_attention_scores: bool = False, training=None,
