@@ -1,0 +1,269 @@
+"""`rt.io.decode_csv`, and the CSV record reading that rt.data's CSV sources share.
+
+A record is split into fields as TensorFlow splits it (RFC 4180: a field starting with a
+double quote runs to the closing quote, `""` inside it is one quote; an unquoted field holds
+no quote, CR or LF), each field is converted to its column's dtype (float32, float64, int32,
+int64 or string; ints and floats may carry spaces around them), and an empty field, or one
+equal to `na_value`, takes the column's default (an error when the column has none).
+Errors are TensorFlow's words in an `InvalidArgumentError`.
+
+Eagerly `decode_csv` parses at once; inside `rt.function` (and `Dataset.map`) it is one
+`numpy_function` call when the graph runs (string tensors: the NumPy tier only).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, NamedTuple, Optional, Sequence
+
+import numpy as np
+
+from .. import dtypes as _dtypes
+from ..context import executing_eagerly
+from ..errors import InvalidArgumentError
+from ..exports import export
+from ..graph import constant_value
+from ..tensor import Tensor
+from .core import convert_to_tensor
+from .py_function import numpy_function
+
+CSV_DTYPES = (_dtypes.float32, _dtypes.float64, _dtypes.int32, _dtypes.int64, _dtypes.string)
+_INT = re.compile(rb"\s*[+-]?\d+\s*")
+_FLOAT = re.compile(rb"\s*[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?|nan)\s*",
+                    re.IGNORECASE)
+_HEX = re.compile(rb"\s*([+-]?)0[xX]([0-9a-fA-F]*\.?[0-9a-fA-F]*(?:[pP][+-]?\d+)?)\s*")
+_INT_RANGE = {_dtypes.int32: (-2 ** 31, 2 ** 31 - 1), _dtypes.int64: (-2 ** 63, 2 ** 63 - 1)}
+
+
+class Column(NamedTuple):
+    """One CSV column: its dtype and its default (None when the column is required)."""
+    dtype: _dtypes.DType
+    default: Any
+
+
+class RecordError(ValueError):
+    """A record that cannot be read (TensorFlow's message, without the record number)."""
+
+
+def _csv_dtype(dtype: _dtypes.DType, where: str) -> _dtypes.DType:
+    if dtype not in CSV_DTYPES:
+        raise InvalidArgumentError(f"{where} has dtype {dtype.name}; a CSV column is one of "
+                                   "float32, float64, int32, int64, string.")
+    return dtype
+
+
+def columns_of(record_defaults: Any, what: str, dtypes_allowed: bool = True) -> list[Column]:
+    """The columns described by `record_defaults`: per column a dtype (a required column,
+    when `dtypes_allowed`), an empty tensor (required) or a one-value tensor (its default)."""
+    if isinstance(record_defaults, (str, bytes)) or not isinstance(record_defaults, Sequence):
+        raise TypeError(f"{what}: `record_defaults` must be a list with one entry per column, "
+                        f"got {record_defaults!r:.80}.")
+    if not record_defaults:
+        raise ValueError(f"{what}: `record_defaults` must name at least one column.")
+    out = []
+    for i, d in enumerate(record_defaults):
+        where = f"{what}: record_defaults[{i}]"
+        if isinstance(d, _dtypes.DType) or (isinstance(d, type) and issubclass(d, np.generic)):
+            if not dtypes_allowed:
+                raise TypeError(f"{where} is the dtype {d!r}; decode_csv takes a tensor per "
+                                "column: an empty one such as rt.constant([], rt.int32) for a "
+                                "required column, or a one-value list such as [0] for a default.")
+            out.append(Column(_csv_dtype(_dtypes.as_dtype(d), where), None))
+            continue
+        a = _default_array(d, where)
+        dtype = _csv_dtype(_dtypes.as_dtype(a.dtype if a.dtype != object else _dtypes.string), where)
+        if a.ndim > 1:
+            raise InvalidArgumentError(f"{where}: Each record default should be at most rank 1; "
+                                       f"got shape {list(a.shape)}.")
+        if a.size > 1:
+            raise InvalidArgumentError(f"{where}: There should only be 1 default per field but "
+                                       f"field {i} has {a.size}.")
+        out.append(Column(dtype, a.reshape(-1)[0] if a.size else None))
+    return out
+
+
+def _default_array(value: Any, where: str) -> np.ndarray:
+    """A record default as an array, by the runtime's rules (Python int -> int32, float ->
+    float32, str -> string); a tensor of a traced function must be a constant."""
+    if isinstance(value, Tensor):
+        known = value.numpy() if executing_eagerly() or not hasattr(value, "op") else \
+            constant_value(value)
+        if known is None:
+            raise ValueError(f"{where} must be known when the function is traced (a constant), "
+                             f"got the computed tensor {value.name}.")
+        return np.asarray(known)
+    a = np.asarray(value)
+    if a.dtype.kind in "USO":
+        return np.asarray([_as_bytes(v) for v in a.reshape(-1)], dtype=object).reshape(a.shape)
+    if a.dtype == np.int64 and not isinstance(value, np.ndarray):
+        a = a.astype(np.int32) if np.all(np.abs(a) < 2 ** 31) else a
+    elif a.dtype == np.float64 and not isinstance(value, (np.ndarray, np.floating)):
+        a = a.astype(np.float32)
+    return a
+
+
+def split_fields(record: bytes, delim: int, use_quote: bool) -> list[bytes]:
+    """The fields of one record (an empty record has none), unquoted."""
+    if not record:
+        return []
+    if not use_quote or 34 not in record:
+        if b"\n" in record or b"\r" in record:
+            raise RecordError("Unquoted fields cannot have quotes/CRLFs inside")
+        return record.split(bytes([delim]))
+    return _split_quoted(record, delim)
+
+
+def _split_quoted(record: bytes, delim: int) -> list[bytes]:
+    fields, i, n = [], 0, len(record)
+    while True:
+        if i < n and record[i] == 34:
+            part, i = _quoted_field(record, i + 1, delim)
+        else:
+            end = record.find(bytes([delim]), i)
+            end = n if end < 0 else end
+            part = record[i:end]
+            if 34 in part or 10 in part or 13 in part:
+                raise RecordError("Unquoted fields cannot have quotes/CRLFs inside")
+            i = end
+        fields.append(part)
+        if i >= n:
+            return fields
+        i += 1  # the delimiter
+        if i == n:
+            fields.append(b"")
+            return fields
+
+
+def _quoted_field(record: bytes, i: int, delim: int) -> tuple[bytes, int]:
+    """The field of a quoted field whose text starts at `i`, and where it ends."""
+    pieces = []
+    n = len(record)
+    while True:
+        close = record.find(b'"', i)
+        if close < 0:
+            raise RecordError("Quoted field has to end with quote followed by delim or end")
+        pieces.append(record[i:close])
+        if close + 1 < n and record[close + 1] == 34:
+            pieces.append(b'"')
+            i = close + 2
+            continue
+        if close + 1 < n and record[close + 1] != delim:
+            raise RecordError("Quote inside a string has to be escaped by another quote")
+        return b"".join(pieces), close + 1
+
+
+def convert_field(field: bytes, column: Column, index: int, record: str, na: bytes) -> Any:
+    """`field` as a value of `column` (its default when empty or `na`)."""
+    if not field or field == na:
+        if column.default is None:
+            raise RecordError(f"Field {index} is required but missing in record{record}!")
+        return column.default
+    dtype = column.dtype
+    if dtype is _dtypes.string:
+        return field
+    if dtype.is_integer:
+        if _INT.fullmatch(field):
+            value = int(field)
+            low, high = _INT_RANGE[dtype]
+            if low <= value <= high:
+                return value
+        raise RecordError(f"Field {index} in record{record} is not a valid {dtype.name}: "
+                          f"{field.decode('utf-8', 'replace')}")
+    if _FLOAT.fullmatch(field):
+        return float(field)
+    hexa = _HEX.fullmatch(field)
+    if hexa and hexa.group(2).strip(b"."):
+        return float.fromhex((hexa.group(1) + b"0x" + hexa.group(2)).decode())
+    name = "float" if dtype is _dtypes.float32 else "double"
+    raise RecordError(f"Field {index} in record{record} is not a valid {name}: "
+                      f"{field.decode('utf-8', 'replace')}")
+
+
+def check_select(select_cols: Any, count: int, what: str) -> Optional[list[int]]:
+    """`select_cols` as a list of strictly increasing, non-negative indices, one per column."""
+    if select_cols is None:
+        return None
+    cols = [int(c) for c in np.asarray(select_cols).reshape(-1)]
+    if any(b <= a for a, b in zip(cols, cols[1:])):
+        raise ValueError(f"{what}: select_cols is not strictly increasing: {cols}.")
+    if cols and cols[0] < 0:
+        raise ValueError(f"{what}: select_cols must not be negative: {cols}.")
+    if len(cols) != count:
+        raise ValueError(f"{what}: Length of select_cols and record_defaults do not match: "
+                         f"{len(cols)} select_cols for {count} record_defaults.")
+    return cols
+
+
+def pick_fields(fields: list[bytes], select: Optional[list[int]], count: int,
+                record: str) -> list[bytes]:
+    """The fields of the columns read (all of them, or those of `select`)."""
+    if select is None:
+        if len(fields) != count:
+            raise RecordError(f"Expect {count} fields but have {len(fields)} in record{record}")
+        return fields
+    if select and select[-1] >= len(fields):
+        have = sum(1 for c in select if c < len(fields))
+        raise RecordError(f"Expect {count} fields but have {have} in record{record}")
+    return [fields[c] for c in select]
+
+
+def _delimiter(field_delim: Any, what: str) -> int:
+    delim = field_delim.encode() if isinstance(field_delim, str) else bytes(field_delim)
+    if len(delim) != 1:
+        raise InvalidArgumentError(f"{what}: field_delim should be only 1 char, got {field_delim!r}.")
+    return delim[0]
+
+
+def _as_bytes(value: Any) -> bytes:
+    return value.encode() if isinstance(value, str) else bytes(value)
+
+
+def _decode(records: np.ndarray, columns: list[Column], delim: int, use_quote: bool,
+            na: bytes, select: Optional[list[int]]) -> list[np.ndarray]:
+    flat = records.reshape(-1)
+    values: list[list] = [[] for _ in columns]
+    for r, rec in enumerate(flat):
+        try:
+            fields = pick_fields(split_fields(_as_bytes(rec), delim, use_quote), select,
+                                 len(columns), f" {r}")
+            for i, (field, column) in enumerate(zip(fields, columns)):
+                values[i].append(convert_field(field, column, i, f" {r}", na))
+        except RecordError as exc:
+            raise InvalidArgumentError(str(exc)) from None
+    out = []
+    for v, column in zip(values, columns):
+        dt = object if column.dtype is _dtypes.string else column.dtype.as_numpy_dtype
+        with np.errstate(over="ignore"):
+            out.append(np.array(v, dtype=dt).reshape(records.shape))
+    return out
+
+
+@export("io.decode_csv")
+def decode_csv(records, record_defaults, field_delim: str = ",", use_quote_delim: bool = True,
+               name: Optional[str] = None, na_value: str = "",
+               select_cols: Any = None) -> list[Tensor]:
+    """The columns of the CSV records of the string tensor `records`: one tensor per entry of
+    `record_defaults` (an empty tensor for a required column, a one-value one for its default),
+    each of the shape of `records`."""
+    columns = columns_of(record_defaults, "decode_csv", dtypes_allowed=False)
+    delim = _delimiter(field_delim, "decode_csv")
+    select = check_select(select_cols, len(columns), "decode_csv")
+    na = _as_bytes(na_value)
+    t = records if isinstance(records, Tensor) else convert_to_tensor(records, dtype=_dtypes.string)
+    if t.dtype is not _dtypes.string:
+        raise TypeError(f"decode_csv: `records` must be a string tensor, got {t.dtype.name}.")
+    dtypes = [c.dtype for c in columns]
+
+    def parse(r):
+        return tuple(_decode(np.asarray(r, dtype=object), columns, delim, bool(use_quote_delim),
+                             na, select))
+    if executing_eagerly():
+        return [convert_to_tensor(a, dtype=d) for a, d in zip(parse(t.numpy()), dtypes)]
+    out = numpy_function(parse, [t], dtypes, stateful=False)
+    out = list(out) if isinstance(out, (list, tuple)) else [out]
+    for o in out:
+        o.set_shape(t.shape)
+    return out
+
+
+__all__ = ["decode_csv"]
