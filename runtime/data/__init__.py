@@ -10,9 +10,9 @@ import types as _types
 
 from ..arguments import add_keyword_hints_to_classes as _add_keyword_hints_to_classes
 from . import staged as _staged  # noqa: F401 - staged iteration hooks
+from .csv import CsvDataset, make_csv_dataset
 from .dataset import (
     AUTOTUNE,
-    CsvDataset,
     Dataset,
     DatasetSpec,
     Iterator,
@@ -32,6 +32,7 @@ from .tfrecord import TFRecordDataset
 experimental = _types.SimpleNamespace(
     AUTOTUNE=AUTOTUNE, INFINITE_CARDINALITY=INFINITE_CARDINALITY,
     UNKNOWN_CARDINALITY=UNKNOWN_CARDINALITY, cardinality=cardinality, CsvDataset=CsvDataset,
+    make_csv_dataset=make_csv_dataset,
     scan=_scan, take_while=_take_while, unique=_unique)
 
 __all__ = ["AUTOTUNE", "CsvDataset", "Dataset", "DatasetSpec", "INFINITE_CARDINALITY", "Iterator", "Options",

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import collections
 import copy
-import csv
 import glob
 import inspect
 import itertools
@@ -854,56 +853,6 @@ class TextLineDataset(Dataset):
             with open(name, "rb") as f:
                 for line in f:
                     yield np.asarray(line.rstrip(b"\r\n"), dtype=object)
-
-
-class CsvDataset(Dataset):
-    """The records of CSV files: one element per line, a tuple of scalar columns typed by
-    `record_defaults` (a default value, or a dtype for a required column)."""
-
-    def __init__(self, filenames: Any, record_defaults: Any, compression_type: Optional[str] = None,
-                 buffer_size: Optional[int] = None, header: bool = False, field_delim: str = ",",
-                 use_quote_delim: bool = True, na_value: str = "", select_cols: Any = None,
-                 exclude_cols: Any = None, name: Optional[str] = None):
-        self._lines = TextLineDataset(filenames)
-        self._header, self._delim, self._na = header, field_delim, na_value
-        self._select = None if select_cols is None else list(select_cols)
-        self._defaults = []
-        for d in record_defaults:
-            if isinstance(d, _dtypes.DType) or isinstance(d, type):
-                self._defaults.append((_dtypes.as_dtype(d), None))
-            else:
-                a = st.to_array(d, "CsvDataset: record_defaults")
-                a = a.ravel()[0] if a.size else None
-                self._defaults.append((_dtypes.as_dtype(np.asarray(a).dtype if a is not None else object), a))
-        self._spec = tuple(TensorSpec([], dt) for dt, _ in self._defaults)
-        self._card = UNKNOWN
-
-    def _elements(self):
-        names = self._lines._names
-        for name in names:
-            with open(name, newline="") as f:
-                reader = csv.reader(f, delimiter=self._delim)
-                for n, row in enumerate(reader):
-                    if self._header and n == 0:
-                        continue
-                    if self._select is not None:
-                        row = [row[i] for i in self._select]
-                    if len(row) != len(self._defaults):
-                        raise InvalidArgumentError(f"CsvDataset: {name} line {n + 1} has {len(row)} "
-                                                   f"fields, expected {len(self._defaults)}.")
-                    out = []
-                    for i, (field, (dt, default)) in enumerate(zip(row, self._defaults)):
-                        if field == self._na or field == "":
-                            if default is None:
-                                raise InvalidArgumentError(f"CsvDataset: {name} line {n + 1}: "
-                                                           f"field {i} is required.")
-                            out.append(np.asarray(default, dtype=dt.as_numpy_dtype))
-                        elif dt is _dtypes.string:
-                            out.append(np.asarray(field.encode(), dtype=object))
-                        else:
-                            number = float(field) if dt.is_floating else int(field)
-                            out.append(np.asarray(number, dtype=dt.as_numpy_dtype))
-                    yield tuple(out)
 
 
 # -- transformations ------------------------------------------------------------------------
