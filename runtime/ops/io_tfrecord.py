@@ -13,6 +13,7 @@ from __future__ import annotations
 import gzip
 import os
 import struct
+import sys
 import zlib
 from typing import Iterator
 
@@ -23,57 +24,11 @@ from ..exports import export
 
 _POLY = 0x82F63B78  # CRC-32C (Castagnoli), reflected
 _MASK_DELTA = 0xA282EAD8
-
-
-def _table() -> np.ndarray:
-    table = np.arange(256, dtype=np.uint32)
-    for _ in range(8):
-        table = np.where(table & 1, (table >> 1) ^ np.uint32(_POLY), table >> 1).astype(np.uint32)
-    return table
-
-
-_TABLE = _TABLE_LIST = None
-
-
-def _tables():
-    global _TABLE, _TABLE_LIST
-    if _TABLE is None:
-        _TABLE = _table()
-        _TABLE_LIST = _TABLE.tolist()
-    return _TABLE, _TABLE_LIST
-
-
-def crc32c(data: bytes) -> int:
-    """The CRC-32C (Castagnoli) of `data`."""
-    return int(crc32c_many([bytes(data)])[0])
-
-
-_PIECE = 4096  # longer items are cut into pieces whose CRCs are combined
-
-
-def crc32c_many(items: list[bytes]) -> np.ndarray:
-    """The CRC-32C of each of `items` (uint32), computed for all of them at once: one NumPy
-    step per byte position over the items still that long; items longer than 4 KB are cut
-    into pieces whose CRCs are combined (CRCs are linear), so the steps stay few."""
-    if not items or max(len(b) for b in items) <= _PIECE:
-        return _crc_short(items)
-    pieces, owners = [], []
-    for n, item in enumerate(items):
-        first = len(item) % _PIECE or min(len(item), _PIECE)
-        cuts = [0] + list(range(first, len(item), _PIECE)) + [len(item)]
-        pieces.extend(item[a:b] for a, b in zip(cuts[:-1], cuts[1:]) if b > a or len(item) == 0)
-        owners.extend([n] * max(len(cuts) - 1, 1) if len(item) else [n])
-    crcs = _crc_short(pieces).tolist()
-    out = np.zeros(len(items), np.uint32)
-    shift = _zeros_operator(_PIECE)
-    current, previous = 0, -1
-    for owner, crc in zip(owners, crcs):
-        current = crc if owner != previous else _gf2_times(shift, current) ^ crc
-        out[owner], previous = current, owner
-    return out
+_ROW = 256  # bytes of a row of the block CRC (a multiple of 4)
 
 
 def _gf2_times(matrix: list[int], vector: int) -> int:
+    """The GF(2) matrix `matrix` (its 32 columns as ints) times the bit vector `vector`."""
     out, i = 0, 0
     while vector:
         if vector & 1:
@@ -83,81 +38,166 @@ def _gf2_times(matrix: list[int], vector: int) -> int:
     return out
 
 
-_OPERATORS: dict[int, list[int]] = {}
-
-
-def _zeros_operator(n: int) -> list[int]:
-    """The linear map of the CRC register for `n` zero bytes (columns of a GF(2) matrix)."""
-    if n in _OPERATORS:
-        return _OPERATORS[n]
+def _zero_bytes_operator(n: int) -> list[int]:
+    """The linear map of a CRC register over `n` zero bytes (columns of a GF(2) matrix)."""
     one = []
     for i in range(32):
         reg = 1 << i
         for _ in range(8):
             reg = (reg >> 1) ^ (_POLY if reg & 1 else 0)
         one.append(reg)
-    result, power, k = None, one, n
-    while k:
-        if k & 1:
-            result = power if result is None else [_gf2_times(power, c) for c in result]
+    result, power = [1 << i for i in range(32)], one
+    while n:
+        if n & 1:
+            result = [_gf2_times(power, c) for c in result]
         power = [_gf2_times(power, c) for c in power]
-        k >>= 1
-    _OPERATORS[n] = result
+        n >>= 1
     return result
 
 
-_POSITIONS = None
+def _byte_tables(operator: list[int]) -> np.ndarray:
+    """(4, 256) tables of `operator`: its value on byte j of the register is table[j][byte]."""
+    columns = np.array(operator, np.uint32).reshape(4, 8)
+    bits = (np.arange(256)[:, None] >> np.arange(8)) & 1
+    return np.bitwise_xor.reduce(np.where(bits[None].astype(bool), columns[:, None, :],
+                                          np.uint32(0)), axis=2).astype(np.uint32)
 
 
-def _position_tables():
-    """(T, Z): T[d, b] is what byte b adds to a zero-started CRC register with d bytes after
-    it; Z[n] the register started at 0xFFFFFFFF after n zero bytes (n <= _PIECE)."""
-    global _POSITIONS
-    if _POSITIONS is None:
-        table, table_list = _tables()
-        rows = np.empty((_PIECE, 256), np.uint32)
-        rows[0] = table
-        for d in range(1, _PIECE):
-            prev = rows[d - 1]
-            rows[d] = table[prev & 0xFF] ^ (prev >> 8)
-        z = [0xFFFFFFFF]
-        for _ in range(_PIECE):
-            z.append(table_list[z[-1] & 0xFF] ^ (z[-1] >> 8))
-        _POSITIONS = rows.ravel(), np.array(z, np.uint32)
-    return _POSITIONS
+def _register_after(start: int, data: bytes, table: list[int]) -> int:
+    for b in data:
+        start = table[(start ^ b) & 0xFF] ^ (start >> 8)
+    return start
 
 
-_ARANGE = np.arange(0, dtype=np.int32)
+def _start_prefix(table: list[int]) -> bytes:
+    """The 4 bytes that take a zero CRC register to 0xFFFFFFFF: CRC-32C's start value, so a
+    zero-started register fed these bytes and then the data holds the data's CRC."""
+    basis: dict[int, tuple[int, int]] = {}
+    for i in range(32):  # Gaussian elimination over GF(2) of the 4-byte map
+        value, combo = _register_after(0, (1 << i).to_bytes(4, "little"), table), 1 << i
+        for bit in range(31, -1, -1):
+            if value >> bit & 1:
+                if bit not in basis:
+                    basis[bit] = (value, combo)
+                    break
+                value, combo = value ^ basis[bit][0], combo ^ basis[bit][1]
+    target, solution = 0xFFFFFFFF, 0
+    for bit in range(31, -1, -1):
+        if target >> bit & 1:
+            target, solution = target ^ basis[bit][0], solution ^ basis[bit][1]
+    return solution.to_bytes(4, "little")
 
 
-def _positions(n: int) -> np.ndarray:
-    """0, 1, ..., n - 1 (int32), from a cached array (no new pages for every chunk)."""
-    global _ARANGE
-    if _ARANGE.size < n:
-        _ARANGE = np.arange(max(n, 1 << 22), dtype=np.int32)
-    return _ARANGE[:n]
+class _CrcTables:
+    """The lookup tables of the CRC (built on first use): `pair_low`/`pair_high` give what the
+    low/high 16 bits of a register fed a 4-byte word become; `row_shifts[k]` the byte tables of
+    2**k rows of zero bytes; `prefix` see `_start_prefix`."""
+
+    def __init__(self) -> None:
+        byte = np.arange(256, dtype=np.uint32)
+        for _ in range(8):
+            byte = np.where(byte & 1, (byte >> 1) ^ np.uint32(_POLY), byte >> 1).astype(np.uint32)
+        after = [byte]  # after[d][b]: byte b followed by d zero bytes
+        for _ in range(3):
+            after.append(byte[after[-1] & 0xFF] ^ (after[-1] >> 8))
+        v = np.arange(1 << 16)
+        self.pair_low = after[3][v & 0xFF] ^ after[2][v >> 8]
+        self.pair_high = after[1][v & 0xFF] ^ after[0][v >> 8]
+        self.prefix = _start_prefix(byte.tolist())
+        self.row_shifts: list[np.ndarray] = []
+        self._next_operator = _zero_bytes_operator(_ROW)
+
+    def row_shift(self, k: int) -> np.ndarray:
+        while len(self.row_shifts) <= k:
+            operator = self._next_operator
+            self.row_shifts.append(_byte_tables(operator))
+            self._next_operator = [_gf2_times(operator, c) for c in operator]
+        return self.row_shifts[k]
 
 
-def _crc_short(items: list[bytes]) -> np.ndarray:
-    """The CRC-32C of each of `items` (at most _PIECE bytes each), all at once: each byte's
-    contribution looked up by its value and its distance to the item's end, XORed per item
-    (the CRC is linear)."""
-    flat_table, z = _position_tables()
-    lengths = np.fromiter((len(b) for b in items), np.int64, len(items))
-    data = np.frombuffer(b"".join(items), np.uint8)
-    ends = np.cumsum(lengths)
-    if data.size >= 1 << 31:
-        raise ValueError("crc32c_many: at most 2 GB at once")
-    dist = np.repeat((ends - 1).astype(np.int32), lengths)
-    dist -= _positions(data.size)
-    dist <<= 8
-    dist += data
-    contrib = flat_table[dist]
-    raw = np.zeros(len(items), np.uint32)
-    full = lengths > 0
-    if data.size:
-        raw[full] = np.bitwise_xor.reduceat(contrib, (ends - lengths)[full])
-    return raw ^ z[lengths] ^ np.uint32(0xFFFFFFFF)
+_TABLES: _CrcTables | None = None
+
+
+def _tables() -> _CrcTables:
+    global _TABLES
+    if _TABLES is None:
+        _TABLES = _CrcTables()
+    return _TABLES
+
+
+def _feed_words(register: np.ndarray, words: np.ndarray) -> np.ndarray:
+    """The CRC registers `register` (uint32, one per row of `words`) fed the little-endian
+    uint32 `words` column by column, 4 bytes a step: all rows in lockstep, each step two
+    lookups in 64K-entry tables."""
+    t = _tables()
+    c = register.copy()
+    for j in range(words.shape[1]):
+        c ^= words[:, j]
+        if _LITTLE:
+            halves = c.view(np.uint16).reshape(-1, 2)
+            c = t.pair_low.take(halves[:, 0])
+            c ^= t.pair_high.take(halves[:, 1])
+        else:
+            c = t.pair_low.take(c & 0xFFFF) ^ t.pair_high.take(c >> 16)
+    return c
+
+
+_LITTLE = sys.byteorder == "little"
+
+
+def crc32c(data: bytes) -> int:
+    """The CRC-32C (Castagnoli) of `data`."""
+    return int(crc32c_many([bytes(data)])[0])
+
+
+def crc32c_many(items: list[bytes]) -> np.ndarray:
+    """The CRC-32C of each of `items` (uint32), all at once. Items of one short length that
+    is a multiple of 4 are fed word by word; otherwise each item, after CRC-32C's start
+    prefix, is zero-padded in front to whole rows of 256 bytes (zeros in front leave a
+    zero-started CRC unchanged), every row's CRC is computed in lockstep, and the rows of an
+    item are combined by shifting each over the rows after it (CRCs are linear)."""
+    n = len(items)
+    if not n:
+        return np.zeros(0, np.uint32)
+    lengths = np.fromiter(map(len, items), np.int64, n)
+    first = int(lengths[0])
+    if first <= 64 and first % 4 == 0 and (lengths == first).all():
+        return _crc_of_words(np.frombuffer(b"".join(items), "<u4").reshape(n, first // 4))
+    return _crc_by_rows(items, lengths)
+
+
+def _crc_of_words(words: np.ndarray) -> np.ndarray:
+    """The CRC-32C of each row of the uint32 matrix `words` (its little-endian bytes)."""
+    start = np.full(words.shape[0], 0xFFFFFFFF, np.uint32)
+    return _feed_words(start, words) ^ np.uint32(0xFFFFFFFF)
+
+
+def _crc_by_rows(items: list[bytes], lengths: np.ndarray) -> np.ndarray:
+    t = _tables()
+    lengths = lengths + 4
+    pads = -lengths % _ROW
+    zeros = bytes(_ROW) + t.prefix
+    parts: list[bytes] = []
+    append = parts.append
+    for item, pad in zip(items, pads.tolist()):
+        append(zeros[_ROW - pad:])
+        append(item)
+    words = np.frombuffer(b"".join(parts), "<u4").reshape(-1, _ROW // 4)
+    rows = np.zeros(words.shape[0], np.uint32)
+    step = 1 << 13  # rows in a step: the words in flight stay in the cache
+    for a in range(0, rows.size, step):
+        rows[a:a + step] = _feed_words(rows[a:a + step], words[a:a + step])
+    counts = (lengths + pads) // _ROW
+    ends = np.cumsum(counts)
+    after = np.repeat(ends - 1, counts) - np.arange(rows.size)  # rows after each row
+    k = 0
+    while int(after.max()) >> k:
+        chosen = np.flatnonzero((after >> k) & 1)
+        x, s = rows[chosen], t.row_shift(k)
+        rows[chosen] = s[0][x & 0xFF] ^ s[1][(x >> 8) & 0xFF] ^ s[2][(x >> 16) & 0xFF] \
+            ^ s[3][x >> 24]
+        k += 1
+    return np.bitwise_xor.reduceat(rows, ends - counts) ^ np.uint32(0xFFFFFFFF)
 
 
 def masked_crc32c(data: bytes) -> int:
@@ -391,9 +431,11 @@ def _records(path, fh, chunk, file_size, check_crc):
         more = fh.read(chunk)
         at_eof = not more
         buf += more
-        out, used = _split(path, buf, offset, at_eof, file_size, check_crc)
+        out, used, error = _split(path, buf, offset, at_eof, file_size, check_crc)
         if out:
             yield out
+        if error is not None:
+            raise error
         buf, offset = buf[used:], offset + used
         if at_eof:
             if buf:
@@ -401,44 +443,65 @@ def _records(path, fh, chunk, file_size, check_crc):
             return
 
 
+_LENGTH = struct.Struct("<Q")
+
+
 def _split(path, buf, offset, at_eof, file_size, check_crc):
-    """The whole records at the start of `buf` and the number of bytes they take."""
-    records, headers, header_crcs, data_crcs = [], [], [], []
+    """(records, bytes used, error): the whole records at the start of `buf`. The walk reads
+    only the lengths; the CRCs of all the records found (and the length's CRC of a record not
+    yet whole) are then checked at once. On a failure, the records before it and the
+    DataLossError of the first failing record in file order, as reading one by one gives."""
+    starts: list[int] = []
     pos, n = 0, len(buf)
+    room = None if file_size is None else file_size - offset - 16  # the longest record at 0
+    unpack = _LENGTH.unpack_from
+    error = None
     while n - pos >= 12:
-        length = int.from_bytes(buf[pos:pos + 8], "little")
-        header_crc = int.from_bytes(buf[pos + 8:pos + 12], "little")
-        if (file_size is not None and length > file_size - offset - pos - 16) or \
-                (n - pos < 16 + length and at_eof):
-            if check_crc:
-                _check_headers(path, offset, [buf[pos:pos + 8]], [header_crc], [pos])
-            raise DataLossError(f"truncated record at {offset + pos} in file {path}: it declares "
-                                f"{length} bytes, more than the file holds")
+        (length,) = unpack(buf, pos)
+        if (room is not None and length > room - pos) or (at_eof and n - pos < 16 + length):
+            error = DataLossError(f"truncated record at {offset + pos} in file {path}: it "
+                                  f"declares {length} bytes, more than the file holds")
+            break
         if n - pos < 16 + length:
             break
-        if check_crc:
-            headers.append(buf[pos:pos + 8])
-            header_crcs.append(header_crc)
-            data_crcs.append(int.from_bytes(buf[pos + 12 + length:pos + 16 + length], "little"))
-        records.append((pos, buf[pos + 12:pos + 12 + length]))
+        starts.append(pos)
         pos += 16 + length
-    if check_crc and records:
-        _check_headers(path, offset, headers, header_crcs, [p for p, _ in records])
-        data = [r for _, r in records]
-        bad = np.flatnonzero(_mask(crc32c_many(data)) != np.asarray(data_crcs, np.uint32))
-        if bad.size:
-            raise DataLossError(f"corrupted record at {offset + records[bad[0]][0]} in file "
-                                f"{path}: the data's CRC does not match")
-    return [r for _, r in records], pos
+    records = _slices(buf, starts, pos)
+    if check_crc and (starts or n - pos >= 12):
+        good, crc_error = _verify(path, buf, offset, starts, pos, n - pos >= 12, records)
+        if crc_error is not None:
+            return records[:good], pos, crc_error
+    return records, pos, error
 
 
-def _check_headers(path, offset, headers, crcs, positions):
-    if not headers:
-        return
-    bad = np.flatnonzero(_mask(crc32c_many(headers)) != np.asarray(crcs, np.uint32))
-    if bad.size:
-        raise DataLossError(f"corrupted record at {offset + positions[bad[0]]} in file {path}: "
-                            f"the length's CRC does not match")
+def _slices(buf, starts, end) -> list[bytes]:
+    """The data of the records at `starts`, the last ending at `end`."""
+    bounds = np.array(starts + [end], np.int64)
+    return [buf[a:b] for a, b in zip((bounds[:-1] + 12).tolist(), (bounds[1:] - 4).tolist())]
+
+
+def _verify(path, buf, offset, starts, end, pending, records):
+    """(records before the first failure, its DataLossError or None): checks both CRCs of
+    the records at `starts` (data `records`, the last ending at `end`), and the length's CRC
+    of the record at `end` when `pending`."""
+    heads = starts + [end] if pending else starts
+    data = np.frombuffer(buf, np.uint8)
+    at = np.array(heads, np.int64)
+    head = data[at[:, None] + np.arange(12)]
+    words = np.ascontiguousarray(head).view("<u4")  # (records, 3): length, length, CRC
+    header_bad = _mask(_crc_of_words(words[:, :2])) != words[:, 2]
+    data_bad = np.zeros(len(heads), bool)
+    if starts:
+        crc_at = np.array(starts[1:] + [end], np.int64) - 4
+        stored = np.ascontiguousarray(data[crc_at[:, None] + np.arange(4)]).view("<u4")[:, 0]
+        data_bad[:len(starts)] = _mask(crc32c_many(records)) != stored
+    bad = np.flatnonzero(header_bad | data_bad)
+    if not bad.size:
+        return len(starts), None
+    i = int(bad[0])
+    what = "the length's" if header_bad[i] else "the data's"
+    return i, DataLossError(f"corrupted record at {offset + heads[i]} in file {path}: {what} "
+                            f"CRC does not match")
 
 
 @export("io.tf_record_iterator")

@@ -63,6 +63,19 @@ def test_crc32c_of_many_items_of_different_lengths():
     assert crc32c_many(items).tolist() == [_bitwise_crc32c(b) for b in items]
 
 
+def test_crc32c_across_row_boundaries_and_of_equal_short_items():
+    """Every length around the 256-byte rows of the block CRC, items of one short length
+    (fed word by word), and long items, against the bitwise definition."""
+    rng = np.random.default_rng(1)
+    lengths = list(range(0, 70)) + list(range(250, 262)) + list(range(508, 518)) + [1023, 20000]
+    items = [rng.integers(0, 256, n, dtype=np.uint8).tobytes() for n in lengths]
+    assert crc32c_many(items).tolist() == [_bitwise_crc32c(b) for b in items]
+    for n in (4, 8, 12, 64):
+        same = [rng.integers(0, 256, n, dtype=np.uint8).tobytes() for _ in range(5)]
+        assert crc32c_many(same).tolist() == [_bitwise_crc32c(b) for b in same]
+    assert crc32c_many([]).size == 0
+
+
 @pytest.mark.parametrize("name, compression", [("examples.tfrecord", None),
                                                ("examples.tfrecord.gz", "GZIP")])
 def test_reads_the_files_tensorflow_wrote(name, compression):
@@ -113,6 +126,32 @@ def test_a_corrupted_record_names_the_file_and_offset(tmp_path):
     data[second + 12 + 3] ^= 0x01  # one bit of the second record's data
     open(path, "wb").write(bytes(data))
     with pytest.raises(rt.errors.DataLossError, match=f"at {second} in file {path}"):
+        list(rt.data.TFRecordDataset(path))
+
+
+def test_the_first_corrupted_record_in_the_file_is_reported(tmp_path):
+    path = str(tmp_path / "bad.tfrecord")
+    records = [bytes([i]) * (100 + i) for i in range(6)]
+    with rt.io.TFRecordWriter(path) as writer:
+        for record in records:
+            writer.write(record)
+    good = open(path, "rb").read()
+    at = [sum(16 + len(r) for r in records[:i]) for i in range(len(records))]
+    data = bytearray(good)
+    data[at[4] + 9] ^= 0x10  # the length's CRC of record 4
+    data[at[2] + 20] ^= 0x01  # the data of record 2
+    open(path, "wb").write(bytes(data))
+    with pytest.raises(rt.errors.DataLossError, match=f"at {at[2]} in file .*the data's CRC"):
+        list(rt.data.TFRecordDataset(path))
+    got = []
+    with pytest.raises(rt.errors.DataLossError):  # the records before it come first
+        for record in rt.data.TFRecordDataset(path):
+            got.append(record.numpy())
+    assert got == records[:2]
+    data = bytearray(good)
+    data[at[3] + 8] ^= 0x01  # the length's CRC of record 3
+    open(path, "wb").write(bytes(data))
+    with pytest.raises(rt.errors.DataLossError, match=f"at {at[3]} in file .*the length's CRC"):
         list(rt.data.TFRecordDataset(path))
 
 
