@@ -74,13 +74,24 @@ def _merge(graph: GraphLike, canonical: dict[int, SymbolicTensor], scope: _Scope
 
 def _key(op: Operation, canonical: dict[int, SymbolicTensor]) -> Hashable | None:
     opdef = op.opdef
-    if (opdef.effects is not NO_EFFECT or len(op.outputs) != 1 or opdef.is_constant or opdef.kernel is None
-            or opdef.carrier is not None or not _is_array(op.outputs[0])):
+    eligible = _MERGEABLE.get(opdef)
+    if eligible is None:
+        eligible = _MERGEABLE[opdef] = (opdef.effects is NO_EFFECT and not opdef.is_constant
+                                        and opdef.kernel is not None and opdef.carrier is None)
+    if not eligible or len(op.outputs) != 1 or not _is_array(op.outputs[0]):
         return None
-    inputs = tuple([id(canonical.get(id(t), t)) for t in op.inputs])
+    if canonical:
+        inputs = tuple([id(canonical.get(id(t), t)) for t in op.inputs])
+    else:
+        inputs = tuple(map(id, op.inputs))
     attrs = op.attrs
     return (opdef, inputs,
             tuple(sorted([(k, _attr_key(v)) for k, v in attrs.items()])) if attrs else ())
+
+
+# OpDef -> whether its ops may be merged (no effect, not a constant, a kernel, no carrier):
+# fixed when the op is defined, so looked up once per OpDef
+_MERGEABLE: dict = {}
 
 
 def _attr_key(value: Any) -> tuple[Any, Any]:

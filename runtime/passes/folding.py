@@ -137,8 +137,10 @@ def _is_array(tensor: SymbolicTensor) -> bool:
 
 
 def _foldable(op: Operation, values: dict[int, np.ndarray]) -> bool:
-    return (all(id(t) in values for t in op.inputs) and len(op.outputs) == 1
-            and op.opdef.carrier is None and _is_array(op.outputs[0]))
+    for t in op.inputs:
+        if id(t) not in values:
+            return False
+    return (len(op.outputs) == 1 and op.opdef.carrier is None and _is_array(op.outputs[0]))
 
 
 def _evaluate(op: Operation, values: dict[int, np.ndarray]) -> np.ndarray | None:
