@@ -21,6 +21,7 @@ from . import array_math
 from . import array_scatter as _scatter
 from .array_composed import pad as _pad
 from .core import convert_to_tensor
+from .math_composed import saturate_cast
 
 
 def _image(value, what: str = "image") -> Tensor:
@@ -49,7 +50,8 @@ def _max_of(dtype: _dtypes.DType) -> float:
 @export("image.convert_image_dtype")
 def convert_image_dtype(image, dtype, saturate: bool = False, name=None) -> Tensor:
     """`image` in `dtype`, rescaled: floats are in [0, 1], integers span their dtype's range
-    (uint8 255 is float 1.0). With `saturate`, float-to-integer values are clipped first."""
+    (uint8 255 is float 1.0; uint8 to uint16 multiplies by 256, as TensorFlow). With
+    `saturate`, values are clipped to `dtype`'s range before the cast (else they wrap)."""
     x = convert_to_tensor(image)
     dtype = _dtypes.as_dtype(dtype)
     for what, d in (("image", x.dtype), ("dtype", dtype)):
@@ -62,19 +64,20 @@ def convert_image_dtype(image, dtype, saturate: bool = False, name=None) -> Tens
     if x.dtype.is_integer and dtype.is_floating:
         return array_math.multiply(array_math.cast(x, dtype), np.asarray(1.0 / _max_of(x.dtype), dtype.as_numpy_dtype))
     if x.dtype.is_floating:   # float -> integer: [0, 1] onto [0, max]
-        top = _max_of(dtype)
-        scaled = array_math.multiply(x, np.asarray(top + 0.5, x.dtype.as_numpy_dtype))
+        scaled = array_math.multiply(x, np.asarray(_max_of(dtype) + 0.5, x.dtype.as_numpy_dtype))
         if saturate:
-            low = float(np.iinfo(dtype.as_numpy_dtype).min)
-            scaled = array_math.minimum(array_math.maximum(scaled, np.asarray(low, x.dtype.as_numpy_dtype)),
-                                        np.asarray(top, x.dtype.as_numpy_dtype))
+            return saturate_cast(scaled, dtype)
+        if dtype.as_numpy_dtype().itemsize < 4:   # out of range wraps around, as TF's cast
+            scaled = array_math.cast(scaled, _dtypes.int64)
         return array_math.cast(scaled, dtype)
-    # integer -> integer: rescale through float64 (exact for the common 8/16/32-bit types)
-    ratio = _max_of(dtype) / _max_of(x.dtype)
-    scaled = array_math.multiply(array_math.cast(x, _dtypes.float64), ratio)
-    if ratio > 1:
-        return array_math.cast(scaled, dtype)
-    return array_math.cast(array_math.floor(scaled), dtype)
+    # integer -> integer, as TensorFlow: divide or multiply by the ratio of the ranges' sizes
+    top_in, top_out = (int(np.iinfo(d.as_numpy_dtype).max) for d in (x.dtype, dtype))
+    cast = saturate_cast if saturate else array_math.cast
+    if top_in > top_out:
+        ratio = np.asarray((top_in + 1) // (top_out + 1), x.dtype.as_numpy_dtype)
+        return cast(array_math.floordiv(x, ratio), dtype)
+    ratio = np.asarray((top_out + 1) // (top_in + 1), dtype.as_numpy_dtype)
+    return array_math.multiply(cast(x, dtype), ratio)
 
 
 def _as_float(x: Tensor) -> tuple[Tensor, _dtypes.DType]:

@@ -81,8 +81,21 @@ def test_convert_image_dtype():
     np.testing.assert_array_equal(rt.image.convert_image_dtype(over, rt.uint8, saturate=True)
                                   .numpy().ravel(), [255, 0])
     assert rt.image.convert_image_dtype(f, rt.float64).dtype == rt.float64
-    np.testing.assert_array_equal(rt.image.convert_image_dtype(u8, rt.uint16).numpy(),
-                                  u8.astype(np.uint16) * 257)
+    # TensorFlow 2.21 multiplies by (65535 + 1) // (255 + 1) = 256 (and divides back by 256)
+    np.testing.assert_array_equal(rt.image.convert_image_dtype(u8, rt.uint16).numpy().ravel(),
+                                  [0, 256, 32768, 65280])
+    u16 = np.array([0, 255, 256, 511, 512, 65535], np.uint16).reshape(1, 6, 1)
+    np.testing.assert_array_equal(rt.image.convert_image_dtype(u16, rt.uint8).numpy().ravel(),
+                                  [0, 0, 1, 1, 2, 255])
+    # int8 -> uint8: cast (wrapping, or clipped with saturate) then doubled, as TensorFlow
+    i8 = np.array([-128, -1, 0, 1, 127], np.int8).reshape(1, 5, 1)
+    np.testing.assert_array_equal(rt.image.convert_image_dtype(i8, rt.uint8).numpy().ravel(),
+                                  [0, 254, 0, 2, 254])
+    np.testing.assert_array_equal(rt.image.convert_image_dtype(i8, rt.uint8, saturate=True)
+                                  .numpy().ravel(), [0, 0, 0, 2, 254])
+    # without saturate, float -> uint8 out of range wraps as TensorFlow's cast: 1.5 -> 127
+    np.testing.assert_array_equal(rt.image.convert_image_dtype(over, rt.uint8).numpy().ravel(),
+                                  [127, 129])
     with pytest.raises(TypeError, match="dtype"):
         rt.image.convert_image_dtype(f, rt.string)
 
