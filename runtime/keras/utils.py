@@ -16,6 +16,7 @@ from ..layers.serialization import (
     register_keras_serializable,
 )
 from ..ops import random
+from .dataset_sources import split_dataset, text_dataset_from_directory, timeseries_dataset_from_array
 from .file_utils import get_file
 from .sequence_utils import pad_sequences
 
@@ -53,4 +54,5 @@ def set_random_seed(seed: int) -> None:
 
 __all__ = ["to_categorical", "set_random_seed", "custom_object_scope", "CustomObjectScope",
            "get_registered_name", "get_registered_object", "register_keras_serializable",
-           "plot_model", "model_to_dot", "Progbar", "get_file", "pad_sequences"]
+           "plot_model", "model_to_dot", "Progbar", "get_file", "pad_sequences", "split_dataset",
+           "text_dataset_from_directory", "timeseries_dataset_from_array"]
