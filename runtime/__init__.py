@@ -20,7 +20,7 @@ if _typing.TYPE_CHECKING:
     from ._api import *  # noqa: F403
 
 from . import device_config as _device_config  # noqa: F401 - marks rt.config
-from . import errors
+from . import errors, version
 from . import module as _module  # noqa: F401 - marks rt.Module
 from . import numpy_api as _numpy_api  # noqa: F401 - installs NumPy's protocols on tensors
 from . import ops as _ops  # noqa: F401 - defining the ops marks their public names
@@ -131,4 +131,4 @@ if not _typing.TYPE_CHECKING:  # the lazy names are declared in runtime/_api for
         raise AttributeError(f"module 'runtime' has no attribute {name!r}")
 
 
-__version__ = "0.1.0"
+__version__ = version.VERSION

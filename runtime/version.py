@@ -1,0 +1,15 @@
+"""`rt.version`: the names of `tf.version`, describing this runtime."""
+
+from __future__ import annotations
+
+import platform
+
+VERSION: str = "0.1.0"  # the package's version, also `rt.__version__`
+GIT_VERSION: str = "unknown"  # TensorFlow's value for a build made outside a git checkout
+COMPILER_VERSION: str = platform.python_compiler()  # the compiler of the Python running it
+GRAPH_DEF_VERSION: int = 1  # the `versions["producer"]` of `as_graph_def()`
+GRAPH_DEF_VERSION_MIN_CONSUMER: int = 0
+GRAPH_DEF_VERSION_MIN_PRODUCER: int = 0
+
+__all__ = ["COMPILER_VERSION", "GIT_VERSION", "GRAPH_DEF_VERSION", "GRAPH_DEF_VERSION_MIN_CONSUMER",
+           "GRAPH_DEF_VERSION_MIN_PRODUCER", "VERSION"]
