@@ -13,12 +13,14 @@ nodes between them, and calling the model replays them on real tensors.
 
 from __future__ import annotations
 
-from typing import Any
+import operator
+from typing import Any, Callable
 
 from .. import context, nest
 from .. import dtypes as _dtypes
 from ..arguments import strict_keywords
 from ..graph import FuncGraph
+from ..ops import array_math
 from ..ops.core import convert_to_tensor
 from ..ops.variables import Variable
 from ..shapes import TensorShape
@@ -44,9 +46,9 @@ class KerasTensor:
         return self._keras_history[0]
 
     def __repr__(self) -> str:
-        layer = self.node.layer.name if self._keras_history else None
-        return (f"<KerasTensor shape={self.shape} dtype={self.dtype.name} "
-                f"(created by layer {layer!r})>")
+        shape = tuple(self.shape.as_list()) if self.shape.rank is not None else None
+        return (f"<KerasTensor shape={shape}, dtype={self.dtype.name}, sparse=False, "
+                f"ragged=False, name={self.name}>")
 
     def __bool__(self) -> bool:
         raise TypeError("A KerasTensor is symbolic: it has no value to test. Use it as the input "
@@ -116,6 +118,115 @@ class InputLayer(Layer):
         return cls(**config)
 
 
+# Keras 3's names of the operators a Keras tensor takes (`2 * x + 1`, `x[:, 0]`, `x > 0`)
+_OPERATORS: dict[str, Callable] = {
+    "add": operator.add, "subtract": operator.sub, "multiply": operator.mul,
+    "true_divide": operator.truediv, "floor_divide": operator.floordiv, "mod": operator.mod,
+    "power": operator.pow, "matmul": operator.matmul, "less": operator.lt,
+    "less_equal": operator.le, "greater": operator.gt, "greater_equal": operator.ge,
+    "not_equal": operator.ne, "logical_and": operator.and_, "logical_or": operator.or_,
+    "logical_xor": operator.xor, "negative": operator.neg, "absolute": operator.abs,
+    "logical_not": operator.invert, "get_item": operator.getitem}
+
+
+class TensorOperation(Layer):
+    """An operator applied to Keras tensors while a functional model is defined, recorded as
+    a step of the model as Keras 3 records its operations (`multiply`, `add`, `get_item`,
+    ...): `constant` is the operand that is not a tensor (a number, or the index of
+    `get_item`), first when `constant_first` (`2 * x`)."""
+
+    def __init__(self, operation: str, constant=None, constant_first: bool = False,
+                 name: str | None = None) -> None:
+        if operation not in _OPERATORS:
+            raise ValueError(f"TensorOperation: unknown operation {operation!r}; expected one "
+                             f"of {sorted(_OPERATORS)}.")
+        super().__init__(name=name or _unique_name(operation))
+        self.operation = operation
+        self.constant = constant
+        self.constant_first = bool(constant_first)
+        self.built = True
+
+    def call(self, inputs):
+        operands = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+        if self.constant is not None:
+            operands.insert(0 if self.constant_first else len(operands), self.constant)
+        return _OPERATORS[self.operation](*operands)
+
+    def get_config(self) -> dict:
+        return {"name": self.name, "operation": self.operation,
+                "constant": _encode_constant(self.constant),
+                "constant_first": self.constant_first}
+
+    @classmethod
+    def from_config(cls, config: dict) -> "TensorOperation":
+        config = dict(config)
+        config["constant"] = _decode_constant(config.get("constant"))
+        return cls(**config)
+
+
+def _encode_constant(value):
+    """A JSON form of an operand or index: numbers as they are, slices, `...` and tuples
+    tagged (a list stays a list: it indexes differently from a tuple)."""
+    if isinstance(value, slice):
+        return {"slice": [value.start, value.stop, value.step]}
+    if value is Ellipsis:
+        return {"ellipsis": True}
+    if isinstance(value, tuple):
+        return {"tuple": [_encode_constant(v) for v in value]}
+    if isinstance(value, list):
+        return [_encode_constant(v) for v in value]
+    if isinstance(value, (Tensor, Variable)):
+        value = value.numpy()
+    if hasattr(value, "tolist"):  # NumPy scalars and arrays
+        return value.tolist()
+    return value
+
+
+def _decode_constant(value):
+    if isinstance(value, dict) and "slice" in value:
+        return slice(*value["slice"])
+    if isinstance(value, dict) and "ellipsis" in value:
+        return Ellipsis
+    if isinstance(value, dict) and "tuple" in value:
+        return tuple(_decode_constant(v) for v in value["tuple"])
+    if isinstance(value, list):
+        return [_decode_constant(v) for v in value]
+    return value
+
+
+def _apply_operator(operation: str, *operands):
+    """`operation` of Keras tensors and constants, as a `TensorOperation` of the model."""
+    tensors = [x for x in operands if isinstance(x, KerasTensor)]
+    constants = [x for x in operands if not isinstance(x, KerasTensor)]
+    layer = TensorOperation(operation, constants[0] if constants else None,
+                            constant_first=bool(constants) and
+                            not isinstance(operands[0], KerasTensor))
+    return layer(tensors if len(tensors) > 1 else tensors[0])
+
+
+def _install_operators() -> None:
+    """Gives KerasTensor Python's operators, each recorded as a `TensorOperation`."""
+    binary = {"add": "add", "sub": "subtract", "mul": "multiply", "truediv": "true_divide",
+              "floordiv": "floor_divide", "mod": "mod", "pow": "power", "matmul": "matmul",
+              "and": "logical_and", "or": "logical_or", "xor": "logical_xor"}
+    for dunder, operation in binary.items():
+        setattr(KerasTensor, f"__{dunder}__",
+                lambda self, other, op=operation: _apply_operator(op, self, other))
+        setattr(KerasTensor, f"__r{dunder}__",
+                lambda self, other, op=operation: _apply_operator(op, other, self))
+    for dunder, operation in {"lt": "less", "le": "less_equal", "gt": "greater",
+                              "ge": "greater_equal", "ne": "not_equal",
+                              "getitem": "get_item"}.items():
+        setattr(KerasTensor, f"__{dunder}__",
+                lambda self, other, op=operation: _apply_operator(op, self, other))
+    for dunder, operation in {"neg": "negative", "abs": "absolute",
+                              "invert": "logical_not"}.items():
+        setattr(KerasTensor, f"__{dunder}__", lambda self, op=operation: _apply_operator(op, self))
+
+
+_install_operators()
+
+
 @strict_keywords()
 def Input(shape=None, batch_size: int | None = None, name: str | None = None, dtype=None,
           sparse: bool | None = None, tensor=None, ragged: bool | None = None,
@@ -166,6 +277,8 @@ class Functional(Model):
     """A model defined by its `inputs` and `outputs` Keras tensors (single tensors, lists or
     dicts): calling it replays the layer calls that lead from the inputs to the outputs.
     Built when constructed: its weights exist at once."""
+
+    _convert_input_args = False  # each input is converted to its Input's dtype instead
 
     def __init__(self, inputs, outputs, name: str | None = None, trainable: bool = True,
                  **kwargs: Any) -> None:
@@ -282,6 +395,7 @@ class Functional(Model):
         for tensor, value in zip(expected, flat):
             if not isinstance(value, (Tensor, Variable)):
                 value = convert_to_tensor(value)
+            value = _as_input_dtype(value, tensor.dtype)
             value = adjust_input_rank(value, tensor.shape.as_list())
             shape = TensorShape(value.shape)
             if not shape.is_compatible_with(tensor.shape):
@@ -398,6 +512,14 @@ def _decode(value, produced: dict):
     if isinstance(value, list):
         return [_decode(v, produced) for v in value]
     return _serialization.deserialize_value(value)
+
+
+def _as_input_dtype(value, dtype: _dtypes.DType):
+    """`value` cast to its Input's dtype, as Keras 3 converts a functional model's inputs
+    (numbers to numbers and bools; strings stay as they are)."""
+    if value.dtype == dtype or _dtypes.string in (value.dtype, dtype):
+        return value
+    return array_math.cast(value, dtype)
 
 
 def _describe(value) -> str:
