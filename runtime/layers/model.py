@@ -114,9 +114,7 @@ class Sequential(Model):
         if not isinstance(layer, Layer):
             raise TypeError(f"Sequential.add needs a Layer, got {layer!r}.")
         self._stack.append(layer)
-        first = self._stack[0]
-        shape, dtype = self._input_spec or (getattr(first, "_batch_input_shape", None),
-                                            first.dtype)
+        shape, dtype = self._input_spec or _declared_input(self._stack[0])
         if shape is not None:
             try:
                 _build_symbolically(self, shape, dtype)
@@ -134,8 +132,7 @@ class Sequential(Model):
         if not self._stack:
             raise ValueError(f"{self.name}.build: the model has no layers yet; add layers "
                              "before building it.")
-        shape, dtype = self._input_spec or (getattr(self._stack[0], "_batch_input_shape", None),
-                                            self._stack[0].dtype)
+        shape, dtype = self._input_spec or _declared_input(self._stack[0])
         if input_shape is not None:
             shape = input_shape
         if shape is None:
@@ -224,6 +221,20 @@ def _input_spec(value) -> tuple | None:
     if type(value).__name__ == "InputLayer" and hasattr(value, "output"):
         return tuple(value._batch_input_shape), value.dtype
     return None
+
+
+def _declared_input(layer: Layer) -> tuple:
+    """(batch shape, dtype) a first layer declares (its `input_shape`, or the input of a
+    model given one, as a Sequential first in a Sequential), else (None, its dtype)."""
+    if isinstance(layer, Sequential):
+        if layer._input_spec is not None:
+            return layer._input_spec
+        if layer._stack:
+            return _declared_input(layer._stack[0])
+    inputs = getattr(layer, "_nested_inputs", None)  # a functional model of one input
+    if getattr(type(inputs), "_is_keras_tensor", False):
+        return tuple(inputs.shape.as_list()), inputs.dtype
+    return getattr(layer, "_batch_input_shape", None), layer.dtype
 
 
 _build_symbolically = _serialization.build_symbolically
