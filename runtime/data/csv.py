@@ -104,7 +104,7 @@ class _Reading:
         self.buffer_size, self.ignore_errors = buffer_size, ignore_errors
 
     def rows(self, path: str) -> Iterator[tuple]:
-        """The rows of the file `path` as tuples of Python values."""
+        """(path, line, fields of the columns read) of each record of the file `path`."""
         fh = _open_for_reading(path, self.compression)
         try:
             records = _records(fh, self.buffer_size, self.use_quote)
@@ -113,29 +113,46 @@ class _Reading:
                                            "empty (header=True).")
             for line, record in records:
                 try:
-                    yield self._row(record)
+                    yield path, line, self._fields(record)
                 except io_csv.RecordError as exc:
                     if not self.ignore_errors:
                         raise InvalidArgumentError(f"{exc} ({path}, line {line})") from None
         finally:
             fh.close()
 
-    def _row(self, record: bytes) -> tuple:
+    def _fields(self, record: bytes) -> list:
         fields = io_csv.split_fields(record, self.delim, self.use_quote) if record else [b""]
         count = len(self.columns)
-        if self.exclude is not None:
-            if len(fields) != count + len(self.exclude):
-                raise io_csv.RecordError(f"Expect {count} fields but have "
-                                         f"{len(fields) - len(self.exclude)} in record")
-            skip = set(self.exclude)
-            fields = [f for i, f in enumerate(fields) if i not in skip]
-        else:
-            fields = io_csv.pick_fields(fields, self.select, count, "")
-        return tuple(io_csv.convert_field(f, c, i, "", self.na)
-                     for i, (f, c) in enumerate(zip(fields, self.columns)))
+        if self.exclude is None:
+            return io_csv.pick_fields(fields, self.select, count, "")
+        if len(fields) != count + len(self.exclude):
+            raise io_csv.RecordError(f"Expect {count} fields but have "
+                                     f"{len(fields) - len(self.exclude)} in record")
+        skip = set(self.exclude)
+        return [f for i, f in enumerate(fields) if i not in skip]
+
+    def columns_of(self, rows: list) -> Iterator[list]:
+        """The columns of rows read by `rows`: the arrays of the good rows before the first
+        bad field, then its InvalidArgumentError (bad rows left out with `ignore_errors`)."""
+        fields = [r[2] for r in rows]
+        if self.ignore_errors:
+            bad: set = set()
+            columns = io_csv.convert_rows(fields, self.columns, self.na, lambda r: "", bad)
+            if bad:
+                keep = np.array([r not in bad for r in range(len(rows))])
+                columns = [c[keep] for c in columns]
+            yield columns
+            return
+        try:
+            yield io_csv.convert_rows(fields, self.columns, self.na, lambda r: "")
+        except io_csv.FieldError as exc:
+            if exc.row:
+                yield io_csv.convert_rows(fields[:exc.row], self.columns, self.na, lambda r: "")
+            path, line, _ = rows[exc.row]
+            raise InvalidArgumentError(f"{exc} ({path}, line {line})") from None
 
 
-def _interleave(paths: list, rows: Callable, cycle_length: int) -> Iterator[tuple]:
+def _interleave(paths: list, rows: Callable, cycle_length: int) -> Iterator[Any]:
     """The rows of `cycle_length` files at a time, one row from each in turn; a finished
     file's place is taken by the next file, whose turn comes in the next round (the order
     of TensorFlow's `make_csv_dataset` with `num_parallel_reads`)."""
@@ -177,8 +194,6 @@ class _CsvSource(Dataset):
 
     def _blocks(self):
         rows = _interleave(self._paths(), self._reading.rows, self._cycle)
-        dtypes = [object if c.dtype is _dtypes.string else c.dtype.as_numpy_dtype
-                  for c in self._reading.columns]
         while True:
             block: list = []
             try:
@@ -187,20 +202,18 @@ class _CsvSource(Dataset):
                     if len(block) == BLOCK:
                         break
             except Exception:
-                if block:  # the rows before the bad one come first, as one at a time
-                    yield self._block(block, dtypes)
+                if block:  # the rows before the bad record come first, as one at a time
+                    yield from self._packed(block)
                 raise
             if block:
-                yield self._block(block, dtypes)
+                yield from self._packed(block)
             if len(block) < BLOCK:
                 return
 
-    def _block(self, block: list, dtypes: list) -> Any:
-        columns = []
-        with np.errstate(over="ignore"):
-            for values, dt in zip(zip(*block), dtypes):
-                columns.append(np.array(values, dtype=dt))
-        return self._pack(columns)
+    def _packed(self, block: list):
+        for columns in self._reading.columns_of(block):
+            if len(columns[0]):
+                yield self._pack(columns)
 
 
 def _file_list(filenames: Any, what: str) -> list:

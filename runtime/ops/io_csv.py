@@ -179,6 +179,78 @@ def convert_field(field: bytes, column: Column, index: int, record: str, na: byt
                       f"{field.decode('utf-8', 'replace')}")
 
 
+class FieldError(RecordError):
+    """A field that cannot be read, in row `row` of its column."""
+
+    def __init__(self, row: int, message: str):
+        super().__init__(message)
+        self.row = row
+
+
+def _numbers(fields: list, dtype: _dtypes.DType) -> Optional[np.ndarray]:
+    """The numeric fields converted by NumPy at once, or None when one of them is not in the
+    plain form TensorFlow and NumPy both read (then each is converted on its own)."""
+    if not fields:
+        return np.zeros([0], dtype.as_numpy_dtype)
+    if b"_" in b"".join(fields):
+        return None
+    try:
+        with np.errstate(over="ignore", invalid="ignore"):
+            wide = np.array(fields).astype(np.int64 if dtype.is_integer else np.float64)
+    except (ValueError, OverflowError):
+        return None
+    if dtype is _dtypes.int32 and (wide.min() < -2 ** 31 or wide.max() > 2 ** 31 - 1):
+        return None
+    with np.errstate(over="ignore"):
+        return wide.astype(dtype.as_numpy_dtype)
+
+
+def convert_column(fields: list, column: Column, index: int, na: bytes, record: Any,
+                   bad: Optional[set] = None) -> np.ndarray:
+    """The fields (bytes) of column `index` as an array of its dtype. A field that cannot be
+    read raises FieldError naming `record(row)`, or, given the set `bad`, adds its row there."""
+    numpy_dtype = object if column.dtype is _dtypes.string else column.dtype.as_numpy_dtype
+    if b"" not in fields and na not in fields:
+        if column.dtype is _dtypes.string:
+            out = np.empty(len(fields), dtype=object)
+            out[:] = fields
+            return out
+        fast = _numbers(fields, column.dtype)
+        if fast is not None:
+            return fast
+    values = []
+    for r, field in enumerate(fields):
+        try:
+            values.append(convert_field(field, column, index, record(r), na))
+        except RecordError as exc:
+            if bad is None:
+                raise FieldError(r, str(exc)) from None
+            bad.add(r)
+            values.append(b"" if column.dtype is _dtypes.string else 0)
+    with np.errstate(over="ignore"):
+        out = np.empty(len(values), dtype=numpy_dtype)
+        out[:] = values
+    return out
+
+
+def convert_rows(rows: list, columns: list[Column], na: bytes, record: Any,
+                 bad: Optional[set] = None) -> list[np.ndarray]:
+    """Rows of fields (one per column) as one array per column. The first bad field in row
+    order raises FieldError, unless `bad` is given: then the rows with a bad field are added
+    to it (their values are placeholders)."""
+    by_column = [list(c) for c in zip(*rows)] if rows else [[] for _ in columns]
+    out, first = [], None
+    for i, (fields, column) in enumerate(zip(by_column, columns)):
+        try:
+            out.append(convert_column(fields, column, i, na, record, bad))
+        except FieldError as exc:
+            if first is None or exc.row < first.row:
+                first = exc
+    if first is not None:
+        raise first
+    return out
+
+
 def check_select(select_cols: Any, count: int, what: str) -> Optional[list[int]]:
     """`select_cols` as a list of strictly increasing, non-negative indices, one per column."""
     if select_cols is None:
@@ -220,22 +292,22 @@ def _as_bytes(value: Any) -> bytes:
 
 def _decode(records: np.ndarray, columns: list[Column], delim: int, use_quote: bool,
             na: bytes, select: Optional[list[int]]) -> list[np.ndarray]:
-    flat = records.reshape(-1)
-    values: list[list] = [[] for _ in columns]
-    for r, rec in enumerate(flat):
+    rows: list = []
+    broken = None
+    for r, rec in enumerate(records.reshape(-1)):
         try:
-            fields = pick_fields(split_fields(_as_bytes(rec), delim, use_quote), select,
-                                 len(columns), f" {r}")
-            for i, (field, column) in enumerate(zip(fields, columns)):
-                values[i].append(convert_field(field, column, i, f" {r}", na))
+            rows.append(pick_fields(split_fields(_as_bytes(rec), delim, use_quote), select,
+                                    len(columns), f" {r}"))
         except RecordError as exc:
-            raise InvalidArgumentError(str(exc)) from None
-    out = []
-    for v, column in zip(values, columns):
-        dt = object if column.dtype is _dtypes.string else column.dtype.as_numpy_dtype
-        with np.errstate(over="ignore"):
-            out.append(np.array(v, dtype=dt).reshape(records.shape))
-    return out
+            broken = exc  # reported unless an earlier record has a bad field
+            break
+    try:
+        out = convert_rows(rows, columns, na, lambda r: f" {r}")
+    except RecordError as exc:
+        raise InvalidArgumentError(str(exc)) from None
+    if broken is not None:
+        raise InvalidArgumentError(str(broken))
+    return [a.reshape(records.shape) for a in out]
 
 
 @export("io.decode_csv")
