@@ -116,6 +116,31 @@ def test_decode_csv_errors_in_tensorflows_words(records, defaults, kwargs, error
         rt.io.decode_csv(records, defaults, **kwargs)
 
 
+@pytest.mark.parametrize("records, words", [
+    (["1,x", "y,2"], "Field 1 in record 0 is not a valid int32: x"),
+    (["x,1", "1,2,3"], "Field 0 in record 0 is not a valid int32: x"),
+    (["1,1", "1,2,3", "x,1"], "Expect 2 fields but have 3 in record 1"),
+    (["1,", ",x"], "Field 1 in record 1 is not a valid int32: x"),
+])
+def test_decode_csv_reports_the_first_bad_record_as_tensorflow(records, words):
+    with pytest.raises(rt.errors.InvalidArgumentError, match=re.escape(words)):
+        rt.io.decode_csv(records, [[0], [0]])
+
+
+def test_make_csv_dataset_ignore_errors_drops_only_bad_rows(files):
+    rows = [f"{i},{i * 0.5},s{i}" for i in range(3000)]
+    rows[5], rows[1500], rows[2999] = "x,1,a", "7,y,b", "8,,"
+    path = files("many.csv", "a,b,c\n" + "\n".join(rows) + "\n")
+    ds = rt.data.experimental.make_csv_dataset(path, batch_size=4000, num_epochs=1, shuffle=False,
+                                               ignore_errors=True,
+                                               column_defaults=[rt.int32, [0.0], [""]])
+    (batch, _), = _batches(ds)
+    kept = [i for i in range(2999) if i not in (5, 1500)]
+    assert batch["a"] == kept + [8]
+    assert batch["b"] == [i * 0.5 for i in kept] + [0.0]
+    assert batch["c"] == [f"s{i}".encode() for i in kept] + [b""]
+
+
 def test_decode_csv_staged_in_a_function_and_a_dataset_map():
     defaults = [[0], [""], [1.5]]
 
