@@ -390,3 +390,47 @@ def adjust_saturation(image, saturation_factor, name=None) -> Tensor:
     s = array_math.minimum(array_math.maximum(array_math.multiply(s, factor), 0.0), 1.0)
     return _back(hsv_to_rgb(array_math.stack([h, s, v], axis=-1)), dtype)
 
+
+
+_SOBEL_DY = ((-1.0, -2.0, -1.0), (0.0, 0.0, 0.0), (1.0, 2.0, 1.0))
+
+
+@export("image.sobel_edges")
+def sobel_edges(image) -> Tensor:
+    """Sobel edge maps of a [batch, height, width, channels] float batch: [..., 2] holding
+    the vertical (dy) and horizontal (dx) derivatives, the image mirrored at its borders
+    (REFLECT), as TensorFlow's."""
+    x = convert_to_tensor(image)
+    if x.shape.rank != 4:
+        raise ValueError(f"sobel_edges: `image` must be a 4-D batch [batch, height, width, "
+                         f"channels], got shape {x.shape}.")
+    if not x.dtype.is_floating:
+        raise TypeError(f"sobel_edges: `image` must be floating-point, got {x.dtype.name}.")
+    h, w = _hw(x)
+    padded = _pad(x, [[0, 0], [1, 1], [1, 1], [0, 0]], mode="REFLECT")
+
+    def edge(kernel) -> Tensor:
+        total = None
+        for i in range(3):
+            for j in range(3):
+                if kernel[i][j]:
+                    term = array_math.multiply(padded[:, i:i + h, j:j + w, :], kernel[i][j])
+                    total = term if total is None else array_math.add(total, term)
+        return total
+
+    dx_kernel = tuple(zip(*_SOBEL_DY))
+    return array_math.stack([edge(_SOBEL_DY), edge(dx_kernel)], axis=-1)
+
+
+@export("image.total_variation")
+def total_variation(images, name=None) -> Tensor:
+    """The sum of absolute differences of neighbouring pixels (down and across): a scalar
+    for one [height, width, channels] image, one value an image for a 4-D batch."""
+    x = convert_to_tensor(images)
+    if x.shape.rank not in (3, 4):
+        raise ValueError("'images' must be either 3 or 4-dimensional.")
+    rows = x[..., 1:, :, :] - x[..., :-1, :, :]
+    cols = x[..., :, 1:, :] - x[..., :, :-1, :]
+    axes = [-3, -2, -1]
+    return array_math.add(array_math.reduce_sum(array_math.abs(rows), axis=axes),
+                          array_math.reduce_sum(array_math.abs(cols), axis=axes), name=name)
