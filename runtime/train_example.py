@@ -720,7 +720,9 @@ def _fast_features(buf: bytes) -> dict:
 def gather_values(records: list[bytes], spans: list[dict], key: str, kind: int):
     """The values of feature `key` (kind 1 bytes, 2 float, 3 int64) of every record at once:
     (values, counts per record, present per record); a record whose feature has another kind
-    raises `KindMismatch`."""
+    raises `KindMismatch`. `spans`: a list of `example_features` dicts or an ExampleBatch."""
+    if isinstance(spans, ExampleBatch):
+        return spans.gather(key, kind)
     n = len(records)
     counts = np.zeros(n, np.int64)
     present = np.zeros(n, bool)
@@ -748,11 +750,11 @@ def gather_values(records: list[bytes], spans: list[dict], key: str, kind: int):
             continue
         present[i] = True
         k, start, stop = got
+        if k not in (0, kind):
+            raise KindMismatch(i, k)
         if k == 0 or start == stop:
             pieces.append(b"")
             continue
-        if k != kind:
-            raise KindMismatch(i, k)
         if buf[start] == 0x0A:  # one packed field spanning the list
             size, p = _size_at(buf, start + 1, stop)
             if p + size == stop:
@@ -814,3 +816,250 @@ class KindMismatch(Exception):
     def __init__(self, index: int, kind: int):
         super().__init__(index, kind)
         self.index, self.kind = index, kind
+
+
+# ---------------------------------------------------------------------------- a batch at once
+
+class _Irregular(Exception):
+    """A layout the vectorised reader leaves to the record-by-record one."""
+
+
+_any = np.count_nonzero  # the cheapest test of a boolean array
+_KIND_OF_TAG = np.zeros(256, np.int64)  # a Feature's first tag byte -> its kind (0: other)
+_KIND_OF_TAG[[0x0A, 0x12, 0x1A]] = [1, 2, 3]
+
+
+def _varints_at(data: np.ndarray, at: np.ndarray):
+    """(values, widths) of the varints of at most 4 bytes at the positions `at` of `data`
+    (padded so reading 4 bytes past any position stays inside); widths is 1 when all are."""
+    b0 = data[at]
+    go = b0 >= 0x80
+    if not _any(go):
+        return b0, 1
+    value, width = (b0 & 0x7F).astype(np.int64), np.ones(at.size, np.int64)
+    for shift in (7, 14, 21):
+        b = data[at + width].astype(np.int64)
+        value |= np.where(go, (b & 0x7F) << shift, 0)
+        width += go
+        go &= b >= 0x80
+        if not _any(go):
+            return value, width
+    raise _Irregular
+
+
+def _delimited_at(data, at, tag, end):
+    """(start, stop) of the length-delimited fields with tag byte `tag` at `at`, each
+    required to end by `end`."""
+    if _any(data[at] != tag):
+        raise _Irregular
+    size, width = _varints_at(data, at + 1)
+    start = at + 1 + width
+    stop = start + size
+    if _any(stop > end):
+        raise _Irregular
+    return start, stop
+
+
+class ExampleBatch:
+    """Where the wanted features sit in a batch of serialized Examples, found for all records
+    at once: the records are joined and their map entries found in lockstep with NumPy (one
+    step an entry of every record), then the keys and values of all entries are read at
+    once, and each feature's values gathered for the batch in one pass.
+
+    `example_batch` builds it, or returns None for an encoding other than the usual one
+    (one `features` field, map entries of a key then a value, one list a Feature, a key at
+    most once a record); a list with an unusual encoding is read record by record
+    (`gather_values`) instead."""
+
+    def __init__(self, records: list[bytes], keys: list[str]):
+        self.records, self.keys = records, list(keys)
+        n = len(records)
+        self.joined = b"".join(records)
+        self.data = np.frombuffer(self.joined + bytes(8), np.uint8)
+        ends = np.cumsum(np.fromiter(map(len, records), np.int64, n))
+        shape = (len(self.keys), n)
+        self.present = np.zeros(shape, bool)
+        self.kind = np.zeros(shape, np.int64)
+        self.start = np.zeros(shape, np.int64)
+        self.stop = np.zeros(shape, np.int64)
+        self._dicts: list[dict] | None = None
+        starts = np.concatenate(([0], ends[:-1]))
+        full = (ends > starts).nonzero()[0]
+        if full.size:
+            self._entries(*self._walk(starts[full], ends[full], full))
+
+    def _walk(self, at, ends, records):
+        """(record, start, stop) of every map entry of the records' Features."""
+        begin, end = _delimited_at(self.data, at, 0x0A, ends)
+        if _any(end != ends):  # one `features` field filling the record
+            raise _Irregular
+        owners, starts, stops = [], [], []
+        cur, rec = begin, records
+        while True:
+            going = cur < end
+            if _any(going) != cur.size:
+                going = going.nonzero()[0]
+                cur, end, rec = cur[going], end[going], rec[going]
+            if not cur.size:
+                break
+            start, stop = _delimited_at(self.data, cur, 0x0A, end)
+            owners.append(rec)
+            starts.append(start)
+            stops.append(stop)
+            cur = stop
+        if not owners:
+            return records[:0], at[:0], at[:0]
+        return np.concatenate(owners), np.concatenate(starts), np.concatenate(stops)
+
+    def _entries(self, owner, entry, entry_end) -> None:
+        """Reads the key and value of every entry and keeps those of the wanted keys."""
+        key, key_end = _delimited_at(self.data, entry, 0x0A, entry_end)
+        kind, start, stop = self._values(key_end, entry_end)
+        which, hit = self._match(key, key_end)
+        records = owner[hit]
+        self.present[which, records] = True
+        if _any(self.present) != hit.size:  # a key twice in a record: the last one counts
+            raise _Irregular
+        self.kind[which, records] = kind[hit]
+        self.start[which, records] = start[hit]
+        self.stop[which, records] = stop[hit]
+
+    def _values(self, at, end):
+        """(kind, start, stop) of the list of each Feature at `at` (ending at `end`)."""
+        data = self.data
+        n = at.size
+        kind, start, stop = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64)
+        has = (at < end).nonzero()[0]
+        if not has.size:
+            return kind, start, stop
+        body, body_end = _delimited_at(data, at[has], 0x12, end[has])
+        if _any(body_end != end[has]):
+            raise _Irregular
+        inside = (body < body_end).nonzero()[0]
+        if inside.size:
+            where, body_end = body[inside], body_end[inside]
+            kinds = _KIND_OF_TAG[data[where]]
+            if _any(kinds == 0):
+                raise _Irregular
+            size, width = _varints_at(data, where + 1)
+            first = where + 1 + width
+            if _any(first + size != body_end):  # one list filling the Feature
+                raise _Irregular
+            chosen = has[inside]
+            kind[chosen], start[chosen], stop[chosen] = kinds, first, body_end
+        return kind, start, stop
+
+    def _match(self, key, key_end):
+        """(index of the wanted key, entry) of the entries whose key is a wanted one."""
+        names = np.array([k.encode("utf-8") for k in self.keys] or [b""])
+        order = np.argsort(names, kind="stable")
+        names = names[order]
+        name_sizes = np.array([len(k) for k in self.keys] or [-1])[order]
+        sizes = key_end - key
+        longest = int(sizes.max())
+        if longest == 0:
+            text = np.zeros(key.size, "S1")
+        else:
+            offsets = np.arange(longest)
+            block = self.data[np.minimum(key[:, None] + offsets, self.data.size - 1)]
+            block[offsets >= sizes[:, None]] = 0
+            if _any(block >= 0x80):  # keys other than ASCII: the general reader
+                raise _Irregular
+            text = block.view(f"S{longest}").ravel()
+        slot = np.minimum(np.searchsorted(names, text), names.size - 1)
+        hit = ((names[slot] == text) & (name_sizes[slot] == sizes)).nonzero()[0]
+        return order[slot[hit]], hit
+
+    def dicts(self) -> list[dict]:
+        """The record-by-record spans (for lists of an unusual encoding)."""
+        if self._dicts is None:
+            self._dicts = [fast_example_features(buf) for buf in self.records]
+        return self._dicts
+
+    def gather(self, key: str, kind: int):
+        """(values, counts, present) of feature `key` as `gather_values` gives them."""
+        k = self.keys.index(key)
+        present, kinds = self.present[k], self.kind[k]
+        other = (present & (kinds != 0) & (kinds != kind)).nonzero()[0]
+        if other.size:
+            raise KindMismatch(int(other[0]), int(kinds[other[0]]))
+        holding = ((kinds == kind) & (self.stop[k] > self.start[k])).nonzero()[0]
+        try:
+            if kind == 1:
+                values, counts = self._bytes(holding, self.start[k], self.stop[k])
+            else:
+                values, counts = self._packed(holding, self.start[k], self.stop[k], kind)
+        except _Irregular:
+            return gather_values(self.records, self.dicts(), key, kind)
+        return values, counts, present.copy()
+
+    def _packed(self, holding, start, stop, kind):
+        data = self.data
+        counts = np.zeros(start.size, np.int64)
+        if not holding.size:
+            return np.zeros(0, np.float32 if kind == 2 else np.int64), counts
+        first, last = _delimited_at(data, start[holding], 0x0A, stop[holding])
+        if _any(last != stop[holding]):  # one packed field filling the list
+            raise _Irregular
+        sizes = last - first
+        if _any(sizes != sizes[0]):
+            raw = data[np.repeat(first - np.cumsum(sizes) + sizes, sizes)
+                       + np.arange(int(sizes.sum()))]
+        else:
+            raw = data[first[:, None] + np.arange(sizes[0])].ravel()
+        if kind == 2:
+            if _any(sizes % 4):
+                raise _Irregular
+            counts[holding] = sizes >> 2
+            return raw.view("<f4").astype(np.float32), counts
+        ends = np.cumsum(sizes)
+        if _any(raw[ends[sizes > 0] - 1] >= 0x80):  # a varint cut by the list's end
+            raise _Irregular
+        try:
+            values = packed_int64(raw.tobytes(), 0, raw.size)
+        except DecodeError:
+            raise _Irregular from None
+        if values.size == raw.size:
+            counts[holding] = sizes
+        else:
+            terminators = np.concatenate(([0], np.cumsum(raw < 0x80)))
+            counts[holding] = terminators[ends] - terminators[ends - sizes]
+        return values, counts
+
+    def _bytes(self, holding, start, stop):
+        counts = np.zeros(start.size, np.int64)
+        found_rec, found_start, found_stop = [], [], []
+        cur, end, rec = start[holding], stop[holding], holding
+        while cur.size:
+            first, last = _delimited_at(self.data, cur, 0x0A, end)
+            found_rec.append(rec)
+            found_start.append(first)
+            found_stop.append(last)
+            going = (last < end).nonzero()[0]
+            cur, end, rec = last[going], end[going], rec[going]
+        if not found_rec:
+            return np.empty(0, object), counts
+        if len(found_rec) == 1:
+            rec, firsts, lasts = found_rec[0], found_start[0], found_stop[0]
+        else:
+            rec = np.concatenate(found_rec)
+            order = np.argsort(rec, kind="stable")
+            firsts = np.concatenate(found_start)[order]
+            lasts = np.concatenate(found_stop)[order]
+        joined = self.joined
+        values = np.empty(firsts.size, object)
+        values[:] = [joined[a:b] for a, b in zip(firsts.tolist(), lasts.tolist())]
+        counts += np.bincount(rec, minlength=start.size)
+        return values, counts
+
+
+def example_batch(records: list[bytes], keys: list[str]) -> ExampleBatch | None:
+    """The `ExampleBatch` of `records` for the features `keys`, or None when their encoding
+    is not the usual one (the record-by-record reader then reads them, errors included)."""
+    keys = list(dict.fromkeys(keys))
+    if any(not k.isascii() or "\0" in k for k in keys):
+        return None  # the lockstep walk compares ASCII keys only
+    try:
+        return ExampleBatch(records, keys)
+    except _Irregular:
+        return None

@@ -186,10 +186,10 @@ def _sparse(records, spans, key, config):
 
 def _padded_sequence(records, spans, key, config):
     """A FixedLenSequenceFeature in parse_example: each record's values, padded."""
-    values, lengths = _ragged_values(records, spans, key, config.dtype)
+    values, lengths, present = _gather(records, spans, key, config.dtype)
     step = int(np.prod(config.shape, dtype=np.int64))
-    for i, (n, span) in enumerate(zip(lengths, spans)):
-        if key not in span and not config.allow_missing:
+    for i, n in enumerate(lengths):
+        if not present[i] and not config.allow_missing:
             raise InvalidArgumentError(f"Feature: {key} is required but could not be found "
                                        f"(record {i}); pass allow_missing=True.")
         if step and n % step:
@@ -232,7 +232,18 @@ def _record_list(serialized: np.ndarray) -> list[bytes]:
             for v in np.asarray(serialized, dtype=object).reshape(-1)]
 
 
-def _example_spans(records) -> list[dict]:
+_BATCH_AT_ONCE = 16  # from this many records, a batch's layout is found at once
+
+
+def _example_spans(records, features):
+    """Where the `features` sit in each record: an ExampleBatch found for all records at
+    once when there are many, in the usual encoding; else a dict a record."""
+    if len(records) >= _BATCH_AT_ONCE:
+        keys = [config.value_key or key if isinstance(config, RaggedFeature) else key
+                for key, config in features.items()]
+        batch = _wire.example_batch(records, keys)
+        if batch is not None:
+            return batch
     spans = []
     for i, buf in enumerate(records):
         try:
@@ -241,6 +252,11 @@ def _example_spans(records) -> list[dict]:
             raise InvalidArgumentError(f"Could not parse example input, value: {buf[:40]!r} "
                                        f"(record {i}): {exc}") from None
     return spans
+
+
+def _example_parser(features):
+    """records -> the flat arrays of `features` (see `_assemble`)."""
+    return lambda records: _parse_features(records, _example_spans(records, features), features)
 
 
 # ---------------------------------------------------------------------------- tensors
@@ -338,7 +354,7 @@ def parse_example(serialized, features, example_names=None,
     tensors with a first batch axis (SparseTensor for VarLenFeature, RaggedTensor for
     RaggedFeature)."""
     features = _check_features(features, "features")
-    return _run(serialized, lambda recs: _parse_features(recs, _example_spans(recs), features),
+    return _run(serialized, _example_parser(features),
                 features, True, "parse_example")
 
 
@@ -351,7 +367,7 @@ def parse_single_example(serialized, features, example_names=None,
         if isinstance(config, FixedLenSequenceFeature):
             raise ValueError(f"parse_single_example: `features[{key!r}]` is a "
                              f"FixedLenSequenceFeature; use parse_single_sequence_example.")
-    return _run(serialized, lambda recs: _parse_features(recs, _example_spans(recs), features),
+    return _run(serialized, _example_parser(features),
                 features, False, "parse_single_example")
 
 
