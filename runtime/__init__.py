@@ -85,6 +85,7 @@ if not _typing.TYPE_CHECKING:  # type checkers read these names from runtime/_ap
     ragged = _types.SimpleNamespace(**_NAMESPACES["ragged"])
     image = _types.SimpleNamespace(**_NAMESPACES["image"])
     io = _types.SimpleNamespace(**_NAMESPACES["io"])
+    audio = _types.SimpleNamespace(**_NAMESPACES["audio"])
     types = _types.SimpleNamespace(experimental=_types.SimpleNamespace(**_NAMESPACES["types.experimental"]))
     config = _types.SimpleNamespace(**_NAMESPACES["config"], experimental=_types.SimpleNamespace(
         **_NAMESPACES.get("config.experimental", {})))
