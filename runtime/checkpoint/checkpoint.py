@@ -361,6 +361,9 @@ class Checkpoint:
         restoration = _Restoration(prefix, document, _format.read_arrays(prefix, document))
         self.save_counter  # noqa: B018 - made now, so that the saved count is restored into it
         restoration.match(0, self)
+        for obj in list(restoration.matched.values()):
+            if callable(getattr(type(obj), "_checkpoint_restored", None)):
+                obj._checkpoint_restored()  # a dataset iterator moves to its restored position
         return CheckpointLoadStatus(self, restoration)
 
     @strict_keywords("Checkpoint.read")

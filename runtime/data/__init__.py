@@ -24,16 +24,27 @@ from .dataset import (
 )
 from .dataset import INFINITE as INFINITE_CARDINALITY
 from .dataset import UNKNOWN as UNKNOWN_CARDINALITY
+from .dataset import ignore_errors as _ignore_errors
 from .dataset import scan as _scan
 from .dataset import take_while as _take_while
 from .dataset import unique as _unique
+from .grouping import experimental_bucket_by_sequence_length as _bucket_by_sequence_length
+from .grouping import experimental_group_by_window as _group_by_window
+from .sampling import experimental_choose_from_datasets as _choose_from_datasets
+from .sampling import experimental_rejection_resample as _rejection_resample
+from .sampling import experimental_sample_from_datasets as _sample_from_datasets
+from .snapshot import experimental_load as _load
+from .snapshot import experimental_save as _save
 from .tfrecord import TFRecordDataset
 
 experimental = _types.SimpleNamespace(
     AUTOTUNE=AUTOTUNE, INFINITE_CARDINALITY=INFINITE_CARDINALITY,
     UNKNOWN_CARDINALITY=UNKNOWN_CARDINALITY, cardinality=cardinality, CsvDataset=CsvDataset,
     make_csv_dataset=make_csv_dataset,
-    scan=_scan, take_while=_take_while, unique=_unique)
+    scan=_scan, take_while=_take_while, unique=_unique,
+    group_by_window=_group_by_window, bucket_by_sequence_length=_bucket_by_sequence_length,
+    sample_from_datasets=_sample_from_datasets, choose_from_datasets=_choose_from_datasets,
+    rejection_resample=_rejection_resample, ignore_errors=_ignore_errors, save=_save, load=_load)
 
 __all__ = ["AUTOTUNE", "CsvDataset", "Dataset", "DatasetSpec", "INFINITE_CARDINALITY", "Iterator", "Options",
            "OutOfRangeError", "SliceSizeMismatchError", "TFRecordDataset", "TextLineDataset", "UNKNOWN_CARDINALITY",

@@ -15,6 +15,7 @@ import copy
 import glob
 import inspect
 import itertools
+import logging
 import os
 import threading
 from typing import Any, Callable, Optional
@@ -25,9 +26,10 @@ import numpy as np
 from .. import context, html_repr, nest
 from .. import dtypes as _dtypes
 from ..arguments import strict_keywords
-from ..errors import InvalidArgumentError, OutOfRangeError
+from ..errors import InvalidArgumentError, NotFoundError, OutOfRangeError
 from ..function import function as rt_function
 from ..ops.random import SEEDS
+from ..ops.variables import Variable
 from ..shapes import TensorShape, TensorSpec, as_shape
 from ..tensor import SymbolicTensor
 from . import structure as st
@@ -38,6 +40,26 @@ INFINITE = -1
 UNKNOWN = -2
 BLOCK = 1024
 STAGED: dict = {}  # the staged forms of iteration, filled in by runtime/data/staged.py
+# transformations written in their own modules (grouping.py, sampling.py, snapshot.py), which
+# register themselves here: the methods below call them by name
+TRANSFORMS: dict = {}
+logger = logging.getLogger("runtime.data")
+_IGNORING = threading.local()
+
+
+def ignoring_errors() -> bool:
+    """True while an `ignore_errors()` dataset on this thread is pulling an element."""
+    return bool(getattr(_IGNORING, "handlers", None))
+
+
+def skipping_error(error: BaseException) -> bool:
+    """True (and `error` reported to it) when an enclosing `ignore_errors()` is pulling an
+    element on this thread: the caller then drops the element and goes on."""
+    handlers = getattr(_IGNORING, "handlers", None)
+    if not handlers or not isinstance(error, Exception):
+        return False
+    handlers[-1](error)
+    return True
 
 
 
@@ -397,6 +419,72 @@ class Dataset:
         `drop_remainder`. `flat_map(lambda w: w.batch(size))` turns them into tensors."""
         return _Window(self, size, shift, stride, drop_remainder)
 
+    def group_by_window(self, key_func: Callable, reduce_func: Callable, window_size: Any = None,
+                        window_size_func: Optional[Callable] = None,
+                        name: Optional[str] = None) -> "Dataset":
+        """Groups elements by `key_func(element)` (an int64 scalar); each time a group holds
+        `window_size` elements (or `window_size_func(key)`), `reduce_func(key, window)` (a
+        window is a dataset) gives the elements that come out. At the end the groups left
+        are reduced, in increasing order of key."""
+        return TRANSFORMS["group_by_window"](self, key_func, reduce_func, window_size,
+                                             window_size_func)
+
+    def bucket_by_sequence_length(self, element_length_func: Callable, bucket_boundaries: Any,
+                                  bucket_batch_sizes: Any, padded_shapes: Any = None,
+                                  padding_values: Any = None, pad_to_bucket_boundary: bool = False,
+                                  no_padding: bool = False, drop_remainder: bool = False,
+                                  name: Optional[str] = None) -> "Dataset":
+        """Batches elements of similar length together: an element of length `n` goes to the
+        bucket `i` with `bucket_boundaries[i - 1] <= n < bucket_boundaries[i]`, batched by
+        `bucket_batch_sizes[i]` and padded as `padded_batch` pads (to the bucket's boundary
+        minus one with `pad_to_bucket_boundary`; not at all with `no_padding`)."""
+        return TRANSFORMS["bucket_by_sequence_length"](
+            self, element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes,
+            padding_values, pad_to_bucket_boundary, no_padding, drop_remainder)
+
+    def rejection_resample(self, class_func: Callable, target_dist: Any, initial_dist: Any = None,
+                           seed: Optional[int] = None, name: Optional[str] = None) -> "Dataset":
+        """Resamples the elements so that their classes (`class_func(element)`, an integer
+        scalar) follow `target_dist`; the elements are `(class, element)` pairs. Without
+        `initial_dist` the classes' distribution is estimated as the data goes by."""
+        return TRANSFORMS["rejection_resample"](self, class_func, target_dist, initial_dist, seed)
+
+    def ignore_errors(self, log_warning: bool = False, name: Optional[str] = None) -> "Dataset":
+        """The elements whose production raised no error: an element whose map or filter
+        function fails (or a text file that cannot be opened) is dropped, with a warning on
+        the `runtime.data` logger when `log_warning`."""
+        return _IgnoreErrors(self, log_warning)
+
+    def save(self, path: Any, compression: Optional[str] = None, shard_func: Optional[Callable] = None,
+             checkpoint_args: Any = None) -> None:
+        """Writes the elements to the directory `path` (see docs/data.md for the format), to be
+        read back by `rt.data.Dataset.load(path)`. `compression`: None, 'GZIP' or 'ZLIB';
+        `shard_func(element)`, an int64 scalar, picks each element's shard file."""
+        TRANSFORMS["save"](self, path, compression, shard_func, checkpoint_args)
+
+    @staticmethod
+    def load(path: Any, element_spec: Any = None, compression: Optional[str] = None,
+             reader_func: Optional[Callable] = None, wait: bool = False) -> "Dataset":
+        """The dataset `save` wrote to `path`; `reader_func(datasets)` combines the shards'
+        datasets (default: an interleave of them). Reading executes nothing from the files."""
+        return TRANSFORMS["load"](path, element_spec, compression, reader_func, wait)
+
+    @staticmethod
+    def sample_from_datasets(datasets: Any, weights: Any = None, seed: Optional[int] = None,
+                             stop_on_empty_dataset: bool = False,
+                             rerandomize_each_iteration: Optional[bool] = None) -> "Dataset":
+        """Elements drawn at random from `datasets`, dataset `i` with probability `weights[i]`
+        (uniform by default; a dataset of weight vectors gives one per element). An empty
+        dataset ends the result with `stop_on_empty_dataset`, else it is left out."""
+        return TRANSFORMS["sample_from_datasets"](datasets, weights, seed, stop_on_empty_dataset,
+                                                  rerandomize_each_iteration)
+
+    @staticmethod
+    def choose_from_datasets(datasets: Any, choice_dataset: "Dataset",
+                             stop_on_empty_dataset: bool = True) -> "Dataset":
+        """The next element of `datasets[i]` for each `i` of `choice_dataset` (int64 scalars)."""
+        return TRANSFORMS["choose_from_datasets"](datasets, choice_dataset, stop_on_empty_dataset)
+
     def apply(self, transformation_func: Callable[["Dataset"], "Dataset"]) -> "Dataset":
         """`transformation_func(self)`."""
         return transformation_func(self)
@@ -472,12 +560,53 @@ class Iterator:
 
     def __init__(self, dataset: Dataset):
         self._dataset = dataset
-        self._source = dataset._open()
         self._lock = threading.Lock()
+        self._produced = 0      # elements handed out: the position a checkpoint saves
+        self._skip = 0          # elements to pass over before the next one (after a restore)
+        self._shuffles = _randomised(dataset)
+        self._opened = [(d._epochs.value, list(d._seed)) for d in self._shuffles]
+        self._state: Any = None
+        self._source = dataset._open()
 
     @property
     def element_spec(self) -> Any:
         return self._dataset.element_spec
+
+    # -- checkpoints: `rt.train.Checkpoint(iterator=it)` saves and restores the position -------
+    def _state_vector(self) -> np.ndarray:
+        """[version, elements produced, shuffles, then per shuffle: its epoch when this
+        iterator opened, its seed length, its seed words]."""
+        words = [1, self._produced, len(self._opened)]
+        for epoch, seed in self._opened:
+            words += [epoch, len(seed)] + list(seed)
+        return np.asarray(words, dtype=np.int64)
+
+    def _trackable_children(self) -> list:
+        """The checkpointed state: one int64 vector variable, written with the position now."""
+        with context.init_scope():
+            if self._state is None:
+                self._state = Variable(self._state_vector(), trainable=False,
+                                       shape=TensorShape([None]), name="iterator_state")
+            else:
+                self._state.assign(self._state_vector())
+        return [("ITERATOR_STATE", self._state)]
+
+    def _checkpoint_restored(self) -> None:
+        """After `Checkpoint.restore`: continue from the saved position. The dataset is
+        opened again with the saved shuffle seeds and epochs, and the elements before the
+        position are produced again and dropped (a deterministic pipeline gives the same ones)."""
+        saved = np.asarray(self._state.numpy()).tolist()
+        if saved == self._state_vector().tolist():
+            return
+        opened = _parse_state(saved, len(self._shuffles))
+        with self._lock:
+            for shuffle, (epoch, seed) in zip(self._shuffles, opened):
+                shuffle._seed = list(seed)
+                shuffle._epochs.value = epoch
+            self.close()
+            self._opened = opened
+            self._source = self._dataset._open()
+            self._produced = self._skip = saved[1]
 
     def __iter__(self) -> "Iterator":
         if context.current_graph() is not None:
@@ -486,7 +615,12 @@ class Iterator:
 
     def _next_arrays(self) -> Any:
         with self._lock:
-            return next(self._source)
+            while self._skip:
+                next(self._source)
+                self._skip -= 1
+            value = next(self._source)
+            self._produced += 1
+            return value
 
     def __next__(self) -> Any:
         if context.current_graph() is not None:
@@ -521,6 +655,38 @@ class Iterator:
             self.close()
         except Exception:
             pass
+
+
+def _randomised(dataset: Dataset) -> list:
+    """The shuffles in a dataset's recipe (each once), whose seeds and epochs an iterator's
+    checkpoint records."""
+    found: list = []
+    stack = [dataset]
+    while stack:
+        d = stack.pop()
+        if isinstance(d, _Shuffle) and not any(d is f for f in found):
+            found.append(d)
+        stack.extend(reversed(d._inputs()))
+    return found
+
+
+def _parse_state(words: list, shuffles: int) -> list:
+    """The (epoch, seed) pairs of a saved iterator state; ValueError when it does not fit."""
+    def fail(why):
+        return ValueError(f"Cannot restore the iterator: the checkpoint's iterator state {why}; "
+                          "restore into an iterator of the same dataset recipe.")
+    if len(words) < 3 or words[0] != 1 or words[1] < 0:
+        raise fail("is not one this runtime writes")
+    if words[2] != shuffles:
+        raise fail(f"has {words[2]} shuffle(s), the dataset has {shuffles}")
+    out, at = [], 3
+    for _ in range(shuffles):
+        if at + 2 > len(words) or at + 2 + words[at + 1] > len(words):
+            raise fail("is cut short")
+        n = words[at + 1]
+        out.append((words[at], words[at + 2:at + 2 + n]))
+        at += 2 + n
+    return out
 
 
 class _NumpyIterator:
@@ -839,9 +1005,6 @@ class TextLineDataset(Dataset):
         else:
             names = st.to_array(filenames, "TextLineDataset: filenames")
             self._names = [os.fsdecode(n) for n in np.atleast_1d(names).ravel()]
-            for n in self._names:
-                if not os.path.exists(n):
-                    raise InvalidArgumentError(f"TextLineDataset: {n}: no such file.")
         self._spec = TensorSpec([], _dtypes.string)
         self._card = UNKNOWN
 
@@ -850,9 +1013,23 @@ class TextLineDataset(Dataset):
         if names is None:
             names = [os.fsdecode(np.asarray(e)[()]) for e in self._names_ds._open()]
         for name in names:
-            with open(name, "rb") as f:
+            try:
+                f = open(name, "rb")
+            except OSError as exc:   # as tf.data: a missing file fails when it is read
+                error = _file_error(name, exc, "TextLineDataset")
+                if skipping_error(error):
+                    continue
+                raise error from None
+            with f:
                 for line in f:
                     yield np.asarray(line.rstrip(b"\r\n"), dtype=object)
+
+
+def _file_error(name: str, exc: OSError, what: str) -> Exception:
+    """TensorFlow's error for a file that cannot be opened: `NotFoundError` when missing."""
+    if isinstance(exc, FileNotFoundError):
+        return NotFoundError(f"{name}; No such file or directory ({what})")
+    return InvalidArgumentError(f"{what}: cannot read {name}: {exc.strerror or exc}")
 
 
 # -- transformations ------------------------------------------------------------------------
@@ -989,7 +1166,7 @@ class _Map(_Unary):
         self._deterministic = deterministic is not False
 
     def _blocks(self):
-        if self._parallel and self._parallel > 1:
+        if (self._parallel and self._parallel > 1) or ignoring_errors():
             return None
         inner = self._input._blocks()
         if inner is None:
@@ -1008,7 +1185,22 @@ class _Map(_Unary):
         if blocks is not None:
             return _blocks_of_elements(blocks)
         fn = self._fn
+        if ignoring_errors():
+            return _calls_skipping_errors(fn, self._input._open())
         return (fn(e) for e in self._input._open())
+
+
+def _calls_skipping_errors(fn: Callable, source: _PyIterator) -> _PyIterator:
+    """`fn(e)` for each element; an element whose call fails is dropped when an enclosing
+    `ignore_errors()` takes the error."""
+    for e in source:
+        try:
+            out = fn(e)
+        except Exception as exc:
+            if skipping_error(exc):
+                continue
+            raise
+        yield out
 
 
 class _Filter(_Unary):
@@ -1024,7 +1216,13 @@ class _Filter(_Unary):
     def _elements(self):
         fn = self._fn
         for e in self._input._open():
-            if bool(fn(e)):
+            try:
+                keep = bool(fn(e))
+            except Exception as exc:
+                if skipping_error(exc):
+                    continue
+                raise
+            if keep:
                 yield e
 
 
@@ -1153,6 +1351,20 @@ class _Unbatch(_Unary):
         return self._input._open()
 
 
+class EpochCounter:
+    """The number of times a randomised dataset has been opened (its next epoch's number)."""
+
+    def __init__(self) -> None:
+        self.value = 0
+        self._lock = threading.Lock()
+
+    def take(self) -> int:
+        """The current epoch's number; the counter moves on."""
+        with self._lock:
+            self.value += 1
+            return self.value - 1
+
+
 def _shuffle_seed(seed):
     if seed is None and SEEDS.global_seed is None:
         return None
@@ -1173,14 +1385,10 @@ class _Shuffle(_Unary):
         self._seed = seed_words if seed_words is not None else [
             int(np.random.SeedSequence().entropy) & 0xFFFFFFFF]
         self._reshuffle = bool(reshuffle_each_iteration)
-        self._epochs = itertools.count()   # shared with the copies bound in a compiled function
-        self._lock = threading.Lock()
+        self._epochs = EpochCounter()   # shared with the copies bound in a compiled function
 
     def _rng(self):
-        epoch = 0
-        if self._reshuffle:
-            with self._lock:
-                epoch = next(self._epochs)
+        epoch = self._epochs.take() if self._reshuffle else 0
         return np.random.default_rng(self._seed + [epoch])
 
     def _elements(self):
@@ -1576,6 +1784,42 @@ class _Unique(_Unary):
                 yield e
 
 
+class _IgnoreErrors(_Unary):
+    def __init__(self, input_dataset, log_warning):
+        super().__init__(input_dataset)
+        if not isinstance(log_warning, (bool, np.bool_)):
+            raise TypeError(f"ignore_errors: log_warning must be a bool, got {log_warning!r:.60}.")
+        self._log = bool(log_warning)
+        self._card = INFINITE if input_dataset._card == INFINITE else UNKNOWN
+
+    def _report(self, error: Exception) -> None:
+        if self._log:
+            logger.warning("ignore_errors: dropped an element: %s: %s", type(error).__name__, error)
+
+    def _pull(self, step: Callable) -> Any:
+        """`step()` with this dataset's error handler in force on this thread."""
+        handlers = getattr(_IGNORING, "handlers", None)
+        if handlers is None:
+            handlers = _IGNORING.handlers = []
+        handlers.append(self._report)
+        try:
+            return step()
+        finally:
+            handlers.pop()
+
+    def _elements(self):
+        source = self._pull(self._input._open)
+        while True:
+            try:
+                element = self._pull(lambda: next(source))
+            except StopIteration:
+                return
+            except Exception as exc:    # the input's generator has ended with it
+                self._report(exc)
+                continue
+            yield element
+
+
 class _Shard(_Unary):
     def __init__(self, input_dataset, num_shards, index):
         super().__init__(input_dataset)
@@ -1722,3 +1966,9 @@ def take_while(predicate: Callable) -> Callable[[Dataset], Dataset]:
 def unique() -> Callable[[Dataset], Dataset]:
     """`ds.apply(unique())` is `ds.unique()`."""
     return lambda dataset: dataset.unique()
+
+
+@strict_keywords("rt.data.experimental.ignore_errors")
+def ignore_errors(log_warning: bool = False) -> Callable[[Dataset], Dataset]:
+    """`ds.apply(ignore_errors())` is `ds.ignore_errors()`."""
+    return lambda dataset: dataset.ignore_errors(log_warning)
