@@ -40,11 +40,10 @@ def _class_dirs(directory: str, class_names: Optional[Sequence[str]]) -> list:
 
 
 def _files_under(directory: str, follow_links: bool, formats: tuple) -> list:
-    """The files of `directory` and its subdirectories with an allowed extension, relative
-    to `directory`, by folder then name."""
+    """The paths of the files of `directory` and its subdirectories with an allowed
+    extension, by folder then name (each path starts with `directory`)."""
     walk = sorted(os.walk(directory, followlinks=follow_links), key=lambda entry: entry[0])
-    return [os.path.relpath(os.path.join(root, name), directory)
-            for root, _, files in walk for name in sorted(files)
+    return [os.path.join(root, name) for root, _, files in walk for name in sorted(files)
             if name.lower().endswith(formats)]
 
 
@@ -67,9 +66,10 @@ def index_directory(directory: str, labels: Any, formats: tuple, class_names: An
         subdirs = [""]
     paths, found_labels = [], []
     for index, sub in enumerate(subdirs):
-        for rel in _files_under(os.path.join(directory, sub), follow_links, formats):
-            paths.append(os.path.join(directory, sub, rel) if sub else os.path.join(directory, rel))
-            found_labels.append(index)
+        found = _files_under(os.path.join(directory, sub) if sub else directory, follow_links,
+                             formats)
+        paths += found
+        found_labels += [index] * len(found)
     if labels == "inferred":
         out_labels: Any = np.asarray(found_labels, dtype=np.int32)
         names: Optional[list] = list(subdirs)
