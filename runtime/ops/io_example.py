@@ -228,8 +228,10 @@ def _parse_features(records, spans, features) -> list[np.ndarray]:
 
 
 def _record_list(serialized: np.ndarray) -> list[bytes]:
-    return [v if isinstance(v, bytes) else str(v).encode("utf-8")
-            for v in np.asarray(serialized, dtype=object).reshape(-1)]
+    values = np.asarray(serialized, dtype=object).reshape(-1).tolist()
+    if set(map(type, values)) <= {bytes}:
+        return values
+    return [v if isinstance(v, bytes) else str(v).encode("utf-8") for v in values]
 
 
 _BATCH_AT_ONCE = 16  # from this many records, a batch's layout is found at once

@@ -22,6 +22,12 @@ import numpy as np
 from ..errors import DataLossError, NotFoundError
 from ..exports import export
 
+try:  # the optional extra `tfrecord`: Google's CRC-32C in C, else the NumPy code below
+    import google_crc32c as _google_crc32c
+except ImportError:  # pragma: no cover - depends on the environment
+    _google_crc32c = None
+_C_CRC = _google_crc32c.value if getattr(_google_crc32c, "implementation", "") == "c" else None
+
 _POLY = 0x82F63B78  # CRC-32C (Castagnoli), reflected
 _MASK_DELTA = 0xA282EAD8
 _ROW = 256  # bytes of a row of the block CRC (a multiple of 4)
@@ -91,7 +97,7 @@ def _start_prefix(table: list[int]) -> bytes:
 class _CrcTables:
     """The lookup tables of the CRC (built on first use): `pair_low`/`pair_high` give what the
     low/high 16 bits of a register fed a 4-byte word become; `row_shifts[k]` the byte tables of
-    2**k rows of zero bytes; `prefix` see `_start_prefix`."""
+    2**k rows of zero bytes; `prefix` see `_start_prefix`; `heads[p]`: p zeros, the prefix."""
 
     def __init__(self) -> None:
         byte = np.arange(256, dtype=np.uint32)
@@ -104,6 +110,8 @@ class _CrcTables:
         self.pair_low = after[3][v & 0xFF] ^ after[2][v >> 8]
         self.pair_high = after[1][v & 0xFF] ^ after[0][v >> 8]
         self.prefix = _start_prefix(byte.tolist())
+        zeros = bytes(_ROW) + self.prefix
+        self.heads = [zeros[_ROW - pad:] for pad in range(_ROW)]  # zeros, then the prefix
         self.row_shifts: list[np.ndarray] = []
         self._next_operator = _zero_bytes_operator(_ROW)
 
@@ -155,10 +163,13 @@ def crc32c_many(items: list[bytes]) -> np.ndarray:
     is a multiple of 4 are fed word by word; otherwise each item, after CRC-32C's start
     prefix, is zero-padded in front to whole rows of 256 bytes (zeros in front leave a
     zero-started CRC unchanged), every row's CRC is computed in lockstep, and the rows of an
-    item are combined by shifting each over the rows after it (CRCs are linear)."""
+    item are combined by shifting each over the rows after it (CRCs are linear). With the
+    `google-crc32c` package (the extra `tfrecord`) in its C build, that computes them."""
     n = len(items)
     if not n:
         return np.zeros(0, np.uint32)
+    if _C_CRC is not None:
+        return np.fromiter(map(_C_CRC, items), np.uint32, n)
     lengths = np.fromiter(map(len, items), np.int64, n)
     first = int(lengths[0])
     if first <= 64 and first % 4 == 0 and (lengths == first).all():
@@ -176,12 +187,10 @@ def _crc_by_rows(items: list[bytes], lengths: np.ndarray) -> np.ndarray:
     t = _tables()
     lengths = lengths + 4
     pads = -lengths % _ROW
-    zeros = bytes(_ROW) + t.prefix
-    parts: list[bytes] = []
-    append = parts.append
-    for item, pad in zip(items, pads.tolist()):
-        append(zeros[_ROW - pad:])
-        append(item)
+    parts: list = [b""] * (2 * len(items))
+    heads = t.heads
+    parts[0::2] = [heads[pad] for pad in pads.tolist()]
+    parts[1::2] = items
     words = np.frombuffer(b"".join(parts), "<u4").reshape(-1, _ROW // 4)
     rows = np.zeros(words.shape[0], np.uint32)
     step = 1 << 13  # rows in a step: the words in flight stay in the cache
@@ -456,16 +465,17 @@ def _split(path, buf, offset, at_eof, file_size, check_crc):
     room = None if file_size is None else file_size - offset - 16  # the longest record at 0
     unpack = _LENGTH.unpack_from
     error = None
+    append = starts.append
     while n - pos >= 12:
-        (length,) = unpack(buf, pos)
-        if (room is not None and length > room - pos) or (at_eof and n - pos < 16 + length):
-            error = DataLossError(f"truncated record at {offset + pos} in file {path}: it "
-                                  f"declares {length} bytes, more than the file holds")
+        end = pos + 16 + unpack(buf, pos)[0]
+        if end > n:  # not whole here: more to read, or cut short
+            length = end - pos - 16
+            if at_eof or (room is not None and length > room - pos):
+                error = DataLossError(f"truncated record at {offset + pos} in file {path}: it "
+                                      f"declares {length} bytes, more than the file holds")
             break
-        if n - pos < 16 + length:
-            break
-        starts.append(pos)
-        pos += 16 + length
+        append(pos)
+        pos = end
     records = _slices(buf, starts, pos)
     if check_crc and (starts or n - pos >= 12):
         good, crc_error = _verify(path, buf, offset, starts, pos, n - pos >= 12, records)

@@ -11,9 +11,20 @@ import numpy as np
 import pytest
 
 import runtime as rt
+from runtime.ops import io_tfrecord
 from runtime.ops.io_tfrecord import crc32c, crc32c_many
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
+
+
+@pytest.fixture(params=["numpy", "google-crc32c"])
+def crc_code(request, monkeypatch):
+    """Runs a test with the NumPy CRC and with the optional C one (when installed)."""
+    if request.param == "numpy":
+        monkeypatch.setattr(io_tfrecord, "_C_CRC", None)
+    elif io_tfrecord._C_CRC is None:
+        pytest.skip("google-crc32c (the extra `tfrecord`) is not installed in its C build")
+    return request.param
 
 
 def _bitwise_crc32c(data: bytes) -> int:
@@ -53,17 +64,17 @@ def _hand_records(data: bytes) -> list[bytes]:
     (b"123456789", 0xE3069283),                   # the CRC catalogue's check value
     (b"", 0),
 ])
-def test_crc32c_known_vectors(data, expected):
+def test_crc32c_known_vectors(crc_code, data, expected):
     assert crc32c(data) == expected == _bitwise_crc32c(data)
 
 
-def test_crc32c_of_many_items_of_different_lengths():
+def test_crc32c_of_many_items_of_different_lengths(crc_code):
     rng = np.random.default_rng(0)
     items = [rng.integers(0, 256, n, dtype=np.uint8).tobytes() for n in (0, 5, 1, 300, 17, 5)]
     assert crc32c_many(items).tolist() == [_bitwise_crc32c(b) for b in items]
 
 
-def test_crc32c_across_row_boundaries_and_of_equal_short_items():
+def test_crc32c_across_row_boundaries_and_of_equal_short_items(crc_code):
     """Every length around the 256-byte rows of the block CRC, items of one short length
     (fed word by word), and long items, against the bitwise definition."""
     rng = np.random.default_rng(1)
@@ -116,7 +127,7 @@ def test_files_written_here_hold_tensorflow_framing(tmp_path, options):
     assert got == expected
 
 
-def test_a_corrupted_record_names_the_file_and_offset(tmp_path):
+def test_a_corrupted_record_names_the_file_and_offset(crc_code, tmp_path):
     path = str(tmp_path / "bad.tfrecord")
     with rt.io.TFRecordWriter(path) as writer:
         writer.write(b"first record")
@@ -129,7 +140,7 @@ def test_a_corrupted_record_names_the_file_and_offset(tmp_path):
         list(rt.data.TFRecordDataset(path))
 
 
-def test_the_first_corrupted_record_in_the_file_is_reported(tmp_path):
+def test_the_first_corrupted_record_in_the_file_is_reported(crc_code, tmp_path):
     path = str(tmp_path / "bad.tfrecord")
     records = [bytes([i]) * (100 + i) for i in range(6)]
     with rt.io.TFRecordWriter(path) as writer:
