@@ -23,6 +23,8 @@ from ..data.dataset import BLOCK, _Batch
 from ..shapes import TensorShape, TensorSpec
 
 LABEL_MODES = ("int", "categorical", "binary", None)
+_FORMAT_ERROR = ('`format` should be "tf" (rt.data datasets; Keras\'s other format, "grain", is not '
+                 "offered). Received: format={}")
 
 
 # -- listing a directory ----------------------------------------------------------------------
@@ -197,8 +199,7 @@ def text_dataset_from_directory(directory: str, labels: Any = "inferred",
         raise ValueError('`label_mode` argument must be one of "int", "categorical", "binary", '
                          f"or None. Received: label_mode={label_mode}")
     if format != "tf":
-        raise ValueError(f'`format` must be "tf" here (grain datasets are not offered). '
-                         f"Received: format={format}")
+        raise ValueError(_FORMAT_ERROR.format(format))
     if labels is None or label_mode is None:
         labels, label_mode = None, None
     check_validation_split(validation_split, subset, shuffle, seed)
@@ -296,8 +297,7 @@ def timeseries_dataset_from_array(data: Any, targets: Any, sequence_length: int,
     array = _series(data, "data")
     _check_positions(len(array), start_index, end_index, sampling_rate, sequence_stride)
     if format != "tf":
-        raise ValueError(f'`format` must be "tf" here (grain datasets are not offered). '
-                         f"Received: format={format}")
+        raise ValueError(_FORMAT_ERROR.format(format))
     start = start_index or 0
     end = len(array) if end_index is None else end_index
     array = array[start:end]
@@ -412,10 +412,11 @@ def split_dataset(dataset: Any, left_size: Any = None, right_size: Any = None,
                   preferred_backend: Optional[str] = None) -> tuple[Dataset, Dataset]:
     """`(left, right)` datasets: the first `left_size` and the last `right_size` samples of
     `dataset` (an `rt.data.Dataset`, an array, or a list/tuple of arrays of one length),
-    shuffled first by Python's `random` with `seed` when `shuffle`, as Keras splits them."""
-    if preferred_backend not in (None, "tensorflow"):
-        raise ValueError("split_dataset: `preferred_backend` must be None or 'tensorflow' here "
-                         f"(rt.data datasets), got {preferred_backend!r}.")
+    shuffled first by Python's `random` with `seed` when `shuffle`, as Keras splits them.
+    As in Keras, every `preferred_backend` but "torch" gives `rt.data` datasets."""
+    if preferred_backend == "torch":
+        raise ValueError("split_dataset: preferred_backend='torch' (torch datasets) is not "
+                         "offered; leave it None to get rt.data datasets.")
     if right_size is None and left_size is None:
         raise ValueError("At least one of the `left_size` or `right_size` must be specified. "
                          "Received: left_size=None and right_size=None")

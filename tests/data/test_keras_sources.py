@@ -127,7 +127,7 @@ def test_text_dataset_validation_split_picks_keras_files(tree, capsys):
     ({"labels": [0, 1]}, "len\\(labels\\) is 2 while we found 14 files"),
     ({"labels": "names"}, "`labels` argument should be a list/tuple"),
     ({"labels": [0] * 14, "class_names": ["a"]}, "You can only pass `class_names`"),
-    ({"format": "grain"}, '`format` must be "tf"'),
+    ({"format": "grain"}, '`format` should be "tf"'),
 ])
 def test_text_dataset_argument_errors(tree, kwargs, words):
     with pytest.raises(ValueError, match=words):
@@ -256,3 +256,21 @@ def test_sources_are_offered_where_keras_has_them():
     assert rt.keras.preprocessing.text_dataset_from_directory is utils.text_dataset_from_directory
     assert rt.keras.preprocessing.timeseries_dataset_from_array is \
         utils.timeseries_dataset_from_array
+
+
+def test_split_dataset_keeps_nested_structures_and_shapes():
+    rng = np.random.default_rng(0)
+    f1, f2, labels = rng.random((100, 2)), rng.random((100, 10, 2)), rng.random((100, 1))
+    nested = rt.data.Dataset.from_tensor_slices(((f1, f2), labels))
+    left, right = utils.split_dataset(nested, left_size=0.2, right_size=0.8,
+                                      preferred_backend="tensorflow")
+    assert (int(left.cardinality()), int(right.cardinality())) == (20, 80)
+    (x, y), lab = next(iter(right))
+    assert (x.shape, y.shape, lab.shape) == ((2,), (10, 2), (1,))
+    np.testing.assert_array_equal(y.numpy(), f2[20])
+    ordered = rt.data.Dataset.from_tensor_slices({"y": f2, "x": f1, "labels": labels})
+    left, _ = utils.split_dataset(ordered, left_size=5)
+    first = next(iter(left))
+    np.testing.assert_array_equal(first["x"].numpy(), f1[0])
+    with pytest.raises(ValueError, match="torch"):
+        utils.split_dataset(ordered, left_size=5, preferred_backend="torch")
