@@ -1,0 +1,182 @@
+"""sample_from_datasets, choose_from_datasets and rejection_resample: TensorFlow 2.21's recorded
+orders where they are deterministic, its errors and cardinalities, and statistics (NumPy) of
+the random ones (the draws are not TensorFlow's numbers)."""
+
+import numpy as np
+import pytest
+
+import runtime as rt
+
+Dataset = rt.data.Dataset
+
+
+def ints(ds):
+    return [int(x) for x in ds.as_numpy_iterator()]
+
+
+def a():
+    return Dataset.range(0, 5)
+
+
+def b():
+    return Dataset.range(100, 103)
+
+
+def selector(values):
+    return Dataset.from_tensor_slices(np.array(values, np.int64))
+
+
+def test_choose_from_datasets_matches_tensorflow():
+    ds = Dataset.choose_from_datasets([a(), b()], selector([0, 1, 0, 1, 1, 0]))
+    assert ints(ds) == [0, 100, 1, 101, 102, 2]
+    assert int(ds.cardinality()) == rt.data.UNKNOWN_CARDINALITY
+    # Dataset.choose_from_datasets stops at an empty input by default ...
+    assert ints(Dataset.choose_from_datasets([a(), b()], selector([1, 1, 1, 1, 0]))) == [100, 101, 102]
+    # ... the experimental form (and stop_on_empty_dataset=False) passes over it
+    assert ints(Dataset.choose_from_datasets([a(), b()], selector([1, 1, 1, 1, 0]),
+                                             stop_on_empty_dataset=False)) == [100, 101, 102, 0]
+    assert ints(rt.data.experimental.choose_from_datasets(
+        [a(), b()], selector([1, 1, 1, 1, 0]))) == [100, 101, 102, 0]
+
+
+def test_choose_from_datasets_errors_as_tensorflow():
+    with pytest.raises(TypeError, match="scalar `rt.int64`"):
+        Dataset.choose_from_datasets([a(), b()], Dataset.from_tensor_slices(np.array([0, 1], np.int32)))
+    with pytest.raises(rt.errors.InvalidArgumentError, match="Selector index out of range: 5 >= 2"):
+        ints(Dataset.choose_from_datasets([a(), b()], selector([0, 5])))
+    with pytest.raises(ValueError, match="should not be empty"):
+        Dataset.choose_from_datasets([], selector([0]))
+    with pytest.raises(TypeError, match="should be a `rt.data.Dataset`"):
+        Dataset.choose_from_datasets([a(), b()], [0, 1])
+
+
+@pytest.mark.parametrize("stop", [False, True])
+def test_cardinalities_as_tensorflow(stop):
+    cases = ([a(), b()], [a().repeat(), b().repeat()], [a().repeat(), b()])
+    # TensorFlow 2.21: -2, -1, -1 for either stop_on_empty_dataset, both functions
+    want = [-2, -1, -1]
+    assert [int(Dataset.sample_from_datasets(d, seed=1, stop_on_empty_dataset=stop).cardinality())
+            for d in cases] == want
+    cases = ([a(), b()], [a().repeat(), b().repeat()], [a().repeat(), b()])
+    assert [int(Dataset.choose_from_datasets(d, Dataset.range(2).repeat(),
+                                             stop_on_empty_dataset=stop).cardinality())
+            for d in cases] == want
+
+
+def test_sample_from_datasets_takes_every_element_once_in_each_inputs_order():
+    for seed in range(5):
+        out = ints(Dataset.sample_from_datasets([a(), b()], seed=seed))
+        assert sorted(out) == [0, 1, 2, 3, 4, 100, 101, 102]
+        assert [v for v in out if v < 100] == [0, 1, 2, 3, 4]
+        assert [v for v in out if v >= 100] == [100, 101, 102]
+
+
+def test_sample_from_datasets_stop_on_empty_dataset_ends_at_the_first_empty_input():
+    for seed in range(10):
+        full = ints(Dataset.sample_from_datasets([a(), b()], seed=seed))
+        cut = ints(Dataset.sample_from_datasets([a(), b()], seed=seed, stop_on_empty_dataset=True))
+        assert full[:len(cut)] == cut
+        # it ends when an input that has given all its elements is chosen again
+        assert set(range(5)) <= set(cut) or set(range(100, 103)) <= set(cut)
+
+
+def test_sample_from_datasets_seeded_repeats_and_rerandomizes():
+    ds = Dataset.sample_from_datasets([Dataset.range(50), Dataset.range(100, 150)], seed=7)
+    assert ints(ds) == ints(ds)
+    again = Dataset.sample_from_datasets([Dataset.range(50), Dataset.range(100, 150)], seed=7)
+    assert ints(again) == ints(ds)
+    ds = Dataset.sample_from_datasets([Dataset.range(50), Dataset.range(100, 150)], seed=7,
+                                      rerandomize_each_iteration=True)
+    assert ints(ds) != ints(ds)
+
+
+def test_sample_from_datasets_frequencies_follow_weights():
+    ds = Dataset.sample_from_datasets([Dataset.from_tensors(np.int64(0)).repeat(),
+                                       Dataset.from_tensors(np.int64(1)).repeat(),
+                                       Dataset.from_tensors(np.int64(2)).repeat()],
+                                      weights=[0.6, 0.3, 0.1], seed=3)
+    counts = np.bincount(ints(ds.take(20000)), minlength=3) / 20000
+    np.testing.assert_allclose(counts, [0.6, 0.3, 0.1], atol=0.015)
+    # weights that do not sum to one are normalised (TensorFlow takes their logs as logits)
+    ds = Dataset.sample_from_datasets([Dataset.from_tensors(np.int64(0)).repeat(),
+                                       Dataset.from_tensors(np.int64(1)).repeat()],
+                                      weights=np.array([3.0, 1.0]), seed=3)
+    assert abs(np.mean(ints(ds.take(10000))) - 0.25) < 0.015
+
+
+def test_sample_from_datasets_weights_forms_as_tensorflow():
+    assert ints(Dataset.sample_from_datasets([a(), b()], weights=[0.0, 1.0], seed=1)) == [100, 101, 102]
+    assert int(Dataset.sample_from_datasets([a(), b()], weights=[0.0, 1.0]).cardinality()) == 3
+    single = a()
+    assert Dataset.sample_from_datasets([single], seed=1) is single
+    weights = Dataset.from_tensor_slices(np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0]], np.float32))
+    ds = Dataset.sample_from_datasets([a(), b()], weights=weights, seed=1)
+    assert ints(ds) == [0, 100, 1]                                       # TensorFlow's
+    assert int(ds.cardinality()) == -2
+    ds = rt.data.experimental.sample_from_datasets([a(), b()], weights=rt.constant([0.5, 0.5]), seed=2)
+    assert sorted(ints(ds)) == [0, 1, 2, 3, 4, 100, 101, 102]
+
+
+def test_sample_from_datasets_errors_as_tensorflow():
+    with pytest.raises(ValueError, match="should not be empty"):
+        Dataset.sample_from_datasets([])
+    with pytest.raises(ValueError, match="`len\\(weights\\)=1` vs. `len\\(datasets\\)=2`"):
+        Dataset.sample_from_datasets([a(), b()], weights=[1.0])
+    with pytest.raises(TypeError, match="must be either `rt.float32` or `rt.float64` but is int32"):
+        Dataset.sample_from_datasets([a(), b()], weights=[1, 2])
+    with pytest.raises(TypeError, match="compatible element specs"):
+        Dataset.sample_from_datasets([a(), Dataset.range(3).map(lambda x: rt.cast(x, rt.int32))])
+    with pytest.raises(TypeError, match="stop_on_empty_dataset"):
+        Dataset.sample_from_datasets([a(), b()], stop_on_empty=True)
+
+
+def classes(ds):
+    return [int(c) for c, _ in ds.as_numpy_iterator()]
+
+
+def skewed():
+    return Dataset.from_tensor_slices(np.array([0] * 80 + [1] * 20, np.int64))
+
+
+def test_rejection_resample_with_initial_dist_reaches_target():
+    ds = skewed().repeat().rejection_resample(lambda x: x, target_dist=[0.5, 0.5],
+                                              initial_dist=[0.8, 0.2], seed=1)
+    # TensorFlow 2.21: spec (int64 class, int64 element), cardinality -1; 2000 draws give
+    # [0.499 0.501]
+    assert ds.element_spec == (rt.TensorSpec([], rt.int64), rt.TensorSpec([], rt.int64))
+    assert int(ds.cardinality()) == rt.data.INFINITE_CARDINALITY
+    pairs = list(ds.take(4000).as_numpy_iterator())
+    assert all(int(c) == int(x) for c, x in pairs)
+    np.testing.assert_allclose(np.bincount([int(c) for c, _ in pairs]) / 4000, [0.5, 0.5], atol=0.03)
+
+
+def test_rejection_resample_estimates_the_initial_distribution():
+    data = Dataset.from_tensor_slices(np.tile(np.array([0] * 8 + [1] * 2, np.int64), 50)).repeat()
+    ds = data.rejection_resample(lambda x: x, target_dist=[0.3, 0.7], seed=5)
+    np.testing.assert_allclose(np.bincount(classes(ds.take(4000))) / 4000, [0.3, 0.7], atol=0.04)
+    finite = skewed().rejection_resample(lambda x: x, target_dist=[0.5, 0.5], seed=1)
+    assert int(finite.cardinality()) == rt.data.UNKNOWN_CARDINALITY
+    assert 0 < len(classes(finite)) <= 100
+
+
+def test_rejection_resample_structure_and_identity_cases():
+    pairs = Dataset.from_tensor_slices((np.arange(6), np.array([0, 1, 0, 1, 0, 1])))
+    ds = pairs.rejection_resample(lambda x, y: rt.cast(y, rt.int32), target_dist=[0.5, 0.5],
+                                  initial_dist=[0.5, 0.5], seed=1)
+    # TensorFlow 2.21's spec; target == initial keeps every element in order
+    assert ds.element_spec == (rt.TensorSpec([], rt.int32),
+                               (rt.TensorSpec([], rt.int64), rt.TensorSpec([], rt.int64)))
+    assert [(int(c), (int(x), int(y))) for c, (x, y) in ds.as_numpy_iterator()] == \
+        [(y, (x, y)) for x, y in zip(range(6), [0, 1, 0, 1, 0, 1])]
+    assert int(ds.cardinality()) == 6
+    uniform = Dataset.range(4).apply(rt.data.experimental.rejection_resample(
+        lambda x: x, target_dist=[0.25] * 4, initial_dist=[0.25] * 4, seed=1))
+    assert [(int(c), int(x)) for c, x in uniform.as_numpy_iterator()] == [(i, i) for i in range(4)]
+
+
+def test_rejection_resample_errors():
+    with pytest.raises(TypeError, match="integer scalar"):
+        Dataset.range(4).rejection_resample(lambda x: rt.cast(x, rt.float32), target_dist=[0.5, 0.5])
+    with pytest.raises(rt.errors.InvalidArgumentError, match="class 2"):
+        classes(Dataset.range(4).rejection_resample(lambda x: x, target_dist=[0.5, 0.5],
+                                                    initial_dist=[0.5, 0.5]))
