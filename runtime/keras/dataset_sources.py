@@ -54,9 +54,6 @@ def index_directory(directory: str, labels: Any, formats: tuple, class_names: An
                     verbose: bool = True) -> tuple[list, Any, Optional[list]]:
     """(file paths, integer labels or None, class names) of the files of `directory` whose
     extension is one of `formats`, as Keras lists them (see the module's docstring)."""
-    if not os.path.isdir(directory):
-        raise ValueError(f"The `directory` argument must be an existing directory, got "
-                         f"{directory!r}.")
     if labels == "inferred":
         subdirs = _class_dirs(directory, class_names)
     else:

@@ -274,3 +274,11 @@ def test_split_dataset_keeps_nested_structures_and_shapes():
     np.testing.assert_array_equal(first["x"].numpy(), f1[0])
     with pytest.raises(ValueError, match="torch"):
         utils.split_dataset(ordered, left_size=5, preferred_backend="torch")
+
+
+def test_text_dataset_of_a_missing_directory_fails_as_keras(tmp_path, capsys):
+    with pytest.raises(FileNotFoundError, match="No such file or directory"):
+        utils.text_dataset_from_directory(tmp_path / "missing")
+    with pytest.raises(ValueError, match="No text files found in directory"):
+        utils.text_dataset_from_directory(tmp_path / "missing", labels=None)
+    assert capsys.readouterr().out == "Found 0 files.\n"
