@@ -189,7 +189,7 @@ class _CsvSource(Dataset):
 
     def _paths(self) -> list:
         if isinstance(self._files, Dataset):
-            return [os.fsdecode(np.asarray(e)[()]) for e in self._files._open()]
+            return [os.fsdecode(np.asarray(e).item()) for e in self._files._open()]
         return self._files
 
     def _blocks(self):
@@ -287,14 +287,14 @@ def _header_rows(paths: list, reading: _Reading, what: str) -> Iterator[tuple[st
 
 
 def _column_names(paths: list, reading: _Reading, encoding: str) -> list:
-    names = None
-    for path in paths:
+    names: list = []
+    for i, path in enumerate(paths):
         first = next(_header_rows([path], reading, "make_csv_dataset"), None)
         if first is None:
             raise ValueError(f"make_csv_dataset: Failed when reading the header line of {path}. "
                              "Is it an empty file?")
         found = [f.decode(encoding) for f in first[2]]
-        if names is None:
+        if i == 0:
             names = found
         elif found != names:
             raise ValueError("make_csv_dataset: All input CSV files should have the same column "

@@ -85,7 +85,7 @@ def index_directory(directory: str, labels: Any, formats: tuple, class_names: An
         print(f"Found {len(paths)} files." if out_labels is None else
               f"Found {len(paths)} files belonging to {len(names or [])} classes.")
     if shuffle:
-        seed = np.random.randint(1e6) if seed is None else seed
+        seed = np.random.randint(1_000_000) if seed is None else seed
         np.random.RandomState(seed).shuffle(paths)
         if out_labels is not None:
             np.random.RandomState(seed).shuffle(out_labels)
@@ -147,7 +147,7 @@ class _ReadText(Dataset):
         return [self._input]
 
     def _read(self, path: np.ndarray) -> np.ndarray:
-        with open(os.fsdecode(path[()]), "rb") as f:
+        with open(os.fsdecode(path.item()), "rb") as f:
             content = f.read() if self._max is None else f.read(max(int(self._max), 0))
         return np.asarray(content, dtype=object)
 
@@ -200,7 +200,7 @@ def text_dataset_from_directory(directory: str, labels: Any = "inferred",
     if labels is None or label_mode is None:
         labels, label_mode = None, None
     check_validation_split(validation_split, subset, shuffle, seed)
-    seed = np.random.randint(1e6) if seed is None else seed
+    seed = np.random.randint(1_000_000) if seed is None else seed
     paths, found, names = index_directory(os.fspath(directory), labels, (".txt",), class_names,
                                           shuffle, seed, follow_links, verbose)
     if label_mode == "binary" and len(names or []) != 2:
@@ -305,7 +305,7 @@ def timeseries_dataset_from_array(data: Any, targets: Any, sequence_length: int,
     starts = np.arange(0, max(count, 0), sequence_stride,
                        dtype=np.int32 if count < 2 ** 31 - 1 else np.int64)
     if shuffle:
-        seed = np.random.randint(1e6) if seed is None else seed
+        seed = np.random.randint(1_000_000) if seed is None else seed
         np.random.RandomState(seed).shuffle(starts)
     ds: Dataset = _Windows(array, target_array, starts, int(sequence_length), int(sampling_rate))
     if batch_size is not None:
