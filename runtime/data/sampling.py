@@ -65,9 +65,10 @@ def _check_datasets(datasets: Any) -> list:
 
 
 class _Directed(Dataset):
-    """The elements of `datasets` in the order of the indices `selector()` yields."""
+    """The elements of `datasets` in the order of the indices `selector(*extra_inputs)`
+    yields (the extra inputs: the datasets of choices or weights it reads)."""
 
-    def __init__(self, datasets: list, selector: Callable[[], Iterator[int]], stop: bool,
+    def __init__(self, datasets: list, selector: Callable[..., Iterator[int]], stop: bool,
                  extra_inputs: tuple = ()):
         self._datasets, self._selector, self._stop = datasets, selector, bool(stop)
         self._extra = list(extra_inputs)
@@ -77,12 +78,16 @@ class _Directed(Dataset):
     def _inputs(self):
         return list(self._datasets) + self._extra
 
+    def _after_values(self, values: dict) -> None:
+        self._datasets = [d._with_values(values) for d in self._datasets]
+        self._extra = [d._with_values(values) for d in self._extra]
+
     def _elements(self):
         sources = [d._open() for d in self._datasets]
         alive = [True] * len(sources)
         left = len(sources)
         try:
-            for i in self._selector():
+            for i in self._selector(*self._extra):
                 if not 0 <= i < len(sources):
                     raise InvalidArgumentError(f"Selector index out of range: {i} >= {len(sources)}")
                 if not alive[i]:
@@ -184,7 +189,7 @@ def _sample_by_dataset(datasets: list, weights: Dataset, seeds: _Seeds, stop: bo
         raise TypeError(f"Invalid `weights`. A dataset of weights must have elements of shape "
                         f"[{len(datasets)}] and dtype float32 or float64, got {spec!r}.")
 
-    def selector():
+    def selector(weights):
         rng = seeds.generator()
         for w in weights._open():
             p = _probabilities(np.asarray(w, dtype=np.float64))
@@ -204,7 +209,7 @@ def choose_from_datasets(datasets: Any, choice_dataset: Any, stop_on_empty_datas
         raise TypeError(f"Invalid `choice_dataset`. Elements of `choice_dataset` must be scalar "
                         f"`rt.int64` tensors but are {spec!r}.")
 
-    def selector():
+    def selector(choice_dataset):
         for i in choice_dataset._open():
             yield int(i)
 

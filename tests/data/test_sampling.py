@@ -180,3 +180,18 @@ def test_rejection_resample_errors():
     with pytest.raises(rt.errors.InvalidArgumentError, match="class 2"):
         classes(Dataset.range(4).rejection_resample(lambda x: x, target_dist=[0.5, 0.5],
                                                     initial_dist=[0.5, 0.5]))
+
+
+def test_choose_from_datasets_built_in_a_compiled_function_from_its_tensors():
+    @rt.function
+    def total(n):
+        ds = Dataset.choose_from_datasets([Dataset.range(n), Dataset.range(100, 100 + n)],
+                                          Dataset.range(2).repeat(n))
+        s = rt.constant(0, rt.int64)
+        for v in ds:
+            s += v
+        return s
+
+    for n in (3, 4):
+        assert int(total(rt.constant(n, rt.int64))) == sum(range(n)) + sum(range(100, 100 + n))
+    assert total.experimental_get_tracing_count() == 1
