@@ -6,7 +6,8 @@
     history.history["loss"]                      # one mean value a epoch
 
 One training step (forward, loss, gradients, update) is a compiled `rt.function`, traced
-once for full batches and once for a smaller last batch.
+once for batches of any size: its inputs' first axis is unknown, as in the batches Keras's
+data adapters give (layers see the other dimensions, as they do in Keras).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import itertools
 import sys
 import types
 import warnings
-from typing import Callable, Iterable, Iterator, Optional, Sequence, Union
+from typing import Any, Callable, Iterable, Iterator, Optional, Sequence, Union
 
 import numpy as np
 
@@ -28,6 +29,8 @@ from ..function.logs import user_stacklevel
 from ..gradients import GradientTape
 from ..ops import array_math, math_composed, random
 from ..ops.core import convert_to_tensor
+from ..shapes import TensorSpec
+from ..tracing import spec_of
 from . import losses as _losses
 from . import metrics as _metrics
 from .callbacks import Callback, History, ProgbarLogger
@@ -89,8 +92,8 @@ class Training:
                 return fn
             # a partial has no __code__: a model compiled many times (one step function
             # each) is not the recompiling loop rt.function warns about
-            return function(functools.partial(fn), reduce_retracing=True,
-                            jit_compile=jit_compile)
+            return _BatchStep(lambda: function(functools.partial(fn), reduce_retracing=True,
+                                               jit_compile=jit_compile))
         self._train_step = step(_train_step(self, optimizer, loss_fn, named))
         self._test_step = step(_test_step(self, loss_fn, named))
         self._predict_step = step(_predict_step(self))
@@ -241,7 +244,8 @@ class Training:
         `steps` are read (all by default); `callbacks` get the predict hooks; `verbose` as
         in `evaluate`."""
         if getattr(self, "_predict_step", None) is None:
-            self._predict_step = function(functools.partial(_predict_step(self)), reduce_retracing=True)
+            self._predict_step = _BatchStep(lambda: function(
+                functools.partial(_predict_step(self)), reduce_retracing=True))
         verbose = _check_verbose(verbose)
         batch_size = _default_batch_size(batch_size)
         steps = _check_steps(steps, "steps")
@@ -280,7 +284,8 @@ class Training:
     def predict_on_batch(self, x) -> np.ndarray:
         """The model's outputs for one batch (with `training=False`)."""
         if getattr(self, "_predict_step", None) is None:
-            self._predict_step = function(functools.partial(_predict_step(self)), reduce_retracing=True)
+            self._predict_step = _BatchStep(lambda: function(
+                functools.partial(_predict_step(self)), reduce_retracing=True))
         return nest.map_structure(np.asarray, self._predict_step(self._as_arrays(x)))
 
     def _on_batch(self, method: str, x, y, sample_weight, class_weight, return_dict: bool):
@@ -365,11 +370,14 @@ class Training:
 
     def _as_arrays(self, values):
         """NumPy arrays (a list or dict of them for a model of several inputs); float64 data
-        becomes the model's float dtype, int64 int32."""
+        becomes the model's float dtype, int64 int32; a pandas Series is a column `[n, 1]`,
+        as in Keras."""
         if isinstance(values, (list, tuple, dict)) and nest.is_nested(values) and \
                 all(hasattr(v, "shape") for v in nest.flatten(values)):
             return nest.map_structure(self._as_arrays, values)
         array = np.asarray(values)
+        if _is_pandas_series(values):
+            array = array[:, None]
         if array.dtype == np.float64:
             return array.astype(self.dtype.as_numpy_dtype)
         if array.dtype == np.int64:
@@ -381,6 +389,12 @@ _OPTIMIZERS = {cls.__name__.lower(): cls for cls in (
     _optimizers.SGD, _optimizers.Adam, _optimizers.AdamW, _optimizers.RMSprop,
     _optimizers.Adagrad, _optimizers.Adadelta, _optimizers.Adafactor, _optimizers.Adamax,
     _optimizers.Ftrl, _optimizers.Lion, _optimizers.Muon, _optimizers.Nadam)}
+
+
+def _is_pandas_series(value) -> bool:
+    """Whether `value` is a pandas Series (without importing pandas)."""
+    return type(value).__name__ == "Series" and \
+        type(value).__module__.split(".")[0] == "pandas"
 
 
 def get_optimizer(identifier):
@@ -582,6 +596,44 @@ def _check_initial_epoch(initial_epoch) -> int:
 def _check_batch_size(batch_size) -> None:
     if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
         raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}.")
+
+
+class _BatchStep:
+    """A step function traced for batches of any size: at the first call with new leaves
+    (dtypes and ranks), a new step function (from `make`) is traced with inputs whose first
+    axis is unknown, and it serves every later batch of that structure. One function a
+    structure, so that batches of other ranks (a dataset's `[batch]` columns after arrays'
+    `[batch, 1]`) are traced anew, never merged into inputs of unknown rank."""
+
+    def __init__(self, make: Callable[[], Any]):
+        self._make = make
+        self._steps: dict = {}
+        self.step = make()  # the first structure's (the rt.function's own API: see below)
+
+    def __call__(self, *args):
+        key = tuple(type(leaf) if s is None else (s.dtype, s.shape.rank)
+                    for leaf, s in ((leaf, spec_of(leaf)) for leaf in nest.flatten(args)))
+        step = self._steps.get(key)
+        if step is None:
+            step = self.step if not self._steps else self._make()
+            step.get_concrete_function(*nest.map_structure(_any_batch, args))
+            self._steps[key] = step
+        return step(*args)
+
+    def experimental_get_tracing_count(self) -> int:
+        """The traces of every structure's step function."""
+        return sum(step.experimental_get_tracing_count() for step in self._steps.values())
+
+    def __getattr__(self, name: str):
+        return getattr(self.step, name)  # the rt.function's own API
+
+
+def _any_batch(leaf):
+    """The TensorSpec of an array or tensor with its first axis unknown; others as they are."""
+    spec = spec_of(leaf)
+    if spec is None or not spec.shape.rank:
+        return leaf
+    return TensorSpec([None] + spec.shape.as_list()[1:], spec.dtype)
 
 
 def _train_step(model, optimizer, loss_fn, metrics):

@@ -1,0 +1,92 @@
+"""Behaviours TensorFlow's Keras tutorials rely on, each checked against Keras 3 (TensorFlow
+2.21) as measured with the same program, or against NumPy."""
+
+import numpy as np
+import pytest
+
+import runtime as rt
+from runtime import keras
+
+
+class _Probe(keras.layers.Layer):
+    """Records the shapes its call sees."""
+
+    def __init__(self, seen, **kwargs):
+        super().__init__(**kwargs)
+        self.seen = seen
+
+    def call(self, x):
+        self.seen.append(tuple(x.shape))
+        return x
+
+
+def test_fit_evaluate_and_predict_trace_with_an_unknown_batch_axis():
+    # Keras 3 (measured): 70 samples in batches of 32 -> every traced call sees (None, 5, 3)
+    seen: list = []
+    model = keras.Sequential([_Probe(seen), keras.layers.Dense(2)])
+    model.compile("sgd", "mse")
+    x = np.ones((70, 5, 3), "float32")
+    y = np.ones((70, 5, 2), "float32")
+    model.fit(x, y, batch_size=32, epochs=2, verbose=0)
+    assert set(seen) == {(None, 5, 3)}
+    seen.clear()
+    model.evaluate(x, y, batch_size=32, verbose=0)
+    assert set(seen) == {(None, 5, 3)}
+    seen.clear()
+    model.predict(x, batch_size=32, verbose=0)
+    assert (None, 5, 3) in set(seen)
+
+
+class _Denoise(keras.Model):
+    """The denoising autoencoder of TensorFlow's autoencoder tutorial."""
+
+    def __init__(self):
+        super().__init__()
+        layers = keras.layers
+        self.encoder = keras.Sequential([
+            layers.Input(shape=(28, 28, 1)),
+            layers.Conv2D(16, (3, 3), activation="relu", padding="same", strides=2),
+            layers.Conv2D(8, (3, 3), activation="relu", padding="same", strides=2)])
+        self.decoder = keras.Sequential([
+            layers.Conv2DTranspose(8, kernel_size=3, strides=2, activation="relu", padding="same"),
+            layers.Conv2DTranspose(16, kernel_size=3, strides=2, activation="relu", padding="same"),
+            layers.Conv2D(1, kernel_size=(3, 3), activation="sigmoid", padding="same")])
+
+    def call(self, x):
+        return self.decoder(self.encoder(x))
+
+
+def test_a_sequential_built_inside_fit_trains_on_a_short_last_batch_and_reports_none(capsys):
+    # Keras 3 trains this on 70 samples (last batch of 6) and its decoder's summary shows
+    # (None, 14, 14, 8), (None, 28, 28, 16), (None, 28, 28, 1) with 584, 1,168 and 145 params
+    model = _Denoise()
+    model.compile(optimizer="adam", loss=keras.losses.MeanSquaredError())
+    x = rt.clip_by_value(np.random.default_rng(0).random((70, 28, 28, 1), np.float32)
+                         + 0.2 * rt.random.normal(shape=(70, 28, 28, 1)), 0.0, 1.0)
+    history = model.fit(x, x, epochs=1, batch_size=32, verbose=0)
+    assert np.isfinite(history.history["loss"][0])
+    capsys.readouterr()
+    model.decoder.summary()
+    text = capsys.readouterr().out
+    for shape, params in (("(None, 14, 14, 8)", "584"), ("(None, 28, 28, 16)", "1,168"),
+                          ("(None, 28, 28, 1)", "145")):
+        assert shape in text and params in text
+
+
+def test_models_saved_under_keras_legacy_hdf5_names_load_back_with_their_optimizer(tmp_path):
+    # Keras 3 saves `model.save("m.h5")` (warning that the format is legacy) and load_model
+    # gives back the compiled model; here the file is this runtime's archive, and says so
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+    model.compile("adam", keras.losses.MeanSquaredError(), metrics=["mae"])
+    x = np.linspace(0.0, 1.0, 24, dtype="float32").reshape(8, 3)
+    model.fit(x, np.zeros((8, 2)), verbose=0)
+    for name in ("m.h5", "m.hdf5"):
+        with pytest.warns(UserWarning, match="not HDF5"):
+            model.save(tmp_path / name)
+        loaded = keras.models.load_model(tmp_path / name)
+        np.testing.assert_array_equal(loaded.predict(x, verbose=0), model.predict(x, verbose=0))
+        assert int(loaded.optimizer.iterations.numpy()) == int(model.optimizer.iterations.numpy())
+        for mine, theirs in zip(loaded.optimizer.variables, model.optimizer.variables):
+            np.testing.assert_array_equal(np.asarray(mine), np.asarray(theirs))
+        assert loaded.evaluate(x, np.zeros((8, 2)), verbose=0) == model.evaluate(
+            x, np.zeros((8, 2)), verbose=0)
