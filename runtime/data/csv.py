@@ -23,7 +23,7 @@ from ..errors import InvalidArgumentError, NotFoundError
 from ..ops import io_csv
 from ..shapes import TensorSpec
 from . import structure as st
-from .dataset import AUTOTUNE, BLOCK, UNKNOWN, Dataset
+from .dataset import AUTOTUNE, BLOCK, UNKNOWN, Dataset, ignoring_errors, skipping_error
 
 _CHUNK = 1 << 20
 _COMPRESSIONS = {None: "", "": "", "GZIP": "GZIP", "ZLIB": "ZLIB"}
@@ -115,8 +115,9 @@ class _Reading:
                 try:
                     yield path, line, self._fields(record)
                 except io_csv.RecordError as exc:
-                    if not self.ignore_errors:
-                        raise InvalidArgumentError(f"{exc} ({path}, line {line})") from None
+                    error = InvalidArgumentError(f"{exc} ({path}, line {line})")
+                    if not (self.ignore_errors or skipping_error(error)):
+                        raise error from None
         finally:
             fh.close()
 
@@ -135,9 +136,12 @@ class _Reading:
         """The columns of rows read by `rows`: the arrays of the good rows before the first
         bad field, then its InvalidArgumentError (bad rows left out with `ignore_errors`)."""
         fields = [r[2] for r in rows]
-        if self.ignore_errors:
-            bad: set = set()
+        if self.ignore_errors or ignoring_errors():
+            bad: dict = {}
             columns = io_csv.convert_rows(fields, self.columns, self.na, lambda r: "", bad)
+            for r in sorted(bad):
+                if not self.ignore_errors:  # an enclosing ignore_errors() is told of each
+                    skipping_error(InvalidArgumentError(f"{bad[r]} ({rows[r][0]}, line {rows[r][1]})"))
             if bad:
                 keep = np.array([r not in bad for r in range(len(rows))])
                 columns = [c[keep] for c in columns]

@@ -206,9 +206,10 @@ def _numbers(fields: list, dtype: _dtypes.DType) -> Optional[np.ndarray]:
 
 
 def convert_column(fields: list, column: Column, index: int, na: bytes, record: Any,
-                   bad: Optional[set] = None) -> np.ndarray:
+                   bad: Optional[dict] = None) -> np.ndarray:
     """The fields (bytes) of column `index` as an array of its dtype. A field that cannot be
-    read raises FieldError naming `record(row)`, or, given the set `bad`, adds its row there."""
+    read raises FieldError naming `record(row)`, or, given the dict `bad`, is entered there
+    (row -> message; the first bad field of a row is kept)."""
     numpy_dtype = object if column.dtype is _dtypes.string else column.dtype.as_numpy_dtype
     if b"" not in fields and na not in fields:
         if column.dtype is _dtypes.string:
@@ -225,7 +226,7 @@ def convert_column(fields: list, column: Column, index: int, na: bytes, record: 
         except RecordError as exc:
             if bad is None:
                 raise FieldError(r, str(exc)) from None
-            bad.add(r)
+            bad.setdefault(r, str(exc))
             values.append(b"" if column.dtype is _dtypes.string else 0)
     with np.errstate(over="ignore"):
         out = np.empty(len(values), dtype=numpy_dtype)
@@ -234,10 +235,10 @@ def convert_column(fields: list, column: Column, index: int, na: bytes, record: 
 
 
 def convert_rows(rows: list, columns: list[Column], na: bytes, record: Any,
-                 bad: Optional[set] = None) -> list[np.ndarray]:
+                 bad: Optional[dict] = None) -> list[np.ndarray]:
     """Rows of fields (one per column) as one array per column. The first bad field in row
-    order raises FieldError, unless `bad` is given: then the rows with a bad field are added
-    to it (their values are placeholders)."""
+    order raises FieldError, unless the dict `bad` is given: then the rows with a bad field
+    are entered there with the message (their values are placeholders)."""
     by_column = [list(c) for c in zip(*rows)] if rows else [[] for _ in columns]
     out, first = [], None
     for i, (fields, column) in enumerate(zip(by_column, columns)):

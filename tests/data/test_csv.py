@@ -264,6 +264,16 @@ def test_csv_dataset_argument_errors(files):
         rt.data.experimental.CsvDataset(a, [[0]], headers=True)
 
 
+def test_csv_dataset_under_ignore_errors_skips_bad_records(files, caplog):
+    bad_value = files("bad.csv", "1,2\nx,4\n5,6\n")
+    ds = rt.data.experimental.CsvDataset(bad_value, [rt.int32, rt.int32]).ignore_errors(log_warning=True)
+    assert _rows(ds) == [(1, 2), (5, 6)]  # TensorFlow's rows
+    assert "not a valid int32: x" in caplog.text and "line 2" in caplog.text
+    short = files("short.csv", "1,2\n3\n5,6\n")
+    assert _rows(rt.data.experimental.CsvDataset(short, [rt.int32, rt.int32]).ignore_errors()) == \
+        [(1, 2), (5, 6)]
+
+
 def test_csv_dataset_missing_file_fails_when_iterated(tmp_path):
     ds = rt.data.experimental.CsvDataset(str(tmp_path / "nope.csv"), [rt.int32])
     with pytest.raises(rt.errors.NotFoundError, match="nope.csv; No such file or directory"):
