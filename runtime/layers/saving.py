@@ -4,7 +4,8 @@
 weights' names, shapes and dtypes, the compile settings and the optimizer's step counter),
 `model.weights.npz` (the weights, in `model.weights` order) and `optimizer.weights.npz` (the
 optimizer's slots, once it has taken a step): into a zip archive when `path` ends with
-`.keras`, else into the directory `path`. `load_model(path)` rebuilds the model from its
+`.keras` (or `.h5`/`.hdf5`, Keras's legacy names: the same archive, with a warning that it is
+not HDF5), else into the directory `path`. `load_model(path)` rebuilds the model from its
 config (the runtime's layers, and classes registered with `register_keras_serializable` or
 given as `custom_objects`), assigns the weights and restores the optimizer's state; it
 checks every size and name the file declares before using it (see `load_model`).
@@ -16,6 +17,7 @@ import contextlib
 import io
 import json
 import os
+import warnings
 import zipfile
 import zlib
 from typing import Any, Iterator
@@ -25,6 +27,7 @@ import numpy as np
 from .. import dtypes as _dtypes
 from .. import optimizers
 from ..arguments import strict_keywords
+from ..function.logs import user_stacklevel
 from ..shapes import TensorShape
 from . import function_source as _function_source
 from . import serialization as _serialization
@@ -61,12 +64,25 @@ def export(model, filepath, format: str = "tf_saved_model", verbose: bool | None
                       input_signature=input_signature)
 
 
+# Keras 3 still saves and loads its legacy HDF5 format under these names; here they name a
+# file of this runtime's own single-file format (as `.keras`), so a program using them runs
+_HDF5_SUFFIXES = (".h5", ".hdf5")
+_HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
+
+
 def _check_path(filepath, what: str) -> str:
     path = os.fspath(filepath)
-    if path.endswith((".h5", ".hdf5")):
-        raise ValueError(f"{what}: HDF5 files are not supported; use a path ending in "
-                         f"'.keras' (one file) or a directory (got {path!r}).")
+    if what == "save_model" and path.endswith(_HDF5_SUFFIXES):
+        warnings.warn(f"save_model: {path!r} is written in this runtime's single-file format "
+                      "(as a '.keras' file), not HDF5: Keras cannot read it, and "
+                      "keras.models.load_model here can. Prefer a path ending in '.keras'.",
+                      UserWarning, stacklevel=user_stacklevel())
     return path
+
+
+def _single_file(path: str) -> bool:
+    """Whether `save_model` writes `path` as one zip archive (else a directory)."""
+    return path.endswith((".keras", *_HDF5_SUFFIXES))
 
 
 def _check_weights_path(filepath, what: str) -> str:
@@ -173,7 +189,7 @@ def save_model(model, filepath, overwrite: bool = True, include_optimizer: bool 
     files = {_CONFIG_FILE: text.encode("utf-8"), _WEIGHTS_FILE: _weights_npz(model), **files}
     if os.path.exists(path) and not overwrite:
         raise FileExistsError(f"save_model: {path!r} exists and overwrite=False.")
-    if path.endswith(".keras"):
+    if _single_file(path):
         directory = os.path.dirname(path)
         if directory:
             os.makedirs(directory, exist_ok=True)
@@ -210,7 +226,8 @@ def _read(path: str) -> tuple[dict, dict[str, bytes]]:
                     files[name] = f.read()
     else:
         if not zipfile.is_zipfile(path):
-            raise ValueError(f"load_model: {path!r} is not a model saved by Model.save.")
+            raise ValueError(f"load_model: {path!r} is not a model saved by Model.save"
+                             f"{_hdf5_note(path)}.")
         with _damaged(f"load_model: {path!r} is a damaged archive"):
             files = _members(path, (_CONFIG_FILE, _WEIGHTS_FILE, _OPTIMIZER_FILE))
     for name in (_CONFIG_FILE, _WEIGHTS_FILE):
@@ -218,6 +235,16 @@ def _read(path: str) -> tuple[dict, dict[str, bytes]]:
             raise ValueError(f"load_model: {path!r} holds no {name}; it was not written by "
                              "Model.save.")
     return _parse_description(files.pop(_CONFIG_FILE), path), files
+
+
+def _hdf5_note(path: str) -> str:
+    """Why an HDF5 file (Keras's legacy format, written with h5py) does not load here."""
+    with open(path, "rb") as f:
+        if f.read(len(_HDF5_SIGNATURE)) != _HDF5_SIGNATURE:
+            return ""
+    return (": it is an HDF5 file (Keras's legacy format), which this runtime does not read; "
+            "save the model here with model.save('name.keras'), or export its weights with "
+            "get_weights() and set them with set_weights()")
 
 
 def _expansion_limit(size: int) -> int:
