@@ -1790,7 +1790,7 @@ class _IgnoreErrors(_Unary):
         if not isinstance(log_warning, (bool, np.bool_)):
             raise TypeError(f"ignore_errors: log_warning must be a bool, got {log_warning!r:.60}.")
         self._log = bool(log_warning)
-        self._card = INFINITE if input_dataset._card == INFINITE else UNKNOWN
+        self._card = UNKNOWN     # tf.data's, even of an infinite input
 
     def _report(self, error: Exception) -> None:
         if self._log:

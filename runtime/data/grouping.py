@@ -18,6 +18,7 @@ from ..errors import InvalidArgumentError
 from ..shapes import TensorShape, TensorSpec, as_shape
 from . import structure as st
 from .dataset import (
+    INFINITE,
     TRANSFORMS,
     UNKNOWN,
     Dataset,
@@ -53,7 +54,8 @@ class _GroupByWindow(_Unary):
                  spec: Any):
         super().__init__(input_dataset)
         self._key, self._size, self._reduce = key, size, reduce
-        self._spec, self._card = spec, UNKNOWN
+        self._spec = spec
+        self._card = INFINITE if input_dataset._card == INFINITE else UNKNOWN   # as tf.data
 
     def _window(self, key: int, elements: list):
         out = self._reduce(key, _Elements(elements, self._input._spec))

@@ -265,6 +265,8 @@ class _RejectionResample(Dataset):
         self._mix = None if self._static is None else self._static[1]
         if self._mix == 1:
             self._card = dataset._card
+        elif self._mix == 0:     # only the filtered pass: unknown, as tf.data's
+            self._card = UNKNOWN
         else:
             self._card = INFINITE if dataset._card == INFINITE else UNKNOWN
         self._warned = False

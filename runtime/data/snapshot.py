@@ -231,13 +231,12 @@ class _Shard(Dataset):
 
 
 class _Loaded(_Unary):
-    """What the reader function made of the shards, with the saved count of elements when
-    the default reader reads them all."""
+    """What the reader function made of the shards, with the saved count of elements as
+    its cardinality (as tf.data's)."""
 
-    def __init__(self, result: Dataset, count: Optional[int]):
+    def __init__(self, result: Dataset, count: int):
         super().__init__(result)
-        if count is not None:
-            self._card = count
+        self._card = count
 
     def _elements(self):
         return self._input._open()
@@ -314,7 +313,7 @@ def load(path: Any, element_spec: Any, compression: Any, reader_func: Optional[C
     if not isinstance(result, Dataset):
         raise TypeError(f"Dataset.load: reader_func must return a Dataset, got "
                         f"{type(result).__name__}.")
-    return _Loaded(result, None)
+    return _Loaded(result, total)     # tf.data: the saved count, whatever the reader
 
 
 TRANSFORMS["save"] = save

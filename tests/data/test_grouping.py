@@ -153,3 +153,14 @@ def test_bucket_errors_and_experimental_alias():
     expected = python_group_by_window(lengths, lambda n: int(n >= 4), lambda k: 3,
                                       lambda k, g: [pad(g)])
     assert lists(ds) == expected
+
+
+def test_cardinalities_of_infinite_inputs_as_tensorflow():
+    forever = rt.data.Dataset.range(10).repeat()
+    # TensorFlow 2.21: -1 for both groupings of an infinite input, -2 for ignore_errors
+    assert int(forever.group_by_window(lambda x: x % 2, lambda k, w: w.batch(2),
+                                       window_size=2).cardinality()) == -1
+    assert int(forever.bucket_by_sequence_length(lambda x: rt.cast(x, rt.int32), [3], [2, 2],
+                                                 no_padding=True).cardinality()) == -1
+    assert int(forever.ignore_errors().cardinality()) == -2
+    assert int(rt.data.Dataset.range(10).ignore_errors().cardinality()) == -2

@@ -195,3 +195,13 @@ def test_choose_from_datasets_built_in_a_compiled_function_from_its_tensors():
     for n in (3, 4):
         assert int(total(rt.constant(n, rt.int64))) == sum(range(n)) + sum(range(100, 100 + n))
     assert total.experimental_get_tracing_count() == 1
+
+
+def test_rejection_resample_filter_only_case_as_tensorflow():
+    # target [1, 0] from [0.5, 0.5]: only the filtered pass; TensorFlow 2.21 gives the five
+    # class-0 elements and cardinality -2 (also of an infinite input)
+    ds = Dataset.range(10).rejection_resample(lambda x: x % 2, [1.0, 0.0], initial_dist=[0.5, 0.5], seed=1)
+    assert [int(x) % 2 for _, x in ds.as_numpy_iterator()] == [0] * 5
+    assert int(ds.cardinality()) == -2
+    assert int(Dataset.range(10).repeat().rejection_resample(
+        lambda x: x % 2, [1.0, 0.0], initial_dist=[0.5, 0.5], seed=1).cardinality()) == -2

@@ -113,6 +113,10 @@ def test_shards_and_reader_func_as_tensorflow(tmp_path):
                                                   "shard-00001.tfrecord", "shard-00002.tfrecord"]
     flat = Dataset.load(str(tmp_path / "s"), reader_func=lambda dss: dss.flat_map(lambda x: x))
     assert [int(v) for v in flat] == [0, 3, 6, 9, 1, 4, 7, 2, 5, 8]     # TensorFlow's
+    assert int(flat.cardinality()) == 10                                 # the saved count
+    Dataset.range(0).save(str(tmp_path / "empty"))
+    empty = Dataset.load(str(tmp_path / "empty"))
+    assert int(empty.cardinality()) == 0 and list(empty) == []
     loaded = Dataset.load(str(tmp_path / "s"))
     assert int(loaded.cardinality()) == 10
     assert sorted(int(v) for v in loaded) == list(range(10))
