@@ -23,7 +23,7 @@ import zlib
 import numpy as np
 
 from .. import dtypes as _dtypes
-from ..attr_kinds import BOOL, DTYPE, INT, STR, one_of
+from ..attr_kinds import BOOL, DTYPE, INT, STR, is_int_in, kind, one_of
 from ..errors import InvalidArgumentError
 from ..exports import export
 from ..opdef import define
@@ -354,7 +354,21 @@ def _infer_image(x, channels, dtype, expand_animations):
     return (TensorShape(None) if expand_animations else _image_shape(channels)), dtype
 
 
-_CHANNELS = one_of(0, 1, 2, 3, 4)  # checked by the kernels with TensorFlow's messages
+@kind("image channels")
+def _CHANNELS(v, ctx):  # which counts a format takes: checked by the kernels, as TensorFlow
+    return None if is_int_in(v, 0, 5) else "an int in [0, 4]"
+
+
+@kind("JPEG ratio")
+def _RATIO(v, ctx):
+    return None if type(v) is int and v in (1, 2, 4, 8) else "1, 2, 4 or 8"
+
+
+@kind("PNG compression")
+def _COMPRESSION(v, ctx):
+    return None if is_int_in(v, -1, 10) else "an int in [-1, 9]"
+
+
 _DCT = one_of("", "INTEGER_FAST", "INTEGER_ACCURATE")
 
 DECODE_PNG = define("DecodePng", _infer_png,
@@ -365,7 +379,7 @@ DECODE_JPEG = define("DecodeJpeg", _infer_jpeg,
                      lambda x, channels, ratio, dct_method: decode(x, "DecodeJpeg", channels,
                                                                    ratio=ratio),
                      differentiable=False, strings=True,
-                     attrs={"channels": _CHANNELS, "ratio": one_of(1, 2, 4, 8), "dct_method": _DCT})
+                     attrs={"channels": _CHANNELS, "ratio": _RATIO, "dct_method": _DCT})
 DECODE_BMP = define("DecodeBmp", _infer_bmp,
                     lambda x, channels: decode(x, "DecodeBmp", channels),
                     differentiable=False, strings=True, attrs={"channels": _CHANNELS})
@@ -493,7 +507,7 @@ def _infer_encoded(x, **_attrs):
 
 
 ENCODE_PNG = define("EncodePng", _infer_encoded, _encode_png_kernel, differentiable=False,
-                    strings=True, attrs={"compression": one_of(*range(-1, 10))})
+                    strings=True, attrs={"compression": _COMPRESSION})
 
 
 @export("io.encode_png", "image.encode_png")

@@ -11,6 +11,7 @@ import contextlib
 import io
 import logging
 import re
+import struct
 
 import numpy as np
 import pytest
@@ -291,7 +292,8 @@ REFUSED: set = {"StringLength", "StringJoin", "ReduceJoin", "StringSplitV2", "St
                 "StringLower", "StringStrip", "StringFormat", "AsString", "StringToNumber",
                 "StaticRegexReplace", "StaticRegexFullMatch", "Substr", "UnicodeDecode",
                 "UnicodeSplit", "UnicodeEncode", "StringBytesSplit", "StringToHashBucketFast",
-                "DecodeRaw"}
+                "DecodeRaw", "DecodePng", "DecodeJpeg", "DecodeGif", "DecodeBmp", "DecodeImage",
+                "EncodePng", "EncodeJpeg", "DecodeWav", "EncodeWav"}
 STATEFUL = {"RandomUniform", "RandomStandardNormal", "TruncatedNormal", "Dropout", "PrintV2",
             "RandomShuffle",
             "RandomUniformDynamic", "RandomStandardNormalDynamic", "TruncatedNormalDynamic",
@@ -503,7 +505,21 @@ _STRING_OPS = {  # op type -> a function of one argument (strings, or floats) th
     "UnicodeEncode": lambda y: _STRINGS.unicode_encode(rt.cast(y, rt.int32) + 100, "UTF-8"),
     "StringBytesSplit": lambda x: _STRINGS.bytes_split(x[0]),
     "StringToHashBucketFast": lambda x: _STRINGS.to_hash_bucket_fast(x, 5),
-    "DecodeRaw": lambda x: rt.io.decode_raw(x, rt.uint8)}
+    "DecodeRaw": lambda x: rt.io.decode_raw(x, rt.uint8),
+    "DecodePng": rt.io.decode_png, "DecodeJpeg": rt.io.decode_jpeg, "DecodeGif": rt.io.decode_gif,
+    "DecodeBmp": rt.io.decode_bmp, "DecodeImage": rt.io.decode_image,
+    "DecodeWav": lambda x: rt.audio.decode_wav(x)[0], "EncodePng": rt.io.encode_png,
+    "EncodeJpeg": rt.io.encode_jpeg, "EncodeWav": lambda y: rt.audio.encode_wav(y, 8000)}
+# the codecs' arguments: one encoded file (a 16-bit PNG needs no Pillow; a 1x1 BMP by hand), or
+# an image / audio to encode
+_PNG16 = rt.io.encode_png(np.zeros((1, 1, 3), np.uint16)).numpy()
+_BMP = (b"BM" + struct.pack("<IHHI", 58, 0, 0, 54)
+        + struct.pack("<IiiHHIIiiII", 40, 1, 1, 1, 24, 0, 4, 0, 0, 0, 0) + bytes(4))
+_CODEC_ARGS = {"DecodePng": _PNG16, "DecodeJpeg": _PNG16, "DecodeGif": _PNG16,
+               "DecodeImage": _PNG16, "DecodeBmp": _BMP,
+               "DecodeWav": rt.audio.encode_wav(np.zeros((1, 1), np.float32), 8000).numpy(),
+               "EncodePng": np.zeros((1, 1, 3), np.uint8), "EncodeJpeg": np.zeros((1, 1, 3), np.uint8),
+               "EncodeWav": np.zeros((1, 1), np.float32)}
 
 
 def test_every_refused_op_is_a_string_op_with_a_case():
@@ -515,6 +531,7 @@ def test_each_string_op_is_refused_naming_it(op_type):
     make = _STRING_OPS[op_type]
     numeric = op_type in ("AsString", "UnicodeEncode")
     arg = rt.constant([1.0, 2.0]) if numeric else rt.constant(["1", "2"])
+    arg = rt.constant(_CODEC_ARGS[op_type]) if op_type in _CODEC_ARGS else arg
     # the op named is the first reading the string argument (x[0] for scalar-only ops)
     scalar_only = op_type in ("StringSplitV2", "UnicodeDecode", "UnicodeSplit", "StringBytesSplit")
     named = "StridedSlice" if scalar_only else op_type

@@ -52,6 +52,15 @@ def _strings(s):
             rt.io.decode_raw(rt.constant([b"abcd"]), rt.int16))
 
 
+def _codecs(s, image, audio):
+    """The image and audio codecs (traced only: the bytes need not be a file)."""
+    return (rt.io.decode_png(s, channels=3, dtype=rt.uint16), rt.io.decode_jpeg(s, ratio=2),
+            rt.io.decode_bmp(s, channels=4), rt.io.decode_gif(s),
+            rt.io.decode_image(s, expand_animations=False), rt.io.encode_png(image),
+            rt.io.encode_jpeg(image, quality=80), rt.audio.decode_wav(s, desired_channels=1),
+            rt.audio.encode_wav(audio, 8000))
+
+
 _VARIABLE = rt.Variable([1.0, 2.0])
 
 
@@ -135,6 +144,8 @@ PROGRAMS = {
     "decompositions_full_rank": (lambda x: programs.decompositions(x, full_rank=True),
                                  [(x_values(F64, (3, 4), -1, 1.5),)], {}),
     "strings": (_strings, [(np.array([b"ab bb", b"abc"], object),)], {}),
+    "codecs": (_codecs, [(np.array(b"x", object), np.zeros((2, 2, 3), np.uint8),
+                          np.zeros((2, 1), np.float32))], {}),
     "variables": (_variables, [(np.array([1.0, 2.0], np.float32),)], {}),
     "summaries": (_summaries, [(np.array([1.0, 2.0], np.float32), np.int64(3), True)], {}),
     "unknown_shape_gradients": (_unknown_shape_gradients, [_GRAD_ARGS],
