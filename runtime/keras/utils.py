@@ -1,4 +1,5 @@
-"""`keras.utils`: `to_categorical`, `set_random_seed`, `get_file`, `pad_sequences`,
+"""`keras.utils`: `to_categorical`, `set_random_seed`, `get_file`, `pad_sequences`, the
+dataset sources and image helpers (`image_dataset_from_directory`, `load_img`, ...),
 `plot_model` / `model_to_dot`, `Progbar`, and the saving helpers Keras keeps here."""
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from ..layers.serialization import (
 from ..ops import random
 from .dataset_sources import split_dataset, text_dataset_from_directory, timeseries_dataset_from_array
 from .file_utils import get_file
+from .image_utils import array_to_img, image_dataset_from_directory, img_to_array, load_img, save_img
 from .sequence_utils import pad_sequences
 
 CustomObjectScope = custom_object_scope
@@ -55,4 +57,5 @@ def set_random_seed(seed: int) -> None:
 __all__ = ["to_categorical", "set_random_seed", "custom_object_scope", "CustomObjectScope",
            "get_registered_name", "get_registered_object", "register_keras_serializable",
            "plot_model", "model_to_dot", "Progbar", "get_file", "pad_sequences", "split_dataset",
-           "text_dataset_from_directory", "timeseries_dataset_from_array"]
+           "text_dataset_from_directory", "timeseries_dataset_from_array",
+           "image_dataset_from_directory", "load_img", "img_to_array", "array_to_img", "save_img"]
