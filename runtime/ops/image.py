@@ -190,14 +190,40 @@ def _linear_taps(n_in: int, n_out: int) -> tuple[np.ndarray, np.ndarray, np.ndar
     return lo, hi, frac
 
 
+def _dynamic_taps(x: Tensor, axis: int, n_out: int, nearest: bool = False):
+    """`_linear_taps` (or the nearest pixels' indices) for an axis whose size is known only
+    when the graph runs (images decoded in a `Dataset.map`), computed with ops."""
+    n_in = array_math.shape(x, out_type=_dtypes.int64)[axis]
+    scale = array_math.divide(array_math.cast(n_in, _dtypes.float64), float(n_out))
+    centers = array_math.add(array_math.range(n_out, dtype=_dtypes.float64), 0.5)
+    last = array_math.subtract(n_in, 1)
+    if nearest:
+        rows = array_math.cast(array_math.floor(array_math.multiply(centers, scale)),
+                               _dtypes.int64)
+        return array_math.minimum(rows, last)
+    src = array_math.subtract(array_math.multiply(centers, scale), 0.5)
+    low = array_math.floor(src)
+
+    def index(v):
+        return array_math.minimum(array_math.maximum(array_math.cast(v, _dtypes.int64), 0),
+                                  last)
+    return index(low), index(array_math.ceil(src)), array_math.subtract(src, low)
+
+
 def _lerp_axis(x: Tensor, axis: int, n_out: int) -> Tensor:
     n_in = x.shape.as_tuple()[axis]
-    lo, hi, frac = _linear_taps(n_in, n_out)
+    if n_in is None:
+        lo, hi, frac = _dynamic_taps(x, axis, n_out)
+    else:
+        lo, hi, frac = _linear_taps(n_in, n_out)
     a = _scatter.gather(x, lo, axis=axis)
     b = _scatter.gather(x, hi, axis=axis)
     shape = [1] * x.shape.rank
     shape[axis] = n_out
-    w = np.reshape(frac, shape).astype(x.dtype.as_numpy_dtype)
+    if isinstance(frac, Tensor):
+        w = array_math.reshape(array_math.cast(frac, x.dtype), shape)
+    else:
+        w = np.reshape(frac, shape).astype(x.dtype.as_numpy_dtype)
     return array_math.add(a, array_math.multiply(array_math.subtract(b, a), w))
 
 
@@ -212,7 +238,9 @@ def resize(images, size, method: str = "bilinear", preserve_aspect_ratio: bool =
     """
     x = _image(images, "images")
     h_out, w_out = _size(size)
-    h, w = _hw(x, "images")
+    h, w = x.shape.as_tuple()[-3:-1]
+    if h is None or w is None:
+        return _resize_dynamic(x, h_out, w_out, method, preserve_aspect_ratio, antialias)
     if preserve_aspect_ratio:
         scale = min(h_out / h, w_out / w)
         h_out, w_out = max(1, int(round(h * scale))), max(1, int(round(w * scale)))
@@ -227,6 +255,28 @@ def resize(images, size, method: str = "bilinear", preserve_aspect_ratio: bool =
         cols = np.minimum(np.floor((np.arange(w_out) + 0.5) * (w / w_out)), w - 1).astype(np.int64)
         out = _scatter.gather(x, rows, axis=x.shape.rank - 3)
         return _scatter.gather(out, cols, axis=x.shape.rank - 2)
+    raise ValueError(f"`method` must be 'bilinear' or 'nearest', got {method!r}.")
+
+
+def _resize_dynamic(x: Tensor, h_out: int, w_out: int, method, preserve_aspect_ratio: bool,
+                    antialias: bool) -> Tensor:
+    """`resize` of images whose height and width are known only when the graph runs."""
+    if preserve_aspect_ratio:
+        raise ValueError("resize(preserve_aspect_ratio=True) needs the images' height and "
+                         f"width known when tracing, got shape {x.shape}.")
+    method = str(getattr(method, "value", method)).lower()
+    if antialias and method != "nearest":
+        raise NotImplementedError("resize(antialias=True) of images of unknown size is not "
+                                  "implemented.")
+    rank = x.shape.rank
+    if method == "bilinear":
+        f = x if x.dtype in (_dtypes.float32, _dtypes.float64) else \
+            array_math.cast(x, _dtypes.float32)
+        return _lerp_axis(_lerp_axis(f, rank - 3, h_out), rank - 2, w_out)
+    if method in ("nearest", "nearest_neighbor"):
+        out = _scatter.gather(x, _dynamic_taps(x, rank - 3, h_out, nearest=True), axis=rank - 3)
+        return _scatter.gather(out, _dynamic_taps(out, rank - 2, w_out, nearest=True),
+                               axis=rank - 2)
     raise ValueError(f"`method` must be 'bilinear' or 'nearest', got {method!r}.")
 
 
