@@ -259,3 +259,22 @@ def test_text_line_dataset_of_missing_file_fails_when_iterated(tmp_path):
         next(it)
     assert [v.numpy() for v in rt.data.TextLineDataset([missing, str(good)]).ignore_errors()] == \
         [b"one", b"two"]
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.uint8, np.int16, np.int32, np.float16,
+                                   np.float32, np.complex64, np.complex128])
+def test_save_load_round_trips_dtypes_and_varying_shapes(tmp_path, dtype):
+    rng = np.random.default_rng(0)
+    values = [(rng.random((n, 2)) * 10).astype(dtype) for n in (0, 1, 3)]
+
+    def gen():
+        yield from values
+    ds = Dataset.from_generator(gen, output_signature=rt.TensorSpec([None, 2], rt.as_dtype(dtype)))
+    ds.save(str(tmp_path / "v"), compression="ZLIB")
+    loaded = Dataset.load(str(tmp_path / "v"))
+    assert loaded.element_spec == ds.element_spec
+    got = list(loaded.as_numpy_iterator())
+    assert [g.shape for g in got] == [(0, 2), (1, 2), (3, 2)]
+    for g, want in zip(got, values):
+        assert g.dtype == want.dtype
+        np.testing.assert_array_equal(g, want)
