@@ -84,6 +84,7 @@ if not _typing.TYPE_CHECKING:  # type checkers read these names from runtime/_ap
     sparse = _types.SimpleNamespace(**_NAMESPACES["sparse"])
     ragged = _types.SimpleNamespace(**_NAMESPACES["ragged"])
     image = _types.SimpleNamespace(**_NAMESPACES["image"])
+    lookup = _types.SimpleNamespace(**_NAMESPACES["lookup"])
     io = _types.SimpleNamespace(**_NAMESPACES["io"])
     audio = _types.SimpleNamespace(**_NAMESPACES["audio"])
     types = _types.SimpleNamespace(experimental=_types.SimpleNamespace(**_NAMESPACES["types.experimental"]))
@@ -121,6 +122,8 @@ if not _typing.TYPE_CHECKING:  # the lazy names are declared in runtime/_api for
             return _layers if name == "layers" else _layers.Model
         if name == "keras":
             return _importlib.import_module(".keras", __name__)
+        if name in ("metrics", "losses", "initializers"):  # tf.metrics ...: Keras's modules
+            return _importlib.import_module(f".keras.{name}", __name__)
         if name == "autograph":    # tf.autograph: the converter package (already loaded with nest)
             return _importlib.import_module("autograph")
         # dask and summary also need optional extras (Dask, tensorboardX): loaded only when asked
