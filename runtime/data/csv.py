@@ -220,6 +220,16 @@ class _CsvSource(Dataset):
                 yield self._pack(columns)
 
 
+def _known_columns(record_defaults: Any, what: str) -> list:
+    """The columns of `record_defaults`, whose values must be known when the dataset is made."""
+    columns = io_csv.columns_of(record_defaults, what)
+    for i, c in enumerate(columns):
+        if isinstance(c.default, io_csv.Computed):
+            raise TypeError(f"{what}: record_defaults[{i}] is a tensor computed in a traced "
+                            "function; a dataset is built from values known when it is made.")
+    return columns
+
+
 def _file_list(filenames: Any, what: str) -> list:
     names = st.to_array(filenames, f"{what}: filenames")
     return [os.fsdecode(n) for n in np.atleast_1d(names).ravel()]
@@ -253,7 +263,7 @@ class CsvDataset(_CsvSource):
                  buffer_size: Optional[int] = None, header: bool = False, field_delim: str = ",",
                  use_quote_delim: bool = True, na_value: str = "", select_cols: Any = None,
                  exclude_cols: Any = None, name: Optional[str] = None):
-        columns = io_csv.columns_of(record_defaults, "CsvDataset")
+        columns = _known_columns(record_defaults, "CsvDataset")
         files = filenames if isinstance(filenames, Dataset) else _file_list(filenames, "CsvDataset")
         super().__init__(files, _reading(columns, header, field_delim, use_quote_delim, na_value,
                                          select_cols, exclude_cols, compression_type, buffer_size,
@@ -433,7 +443,7 @@ def make_csv_dataset(file_pattern: Any, batch_size: int, column_names: Optional[
     _check_names(names)
     select = None if select_columns is None else _selected_indices(select_columns, names)
     if column_defaults is not None:
-        columns = io_csv.columns_of(list(column_defaults), "make_csv_dataset: column_defaults")
+        columns = _known_columns(list(column_defaults), "make_csv_dataset: column_defaults")
     else:
         columns = _infer_columns(paths, probe, len(names), num_rows_for_inference, select)
     wanted = len(names) if select is None else len(select)

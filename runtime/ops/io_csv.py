@@ -52,9 +52,15 @@ def _csv_dtype(dtype: _dtypes.DType, where: str) -> _dtypes.DType:
     return dtype
 
 
+class Computed(NamedTuple):
+    """A record default computed when the function runs: its tensor (read then)."""
+    tensor: Any
+
+
 def columns_of(record_defaults: Any, what: str, dtypes_allowed: bool = True) -> list[Column]:
     """The columns described by `record_defaults`: per column a dtype (a required column,
-    when `dtypes_allowed`), an empty tensor (required) or a one-value tensor (its default)."""
+    when `dtypes_allowed`), an empty tensor (required) or a one-value tensor (its default).
+    A default computed inside a traced function has the default `Computed(tensor)`."""
     if isinstance(record_defaults, (str, bytes)) or not isinstance(record_defaults, Sequence):
         raise TypeError(f"{what}: `record_defaults` must be a list with one entry per column, "
                         f"got {record_defaults!r:.80}.")
@@ -71,27 +77,35 @@ def columns_of(record_defaults: Any, what: str, dtypes_allowed: bool = True) -> 
             out.append(Column(_csv_dtype(_dtypes.as_dtype(d), where), None))
             continue
         a = _default_array(d, where)
+        if a is None:
+            if d.shape.rank is not None and d.shape.rank > 1:
+                raise InvalidArgumentError(f"{where}: Each record default should be at most "
+                                           f"rank 1; got shape {d.shape}.")
+            out.append(Column(_csv_dtype(d.dtype, where), Computed(d)))
+            continue
         dtype = _csv_dtype(_dtypes.as_dtype(a.dtype if a.dtype != object else _dtypes.string), where)
-        if a.ndim > 1:
-            raise InvalidArgumentError(f"{where}: Each record default should be at most rank 1; "
-                                       f"got shape {list(a.shape)}.")
-        if a.size > 1:
-            raise InvalidArgumentError(f"{where}: There should only be 1 default per field but "
-                                       f"field {i} has {a.size}.")
-        out.append(Column(dtype, a.reshape(-1)[0] if a.size else None))
+        out.append(Column(dtype, _one_default(a, i, where)))
     return out
 
 
-def _default_array(value: Any, where: str) -> np.ndarray:
+def _one_default(a: np.ndarray, index: int, where: str) -> Any:
+    """The default held by a record default's array (None when it is empty: required)."""
+    if a.ndim > 1:
+        raise InvalidArgumentError(f"{where}: Each record default should be at most rank 1; "
+                                   f"got shape {list(a.shape)}.")
+    if a.size > 1:
+        raise InvalidArgumentError(f"{where}: There should only be 1 default per field but "
+                                   f"field {index} has {a.size}.")
+    return a.reshape(-1)[0] if a.size else None
+
+
+def _default_array(value: Any, where: str) -> Optional[np.ndarray]:
     """A record default as an array, by the runtime's rules (Python int -> int32, float ->
-    float32, str -> string); a tensor of a traced function must be a constant."""
+    float32, str -> string); None for a tensor computed inside a traced function."""
     if isinstance(value, Tensor):
         known = value.numpy() if executing_eagerly() or not hasattr(value, "op") else \
             constant_value(value)
-        if known is None:
-            raise ValueError(f"{where} must be known when the function is traced (a constant), "
-                             f"got the computed tensor {value.name}.")
-        return np.asarray(known)
+        return None if known is None else np.asarray(known)
     a = np.asarray(value)
     if a.dtype.kind in "USO":
         return np.asarray([_as_bytes(v) for v in a.reshape(-1)], dtype=object).reshape(a.shape)
@@ -326,13 +340,19 @@ def decode_csv(records, record_defaults, field_delim: str = ",", use_quote_delim
     if t.dtype is not _dtypes.string:
         raise TypeError(f"decode_csv: `records` must be a string tensor, got {t.dtype.name}.")
     dtypes = [c.dtype for c in columns]
+    computed = [i for i, c in enumerate(columns) if isinstance(c.default, Computed)]
 
-    def parse(r):
-        return tuple(_decode(np.asarray(r, dtype=object), columns, delim, bool(use_quote_delim),
+    def parse(r, *values):
+        known = list(columns)
+        for i, v in zip(computed, values):
+            a = np.asarray(v)
+            known[i] = Column(columns[i].dtype, _one_default(a, i, f"decode_csv: record_defaults[{i}]"))
+        return tuple(_decode(np.asarray(r, dtype=object), known, delim, bool(use_quote_delim),
                              na, select))
     if executing_eagerly():
         return [convert_to_tensor(a, dtype=d) for a, d in zip(parse(t.numpy()), dtypes)]
-    out = numpy_function(parse, [t], dtypes, stateful=False)
+    out = numpy_function(parse, [t] + [columns[i].default.tensor for i in computed], dtypes,
+                         stateful=False)
     out = list(out) if isinstance(out, (list, tuple)) else [out]
     for o in out:
         o.set_shape(t.shape)

@@ -164,6 +164,19 @@ def test_decode_csv_staged_in_a_function_and_a_dataset_map():
             for e in ds.as_numpy_iterator()] == [(1, b"a", 2.0), (2, b"", 1.5)]
 
 
+def test_decode_csv_takes_defaults_computed_in_the_function():
+    @rt.function
+    def parse(lines, default):
+        return rt.io.decode_csv(lines, [default * 2, rt.constant([], rt.float32)])
+
+    assert _columns(parse(rt.constant([",1.5", "4,2"]), rt.constant([3]))) == \
+        [("int32", [6, 4]), ("float32", [1.5, 2.0])]
+    with pytest.raises(rt.errors.InvalidArgumentError, match="Field 0 is required but missing"):
+        parse(rt.constant([",1.5"]), rt.constant([], rt.int32))
+    with pytest.raises(rt.errors.InvalidArgumentError, match="There should only be 1 default"):
+        parse(rt.constant(["1,1.5"]), rt.constant([1, 2]))
+
+
 def test_decode_csv_reads_what_pythons_csv_module_writes():
     rng = random.Random(3)
     alphabet = 'ab ,"\n;x'
