@@ -17,6 +17,7 @@ from ..layers.serialization import (
     register_keras_serializable,
 )
 from ..ops import random
+from .audio_utils import audio_dataset_from_directory
 from .dataset_sources import split_dataset, text_dataset_from_directory, timeseries_dataset_from_array
 from .file_utils import get_file
 from .image_utils import array_to_img, image_dataset_from_directory, img_to_array, load_img, save_img
@@ -58,4 +59,5 @@ __all__ = ["to_categorical", "set_random_seed", "custom_object_scope", "CustomOb
            "get_registered_name", "get_registered_object", "register_keras_serializable",
            "plot_model", "model_to_dot", "Progbar", "get_file", "pad_sequences", "split_dataset",
            "text_dataset_from_directory", "timeseries_dataset_from_array",
-           "image_dataset_from_directory", "load_img", "img_to_array", "array_to_img", "save_img"]
+           "image_dataset_from_directory", "load_img", "img_to_array", "array_to_img", "save_img",
+           "audio_dataset_from_directory"]
