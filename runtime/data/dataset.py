@@ -1249,10 +1249,25 @@ class _Batch(_Unary):
         for e in self._input._open():
             buf.append(e)
             if len(buf) == self._size:
-                yield _stack_elements(buf, "batch")
+                batch = _stacked_or_skipped(buf)
+                if batch is not None:
+                    yield batch
                 buf = []
         if buf and not self._drop:
-            yield _stack_elements(buf, "batch")
+            batch = _stacked_or_skipped(buf)
+            if batch is not None:
+                yield batch
+
+
+def _stacked_or_skipped(elements: list) -> Any:
+    """The elements stacked; None when they cannot be (shapes differ) and an enclosing
+    `ignore_errors()` takes the error, which drops the batch as tf.data does."""
+    try:
+        return _stack_elements(elements, "batch")
+    except InvalidArgumentError as exc:
+        if skipping_error(exc):
+            return None
+        raise
 
 
 def _stack_elements(elements: list, what: str):
@@ -1808,7 +1823,11 @@ class _IgnoreErrors(_Unary):
             handlers.pop()
 
     def _elements(self):
-        source = self._pull(self._input._open)
+        try:
+            source = self._pull(self._input._open)
+        except Exception as exc:
+            self._report(exc)
+            return
         while True:
             try:
                 element = self._pull(lambda: next(source))

@@ -278,3 +278,14 @@ def test_save_load_round_trips_dtypes_and_varying_shapes(tmp_path, dtype):
     for g, want in zip(got, values):
         assert g.dtype == want.dtype
         np.testing.assert_array_equal(g, want)
+
+
+def test_ignore_errors_drops_a_batch_of_unequal_shapes_as_tensorflow():
+    def gen():
+        for n in [2, 2, 3, 2, 2, 2]:
+            yield np.arange(n)
+    ds = Dataset.from_generator(gen, output_signature=rt.TensorSpec([None], rt.int64)).batch(2)
+    with pytest.raises(rt.errors.InvalidArgumentError):
+        list(ds)
+    # TensorFlow 2.21: the batch [[0, 1, 2], [0, 1]] is dropped, the others kept
+    assert [b.tolist() for b in ds.ignore_errors().as_numpy_iterator()] == [[[0, 1], [0, 1]]] * 2
