@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import dtypes as _dtypes
 from ..arguments import strict_keywords
-from ..errors import InvalidArgumentError, NotFoundError
+from ..errors import DataLossError, InvalidArgumentError, NotFoundError
 from ..ops import io_csv
 from ..shapes import TensorSpec
 from . import structure as st
@@ -104,7 +104,14 @@ class _Reading:
         self.buffer_size, self.ignore_errors = buffer_size, ignore_errors
 
     def rows(self, path: str) -> Iterator[tuple]:
-        """(path, line, fields of the columns read) of each record of the file `path`."""
+        """(path, line, fields of the columns read) of each record of the file `path`; a
+        corrupted GZIP or ZLIB stream is a DataLossError naming the file."""
+        try:
+            yield from self._rows(path)
+        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+            raise DataLossError(f"{path}: corrupted {self.compression} stream ({exc})") from None
+
+    def _rows(self, path: str) -> Iterator[tuple]:
         fh = _open_for_reading(path, self.compression)
         try:
             records = _records(fh, self.buffer_size, self.use_quote)

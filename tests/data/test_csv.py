@@ -287,6 +287,15 @@ def test_csv_dataset_under_ignore_errors_skips_bad_records(files, caplog):
         [(1, 2), (5, 6)]
 
 
+def test_csv_dataset_corrupted_compressed_file_is_a_data_loss(files):
+    broken = files("broken.csv.gz", gzip.compress("".join(f"{i},{i * 7}\n" for i in range(500)).encode())[:-12])
+    with pytest.raises(rt.errors.DataLossError, match="broken.csv.gz: corrupted GZIP stream"):
+        _rows(rt.data.experimental.CsvDataset(broken, [rt.int32, rt.int32], compression_type="GZIP"))
+    plain = files("plain.csv", "1,2\n")
+    with pytest.raises(rt.errors.DataLossError, match="corrupted ZLIB stream"):
+        _rows(rt.data.experimental.CsvDataset(plain, [rt.int32, rt.int32], compression_type="ZLIB"))
+
+
 def test_csv_dataset_missing_file_fails_when_iterated(tmp_path):
     ds = rt.data.experimental.CsvDataset(str(tmp_path / "nope.csv"), [rt.int32])
     with pytest.raises(rt.errors.NotFoundError, match="nope.csv; No such file or directory"):
