@@ -658,14 +658,16 @@ class Iterator:
 
 
 def _randomised(dataset: Dataset) -> list:
-    """The shuffles in a dataset's recipe (each once), whose seeds and epochs an iterator's
-    checkpoint records."""
+    """The random stages of a dataset's recipe (each once): shuffles, and the seeds of the
+    sampling datasets (`_seeds`); each has a `_seed` list and an `_epochs` counter, which an
+    iterator's checkpoint records."""
     found: list = []
     stack = [dataset]
     while stack:
         d = stack.pop()
-        if isinstance(d, _Shuffle) and not any(d is f for f in found):
-            found.append(d)
+        holder = d if isinstance(d, _Shuffle) else getattr(d, "_seeds", None)
+        if holder is not None and not any(holder is f for f in found):
+            found.append(holder)
         stack.extend(reversed(d._inputs()))
     return found
 
@@ -678,7 +680,8 @@ def _parse_state(words: list, shuffles: int) -> list:
     if len(words) < 3 or words[0] != 1 or words[1] < 0:
         raise fail("is not one this runtime writes")
     if words[2] != shuffles:
-        raise fail(f"has {words[2]} shuffle(s), the dataset has {shuffles}")
+        raise fail(f"has {words[2]} random stage(s) (shuffles, sampling), the dataset has "
+                   f"{shuffles}")
     out, at = [], 3
     for _ in range(shuffles):
         if at + 2 > len(words) or at + 2 + words[at + 1] > len(words):

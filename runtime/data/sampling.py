@@ -69,8 +69,9 @@ class _Directed(Dataset):
     yields (the extra inputs: the datasets of choices or weights it reads)."""
 
     def __init__(self, datasets: list, selector: Callable[..., Iterator[int]], stop: bool,
-                 extra_inputs: tuple = ()):
+                 extra_inputs: tuple = (), seeds: Optional[_Seeds] = None):
         self._datasets, self._selector, self._stop = datasets, selector, bool(stop)
+        self._seeds = seeds
         self._extra = list(extra_inputs)
         self._spec = _common_spec(datasets)
         self._card = INFINITE if any(d._card == INFINITE for d in datasets) else UNKNOWN
@@ -118,13 +119,13 @@ class _Seeds:
         if hasattr(seed, "numpy"):
             seed = int(seed.numpy())
         words = _shuffle_seed(seed)
-        self.seed = words if words is not None else [int(np.random.SeedSequence().entropy) & 0xFFFFFFFF]
+        self._seed = words if words is not None else [int(np.random.SeedSequence().entropy) & 0xFFFFFFFF]
         self.rerandomize = bool(rerandomize)
-        self.epochs = EpochCounter()
+        self._epochs = EpochCounter()      # `_seed` and `_epochs`: an iterator checkpoints them
 
     def generator(self) -> np.random.Generator:
-        epoch = self.epochs.take() if self.rerandomize else 0
-        return np.random.Generator(np.random.Philox(np.random.SeedSequence(self.seed + [epoch])))
+        epoch = self._epochs.take() if self.rerandomize else 0
+        return np.random.Generator(np.random.Philox(np.random.SeedSequence(self._seed + [epoch])))
 
 
 def _weight_vector(weights: Any, n: int) -> np.ndarray:
@@ -179,7 +180,7 @@ def sample_from_datasets(datasets: Any, weights: Any, seed: Any, stop_on_empty_d
         while True:
             yield from rng.choice(len(p), size=_DRAWS, p=p).tolist()
 
-    return _Directed(datasets, selector, stop_on_empty_dataset)
+    return _Directed(datasets, selector, stop_on_empty_dataset, seeds=seeds)
 
 
 def _sample_by_dataset(datasets: list, weights: Dataset, seeds: _Seeds, stop: bool) -> Dataset:
@@ -195,7 +196,7 @@ def _sample_by_dataset(datasets: list, weights: Dataset, seeds: _Seeds, stop: bo
             p = _probabilities(np.asarray(w, dtype=np.float64))
             yield int(np.searchsorted(np.cumsum(p), rng.random() * p.sum(), side="right").clip(0, len(p) - 1))
 
-    return _Directed(datasets, selector, stop, (weights,))
+    return _Directed(datasets, selector, stop, (weights,), seeds)
 
 
 def choose_from_datasets(datasets: Any, choice_dataset: Any, stop_on_empty_dataset: bool) -> Dataset:

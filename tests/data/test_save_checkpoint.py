@@ -289,3 +289,18 @@ def test_ignore_errors_drops_a_batch_of_unequal_shapes_as_tensorflow():
         list(ds)
     # TensorFlow 2.21: the batch [[0, 1, 2], [0, 1]] is dropped, the others kept
     assert [b.tolist() for b in ds.ignore_errors().as_numpy_iterator()] == [[[0, 1], [0, 1]]] * 2
+
+
+def test_iterator_checkpoint_keeps_unseeded_sampling_order(tmp_path):
+    def mixed():
+        return Dataset.sample_from_datasets([Dataset.range(40), Dataset.range(100, 140)],
+                                            rerandomize_each_iteration=True).repeat(2)
+    it = iter(mixed())
+    for _ in range(50):
+        next(it)
+    rt.train.Checkpoint(it=it).write(str(tmp_path / "s"))
+    rest = [int(v) for v in it]
+    fresh = iter(mixed())                              # its own random seed
+    rt.train.Checkpoint(it=fresh).read(str(tmp_path / "s"))
+    assert [int(v) for v in fresh] == rest
+    assert len(rest) == 160 - 50
