@@ -40,6 +40,7 @@ OPTIONAL_EXTRAS = {  # third-party packages, imported where used: `import runtim
     "graphviz": "Graph.to_svg draws with it; optional",
     "matplotlib": "History.plot draws with it; optional",
     "numba": "the Numba tier (extra [jit]), when a jit_compile=True function is made",
+    "PIL": "Pillow (extra [images]): the JPEG, GIF and BMP codecs, when an image is decoded",
     "tensorboardX": "rt.summary's event files (extra [summary]), when a writer is made",
 }
 LAZY_LOADS = {  # (importer, imported): project modules loaded on first use
