@@ -157,10 +157,18 @@ def bucket_by_sequence_length(dataset: Dataset, element_length_func: Callable, b
     if not isinstance(out, TensorSpec) or not out.dtype.is_integer or out.shape.rank not in (0, None):
         raise ValueError(f"bucket_by_sequence_length: element_length_func must return an integer "
                          f"scalar, but it returns {out!r:.200}.")
-    edges = np.asarray(boundaries, dtype=np.int64)
+    lows = np.asarray([np.iinfo(np.int32).min] + boundaries, dtype=np.int64)
+    highs = np.asarray(boundaries + [np.iinfo(np.int32).max], dtype=np.int64)
 
     def key(element):
-        return int(np.searchsorted(edges, int(length_fn(element)), side="right"))
+        """The first bucket `i` with lows[i] <= length < highs[i] (tf.data's rule, which
+        also decides for boundaries out of order)."""
+        n = int(length_fn(element))
+        fits = np.flatnonzero((lows <= n) & (n < highs))
+        if not fits.size:
+            raise InvalidArgumentError(f"bucket_by_sequence_length: an element of length {n} "
+                                       f"fits no bucket of the boundaries {boundaries}.")
+        return int(fits[0])
 
     flat_spec = st.flatten(dataset._spec)
     if padded_shapes is None:

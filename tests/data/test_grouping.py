@@ -164,3 +164,9 @@ def test_cardinalities_of_infinite_inputs_as_tensorflow():
                                                  no_padding=True).cardinality()) == -1
     assert int(forever.ignore_errors().cardinality()) == -2
     assert int(rt.data.Dataset.range(10).ignore_errors().cardinality()) == -2
+
+
+def test_bucket_boundaries_out_of_order_follow_tensorflows_rule():
+    ds = rt.data.Dataset.range(10).map(lambda x: rt.cast(x, rt.int32)).bucket_by_sequence_length(
+        lambda x: x, [6, 3], [2, 3, 4], no_padding=True)
+    assert lists(ds) == [[0, 1], [2, 3], [4, 5], [6, 7, 8, 9]]          # TensorFlow's
