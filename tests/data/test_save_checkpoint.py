@@ -304,3 +304,18 @@ def test_iterator_checkpoint_keeps_unseeded_sampling_order(tmp_path):
     rt.train.Checkpoint(it=fresh).read(str(tmp_path / "s"))
     assert [int(v) for v in fresh] == rest
     assert len(rest) == 160 - 50
+
+
+def test_iterator_pulled_inside_a_compiled_function_saves_its_position(tmp_path):
+    it = iter(Dataset.range(10))
+
+    @rt.function
+    def pull(iterator):
+        return next(iterator) + next(iterator)
+
+    assert int(pull(it)) == 0 + 1
+    ckpt = rt.train.Checkpoint(it=it)
+    path = ckpt.write(str(tmp_path / "c"))
+    assert int(pull(it)) == 2 + 3
+    ckpt.read(path)
+    assert [int(next(it)) for _ in range(3)] == [2, 3, 4]
