@@ -1182,6 +1182,10 @@ class _Map(_Unary):
 
     def _elements(self):
         if self._parallel and self._parallel > 1:
+            if ignoring_errors():   # failures come back as values, judged on this thread
+                return _failures_skipped(threads.parallel_mapped(
+                    self._input._open(), _FailureCatching(self._fn), self._parallel,
+                    self._deterministic))
             return threads.parallel_mapped(self._input._open(), self._fn, self._parallel,
                                            self._deterministic)
         blocks = self._blocks()
@@ -1191,6 +1195,36 @@ class _Map(_Unary):
         if ignoring_errors():
             return _calls_skipping_errors(fn, self._input._open())
         return (fn(e) for e in self._input._open())
+
+
+class _Failed:
+    __slots__ = ("error",)
+
+    def __init__(self, error: Exception):
+        self.error = error
+
+
+class _FailureCatching:
+    """`fn` returning a `_Failed` in place of raising (run on a worker thread)."""
+
+    def __init__(self, fn: Callable):
+        self.fn = fn
+
+    def __call__(self, element):
+        try:
+            return self.fn(element)
+        except Exception as exc:
+            return _Failed(exc)
+
+
+def _failures_skipped(results: _PyIterator) -> _PyIterator:
+    """The results, the failures dropped when an enclosing `ignore_errors()` takes them."""
+    for out in results:
+        if isinstance(out, _Failed):
+            if skipping_error(out.error):
+                continue
+            raise out.error
+        yield out
 
 
 def _calls_skipping_errors(fn: Callable, source: _PyIterator) -> _PyIterator:

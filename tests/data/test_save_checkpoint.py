@@ -319,3 +319,12 @@ def test_iterator_pulled_inside_a_compiled_function_saves_its_position(tmp_path)
     assert int(pull(it)) == 2 + 3
     ckpt.read(path)
     assert [int(next(it)) for _ in range(3)] == [2, 3, 4]
+
+
+def test_ignore_errors_skips_failures_of_a_parallel_map():
+    ds = Dataset.range(12).map(
+        lambda x: rt.debugging.check_numerics(1.0 / rt.cast(x % 4, rt.float32), "bad"),
+        num_parallel_calls=rt.data.AUTOTUNE)
+    with pytest.raises(rt.errors.InvalidArgumentError):
+        list(ds)
+    assert [float(v) for v in ds.ignore_errors()] == pytest.approx([1.0, 0.5, 1 / 3] * 3)
