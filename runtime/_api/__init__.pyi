@@ -160,6 +160,7 @@ from runtime.ops.array_math import where as where
 from runtime.ops.control_flow import while_loop as while_loop
 from runtime.ops.array_math import zeros as zeros
 from runtime.ops.array_math import zeros_like as zeros_like
+from . import audio as audio
 from . import config as config
 from . import debugging as debugging
 from . import image as image
