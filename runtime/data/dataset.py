@@ -1624,7 +1624,14 @@ class _Prefetch(_Unary):
     def _elements(self):
         if self._size == 0:
             return self._input._open()
-        return threads.prefetched(self._input._open, self._size)
+        handlers = list(getattr(_IGNORING, "handlers", None) or ())
+        if not handlers:
+            return threads.prefetched(self._input._open, self._size)
+
+        def open_ignoring():   # on the producer thread, under the enclosing ignore_errors()
+            _IGNORING.handlers = handlers
+            return self._input._open()
+        return threads.prefetched(open_ignoring, self._size)
 
 
 class _Cache(_Unary):

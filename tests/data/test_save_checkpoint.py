@@ -328,3 +328,11 @@ def test_ignore_errors_skips_failures_of_a_parallel_map():
     with pytest.raises(rt.errors.InvalidArgumentError):
         list(ds)
     assert [float(v) for v in ds.ignore_errors()] == pytest.approx([1.0, 0.5, 1 / 3] * 3)
+
+
+def test_ignore_errors_reaches_behind_a_prefetch():
+    ds = Dataset.range(12).map(
+        lambda x: rt.debugging.check_numerics(1.0 / rt.cast(x % 4, rt.float32), "bad")).prefetch(2)
+    assert [float(v) for v in ds.ignore_errors()] == pytest.approx([1.0, 0.5, 1 / 3] * 3)
+    with pytest.raises(rt.errors.InvalidArgumentError):
+        list(ds)                                  # and the same prefetch alone still fails
