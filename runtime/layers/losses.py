@@ -13,6 +13,9 @@ from __future__ import annotations
 import math
 from typing import Any, Callable
 
+import numpy as np
+
+from .. import dtypes as _dtypes
 from ..arguments import raise_unknown_keywords, strict_keywords
 from ..module import snake_case
 from ..ops import array_math, math_composed, nn
@@ -22,6 +25,33 @@ from . import serialization as _serialization
 
 _EPSILON = 1e-7
 _REDUCTIONS = ("sum_over_batch_size", "sum", "none", "auto", None)
+
+
+def _numeric_sequence(value) -> bool:
+    """True for a (nested) list or tuple of numbers: array data, not a structure of outputs."""
+    if isinstance(value, (list, tuple)):
+        return all(_numeric_sequence(v) for v in value)
+    return isinstance(value, (int, float, np.number))
+
+
+class Reduction:
+    """The names of the ways a loss class reduces its per-sample values (`tf.keras.losses.
+    Reduction`, kept by TensorFlow for Keras 2 programs; Keras 3 takes the strings)."""
+
+    AUTO = "auto"
+    NONE = "none"
+    SUM = "sum"
+    SUM_OVER_BATCH_SIZE = "sum_over_batch_size"
+
+    @classmethod
+    def all(cls) -> tuple[str, ...]:
+        return (cls.AUTO, cls.NONE, cls.SUM, cls.SUM_OVER_BATCH_SIZE)
+
+    @classmethod
+    def validate(cls, key: str) -> None:
+        """Raises ValueError when `key` is not one of `all()`."""
+        if key not in cls.all():
+            raise ValueError(f'Invalid Reduction Key: {key}. Expected keys are "{cls.all()}"')
 
 
 def _matched(y_true, y_pred):
@@ -254,11 +284,31 @@ class Loss:
 
     def __call__(self, y_true, y_pred, sample_weight=None):
         mask = getattr(y_pred, "_keras_mask", None)
+        y_true, y_pred = self._as_loss_dtype(y_true), self._as_loss_dtype(y_pred)
         values = convert_to_tensor(self.call(y_true, y_pred))
         return reduce_weighted(values, sample_weight, mask, self.reduction)
 
+    def _as_loss_dtype(self, value):
+        """Floating-point values (and NumPy or Python numbers) as the loss's dtype (float32
+        unless given), as Keras 3 converts a loss's arguments; integer labels and
+        structures are left to `call`."""
+        if isinstance(value, (dict, list, tuple)) and not _numeric_sequence(value):
+            return value
+        dtype = _dtypes.as_dtype(self.dtype) if self.dtype is not None else _dtypes.float32
+        tensor = value if isinstance(value, Tensor) else convert_to_tensor(value)
+        if tensor.dtype.is_floating and tensor.dtype != dtype:
+            cast = array_math.cast(tensor, dtype)
+            mask = getattr(tensor, "_keras_mask", None)
+            if mask is not None:
+                cast._keras_mask = mask
+            return cast
+        return tensor
+
     def get_config(self) -> dict:
-        return {"name": self.name, "reduction": self.reduction}
+        config = {"name": self.name, "reduction": self.reduction}
+        if self.dtype is not None:
+            config["dtype"] = _dtypes.as_dtype(self.dtype).name
+        return config
 
     @classmethod
     def from_config(cls, config: dict) -> "Loss":
@@ -269,8 +319,9 @@ class LossFunctionWrapper(Loss):
     """A `Loss` from a per-sample function `fn(y_true, y_pred, **kwargs)`."""
 
     def __init__(self, fn: Callable, reduction: str | None = "sum_over_batch_size",
-                 name: str | None = None, **kwargs: Any) -> None:
-        super().__init__(reduction=reduction, name=name or getattr(fn, "__name__", None))
+                 name: str | None = None, dtype=None, **kwargs: Any) -> None:
+        super().__init__(reduction=reduction, name=name or getattr(fn, "__name__", None),
+                         dtype=dtype)
         self.fn = fn
         self._fn_kwargs = kwargs
 
@@ -286,7 +337,8 @@ def _define(class_name: str, fn: Callable, doc: str, **defaults: Any) -> type:
     `reduction` and `name`."""
     names = list(defaults)
 
-    def __init__(self, *args, reduction="sum_over_batch_size", name=None, **kwargs):
+    def __init__(self, *args, reduction="sum_over_batch_size", name=None, dtype=None,
+                 **kwargs):
         if len(args) > len(names):
             raise TypeError(f"{type(self).__name__}() takes at most {len(names)} positional "
                             f"arguments ({len(args)} given).")
@@ -294,10 +346,10 @@ def _define(class_name: str, fn: Callable, doc: str, **defaults: Any) -> type:
         values.update(zip(names, args))
         unknown = [k for k in kwargs if k not in defaults]
         if unknown:
-            raise_unknown_keywords(class_name, unknown, [*names, "reduction", "name"])
+            raise_unknown_keywords(class_name, unknown, [*names, "reduction", "name", "dtype"])
         values.update(kwargs)
         LossFunctionWrapper.__init__(self, fn, reduction=reduction,
-                                     name=name or fn.__name__, **values)
+                                     name=name or fn.__name__, dtype=dtype, **values)
     __init__.__qualname__ = f"{class_name}.__init__"
     return type(class_name, (LossFunctionWrapper,), {"__init__": __init__, "__doc__": doc,
                                                      "__module__": __name__})
@@ -389,5 +441,6 @@ def get(identifier) -> Callable | None:
     raise TypeError(f"A loss must be a name, a config dict or a callable, got {identifier!r}.")
 
 
-__all__ = ["Loss", "LossFunctionWrapper", *_CLASSES, *_FUNCTIONS, "MSE", "MAE", "MAPE", "MSLE",
+__all__ = ["Loss", "LossFunctionWrapper", "Reduction", *_CLASSES, *_FUNCTIONS, "MSE", "MAE",
+           "MAPE", "MSLE",
            "KLD", "serialize", "deserialize", "get"]

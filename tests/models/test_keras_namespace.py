@@ -100,7 +100,7 @@ def test_loss_classes_reduce_and_weight():
 def test_loss_gradient_matches_finite_differences():
     y = np.array([[0.3, -1.0]], np.float64)
     x = rt.Variable(np.array([[0.1, 0.4]], np.float64))
-    loss = keras.losses.Huber(delta=0.5)
+    loss = keras.losses.Huber(delta=0.5, dtype="float64")  # Keras 3 computes in float32 otherwise
     with rt.GradientTape() as tape:
         value = loss(y, x)
     grad = np.asarray(tape.gradient(value, x))
