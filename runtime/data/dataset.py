@@ -1717,16 +1717,28 @@ class _Interleave(_Unary):
             return self._call(e)
         return None
 
+    def _next_opened(self, source) -> Optional[_PyIterator]:
+        """The opened dataset of the next input element (None at the end); an element whose
+        function fails is passed over under `ignore_errors()`."""
+        for element in source:
+            try:
+                return self._call(element)._open()
+            except Exception as exc:
+                if not skipping_error(exc):
+                    raise
+        return None
+
     def _elements(self):
         source = self._input._open()
         active: list = []
         exhausted = False
         while True:
             while not exhausted and len(active) < self._cycle:
-                try:
-                    active.append(self._call(next(source))._open())
-                except StopIteration:
+                opened = self._next_opened(source)
+                if opened is None:
                     exhausted = True
+                else:
+                    active.append(opened)
             if not active:
                 return
             i = 0
@@ -1742,10 +1754,8 @@ class _Interleave(_Unary):
                 if ended:
                     replacement = None
                     if not exhausted:
-                        try:
-                            replacement = self._call(next(source))._open()
-                        except StopIteration:
-                            exhausted = True
+                        replacement = self._next_opened(source)
+                        exhausted = replacement is None
                     if replacement is None:
                         active.pop(i)
                         continue

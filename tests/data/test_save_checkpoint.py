@@ -336,3 +336,27 @@ def test_ignore_errors_reaches_behind_a_prefetch():
     assert [float(v) for v in ds.ignore_errors()] == pytest.approx([1.0, 0.5, 1 / 3] * 3)
     with pytest.raises(rt.errors.InvalidArgumentError):
         list(ds)                                  # and the same prefetch alone still fails
+
+
+def test_ignore_errors_passes_over_failed_interleave_calls_and_missing_files(tmp_path):
+    names = []
+    for i in range(3):
+        path = tmp_path / f"f{i}.txt"
+        if i != 1:
+            path.write_text(f"a{i}\nb{i}\n")
+        names.append(str(path))
+
+    def lines(name):
+        return rt.data.TextLineDataset(name)
+    ds = Dataset.from_tensor_slices(names).interleave(lines, cycle_length=3)
+    with pytest.raises(rt.errors.NotFoundError, match="f1.txt"):
+        list(ds)
+    assert sorted(v.numpy() for v in ds.ignore_errors()) == [b"a0", b"a2", b"b0", b"b2"]
+
+    def failing_for_one(x):
+        rt.debugging.assert_less(x, np.int64(3))
+        return Dataset.from_tensors(x).repeat(2)
+    ds = Dataset.range(5).flat_map(failing_for_one)
+    with pytest.raises(rt.errors.InvalidArgumentError):
+        list(ds)
+    assert [int(v) for v in ds.ignore_errors()] == [0, 0, 1, 1, 2, 2]
