@@ -205,3 +205,21 @@ def test_rejection_resample_filter_only_case_as_tensorflow():
     assert int(ds.cardinality()) == -2
     assert int(Dataset.range(10).repeat().rejection_resample(
         lambda x: x % 2, [1.0, 0.0], initial_dist=[0.5, 0.5], seed=1).cardinality()) == -2
+
+
+def test_sampling_repeats_across_iterations_unless_rerandomized_as_tensorflow():
+    # TensorFlow 2.21: the same order at each iteration, seeded or not, unless
+    # rerandomize_each_iteration=True; the global seed makes two datasets draw alike
+    for kw, same in [({"seed": 1}, True), ({}, True), ({"rerandomize_each_iteration": False}, True),
+                     ({"seed": 1, "rerandomize_each_iteration": True}, False),
+                     ({"rerandomize_each_iteration": True}, False)]:
+        ds = Dataset.sample_from_datasets([Dataset.range(20), Dataset.range(100, 120)], **kw)
+        assert (ints(ds) == ints(ds)) is same, kw
+    try:
+        rt.random.set_seed(5)
+        first = ints(Dataset.sample_from_datasets([Dataset.range(20), Dataset.range(100, 120)]))
+        rt.random.set_seed(5)
+        second = ints(Dataset.sample_from_datasets([Dataset.range(20), Dataset.range(100, 120)]))
+    finally:
+        rt.random.set_seed(None)
+    assert first == second
