@@ -484,3 +484,23 @@ def total_variation(images, name=None) -> Tensor:
     axes = [-3, -2, -1]
     return array_math.add(array_math.reduce_sum(array_math.abs(rows), axis=axes),
                           array_math.reduce_sum(array_math.abs(cols), axis=axes), name=name)
+
+
+@export("image.resize_with_pad")
+def resize_with_pad(image, target_height: int, target_width: int, method: str = "bilinear",
+                    antialias: bool = False) -> Tensor:
+    """`image` resized to fit `target_height` x `target_width` keeping its aspect ratio, then
+    padded with zeros around it (centred, the odd pixel after), as TensorFlow's."""
+    x = _image(image)
+    _nonneg_ints(target_height=target_height, target_width=target_width)
+    if target_height <= 0 or target_width <= 0:
+        raise ValueError(f"resize_with_pad: target_height and target_width must be positive, "
+                         f"got {target_height} and {target_width}.")
+    h, w = _hw(x)
+    ratio = builtins.max(w / target_width, h / target_height)
+    new_h = builtins.max(int(math.floor(h / ratio)), 1)
+    new_w = builtins.max(int(math.floor(w / ratio)), 1)
+    resized = resize(x, [new_h, new_w], method=method, antialias=antialias)
+    top = builtins.max(0, (target_height - new_h) // 2)
+    left = builtins.max(0, (target_width - new_w) // 2)
+    return pad_to_bounding_box(resized, top, left, target_height, target_width)

@@ -70,3 +70,20 @@ def test_gradients_of_the_style_transfer_regulariser():
         bumped[index] += eps
         numeric = (loss(rt.constant(bumped)).numpy() - total.numpy()) / eps
         assert grad[index] == pytest.approx(numeric, rel=1e-3, abs=1e-3)
+
+
+def test_resize_with_pad_matches_tensorflow():
+    # TensorFlow 2.21's output for the same input: a 5x8 image into 6x6 is resized to 3x6
+    # (the aspect ratio kept) and placed at row 1
+    x = (np.arange(5 * 8 * 1) * 7 % 23).astype(np.uint8).reshape(5, 8, 1)
+    got = rt.image.resize_with_pad(x, 6, 6)
+    assert got.dtype == rt.float32 and got.shape.as_list() == [6, 6, 1]
+    np.testing.assert_allclose(got.numpy()[1, :, 0], [4.5, 10.0, 15.5, 9.5, 15.0, 7.722],
+                               atol=1e-3)
+    assert not got.numpy()[[0, 4, 5]].any()
+    np.testing.assert_allclose(got.numpy()[1:4], rt.image.resize(x, [3, 6]).numpy())
+    nearest = rt.image.resize_with_pad(x.astype(np.float32), 7, 4, method="nearest")
+    assert not nearest.numpy()[[0, 1, 4, 5, 6]].any()
+    np.testing.assert_array_equal(nearest.numpy()[2:4, :, 0], x[[1, 3]][:, 1::2, 0])
+    assert rt.image.resize_with_pad(np.zeros((2, 3, 5, 1), np.float32), 4, 4).shape == \
+        [2, 4, 4, 1]
