@@ -41,8 +41,11 @@ def _check(labels, label_mode, class_names, output_sequence_length, ragged, samp
                                   "here; give `output_sequence_length`, or leave both unset "
                                   "(batches padded to their longest file).")
     if sampling_rate is not None:
-        if not isinstance(sampling_rate, int) or sampling_rate <= 0:
-            raise ValueError("`sampling_rate` should be a positive integer. Received: "
+        if not isinstance(sampling_rate, int):
+            raise ValueError("`sampling_rate` should have an integer value. Received: "
+                             f"sampling_rate={sampling_rate}")
+        if sampling_rate <= 0:
+            raise ValueError("`sampling_rate` should be higher than 0. Received: "
                              f"sampling_rate={sampling_rate}")
         raise NotImplementedError("audio_dataset_from_directory(sampling_rate=...) resamples "
                                   "with tensorflow-io in Keras; it is not offered here. Leave "

@@ -146,7 +146,8 @@ ENCODE_WAV = define("EncodeWav", _encode_infer, _encode_kernel, differentiable=F
 def encode_wav(audio, sample_rate, name=None) -> Tensor:
     """16-bit PCM WAV bytes (a scalar string) of float32 `audio` [samples, channels] (values
     clipped to [-1, 1)) at the int32 `sample_rate`."""
-    x = convert_to_tensor(audio)
+    # like TensorFlow's op wrapper: arrays and lists are made float32, tensors must be float32
+    x = audio if isinstance(audio, Tensor) else convert_to_tensor(np.asarray(audio, np.float32))
     if x.dtype is not _dtypes.float32:
         raise TypeError(f"encode_wav: `audio` must be float32, got {x.dtype.name}.")
     rate = convert_to_tensor(sample_rate)

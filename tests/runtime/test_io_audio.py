@@ -91,6 +91,9 @@ def test_errors_as_tensorflow():
     with pytest.raises(InvalidArgumentError, match="audio must be 2-dimensional"):
         rt.audio.encode_wav(np.array([0.5], np.float32), 8000)
     with pytest.raises(TypeError, match="float32"):
-        rt.audio.encode_wav(np.zeros((2, 1), np.float64), 8000)
+        rt.audio.encode_wav(rt.constant(np.zeros((2, 1), np.float64)), 8000)
+    # a float64 array is made float32 first, as TensorFlow's op wrapper does
+    assert rt.audio.encode_wav(np.full((2, 1), 0.5), 8000).numpy() == \
+        rt.audio.encode_wav(np.full((2, 1), 0.5, np.float32), 8000).numpy()
     with pytest.raises(TypeError, match="did you mean"):
         rt.audio.decode_wav(_file("stereo.wav"), desired_channel=1)
