@@ -11,6 +11,7 @@ from __future__ import annotations
 import collections
 import glob
 import gzip
+import itertools
 import os
 import zlib
 from typing import Any, Callable, Iterator, Optional
@@ -61,36 +62,55 @@ def _open_for_reading(path: str, kind: str):
     return _Inflating(raw) if kind == "ZLIB" else raw
 
 
-def _lines(fh, buffer_size: int) -> Iterator[bytes]:
-    """The lines of a binary stream, without their line endings (LF or CRLF)."""
+def _line_batches(fh, buffer_size: int) -> Iterator[tuple[list, bool]]:
+    """The lines of a binary stream a chunk at a time, without their line endings (LF or
+    CRLF), and whether the chunk holds a double quote."""
     rest = b""
     while True:
         chunk = fh.read(buffer_size)
         if not chunk:
             break
-        parts = (rest + chunk).split(b"\n")
-        rest = parts.pop()
-        for line in parts:
-            yield line[:-1] if line.endswith(b"\r") else line
+        text = rest + chunk
+        if b"\r" in text:
+            text = text.replace(b"\r\n", b"\n")
+        lines = text.split(b"\n")
+        rest = lines.pop()
+        if lines:
+            yield lines, b'"' in text
     if rest:
-        yield rest[:-1] if rest.endswith(b"\r") else rest
+        yield [rest[:-1] if rest.endswith(b"\r") else rest], b'"' in rest
+
+
+def _record_batches(fh, buffer_size: int, use_quote: bool) -> Iterator[tuple[Any, list]]:
+    """(first line numbers, records) of a CSV stream a chunk at a time; a quoted field may
+    hold line breaks (its record then spans lines)."""
+    number = 0
+    pending: Optional[tuple[int, bytes]] = None  # a record whose quoted field goes on
+    for lines, quoted in _line_batches(fh, buffer_size):
+        if pending is None and not (use_quote and quoted):
+            yield range(number + 1, number + 1 + len(lines)), lines
+            number += len(lines)
+            continue
+        numbers, records = [], []
+        for line in lines:
+            number += 1
+            first, text = (pending[0], pending[1] + b"\n" + line) if pending else (number, line)
+            if use_quote and text.count(b'"') % 2:
+                pending = (first, text)
+                continue
+            pending = None
+            numbers.append(first)
+            records.append(text)
+        if records:
+            yield numbers, records
+    if pending is not None:
+        yield [pending[0]], [pending[1]]
 
 
 def _records(fh, buffer_size: int, use_quote: bool) -> Iterator[tuple[int, bytes]]:
-    """(line number, record) of a CSV stream; a quoted field may hold line breaks."""
-    lines = _lines(fh, buffer_size)
-    number = 0
-    for line in lines:
-        number += 1
-        first = number
-        if use_quote:
-            while line.count(b'"') % 2:
-                more = next(lines, None)
-                if more is None:
-                    break
-                number += 1
-                line += b"\n" + more
-        yield first, line
+    """(line number, record) of a CSV stream, one record at a time."""
+    for numbers, records in _record_batches(fh, buffer_size, use_quote):
+        yield from zip(numbers, records)
 
 
 class _Reading:
@@ -103,30 +123,62 @@ class _Reading:
         self.na, self.select, self.exclude, self.compression = na, select, exclude, compression
         self.buffer_size, self.ignore_errors = buffer_size, ignore_errors
 
-    def rows(self, path: str) -> Iterator[tuple]:
-        """(path, line, fields of the columns read) of each record of the file `path`; a
-        corrupted GZIP or ZLIB stream is a DataLossError naming the file."""
+    def rows(self, path: str) -> Iterator[tuple[list, list]]:
+        """Batches `(wheres, rows)` of the file `path`: per record its `(path, line)` and the
+        fields of the columns read. A corrupted GZIP or ZLIB stream is a DataLossError."""
         try:
             yield from self._rows(path)
         except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
             raise DataLossError(f"{path}: corrupted {self.compression} stream ({exc})") from None
 
-    def _rows(self, path: str) -> Iterator[tuple]:
+    def _rows(self, path: str) -> Iterator[tuple[list, list]]:
         fh = _open_for_reading(path, self.compression)
         try:
-            records = _records(fh, self.buffer_size, self.use_quote)
-            if self.header and next(records, None) is None:
+            skip = self.header
+            for numbers, records in _record_batches(fh, self.buffer_size, self.use_quote):
+                if skip:
+                    numbers, records, skip = numbers[1:], records[1:], False
+                if records:
+                    yield from self._split(path, numbers, records)
+            if skip:
                 raise InvalidArgumentError(f"CsvDataset: Can't read header of file {path}: it is "
                                            "empty (header=True).")
-            for line, record in records:
-                try:
-                    yield path, line, self._fields(record)
-                except io_csv.RecordError as exc:
-                    error = InvalidArgumentError(f"{exc} ({path}, line {line})")
-                    if not (self.ignore_errors or skipping_error(error)):
-                        raise error from None
         finally:
             fh.close()
+
+    def _split(self, path: str, numbers: Any, records: list) -> Iterator[tuple[list, list]]:
+        """The batch `(wheres, rows)` of records (a plain batch split at once; otherwise record
+        by record, a bad record raising after the rows before it)."""
+        joined = b"".join(records)
+        if self.exclude is None and b"\r" not in joined and not (self.use_quote and b'"' in joined):
+            rows = self._plain_rows(records)
+            if rows is not None:
+                yield list(zip(itertools.repeat(path), numbers)), rows
+                return
+        wheres, rows = [], []
+        for line, record in zip(numbers, records):
+            try:
+                rows.append(self._fields(record))
+                wheres.append((path, line))
+            except io_csv.RecordError as exc:
+                error = InvalidArgumentError(f"{exc} ({path}, line {line})")
+                if not (self.ignore_errors or skipping_error(error)):
+                    if rows:
+                        yield wheres, rows
+                    raise error from None
+        if rows:
+            yield wheres, rows
+
+    def _plain_rows(self, records: list) -> Optional[list]:
+        """The rows of records without quotes or CRs, split at once; None when one has too
+        few or too many fields (then each record is read on its own)."""
+        rows = [r.split(bytes([self.delim])) for r in records]
+        if self.select is None:
+            count = len(self.columns)
+            return rows if all(len(f) == count for f in rows) else None
+        if min(map(len, rows)) <= self.select[-1]:
+            return None
+        return [[f[c] for c in self.select] for f in rows]
 
     def _fields(self, record: bytes) -> list:
         fields = io_csv.split_fields(record, self.delim, self.use_quote) if record else [b""]
@@ -139,18 +191,18 @@ class _Reading:
         skip = set(self.exclude)
         return [f for i, f in enumerate(fields) if i not in skip]
 
-    def columns_of(self, rows: list) -> Iterator[list]:
-        """The columns of rows read by `rows`: the arrays of the good rows before the first
-        bad field, then its InvalidArgumentError (bad rows left out with `ignore_errors`)."""
-        fields = [r[2] for r in rows]
+    def columns_of(self, wheres: list, fields: list) -> Iterator[list]:
+        """The columns of rows: the arrays of the good rows before the first bad field, then
+        its InvalidArgumentError (bad rows left out under `ignore_errors`)."""
         if self.ignore_errors or ignoring_errors():
             bad: dict = {}
             columns = io_csv.convert_rows(fields, self.columns, self.na, lambda r: "", bad)
             for r in sorted(bad):
                 if not self.ignore_errors:  # an enclosing ignore_errors() is told of each
-                    skipping_error(InvalidArgumentError(f"{bad[r]} ({rows[r][0]}, line {rows[r][1]})"))
+                    path, line = wheres[r]
+                    skipping_error(InvalidArgumentError(f"{bad[r]} ({path}, line {line})"))
             if bad:
-                keep = np.array([r not in bad for r in range(len(rows))])
+                keep = np.array([r not in bad for r in range(len(fields))])
                 columns = [c[keep] for c in columns]
             yield columns
             return
@@ -159,8 +211,15 @@ class _Reading:
         except io_csv.FieldError as exc:
             if exc.row:
                 yield io_csv.convert_rows(fields[:exc.row], self.columns, self.na, lambda r: "")
-            path, line, _ = rows[exc.row]
+            path, line = wheres[exc.row]
             raise InvalidArgumentError(f"{exc} ({path}, line {line})") from None
+
+
+def _one_by_one(batches: Iterator[tuple[list, list]]) -> Iterator[tuple[list, list]]:
+    """Batches of one row each."""
+    for wheres, rows in batches:
+        for where, row in zip(wheres, rows):
+            yield [where], [row]
 
 
 def _interleave(paths: list, rows: Callable, cycle_length: int) -> Iterator[Any]:
@@ -203,26 +262,37 @@ class _CsvSource(Dataset):
             return [os.fsdecode(np.asarray(e).item()) for e in self._files._open()]
         return self._files
 
-    def _blocks(self):
-        rows = _interleave(self._paths(), self._reading.rows, self._cycle)
-        while True:
-            block: list = []
-            try:
-                for row in rows:
-                    block.append(row)
-                    if len(block) == BLOCK:
-                        break
-            except Exception:
-                if block:  # the rows before the bad record come first, as one at a time
-                    yield from self._packed(block)
-                raise
-            if block:
-                yield from self._packed(block)
-            if len(block) < BLOCK:
-                return
+    def _batches(self) -> Iterator[tuple[list, list]]:
+        paths, rows = self._paths(), self._reading.rows
+        if self._cycle == 1:
+            return itertools.chain.from_iterable(rows(p) for p in paths)
+        return _interleave(paths, lambda p: _one_by_one(rows(p)), self._cycle)
 
-    def _packed(self, block: list):
-        for columns in self._reading.columns_of(block):
+    def _blocks(self):
+        batches = self._batches()
+        wheres: list = []
+        fields: list = []
+        while True:
+            try:
+                batch = next(batches, None)
+            except Exception:
+                if fields:  # the rows before the bad record come first, as one at a time
+                    yield from self._packed(wheres, fields)
+                raise
+            if batch is None:
+                break
+            wheres += batch[0]
+            fields += batch[1]
+            if len(fields) >= BLOCK:
+                cut = len(fields) - len(fields) % BLOCK
+                for at in range(0, cut, BLOCK):
+                    yield from self._packed(wheres[at:at + BLOCK], fields[at:at + BLOCK])
+                wheres, fields = wheres[cut:], fields[cut:]
+        if fields:
+            yield from self._packed(wheres, fields)
+
+    def _packed(self, wheres: list, fields: list):
+        for columns in self._reading.columns_of(wheres, fields):
             if len(columns[0]):
                 yield self._pack(columns)
 

@@ -302,6 +302,19 @@ def test_csv_dataset_missing_file_fails_when_iterated(tmp_path):
         _rows(ds)
 
 
+@pytest.mark.parametrize("buffer_size", [5, 64, None])
+def test_csv_dataset_reads_what_pythons_csv_module_writes(files, buffer_size):
+    rng = random.Random(5)
+    rows = [[str(i), "".join(rng.choice('ab ,"\n') for _ in range(rng.randint(0, 8))),
+             f"{rng.uniform(-5, 5):.3f}"] for i in range(1500)]
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(rows)
+    path = files("written.csv", out.getvalue())
+    ds = rt.data.experimental.CsvDataset(path, [rt.int64, [""], rt.float64], buffer_size=buffer_size)
+    got = [[str(a), b.decode(), f"{c:.3f}"] for a, b, c in ds.as_numpy_iterator()]
+    assert got == list(csv.reader(io.StringIO(out.getvalue())))
+
+
 def test_csv_dataset_blocks_agree_with_numpy_and_keep_rows_before_an_error(files):
     rng = np.random.default_rng(0)
     ints = rng.integers(-1000, 1000, size=2500)
