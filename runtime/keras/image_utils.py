@@ -24,7 +24,7 @@ import numpy as np
 from .. import dtypes as _dtypes
 from ..arguments import strict_keywords
 from ..data import AUTOTUNE, Dataset
-from ..layers.preprocessing.image import resize_images
+from ..layers.preprocessing.image import resize_weights
 from ..ops.io import read_file
 from ..ops.io_image import decode_image, pillow
 from ..ops.py_function import numpy_function
@@ -56,9 +56,29 @@ def _crop(image: np.ndarray, target_h: int, target_w: int) -> np.ndarray:
     return image[top:top + crop_h, left:left + crop_w]
 
 
+def _lerp(x: np.ndarray, axis: int, n_out: int) -> np.ndarray:
+    """`x` linearly resampled to `n_out` samples along `axis` (half-pixel centers), in
+    float32 as TensorFlow's kernel: `a + (b - a) * fraction`."""
+    n_in = x.shape[axis]
+    src = (np.arange(n_out) + 0.5) * (n_in / n_out) - 0.5
+    low = np.floor(src)
+    a = np.take(x, np.clip(low, 0, n_in - 1).astype(np.intp), axis=axis)
+    b = np.take(x, np.clip(np.ceil(src), 0, n_in - 1).astype(np.intp), axis=axis)
+    shape = [1] * x.ndim
+    shape[axis] = n_out
+    return a + (b - a) * (src - low).astype(np.float32).reshape(shape)
+
+
 def _resize(image: np.ndarray, height: int, width: int, method: str) -> np.ndarray:
-    out = resize_images(image[None], height, width, method)[0]
-    return out.astype(image.dtype) if method == "nearest" else out.astype(np.float32)
+    """[h, w, c] to [height, width, c]: bilinear by two taps (along the width, then the
+    height, as TensorFlow), other methods by their separable weight matrices."""
+    if method == "bilinear":
+        return _lerp(_lerp(image.astype(np.float32), 1, width), 0, height)
+    rows = resize_weights(image.shape[0], height, method).astype(np.float32)
+    cols = resize_weights(image.shape[1], width, method).astype(np.float32)
+    flat = rows @ image.reshape(image.shape[0], -1).astype(np.float32)
+    out = np.matmul(cols, flat.reshape(height, image.shape[1], -1))
+    return out.astype(image.dtype) if method == "nearest" else out
 
 
 def resize_image(image: np.ndarray, size: tuple[int, int], method: str,
