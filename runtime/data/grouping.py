@@ -97,7 +97,7 @@ def group_by_window(dataset: Dataset, key_func: Callable, reduce_func: Callable,
         raise TypeError(f"group_by_window: reduce_func must be callable, got "
                         f"{type(reduce_func).__name__}.")
     key_fn = _int64_scalar(_Traced(key_func, dataset._spec, "group_by_window"), "key_func")
-    if window_size is not None:
+    if window_size_func is None:
         fixed = _window_size(window_size, "window_size")
 
         def size(_key):

@@ -119,7 +119,8 @@ class _Seeds:
         if hasattr(seed, "numpy"):
             seed = int(seed.numpy())
         words = _shuffle_seed(seed)
-        self._seed = words if words is not None else [int(np.random.SeedSequence().entropy) & 0xFFFFFFFF]
+        entropy: Any = np.random.SeedSequence().entropy
+        self._seed = words if words is not None else [int(entropy) & 0xFFFFFFFF]
         self.rerandomize = bool(rerandomize)
         self._epochs = EpochCounter()      # `_seed` and `_epochs`: an iterator checkpoints them
 
