@@ -58,6 +58,11 @@ class NotFoundError(OpError, FileNotFoundError):
     file, and an `OpError`, as TensorFlow's `tf.errors.NotFoundError` is."""
 
 
+class AlreadyExistsError(OpError, FileExistsError):
+    """What was to be made already exists: a file `rt.io.gfile.copy` or `rename` would replace
+    without `overwrite=True`. A `FileExistsError` too, as Python code expects."""
+
+
 class OutOfRangeError(OpError, StopIteration):
     """An iterator has no more elements (`next()` on a staged dataset iterator at the end).
 
