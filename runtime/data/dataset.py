@@ -28,6 +28,7 @@ from .. import dtypes as _dtypes
 from ..arguments import strict_keywords
 from ..errors import InvalidArgumentError, NotFoundError, OutOfRangeError
 from ..function import function as rt_function
+from ..ops.io_tfrecord import _compression, _open_for_reading
 from ..ops.random import SEEDS
 from ..ops.variables import Variable
 from ..shapes import TensorShape, TensorSpec, as_shape
@@ -994,14 +995,21 @@ class _Dask(Dataset):
 
 
 class TextLineDataset(Dataset):
-    """The lines of one or more text files (without their line endings), as string scalars,
-    read lazily."""
+    """The lines of one or more text files (without their `\\n` or `\\r\\n` endings), as string
+    scalars, read lazily. `compression_type`: None / '' / 'GZIP' / 'ZLIB'; `buffer_size`: the
+    bytes read at a time; `num_parallel_reads`: that many files read in turn, a line from each.
+    A file that cannot be opened raises `rt.errors.NotFoundError` when it is reached."""
 
     def __init__(self, filenames: Any, compression_type: Optional[str] = None,
                  buffer_size: Optional[int] = None, num_parallel_reads: Optional[int] = None,
                  name: Optional[str] = None):
-        if compression_type not in (None, ""):
-            raise ValueError("TextLineDataset: compression_type is not supported.")
+        self._kind = _compression(compression_type)
+        self._chunk = 1 << 16 if buffer_size is None else _positive_int(
+            buffer_size, "buffer_size", "TextLineDataset")
+        self._parallel = 1 if num_parallel_reads is None else _positive_int(
+            num_parallel_reads, "num_parallel_reads", "TextLineDataset", allow=(AUTOTUNE,))
+        if self._parallel == AUTOTUNE:
+            self._parallel = threads.default_parallelism()
         if isinstance(filenames, Dataset):
             self._names_ds = filenames
             self._names = None
@@ -1011,27 +1019,63 @@ class TextLineDataset(Dataset):
         self._spec = TensorSpec([], _dtypes.string)
         self._card = UNKNOWN
 
+    def _file_names(self) -> list:
+        if self._names is not None:
+            return self._names
+        return [os.fsdecode(np.asarray(e)[()]) for e in self._names_ds._open()]
+
+    def _lines(self, name: str) -> _PyIterator:
+        """The lines of one file; a file that cannot be opened is passed over under
+        `ignore_errors()`, else raises (as tf.data: when it is read, not when named)."""
+        try:
+            if os.path.isdir(name):
+                raise IsADirectoryError(21, "Is a directory")
+            f = _open_for_reading(name, self._kind)
+        except OSError as exc:
+            error = exc if isinstance(exc, NotFoundError) else _file_error(name, exc, "TextLineDataset")
+            if skipping_error(error):
+                return
+            raise error from None
+        try:
+            rest = b""
+            while True:
+                data = f.read(self._chunk)
+                if not data:
+                    break
+                pieces = (rest + data).split(b"\n")
+                rest = pieces.pop()
+                for line in pieces:     # as TensorFlow's line reader: every \r dropped
+                    yield np.asarray(line.replace(b"\r", b""), dtype=object)
+            if rest:
+                yield np.asarray(rest.replace(b"\r", b""), dtype=object)
+        finally:
+            f.close()
+
     def _elements(self):
-        names = self._names
-        if names is None:
-            names = [os.fsdecode(np.asarray(e)[()]) for e in self._names_ds._open()]
-        for name in names:
-            try:
-                f = open(name, "rb")
-            except OSError as exc:   # as tf.data: a missing file fails when it is read
-                error = _file_error(name, exc, "TextLineDataset")
-                if skipping_error(error):
+        names = self._file_names()
+        if self._parallel == 1:
+            for name in names:
+                yield from self._lines(name)
+            return
+        pending, active = list(names), []
+        while pending or active:
+            while pending and len(active) < self._parallel:
+                active.append(self._lines(pending.pop(0)))
+            for it in list(active):
+                try:
+                    line = next(it)
+                except StopIteration:
+                    active.remove(it)
                     continue
-                raise error from None
-            with f:
-                for line in f:
-                    yield np.asarray(line.rstrip(b"\r\n"), dtype=object)
+                yield line
 
 
 def _file_error(name: str, exc: OSError, what: str) -> Exception:
     """TensorFlow's error for a file that cannot be opened: `NotFoundError` when missing."""
     if isinstance(exc, FileNotFoundError):
         return NotFoundError(f"{name}; No such file or directory ({what})")
+    if isinstance(exc, IsADirectoryError):
+        return InvalidArgumentError(f"{name}; Is a directory ({what})")
     return InvalidArgumentError(f"{what}: cannot read {name}: {exc.strerror or exc}")
 
 

@@ -360,3 +360,30 @@ def test_ignore_errors_passes_over_failed_interleave_calls_and_missing_files(tmp
     with pytest.raises(rt.errors.InvalidArgumentError):
         list(ds)
     assert [int(v) for v in ds.ignore_errors()] == [0, 0, 1, 1, 2, 2]
+
+
+def test_text_line_dataset_reads_as_tensorflow(tmp_path):
+    import gzip
+    import zlib
+    (tmp_path / "a.txt").write_bytes(b"one\r\ntwo\n\nthr\ree\r\r\nlast")
+    (tmp_path / "b.txt").write_bytes(b"b1\nb2\nb3\nb4\n")
+    (tmp_path / "c.txt").write_bytes(b"c1\n")
+    with gzip.open(tmp_path / "g.gz", "wb") as f:
+        f.write(b"g1\ng2\n")
+    (tmp_path / "z.z").write_bytes(zlib.compress(b"z1\nz2"))
+
+    def read(*args, **kwargs):
+        return [v.numpy() for v in rt.data.TextLineDataset(*args, **kwargs)]
+    a, b, c = (str(tmp_path / n) for n in ("a.txt", "b.txt", "c.txt"))
+    # TensorFlow 2.21's lines: every \r dropped, a last line without \n kept
+    assert read(a) == [b"one", b"two", b"", b"three", b"last"]
+    assert read(a, buffer_size=3) == [b"one", b"two", b"", b"three", b"last"]
+    assert read([a, b, c], num_parallel_reads=2) == [b"one", b"b1", b"two", b"b2", b"", b"b3",
+                                                     b"three", b"b4", b"last", b"c1"]
+    assert read(str(tmp_path / "g.gz"), compression_type="GZIP") == [b"g1", b"g2"]
+    assert read(str(tmp_path / "z.z"), compression_type="ZLIB") == [b"z1", b"z2"]
+    assert read(Dataset.from_tensor_slices([c, b])) == [b"c1", b"b1", b"b2", b"b3", b"b4"]
+    with pytest.raises(rt.errors.InvalidArgumentError, match="directory"):
+        read(str(tmp_path))
+    with pytest.raises(ValueError, match="compression_type"):
+        rt.data.TextLineDataset(a, compression_type="BZ2")
