@@ -874,8 +874,8 @@ class ExampleBatch:
     def __init__(self, records: list[bytes], keys: list[str]):
         self.records, self.keys = records, list(keys)
         n = len(records)
-        self.joined = b"".join(records)
-        self.data = np.frombuffer(self.joined + bytes(8), np.uint8)
+        self.joined = b"".join([*records, bytes(8)])  # 8 bytes after: reads past an end
+        self.data = np.frombuffer(self.joined, np.uint8)
         ends = np.cumsum(np.fromiter(map(len, records), np.int64, n))
         shape = (len(self.keys), n)
         self.present = np.zeros(shape, bool)
