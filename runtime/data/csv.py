@@ -9,6 +9,7 @@ of rows at a time, so `shuffle` and `batch` after them work on NumPy blocks.
 from __future__ import annotations
 
 import collections
+import copy
 import glob
 import gzip
 import itertools
@@ -26,7 +27,7 @@ from ..shapes import TensorSpec
 from . import structure as st
 from .dataset import AUTOTUNE, BLOCK, UNKNOWN, Dataset, ignoring_errors, skipping_error
 
-_CHUNK = 1 << 20
+_CHUNK = 1 << 18  # bytes read at a time from a file (a file of several read in turn: 1/4)
 _COMPRESSIONS = {None: "", "": "", "GZIP": "GZIP", "ZLIB": "ZLIB"}
 
 
@@ -266,7 +267,9 @@ class _CsvSource(Dataset):
         paths, rows = self._paths(), self._reading.rows
         if self._cycle == 1:
             return itertools.chain.from_iterable(rows(p) for p in paths)
-        return _interleave(paths, lambda p: _one_by_one(rows(p)), self._cycle)
+        smaller = copy.copy(self._reading)  # many files open at once: smaller reads
+        smaller.buffer_size = max(self._reading.buffer_size // 4, 1)
+        return _interleave(paths, lambda p: _one_by_one(smaller.rows(p)), self._cycle)
 
     def _blocks(self):
         batches = self._batches()
