@@ -8,6 +8,7 @@ from runtime.ops.image import adjust_saturation as adjust_saturation
 from runtime.ops.image import central_crop as central_crop
 from runtime.ops.image import convert_image_dtype as convert_image_dtype
 from runtime.ops.image import crop_to_bounding_box as crop_to_bounding_box
+from runtime.ops.io_image import decode_and_crop_jpeg as decode_and_crop_jpeg
 from runtime.ops.io_image import decode_bmp as decode_bmp
 from runtime.ops.io_image import decode_gif as decode_gif
 from runtime.ops.io_image import decode_image as decode_image
@@ -15,6 +16,7 @@ from runtime.ops.io_image import decode_jpeg as decode_jpeg
 from runtime.ops.io_image import decode_png as decode_png
 from runtime.ops.io_image import encode_jpeg as encode_jpeg
 from runtime.ops.io_image import encode_png as encode_png
+from runtime.ops.io_image import extract_jpeg_shape as extract_jpeg_shape
 from runtime.ops.image import flip_left_right as flip_left_right
 from runtime.ops.image import flip_up_down as flip_up_down
 from runtime.ops.image import grayscale_to_rgb as grayscale_to_rgb

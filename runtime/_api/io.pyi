@@ -9,6 +9,7 @@ from runtime.ops.io_tfrecord import TFRecordCompressionType as TFRecordCompressi
 from runtime.ops.io_tfrecord import TFRecordOptions as TFRecordOptions
 from runtime.ops.io_tfrecord import TFRecordWriter as TFRecordWriter
 from runtime.ops.io_example import VarLenFeature as VarLenFeature
+from runtime.ops.io_image import decode_and_crop_jpeg as decode_and_crop_jpeg
 from runtime.ops.io_image import decode_bmp as decode_bmp
 from runtime.ops.io_csv import decode_csv as decode_csv
 from runtime.ops.io_image import decode_gif as decode_gif
@@ -18,6 +19,7 @@ from runtime.ops.io_image import decode_png as decode_png
 from runtime.ops.io import decode_raw as decode_raw
 from runtime.ops.io_image import encode_jpeg as encode_jpeg
 from runtime.ops.io_image import encode_png as encode_png
+from runtime.ops.io_image import extract_jpeg_shape as extract_jpeg_shape
 from runtime.ops.io_gfile import gfile as gfile
 from runtime.ops.io_image import is_jpeg as is_jpeg
 from runtime.ops.io_example import parse_example as parse_example

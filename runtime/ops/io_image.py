@@ -30,6 +30,7 @@ from ..opdef import define
 from ..shapes import TensorShape
 from ..tensor import Tensor
 from . import array_math
+from .array_composed import slice as _slice
 from .core import apply, convert_to_tensor
 from .image import convert_image_dtype
 from .strings import substr
@@ -474,6 +475,36 @@ def decode_image(contents, channels=None, dtype=_dtypes.uint8, name=None,
                   {"channels": channels, "dtype": dtype if direct else _dtypes.uint16,
                    "expand_animations": bool(expand_animations)}, name=name)
     return image if direct else convert_image_dtype(image, dtype)
+
+
+@export("io.decode_and_crop_jpeg", "image.decode_and_crop_jpeg")
+def decode_and_crop_jpeg(contents, crop_window, channels: int = 0, ratio: int = 1,
+                         fancy_upscaling: bool = True, try_recover_truncated: bool = False,
+                         acceptable_fraction: float = 1, dct_method: str = "",
+                         name=None) -> Tensor:
+    """The window `crop_window` = [top, left, height, width] of the JPEG image in `contents`
+    (`decode_jpeg`'s arguments otherwise): decoded whole, then cut."""
+    image = decode_jpeg(contents, channels=channels, ratio=ratio,
+                        fancy_upscaling=fancy_upscaling,
+                        try_recover_truncated=try_recover_truncated,
+                        acceptable_fraction=acceptable_fraction, dct_method=dct_method, name=name)
+    window = array_math.cast(convert_to_tensor(crop_window), _dtypes.int32)
+    if window.shape.rank not in (1, None) or window.shape.as_tuple()[:1] not in ((4,), (None,)):
+        raise InvalidArgumentError(f"`crop_window` must be [top, left, height, width], got "
+                                   f"shape {window.shape}.")
+    top, left, height, width = array_math.unstack(window, num=4)
+    return _slice(image, array_math.stack([top, left, 0]), array_math.stack([height, width, -1]))
+
+
+@export("io.extract_jpeg_shape", "image.extract_jpeg_shape")
+def extract_jpeg_shape(contents, output_type=_dtypes.int32, name=None) -> Tensor:
+    """[height, width, channels] of the JPEG image in `contents`, as `output_type` (int32 or
+    int64)."""
+    output_type = _dtypes.as_dtype(output_type)
+    if output_type not in (_dtypes.int32, _dtypes.int64):
+        raise TypeError(f"extract_jpeg_shape: `output_type` must be int32 or int64, got "
+                        f"{output_type.name}.")
+    return array_math.shape(decode_jpeg(contents, name=name), out_type=output_type)
 
 
 @export("io.is_jpeg", "image.is_jpeg")

@@ -253,3 +253,19 @@ def test_without_pillow_the_error_names_the_extra(monkeypatch):
     np.testing.assert_array_equal(rt.io.decode_png(_file("rgb16.png"), dtype=rt.uint16).numpy(),
                                   TF["rgb16_png_c0"])
     assert rt.io.encode_png(np.zeros((2, 2, 3), np.uint8)).numpy().startswith(b"\x89PNG")
+
+
+def test_extract_shape_and_crop_as_tensorflow():
+    jpg = _file("rgb.jpg")
+    shape = rt.io.extract_jpeg_shape(jpg)
+    assert shape.dtype == rt.int32 and shape.numpy().tolist() == [16, 20, 3]
+    assert rt.image.extract_jpeg_shape(jpg, output_type=rt.int64).dtype == rt.int64
+    crop = rt.io.decode_and_crop_jpeg(jpg, [2, 3, 5, 7], channels=3)
+    assert crop.shape.as_tuple() == (5, 7, 3)
+    # TensorFlow decodes only the window (its edges upsampled differently): a few levels
+    assert np.abs(crop.numpy().astype(int) - TF["jpg_c0"][2:7, 3:10]).max() <= 2 * JPEG_TOLERANCE
+    staged = rt.function(lambda s, w: rt.io.decode_and_crop_jpeg(s, w))
+    np.testing.assert_array_equal(staged(jpg, np.array([2, 3, 5, 7], np.int32)).numpy(),
+                                  crop.numpy())
+    with pytest.raises(InvalidArgumentError):
+        rt.io.decode_and_crop_jpeg(jpg, [12, 3, 5, 7])
