@@ -7,9 +7,11 @@ dependency): `BytesList`, `FloatList`, `Int64List`, `Feature`, `Features`, `Feat
     data = ex.SerializeToString()
     rt.train.Example.FromString(data).features.feature["x"].float_list.value   # [1.0, 2.0]
 
-The decoding helpers (`read_varint`, `packed_int64`, `packed_float`, `example_fields`) are
+The decoding helpers (`read_varint`, `packed_int64`, `packed_float`, `example_features`) are
 also what `rt.io.parse_example` reads records with; every length is checked against the
 buffer before anything is sliced, so a malformed record is a `DecodeError` (a ValueError).
+`example_batch` reads a batch of Examples in the usual encoding at once with NumPy, and
+leaves anything else to those helpers.
 """
 
 from __future__ import annotations

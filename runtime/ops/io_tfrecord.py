@@ -112,15 +112,13 @@ class _CrcTables:
         self.prefix = _start_prefix(byte.tolist())
         zeros = bytes(_ROW) + self.prefix
         self.heads = [zeros[_ROW - pad:] for pad in range(_ROW)]  # zeros, then the prefix
-        self.row_shifts: list[np.ndarray] = []
-        self._next_operator = _zero_bytes_operator(_ROW)
+        self.row_shifts: dict[int, np.ndarray] = {}
 
     def row_shift(self, k: int) -> np.ndarray:
-        while len(self.row_shifts) <= k:
-            operator = self._next_operator
-            self.row_shifts.append(_byte_tables(operator))
-            self._next_operator = [_gf2_times(operator, c) for c in operator]
-        return self.row_shifts[k]
+        table = self.row_shifts.get(k)
+        if table is None:  # threads may both build it: the same table
+            table = self.row_shifts[k] = _byte_tables(_zero_bytes_operator(_ROW << k))
+        return table
 
 
 _TABLES: _CrcTables | None = None
