@@ -329,8 +329,8 @@ def _reading(columns, header, field_delim, use_quote_delim, na_value, select_col
     size = _CHUNK if buffer_size is None else int(buffer_size)
     if size <= 0:
         raise InvalidArgumentError(f"{what}: buffer_size must be positive, got {buffer_size}.")
-    return _Reading(columns, bool(header), io_csv._delimiter(field_delim, what),
-                    bool(use_quote_delim), io_csv._as_bytes(na_value), select, exclude, kind,
+    return _Reading(columns, bool(header), io_csv.delimiter(field_delim, what),
+                    bool(use_quote_delim), io_csv.as_bytes(na_value), select, exclude, kind,
                     size, ignore_errors)
 
 

@@ -108,7 +108,7 @@ def _default_array(value: Any, where: str) -> Optional[np.ndarray]:
         return None if known is None else np.asarray(known)
     a = np.asarray(value)
     if a.dtype.kind in "USO":
-        return np.asarray([_as_bytes(v) for v in a.reshape(-1)], dtype=object).reshape(a.shape)
+        return np.asarray([as_bytes(v) for v in a.reshape(-1)], dtype=object).reshape(a.shape)
     if a.dtype == np.int64 and not isinstance(value, np.ndarray):
         a = a.astype(np.int32) if np.all(np.abs(a) < 2 ** 31) else a
     elif a.dtype == np.float64 and not isinstance(value, (np.ndarray, np.floating)):
@@ -294,14 +294,16 @@ def pick_fields(fields: list[bytes], select: Optional[list[int]], count: int,
     return [fields[c] for c in select]
 
 
-def _delimiter(field_delim: Any, what: str) -> int:
+def delimiter(field_delim: Any, what: str) -> int:
+    """The byte of a one-character `field_delim` (InvalidArgumentError otherwise)."""
     delim = field_delim.encode() if isinstance(field_delim, str) else bytes(field_delim)
     if len(delim) != 1:
         raise InvalidArgumentError(f"{what}: field_delim should be only 1 char, got {field_delim!r}.")
     return delim[0]
 
 
-def _as_bytes(value: Any) -> bytes:
+def as_bytes(value: Any) -> bytes:
+    """A str (UTF-8) or bytes-like value as bytes."""
     return value.encode() if isinstance(value, str) else bytes(value)
 
 
@@ -311,7 +313,7 @@ def _decode(records: np.ndarray, columns: list[Column], delim: int, use_quote: b
     broken = None
     for r, rec in enumerate(records.reshape(-1)):
         try:
-            rows.append(pick_fields(split_fields(_as_bytes(rec), delim, use_quote), select,
+            rows.append(pick_fields(split_fields(as_bytes(rec), delim, use_quote), select,
                                     len(columns), f" {r}"))
         except RecordError as exc:
             broken = exc  # reported unless an earlier record has a bad field
@@ -333,9 +335,9 @@ def decode_csv(records, record_defaults, field_delim: str = ",", use_quote_delim
     `record_defaults` (an empty tensor for a required column, a one-value one for its default),
     each of the shape of `records`."""
     columns = columns_of(record_defaults, "decode_csv", dtypes_allowed=False)
-    delim = _delimiter(field_delim, "decode_csv")
+    delim = delimiter(field_delim, "decode_csv")
     select = check_select(select_cols, len(columns), "decode_csv")
-    na = _as_bytes(na_value)
+    na = as_bytes(na_value)
     t = records if isinstance(records, Tensor) else convert_to_tensor(records, dtype=_dtypes.string)
     if t.dtype is not _dtypes.string:
         raise TypeError(f"decode_csv: `records` must be a string tensor, got {t.dtype.name}.")
