@@ -116,20 +116,36 @@ def _pad(x, ph, pw, value=0):
     return np.pad(x, ((0, 0), ph, pw, (0, 0)), constant_values=value)
 
 
+# Conv2D contracts tap by tap (a matrix product a tap, summed) from this many input channels
+# on; below it, one product over the window view is faster (few channels: short products)
+_TAP_CHANNELS = 8
+
+
+def _tap(i, j, oh, ow, strides, dilations):
+    """The index of the input positions that tap (i, j) of the kernel reads, [N, OH, OW, C]."""
+    (sh, sw), (dh, dw) = strides, dilations
+    return (slice(None), slice(i * dh, i * dh + (oh - 1) * sh + 1, sh),
+            slice(j * dw, j * dw + (ow - 1) * sw + 1, sw))
+
+
+def _padded_size(size, ksize, strides, dilations, ph, pw, shape_nc, out_size):
+    """The shape of the zero padded input that every tap's positions fit in."""
+    (h, w), (kh, kw), (sh, sw), (dh, dw), (oh, ow) = size, ksize, strides, dilations, out_size
+    hp = max(h + ph[0] + ph[1], (kh - 1) * dh + (oh - 1) * sh + 1)
+    wp = max(w + pw[0] + pw[1], (kw - 1) * dw + (ow - 1) * sw + 1)
+    return (shape_nc[0], hp, wp, shape_nc[1])
+
+
 def _scatter_taps(cols, size, ksize, strides, dilations, ph, pw, shape_nc):
     """Adds cols[:, :, :, i, j, :] into the tap (i, j)'s positions of a zero padded input
     and crops the padding: the transpose of taking windows."""
-    (h, w), (kh, kw), (sh, sw), (dh, dw) = size, ksize, strides, dilations
-    n, c = shape_nc
+    (h, w), (kh, kw) = size, ksize
     oh, ow = cols.shape[1], cols.shape[2]
-    hp, wp = h + ph[0] + ph[1], w + pw[0] + pw[1]
-    hp = max(hp, (kh - 1) * dh + (oh - 1) * sh + 1)
-    wp = max(wp, (kw - 1) * dw + (ow - 1) * sw + 1)
-    out = np.zeros((n, hp, wp, c), dtype=cols.dtype)
+    out = np.zeros(_padded_size(size, ksize, strides, dilations, ph, pw, shape_nc, (oh, ow)),
+                   dtype=cols.dtype)
     for i in range(kh):
         for j in range(kw):
-            out[:, i * dh:i * dh + (oh - 1) * sh + 1:sh,
-                j * dw:j * dw + (ow - 1) * sw + 1:sw, :] += cols[:, :, :, i, j, :]
+            out[_tap(i, j, oh, ow, strides, dilations)] += cols[:, :, :, i, j, :]
     return np.ascontiguousarray(out[:, ph[0]:ph[0] + h, pw[0]:pw[0] + w, :])
 
 
@@ -156,8 +172,17 @@ def _conv_kernel(x, filters, strides, padding, dilations):
     kh, kw = filters.shape[:2]
     oh, ow, ph, pw = _geometry(x.shape[1], x.shape[2], (kh, kw), strides, padding, dilations,
                                "conv2d")
-    win = _windows(_pad(x, ph, pw), (kh, kw), strides, dilations, oh, ow)
-    return np.tensordot(win, filters, axes=([4, 5, 3], [0, 1, 2]))
+    xp = _pad(x, ph, pw)
+    if x.shape[3] < _TAP_CHANNELS or not oh or not ow or not x.shape[0]:
+        win = _windows(xp, (kh, kw), strides, dilations, oh, ow)
+        return np.tensordot(win, filters, axes=([4, 5, 3], [0, 1, 2]))
+    out = None
+    for i in range(kh):  # one matrix product a tap: no [N, OH, OW, KH, KW, C] copy
+        for j in range(kw):
+            part = np.tensordot(xp[_tap(i, j, oh, ow, strides, dilations)], filters[i, j],
+                                axes=([3], [0]))
+            out = part if out is None else np.add(out, part, out=out)
+    return out
 
 
 _CONV = {"strides": INTS, "padding": PADDING, "dilations": INTS}
@@ -174,9 +199,16 @@ def _backprop_input_kernel(g, filters, input_size, strides, padding, dilations):
     kh, kw = filters.shape[:2]
     _, _, ph, pw = _geometry(input_size[0], input_size[1], (kh, kw), strides, padding,
                              dilations, "conv2d")
-    cols = np.tensordot(g, filters, axes=([3], [3]))  # [N, OH, OW, KH, KW, C]
-    return _scatter_taps(cols, input_size, (kh, kw), strides, dilations, ph, pw,
-                         (g.shape[0], filters.shape[2]))
+    (h, w), (n, oh, ow, _), c = input_size, g.shape, filters.shape[2]
+    if not oh or not ow:
+        return np.zeros((n, h, w, c), dtype=g.dtype)
+    out = np.zeros(_padded_size((h, w), (kh, kw), strides, dilations, ph, pw, (n, c), (oh, ow)),
+                   dtype=g.dtype)
+    for i in range(kh):  # each tap's product added into its positions: no [.., KH, KW, C] cols
+        for j in range(kw):
+            out[_tap(i, j, oh, ow, strides, dilations)] += np.tensordot(g, filters[i, j],
+                                                                        axes=([3], [1]))
+    return np.ascontiguousarray(out[:, ph[0]:ph[0] + h, pw[0]:pw[0] + w, :])
 
 
 CONV2D_BACKPROP_INPUT = define("Conv2DBackpropInput", _backprop_input_infer,
@@ -190,9 +222,17 @@ def _backprop_filter_infer(x, g, filter_size, strides, padding, dilations):
 def _backprop_filter_kernel(x, g, filter_size, strides, padding, dilations):
     oh, ow, ph, pw = _geometry(x.shape[1], x.shape[2], filter_size, strides, padding,
                                dilations, "conv2d")
-    win = _windows(_pad(x, ph, pw), filter_size, strides, dilations, oh, ow)
-    dw = np.tensordot(win, g, axes=([0, 1, 2], [0, 1, 2]))  # [C, KH, KW, O]
-    return np.ascontiguousarray(dw.transpose(1, 2, 0, 3))
+    xp = _pad(x, ph, pw)
+    if x.shape[3] < _TAP_CHANNELS or not oh or not ow or not x.shape[0]:
+        win = _windows(xp, filter_size, strides, dilations, oh, ow)
+        dw = np.tensordot(win, g, axes=([0, 1, 2], [0, 1, 2]))  # [C, KH, KW, O]
+        return np.ascontiguousarray(dw.transpose(1, 2, 0, 3))
+    dw = np.empty((*filter_size, x.shape[3], g.shape[3]), dtype=np.result_type(x, g))
+    for i in range(filter_size[0]):  # one product a tap, as in _conv_kernel
+        for j in range(filter_size[1]):
+            dw[i, j] = np.tensordot(xp[_tap(i, j, oh, ow, strides, dilations)], g,
+                                    axes=([0, 1, 2], [0, 1, 2]))
+    return dw
 
 
 CONV2D_BACKPROP_FILTER = define("Conv2DBackpropFilter", _backprop_filter_infer,
