@@ -72,3 +72,47 @@ class OutOfRangeError(OpError, StopIteration):
 class DataLossError(OpError):
     """Unrecoverable data loss or corruption: a TFRecord whose CRC does not match, or a record
     truncated or declaring more bytes than its file holds."""
+
+
+class FailedPreconditionError(OpError):
+    """The system is not in a state the operation needs: a file to read is a directory, a
+    variable read before it holds a value."""
+
+
+class UnimplementedError(OpError, NotImplementedError):
+    """The operation is not implemented or not supported here. A `NotImplementedError` too."""
+
+
+class PermissionDeniedError(OpError, PermissionError):
+    """The caller may not do this: a file that cannot be opened for lack of rights. A
+    `PermissionError` too."""
+
+
+class CancelledError(OpError):
+    """The operation was cancelled (TensorFlow's class, for programs that catch it)."""
+
+
+class UnknownError(OpError):
+    """An error of no other class (TensorFlow's class, for programs that catch it)."""
+
+
+class InternalError(OpError):
+    """An invariant of the runtime was broken (TensorFlow's class, for programs that catch
+    it)."""
+
+
+class AbortedError(OpError):
+    """The operation was aborted (TensorFlow's class, for programs that catch it)."""
+
+
+class DeadlineExceededError(OpError):
+    """A deadline passed before the operation ended (TensorFlow's class, for programs that
+    catch it)."""
+
+
+class UnavailableError(OpError):
+    """A service is unavailable (TensorFlow's class, for programs that catch it)."""
+
+
+class UnauthenticatedError(OpError):
+    """The request lacks valid credentials (TensorFlow's class, for programs that catch it)."""

@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import dtypes as _dtypes
 from ..arguments import strict_keywords
-from ..errors import DataLossError, InvalidArgumentError, NotFoundError
+from ..errors import DataLossError, FailedPreconditionError, InvalidArgumentError, NotFoundError
 from ..ops import io_csv
 from ..shapes import TensorSpec
 from . import structure as st
@@ -57,7 +57,7 @@ def _open_for_reading(path: str, kind: str):
     except FileNotFoundError:
         raise NotFoundError(f"{path}; No such file or directory") from None
     except IsADirectoryError:
-        raise InvalidArgumentError(f"{path} is a directory, not a CSV file.") from None
+        raise FailedPreconditionError(f"{path}; Is a directory") from None
     if kind == "GZIP":
         return gzip.GzipFile(fileobj=raw, mode="rb")
     return _Inflating(raw) if kind == "ZLIB" else raw

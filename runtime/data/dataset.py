@@ -26,7 +26,8 @@ import numpy as np
 from .. import context, html_repr, nest
 from .. import dtypes as _dtypes
 from ..arguments import strict_keywords
-from ..errors import InvalidArgumentError, NotFoundError, OutOfRangeError
+from ..errors import (FailedPreconditionError, InvalidArgumentError, NotFoundError,
+                      OutOfRangeError, PermissionDeniedError)
 from ..function import function as rt_function
 from ..ops.io_tfrecord import _compression, _open_for_reading
 from ..ops.random import SEEDS
@@ -1075,7 +1076,9 @@ def _file_error(name: str, exc: OSError, what: str) -> Exception:
     if isinstance(exc, FileNotFoundError):
         return NotFoundError(f"{name}; No such file or directory ({what})")
     if isinstance(exc, IsADirectoryError):
-        return InvalidArgumentError(f"{name}; Is a directory ({what})")
+        return FailedPreconditionError(f"{name}; Is a directory ({what})")
+    if isinstance(exc, PermissionError):
+        return PermissionDeniedError(f"{name}; Permission denied ({what})")
     return InvalidArgumentError(f"{what}: cannot read {name}: {exc.strerror or exc}")
 
 

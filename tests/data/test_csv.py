@@ -451,3 +451,10 @@ def test_make_csv_dataset_file_errors(files, tmp_path):
         rt.data.experimental.make_csv_dataset(files("rag.csv", "a,b,c\n1,2\n"), batch_size=3)
     with pytest.raises(TypeError, match="batch_size"):
         rt.data.experimental.make_csv_dataset(files("t.csv", TITANIC), batchsize=3)
+
+
+def test_csv_dataset_of_a_directory_fails_when_iterated_as_tensorflow(tmp_path):
+    # TensorFlow 2.21: FailedPreconditionError "<dir>; Is a directory" from the iterator
+    dataset = rt.data.experimental.CsvDataset(str(tmp_path), [rt.float32])
+    with pytest.raises(rt.errors.FailedPreconditionError, match="Is a directory"):
+        list(dataset)
