@@ -16,6 +16,7 @@ leaves anything else to those helpers.
 
 from __future__ import annotations
 
+import math
 import struct
 from typing import Any, Iterable, Iterator
 
@@ -155,12 +156,60 @@ class _Message:
         inner = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS)
         return f"{type(self).__name__}({inner})"
 
+    def __str__(self) -> str:
+        """Protocol buffers' text format, as `print(example)` shows it in TensorFlow."""
+        return "".join(line + "\n" for line in self._text_lines(""))
+
+    def _text_lines(self, pad: str) -> list[str]:
+        """The text-format lines of the fields, indented by `pad`: maps as `name { key:
+        value }` entries, repeated messages as one block each, set submessages as blocks."""
+        lines: list[str] = []
+        for name in self._FIELDS:
+            value = getattr(self, name)
+            if isinstance(value, dict):
+                for key, item in value.items():
+                    lines += [f"{pad}{name} {{", f'{pad}  key: "{_text_escape(key.encode())}"',
+                              f"{pad}  value {{", *item._text_lines(pad + "    "),
+                              f"{pad}  }}", f"{pad}}}"]
+            elif isinstance(value, list):
+                for item in value:
+                    if isinstance(item, _Message):
+                        lines += [f"{pad}{name} {{", *item._text_lines(pad + "  "), f"{pad}}}"]
+                    else:
+                        lines.append(f"{pad}{name}: {_text_scalar(item, type(self))}")
+            elif isinstance(value, _Message):
+                inner = value._text_lines(pad + "  ")
+                if inner:
+                    lines += [f"{pad}{name} {{", *inner, f"{pad}}}"]
+        return lines
+
     def _encode(self) -> bytes:
         raise NotImplementedError
 
     @classmethod
     def _decode(cls, buf: bytes, start: int, stop: int):
         raise NotImplementedError
+
+
+_TEXT_ESCAPES = {ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t", ord('"'): '\\"',
+                 ord("'"): "\\'", ord("\\"): "\\\\"}
+
+
+def _text_escape(data: bytes) -> str:
+    """Bytes as the text format writes them: printable ASCII as is, C escapes, else octal."""
+    return "".join(_TEXT_ESCAPES.get(b) or (chr(b) if 32 <= b < 127 else f"\\{b:03o}")
+                   for b in data)
+
+
+def _text_scalar(value, owner: type) -> str:
+    if isinstance(value, bytes):
+        return f'"{_text_escape(value)}"'
+    if owner is FloatList:  # float32: 6 digits when they read back the same, else 9
+        if math.isnan(value) or math.isinf(value):
+            return str(value)
+        short = f"{value:.6g}"
+        return short if np.float32(short) == np.float32(value) else f"{value:.9g}"
+    return str(value)
 
 
 class BytesList(_Message):
@@ -283,6 +332,12 @@ class Feature(_Message):
         if len(given) > 1:
             raise ValueError("Feature: give only one of bytes_list, float_list, int64_list.")
         self.kind_name, self.kind_value = given[0] if given else (None, None)
+
+    def _text_lines(self, pad: str) -> list[str]:
+        if self.kind_name is None:
+            return []
+        return [f"{pad}{self.kind_name} {{", *self.kind_value._text_lines(pad + "  "),
+                f"{pad}}}"]
 
     def __getattr__(self, name: str):
         if name in _KIND_CLASSES:  # reading an unset kind gives an empty list, as protobuf

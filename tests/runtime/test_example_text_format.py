@@ -1,0 +1,114 @@
+"""str() of tf.train messages is protocol buffers' text format, as TensorFlow prints an
+Example (the TFRecord tutorial prints them). The expected texts are TensorFlow 2.21's output
+for the same messages."""
+
+import runtime as rt
+
+EXAMPLE_TEXT = r"""features {
+  feature {
+    key: "width"
+    value {
+      int64_list {
+        value: 320
+        value: -2
+      }
+    }
+  }
+  feature {
+    key: "raw"
+    value {
+      bytes_list {
+        value: "ab\000\377\"\'\n\\\\ok\t\r"
+      }
+    }
+  }
+  feature {
+    key: "f"
+    value {
+      float_list {
+        value: 0.498356164
+        value: 1.25
+        value: 1e-10
+        value: 3e+20
+        value: inf
+        value: -inf
+        value: nan
+        value: 2
+        value: 0.1
+        value: -7.3
+        value: 123456792
+      }
+    }
+  }
+  feature {
+    key: "empty"
+    value {
+    }
+  }
+}
+"""
+
+SEQUENCE_TEXT = r"""context {
+  feature {
+    key: "a"
+    value {
+      int64_list {
+        value: 1
+      }
+    }
+  }
+}
+feature_lists {
+  feature_list {
+    key: "seq"
+    value {
+      feature {
+        bytes_list {
+          value: "x"
+        }
+      }
+      feature {
+        int64_list {
+          value: 2
+          value: 3
+        }
+      }
+    }
+  }
+}
+"""
+
+
+def _example():
+    feature = {
+        "width": rt.train.Feature(int64_list=rt.train.Int64List(value=[320, -2])),
+        "raw": rt.train.Feature(bytes_list=rt.train.BytesList(
+            value=[b"ab\x00\xff\"'\n\\\\ok\t\r"])),
+        "f": rt.train.Feature(float_list=rt.train.FloatList(value=[
+            0.4983561635017395, 1.25, 1e-10, 3e20, float("inf"), float("-inf"), float("nan"),
+            2.0, 0.1, -7.3, 123456789.0])),
+        "empty": rt.train.Feature()}
+    return rt.train.Example(features=rt.train.Features(feature=feature))
+
+
+def test_an_example_prints_as_tensorflow_prints_it():
+    example = _example()
+    assert str(example) == EXAMPLE_TEXT
+    assert str(rt.train.Example.FromString(example.SerializeToString())) == EXAMPLE_TEXT
+
+
+def test_empty_messages_and_a_lone_feature():
+    assert str(rt.train.Example()) == ""
+    assert str(rt.train.Feature(float_list=rt.train.FloatList(value=[0.1]))) == \
+        "float_list {\n  value: 0.1\n}\n"
+
+
+def test_a_sequence_example_prints_its_context_and_feature_lists():
+    context = rt.train.Features(feature={
+        "a": rt.train.Feature(int64_list=rt.train.Int64List(value=[1]))})
+    steps = rt.train.FeatureList(feature=[
+        rt.train.Feature(bytes_list=rt.train.BytesList(value=[b"x"])),
+        rt.train.Feature(int64_list=rt.train.Int64List(value=[2, 3]))])
+    sequence = rt.train.SequenceExample(
+        context=context, feature_lists=rt.train.FeatureLists(feature_list={"seq": steps}))
+    assert str(sequence) == SEQUENCE_TEXT
