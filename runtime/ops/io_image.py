@@ -217,12 +217,31 @@ def _bmp_native(data: bytes) -> np.ndarray:
     return _pillow_array(image)
 
 
+def _first_gif_frame(image) -> np.ndarray:
+    """The first frame as TensorFlow shows it: black outside the frame's box and where its
+    pixels are transparent (Pillow shows the background colour there). Each later frame is
+    drawn over the one before, transparent pixels keeping it."""
+    box = image.tile[0][1] if image.tile else (0, 0) + image.size
+    rgb = np.array(image.convert("RGB"))
+    hidden = np.ones(rgb.shape[:2], bool)
+    hidden[box[1]:box[3], box[0]:box[2]] = False
+    if image.mode == "P" and "transparency" in image.info:
+        hidden |= np.asarray(image) == image.info["transparency"]
+    rgb[hidden] = 0
+    return rgb
+
+
 def _gif_frames(data: bytes) -> list[np.ndarray]:
-    image = _open(data, "gif")
-    frames = []
-    for index in range(getattr(image, "n_frames", 1)):
-        image.seek(index)
-        frames.append(np.asarray(image.convert("RGB")))
+    opener = pillow()
+    try:
+        image = opener.open(_io.BytesIO(data))
+        frames = [_first_gif_frame(image)]
+        for index in range(1, getattr(image, "n_frames", 1)):
+            image.seek(index)  # Pillow's composite; where it is transparent, the frame before
+            rgba = np.asarray(image.convert("RGBA"))
+            frames.append(np.where(rgba[..., 3:] > 0, rgba[..., :3], frames[-1]))
+    except Exception as exc:  # Pillow raises OSError, SyntaxError, ValueError, ...
+        raise InvalidArgumentError(f"Invalid GIF data, size {len(data)}: {exc}") from None
     return frames
 
 

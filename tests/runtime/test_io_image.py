@@ -97,6 +97,10 @@ def test_gif_frames_and_bmp_as_tensorflow():
     np.testing.assert_array_equal(rt.io.decode_image(gif).numpy(), TF["gif"])
     np.testing.assert_array_equal(rt.io.decode_image(gif, expand_animations=False).numpy(),
                                   TF["gif_first"])
+    # transparent pixels: black in the first frame, the frame before in the others
+    transparent = rt.io.decode_gif(_file("transparent.gif")).numpy()
+    np.testing.assert_array_equal(transparent, TF["gif_transparent"])
+    assert (transparent[0] == 0).all(axis=-1).any()
     with pytest.raises(InvalidArgumentError, match="Got 2 frames, but animated gifs"):
         rt.io.decode_png(gif)
     with pytest.raises(InvalidArgumentError, match="channels must be 0 or 3 for GIF"):
