@@ -10,8 +10,9 @@ As in TensorFlow, a decoder reads the format from the bytes (`decode_png` of JPE
 them; `decode_bmp` only reads BMP, and the other single-format decoders refuse BMP), channels are
 converted as libpng / libjpeg do (grey from RGB with libpng's 0.299/0.587/0.114 fixed-point
 weights; JPEG's grey is its luma plane), 16-bit PNGs keep their depth with `dtype=uint16`.
-PNG is read and written exactly; JPEG, GIF and BMP are read through Pillow (an optional extra:
-`pip install autograph-rt[images]`). 16-bit PNGs and PNG encoding need no Pillow.
+PNG is read and written exactly; JPEG and GIF (and interlaced or 1/2/4-bit PNGs, compressed
+BMPs) are read through Pillow (an optional extra: `pip install autograph-rt[images]`); other
+PNGs (8-bit ones faster with Pillow), uncompressed BMPs and PNG encoding need no Pillow.
 """
 
 from __future__ import annotations
@@ -49,8 +50,8 @@ def pillow():
     try:
         from PIL import Image
     except ImportError:
-        raise ImportError(f"Decoding and encoding JPEG, GIF and BMP images needs Pillow: "
-                          f"{_PIP}.") from None
+        raise ImportError(f"Decoding and encoding JPEG and GIF images (and interlaced PNGs, "
+                          f"compressed BMPs) needs Pillow: {_PIP}.") from None
     return Image
 
 
@@ -75,7 +76,8 @@ def sniff(data: bytes) -> str | None:
     return None
 
 
-# -- PNG without Pillow (16-bit images; Pillow keeps only 8 bits of their colours) -----------
+# -- PNG without Pillow (16-bit images, whose colours Pillow keeps to 8 bits; any
+# non-interlaced 8-bit PNG when Pillow is missing) ----------------------------------------------
 
 def _png_chunks(data: bytes):
     pos = len(_PNG_SIGNATURE)
@@ -96,51 +98,74 @@ def _png_header(data: bytes) -> tuple[int, int, int, int, int]:
     return width, height, depth, color, interlace
 
 
-def _paeth(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
-    p = a + b - c
-    pa, pb, pc = np.abs(p - a), np.abs(p - b), np.abs(p - c)
-    return np.where((pa <= pb) & (pa <= pc), a, np.where(pb <= pc, b, c))
+def _predict(kind: int, left: int, up: int, up_left: int) -> int:
+    """The Average (3) or Paeth (4) filter's predictor of a byte."""
+    if kind == 3:
+        return (left + up) >> 1
+    p = left + up - up_left
+    pa, pb, pc = abs(p - left), abs(p - up), abs(p - up_left)
+    return left if pa <= pb and pa <= pc else (up if pb <= pc else up_left)
 
 
 def _unfilter_row(kind: int, line: np.ndarray, prev: np.ndarray, bpp: int) -> np.ndarray:
-    """One scanline (int32 bytes) with PNG filter `kind` undone, given the previous one."""
+    """One scanline (uint8 bytes) with PNG filter `kind` undone, given the previous one."""
     if kind == 0:
         return line
     if kind == 2:
-        return (line + prev) & 255
+        return line + prev  # uint8 arithmetic wraps, as the filter's does
     if kind == 1:
-        return np.cumsum(line.reshape(-1, bpp), axis=0).reshape(-1) & 255
-    out = line.copy()
-    left = np.zeros(bpp, np.int32)
-    up_left = np.zeros(bpp, np.int32)
-    for i in range(0, len(line), bpp):
-        up = prev[i:i + bpp]
-        pred = (left + up) >> 1 if kind == 3 else _paeth(left, up, up_left)
-        left = out[i:i + bpp] = (line[i:i + bpp] + pred) & 255
-        up_left = up
-    return out
+        return np.cumsum(line.reshape(-1, bpp), axis=0, dtype=np.uint8).reshape(-1)
+    out, up = bytearray(line.tobytes()), prev.tobytes()
+    for i in range(len(out)):  # each byte depends on the one before: a plain loop
+        left = out[i - bpp] if i >= bpp else 0
+        up_left = up[i - bpp] if i >= bpp else 0
+        out[i] = (out[i] + _predict(kind, left, up[i], up_left)) & 255
+    return np.frombuffer(bytes(out), np.uint8)
 
 
-def _decode_png16(data: bytes) -> np.ndarray:
-    """A non-interlaced 16-bit PNG (grey, grey+alpha, RGB, RGBA) as uint16 [h, w, c]."""
-    width, height, _, color, _ = _png_header(data)
-    channels = {0: 1, 4: 2, 2: 3, 6: 4}[color]
-    stride, bpp = width * channels * 2, channels * 2
+_PNG_CHANNELS = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}
+
+
+def _palette(chunks: dict, indices: np.ndarray) -> np.ndarray:
+    """RGB (or RGBA, with a tRNS chunk) of palette indices [h, w, 1]."""
+    colours = np.frombuffer(chunks.get(b"PLTE", b""), np.uint8).reshape(-1, 3)
+    table = np.zeros((256, 4), np.uint8)
+    table[:, 3] = 255
+    table[:len(colours), :3] = colours
+    alpha = np.frombuffer(chunks.get(b"tRNS", b""), np.uint8)
+    table[:len(alpha), 3] = alpha
+    return table[indices[..., 0], :4 if len(alpha) else 3]
+
+
+def decode_png_here(data: bytes) -> np.ndarray | None:
+    """A non-interlaced 8- or 16-bit PNG as [h, w, c] (uint8 / uint16; a palette as RGB or
+    RGBA), or None for what only Pillow reads (interlaced, 1/2/4-bit)."""
+    width, height, depth, color, interlace = _png_header(data)
+    if interlace or depth not in (8, 16) or color not in _PNG_CHANNELS:
+        return None
+    channels = _PNG_CHANNELS[color]
+    bpp = channels * depth // 8
+    stride = width * bpp
+    chunks: dict = {}
+    for name, body in _png_chunks(data):
+        chunks[name] = chunks.get(name, b"") + body
     try:
-        raw = zlib.decompress(b"".join(body for kind, body in _png_chunks(data) if kind == b"IDAT"))
+        raw = zlib.decompress(chunks.get(b"IDAT", b""))
     except zlib.error:
         raise InvalidArgumentError(f"Invalid PNG data, size {len(data)}") from None
     if len(raw) < height * (stride + 1):
         raise InvalidArgumentError(f"Invalid PNG data, size {len(data)}")
     rows = np.frombuffer(raw, np.uint8, height * (stride + 1)).reshape(height, stride + 1)
     out = np.empty((height, stride), np.uint8)
-    prev = np.zeros(stride, np.int32)
+    prev = np.zeros(stride, np.uint8)
     for y in range(height):
         if rows[y, 0] > 4:
             raise InvalidArgumentError(f"Invalid PNG data: unknown filter {rows[y, 0]}")
-        prev = _unfilter_row(int(rows[y, 0]), rows[y, 1:].astype(np.int32), prev, bpp)
-        out[y] = prev
-    return out.view(">u2").astype(np.uint16).reshape(height, width, channels)
+        prev = out[y] = _unfilter_row(int(rows[y, 0]), rows[y, 1:], prev, bpp)
+    if depth == 16:
+        return out.view(">u2").astype(np.uint16).reshape(height, width, channels)
+    pixels = out.reshape(height, width, channels)
+    return _palette(chunks, pixels) if color == 3 else pixels
 
 
 def encode_png_bytes(image: np.ndarray, compression: int = -1) -> bytes:
@@ -189,10 +214,14 @@ def _pillow_array(image) -> np.ndarray:
 
 
 def _png_native(data: bytes) -> np.ndarray:
-    _, _, depth, _, interlace = _png_header(data)
-    if depth == 16 and interlace == 0:
-        return _decode_png16(data)
-    return _pillow_array(_open(data, "png"))
+    """16-bit PNGs are read here; 8-bit ones by Pillow (faster), or here without it."""
+    if _png_header(data)[2] != 16:
+        try:
+            return _pillow_array(_open(data, "png"))
+        except ImportError:
+            pass
+    found = decode_png_here(data)
+    return _pillow_array(_open(data, "png")) if found is None else found
 
 
 def _jpeg_native(data: bytes, channels: int, ratio: int) -> np.ndarray:
@@ -211,10 +240,28 @@ def _jpeg_native(data: bytes, channels: int, ratio: int) -> np.ndarray:
 
 
 def _bmp_native(data: bytes) -> np.ndarray:
-    image = _open(data, "bmp")
-    if image.mode in ("P", "L"):  # 8-bit BMPs: their index bytes, one channel, as TensorFlow
-        return np.asarray(image)[..., None]
-    return _pillow_array(image)
+    """An uncompressed 8-, 24- or 32-bit BMP as TensorFlow reads it (8-bit: the index bytes,
+    one channel; 32-bit: RGBA from BGRA), others through Pillow."""
+    if len(data) < 34:
+        raise InvalidArgumentError(f"Invalid BMP data, size {len(data)}")
+    offset, header = struct.unpack_from("<II", data, 10)
+    width, height, _, bits = struct.unpack_from("<iiHH", data, 18)
+    compression = struct.unpack_from("<I", data, 30)[0] if header >= 40 else 0
+    if bits not in (8, 24, 32) or compression not in (0, 3) or width <= 0 or height == 0:
+        image = _open(data, "bmp")
+        return np.asarray(image)[..., None] if image.mode in ("P", "L") else _pillow_array(image)
+    channels, rows = bits // 8, abs(height)
+    stride = (width * channels + 3) // 4 * 4
+    if len(data) < offset + stride * rows:
+        raise InvalidArgumentError(f"Invalid BMP data, size {len(data)}: {rows} rows of "
+                                   f"{stride} bytes do not fit")
+    pixels = np.frombuffer(data, np.uint8, stride * rows, offset).reshape(rows, stride)
+    pixels = pixels[:, :width * channels].reshape(rows, width, channels)
+    if height > 0:  # stored bottom-up
+        pixels = pixels[::-1]
+    if channels > 1:
+        pixels = pixels[..., [2, 1, 0, 3][:channels]]
+    return np.ascontiguousarray(pixels)
 
 
 def _first_gif_frame(image) -> np.ndarray:

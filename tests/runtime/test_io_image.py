@@ -253,9 +253,15 @@ def test_without_pillow_the_error_names_the_extra(monkeypatch):
         rt.io.decode_jpeg(_file("rgb.jpg"))
     with pytest.raises(ImportError, match=r"autograph-rt\[images\]"):
         rt.io.encode_jpeg(np.zeros((2, 2, 3), np.uint8))
-    # 16-bit PNGs and PNG encoding need no Pillow
+    # PNGs (8-bit ones read here more slowly), uncompressed BMPs and PNG encoding need none
     np.testing.assert_array_equal(rt.io.decode_png(_file("rgb16.png"), dtype=rt.uint16).numpy(),
                                   TF["rgb16_png_c0"])
+    for name in ("rgb", "rgba"):
+        for channels in (0, 1):
+            np.testing.assert_array_equal(
+                rt.io.decode_png(_file(f"{name}.png"), channels=channels).numpy(),
+                TF[f"{name}_png_c{channels}"])
+    np.testing.assert_array_equal(rt.io.decode_bmp(_file("rgb.bmp")).numpy(), TF["bmp_c0"])
     assert rt.io.encode_png(np.zeros((2, 2, 3), np.uint8)).numpy().startswith(b"\x89PNG")
 
 
@@ -273,3 +279,43 @@ def test_extract_shape_and_crop_as_tensorflow():
                                   crop.numpy())
     with pytest.raises(InvalidArgumentError):
         rt.io.decode_and_crop_jpeg(jpg, [12, 3, 5, 7])
+
+
+def _paeth(a: int, b: int, c: int) -> int:
+    p = a + b - c
+    pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+    return a if pa <= pb and pa <= pc else (b if pb <= pc else c)
+
+
+def _filtered_png(image: np.ndarray, kinds) -> bytes:
+    """PNG bytes whose rows use the PNG filters `kinds` in turn (the specification's forward
+    filters, written out here), for a decoder to undo."""
+    height, width, channels = image.shape
+    rows = image.reshape(height, -1).astype(int)
+    lines = []
+    for y in range(height):
+        kind = kinds[y % len(kinds)]
+        prev = rows[y - 1] if y else np.zeros_like(rows[0])
+        line = []
+        for i, x in enumerate(rows[y]):
+            a = rows[y][i - channels] if i >= channels else 0
+            c = prev[i - channels] if i >= channels else 0
+            line.append((x - [0, a, prev[i], (a + prev[i]) >> 1, _paeth(a, prev[i], c)][kind]) & 255)
+        lines.append(bytes([kind] + line))
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + \
+            struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
+    header = struct.pack(">IIBBBBB", width, height, 8, {1: 0, 3: 2, 4: 6}[channels], 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
+            + chunk(b"IDAT", zlib.compress(b"".join(lines))) + chunk(b"IEND", b""))
+
+
+@pytest.mark.parametrize("channels", [1, 3, 4])
+def test_every_png_filter_is_undone_with_and_without_pillow(channels, monkeypatch):
+    image = np.random.default_rng(channels).integers(0, 256, (9, 7, channels)).astype(np.uint8)
+    data = _filtered_png(image, [0, 1, 2, 3, 4])
+    np.testing.assert_array_equal(np.asarray(Image.open(io.BytesIO(data))).reshape(image.shape),
+                                  image)   # the file is right: Pillow reads it back
+    np.testing.assert_array_equal(rt.io.decode_png(data).numpy(), image)
+    monkeypatch.setitem(sys.modules, "PIL", None)
+    np.testing.assert_array_equal(rt.io.decode_png(data).numpy(), image)
