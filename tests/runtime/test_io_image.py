@@ -319,3 +319,17 @@ def test_every_png_filter_is_undone_with_and_without_pillow(channels, monkeypatc
     np.testing.assert_array_equal(rt.io.decode_png(data).numpy(), image)
     monkeypatch.setitem(sys.modules, "PIL", None)
     np.testing.assert_array_equal(rt.io.decode_png(data).numpy(), image)
+
+
+def test_32_bit_bmp_keeps_its_alpha_as_tensorflow():
+    pixels = bytes(range(1, 17))   # 2 x 2 BGRA, stored bottom-up
+    header = b"BM" + struct.pack("<IHHI", 54 + len(pixels), 0, 0, 54) + struct.pack(
+        "<IiiHHIIiiII", 40, 2, 2, 1, 32, 0, len(pixels), 0, 0, 0, 0)
+    # TensorFlow 2.21's tf.io.decode_bmp of these bytes
+    np.testing.assert_array_equal(rt.io.decode_bmp(header + pixels).numpy(),
+                                  [[[11, 10, 9, 12], [15, 14, 13, 16]],
+                                   [[3, 2, 1, 4], [7, 6, 5, 8]]])
+    np.testing.assert_array_equal(rt.io.decode_bmp(header + pixels, channels=3).numpy(),
+                                  [[[11, 10, 9], [15, 14, 13]], [[3, 2, 1], [7, 6, 5]]])
+    with pytest.raises(InvalidArgumentError, match="Invalid BMP data"):
+        rt.io.decode_bmp(header + pixels[:10])
