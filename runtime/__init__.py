@@ -9,6 +9,7 @@
 
 
 import importlib as _importlib
+import sys as _sys
 import types as _types
 import typing as _typing
 
@@ -92,7 +93,9 @@ if not _typing.TYPE_CHECKING:  # type checkers read these names from runtime/_ap
         **_NAMESPACES.get("config.experimental", {})))
 newaxis = None  # x[:, rt.newaxis], as tf.newaxis
 experimental = _types.SimpleNamespace(
-    function_executor_type=None)
+    function_executor_type=None, **_NAMESPACES.get("experimental", {}))
+if not _typing.TYPE_CHECKING:  # rt.experimental.dispatch_for_api replaces names in these
+    _ops.dispatch.set_namespaces(_sys.modules[__name__], math, nn, strings, experimental)
 
 
 def _load_report(fn, *args, **kwargs):
@@ -103,6 +106,11 @@ def _load_report(fn, *args, **kwargs):
 
 _set_report_builder(_load_report)  # the report layer stays above function/: see reporting.py
 
+
+_CORE_INITIALIZERS = {"random_normal_initializer": "RandomNormal",
+                      "random_uniform_initializer": "RandomUniform",
+                      "constant_initializer": "Constant", "zeros_initializer": "Zeros",
+                      "ones_initializer": "Ones"}
 
 if not _typing.TYPE_CHECKING:  # the lazy names are declared in runtime/_api for type checkers
     def __getattr__(name):
@@ -124,10 +132,13 @@ if not _typing.TYPE_CHECKING:  # the lazy names are declared in runtime/_api for
             return _importlib.import_module(".keras", __name__)
         if name in ("metrics", "losses", "initializers"):  # tf.metrics ...: Keras's modules
             return _importlib.import_module(f".keras.{name}", __name__)
+        if name in _CORE_INITIALIZERS:  # tf.random_normal_initializer, ...: TF 2's names
+            _init = _importlib.import_module(".layers.initializers", __name__)
+            return getattr(_init, _CORE_INITIALIZERS[name])
         if name == "autograph":    # tf.autograph: the converter package (already loaded with nest)
             return _importlib.import_module("autograph")
         # dask and summary also need optional extras (Dask, tensorboardX): loaded only when asked
-        if name in ("saved_model", "dask", "data", "summary", "profiler"):
+        if name in ("saved_model", "dask", "data", "summary", "profiler", "feature_column"):
             return _importlib.import_module(f".{name}", __name__)
         if name in ("optimizers", "train"):
             _opt = _importlib.import_module(".optimizers", __name__)

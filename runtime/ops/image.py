@@ -504,3 +504,18 @@ def resize_with_pad(image, target_height: int, target_width: int, method: str = 
     top = builtins.max(0, (target_height - new_h) // 2)
     left = builtins.max(0, (target_width - new_w) // 2)
     return pad_to_bounding_box(resized, top, left, target_height, target_width)
+
+
+@export("image.ResizeMethod")
+class ResizeMethod:
+    """The names of `resize`'s methods, as TensorFlow's `tf.image.ResizeMethod` (this
+    runtime implements BILINEAR and NEAREST_NEIGHBOR; the others are refused by `resize`)."""
+
+    BILINEAR = "bilinear"
+    NEAREST_NEIGHBOR = "nearest"
+    BICUBIC = "bicubic"
+    AREA = "area"
+    LANCZOS3 = "lanczos3"
+    LANCZOS5 = "lanczos5"
+    GAUSSIAN = "gaussian"
+    MITCHELLCUBIC = "mitchellcubic"

@@ -1,0 +1,50 @@
+"""TensorFlow 2 core names the generative tutorials use: `tf.random_normal_initializer` and
+the other `tf.*_initializer` classes (as Keras initializers: the same draws and configs), and
+`tf.image.ResizeMethod`'s names, which `tf.image.resize` takes. Checked against TensorFlow's
+documented defaults and values, and NumPy."""
+
+import numpy as np
+import pytest
+
+import runtime as rt
+
+
+def test_core_initializers_draw_as_documented():
+    rt.random.set_seed(7)
+    normal = rt.random_normal_initializer(0.0, 0.02)
+    values = normal(shape=[200, 50]).numpy()
+    assert values.dtype == np.float32
+    assert abs(values.mean()) < 0.002 and values.std() == pytest.approx(0.02, rel=0.05)
+    uniform = rt.random_uniform_initializer(-1.0, 1.0)([1000]).numpy()
+    assert uniform.min() >= -1.0 and uniform.max() < 1.0 and uniform.std() > 0.5
+    np.testing.assert_array_equal(rt.constant_initializer(3.0)([2, 2]).numpy(),
+                                  np.full((2, 2), 3.0, np.float32))
+    np.testing.assert_array_equal(rt.zeros_initializer()([3]).numpy(), np.zeros(3))
+    np.testing.assert_array_equal(rt.ones_initializer()([3], dtype=rt.float64).numpy(),
+                                  np.ones(3))
+    # TensorFlow's defaults: mean 0, stddev 0.05; minval -0.05, maxval 0.05
+    assert (rt.random_normal_initializer().mean, rt.random_normal_initializer().stddev) == \
+        (0.0, 0.05)
+    assert (rt.random_uniform_initializer().minval,
+            rt.random_uniform_initializer().maxval) == (-0.05, 0.05)
+
+
+def test_a_core_initializer_initialises_a_keras_layer():
+    # the pix2pix tutorial: Conv2D(kernel_initializer=tf.random_normal_initializer(0., 0.02))
+    rt.random.set_seed(3)
+    conv = rt.keras.layers.Conv2D(64, 4, strides=2, padding="same", use_bias=False,
+                                  kernel_initializer=rt.random_normal_initializer(0.0, 0.02))
+    conv.build((None, 16, 16, 3))
+    kernel = conv.get_weights()[0]
+    assert kernel.shape == (4, 4, 3, 64)
+    assert kernel.std() == pytest.approx(0.02, rel=0.1)
+
+
+def test_resize_method_names_are_resizes_methods():
+    assert rt.image.ResizeMethod.BILINEAR == "bilinear"
+    assert rt.image.ResizeMethod.NEAREST_NEIGHBOR == "nearest"
+    image = np.arange(16, dtype=np.float32).reshape(4, 4, 1)
+    out = rt.image.resize(image, [2, 2], method=rt.image.ResizeMethod.NEAREST_NEIGHBOR)
+    np.testing.assert_array_equal(out.numpy()[..., 0], image[1::2, 1::2, 0])
+    with pytest.raises((ValueError, NotImplementedError)):
+        rt.image.resize(image, [2, 2], method=rt.image.ResizeMethod.BICUBIC)
