@@ -87,16 +87,16 @@ class Training:
         self.optimizer = optimizer
         self.loss = loss
         self.metrics_names = _unique(["loss"] + [name for name, _ in named])
-        def step(fn):
+        def step(fn, exact_first: bool = False):
             if self.run_eagerly:
                 return fn
             # a partial has no __code__: a model compiled many times (one step function
             # each) is not the recompiling loop rt.function warns about
             return _BatchStep(lambda: function(functools.partial(fn), reduce_retracing=True,
-                                               jit_compile=jit_compile))
+                                               jit_compile=jit_compile), exact_first)
         self._train_step = step(_train_step(self, optimizer, loss_fn, named))
         self._test_step = step(_test_step(self, loss_fn, named))
-        self._predict_step = step(_predict_step(self))
+        self._predict_step = step(_predict_step(self), exact_first=True)
 
     @strict_keywords()
     def fit(self, x=None, y=None, batch_size: Optional[int] = None, epochs: int = 1,
@@ -245,7 +245,7 @@ class Training:
         in `evaluate`."""
         if getattr(self, "_predict_step", None) is None:
             self._predict_step = _BatchStep(lambda: function(
-                functools.partial(_predict_step(self)), reduce_retracing=True))
+                functools.partial(_predict_step(self)), reduce_retracing=True), exact_first=True)
         verbose = _check_verbose(verbose)
         batch_size = _default_batch_size(batch_size)
         steps = _check_steps(steps, "steps")
@@ -285,7 +285,7 @@ class Training:
         """The model's outputs for one batch (with `training=False`)."""
         if getattr(self, "_predict_step", None) is None:
             self._predict_step = _BatchStep(lambda: function(
-                functools.partial(_predict_step(self)), reduce_retracing=True))
+                functools.partial(_predict_step(self)), reduce_retracing=True), exact_first=True)
         return nest.map_structure(np.asarray, self._predict_step(self._as_arrays(x)))
 
     def _on_batch(self, method: str, x, y, sample_weight, class_weight, return_dict: bool):
@@ -603,11 +603,16 @@ class _BatchStep:
     (dtypes and ranks), a new step function (from `make`) is traced with inputs whose first
     axis is unknown, and it serves every later batch of that structure. One function a
     structure, so that batches of other ranks (a dataset's `[batch]` columns after arrays'
-    `[batch, 1]`) are traced anew, never merged into inputs of unknown rank."""
+    `[batch, 1]`) are traced anew, never merged into inputs of unknown rank.
 
-    def __init__(self, make: Callable[[], Any]):
+    `exact_first` (predict's steps, as Keras's): the first call of a structure is traced with
+    its own shapes, and the unknown first axis only once a batch of another size comes."""
+
+    def __init__(self, make: Callable[[], Any], exact_first: bool = False):
         self._make = make
         self._steps: dict = {}
+        self._exact: dict = {}  # key -> the shapes of the exact first trace, until relaxed
+        self._exact_first = exact_first
         self.step = make()  # the first structure's (the rt.function's own API: see below)
 
     def __call__(self, *args):
@@ -616,8 +621,14 @@ class _BatchStep:
         step = self._steps.get(key)
         if step is None:
             step = self.step if not self._steps else self._make()
-            step.get_concrete_function(*nest.map_structure(_any_batch, args))
             self._steps[key] = step
+            if self._exact_first:
+                self._exact[key] = _shapes(args)
+            else:
+                step.get_concrete_function(*nest.map_structure(_any_batch, args))
+        elif key in self._exact and _shapes(args) != self._exact[key]:
+            step.get_concrete_function(*nest.map_structure(_any_batch, args))
+            del self._exact[key]
         return step(*args)
 
     def experimental_get_tracing_count(self) -> int:
@@ -626,6 +637,12 @@ class _BatchStep:
 
     def __getattr__(self, name: str):
         return getattr(self.step, name)  # the rt.function's own API
+
+
+def _shapes(args) -> tuple:
+    """The shapes of the array and tensor leaves of `args`."""
+    return tuple(None if s is None else tuple(s.shape.as_list())
+                 for s in map(spec_of, nest.flatten(args)))
 
 
 def _any_batch(leaf):

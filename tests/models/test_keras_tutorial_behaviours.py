@@ -21,7 +21,8 @@ class _Probe(keras.layers.Layer):
 
 
 def test_fit_evaluate_and_predict_trace_with_an_unknown_batch_axis():
-    # Keras 3 (measured): 70 samples in batches of 32 -> every traced call sees (None, 5, 3)
+    # Keras 3 (measured): 70 samples in batches of 32 -> fit and evaluate trace (None, 5, 3);
+    # predict traces its first batch's own shape, then (None, 5, 3) for the short last one
     seen: list = []
     model = keras.Sequential([_Probe(seen), keras.layers.Dense(2)])
     model.compile("sgd", "mse")
@@ -34,7 +35,21 @@ def test_fit_evaluate_and_predict_trace_with_an_unknown_batch_axis():
     assert set(seen) == {(None, 5, 3)}
     seen.clear()
     model.predict(x, batch_size=32, verbose=0)
-    assert (None, 5, 3) in set(seen)
+    assert set(seen) == {(32, 5, 3), (None, 5, 3)}
+
+
+def test_summary_after_predict_shows_the_shapes_of_the_first_predicted_batch(capsys):
+    # Keras 3 (measured): a Sequential without an Input built by predict(x[:10]) shows
+    # (10, 2) and (10, 1); built by predict in batches of 8, (8, 2) and (8, 1)
+    x = np.arange(60, dtype="float32").reshape(20, 3)
+    for rows, batch_size in ((10, 32), (20, 8)):
+        model = keras.Sequential([keras.layers.Dense(2), keras.layers.Dense(1)])
+        assert model.predict(x[:rows], batch_size=batch_size, verbose=0).shape == (rows, 1)
+        capsys.readouterr()
+        model.summary()
+        text = capsys.readouterr().out
+        size = min(rows, batch_size)
+        assert f"({size}, 2)" in text and f"({size}, 1)" in text
 
 
 class _Denoise(keras.Model):
