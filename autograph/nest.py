@@ -2,7 +2,9 @@
 
 TensorFlow's convention: sequences flatten in order, dict values by sorted key (insertion order
 when the keys cannot be sorted), dataclass instances by field order (the fields `__init__`
-takes); anything else is a leaf. Rebuilt dicts keep the key order of the value they copy.
+takes); anything else is a leaf. A dataclass whose class defines `__nest_from_fields__(fields)`
+is rebuilt by it (composite values whose own `__init__` takes other arguments). Rebuilt dicts
+keep the key order of the value they copy.
 
 Two views of the same walk:
 
@@ -109,6 +111,9 @@ def _build(tp: type, keys: Optional[tuple], items: list, order: Optional[tuple] 
             return out
         return tp(pairs)
     fields = dict(zip(keys, items))
+    rebuild = getattr(tp, "__nest_from_fields__", None)
+    if rebuild is not None:  # a composite value (rt.experimental.ExtensionType): no __init__ rerun
+        return rebuild(fields)
     return dataclasses.replace(template, **fields) if template is not None else tp(**fields)
 
 

@@ -61,6 +61,11 @@ class TensorShape:
             return False
         return all(a is None or b is None or a == b for a, b in zip(self._dims, other._dims))
 
+    def assert_is_compatible_with(self, other) -> None:
+        """Raises ValueError unless `other` is compatible with this shape."""
+        if not self.is_compatible_with(other):
+            raise ValueError(f"Shapes {self} and {as_shape(other)} are incompatible")
+
     def is_subtype_of(self, other) -> bool:
         """True when every shape this one allows is also allowed by `other`."""
         other = as_shape(other)

@@ -29,6 +29,7 @@ from ..arguments import strict_keywords
 from ..errors import (FailedPreconditionError, InvalidArgumentError, NotFoundError,
                       OutOfRangeError, PermissionDeniedError)
 from ..function import function as rt_function
+from ..ops.extension_type import as_templates
 from ..ops.io_tfrecord import _compression, _open_for_reading
 from ..ops.random import SEEDS
 from ..ops.variables import Variable
@@ -880,6 +881,7 @@ def _signature_of(output_types, output_shapes, output_signature, what: str):
     if output_signature is not None:
         if output_types is not None or output_shapes is not None:
             raise TypeError(f"{what}: give output_signature or output_types/output_shapes, not both.")
+        output_signature = as_templates(output_signature)  # TypeSpecs of composite values
         for s in st.flatten(output_signature):
             if not isinstance(s, TensorSpec):
                 raise TypeError(f"{what}: output_signature must be a nest of TensorSpecs, got {s!r}.")

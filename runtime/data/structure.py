@@ -7,6 +7,7 @@ pipeline leaves are NumPy arrays; the iterator hands them out as eager tensors.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Callable
 
 import numpy as np
@@ -18,12 +19,35 @@ from ..tensor import EagerTensor, Tensor
 
 
 def is_structure(value: Any) -> bool:
-    """Tuples, namedtuples and dicts are structure; everything else is a leaf."""
-    return isinstance(value, (tuple, dict))
+    """Tuples, namedtuples, dicts and composite values (extension types) are structure;
+    everything else is a leaf."""
+    return isinstance(value, (tuple, dict)) or is_composite(value)
+
+
+def is_composite(value: Any) -> bool:
+    """An extension type's value (rebuilt from its fields by `__nest_from_fields__`)."""
+    return hasattr(type(value), "__nest_from_fields__") and hasattr(type(value), "__dataclass_fields__")
+
+
+def _is_static(value: Any) -> bool:
+    """A composite's Python-valued field (a str, a TensorShape, ...): part of the structure."""
+    return not isinstance(value, (np.ndarray, np.generic, Tensor, TensorSpec, tuple, dict)) \
+        and not is_composite(value) and not hasattr(value, "_spec")
+
+
+def _fields(value: Any) -> list:
+    return [(f.name, getattr(value, f.name)) for f in dataclasses.fields(value)]
 
 
 def flatten(value: Any) -> list:
-    """The leaves of `value` in a fixed order (dict keys sorted)."""
+    """The leaves of `value` in a fixed order (dict keys sorted, a composite's fields in
+    order, without its Python-valued fields)."""
+    if is_composite(value):
+        out = []
+        for _, v in _fields(value):
+            if not _is_static(v):
+                out.extend(flatten(v))
+        return out
     if isinstance(value, dict):
         out = []
         for k in sorted(value, key=repr):
@@ -39,11 +63,14 @@ def flatten(value: Any) -> list:
 
 def pack(template: Any, leaves: list) -> Any:
     """`leaves` in the structure of `template` (the inverse of `flatten`)."""
-    if not isinstance(template, (tuple, dict)):     # one leaf: the common case, kept cheap
-        return leaves[0]
+    if not isinstance(template, (tuple, dict)) and not is_composite(template):
+        return leaves[0]     # one leaf: the common case, kept cheap
     it = iter(leaves)
 
     def build(t):
+        if is_composite(t):
+            return type(t).__nest_from_fields__(
+                {n: v if _is_static(v) else build(v) for n, v in _fields(t)})
         if isinstance(t, dict):
             built = {k: build(t[k]) for k in sorted(t, key=repr)}
             return type(t)((k, built[k]) for k in t) if type(t) is not dict else {k: built[k] for k in t}
@@ -55,7 +82,7 @@ def pack(template: Any, leaves: list) -> Any:
 
 
 def map_structure(fn: Callable, value: Any) -> Any:
-    if not isinstance(value, (tuple, dict)):
+    if not is_structure(value):
         return fn(value)
     return pack(value, [fn(leaf) for leaf in flatten(value)])
 
@@ -133,7 +160,7 @@ def specs_compatible(a: Any, b: Any) -> bool:
     """Whether two element specs have one structure and compatible leaves."""
     try:
         fa, fb = flatten(a), flatten(b)
-        if len(fa) != len(fb) or repr(pack(a, ["*"] * len(fa))) != repr(pack(b, ["*"] * len(fb))):
+        if len(fa) != len(fb) or _skeleton(a) != _skeleton(b):
             return False
     except Exception:
         return False
@@ -143,8 +170,19 @@ def specs_compatible(a: Any, b: Any) -> bool:
 def spec_key(spec: Any) -> tuple:
     """A hashable key of an element spec (structure, shapes, dtypes)."""
     leaves = flatten(spec)
-    shape = repr(pack(spec, ["*"] * len(leaves)))
-    return (shape, tuple((s.shape.as_tuple(), s.dtype.name) for s in leaves))
+    return (_skeleton(spec), tuple((s.shape.as_tuple(), s.dtype.name) for s in leaves))
+
+
+def _skeleton(value: Any) -> Any:
+    """A comparable description of a structure without its leaves."""
+    if is_composite(value):
+        return (type(value), tuple((n, ("static", repr(v)) if _is_static(v) else _skeleton(v))
+                                   for n, v in _fields(value)))
+    if isinstance(value, dict):
+        return (type(value).__name__, tuple((repr(k), _skeleton(value[k])) for k in sorted(value, key=repr)))
+    if isinstance(value, tuple):
+        return (type(value).__name__, getattr(value, "_fields", None), tuple(_skeleton(v) for v in value))
+    return "*"
 
 
 def common_spec(a: TensorSpec, b: TensorSpec) -> TensorSpec:

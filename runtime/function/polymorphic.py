@@ -16,6 +16,7 @@ from typing import Any, Callable, Concatenate, Generic, ParamSpec, TypeVar, over
 
 from .. import backends, context, html_repr, nest
 from ..context import functions_run_eagerly
+from ..ops.extension_type import as_templates
 from ..shapes import TensorSpec
 from ..traceback_utils import filtered
 from ..tracing import spec_of, trace
@@ -64,8 +65,8 @@ class Function(Generic[P, R]):
         self._signature = _signature_of(python_function)
         self._input_signature = None
         if input_signature is not None:
-            self._input_signature = validate_input_signature(input_signature, self._signature,
-                                                             self._name)
+            self._input_signature = validate_input_signature(as_templates(input_signature),
+                                                             self._signature, self._name)
         self._cache = TraceCache(self._name)
         self._fast = self._cache.fast  # read on every call
         self._guarded = None  # the guarded caller of the last nested call shape, if any
@@ -243,6 +244,7 @@ class Function(Generic[P, R]):
         """The concrete function for these arguments (values or TensorSpecs), tracing if needed."""
         if not args and not kwargs and self._input_signature is not None:
             args = tuple(self._input_signature)
+        args, kwargs = as_templates(args), as_templates(kwargs)  # TypeSpecs of composite values
         try:
             return self._concrete_for(args, kwargs)[0]
         except Exception as e:
