@@ -17,6 +17,7 @@ leaves anything else to those helpers.
 from __future__ import annotations
 
 import math
+import operator
 import struct
 from typing import Any, Iterable, Iterator
 
@@ -212,6 +213,14 @@ def _text_scalar(value, owner: type) -> str:
     return str(value)
 
 
+def _int64_value(value) -> int:
+    """An Int64List value as protobuf takes it: an integer (Python or NumPy), never a bool,
+    a float or a string (TypeError, with protobuf's words)."""
+    if isinstance(value, bool):
+        raise TypeError("Field tensorflow.Int64List.value: Expected an int, got a boolean.")
+    return operator.index(value)
+
+
 class BytesList(_Message):
     """`value`: a list of bytes."""
 
@@ -238,7 +247,11 @@ class FloatList(_Message):
     _FIELDS = ("value",)
 
     def __init__(self, value: Iterable = ()):
-        self.value = [float(v) for v in np.asarray(list(value), np.float32)]
+        value = list(value)
+        for v in value:
+            if isinstance(v, (str, bytes)):
+                raise TypeError(f"must be real number, not {type(v).__name__}")
+        self.value = [float(v) for v in np.asarray(value, np.float32)]
 
     def _encode(self) -> bytes:
         if not self.value:
@@ -262,7 +275,7 @@ class Int64List(_Message):
     _FIELDS = ("value",)
 
     def __init__(self, value: Iterable = ()):
-        self.value = [int(v) for v in value]
+        self.value = [_int64_value(v) for v in value]
         for v in self.value:
             if not -2**63 <= v < 2**63:
                 raise ValueError(f"Int64List: {v} is out of the int64 range.")

@@ -2,6 +2,9 @@
 Example (the TFRecord tutorial prints them). The expected texts are TensorFlow 2.21's output
 for the same messages."""
 
+import numpy as np
+import pytest
+
 import runtime as rt
 
 EXAMPLE_TEXT = r"""features {
@@ -112,3 +115,19 @@ def test_a_sequence_example_prints_its_context_and_feature_lists():
     sequence = rt.train.SequenceExample(
         context=context, feature_lists=rt.train.FeatureLists(feature_list={"seq": steps}))
     assert str(sequence) == SEQUENCE_TEXT
+
+
+def test_value_lists_take_what_protobuf_takes():
+    # TensorFlow 2.21's protobuf: the TFRecord tutorial's _int64_feature(True) is refused
+    cases = [(True, "Field tensorflow.Int64List.value: Expected an int, got a boolean."),
+             (np.bool_(True), "'numpy.bool' object cannot be interpreted as an integer"),
+             (1.5, "'float' object cannot be interpreted as an integer"),
+             ("3", "'str' object cannot be interpreted as an integer")]
+    for value, message in cases:
+        with pytest.raises(TypeError) as err:
+            rt.train.Int64List(value=[value])
+        assert str(err.value) == message
+    assert rt.train.Int64List(value=[np.int64(3), np.uint8(4)]).value == [3, 4]
+    assert rt.train.FloatList(value=[True, 1, np.float64(2.5)]).value == [1.0, 1.0, 2.5]
+    with pytest.raises(TypeError, match="must be real number, not str"):
+        rt.train.FloatList(value=["1.0"])
