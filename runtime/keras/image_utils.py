@@ -232,7 +232,7 @@ def image_dataset_from_directory(directory, labels="inferred", label_mode="int",
 # -- Pillow helpers -----------------------------------------------------------------------------
 
 def _resampling(name: str):
-    image = pillow()
+    image = pillow("keras.utils.load_img")
     methods = {"nearest": image.Resampling.NEAREST, "bilinear": image.Resampling.BILINEAR,
                "bicubic": image.Resampling.BICUBIC, "hamming": image.Resampling.HAMMING,
                "box": image.Resampling.BOX, "lanczos": image.Resampling.LANCZOS}
@@ -248,7 +248,7 @@ def load_img(path, color_mode: str = "rgb", target_size=None, interpolation: str
     """The image file at `path` (or in a BytesIO) as a PIL Image in `color_mode` ("rgb",
     "rgba", "grayscale"), resized to `target_size` (height, width) with Pillow's
     `interpolation`; `keep_aspect_ratio` crops the center to the target's aspect first."""
-    image_module = pillow()
+    image_module = pillow("keras.utils.load_img")
     if isinstance(path, io.BytesIO):
         image = image_module.open(path)
     elif isinstance(path, (str, bytes, pathlib.Path)):
@@ -293,7 +293,7 @@ def img_to_array(img, data_format=None, dtype=None) -> np.ndarray:
 def array_to_img(x, data_format=None, scale: bool = True, dtype=None):
     """A PIL Image of the 3-D array `x` (1, 3 or 4 channels); `scale` maps its range onto
     [0, 255] first."""
-    image_module = pillow()
+    image_module = pillow("keras.utils.array_to_img (and save_img)")
     x = np.array(x, dtype=dtype or "float32")
     if x.ndim != 3:
         raise ValueError(f"Expected image array to have rank 3 (single image). Got array with "

@@ -45,13 +45,13 @@ _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _GRAY_WEIGHTS = np.array([9797, 19234, 3737], np.int64)
 
 
-def pillow():
-    """PIL.Image, or an ImportError naming the extra to install."""
+def pillow(what: str = "Decoding and encoding JPEG and GIF images (and interlaced PNGs, "
+                       "compressed BMPs)"):
+    """PIL.Image, or an ImportError saying that `what` needs it and how to install it."""
     try:
         from PIL import Image
     except ImportError:
-        raise ImportError(f"Decoding and encoding JPEG and GIF images (and interlaced PNGs, "
-                          f"compressed BMPs) needs Pillow: {_PIP}.") from None
+        raise ImportError(f"{what} needs Pillow: {_PIP}.") from None
     return Image
 
 

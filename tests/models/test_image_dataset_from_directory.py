@@ -175,3 +175,17 @@ def test_smart_resize_as_keras_crop():
     # Keras: the centered 5x5 window (columns 1..5), then a resize to the same size
     np.testing.assert_allclose(got, image[:, 1:6], atol=1e-4)
     assert keras.preprocessing.image.smart_resize(image[None], (2, 2)).shape == (1, 2, 2, 3)
+
+
+def test_png_directories_need_no_pillow_but_load_img_names_the_extra(monkeypatch, tmp_path):
+    import sys
+    os.makedirs(tmp_path / "a")
+    with open(tmp_path / "a" / "x.png", "wb") as fh:
+        fh.write(rt.io.encode_png(np.full((3, 3, 3), 7, np.uint8)).numpy())
+    monkeypatch.setitem(sys.modules, "PIL", None)
+    ds = keras.utils.image_dataset_from_directory(str(tmp_path), image_size=(2, 2),
+                                                  verbose=False)
+    images, labels = next(iter(ds))
+    np.testing.assert_array_equal(images.numpy(), np.full((1, 2, 2, 3), 7.0, np.float32))
+    with pytest.raises(ImportError, match=r"load_img needs Pillow: pip install autograph-rt\[images\]"):
+        keras.utils.load_img(str(tmp_path / "a" / "x.png"))
