@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import nest
 from ..errors import SignatureMismatchError
+from ..ops.extension_type import CompositeTensor
 from ..ops.variables import VariableArgument
 from ..shapes import TensorShape, TensorSpec
 from ..tensor import EagerTensor, SymbolicTensor, Tensor, to_numpy_value
@@ -203,6 +204,8 @@ def describe(value) -> str:
         return f"{value.dtype.name} Tensor, shape={value.shape}"
     if type(value) is VariableArgument:
         return f"{value.dtype.name} Variable, shape={value.shape}"
+    if isinstance(value, CompositeTensor):  # a template: its fields are specs
+        return repr(value._type_spec)
     if isinstance(value, dict):
         return "{" + ", ".join(f"{k!r}: {describe(v)}" for k, v in value.items()) + "}"
     if isinstance(value, (list, tuple)):

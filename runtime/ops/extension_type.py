@@ -128,7 +128,7 @@ def type_spec_from_value(value: Any) -> Any:
 
 # -- field annotations -------------------------------------------------------------------------
 
-class _FrozenDict(dict):
+class FrozenDict(dict):
     """The value of a `Mapping` field: a dict that cannot be changed."""
 
     def _refuse(self, *args: Any, **kwargs: Any) -> None:
@@ -223,11 +223,11 @@ def _convert_tuple(value: Any, args: tuple, where: str) -> tuple:
     return tuple(convert_field(v, a, f"{where}[{i}]") for i, (v, a) in enumerate(zip(value, args)))
 
 
-def _convert_mapping(value: Any, args: tuple, where: str) -> _FrozenDict:
+def _convert_mapping(value: Any, args: tuple, where: str) -> FrozenDict:
     if not isinstance(value, collections.abc.Mapping):
         raise TypeError(f"{where}: expected a Mapping, got {value!r:.80}.")
     key_type, value_type = args if len(args) == 2 else (Any, Any)
-    return _FrozenDict((convert_field(k, key_type, f"{where} key"),
+    return FrozenDict((convert_field(k, key_type, f"{where} key"),
                         convert_field(v, value_type, f"{where}[{k!r}]")) for k, v in value.items())
 
 
@@ -474,7 +474,7 @@ def _spec_of_field(value: Any) -> Any:
     if isinstance(value, (CompositeTensor, TypeSpec)) or hasattr(value, "_type_spec"):
         return value if isinstance(value, TypeSpec) else value._type_spec
     if isinstance(value, dict):
-        return _FrozenDict((k, _spec_of_field(v)) for k, v in value.items())
+        return FrozenDict((k, _spec_of_field(v)) for k, v in value.items())
     if isinstance(value, tuple):
         return tuple(_spec_of_field(v) for v in value)
     return value
@@ -484,7 +484,7 @@ def _template_of_field(value: Any) -> Any:
     if isinstance(value, TypeSpec):
         return value._to_template()
     if isinstance(value, dict):
-        return _FrozenDict((k, _template_of_field(v)) for k, v in value.items())
+        return FrozenDict((k, _template_of_field(v)) for k, v in value.items())
     if isinstance(value, (list, tuple)):
         return tuple(_template_of_field(v) for v in value)
     return value
@@ -529,7 +529,7 @@ def _spec_init(self: Any, *args: Any, **kwargs: Any) -> None:
             raise TypeError(f"{self._value_type.__name__}.Spec() missing a value for field "
                             f"{f.name!r}.")
         if isinstance(value, dict):
-            value = _FrozenDict(value)
+            value = FrozenDict(value)
         elif isinstance(value, list):
             value = tuple(value)
         self.__dict__[f.name] = value

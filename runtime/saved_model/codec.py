@@ -12,17 +12,21 @@ object with exactly one key naming its kind:
     {"variable": 0}                the saved variable with that index
     {"slice": [start, stop, step]}  {"ellipsis": null}  {"slot": 0}   parts of an index key
     {"spec": [shape, dtype, name]}  a TensorSpec        {"output": 0}  a function output
-Decoding builds only these values: no names are resolved, nothing is called or imported.
+    {"extension": [name, [[field, value], ...]]}  a value of an rt.experimental.ExtensionType
+Decoding builds only these values: nothing is called or imported; an extension type's name is
+looked up only among the classes the loading program defined (registered by `__name__`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
 
 from .. import dtypes as _dtypes
 from ..dtypes import DType
+from ..ops.extension_type import ExtensionType, FrozenDict, lookup_registered, registered_name
 from ..shapes import TensorShape, TensorSpec
 
 MAX_DEPTH = 32
@@ -67,7 +71,7 @@ class Encoder:
             return {type(v).__name__: [self.encode(x, where) for x in v]}
         if isinstance(v, tuple):  # namedtuples are saved as plain tuples
             return {"tuple": [self.encode(x, where) for x in v]}
-        if type(v) is dict:
+        if type(v) is dict or isinstance(v, FrozenDict):
             if not all(type(k) in (str, int) for k in v):
                 raise ValueError(f"{where}: only dicts with str or int keys can be saved.")
             return {"dict": [[k, self.encode(x, where)] for k, x in v.items()]}
@@ -95,6 +99,9 @@ class Encoder:
             return {"slot": v.index}
         if isinstance(v, self._output_type):
             return {"output": v.index}
+        if isinstance(v, ExtensionType):
+            fields = [[f.name, self.encode(getattr(v, f.name), where)] for f in dataclasses.fields(v)]
+            return {"extension": [registered_name(type(v)), fields]}
         index = self._variable_index(v)
         if index is not None:
             return {"variable": index}
@@ -166,6 +173,24 @@ class Decoder:
         if not isinstance(shape, TensorShape) or not (name is None or type(name) is str):
             raise ValueError(f"{where}: a spec is [shape, dtype, name].")
         return TensorSpec(shape, dtype_named(body[1], where), check_name(name, where))
+
+    def _tag_extension(self, body, where, depth):
+        """An extension type's value: its class looked up by registered name among the
+        classes this program defined (never imported), its fields as saved."""
+        form = f"{where}: an extension type value is [registered name, [[field, value], ...]]"
+        if type(body) is not list or len(body) != 2 or type(body[0]) is not str \
+                or type(body[1]) is not list:
+            raise ValueError(f"{form}.")
+        cls = lookup_registered(body[0])
+        names = [f.name for f in dataclasses.fields(cls)]
+        pairs = _checked_list(body[1], where, len(names))
+        if any(type(p) is not list or len(p) != 2 for p in pairs) or [p[0] for p in pairs] != names:
+            raise ValueError(f"{form}; {body[0]} has the fields {names}.")
+        fields = {}
+        for name, value in pairs:
+            value = self.decode(value, where, depth)
+            fields[name] = FrozenDict(value) if type(value) is dict else value
+        return cls.__nest_from_fields__(fields)
 
     def _tag_array(self, body, where, depth):
         return self._array(body, where)
