@@ -906,6 +906,9 @@ def _varints_at(data: np.ndarray, at: np.ndarray):
     go = b0 >= 0x80
     if not _any(go):
         return b0, 1
+    b1 = data[at + 1].astype(np.int64)
+    if not _any(go & (b1 >= 0x80)):  # two bytes at most
+        return np.where(go, (b0 & 0x7F) | (b1 << 7), b0), go + 1
     value, width = (b0 & 0x7F).astype(np.int64), np.ones(at.size, np.int64)
     for shift in (7, 14, 21):
         b = data[at + width].astype(np.int64)
@@ -920,12 +923,11 @@ def _varints_at(data: np.ndarray, at: np.ndarray):
 def _delimited_at(data, at, tag, end):
     """(start, stop) of the length-delimited fields with tag byte `tag` at `at`, each
     required to end by `end`."""
-    if _any(data[at] != tag):
-        raise _Irregular
+    tags = data[at]
     size, width = _varints_at(data, at + 1)
     start = at + 1 + width
     stop = start + size
-    if _any(stop > end):
+    if _any((tags != tag) | (stop > end)):
         raise _Irregular
     return start, stop
 
