@@ -138,7 +138,8 @@ if not _typing.TYPE_CHECKING:  # the lazy names are declared in runtime/_api for
         if name == "autograph":    # tf.autograph: the converter package (already loaded with nest)
             return _importlib.import_module("autograph")
         # dask and summary also need optional extras (Dask, tensorboardX): loaded only when asked
-        if name in ("saved_model", "dask", "data", "summary", "profiler", "feature_column"):
+        if name in ("saved_model", "dask", "data", "summary", "profiler", "feature_column",
+                    "compat"):
             return _importlib.import_module(f".{name}", __name__)
         if name in ("optimizers", "train"):
             _opt = _importlib.import_module(".optimizers", __name__)
