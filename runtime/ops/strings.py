@@ -16,14 +16,11 @@ Differences from TensorFlow, by design of a dense-tensor runtime:
 - Regular expressions run on Python's `re` over the UTF-8 text (RE2's syntax is mostly a
   subset of it; `\\z` and `\\x{...}` are understood, classes `\\d \\w \\s \\b` are ASCII as
   in RE2).
-- `to_hash_bucket_fast` hashes with BLAKE2b, not FarmHash: buckets are stable across runs
-  and machines but differ from TensorFlow's.
 """
 
 from __future__ import annotations
 
 import functools
-import hashlib
 import re
 import sys
 from typing import Any, Callable
@@ -39,6 +36,7 @@ from ..shapes import TensorShape
 from ..tensor import EagerTensor, Tensor
 from . import array_math
 from .core import apply, convert_to_tensor
+from .farmhash import fingerprint64
 from .shape_rules import broadcast, normalize_axis, reduced_shape
 
 
@@ -831,10 +829,7 @@ def bytes_split(input, name: str | None = None) -> Tensor | list[Tensor]:  # noq
 # -- hashing -----------------------------------------------------------------------------------
 
 def _hash_bucket_kernel(x, num_buckets):
-    def bucket(data: bytes) -> int:
-        digest = hashlib.blake2b(data, digest_size=8).digest()
-        return int.from_bytes(digest, "little") % num_buckets
-    return _map(bucket, x, np.int64)
+    return _map(lambda data: fingerprint64(data) % num_buckets, x, np.int64)
 
 
 STRING_TO_HASH_BUCKET = _define_string("StringToHashBucketFast",
@@ -845,8 +840,8 @@ STRING_TO_HASH_BUCKET = _define_string("StringToHashBucketFast",
 
 @export("strings.to_hash_bucket_fast")
 def to_hash_bucket_fast(input, num_buckets: int, name: str | None = None) -> Tensor:  # noqa: A002
-    """Each string hashed to a bucket in [0, num_buckets) (int64). The hash is BLAKE2b (stable
-    across processes and machines), so buckets differ from TensorFlow's FarmHash buckets."""
+    """Each string hashed to a bucket in [0, num_buckets) (int64): its FarmHash fingerprint
+    modulo `num_buckets`, TensorFlow's buckets."""
     x = _strings(input, "strings.to_hash_bucket_fast", "input")
     num_buckets = _int(num_buckets, "strings.to_hash_bucket_fast", "num_buckets")
     if num_buckets < 1:

@@ -86,3 +86,11 @@ def test_tables_work_in_compiled_functions_datasets_and_layers():
     mapped = rt.data.Dataset.from_tensor_slices(["a", "zz", "c"]).map(layer)
     assert [int(v) for v in mapped] == [1, 4, 3]
     assert np.asarray(staged(rt.constant([["a"]]))).shape == (1, 1)
+
+
+def test_to_hash_bucket_fast_gives_tensorflows_buckets():
+    # TensorFlow 2.21: [939, 296, 263, 690, 719] (FarmHash fingerprints modulo 1000)
+    buckets = rt.strings.to_hash_bucket_fast(["a", "hello", "", "Breed", "x" * 100], 1000)
+    assert buckets.numpy().tolist() == [939, 296, 263, 690, 719]
+    staged = rt.function(lambda s: rt.strings.to_hash_bucket_fast(s, 1000))
+    assert staged(rt.constant(["hello"])).numpy().tolist() == [296]
