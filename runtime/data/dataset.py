@@ -630,6 +630,10 @@ class Iterator:
             return STAGED["next"](self)
         return st.to_tensors(self._next_arrays())
 
+    def next(self) -> Any:
+        """The next element, as `next(iterator)` (TensorFlow's iterators have this method)."""
+        return self.__next__()
+
     def get_next(self) -> Any:
         """The next element; raises `OutOfRangeError` (a `StopIteration`) at the end."""
         try:

@@ -22,6 +22,7 @@ from ..tensor import EagerTensor, Tensor
 from . import array_math, debugging
 from .control_flow import _describe_structure, cond, while_loop
 from .core import convert_to_tensor
+from .extension_type import as_templates, batch_template, flatten_components, pack_components, unbatch_template
 from .tensor_array import TensorArray
 
 # -- the shared loop -------------------------------------------------------------------------
@@ -30,7 +31,7 @@ from .tensor_array import TensorArray
 def _elements(elems, what: str) -> tuple[list, Any]:
     """The flat tensors of `elems` and their common length (an int, or a scalar tensor when
     it is unknown at trace time)."""
-    flat = nest.flatten(elems)
+    flat = flatten_components(elems)  # an extension type's Python fields are not elements
     if not flat:
         raise ValueError(f"{what}: elems must hold at least one tensor.")
     tensors = []
@@ -93,7 +94,7 @@ def _probe(fn: Callable, args: list[tuple[_dtypes.DType, TensorShape]], pack: Ca
         with context.graph_scope(graph):
             placeholders = [graph.placeholder(shape, dtype) for dtype, shape in args]
             result = fn(pack(placeholders))
-            flat = _to_tensors(nest.flatten(result), "map_fn")
+            flat = _to_tensors(flatten_components(result), "map_fn")
     finally:
         context.state.tapes = saved
     return result, [(t.dtype, t.shape) for t in flat]
@@ -183,11 +184,12 @@ def map_fn(fn: Callable, elems, dtype=None, parallel_iterations=None, back_prop=
         raise TypeError(f"map_fn: fn must be callable, got {type(fn).__name__}.")
     if dtype is not None and fn_output_signature is not None:
         raise ValueError("map_fn: pass fn_output_signature or dtype, not both.")
-    signature = fn_output_signature if fn_output_signature is not None else dtype
+    signature = as_templates(fn_output_signature if fn_output_signature is not None else dtype)
     flat, n = _elements(elems, "map_fn")
+    element = unbatch_template(elems)  # a batchable extension type's batch shape loses a dim
 
     def pack(xs):
-        return nest.pack_sequence_as(elems, xs) if nest.is_nested(elems) else xs[0]
+        return pack_components(element, xs) if nest.is_nested(elems) else xs[0]
 
     element_args = [(t.dtype, t.shape[1:] if t.shape.rank is not None else TensorShape(None))
                     for t in flat]
@@ -203,7 +205,7 @@ def map_fn(fn: Callable, elems, dtype=None, parallel_iterations=None, back_prop=
 
     def step(xs, carry):
         result = fn(pack(xs))
-        values = _to_tensors(nest.flatten(result), "map_fn")
+        values = _to_tensors(flatten_components(result), "map_fn")
         if state["specs"] is None:
             state["structure"] = result
             state["specs"] = [(v.dtype, v.shape) for v in values]
@@ -228,7 +230,7 @@ def map_fn(fn: Callable, elems, dtype=None, parallel_iterations=None, back_prop=
             _, outs = _run_loop(step, flat, n, [], specs, False, "map")
     structure = state["structure"]
     if nest.is_nested(structure):
-        return nest.pack_sequence_as(structure, outs)
+        return pack_components(batch_template(structure, n if isinstance(n, int) else None), outs)
     return outs[0]
 
 

@@ -533,3 +533,108 @@ def _spec_init(self: Any, *args: Any, **kwargs: Any) -> None:
         elif isinstance(value, list):
             value = tuple(value)
         self.__dict__[f.name] = value
+
+
+# -- components: the tensors of a nest, composite values' Python fields kept in the structure --
+
+def is_static_field(value: Any) -> bool:
+    """A composite's Python-valued field (a str, a TensorShape, a DType, ...): part of its
+    structure, not one of its component tensors."""
+    return not isinstance(value, (Tensor, TensorSpec, np.ndarray, np.generic, list, tuple, dict,
+                                  CompositeTensor))
+
+
+def flatten_components(value: Any) -> list:
+    """The component tensors of `value` in `nest.flatten`'s order, without the Python-valued
+    fields of extension types."""
+    if isinstance(value, ExtensionType):
+        out = []
+        for name in _field_names(type(value)):
+            field = getattr(value, name)
+            if not is_static_field(field):
+                out.extend(flatten_components(field))
+        return out
+    if isinstance(value, (list, tuple)):
+        return [leaf for v in value for leaf in flatten_components(v)]
+    if isinstance(value, dict):
+        return [leaf for k in _dict_order(value) for leaf in flatten_components(value[k])]
+    return nest.flatten(value)
+
+
+def pack_components(template: Any, leaves: list) -> Any:
+    """A value shaped like `template` from `leaves` (the inverse of `flatten_components`)."""
+    it = iter(leaves)
+    out = _pack(template, it)
+    if next(it, it) is not it:
+        raise ValueError(f"pack_components: more leaves than {type(template).__name__} holds.")
+    return out
+
+
+def _pack(template: Any, it: Any) -> Any:
+    if isinstance(template, ExtensionType):
+        fields = {}
+        for name in _field_names(type(template)):
+            field = getattr(template, name)
+            fields[name] = field if is_static_field(field) else _pack(field, it)
+        return type(template).__nest_from_fields__(fields)
+    if isinstance(template, (list, tuple)):
+        items = [_pack(v, it) for v in template]
+        if isinstance(template, list):
+            return items
+        return type(template)(*items) if hasattr(template, "_fields") else type(template)(items)
+    if isinstance(template, dict):
+        built = {k: _pack(template[k], it) for k in _dict_order(template)}
+        return type(template)((k, built[k]) for k in template)
+    if nest.is_nested(template):
+        return nest.pack_sequence_as(template, [next(it) for _ in nest.flatten(template)])
+    return next(it)
+
+
+def _dict_order(d: dict) -> list:
+    try:
+        return sorted(d)
+    except TypeError:
+        return list(d)
+
+
+def has_composite(value: Any) -> bool:
+    """True when `value` is or holds an extension type value."""
+    if isinstance(value, ExtensionType):
+        return True
+    if isinstance(value, (list, tuple)):
+        return any(has_composite(v) for v in value)
+    if isinstance(value, dict):
+        return any(has_composite(v) for v in value.values())
+    return False
+
+
+def batch_template(template: Any, batch_size: Any) -> Any:
+    """`template` for a batch of `batch_size` values: the batch-shape (`TensorShape`) fields of
+    batchable extension types gain a leading dimension."""
+    return _rebatch(template, lambda shape: TensorShape([batch_size]).concatenate(shape))
+
+
+def unbatch_template(template: Any) -> Any:
+    """`template` for one value of a batch: batch-shape fields lose their leading dimension."""
+    return _rebatch(template, lambda shape: shape[1:] if shape.rank else shape)
+
+
+def _rebatch(template: Any, fix: Callable) -> Any:
+    if isinstance(template, BatchableExtensionType):
+        fields = {}
+        for name in _field_names(type(template)):
+            field = getattr(template, name)
+            if isinstance(field, TensorShape):
+                field = fix(field)
+            elif not is_static_field(field):
+                field = _rebatch(field, fix)
+            fields[name] = field
+        return type(template).__nest_from_fields__(fields)
+    if isinstance(template, (list, tuple)) and has_composite(template):
+        items = [_rebatch(v, fix) for v in template]
+        if isinstance(template, list):
+            return items
+        return type(template)(*items) if hasattr(template, "_fields") else type(template)(items)
+    if isinstance(template, dict) and has_composite(template):
+        return type(template)((k, _rebatch(v, fix)) for k, v in template.items())
+    return template
