@@ -29,7 +29,7 @@ from ..arguments import strict_keywords
 from ..errors import (FailedPreconditionError, InvalidArgumentError, NotFoundError,
                       OutOfRangeError, PermissionDeniedError)
 from ..function import function as rt_function
-from ..ops.extension_type import as_templates
+from ..ops.extension_type import as_templates, batch_template, unbatch_template
 from ..ops.io_tfrecord import _compression, _open_for_reading
 from ..ops.random import SEEDS
 from ..ops.variables import Variable
@@ -115,8 +115,9 @@ def _blocks_of_elements(blocks: _PyIterator) -> _PyIterator:
     for block in blocks:
         flat = st.flatten(block)
         strings = any(a.dtype.kind == "O" for a in flat)
+        row = unbatch_template(block)
         for i in range(len(flat[0])):
-            yield st.pack(block, [st.row(a, i) for a in flat] if strings else [a[i] for a in flat])
+            yield st.pack(row, [st.row(a, i) for a in flat] if strings else [a[i] for a in flat])
 
 
 def _rechunk(blocks: _PyIterator, size: int, drop_remainder: bool) -> _PyIterator:
@@ -135,10 +136,10 @@ def _rechunk(blocks: _PyIterator, size: int, drop_remainder: bool) -> _PyIterato
             have += take
             start += take
             if have == size:
-                yield st.pack(template, _join(pieces))
+                yield st.pack(batch_template(unbatch_template(template), size), _join(pieces))
                 pieces, have = [], 0
     if pieces and not drop_remainder:
-        yield st.pack(template, _join(pieces))
+        yield st.pack(batch_template(unbatch_template(template), have), _join(pieces))
 
 
 def _join(pieces: list) -> list:
@@ -751,8 +752,9 @@ class _TensorSlices(Dataset):
                 raise ValueError("from_tensor_slices: every component needs at least one "
                                  f"dimension to slice; got a scalar of dtype {a.dtype}.")
         self._structure = tensors
+        self._row = unbatch_template(tensors)  # a batchable extension type's batch shape: one dim less
         self._leaves = leaves
-        self._spec = st.pack(tensors, [spec or st.spec_of_array(a, 1) for a, spec in zip(leaves, specs)])
+        self._spec = st.pack(self._row, [spec or st.spec_of_array(a, 1) for a, spec in zip(leaves, specs)])
         self._n = _slice_count([None if isinstance(a, SymbolicTensor) and a.shape.rank is None
                                 else a.shape[0] for a in leaves])
         self._card = UNKNOWN if self._n is None else self._n
@@ -778,7 +780,7 @@ class _TensorSlices(Dataset):
                 yield st.row(a, i)
             return
         for i in range(self._n):
-            yield st.pack(structure, [st.row(a, i) for a in leaves])
+            yield st.pack(self._row, [st.row(a, i) for a in leaves])
 
 
 class _Tensors(Dataset):
@@ -1322,8 +1324,8 @@ class _Batch(_Unary):
         self._size = _positive_int(batch_size, "batch_size", "batch")
         self._drop = bool(drop_remainder)
         lead = self._size if self._drop else None
-        self._spec = st.map_structure(
-            lambda s: TensorSpec(TensorShape([lead]).concatenate(s.shape), s.dtype), input_dataset._spec)
+        self._spec = batch_template(st.map_structure(
+            lambda s: TensorSpec(TensorShape([lead]).concatenate(s.shape), s.dtype), input_dataset._spec), lead)
         c = input_dataset._card
         if c >= 0:
             self._card = c // self._size if self._drop else -(-c // self._size)
@@ -1370,7 +1372,7 @@ def _stack_elements(elements: list, what: str):
                 f"{what}: cannot batch elements of different shapes: component {i} has shapes "
                 f"{sorted(map(list, shapes))}; use padded_batch, or ragged elements are not supported.")
         out.append(np.stack(parts))
-    return st.pack(elements[0], out)
+    return st.pack(batch_template(elements[0], len(elements)), out)
 
 
 class _PaddedBatch(_Unary):
@@ -1447,9 +1449,9 @@ class _Unbatch(_Unary):
             if s.shape.rank == 0:
                 raise ValueError("unbatch: every component of the elements needs at least one "
                                  f"dimension; got {input_dataset._spec!r}.")
-        self._spec = st.map_structure(lambda s: TensorSpec(s.shape[1:] if s.shape.rank is not None
-                                                           else TensorShape(None), s.dtype),
-                                      input_dataset._spec)
+        self._spec = unbatch_template(st.map_structure(
+            lambda s: TensorSpec(s.shape[1:] if s.shape.rank is not None else TensorShape(None), s.dtype),
+            input_dataset._spec))
         self._card = UNKNOWN if input_dataset._card != INFINITE else INFINITE
 
     def _blocks(self):

@@ -128,7 +128,7 @@ def type_spec_from_value(value: Any) -> Any:
 
 # -- field annotations -------------------------------------------------------------------------
 
-class FrozenDict(dict):
+class ImmutableDict(dict):
     """The value of a `Mapping` field: a dict that cannot be changed."""
 
     def _refuse(self, *args: Any, **kwargs: Any) -> None:
@@ -136,6 +136,9 @@ class FrozenDict(dict):
                         "instead.")
 
     __setitem__ = __delitem__ = update = pop = popitem = clear = setdefault = _refuse  # type: ignore
+
+    def __repr__(self) -> str:
+        return f"ImmutableDict({dict.__repr__(self)})"
 
 
 def _origin(annotation: Any) -> Any:
@@ -184,8 +187,9 @@ def _convert_with(fn: Callable, value: Any, where: str, what: str) -> Any:
 def _convert_tensor(value: Any, where: str) -> Any:
     if isinstance(value, Tensor):
         return value
-    if value is None:
-        raise TypeError(f"{where}: expected a Tensor, got None.")
+    if value is None:  # TensorFlow's words, then the fix
+        raise TypeError(f"{where}: expected a Tensor, got 'NoneType'; pass a tensor or a value "
+                        "convertible to one.")
     if isinstance(value, CompositeTensor):
         raise TypeError(f"{where}: expected a Tensor, got {type(value).__name__}.")
     try:
@@ -223,11 +227,11 @@ def _convert_tuple(value: Any, args: tuple, where: str) -> tuple:
     return tuple(convert_field(v, a, f"{where}[{i}]") for i, (v, a) in enumerate(zip(value, args)))
 
 
-def _convert_mapping(value: Any, args: tuple, where: str) -> FrozenDict:
+def _convert_mapping(value: Any, args: tuple, where: str) -> ImmutableDict:
     if not isinstance(value, collections.abc.Mapping):
         raise TypeError(f"{where}: expected a Mapping, got {value!r:.80}.")
     key_type, value_type = args if len(args) == 2 else (Any, Any)
-    return FrozenDict((convert_field(k, key_type, f"{where} key"),
+    return ImmutableDict((convert_field(k, key_type, f"{where} key"),
                         convert_field(v, value_type, f"{where}[{k!r}]")) for k, v in value.items())
 
 
@@ -402,7 +406,7 @@ def _finish(self: Any) -> None:
     cls = type(self)
     hints = _resolved_hints(cls)
     for f in dataclasses.fields(cls):
-        where = f"{cls.__name__}.{f.name}"
+        where = f.name
         if f.name in self.__dict__:
             value = self.__dict__[f.name]
         elif f.default is not dataclasses.MISSING:
@@ -474,7 +478,7 @@ def _spec_of_field(value: Any) -> Any:
     if isinstance(value, (CompositeTensor, TypeSpec)) or hasattr(value, "_type_spec"):
         return value if isinstance(value, TypeSpec) else value._type_spec
     if isinstance(value, dict):
-        return FrozenDict((k, _spec_of_field(v)) for k, v in value.items())
+        return ImmutableDict((k, _spec_of_field(v)) for k, v in value.items())
     if isinstance(value, tuple):
         return tuple(_spec_of_field(v) for v in value)
     return value
@@ -484,7 +488,7 @@ def _template_of_field(value: Any) -> Any:
     if isinstance(value, TypeSpec):
         return value._to_template()
     if isinstance(value, dict):
-        return FrozenDict((k, _template_of_field(v)) for k, v in value.items())
+        return ImmutableDict((k, _template_of_field(v)) for k, v in value.items())
     if isinstance(value, (list, tuple)):
         return tuple(_template_of_field(v) for v in value)
     return value
@@ -529,7 +533,7 @@ def _spec_init(self: Any, *args: Any, **kwargs: Any) -> None:
             raise TypeError(f"{self._value_type.__name__}.Spec() missing a value for field "
                             f"{f.name!r}.")
         if isinstance(value, dict):
-            value = FrozenDict(value)
+            value = ImmutableDict(value)
         elif isinstance(value, list):
             value = tuple(value)
         self.__dict__[f.name] = value

@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import dtypes as _dtypes
 from ..dtypes import DType
-from ..ops.extension_type import ExtensionType, FrozenDict, lookup_registered, registered_name
+from ..ops.extension_type import ExtensionType, ImmutableDict, lookup_registered, registered_name
 from ..shapes import TensorShape, TensorSpec
 
 MAX_DEPTH = 32
@@ -71,7 +71,7 @@ class Encoder:
             return {type(v).__name__: [self.encode(x, where) for x in v]}
         if isinstance(v, tuple):  # namedtuples are saved as plain tuples
             return {"tuple": [self.encode(x, where) for x in v]}
-        if type(v) is dict or isinstance(v, FrozenDict):
+        if type(v) is dict or isinstance(v, ImmutableDict):
             if not all(type(k) in (str, int) for k in v):
                 raise ValueError(f"{where}: only dicts with str or int keys can be saved.")
             return {"dict": [[k, self.encode(x, where)] for k, x in v.items()]}
@@ -189,7 +189,7 @@ class Decoder:
         fields = {}
         for name, value in pairs:
             value = self.decode(value, where, depth)
-            fields[name] = FrozenDict(value) if type(value) is dict else value
+            fields[name] = ImmutableDict(value) if type(value) is dict else value
         return cls.__nest_from_fields__(fields)
 
     def _tag_array(self, body, where, depth):
