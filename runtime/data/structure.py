@@ -100,7 +100,7 @@ def strings_as_objects(array: np.ndarray) -> np.ndarray:
 
 def to_array(value: Any, where: str = "value") -> np.ndarray:
     """One leaf as a NumPy array with the runtime's dtype rules (int -> int32, ...)."""
-    if isinstance(value, np.ndarray):       # memory-mapped arrays stay mapped
+    if isinstance(value, np.ndarray) and value.dtype.kind != "O":  # memory-mapped stay mapped
         return strings_as_objects(value)
     if isinstance(value, EagerTensor):
         return value._value

@@ -48,3 +48,14 @@ def test_resize_method_names_are_resizes_methods():
     np.testing.assert_array_equal(out.numpy()[..., 0], image[1::2, 1::2, 0])
     with pytest.raises((ValueError, NotImplementedError)):
         rt.image.resize(image, [2, 2], method=rt.image.ResizeMethod.BICUBIC)
+
+
+def test_from_tensor_slices_of_python_strings_gives_bytes():
+    # the CSV tutorial slices pandas columns (object arrays of str): TensorFlow makes string
+    # tensors holding bytes, printed as b'female'
+    column = np.array(["male", "female"], dtype=object)
+    ds = rt.data.Dataset.from_tensor_slices({"sex": column, "age": np.array([22.0, 38.0])})
+    assert ds.element_spec["sex"].dtype == rt.string
+    rows = list(ds)
+    assert [r["sex"].numpy() for r in rows] == [b"male", b"female"]
+    assert f"{rows[1]['sex']}" == "b'female'"
