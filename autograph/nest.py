@@ -119,44 +119,53 @@ def _build(tp: type, keys: Optional[tuple], items: list, order: Optional[tuple] 
 
 # -- value-shaped ------------------------------------------------------------------------------
 
-def flatten(value: Any) -> list:
-    """The leaves of `value` in order."""
+def _node_kept(value: Any) -> Optional[tuple[type, Optional[tuple], list]]:
+    """`_node`, with composite values (classes defining `__nest_from_fields__`) as leaves."""
+    if hasattr(type(value), "__nest_from_fields__"):
+        return None
+    return _node(value)
+
+
+def flatten(value: Any, expand_composites: bool = True) -> list:
+    """The leaves of `value` in order; composite values (extension types) are walked into
+    their fields unless `expand_composites=False` (TensorFlow's default: see
+    docs/composite-values.md)."""
     out: list = []
-    _flatten_into(value, out)
+    _flatten_into(value, out, _node if expand_composites else _node_kept)
     return out
 
 
-def _flatten_into(value: Any, out: list) -> None:
-    node = _node(value)
+def _flatten_into(value: Any, out: list, node_of: Callable = _node) -> None:
+    node = node_of(value)
     if node is None:
         out.append(value)
         return
     for child in node[2]:
-        _flatten_into(child, out)
+        _flatten_into(child, out, node_of)
 
 
-def pack_sequence_as(structure: Any, flat: list) -> Any:
+def pack_sequence_as(structure: Any, flat: list, expand_composites: bool = True) -> Any:
     """A value shaped like `structure` with the leaves taken from `flat` in order."""
-    return _pack(structure, iter(flat))
+    return _pack(structure, iter(flat), _node if expand_composites else _node_kept)
 
 
-def _pack(structure: Any, it: Iterator) -> Any:
-    node = _node(structure)
+def _pack(structure: Any, it: Iterator, node_of: Callable = _node) -> Any:
+    node = node_of(structure)
     if node is None:
         return next(it)
     tp, keys, children = node
-    items = [_pack(c, it) for c in children]
+    items = [_pack(c, it, node_of) for c in children]
     order = tuple(structure) if keys is not None and isinstance(structure, dict) else None
     return _build(tp, keys, items, order, structure)
 
 
-def map_structure(fn: Callable, *structures: Any) -> Any:
+def map_structure(fn: Callable, *structures: Any, expand_composites: bool = True) -> Any:
     """Applies `fn` to corresponding leaves; the structures must match."""
     first = structures[0]
     for other in structures[1:]:
-        assert_same_structure(first, other)
-    flats = [flatten(s) for s in structures]
-    return pack_sequence_as(first, [fn(*leaves) for leaves in zip(*flats)])
+        assert_same_structure(first, other, expand_composites=expand_composites)
+    flats = [flatten(s, expand_composites) for s in structures]
+    return pack_sequence_as(first, [fn(*leaves) for leaves in zip(*flats)], expand_composites)
 
 
 def structure_signature(value: Any) -> Any:
@@ -164,23 +173,25 @@ def structure_signature(value: Any) -> Any:
     return _signature(value, True)
 
 
-def assert_same_structure(a: Any, b: Any, check_types: bool = False) -> None:
+def assert_same_structure(a: Any, b: Any, check_types: bool = False,
+                          expand_composites: bool = True) -> None:
     """Raises ValueError unless `a` and `b` nest alike (lists and tuples are interchangeable
     unless `check_types`)."""
-    if _signature(a, check_types) != _signature(b, check_types):
+    node_of = _node if expand_composites else _node_kept
+    if _signature(a, check_types, node_of) != _signature(b, check_types, node_of):
         raise ValueError(f"The two structures don't have the same nested structure: {a!r} and {b!r}.")
 
 
-def _signature(value: Any, check_types: bool) -> Any:
-    node = _node(value)
+def _signature(value: Any, check_types: bool, node_of: Callable = _node) -> Any:
+    node = node_of(value)
     if node is None:
         return "*"
     tp, keys, children = node
     if keys is None:
         kind = tp.__name__ if check_types else "seq"
-        return (kind, tuple(_signature(c, check_types) for c in children))
+        return (kind, tuple(_signature(c, check_types, node_of) for c in children))
     kind = "dict" if isinstance(value, dict) else tp.__name__
-    return (kind, tuple((k, _signature(c, check_types)) for k, c in zip(keys, children)))
+    return (kind, tuple((k, _signature(c, check_types, node_of)) for k, c in zip(keys, children)))
 
 
 # -- structure-shaped --------------------------------------------------------------------------
