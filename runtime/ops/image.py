@@ -15,11 +15,14 @@ import math
 import numpy as np
 
 from .. import dtypes as _dtypes
+from .. import errors as _errors
 from ..exports import export
 from ..tensor import Tensor
 from . import array_math
 from . import array_scatter as _scatter
+from . import random as _random
 from .array_composed import pad as _pad
+from .array_composed import slice as _slice
 from .core import convert_to_tensor
 from .math_composed import saturate_cast
 
@@ -519,3 +522,36 @@ class ResizeMethod:
     LANCZOS5 = "lanczos5"
     GAUSSIAN = "gaussian"
     MITCHELLCUBIC = "mitchellcubic"
+
+
+@export("image.random_crop")
+def random_crop(value, size, seed=None, name=None) -> Tensor:
+    """A block of `size` (one entry per axis of `value`) at a uniformly random offset, as
+    TensorFlow's (the offsets drawn as int32 values modulo the room on each axis)."""
+    x = convert_to_tensor(value)
+    size_t = convert_to_tensor(size, dtype=_dtypes.int32)
+    if x.shape.rank is not None and size_t.shape.as_list() != [x.shape.rank]:
+        raise ValueError(f"random_crop: `size` needs one entry per axis of `value` (shape "
+                         f"{x.shape}), got shape {size_t.shape}.")
+    dims, wanted = x.shape.as_tuple(), _static_ints(size)
+    if wanted is not None and None not in dims and any(
+            w > d for w, d in zip(wanted, dims)):
+        raise _errors.InvalidArgumentError(f"random_crop: Need value.shape >= size, got "
+                                           f"{list(dims)} {wanted}.")
+    limit = array_math.add(array_math.subtract(array_math.shape(x), size_t), 1)
+    draw = _random.uniform(array_math.shape(limit), maxval=2 ** 31 - 1, dtype=_dtypes.int32,
+                           seed=seed)
+    offset = array_math.floormod(draw, limit)
+    if wanted is None:
+        return _slice(x, offset, size_t, name=name)
+    return array_math.reshape(_slice(x, offset, wanted), wanted, name=name)  # known shape
+
+
+def _static_ints(value) -> list[int] | None:
+    """`value` as a list of ints when it is known now (a list, an array, an eager tensor)."""
+    if isinstance(value, Tensor):
+        try:
+            return [int(v) for v in np.asarray(value.numpy()).ravel()]
+        except Exception:  # a symbolic tensor: known when the graph runs
+            return None
+    return [int(v) for v in np.asarray(value).ravel()]

@@ -59,3 +59,20 @@ def test_from_tensor_slices_of_python_strings_gives_bytes():
     rows = list(ds)
     assert [r["sex"].numpy() for r in rows] == [b"male", b"female"]
     assert f"{rows[1]['sex']}" == "b'female'"
+
+
+def test_random_crop_takes_a_block_of_the_input_at_a_random_offset():
+    x = np.arange(2 * 6 * 7 * 3, dtype=np.float32).reshape(2, 6, 7, 3)
+    offsets = set()
+    for _ in range(20):
+        crop = rt.image.random_crop(x, size=[2, 4, 4, 3]).numpy()
+        assert crop.shape == (2, 4, 4, 3)
+        i, j = np.argwhere(x[0, :, :, 0] == crop[0, 0, 0, 0])[0]
+        np.testing.assert_array_equal(crop, x[:, i:i + 4, j:j + 4])  # a block of the input
+        offsets.add((i, j))
+    assert len(offsets) > 1 and all(i <= 2 and j <= 3 for i, j in offsets)
+    # in a Dataset.map (the pix2pix tutorial's jitter) the crop's shape is known
+    ds = rt.data.Dataset.from_tensors(x).map(lambda im: rt.image.random_crop(im, [2, 3, 3, 3]))
+    assert ds.element_spec.shape.as_list() == [2, 3, 3, 3]
+    with pytest.raises(rt.errors.InvalidArgumentError, match="value.shape >= size"):
+        rt.image.random_crop(x, [2, 7, 3, 3])
