@@ -10,7 +10,7 @@ from .loaded import LoadedObject
 from .save import FORMAT, IDENTIFIER, VERSION
 
 _TOP_KEYS = {"format", "version", "kind", "call", "aliases", "variables", "functions"}
-_OPTIONAL_KEYS = {"overloads"}
+_OPTIONAL_KEYS = {"overloads", "signatures", "attributes"}
 _VARIABLE_KEYS = {"key", "name", "dtype", "shape", "trainable"}
 _KINDS = ("function", "model", "module")
 
@@ -73,7 +73,27 @@ def from_document(document: dict, store) -> LoadedObject:
     for names in overloads.values():      # further traces are reached through their group
         for n in names[1:]:
             signatures.pop(n, None)
-    return LoadedObject(kind, signatures, variables, call, aliases, groups)
+    return LoadedObject(kind, signatures, variables, call, aliases, groups,
+                        _signature_names(document, signatures),
+                        _attributes(document, variables))
+
+
+def _signature_names(document: dict, functions: dict) -> list | None:
+    names = document.get("signatures")
+    if names is None:
+        return None
+    if type(names) is not list or not all(type(n) is str and n in functions for n in names):
+        raise ValueError("signatures must list names of saved functions.")
+    return names
+
+
+def _attributes(document: dict, variables: list) -> dict:
+    paths = document.get("attributes", {})
+    if type(paths) is not dict or len(paths) > 2 ** 20 or not all(
+            type(p) is str and all(IDENTIFIER.match(part) for part in p.split("."))
+            and type(i) is int and 0 <= i < len(variables) for p, i in paths.items()):
+        raise ValueError("attributes must map dotted identifiers to variable indices.")
+    return {path: variables[i] for path, i in paths.items()}
 
 
 def _variables(entries, store) -> list:

@@ -100,7 +100,41 @@ def build(obj, signatures=None, variables_as_inputs: bool = False):
                 "aliases": aliases, "variables": variable_entries, "functions": entries}
     if overloads:
         document["overloads"] = overloads
+    if not variables_as_inputs:
+        _add_object_attributes(document, obj, signatures, index)
     return document, arrays
+
+
+def _add_object_attributes(document: dict, obj, signatures, index: dict) -> None:
+    """Records which saved functions are signatures (a module saved without `signatures=`
+    has none, as in TensorFlow: its functions stay callable as attributes) and the attribute
+    paths of its variables (`v`, `inner.kernel`), so the loaded object exposes them."""
+    if isinstance(obj, LoadedObject):
+        if obj._signature_names is not None:
+            document["signatures"] = list(obj._signature_names)
+        paths = {path: index[id(v)] for path, v in obj._attributes.items() if id(v) in index}
+    elif graph_io.is_module(obj) and not graph_io.is_layer(obj):
+        if signatures is None:
+            document["signatures"] = []
+        paths = dict(_variable_paths(obj, index))
+    else:
+        return
+    if paths:
+        document["attributes"] = paths
+
+
+def _variable_paths(obj, index: dict, prefix: str = "", depth: int = 0):
+    """(dotted attribute path, variable index) for variables reached through public
+    attributes of modules, depth first, attribute names sorted."""
+    if depth > 16:
+        return
+    for name, value in sorted(vars(obj).items()):
+        if not IDENTIFIER.match(name) or name.startswith("_"):
+            continue
+        if graph_io.is_variable(value) and id(value) in index:
+            yield prefix + name, index[id(value)]
+        elif graph_io.is_module(value):
+            yield from _variable_paths(value, index, f"{prefix}{name}.", depth + 1)
 
 
 def _signatures_of(obj, signatures):
@@ -108,7 +142,7 @@ def _signatures_of(obj, signatures):
     if isinstance(obj, LoadedObject):
         if signatures is not None:
             raise ValueError("A loaded object is saved with its own signatures.")
-        functions = dict(obj.signatures)
+        functions = dict(obj._functions)
         for name, group in obj._overloads.items():
             functions.update({f"{name}{OVERLOAD}{k}": c for k, c in enumerate(group[1:], 1)})
         return obj.kind, functions, obj._call, dict(obj._aliases), obj.variables

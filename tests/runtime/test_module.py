@@ -284,7 +284,7 @@ def test_saving_a_module_round_trips_its_functions_and_variables(tmp_path):
     module = Saveable()
     rt.saved_model.save(module, str(tmp_path / "m"))
     loaded = rt.saved_model.load(str(tmp_path / "m"))
-    assert sorted(loaded.signatures) == ["scale", "serving_default"]
+    assert loaded.signatures == {}    # TensorFlow: a module saved without signatures= has none
     assert [v.name for v in loaded.variables] == [v.name for v in module.variables]
     assert len(loaded.trainable_variables) == 2
     x = np.array([[1.0, 2.0, 3.0]], np.float32)
