@@ -20,6 +20,7 @@ from ..layers.functional import KerasTensor
 from ..saved_model import save as _saved_model_save  # noqa: F401 (writes Model.export's files)
 from . import (
     activations,
+    applications,
     backend,
     callbacks,
     datasets,
@@ -36,7 +37,7 @@ from . import (
 )
 
 __all__ = ["Input", "InputLayer", "KerasTensor", "Layer", "Model", "Sequential", "activations",
-           "backend", "callbacks", "datasets", "initializers", "layers", "losses", "metrics",
+           "applications", "backend", "callbacks", "datasets", "initializers", "layers", "losses", "metrics",
            "models", "optimizers", "preprocessing", "regularizers", "saving", "utils"]
 
 for _module in (activations, backend, callbacks, initializers, layers, losses, metrics, models,

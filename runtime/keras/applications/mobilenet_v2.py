@@ -1,0 +1,19 @@
+"""`keras.applications.mobilenet_v2`: the input scaling its models expect ("tf" mode of
+`imagenet_utils.preprocess_input`) and the ImageNet decoding; the models themselves
+are not offered (calling one raises NotImplementedError)."""
+
+from __future__ import annotations
+
+from . import imagenet_utils as _utils
+
+decode_predictions = _utils.decode_predictions
+
+MobileNetV2 = _utils._refused_model("MobileNetV2")
+
+
+def preprocess_input(x, data_format: str | None = None):
+    """`x` (pixels in [0, 255]) scaled as MobileNetV2 expects."""
+    return _utils.preprocess_input(x, data_format=data_format, mode="tf")
+
+
+__all__ = ["preprocess_input", "decode_predictions", "MobileNetV2"]

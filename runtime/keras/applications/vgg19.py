@@ -1,0 +1,19 @@
+"""`keras.applications.vgg19`: the input scaling its models expect ("caffe" mode of
+`imagenet_utils.preprocess_input`) and the ImageNet decoding; the models themselves
+are not offered (calling one raises NotImplementedError)."""
+
+from __future__ import annotations
+
+from . import imagenet_utils as _utils
+
+decode_predictions = _utils.decode_predictions
+
+VGG19 = _utils._refused_model("VGG19")
+
+
+def preprocess_input(x, data_format: str | None = None):
+    """`x` (pixels in [0, 255]) scaled as VGG19 expects."""
+    return _utils.preprocess_input(x, data_format=data_format, mode="caffe")
+
+
+__all__ = ["preprocess_input", "decode_predictions", "VGG19"]
