@@ -21,7 +21,7 @@ if _typing.TYPE_CHECKING:
     from ._api import *  # noqa: F403
 
 from . import device_config as _device_config  # noqa: F401 - marks rt.config
-from . import errors, version
+from . import errors, experimental, version  # rt.experimental.numpy loads on first use
 from . import module as _module  # noqa: F401 - marks rt.Module
 from . import numpy_api as _numpy_api  # noqa: F401 - installs NumPy's protocols on tensors
 from . import ops as _ops  # noqa: F401 - defining the ops marks their public names
@@ -92,8 +92,6 @@ if not _typing.TYPE_CHECKING:  # type checkers read these names from runtime/_ap
     config = _types.SimpleNamespace(**_NAMESPACES["config"], experimental=_types.SimpleNamespace(
         **_NAMESPACES.get("config.experimental", {})))
 newaxis = None  # x[:, rt.newaxis], as tf.newaxis
-experimental = _types.SimpleNamespace(
-    function_executor_type=None, **_NAMESPACES.get("experimental", {}))
 if not _typing.TYPE_CHECKING:  # rt.experimental.dispatch_for_api replaces names in these
     _ops.dispatch.set_namespaces(_sys.modules[__name__], math, nn, strings, experimental)
 

@@ -110,16 +110,23 @@ def constant(value, dtype=None, shape=None, name=None) -> Tensor:
     return _const(array)
 
 
+promotion_hook = None  # set by rt.experimental.numpy.experimental_enable_numpy_behavior
+
+
 def binary_operands(x, y):
     """Converts the operands of a binary op to tensors of one dtype.
 
     A non-tensor operand takes the tensor operand's dtype; two tensors of different dtypes
-    raise TypeError naming both.
+    raise TypeError naming both (unless NumPy behaviour is enabled: `promotion_hook`).
     """
     if hasattr(x, "_as_tensor"):  # variables: read their value
         x = x._as_tensor()
     if hasattr(y, "_as_tensor"):
         y = y._as_tensor()
+    if promotion_hook is not None:
+        promoted = promotion_hook(x, y)
+        if promoted is not None:
+            return promoted
     x_is = isinstance(x, Tensor)
     y_is = isinstance(y, Tensor)
     if x_is and y_is:

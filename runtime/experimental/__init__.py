@@ -1,0 +1,20 @@
+"""rt.experimental: TensorFlow's tf.experimental names (ExtensionType, dispatch_for_api, ...)
+and, loaded on first use, `rt.experimental.numpy` (TensorFlow's `tf.experimental.numpy`).
+
+A package rather than a namespace object so that `import runtime.experimental.numpy as tnp`
+works as `import tensorflow.experimental.numpy as tnp` does.
+"""
+
+import importlib as _importlib
+
+from .. import ops as _ops  # noqa: F401 - defining the ops marks their public names
+from ..exports import NAMESPACES as _NAMESPACES
+
+function_executor_type = None
+globals().update(_NAMESPACES.get("experimental", {}))
+
+
+def __getattr__(name):
+    if name == "numpy":  # loaded on first use: `import runtime` stays fast
+        return _importlib.import_module("runtime.experimental.numpy")
+    raise AttributeError(f"module 'runtime.experimental' has no attribute {name!r}")

@@ -1,0 +1,408 @@
+"""rt.experimental.numpy: TensorFlow's `tf.experimental.numpy` (tnp), the NumPy API over tensors.
+
+    import runtime.experimental.numpy as tnp
+
+Its functions take NumPy's arguments and return tensors (`tnp.ndarray` is `rt.Tensor`), so
+they run eagerly, on a GradientTape and inside `rt.function`. They are the implementations
+that already stage `np.*` calls on tensors (runtime/numpy_api): an argument is made a tensor
+first (a NumPy array keeps its dtype, a Python number is inferred as NumPy infers it, float32
+for floats after `experimental_enable_numpy_behavior(prefer_float32=True)`), then the NumPy
+function runs on it. `experimental_enable_numpy_behavior()` also makes operators and binary
+ops on tensors of different dtypes promote (docs/numpy.md, "TensorFlow NumPy").
+"""
+
+from __future__ import annotations
+
+import builtins as _builtins
+import math as _math
+from types import SimpleNamespace as _Namespace
+
+import numpy as np
+
+from .. import dtypes as _dtypes
+from ..arguments import strict_keywords
+from ..numpy_api import promotion as _promotion
+from ..numpy_api import protocols as _protocols
+from ..numpy_api import registry as _registry
+from ..ops import array_math as _array_math
+from ..ops import core as _core
+from ..ops import random as _random
+from ..tensor import Tensor
+
+ndarray = Tensor  # as TensorFlow's tnp.ndarray is tf.Tensor
+newaxis = None
+pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan
+bool_, int8, int16, int32, int64 = (_dtypes.bool_, _dtypes.int8, _dtypes.int16, _dtypes.int32,
+                                    _dtypes.int64)
+uint8, uint16, uint32, uint64 = _dtypes.uint8, _dtypes.uint16, _dtypes.uint32, _dtypes.uint64
+float16, float32, float64 = _dtypes.float16, _dtypes.float32, _dtypes.float64
+complex64, complex128 = _dtypes.complex64, _dtypes.complex128
+float_, complex_, int_ = float64, complex128, int64
+
+_STATE = {"prefer_float32": False, "mode": None}
+_MODES = ("legacy", "all", "safe", "off")
+
+
+# -- arrays --------------------------------------------------------------------------------
+
+def _default_float(dtype: np.dtype) -> np.dtype:
+    """float64 inferred from Python floats becomes float32 when prefer_float32 is set."""
+    if _STATE["prefer_float32"] and dtype == np.float64:
+        return np.dtype(np.float32)
+    if _STATE["prefer_float32"] and dtype == np.complex128:
+        return np.dtype(np.complex64)
+    return dtype
+
+
+def _inferred(value) -> np.ndarray:
+    array = np.asarray(value)
+    return array.astype(_default_float(array.dtype), copy=False)
+
+
+@strict_keywords("tnp.asarray")
+def asarray(a, dtype=None) -> Tensor:
+    """`a` as a tensor (a tensor of the same dtype is returned as is)."""
+    if isinstance(a, Tensor) or hasattr(a, "_as_tensor") or _promotion.is_tensor_like(a):
+        tensor = _core.convert_to_tensor(a)
+    else:
+        tensor = _core.convert_to_tensor(_inferred(a))
+    if dtype is None:
+        return tensor
+    return _promotion.cast_to(tensor, _promotion.to_numpy_dtype(dtype))
+
+
+@strict_keywords("tnp.array")
+def array(val, dtype=None, copy=True, ndmin=0) -> Tensor:
+    """A tensor of `val` (of `dtype`), with at least `ndmin` dimensions."""
+    tensor = asarray(val, dtype)
+    while tensor.shape.rank is not None and tensor.shape.rank < ndmin:
+        tensor = _array_math.expand_dims(tensor, 0)
+    return tensor
+
+
+asanyarray = ascontiguousarray = asarray
+
+
+def _creation_dtype(dtype) -> _dtypes.DType:
+    default = np.float32 if _STATE["prefer_float32"] else np.float64
+    return _dtypes.from_numpy(np.dtype(default if dtype is None else
+                                       _promotion.to_numpy_dtype(dtype)))
+
+
+def _shape_of(shape) -> tuple:
+    if isinstance(shape, Tensor):
+        return tuple(int(d) for d in np.asarray(shape).reshape(-1))
+    return (int(shape),) if np.ndim(shape) == 0 else tuple(int(d) for d in shape)
+
+
+@strict_keywords("tnp.zeros")
+def zeros(shape, dtype=None) -> Tensor:
+    """A tensor of zeros (float64 by default, as NumPy)."""
+    return _core.constant(np.zeros(_shape_of(shape), _creation_dtype(dtype).as_numpy_dtype))
+
+
+@strict_keywords("tnp.ones")
+def ones(shape, dtype=None) -> Tensor:
+    """A tensor of ones (float64 by default, as NumPy)."""
+    return _core.constant(np.ones(_shape_of(shape), _creation_dtype(dtype).as_numpy_dtype))
+
+
+empty = zeros
+
+
+@strict_keywords("tnp.full")
+def full(shape, fill_value, dtype=None) -> Tensor:
+    """A tensor of `fill_value`, of its inferred dtype unless `dtype` is given."""
+    value = asarray(fill_value, dtype)
+    return _array_math.fill(list(_shape_of(shape)), value) if value.shape.rank == 0 else \
+        _array_math.add(value, _array_math.zeros(list(_shape_of(shape)), value.dtype))
+
+
+@strict_keywords("tnp.eye")
+def eye(N, M=None, k=0, dtype=None) -> Tensor:  # noqa: N803 - NumPy's names
+    """The `N` x `M` matrix with ones on diagonal `k`."""
+    return _core.constant(np.eye(N, M, k, _creation_dtype(dtype).as_numpy_dtype))
+
+
+@strict_keywords("tnp.identity")
+def identity(n, dtype=None) -> Tensor:
+    """The `n` x `n` identity matrix."""
+    return eye(n, dtype=dtype)
+
+
+@strict_keywords("tnp.arange")
+def arange(start, stop=None, step=1, dtype=None) -> Tensor:
+    """NumPy's arange (int64 for integers, float64 for floats unless prefer_float32)."""
+    values = np.arange(start, stop, step) if stop is not None else np.arange(start, step=step)
+    return asarray(values.astype(_default_float(values.dtype)) if dtype is None else values,
+                   dtype)
+
+
+@strict_keywords("tnp.linspace")
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+    """`num` evenly spaced values from `start` to `stop`."""
+    values, step = np.linspace(start, stop, num, endpoint, retstep=True, axis=axis)
+    out = _core.constant(values.astype(_creation_dtype(dtype).as_numpy_dtype))
+    return (out, step) if retstep else out
+
+
+def _like(name: str, make):
+    @strict_keywords(f"tnp.{name}")
+    def like(a, dtype=None, shape=None):
+        x = asarray(a)
+        out = make(x if shape is None else _array_math.reshape(x, list(_shape_of(shape))))
+        return out if dtype is None else _promotion.cast_to(out, _promotion.to_numpy_dtype(dtype))
+    like.__name__ = like.__qualname__ = name
+    like.__doc__ = f"NumPy's {name} as a tensor."
+    return like
+
+
+zeros_like = _like("zeros_like", _array_math.zeros_like)
+ones_like = _like("ones_like", _array_math.ones_like)
+empty_like = zeros_like
+
+
+@strict_keywords("tnp.full_like")
+def full_like(a, fill_value, dtype=None, shape=None) -> Tensor:
+    """A tensor shaped as `a`, of `fill_value` (of `a`'s dtype unless `dtype` is given)."""
+    x = asarray(a)
+    target = _promotion.to_numpy_dtype(dtype) if dtype is not None else x.dtype.as_numpy_dtype
+    return _array_math.fill(list(_shape_of(shape)) if shape is not None else _array_math.shape(x),
+                            asarray(fill_value, target))
+
+
+# -- the NumPy functions that run on tensors -----------------------------------------------
+
+def _strong(value):
+    """NumPy arrays and scalars become tensors of their dtype (tnp promotes them as arrays)."""
+    if isinstance(value, (np.ndarray, np.generic)):
+        return _core.convert_to_tensor(value)
+    if isinstance(value, (list, tuple)) and value and _builtins.all(
+            isinstance(v, (Tensor, np.ndarray, np.generic)) for v in value):
+        return type(value)(_strong(v) for v in value)
+    return value
+
+
+def _first(value):
+    """The first argument: anything array-like becomes a tensor so NumPy dispatches to it."""
+    if isinstance(value, Tensor) or hasattr(value, "_as_tensor"):
+        return value
+    if isinstance(value, (list, tuple)) and value and _builtins.all(
+            isinstance(v, (Tensor, np.ndarray, np.generic)) or hasattr(v, "_as_tensor")
+            for v in value):
+        return type(value)(_first(v) for v in value)
+    return asarray(value)
+
+
+def _as_result(value):
+    if isinstance(value, (np.ndarray, np.generic)):
+        return _core.convert_to_tensor(value)
+    if isinstance(value, tuple):
+        return tuple(_as_result(v) for v in value)
+    if isinstance(value, list):
+        return [_as_result(v) for v in value]
+    return value
+
+
+def _function(name: str, impl):
+    def call(*args, **kwargs):
+        if args:
+            args = (_first(args[0]),) + tuple(_strong(a) for a in args[1:])
+        return _as_result(impl(*args, **{k: _strong(v) for k, v in kwargs.items()}))
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = f"NumPy's {name} on tensors (staged as {_registry.NAMES.get(impl, name)})."
+    return call
+
+
+def _ufunc(name: str, ufunc: np.ufunc):
+    def call(*args, **kwargs):
+        if len(args) > ufunc.nin:
+            raise TypeError(f"tnp.{name} takes {ufunc.nin} array arguments, got {len(args)}; "
+                            "`out` is not supported (tensors are immutable).")
+        inputs = [_first(args[0])] + [_strong(a) for a in args[1:]]
+        return _protocols.array_ufunc(None, ufunc, "__call__", *inputs, **kwargs)
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = f"NumPy's ufunc {name} on tensors."
+    return call
+
+
+def _install_numpy_functions(namespace: dict) -> None:
+    for fn, label in _registry.NAMES.items():
+        name = label.removeprefix("np.")
+        if "." in name or name in namespace:
+            continue
+        if fn in _registry.UFUNCS:
+            namespace[name] = _ufunc(name, fn)
+        elif fn in _registry.FUNCTIONS:
+            namespace[name] = _function(name, _registry.FUNCTIONS[fn])
+
+
+_install_numpy_functions(globals())
+
+
+def copy(a) -> Tensor:
+    """A tensor holding `a`'s values."""
+    return _array_math.identity(asarray(a))
+
+
+def result_type(*arrays_and_dtypes) -> _dtypes.DType:
+    """The dtype NumPy's promotion gives these arrays and dtypes."""
+    keys = [a.dtype.as_numpy_dtype if isinstance(a, Tensor) else
+            _promotion.to_numpy_dtype(a) if isinstance(a, (_dtypes.DType, type, np.dtype, str))
+            else a for a in arrays_and_dtypes]
+    return _dtypes.from_numpy(np.result_type(*keys))
+
+
+# -- random --------------------------------------------------------------------------------
+
+def _random_dtype() -> _dtypes.DType:
+    return _dtypes.float32 if _STATE["prefer_float32"] else _dtypes.float64
+
+
+def _randn(*size) -> Tensor:
+    """Standard normal draws of shape `size` (a fresh draw each time a graph runs)."""
+    return _random.normal(list(size), dtype=_random_dtype())
+
+
+def _rand(*size) -> Tensor:
+    """Uniform draws in [0, 1) of shape `size`."""
+    return _random.uniform(list(size), dtype=_random_dtype())
+
+
+@strict_keywords("tnp.random.standard_normal")
+def _standard_normal(size=None) -> Tensor:
+    return _randn(*(_shape_of(size) if size is not None else ()))
+
+
+@strict_keywords("tnp.random.uniform")
+def _uniform(low=0.0, high=1.0, size=None) -> Tensor:
+    shape = list(_shape_of(size)) if size is not None else []
+    return _random.uniform(shape, minval=low, maxval=high, dtype=_random_dtype())
+
+
+@strict_keywords("tnp.random.randint")
+def _randint(low, high=None, size=None, dtype=np.int64) -> Tensor:
+    low, high = (0, low) if high is None else (low, high)
+    shape = list(_shape_of(size)) if size is not None else []
+    return _random.uniform(shape, minval=low, maxval=high,
+                           dtype=_dtypes.from_numpy(_promotion.to_numpy_dtype(dtype)))
+
+
+random = _Namespace(randn=_randn, rand=_rand, standard_normal=_standard_normal,
+                    uniform=_uniform, randint=_randint, random=lambda size=None: _uniform(size=size),
+                    seed=_random.set_seed)
+
+
+# -- NumPy behaviour of tensors ------------------------------------------------------------
+
+_LATTICE = {  # TensorFlow's "all" mode promotion lattice (without weak types): dtype -> above
+    "bool": ("uint8", "int8"), "uint8": ("uint16", "int16"), "uint16": ("uint32", "int32"),
+    "uint32": ("uint64", "int64"), "uint64": ("float16",), "int8": ("int16",),
+    "int16": ("int32",), "int32": ("int64",), "int64": ("float16",), "float16": ("float32",),
+    "float32": ("float64", "complex64"), "float64": ("complex128",),
+    "complex64": ("complex128",), "complex128": (),
+}
+
+
+def _above(name: str) -> set:
+    found = {name}
+    for parent in _LATTICE[name]:
+        found |= _above(parent)
+    return found
+
+
+def _lattice_join(a: str, b: str) -> str:
+    common = _above(a) & _above(b)
+    return next(c for c in common if common <= _above(c))
+
+
+def _kind(dtype: _dtypes.DType) -> str:
+    return "int" if np.dtype(dtype.as_numpy_dtype).kind in "biu" else "float"
+
+
+def promote_dtypes(a: _dtypes.DType, b: _dtypes.DType) -> _dtypes.DType:
+    """The dtype two tensors of dtypes `a` and `b` promote to in the current mode."""
+    mode = _STATE["mode"]
+    if mode == "legacy":
+        return _dtypes.from_numpy(np.result_type(a.as_numpy_dtype, b.as_numpy_dtype))
+    joined = _dtypes.as_dtype(_lattice_join(a.name, b.name))
+    if mode == "safe" and (joined not in (a, b) or _kind(a) != _kind(b)):
+        raise TypeError(
+            f"In promotion mode PromoMode.SAFE, implicit dtype promotion between ({a!r}, "
+            f"weak=False) and ({b!r}, weak=False) is disallowed. You need to explicitly specify "
+            "the dtype in your op, or relax your dtype promotion rules (such as from SAFE mode "
+            "to ALL mode).")
+    return joined
+
+
+def _strong_dtype(value):
+    if isinstance(value, Tensor):
+        return value.dtype
+    if isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind in "biufc":
+        return _dtypes.from_numpy(value.dtype)
+    return None
+
+
+def _weak_kind_dtype(tensor_dtype: _dtypes.DType, value):
+    """A Python number of a higher kind than the tensor's promotes it; else None."""
+    kind = {bool: "b", int: "i", float: "f", complex: "c"}.get(type(value))
+    order = "biufc"
+    mine = np.dtype(tensor_dtype.as_numpy_dtype).kind
+    if kind is None or order.index(kind) <= order.index(mine) or (kind, mine) == ("i", "u"):
+        return None
+    if _STATE["mode"] == "legacy":
+        return _dtypes.from_numpy(np.result_type(tensor_dtype.as_numpy_dtype, type(value)(0)))
+    return {"i": _dtypes.int32, "f": _dtypes.float32, "c": _dtypes.complex64}[kind]
+
+
+def _promote_operands(x, y):
+    """The hook of binary ops under NumPy behaviour: both operands cast to the promoted dtype,
+    or None when the ordinary rule applies (same dtypes, or a Python number of the same kind)."""
+    dx, dy = _strong_dtype(x), _strong_dtype(y)
+    if dx is not None and dy is not None:
+        if dx is dy:
+            return None
+        target = promote_dtypes(dx, dy)
+    elif dx is not None:
+        target = _weak_kind_dtype(dx, y)
+    elif dy is not None:
+        target = _weak_kind_dtype(dy, x)
+    else:
+        return None
+    if target is None:
+        return None
+    return tuple(_cast(v, target) for v in (x, y))
+
+
+def _cast(value, dtype):
+    tensor = value if isinstance(value, Tensor) else _core.convert_to_tensor(np.asarray(value))
+    return tensor if tensor.dtype is dtype else _array_math.cast(tensor, dtype)
+
+
+@strict_keywords("tnp.experimental_enable_numpy_behavior")
+def experimental_enable_numpy_behavior(prefer_float32: bool = False,
+                                       dtype_conversion_mode: str = "legacy") -> None:
+    """TensorFlow's switch: tensors of different dtypes promote in binary ops and operators
+    (`"legacy"`: NumPy's promotion; `"all"`: TensorFlow's lattice; `"safe"`: only promotions
+    within a kind; `"off"`: none), and tnp infers float32 for Python floats when
+    `prefer_float32`. NumPy's methods and indexing are always on here."""
+    if dtype_conversion_mode not in _MODES:
+        raise ValueError(f"experimental_enable_numpy_behavior(dtype_conversion_mode="
+                         f"{dtype_conversion_mode!r}): expected one of {', '.join(_MODES)}.")
+    _STATE["prefer_float32"] = bool(prefer_float32)
+    _STATE["mode"] = None if dtype_conversion_mode == "off" else dtype_conversion_mode
+    _core.promotion_hook = None if _STATE["mode"] is None else _promote_operands
+
+
+def _disable_numpy_behavior() -> None:
+    """Back to the runtime's own rules (tests use it; TensorFlow has no way back)."""
+    _STATE.update(prefer_float32=False, mode=None)
+    _core.promotion_hook = None
+
+
+def __getattr__(name):
+    if hasattr(np, name):
+        raise AttributeError(
+            f"rt.experimental.numpy has no {name!r}: np.{name} has no runtime op (docs/numpy.md "
+            f"lists the NumPy calls that run on tensors). Instead: {_registry.hint(name)}.")
+    raise AttributeError(f"module 'runtime.experimental.numpy' has no attribute {name!r}")

@@ -1,0 +1,122 @@
+"""rt.experimental.numpy against TensorFlow's documented results (the tf_numpy guides) and NumPy."""
+
+import numpy as np
+import pytest
+
+import runtime as rt
+import runtime.experimental.numpy as tnp
+
+
+@pytest.fixture(autouse=True)
+def numpy_behavior():
+    tnp.experimental_enable_numpy_behavior()
+    yield
+    tnp._disable_numpy_behavior()
+
+
+def test_import_forms_and_ndarray_is_the_tensor_type():
+    assert rt.experimental.numpy is tnp
+    ones = tnp.ones([5, 3], dtype=tnp.float32)
+    assert isinstance(ones, tnp.ndarray) and isinstance(ones, rt.Tensor)
+    assert (tuple(ones.shape), ones.ndim, tuple(ones.T.shape), tuple(ones.reshape(-1).shape)) == \
+        ((5, 3), 2, (3, 5), (15,))
+
+
+def test_operator_promotion_is_tensorflows_documented_table():
+    # the tf_numpy guide's printed table
+    expected = {("int32", "int64"): "int64", ("int32", "float32"): "float64",
+                ("int32", "float64"): "float64", ("int64", "float32"): "float64",
+                ("int64", "float64"): "float64", ("float32", "float64"): "float64"}
+    for (a, b), result in expected.items():
+        total = tnp.asarray(1, dtype=getattr(tnp, a)) + tnp.asarray(1, dtype=getattr(tnp, b))
+        assert total.dtype.name == result
+        assert np.dtype(total.dtype.as_numpy_dtype) == np.result_type(a, b)
+
+
+def test_creation_infers_as_numpy_and_prefer_float32():
+    assert (tnp.asarray(1).dtype, tnp.asarray(1.).dtype) == (tnp.int64, tnp.float64)
+    assert tnp.ones([2]).dtype is tnp.float64 and tnp.arange(24).dtype is tnp.int64
+    tnp.experimental_enable_numpy_behavior(prefer_float32=True)
+    assert tnp.asarray(1.).dtype is tnp.float32 and tnp.add(1., 2.).dtype is tnp.float32
+    tnp.experimental_enable_numpy_behavior(prefer_float32=False)
+    assert tnp.add(1., 2.).dtype is tnp.float64
+
+
+def test_all_mode_lattice_and_safe_mode_refusals():
+    # the tf_numpy_type_promotion guide's documented results
+    tnp.experimental_enable_numpy_behavior(dtype_conversion_mode="all")
+    assert (rt.constant(10, rt.int32) + rt.constant(5.0, rt.float32)).dtype is rt.float32
+    assert (rt.constant(10, rt.int8) + rt.constant(5, rt.uint32)).dtype is rt.int64
+    assert (rt.constant(1, rt.int64) + rt.constant(3.2, rt.float16)).dtype is rt.float16
+    assert (rt.constant(5, rt.int16) - rt.constant(1, rt.float32)).dtype is rt.float32
+    total = rt.add(rt.add(np.array(1, np.int8), rt.constant(1)), np.array(1, np.float16))
+    assert total.dtype is rt.float16 and float(total) == 3.0
+    tnp.experimental_enable_numpy_behavior(dtype_conversion_mode="safe")
+    for a, b in [(rt.constant(10, rt.int32), rt.constant(5.0, rt.float32)),
+                 (rt.constant(10, rt.int8), rt.constant(5, rt.uint32))]:
+        with pytest.raises(TypeError, match="PromoMode.SAFE"):
+            a + b
+    assert (rt.constant(1, rt.int8) + rt.constant(1, rt.int16)).dtype is rt.int16
+
+
+def test_legacy_mode_follows_numpys_promotion():
+    total = np.array(3.2, np.float16) + rt.constant(1, rt.int8) + rt.constant(50)
+    assert total.dtype is rt.float64    # TensorFlow's documented float64 54.19921875
+    assert float(total) == pytest.approx(54.19921875)
+
+
+def test_disabled_behavior_keeps_the_runtimes_rule():
+    tnp._disable_numpy_behavior()
+    with pytest.raises(TypeError, match="different dtypes"):
+        rt.constant(1, rt.int32) + rt.constant(1.0, rt.float32)
+
+
+def test_bad_mode_and_unknown_keyword():
+    with pytest.raises(ValueError, match="dtype_conversion_mode"):
+        tnp.experimental_enable_numpy_behavior(dtype_conversion_mode="loose")
+    with pytest.raises(TypeError, match="prefer_float32"):
+        tnp.experimental_enable_numpy_behavior(prefer_float=True)
+
+
+def test_functions_match_numpy_and_take_ndarrays_as_arrays():
+    a = np.arange(6.0).reshape(2, 3)
+    assert tnp.sum(a).dtype is tnp.float64 and float(tnp.sum(a)) == 15.0
+    np.testing.assert_allclose(tnp.matmul(a, a.T), a @ a.T)
+    np.testing.assert_allclose(tnp.concatenate([a, tnp.asarray(a)], axis=0),
+                               np.concatenate([a, a], axis=0))
+    np.testing.assert_allclose(tnp.where(a > 2, a, -a), np.where(a > 2, a, -a))
+    np.testing.assert_allclose(tnp.mean(a, axis=1), a.mean(axis=1))
+    np.testing.assert_allclose(tnp.linspace(0.0, 1.0, 5), np.linspace(0.0, 1.0, 5))
+    np.testing.assert_allclose(tnp.full_like(a, 7), np.full_like(a, 7))
+    assert (tnp.ones([2]) + np.ones([2])).dtype is tnp.float64
+    with pytest.raises(AttributeError, match="no runtime op"):
+        tnp.unique  # noqa: B018
+
+
+def test_inside_function_one_trace_and_gradients():
+    @rt.function
+    def loss(w, x):
+        return tnp.sum(tnp.square(tnp.matmul(x, w) - 1.0))
+
+    w = tnp.asarray(np.array([[0.5], [0.25]], np.float32))
+    x = tnp.asarray(np.array([[1.0, 2.0], [3.0, 4.0]], np.float32))
+    expected = np.sum(np.square(np.asarray(x) @ np.asarray(w) - 1.0))
+    assert float(loss(w, x)) == pytest.approx(expected)
+    loss(w * 2, x)
+    assert loss.experimental_get_tracing_count() == 1
+    with rt.GradientTape() as tape:
+        tape.watch(w)
+        value = loss(w, x)
+    grad = tape.gradient(value, w)
+    xn, wn = np.asarray(x), np.asarray(w)
+    np.testing.assert_allclose(grad, 2 * xn.T @ (xn @ wn - 1.0), rtol=1e-6)
+    assert isinstance(grad, tnp.ndarray)
+
+
+def test_random_draws_have_the_default_float_and_shape():
+    assert tnp.random.randn(4, 3).dtype is tnp.float64
+    assert tuple(tnp.random.randn(4, 3).shape) == (4, 3)
+    values = np.asarray(tnp.random.uniform(2.0, 3.0, size=(100,)))
+    assert values.min() >= 2.0 and values.max() < 3.0
+    tnp.experimental_enable_numpy_behavior(prefer_float32=True)
+    assert tnp.random.randn(2).dtype is tnp.float32
