@@ -333,6 +333,8 @@ def to_numpy_value(value, dtype: _dtypes.DType | None = None):
         result = value.copy()
     elif isinstance(value, np.generic):
         result = np.asarray(value)
+    elif hasattr(value, "__array__") and not isinstance(value, (list, tuple, Tensor)):
+        result = _array_like(value)  # pandas objects, ...: their own dtype, as an ndarray's
     else:
         try:
             result = np.array(value)
@@ -359,6 +361,19 @@ def to_numpy_value(value, dtype: _dtypes.DType | None = None):
                             "numbers of one shape.")
     if result.dtype.kind in "USO":
         result = as_bytes_array(result)
+    return result
+
+
+def _array_like(value) -> np.ndarray:
+    """The ndarray of an object with `__array__` (a pandas Series or DataFrame, ...), its dtype
+    kept as TensorFlow keeps it; an object array must hold strings."""
+    try:
+        result = np.array(value)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"Cannot convert {value!r:.80} to a tensor: {exc}") from None
+    if result.dtype.kind == "O" and not all(isinstance(v, (str, bytes)) for v in result.flat):
+        raise TypeError(f"Cannot convert {value!r:.80} to a tensor: its elements are not "
+                        "numbers of one shape, nor strings.")
     return result
 
 

@@ -143,6 +143,12 @@ class Layer(Module):
     # whether instances pass masks on by default (`supports_masking`): layers keeping the
     # time axis set it, as Keras's do
     _passes_masks: bool = False
+    # Keras's `_convert_input_args`: False for layers that take their inputs as given (lookups,
+    # hashing, text vectorization, category encoding, functional models)
+    _convert_input_args: bool = True
+    # Keras's `_build_at_init`: layers without weights (Dropout, pooling, activations, ...)
+    # are built when made, unless a subclass overrides `build`
+    _built_at_init: bool = False
     # Keras's base-layer keywords besides trainable, name, dtype and dynamic (see __init__)
     _keras_keywords: frozenset[str] = frozenset({
         "input_dim", "input_shape", "batch_input_shape", "batch_size", "weights",
@@ -163,9 +169,9 @@ class Layer(Module):
         `weights` are initial values for `set_weights`, set when the layer is built.
         `activity_regularizer` (a regularizer, a name such as "l2", or a callable) adds a penalty
         on each output to `losses` at every call, divided by the batch size as in Keras 3.
-        `autocast=False` is what layers do here (they do not cast their inputs); `dynamic=True`,
-        `autocast=True` and `implementation` are not implemented and raise
-        `NotImplementedError`.
+        `autocast` (True by default, as in Keras 3): floating inputs are cast to the layer's
+        floating `dtype` when it is called. `dynamic=True` and `implementation` are not
+        implemented and raise `NotImplementedError`.
         """
         unknown = [key for key in kwargs if key not in self._keras_keywords]
         if unknown:
@@ -176,13 +182,16 @@ class Layer(Module):
         self._weights: list[Variable] = []
         self.built = False
         self.trainable = bool(trainable)
-        self._name = name or _unique_name(_snake_case(type(self).__name__))
+        self._name = _layer_name(name, type(self))
         self._dtype = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.float32
+        self.autocast = bool(kwargs.get("autocast", True))
         self._batch_input_shape = _batch_input_shape(kwargs)
         self._initial_weights = kwargs.get("weights")
         self._losses: list = []  # add_loss's, cleared when an outermost layer call starts
         self._weight_penalties: dict[int, Callable] = {}  # id(variable) -> its regularizer
         self.activity_regularizer = kwargs.get("activity_regularizer")
+        if self._built_at_init and type(self).build is Layer.build:
+            self.built = True
 
     @property
     def activity_regularizer(self):
@@ -226,9 +235,14 @@ class Layer(Module):
                                "before the layer is used.")
         if _has_keras_tensors((inputs, args, kwargs)):  # a functional model being defined
             return _functional_hooks["call_symbolically"](self, inputs, args, kwargs, training)
-        inputs = _as_tensors(inputs)
+        if self._convert_input_args:
+            inputs, args, kwargs = self._converted_inputs((inputs, args, kwargs))
+        else:
+            inputs = _as_tensors(inputs)
         if not self.built:
             self._build_once(inputs)
+        elif self._built_at_init and "_build_input_shape" not in self.__dict__:
+            self._record_input(inputs)  # built when made: what a saved model rebuilds from
         stack = _call_context.training
         if not stack and _losses_in_use.is_set():  # an outermost call: losses start again
             self._clear_losses()
@@ -252,6 +266,14 @@ class Layer(Module):
         if self.__dict__.get("_activity_regularizer") is not None:
             self._add_activity_losses(outputs)
         return outputs
+
+    def _converted_inputs(self, values):
+        """Keras's conversion of a call's arguments: arrays (NumPy, pandas: anything with
+        `__array__`) become tensors, and floating tensors are cast to the layer's floating
+        dtype when `autocast` is on, keeping their masks."""
+        target = self._dtype if self.__dict__.get("autocast", True) and \
+            self._dtype.is_floating else None
+        return _convert_nest(values, target)
 
     # -- masks --------------------------------------------------------------------------------
     def _pass_masks(self, inputs, args, kwargs, takes_mask: bool, params) -> Any:
@@ -345,11 +367,17 @@ class Layer(Module):
         return inputs
 
     # -- building --------------------------------------------------------------------------
-    def _build_once(self, inputs) -> None:
+    def _record_input(self, inputs):
+        """Records the shapes (and dtype) of the first inputs, which a saved model is rebuilt
+        from; returns the shapes."""
         shapes = nest.map_structure(_shape_of, inputs) if nest.is_nested(inputs) \
             else _shape_of(inputs)
-        self._build_input_shape = shapes  # what a saved model is rebuilt from
+        self._build_input_shape = shapes
         self._build_input_dtype = getattr(inputs, "dtype", None)
+        return shapes
+
+    def _build_once(self, inputs) -> None:
+        shapes = self._record_input(inputs)
         with context.init_scope():
             self.__dict__["_building"] = True  # build() is running for a first call
             try:
@@ -561,9 +589,6 @@ def _refuse_unimplemented(layer: str, kwargs: dict, dynamic: bool) -> None:
     reasons = {
         "dynamic": (dynamic, "every layer here is traced into graphs; call it eagerly "
                              "(outside rt.function) to run its Python code"),
-        "autocast": (kwargs.get("autocast") is True,
-                     "layers do not cast their inputs; cast them with rt.cast (autocast=False "
-                     "is accepted)"),
         "implementation": (kwargs.get("implementation") is not None,
                            "it selects between Keras's recurrent kernels, and the "
                            "recurrent layers here have one"),
@@ -574,6 +599,17 @@ def _refuse_unimplemented(layer: str, kwargs: dict, dynamic: bool) -> None:
     for key, (given, why) in reasons.items():
         if given:
             raise NotImplementedError(f"{layer}({key}=...) is not implemented: {why}.")
+
+
+def _layer_name(name, cls: type) -> str:
+    """`name`, or a unique snake_case name of `cls` when it is None (an empty name stays
+    empty, as in Keras); Keras's ValueError for a name that is not a string or holds `/`."""
+    if name is None:
+        return _unique_name(_snake_case(cls.__name__))
+    if not isinstance(name, str) or "/" in name:
+        raise ValueError("Argument `name` must be a string and cannot contain character `/`. "
+                         f"Received: name={name} (of type {type(name)})")
+    return name
 
 
 def positive_int(value, argument: str, layer: str) -> int:
@@ -652,6 +688,37 @@ _functional_hooks: dict[str, Callable] = {}
 def _has_keras_tensors(structure) -> bool:
     """Whether the call's arguments hold symbolic Keras tensors (`keras.Input` results)."""
     return any(getattr(type(x), "_is_keras_tensor", False) for x in nest.flatten(structure))
+
+
+def _convert_nest(value, target):
+    """`value` with its arrays made tensors and its floating tensors cast to `target` (None:
+    no cast); lists, tuples and dicts are walked, and come back unchanged when nothing in
+    them is."""
+    if isinstance(value, Tensor):
+        if target is None or not value.dtype.is_floating or value.dtype == target:
+            return value
+        cast = array_math.cast(value, target)
+        mask = getattr(value, "_keras_mask", None)
+        if mask is not None:
+            cast._keras_mask = mask
+        return cast
+    if isinstance(value, (list, tuple)):
+        items = [_convert_nest(v, target) for v in value]
+        if all(a is b for a, b in zip(items, value)):
+            return value
+        return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
+    if isinstance(value, dict):
+        found = {k: _convert_nest(v, target) for k, v in value.items()}
+        if all(found[k] is v for k, v in value.items()):
+            return value
+        return found if type(value) is dict else type(value)(found)
+    if hasattr(value, "__array__") and not isinstance(value, (str, bytes, type)):
+        try:
+            tensor = convert_to_tensor(value)
+        except (TypeError, ValueError):  # an object array of mixed values: left as it is
+            return value
+        return _convert_nest(tensor, target)
+    return value
 
 
 def _as_tensors(inputs):

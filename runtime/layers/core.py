@@ -72,6 +72,7 @@ class Dropout(_SameShape):
     """
 
     _passes_masks = True
+    _built_at_init = True  # as Keras: no weights
 
     def __init__(self, rate: float, noise_shape=None, seed=None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -132,6 +133,7 @@ class Activation(_SameShape):
     """Applies an activation function (a callable or a name such as `"relu"`)."""
 
     _passes_masks = True
+    _built_at_init = True  # as Keras: no weights
 
     def __init__(self, activation: str | Callable, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -192,6 +194,7 @@ class ReLU(_SameShape):
     """`keras.activations.relu(x, negative_slope, max_value, threshold)` as a layer."""
 
     _passes_masks = True
+    _built_at_init = True  # as Keras: no weights
 
     def __init__(self, max_value=None, negative_slope=0.0, threshold=0.0, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -209,6 +212,7 @@ class LeakyReLU(_SameShape):
     """`x` where positive, else `negative_slope * x` (Keras 3's layer default: 0.3)."""
 
     _passes_masks = True
+    _built_at_init = True  # as Keras: no weights
 
     def __init__(self, negative_slope=0.3, **kwargs: Any) -> None:
         if "alpha" in kwargs:  # Keras 2's name, still accepted by Keras 3
@@ -234,6 +238,7 @@ class ELU(_SameShape):
     """`x` where `x >= 0`, else `alpha * (exp(x) - 1)`."""
 
     _passes_masks = True
+    _built_at_init = True  # as Keras: no weights
 
     def __init__(self, alpha=1.0, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -248,6 +253,7 @@ class Softmax(_SameShape):
     (their outputs are 0)."""
 
     _passes_masks = True
+    _built_at_init = True  # as Keras: no weights
 
     def __init__(self, axis=-1, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -310,6 +316,8 @@ class PReLU(_SameShape):
 
 class Identity(_SameShape):
     """Returns its inputs unchanged (any structure of tensors), masks included."""
+
+    _built_at_init = True  # as Keras: no weights
 
     def call(self, inputs):
         return inputs

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from .. import dtypes as _dtypes
 from ..ops import array_math, linalg
 from ..ops.core import convert_to_tensor
 from ..shapes import TensorShape
@@ -16,10 +19,25 @@ from .base import Layer
 
 
 def _inputs(layer: Layer, inputs, least: int = 1) -> list:
+    """The inputs as tensors of one dtype (Keras's promotion, see `_merged_dtype`)."""
     if not isinstance(inputs, (list, tuple)) or len(inputs) < least:
         raise ValueError(f"{layer.name} needs a list of at least {least} inputs, got "
                          f"{type(inputs).__name__}.")
-    return [convert_to_tensor(x) for x in inputs]
+    xs = [convert_to_tensor(x) for x in inputs]
+    dtype = _merged_dtype([x.dtype for x in xs])
+    return [x if x.dtype == dtype else array_math.cast(x, dtype) for x in xs]
+
+
+def _merged_dtype(dtypes: list) -> _dtypes.DType:
+    """The dtype Keras 3's ops give a merge of these dtypes: the widest floating dtype when
+    there is one (integers join floats without widening them: int64 and float32 make
+    float32), else NumPy's promotion of the integers and booleans (int32 and int64 make
+    int64, uint8 and int8 int16)."""
+    if len(set(dtypes)) == 1:
+        return dtypes[0]
+    floats = [d for d in dtypes if d.is_floating]
+    chosen = floats or [d for d in dtypes if d.is_integer] or dtypes
+    return _dtypes.as_dtype(np.result_type(*[d.as_numpy_dtype for d in chosen]))
 
 
 def _same_rank(xs: list) -> list:

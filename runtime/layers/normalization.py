@@ -288,6 +288,7 @@ class UnitNormalization(Layer):
     `x / sqrt(max(sum(x**2), 1e-24))`."""
 
     _passes_masks = True
+    _built_at_init = True  # as Keras: no weights
 
     def __init__(self, axis=-1, **kwargs: Any) -> None:
         super().__init__(**kwargs)

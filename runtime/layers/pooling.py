@@ -12,6 +12,7 @@ from .convolutional import check_data_format, check_padding, normalize_tuple
 
 
 class _Pooling(Layer):
+    _built_at_init = True  # as Keras: no weights
     _rank = 2
     _fn: Any = None
 
@@ -81,6 +82,7 @@ class AveragePooling1D(_Pooling):
 
 
 class _GlobalPooling(Layer):
+    _built_at_init = True  # as Keras: no weights
     _rank = 2
     _reduce: Any = None
 

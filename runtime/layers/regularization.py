@@ -39,6 +39,7 @@ class _TrainingNoise(Layer):
     """A layer whose `_noisy(x)` applies when training; identity otherwise."""
 
     _passes_masks = True
+    _built_at_init = True  # as Keras: no weights
 
     def _active(self) -> bool:
         return True
@@ -195,6 +196,7 @@ class ActivityRegularization(Layer):
     size, to `losses` (Keras's activity regularizer)."""
 
     _passes_masks = True
+    _built_at_init = True  # as Keras: no weights
 
     def __init__(self, l1: float = 0.0, l2: float = 0.0, **kwargs: Any) -> None:
         if "activity_regularizer" in kwargs:

@@ -140,6 +140,7 @@ class Masking(Layer):
     skip them and losses and metrics leave them out."""
 
     _passes_masks = True
+    _built_at_init = True  # as Keras: no weights
 
     def __init__(self, mask_value: float = 0.0, **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -125,8 +125,8 @@ def test_a_staged_loop_of_unknown_length_skips_masked_steps_too(kind):
 
 def test_bidirectional_masks_both_directions_with_zero_outputs():
     _, values = _embedded()
-    layer = L.Bidirectional(L.LSTM(3, return_sequences=True, dtype="float64"))
-    out = layer(values)
+    layer = L.Bidirectional(L.LSTM(3, return_sequences=True, dtype="float64"), dtype="float64")
+    out = layer(values)  # (a float32 wrapper would cast its float64 inputs, as Keras's)
     forward = layer.forward_layer.get_weights()
     backward = layer.backward_layer.get_weights()
     mask = IDS != 0
@@ -142,11 +142,11 @@ def test_masks_pass_through_layers_that_keep_the_time_axis_and_pooling_consumes_
     _, values = _embedded()
     mask = IDS != 0
     dense = L.Dense(5, dtype="float64")(values)
-    dropped = L.Dropout(0.5)(dense)
-    activated = L.Activation("relu")(dropped)
+    dropped = L.Dropout(0.5, dtype="float64")(dense)  # float64 layers: no autocast
+    activated = L.Activation("relu", dtype="float64")(dropped)
     for tensor in (dense, dropped, activated):
         np.testing.assert_array_equal(tensor._keras_mask.numpy(), mask)
-    pooled = L.GlobalAveragePooling1D()(activated)
+    pooled = L.GlobalAveragePooling1D(dtype="float64")(activated)
     a = activated.numpy()
     kept = mask[..., None]
     with np.errstate(invalid="ignore"):

@@ -165,7 +165,8 @@ def test_lstm_gradient_matches_finite_differences():
 
 def test_bidirectional():
     x = RNG.standard_normal((2, 4, 3))
-    bi = L.Bidirectional(L.SimpleRNN(2, return_sequences=True, dtype="float64"))
+    bi = L.Bidirectional(L.SimpleRNN(2, return_sequences=True, dtype="float64"),
+                         dtype="float64")  # a float32 wrapper casts its inputs, as Keras's
     y = bi(x)
     assert y.shape == (2, 4, 4)
     fw = bi.forward_layer.get_weights()

@@ -29,6 +29,8 @@ class Hashing(Layer):
     that value maps to 0 and the others to 1..num_bins-1. `output_mode` int (int64),
     one_hot, multi_hot or count. `salt` (TensorFlow's SipHash) is not implemented."""
 
+    _convert_input_args = False  # values are hashed as given (Keras does not cast them)
+
     def __init__(self, num_bins, mask_value=None, salt=None, output_mode: str = "int",
                  sparse: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -20,7 +20,15 @@ _MODES = ("int", "one_hot", "multi_hot", "count", "tf_idf")
 _PUNCTUATION = re.compile(r'[!"#$%&()\*\+,\-\./:;<=>?@\[\\\]^_`{|}~\']')
 
 
-def _check_mode(mode: str, layer: str, allowed=_MODES) -> str:
+# Keras's deprecated names of output modes, still accepted by the lookups, TextVectorization
+# and (binary only) CategoryEncoding
+_OLD_MODES = {"binary": "multi_hot", "tf-idf": "tf_idf"}
+
+
+def _check_mode(mode: str, layer: str, allowed=_MODES, old_names: tuple = ()) -> str:
+    """`mode` (or the current name of a deprecated one in `old_names`), if it is allowed."""
+    if mode in old_names:
+        mode = _OLD_MODES[mode]
     if mode not in allowed:
         raise ValueError(f"{layer}: `output_mode` must be one of {', '.join(map(repr, allowed))},"
                          f" got output_mode={mode!r}.")
@@ -57,13 +65,16 @@ class CategoryEncoding(Layer):
     """Integer category ids to one_hot, multi_hot (default) or count vectors of size
     `num_tokens`; `count_weights` weight the counts. Ids outside [0, num_tokens) fail."""
 
+    _convert_input_args = False  # ids are taken as given (Keras does not cast them)
+
     def __init__(self, num_tokens=None, output_mode: str = "multi_hot", sparse: bool = False,
                  **kwargs: Any) -> None:
         super().__init__(**kwargs)
         if num_tokens is None or int(num_tokens) < 1:
             raise ValueError(f"CategoryEncoding: `num_tokens` must be a positive int, got "
                              f"num_tokens={num_tokens!r}.")
-        _check_mode(output_mode, "CategoryEncoding", ("one_hot", "multi_hot", "count"))
+        output_mode = _check_mode(output_mode, "CategoryEncoding",
+                                  ("one_hot", "multi_hot", "count"), ("binary",))
         if sparse:
             raise NotImplementedError("CategoryEncoding(sparse=True) is not implemented here; "
                                       "use sparse=False (dense outputs).")
@@ -82,6 +93,11 @@ class CategoryEncoding(Layer):
                              inputs, self.dtype, shape)
         return run_numpy(lambda x: encode(x, self.output_mode, self.num_tokens, dtype),
                          inputs, self.dtype, shape)
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config["output_mode"] = self.output_mode  # "binary" given: "multi_hot"
+        return config
 
 
 def _weighted_count(x, weights, depth, dtype) -> np.ndarray:
@@ -170,6 +186,7 @@ class _IndexLookup(Layer):
     slots, then the tokens) mapping tokens to ids, or ids back to tokens with `invert`."""
 
     _strings = True
+    _convert_input_args = False  # tokens are taken as given (Keras does not cast them)
 
     def __init__(self, max_tokens=None, num_oov_indices: int = 1, mask_token=None,
                  oov_token=None, vocabulary=None, idf_weights=None, invert: bool = False,
@@ -177,7 +194,7 @@ class _IndexLookup(Layer):
                  sparse: bool = False, **kwargs: Any) -> None:
         kind = type(self).__name__
         super().__init__(**kwargs)
-        _check_mode(output_mode, kind)
+        output_mode = _check_mode(output_mode, kind, _MODES, tuple(_OLD_MODES))
         if invert and output_mode != "int":
             raise ValueError(f"{kind}: `output_mode` must be 'int' when `invert` is True, got "
                              f"output_mode={output_mode!r}.")
@@ -366,6 +383,7 @@ class _IndexLookup(Layer):
 
     def get_config(self) -> dict:
         config = super().get_config()
+        config["output_mode"] = self.output_mode  # a deprecated name given: the current one
         config["vocabulary"] = [self._to_output_config(t) for t in self._tokens] or None
         config["idf_weights"] = (None if self._idf is None
                                  else self._idf[self._start():].tolist())
@@ -504,6 +522,8 @@ class TextVectorization(Layer):
     `standardize` and `split` may be callables on a string tensor (run eagerly on the batch
     here)."""
 
+    _convert_input_args = False  # strings are taken as given (Keras does not cast them)
+
     def __init__(self, max_tokens=None, standardize="lower_and_strip_punctuation",
                  split="whitespace", ngrams=None, output_mode: str = "int",
                  output_sequence_length=None, pad_to_max_tokens: bool = False,
@@ -511,7 +531,8 @@ class TextVectorization(Layer):
                  encoding: str = "utf-8", **kwargs: Any) -> None:
         kwargs.pop("vocabulary_size", None)
         super().__init__(**kwargs)
-        _check_mode(output_mode, "TextVectorization", ("int", "multi_hot", "count", "tf_idf"))
+        output_mode = _check_mode(output_mode, "TextVectorization",
+                                  ("int", "multi_hot", "count", "tf_idf"), tuple(_OLD_MODES))
         if not (standardize is None or callable(standardize) or standardize in _STANDARDIZE):
             raise ValueError(f"TextVectorization: `standardize` must be one of {_STANDARDIZE}, "
                              f"None or a callable, got standardize={standardize!r}.")
@@ -619,6 +640,7 @@ class TextVectorization(Layer):
 
     def get_config(self) -> dict:
         config = super().get_config()
+        config["output_mode"] = self.output_mode  # a deprecated name given: the current one
         config["vocabulary"] = self._lookup.get_vocabulary(False) or None
         config["idf_weights"] = (None if self._lookup._idf is None else
                                  self._lookup._idf[self._lookup._start():].tolist())
