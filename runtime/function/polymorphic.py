@@ -16,7 +16,7 @@ from typing import Any, Callable, Concatenate, Generic, ParamSpec, TypeVar, over
 
 from .. import backends, context, html_repr, nest
 from ..context import functions_run_eagerly
-from ..ops.extension_type import as_templates
+from ..ops.extension_type import as_templates, trace_templates
 from ..shapes import TensorSpec
 from ..traceback_utils import filtered
 from ..tracing import spec_of, trace
@@ -287,14 +287,16 @@ class Function(Generic[P, R]):
         return pos, kw, apply_input_signature(self._input_signature, pos, kw, self._arg_names(), self._name)
 
     def _concrete_for(self, args, kwargs):
-        real_args, bound_kwargs, bound_args = self._bind(args, kwargs)
+        real_args, real_kwargs, bound_args = self._bind(args, kwargs)
+        # ragged and sparse tensors are traced by their TypeSpec (any number of values)
+        bound_args, bound_kwargs = trace_templates(bound_args), trace_templates(real_kwargs)
         try:
             ckey = call_key(bound_args, bound_kwargs)
         except UnhashableArgument as exc:
             raise TypeError(self._unhashable_message(exc.args[0], bound_args, bound_kwargs)) from None
         concrete = self._cache.lookup(ckey, bound_args, bound_kwargs,
                                       lambda: self._trace(bound_args, bound_kwargs))
-        return concrete, real_args, bound_kwargs
+        return concrete, real_args, real_kwargs
 
     def _unhashable_message(self, value, args, kwargs):
         names = self._arg_names()

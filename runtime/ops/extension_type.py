@@ -642,3 +642,24 @@ def _rebatch(template: Any, fix: Callable) -> Any:
     if isinstance(template, dict) and has_composite(template):
         return type(template)((k, _rebatch(v, fix)) for k, v in template.items())
     return template
+
+
+def trace_templates(structure: Any) -> Any:
+    """`structure` with each composite value that defines `_trace_template()` (ragged and
+    sparse tensors) replaced by that template: `rt.function` keys and traces those by their
+    TypeSpec, not by the sizes of their components. Unchanged values are returned as is."""
+    if hasattr(type(structure), "_trace_template"):
+        return structure._trace_template()
+    if type(structure) in (list, tuple) or (isinstance(structure, tuple) and hasattr(structure, "_fields")):
+        items = [trace_templates(v) for v in structure]
+        if all(a is b for a, b in zip(items, structure)):
+            return structure
+        if isinstance(structure, list):
+            return items
+        return type(structure)(*items) if hasattr(structure, "_fields") else tuple(items)
+    if type(structure) is dict:
+        items = {k: trace_templates(v) for k, v in structure.items()}
+        if all(items[k] is structure[k] for k in structure):
+            return structure
+        return items
+    return structure

@@ -22,13 +22,14 @@ from .. import dtypes as _dtypes
 from ..errors import InvalidArgumentError
 from ..exports import export
 from ..graph import constant_value
-from ..shapes import TensorShape
+from ..shapes import TensorShape, TensorSpec
 from ..tensor import Tensor
 from . import array_composed as _composed
 from . import array_math
 from . import array_scatter as _scatter
 from . import array_sort as _sort
 from .core import convert_to_tensor
+from .extension_type import CompositeTensor, TypeSpec
 
 _CONVERTIBLE = (Tensor, list, tuple, np.ndarray, np.generic, numbers.Number, bytes, str)
 
@@ -49,7 +50,7 @@ def _splits(value, what: str) -> Tensor:
 
 @export("RaggedTensor", "ragged.RaggedTensor")
 @dataclasses.dataclass(eq=False, repr=False)
-class RaggedTensor:
+class RaggedTensor(CompositeTensor):
     """A tensor whose rows have different lengths. Build one with `rt.ragged.constant` or
     the `from_row_splits` / `from_row_lengths` / `from_value_rowids` / `from_tensor` class
     methods; `to_tensor()` pads it, `to_list()` gives nested Python lists.
@@ -161,6 +162,15 @@ class RaggedTensor:
     @property
     def ragged_rank(self) -> int:
         return len(self.nested_row_splits)
+
+    @property
+    def _type_spec(self) -> RaggedTensorSpec:
+        return RaggedTensorSpec(self.shape, self.dtype, self.ragged_rank, self.row_splits.dtype)
+
+    def _trace_template(self) -> RaggedTensor:
+        """What `rt.function` traces for this argument: its spec's template (the number of
+        values unknown), so ragged tensors of one spec share a trace."""
+        return self._type_spec._to_template()
 
     @property
     def dtype(self) -> _dtypes.DType:
@@ -573,3 +583,61 @@ def stack(values, axis: int = 0, name=None) -> RaggedTensor:
         return RaggedTensor.from_row_lengths(array_math.concat(rows, 0),
                                              array_math.cast(array_math.stack(lengths), _dtypes.int64))
     raise NotImplementedError("rt.ragged.stack of RaggedTensors is not supported.")
+
+
+@export("RaggedTensorSpec", "ragged.RaggedTensorSpec")
+class RaggedTensorSpec(TypeSpec):
+    """The TypeSpec of a RaggedTensor: its shape ([nrows, None for each ragged dimension, the
+    inner dimensions]), dtype, ragged rank and row-splits dtype; usable in `input_signature`."""
+
+    def __init__(self, shape=None, dtype=_dtypes.float32, ragged_rank=None,
+                 row_splits_dtype=_dtypes.int64, flat_values_spec=None):
+        self._shape = TensorShape(shape)
+        self._dtype = _dtypes.as_dtype(dtype)
+        self._row_splits_dtype = _dtypes.as_dtype(row_splits_dtype)
+        if self._row_splits_dtype not in (_dtypes.int32, _dtypes.int64):
+            raise ValueError(f"RaggedTensorSpec: row_splits_dtype must be int32 or int64, got "
+                             f"{self._row_splits_dtype.name}.")
+        rank = self._shape.rank
+        if ragged_rank is None:
+            if rank is None:
+                raise ValueError("RaggedTensorSpec: give ragged_rank when the shape's rank is "
+                                 "unknown.")
+            ragged_rank = rank - 1
+        if not isinstance(ragged_rank, int) or ragged_rank < 1 or (rank is not None and ragged_rank >= rank):
+            raise ValueError(f"RaggedTensorSpec: ragged_rank must be an int in [1, rank - 1], got "
+                             f"{ragged_rank!r} for shape {self._shape}.")
+        self._ragged_rank = ragged_rank
+        self._flat_values_spec = flat_values_spec
+
+    shape = property(lambda self: self._shape)
+    dtype = property(lambda self: self._dtype)
+    ragged_rank = property(lambda self: self._ragged_rank)
+    row_splits_dtype = property(lambda self: self._row_splits_dtype)
+    flat_values_spec = property(lambda self: self._flat_values_spec)
+    value_type = property(lambda self: RaggedTensor)
+
+    def _to_template(self) -> RaggedTensor:
+        dims = self._shape.as_list() if self._shape.rank is not None else None
+        inner = [None] + (dims[self._ragged_rank + 1:] if dims is not None else [])
+        values: Any = self._flat_values_spec or (
+            TensorSpec(inner if dims is not None else None, self._dtype))
+        for level in builtins.range(self._ragged_rank, 0, -1):
+            rows = dims[0] if level == 1 and dims is not None else None
+            splits = TensorSpec([None if rows is None else rows + 1], self._row_splits_dtype)
+            values = RaggedTensor(values, splits)
+        return values
+
+    def _key(self) -> tuple:
+        return (self._shape.as_tuple(), self._dtype.name, self._ragged_rank,
+                self._row_splits_dtype.name)
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, RaggedTensorSpec) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (f"RaggedTensorSpec(TensorShape({self._shape.as_list() if self._shape.rank is not None else None}), "
+                f"{self._dtype!r}, {self._ragged_rank}, {self._row_splits_dtype!r})")

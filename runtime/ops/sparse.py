@@ -17,7 +17,7 @@ from .. import dtypes as _dtypes
 from ..errors import InvalidArgumentError
 from ..exports import export
 from ..graph import constant_value
-from ..shapes import TensorShape
+from ..shapes import TensorShape, TensorSpec
 from ..tensor import Tensor
 from . import array_composed as _composed
 from . import array_math
@@ -25,6 +25,7 @@ from . import array_scatter as _scatter
 from . import array_sort as _sort
 from . import math_special as _special
 from .core import convert_to_tensor
+from .extension_type import CompositeTensor, TypeSpec
 
 
 def _int64(value, what: str) -> Tensor:
@@ -44,7 +45,7 @@ _CONVERTIBLE = (Tensor, list, tuple, np.ndarray, np.generic, int, float, bool, c
 
 @export("sparse.SparseTensor", "SparseTensor")
 @dataclasses.dataclass(eq=False, repr=False)
-class SparseTensor:
+class SparseTensor(CompositeTensor):
     """A tensor of shape `dense_shape` whose entries at `indices` hold `values`; the others
     are zero (or the `default_value` given to `to_dense`).
 
@@ -89,6 +90,15 @@ class SparseTensor:
             return TensorShape([int(d) for d in np.asarray(known)])
         rank = self.dense_shape.shape.as_tuple()
         return TensorShape(None if rank is None or rank[0] is None else [None] * rank[0])
+
+    @property
+    def _type_spec(self) -> SparseTensorSpec:
+        return SparseTensorSpec(self.shape, self.dtype)
+
+    def _trace_template(self) -> SparseTensor:
+        """What `rt.function` traces for this argument: its spec's template (the number of
+        entries unknown), so sparse tensors of one spec share a trace."""
+        return self._type_spec._to_template()
 
     def get_shape(self) -> TensorShape:
         return self.shape
@@ -366,3 +376,35 @@ def expand_dims(sp_input: SparseTensor, axis=None, name=None) -> SparseTensor:
     one = convert_to_tensor(np.array([1], np.int64))
     dense_shape = array_math.concat([sp.dense_shape[:at], one, sp.dense_shape[at:]], 0)
     return SparseTensor(indices, sp.values, dense_shape)
+
+
+@export("SparseTensorSpec", "sparse.SparseTensorSpec")
+class SparseTensorSpec(TypeSpec):
+    """The TypeSpec of a SparseTensor: its dense shape and dtype (the number of entries is not
+    part of it); usable in `input_signature`."""
+
+    def __init__(self, shape=None, dtype=_dtypes.float32):
+        self._shape = TensorShape(shape)
+        self._dtype = _dtypes.as_dtype(dtype)
+
+    shape = property(lambda self: self._shape)
+    dtype = property(lambda self: self._dtype)
+    value_type = property(lambda self: SparseTensor)
+
+    def _to_template(self) -> SparseTensor:
+        rank = self._shape.rank
+        return SparseTensor(TensorSpec([None, rank], _dtypes.int64), TensorSpec([None], self._dtype),
+                            TensorSpec([rank], _dtypes.int64))
+
+    def _key(self) -> tuple:
+        return (self._shape.as_tuple(), self._dtype.name)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, SparseTensorSpec) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        dims = self._shape.as_list() if self._shape.rank is not None else None
+        return f"SparseTensorSpec(TensorShape({dims}), {self._dtype!r})"
