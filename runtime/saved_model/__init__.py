@@ -14,7 +14,21 @@ ValueError naming what is wrong. See docs/saved-and-distributed.md.
 from .load import load, loads
 from .loaded import LoadedObject
 from .options import LoadOptions, SaveOptions
+from .save import DEFAULT as DEFAULT_SERVING_SIGNATURE_DEF_KEY
 from .save import FORMAT, VERSION, dumps, save
 
-__all__ = ["FORMAT", "VERSION", "LoadOptions", "LoadedObject", "SaveOptions", "dumps", "load", "loads",
+#: TensorFlow's tag and signature constants (the same strings)
+SERVING, TRAINING, GPU, TPU = "serve", "train", "gpu", "tpu"
+PREDICT_INPUTS, PREDICT_OUTPUTS = "inputs", "outputs"
+PREDICT_METHOD_NAME = "tensorflow/serving/predict"
+CLASSIFY_INPUTS, CLASSIFY_OUTPUT_CLASSES, CLASSIFY_OUTPUT_SCORES = "inputs", "classes", "scores"
+CLASSIFY_METHOD_NAME = "tensorflow/serving/classify"
+REGRESS_INPUTS, REGRESS_OUTPUTS = "inputs", "outputs"
+REGRESS_METHOD_NAME = "tensorflow/serving/regress"
+
+__all__ = ["CLASSIFY_INPUTS", "CLASSIFY_METHOD_NAME", "CLASSIFY_OUTPUT_CLASSES",
+           "CLASSIFY_OUTPUT_SCORES", "DEFAULT_SERVING_SIGNATURE_DEF_KEY", "FORMAT", "GPU",
+           "LoadOptions", "LoadedObject", "PREDICT_INPUTS", "PREDICT_METHOD_NAME",
+           "PREDICT_OUTPUTS", "REGRESS_INPUTS", "REGRESS_METHOD_NAME", "REGRESS_OUTPUTS",
+           "SERVING", "SaveOptions", "TPU", "TRAINING", "VERSION", "dumps", "load", "loads",
            "save"]

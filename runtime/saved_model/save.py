@@ -15,6 +15,7 @@ from .loaded import LoadedObject
 FORMAT = "autograph-rt-saved-model"
 VERSION = 1
 DEFAULT = "serving_default"
+CALL = "__call__"         # a module's __call__ saved beside explicit signatures
 OVERLOAD = "__trace"      # name__trace1, name__trace2: more traces of the function `name`
 IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 
@@ -114,8 +115,7 @@ def _add_object_attributes(document: dict, obj, signatures, index: dict) -> None
             document["signatures"] = list(obj._signature_names)
         paths = {path: index[id(v)] for path, v in obj._attributes.items() if id(v) in index}
     elif graph_io.is_module(obj) and not graph_io.is_layer(obj):
-        if signatures is None:
-            document["signatures"] = []
+        document["signatures"] = [] if signatures is None else list(_named(signatures))
         paths = dict(_variable_paths(obj, index))
     else:
         return
@@ -153,10 +153,18 @@ def _signatures_of(obj, signatures):
         functions = _named(signatures if signatures is not None else _layer_call(obj))
         return "model", functions, DEFAULT if DEFAULT in functions else None, {}, obj.variables
     if graph_io.is_module(obj):
-        functions, aliases = _module_functions(obj) if signatures is None \
-            else (_named(signatures), {})
+        if signatures is None:
+            functions, aliases = _module_functions(obj)
+            call = DEFAULT if DEFAULT in functions else None
+            return "module", functions, call, aliases, list(obj.variables)
+        functions = _named(signatures)
         call = DEFAULT if DEFAULT in functions else None
-        return "module", functions, call, aliases, list(obj.variables)
+        for name, fn in _traced_methods(obj).items():  # callable as attributes, as in TF
+            key = CALL if name == "__call__" else name
+            if key not in functions:
+                functions.update(_named({key: fn}))
+                call = CALL if key == CALL else call
+        return "module", functions, call, {}, list(obj.variables)
     if signatures is None:
         signatures = obj
     functions = _named(signatures)
@@ -187,20 +195,7 @@ def _module_functions(module) -> tuple[dict, dict]:
     have an input_signature, or were traced (each trace is saved): `__call__` is saved as the
     default signature (what the loaded object's `__call__` runs), as is a single other
     function, which keeps its name too."""
-    found = {}
-    names = [name for name in dir(type(module))
-             if graph_io.is_function(inspect.getattr_static(module, name, None))]
-    names += [name for name, value in vars(module).items() if graph_io.is_function(value)]
-    for name in dict.fromkeys(names):
-        fn = getattr(module, name)
-        if not (name == "__call__" or IDENTIFIER.match(name)):
-            continue
-        if fn.input_signature is not None:
-            found[name] = fn
-            continue
-        traced = fn.list_concrete_functions()
-        if traced:      # saved as traced, every trace, as TensorFlow saves them
-            found[name] = traced if len(traced) > 1 else traced[0]
+    found = _traced_methods(module)
     if not found:
         raise ValueError(f"Saving {type(module).__name__}: it has no rt.function with an "
                          "input_signature or a trace (e.g. @rt.function(input_signature=["
@@ -216,6 +211,26 @@ def _module_functions(module) -> tuple[dict, dict]:
                              f"{DEFAULT!r}, which another function is named too.")
         found = {DEFAULT: call, **found}
     return _named(found), {}
+
+
+def _traced_methods(module) -> dict:
+    """{name: Function or its traces} of a module's `rt.function` attributes that have an
+    input_signature or were traced."""
+    found: dict = {}
+    names = [name for name in dir(type(module))
+             if graph_io.is_function(inspect.getattr_static(module, name, None))]
+    names += [name for name, value in vars(module).items() if graph_io.is_function(value)]
+    for name in dict.fromkeys(names):
+        fn = getattr(module, name)
+        if not (name == "__call__" or IDENTIFIER.match(name)):
+            continue
+        if fn.input_signature is not None:
+            found[name] = fn
+            continue
+        traced = fn.list_concrete_functions()
+        if traced:      # saved as traced, every trace, as TensorFlow saves them
+            found[name] = traced if len(traced) > 1 else traced[0]
+    return found
 
 
 def _named(signatures) -> dict:

@@ -72,3 +72,47 @@ def test_explicit_signatures_and_saving_again(module, tmp_path):
     assert sorted(again.signatures) == ["serving_default"]
     assert again.v.numpy() == 1.0
     np.testing.assert_array_equal(again.inner.k.numpy(), [1.0, 2.0])
+
+
+def test_tensorflow_tag_and_signature_constants():
+    # the strings TensorFlow 2.21's tf.saved_model holds
+    assert rt.saved_model.DEFAULT_SERVING_SIGNATURE_DEF_KEY == "serving_default"
+    assert (rt.saved_model.SERVING, rt.saved_model.TRAINING) == ("serve", "train")
+    assert (rt.saved_model.GPU, rt.saved_model.TPU) == ("gpu", "tpu")
+    assert rt.saved_model.PREDICT_METHOD_NAME == "tensorflow/serving/predict"
+    assert (rt.saved_model.PREDICT_INPUTS, rt.saved_model.PREDICT_OUTPUTS) == ("inputs", "outputs")
+    assert rt.saved_model.CLASSIFY_METHOD_NAME == "tensorflow/serving/classify"
+    assert (rt.saved_model.CLASSIFY_OUTPUT_CLASSES,
+            rt.saved_model.CLASSIFY_OUTPUT_SCORES) == ("classes", "scores")
+    assert rt.saved_model.REGRESS_METHOD_NAME == "tensorflow/serving/regress"
+
+
+def test_the_migration_guides_module_with_a_dict_signature(tmp_path):
+    class MyModel(rt.Module):
+        @rt.function
+        def __call__(self, input):
+            return input + 2
+
+    model = MyModel()
+
+    @rt.function
+    def serving_default(input):
+        return {"output": model(input)}
+
+    signature = serving_default.get_concrete_function(rt.TensorSpec(shape=[], dtype=rt.float32))
+    rt.saved_model.save(model, str(tmp_path / "m"), signatures={
+        rt.saved_model.DEFAULT_SERVING_SIGNATURE_DEF_KEY: signature})
+    loaded = rt.saved_model.load(str(tmp_path / "m"))
+    out = loaded.signatures[rt.saved_model.DEFAULT_SERVING_SIGNATURE_DEF_KEY](rt.constant(5.0))
+    assert out["output"].numpy() == 7.0
+    assert sorted(loaded.signatures) == ["serving_default"]
+
+
+def test_traced_methods_are_saved_beside_explicit_signatures(module, tmp_path):
+    double = rt.function(lambda x: 2.0 * x, input_signature=[rt.TensorSpec([], rt.float32)])
+    rt.saved_model.save(module, str(tmp_path / "m"), signatures={"double": double})
+    loaded = rt.saved_model.load(str(tmp_path / "m"))
+    assert sorted(loaded.signatures) == ["double"]
+    assert loaded(rt.constant(3.0)).numpy() == 6.0      # the module's own __call__, 3 v + 3
+    loaded.mutate(rt.constant(4.0))
+    assert loaded.v.numpy() == 4.0 and loaded.double(rt.constant(1.0)).numpy() == 2.0
