@@ -1,0 +1,79 @@
+"""RaggedTensorSpec and SparseTensorSpec: rt.function traces ragged and sparse arguments by
+their TypeSpec, as TensorFlow 2.21 does (trace counts checked there); values against NumPy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import runtime as rt
+
+
+def test_ragged_tensors_of_one_spec_share_a_trace():
+    traces = []
+
+    @rt.function
+    def total(r):
+        traces.append(1)
+        return rt.reduce_sum(r.values)
+
+    assert total(rt.ragged.constant([[1, 2], [3]])).numpy() == 6
+    assert total(rt.ragged.constant([[1, 2, 5, 6], [3]])).numpy() == 17
+    assert len(traces) == 1          # TensorFlow: same nrows, ragged rank and dtype -> 1 trace
+    assert total(rt.ragged.constant([[1], [3], [4]])).numpy() == 8
+    assert len(traces) == 2          # another row count: TensorFlow traces again
+    assert "RaggedTensorSpec(TensorShape([2, None]), rt.int32, 1, rt.int64)" in \
+        total.pretty_printed_concrete_signatures()
+
+
+def test_sparse_tensors_share_a_trace_whatever_their_number_of_entries():
+    traces = []
+
+    @rt.function
+    def dense(s):
+        traces.append(1)
+        return rt.sparse.to_dense(s)
+
+    one = dense(rt.sparse.SparseTensor([[0, 0]], [1.0], [2, 3]))
+    two = dense(rt.sparse.SparseTensor([[0, 0], [1, 2]], [1.0, 4.0], [2, 3]))
+    assert len(traces) == 1
+    expected = np.zeros([2, 3], np.float32)
+    expected[0, 0], expected[1, 2] = 1.0, 4.0
+    np.testing.assert_array_equal(two.numpy(), expected)
+    np.testing.assert_array_equal(one.numpy(), np.where(expected == 1.0, 1.0, 0.0))
+
+
+def test_input_signature_takes_ragged_and_sparse_specs():
+    @rt.function(input_signature=[rt.RaggedTensorSpec([None, None], rt.int32)])
+    def lengths(r):
+        return r.row_lengths()
+
+    assert lengths(rt.ragged.constant([[1, 2], [3]])).numpy().tolist() == [2, 1]
+    assert lengths(rt.ragged.constant([[1], [3], [4, 5, 6]])).numpy().tolist() == [1, 1, 3]
+    assert lengths.experimental_get_tracing_count() == 1
+    with pytest.raises((TypeError, ValueError)):
+        lengths(rt.ragged.constant([[1.0], [2.0]]))
+
+    @rt.function(input_signature=[rt.SparseTensorSpec([None, 3], rt.float32)])
+    def row_sums(s):
+        return rt.sparse.reduce_sum(s, axis=1)
+
+    sp = rt.sparse.SparseTensor([[0, 1], [1, 2], [1, 0]], [1.0, 2.0, 5.0], [2, 3])
+    np.testing.assert_allclose(row_sums(rt.sparse.reorder(sp)).numpy(), [1.0, 7.0])
+
+
+def test_specs_from_values_and_equality():
+    r = rt.ragged.constant([[1, 2], [3]])
+    spec = rt.type_spec_from_value(r)
+    assert spec == rt.RaggedTensorSpec([2, None], rt.int32, 1, rt.int64)
+    assert spec.ragged_rank == 1 and spec.dtype is rt.int32 and spec.shape.as_list() == [2, None]
+    assert rt.RaggedTensorSpec([None, None], rt.int32) == rt.RaggedTensorSpec([None, None], rt.int32, 1)
+    assert spec.is_compatible_with(rt.ragged.constant([[7], [8, 9, 10]]))
+    assert not spec.is_compatible_with(rt.ragged.constant([[7], [8], [9]]))
+    s = rt.sparse.SparseTensor([[0, 0]], [1.0], [2, 3])
+    assert rt.type_spec_from_value(s) == rt.SparseTensorSpec([2, 3], rt.float32)
+    assert hash(rt.SparseTensorSpec([2, 3])) == hash(rt.SparseTensorSpec([2, 3], rt.float32))
+    with pytest.raises(ValueError, match="ragged_rank"):
+        rt.RaggedTensorSpec(None, rt.int32)
+    with pytest.raises(ValueError, match="row_splits_dtype"):
+        rt.RaggedTensorSpec([None, None], rt.int32, row_splits_dtype=rt.float32)
