@@ -24,6 +24,7 @@ from .dataset import (
 )
 from .dataset import INFINITE as INFINITE_CARDINALITY
 from .dataset import UNKNOWN as UNKNOWN_CARDINALITY
+from .dataset import Counter as _Counter
 from .dataset import ignore_errors as _ignore_errors
 from .dataset import scan as _scan
 from .dataset import take_while as _take_while
@@ -40,7 +41,7 @@ from .tfrecord import TFRecordDataset
 experimental = _types.SimpleNamespace(
     AUTOTUNE=AUTOTUNE, INFINITE_CARDINALITY=INFINITE_CARDINALITY,
     UNKNOWN_CARDINALITY=UNKNOWN_CARDINALITY, cardinality=cardinality, CsvDataset=CsvDataset,
-    make_csv_dataset=make_csv_dataset,
+    make_csv_dataset=make_csv_dataset, Counter=_Counter,
     scan=_scan, take_while=_take_while, unique=_unique,
     group_by_window=_group_by_window, bucket_by_sequence_length=_bucket_by_sequence_length,
     sample_from_datasets=_sample_from_datasets, choose_from_datasets=_choose_from_datasets,

@@ -285,6 +285,15 @@ class Dataset:
         return _Range(args, output_type)
 
     @staticmethod
+    def counter(start: Any = 0, step: Any = 1, dtype: Any = _dtypes.int64,
+                name: Optional[str] = None) -> "Dataset":
+        """An endless dataset of the scalars `start`, `start + step`, ... of `dtype`."""
+        np_type = _dtypes.as_dtype(dtype).as_numpy_dtype
+        first, stride = np.asarray(start, np_type), np.asarray(step, np_type)
+        return Dataset.from_tensors(np.int64(0)).repeat().scan(
+            first, lambda state, _: (state + stride, state))
+
+    @staticmethod
     def zip(*datasets: Any, name: Optional[str] = None) -> "Dataset":
         """Elements of several datasets side by side (a nest of datasets), as Python's zip."""
         if len(datasets) == 1 and not isinstance(datasets[0], Dataset):
@@ -2082,6 +2091,12 @@ def cardinality(dataset: Dataset) -> Any:
 def scan(initial_state: Any, scan_func: Callable) -> Callable[[Dataset], Dataset]:
     """`ds.apply(scan(initial_state, scan_func))` is `ds.scan(initial_state, scan_func)`."""
     return lambda dataset: dataset.scan(initial_state, scan_func)
+
+
+@strict_keywords("rt.data.experimental.Counter")
+def Counter(start: Any = 0, step: Any = 1, dtype: Any = _dtypes.int64) -> Dataset:  # noqa: N802
+    """tf.data.experimental.Counter: `Dataset.counter(start, step, dtype)`."""
+    return Dataset.counter(start, step, dtype)
 
 
 @strict_keywords("rt.data.experimental.take_while")
