@@ -22,6 +22,8 @@ from ..arguments import strict_keywords
 from ..graph import FuncGraph
 from ..ops import array_math
 from ..ops.core import convert_to_tensor
+from ..ops.sparse import SparseTensor
+from ..ops.sparse import to_dense as _sparse_to_dense
 from ..ops.variables import Variable
 from ..shapes import TensorShape
 from ..tensor import Tensor
@@ -35,10 +37,11 @@ class KerasTensor:
 
     _is_keras_tensor = True
 
-    def __init__(self, shape, dtype, name: str | None = None) -> None:
+    def __init__(self, shape, dtype, name: str | None = None, sparse: bool = False) -> None:
         self.shape = TensorShape(shape)
         self.dtype = _dtypes.as_dtype(dtype)
         self.name = name
+        self.sparse = sparse
         self._keras_history: tuple[Node, int] | None = None
 
     @property
@@ -47,7 +50,7 @@ class KerasTensor:
 
     def __repr__(self) -> str:
         shape = tuple(self.shape.as_list()) if self.shape.rank is not None else None
-        return (f"<KerasTensor shape={shape}, dtype={self.dtype.name}, sparse=False, "
+        return (f"<KerasTensor shape={shape}, dtype={self.dtype.name}, sparse={self.sparse}, "
                 f"ragged=False, name={self.name}>")
 
     def __bool__(self) -> bool:
@@ -83,9 +86,9 @@ class InputLayer(Layer):
     def __init__(self, input_shape=None, batch_size: int | None = None, dtype=None,
                  name: str | None = None, batch_shape=None, sparse: bool | None = None,
                  ragged: bool | None = None, input_tensor=None) -> None:
-        if sparse or ragged:
-            raise NotImplementedError("InputLayer(sparse=True / ragged=True) is not implemented: "
-                                      "inputs are dense tensors.")
+        if ragged:
+            raise NotImplementedError("InputLayer(ragged=True) is not implemented: inputs are "
+                                      "dense tensors.")
         if input_tensor is not None:
             raise NotImplementedError("InputLayer(input_tensor=...) is not implemented: give "
                                       "the shape and dtype instead.")
@@ -105,13 +108,16 @@ class InputLayer(Layer):
         super().__init__(name=name or _unique_name("input_layer"), dtype=dtype)
         self._batch_input_shape = tuple(batch_shape)
         self.built = True
-        tensor = KerasTensor(self._batch_input_shape, self.dtype, name=self.name)
+        self.sparse = bool(sparse)  # a SparseTensor given to it is densified (same values)
+        tensor = KerasTensor(self._batch_input_shape, self.dtype, name=self.name,
+                             sparse=self.sparse)
         Node(self, ((), (), {}), None, tensor)
         self.output = tensor
 
     def get_config(self) -> dict:
-        return {"batch_shape": list(self._batch_input_shape), "dtype": self.dtype.name,
-                "name": self.name}
+        config = {"batch_shape": list(self._batch_input_shape), "dtype": self.dtype.name,
+                  "name": self.name}
+        return {**config, "sparse": True} if self.sparse else config
 
     @classmethod
     def from_config(cls, config: dict) -> "InputLayer":
@@ -393,6 +399,8 @@ class Functional(Model):
                 raise ValueError(f"{self.name} expects {len(expected)} inputs, got {len(flat)}.")
         checked = []
         for tensor, value in zip(expected, flat):
+            if isinstance(value, SparseTensor):
+                value = _sparse_to_dense(value, validate_indices=False)
             if not isinstance(value, (Tensor, Variable)):
                 value = convert_to_tensor(value)
             value = _as_input_dtype(value, tensor.dtype)

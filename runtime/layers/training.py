@@ -29,6 +29,7 @@ from ..function.logs import user_stacklevel
 from ..gradients import GradientTape
 from ..ops import array_math, math_composed, random
 from ..ops.core import convert_to_tensor
+from ..ops.sparse import SparseTensor, to_dense
 from ..shapes import TensorSpec
 from ..tracing import spec_of
 from . import losses as _losses
@@ -371,7 +372,9 @@ class Training:
     def _as_arrays(self, values):
         """NumPy arrays (a list or dict of them for a model of several inputs); float64 data
         becomes the model's float dtype, int64 int32; a pandas Series is a column `[n, 1]`,
-        as in Keras."""
+        as in Keras; a SparseTensor its dense values."""
+        if isinstance(values, SparseTensor):
+            values = to_dense(values, validate_indices=False)
         if isinstance(values, (list, tuple, dict)) and nest.is_nested(values) and \
                 all(hasattr(v, "shape") for v in nest.flatten(values)):
             return nest.map_structure(self._as_arrays, values)
