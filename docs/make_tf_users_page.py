@@ -23,7 +23,8 @@ PAGE = HERE / "tensorflow-users.md"
 SCRIPT = "make_tf_users_page.py"
 
 #: modules under `rt` that are part of its public surface (others are the implementation)
-PUBLIC_MODULES = ("errors", "train", "saved_model", "keras", "summary", "data", "dask")
+PUBLIC_MODULES = ("errors", "experimental", "train", "saved_model", "keras", "summary",
+                  "data", "dask")
 
 
 def _public(space) -> list[str]:

@@ -12,6 +12,7 @@ from ..exports import NAMESPACES as _NAMESPACES
 
 function_executor_type = None
 globals().update(_NAMESPACES.get("experimental", {}))
+__all__ = sorted([*_NAMESPACES.get("experimental", {}), "function_executor_type", "numpy"])
 
 
 def __getattr__(name):

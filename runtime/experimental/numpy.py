@@ -406,3 +406,7 @@ def __getattr__(name):
             f"rt.experimental.numpy has no {name!r}: np.{name} has no runtime op (docs/numpy.md "
             f"lists the NumPy calls that run on tensors). Instead: {_registry.hint(name)}.")
     raise AttributeError(f"module 'runtime.experimental.numpy' has no attribute {name!r}")
+
+
+__all__ = sorted(name for name in globals() if not name.startswith("_")
+                 and name not in ("annotations", "np", "Tensor", "strict_keywords"))
