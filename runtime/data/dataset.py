@@ -29,7 +29,7 @@ from ..arguments import strict_keywords
 from ..errors import (FailedPreconditionError, InvalidArgumentError, NotFoundError,
                       OutOfRangeError, PermissionDeniedError)
 from ..function import function as rt_function
-from ..ops.extension_type import as_templates, batch_template, unbatch_template
+from ..ops.extension_type import as_templates, as_type_specs, batch_template, unbatch_template
 from ..ops.io_tfrecord import _compression, _open_for_reading
 from ..ops.random import SEEDS
 from ..ops.variables import Variable
@@ -215,8 +215,9 @@ class Dataset:
     # -- properties ---------------------------------------------------------------------------
     @property
     def element_spec(self) -> Any:
-        """The structure of one element: a nest of `TensorSpec`s."""
-        return self._spec
+        """The structure of one element: a nest of `TensorSpec`s (and of the `Spec`s of
+        extension type values)."""
+        return as_type_specs(self._spec)
 
     def cardinality(self) -> Any:
         """The number of elements as an int64 scalar tensor; `rt.data.INFINITE_CARDINALITY`
@@ -234,7 +235,7 @@ class Dataset:
         return True
 
     def __repr__(self) -> str:
-        return f"<{type(self).__name__} element_spec={self._spec!r}>"
+        return f"<{type(self).__name__} element_spec={self.element_spec!r}>"
 
     def _repr_html_(self) -> str:
         """Jupyter's view: the class, the number of elements and the element spec."""

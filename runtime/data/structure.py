@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import dtypes as _dtypes
 from ..ops.core import convert_to_tensor
+from ..ops.extension_type import ExtensionTypeSpec
 from ..shapes import TensorShape, TensorSpec
 from ..tensor import EagerTensor, Tensor
 
@@ -21,7 +22,7 @@ from ..tensor import EagerTensor, Tensor
 def is_structure(value: Any) -> bool:
     """Tuples, namedtuples, dicts and composite values (extension types) are structure;
     everything else is a leaf."""
-    return isinstance(value, (tuple, dict)) or is_composite(value)
+    return isinstance(value, (tuple, dict, ExtensionTypeSpec)) or is_composite(value)
 
 
 def is_composite(value: Any) -> bool:
@@ -41,7 +42,9 @@ def _fields(value: Any) -> list:
 
 def flatten(value: Any) -> list:
     """The leaves of `value` in a fixed order (dict keys sorted, a composite's fields in
-    order, without its Python-valued fields)."""
+    order, without its Python-valued fields; an extension type's Spec as its template)."""
+    if isinstance(value, ExtensionTypeSpec):
+        value = value._to_template()
     if is_composite(value):
         out = []
         for _, v in _fields(value):
@@ -63,11 +66,13 @@ def flatten(value: Any) -> list:
 
 def pack(template: Any, leaves: list) -> Any:
     """`leaves` in the structure of `template` (the inverse of `flatten`)."""
-    if not isinstance(template, (tuple, dict)) and not is_composite(template):
+    if not isinstance(template, (tuple, dict)) and not is_structure(template):
         return leaves[0]     # one leaf: the common case, kept cheap
     it = iter(leaves)
 
     def build(t):
+        if isinstance(t, ExtensionTypeSpec):
+            t = t._to_template()
         if is_composite(t):
             return type(t).__nest_from_fields__(
                 {n: v if _is_static(v) else build(v) for n, v in _fields(t)})
@@ -175,6 +180,8 @@ def spec_key(spec: Any) -> tuple:
 
 def _skeleton(value: Any) -> Any:
     """A comparable description of a structure without its leaves."""
+    if isinstance(value, ExtensionTypeSpec):
+        value = value._to_template()
     if is_composite(value):
         return (type(value), tuple((n, ("static", repr(v)) if _is_static(v) else _skeleton(v))
                                    for n, v in _fields(value)))

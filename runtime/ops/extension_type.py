@@ -663,3 +663,16 @@ def trace_templates(structure: Any) -> Any:
             return structure
         return items
     return structure
+
+
+def as_type_specs(structure: Any) -> Any:
+    """`structure` (a nest of TensorSpecs, as datasets hold their element structure) with each
+    extension type template replaced by its `Spec`, as TensorFlow shows an `element_spec`."""
+    if isinstance(structure, ExtensionType):
+        return type(structure).Spec.from_value(structure)  # type: ignore[attr-defined]
+    if isinstance(structure, tuple) and has_composite(structure):
+        items = [as_type_specs(v) for v in structure]
+        return type(structure)(*items) if hasattr(structure, "_fields") else type(structure)(items)
+    if isinstance(structure, dict) and has_composite(structure):
+        return type(structure)((k, as_type_specs(v)) for k, v in structure.items())
+    return structure

@@ -403,3 +403,22 @@ def test_loading_looks_types_up_only_in_the_registry(tmp_path, monkeypatch):
     monkeypatch.delitem(et._REGISTRY, "tests.extension_type.MaskedTensor")
     with pytest.raises(ValueError, match="tests.extension_type.MaskedTensor"):
         rt.saved_model.load(str(tmp_path))
+
+
+def test_element_spec_shows_the_spec_and_staged_loops_iterate():
+    mt = MaskedTensor([[1, 2], [3, 4]], [[True, False], [True, True]])
+    ds = rt.data.Dataset.from_tensor_slices(mt)
+    assert ds.element_spec == MaskedTensor.Spec(values=rt.TensorSpec([2], rt.int32),
+                                                mask=rt.TensorSpec([2], rt.bool))
+    assert ds.batch(2).element_spec.values == rt.TensorSpec([None, 2], rt.int32)
+
+    @rt.function
+    def masked_total(d):
+        total = rt.constant(0)
+        for x in d:
+            total += rt.reduce_sum(x.with_default(0))
+        return total
+
+    assert masked_total(ds).numpy() == 1 + 3 + 4
+    doubled = ds.map(lambda m: m.with_values(m.values * 2))
+    assert masked_total(doubled).numpy() == 2 * (1 + 3 + 4)
