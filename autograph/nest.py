@@ -120,8 +120,9 @@ def _build(tp: type, keys: Optional[tuple], items: list, order: Optional[tuple] 
 # -- value-shaped ------------------------------------------------------------------------------
 
 def _node_kept(value: Any) -> Optional[tuple[type, Optional[tuple], list]]:
-    """`_node`, with composite values (classes defining `__nest_from_fields__`) as leaves."""
-    if hasattr(type(value), "__nest_from_fields__"):
+    """`_node`, with composite values (classes with a `_type_spec`: extension types, ragged
+    and sparse tensors) as leaves."""
+    if hasattr(type(value), "_type_spec"):
         return None
     return _node(value)
 

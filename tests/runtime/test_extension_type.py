@@ -160,6 +160,9 @@ def test_nest_expand_composites():
     assert len(leaves) == 2 and leaves[0] is mt.values and leaves[1] is mt.mask
     rebuilt = rt.nest.pack_sequence_as(mt, [rt.constant([7, 8]), mt.mask], expand_composites=True)
     assert isinstance(rebuilt, MaskedTensor) and rebuilt.values.numpy().tolist() == [7, 8]
+    ragged = rt.ragged.constant([[1, 2], [3]])
+    assert rt.nest.flatten({"r": ragged}, expand_composites=False) == [ragged]
+    assert len(rt.nest.flatten({"r": ragged}, expand_composites=True)) == 2
 
 
 # -- rt.function -----------------------------------------------------------------------------
