@@ -105,3 +105,23 @@ def test_models_saved_under_keras_legacy_hdf5_names_load_back_with_their_optimiz
             np.testing.assert_array_equal(np.asarray(mine), np.asarray(theirs))
         assert loaded.evaluate(x, np.zeros((8, 2)), verbose=0) == model.evaluate(
             x, np.zeros((8, 2)), verbose=0)
+
+
+def test_layer_names_follow_keras_rules():
+    # Keras 3 (measured): name="" stays empty (a Model's summary title is ""); a name that
+    # is not a string or holds "/" raises ValueError naming the argument
+    class Block(keras.Model):
+        def __init__(self):
+            super().__init__(name="")
+            self.dense = keras.layers.Dense(2)
+
+        def call(self, x):
+            return self.dense(x)
+
+    block = Block()
+    block(np.zeros((1, 3), "float32"))
+    assert block.name == "" and keras.layers.Dense(2, name="").name == ""
+    assert keras.layers.Dense(2).name != ""
+    for bad in ("a/b", 3):
+        with pytest.raises(ValueError, match="Argument `name` must be a string"):
+            keras.layers.Dense(2, name=bad)
