@@ -77,3 +77,16 @@ def test_specs_from_values_and_equality():
         rt.RaggedTensorSpec(None, rt.int32)
     with pytest.raises(ValueError, match="row_splits_dtype"):
         rt.RaggedTensorSpec([None, None], rt.int32, row_splits_dtype=rt.float32)
+
+
+def test_gradients_flow_through_the_values_of_a_ragged_argument():
+    @rt.function
+    def squares(r):
+        return rt.reduce_sum(r.values * r.values)
+
+    v = rt.constant([1.0, 2.0, 3.0])
+    with rt.GradientTape() as tape:
+        tape.watch(v)
+        y = squares(rt.RaggedTensor.from_row_splits(v, [0, 2, 3]))
+    assert y.numpy() == pytest.approx(14.0)
+    np.testing.assert_allclose(tape.gradient(y, v).numpy(), 2 * np.float32([1, 2, 3]))

@@ -425,3 +425,17 @@ def test_element_spec_shows_the_spec_and_staged_loops_iterate():
     assert masked_total(ds).numpy() == 1 + 3 + 4
     doubled = ds.map(lambda m: m.with_values(m.values * 2))
     assert masked_total(doubled).numpy() == 2 * (1 + 3 + 4)
+
+
+@pytest.mark.parametrize("tier", ["xla", True], ids=["xla", "numba"])
+def test_compiler_tiers_take_and_return_extension_types(tier):
+    pytest.importorskip("jax" if tier == "xla" else "numba")
+
+    def double_valid(m):
+        return MaskedTensor(rt.where(m.mask, m.values * 2.0, 0.0), m.mask)
+
+    x = MaskedTensor([1.0, 2.0, 3.0], [True, False, True])
+    out = rt.function(double_valid, jit_compile=tier)(x)
+    assert isinstance(out, MaskedTensor)
+    np.testing.assert_allclose(out.values.numpy(), np.where([True, False, True], [2.0, 4.0, 6.0], 0.0))
+    assert out.mask.numpy().tolist() == [True, False, True]
