@@ -19,9 +19,22 @@ import runtime as rt  # noqa: E402
 # The modules whose tests take most of a run (compilers, generated programs, site builds,
 # memory soaks): marked `slow`. CI runs them on the oldest and newest Python it
 # declares and `-m "not slow"` on the others (.ci/run); a plain `pytest` runs everything.
+# The compiler tiers' own suites are among them: their results do not depend on the Python
+# version (the converter's, which does, runs everywhere), and on a fresh machine they are
+# mostly LLVM and XLA compile time.
 SLOW_MODULES = (
-    "jit/test_every_op.py",            # every op compiled by Numba, each dtype group
+    "jit/",                            # the Numba tier: hundreds of kernels compiled
+    "xla/",                            # the XLA tier through JAX
     "differential/",                   # hundreds of generated programs, three tiers
+    "dask/",                           # local clusters started and stopped
+    "gradients/test_nested_tapes_compiled.py",     # every order of gradient, compiled
+    "gradients/test_one_differentiation_path.py",  # nested tapes on every tier
+    "gradients/test_loop_second_order_tiers.py",   # loop gradients of gradients, compiled
+    "models/test_recurrent_layers.py",             # RNN gradients on compiled tiers
+    "models/test_build_and_regularizers.py",       # training on compiled tiers
+    "models/test_more_optimizers.py",              # every optimizer, compiled steps
+    "models/test_conv_layers_more.py",             # convolutions on every tier
+    "models/test_safe_mode.py",                    # fuzzed model configs
     "reliability/test_memory.py",      # 100k calls watched for growth
     "reliability/test_registry_tier_agreement.py",  # every op's edge values, three tiers
     "test_docs_site.py",               # builds the documentation site
