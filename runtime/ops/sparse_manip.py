@@ -1,12 +1,15 @@
 """rt.sparse's structural functions: concat, slice, map_values, retain, reset_shape, reshape,
-fill_empty_rows and the sparse segment reductions, with TensorFlow's semantics and errors.
+fill_empty_rows, the sparse segment reductions and cross, with TensorFlow's semantics and errors.
 
 Each is composed from existing ops (gathers, scatters, boolean masks, sorts) on the three
 tensors of a SparseTensor, so it runs eagerly and staged and gradients reach the values.
 Checks that need values (shapes that must agree, bounds) run when the values are known.
+`cross` builds strings, so it is one NumPy call (`numpy_function`, the NumPy tier only).
 """
 
 from __future__ import annotations
+
+import itertools
 
 import numpy as np
 
@@ -19,6 +22,7 @@ from . import array_math
 from . import array_scatter as _scatter
 from .array_sort import cumprod
 from .core import convert_to_tensor
+from .py_function import numpy_function
 from .sparse import SparseTensor, _linear, _sparse, reorder
 
 
@@ -304,3 +308,67 @@ def segment_sqrt_n(data, indices, segment_ids, num_segments=None, name=None) -> 
     total = _scatter.unsorted_segment_sum(rows, ids, num)
     count = array_math.sqrt(array_math.maximum(_counts(ids, num, data.dtype), 1))
     return array_math.divide(total, _per_row(count, total))
+
+
+# -- cross ---------------------------------------------------------------------------------
+
+def _feature_text(value) -> bytes:
+    if isinstance(value, (bytes, np.bytes_)):
+        return bytes(value)
+    if isinstance(value, str):
+        return value.encode()
+    return str(int(value)).encode()   # integers (floats truncated, as TensorFlow)
+
+
+def _cross_rows(sparse_parts: list, dense_parts: list, separator: bytes):
+    """The crossed features of each row: sparse inputs first, then dense ones (TensorFlow's
+    order); the product varies the last input fastest."""
+    batch = [int(shape[0]) for _, _, shape in sparse_parts] + [len(d) for d in dense_parts]
+    for i, size in enumerate(batch[1:], 1):
+        if size != batch[0]:
+            kind, at = ("sparse", i) if i < len(sparse_parts) else ("dense", i - len(sparse_parts))
+            raise InvalidArgumentError(f"Expected batch size {batch[0]} got {size} at {kind} "
+                                       f"tensor {at}")
+    rows = []
+    for r in range(batch[0]):
+        features = [[_feature_text(v) for v in values[indices[:, 0] == r]]
+                    for indices, values, _ in sparse_parts]
+        features += [[_feature_text(v) for v in np.ravel(d[r])] for d in dense_parts]
+        rows.append([separator.join(p) for p in itertools.product(*features)])
+    return batch[0], rows
+
+
+def _cross_kernel(n_sparse: int, separator: bytes):
+    def kernel(*arrays):
+        sparse_parts = [tuple(arrays[3 * i:3 * i + 3]) for i in range(n_sparse)]
+        batch, rows = _cross_rows(sparse_parts, list(arrays[3 * n_sparse:]), separator)
+        width = max((len(r) for r in rows), default=0)
+        indices = np.array([[r, j] for r, row in enumerate(rows) for j in range(len(row))],
+                           np.int64).reshape(-1, 2)
+        values = np.array([v for row in rows for v in row] + [b""], dtype=object)[:-1]
+        return indices, values, np.array([batch, width], np.int64)
+    return kernel
+
+
+@export("sparse.cross")
+def cross(inputs, name=None, separator=None) -> SparseTensor:
+    """The crossed string features of each row of `inputs` (SparseTensors and dense 2-D
+    tensors of strings or integers): every combination of one feature of each, joined by
+    `separator` ("_X_"), sparse inputs first, as TensorFlow's."""
+    if not isinstance(inputs, (list, tuple)):
+        raise TypeError(f"`inputs` must be a list of SparseTensors and tensors, got "
+                        f"{type(inputs).__name__}.")
+    sparse = [x for x in inputs if isinstance(x, SparseTensor)]
+    dense = [convert_to_tensor(x) for x in inputs if not isinstance(x, SparseTensor)]
+    for x in sparse + dense:
+        if x.shape.rank not in (None, 2):
+            raise ValueError(f"sparse.cross: every input must be 2-D (a batch of feature "
+                             f"lists), got shape {x.shape}.")
+    text = b"_X_" if separator is None else (separator.encode() if isinstance(separator, str)
+                                             else bytes(separator))
+    flat = [t for sp in sparse for t in (sp.indices, sp.values, sp.dense_shape)] + dense
+    indices, values, shape = numpy_function(
+        _cross_kernel(len(sparse), text), flat, [_dtypes.int64, _dtypes.string, _dtypes.int64],
+        stateful=False)
+    return SparseTensor(array_math.reshape(indices, [-1, 2]), array_math.reshape(values, [-1]),
+                        array_math.reshape(shape, [2]))

@@ -154,3 +154,20 @@ def test_staged_in_a_function_with_gradients_to_values():
     assert float(total) == pytest.approx((part @ np.asarray(dense)).sum())
     np.testing.assert_allclose(tape.gradient(total, values),
                                [np.asarray(dense)[0].sum(), np.asarray(dense)[2].sum()])
+
+
+def test_cross_is_tensorflows_result():
+    a = rt.sparse.from_dense(rt.constant([[b"a", b""], [b"b", b"c"]]))
+    b = rt.constant([["d"], ["e"]])
+    c = rt.sparse.SparseTensor([[0, 0], [0, 1], [1, 0]], rt.constant([1, 2, 3], rt.int64), [2, 2])
+    crossed = rt.sparse.cross([a, b, c])
+    # TensorFlow 2.21's output: sparse inputs first, then dense ones, the last varying fastest
+    assert np.asarray(crossed.indices).tolist() == [[0, 0], [0, 1], [1, 0], [1, 1]]
+    assert np.asarray(crossed.values).tolist() == [b"a_X_1_X_d", b"a_X_2_X_d", b"b_X_3_X_e",
+                                                   b"c_X_3_X_e"]
+    assert np.asarray(crossed.dense_shape).tolist() == [2, 2]
+    staged = rt.function(lambda x, y: rt.sparse.cross([x, y], separator="+").values)
+    assert np.asarray(staged(a, b)).tolist() == [b"a+d", b"b+e", b"c+e"]
+    with pytest.raises(rt.errors.InvalidArgumentError,
+                       match="Expected batch size 2 got 1 at dense tensor 0"):
+        rt.sparse.cross([a, rt.constant([["x"]])])
