@@ -7,11 +7,14 @@ import numpy as np
 
 from . import context
 from .ops import array_math, linalg
+from .ops.extension_type import CompositeTensor
 from .tensor import EagerTensor, SymbolicTensor, Tensor
 
 
 def _binary(fn):
     def forward(self, other):
+        if isinstance(other, CompositeTensor):  # its own __radd__ ... applies, as in TensorFlow
+            return NotImplemented
         return fn(self, other)
 
     def backward(self, other):

@@ -439,3 +439,19 @@ def test_compiler_tiers_take_and_return_extension_types(tier):
     assert isinstance(out, MaskedTensor)
     np.testing.assert_allclose(out.values.numpy(), np.where([True, False, True], [2.0, 4.0, 6.0], 0.0))
     assert out.mask.numpy().tolist() == [True, False, True]
+
+
+def test_operators_of_a_type_apply_when_a_tensor_is_on_the_left():
+    class Shifted(rt.experimental.ExtensionType):
+        values: rt.Tensor
+
+        def __add__(self, other):
+            return Shifted(self.values + (other.values if isinstance(other, Shifted) else other))
+
+        __radd__ = __add__
+
+    s = Shifted([1, 2])
+    assert (s + 1).values.numpy().tolist() == [2, 3]
+    assert (rt.constant([10, 20]) + s).values.numpy().tolist() == [11, 22]  # TensorFlow: __radd__
+    with pytest.raises(TypeError):
+        rt.constant([10, 20]) * s  # no __rmul__: Python's TypeError
