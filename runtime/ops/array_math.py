@@ -1699,8 +1699,14 @@ def _key_source(em, op) -> str:
     return f"{names[0]}[{inner}{',' if len(key) == 1 and not isinstance(key[0], slice) else ''}]"
 
 
-STRIDED_SLICE = define("StridedSlice", _index_infer, _index_kernel,
-                       emit=lambda em, op: em.line(f"{em.outs(op)[0]} = {_key_source(em, op)}"),
+def _strided_slice_emit(em, op) -> None:
+    source = _key_source(em, op)
+    if op.outputs[0].dtype is _dtypes.string:  # an object array's element is a bare bytes
+        source = f"np.asarray({source}, dtype=object)"
+    em.line(f"{em.outs(op)[0]} = {source}")
+
+
+STRIDED_SLICE = define("StridedSlice", _index_infer, _index_kernel, emit=_strided_slice_emit,
                        attrs={"key": KEY})
 
 
