@@ -12,6 +12,7 @@ a logged warning naming the op.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 
 from .. import backends, context, dtypes
@@ -20,6 +21,7 @@ from ..gradients.engine import backprop
 from ..gradients.interpret import interpretable
 from ..gradients.node import differentiable, node_of, variables_read
 from ..gradients.tape import paused
+from ..gradients.while_grad import saving_stacks
 from ..graph import FuncGraph, copy_function_graph, copy_into
 from .logs import logger, warn
 
@@ -192,8 +194,11 @@ class HigherOrderGradient:
 
     The forward also returns the values its backward reads (`kept`). A tape differentiating
     the backward sends gradients to those kept values, so the backward is seeded at them too;
-    the seeds grow until they cover every floating-point value the backward reads. Kept
-    `variant` values (a TensorArray, a loop's saves) pass through unseeded (`opaque`): a
+    the seeds grow until they cover every floating-point value the backward reads. Loop
+    gradients are built over tensors (`saving_stacks`: a loop's saves are stacks, seeded like
+    any other kept value), so they are differentiable again to any order. Kept `variant`
+    values (a TensorArray, the saves of a loop gradient staged in the traced function itself)
+    pass through unseeded (`opaque`): a
     gradient that would flow into one at the next order is refused (NotImplementedError
     naming the function and the value) when that order's gradient is built. Nothing is
     recomputed: side effects and random draws of the forward happen once. A rule that cannot
@@ -201,10 +206,14 @@ class HigherOrderGradient:
     """
 
     def __init__(self, graph, name: str, backend: backends.Backend = backends.NUMPY):
+        listed = _refuse_interpreted_loops(graph, name, backend)
         copy, mapping = copy_function_graph(graph)
         extra: list = []
         for _ in range(_MAX_ROUNDS):
-            built = _Backward(copy, mapping, name, extra)
+            # loop gradients over tensors, differentiable again (unless the graph already
+            # holds a loop gradient whose saves are a list: its orders are refused by name)
+            with saving_stacks() if not listed else contextlib.nullcontext():
+                built = _Backward(copy, mapping, name, extra)
             seeded = {id(t) for t in extra}
             new = [t for t in built.saved if _seedable(t) and id(t) not in seeded]
             if not new:
@@ -214,7 +223,6 @@ class HigherOrderGradient:
             raise NotImplementedError(f"The values the gradient of {name} reads did not settle "
                                       f"after {_MAX_ROUNDS} rounds; compute it eagerly "
                                       "(rt.run_functions_eagerly(True)).")
-        _refuse_interpreted_loops(graph, built, name, backend)
         seeded = {id(t) for t in extra}
         kept_copies = extra + [t for t in built.saved if id(t) not in seeded]
         self.output_indices = built.output_indices
@@ -251,14 +259,14 @@ def _seedable(t) -> bool:
     return differentiable(t) and t.dtype is not dtypes.variant
 
 
-def _refuse_interpreted_loops(graph, built: _Backward, name: str, backend) -> None:
-    """`Unsupported` when the backward reads values a while_loop saved (they do not pass
-    between the orders as tensors, and a staged loop's gradient is differentiable twice, not
-    three times) and the traced graph can run op by op instead."""
-    if not any(op.opdef.carrier == "accumulator" for op in built.backward.all_operations()):
-        return
+def _refuse_interpreted_loops(graph, name: str, backend) -> bool:
+    """Whether `graph` holds a loop's saves in a list (an accumulator: a loop gradient staged
+    inside the function, whose saves do not pass between the orders as tensors); raises
+    `Unsupported` when it does and the graph can run op by op instead."""
+    if not any(op.opdef.carrier == "accumulator" for op in graph.all_operations()):
+        return False
     if not interpretable(graph):
-        return  # custom gradients...: staged; an order reaching the saves is refused
+        return True  # custom gradients...: staged; an order reaching the saves is refused
     if backend is not backends.NUMPY:
         warn(logger, "Under nested tapes, %s runs op by op on the NumPy kernels, not on the %s "
              "tier: its gradient reads values a while_loop saved", name, backend.name)
@@ -269,8 +277,8 @@ _MAX_ROUNDS = 8  # builds of the backward until the values it reads are all seed
 
 
 class Unsupported(Exception):
-    """A graph whose backward reads a while_loop's saves: run op by op instead (until the
-    while gradient is differentiable again)."""
+    """A graph whose backward reads a loop's saves held in a list (a loop gradient staged in
+    the traced function): run op by op instead."""
 
 
 def _standalone(built: _Backward, kept, name: str) -> FuncGraph:

@@ -9,9 +9,11 @@ persistent one), the gradient is a call of a traced backward function (`GraphFun
 recorded like any other call on the tapes that watch its inputs: differentiable again, to
 any order, on the function's own backend. A gradient that cannot be built (an op without a
 gradient rule, an order a rule refuses) is raised when a gradient flows through the call.
-One case runs op by op instead (`runtime.gradients.interpret`): a graph whose backward reads
-the values a `while_loop` saved, so that the loop runs as Python and every tape records the
-primitive ops.
+A `while_loop` in the function gets a gradient over tensors (its saves on stacks), which is
+differentiable again like the rest. One case runs op by op instead
+(`runtime.gradients.interpret`): a graph holding a loop gradient staged inside the function
+(a tape in the function), whose saves are a list that does not pass between the orders as
+tensors; there the loop runs as Python and every tape records the primitive ops.
 """
 
 from __future__ import annotations
@@ -53,8 +55,8 @@ def gradient_of(concrete) -> GraphGradient:
 
 def higher_gradient_of(concrete) -> HigherOrderGradient | None:
     """The differentiable-again gradient of a concrete function, or None when its backward
-    reads values a while_loop saved and the graph runs op by op instead (built on first
-    use, then cached)."""
+    reads a loop's saves held in a list (a loop gradient staged in the function) and the
+    graph runs op by op instead (built on first use, then cached)."""
     try:
         return _cached(_higher, concrete, HigherOrderGradient)
     except Unsupported:

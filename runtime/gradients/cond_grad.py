@@ -15,7 +15,6 @@ import numpy as np
 from .. import context
 from .. import dtypes as _dtypes
 from ..attr_kinds import DTYPE, SHAPE
-from ..graph import FuncGraph
 from ..opdef import define
 from ..ops import array_math
 from ..ops.control_flow import COND
@@ -25,7 +24,7 @@ from ..ops.variables import Variable
 from ..tensor import SymbolicTensor
 from .engine import backprop
 from .node import Node, node_inputs, node_of
-from .resolve import Context, copy_body, entered, record_on_tapes, resolve
+from .resolve import BackwardBody, Context, copy_body, entered, record_on_tapes, resolve
 
 
 def _filler(shape, dtype):
@@ -58,7 +57,9 @@ class RewrittenIf:
     def __init__(self, recorded):
         parent = recorded.graph
         forward = parent.current_version(recorded)
-        self.branches = [copy_body(sub, parent)[0] for sub in forward.subgraphs]
+        copied = [copy_body(sub, parent) for sub in forward.subgraphs]
+        self.branches = [branch for branch, _ in copied]
+        self.copies = [copies for _, copies in copied]
         op = parent.create_op(COND, list(forward.inputs), dict(forward.attrs), [],
                               name=forward.name, subgraphs=self.branches)
         op.name, op.location = forward.name, forward.location
@@ -114,6 +115,7 @@ class BranchContext(Context):
         self.rewrite = rewrite
         self.index = index
         self.forward_graph = rewrite.branches[index]
+        self.copies = rewrite.copies[index]
         self.home = home
 
     def resolve_local(self, tensor):
@@ -142,7 +144,7 @@ def _if_grad(op, *grads):
     graphs, found = [], []
     for index, branch in enumerate(rewrite.branches):
         name = f"{rewrite.op.name}_grad_{'true' if index == 0 else 'false'}"
-        graph = FuncGraph(name, outer_graph=home)
+        graph = BackwardBody(name, outer_graph=home)
         seeds: dict = {}
         for i, g in zip(positions, grads):
             if g is not None:

@@ -1,11 +1,11 @@
 """Running a traced graph op by op, eagerly, so that active tapes record every primitive.
 
 What remains of a second differentiation path, for one case: a call of a compiled function
-recorded by two or more tapes (or a persistent one) whose backward reads the values a
-`while_loop` saved. Those values are a Python list per loop, which does not pass between a
-traced backward function and the tapes, and a staged loop's gradient is differentiable
-twice, not three times; run here, the loop runs as Python and any number of tapes gives the
-eager answer. Every other recorded call gets a traced backward function.
+recorded by two or more tapes (or a persistent one) whose traced graph itself holds a loop
+gradient (a tape inside the function), whose saves are a Python list per loop (an
+accumulator) that does not pass between a traced backward function and the tapes; run here,
+the loop runs as Python and any number of tapes gives the eager answer. Every other recorded
+call, a `while_loop` in it included, gets a traced backward function (loop saves on stacks).
 
 Ops run through `apply`; what `apply` cannot run is dispatched on the OpDef object (identity
 or trait), never on a type name: constants, `If` and `While` (their bodies run here), a

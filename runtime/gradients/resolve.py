@@ -28,9 +28,11 @@ _STACK = _Stack()
 
 
 class Context:
-    """Base class: brings tensors of `forward_graph` into reach of the backward graph."""
+    """Base class: brings tensors of `forward_graph` into reach of the backward graph.
+    `copies` maps id(tensor of the traced body) to its copy in `forward_graph`."""
 
     forward_graph = None
+    copies: dict = {}
 
     def resolve_local(self, tensor):  # pragma: no cover - overridden
         raise NotImplementedError
@@ -90,3 +92,31 @@ def resolve(tensor):
         f"A gradient needs the value of {tensor.name}, which was computed inside a branch or "
         "loop body that the gradient computation cannot reach. Compute it outside the "
         "cond/while_loop or pass it through the loop variables.")
+
+
+class BackwardBody(FuncGraph):
+    """The graph of a backward branch or loop body. A tensor of the traced forward body that
+    it reads directly (one that a custom gradient function closes over) is read as its copy,
+    brought into reach like the values gradient rules read (`resolve`)."""
+
+    def capture(self, tensor):
+        if type(tensor) is SymbolicTensor and not tensor.op.graph.is_ancestor_of(self):
+            tensor = _copy_of(tensor, self)
+            if not tensor.op.graph.is_ancestor_of(self):
+                with context.graph_scope(self):
+                    tensor = resolve(tensor)
+        return super().capture(tensor)
+
+
+def _copy_of(tensor, graph):
+    """The copy of `tensor` that the gradients being built read: through the copy of the
+    traced function (an enclosing graph's `_copies`), then of each body being differentiated."""
+    while graph is not None:
+        copies = getattr(graph, "_copies", None)
+        if copies is not None and id(tensor) in copies:
+            tensor = copies[id(tensor)]
+            break
+        graph = graph.outer_graph
+    for ctx in _STACK.contexts:
+        tensor = ctx.copies.get(id(tensor), tensor)
+    return tensor

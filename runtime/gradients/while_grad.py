@@ -13,13 +13,25 @@ the rewritten loop takes back to the values its body saved. So the gradient of a
 be differentiated again (a second-order gradient through a staged loop). That map starts
 from AccumulatorGradZeros of the accumulator, so a compiler tier can hold it densely: one
 stack [iterations, *shape] per saved value (runtime/backends/*: SavesGrad, stacks).
+
+A gradient that will itself be differentiated by other tapes (`saving_stacks`: the backward
+function of a call recorded by nested or persistent tapes) is built in another form, over
+tensors only: the rewritten forward loop carries its iteration count and one stack (a tensor
+[iterations, *shape]) per saved value, pushing a row each iteration (StackPush), and the
+backward loop carries those stacks on, popping a row each iteration (StackPop). Push and pop
+are each other's gradient, so the backward loop is an ordinary loop over tensors that this
+same rule differentiates again, to any order, and the stacks pass between orders as tensors.
 """
 
 from __future__ import annotations
 
+import contextlib
+import threading
+import weakref
+
 import numpy as np
 
-from .. import context
+from .. import context, errors
 from .. import dtypes as _dtypes
 from ..attr_kinds import DTYPE, INT, SHAPE
 from ..graph import FuncGraph
@@ -32,7 +44,7 @@ from ..tensor import SymbolicTensor
 from .cond_grad import zeros_for_value
 from .engine import add, backprop
 from .node import Node, differentiable, node_inputs, node_of
-from .resolve import Context, context_of, copy_body, entered, record_on_tapes, resolve
+from .resolve import BackwardBody, Context, context_of, copy_body, entered, record_on_tapes, resolve
 
 _SCALAR = TensorShape([])
 
@@ -147,7 +159,7 @@ class RewrittenWhile:
         forward = parent.current_version(recorded)
         n = len(forward.outputs)
         self.cond = copy_body(forward.subgraphs[0], parent)[0]
-        self.body = copy_body(forward.subgraphs[1], parent)[0]
+        self.body, self.copies = copy_body(forward.subgraphs[1], parent)
         for graph in (self.cond, self.body):
             graph.placeholder(_SCALAR, _dtypes.variant, name="accumulator")
         new = parent.create_op(ACC_NEW, [], {}, [(_SCALAR, _dtypes.variant)], name="accumulator")
@@ -189,6 +201,7 @@ class LoopContext(Context):
 
     def __init__(self, rewrite: RewrittenWhile, saved, body, step):
         self.forward_graph = rewrite.body
+        self.copies = rewrite.copies
         self.rewrite = rewrite
         self.saved = saved
         self.body = body
@@ -243,6 +256,247 @@ def _dependencies(body_graph, n: int) -> list:
     return [reach.get(id(t), 0) for t in body_graph.outputs[:n]]
 
 
+# -- the differentiable-again form: saves on stacks, ordinary tensors -------------------------
+# A stack is a tensor [n, *shape] of the values saved so far, one row per iteration. The
+# forward loop carries one per saved value and pushes a row every iteration; the backward
+# loop carries it on and pops the rows from the last one. Push and pop are each other's
+# gradient, so the gradient of a loop is again a loop over tensors: differentiable by this
+# same rule, to any order, and its saves pass between orders (recorded calls) as tensors.
+
+_GROWING: dict = {}  # id(buffer) -> (weak reference to it, rows in use) for in-place pushes
+_CLAIM = threading.Lock()
+
+
+def _forget(key: int) -> None:
+    _GROWING.pop(key, None)
+
+
+def _owned_rows(buf) -> np.ndarray | None:
+    """The buffer `buf` is the prefix of, when a push may write the next row in place: no
+    array holds a row beyond `buf`'s (a push from a shorter prefix copies instead)."""
+    base = buf.base
+    if base is None or buf.ndim == 0:
+        return None
+    found = _GROWING.get(id(base))
+    if found is None or found[0]() is not base or found[1] != len(buf):
+        return None
+    if buf.strides != base.strides or \
+            buf.__array_interface__["data"][0] != base.__array_interface__["data"][0]:
+        return None
+    return base
+
+
+def _stack_push_kernel(buf, value):
+    """`concat([buf, value[None]])`, writing in place into spare rows (amortised O(1))."""
+    buf, value = np.asarray(buf), np.asarray(value)
+    n = len(buf)
+    if n and buf.shape[1:] != value.shape:
+        raise errors.InvalidArgumentError(
+            f"StackPush: a value a while_loop saves for its gradient changed shape between "
+            f"iterations ({buf.shape[1:]} then {value.shape}); a gradient that is "
+            "differentiable again needs one shape. Compute it eagerly "
+            "(rt.run_functions_eagerly(True)).")
+    with _CLAIM:  # the row is claimed (and the next push from `buf` copies) before writing
+        base = _owned_rows(buf) if n else None
+        if base is None or n == len(base):
+            base = np.empty((max(4, 2 * n),) + value.shape, buf.dtype)
+            if n:
+                base[:n] = buf
+            weakref.finalize(base, _forget, id(base))
+        _GROWING[id(base)] = (weakref.ref(base), n + 1)
+    base[n] = value
+    return base[:n + 1]
+
+
+def _stack_pop_kernel(buf):
+    buf = np.asarray(buf)
+    if not len(buf):
+        raise errors.InvalidArgumentError("StackPop: the stack of a loop's saves is empty.")
+    return buf[:-1], buf[-1].copy()
+
+
+def _push_infer(buf, value):
+    return TensorShape([None]).concatenate(value.shape), value.dtype
+
+
+def _pop_infer(buf):
+    return [(TensorShape([None]).concatenate(buf.shape[1:]), buf.dtype),
+            (buf.shape[1:], buf.dtype)]
+
+
+STACK_PUSH = define("StackPush", _push_infer, _stack_push_kernel)
+STACK_POP = define("StackPop", _pop_infer, _stack_pop_kernel, num_outputs=2)
+
+
+@STACK_PUSH.def_grad
+def _stack_push_grad(op, g):
+    rest, top = apply(STACK_POP, [g])
+    return [rest, top]
+
+
+@STACK_POP.def_grad
+def _stack_pop_grad(op, g_rest, g_top):
+    if g_rest is None:
+        g_rest = array_math.zeros_like(op.outputs[0])
+    if g_top is None:
+        g_top = array_math.zeros_for(op, 1, output=True)
+    return [apply(STACK_PUSH, [g_rest, g_top])]
+
+
+class _Form(threading.local):
+    stacks = False
+
+
+_FORM = _Form()
+
+
+@contextlib.contextmanager
+def saving_stacks():
+    """While the block runs, loop gradients are built in the differentiable-again form (saves
+    on stacks): for a gradient that will itself be differentiated."""
+    before = _FORM.stacks
+    _FORM.stacks = True
+    try:
+        yield
+    finally:
+        _FORM.stacks = before
+
+
+def _first_op_before(parent, new, op) -> None:
+    """Moves `new` (just created in `parent`) before `op`."""
+    parent.operations.remove(new)
+    parent.operations.insert(parent.operations.index(op), new)
+
+
+class StackedWhile:
+    """The `While` op that takes the place of a traced one while its differentiable-again
+    gradient is built: copies of the traced condition and body, with more loop variables,
+    the iteration count and one stack per value the backward body reads (`stack_of`). Its
+    outputs are the traced op's, then the count and the stacks. A loop already rewritten
+    this way (a gradient built again over the same graph) keeps its count and stacks, and a
+    value it already pushes is read from its stack."""
+
+    def __init__(self, recorded):
+        parent = recorded.graph
+        forward = parent.current_version(recorded)
+        self.parent = parent
+        self.cond = copy_body(forward.subgraphs[0], parent)[0]
+        self.body, self.copies = copy_body(forward.subgraphs[1], parent)
+        op = parent.create_op(WHILE, list(forward.inputs), dict(forward.attrs), [],
+                              name=forward.name, subgraphs=(self.cond, self.body))
+        op.name, op.location = forward.name, forward.location
+        op.outputs = list(forward.outputs)
+        parent.supersede(recorded, [op])
+        self.op = op
+        self.new_outputs: list = []
+        self._stacks = {id(out.op.inputs[1]): op.outputs[j]
+                        for j, out in enumerate(self.body.outputs[:len(op.outputs)])
+                        if out.op.opdef is STACK_PUSH and out.op.inputs[0] is self.body.inputs[j]}
+        self.count = self._counter()
+
+    def _counter(self):
+        """The output counting the iterations (added when the loop has none)."""
+        body, op = self.body, self.op
+        for j, out in enumerate(body.outputs[:len(op.outputs)]):
+            init = op.inputs[j]
+            step = out.op.inputs[1] if out.op.opdef is array_math.ADD else None
+            if out.dtype is _dtypes.int32 and step is not None and \
+                    out.op.inputs[0] is body.inputs[j] and _is_value(init, 0) and \
+                    (step.op.opdef is array_math.ONES_LIKE or _is_value(step, 1)):
+                return op.outputs[j]
+        zero = self.parent.create_op(array_math.ZEROS, [], {"shape": (), "dtype": np.dtype(np.int32)},
+                                     [(_SCALAR, _dtypes.int32)], name="iterations")
+        _first_op_before(self.parent, zero, op)
+
+        def step(count):
+            # no Const: a graph's new constants go to its root, here a graph being
+            # differentiated, and leave it with the gradient
+            one = body.create_op(array_math.ONES_LIKE, [count], {"dtype": None},
+                                 [(_SCALAR, _dtypes.int32)], name="one").outputs[0]
+            return body.create_op(array_math.ADD, [count, one], {}, [(_SCALAR, _dtypes.int32)],
+                                  name="count").outputs[0]
+        return self._add_loop_var(zero.outputs[0], _SCALAR, _dtypes.int32, "iterations", step)
+
+    def _add_loop_var(self, init, shape, dtype, name: str, step):
+        """A new loop variable from `init`, `step(value)` after each iteration; its output."""
+        k = len(self.op.outputs)
+        self.cond.placeholder(shape, dtype, name=name)
+        value = self.body.placeholder(shape, dtype, name=name)
+        self.body.outputs.append(step(value))
+        self.op.inputs.insert(k, init)
+        final = SymbolicTensor(self.op, k, shape, dtype)
+        self.op.outputs.append(final)
+        self.new_outputs.append(final)
+        return final
+
+    def stack_of(self, tensor):
+        """The output holding `tensor` of every iteration (a stack [iterations, *shape])."""
+        found = self._stacks.get(id(tensor))
+        if found is not None:
+            return found
+        if tensor.shape.rank is None:
+            raise NotImplementedError(
+                f"The gradient of the while_loop {self.op.name} saves {tensor.name}, whose rank "
+                "is not known; a gradient that is differentiable again needs it. Compute it "
+                "eagerly (rt.run_functions_eagerly(True)).")
+        shape = TensorShape([None]).concatenate(tensor.shape)
+        empty = (0,) + tuple(d or 0 for d in tensor.shape.as_tuple())
+        init = self.parent.create_op(array_math.ZEROS, [], {"shape": empty,
+                                                            "dtype": np.dtype(tensor.dtype.as_numpy_dtype)},
+                                     [(shape, tensor.dtype)], name="saves")
+        _first_op_before(self.parent, init, self.op)
+
+        def step(stack):
+            return self.body.create_op(STACK_PUSH, [stack, tensor], {}, [(shape, tensor.dtype)],
+                                       name="save").outputs[0]
+        found = self._stacks[id(tensor)] = self._add_loop_var(init.outputs[0], shape,
+                                                              tensor.dtype, "saves", step)
+        return found
+
+    def finish(self) -> None:
+        """Records the new outputs on the tapes recording now; the copies are complete."""
+        if self.new_outputs:
+            op = self.op
+            record_on_tapes(Node(WHILE, node_inputs(WHILE, op.inputs, op.attrs, op),
+                                 list(self.new_outputs), op.attrs, op))
+        self.cond.freeze()
+        self.body.freeze()
+
+
+def _is_value(tensor, value) -> bool:
+    """Whether `tensor` is a constant (a Const or a Zeros op) equal to `value`."""
+    op = tensor.op
+    if op.opdef is array_math.ZEROS:
+        return value == 0
+    return op.opdef.is_constant and np.shape(op.attrs["value"]) == () and \
+        op.attrs["value"] == value
+
+
+class StackContext(Context):
+    """Brings tensors of a forward loop body (a copy) to the backward body: each is pushed
+    on a stack by the forward loop and popped by the backward loop, which carries the stack."""
+
+    def __init__(self, rewrite: StackedWhile, body):
+        self.forward_graph = rewrite.body
+        self.copies = rewrite.copies
+        self.rewrite = rewrite
+        self.body = body
+        self.stacks: list = []  # (the forward loop's stack output, its backward loop variable, rest)
+        self._reads: dict = {}
+
+    def resolve_local(self, tensor):
+        found = self._reads.get(id(tensor))
+        if found is None:
+            final = self.rewrite.stack_of(tensor)
+            stack = self.body.placeholder(final.shape, final.dtype, name="saves")
+            rest, found = self.body.create_op(
+                STACK_POP, [stack], {}, [(final.shape, final.dtype), (tensor.shape, tensor.dtype)],
+                name="saved").outputs
+            self.stacks.append((final, stack, rest))
+            self._reads[id(tensor)] = found
+        return found
+
+
 @WHILE.def_grad
 def _while_grad(op, *grads):
     recorded = op.operation
@@ -273,12 +527,14 @@ def _while_grad(op, *grads):
     active = sorted(active)
     if not active:
         return [None] * len(inputs)
+    if _FORM.stacks:
+        return _stacked_grad(op, current, active, loop_grads, wanted_caps)
     rewrite = RewrittenWhile(recorded)
     forward, body_graph = rewrite.op, rewrite.body
 
     home = context.current_graph()
     saved = resolve(rewrite.final)
-    body = FuncGraph(f"{forward.name}_grad_body", outer_graph=home)
+    body = BackwardBody(f"{forward.name}_grad_body", outer_graph=home)
     with context.graph_scope(body):
         step = body.placeholder(_SCALAR, _dtypes.int32, name="iteration")
         grad_in = {i: body.placeholder(outs[i].shape, outs[i].dtype, name=f"grad_{i}") for i in active}
@@ -318,5 +574,65 @@ def _while_grad(op, *grads):
             results[i] = grad_outs[1 + k]
     by_cap = {id(c): grad_outs[1 + len(active) + k] for k, (c, _) in enumerate(cap_grads)}
     for j, c in enumerate(caps):
+        results[cap_offset + j] = by_cap.get(id(c))
+    return results
+
+
+def _stacked_grad(op, current, active, loop_grads, wanted_caps) -> list:
+    """The gradient of a While op in the differentiable-again form: a backward While over
+    tensors, the iteration count, the loop variables' gradients, the stacks of the saved
+    values (popped, one row an iteration) and the captured values' gradient totals."""
+    recorded = op.operation
+    rewrite = StackedWhile(recorded)
+    body_graph, outs = rewrite.body, list(current.outputs)
+    home = context.current_graph()
+    name = rewrite.op.name
+    body = BackwardBody(f"{name}_grad_body", outer_graph=home)
+    with context.graph_scope(body):
+        count = body.placeholder(_SCALAR, _dtypes.int32, name="iterations")
+        grad_in = {i: body.placeholder(outs[i].shape, outs[i].dtype, name=f"grad_{i}")
+                   for i in active}
+    ctx = StackContext(rewrite, body)
+    with context.graph_scope(body), entered(ctx):
+        seeds: dict = {}
+        for i in active:
+            seeds.setdefault(id(body_graph.outputs[i]), []).append(grad_in[i])
+        sources = [body_graph.inputs[i] for i in active] + wanted_caps
+        found = backprop([node_of(o) for o in body_graph.operations], seeds, sources)
+        next_grads = []
+        for i in active:
+            g = found.get(id(body_graph.inputs[i]))
+            next_grads.append(zeros_for_value(body_graph.inputs[i]) if g is None else body.capture(g))
+        cap_grads = [(c, found[id(c)]) for c in wanted_caps if id(c) in found]
+        totals = [body.placeholder(c.shape, c.dtype, name="grad_capture") for c, _ in cap_grads]
+        body_out = {id(count): array_math.subtract(count, 1)}
+        body_out.update((id(grad_in[i]), g) for i, g in zip(active, next_grads))
+        body_out.update((id(t), add(t, g)) for t, (_, g) in zip(totals, cap_grads))
+    body_out.update((id(stack), rest) for _, stack, rest in ctx.stacks)
+    body.outputs = [body_out[id(t)] for t in body.inputs]
+    rewrite.finish()
+
+    inits = {id(count): resolve(rewrite.count)}
+    inits.update((id(grad_in[i]), loop_grads[i] if loop_grads[i] is not None
+                  else _gradient_zeros(outs[i])) for i in active)
+    inits.update((id(stack), resolve(final)) for final, stack, _ in ctx.stacks)
+    inits.update((id(t), zeros_for_value(c)) for t, (c, _) in zip(totals, cap_grads))
+    cond = FuncGraph(f"{name}_grad_cond", outer_graph=home)
+    with context.graph_scope(cond):
+        for t in body.inputs:
+            cond.placeholder(t.shape, t.dtype, name="loop_var")
+        cond.outputs = [array_math.greater(cond.inputs[0], 0)]
+    grad_outs = apply(WHILE, [inits[id(t)] for t in body.inputs], name=f"{name}_grad",
+                      subgraphs=(cond, body))
+    position = {id(t): k for k, t in enumerate(body.inputs)}
+    inputs = op.forward_inputs
+    n_recorded = len(recorded.outputs)
+    results = [None] * len(inputs)
+    for i in active:
+        if i < n_recorded:
+            results[i] = grad_outs[position[id(grad_in[i])]]
+    by_cap = {id(c): grad_outs[position[id(t)]] for t, (c, _) in zip(totals, cap_grads)}
+    cap_offset = len(recorded.inputs)
+    for j, c in enumerate(inputs[cap_offset:]):
         results[cap_offset + j] = by_cap.get(id(c))
     return results

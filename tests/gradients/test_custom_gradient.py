@@ -120,3 +120,51 @@ def test_second_order_through_a_custom_gradient():
         g = inner.gradient(y, x)
     assert float(g) == 12.0
     assert float(outer.gradient(g, x)) == 12.0
+
+
+# -- a custom gradient function closing over a tensor of a loop body or branch ----------------
+
+def _loop_closing_over_a_body_tensor(x):
+    def body(i, y):
+        s = rt.sin(y)
+
+        @rt.custom_gradient
+        def scaled(v):
+            return v * s, lambda dy: dy * s * 3.0  # reads s, a tensor of the forward body
+        return i + 1, scaled(y) + y
+    return rt.while_loop(lambda i, y: i < 2, body, (0, x))[1]
+
+
+def _branch_closing_over_a_branch_tensor(x):
+    def true_fn():
+        s = rt.cos(x)
+
+        @rt.custom_gradient
+        def scaled(v):
+            return v * s, lambda dy: dy * s * 3.0
+        return scaled(x) + x
+    return rt.cond(x > 0, true_fn, lambda: x * x)
+
+
+def _value_and_gradient(fn, x):
+    with rt.GradientTape() as tape:
+        tape.watch(x)
+        y = fn(x)
+    return y, tape.gradient(y, x)
+
+
+@pytest.mark.parametrize("fn", [_loop_closing_over_a_body_tensor,
+                                _branch_closing_over_a_branch_tensor])
+def test_a_gradient_function_may_close_over_a_tensor_of_a_loop_body_or_branch(fn):
+    """The backward body reads that tensor as the forward saved it (it was an
+    InaccessibleTensorError); oracle: the same Python run eagerly."""
+    x = rt.constant(np.float64(0.7))
+    rt.run_functions_eagerly(True)
+    try:
+        want = [float(v) for v in _value_and_gradient(rt.function(fn), x)]
+    finally:
+        rt.run_functions_eagerly(False)
+    staged = rt.function(lambda v: _value_and_gradient(fn, v))(x)  # the tape inside
+    around = _value_and_gradient(rt.function(fn), x)  # the tape around the call
+    np.testing.assert_allclose([float(v) for v in staged], want, rtol=1e-12)
+    np.testing.assert_allclose([float(v) for v in around], want, rtol=1e-12)

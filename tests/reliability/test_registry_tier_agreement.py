@@ -611,6 +611,8 @@ _GRADIENT = "made by gradients (ordinary values: the gradient groups of tests/ji
 _DYNAMIC = "shapes, axes or counts known when run (ordinary values: the dynamic groups)"
 _ORDER = "sums in another order on each tier (ordinary values within tolerance: test_every_op.py)"
 _STATELESS = "draws from a seed argument (the stateless_random group of test_every_op.py)"
+_STACKS = "made by a loop's differentiable-again gradient (every tier against the eager " \
+          "values: tests/gradients/test_loop_gradient_orders.py)"
 NOT_GENERATED = {
     # made by gradients: compared on ordinary values by the gradient groups of
     # tests/jit/test_every_op.py and tests/xla/test_xla_ops.py
@@ -641,6 +643,7 @@ NOT_GENERATED = {
     "StatelessRandomUniformFullInt": _STATELESS, "StatelessRandomUniformInt": _STATELESS,
     "StatelessTruncatedNormal": _STATELESS,
     "PartitionedCall": "a tape's record of an eager call of a compiled function",
+    "StackPush": _STACKS, "StackPop": _STACKS,
     "Undefined": "stands for a value a branch leaves undefined; never computed",
 }
 

@@ -17,6 +17,7 @@ import pytest
 
 import runtime as rt
 from runtime.attr_kinds import FLOAT
+from runtime.gradients.while_grad import saving_stacks
 from runtime.opdef import REGISTRY, builtin_ops
 from runtime.ops.array_math import IndexSlot
 from runtime.ops.core import apply, define
@@ -131,6 +132,16 @@ def _tensor_array_second_order(x):
     return g, outer.gradient(z, x)
 
 
+def _loop_save_stacks(x):
+    """A loop's gradient in the differentiable-again form (as built for nested tapes around a
+    call): the forward pushes the saved values on stacks, the backward pops them."""
+    with saving_stacks():
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            y = rt.while_loop(lambda i, y: i < 3, lambda i, y: (i + 1, rt.sin(y) * x), (0, x))[1]
+        return tape.gradient(y, x)
+
+
 _UNKNOWN = [rt.TensorSpec([None, None]), rt.TensorSpec([None], rt.int32),
             rt.TensorSpec([None, None], rt.bool)]
 _GRAD_ARGS = (x_values(F32, (3, 4)), np.array([2, 0], np.int32), x_values(F32, (3, 4)) > 0.4)
@@ -153,6 +164,7 @@ PROGRAMS = {
     "host_objects": (_host_objects, [(np.array([1.0, 2.0], np.float32), rt.data.Dataset.range(3))],
                      {}),
     "tensor_array_second_order": (_tensor_array_second_order, [(x_values(F32),)], {}),
+    "loop_save_stacks": (_loop_save_stacks, [(x_values(F32),)], {}),
 }
 
 _staged: dict = {}
