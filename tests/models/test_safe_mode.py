@@ -251,6 +251,7 @@ _SPECIFIC = {
     "stateless_truncated_normal": lambda p: ([2, 3], p([2], rt.int32)),
     "stateless_uniform": lambda p: ([2, 3], p([2], rt.int32)),
     "reverse_sequence": lambda p: (p([2, 3]), p([2], rt.int32), 1, 0),
+    "resize_with_pad": lambda p: (p([1, 4, 4, 3]), 6, 6),
     "roll": lambda p: (p([2, 3]), 1, 0),
     "scatter_nd": lambda p: (p([2, 1], rt.int32), p([2, 3]), [4, 3]),
     "fft3d": lambda p: (p([2, 2, 2], rt.complex64),),
