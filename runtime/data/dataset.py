@@ -35,6 +35,7 @@ from ..ops.random import SEEDS
 from ..ops.variables import Variable
 from ..shapes import TensorShape, TensorSpec, as_shape
 from ..tensor import SymbolicTensor
+from . import sparse_elements as _sparse_elements
 from . import structure as st
 from . import threads
 
@@ -217,7 +218,7 @@ class Dataset:
     def element_spec(self) -> Any:
         """The structure of one element: a nest of `TensorSpec`s (and of the `Spec`s of
         extension type values)."""
-        return as_type_specs(self._spec)
+        return _sparse_elements.decode_all(as_type_specs(self._spec))
 
     def cardinality(self) -> Any:
         """The number of elements as an int64 scalar tensor; `rt.data.INFINITE_CARDINALITY`
@@ -1161,7 +1162,8 @@ class _Traced:
             raise TypeError(f"{what}: the function must be callable, got {type(func).__name__}.")
         self.func, self.what, self.spec = func, what, spec
         self.unpack = type(spec) is tuple
-        self.signature = list(spec) if self.unpack else [spec]
+        self.signature = [_sparse_elements.decode_all(s)   # a SparseTensor's is its spec
+                          for s in (list(spec) if self.unpack else [spec])]
         self.function = rt_function(_positional(func, len(self.signature)),
                                     input_signature=self.signature, autograph=True)
         self.concrete = self.function.get_concrete_function(*self.signature)

@@ -17,12 +17,14 @@ from ..ops.core import convert_to_tensor
 from ..ops.extension_type import ExtensionTypeSpec
 from ..shapes import TensorShape, TensorSpec
 from ..tensor import EagerTensor, Tensor
+from . import sparse_elements as _sparse
 
 
 def is_structure(value: Any) -> bool:
     """Tuples, namedtuples, dicts and composite values (extension types) are structure;
     everything else is a leaf."""
-    return isinstance(value, (tuple, dict, ExtensionTypeSpec)) or is_composite(value)
+    return isinstance(value, (tuple, dict, ExtensionTypeSpec)) or is_composite(value) \
+        or _sparse.is_sparse(value)
 
 
 def is_composite(value: Any) -> bool:
@@ -42,7 +44,10 @@ def _fields(value: Any) -> list:
 
 def flatten(value: Any) -> list:
     """The leaves of `value` in a fixed order (dict keys sorted, a composite's fields in
-    order, without its Python-valued fields; an extension type's Spec as its template)."""
+    order, without its Python-valued fields; an extension type's Spec as its template; a
+    SparseTensor's dense values and mask, runtime/data/sparse_elements.py)."""
+    if _sparse.is_sparse(value):
+        value = _sparse.encode(value)
     if isinstance(value, ExtensionTypeSpec):
         value = value._to_template()
     if is_composite(value):
@@ -71,6 +76,8 @@ def pack(template: Any, leaves: list) -> Any:
     it = iter(leaves)
 
     def build(t):
+        if _sparse.is_sparse(t):
+            return _sparse.SparseElement(next(it), next(it))
         if isinstance(t, ExtensionTypeSpec):
             t = t._to_template()
         if is_composite(t):
@@ -146,7 +153,9 @@ def to_tensor(array: Any) -> Any:
 
 
 def to_tensors(element: Any) -> Any:
-    return map_structure(to_tensor, element)
+    """The element's eager tensors (its SparseTensors rebuilt)."""
+    tensors = map_structure(to_tensor, element)
+    return _sparse.decode_all(tensors) if _sparse.holds_sparse(tensors) else tensors
 
 
 def to_numpy(element: Any) -> Any:
@@ -180,6 +189,8 @@ def spec_key(spec: Any) -> tuple:
 
 def _skeleton(value: Any) -> Any:
     """A comparable description of a structure without its leaves."""
+    if _sparse.is_sparse(value):
+        return (_sparse.SparseElement, (("dense", "*"), ("present", "*")))
     if isinstance(value, ExtensionTypeSpec):
         value = value._to_template()
     if is_composite(value):
