@@ -403,16 +403,28 @@ class Layer(Module):
             build_by_run(self, input_shape)
         self.built = True
 
-    def add_weight(self, name: str, shape=(), dtype=None,
-                   initializer: str | Callable | None = None,
-                   trainable: bool = True, regularizer=None) -> Variable:
+    def add_weight(self, *args, shape=None, initializer: str | Callable | None = None,
+                   dtype=None, trainable: bool = True, autocast: bool = True, regularizer=None,
+                   constraint=None, aggregation: str | None = "none",
+                   overwrite_with_gradient: bool = False, name: str | None = None) -> Variable:
         """A new variable owned by this layer, created eagerly even while a function traces.
 
+        Keras 3's arguments: positionally `(shape, initializer, dtype)`, the others by keyword
+        (`shape` defaults to a scalar; `name` to "variable", "variable_1", ...). A leading
+        string positional is the name, followed by `shape, dtype, initializer, trainable,
+        regularizer` (this runtime's own layers call it so; Keras 3 refuses that form).
         `initializer` is a name (`"glorot_uniform"`, `"zeros"`, ...) or a callable
         `(shape, dtype=dtype) -> value` (as Keras calls it, so `rt.random.normal` works); the
         default is glorot_uniform for floats, zeros otherwise. `regularizer` (a regularizer,
         a name such as "l2", or a callable) puts a penalty on the weight into `losses`.
+        `aggregation` is Keras's multi-replica annotation (one replica here); `autocast` has
+        nothing to do without mixed precision; `constraint` and `overwrite_with_gradient=True`
+        are not implemented and raise NotImplementedError.
         """
+        name, shape, dtype, initializer, trainable, regularizer = _weight_arguments(
+            self, args, dict(shape=shape, initializer=initializer, dtype=dtype,
+                             trainable=trainable, regularizer=regularizer, name=name))
+        _check_weight_options(self, constraint, aggregation, overwrite_with_gradient)
         regularizer = _regularizers.get(regularizer, "regularizer")
         dtype = _dtypes.as_dtype(dtype) if dtype is not None else self.dtype
         dims = TensorShape(shape)
@@ -599,6 +611,46 @@ def _refuse_unimplemented(layer: str, kwargs: dict, dynamic: bool) -> None:
     for key, (given, why) in reasons.items():
         if given:
             raise NotImplementedError(f"{layer}({key}=...) is not implemented: {why}.")
+
+
+_LEGACY_WEIGHT_ARGS = ("shape", "dtype", "initializer", "trainable", "regularizer")
+_AGGREGATIONS = (None, "none", "mean", "sum", "only_first_replica")
+
+
+def _weight_arguments(layer, args: tuple, given: dict) -> tuple:
+    """`add_weight`'s (name, shape, dtype, initializer, trainable, regularizer) from its
+    positional `args` (Keras 3's `shape, initializer, dtype`, or a leading name) and keywords."""
+    names: tuple[str, ...] = ("shape", "initializer", "dtype")
+    if args and isinstance(args[0], str):
+        if given["name"] is not None:
+            raise ValueError("`name` was passed both positionally and as a keyword argument.")
+        given["name"], args, names = args[0], args[1:], _LEGACY_WEIGHT_ARGS
+    if len(args) > len(names):
+        raise TypeError(f"add_weight() takes at most {len(names)} positional arguments but "
+                        f"{len(args)} were given.")
+    defaults = {"shape": None, "initializer": None, "dtype": None, "trainable": True,
+                "regularizer": None}
+    for key, value in zip(names, args):
+        if given[key] is not defaults[key]:
+            raise ValueError(f"`{key}` was passed both positionally and as a keyword argument.")
+        given[key] = value
+    name = given["name"] if given["name"] is not None else _unique_name("variable")
+    return (name, () if given["shape"] is None else given["shape"], given["dtype"],
+            given["initializer"], given["trainable"], given["regularizer"])
+
+
+def _check_weight_options(layer, constraint, aggregation, overwrite_with_gradient) -> None:
+    """Keras's checks of add_weight's options; what is not implemented raises by name."""
+    if aggregation not in _AGGREGATIONS:
+        raise ValueError("Invalid value for argument `aggregation`. Expected one of `None`, "
+                         "`'none'`, `'mean'`, `'sum'`, `'only_first_replica'`. Received: "
+                         f"aggregation={aggregation}")
+    if constraint is not None:
+        raise NotImplementedError(f"{layer.name}.add_weight: `constraint` is not implemented "
+                                  "here (apply it after each step, e.g. in a callback).")
+    if overwrite_with_gradient:
+        raise NotImplementedError(f"{layer.name}.add_weight: overwrite_with_gradient=True is "
+                                  "not implemented here.")
 
 
 def _layer_name(name, cls: type) -> str:

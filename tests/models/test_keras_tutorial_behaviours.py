@@ -125,3 +125,41 @@ def test_layer_names_follow_keras_rules():
     for bad in ("a/b", 3):
         with pytest.raises(ValueError, match="Argument `name` must be a string"):
             keras.layers.Dense(2, name=bad)
+
+
+def test_add_weight_takes_keras_3s_arguments():
+    # Keras 3 (measured): positional (shape, initializer, dtype), the rest by keyword; its
+    # errors for a doubled argument, a fourth positional and an unknown aggregation
+    messages = []
+
+    class Weights(keras.layers.Layer):
+        def build(self, input_shape):
+            self.a = self.add_weight(shape=(2,))
+            self.b = self.add_weight((3,), "ones")
+            self.c = self.add_weight((3,), "zeros", "float64", name="c")
+            self.d = self.add_weight(shape=(1,), aggregation="mean", autocast=False,
+                                     trainable=False)
+            for bad in (lambda: self.add_weight((3,), shape=(2,)),
+                        lambda: self.add_weight((3,), "ones", "float32", 4),
+                        lambda: self.add_weight(shape=(3,), aggregation="bad")):
+                with pytest.raises((TypeError, ValueError)) as info:
+                    bad()
+                messages.append((info.type, str(info.value)))
+
+        def call(self, x):
+            return x
+
+    layer = Weights()
+    layer(np.zeros((1, 2), "float32"))
+    assert [(tuple(w.shape), w.dtype.name, w.trainable) for w in layer.weights] == [
+        ((2,), "float32", True), ((3,), "float32", True), ((3,), "float64", True),
+        ((1,), "float32", False)]
+    np.testing.assert_array_equal(layer.b.numpy(), np.ones(3, np.float32))
+    assert messages == [
+        (ValueError, "`shape` was passed both positionally and as a keyword argument."),
+        (TypeError, "add_weight() takes at most 3 positional arguments but 4 were given."),
+        (ValueError, "Invalid value for argument `aggregation`. Expected one of `None`, "
+                     "`'none'`, `'mean'`, `'sum'`, `'only_first_replica'`. Received: "
+                     "aggregation=bad")]
+    with pytest.raises(NotImplementedError, match="constraint"):
+        layer.add_weight(shape=(2,), constraint=lambda w: w)
