@@ -21,10 +21,12 @@ import numpy as np
 
 from .. import dtypes as _dtypes
 from ..arguments import strict_keywords
+from ..graph import constant_value as _constant_value
 from ..numpy_api import promotion as _promotion
 from ..numpy_api import protocols as _protocols
 from ..numpy_api import registry as _registry
 from ..ops import array_math as _array_math
+from ..ops import array_scatter as _scatter
 from ..ops import core as _core
 from ..ops import random as _random
 from ..tensor import Tensor
@@ -374,6 +376,39 @@ def _promote_operands(x, y):
     return tuple(_cast(v, target) for v in (x, y))
 
 
+def _advanced_positions(tensor: Tensor, key):
+    """The flat positions NumPy's indexing of `tensor` by `key` selects (an int64 array of the
+    result's shape), or None when the shape or a tensor in the key is not known."""
+    dims = tensor.shape.as_tuple()
+    if dims is None or None in dims:
+        return None
+    parts = key if isinstance(key, tuple) else (key,)
+    known = []
+    for part in parts:
+        if isinstance(part, Tensor):
+            part = _constant_value(part)
+            if part is None:
+                return None
+        known.append(part)
+    positions = np.arange(int(np.prod(dims)), dtype=np.int64).reshape(dims)
+    return positions[tuple(known) if isinstance(key, tuple) else known[0]]
+
+
+def _numpy_getitem(self, key):
+    """Tensor indexing with NumPy's boolean and integer-array forms (`x[:, (True, False)]`,
+    `x[1, (0, 0, 1), idx]`): a gather of the positions NumPy selects."""
+    try:
+        return _PLAIN["getitem"](self, key)
+    except TypeError:
+        positions = _advanced_positions(self, key)
+        if positions is None:
+            raise
+        return _scatter.gather(_array_math.reshape(self, [-1]), positions)
+
+
+_PLAIN = {"getitem": Tensor.__getitem__}
+
+
 def _cast(value, dtype):
     tensor = value if isinstance(value, Tensor) else _core.convert_to_tensor(np.asarray(value))
     return tensor if tensor.dtype is dtype else _array_math.cast(tensor, dtype)
@@ -384,20 +419,22 @@ def experimental_enable_numpy_behavior(prefer_float32: bool = False,
                                        dtype_conversion_mode: str = "legacy") -> None:
     """TensorFlow's switch: tensors of different dtypes promote in binary ops and operators
     (`"legacy"`: NumPy's promotion; `"all"`: TensorFlow's lattice; `"safe"`: only promotions
-    within a kind; `"off"`: none), and tnp infers float32 for Python floats when
-    `prefer_float32`. NumPy's methods and indexing are always on here."""
+    within a kind; `"off"`: none), tensors take NumPy's boolean and integer-array indexing, and
+    tnp infers float32 for Python floats when `prefer_float32`."""
     if dtype_conversion_mode not in _MODES:
         raise ValueError(f"experimental_enable_numpy_behavior(dtype_conversion_mode="
                          f"{dtype_conversion_mode!r}): expected one of {', '.join(_MODES)}.")
     _STATE["prefer_float32"] = bool(prefer_float32)
     _STATE["mode"] = None if dtype_conversion_mode == "off" else dtype_conversion_mode
     _core.promotion_hook = None if _STATE["mode"] is None else _promote_operands
+    Tensor.__getitem__ = _numpy_getitem
 
 
 def _disable_numpy_behavior() -> None:
     """Back to the runtime's own rules (tests use it; TensorFlow has no way back)."""
     _STATE.update(prefer_float32=False, mode=None)
     _core.promotion_hook = None
+    Tensor.__getitem__ = _PLAIN["getitem"]
 
 
 def __getattr__(name):

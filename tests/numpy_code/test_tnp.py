@@ -120,3 +120,26 @@ def test_random_draws_have_the_default_float_and_shape():
     assert values.min() >= 2.0 and values.max() < 3.0
     tnp.experimental_enable_numpy_behavior(prefer_float32=True)
     assert tnp.random.randn(2).dtype is tnp.float32
+
+
+def test_numpy_indexing_as_the_guide_and_numpy():
+    x = tnp.arange(24).reshape(2, 3, 4)
+    n = np.arange(24).reshape(2, 3, 4)
+    np.testing.assert_array_equal(x[:, (True, False, True)], n[:, (True, False, True)])
+    picked = x[1, (0, 0, 1), tnp.asarray([0, 1, 1])]
+    assert np.asarray(picked).tolist() == [12, 13, 17]          # the guide's printed result
+    np.testing.assert_array_equal(x[1, tnp.newaxis, 1:3, ...], n[1, np.newaxis, 1:3, ...])
+
+    @rt.function
+    def rows(t):
+        return tnp.sum(t[(0, 2), :] * 2.0)
+
+    t = tnp.asarray(np.arange(6.0).reshape(3, 2))
+    with rt.GradientTape() as tape:
+        tape.watch(t)
+        total = rows(t)
+    assert float(total) == 2.0 * (0 + 1 + 4 + 5)
+    np.testing.assert_array_equal(tape.gradient(total, t), [[2, 2], [0, 0], [2, 2]])
+    tnp._disable_numpy_behavior()
+    with pytest.raises(TypeError):
+        x[:, (True, False, True)]  # noqa: B018
