@@ -19,9 +19,15 @@ _pending: "weakref.WeakKeyDictionary[Any, list[Callable[[Any], bool]]]" = \
     weakref.WeakKeyDictionary()
 
 
+def _key(owner: Any) -> Any:
+    """The object callbacks are filed under: the owner, or for an unhashable container that
+    tracks its items (a checkpoint's ListWrapper) the hashable key it carries."""
+    return getattr(owner, "_deferred_key", owner)
+
+
 def defer(owner: Any, callback: Callable[[Any], bool]) -> None:
     """Runs `callback(owner)` whenever `owner` reports new children, until it returns True."""
-    _pending.setdefault(owner, []).append(callback)
+    _pending.setdefault(_key(owner), []).append(callback)
 
 
 def created(owner: Any) -> None:
@@ -29,20 +35,21 @@ def created(owner: Any) -> None:
     values waiting for them. Costs one dictionary lookup when nothing waits."""
     if not _pending:
         return
+    key = _key(owner)
     try:
-        callbacks = _pending.pop(owner, None)
+        callbacks = _pending.pop(key, None)
     except TypeError:  # an unhashable owner never has callbacks
         return
     if not callbacks:
         return
     remaining = [fn for fn in callbacks if not fn(owner)]
     if remaining:  # before any callback a restore added meanwhile: later restores win
-        _pending.setdefault(owner, [])[:0] = remaining
+        _pending.setdefault(key, [])[:0] = remaining
 
 
 def waiting(owner: Any) -> bool:
     """True when saved values still wait for children of `owner`."""
     try:
-        return bool(_pending.get(owner))
+        return bool(_pending.get(_key(owner)))
     except TypeError:
         return False

@@ -79,7 +79,8 @@ class _Restoration:
                     queue.append((child, live_children[name]))
                 elif child not in self.matched:
                     missing.append((name, child))
-            if missing and not isinstance(obj, (list, tuple, dict)):
+            if missing and (not isinstance(obj, (list, tuple, dict))
+                            or isinstance(obj, (tracking.ListWrapper, tracking.DictWrapper))):
                 deferred.defer(obj, self._children_callback(missing))
             if entry.get("slots"):
                 optimizers.append((node, obj))
@@ -251,11 +252,13 @@ class Checkpoint:
             self._check_trackable("root", root)
             object.__setattr__(self, "_root", root)
         for name, value in kwargs.items():
+            self._check_trackable(name, value)
             setattr(self, name, value)
 
     @staticmethod
     def _check_trackable(name: str, value: Any) -> None:
-        if not tracking._holds_trackable(value) and not isinstance(value, Checkpoint):
+        if not tracking._holds_trackable(value) and not isinstance(value, (Checkpoint, list,
+                                                                           dict)):
             raise ValueError(f"Checkpoint was expecting a trackable object for {name!r} (an "
                              "rt.Variable, rt.Module, layer, model, optimizer or Checkpoint, or "
                              f"a list or dict of them), got {value!r}.")
@@ -270,9 +273,18 @@ class Checkpoint:
         if name in type(self).__dict__ or any(name in vars(c) for c in type(self).__mro__):
             raise ValueError(f"{name!r} is a Checkpoint method or property; give the object "
                              "another name.")
-        self._check_trackable(name, value)
-        self._tracked[name] = value
+        if type(value) is list:      # wrapped, as TensorFlow does: appends are tracked
+            value = tracking.ListWrapper(value)
+        elif type(value) is dict:
+            value = tracking.DictWrapper(value)
+        if isinstance(value, (list, dict)) or tracking._holds_trackable(value) \
+                or isinstance(value, Checkpoint):
+            self._tracked[name] = value
+        else:                        # another value: a plain attribute, not saved (as in TF)
+            self._tracked.pop(name, None)
         object.__setattr__(self, name, value)
+        if name in self._tracked:
+            deferred.created(self)   # a restore may be waiting for this child
 
     def __delattr__(self, name: str) -> None:
         self._tracked.pop(name, None)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
+from .. import deferred_restore as deferred
 from ..module import Module
 from ..ops.variables import Variable
 
@@ -61,6 +62,52 @@ def _has_own_children(value: Any) -> bool:
     """An object that names its trackable parts itself (`_trackable_children()`), such as an
     `rt.random.Generator` and its state variable."""
     return callable(getattr(type(value), "_trackable_children", None))
+
+
+class _DeferredKey:
+    """The hashable stand-in a wrapper files its pending restorations under."""
+
+
+def _notifying(method):
+    def mutate(self, *args, **kwargs):
+        result = method(self, *args, **kwargs)
+        deferred.created(self)  # a restore may be waiting for the new items
+        return result
+    mutate.__name__ = method.__name__
+    mutate.__doc__ = method.__doc__
+    return mutate
+
+
+class ListWrapper(list):
+    """A list assigned to a `Checkpoint` attribute (as TensorFlow wraps it): its items are
+    saved under `0`, `1`, ...; an item appended after a `restore` gets its saved value."""
+
+    def __init__(self, items: Any = ()) -> None:
+        super().__init__(items)
+        self._deferred_key = _DeferredKey()
+
+    for _name in ("append", "extend", "insert", "__setitem__", "__iadd__"):
+        locals()[_name] = _notifying(getattr(list, _name))
+    del _name
+
+    def __repr__(self) -> str:
+        return f"ListWrapper({list.__repr__(self)})"
+
+
+class DictWrapper(dict):
+    """A dict assigned to a `Checkpoint` attribute: its values are saved under their keys; a
+    value set after a `restore` gets its saved value."""
+
+    def __init__(self, items: Any = ()) -> None:
+        super().__init__(items)
+        self._deferred_key = _DeferredKey()
+
+    for _name in ("__setitem__", "update", "setdefault"):
+        locals()[_name] = _notifying(getattr(dict, _name))
+    del _name
+
+    def __repr__(self) -> str:
+        return f"_DictWrapper({dict.__repr__(self)})"
 
 
 def is_trackable(value: Any) -> bool:
