@@ -333,8 +333,8 @@ class ExtensionType(CompositeTensor):
         result = constant(True)
         for a, b in zip(nest.flatten(self), nest.flatten(other)):
             if isinstance(a, Tensor) and isinstance(b, Tensor):
-                if a.dtype is not b.dtype or a.shape.as_list() != b.shape.as_list() \
-                        and a.shape.is_fully_defined() and b.shape.is_fully_defined():
+                if a.dtype is not b.dtype or (a.shape.is_fully_defined() and b.shape.is_fully_defined()
+                                              and a.shape.as_list() != b.shape.as_list()):
                     return constant(False)
                 result = logical_and(result, reduce_all(_equal(a, b)))
             elif isinstance(a, Tensor) or isinstance(b, Tensor) or not _python_equal(a, b):

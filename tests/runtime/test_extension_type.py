@@ -455,3 +455,12 @@ def test_operators_of_a_type_apply_when_a_tensor_is_on_the_left():
     assert (rt.constant([10, 20]) + s).values.numpy().tolist() == [11, 22]  # TensorFlow: __radd__
     with pytest.raises(TypeError):
         rt.constant([10, 20]) * s  # no __rmul__: Python's TypeError
+
+
+def test_eq_while_tracing_with_unknown_shapes():
+    @rt.function(input_signature=[rt.TensorSpec(None, rt.int32), rt.TensorSpec(None, rt.int32)])
+    def same(a, b):
+        return MaskedTensor(a, a > 0) == MaskedTensor(b, b > 0)
+
+    assert bool(same(rt.constant([1, 2]), rt.constant([1, 2])))
+    assert not bool(same(rt.constant([1, 2]), rt.constant([1, 3])))
