@@ -130,7 +130,9 @@ if not _typing.TYPE_CHECKING:  # the lazy names are declared in runtime/_api for
             return _importlib.import_module(".keras", __name__)
         if name in ("metrics", "losses", "initializers"):  # tf.metrics ...: Keras's modules
             return _importlib.import_module(f".keras.{name}", __name__)
-        if name in _CORE_INITIALIZERS:  # tf.random_normal_initializer, ...: TF 2's names
+        if name in ("random_normal_initializer", "random_uniform_initializer",
+                    "constant_initializer", "zeros_initializer", "ones_initializer"):
+            # TF 2's core names of the Keras initializers
             _init = _importlib.import_module(".layers.initializers", __name__)
             return getattr(_init, _CORE_INITIALIZERS[name])
         if name == "autograph":    # tf.autograph: the converter package (already loaded with nest)

@@ -47,6 +47,7 @@ from runtime.dtypes import complex64 as complex64
 from runtime.ops.array_math import concat as concat
 from runtime.ops.control_flow import cond as cond
 from runtime.ops.core import constant as constant
+from runtime.layers.initializers import Constant as _constant_initializer_
 from runtime.ops.control_flow import control_dependencies as control_dependencies
 from runtime.ops.core import convert_to_tensor as convert_to_tensor
 from runtime.ops.array_math import cumsum as cumsum
@@ -83,6 +84,7 @@ from runtime.ops.array_sort import histogram_fixed_width as histogram_fixed_widt
 from runtime.ops.array_math import identity as identity
 from runtime.ops.control_flow import identity_n as identity_n
 from runtime.context import init_scope as init_scope
+import runtime.keras.initializers as _initializers_
 from runtime.dtypes import int16 as int16
 from runtime.dtypes import int32 as int32
 from runtime.dtypes import int64 as int64
@@ -102,12 +104,15 @@ from runtime.ops.array_composed import norm as norm
 from runtime.ops.py_function import numpy_function as numpy_function
 from runtime.ops.array_math import one_hot as one_hot
 from runtime.ops.array_math import ones as ones
+from runtime.layers.initializers import Ones as _ones_initializer_
 from runtime.ops.array_math import ones_like as ones_like
 import runtime.optimizers as _optimizers_
 from runtime.ops.array_composed import pad as pad
 from runtime.ops.debugging import print as print
 import runtime.profiler as _profiler_
 from runtime.ops.py_function import py_function as py_function
+from runtime.layers.initializers import RandomNormal as _random_normal_initializer_
+from runtime.layers.initializers import RandomUniform as _random_uniform_initializer_
 from runtime.ops.array_math import range as range
 from runtime.ops.array_math import rank as rank
 from runtime.ops.array_math import divide as _realdiv_
@@ -159,6 +164,7 @@ from runtime.ops.control_flow_functional import vectorized_map as vectorized_map
 from runtime.ops.array_math import where as where
 from runtime.ops.control_flow import while_loop as while_loop
 from runtime.ops.array_math import zeros as zeros
+from runtime.layers.initializers import Zeros as _zeros_initializer_
 from runtime.ops.array_math import zeros_like as zeros_like
 from . import audio as audio
 from . import config as config
@@ -177,19 +183,25 @@ from . import types as types
 
 autograph = _autograph_
 callbacks = _callbacks_
+constant_initializer = _constant_initializer_
 dask = _dask_
 data = _data_
 errors = _errors_
 gradients = _gradients_
+initializers = _initializers_
 keras = _keras_
 layers = _layers_
 lin_space = _lin_space_
+ones_initializer = _ones_initializer_
 optimizers = _optimizers_
 profiler = _profiler_
+random_normal_initializer = _random_normal_initializer_
+random_uniform_initializer = _random_uniform_initializer_
 realdiv = _realdiv_
 saved_model = _saved_model_
 summary = _summary_
 truediv = _truediv_
+zeros_initializer = _zeros_initializer_
 
 
 def abs(x: Any, name: str | None = ...) -> _Tensor:

@@ -11,6 +11,7 @@ from runtime.layers.losses import mean_absolute_error as _MAE_
 from runtime.layers.losses import mean_absolute_percentage_error as _MAPE_
 from runtime.layers.losses import mean_squared_error as _MSE_
 from runtime.layers.losses import mean_squared_logarithmic_error as _MSLE_
+from runtime.layers.losses import Reduction as Reduction
 from runtime.layers.losses import binary_crossentropy as binary_crossentropy
 from runtime.layers.losses import categorical_crossentropy as categorical_crossentropy
 from runtime.layers.losses import cosine_similarity as cosine_similarity
