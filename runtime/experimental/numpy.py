@@ -407,6 +407,28 @@ def _numpy_getitem(self, key):
 
 
 _PLAIN = {"getitem": Tensor.__getitem__}
+_OPERATORS = [f"__{r}{name}__" for name in ("add", "sub", "mul", "truediv", "floordiv", "mod",
+                                             "pow", "and", "or", "xor") for r in ("", "r")]
+_OPERATORS += ["__lt__", "__le__", "__gt__", "__ge__"]
+_PLAIN.update({name: getattr(Tensor, name) for name in _OPERATORS})
+
+
+def _promoting(name: str):
+    plain = _PLAIN[name]
+
+    def operator(self, other):
+        promoted = _promote_operands(self, other)
+        return plain(self, other) if promoted is None else plain(*promoted)
+    operator.__name__ = name
+    return operator
+
+
+def _install(legacy: bool) -> None:
+    """`"legacy"` promotes in operators only (`tf.add(int8, int32)` still raises, as in
+    TensorFlow); the other modes in every binary op (through ops.core.promotion_hook)."""
+    for name in _OPERATORS:
+        setattr(Tensor, name, _promoting(name) if legacy else _PLAIN[name])
+    Tensor.__getitem__ = _numpy_getitem
 
 
 def _cast(value, dtype):
@@ -417,24 +439,25 @@ def _cast(value, dtype):
 @strict_keywords("tnp.experimental_enable_numpy_behavior")
 def experimental_enable_numpy_behavior(prefer_float32: bool = False,
                                        dtype_conversion_mode: str = "legacy") -> None:
-    """TensorFlow's switch: tensors of different dtypes promote in binary ops and operators
-    (`"legacy"`: NumPy's promotion; `"all"`: TensorFlow's lattice; `"safe"`: only promotions
-    within a kind; `"off"`: none), tensors take NumPy's boolean and integer-array indexing, and
+    """TensorFlow's switch: tensors of different dtypes promote (`"legacy"`: by NumPy's rule,
+    in operators only; `"all"`: by TensorFlow's lattice, in every binary op; `"safe"`: only
+    within a kind; `"off"`: not), tensors take NumPy's boolean and integer-array indexing, and
     tnp infers float32 for Python floats when `prefer_float32`."""
     if dtype_conversion_mode not in _MODES:
         raise ValueError(f"experimental_enable_numpy_behavior(dtype_conversion_mode="
                          f"{dtype_conversion_mode!r}): expected one of {', '.join(_MODES)}.")
     _STATE["prefer_float32"] = bool(prefer_float32)
     _STATE["mode"] = None if dtype_conversion_mode == "off" else dtype_conversion_mode
-    _core.promotion_hook = None if _STATE["mode"] is None else _promote_operands
-    Tensor.__getitem__ = _numpy_getitem
+    _core.promotion_hook = None if _STATE["mode"] in (None, "legacy") else _promote_operands
+    _install(legacy=_STATE["mode"] == "legacy")
 
 
 def _disable_numpy_behavior() -> None:
     """Back to the runtime's own rules (tests use it; TensorFlow has no way back)."""
     _STATE.update(prefer_float32=False, mode=None)
     _core.promotion_hook = None
-    Tensor.__getitem__ = _PLAIN["getitem"]
+    for name, plain in _PLAIN.items():
+        setattr(Tensor, f"__{name}__" if name == "getitem" else name, plain)
 
 
 def __getattr__(name):

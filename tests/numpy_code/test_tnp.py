@@ -143,3 +143,13 @@ def test_numpy_indexing_as_the_guide_and_numpy():
     tnp._disable_numpy_behavior()
     with pytest.raises(TypeError):
         x[:, (True, False, True)]  # noqa: B018
+
+
+def test_legacy_mode_promotes_operators_not_ops():
+    # TensorFlow 2.21, legacy mode: `int32 + int64` is int64, while rt.add keeps its own rule
+    assert (tnp.asarray(1, tnp.int32) + tnp.asarray(1, tnp.int64)).dtype is tnp.int64
+    assert (tnp.asarray(2.0, tnp.float32) < tnp.asarray(3, tnp.int64)).dtype is rt.bool
+    with pytest.raises(TypeError, match="different dtypes"):
+        rt.add(rt.constant(1, rt.int32), rt.constant(1, rt.int64))
+    tnp.experimental_enable_numpy_behavior(dtype_conversion_mode="all")
+    assert rt.add(rt.constant(1, rt.int32), rt.constant(1, rt.int64)).dtype is rt.int64
