@@ -19,6 +19,7 @@ save cut short leaves no dataset to load.
 from __future__ import annotations
 
 import collections
+import dataclasses
 import json
 import keyword
 import os
@@ -30,6 +31,7 @@ import numpy as np
 from .. import dtypes as _dtypes
 from ..arguments import strict_keywords
 from ..errors import DataLossError, InvalidArgumentError, NotFoundError
+from ..ops.extension_type import ExtensionType, lookup_registered, registered_name
 from ..ops.io_tfrecord import TFRecordWriter, _compression, read_records
 from ..shapes import TensorShape, TensorSpec
 from . import structure as st
@@ -54,8 +56,48 @@ def _spec_to_json(spec: Any) -> Any:
     if isinstance(spec, TensorSpec):
         return {"kind": "tensor", "dtype": spec.dtype.name, "shape": spec.shape.as_list()
                 if spec.shape.rank is not None else None}
-    raise TypeError(f"Dataset.save: elements of {spec!r:.100} cannot be saved; only tensors "
-                    "(in tuples, namedtuples and dicts) can.")
+    if isinstance(spec, ExtensionType):
+        return {"kind": "extension", "name": registered_name(type(spec)),
+                "fields": [[f.name, _field_to_json(getattr(spec, f.name))] for f in dataclasses.fields(spec)]}
+    raise TypeError(f"Dataset.save: elements of {type(spec).__name__} cannot be saved; only tensors "
+                    "(in tuples, namedtuples, dicts and extension types) can.")
+
+
+def _field_to_json(value: Any) -> Any:
+    """An extension type's field: its spec, or a Python value (str, number, bool, None, shape)."""
+    if value is None or type(value) in (str, int, float, bool):
+        return {"kind": "python", "value": value}
+    if isinstance(value, TensorShape):
+        return {"kind": "shape", "dims": value.as_list() if value.rank is not None else None}
+    return _spec_to_json(value)
+
+
+def _extension_from_json(entry: dict, depth: int) -> Any:
+    """An extension type's template; its class looked up by registered name among the classes
+    this program defined (never imported)."""
+    cls = lookup_registered(str(entry.get("name")))
+    names = [f.name for f in dataclasses.fields(cls)]
+    pairs = entry.get("fields")
+    if not isinstance(pairs, list) or [p[0] if isinstance(p, list) and len(p) == 2 else None
+                                       for p in pairs] != names:
+        raise ValueError(f"bad fields for extension type {entry.get('name')!r:.60}")
+    fields = {}
+    for name, value in pairs:
+        kind = value.get("kind") if isinstance(value, dict) else None
+        if kind == "python" and (value.get("value") is None or type(value.get("value")) in (str, int, float, bool)):
+            fields[name] = value.get("value")
+        elif kind == "shape":
+            fields[name] = TensorShape(_checked_dims(value.get("dims")))
+        else:
+            fields[name] = _spec_from_json(value, depth + 1)
+    return cls.__nest_from_fields__(fields)
+
+
+def _checked_dims(dims: Any) -> Any:
+    if dims is not None and (not isinstance(dims, list) or len(dims) > _MAX_RANK or not all(
+            d is None or (isinstance(d, int) and d >= 0) for d in dims)):
+        raise ValueError(f"bad shape {dims!r:.60}")
+    return dims
 
 
 def _identifier(name: Any) -> str:
@@ -68,6 +110,8 @@ def _spec_from_json(entry: Any, depth: int = 0) -> Any:
     if depth > 64 or not isinstance(entry, dict):
         raise ValueError("bad element_spec entry")
     kind, items = entry.get("kind"), entry.get("items")
+    if kind == "extension":
+        return _extension_from_json(entry, depth)
     if kind == "tensor":
         shape = entry.get("shape")
         if shape is not None and (not isinstance(shape, list) or len(shape) > _MAX_RANK or not all(

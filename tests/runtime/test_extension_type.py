@@ -464,3 +464,16 @@ def test_eq_while_tracing_with_unknown_shapes():
 
     assert bool(same(rt.constant([1, 2]), rt.constant([1, 2])))
     assert not bool(same(rt.constant([1, 2]), rt.constant([1, 3])))
+
+
+def test_dataset_save_and_load_extension_types(tmp_path, monkeypatch):
+    work = np.float32([[5, 3, 8], [3, 4, 2]])
+    ds = rt.data.Dataset.from_tensor_slices(Network(work, np.ones([2, 3, 3], np.float32)))
+    ds.save(str(tmp_path / "networks"))
+    loaded = list(rt.data.Dataset.load(str(tmp_path / "networks")))
+    assert [type(n) for n in loaded] == [Network, Network]
+    assert [n.shape.as_list() for n in loaded] == [[], []]
+    np.testing.assert_array_equal(np.stack([n.work.numpy() for n in loaded]), work)
+    monkeypatch.delitem(et._REGISTRY, et.registered_name(Network))
+    with pytest.raises(rt.errors.DataLossError, match="No ExtensionType named .*Network"):
+        list(rt.data.Dataset.load(str(tmp_path / "networks")))
