@@ -245,8 +245,12 @@ def add(a, b, threshold=0, name=None) -> SparseTensor | Tensor:
                                         array_math.size(unique.y))
     indices = _scatter.gather(both, _scatter.gather(firsts, order))
     values = _scatter.gather(sums, order)
-    if threshold:
-        keep = array_math.greater_equal(array_math.abs(values), threshold)
+    if threshold:  # as TensorFlow: only sums of entries set in both operands may be dropped
+        counts = _scatter.unsorted_segment_sum(array_math.ones_like(linear), unique.idx,
+                                               array_math.size(unique.y))
+        single = array_math.equal(_scatter.gather(counts, order), 1)
+        keep = array_math.logical_or(single, array_math.greater_equal(array_math.abs(values),
+                                                                      threshold))
         indices = array_math.boolean_mask(indices, keep)
         values = array_math.boolean_mask(values, keep)
     return SparseTensor(indices, values, shape)

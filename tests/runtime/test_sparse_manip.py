@@ -171,3 +171,12 @@ def test_cross_is_tensorflows_result():
     with pytest.raises(rt.errors.InvalidArgumentError,
                        match="Expected batch size 2 got 1 at dense tensor 0"):
         rt.sparse.cross([a, rt.constant([["x"]])])
+
+
+def test_add_threshold_drops_only_small_sums():
+    a = rt.sparse.SparseTensor([[0, 1], [1, 0], [1, 2]], [-3.0, -1.0, 2.0], [3, 3])
+    b = rt.sparse.SparseTensor([[0, 1], [2, 2]], [3.0, 0.5], [3, 3])
+    total = rt.sparse.add(a, b, threshold=1.0)
+    # TensorFlow 2.21: the sum at [0, 1] (0.0) is dropped; 0.5, set in b only, is kept
+    assert np.asarray(total.indices).tolist() == [[1, 0], [1, 2], [2, 2]]
+    assert np.asarray(total.values).tolist() == [-1.0, 2.0, 0.5]
