@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import collections.abc
 import dataclasses
-import numbers
 import sys
 import typing
 from typing import Any, Callable
@@ -164,12 +163,11 @@ def convert_field(value: Any, annotation: Any, where: str) -> Any:
         return _convert_with(TensorShape, value, where, "a TensorShape")
     if annotation is _dtypes.DType:
         return _convert_with(_dtypes.as_dtype, value, where, "a DType")
-    if annotation is float and isinstance(value, numbers.Real) and not isinstance(value, bool):
-        return float(value)
     if isinstance(annotation, type):
         if isinstance(value, annotation):
             return value
-        raise TypeError(f"{where}: expected {_type_name(annotation)}, got {value!r:.80}.")
+        raise TypeError(f"{where}: expected {_type_name(annotation)!r}, got "
+                        f"{type(value).__name__!r} ({value!r:.60}).")
     return value
 
 
@@ -300,7 +298,7 @@ class ExtensionType(CompositeTensor):
         dataclasses.dataclass(init=False, repr=False, eq=False)(cls)
         cls.__init__ = _wrapped_init(cls, user_init or _default_init)  # type: ignore[method-assign]
         cls.Spec = _make_spec_class(cls, cls.__dict__.get("Spec"))  # type: ignore[attr-defined]
-        _REGISTRY[registered_name(cls)] = cls
+        _register_class(cls)
 
     @classmethod
     def __nest_from_fields__(cls, fields: dict) -> Any:
@@ -356,6 +354,18 @@ def _python_equal(a: Any, b: Any) -> bool:
         return bool(a == b)
     except Exception:
         return a is b
+
+
+def _register_class(cls: type) -> None:
+    """Registers `cls` by name; an explicit `__name__` that another class holds is refused, as
+    TensorFlow does (a class without one may be redefined, as in a notebook)."""
+    name = registered_name(cls)
+    held = _REGISTRY.get(name)
+    if held is not None and held is not cls and isinstance(cls.__dict__.get("__name__"), str):
+        raise ValueError(f"Name {name} has already been registered for class "
+                         f"{held.__module__}.{held.__qualname__}; give this class another "
+                         "`__name__`.")
+    _REGISTRY[name] = cls
 
 
 def registered_name(cls: type) -> str:

@@ -477,3 +477,28 @@ def test_dataset_save_and_load_extension_types(tmp_path, monkeypatch):
     monkeypatch.delitem(et._REGISTRY, et.registered_name(Network))
     with pytest.raises(rt.errors.DataLossError, match="No ExtensionType named .*Network"):
         list(rt.data.Dataset.load(str(tmp_path / "networks")))
+
+
+def test_python_fields_are_checked_and_names_registered_once_as_in_tensorflow():
+    class Counted(rt.experimental.ExtensionType):
+        x: rt.Tensor
+        n: int
+        scale: float = 1.0
+
+    with pytest.raises(TypeError, match="n: expected 'int', got 'float'"):
+        Counted(1, 2.5)
+    with pytest.raises(TypeError, match="scale: expected 'float', got 'int'"):
+        Counted(1, 2, scale=2)
+    assert Counted(1, True).n is True  # a bool is an int, as in TensorFlow
+
+    et._REGISTRY.pop("tests.extension_type.Named", None)  # the test may run twice in a process
+
+    class Named(rt.experimental.ExtensionType):
+        __name__ = "tests.extension_type.Named"
+        v: rt.Tensor
+
+    with pytest.raises(ValueError, match="tests.extension_type.Named has already been registered"):
+        class Other(rt.experimental.ExtensionType):
+            __name__ = "tests.extension_type.Named"
+            v: rt.Tensor
+    assert et.lookup_registered("tests.extension_type.Named") is Named
