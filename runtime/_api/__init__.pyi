@@ -41,6 +41,7 @@ from runtime.function.callbacks import clear_function_callbacks as clear_functio
 from runtime.ops.array_composed import clip_by_global_norm as clip_by_global_norm
 from runtime.ops.array_composed import clip_by_norm as clip_by_norm
 from runtime.ops.array_math import clip_by_value as clip_by_value
+import runtime.compat as _compat_
 from runtime.ops.math_special import complex as complex
 from runtime.dtypes import complex128 as complex128
 from runtime.dtypes import complex64 as complex64
@@ -183,6 +184,7 @@ from . import types as types
 
 autograph = _autograph_
 callbacks = _callbacks_
+compat = _compat_
 constant_initializer = _constant_initializer_
 dask = _dask_
 data = _data_
