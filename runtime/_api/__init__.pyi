@@ -16,12 +16,15 @@ from runtime.layers.model import Model as Model
 from runtime.module import Module as Module
 from runtime.graph import Operation as Operation
 from runtime.ops.ragged import RaggedTensor as RaggedTensor
+from runtime.ops.ragged import RaggedTensorSpec as RaggedTensorSpec
 from runtime.ops.sparse import SparseTensor as SparseTensor
+from runtime.ops.sparse import SparseTensorSpec as SparseTensorSpec
 from runtime.tensor import SymbolicTensor as SymbolicTensor
 from runtime.tensor import Tensor as Tensor
 from runtime.ops.tensor_array import TensorArray as TensorArray
 from runtime.shapes import TensorShape as TensorShape
 from runtime.shapes import TensorSpec as TensorSpec
+from runtime.ops.extension_type import TypeSpec as TypeSpec
 from runtime.gradients.tape import UnconnectedGradients as UnconnectedGradients
 from runtime.ops.variables import Variable as Variable
 from runtime.function.callbacks import add_function_callback as add_function_callback
@@ -64,9 +67,11 @@ from runtime.ops.control_flow import ensure_shape as ensure_shape
 import runtime.errors as _errors_
 from runtime.context import executing_eagerly as executing_eagerly
 from runtime.ops.array_math import expand_dims as expand_dims
+import runtime.experimental as _experimental_
 from runtime.function.api import experimental_functions_run_eagerly as experimental_functions_run_eagerly
 from runtime.function.api import experimental_run_functions_eagerly as experimental_run_functions_eagerly
 from runtime.ops.array_math import eye as eye
+import runtime.feature_column as _feature_column_
 from runtime.ops.array_math import fill as fill
 from runtime.dtypes import float16 as float16
 from runtime.dtypes import float32 as float32
@@ -96,9 +101,11 @@ import runtime.layers as _layers_
 from runtime.ops.array_composed import linspace as _lin_space_
 from runtime.ops.array_composed import linspace as linspace
 from runtime.ops.array_math import logical_not as logical_not
+import runtime.keras.losses as _losses_
 from runtime.ops.control_flow_functional import map_fn as map_fn
 from runtime.ops.linalg import matmul as matmul
 from runtime.ops.array_composed import meshgrid as meshgrid
+import runtime.keras.metrics as _metrics_
 from runtime.context import name_scope as name_scope
 from runtime.ops.control_flow import no_op as no_op
 from runtime.ops.array_composed import norm as norm
@@ -152,6 +159,7 @@ from runtime.ops.array_math import transpose as transpose
 from runtime.ops.array_math import divide as _truediv_
 from runtime.ops.math_composed import truncatediv as truncatediv
 from runtime.ops.math_composed import truncatemod as truncatemod
+from runtime.ops.extension_type import type_spec_from_value as type_spec_from_value
 from runtime.dtypes import uint16 as uint16
 from runtime.dtypes import uint32 as uint32
 from runtime.dtypes import uint64 as uint64
@@ -162,6 +170,7 @@ from runtime.ops.math_composed import unravel_index as unravel_index
 from runtime.ops.array_math import unstack as unstack
 from runtime.dtypes import variant as variant
 from runtime.ops.control_flow_functional import vectorized_map as vectorized_map
+import runtime.version as _version_
 from runtime.ops.array_math import where as where
 from runtime.ops.control_flow import while_loop as while_loop
 from runtime.ops.array_math import zeros as zeros
@@ -173,6 +182,7 @@ from . import debugging as debugging
 from . import image as image
 from . import io as io
 from . import linalg as linalg
+from . import lookup as lookup
 from . import math as math
 from . import nn as nn
 from . import ragged as ragged
@@ -189,11 +199,15 @@ constant_initializer = _constant_initializer_
 dask = _dask_
 data = _data_
 errors = _errors_
+experimental = _experimental_
+feature_column = _feature_column_
 gradients = _gradients_
 initializers = _initializers_
 keras = _keras_
 layers = _layers_
 lin_space = _lin_space_
+losses = _losses_
+metrics = _metrics_
 ones_initializer = _ones_initializer_
 optimizers = _optimizers_
 profiler = _profiler_
@@ -203,6 +217,7 @@ realdiv = _realdiv_
 saved_model = _saved_model_
 summary = _summary_
 truediv = _truediv_
+version = _version_
 zeros_initializer = _zeros_initializer_
 
 

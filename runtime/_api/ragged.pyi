@@ -3,6 +3,7 @@
 # Declarations for type checkers only (runtime/__init__.py reads them under TYPE_CHECKING).
 
 from runtime.ops.ragged import RaggedTensor as RaggedTensor
+from runtime.ops.ragged import RaggedTensorSpec as RaggedTensorSpec
 from runtime.ops.ragged import boolean_mask as boolean_mask
 from runtime.ops.ragged import constant as constant
 from runtime.ops.ragged import map_flat_values as map_flat_values

@@ -9,6 +9,7 @@ from runtime.function.polymorphic import Function as _PolymorphicFunction_
 from runtime.tf_types import SupportsTracingProtocol as SupportsTracingProtocol
 from runtime.tf_types import TensorLike as TensorLike
 from runtime.tf_types import TraceType as TraceType
+from runtime.ops.extension_type import TypeSpec as TypeSpec
 
 Callable = _Callable_
 GenericFunction = _GenericFunction_
