@@ -44,8 +44,9 @@ class History(Callback):
 
     def families(self, keys: Optional[Sequence[str]] = None) -> list[list[str]]:
         """The curves grouped one family a plot: `[name, "val_" + name]` for the loss and each
-        metric (the validation curve when there is one), in the order `fit` reported them.
-        `keys` keeps only the families holding one of those names."""
+        metric (the validation curve when there is one): the loss first, then the metrics in
+        the history's order (by name, as Keras 3 logs them). `keys` keeps only the families
+        holding one of those names."""
         names = list(self.history)
         if keys is not None:
             if isinstance(keys, str):
@@ -62,6 +63,7 @@ class History(Callback):
                 groups.append([name] if base == name else [base, name])
             elif name not in group:
                 group.append(name)
+        groups.sort(key=lambda group: group[0] != "loss")  # stable: the loss first
         if keys is not None:
             groups = [g for g in groups if any(k in g for k in keys)]
         return groups

@@ -163,8 +163,8 @@ class Training:
             for step, (x_batch, y_batch, w_batch) in enumerate(feed.epoch()):
                 for callback in callbacks:
                     callback.on_train_batch_begin(step)
-                batch_logs = totals.add(self._train_step(x_batch, y_batch, w_batch),
-                                        _count(x_batch))
+                batch_logs = _keras_order(totals.add(self._train_step(x_batch, y_batch, w_batch),
+                                                     _count(x_batch)))
                 batches += 1
                 for callback in callbacks:
                     callback.on_train_batch_end(step, batch_logs)
@@ -180,6 +180,7 @@ class Training:
                                        return_dict=True, callbacks=callbacks, verbose=0,
                                        sample_weight=held_weights, steps=validation_steps)
                 logs.update({f"val_{k}": v for k, v in values.items()})
+            logs = _keras_order(logs)
             for callback in callbacks:
                 callback.on_epoch_end(epoch, logs)
             if self.stop_training:
@@ -232,7 +233,7 @@ class Training:
         logs = self._test_logs(feed.epoch(), _with_model(self, callbacks),
                                StepProgress(feed.length, verbose))
         if return_dict:
-            return logs
+            return _keras_order(logs)
         values = list(logs.values())
         return values[0] if len(values) == 1 else values
 
@@ -301,7 +302,7 @@ class Training:
         totals.add(step(x, y, weights), _count(x))
         logs = totals.means()
         if return_dict:
-            return logs
+            return _keras_order(logs)
         values = list(logs.values())
         return values[0] if len(values) == 1 else values
 
@@ -315,14 +316,15 @@ class Training:
         for step, (x_batch, y_batch, w_batch) in enumerate(batches):
             for callback in callbacks:
                 callback.on_test_batch_begin(step)
-            batch_logs = totals.add(self._test_step(x_batch, y_batch, w_batch), _count(x_batch))
+            batch_logs = _keras_order(totals.add(self._test_step(x_batch, y_batch, w_batch),
+                                                 _count(x_batch)))
             progress.update(batch_logs)
             for callback in callbacks:
                 callback.on_test_batch_end(step, batch_logs)
         logs = totals.means()
         progress.finish(logs)
         for callback in callbacks:
-            callback.on_test_end(logs)
+            callback.on_test_end(_keras_order(logs))
         return logs
 
     def _predicted(self, inputs, callbacks: list, progress: StepProgress) -> list:
@@ -392,6 +394,13 @@ _OPTIMIZERS = {cls.__name__.lower(): cls for cls in (
     _optimizers.SGD, _optimizers.Adam, _optimizers.AdamW, _optimizers.RMSprop,
     _optimizers.Adagrad, _optimizers.Adadelta, _optimizers.Adafactor, _optimizers.Adamax,
     _optimizers.Ftrl, _optimizers.Lion, _optimizers.Muon, _optimizers.Nadam)}
+
+
+def _keras_order(logs: dict) -> dict:
+    """Logs by name in sorted order, as Keras 3 hands them to callbacks and returns them
+    (`history.history`, `evaluate(return_dict=True)`); lists of values keep the metrics'
+    order."""
+    return dict(sorted(logs.items()))
 
 
 def _is_pandas_series(value) -> bool:
