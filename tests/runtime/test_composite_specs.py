@@ -90,3 +90,31 @@ def test_gradients_flow_through_the_values_of_a_ragged_argument():
         y = squares(rt.RaggedTensor.from_row_splits(v, [0, 2, 3]))
     assert y.numpy() == pytest.approx(14.0)
     np.testing.assert_allclose(tape.gradient(y, v).numpy(), 2 * np.float32([1, 2, 3]))
+
+
+def test_cond_and_while_loop_carry_ragged_and_sparse_arguments():
+    a = rt.ragged.constant([[1, 2], [3]])
+    b = rt.ragged.constant([[4], [5, 6, 7]])
+
+    @rt.function
+    def pick(p, x, y):
+        return rt.cond(p, lambda: x, lambda: y)
+
+    assert pick(rt.constant(True), a, b).to_list() == [[1, 2], [3]]
+    assert pick(rt.constant(False), a, b).to_list() == [[4], [5, 6, 7]]
+
+    @rt.function
+    def times_eight(r):
+        return rt.while_loop(lambda i, _: i < 3, lambda i, x: (i + 1, x * 2), [rt.constant(0), r])[1]
+
+    assert times_eight(a).to_list() == [[8, 16], [24]]
+    assert times_eight(b).to_list() == [[32], [40, 48, 56]]
+    assert times_eight.experimental_get_tracing_count() == 1   # one RaggedTensorSpec([2, None])
+
+    @rt.function
+    def same(p, s):
+        return rt.cond(p, lambda: s, lambda: s)
+
+    sp = rt.sparse.SparseTensor([[0, 0], [1, 1]], [1.0, 2.0], [2, 2])
+    np.testing.assert_array_equal(rt.sparse.to_dense(same(rt.constant(True), sp)).numpy(),
+                                  np.diag(np.float32([1, 2])))
