@@ -21,6 +21,7 @@ import numpy as np
 
 from .. import dtypes as _dtypes
 from ..arguments import strict_keywords
+from ..exports import NAMESPACES as _NS
 from ..graph import constant_value as _constant_value
 from ..numpy_api import promotion as _promotion
 from ..numpy_api import protocols as _protocols
@@ -229,10 +230,11 @@ def _ufunc(name: str, ufunc: np.ufunc):
 
 
 def _install_numpy_functions(namespace: dict) -> None:
-    for fn, label in _registry.NAMES.items():
+    for label, _, _ in _registry.supported():   # every name (np.abs and np.absolute, ...)
         name = label.removeprefix("np.")
         if "." in name or name in namespace:
             continue
+        fn = _registry.numpy_callable(name)
         if fn in _registry.UFUNCS:
             namespace[name] = _ufunc(name, fn)
         elif fn in _registry.FUNCTIONS:
@@ -253,6 +255,296 @@ def result_type(*arrays_and_dtypes) -> _dtypes.DType:
             _promotion.to_numpy_dtype(a) if isinstance(a, (_dtypes.DType, type, np.dtype, str))
             else a for a in arrays_and_dtypes]
     return _dtypes.from_numpy(np.result_type(*keys))
+
+
+# -- NumPy functions composed here from rt ops (no np.* implementation stages them) ----------
+
+def _known_dims(x: Tensor, what: str) -> tuple:
+    dims = x.shape.as_tuple()
+    if dims is None or None in dims:
+        raise ValueError(f"tnp.{what} needs a tensor of known shape while tracing, got "
+                         f"{x.shape}.")
+    return dims
+
+
+def _positions(x: Tensor, select, what: str) -> Tensor:
+    """The elements of `x` at the flat positions `select(np.arange(size).reshape(shape))`."""
+    dims = _known_dims(x, what)
+    chosen = select(np.arange(int(np.prod(dims)), dtype=np.int64).reshape(dims))
+    return _scatter.gather(_array_math.reshape(x, [-1]), np.asarray(chosen))
+
+
+def sort(a, axis=-1, kind=None, order=None) -> Tensor:
+    """`a` sorted along `axis` (flattened first when None)."""
+    x = asarray(a)
+    if axis is None:
+        x, axis = _array_math.reshape(x, [-1]), -1
+    return _NS[""]["sort"](x, axis=axis)
+
+
+def argsort(a, axis=-1, kind=None, order=None) -> Tensor:
+    """The int64 indices that sort `a` along `axis` (stable)."""
+    x = asarray(a)
+    if axis is None:
+        x, axis = _array_math.reshape(x, [-1]), -1
+    return _array_math.cast(_NS[""]["argsort"](x, axis=axis, stable=True), _dtypes.int64)
+
+
+def cumprod(a, axis=None, dtype=None) -> Tensor:
+    """Cumulative products along `axis` (of the flattened array when None)."""
+    x = asarray(a, dtype)
+    if axis is None:
+        x, axis = _array_math.reshape(x, [-1]), 0
+    return _NS["math"]["cumprod"](x, axis=axis)
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1) -> Tensor:
+    """NumPy's diagonal (a tensor of known shape)."""
+    return _positions(asarray(a), lambda p: np.diagonal(p, offset, axis1, axis2), "diagonal")
+
+
+def diag(v, k=0) -> Tensor:
+    """The diagonal `k` of a matrix, or the matrix with the vector `v` on diagonal `k`."""
+    x = asarray(v)
+    if x.shape.rank == 2:
+        return diagonal(x, k)
+    n = _known_dims(x, "diag")[0] + abs(int(k))
+    spots = np.nonzero(np.eye(n, k=int(k), dtype=bool).reshape(-1))[0]
+    flat = _scatter.scatter_nd(spots.reshape(-1, 1), x, np.array([n * n], np.int64))
+    return _array_math.reshape(flat, [n, n])
+
+
+def _triangle(m, k: int, lower: bool) -> Tensor:
+    x = asarray(m)
+    dims = _known_dims(x, "tril" if lower else "triu")
+    mask = np.tri(dims[-2], dims[-1], k, dtype=bool)
+    mask = mask if lower else ~np.tri(dims[-2], dims[-1], k - 1, dtype=bool)
+    return _array_math.where(mask, x, _array_math.zeros_like(x))
+
+
+def tril(m, k=0) -> Tensor:
+    """`m` with the elements above diagonal `k` zeroed."""
+    return _triangle(m, int(k), True)
+
+
+def triu(m, k=0) -> Tensor:
+    """`m` with the elements below diagonal `k` zeroed."""
+    return _triangle(m, int(k), False)
+
+
+def tri(N, M=None, k=0, dtype=None) -> Tensor:  # noqa: N803 - NumPy's names
+    """Ones at and below diagonal `k` of an `N` x `M` matrix."""
+    return _core.constant(np.tri(N, M, k, _creation_dtype(dtype).as_numpy_dtype))
+
+
+def _at_least(rank: int):
+    def atleast(*arys):
+        out = []
+        for a in arys:
+            x = asarray(a)
+            while x.shape.rank < rank:
+                x = _array_math.expand_dims(x, 0 if x.shape.rank < 2 or rank == 2 else -1)
+            out.append(x)
+        return out[0] if len(out) == 1 else out
+    atleast.__name__ = f"atleast_{rank}d"
+    atleast.__doc__ = f"Each array with at least {rank} dimensions, as NumPy's."
+    return atleast
+
+
+atleast_1d, atleast_2d, atleast_3d = _at_least(1), _at_least(2), _at_least(3)
+
+
+def meshgrid(*xi, indexing="xy", **_ignored) -> list:
+    """Coordinate matrices of the vectors `xi`."""
+    return _NS[""]["meshgrid"](*[asarray(x) for x in xi], indexing=indexing)
+
+
+def repeat(a, repeats, axis=None) -> Tensor:
+    """Each element of `a` repeated `repeats` times (along `axis`; flattened when None)."""
+    return _NS[""]["repeat"](asarray(a), repeats, axis=axis)
+
+
+def pad(array, pad_width, mode="constant", constant_values=0) -> Tensor:
+    """`array` padded by `pad_width` (`mode` "constant", "reflect" or "symmetric")."""
+    x = asarray(array)
+    widths = np.broadcast_to(np.asarray(pad_width, np.int64), (x.shape.rank, 2))
+    return _NS[""]["pad"](x, widths, mode=mode.upper(), constant_values=constant_values)
+
+
+def flipud(m) -> Tensor:
+    """`m` with its first axis reversed."""
+    return _array_math.reverse(asarray(m), [0])
+
+
+def fliplr(m) -> Tensor:
+    """`m` with its second axis reversed."""
+    return _array_math.reverse(asarray(m), [1])
+
+
+def rot90(m, k=1, axes=(0, 1)) -> Tensor:
+    """`m` rotated by 90 degrees `k` times in the plane of `axes`."""
+    x = asarray(m)
+    a, b = axes
+    perm = list(range(x.shape.rank))
+    perm[a], perm[b] = perm[b], perm[a]
+    for _ in range(int(k) % 4):
+        x = _array_math.transpose(_array_math.reverse(x, [b]), perm)
+    return x
+
+
+def dstack(tup) -> Tensor:
+    """The arrays stacked along a third axis."""
+    return _array_math.concat(_at_least(3)(*tup) if len(tup) > 1 else [_at_least(3)(tup[0])], 2)
+
+
+def append(arr, values, axis=None) -> Tensor:
+    """`values` appended to `arr` (both flattened when `axis` is None)."""
+    x, y = asarray(arr), asarray(values)
+    if axis is None:
+        x, y, axis = _array_math.reshape(x, [-1]), _array_math.reshape(y, [-1]), 0
+    dtype = _promotion.result_dtype(x, y)
+    return _array_math.concat([_promotion.cast_to(x, dtype), _promotion.cast_to(y, dtype)], axis)
+
+
+def nonzero(a) -> tuple:
+    """The indices of the nonzero elements, one int64 vector an axis."""
+    x = asarray(a)
+    where = _array_math.cast(_array_math.where(_array_math.not_equal(
+        x, _array_math.zeros_like(x))), _dtypes.int64)
+    return tuple(_array_math.unstack(_array_math.transpose(where), num=x.shape.rank))
+
+
+def ptp(a, axis=None, keepdims=False) -> Tensor:
+    """Maximum minus minimum along `axis`."""
+    x = asarray(a)
+    return _array_math.subtract(_array_math.reduce_max(x, axis=axis, keepdims=keepdims),
+                                _array_math.reduce_min(x, axis=axis, keepdims=keepdims))
+
+
+def _nan_reduce(name: str, reduce, fill: float):
+    def reduced(a, axis=None, dtype=None, keepdims=False):
+        x = asarray(a, dtype)
+        clean = _array_math.where(_NS["math"]["is_nan"](x), _array_math.fill(
+            _array_math.shape(x), _core.convert_to_tensor(fill, dtype=x.dtype)), x)
+        return reduce(clean, axis=axis, keepdims=keepdims)
+    reduced.__name__ = name
+    reduced.__doc__ = f"NumPy's {name}: NaNs count as {fill}."
+    return reduced
+
+
+nansum = _nan_reduce("nansum", _array_math.reduce_sum, 0.0)
+nanprod = _nan_reduce("nanprod", _array_math.reduce_prod, 1.0)
+
+
+def nanmean(a, axis=None, dtype=None, keepdims=False) -> Tensor:
+    """The mean of the elements that are not NaN."""
+    x = asarray(a, dtype)
+    kept = _array_math.logical_not(_NS["math"]["is_nan"](x))
+    total = nansum(x, axis=axis, keepdims=keepdims)
+    count = _array_math.reduce_sum(_array_math.cast(kept, x.dtype), axis=axis, keepdims=keepdims)
+    return _array_math.divide(total, count)
+
+
+def _scaled(name: str, factor: float):
+    def scaled(x) -> Tensor:
+        t = asarray(x)
+        if not t.dtype.is_floating:
+            t = _promotion.cast_to(t, np.float64)
+        return _array_math.multiply(t, factor)
+    scaled.__name__ = name
+    scaled.__doc__ = f"NumPy's {name}."
+    return scaled
+
+
+deg2rad, rad2deg = _scaled("deg2rad", _math.pi / 180), _scaled("rad2deg", 180 / _math.pi)
+radians, degrees = deg2rad, rad2deg
+
+
+def cbrt(x) -> Tensor:
+    """The real cube root."""
+    t = asarray(x)
+    t = t if t.dtype.is_floating else _promotion.cast_to(t, np.float64)
+    return _array_math.multiply(_array_math.sign(t), _array_math.pow(_array_math.abs(t), 1 / 3))
+
+
+def signbit(x) -> Tensor:
+    """True where `x` is negative."""
+    t = asarray(x)
+    return _array_math.less(t, _array_math.zeros_like(t))
+
+
+def heaviside(x1, x2) -> Tensor:
+    """0 below zero, 1 above, `x2` at zero."""
+    x, h = asarray(x1), asarray(x2)
+    dtype = _promotion.result_dtype(x, h)
+    x, h = _promotion.cast_to(x, dtype), _promotion.cast_to(h, dtype)
+    zero = _array_math.zeros_like(x)
+    step = _array_math.cast(_array_math.greater(x, zero), x.dtype)
+    return _array_math.where(_array_math.equal(x, zero), _array_math.add(zero, h), step)
+
+
+def sinc(x) -> Tensor:
+    """sin(pi x) / (pi x), 1 at zero."""
+    t = asarray(x)
+    t = t if t.dtype.is_floating else _promotion.cast_to(t, np.float64)
+    zero = _array_math.equal(t, _array_math.zeros_like(t))
+    safe = _array_math.multiply(_array_math.where(zero, _array_math.ones_like(t), t), _math.pi)
+    return _array_math.where(zero, _array_math.ones_like(t),
+                             _array_math.divide(_array_math.sin(safe), safe))
+
+
+def _complex_part(name: str, op):
+    def part(val) -> Tensor:
+        return op(asarray(val))
+    part.__name__ = name
+    part.__doc__ = f"NumPy's {name}."
+    return part
+
+
+real = _complex_part("real", lambda t: _NS["math"]["real"](t))
+imag = _complex_part("imag", lambda t: _NS["math"]["imag"](t))
+conj = conjugate = _complex_part("conj", lambda t: _NS["math"]["conj"](t))
+
+
+def angle(z, deg=False) -> Tensor:
+    """The angle of complex `z` (in degrees with `deg`)."""
+    out = _NS["math"]["angle"](asarray(z))
+    return rad2deg(out) if deg else out
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0) -> Tensor:
+    """`base ** linspace(start, stop)`."""
+    values = np.logspace(start, stop, num, endpoint, base, axis=axis)
+    return _core.constant(values.astype(_creation_dtype(dtype).as_numpy_dtype))
+
+
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0) -> Tensor:
+    """Numbers spaced evenly on a log scale from `start` to `stop`."""
+    values = np.geomspace(start, stop, num, endpoint, axis=axis)
+    return _core.constant(values.astype(_creation_dtype(dtype).as_numpy_dtype))
+
+
+def isscalar(num) -> bool:
+    """Whether `num` is a scalar (a rank-0 tensor counts, as in TensorFlow NumPy)."""
+    return num.shape.rank == 0 if isinstance(num, Tensor) else bool(np.isscalar(num))
+
+
+def iscomplexobj(x) -> bool:
+    """Whether `x` has a complex dtype."""
+    return asarray(x).dtype.is_complex
+
+
+def isrealobj(x) -> bool:
+    """Whether `x` has a non-complex dtype."""
+    return not iscomplexobj(x)
+
+
+def promote_types(type1, type2) -> _dtypes.DType:
+    """NumPy's promotion of two dtypes."""
+    return result_type(type1, type2)
+
+
+finfo, iinfo, issubdtype = np.finfo, np.iinfo, np.issubdtype
 
 
 # -- random --------------------------------------------------------------------------------
