@@ -62,9 +62,11 @@ def _install(api: Callable) -> Callable:
 
     @functools.wraps(api)
     def dispatching(*args: Any, **kwargs: Any) -> Any:
-        for handler, applies in handlers:
-            if applies(args, kwargs):
-                return handler(*args, **kwargs)
+        # a handler needs a composite operand: calls on tensors skip the binding below
+        if _has_composite(args) or (kwargs and _has_composite(tuple(kwargs.values()))):
+            for handler, applies in handlers:
+                if applies(args, kwargs):
+                    return handler(*args, **kwargs)
         return api(*args, **kwargs)
 
     _WRAPPERS[api] = dispatching
