@@ -52,7 +52,8 @@ as_str = as_text
 @strict_keywords("compat.as_str_any")
 def as_str_any(value: Any, encoding: str = "utf-8") -> str:
     """`as_str` for bytes, `str(value)` for anything else."""
-    return as_text(value, encoding) if isinstance(value, (bytes, bytearray)) else str(value)
+    return as_text(bytes(value), encoding) if isinstance(value, (bytes, bytearray)) \
+        else str(value)
 
 
 @strict_keywords("compat.path_to_str")

@@ -299,9 +299,10 @@ class _BatchIterator:
         self._lock = threading.Lock()
         self._save_to_dir, self._save_prefix, self._save_format = save
 
-    def _new_order(self) -> None:
+    def _new_order(self) -> np.ndarray:
         self.index_array = self._order_rng.permutation(self.n) if self.shuffle \
             else np.arange(self.n)
+        return self.index_array
 
     def __len__(self) -> int:
         return (self.n + self.batch_size - 1) // self.batch_size
@@ -310,10 +311,9 @@ class _BatchIterator:
         if idx >= len(self):
             raise ValueError(f"Asked to retrieve element {idx}, but the Sequence has length "
                              f"{len(self)}")
-        if self.index_array is None:
-            self._new_order()
+        order = self._new_order() if self.index_array is None else self.index_array
         self.total_batches_seen += 1
-        return self._batch(self.index_array[self.batch_size * idx:self.batch_size * (idx + 1)])
+        return self._batch(order[self.batch_size * idx:self.batch_size * (idx + 1)])
 
     def on_epoch_end(self) -> None:
         self._new_order()
@@ -326,12 +326,12 @@ class _BatchIterator:
 
     def __next__(self):
         with self._lock:
-            if self.batch_index == 0:
-                self._new_order()
+            order = self._new_order() if self.batch_index == 0 or self.index_array is None \
+                else self.index_array
             start = (self.batch_index * self.batch_size) % max(self.n, 1)
             self.batch_index = self.batch_index + 1 if self.n > start + self.batch_size else 0
             self.total_batches_seen += 1
-            indices = self.index_array[start:start + self.batch_size]
+            indices = order[start:start + self.batch_size]
         return self._batch(indices)
 
     def _transform(self, generator: ImageDataGenerator, x: np.ndarray, index: int) -> np.ndarray:
