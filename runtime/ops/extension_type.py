@@ -139,6 +139,9 @@ class ImmutableDict(dict):
     def __repr__(self) -> str:
         return f"ImmutableDict({dict.__repr__(self)})"
 
+    def __hash__(self) -> int:  # by keys (equal dicts have equal keys): a field default may be one
+        return hash(frozenset(self))
+
 
 def _origin(annotation: Any) -> Any:
     return typing.get_origin(annotation)
@@ -295,6 +298,10 @@ class ExtensionType(CompositeTensor):
         if cls.__module__ == __name__:  # BatchableExtensionType: a base, no fields
             return
         user_init = cls.__dict__.get("__init__")
+        for name in _own_annotations(cls):  # `= []` / `= {}` defaults, immutable as TF keeps them
+            default = cls.__dict__.get(name)
+            if type(default) in (list, dict, set):
+                setattr(cls, name, ImmutableDict(default) if isinstance(default, dict) else tuple(default))
         dataclasses.dataclass(init=False, repr=False, eq=False)(cls)
         cls.__init__ = _wrapped_init(cls, user_init or _default_init)  # type: ignore[method-assign]
         cls.Spec = _make_spec_class(cls, cls.__dict__.get("Spec"))  # type: ignore[attr-defined]

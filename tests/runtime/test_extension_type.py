@@ -502,3 +502,15 @@ def test_python_fields_are_checked_and_names_registered_once_as_in_tensorflow():
             __name__ = "tests.extension_type.Named"
             v: rt.Tensor
     assert et.lookup_registered("tests.extension_type.Named") is Named
+
+
+def test_list_and_dict_defaults_become_immutable_as_in_tensorflow():
+    class Tagged(rt.experimental.ExtensionType):
+        name: rt.Tensor
+        attributes: Mapping[str, rt.Tensor] = {}
+        tags: Tuple[str, ...] = []
+
+    plain = Tagged("a")
+    assert dict(plain.attributes) == {} and plain.tags == ()  # TensorFlow prints ImmutableDict({}) ()
+    assert repr(plain.attributes) == "ImmutableDict({})"
+    assert Tagged("b", {"h": 1.0}, ["x"]).tags == ("x",)
