@@ -184,6 +184,8 @@ class Graph:
         self.outputs: list[SymbolicTensor] = []
         self._names: dict[str, int] = {} if outer_graph is None else outer_graph._names
         self._const_cache: dict[Any, SymbolicTensor] = {}
+        # id(eager tensor) -> (that tensor, its own Const): tensors captured by identity
+        self._identity_captures: dict[int, tuple[Any, SymbolicTensor]] = {}
         self.captures: list[tuple[object, SymbolicTensor]] = []
         self.variables: list[Any] = []  # variables created while this graph was traced
 
@@ -262,8 +264,30 @@ class Graph:
                 "that has ended) and cannot be used here. Return it from that function, branch or "
                 "loop body instead of keeping it in a Python variable.")
         if isinstance(tensor, EagerTensor):
+            by_identity = self.root()._identity_captures
+            if by_identity:
+                found = by_identity.get(id(tensor))
+                if found is not None:
+                    return found[1]
             return self.constant(tensor._value, captured=True)
         return tensor._as_graph_tensor(self)  # variables and other tensor-likes
+
+    def capture_by_identity(self, tensor: EagerTensor) -> SymbolicTensor:
+        """A Const of its own for the eager `tensor`, read by every later capture of this same
+        tensor object (as TensorFlow captures a tensor), so that a gradient tape inside the
+        function can watch it: a value-shared constant would also stand for other uses of
+        the same number."""
+        root = self.root()
+        found = root._identity_captures.get(id(tensor))
+        if found is not None:
+            return found[1]
+        value = tensor._value
+        with context.name_scope_reset():
+            op = root.create_op(CONST, [], {"value": value},
+                                [(TensorShape(value.shape), from_numpy(value.dtype))], name="Const")
+        root.captures.append((value, op.outputs[0]))
+        root._identity_captures[id(tensor)] = (tensor, op.outputs[0])
+        return op.outputs[0]
 
     def root(self) -> Graph:
         graph: Graph = self

@@ -11,7 +11,7 @@ import numpy as np
 from .. import context, nest
 from ..ops import array_math, core
 from ..ops.variables import READ, Variable, bound_variable
-from ..tensor import Tensor
+from ..tensor import EagerTensor, Tensor
 from .engine import backprop
 from .node import Node, differentiable, node_inputs, node_outputs
 
@@ -114,6 +114,10 @@ class GradientTape:
             elif isinstance(value, Tensor):
                 if not differentiable(value):
                     continue  # integer and bool tensors get no gradient, as in TensorFlow
+                graph = context.current_graph()
+                if graph is not None and isinstance(value, EagerTensor):
+                    # a tensor from outside the function being traced: its captured stand-in
+                    value = graph.capture_by_identity(value)
                 self._tracked.add(id(value))
                 self._watched.append(value)
             else:
@@ -211,7 +215,7 @@ class GradientTape:
         with `unconnected_gradients="zero"`.
         """
         self._check_usable()
-        flat_sources = _check_sources(sources)
+        flat_sources = _in_graph(_check_sources(sources))
         result = self._compute(nest.flatten(target), flat_sources, output_gradients,
                                _unconnected_mode(unconnected_gradients))
         self._release()
@@ -367,6 +371,18 @@ def _check_sources(sources) -> list:
             raise ValueError(f"GradientTape.gradient: sources must be tensors or variables, "
                              f"got {type(s).__name__} {s!r:.60}.")
     return flat
+
+
+def _in_graph(flat: list) -> list:
+    """Sources as the function being traced reads them: an eager tensor from outside it is
+    its captured stand-in (the one `watch` tracked)."""
+    graph = context.current_graph()
+    if graph is None:
+        return flat
+    captured = graph.root()._identity_captures
+    if not captured:
+        return flat
+    return [captured.get(id(s), (s, s))[1] if isinstance(s, EagerTensor) else s for s in flat]
 
 
 def _unconnected_mode(value) -> bool:
