@@ -40,6 +40,7 @@ from .array_math import logical_and, logical_not, reduce_all
 from .core import constant, convert_to_tensor
 
 _REGISTRY: dict[str, type] = {}
+_NAMES: dict[type, str] = {}  # the built-in composite classes' registered names
 _BASES: set = set()
 
 
@@ -375,8 +376,32 @@ def _register_class(cls: type) -> None:
     _REGISTRY[name] = cls
 
 
+def register_composite(cls: type, name: str) -> None:
+    """Registers a built-in composite dataclass (ragged and sparse tensors) under `name`, so
+    saved files can hold its values."""
+    _NAMES[cls] = name
+    _REGISTRY[name] = cls
+
+
+def from_fields(cls: type, fields: dict) -> Any:
+    """A value of the composite class `cls` holding `fields` as they are."""
+    build = getattr(cls, "__nest_from_fields__", None)
+    if build is not None:
+        return build(fields)
+    value = object.__new__(cls)
+    value.__dict__.update(fields)
+    return value
+
+
+def is_registered_composite(value: Any) -> bool:
+    """True for a value whose class saved files can name (see `registered_name`)."""
+    return isinstance(value, ExtensionType) or type(value) in _NAMES
+
+
 def registered_name(cls: type) -> str:
     """The name a class is saved under: its `__name__` class attribute, else module.qualname."""
+    if cls in _NAMES:
+        return _NAMES[cls]
     own = cls.__dict__.get("__name__")
     return own if isinstance(own, str) else f"{cls.__module__}.{cls.__qualname__}"
 

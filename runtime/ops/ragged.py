@@ -29,7 +29,7 @@ from . import array_math
 from . import array_scatter as _scatter
 from . import array_sort as _sort
 from .core import convert_to_tensor
-from .extension_type import CompositeTensor, TypeSpec
+from .extension_type import CompositeTensor, TypeSpec, register_composite
 
 _CONVERTIBLE = (Tensor, list, tuple, np.ndarray, np.generic, numbers.Number, bytes, str)
 
@@ -641,3 +641,6 @@ class RaggedTensorSpec(TypeSpec):
     def __repr__(self) -> str:
         return (f"RaggedTensorSpec(TensorShape({self._shape.as_list() if self._shape.rank is not None else None}), "
                 f"{self._dtype!r}, {self._ragged_rank}, {self._row_splits_dtype!r})")
+
+
+register_composite(RaggedTensor, "rt.RaggedTensor")  # saved functions name its values so

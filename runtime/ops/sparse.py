@@ -25,7 +25,7 @@ from . import array_scatter as _scatter
 from . import array_sort as _sort
 from . import math_special as _special
 from .core import convert_to_tensor
-from .extension_type import CompositeTensor, TypeSpec
+from .extension_type import CompositeTensor, TypeSpec, register_composite
 
 
 def _int64(value, what: str) -> Tensor:
@@ -412,3 +412,6 @@ class SparseTensorSpec(TypeSpec):
     def __repr__(self) -> str:
         dims = self._shape.as_list() if self._shape.rank is not None else None
         return f"SparseTensorSpec(TensorShape({dims}), {self._dtype!r})"
+
+
+register_composite(SparseTensor, "rt.SparseTensor")  # saved functions name its values so

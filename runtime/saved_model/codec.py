@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import dtypes as _dtypes
 from ..dtypes import DType
-from ..ops.extension_type import ExtensionType, ImmutableDict, lookup_registered, registered_name
+from ..ops.extension_type import ImmutableDict, from_fields, is_registered_composite, lookup_registered, registered_name
 from ..shapes import TensorShape, TensorSpec
 
 MAX_DEPTH = 32
@@ -99,7 +99,7 @@ class Encoder:
             return {"slot": v.index}
         if isinstance(v, self._output_type):
             return {"output": v.index}
-        if isinstance(v, ExtensionType):
+        if is_registered_composite(v):
             fields = [[f.name, self.encode(getattr(v, f.name), where)] for f in dataclasses.fields(v)]
             return {"extension": [registered_name(type(v)), fields]}
         index = self._variable_index(v)
@@ -190,7 +190,7 @@ class Decoder:
         for name, value in pairs:
             value = self.decode(value, where, depth)
             fields[name] = ImmutableDict(value) if type(value) is dict else value
-        return cls.__nest_from_fields__(fields)
+        return from_fields(cls, fields)
 
     def _tag_array(self, body, where, depth):
         return self._array(body, where)

@@ -118,3 +118,28 @@ def test_cond_and_while_loop_carry_ragged_and_sparse_arguments():
     sp = rt.sparse.SparseTensor([[0, 0], [1, 1]], [1.0, 2.0], [2, 2])
     np.testing.assert_array_equal(rt.sparse.to_dense(same(rt.constant(True), sp)).numpy(),
                                   np.diag(np.float32([1, 2])))
+
+
+def test_saved_functions_take_ragged_and_sparse_arguments(tmp_path):
+    class Grower(rt.Module):
+        def __init__(self):
+            super().__init__()
+            self.v = rt.Variable(100.0)
+
+        @rt.function
+        def grow(self, x):
+            return x * self.v
+
+        @rt.function
+        def dense(self, s):
+            return rt.sparse.to_dense(s) * self.v
+
+    module = Grower()
+    module.grow.get_concrete_function(rt.RaggedTensorSpec(shape=[None, None], dtype=rt.float32))
+    module.dense.get_concrete_function(rt.SparseTensorSpec([None, None], rt.float32))
+    rt.saved_model.save(module, str(tmp_path))
+    loaded = rt.saved_model.load(str(tmp_path))
+    grown = loaded.grow(rt.ragged.constant([[1.0, 4.0, 3.0], [2.0]]))
+    assert grown.to_list() == [[100.0, 400.0, 300.0], [200.0]]   # TensorFlow's ragged guide
+    sp = rt.sparse.SparseTensor([[0, 1], [1, 0]], [1.0, 2.0], [2, 2])
+    np.testing.assert_array_equal(loaded.dense(sp).numpy(), [[0.0, 100.0], [200.0, 0.0]])
