@@ -64,7 +64,9 @@ class Function(Generic[P, R]):
         self._attributes = validate_attributes(attributes)
         self._signature = _signature_of(python_function)
         self._input_signature = None
+        self._given_signature = None  # as given: TypeSpecs of composite values kept for display
         if input_signature is not None:
+            self._given_signature = tuple(input_signature)
             self._input_signature = validate_input_signature(as_templates(input_signature),
                                                              self._signature, self._name)
         self._cache = TraceCache(self._name)
@@ -96,7 +98,12 @@ class Function(Generic[P, R]):
 
     @property
     def input_signature(self) -> tuple[TensorSpec, ...] | None:
-        """The `input_signature` given to `rt.function` (a tuple of TensorSpecs), or None."""
+        """The `input_signature` given to `rt.function` (a tuple of TensorSpecs and TypeSpecs),
+        or None."""
+        given = self._given_signature
+        if given is not None and self._input_signature is not None \
+                and len(given) == len(self._input_signature):
+            return given
         return self._input_signature
 
     @property
@@ -169,6 +176,8 @@ class Function(Generic[P, R]):
         bound._owner = (self, ref)
         if sig is not None:
             bound._input_signature = tuple(sig)
+            if self._given_signature is not None:
+                bound._given_signature = self._given_signature[len(self._given_signature) - len(sig):]
         try:
             self._instances[instance] = bound
         except TypeError:

@@ -51,6 +51,7 @@ def test_input_signature_takes_ragged_and_sparse_specs():
     assert lengths(rt.ragged.constant([[1, 2], [3]])).numpy().tolist() == [2, 1]
     assert lengths(rt.ragged.constant([[1], [3], [4, 5, 6]])).numpy().tolist() == [1, 1, 3]
     assert lengths.experimental_get_tracing_count() == 1
+    assert lengths.input_signature == (rt.RaggedTensorSpec([None, None], rt.int32),)
     with pytest.raises((TypeError, ValueError)):
         lengths(rt.ragged.constant([[1.0], [2.0]]))
 
