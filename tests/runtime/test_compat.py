@@ -42,3 +42,24 @@ def test_v1_imports_and_its_names_say_they_are_not_provided():
         tf1.placeholder  # noqa: B018
     with pytest.raises(TypeError, match="encodin"):
         rt.compat.as_bytes("a", encodin="utf-8")
+
+
+def test_v1_names_tensorflow_2_programs_still_use():
+    import logging
+
+    import runtime.compat.v1 as tf1
+    log = tf1.logging
+    # TensorFlow 2.21's values: the levels, WARN by default, ERROR after set_verbosity(ERROR)
+    assert (log.DEBUG, log.INFO, log.WARN, log.ERROR, log.FATAL) == (10, 20, 30, 40, 50)
+    logger = logging.getLogger("runtime")
+    before = logger.level
+    try:
+        log.set_verbosity(log.ERROR)
+        assert log.get_verbosity() == 40 and logger.getEffectiveLevel() == 40
+    finally:
+        logger.setLevel(before)
+    assert tf1.enable_eager_execution() is None and tf1.executing_eagerly() is True
+    tf1.set_random_seed(3)
+    first = rt.random.uniform([3]).numpy()
+    rt.random.set_seed(3)
+    assert (rt.random.uniform([3]).numpy() == first).all()   # the same global seed
