@@ -21,6 +21,7 @@ from ..tensor import Tensor
 from . import array_math
 from . import array_scatter as _scatter
 from . import random as _random
+from . import random_stateless as _stateless
 from .array_composed import pad as _pad
 from .array_composed import slice as _slice
 from .core import convert_to_tensor
@@ -528,6 +529,12 @@ class ResizeMethod:
 def random_crop(value, size, seed=None, name=None) -> Tensor:
     """A block of `size` (one entry per axis of `value`) at a uniformly random offset, as
     TensorFlow's (the offsets drawn as int32 values modulo the room on each axis)."""
+    return _crop_at_random(value, size, name, lambda shape: _random.uniform(
+        shape, maxval=2 ** 31 - 1, dtype=_dtypes.int32, seed=seed))
+
+
+def _crop_at_random(value, size, name, draw) -> Tensor:
+    """`random_crop` with the offsets' int32 draws made by `draw(shape)`."""
     x = convert_to_tensor(value)
     size_t = convert_to_tensor(size, dtype=_dtypes.int32)
     if x.shape.rank is not None and size_t.shape.as_list() != [x.shape.rank]:
@@ -539,9 +546,7 @@ def random_crop(value, size, seed=None, name=None) -> Tensor:
         raise _errors.InvalidArgumentError(f"random_crop: Need value.shape >= size, got "
                                            f"{list(dims)} {wanted}.")
     limit = array_math.add(array_math.subtract(array_math.shape(x), size_t), 1)
-    draw = _random.uniform(array_math.shape(limit), maxval=2 ** 31 - 1, dtype=_dtypes.int32,
-                           seed=seed)
-    offset = array_math.floormod(draw, limit)
+    offset = array_math.floormod(draw(array_math.shape(limit)), limit)
     if wanted is None:
         return _slice(x, offset, size_t, name=name)
     return array_math.reshape(_slice(x, offset, wanted), wanted, name=name)  # known shape
@@ -555,3 +560,93 @@ def _static_ints(value) -> list[int] | None:
         except Exception:  # a symbolic tensor: known when the graph runs
             return None
     return [int(v) for v in np.asarray(value).ravel()]
+
+
+# -- random adjustments (tf.image.random_* draw from rt.random, stateless_* from their seed) --
+
+def _uniform(shape, minval, maxval, seed, stateless: bool, dtype=_dtypes.float32) -> Tensor:
+    if stateless:
+        return _stateless.stateless_uniform(shape, seed, minval, maxval, dtype=dtype)
+    return _random.uniform(shape, minval, maxval, dtype=dtype, seed=seed)
+
+
+def _check_delta(max_delta) -> None:
+    if max_delta < 0:
+        raise ValueError("max_delta must be non-negative.")
+
+
+def _check_range(lower, upper) -> None:
+    if upper <= lower:
+        raise ValueError("upper must be > lower.")
+    if lower < 0:
+        raise ValueError("lower must be non-negative.")
+
+
+def _random_flip(image, axis: int, seed, stateless: bool) -> Tensor:
+    """Each image (of a batch, each one) mirrored along `axis` with probability 1/2."""
+    x = _image(image)
+    if x.shape.rank == 3:
+        flip = array_math.less(_uniform([], 0.0, 1.0, seed, stateless), 0.5)
+        return array_math.where(flip, array_math.reverse(x, [axis]), x)
+    batch = array_math.shape(x)[:1]
+    draws = _uniform(array_math.concat([batch, [1, 1, 1]], 0), 0.0, 1.0, seed, stateless)
+    return array_math.where(array_math.less(draws, 0.5), array_math.reverse(x, [axis]), x)
+
+
+@export("image.random_brightness")
+def random_brightness(image, max_delta, seed=None) -> Tensor:
+    """`adjust_brightness` by a delta drawn uniformly in [-max_delta, max_delta)."""
+    _check_delta(max_delta)
+    return adjust_brightness(image, _uniform([], -max_delta, max_delta, seed, False))
+
+
+@export("image.stateless_random_brightness")
+def stateless_random_brightness(image, max_delta, seed) -> Tensor:
+    """`random_brightness` whose delta is a function of `seed` (a pair of ints)."""
+    _check_delta(max_delta)
+    return adjust_brightness(image, _uniform([], -max_delta, max_delta, seed, True))
+
+
+@export("image.random_contrast")
+def random_contrast(image, lower, upper, seed=None) -> Tensor:
+    """`adjust_contrast` by a factor drawn uniformly in [lower, upper)."""
+    _check_range(lower, upper)
+    return adjust_contrast(image, _uniform([], lower, upper, seed, False))
+
+
+@export("image.stateless_random_contrast")
+def stateless_random_contrast(image, lower, upper, seed) -> Tensor:
+    """`random_contrast` whose factor is a function of `seed` (a pair of ints)."""
+    _check_range(lower, upper)
+    return adjust_contrast(image, _uniform([], lower, upper, seed, True))
+
+
+@export("image.random_flip_left_right")
+def random_flip_left_right(image, seed=None) -> Tensor:
+    """Each image mirrored along its width with probability 1/2."""
+    return _random_flip(image, -2, seed, False)
+
+
+@export("image.stateless_random_flip_left_right")
+def stateless_random_flip_left_right(image, seed) -> Tensor:
+    """`random_flip_left_right` whose draws are a function of `seed` (a pair of ints)."""
+    return _random_flip(image, -2, seed, True)
+
+
+@export("image.random_flip_up_down")
+def random_flip_up_down(image, seed=None) -> Tensor:
+    """Each image mirrored along its height with probability 1/2."""
+    return _random_flip(image, -3, seed, False)
+
+
+@export("image.stateless_random_flip_up_down")
+def stateless_random_flip_up_down(image, seed) -> Tensor:
+    """`random_flip_up_down` whose draws are a function of `seed` (a pair of ints)."""
+    return _random_flip(image, -3, seed, True)
+
+
+@export("image.stateless_random_crop")
+def stateless_random_crop(value, size, seed, name=None) -> Tensor:
+    """`random_crop` whose offset is a function of `seed` (a pair of ints)."""
+    return _crop_at_random(value, size, name, lambda shape: _stateless.stateless_uniform(
+        shape, seed, 0, 2 ** 31 - 1, dtype=_dtypes.int32))

@@ -76,3 +76,47 @@ def test_random_crop_takes_a_block_of_the_input_at_a_random_offset():
     assert ds.element_spec.shape.as_list() == [2, 3, 3, 3]
     with pytest.raises(rt.errors.InvalidArgumentError, match="value.shape >= size"):
         rt.image.random_crop(x, [2, 7, 3, 3])
+
+
+IMAGE = np.random.default_rng(0).random((6, 8, 3)).astype(np.float32)
+
+
+def test_stateless_random_adjustments_are_functions_of_their_seed():
+    # tf.image.stateless_random_*: the same seed, the same result (TensorFlow documents it)
+    for fn, args in ((rt.image.stateless_random_brightness, (0.5,)),
+                     (rt.image.stateless_random_contrast, (0.1, 0.9)),
+                     (rt.image.stateless_random_flip_left_right, ()),
+                     (rt.image.stateless_random_crop, ([4, 4, 3],))):
+        first = fn(IMAGE, *args, seed=(1, 2)).numpy()
+        np.testing.assert_array_equal(first, fn(IMAGE, *args, seed=(1, 2)).numpy())
+    shifts = {float(np.mean(rt.image.stateless_random_brightness(IMAGE, 0.5, seed=(i, 0))
+                            .numpy() - IMAGE)) for i in range(5)}
+    assert len(shifts) == 5 and all(-0.5 <= s < 0.5 for s in shifts)
+
+
+def test_random_adjustments_do_what_their_names_say():
+    delta = rt.image.random_brightness(IMAGE, 0.3).numpy() - IMAGE
+    assert np.ptp(delta) < 1e-6 and -0.3 <= delta.mean() < 0.3  # one shift for every pixel
+    mean = IMAGE.mean(axis=(0, 1))
+    out = rt.image.random_contrast(IMAGE, 0.2, 0.5).numpy()
+    factor = (out - mean) / (IMAGE - mean)
+    assert np.ptp(factor) < 1e-3 and 0.2 <= factor.mean() < 0.5  # one factor a channel
+    batch = np.stack([IMAGE] * 16)
+    flipped = rt.image.random_flip_left_right(batch).numpy()
+    kinds = [np.array_equal(x, IMAGE[:, ::-1]) for x in flipped]
+    assert all(k or np.array_equal(x, IMAGE) for k, x in zip(kinds, flipped))
+    assert 0 < sum(kinds) < 16  # each image of a batch drawn on its own
+    up = rt.image.stateless_random_flip_up_down(IMAGE, seed=(0, 0)).numpy()
+    assert np.array_equal(up, IMAGE) or np.array_equal(up, IMAGE[::-1])
+    crop = rt.image.stateless_random_crop(IMAGE, [4, 4, 3], seed=(3, 4)).numpy()
+    i, j = np.argwhere(IMAGE[:, :, 0] == crop[0, 0, 0])[0]
+    np.testing.assert_array_equal(crop, IMAGE[i:i + 4, j:j + 4])
+
+
+def test_random_adjustments_refuse_bad_ranges_in_tensorflows_words():
+    with pytest.raises(ValueError, match="max_delta must be non-negative"):
+        rt.image.random_brightness(IMAGE, -0.1)
+    with pytest.raises(ValueError, match="upper must be > lower"):
+        rt.image.stateless_random_contrast(IMAGE, 0.5, 0.5, seed=(1, 1))
+    with pytest.raises(ValueError, match="lower must be non-negative"):
+        rt.image.random_contrast(IMAGE, -0.5, 0.5)
