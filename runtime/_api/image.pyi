@@ -25,7 +25,11 @@ from runtime.ops.image import hsv_to_rgb as hsv_to_rgb
 from runtime.ops.io_image import is_jpeg as is_jpeg
 from runtime.ops.image import pad_to_bounding_box as pad_to_bounding_box
 from runtime.ops.image import per_image_standardization as per_image_standardization
+from runtime.ops.image import random_brightness as random_brightness
+from runtime.ops.image import random_contrast as random_contrast
 from runtime.ops.image import random_crop as random_crop
+from runtime.ops.image import random_flip_left_right as random_flip_left_right
+from runtime.ops.image import random_flip_up_down as random_flip_up_down
 from runtime.ops.image import resize as resize
 from runtime.ops.image import resize_with_crop_or_pad as resize_with_crop_or_pad
 from runtime.ops.image import resize_with_pad as resize_with_pad
@@ -33,5 +37,10 @@ from runtime.ops.image import rgb_to_grayscale as rgb_to_grayscale
 from runtime.ops.image import rgb_to_hsv as rgb_to_hsv
 from runtime.ops.image import rot90 as rot90
 from runtime.ops.image import sobel_edges as sobel_edges
+from runtime.ops.image import stateless_random_brightness as stateless_random_brightness
+from runtime.ops.image import stateless_random_contrast as stateless_random_contrast
+from runtime.ops.image import stateless_random_crop as stateless_random_crop
+from runtime.ops.image import stateless_random_flip_left_right as stateless_random_flip_left_right
+from runtime.ops.image import stateless_random_flip_up_down as stateless_random_flip_up_down
 from runtime.ops.image import total_variation as total_variation
 from runtime.ops.image import transpose as transpose
