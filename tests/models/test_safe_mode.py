@@ -275,6 +275,17 @@ _SPECIFIC = {
     "tensor_scatter_nd_sub": lambda p: (p([2, 3]), p([1, 1], rt.int32), p([1, 3])),
     "tensor_scatter_nd_update": lambda p: (p([2, 3]), p([1, 1], rt.int32), p([1, 3])),
     "unravel_index": lambda p: (p([2], rt.int32), [2, 3]),
+    # image codecs (rt.io and rt.image): a file's bytes in, an image out, and back
+    "decode_and_crop_jpeg": lambda p: (p([], rt.string), [0, 0, 2, 2]),
+    "decode_bmp": lambda p: (p([], rt.string),),
+    "decode_gif": lambda p: (p([], rt.string),),
+    "decode_image": lambda p: (p([], rt.string),),
+    "decode_jpeg": lambda p: (p([], rt.string),),
+    "decode_png": lambda p: (p([], rt.string),),
+    "encode_jpeg": lambda p: (p([4, 4, 3], rt.uint8),),
+    "encode_png": lambda p: (p([4, 4, 3], rt.uint8),),
+    "extract_jpeg_shape": lambda p: (p([], rt.string),),
+    "is_jpeg": lambda p: (p([], rt.string),),
 }
 _GENERIC = [
     lambda p: (p([2, 3]),), lambda p: (p([2, 3]), p([2, 3])), lambda p: (p([3, 3]),),
