@@ -732,8 +732,9 @@ class _Means:
         return self.means()
 
     def means(self) -> dict:
+        """The means by name, as float32 values (Keras's metric results are float32)."""
         return {name: self.last[i] if i in self.latest else
-                (float(self.sums[i] / self.weights[i]) if self.weights[i] else 0.0)
+                (float(np.float32(self.sums[i] / self.weights[i])) if self.weights[i] else 0.0)
                 for i, name in enumerate(self.names)}
 
 

@@ -45,3 +45,13 @@ def test_callbacks_see_sorted_logs():
                     ("test", ["accuracy", "loss", "mae"]),
                     ("epoch", ["accuracy", "loss", "mae", "val_accuracy", "val_loss",
                                "val_mae"])]
+
+
+def test_logged_means_are_float32_values_as_keras_gives_them():
+    model = keras.Sequential([keras.layers.Dense(1, activation="sigmoid",
+                                                 kernel_initializer="zeros")])
+    model.compile("adam", "binary_crossentropy", metrics=["accuracy"])
+    x, y = np.ones((10, 2)), np.array([1, 0] * 5)[:, None]
+    # Keras 3.15 prints {'accuracy': 0.5, 'loss': 0.6931471824645996}: float32 results
+    assert model.evaluate(x, y, verbose=0, return_dict=True, batch_size=3) == \
+        {"accuracy": 0.5, "loss": 0.6931471824645996}
