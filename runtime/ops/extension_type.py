@@ -140,7 +140,7 @@ class ImmutableDict(dict):
     def __repr__(self) -> str:
         return f"ImmutableDict({dict.__repr__(self)})"
 
-    def __hash__(self) -> int:  # by keys (equal dicts have equal keys): a field default may be one
+    def __hash__(self) -> int:  # type: ignore[override]  # by keys (equal dicts have equal keys): a field default may be one
         return hash(frozenset(self))
 
 
@@ -269,7 +269,7 @@ def _resolved_hints(cls: type) -> dict:
                     annotation = Any
             hints[name] = _resolve_forward(annotation, globalns, localns)
     if all(_is_resolved(a) for a in hints.values()):
-        cls._rt_hints = hints
+        cls._rt_hints = hints  # type: ignore[attr-defined]
     return hints
 
 
@@ -300,7 +300,7 @@ class ExtensionType(CompositeTensor):
             return
         user_init = cls.__dict__.get("__init__")
         for name in _own_annotations(cls):  # `= []` / `= {}` defaults, immutable as TF keeps them
-            default = cls.__dict__.get(name)
+            default: Any = cls.__dict__.get(name)
             if type(default) in (list, dict, set):
                 setattr(cls, name, ImmutableDict(default) if isinstance(default, dict) else tuple(default))
         dataclasses.dataclass(init=False, repr=False, eq=False)(cls)
@@ -388,7 +388,7 @@ def from_fields(cls: type, fields: dict) -> Any:
     build = getattr(cls, "__nest_from_fields__", None)
     if build is not None:
         return build(fields)
-    value = object.__new__(cls)
+    value: Any = object.__new__(cls)
     value.__dict__.update(fields)
     return value
 
@@ -498,7 +498,7 @@ class ExtensionTypeSpec(TypeSpec):
 
     def _to_template(self) -> Any:
         fields = {n: _template_of_field(v) for n, v in self._fields().items()}
-        return self._value_type.__nest_from_fields__(fields)
+        return self._value_type.__nest_from_fields__(fields)  # type: ignore[attr-defined]
 
     def __repr__(self) -> str:
         inner = ", ".join(f"{n}={v!r}" for n, v in self._fields().items())
@@ -700,10 +700,10 @@ def trace_templates(structure: Any) -> Any:
             return items
         return type(structure)(*items) if hasattr(structure, "_fields") else tuple(items)
     if type(structure) is dict:
-        items = {k: trace_templates(v) for k, v in structure.items()}
-        if all(items[k] is structure[k] for k in structure):
+        mapped = {k: trace_templates(v) for k, v in structure.items()}
+        if all(mapped[k] is structure[k] for k in structure):
             return structure
-        return items
+        return mapped
     return structure
 
 
