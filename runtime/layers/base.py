@@ -297,6 +297,23 @@ class Layer(Module):
         given_mask = kwargs.get("mask")
         return given_mask if given_mask is not None else _masks_of(inputs)
 
+    def _first_node(self, what: str):
+        nodes = self.__dict__.get("_inbound_nodes")
+        if not nodes:
+            raise AttributeError(f"The layer {self.name} has never been called and thus has no "
+                                 f"defined {what}; call it on Keras tensors (keras.Input) first.")
+        return nodes[0]
+
+    @property
+    def input(self):
+        """The Keras tensors the layer was first called on in a functional model."""
+        return self._first_node("input").call_args[0]
+
+    @property
+    def output(self):
+        """The Keras tensors the layer's first call in a functional model returned."""
+        return self._first_node("output").outputs
+
     @property
     def supports_masking(self) -> bool:
         """Whether the layer passes masks on (`compute_mask`): True for layers that keep

@@ -73,6 +73,7 @@ class Node:
         self.outputs = outputs
         for index, tensor in enumerate(nest.flatten(outputs)):
             tensor._keras_history = (self, index)
+        layer.__dict__.setdefault("_inbound_nodes", []).append(self)
 
     @property
     def inbound_tensors(self) -> list[KerasTensor]:
@@ -112,7 +113,11 @@ class InputLayer(Layer):
         tensor = KerasTensor(self._batch_input_shape, self.dtype, name=self.name,
                              sparse=self.sparse)
         Node(self, ((), (), {}), None, tensor)
-        self.output = tensor
+
+    @property
+    def input(self) -> KerasTensor:
+        """The Input tensor (an InputLayer's input is its output, as in Keras)."""
+        return self.output
 
     def get_config(self) -> dict:
         config = {"batch_shape": list(self._batch_input_shape), "dtype": self.dtype.name,
@@ -260,6 +265,10 @@ def call_symbolically(layer: Layer, inputs, args: tuple, kwargs: dict, training)
                 return x
             if id(x) not in placeholders:
                 placeholders[id(x)] = graph.placeholder(x.shape, x.dtype, name="input")
+                mask = getattr(x, "_keras_mask", None)
+                if isinstance(mask, KerasTensor):  # the mask a masking layer gave it
+                    placeholders[id(x)]._keras_mask = graph.placeholder(
+                        mask.shape, mask.dtype, name="mask")
             return placeholders[id(x)]
         real_inputs, real_args, real_kwargs = nest.map_structure(placeholder, call_args)
         result = layer(real_inputs, *real_args, training=training, **real_kwargs)
@@ -268,7 +277,11 @@ def call_symbolically(layer: Layer, inputs, args: tuple, kwargs: dict, training)
         if not hasattr(value, "shape") or not hasattr(value, "dtype"):
             raise TypeError(f"{layer.name} returned {value!r} when called on Keras tensors; a "
                             "layer in a functional model must return tensors.")
-        return KerasTensor(value.shape, value.dtype, name=layer.name)
+        tensor = KerasTensor(value.shape, value.dtype, name=layer.name)
+        mask = getattr(value, "_keras_mask", None)
+        if mask is not None and hasattr(mask, "shape"):  # Keras tensors carry their mask
+            tensor._keras_mask = KerasTensor(mask.shape, mask.dtype, name=f"{layer.name}_mask")
+        return tensor
     outputs = nest.map_structure(keras_tensor, result)
     Node(layer, call_args, training, outputs)
     return outputs
@@ -566,4 +579,4 @@ def _nodes_between(inputs: list[KerasTensor], outputs: list[KerasTensor]) -> lis
     return order
 
 
-_functional_hooks.update(call_symbolically=call_symbolically, Functional=Functional)
+_functional_hooks.update(call_symbolically=call_symbolically, Functional=Functional, Input=Input)

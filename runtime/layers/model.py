@@ -86,6 +86,16 @@ class Model(Training, Layer):
         """Jupyter's view: the summary's table in HTML."""
         return _html_repr.model_html(*_summary_table.summary_parts(self))
 
+    def get_layer(self, name: str | None = None, index: int | None = None) -> Layer:
+        """The layer called `name`, or at position `index` of `layers` (Keras's rule)."""
+        if index is not None:
+            return self.layers[index]
+        for layer in self.layers:
+            if layer.name == name:
+                return layer
+        raise ValueError(f"No layer named {name!r} in model {self.name!r}; its layers are "
+                         f"{[layer.name for layer in self.layers]}.")
+
 
 class Sequential(Model):
     """Calls its layers one after the other; `training` reaches those that take it.
@@ -150,6 +160,35 @@ class Sequential(Model):
     def layers(self) -> list[Layer]:
         """The layers, in calling order."""
         return list(self._stack)
+
+    def _symbolic_io(self) -> tuple:
+        """(input, output) Keras tensors of the layers called on a `keras.Input` of the
+        model's input shape, as Keras's Sequential builds them; made again after `add`/`pop`."""
+        key = tuple(id(layer) for layer in self._stack)
+        cached = self.__dict__.get("_symbolic_cache")
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        shape, dtype = self._input_spec or (
+            _declared_input(self._stack[0]) if self._stack else (None, None))
+        if shape is None:
+            raise AttributeError(f"Sequential model '{self.name}' has no defined inputs yet: "
+                                 "start it with keras.Input(shape=...) or give its first layer "
+                                 "an input_shape.")
+        x = inputs = _functional_hooks["Input"](batch_shape=tuple(shape), dtype=dtype)
+        for layer in self._stack:
+            x = layer(x)
+        self.__dict__["_symbolic_cache"] = (key, (inputs, x))
+        return inputs, x
+
+    @property
+    def inputs(self) -> list:
+        """The model's `keras.Input` tensor, in a list (Keras's `Sequential.inputs`)."""
+        return [self._symbolic_io()[0]]
+
+    @property
+    def outputs(self) -> list:
+        """The last layer's output Keras tensor, in a list."""
+        return [self._symbolic_io()[1]]
 
     def get_config(self) -> dict:
         """The name, the layers' configs, and the input shape the model was built for."""
