@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as _np
+
 from ..layers import base as _base
+from ..ops import random as _random
 
 _EPSILON = 1e-7
 
@@ -28,4 +31,29 @@ def image_data_format() -> str:
     return "channels_last"
 
 
-__all__ = ["floatx", "epsilon", "clear_session", "image_data_format"]
+def get_value(x):
+    """The value of a variable or tensor as a NumPy array (a NumPy value comes back as is)."""
+    return x.numpy() if hasattr(x, "numpy") else _np.asarray(x)
+
+
+def set_value(x, value) -> None:
+    """Assigns `value` to the variable `x`."""
+    if not hasattr(x, "assign"):
+        raise TypeError(f"set_value: x must be a variable (it has `assign`), got "
+                        f"{type(x).__name__}; pass the layer's or optimizer's variable.")
+    x.assign(value)
+
+
+def random_normal(shape, mean: float = 0.0, stddev: float = 1.0, dtype=None, seed=None):
+    """A tensor of `shape` drawn from the normal distribution (dtype: floatx())."""
+    return _random.normal(shape, mean=mean, stddev=stddev, dtype=dtype or floatx(), seed=seed)
+
+
+def random_uniform(shape, minval: float = 0.0, maxval: float = 1.0, dtype=None, seed=None):
+    """A tensor of `shape` drawn uniformly from [minval, maxval) (dtype: floatx())."""
+    return _random.uniform(shape, minval=minval, maxval=maxval, dtype=dtype or floatx(),
+                           seed=seed)
+
+
+__all__ = ["floatx", "epsilon", "clear_session", "image_data_format", "get_value", "set_value",
+           "random_normal", "random_uniform"]

@@ -151,18 +151,18 @@ class Training:
         self.stop_training = False
         logs: dict = {}
         for callback in callbacks:
-            callback.on_train_begin()
+            callback.on_train_begin({})
         first = _check_initial_epoch(initial_epoch)
         first = getattr(self, "_initial_epoch", None) or first  # set by BackupAndRestore
         self._initial_epoch = None
         for epoch in range(first, epochs):
             for callback in callbacks:
-                callback.on_epoch_begin(epoch)
+                callback.on_epoch_begin(epoch, {})
             totals = self._new_means()
             batches = 0
             for step, (x_batch, y_batch, w_batch) in enumerate(feed.epoch()):
                 for callback in callbacks:
-                    callback.on_train_batch_begin(step)
+                    callback.on_train_batch_begin(step, {})
                 batch_logs = _keras_order(totals.add(self._train_step(x_batch, y_batch, w_batch),
                                                      _count(x_batch)))
                 batches += 1
@@ -311,11 +311,11 @@ class Training:
         """The means of the test step over `batches`, calling the callbacks' test hooks and
         drawing the `progress`."""
         for callback in callbacks:
-            callback.on_test_begin()
+            callback.on_test_begin({})
         totals = self._new_means()
         for step, (x_batch, y_batch, w_batch) in enumerate(batches):
             for callback in callbacks:
-                callback.on_test_batch_begin(step)
+                callback.on_test_batch_begin(step, {})
             batch_logs = _keras_order(totals.add(self._test_step(x_batch, y_batch, w_batch),
                                                  _count(x_batch)))
             progress.update(batch_logs)
@@ -331,18 +331,18 @@ class Training:
         """The predict step's outputs for each batch of `inputs`, calling the predict hooks
         and drawing the `progress`."""
         for callback in callbacks:
-            callback.on_predict_begin()
+            callback.on_predict_begin({})
         parts = []
         for step, batch in enumerate(inputs):
             for callback in callbacks:
-                callback.on_predict_batch_begin(step)
+                callback.on_predict_batch_begin(step, {})
             parts.append(self._predict_step(_strings_as_tensors(batch)))
             progress.update({})
             for callback in callbacks:
                 callback.on_predict_batch_end(step, {"outputs": parts[-1]})
         progress.finish({})
         for callback in callbacks:
-            callback.on_predict_end()
+            callback.on_predict_end({})
         return parts
 
     def _check_compiled(self, method: str) -> None:
