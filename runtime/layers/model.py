@@ -86,6 +86,13 @@ class Model(Training, Layer):
         """Jupyter's view: the summary's table in HTML."""
         return _html_repr.model_html(*_summary_table.summary_parts(self))
 
+    @classmethod
+    def from_config(cls, config: dict, custom_objects: dict | None = None) -> "Model":
+        """A model from `get_config()`'s dict (a functional config gives a functional model);
+        `custom_objects` maps the names of custom layers in it to their classes, as in Keras."""
+        with _serialization.custom_object_scope(custom_objects or {}):
+            return super().from_config(config)
+
     def get_layer(self, name: str | None = None, index: int | None = None) -> Layer:
         """The layer called `name`, or at position `index` of `layers` (Keras's rule)."""
         if index is not None:

@@ -72,3 +72,30 @@ def test_keras_tensors_carry_masks_through_mask_propagating_layers():
     assert not hasattr(layers.Flatten()(keras.Input(shape=(3,))), "_keras_mask")
     out = layers.LSTM(3)(y)
     assert not hasattr(out, "_keras_mask")
+
+
+def test_model_from_config_takes_custom_objects():
+    # Keras 3: Model.from_config(config, custom_objects={"CustomDense": CustomDense}) rebuilds
+    # a functional model holding a custom layer that is not registered.
+    class CustomDense(layers.Layer):
+        def __init__(self, units=32):
+            super().__init__()
+            self.units = units
+
+        def build(self, input_shape):
+            self.w = self.add_weight(shape=(input_shape[-1], self.units),
+                                     initializer="random_normal")
+
+        def call(self, inputs):
+            return inputs @ self.w
+
+        def get_config(self):
+            return {"units": self.units}
+
+    inputs = keras.Input((4,))
+    model = keras.Model(inputs, CustomDense(10)(inputs))
+    new_model = keras.Model.from_config(model.get_config(),
+                                        custom_objects={"CustomDense": CustomDense})
+    assert isinstance(new_model.layers[-1], CustomDense)
+    assert new_model.layers[-1].units == 10
+    assert tuple(new_model(np.ones((2, 4), "float32")).shape) == (2, 10)
