@@ -67,10 +67,6 @@ class Training:
                              f"{steps_per_execution!r}.")
         jit_compile = None if jit_compile == "auto" else jit_compile
         optimizer = get_optimizer(optimizer)
-        if loss is None:
-            raise ValueError("compile(loss=...) is required: a name such as 'mse' or "
-                             "'sparse_categorical_crossentropy', or a callable "
-                             "fn(y_true, y_pred).")
         self.run_eagerly = bool(run_eagerly)
         loss_fn = _loss_function(loss)
         self._compiled_metrics = _metric_list(metrics)
@@ -85,6 +81,8 @@ class Training:
         named = [(name, _stateful_step(m, w) if _is_stateful(m) else _counted(m, w))
                  for (name, m), w in zip(resolved, flags)]
         loss_fn = _scaled(_weighted_loss(loss, loss_fn), _loss_weight(loss_weights))
+        if loss is None:  # the model's add_loss terms alone, as in Keras
+            loss_fn = _no_loss(self)
         self.optimizer = optimizer
         self.loss = loss
         self.metrics_names = _unique(["loss"] + [name for name, _ in named])
@@ -457,6 +455,18 @@ def _loss_function(loss) -> Callable:
     return _losses.get(loss)
 
 
+def _no_loss(model) -> Callable:
+    """compile() without a loss: the model trains on its own `add_loss` terms alone, as in
+    Keras; a step with none of them has nothing to minimize."""
+    def no_loss(y_true, y_pred, sample_weight=None):
+        if not model.losses:
+            raise ValueError("No loss to compute: the model was compiled without a loss and "
+                             "added none with add_loss(). Provide a `loss` argument in "
+                             "`compile()`.")
+        return convert_to_tensor(0.0)
+    return no_loss
+
+
 def _metric_list(metrics, argument: str = "metrics") -> list:
     """compile's `metrics` as a list (a single name or metric is refused, as in Keras)."""
     if not metrics:
@@ -671,7 +681,8 @@ def _train_step(model, optimizer, loss_fn, metrics):
             prediction = model(x, training=True)
             loss = _with_model_losses(model, loss_fn(y, prediction, sample_weight))
         variables = model.trainable_variables
-        optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
+        if variables:  # a model without trainable weights trains nothing, as in Keras
+            optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
         return [loss] + [fn(y, prediction, sample_weight) for _, fn in metrics]
     return train_step
 

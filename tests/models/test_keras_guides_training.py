@@ -2,6 +2,7 @@
 each checked against Keras 3 (TensorFlow 2.21) as measured under it."""
 
 import numpy as np
+import pytest
 
 import runtime as rt
 from runtime import keras
@@ -66,3 +67,41 @@ def test_backend_get_value_set_value_and_random_normal():
     draw = keras.backend.random_normal(shape=(200, 50), seed=1)
     assert draw.shape == (200, 50) and draw.dtype == rt.float32
     assert abs(float(np.mean(draw))) < 0.05 and abs(float(np.std(draw)) - 1.0) < 0.05
+
+
+class _MeanActivity(keras.layers.Layer):
+    def call(self, inputs):
+        self.add_loss(0.01 * rt.reduce_mean(inputs))
+        return inputs
+
+
+def test_fit_a_model_without_trainable_weights():
+    # the subclassing guide fits a model of one add_loss layer (no weights): Keras 3 trains
+    # nothing and reports the loss, mse + 0.01 * mean(x) here
+    inputs = keras.Input(shape=(3,))
+    model = keras.Model(inputs, _MeanActivity()(inputs))
+    model.compile(optimizer="adam", loss="mse")
+    x = np.array([[0.2, 0.4, 0.6], [0.1, 0.3, 0.5]], "float32")
+    y = np.zeros((2, 3), "float32")
+    history = model.fit(x, y, verbose=0)
+    expected = np.mean(x ** 2) + 0.01 * np.mean(x)
+    np.testing.assert_allclose(history.history["loss"], [expected], rtol=1e-5)
+
+
+def test_compile_without_a_loss_trains_on_add_loss_terms():
+    # Keras 3: compile(optimizer) alone; fit minimizes and reports the add_loss terms
+    inputs = keras.Input(shape=(3,))
+    model = keras.Model(inputs, _MeanActivity()(inputs))
+    model.compile(optimizer="adam")
+    x = np.array([[0.2, 0.4, 0.6], [0.1, 0.3, 0.5]], "float32")
+    history = model.fit(x, np.zeros((2, 3), "float32"), verbose=0)
+    np.testing.assert_allclose(history.history["loss"], [0.01 * np.mean(x)], rtol=1e-5)
+    assert abs(model.evaluate(x, np.zeros((2, 3), "float32"), verbose=0) - 0.0035) < 1e-6
+
+
+def test_compile_without_a_loss_and_no_add_loss_refused_at_fit():
+    # Keras 3 raises ValueError "No loss to compute. Provide a `loss` argument in `compile()`."
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
+    model.compile(optimizer="adam")
+    with pytest.raises(ValueError, match="loss"):
+        model.fit(np.ones((2, 3), "float32"), np.ones((2, 1), "float32"), verbose=0)
