@@ -68,7 +68,7 @@ class Training:
         jit_compile = None if jit_compile == "auto" else jit_compile
         optimizer = get_optimizer(optimizer)
         self.run_eagerly = bool(run_eagerly)
-        loss_fn = _loss_function(loss)
+        loss_fn = None if _output_names(self, loss) else _loss_function(loss)
         self._compiled_metrics = _metric_list(metrics)
         weighted = _metric_list(weighted_metrics, "weighted_metrics")
         resolved = [_metrics.get(m) for m in self._compiled_metrics]
@@ -80,7 +80,9 @@ class Training:
         self._stateful_positions = {1 + i for i, (_, m) in enumerate(resolved) if _is_stateful(m)}
         named = [(name, _stateful_step(m, w) if _is_stateful(m) else _counted(m, w))
                  for (name, m), w in zip(resolved, flags)]
-        loss_fn = _scaled(_weighted_loss(loss, loss_fn), _loss_weight(loss_weights))
+        loss_fn = _per_output_loss(self, loss, loss_weights) or \
+            _scaled(_weighted_loss(loss, loss_fn), _loss_weight(loss_weights))
+        named += [(name, _counted(fn)) for name, fn in getattr(loss_fn, "per_output", [])]
         if loss is None:  # the model's add_loss terms alone, as in Keras
             loss_fn = _no_loss(self)
         self.optimizer = optimizer
@@ -447,6 +449,68 @@ def _unique(names: list[str]) -> list[str]:
             count += 1
         out.append(f"{name}_{count}" if count else name)
     return out
+
+
+def _output_names(model, loss) -> list[str] | None:
+    """The names of a functional model's outputs (its dict keys, else the output layers'
+    names) when `loss` is a list or dict (one loss per output, as Keras takes them); None
+    for one loss for the whole output."""
+    outputs = getattr(model, "_nested_outputs", None)
+    if not isinstance(loss, (list, tuple, dict)) or outputs is None:
+        return None
+    if isinstance(outputs, dict):
+        return list(outputs)
+    if not isinstance(outputs, (list, tuple)) or (len(outputs) == 1 and not isinstance(
+            loss, dict)):
+        return None
+    return [tensor.node.layer.name for tensor in outputs]
+
+
+def _by_output(value, names: list[str], what: str) -> list:
+    """`value` (a list in the outputs' order, or a dict by output name) as a list."""
+    if isinstance(value, dict):
+        unknown = sorted(set(value) - set(names))
+        if unknown:
+            raise ValueError(f"{what}: {unknown} are not output names; the model's outputs are "
+                             f"{names}.")
+        return [value.get(name) for name in names]
+    if not isinstance(value, (list, tuple)) or len(value) != len(names):
+        raise ValueError(f"{what} needs one entry per output ({len(names)}: {names}), got "
+                         f"{value!r:.80}.")
+    return list(value)
+
+
+def _per_output_loss(model, loss, loss_weights) -> Callable | None:
+    """For a model of several outputs given one loss each (a list, or a dict by output
+    name), `fn(y, prediction, sample_weight)`: the sum of each output's loss times its
+    `loss_weights` entry (1 when not given), as Keras's compile computes it."""
+    names = _output_names(model, loss)
+    if names is None:
+        return None
+    losses = [None if entry is None else _weighted_loss(entry, _loss_function(entry))
+              for entry in _by_output(loss, names, "compile(loss=...)")]
+    weights = [1.0] * len(names) if loss_weights is None else [
+        1.0 if w is None else float(w)
+        for w in _by_output(loss_weights, names, "compile(loss_weights=...)")]
+    def total(y, prediction, sample_weight=None):
+        targets = _by_output(y, names, "the targets")
+        predicted = _by_output(prediction, names, "the model's outputs")
+        terms = [fn(t, p, sample_weight) * w
+                 for fn, t, p, w in zip(losses, targets, predicted, weights) if fn is not None]
+        return sum(terms[1:], terms[0])
+    total.__name__ = "loss"
+    total.per_output = [(f"{name}_loss", _one_output(fn, index, names))
+                        for index, (name, fn) in enumerate(zip(names, losses)) if fn is not None]
+    return total
+
+
+def _one_output(loss_fn: Callable, index: int, names: list[str]) -> Callable:
+    """`fn(y, prediction)`: the unweighted loss of output `index` (Keras logs it as
+    "<output name>_loss")."""
+    def output_loss(y, prediction):
+        return loss_fn(_by_output(y, names, "the targets")[index],
+                       _by_output(prediction, names, "the model's outputs")[index])
+    return output_loss
 
 
 def _loss_function(loss) -> Callable:

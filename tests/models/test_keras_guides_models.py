@@ -99,3 +99,56 @@ def test_model_from_config_takes_custom_objects():
     assert isinstance(new_model.layers[-1], CustomDense)
     assert new_model.layers[-1].units == 10
     assert tuple(new_model(np.ones((2, 4), "float32")).shape) == (2, 10)
+
+
+def _two_output_model():
+    rng = np.random.default_rng(0)
+    inputs = keras.Input((3,), name="x")
+    model = keras.Model(inputs, [layers.Dense(1, name="priority")(inputs),
+                                 layers.Dense(4, name="department")(inputs)])
+    weights = [rng.normal(size=s).astype("float32") for s in [(3, 1), (1,), (3, 4), (4,)]]
+    model.set_weights(weights)
+    x = rng.normal(size=(6, 3)).astype("float32")
+    y_priority = rng.random((6, 1)).astype("float32")
+    y_department = np.eye(4, dtype="float32")[rng.integers(0, 4, 6)]
+    return model, weights, x, y_priority, y_department
+
+
+def _numpy_losses(weights, x, y_priority, y_department):
+    """Keras's formulas: BCE from logits and CCE from logits, each the mean over samples."""
+    logit = x @ weights[0] + weights[1]
+    bce = np.mean(np.maximum(logit, 0) - logit * y_priority + np.log1p(np.exp(-abs(logit))))
+    z = x @ weights[2] + weights[3]
+    log_softmax = z - z.max(-1, keepdims=True)
+    log_softmax -= np.log(np.exp(log_softmax).sum(-1, keepdims=True))
+    cce = np.mean(-(y_department * log_softmax).sum(-1))
+    return bce, cce
+
+
+def test_compile_takes_one_loss_per_output_with_loss_weights_as_a_dict():
+    # Keras 3 (measured): evaluate gives loss 0.8973, department_loss 1.4001,
+    # priority_loss 0.6173 for this program; here checked against the NumPy formulas.
+    model, weights, x, y_priority, y_department = _two_output_model()
+    model.compile(optimizer="sgd", loss={
+        "priority": keras.losses.BinaryCrossentropy(from_logits=True),
+        "department": keras.losses.CategoricalCrossentropy(from_logits=True)},
+        loss_weights={"priority": 1.0, "department": 0.2})
+    logs = model.evaluate(x, {"priority": y_priority, "department": y_department},
+                          verbose=0, return_dict=True)
+    bce, cce = _numpy_losses(weights, x, y_priority, y_department)
+    assert sorted(logs) == ["department_loss", "loss", "priority_loss"]
+    np.testing.assert_allclose(logs["priority_loss"], bce, rtol=1e-5)
+    np.testing.assert_allclose(logs["department_loss"], cce, rtol=1e-5)
+    np.testing.assert_allclose(logs["loss"], bce + 0.2 * cce, rtol=1e-5)
+
+
+def test_compile_takes_a_list_of_losses_and_fit_trains_on_their_weighted_sum():
+    model, weights, x, y_priority, y_department = _two_output_model()
+    model.compile(optimizer=keras.optimizers.SGD(0.0), loss=[
+        keras.losses.BinaryCrossentropy(from_logits=True),
+        keras.losses.CategoricalCrossentropy(from_logits=True)], loss_weights=[0.5, 2.0])
+    bce, cce = _numpy_losses(weights, x, y_priority, y_department)
+    history = model.fit(x, [y_priority, y_department], batch_size=6, epochs=1, verbose=0)
+    np.testing.assert_allclose(history.history["loss"][0], 0.5 * bce + 2.0 * cce, rtol=1e-5)
+    with pytest.raises(ValueError, match="one entry per output"):
+        model.compile(optimizer="sgd", loss=["mse", "mse", "mse"])
