@@ -20,6 +20,7 @@ from .. import dtypes as _dtypes
 from ..ops import array_math, control_flow, linalg, random
 from ..ops.core import constant, convert_to_tensor
 from ..ops.tensor_array import TensorArray
+from ..ops.variables import Variable
 from ..shapes import TensorShape
 from . import activations
 from . import initializers as _initializers
@@ -260,6 +261,13 @@ class GRUCell(_Cell):
         return h, [h]
 
 
+class _StateHolder:
+    """Holds a stateful RNN's state variables out of the layer's tracked weights."""
+
+    def __init__(self) -> None:
+        self.values: list | None = None
+
+
 class RNN(Layer):
     """Runs `cell` over the steps of `[batch, steps, features]` inputs (`time_major=True`:
     `[steps, batch, features]`).
@@ -290,14 +298,12 @@ class RNN(Layer):
         if not hasattr(cell, "state_size") or not callable(cell):
             raise TypeError(f"RNN needs a cell with `state_size` and `call(inputs, states)`, "
                             f"got {cell!r}.")
-        if stateful:
-            raise NotImplementedError("RNN(stateful=True) is not implemented; pass the last "
-                                      "states back as `initial_state`.")
         self.cell = cell
         self.return_sequences = bool(return_sequences)
         self.return_state = bool(return_state)
         self.go_backwards = bool(go_backwards)
-        self.stateful = False
+        self.stateful = bool(stateful)
+        self._state_holder = _StateHolder()  # stateful: the states kept between calls
         self.unroll = bool(unroll)
         self.time_major = bool(time_major)
 
@@ -308,7 +314,31 @@ class RNN(Layer):
                              f"got shape {shape}.")
         if isinstance(self.cell, Layer) and not self.cell.built:
             self.cell._build_once(TensorShape([shape[1 if self.time_major else 0], shape[2]]))
+        if self.stateful and self._state_holder.values is None:
+            batch = shape[1 if self.time_major else 0]
+            if batch is None:
+                raise ValueError(f"{self.name}: with stateful=True the batch size must be "
+                                 f"static; found a dynamic batch size in shape {shape}. Give "
+                                 "the Input a batch_shape, or call the layer on arrays.")
+            self._state_holder.values = [
+                Variable(state, trainable=False, name="rnn_state")
+                for state in self.cell.get_initial_state(batch, self.dtype)]
         self.built = True
+
+    @property
+    def states(self) -> list | None:
+        """stateful=True: the variables holding the last states (None before the first
+        call); they are not among the layer's weights, as in Keras."""
+        return self._state_holder.values
+
+    def reset_state(self) -> None:
+        """Sets the kept states (stateful=True) back to zeros."""
+        for variable in self._state_holder.values or []:
+            variable.assign(array_math.zeros_like(variable))
+
+    def reset_states(self) -> None:
+        """Keras's older name of `reset_state`."""
+        self.reset_state()
 
     def _initial_state(self, x, initial_state):
         sizes = self.cell.state_size
@@ -320,6 +350,13 @@ class RNN(Layer):
                 raise ValueError(f"{self.name}: `initial_state` needs {len(sizes)} tensors, got "
                                  f"{len(states)}.")
             return [convert_to_tensor(s, dtype=x.dtype) for s in states]
+        if self.stateful and self._state_holder.values is not None:
+            kept = self._state_holder.values
+            expected, batch = kept[0].shape.as_list()[0], x.shape.as_list()[1]
+            if batch is not None and batch != expected:
+                raise ValueError(f"{self.name}: with stateful=True the batch size of the "
+                                 f"inputs must stay {expected} (the states'); got {batch}.")
+            return [convert_to_tensor(v, dtype=x.dtype) for v in kept]
         batch = x.shape.as_list()[1]
         if batch is None:
             batch = array_math.shape(x)[1]
@@ -386,6 +423,9 @@ class RNN(Layer):
             if sequence is not None:
                 sequence = array_math.where(array_math.expand_dims(step_mask, -1), sequence,
                                             array_math.zeros_like(sequence))
+        if self.stateful and self._state_holder.values is not None:
+            for variable, state in zip(self._state_holder.values, states):
+                variable.assign(state)
         if self.return_sequences:
             result = sequence if self.time_major else array_math.transpose(sequence, [1, 0, 2])
         else:
