@@ -34,18 +34,24 @@ def _tier(jit):
 def _nested(fn, x, order: int, persistent: bool = False) -> list:
     """[f'(x), ..., f^(order)(x)] by `order` nested tapes around `fn(x)` (None counts as 0)."""
     tapes = [rt.GradientTape(persistent=persistent) for _ in range(order)]
-    for tape in tapes:
-        tape.__enter__()
-        tape.watch(x)
-    value = fn(x)
-    derivatives = []
-    for tape in reversed(tapes):  # the innermost tape first
-        tape.__exit__(None, None, None)
-        value = tape.gradient(value, x)
-        derivatives.append(0.0 if value is None else float(value))
-        if value is None:
-            value = rt.constant(np.float64(0.0))
-    return derivatives
+    recording = []
+    try:
+        for tape in tapes:
+            recording.append(tape.__enter__())
+            tape.watch(x)
+        value = fn(x)
+        derivatives = []
+        while recording:  # the innermost tape first, differentiated while the others record
+            tape = recording.pop()
+            tape.__exit__(None, None, None)
+            value = tape.gradient(value, x)
+            derivatives.append(0.0 if value is None else float(value))
+            if value is None:
+                value = rt.constant(np.float64(0.0))
+        return derivatives
+    finally:  # an error leaves no tape recording for later tests
+        for tape in reversed(recording):
+            tape.__exit__(None, None, None)
 
 
 def _cube(x):
