@@ -69,6 +69,7 @@ class Training:
         optimizer = get_optimizer(optimizer)
         self.run_eagerly = bool(run_eagerly)
         loss_fn = None if _output_names(self, loss) else _loss_function(loss)
+        _check_output_metrics(_output_names(self, loss), metrics)
         self._compiled_metrics = _metric_list(metrics)
         weighted = _metric_list(weighted_metrics, "weighted_metrics")
         resolved = [_metrics.get(m) for m in self._compiled_metrics]
@@ -464,6 +465,23 @@ def _output_names(model, loss) -> list[str] | None:
             loss, dict)):
         return None
     return [tensor.node.layer.name for tensor in outputs]
+
+
+def _check_output_metrics(names: list[str] | None, metrics) -> None:
+    """Metrics with one loss per output: Keras wants them by output (a list of one entry per
+    output or a dict by name) and refuses a flat list; per-output metrics are not offered."""
+    if not names or not metrics:
+        return
+    by_output = isinstance(metrics, dict) or (
+        isinstance(metrics, (list, tuple)) and len(metrics) == len(names) and
+        all(isinstance(m, (list, tuple)) for m in metrics))
+    if not by_output:
+        raise ValueError(f"compile(metrics=...): for a model of several outputs ({names}), "
+                         "metrics must be a dict by output name or a list with one list of "
+                         "metrics per output, as in Keras.")
+    raise NotImplementedError("compile(metrics=...) by output is not implemented for a model "
+                              "of several outputs; compile without metrics and evaluate each "
+                              "output with keras.metrics objects.")
 
 
 def _by_output(value, names: list[str], what: str) -> list:

@@ -152,3 +152,10 @@ def test_compile_takes_a_list_of_losses_and_fit_trains_on_their_weighted_sum():
     np.testing.assert_allclose(history.history["loss"][0], 0.5 * bce + 2.0 * cce, rtol=1e-5)
     with pytest.raises(ValueError, match="one entry per output"):
         model.compile(optimizer="sgd", loss=["mse", "mse", "mse"])
+
+
+def test_a_flat_metric_list_for_several_outputs_is_refused_at_compile():
+    # Keras 3: ValueError "Invalid `metrics` ... a dict or a list matching the output names"
+    model = _two_output_model()[0]
+    with pytest.raises(ValueError, match="metrics"):
+        model.compile("sgd", loss=["mse", "mse"], metrics=["mae"])
