@@ -69,7 +69,7 @@ class Training:
         optimizer = get_optimizer(optimizer)
         self.run_eagerly = bool(run_eagerly)
         loss_fn = None if _output_names(self, loss) else _loss_function(loss)
-        _check_output_metrics(_output_names(self, loss), metrics)
+        metrics, metric_outputs = _metrics_by_output(_output_names(self, loss), metrics)
         self._compiled_metrics = _metric_list(metrics)
         weighted = _metric_list(weighted_metrics, "weighted_metrics")
         resolved = [_metrics.get(m) for m in self._compiled_metrics]
@@ -81,6 +81,7 @@ class Training:
         self._stateful_positions = {1 + i for i, (_, m) in enumerate(resolved) if _is_stateful(m)}
         named = [(name, _stateful_step(m, w) if _is_stateful(m) else _counted(m, w))
                  for (name, m), w in zip(resolved, flags)]
+        named = _on_outputs(named, metric_outputs, _output_names(self, loss))
         loss_fn = _per_output_loss(self, loss, loss_weights) or \
             _scaled(_weighted_loss(loss, loss_fn), _loss_weight(loss_weights))
         named += [(name, _counted(fn)) for name, fn in getattr(loss_fn, "per_output", [])]
@@ -467,21 +468,41 @@ def _output_names(model, loss) -> list[str] | None:
     return [tensor.node.layer.name for tensor in outputs]
 
 
-def _check_output_metrics(names: list[str] | None, metrics) -> None:
-    """Metrics with one loss per output: Keras wants them by output (a list of one entry per
-    output or a dict by name) and refuses a flat list; per-output metrics are not offered."""
+def _metrics_by_output(names: list[str] | None, metrics) -> tuple:
+    """(flat metrics, the output index of each) for a model of several outputs given metrics
+    by output (a list with one list per output, or a dict by output name), as Keras takes
+    them; a flat list is refused there, as in Keras. (metrics, None) otherwise."""
     if not names or not metrics:
-        return
+        return metrics, None
     by_output = isinstance(metrics, dict) or (
         isinstance(metrics, (list, tuple)) and len(metrics) == len(names) and
-        all(isinstance(m, (list, tuple)) for m in metrics))
+        all(m is None or isinstance(m, (list, tuple)) for m in metrics))
     if not by_output:
         raise ValueError(f"compile(metrics=...): for a model of several outputs ({names}), "
                          "metrics must be a dict by output name or a list with one list of "
                          "metrics per output, as in Keras.")
-    raise NotImplementedError("compile(metrics=...) by output is not implemented for a model "
-                              "of several outputs; compile without metrics and evaluate each "
-                              "output with keras.metrics objects.")
+    flat, outputs = [], []
+    for index, entry in enumerate(_by_output(metrics, names, "compile(metrics=...)")):
+        entry = [] if entry is None else entry if isinstance(entry, (list, tuple)) else [entry]
+        flat += list(entry)
+        outputs += [index] * len(entry)
+    return flat, outputs
+
+
+def _on_outputs(named: list, outputs: list | None, names: list[str] | None) -> list:
+    """The metrics given by output read their output's targets and predictions and are
+    logged as "<output name>_<metric name>", as in Keras."""
+    if outputs is None:
+        return named
+    def on_output(fn, index):
+        def metric(y, prediction, sample_weight=None):
+            return fn(_by_output(y, names, "the targets")[index],
+                      _by_output(prediction, names, "the model's outputs")[index],
+                      sample_weight)
+        return metric
+    picked = [(f"{names[i]}_{name}", on_output(fn, i))
+              for (name, fn), i in zip(named, outputs)]
+    return picked + named[len(outputs):]
 
 
 def _by_output(value, names: list[str], what: str) -> list:
@@ -505,6 +526,10 @@ def _per_output_loss(model, loss, loss_weights) -> Callable | None:
     names = _output_names(model, loss)
     if names is None:
         return None
+    if isinstance(loss, dict) and set(loss) != set(names):
+        raise ValueError(f"compile(loss=...): a dict of losses needs every output name "
+                         f"{names} (None for an output without a loss), as in Keras; got "
+                         f"{sorted(loss)}.")
     losses = [None if entry is None else _weighted_loss(entry, _loss_function(entry))
               for entry in _by_output(loss, names, "compile(loss=...)")]
     weights = [1.0] * len(names) if loss_weights is None else [
@@ -517,8 +542,9 @@ def _per_output_loss(model, loss, loss_weights) -> Callable | None:
                  for fn, t, p, w in zip(losses, targets, predicted, weights) if fn is not None]
         return sum(terms[1:], terms[0])
     total.__name__ = "loss"
-    total.per_output = [(f"{name}_loss", _one_output(fn, index, names))
-                        for index, (name, fn) in enumerate(zip(names, losses)) if fn is not None]
+    active = [(f"{name}_loss", _one_output(fn, index, names))
+              for index, (name, fn) in enumerate(zip(names, losses)) if fn is not None]
+    total.per_output = active if len(active) > 1 else []  # logged when several, as Keras
     return total
 
 

@@ -159,3 +159,60 @@ def test_a_flat_metric_list_for_several_outputs_is_refused_at_compile():
     model = _two_output_model()[0]
     with pytest.raises(ValueError, match="metrics"):
         model.compile("sgd", loss=["mse", "mse"], metrics=["mae"])
+
+
+def _score_class_model():
+    rng = np.random.default_rng(0)
+    inputs = keras.Input((3,))
+    model = keras.Model(inputs, [layers.Dense(1, name="score_output")(inputs),
+                                 layers.Dense(5, name="class_output")(inputs)])
+    weights = [rng.normal(size=s).astype("float32") for s in [(3, 1), (1,), (3, 5), (5,)]]
+    model.set_weights(weights)
+    x = rng.normal(size=(8, 3)).astype("float32")
+    y_score = rng.random((8, 1)).astype("float32")
+    y_class = np.eye(5, dtype="float32")[rng.integers(0, 5, 8)]
+    return model, weights, x, y_score, y_class
+
+
+@pytest.mark.parametrize("by_name", [False, True])
+def test_metrics_by_output_are_logged_under_the_output_names(by_name):
+    # Keras 3 (measured on this program): keys class_output_categorical_accuracy,
+    # class_output_loss, loss, score_output_loss, score_output_mean_absolute_error (0.58739),
+    # score_output_mean_absolute_percentage_error (461.947); values checked with NumPy here.
+    model, weights, x, y_score, y_class = _score_class_model()
+    losses = [keras.losses.MeanSquaredError(),
+              keras.losses.CategoricalCrossentropy(from_logits=True)]
+    metrics = [[keras.metrics.MeanAbsolutePercentageError(), keras.metrics.MeanAbsoluteError()],
+               [keras.metrics.CategoricalAccuracy()]]
+    names = ["score_output", "class_output"]
+    if by_name:
+        losses, metrics = dict(zip(names, losses)), dict(zip(names, metrics))
+    model.compile(keras.optimizers.RMSprop(1e-3), loss=losses, metrics=metrics)
+    logs = model.evaluate(x, [y_score, y_class], verbose=0, return_dict=True)
+    assert sorted(logs) == ["class_output_categorical_accuracy", "class_output_loss", "loss",
+                            "score_output_loss", "score_output_mean_absolute_error",
+                            "score_output_mean_absolute_percentage_error"]
+    score = x @ weights[0] + weights[1]
+    logits = x @ weights[2] + weights[3]
+    np.testing.assert_allclose(logs["score_output_mean_absolute_error"],
+                               np.mean(abs(score - y_score)), rtol=1e-5)
+    np.testing.assert_allclose(logs["score_output_mean_absolute_percentage_error"],
+                               100 * np.mean(abs(score - y_score) / y_score), rtol=1e-4)
+    np.testing.assert_allclose(logs["class_output_categorical_accuracy"],
+                               np.mean(logits.argmax(-1) == y_class.argmax(-1)))
+    np.testing.assert_allclose(logs["score_output_loss"], np.mean((score - y_score) ** 2),
+                               rtol=1e-5)
+
+
+def test_an_output_without_a_loss_and_an_incomplete_loss_dict():
+    # Keras 3: loss=[None, cce] trains on the second output alone (no per-output loss logged:
+    # only one is active); a loss dict missing an output name is a ValueError.
+    model, weights, x, y_score, y_class = _score_class_model()
+    model.compile("rmsprop", loss=[None, keras.losses.CategoricalCrossentropy(from_logits=True)])
+    logs = model.evaluate(x, [y_score, y_class], verbose=0, return_dict=True)
+    assert sorted(logs) == ["loss"]
+    logits = x @ weights[2] + weights[3]
+    log_p = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
+    np.testing.assert_allclose(logs["loss"], np.mean(-(y_class * log_p).sum(-1)), rtol=1e-5)
+    with pytest.raises(ValueError, match="every output name"):
+        model.compile("rmsprop", loss={"class_output": "mse"})
