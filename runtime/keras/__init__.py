@@ -31,6 +31,7 @@ from . import (
     models,
     optimizers,
     preprocessing,
+    random,
     regularizers,
     saving,
     utils,
@@ -38,7 +39,7 @@ from . import (
 
 __all__ = ["Input", "InputLayer", "KerasTensor", "Layer", "Model", "Sequential", "activations",
            "applications", "backend", "callbacks", "datasets", "initializers", "layers", "losses", "metrics",
-           "models", "optimizers", "preprocessing", "regularizers", "saving", "utils"]
+           "models", "optimizers", "preprocessing", "random", "regularizers", "saving", "utils"]
 
 for _module in (activations, backend, callbacks, initializers, layers, losses, metrics, models,
                 optimizers, regularizers, saving, utils):

@@ -17,6 +17,18 @@ from .base import Layer, _functional_hooks
 from .base import build_by_run as _build_by_run
 from .training import Training
 
+_functional_subclasses: dict = {}
+
+
+def _functional_subclass(cls: type, functional: type) -> type:
+    """`cls` with `functional` among its bases (made once a class), named as `cls`."""
+    made = _functional_subclasses.get(cls)
+    if made is None:
+        made = type(cls.__name__, (cls, functional), {"__module__": cls.__module__,
+                                                       "__qualname__": cls.__qualname__})
+        _functional_subclasses[cls] = made
+    return made
+
 
 class Model(Training, Layer):
     """A network: subclass, assign layers in `__init__`, and write `call(inputs, training=None)`.
@@ -37,6 +49,12 @@ class Model(Training, Layer):
                              (args and _keras_structure(args[0]))):
             functional = _functional_hooks["Functional"]
             return functional.__new__(functional, *args, **kwargs)
+        functional = _functional_hooks.get("Functional")
+        if (functional is not None and not issubclass(cls, functional) and
+                ("outputs" in kwargs or (len(args) > 1 and _keras_structure(args[0])))):
+            # a subclass given (inputs, outputs): a functional model with the subclass's
+            # methods (its own train_step, ...), as Keras 3 makes it
+            return super().__new__(_functional_subclass(cls, functional))
         return super().__new__(cls, *args, **kwargs)
 
     # -- saving ------------------------------------------------------------------------------

@@ -32,6 +32,7 @@ from ..ops.core import convert_to_tensor
 from ..ops.sparse import SparseTensor, to_dense
 from ..shapes import TensorSpec
 from ..tracing import spec_of
+from . import custom_steps as _custom
 from . import losses as _losses
 from . import metrics as _metrics
 from .callbacks import Callback, History, ProgbarLogger
@@ -100,6 +101,28 @@ class Training:
         self._train_step = step(_train_step(self, optimizer, loss_fn, named))
         self._test_step = step(_test_step(self, loss_fn, named))
         self._predict_step = step(_predict_step(self), exact_first=True)
+        self._compiled_loss = loss_fn
+        stateful = {name: m for (name, _), (_, m) in zip(named, resolved) if _is_stateful(m)}
+        self._metric_trackers = (_custom.MeanTracker("loss"),
+                                 _custom.CompileMetrics(named, stateful))
+        for method in ("train_step", "test_step"):  # the model's own steps, as in Keras
+            if _custom.overrides(self, method):
+                setattr(self, f"_{method}",
+                        _custom.OrderedStep(self, step(_custom.custom_step(self, method))))
+
+    @property
+    def metrics(self) -> list:
+        """Keras 3's `model.metrics` once compiled: a "loss" tracker (a mean) and the compiled
+        metrics as one "compile_metrics" entry (its result: a dict by name); a subclass may
+        list its own instead."""
+        return _custom.default_metrics(self)
+
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None,
+                     training: bool = True):
+        """The compiled loss of `y` and `y_pred` (weighed by `sample_weight`) plus the
+        model's `losses` (regularization, add_loss), as Keras's compute_loss."""
+        self._check_compiled("compute_loss")
+        return _with_model_losses(self, self._compiled_loss(y, y_pred, sample_weight))
 
     @strict_keywords()
     def fit(self, x=None, y=None, batch_size: Optional[int] = None, epochs: int = 1,
@@ -354,6 +377,8 @@ class Training:
     def _new_means(self) -> "_Means":
         """Running means for one pass; stateful metrics start again from zero."""
         stateful = getattr(self, "_stateful_metrics", [])
+        if _custom.overrides(self, "train_step") or _custom.overrides(self, "test_step"):
+            stateful = list(stateful) + list(self.metrics)  # what its own steps report
         for metric in stateful:
             metric.reset_state()
         return _Means(self.metrics_names, getattr(self, "_stateful_positions", set()))
@@ -363,9 +388,14 @@ class Training:
         (x, y) or (x, y, sample_weight) batches of a dataset or generator; `class_weight`
         weighs the batches without weights of their own, as Keras does."""
         for element in elements:
-            if type(element) is not tuple or len(element) not in (2, 3):
-                raise ValueError(f"{method}: a dataset or generator must yield (x, y) or "
+            if type(element) is not tuple:  # x alone (no targets), as Keras unpacks it
+                element = (element,)
+            if len(element) not in (1, 2, 3):
+                raise ValueError(f"{method}: a dataset or generator must yield x, (x, y) or "
                                  f"(x, y, sample_weight) batches, got {_structure(element)}.")
+            if len(element) == 1:
+                yield _strings_as_tensors(self._as_arrays(element[0])), None, None
+                continue
             y = self._as_arrays(element[1])
             if len(element) == 3:
                 weight = _weight_array(element[2], method)
@@ -838,6 +868,11 @@ class _Means:
         self.last: list = [0.0] * len(names)
 
     def add(self, values, count: int) -> dict:
+        if isinstance(values, dict):  # a model's own step: its results, as they are
+            self.names = list(values)
+            self.latest = set(range(len(values)))
+            self.last = [_logged(value) for value in values.values()]
+            return self.means()
         for i, value in enumerate(values):
             if i in self.latest:
                 self.last[i] = _logged(value)

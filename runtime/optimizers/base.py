@@ -291,6 +291,14 @@ class Optimizer:
     def _update(self, grad: Tensor, var: Variable, slots: dict, hyper: dict) -> None:
         raise NotImplementedError
 
+    def apply(self, grads: Iterable, trainable_variables: Iterable[Variable] | None = None):
+        """Keras 3's form of `apply_gradients`: the gradients, and the variables in the same
+        order (required here: there is no default variable list)."""
+        if trainable_variables is None:
+            raise ValueError(f"{self._name}.apply(grads, trainable_variables): pass the "
+                             f"variables the gradients are for, in the same order.")
+        return self.apply_gradients(zip(grads, trainable_variables))
+
     def minimize(self, loss, var_list, tape=None):
         """Computes the gradients of `loss` for `var_list` and applies them.
 

@@ -105,3 +105,127 @@ def test_compile_without_a_loss_and_no_add_loss_refused_at_fit():
     model.compile(optimizer="adam")
     with pytest.raises(ValueError, match="loss"):
         model.fit(np.ones((2, 3), "float32"), np.ones((2, 1), "float32"), verbose=0)
+
+
+class _OwnSteps(keras.Model):
+    """The custom_train_step guide's model: its own train_step and test_step over
+    compute_loss, optimizer.apply and model.metrics."""
+
+    def _update(self, y, y_pred, loss):
+        for metric in self.metrics:
+            if metric.name == "loss":
+                metric.update_state(loss)
+            else:
+                metric.update_state(y, y_pred)
+        return {m.name: m.result() for m in self.metrics}
+
+    def train_step(self, data):
+        x, y = data
+        with rt.GradientTape() as tape:
+            y_pred = self(x, training=True)
+            loss = self.compute_loss(y=y, y_pred=y_pred)
+        grads = tape.gradient(loss, self.trainable_variables)
+        self.optimizer.apply(grads, self.trainable_variables)
+        return self._update(y, y_pred, loss)
+
+    def test_step(self, data):
+        x, y = data
+        y_pred = self(x, training=False)
+        return self._update(y, y_pred, self.compute_loss(y=y, y_pred=y_pred))
+
+
+def _own_steps_model():
+    inputs = keras.Input(shape=(3,))
+    model = _OwnSteps(inputs, keras.layers.Dense(1)(inputs))
+    model.set_weights([np.array([[0.5], [-0.25], [1.0]], "float32"),
+                       np.array([0.1], "float32")])
+    model.compile(optimizer=keras.optimizers.SGD(0.1), loss="mse", metrics=["mae"])
+    return model
+
+
+_X = np.array([[1, 2, 3], [0, 1, 0], [2, 0, 1], [1, 1, 1], [0, 0, 2], [3, 1, 0]], "float32")
+_Y = np.array([[1], [0], [2], [1], [3], [0]], "float32")
+
+
+def test_subclass_given_inputs_and_outputs_fits_with_its_own_train_step():
+    # the numbers Keras 3 (TensorFlow 2.21) prints for this program
+    model = _own_steps_model()
+    assert isinstance(model, _OwnSteps) and type(model).__name__ == "_OwnSteps"
+    assert [m.name for m in model.metrics] == ["loss", "compile_metrics"]
+    history = model.fit(_X, _Y, batch_size=3, epochs=2, verbose=0, shuffle=False)
+    np.testing.assert_allclose(history.history["loss"], [1.4422590732574463, 0.6631891131401062],
+                               rtol=1e-5)
+    np.testing.assert_allclose(history.history["mae"], [0.8933332562446594, 0.701474130153656],
+                               rtol=1e-5)
+    kernel, bias = model.get_weights()
+    np.testing.assert_allclose(kernel.ravel(), [0.25442174, -0.5998134, 0.9383378], rtol=1e-5)
+    np.testing.assert_allclose(bias, [0.20464694], rtol=1e-5)
+    # evaluate runs test_step; its list puts the metrics of model.metrics in their order
+    np.testing.assert_allclose(model.evaluate(_X, _Y, batch_size=4, verbose=0),
+                               [0.4289665222167969, 0.5511627197265625], rtol=1e-5)
+
+
+def test_own_metrics_property_reset_at_each_epoch():
+    # the guide's "going lower-level" model: its metrics property lists its trackers; fit
+    # resets them at each epoch, so an epoch's loss is that epoch's mean (Keras 3)
+    class Tracked(keras.Model):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.seen = keras.metrics.Sum(name="seen")
+
+        def train_step(self, data):
+            x, _ = data
+            self.seen.update_state(rt.cast(rt.shape(x)[0], "float32"))
+            return {"seen": self.seen.result()}
+
+        @property
+        def metrics(self):
+            return [self.seen]
+
+    inputs = keras.Input(shape=(3,))
+    model = Tracked(inputs, keras.layers.Dense(1)(inputs))
+    model.compile(optimizer="adam")
+    history = model.fit(_X, _Y, batch_size=4, epochs=2, verbose=0)
+    assert history.history["seen"] == [6.0, 6.0]
+
+
+def test_seed_generator_draws_anew_at_each_traced_step():
+    # keras.random with a SeedGenerator: a fresh draw at every call of a traced function; an
+    # int seed the same draw each time
+    gen = keras.random.SeedGenerator(1337)
+
+    @rt.function
+    def draw():
+        return keras.random.normal((4,), seed=gen)
+
+    first, second = draw().numpy(), draw().numpy()
+    assert not np.allclose(first, second)
+    np.testing.assert_array_equal(keras.random.uniform((3,), seed=7),
+                                  keras.random.uniform((3,), seed=7))
+    dropped = keras.random.dropout(rt.ones((50, 40)), 0.5, seed=gen).numpy()
+    assert set(np.unique(dropped)) <= {0.0, 2.0} and 0.4 < np.mean(dropped == 0) < 0.6
+
+
+def test_fit_on_a_dataset_of_inputs_alone_hands_train_step_x():
+    # the guide's GAN fits on a dataset of images only: Keras passes the batch itself
+    seen = []
+
+    class OnlyX(keras.Model):
+        def train_step(self, data):
+            seen.append(isinstance(data, tuple))
+            return {"total": rt.reduce_sum(data)}
+
+    inputs = keras.Input(shape=(2,))
+    model = OnlyX(inputs, keras.layers.Dense(1)(inputs))
+    model.compile()
+    data = rt.data.Dataset.from_tensor_slices(np.arange(8, dtype="float32").reshape(4, 2))
+    history = model.fit(data.batch(2), epochs=1, verbose=0)
+    assert seen and not any(seen)
+    assert history.history["total"] == [float(np.sum(np.arange(4, 8)))]
+
+
+def test_optimizer_apply_takes_gradients_and_variables():
+    # Keras 3's optimizer.apply(grads, trainable_variables): SGD moves v by -lr * g
+    v = rt.Variable([1.0, 2.0])
+    keras.optimizers.SGD(0.5).apply([rt.constant([2.0, -2.0])], [v])
+    np.testing.assert_allclose(v.numpy(), [0.0, 3.0])
