@@ -35,6 +35,7 @@ from ..ops.random import SEEDS
 from ..ops.variables import Variable
 from ..shapes import TensorShape, TensorSpec, as_shape
 from ..tensor import SymbolicTensor
+from . import cache_file
 from . import sparse_elements as _sparse_elements
 from . import structure as st
 from . import threads
@@ -1710,10 +1711,10 @@ class _Cache(_Unary):
 
     def _elements(self):
         if self._stored is None and self._filename and os.path.exists(self._filename + ".npz"):
-            with np.load(self._filename + ".npz", allow_pickle=True) as f:
-                n = int(f["count"])
-                flat = [f[f"c{i}"] for i in range(len(f.files) - 1)]
-            self._stored = [st.pack(self._spec, [np.asarray(a[k]) for a in flat]) for k in range(n)]
+            n, flat = cache_file.read(self._filename + ".npz")
+            # (an object column's items stay 0-d object arrays: bytes keep their trailing NULs)
+            self._stored = [st.pack(self._spec, [np.asarray(a[k], dtype=a.dtype) for a in flat])
+                            for k in range(n)]
         if self._stored is not None:
             yield from self._stored
             return
@@ -1725,8 +1726,7 @@ class _Cache(_Unary):
             self._stored = seen
             if self._filename and seen:
                 columns = [np.stack(parts) for parts in zip(*[st.flatten(e) for e in seen])]
-                np.savez(self._filename + ".npz", count=len(seen),
-                         **{f"c{i}": c for i, c in enumerate(columns)})
+                cache_file.write(self._filename + ".npz", len(seen), columns)
 
 
 class _Concatenate(Dataset):
