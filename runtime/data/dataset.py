@@ -26,8 +26,13 @@ import numpy as np
 from .. import context, html_repr, nest
 from .. import dtypes as _dtypes
 from ..arguments import strict_keywords
-from ..errors import (FailedPreconditionError, InvalidArgumentError, NotFoundError,
-                      OutOfRangeError, PermissionDeniedError)
+from ..errors import (
+    FailedPreconditionError,
+    InvalidArgumentError,
+    NotFoundError,
+    OutOfRangeError,
+    PermissionDeniedError,
+)
 from ..function import function as rt_function
 from ..ops.extension_type import as_templates, as_type_specs, batch_template, unbatch_template
 from ..ops.io_tfrecord import _compression, _open_for_reading
@@ -35,10 +40,9 @@ from ..ops.random import SEEDS
 from ..ops.variables import Variable
 from ..shapes import TensorShape, TensorSpec, as_shape
 from ..tensor import SymbolicTensor
-from . import cache_file
+from . import cache_file, threads
 from . import sparse_elements as _sparse_elements
 from . import structure as st
-from . import threads
 
 AUTOTUNE = -1
 INFINITE = -1
