@@ -116,6 +116,12 @@ def from_numpy(np_dtype) -> DType:
                     f"{', '.join(d.name for d in ALL)}.")
 
 
+# TensorFlow's DataType enum values (types_pb2), which tf.as_dtype also takes: tf.zeros(1, 1)
+_TF_ENUM = {1: "float32", 2: "float64", 3: "int32", 4: "uint8", 5: "int16", 6: "int8",
+            7: "string", 8: "complex64", 9: "int64", 10: "bool", 14: "bfloat16",
+            17: "uint16", 18: "complex128", 19: "float16", 22: "uint32", 23: "uint64"}
+
+
 def as_dtype(value) -> DType:
     """Converts a DType, NumPy dtype or type, Python type or name to a DType.
 
@@ -131,6 +137,8 @@ def as_dtype(value) -> DType:
         return found
     if value in _BY_PY:
         return _BY_PY[value]
+    if type(value) is int and _TF_ENUM.get(value) in _BY_NAME:  # TensorFlow's DataType enum
+        return _BY_NAME[_TF_ENUM[value]]
     try:
         return from_numpy(np.dtype(value))
     except TypeError:

@@ -229,3 +229,13 @@ def test_optimizer_apply_takes_gradients_and_variables():
     v = rt.Variable([1.0, 2.0])
     keras.optimizers.SGD(0.5).apply([rt.constant([2.0, -2.0])], [v])
     np.testing.assert_allclose(v.numpy(), [0.0, 3.0])
+
+
+def test_dtype_from_tensorflow_enum_value():
+    # the subclassing guide calls tf.zeros(1, 1): TensorFlow reads dtype=1 as its DataType
+    # enum (DT_FLOAT); tf.as_dtype(9) is int64, tf.as_dtype(10) bool
+    zeros = rt.zeros(1, 1)
+    assert zeros.dtype == rt.float32 and zeros.numpy().tolist() == [0.0]
+    assert rt.as_dtype(9) == rt.int64 and rt.as_dtype(10) == rt.bool
+    with pytest.raises(TypeError, match="99"):
+        rt.as_dtype(99)
