@@ -556,16 +556,17 @@ def _per_output_loss(model, loss, loss_weights) -> Callable | None:
     names = _output_names(model, loss)
     if names is None:
         return None
-    if isinstance(loss, dict) and set(loss) != set(names):
-        raise ValueError(f"compile(loss=...): a dict of losses needs every output name "
-                         f"{names} (None for an output without a loss), as in Keras; got "
-                         f"{sorted(loss)}.")
+    missing = sorted(set(names) - set(loss)) if isinstance(loss, dict) else []
     losses = [None if entry is None else _weighted_loss(entry, _loss_function(entry))
               for entry in _by_output(loss, names, "compile(loss=...)")]
     weights = [1.0] * len(names) if loss_weights is None else [
         1.0 if w is None else float(w)
         for w in _by_output(loss_weights, names, "compile(loss_weights=...)")]
     def total(y, prediction, sample_weight=None):
+        if missing:  # refused when training or evaluating starts, as Keras does
+            raise ValueError(f"compile(loss=...): a dict of losses needs every output name "
+                             f"{names} (None for an output without a loss), as in Keras; "
+                             f"{missing} missing.")
         targets = _by_output(y, names, "the targets")
         predicted = _by_output(prediction, names, "the model's outputs")
         terms = [fn(t, p, sample_weight) * w
