@@ -164,8 +164,8 @@ class EagerTensor(Tensor):
         return str(self.numpy())
 
     def __repr__(self) -> str:
-        value = np.array2string(np.asarray(self._value), separator=", ")
-        return f"<rt.Tensor: shape={self.shape}, dtype={self.dtype.name}, numpy={value}>"
+        return (f"<rt.Tensor: shape={self.shape}, dtype={self.dtype.name}, "
+                f"numpy={numpy_text(self._value)}>")
 
     def _repr_html_(self) -> str:
         """Jupyter's view: shape, dtype and a table of the values (large tensors truncated)."""
@@ -274,6 +274,17 @@ class SymbolicTensor(Tensor):
     def _repr_html_(self) -> str:
         """Jupyter's view: name, shape, dtype and the op that makes the tensor."""
         return html_repr.symbolic_tensor_html(self)
+
+
+def numpy_text(value) -> str:
+    """A value as TensorFlow's reprs show it: NumPy's repr of the array (`array([1., 2.],
+    dtype=float32)`), a scalar as `5.0`, `3`, `True` or `b'ab'`; on a new line when it takes
+    several."""
+    array = np.asarray(value)
+    legacy = {"legacy": "1.25"} if np.lib.NumpyVersion(np.__version__) >= "2.0.0" else {}
+    with np.printoptions(**legacy):
+        text = repr(array[()] if array.ndim == 0 else array)
+    return "\n" + text if "\n" in text else text
 
 
 def is_tensor(value) -> bool:

@@ -19,7 +19,7 @@ from ..errors import InvalidArgumentError
 from ..exports import export
 from ..opdef import define
 from ..shapes import TensorShape, as_shape
-from ..tensor import EagerTensor, SymbolicTensor, Tensor, to_numpy_value
+from ..tensor import EagerTensor, SymbolicTensor, Tensor, numpy_text, to_numpy_value
 from .array_math import cast
 from .core import apply, convert_to_tensor
 
@@ -263,9 +263,8 @@ class Variable(Tensor):
 
     def __repr__(self) -> str:
         if context.current_graph() is None and self._value is not None:
-            value = np.array2string(np.asarray(self._value), separator=", ")
             return (f"<rt.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}, "
-                    f"numpy={value}>")
+                    f"numpy={numpy_text(self._value)}>")
         return f"<rt.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}>"
 
     def __str__(self) -> str:

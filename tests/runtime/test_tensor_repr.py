@@ -1,0 +1,41 @@
+"""repr() of eager tensors and variables shows the value as TensorFlow's reprs do (recorded
+from TensorFlow 2.21 with NumPy 2): NumPy's repr of arrays, scalars as Python writes them, a
+value of several lines on a new line. Only the `tf.` prefix is `rt.`."""
+
+import numpy as np
+import pytest
+
+import runtime as rt
+
+CASES = [
+    (lambda: rt.constant([1., 2.]),
+     "<tf.Tensor: shape=(2,), dtype=float32, numpy=array([1., 2.], dtype=float32)>"),
+    (lambda: rt.constant(5.0), "<tf.Tensor: shape=(), dtype=float32, numpy=5.0>"),
+    (lambda: rt.constant(3), "<tf.Tensor: shape=(), dtype=int32, numpy=3>"),
+    (lambda: rt.constant("ab"), "<tf.Tensor: shape=(), dtype=string, numpy=b'ab'>"),
+    (lambda: rt.constant(True), "<tf.Tensor: shape=(), dtype=bool, numpy=True>"),
+    (lambda: rt.constant([[1, 2], [3, 4]]),
+     "<tf.Tensor: shape=(2, 2), dtype=int32, numpy=\narray([[1, 2],\n       [3, 4]], "
+     "dtype=int32)>"),
+    (lambda: rt.constant([1.5], rt.float64),
+     "<tf.Tensor: shape=(1,), dtype=float64, numpy=array([1.5])>"),
+    (lambda: rt.constant([], rt.float32),
+     "<tf.Tensor: shape=(0,), dtype=float32, numpy=array([], dtype=float32)>"),
+    (lambda: rt.constant(np.arange(12.).reshape(3, 4)),
+     "<tf.Tensor: shape=(3, 4), dtype=float64, numpy=\narray([[ 0.,  1.,  2.,  3.],\n"
+     "       [ 4.,  5.,  6.,  7.],\n       [ 8.,  9., 10., 11.]])>"),
+    (lambda: rt.Variable([[1., 2.]]),
+     "<tf.Variable 'Variable:0' shape=(1, 2) dtype=float32, numpy=array([[1., 2.]], "
+     "dtype=float32)>"),
+    (lambda: rt.Variable(2.0), "<tf.Variable 'Variable:0' shape=() dtype=float32, numpy=2.0>"),
+]
+
+
+@pytest.mark.parametrize("make, tensorflow", CASES)
+def test_repr_shows_the_value_as_tensorflow(make, tensorflow):
+    assert repr(make()) == tensorflow.replace("<tf.", "<rt.")
+
+
+def test_str_stays_numpys():
+    t = rt.constant([[1, 2], [3, 4]])
+    assert str(t) == str(t.numpy())
