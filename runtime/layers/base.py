@@ -297,6 +297,25 @@ class Layer(Module):
         given_mask = kwargs.get("mask")
         return given_mask if given_mask is not None else _masks_of(inputs)
 
+    @property
+    def trainable(self) -> bool:
+        """Whether training updates the layer's weights; setting it sets every sublayer's
+        too (freezing a model freezes its layers), as in Keras."""
+        return self.__dict__.get("_trainable", True)
+
+    @trainable.setter
+    def trainable(self, value: bool) -> None:
+        self._set_trainable(bool(value), set())
+
+    def _set_trainable(self, value: bool, seen: set) -> None:
+        seen.add(id(self))
+        self.__dict__["_trainable"] = value
+        if "_weights" not in self.__dict__:  # set before Layer.__init__ ran: no sublayers yet
+            return
+        for item in list(self._tracked()):
+            if isinstance(item, Layer) and id(item) not in seen:
+                item._set_trainable(value, seen)
+
     def _first_node(self, what: str):
         nodes = self.__dict__.get("_inbound_nodes")
         if not nodes:

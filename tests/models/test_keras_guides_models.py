@@ -217,3 +217,17 @@ def test_an_output_without_a_loss_and_an_incomplete_loss_dict():
     model.compile("rmsprop", loss={"class_output": "mse"})  # accepted by compile, as Keras
     with pytest.raises(ValueError, match="every output name"):
         model.evaluate(x, [y_score, y_class], verbose=0)
+
+
+def test_setting_trainable_on_a_model_sets_it_on_every_nested_layer():
+    # Keras 3 (transfer learning guide): model.trainable = False makes inner_model and its
+    # layers report trainable == False; setting it back to True unfreezes them all.
+    inner_model = keras.Sequential([keras.Input(shape=(3,)), layers.Dense(3), layers.Dense(3)])
+    model = keras.Sequential([keras.Input(shape=(3,)), inner_model, layers.Dense(3)])
+    model.trainable = False
+    assert inner_model.trainable is False
+    assert all(layer.trainable is False for layer in inner_model.layers)
+    assert model.trainable_weights == [] and len(model.non_trainable_weights) == 6
+    model.trainable = True
+    assert inner_model.layers[0].trainable is True
+    assert len(model.trainable_weights) == 6
