@@ -269,7 +269,9 @@ class SymbolicTensor(Tensor):
     def __repr__(self) -> str:
         return f"<rt.Tensor '{self.name}' shape={self._shape} dtype={self._dtype.name}>"
 
-    __str__ = __repr__
+    def __str__(self) -> str:
+        # what `print(x)` shows while tracing, as TensorFlow writes it
+        return f'Tensor("{self.name}", shape={self._shape}, dtype={self._dtype.name})'
 
     def _repr_html_(self) -> str:
         """Jupyter's view: name, shape, dtype and the op that makes the tensor."""

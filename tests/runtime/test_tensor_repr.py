@@ -39,3 +39,17 @@ def test_repr_shows_the_value_as_tensorflow(make, tensorflow):
 def test_str_stays_numpys():
     t = rt.constant([[1, 2], [3, 4]])
     assert str(t) == str(t.numpy())
+
+
+def test_a_traced_tensor_prints_as_tensorflows():
+    shown = []
+
+    def f(x):
+        shown.append((str(x), repr(x)))
+        return x
+
+    rt.function(f, autograph=False).get_concrete_function(
+        rt.TensorSpec([None, 3], rt.float32, name="inp"))
+    # TensorFlow 2.21: print(x) -> Tensor("inp:0", shape=(None, 3), dtype=float32)
+    assert shown == [('Tensor("inp:0", shape=(None, 3), dtype=float32)',
+                      "<rt.Tensor 'inp:0' shape=(None, 3) dtype=float32>")]
