@@ -29,6 +29,7 @@ from . import (
     losses,
     metrics,
     models,
+    ops,
     optimizers,
     preprocessing,
     random,
@@ -39,7 +40,7 @@ from . import (
 
 __all__ = ["Input", "InputLayer", "KerasTensor", "Layer", "Model", "Sequential", "activations",
            "applications", "backend", "callbacks", "datasets", "initializers", "layers", "losses", "metrics",
-           "models", "optimizers", "preprocessing", "random", "regularizers", "saving", "utils"]
+           "models", "ops", "optimizers", "preprocessing", "random", "regularizers", "saving", "utils"]
 
 for _module in (activations, backend, callbacks, initializers, layers, losses, metrics, models,
                 optimizers, regularizers, saving, utils):

@@ -239,3 +239,17 @@ def test_dtype_from_tensorflow_enum_value():
     assert rt.as_dtype(9) == rt.int64 and rt.as_dtype(10) == rt.bool
     with pytest.raises(TypeError, match="99"):
         rt.as_dtype(99)
+
+
+def test_keras_ops_numpy_and_nn_functions():
+    # the intro guide's custom Dense calls keras.ops.matmul; keras.ops has the NumPy API and
+    # the nn ops (values as NumPy computes them), and shape() is the static shape tuple
+    a = np.arange(6, dtype="float32").reshape(2, 3)
+    b = np.arange(3, dtype="float32").reshape(3, 1) - 1.0
+    np.testing.assert_allclose(keras.ops.matmul(a, b), a @ b)
+    np.testing.assert_allclose(keras.ops.relu(a @ b), np.maximum(a @ b, 0))
+    np.testing.assert_allclose(keras.ops.mean(a, axis=0), a.mean(axis=0))
+    assert keras.ops.shape(a) == (2, 3)
+    assert keras.ops.cast(a, "int32").dtype == rt.int32
+    with pytest.raises(AttributeError, match="no_such_op"):
+        _ = keras.ops.no_such_op
