@@ -492,6 +492,13 @@ class Layer(Module):
             self.__dict__.setdefault("_losses", []).append(convert_to_tensor(value))
         _losses_in_use.set()
 
+    def add_metric(self, *args: Any, **kwargs: Any) -> None:
+        """Refused, as in Keras 3 (tf.keras 2's `add_metric` was removed)."""
+        raise NotImplementedError(
+            "Layer.add_metric() was removed in Keras 3: give the metric to "
+            "Model.compile(metrics=[...]), or create keras.metrics objects in __init__ or "
+            "build and call their update_state() in call.")
+
     @property
     def losses(self) -> list:
         """This layer's and its sublayers' losses: those added by `add_loss` and activity

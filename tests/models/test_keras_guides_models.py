@@ -231,3 +231,9 @@ def test_setting_trainable_on_a_model_sets_it_on_every_nested_layer():
     model.trainable = True
     assert inner_model.layers[0].trainable is True
     assert len(model.trainable_weights) == 6
+
+
+def test_add_metric_is_refused_as_in_keras_3():
+    # Keras 3: Layer.add_metric raises NotImplementedError (deprecated, use compile metrics)
+    with pytest.raises(NotImplementedError, match="compile"):
+        layers.Dense(2).add_metric(1.0, name="x")
