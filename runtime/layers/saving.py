@@ -17,6 +17,7 @@ import contextlib
 import io
 import json
 import os
+import tempfile
 import warnings
 import zipfile
 import zlib
@@ -186,7 +187,8 @@ def save_model(model, filepath, overwrite: bool = True, include_optimizer: bool 
                 description["optimizer_state"] = state
                 files[_OPTIMIZER_FILE] = _npz(arrays)
     text = json.dumps(description, indent=1, default=_json_default(model.name))
-    files = {_CONFIG_FILE: text.encode("utf-8"), _WEIGHTS_FILE: _weights_npz(model), **files}
+    files = {_CONFIG_FILE: text.encode("utf-8"), _WEIGHTS_FILE: _weights_npz(model), **files,
+             **_saved_assets(model)}
     if os.path.exists(path) and not overwrite:
         raise FileExistsError(f"save_model: {path!r} exists and overwrite=False.")
     if _single_file(path):
@@ -206,8 +208,59 @@ def save_model(model, filepath, overwrite: bool = True, include_optimizer: bool 
     if _OPTIMIZER_FILE not in files and os.path.exists(stale):
         os.remove(stale)
     for name, data in files.items():
+        os.makedirs(os.path.dirname(os.path.join(path, name)), exist_ok=True)
         with open(os.path.join(path, name), "wb") as f:
             f.write(data)
+
+
+_ASSETS = "assets"
+
+
+def _asset_owners(model) -> list:
+    """(directory, layer) for the model and each of its layers with `save_assets` /
+    `load_assets`, in a fixed order (a loaded model has the same layers in the same order)."""
+    layers = [model] + list(model.submodules)
+    return [(f"{_ASSETS}/{i}_{layer.name}", layer) for i, layer in enumerate(layers)]
+
+
+def _saved_assets(model) -> dict[str, bytes]:
+    """The files each layer's `save_assets(directory)` writes, by their name in the archive
+    (`assets/<index>_<layer name>/<file>`), as Keras 3 keeps a layer's assets."""
+    files: dict[str, bytes] = {}
+    for directory, layer in _asset_owners(model):
+        if not callable(getattr(layer, "save_assets", None)):
+            continue
+        with tempfile.TemporaryDirectory() as scratch:
+            layer.save_assets(scratch)
+            for root, _, names in os.walk(scratch):
+                for name in names:
+                    relative = os.path.relpath(os.path.join(root, name), scratch)
+                    with open(os.path.join(root, name), "rb") as f:
+                        files[f"{directory}/{relative.replace(os.sep, '/')}"] = f.read()
+    return files
+
+
+def _load_assets(model, files: dict[str, bytes], path: str) -> None:
+    """Hands each layer with `load_assets(directory)` a directory holding the files its
+    `save_assets` wrote (after the weights are set, as Keras 3 does)."""
+    for directory, layer in _asset_owners(model):
+        if not callable(getattr(layer, "load_assets", None)):
+            continue
+        prefix = directory + "/"
+        with tempfile.TemporaryDirectory() as scratch:
+            for name, data in files.items():
+                if not name.startswith(prefix):
+                    continue
+                relative = name[len(prefix):]
+                parts = relative.split("/")
+                if any(part in ("", ".", "..") for part in parts):
+                    raise ValueError(f"load_model: {path!r} holds an asset named {name!r} "
+                                     "outside its layer's directory.")
+                target = os.path.join(scratch, *parts)
+                os.makedirs(os.path.dirname(target), exist_ok=True)
+                with open(target, "wb") as f:
+                    f.write(data)
+            layer.load_assets(scratch)
 
 
 def _read(path: str) -> tuple[dict, dict[str, bytes]]:
@@ -220,7 +273,10 @@ def _read(path: str) -> tuple[dict, dict[str, bytes]]:
             raise ValueError(f"load_model: {path!r} holds no {_CONFIG_FILE}; it was not written "
                              "by Model.save (a SavedModel loads with rt.saved_model.load).")
         files = {}
-        for name in (_CONFIG_FILE, _WEIGHTS_FILE, _OPTIMIZER_FILE):
+        names = [_CONFIG_FILE, _WEIGHTS_FILE, _OPTIMIZER_FILE] + [
+            os.path.relpath(os.path.join(root, name), path).replace(os.sep, "/")
+            for root, _, found in os.walk(os.path.join(path, _ASSETS)) for name in found]
+        for name in names:
             if os.path.isfile(os.path.join(path, name)):
                 with open(os.path.join(path, name), "rb") as f:
                     files[name] = f.read()
@@ -256,7 +312,8 @@ def _members(path: str, names: tuple) -> dict[str, bytes]:
     """The named members of the zip archive at `path`, their declared sizes checked against
     `_expansion_limit` and `MAX_CONFIG_BYTES` before anything is decompressed."""
     with zipfile.ZipFile(path) as archive:
-        infos = {info.filename: info for info in archive.infolist() if info.filename in names}
+        infos = {info.filename: info for info in archive.infolist() if info.filename in names
+                 or (info.filename.startswith(_ASSETS + "/") and not info.is_dir())}
         config = infos.get(_CONFIG_FILE)
         if config is not None and config.file_size > MAX_CONFIG_BYTES:
             raise ValueError(f"load_model: {path!r}: {_CONFIG_FILE} declares "
@@ -395,6 +452,7 @@ def load_model(filepath, custom_objects: dict | None = None, compile: bool = Tru
             model = _serialization.deserialize_layer(description["model"])
             _ensure_built(model, description)
         _assign(model, _arrays(files[_WEIGHTS_FILE], "load_model"), "load_model")
+        _load_assets(model, files, path)
         if compile and "compile" in description:
             with _invalid_config(path):
                 _recompile(model, description["compile"], path)

@@ -1,6 +1,8 @@
 """Behaviours Keras's developer guides on callbacks, training steps and subclassing rely on,
 each checked against Keras 3 (TensorFlow 2.21) as measured under it."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -253,3 +255,33 @@ def test_keras_ops_numpy_and_nn_functions():
     assert keras.ops.cast(a, "int32").dtype == rt.int32
     with pytest.raises(AttributeError, match="no_such_op"):
         _ = keras.ops.no_such_op
+
+
+@keras.utils.register_keras_serializable(package="guides_training_test")
+class _VocabDense(keras.layers.Dense):
+    """The customizing-saving guide's layer: a vocabulary kept as an asset file."""
+
+    def __init__(self, vocab=None, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.vocab = vocab
+
+    def save_assets(self, inner_path):
+        with open(os.path.join(inner_path, "vocabulary.txt"), "w") as f:
+            f.write(self.vocab)
+
+    def load_assets(self, inner_path):
+        with open(os.path.join(inner_path, "vocabulary.txt")) as f:
+            self.vocab = f.read().replace("<unk>", "little")
+
+
+@pytest.mark.parametrize("name", ["assets_model.keras", "assets_model_dir"])
+def test_save_assets_and_load_assets_round_trip(tmp_path, name):
+    # Keras 3 calls save_assets(dir) at save and load_assets(dir) at load_model with the
+    # files written there: the guide's restored vocab reads "Mary had a little lamb."
+    model = keras.Sequential([_VocabDense(vocab="Mary had a <unk> lamb.", units=5)])
+    model(np.random.random((10, 10)))
+    model.save(str(tmp_path / name))
+    restored = keras.models.load_model(str(tmp_path / name))
+    assert restored.layers[0].vocab == "Mary had a little lamb."
+    np.testing.assert_array_equal(restored.layers[0].get_weights()[0],
+                                  model.layers[0].get_weights()[0])
