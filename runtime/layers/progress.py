@@ -190,13 +190,14 @@ class StepProgress:
 
 
 class EpochProgress(StepProgress):
-    """One epoch of `fit`: Keras's `Epoch 3/5` line, then the epoch's progress bar."""
+    """One epoch of `fit`: Keras's `Epoch 3/5` line (none when fit runs one epoch), then the
+    epoch's progress bar."""
 
     def __init__(self, epoch: int, epochs: int, steps: Optional[int], verbose: int,
                  stream: Optional[IO[str]] = None, width: Optional[int] = None) -> None:
         super().__init__(steps, verbose, stream, width)
         self.title = f"Epoch {epoch + 1}/{epochs}"
-        if self.verbose:
+        if self.verbose and epochs > 1:  # a single epoch has no header line in Keras 3
             print(self.title, file=self.stream)
             self.stream.flush()
 

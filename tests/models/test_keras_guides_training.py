@@ -285,3 +285,16 @@ def test_save_assets_and_load_assets_round_trip(tmp_path, name):
     assert restored.layers[0].vocab == "Mary had a little lamb."
     np.testing.assert_array_equal(restored.layers[0].get_weights()[0],
                                   model.layers[0].get_weights()[0])
+
+
+def test_one_epoch_fit_prints_no_epoch_header(capsys):
+    # Keras 3 (measured, verbose=2): fit(epochs=1) prints "1/1 - 0s - ...ms/step - loss: ..."
+    # with no "Epoch 1/1" line; fit(epochs=2) prints "Epoch 1/2" and "Epoch 2/2"
+    model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+    model.compile("sgd", "mse")
+    model.fit(np.ones((4, 2), "float32"), np.ones((4, 1), "float32"), epochs=1, verbose=2)
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("1/1 - ") and "loss: " in lines[0]
+    model.fit(np.ones((4, 2), "float32"), np.ones((4, 1), "float32"), epochs=2, verbose=2)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0::2] == ["Epoch 1/2", "Epoch 2/2"]
