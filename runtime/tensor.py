@@ -283,10 +283,16 @@ def numpy_text(value) -> str:
     dtype=float32)`), a scalar as `5.0`, `3`, `True` or `b'ab'`; on a new line when it takes
     several."""
     array = np.asarray(value)
-    legacy = {"legacy": "1.25"} if np.lib.NumpyVersion(np.__version__) >= "2.0.0" else {}
-    with np.printoptions(**legacy):
-        text = repr(array[()] if array.ndim == 0 else array)
+    shown = array[()] if array.ndim == 0 else array
+    if _NUMPY_2:  # scalars as 5.0, not np.float32(5.0)
+        with np.printoptions(legacy="1.25"):
+            text = repr(shown)
+    else:
+        text = repr(shown)
     return "\n" + text if "\n" in text else text
+
+
+_NUMPY_2 = np.lib.NumpyVersion(np.__version__) >= "2.0.0"
 
 
 def is_tensor(value) -> bool:
