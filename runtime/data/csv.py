@@ -21,8 +21,9 @@ import numpy as np
 
 from .. import dtypes as _dtypes
 from ..arguments import strict_keywords
-from ..errors import DataLossError, FailedPreconditionError, InvalidArgumentError, NotFoundError
+from ..errors import DataLossError, InvalidArgumentError
 from ..ops import io_csv
+from ..ops.io_tfrecord import open_for_reading
 from ..shapes import TensorSpec
 from . import structure as st
 from .dataset import AUTOTUNE, BLOCK, UNKNOWN, Dataset, ignoring_errors, skipping_error
@@ -31,36 +32,6 @@ _CHUNK = 1 << 18  # bytes read at a time from a file (a file of several read in 
 _COMPRESSIONS = {None: "", "": "", "GZIP": "GZIP", "ZLIB": "ZLIB"}
 
 
-class _Inflating:
-    """A ZLIB-compressed stream read as its content."""
-
-    def __init__(self, raw):
-        self._raw, self._z = raw, zlib.decompressobj()
-
-    def read(self, n: int) -> bytes:
-        while True:
-            data = self._raw.read(n)
-            if not data:
-                return self._z.flush()
-            out = self._z.decompress(data)
-            if out:
-                return out
-
-    def close(self) -> None:
-        self._raw.close()
-
-
-def _open_for_reading(path: str, kind: str):
-    """The binary stream of the file `path` (decompressed); NotFoundError when missing."""
-    try:
-        raw = open(path, "rb")
-    except FileNotFoundError:
-        raise NotFoundError(f"{path}; No such file or directory") from None
-    except IsADirectoryError:
-        raise FailedPreconditionError(f"{path}; Is a directory") from None
-    if kind == "GZIP":
-        return gzip.GzipFile(fileobj=raw, mode="rb")
-    return _Inflating(raw) if kind == "ZLIB" else raw
 
 
 def _line_batches(fh, buffer_size: int) -> Iterator[tuple[list, bool]]:
@@ -133,7 +104,7 @@ class _Reading:
             raise DataLossError(f"{path}: corrupted {self.compression} stream ({exc})") from None
 
     def _rows(self, path: str) -> Iterator[tuple[list, list]]:
-        fh = _open_for_reading(path, self.compression)
+        fh = open_for_reading(path, self.compression)
         try:
             skip = self.header
             for numbers, records in _record_batches(fh, self.buffer_size, self.use_quote):
@@ -367,7 +338,7 @@ def _glob(file_pattern: Any) -> list:
 def _header_rows(paths: list, reading: _Reading, what: str) -> Iterator[tuple[str, int, list]]:
     """(path, line, fields) of every record of the files, header lines included."""
     for path in paths:
-        fh = _open_for_reading(path, reading.compression)
+        fh = open_for_reading(path, reading.compression)
         try:
             for line, record in _records(fh, reading.buffer_size, reading.use_quote):
                 try:

@@ -35,7 +35,7 @@ from ..errors import (
 )
 from ..function import function as rt_function
 from ..ops.extension_type import as_templates, as_type_specs, batch_template, unbatch_template
-from ..ops.io_tfrecord import _compression, _open_for_reading
+from ..ops.io_tfrecord import _compression, open_for_reading
 from ..ops.random import SEEDS
 from ..ops.variables import Variable
 from ..shapes import TensorShape, TensorSpec, as_shape
@@ -1055,7 +1055,7 @@ class TextLineDataset(Dataset):
         try:
             if os.path.isdir(name):
                 raise IsADirectoryError(21, "Is a directory")
-            f = _open_for_reading(name, self._kind)
+            f = open_for_reading(name, self._kind)
         except OSError as exc:
             error = exc if isinstance(exc, NotFoundError) else _file_error(name, exc, "TextLineDataset")
             if skipping_error(error):

@@ -19,7 +19,7 @@ from typing import Iterator
 
 import numpy as np
 
-from ..errors import DataLossError, NotFoundError
+from ..errors import DataLossError, FailedPreconditionError, NotFoundError
 from ..exports import export
 
 try:  # the optional extra `tfrecord`: Google's CRC-32C in C, else the NumPy code below
@@ -401,13 +401,15 @@ class _ZlibReader:
         self._raw.close()
 
 
-def _open_for_reading(path: str, kind: str):
+def open_for_reading(path: str, kind: str):
+    """The binary stream of the file `path`, decompressed (`kind`: "", "GZIP" or "ZLIB");
+    NotFoundError when missing, FailedPreconditionError for a directory, as TensorFlow."""
     try:
         raw = open(path, "rb")
     except FileNotFoundError:
         raise NotFoundError(f"{path}; No such file or directory") from None
     except IsADirectoryError:
-        raise NotFoundError(f"{path} is a directory, not a file") from None
+        raise FailedPreconditionError(f"{path}; Is a directory") from None
     if kind == "GZIP":
         return gzip.GzipFile(fileobj=raw, mode="rb")
     if kind == "ZLIB":
@@ -420,7 +422,7 @@ def read_records(path: str, compression_type=None, chunk: int = 1 << 22,
     """The records of the TFRecord file `path`, in lists read `chunk` bytes at a time; both
     CRCs of each record are checked (DataLossError naming the file and the offset)."""
     kind = _compression(compression_type)
-    fh = _open_for_reading(path, kind)
+    fh = open_for_reading(path, kind)
     file_size = os.path.getsize(path) if not kind else None
     try:
         yield from _records(path, fh, max(int(chunk), 1 << 12), file_size, check_crc)

@@ -360,3 +360,9 @@ def test_damaged_files_give_the_records_before_the_damage_then_its_offset(crc_co
                 for record in rt.data.TFRecordDataset(path, buffer_size=4096):
                     got.append(record.numpy())
         assert got == expected
+
+
+def test_a_directory_is_a_failed_precondition_when_read(tmp_path):
+    # TensorFlow 2.21: FailedPreconditionError "<dir>; Is a directory" from the iterator
+    with pytest.raises(rt.errors.FailedPreconditionError, match="Is a directory"):
+        list(rt.data.TFRecordDataset(str(tmp_path)))
