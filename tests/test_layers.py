@@ -64,6 +64,10 @@ LAZY_LOADS = {  # (importer, imported): project modules loaded on first use
     ("runtime.layers.function_source", "?"):
         "the modules a saved lambda names, loaded only with safe_mode=False",
     ("runtime.summary._state", "?"): "tensorboardX's proto modules, by name (extra [summary])",
+    ("runtime.experimental", "runtime.experimental.numpy"):
+        "rt.experimental.numpy (TensorFlow's tnp), on first use: `import runtime` stays fast",
+    ("runtime.keras.preprocessing.image_generator", "scipy"):
+        "SciPy's ndimage for ImageDataGenerator's affine transforms (extras [images], [jit])",
     ("runtime.layers.model_plot", "IPython"):
         "IPython's display, to show a drawn model in a notebook (only when IPython is there)",
 }

@@ -108,7 +108,7 @@ def as_templates(structure: Any) -> Any:
 
 
 @export("type_spec_from_value")
-def type_spec_from_value(value: Any) -> Any:
+def type_spec_from_value(value: Any) -> TypeSpec | TensorSpec:
     """The TypeSpec of `value`: a TensorSpec for a tensor, the `Spec` of an extension type."""
     spec = getattr(value, "_type_spec", None)
     if spec is not None:

@@ -230,7 +230,7 @@ def map_values(op, *args, **kwargs) -> SparseTensor:
 
 
 @export("sparse.fill_empty_rows")
-def fill_empty_rows(sp_input, default_value, name=None) -> tuple:
+def fill_empty_rows(sp_input, default_value, name=None) -> tuple[SparseTensor, Tensor]:
     """(`sp_input` with an entry `default_value` at [row, 0, ...] of each row that has none,
     a bool vector marking those rows), entries in row-major order."""
     sp = _sparse(sp_input, "sp_input")

@@ -82,7 +82,7 @@ def apply_affine(x: np.ndarray, matrix: np.ndarray, channel_axis: int, fill_mode
         from scipy import ndimage
     except ImportError:  # pragma: no cover - scipy comes with the test and jit extras
         raise ImportError("ImageDataGenerator's rotations, shifts, shears and zooms use SciPy: "
-                          "pip install scipy.") from None
+                          "pip install 'autograph-rt[images]'.") from None
     planes = np.moveaxis(x, channel_axis, 0)
     rows, cols = planes.shape[1:]
     center = np.array([[1, 0, rows / 2 - 0.5], [0, 1, cols / 2 - 0.5], [0, 0, 1]])
