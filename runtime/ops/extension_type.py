@@ -301,8 +301,11 @@ class ExtensionType(CompositeTensor):
         user_init = cls.__dict__.get("__init__")
         for name in _own_annotations(cls):  # `= []` / `= {}` defaults, immutable as TF keeps them
             default: Any = cls.__dict__.get(name)
-            if type(default) in (list, dict, set):
-                setattr(cls, name, ImmutableDict(default) if isinstance(default, dict) else tuple(default))
+            if type(default) in (list, set):
+                setattr(cls, name, tuple(default))
+            elif type(default) is dict:  # a factory: Python 3.10's dataclasses refuse dict defaults
+                frozen = ImmutableDict(default)
+                setattr(cls, name, dataclasses.field(default_factory=lambda frozen=frozen: frozen))
         dataclasses.dataclass(init=False, repr=False, eq=False)(cls)
         cls.__init__ = _wrapped_init(cls, user_init or _default_init)  # type: ignore[method-assign]
         cls.Spec = _make_spec_class(cls, cls.__dict__.get("Spec"))  # type: ignore[attr-defined]
@@ -453,6 +456,8 @@ def _finish(self: Any) -> None:
             value = self.__dict__[f.name]
         elif f.default is not dataclasses.MISSING:
             value = f.default
+        elif f.default_factory is not dataclasses.MISSING:
+            value = f.default_factory()
         else:
             raise TypeError(f"{cls.__name__}() missing a value for field {f.name!r}.")
         object.__setattr__(self, f.name, convert_field(value, hints.get(f.name, Any), where))
