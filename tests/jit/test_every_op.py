@@ -19,6 +19,7 @@ import pytest
 import runtime as rt
 import runtime.autograph_backend  # noqa: F401 -- registers RaiseUnless, as staging a raise does
 from runtime.backends.base import JitCompileError
+from runtime.gradients.while_grad import saving_stacks
 from runtime.opdef import REGISTRY, builtin_ops
 
 from .. import op_programs as programs
@@ -192,6 +193,19 @@ def _vectorised(x):
 
 _ANY_ROWS = [rt.TensorSpec([None, 4], rt.float32)]
 
+def _loop_stacks(x):
+    """A loop's gradient in the differentiable-again form that nested tapes around a compiled
+    call build (its saves pushed on and popped from stacked tensors: StackPush/StackPop)."""
+    with saving_stacks():
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            h = x[0]
+            for _ in rt.range(3):
+                h = h * x[1] + 0.1
+            y = rt.reduce_sum(h * 2.0)
+        return tape.gradient(y, x)
+
+
 # One kernel per group (Numba's compile time dominates); float64 and the vectorised paths
 # have their own groups, so every op runs natively in at least one kernel.
 GROUPS = {
@@ -209,6 +223,7 @@ GROUPS = {
     "gradients": (programs.gradients, [(rt.constant(x_values(F32)),)], {}),
     "loop_gradients": (_loop_gradients, [(rt.constant(x_values(F64)),)], {}),
     "loop_second_order": (_loop_second_order, [(rt.constant(x_values(F64)),)], {}),
+    "loop_stacks": (_loop_stacks, [(rt.constant(x_values(F64)),)], {}),
     "tensor_arrays": (_tensor_arrays, [(x_values(F32),)], {}),
     "tensor_array_gradients": (_tensor_array_gradients, [(rt.constant(x_values(F32)),)], {}),
     "tensor_array_second_order": (_tensor_array_second_order, [(rt.constant(x_values(F64)),)], {}),
