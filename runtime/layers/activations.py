@@ -11,6 +11,7 @@ from typing import Callable
 
 from ..ops import array_math, array_sort, math_composed, nn
 from ..ops.core import convert_to_tensor
+from ..ops.dispatch import undispatched
 
 
 def _zeros(x):
@@ -226,6 +227,7 @@ def names() -> list[str]:
 
 def name_of(fn) -> str | None:
     """The name `get` maps to `fn` (the first, canonical one), or None."""
+    fn = undispatched(fn)  # rt.nn.relu after a dispatch for it is registered
     for key, value in _BY_NAME.items():
         if value is fn:
             return key

@@ -43,6 +43,12 @@ _BINARY = ("add", "subtract", "multiply", "divide", "truediv", "floordiv", "floo
            "bitwise.bitwise_xor", "strings.join_pair")
 
 
+def undispatched(fn: Any) -> Any:
+    """The API a dispatching wrapper stands for (`fn` itself otherwise): what tables keyed by
+    the API object (activation names, ...) know it by."""
+    return _ORIGINALS.get(fn, fn)
+
+
 def set_namespaces(*holders: Any) -> None:
     """The objects (the `runtime` module, `rt.math`, ...) whose APIs dispatching replaces."""
     _HOLDERS.extend(holders)
@@ -238,4 +244,22 @@ def unregister_dispatch_for(dispatch_target: Callable) -> None:
                          "dispatch target.")
     for api, target in entries:
         _HANDLERS[api][:] = [(h, a) for h, a in _HANDLERS[api] if h is not target]
+        if not _HANDLERS[api]:
+            _uninstall(api)
+
+
+def _uninstall(api: Callable) -> None:
+    """Publishes `api` itself again in place of its wrapper (no handler is left)."""
+    wrapper = _WRAPPERS.pop(api, None)
+    if wrapper is None:
+        return
+    _ORIGINALS.pop(wrapper, None)
+    for holder in _HOLDERS:
+        for name, value in list(vars(holder).items()):
+            if value is wrapper:
+                setattr(holder, name, api)
+    for space in NAMESPACES.values():
+        for name, value in list(space.items()):
+            if value is wrapper:
+                space[name] = api
 

@@ -514,3 +514,24 @@ def test_list_and_dict_defaults_become_immutable_as_in_tensorflow():
     assert dict(plain.attributes) == {} and plain.tags == ()  # TensorFlow prints ImmutableDict({}) ()
     assert repr(plain.attributes) == "ImmutableDict({})"
     assert Tagged("b", {"h": 1.0}, ["x"]).tags == ("x",)
+
+
+def test_apis_keep_their_identity_for_name_tables_while_and_after_dispatch():
+    class Boxed(rt.experimental.ExtensionType):
+        value: rt.Tensor
+
+    relu = rt.nn.relu
+
+    @rt.experimental.dispatch_for_unary_elementwise_apis(Boxed)
+    def boxed_unary(api_func, x):
+        return Boxed(api_func(x.value))
+
+    try:
+        assert rt.keras.activations.serialize(rt.nn.relu) == "relu"  # the wrapper is relu
+        layer = rt.keras.layers.Dense(2, activation=rt.nn.relu)
+        assert layer.get_config()["activation"] == "relu"
+        np.testing.assert_array_equal(rt.nn.relu(Boxed(rt.constant([-1.0, 2.0]))).value.numpy(),
+                                      [0.0, 2.0])
+    finally:
+        rt.experimental.unregister_dispatch_for(boxed_unary)
+    assert rt.nn.relu is relu  # no handler left: the API itself again
