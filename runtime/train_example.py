@@ -218,6 +218,8 @@ def _int64_value(value) -> int:
     a float or a string (TypeError, with protobuf's words)."""
     if isinstance(value, bool):
         raise TypeError("Field tensorflow.Int64List.value: Expected an int, got a boolean.")
+    if isinstance(value, np.bool_):  # NumPy before 2.3 only warns in operator.index
+        raise TypeError("'numpy.bool' object cannot be interpreted as an integer")
     return operator.index(value)
 
 
