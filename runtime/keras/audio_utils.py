@@ -16,24 +16,13 @@ from ..arguments import strict_keywords
 from ..data import AUTOTUNE, Dataset
 from ..ops.io import read_file
 from ..ops.io_audio import decode_wav
-from .dataset_sources import check_validation_split, index_directory, label_array, split_for
+from .dataset_sources import check_labels, check_validation_split, index_directory, label_array, split_for
 
 ALLOWED_FORMATS = (".wav",)
 
 
 def _check(labels, label_mode, class_names, output_sequence_length, ragged, sampling_rate):
-    if labels not in ("inferred", None):
-        if not isinstance(labels, (list, tuple)):
-            raise ValueError("The `labels` argument should be a list/tuple of integer labels, of "
-                             "the same size as the number of audio files in the target "
-                             'directory; pass labels="inferred" to infer them from the '
-                             f"subdirectory names, or labels=None. Received: labels={labels}")
-        if class_names:
-            raise ValueError('You can only pass `class_names` if `labels="inferred"`. '
-                             f"Received: labels={labels}, and class_names={class_names}")
-    if label_mode not in ("int", "categorical", "binary", None):
-        raise ValueError('`label_mode` argument must be one of "int", "categorical", "binary", '
-                         f"or None. Received: label_mode={label_mode}")
+    check_labels(labels, label_mode, class_names, "audio")
     if ragged and output_sequence_length is not None:
         raise ValueError("Cannot set both `ragged` and `output_sequence_length`")
     if ragged:

@@ -121,6 +121,23 @@ def split_for(paths: list, labels: Any, validation_split: Any, subset: Optional[
     return paths[cut], None if labels is None else labels[cut]
 
 
+def check_labels(labels: Any, label_mode: Any, class_names: Any, kind: str) -> None:
+    """Keras's checks of `labels`, `label_mode` and `class_names` for a directory of `kind`
+    ("text", "image", "audio") files: ValueError in Keras's words."""
+    if labels not in ("inferred", None):
+        if not isinstance(labels, (list, tuple)):
+            raise ValueError("`labels` argument should be a list/tuple of integer labels, of the "
+                             f"same size as the number of {kind} files in the target directory; "
+                             'pass labels="inferred" to infer them from the subdirectory names, '
+                             f"or labels=None. Received: labels={labels!r:.80}")
+        if class_names:
+            raise ValueError('You can only pass `class_names` if `labels="inferred"`. Received: '
+                             f"labels={labels!r:.80}, and class_names={class_names}")
+    if label_mode not in LABEL_MODES:
+        raise ValueError('`label_mode` argument must be one of "int", "categorical", "binary", '
+                         f"or None. Received: label_mode={label_mode}")
+
+
 def label_array(labels: Any, label_mode: Optional[str], num_classes: int) -> np.ndarray:
     """The labels as Keras hands them out: int32, float32 `[1]` (binary) or one-hot float32."""
     ints = np.asarray(labels)
@@ -183,18 +200,7 @@ def text_dataset_from_directory(directory: str, labels: Any = "inferred",
     """A dataset of `(text, label)` batches from the `.txt` files of `directory`, one class
     per subdirectory (`labels="inferred"`), as Keras 3 builds it; `.class_names` on it.
     `subset="both"` returns `[training, validation]`."""
-    if labels not in ("inferred", None):
-        if not isinstance(labels, (list, tuple)):
-            raise ValueError("`labels` argument should be a list/tuple of integer labels, of the "
-                             "same size as the number of text files in the target directory, "
-                             '"inferred" (labels from the subdirectory names) or None (no '
-                             f"labels). Received: labels={labels!r:.80}")
-        if class_names:
-            raise ValueError('You can only pass `class_names` if `labels="inferred"`. Received: '
-                             f"labels={labels!r:.80}, and class_names={class_names}")
-    if label_mode not in LABEL_MODES:
-        raise ValueError('`label_mode` argument must be one of "int", "categorical", "binary", '
-                         f"or None. Received: label_mode={label_mode}")
+    check_labels(labels, label_mode, class_names, "text")
     if format != "tf":
         raise ValueError(_FORMAT_ERROR.format(format))
     if labels is None or label_mode is None:

@@ -28,7 +28,7 @@ from ..layers.preprocessing.image import resize_weights
 from ..ops.io import read_file
 from ..ops.io_image import decode_image, pillow
 from ..ops.py_function import numpy_function
-from .dataset_sources import check_validation_split, index_directory, label_array, split_for
+from .dataset_sources import check_labels, check_validation_split, index_directory, label_array, split_for
 
 ALLOWLIST_FORMATS = (".bmp", ".gif", ".jpeg", ".jpg", ".png")  # Keras's, lower case
 _INTERPOLATIONS = ("bilinear", "nearest", "bicubic", "area", "lanczos3", "lanczos5", "gaussian",
@@ -134,18 +134,7 @@ def _paths_and_labels_to_dataset(paths, labels, label_mode, num_classes, load, s
 
 def _check_arguments(labels, label_mode, class_names, color_mode, image_size, interpolation,
                      data_format, format, crop, pad) -> tuple:
-    if labels not in ("inferred", None):
-        if not isinstance(labels, (list, tuple)):
-            raise ValueError("`labels` argument should be a list/tuple of integer labels, of "
-                             "the same size as the number of image files in the target "
-                             'directory; pass labels="inferred" to infer them from the '
-                             f"subdirectory names, or labels=None. Received: labels={labels}")
-        if class_names:
-            raise ValueError('You can only pass `class_names` if `labels="inferred"`. '
-                             f"Received: labels={labels}, and class_names={class_names}")
-    if label_mode not in ("int", "categorical", "binary", None):
-        raise ValueError('`label_mode` argument must be one of "int", "categorical", "binary", '
-                         f"or None. Received: label_mode={label_mode}")
+    check_labels(labels, label_mode, class_names, "image")
     if color_mode not in _CHANNELS:
         raise ValueError('`color_mode` must be one of {"rgb", "rgba", "grayscale"}. '
                          f"Received: color_mode={color_mode}")
