@@ -352,16 +352,6 @@ class Functional(Model):
     def input_names(self) -> list[str]:
         return [t.node.layer.name for t in self.inputs]
 
-    def get_layer(self, name: str | None = None, index: int | None = None) -> Layer:
-        """The layer called `name`, or at position `index` of `layers`."""
-        if index is not None:
-            return self.layers[index]
-        for layer in self.layers:
-            if layer.name == name:
-                return layer
-        raise ValueError(f"No layer named {name!r} in model {self.name!r}; its layers are "
-                         f"{[layer.name for layer in self.layers]}.")
-
     # -- calling ----------------------------------------------------------------------------
     def call(self, inputs, training=None):
         values: dict[int, Any] = {}
