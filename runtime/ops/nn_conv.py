@@ -1,9 +1,9 @@
 """Convolution and pooling ops (NHWC), and the normalisation helpers composed from other ops.
 
 Ops: Conv2D with Conv2DBackpropInput / Conv2DBackpropFilter, MaxPool with MaxPoolGrad,
-AvgPool with AvgPoolGrad. Their NumPy kernels work on strided window views of the padded
-input (`sliding_window_view`) contracted with `tensordot`; the backward kernels loop over
-the kernel's taps only (never over pixels). conv1d, the 1-D pools, moments,
+AvgPool with AvgPoolGrad. Their NumPy kernels are in `conv_kernels` (each convolution one
+matrix product over an im2col copy of the windows; pools over strided views, one pass a
+window tap). conv1d, the 1-D pools, moments,
 batch_normalization and embedding_lookup are composed from ops, so their gradients come with
 the ops they use.
 """
@@ -11,7 +11,6 @@ the ops they use.
 from __future__ import annotations
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
 from ..attr_kinds import INTS, PADDING
 from ..exports import export
@@ -19,7 +18,7 @@ from ..graph import constant_value
 from ..opdef import define
 from ..shapes import TensorShape
 from ..tensor import Tensor
-from . import array_math
+from . import array_math, conv_kernels
 from .array_composed import pad as _composed_pad
 from .core import apply, convert_to_tensor
 
@@ -100,55 +99,6 @@ def _float_rank4(x, what, arg):
     return x.shape.as_list() if x.shape.rank is not None else [None] * 4
 
 
-# -- shared kernel pieces ----------------------------------------------------------------------
-
-
-def _windows(xp, ksize, strides, dilations, oh, ow):
-    """[N, OH, OW, C, KH, KW] view of the windows of the padded input `xp`."""
-    (kh, kw), (sh, sw), (dh, dw) = ksize, strides, dilations
-    view = sliding_window_view(xp, ((kh - 1) * dh + 1, (kw - 1) * dw + 1), axis=(1, 2))
-    return view[:, :(oh - 1) * sh + 1:sh, :(ow - 1) * sw + 1:sw, :, ::dh, ::dw]
-
-
-def _pad(x, ph, pw, value=0):
-    if ph == (0, 0) and pw == (0, 0):
-        return x
-    return np.pad(x, ((0, 0), ph, pw, (0, 0)), constant_values=value)
-
-
-# Conv2D contracts tap by tap (a matrix product a tap, summed) from this many input channels
-# on; below it, one product over the window view is faster (few channels: short products)
-_TAP_CHANNELS = 8
-
-
-def _tap(i, j, oh, ow, strides, dilations):
-    """The index of the input positions that tap (i, j) of the kernel reads, [N, OH, OW, C]."""
-    (sh, sw), (dh, dw) = strides, dilations
-    return (slice(None), slice(i * dh, i * dh + (oh - 1) * sh + 1, sh),
-            slice(j * dw, j * dw + (ow - 1) * sw + 1, sw))
-
-
-def _padded_size(size, ksize, strides, dilations, ph, pw, shape_nc, out_size):
-    """The shape of the zero padded input that every tap's positions fit in."""
-    (h, w), (kh, kw), (sh, sw), (dh, dw), (oh, ow) = size, ksize, strides, dilations, out_size
-    hp = max(h + ph[0] + ph[1], (kh - 1) * dh + (oh - 1) * sh + 1)
-    wp = max(w + pw[0] + pw[1], (kw - 1) * dw + (ow - 1) * sw + 1)
-    return (shape_nc[0], hp, wp, shape_nc[1])
-
-
-def _scatter_taps(cols, size, ksize, strides, dilations, ph, pw, shape_nc):
-    """Adds cols[:, :, :, i, j, :] into the tap (i, j)'s positions of a zero padded input
-    and crops the padding: the transpose of taking windows."""
-    (h, w), (kh, kw) = size, ksize
-    oh, ow = cols.shape[1], cols.shape[2]
-    out = np.zeros(_padded_size(size, ksize, strides, dilations, ph, pw, shape_nc, (oh, ow)),
-                   dtype=cols.dtype)
-    for i in range(kh):
-        for j in range(kw):
-            out[_tap(i, j, oh, ow, strides, dilations)] += cols[:, :, :, i, j, :]
-    return np.ascontiguousarray(out[:, ph[0]:ph[0] + h, pw[0]:pw[0] + w, :])
-
-
 # -- Conv2D --------------------------------------------------------------------------------------
 
 
@@ -172,17 +122,7 @@ def _conv_kernel(x, filters, strides, padding, dilations):
     kh, kw = filters.shape[:2]
     oh, ow, ph, pw = _geometry(x.shape[1], x.shape[2], (kh, kw), strides, padding, dilations,
                                "conv2d")
-    xp = _pad(x, ph, pw)
-    if x.shape[3] < _TAP_CHANNELS or not oh or not ow or not x.shape[0]:
-        win = _windows(xp, (kh, kw), strides, dilations, oh, ow)
-        return np.tensordot(win, filters, axes=([4, 5, 3], [0, 1, 2]))
-    out = None
-    for i in range(kh):  # one matrix product a tap: no [N, OH, OW, KH, KW, C] copy
-        for j in range(kw):
-            part = np.tensordot(xp[_tap(i, j, oh, ow, strides, dilations)], filters[i, j],
-                                axes=([3], [0]))
-            out = part if out is None else np.add(out, part, out=out)
-    return out
+    return conv_kernels.conv2d(x, filters, strides, (ph, pw), dilations, (oh, ow))
 
 
 _CONV = {"strides": INTS, "padding": PADDING, "dilations": INTS}
@@ -196,19 +136,10 @@ def _backprop_input_infer(g, filters, input_size, strides, padding, dilations):
 
 
 def _backprop_input_kernel(g, filters, input_size, strides, padding, dilations):
-    kh, kw = filters.shape[:2]
-    _, _, ph, pw = _geometry(input_size[0], input_size[1], (kh, kw), strides, padding,
+    _, _, ph, pw = _geometry(input_size[0], input_size[1], filters.shape[:2], strides, padding,
                              dilations, "conv2d")
-    (h, w), (n, oh, ow, _), c = input_size, g.shape, filters.shape[2]
-    if not oh or not ow:
-        return np.zeros((n, h, w, c), dtype=g.dtype)
-    out = np.zeros(_padded_size((h, w), (kh, kw), strides, dilations, ph, pw, (n, c), (oh, ow)),
-                   dtype=g.dtype)
-    for i in range(kh):  # each tap's product added into its positions: no [.., KH, KW, C] cols
-        for j in range(kw):
-            out[_tap(i, j, oh, ow, strides, dilations)] += np.tensordot(g, filters[i, j],
-                                                                        axes=([3], [1]))
-    return np.ascontiguousarray(out[:, ph[0]:ph[0] + h, pw[0]:pw[0] + w, :])
+    return conv_kernels.conv2d_backprop_input(g, filters, tuple(input_size), strides, (ph, pw),
+                                              dilations)
 
 
 CONV2D_BACKPROP_INPUT = define("Conv2DBackpropInput", _backprop_input_infer,
@@ -220,19 +151,10 @@ def _backprop_filter_infer(x, g, filter_size, strides, padding, dilations):
 
 
 def _backprop_filter_kernel(x, g, filter_size, strides, padding, dilations):
-    oh, ow, ph, pw = _geometry(x.shape[1], x.shape[2], filter_size, strides, padding,
-                               dilations, "conv2d")
-    xp = _pad(x, ph, pw)
-    if x.shape[3] < _TAP_CHANNELS or not oh or not ow or not x.shape[0]:
-        win = _windows(xp, filter_size, strides, dilations, oh, ow)
-        dw = np.tensordot(win, g, axes=([0, 1, 2], [0, 1, 2]))  # [C, KH, KW, O]
-        return np.ascontiguousarray(dw.transpose(1, 2, 0, 3))
-    dw = np.empty((*filter_size, x.shape[3], g.shape[3]), dtype=np.result_type(x, g))
-    for i in range(filter_size[0]):  # one product a tap, as in _conv_kernel
-        for j in range(filter_size[1]):
-            dw[i, j] = np.tensordot(xp[_tap(i, j, oh, ow, strides, dilations)], g,
-                                    axes=([0, 1, 2], [0, 1, 2]))
-    return dw
+    _, _, ph, pw = _geometry(x.shape[1], x.shape[2], filter_size, strides, padding,
+                             dilations, "conv2d")
+    return conv_kernels.conv2d_backprop_filter(x, g, tuple(filter_size), strides, (ph, pw),
+                                               dilations)
 
 
 CONV2D_BACKPROP_FILTER = define("Conv2DBackpropFilter", _backprop_filter_infer,
@@ -342,11 +264,14 @@ def _pool_infer(what):
     return infer
 
 
+def _pool_geometry(x, ksize, strides, padding, what):
+    oh, ow, ph, pw = _geometry(x.shape[1], x.shape[2], ksize, strides, padding, (1, 1), what)
+    return (ph, pw), (oh, ow)
+
+
 def _max_pool_kernel(x, ksize, strides, padding):
-    oh, ow, ph, pw = _geometry(x.shape[1], x.shape[2], ksize, strides, padding, (1, 1),
-                               "max_pool2d")
-    win = _windows(_pad(x, ph, pw, -np.inf), ksize, strides, (1, 1), oh, ow)
-    return win.max(axis=(4, 5))
+    return conv_kernels.max_pool(x, ksize, strides,
+                                 *_pool_geometry(x, ksize, strides, padding, "max_pool2d"))
 
 
 MAX_POOL = define("MaxPool", _pool_infer("max_pool2d"), _max_pool_kernel, attrs=_POOL)
@@ -356,29 +281,14 @@ def _max_pool_grad_infer(x, g, ksize, strides, padding):
     return x.shape, x.dtype
 
 
-def _argmax_positions(x, ksize, strides, padding):
-    """(index into the padded input of each window's first maximum, padded shape, pads)."""
-    n, h, w, c = x.shape
-    oh, ow, ph, pw = _geometry(h, w, ksize, strides, padding, (1, 1), "max_pool2d")
-    win = _windows(_pad(x, ph, pw, -np.inf), ksize, strides, (1, 1), oh, ow)
-    first = win.reshape(n, oh, ow, c, ksize[0] * ksize[1]).argmax(axis=-1)
-    rows = np.arange(oh).reshape(1, oh, 1, 1) * strides[0] + first // ksize[1]
-    cols = np.arange(ow).reshape(1, 1, ow, 1) * strides[1] + first % ksize[1]
-    index = (np.arange(n).reshape(n, 1, 1, 1), rows, cols, np.arange(c).reshape(1, 1, 1, c))
-    return index, (n, h + ph[0] + ph[1], w + pw[0] + pw[1], c), ph, pw
-
-
 def _max_pool_grad_kernel(x, g, ksize, strides, padding):
-    index, padded, ph, pw = _argmax_positions(x, ksize, strides, padding)
-    out = np.zeros(padded, dtype=g.dtype)
-    np.add.at(out, index, g)  # the first maximum of each window gets the gradient
-    h, w = x.shape[1:3]
-    return np.ascontiguousarray(out[:, ph[0]:ph[0] + h, pw[0]:pw[0] + w, :])
+    return conv_kernels.max_pool_grad(x, g, ksize, strides,
+                                      *_pool_geometry(x, ksize, strides, padding, "max_pool2d"))
 
 
 def _max_pool_grad_grad_kernel(x, gg, ksize, strides, padding):
-    index, _, ph, pw = _argmax_positions(x, ksize, strides, padding)
-    return np.ascontiguousarray(_pad(gg, ph, pw)[index])
+    return conv_kernels.max_pool_grad_grad(
+        x, gg, ksize, strides, *_pool_geometry(x, ksize, strides, padding, "max_pool2d"))
 
 
 MAX_POOL_GRAD = define("MaxPoolGrad", _max_pool_grad_infer, _max_pool_grad_kernel, attrs=_POOL)
@@ -407,22 +317,9 @@ def _max_pool_grad_grad_grad(op, g):
     return [None, apply(MAX_POOL_GRAD, [op.inputs[0], g], _pool_attrs(op))]
 
 
-def _window_counts(h, w, ksize, strides, ph, pw, oh, ow, dtype):
-    """[OH, OW]: how many input (not padding) elements each pooling window covers."""
-    def along(size, k, s, pad, out):
-        start = np.arange(out) * s - pad[0]
-        return np.minimum(start + k, size) - np.maximum(start, 0)
-    rows = along(h, ksize[0], strides[0], ph, oh)
-    cols = along(w, ksize[1], strides[1], pw, ow)
-    return np.multiply.outer(rows, cols).astype(dtype)
-
-
 def _avg_pool_kernel(x, ksize, strides, padding):
-    n, h, w, c = x.shape
-    oh, ow, ph, pw = _geometry(h, w, ksize, strides, padding, (1, 1), "avg_pool2d")
-    win = _windows(_pad(x, ph, pw), ksize, strides, (1, 1), oh, ow)
-    counts = _window_counts(h, w, ksize, strides, ph, pw, oh, ow, x.dtype)
-    return win.sum(axis=(4, 5)) / counts[None, :, :, None]
+    return conv_kernels.avg_pool(x, ksize, strides,
+                                 *_pool_geometry(x, ksize, strides, padding, "avg_pool2d"))
 
 
 AVG_POOL = define("AvgPool", _pool_infer("avg_pool2d"), _avg_pool_kernel, attrs=_POOL)
@@ -433,13 +330,9 @@ def _avg_pool_grad_infer(g, input_size, ksize, strides, padding):
 
 
 def _avg_pool_grad_kernel(g, input_size, ksize, strides, padding):
-    h, w = input_size
-    n, oh, ow, c = g.shape
-    _, _, ph, pw = _geometry(h, w, ksize, strides, padding, (1, 1), "avg_pool2d")
-    counts = _window_counts(h, w, ksize, strides, ph, pw, oh, ow, g.dtype)
-    share = g / counts[None, :, :, None]
-    cols = np.broadcast_to(share[:, :, :, None, None, :], (n, oh, ow, ksize[0], ksize[1], c))
-    return _scatter_taps(cols, input_size, ksize, strides, (1, 1), ph, pw, (n, c))
+    _, _, ph, pw = _geometry(input_size[0], input_size[1], ksize, strides, padding, (1, 1),
+                             "avg_pool2d")
+    return conv_kernels.avg_pool_grad(g, tuple(input_size), ksize, strides, (ph, pw))
 
 
 AVG_POOL_GRAD = define("AvgPoolGrad", _avg_pool_grad_infer, _avg_pool_grad_kernel,

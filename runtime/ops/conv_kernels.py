@@ -1,0 +1,264 @@
+"""NumPy kernels of the NHWC convolutions and pools: each convolution one matrix product.
+
+A convolution copies the windows of its (padded) input once into a contiguous im2col matrix
+[N * OH * OW, KH * KW * C] and multiplies it by the filters seen as [KH * KW * C, O]; the
+filter gradient is the same matrix's transpose times the output gradient, and the input
+gradient is the output gradient times the filters' transpose, added back tap by tap
+(col2im). With one input channel the matrix is built tap-major, [KH * KW, N * OH * OW], so
+each tap is one contiguous copy. Pools run one elementwise pass a window tap over strided
+views; the max-pool gradient goes to the first maximum of each window in row-major order,
+as TensorFlow's does.
+
+Scratch arrays (the padded input, the im2col matrix) are reused across calls of one thread:
+they never leave a kernel, so no result aliases them.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+_local = threading.local()
+_CACHED_BYTES = 64 << 20   # larger scratch arrays are allocated per call, not kept
+_CACHED_COUNT = 16
+
+
+def scratch(tag: str, shape: tuple, dtype) -> np.ndarray:
+    """An uninitialised array of `shape` this thread reuses for `tag` at every call."""
+    cache = getattr(_local, "buffers", None)
+    if cache is None:
+        cache = _local.buffers = {}
+    key = (tag, shape, np.dtype(dtype))
+    buf = cache.get(key)
+    if buf is None:
+        buf = np.empty(shape, dtype)
+        if buf.nbytes <= _CACHED_BYTES:
+            if len(cache) >= _CACHED_COUNT:
+                cache.pop(next(iter(cache)))
+            cache[key] = buf
+    return buf
+
+
+def taps(ksize, strides, dilations, oh, ow):
+    """The index of the padded input positions each tap (i, j) reads, [N, OH, OW, C], in
+    row-major tap order."""
+    (kh, kw), (sh, sw), (dh, dw) = ksize, strides, dilations
+    return [(slice(None), slice(i * dh, i * dh + (oh - 1) * sh + 1, sh),
+             slice(j * dw, j * dw + (ow - 1) * sw + 1, sw))
+            for i in range(kh) for j in range(kw)]
+
+
+def padded(x, ph, pw, value, tag: str) -> np.ndarray:
+    """`x` with `value` rows and columns around its height and width (a scratch array)."""
+    if ph == (0, 0) and pw == (0, 0):
+        return x
+    n, h, w, c = x.shape
+    buf = scratch(tag, (n, h + ph[0] + ph[1], w + pw[0] + pw[1], c), x.dtype)
+    buf[:, :ph[0]] = value
+    buf[:, ph[0] + h:] = value
+    buf[:, ph[0]:ph[0] + h, :pw[0]] = value
+    buf[:, ph[0]:ph[0] + h, pw[0] + w:] = value
+    buf[:, ph[0]:ph[0] + h, pw[0]:pw[0] + w] = x
+    return buf
+
+
+def _crop(out, size, ph, pw):
+    if out.shape[1:3] == tuple(size) and ph[0] == 0 and pw[0] == 0:
+        return out
+    (h, w) = size
+    return np.ascontiguousarray(out[:, ph[0]:ph[0] + h, pw[0]:pw[0] + w, :])
+
+
+def _padded_zeros(n, size, c, ksize, strides, dilations, ph, pw, oh, ow, dtype):
+    """Zeros the size of the padded input, at least as large as every tap's positions."""
+    (h, w), (kh, kw), (sh, sw), (dh, dw) = size, ksize, strides, dilations
+    hp = max(h + ph[0] + ph[1], (kh - 1) * dh + (oh - 1) * sh + 1)
+    wp = max(w + pw[0] + pw[1], (kw - 1) * dw + (ow - 1) * sw + 1)
+    return np.zeros((n, hp, wp, c), dtype)
+
+
+def im2col(xp, ksize, strides, dilations, oh, ow) -> np.ndarray:
+    """The [N * OH * OW, KH * KW * C] matrix of the windows of the padded input `xp`
+    (a view of a scratch array: tap-major and transposed when C is 1)."""
+    n, _, _, c = xp.shape
+    (kh, kw), (sh, sw), (dh, dw) = ksize, strides, dilations
+    m, k = n * oh * ow, kh * kw * c
+    if c == 1:
+        cols = scratch("im2col_t", (kh * kw, n, oh, ow, 1), xp.dtype)
+        for t, index in enumerate(taps(ksize, strides, dilations, oh, ow)):
+            cols[t] = xp[index]
+        return cols.reshape(k, m).T
+    s0, s1, s2, s3 = xp.strides
+    view = as_strided(xp, (n, oh, ow, kh, kw, c), (s0, s1 * sh, s2 * sw, s1 * dh, s2 * dw, s3),
+                      writeable=False)
+    cols = scratch("im2col", (n, oh, ow, kh, kw, c), xp.dtype)
+    np.copyto(cols, view)
+    return cols.reshape(m, k)
+
+
+def conv2d(x, filters, strides, padding_hw, dilations, out_hw) -> np.ndarray:
+    """[N, OH, OW, O]: the cross-correlation of `x` with `filters` [KH, KW, C, O]."""
+    (ph, pw), (oh, ow) = padding_hw, out_hw
+    kh, kw, c, o = filters.shape
+    n = x.shape[0]
+    dtype = np.result_type(x, filters)
+    if 0 in (n, oh, ow, o) or c == 0:
+        return np.zeros((n, oh, ow, o), dtype)
+    cols = im2col(padded(x, ph, pw, 0, "conv_pad"), (kh, kw), strides, dilations, oh, ow)
+    out = np.matmul(cols, filters.reshape(kh * kw * c, o))
+    return out.reshape(n, oh, ow, o)
+
+
+def conv2d_backprop_filter(x, g, filter_hw, strides, padding_hw, dilations) -> np.ndarray:
+    """[KH, KW, C, O]: the gradient of conv2d's filters for output gradient `g`."""
+    (ph, pw), (kh, kw) = padding_hw, filter_hw
+    n, oh, ow, o = g.shape
+    c = x.shape[3]
+    dtype = np.result_type(x, g)
+    if 0 in (n, oh, ow, o, c):
+        return np.zeros((kh, kw, c, o), dtype)
+    cols = im2col(padded(x, ph, pw, 0, "conv_pad"), (kh, kw), strides, dilations, oh, ow)
+    dw = np.matmul(cols.T, g.reshape(n * oh * ow, o))
+    return dw.reshape(kh, kw, c, o)
+
+
+def conv2d_backprop_input(g, filters, input_hw, strides, padding_hw, dilations) -> np.ndarray:
+    """[N, H, W, C]: the gradient of conv2d's input for output gradient `g` (also the
+    transposed convolution of `g`)."""
+    (ph, pw) = padding_hw
+    kh, kw, c, o = filters.shape
+    n, oh, ow, _ = g.shape
+    dtype = np.result_type(g, filters)
+    if 0 in (n, oh, ow, o, c):
+        return np.zeros((n, *input_hw, c), dtype)
+    g2, f2 = g.reshape(n * oh * ow, o), filters.reshape(kh * kw * c, o)
+    out = _padded_zeros(n, input_hw, c, (kh, kw), strides, dilations, ph, pw, oh, ow, dtype)
+    index = taps((kh, kw), strides, dilations, oh, ow)
+    if c == 1:  # tap-major: each tap's columns one contiguous block
+        cols = np.matmul(f2, g2.T).reshape(kh * kw, n, oh, ow, 1)
+        for t, at in enumerate(index):
+            out[at] += cols[t]
+    else:
+        cols = np.matmul(g2, f2.T).reshape(n, oh, ow, kh * kw, c)
+        for t, at in enumerate(index):
+            out[at] += cols[:, :, :, t]
+    return _crop(out, input_hw, ph, pw)
+
+
+# -- pools ---------------------------------------------------------------------------------------
+
+
+def max_pool(x, ksize, strides, padding_hw, out_hw) -> np.ndarray:
+    """[N, OH, OW, C]: the maximum of each window (NaN when the window holds one)."""
+    (ph, pw), (oh, ow) = padding_hw, out_hw
+    if 0 in (x.shape[0], oh, ow, x.shape[3]):
+        return np.zeros((x.shape[0], oh, ow, x.shape[3]), x.dtype)
+    return _window_max(padded(x, ph, pw, -np.inf, "pool_pad"),
+                       taps(ksize, strides, (1, 1), oh, ow))
+
+
+def _window_max(xp, index):
+    out = xp[index[0]].copy()
+    for at in index[1:]:
+        np.maximum(out, xp[at], out=out)
+    return out
+
+
+def _first_max_masks(xp, y, index):
+    """For each tap, where its position is the first (row-major) maximum of the window.
+
+    A window holding NaN has NaN as its maximum, and its first NaN is that position."""
+    nan = np.isnan(y) if y.dtype.kind == "f" and np.isnan(y.sum()) else None
+    taken = None
+    last = len(index) - 1
+    for t, at in enumerate(index):
+        mask = np.equal(xp[at], y)
+        if nan is not None:
+            mask |= np.isnan(xp[at]) & nan
+        if taken is None:
+            taken = mask.copy() if t < last else None
+        else:
+            mask &= ~taken
+            if t < last:
+                taken |= mask
+        yield at, mask
+
+
+def max_pool_grad(x, g, ksize, strides, padding_hw, out_hw) -> np.ndarray:
+    """[N, H, W, C]: `g` sent to the first maximum of each window."""
+    (ph, pw), (oh, ow) = padding_hw, out_hw
+    n, h, w, c = x.shape
+    if 0 in (n, oh, ow, c):
+        return np.zeros(x.shape, g.dtype)
+    xp = padded(x, ph, pw, -np.inf, "pool_pad")
+    index = taps(ksize, strides, (1, 1), oh, ow)
+    y = _window_max(xp, index)
+    out = _padded_zeros(n, (h, w), c, ksize, strides, (1, 1), ph, pw, oh, ow, g.dtype)
+    disjoint = strides[0] >= ksize[0] and strides[1] >= ksize[1]
+    for at, mask in _first_max_masks(xp, y, index):
+        if disjoint:   # each input position in one window: write, not add
+            np.multiply(g, mask, out=out[at])
+        else:
+            out[at] += g * mask
+    return _crop(out, (h, w), ph, pw)
+
+
+def max_pool_grad_grad(x, gg, ksize, strides, padding_hw, out_hw) -> np.ndarray:
+    """[N, OH, OW, C]: `gg` [N, H, W, C] read at the first maximum of each window."""
+    (ph, pw), (oh, ow) = padding_hw, out_hw
+    n, _, _, c = x.shape
+    if 0 in (n, oh, ow, c):
+        return np.zeros((n, oh, ow, c), gg.dtype)
+    xp = padded(x, ph, pw, -np.inf, "pool_pad")
+    index = taps(ksize, strides, (1, 1), oh, ow)
+    y = _window_max(xp, index)
+    ggp = padded(gg, ph, pw, 0, "pool_pad_grad")
+    out = np.zeros((n, oh, ow, c), gg.dtype)
+    for at, mask in _first_max_masks(xp, y, index):
+        out += np.where(mask, ggp[at], 0)
+    return out
+
+
+def window_counts(h, w, ksize, strides, ph, pw, oh, ow, dtype) -> np.ndarray:
+    """[OH, OW]: how many input (not padding) elements each pooling window covers."""
+    def along(size, k, s, pad, out):
+        start = np.arange(out) * s - pad[0]
+        return np.minimum(start + k, size) - np.maximum(start, 0)
+    rows = along(h, ksize[0], strides[0], ph, oh)
+    cols = along(w, ksize[1], strides[1], pw, ow)
+    return np.multiply.outer(rows, cols).astype(dtype)
+
+
+def avg_pool(x, ksize, strides, padding_hw, out_hw) -> np.ndarray:
+    """[N, OH, OW, C]: the mean of each window over its input (not padding) elements."""
+    (ph, pw), (oh, ow) = padding_hw, out_hw
+    n, h, w, c = x.shape
+    if 0 in (n, oh, ow, c):
+        return np.zeros((n, oh, ow, c), x.dtype)
+    xp = padded(x, ph, pw, 0, "pool_pad")
+    out = None
+    for at in taps(ksize, strides, (1, 1), oh, ow):
+        if out is None:
+            out = xp[at].copy()
+        else:
+            out += xp[at]
+    counts = window_counts(h, w, ksize, strides, ph, pw, oh, ow, x.dtype)
+    out /= counts[None, :, :, None]
+    return out
+
+
+def avg_pool_grad(g, input_hw, ksize, strides, padding_hw) -> np.ndarray:
+    """[N, H, W, C]: each window's `g` shared evenly by its input elements."""
+    (ph, pw) = padding_hw
+    n, oh, ow, c = g.shape
+    h, w = input_hw
+    if 0 in (n, oh, ow, c):
+        return np.zeros((n, h, w, c), g.dtype)
+    counts = window_counts(h, w, ksize, strides, ph, pw, oh, ow, g.dtype)
+    share = g / counts[None, :, :, None]
+    out = _padded_zeros(n, (h, w), c, ksize, strides, (1, 1), ph, pw, oh, ow, g.dtype)
+    for at in taps(ksize, strides, (1, 1), oh, ow):
+        out[at] += share
+    return _crop(out, (h, w), ph, pw)
