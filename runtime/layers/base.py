@@ -406,8 +406,8 @@ class Layer(Module):
     def _record_input(self, inputs):
         """Records the shapes (and dtype) of the first inputs, which a saved model is rebuilt
         from; returns the shapes."""
-        shapes = nest.map_structure(_shape_of, inputs) if nest.is_nested(inputs) \
-            else _shape_of(inputs)
+        shapes = nest.map_structure(_shape_of, inputs, expand_composites=False) \
+            if nest.is_nested(inputs) else _shape_of(inputs)
         self._build_input_shape = shapes
         self._build_input_dtype = getattr(inputs, "dtype", None)
         return shapes

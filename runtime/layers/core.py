@@ -9,9 +9,10 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import tensor as _tensor
-from ..ops import array_math, linalg, nn, random
+from ..ops import array_math, linalg, nn, random, sparse
 from ..ops.control_flow import cond
 from ..ops.core import convert_to_tensor
+from ..ops.sparse import SparseTensor
 from ..shapes import TensorShape
 from . import activations
 from .base import Layer, positive_int
@@ -37,6 +38,7 @@ class Dense(KernelLayer):
     """
 
     _passes_masks = True
+    _takes_sparse = True
 
     def __init__(self, units: int, activation: str | Callable | None = None,
                  use_bias: bool = True, kernel_initializer: str | Callable = "glorot_uniform",
@@ -59,6 +61,11 @@ class Dense(KernelLayer):
         return TensorShape(TensorShape(input_shape).as_list()[:-1] + [self.units])
 
     def _transform(self, x):
+        if isinstance(x, SparseTensor):  # as Keras 3 on TensorFlow: a sparse-dense product
+            if x.shape.rank != 2:
+                x = sparse.to_dense(x)
+            else:
+                return sparse.sparse_dense_matmul(x, self.kernel)
         if x.shape.rank == 2:
             return linalg.matmul(x, self.kernel)
         return linalg.tensordot(x, self.kernel, [[x.shape.rank - 1], [0]])

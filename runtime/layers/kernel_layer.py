@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ..ops import array_math
+from ..ops import sparse as _sparse
 from ..ops.core import convert_to_tensor
 from . import activations
 from . import regularizers as _regularizers
@@ -12,7 +13,15 @@ from .base import Layer
 
 
 def as_layer_dtype(layer: Layer, inputs):
-    """`inputs` as a tensor of the layer's dtype."""
+    """`inputs` as a tensor of the layer's dtype (a SparseTensor stays sparse when the layer
+    takes sparse inputs, `_takes_sparse`, and is made dense otherwise)."""
+    if isinstance(inputs, _sparse.SparseTensor):
+        if not getattr(layer, "_takes_sparse", False):
+            return as_layer_dtype(layer, _sparse.to_dense(inputs))
+        if inputs.dtype is layer.dtype:
+            return inputs
+        return _sparse.SparseTensor(inputs.indices, array_math.cast(inputs.values, layer.dtype),
+                                    inputs.dense_shape)
     x = convert_to_tensor(inputs)
     if x.dtype is not layer.dtype:
         x = array_math.cast(x, layer.dtype)

@@ -40,3 +40,38 @@ def test_sparse_input_config_round_trips_and_fit_runs():
     model.compile(optimizer="sgd", loss="mse")
     history = model.fit(sparse_data(), np.ones((6, 1), np.float32), epochs=2, verbose=0)
     assert len(history.history["loss"]) == 2
+
+
+def test_dense_called_on_a_sparse_tensor_is_the_dense_product():
+    # Keras 3 on TensorFlow: Dense(sparse) is sparse_dense_matmul(sparse, kernel) + bias
+    layer = rt.keras.layers.Dense(3, activation="relu")
+    out = layer(sparse_data())
+    assert isinstance(out, rt.Tensor) and out.shape == (6, 3)
+    kernel, bias = (np.asarray(v) for v in layer.weights)
+    np.testing.assert_allclose(out, np.maximum(dense_data() @ kernel + bias, 0), rtol=1e-6)
+    assert layer.kernel.shape == (4, 3)
+
+
+def test_dense_on_sparse_under_function_with_gradients():
+    layer = rt.keras.layers.Dense(2, kernel_initializer="ones")
+    layer.build((None, 4))
+
+    @rt.function
+    def loss(sp):
+        with rt.GradientTape() as tape:
+            y = rt.reduce_sum(layer(sp))
+        return y, tape.gradient(y, layer.kernel)
+
+    y, grad = loss(sparse_data())
+    # d sum(x @ k) / dk[i, j] = sum over rows of x[:, i]
+    np.testing.assert_allclose(grad, np.repeat(dense_data().sum(0)[:, None], 2, 1))
+    np.testing.assert_allclose(y, (dense_data() @ np.ones((4, 2))).sum())
+
+
+def test_dense_on_float64_sparse_values_casts_to_the_layer_dtype():
+    sp = rt.sparse.SparseTensor(INDICES, np.ones(6, np.float64), (6, 4))
+    layer = rt.keras.layers.Dense(2)
+    out = layer(sp)
+    assert out.dtype == rt.float32
+    np.testing.assert_allclose(out, dense_data() @ np.asarray(layer.kernel)
+                               + np.asarray(layer.bias), rtol=1e-6)
