@@ -89,25 +89,46 @@ def pack(x, y, sample_weight) -> Any:
     return (x, y) if sample_weight is None else (x, y, sample_weight)
 
 
-def flat_logs(results) -> dict:
+class StepLogs(dict):
+    """Logs of a model's own step, with `ranks`: each name's place in Keras's order of the
+    logs it hands to callbacks (the step's top-level names sorted, a nested dict's names at
+    its key's place), by which `keras_order` sorts them."""
+
+    ranks: dict = {}
+
+
+def flat_logs(results) -> StepLogs:
     """A step's returned dict with nested dicts (compile_metrics) flattened into it."""
     if not isinstance(results, dict):
         raise TypeError(f"train_step and test_step must return a dict of metric results by "
                         f"name, got {type(results).__name__}.")
-    out: dict = {}
+    out = StepLogs()
+    ranks: dict = {}
     for name, value in sorted(results.items()):  # nested dicts in place, as Keras logs
-        if isinstance(value, dict):
-            out.update(flat_logs(value))
-        else:
-            out[name] = value
+        inner = flat_logs(value) if isinstance(value, dict) else {name: value}
+        for i, key in enumerate(inner):
+            ranks[key] = (str(name), i)
+        out.update(inner)
+    out.ranks = ranks
     return out
+
+
+def keras_order(logs: dict) -> dict:
+    """Logs as Keras 3 hands them to callbacks and returns them: sorted by name; the names
+    of a model's own step (`StepLogs`) at their ranks, the others (`val_*`) by name."""
+    ranks = getattr(logs, "ranks", None)
+    if not ranks:
+        return dict(sorted(logs.items()))
+    return dict(sorted(logs.items(), key=lambda item: ranks.get(item[0], (item[0], 0))))
 
 
 def custom_step(model, method: str) -> Callable:
     """`fn(x, y, sample_weight)`: the model's own `method` on the packed batch, its logs
     flattened."""
     def step(x, y, sample_weight=None):
-        return flat_logs(getattr(model, method)(pack(x, y, sample_weight)))
+        results = getattr(model, method)(pack(x, y, sample_weight))
+        flat_logs(results)  # refuses what is not a dict of results, while tracing
+        return results     # flattened by OrderedStep, after a compiled step's outputs
     return step
 
 
@@ -121,16 +142,23 @@ class OrderedStep:
         self._step = step
 
     def __call__(self, *args):
-        logs = self._step(*args)
+        logs = flat_logs(self._step(*args))
         names: list = []
         for metric in self._model.metrics:
             names += ([name for name, _ in metric._named] if isinstance(metric, CompileMetrics)
                       else [getattr(metric, "name", None)])
         first = [name for name in names if name in logs]
-        return {name: logs[name] for name in first + sorted(set(logs) - set(first))}
+        ordered = StepLogs((name, logs[name]) for name in first + sorted(set(logs) - set(first)))
+        ordered.ranks = logs.ranks
+        return ordered
 
 
 def default_metrics(model) -> list:
     """Keras 3's `model.metrics` after compile: the loss tracker and the compiled metrics."""
     trackers = getattr(model, "_metric_trackers", None)
-    return list(trackers) if trackers else []
+    if not trackers:
+        return []
+    if not getattr(model, "_compiled_with_metrics", True) and \
+            not getattr(model, "_per_output_losses", None):
+        return list(trackers[:1])  # compiled without metrics: the loss tracker alone
+    return list(trackers)

@@ -4,13 +4,13 @@
     8/8 ━━━━━━━━━━━━━━━━━━━━ 0s 3ms/step - accuracy: 0.9100 - loss: 0.2700
 
 `verbose=1` on a terminal redraws the line after each step (the bar's done part green, the
-time left while running, the total time at the end), at most as wide as the terminal: metrics
-that do not fit are left out while running and wrapped onto indented lines at the end. Into a
-file, a pipe or a notebook it writes the epoch's last line only, wrapped to 80 columns
-(`COLUMNS` when set). `verbose=2` writes Keras's one line a epoch,
-`8/8 - 0s - 3ms/step - accuracy: 0.9100 - loss: 0.2700`. Metrics are sorted by name, as
-Keras sorts its logs, with 4 decimals (`1.2340e-04` below 0.001); the logs given are the
-running means of the epoch so far.
+time left while running, the total time at the end); while running, metrics that do not fit
+the terminal's width are left out of the redrawn line. The last line is one line with every
+metric, however wide, as Keras 3 writes it. Into a file, a pipe or a notebook it writes the
+epoch's last line only. `verbose=2` writes Keras's one line a epoch,
+`8/8 - 0s - 3ms/step - accuracy: 0.9100 - loss: 0.2700`. Metrics show in the order they were
+first logged (the logs come in Keras's order: sorted by name), with 4 decimals
+(`1.2340e-04` below 0.001); the logs given are the running means of the epoch so far.
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ import numpy as np
 BAR_WIDTH = 20
 _BAR = "━"
 _SEPARATOR = " - "
-_INDENT = "    "
 _INTERVAL = 0.05    # seconds between two redraws of the live line
 
 
@@ -36,9 +35,13 @@ def metric_text(value) -> str:
     return f"{value:.4f}" if abs(value) > 1e-3 else f"{value:.4e}"
 
 
-def metric_texts(logs: dict, sort: bool = True) -> list[str]:
-    """`name: value` for each log, sorted by name as Keras's logs are (else in order)."""
-    return [f"{k}: {metric_text(logs[k])}" for k in (sorted(logs) if sort else logs)]
+def metric_texts(logs: dict, order: Optional[list] = None) -> list[str]:
+    """`name: value` for each log, in `order` (the names first logged first, as Keras's
+    progress bar shows them: names not in it are added to it), else in the logs' order."""
+    if order is None:
+        order = []
+    order.extend(k for k in logs if k not in order)
+    return [f"{k}: {metric_text(logs[k])}" for k in order if k in logs]
 
 
 def terminal_width(fallback: int = 80) -> int:
@@ -64,18 +67,6 @@ def step_time_text(seconds: float, unit: str = "step") -> str:
     return f"{seconds * 1e6:.0f}us/{unit}"
 
 
-def wrap(parts: list[str], width: int) -> list[str]:
-    """`parts` joined by " - " in lines of at most `width` columns, broken between parts
-    (continuation lines indented; a part wider than a line stays whole)."""
-    lines = [parts[0]]
-    for part in parts[1:]:
-        if len(lines[-1]) + len(_SEPARATOR) + len(part) <= width:
-            lines[-1] += _SEPARATOR + part
-        else:
-            lines.append(_INDENT + part)
-    return lines
-
-
 def _bold(text: str) -> str:
     return f"\x1b[1m{text}\x1b[0m"
 
@@ -97,7 +88,7 @@ class StepProgress:
         self.width = width if width is not None else terminal_width()
         self._shown = 0    # the width of the line drawn last (to blank what is left of it)
         self.bar_width, self.interval, self.unit = BAR_WIDTH, _INTERVAL, "step"
-        self.sort_metrics = True
+        self.order: list = []   # metric names in the order first logged
         self.count_unknown = True   # fit's last line gives the steps counted as the total
 
     # -- times -------------------------------------------------------------------------
@@ -141,7 +132,7 @@ class StepProgress:
     def _live_line(self, logs: dict, now: float) -> tuple[str, int]:
         """The redrawn line: the head, then as many whole metrics as fit the width."""
         line, shown = self._head(now, False, True)
-        for metric in metric_texts(logs, self.sort_metrics):
+        for metric in metric_texts(logs, self.order):
             if shown + len(_SEPARATOR) + len(metric) > self.width - 1:
                 break
             line += _SEPARATOR + metric
@@ -157,6 +148,8 @@ class StepProgress:
     def update(self, logs: dict, draw: bool = True) -> None:
         """One more step done; `logs` are the running values so far."""
         self.done += 1
+        if len(logs) != len(self.order):
+            self.order.extend(k for k in logs if k not in self.order)
         now = time.perf_counter()
         if self.done == 1:
             self._after_first = now
@@ -173,19 +166,17 @@ class StepProgress:
             self.steps = self.done
         if self.steps:
             self.done = self.steps   # as Keras's last update: the count at its target
-        metrics = metric_texts(logs, self.sort_metrics)
+        metrics = metric_texts(logs, self.order)
         if self.verbose == 2:
             seconds = self._step_seconds(now)
-            lines = wrap([self._count(), f"{now - self.start:.0f}s",
-                          step_time_text(seconds, self.unit), *metrics], self.width - 1)
+            line = _SEPARATOR.join([self._count(), f"{now - self.start:.0f}s",
+                                    step_time_text(seconds, self.unit), *metrics])
         else:
-            head, shown = self._head(now, True, False)
-            lines = wrap([head, *metrics], self.width - 1)
-            if self.live:   # the first line redrawn in colour over the live one
-                styled, _ = self._head(now, True, True)
+            head, _ = self._head(now, True, self.live)  # redrawn in colour over the live one
+            line = _SEPARATOR.join([head, *metrics])
+            if self.live:
                 self.stream.write("\r" + " " * self._shown + "\r")
-                lines[0] = styled + lines[0][shown:]
-        print("\n".join(lines), file=self.stream)
+        print(line, file=self.stream)
         self.stream.flush()
 
 
@@ -227,7 +218,7 @@ class Progbar(StepProgress):
             raise ValueError("Progbar: give stateful_metrics or stateless_metrics, not both.")
         super().__init__(target, verbose)
         self.bar_width, self.interval, self.unit = int(width), float(interval), unit_name
-        self.target, self.sort_metrics = target, False   # names in the order first given
+        self.target = target
         self.count_unknown = False
         self._stateful = set(stateful_metrics or ())
         self._stateless = None if stateless_metrics is None else set(stateless_metrics)

@@ -70,6 +70,7 @@ class Training:
         optimizer = get_optimizer(optimizer)
         self.run_eagerly = bool(run_eagerly)
         loss_fn = None if _output_names(self, loss) else _loss_function(loss)
+        given_metrics = metrics is not None or weighted_metrics is not None
         metrics, metric_outputs = _metrics_by_output(_output_names(self, loss), metrics)
         self._compiled_metrics = _metric_list(metrics)
         weighted = _metric_list(weighted_metrics, "weighted_metrics")
@@ -90,7 +91,10 @@ class Training:
             loss_fn = _no_loss(self)
         self.optimizer = optimizer
         self.loss = loss
-        self.metrics_names = _unique(["loss"] + [name for name, _ in named])
+        self._log_names = _unique(["loss"] + [name for name, _ in named])
+        self._compiled_with_metrics = given_metrics
+        self._per_output_losses = [name for name, _ in getattr(loss_fn, "per_output", [])]
+        self._compiled_losses_seen = False
         def step(fn, exact_first: bool = False):
             if self.run_eagerly:
                 return fn
@@ -116,6 +120,21 @@ class Training:
         metrics as one "compile_metrics" entry (its result: a dict by name); a subclass may
         list its own instead."""
         return _custom.default_metrics(self)
+
+    @property
+    def metrics_names(self) -> list:
+        """Keras 3's names of `model.metrics`: `[]` before compile, then `"loss"`, with
+        `"compile_metrics"` when compile was given metrics (their values are the logs of
+        `fit` and `evaluate`) and, once a model of several outputs with a loss each has
+        been fitted or evaluated, `"<output>_loss"` for each output."""
+        if getattr(self, "_train_step", None) is None:
+            return []
+        names = ["loss"]
+        if self._compiled_with_metrics:
+            names.append("compile_metrics")
+        if self._compiled_losses_seen:
+            names += self._per_output_losses
+        return names
 
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None,
                      training: bool = True):
@@ -347,7 +366,7 @@ class Training:
             for callback in callbacks:
                 callback.on_test_batch_end(step, batch_logs)
         logs = totals.means()
-        progress.finish(logs)
+        progress.finish(_keras_order(logs))
         for callback in callbacks:
             callback.on_test_end(_keras_order(logs))
         return logs
@@ -381,7 +400,8 @@ class Training:
             stateful = list(stateful) + list(self.metrics)  # what its own steps report
         for metric in stateful:
             metric.reset_state()
-        return _Means(self.metrics_names, getattr(self, "_stateful_positions", set()))
+        self._compiled_losses_seen = True  # Keras lists the per-output losses from now on
+        return _Means(self._log_names, getattr(self, "_stateful_positions", set()))
 
     def _dataset_batches(self, elements, method: str, class_weight=None):
         """The (x, y, sample_weight or None) batches, as arrays, of an iterator over the
@@ -430,9 +450,9 @@ _OPTIMIZERS = {cls.__name__.lower(): cls for cls in (
 
 def _keras_order(logs: dict) -> dict:
     """Logs by name in sorted order, as Keras 3 hands them to callbacks and returns them
-    (`history.history`, `evaluate(return_dict=True)`); lists of values keep the metrics'
-    order."""
-    return dict(sorted(logs.items()))
+    (`history.history`, `evaluate(return_dict=True)`; a model's own step's logs in Keras's
+    order of them, custom_steps.keras_order); lists of values keep the metrics' order."""
+    return _custom.keras_order(logs)
 
 
 def _is_pandas_series(value) -> bool:
@@ -867,10 +887,12 @@ class _Means:
         self.weights = np.zeros(len(names))
         self.latest = latest or set()
         self.last: list = [0.0] * len(names)
+        self.ranks: dict | None = None   # a model's own step's order of its logs
 
     def add(self, values, count: int) -> dict:
         if isinstance(values, dict):  # a model's own step: its results, as they are
             self.names = list(values)
+            self.ranks = getattr(values, "ranks", None)
             self.latest = set(range(len(values)))
             self.last = [_logged(value) for value in values.values()]
             return self.means()
@@ -888,9 +910,12 @@ class _Means:
 
     def means(self) -> dict:
         """The means by name, as float32 values (Keras's metric results are float32)."""
-        return {name: self.last[i] if i in self.latest else
-                (float(np.float32(self.sums[i] / self.weights[i])) if self.weights[i] else 0.0)
-                for i, name in enumerate(self.names)}
+        means = _custom.StepLogs(
+            (name, self.last[i] if i in self.latest else
+             (float(np.float32(self.sums[i] / self.weights[i])) if self.weights[i] else 0.0))
+            for i, name in enumerate(self.names))
+        means.ranks = self.ranks or {}
+        return means
 
 
 def _logged(value):

@@ -55,3 +55,61 @@ def test_logged_means_are_float32_values_as_keras_gives_them():
     # Keras 3.15 prints {'accuracy': 0.5, 'loss': 0.6931471824645996}: float32 results
     assert model.evaluate(x, y, verbose=0, return_dict=True, batch_size=3) == \
         {"accuracy": 0.5, "loss": 0.6931471824645996}
+
+
+class _OwnSteps(keras.Model):
+    """A train_step returning nested dicts, in an order that is not sorted."""
+
+    def train_step(self, data):
+        return {"b": {"z": 1.0}, "c": 2.0, "a": {"y": 3.0, "x": 4.0}}
+
+    def test_step(self, data):
+        return {"zeta": 1.0, "alpha": 2.0, "loss": 3.0}
+
+
+def test_own_step_logs_come_in_keras_order(capsys):
+    # Keras 3.15 (pythonify_logs): the step's top-level names sorted, a nested dict's
+    # names (sorted) at its key's place: x, y (from "a"), z (from "b"), then c
+    inputs = keras.Input((2,))
+    model = _OwnSteps(inputs, keras.layers.Dense(1)(inputs))
+    model.compile("sgd", "mse")
+    seen = []
+
+    class Record(keras.callbacks.Callback):
+        def on_train_batch_end(self, batch, logs=None):
+            seen.append(list(logs))
+
+    x, y = np.ones((4, 2), np.float32), np.ones((4, 1), np.float32)
+    history = model.fit(x, y, verbose=2, callbacks=[Record()], validation_data=(x, y))
+    assert seen[0] == ["x", "y", "z", "c"]
+    assert list(history.history) == ["x", "y", "z", "c", "val_alpha", "val_loss", "val_zeta"]
+    line = capsys.readouterr().out.splitlines()[-1]
+    assert [part.split(":")[0] for part in line.split(" - ")[3:]] == list(history.history)
+    assert model.evaluate(x, y, verbose=0) == [3.0, 2.0, 1.0]   # loss first, then sorted
+
+
+def test_metrics_names_are_keras_3s():
+    # Keras 3.15: [] before compile; "compile_metrics" stands for the compiled metrics
+    model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+    assert model.metrics_names == []
+    model.compile("sgd", "mse")
+    assert model.metrics_names == ["loss"]
+    model.compile("sgd", "mse", metrics=["mae", "mse"])
+    assert model.metrics_names == ["loss", "compile_metrics"]
+    assert model.metrics_names == [m.name for m in model.metrics]
+    model.compile("sgd", "mse", metrics=[])
+    assert model.metrics_names == ["loss", "compile_metrics"]
+    model.compile("sgd", "mse", weighted_metrics=["mae"])
+    assert model.metrics_names == ["loss", "compile_metrics"]
+
+
+def test_metrics_names_of_several_outputs_after_fit():
+    inputs = keras.Input((2,))
+    model = keras.Model(inputs, {"a": keras.layers.Dense(1, name="a")(inputs),
+                                 "b": keras.layers.Dense(1, name="b")(inputs)})
+    model.compile("sgd", loss={"a": "mse", "b": "mae"})
+    assert model.metrics_names == ["loss"]
+    x, y = np.ones((4, 2), np.float32), np.ones((4, 1), np.float32)
+    history = model.fit(x, {"a": y, "b": y}, verbose=0)
+    assert model.metrics_names == ["loss", "a_loss", "b_loss"]
+    assert list(history.history) == ["a_loss", "b_loss", "loss"]

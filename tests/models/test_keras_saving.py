@@ -89,7 +89,9 @@ def test_sequential_round_trip_keeps_weights_and_compile_settings(tmp_path):
     np.testing.assert_allclose(loaded.predict(DATA, verbose=0), model.predict(DATA, verbose=0))
     assert isinstance(loaded.optimizer, keras.optimizers.Adam)
     assert loaded.optimizer.learning_rate == pytest.approx(0.01)
-    assert loaded.metrics_names == ["loss", "mae"]
+    assert loaded.metrics_names == ["loss", "compile_metrics"]
+    assert list(loaded.evaluate(DATA, np.zeros((len(DATA), 1)), verbose=0,
+                                return_dict=True)) == ["loss", "mae"]
 
 
 def test_sequential_built_by_its_first_call_is_saved_with_its_input_shape(tmp_path):
