@@ -1,7 +1,8 @@
 """`keras.utils.get_file`: a download cache with Keras 3's layout, hashes and archives.
 
 A file lands in `<cache_dir>/<cache_subdir>/<fname>`; `cache_dir` defaults to `$KERAS_HOME`
-(or `~/.keras`). The download goes to a temporary file in that folder, is checked against
+(or `~/.keras`), and one that cannot be written to (or does not exist) is replaced by
+`/tmp/.keras`, as in Keras 3. The download goes to a temporary file in that folder, is checked against
 `file_hash`, and only then renamed into place, so a half-downloaded file never sits in the
 cache. Archives are extracted with members that would land outside the target skipped.
 """
@@ -126,10 +127,19 @@ def extract_archive(file_path: str, path: str = ".",
 
 
 def _cache_folder(cache_dir: Optional[str], cache_subdir: str) -> str:
-    base = os.path.expanduser(os.fspath(cache_dir) if cache_dir is not None else keras_home())
-    os.makedirs(base, exist_ok=True)
+    """`<cache_dir>/<cache_subdir>`, made if missing. As Keras 3, a `cache_dir` that cannot be
+    written to (or does not exist) is replaced by `/tmp/.keras`; the default, `keras_home()`,
+    is made when missing (Keras makes it when imported)."""
+    if cache_dir is None:
+        base = os.path.expanduser(keras_home())
+        try:
+            os.makedirs(base, exist_ok=True)
+        except OSError:
+            pass  # not writable: the fallback below
+    else:
+        base = os.path.expanduser(os.fspath(cache_dir))
     if not os.access(base, os.W_OK):
-        base = os.path.join(tempfile.gettempdir(), ".keras")
+        base = os.path.join("/tmp" if os.path.isdir("/tmp") else tempfile.gettempdir(), ".keras")
     folder = os.path.join(base, cache_subdir)
     os.makedirs(folder, exist_ok=True)
     return folder
