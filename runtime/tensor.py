@@ -121,6 +121,12 @@ class EagerTensor(Tensor):
     def device(self) -> str:
         return "/device:CPU:0"
 
+    @property
+    def _lazy_value(self):
+        """The value as a compiler tier takes it: a DeviceTensor's buffer as it is, without
+        reading it into NumPy; here the NumPy value."""
+        return self._value
+
     def numpy(self):
         """The value as a NumPy array (a NumPy scalar for rank 0)."""
         value = self._value
@@ -182,6 +188,87 @@ class EagerTensor(Tensor):
 
     def __deepcopy__(self, memo):
         return self
+
+
+class DeviceValue:
+    """A value a compiler tier left in its own buffer (a JAX array, on JAX's device), read as
+    NumPy only when something asks: `host()` materialises it once (`to_host(buffer)` gives
+    the NumPy value and whether it shares the buffer's memory). A NumPy value that is a copy
+    becomes the only value (`buffer` is dropped), so writing into it never leaves two
+    different values; one over the same memory keeps both."""
+
+    __slots__ = ("buffer", "_host", "_to_host")
+
+    def __init__(self, buffer, to_host):
+        self.buffer = buffer
+        self._host = None
+        self._to_host = to_host
+
+    def host(self):
+        """The NumPy value (an ndarray, or a NumPy scalar for rank 0)."""
+        value = self._host
+        if value is None:
+            buffer = self.buffer
+            if buffer is None:  # another thread materialised it meanwhile
+                return self._host
+            value, shares = self._to_host(buffer)
+            self._host = value
+            if not shares:
+                self.buffer = None
+        return value
+
+    @property
+    def shape(self) -> tuple:
+        buffer = self.buffer
+        return tuple(buffer.shape) if buffer is not None else np.shape(self._host)
+
+    @property
+    def dtype(self) -> np.dtype:
+        buffer = self.buffer
+        return np.dtype(buffer.dtype) if buffer is not None else self._host.dtype
+
+
+class DeviceTensor(EagerTensor):
+    """An eager tensor whose value stays in a compiler tier's buffer (`DeviceValue`) until
+    something reads it as NumPy: `_value`, `.numpy()`, printing, an op of another tier. The
+    tier that made it passes the buffer on (`_lazy_value`) without reading it, so chained
+    calls of that tier never go through NumPy. Everything else sees an eager tensor."""
+
+    __slots__ = ("_box",)
+
+    def __init__(self, box: DeviceValue):
+        self._box = box
+
+    @property
+    def _value(self):
+        return self._box.host()
+
+    @property
+    def _lazy_value(self):
+        box = self._box
+        buffer = box.buffer
+        return buffer if buffer is not None else box.host()
+
+    @property
+    def dtype(self) -> _dtypes.DType:
+        return _dtypes.from_numpy(self._box.dtype)
+
+    @property
+    def shape(self) -> TensorShape:
+        return TensorShape(self._box.shape)
+
+    @property
+    def device(self) -> str:
+        device = getattr(self._box.buffer, "device", None)  # a JAX array's Device
+        if device is None or callable(device):
+            return "/device:CPU:0"
+        return f"/device:{str(device.platform).upper()}:{device.id}"
+
+    def __len__(self) -> int:
+        shape = self._box.shape
+        if not shape:
+            raise TypeError("len() of a scalar tensor is undefined.")
+        return shape[0]
 
 
 class SymbolicTensor(Tensor):

@@ -12,7 +12,7 @@ from .ops.array_math import identity
 from .ops.core import convert_to_tensor
 from .ops.variables import Variable, VariableArgument, bound_variable
 from .shapes import TensorSpec
-from .tensor import EagerTensor, SymbolicTensor, Tensor
+from .tensor import DeviceTensor, EagerTensor, SymbolicTensor, Tensor
 
 
 def spec_of(value) -> TensorSpec | None:
@@ -21,6 +21,8 @@ def spec_of(value) -> TensorSpec | None:
         return value
     if type(value) is EagerTensor:
         return TensorSpec(value._value.shape, value.dtype)
+    if type(value) is DeviceTensor:  # its shape without reading it
+        return TensorSpec(value.shape, value.dtype)
     if isinstance(value, (np.ndarray, np.generic)):
         if value.dtype.kind in "OUS":
             return None

@@ -18,7 +18,7 @@ from .. import nest
 from ..backends import runtime_error
 from ..ops.variables import VariableArgument
 from ..shapes import TensorSpec
-from ..tensor import EagerTensor
+from ..tensor import DeviceTensor, EagerTensor
 from ..tracing import OutputSlot
 from .concrete import ConcreteFunction
 
@@ -42,7 +42,7 @@ def make_caller(concrete: ConcreteFunction, args: tuple, kwargs: dict,
     if shape is None:
         return None
     factory = _caller_factory(f"run({', '.join(shape.reads)})", _result_source(concrete))
-    return factory(concrete.compiled.fn, EagerTensor, concrete, runtime_error, shape.defaults)
+    return factory(_run_of(concrete), EagerTensor, concrete, runtime_error, shape.defaults)
 
 
 def make_guarded_caller(concrete: ConcreteFunction, args: tuple, kwargs: dict,
@@ -60,15 +60,28 @@ def make_guarded_caller(concrete: ConcreteFunction, args: tuple, kwargs: dict,
     unpack = f"    {', '.join(f'k{i}' for i in range(len(shape.consts)))}, = K\n" if shape.consts else ""
     factory = _guarded_factory(" and ".join(checks), f"run({', '.join(shape.reads)})",
                                _result_source(concrete), unpack)
-    return factory(concrete.compiled.fn, EagerTensor, concrete, runtime_error, shape.defaults,
+    return factory(_run_of(concrete), EagerTensor, concrete, runtime_error, shape.defaults,
                    MISS, tuple(shape.consts))
 
 
 MISS = object()  # a guarded caller's answer for a call of another shape
 
 
+def _run_of(concrete: ConcreteFunction):
+    """The compiled function a caller calls: one giving tensors when the tier has it."""
+    compiled = concrete.compiled
+    return getattr(compiled, "tensor_fn", None) or compiled.fn
+
+
+def _takes_buffers(concrete: ConcreteFunction) -> bool:
+    """Whether the compiled function takes a DeviceTensor's buffer as it is (`_lazy_value`)."""
+    return getattr(concrete.compiled, "tensor_fn", None) is not None
+
+
 def _result_source(concrete: ConcreteFunction) -> str:
     single = isinstance(concrete.graph.structured_outputs, OutputSlot)
+    if _takes_buffers(concrete):
+        return "r" if single else "concrete.pack_tensors(r)"
     return "ET(r)" if single else "concrete.pack(r)"
 
 
@@ -77,7 +90,8 @@ class _CallShape:
     graph-input order, defaults they read from, and (guarded callers) the checks and
     constants that recognise the call's shape."""
 
-    def __init__(self, guarded: bool):
+    def __init__(self, guarded: bool, lazy: bool = False):
+        self.lazy = lazy  # eager tensors are read by `_lazy_value` (a DeviceTensor's buffer)
         self.reads: list[str] = []
         self.checks: list[str] | None = [] if guarded else None
         self.consts: list = []
@@ -106,7 +120,7 @@ def _read_call(concrete, args, kwargs, bound, guarded: bool) -> _CallShape | Non
     sig_args, sig_kwargs = concrete.structured_input_signature
     names = concrete.arg_names
     bound_args, bound_kwargs = bound if bound is not None else ((), {})
-    shape = _CallShape(guarded)
+    shape = _CallShape(guarded, _takes_buffers(concrete))
     used_kwargs = set()
     try:
         for i, spec in enumerate(sig_args):
@@ -145,7 +159,11 @@ def leaf_reads(spec, value, src: str, shape: _CallShape, checked: bool = True) -
     if isinstance(spec, TensorSpec):
         if type(value) is EagerTensor and value._value.dtype == spec.dtype._np:
             array = value._value
-            read = f"{src}._value"
+            read = f"{src}._lazy_value" if shape.lazy else f"{src}._value"
+            kind = "ET"
+        elif type(value) is DeviceTensor and value._box.dtype == spec.dtype._np:
+            array = value._box  # its shape and dtype, without reading it
+            read = f"{src}._lazy_value" if shape.lazy else f"{src}._value"
             kind = "ET"
         elif type(value) is np.ndarray and value.dtype == spec.dtype._np:
             array, read, kind = value, src, "np.ndarray"
@@ -155,7 +173,8 @@ def leaf_reads(spec, value, src: str, shape: _CallShape, checked: bool = True) -
             shape.reads.append(read)
             return
         local = f"v{len(shape.reads)}"
-        checks.append(f"type({src}) is {kind} and ({local} := {read}).shape == {array.shape!r} "
+        is_kind = f"isinstance({src}, ET)" if kind == "ET" else f"type({src}) is {kind}"
+        checks.append(f"{is_kind} and ({local} := {read}).shape == {tuple(array.shape)!r} "
                       f"and {local}.dtype is {shape.const(array.dtype)}")
         shape.reads.append(local)
         return

@@ -84,15 +84,16 @@ class ConcreteFunction:
     # -- running -----------------------------------------------------------------------
     def run(self, values: list):
         """Runs the graph on NumPy input values, one per placeholder; returns the packed outputs."""
-        fn = self.compiled.fn
+        compiled = self.compiled
+        tensor_fn = getattr(compiled, "tensor_fn", None)
         try:
-            result = fn(*values)
+            result = (tensor_fn or compiled.fn)(*values)
         except Exception as exc:
-            translated = runtime_error(self.compiled, exc)
+            translated = runtime_error(compiled, exc)
             if translated is None:
                 raise
             raise translated from None
-        return self.pack(result)
+        return self.pack(result) if tensor_fn is None else self.pack_tensors(result)
 
     def pack(self, result):
         """The executor's raw result as eager tensors in the traced output structure."""
@@ -102,6 +103,14 @@ class ConcreteFunction:
         flat = [EagerTensor(result)] if len(self.graph.outputs) == 1 else [EagerTensor(r) for r in result]
         return fill_outputs(structured, flat)
 
+    def pack_tensors(self, result):
+        """The result of a compiled `tensor_fn` (tensors already: a compiler tier's results
+        that stay on its device) in the traced output structure."""
+        structured = self.graph.structured_outputs
+        if isinstance(structured, OutputSlot):
+            return result
+        return fill_outputs(structured, [result] if len(self.graph.outputs) == 1 else list(result))
+
     def __call__(self, *args, **kwargs):
         values = self.bind_values(args, kwargs)
         if context.state.tapes:
@@ -109,7 +118,11 @@ class ConcreteFunction:
         return self.run(values)
 
     def bind_values(self, args: tuple, kwargs: dict) -> list:
-        """The NumPy values of the tensor arguments, checked against the traced signature."""
+        """The NumPy values of the tensor arguments, checked against the traced signature (a
+        DeviceTensor's buffer as it is for a compiled tier that takes it, outside tapes)."""
+        compiled = self._compiled
+        lazy = (compiled is not None and getattr(compiled, "tensor_fn", None) is not None
+                and not context.state.tapes)
         kwargs = dict(kwargs)
         sig_args, sig_kwargs = self.structured_input_signature
         if len(args) > len(sig_args) and not sig_kwargs:
@@ -129,13 +142,13 @@ class ConcreteFunction:
                     raise TypeError(f"{self.name}() is missing the argument {name or i!r} ({spec!r}).")
                 given.append(spec)
         for i, (spec, value) in enumerate(zip(sig_args, given)):
-            match(spec, value, f"{self.name}(): argument {i}", values)
+            match(spec, value, f"{self.name}(): argument {i}", values, lazy=lazy)
         for key, spec in sig_kwargs.items():
             if key not in kwargs:
                 if isinstance(spec, TensorSpec):
                     raise TypeError(f"{self.name}() is missing the keyword argument {key!r}.")
                 continue
-            match(spec, kwargs.pop(key), f"{self.name}(): argument {key!r}", values)
+            match(spec, kwargs.pop(key), f"{self.name}(): argument {key!r}", values, lazy=lazy)
         if kwargs:
             raise TypeError(f"{self.name}() got unexpected keyword arguments {sorted(kwargs)}.")
         return values

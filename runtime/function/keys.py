@@ -10,7 +10,7 @@ import numpy as np
 
 from ..ops.variables import Variable
 from ..shapes import TensorSpec
-from ..tensor import EagerTensor, SymbolicTensor
+from ..tensor import DeviceTensor, EagerTensor, SymbolicTensor
 
 _SCALARS = (int, float, bool, str, bytes, type(None), complex)
 
@@ -22,6 +22,11 @@ class UnhashableArgument(TypeError):
 def _key_eager(x):
     v = x._value
     return (v.shape, v.dtype)
+
+
+def _key_device(x):
+    box = x._box  # the eager key, without reading the value
+    return (box.shape, box.dtype)
 
 
 def _key_array(x):
@@ -57,7 +62,7 @@ def _key_spec(x):
     return ("spec", x.shape.as_tuple(), x.dtype.name)
 
 
-_KEYERS = {EagerTensor: _key_eager, np.ndarray: _key_array, list: _key_seq, tuple: _key_seq,
+_KEYERS = {EagerTensor: _key_eager, DeviceTensor: _key_device, np.ndarray: _key_array, list: _key_seq, tuple: _key_seq,
            dict: _key_dict, TensorSpec: _key_spec}
 for _t in _SCALARS:
     _KEYERS[_t] = _key_scalar

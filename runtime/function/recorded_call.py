@@ -30,7 +30,7 @@ from ..gradients.tape import paused, record_node
 from ..ops.core import define
 from ..ops.variables import bound_variable
 from ..shapes import TensorShape
-from ..tensor import EagerTensor
+from ..tensor import DeviceTensor, EagerTensor
 from ..tracing import fill_outputs
 from .backward import GraphFunction, GraphGradient, HigherOrderGradient, Unsupported, run_compiled
 
@@ -222,7 +222,7 @@ def _tensors_for(values, leaves) -> list:
     """The eager tensor each bound input value came from (None for NumPy and Python values)."""
     by_value: dict = {}
     for leaf in leaves:
-        if type(leaf) is EagerTensor:
+        if type(leaf) is EagerTensor or type(leaf) is DeviceTensor:
             by_value.setdefault(id(leaf._value), []).append(leaf)
     found = []
     for v in values:

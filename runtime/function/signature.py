@@ -16,21 +16,23 @@ from ..errors import SignatureMismatchError
 from ..ops.extension_type import CompositeTensor
 from ..ops.variables import VariableArgument
 from ..shapes import TensorShape, TensorSpec
-from ..tensor import EagerTensor, SymbolicTensor, Tensor, to_numpy_value
+from ..tensor import DeviceTensor, EagerTensor, SymbolicTensor, Tensor, to_numpy_value
 from ..tracing import spec_of
 from .keys import leaf_key_or_none
 
 
-def match(spec, value, where: str, values: list | None = None, convert: bool = True) -> None:
+def match(spec, value, where: str, values: list | None = None, convert: bool = True,
+          lazy: bool = False) -> None:
     """Checks `value` against `spec`, raising TypeError or ValueError that starts with `where`.
 
     Appends the NumPy value of each tensor leaf to `values` when it is given (then TensorSpecs
     and symbolic tensors are refused: they have no value). With `convert=False` only tensors,
     arrays and TensorSpecs fill a TensorSpec, and their shapes must be subtypes of its shape:
-    the test for reusing a trace, where Python values are part of the key.
+    the test for reusing a trace, where Python values are part of the key. With `lazy`, a
+    DeviceTensor gives its buffer as it is (`_lazy_value`: for a tier that takes it).
     """
     if isinstance(spec, TensorSpec):
-        array = _tensor_leaf(spec, value, where, values is not None, convert)
+        array = _tensor_leaf(spec, value, where, values is not None, convert, lazy)
         if values is not None:
             values.append(array)
     elif type(spec) is VariableArgument:
@@ -50,7 +52,7 @@ def match(spec, value, where: str, values: list | None = None, convert: bool = T
             raise TypeError(f"{where} has structure {structure_text(value)} but the function was "
                             f"traced for {structure_text(spec)}.")
         for s, v in zip(nest.flatten(spec), nest.flatten(value)):
-            match(s, v, where, values, convert)
+            match(s, v, where, values, convert, lazy)
     elif value is not spec and not _same_python_value(value, spec):
         raise TypeError(f"{where} is {value!r:.60}, but this concrete function was traced with the "
                         f"Python value {spec!r:.60}. Call the Function to trace a new one.")
@@ -64,7 +66,8 @@ def _same_python_value(value, spec) -> bool:
     return key is not None and key == leaf_key_or_none(spec)
 
 
-def _tensor_leaf(spec: TensorSpec, value, where: str, need_value: bool, convert: bool):
+def _tensor_leaf(spec: TensorSpec, value, where: str, need_value: bool, convert: bool,
+                 lazy: bool = False):
     """The NumPy value of a leaf that `spec` describes (None for a TensorSpec or symbolic leaf)."""
     if isinstance(value, (TensorSpec, SymbolicTensor)):
         if need_value:
@@ -79,6 +82,9 @@ def _tensor_leaf(spec: TensorSpec, value, where: str, need_value: bool, convert:
         return None
     if type(value) is EagerTensor:
         array = value._value
+    elif type(value) is DeviceTensor:  # read as NumPy only for a tier that needs it
+        array = value._value if need_value and not lazy else \
+            value._lazy_value if need_value else value._box
     elif isinstance(value, (np.ndarray, np.generic)):
         array = value
         if not array.dtype.isnative:  # big-endian data: the graph runs on native values
@@ -100,7 +106,7 @@ def _converted(spec: TensorSpec, value, where: str):
     """The NumPy value of a variable or Python value passed for a tensor."""
     if hasattr(value, "_as_tensor"):
         tensor = value._as_tensor()
-        if type(tensor) is EagerTensor:
+        if type(tensor) is EagerTensor or type(tensor) is DeviceTensor:
             return tensor._value
         if isinstance(tensor, Tensor):
             raise TypeError(f"{where} is a symbolic tensor of another graph.")

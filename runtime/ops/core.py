@@ -13,7 +13,7 @@ from ..errors import InvalidArgumentError, ResourceExhaustedError
 from ..exports import export
 from ..opdef import OpDef, define
 from ..shapes import TensorShape
-from ..tensor import EagerTensor, SymbolicTensor, Tensor, to_numpy_value
+from ..tensor import DeviceTensor, EagerTensor, SymbolicTensor, Tensor, to_numpy_value
 
 # -- conversion --------------------------------------------------------------------------
 
@@ -215,7 +215,7 @@ def folded_value(op: OpDef, values: list, attrs: dict, dtype: _dtypes.DType) -> 
 def _apply_eager(op, inputs, attrs):
     values = []
     for t in inputs:
-        if type(t) is not EagerTensor:
+        if type(t) is not EagerTensor and type(t) is not DeviceTensor:
             raise TypeError(
                 f"The symbolic tensor {t.name} is used outside the function that traced it. "
                 "Return it from the compiled function to get its value."

@@ -32,6 +32,7 @@ from ...ops import array_math, control_flow, debugging, tensor_array
 from ...ops import variables as variable_ops
 from ...ops.random import generator
 from ...passes import live_operations
+from ...tensor import DeviceTensor, DeviceValue, EagerTensor
 from ..base import JitCompileError, describe, runtime_error
 from ..numpy_source import render as render_numpy
 from ..shared import HeldLocks, TensorArrays, loop_invariant, numpy_fallback
@@ -59,9 +60,13 @@ _x64 = jax.enable_x64 if hasattr(jax, "enable_x64") else jax.experimental.enable
 class XlaCompiled:
     """A graph compiled by XLA through JAX: `fn(*input values)` returns the output values."""
 
-    def __init__(self, graph, fn, jitted, source: str):
+    def __init__(self, graph, fn, jitted, source: str, tensor_fn=None):
         self.graph = graph
         self.fn = fn
+        # the same call giving tensors whose values stay JAX arrays (DeviceTensor), taking
+        # a DeviceTensor's JAX array as it is (`_lazy_value`); None for the two halves of
+        # a gradient, which pass a loop's saves
+        self.tensor_fn = tensor_fn
         self.jitted = jitted  # the jax.jit function of (inputs, variables, random seeds)
         self.source = source
 
@@ -128,11 +133,15 @@ def compile_graph(program, name: str, log=None) -> XlaCompiled:
     failure = _Failure(program, name, tracer, rerun=not randoms) if tracer.checked else None
     fn = _caller(program, name, jitted, variables, assigned, randoms, ragged, wide, tracer,
                  failure)
+    passes_saves = any(t.dtype.name == "variant" for t in list(graph.inputs) + list(graph.outputs))
+    tensor_fn = None if passes_saves else _caller(
+        program, name, jitted, variables, assigned, randoms, ragged, wide, tracer, failure,
+        tensors=True)
     if log is not None:
         log(1, f"jit_compile: {name} traced for XLA in {time.perf_counter() - start:.3f} s")
     source = (f"# {name}: jax.jit of the graph's {len(ops)} ops "
               f"({len(variables)} variables, {len(randoms)} random ops)\n")
-    return XlaCompiled(program.traced, fn, jitted, source)
+    return XlaCompiled(program.traced, fn, jitted, source, tensor_fn)
 
 
 def _carries_lists(opdef) -> bool:
@@ -172,9 +181,11 @@ def _trace_now(jitted, graph, variables, randoms, wide: bool = True) -> None:
             return
         specs.append(jax.ShapeDtypeStruct(t.shape.as_tuple(), t.dtype.as_numpy_dtype))
     for v in variables:
-        if v._value is None or not v.shape.is_fully_defined():
+        value = v._host  # its shape, without reading a value this tier left on the device
+        if value is None or not v.shape.is_fully_defined():
             return
-        specs.append(jax.ShapeDtypeStruct(np.shape(v._value), v._np_dtype))
+        shape = value.shape if type(value) is DeviceValue else np.shape(value)
+        specs.append(jax.ShapeDtypeStruct(shape, v._np_dtype))
     specs += [jax.ShapeDtypeStruct((), np.uint32) for _ in randoms]
     with _x64(wide):
         jitted.trace(*specs)
@@ -200,6 +211,8 @@ class _Tracer:
         self.codes = {id(op): np.int32(k + 1) for k, op in enumerate(self.checked)}
         self.problems: dict[int, str] = {}
         self.shared: set[int] = set()
+        self.shared_new: set[int] = set()  # the same for the assigned variables' new values
+        self.traced = False
         self.__name__ = "xla_graph"
 
     def __call__(self, *args):
@@ -219,6 +232,10 @@ class _Tracer:
             if not isinstance(value, jax.core.Tracer) or any(value is a for a in args):
                 self.shared.add(j)  # JAX returns it as it is, not a buffer of this call
         new = tuple(state[id(self.variables[i])] for i in self.assigned)
+        for k, value in enumerate(new):
+            if not isinstance(value, jax.core.Tracer) or any(value is a for a in args):
+                self.shared_new.add(k)
+        self.traced = True
         if self.checked:
             return outs, new, jnp.asarray(state[_ERR], np.int32)
         return outs, new
@@ -692,22 +709,27 @@ def _typed(value, tensor):
 
 
 def _caller(program, name: str, jitted, variables, assigned, randoms, ragged=(), wide=True,
-            tracer=None, failure=None):
+            tracer=None, failure=None, tensors: bool = False):
     """The Python function that calls the jitted function and stores the variables.
 
     Generated per graph so the call path does only what this graph needs: the x64 context
     (our float64 stays float64), the variables' values read and the new values stored under
     their locks (in creation order; a failed call stores nothing), one seed per random op
     drawn from the op's generator, the validity code checked (graphs with checked ops: an
-    invalid index or divisor raises and stores nothing), and the results as writable NumPy
-    arrays.
+    invalid index or divisor raises and stores nothing).
+
+    A variable keeps the JAX array this tier stored (a DeviceValue): the next call passes it
+    as it is, and NumPy sees it only when something reads the variable. With `tensors`, the
+    results are tensors whose values stay JAX arrays the same way (DeviceTensor); else NumPy
+    arrays the caller owns (writable, as on the other tiers).
     """
     graph = program.graph
     params = [f"a{i}" for i in range(len(graph.inputs))]
     args = list(params)
-    # arrays of variables: the JAX array over the value, kept while the value is the same
-    # object (see _OnDevice); scalars are passed as they are
-    args += [f"dev{i}.get(var{i})" if v.shape.rank != 0 else f"var{i}._value"
+    # a variable's JAX array when this tier stored it, else the JAX array over its NumPy
+    # value, kept while the value is the same object (see _OnDevice); scalars as they are
+    args += [f"(d if type(b := var{i}._host) is DV and (d := b.buffer) is not None else "
+             + (f"dev{i}.get(var{i}))" if v.shape.rank != 0 else f"var{i}._value)")
              for i, v in enumerate(variables)]
     args += [f"seed(gen{k})" for k in range(len(randoms))]
     call = f"jitted({', '.join(args)})"
@@ -715,15 +737,22 @@ def _caller(program, name: str, jitted, variables, assigned, randoms, ragged=(),
     lines = [f"def run({', '.join(params)}):"]
     large = [p for p, t in zip(params, graph.inputs) if _maybe_large(t)]
     lines += [f"    {p} = aligned({p})" for p in large]
+    as_numpy = f"host({''.join(p + ', ' for p in params)})"
     if variables:
-        unset = " or ".join(f"var{i}._value is None" for i in range(len(variables)))
-        lines += [f"    if {unset}:", f"        return fallback()({', '.join(params)})"]
+        unset = " or ".join(f"var{i}._host is None" for i in range(len(variables)))
+        lines += [f"    if {unset}:",
+                  f"        return {'numpy_tensors' if tensors else ''}(fallback()(*{as_numpy}))"]
+    traced = tracer is not None and tracer.traced
     stores = []
     for k, i in enumerate(assigned):
-        var = variables[i]
-        store = f"aligned_copy(new[{k}])" if var.shape.rank != 0 else \
-            f"np.{var._np_dtype.type.__name__}(new[{k}])"
-        stores.append(f"var{i}._value = {store}")
+        if traced and k in tracer.shared_new:  # JAX forwarded a value it did not compute
+            store = f"aligned_copy(np.asarray(new[{k}]))" if variables[i].shape.rank != 0 \
+                else f"np.asarray(new[{k}])[()]"
+        elif traced:
+            store = f"DV(new[{k}], fresh)"
+        else:
+            store = f"stored(new[{k}], {k})"
+        stores.append(f"var{i}._host = {store}")
     if stores:
         locks = sorted(assigned, key=lambda i: variables[i]._id)
         lines.append("    with x64(True), held:" if wide else "    with held:")
@@ -743,24 +772,38 @@ def _caller(program, name: str, jitted, variables, assigned, randoms, ragged=(),
         if failure is not None:
             lines.append("    err = np.asarray(err)")
     if failure is not None:  # outside the variables' locks: the NumPy tier takes them
-        lines.append(f"    if err: return failure(err, ({''.join(p + ', ' for p in params)}))")
+        lines.append(f"    if err: return {'numpy_tensors' if tensors else ''}"
+                     f"(failure(err, {as_numpy}))")
     outs = []
     for j, t in enumerate(graph.outputs):
         if j in ragged:
-            outs.append(f"result(outs[{j}][0], {j})[:int(outs[{j}][1])]")
+            cut = f"result(outs[{j}][0], {j})[:int(outs[{j}][1])]"
+            outs.append(f"ET({cut})" if tensors else cut)
         elif t.dtype.name == "variant":  # a loop's saves for the backward function
             outs.append(f"outs[{j}]")
+        elif tensors:
+            if traced:
+                host = "copied" if j in tracer.shared else "fresh"
+                outs.append(f"DT(DV(outs[{j}], {host}))")
+            else:
+                outs.append(f"tensor(outs[{j}], {j})")
         elif t.shape.rank == 0:
             outs.append(f"np.{t.dtype._np.type.__name__}(outs[{j}])")
         else:
             outs.append(f"result(outs[{j}], {j})")
     lines.append(f"    return {outs[0]}" if len(outs) == 1 else
                  f"    return ({''.join(o + ', ' for o in outs)})")
+    shared = tracer.shared if tracer else set()
     namespace: dict[str, Any] = {"jitted": jitted, "np": np, "x64": _x64,
                                  "fallback": numpy_fallback(program, name),
                                  "seed": _draw_seed, "aligned": _aligned,
                                  "aligned_copy": _aligned_copy, "failure": failure,
-                                 "result": _Results(tracer.shared if tracer else set())}
+                                 "result": _Results(shared), "host": _host_args,
+                                 "DV": DeviceValue, "DT": DeviceTensor, "ET": EagerTensor,
+                                 "fresh": _fresh_host, "copied": _copied_host,
+                                 "tensor": _Tensors(shared),
+                                 "numpy_tensors": _numpy_tensors(len(graph.outputs)),
+                                 "stored": _Stored(tracer)}
     if stores:
         namespace["held"] = HeldLocks([variables[i]._lock for i in locks])
     namespace.update({f"var{i}": v for i, v in enumerate(variables)})
@@ -770,6 +813,71 @@ def _caller(program, name: str, jitted, variables, assigned, randoms, ragged=(),
                       for k, op in enumerate(randoms)})
     exec(compile("\n".join(lines) + "\n", f"<rt-xla {name}>", "exec"), namespace)
     return namespace["run"]
+
+
+def _host_args(*args) -> tuple:
+    """The call's inputs as NumPy arrays (a JAX array passed on by a DeviceTensor is copied),
+    for the NumPy tier."""
+    return tuple(a if isinstance(a, (np.ndarray, np.generic)) else np.array(a) for a in args)
+
+
+def _numpy_tensors(n: int):
+    """Eager tensors of the NumPy tier's results (a fallback's, in the tensors' caller)."""
+    def wrap(result):
+        if n == 1:
+            return EagerTensor(np.asarray(result) if not isinstance(result, np.generic)
+                               else result)
+        return tuple(EagerTensor(r) for r in result)
+    return wrap
+
+
+def _fresh_host(buffer):
+    """The NumPy value of a JAX array XLA computed for one call and nothing else holds: a
+    large one is taken over in place (writable, keeping the JAX array alive; both stay
+    valid), others copied. Returns (value, whether it shares the buffer's memory)."""
+    view = np.asarray(buffer)
+    if view.ndim == 0:
+        return view[()], False
+    if view.nbytes < _LARGE or not view.flags.c_contiguous or not _same_memory(buffer, view):
+        return np.array(view), False
+    return np.asarray(_Writable(view, buffer)), True
+
+
+def _copied_host(buffer):
+    """The NumPy value of a JAX array that JAX returned as it is (an input, a constant): a
+    copy, so writing into it changes nothing else."""
+    value = np.array(buffer)
+    return (value[()] if value.ndim == 0 else value), False
+
+
+class _Tensors:
+    """Results as DeviceTensors, for a graph traced after its caller was generated (inputs
+    of unknown shape): whether JAX computed each result is known at the call."""
+
+    __slots__ = ("shared",)
+
+    def __init__(self, shared: set):
+        self.shared = shared
+
+    def __call__(self, value, j: int):
+        return DeviceTensor(DeviceValue(value, _copied_host if j in self.shared
+                                        else _fresh_host))
+
+
+class _Stored:
+    """A variable's new value, for a graph traced after its caller was generated: the JAX
+    array as a DeviceValue, or a NumPy copy when JAX forwarded a value it did not compute."""
+
+    __slots__ = ("tracer",)
+
+    def __init__(self, tracer):
+        self.tracer = tracer
+
+    def __call__(self, value, k: int):
+        if self.tracer is not None and k in self.tracer.shared_new:
+            value = np.asarray(value)
+            return _aligned_copy(value) if value.ndim else value[()]
+        return DeviceValue(value, _fresh_host)
 
 
 class _Failure:
