@@ -1,11 +1,10 @@
-"""`rt.config`: the devices this runtime lists (one CPU) and the logical-device configuration,
-accepted and remembered, with no effect.
+"""`rt.config`: the devices this runtime lists (one CPU) and the logical-device configuration.
 
 TensorFlow splits a physical device into several logical ones
 (`set_logical_device_configuration(cpu, [LogicalDeviceConfiguration()] * 2)`), typically to
-try distribution on one machine. This runtime computes with NumPy on the host: the
-configuration is validated and returned by `get_logical_device_configuration`, but
-`list_logical_devices` still lists the one CPU and nothing runs differently.
+try distribution on one machine. Here too: the CPU split into n logical devices lists
+'/device:CPU:0' ... '/device:CPU:{n-1}' in `list_logical_devices`, and
+`rt.distribute.MirroredStrategy` over them runs one replica per device, each in a thread.
 """
 
 from __future__ import annotations
@@ -56,8 +55,15 @@ def list_physical_devices(device_type: str | None = None) -> list[PhysicalDevice
 
 @export("config.list_logical_devices", "config.experimental.list_logical_devices")
 def list_logical_devices(device_type: str | None = None) -> list[LogicalDevice]:
-    """One logical CPU device, '/device:CPU:0'."""
-    return [_LOGICAL_CPU] if _check_type(device_type, "list_logical_devices") else []
+    """The logical CPU devices: '/device:CPU:0', and more when the CPU was split with
+    `set_logical_device_configuration`."""
+    if not _check_type(device_type, "list_logical_devices"):
+        return []
+    configs = _configured.get(_CPU.name)
+    if not configs:
+        return [_LOGICAL_CPU]
+    return [_LOGICAL_CPU] + [LogicalDevice(f"/device:CPU:{i}", "CPU")
+                             for i in range(1, len(configs))]
 
 
 @export("config.experimental.set_memory_growth")
@@ -122,8 +128,8 @@ def _check_device(device, what: str) -> PhysicalDevice:
 @export("config.set_logical_device_configuration",
         "config.experimental.set_virtual_device_configuration")
 def set_logical_device_configuration(device, logical_devices) -> None:
-    """Remembers `logical_devices` (a list of LogicalDeviceConfiguration, or None to clear)
-    for `device`; it changes nothing here (see the module doc)."""
+    """Splits `device` into the logical devices of `logical_devices` (a list of
+    LogicalDeviceConfiguration; None clears the split), listed by `list_logical_devices`."""
     _check_device(device, "set_logical_device_configuration")
     if logical_devices is None:
         _configured.pop(device.name, None)

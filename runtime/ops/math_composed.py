@@ -18,6 +18,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .. import distribute_context
 from .. import dtypes as _dtypes
 from ..errors import InvalidArgumentError
 from ..exports import NAMESPACES, export
@@ -569,20 +570,33 @@ def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None) -> 
     return array_math.identity(loss, name=name)
 
 
+def _replicas(what: str) -> int:
+    """The replicas in sync, for a loss computed in a replica (RuntimeError in a strategy's
+    cross-replica context, as TensorFlow)."""
+    if distribute_context.in_cross_replica_context():
+        raise RuntimeError(f"You are calling `{what}` in cross replica context, while it was "
+                           f"expected to be called in replica context.")
+    return distribute_context.num_replicas_in_sync()
+
+
 @export("nn.compute_average_loss")
 def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None) -> Tensor:
-    """sum(per_example_loss * sample_weight) / global_batch_size; the batch size defaults to
-    the number of examples (the first dimension; one replica)."""
+    """sum(per_example_loss * sample_weight) / global_batch_size; the global batch size
+    defaults to this replica's examples (the first dimension) times the replicas in sync."""
     loss = _floating(convert_to_tensor(per_example_loss), "compute_average_loss",
                      "per_example_loss")
     if sample_weight is not None:
         loss = array_math.multiply(loss, array_math.cast(convert_to_tensor(sample_weight), loss.dtype))
     if global_batch_size is None:
+        replicas = _replicas("compute_average_loss")
         if loss.shape.rank == 0:
             count = 1
         else:
             count = array_math.shape(loss)[0] if loss.shape.rank is not None else array_math.size(loss)
         batch = array_math.cast(count, loss.dtype) if isinstance(count, Tensor) else count
+        if replicas != 1:
+            batch = array_math.multiply(batch, replicas) if isinstance(batch, Tensor) \
+                else batch * replicas
     else:
         if isinstance(global_batch_size, numbers.Number) and global_batch_size <= 0:
             raise ValueError(f"compute_average_loss: `global_batch_size` must be positive, got "
@@ -593,13 +607,17 @@ def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size
 
 @export("nn.scale_regularization_loss")
 def scale_regularization_loss(regularization_loss) -> Tensor:
-    """The sum of `regularization_loss` (a tensor or a list), divided by the number of replicas
-    (one here)."""
+    """The sum of `regularization_loss` (a tensor or a list), divided by the number of
+    replicas in sync."""
     if isinstance(regularization_loss, (list, tuple)):
         if not regularization_loss:
             raise ValueError("scale_regularization_loss needs at least one loss.")
-        return add_n([array_math.reduce_sum(convert_to_tensor(t)) for t in regularization_loss])
-    return array_math.reduce_sum(convert_to_tensor(regularization_loss))
+        total = add_n([array_math.reduce_sum(convert_to_tensor(t)) for t in regularization_loss])
+    else:
+        total = array_math.reduce_sum(convert_to_tensor(regularization_loss))
+    replicas = _replicas("scale_regularization_loss")
+    return total if replicas == 1 else array_math.divide(total, array_math.cast(replicas,
+                                                                                 total.dtype))
 
 
 @export("nn.sufficient_statistics")

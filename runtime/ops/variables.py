@@ -11,7 +11,7 @@ import threading
 
 import numpy as np
 
-from .. import context, html_repr
+from .. import context, distribute_context, html_repr
 from .. import dtypes as _dtypes
 from ..arguments import strict_keywords
 from ..attr_kinds import MODE, VARIABLE
@@ -19,7 +19,7 @@ from ..errors import InvalidArgumentError
 from ..exports import export
 from ..opdef import define
 from ..shapes import TensorShape, as_shape
-from ..tensor import DeviceValue, EagerTensor, SymbolicTensor, Tensor, numpy_text, to_numpy_value
+from ..tensor import EagerTensor, SymbolicTensor, Tensor, numpy_text, to_numpy_value
 from .array_math import cast
 from .core import apply, convert_to_tensor
 
@@ -103,7 +103,7 @@ ASSIGN = define("AssignVariableOp", _assign_infer, _assign_kernel, emit=_emit_as
 
 def _emit_init(em, op):
     v = em.bind(op.attrs["var"], "v")
-    em.line(f"if {v}._host is None:")
+    em.line(f"if {v}._value is None:")
     with em.indented():
         em.line(f"{v}._value = {em.ins(op)[0]}")
 
@@ -118,8 +118,6 @@ _UNIMPLEMENTED = {
     "import_scope": "there are no VariableDef protocol buffers to restore from",
     "constraint": "variables have no constraints; apply it after each update yourself "
                   "(`v.assign(constraint(v))`)",
-    "synchronization": "there is one replica, so there is nothing to synchronise",
-    "aggregation": "there is one replica, so there is nothing to aggregate",
     "experimental_enable_variable_lifting": "variables created while a function traces are "
                                             "always lifted",
 }
@@ -141,25 +139,22 @@ class Variable(Tensor):
     Besides `initial_value, trainable, name, dtype, shape`, TensorFlow's other keywords are
     accepted: `validate_shape=False` gives the variable an unknown shape (unless `shape` is
     given), so values of any shape can be assigned; `caching_device` has no effect (there is
-    one device). `variable_def`, `import_scope`, `constraint`, `synchronization`,
-    `aggregation` and `experimental_enable_variable_lifting=False` are not implemented and
-    raise `NotImplementedError`. Any other keyword raises `TypeError`.
+    one device). `aggregation` (rt.VariableAggregation) and `synchronization` are kept: under
+    a distribution strategy (`rt.distribute`) the aggregation combines the replicas' updates.
+    `variable_def`, `import_scope`, `constraint` and
+    `experimental_enable_variable_lifting=False` are not implemented and raise
+    `NotImplementedError`. Any other keyword raises `TypeError`.
     """
 
-    # `_host` holds the value: a NumPy array (or scalar), None before it is initialised, or
-    # a DeviceValue a compiler tier stored (read as NumPy through `_value` when asked)
-    __slots__ = ("_host", "_np_dtype", "_dtype", "_shape", "_name", "trainable", "_id", "_lock")
+    __slots__ = ("_value", "_np_dtype", "_dtype", "_shape", "_name", "trainable", "_id", "_lock",
+                 "_aggregation", "_synchronization")
 
-    @property
-    def _value(self):
-        value = self._host
-        if type(value) is DeviceValue:
-            return value.host()
-        return value
-
-    @_value.setter
-    def _value(self, value):
-        self._host = value
+    def __new__(cls, *args, **kwargs):
+        if cls is Variable:  # inside a strategy's scope, the strategy makes the variable
+            creator = distribute_context.variable_creator()
+            if creator is not None:
+                return creator(*args, **kwargs)
+        return super().__new__(cls)
 
     @strict_keywords("rt.Variable")
     def __init__(self, initial_value=None, trainable: bool = True, name: str | None = None,
@@ -167,12 +162,13 @@ class Variable(Tensor):
                  variable_def=None, import_scope=None, constraint=None, synchronization=None,
                  aggregation=None, experimental_enable_variable_lifting: bool = True):
         _refuse_unimplemented(variable_def=variable_def, import_scope=import_scope,
-                              constraint=constraint, synchronization=synchronization,
-                              aggregation=aggregation,
+                              constraint=constraint,
                               experimental_enable_variable_lifting=(
                                   None if experimental_enable_variable_lifting else False))
         if initial_value is None:
             raise ValueError("Variable needs an initial_value.")
+        self._aggregation = distribute_context.as_aggregation(aggregation)
+        self._synchronization = distribute_context.as_synchronization(synchronization)
         if not validate_shape and shape is None:
             shape = TensorShape(None)
         if callable(initial_value) and not isinstance(initial_value, Tensor):
@@ -229,6 +225,14 @@ class Variable(Tensor):
     @property
     def device(self) -> str:
         return "/device:CPU:0"
+
+    @property
+    def aggregation(self) -> "distribute_context.VariableAggregation":
+        return self._aggregation
+
+    @property
+    def synchronization(self) -> "distribute_context.VariableSynchronization":
+        return self._synchronization
 
     def ref(self):
         """A hashable reference to this variable (variables themselves are unhashable)."""
@@ -355,6 +359,8 @@ class VariableArgument(Variable):
         self._np_dtype = var._np_dtype
         self._shape = var._shape
         self.trainable = var.trainable
+        self._aggregation = var._aggregation
+        self._synchronization = var._synchronization
 
     def bind(self, var: Variable) -> None:
         """Makes this thread's runs of the graph read and write `var`."""
@@ -373,14 +379,6 @@ class VariableArgument(Variable):
     @_value.setter
     def _value(self, value):
         self.bound._value = value
-
-    @property
-    def _host(self):  # type: ignore[override]
-        return self.bound._host
-
-    @_host.setter
-    def _host(self, value):
-        self.bound._host = value
 
     @property
     def _lock(self):  # type: ignore[override]

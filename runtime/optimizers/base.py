@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 
-from .. import context
+from .. import context, distribute_context
 from .. import deferred_restore as _checkpoint_deferred
 from .. import dtypes as _dtypes
 from ..arguments import init_keyword_names, raise_unknown_keywords, strict_keywords
@@ -208,8 +208,8 @@ class Optimizer:
         """Applies each (gradient, variable) pair; pairs whose gradient is None are skipped.
 
         `grads_and_vars` may be any iterable, a generator too. Returns the step counter.
-        `name` is a name scope for the update ops. There is one replica, so there is nothing
-        to aggregate whatever `experimental_aggregate_gradients` says.
+        `name` is a name scope for the update ops. Inside `strategy.run` the gradients are
+        first summed over the replicas (unless `experimental_aggregate_gradients=False`).
         """
         pairs = []
         for pair in grads_and_vars:
@@ -233,6 +233,16 @@ class Optimizer:
         if len({id(v) for _, v in pairs}) != len(pairs):
             raise ValueError(f"{self._name}.apply_gradients: a variable appears twice; sum its "
                              "gradients first.")
+        replica = distribute_context.replica_context()
+        if replica is not None and replica.num_replicas_in_sync > 1:
+            # in strategy.run: the gradients summed over the replicas, then each replica
+            # updates its copy of the (mirrored) variables and of the slots the same way
+            if experimental_aggregate_gradients:
+                summed = replica.all_reduce("SUM", [g for g, _ in pairs])
+                pairs = [(g, v) for g, (_, v) in zip(summed, pairs)]
+            with distribute_context.local_updates(), \
+                    context.name_scope(name) if name else contextlib.nullcontext():
+                return self._apply(self._clipped(pairs))
         with context.name_scope(name) if name else contextlib.nullcontext():
             return self._apply(self._clipped(pairs))
 

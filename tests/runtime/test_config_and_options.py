@@ -49,12 +49,14 @@ def test_logical_device_configuration():
         got = rt.config.get_logical_device_configuration(cpu)
         assert len(got) == 2 and got[1].memory_limit == 1024
         assert rt.config.experimental.get_virtual_device_configuration(cpu) == got
-        # no effect: still one logical CPU, and ops still run
-        assert [d.name for d in rt.config.list_logical_devices()] == ["/device:CPU:0"]
+        # the CPU is split in two logical devices (as TensorFlow's), and ops still run
+        assert [d.name for d in rt.config.list_logical_devices()] == ["/device:CPU:0",
+                                                                      "/device:CPU:1"]
         assert float(rt.add(1.0, 2.0)) == 3.0
     finally:
         rt.config.set_logical_device_configuration(cpu, None)
     assert rt.config.get_logical_device_configuration(cpu) is None
+    assert [d.name for d in rt.config.list_logical_devices()] == ["/device:CPU:0"]
 
 
 def test_logical_device_configuration_errors():

@@ -308,6 +308,12 @@ def test_variable_keywords_work():
                     validate_shape=True, caching_device="/cpu:0",
                     experimental_enable_variable_lifting=True)
     assert not v.trainable and v.dtype is rt.float64 and v.name == "v:0"
+    kept = rt.Variable(1.0, aggregation="sum", synchronization=rt.VariableSynchronization.ON_WRITE)
+    assert kept.aggregation is rt.VariableAggregation.SUM
+    assert kept.synchronization is rt.VariableSynchronization.ON_WRITE
+    assert v.aggregation is rt.VariableAggregation.NONE
+    with pytest.raises(ValueError, match="aggregation"):
+        rt.Variable(1.0, aggregation="total")
     free = rt.Variable([1.0, 2.0], validate_shape=False)
     assert free.shape.rank is None
     free.assign([1.0, 2.0, 3.0])
@@ -318,7 +324,6 @@ def test_variable_keywords_work():
 
 @pytest.mark.parametrize("keyword, value", [
     ("variable_def", object()), ("import_scope", "scope"), ("constraint", abs),
-    ("synchronization", "ON_READ"), ("aggregation", "SUM"),
     ("experimental_enable_variable_lifting", False)])
 def test_variable_keywords_not_implemented_raise(keyword, value):
     with pytest.raises(NotImplementedError, match=keyword):

@@ -1,0 +1,38 @@
+"""`rt.distribute`: TensorFlow's distribution API. Strategies run a computation on several
+replicas: `MirroredStrategy` on the logical devices of this machine (threads),
+`MultiWorkerMirroredStrategy` on the workers of a Dask cluster; the default strategy is one
+replica. See docs/distribute.md.
+"""
+
+import types as _types
+
+from .. import distribute_context as _distribute_context  # noqa: F401
+from .context import ReplicaContext
+from .input import (
+    DistributedDataset,
+    DistributedIterator,
+    InputContext,
+    InputOptions,
+    ValueContext,
+)
+from .reduce_op import ReduceOp
+from .strategy import (
+    MirroredStrategy,
+    OneDeviceStrategy,
+    Strategy,
+    StrategyExtended,
+    get_cross_replica_context,
+    get_replica_context,
+    get_strategy,
+    has_strategy,
+    in_cross_replica_context,
+)
+from .values import DistributedValues, MirroredVariable, PerReplica
+
+__all__ = ["DistributedDataset", "DistributedIterator", "DistributedValues", "InputContext",
+           "InputOptions", "MirroredStrategy", "MirroredVariable", "OneDeviceStrategy",
+           "PerReplica", "ReduceOp", "ReplicaContext", "Strategy", "StrategyExtended",
+           "ValueContext", "get_cross_replica_context", "get_replica_context", "get_strategy",
+           "has_strategy", "in_cross_replica_context"]
+
+experimental = _types.SimpleNamespace(ValueContext=ValueContext)
