@@ -16,6 +16,11 @@ import pytest  # noqa: E402
 
 import runtime as rt  # noqa: E402
 
+# The tests check what the compiled kernels compute: a jit_compile=True function compiles on
+# its first call instead of running on the NumPy tier while it compiles in the background
+# (tiered execution has its own tests, tests/jit/test_tiered.py).
+rt.config.experimental.set_jit_wait_for_compile(True)
+
 # The modules whose tests take most of a run (compilers, generated programs, site builds,
 # memory soaks): marked `slow`. CI runs them on the oldest and newest Python it
 # declares and `-m "not slow"` on the others (.ci/run); a plain `pytest` runs everything.

@@ -53,6 +53,12 @@ class Backend:
     def require(self) -> None:
         """Raises ImportError, naming what to install, when the tier's library is missing."""
 
+    def with_options(self, wait_for_compile: Optional[bool] = None) -> "Backend":
+        """This tier with `rt.function`'s compile options. Only the Numba tier compiles in
+        the background; the others always compile before the first call returns, so waiting
+        is what they do and they return themselves."""
+        return self
+
     def render(self, program: Program, name: str,
                log: Optional[CompileLog] = None) -> Compiled:
         """The compiled form of `program`; `log(level, message)` reports compile times."""

@@ -28,7 +28,8 @@ def function(func: Callable[P, R], *,
              experimental_autograph_options: Any = None, reduce_retracing: bool = False,
              jit_compile: Union[bool, str, None] = None, name: Optional[str] = None,
              experimental_relax_shapes: Optional[bool] = None,
-             experimental_compile: Union[bool, str, None] = None) -> Function[P, R]: ...
+             experimental_compile: Union[bool, str, None] = None,
+             experimental_wait_for_compile: Optional[bool] = None) -> Function[P, R]: ...
 
 
 @overload
@@ -37,7 +38,8 @@ def function(func: None = None, *,
              experimental_autograph_options: Any = None, reduce_retracing: bool = False,
              jit_compile: Union[bool, str, None] = None, name: Optional[str] = None,
              experimental_relax_shapes: Optional[bool] = None,
-             experimental_compile: Union[bool, str, None] = None
+             experimental_compile: Union[bool, str, None] = None,
+             experimental_wait_for_compile: Optional[bool] = None
              ) -> Callable[[Callable[P, R]], Function[P, R]]: ...
 
 
@@ -47,7 +49,8 @@ def function(func: Optional[Callable[P, R]] = None, *,
              experimental_autograph_options: Any = None, reduce_retracing: bool = False,
              jit_compile: Union[bool, str, None] = None, name: Optional[str] = None,
              experimental_relax_shapes: Optional[bool] = None,
-             experimental_compile: Union[bool, str, None] = None
+             experimental_compile: Union[bool, str, None] = None,
+             experimental_wait_for_compile: Optional[bool] = None
              ) -> Union[Function[P, R], Callable[[Callable[P, R]], Function[P, R]]]:
     """Compiles `func` into traced graphs; usable as `@rt.function` or `@rt.function(...)`.
 
@@ -84,6 +87,12 @@ def function(func: Optional[Callable[P, R]] = None, *,
             turns it on.
         experimental_compile: TensorFlow's older name of `jit_compile` (deprecated: warns
             with `DeprecationWarning`); giving both is a `ValueError`.
+        experimental_wait_for_compile: For `jit_compile=True`: when True, the first call
+            compiles the Numba kernel and every call runs it; when False, calls run on the
+            NumPy tier while the kernel compiles in a background process, then switch to it
+            (tiered execution, docs/jit.md). None (the default) follows
+            `rt.config.experimental.set_jit_wait_for_compile` (False unless set). The other
+            tiers compile before the first call returns either way.
 
     Returns:
         An `rt.Function` wrapping `func` (callable with the same arguments, with
@@ -95,6 +104,7 @@ def function(func: Optional[Callable[P, R]] = None, *,
         TypeError: An unknown keyword argument (naming the closest accepted one), or a `func`
             that is not callable.
         ValueError: A `jit_compile` value that is not a tier.
+        TypeError: An `experimental_wait_for_compile` that is not a bool or None.
 
     Example:
         >>> import runtime as rt
@@ -121,7 +131,8 @@ def function(func: Optional[Callable[P, R]] = None, *,
     def decorate(fn: Callable[P, R]) -> Function[P, R]:
         return Function(fn, name=name, input_signature=input_signature, autograph=autograph,
                         experimental_autograph_options=experimental_autograph_options,
-                        reduce_retracing=reduce_retracing, jit_compile=jit_compile)
+                        reduce_retracing=reduce_retracing, jit_compile=jit_compile,
+                        experimental_wait_for_compile=experimental_wait_for_compile)
     return decorate if func is None else decorate(func)
 
 

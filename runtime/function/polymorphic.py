@@ -50,10 +50,17 @@ class Function(Generic[P, R]):
                  input_signature: Any = None, autograph: bool = True,
                  experimental_autograph_options: Any = None, reduce_retracing: bool = False,
                  jit_compile: bool | str | None = None,
-                 attributes: Any = None) -> None:
+                 attributes: Any = None,
+                 experimental_wait_for_compile: bool | None = None) -> None:
         if not callable(python_function):
             raise TypeError(f"rt.function needs a callable, got {python_function!r}.")
-        self._backend = backends.resolve(jit_compile)  # ValueError for an unknown tier
+        if experimental_wait_for_compile is not None and not isinstance(
+                experimental_wait_for_compile, bool):
+            raise TypeError("rt.function: experimental_wait_for_compile must be True, False or "
+                            f"None, got {experimental_wait_for_compile!r}.")
+        self._wait_for_compile = experimental_wait_for_compile
+        self._backend = backends.resolve(jit_compile).with_options(
+            wait_for_compile=experimental_wait_for_compile)  # ValueError for an unknown tier
         self._backend.require()  # ImportError naming the extra to install
         self._jit_compile = jit_compile
         self._python_function = python_function
@@ -171,7 +178,8 @@ class Function(Generic[P, R]):
         bound = Function(method, name=self._name, input_signature=None, autograph=self._autograph,
                          experimental_autograph_options=self._autograph_options,
                          reduce_retracing=self._reduce_retracing, jit_compile=self._jit_compile,
-                         attributes=self._attributes)
+                         attributes=self._attributes,
+                         experimental_wait_for_compile=self._wait_for_compile)
         bound._signature = _drop_first(self._signature)
         bound._owner = (self, ref)
         if sig is not None:

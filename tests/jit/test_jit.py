@@ -151,7 +151,8 @@ def test_compile_time_is_logged_at_verbosity_1(capsys):
 SCRIPT = """
 import logging, numpy as np, runtime as rt
 logging.basicConfig(level=logging.INFO, format="%(message)s")
-f = rt.function(lambda x: rt.sqrt(x * x + 1.0) * 0.5, jit_compile=True, autograph=False)
+f = rt.function(lambda x: rt.sqrt(x * x + 1.0) * 0.5, jit_compile=True, autograph=False,
+                experimental_wait_for_compile=True)
 print(float(rt.reduce_sum(f(np.ones(8, np.float32)))))
 """
 

@@ -230,6 +230,7 @@ def test_a_python_record_if_condition_cannot_be_saved(tmp_path):
 NUMBA_CACHING = """
 import json, sys, uuid, warnings
 import runtime as rt
+rt.config.experimental.set_jit_wait_for_compile(True)  # the kernel compiles in this process
 
 logdir = sys.argv[1]
 tag = f"x_{uuid.uuid4().hex[:12]}"  # a new kernel source: Numba compiles it here

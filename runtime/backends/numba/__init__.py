@@ -7,10 +7,12 @@ asks for this tier, and so is the tier's own code: registering the backend costs
 
 from __future__ import annotations
 
+import copy
 import importlib
-from typing import Any
+from typing import Any, Optional
 
 from ..base import Backend, JitCompileError
+from ..compile_options import wait_for_compile
 
 
 def _compiler():
@@ -22,12 +24,21 @@ class NumbaBackend(Backend):
     """Machine code through Numba: scalar loops and small calls run fastest here."""
 
     name = "numba"
+    wait_for_compile: Optional[bool] = None  # None: rt.config.experimental's setting
 
     def require(self) -> None:
         _compiler().require_numba()
 
+    def with_options(self, wait_for_compile: Optional[bool] = None) -> "NumbaBackend":
+        if wait_for_compile is None:
+            return self
+        configured = copy.copy(self)
+        configured.wait_for_compile = wait_for_compile
+        return configured
+
     def render(self, program, name: str, log=None):
-        return _compiler().compile_graph(program, name, log)
+        return _compiler().compile_graph(program, name, log,
+                                         wait=wait_for_compile(self.wait_for_compile))
 
 
 NUMBA = NumbaBackend()

@@ -19,6 +19,7 @@ from ..base import JitCompileError, aliasing, describe
 from ..shared import HeldLocks, numpy_fallback
 from . import cache
 from .lowering import HEADER, lower
+from .tiered import BackgroundCompile
 
 INSTALL_HINT = "pip install 'autograph-rt[jit]'"
 FASTMATH = {"contract", "nsz"}  # no `arcp`: LLVM turns 1/sqrt(x) into an estimate (nan at 0 and inf)
@@ -48,16 +49,27 @@ class JitCompiled:
     def __init__(self, graph, source: str, fn, kernel, lowered):
         self.graph = graph
         self.source = source
-        self.fn = fn
+        self.fn = fn  # the NumPy tier's function while the kernel compiles in the background
         self.kernel = kernel
         self.lowered = lowered
+        self.background: BackgroundCompile | None = None
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Blocks until calls run the kernel, or its background compile failed (True), or
+        `timeout` seconds passed (False). At once True when the kernel was compiled before
+        the first call returned (waiting on, or a loop's saves passed between kernels)."""
+        return self.background is None or self.background.wait(timeout)
 
     def op_at(self, tb):
         return None  # machine code has no Python frames to map back to ops
 
 
-def compile_graph(program, name: str, log=None) -> JitCompiled:
-    """Lowers, loads (from the on-disk cache when it is there) and compiles a Program."""
+def compile_graph(program, name: str, log=None, wait: bool = True) -> JitCompiled:
+    """Lowers, loads (from the on-disk cache when it is there) and compiles a Program.
+
+    Without `wait`, the kernel compiles in the background while the NumPy tier runs the calls
+    (tiered.py), except for a graph that passes a loop's saves to or from another kernel: the
+    two graphs must run on one tier, so it compiles now."""
     numba = require_numba()
     start = time.perf_counter()
     graph = program.graph
@@ -70,6 +82,8 @@ def compile_graph(program, name: str, log=None) -> JitCompiled:
     module._OPS[:] = lowered.calls  # the same calls for the same source (vectorised.py)
     kernel = module.kernel
     signature = _signature(numba, graph, lowered)
+    if not wait and signature is not None and not _passes_saves(graph):
+        return _compile_in_background(program, name, kernel, signature, lowered, log)
     if signature is not None:
         _compile(kernel, signature, lowered, name)
     seconds = time.perf_counter() - start
@@ -81,6 +95,27 @@ def compile_graph(program, name: str, log=None) -> JitCompiled:
     fn = _caller(program, name, kernel if signature is not None else
                  _CompileOnFirstCall(numba, kernel, lowered, name), lowered)
     return JitCompiled(program.traced, lowered.source, fn, kernel, lowered)
+
+
+def _passes_saves(graph) -> bool:
+    """Whether the graph takes or returns a loop's saves (a variant: the other kernel's)."""
+    return any(t.dtype.name == "variant" for t in list(graph.inputs) + list(graph.outputs))
+
+
+def _compile_in_background(program, name, kernel, signature, lowered, log) -> JitCompiled:
+    """A JitCompiled whose calls run the NumPy tier until its kernel is ready."""
+    compiled = JitCompiled(program.traced, lowered.source, numpy_fallback(program, name)(),
+                           kernel, lowered)
+
+    def finish():
+        _compile(kernel, signature, lowered, name)
+        return _caller(program, name, kernel, lowered)
+    if log is not None:
+        log(1, f"jit_compile: {name} runs on the NumPy tier while its kernel compiles in the "
+               f"background ({lowered.fused_loops} fused loops)")
+    compiled.background = BackgroundCompile(
+        compiled, kernel, signature, finish, lambda exc: _explain(exc, lowered, name), name, log)
+    return compiled
 
 
 def _compile(kernel, signature, lowered, name: str) -> None:

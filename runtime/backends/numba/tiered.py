@@ -1,0 +1,107 @@
+"""Tiered execution: a function's calls run on the NumPy tier while its kernel compiles.
+
+`jit_compile=True` without waiting (docs/jit.md, "Tiered execution"): the first call lowers
+the graph (an op the tier cannot take is still refused then), starts a background thread and
+returns the NumPy tier's result. The thread has a worker process (`worker.py`) compile the
+kernel into the on-disk cache, so Numba's type inference and LLVM neither hold the caller's
+GIL nor grow its memory, then loads the kernel from the cache and makes `compiled.fn` the
+kernel's caller: later calls run the kernel. A kernel already in the cache is loaded by the
+thread directly. When Numba rejects the kernel, the calls stay on the NumPy tier and a warning
+naming the op is logged on the `runtime.function` logger.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import logging
+import os
+import pickle
+import subprocess
+import sys
+import threading
+import time
+from typing import Callable, Optional
+
+from ..base import JitCompileError
+
+logger = logging.getLogger("runtime.function")
+TIMEOUT = 1800.0  # seconds a worker may compile before it is stopped (the calls stay on NumPy)
+
+
+class WorkerError(Exception):
+    """Numba's error in the worker process, as the worker reported it."""
+
+
+class BackgroundCompile:
+    """The background compile of one kernel: `ready` is set once calls run the kernel, or
+    once the compile failed (`error` then holds the JitCompileError)."""
+
+    def __init__(self, compiled, kernel, signature, finish: Callable[[], Callable],
+                 explain: Callable[[BaseException], str], name: str, log=None):
+        self.ready = threading.Event()
+        self.error: Optional[JitCompileError] = None
+        self.worker: Optional[dict] = None  # the worker's report: seconds, peak_rss_mb
+        self._compiled, self._kernel, self._signature = compiled, kernel, signature
+        self._finish, self._explain, self._name, self._log = finish, explain, name, log
+        self._thread = threading.Thread(target=self._run, name=f"rt-jit-compile {name}",
+                                        daemon=True)
+        self._thread.start()
+
+    def wait(self, timeout: Optional[float] = None) -> bool:
+        """Blocks until calls run the kernel (True), the compile failed (True, `error` set)
+        or `timeout` seconds passed (False)."""
+        return self.ready.wait(timeout)
+
+    def _run(self) -> None:
+        start = time.perf_counter()
+        try:
+            module = sys.modules[self._kernel.py_func.__module__]
+            if not _in_cache(module):
+                self.worker = _compile_in_worker(module, self._signature)
+            run = self._finish()  # loads the kernel from the cache (compiles it if it is not)
+        except JitCompileError as exc:
+            self.error = exc
+        except WorkerError as exc:
+            self.error = JitCompileError(self._explain(exc))
+        except Exception as exc:  # the worker could not start, or timed out
+            self.error = JitCompileError(f"jit_compile=True: compiling {self._name} in the "
+                                         f"background failed: {type(exc).__name__}: {exc}")
+        else:
+            self._compiled.fn = run
+            if self._log is not None:
+                how = ("compiled in a worker process" if self.worker is not None
+                       else "loaded from the on-disk cache")
+                self._log(1, f"jit_compile: {self._name} {how} in the background in "
+                             f"{time.perf_counter() - start:.3f} s; its calls now run the kernel")
+        finally:
+            if self.error is not None:
+                logger.warning("%s Its calls keep running on the NumPy tier.", self.error)
+            self.ready.set()
+
+
+def _in_cache(module) -> bool:
+    """Whether Numba's cache beside the kernel's file has an index for it."""
+    directory, base = os.path.split(module.__file__)
+    stem = os.path.splitext(base)[0]
+    return bool(glob.glob(os.path.join(directory, "__pycache__", f"{stem}.kernel-*.nbi")))
+
+
+def _compile_in_worker(module, signature) -> dict:
+    """Runs `worker.py` on the kernel's file; its report, or WorkerError with Numba's error."""
+    here = os.path.dirname(os.path.abspath(__file__))  # runtime/backends/numba
+    root = os.path.dirname(os.path.dirname(os.path.dirname(here)))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in env.get("PYTHONPATH", "").split(
+        os.pathsep) if p])
+    done = subprocess.run(
+        [sys.executable, "-m", "runtime.backends.numba.worker", module.__file__,
+         module.__name__], input=pickle.dumps(signature), capture_output=True, env=env,
+        timeout=TIMEOUT, check=False)
+    if done.returncode == 2:
+        raise WorkerError(done.stderr.decode(errors="replace").strip())
+    if done.returncode != 0:
+        tail = done.stderr.decode(errors="replace").strip().splitlines()[-3:]
+        raise RuntimeError(f"the worker process exited with status {done.returncode}: "
+                           f"{' '.join(tail)}")
+    return json.loads(done.stdout.decode().strip().splitlines()[-1])
