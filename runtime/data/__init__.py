@@ -25,6 +25,7 @@ from .dataset import (
 from .dataset import INFINITE as INFINITE_CARDINALITY
 from .dataset import UNKNOWN as UNKNOWN_CARDINALITY
 from .dataset import Counter as _Counter
+from .dataset import dense_to_ragged_batch as _dense_to_ragged_batch
 from .dataset import ignore_errors as _ignore_errors
 from .dataset import scan as _scan
 from .dataset import take_while as _take_while
@@ -45,7 +46,8 @@ experimental = _types.SimpleNamespace(
     scan=_scan, take_while=_take_while, unique=_unique,
     group_by_window=_group_by_window, bucket_by_sequence_length=_bucket_by_sequence_length,
     sample_from_datasets=_sample_from_datasets, choose_from_datasets=_choose_from_datasets,
-    rejection_resample=_rejection_resample, ignore_errors=_ignore_errors, save=_save, load=_load)
+    rejection_resample=_rejection_resample, ignore_errors=_ignore_errors, save=_save, load=_load,
+    dense_to_ragged_batch=_dense_to_ragged_batch)
 
 __all__ = ["AUTOTUNE", "CsvDataset", "Dataset", "DatasetSpec", "INFINITE_CARDINALITY", "Iterator", "Options",
            "OutOfRangeError", "SliceSizeMismatchError", "TFRecordDataset", "TextLineDataset", "UNKNOWN_CARDINALITY",

@@ -36,6 +36,7 @@ from ..errors import (
 from ..function import function as rt_function
 from ..ops.extension_type import as_templates, as_type_specs, batch_template, unbatch_template
 from ..ops.io_tfrecord import _compression, open_for_reading
+from ..ops.ragged import RaggedTensor
 from ..ops.random import SEEDS
 from ..ops.variables import Variable
 from ..shapes import TensorShape, TensorSpec, as_shape
@@ -355,6 +356,12 @@ class Dataset:
         """Like `batch`, padding each component to a common shape (the longest in the batch,
         or `padded_shapes`) with `padding_values` (0, or b"" for strings)."""
         return _PaddedBatch(self, batch_size, padded_shapes, padding_values, drop_remainder)
+
+    def ragged_batch(self, batch_size: Any, drop_remainder: bool = False,
+                     row_splits_dtype: Any = _dtypes.int64, name: Optional[str] = None) -> "Dataset":
+        """Like `batch`, but components whose first dimension differs between elements become
+        RaggedTensors (ragged_rank 1) instead of failing; scalars are stacked."""
+        return _RaggedBatch(self, batch_size, drop_remainder, row_splits_dtype)
 
     def unbatch(self, name: Optional[str] = None) -> "Dataset":
         """Splits each element along its first axis into several elements."""
@@ -1368,6 +1375,12 @@ class _Batch(_Unary):
                 yield batch
 
 
+def dense_to_ragged_batch(batch_size: Any, drop_remainder: bool = False,
+                          row_splits_dtype: Any = _dtypes.int64) -> Callable:
+    """`rt.data.experimental.dense_to_ragged_batch`: for `Dataset.apply`, `ragged_batch`."""
+    return lambda dataset: dataset.ragged_batch(batch_size, drop_remainder, row_splits_dtype)
+
+
 def _stacked_or_skipped(elements: list) -> Any:
     """The elements stacked; None when they cannot be (shapes differ) and an enclosing
     `ignore_errors()` takes the error, which drops the batch as tf.data does."""
@@ -1390,6 +1403,52 @@ def _stack_elements(elements: list, what: str):
                 f"{sorted(map(list, shapes))}; use padded_batch, or ragged elements are not supported.")
         out.append(np.stack(parts))
     return st.pack(batch_template(elements[0], len(elements)), out)
+
+
+class _RaggedBatch(_Unary):
+    def __init__(self, input_dataset, batch_size, drop_remainder, row_splits_dtype):
+        super().__init__(input_dataset)
+        self._size = _positive_int(batch_size, "batch_size", "ragged_batch")
+        self._drop = bool(drop_remainder)
+        self._splits_dtype = _dtypes.as_dtype(row_splits_dtype)
+        lead = self._size if self._drop else None
+        self._ragged = RaggedTensor
+
+        def spec(s):
+            if s.shape.rank == 0:
+                return TensorSpec([lead], s.dtype)
+            inner = s.shape.as_list()[1:] if s.shape.rank is not None else None
+            return RaggedTensor.__nest_from_fields__({
+                "values": TensorSpec([None] + inner if inner is not None else None, s.dtype),
+                "row_splits": TensorSpec([None if lead is None else lead + 1], self._splits_dtype)})
+        self._spec = st.map_structure(spec, input_dataset._spec)
+        c = input_dataset._card
+        if c >= 0:
+            self._card = c // self._size if self._drop else -(-c // self._size)
+
+    def _elements(self):
+        buf = []
+        for e in self._input._open():
+            buf.append(e)
+            if len(buf) == self._size:
+                yield self._batch(buf)
+                buf = []
+        if buf and not self._drop:
+            yield self._batch(buf)
+
+    def _batch(self, elements: list) -> Any:
+        flat = [st.flatten(e) for e in elements]
+        out = []
+        for parts in zip(*flat):
+            parts = [np.asarray(p) for p in parts]
+            if parts[0].ndim == 0:
+                out.append(np.stack(parts))
+                continue
+            lengths = [len(p) for p in parts]
+            splits = np.concatenate([[0], np.cumsum(lengths)]).astype(self._splits_dtype.as_numpy_dtype)
+            out.append(self._ragged.__nest_from_fields__(
+                {"values": np.concatenate(parts), "row_splits": splits}))
+        return st.pack(elements[0], out)
 
 
 class _PaddedBatch(_Unary):

@@ -24,7 +24,6 @@ from ..exports import export
 from ..graph import constant_value
 from ..shapes import TensorShape, TensorSpec
 from ..tensor import Tensor
-from . import array_composed as _composed
 from . import array_math
 from . import array_scatter as _scatter
 from . import array_sort as _sort
@@ -32,6 +31,9 @@ from .core import convert_to_tensor
 from .extension_type import CompositeTensor, TypeSpec, register_composite
 
 _CONVERTIBLE = (Tensor, list, tuple, np.ndarray, np.generic, numbers.Number, bytes, str)
+
+# Filled by ragged_ops (which builds on this module): inner indexing, broadcasting, sparse.
+OPS: dict[str, Callable] = {}
 
 
 def _splits(value, what: str) -> Tensor:
@@ -76,6 +78,14 @@ class RaggedTensor(CompositeTensor):
         if isinstance(self.values, Tensor) and self.values.shape.rank == 0:
             raise ValueError("`values` of a RaggedTensor must have rank >= 1, got a scalar.")
 
+    @classmethod
+    def __nest_from_fields__(cls, fields: dict) -> RaggedTensor:
+        """A RaggedTensor of its components as they are (arrays inside a dataset pipeline,
+        tensors outside), without converting or checking them again."""
+        out = object.__new__(cls)
+        out.values, out.row_splits = fields["values"], fields["row_splits"]
+        return out
+
     # -- construction -------------------------------------------------------------------------
 
     @classmethod
@@ -118,16 +128,28 @@ class RaggedTensor(CompositeTensor):
 
     @classmethod
     def from_tensor(cls, tensor, lengths=None, padding=None, ragged_rank: int = 1,
-                    name=None) -> RaggedTensor:
+                    name=None, row_splits_dtype=_dtypes.int64) -> RaggedTensor:
         """The rows of a dense `tensor` (rank >= 2), each cut to its `lengths` entry (or
-        before its trailing `padding` values) when given; `ragged_rank` 1 only."""
-        if ragged_rank != 1:
-            raise NotImplementedError("RaggedTensor.from_tensor supports ragged_rank=1 only.")
+        before its trailing `padding` values) when given; `ragged_rank` > 1 makes the next
+        dimensions ragged too (with uniform rows)."""
         x = convert_to_tensor(tensor)
-        if x.shape.rank is not None and x.shape.rank < 2:
+        rank = x.shape.rank
+        if rank is not None and rank < 2:
             raise ValueError(f"`tensor` must have rank >= 2, got shape {x.shape}.")
+        if not isinstance(ragged_rank, int) or ragged_rank < 1 or (rank is not None and ragged_rank >= rank):
+            raise ValueError(f"`ragged_rank` must be an int in [1, rank - 1], got {ragged_rank!r} "
+                             f"for shape {x.shape}.")
         if lengths is not None and padding is not None:
             raise ValueError("Give at most one of `lengths` and `padding`.")
+        if ragged_rank > 1:
+            if lengths is not None or padding is not None:
+                raise NotImplementedError("RaggedTensor.from_tensor: `lengths` and `padding` "
+                                          "with ragged_rank > 1 are not supported.")
+            dims = array_math.shape(x, out_type=_dtypes.int64)
+            inner = array_math.reshape(x, array_math.concat([[-1], dims[2:]], 0))
+            inner_ragged = cls.from_tensor(inner, ragged_rank=ragged_rank - 1,
+                                           row_splits_dtype=row_splits_dtype)
+            return cls.from_uniform_row_length(inner_ragged, dims[1], nrows=dims[0])
         dims = array_math.shape(x)
         if padding is not None:
             is_pad = array_math.equal(x, convert_to_tensor(padding, dtype=x.dtype))
@@ -140,7 +162,77 @@ class RaggedTensor(CompositeTensor):
             lengths = array_math.fill([dims[0]], array_math.cast(dims[1], _dtypes.int64))
         lengths = _splits(lengths, "lengths")
         mask = _sort.sequence_mask(lengths, maxlen=dims[1])
-        return cls.from_row_lengths(array_math.boolean_mask(x, mask), lengths)
+        return cls.from_row_lengths(array_math.boolean_mask(x, mask),
+                                    array_math.cast(lengths, row_splits_dtype))
+
+    @classmethod
+    def from_uniform_row_length(cls, values, uniform_row_length, nrows=None, validate: bool = True,
+                                name=None) -> RaggedTensor:
+        """Rows of `uniform_row_length` values each (`nrows` of them: needed when the length
+        is 0)."""
+        if not isinstance(values, RaggedTensor):
+            values = convert_to_tensor(values)
+        length = array_math.cast(convert_to_tensor(uniform_row_length), _dtypes.int64)
+        if length.shape.rank not in (0, None):
+            raise ValueError(f"`uniform_row_length` must be a scalar, got shape {length.shape}.")
+        known = constant_value(length)
+        if known is not None and int(known) < 0:
+            raise InvalidArgumentError(f"`uniform_row_length` must not be negative, got {int(known)}.")
+        n_values = values.nrows(out_type=_dtypes.int64) if isinstance(values, RaggedTensor) \
+            else array_math.shape(values, out_type=_dtypes.int64)[0]
+        if nrows is None:
+            if known is not None and int(known) == 0:
+                raise ValueError("`nrows` is needed when `uniform_row_length` is 0.")
+            nrows = array_math.floordiv(n_values, length)
+        nrows = array_math.cast(convert_to_tensor(nrows), _dtypes.int64)
+        splits = array_math.multiply(array_math.range(nrows + 1), length)
+        result = cls(values, splits)
+        result._uniform_row_length = length
+        if validate:
+            _validate_splits(result)
+        return result
+
+    @classmethod
+    def from_nested_row_splits(cls, flat_values, nested_row_splits, name=None,
+                               validate: bool = True) -> RaggedTensor:
+        """Ragged dimensions from the outermost splits in, over `flat_values`."""
+        if isinstance(nested_row_splits, (Tensor, np.ndarray)):
+            raise TypeError("`nested_row_splits` must be a list of vectors, got one tensor.")
+        result = flat_values
+        for splits in reversed(list(nested_row_splits)):
+            result = cls.from_row_splits(result, splits, validate=validate)
+        return result
+
+    @classmethod
+    def from_nested_row_lengths(cls, flat_values, nested_row_lengths, name=None,
+                                validate: bool = True) -> RaggedTensor:
+        """Ragged dimensions from the outermost row lengths in, over `flat_values`."""
+        result = flat_values
+        for lengths in reversed(list(nested_row_lengths)):
+            result = cls.from_row_lengths(result, lengths, validate=validate)
+        return result
+
+    @classmethod
+    def from_nested_value_rowids(cls, flat_values, nested_value_rowids, nested_nrows=None,
+                                 name=None, validate: bool = True) -> RaggedTensor:
+        """Ragged dimensions from the outermost value row ids in, over `flat_values`."""
+        ids = list(nested_value_rowids)
+        nrows = [None] * len(ids) if nested_nrows is None else list(nested_nrows)
+        if len(nrows) != len(ids):
+            raise ValueError("`nested_nrows` must have one entry per `nested_value_rowids`.")
+        result = flat_values
+        for rowids, n in zip(reversed(ids), reversed(nrows)):
+            result = cls.from_value_rowids(result, rowids, nrows=n, validate=validate)
+        return result
+
+    @classmethod
+    def from_sparse(cls, st_input, name=None, row_splits_dtype=_dtypes.int64) -> RaggedTensor:
+        """The rows of a rank-2 SparseTensor whose entries fill each row from column 0."""
+        return OPS["from_sparse"](st_input, row_splits_dtype)
+
+    def to_sparse(self, name=None):
+        """A SparseTensor with one entry per value (dense shape: `bounding_shape()`)."""
+        return OPS["to_sparse"](self)
 
     # -- structure ----------------------------------------------------------------------------
 
@@ -185,7 +277,14 @@ class RaggedTensor(CompositeTensor):
         tail = [None] * (len(inner) - 1) if inner is None else list(inner[1:])
         if inner is None:
             return TensorShape(None)
-        return TensorShape([rows] + [None] * self.ragged_rank + tail)
+        ragged = [None] * self.ragged_rank
+        r, level = self, 0
+        while isinstance(r, RaggedTensor):  # from_uniform_row_length: a known row length
+            known = getattr(r, "_uniform_row_length", None)
+            if known is not None and constant_value(known) is not None:
+                ragged[level] = int(constant_value(known))
+            r, level = r.values, level + 1
+        return TensorShape([rows] + ragged + tail)
 
     def get_shape(self) -> TensorShape:
         return self.shape
@@ -237,34 +336,25 @@ class RaggedTensor(CompositeTensor):
     # -- conversions --------------------------------------------------------------------------
 
     def to_tensor(self, default_value=None, name=None, shape=None) -> Tensor:
-        """The rows padded with `default_value` (zero by default) to the longest row."""
-        inner = self.values.to_tensor(default_value) if isinstance(self.values, RaggedTensor) \
-            else self.values
-        lengths = self.row_lengths()
-        rowids = self.value_rowids()
-        cols = array_math.subtract(array_math.cast(array_math.range(array_math.size(rowids)), lengths.dtype),
-                                   _scatter.gather(self.row_splits[:-1], rowids))
-        width = array_math.reduce_max(array_math.concat([array_math.zeros([1], lengths.dtype), lengths], 0))
-        where = array_math.stack([array_math.cast(rowids, _dtypes.int64), array_math.cast(cols, _dtypes.int64)], 1)
-        out_shape = array_math.concat([array_math.cast(array_math.stack([self.nrows(), width]), _dtypes.int64),
-                                       array_math.cast(array_math.shape(inner)[1:], _dtypes.int64)], 0)
-        dense = _scatter.scatter_nd(where, inner, out_shape)
-        if default_value is not None:
-            default = convert_to_tensor(default_value, dtype=self.dtype)
-            is_set = _scatter.scatter_nd(where, array_math.ones_like(rowids), out_shape[:2])
-            is_set = array_math.greater(is_set, 0)
-            for _ in builtins.range(inner.shape.rank - 1):
-                is_set = array_math.expand_dims(is_set, -1)
-            dense = array_math.where(is_set, dense, array_math.add(array_math.zeros_like(dense), default))
+        """The rows padded with `default_value` (zero, or b"" for strings, by default) to the
+        longest row; `shape` (None entries: the bounding size) pads or truncates each axis."""
+        dims = None
         if shape is not None:
-            dims = [int(d) if d is not None else -1 for d in TensorShape(shape).as_tuple()]
-            have = [int(d) for d in dense.numpy().shape] if constant_value(dense) is not None else None
-            if have is not None:
-                pads = [[0, max(0, d - h)] if d != -1 else [0, 0] for d, h in zip(dims, have)]
-                fill = 0 if default_value is None else default_value
-                dense = _composed.pad(dense, pads, constant_values=fill)
-                dense = _composed.slice(dense, [0] * len(dims), dims)
-        return dense
+            dims = TensorShape(shape).as_tuple() if not isinstance(shape, Tensor) \
+                else tuple(int(d) if d >= 0 else None for d in _eager(shape, "to_tensor"))
+            if dims is not None:
+                rank = self.shape.rank
+                if rank is not None and len(dims) != rank:
+                    raise ValueError(f"to_tensor: `shape` has rank {len(dims)}, the RaggedTensor "
+                                     f"rank {rank}.")
+        inner_dims = None if dims is None else dims[1:]
+        if isinstance(self.values, RaggedTensor):
+            inner = self.values.to_tensor(default_value, shape=inner_dims)
+        else:
+            inner = self.values
+            if inner_dims is not None and any(d is not None for d in inner_dims[1:]):
+                inner = _fit_inner(inner, inner_dims[1:], default_value)
+        return _pad_rows(self, inner, default_value, dims)
 
     def to_list(self) -> list:
         """The rows as nested Python lists (eager tensors only)."""
@@ -311,19 +401,8 @@ class RaggedTensor(CompositeTensor):
         return RaggedTensor(_slice_rows(self.values, lo, hi), splits)
 
     def __getitem__(self, key):
-        if isinstance(key, tuple):
-            if not key:
-                return self
-            first = self[key[0]]
-            rest = key[1:]
-            if not rest:
-                return first
-            if isinstance(key[0], builtins.slice):
-                if all(isinstance(k, builtins.slice) and k == builtins.slice(None) for k in rest):
-                    return first
-                raise NotImplementedError("Indexing the inner (ragged) axes of several rows is "
-                                          "not supported; index one row, or use to_tensor().")
-            return first[rest if len(rest) > 1 else rest[0]]
+        if isinstance(key, tuple) or key is Ellipsis or key is None:
+            return OPS["getitem"](self, key if isinstance(key, tuple) else (key,))
         if isinstance(key, builtins.slice):
             n = len(self)
             start, stop, step = key.indices(n)
@@ -345,16 +424,8 @@ class RaggedTensor(CompositeTensor):
     # -- elementwise arithmetic -------------------------------------------------------------
 
     def _binary(self, other, fn, reverse=False):
-        if isinstance(other, RaggedTensor):
-            _check_same_splits(self, other)
-            other = other.flat_values
-        elif not isinstance(other, (numbers.Number, np.generic)):
-            other = convert_to_tensor(other)
-            if other.shape.rank != 0:
-                raise ValueError("A RaggedTensor combines with scalars and RaggedTensors of the "
-                                 f"same row structure, got a tensor of shape {other.shape}.")
-        a, b = (other, self.flat_values) if reverse else (self.flat_values, other)
-        return self.with_flat_values(fn(a, b))
+        a, b = (other, self) if reverse else (self, other)
+        return OPS["broadcast"](fn, a, b)
 
     def __add__(self, other):
         return self._binary(other, array_math.add)
@@ -388,6 +459,102 @@ class RaggedTensor(CompositeTensor):
 
     def __abs__(self):
         return self.with_flat_values(array_math.abs(self.flat_values))
+
+    def __floordiv__(self, other):
+        return self._binary(other, array_math.floordiv)
+
+    def __rfloordiv__(self, other):
+        return self._binary(other, array_math.floordiv, reverse=True)
+
+    def __mod__(self, other):
+        return self._binary(other, array_math.floormod)
+
+    def __rmod__(self, other):
+        return self._binary(other, array_math.floormod, reverse=True)
+
+    def __rpow__(self, other):
+        return self._binary(other, array_math.pow, reverse=True)
+
+    def __lt__(self, other):
+        return self._binary(other, array_math.less)
+
+    def __le__(self, other):
+        return self._binary(other, array_math.less_equal)
+
+    def __gt__(self, other):
+        return self._binary(other, array_math.greater)
+
+    def __ge__(self, other):
+        return self._binary(other, array_math.greater_equal)
+
+    def __and__(self, other):
+        return self._binary(other, array_math.logical_and)
+
+    def __rand__(self, other):
+        return self._binary(other, array_math.logical_and, reverse=True)
+
+    def __or__(self, other):
+        return self._binary(other, array_math.logical_or)
+
+    def __ror__(self, other):
+        return self._binary(other, array_math.logical_or, reverse=True)
+
+    def __invert__(self):
+        return self.with_flat_values(array_math.logical_not(self.flat_values))
+
+
+def _default_of(dtype, default_value):
+    if default_value is not None:
+        return convert_to_tensor(default_value, dtype=dtype)
+    return convert_to_tensor(b"" if dtype is _dtypes.string else np.zeros((), dtype.as_numpy_dtype))
+
+
+def _fit_inner(values: Tensor, dims: tuple, default_value) -> Tensor:
+    """values [N, ...] padded or cut to `dims` (None: keep) along the axes after the first."""
+    have = array_math.shape(values, out_type=_dtypes.int64)
+    out = values
+    for axis, want in enumerate(dims, start=1):
+        if want is None:
+            continue
+        size = have[axis]
+        keep = array_math.minimum(size, want)
+        idx = array_math.range(keep)
+        out = _scatter.gather(out, idx, axis=axis)
+        pad_shape = array_math.concat([array_math.shape(out, out_type=_dtypes.int64)[:axis],
+                                       array_math.reshape(array_math.maximum(want - keep, 0), [1]),
+                                       array_math.shape(out, out_type=_dtypes.int64)[axis + 1:]], 0)
+        filler = array_math.fill(pad_shape, _default_of(values.dtype, default_value))
+        out = array_math.concat([out, filler], axis)
+    return out
+
+
+def _pad_rows(r: RaggedTensor, inner: Tensor, default_value, dims) -> Tensor:
+    """The rows of `r` (whose items are the rows of `inner`) as a dense tensor, padded with
+    `default_value`; `dims` (or None) fixes the number of rows and the row width."""
+    splits = array_math.cast(r.row_splits, _dtypes.int64)
+    lengths = array_math.subtract(splits[1:], splits[:-1])
+    nrows = array_math.subtract(array_math.size(splits, out_type=_dtypes.int64), 1)
+    width = array_math.reduce_max(array_math.concat([array_math.zeros([1], _dtypes.int64), lengths], 0))
+    if dims is not None and dims[0] is not None:
+        nrows = convert_to_tensor(np.int64(dims[0]))
+    if dims is not None and len(dims) > 1 and dims[1] is not None:
+        width = convert_to_tensor(np.int64(dims[1]))
+    n_values = array_math.shape(inner, out_type=_dtypes.int64)[0]
+    rowids = _sort.repeat(array_math.range(array_math.size(lengths, out_type=_dtypes.int64)), lengths)
+    cols = array_math.subtract(array_math.range(n_values), _scatter.gather(splits[:-1], rowids))
+    keep = array_math.logical_and(array_math.less(rowids, nrows), array_math.less(cols, width))
+    cell = array_math.boolean_mask(array_math.add(array_math.multiply(rowids, width), cols), keep)
+    source = array_math.boolean_mask(array_math.range(n_values), keep)
+    # where[c] = 1 + the value stored in cell c, 0 for a cell left as padding
+    where = _scatter.scatter_nd(array_math.expand_dims(cell, 1), array_math.add(source, 1),
+                                array_math.reshape(array_math.multiply(nrows, width), [1]))
+    filler = array_math.expand_dims(array_math.fill(array_math.shape(inner)[1:],
+                                                    _default_of(inner.dtype, default_value)), 0)
+    extended = array_math.concat([filler, inner], 0)
+    dense = _scatter.gather(extended, where)
+    out_shape = array_math.concat([array_math.stack([nrows, width]),
+                                   array_math.shape(inner, out_type=_dtypes.int64)[1:]], 0)
+    return array_math.reshape(dense, out_shape)
 
 
 def _eager(t: Tensor, what: str) -> np.ndarray:
@@ -498,6 +665,8 @@ def constant(pylist, dtype=None, ragged_rank: int | None = None, inner_shape=Non
         except ValueError:
             raise ValueError(f"The lists below ragged_rank={ragged_rank} of `pylist` must be "
                              "rectangular.") from None
+        except TypeError as exc:
+            raise ValueError(f"The scalars of `pylist` must all have one type: {exc}") from None
     else:
         np_dtype = (dtype._np if dtype is not None else np.float32)
         inner = [0] * (depth - ragged_rank) if inner_shape is None else [0] + list(inner_shape)

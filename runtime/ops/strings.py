@@ -11,8 +11,8 @@ them and through saved functions.
 
 Differences from TensorFlow, by design of a dense-tensor runtime:
 - `split`, `unicode_decode`, `unicode_split` and `bytes_split` of a scalar return a 1-D
-  tensor; of a vector (of a length known when staged) a Python list of 1-D tensors, where
-  TensorFlow returns a RaggedTensor.
+  tensor; of a vector a RaggedTensor, as TensorFlow's, but the vector's length must be known
+  when staged.
 - Regular expressions run on Python's `re` over the UTF-8 text (RE2's syntax is mostly a
   subset of it; `\\z` and `\\x{...}` are understood, classes `\\d \\w \\s \\b` are ASCII as
   in RE2).
@@ -35,6 +35,7 @@ from ..opdef import define
 from ..shapes import TensorShape
 from ..tensor import EagerTensor, Tensor
 from . import array_math
+from . import ragged as _ragged
 from .core import apply, convert_to_tensor
 from .farmhash import fingerprint64
 from .shape_rules import broadcast, normalize_axis, reduced_shape
@@ -176,7 +177,7 @@ def _to_vector(op_name: str):
     return infer
 
 
-def _per_element(fn: str, x: Tensor, make: Callable[[Tensor], Tensor]) -> Tensor | list[Tensor]:
+def _per_element(fn: str, x: Tensor, make: Callable[[Tensor], Tensor]) -> Any:
     """`make` of a scalar; of a vector, the list of `make` of each element."""
     rank = x.shape.rank
     if rank == 0:
@@ -184,10 +185,10 @@ def _per_element(fn: str, x: Tensor, make: Callable[[Tensor], Tensor]) -> Tensor
     if rank == 1:
         if x.shape.as_tuple()[0] is None:
             raise ValueError(f"{fn}: a vector input needs a length known when the function is "
-                             "traced (the result is a list of one tensor per element).")
-        return [make(row) for row in array_math.unstack(x)]
-    raise ValueError(f"{fn}: input must be a scalar or a vector, got shape {x.shape} (there are "
-                     "no ragged tensors: split the rows of a matrix with rt.unstack).")
+                             "traced (its rows are split one by one).")
+        return _ragged.stack([make(row) for row in array_math.unstack(x)])
+    raise ValueError(f"{fn}: input must be a scalar or a vector, got shape {x.shape} (split "
+                     "the rows of a matrix with rt.unstack).")
 
 
 # -- length ------------------------------------------------------------------------------------
@@ -298,13 +299,12 @@ STRING_SPLIT = _define_string("StringSplitV2", _to_vector("StringSplitV2"), _spl
 
 
 @export("strings.split")
-def split(input, sep=None, maxsplit: int = -1, name: str | None = None) -> Tensor | list[Tensor]:  # noqa: A002
+def split(input, sep=None, maxsplit: int = -1, name: str | None = None) -> Any:  # noqa: A002
     """`input` split at `sep` (at runs of ASCII whitespace when `sep` is None or empty, ends
     trimmed), at most `maxsplit` times (-1: no limit), as Python's `bytes.split`.
 
-    A scalar gives a 1-D string tensor of the pieces. A vector gives a Python list of such
-    tensors, one per element, where TensorFlow gives a RaggedTensor (its rows are the list's
-    tensors); its length must be known when the function is traced.
+    A scalar gives a 1-D string tensor of the pieces. A vector gives a RaggedTensor with one
+    row per element; its length must be known when the function is traced.
     """
     x = _strings(input, "strings.split", "input")
     attrs = {"sep": "" if sep is None else _text(sep, "strings.split", "sep"),
@@ -729,11 +729,11 @@ def _unicode_args(fn: str, encoding, errors, replacement_char, arg: str) -> dict
 
 @export("strings.unicode_decode")
 def unicode_decode(input, input_encoding: str, errors: str = "replace",  # noqa: A002
-                   replacement_char: int = 0xFFFD, name: str | None = None) -> Tensor | list[Tensor]:
+                   replacement_char: int = 0xFFFD, name: str | None = None) -> Any:
     """The code points (int32) of a string in `input_encoding` ('UTF-8', 'UTF-16-BE' or
     'UTF-32-BE'). Invalid sequences become `replacement_char` (`errors='replace'`), are
     dropped ('ignore') or raise InvalidArgumentError ('strict'). A scalar gives a 1-D tensor;
-    a vector a Python list of them (TensorFlow: a RaggedTensor)."""
+    a vector a RaggedTensor of them, one row per string."""
     fn = "strings.unicode_decode"
     x = _strings(input, fn, "input")
     attrs = _unicode_args(fn, input_encoding, errors, replacement_char, "input_encoding")
@@ -752,7 +752,7 @@ UNICODE_SPLIT = _define_string("UnicodeSplit", _to_vector("UnicodeSplit"), _unic
 
 @export("strings.unicode_split")
 def unicode_split(input, input_encoding: str, errors: str = "replace",  # noqa: A002
-                  replacement_char: int = 0xFFFD, name: str | None = None) -> Tensor | list[Tensor]:
+                  replacement_char: int = 0xFFFD, name: str | None = None) -> Any:
     """The characters of a string in `input_encoding`, each encoded alone (a 1-D string
     tensor for a scalar, a list of them for a vector); `errors` as in `unicode_decode`."""
     fn = "strings.unicode_split"
@@ -818,7 +818,7 @@ STRING_BYTES_SPLIT = _define_string(
 
 
 @export("strings.bytes_split")
-def bytes_split(input, name: str | None = None) -> Tensor | list[Tensor]:  # noqa: A002
+def bytes_split(input, name: str | None = None) -> Any:  # noqa: A002
     """The bytes of a string, each a 1-byte string (a 1-D tensor for a scalar, a list of them
     for a vector)."""
     x = _strings(input, "strings.bytes_split", "input")

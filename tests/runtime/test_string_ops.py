@@ -123,10 +123,10 @@ def test_split_as_bytes_split(sep, maxsplit):
             assert got.numpy().tolist() == expected
 
 
-def test_split_of_a_vector_is_a_list_of_vectors():
+def test_split_of_a_vector_is_a_ragged_tensor():
     for result in _run(lambda x: S.split(x, ","), ["a,b", "", "c,,d"]):
-        assert isinstance(result, list) and len(result) == 3
-        assert [r.numpy().tolist() for r in result] == [[b"a", b"b"], [b""], [b"c", b"", b"d"]]
+        assert isinstance(result, rt.RaggedTensor) and result.shape.as_list() == [3, None]
+        assert result.to_list() == [s.encode().split(b",") for s in ["a,b", "", "c,,d"]]
 
 
 def test_split_staged_has_an_unknown_length():

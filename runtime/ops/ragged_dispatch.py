@@ -1,0 +1,196 @@
+"""rt APIs called on RaggedTensors: elementwise ops apply to the flat values (binary ones
+broadcast a dense operand over the rows), reductions reduce along ragged axes, and `concat`,
+`stack`, `tile`, `reverse`, `gather`, `shape`, `map_fn`, string and embedding ops take ragged
+values, as in TensorFlow. Registered through `dispatch` when this module is imported, so a call
+on plain tensors never reaches these handlers.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any, Callable, List, Union
+
+import numpy as np
+
+from .. import dtypes as _dtypes
+from ..exports import NAMESPACES
+from ..tensor import Tensor
+from . import array_math, dispatch
+from . import array_scatter as _scatter
+from . import ragged_ops as _ops
+from . import ragged_shape as _shape
+from .ragged import RaggedTensor
+from .sparse import SparseTensor
+
+Dense = Union[Tensor, np.ndarray, np.generic, numbers.Number, str, bytes, list, tuple]
+RaggedOrDense = Union[RaggedTensor, Dense]
+
+_FLAT_UNARY = dispatch._UNARY + (
+    "strings.substr", "strings.to_hash_bucket_fast", "strings.to_hash_bucket",
+    "strings.to_hash_bucket_strong", "strings.regex_replace", "strings.regex_full_match",
+    "strings.as_string", "strings.unicode_encode", "clip_by_value", "nn.leaky_relu",
+    "math.log_sigmoid", "math.reciprocal_no_nan", "math.bessel_i0", "math.bessel_i1",
+    "math.is_finite", "math.is_nan", "math.is_inf", "math.rint", "math.ndtri", "math.erfinv")
+
+
+def _flat_unary(api_func: Callable, x: RaggedTensor) -> RaggedTensor:
+    return x.with_flat_values(api_func(x.flat_values))
+
+
+def _flat_binary(api_func: Callable, x, y) -> RaggedTensor:
+    return _ops.broadcast_binary(api_func, x, y)
+
+
+def _reduction(kind: str) -> Callable:
+    def handler(input_tensor: RaggedTensor, axis=None, keepdims=False, name=None):
+        return _ops.reduce(kind, input_tensor, axis, keepdims)
+    return handler
+
+
+def _concat(values: List[RaggedOrDense], axis, name=None):
+    return _ops.concat(list(values), axis)
+
+
+def _stack(values: List[RaggedOrDense], axis=0, name=None):
+    return _ops.stack(list(values), axis)
+
+
+def _ragged_stack_handler(values: List[RaggedOrDense], axis=0, name=None):
+    return _ops.stack(list(values), axis)
+
+
+def _tile(input: RaggedTensor, multiples, name=None):  # noqa: A002 - TF's name
+    return _ops.tile(input, multiples)
+
+
+def _reverse(tensor: RaggedTensor, axis, name=None):
+    return _ops.reverse(tensor, axis)
+
+
+def _expand_dims(input: RaggedTensor, axis, name=None):  # noqa: A002
+    return _ops.expand_dims(input, int(axis))
+
+
+def _shape_of(input: RaggedTensor, out_type=None, name=None):  # noqa: A002
+    return _shape.shape_of(input)
+
+
+def _size(input: RaggedTensor, out_type=_dtypes.int32, name=None):  # noqa: A002
+    return array_math.size(input.flat_values, out_type=out_type)
+
+
+def _rank(input: RaggedTensor, name=None):  # noqa: A002
+    return array_math.constant(input.shape.rank, dtype=_dtypes.int32)
+
+
+def _gather_params(params: RaggedTensor, indices, validate_indices=None, axis=None,
+                   batch_dims=0, name=None):
+    if axis not in (None, 0) or batch_dims != 0:
+        raise NotImplementedError("rt.gather of a RaggedTensor supports axis=0, batch_dims=0.")
+    if isinstance(indices, RaggedTensor):
+        return indices.with_flat_values(_ops.gather_rows(params, indices.flat_values))
+    idx = array_math.cast(indices if isinstance(indices, Tensor) else np.asarray(indices), _dtypes.int64)
+    if idx.shape.rank == 0:
+        return params[idx]
+    return _ops.gather_rows(params, idx)
+
+
+def _gather_indices(params: Dense, indices: RaggedTensor, validate_indices=None, axis=None,
+                    batch_dims=0, name=None):
+    return indices.with_flat_values(_cf_gather(params, indices.flat_values, axis, batch_dims))
+
+
+def _cf_gather(params, indices, axis, batch_dims):
+    return _scatter.gather(params, indices, axis=axis, batch_dims=batch_dims)
+
+
+def _embedding_lookup(params, ids: RaggedTensor, max_norm=None, name=None):
+    lookup = dispatch.undispatched(_public("nn", "embedding_lookup"))
+    return ids.with_flat_values(lookup(params, ids.flat_values, max_norm=max_norm))
+
+
+def _strings_join(inputs: List[RaggedOrDense], separator="", name=None):
+    join = dispatch.undispatched(_public("strings", "join"))
+    first = next(v for v in inputs if isinstance(v, RaggedTensor))
+    flats = []
+    for v in inputs:
+        if isinstance(v, RaggedTensor):
+            _ops._check_same(first, v)
+            flats.append(v.flat_values)
+        else:
+            flats.append(_ops._dense_like(first, v))
+    return first.with_flat_values(join(flats, separator=separator))
+
+
+def _add_n(inputs: List[RaggedOrDense], name=None):
+    out = inputs[0]
+    for v in inputs[1:]:
+        out = _ops.broadcast_binary(array_math.add, out, v)
+    return out
+
+
+def _where(condition: RaggedTensor, x: RaggedOrDense = None, y: RaggedOrDense = None, name=None):
+    if x is None and y is None:
+        raise NotImplementedError("rt.where(condition) of a RaggedTensor (the indices) is not "
+                                  "supported; give x and y.")
+
+    def pick(c, a):
+        return a
+
+    xs = _ops.broadcast_binary(pick, condition, x)
+    ys = _ops.broadcast_binary(pick, condition, y)
+    return condition.with_flat_values(array_math.where(condition.flat_values, xs.flat_values,
+                                                       ys.flat_values))
+
+
+def _boolean_mask(tensor: RaggedOrDense, mask: RaggedOrDense, axis=None, name=None):
+    if axis not in (None, 0):
+        raise NotImplementedError("rt.boolean_mask of a RaggedTensor supports axis=0 only.")
+    return _ops.boolean_mask(tensor, mask)
+
+
+def _zeros(shape: _shape.DynamicRaggedShape, dtype=_dtypes.float32, name=None):
+    return _shape.filled(shape, 0, dtype)
+
+
+def _ones(shape: _shape.DynamicRaggedShape, dtype=_dtypes.float32, name=None):
+    return _shape.filled(shape, 1, dtype)
+
+
+def _fill(dims: _shape.DynamicRaggedShape, value, name=None):
+    return _shape.filled(dims, value)
+
+
+def _reshape(tensor: RaggedOrDense, shape: _shape.DynamicRaggedShape, name=None):
+    return _shape.reshape_to(tensor, shape)
+
+
+def _map_fn(fn, elems: Union[RaggedTensor, SparseTensor], dtype=None,
+            parallel_iterations=None, back_prop=True, swap_memory=False, infer_shape=True,
+            name=None, fn_output_signature=None):
+    return _ops.map_rows(fn, elems, fn_output_signature if fn_output_signature is not None else dtype)
+
+
+def _public(space: str, name: str) -> Any:
+    return NAMESPACES[space][name]
+
+
+def _register() -> None:
+    dispatch._register_elementwise(_FLAT_UNARY, (RaggedTensor,), _flat_unary)
+    dispatch._register_elementwise(dispatch._BINARY, (RaggedOrDense, RaggedOrDense), _flat_binary)
+    for kind in ("sum", "max", "min", "prod", "mean", "any", "all"):
+        dispatch.dispatch_for_api(_public("", f"reduce_{kind}"))(_reduction(kind))
+    for space, name, handler in (
+            ("", "concat", _concat), ("", "stack", _stack), ("ragged", "stack", _ragged_stack_handler),
+            ("", "tile", _tile), ("", "reverse", _reverse), ("", "expand_dims", _expand_dims),
+            ("", "shape", _shape_of), ("", "size", _size), ("", "rank", _rank),
+            ("", "gather", _gather_params), ("", "gather", _gather_indices),
+            ("nn", "embedding_lookup", _embedding_lookup), ("strings", "join", _strings_join),
+            ("math", "add_n", _add_n), ("", "where", _where), ("", "boolean_mask", _boolean_mask),
+            ("ragged", "boolean_mask", _boolean_mask),
+            ("", "zeros", _zeros), ("", "ones", _ones), ("", "fill", _fill),
+            ("", "reshape", _reshape), ("", "map_fn", _map_fn)):
+        dispatch.dispatch_for_api(_public(space, name))(handler)
+
+
+_register()
