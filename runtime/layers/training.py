@@ -33,6 +33,7 @@ from ..ops.sparse import SparseTensor, to_dense
 from ..shapes import TensorSpec
 from ..tracing import spec_of
 from . import custom_steps as _custom
+from . import distributed_fit as _distributed
 from . import losses as _losses
 from . import metrics as _metrics
 from .callbacks import Callback, History, ProgbarLogger
@@ -113,6 +114,9 @@ class Training:
             if _custom.overrides(self, method):
                 setattr(self, f"_{method}",
                         _custom.OrderedStep(self, step(_custom.custom_step(self, method))))
+
+    # the strategy the model's variables were made in (rt.distribute), as Keras's
+    distribute_strategy = property(_distributed.model_strategy)
 
     @property
     def metrics(self) -> list:
@@ -207,8 +211,8 @@ class Training:
             for step, (x_batch, y_batch, w_batch) in enumerate(feed.epoch()):
                 for callback in callbacks:
                     callback.on_train_batch_begin(step, {})
-                batch_logs = _keras_order(totals.add(self._train_step(x_batch, y_batch, w_batch),
-                                                     _count(x_batch)))
+                batch_logs = _keras_order(_distributed.train_batch(
+                    self, self._train_step, totals, x_batch, y_batch, w_batch, _count(x_batch)))
                 batches += 1
                 for callback in callbacks:
                     callback.on_train_batch_end(step, batch_logs)

@@ -237,6 +237,10 @@ class Optimizer:
         if replica is not None and replica.num_replicas_in_sync > 1:
             # in strategy.run: the gradients summed over the replicas, then each replica
             # updates its copy of the (mirrored) variables and of the slots the same way
+            weight = getattr(replica, "_gradient_weight", None)  # fit: the replica's share
+            if weight is not None:
+                pairs = [(array_math.multiply(g, array_math.cast(weight, g.dtype)), v)
+                         for g, v in pairs]
             if experimental_aggregate_gradients:
                 summed = replica.all_reduce("SUM", [g for g, _ in pairs])
                 pairs = [(g, v) for g, (_, v) in zip(summed, pairs)]

@@ -1,0 +1,83 @@
+"""`fit` under a distribution strategy: each batch split across the replicas, every replica
+running the model's train step on its part at the same time, the gradients all-reduced.
+
+Each replica's gradients are weighed by its share of the batch's samples before they are
+summed, so a step gives the weights of one step on the whole batch, whatever the split
+(TensorFlow splits a batch of b samples ceil(b / replicas) a replica). A replica left with no
+samples (a short last batch) runs on one sample with weight 0, so it adds nothing.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any, Callable
+
+import numpy as np
+
+from .. import distribute_context, nest
+from ..distribute import PerReplica, get_replica_context, get_strategy
+from ..distribute.input import split_batch
+from ..distribute.values import MirroredVariable
+
+_weights: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def model_strategy(model) -> Any:
+    """`model.distribute_strategy`: the strategy its variables were made in, else the
+    current one (the default strategy outside every scope)."""
+    for var in getattr(model, "variables", ()):
+        strategy = getattr(var, "_strategy", None)
+        if strategy is not None:
+            return strategy
+    return get_strategy()
+
+
+def _replicated(model):
+    """The model's strategy when it has several replicas, else None."""
+    strategy = distribute_context.current_strategy()
+    for var in getattr(model, "variables", ()):
+        strategy = getattr(var, "_strategy", None) or strategy
+        break
+    if strategy is None or strategy.num_replicas_in_sync == 1 or \
+            not hasattr(strategy, "_create_variable") or strategy._create_variable is None:
+        return None
+    return strategy
+
+
+def _weight_of(strategy) -> MirroredVariable:
+    """A float32 variable holding each replica's share of the current batch."""
+    found = _weights.get(strategy)
+    if found is None:
+        with strategy.scope():
+            found = _weights[strategy] = MirroredVariable.make(
+                strategy, (np.float32(1.0),), {"trainable": False, "name": "replica_share"})
+    return found
+
+
+def train_batch(model, step: Callable, totals, x, y, w, count: int) -> dict:
+    """One training step on a batch: `step(x, y, w)` on one replica, or split across the
+    replicas of the model's strategy. Adds the results to `totals`; returns the logs."""
+    strategy = _replicated(model)
+    if strategy is None:
+        return totals.add(step(x, y, w), count)
+    n = strategy.num_replicas_in_sync
+    has_weights = w is not None
+    parts = split_batch((x, y, w) if has_weights else (x, y), n)
+    counts = [len(nest.flatten(p)[0]) for p in parts]
+    total = sum(counts)
+    share = _weight_of(strategy)
+    for i in range(n):
+        share._copies.values[i] = np.float32(counts[i] / total)
+        if not counts[i]:  # one sample that weighs nothing: the replica still meets the others
+            parts[i] = nest.map_structure(lambda t: t[:1], parts[0])
+
+    def replica_step(part):
+        get_replica_context()._gradient_weight = share
+        return step(*part) if has_weights else step(*part, None)
+
+    results = strategy.run(replica_step, args=(PerReplica(parts),))
+    logs: dict = {}
+    for i, local in enumerate(strategy.experimental_local_results(results)):
+        if counts[i]:
+            logs = totals.add(local, counts[i])
+    return logs
