@@ -19,7 +19,7 @@ from ..errors import InvalidArgumentError
 from ..exports import export
 from ..opdef import define
 from ..shapes import TensorShape, as_shape
-from ..tensor import EagerTensor, SymbolicTensor, Tensor, numpy_text, to_numpy_value
+from ..tensor import DeviceValue, EagerTensor, SymbolicTensor, Tensor, numpy_text, to_numpy_value
 from .array_math import cast
 from .core import apply, convert_to_tensor
 
@@ -103,7 +103,7 @@ ASSIGN = define("AssignVariableOp", _assign_infer, _assign_kernel, emit=_emit_as
 
 def _emit_init(em, op):
     v = em.bind(op.attrs["var"], "v")
-    em.line(f"if {v}._value is None:")
+    em.line(f"if {v}._host is None:")
     with em.indented():
         em.line(f"{v}._value = {em.ins(op)[0]}")
 
@@ -146,7 +146,9 @@ class Variable(Tensor):
     `NotImplementedError`. Any other keyword raises `TypeError`.
     """
 
-    __slots__ = ("_value", "_np_dtype", "_dtype", "_shape", "_name", "trainable", "_id", "_lock",
+    # `_host` holds the value: a NumPy array (or scalar), None before it is initialised, or
+    # a DeviceValue a compiler tier stored (read as NumPy through `_value` when asked)
+    __slots__ = ("_host", "_np_dtype", "_dtype", "_shape", "_name", "trainable", "_id", "_lock",
                  "_aggregation", "_synchronization")
 
     def __new__(cls, *args, **kwargs):
@@ -155,6 +157,17 @@ class Variable(Tensor):
             if creator is not None:
                 return creator(*args, **kwargs)
         return super().__new__(cls)
+
+    @property
+    def _value(self):
+        value = self._host
+        if type(value) is DeviceValue:
+            return value.host()
+        return value
+
+    @_value.setter
+    def _value(self, value):
+        self._host = value
 
     @strict_keywords("rt.Variable")
     def __init__(self, initial_value=None, trainable: bool = True, name: str | None = None,
@@ -379,6 +392,14 @@ class VariableArgument(Variable):
     @_value.setter
     def _value(self, value):
         self.bound._value = value
+
+    @property
+    def _host(self):  # type: ignore[override]
+        return self.bound._host
+
+    @_host.setter
+    def _host(self, value):
+        self.bound._host = value
 
     @property
     def _lock(self):  # type: ignore[override]
