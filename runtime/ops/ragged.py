@@ -32,8 +32,17 @@ from .extension_type import CompositeTensor, TypeSpec, register_composite
 
 _CONVERTIBLE = (Tensor, list, tuple, np.ndarray, np.generic, numbers.Number, bytes, str)
 
-# Filled by ragged_ops (which builds on this module): inner indexing, broadcasting, sparse.
+# Filled by ragged_ops (which builds on this module): inner indexing, broadcasting, sparse;
+# and by ragged_dispatch: "register", which makes the rt APIs take RaggedTensors. That is done
+# when the first RaggedTensor is made, so programs without one never pay for it (start-up).
 OPS: dict[str, Callable] = {}
+_DISPATCHING = [False]
+
+
+def _dispatch_on_first_use() -> None:
+    if not _DISPATCHING[0]:
+        _DISPATCHING[0] = True
+        OPS["register"]()
 
 
 def _splits(value, what: str) -> Tensor:
@@ -66,6 +75,8 @@ class RaggedTensor(CompositeTensor):
     row_splits: Tensor
 
     def __post_init__(self) -> None:
+        if not _DISPATCHING[0]:
+            _dispatch_on_first_use()
         if isinstance(self.values, RaggedTensor):
             pass
         elif isinstance(self.values, _CONVERTIBLE):
@@ -82,6 +93,8 @@ class RaggedTensor(CompositeTensor):
     def __nest_from_fields__(cls, fields: dict) -> RaggedTensor:
         """A RaggedTensor of its components as they are (arrays inside a dataset pipeline,
         tensors outside), without converting or checking them again."""
+        if not _DISPATCHING[0]:
+            _dispatch_on_first_use()
         out = object.__new__(cls)
         out.values, out.row_splits = fields["values"], fields["row_splits"]
         return out
@@ -730,28 +743,18 @@ def range(starts, limits=None, deltas=1, dtype=None, name=None,  # noqa: A001 - 
 
 
 @export("ragged.boolean_mask")
-def boolean_mask(data, mask, name=None) -> RaggedTensor:
-    """The entries of each row of a dense matrix `data` where `mask` is True, as rows of a
-    RaggedTensor."""
-    x, m = convert_to_tensor(data), convert_to_tensor(mask)
-    if m.shape.rank != 2:
-        raise ValueError(f"`mask` must be a matrix, got shape {m.shape}.")
-    lengths = array_math.reduce_sum(array_math.cast(m, _dtypes.int64), axis=1)
-    return RaggedTensor.from_row_lengths(array_math.boolean_mask(x, m), lengths)
+def boolean_mask(data, mask, name=None) -> RaggedTensor | Tensor:
+    """The items of `data` where `mask` is True: `mask` (dense or ragged) covers a prefix of
+    data's dimensions; a mask over items inside the rows gives shorter rows, a vector mask
+    keeps whole rows."""
+    return OPS["boolean_mask"](data, mask)
 
 
 @export("ragged.stack")
 def stack(values, axis: int = 0, name=None) -> RaggedTensor:
-    """Tensors or RaggedTensors (rank 1 each, or ragged of ragged_rank 1) as the rows of one
-    RaggedTensor (axis 0 only)."""
-    if axis != 0:
-        raise NotImplementedError("rt.ragged.stack supports axis=0 only.")
-    rows = [v if isinstance(v, RaggedTensor) else convert_to_tensor(v) for v in values]
-    if all(isinstance(r, Tensor) for r in rows):
-        lengths = [array_math.shape(r)[0] for r in rows]
-        return RaggedTensor.from_row_lengths(array_math.concat(rows, 0),
-                                             array_math.cast(array_math.stack(lengths), _dtypes.int64))
-    raise NotImplementedError("rt.ragged.stack of RaggedTensors is not supported.")
+    """Tensors and RaggedTensors stacked along a new `axis` into one RaggedTensor (rank-1
+    tensors of different lengths become its rows)."""
+    return OPS["stack"](list(values), axis)
 
 
 @export("RaggedTensorSpec", "ragged.RaggedTensorSpec")

@@ -1,8 +1,8 @@
 """rt APIs called on RaggedTensors: elementwise ops apply to the flat values (binary ones
 broadcast a dense operand over the rows), reductions reduce along ragged axes, and `concat`,
 `stack`, `tile`, `reverse`, `gather`, `shape`, `map_fn`, string and embedding ops take ragged
-values, as in TensorFlow. Registered through `dispatch` when this module is imported, so a call
-on plain tensors never reaches these handlers.
+values, as in TensorFlow. Registered through `dispatch` when the first RaggedTensor is made (`import runtime` stays
+fast); a call on plain tensors never reaches these handlers.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from . import array_math, dispatch
 from . import array_scatter as _scatter
 from . import ragged_ops as _ops
 from . import ragged_shape as _shape
-from .ragged import RaggedTensor
+from .ragged import OPS, RaggedTensor
 from .sparse import SparseTensor
 
 Dense = Union[Tensor, np.ndarray, np.generic, numbers.Number, str, bytes, list, tuple]
@@ -52,10 +52,6 @@ def _concat(values: List[RaggedOrDense], axis, name=None):
 
 
 def _stack(values: List[RaggedOrDense], axis=0, name=None):
-    return _ops.stack(list(values), axis)
-
-
-def _ragged_stack_handler(values: List[RaggedOrDense], axis=0, name=None):
     return _ops.stack(list(values), axis)
 
 
@@ -181,16 +177,15 @@ def _register() -> None:
     for kind in ("sum", "max", "min", "prod", "mean", "any", "all"):
         dispatch.dispatch_for_api(_public("", f"reduce_{kind}"))(_reduction(kind))
     for space, name, handler in (
-            ("", "concat", _concat), ("", "stack", _stack), ("ragged", "stack", _ragged_stack_handler),
+            ("", "concat", _concat), ("", "stack", _stack),
             ("", "tile", _tile), ("", "reverse", _reverse), ("", "expand_dims", _expand_dims),
             ("", "shape", _shape_of), ("", "size", _size), ("", "rank", _rank),
             ("", "gather", _gather_params), ("", "gather", _gather_indices),
             ("nn", "embedding_lookup", _embedding_lookup), ("strings", "join", _strings_join),
             ("math", "add_n", _add_n), ("", "where", _where), ("", "boolean_mask", _boolean_mask),
-            ("ragged", "boolean_mask", _boolean_mask),
             ("", "zeros", _zeros), ("", "ones", _ones), ("", "fill", _fill),
             ("", "reshape", _reshape), ("", "map_fn", _map_fn)):
         dispatch.dispatch_for_api(_public(space, name))(handler)
 
 
-_register()
+OPS["register"] = _register

@@ -76,7 +76,8 @@ def expand_dims(x: RaggedTensor, axis: int) -> RaggedTensor:
         axis += rank + 1
     dtype = x.row_splits.dtype
     if axis == 0:
-        return RaggedTensor(x, array_math.cast(array_math.stack([0, x.nrows(out_type=_dtypes.int64)]), dtype))
+        bounds = array_math.stack([array_math.zeros([], _dtypes.int64), x.nrows(out_type=_dtypes.int64)])
+        return RaggedTensor(x, array_math.cast(bounds, dtype))
     if axis == 1:
         return RaggedTensor(x, array_math.cast(array_math.range(x.nrows(out_type=_dtypes.int64) + 1), dtype))
     values = x.values
@@ -268,10 +269,11 @@ def reduce(kind: str, x: RaggedTensor, axis=None, keepdims: bool = False):
         total = reduce("sum", x, axis)
         count = reduce("sum", x.with_flat_values(array_math.ones_like(x.flat_values)), axis)
         return _binary_any(array_math.truediv, total, count)
-    if kind in ("any", "all"):
-        as_int = x.with_flat_values(array_math.cast(x.flat_values, _dtypes.int32))
-        out = reduce("max" if kind == "any" else "min", as_int, axis)
-        return _map_any(lambda v: array_math.cast(v, _dtypes.bool), out)
+    if kind in ("any", "all"):  # counts of True (any) or of False (all): empty rows are right
+        flat = x.flat_values if kind == "any" else array_math.logical_not(x.flat_values)
+        counts = reduce("sum", x.with_flat_values(array_math.cast(flat, _dtypes.int32)), axis)
+        test = array_math.greater if kind == "any" else array_math.equal
+        return _map_any(lambda v: test(v, array_math.zeros_like(v)), counts)
     dense = {"sum": array_math.reduce_sum, "max": array_math.reduce_max,
              "min": array_math.reduce_min, "prod": array_math.reduce_prod}[kind]
     if axis is None:
@@ -574,7 +576,7 @@ def _sparse_indices(x) -> Tensor:
     if not isinstance(x, RaggedTensor):
         if x.shape.rank == 1:
             return array_math.expand_dims(array_math.range(array_math.size(x, out_type=_dtypes.int64)), 1)
-        return _i64(array_math.where(array_math.ones_like(x, dtype=_dtypes.bool)
+        return _i64(array_math.where(array_math.ones_like(x, dtype=_dtypes.bool_)
                                      if x.dtype is not _dtypes.string else
                                      array_math.fill(array_math.shape(x), True)))
     inner = _sparse_indices(x.values)
@@ -593,4 +595,4 @@ def from_sparse(st, row_splits_dtype=_dtypes.int64) -> RaggedTensor:
 
 
 OPS.update(getitem=getitem, expand_dims=expand_dims, broadcast=broadcast_binary,
-           to_sparse=to_sparse, from_sparse=from_sparse)
+           to_sparse=to_sparse, from_sparse=from_sparse, boolean_mask=boolean_mask, stack=stack)

@@ -1,0 +1,265 @@
+"""rt APIs on RaggedTensors (ragged_ops, ragged_dispatch, ragged_shape), checked against plain
+Python over the rows (the oracle) and against the values TensorFlow's ragged tensor guide
+documents."""
+
+import math
+
+import numpy as np
+import pytest
+
+import runtime as rt
+from runtime.errors import InvalidArgumentError
+
+DIGITS = [[3, 1, 4, 1], [], [5, 9, 2], [6], []]
+NESTED = [[[1, 2, 3], [4]], [[5], [], [6]], [[7]], [[8, 9], [10]]]
+
+
+def _both(fn, *args):
+    """fn(*args) eagerly and inside rt.function: both results as Python lists."""
+    out = []
+    for f in (fn, rt.function(fn)):
+        r = f(*args)
+        out.append(r.to_list() if isinstance(r, rt.RaggedTensor) else r.numpy().tolist())
+    return out
+
+
+# -- factories and conversions -------------------------------------------------------------------
+
+def test_factories_agree_with_the_guide():
+    values = [10, 11, 12, 13, 14, 15, 16, 17, 18, 19]
+    nested = rt.RaggedTensor.from_nested_row_splits(values, ([0, 1, 1, 5], [0, 3, 3, 5, 9, 10]))
+    assert nested.to_list() == [[[10, 11, 12]], [], [[], [13, 14], [15, 16, 17, 18], [19]]]
+    assert nested.ragged_rank == 2
+    uniform = rt.RaggedTensor.from_uniform_row_length(
+        rt.RaggedTensor.from_row_splits(values, [0, 3, 5, 9, 10]), uniform_row_length=2)
+    assert uniform.to_list() == [[[10, 11, 12], [13, 14]], [[15, 16, 17, 18], [19]]]
+    assert uniform.shape.as_list() == [2, 2, None]
+    lengths = rt.RaggedTensor.from_nested_row_lengths(values, ([1, 0, 4], [3, 0, 2, 4, 1]))
+    assert lengths.to_list() == nested.to_list()
+    rowids = rt.RaggedTensor.from_nested_value_rowids(values, ([0, 2, 2, 2, 2], [0, 0, 0, 2, 2, 3, 3, 3, 3, 4]),
+                                                      nested_nrows=[3, 5])
+    assert rowids.to_list() == nested.to_list()
+
+
+def test_from_tensor_with_padding_lengths_and_ragged_rank():
+    x = [[1, 3, -1, -1], [2, -1, -1, -1], [4, 5, 8, 9]]
+    assert rt.RaggedTensor.from_tensor(x, padding=-1).to_list() == [[1, 3], [2], [4, 5, 8, 9]]
+    assert rt.RaggedTensor.from_tensor(x, lengths=[1, 0, 3]).to_list() == [[1], [], [4, 5, 8]]
+    cube = np.arange(24).reshape(2, 3, 4)
+    r = rt.RaggedTensor.from_tensor(cube, ragged_rank=2)
+    assert r.ragged_rank == 2 and r.to_list() == cube.tolist()
+    with pytest.raises(ValueError, match="ragged_rank"):
+        rt.RaggedTensor.from_tensor(cube, ragged_rank=3)
+
+
+def test_to_tensor_pads_and_cuts_to_a_shape_with_a_default():
+    words = rt.ragged.constant([["Hi"], ["Welcome", "to", "the", "fair"], ["Have", "fun"]])
+    dense = words.to_tensor(default_value="", shape=[None, 10]).numpy().tolist()
+    assert dense == [[w.encode() for w in row] + [b""] * (10 - len(row))
+                     for row in [["Hi"], ["Welcome", "to", "the", "fair"], ["Have", "fun"]]]
+    r = rt.ragged.constant(DIGITS)
+    cut = r.to_tensor(default_value=-1, shape=[2, 3]).numpy().tolist()
+    assert cut == [(row + [-1] * 3)[:3] for row in DIGITS[:2]]
+    nested = rt.ragged.constant(NESTED).to_tensor()
+    want = np.zeros((4, 3, 3), np.int32)
+    for i, row in enumerate(NESTED):
+        for j, item in enumerate(row):
+            want[i, j, :len(item)] = item
+    np.testing.assert_array_equal(nested.numpy(), want)
+
+
+def test_sparse_round_trip():
+    r = rt.ragged.constant([["a"], ["b", "c", "d"], []])
+    st = r.to_sparse()
+    assert st.indices.numpy().tolist() == [[0, 0], [1, 0], [1, 1], [1, 2]]
+    assert st.dense_shape.numpy().tolist() == [3, 3]
+    assert rt.RaggedTensor.from_sparse(st).to_list() == r.to_list()
+    nested = rt.ragged.constant(NESTED)
+    idx = nested.to_sparse().indices.numpy().tolist()
+    assert idx == [[i, j, k] for i, row in enumerate(NESTED) for j, item in enumerate(row)
+                   for k in range(len(item))]
+
+
+# -- indexing ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("key", [np.s_[:, :2], np.s_[:, -2:], np.s_[1:, 1:3], np.s_[:, 5:]])
+def test_slicing_the_rows_of_several_rows(key):
+    r = rt.ragged.constant(DIGITS)
+    assert r[key].to_list() == [row[key[1]] for row in DIGITS[key[0]]]
+
+
+def test_indexing_inner_axes_of_a_rank_3_ragged_tensor():
+    r = rt.ragged.constant(NESTED)
+    assert r[:, 1:3].to_list() == [row[1:3] for row in NESTED]
+    assert r[:, -1:].to_list() == [row[-1:] for row in NESTED]
+    assert r[:, 0].to_list() == [row[0] for row in NESTED]
+    assert r[:, :, :1].to_list() == [[item[:1] for item in row] for row in NESTED]
+    assert r[3, 0].numpy().tolist() == NESTED[3][0]
+    with pytest.raises(InvalidArgumentError, match="out of range"):
+        r[:, 2]
+
+
+# -- elementwise and broadcasting ----------------------------------------------------------------
+
+def test_elementwise_apis_apply_to_the_values():
+    r = rt.ragged.constant(DIGITS)
+    assert rt.add(r, 3).to_list() == [[v + 3 for v in row] for row in DIGITS]
+    assert rt.math.square(r).to_list() == [[v * v for v in row] for row in DIGITS]
+    assert rt.maximum(r, 4).to_list() == [[max(v, 4) for v in row] for row in DIGITS]
+    assert rt.cast(r, rt.float32).dtype is rt.float32
+    words = rt.ragged.constant([["So", "long"], ["thanks", "for", "all", "the", "fish"]])
+    assert rt.strings.substr(words, 0, 2).to_list() == [[w.encode()[:2] for w in row] for row in
+                                                         [["So", "long"], ["thanks", "for", "all", "the", "fish"]]]
+    joined = rt.strings.join([words, words], separator="+")
+    assert joined.to_list()[0] == [b"So+So", b"long+long"]
+
+
+def test_dense_operands_broadcast_over_the_rows():
+    x = rt.ragged.constant([[10, 87, 12], [19, 53], [12, 32]])
+    assert (x + [[1000], [2000], [3000]]).to_list() == [
+        [v + d for v in row] for row, d in zip([[10, 87, 12], [19, 53], [12, 32]], [1000, 2000, 3000])]
+    cube = rt.ragged.constant([[[1, 2], [3, 4], [5, 6]], [[7, 8]]], ragged_rank=1)
+    assert (cube + rt.constant([[10]])).to_list() == [[[v + 10 for v in p] for p in row]
+                                                       for row in [[[1, 2], [3, 4], [5, 6]], [[7, 8]]]]
+    deep = rt.ragged.constant([[[[1], [2]], [], [[3]], [[4]]], [[[5], [6]], [[7]]]], ragged_rank=2)
+    out = (deep + rt.constant([10, 20, 30])).to_list()
+    assert out == [[[[v[0] + 10, v[0] + 20, v[0] + 30] for v in item] for item in row]
+                   for row in [[[[1], [2]], [], [[3]], [[4]]], [[[5], [6]], [[7]]]]]
+    with pytest.raises(InvalidArgumentError):
+        rt.ragged.constant([[1, 2], [3, 4, 5, 6], [7]]) + rt.constant(np.ones((3, 4), np.int32))
+    with pytest.raises(InvalidArgumentError):
+        rt.ragged.constant([[1, 2, 3], [4], [5, 6]]) + rt.ragged.constant([[10, 20], [30, 40], [50]])
+
+
+# -- reductions ----------------------------------------------------------------------------------
+
+def test_reductions_along_the_ragged_axis():
+    r = rt.ragged.constant(DIGITS)
+    means = rt.reduce_mean(r, axis=1).numpy()
+    assert means.dtype == np.float64  # as TensorFlow: an integer mean is float64 here
+    for got, row in zip(means, DIGITS):
+        assert (math.isnan(got) and not row) or got == pytest.approx(sum(row) / len(row))
+    assert rt.reduce_sum(r, axis=1).numpy().tolist() == [sum(row) for row in DIGITS]
+    assert rt.reduce_sum(r, axis=0).numpy().tolist() == [3 + 5 + 6, 1 + 9, 4 + 2, 1]
+    assert rt.reduce_max(r).numpy() == 9
+    assert rt.reduce_min(rt.ragged.constant([[1, 2], [3], [4, 5, 6]]), axis=-1).numpy().tolist() == [1, 3, 4]
+    assert rt.reduce_any(rt.greater(r, 5), axis=1).numpy().tolist() == [any(v > 5 for v in row) for row in DIGITS]
+
+
+def test_reductions_of_a_rank_3_ragged_tensor():
+    r = rt.ragged.constant(NESTED)
+    assert rt.reduce_sum(r, axis=2).to_list() == [[sum(item) for item in row] for row in NESTED]
+    by_position = []
+    for row in NESTED:
+        width = max((len(item) for item in row), default=0)
+        by_position.append([sum(item[k] for item in row if k < len(item)) for k in range(width)])
+    assert rt.reduce_sum(r, axis=1).to_list() == by_position
+    assert rt.reduce_sum(r, axis=[1, 2]).numpy().tolist() == [sum(map(sum, row)) for row in NESTED]
+    features = rt.ragged.constant([[[1.0, 2.0], [3.0, 4.0]], [[5.0, 6.0]]], ragged_rank=1)
+    np.testing.assert_allclose(rt.reduce_mean(features, axis=1).numpy(), [[2.0, 3.0], [5.0, 6.0]])
+
+
+# -- concat, stack, tile, reverse, gather --------------------------------------------------------
+
+def test_concat_stack_tile_reverse():
+    r = rt.ragged.constant(DIGITS)
+    assert rt.concat([r, [[5, 3]]], axis=0).to_list() == DIGITS + [[5, 3]]
+    x = rt.ragged.constant([["John"], ["a", "big", "dog"], ["my", "cat"]])
+    y = rt.ragged.constant([["fell", "asleep"], ["barked"], ["is", "fuzzy"]])
+    assert rt.concat([x, y], axis=1).to_list() == [a + b for a, b in zip(x.to_list(), y.to_list())]
+    marker = rt.fill([x.nrows(), 1], "#")
+    assert rt.concat([marker, x, marker], axis=1).to_list()[0] == [b"#", b"John", b"#"]
+    assert rt.tile(r, [1, 2]).to_list() == [row * 2 for row in DIGITS]
+    assert rt.tile(r, [2, 1]).to_list() == DIGITS * 2
+    assert rt.reverse(r, [1]).to_list() == [row[::-1] for row in DIGITS]
+    assert rt.reverse(r, [0]).to_list() == DIGITS[::-1]
+    stacked = rt.stack([r, r], axis=0)
+    assert stacked.to_list() == [DIGITS, DIGITS]
+    assert rt.stack([r, r], axis=1).to_list() == [[row, row] for row in DIGITS]
+    assert rt.ragged.stack([[1, 2], [3]]).to_list() == [[1, 2], [3]]
+    assert rt.gather(r, [2, 0]).to_list() == [DIGITS[2], DIGITS[0]]
+
+
+def test_embedding_lookup_and_map_fn_over_rows():
+    table = rt.constant(np.arange(20, dtype=np.float32).reshape(10, 2))
+    ids = rt.ragged.constant([[1, 2], [], [3]])
+    out = rt.nn.embedding_lookup(table, ids)
+    assert out.to_list() == [[[2.0, 3.0], [4.0, 5.0]], [], [[6.0, 7.0]]]
+    r = rt.ragged.constant(DIGITS)
+    assert rt.map_fn(rt.math.square, r).to_list() == [[v * v for v in row] for row in DIGITS]
+    sums = rt.map_fn(rt.reduce_sum, r, fn_output_signature=rt.TensorSpec([], rt.int32))
+    assert sums.numpy().tolist() == [sum(row) for row in DIGITS]
+
+
+def test_boolean_mask_with_a_ragged_mask():
+    r = rt.ragged.constant(DIGITS)
+    kept = rt.ragged.boolean_mask(r, rt.greater(r, 2))
+    assert kept.to_list() == [[v for v in row if v > 2] for row in DIGITS]
+    rows = rt.boolean_mask(r, [True, False, True, False, True])
+    assert rows.to_list() == [DIGITS[0], DIGITS[2], DIGITS[4]]
+
+
+# -- rt.function, shapes, datasets ---------------------------------------------------------------
+
+def test_ragged_values_through_rt_function():
+    @rt.function
+    def palindrome(x, axis):
+        return rt.concat([x, rt.reverse(x, [axis])], axis)
+
+    r = rt.ragged.constant([[1, 2], [3], [4, 5, 6]])
+    assert palindrome(r, axis=1).to_list() == [row + row[::-1] for row in r.to_list()]
+    assert palindrome(rt.ragged.constant([[7], [8, 9], []]), axis=1).to_list() == [[7, 7], [8, 9, 9, 8], []]
+    assert palindrome.experimental_get_tracing_count() == 1
+
+    @rt.function(input_signature=[rt.RaggedTensorSpec(shape=[None, None], dtype=rt.int32)])
+    def max_and_min(x):
+        return rt.math.reduce_max(x, axis=-1), rt.math.reduce_min(x, axis=-1)
+
+    hi, lo = max_and_min(r)
+    assert hi.numpy().tolist() == [2, 3, 6] and lo.numpy().tolist() == [1, 3, 4]
+    eager, staged = _both(lambda x: rt.reduce_sum(x * 2, axis=1), r)
+    assert eager == staged == [6, 6, 30]
+
+
+def test_gradient_reaches_the_values():
+    values = rt.Variable([1.0, 2.0, 3.0])
+    with rt.GradientTape() as tape:
+        r = rt.RaggedTensor.from_row_lengths(values, [2, 1])
+        loss = rt.reduce_sum(rt.reduce_sum(r * r, axis=1))
+    np.testing.assert_allclose(tape.gradient(loss, values).numpy(), [2.0, 4.0, 6.0])
+
+
+def test_dynamic_ragged_shape():
+    r = rt.ragged.constant([[1], [2, 3, 4], [], [5, 6]])
+    shape = rt.shape(r)
+    assert repr(shape) == "<DynamicRaggedShape lengths=[4, (1, 3, 0, 2)] num_row_partitions=1>"
+    assert int(shape[0]) == 4
+    with pytest.raises(ValueError, match="not uniform"):
+        shape[1]
+    assert repr(shape[:1]) == "<DynamicRaggedShape lengths=[4] num_row_partitions=0>"
+    x = rt.constant([["a", "b"], ["c", "d"], ["e", "f"]])
+    assert rt.reshape(x, shape).to_list() == [[b"a"], [b"b", b"c", b"d"], [], [b"e", b"f"]]
+    assert rt.zeros(shape).to_list() == [[0.0], [0.0] * 3, [], [0.0] * 2]
+    assert rt.fill(shape, "x").to_list() == [[b"x"], [b"x"] * 3, [], [b"x"] * 2]
+    made = rt.experimental.DynamicRaggedShape(
+        row_partitions=[rt.experimental.RowPartition.from_row_lengths([5, 3, 2])], inner_shape=[10, 8])
+    assert repr(made) == "<DynamicRaggedShape lengths=[3, (5, 3, 2), 8] num_row_partitions=1>"
+    lengths = rt.experimental.DynamicRaggedShape.from_lengths([4, (2, 1, 0, 8), 12])
+    assert repr(lengths) == "<DynamicRaggedShape lengths=[4, (2, 1, 0, 8), 12] num_row_partitions=1>"
+
+
+def test_ragged_batch_of_a_dataset():
+    ds = rt.data.Dataset.from_tensor_slices([1, 5, 3, 2, 8]).map(rt.range)
+    batches = [b.to_list() for b in ds.ragged_batch(2)]
+    assert batches == [[list(range(1)), list(range(5))], [list(range(3)), list(range(2))], [list(range(8))]]
+    same = [b.to_list() for b in ds.apply(rt.data.experimental.dense_to_ragged_batch(2))]
+    assert same == batches
+
+
+def test_split_of_sentences_is_ragged_and_hashes_per_word():
+    sentences = ["What makes you think she is a witch?", "A newt?"]
+    words = rt.strings.split(rt.constant(sentences), " ")
+    assert words.to_list() == [s.encode().split(b" ") for s in sentences]
+    hashed = rt.strings.to_hash_bucket_fast(words, 1000)
+    assert hashed.to_list() == [[int(rt.strings.to_hash_bucket_fast(w, 1000)) for w in s.split(" ")]
+                                for s in sentences]
