@@ -22,6 +22,7 @@ from ..arguments import strict_keywords
 from ..graph import FuncGraph
 from ..ops import array_math
 from ..ops.core import convert_to_tensor
+from ..ops.ragged import RaggedTensor
 from ..ops.sparse import SparseTensor
 from ..ops.sparse import to_dense as _sparse_to_dense
 from ..ops.variables import Variable
@@ -37,11 +38,13 @@ class KerasTensor:
 
     _is_keras_tensor = True
 
-    def __init__(self, shape, dtype, name: str | None = None, sparse: bool = False) -> None:
+    def __init__(self, shape, dtype, name: str | None = None, sparse: bool = False,
+                 ragged: bool = False) -> None:
         self.shape = TensorShape(shape)
         self.dtype = _dtypes.as_dtype(dtype)
         self.name = name
         self.sparse = sparse
+        self.ragged = ragged
         self._keras_history: tuple[Node, int] | None = None
 
     @property
@@ -51,7 +54,7 @@ class KerasTensor:
     def __repr__(self) -> str:
         shape = tuple(self.shape.as_list()) if self.shape.rank is not None else None
         return (f"<KerasTensor shape={shape}, dtype={self.dtype.name}, sparse={self.sparse}, "
-                f"ragged=False, name={self.name}>")
+                f"ragged={self.ragged}, name={self.name}>")
 
     def __bool__(self) -> bool:
         raise TypeError("A KerasTensor is symbolic: it has no value to test. Use it as the input "
@@ -87,9 +90,6 @@ class InputLayer(Layer):
     def __init__(self, input_shape=None, batch_size: int | None = None, dtype=None,
                  name: str | None = None, batch_shape=None, sparse: bool | None = None,
                  ragged: bool | None = None, input_tensor=None) -> None:
-        if ragged:
-            raise NotImplementedError("InputLayer(ragged=True) is not implemented: inputs are "
-                                      "dense tensors.")
         if input_tensor is not None:
             raise NotImplementedError("InputLayer(input_tensor=...) is not implemented: give "
                                       "the shape and dtype instead.")
@@ -110,8 +110,9 @@ class InputLayer(Layer):
         self._batch_input_shape = tuple(batch_shape)
         self.built = True
         self.sparse = bool(sparse)  # a SparseTensor given to it is densified (same values)
+        self.ragged = bool(ragged)  # a RaggedTensor given to it reaches the layers as it is
         tensor = KerasTensor(self._batch_input_shape, self.dtype, name=self.name,
-                             sparse=self.sparse)
+                             sparse=self.sparse, ragged=self.ragged)
         Node(self, ((), (), {}), None, tensor)
 
     @property
@@ -122,6 +123,7 @@ class InputLayer(Layer):
     def get_config(self) -> dict:
         config = {"batch_shape": list(self._batch_input_shape), "dtype": self.dtype.name,
                   "name": self.name}
+        config = {**config, "ragged": True} if self.ragged else config
         return {**config, "sparse": True} if self.sparse else config
 
     @classmethod
@@ -402,6 +404,14 @@ class Functional(Model):
                 raise ValueError(f"{self.name} expects {len(expected)} inputs, got {len(flat)}.")
         checked = []
         for tensor, value in zip(expected, flat):
+            if isinstance(value, RaggedTensor):
+                if value.dtype != tensor.dtype:
+                    value = value.with_flat_values(_as_input_dtype(value.flat_values, tensor.dtype))
+                if not value.shape.is_compatible_with(tensor.shape):
+                    raise ValueError(f"Input {tensor.node.layer.name!r} of {self.name} has shape "
+                                     f"{tensor.shape}, got a RaggedTensor of shape {value.shape}.")
+                checked.append(value)
+                continue
             if isinstance(value, SparseTensor):
                 value = _sparse_to_dense(value, validate_indices=False)
             if not isinstance(value, (Tensor, Variable)):

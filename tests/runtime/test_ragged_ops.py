@@ -133,6 +133,7 @@ def test_dense_operands_broadcast_over_the_rows():
 
 # -- reductions ----------------------------------------------------------------------------------
 
+@pytest.mark.filterwarnings("ignore:invalid value encountered")  # 0 / 0: the empty rows' mean
 def test_reductions_along_the_ragged_axis():
     r = rt.ragged.constant(DIGITS)
     means = rt.reduce_mean(r, axis=1).numpy()
@@ -263,3 +264,15 @@ def test_split_of_sentences_is_ragged_and_hashes_per_word():
     hashed = rt.strings.to_hash_bucket_fast(words, 1000)
     assert hashed.to_list() == [[int(rt.strings.to_hash_bucket_fast(w, 1000)) for w in s.split(" ")]
                                 for s in sentences]
+
+
+def test_keras_input_takes_a_ragged_tensor():
+    inputs = rt.keras.Input(shape=(None,), dtype="int64", ragged=True)
+    assert inputs.ragged and "ragged=True" in repr(inputs)
+    total = rt.keras.layers.Lambda(lambda r: rt.cast(rt.reduce_sum(r, axis=1), "float32"))(inputs)
+    column = rt.keras.layers.Lambda(lambda t: rt.expand_dims(t, -1))(total)
+    outputs = rt.keras.layers.Dense(1, kernel_initializer="ones", bias_initializer="zeros")(column)
+    model = rt.keras.Model(inputs, outputs)
+    got = model(rt.ragged.constant([[1, 2], [3], [4, 5, 6]]))
+    np.testing.assert_allclose(got.numpy()[:, 0], [3.0, 3.0, 15.0])
+    assert model.get_config()["layers"][0]["config"]["ragged"] is True
