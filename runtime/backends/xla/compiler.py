@@ -38,7 +38,7 @@ from ..numpy_source import render as render_numpy
 from ..shared import HeldLocks, TensorArrays, loop_invariant, numpy_fallback
 from . import arrays as _arrays
 from . import host_memory
-from .arrays import Buffer, PendingSaves, Ragged, Saved, is_container
+from .arrays import Buffer, PendingSaves, Ragged, Saved, Stack, is_container
 from .lowering import Checked, checks, computes_wide, lowered_by_compiler, lowering, static
 
 _OTHER_TIER = ". The NumPy tier (jit_compile=False) runs it."
@@ -152,6 +152,7 @@ def _carries_lists(opdef) -> bool:
             or opdef in _SAVES_GRADIENTS)
 
 
+_STACK_OPS = frozenset({while_grad.STACK_PUSH, while_grad.STACK_POP})  # on arrays.Stack values
 # the ops of the gradient of a loop's saves (a higher order), held as stacks (arrays.SavesGrad)
 _SAVES_GRADIENTS = frozenset({while_grad.ACC_GRAD_ZEROS, while_grad.ACC_GRAD_READ,
                               while_grad.ACC_GRAD_PUSH, tensor_array.TA_GRAD_ADD})
@@ -295,6 +296,9 @@ class _Tracer:
         if opdef is control_flow.WHILE:
             return self._while(op, env, state)
         values = [env[id(t)] for t in op.inputs]
+        if opdef not in _STACK_OPS and any(isinstance(v, Stack) for v in values):
+            env[id(op.outputs[0])] = _arrays.on_stacks(op, values)
+            return state
         if opdef.carrier is not None:
             result = self._array_op(op, values)
             if isinstance(result, Checked):
@@ -510,6 +514,25 @@ class _Tracer:
                 out[k] = _arrays.grown(value, bound * writes)
         return out
 
+    def _prepare_stacks(self, op, stacks: dict, inits, limit, env):
+        """The loop's initial values with its stacks as Stacks: one it pushes to gets room for
+        the loop's bound (the bound the graph shows, or the rows of a stack it pops)."""
+        out = list(inits)
+        bound = None
+        if any(pushes for pushes, _ in stacks.values()):
+            bounds = [b for b in (_arrays.loop_bound(op, env, inits, limit),
+                                  _arrays.pop_bound(stacks, inits)) if b is not None]
+            if not bounds:
+                raise TypeError(
+                    "the gradient of this while loop saves every iteration on a stack, and the "
+                    "loop's trip count has no bound visible in the graph (use "
+                    "maximum_iterations=, `for` over rt.range, or `i < N` with i counting up "
+                    "by one)")
+            bound = min(bounds)
+        for k, (pushes, _) in stacks.items():
+            out[k] = _arrays.as_stack(inits[k], bound * pushes if pushes else 0)
+        return out
+
     # -- control flow ------------------------------------------------------------------------
     def _cond(self, op, env, state):
         pred = env[id(op.inputs[0])]
@@ -573,6 +596,9 @@ class _Tracer:
         n = len(op.outputs)
         inits = [env[id(t)] for t in op.inputs]
         limit = inits[n] if len(inits) > n else None
+        stacks = _arrays.stack_loop_vars(op)
+        if stacks:
+            inits[:n] = self._prepare_stacks(op, stacks, inits[:n], limit, env)
         if any(is_container(v) for v in inits[:n]):
             inits[:n] = self._prepare_loop(op, inits[:n], limit, env)
         values = tuple(self._jax(v, t) for v, t in zip(inits[:n], op.outputs))
@@ -671,7 +697,26 @@ def _ragged_outputs(graph) -> list:
             op = op.inputs[0].op
         if op.opdef is tensor_array.TA_STACK and not op.outputs[0].shape[:1].is_fully_defined():
             found.append(j)
+        elif _stack_result(t):
+            found.append(j)
     return found
+
+
+def _stack_result(t) -> bool:
+    """Whether the result `t` may be a stack of a loop's saves of run-time length (a loop's
+    stack, pushed or popped; a sum or zeros of such stacks)."""
+    while True:
+        op = t.op
+        if t.shape.rank is None or not t.shape.rank or t.shape[:1].is_fully_defined():
+            return False
+        if op.opdef in _STACK_OPS:
+            return True
+        if op.opdef.is_loop:
+            k = next(i for i, o in enumerate(op.outputs) if o is t)
+            return k in _arrays.stack_loop_vars(op)
+        if op.opdef not in (array_math.IDENTITY, array_math.ZEROS_LIKE, array_math.ADD):
+            return False
+        t = op.inputs[0]
 
 
 # a branch whose every value has at most this many elements may run on both sides
@@ -733,6 +778,8 @@ def _caller(program, name: str, jitted, variables, assigned, randoms, ragged=(),
              for i, v in enumerate(variables)]
     args += [f"seed(gen{k})" for k in range(len(randoms))]
     call = f"jitted({', '.join(args)})"
+    if wide:  # x64 mode entered only when the caller is not in it already (6 us a call)
+        call = f"({call} if X64.value else in_x64(jitted, {', '.join(args)}))"
     got = "outs, new, err" if failure is not None else "outs, new"
     lines = [f"def run({', '.join(params)}):"]
     large = [p for p, t in zip(params, graph.inputs) if _maybe_large(t)]
@@ -755,7 +802,7 @@ def _caller(program, name: str, jitted, variables, assigned, randoms, ragged=(),
         stores.append(f"var{i}._host = {store}")
     if stores:
         locks = sorted(assigned, key=lambda i: variables[i]._id)
-        lines.append("    with x64(True), held:" if wide else "    with held:")
+        lines.append("    with held:")
         lines.append(f"        {got} = {call}")
         if failure is not None:
             lines.append("        err = np.asarray(err)")
@@ -764,11 +811,7 @@ def _caller(program, name: str, jitted, variables, assigned, randoms, ragged=(),
         else:
             lines += [f"        {line}" for line in stores]
     else:
-        if wide:
-            lines.append("    with x64(True):")
-            lines.append(f"        {got} = {call}")
-        else:
-            lines.append(f"    {got} = {call}")
+        lines.append(f"    {got} = {call}")
         if failure is not None:
             lines.append("    err = np.asarray(err)")
     if failure is not None:  # outside the variables' locks: the NumPy tier takes them
@@ -794,7 +837,7 @@ def _caller(program, name: str, jitted, variables, assigned, randoms, ragged=(),
     lines.append(f"    return {outs[0]}" if len(outs) == 1 else
                  f"    return ({''.join(o + ', ' for o in outs)})")
     shared = tracer.shared if tracer else set()
-    namespace: dict[str, Any] = {"jitted": jitted, "np": np, "x64": _x64,
+    namespace: dict[str, Any] = {"jitted": jitted, "np": np, "X64": _X64, "in_x64": _in_x64,
                                  "fallback": numpy_fallback(program, name),
                                  "seed": _draw_seed, "aligned": _aligned,
                                  "aligned_copy": _aligned_copy, "failure": failure,
@@ -813,6 +856,27 @@ def _caller(program, name: str, jitted, variables, assigned, randoms, ragged=(),
                       for k, op in enumerate(randoms)})
     exec(compile("\n".join(lines) + "\n", f"<rt-xla {name}>", "exec"), namespace)
     return namespace["run"]
+
+
+def _in_x64(fn, *args):
+    """`fn(*args)` in JAX's x64 mode."""
+    with _x64(True):
+        return fn(*args)
+
+
+class _PublicX64:
+    """Whether JAX's x64 mode is on, read through the public config."""
+
+    @property
+    def value(self) -> bool:
+        return bool(jax.config.jax_enable_x64)
+
+
+# whether x64 mode is on (`.value`): JAX's own state object when it has one (a third of a
+# microsecond to read), else the public config
+_X64 = getattr(getattr(getattr(jax, "_src", None), "config", None), "enable_x64", None)
+if not hasattr(_X64, "value"):
+    _X64 = _PublicX64()
 
 
 def _host_args(*args) -> tuple:
@@ -1036,7 +1100,8 @@ class _OnDevice:
                 if var._value is value:
                     var._value = copy
             value = copy
-        device = jax.device_put(value)
+        with _x64(True):  # a float64 value stays float64 (a call may be outside x64 mode)
+            device = jax.device_put(value)
         if _same_memory(device, value):
             self.pair = (value, device)
         return device
