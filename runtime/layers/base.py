@@ -34,6 +34,7 @@ from ..ops.core import convert_to_tensor
 from ..ops.variables import Variable
 from ..shapes import TensorShape
 from ..tensor import SymbolicTensor, Tensor
+from . import dtype_policy as _dtype_policy
 from . import initializers as _initializers
 from . import regularizers as _regularizers
 from . import serialization as _serialization
@@ -183,7 +184,7 @@ class Layer(Module):
         self.built = False
         self.trainable = bool(trainable)
         self._name = _layer_name(name, type(self))
-        self._dtype = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.float32
+        self._dtype = _dtype_policy.as_dtype(dtype)
         self.autocast = bool(kwargs.get("autocast", True))
         self._batch_input_shape = _batch_input_shape(kwargs)
         self._initial_weights = kwargs.get("weights")
@@ -219,6 +220,11 @@ class Layer(Module):
     def dtype(self) -> _dtypes.DType:
         """The dtype of this layer's weights (float32 unless given)."""
         return self._dtype
+
+    @property
+    def dtype_policy(self) -> _dtype_policy.DTypePolicy:
+        """Keras 3's policy of this layer: its compute and variable dtype, `dtype`."""
+        return _dtype_policy.DTypePolicy(self._dtype)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} '{self.name}'>"

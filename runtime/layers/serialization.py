@@ -2,7 +2,8 @@
 
 Every layer records the arguments its constructor was called with, so `Layer.get_config()`
 works for any layer (the runtime's own and yours) without writing one: the config is the
-bound constructor arguments (defaults filled in) plus `name`, `trainable` and `dtype`, with
+bound constructor arguments (defaults filled in) plus `name`, `trainable` and `dtype` (Keras
+3's DTypePolicy config, runtime/layers/dtype_policy.py), with
 values made JSON-friendly (activation functions become their names, initializers and nested
 layers `{"class_name": ..., "config": ...}` dicts, dtypes their names, arrays lists).
 `Layer.from_config(config)` calls the constructor with them again.
@@ -27,6 +28,7 @@ from ..graph import FuncGraph
 from ..module import Module
 from ..shapes import TensorShape
 from . import activations as _activations
+from . import dtype_policy as _dtype_policy
 from . import function_source as _function_source
 from . import initializers as _initializers
 from .initializers import Initializer
@@ -242,7 +244,8 @@ def layer_config(layer) -> dict:
         raise NotImplementedError(f"{cls.__name__}.get_config: the constructor arguments "
                                   f"cannot be recorded ({exc}); override get_config.") from None
     bound.apply_defaults()
-    config: dict = {"name": layer.name, "trainable": layer.trainable, "dtype": layer.dtype.name}
+    config: dict = {"name": layer.name, "trainable": layer.trainable,
+                    "dtype": _dtype_policy.policy_config(layer.dtype)}
     for (key, value), param in zip(list(bound.arguments.items())[1:],
                                    list(signature.parameters.values())[1:]):
         if param.kind is inspect.Parameter.VAR_POSITIONAL:
@@ -272,7 +275,8 @@ def layer_from_config(cls, config: dict):
     builder = FUNCTIONAL_BUILDERS.get(cls)
     if builder is not None and isinstance(config, dict) and _FUNCTIONAL_KEYS <= config.keys():
         return builder(config)
-    config = {key: deserialize_value(value) for key, value in dict(config).items()}
+    config = {key: value if key == "dtype" and _dtype_policy.is_policy_config(value)
+              else deserialize_value(value) for key, value in dict(config).items()}
     params = inspect.signature(cls.__init__).parameters
     open_kwargs = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
     later = {}
