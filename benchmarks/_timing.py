@@ -7,18 +7,20 @@ import timeit
 import numpy as np
 
 
-def interleaved(fns, number: int = 50, rounds: int = 15) -> list[float]:
+def interleaved(fns, number: int = 50, rounds: int = 15, timer=timeit.default_timer
+                ) -> list[float]:
     """Seconds per call of each of `fns`: the fastest of `rounds` alternating batches.
 
     Alternating keeps a change in machine load from favouring whichever ran first, and the
-    fastest batch is the one least disturbed by other processes.
+    fastest batch is the one least disturbed by other processes. `timer=time.process_time`
+    counts only the CPU time of this process (for single-threaded work on a busy machine).
     """
     for fn in fns:
         fn()  # warm up (and trace, for compiled functions)
     samples: list[list[float]] = [[] for _ in fns]
     for _ in range(rounds):
         for times, fn in zip(samples, fns):
-            times.append(timeit.timeit(fn, number=number) / number)
+            times.append(timeit.timeit(fn, number=number, timer=timer) / number)
     return [min(times) for times in samples]
 
 

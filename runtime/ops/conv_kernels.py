@@ -136,14 +136,15 @@ def conv2d_backprop_input(g, filters, input_hw, strides, padding_hw, dilations) 
     g2, f2 = g.reshape(n * oh * ow, o), filters.reshape(kh * kw * c, o)
     out = _padded_zeros(n, input_hw, c, (kh, kw), strides, dilations, ph, pw, oh, ow, dtype)
     index = taps((kh, kw), strides, dilations, oh, ow)
-    if c == 1:  # tap-major: each tap's columns one contiguous block
-        cols = np.matmul(f2, g2.T).reshape(kh * kw, n, oh, ow, 1)
-        for t, at in enumerate(index):
-            out[at] += cols[t]
+    # tap-major columns [KH * KW, N * OH * OW, C]: each tap's block contiguous, so adding it
+    # back runs over whole rows (a [N, OH, OW, KH * KW, C] layout adds C values at a time)
+    if c == 1:
+        cols = np.matmul(f2, g2.T)
     else:
-        cols = np.matmul(g2, f2.T).reshape(n, oh, ow, kh * kw, c)
-        for t, at in enumerate(index):
-            out[at] += cols[:, :, :, t]
+        cols = np.matmul(g2, filters.reshape(kh * kw, c, o).transpose(0, 2, 1))
+    cols = cols.reshape(kh * kw, n, oh, ow, c)
+    for t, at in enumerate(index):
+        out[at] += cols[t]
     return _crop(out, input_hw, ph, pw)
 
 
@@ -197,11 +198,17 @@ def max_pool_grad(x, g, ksize, strides, padding_hw, out_hw) -> np.ndarray:
     y = _window_max(xp, index)
     out = _padded_zeros(n, (h, w), c, ksize, strides, (1, 1), ph, pw, oh, ow, g.dtype)
     disjoint = strides[0] >= ksize[0] and strides[1] >= ksize[1]
+    ints = np.dtype(f"i{g.dtype.itemsize}")
+    bits = g.view(ints)
     for at, mask in _first_max_masks(xp, y, index):
+        # g where mask, +0 elsewhere, bit for bit (NaN and inf too); far faster than a masked
+        # copy into a strided view
+        keep = mask.astype(ints)
+        np.negative(keep, out=keep)
         if disjoint:   # each input position in one window: write, not add
-            np.multiply(g, mask, out=out[at])
+            np.bitwise_and(bits, keep, out=out[at].view(ints))
         else:
-            out[at] += g * mask
+            out[at] += np.bitwise_and(bits, keep).view(g.dtype)
     return _crop(out, (h, w), ph, pw)
 
 

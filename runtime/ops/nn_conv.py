@@ -128,7 +128,7 @@ def _conv_kernel(x, filters, strides, padding, dilations):
 _CONV = {"strides": INTS, "padding": PADDING, "dilations": INTS}
 _POOL = {"ksize": INTS, "strides": INTS, "padding": PADDING}
 
-CONV2D = define("Conv2D", _conv_infer, _conv_kernel, attrs=_CONV)
+CONV2D = define("Conv2D", _conv_infer, _conv_kernel, attrs=_CONV, fresh_output=True)
 
 
 def _backprop_input_infer(g, filters, input_size, strides, padding, dilations):
@@ -143,7 +143,8 @@ def _backprop_input_kernel(g, filters, input_size, strides, padding, dilations):
 
 
 CONV2D_BACKPROP_INPUT = define("Conv2DBackpropInput", _backprop_input_infer,
-                               _backprop_input_kernel, attrs={"input_size": INTS, **_CONV})
+                               _backprop_input_kernel, attrs={"input_size": INTS, **_CONV},
+                               fresh_output=True)
 
 
 def _backprop_filter_infer(x, g, filter_size, strides, padding, dilations):
@@ -158,7 +159,8 @@ def _backprop_filter_kernel(x, g, filter_size, strides, padding, dilations):
 
 
 CONV2D_BACKPROP_FILTER = define("Conv2DBackpropFilter", _backprop_filter_infer,
-                                _backprop_filter_kernel, attrs={"filter_size": INTS, **_CONV})
+                                _backprop_filter_kernel, attrs={"filter_size": INTS, **_CONV},
+                                fresh_output=True)
 
 
 def _conv_attrs(op):
@@ -274,7 +276,8 @@ def _max_pool_kernel(x, ksize, strides, padding):
                                  *_pool_geometry(x, ksize, strides, padding, "max_pool2d"))
 
 
-MAX_POOL = define("MaxPool", _pool_infer("max_pool2d"), _max_pool_kernel, attrs=_POOL)
+MAX_POOL = define("MaxPool", _pool_infer("max_pool2d"), _max_pool_kernel, attrs=_POOL,
+                  fresh_output=True)
 
 
 def _max_pool_grad_infer(x, g, ksize, strides, padding):
@@ -291,10 +294,11 @@ def _max_pool_grad_grad_kernel(x, gg, ksize, strides, padding):
         x, gg, ksize, strides, *_pool_geometry(x, ksize, strides, padding, "max_pool2d"))
 
 
-MAX_POOL_GRAD = define("MaxPoolGrad", _max_pool_grad_infer, _max_pool_grad_kernel, attrs=_POOL)
+MAX_POOL_GRAD = define("MaxPoolGrad", _max_pool_grad_infer, _max_pool_grad_kernel, attrs=_POOL,
+                       fresh_output=True)
 MAX_POOL_GRAD_GRAD = define(
     "MaxPoolGradGrad", lambda x, gg, **attrs: _pool_infer("max_pool2d")(x, **attrs),
-    _max_pool_grad_grad_kernel, attrs=_POOL)
+    _max_pool_grad_grad_kernel, attrs=_POOL, fresh_output=True)
 
 
 def _pool_attrs(op):
@@ -322,7 +326,8 @@ def _avg_pool_kernel(x, ksize, strides, padding):
                                  *_pool_geometry(x, ksize, strides, padding, "avg_pool2d"))
 
 
-AVG_POOL = define("AvgPool", _pool_infer("avg_pool2d"), _avg_pool_kernel, attrs=_POOL)
+AVG_POOL = define("AvgPool", _pool_infer("avg_pool2d"), _avg_pool_kernel, attrs=_POOL,
+                  fresh_output=True)
 
 
 def _avg_pool_grad_infer(g, input_size, ksize, strides, padding):
@@ -336,7 +341,7 @@ def _avg_pool_grad_kernel(g, input_size, ksize, strides, padding):
 
 
 AVG_POOL_GRAD = define("AvgPoolGrad", _avg_pool_grad_infer, _avg_pool_grad_kernel,
-                       attrs={"input_size": INTS, **_POOL})
+                       attrs={"input_size": INTS, **_POOL}, fresh_output=True)
 
 
 @AVG_POOL.def_grad
