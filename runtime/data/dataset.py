@@ -767,6 +767,10 @@ class _TensorSlices(Dataset):
     def __init__(self, tensors: Any):
         if isinstance(tensors, Dataset):
             raise TypeError("from_tensor_slices: tensors is a Dataset; use it directly.")
+        if any(isinstance(v, RaggedTensor) for v in nest.flatten(tensors, expand_composites=False)):
+            raise NotImplementedError("from_tensor_slices of a RaggedTensor is not supported: "
+                                      "give its rows' to_tensor(), or build the dataset from "
+                                      "dense rows and use ragged_batch.")
         leaves = [x if self._defer(x) else st.to_array(x, "from_tensor_slices: tensors")
                   for x in st.flatten(tensors)]
         specs = [_symbolic_slice_spec(a) if isinstance(a, SymbolicTensor) else None for a in leaves]

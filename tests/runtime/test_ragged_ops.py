@@ -276,3 +276,8 @@ def test_keras_input_takes_a_ragged_tensor():
     got = model(rt.ragged.constant([[1, 2], [3], [4, 5, 6]]))
     np.testing.assert_allclose(got.numpy()[:, 0], [3.0, 3.0, 15.0])
     assert model.get_config()["layers"][0]["config"]["ragged"] is True
+
+
+def test_from_tensor_slices_of_a_ragged_tensor_is_refused_by_name():
+    with pytest.raises(NotImplementedError, match="from_tensor_slices of a RaggedTensor"):
+        rt.data.Dataset.from_tensor_slices({"a": rt.ragged.constant([[1, 2], [3]])})
