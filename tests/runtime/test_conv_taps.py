@@ -1,6 +1,6 @@
-"""Conv2D's kernels contract tap by tap from 8 input channels on and over the window view
-below: both paths against a loop-by-loop NumPy convolution, and the backward kernels against
-the adjoint identities <conv(x, f), g> = <x, dx(g)> = <f, df(x, g)>."""
+"""Conv2D's kernels build their im2col columns tap-major for one input channel and
+window-major for more: both layouts against a loop-by-loop NumPy convolution, and the backward
+kernels against the adjoint identities <conv(x, f), g> = <x, dx(g)> = <f, df(x, g)>."""
 
 import itertools
 
@@ -28,7 +28,7 @@ def naive_conv(x, f, strides, padding, dilations):
 
 
 CASES = [(cin, cout, strides, padding, dilations)
-         for cin in (3, 8, 12) for cout in (1, 5)
+         for cin in (1, 3, 12) for cout in (1, 5)
          for strides, padding, dilations in [((1, 1), "SAME", (1, 1)), ((2, 2), "SAME", (1, 1)),
                                              ((2, 1), "VALID", (1, 1)), ((1, 1), "SAME", (2, 2)),
                                              ((1, 1), "VALID", (1, 2))]]

@@ -1,0 +1,193 @@
+"""The im2col convolution and strided pool kernels: max-pool gradients with ties and
+non-finite values against a first-maximum loop (TensorFlow's rule), scratch arrays reused
+across calls and threads without aliasing a result, empty batches, and results written in
+place by the ops that follow them in a compiled function."""
+
+from __future__ import annotations
+
+import itertools
+import threading
+
+import numpy as np
+import pytest
+
+import runtime as rt
+from runtime.ops import conv_kernels
+
+from .test_conv_ops import naive_conv2d
+
+
+def _windows(h, w, k, s, padding):
+    """(top, left, out height, out width) of TF's pooling windows, in input coordinates."""
+    if padding == "VALID":
+        oh, ow = (h - k[0]) // s[0] + 1, (w - k[1]) // s[1] + 1
+        return 0, 0, oh, ow
+    oh, ow = -(-h // s[0]), -(-w // s[1])
+    top = max((oh - 1) * s[0] + k[0] - h, 0) // 2
+    left = max((ow - 1) * s[1] + k[1] - w, 0) // 2
+    return top, left, oh, ow
+
+
+def first_max_pool_grad(x, g, k, s, padding):
+    """Each window's gradient added to its first maximum in row-major order (a NaN counts
+    as the maximum): TensorFlow's tie rule for max-pool gradients."""
+    n, h, w, c = x.shape
+    top, left, oh, ow = _windows(h, w, k, s, padding)
+    out = np.zeros(x.shape, g.dtype)
+    for b, i, j, ch in itertools.product(range(n), range(oh), range(ow), range(c)):
+        best = None
+        for r, q in itertools.product(range(i * s[0] - top, i * s[0] - top + k[0]),
+                                      range(j * s[1] - left, j * s[1] - left + k[1])):
+            if 0 <= r < h and 0 <= q < w:
+                v = x[b, r, q, ch]
+                if best is None or (not np.isnan(x[best]) and (np.isnan(v) or v > x[best])):
+                    best = (b, r, q, ch)
+        out[best] += g[b, i, j, ch]
+    return out
+
+
+def _max_pool_grad(x, g, k, s, padding):
+    xt = rt.constant(x)
+    with rt.GradientTape() as tape:
+        tape.watch(xt)
+        y = rt.nn.max_pool2d(xt, k, s, padding)
+    return y, tape.gradient(y, xt, output_gradients=rt.constant(g))
+
+
+POOLS = [((2, 2), (2, 2), "VALID"), ((2, 2), (2, 2), "SAME"), ((3, 3), (1, 1), "SAME"),
+         ((3, 2), (2, 1), "VALID"), ((2, 3), (3, 2), "SAME")]
+
+
+@pytest.mark.parametrize("k,s,padding", POOLS)
+def test_max_pool_gradient_with_ties_goes_to_the_first_maximum(k, s, padding):
+    rng = np.random.default_rng(1)
+    # after a relu most windows tie at 0, and small integers tie often
+    x = np.maximum(rng.integers(-3, 3, (2, 7, 6, 3)), 0).astype(np.float32)
+    g = rng.standard_normal(rt.nn.max_pool2d(x, k, s, padding).shape).astype(np.float32)
+    _, dx = _max_pool_grad(x, g, k, s, padding)
+    np.testing.assert_allclose(dx.numpy(), first_max_pool_grad(x, g, k, s, padding),
+                               rtol=1e-6, atol=1e-6)
+
+
+def test_max_pool_gradient_matches_tensorflow_on_its_tie_example():
+    # TF 2.21's values for this input: [[0, 1, 1, 0], [0, 0, 0, 0], [1, 0, 1, 0], [0, 0, 0, 0]]
+    x = np.array([[1, 3, 3, 0], [3, 2, 0, 0], [5, 5, 1, 1], [5, 5, 1, 1]], np.float32)
+    _, dx = _max_pool_grad(x.reshape(1, 4, 4, 1), np.ones((1, 2, 2, 1), np.float32), 2, 2,
+                           "VALID")
+    expected = first_max_pool_grad(x.reshape(1, 4, 4, 1), np.ones((1, 2, 2, 1), np.float32),
+                                   (2, 2), (2, 2), "VALID")
+    np.testing.assert_array_equal(dx.numpy(), expected)
+    assert dx.numpy()[0, :, :, 0].tolist() == [[0, 1, 1, 0], [0, 0, 0, 0], [1, 0, 1, 0],
+                                               [0, 0, 0, 0]]
+
+
+@pytest.mark.parametrize("k,s,padding", [((2, 2), (2, 2), "VALID"), ((3, 3), (1, 1), "SAME")])
+def test_max_pool_gradient_keeps_non_finite_values_at_the_maximum(k, s, padding):
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((1, 6, 6, 2))
+    x[0, 1, 1, 0] = np.nan  # its windows' maximum is NaN, and the gradient goes there
+    g = rng.standard_normal(rt.nn.max_pool2d(x, k, s, padding).shape)
+    g[0, 0, 0, 1], g[0, 1, 2, 0], g[0, 2, 0, 1] = np.inf, np.nan, -np.inf
+    _, dx = _max_pool_grad(x, g, k, s, padding)
+    expected = first_max_pool_grad(x, g, k, s, padding)
+    np.testing.assert_array_equal(np.isnan(dx.numpy()), np.isnan(expected))
+    finite = ~np.isnan(expected)
+    np.testing.assert_allclose(dx.numpy()[finite], expected[finite], rtol=1e-12)
+    assert not np.signbit(dx.numpy()[expected == 0]).any()  # +0, not -0, off the maxima
+
+
+def test_max_pool_second_order_reads_the_maxima():
+    rng = np.random.default_rng(3)
+    x = rt.constant(np.maximum(rng.integers(-2, 3, (1, 5, 5, 2)), 0).astype(np.float64))
+    gg = rng.standard_normal((1, 5, 5, 2))
+    with rt.GradientTape() as tape:
+        g = rt.constant(np.zeros((1, 3, 3, 2)))
+        tape.watch(g)
+        with rt.GradientTape() as inner:
+            inner.watch(x)
+            y = rt.nn.max_pool2d(x, 3, 2, "SAME")
+        dx = inner.gradient(y, x, output_gradients=g)
+        z = rt.reduce_sum(dx * gg)
+    # z is linear in g: its gradient at each window is gg at that window's first maximum
+    got = tape.gradient(z, g).numpy()
+    basis = np.zeros((1, 3, 3, 2))
+    for idx in np.ndindex(basis.shape):
+        basis[...] = 0
+        basis[idx] = 1
+        expected = np.sum(first_max_pool_grad(x.numpy(), basis, (3, 3), (2, 2), "SAME") * gg)
+        assert np.isclose(got[idx], expected, rtol=1e-12)
+
+
+def test_scratch_arrays_never_alias_results_and_are_per_thread():
+    rng = np.random.default_rng(4)
+    small = rng.standard_normal((2, 6, 6, 3)).astype(np.float32)
+    large = rng.standard_normal((3, 9, 7, 3)).astype(np.float32)
+    w = rng.standard_normal((3, 3, 3, 4)).astype(np.float32)
+    first = rt.nn.conv2d(small, w, 1, "SAME").numpy()
+    before = first.copy()
+    rt.nn.conv2d(large, w, 1, "SAME")  # same scratch tags, another shape
+    rt.nn.conv2d(small * 2, w, 1, "SAME")  # the same scratch arrays, other values
+    np.testing.assert_array_equal(first, before)
+    expected = {id(a): naive_conv2d(a, w, (1, 1), "SAME") for a in (small, large)}
+    errors = []
+
+    def work(a):
+        try:
+            for _ in range(20):
+                got = conv_kernels.conv2d(a, w, (1, 1), ((1, 1), (1, 1)), (1, 1), a.shape[1:3])
+                np.testing.assert_allclose(got, expected[id(a)], rtol=1e-4, atol=1e-4)
+        except AssertionError as e:  # pragma: no cover - only on failure
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(a,)) for a in (small, large, small)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+
+
+def test_scratch_cache_is_bounded():
+    for size in range(conv_kernels._CACHED_COUNT + 5):
+        conv_kernels.scratch("test", (size + 1,), np.float32)
+    assert len(conv_kernels._local.buffers) <= conv_kernels._CACHED_COUNT
+    big = (conv_kernels._CACHED_BYTES // 4 + 1,)
+    assert conv_kernels.scratch("test", big, np.float32) is not \
+        conv_kernels.scratch("test", big, np.float32)
+
+
+def test_empty_batch_gives_empty_results_and_gradients():
+    x = rt.constant(np.zeros((0, 6, 5, 2), np.float32))
+    w = rt.constant(np.ones((3, 3, 2, 4), np.float32))
+    with rt.GradientTape() as tape:
+        tape.watch([x, w])
+        y = rt.nn.max_pool2d(rt.nn.conv2d(x, w, 1, "SAME"), 2, 2, "SAME")
+        y = y + rt.nn.avg_pool2d(rt.nn.conv2d(x, w, 1, "SAME"), 2, 2, "SAME")
+    dx, dw = tape.gradient(y, [x, w])
+    assert y.shape == (0, 3, 3, 4)
+    assert dx.shape == (0, 6, 5, 2)
+    np.testing.assert_array_equal(dw.numpy(), np.zeros((3, 3, 2, 4), np.float32))
+
+
+def test_results_written_in_place_by_later_ops_stay_correct():
+    # bias add and relu write into the convolution's and the pool's results; a result that
+    # is also returned must not be overwritten
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((2, 8, 8, 3)).astype(np.float32)
+    w = rng.standard_normal((3, 3, 3, 4)).astype(np.float32)
+    b = rng.standard_normal(4).astype(np.float32)
+
+    def f(x):
+        y = rt.nn.conv2d(x, w, 1, "VALID")
+        h = rt.nn.relu(y + b)
+        p = rt.nn.max_pool2d(h, 2, 2, "VALID")
+        return y, p, rt.nn.relu(p - 1.0)
+
+    expected_y = naive_conv2d(x, w, (1, 1), "VALID")
+    for jit in (False, True):
+        y, p, q = rt.function(f, jit_compile=jit)(rt.constant(x))
+        np.testing.assert_allclose(y.numpy(), expected_y, rtol=1e-4, atol=1e-4)
+        h = np.maximum(expected_y + b, 0)
+        pooled = h.reshape(2, 3, 2, 3, 2, 4).max(axis=(2, 4))
+        np.testing.assert_allclose(p.numpy(), pooled, rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(q.numpy(), np.maximum(pooled - 1, 0), rtol=1e-4, atol=1e-4)
