@@ -64,6 +64,8 @@ LAZY_LOADS = {  # (importer, imported): project modules loaded on first use
     ("runtime.layers.function_source", "?"):
         "the modules a saved lambda names, loaded only with safe_mode=False",
     ("runtime.summary._state", "?"): "tensorboardX's proto modules, by name (extra [summary])",
+    ("runtime.distribute", "runtime.distribute.multi_worker"):
+        "rt.distribute.MultiWorkerMirroredStrategy and Dask (extra [dask]), on first use",
     ("runtime.experimental", "runtime.experimental.numpy"):
         "rt.experimental.numpy (TensorFlow's tnp), on first use: `import runtime` stays fast",
     ("runtime.keras.preprocessing.image_generator", "scipy"):

@@ -4,9 +4,11 @@ replicas: `MirroredStrategy` on the logical devices of this machine (threads),
 replica. See docs/distribute.md.
 """
 
+import importlib as _importlib
 import types as _types
 
 from .. import distribute_context as _distribute_context  # noqa: F401
+from . import cluster_resolver
 from .context import ReplicaContext
 from .input import (
     DistributedDataset,
@@ -33,6 +35,22 @@ __all__ = ["DistributedDataset", "DistributedIterator", "DistributedValues", "In
            "InputOptions", "MirroredStrategy", "MirroredVariable", "OneDeviceStrategy",
            "PerReplica", "ReduceOp", "ReplicaContext", "Strategy", "StrategyExtended",
            "ValueContext", "get_cross_replica_context", "get_replica_context", "get_strategy",
-           "has_strategy", "in_cross_replica_context"]
+           "cluster_resolver", "has_strategy", "in_cross_replica_context"]
 
-experimental = _types.SimpleNamespace(ValueContext=ValueContext)
+
+
+def __getattr__(name):
+    # the multi-worker strategy needs Dask (the extra [dask]): loaded when first asked for
+    if name == "MultiWorkerMirroredStrategy":
+        return _importlib.import_module(".multi_worker", __name__).MultiWorkerMirroredStrategy
+    raise AttributeError(f"module 'runtime.distribute' has no attribute {name!r}")
+
+
+class _Experimental(_types.SimpleNamespace):
+    def __getattr__(self, name):
+        if name == "MultiWorkerMirroredStrategy":
+            return __getattr__(name)
+        raise AttributeError(f"rt.distribute.experimental has no attribute {name!r}")
+
+
+experimental = _Experimental(ValueContext=ValueContext)

@@ -121,7 +121,8 @@ class MirroredVariable(Variable):
     def make(cls, strategy, args: tuple, kwargs: dict) -> "MirroredVariable":
         self = object.__new__(cls)
         self._strategy = strategy
-        self._copies = _Copies(strategy.num_replicas_in_sync)
+        self._copies = _Copies(getattr(strategy, "_variable_copies", None)
+                               or strategy.num_replicas_in_sync)
         replica, distribute_context.state.replica = distribute_context.state.replica, None
         try:  # the initial value goes to every copy
             Variable.__init__(self, *args, **kwargs)

@@ -60,6 +60,8 @@ def train_batch(model, step: Callable, totals, x, y, w, count: int) -> dict:
     strategy = _replicated(model)
     if strategy is None:
         return totals.add(step(x, y, w), count)
+    if hasattr(strategy, "_train_batch"):  # replicas elsewhere (Dask workers)
+        return strategy._train_batch(model, totals, x, y, w, count)
     n = strategy.num_replicas_in_sync
     has_weights = w is not None
     parts = split_batch((x, y, w) if has_weights else (x, y), n)
@@ -81,3 +83,11 @@ def train_batch(model, step: Callable, totals, x, y, w, count: int) -> dict:
         if counts[i]:
             logs = totals.add(local, counts[i])
     return logs
+
+
+def end_epoch(model) -> None:
+    """After an epoch's last batch, before the callbacks see the model: a strategy whose
+    replicas run elsewhere brings their state back into the model."""
+    strategy = _replicated(model)
+    if strategy is not None and hasattr(strategy, "_end_epoch"):
+        strategy._end_epoch(model)

@@ -218,6 +218,7 @@ class Training:
                     callback.on_train_batch_end(step, batch_logs)
                 if self.stop_training:
                     break
+            _distributed.end_epoch(self)  # replicas on Dask workers: their state back
             if not batches:  # a generator that ran out: nothing more to train on
                 _ran_out_warning()
                 break

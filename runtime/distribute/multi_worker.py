@@ -1,0 +1,334 @@
+"""`MultiWorkerMirroredStrategy` on a Dask cluster: one replica per worker process, driven
+from this (client) process, on Dask's own scheduling and communication.
+
+Keras `fit` ships the model as a saved program (its variables, the optimizer's, and the
+functions that compute a replica's gradients and apply summed ones) to every worker once.
+Each step is a few Dask tasks: on every worker, apply the previous step's summed gradients
+and compute this step's on its part of the batch; one task sums them (the all-reduce: Dask
+moves the gradients between the workers). The replicas apply the same sums, so they stay
+equal; after each epoch the driver's model takes the first worker's state. A worker lost
+mid-fit raises `rt.errors.UnavailableError` naming it, and the driver's model keeps the
+state of the last completed epoch (never a half-applied step).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from typing import Any, Iterator, Optional
+
+import distributed
+import numpy as np
+
+from .. import nest
+from ..errors import UnavailableError
+from ..exports import export
+from ..function import function
+from ..gradients import GradientTape
+from ..module import Module
+from ..ops import array_math
+from ..ops.core import convert_to_tensor
+from ..saved_model import dumps
+from ..shapes import TensorShape, TensorSpec
+from . import worker_tasks
+from .cluster_resolver import ClusterResolver, DaskClusterResolver
+from .input import split_batch
+from .strategy import Strategy, StrategyExtended
+
+POLL = 0.5  # seconds between checks that the workers are still there while a step runs
+LOSS_GRACE = 15.0  # seconds to wait for the scheduler to notice a worker lost mid-call
+
+
+class _MultiWorkerExtended(StrategyExtended):
+    @property
+    def experimental_between_graph(self) -> bool:
+        return True
+
+    @property
+    def should_checkpoint(self) -> bool:
+        return True  # the driver holds the model: it writes checkpoints
+
+
+@export("distribute.MultiWorkerMirroredStrategy",
+        "distribute.experimental.MultiWorkerMirroredStrategy")
+class MultiWorkerMirroredStrategy(Strategy):
+    """Synchronous data-parallel training on the workers of a Dask cluster (one replica
+    each), given `cluster_resolver=DaskClusterResolver(client)`; without a resolver, one
+    local replica (as TensorFlow without TF_CONFIG).
+
+    `fit` of a model made in `scope()` runs on the workers: each global batch is split
+    across them as `experimental_distribute_dataset` splits it, their gradients are summed
+    (weighed by each part's share of the batch), and the weights equal those of `fit` in
+    one process on the global batch.
+    """
+
+    _variable_copies = 1  # the driver keeps one copy; the replicas live on the workers
+
+    def __init__(self, cluster_resolver: Optional[ClusterResolver] = None,
+                 communication_options=None) -> None:
+        if communication_options is not None:
+            raise NotImplementedError("MultiWorkerMirroredStrategy(communication_options=...) "
+                                      "is not implemented: the gradients travel as Dask data; "
+                                      "leave it out.")
+        if cluster_resolver is None:
+            self._resolver, self._client, self._workers = None, None, []
+            devices = ["/job:localhost/replica:0/task:0/device:CPU:0"]
+        elif isinstance(cluster_resolver, DaskClusterResolver):
+            self._resolver = cluster_resolver
+            self._client = cluster_resolver.client
+            self._workers = cluster_resolver.workers
+            devices = [f"/job:worker/replica:0/task:{i}/device:CPU:0"
+                       for i in range(len(self._workers))]
+        else:
+            raise TypeError(f"MultiWorkerMirroredStrategy: cluster_resolver must be an "
+                            f"rt.distribute.cluster_resolver.DaskClusterResolver(client), got "
+                            f"{cluster_resolver!r}.")
+        super().__init__(devices)
+        self.extended = _MultiWorkerExtended(self)
+        self._sessions: dict = {}
+
+    @property
+    def cluster_resolver(self):
+        return self._resolver
+
+    def run(self, fn, args=(), kwargs=None, options=None) -> Any:
+        if self._client is None or self.num_replicas_in_sync == 1:
+            return super().run(fn, args, kwargs, options)
+        raise NotImplementedError(
+            "MultiWorkerMirroredStrategy.run on Dask workers is not implemented: train with "
+            "model.fit inside strategy.scope() (it runs on the workers), or use "
+            "MirroredStrategy on this machine for custom loops.")
+
+    # -- fit (called by runtime.layers.distributed_fit) --------------------------------------
+    def _train_batch(self, model, totals, x, y, w, count: int) -> dict:
+        if self._client is None:
+            raise NotImplementedError("fit under MultiWorkerMirroredStrategy without a cluster "
+                                      "runs as one replica")  # pragma: no cover - not routed
+        session = self._sessions.get(id(model))
+        if session is None or session.model is not model:
+            session = self._sessions[id(model)] = _FitSession(self, model)
+        with self._guard():
+            try:
+                return session.step(totals, x, y, w)
+            except BaseException:
+                session.abandon()
+                raise
+
+    def _end_epoch(self, model) -> None:
+        session = self._sessions.get(id(model))
+        if session is not None and session.model is model:
+            with self._guard():
+                try:
+                    session.end_epoch()
+                except BaseException:
+                    session.abandon()
+                    raise
+
+    # -- faults ------------------------------------------------------------------------------
+    def _check_workers(self) -> None:
+        alive = set(self._client.scheduler_info()["workers"])
+        for index, address in enumerate(self._workers):
+            if address not in alive:
+                raise UnavailableError(
+                    f"Dask worker {address} (replica {index} of "
+                    f"{self.num_replicas_in_sync}) is unavailable: it left the cluster during "
+                    f"training. The model keeps the state of its last completed epoch; "
+                    f"restart the worker, make a new strategy and call fit again (with "
+                    f"rt.keras.callbacks.BackupAndRestore to resume from that epoch).")
+
+    def _result(self, future):
+        """The future's result; UnavailableError as soon as one of our workers is gone."""
+        while True:
+            try:
+                return future.result(timeout=POLL)
+            except (distributed.TimeoutError, TimeoutError):
+                self._check_workers()
+
+    @contextlib.contextmanager
+    def _guard(self) -> Iterator[None]:
+        """Errors of a lost worker (closed connections, killed tasks) as UnavailableError
+        naming it: the scheduler notices the loss within moments."""
+        try:
+            yield
+        except UnavailableError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a lost worker shows as many errors
+            if not _is_comm_error(exc):
+                raise
+            deadline = time.monotonic() + LOSS_GRACE
+            while True:
+                self._check_workers()  # raises UnavailableError naming the lost worker
+                if time.monotonic() > deadline:
+                    raise UnavailableError(f"A Dask worker of the strategy could not be "
+                                           f"reached: {exc}") from exc
+                time.sleep(POLL)
+
+
+def _is_comm_error(exc: BaseException) -> bool:
+    return isinstance(exc, (OSError, distributed.comm.CommClosedError)) or \
+        type(exc).__name__ in ("KilledWorker", "FutureCancelledError", "CancelledError")
+
+
+class _FitSession:
+    """The replicas of one model on the workers, for `fit`: the shipped program and the
+    step in flight."""
+
+    def __init__(self, strategy: MultiWorkerMirroredStrategy, model) -> None:
+        self.strategy = strategy
+        self.model = model
+        self.client = strategy._client
+        self.programs: dict = {}
+        self.program = None
+        self.state = None       # the state future the next step sets (first of an epoch)
+        self.total = None       # the summed gradients of the last step, not yet applied
+
+    def _program_for(self, x, y) -> "_Program":
+        key = (x.dtype.str, x.shape[1:], y.dtype.str, y.shape[1:])
+        found = self.programs.get(key)
+        if found is None:
+            found = self.programs[key] = _Program(self.model, x, y, self.client)
+        return found
+
+    def step(self, totals, x, y, w) -> dict:
+        if w is not None:
+            raise NotImplementedError("fit under MultiWorkerMirroredStrategy does not take "
+                                      "sample_weight or class_weight yet: leave them out.")
+        if nest.is_nested(x) or nest.is_nested(y):
+            raise NotImplementedError("fit under MultiWorkerMirroredStrategy takes one input "
+                                      "array and one target array.")
+        x, y = np.asarray(x), np.asarray(y)
+        program = self._program_for(x, y)
+        if program is not self.program:
+            self.end_epoch()
+            self.program = program
+        client, workers, n = self.client, self.strategy._workers, self.strategy.num_replicas_in_sync
+        if self.state is None and self.total is None:
+            self.state = client.scatter(program.current_state(), broadcast=True, hash=False)
+        parts = split_batch((x, y), n)
+        counts = [len(p[0]) for p in parts]
+        total_count = sum(counts)
+        futures = []
+        for i, address in enumerate(workers):
+            part = parts[i] if counts[i] else tuple(np.asarray(t)[:1] for t in parts[0])
+            xs, ys = (np.asarray(t) for t in part)
+            data = client.scatter([xs, ys], workers=[address], hash=False)
+            futures.append(client.submit(
+                worker_tasks.replica_step, program.payload_on(client), program.digest,
+                self.state, self.total, data[0], data[1], counts[i] / total_count,
+                program.n_logs, workers=[address], allow_other_workers=False, pure=False))
+        summed = client.submit(worker_tasks.sum_gradients, *futures, pure=False)
+        logs = client.submit(worker_tasks.logs_of, summed, pure=False)
+        self.state, self.total = None, summed
+        result: dict = {}
+        for i, replica_logs in enumerate(self.strategy._result(logs)):
+            if counts[i]:
+                result = totals.add(program.unpack_logs(replica_logs), counts[i])
+        return result
+
+    def abandon(self) -> None:
+        """After a failure: drop the step in flight (the driver keeps its last epoch)."""
+        self.state = self.total = None
+        self.program = None
+
+    def end_epoch(self) -> None:
+        """The driver's model takes the first replica's state (the last step applied)."""
+        if self.program is None or (self.state is None and self.total is None):
+            return
+        future = self.client.submit(
+            worker_tasks.final_state, self.program.payload_on(self.client), self.program.digest,
+            self.state, self.total, workers=[self.strategy._workers[0]],
+            allow_other_workers=False, pure=False)
+        values = self.strategy._result(future)
+        self.program.set_driver_state(values)
+        self.state = self.total = None
+
+
+def _spec_of(array: np.ndarray) -> TensorSpec:
+    return TensorSpec(TensorShape([None, *array.shape[1:]]), array.dtype)
+
+
+class _Program:
+    """A model's training step as a saved program for the workers."""
+
+    def __init__(self, model, x, y, client) -> None:
+        optimizer = model.optimizer
+        trainable = list(model.trainable_variables)
+        optimizer.build(trainable)
+        state_vars, seen = [], set()
+        for var in list(model.variables) + list(optimizer.variables):
+            if id(var) not in seen:
+                seen.add(id(var))
+                state_vars.append(var)
+        loss_fn = model._compiled_loss
+        named = _stateless_metrics(model)
+        self.n_logs = 1 + 2 * len(named)
+        self.state_vars = state_vars
+        grad_specs = [TensorSpec(v.shape, v.dtype) for v in trainable]
+        state_specs = [TensorSpec(v.shape, v.dtype) for v in state_vars]
+
+        class Program(Module):
+            @function(input_signature=[_spec_of(x), _spec_of(y), TensorSpec([], "float32")])
+            def grads(self, xb, yb, share):
+                with GradientTape() as tape:
+                    prediction = model(xb, training=True)
+                    loss = sum(model.losses, loss_fn(yb, prediction, None))
+                    scaled = loss * array_math.cast(share, loss.dtype)
+                grads = tape.gradient(scaled, trainable, unconnected_gradients="zero")
+                logs = [loss]
+                for _, fn in named:
+                    mean, counted = fn(yb, prediction, None)
+                    logs += [array_math.cast(mean, "float32"), array_math.cast(counted, "float32")]
+                return logs + list(grads)
+
+            @function(input_signature=[grad_specs])
+            def apply(self, grads):
+                optimizer.apply_gradients(zip(grads, trainable))
+                return optimizer.iterations.read_value()
+
+            @function(input_signature=[state_specs])
+            def set_state(self, values):
+                for var, value in zip(state_vars, values):
+                    var.assign(value)
+                return convert_to_tensor(0)
+
+            @function(input_signature=[])
+            def state(self):
+                return [var.read_value() for var in state_vars]
+
+        program = Program()
+        program.tracked = state_vars
+        self.payload = dumps(program)
+        self.digest = worker_tasks.digest_of(self.payload)
+        self._shipped: dict = {}
+
+    def payload_on(self, client):
+        found = self._shipped.get(id(client))
+        if found is None:
+            found = self._shipped[id(client)] = client.scatter(self.payload, broadcast=True,
+                                                               hash=False)
+        return found
+
+    def current_state(self) -> list:
+        return [np.asarray(var.numpy()) for var in self.state_vars]
+
+    def set_driver_state(self, values: list) -> None:
+        for var, value in zip(self.state_vars, values):
+            var.assign(value)
+
+    def unpack_logs(self, logs: list) -> list:
+        out = [float(logs[0])]
+        for i in range(1, len(logs), 2):
+            out.append((float(logs[i]), float(logs[i + 1])))
+        return out
+
+
+def _stateless_metrics(model) -> list:
+    """The compiled metrics as (name, step fn) pairs; stateful metric objects are refused."""
+    trackers = getattr(model, "_metric_trackers", None)
+    named = getattr(trackers[1], "_named", []) if trackers else []
+    stateful = getattr(trackers[1], "_stateful", {}) if trackers else {}
+    if stateful:
+        raise NotImplementedError(f"fit under MultiWorkerMirroredStrategy does not take "
+                                  f"stateful metric objects yet ({sorted(stateful)}): pass "
+                                  f"metric names or functions such as 'accuracy'.")
+    return list(named)

@@ -1,0 +1,131 @@
+"""MultiWorkerMirroredStrategy on a two-process Dask LocalCluster, against fit in one process
+as the oracle: fit on arrays and on a dataset gives the same weights and logs; a worker
+killed mid-fit raises UnavailableError naming it within 30 s and leaves the model at its last
+completed epoch; BackupAndRestore then resumes to the uninterrupted run's weights."""
+
+import os
+import signal
+import time
+
+import numpy as np
+import pytest
+
+import runtime as rt
+
+distributed = pytest.importorskip("distributed")
+pytestmark = pytest.mark.slow
+
+D = rt.distribute
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
+                                       dashboard_address=None)
+    with distributed.Client(cluster) as c:
+        yield c
+    cluster.close()
+
+
+def _strategy(client):
+    client.wait_for_workers(2)
+    return D.MultiWorkerMirroredStrategy(
+        cluster_resolver=D.cluster_resolver.DaskClusterResolver(client))
+
+
+def _data(n=70):
+    rng = np.random.default_rng(0)
+    return rng.normal(size=(n, 5)).astype("float32"), rng.integers(0, 3, size=(n,))
+
+
+def _model(strategy=None):
+    rt.keras.utils.set_random_seed(1)
+    with strategy.scope() if strategy is not None else D.get_strategy().scope():
+        model = rt.keras.Sequential([rt.keras.Input((5,)),
+                                     rt.keras.layers.Dense(8, activation="relu"),
+                                     rt.keras.layers.Dense(3)])
+        model.compile(rt.keras.optimizers.Adam(0.01),
+                      rt.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                      metrics=["accuracy"])
+    return model
+
+
+def _assert_same(expected, model):
+    for want, got in zip(expected.get_weights(), model.get_weights()):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_resolver_lists_the_workers(client):
+    resolver = D.cluster_resolver.DaskClusterResolver(client)
+    workers = sorted(client.scheduler_info()["workers"])
+    assert resolver.cluster_spec().as_dict() == {"worker": workers}
+    assert _strategy(client).num_replicas_in_sync == 2
+    with pytest.raises(TypeError, match="Client"):
+        D.cluster_resolver.DaskClusterResolver(object())
+
+
+@pytest.mark.parametrize("n, batch", [(64, 16), (70, 16), (65, 16)])
+def test_fit_on_arrays_matches_one_process(client, n, batch):
+    x, y = _data(n)
+    expected = _model()
+    expected_history = expected.fit(x, y, batch_size=batch, epochs=2, shuffle=False, verbose=0)
+    strategy = _strategy(client)
+    model = _model(strategy)
+    history = model.fit(x, y, batch_size=batch, epochs=2, shuffle=False, verbose=0)
+    assert model.distribute_strategy is strategy
+    _assert_same(expected, model)
+    for key, values in expected_history.history.items():
+        np.testing.assert_allclose(history.history[key], values, rtol=1e-5)
+
+
+def test_fit_on_a_dataset_matches_one_process(client):
+    x, y = _data(64)
+    dataset = rt.data.Dataset.from_tensor_slices((x, y)).batch(16)
+    expected = _model()
+    expected.fit(dataset, epochs=2, verbose=0)
+    model = _model(_strategy(client))
+    model.fit(dataset, epochs=2, verbose=0)
+    _assert_same(expected, model)
+
+
+class _KillWorker(rt.keras.callbacks.Callback):
+    """Kills one worker process at batch `batch` of epoch `epoch`."""
+
+    def __init__(self, client, address, epoch, batch):
+        super().__init__()
+        self.client, self.address = client, address
+        self.epoch, self.batch, self.now = epoch, batch, None
+        self.killed_at = None
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self.now = epoch
+
+    def on_train_batch_begin(self, batch, logs=None):
+        if self.now == self.epoch and batch == self.batch and self.killed_at is None:
+            pid = self.client.run(os.getpid, workers=[self.address])[self.address]
+            os.kill(pid, signal.SIGKILL)
+            self.killed_at = time.monotonic()
+
+
+def test_a_killed_worker_raises_unavailable_and_backup_resumes(client, tmp_path):
+    x, y = _data(64)
+    uninterrupted = _model()
+    uninterrupted.fit(x, y, batch_size=16, epochs=4, shuffle=False, verbose=0)
+    after_two = _model()
+    after_two.fit(x, y, batch_size=16, epochs=2, shuffle=False, verbose=0)
+
+    strategy = _strategy(client)
+    victim = strategy.cluster_resolver.workers[1]
+    model = _model(strategy)
+    backup = rt.keras.callbacks.BackupAndRestore(str(tmp_path / "backup"))
+    killer = _KillWorker(client, victim, epoch=2, batch=1)
+    with pytest.raises(rt.errors.UnavailableError, match=victim):
+        model.fit(x, y, batch_size=16, epochs=4, shuffle=False, verbose=0,
+                  callbacks=[backup, killer])
+    assert time.monotonic() - killer.killed_at < 30
+    _assert_same(after_two, model)  # the last completed epoch, no half-applied step
+
+    resumed = _model(_strategy(client))  # the restarted worker is in the new strategy
+    resumed.fit(x, y, batch_size=16, epochs=4, shuffle=False, verbose=0,
+                callbacks=[rt.keras.callbacks.BackupAndRestore(str(tmp_path / "backup"))])
+    _assert_same(uninterrupted, resumed)
