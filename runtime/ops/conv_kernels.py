@@ -136,15 +136,18 @@ def conv2d_backprop_input(g, filters, input_hw, strides, padding_hw, dilations) 
     g2, f2 = g.reshape(n * oh * ow, o), filters.reshape(kh * kw * c, o)
     out = _padded_zeros(n, input_hw, c, (kh, kw), strides, dilations, ph, pw, oh, ow, dtype)
     index = taps((kh, kw), strides, dilations, oh, ow)
-    # tap-major columns [KH * KW, N * OH * OW, C]: each tap's block contiguous, so adding it
-    # back runs over whole rows (a [N, OH, OW, KH * KW, C] layout adds C values at a time)
-    if c == 1:
-        cols = np.matmul(f2, g2.T)
-    else:
-        cols = np.matmul(g2, filters.reshape(kh * kw, c, o).transpose(0, 2, 1))
-    cols = cols.reshape(kh * kw, n, oh, ow, c)
-    for t, at in enumerate(index):
-        out[at] += cols[t]
+    # each tap's columns contiguous, so adding them back runs over whole rows (the columns
+    # of one product [N, OH, OW, KH * KW, C] would be added C values at a time)
+    if c == 1:  # one product, tap-major [KH * KW, N * OH * OW]
+        cols = np.matmul(f2, g2.T).reshape(kh * kw, n, oh, ow, c)
+        for t, at in enumerate(index):
+            out[at] += cols[t]
+    else:  # a product a tap, into one scratch block that stays in cache for its addition
+        per_tap = filters.reshape(kh * kw, c, o)
+        block = scratch("col2im", (n * oh * ow, c), dtype)
+        for t, at in enumerate(index):
+            np.matmul(g2, per_tap[t].T, out=block)
+            out[at] += block.reshape(n, oh, ow, c)
     return _crop(out, input_hw, ph, pw)
 
 
