@@ -42,6 +42,7 @@ from ..ops.variables import Variable
 from ..shapes import TensorShape, TensorSpec, as_shape
 from ..tensor import SymbolicTensor
 from . import cache_file, threads
+from . import ragged_elements as _ragged_elements
 from . import sparse_elements as _sparse_elements
 from . import structure as st
 
@@ -279,7 +280,10 @@ class Dataset:
     # -- sources -----------------------------------------------------------------------------
     @staticmethod
     def from_tensor_slices(tensors: Any, name: Optional[str] = None) -> "Dataset":
-        """One element per slice along the first axis of every component of `tensors`."""
+        """One element per slice along the first axis of every component of `tensors` (the
+        rows of a RaggedTensor)."""
+        if _ragged_elements.has_ragged(tensors):
+            return _Unbatch(_Tensors(tensors))
         return _TensorSlices(tensors)
 
     @staticmethod
@@ -767,10 +771,6 @@ class _TensorSlices(Dataset):
     def __init__(self, tensors: Any):
         if isinstance(tensors, Dataset):
             raise TypeError("from_tensor_slices: tensors is a Dataset; use it directly.")
-        if any(isinstance(v, RaggedTensor) for v in nest.flatten(tensors, expand_composites=False)):
-            raise NotImplementedError("from_tensor_slices of a RaggedTensor is not supported: "
-                                      "give its rows' to_tensor(), or build the dataset from "
-                                      "dense rows and use ragged_batch.")
         leaves = [x if self._defer(x) else st.to_array(x, "from_tensor_slices: tensors")
                   for x in st.flatten(tensors)]
         specs = [_symbolic_slice_spec(a) if isinstance(a, SymbolicTensor) else None for a in leaves]
@@ -1352,17 +1352,33 @@ class _Batch(_Unary):
         self._size = _positive_int(batch_size, "batch_size", "batch")
         self._drop = bool(drop_remainder)
         lead = self._size if self._drop else None
-        self._spec = batch_template(st.map_structure(
-            lambda s: TensorSpec(TensorShape([lead]).concatenate(s.shape), s.dtype), input_dataset._spec), lead)
+        self._ragged = _ragged_elements.has_ragged(input_dataset._spec)
+        if self._ragged:  # RaggedTensor components gain a ragged dimension
+            self._spec = _ragged_elements.batch_spec(input_dataset._spec, lead)
+        else:
+            self._spec = batch_template(st.map_structure(
+                lambda s: TensorSpec(TensorShape([lead]).concatenate(s.shape), s.dtype), input_dataset._spec), lead)
         c = input_dataset._card
         if c >= 0:
             self._card = c // self._size if self._drop else -(-c // self._size)
 
     def _elements(self):
+        if self._ragged:
+            return self._stack_ragged()
         blocks = self._input._blocks()
         if blocks is not None:
             return _rechunk(blocks, self._size, self._drop)
         return self._stack()
+
+    def _stack_ragged(self):
+        buf = []
+        for e in self._input._open():
+            buf.append(e)
+            if len(buf) == self._size:
+                yield _ragged_elements.stack(buf, self._input._spec)
+                buf = []
+        if buf and not self._drop:
+            yield _ragged_elements.stack(buf, self._input._spec)
 
     def _stack(self):
         buf = []
@@ -1525,6 +1541,11 @@ def _flatten_shapes(shapes, spec):
 class _Unbatch(_Unary):
     def __init__(self, input_dataset):
         super().__init__(input_dataset)
+        self._ragged = _ragged_elements.has_ragged(input_dataset._spec)
+        if self._ragged:  # a RaggedTensor component is cut into its rows
+            self._spec = _ragged_elements.unbatch_spec(input_dataset._spec)
+            self._card = UNKNOWN if input_dataset._card != INFINITE else INFINITE
+            return
         for s in st.flatten(input_dataset._spec):
             if s.shape.rank == 0:
                 raise ValueError("unbatch: every component of the elements needs at least one "
@@ -1535,7 +1556,12 @@ class _Unbatch(_Unary):
         self._card = UNKNOWN if input_dataset._card != INFINITE else INFINITE
 
     def _blocks(self):
-        return self._input._open()
+        return None if self._ragged else self._input._open()
+
+    def _elements(self):
+        if not self._ragged:
+            return super()._elements()
+        return (row for element in self._input._open() for row in _ragged_elements.rows(element))
 
 
 class EpochCounter:

@@ -723,23 +723,36 @@ def map_flat_values(op: Callable, *args, **kwargs) -> RaggedTensor:
 def range(starts, limits=None, deltas=1, dtype=None, name=None,  # noqa: A001 - TF's name
           row_splits_dtype=_dtypes.int64) -> RaggedTensor:
     """Row i is `rt.range(starts[i], limits[i], deltas[i])` (one range when `limits` is None:
-    from 0 to each `starts[i]`); scalars broadcast. Eager values only."""
+    from 0 to each `starts[i]`); scalars broadcast. The dtype is `dtype`, else that of the
+    tensor arguments (int32 or float32 for Python numbers)."""
     if limits is None:
         starts, limits = 0, starts
-    s, lim, d = (np.asarray(constant_value(convert_to_tensor(v)) if isinstance(v, Tensor) else v)
-                 for v in (starts, limits, deltas))
-    s, lim, d = np.broadcast_arrays(s, lim, d)
-    if s.ndim > 1:
+    given = [v for v in (starts, limits, deltas) if isinstance(v, Tensor)]
+    if dtype is None:
+        floats = any(np.asarray(v).dtype.kind == "f" for v in (starts, limits, deltas) if not isinstance(v, Tensor))
+        dtype = given[0].dtype if given else (_dtypes.float32 if floats else _dtypes.int32)
+    dtype = _dtypes.as_dtype(dtype)
+    s, lim, d = (array_math.cast(convert_to_tensor(v), dtype) for v in (starts, limits, deltas))
+    if builtins.max(t.shape.rank or 0 for t in (s, lim, d)) > 1:
         raise ValueError("`starts`, `limits` and `deltas` must be scalars or vectors.")
-    if (d == 0).any():
+    known = constant_value(d)
+    if known is not None and (np.asarray(known) == 0).any():
         raise InvalidArgumentError("`deltas` must not be zero.")
-    s, lim, d = np.atleast_1d(s), np.atleast_1d(lim), np.atleast_1d(d)
-    rows = [np.arange(a, b, c) for a, b, c in zip(s, lim, d)]
-    kind = np.result_type(s, lim, d)
-    out_dtype = dtype if dtype is not None else (_dtypes.int32 if kind.kind in "iu" else _dtypes.float32)
-    flat = np.concatenate(rows).astype(out_dtype.as_numpy_dtype) if rows else np.zeros([0], out_dtype.as_numpy_dtype)
-    splits = np.concatenate([[0], np.cumsum([len(r) for r in rows])]).astype(row_splits_dtype.as_numpy_dtype)
-    return RaggedTensor(convert_to_tensor(flat), splits)
+    zero = array_math.zeros_like(array_math.add(array_math.add(s, lim), d))
+    s, lim, d = (array_math.reshape(array_math.add(t, zero), [-1]) for t in (s, lim, d))
+    span = array_math.subtract(lim, s)
+    if dtype.is_integer:
+        count = array_math.floordiv(array_math.subtract(array_math.add(span, d), array_math.sign(d)), d)
+    else:
+        count = array_math.ceil(array_math.truediv(span, d))
+    count = array_math.cast(count, _dtypes.int64)
+    lengths = array_math.maximum(count, array_math.zeros_like(count))
+    splits = array_math.concat([array_math.zeros([1], _dtypes.int64), array_math.cumsum(lengths)], 0)
+    start_of = _sort.repeat(s, lengths)
+    step_of = _sort.repeat(d, lengths)
+    pos = array_math.subtract(array_math.range(splits[-1]), _sort.repeat(splits[:-1], lengths))
+    values = array_math.add(start_of, array_math.multiply(array_math.cast(pos, dtype), step_of))
+    return RaggedTensor(values, array_math.cast(splits, row_splits_dtype))
 
 
 @export("ragged.boolean_mask")

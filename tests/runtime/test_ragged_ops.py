@@ -278,6 +278,34 @@ def test_keras_input_takes_a_ragged_tensor():
     assert model.get_config()["layers"][0]["config"]["ragged"] is True
 
 
-def test_from_tensor_slices_of_a_ragged_tensor_is_refused_by_name():
-    with pytest.raises(NotImplementedError, match="from_tensor_slices of a RaggedTensor"):
-        rt.data.Dataset.from_tensor_slices({"a": rt.ragged.constant([[1, 2], [3]])})
+def test_datasets_slice_batch_unbatch_and_map_ragged_values():
+    lengths = [[7], [], [1, 3], [3, 5, 2]]
+    colors = [["red", "blue"], ["orange"], ["black", "yellow"], ["green"]]
+    ds = rt.data.Dataset.from_tensor_slices({"lengths": rt.ragged.constant(lengths, dtype=rt.int64),
+                                             "colors": rt.ragged.constant(colors)})
+    rows = [(e["lengths"].numpy().tolist(), e["colors"].numpy().tolist()) for e in ds]
+    assert rows == [(n, [c.encode() for c in cs]) for n, cs in zip(lengths, colors)]
+    batches = [e["lengths"].to_list() for e in ds.batch(2)]
+    assert batches == [lengths[:2], lengths[2:]]
+    again = [e["lengths"].numpy().tolist() for e in ds.batch(2).unbatch()]
+    assert again == lengths
+
+    def transform(features):
+        return {"mean_length": rt.math.reduce_mean(features["lengths"]),
+                "length_ranges": rt.ragged.range(features["lengths"])}
+
+    out = list(ds.map(transform))
+    assert [int(e["mean_length"]) for e in out] == [sum(n) // len(n) if n else 0 for n in lengths]
+    assert [e["length_ranges"].to_list() for e in out] == [[list(range(k)) for k in n] for n in lengths]
+    nested = rt.data.Dataset.from_tensors(rt.ragged.constant([[[1], [2, 3]], [[4]]])).unbatch()
+    assert [e.to_list() for e in nested] == [[[1], [2, 3]], [[4]]]
+
+
+def test_ragged_range_staged_and_eager():
+    for f in (rt.ragged.range, rt.function(rt.ragged.range)):
+        r = f(rt.constant([0, 5]), rt.constant([5, 0]), rt.constant([2, -2]))
+        assert r.to_list() == [list(range(0, 5, 2)), list(range(5, 0, -2))]
+    assert rt.ragged.range(rt.constant([2, 3], rt.int64)).dtype is rt.int64
+    assert rt.ragged.range(0.0, [1.0, 2.0], 0.5).to_list() == [[0.0, 0.5], [0.0, 0.5, 1.0, 1.5]]
+    with pytest.raises(InvalidArgumentError, match="deltas"):
+        rt.ragged.range(0, 3, 0)
