@@ -176,6 +176,8 @@ def _register() -> None:
     dispatch._register_elementwise(dispatch._BINARY, (RaggedOrDense, RaggedOrDense), _flat_binary)
     for kind in ("sum", "max", "min", "prod", "mean", "any", "all"):
         dispatch.dispatch_for_api(_public("", f"reduce_{kind}"))(_reduction(kind))
+    for kind in ("variance", "std"):
+        dispatch.dispatch_for_api(_public("math", f"reduce_{kind}"))(_reduction(kind))
     for space, name, handler in (
             ("", "concat", _concat), ("", "stack", _stack),
             ("", "tile", _tile), ("", "reverse", _reverse), ("", "expand_dims", _expand_dims),

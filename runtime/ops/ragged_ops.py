@@ -22,10 +22,12 @@ from ..tensor import Tensor
 from . import array_math
 from . import array_scatter as _scatter
 from . import array_sort as _sort
+from .control_flow import while_loop
 from .control_flow_functional import map_fn
 from .core import convert_to_tensor
 from .ragged import OPS, RaggedTensor
 from .sparse import SparseTensor
+from .tensor_array import TensorArray
 
 
 def _i64(t) -> Tensor:
@@ -259,19 +261,38 @@ _SEGMENT = {"sum": _scatter.unsorted_segment_sum, "max": _scatter.unsorted_segme
 
 
 def reduce(kind: str, x: RaggedTensor, axis=None, keepdims: bool = False):
-    """reduce_<kind> of a RaggedTensor (`kind`: sum, max, min, prod, mean, any, all)."""
-    if keepdims:
-        raise NotImplementedError("keepdims=True is not supported for RaggedTensors.")
+    """reduce_<kind> of a RaggedTensor (`kind`: sum, max, min, prod, mean, any, all,
+    variance, std); `keepdims` keeps each reduced axis with size 1."""
+    out = _reduce(kind, x, axis)
+    if not keepdims:
+        return out
+    rank = rank_of(x)
+    if axis is None:
+        return array_math.reshape(out, [1] * rank)
+    for a in sorted(set(_axes(axis, rank))):
+        out = expand_dims(out, a) if isinstance(out, RaggedTensor) else array_math.expand_dims(out, a)
+    return out
+
+
+def _reduce(kind: str, x: RaggedTensor, axis=None):
+    if kind in ("variance", "std"):
+        if not x.dtype.is_floating:
+            raise TypeError(f"reduce_{kind} needs floating-point values, got {x.dtype.name}.")
+        mean = _reduce("mean", x, axis)
+        mean_sq = _reduce("mean", x.with_flat_values(array_math.square(x.flat_values)), axis)
+        var = _binary_any(lambda a, b: array_math.maximum(array_math.subtract(a, array_math.square(b)),
+                                                          array_math.zeros_like(a)), mean_sq, mean)
+        return var if kind == "variance" else _map_any(array_math.sqrt, var)
     if kind == "mean":
         values = x.flat_values
         if not values.dtype.is_floating:
             x = x.with_flat_values(array_math.cast(values, _dtypes.float64))
-        total = reduce("sum", x, axis)
-        count = reduce("sum", x.with_flat_values(array_math.ones_like(x.flat_values)), axis)
+        total = _reduce("sum", x, axis)
+        count = _reduce("sum", x.with_flat_values(array_math.ones_like(x.flat_values)), axis)
         return _binary_any(array_math.truediv, total, count)
     if kind in ("any", "all"):  # counts of True (any) or of False (all): empty rows are right
         flat = x.flat_values if kind == "any" else array_math.logical_not(x.flat_values)
-        counts = reduce("sum", x.with_flat_values(array_math.cast(flat, _dtypes.int32)), axis)
+        counts = _reduce("sum", x.with_flat_values(array_math.cast(flat, _dtypes.int32)), axis)
         test = array_math.greater if kind == "any" else array_math.equal
         return _map_any(lambda v: test(v, array_math.zeros_like(v)), counts)
     dense = {"sum": array_math.reduce_sum, "max": array_math.reduce_max,
@@ -526,12 +547,38 @@ def map_rows(fn: Callable, elems, signature):
         rows = [_row(elems, i) for i in builtins.range(n)]
         results = [fn(r) for r in rows]
         return _stack_results(results, signature)
-    spec = signature
-    if spec is None or _is_ragged_spec(spec):
-        raise NotImplementedError("map_fn over a RaggedTensor inside rt.function needs a dense "
-                                  "fn_output_signature (a ragged result is built eagerly only).")
     count = elems.nrows() if isinstance(elems, RaggedTensor) else elems.dense_shape[0]
-    return map_fn(lambda i: fn(_row(elems, i)), array_math.range(count), fn_output_signature=spec)
+    if signature is not None and not _is_ragged_spec(signature):
+        return map_fn(lambda i: fn(_row(elems, i)), array_math.range(count), fn_output_signature=signature)
+    return _staged_ragged_map(fn, elems, count, signature)
+
+
+def _staged_ragged_map(fn: Callable, elems, count, signature) -> RaggedTensor:
+    """A staged map whose rows may differ in length: each row's result is written to a
+    TensorArray, the results concatenated and cut by their lengths."""
+    dtype = signature.dtype if signature is not None else elems.dtype
+    values = TensorArray(dtype, size=0, dynamic_size=True, infer_shape=False)
+    lengths = TensorArray(_dtypes.int64, size=0, dynamic_size=True)
+
+    def body(i, values, lengths):
+        out = fn(_row(elems, i))
+        if isinstance(out, (RaggedTensor, SparseTensor)) or not isinstance(out, Tensor):
+            raise NotImplementedError("map_fn over a RaggedTensor inside rt.function: fn must "
+                                      "return a tensor (the rows of the ragged result), got "
+                                      f"{type(out).__name__}.")
+        out = convert_to_tensor(out)
+        if out.dtype != dtype:
+            raise TypeError(f"map_fn: fn returned {out.dtype.name}, but {dtype.name} was expected "
+                            "(give fn_output_signature).")
+        if out.shape.rank == 0:
+            raise ValueError("map_fn over a RaggedTensor inside rt.function: fn returned a "
+                             "scalar; give fn_output_signature=rt.TensorSpec([], dtype).")
+        size = array_math.shape(out, out_type=_dtypes.int64)[0]
+        return i + 1, values.write(i, out), lengths.write(i, size)
+
+    _, values, lengths = while_loop(lambda i, *_: array_math.less(i, count), body,
+                                    [array_math.zeros([], count.dtype), values, lengths])
+    return RaggedTensor.from_row_lengths(values.concat(), lengths.stack())
 
 
 def _is_ragged_spec(spec) -> bool:

@@ -309,3 +309,25 @@ def test_ragged_range_staged_and_eager():
     assert rt.ragged.range(0.0, [1.0, 2.0], 0.5).to_list() == [[0.0, 0.5], [0.0, 0.5, 1.0, 1.5]]
     with pytest.raises(InvalidArgumentError, match="deltas"):
         rt.ragged.range(0, 3, 0)
+
+
+def test_map_fn_with_a_ragged_result_inside_rt_function():
+    r = rt.ragged.constant(DIGITS)
+    squares = rt.function(lambda x: rt.map_fn(rt.math.square, x))(r)
+    assert squares.to_list() == [[v * v for v in row] for row in DIGITS]
+    spec = rt.RaggedTensorSpec([None, None], rt.int32)
+    doubled = rt.function(lambda x: rt.map_fn(lambda row: rt.concat([row, row], 0), x,
+                                              fn_output_signature=spec))(r)
+    assert doubled.to_list() == [row + row for row in DIGITS]
+
+
+def test_keepdims_variance_and_std():
+    rows = [[3.0, 1.0, 4.0, 1.0], [5.0, 9.0, 2.0], [6.0]]
+    r = rt.ragged.constant(rows)
+    assert rt.reduce_sum(r, axis=1, keepdims=True).numpy().tolist() == [[sum(x)] for x in rows]
+    assert rt.reduce_sum(r, keepdims=True).numpy().tolist() == [[sum(map(sum, rows))]]
+    centred = r - rt.reduce_mean(r, axis=1, keepdims=True)
+    for got, row in zip(centred.to_list(), rows):
+        np.testing.assert_allclose(got, np.array(row) - np.mean(row), rtol=1e-6)
+    np.testing.assert_allclose(rt.math.reduce_variance(r, axis=1).numpy(), [np.var(x) for x in rows], rtol=1e-5)
+    np.testing.assert_allclose(rt.math.reduce_std(r, axis=1).numpy(), [np.std(x) for x in rows], rtol=1e-5)
