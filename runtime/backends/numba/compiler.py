@@ -19,6 +19,7 @@ from ..base import JitCompileError, aliasing, describe
 from ..shared import HeldLocks, numpy_fallback
 from . import cache
 from .lowering import HEADER, lower
+from .split import split
 from .tiered import BackgroundCompile
 
 INSTALL_HINT = "pip install 'autograph-rt[jit]'"
@@ -74,6 +75,9 @@ def compile_graph(program, name: str, log=None, wait: bool = True) -> JitCompile
     start = time.perf_counter()
     graph = program.graph
     lowered = lower(graph, FASTMATH)
+    parts = split(lowered.source)
+    if parts is not None:  # a large kernel: parts compiled one by one, repeats once
+        lowered.source, lowered.line_ops = parts, {}
     # the optimisation level (NUMBA_OPT) is part of the key: a kernel compiled at another
     # level is another file, never loaded in place of this one; so are the helpers the kernel
     # inlines (Numba's cache checks only the kernel's own file)
