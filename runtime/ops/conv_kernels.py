@@ -170,11 +170,16 @@ def _window_max(xp, index):
     return out
 
 
+def _nan_windows(y):
+    """Where the windows' maximum is NaN, or None when none is."""
+    return np.isnan(y) if y.dtype.kind == "f" and np.isnan(y.sum()) else None
+
+
 def _first_max_masks(xp, y, index):
     """For each tap, where its position is the first (row-major) maximum of the window.
 
     A window holding NaN has NaN as its maximum, and its first NaN is that position."""
-    nan = np.isnan(y) if y.dtype.kind == "f" and np.isnan(y.sum()) else None
+    nan = _nan_windows(y)
     taken = None
     last = len(index) - 1
     for t, at in enumerate(index):
@@ -201,17 +206,24 @@ def max_pool_grad(x, g, ksize, strides, padding_hw, out_hw) -> np.ndarray:
     y = _window_max(xp, index)
     out = _padded_zeros(n, (h, w), c, ksize, strides, (1, 1), ph, pw, oh, ow, g.dtype)
     disjoint = strides[0] >= ksize[0] and strides[1] >= ksize[1]
+    # in the integers of g's bits: a window's gradient is multiplied by 0 or 1 (bit for bit,
+    # NaN and inf too, +0 elsewhere) and taken out of `rest` once a maximum has it
     ints = np.dtype(f"i{g.dtype.itemsize}")
-    bits = g.view(ints)
-    for at, mask in _first_max_masks(xp, y, index):
-        # g where mask, +0 elsewhere, bit for bit (NaN and inf too); far faster than a masked
-        # copy into a strided view
-        keep = mask.astype(ints)
-        np.negative(keep, out=keep)
+    rest = g.view(ints).copy()
+    nan = _nan_windows(y)
+    last = len(index) - 1
+    for t, at in enumerate(index):
+        hit = np.equal(xp[at], y)
+        if nan is not None:
+            hit |= np.isnan(xp[at]) & nan
         if disjoint:   # each input position in one window: write, not add
-            np.bitwise_and(bits, keep, out=out[at].view(ints))
+            part = out[at].view(ints)
+            np.multiply(rest, hit, out=part)
         else:
-            out[at] += np.bitwise_and(bits, keep).view(g.dtype)
+            part = np.multiply(rest, hit)
+            out[at] += part.view(g.dtype)
+        if t < last:
+            rest -= part
     return _crop(out, (h, w), ph, pw)
 
 
