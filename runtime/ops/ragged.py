@@ -140,6 +140,22 @@ class RaggedTensor(CompositeTensor):
         return cls.from_row_lengths(values, lengths, validate=validate)
 
     @classmethod
+    def from_row_starts(cls, values, row_starts, name=None, validate: bool = True) -> RaggedTensor:
+        """Rows starting at `row_starts` (the last row runs to the end of `values`)."""
+        starts = _splits(row_starts, "row_starts")
+        n = values.nrows(out_type=starts.dtype) if isinstance(values, RaggedTensor) \
+            else array_math.shape(convert_to_tensor(values), out_type=starts.dtype)[0]
+        return cls.from_row_splits(values, array_math.concat([starts, array_math.reshape(n, [1])], 0),
+                                   validate=validate)
+
+    @classmethod
+    def from_row_limits(cls, values, row_limits, name=None, validate: bool = True) -> RaggedTensor:
+        """Rows ending at `row_limits` (the first row starts at 0)."""
+        limits = _splits(row_limits, "row_limits")
+        return cls.from_row_splits(values, array_math.concat([array_math.zeros([1], limits.dtype), limits], 0),
+                                   validate=validate)
+
+    @classmethod
     def from_tensor(cls, tensor, lengths=None, padding=None, ragged_rank: int = 1,
                     name=None, row_splits_dtype=_dtypes.int64) -> RaggedTensor:
         """The rows of a dense `tensor` (rank >= 2), each cut to its `lengths` entry (or
@@ -263,6 +279,71 @@ class RaggedTensor(CompositeTensor):
             out.append(r.row_splits)
             r = r.values
         return tuple(out)
+
+    def nested_row_lengths(self, name=None) -> tuple:
+        """The row lengths of each ragged dimension, outermost first."""
+        out, r = [], self
+        while isinstance(r, RaggedTensor):
+            out.append(r.row_lengths())
+            r = r.values
+        return tuple(out)
+
+    def nested_value_rowids(self, name=None) -> tuple:
+        """The value row ids of each ragged dimension, outermost first."""
+        out, r = [], self
+        while isinstance(r, RaggedTensor):
+            out.append(r.value_rowids())
+            r = r.values
+        return tuple(out)
+
+    @property
+    def uniform_row_length(self):
+        """The length of every row when made by `from_uniform_row_length`, else None."""
+        return getattr(self, "_uniform_row_length", None)
+
+    def with_row_splits_dtype(self, dtype) -> RaggedTensor:
+        """The same rows with row splits of `dtype` (int32 or int64) at every level."""
+        dtype = _dtypes.as_dtype(dtype)
+        if dtype not in (_dtypes.int32, _dtypes.int64):
+            raise ValueError(f"`dtype` must be int32 or int64, got {dtype.name}.")
+        inner = self.values.with_row_splits_dtype(dtype) if isinstance(self.values, RaggedTensor) \
+            else self.values
+        return RaggedTensor(inner, array_math.cast(self.row_splits, dtype))
+
+    def merge_dims(self, outer_axis: int, inner_axis: int) -> RaggedTensor | Tensor:
+        """Axes `outer_axis` to `inner_axis` merged into one (0 and 1 of a 2-D ragged tensor
+        give its values)."""
+        rank = self.shape.rank
+        lo = outer_axis + rank if outer_axis < 0 else outer_axis
+        hi = inner_axis + rank if inner_axis < 0 else inner_axis
+        if not 0 <= lo <= hi < rank:
+            raise ValueError(f"merge_dims: need 0 <= outer_axis <= inner_axis < {rank}, got "
+                             f"{outer_axis} and {inner_axis}.")
+        if lo == hi:
+            return self
+        if lo >= 2:  # inside the items: the rows keep their lengths
+            if isinstance(self.values, RaggedTensor):
+                return self.with_values(self.values.merge_dims(lo - 1, hi - 1))
+            dims = array_math.shape(self.values)
+            return self.with_values(array_math.reshape(self.values, array_math.concat(
+                [dims[:lo - 1], [-1], dims[hi:]], 0)))
+        if lo == 0:  # the rows' items in order, then merged with the axes after them
+            if hi == 1:
+                return self.values
+            if isinstance(self.values, RaggedTensor):
+                return self.values.merge_dims(0, hi - 1)
+            return array_math.reshape(self.values, array_math.concat(
+                [[-1], array_math.shape(self.values)[hi:]], 0))
+        splits, inner = array_math.cast(self.row_splits, _dtypes.int64), self.values
+        for _ in builtins.range(hi - lo):  # fold one more axis into the rows' items
+            if isinstance(inner, RaggedTensor):
+                splits = _scatter.gather(array_math.cast(inner.row_splits, _dtypes.int64), splits)
+                inner = inner.values
+            else:
+                dims = array_math.shape(inner, out_type=_dtypes.int64)
+                splits = array_math.multiply(splits, dims[1])
+                inner = array_math.reshape(inner, array_math.concat([[-1], dims[2:]], 0))
+        return RaggedTensor(inner, array_math.cast(splits, self.row_splits.dtype))
 
     @property
     def ragged_rank(self) -> int:
@@ -753,6 +834,25 @@ def range(starts, limits=None, deltas=1, dtype=None, name=None,  # noqa: A001 - 
     pos = array_math.subtract(array_math.range(splits[-1]), _sort.repeat(splits[:-1], lengths))
     values = array_math.add(start_of, array_math.multiply(array_math.cast(pos, dtype), step_of))
     return RaggedTensor(values, array_math.cast(splits, row_splits_dtype))
+
+
+@export("ragged.row_splits_to_segment_ids")
+def row_splits_to_segment_ids(splits, name=None, out_type=None) -> Tensor:
+    """The row of each value, from row splits: [0, 2, 2, 3] gives [0, 0, 2]."""
+    splits = _splits(splits, "splits")
+    lengths = array_math.subtract(splits[1:], splits[:-1])
+    ids = _sort.repeat(array_math.range(array_math.size(lengths, out_type=splits.dtype)), lengths)
+    return ids if out_type is None else array_math.cast(ids, out_type)
+
+
+@export("ragged.segment_ids_to_row_splits")
+def segment_ids_to_row_splits(segment_ids, num_segments=None, out_type=None, name=None) -> Tensor:
+    """Row splits from the (sorted) row of each value; `num_segments` allows empty rows at
+    the end: [0, 0, 2] gives [0, 2, 2, 3]."""
+    ids = _splits(segment_ids, "segment_ids")
+    r = RaggedTensor.from_value_rowids(array_math.zeros_like(ids), ids, nrows=num_segments)
+    splits = r.row_splits
+    return splits if out_type is None else array_math.cast(splits, out_type)
 
 
 @export("ragged.boolean_mask")

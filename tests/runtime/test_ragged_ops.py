@@ -331,3 +331,20 @@ def test_keepdims_variance_and_std():
         np.testing.assert_allclose(got, np.array(row) - np.mean(row), rtol=1e-6)
     np.testing.assert_allclose(rt.math.reduce_variance(r, axis=1).numpy(), [np.var(x) for x in rows], rtol=1e-5)
     np.testing.assert_allclose(rt.math.reduce_std(r, axis=1).numpy(), [np.std(x) for x in rows], rtol=1e-5)
+
+
+def test_more_factories_merge_dims_and_partition_helpers():
+    values = [1, 2, 3, 4, 5]
+    assert rt.RaggedTensor.from_row_starts(values, [0, 2, 2]).to_list() == [[1, 2], [], [3, 4, 5]]
+    assert rt.RaggedTensor.from_row_limits(values, [2, 2, 5]).to_list() == [[1, 2], [], [3, 4, 5]]
+    r = rt.ragged.constant(NESTED)
+    assert r.merge_dims(0, 1).to_list() == [item for row in NESTED for item in row]
+    assert r.merge_dims(1, 2).to_list() == [[v for item in row for v in item] for row in NESTED]
+    assert r.merge_dims(0, 2).numpy().tolist() == [v for row in NESTED for item in row for v in item]
+    dense_items = rt.ragged.constant([[[1, 2], [3, 4]], [[5, 6]]], ragged_rank=1)
+    assert dense_items.merge_dims(1, 2).to_list() == [[1, 2, 3, 4], [5, 6]]
+    assert [t.numpy().tolist() for t in r.nested_row_lengths()] == [
+        [len(row) for row in NESTED], [len(item) for row in NESTED for item in row]]
+    assert r.with_row_splits_dtype(rt.int32).nested_row_splits[1].dtype is rt.int32
+    assert rt.ragged.row_splits_to_segment_ids([0, 2, 2, 3]).numpy().tolist() == [0, 0, 2]
+    assert rt.ragged.segment_ids_to_row_splits([0, 0, 2], num_segments=4).numpy().tolist() == [0, 2, 2, 3, 3]
