@@ -186,8 +186,12 @@ def _register() -> None:
             ("nn", "embedding_lookup", _embedding_lookup), ("strings", "join", _strings_join),
             ("math", "add_n", _add_n), ("", "where", _where), ("", "boolean_mask", _boolean_mask),
             ("", "zeros", _zeros), ("", "ones", _ones), ("", "fill", _fill),
-            ("", "reshape", _reshape), ("", "map_fn", _map_fn)):
+            ("", "reshape", _reshape)):
         dispatch.dispatch_for_api(_public(space, name))(handler)
+
+
+# map_fn over the rows of a SparseTensor needs no RaggedTensor first: registered at import
+dispatch.dispatch_for_api(_public("", "map_fn"))(_map_fn)
 
 
 OPS["register"] = _register

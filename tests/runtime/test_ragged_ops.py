@@ -348,3 +348,16 @@ def test_more_factories_merge_dims_and_partition_helpers():
     assert r.with_row_splits_dtype(rt.int32).nested_row_splits[1].dtype is rt.int32
     assert rt.ragged.row_splits_to_segment_ids([0, 2, 2, 3]).numpy().tolist() == [0, 0, 2]
     assert rt.ragged.segment_ids_to_row_splits([0, 0, 2], num_segments=4).numpy().tolist() == [0, 2, 2, 3, 3]
+
+
+def test_map_fn_over_the_rows_of_a_sparse_tensor():
+    dense = np.array([[1.0, 0.0, 2.0, 0.0], [0.0] * 4, [0.0, 3.0, 0.0, 0.0]], np.float32)
+    st = rt.sparse.from_dense(dense)
+    doubled = rt.map_fn(lambda row: rt.sparse.to_dense(row) * 2, st,
+                        fn_output_signature=rt.TensorSpec([4], rt.float32))
+    np.testing.assert_array_equal(doubled.numpy(), dense * 2)
+    scaled = rt.map_fn(lambda row: rt.sparse.SparseTensor(row.indices, row.values * 10, row.dense_shape), st)
+    np.testing.assert_array_equal(rt.sparse.to_dense(scaled).numpy(), dense * 10)
+    sums = rt.function(lambda s: rt.map_fn(lambda row: rt.reduce_sum(rt.sparse.to_dense(row)), s,
+                                           fn_output_signature=rt.TensorSpec([], rt.float32)))(st)
+    np.testing.assert_array_equal(sums.numpy(), dense.sum(axis=1))
