@@ -225,7 +225,8 @@ class Dataset:
     def element_spec(self) -> Any:
         """The structure of one element: a nest of `TensorSpec`s (and of the `Spec`s of
         extension type values)."""
-        return _sparse_elements.decode_all(as_type_specs(self._spec))
+        specs = _sparse_elements.decode_all(as_type_specs(self._spec))
+        return _ragged_elements.type_specs(specs) if _ragged_elements.has_ragged(specs) else specs
 
     def cardinality(self) -> Any:
         """The number of elements as an int64 scalar tensor; `rt.data.INFINITE_CARDINALITY`

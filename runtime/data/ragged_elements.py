@@ -137,3 +137,8 @@ def unbatch_spec(spec: Any) -> Any:
             return inner
         return TensorSpec(s.shape[1:] if s.shape.rank is not None else TensorShape(None), s.dtype)
     return _map(one, spec)
+
+
+def type_specs(spec: Any) -> Any:
+    """The element spec as a user sees it: RaggedTensorSpecs for the RaggedTensor components."""
+    return _map(lambda s: s._type_spec if isinstance(s, RaggedTensor) else s, spec)

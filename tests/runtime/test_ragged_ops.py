@@ -285,6 +285,7 @@ def test_datasets_slice_batch_unbatch_and_map_ragged_values():
                                              "colors": rt.ragged.constant(colors)})
     rows = [(e["lengths"].numpy().tolist(), e["colors"].numpy().tolist()) for e in ds]
     assert rows == [(n, [c.encode() for c in cs]) for n, cs in zip(lengths, colors)]
+    assert ds.batch(2).element_spec["lengths"] == rt.RaggedTensorSpec([None, None], rt.int64, 1)
     batches = [e["lengths"].to_list() for e in ds.batch(2)]
     assert batches == [lengths[:2], lengths[2:]]
     again = [e["lengths"].numpy().tolist() for e in ds.batch(2).unbatch()]
