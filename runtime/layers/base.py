@@ -65,6 +65,8 @@ _call_params_cache: "weakref.WeakKeyDictionary[type, tuple]" = weakref.WeakKeyDi
 
 
 _converted_calls: "weakref.WeakKeyDictionary[Callable, Callable]" = weakref.WeakKeyDictionary()
+# the variables add_weight made (by id): a layer's weights, as Keras 3 tracks its Variables
+_weights_made: "weakref.WeakValueDictionary[int, Variable]" = weakref.WeakValueDictionary()
 
 
 def _call_params(cls) -> tuple[bool, bool, bool, tuple[str, ...]]:
@@ -484,6 +486,7 @@ class Layer(Module):
                                 f"{value.dtype.name} values for a {dtype.name} weight.")
             variable = Variable(value, trainable=trainable, name=f"{self.name}/{name}")
         self._weights.append(variable)
+        _weights_made[id(variable)] = variable
         if regularizer is not None:
             self.__dict__.setdefault("_weight_penalties", {})[id(variable)] = regularizer
         return variable
@@ -548,7 +551,10 @@ class Layer(Module):
                 yield from _tracked_leaves(value)
 
     def _walk_variables(self, seen: set, frozen: bool) -> Iterator[tuple[Variable, bool]]:
-        """(variable, trainable) pairs: this layer's own first, then its sublayers' in order."""
+        """(variable, trainable) pairs: this layer's own first, then its sublayers' in order.
+        As in Keras 3, only weights (made by `add_weight`, this layer's or another's) count:
+        a raw `rt.Variable` assigned to an attribute, or one inside a plain `rt.Module`, is
+        not a weight (it is not trained by `fit`, though checkpoints keep it)."""
         seen.add(id(self))
         frozen = frozen or not self.trainable
         layers = []
@@ -558,10 +564,14 @@ class Layer(Module):
             seen.add(id(item))
             if isinstance(item, Module):
                 layers.append(item)
-            else:
+            elif _weights_made.get(id(item)) is item:
                 yield item, item.trainable and not frozen
         for layer in layers:
-            yield from layer._walk_variables(seen, frozen)
+            if isinstance(layer, Layer):
+                yield from layer._walk_variables(seen, frozen)
+            else:  # a plain module: only the layer weights it holds
+                yield from ((v, t) for v, t in layer._walk_variables(seen, frozen)
+                            if _weights_made.get(id(v)) is v)
 
     @property
     def variables(self) -> list[Variable]:

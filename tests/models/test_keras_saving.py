@@ -215,8 +215,9 @@ def test_a_registered_subclassed_model_is_rebuilt_from_its_first_input_shape(tmp
             self.out_features = out_features
 
         def build(self, input_shape):
-            self.w = rt.Variable(rt.random.normal([input_shape[-1], self.out_features]))
-            self.b = rt.Variable(rt.zeros([self.out_features]))
+            self.w = self.add_weight(shape=[input_shape[-1], self.out_features],
+                                     initializer="random_normal")
+            self.b = self.add_weight(shape=[self.out_features], initializer="zeros")
 
         def call(self, inputs):
             return rt.matmul(inputs, self.w) + self.b

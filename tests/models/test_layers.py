@@ -279,8 +279,9 @@ class Net(rt.Model):
         super().__init__()
         self.blocks = [Block(4), Block(4)]
         self.heads = {"a": rt.layers.Dense(1), "b": rt.layers.Dense(2)}
-        self.scale = rt.Variable(1.0)
-        self.counter = rt.Variable(0, trainable=False)
+        self.scale = self.add_weight(shape=(), initializer="ones", name="scale")
+        self.counter = self.add_weight(shape=(), initializer="zeros", dtype="int32",
+                                       trainable=False, name="counter")
         self.config = {"depth": 2}
 
     def call(self, inputs):
@@ -393,3 +394,41 @@ def test_a_layer_whose_source_is_unavailable_runs_as_written():
     def f(x):
         return layer(x)
     np.testing.assert_array_equal(_np(f(rt.constant([1.0]))), [2.0])
+
+
+def test_a_raw_variable_attribute_is_not_a_weight_as_in_keras_3(tmp_path):
+    # Keras 3.15 on TensorFlow: weights == [] for tf.Variables assigned in __init__ or build
+    # (only add_weight's count); fit does not train them, a tape still differentiates them
+    # and a checkpoint still saves them
+    class Raw(rt.keras.layers.Layer):
+        def __init__(self):
+            super().__init__()
+            self.w = rt.Variable(np.ones((3, 2), np.float32), name="w")
+            self.kept = self.add_weight(shape=(), initializer="ones", name="kept")
+
+        def call(self, x):
+            return rt.matmul(x, self.w) * self.kept
+
+    layer = Raw()
+    assert _ids(layer.weights) == _ids([layer.kept])
+    assert layer.count_params() == 1
+    x = rt.ones([1, 3])
+    with rt.GradientTape() as tape:
+        y = rt.reduce_sum(layer(x))
+    np.testing.assert_array_equal(tape.gradient(y, layer.w), np.ones((3, 2)))
+
+    model = rt.keras.Sequential([rt.keras.Input((3,)), layer])
+    model.compile("sgd", "mse")
+    model.fit(np.ones((4, 3), np.float32), np.zeros((4, 2), np.float32), verbose=0)
+    np.testing.assert_array_equal(layer.w.numpy(), np.ones((3, 2)))   # not trained
+    assert layer.kept.numpy() != 1.0                                   # trained
+
+    layer.w.assign(np.full((3, 2), 5.0, np.float32))
+    path = rt.train.Checkpoint(layer=layer).write(str(tmp_path / "ckpt"))
+    layer.w.assign(np.zeros((3, 2), np.float32))
+    rt.train.Checkpoint(layer=layer).read(path)
+    np.testing.assert_array_equal(layer.w.numpy(), np.full((3, 2), 5.0))
+
+
+def _ids(values):
+    return [id(v) for v in values]
