@@ -27,6 +27,8 @@ from runtime.shapes import TensorSpec as TensorSpec
 from runtime.ops.extension_type import TypeSpec as TypeSpec
 from runtime.gradients.tape import UnconnectedGradients as UnconnectedGradients
 from runtime.ops.variables import Variable as Variable
+from runtime.distribute_context import VariableAggregation as VariableAggregation
+from runtime.distribute_context import VariableSynchronization as VariableSynchronization
 from runtime.function.callbacks import add_function_callback as add_function_callback
 from runtime.ops.math_composed import add_n as add_n
 from runtime.ops.array_sort import argsort as argsort
@@ -61,6 +63,7 @@ import runtime.data as _data_
 from runtime.function.api import defun as defun
 from runtime.function.api import defun_with_attributes as defun_with_attributes
 from runtime.context import device as device
+import runtime.distribute as _distribute_
 from runtime.ops.array_math import divide as divide
 from runtime.ops.linalg import einsum as einsum
 from runtime.ops.control_flow import ensure_shape as ensure_shape
@@ -198,6 +201,7 @@ compat = _compat_
 constant_initializer = _constant_initializer_
 dask = _dask_
 data = _data_
+distribute = _distribute_
 errors = _errors_
 experimental = _experimental_
 feature_column = _feature_column_

@@ -8,7 +8,7 @@ from typing import Any
 from ..exports import export
 
 
-@export("distribute.cluster_resolver.ClusterSpec", "train.ClusterSpec")
+@export("distribute.cluster_resolver.ClusterSpec")
 class ClusterSpec:
     """The jobs of a cluster and their tasks' addresses (`as_dict()`, `job_tasks(job)`)."""
 

@@ -210,11 +210,10 @@ class _FitSession:
         futures = []
         for i, address in enumerate(workers):
             part = parts[i] if counts[i] else tuple(np.asarray(t)[:1] for t in parts[0])
-            xs, ys = (np.asarray(t) for t in part)
-            data = client.scatter([xs, ys], workers=[address], hash=False)
+            xs, ys = (np.asarray(t) for t in part)  # sent with the task: no extra round trip
             futures.append(client.submit(
                 worker_tasks.replica_step, program.payload_on(client), program.digest,
-                self.state, self.total, data[0], data[1], counts[i] / total_count,
+                self.state, self.total, xs, ys, counts[i] / total_count,
                 program.n_logs, workers=[address], allow_other_workers=False, pure=False))
         summed = client.submit(worker_tasks.sum_gradients, *futures, pure=False)
         logs = client.submit(worker_tasks.logs_of, summed, pure=False)
