@@ -29,6 +29,8 @@ from ..function.logs import user_stacklevel
 from ..gradients import GradientTape
 from ..ops import array_math, math_composed, random
 from ..ops.core import convert_to_tensor
+from ..ops.ragged import RaggedTensor
+from ..ops.ragged_ops import gather_rows
 from ..ops.sparse import SparseTensor, to_dense
 from ..shapes import TensorSpec
 from ..tracing import spec_of
@@ -431,7 +433,12 @@ class Training:
     def _as_arrays(self, values):
         """NumPy arrays (a list or dict of them for a model of several inputs); float64 data
         becomes the model's float dtype, int64 int32; a pandas Series is a column `[n, 1]`,
-        as in Keras; a SparseTensor its dense values."""
+        as in Keras; a SparseTensor its dense values; a RaggedTensor stays one (its values
+        converted likewise)."""
+        if isinstance(values, RaggedTensor):
+            flat = values.flat_values
+            target = {np.float64: self.dtype, np.int64: "int32"}.get(flat.dtype.as_numpy_dtype)
+            return values if target is None else values.with_flat_values(array_math.cast(flat, target))
         if isinstance(values, SparseTensor):
             values = to_dense(values, validate_indices=False)
         if isinstance(values, (list, tuple, dict)) and nest.is_nested(values) and \
@@ -872,7 +879,7 @@ def _predict_step(model):
 
 
 def _check_lengths(x, y) -> None:
-    counts = [len(a) for a in nest.flatten(x) + nest.flatten(y)]
+    counts = [len(a) for a in nest.flatten(x, expand_composites=False) + nest.flatten(y, expand_composites=False)]
     if len(set(counts)) > 1:
         raise ValueError(f"x and y must have the same number of samples: {_count(x)} and "
                          f"{_count(y)}" if len(set(counts[:1] + counts[-1:])) > 1 else
@@ -1077,6 +1084,8 @@ def _batches(x, y, weights, order, batch_size: int):
 def _strings_as_tensors(x):
     """String arrays as string tensors, so that a compiled step keys them by shape (not by
     identity, which would retrace at every batch)."""
+    if isinstance(x, RaggedTensor):
+        return x
     return nest.map_structure(
         lambda v: convert_to_tensor(v) if isinstance(v, np.ndarray) and v.dtype.kind in "OUS"
         else v, x)
@@ -1117,9 +1126,13 @@ def _dataset_steps(dataset) -> Optional[int]:
 
 def _count(x) -> int:
     """The number of samples of an array (or of the first array of a list or dict)."""
+    if isinstance(x, RaggedTensor):
+        return len(x)
     return len(nest.flatten(x)[0]) if nest.is_nested(x) else len(x)
 
 
 def _take(x, index):
-    """`x[index]`, for each array of a list or dict too."""
+    """`x[index]`, for each array of a list or dict too (the rows of a RaggedTensor)."""
+    if isinstance(x, RaggedTensor):
+        return x[index] if isinstance(index, slice) else gather_rows(x, convert_to_tensor(np.asarray(index)))
     return nest.map_structure(lambda a: a[index], x) if nest.is_nested(x) else x[index]

@@ -362,3 +362,17 @@ def test_map_fn_over_the_rows_of_a_sparse_tensor():
     sums = rt.function(lambda s: rt.map_fn(lambda row: rt.reduce_sum(rt.sparse.to_dense(row)), s,
                                            fn_output_signature=rt.TensorSpec([], rt.float32)))(st)
     np.testing.assert_array_equal(sums.numpy(), dense.sum(axis=1))
+
+
+def test_fit_predict_and_evaluate_take_ragged_x():
+    inputs = rt.keras.Input(shape=(None,), dtype="float32", ragged=True)
+    mean = rt.keras.layers.Lambda(lambda r: rt.expand_dims(rt.reduce_mean(r, axis=1), -1))(inputs)
+    model = rt.keras.Model(inputs, rt.keras.layers.Dense(1)(mean))
+    rows = [[1.0, 2.0], [3.0], [4.0, 5.0, 6.0], [7.0, 8.0]]
+    x = rt.ragged.constant(rows)
+    y = np.array([[np.mean(r)] for r in rows], np.float32)
+    model.compile(optimizer=rt.keras.optimizers.SGD(0.01), loss="mse")
+    history = model.fit(x, y, epochs=8, batch_size=2, verbose=0)
+    assert history.history["loss"][-1] < history.history["loss"][0]
+    np.testing.assert_allclose(model.predict(x, batch_size=3, verbose=0), model(x).numpy(), rtol=1e-6)
+    assert model.evaluate(x, y, verbose=0) == pytest.approx(float(np.mean((model(x).numpy() - y) ** 2)), rel=1e-5)
