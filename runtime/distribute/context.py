@@ -59,9 +59,9 @@ class ReplicaContext:
                                       "implemented: leave options out.")
         reduce_op = as_reduce_op(reduce_op)
         if self._group is None or self.num_replicas_in_sync == 1:
-            return nest.map_structure(array_math.identity, value)
+            return nest.map_structure(array_math.identity, value, expand_composites=False)
         if not self._meets_now():
-            return nest.map_structure(lambda v: collective_reduce(reduce_op, v), value)
+            return nest.map_structure(lambda v: collective_reduce(reduce_op, v), value, expand_composites=False)
         merged = self._group.exchange(
             self._index, value,
             lambda values: [reduce_structures(reduce_op, values)] * len(values))
@@ -77,9 +77,9 @@ class ReplicaContext:
                                       "the traced function instead.")
 
         def merge(values):
-            flat = [nest.flatten(v) for v in values]
+            flat = [nest.flatten(v, expand_composites=False) for v in values]
             joined = [array_math.concat([f[i] for f in flat], axis) for i in range(len(flat[0]))]
-            return [nest.pack_sequence_as(values[0], joined)] * len(values)
+            return [nest.pack_sequence_as(values[0], joined, expand_composites=False)] * len(values)
         return self._group.exchange(self._index, value, merge)
 
     def merge_call(self, merge_fn: Callable, args=(), kwargs=None) -> Any:
@@ -123,4 +123,4 @@ class ReplicaContext:
 def _local(value, index: int):
     """A replica's part of a merge_call result (PerReplica leaves pick that replica's)."""
     return nest.map_structure(
-        lambda v: v.values[index] if isinstance(v, DistributedValues) else v, value)
+        lambda v: v.values[index] if isinstance(v, DistributedValues) else v, value, expand_composites=False)

@@ -85,7 +85,7 @@ def split_batch(element, n: int) -> list:
     """One global batch (a structure of arrays or tensors with a common first axis of b) as
     `n` per-replica batches: replica i gets rows [i*c, (i+1)*c) with c = ceil(b / n), the
     way TensorFlow rebatches (the last replicas get fewer, or none)."""
-    leaves = nest.flatten(element)
+    leaves = nest.flatten(element, expand_composites=False)
     arrays = [np.asarray(leaf) for leaf in leaves]
     if not arrays or any(a.ndim == 0 for a in arrays):
         raise ValueError("experimental_distribute_dataset needs a batched dataset (each "
@@ -99,15 +99,15 @@ def split_batch(element, n: int) -> list:
     parts = []
     for i in range(n):
         lo, hi = min(i * chunk, b), min((i + 1) * chunk, b)
-        parts.append(nest.pack_sequence_as(element, [EagerTensor(a[lo:hi]) for a in arrays]))
+        parts.append(nest.pack_sequence_as(element, [EagerTensor(a[lo:hi]) for a in arrays], expand_composites=False))
     return parts
 
 
 def _combine(parts: list):
     """Per-replica structures as one structure of PerReplica leaves."""
-    flat = [nest.flatten(p) for p in parts]
+    flat = [nest.flatten(p, expand_composites=False) for p in parts]
     return nest.pack_sequence_as(parts[0], [PerReplica([f[i] for f in flat])
-                                            for i in range(len(flat[0]))])
+                                            for i in range(len(flat[0]))], expand_composites=False)
 
 
 def _unknown_batch(spec):
@@ -129,7 +129,7 @@ class DistributedDataset:
     @property
     def element_spec(self):
         """The element spec of one replica's batch (its batch size unknown)."""
-        return nest.map_structure(_unknown_batch, self._element_spec)
+        return nest.map_structure(_unknown_batch, self._element_spec, expand_composites=False)
 
     def __iter__(self) -> "DistributedIterator":
         if context.current_graph() is not None:
@@ -205,6 +205,6 @@ def datasets_from_function(strategy, dataset_fn: Callable, options) -> Distribut
                 return
             while len(parts) < n:  # the data ran out inside a round: empty batches
                 parts.append(nest.map_structure(
-                    lambda t: EagerTensor(np.asarray(t)[:0]), parts[0]))
+                    lambda t: EagerTensor(np.asarray(t)[:0]), parts[0], expand_composites=False))
             yield parts[0] if n == 1 else _combine(parts)
     return DistributedDataset(strategy, batches, getattr(dataset, "element_spec", None))

@@ -198,9 +198,9 @@ def reduce_tensors(reduce_op: ReduceOp, values: list) -> Tensor:
 
 def reduce_structures(reduce_op: ReduceOp, structures: list) -> Any:
     """Each replica's structure reduced leaf by leaf; the first replica's structure."""
-    flat = [nest.flatten(s) for s in structures]
+    flat = [nest.flatten(s, expand_composites=False) for s in structures]
     reduced = [reduce_tensors(reduce_op, [f[i] for f in flat]) for i in range(len(flat[0]))]
-    return nest.pack_sequence_as(structures[0], reduced)
+    return nest.pack_sequence_as(structures[0], reduced, expand_composites=False)
 
 
 # == the all-reduce op: replicas meet when a compiled function runs ==============================

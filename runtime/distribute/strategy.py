@@ -162,7 +162,7 @@ class Strategy:
     def experimental_local_results(self, value) -> tuple:
         """The values of each replica held by `value` (a tuple; one item for a plain value)."""
         n = self.num_replicas_in_sync
-        return tuple(nest.map_structure(lambda v, i=i: _local_value(v, i, n), value)
+        return tuple(nest.map_structure(lambda v, i=i: _local_value(v, i, n), value, expand_composites=False)
                      for i in range(n)) if nest.is_nested(value) else \
             tuple(_local_value(value, i, n) for i in range(n)) \
             if isinstance(value, (DistributedValues, MirroredVariable)) else (value,)
@@ -175,7 +175,7 @@ class Strategy:
         if distribute_context.state.replica is not None:
             raise RuntimeError("Strategy.reduce is a cross-replica call; inside strategy.run "
                                "use rt.distribute.get_replica_context().all_reduce.")
-        return nest.map_structure(lambda v: self._reduce_one(reduce_op, v, axis), value)
+        return nest.map_structure(lambda v: self._reduce_one(reduce_op, v, axis), value, expand_composites=False)
 
     def _reduce_one(self, reduce_op: ReduceOp, value, axis):
         locals_ = [convert_to_tensor(v) for v in self._locals_or_broadcast(value)]
@@ -200,7 +200,7 @@ class Strategy:
             raise RuntimeError("Strategy.gather is a cross-replica call; inside strategy.run "
                                "use rt.distribute.get_replica_context().all_gather.")
         return nest.map_structure(
-            lambda v: array_math.concat(self._locals_or_broadcast(v), axis), value)
+            lambda v: array_math.concat(self._locals_or_broadcast(v), axis), value, expand_composites=False)
 
     # -- input ----------------------------------------------------------------------------------
     def experimental_distribute_dataset(self, dataset, options=None) -> DistributedDataset:
@@ -244,7 +244,8 @@ def _local_value(value, index: int, n: int):
 def _local_args(index: int, args, kwargs) -> tuple:
     def pick(v):
         return v.values[index] if isinstance(v, DistributedValues) else v
-    return (nest.map_structure(pick, tuple(args)), nest.map_structure(pick, kwargs))
+    return (nest.map_structure(pick, tuple(args), expand_composites=False),
+            nest.map_structure(pick, kwargs, expand_composites=False))
 
 
 class _DefaultStrategy(Strategy):

@@ -12,7 +12,8 @@ import numpy as np
 from .. import context, distribute_context, nest
 from ..distribute_context import VariableAggregation
 from ..exports import export
-from ..ops.core import apply
+from ..ops.core import apply, convert_to_tensor
+from ..ops.extension_type import ExtensionType
 from ..ops.variables import ASSIGN, Variable
 from ..tensor import Tensor
 
@@ -21,38 +22,64 @@ _ids = itertools.count(10 ** 9)
 
 @export("distribute.DistributedValues")
 class DistributedValues:
-    """Values of several replicas; `strategy.experimental_local_results(v)` lists them."""
+    """Values of several replicas (`values`, a tuple: one per replica);
+    `strategy.experimental_local_results(v)` lists them."""
 
-    def __init__(self, values) -> None:
-        self._values = tuple(values)
-
-    @property
-    def values(self) -> tuple:
-        return self._values
+    values: tuple
 
     def _value_for(self, index: int):
-        return self._values[index]
+        return self.values[index]
 
     def __repr__(self) -> str:
-        items = ",\n".join(f"  {i}: {v!r}" for i, v in enumerate(self._values))
-        return f"{type(self).__name__}:{{\n{items}\n}}"
+        items = ",\n".join(f"  {i}: {v!r}" for i, v in enumerate(self.values))
+        return f"{_shown_name(self)}:{{\n{items}\n}}"
 
     __str__ = __repr__
 
 
+def _shown_name(value) -> str:
+    return "PerReplica" if isinstance(value, _PerReplicaObjects) else type(value).__name__
+
+
 @export("distribute.PerReplica")
-class PerReplica(DistributedValues):
-    """A value per replica (what `strategy.run` returns, a distributed dataset's batches)."""
+class PerReplica(DistributedValues, ExtensionType):
+    """A tensor per replica (what `strategy.run` returns, a distributed dataset's batches).
+    A composite value: an rt.function takes it as its tensors, traced by their specs."""
+
+    values: tuple[Tensor, ...]
+
+    def __init__(self, values) -> None:
+        self.values = tuple(values)
+
+
+class _PerReplicaObjects(DistributedValues):
+    """Per-replica values that are not tensors (Python objects)."""
+
+    def __init__(self, values) -> None:
+        self.values = tuple(values)
 
 
 class Mirrored(DistributedValues):
     """The same value on every replica (an all-reduced result)."""
 
+    def __init__(self, values) -> None:
+        self.values = tuple(values)
+
+
+def per_replica(values: list) -> DistributedValues:
+    """PerReplica of `values`, or of Python objects when they are not all tensors."""
+    if all(isinstance(v, Tensor) for v in values):
+        return PerReplica(values)
+    try:
+        return PerReplica([convert_to_tensor(v) for v in values])
+    except (TypeError, ValueError):
+        return _PerReplicaObjects(values)
+
 
 def per_replica_of(values: list) -> Any:
     """Replica results (one structure each) as one structure of PerReplica leaves; a result
     that is the same Python object on every replica (None, a number) stays itself."""
-    flat = [nest.flatten(v) for v in values]
+    flat = [nest.flatten(v, expand_composites=False) for v in values]
     if any(len(f) != len(flat[0]) for f in flat):
         raise ValueError("strategy.run: the replicas returned structures of different sizes.")
     leaves = []
@@ -61,8 +88,8 @@ def per_replica_of(values: list) -> Any:
         if all(item is items[0] for item in items) and not isinstance(items[0], Tensor):
             leaves.append(items[0])
         else:
-            leaves.append(PerReplica(items))
-    return nest.pack_sequence_as(values[0], leaves)
+            leaves.append(per_replica(items))
+    return nest.pack_sequence_as(values[0], leaves, expand_composites=False)
 
 
 def _replica_index(var) -> int:

@@ -15,9 +15,9 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import distribute_context, nest
-from ..distribute import PerReplica, get_replica_context, get_strategy
+from ..distribute import get_replica_context, get_strategy
 from ..distribute.input import split_batch
-from ..distribute.values import MirroredVariable
+from ..distribute.values import MirroredVariable, per_replica_of
 
 _weights: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
@@ -65,19 +65,19 @@ def train_batch(model, step: Callable, totals, x, y, w, count: int) -> dict:
     n = strategy.num_replicas_in_sync
     has_weights = w is not None
     parts = split_batch((x, y, w) if has_weights else (x, y), n)
-    counts = [len(nest.flatten(p)[0]) for p in parts]
+    counts = [len(nest.flatten(p, expand_composites=False)[0]) for p in parts]
     total = sum(counts)
     share = _weight_of(strategy)
     for i in range(n):
         share._copies.values[i] = np.float32(counts[i] / total)
         if not counts[i]:  # one sample that weighs nothing: the replica still meets the others
-            parts[i] = nest.map_structure(lambda t: t[:1], parts[0])
+            parts[i] = nest.map_structure(lambda t: t[:1], parts[0], expand_composites=False)
 
     def replica_step(part):
         get_replica_context()._gradient_weight = share
         return step(*part) if has_weights else step(*part, None)
 
-    results = strategy.run(replica_step, args=(PerReplica(parts),))
+    results = strategy.run(replica_step, args=(per_replica_of(parts),))
     logs: dict = {}
     for i, local in enumerate(strategy.experimental_local_results(results)):
         if counts[i]:

@@ -84,6 +84,9 @@ def test_custom_loop_traced_as_a_whole_matches_one_device(two_cpus, n, global_ba
         distributed_step(inputs)
     _assert_same_weights(expected, model)
     assert int(optimizer.iterations.numpy()) == -(-n // GLOBAL_BATCH)
+    # PerReplica batches are traced by their specs: one trace per batch shape
+    assert distributed_step.experimental_get_tracing_count() == (1 if n % GLOBAL_BATCH == 0
+                                                                 else 2)
 
 
 def test_custom_loop_with_a_compiled_step_per_replica_matches_one_device(two_cpus):
