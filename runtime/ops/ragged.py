@@ -500,8 +500,8 @@ class RaggedTensor(CompositeTensor):
         if isinstance(key, builtins.slice):
             n = len(self)
             start, stop, step = key.indices(n)
-            if step != 1:
-                raise NotImplementedError("RaggedTensor row slices with a step are not supported.")
+            if step != 1:  # every step-th row
+                return OPS["gather_rows"](self, convert_to_tensor(np.arange(start, stop, step, dtype=np.int64)))
             return self._rows(start, max(start, stop))
         if isinstance(key, (numbers.Integral, Tensor, np.integer)):
             i = int(key) if not isinstance(key, Tensor) or constant_value(key) is not None else key

@@ -126,7 +126,11 @@ def index_inner(x: RaggedTensor, key: tuple):
     lengths = array_math.subtract(limits, starts)
     if isinstance(k, builtins.slice):
         if k.step not in (None, 1):
-            raise NotImplementedError("Slicing a ragged axis with a step is not supported.")
+            idx, new_splits = _stepped(k, starts, lengths)
+            values = gather_rows(x.values, idx)
+            if rest:
+                values = _index_values(values, rest)
+            return RaggedTensor(values, array_math.cast(new_splits, x.row_splits.dtype))
         lo = _clamp_bound(k.start, lengths, 0)
         hi = _clamp_bound(k.stop, lengths, None)
         hi = array_math.maximum(hi, lo)
@@ -157,6 +161,38 @@ def _index_values(values, rest: tuple):
     if isinstance(values, RaggedTensor):
         return index_inner(values, rest)
     return values[(builtins.slice(None),) + tuple(rest)]
+
+
+def _stepped(k: builtins.slice, starts: Tensor, lengths: Tensor) -> tuple[Tensor, Tensor]:
+    """(indices into the values, new row splits) of `row[k]` for every row, Python's slice
+    rules applied to each row's length."""
+    step = int(k.step)
+    if step == 0:
+        raise ValueError("slice step cannot be zero")
+    zero, minus_one = array_math.zeros_like(lengths), array_math.subtract(array_math.zeros_like(lengths), 1)
+
+    def bound(b, default, low, high):
+        if b is None:
+            return default
+        b = _i64(b)
+        value = array_math.where(array_math.less(b, 0), array_math.add(lengths, b),
+                                 array_math.add(zero, b))
+        return array_math.minimum(array_math.maximum(value, low), high)
+
+    if step > 0:
+        lo = bound(k.start, zero, zero, lengths)
+        hi = bound(k.stop, lengths, zero, lengths)
+        count = array_math.floordiv(array_math.add(array_math.subtract(hi, lo), step - 1), step)
+    else:
+        last = array_math.subtract(lengths, 1)
+        lo = bound(k.start, last, minus_one, last)
+        hi = bound(k.stop, minus_one, minus_one, last)
+        count = array_math.floordiv(array_math.add(array_math.subtract(lo, hi), -step - 1), -step)
+    count = array_math.maximum(count, zero)
+    splits = array_math.concat([array_math.zeros([1], _dtypes.int64), array_math.cumsum(count)], 0)
+    k_of = array_math.subtract(array_math.range(splits[-1]), _sort.repeat(splits[:-1], count))
+    base = _sort.repeat(array_math.add(starts, lo), count)
+    return array_math.add(base, array_math.multiply(k_of, step)), splits
 
 
 def _clamp_bound(bound, lengths: Tensor, default) -> Tensor:
@@ -641,5 +677,5 @@ def from_sparse(st, row_splits_dtype=_dtypes.int64) -> RaggedTensor:
     return RaggedTensor(r.values, array_math.cast(r.row_splits, row_splits_dtype))
 
 
-OPS.update(getitem=getitem, expand_dims=expand_dims, broadcast=broadcast_binary,
+OPS.update(getitem=getitem, gather_rows=gather_rows, expand_dims=expand_dims, broadcast=broadcast_binary,
            to_sparse=to_sparse, from_sparse=from_sparse, boolean_mask=boolean_mask, stack=stack)

@@ -376,3 +376,11 @@ def test_fit_predict_and_evaluate_take_ragged_x():
     assert history.history["loss"][-1] < history.history["loss"][0]
     np.testing.assert_allclose(model.predict(x, batch_size=3, verbose=0), model(x).numpy(), rtol=1e-6)
     assert model.evaluate(x, y, verbose=0) == pytest.approx(float(np.mean((model(x).numpy() - y) ** 2)), rel=1e-5)
+
+
+@pytest.mark.parametrize("key", [np.s_[::2], np.s_[::-1], np.s_[1::3], np.s_[-1:0:-2], np.s_[:-6:-1], np.s_[5::-2]])
+def test_slices_with_a_step_follow_python_per_row(key):
+    rows = DIGITS + [[7, 8, 9, 10, 11]]
+    r = rt.ragged.constant(rows)
+    assert r[:, key].to_list() == [row[key] for row in rows]
+    assert r[key].to_list() == rows[key]
