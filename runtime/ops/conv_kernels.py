@@ -212,15 +212,15 @@ def max_pool_grad(x, g, ksize, strides, padding_hw, out_hw) -> np.ndarray:
     rest = g.view(ints).copy()
     nan = _nan_windows(y)
     last = len(index) - 1
+    part = scratch("pool_part", rest.shape, ints)  # contiguous: products and rests run fast
     for t, at in enumerate(index):
         hit = np.equal(xp[at], y)
         if nan is not None:
             hit |= np.isnan(xp[at]) & nan
+        np.multiply(rest, hit, out=part)
         if disjoint:   # each input position in one window: write, not add
-            part = out[at].view(ints)
-            np.multiply(rest, hit, out=part)
+            np.copyto(out[at].view(ints), part)
         else:
-            part = np.multiply(rest, hit)
             out[at] += part.view(g.dtype)
         if t < last:
             rest -= part
