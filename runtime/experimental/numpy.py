@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import builtins as _builtins
 import math as _math
+import weakref as _weakref
 from types import SimpleNamespace as _Namespace
 
 import numpy as np
@@ -30,6 +31,7 @@ from ..ops import array_math as _array_math
 from ..ops import array_scatter as _scatter
 from ..ops import core as _core
 from ..ops import random as _random
+from ..ops import variables as _variables
 from ..tensor import Tensor
 
 ndarray = Tensor  # as TensorFlow's tnp.ndarray is tf.Tensor
@@ -48,18 +50,31 @@ _MODES = ("legacy", "all", "safe", "off")
 
 # -- arrays --------------------------------------------------------------------------------
 
-def _default_float(dtype: np.dtype) -> np.dtype:
-    """float64 inferred from Python floats becomes float32 when prefer_float32 is set."""
-    if _STATE["prefer_float32"] and dtype == np.float64:
+def _weak_defaults() -> bool:
+    """TensorFlow's "all" and "safe" modes infer float32, complex64 and int32 for Python
+    values (as if weakly typed), as prefer_float32 does for floats."""
+    return _STATE["mode"] in ("all", "safe")
+
+
+def _default_float(dtype: np.dtype, ints: bool = False) -> np.dtype:
+    """float64 inferred from Python floats becomes float32 when prefer_float32 is set or in
+    the "all"/"safe" modes (then int64 from Python ints becomes int32 too, with `ints`)."""
+    narrow = _STATE["prefer_float32"] or _weak_defaults()
+    if narrow and dtype == np.float64:
         return np.dtype(np.float32)
-    if _STATE["prefer_float32"] and dtype == np.complex128:
+    if narrow and dtype == np.complex128:
         return np.dtype(np.complex64)
+    if ints and _weak_defaults() and dtype == np.int64:
+        return np.dtype(np.int32)
     return dtype
 
 
 def _inferred(value) -> np.ndarray:
     array = np.asarray(value)
-    return array.astype(_default_float(array.dtype), copy=False)
+    python = not isinstance(value, (np.ndarray, np.generic))
+    if not python and not _STATE["prefer_float32"]:
+        return array
+    return array.astype(_default_float(array.dtype, ints=python), copy=False)
 
 
 @strict_keywords("tnp.asarray")
@@ -69,6 +84,8 @@ def asarray(a, dtype=None) -> Tensor:
         tensor = _core.convert_to_tensor(a)
     else:
         tensor = _core.convert_to_tensor(_inferred(a))
+        if _weak_defaults():
+            _mark_weak(tensor, a)
     if dtype is None:
         return tensor
     return _promotion.cast_to(tensor, _promotion.to_numpy_dtype(dtype))
@@ -87,7 +104,7 @@ asanyarray = ascontiguousarray = asarray
 
 
 def _creation_dtype(dtype) -> _dtypes.DType:
-    default = np.float32 if _STATE["prefer_float32"] else np.float64
+    default = np.float32 if _STATE["prefer_float32"] or _weak_defaults() else np.float64
     return _dtypes.from_numpy(np.dtype(default if dtype is None else
                                        _promotion.to_numpy_dtype(dtype)))
 
@@ -137,8 +154,9 @@ def identity(n, dtype=None) -> Tensor:
 def arange(start, stop=None, step=1, dtype=None) -> Tensor:
     """NumPy's arange (int64 for integers, float64 for floats unless prefer_float32)."""
     values = np.arange(start, stop, step) if stop is not None else np.arange(start, step=step)
-    return asarray(values.astype(_default_float(values.dtype)) if dtype is None else values,
-                   dtype)
+    if dtype is None:
+        values = values.astype(_default_float(values.dtype, ints=True))
+    return asarray(values, dtype)
 
 
 @strict_keywords("tnp.linspace")
@@ -550,7 +568,7 @@ finfo, iinfo, issubdtype = np.finfo, np.iinfo, np.issubdtype
 # -- random --------------------------------------------------------------------------------
 
 def _random_dtype() -> _dtypes.DType:
-    return _dtypes.float32 if _STATE["prefer_float32"] else _dtypes.float64
+    return _dtypes.float32 if _STATE["prefer_float32"] or _weak_defaults() else _dtypes.float64
 
 
 def _randn(*size) -> Tensor:
@@ -621,12 +639,42 @@ def promote_dtypes(a: _dtypes.DType, b: _dtypes.DType) -> _dtypes.DType:
         return _dtypes.from_numpy(np.result_type(a.as_numpy_dtype, b.as_numpy_dtype))
     joined = _dtypes.as_dtype(_lattice_join(a.name, b.name))
     if mode == "safe" and (joined not in (a, b) or _kind(a) != _kind(b)):
-        raise TypeError(
-            f"In promotion mode PromoMode.SAFE, implicit dtype promotion between ({a!r}, "
-            f"weak=False) and ({b!r}, weak=False) is disallowed. You need to explicitly specify "
-            "the dtype in your op, or relax your dtype promotion rules (such as from SAFE mode "
-            "to ALL mode).")
+        raise _safe_refusal(a, b, False)
     return joined
+
+
+# the constants made of Python numbers in the "all" and "safe" modes (by id): weakly typed,
+# as TensorFlow's WeakTensor (the results of ops on them are not)
+_WEAK_TENSORS: "_weakref.WeakValueDictionary[int, Tensor]" = _weakref.WeakValueDictionary()
+_PY_KINDS = {int: "i", float: "f", complex: "c"}
+
+
+def _python_numbers(value) -> bool:
+    if type(value) in _PY_KINDS:
+        return True
+    return isinstance(value, (list, tuple)) and bool(value) and \
+        _builtins.all(_python_numbers(v) for v in value)
+
+
+def _mark_weak(tensor: Tensor, value) -> Tensor:
+    """`rt.constant`'s hook: a constant of Python numbers (not bools) is weakly typed."""
+    if _python_numbers(value):
+        _WEAK_TENSORS[id(tensor)] = tensor
+    return tensor
+
+
+def is_weak(value) -> bool:
+    """Whether `value` is weakly typed in the "all"/"safe" modes: a Python number, or a
+    constant made of Python numbers by `rt.constant`."""
+    if type(value) in _PY_KINDS:
+        return True
+    return isinstance(value, Tensor) and _WEAK_TENSORS.get(id(value)) is value
+
+
+def _weak_kind(value) -> str:
+    if isinstance(value, Tensor):
+        return np.dtype(value.dtype.as_numpy_dtype).kind
+    return _PY_KINDS[type(value)]
 
 
 def _strong_dtype(value):
@@ -635,6 +683,23 @@ def _strong_dtype(value):
     if isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind in "biufc":
         return _dtypes.from_numpy(value.dtype)
     return None
+
+
+def _weak_target(dtype: _dtypes.DType, kind: str):
+    """TensorFlow's "all"-mode result of a `dtype` tensor and a weak value of `kind` ("i",
+    "f", "c"), or None when it is `dtype`: a float turns an integer into float64 (a bool
+    into float32), a complex turns float16/32 into complex64 and the rest into complex128."""
+    mine = np.dtype(dtype.as_numpy_dtype).kind
+    if kind == "i":
+        return _dtypes.int32 if mine == "b" else None
+    if kind == "f":
+        if mine in "fc":
+            return None
+        return _dtypes.float32 if mine == "b" else _dtypes.float64
+    if mine == "c":
+        return None
+    return _dtypes.complex64 if dtype in (_dtypes.float16, _dtypes.float32) else \
+        _dtypes.complex128
 
 
 def _weak_kind_dtype(tensor_dtype: _dtypes.DType, value):
@@ -646,12 +711,44 @@ def _weak_kind_dtype(tensor_dtype: _dtypes.DType, value):
         return None
     if _STATE["mode"] == "legacy":
         return _dtypes.from_numpy(np.result_type(tensor_dtype.as_numpy_dtype, type(value)(0)))
-    return {"i": _dtypes.int32, "f": _dtypes.float32, "c": _dtypes.complex64}[kind]
+    return _weak_target(tensor_dtype, kind)
+
+
+def _both_weak_target(x, y):
+    """Two weak operands: the higher kind wins (in its default dtype when a Python number)."""
+    order = "iufc"
+    kx, ky = _weak_kind(x), _weak_kind(y)
+    if isinstance(x, Tensor) and isinstance(y, Tensor):
+        return None if x.dtype is y.dtype else promote_dtypes(x.dtype, y.dtype)
+    if not isinstance(x, Tensor) and not isinstance(y, Tensor):  # two Python numbers
+        return _WEAK_DTYPES[_builtins.max(kx, ky, key=order.index)]
+    tensor, number = (x, y) if isinstance(x, Tensor) else (y, x)
+    if order.index(_weak_kind(number)) <= order.index(_weak_kind(tensor)) or kx == ky:
+        return None
+    return _WEAK_DTYPES[_weak_kind(number)]
 
 
 def _promote_operands(x, y):
     """The hook of binary ops under NumPy behaviour: both operands cast to the promoted dtype,
-    or None when the ordinary rule applies (same dtypes, or a Python number of the same kind)."""
+    or None when the ordinary rule applies (same dtypes, or a Python number of the same kind).
+    In the "all" and "safe" modes weak values (Python numbers, constants made of them) take
+    the other operand's dtype unless of a higher kind (TensorFlow's table)."""
+    if _STATE["mode"] != "legacy":
+        wx, wy = is_weak(x), is_weak(y)
+        if wx and wy:
+            target = _both_weak_target(x, y)
+            return None if target is None else tuple(_cast(v, target) for v in (x, y))
+        if wx or wy:
+            weak, strong = (x, y) if wx else (y, x)
+            dtype = _strong_dtype(strong)
+            if dtype is None:
+                return None
+            target = _weak_target(dtype, _weak_kind(weak)) or dtype
+            if _STATE["mode"] == "safe" and target is not dtype:
+                raise _safe_refusal(dtype, _WEAK_DTYPES[_weak_kind(weak)], True)
+            if target is dtype and not isinstance(weak, Tensor):
+                return None
+            return tuple(_cast(v, target) for v in (x, y))
     dx, dy = _strong_dtype(x), _strong_dtype(y)
     if dx is not None and dy is not None:
         if dx is dy:
@@ -666,6 +763,58 @@ def _promote_operands(x, y):
     if target is None:
         return None
     return tuple(_cast(v, target) for v in (x, y))
+
+
+_WEAK_DTYPES = {"i": _dtypes.int32, "f": _dtypes.float32, "c": _dtypes.complex64}
+
+
+def _safe_refusal(a: _dtypes.DType, b: _dtypes.DType, b_weak: bool) -> TypeError:
+    return TypeError(
+        f"In promotion mode PromoMode.SAFE, implicit dtype promotion between ({a!r}, "
+        f"weak=False) and ({b!r}, weak={b_weak}) is disallowed. You need to explicitly specify "
+        "the dtype in your op, or relax your dtype promotion rules (such as from SAFE mode "
+        "to ALL mode).")
+
+
+def _value_text(value) -> str:
+    if isinstance(value, Tensor):
+        known = _constant_value(value)
+        return str(known) if known is not None else repr(value)
+    return str(value)
+
+
+def _variable_write(dtype: _dtypes.DType, value, method: str):
+    """The hook of variable writes in the `"all"` and `"safe"` modes, as TensorFlow's: the
+    value converts when it promotes with the variable's dtype to that dtype (a Python number
+    or list is weak: it takes the variable's dtype when of its kind or a lower one), and
+    raises TypeError otherwise (a variable's dtype does not change)."""
+    strong = None if is_weak(value) else _strong_dtype(value)
+    if strong is not None:
+        target = promote_dtypes(dtype, strong)
+    else:
+        try:
+            kind = _weak_kind(value) if isinstance(value, Tensor) else np.asarray(value).dtype.kind
+        except (TypeError, ValueError):
+            return value
+        if kind not in "biufc":
+            return value   # strings and other values: the variable's own checks
+        mine = np.dtype(dtype.as_numpy_dtype).kind
+        if kind == "b":
+            target = promote_dtypes(dtype, _dtypes.bool_)
+        elif mine in {"i": "iufc", "f": "fc", "c": "c"}[kind]:
+            target = dtype
+        elif _STATE["mode"] == "safe":
+            raise _safe_refusal(dtype, _WEAK_DTYPES[kind], True)
+        else:
+            target = promote_dtypes(dtype, _WEAK_DTYPES[kind])
+    if target is not dtype:
+        text = _value_text(value)
+        raise TypeError(
+            f"Variable dtype is immutable. Calling {method} of Variable (with dtype {dtype!r}) "
+            f"on {text} requires converting {text} to {dtype!r}. This is disabled in the "
+            f"current promotion semantics. Please convert {text} manually before calling "
+            f"{method}.")
+    return _cast(value, dtype)
 
 
 def _advanced_positions(tensor: Tensor, key):
@@ -741,6 +890,8 @@ def experimental_enable_numpy_behavior(prefer_float32: bool = False,
     _STATE["prefer_float32"] = bool(prefer_float32)
     _STATE["mode"] = None if dtype_conversion_mode == "off" else dtype_conversion_mode
     _core.promotion_hook = None if _STATE["mode"] in (None, "legacy") else _promote_operands
+    _variables.numpy_write_hook = None if _STATE["mode"] in (None, "legacy") else _variable_write
+    _core.weak_constant_hook = None if _STATE["mode"] in (None, "legacy") else _mark_weak
     _install(legacy=_STATE["mode"] == "legacy")
 
 
@@ -748,6 +899,8 @@ def _disable_numpy_behavior() -> None:
     """Back to the runtime's own rules (tests use it; TensorFlow has no way back)."""
     _STATE.update(prefer_float32=False, mode=None)
     _core.promotion_hook = None
+    _variables.numpy_write_hook = None
+    _core.weak_constant_hook = None
     for name, plain in _PLAIN.items():
         setattr(Tensor, f"__{name}__" if name == "getitem" else name, plain)
 

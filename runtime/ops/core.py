@@ -107,7 +107,14 @@ def constant(value, dtype=None, shape=None, name=None) -> Tensor:
         else:
             raise TypeError(f"Cannot make a constant of shape {list(shape)} from a value with "
                             f"{array.size} elements (shape {list(array.shape)}).")
+    if weak_constant_hook is not None and dtype is None:
+        return weak_constant_hook(_const(array), value)
     return _const(array)
+
+
+# fn(tensor, value) -> tensor: rt.experimental.numpy's "all" and "safe" modes mark a constant
+# of Python numbers weakly typed, as TensorFlow's WeakTensor
+weak_constant_hook = None
 
 
 promotion_hook = None  # set by rt.experimental.numpy.experimental_enable_numpy_behavior

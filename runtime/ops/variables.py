@@ -306,6 +306,8 @@ class Variable(Tensor):
 
     # -- writing -------------------------------------------------------------------------
     def _check(self, value, what: str):
+        if numpy_write_hook is not None:  # rt.experimental.numpy's "all" and "safe" modes
+            value = numpy_write_hook(self.dtype, value, _WRITE_METHODS[what])
         if isinstance(value, Tensor):
             value = convert_to_tensor(value)
             if value.dtype is not self.dtype:
@@ -334,6 +336,12 @@ class Variable(Tensor):
 
     def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
         return self._write(delta, "sub", "subtract", read_value)
+
+
+# fn(dtype, value, method) -> the value to write, set by rt.experimental.numpy's promotion
+# modes (a value that would change the variable's dtype raises TypeError there)
+numpy_write_hook = None
+_WRITE_METHODS = {"assign": "assign", "add": "assign_add", "subtract": "assign_sub"}
 
 
 class _VariableRef:
