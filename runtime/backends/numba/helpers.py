@@ -115,6 +115,19 @@ def total(x):
 
 
 @_jit
+def cross_entropy_rows(labels, log_p):
+    """`-sum(labels * log_p, axis=1)` of two C-contiguous 2-D arrays, each row accumulated in
+    float64 (Numba's `np.sum(..., axis=1)` costs seconds to compile: its bounds message)."""
+    out = np.empty(labels.shape[0], log_p.dtype)
+    for i in range(labels.shape[0]):
+        acc = 0.0
+        for j in range(labels.shape[1]):
+            acc += labels[i, j] * log_p[i, j]
+        out[i] = -acc
+    return out
+
+
+@_jit
 def sum_leading(a):
     """The sum over axis 0 of a C-contiguous 2-D array: each row added into the result in
     order, as NumPy's `np.add.reduce(a, axis=0)` does."""

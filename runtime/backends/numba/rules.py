@@ -502,7 +502,8 @@ def _xent(w, op):
     w.line(f"{lab} = {_rows(w, op.inputs[0], labels, axis)}")
     loss, grad = op.outputs
     w.alias(loss, w.fresh("t"))
-    w.line(f"{w.name(loss)} = (-np.sum({lab} * {log_p}, axis=1)).reshape({w.shape_literal(loss.shape)})")
+    w.line(f"{w.name(loss)} = _h.cross_entropy_rows({lab}, {log_p}).reshape("
+           f"{w.shape_literal(loss.shape)})")
     w.alias(grad, w.fresh("t"))
     w.line(f"{w.name(grad)} = (np.exp({log_p}) - {lab}).reshape({w.shape_literal(grad.shape)})")
 

@@ -7,11 +7,13 @@ kernel into the on-disk cache, so Numba's type inference and LLVM neither hold t
 GIL nor grow its memory, then loads the kernel from the cache and makes `compiled.fn` the
 kernel's caller: later calls run the kernel. A kernel already in the cache is loaded by the
 thread directly. When Numba rejects the kernel, the calls stay on the NumPy tier and a warning
-naming the op is logged on the `runtime.function` logger.
+naming the op is logged on the `runtime.function` logger. The worker runs at `nice NICE`, so
+that the calls keep their core, and is stopped when the calling process exits.
 """
 
 from __future__ import annotations
 
+import atexit
 import glob
 import json
 import logging
@@ -27,6 +29,10 @@ from ..base import JitCompileError
 
 logger = logging.getLogger("runtime.function")
 TIMEOUT = 1800.0  # seconds a worker may compile before it is stopped (the calls stay on NumPy)
+NICE = 15  # the worker's priority: the calling process keeps its core (docs/jit.md)
+# the worker lowers its priority before it imports anything
+_START = (f"import os, runpy\ntry:\n    os.nice({NICE})\nexcept OSError:\n    pass\n"
+          "runpy.run_module('runtime.backends.numba.worker', run_name='__main__')")
 
 
 class WorkerError(Exception):
@@ -80,6 +86,17 @@ class BackgroundCompile:
             self.ready.set()
 
 
+_workers: set = set()  # the running workers, stopped when this process exits
+
+
+@atexit.register
+def _stop_workers() -> None:
+    """Stops the workers still compiling: a process that exits needs no kernel, and a worker
+    left behind would compile for nobody."""
+    for worker in list(_workers):
+        worker.kill()
+
+
 def _in_cache(module) -> bool:
     """Whether Numba's cache beside the kernel's file has an index for it."""
     directory, base = os.path.split(module.__file__)
@@ -94,10 +111,19 @@ def _compile_in_worker(module, signature) -> dict:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in env.get("PYTHONPATH", "").split(
         os.pathsep) if p])
-    done = subprocess.run(
-        [sys.executable, "-m", "runtime.backends.numba.worker", module.__file__,
-         module.__name__], input=pickle.dumps(signature), capture_output=True, env=env,
-        timeout=TIMEOUT, check=False)
+    worker = subprocess.Popen([sys.executable, "-c", _START, module.__file__, module.__name__],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, env=env)
+    _workers.add(worker)
+    try:
+        out, err = worker.communicate(pickle.dumps(signature), timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        worker.kill()
+        worker.communicate()
+        raise
+    finally:
+        _workers.discard(worker)
+    done = subprocess.CompletedProcess(worker.args, worker.returncode, out, err)
     if done.returncode == 2:
         raise WorkerError(done.stderr.decode(errors="replace").strip())
     if done.returncode != 0:

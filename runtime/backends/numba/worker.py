@@ -4,14 +4,14 @@
 signature from stdin, compiles the kernel's module (Numba's `cache=True` writes the machine
 code beside it) and prints its compile time and peak memory as JSON. Compiling in a process
 of its own keeps Numba's type inference and LLVM off the caller's GIL and out of its memory;
-the caller then loads the kernel from the cache. It runs at a lower priority (nice 10).
+the caller then loads the kernel from the cache. The caller starts it at a lower priority
+(`tiered.NICE`).
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import pickle
 import resource
 import sys
@@ -20,10 +20,6 @@ import time
 
 def main(argv: list[str]) -> int:
     path, name = argv
-    try:
-        os.nice(10)
-    except OSError:
-        pass
     signature = pickle.load(sys.stdin.buffer)
     start = time.perf_counter()
     spec = importlib.util.spec_from_file_location(name, path)
