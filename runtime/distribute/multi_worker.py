@@ -14,13 +14,16 @@ state of the last completed epoch (never a half-applied step).
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
+import uuid
 from typing import Any, Iterator, Optional
 
 import distributed
 import numpy as np
 
-from .. import nest
+from .. import context, distribute_context, nest
+from ..distribute_context import VariableAggregation
 from ..errors import UnavailableError
 from ..exports import export
 from ..function import function
@@ -28,12 +31,19 @@ from ..gradients import GradientTape
 from ..module import Module
 from ..ops import array_math
 from ..ops.core import convert_to_tensor
+from ..ops.py_function import py_function
 from ..saved_model import dumps
+from ..saved_model.graph_io import variables_read
 from ..shapes import TensorShape, TensorSpec
+from ..tensor import EagerTensor, Tensor
 from . import worker_tasks
 from .cluster_resolver import ClusterResolver, DaskClusterResolver
+from .context import ReplicaContext
 from .input import split_batch
-from .strategy import Strategy, StrategyExtended
+from .reduce_op import ReduceOp, as_reduce_op
+from .replicas import worker_reduce
+from .strategy import Strategy, StrategyExtended, _local_args
+from .values import per_replica_of
 
 POLL = 0.5  # seconds between checks that the workers are still there while a step runs
 LOSS_GRACE = 15.0  # seconds to wait for the scheduler to notice a worker lost mid-call
@@ -86,18 +96,73 @@ class MultiWorkerMirroredStrategy(Strategy):
         super().__init__(devices)
         self.extended = _MultiWorkerExtended(self)
         self._sessions: dict = {}
+        self._run_programs: dict = {}
+        self._runs = 0
+        tag = uuid.uuid4().hex
+        self._inboxes = [f"rt-allreduce-{tag}-{i}" for i in range(len(self._workers))]
 
     @property
     def cluster_resolver(self):
         return self._resolver
 
     def run(self, fn, args=(), kwargs=None, options=None) -> Any:
+        """fn(*args, **kwargs) on every worker, as Dask tasks: `fn` is traced here once (per
+        argument specs) into a program with the variables it uses, which each worker loads
+        and keeps; its all-reduces (an optimizer's gradients, `all_reduce`, aggregated
+        variable writes) meet the other replicas through Dask queues. After each run the
+        variables here take the first worker's values."""
         if self._client is None or self.num_replicas_in_sync == 1:
             return super().run(fn, args, kwargs, options)
-        raise NotImplementedError(
-            "MultiWorkerMirroredStrategy.run on Dask workers is not implemented: train with "
-            "model.fit inside strategy.scope() (it runs on the workers), or use "
-            "MirroredStrategy on this machine for custom loops.")
+        if options is not None:
+            raise NotImplementedError("Strategy.run(options=...) is not implemented: leave "
+                                      "options out.")
+        if distribute_context.state.replica is not None:
+            raise RuntimeError("Strategy.run was called inside a replica; call it from the "
+                               "cross-replica context.")
+        kwargs = dict(kwargs or {})
+        n = self.num_replicas_in_sync
+        per_replica = [_local_args(i, args, kwargs) for i in range(n)]
+        if context.current_graph() is not None:
+            return self._staged_run(fn, per_replica)
+        with self._guard():
+            program = self._run_program(fn, per_replica[0])
+            return program.run(self, per_replica)
+
+    def _staged_run(self, fn, per_replica: list) -> Any:
+        """strategy.run while a function traces: one op that runs the replicas on the
+        workers each time the function runs (TensorFlow's pattern of a compiled step that
+        calls strategy.run)."""
+        n = self.num_replicas_in_sync
+        with context.init_scope():
+            program = self._run_program(fn, per_replica[0])
+        k = len(program.tensor_positions)
+        inputs = []
+        for args, kwargs in per_replica:
+            leaves = nest.flatten((args, kwargs), expand_composites=False)
+            inputs += [convert_to_tensor(leaves[p]) for p in program.tensor_positions]
+        out_leaves = nest.flatten(program.out_structure, expand_composites=False)
+        m = len(out_leaves)
+        specs = [TensorSpec(o.shape, o.dtype) for o in out_leaves] * n
+
+        def run_on_workers(*values):
+            replicas = [program.rebuild(values[i * k:(i + 1) * k]) for i in range(n)]
+            with self._guard():
+                result = program.run(self, replicas)
+            flat = nest.flatten(result, expand_composites=False)
+            return [leaf.values[i] if hasattr(leaf, "values") else leaf
+                    for i in range(n) for leaf in flat]
+
+        outs = py_function(run_on_workers, inputs, specs)
+        outputs = [nest.pack_sequence_as(program.out_structure, list(outs[i * m:(i + 1) * m]),
+                                         expand_composites=False) for i in range(n)]
+        return per_replica_of(outputs)
+
+    def _run_program(self, fn, first) -> "_RunProgram":
+        program = _RunProgram(self, fn, first)
+        found = self._run_programs.get(program.key)
+        if found is None:
+            found = self._run_programs[program.key] = program.build()
+        return found
 
     # -- fit (called by runtime.layers.distributed_fit) --------------------------------------
     def _train_batch(self, model, totals, x, y, w, count: int) -> dict:
@@ -331,3 +396,144 @@ def _stateless_metrics(model) -> list:
                                   f"stateful metric objects yet ({sorted(stateful)}): pass "
                                   f"metric names or functions such as 'accuracy'.")
     return list(named)
+
+
+# == strategy.run on the workers ===================================================================
+
+class _TraceGroup:
+    """Stands for the replicas' group while a run program traces (they meet on the workers)."""
+
+    def __init__(self) -> None:
+        self.graph = None
+        self.created: list = []
+        self.create_lock = threading.Lock()
+
+
+class _WorkerReplicaContext(ReplicaContext):
+    """The replica context a run program is traced in: its all-reduces are WorkerAllReduce
+    ops, where the replicas meet when the program runs on the workers."""
+
+    def _meets_now(self) -> bool:
+        return False
+
+    def all_reduce(self, reduce_op, value, options=None) -> Any:
+        if options is not None:
+            raise NotImplementedError("ReplicaContext.all_reduce(options=...) is not "
+                                      "implemented: leave options out.")
+        op = as_reduce_op(reduce_op).value
+        return nest.map_structure(lambda v: worker_reduce(op, v), value,
+                                  expand_composites=False)
+
+    def _aggregate(self, aggregation, value):
+        if aggregation is VariableAggregation.ONLY_FIRST_REPLICA:
+            return worker_reduce("FIRST", value)
+        return worker_reduce(ReduceOp.from_variable_aggregation(aggregation).value, value)
+
+
+def _any_batch(spec: TensorSpec) -> TensorSpec:
+    dims = spec.shape.as_list() if spec.shape.rank is not None else None
+    if not dims:
+        return spec
+    return TensorSpec(TensorShape([None] + dims[1:]), spec.dtype)
+
+
+class _RunProgram:
+    """`fn` of strategy.run traced into a program for the workers."""
+
+    def __init__(self, strategy, fn, first) -> None:
+        self.strategy, self.fn = strategy, fn
+        args, kwargs = first
+        self.structure = (args, kwargs)
+        leaves = nest.flatten(self.structure, expand_composites=False)
+        self.tensor_positions = [i for i, leaf in enumerate(leaves)
+                                 if isinstance(leaf, (Tensor, np.ndarray))]
+        self.constants = [None if i in self.tensor_positions else leaf
+                          for i, leaf in enumerate(leaves)]
+        self.specs = [_any_batch(TensorSpec.from_tensor(convert_to_tensor(leaves[i])))
+                      for i in self.tensor_positions]
+        self.key = (fn, tuple(str(s) for s in self.specs),
+                    tuple(repr(c) for c in self.constants))
+        self.synced: list | None = None
+
+    def rebuild(self, flat) -> tuple:
+        """(args, kwargs) of one replica from its tensors."""
+        leaves = list(self.constants)
+        for position, value in zip(self.tensor_positions, flat):
+            leaves[position] = value
+        return nest.pack_sequence_as(self.structure, leaves, expand_composites=False)
+
+    def _call(self, flat):
+        args, kwargs = self.rebuild(flat)
+        out = self.fn(*args, **kwargs)
+        self.out_structure = out
+        return [convert_to_tensor(o) for o in nest.flatten(out, expand_composites=False)]
+
+    def build(self) -> "_RunProgram":
+        strategy = self.strategy
+        replica = _WorkerReplicaContext(strategy, 0, _TraceGroup(), strategy._devices[0])
+        saved = distribute_context.state.replica
+        distribute_context.state.replica = replica
+        try:
+            probe = function(self._call, input_signature=[self.specs])
+            state_vars = variables_read(probe.get_concrete_function())
+            state_specs = [TensorSpec(v.shape, v.dtype) for v in state_vars]
+            call = self._call
+            specs = self.specs
+
+            class RunProgram(Module):
+                @function(input_signature=[specs])
+                def step(self, flat):
+                    return call(flat)
+
+                @function(input_signature=[state_specs])
+                def set_state(self, values):
+                    for var, value in zip(state_vars, values):
+                        var.assign(value)
+                    return convert_to_tensor(0)
+
+                @function(input_signature=[])
+                def state(self):
+                    return [var.read_value() for var in state_vars]
+
+            module = RunProgram()
+            module.tracked = state_vars
+            module.step.get_concrete_function()
+            self.payload = dumps(module)
+        finally:
+            distribute_context.state.replica = saved
+        self.state_vars = state_vars
+        self.digest = worker_tasks.digest_of(self.payload)
+        self._shipped: dict = {}
+        return self
+
+    def _state_here(self) -> list:
+        return [np.asarray(v.numpy()) for v in self.state_vars]
+
+    def run(self, strategy, per_replica: list) -> Any:
+        client = strategy._client
+        payload = self._shipped.get(id(client))
+        if payload is None:
+            payload = self._shipped[id(client)] = client.scatter(self.payload, broadcast=True,
+                                                                 hash=False)
+        here = self._state_here()
+        state = None
+        if self.synced is None or any(not np.array_equal(a, b)
+                                      for a, b in zip(here, self.synced)):
+            state = client.scatter(here, broadcast=True, hash=False)
+        strategy._runs += 1
+        futures = []
+        for i, (address, (args, kwargs)) in enumerate(zip(strategy._workers, per_replica)):
+            leaves = nest.flatten((args, kwargs), expand_composites=False)
+            values = [np.asarray(leaves[p]) for p in self.tensor_positions]
+            futures.append(client.submit(
+                worker_tasks.run_replica, payload, self.digest, state, strategy._inboxes, i,
+                strategy._runs, values, workers=[address], allow_other_workers=False,
+                pure=False))
+        results = [strategy._result(f) for f in futures]
+        state_after = results[0][1]
+        for var, value in zip(self.state_vars, state_after):
+            var.assign(value)
+        self.synced = [np.asarray(v) for v in state_after]
+        outputs = [nest.pack_sequence_as(self.out_structure, [EagerTensor(o) for o in outs],
+                                         expand_composites=False) for outs, _ in results]
+        return per_replica_of(outputs)

@@ -238,3 +238,31 @@ def _collective_grad(op, g):
 def collective_reduce(reduce_op: ReduceOp, value) -> Tensor:
     """An all-reduce op in the function being traced (replicas meet when it runs)."""
     return apply(COLLECTIVE_REDUCE, [_as_tensor(value)], {"reduce_op": reduce_op.value})
+
+
+# == the all-reduce of replicas on Dask workers =================================================
+# A program traced for MultiWorkerMirroredStrategy.run holds this op; on a worker its kernel
+# exchanges the value with the other replicas (runtime.distribute.worker_tasks fills the hook
+# when it is imported there). Outside such a run it is the identity (one replica).
+
+worker_exchange: list = [None]  # fn(value, reduce_op) -> the reduced value, on Dask workers
+
+
+def _worker_kernel(x, reduce_op):
+    exchange = worker_exchange[0]
+    return x if exchange is None else exchange(np.asarray(x), reduce_op)
+
+
+WORKER_ALL_REDUCE = define("WorkerAllReduce", _collective_infer, _worker_kernel,
+                           effects=Effect.IO,
+                           attrs={"reduce_op": one_of("SUM", "MEAN", "FIRST")})
+
+
+@WORKER_ALL_REDUCE.def_grad
+def _worker_grad(op, g):
+    return [apply(WORKER_ALL_REDUCE, [g], {"reduce_op": op.attrs["reduce_op"]})]
+
+
+def worker_reduce(reduce_op: str, value) -> Tensor:
+    """An all-reduce across the Dask workers' replicas, in the program being traced."""
+    return apply(WORKER_ALL_REDUCE, [_as_tensor(value)], {"reduce_op": reduce_op})

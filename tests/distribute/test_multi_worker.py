@@ -129,3 +129,74 @@ def test_a_killed_worker_raises_unavailable_and_backup_resumes(client, tmp_path)
     resumed.fit(x, y, batch_size=16, epochs=4, shuffle=False, verbose=0,
                 callbacks=[rt.keras.callbacks.BackupAndRestore(str(tmp_path / "backup"))])
     _assert_same(uninterrupted, resumed)
+
+
+GLOBAL_BATCH = 16
+
+
+def _regression():
+    rng = np.random.default_rng(0)
+    return rng.normal(size=(64, 5)).astype("float32"), rng.normal(size=(64, 1)).astype("float32")
+
+
+def _regressor():
+    rt.keras.utils.set_random_seed(1)
+    model = rt.keras.Sequential([rt.keras.Input((5,)),
+                                 rt.keras.layers.Dense(8, activation="relu"),
+                                 rt.keras.layers.Dense(1)])
+    return model, rt.keras.optimizers.Adam(0.01)
+
+
+def _one_process_weights(x, y):
+    model, optimizer = _regressor()
+    for xb, yb in rt.data.Dataset.from_tensor_slices((x, y)).batch(GLOBAL_BATCH):
+        with rt.GradientTape() as tape:
+            loss = rt.reduce_mean(rt.square(model(xb) - yb))
+        grads = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+    return model.get_weights()
+
+
+@pytest.mark.parametrize("staged", [False, True])
+def test_custom_loop_runs_on_the_workers(client, staged):
+    x, y = _regression()
+    expected = _one_process_weights(x, y)
+    strategy = _strategy(client)
+    with strategy.scope():
+        model, optimizer = _regressor()
+
+    def train_step(inputs):
+        xb, yb = inputs
+        with rt.GradientTape() as tape:
+            per_example = rt.square(model(xb, training=True) - yb)[:, 0]
+            loss = rt.nn.compute_average_loss(per_example, global_batch_size=GLOBAL_BATCH)
+        grads = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        return loss
+
+    def distributed_step(inputs):
+        return strategy.reduce("SUM", strategy.run(train_step, args=(inputs,)), axis=None)
+
+    step = rt.function(distributed_step) if staged else distributed_step
+    dataset = strategy.experimental_distribute_dataset(
+        rt.data.Dataset.from_tensor_slices((x, y)).batch(GLOBAL_BATCH))
+    losses = [float(step(inputs)) for inputs in dataset]
+    for want, got in zip(expected, model.get_weights()):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    assert len(losses) == 4 and all(np.isfinite(losses))
+
+
+def test_all_reduce_and_aggregated_writes_on_the_workers(client):
+    strategy = _strategy(client)
+    with strategy.scope():
+        total = rt.Variable(0.0, aggregation=rt.VariableAggregation.SUM)
+
+    def fn(x):
+        context = D.get_replica_context()
+        total.assign_add(x)
+        return context.all_reduce("MEAN", x * 2.0)
+
+    values = D.PerReplica([rt.constant(1.0), rt.constant(3.0)])
+    result = strategy.run(fn, args=(values,))
+    assert [float(v) for v in strategy.experimental_local_results(result)] == [4.0, 4.0]
+    assert float(total.numpy()) == 4.0  # 1 + 3, the first worker's copy
