@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .. import context
 from .. import dtypes as _dtypes
 from ..ops import array_math, control_flow, linalg, random
 from ..ops.core import constant, convert_to_tensor
@@ -399,7 +400,10 @@ class RNN(Layer):
         states = self._initial_state(x, initial_state)
         steps = x.shape.as_list()[0]
         step_mask = self._step_mask(mask)
-        if steps is not None:
+        # eagerly the steps run as Python; traced, they are one staged loop (Keras's
+        # unroll=False), so the graph, its gradient and its compilation do not grow with
+        # the number of steps; unroll=True writes every step into the graph
+        if steps is not None and (self.unroll or context.current_graph() is None):
             outputs = []
             for t in range(steps):
                 out, new = self.cell(x[t], states)
@@ -436,12 +440,15 @@ class RNN(Layer):
 
     def _while_loop(self, x, states, step_mask=None):
         steps = array_math.shape(x)[0]
-        inputs = TensorArray(x.dtype, size=steps).unstack(x)
-        first, _ = self.cell(inputs.read(0), states)  # the output's shape, traced once
+        first, _ = self.cell(x[0], states)  # the output's shape, traced once
         outputs = TensorArray(x.dtype, size=steps)
+        # the output before the first step: zeros of the output's shape (a static shape
+        # leaves the traced step unused, so it never runs)
+        zeros = array_math.zeros(first.shape.as_list(), first.dtype) \
+            if first.shape.is_fully_defined() else array_math.zeros_like(first)
 
         def body(t, outputs, last, *states):
-            out, new = self.cell(inputs.read(t), list(states))
+            out, new = self.cell(array_math.gather(x, t), list(states))
             new = list(new) if isinstance(new, (list, tuple)) else [new]
             if step_mask is not None:
                 keep = array_math.expand_dims(array_math.gather(step_mask, t), -1)
@@ -451,7 +458,7 @@ class RNN(Layer):
 
         result = control_flow.while_loop(
             lambda t, *_: t < steps, body,
-            (constant(0), outputs, array_math.zeros_like(first), *states))
+            (constant(0), outputs, zeros, *states))
         _, outputs, last, *states = result
         return last, outputs.stack() if self.return_sequences else None, list(states)
 

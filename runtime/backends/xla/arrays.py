@@ -251,14 +251,20 @@ def grown(buf: Buffer, extra: int) -> Buffer:
     return Buffer(jnp.concatenate([jnp.asarray(buf.data), pad]), buf.count, True)
 
 
-def saves_for(pending: PendingSaves, push, bound: int, body, env, inits, loop_invariant) -> Saved:
-    """The buffers of an accumulator whose loop runs at most `bound` times."""
+def saves_for(pending: PendingSaves, push, bound: int, body, env, inits, loop_invariant,
+              outside=None) -> Saved:
+    """The buffers of an accumulator whose loop runs at most `bound` times. `outside(t)` is
+    the value before the loop of a tensor the body makes that is the same in every
+    iteration (a read of a variable the loop never writes), or None."""
     slots, once = [], []
     for t in push.inputs[1:]:
-        if loop_invariant(t, body) and not body.is_ancestor_of(t.op.graph):
-            slots.append(env[id(t)])
-            once.append(True)
-            continue
+        if loop_invariant(t, body):
+            value = env[id(t)] if not body.is_ancestor_of(t.op.graph) else \
+                outside(t) if outside is not None else None
+            if value is not None:  # kept once, not once per iteration
+                slots.append(value)
+                once.append(True)
+                continue
         passed = next((i for i, p in enumerate(body.inputs) if p is t and i < len(body.outputs)
                        and body.outputs[i] is t), None)
         if passed is not None:

@@ -48,7 +48,7 @@ _REFUSALS = {debugging.PRINT: "XLA's code cannot print (TensorFlow's XLA refuses
                               "the values"}
 # the state key of the graph's validity code: 0, or the number of the first checked op
 # (an index out of range, an integer division by zero) whose inputs were invalid
-_ERR = "invalid"
+_ERR = -1  # an int, as the variables' keys (ids) are: a loop carries the state as a pytree
 # errors of a NumPy kernel run while tracing on values known then, raised at run time
 # instead when the op's rule checks its inputs in the kernel
 _KERNEL_ERRORS = (errors.InvalidArgumentError, IndexError, ValueError, ZeroDivisionError)
@@ -469,7 +469,7 @@ class _Tracer:
                        f"TensorArrayWriteV3: a list grew past the {room} elements XLA made room "
                        "for (the loop's bound)")
 
-    def _prepare_loop(self, op, inits, limit, env):
+    def _prepare_loop(self, op, inits, limit, env, state=None):
         """The loop's initial values with growing TensorArrays and gradient saves given room
         for the loop's bound; TypeError when the loop needs a bound the graph does not show."""
         cond_graph, body_graph = op.subgraphs
@@ -489,7 +489,7 @@ class _Tracer:
                         "maximum_iterations=, `for` over rt.range, or `i < N` with i counting "
                         "up by one)")
                 out[k] = _arrays.saves_for(value, push, max(bound, 1), body_graph, env, inits,
-                                           loop_invariant)
+                                           loop_invariant, _variable_value(state))
             elif isinstance(value, Buffer) and value.dynamic:
                 info = self.arrays.info(op.inputs[k])
                 writes, nested = _arrays.writes_in(body_graph, self.arrays, info,
@@ -574,7 +574,7 @@ class _Tracer:
         inits = [env[id(t)] for t in op.inputs]
         limit = inits[n] if len(inits) > n else None
         if any(is_container(v) for v in inits[:n]):
-            inits[:n] = self._prepare_loop(op, inits[:n], limit, env)
+            inits[:n] = self._prepare_loop(op, inits[:n], limit, env, state)
         values = tuple(self._jax(v, t) for v, t in zip(inits[:n], op.outputs))
 
         def bind(graph, vals):
@@ -648,6 +648,16 @@ _CARRIER_OPS = {
 
 def _known(value) -> bool:
     return isinstance(value, (np.ndarray, np.generic, int))
+
+
+def _variable_value(state):
+    """For a loop's saves: the value before the loop of a variable read in its body (None for
+    any other tensor); a loop that never writes the variable reads that value throughout."""
+    def value(t):
+        if state is None or not t.op.opdef.variable or t.op.opdef is not variable_ops.READ:
+            return None
+        return state.get(id(t.op.attrs["var"]))
+    return value
 
 
 def _in_list(buf: Buffer, index, value, kind: str):
