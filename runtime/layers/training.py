@@ -29,6 +29,7 @@ from ..function.logs import user_stacklevel
 from ..gradients import GradientTape
 from ..ops import array_math, math_composed, random
 from ..ops.core import convert_to_tensor
+from ..ops.extension_type import ExtensionType
 from ..ops.ragged import RaggedTensor
 from ..ops.ragged_ops import gather_rows
 from ..ops.sparse import SparseTensor, to_dense
@@ -257,6 +258,10 @@ class Training:
             return _Feed(lambda: generator, None, steps)
         if y is None:
             raise TypeError(f"{method}() missing the targets y (or pass a dataset of (x, y)).")
+        if any(isinstance(v, ExtensionType) for v in nest.flatten((x, y), expand_composites=False)):
+            raise ValueError(f"{method}: x or y is an extension type value, which is not "
+                             "batched from memory; give a dataset of its batches: "
+                             "rt.data.Dataset.from_tensor_slices((x, y)).batch(32).")
         x, y = self._as_arrays(x), self._as_arrays(y)
         _check_lengths(x, y)
         weights = _sample_weights(y, sample_weight, class_weight, method)
@@ -441,6 +446,8 @@ class Training:
             return values if target is None else values.with_flat_values(array_math.cast(flat, target))
         if isinstance(values, SparseTensor):
             values = to_dense(values, validate_indices=False)
+        if isinstance(values, ExtensionType):
+            return values   # the model's call takes it as it is
         if isinstance(values, (list, tuple, dict)) and nest.is_nested(values) and \
                 all(hasattr(v, "shape") for v in nest.flatten(values)):
             return nest.map_structure(self._as_arrays, values)
