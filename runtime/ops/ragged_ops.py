@@ -232,6 +232,9 @@ def _check_same(x: RaggedTensor, y: RaggedTensor) -> None:
             raise InvalidArgumentError("RaggedTensors have different row structures: row "
                                        f"splits {ka.tolist()} and {kb.tolist()}.")
     fx, fy = x.flat_values.shape.as_tuple(), y.flat_values.shape.as_tuple()
+    if fx is not None and fy is not None and len(fx) != len(fy):
+        raise ValueError(f"RaggedTensors of different ranks ({len(sx) + len(fx)} and "
+                         f"{len(sy) + len(fy)}) do not broadcast here.")
     if fx is not None and fy is not None:
         for a, b in zip(fx[1:][::-1], fy[1:][::-1]):
             if a is not None and b is not None and a != b and 1 not in (a, b):

@@ -129,6 +129,11 @@ def test_dense_operands_broadcast_over_the_rows():
         rt.ragged.constant([[1, 2], [3, 4, 5, 6], [7]]) + rt.constant(np.ones((3, 4), np.int32))
     with pytest.raises(InvalidArgumentError):
         rt.ragged.constant([[1, 2, 3], [4], [5, 6]]) + rt.ragged.constant([[10, 20], [30, 40], [50]])
+    pairs = rt.ragged.constant([[[1, 2], [3, 4]], [[5, 6]]], ragged_rank=1)
+    ones = rt.ragged.constant([[[10], [20]], [[30]]], ragged_rank=1)
+    assert (pairs + ones).to_list() == [[[11, 12], [23, 24]], [[35, 36]]]  # inner 1 broadcasts
+    with pytest.raises(ValueError, match="different ranks"):
+        rt.ragged.constant([[1, 2], [3]]) + ones
 
 
 # -- reductions ----------------------------------------------------------------------------------
