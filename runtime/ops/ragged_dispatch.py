@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import dtypes as _dtypes
 from ..exports import NAMESPACES
+from ..shapes import TensorSpec
 from ..tensor import Tensor
 from . import array_math, dispatch
 from . import array_scatter as _scatter
@@ -28,7 +29,8 @@ RaggedOrDense = Union[RaggedTensor, Dense]
 _FLAT_UNARY = dispatch._UNARY + (
     "strings.substr", "strings.to_hash_bucket_fast", "strings.to_hash_bucket",
     "strings.to_hash_bucket_strong", "strings.regex_replace", "strings.regex_full_match",
-    "strings.as_string", "strings.unicode_encode", "clip_by_value", "nn.leaky_relu",
+    "strings.as_string", "strings.split", "strings.unicode_decode", "strings.unicode_split",
+    "strings.bytes_split", "clip_by_value", "nn.leaky_relu",
     "math.log_sigmoid", "math.reciprocal_no_nan", "math.bessel_i0", "math.bessel_i1",
     "math.is_finite", "math.is_nan", "math.is_inf", "math.rint", "math.ndtri", "math.erfinv")
 
@@ -167,6 +169,22 @@ def _map_fn(fn, elems: Union[RaggedTensor, SparseTensor], dtype=None,
     return _ops.map_rows(fn, elems, fn_output_signature if fn_output_signature is not None else dtype)
 
 
+def _unicode_encode(input: RaggedTensor, output_encoding, errors="replace",  # noqa: A002
+                    replacement_char=0xFFFD, name=None):
+    encode = dispatch.undispatched(_public("strings", "unicode_encode"))
+    rows = _ops.innermost(input)
+    per_row = _ops.map_rows(lambda row: encode(row, output_encoding, errors=errors,
+                                               replacement_char=replacement_char),
+                            rows, TensorSpec([], _dtypes.string))
+    return _ops.replace_innermost(input, per_row)
+
+
+def _reduce_join(inputs: RaggedTensor, axis=None, keepdims=False, separator="", name=None):
+    return _ops.reduce_join(inputs, axis, keepdims, separator,
+                            dispatch.undispatched(_public("strings", "join")),
+                            dispatch.undispatched(_public("strings", "reduce_join")))
+
+
 def _public(space: str, name: str) -> Any:
     return NAMESPACES[space][name]
 
@@ -184,6 +202,7 @@ def _register() -> None:
             ("", "shape", _shape_of), ("", "size", _size), ("", "rank", _rank),
             ("", "gather", _gather_params), ("", "gather", _gather_indices),
             ("nn", "embedding_lookup", _embedding_lookup), ("strings", "join", _strings_join),
+            ("strings", "unicode_encode", _unicode_encode), ("strings", "reduce_join", _reduce_join),
             ("math", "add_n", _add_n), ("", "where", _where), ("", "boolean_mask", _boolean_mask),
             ("", "zeros", _zeros), ("", "ones", _ones), ("", "fill", _fill),
             ("", "reshape", _reshape)):

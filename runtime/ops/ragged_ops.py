@@ -648,6 +648,43 @@ def _stack_results(results: list, signature):
     return stack(results, 0)
 
 
+# -- reducing the innermost rows --------------------------------------------------------------------
+
+def innermost(x: RaggedTensor) -> RaggedTensor:
+    """The RaggedTensor at the bottom of `x` (its values are the flat values)."""
+    while isinstance(x.values, RaggedTensor):
+        x = x.values
+    return x
+
+
+def replace_innermost(x: RaggedTensor, per_row: Tensor):
+    """`x` with its innermost rows replaced by one value each (`per_row`): one rank less."""
+    if not isinstance(x.values, RaggedTensor):
+        return per_row
+    return x.with_values(replace_innermost(x.values, per_row))
+
+
+def reduce_join(x: RaggedTensor, axis, keepdims: bool, separator: str, join: Callable,
+                reduce_join_dense: Callable):
+    """strings.reduce_join of a RaggedTensor of strings along its last axis (or all)."""
+    if keepdims:
+        raise NotImplementedError("strings.reduce_join of a RaggedTensor: keepdims=True is not "
+                                  "supported.")
+    if axis is None:
+        return reduce_join_dense(array_math.reshape(x.flat_values, [-1]), separator=separator)
+    rank = rank_of(x)
+    if x.flat_values.shape.rank != 1 or _axes(axis, rank) != [rank - 1]:
+        raise NotImplementedError("strings.reduce_join of a RaggedTensor joins along its last "
+                                  "(ragged) axis or all axes only.")
+    rows = innermost(x)
+    # the separator goes in front of every value but a row's first: padding b"" then adds nothing
+    first = array_math.equal(positions(rows), 0)
+    with_sep = join([array_math.fill(array_math.shape(rows.values), separator), rows.values])
+    marked = rows.with_values(array_math.where(first, rows.values, with_sep))
+    joined = reduce_join_dense(marked.to_tensor(default_value=""), axis=1, separator="")
+    return replace_innermost(x, joined)
+
+
 # -- sparse -------------------------------------------------------------------------------------
 
 def to_sparse(x: RaggedTensor):

@@ -754,7 +754,7 @@ UNICODE_SPLIT = _define_string("UnicodeSplit", _to_vector("UnicodeSplit"), _unic
 def unicode_split(input, input_encoding: str, errors: str = "replace",  # noqa: A002
                   replacement_char: int = 0xFFFD, name: str | None = None) -> Any:
     """The characters of a string in `input_encoding`, each encoded alone (a 1-D string
-    tensor for a scalar, a list of them for a vector); `errors` as in `unicode_decode`."""
+    tensor for a scalar, a RaggedTensor for a vector); `errors` as in `unicode_decode`."""
     fn = "strings.unicode_split"
     x = _strings(input, fn, "input")
     attrs = _unicode_args(fn, input_encoding, errors, replacement_char, "input_encoding")
@@ -819,7 +819,7 @@ STRING_BYTES_SPLIT = _define_string(
 
 @export("strings.bytes_split")
 def bytes_split(input, name: str | None = None) -> Any:  # noqa: A002
-    """The bytes of a string, each a 1-byte string (a 1-D tensor for a scalar, a list of them
+    """The bytes of a string, each a 1-byte string (a 1-D tensor for a scalar, a RaggedTensor
     for a vector)."""
     x = _strings(input, "strings.bytes_split", "input")
     return _per_element("strings.bytes_split", x,

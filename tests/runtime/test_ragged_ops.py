@@ -389,3 +389,23 @@ def test_slices_with_a_step_follow_python_per_row(key):
     r = rt.ragged.constant(rows)
     assert r[:, key].to_list() == [row[key] for row in rows]
     assert r[key].to_list() == rows[key]
+
+
+def test_string_ops_on_ragged_strings():
+    rows = [["So", "long"], ["thanks", "", "all"], []]
+    w = rt.ragged.constant(rows)
+    for f in (rt.strings.reduce_join, rt.function(rt.strings.reduce_join)):
+        got = f(w, axis=1, separator=" ").numpy().tolist()
+        assert got == [" ".join(r).encode() for r in rows]
+    assert rt.strings.reduce_join(w, separator="|").numpy() == "|".join(sum(rows, [])).encode()
+    nested = [[["a", "b"], ["c"]], [["d", "e", "f"]]]
+    assert rt.strings.reduce_join(rt.ragged.constant(nested), axis=2, separator="-").to_list() == [
+        ["-".join(item).encode() for item in row] for row in nested]
+    text = [["a b", "c"], ["d e f"]]
+    assert rt.strings.split(rt.ragged.constant(text)).to_list() == [
+        [s.encode().split() for s in row] for row in text]
+    words = ["héllo", "wörld!"]
+    points = rt.strings.unicode_decode(rt.constant(words), "UTF-8")
+    assert points.to_list() == [[ord(c) for c in s] for s in words]
+    assert rt.strings.unicode_encode(points, "UTF-8").numpy().tolist() == [s.encode() for s in words]
+    assert rt.strings.length(w).to_list() == [[len(s) for s in r] for r in rows]
