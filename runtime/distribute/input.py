@@ -128,8 +128,15 @@ class DistributedDataset:
 
     @property
     def element_spec(self):
-        """The element spec of one replica's batch (its batch size unknown)."""
-        return nest.map_structure(_unknown_batch, self._element_spec, expand_composites=False)
+        """The spec of an element: each component a PerReplica spec of one TensorSpec per
+        replica (their batch size unknown), as TensorFlow's PerReplicaSpec; usable as an
+        rt.function's input_signature. With one replica, the TensorSpecs themselves."""
+        n = self._strategy.num_replicas_in_sync
+        if n == 1:
+            return nest.map_structure(_unknown_batch, self._element_spec,
+                                      expand_composites=False)
+        return nest.map_structure(lambda s: PerReplica.Spec(values=(_unknown_batch(s),) * n),
+                                  self._element_spec, expand_composites=False)
 
     def __iter__(self) -> "DistributedIterator":
         if context.current_graph() is not None:

@@ -178,7 +178,7 @@ class Strategy:
         return nest.map_structure(lambda v: self._reduce_one(reduce_op, v, axis), value, expand_composites=False)
 
     def _reduce_one(self, reduce_op: ReduceOp, value, axis):
-        locals_ = [convert_to_tensor(v) for v in self._locals_or_broadcast(value)]
+        locals_ = [convert_to_tensor(v) for v in self._locals_or_broadcast(value, reduce_op)]
         if axis is None:
             return reduce_tensors(reduce_op, locals_)
         sums = [array_math.reduce_sum(v, axis=axis) for v in locals_]
@@ -189,10 +189,13 @@ class Strategy:
             total = array_math.divide(total, count)
         return total
 
-    def _locals_or_broadcast(self, value) -> list:
+    def _locals_or_broadcast(self, value, reduce_op=None) -> list:
         if isinstance(value, (DistributedValues, MirroredVariable)):
             return list(self.experimental_local_results(value))
-        return [value] * self.num_replicas_in_sync
+        if reduce_op is ReduceOp.SUM and self.num_replicas_in_sync > 1:
+            raise ValueError(f"A non-DistributedValues value {value!r} cannot be reduced with "
+                             f"the given reduce op ReduceOp.SUM.")
+        return [value] if reduce_op is not None else [value] * self.num_replicas_in_sync
 
     def gather(self, value, axis: int) -> Any:
         """The replicas' values of `value` concatenated along `axis` (structures leaf by leaf)."""
@@ -303,7 +306,7 @@ class MirroredStrategy(Strategy):
             cpu, [rt.config.LogicalDeviceConfiguration()] * 2)
         strategy = rt.distribute.MirroredStrategy(["CPU:0", "CPU:1"])
 
-    Without `devices`, the one device '/device:CPU:0' (TensorFlow takes the GPUs, or that CPU).
+    Without `devices`, every logical CPU (there are no GPUs here).
     """
 
     def __init__(self, devices: Optional[Sequence[str]] = None, cross_device_ops=None) -> None:
@@ -311,8 +314,8 @@ class MirroredStrategy(Strategy):
             raise NotImplementedError("MirroredStrategy(cross_device_ops=...) is not "
                                       "implemented: the replicas are threads of one process and "
                                       "reduce in memory; leave it out.")
-        if devices is None:
-            devices = ["/device:CPU:0"]
+        if devices is None:  # every logical CPU (TensorFlow takes the GPUs, else the CPUs)
+            devices = [d.name for d in list_logical_devices("CPU")]
         if isinstance(devices, str):
             devices = [devices]
         devices = [_canonical_device(d) for d in devices]

@@ -61,7 +61,7 @@ def test_devices_are_the_logical_cpus(two_cpus):
     assert two_cpus.extended.worker_devices == (
         "/job:localhost/replica:0/task:0/device:CPU:0",
         "/job:localhost/replica:0/task:0/device:CPU:1")
-    assert D.MirroredStrategy().num_replicas_in_sync == 1  # TensorFlow's default: CPU:0
+    assert D.MirroredStrategy().num_replicas_in_sync == 2  # every logical CPU, as TF 2.21
     with pytest.raises(ValueError, match="set_logical_device_configuration"):
         D.MirroredStrategy(["CPU:0", "CPU:7"])
     with pytest.raises(NotImplementedError, match="cross_device_ops"):
@@ -128,6 +128,11 @@ def test_reduce_and_gather_with_and_without_axis(two_cpus):
                                np.concatenate([np.zeros((2, 3)), np.ones((2, 3))], axis=1))
     with pytest.raises(ValueError, match="reduce_op"):
         strategy.reduce("MAX", values, axis=None)
+    # a value that is not distributed: MEAN gives it back, SUM is refused (as TensorFlow)
+    assert float(strategy.reduce("MEAN", rt.constant(1.0), axis=None)) == 1.0
+    with pytest.raises(ValueError, match="non-DistributedValues"):
+        strategy.reduce("SUM", rt.constant(1.0), axis=None)
+    assert strategy.experimental_local_results(rt.constant(1.0))[0].numpy() == 1.0
 
 
 def test_a_failing_replica_raises_its_error_and_frees_the_others(two_cpus):
@@ -267,3 +272,18 @@ def test_values_from_function(two_cpus):
     values = two_cpus.experimental_distribute_values_from_function(
         lambda ctx: rt.constant(float(ctx.replica_id_in_sync_group)))
     assert _locals(two_cpus, values) == [0.0, 1.0]
+
+
+def test_element_spec_is_an_input_signature(two_cpus):
+    strategy = two_cpus
+    dataset = strategy.experimental_distribute_dataset(rt.data.Dataset.range(8).batch(4))
+    spec = dataset.element_spec
+    assert spec == D.PerReplica.Spec(values=(rt.TensorSpec([None], rt.int64),) * 2)
+
+    @rt.function(input_signature=[spec])
+    def doubled(per_replica_inputs):
+        return strategy.run(lambda x: 2 * x, args=(per_replica_inputs,))
+
+    outputs = [_locals(strategy, doubled(batch)) for batch in dataset]
+    assert outputs == [[[0, 2], [4, 6]], [[8, 10], [12, 14]]]
+    assert doubled.experimental_get_tracing_count() == 1
