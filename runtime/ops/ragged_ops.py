@@ -364,39 +364,41 @@ def _axes(axis, rank) -> list[int]:
 
 
 def _reduce_axis(kind: str, dense: Callable, x: RaggedTensor, axis: int):
-    if axis == 0:
-        if isinstance(x.values, RaggedTensor):
-            raise NotImplementedError("Reducing axis 0 of a RaggedTensor of ragged_rank > 1 is "
-                                      "not supported.")
-        pos = positions(x)
-        width = array_math.reduce_max(array_math.concat([array_math.zeros([1], _dtypes.int64),
-                                                         _i64(x.row_lengths())], 0))
-        return _SEGMENT[kind](x.values, pos, width)
+    if axis == 0:  # x as the one row of a RaggedTensor, reduced along that row's items
+        outer = RaggedTensor(x, array_math.cast(array_math.stack(
+            [array_math.zeros([], _dtypes.int64), x.nrows(out_type=_dtypes.int64)]), x.row_splits.dtype))
+        return _reduce_items(kind, outer)[0]
     if axis == 1:
-        if isinstance(x.values, RaggedTensor):
-            return _reduce_inner_rows(kind, x)
-        return _SEGMENT[kind](x.values, x.value_rowids(), x.nrows())
+        return _reduce_items(kind, x)
     values = x.values
     inner = _reduce_axis(kind, dense, values, axis - 1) if isinstance(values, RaggedTensor) \
         else dense(values, axis=axis - 1)
     return x.with_values(inner)
 
 
-def _reduce_inner_rows(kind: str, x: RaggedTensor) -> RaggedTensor:
-    """Axis 1 of [B, (r1), (r2), ...]: row i of the result combines x[i][j][k] over j."""
-    inner = x.values
-    if isinstance(inner.values, RaggedTensor):
-        raise NotImplementedError("Reducing axis 1 of a RaggedTensor of ragged_rank > 2 is not "
-                                  "supported.")
-    inner_len = _i64(inner.row_lengths())
-    outer_ids = _i64(x.value_rowids())
-    new_len = _scatter.unsorted_segment_max(inner_len, outer_ids, x.nrows(out_type=_dtypes.int64))
-    new_len = array_math.maximum(new_len, array_math.zeros_like(new_len))
-    new_splits = array_math.concat([array_math.zeros([1], _dtypes.int64), array_math.cumsum(new_len)], 0)
-    row_of_value = _scatter.gather(outer_ids, _i64(inner.value_rowids()))
-    segment = array_math.add(_scatter.gather(new_splits, row_of_value), positions(inner))
-    values = _SEGMENT[kind](inner.values, segment, new_splits[-1])
-    return RaggedTensor(values, array_math.cast(new_splits, x.row_splits.dtype))
+def _reduce_items(kind: str, x: RaggedTensor):
+    """Axis 1 of [B, (r1), (r2), ..., inner]: result[i][p2][p3]... combines x[i][j][p2][p3]...
+    over j. Each ragged level below gets rows as long as the longest of those it combines;
+    every value goes to the segment of its place in the result."""
+    if not isinstance(x.values, RaggedTensor):
+        return _SEGMENT[kind](x.values, x.value_rowids(), x.nrows())
+    cur, out_of_row = x.values, _i64(x.value_rowids())   # the items j and the result row of each
+    count = x.nrows(out_type=_dtypes.int64)
+    all_splits = []
+    while True:
+        lengths = _scatter.unsorted_segment_max(_i64(cur.row_lengths()), out_of_row, count)
+        lengths = array_math.maximum(lengths, array_math.zeros_like(lengths))
+        splits = array_math.concat([array_math.zeros([1], _dtypes.int64), array_math.cumsum(lengths)], 0)
+        all_splits.append(splits)
+        place = array_math.add(_scatter.gather(splits, _scatter.gather(out_of_row, _i64(cur.value_rowids()))),
+                               positions(cur))
+        if not isinstance(cur.values, RaggedTensor):
+            values = _SEGMENT[kind](cur.values, place, splits[-1])
+            break
+        cur, out_of_row, count = cur.values, place, splits[-1]
+    for splits in reversed(all_splits):
+        values = RaggedTensor(values, array_math.cast(splits, x.row_splits.dtype))
+    return values
 
 
 def _map_any(fn: Callable, v):

@@ -409,3 +409,35 @@ def test_string_ops_on_ragged_strings():
     assert points.to_list() == [[ord(c) for c in s] for s in words]
     assert rt.strings.unicode_encode(points, "UTF-8").numpy().tolist() == [s.encode() for s in words]
     assert rt.strings.length(w).to_list() == [[len(s) for s in r] for r in rows]
+
+
+def _sum_along(x, axis, depth):
+    """Python's reduce_sum of nested lists along `axis`, TensorFlow's way: items at one place
+    combine, missing ones are skipped (a row of the result is as long as the longest)."""
+    if axis > 0:
+        return [_sum_along(row, axis - 1, depth - 1) for row in x]
+    if depth == 1:
+        return sum(x)
+    width = max((len(item) for item in x), default=0)
+    return [_sum_along([item[k] for item in x if k < len(item)], 0, depth - 1) for k in range(width)]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_reductions_along_every_axis_of_deep_ragged_tensors(seed):
+    rng = np.random.default_rng(seed)
+
+    def rows(depth):
+        if depth == 0:
+            return int(rng.integers(0, 10))
+        return [rows(depth - 1) for _ in range(int(rng.integers(0, 4)))]
+
+    depth = 2 + seed % 3
+    x = [rows(depth - 1) for _ in range(int(rng.integers(1, 5)))]
+    r = rt.ragged.constant(x, dtype=rt.int32, ragged_rank=depth - 1)
+    for axis in range(depth):
+        got = rt.reduce_sum(r, axis=axis)
+        got = got.to_list() if isinstance(got, rt.RaggedTensor) else got.numpy().tolist()
+        assert got == _sum_along(x, axis, depth)
+    # the guide's rank-3 example, as TensorFlow prints it
+    guide = rt.ragged.constant(NESTED)
+    assert rt.reduce_max(guide, axis=0).to_list() == [[8, 9, 3], [10], [6]]
