@@ -31,3 +31,23 @@ def test_slice_gradients_match_the_numpy_tier():
     source = gradient_of(jit.get_concrete_function(x)).backward_compiled.source
     assert "StridedSliceGrad" not in source  # both forms native: no object-mode round trip
     assert "] += " in source  # the loop's accumulated slice gradient: an add into a copy
+
+
+def _unrolled(x):
+    total = rt.constant(0.0)
+    for t in range(4):  # a Python loop: four slices of x, their gradients added up
+        total += rt.reduce_sum(rt.tanh(x[t]) * float(t + 1))
+    return total
+
+
+def test_unrolled_slice_gradients_are_added_in_place_by_a_helper():
+    x = rt.constant(np.linspace(-1, 1, 24, dtype=np.float32).reshape(4, 2, 3))
+    jit = rt.function(_unrolled, jit_compile=True, autograph=False)
+    y_jit, g_jit = _gradient(jit, x)
+    y_np, g_np = _gradient(rt.function(_unrolled, autograph=False), x)
+    np.testing.assert_array_max_ulp(y_jit, y_np, maxulp=8)
+    np.testing.assert_array_max_ulp(g_jit, g_np, maxulp=8)
+    expected = (1.0 - np.tanh(x.numpy()) ** 2) * np.arange(1, 5, dtype=np.float32)[:, None, None]
+    np.testing.assert_allclose(g_jit, expected, rtol=1e-6)
+    source = gradient_of(jit.get_concrete_function(x)).backward_compiled.source
+    assert "_h.add_into(" in source and "_h.copy_into(" in source

@@ -128,6 +128,28 @@ def cross_entropy_rows(labels, log_p):
 
 
 @_jit
+def add_into(view, g):
+    """`view += g` for a C-contiguous `view` and a `g` of its shape, element by element."""
+    flat = view.reshape(view.size)
+    src = np.ascontiguousarray(g).reshape(g.size)
+    if src.size != flat.size:
+        raise ValueError("a slice gradient's shape differs from the slice's")
+    for i in range(flat.size):
+        flat[i] += src[i]
+
+
+@_jit
+def copy_into(view, g):
+    """`view[...] = g` for a C-contiguous `view` and a `g` of its shape."""
+    flat = view.reshape(view.size)
+    src = np.ascontiguousarray(g).reshape(g.size)
+    if src.size != flat.size:
+        raise ValueError("a slice gradient's shape differs from the slice's")
+    for i in range(flat.size):
+        flat[i] = src[i]
+
+
+@_jit
 def sum_leading(a):
     """The sum over axis 0 of a C-contiguous 2-D array: each row added into the result in
     order, as NumPy's `np.add.reduce(a, axis=0)` does."""

@@ -451,7 +451,20 @@ def _slice_grad(w, op):
     names = w.ins(op)
     out = op.outputs[0]
     w.assign(op, f"np.zeros({w.shape_literal(out.shape)}, {w.dt(out.dtype)})")
-    w.line(f"{w.name(out)}[{_key(w, op, names[1:])}] = {names[0]}")
+    key = _key(w, op, names[1:])
+    if _leading_ints(op):
+        w.line(f"_h.copy_into({w.name(out)}[{key}], {names[0]})")
+    else:
+        w.line(f"{w.name(out)}[{key}] = {names[0]}")
+
+
+def _leading_ints(op) -> bool:
+    """Whether a StridedSliceGrad's key indexes some leading axes with integers and nothing
+    else: its view of a C-contiguous array is one, and an array. Such a slice is written by a
+    helper loop: Numba's slice assignment costs seconds of compile (its shape message)."""
+    key = op.attrs["key"]
+    return (len(key) < op.outputs[0].shape.rank
+            and all(hasattr(k, "index") or (type(k) is int) for k in key))
 
 
 def add_into_slice(w, op, grad_op, other: str) -> None:
@@ -461,7 +474,10 @@ def add_into_slice(w, op, grad_op, other: str) -> None:
     names = w.ins(grad_op)
     key = _key(w, grad_op, names[1:])
     w.assign(op, f"{other}.copy()")
-    w.line(f"{w.name(op.outputs[0])}[{key}] += {names[0]}")
+    if _leading_ints(grad_op):
+        w.line(f"_h.add_into({w.name(op.outputs[0])}[{key}], {names[0]})")
+    else:
+        w.line(f"{w.name(op.outputs[0])}[{key}] += {names[0]}")
 
 
 def _gather(w, op):
