@@ -195,6 +195,14 @@ def _first_max_masks(xp, y, index):
         yield at, mask
 
 
+def _window_major(xp, ksize, strides, oh, ow):
+    """[KH, KW, N, OH, OW, C] view of the windows of `xp` (any array of its layout)."""
+    n, _, _, c = xp.shape
+    s0, s1, s2, s3 = xp.strides
+    return as_strided(xp, (*ksize, n, oh, ow, c),
+                      (s1, s2, s0, s1 * strides[0], s2 * strides[1], s3), writeable=False)
+
+
 def max_pool_grad(x, g, ksize, strides, padding_hw, out_hw) -> np.ndarray:
     """[N, H, W, C]: `g` sent to the first maximum of each window."""
     (ph, pw), (oh, ow) = padding_hw, out_hw
@@ -202,28 +210,34 @@ def max_pool_grad(x, g, ksize, strides, padding_hw, out_hw) -> np.ndarray:
     if 0 in (n, oh, ow, c):
         return np.zeros(x.shape, g.dtype)
     xp = padded(x, ph, pw, -np.inf, "pool_pad")
-    index = taps(ksize, strides, (1, 1), oh, ow)
-    y = _window_max(xp, index)
-    out = _padded_zeros(n, (h, w), c, ksize, strides, (1, 1), ph, pw, oh, ow, g.dtype)
-    disjoint = strides[0] >= ksize[0] and strides[1] >= ksize[1]
-    # in the integers of g's bits: a window's gradient is multiplied by 0 or 1 (bit for bit,
-    # NaN and inf too, +0 elsewhere) and taken out of `rest` once a maximum has it
+    # the windows copied once, tap-major: every later pass runs over contiguous rows
+    view = _window_major(xp, ksize, strides, oh, ow)
+    taps_count = ksize[0] * ksize[1]
+    cols = scratch("pool_cols", (taps_count, n, oh, ow, c), x.dtype)
+    np.copyto(cols.reshape(view.shape), view)
+    y = cols.max(axis=0)
+    nan = _nan_windows(y)
+    # in the integers of g's bits: a window's gradient multiplied by 0 or 1 (bit for bit,
+    # NaN and inf too, +0 elsewhere), taken out of `rest` once a maximum has it
     ints = np.dtype(f"i{g.dtype.itemsize}")
     rest = g.view(ints).copy()
-    nan = _nan_windows(y)
-    last = len(index) - 1
-    part = scratch("pool_part", rest.shape, ints)  # contiguous: products and rests run fast
-    for t, at in enumerate(index):
-        hit = np.equal(xp[at], y)
+    parts = scratch("pool_parts", cols.shape, ints)
+    for t in range(taps_count):
+        hit = np.equal(cols[t], y)
         if nan is not None:
-            hit |= np.isnan(xp[at]) & nan
-        np.multiply(rest, hit, out=part)
-        if disjoint:   # each input position in one window: write, not add
-            np.copyto(out[at].view(ints), part)
-        else:
-            out[at] += part.view(g.dtype)
-        if t < last:
-            rest -= part
+            hit |= np.isnan(cols[t]) & nan
+        np.multiply(rest, hit, out=parts[t])
+        if t < taps_count - 1:
+            rest -= parts[t]
+    out = _padded_zeros(n, (h, w), c, ksize, strides, (1, 1), ph, pw, oh, ow, g.dtype)
+    if strides[0] >= ksize[0] and strides[1] >= ksize[1]:
+        # disjoint windows: each position in one window at most, so one copy puts them back
+        np.copyto(as_strided(out.view(ints), view.shape,
+                             _window_major(out, ksize, strides, oh, ow).strides),
+                  parts.reshape(view.shape))
+    else:
+        for t, at in enumerate(taps(ksize, strides, (1, 1), oh, ow)):
+            out[at] += parts[t].view(g.dtype)
     return _crop(out, (h, w), ph, pw)
 
 
