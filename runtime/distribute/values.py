@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from .. import context, distribute_context, nest
-from ..distribute_context import VariableAggregation
+from ..distribute_context import VariableAggregation, VariableSynchronization
 from ..exports import export
 from ..ops.core import apply, convert_to_tensor
 from ..ops.extension_type import ExtensionType
@@ -111,7 +111,17 @@ class _Copies:
 
 def _get_value(self):
     index = _replica_index(self)
-    return self._copies.values[max(index, 0)]
+    copies = self._copies.values
+    if index < 0 and self._synchronization is VariableSynchronization.ON_READ \
+            and len(copies) > 1 and copies[0] is not None:
+        total = copies[0]  # read outside the replicas: the copies combined
+        for more in copies[1:]:
+            total = total + more
+        if self._aggregation is VariableAggregation.MEAN:
+            total = total / len(copies)
+        return np.asarray(total, dtype=self._np_dtype) if np.ndim(total) else \
+            self._np_dtype.type(total)
+    return copies[max(index, 0)]
 
 
 def _set_value(self, value) -> None:
@@ -121,8 +131,14 @@ def _set_value(self, value) -> None:
         copies[index] = value
         return
     copies[0] = value  # outside the replicas: every copy takes the value
+    on_read_sum = self._synchronization is VariableSynchronization.ON_READ and \
+        self._aggregation is VariableAggregation.SUM
     for i in range(1, len(copies)):
-        copies[i] = value.copy() if isinstance(value, np.ndarray) else value
+        if on_read_sum:  # the copies add up to the value
+            copies[i] = np.zeros_like(value) if isinstance(value, np.ndarray) else \
+                self._np_dtype.type(0)
+        else:
+            copies[i] = value.copy() if isinstance(value, np.ndarray) else value
 
 
 class MirroredVariable(Variable):
@@ -171,9 +187,28 @@ class MirroredVariable(Variable):
             view = self._views[index] = ReplicaView(self, index)
         return view
 
+    def _shared_graph_view(self):
+        """While strategy.run traces every replica into one graph: this replica's copy as a
+        variable of its own (for variables synchronized on read), else None."""
+        replica = distribute_context.state.replica
+        if (self._synchronization is VariableSynchronization.ON_READ and replica is not None
+                and replica.strategy is self._strategy and replica._group is not None
+                and replica._group.graph is not None and context.current_graph() is not None):
+            return self._view(replica.replica_index)
+        return None
+
+    def _as_tensor(self):
+        view = self._shared_graph_view()
+        return Variable._as_tensor(self) if view is None else view._as_tensor()
+
     def _write(self, value, mode, what, read_value):
         value = self._check(value, what)
         replica = distribute_context.state.replica
+        if self._synchronization is VariableSynchronization.ON_READ:
+            # each replica keeps its own part; reads outside the replicas combine them
+            view = self._shared_graph_view()
+            apply(ASSIGN, [value], {"var": self if view is None else view, "mode": mode})
+            return self if read_value else None
         if replica is not None and replica.strategy is self._strategy:
             if (not distribute_context.state.local_updates
                     and self._aggregation is not VariableAggregation.NONE

@@ -85,8 +85,11 @@ class Metric:
         if initializer not in ("zeros", None):
             raise ValueError(f"{self.name}.add_weight: only 'zeros' initializes metric state.")
         with context.init_scope():
+            # under a distribution strategy each replica adds to its own copy, and a read
+            # outside the replicas sums them (Keras's metric variables)
             variable = Variable(np.zeros(tuple(shape), dtype.as_numpy_dtype), trainable=False,
-                                name=f"{self.name}/{name}")
+                                name=f"{self.name}/{name}", aggregation="sum",
+                                synchronization="on_read")
         self._state.append(variable)
         return variable
 

@@ -82,7 +82,26 @@ def train_batch(model, step: Callable, totals, x, y, w, count: int) -> dict:
     for i, local in enumerate(strategy.experimental_local_results(results)):
         if counts[i]:
             logs = totals.add(local, counts[i])
+    stateful = _stateful_metrics(model)
+    if stateful and not isinstance(logs, dict) or stateful and totals.latest:
+        # a metric object's result read here, outside the replicas, covers all of them
+        for position in totals.latest:
+            metric = stateful.get(totals.names[position]) if position < len(totals.names) \
+                else None
+            if metric is not None:
+                totals.last[position] = _logged(metric.result())
+        logs = totals.means()
     return logs
+
+
+def _stateful_metrics(model) -> dict:
+    trackers = getattr(model, "_metric_trackers", None)
+    return dict(getattr(trackers[1], "_stateful", {})) if trackers else {}
+
+
+def _logged(value):
+    array = np.asarray(value)
+    return float(array) if array.ndim == 0 else array
 
 
 def end_epoch(model) -> None:

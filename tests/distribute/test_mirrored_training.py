@@ -167,3 +167,44 @@ def test_one_function_traced_from_two_threads_at_once():
         t.join()
     assert results == {3.0: 9.0, 4.0: 16.0}
     assert len(traces) == 1 and slow_square.experimental_get_tracing_count() == 1
+
+
+def test_metric_objects_sum_the_replicas_updates(two_cpus):
+    """Keras metric state is kept per replica and summed when read outside the replicas (as
+    TensorFlow's sync-on-read metric variables): the accuracy over the global batches equals
+    the single-device one, in a custom loop and in fit."""
+    x, y = _data(64, classes=3)
+    accuracy = {}
+    for name, strategy in (("one", D.get_strategy()), ("two", two_cpus)):
+        with strategy.scope():
+            rt.keras.utils.set_random_seed(1)
+            model = rt.keras.Sequential([rt.keras.Input((5,)), rt.keras.layers.Dense(3)])
+            metric = rt.keras.metrics.SparseCategoricalAccuracy()
+
+        @rt.function
+        def evaluate(inputs, strategy=strategy, model=model, metric=metric):
+            def step(batch):
+                features, labels = batch
+                metric.update_state(labels, model(features))
+                return metric.result()
+            return strategy.run(step, args=(inputs,))
+
+        for inputs in strategy.experimental_distribute_dataset(
+                rt.data.Dataset.from_tensor_slices((x, y)).batch(GLOBAL_BATCH)):
+            evaluate(inputs)
+        accuracy[name] = float(metric.result())
+        metric.reset_state()
+        assert float(metric.result()) == 0.0
+    assert accuracy["two"] == pytest.approx(accuracy["one"])
+
+    histories = []
+    for strategy in (None, two_cpus):
+        rt.keras.utils.set_random_seed(1)
+        with strategy.scope() if strategy else _null():
+            model = rt.keras.Sequential([rt.keras.Input((5,)), rt.keras.layers.Dense(3)])
+            model.compile("sgd", rt.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                          metrics=[rt.keras.metrics.SparseCategoricalAccuracy(name="acc")])
+        histories.append(model.fit(x, y, batch_size=16, epochs=2, shuffle=False,
+                                   verbose=0).history)
+    np.testing.assert_allclose(histories[1]["acc"], histories[0]["acc"], rtol=1e-6)
+    np.testing.assert_allclose(histories[1]["loss"], histories[0]["loss"], rtol=1e-5)
