@@ -35,6 +35,7 @@ SLOW_MODULES = (
     "gradients/test_nested_tapes_compiled.py",     # every order of gradient, compiled
     "gradients/test_one_differentiation_path.py",  # nested tapes on every tier
     "gradients/test_loop_second_order_tiers.py",   # loop gradients of gradients, compiled
+    "gradients/test_loop_gradient_orders.py",      # four nested tapes, compiled per order
     "models/test_recurrent_layers.py",             # RNN gradients on compiled tiers
     "models/test_build_and_regularizers.py",       # training on compiled tiers
     "models/test_more_optimizers.py",              # every optimizer, compiled steps
