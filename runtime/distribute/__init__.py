@@ -9,6 +9,7 @@ import types as _types
 
 from .. import distribute_context as _distribute_context  # noqa: F401
 from . import cluster_resolver
+from .communication import CommunicationImplementation, CommunicationOptions
 from .context import ReplicaContext
 from .input import (
     DistributedDataset,
@@ -19,8 +20,13 @@ from .input import (
 )
 from .reduce_op import ReduceOp
 from .strategy import (
+    CentralStorageStrategy,
+    CrossDeviceOps,
+    HierarchicalCopyAllReduce,
     MirroredStrategy,
+    NcclAllReduce,
     OneDeviceStrategy,
+    ReductionToOneDevice,
     Strategy,
     StrategyExtended,
     get_cross_replica_context,
@@ -31,7 +37,8 @@ from .strategy import (
 )
 from .values import DistributedValues, MirroredVariable, PerReplica
 
-__all__ = ["DistributedDataset", "DistributedIterator", "DistributedValues", "InputContext",
+__all__ = ["CrossDeviceOps", "HierarchicalCopyAllReduce", "NcclAllReduce",
+           "ReductionToOneDevice", "DistributedDataset", "DistributedIterator", "DistributedValues", "InputContext",
            "InputOptions", "MirroredStrategy", "MirroredVariable", "OneDeviceStrategy",
            "PerReplica", "ReduceOp", "ReplicaContext", "Strategy", "StrategyExtended",
            "ValueContext", "get_cross_replica_context", "get_replica_context", "get_strategy",
@@ -53,4 +60,6 @@ class _Experimental(_types.SimpleNamespace):
         raise AttributeError(f"rt.distribute.experimental has no attribute {name!r}")
 
 
-experimental = _Experimental(ValueContext=ValueContext)
+experimental = _Experimental(ValueContext=ValueContext, CentralStorageStrategy=CentralStorageStrategy,
+                             CommunicationOptions=CommunicationOptions,
+                             CommunicationImplementation=CommunicationImplementation)

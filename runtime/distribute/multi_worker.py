@@ -38,6 +38,7 @@ from ..shapes import TensorShape, TensorSpec
 from ..tensor import EagerTensor, Tensor
 from . import worker_tasks
 from .cluster_resolver import ClusterResolver, DaskClusterResolver
+from .communication import CommunicationOptions
 from .context import ReplicaContext
 from .input import split_batch
 from .reduce_op import ReduceOp, as_reduce_op
@@ -76,10 +77,11 @@ class MultiWorkerMirroredStrategy(Strategy):
 
     def __init__(self, cluster_resolver: Optional[ClusterResolver] = None,
                  communication_options=None) -> None:
-        if communication_options is not None:
-            raise NotImplementedError("MultiWorkerMirroredStrategy(communication_options=...) "
-                                      "is not implemented: the gradients travel as Dask data; "
-                                      "leave it out.")
+        if communication_options is not None and \
+                not isinstance(communication_options, CommunicationOptions):
+            raise TypeError(f"MultiWorkerMirroredStrategy: communication_options must be an "
+                            f"rt.distribute.experimental.CommunicationOptions, got "
+                            f"{communication_options!r}.")
         if cluster_resolver is None:
             self._resolver, self._client, self._workers = None, None, []
             devices = ["/job:localhost/replica:0/task:0/device:CPU:0"]

@@ -296,6 +296,33 @@ def _canonical_device(name: str) -> str:
     return f"/job:localhost/replica:0/task:0/device:{kind}:{index}"
 
 
+@export("distribute.CrossDeviceOps")
+class CrossDeviceOps:
+    """How replicas' values are reduced across devices. The replicas here are threads of one
+    process that reduce in memory, so every choice gives the same results."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        self._args = (args, kwargs)
+
+    def __repr__(self) -> str:
+        return f"rt.distribute.{type(self).__name__}()"
+
+
+@export("distribute.ReductionToOneDevice")
+class ReductionToOneDevice(CrossDeviceOps):
+    """Reduce on one device, then broadcast (the same results here)."""
+
+
+@export("distribute.HierarchicalCopyAllReduce")
+class HierarchicalCopyAllReduce(CrossDeviceOps):
+    """TensorFlow's hierarchical copy all-reduce for GPUs (the same results here)."""
+
+
+@export("distribute.NcclAllReduce")
+class NcclAllReduce(CrossDeviceOps):
+    """TensorFlow's NCCL all-reduce for GPUs (the same results here)."""
+
+
 @export("distribute.MirroredStrategy")
 class MirroredStrategy(Strategy):
     """Synchronous training on the logical devices of this machine: one replica per device,
@@ -310,10 +337,10 @@ class MirroredStrategy(Strategy):
     """
 
     def __init__(self, devices: Optional[Sequence[str]] = None, cross_device_ops=None) -> None:
-        if cross_device_ops is not None:
-            raise NotImplementedError("MirroredStrategy(cross_device_ops=...) is not "
-                                      "implemented: the replicas are threads of one process and "
-                                      "reduce in memory; leave it out.")
+        if cross_device_ops is not None and not isinstance(cross_device_ops, CrossDeviceOps):
+            raise TypeError(f"MirroredStrategy: cross_device_ops must be an "
+                            f"rt.distribute.CrossDeviceOps (such as "
+                            f"HierarchicalCopyAllReduce()), got {cross_device_ops!r}.")
         if devices is None:  # every logical CPU (TensorFlow takes the GPUs, else the CPUs)
             devices = [d.name for d in list_logical_devices("CPU")]
         if isinstance(devices, str):
@@ -324,6 +351,19 @@ class MirroredStrategy(Strategy):
         if len(set(devices)) != len(devices):
             raise ValueError(f"MirroredStrategy: a device is listed twice in {devices}.")
         super().__init__(devices)
+
+
+@export("distribute.experimental.CentralStorageStrategy")
+class CentralStorageStrategy(MirroredStrategy):
+    """TensorFlow's central-storage strategy: variables on one device, computation mirrored
+    on the others. The replicas here share the host's memory, so it trains as
+    MirroredStrategy does (over `compute_devices`, every logical CPU by default)."""
+
+    def __init__(self, compute_devices: Optional[Sequence[str]] = None,
+                 parameter_device: Optional[str] = None) -> None:
+        if parameter_device is not None:
+            _canonical_device(parameter_device)
+        super().__init__(compute_devices)
 
 
 @export("distribute.OneDeviceStrategy")

@@ -64,8 +64,17 @@ def test_devices_are_the_logical_cpus(two_cpus):
     assert D.MirroredStrategy().num_replicas_in_sync == 2  # every logical CPU, as TF 2.21
     with pytest.raises(ValueError, match="set_logical_device_configuration"):
         D.MirroredStrategy(["CPU:0", "CPU:7"])
-    with pytest.raises(NotImplementedError, match="cross_device_ops"):
+    with pytest.raises(TypeError, match="cross_device_ops"):
         D.MirroredStrategy(["CPU:0"], cross_device_ops=object())
+    # TensorFlow's guide: the reduction algorithms and CentralStorageStrategy are accepted;
+    # the replicas reduce in memory either way
+    assert D.MirroredStrategy(cross_device_ops=D.HierarchicalCopyAllReduce()
+                              ).num_replicas_in_sync == 2
+    assert D.experimental.CentralStorageStrategy().num_replicas_in_sync == 2
+    options = D.experimental.CommunicationOptions(
+        implementation=D.experimental.CommunicationImplementation.NCCL)
+    assert D.MultiWorkerMirroredStrategy(communication_options=options
+                                         ).num_replicas_in_sync == 1  # no cluster: one replica
 
 
 def test_reduce_op_and_variable_aggregation_names():
