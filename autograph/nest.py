@@ -114,7 +114,12 @@ def _build(tp: type, keys: Optional[tuple], items: list, order: Optional[tuple] 
     rebuild = getattr(tp, "__nest_from_fields__", None)
     if rebuild is not None:  # a composite value (rt.experimental.ExtensionType): no __init__ rerun
         return rebuild(fields)
-    return dataclasses.replace(template, **fields) if template is not None else tp(**fields)
+    if template is None:
+        return tp(**fields)
+    built = dataclasses.replace(template, **fields)
+    for name in getattr(tp, "__nest_keep__", ()):  # what the class keeps besides its fields
+        object.__setattr__(built, name, getattr(template, name))
+    return built
 
 
 # -- value-shaped ------------------------------------------------------------------------------

@@ -47,7 +47,10 @@ def family_key(args, kwargs):
     for leaf in nest.flatten((list(args), kwargs)):
         spec = spec_of(leaf)
         leaves.append(("T", spec.dtype.name) if spec is not None else leaf_key_or_none(leaf))
-    return len(args), tuple(sorted(kwargs)), tuple(leaves)
+    extras = tuple(leaf._trace_key_extra() for leaf in  # a SparseTensor's static shape
+                   nest.flatten((list(args), kwargs), expand_composites=False)
+                   if hasattr(leaf, "_trace_key_extra"))
+    return len(args), tuple(sorted(kwargs)), tuple(leaves), extras
 
 
 class TraceCache:

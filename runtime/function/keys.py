@@ -55,7 +55,9 @@ def _key_dict(x):
 
 def _key_dataclass(x):
     fields = [f.name for f in dataclasses.fields(x) if f.init]
-    return (type(x), tuple([(name, leaf_key(getattr(x, name))) for name in fields]))
+    key = (type(x), tuple([(name, leaf_key(getattr(x, name))) for name in fields]))
+    extra = getattr(x, "_trace_key_extra", None)   # a composite's static part (a SparseTensor's shape)
+    return key if extra is None else key + (extra(),)
 
 
 def _key_spec(x):

@@ -56,6 +56,11 @@ class SparseTensor(CompositeTensor):
     indices: Tensor
     values: Tensor
     dense_shape: Tensor
+    # the dense shape its spec knows, while tracing (its dense_shape tensor is then unknown):
+    # not a component; nests carry it from a template to the value built from it
+    _static_shape: TensorShape | None = dataclasses.field(default=None, init=False,
+                                                          compare=False, repr=False)
+    __nest_keep__ = ("_static_shape",)
 
     def __post_init__(self) -> None:
         if not all(isinstance(v, _CONVERTIBLE) for v in (self.indices, self.values, self.dense_shape)):
@@ -88,8 +93,15 @@ class SparseTensor(CompositeTensor):
         known = constant_value(self.dense_shape)
         if known is not None:
             return TensorShape([int(d) for d in np.asarray(known)])
+        if self._static_shape is not None:
+            return self._static_shape
         rank = self.dense_shape.shape.as_tuple()
         return TensorShape(None if rank is None or rank[0] is None else [None] * rank[0])
+
+    def _trace_key_extra(self):
+        """What `rt.function` keys a traced SparseTensor by besides its components: its
+        static dense shape (one trace per spec, as TensorFlow)."""
+        return None if self._static_shape is None else self._static_shape.as_tuple()
 
     @property
     def _type_spec(self) -> SparseTensorSpec:
@@ -173,6 +185,8 @@ def to_dense(sp_input: SparseTensor, default_value=None, validate_indices: bool 
     else:
         _check_indices(sp, need_order=False)
     dense = _scatter.scatter_nd(sp.indices, sp.values, sp.dense_shape)
+    if sp._static_shape is not None and not dense.shape.is_fully_defined():
+        dense.set_shape(sp._static_shape)  # what the spec knows while tracing
     if default_value is None:
         return dense
     default = convert_to_tensor(default_value, dtype=sp.dtype)
@@ -397,8 +411,11 @@ class SparseTensorSpec(TypeSpec):
 
     def _to_template(self) -> SparseTensor:
         rank = self._shape.rank
-        return SparseTensor(TensorSpec([None, rank], _dtypes.int64), TensorSpec([None], self._dtype),
-                            TensorSpec([rank], _dtypes.int64))
+        template = SparseTensor(TensorSpec([None, rank], _dtypes.int64),
+                                TensorSpec([None], self._dtype), TensorSpec([rank], _dtypes.int64))
+        if rank is not None:
+            template._static_shape = self._shape
+        return template
 
     def _key(self) -> tuple:
         return (self._shape.as_tuple(), self._dtype.name)

@@ -75,3 +75,39 @@ def test_dense_on_float64_sparse_values_casts_to_the_layer_dtype():
     assert out.dtype == rt.float32
     np.testing.assert_allclose(out, dense_data() @ np.asarray(layer.kernel)
                                + np.asarray(layer.bias), rtol=1e-6)
+
+
+def test_a_traced_sparse_tensor_keeps_its_static_dense_shape():
+    # TensorFlow: inside tf.function a SparseTensor has its spec's shape, and one trace is
+    # made per static dense shape
+    shapes = []
+
+    @rt.function
+    def dense_of(sp):
+        shapes.append(sp.shape.as_list())
+        return rt.sparse.to_dense(sp)
+
+    out = dense_of(sparse_data())
+    np.testing.assert_array_equal(out, dense_data())
+    other = rt.sparse.SparseTensor([[1, 1]], [3.0], [2, 2])
+    np.testing.assert_array_equal(dense_of(other), [[0, 0], [0, 3]])
+    dense_of(rt.sparse.SparseTensor([[5, 3]], [1.0], [6, 4]))
+    assert shapes == [[6, 4], [2, 2]] and dense_of.experimental_get_tracing_count() == 2
+    signed = rt.function(rt.sparse.to_dense,
+                         input_signature=[rt.SparseTensorSpec([None, 4], rt.float32)])
+    assert signed.get_concrete_function().structured_outputs.shape.as_list() == [None, 4]
+
+
+def test_dense_builds_inside_a_function_and_a_dataset_map_keeps_the_shape():
+    layer = rt.keras.layers.Dense(2)
+
+    @rt.function
+    def apply(sp):
+        return layer(sp)   # Dense reads the last dimension (4) from the traced shape
+
+    np.testing.assert_allclose(apply(sparse_data()),
+                               dense_data() @ np.asarray(layer.kernel) + np.asarray(layer.bias),
+                               rtol=1e-6)
+    rows = rt.data.Dataset.from_tensor_slices(sparse_data()).map(rt.sparse.to_dense)
+    assert rows.element_spec == rt.TensorSpec([4], rt.float32)   # TensorFlow's
+    np.testing.assert_array_equal(np.stack(list(rows)), dense_data())
