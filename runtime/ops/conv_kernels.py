@@ -85,6 +85,8 @@ def im2col(xp, ksize, strides, dilations, oh, ow) -> np.ndarray:
     n, _, _, c = xp.shape
     (kh, kw), (sh, sw), (dh, dw) = ksize, strides, dilations
     m, k = n * oh * ow, kh * kw * c
+    if k == c and xp.shape[1:3] == (oh, ow):  # 1x1 windows at every position: x itself
+        return xp.reshape(m, k)
     if c == 1:
         cols = scratch("im2col_t", (kh * kw, n, oh, ow, 1), xp.dtype)
         for t, index in enumerate(taps(ksize, strides, dilations, oh, ow)):

@@ -191,3 +191,29 @@ def test_results_written_in_place_by_later_ops_stay_correct():
         pooled = h.reshape(2, 3, 2, 3, 2, 4).max(axis=(2, 4))
         np.testing.assert_allclose(p.numpy(), pooled, rtol=1e-4, atol=1e-4)
         np.testing.assert_allclose(q.numpy(), np.maximum(pooled - 1, 0), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("strides,padding", [((1, 1), "SAME"), ((1, 1), "VALID"),
+                                             ((2, 2), "SAME"), ((2, 1), "VALID")])
+def test_one_by_one_convolution_is_a_matrix_product_over_the_strided_pixels(strides, padding):
+    # a 1x1 stride-1 convolution reads the input itself as its im2col matrix, no copy
+    rng = np.random.default_rng(6)
+    wide, w = rng.standard_normal((2, 5, 8, 3)), rng.standard_normal((1, 1, 3, 4))
+    x = wide[:, :, 1:7]
+    wide_t, wt = rt.constant(wide), rt.constant(w)
+    with rt.GradientTape() as tape:
+        tape.watch([wide_t, wt])
+        # a slice of a wider input: its rows are not contiguous
+        y = rt.nn.conv2d(wide_t[:, :, 1:7], wt, strides, padding)
+        s = rt.reduce_sum(y * y)
+    dx, dw = tape.gradient(s, [wide_t, wt])
+    dx = dx.numpy()[:, :, 1:7]
+    pixels = x[:, ::strides[0], ::strides[1]]
+    expected = pixels @ w[0, 0]
+    np.testing.assert_allclose(y.numpy(), expected, rtol=1e-12)
+    np.testing.assert_allclose(dw.numpy()[0, 0],
+                               pixels.reshape(-1, 3).T @ (2 * expected).reshape(-1, 4),
+                               rtol=1e-10)
+    expected_dx = np.zeros_like(x)
+    expected_dx[:, ::strides[0], ::strides[1]] = (2 * expected) @ w[0, 0].T
+    np.testing.assert_allclose(dx, expected_dx, rtol=1e-10, atol=1e-12)
