@@ -22,6 +22,7 @@ from numpy.lib.stride_tricks import as_strided
 
 _local = threading.local()
 _CACHED_BYTES = 64 << 20   # larger scratch arrays are allocated per call, not kept
+_CACHED_TOTAL = 128 << 20  # what a thread keeps at most; the least recently used goes first
 _CACHED_COUNT = 16
 
 
@@ -31,13 +32,15 @@ def scratch(tag: str, shape: tuple, dtype) -> np.ndarray:
     if cache is None:
         cache = _local.buffers = {}
     key = (tag, shape, np.dtype(dtype))
-    buf = cache.get(key)
+    buf = cache.pop(key, None)
     if buf is None:
         buf = np.empty(shape, dtype)
-        if buf.nbytes <= _CACHED_BYTES:
-            if len(cache) >= _CACHED_COUNT:
-                cache.pop(next(iter(cache)))
-            cache[key] = buf
+        if buf.nbytes > _CACHED_BYTES:
+            return buf
+        total = sum(b.nbytes for b in cache.values()) + buf.nbytes
+        while cache and (len(cache) >= _CACHED_COUNT or total > _CACHED_TOTAL):
+            total -= cache.pop(next(iter(cache))).nbytes
+    cache[key] = buf  # last: the most recently used
     return buf
 
 

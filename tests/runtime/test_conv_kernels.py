@@ -151,6 +151,13 @@ def test_scratch_cache_is_bounded():
     for size in range(conv_kernels._CACHED_COUNT + 5):
         conv_kernels.scratch("test", (size + 1,), np.float32)
     assert len(conv_kernels._local.buffers) <= conv_kernels._CACHED_COUNT
+    half = (conv_kernels._CACHED_BYTES // 4 // 2,)
+    for tag in ("a", "b", "c", "d", "e"):
+        conv_kernels.scratch(tag, half, np.float32)
+    kept = sum(b.nbytes for b in conv_kernels._local.buffers.values())
+    assert kept <= conv_kernels._CACHED_TOTAL
+    assert conv_kernels.scratch("e", half, np.float32) is conv_kernels.scratch("e", half,
+                                                                                np.float32)
     big = (conv_kernels._CACHED_BYTES // 4 + 1,)
     assert conv_kernels.scratch("test", big, np.float32) is not \
         conv_kernels.scratch("test", big, np.float32)
