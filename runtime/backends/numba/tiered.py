@@ -30,9 +30,22 @@ from ..base import JitCompileError
 logger = logging.getLogger("runtime.function")
 TIMEOUT = 1800.0  # seconds a worker may compile before it is stopped (the calls stay on NumPy)
 NICE = 15  # the worker's priority: the calling process keeps its core (docs/jit.md)
-# the worker lowers its priority before it imports anything
-_START = (f"import os, runpy\ntry:\n    os.nice({NICE})\nexcept OSError:\n    pass\n"
-          "runpy.run_module('runtime.backends.numba.worker', run_name='__main__')")
+# Before it imports anything, the worker lowers its priority and starts a thread that ends
+# it when the pipe whose write end this process holds reads end-of-file: a caller that dies
+# (killed, say) leaves no worker compiling for nobody.
+_START = """import os, sys, threading
+try:
+    os.nice({nice})
+except OSError:
+    pass
+def _watch(fd=int(sys.argv.pop())):
+    while os.read(fd, 1):
+        pass
+    os._exit(3)
+threading.Thread(target=_watch, daemon=True).start()
+import runpy
+runpy.run_module('runtime.backends.numba.worker', run_name='__main__')
+"""
 
 
 class WorkerError(Exception):
@@ -111,9 +124,14 @@ def _compile_in_worker(module, signature) -> dict:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in env.get("PYTHONPATH", "").split(
         os.pathsep) if p])
-    worker = subprocess.Popen([sys.executable, "-c", _START, module.__file__, module.__name__],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, env=env)
+    alive_read, alive = os.pipe()  # the worker exits when this process's end closes
+    try:
+        worker = subprocess.Popen(
+            [sys.executable, "-c", _START.format(nice=NICE), module.__file__, module.__name__, str(alive_read)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+            pass_fds=(alive_read,))
+    finally:
+        os.close(alive_read)
     _workers.add(worker)
     try:
         out, err = worker.communicate(pickle.dumps(signature), timeout=TIMEOUT)
@@ -123,6 +141,7 @@ def _compile_in_worker(module, signature) -> dict:
         raise
     finally:
         _workers.discard(worker)
+        os.close(alive)
     done = subprocess.CompletedProcess(worker.args, worker.returncode, out, err)
     if done.returncode == 2:
         raise WorkerError(done.stderr.decode(errors="replace").strip())

@@ -4,8 +4,8 @@
 signature from stdin, compiles the kernel's module (Numba's `cache=True` writes the machine
 code beside it) and prints its compile time and peak memory as JSON. Compiling in a process
 of its own keeps Numba's type inference and LLVM off the caller's GIL and out of its memory;
-the caller then loads the kernel from the cache. The caller starts it at a lower priority
-(`tiered.NICE`).
+the caller then loads the kernel from the cache. The caller starts it at a lower priority,
+ended when the caller dies (`tiered._START`).
 """
 
 from __future__ import annotations
