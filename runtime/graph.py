@@ -109,9 +109,13 @@ class Operation:
     def _freeze(self) -> None:
         self.inputs = FrozenList(self.inputs)
         self.outputs = FrozenList(self.outputs)
-        if type(self.attrs) is not FrozenDict:
-            self.attrs = FrozenDict(self.attrs)
+        attrs = self.attrs
+        if type(attrs) is not FrozenDict:
+            self.attrs = FrozenDict(attrs) if attrs else _NO_ATTRS
         self.__class__ = _FrozenOperation
+
+
+_NO_ATTRS = FrozenDict()  # the attributes of every frozen operation without any
 
 
 class _FrozenOperation(Operation):
@@ -173,8 +177,7 @@ class Graph:
     """
 
     _frozen = False
-    _STRUCTURE = frozenset({"name", "outer_graph", "operations", "inputs", "outputs", "captures",
-                            "variables", "structured_input_signature", "structured_outputs"})
+    pruned = False  # set on a frozen graph once the passes find every one of its ops live
 
     def __init__(self, name: str = "graph", outer_graph: Graph | None = None) -> None:
         self.name: str = name
@@ -189,11 +192,6 @@ class Graph:
         self.captures: list[tuple[object, SymbolicTensor]] = []
         self.variables: list[Any] = []  # variables created while this graph was traced
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        if self._frozen and name in self._STRUCTURE:
-            raise _refuse(f"The graph {self.name!r}")
-        object.__setattr__(self, name, value)
-
     @property
     def frozen(self) -> bool:
         """Whether the graph is frozen (traced: it never changes again)."""
@@ -204,17 +202,27 @@ class Graph:
         if self._frozen:
             return
         for op in self.operations:
-            for sub in op.subgraphs:
-                sub.freeze()
+            if op.subgraphs:
+                for sub in op.subgraphs:
+                    sub.freeze()
             op._freeze()
         for t in self.inputs:
             if t.op is not None and type(t.op) is Operation:
                 t.op._freeze()
-        object.__setattr__(self, "operations", FrozenList(self.operations))
-        object.__setattr__(self, "inputs", FrozenList(self.inputs))
-        object.__setattr__(self, "outputs", FrozenList(self.outputs))
-        object.__setattr__(self, "captures", FrozenList(self.captures))
-        object.__setattr__(self, "_frozen", True)
+        self.operations = FrozenList(self.operations)
+        self.inputs = FrozenList(self.inputs)
+        self.outputs = FrozenList(self.outputs)
+        self.captures = FrozenList(self.captures)
+        # a frozen graph is one of a subclass that refuses assignments to its structure
+        # (changing the class, as for operations, keeps building a graph as fast as before)
+        cls = type(self)
+        frozen = _FROZEN_GRAPH_CLASSES.get(cls)
+        if frozen is None:
+            frozen = _FROZEN_GRAPH_CLASSES[cls] = type(cls.__name__, (cls,), {
+                "__slots__": (), "_frozen": True, "__setattr__": _FrozenGraph.__setattr__,
+                "__module__": cls.__module__, "__qualname__": cls.__qualname__,
+                "__doc__": cls.__doc__})
+        self.__class__ = frozen
 
     def _check_open(self) -> None:
         if self._frozen:
@@ -420,6 +428,25 @@ class Graph:
             return self.to_svg()
         except Exception:  # no graphviz: Jupyter falls back to the text listing
             return None
+
+
+class _FrozenGraph:
+    """What a graph's class gains when the graph freezes (`Graph.freeze` makes a subclass of
+    it with these names): its structure can no longer be assigned."""
+
+    __slots__ = ()
+    _frozen = True
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _GRAPH_STRUCTURE:
+            raise _refuse(f"The graph {self.name!r}")  # type: ignore[attr-defined]
+        object.__setattr__(self, name, value)
+
+
+_FROZEN_GRAPH_CLASSES: dict[type, type] = {}  # a graph class -> its frozen subclass
+_GRAPH_STRUCTURE = frozenset({"name", "outer_graph", "operations", "inputs", "outputs",
+                              "captures", "variables", "structured_input_signature",
+                              "structured_outputs"})
 
 
 class FuncGraph(Graph):

@@ -78,10 +78,12 @@ def _key(op: Operation, canonical: dict[int, SymbolicTensor]) -> Hashable | None
     if eligible is None:
         eligible = _MERGEABLE[opdef] = (opdef.effects is NO_EFFECT and not opdef.is_constant
                                         and opdef.kernel is not None and opdef.carrier is None)
-    if not eligible or len(op.outputs) != 1 or not _is_array(op.outputs[0]):
-        return None
+    if not eligible or len(op.outputs) != 1 or op.outputs[0].dtype._np.kind not in "biufc":
+        return None   # (a tensor that is not numeric or bool, such as a TensorArray handle,
+        # is a mutable Python object that must stay distinct)
     if canonical:
-        inputs = tuple([id(canonical.get(id(t), t)) for t in op.inputs])
+        get = canonical.get
+        inputs = tuple([id(get(id(t), t)) for t in op.inputs])
     else:
         inputs = tuple(map(id, op.inputs))
     attrs = op.attrs
@@ -101,8 +103,3 @@ def _attr_key(value: Any) -> tuple[Any, Any]:
         return ("id", id(value))
     return (type(value), value)
 
-
-def _is_array(tensor: SymbolicTensor) -> bool:
-    """True for a numeric or bool tensor (other values, such as TensorArray handles, are
-    mutable Python objects that must stay distinct)."""
-    return tensor.dtype.is_numeric or tensor.dtype.is_bool

@@ -20,7 +20,7 @@ def live_operations(graph: GraphLike, outputs: Iterable[SymbolicTensor]) -> list
     is not run, as TensorFlow prunes it: whether it would end is not an effect. A body the
     passes pruned is returned as it is.
     """
-    if outputs is graph.outputs and isinstance(graph, Rewritten) and graph.pruned:
+    if outputs is graph.outputs and getattr(graph, "pruned", False):
         return list(graph.operations)
     used = {id(t) for t in outputs}
     live: list[Operation] = []
@@ -64,31 +64,30 @@ def _eliminate(graph: GraphLike) -> tuple[GraphLike, set[int], bool]:
             if effect:
                 effects.add(id(op))
         operations.append(op)
-    used = {id(t) for t in graph.outputs}
-    produced = {id(t) for t in graph.inputs}
+    used = set(map(id, graph.outputs))
+    produced = set(map(id, graph.inputs))
     live: list[Operation] = []
+    effect = bool(effects)
     for op in reversed(operations):
-        if op.opdef.effects is not NO_EFFECT or id(op) in effects or _reads_any(used, op.outputs):
-            live.append(op)
-            for t in op.inputs:
-                used.add(id(t))
-            for t in op.outputs:
-                produced.add(id(t))
-            if op.subgraphs:
-                used |= reads[id(op)]
+        outputs = op.outputs
+        if op.opdef.effects is not NO_EFFECT:
+            effect = True
+        elif not (id(op) in effects or (id(outputs[0]) in used if len(outputs) == 1
+                                        else not used.isdisjoint(map(id, outputs)))):
+            continue
+        live.append(op)
+        used.update(map(id, op.inputs))
+        produced.update(map(id, outputs))
+        if op.subgraphs:
+            used |= reads[id(op)]
     live.reverse()
     pruned = with_operations(graph, live, changed=changed or len(live) != len(operations))
     if isinstance(pruned, Rewritten):
         pruned.pruned = True
-    return pruned, used - produced, bool(effects) or any(
-        op.opdef.effects is not NO_EFFECT for op in live)
-
-
-def _reads_any(used: set[int], tensors: list[SymbolicTensor]) -> bool:
-    for t in tensors:
-        if id(t) in used:
-            return True
-    return False
+    elif getattr(pruned, "frozen", False) and not pruned.pruned:
+        # a traced graph whose every op is live: a derived fact, kept on it (it never changes)
+        object.__setattr__(pruned, "pruned", True)
+    return pruned, used - produced, effect
 
 
 def _has_effects(op: Operation) -> bool:
