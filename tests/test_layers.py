@@ -42,6 +42,7 @@ OPTIONAL_EXTRAS = {  # third-party packages, imported where used: `import runtim
     "numba": "the Numba tier (extra [jit]), when a jit_compile=True function is made",
     "PIL": "Pillow (extra [images]): the JPEG, GIF and BMP codecs, when an image is decoded",
     "tensorboardX": "rt.summary's event files (extra [summary]), when a writer is made",
+    "google_crc32c": "CRC-32C in C (extra [tfrecord]), on the first TFRecord CRC",
 }
 LAZY_LOADS = {  # (importer, imported): project modules loaded on first use
     ("runtime.function.conversion", "runtime.autograph_backend"):
@@ -68,6 +69,9 @@ LAZY_LOADS = {  # (importer, imported): project modules loaded on first use
         "rt.distribute.MultiWorkerMirroredStrategy and Dask (extra [dask]), on first use",
     ("runtime.experimental", "runtime.experimental.numpy"):
         "rt.experimental.numpy (TensorFlow's tnp), on first use: `import runtime` stays fast",
+    ("runtime.ops.io_tfrecord", "gzip"): "with the first GZIP-compressed TFRecord file",
+    ("runtime.ops.io_gfile", "shutil"):
+        "rt.io.gfile.copy and rmtree: shutil imports bz2 and lzma, which `import runtime` skips",
     ("runtime.keras.preprocessing.image_generator", "scipy"):
         "SciPy's ndimage for ImageDataGenerator's affine transforms (extras [images], [jit])",
     ("runtime.layers.model_plot", "IPython"):

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import glob as _glob
 import os
-import shutil
 import types
 from typing import Any, Iterator, NamedTuple
 
@@ -151,6 +150,7 @@ def rmtree(path) -> None:
     path = _path(path)
     if not os.path.isdir(path):
         raise _missing(path)
+    import shutil  # loaded on first use: it imports bz2 and lzma, which `import runtime` skips
     shutil.rmtree(path)
 
 
@@ -165,6 +165,7 @@ def copy(src, dst, overwrite: bool = False) -> None:
     """Copies the file `src` to `dst` (replacing it only with `overwrite`)."""
     src, dst = _path(src), _path(dst)
     _check_target(src, dst, overwrite)
+    import shutil  # loaded on first use (see rmtree)
     shutil.copyfile(src, dst)
 
 

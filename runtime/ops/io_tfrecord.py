@@ -10,7 +10,6 @@ what the file still holds before anything is allocated.
 
 from __future__ import annotations
 
-import gzip
 import os
 import struct
 import sys
@@ -22,11 +21,24 @@ import numpy as np
 from ..errors import DataLossError, FailedPreconditionError, NotFoundError
 from ..exports import export
 
-try:  # the optional extra `tfrecord`: Google's CRC-32C in C, else the NumPy code below
-    import google_crc32c as _google_crc32c
-except ImportError:  # pragma: no cover - depends on the environment
-    _google_crc32c = None
-_C_CRC = _google_crc32c.value if getattr(_google_crc32c, "implementation", "") == "c" else None
+_UNLOADED = object()
+_C_CRC = _UNLOADED  # Google's CRC-32C in C, None without it: looked up on first use (_c_crc)
+
+
+def _c_crc():
+    """The optional extra `tfrecord`'s CRC-32C function in C, or None (then the NumPy code
+    below computes CRCs); imported on the first CRC, so that `import runtime` loads no
+    third-party package."""
+    global _C_CRC
+    if _C_CRC is _UNLOADED:
+        try:
+            import google_crc32c
+        except ImportError:  # pragma: no cover - depends on the environment
+            google_crc32c = None
+        _C_CRC = (google_crc32c.value if getattr(google_crc32c, "implementation", "") == "c"
+                  else None)
+    return _C_CRC
+
 
 _POLY = 0x82F63B78  # CRC-32C (Castagnoli), reflected
 _MASK_DELTA = 0xA282EAD8
@@ -166,8 +178,9 @@ def crc32c_many(items: list[bytes]) -> np.ndarray:
     n = len(items)
     if not n:
         return np.zeros(0, np.uint32)
-    if _C_CRC is not None:
-        return np.fromiter(map(_C_CRC, items), np.uint32, n)
+    c_crc = _C_CRC if _C_CRC is not _UNLOADED else _c_crc()
+    if c_crc is not None:
+        return np.fromiter(map(c_crc, items), np.uint32, n)
     lengths = np.fromiter(map(len, items), np.int64, n)
     first = int(lengths[0])
     if first <= 64 and first % 4 == 0 and (lengths == first).all():
@@ -321,6 +334,7 @@ class TFRecordWriter:
             raise NotFoundError(f"{self._path}: the directory {parent} does not exist")
         raw = open(self._path, "wb")
         if kind == "GZIP":
+            import gzip  # loaded with the first GZIP file: `import runtime` stays fast
             self._file = gzip.GzipFile(fileobj=raw, mode="wb", mtime=0,
                                        compresslevel=9 if level in (None, -1) else level)
             self._raw = raw
@@ -411,6 +425,7 @@ def open_for_reading(path: str, kind: str):
     except IsADirectoryError:
         raise FailedPreconditionError(f"{path}; Is a directory") from None
     if kind == "GZIP":
+        import gzip  # loaded with the first GZIP file: `import runtime` stays fast
         return gzip.GzipFile(fileobj=raw, mode="rb")
     if kind == "ZLIB":
         return _ZlibReader(raw)
