@@ -663,7 +663,7 @@ def _mark_weak(tensor: Tensor, value) -> Tensor:
     return tensor
 
 
-def is_weak(value) -> bool:
+def _is_weak(value) -> bool:
     """Whether `value` is weakly typed in the "all"/"safe" modes: a Python number, or a
     constant made of Python numbers by `rt.constant`."""
     if type(value) in _PY_KINDS:
@@ -734,7 +734,7 @@ def _promote_operands(x, y):
     In the "all" and "safe" modes weak values (Python numbers, constants made of them) take
     the other operand's dtype unless of a higher kind (TensorFlow's table)."""
     if _STATE["mode"] != "legacy":
-        wx, wy = is_weak(x), is_weak(y)
+        wx, wy = _is_weak(x), _is_weak(y)
         if wx and wy:
             target = _both_weak_target(x, y)
             return None if target is None else tuple(_cast(v, target) for v in (x, y))
@@ -788,7 +788,7 @@ def _variable_write(dtype: _dtypes.DType, value, method: str):
     value converts when it promotes with the variable's dtype to that dtype (a Python number
     or list is weak: it takes the variable's dtype when of its kind or a lower one), and
     raises TypeError otherwise (a variable's dtype does not change)."""
-    strong = None if is_weak(value) else _strong_dtype(value)
+    strong = None if _is_weak(value) else _strong_dtype(value)
     if strong is not None:
         target = promote_dtypes(dtype, strong)
     else:
