@@ -170,8 +170,9 @@ class EagerTensor(Tensor):
         return str(self.numpy())
 
     def __repr__(self) -> str:
+        weak = ", weak=True" if weak_hook is not None and weak_hook(self) else ""
         return (f"<rt.Tensor: shape={self.shape}, dtype={self.dtype.name}, "
-                f"numpy={numpy_text(self._value)}>")
+                f"numpy={numpy_text(self._value)}{weak}>")
 
     def _repr_html_(self) -> str:
         """Jupyter's view: shape, dtype and a table of the values (large tensors truncated)."""
@@ -363,6 +364,11 @@ class SymbolicTensor(Tensor):
     def _repr_html_(self) -> str:
         """Jupyter's view: name, shape, dtype and the op that makes the tensor."""
         return html_repr.symbolic_tensor_html(self)
+
+
+# fn(tensor) -> bool, set by rt.experimental.numpy's "all" and "safe" modes: whether a tensor
+# is weakly typed (its repr then ends with `weak=True`, as TensorFlow's WeakTensor)
+weak_hook = None
 
 
 def numpy_text(value) -> str:

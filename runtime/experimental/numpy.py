@@ -21,6 +21,7 @@ from types import SimpleNamespace as _Namespace
 import numpy as np
 
 from .. import dtypes as _dtypes
+from .. import tensor as _tensor_module
 from ..arguments import strict_keywords
 from ..exports import NAMESPACES as _NS
 from ..graph import constant_value as _constant_value
@@ -671,6 +672,10 @@ def _is_weak(value) -> bool:
     return isinstance(value, Tensor) and _WEAK_TENSORS.get(id(value)) is value
 
 
+def _is_weak_tensor(tensor: Tensor) -> bool:
+    return _WEAK_TENSORS.get(id(tensor)) is tensor
+
+
 def _weak_kind(value) -> str:
     if isinstance(value, Tensor):
         return np.dtype(value.dtype.as_numpy_dtype).kind
@@ -892,6 +897,7 @@ def experimental_enable_numpy_behavior(prefer_float32: bool = False,
     _core.promotion_hook = None if _STATE["mode"] in (None, "legacy") else _promote_operands
     _variables.numpy_write_hook = None if _STATE["mode"] in (None, "legacy") else _variable_write
     _core.weak_constant_hook = None if _STATE["mode"] in (None, "legacy") else _mark_weak
+    _tensor_module.weak_hook = None if _STATE["mode"] in (None, "legacy") else _is_weak_tensor
     _install(legacy=_STATE["mode"] == "legacy")
 
 
@@ -901,6 +907,7 @@ def _disable_numpy_behavior() -> None:
     _core.promotion_hook = None
     _variables.numpy_write_hook = None
     _core.weak_constant_hook = None
+    _tensor_module.weak_hook = None
     for name, plain in _PLAIN.items():
         setattr(Tensor, f"__{name}__" if name == "getitem" else name, plain)
 

@@ -51,6 +51,12 @@ def test_constants_of_python_numbers_are_weak():
     assert (rt.constant(1, rt.int8) + 2).dtype == rt.int8
     assert (rt.constant(1.0, rt.float16) + rt.constant(2.0)).dtype == rt.float16
     assert (rt.constant(1) + rt.constant(1, rt.int64)).dtype == rt.int64
+    # TensorFlow's reprs (tf_numpy_type_promotion guide)
+    assert repr(rt.constant(5)) == "<rt.Tensor: shape=(), dtype=int32, numpy=5, weak=True>"
+    assert repr(rt.constant(5, rt.int32)) == "<rt.Tensor: shape=(), dtype=int32, numpy=5>"
+    assert repr(tnp.array(1)) == "<rt.Tensor: shape=(), dtype=int32, numpy=1, weak=True>"
+    tnp.experimental_enable_numpy_behavior(dtype_conversion_mode="legacy")
+    assert "weak" not in repr(rt.constant(5))
 
 
 def test_tnp_infers_32_bit_dtypes_in_the_all_mode():
