@@ -457,9 +457,10 @@ def _concat_rows(parts: list) -> RaggedTensor:
         s = _i64(p.row_splits)
         if offset is None:
             splits.append(s)
+            offset = s[-1]
         else:
             splits.append(array_math.add(s[1:], offset))
-        offset = splits[-1][-1]
+            offset = array_math.add(offset, s[-1])
     inner = [p.values for p in parts]
     values = _concat_rows(inner) if isinstance(inner[0], RaggedTensor) else array_math.concat(inner, 0)
     return RaggedTensor(values, array_math.cast(array_math.concat(splits, 0), dtype))
@@ -595,31 +596,43 @@ def map_rows(fn: Callable, elems, signature):
 
 
 def _staged_ragged_map(fn: Callable, elems, count, signature) -> RaggedTensor:
-    """A staged map whose rows may differ in length: each row's result is written to a
-    TensorArray, the results concatenated and cut by their lengths."""
+    """A staged map whose rows may differ in length: each row's result (a tensor, or a
+    RaggedTensor: its flat values and the row lengths of each of its ragged levels) is written
+    to TensorArrays, which are concatenated and cut by the lengths again."""
     dtype = signature.dtype if signature is not None else elems.dtype
+    if signature is not None:
+        levels = signature.ragged_rank - 1
+    else:
+        levels = elems.ragged_rank - 1 if isinstance(elems, RaggedTensor) else 0
     values = TensorArray(dtype, size=0, dynamic_size=True, infer_shape=False)
-    lengths = TensorArray(_dtypes.int64, size=0, dynamic_size=True)
+    lengths = [TensorArray(_dtypes.int64, size=0, dynamic_size=True, infer_shape=False)
+               for _ in builtins.range(levels + 1)]
 
-    def body(i, values, lengths):
+    def body(i, values, *lengths):
         out = fn(_row(elems, i))
-        if isinstance(out, (RaggedTensor, SparseTensor)) or not isinstance(out, Tensor):
-            raise NotImplementedError("map_fn over a RaggedTensor inside rt.function: fn must "
-                                      "return a tensor (the rows of the ragged result), got "
-                                      f"{type(out).__name__}.")
-        out = convert_to_tensor(out)
+        got = out.ragged_rank if isinstance(out, RaggedTensor) else 0
+        if isinstance(out, SparseTensor) or not isinstance(out, (Tensor, RaggedTensor)) or got != levels:
+            raise TypeError("map_fn over a RaggedTensor inside rt.function: fn must return "
+                            f"{'a tensor' if levels == 0 else f'a RaggedTensor of ragged_rank {levels}'} "
+                            f"(the rows of the result, as fn_output_signature says), got {out!r:.80}.")
         if out.dtype != dtype:
             raise TypeError(f"map_fn: fn returned {out.dtype.name}, but {dtype.name} was expected "
                             "(give fn_output_signature).")
-        if out.shape.rank == 0:
+        if isinstance(out, Tensor) and out.shape.rank == 0:
             raise ValueError("map_fn over a RaggedTensor inside rt.function: fn returned a "
                              "scalar; give fn_output_signature=rt.TensorSpec([], dtype).")
-        size = array_math.shape(out, out_type=_dtypes.int64)[0]
-        return i + 1, values.write(i, out), lengths.write(i, size)
+        if isinstance(out, RaggedTensor):
+            row_sizes = [array_math.reshape(out.nrows(out_type=_dtypes.int64), [1])]
+            row_sizes += [_i64(t) for t in out.nested_row_lengths()]
+            flat = out.flat_values
+        else:
+            row_sizes = [array_math.reshape(array_math.shape(out, out_type=_dtypes.int64)[0], [1])]
+            flat = out
+        return (i + 1, values.write(i, flat)) + tuple(ta.write(i, n) for ta, n in zip(lengths, row_sizes))
 
-    _, values, lengths = while_loop(lambda i, *_: array_math.less(i, count), body,
-                                    [array_math.zeros([], count.dtype), values, lengths])
-    return RaggedTensor.from_row_lengths(values.concat(), lengths.stack())
+    _, values, *lengths = while_loop(lambda i, *_: array_math.less(i, count), body,
+                                     [array_math.zeros([], count.dtype), values, *lengths])
+    return RaggedTensor.from_nested_row_lengths(values.concat(), [ta.concat() for ta in lengths])
 
 
 def _is_ragged_spec(spec) -> bool:

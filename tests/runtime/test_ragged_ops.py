@@ -441,3 +441,16 @@ def test_reductions_along_every_axis_of_deep_ragged_tensors(seed):
     # the guide's rank-3 example, as TensorFlow prints it
     guide = rt.ragged.constant(NESTED)
     assert rt.reduce_max(guide, axis=0).to_list() == [[8, 9, 3], [10], [6]]
+
+
+def test_map_fn_whose_rows_are_ragged_eagerly_and_staged():
+    r = rt.ragged.constant(DIGITS)
+    spec = rt.RaggedTensorSpec([None, None, None], rt.int32, ragged_rank=2)
+    want = [[list(range(v)) for v in row] for row in DIGITS]
+    for f in (rt.map_fn, rt.function(rt.map_fn)):
+        assert f(rt.ragged.range, r, fn_output_signature=spec).to_list() == want
+    nested = rt.ragged.constant(NESTED)
+    staged = rt.function(lambda x: rt.map_fn(lambda row: row * 10, x))(nested)
+    assert staged.to_list() == [[[v * 10 for v in item] for item in row] for row in NESTED]
+    empty = rt.ragged.constant([[1, 2], []])
+    assert rt.concat([empty, rt.ragged.range([0, 0])], axis=0).to_list() == [[1, 2], [], [], []]
