@@ -898,6 +898,7 @@ def experimental_enable_numpy_behavior(prefer_float32: bool = False,
     _variables.numpy_write_hook = None if _STATE["mode"] in (None, "legacy") else _variable_write
     _core.weak_constant_hook = None if _STATE["mode"] in (None, "legacy") else _mark_weak
     _tensor_module.weak_hook = None if _STATE["mode"] in (None, "legacy") else _is_weak_tensor
+    _protocols.binary_promotion = None if _STATE["mode"] in (None, "legacy") else _promote_operands
     _install(legacy=_STATE["mode"] == "legacy")
 
 
@@ -908,6 +909,7 @@ def _disable_numpy_behavior() -> None:
     _variables.numpy_write_hook = None
     _core.weak_constant_hook = None
     _tensor_module.weak_hook = None
+    _protocols.binary_promotion = None
     for name, plain in _PLAIN.items():
         setattr(Tensor, f"__{name}__" if name == "getitem" else name, plain)
 

@@ -34,8 +34,18 @@ def array_ufunc(self, ufunc: np.ufunc, method: str, *inputs, **kwargs):
     return _unsupported(name, inputs, lambda arrays: getattr(ufunc, method)(*arrays, **kwargs))
 
 
+# fn(x, y) -> (x, y) cast to one dtype, or None: set by rt.experimental.numpy's "all" and
+# "safe" modes, where `ndarray + tensor` promotes by TensorFlow's rule (TensorFlow's tensors
+# take NumPy's binary operators over, as their __array_priority__ asks)
+binary_promotion = None
+
+
 def _call(ufunc, inputs, kwargs):
     _only_options(f"np.{ufunc.__name__}", {k: v for k, v in kwargs.items() if k != "dtype"})
+    if binary_promotion is not None and ufunc.nin == 2 and kwargs.get("dtype") is None and \
+            sum(isinstance(v, Tensor) for v in inputs) == 1 and \
+            any(isinstance(v, (np.ndarray, np.generic)) for v in inputs):
+        inputs = binary_promotion(*inputs) or inputs
     loop = promotion.resolve_ufunc(ufunc, inputs, kwargs.get("dtype"))
     tensors = [promotion.as_tensor(v, d) for v, d in zip(inputs, loop)]
     return promotion.cast_to(registry.UFUNCS[ufunc](*tensors), loop[ufunc.nin])

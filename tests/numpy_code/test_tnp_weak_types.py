@@ -101,3 +101,15 @@ def test_without_the_modes_variable_writes_are_unchanged():
     assert float(v.assign_add(np.float64(2.0))) == 3.0   # NumPy values convert, as TensorFlow
     with pytest.raises(ValueError):
         v.assign_add(rt.constant(1.0, rt.float64))
+
+
+def test_numpy_values_on_the_left_promote_by_tensorflows_rule():
+    # TensorFlow's tensors take `ndarray + tensor` over (tf_numpy_type_promotion guide:
+    # np.array(3.2, np.float16) + tf.constant(1, tf.int8) + tf.constant(50) is float16)
+    tnp.experimental_enable_numpy_behavior(dtype_conversion_mode="all")
+    total = np.array(3.2, np.float16) + rt.constant(1, rt.int8) + rt.constant(50)
+    assert total.dtype == rt.float16
+    assert float(total) == float(np.float16(np.float16(3.2) + np.float16(1)) + np.float16(50))
+    assert (np.float32(2.0) + rt.constant(1, rt.int32)).dtype == rt.float32
+    assert (np.array([1.5]) * rt.constant([2], rt.int32)).dtype == rt.float64
+    assert tnp.add(1, 2.0).dtype == rt.float64   # tnp's own functions: NumPy's rule, as TF
