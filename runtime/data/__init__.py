@@ -30,6 +30,7 @@ from .dataset import ignore_errors as _ignore_errors
 from .dataset import scan as _scan
 from .dataset import take_while as _take_while
 from .dataset import unique as _unique
+from .distribute_options import AutoShardPolicy, DistributeOptions
 from .grouping import experimental_bucket_by_sequence_length as _bucket_by_sequence_length
 from .grouping import experimental_group_by_window as _group_by_window
 from .sampling import experimental_choose_from_datasets as _choose_from_datasets
@@ -47,7 +48,8 @@ experimental = _types.SimpleNamespace(
     group_by_window=_group_by_window, bucket_by_sequence_length=_bucket_by_sequence_length,
     sample_from_datasets=_sample_from_datasets, choose_from_datasets=_choose_from_datasets,
     rejection_resample=_rejection_resample, ignore_errors=_ignore_errors, save=_save, load=_load,
-    dense_to_ragged_batch=_dense_to_ragged_batch)
+    dense_to_ragged_batch=_dense_to_ragged_batch, AutoShardPolicy=AutoShardPolicy,
+    DistributeOptions=DistributeOptions)
 
 __all__ = ["AUTOTUNE", "CsvDataset", "Dataset", "DatasetSpec", "INFINITE_CARDINALITY", "Iterator", "Options",
            "OutOfRangeError", "SliceSizeMismatchError", "TFRecordDataset", "TextLineDataset", "UNKNOWN_CARDINALITY",

@@ -45,6 +45,7 @@ from . import cache_file, threads
 from . import ragged_elements as _ragged_elements
 from . import sparse_elements as _sparse_elements
 from . import structure as st
+from .distribute_options import DistributeOptions
 
 AUTOTUNE = -1
 INFINITE = -1
@@ -539,6 +540,7 @@ class Options:
     def __init__(self):
         self.experimental_deterministic = None
         self.deterministic = None
+        self.experimental_distribute = DistributeOptions()
 
 
 class DatasetSpec:

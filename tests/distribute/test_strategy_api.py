@@ -296,3 +296,15 @@ def test_element_spec_is_an_input_signature(two_cpus):
     outputs = [_locals(strategy, doubled(batch)) for batch in dataset]
     assert outputs == [[[0, 2], [4, 6]], [[8, 10], [12, 14]]]
     assert doubled.experimental_get_tracing_count() == 1
+
+
+def test_auto_shard_policy_option_is_kept(two_cpus):
+    options = rt.data.Options()
+    assert options.experimental_distribute.auto_shard_policy is \
+        rt.data.experimental.AutoShardPolicy.AUTO
+    options.experimental_distribute.auto_shard_policy = rt.data.experimental.AutoShardPolicy.DATA
+    dataset = rt.data.Dataset.range(4).batch(2).with_options(options)
+    assert [_locals(two_cpus, e) for e in two_cpus.experimental_distribute_dataset(dataset)] \
+        == [[[0], [1]], [[2], [3]]]
+    with pytest.raises(ValueError, match="auto_shard_policy"):
+        options.experimental_distribute.auto_shard_policy = "everything"
