@@ -114,11 +114,21 @@ def rows(element: Any) -> list:
     return [_map(lambda c, i=i: row(c, i), element) for i in range(n)]
 
 
+def _relax(template: Any) -> Any:
+    """A RaggedTensor template whose number of values is unknown at every level (elements of
+    one dataset differ in it)."""
+    if isinstance(template, RaggedTensor):
+        splits = template.row_splits
+        return _ragged(_relax(template.values), TensorSpec([None], splits.dtype))
+    shape = template.shape
+    return TensorSpec(TensorShape([None]).concatenate(shape[1:]) if shape.rank else shape, template.dtype)
+
+
 def batch_spec(spec: Any, lead: int | None) -> Any:
     def one(s):
         outer = TensorSpec([None if lead is None else lead + 1], np.int64)
         if isinstance(s, RaggedTensor):
-            return _ragged(s, outer)
+            return _ragged(_relax(s), outer)
         if isinstance(s, RaggedRowSpec):
             inner = s.shape[1:] if s.shape.rank is not None else None
             values = TensorSpec(TensorShape([None]).concatenate(inner) if inner is not None else None, s.dtype)
@@ -134,7 +144,7 @@ def unbatch_spec(spec: Any) -> Any:
             if isinstance(inner, TensorSpec):
                 shape = TensorShape([None]).concatenate(inner.shape[1:]) if inner.shape.rank is not None else None
                 return RaggedRowSpec(shape, inner.dtype)
-            return inner
+            return _relax(inner)
         return TensorSpec(s.shape[1:] if s.shape.rank is not None else TensorShape(None), s.dtype)
     return _map(one, spec)
 

@@ -454,3 +454,12 @@ def test_map_fn_whose_rows_are_ragged_eagerly_and_staged():
     assert staged.to_list() == [[[v * 10 for v in item] for item in row] for row in NESTED]
     empty = rt.ragged.constant([[1, 2], []])
     assert rt.concat([empty, rt.ragged.range([0, 0])], axis=0).to_list() == [[1, 2], [], [], []]
+
+
+def test_dataset_functions_over_rows_of_different_sizes():
+    ds = rt.data.Dataset.from_tensor_slices(rt.ragged.constant(NESTED))
+    assert ds.element_spec == rt.RaggedTensorSpec([None, None], rt.int32, 1)
+    kept = [e.to_list() for e in ds.filter(lambda x: rt.size(x) > 1)]
+    assert kept == [row for row in NESTED if sum(map(len, row)) > 1]
+    sums = [e.to_list() for e in ds.batch(2).map(lambda x: rt.reduce_sum(x, axis=-1))]
+    assert sums == [[[sum(item) for item in row] for row in NESTED[i:i + 2]] for i in (0, 2)]
