@@ -360,7 +360,14 @@ class Dataset:
     def padded_batch(self, batch_size: Any, padded_shapes: Any = None, padding_values: Any = None,
                      drop_remainder: bool = False, name: Optional[str] = None) -> "Dataset":
         """Like `batch`, padding each component to a common shape (the longest in the batch,
-        or `padded_shapes`) with `padding_values` (0, or b"" for strings)."""
+        or `padded_shapes`) with `padding_values` (0, or b"" for strings). Elements must be
+        tensors: a sparse, ragged or extension type component raises TypeError, as in
+        TensorFlow."""
+        for spec in nest.flatten(self.element_spec, expand_composites=False):
+            if not isinstance(spec, TensorSpec):
+                raise TypeError("`padded_batch` is only supported for datasets that produce "
+                                "tensor elements but type spec of elements in the input dataset "
+                                f"is not a subclass of TensorSpec: `{spec!r}`.")
         return _PaddedBatch(self, batch_size, padded_shapes, padding_values, drop_remainder)
 
     def ragged_batch(self, batch_size: Any, drop_remainder: bool = False,

@@ -56,3 +56,12 @@ def test_from_tensors_keeps_explicit_zeros_and_strings():
     rows = list(rt.data.Dataset.from_tensor_slices((words, rt.constant([1, 2]))))
     assert [entries(w) for w, _ in rows] == [{(0,): b"a"}, {(2,): b"b"}]
     assert [int(n) for _, n in rows] == [1, 2]
+
+
+def test_padded_batch_refuses_sparse_elements_as_tensorflow():
+    import pytest
+    ds = rt.data.Dataset.from_tensor_slices(sparse_data())
+    with pytest.raises(TypeError, match="only supported for datasets that produce tensor "
+                                        "elements.*SparseTensorSpec"):
+        ds.padded_batch(2)
+    assert list(rt.data.Dataset.range(3).padded_batch(2).as_numpy_iterator())[0].tolist() == [0, 1]
