@@ -5,12 +5,15 @@ A convolution copies the windows of its (padded) input once into a contiguous im
 filter gradient is the same matrix's transpose times the output gradient, and the input
 gradient is the output gradient times the filters' transpose, added back tap by tap
 (col2im). With one input channel the matrix is built tap-major, [KH * KW, N * OH * OW], so
-each tap is one contiguous copy. Pools run one elementwise pass a window tap over strided
-views; the max-pool gradient goes to the first maximum of each window in row-major order,
+each tap is one contiguous copy; a 1x1 stride-1 convolution uses its input as the matrix.
+Pools run one elementwise pass a window tap over strided views. The max-pool gradient copies
+the windows tap-major once and goes to the first maximum of each window in row-major order,
 as TensorFlow's does.
 
-Scratch arrays (the padded input, the im2col matrix) are reused across calls of one thread:
-they never leave a kernel, so no result aliases them.
+Scratch arrays (the padded input, the im2col matrix, the pool's window copies) are reused
+across calls of one thread: they never leave a kernel, so no result aliases them. Every
+kernel's result is a new array (the ops declare `fresh_output`, so the elementwise ops after
+them may write into it).
 """
 
 from __future__ import annotations
