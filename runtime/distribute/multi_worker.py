@@ -3,9 +3,9 @@ from this (client) process, on Dask's own scheduling and communication.
 
 Keras `fit` ships the model as a saved program (its variables, the optimizer's, and the
 functions that compute a replica's gradients and apply summed ones) to every worker once.
-Each step is a few Dask tasks: on every worker, apply the previous step's summed gradients
-and compute this step's on its part of the batch; one task sums them (the all-reduce: Dask
-moves the gradients between the workers). The replicas apply the same sums, so they stay
+Each step is one Dask task per worker: apply the sum of the previous step's gradients of
+every replica (the all-reduce: Dask brings the other replicas' gradients to each worker)
+and compute this step's on its part of the batch. The replicas apply the same sums, so they stay
 equal; after each epoch the driver's model takes the first worker's state. A worker lost
 mid-fit raises `rt.errors.UnavailableError` naming it, and the driver's model keeps the
 state of the last completed epoch (never a half-applied step).
@@ -247,7 +247,7 @@ class _FitSession:
         self.programs: dict = {}
         self.program = None
         self.state = None       # the state future the next step sets (first of an epoch)
-        self.total = None       # the summed gradients of the last step, not yet applied
+        self.total = None       # the last step's replica results, their gradients not applied
 
     def _program_for(self, x, y) -> "_Program":
         key = (x.dtype.str, x.shape[1:], y.dtype.str, y.shape[1:])
@@ -282,11 +282,12 @@ class _FitSession:
                 worker_tasks.replica_step, program.payload_on(client), program.digest,
                 self.state, self.total, xs, ys, counts[i] / total_count,
                 program.n_logs, workers=[address], allow_other_workers=False, pure=False))
-        summed = client.submit(worker_tasks.sum_gradients, *futures, pure=False)
-        logs = client.submit(worker_tasks.logs_of, summed, pure=False)
-        self.state, self.total = None, summed
+        logs = [client.submit(worker_tasks.logs_of, f, workers=[address], pure=False)
+                for f, address in zip(futures, workers)]
+        self.state, self.total = None, futures  # the next step sums them on every worker
         result: dict = {}
-        for i, replica_logs in enumerate(self.strategy._result(logs)):
+        for i, future in enumerate(logs):
+            replica_logs = self.strategy._result(future)
             if counts[i]:
                 result = totals.add(program.unpack_logs(replica_logs), counts[i])
         return result

@@ -36,39 +36,41 @@ def program(payload: bytes, digest: str):
     return found
 
 
-def replica_step(payload: bytes, digest: str, state, total, x, y, share: float,
-                 n_logs: int) -> tuple:
-    """One replica's step: set the state (first step of an epoch), apply the previous
-    step's summed gradients, then (logs, gradients) of this replica's part of the batch."""
-    prog = program(payload, digest)
-    if state is not None:
-        prog.set_state(list(state))
-    if total is not None:
-        prog.apply(list(total[0]))
-    out = [np.asarray(o) for o in prog.grads(x, y, np.float32(share))]
-    return out[:n_logs], out[n_logs:]
-
-
-def sum_gradients(*results) -> tuple:
-    """(the replicas' gradients summed, each replica's logs): the all-reduce of a step."""
+def _summed(results) -> list:
+    """The replicas' gradients of one step, summed in replica order (the all-reduce: Dask
+    brings the other replicas' results to this worker)."""
     grads = [np.array(g, copy=True) for g in results[0][1]]
     for _, more in results[1:]:
         for total, g in zip(grads, more):
             total += g
-    return grads, [logs for logs, _ in results]
+    return grads
 
 
-def logs_of(summed: tuple) -> list:
-    return summed[1]
+def replica_step(payload: bytes, digest: str, state, previous, x, y, share: float,
+                 n_logs: int) -> tuple:
+    """One replica's step: set the state (first step of an epoch), apply the sum of the
+    previous step's gradients of every replica, then (logs, gradients) of this replica's
+    part of the batch."""
+    prog = program(payload, digest)
+    if state is not None:
+        prog.set_state(list(state))
+    if previous is not None:
+        prog.apply(_summed(previous))
+    out = [np.asarray(o) for o in prog.grads(x, y, np.float32(share))]
+    return out[:n_logs], out[n_logs:]
 
 
-def final_state(payload: bytes, digest: str, state, total) -> list:
+def logs_of(result: tuple) -> list:
+    return result[0]
+
+
+def final_state(payload: bytes, digest: str, state, previous) -> list:
     """The state after the last step of an epoch (its gradients applied)."""
     prog = program(payload, digest)
     if state is not None:
         prog.set_state(list(state))
-    if total is not None:
-        prog.apply(list(total[0]))
+    if previous is not None:
+        prog.apply(_summed(previous))
     return [np.asarray(v) for v in prog.state()]
 
 
