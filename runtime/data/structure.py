@@ -15,15 +15,19 @@ import numpy as np
 from .. import dtypes as _dtypes
 from ..ops.core import convert_to_tensor
 from ..ops.extension_type import ExtensionTypeSpec
+from ..ops.ragged import RaggedTensorSpec
 from ..shapes import TensorShape, TensorSpec
 from ..tensor import EagerTensor, Tensor
 from . import sparse_elements as _sparse
+
+# specs that stand for their value's template (an element_spec as a user sees it)
+_TEMPLATED = (ExtensionTypeSpec, RaggedTensorSpec)
 
 
 def is_structure(value: Any) -> bool:
     """Tuples, namedtuples, dicts and composite values (extension types) are structure;
     everything else is a leaf."""
-    return isinstance(value, (tuple, dict, ExtensionTypeSpec)) or is_composite(value) \
+    return isinstance(value, (tuple, dict, _TEMPLATED)) or is_composite(value) \
         or _sparse.is_sparse(value)
 
 
@@ -48,7 +52,7 @@ def flatten(value: Any) -> list:
     SparseTensor's dense values and mask, runtime/data/sparse_elements.py)."""
     if _sparse.is_sparse(value):
         value = _sparse.encode(value)
-    if isinstance(value, ExtensionTypeSpec):
+    if isinstance(value, _TEMPLATED):
         value = value._to_template()
     if is_composite(value):
         out = []
@@ -78,7 +82,7 @@ def pack(template: Any, leaves: list) -> Any:
     def build(t):
         if _sparse.is_sparse(t):
             return _sparse.SparseElement(next(it), next(it))
-        if isinstance(t, ExtensionTypeSpec):
+        if isinstance(t, _TEMPLATED):
             t = t._to_template()
         if is_composite(t):
             return type(t).__nest_from_fields__(
@@ -191,7 +195,7 @@ def _skeleton(value: Any) -> Any:
     """A comparable description of a structure without its leaves."""
     if _sparse.is_sparse(value):
         return (_sparse.SparseElement, (("dense", "*"), ("present", "*")))
-    if isinstance(value, ExtensionTypeSpec):
+    if isinstance(value, _TEMPLATED):
         value = value._to_template()
     if is_composite(value):
         return (type(value), tuple((n, ("static", repr(v)) if _is_static(v) else _skeleton(v))

@@ -463,3 +463,16 @@ def test_dataset_functions_over_rows_of_different_sizes():
     assert kept == [row for row in NESTED if sum(map(len, row)) > 1]
     sums = [e.to_list() for e in ds.batch(2).map(lambda x: rt.reduce_sum(x, axis=-1))]
     assert sums == [[[sum(item) for item in row] for row in NESTED[i:i + 2]] for i in (0, 2)]
+
+
+def test_a_ragged_dataset_iterated_inside_rt_function():
+    ds = rt.data.Dataset.from_tensor_slices([1, 5, 3, 2, 8]).map(rt.range).ragged_batch(2)
+
+    @rt.function
+    def total(dataset):
+        s = rt.constant(0)
+        for r in dataset:
+            s += rt.reduce_sum(r)
+        return s
+
+    assert int(total(ds)) == sum(sum(range(n)) for n in [1, 5, 3, 2, 8])
