@@ -11,7 +11,6 @@ This module imports only the standard library, so any layer of the runtime may u
 
 from __future__ import annotations
 
-import difflib
 import functools
 import inspect
 from typing import Any, Callable, Collection, Iterable, Mapping, NoReturn, TypeVar
@@ -30,6 +29,7 @@ def raise_unknown_keywords(callable_name: str, unknown: Iterable[str],
     choices = sorted(set(allowed))
     if not unknown:
         raise ValueError("raise_unknown_keywords needs at least one unknown keyword.")
+    import difflib  # loaded with the first misspelt keyword: `import runtime` skips it
     suggestions = {key: difflib.get_close_matches(key, choices, n=1) for key in unknown}
     if len(unknown) == 1:
         (key, close), = suggestions.items()

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import inspect
 from collections import Counter
-from html import escape
 from typing import Any
 
 import numpy as np
@@ -21,6 +20,13 @@ _STYLE = ("font-family:monospace;font-size:12px;border-collapse:collapse;"
           "margin:2px 0;text-align:right")
 _CELL = "border:1px solid #ccc;padding:1px 6px"
 _HEAD = "border:1px solid #ccc;padding:1px 6px;background:#f3f3f3;text-align:left"
+
+
+def escape(text: str, quote: bool = True) -> str:
+    """`html.escape`; the module loads with the first HTML view (`import runtime` skips it and
+    its table of entities)."""
+    import html
+    return html.escape(text, quote)
 
 
 class ReportPage(str):

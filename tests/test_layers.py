@@ -72,6 +72,9 @@ LAZY_LOADS = {  # (importer, imported): project modules loaded on first use
     ("runtime.ops.io_tfrecord", "gzip"): "with the first GZIP-compressed TFRecord file",
     ("runtime.ops.io_gfile", "shutil"):
         "rt.io.gfile.copy and rmtree: shutil imports bz2 and lzma, which `import runtime` skips",
+    ("runtime.ops.io_gfile", "glob"): "rt.io.gfile.glob: glob compiles regular expressions",
+    ("runtime.arguments", "difflib"): "the 'did you mean' of a misspelt keyword, when raised",
+    ("runtime.html_repr", "html"): "html.escape (and its entity table), for the first HTML view",
     ("runtime.keras.preprocessing.image_generator", "scipy"):
         "SciPy's ndimage for ImageDataGenerator's affine transforms (extras [images], [jit])",
     ("runtime.layers.model_plot", "IPython"):

@@ -28,10 +28,21 @@ from .core import convert_to_tensor
 from .py_function import numpy_function
 
 CSV_DTYPES = (_dtypes.float32, _dtypes.float64, _dtypes.int32, _dtypes.int64, _dtypes.string)
-_INT = re.compile(rb"\s*[+-]?\d+\s*")
-_FLOAT = re.compile(rb"\s*[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?|nan)\s*",
-                    re.IGNORECASE)
-_HEX = re.compile(rb"\s*([+-]?)0[xX]([0-9a-fA-F]*\.?[0-9a-fA-F]*(?:[pP][+-]?\d+)?)\s*")
+# the int, float and hex field patterns: compiled on the first numeric field read
+# (`_compile_patterns`), since compiling regular expressions at import slows `import runtime`
+_INT: Any = None
+_FLOAT: Any = None
+_HEX: Any = None
+
+
+def _compile_patterns() -> None:
+    global _INT, _FLOAT, _HEX
+    _INT = re.compile(rb"\s*[+-]?\d+\s*")
+    _FLOAT = re.compile(
+        rb"\s*[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?|nan)\s*", re.IGNORECASE)
+    _HEX = re.compile(rb"\s*([+-]?)0[xX]([0-9a-fA-F]*\.?[0-9a-fA-F]*(?:[pP][+-]?\d+)?)\s*")
+
+
 _INT_RANGE = {_dtypes.int32: (-2 ** 31, 2 ** 31 - 1), _dtypes.int64: (-2 ** 63, 2 ** 63 - 1)}
 
 
@@ -175,6 +186,8 @@ def convert_field(field: bytes, column: Column, index: int, record: str, na: byt
     dtype = column.dtype
     if dtype is _dtypes.string:
         return field
+    if _HEX is None:
+        _compile_patterns()
     if dtype.is_integer:
         if _INT.fullmatch(field):
             value = int(field)

@@ -9,7 +9,6 @@ Differences from TensorFlow: only local paths (no `gs://`, `s3://`, `hdfs://`); 
 
 from __future__ import annotations
 
-import glob as _glob
 import os
 import types
 from typing import Any, Iterator, NamedTuple
@@ -108,6 +107,7 @@ def isdir(path) -> bool:
 def glob(pattern) -> list[str]:
     """The paths matching `pattern` (or any of a list of patterns), sorted."""
     patterns = pattern if isinstance(pattern, (list, tuple)) else [pattern]
+    import glob as _glob  # loaded on first use: it compiles regular expressions at import
     return sorted({p for one in patterns for p in _glob.glob(_path(one))})
 
 
