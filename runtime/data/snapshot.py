@@ -33,7 +33,9 @@ from ..arguments import strict_keywords
 from ..errors import DataLossError, InvalidArgumentError, NotFoundError
 from ..ops.extension_type import ExtensionType, lookup_registered, registered_name
 from ..ops.io_tfrecord import TFRecordWriter, _compression, read_records
+from ..ops.ragged import RaggedTensor
 from ..shapes import TensorShape, TensorSpec
+from . import ragged_elements as _ragged
 from . import structure as st
 from .dataset import TRANSFORMS, Dataset, DatasetSpec, _Elements, _Traced, _Unary
 
@@ -54,13 +56,16 @@ def _spec_to_json(spec: Any) -> Any:
             entry.update(kind="namedtuple", name=type(spec).__name__, fields=list(spec._fields))
         return entry
     if isinstance(spec, TensorSpec):
-        return {"kind": "tensor", "dtype": spec.dtype.name, "shape": spec.shape.as_list()
-                if spec.shape.rank is not None else None}
+        entry = {"kind": "tensor", "dtype": spec.dtype.name, "shape": spec.shape.as_list()
+                 if spec.shape.rank is not None else None}
+        return {**entry, "ragged_row": True} if isinstance(spec, _ragged.RaggedRowSpec) else entry
+    if isinstance(spec, RaggedTensor):
+        return {"kind": "ragged", "items": [_spec_to_json(spec.values), _spec_to_json(spec.row_splits)]}
     if isinstance(spec, ExtensionType):
         return {"kind": "extension", "name": registered_name(type(spec)),
                 "fields": [[f.name, _field_to_json(getattr(spec, f.name))] for f in dataclasses.fields(spec)]}
     raise TypeError(f"Dataset.save: elements of {type(spec).__name__} cannot be saved; only tensors "
-                    "(in tuples, namedtuples, dicts and extension types) can.")
+                    "(in tuples, namedtuples, dicts, ragged tensors and extension types) can.")
 
 
 def _field_to_json(value: Any) -> Any:
@@ -117,9 +122,17 @@ def _spec_from_json(entry: Any, depth: int = 0) -> Any:
         if shape is not None and (not isinstance(shape, list) or len(shape) > _MAX_RANK or not all(
                 d is None or (isinstance(d, int) and d >= 0) for d in shape)):
             raise ValueError(f"bad shape {shape!r:.60}")
-        return TensorSpec(TensorShape(shape), _dtypes.as_dtype(str(entry.get("dtype"))))
+        spec_type = _ragged.RaggedRowSpec if entry.get("ragged_row") is True else TensorSpec
+        return spec_type(TensorShape(shape), _dtypes.as_dtype(str(entry.get("dtype"))))
     if not isinstance(items, list):
         raise ValueError("bad element_spec entry")
+    if kind == "ragged":
+        if len(items) != 2:
+            raise ValueError("a ragged entry holds its values and row splits")
+        values, splits = (_spec_from_json(v, depth + 1) for v in items)
+        if not isinstance(splits, TensorSpec) or not isinstance(values, (TensorSpec, RaggedTensor)):
+            raise ValueError("bad ragged element_spec entry")
+        return RaggedTensor.__nest_from_fields__({"values": values, "row_splits": splits})
     values = [_spec_from_json(v, depth + 1) for v in items]
     if kind == "tuple":
         return tuple(values)

@@ -476,3 +476,15 @@ def test_a_ragged_dataset_iterated_inside_rt_function():
         return s
 
     assert int(total(ds)) == sum(sum(range(n)) for n in [1, 5, 3, 2, 8])
+
+
+def test_ragged_datasets_save_and_load(tmp_path):
+    ds = rt.data.Dataset.from_tensor_slices([1, 5, 3]).map(rt.range).ragged_batch(2)
+    ds.save(str(tmp_path / "batches"))
+    back = rt.data.Dataset.load(str(tmp_path / "batches"))
+    assert back.element_spec == rt.RaggedTensorSpec([None, None], rt.int32, 1)
+    assert [r.to_list() for r in back] == [r.to_list() for r in ds]
+    rows = rt.data.Dataset.from_tensor_slices(rt.ragged.constant([[1, 2], [3], []]))
+    rows.save(str(tmp_path / "rows"))
+    loaded = rt.data.Dataset.load(str(tmp_path / "rows"))
+    assert [r.to_list() for r in loaded.batch(3)] == [[[1, 2], [3], []]]  # rows batch into ragged again
