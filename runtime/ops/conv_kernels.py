@@ -128,8 +128,9 @@ def conv2d_backprop_filter(x, g, filter_hw, strides, padding_hw, dilations) -> n
     if 0 in (n, oh, ow, o, c):
         return np.zeros((kh, kw, c, o), dtype)
     cols = im2col(padded(x, ph, pw, 0, "conv_pad"), (kh, kw), strides, dilations, oh, ow)
-    dw = np.matmul(cols.T, g.reshape(n * oh * ow, o))
-    return dw.reshape(kh, kw, c, o)
+    # [O, K] then transposed: OpenBLAS runs this orientation a little faster than [K, O]
+    dw = np.matmul(g.reshape(n * oh * ow, o).T, cols)
+    return np.ascontiguousarray(dw.T).reshape(kh, kw, c, o)
 
 
 def conv2d_backprop_input(g, filters, input_hw, strides, padding_hw, dilations) -> np.ndarray:

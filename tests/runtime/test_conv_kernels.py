@@ -224,3 +224,32 @@ def test_one_by_one_convolution_is_a_matrix_product_over_the_strided_pixels(stri
     expected_dx = np.zeros_like(x)
     expected_dx[:, ::strides[0], ::strides[1]] = (2 * expected) @ w[0, 0].T
     np.testing.assert_allclose(dx, expected_dx, rtol=1e-10, atol=1e-12)
+
+
+def test_every_kernel_returns_a_new_contiguous_array():
+    # the ops declare fresh_output: later elementwise ops may write into their results
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((2, 6, 6, 3)).astype(np.float32)
+    f = rng.standard_normal((3, 3, 3, 4)).astype(np.float32)
+    g = rng.standard_normal((2, 4, 4, 4)).astype(np.float32)
+    p = rng.standard_normal((2, 3, 3, 3)).astype(np.float32)
+    none = ((0, 0), (0, 0))
+    results = {
+        "conv2d": (conv_kernels.conv2d(x, f, (1, 1), none, (1, 1), (4, 4)), [x, f]),
+        "conv2d 1x1": (conv_kernels.conv2d(x, f[:1, :1], (1, 1), none, (1, 1), (6, 6)),
+                       [x, f]),
+        "filter grad": (conv_kernels.conv2d_backprop_filter(x, g, (3, 3), (1, 1), none,
+                                                            (1, 1)), [x, g]),
+        "input grad": (conv_kernels.conv2d_backprop_input(g, f, (6, 6), (1, 1), none, (1, 1)),
+                       [g, f]),
+        "max pool": (conv_kernels.max_pool(x, (2, 2), (2, 2), none, (3, 3)), [x]),
+        "max pool grad": (conv_kernels.max_pool_grad(x, p, (2, 2), (2, 2), none, (3, 3)),
+                          [x, p]),
+        "avg pool": (conv_kernels.avg_pool(x, (2, 2), (2, 2), none, (3, 3)), [x]),
+        "avg pool grad": (conv_kernels.avg_pool_grad(p, (6, 6), (2, 2), (2, 2), none), [p]),
+    }
+    for name, (result, inputs) in results.items():
+        assert result.flags["C_CONTIGUOUS"] and result.flags["WRITEABLE"], name
+        assert not any(np.shares_memory(result, a) for a in inputs), name
+        assert not any(np.shares_memory(result, b)
+                       for b in conv_kernels._local.buffers.values()), name
