@@ -133,7 +133,10 @@ class Training:
         """Keras 3's names of `model.metrics`: `[]` before compile, then `"loss"`, with
         `"compile_metrics"` when compile was given metrics (their values are the logs of
         `fit` and `evaluate`) and, once a model of several outputs with a loss each has
-        been fitted or evaluated, `"<output>_loss"` for each output."""
+        been fitted or evaluated, `"<output>_loss"` for each output; then the metric objects
+        the model's layers hold. A subclass that defines `metrics` gets their names."""
+        if type(self).metrics is not Training.metrics:
+            return [metric.name for metric in self.metrics]
         if getattr(self, "_train_step", None) is None:
             return []
         names = ["loss"]
@@ -141,7 +144,7 @@ class Training:
             names.append("compile_metrics")
         if self._compiled_losses_seen:
             names += self._per_output_losses
-        return names
+        return names + [metric.name for metric in _layer_metrics(self)]
 
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None,
                      training: bool = True):
@@ -465,6 +468,28 @@ _OPTIMIZERS = {cls.__name__.lower(): cls for cls in (
     _optimizers.SGD, _optimizers.Adam, _optimizers.AdamW, _optimizers.RMSprop,
     _optimizers.Adagrad, _optimizers.Adadelta, _optimizers.Adafactor, _optimizers.Adamax,
     _optimizers.Ftrl, _optimizers.Lion, _optimizers.Muon, _optimizers.Nadam)}
+
+
+def _is_metric(value) -> bool:
+    return all(callable(getattr(value, m, None)) for m in ("update_state", "result",
+                                                            "reset_state")) and \
+        not isinstance(value, type)
+
+
+def _layer_metrics(model) -> list:
+    """The metric objects (keras.metrics) the model's layers hold as attributes, as Keras 3
+    lists them in `model.metrics`: the model's own public attributes', then each layer's."""
+    found: list = []
+    seen: set = set()
+    for owner in [model, *model.submodules]:
+        for key, value in vars(owner).items():
+            if key.startswith("_"):
+                continue
+            for item in (value if isinstance(value, (list, tuple)) else [value]):
+                if _is_metric(item) and id(item) not in seen:
+                    seen.add(id(item))
+                    found.append(item)
+    return found
 
 
 def _keras_order(logs: dict) -> dict:

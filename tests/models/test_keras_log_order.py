@@ -113,3 +113,33 @@ def test_metrics_names_of_several_outputs_after_fit():
     history = model.fit(x, {"a": y, "b": y}, verbose=0)
     assert model.metrics_names == ["loss", "a_loss", "b_loss"]
     assert list(history.history) == ["a_loss", "b_loss", "loss"]
+
+
+def test_metrics_names_list_layer_metrics_and_a_subclass_metrics_property():
+    # Keras 3.15: metrics held by layers follow the compiled ones; a subclass's own
+    # `metrics` property gives the names
+    class Counting(keras.layers.Layer):
+        def __init__(self):
+            super().__init__()
+            self.seen = keras.metrics.Mean(name="mymean")
+
+        def call(self, x):
+            return x
+
+    model = keras.Sequential([keras.Input((2,)), Counting(), keras.layers.Dense(1)])
+    model.compile("sgd", "mse", metrics=["mae"])
+    assert model.metrics_names == ["loss", "compile_metrics", "mymean"]
+
+    class Own(keras.Model):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.tracker = keras.metrics.Mean(name="total")
+
+        @property
+        def metrics(self):
+            return [self.tracker]
+
+    inputs = keras.Input((2,))
+    own = Own(inputs, keras.layers.Dense(1)(inputs))
+    own.compile("sgd", "mse")
+    assert own.metrics_names == ["total"]
