@@ -184,6 +184,12 @@ def to_dense(sp_input: SparseTensor, default_value=None, validate_indices: bool 
         _check_indices(sp, need_order=True)
     else:
         _check_indices(sp, need_order=False)
+    if sp.dtype == _dtypes.string:  # no sum of strings: write the values over the default
+        fill = b"" if default_value is None else convert_to_tensor(default_value, dtype=sp.dtype)
+        dense = _scatter.tensor_scatter_nd_update(array_math.fill(sp.dense_shape, fill), sp.indices, sp.values)
+        if sp._static_shape is not None and not dense.shape.is_fully_defined():
+            dense.set_shape(sp._static_shape)
+        return dense
     dense = _scatter.scatter_nd(sp.indices, sp.values, sp.dense_shape)
     if sp._static_shape is not None and not dense.shape.is_fully_defined():
         dense.set_shape(sp._static_shape)  # what the spec knows while tracing

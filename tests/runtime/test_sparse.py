@@ -168,3 +168,13 @@ def test_staged_sparse_result():
     sp = f(x)
     assert isinstance(sp, rt.SparseTensor)
     np.testing.assert_array_equal(rt.sparse.to_dense(sp).numpy(), x)
+
+
+def test_to_dense_of_strings_writes_values_over_the_default():
+    # TF's sparse_to_dense takes strings (the ragged guide's `tf.sparse.to_dense(st, '')`)
+    st = rt.sparse.SparseTensor(indices=[[0, 0], [1, 2]], values=["a", "b"], dense_shape=[2, 3])
+    expected = np.array([[b"a", b"", b""], [b"", b"", b"b"]], dtype=object)
+    np.testing.assert_array_equal(rt.sparse.to_dense(st, "").numpy(), expected)
+    np.testing.assert_array_equal(rt.sparse.to_dense(st).numpy(), expected)
+    staged = rt.function(lambda s: rt.sparse.to_dense(s, default_value="-"))(st).numpy()
+    np.testing.assert_array_equal(staged, np.where(expected == b"", b"-", expected))
