@@ -113,7 +113,7 @@ class MultiWorkerMirroredStrategy(Strategy):
         and keeps; its all-reduces (an optimizer's gradients, `all_reduce`, aggregated
         variable writes) meet the other replicas through Dask queues. After each run the
         variables here take the first worker's values."""
-        if self._client is None or self.num_replicas_in_sync == 1:
+        if self._client is None:
             return super().run(fn, args, kwargs, options)
         if options is not None:
             raise NotImplementedError("Strategy.run(options=...) is not implemented: leave "

@@ -38,10 +38,12 @@ def _replicated(model):
     for var in getattr(model, "variables", ()):
         strategy = getattr(var, "_strategy", None) or strategy
         break
-    if strategy is None or strategy.num_replicas_in_sync == 1 or \
-            not hasattr(strategy, "_create_variable") or strategy._create_variable is None:
+    if strategy is None or not hasattr(strategy, "_create_variable") or \
+            strategy._create_variable is None:
         return None
-    return strategy
+    if getattr(strategy, "_client", None) is not None:
+        return strategy  # replicas on Dask workers, even one
+    return strategy if strategy.num_replicas_in_sync > 1 else None
 
 
 def _weight_of(strategy) -> MirroredVariable:
