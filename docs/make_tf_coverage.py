@@ -1,0 +1,183 @@
+"""Writes docs/tf-coverage.md: which of TensorFlow's exported names `import runtime as tf` offers.
+
+    python docs/make_tf_coverage.py          # rewrite the generated part of the page
+    python docs/make_tf_coverage.py --check  # exit 1 when it is stale
+
+TensorFlow's names come from docs/tf_api_names.txt (written once by docs/list_tf_api_names.py
+with TensorFlow installed); each is looked up on this checkout's `runtime` and classed as
+offered, offered with a documented difference, not meaningful here, or missing.
+"""
+
+from __future__ import annotations
+
+import collections
+import importlib
+import pathlib
+import re
+import sys
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE.parent), str(HERE)]  # this checkout's runtime, and generated_region
+
+import generated_region  # noqa: E402
+
+PAGE = HERE / "tf-coverage.md"
+NAMES = HERE / "tf_api_names.txt"
+SCRIPT = "make_tf_coverage.py"
+
+OFFERED, DIFFERENT, NOT_MEANINGFUL, MISSING = (
+    "offered", "offered, differences documented", "not meaningful here", "missing")
+
+#: (pattern on the dotted name, reason): names that mean nothing on a NumPy CPU runtime
+NOT_MEANINGFUL_RULES: tuple[tuple[str, str], ...] = (
+    (r"tf\.compat\.v1(\.|$)", "TensorFlow 1 API (sessions, placeholders)"),
+    (r"tf\.raw_ops(\.|$)", "TensorFlow's raw C++ kernels"),
+    (r"tf\.lite(\.|$)", "TensorFlow Lite converter and interpreter"),
+    (r"tf\.(tpu|dtensor)(\.|$)|.*tpu_|.*[._]tpu(\.|$)|.*\.TPU$", "TPU only"),
+    (r"tf\.experimental\.tensorrt(\.|$)|tf\.saved_model\.GPU$", "GPU only"),
+    (r"tf\.config\.experimental\.(get_memory_growth|set_memory_growth|get_memory_info|"
+     r"get_memory_usage|reset_memory_stats|enable_tensor_float_32_execution|"
+     r"tensor_float_32_execution_enabled)$", "GPU only (accelerator memory, TF32)"),
+    (r"tf\.(mlir|sysconfig)(\.|$)|tf\.config\.experimental\.(enable|disable)_mlir_bridge$",
+     "TensorFlow's C++ build and compiler internals"),
+    (r"tf\.(load_library|load_op_library)$|tf\.experimental\.register_filesystem_plugin$",
+     "loads compiled TensorFlow C++ plugins"),
+)
+
+_USERS = "tensorflow-users.md#what-behaves-differently"
+
+#: (pattern on the dotted name, difference): offered names whose behaviour differs, as stated
+#: in docs/tensorflow-users.md
+DIFFERENCES: tuple[tuple[str, str], ...] = (
+    (r"tf\.random\.(?!set_seed$|experimental\.(stateless_split|stateless_fold_in)$)"
+     r"[a-z_.]*$|tf\.random\.Generator$",
+     "numbers drawn differ from TensorFlow's (NumPy / Philox streams)"),
+    (r"tf\.linalg\.(svd|qr|eig|eigh|eigvals|eigvalsh|cholesky)$",
+     "real float matrices only; vectors may differ in sign"),
+    (r"tf\.(sort|argsort)$", "sorting is always stable"),
+    (r"tf\.(cast|dtypes\.saturate_cast)$", "float-to-integer casts saturate"),
+    (r"tf\.saved_model\.(save|load)$|tf\.train\.Checkpoint$|tf\.keras\.models\.(save_model|"
+     r"load_model)$", "writes and reads this project's own file formats"),
+    (r"tf\.io\.(serialize_tensor|parse_tensor)$", "NumPy .npy bytes, not TensorProto"),
+    (r"tf\.strings\.regex_(replace|full_match)$", "Python's re instead of RE2"),
+    (r"tf\.image\.adjust_(contrast|saturation)$", "differentiable (TensorFlow's are not)"),
+    (r"tf\.nn\.(conv[123]d|conv2d_transpose|depthwise_conv2d|separable_conv2d)$"
+     r"|tf\.keras\.layers\.(Conv[123]D|Conv[123]DTranspose|DepthwiseConv2D|SeparableConv2D)$",
+     "channels-last data only"),
+    (r"tf\.keras\.layers\.(MultiHeadAttention|TimeDistributed|UpSampling2D)$",
+     "options listed in the differences"),
+    (r"tf\.keras\.preprocessing\.image\.ImageDataGenerator$",
+     "random transforms drawn from NumPy"),
+    (r"tf\.feature_column(\.|$)", "describes columns only"),
+)
+
+
+def tf_names() -> list[tuple[str, str]]:
+    """(dotted name, kind) of every name in the committed TensorFlow listing."""
+    rows = []
+    for line in NAMES.read_text().splitlines():
+        if line and not line.startswith("#"):
+            name, kind = line.split()
+            rows.append((name, kind))
+    return rows
+
+
+def _resolves(runtime, dotted: str) -> bool:
+    value = runtime
+    for part in dotted.split(".")[1:]:
+        try:
+            value = getattr(value, part)
+        except Exception:  # noqa: BLE001 - a name that raises when read is not offered
+            return False
+    return True
+
+
+def _first(rules, dotted: str) -> str | None:
+    for pattern, reason in rules:
+        if re.match(pattern, dotted):
+            return reason
+    return None
+
+
+def classify(runtime, dotted: str) -> tuple[str, str]:
+    """(class, note) of one TensorFlow name."""
+    reason = _first(NOT_MEANINGFUL_RULES, dotted)
+    if reason is not None:
+        return NOT_MEANINGFUL, reason
+    if not _resolves(runtime, dotted):
+        return MISSING, ""
+    difference = _first(DIFFERENCES, dotted)
+    return (DIFFERENT, difference) if difference else (OFFERED, "")
+
+
+def _group(dotted: str) -> str:
+    parts = dotted.split(".")
+    depth = 3 if parts[1] in ("keras", "experimental") and len(parts) > 3 else 2
+    return ".".join(parts[:depth]) if len(parts) > depth else "tf" if len(parts) == 2 \
+        else ".".join(parts[:-1])
+
+
+def table() -> dict[str, list[tuple[str, str, str]]]:
+    """namespace -> [(name, class, note)], in the listing's order."""
+    runtime = importlib.import_module("runtime")
+    groups: dict[str, list[tuple[str, str, str]]] = collections.defaultdict(list)
+    for dotted, _kind in tf_names():
+        cls, note = classify(runtime, dotted)
+        groups[_group(dotted)].append((dotted, cls, note))
+    return dict(sorted(groups.items()))
+
+
+def _percent(counts: collections.Counter) -> str:
+    meaningful = counts[OFFERED] + counts[DIFFERENT] + counts[MISSING]
+    if not meaningful:
+        return "–"
+    return f"{100 * (counts[OFFERED] + counts[DIFFERENT]) / meaningful:.1f}%"
+
+
+def body() -> str:
+    groups = table()
+    every = collections.Counter(c for rows in groups.values() for _, c, _ in rows)
+    core = collections.Counter(c for g, rows in groups.items() if not g.startswith("tf.keras")
+                               for _, c, _ in rows)
+    keras = every - core
+    lines = [
+        f"{sum(every.values())} TensorFlow names: {every[OFFERED]} offered, {every[DIFFERENT]} "
+        f"offered with documented differences, {every[NOT_MEANINGFUL]} not meaningful here, "
+        f"{every[MISSING]} missing.",
+        "",
+        f"Offered, of the meaningful names: **{_percent(every)}** overall; "
+        f"{_percent(core)} of TensorFlow's own (`tf` without `tf.keras`), "
+        f"{_percent(keras)} of `tf.keras`.",
+        "",
+        "| namespace | offered | with differences | not meaningful | missing | offered % |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for group, rows in groups.items():
+        counts = collections.Counter(c for _, c, _ in rows)
+        lines.append(f"| `{group}` | {counts[OFFERED]} | {counts[DIFFERENT]} | "
+                     f"{counts[NOT_MEANINGFUL]} | {counts[MISSING]} | {_percent(counts)} |")
+    lines += ["", "### Offered with documented differences", "",
+              f"Each difference is explained in [For TensorFlow users]({_USERS}).", ""]
+    lines += [f"- `{n}`: {note}" for rows in groups.values() for n, c, note in rows
+              if c == DIFFERENT]
+    lines += ["", "### Not meaningful here", ""]
+    lines += [f"- `{n}`: {note}" for rows in groups.values() for n, c, note in rows
+              if c == NOT_MEANINGFUL]
+    lines += ["", "### Missing", ""]
+    for group, rows in groups.items():
+        missing = [n.rsplit(".", 1)[1] for n, c, _ in rows if c == MISSING]
+        if missing:
+            lines.append(f"- `{group}` ({len(missing)}): " + ", ".join(f"`{m}`" for m in missing))
+    return "\n".join(lines)
+
+
+def render(text: str) -> str:
+    return generated_region.replace(text, SCRIPT, body())
+
+
+def main(argv: list[str]) -> int:
+    return generated_region.main(PAGE, render, argv, SCRIPT)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
