@@ -11,9 +11,16 @@ import pytest
 
 import runtime as rt
 from runtime.backends.numba import split as split_module
+from runtime.backends.numba import tiered
 from runtime.backends.numba.split import split
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+@pytest.fixture(autouse=True)
+def _worker_at_normal_priority(monkeypatch):
+    # on a busy test machine a worker at nice 15 waits for every other process
+    monkeypatch.setattr(tiered, "NICE", 0)
 
 
 def _step(tiered: bool, scale: float):
@@ -111,6 +118,8 @@ def test_a_small_kernel_is_not_split():
 
 SCRIPT = """
 import sys, numpy as np, runtime as rt
+from runtime.backends.numba import tiered
+tiered.NICE = 0  # a busy test machine
 scale = float(sys.argv[1])
 f = rt.function(lambda x: rt.sqrt(x * x + scale) * 0.5, jit_compile=True, autograph=False)
 x = np.ones(8, np.float32)
