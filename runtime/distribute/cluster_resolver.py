@@ -7,6 +7,8 @@ from typing import Any
 
 from ..exports import export
 
+__all__ = ["ClusterResolver", "ClusterSpec", "DaskClusterResolver"]
+
 
 @export("distribute.cluster_resolver.ClusterSpec")
 class ClusterSpec:
