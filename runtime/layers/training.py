@@ -24,6 +24,7 @@ import numpy as np
 from .. import nest
 from .. import optimizers as _optimizers
 from ..arguments import strict_keywords
+from ..backends import JitCompileError
 from ..function import function
 from ..function.logs import user_stacklevel
 from ..gradients import GradientTape
@@ -37,6 +38,7 @@ from ..shapes import TensorSpec
 from ..tracing import spec_of
 from . import custom_steps as _custom
 from . import distributed_fit as _distributed
+from . import jit_choice as _jit_choice
 from . import losses as _losses
 from . import metrics as _metrics
 from .callbacks import Callback, History, ProgbarLogger
@@ -64,13 +66,16 @@ class Training:
         regularization losses); `weighted_metrics` are metrics weighed by fit's and
         evaluate's `sample_weight` (named "weighted_<name>" when `metrics` has that name too).
         `run_eagerly=True` runs each step as plain Python (for debugging); `jit_compile`
-        picks the compiler tier of the step functions as in `rt.function` ("auto": the
-        default tier); `steps_per_execution` and `auto_scale_loss` (for float16 training)
+        picks the compiler tier of the step functions as in `rt.function` ("auto": the tier
+        docs/tiers.md recommends for the model's layers, see `runtime/layers/jit_choice.py`;
+        `model.jit_compile` reports the tier picked); `steps_per_execution` and `auto_scale_loss` (for float16 training)
         are accepted for Keras compatibility (each step is one call)."""
         if int(steps_per_execution) < 1:
             raise ValueError(f"steps_per_execution must be a positive integer, got "
                              f"{steps_per_execution!r}.")
-        jit_compile = None if jit_compile == "auto" else jit_compile
+        auto = isinstance(jit_compile, str) and jit_compile == "auto"
+        jit_compile = _jit_choice.resolve(self, jit_compile, bool(run_eagerly))
+        self._jit_compile = jit_compile
         optimizer = get_optimizer(optimizer)
         self.run_eagerly = bool(run_eagerly)
         loss_fn = None if _output_names(self, loss) else _loss_function(loss)
@@ -104,8 +109,10 @@ class Training:
                 return fn
             # a partial has no __code__: a model compiled many times (one step function
             # each) is not the recompiling loop rt.function warns about
-            return _BatchStep(lambda: function(functools.partial(fn), reduce_retracing=True,
-                                               jit_compile=jit_compile), exact_first)
+            def make(tier=jit_compile):
+                return function(functools.partial(fn), reduce_retracing=True, jit_compile=tier)
+            return _BatchStep(make, exact_first, auto and jit_compile not in (None, False)
+                              and (functools.partial(make, False), self._auto_tier_refused))
         self._train_step = step(_train_step(self, optimizer, loss_fn, named))
         self._test_step = step(_test_step(self, loss_fn, named))
         self._predict_step = step(_predict_step(self), exact_first=True)
@@ -117,6 +124,25 @@ class Training:
             if _custom.overrides(self, method):
                 setattr(self, f"_{method}",
                         _custom.OrderedStep(self, step(_custom.custom_step(self, method))))
+
+    @property
+    def jit_compile(self) -> bool | str | None:
+        """The tier of the step functions, as Keras 3 reports it: compile's `jit_compile`,
+        with "auto" resolved (False: the NumPy tier; True: Numba; "xla"); before compile, the
+        tier "auto" would pick."""
+        if not hasattr(self, "_jit_compile"):
+            return _jit_choice.recommended_tier(self)
+        return self._jit_compile
+
+    @jit_compile.setter
+    def jit_compile(self, value) -> None:
+        raise AttributeError(f"model.jit_compile = {value!r}: the tier is chosen when the "
+                             f"step functions are made; pass compile(jit_compile={value!r}).")
+
+    def _auto_tier_refused(self, error: Exception) -> None:
+        """compile(jit_compile="auto")'s compiler tier refused a step: the NumPy tier runs."""
+        _jit_choice.note_refused(self._jit_compile, error)
+        self._jit_compile = False
 
     # the strategy the model's variables were made in (rt.distribute), as Keras's
     distribute_strategy = property(_distributed.model_strategy)
@@ -833,14 +859,29 @@ class _BatchStep:
     `exact_first` (predict's steps, as Keras's): the first call of a structure is traced with
     its own shapes, and the unknown first axis only once a batch of another size comes."""
 
-    def __init__(self, make: Callable[[], Any], exact_first: bool = False):
+    def __init__(self, make: Callable[[], Any], exact_first: bool = False, fallback=None):
         self._make = make
+        self._fallback = fallback or None  # (make on the NumPy tier, hook) for "auto"
         self._steps: dict = {}
         self._exact: dict = {}  # key -> the shapes of the exact first trace, until relaxed
         self._exact_first = exact_first
         self.step = make()  # the first structure's (the rt.function's own API: see below)
 
     def __call__(self, *args):
+        if not self._fallback:
+            return self._call(*args)
+        try:
+            return self._call(*args)
+        except JitCompileError as error:  # "auto"'s tier refused it: the NumPy tier runs
+            self._make, refused = self._fallback
+            self._fallback = None
+            self._steps.clear()
+            self._exact.clear()
+            self.step = self._make()
+            refused(error)
+            return self._call(*args)
+
+    def _call(self, *args):
         key = tuple(type(leaf) if s is None else (s.dtype, s.shape.rank)
                     for leaf, s in ((leaf, spec_of(leaf)) for leaf in nest.flatten(args)))
         step = self._steps.get(key)

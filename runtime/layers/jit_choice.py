@@ -1,0 +1,82 @@
+"""`Model.compile(jit_compile=...)`: checking the value and resolving Keras 3's "auto".
+
+"auto" (the default, as in Keras 3) picks the tier docs/tiers.md recommends for the model's
+layers when that tier's package is installed, and the NumPy tier otherwise:
+
+- a recurrent layer (`RNN`, `LSTM`, `GRU`, `SimpleRNN`, and those inside `Bidirectional`):
+  its staged loop of matrix-vector products is the XLA tier's workload ("xla", needs JAX);
+- every other model (dense, convolutional, attention, preprocessing layers): the NumPy tier
+  (False), whose convolutions and BLAS calls are as fast as the compiler tiers' on training
+  batches and whose first call compiles nothing.
+
+A step function the picked compiler tier refuses (`JitCompileError` at its first trace) runs
+on the NumPy tier instead, and `model.jit_compile` then reports False: "auto" never fails
+where the NumPy tier runs.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import warnings
+from typing import Union
+
+from .. import backends
+from ..function.logs import logger, user_stacklevel
+
+JitValue = Union[bool, str]
+
+# the package each compiler tier needs (docs/tiers.md's "needs" column)
+_PACKAGES = {"xla": "jax", "numba": "numba"}
+
+
+def backend_installed(tier: str) -> bool:
+    """Whether the package the compiler tier `tier` ("xla", "numba") needs is importable."""
+    return importlib.util.find_spec(_PACKAGES[tier]) is not None
+
+
+def check(value) -> None:
+    """ValueError naming `value` unless it is "auto", None, a bool or a tier's name."""
+    if isinstance(value, str) and value == "auto":
+        return
+    try:
+        backends.resolve(value)
+    except ValueError:
+        raise ValueError(f"compile(jit_compile={value!r}): not a choice; give 'auto' (the "
+                         f"default: the tier docs/tiers.md recommends for the model's "
+                         f"layers), False or None (the NumPy tier), True or 'numba' (the "
+                         f"Numba tier) or 'xla' (the XLA tier).") from None
+
+
+def recommended_tier(model) -> JitValue:
+    """The tier "auto" picks for `model`: "xla" when it holds a recurrent layer and JAX is
+    installed, else False (the NumPy tier)."""
+    from .recurrent import RNN  # the layer families load after this module
+    if any(isinstance(layer, RNN) for layer in _all_layers(model)) and backend_installed("xla"):
+        return "xla"
+    return False
+
+
+def resolve(model, value, run_eagerly: bool) -> JitValue | None:
+    """The tier `compile` gives its step functions, as Keras 3 resolves it: "auto" is
+    `recommended_tier` (False with `run_eagerly`); a compiler tier with `run_eagerly=True`
+    warns and is dropped (False)."""
+    check(value)
+    if isinstance(value, str) and value == "auto":
+        return False if run_eagerly else recommended_tier(model)
+    if run_eagerly and value not in (None, False):
+        warnings.warn(f"compile(jit_compile={value!r}) has no effect with run_eagerly=True: "
+                      f"the steps run as plain Python; jit_compile is set to False.",
+                      UserWarning, stacklevel=user_stacklevel())
+        return False
+    return value
+
+
+def _all_layers(model) -> list:
+    """`model` and every layer below it (nested models and wrappers included)."""
+    return [model] + list(getattr(model, "submodules", []))
+
+
+def note_refused(tier: JitValue, error: Exception) -> None:
+    """Logs (at INFO, on the `runtime.function` logger) that "auto"'s `tier` refused a step."""
+    logger.info("compile(jit_compile='auto'): the %r tier refused a step function, which "
+                "runs on the NumPy tier: %s", tier, str(error).splitlines()[0])
