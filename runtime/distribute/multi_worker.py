@@ -318,6 +318,9 @@ class _Program:
     """A model's training step as a saved program for the workers."""
 
     def __init__(self, model, x, y, client) -> None:
+        if not model.variables:  # a model built by its first call: build it here, in scope
+            with model.distribute_strategy.scope():
+                model(x[:1])
         optimizer = model.optimizer
         trainable = list(model.trainable_variables)
         optimizer.build(trainable)

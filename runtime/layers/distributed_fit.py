@@ -22,22 +22,40 @@ from ..distribute.values import MirroredVariable, per_replica_of
 _weights: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def model_strategy(model) -> Any:
-    """`model.distribute_strategy`: the strategy its variables were made in, else the
-    current one (the default strategy outside every scope)."""
+_created_in: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def created(model):
+    """Notes the strategy whose scope `model` is made in (Model.__new__ calls this)."""
+    strategy = distribute_context.current_strategy()
+    if strategy is not None:
+        try:
+            _created_in[model] = strategy
+        except TypeError:  # pragma: no cover - a model that cannot be weakly referenced
+            pass
+    return model
+
+
+def _own_strategy(model):
     for var in getattr(model, "variables", ()):
         strategy = getattr(var, "_strategy", None)
         if strategy is not None:
             return strategy
-    return get_strategy()
+    try:
+        return _created_in.get(model)
+    except TypeError:  # pragma: no cover
+        return None
+
+
+def model_strategy(model) -> Any:
+    """`model.distribute_strategy`: the strategy it (or its variables) was made in, else the
+    current one (the default strategy outside every scope)."""
+    return _own_strategy(model) or get_strategy()
 
 
 def _replicated(model):
     """The model's strategy when it has several replicas, else None."""
-    strategy = distribute_context.current_strategy()
-    for var in getattr(model, "variables", ()):
-        strategy = getattr(var, "_strategy", None) or strategy
-        break
+    strategy = _own_strategy(model) or distribute_context.current_strategy()
     if strategy is None or not hasattr(strategy, "_create_variable") or \
             strategy._create_variable is None:
         return None

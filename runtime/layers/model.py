@@ -10,6 +10,7 @@ from .. import nest
 from ..arguments import strict_keywords
 from ..ops import array_math
 from ..shapes import TensorShape
+from . import distributed_fit as _distributed
 from . import saving as _saving
 from . import serialization as _serialization
 from . import summary_table as _summary_table
@@ -54,8 +55,8 @@ class Model(Training, Layer):
                 ("outputs" in kwargs or (len(args) > 1 and _keras_structure(args[0])))):
             # a subclass given (inputs, outputs): a functional model with the subclass's
             # methods (its own train_step, ...), as Keras 3 makes it
-            return super().__new__(_functional_subclass(cls, functional))
-        return super().__new__(cls, *args, **kwargs)
+            return _distributed.created(super().__new__(_functional_subclass(cls, functional)))
+        return _distributed.created(super().__new__(cls, *args, **kwargs))
 
     # -- saving ------------------------------------------------------------------------------
     def save(self, filepath: str, overwrite: bool = True, **kwargs: Any) -> None:

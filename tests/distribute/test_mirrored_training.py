@@ -208,3 +208,30 @@ def test_metric_objects_sum_the_replicas_updates(two_cpus):
                                    verbose=0).history)
     np.testing.assert_allclose(histories[1]["acc"], histories[0]["acc"], rtol=1e-6)
     np.testing.assert_allclose(histories[1]["loss"], histories[0]["loss"], rtol=1e-5)
+
+
+class _Subclassed(rt.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.hidden = rt.keras.layers.Dense(8, activation="relu")
+        self.out = rt.keras.layers.Dense(3)
+
+    def call(self, x):
+        return self.out(self.hidden(x))
+
+
+def test_a_model_built_by_fit_in_the_replicas_is_mirrored(two_cpus):
+    x, y = _data(64, classes=3)
+    results = []
+    for strategy in (D.get_strategy(), two_cpus):
+        rt.keras.utils.set_random_seed(1)
+        with strategy.scope():
+            model = _Subclassed()  # no variables until fit's first step
+            model.compile("adam", rt.keras.losses.SparseCategoricalCrossentropy(
+                from_logits=True))
+        assert model.distribute_strategy is strategy
+        model.fit(x, y, batch_size=16, epochs=2, shuffle=False, verbose=0)
+        results.append(model)
+    assert all(isinstance(v, D.MirroredVariable) for v in results[1].variables)
+    for want, got in zip(results[0].get_weights(), results[1].get_weights()):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
