@@ -16,7 +16,8 @@ background is ready, the kernel after), each with an empty cache, interleaved, t
 `--repeats`; the figure is tiered / NumPy. One BLAS thread; the compile's CPU seconds are
 the figure least moved by other processes on a busy machine.
 
-Usage: python benchmarks/bench_numba_compile.py [--models lstm,mlp] [--no-epoch] [--repeats 3]
+Usage: python benchmarks/bench_numba_compile.py [--models lstm,mlp] [--no-epoch] [--no-compile]
+       [--repeats 3]
 """
 
 from __future__ import annotations
@@ -102,27 +103,36 @@ def _child(model: str, mode: str, cache: str) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def _compile_figures(model: str) -> list[str]:
+    """Prints the compile figures of `model`; the names of those over their limits."""
+    with tempfile.TemporaryDirectory() as cache:
+        first = _child(model, "compile", cache)
+        second = _child(model, "compile", cache)
+    limit_s, limit_mb = LIMITS[model]
+    print(f"{model}: compile {first['wall']:.1f} s wall, {first['cpu']:.1f} s CPU "
+          f"(limit {limit_s:.0f} s), peak RSS {first['peak_mb']:.0f} MB (limit "
+          f"{limit_mb:.0f}); step {first['step_ms']:.1f} ms; second process "
+          f"{second['wall']:.1f} s, cache hits {second['cache_hits']}, compiles "
+          f"{second['cache_misses']}", flush=True)
+    over = []
+    if first["cpu"] > limit_s or first["peak_mb"] > limit_mb:
+        over.append(f"{model} compile")
+    if second["cache_misses"] or not second["cache_hits"]:
+        over.append(f"{model} cache")
+    return over
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--models", default="lstm,mlp")
     parser.add_argument("--no-epoch", action="store_true")
+    parser.add_argument("--no-compile", action="store_true", help="the first epochs only")
     parser.add_argument("--repeats", type=int, default=3, help="first epochs of each tier")
     args = parser.parse_args()
     over = []
     for model in args.models.split(","):
-        with tempfile.TemporaryDirectory() as cache:
-            first = _child(model, "compile", cache)
-            second = _child(model, "compile", cache)
-        limit_s, limit_mb = LIMITS[model]
-        print(f"{model}: compile {first['wall']:.1f} s wall, {first['cpu']:.1f} s CPU "
-              f"(limit {limit_s:.0f} s), peak RSS {first['peak_mb']:.0f} MB (limit "
-              f"{limit_mb:.0f}); step {first['step_ms']:.1f} ms; second process "
-              f"{second['wall']:.1f} s, cache hits {second['cache_hits']}, compiles "
-              f"{second['cache_misses']}", flush=True)
-        if first["cpu"] > limit_s or first["peak_mb"] > limit_mb:
-            over.append(f"{model} compile")
-        if second["cache_misses"] or not second["cache_hits"]:
-            over.append(f"{model} cache")
+        if not args.no_compile:
+            over += _compile_figures(model)
         if args.no_epoch:
             continue
         epochs = {"numpy": [], "tiered": []}

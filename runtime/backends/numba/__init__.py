@@ -27,7 +27,7 @@ class NumbaBackend(Backend):
     wait_for_compile: Optional[bool] = None  # None: rt.config.experimental's setting
 
     def require(self) -> None:
-        _compiler().require_numba()
+        _compiler().check_numba()  # not imported yet: a tiered call may never need it
 
     def with_options(self, wait_for_compile: Optional[bool] = None) -> "NumbaBackend":
         if wait_for_compile is None:

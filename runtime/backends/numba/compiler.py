@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib
+import importlib.util
 import os
 import re
 import time
@@ -33,6 +34,17 @@ def _helpers_digest() -> str:
     path = os.path.join(os.path.dirname(__file__), "helpers.py")
     with open(path, "rb") as f:
         return hashlib.sha256(f.read()).hexdigest()[:16]
+
+
+def check_numba() -> None:
+    """ImportError with the install command when Numba is missing, without importing it."""
+    try:
+        found = importlib.util.find_spec("numba") is not None
+    except ValueError:  # sys.modules["numba"] is None: an import of it fails
+        found = False
+    if not found:
+        raise ImportError(f"jit_compile=True compiles with Numba, which is not installed: "
+                          f"{INSTALL_HINT}")
 
 
 def require_numba():
@@ -71,23 +83,19 @@ def compile_graph(program, name: str, log=None, wait: bool = True) -> JitCompile
     Without `wait`, the kernel compiles in the background while the NumPy tier runs the calls
     (tiered.py), except for a graph that passes a loop's saves to or from another kernel: the
     two graphs must run on one tier, so it compiles now."""
-    numba = require_numba()
     start = time.perf_counter()
     graph = program.graph
     lowered = lower(graph, FASTMATH)
     parts = split(lowered.source)
     if parts is not None:  # a large kernel: parts compiled one by one, repeats once
         lowered.source, lowered.line_ops = parts, {}
-    # the optimisation level (NUMBA_OPT) is part of the key: a kernel compiled at another
-    # level is another file, never loaded in place of this one; so are the helpers the kernel
-    # inlines (Numba's cache checks only the kernel's own file)
-    module = cache.load(lowered.source, f"numba {numba.__version__} numpy {np.__version__} "
-                                        f"opt {int(numba.config.OPT)} helpers {_helpers_digest()}")
-    module._OPS[:] = lowered.calls  # the same calls for the same source (vectorised.py)
+    spec = _signature_spec(graph, lowered)
+    if not wait and spec is not None and not _passes_saves(graph):
+        return _compile_in_background(program, name, spec, lowered, log)
+    numba = require_numba()
+    module = _load(numba, lowered)
     kernel = module.kernel
-    signature = _signature(numba, graph, lowered)
-    if not wait and signature is not None and not _passes_saves(graph):
-        return _compile_in_background(program, name, kernel, signature, lowered, log)
+    signature = None if spec is None else signature_of(numba, spec)
     if signature is not None:
         _compile(kernel, signature, lowered, name)
     seconds = time.perf_counter() - start
@@ -106,20 +114,41 @@ def _passes_saves(graph) -> bool:
     return any(t.dtype.name == "variant" for t in list(graph.inputs) + list(graph.outputs))
 
 
-def _compile_in_background(program, name, kernel, signature, lowered, log) -> JitCompiled:
-    """A JitCompiled whose calls run the NumPy tier until its kernel is ready."""
+def _compile_in_background(program, name, spec, lowered, log) -> JitCompiled:
+    """A JitCompiled whose calls run the NumPy tier until its kernel is ready. Numba is
+    imported in this process only once the worker has compiled the kernel (its import alone
+    takes longer than many first epochs)."""
     compiled = JitCompiled(program.traced, lowered.source, numpy_fallback(program, name)(),
-                           kernel, lowered)
+                           None, lowered)
 
     def finish():
-        _compile(kernel, signature, lowered, name)
+        numba = require_numba()
+        kernel = compiled.kernel = _load(numba, lowered).kernel
+        _compile(kernel, signature_of(numba, spec), lowered, name)
         return _caller(program, name, kernel, lowered)
     if log is not None:
         log(1, f"jit_compile: {name} runs on the NumPy tier while its kernel compiles in the "
                f"background ({lowered.fused_loops} fused loops)")
     compiled.background = BackgroundCompile(
-        compiled, kernel, signature, finish, lambda exc: _explain(exc, lowered, name), name, log)
+        compiled, lowered.source, spec, finish, lambda exc: _explain(exc, lowered, name), name,
+        log)
     return compiled
+
+
+def cache_salt(numba) -> str:
+    """What the kernel's file name hashes besides its source. The optimisation level
+    (NUMBA_OPT) is part of it: a kernel compiled at another level is another file, never
+    loaded in place of this one; so are the helpers the kernel inlines (Numba's cache checks
+    only the kernel's own file)."""
+    return (f"numba {numba.__version__} numpy {np.__version__} opt {int(numba.config.OPT)} "
+            f"helpers {_helpers_digest()}")
+
+
+def _load(numba, lowered):
+    """The kernel's module, from its file in the cache directory, with its NumPy calls."""
+    module = cache.load(lowered.source, cache_salt(numba))
+    module._OPS[:] = lowered.calls  # the same calls for the same source (vectorised.py)
+    return module
 
 
 def _compile(kernel, signature, lowered, name: str) -> None:
@@ -149,19 +178,25 @@ class _CompileOnFirstCall:
         return getattr(self._kernel, name)
 
 
-def _signature(numba, graph, lowered) -> tuple | None:
-    """The kernel's argument types; None when an input is a tuple of saved loop values,
-    whose type Numba infers from the first call (the forward kernel made it)."""
+def _signature_spec(graph, lowered) -> list | None:
+    """The kernel's argument types as plain data, (dtype name, rank, read-only) each, for the
+    worker process too; None when an input is a tuple of saved loop values, whose type Numba
+    infers from the first call (the forward kernel made it)."""
     if any(t.dtype.name == "variant" for t in graph.inputs):
         return None
+    spec = [(np.dtype(t.dtype.as_numpy_dtype).name, t.shape.rank, False) for t in graph.inputs]
+    spec += [(np.dtype(v.dtype.as_numpy_dtype).name, v.shape.rank, False)
+             for v in lowered.variables]
+    spec += [(k.dtype.name, k.ndim, not k.flags.writeable) for k in lowered.constants]
+    return spec
 
-    def type_of(dtype, rank):
-        scalar = numba.from_dtype(dtype.as_numpy_dtype)
-        return scalar if rank == 0 else numba.types.Array(scalar, rank, "C")
-    types = [type_of(t.dtype, t.shape.rank) for t in graph.inputs]
-    types += [type_of(v.dtype, v.shape.rank) for v in lowered.variables]
-    types += [numba.typeof(k) for k in lowered.constants]
-    return tuple(types)
+
+def signature_of(numba, spec: list) -> tuple:
+    """The Numba types of a `_signature_spec`."""
+    def type_of(dtype, rank, readonly):
+        scalar = numba.from_dtype(np.dtype(dtype))
+        return scalar if rank == 0 else numba.types.Array(scalar, rank, "C", readonly=readonly)
+    return tuple(type_of(*entry) for entry in spec)
 
 
 def _explain(exc, lowered, name: str) -> str:

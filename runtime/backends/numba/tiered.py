@@ -4,17 +4,17 @@
 the graph (an op the tier cannot take is still refused then), starts a background thread and
 returns the NumPy tier's result. The thread has a worker process (`worker.py`) compile the
 kernel into the on-disk cache, so Numba's type inference and LLVM neither hold the caller's
-GIL nor grow its memory, then loads the kernel from the cache and makes `compiled.fn` the
-kernel's caller: later calls run the kernel. A kernel already in the cache is loaded by the
-thread directly. When Numba rejects the kernel, the calls stay on the NumPy tier and a warning
-naming the op is logged on the `runtime.function` logger. The worker runs at `nice NICE`, so
+GIL nor grow its memory, then imports Numba, loads the kernel from the cache and makes
+`compiled.fn` the kernel's caller: later calls run the kernel. A kernel already in the cache
+is found so by the worker, which then compiles nothing. When Numba rejects the kernel, the
+calls stay on the NumPy tier and a warning naming the op is logged on the `runtime.function`
+logger. The worker runs at `nice NICE`, so
 that the calls keep their core, and is stopped when the calling process exits.
 """
 
 from __future__ import annotations
 
 import atexit
-import glob
 import json
 import logging
 import os
@@ -30,13 +30,16 @@ from ..base import JitCompileError
 logger = logging.getLogger("runtime.function")
 TIMEOUT = 1800.0  # seconds a worker may compile before it is stopped (the calls stay on NumPy)
 NICE = 15  # the worker's priority: the calling process keeps its core (docs/jit.md)
+IDLE = True  # and Linux's SCHED_IDLE: the worker runs only on a core nothing else wants
 # Before it imports anything, the worker lowers its priority and starts a thread that ends
 # it when the pipe whose write end this process holds reads end-of-file: a caller that dies
 # (killed, say) leaves no worker compiling for nobody.
 _START = """import os, sys, threading
 try:
     os.nice({nice})
-except OSError:
+    if {idle}:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+except (OSError, AttributeError):
     pass
 def _watch(fd=int(sys.argv.pop())):
     while os.read(fd, 1):
@@ -56,12 +59,12 @@ class BackgroundCompile:
     """The background compile of one kernel: `ready` is set once calls run the kernel, or
     once the compile failed (`error` then holds the JitCompileError)."""
 
-    def __init__(self, compiled, kernel, signature, finish: Callable[[], Callable],
+    def __init__(self, compiled, source: str, spec: list, finish: Callable[[], Callable],
                  explain: Callable[[BaseException], str], name: str, log=None):
         self.ready = threading.Event()
         self.error: Optional[JitCompileError] = None
-        self.worker: Optional[dict] = None  # the worker's report: seconds, peak_rss_mb
-        self._compiled, self._kernel, self._signature = compiled, kernel, signature
+        self.worker: Optional[dict] = None  # its report: seconds, peak_rss_mb, cache_hits
+        self._compiled, self._source, self._spec = compiled, source, spec
         self._finish, self._explain, self._name, self._log = finish, explain, name, log
         self._thread = threading.Thread(target=self._run, name=f"rt-jit-compile {name}",
                                         daemon=True)
@@ -75,9 +78,7 @@ class BackgroundCompile:
     def _run(self) -> None:
         start = time.perf_counter()
         try:
-            module = sys.modules[self._kernel.py_func.__module__]
-            if not _in_cache(module):
-                self.worker = _compile_in_worker(module, self._signature)
+            self.worker = _compile_in_worker(self._source, self._spec)
             run = self._finish()  # loads the kernel from the cache (compiles it if it is not)
         except JitCompileError as exc:
             self.error = exc
@@ -89,8 +90,8 @@ class BackgroundCompile:
         else:
             self._compiled.fn = run
             if self._log is not None:
-                how = ("compiled in a worker process" if self.worker is not None
-                       else "loaded from the on-disk cache")
+                how = ("loaded from the on-disk cache" if self.worker.get("cache_hits")
+                       else "compiled in a worker process")
                 self._log(1, f"jit_compile: {self._name} {how} in the background in "
                              f"{time.perf_counter() - start:.3f} s; its calls now run the kernel")
         finally:
@@ -110,15 +111,9 @@ def _stop_workers() -> None:
         worker.kill()
 
 
-def _in_cache(module) -> bool:
-    """Whether Numba's cache beside the kernel's file has an index for it."""
-    directory, base = os.path.split(module.__file__)
-    stem = os.path.splitext(base)[0]
-    return bool(glob.glob(os.path.join(directory, "__pycache__", f"{stem}.kernel-*.nbi")))
-
-
-def _compile_in_worker(module, signature) -> dict:
-    """Runs `worker.py` on the kernel's file; its report, or WorkerError with Numba's error."""
+def _compile_in_worker(source: str, spec: list) -> dict:
+    """Runs `worker.py` on the kernel's source; its report, or WorkerError with Numba's
+    error."""
     here = os.path.dirname(os.path.abspath(__file__))  # runtime/backends/numba
     root = os.path.dirname(os.path.dirname(os.path.dirname(here)))
     env = dict(os.environ)
@@ -127,14 +122,14 @@ def _compile_in_worker(module, signature) -> dict:
     alive_read, alive = os.pipe()  # the worker exits when this process's end closes
     try:
         worker = subprocess.Popen(
-            [sys.executable, "-c", _START.format(nice=NICE), module.__file__, module.__name__, str(alive_read)],
+            [sys.executable, "-c", _START.format(nice=NICE, idle=IDLE), str(alive_read)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
             pass_fds=(alive_read,))
     finally:
         os.close(alive_read)
     _workers.add(worker)
     try:
-        out, err = worker.communicate(pickle.dumps(signature), timeout=TIMEOUT)
+        out, err = worker.communicate(pickle.dumps((source, spec)), timeout=TIMEOUT)
     except subprocess.TimeoutExpired:
         worker.kill()
         worker.communicate()

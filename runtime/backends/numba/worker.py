@@ -1,33 +1,33 @@
 """The process that compiles one kernel into the on-disk cache, for tiered execution.
 
-`python -m runtime.backends.numba.worker <kernel file> <module name>` reads the pickled
-signature from stdin, compiles the kernel's module (Numba's `cache=True` writes the machine
-code beside it) and prints its compile time and peak memory as JSON. Compiling in a process
-of its own keeps Numba's type inference and LLVM off the caller's GIL and out of its memory;
-the caller then loads the kernel from the cache. The caller starts it at a lower priority,
-ended when the caller dies (`tiered._START`).
+`python -m runtime.backends.numba.worker` reads the pickled kernel source and signature spec
+(`compiler._signature_spec`) from stdin, writes the source to the cache directory, compiles
+it (Numba's `cache=True` writes the machine code beside it; a kernel already there is loaded
+instead) and prints its compile time, peak memory and cache hits as JSON. Compiling in a
+process of its own keeps Numba's type inference and LLVM off the caller's GIL and out of its
+memory; the caller then loads the kernel from the cache. The caller starts it at a lower
+priority, ended when the caller dies (`tiered._START`).
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import pickle
 import resource
 import sys
 import time
 
+import numba
 
-def main(argv: list[str]) -> int:
-    path, name = argv
-    signature = pickle.load(sys.stdin.buffer)
+from . import cache, compiler
+
+
+def main() -> int:
+    source, spec = pickle.load(sys.stdin.buffer)
     start = time.perf_counter()
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # Numba's cache finds the module again by name
-    spec.loader.exec_module(module)
+    module = cache.load(source, compiler.cache_salt(numba))
     try:
-        module.kernel.compile(signature)
+        module.kernel.compile(compiler.signature_of(numba, spec))
     except Exception as exc:  # NumbaError, LLVM's RuntimeError: the caller explains it
         sys.stderr.write(f"{type(exc).__module__}.{type(exc).__name__}: {exc}\n")
         return 2
@@ -38,4 +38,4 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())
