@@ -49,6 +49,12 @@ _USERS = "tensorflow-users.md#what-behaves-differently"
 #: (pattern on the dotted name, difference): offered names whose behaviour differs, as stated
 #: in docs/tensorflow-users.md
 DIFFERENCES: tuple[tuple[str, str], ...] = (
+    (r"tf\.random\.experimental\.index_shuffle$",
+     "at most 2**24 indices; not TensorFlow's permutation"),
+    (r"tf\.nn\.experimental\.stateless_dropout$",
+     "numbers drawn differ from TensorFlow's (Philox streams)"),
+    (r"tf\.recompute_grad$", "same values and gradients, but no memory saved"),
+    (r"tf\.linalg\.set_diag$", "the main diagonal only (k=0)"),
     (r"tf\.random\.(?!set_seed$|experimental\.(stateless_split|stateless_fold_in)$)"
      r"[a-z_.]*$|tf\.random\.Generator$",
      "numbers drawn differ from TensorFlow's (NumPy / Philox streams)"),
@@ -165,7 +171,7 @@ def body() -> str:
               if c == NOT_MEANINGFUL]
     lines += ["", "### Missing", ""]
     for group, rows in groups.items():
-        missing = [n.rsplit(".", 1)[1] for n, c, _ in rows if c == MISSING]
+        missing = [n[len(group) + 1:] for n, c, _ in rows if c == MISSING]
         if missing:
             lines.append(f"- `{group}` ({len(missing)}): " + ", ".join(f"`{m}`" for m in missing))
     return "\n".join(lines)

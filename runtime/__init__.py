@@ -79,6 +79,7 @@ if not _typing.TYPE_CHECKING:  # type checkers read these names from runtime/_ap
     random = _types.SimpleNamespace(**_NAMESPACES["random"])
     random.experimental = _types.SimpleNamespace(**_NAMESPACES["random.experimental"])
     nn = _types.SimpleNamespace(**_NAMESPACES["nn"])
+    nn.experimental = _types.SimpleNamespace(**_NAMESPACES["nn.experimental"])
     debugging = _types.SimpleNamespace(**_NAMESPACES["debugging"])
     signal = _types.SimpleNamespace(**_NAMESPACES["signal"])
     strings = _types.SimpleNamespace(**_NAMESPACES["strings"])
@@ -91,6 +92,8 @@ if not _typing.TYPE_CHECKING:  # type checkers read these names from runtime/_ap
     types = _types.SimpleNamespace(experimental=_types.SimpleNamespace(**_NAMESPACES["types.experimental"]))
     config = _types.SimpleNamespace(**_NAMESPACES["config"], experimental=_types.SimpleNamespace(
         **_NAMESPACES.get("config.experimental", {})))
+    for _name, _value in _NAMESPACES["dtypes"].items():  # rt.dtypes.cast, ...: ops' names
+        setattr(_sys.modules[f"{__name__}.dtypes"], _name, _value)
 newaxis = None  # x[:, rt.newaxis], as tf.newaxis
 if not _typing.TYPE_CHECKING:  # rt.experimental.dispatch_for_api replaces names in these
     _ops.dispatch.set_namespaces(_sys.modules[__name__], math, nn, strings, experimental)

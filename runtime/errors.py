@@ -116,3 +116,23 @@ class UnavailableError(OpError):
 
 class UnauthenticatedError(OpError):
     """The request lacks valid credentials (TensorFlow's class, for programs that catch it)."""
+
+
+# TensorFlow's error codes (`tf.errors.OK`, ...: the canonical status codes)
+OK = 0
+CANCELLED = 1
+UNKNOWN = 2
+INVALID_ARGUMENT = 3
+DEADLINE_EXCEEDED = 4
+NOT_FOUND = 5
+ALREADY_EXISTS = 6
+PERMISSION_DENIED = 7
+RESOURCE_EXHAUSTED = 8
+FAILED_PRECONDITION = 9
+ABORTED = 10
+OUT_OF_RANGE = 11
+UNIMPLEMENTED = 12
+INTERNAL = 13
+UNAVAILABLE = 14
+DATA_LOSS = 15
+UNAUTHENTICATED = 16

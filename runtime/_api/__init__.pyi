@@ -34,10 +34,13 @@ from runtime.ops.math_composed import add_n as add_n
 from runtime.ops.array_sort import argsort as argsort
 from runtime.dtypes import as_dtype as as_dtype
 from runtime.ops.strings import as_string as as_string
+from runtime.ops.debugging import assert_rank as assert_rank
 from runtime.ops.math_composed import atan2 as atan2
 import autograph as _autograph_
 from runtime.dtypes import bool_ as bool_
 from runtime.ops.array_math import boolean_mask as boolean_mask
+from runtime.ops.math_extras import broadcast_dynamic_shape as broadcast_dynamic_shape
+from runtime.ops.math_extras import broadcast_static_shape as broadcast_static_shape
 from runtime.ops.array_composed import broadcast_to as broadcast_to
 import runtime.layers.callbacks as _callbacks_
 from runtime.ops.control_flow_functional import case as case
@@ -65,6 +68,7 @@ from runtime.function.api import defun_with_attributes as defun_with_attributes
 from runtime.context import device as device
 import runtime.distribute as _distribute_
 from runtime.ops.array_math import divide as divide
+from runtime.dtypes import float64 as _double_
 from runtime.ops.linalg import einsum as einsum
 from runtime.ops.control_flow import ensure_shape as ensure_shape
 import runtime.errors as _errors_
@@ -89,6 +93,7 @@ from runtime.ops.control_flow import get_static_value as get_static_value
 import runtime.gradients as _gradients_
 from runtime.ops.control_flow import group as group
 from runtime.ops.math_composed import guarantee_const as guarantee_const
+from runtime.dtypes import float16 as _half_
 from runtime.ops.array_sort import histogram_fixed_width as histogram_fixed_width
 from runtime.ops.array_math import identity as identity
 from runtime.ops.control_flow import identity_n as identity_n
@@ -127,6 +132,7 @@ from runtime.layers.initializers import RandomUniform as _random_uniform_initial
 from runtime.ops.array_math import range as range
 from runtime.ops.array_math import rank as rank
 from runtime.ops.array_math import divide as _realdiv_
+from runtime.ops.recompute import recompute_grad as recompute_grad
 from runtime.ops.array_math import reduce_logsumexp as reduce_logsumexp
 from runtime.function.api import register as register
 from runtime.function.callbacks import remove_function_callback as remove_function_callback
@@ -202,10 +208,12 @@ constant_initializer = _constant_initializer_
 dask = _dask_
 data = _data_
 distribute = _distribute_
+double = _double_
 errors = _errors_
 experimental = _experimental_
 feature_column = _feature_column_
 gradients = _gradients_
+half = _half_
 initializers = _initializers_
 keras = _keras_
 layers = _layers_
@@ -255,6 +263,18 @@ def asin(x: Any, name: str | None = ...) -> _Tensor:
 
 def asinh(x: Any, name: str | None = ...) -> _Tensor:
     """The inverse hyperbolic sine, elementwise (op `Asinh`); floating-point or complex `x`."""
+
+
+def assert_equal(x: Any, y: Any = ..., message: Any = ..., summarize: Any = ..., name: str | None = ...) -> None:
+    """Checks `x == y` for every element (`x == 0` when y is omitted); raises rt.errors.InvalidArgumentError with `message` and the values when it does not hold. Staged inside compiled functions."""
+
+
+def assert_greater(x: Any, y: Any = ..., message: Any = ..., summarize: Any = ..., name: str | None = ...) -> None:
+    """Checks `x > y` for every element (`x > 0` when y is omitted); raises rt.errors.InvalidArgumentError with `message` and the values when it does not hold. Staged inside compiled functions."""
+
+
+def assert_less(x: Any, y: Any = ..., message: Any = ..., summarize: Any = ..., name: str | None = ...) -> None:
+    """Checks `x < y` for every element (`x < 0` when y is omitted); raises rt.errors.InvalidArgumentError with `message` and the values when it does not hold. Staged inside compiled functions."""
 
 
 def atan(x: Any, name: str | None = ...) -> _Tensor:

@@ -5,6 +5,7 @@
 from runtime.ops.image import ResizeMethod as ResizeMethod
 from runtime.ops.image import adjust_brightness as adjust_brightness
 from runtime.ops.image import adjust_contrast as adjust_contrast
+from runtime.ops.math_extras import adjust_gamma as adjust_gamma
 from runtime.ops.image import adjust_saturation as adjust_saturation
 from runtime.ops.image import central_crop as central_crop
 from runtime.ops.image import convert_image_dtype as convert_image_dtype
@@ -22,9 +23,11 @@ from runtime.ops.image import flip_left_right as flip_left_right
 from runtime.ops.image import flip_up_down as flip_up_down
 from runtime.ops.image import grayscale_to_rgb as grayscale_to_rgb
 from runtime.ops.image import hsv_to_rgb as hsv_to_rgb
+from runtime.ops.math_extras import image_gradients as image_gradients
 from runtime.ops.io_image import is_jpeg as is_jpeg
 from runtime.ops.image import pad_to_bounding_box as pad_to_bounding_box
 from runtime.ops.image import per_image_standardization as per_image_standardization
+from runtime.ops.math_extras import psnr as psnr
 from runtime.ops.image import random_brightness as random_brightness
 from runtime.ops.image import random_contrast as random_contrast
 from runtime.ops.image import random_crop as random_crop
@@ -35,6 +38,8 @@ from runtime.ops.image import resize_with_crop_or_pad as resize_with_crop_or_pad
 from runtime.ops.image import resize_with_pad as resize_with_pad
 from runtime.ops.image import rgb_to_grayscale as rgb_to_grayscale
 from runtime.ops.image import rgb_to_hsv as rgb_to_hsv
+from runtime.ops.math_extras import rgb_to_yiq as rgb_to_yiq
+from runtime.ops.math_extras import rgb_to_yuv as rgb_to_yuv
 from runtime.ops.image import rot90 as rot90
 from runtime.ops.image import sobel_edges as sobel_edges
 from runtime.ops.image import stateless_random_brightness as stateless_random_brightness
@@ -44,3 +49,5 @@ from runtime.ops.image import stateless_random_flip_left_right as stateless_rand
 from runtime.ops.image import stateless_random_flip_up_down as stateless_random_flip_up_down
 from runtime.ops.image import total_variation as total_variation
 from runtime.ops.image import transpose as transpose
+from runtime.ops.math_extras import yiq_to_rgb as yiq_to_rgb
+from runtime.ops.math_extras import yuv_to_rgb as yuv_to_rgb

@@ -4,6 +4,7 @@
 from typing import Any
 from runtime.tensor import Tensor as _Tensor
 
+from runtime.ops.math_extras import accumulate_n as accumulate_n
 from runtime.ops.math_composed import add_n as add_n
 from runtime.ops.math_special import angle as angle
 from runtime.ops.math_composed import atan2 as atan2
@@ -26,6 +27,7 @@ from runtime.ops.math_special import erfc as erfc
 from runtime.ops.math_special import erfcinv as erfcinv
 from runtime.ops.math_special import erfinv as erfinv
 from runtime.ops.math_special import imag as imag
+from runtime.ops.math_extras import in_top_k as in_top_k
 from runtime.ops.math_composed import invert_permutation as invert_permutation
 from runtime.ops.array_composed import is_finite as is_finite
 from runtime.ops.array_composed import is_inf as is_inf
@@ -60,6 +62,8 @@ from runtime.ops.array_sort import top_k as top_k
 from runtime.ops.array_math import divide as _truediv_
 from runtime.ops.math_composed import truncatediv as truncatediv
 from runtime.ops.math_composed import truncatemod as truncatemod
+from runtime.ops.math_extras import unsorted_segment_mean as unsorted_segment_mean
+from runtime.ops.math_extras import unsorted_segment_sqrt_n as unsorted_segment_sqrt_n
 from runtime.ops.math_composed import xdivy as xdivy
 from runtime.ops.math_composed import xlog1py as xlog1py
 from runtime.ops.math_composed import xlogy as xlogy

@@ -18,11 +18,13 @@ from runtime.ops.nn_conv import conv2d_transpose as conv2d_transpose
 from runtime.ops.nn_conv import conv_transpose as conv_transpose
 from runtime.ops.nn_conv import convolution as convolution
 from runtime.ops.math_composed import crelu as crelu
+from runtime.ops.math_extras import depth_to_space as depth_to_space
 from runtime.ops.nn_conv import depthwise_conv2d as depthwise_conv2d
 from runtime.ops.nn import dropout as dropout
 from runtime.ops.nn import elu as elu
 from runtime.ops.nn_conv import embedding_lookup as embedding_lookup
 from runtime.ops.nn import gelu as gelu
+from runtime.ops.math_extras import in_top_k as in_top_k
 from runtime.ops.nn import l2_loss as l2_loss
 from runtime.ops.math_composed import l2_normalize as l2_normalize
 from runtime.ops.nn import leaky_relu as leaky_relu
@@ -44,14 +46,17 @@ from runtime.ops.nn import softmax as softmax
 from runtime.ops.nn import softmax_cross_entropy_with_logits as softmax_cross_entropy_with_logits
 from runtime.ops.nn import softplus as softplus
 from runtime.ops.math_composed import softsign as softsign
+from runtime.ops.math_extras import space_to_depth as space_to_depth
 from runtime.ops.nn import sparse_softmax_cross_entropy_with_logits as sparse_softmax_cross_entropy_with_logits
 from runtime.ops.math_composed import sufficient_statistics as sufficient_statistics
 from runtime.ops.math_composed import silu as _swish_
 from runtime.ops.array_sort import top_k as top_k
 from runtime.ops.math_composed import weighted_cross_entropy_with_logits as weighted_cross_entropy_with_logits
 from runtime.ops.math_composed import zero_fraction as zero_fraction
+import runtime._api.nn_experimental as _experimental_
 
 swish = _swish_
+experimental = _experimental_
 
 
 def sigmoid(x: Any, name: str | None = ...) -> _Tensor:

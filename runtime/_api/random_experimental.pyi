@@ -6,11 +6,13 @@ from runtime.ops.random_generator import Algorithm as Algorithm
 from runtime.ops.random_generator import Generator as Generator
 from runtime.ops.random_generator import create_rng_state as create_rng_state
 from runtime.ops.random_generator import get_global_generator as get_global_generator
+from runtime.ops.random_extras import index_shuffle as index_shuffle
 from runtime.ops.random_generator import set_global_generator as set_global_generator
 from runtime.ops.random_stateless import stateless_binomial as stateless_binomial
 from runtime.ops.random_stateless import stateless_categorical as stateless_categorical
 from runtime.ops.random_stateless import fold_in as _stateless_fold_in_
 from runtime.ops.random_stateless import stateless_normal as stateless_normal
+from runtime.ops.random_extras import stateless_shuffle as stateless_shuffle
 from runtime.ops.random_stateless import split as _stateless_split_
 from runtime.ops.random_stateless import stateless_truncated_normal as stateless_truncated_normal
 from runtime.ops.random_stateless import stateless_uniform as stateless_uniform

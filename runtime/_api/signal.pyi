@@ -4,9 +4,11 @@
 from typing import Any
 from runtime.tensor import Tensor as _Tensor
 
+from runtime.ops.math_extras import fftshift as fftshift
 from runtime.ops.signal import frame as frame
 from runtime.ops.signal import hamming_window as hamming_window
 from runtime.ops.signal import hann_window as hann_window
+from runtime.ops.math_extras import ifftshift as ifftshift
 from runtime.ops.signal import stft as stft
 
 
