@@ -55,6 +55,10 @@ DIFFERENCES: tuple[tuple[str, str], ...] = (
      "numbers drawn differ from TensorFlow's (Philox streams)"),
     (r"tf\.recompute_grad$", "same values and gradients, but no memory saved"),
     (r"tf\.linalg\.set_diag$", "the main diagonal only (k=0)"),
+    (r"tf\.config\.(threading|optimizer)\.|tf\.config\.(set|get)_soft_device_placement$|"
+     r"tf\.config\.experimental\.(set|get)_(synchronous_execution|device_policy)$|"
+     r"tf\.debugging\.(set|get)_log_device_placement$",
+     "recorded and read back; no effect on the NumPy CPU runtime"),
     (r"tf\.random\.(?!set_seed$|experimental\.(stateless_split|stateless_fold_in)$)"
      r"[a-z_.]*$|tf\.random\.Generator$",
      "numbers drawn differ from TensorFlow's (NumPy / Philox streams)"),

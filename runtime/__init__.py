@@ -20,6 +20,7 @@ if _typing.TYPE_CHECKING:
     # explicit re-exports win over the plain imports below.
     from ._api import *  # noqa: F403
 
+from . import config_options as _config_options  # noqa: F401 - marks rt.config.threading, ...
 from . import device_config as _device_config  # noqa: F401 - marks rt.config
 from . import errors, experimental, version  # rt.experimental.numpy loads on first use
 from . import module as _module  # noqa: F401 - marks rt.Module
@@ -91,7 +92,9 @@ if not _typing.TYPE_CHECKING:  # type checkers read these names from runtime/_ap
     audio = _types.SimpleNamespace(**_NAMESPACES["audio"])
     types = _types.SimpleNamespace(experimental=_types.SimpleNamespace(**_NAMESPACES["types.experimental"]))
     config = _types.SimpleNamespace(**_NAMESPACES["config"], experimental=_types.SimpleNamespace(
-        **_NAMESPACES.get("config.experimental", {})))
+        **_NAMESPACES.get("config.experimental", {})), threading=_types.SimpleNamespace(
+        **_NAMESPACES["config.threading"]), optimizer=_types.SimpleNamespace(
+        **_NAMESPACES["config.optimizer"]))
     for _name, _value in _NAMESPACES["dtypes"].items():  # rt.dtypes.cast, ...: ops' names
         setattr(_sys.modules[f"{__name__}.dtypes"], _name, _value)
 newaxis = None  # x[:, rt.newaxis], as tf.newaxis

@@ -69,6 +69,7 @@ from runtime.context import device as device
 import runtime.distribute as _distribute_
 from runtime.ops.array_math import divide as divide
 from runtime.dtypes import float64 as _double_
+from runtime.ops.array_extras import dynamic_partition as dynamic_partition
 from runtime.ops.linalg import einsum as einsum
 from runtime.ops.control_flow import ensure_shape as ensure_shape
 import runtime.errors as _errors_
@@ -89,16 +90,20 @@ from runtime.function.api import function as function
 from runtime.function.api import functions_run_eagerly as functions_run_eagerly
 from runtime.ops.array_scatter import gather as gather
 from runtime.ops.array_scatter import gather_nd as gather_nd
+from runtime.ops.array_extras import get_current_name_scope as get_current_name_scope
+from runtime.ops.array_extras import get_logger as get_logger
 from runtime.ops.control_flow import get_static_value as get_static_value
 import runtime.gradients as _gradients_
 from runtime.ops.control_flow import group as group
 from runtime.ops.math_composed import guarantee_const as guarantee_const
 from runtime.dtypes import float16 as _half_
 from runtime.ops.array_sort import histogram_fixed_width as histogram_fixed_width
+from runtime.ops.array_extras import histogram_fixed_width_bins as histogram_fixed_width_bins
 from runtime.ops.array_math import identity as identity
 from runtime.ops.control_flow import identity_n as identity_n
 from runtime.context import init_scope as init_scope
 import runtime.keras.initializers as _initializers_
+from runtime.ops.array_extras import inside_function as inside_function
 from runtime.dtypes import int16 as int16
 from runtime.dtypes import int32 as int32
 from runtime.dtypes import int64 as int64
@@ -124,6 +129,7 @@ from runtime.layers.initializers import Ones as _ones_initializer_
 from runtime.ops.array_math import ones_like as ones_like
 import runtime.optimizers as _optimizers_
 from runtime.ops.array_composed import pad as pad
+from runtime.ops.array_extras import parallel_stack as parallel_stack
 from runtime.ops.debugging import print as print
 import runtime.profiler as _profiler_
 from runtime.ops.py_function import py_function as py_function
@@ -158,6 +164,7 @@ from runtime.ops.array_math import split as split
 from runtime.ops.array_math import squeeze as squeeze
 from runtime.ops.array_math import stack as stack
 from runtime.gradients.custom import stop_gradient as stop_gradient
+from runtime.ops.array_extras import strided_slice as strided_slice
 from runtime.dtypes import string as string
 import runtime.summary as _summary_
 from runtime.ops.control_flow_functional import switch_case as switch_case

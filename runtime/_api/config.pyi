@@ -7,13 +7,19 @@ from runtime.function.api import experimental_functions_run_eagerly as experimen
 from runtime.function.api import experimental_run_functions_eagerly as experimental_run_functions_eagerly
 from runtime.context import functions_run_eagerly as functions_run_eagerly
 from runtime.device_config import get_logical_device_configuration as get_logical_device_configuration
+from runtime.config_options import get_soft_device_placement as get_soft_device_placement
 from runtime.function.cache import get_trace_cache_size as get_trace_cache_size
 from runtime.device_config import get_visible_devices as get_visible_devices
 from runtime.device_config import list_logical_devices as list_logical_devices
 from runtime.device_config import list_physical_devices as list_physical_devices
 from runtime.context import run_functions_eagerly as run_functions_eagerly
 from runtime.device_config import set_logical_device_configuration as set_logical_device_configuration
+from runtime.config_options import set_soft_device_placement as set_soft_device_placement
 from runtime.function.cache import set_trace_cache_size as set_trace_cache_size
 import runtime._api.config_experimental as _experimental_
+import runtime._api.config_optimizer as _optimizer_
+import runtime._api.config_threading as _threading_
 
 experimental = _experimental_
+optimizer = _optimizer_
+threading = _threading_

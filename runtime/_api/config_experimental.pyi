@@ -3,14 +3,19 @@
 # Declarations for type checkers only (runtime/__init__.py reads them under TYPE_CHECKING).
 
 from runtime.device_config import LogicalDeviceConfiguration as _VirtualDeviceConfiguration_
+from runtime.config_options import enable_op_determinism as enable_op_determinism
+from runtime.config_options import get_device_policy as get_device_policy
 from runtime.backends.compile_options import get_jit_wait_for_compile as get_jit_wait_for_compile
 from runtime.device_config import get_memory_growth as get_memory_growth
+from runtime.config_options import get_synchronous_execution as get_synchronous_execution
 from runtime.device_config import get_logical_device_configuration as _get_virtual_device_configuration_
 from runtime.device_config import get_visible_devices as get_visible_devices
 from runtime.device_config import list_logical_devices as list_logical_devices
 from runtime.device_config import list_physical_devices as list_physical_devices
+from runtime.config_options import set_device_policy as set_device_policy
 from runtime.backends.compile_options import set_jit_wait_for_compile as set_jit_wait_for_compile
 from runtime.device_config import set_memory_growth as set_memory_growth
+from runtime.config_options import set_synchronous_execution as set_synchronous_execution
 from runtime.device_config import set_logical_device_configuration as _set_virtual_device_configuration_
 
 VirtualDeviceConfiguration = _VirtualDeviceConfiguration_

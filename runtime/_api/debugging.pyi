@@ -9,11 +9,13 @@ from runtime.ops.debugging_checks import assert_integer as assert_integer
 from runtime.ops.debugging_checks import assert_near as assert_near
 from runtime.ops.debugging import assert_negative as assert_negative
 from runtime.ops.debugging import assert_non_negative as assert_non_negative
+from runtime.ops.array_extras import assert_non_positive as assert_non_positive
 from runtime.ops.debugging import assert_positive as assert_positive
 from runtime.ops.debugging_checks import assert_proper_iterable as assert_proper_iterable
 from runtime.ops.debugging import assert_rank as assert_rank
 from runtime.ops.debugging_checks import assert_rank_at_least as assert_rank_at_least
 from runtime.ops.debugging_checks import assert_rank_in as assert_rank_in
+from runtime.ops.array_extras import assert_same_float_dtype as assert_same_float_dtype
 from runtime.ops.debugging_checks import assert_scalar as assert_scalar
 from runtime.ops.debugging_checks import assert_shapes as assert_shapes
 from runtime.ops.debugging_checks import assert_type as assert_type
@@ -22,10 +24,12 @@ from runtime.ops.debugging_checks import disable_check_numerics as disable_check
 from runtime.traceback_utils import disable_traceback_filtering as disable_traceback_filtering
 from runtime.ops.debugging_checks import enable_check_numerics as enable_check_numerics
 from runtime.traceback_utils import enable_traceback_filtering as enable_traceback_filtering
+from runtime.config_options import get_log_device_placement as get_log_device_placement
 from runtime.ops.math_composed import is_non_decreasing as is_non_decreasing
 from runtime.ops.debugging_checks import is_numeric_tensor as is_numeric_tensor
 from runtime.ops.math_composed import is_strictly_increasing as is_strictly_increasing
 from runtime.traceback_utils import is_traceback_filtering_enabled as is_traceback_filtering_enabled
+from runtime.config_options import set_log_device_placement as set_log_device_placement
 
 
 def assert_equal(x: Any, y: Any = ..., message: Any = ..., summarize: Any = ..., name: str | None = ...) -> None:

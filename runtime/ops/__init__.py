@@ -7,6 +7,7 @@ package defines them all, which also marks their public names (runtime/exports.p
 
 from . import (
     array_composed,
+    array_extras,
     array_math,
     array_scatter,
     array_sort,
@@ -56,6 +57,7 @@ from . import (
 
 __all__ = [
     "array_composed",
+    "array_extras",
     "array_math",
     "array_scatter",
     "array_sort",

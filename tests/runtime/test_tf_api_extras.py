@@ -195,3 +195,70 @@ def test_aliases_and_error_codes():
     codes = [rt.errors.OK, rt.errors.CANCELLED, rt.errors.INVALID_ARGUMENT, rt.errors.NOT_FOUND,
              rt.errors.OUT_OF_RANGE, rt.errors.UNAUTHENTICATED]
     assert codes == [0, 1, 3, 5, 11, 16]
+
+
+def test_strided_slice_follows_numpy_slicing_and_the_masks():
+    x = np.arange(24).reshape(2, 3, 4)
+    same = np.testing.assert_array_equal
+    same(rt.strided_slice(x, [1, 0, 0], [2, 1, 3], [1, 1, 1]).numpy(), x[1:2, 0:1, 0:3])
+    same(rt.strided_slice(x, [1, -1, 0], [2, -3, 3], [1, -1, 1]).numpy(), x[1:2, -1:-3:-1, 0:3])
+    same(rt.strided_slice(x, [1, 0], [2, 2], shrink_axis_mask=1, begin_mask=2).numpy(), x[1, :2])
+    same(rt.strided_slice(x, [0, 1], [0, 3], new_axis_mask=1).numpy(), x[None, 1:3])
+    same(rt.strided_slice(x, [0, 1], [0, 2], ellipsis_mask=1).numpy(), x[..., 1:2])
+    grad = _tape_grad(lambda v: rt.strided_slice(v, [1], [3]) * 2.0, np.arange(4.0))
+    np.testing.assert_array_equal(grad, [0, 2, 2, 0])
+
+
+def test_dynamic_partition_histogram_bins_and_parallel_stack():
+    parts = rt.dynamic_partition([10, 20, 30, 40, 50], [0, 0, 1, 1, 0], 2)
+    assert [p.numpy().tolist() for p in parts] == [[10, 20, 50], [30, 40]]
+    with pytest.raises(rt.errors.InvalidArgumentError):
+        rt.dynamic_partition([1, 2], [0, 3], 2)
+    # TensorFlow's documented example
+    bins = rt.histogram_fixed_width_bins([-1.0, 0.0, 1.5, 2.0, 5.0, 15], [0.0, 5.0], nbins=5)
+    assert bins.numpy().tolist() == [0, 0, 1, 2, 4, 4]
+    with pytest.raises(RuntimeError, match="eager"):
+        rt.parallel_stack([[1, 2]])
+    assert rt.function(lambda a: rt.parallel_stack([a, a]))(rt.constant([1, 2])).numpy().tolist() == [[1, 2], [1, 2]]
+
+
+def test_scope_queries_and_logger():
+    assert rt.get_logger().name == "tensorflow"
+    assert rt.inside_function() is False and rt.function(lambda: rt.inside_function())() is True
+    with rt.name_scope("outer"), rt.name_scope("inner"):
+        assert rt.get_current_name_scope() == "outer/inner"
+    assert rt.get_current_name_scope() == ""
+
+
+def test_more_debugging_checks():
+    rt.debugging.assert_non_positive([0, -1])
+    with pytest.raises(rt.errors.InvalidArgumentError):
+        rt.debugging.assert_non_positive([0, 1])
+    assert rt.debugging.assert_same_float_dtype([rt.constant([1.0]), rt.constant(2.0)]) is rt.float32
+    with pytest.raises(ValueError, match="differ"):
+        rt.debugging.assert_same_float_dtype([rt.constant([1.0]), rt.constant(2.0, rt.float64)])
+
+
+def test_config_settings_are_recorded_and_checked():
+    threading, optimizer = rt.config.threading, rt.config.optimizer
+    saved = (threading.get_inter_op_parallelism_threads(), optimizer.get_jit(),
+             rt.config.experimental.get_device_policy())
+    assert optimizer.get_experimental_options() == {"disable_model_pruning": False,
+                                                    "disable_meta_optimizer": False}
+    try:
+        threading.set_inter_op_parallelism_threads(2)
+        assert threading.get_inter_op_parallelism_threads() == 2
+        optimizer.set_jit(True)
+        assert optimizer.get_jit() == "autoclustering"
+        rt.config.experimental.set_device_policy("warn")
+        assert rt.config.experimental.get_device_policy() == "warn"
+        with pytest.raises(ValueError, match="device_policy"):
+            rt.config.experimental.set_device_policy("bogus")
+        with pytest.raises(TypeError, match="num_threads"):
+            threading.set_intra_op_parallelism_threads("4")
+    finally:
+        threading.set_inter_op_parallelism_threads(saved[0])
+        optimizer.set_jit(bool(saved[1]))
+        rt.config.experimental.set_device_policy(saved[2])
+    assert rt.config.get_soft_device_placement() is True
+    assert rt.debugging.get_log_device_placement() is False
