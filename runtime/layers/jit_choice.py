@@ -1,17 +1,23 @@
 """`Model.compile(jit_compile=...)`: checking the value and resolving Keras 3's "auto".
 
-"auto" (the default, as in Keras 3) picks the tier docs/tiers.md recommends for the model's
-layers when that tier's package is installed, and the NumPy tier otherwise:
+"auto" (the default, as in Keras 3) picks, by the model's layers, the tier docs/tiers.md
+recommends for them when that tier's package is installed, and the NumPy tier otherwise:
 
-- a recurrent layer (`RNN`, `LSTM`, `GRU`, `SimpleRNN`, and those inside `Bidirectional`):
-  its staged loop of matrix-vector products is the XLA tier's workload ("xla", needs JAX);
+- a recurrent layer (`RNN`, `LSTM`, `GRU`, `SimpleRNN`, also inside `Bidirectional`): the
+  Numba tier (True, needs Numba), whose steps run on the NumPy tier while the kernel
+  compiles in the background (tiered execution, docs/jit.md), so no epoch waits for a
+  compile. When every function waits for its kernel
+  (`rt.config.experimental.set_jit_wait_for_compile(True)`), the NumPy tier: a recurrent
+  step's kernel can take minutes to compile. The XLA tier, faster still on recurrent loops,
+  compiles (and imports JAX) before the first step, so "auto" leaves it to an explicit
+  `jit_compile="xla"`;
 - every other model (dense, convolutional, attention, preprocessing layers): the NumPy tier
   (False), whose convolutions and BLAS calls are as fast as the compiler tiers' on training
-  batches and whose first call compiles nothing.
+  batches (docs/tiers.md's training-step table) and whose first call compiles nothing.
 
-A step function the picked compiler tier refuses (`JitCompileError` at its first trace) runs
-on the NumPy tier instead, and `model.jit_compile` then reports False: "auto" never fails
-where the NumPy tier runs.
+A step function the picked tier refuses (`JitCompileError` at its first call: strings, say)
+runs on the NumPy tier instead, and `model.jit_compile` then reports False: "auto" never
+fails where the NumPy tier runs.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import warnings
 from typing import Union
 
 from .. import backends
+from ..backends import compile_options
 from ..function.logs import logger, user_stacklevel
 
 JitValue = Union[bool, str]
@@ -48,11 +55,13 @@ def check(value) -> None:
 
 
 def recommended_tier(model) -> JitValue:
-    """The tier "auto" picks for `model`: "xla" when it holds a recurrent layer and JAX is
-    installed, else False (the NumPy tier)."""
+    """The tier "auto" picks for `model`: True (the Numba tier) when it holds a recurrent
+    layer, Numba is installed and compiles run in the background (functions do not wait for
+    their kernels), else False (the NumPy tier)."""
     from .recurrent import RNN  # the layer families load after this module
-    if any(isinstance(layer, RNN) for layer in _all_layers(model)) and backend_installed("xla"):
-        return "xla"
+    if (any(isinstance(layer, RNN) for layer in _all_layers(model))
+            and backend_installed("numba") and not compile_options.get_jit_wait_for_compile()):
+        return True
     return False
 
 
