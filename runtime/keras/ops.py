@@ -8,6 +8,7 @@ are Keras's own. A name neither offers raises AttributeError naming it.
 
 from __future__ import annotations
 
+import types
 from typing import Any
 
 import numpy as np
@@ -48,4 +49,26 @@ def __getattr__(name: str) -> Any:
                          f"(rt.experimental.numpy) and rt.nn's ops are offered.")
 
 
-__all__ = ["cast", "convert_to_tensor", "convert_to_numpy", "shape"]
+class _OpsNamespace(types.ModuleType):
+    """`keras.ops.numpy` / `keras.ops.nn`: the same functions as `keras.ops`, by family."""
+
+    def __init__(self, name: str, source, what: str):
+        super().__init__(name)
+        self._source, self._what = source, what
+
+    def __getattr__(self, name: str) -> Any:
+        value = None if name.startswith("_") else getattr(self._source, name, None)
+        if callable(value):
+            return value
+        raise AttributeError(f"{self.__name__} has no {name!r} in this runtime (it offers "
+                             f"{self._what}).")
+
+    def __dir__(self) -> list[str]:
+        return sorted(n for n in dir(self._source)
+                      if not n.startswith("_") and callable(getattr(self._source, n, None)))
+
+
+numpy = _OpsNamespace("keras.ops.numpy", _tnp, "the NumPy API (rt.experimental.numpy)")
+nn = _OpsNamespace("keras.ops.nn", _nn, "rt.nn's ops")
+
+__all__ = ["cast", "convert_to_tensor", "convert_to_numpy", "shape", "numpy", "nn"]

@@ -262,3 +262,14 @@ def test_config_settings_are_recorded_and_checked():
         rt.config.experimental.set_device_policy(saved[2])
     assert rt.config.get_soft_device_placement() is True
     assert rt.debugging.get_log_device_placement() is False
+
+
+def test_keras_ops_numpy_and_nn_are_the_ops_by_family():
+    ops = rt.keras.ops
+    assert ops.numpy.add is ops.add and ops.numpy.matmul is ops.matmul
+    assert ops.nn.relu is ops.relu
+    np.testing.assert_allclose(ops.numpy.mean(np.array([[1.0, 3.0]]), axis=1).numpy(), [2.0])
+    np.testing.assert_allclose(ops.nn.softmax(np.array([0.0, 0.0])).numpy(), [0.5, 0.5])
+    assert "add" in dir(ops.numpy)
+    with pytest.raises(AttributeError, match="keras.ops.numpy has no 'not_an_op'"):
+        ops.numpy.not_an_op  # noqa: B018
