@@ -131,7 +131,15 @@ class Optimizer:
 
     @property
     def learning_rate(self):
-        return self._get_hyper("learning_rate")
+        """As Keras 3: the float32 variable holding a plain rate (`.numpy()`, `float()` and
+        arithmetic read it; assigning a number writes it), the schedule's current value for a
+        schedule, or the variable given."""
+        value = self._hyper_values["learning_rate"]
+        if isinstance(value, Variable):
+            return value
+        if callable(value):
+            return convert_to_tensor(value(self.iterations))
+        return self._hyper_variable("learning_rate", _dtypes.float32)
 
     @learning_rate.setter
     def learning_rate(self, value: Hyper) -> None:
@@ -336,8 +344,12 @@ class Optimizer:
         schedule as `{"class_name", "config"}`); `from_config` rebuilds the optimizer."""
         config: dict[str, Any] = {}
         for key in inspect.signature(type(self).__init__).parameters:
-            value = self._hyper_values.get(key, getattr(self, key, None)) if key != "name" \
-                else self._name
+            if key == "name":
+                value = self._name
+            elif key in self._hyper_values:  # not the property: it would make the variable
+                value = self._hyper_values[key]
+            else:
+                value = getattr(self, key, None)
             if key == "self" or value is None and not hasattr(self, key):
                 continue
             if hasattr(value, "get_config") and not isinstance(value, Variable):

@@ -77,3 +77,20 @@ def test_other_hyperparameters_are_checked_when_made(make, name):
 def test_misspelt_optimizer_keywords_suggest_the_name(call, suggestion):
     with pytest.raises(TypeError, match=f"did you mean '{suggestion}'"):
         call()
+
+
+def test_learning_rate_reads_as_keras_3s_float32_variable():
+    # Keras 3: `optimizer.learning_rate` is a float32 variable (the TF tutorials call
+    # `model.optimizer.learning_rate.numpy()`); assigning a number writes it; a schedule's
+    # attribute is its value at the current step
+    optimizer = rt.keras.optimizers.Adam(0.01)
+    assert isinstance(optimizer.learning_rate, rt.Variable)
+    assert optimizer.learning_rate.dtype == rt.float32
+    assert optimizer.learning_rate.numpy() == np.float32(0.01)
+    optimizer.learning_rate = 0.5
+    assert optimizer.learning_rate.numpy() == 0.5
+    assert float(optimizer.learning_rate * 2) == 1.0
+    schedule = rt.keras.optimizers.schedules.ExponentialDecay(0.1, decay_steps=10, decay_rate=0.5)
+    scheduled = rt.keras.optimizers.SGD(schedule)
+    scheduled.iterations.assign(10)
+    np.testing.assert_allclose(float(scheduled.learning_rate), 0.05, rtol=1e-6)
