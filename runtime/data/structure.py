@@ -33,7 +33,15 @@ def is_structure(value: Any) -> bool:
 
 def is_composite(value: Any) -> bool:
     """An extension type's value (rebuilt from its fields by `__nest_from_fields__`)."""
-    return hasattr(type(value), "__nest_from_fields__") and hasattr(type(value), "__dataclass_fields__")
+    cls = type(value)
+    found = _COMPOSITE_TYPES.get(cls)
+    if found is None:  # asked once per type: a failed hasattr on a class formats an error
+        found = _COMPOSITE_TYPES[cls] = (hasattr(cls, "__nest_from_fields__")
+                                         and hasattr(cls, "__dataclass_fields__"))
+    return found
+
+
+_COMPOSITE_TYPES: dict[type, bool] = {}  # a value's type -> whether is_composite holds
 
 
 def _is_static(value: Any) -> bool:
