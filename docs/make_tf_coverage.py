@@ -55,6 +55,8 @@ DIFFERENCES: tuple[tuple[str, str], ...] = (
      "numbers drawn differ from TensorFlow's (Philox streams)"),
     (r"tf\.recompute_grad$", "same values and gradients, but no memory saved"),
     (r"tf\.linalg\.set_diag$", "the main diagonal only (k=0)"),
+    (r"tf\.keras\.config\.set_floatx$", "float32 only"),
+    (r"tf\.keras\.config\.set_image_data_format$", "channels_last only"),
     (r"tf\.config\.(threading|optimizer)\.|tf\.config\.(set|get)_soft_device_placement$|"
      r"tf\.config\.experimental\.(set|get)_(synchronous_execution|device_policy)$|"
      r"tf\.debugging\.(set|get)_log_device_placement$",

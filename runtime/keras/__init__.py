@@ -23,6 +23,7 @@ from . import (
     applications,
     backend,
     callbacks,
+    config,
     datasets,
     initializers,
     layers,
@@ -35,12 +36,19 @@ from . import (
     random,
     regularizers,
     saving,
+    tree,
     utils,
 )
+from .initializers import Initializer
+from .losses import Loss
+from .metrics import Metric
+from .optimizers import Optimizer
+from .regularizers import Regularizer
 
-__all__ = ["Input", "InputLayer", "KerasTensor", "Layer", "Model", "Sequential", "activations",
-           "applications", "backend", "callbacks", "datasets", "initializers", "layers", "losses", "metrics",
-           "models", "ops", "optimizers", "preprocessing", "random", "regularizers", "saving", "utils"]
+__all__ = ["Initializer", "Input", "InputLayer", "KerasTensor", "Layer", "Loss", "Metric", "Model",
+           "Optimizer", "Regularizer", "Sequential", "activations",
+           "applications", "backend", "callbacks", "config", "datasets", "initializers", "layers", "losses", "metrics",
+           "models", "ops", "optimizers", "preprocessing", "random", "regularizers", "saving", "tree", "utils"]
 
 for _module in (activations, backend, callbacks, initializers, layers, losses, metrics, models,
                 optimizers, regularizers, saving, utils):

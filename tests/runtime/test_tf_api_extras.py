@@ -273,3 +273,40 @@ def test_keras_ops_numpy_and_nn_are_the_ops_by_family():
     assert "add" in dir(ops.numpy)
     with pytest.raises(AttributeError, match="keras.ops.numpy has no 'not_an_op'"):
         ops.numpy.not_an_op  # noqa: B018
+
+
+def test_keras_tree_matches_keras_3():
+    tree = rt.keras.tree
+    assert tree.flatten({"b": 1, "a": [2, (3, None)]}) == [2, 3, None, 1]
+    assert tree.flatten_with_path({"b": 1, "a": [2, 3]}) == [(("a", 0), 2), (("a", 1), 3), (("b",), 1)]
+    assert tree.pack_sequence_as({"b": 0, "a": [0, 0]}, [1, 2, 3]) == {"a": [1, 2], "b": 3}
+    assert tree.map_structure(lambda a, b: a + b, [1, (2,)], [10, (20,)]) == [11, (22,)]
+    assert tree.map_structure_up_to({"a": 1, "b": 2}, len, {"a": [1, 2], "b": (3,)}) == {"a": 2, "b": 1}
+    assert tree.lists_to_tuples([1, [2, {"a": [3]}]]) == (1, (2, {"a": (3,)}))
+    double = lambda x: x * 2 if isinstance(x, int) else None  # noqa: E731
+    assert tree.traverse(double, [1, (2, 3)]) == [2, (4, 6)]
+    assert tree.traverse(double, [1, (2, 3)], top_down=False) == [2, (4, 6)]
+    assert tree.traverse(lambda x: tree.MAP_TO_NONE if x == 2 else None, [1, (2, 3)]) == [1, (None, 3)]
+    assert tree.map_shape_structure(len, {"a": (1, 2), "b": [(3, None)]}) == {"a": 2, "b": [2]}
+    assert tree.is_nested([1]) and not tree.is_nested(1)
+    with pytest.raises(ValueError, match="same paths"):
+        tree.assert_same_paths({"a": 1}, {"b": 1})
+    with pytest.raises(ValueError):
+        tree.assert_same_structure([1], [1, 2])
+
+
+def test_keras_config_and_base_classes():
+    keras = rt.keras
+    assert keras.config.backend() == "tensorflow" and keras.config.floatx() == "float32"
+    assert keras.config.epsilon() == 1e-7 and keras.config.image_data_format() == "channels_last"
+    keras.config.set_floatx("float32")
+    with pytest.raises(NotImplementedError, match="float32"):
+        keras.config.set_floatx("float64")
+    with pytest.raises(ValueError, match="floatx"):
+        keras.config.set_floatx("float31")
+    with pytest.raises(NotImplementedError, match="channels-last"):
+        keras.config.set_image_data_format("channels_first")
+    assert keras.Loss is keras.losses.Loss and keras.Metric is keras.metrics.Metric
+    assert keras.Optimizer is keras.optimizers.Optimizer
+    assert isinstance(keras.regularizers.L2(0.1), keras.Regularizer)
+    assert isinstance(keras.initializers.Zeros(), keras.Initializer)
