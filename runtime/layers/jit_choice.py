@@ -29,6 +29,7 @@ from typing import Union
 from .. import backends
 from ..backends import compile_options
 from ..function.logs import logger, user_stacklevel
+from .recurrent import RNN
 
 JitValue = Union[bool, str]
 
@@ -58,7 +59,6 @@ def recommended_tier(model) -> JitValue:
     """The tier "auto" picks for `model`: True (the Numba tier) when it holds a recurrent
     layer, Numba is installed and compiles run in the background (functions do not wait for
     their kernels), else False (the NumPy tier)."""
-    from .recurrent import RNN  # the layer families load after this module
     if (any(isinstance(layer, RNN) for layer in _all_layers(model))
             and backend_installed("numba") and not compile_options.get_jit_wait_for_compile()):
         return True
