@@ -56,6 +56,7 @@ DIFFERENCES: tuple[tuple[str, str], ...] = (
     (r"tf\.recompute_grad$", "same values and gradients, but no memory saved"),
     (r"tf\.linalg\.set_diag$", "the main diagonal only (k=0)"),
     (r"tf\.keras\.config\.set_floatx$", "float32 only"),
+    (r"tf\.keras\.random\.shuffle$", "axis 0 only"),
     (r"tf\.keras\.config\.set_image_data_format$", "channels_last only"),
     (r"tf\.config\.(threading|optimizer)\.|tf\.config\.(set|get)_soft_device_placement$|"
      r"tf\.config\.experimental\.(set|get)_(synchronous_execution|device_policy)$|"

@@ -4,6 +4,7 @@
 
 from runtime.ops.random_generator import Algorithm as Algorithm
 from runtime.ops.random_generator import Generator as Generator
+from runtime.ops.random_extras import categorical as categorical
 from runtime.ops.random_generator import create_rng_state as create_rng_state
 from runtime.ops.random_stateless import fold_in as fold_in
 from runtime.ops.random_generator import get_global_generator as get_global_generator

@@ -11,6 +11,7 @@ from typing import Any, Optional
 
 from ..ops import array_math
 from ..ops import random as _random
+from ..ops import random_extras as _random_extras
 from ..ops import random_stateless as _stateless
 from ..ops.variables import Variable
 
@@ -86,4 +87,42 @@ def dropout(inputs, rate: float, noise_shape=None, seed=None):
     return inputs * scale
 
 
-__all__ = ["SeedGenerator", "normal", "uniform", "dropout"]
+def truncated_normal(shape, mean: float = 0.0, stddev: float = 1.0, dtype=None, seed=None):
+    """Normal values more than two standard deviations from the mean redrawn."""
+    dtype = dtype or "float32"
+    pair = _seed_pair(seed)
+    if pair is None:
+        return _random.truncated_normal(shape, mean=mean, stddev=stddev, dtype=dtype)
+    return _stateless.stateless_truncated_normal(shape, pair, mean=mean, stddev=stddev,
+                                                 dtype=dtype)
+
+
+def randint(shape, minval: int, maxval: int, dtype="int32", seed=None):
+    """Integers drawn uniformly from [minval, maxval)."""
+    pair = _seed_pair(seed)
+    if pair is None:
+        return _random.uniform(shape, minval=minval, maxval=maxval, dtype=dtype)
+    return _stateless.stateless_uniform(shape, pair, minval=minval, maxval=maxval, dtype=dtype)
+
+
+def categorical(logits, num_samples: int, dtype="int32", seed=None):
+    """`num_samples` class indices per row of `logits` ([batch, classes])."""
+    pair = _seed_pair(seed)
+    if pair is None:
+        return _random_extras.categorical(logits, num_samples, dtype=dtype)
+    return _stateless.stateless_categorical(logits, num_samples, pair, dtype=dtype)
+
+
+def shuffle(x, axis: int = 0, seed=None):
+    """`x` with its slices along `axis` (0 only here) in a random order."""
+    if axis != 0:
+        raise NotImplementedError(f"keras.random.shuffle shuffles axis 0 only here, got "
+                                  f"axis={axis!r}: transpose the axis to the front first.")
+    pair = _seed_pair(seed)
+    if pair is None:
+        return _random.shuffle(x)
+    return _random_extras.stateless_shuffle(x, pair)
+
+
+__all__ = ["SeedGenerator", "categorical", "dropout", "normal", "randint", "shuffle",
+           "truncated_normal", "uniform"]

@@ -15,6 +15,7 @@ from ..exports import export
 from ..tensor import Tensor
 from . import array_math as _a
 from . import array_sort as _sort
+from . import random as _random
 from . import random_stateless as _rs
 from .core import convert_to_tensor
 
@@ -99,3 +100,25 @@ def stateless_shuffle(value, seed, alg="auto_select", name=None) -> Tensor:
         raise ValueError("stateless_shuffle needs a tensor of rank >= 1.")
     keys = _rs.stateless_uniform(_a.shape(x)[:1], _rs.seed_tensor(seed), dtype=_dtypes.float64)
     return _a.gather(x, _sort.argsort(keys, stable=True), name=name)
+
+
+@export("random.categorical")
+def categorical(logits, num_samples, dtype=None, seed=None, name=None) -> Tensor:
+    """`num_samples` class indices per row of `logits` ([batch, classes], unnormalized log
+    probabilities), drawn by the Gumbel-max trick from `rt.random.uniform` (op-level `seed`)."""
+    logits = convert_to_tensor(logits)
+    if logits.shape.rank not in (None, 2):
+        raise ValueError(f"categorical needs `logits` of shape [batch, classes], got "
+                         f"{logits.shape}.")
+    if not logits.dtype.is_floating:
+        raise ValueError(f"categorical needs floating-point `logits`, got {logits.dtype.name}.")
+    out_dtype = _dtypes.int64 if dtype is None else _dtypes.as_dtype(dtype)
+    if out_dtype not in (_dtypes.int32, _dtypes.int64):
+        raise ValueError(f"categorical: `dtype` must be int32 or int64, got {out_dtype.name}.")
+    shape = _a.shape(logits)
+    draw_shape = _a.stack([shape[0], _a.cast(num_samples, shape.dtype), shape[1]])
+    tiny = float(np.finfo(np.float64).tiny)
+    u = _random.uniform(draw_shape, minval=tiny, maxval=1.0, dtype=_dtypes.float64, seed=seed)
+    gumbel = _a.negative(_a.log(_a.negative(_a.log(u))))
+    scores = _a.add(_a.expand_dims(_a.cast(logits, _dtypes.float64), 1), gumbel)
+    return _a.argmax(scores, axis=-1, output_type=out_dtype, name=name)

@@ -310,3 +310,31 @@ def test_keras_config_and_base_classes():
     assert keras.Optimizer is keras.optimizers.Optimizer
     assert isinstance(keras.regularizers.L2(0.1), keras.Regularizer)
     assert isinstance(keras.initializers.Zeros(), keras.Initializer)
+
+
+def test_random_categorical_draws_in_proportion_and_never_a_minus_infinity_class():
+    rt.random.set_seed(1)
+    probs = np.array([0.1, 0.6, 0.3])
+    logits = np.array([np.log(probs), [np.log(0.5), np.log(0.5), -np.inf]])
+    draws = rt.random.categorical(logits, 20000).numpy()
+    assert draws.dtype == np.int64 and draws.shape == (2, 20000)
+    np.testing.assert_allclose(np.bincount(draws[0], minlength=3) / 20000, probs, atol=0.02)
+    assert (draws[1] != 2).all()
+    staged = rt.function(lambda logits: rt.random.categorical(logits, 4, dtype=rt.int32, seed=3))
+    out = staged(rt.constant([[0.0, -np.inf]]))
+    assert out.dtype is rt.int32 and out.numpy().tolist() == [[0, 0, 0, 0]]
+    with pytest.raises(ValueError, match="dtype"):
+        rt.random.categorical([[0.0, 0.0]], 2, dtype=rt.float32)
+
+
+def test_keras_random_draws_with_seeds():
+    r = rt.keras.random
+    ints = r.randint((200,), 3, 7, seed=1).numpy()
+    assert ints.dtype == np.int32 and ints.min() >= 3 and ints.max() < 7
+    np.testing.assert_array_equal(ints, r.randint((200,), 3, 7, seed=1).numpy())
+    assert np.abs(r.truncated_normal((2000,), seed=2).numpy()).max() <= 2.0
+    picks = r.categorical(rt.constant([[0.0, 0.0, -np.inf]]), 50, seed=3).numpy()
+    assert picks.shape == (1, 50) and set(picks.ravel()) <= {0, 1}
+    assert sorted(r.shuffle(rt.range(6), seed=4).numpy().tolist()) == list(range(6))
+    with pytest.raises(NotImplementedError, match="axis 0"):
+        r.shuffle(rt.zeros([2, 2]), axis=1)
