@@ -922,5 +922,7 @@ def __getattr__(name):
     raise AttributeError(f"module 'runtime.experimental.numpy' has no attribute {name!r}")
 
 
+from .numpy_more import *  # noqa: E402, F403 - kron, vander, hsplit, ...: composed of the above
+
 __all__ = sorted(name for name in globals() if not name.startswith("_")
                  and name not in ("annotations", "np", "Tensor", "strict_keywords"))
