@@ -9,7 +9,10 @@ from runtime.ops.signal import frame as frame
 from runtime.ops.signal import hamming_window as hamming_window
 from runtime.ops.signal import hann_window as hann_window
 from runtime.ops.math_extras import ifftshift as ifftshift
+from runtime.ops.math_extras import kaiser_bessel_derived_window as kaiser_bessel_derived_window
+from runtime.ops.math_extras import kaiser_window as kaiser_window
 from runtime.ops.signal import stft as stft
+from runtime.ops.math_extras import vorbis_window as vorbis_window
 
 
 def fft(input: Any, name: str | None = ...) -> _Tensor:

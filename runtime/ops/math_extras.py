@@ -28,6 +28,7 @@ from . import debugging as _debugging
 from . import linalg as _linalg
 from . import linalg_decompositions as _dec
 from . import math_composed as _math
+from . import math_special as _special
 from .core import convert_to_tensor
 
 
@@ -399,3 +400,60 @@ _alias(_a.cast, "dtypes.cast")
 _alias(_dtypes.bool_, "dtypes.bool")
 _alias(_dtypes.float16, "half", "dtypes.half")
 _alias(_dtypes.float64, "double", "dtypes.double")
+
+
+# -- windows --------------------------------------------------------------------------------------
+
+def _window_length(window_length, fn) -> int:
+    known = _a.static_ints(window_length, f"{fn}: window_length")
+    if known is None or len(known) != 1 or known[0] < 0:
+        raise ValueError(f"{fn} needs `window_length` as a non-negative int known when tracing, "
+                         f"got {window_length!r}.")
+    return known[0]
+
+
+def _float_dtype(dtype, fn):
+    dtype = _dtypes.as_dtype(dtype)
+    if not dtype.is_floating:
+        raise ValueError(f"{fn}: `dtype` must be a floating type, got {dtype.name}.")
+    return dtype
+
+
+@export("signal.kaiser_window")
+def kaiser_window(window_length, beta=12.0, dtype=_dtypes.float32, name=None) -> Tensor:
+    """The Kaiser window: I0(beta * sqrt(1 - (2n / (N - 1) - 1)**2)) / I0(beta)."""
+    n_total = _window_length(window_length, "kaiser_window")
+    dtype = _float_dtype(dtype, "kaiser_window")
+    if n_total == 1:
+        return _a.ones([1], dtype)
+    n = _a.cast(_a.range(n_total), dtype)
+    ratio = _a.subtract(_a.multiply(n, 2.0 / (n_total - 1)), 1.0)
+    beta = _a.cast(beta, dtype)
+    arg = _a.multiply(beta, _a.sqrt(_a.maximum(_a.subtract(1.0, _a.square(ratio)), 0.0)))
+    return _a.divide(_special.bessel_i0(arg), _special.bessel_i0(beta), name=name)
+
+
+@export("signal.kaiser_bessel_derived_window")
+def kaiser_bessel_derived_window(window_length, beta=12.0, dtype=_dtypes.float32,
+                                 name=None) -> Tensor:
+    """The Kaiser-Bessel-derived window of even length N: the square roots of the running sums
+    of a Kaiser window of length N / 2 + 1 over its total, mirrored."""
+    n_total = _window_length(window_length, "kaiser_bessel_derived_window")
+    if n_total % 2:
+        raise ValueError(f"kaiser_bessel_derived_window needs an even `window_length`, got "
+                         f"{n_total}.")
+    half = n_total // 2
+    kaiser = kaiser_window(half + 1, beta, dtype)
+    running = _a.cumsum(kaiser[:half])
+    rising = _a.sqrt(_a.divide(running, _a.reduce_sum(kaiser)))
+    return _a.concat([rising, _a.reverse(rising, [0])], 0, name=name)
+
+
+@export("signal.vorbis_window")
+def vorbis_window(window_length, dtype=_dtypes.float32, name=None) -> Tensor:
+    """The Vorbis power-complementary window: sin(pi / 2 * sin(pi * (n + 0.5) / N)**2)."""
+    n_total = _window_length(window_length, "vorbis_window")
+    dtype = _float_dtype(dtype, "vorbis_window")
+    n = _a.cast(_a.range(n_total), dtype)
+    inner = _a.sin(_a.multiply(_a.add(n, 0.5), np.pi / n_total))
+    return _a.sin(_a.multiply(_a.square(inner), np.pi / 2), name=name)

@@ -338,3 +338,18 @@ def test_keras_random_draws_with_seeds():
     assert sorted(r.shuffle(rt.range(6), seed=4).numpy().tolist()) == list(range(6))
     with pytest.raises(NotImplementedError, match="axis 0"):
         r.shuffle(rt.zeros([2, 2]), axis=1)
+
+
+def test_signal_windows_match_numpy_and_tensorflow():
+    np.testing.assert_allclose(rt.signal.kaiser_window(5, 3.0).numpy(), np.kaiser(5, 3.0), rtol=1e-6)
+    np.testing.assert_allclose(rt.signal.kaiser_window(1).numpy(), [1.0])
+    n = np.arange(4)
+    vorbis = np.sin(np.pi / 2 * np.sin(np.pi * (n + 0.5) / 4) ** 2)
+    np.testing.assert_allclose(rt.signal.vorbis_window(4).numpy(), vorbis, rtol=1e-6)
+    kaiser = np.kaiser(4, 2.0)
+    rising = np.sqrt(np.cumsum(kaiser[:3]) / kaiser.sum())
+    kbd = rt.signal.kaiser_bessel_derived_window(6, 2.0).numpy()
+    np.testing.assert_allclose(kbd, np.concatenate([rising, rising[::-1]]), rtol=1e-6)
+    np.testing.assert_allclose(kbd[:3] ** 2 + kbd[3:] ** 2, 1.0, rtol=1e-6)  # power complementary
+    with pytest.raises(ValueError, match="even"):
+        rt.signal.kaiser_bessel_derived_window(5)
