@@ -28,8 +28,10 @@ from runtime.ops.math_extras import in_top_k as in_top_k
 from runtime.ops.nn import l2_loss as l2_loss
 from runtime.ops.math_composed import l2_normalize as l2_normalize
 from runtime.ops.nn import leaky_relu as leaky_relu
+from runtime.ops.math_extras import local_response_normalization as local_response_normalization
 from runtime.ops.math_composed import log_poisson_loss as log_poisson_loss
 from runtime.ops.nn import log_softmax as log_softmax
+from runtime.ops.math_extras import local_response_normalization as _lrn_
 from runtime.ops.nn_conv import max_pool as max_pool
 from runtime.ops.nn_conv import max_pool1d as max_pool1d
 from runtime.ops.nn_conv import max_pool2d as max_pool2d
@@ -52,9 +54,11 @@ from runtime.ops.math_composed import sufficient_statistics as sufficient_statis
 from runtime.ops.math_composed import silu as _swish_
 from runtime.ops.array_sort import top_k as top_k
 from runtime.ops.math_composed import weighted_cross_entropy_with_logits as weighted_cross_entropy_with_logits
+from runtime.ops.math_extras import weighted_moments as weighted_moments
 from runtime.ops.math_composed import zero_fraction as zero_fraction
 import runtime._api.nn_experimental as _experimental_
 
+lrn = _lrn_
 swish = _swish_
 experimental = _experimental_
 

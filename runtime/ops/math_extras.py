@@ -457,3 +457,39 @@ def vorbis_window(window_length, dtype=_dtypes.float32, name=None) -> Tensor:
     n = _a.cast(_a.range(n_total), dtype)
     inner = _a.sin(_a.multiply(_a.add(n, 0.5), np.pi / n_total))
     return _a.sin(_a.multiply(_a.square(inner), np.pi / 2), name=name)
+
+
+# -- normalisation --------------------------------------------------------------------------------
+
+@export("nn.weighted_moments")
+def weighted_moments(x, axes, frequency_weights, keepdims=False, name=None) -> tuple[Tensor, Tensor]:
+    """(mean, variance) of `x` over `axes`, each element counted `frequency_weights` times."""
+    x = convert_to_tensor(x)
+    w = _a.cast(convert_to_tensor(frequency_weights), x.dtype)
+    axes = list(axes) if isinstance(axes, (list, tuple)) else [axes]
+    total = _a.reduce_sum(_a.multiply(w, _a.ones_like(x)), axis=axes, keepdims=True)
+    mean = _a.divide(_a.reduce_sum(_a.multiply(w, x), axis=axes, keepdims=True), total)
+    spread = _a.multiply(w, _a.square(_a.subtract(x, mean)))
+    variance = _a.divide(_a.reduce_sum(spread, axis=axes, keepdims=True), total)
+    if not keepdims:
+        mean, variance = _a.squeeze(mean, axes), _a.squeeze(variance, axes)
+    return _a.identity(mean, name=name), variance
+
+
+@export("nn.local_response_normalization", "nn.lrn")
+def local_response_normalization(input, depth_radius=5, bias=1.0, alpha=1.0, beta=0.5,  # noqa: A002
+                                 name=None) -> Tensor:
+    """input / (bias + alpha * sum of squares over the 2r + 1 nearest channels) ** beta
+    (4-D input, channels last)."""
+    x = convert_to_tensor(input)
+    if x.shape.rank not in (None, 4):
+        raise ValueError(f"local_response_normalization needs a 4-D input, got shape {x.shape}.")
+    if not x.dtype.is_floating:
+        raise TypeError(f"local_response_normalization needs floats, got {x.dtype.name}.")
+    r = int(depth_radius)
+    squares = _composed.pad(_a.square(x), [[0, 0], [0, 0], [0, 0], [r + 1, r]])
+    running = _a.cumsum(squares, axis=3)
+    window = _a.subtract(running[..., 2 * r + 1:], running[..., :-(2 * r + 1)])
+    scale = _a.pow(_a.add(_a.cast(bias, x.dtype), _a.multiply(_a.cast(alpha, x.dtype), window)),
+                   _a.cast(beta, x.dtype))
+    return _a.divide(x, scale, name=name)

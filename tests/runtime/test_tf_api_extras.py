@@ -353,3 +353,32 @@ def test_signal_windows_match_numpy_and_tensorflow():
     np.testing.assert_allclose(kbd[:3] ** 2 + kbd[3:] ** 2, 1.0, rtol=1e-6)  # power complementary
     with pytest.raises(ValueError, match="even"):
         rt.signal.kaiser_bessel_derived_window(5)
+
+
+def _lrn_numpy(x, r, bias, alpha, beta):
+    out = np.empty_like(x)
+    depth = x.shape[-1]
+    for c in range(depth):
+        window = x[..., max(0, c - r):min(depth, c + r + 1)]
+        out[..., c] = x[..., c] / (bias + alpha * (window ** 2).sum(-1)) ** beta
+    return out
+
+
+def test_local_response_normalization_and_weighted_moments():
+    x = np.random.default_rng(2).normal(size=(2, 3, 2, 7))
+    got = rt.nn.local_response_normalization(x, depth_radius=2, bias=1.0, alpha=0.5, beta=0.75)
+    np.testing.assert_allclose(got.numpy(), _lrn_numpy(x, 2, 1.0, 0.5, 0.75), rtol=1e-10)
+    assert rt.nn.lrn is rt.nn.local_response_normalization
+    point = x[:1, :1, :1]
+    numeric = _numeric_grad(lambda v: _lrn_numpy(v, 1, 2.0, 0.1, 0.5).sum(), point, eps=1e-6)
+    tape = _tape_grad(lambda v: rt.nn.lrn(v, 1, 2.0, 0.1, 0.5), point)
+    np.testing.assert_allclose(tape, numeric, rtol=1e-5)
+    data = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 7.0]])
+    weights = np.array([[1.0, 2.0, 1.0], [0.0, 1.0, 1.0]])
+    mean, variance = rt.nn.weighted_moments(data, axes=[1], frequency_weights=weights)
+    expected_mean = (weights * data).sum(1) / weights.sum(1)
+    np.testing.assert_allclose(mean.numpy(), expected_mean)
+    np.testing.assert_allclose(variance.numpy(), (weights * (data - expected_mean[:, None]) ** 2).sum(1)
+                               / weights.sum(1))
+    mean, _ = rt.nn.weighted_moments(data, axes=[0, 1], frequency_weights=weights, keepdims=True)
+    assert mean.shape == (1, 1)
