@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import builtins as _builtins
 import math as _math
+import sys as _sys
 import weakref as _weakref
 from types import SimpleNamespace as _Namespace
 
@@ -922,7 +923,9 @@ def __getattr__(name):
     raise AttributeError(f"module 'runtime.experimental.numpy' has no attribute {name!r}")
 
 
-from .numpy_more import *  # noqa: E402, F403 - kron, vander, hsplit, ...: composed of the above
+from . import numpy_more as _numpy_more  # noqa: E402 - kron, vander, hsplit, ...: over the above
+
+globals().update(_numpy_more.bind(_sys.modules[__name__]))
 
 __all__ = sorted(name for name in globals() if not name.startswith("_")
                  and name not in ("annotations", "np", "Tensor", "strict_keywords"))

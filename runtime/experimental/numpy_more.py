@@ -5,11 +5,14 @@ the infinity and complex tests, `logaddexp2`, `kron`, `vander`, `select`, `diagf
 
 from __future__ import annotations
 
+from types import ModuleType
+
 import numpy as np
 
 from ..exports import NAMESPACES as _NS
 from ..tensor import Tensor
-from . import numpy as _tnp
+
+_tnp: ModuleType  # rt.experimental.numpy, given by bind() (it imports this module)
 
 inexact, object_, string_, unicode_ = np.inexact, np.object_, np.bytes_, np.str_
 
@@ -17,6 +20,13 @@ __all__ = ["broadcast_arrays", "compress", "cross", "diag_indices", "diagflat", 
            "dsplit", "fix", "flatten", "hsplit", "inexact", "iscomplex", "isneginf",
            "isposinf", "isreal", "ix_", "kron", "logaddexp2", "nextafter", "object_", "polyval",
            "select", "string_", "take_along_axis", "unicode_", "vander", "vsplit"]
+
+
+def bind(tnp: ModuleType) -> dict:
+    """These functions by name, built over `tnp` (rt.experimental.numpy calls it when loaded)."""
+    global _tnp
+    _tnp = tnp
+    return {name: globals()[name] for name in __all__}
 
 
 def _rank(a: Tensor, least: int, fn: str) -> int:
