@@ -1,23 +1,21 @@
 """`Model.compile(jit_compile=...)`: checking the value and resolving Keras 3's "auto".
 
-"auto" (the default, as in Keras 3) picks, by the model's layers, the tier docs/tiers.md
-recommends for them when that tier's package is installed, and the NumPy tier otherwise:
+"auto" (the default, as in Keras 3) picks the tier docs/tiers.md recommends for the model's
+layers when that tier's package is installed, and the NumPy tier otherwise. Measured today
+(docs/tiers.md), that is the NumPy tier (False) for every model, as Keras 3 on TensorFlow's
+CPU resolves "auto" to False:
 
-- a recurrent layer (`RNN`, `LSTM`, `GRU`, `SimpleRNN`, also inside `Bidirectional`): the
-  Numba tier (True, needs Numba), whose steps run on the NumPy tier while the kernel
-  compiles in the background (tiered execution, docs/jit.md), so no epoch waits for a
-  compile. When every function waits for its kernel
-  (`rt.config.experimental.set_jit_wait_for_compile(True)`), the NumPy tier: a recurrent
-  step's kernel can take minutes to compile. The XLA tier, faster still on recurrent loops,
-  compiles (and imports JAX) before the first step, so "auto" leaves it to an explicit
-  `jit_compile="xla"`;
-- every other model (dense, convolutional, attention, preprocessing layers): the NumPy tier
-  (False), whose convolutions and BLAS calls are as fast as the compiler tiers' on training
-  batches (docs/tiers.md's training-step table) and whose first call compiles nothing.
+- dense, convolutional, attention and preprocessing layers: the NumPy tier's convolutions
+  and BLAS calls are as fast as the compiler tiers' on training batches (the training-step
+  table), and its first call compiles nothing;
+- recurrent layers: a Keras RNN traces as one staged loop, and the Numba tier's kernel of
+  that loop runs slower than the NumPy tier's step (an LSTM step about 1.5x its CPU time);
+  the XLA tier, as fast as JAX on it, imports JAX and compiles before the first step and
+  needs a known batch size, so it stays an explicit `jit_compile="xla"`.
 
-A step function the picked tier refuses (`JitCompileError` at its first call: strings, say)
-runs on the NumPy tier instead, and `model.jit_compile` then reports False: "auto" never
-fails where the NumPy tier runs.
+A step function a picked compiler tier refuses (`JitCompileError` at its first call) runs on
+the NumPy tier instead, and `model.jit_compile` then reports False: "auto" never fails where
+the NumPy tier runs.
 """
 
 from __future__ import annotations
@@ -27,9 +25,7 @@ import warnings
 from typing import Union
 
 from .. import backends
-from ..backends import compile_options
 from ..function.logs import logger, user_stacklevel
-from .recurrent import RNN
 
 JitValue = Union[bool, str]
 
@@ -56,12 +52,9 @@ def check(value) -> None:
 
 
 def recommended_tier(model) -> JitValue:
-    """The tier "auto" picks for `model`: True (the Numba tier) when it holds a recurrent
-    layer, Numba is installed and compiles run in the background (functions do not wait for
-    their kernels), else False (the NumPy tier)."""
-    if (any(isinstance(layer, RNN) for layer in _all_layers(model))
-            and backend_installed("numba") and not compile_options.get_jit_wait_for_compile()):
-        return True
+    """The tier "auto" picks for `model`: the NumPy tier (False) for every kind of layer
+    today (the module's docstring gives the measurements behind it)."""
+    del model  # every layer family measures fastest on the NumPy tier
     return False
 
 
@@ -78,11 +71,6 @@ def resolve(model, value, run_eagerly: bool) -> JitValue | None:
                       UserWarning, stacklevel=user_stacklevel())
         return False
     return value
-
-
-def _all_layers(model) -> list:
-    """`model` and every layer below it (nested models and wrappers included)."""
-    return [model] + list(getattr(model, "submodules", []))
 
 
 def note_refused(tier: JitValue, error: Exception) -> None:

@@ -1,5 +1,6 @@
 """`Model.compile(jit_compile="auto")`, Keras 3's default: the tier docs/tiers.md recommends
-for the model's layers when its package is installed, the NumPy tier otherwise."""
+for the model's layers when its package is installed (today the NumPy tier for every layer
+family, as Keras 3 resolves "auto" on TensorFlow's CPU), the NumPy tier otherwise."""
 
 import logging
 import warnings
@@ -48,14 +49,15 @@ def tiered():
                                                             L.Bidirectional(L.SimpleRNN(2)),
                                                             L.Dense(1)])],
                          ids=["lstm", "gru", "bidirectional"])
-def test_auto_picks_the_numba_tier_for_recurrent_layers_when_numba_is_installed(monkeypatch,
-                                                                               make, tiered):
+def test_auto_picks_the_numpy_tier_for_recurrent_layers_with_the_compilers_installed(
+        monkeypatch, make, tiered):
+    # a Keras RNN is one staged loop, slower as a Numba kernel than on the NumPy tier
     monkeypatch.setattr(jit_choice, "backend_installed", _installed("xla", "numba"))
     model = make()
-    assert model.jit_compile is True  # before compile: what "auto" would pick
+    assert model.jit_compile is False  # before compile: what "auto" would pick
     model.compile("sgd", "mse")  # "auto" is the default
-    assert model.jit_compile is True
-    assert model._train_step.step.jit_compile is True
+    assert model.jit_compile is False
+    assert model._train_step.step.jit_compile is False
 
 
 def test_auto_picks_the_numpy_tier_when_functions_wait_for_their_kernels(monkeypatch):
@@ -88,9 +90,8 @@ def test_backend_installed_follows_the_importable_packages(monkeypatch, tiered):
     monkeypatch.setattr(importlib.util, "find_spec",
                         lambda name, *a: object() if name in found else None)
     assert jit_choice.backend_installed("xla") and not jit_choice.backend_installed("numba")
-    assert jit_choice.recommended_tier(_recurrent()) is False
     found.add("numba")
-    assert jit_choice.recommended_tier(_recurrent()) is True
+    assert jit_choice.backend_installed("numba")
 
 
 def _train(jit_compile, monkeypatch, installed=("xla", "numba")):
@@ -109,7 +110,7 @@ def test_auto_trains_as_the_numpy_tier(monkeypatch, tiered, installed):
     got, model = _train("auto", monkeypatch, installed)
     want, _ = _train(False, monkeypatch, installed)
     np.testing.assert_allclose(got, want, rtol=2e-5, atol=1e-6)
-    assert model.jit_compile is (True if installed else False)
+    assert model.jit_compile is False
 
 
 def test_a_step_the_picked_tier_refuses_runs_on_the_numpy_tier(monkeypatch, caplog, tiered):
@@ -131,6 +132,7 @@ def test_a_step_the_picked_tier_refuses_runs_on_the_numpy_tier(monkeypatch, capl
             fn, reduce_retracing=reduce_retracing, jit_compile=jit_compile)
 
     monkeypatch.setattr(training, "function", function)
+    monkeypatch.setattr(jit_choice, "recommended_tier", lambda model: True)  # a compiler tier
     with caplog.at_level(logging.INFO, logger="runtime.function"):
         got, model = _train("auto", monkeypatch)
     assert model.jit_compile is False
