@@ -16,6 +16,7 @@ import collections.abc
 import functools
 import inspect
 import typing
+from types import SimpleNamespace
 from typing import Any, Callable
 
 from ..exports import NAMESPACES, export
@@ -58,6 +59,30 @@ def _original(api: Callable) -> Callable:
     return _ORIGINALS.get(api, api)
 
 
+def _holders() -> list:
+    """The holders and every namespace object below them (`rt.math.special`, ...): an API is
+    published under each of its names."""
+    found, seen = [], set()
+    pending = list(_HOLDERS)
+    while pending:
+        holder = pending.pop()
+        if id(holder) in seen:
+            continue
+        seen.add(id(holder))
+        found.append(holder)
+        pending.extend(value for value in vars(holder).values()
+                       if isinstance(value, SimpleNamespace))
+    return found
+
+
+def _replace_everywhere(old: Callable, new: Callable) -> None:
+    """Publishes `new` wherever a holder, or a namespace below one, publishes `old`."""
+    for holder in _holders():
+        for name, value in list(vars(holder).items()):
+            if value is old:
+                setattr(holder, name, new)
+
+
 def _install(api: Callable) -> Callable:
     """The dispatching wrapper of `api`, made and published on first use."""
     api = _original(api)
@@ -77,10 +102,7 @@ def _install(api: Callable) -> Callable:
 
     _WRAPPERS[api] = dispatching
     _ORIGINALS[dispatching] = api
-    for holder in _HOLDERS:
-        for name, value in list(vars(holder).items()):
-            if value is api:
-                setattr(holder, name, dispatching)
+    _replace_everywhere(api, dispatching)
     for space in NAMESPACES.values():
         for name, value in list(space.items()):
             if value is api:
@@ -254,10 +276,7 @@ def _uninstall(api: Callable) -> None:
     if wrapper is None:
         return
     _ORIGINALS.pop(wrapper, None)
-    for holder in _HOLDERS:
-        for name, value in list(vars(holder).items()):
-            if value is wrapper:
-                setattr(holder, name, api)
+    _replace_everywhere(wrapper, api)
     for space in NAMESPACES.values():
         for name, value in list(space.items()):
             if value is wrapper:
