@@ -38,6 +38,7 @@ from . import array_math
 from . import ragged as _ragged
 from .core import apply, convert_to_tensor
 from .farmhash import fingerprint64
+from .ragged import RaggedTensor
 from .shape_rules import broadcast, normalize_axis, reduced_shape
 
 
@@ -299,7 +300,7 @@ STRING_SPLIT = _define_string("StringSplitV2", _to_vector("StringSplitV2"), _spl
 
 
 @export("strings.split")
-def split(input, sep=None, maxsplit: int = -1, name: str | None = None) -> Any:  # noqa: A002
+def split(input, sep=None, maxsplit: int = -1, name: str | None = None) -> Tensor | RaggedTensor:  # noqa: A002
     """`input` split at `sep` (at runs of ASCII whitespace when `sep` is None or empty, ends
     trimmed), at most `maxsplit` times (-1: no limit), as Python's `bytes.split`.
 
@@ -729,7 +730,7 @@ def _unicode_args(fn: str, encoding, errors, replacement_char, arg: str) -> dict
 
 @export("strings.unicode_decode")
 def unicode_decode(input, input_encoding: str, errors: str = "replace",  # noqa: A002
-                   replacement_char: int = 0xFFFD, name: str | None = None) -> Any:
+                   replacement_char: int = 0xFFFD, name: str | None = None) -> Tensor | RaggedTensor:
     """The code points (int32) of a string in `input_encoding` ('UTF-8', 'UTF-16-BE' or
     'UTF-32-BE'). Invalid sequences become `replacement_char` (`errors='replace'`), are
     dropped ('ignore') or raise InvalidArgumentError ('strict'). A scalar gives a 1-D tensor;
@@ -752,7 +753,7 @@ UNICODE_SPLIT = _define_string("UnicodeSplit", _to_vector("UnicodeSplit"), _unic
 
 @export("strings.unicode_split")
 def unicode_split(input, input_encoding: str, errors: str = "replace",  # noqa: A002
-                  replacement_char: int = 0xFFFD, name: str | None = None) -> Any:
+                  replacement_char: int = 0xFFFD, name: str | None = None) -> Tensor | RaggedTensor:
     """The characters of a string in `input_encoding`, each encoded alone (a 1-D string
     tensor for a scalar, a RaggedTensor for a vector); `errors` as in `unicode_decode`."""
     fn = "strings.unicode_split"
@@ -818,7 +819,7 @@ STRING_BYTES_SPLIT = _define_string(
 
 
 @export("strings.bytes_split")
-def bytes_split(input, name: str | None = None) -> Any:  # noqa: A002
+def bytes_split(input, name: str | None = None) -> Tensor | RaggedTensor:  # noqa: A002
     """The bytes of a string, each a 1-byte string (a 1-D tensor for a scalar, a RaggedTensor
     for a vector)."""
     x = _strings(input, "strings.bytes_split", "input")
