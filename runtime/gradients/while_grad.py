@@ -17,9 +17,9 @@ function or around its call take the next order, and the stacks pass between ord
 The backward of a call recorded by one tape, which nothing differentiates again
 (`saving_lists`), saves to an accumulator instead (a list the body appends a tuple to, read
 back by iteration), which the compiler tiers hold as preallocated buffers; so does a gradient
-no tape records of a loop whose saves may change shape between iterations (a loop variable
-with a looser shape invariant, a loop holding another loop): a stack of them would be
-ragged. Differentiating an accumulator's reads again is refused by name.
+no tape records of a loop holding another loop (whose inner trip count may change between
+outer iterations: a stack of such stacks would be ragged). Differentiating an accumulator's
+reads again is refused by name.
 """
 
 from __future__ import annotations
@@ -171,15 +171,11 @@ class LoopContext(Context):
         return found
 
 
-def _ragged_saves(op) -> bool:
-    """Whether the values the While `op` saves may change shape between iterations: a loop
-    variable whose shape invariant is looser than its initial value's, or a loop in the body
-    (whose saves have the inner loop's length at each outer iteration). A gradient no tape
-    records (nothing differentiates it again) then saves to lists instead of stacks."""
-    body = op.subgraphs[1]
-    if any(t.shape != p.shape for t, p in zip(op.inputs, body.inputs)):
-        return True
-    return any(inner.opdef.is_loop for inner in body.all_operations())
+def _holds_loops(graph) -> bool:
+    """Whether a loop runs in `graph` (a loop body): a loop nested in a loop saves a stack of
+    the inner loop's length at each outer iteration, which may change between iterations, so
+    a gradient no tape records (nothing differentiates it again) saves to lists instead."""
+    return any(op.opdef.is_loop for op in graph.all_operations())
 
 
 def _dependencies(body_graph, n: int) -> list:
@@ -473,7 +469,7 @@ def _while_grad(op, *grads):
     active = sorted(active)
     if not active:
         return [None] * len(inputs)
-    if _FORM.stacks and (context.state.tapes or not _ragged_saves(current)):
+    if _FORM.stacks and (context.state.tapes or not _holds_loops(current.subgraphs[1])):
         return _stacked_grad(op, current, active, loop_grads, wanted_caps)
     rewrite = RewrittenWhile(recorded)
     forward, body_graph = rewrite.op, rewrite.body
