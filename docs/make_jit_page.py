@@ -65,6 +65,9 @@ def how(name: str, opdef) -> str:
     if opdef in tensor_arrays.GRADIENTS:
         return ("native: a map {index: element gradient} as a buffer (array, present, size); "
                 "missing elements are zeros")
+    if opdef in tensor_arrays.SAVES_GRADIENTS:
+        return ("native: the gradient of a loop's saves (a second order), one stack "
+                "[iterations, *shape] per saved value, rows added in place")
     if opdef.carrier is not None:
         return "native: a growing buffer (array, written, size)"
     if opdef.kernel is not None:

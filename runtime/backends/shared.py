@@ -6,7 +6,7 @@ iteration (`loop_invariant`), the NumPy tier's function a compiled call runs aga
 
 from __future__ import annotations
 
-from ..gradients.while_grad import ACC_NEW, ACC_PUSH
+from ..gradients.while_grad import ACC_GRAD_PUSH, ACC_GRAD_ZEROS, ACC_NEW, ACC_PUSH
 from ..graph import graphs_within
 from ..ops import tensor_array as ta
 from ..ops.control_flow import COND, WHILE
@@ -73,7 +73,9 @@ class TensorArrays:
         self._pushes: list = []
         self._grad_elements: list[tuple[int, tuple]] = []
         self._grads: dict[int, tuple] = {}  # root -> (rank, dtype) of a gradient map's elements
+        self._saves_grads: list = []  # (gradient tensor, the accumulator it is the gradient of)
         self._walk(graph)
+        self._pushes_of_grads = {self._find(id(g)): acc for g, acc in self._saves_grads}
         for key, element in self._grad_elements:
             root = self._find(key)
             if element[0] is not None and root not in self._grads:
@@ -89,6 +91,13 @@ class TensorArrays:
 
     def info(self, handle) -> ArrayInfo | None:
         return self._info.get(self._find(id(handle)))
+
+    def saves_push(self, grad):
+        """For the gradient of a loop's saves (held as one stack per saved value), the
+        AccumulatorPush op whose values they are; None for any other tensor."""
+        acc = self._pushes_of_grads.get(self._find(id(grad)))
+        info = None if acc is None else self.info(acc)
+        return None if info is None else info.push
 
     def grad_element(self, handle) -> tuple | None:
         """(rank, dtype) of the elements of the TensorArray gradient `handle`, if known."""
@@ -122,6 +131,10 @@ class TensorArrays:
                 self._grad_elements.append((id(op.inputs[0]), _GRAD_TAKEN[opdef](op)))
             if opdef is ACC_PUSH:
                 self._pushes.append(op)
+            if opdef is ACC_GRAD_ZEROS:
+                self._saves_grads.append((op.outputs[0], op.inputs[0]))
+            if opdef is ACC_GRAD_PUSH:
+                self._union(op.inputs[0], op.outputs[0])
             if opdef in _RANK_OF:
                 self._ranks.append((id(op.inputs[0]), _RANK_OF[opdef](op)))
             for sub in op.subgraphs:

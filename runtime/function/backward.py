@@ -12,14 +12,16 @@ a logged warning naming the op.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 
 from .. import backends, context, dtypes
 from ..backends import JitCompileError, runtime_error
 from ..gradients.engine import backprop
+from ..gradients.interpret import interpretable
 from ..gradients.node import differentiable, node_of, variables_read
 from ..gradients.tape import paused
-from ..gradients.while_grad import saving_lists
+from ..gradients.while_grad import saving_stacks
 from ..graph import FuncGraph, copy_function_graph, copy_into
 from .logs import logger, warn
 
@@ -123,8 +125,7 @@ class GraphGradient:
     """
 
     def __init__(self, graph, name: str, backend: backends.Backend = backends.NUMPY):
-        with saving_lists():  # nothing differentiates this backward again: loops save to lists
-            built = _Backward(*copy_function_graph(graph), name)
+        built = _Backward(*copy_function_graph(graph), name)
         graph = self.graph = built.graph
         self.output_indices = built.output_indices
         self.input_indices = built.input_indices
@@ -194,21 +195,25 @@ class HigherOrderGradient:
     The forward also returns the values its backward reads (`kept`). A tape differentiating
     the backward sends gradients to those kept values, so the backward is seeded at them too;
     the seeds grow until they cover every floating-point value the backward reads. Loop
-    gradients are built over tensors (a loop's saves are stacks, seeded like any other kept
-    value, as are the saves of a loop gradient staged in the traced function itself), so they
-    are differentiable again to any order. Kept `variant` values (a TensorArray) pass through
-    unseeded (`opaque`): a gradient that would flow into one at the next order is refused
-    (NotImplementedError naming the function and the value) when that order's gradient is
-    built. Nothing is
+    gradients are built over tensors (`saving_stacks`: a loop's saves are stacks, seeded like
+    any other kept value), so they are differentiable again to any order. Kept `variant`
+    values (a TensorArray, the saves of a loop gradient staged in the traced function itself)
+    pass through unseeded (`opaque`): a
+    gradient that would flow into one at the next order is refused (NotImplementedError
+    naming the function and the value) when that order's gradient is built. Nothing is
     recomputed: side effects and random draws of the forward happen once. A rule that cannot
     be staged raises NotImplementedError (naming the op) when the gradient is built.
     """
 
     def __init__(self, graph, name: str, backend: backends.Backend = backends.NUMPY):
+        listed = _refuse_interpreted_loops(graph, name, backend)
         copy, mapping = copy_function_graph(graph)
         extra: list = []
         for _ in range(_MAX_ROUNDS):
-            built = _Backward(copy, mapping, name, extra)  # loops save on stacks (tensors)
+            # loop gradients over tensors, differentiable again (unless the graph already
+            # holds a loop gradient whose saves are a list: its orders are refused by name)
+            with saving_stacks() if not listed else contextlib.nullcontext():
+                built = _Backward(copy, mapping, name, extra)
             seeded = {id(t) for t in extra}
             new = [t for t in built.saved if _seedable(t) and id(t) not in seeded]
             if not new:
@@ -254,7 +259,26 @@ def _seedable(t) -> bool:
     return differentiable(t) and t.dtype is not dtypes.variant
 
 
+def _refuse_interpreted_loops(graph, name: str, backend) -> bool:
+    """Whether `graph` holds a loop's saves in a list (an accumulator: a loop gradient staged
+    inside the function, whose saves do not pass between the orders as tensors); raises
+    `Unsupported` when it does and the graph can run op by op instead."""
+    if not any(op.opdef.carrier == "accumulator" for op in graph.all_operations()):
+        return False
+    if not interpretable(graph):
+        return True  # custom gradients...: staged; an order reaching the saves is refused
+    if backend is not backends.NUMPY:
+        warn(logger, "Under nested tapes, %s runs op by op on the NumPy kernels, not on the %s "
+             "tier: its gradient reads values a while_loop saved", name, backend.name)
+    raise Unsupported(f"the gradient of {name} reads values saved by a loop")
+
+
 _MAX_ROUNDS = 8  # builds of the backward until the values it reads are all seeded
+
+
+class Unsupported(Exception):
+    """A graph whose backward reads a loop's saves held in a list (a loop gradient staged in
+    the traced function): run op by op instead."""
 
 
 def _standalone(built: _Backward, kept, name: str) -> FuncGraph:

@@ -9,9 +9,11 @@ persistent one), the gradient is a call of a traced backward function (`GraphFun
 recorded like any other call on the tapes that watch its inputs: differentiable again, to
 any order, on the function's own backend. A gradient that cannot be built (an op without a
 gradient rule, an order a rule refuses) is raised when a gradient flows through the call.
-A `while_loop` in the function, and a loop gradient staged in it by a tape inside the
-function, save their values on stacks (tensors), so they are differentiable again like the
-rest: there is one differentiation path, and nothing runs op by op.
+A `while_loop` in the function gets a gradient over tensors (its saves on stacks), which is
+differentiable again like the rest. One case runs op by op instead
+(`runtime.gradients.interpret`): a graph holding a loop gradient staged inside the function
+(a tape in the function), whose saves are a list that does not pass between the orders as
+tensors; there the loop runs as Python and every tape records the primitive ops.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import numpy as np
 
 from .. import context, dtypes, nest
 from ..backends import JitCompileError
+from ..gradients.interpret import interpret
 from ..gradients.node import Node, differentiable, variables_read
 from ..gradients.tape import paused, record_node
 from ..ops.core import define
@@ -29,7 +32,7 @@ from ..ops.variables import bound_variable
 from ..shapes import TensorShape
 from ..tensor import DeviceTensor, EagerTensor
 from ..tracing import fill_outputs
-from .backward import GraphFunction, GraphGradient, HigherOrderGradient, run_compiled
+from .backward import GraphFunction, GraphGradient, HigherOrderGradient, Unsupported, run_compiled
 
 CALL = define("PartitionedCall", lambda *a, **k: None, None, savable=False)  # lives on tapes
 _variables_read: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # function -> variables
@@ -50,10 +53,14 @@ def gradient_of(concrete) -> GraphGradient:
     return _cached(_gradients, concrete, GraphGradient)
 
 
-def higher_gradient_of(concrete) -> HigherOrderGradient:
-    """The differentiable-again gradient of a concrete function (built on first use, then
-    cached); raises as `gradient_of` does."""
-    return _cached(_higher, concrete, HigherOrderGradient)
+def higher_gradient_of(concrete) -> HigherOrderGradient | None:
+    """The differentiable-again gradient of a concrete function, or None when its backward
+    reads a loop's saves held in a list (a loop gradient staged in the function) and the
+    graph runs op by op instead (built on first use, then cached)."""
+    try:
+        return _cached(_higher, concrete, HigherOrderGradient)
+    except Unsupported:
+        return None
 
 
 def _cached(cache, function, build):
@@ -63,7 +70,7 @@ def _cached(cache, function, build):
             found = build(function.graph, function.name, function.backend)
         except JitCompileError:
             raise  # the tier refuses the function itself: the call raises it
-        except (NotImplementedError, LookupError) as exc:
+        except (NotImplementedError, LookupError, Unsupported) as exc:
             found = (type(exc), exc.args)  # not the exception: its traceback holds `function`
         cache[function] = found
     if type(found) is tuple:
@@ -105,8 +112,11 @@ def _record(function, tensors, values) -> list | None:
         return None
     try:
         if len(tapes) > 1 or any(tape._persistent for tape in tapes):
-            return _record_differentiable(function, higher_gradient_of(function), tensors,
-                                          values, tapes)
+            grad = higher_gradient_of(function)
+            if grad is None:
+                inputs = [t if t is not None else EagerTensor(v) for t, v in zip(tensors, values)]
+                return interpret(function.graph, inputs)
+            return _record_differentiable(function, grad, tensors, values, tapes)
         return _record_first_order(function, gradient_of(function), tensors, values, tapes)
     except JitCompileError:
         raise

@@ -1,25 +1,26 @@
 """The gradient of `while_loop`: a backward loop that runs the body's gradient N times.
 
 The gradient rewrites the forward loop: a new `While` op over copies of the traced condition
-and body, with more loop variables that save the values the backward body reads, once per
-iteration. The new op takes the traced op's place in the graph being built (the traced op is
-never changed). The backward loop walks the saves from the last iteration to the first, so
-memory grows with the trip count, not with the graph, and nothing is recomputed.
+and body, with one extra loop variable, an accumulator (a Python list) to which the body
+appends a tuple of the values the backward body reads, once per iteration. The new op takes
+the traced op's place in the graph being built (the traced op is never changed). The
+backward loop walks the accumulator from the last iteration to the first, so memory grows
+with the trip count, not with the graph, and nothing is recomputed.
 
-The saves are stacks (tensors [iterations, *shape], one per saved value): the rewritten
-forward loop carries its iteration count and the stacks, pushing a row each iteration
-(StackPush), and the backward loop carries them on, popping a row each iteration (StackPop).
-Push and pop are each other's gradient, so the backward loop is an ordinary loop over tensors
-that this same rule differentiates again, to any order, whether tapes inside a compiled
-function or around its call take the next order, and the stacks pass between orders
-(recorded calls) as tensors.
+The accumulator is an ordinary output of the rewritten loop, and reading a saved value is
+differentiable: its gradient is a map {(iteration, slot): gradient}, which the gradient of
+the rewritten loop takes back to the values its body saved. So the gradient of a loop can
+be differentiated again (a second-order gradient through a staged loop). That map starts
+from AccumulatorGradZeros of the accumulator, so a compiler tier can hold it densely: one
+stack [iterations, *shape] per saved value (runtime/backends/*: SavesGrad, stacks).
 
-The backward of a call recorded by one tape, which nothing differentiates again
-(`saving_lists`), saves to an accumulator instead (a list the body appends a tuple to, read
-back by iteration), which the compiler tiers hold as preallocated buffers; so does a gradient
-no tape records of a loop holding another loop (whose inner trip count may change between
-outer iterations: a stack of such stacks would be ragged). Differentiating an accumulator's
-reads again is refused by name.
+A gradient that will itself be differentiated by other tapes (`saving_stacks`: the backward
+function of a call recorded by nested or persistent tapes) is built in another form, over
+tensors only: the rewritten forward loop carries its iteration count and one stack (a tensor
+[iterations, *shape]) per saved value, pushing a row each iteration (StackPush), and the
+backward loop carries those stacks on, popping a row each iteration (StackPop). Push and pop
+are each other's gradient, so the backward loop is an ordinary loop over tensors that this
+same rule differentiates again, to any order, and the stacks pass between orders as tensors.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from ..tensor import SymbolicTensor
 from .cond_grad import zeros_for_value
 from .engine import add, backprop
 from .node import Node, differentiable, node_inputs, node_of
-from .resolve import BackwardBody, Context, copy_body, entered, record_on_tapes, resolve
+from .resolve import BackwardBody, Context, context_of, copy_body, entered, record_on_tapes, resolve
 
 _SCALAR = TensorShape([])
 
@@ -79,13 +80,62 @@ ACC_READ = define("AccumulatorRead", lambda acc, step, index, shape, dtype: (sha
                   carrier="accumulator", attrs={"dtype": DTYPE, "index": INT, "shape": SHAPE})
 
 
+def _read_grad_kernel(g, step, index):
+    return {(int(step), index): g}
+
+
+def _push_grad_kernel(grad, step, *likes, count):
+    grad = grad if grad is not None else {}
+    step = int(step)
+    values = [grad.pop((step, k), None) for k in range(count)]
+    return (grad, *[np.zeros(np.shape(like), np.asarray(like).dtype) if g is None else g
+                    for g, like in zip(values, likes)])
+
+
+def _push_grad_infer(grad, step, *likes, count):
+    return [(_SCALAR, _dtypes.variant)] + [(t.shape, t.dtype) for t in likes]
+
+
+# The gradient of an accumulator is a map {(iteration, slot): gradient of that saved value}:
+# reading a saved value sends its gradient there; the rewritten forward loop's gradient
+# takes each iteration's entries back to the values its body saved.
+ACC_GRAD_READ = define("AccumulatorGradFromRead", lambda g, step, index: (_SCALAR, _dtypes.variant),
+                       _read_grad_kernel, attrs={"index": INT})
+ACC_GRAD_PUSH = define("AccumulatorPushGrad", _push_grad_infer, _push_grad_kernel,
+                       num_outputs=None, attrs={"count": INT})
+# The zero gradient of an accumulator. It reads the accumulator, so a compiler tier can hold
+# the gradient densely (one stack [iterations, *shape] per saved value, as the accumulator's
+# own buffers); the NumPy tier's map starts empty.
+ACC_GRAD_ZEROS = define("AccumulatorGradZeros", lambda acc: (_SCALAR, _dtypes.variant),
+                        lambda acc: {}, differentiable=False)
+
+
+def _third_order(op, *grads):
+    raise NotImplementedError(
+        "Differentiating a staged while_loop three times or more is not supported. Compute "
+        "it eagerly, where loops run as Python, or with rt.run_functions_eagerly(True).")
+
+
+ACC_GRAD_READ.def_grad(_third_order)
+ACC_GRAD_PUSH.def_grad(_third_order)
+
+
 @ACC_READ.def_grad
 def _read_grad(op, g):
-    raise NotImplementedError(
-        "The gradient of a while_loop holding another loop, taken by a single tape inside a "
-        "compiled function, saves its values in lists and is not differentiated again. Take "
-        "it while the outer tape records (nested tapes inside the function), or compute it "
-        "eagerly (rt.run_functions_eagerly(True)).")
+    return [apply(ACC_GRAD_READ, [g, op.inputs[1]], {"index": op.get_attr("index")}), None]
+
+
+@ACC_PUSH.def_grad
+def _push_grad(op, grad):
+    """A forward loop's save, differentiated inside the gradient of that loop (a higher
+    order): each saved value gets its entry of this iteration in the accumulator's gradient."""
+    ctx = context_of(op.operation.graph)
+    if not isinstance(ctx, LoopContext):
+        raise NotImplementedError("An accumulator's values can only be differentiated inside "
+                                  "the gradient of the loop that saved them.")
+    likes = list(op.inputs[1:])
+    outs = apply(ACC_GRAD_PUSH, [grad, ctx.step, *likes], {"count": len(likes)})
+    return list(outs)
 
 
 ACC_LAST = define("AccumulatorLastIndex", lambda acc: (_SCALAR, _dtypes.int32),
@@ -171,11 +221,26 @@ class LoopContext(Context):
         return found
 
 
-def _holds_loops(graph) -> bool:
-    """Whether a loop runs in `graph` (a loop body): a loop nested in a loop saves a stack of
-    the inner loop's length at each outer iteration, which may change between iterations, so
-    a gradient no tape records (nothing differentiates it again) saves to lists instead."""
-    return any(op.opdef.is_loop for op in graph.all_operations())
+def _holds_saves(tensor) -> bool:
+    """Whether `tensor` is a loop's accumulator of saves (a rewritten While's extra output)."""
+    if tensor.dtype is not _dtypes.variant:
+        return False
+    op = tensor.op
+    if op.opdef is ACC_NEW:
+        return True
+    if not op.opdef.is_loop:
+        return False
+    index = next((i for i, t in enumerate(op.outputs) if t is tensor), None)
+    body = op.subgraphs[1]
+    return index is not None and index < len(body.outputs) and \
+        body.outputs[index].op.opdef is ACC_PUSH
+
+
+def _gradient_zeros(value):
+    """Zeros for the gradient of `value`: for an accumulator, the gradient of its saves."""
+    if _holds_saves(value):
+        return apply(ACC_GRAD_ZEROS, [resolve(value)])
+    return zeros_for_value(value)
 
 
 def _dependencies(body_graph, n: int) -> list:
@@ -198,7 +263,7 @@ def _dependencies(body_graph, n: int) -> list:
 # gradient, so the gradient of a loop is again a loop over tensors: differentiable by this
 # same rule, to any order, and its saves pass between orders (recorded calls) as tensors.
 
-_GROWING: dict = {}  # id(buffer) -> weak reference to the prefix of it in use (the top view)
+_GROWING: dict = {}  # id(buffer) -> (weak reference to it, rows in use) for in-place pushes
 _CLAIM = threading.Lock()
 
 
@@ -207,14 +272,18 @@ def _forget(key: int) -> None:
 
 
 def _owned_rows(buf) -> np.ndarray | None:
-    """The buffer `buf` is the prefix of, when a push may write the next row in place: `buf`
-    is the view the last push from that buffer returned (no array holds a row beyond it; a
-    push from any other view, a shorter prefix, copies instead)."""
+    """The buffer `buf` is the prefix of, when a push may write the next row in place: no
+    array holds a row beyond `buf`'s (a push from a shorter prefix copies instead)."""
     base = buf.base
-    if base is None:
+    if base is None or buf.ndim == 0:
         return None
-    top = _GROWING.get(id(base))
-    return base if top is not None and top() is buf else None
+    found = _GROWING.get(id(base))
+    if found is None or found[0]() is not base or found[1] != len(buf):
+        return None
+    if buf.strides != base.strides or \
+            buf.__array_interface__["data"][0] != base.__array_interface__["data"][0]:
+        return None
+    return base
 
 
 def _stack_push_kernel(buf, value):
@@ -234,10 +303,9 @@ def _stack_push_kernel(buf, value):
             if n:
                 base[:n] = buf
             weakref.finalize(base, _forget, id(base))
-        top = base[:n + 1]
-        _GROWING[id(base)] = weakref.ref(top)
-    top[n] = value
-    return top
+        _GROWING[id(base)] = (weakref.ref(base), n + 1)
+    base[n] = value
+    return base[:n + 1]
 
 
 def _stack_pop_kernel(buf):
@@ -276,32 +344,22 @@ def _stack_pop_grad(op, g_rest, g_top):
 
 
 class _Form(threading.local):
-    stacks = True
+    stacks = False
 
 
 _FORM = _Form()
 
 
 @contextlib.contextmanager
-def _form(stacks: bool):
+def saving_stacks():
+    """While the block runs, loop gradients are built in the differentiable-again form (saves
+    on stacks): for a gradient that will itself be differentiated."""
     before = _FORM.stacks
-    _FORM.stacks = stacks
+    _FORM.stacks = True
     try:
         yield
     finally:
         _FORM.stacks = before
-
-
-def saving_stacks():
-    """While the block runs, loop gradients are built in the differentiable-again form (saves
-    on stacks, the default): for a gradient that may itself be differentiated."""
-    return _form(True)
-
-
-def saving_lists():
-    """While the block runs, loop gradients save to accumulators (lists): for a gradient that
-    nothing differentiates again (the backward of a call recorded by one tape)."""
-    return _form(False)
 
 
 def _first_op_before(parent, new, op) -> None:
@@ -469,7 +527,7 @@ def _while_grad(op, *grads):
     active = sorted(active)
     if not active:
         return [None] * len(inputs)
-    if _FORM.stacks and (context.state.tapes or not _holds_loops(current.subgraphs[1])):
+    if _FORM.stacks:
         return _stacked_grad(op, current, active, loop_grads, wanted_caps)
     rewrite = RewrittenWhile(recorded)
     forward, body_graph = rewrite.op, rewrite.body
@@ -507,8 +565,8 @@ def _while_grad(op, *grads):
                            name="last_iteration").outputs[0]
     inits = [start]
     for i in active:
-        inits.append(loop_grads[i] if loop_grads[i] is not None else zeros_for_value(outs[i]))
-    inits += [zeros_for_value(c) for c, _ in cap_grads]
+        inits.append(loop_grads[i] if loop_grads[i] is not None else _gradient_zeros(outs[i]))
+    inits += [_gradient_zeros(c) for c, _ in cap_grads]
     grad_outs = apply(WHILE, inits, name=f"{forward.name}_grad", subgraphs=(cond, body))
     results = [None] * len(inputs)
     for k, i in enumerate(active):
@@ -556,7 +614,7 @@ def _stacked_grad(op, current, active, loop_grads, wanted_caps) -> list:
 
     inits = {id(count): resolve(rewrite.count)}
     inits.update((id(grad_in[i]), loop_grads[i] if loop_grads[i] is not None
-                  else zeros_for_value(outs[i])) for i in active)
+                  else _gradient_zeros(outs[i])) for i in active)
     inits.update((id(stack), resolve(final)) for final, stack, _ in ctx.stacks)
     inits.update((id(t), zeros_for_value(c)) for t, (c, _) in zip(totals, cap_grads))
     cond = FuncGraph(f"{name}_grad_cond", outer_graph=home)

@@ -19,7 +19,7 @@ import pytest
 import runtime as rt
 import runtime.autograph_backend  # noqa: F401 -- registers RaiseUnless, as staging a raise does
 from runtime.backends.base import JitCompileError
-from runtime.gradients.while_grad import saving_lists
+from runtime.gradients.while_grad import saving_stacks
 from runtime.opdef import REGISTRY, builtin_ops
 
 from .. import op_programs as programs
@@ -87,7 +87,7 @@ def _loop_gradients(x):
 
 def _loop_second_order(x):
     """A second derivative through a staged loop with a branch in its body: the gradient of
-    the loop's saves (StackPush/StackPop, popped and pushed again). Polynomial, so that both
+    the loop's saves (AccumulatorGradZeros/GradFromRead/PushGrad). Polynomial, so that both
     tiers round alike (rounding differences compound over two orders)."""
     with rt.GradientTape() as outer:
         outer.watch(x)
@@ -193,11 +193,10 @@ def _vectorised(x):
 
 _ANY_ROWS = [rt.TensorSpec([None, 4], rt.float32)]
 
-def _loop_lists(x):
-    """A loop's gradient in the form a call recorded by one tape builds for its backward,
-    which nothing differentiates again (its saves in an accumulator: AccumulatorNew/Push/Read;
-    a tape inside the function builds StackPush/StackPop, as `_loop_gradients`)."""
-    with saving_lists():
+def _loop_stacks(x):
+    """A loop's gradient in the differentiable-again form that nested tapes around a compiled
+    call build (its saves pushed on and popped from stacked tensors: StackPush/StackPop)."""
+    with saving_stacks():
         with rt.GradientTape() as tape:
             tape.watch(x)
             h = x[0]
@@ -224,7 +223,7 @@ GROUPS = {
     "gradients": (programs.gradients, [(rt.constant(x_values(F32)),)], {}),
     "loop_gradients": (_loop_gradients, [(rt.constant(x_values(F64)),)], {}),
     "loop_second_order": (_loop_second_order, [(rt.constant(x_values(F64)),)], {}),
-    "loop_lists": (_loop_lists, [(rt.constant(x_values(F64)),)], {}),
+    "loop_stacks": (_loop_stacks, [(rt.constant(x_values(F64)),)], {}),
     "tensor_arrays": (_tensor_arrays, [(x_values(F32),)], {}),
     "tensor_array_gradients": (_tensor_array_gradients, [(rt.constant(x_values(F32)),)], {}),
     "tensor_array_second_order": (_tensor_array_second_order, [(rt.constant(x_values(F64)),)], {}),

@@ -616,6 +616,8 @@ _STACKS = "made by a loop's differentiable-again gradient (every tier against th
 NOT_GENERATED = {
     # made by gradients: compared on ordinary values by the gradient groups of
     # tests/jit/test_every_op.py and tests/xla/test_xla_ops.py
+    "AccumulatorGradFromRead": _GRADIENT, "AccumulatorPushGrad": _GRADIENT,
+    "AccumulatorGradZeros": _GRADIENT,
     "AvgPoolGrad": _GRADIENT, "BatchGatherGrad": _GRADIENT, "BatchGatherNdGrad": _GRADIENT,
     "Conv2DBackpropFilter": _GRADIENT, "Conv2DBackpropInput": _GRADIENT,
     "CustomGradient": _GRADIENT, "MaskScatter": _GRADIENT, "MaxPoolGrad": _GRADIENT,

@@ -36,7 +36,8 @@ def _decompositions(x):
 
 def _loop_second_order(x):
     """A second derivative through a staged loop with a branch in its body: the gradient of
-    the loop's saves (StackPush/StackPop: stacks of fixed rows with a count)."""
+    the loop's saves (AccumulatorGradZeros, AccumulatorGradFromRead, TensorArrayGradAdd,
+    AccumulatorPushGrad), held as stacks."""
     with rt.GradientTape() as outer:
         outer.watch(x)
         with rt.GradientTape() as inner:

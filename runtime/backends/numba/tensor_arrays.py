@@ -11,6 +11,9 @@ whichever op of the group knows it.
 from __future__ import annotations
 
 from ...gradients.while_grad import (
+    ACC_GRAD_PUSH,
+    ACC_GRAD_READ,
+    ACC_GRAD_ZEROS,
     ACC_LAST,
     ACC_NEW,
     ACC_PUSH,
@@ -76,6 +79,10 @@ lowers(ta.TA_UNSTACK, numpy_fallback=False)(_handle_call(
 
 @lowers(ta.TA_GRAD_ADD, numpy_fallback=False)
 def _grad_add(w, op):
+    if w.arrays.saves_push(op.outputs[0]) is not None or any(
+            _saves_entries(w, t) is not None for t in op.inputs):
+        _saves_grad_add(w, op)
+        return
     names = w.ins(op)
     if not names:
         element = w.arrays.grad_element(op.outputs[0])
@@ -229,3 +236,80 @@ def _accumulator_read(w, op):
 @lowers(ACC_LAST, numpy_fallback=False)
 def _accumulator_last_index(w, op):
     w.assign(op, f"np.int32({w.ins(op)[0]}[0] - 1)")
+
+
+# -- the gradient of a loop's saves (a higher order): one stack [count, *shape] per value ----
+# Reading a saved value gives an entry (iteration, value gradient) that the sum adds into the
+# stacks in place; the gradient of the push takes this iteration's row of each stack.
+
+SAVES_GRADIENTS = frozenset({ACC_GRAD_ZEROS, ACC_GRAD_READ, ACC_GRAD_PUSH})
+
+
+def _saves_entries(w, tensor) -> list | None:
+    """The (slot, entry name) pairs a sum of read gradients stands for; None for stacks."""
+    op = tensor.op
+    if op.opdef is ACC_GRAD_READ:
+        return [(op.attrs["index"], w.name(tensor))]
+    if op.opdef is ta.TA_GRAD_ADD and op.inputs:
+        parts = [_saves_entries(w, t) for t in op.inputs]
+        if all(p is not None for p in parts):
+            return [e for p in parts for e in p]
+    return None
+
+
+def _saves_slots(w, op, grad):
+    push = w.arrays.saves_push(grad)
+    if push is None:
+        w.unsupported(op, "the gradient of a loop's saves without its loop")
+    return push.inputs[1:]
+
+
+@lowers(ACC_GRAD_ZEROS, numpy_fallback=False)
+def _saves_grad_zeros(w, op):
+    acc = w.ins(op)[0]
+    stacks = []
+    for k, t in enumerate(_saves_slots(w, op, op.outputs[0])):
+        buf = f"{acc}[{k + 1}][0]"
+        dims = "".join(f"{buf}.shape[{d + 1}], " for d in range(t.shape.rank))
+        stacks.append(f"np.zeros(({acc}[0], {dims}), {w.dt(t.dtype)}), ")
+    w.assign(op, f"({''.join(stacks)})")
+
+
+@lowers(ACC_GRAD_READ, numpy_fallback=False)
+def _saves_grad_read(w, op):
+    g, step = w.ins(op)
+    w.assign(op, f"(np.int64({step}), {g})")
+
+
+def _saves_grad_add(w, op) -> None:
+    stacks = [t for t in op.inputs if _saves_entries(w, t) is None]
+    entries = [e for t in op.inputs for e in (_saves_entries(w, t) or ())]
+    if not stacks:
+        w.assign(op, "None")  # only a sum of entries: its readers take the entries
+        return
+    slots = _saves_slots(w, op, op.outputs[0])
+    first = w.name(stacks[0])
+    if len(stacks) > 1 or not w.only_reader(stacks[0], op):
+        total = " + ".join(w.name(t) + "[{k}]" for t in stacks)
+        copied = [f"({total.format(k=k)}).copy(), " if len(stacks) == 1 else
+                  f"{total.format(k=k)}, " for k in range(len(slots))]
+        first = w.fresh("m")
+        w.line(f"{first} = ({''.join(copied)})")
+    for k, entry in entries:
+        w.line(f"{first}[{k}][{entry}[0]] += {entry}[1]")
+    w.alias(op.outputs[0], first)
+
+
+@lowers(ACC_GRAD_PUSH, numpy_fallback=False)
+def _saves_grad_push(w, op):
+    names = w.ins(op)
+    if _saves_entries(w, op.inputs[0]) is not None:
+        w.unsupported(op, "the gradient of a loop's saves outside the loop's gradient")
+    grad, step = names[0], names[1]
+    _saves_slots(w, op, op.inputs[0])
+    w.alias(op.outputs[0], grad)
+    for k, t in enumerate(op.outputs[1:]):
+        row = f"{grad}[{k}][np.int64({step})]"
+        name = w.fresh("t")
+        w.line(f"{name} = {row}.copy()" if t.shape.rank else f"{name} = {row}")
+        w.alias(t, name)

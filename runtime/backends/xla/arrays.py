@@ -13,11 +13,7 @@ capacity and a count of the elements written:
   refused with JitCompileError;
 - the per-iteration saves of a while loop for its gradient (AccumulatorNew/Push/Read) are
   one buffer per saved value with the loop's bound as leading dimension (a value that is the
-  same in every iteration is kept once);
-- a stack of a loop's saves (StackPush/StackPop, the differentiable-again form of a loop's
-  gradient) that a loop pushes to or pops from is a buffer and a row count (`Stack`), given
-  room for the loop's bound (a loop popping a stack runs at most its rows); a function
-  result of run-time length is cut by the caller.
+  same in every iteration is kept once).
 
 The buffers are JAX pytrees, so they travel through `lax.while_loop` and `lax.cond` carries.
 Ops are recognised by their OpDef (the object, or its `carrier`/`region` traits), never by name.
@@ -31,7 +27,6 @@ from typing import Any, Optional
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax import lax
 
 from ...gradients import while_grad
 from ...ops import array_math, control_flow, tensor_array
@@ -70,8 +65,28 @@ class Saved:
         return cls(children[0], children[1], *aux)
 
 
-class NoArrayGradient:
-    """The zero gradient of a TensorArray (a sum of none): a filler nothing compiled reads."""
+@jax.tree_util.register_pytree_node_class
+class SavesGrad:
+    """The gradient of a loop's saves (a higher order): per saved value a stack
+    (bound, *shape) whose row i is the gradient of the value saved at iteration i."""
+
+    def __init__(self, stacks):
+        self.stacks = tuple(stacks)
+
+    def tree_flatten(self):
+        return (self.stacks,), None
+
+    @classmethod
+    def tree_unflatten(cls, _aux, children):
+        return cls(children[0])
+
+
+class SavesEntries:
+    """Gradients of saved values not yet in stacks: (slot, iteration, gradient) triples, added
+    into the stacks by the sum that takes them."""
+
+    def __init__(self, entries):
+        self.entries = tuple(entries)
 
 
 class PendingSaves:
@@ -90,7 +105,7 @@ class Ragged:
 
 
 def is_container(value) -> bool:
-    return isinstance(value, (Buffer, Saved, PendingSaves, Ragged, NoArrayGradient, Stack))
+    return isinstance(value, (Buffer, Saved, PendingSaves, Ragged, SavesGrad, SavesEntries))
 
 
 def _known(value) -> bool:
@@ -270,6 +285,62 @@ def push(saved: Saved, values) -> Saved:
     return Saved(saved.count + np.int32(1), slots, saved.once, saved.bound)
 
 
+# -- the gradient of a loop's saves ----------------------------------------------------------
+
+def saves_grad_zeros(saved) -> SavesGrad:
+    if not isinstance(saved, Saved):
+        raise TypeError("the gradient of a loop's saves needs the loop's saves")
+    stacks = []
+    for slot, once in zip(saved.slots, saved.once):
+        slot = jnp.asarray(slot)
+        shape = slot.shape if once else slot.shape[1:]
+        stacks.append(jnp.zeros((saved.bound,) + tuple(shape), slot.dtype))
+    return SavesGrad(stacks)
+
+
+def _entries(value) -> Optional[tuple]:
+    """The entries of a sum of read gradients (the NumPy form, a dict, too); None otherwise."""
+    if isinstance(value, SavesEntries):
+        return value.entries
+    if isinstance(value, dict):
+        return tuple((index, step, g) for (step, index), g in value.items())
+    return None
+
+
+def saves_grad_add(values) -> Any:
+    """The sum of gradients of a loop's saves: stacks added, entries added into their rows."""
+    stacks = [v for v in values if isinstance(v, SavesGrad)]
+    entries = []
+    for v in values:
+        found = _entries(v)
+        if found is None and not isinstance(v, SavesGrad):
+            raise TypeError("the XLA tier holds no TensorArray gradients (a gradient of a "
+                            "TensorArray taken inside the function)")
+        entries.extend(found or ())
+    if not stacks:
+        return SavesEntries(entries)
+    total = list(stacks[0].stacks)
+    for other in stacks[1:]:
+        total = [a + b for a, b in zip(total, other.stacks)]
+    for index, step, g in entries:
+        total[index] = total[index].at[step].add(jnp.asarray(g, total[index].dtype))
+    return SavesGrad(total)
+
+
+def saves_grad_take(grad, step, likes) -> list:
+    """[the gradient passed on, then the gradient of each value saved at iteration `step`]."""
+    if isinstance(grad, SavesGrad):
+        return [grad] + [jnp.asarray(s[step], jnp.asarray(like).dtype)
+                         for s, like in zip(grad.stacks, likes)]
+    entries = _entries(grad)
+    if entries is None:
+        raise TypeError("the gradient of a loop's saves is not in a form the XLA tier holds")
+    rows = [jnp.zeros_like(jnp.asarray(like)) for like in likes]
+    for index, at, g in entries:
+        rows[index] = rows[index] + jnp.where(jnp.asarray(at) == step, g, 0)
+    return [grad] + rows
+
+
 def read(saved: Saved, step, index: int):
     slot = saved.slots[index]
     return slot if saved.once[index] else slot[step]
@@ -277,126 +348,6 @@ def read(saved: Saved, step, index: int):
 
 def as_ragged_output(value) -> tuple[Any, Any]:
     """(data, length) of a result the caller cuts."""
-    if isinstance(value, (Ragged, Stack)):
+    if isinstance(value, Ragged):
         return value.data, jnp.asarray(value.count, np.int32)
     return value, jnp.asarray(np.shape(value)[0], np.int32)
-
-
-# -- a loop's saves on stacks (StackPush/StackPop: the differentiable-again form) -------------
-
-@jax.tree_util.register_pytree_node_class
-class Stack:
-    """A stack of a loop's saves whose length changes in a loop (`StackPush`, `StackPop`):
-    `data` of shape (capacity, *element), `count` rows in use. A stack of a length known
-    while tracing stays an array; one a loop pushes to or pops from becomes a Stack when the
-    loop starts, with room for the loop's bound."""
-
-    def __init__(self, data, count):
-        self.data, self.count = data, count
-
-    def tree_flatten(self):
-        return (self.data, self.count), None
-
-    @classmethod
-    def tree_unflatten(cls, _aux, children):
-        return cls(*children)
-
-
-def as_stack(value, room: int = 0) -> Stack:
-    """`value` (an array of rows, or a Stack) as a Stack with room for `room` more rows."""
-    if not isinstance(value, Stack):
-        value = jnp.asarray(value)
-        value = Stack(value, jnp.asarray(value.shape[0], np.int32))
-    if room:
-        data = jnp.asarray(value.data)
-        pad = jnp.zeros((room,) + tuple(data.shape[1:]), data.dtype)
-        value = Stack(jnp.concatenate([data, pad]), value.count)
-    return value
-
-
-def stack_push(buf, value):
-    """[the stack with `value` on top, whether it had room (a Stack is given room for its
-    loop's bound before the loop starts)]."""
-    if isinstance(value, Stack):
-        raise TypeError("a loop nested in a staged loop saves a stack of run-time length each "
-                        "iteration of the outer loop, and the XLA tier holds stacks of fixed "
-                        "rows only (jit_compile=True or the NumPy tier computes it)")
-    if not isinstance(buf, Stack):  # a length known while tracing
-        buf = jnp.asarray(buf)
-        value = jnp.asarray(value, buf.dtype)
-        return jnp.concatenate([buf, value[None]]), True
-    data = lax.dynamic_update_index_in_dim(buf.data, jnp.asarray(value, buf.data.dtype),
-                                           buf.count, 0)
-    return Stack(data, buf.count + np.int32(1)), buf.count < buf.data.shape[0]
-
-
-def stack_pop(buf):
-    """[the stack without its top row, the top row, whether there was one]."""
-    if not isinstance(buf, Stack):
-        buf = jnp.asarray(buf)
-        if not buf.shape[0]:
-            raise TypeError("StackPop of an empty stack")
-        return [buf[:-1], buf[-1]], True
-    top = lax.dynamic_index_in_dim(buf.data, jnp.maximum(buf.count - 1, 0), 0, keepdims=False)
-    return [Stack(buf.data, buf.count - np.int32(1)), top], buf.count > 0
-
-
-def stack_loop_vars(op) -> dict:
-    """{loop variable: (pushes, pops) per iteration} for the variables of the While `op` that
-    the body passes through StackPush/StackPop only (a stack of the loop's saves)."""
-    body = op.subgraphs[1]
-    found = {}
-    for k, out in enumerate(body.outputs[:len(op.outputs)]):
-        pushes = pops = 0
-        t = out
-        while t is not body.inputs[k] and t.op.opdef in (while_grad.STACK_PUSH,
-                                                          while_grad.STACK_POP):
-            if t.op.opdef is while_grad.STACK_PUSH:
-                pushes += 1
-            elif t is t.op.outputs[0]:
-                pops += 1
-            else:
-                break
-            t = t.op.inputs[0]
-        if t is body.inputs[k] and (pushes or pops):
-            found[k] = (pushes, pops)
-    return found
-
-
-def pop_bound(stacks: dict, inits) -> Optional[int]:
-    """The most iterations a loop popping the stacks `stacks` can run: their rows."""
-    bounds = [int(jnp.shape(inits[k].data if isinstance(inits[k], Stack) else inits[k])[0])
-              // pops for k, (_, pops) in stacks.items() if pops]
-    return min(bounds) if bounds else None
-
-
-def on_stacks(op, values):
-    """Ops other than push and pop on Stacks of run-time length: the zeros like one, the sum
-    of two (gradients of a stack), the sum's gradient and Identity; any other is refused
-    (TypeError)."""
-    opdef = op.opdef
-    stacks = [v for v in values if isinstance(v, Stack)]
-    if opdef is array_math.IDENTITY:
-        return values[0]
-    if opdef is array_math.ZEROS_LIKE:
-        return Stack(jnp.zeros_like(stacks[0].data), stacks[0].count)
-    if opdef is array_math.ADD:
-        room = max(int(jnp.shape(v.data if isinstance(v, Stack) else v)[0]) for v in values)
-        total = None
-        for v in values:
-            v = as_stack(v)
-            data = jnp.asarray(v.data)
-            if data.shape[0] < room:
-                data = as_stack(v, room - data.shape[0]).data
-            total = data if total is None else total + data
-        return Stack(total, stacks[0].count)
-    if opdef in (array_math.SUM_TO_SHAPE, array_math.BROADCAST_TO) and len(values) == 2:
-        # the gradient of a sum of two stacks: rows of the same shape, nothing to sum
-        g, like = values
-        rows = [jnp.shape(v.data if isinstance(v, Stack) else v)[1:] for v in (g, like)]
-        if rows[0] == rows[1]:
-            return g if isinstance(g, Stack) or not isinstance(like, Stack) else \
-                Stack(as_stack(g, int(jnp.shape(like.data)[0]) - int(jnp.shape(g)[0])).data,
-                      like.count)
-    raise TypeError(f"{op.type} of a stack of a loop's saves whose length is known only at run "
-                    "time")

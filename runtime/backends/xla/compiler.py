@@ -38,7 +38,7 @@ from ..numpy_source import render as render_numpy
 from ..shared import HeldLocks, TensorArrays, loop_invariant, numpy_fallback
 from . import arrays as _arrays
 from . import host_memory
-from .arrays import Buffer, PendingSaves, Ragged, Saved, Stack, is_container
+from .arrays import Buffer, PendingSaves, Ragged, Saved, is_container
 from .lowering import Checked, checks, computes_wide, lowered_by_compiler, lowering, static
 
 _OTHER_TIER = ". The NumPy tier (jit_compile=False) runs it."
@@ -149,10 +149,12 @@ def _carries_lists(opdef) -> bool:
     a loop's saves and their gradients): the ops that make and use them, If and While, and
     Identity."""
     return (opdef.carrier is not None or opdef.region or opdef is array_math.IDENTITY
-            or opdef is tensor_array.TA_GRAD_ADD)
+            or opdef in _SAVES_GRADIENTS)
 
 
-_STACK_OPS = frozenset({while_grad.STACK_PUSH, while_grad.STACK_POP})  # on arrays.Stack values
+# the ops of the gradient of a loop's saves (a higher order), held as stacks (arrays.SavesGrad)
+_SAVES_GRADIENTS = frozenset({while_grad.ACC_GRAD_ZEROS, while_grad.ACC_GRAD_READ,
+                              while_grad.ACC_GRAD_PUSH, tensor_array.TA_GRAD_ADD})
 
 
 def _needs_x64(ops, variables) -> bool:
@@ -293,9 +295,6 @@ class _Tracer:
         if opdef is control_flow.WHILE:
             return self._while(op, env, state)
         values = [env[id(t)] for t in op.inputs]
-        if opdef not in _STACK_OPS and any(isinstance(v, Stack) for v in values):
-            env[id(op.outputs[0])] = _arrays.on_stacks(op, values)
-            return state
         if opdef.carrier is not None:
             result = self._array_op(op, values)
             if isinstance(result, Checked):
@@ -511,25 +510,6 @@ class _Tracer:
                 out[k] = _arrays.grown(value, bound * writes)
         return out
 
-    def _prepare_stacks(self, op, stacks: dict, inits, limit, env):
-        """The loop's initial values with its stacks as Stacks: one it pushes to gets room for
-        the loop's bound (the bound the graph shows, or the rows of a stack it pops)."""
-        out = list(inits)
-        bound = None
-        if any(pushes for pushes, _ in stacks.values()):
-            bounds = [b for b in (_arrays.loop_bound(op, env, inits, limit),
-                                  _arrays.pop_bound(stacks, inits)) if b is not None]
-            if not bounds:
-                raise TypeError(
-                    "the gradient of this while loop saves every iteration on a stack, and the "
-                    "loop's trip count has no bound visible in the graph (use "
-                    "maximum_iterations=, `for` over rt.range, or `i < N` with i counting up "
-                    "by one)")
-            bound = min(bounds)
-        for k, (pushes, _) in stacks.items():
-            out[k] = _arrays.as_stack(inits[k], bound * pushes if pushes else 0)
-        return out
-
     # -- control flow ------------------------------------------------------------------------
     def _cond(self, op, env, state):
         pred = env[id(op.inputs[0])]
@@ -593,9 +573,6 @@ class _Tracer:
         n = len(op.outputs)
         inits = [env[id(t)] for t in op.inputs]
         limit = inits[n] if len(inits) > n else None
-        stacks = _arrays.stack_loop_vars(op)
-        if stacks:
-            inits[:n] = self._prepare_stacks(op, stacks, inits[:n], limit, env)
         if any(is_container(v) for v in inits[:n]):
             inits[:n] = self._prepare_loop(op, inits[:n], limit, env, state)
         values = tuple(self._jax(v, t) for v, t in zip(inits[:n], op.outputs))
@@ -704,27 +681,7 @@ def _ragged_outputs(graph) -> list:
             op = op.inputs[0].op
         if op.opdef is tensor_array.TA_STACK and not op.outputs[0].shape[:1].is_fully_defined():
             found.append(j)
-        elif _stack_result(t):
-            found.append(j)
     return found
-
-
-def _stack_result(t) -> bool:
-    """Whether the result `t` may be a stack of a loop's saves of run-time length (a loop's
-    stack, pushed or popped; a sum or zeros of such stacks)."""
-    while True:
-        op = t.op
-        if t.shape.rank is None or not t.shape.rank or t.shape[:1].is_fully_defined():
-            return False
-        if op.opdef in _STACK_OPS:
-            return True
-        if op.opdef.is_loop:
-            k = next(i for i, o in enumerate(op.outputs) if o is t)
-            return k in _arrays.stack_loop_vars(op)
-        if op.opdef not in (array_math.IDENTITY, array_math.ZEROS_LIKE, array_math.ADD,
-                            array_math.SUM_TO_SHAPE, array_math.BROADCAST_TO):
-            return False
-        t = op.inputs[0]
 
 
 # a branch whose every value has at most this many elements may run on both sides

@@ -1240,24 +1240,22 @@ def _dropout(op, seed, x):
     return [x * mask, mask]
 
 
+# the gradient of a loop's saves (a higher order through a staged loop): stacks per saved value
+@rule(while_grad.ACC_GRAD_ZEROS)
+def _saves_grad_zeros(op, saved):
+    return _arrays.saves_grad_zeros(saved)
+
+
+@rule(while_grad.ACC_GRAD_READ)
+def _saves_grad_read(op, g, step):
+    return _arrays.SavesEntries([(op.attrs["index"], step, g)])
+
+
 @rule(tensor_array.TA_GRAD_ADD)
 def _grad_add(op, *parts):
-    if parts:
-        raise TypeError("the XLA tier holds no TensorArray gradients (a gradient of a "
-                        "TensorArray taken inside the function)")
-    return _arrays.NoArrayGradient()  # the zero gradient of a TensorArray nothing here reads
+    return _arrays.saves_grad_add(parts)
 
 
-# a loop's saves on stacks (the differentiable-again form of a loop's gradient): a stack a loop
-# pushes to or pops from is an `arrays.Stack` (a buffer with room for the loop's bound)
-@rule(while_grad.STACK_PUSH, checks=True)
-def _stack_push(op, buf, value):
-    pushed, ok = _arrays.stack_push(buf, value)
-    return Checked(pushed, ok, "StackPush: a loop pushed more rows than the room XLA made for "
-                              "its bound")
-
-
-@rule(while_grad.STACK_POP, checks=True)
-def _stack_pop(op, buf):
-    popped, ok = _arrays.stack_pop(buf)
-    return Checked(popped, ok, "StackPop: the stack of a loop's saves is empty")
+@rule(while_grad.ACC_GRAD_PUSH)
+def _saves_grad_push(op, grad, step, *likes):
+    return _arrays.saves_grad_take(grad, step, likes)
