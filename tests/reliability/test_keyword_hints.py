@@ -10,6 +10,7 @@ import pytest
 
 import runtime as rt
 from runtime.exports import NAMESPACES
+from runtime.ops.dispatch import undispatched
 
 SUGGESTION = re.compile(r"unexpected keyword argument '(\w+)'.*did you mean '(\w+)'")
 
@@ -55,13 +56,15 @@ CASES = [case for case in _cases() if _keywords(case[1])]
 
 
 def test_the_sweep_covers_the_public_ops():
-    covered = {id(fn) for _, fn, _ in CASES}
+    # a module that dispatches on an API (rt.experimental.dispatch_for_api) publishes a wrapper
+    # in its place after the cases were collected: the wrapper stands for the same API
+    covered = {id(undispatched(fn)) for _, fn, _ in CASES}
     assert len(CASES) > 400
     # rt.Variable is made through __new__ (a strategy's scope makes its variables), whose
     # signature is (*args, **kwargs): it is among the explicit cases below
     for fn in (rt.reduce_sum, rt.random.uniform, rt.Variable.assign,
                rt.random.Generator.normal, rt.nn.softmax, rt.gather):
-        assert id(fn) in covered, fn
+        assert id(undispatched(fn)) in covered, fn
 
 
 @pytest.mark.parametrize("label, fn, args", CASES, ids=[c[0] for c in CASES])
