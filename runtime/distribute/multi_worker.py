@@ -314,6 +314,25 @@ def _spec_of(array: np.ndarray) -> TensorSpec:
     return TensorSpec(TensorShape([None, *array.shape[1:]]), array.dtype)
 
 
+def _state_module(state_vars: list) -> type:
+    """A Module class whose saved functions read (`state`) and write (`set_state`) the
+    variables `state_vars`: how a worker's program and the driver exchange their state."""
+    state_specs = [TensorSpec(v.shape, v.dtype) for v in state_vars]
+
+    class StateModule(Module):
+        @function(input_signature=[state_specs])
+        def set_state(self, values):
+            for var, value in zip(state_vars, values):
+                var.assign(value)
+            return convert_to_tensor(0)
+
+        @function(input_signature=[])
+        def state(self):
+            return [var.read_value() for var in state_vars]
+
+    return StateModule
+
+
 class _Program:
     """A model's training step as a saved program for the workers."""
 
@@ -334,9 +353,8 @@ class _Program:
         self.n_logs = 1 + 2 * len(named)
         self.state_vars = state_vars
         grad_specs = [TensorSpec(v.shape, v.dtype) for v in trainable]
-        state_specs = [TensorSpec(v.shape, v.dtype) for v in state_vars]
 
-        class Program(Module):
+        class Program(_state_module(state_vars)):
             @function(input_signature=[_spec_of(x), _spec_of(y), TensorSpec([], "float32")])
             def grads(self, xb, yb, share):
                 with GradientTape() as tape:
@@ -354,16 +372,6 @@ class _Program:
             def apply(self, grads):
                 optimizer.apply_gradients(zip(grads, trainable))
                 return optimizer.iterations.read_value()
-
-            @function(input_signature=[state_specs])
-            def set_state(self, values):
-                for var, value in zip(state_vars, values):
-                    var.assign(value)
-                return convert_to_tensor(0)
-
-            @function(input_signature=[])
-            def state(self):
-                return [var.read_value() for var in state_vars]
 
         program = Program()
         program.tracked = state_vars
@@ -482,24 +490,13 @@ class _RunProgram:
         try:
             probe = function(self._call, input_signature=[self.specs])
             state_vars = variables_read(probe.get_concrete_function())
-            state_specs = [TensorSpec(v.shape, v.dtype) for v in state_vars]
             call = self._call
             specs = self.specs
 
-            class RunProgram(Module):
+            class RunProgram(_state_module(state_vars)):
                 @function(input_signature=[specs])
                 def step(self, flat):
                     return call(flat)
-
-                @function(input_signature=[state_specs])
-                def set_state(self, values):
-                    for var, value in zip(state_vars, values):
-                        var.assign(value)
-                    return convert_to_tensor(0)
-
-                @function(input_signature=[])
-                def state(self):
-                    return [var.read_value() for var in state_vars]
 
             module = RunProgram()
             module.tracked = state_vars
