@@ -11,34 +11,14 @@ import pytest
 
 import runtime as rt
 
+from .regression import GLOBAL_BATCH, model_and_optimizer, regression_data, single_device_weights
+
 D = rt.distribute
-GLOBAL_BATCH = 16
-
-
 def _data(n=64, classes=None):
+    if not classes:
+        return regression_data(n)
     rng = np.random.default_rng(0)
-    x = rng.normal(size=(n, 5)).astype("float32")
-    y = rng.integers(0, classes, size=(n,)) if classes else \
-        rng.normal(size=(n, 1)).astype("float32")
-    return x, y
-
-
-def _model_and_optimizer():
-    rt.keras.utils.set_random_seed(1)
-    model = rt.keras.Sequential([rt.keras.Input((5,)),
-                                 rt.keras.layers.Dense(8, activation="relu"),
-                                 rt.keras.layers.Dense(1)])
-    return model, rt.keras.optimizers.Adam(0.01)
-
-
-def _single_device_weights(x, y):
-    model, optimizer = _model_and_optimizer()
-    for xb, yb in rt.data.Dataset.from_tensor_slices((x, y)).batch(GLOBAL_BATCH):
-        with rt.GradientTape() as tape:
-            loss = rt.reduce_mean(rt.square(model(xb) - yb))
-        grads = tape.gradient(loss, model.trainable_variables)
-        optimizer.apply_gradients(zip(grads, model.trainable_variables))
-    return model.get_weights()
+    return rng.normal(size=(n, 5)).astype("float32"), rng.integers(0, classes, size=(n,))
 
 
 def _assert_same_weights(expected, model):
@@ -67,9 +47,9 @@ def test_custom_loop_traced_as_a_whole_matches_one_device(two_cpus, n, global_ba
     # 56: a last batch of 8, split 4 and 4
     strategy = two_cpus
     x, y = _data(n)
-    expected = _single_device_weights(x, y)
+    expected = single_device_weights(x, y)
     with strategy.scope():
-        model, optimizer = _model_and_optimizer()
+        model, optimizer = model_and_optimizer()
     assert all(isinstance(v, D.MirroredVariable) for v in model.trainable_variables)
     step = _replica_step(model, optimizer, global_batch_size)
 
@@ -92,9 +72,9 @@ def test_custom_loop_traced_as_a_whole_matches_one_device(two_cpus, n, global_ba
 def test_custom_loop_with_a_compiled_step_per_replica_matches_one_device(two_cpus):
     strategy = two_cpus
     x, y = _data()
-    expected = _single_device_weights(x, y)
+    expected = single_device_weights(x, y)
     with strategy.scope():
-        model, optimizer = _model_and_optimizer()
+        model, optimizer = model_and_optimizer()
     step = rt.function(_replica_step(model, optimizer))
     dataset = strategy.experimental_distribute_dataset(
         rt.data.Dataset.from_tensor_slices((x, y)).batch(GLOBAL_BATCH))

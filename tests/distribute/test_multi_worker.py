@@ -12,6 +12,10 @@ import pytest
 
 import runtime as rt
 
+from .regression import GLOBAL_BATCH, single_device_weights
+from .regression import model_and_optimizer as _regressor
+from .regression import regression_data as _regression
+
 distributed = pytest.importorskip("distributed")
 pytestmark = pytest.mark.slow
 
@@ -131,36 +135,10 @@ def test_a_killed_worker_raises_unavailable_and_backup_resumes(client, tmp_path)
     _assert_same(uninterrupted, resumed)
 
 
-GLOBAL_BATCH = 16
-
-
-def _regression():
-    rng = np.random.default_rng(0)
-    return rng.normal(size=(64, 5)).astype("float32"), rng.normal(size=(64, 1)).astype("float32")
-
-
-def _regressor():
-    rt.keras.utils.set_random_seed(1)
-    model = rt.keras.Sequential([rt.keras.Input((5,)),
-                                 rt.keras.layers.Dense(8, activation="relu"),
-                                 rt.keras.layers.Dense(1)])
-    return model, rt.keras.optimizers.Adam(0.01)
-
-
-def _one_process_weights(x, y):
-    model, optimizer = _regressor()
-    for xb, yb in rt.data.Dataset.from_tensor_slices((x, y)).batch(GLOBAL_BATCH):
-        with rt.GradientTape() as tape:
-            loss = rt.reduce_mean(rt.square(model(xb) - yb))
-        grads = tape.gradient(loss, model.trainable_variables)
-        optimizer.apply_gradients(zip(grads, model.trainable_variables))
-    return model.get_weights()
-
-
 @pytest.mark.parametrize("staged", [False, True])
 def test_custom_loop_runs_on_the_workers(client, staged):
     x, y = _regression()
-    expected = _one_process_weights(x, y)
+    expected = single_device_weights(x, y)
     strategy = _strategy(client)
     with strategy.scope():
         model, optimizer = _regressor()
