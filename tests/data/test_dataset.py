@@ -261,34 +261,62 @@ def test_strict_keywords_and_errors():
         Dataset.range(3).shuffle(2, sed=1)
 
 
+def _wait_for(condition, seconds: float = 10.0) -> bool:
+    """Whether `condition()` holds within `seconds` (polled; a loaded machine only delays it)."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.001)
+    return True
+
+
 def test_prefetch_overlaps_and_keeps_order():
-    def slow_gen():
+    """The producer runs ahead of the consumer by the buffer, and no further. Counted, not
+    timed: the consumer holds its first element until the generator has produced the four
+    behind it (a prefetch that produced on demand would never get there)."""
+    produced = []
+
+    def gen():
         for i in range(20):
-            time.sleep(0.005)
+            produced.append(i)
             yield i
-    ds = Dataset.from_generator(slow_gen, output_signature=rt.TensorSpec([], rt.int64)).prefetch(4)
-    start = time.perf_counter()
-    got = []
-    for x in ds:
-        time.sleep(0.005)
-        got.append(int(x))
-    elapsed = time.perf_counter() - start
+    ds = Dataset.from_generator(gen, output_signature=rt.TensorSpec([], rt.int64)).prefetch(4)
+    it = iter(ds)
+    got = [int(next(it))]
+    assert _wait_for(lambda: len(produced) >= 1 + 4), produced  # ahead while we hold one
+    time.sleep(0.05)
+    assert len(produced) <= 1 + 4 + 1, produced  # the buffer, and one waiting to go in
+    got += [int(x) for x in it]
     assert got == list(range(20))
-    assert elapsed < 20 * 0.010 * 0.85      # serial would take 0.2 s
 
 
 def test_parallel_map_order_and_overlap():
+    """num_parallel_calls=4 runs four calls at once, never more. Counted, not timed: the
+    calls wait (once) until four are in flight together, which a serial map never reaches."""
+    lock = threading.Lock()
+    in_flight = [0, 0]  # now, most at once
+    four = threading.Event()
+
     def slow(x):
-        time.sleep(0.01)
+        with lock:
+            in_flight[0] += 1
+            in_flight[1] = max(in_flight)
+            if in_flight[0] >= 4:
+                four.set()
+        if not four.wait(10.0):  # never four at once: later calls do not wait again
+            four.set()
+        with lock:
+            in_flight[0] -= 1
         return x
-    out = rt.numpy_function(slow, [rt.constant(1)], rt.int32)  # noqa: F841 - numpy_function exists
+    out = rt.numpy_function(lambda v: v, [rt.constant(1)], rt.int32)
+    assert int(out) == 1
 
     def f(x):
         return rt.numpy_function(slow, [x], rt.int64)
     ds = Dataset.range(16).map(f, num_parallel_calls=4)
-    start = time.perf_counter()
     assert values(ds) == list(range(16))
-    assert time.perf_counter() - start < 16 * 0.01 * 0.7
+    assert in_flight[1] == 4, in_flight
     unordered = Dataset.range(16).map(f, num_parallel_calls=data.AUTOTUNE, deterministic=False)
     assert sorted(values(unordered)) == list(range(16))
 
