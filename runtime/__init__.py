@@ -82,6 +82,7 @@ if not _typing.TYPE_CHECKING:  # type checkers read these names from runtime/_ap
     nn = _types.SimpleNamespace(**_NAMESPACES["nn"])
     nn.experimental = _types.SimpleNamespace(**_NAMESPACES["nn.experimental"])
     debugging = _types.SimpleNamespace(**_NAMESPACES["debugging"])
+    bitwise = _types.SimpleNamespace(**_NAMESPACES["bitwise"])
     signal = _types.SimpleNamespace(**_NAMESPACES["signal"])
     strings = _types.SimpleNamespace(**_NAMESPACES["strings"])
     sparse = _types.SimpleNamespace(**_NAMESPACES["sparse"])

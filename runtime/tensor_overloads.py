@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import context
-from .ops import array_math, linalg
+from .ops import array_math, bitwise, linalg
 from .ops.extension_type import CompositeTensor
 from .tensor import EagerTensor, SymbolicTensor, Tensor
 
@@ -33,6 +33,18 @@ def _equality(fn):
     return compare
 
 
+def _logic(logical, bitwise_op):
+    """`&`, `|`, `^`: logic on bool tensors, the bitwise op on integer ones (as TensorFlow)."""
+    def fn(x, y):
+        t = x if isinstance(x, Tensor) else y
+        return (bitwise_op if t.dtype.is_integer else logical)(x, y)
+    return fn
+
+
+def _invert(self):
+    return bitwise.invert(self) if self.dtype.is_integer else array_math.logical_not(self)
+
+
 def _iter_eager(self):
     if np.ndim(self._value) == 0:
         raise TypeError("Cannot iterate over a scalar tensor.")
@@ -55,8 +67,9 @@ def install() -> None:
     for name, fn in [("add", array_math.add), ("sub", array_math.subtract), ("mul", array_math.multiply),
                      ("truediv", array_math.divide), ("floordiv", array_math.floordiv),
                      ("mod", array_math.mod), ("pow", array_math.pow), ("matmul", linalg.matmul),
-                     ("and", array_math.logical_and), ("or", array_math.logical_or),
-                     ("xor", array_math.logical_xor)]:
+                     ("and", _logic(array_math.logical_and, bitwise.bitwise_and)),
+                     ("or", _logic(array_math.logical_or, bitwise.bitwise_or)),
+                     ("xor", _logic(array_math.logical_xor, bitwise.bitwise_xor))]:
         forward, backward = _binary(fn)
         setattr(Tensor, f"__{name}__", forward)
         setattr(Tensor, f"__r{name}__", backward)
@@ -68,7 +81,7 @@ def install() -> None:
     Tensor.__neg__ = lambda self: array_math.negative(self)
     Tensor.__pos__ = lambda self: self
     Tensor.__abs__ = lambda self: array_math.abs(self)
-    Tensor.__invert__ = lambda self: array_math.logical_not(self)
+    Tensor.__invert__ = _invert
     Tensor.__getitem__ = lambda self, key: array_math.getitem(self, key)
     Tensor.__hash__ = None
     EagerTensor.__iter__ = _iter_eager

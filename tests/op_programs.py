@@ -57,7 +57,10 @@ def integer(x, *, offset: int = 10):
     y = x + offset
     return (x // y, x % y, x ** 2, -x, rt.math.floordiv(x, 2), rt.reduce_sum(x, axis=1),
             rt.reduce_prod(y, axis=0), rt.reduce_max(x, axis=1), rt.argmax(x, axis=1),
-            rt.cumsum(x, axis=1), rt.reduce_sum(x), rt.reduce_mean(x, axis=0), x / y)
+            rt.cumsum(x, axis=1), rt.reduce_sum(x), rt.reduce_mean(x, axis=0), x / y,
+            rt.bitwise.bitwise_and(x, y), rt.bitwise.bitwise_or(x, y),
+            rt.bitwise.bitwise_xor(x, y), rt.bitwise.invert(x), rt.bitwise.left_shift(x, y),
+            rt.bitwise.right_shift(x, y))
 
 
 def reductions(x):

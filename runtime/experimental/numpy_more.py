@@ -1,7 +1,8 @@
 """More of `tf.experimental.numpy`, composed of its other functions: the axis splits, `fix`,
 the infinity and complex tests, `logaddexp2`, `kron`, `vander`, `select`, `diagflat`,
 `broadcast_arrays`, `take_along_axis`, `compress`, `ix_`, `diag_indices`, `divmod`,
-`polyval`, `cross`, `nextafter`, `flatten` and NumPy's abstract type names."""
+`polyval`, `cross`, `nextafter`, `flatten`, the bitwise functions, `gcd`, `lcm` and NumPy's
+abstract type names."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ _tnp: ModuleType  # rt.experimental.numpy, given by bind() (it imports this modu
 
 inexact, object_, string_, unicode_ = np.inexact, np.object_, np.bytes_, np.str_
 
-__all__ = ["broadcast_arrays", "compress", "cross", "diag_indices", "diagflat", "divmod",
+__all__ = ["bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "gcd", "lcm",
+           "broadcast_arrays", "compress", "cross", "diag_indices", "diagflat", "divmod",
            "dsplit", "fix", "flatten", "hsplit", "inexact", "iscomplex", "isneginf",
            "isposinf", "isreal", "ix_", "kron", "logaddexp2", "nextafter", "object_", "polyval",
            "select", "string_", "take_along_axis", "unicode_", "vander", "vsplit"]
@@ -216,3 +218,63 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None) -> Tensor:
 def nextafter(x1, x2) -> Tensor:
     """The next float after x1 toward x2."""
     return _NS["math"]["nextafter"](_tnp.asarray(x1), _tnp.asarray(x2))
+
+
+def _integer_pair(x1, x2):
+    """Both operands as arrays of their promoted dtype (a Python number takes the other's)."""
+    x, y = (v if isinstance(v, (bool, int, float)) else _tnp.asarray(v) for v in (x1, x2))
+    dtype = _tnp.result_type(x, y)
+    return _tnp.asarray(x, dtype), _tnp.asarray(y, dtype)
+
+
+def _bitwise(name: str, logical: str, fn: str):
+    def op(x1, x2) -> Tensor:
+        x, y = _integer_pair(x1, x2)
+        if x.dtype.is_bool:  # on bools NumPy's bitwise ops are the logical ones
+            return _NS["math"][logical](x, y)
+        return _NS["bitwise"][name](x, y)
+    op.__name__ = op.__qualname__ = fn
+    op.__doc__ = f"NumPy's `{fn}`: elementwise over integers, the logical op over bools."
+    return op
+
+
+bitwise_and = _bitwise("bitwise_and", "logical_and", "bitwise_and")
+bitwise_or = _bitwise("bitwise_or", "logical_or", "bitwise_or")
+bitwise_xor = _bitwise("bitwise_xor", "logical_xor", "bitwise_xor")
+
+
+def bitwise_not(x) -> Tensor:
+    """NumPy's `bitwise_not`: every bit flipped; `not` of a bool."""
+    x = _tnp.asarray(x)
+    return _NS["math"]["logical_not"](x) if x.dtype.is_bool else _NS["bitwise"]["invert"](x)
+
+
+def _integers(x1, x2, fn: str):
+    x, y = _integer_pair(x1, x2)
+    if not (x.dtype.is_integer and y.dtype.is_integer):
+        raise ValueError(f"Arguments to {fn} must be integers, got {x.dtype.name} and "
+                         f"{y.dtype.name}.")
+    return x, y
+
+
+def gcd(x1, x2) -> Tensor:
+    """The greatest common divisor of |x1| and |x2|, elementwise (gcd(0, 0) is 0): Euclid's
+    algorithm, looped while any element still has a nonzero remainder."""
+    x, y = _integers(x1, x2, "gcd")
+    a, b = _tnp.broadcast_arrays(_tnp.abs(x), _tnp.abs(y))
+
+    def step(a, b):
+        live = _tnp.not_equal(b, 0)
+        divisor = _tnp.where(live, b, _tnp.ones_like(b))
+        return _tnp.where(live, b, a), _tnp.where(live, _tnp.remainder(a, divisor), b)
+
+    a, _ = _NS[""]["while_loop"](lambda a, b: _tnp.any(_tnp.not_equal(b, 0)), step, [a, b])
+    return a
+
+
+def lcm(x1, x2) -> Tensor:
+    """The least common multiple of |x1| and |x2|, elementwise (0 where either is 0)."""
+    x, y = _integers(x1, x2, "lcm")
+    divisor = gcd(x, y)
+    safe = _tnp.where(_tnp.equal(divisor, 0), _tnp.ones_like(divisor), divisor)
+    return _tnp.abs(_tnp.multiply(_tnp.floor_divide(x, safe), y))

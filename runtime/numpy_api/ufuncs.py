@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..ops import array_math, linalg
+from ..ops import array_math, bitwise, linalg
 from . import primitives
 from .registry import ufunc
 
@@ -51,12 +51,17 @@ def positive(x):
     return array_math.identity(x)
 
 
-@ufunc("invert", staged_as="rt.logical_not (bool tensors only)")
+@ufunc("invert", staged_as="rt.bitwise.invert (rt.logical_not for bools)")
 def invert(x):
-    if not x.dtype.is_bool:
-        raise TypeError(f"np.invert of a {x.dtype.name} tensor (bitwise not) has no runtime op; "
-                        "only bool tensors can be inverted (rt.logical_not).")
-    return array_math.logical_not(x)
+    return array_math.logical_not(x) if x.dtype.is_bool else bitwise.invert(x)
+
+
+for _name, _logical in (("bitwise_and", "logical_and"), ("bitwise_or", "logical_or"),
+                        ("bitwise_xor", "logical_xor")):
+    ufunc(_name, staged_as=f"rt.bitwise.{_name} (rt.{_logical} for bools)")(
+        _on_bools(getattr(bitwise, _name), getattr(array_math, _logical)))
+ufunc("left_shift", staged_as="rt.bitwise.left_shift")(bitwise.left_shift)
+ufunc("right_shift", staged_as="rt.bitwise.right_shift")(bitwise.right_shift)
 
 
 @ufunc("matmul", staged_as="rt.matmul")

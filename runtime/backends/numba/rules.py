@@ -79,8 +79,15 @@ def elementwise(opdef: OpDef) -> Elementwise | None:
 
 
 def _is_boolean(ufunc) -> bool:
-    """True when `ufunc` gives bools (comparisons, logic), whatever its operands."""
-    return ufunc is not None and np.asarray(ufunc(*[np.float64(1)] * ufunc.nin)).dtype == np.bool_
+    """True when `ufunc` gives bools (comparisons, logic), whatever its operands (probed on
+    floats, or on integers for the integer-only ufuncs: bitwise_and, left_shift, ...)."""
+    if ufunc is None:
+        return False
+    try:
+        probe = ufunc(*[np.float64(1)] * ufunc.nin)
+    except TypeError:
+        probe = ufunc(*[np.int64(1)] * ufunc.nin)
+    return np.asarray(probe).dtype == np.bool_
 
 
 # scalar forms that raise on integer operands (a zero divisor, a negative exponent): a loop
