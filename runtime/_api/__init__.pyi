@@ -193,6 +193,7 @@ from runtime.ops.array_math import zeros as zeros
 from runtime.layers.initializers import Zeros as _zeros_initializer_
 from runtime.ops.array_math import zeros_like as zeros_like
 from . import audio as audio
+from . import bitwise as bitwise
 from . import config as config
 from . import debugging as debugging
 from . import image as image
