@@ -68,10 +68,10 @@ class DaskClusterResolver(ClusterResolver):
     """
 
     def __init__(self, client) -> None:
-        if not hasattr(client, "scheduler_info") or not hasattr(client, "submit"):
+        if not hasattr(client, "nthreads") or not hasattr(client, "submit"):
             raise TypeError(f"DaskClusterResolver needs a distributed.Client, got {client!r}.")
         self.client = client
-        self._workers = sorted(client.scheduler_info()["workers"])
+        self._workers = sorted(client.nthreads())  # asked of the scheduler now
         if not self._workers:
             raise ValueError("DaskClusterResolver: the Dask cluster has no workers; start "
                              "them (or wait with client.wait_for_workers(n)) first.")

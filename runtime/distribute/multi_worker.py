@@ -193,7 +193,9 @@ class MultiWorkerMirroredStrategy(Strategy):
 
     # -- faults ------------------------------------------------------------------------------
     def _check_workers(self) -> None:
-        alive = set(self._client.scheduler_info()["workers"])
+        # asked of the scheduler now: the client's scheduler_info() is a copy refreshed every
+        # few seconds, which may not list a worker that joined just before the strategy
+        alive = set(self._client.nthreads())
         for index, address in enumerate(self._workers):
             if address not in alive:
                 raise UnavailableError(

@@ -61,7 +61,7 @@ def _assert_same(expected, model):
 
 def test_resolver_lists_the_workers(client):
     resolver = D.cluster_resolver.DaskClusterResolver(client)
-    workers = sorted(client.scheduler_info()["workers"])
+    workers = sorted(client.nthreads())
     assert resolver.cluster_spec().as_dict() == {"worker": workers}
     assert _strategy(client).num_replicas_in_sync == 2
     with pytest.raises(TypeError, match="Client"):
