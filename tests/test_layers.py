@@ -67,6 +67,9 @@ LAZY_LOADS = {  # (importer, imported): project modules loaded on first use
     ("runtime.summary._state", "?"): "tensorboardX's proto modules, by name (extra [summary])",
     ("runtime.distribute", "runtime.distribute.multi_worker"):
         "rt.distribute.MultiWorkerMirroredStrategy and Dask (extra [dask]), on first use",
+    ("runtime.data.experimental_more", "sqlite3"): "SQLite, with the first SqlDataset read",
+    ("runtime.experimental", "runtime.data"): "rt.experimental.Optional (rt.data's), on first use",
+    ("runtime", "runtime.data"): "rt.OptionalSpec (rt.data's), on first use",
     ("runtime.experimental", "runtime.experimental.numpy"):
         "rt.experimental.numpy (TensorFlow's tnp), on first use: `import runtime` stays fast",
     ("runtime.ops.io_tfrecord", "gzip"): "with the first GZIP-compressed TFRecord file",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import types as _types
 
 from ..arguments import add_keyword_hints_to_classes as _add_keyword_hints_to_classes
+from . import experimental_more as _more
 from . import staged as _staged  # noqa: F401 - staged iteration hooks
 from .csv import CsvDataset, make_csv_dataset
 from .dataset import (
@@ -31,6 +32,12 @@ from .dataset import scan as _scan
 from .dataset import take_while as _take_while
 from .dataset import unique as _unique
 from .distribute_options import AutoShardPolicy, DistributeOptions
+from .experimental_more import (
+    FixedLengthRecordDataset,
+    IteratorSpec,
+    NumpyIterator,
+    ThreadingOptions,
+)
 from .grouping import experimental_bucket_by_sequence_length as _bucket_by_sequence_length
 from .grouping import experimental_group_by_window as _group_by_window
 from .sampling import experimental_choose_from_datasets as _choose_from_datasets
@@ -49,10 +56,14 @@ experimental = _types.SimpleNamespace(
     sample_from_datasets=_sample_from_datasets, choose_from_datasets=_choose_from_datasets,
     rejection_resample=_rejection_resample, ignore_errors=_ignore_errors, save=_save, load=_load,
     dense_to_ragged_batch=_dense_to_ragged_batch, AutoShardPolicy=AutoShardPolicy,
-    DistributeOptions=DistributeOptions)
+    DistributeOptions=DistributeOptions,
+    **{name: getattr(_more, name) for name in _more.__all__ if name not in (
+        "FixedLengthRecordDataset", "IteratorSpec", "NumpyIterator")})
+_more.install()  # Iterator.get_next_as_optional
 
-__all__ = ["AUTOTUNE", "CsvDataset", "Dataset", "DatasetSpec", "INFINITE_CARDINALITY", "Iterator", "Options",
-           "OutOfRangeError", "SliceSizeMismatchError", "TFRecordDataset", "TextLineDataset", "UNKNOWN_CARDINALITY",
-           "experimental"]
+__all__ = ["AUTOTUNE", "CsvDataset", "Dataset", "DatasetSpec", "FixedLengthRecordDataset",
+           "INFINITE_CARDINALITY", "Iterator", "IteratorSpec", "NumpyIterator", "Options",
+           "OutOfRangeError", "SliceSizeMismatchError", "TFRecordDataset", "TextLineDataset",
+           "ThreadingOptions", "UNKNOWN_CARDINALITY", "experimental"]
 
 _add_keyword_hints_to_classes(globals(), "runtime")  # a misspelt keyword: "did you mean"

@@ -18,4 +18,6 @@ __all__ = sorted([*_NAMESPACES.get("experimental", {}), "function_executor_type"
 def __getattr__(name):
     if name == "numpy":  # loaded on first use: `import runtime` stays fast
         return _importlib.import_module("runtime.experimental.numpy")
+    if name == "Optional":  # tf.experimental.Optional is tf.data's: loads rt.data
+        return _importlib.import_module("runtime.data.experimental_more").Optional
     raise AttributeError(f"module 'runtime.experimental' has no attribute {name!r}")
