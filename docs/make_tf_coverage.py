@@ -62,6 +62,12 @@ DIFFERENCES: tuple[tuple[str, str], ...] = (
      r"tf\.config\.experimental\.(set|get)_(synchronous_execution|device_policy)$|"
      r"tf\.debugging\.(set|get)_log_device_placement$",
      "recorded and read back; no effect on the NumPy CPU runtime"),
+    (r"tf\.data\.(experimental\.)?(ThreadingOptions|AutotuneOptions|OptimizationOptions)$",
+     "recorded and read back; no effect on the NumPy CPU runtime"),
+    (r"tf\.data\.experimental\.(copy_to_device|prefetch_to_device)$",
+     "one CPU device: elements stay where they are"),
+    (r"tf\.data\.experimental\.RandomDataset$",
+     "numbers drawn differ from TensorFlow's (NumPy / Philox streams)"),
     (r"tf\.random\.(?!set_seed$|experimental\.(stateless_split|stateless_fold_in)$)"
      r"[a-z_.]*$|tf\.random\.Generator$",
      "numbers drawn differ from TensorFlow's (NumPy / Philox streams)"),

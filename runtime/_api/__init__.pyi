@@ -15,6 +15,7 @@ from runtime.graph import Graph as Graph
 from runtime.layers.model import Model as Model
 from runtime.module import Module as Module
 from runtime.graph import Operation as Operation
+from runtime.data.experimental_more import OptionalSpec as OptionalSpec
 from runtime.ops.ragged import RaggedTensor as RaggedTensor
 from runtime.ops.ragged import RaggedTensorSpec as RaggedTensorSpec
 from runtime.ops.sparse import SparseTensor as SparseTensor
