@@ -88,6 +88,13 @@ DIFFERENCES: tuple[tuple[str, str], ...] = (
     (r"tf\.keras\.preprocessing\.image\.ImageDataGenerator$",
      "random transforms drawn from NumPy"),
     (r"tf\.feature_column(\.|$)", "describes columns only"),
+    (r"tf\.keras\.ops\.(linalg\.)?(svd|qr|eigh)$", "vectors may differ in sign"),
+    (r"tf\.keras\.ops\.(nn\.)?(conv|conv_transpose|depthwise_conv|separable_conv|max_pool|"
+     r"average_pool|adaptive_average_pool|adaptive_max_pool)$", "channels-last 1-D and 2-D data only"),
+    (r"tf\.keras\.ops\.(linalg\.)?lu_factor$", "SciPy's pivots; one square matrix"),
+    (r"tf\.keras\.ops\.(numpy\.)?unique$", "flattened only (axis=None)"),
+    (r"tf\.keras\.ops\.image\.resize$", "no pad_to_aspect_ratio"),
+    (r"tf\.keras\.ops\.(scan|associative_scan)$", "unrolled: the length must be known"),
 )
 
 
