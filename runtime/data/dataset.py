@@ -133,10 +133,13 @@ def _rechunk(blocks: _PyIterator, size: int, drop_remainder: bool) -> _PyIterato
     """Blocks of exactly `size` rows (the last may be shorter unless `drop_remainder`)."""
     pieces: list = []
     have = 0
-    template = None
+    row = None
     for block in blocks:
-        template = block
-        flat = st.flatten(block)
+        if row is None:  # every block has the dataset's structure: read it from the first
+            row = unbatch_template(block)
+            single = not st.is_structure(row)
+            full = batch_template(row, size)
+        flat = [block] if single else st.flatten(block)
         n = len(flat[0])
         start = 0
         while start < n:
@@ -145,10 +148,11 @@ def _rechunk(blocks: _PyIterator, size: int, drop_remainder: bool) -> _PyIterato
             have += take
             start += take
             if have == size:
-                yield st.pack(batch_template(unbatch_template(template), size), _join(pieces))
+                joined = _join(pieces)
+                yield joined[0] if single else st.pack(full, joined)
                 pieces, have = [], 0
     if pieces and not drop_remainder:
-        yield st.pack(batch_template(unbatch_template(template), have), _join(pieces))
+        yield st.pack(batch_template(row, have), _join(pieces))
 
 
 def _join(pieces: list) -> list:
@@ -608,6 +612,7 @@ class Iterator:
         self._opened = [(d._epochs.value, list(d._seed)) for d in self._shuffles]
         self._state: Any = None
         self._source = dataset._open()
+        self._to_tensors = st.tensors_of(dataset._spec)
 
     @property
     def element_spec(self) -> Any:
@@ -666,7 +671,7 @@ class Iterator:
     def __next__(self) -> Any:
         if context.current_graph() is not None:
             return STAGED["next"](self)
-        return st.to_tensors(self._next_arrays())
+        return self._to_tensors(self._next_arrays())
 
     def next(self) -> Any:
         """The next element, as `next(iterator)` (TensorFlow's iterators have this method)."""
@@ -1650,11 +1655,13 @@ class _Shuffle(_Unary):
         incoming element drawn to the same slot, or the slot's content before the block."""
         size = self._buffer
         buf = None
-        template = None
+        template = single = None
         filled, fill = 0, []
         for block in blocks:
+            if single is None:  # every block has the dataset's structure: read it once
+                single = not st.is_structure(block)
             template = block
-            flat = st.flatten(block)
+            flat = [block] if single else st.flatten(block)
             if buf is None:
                 take = min(size - filled, len(flat[0]))
                 fill.append([a[:take] for a in flat])
@@ -1687,7 +1694,7 @@ class _Shuffle(_Unary):
                 o[fresh] = np.take(a, prev[fresh], axis=0)
                 b[slots] = np.take(a, ks, axis=0)
                 outs.append(o)
-            yield st.pack(template, outs)
+            yield outs[0] if single else st.pack(template, outs)
         if buf is None:
             if not fill:
                 return

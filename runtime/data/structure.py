@@ -8,6 +8,7 @@ pipeline leaves are NumPy arrays; the iterator hands them out as eager tensors.
 from __future__ import annotations
 
 import dataclasses
+import weakref
 from typing import Any, Callable
 
 import numpy as np
@@ -41,7 +42,9 @@ def is_composite(value: Any) -> bool:
     return found
 
 
-_COMPOSITE_TYPES: dict[type, bool] = {}  # a value's type -> whether is_composite holds
+# a value's type -> whether is_composite holds; weak, so that a class defined and dropped by a
+# program (an extension type made in a function, a test) is not kept alive by having been asked
+_COMPOSITE_TYPES: "weakref.WeakKeyDictionary[type, bool]" = weakref.WeakKeyDictionary()
 
 
 def _is_static(value: Any) -> bool:
@@ -83,7 +86,7 @@ def flatten(value: Any) -> list:
 
 def pack(template: Any, leaves: list) -> Any:
     """`leaves` in the structure of `template` (the inverse of `flatten`)."""
-    if not isinstance(template, (tuple, dict)) and not is_structure(template):
+    if not is_structure(template):
         return leaves[0]     # one leaf: the common case, kept cheap
     it = iter(leaves)
 
@@ -168,6 +171,13 @@ def to_tensors(element: Any) -> Any:
     """The element's eager tensors (its SparseTensors rebuilt)."""
     tensors = map_structure(to_tensor, element)
     return _sparse.decode_all(tensors) if _sparse.holds_sparse(tensors) else tensors
+
+
+def tensors_of(spec: Any) -> Callable[[Any], Any]:
+    """`to_tensors` for the elements of a dataset whose (internal) element spec is `spec`, its
+    structure decided here once instead of for every element: an element of one leaf is
+    converted directly."""
+    return to_tensors if is_structure(spec) else to_tensor
 
 
 def to_numpy(element: Any) -> Any:

@@ -350,3 +350,30 @@ def test_abandoned_iterators_stop_their_threads():
     while threading.active_count() > before and time.time() < deadline:
         time.sleep(0.02)
     assert threading.active_count() <= before
+
+
+def test_structure_checks_do_not_keep_classes_alive():
+    import gc
+    import weakref
+
+    from runtime.data import structure
+
+    class Temporary:
+        pass
+
+    assert not structure.is_structure(Temporary())
+    gone = weakref.ref(Temporary)
+    del Temporary
+    gc.collect()
+    assert gone() is None
+
+
+def test_batches_of_one_leaf_and_of_structures_after_shuffle():
+    x = np.arange(3000, dtype=np.float32).reshape(1000, 3)
+    single = [b.numpy() for b in Dataset.from_tensor_slices(x).shuffle(300, seed=1).batch(64)]
+    pairs = list(Dataset.from_tensor_slices((x, x[:, 0])).shuffle(300, seed=1).batch(64))
+    assert [len(b) for b in single] == [64] * 15 + [40]
+    for b, (features, first) in zip(single, pairs):
+        np.testing.assert_array_equal(b, features.numpy())
+        np.testing.assert_array_equal(b[:, 0], first.numpy())
+    np.testing.assert_array_equal(np.sort(np.concatenate(single)[:, 0]), x[:, 0])
