@@ -173,11 +173,22 @@ def with_keyword_hints(fn: F, label: str | None = None) -> F:
         try:
             return fn(*args, **kwargs)
         except TypeError as error:
-            if kwargs:
-                _reraise_with_hint(fn, _label(name, method, fn, args), kwargs, error)
-            raise
+            handler = COMPOSITE_HANDLER[0](hinted, args, kwargs) if COMPOSITE_HANDLER else None
+            if handler is None:
+                if kwargs:
+                    _reraise_with_hint(fn, _label(name, method, fn, args), kwargs, error)
+                raise
+        return handler(*args, **kwargs)
     hinted.__keyword_hints__ = True  # type: ignore[attr-defined]
     return hinted  # type: ignore[return-value]
+
+
+# [find(api, args, kwargs) -> handler or None], set by runtime.ops.dispatch: when a published
+# API refuses its arguments (TypeError) and one of them is a composite value (a RaggedTensor,
+# SparseTensor, extension type), the handler registered for that API and those values runs
+# instead. Looked up only after the refusal, so a call on tensors pays nothing for it, and a
+# name bound before any handler was loaded (`from runtime import reduce_sum`) dispatches too.
+COMPOSITE_HANDLER: list = []
 
 
 def add_keyword_hints_to_class(cls: type) -> type:

@@ -28,7 +28,7 @@ from ..graph import constant_value
 from ..opdef import define, ufunc_out_template, ufunc_template
 from ..shapes import TensorShape
 from ..tensor import EagerTensor, Tensor
-from .core import apply, binary_operands, constant, convert_to_tensor, register_conversions
+from .core import apply, binary_operands, constant, convert_to_tensor, refuse_composite, register_conversions
 from .shape_rules import broadcast, normalize_axis, partial_ints, reduced_shape, same_dtype, shape_from_tensor
 
 # == elementwise math: arithmetic, comparisons, logic, unary functions ==============================
@@ -556,6 +556,7 @@ def static_ints(value, what: str):
         return tuple(int(v) for v in np.ravel(known))
     if isinstance(value, (int, np.integer)):
         return (int(value),)
+    refuse_composite(value, what)
     try:
         return tuple(int(constant_value(v)) if isinstance(v, Tensor) else int(v) for v in value)
     except TypeError:

@@ -39,6 +39,10 @@ def convert_to_tensor(value, dtype=None, name=None, dtype_hint=None) -> Tensor:
         return value
     if hasattr(value, "_as_tensor"):  # TensorArray-like composites
         return value._as_tensor()
+    if isinstance(value, _composites):  # a ragged one would pass as rows when they agree
+        raise TypeError(f"Cannot convert a {type(value).__name__} to a tensor: this op takes "
+                        "tensors (a RaggedTensor converts with .to_tensor(), a SparseTensor "
+                        "with rt.sparse.to_dense).")
     if dtype is not None:
         dtype = _dtypes.as_dtype(dtype)
         if type(value) in _PY_SCALARS:
@@ -57,6 +61,22 @@ def convert_to_tensor(value, dtype=None, name=None, dtype_hint=None) -> Tensor:
 
 
 _conversions = {}  # "pack": stack tensors, "cast": change dtype; see register_conversions
+_composites: tuple = ()  # CompositeTensor (defined above this module): never converted
+
+
+def refuse_conversion(cls: type) -> None:
+    """Makes `convert_to_tensor` refuse values of `cls` (composite values, which an API
+    takes only through a dispatched handler: runtime.ops.dispatch) with TypeError."""
+    global _composites
+    _composites = (*_composites, cls)
+
+
+def refuse_composite(value, what: str) -> None:
+    """TypeError when `value` is a composite value (a DynamicRaggedShape as a shape, ...):
+    an API reads it only through a dispatched handler."""
+    if isinstance(value, _composites):
+        raise TypeError(f"{what} must be a list of ints or an int tensor, got a "
+                        f"{type(value).__name__}.")
 
 
 def register_conversions(pack, cast) -> None:

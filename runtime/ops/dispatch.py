@@ -8,6 +8,14 @@ A handler applies when its annotated parameters match the call's values and one 
 composite value (an extension type): a call on plain tensors always runs the API. The public
 namespaces are handed over by `runtime/__init__.py` (`set_namespaces`), so this module does
 not import the package above it.
+
+Every published API also dispatches by itself, without a wrapper: when it refuses its
+arguments with TypeError and one of them is a composite value, the handler registered for
+the API and those values runs instead (`runtime.arguments.COMPOSITE_HANDLER`). The runtime's
+own handlers (RaggedTensor, SparseTensor: ragged_dispatch) are registered that way only, and
+loaded on the first such refusal (`register_on_first_composite`): `import runtime` does not
+pay for them, calls on tensors never look for them, the names keep their identity, and a name
+bound early (`from runtime import reduce_sum`, a module-level alias) dispatches as well.
 """
 
 from __future__ import annotations
@@ -19,6 +27,7 @@ import typing
 from types import SimpleNamespace
 from typing import Any, Callable
 
+from ..arguments import COMPOSITE_HANDLER
 from ..exports import NAMESPACES, export
 from .extension_type import CompositeTensor
 
@@ -27,6 +36,8 @@ _HANDLERS: dict = {}  # API -> [(handler, applies(args, kwargs))], newest first
 _WRAPPERS: dict = {}  # API -> its dispatching wrapper
 _ORIGINALS: dict = {}  # wrapper -> API
 _REGISTERED: dict = {}  # handler -> [APIs it is registered for]
+_LOADERS: list = []  # registrations run on the first call that may need them
+_PUBLISHED: set = set()  # handlers that put a wrapper in place of their API's names
 
 _UNARY = ("abs", "negative", "sign", "sqrt", "rsqrt", "square", "exp", "expm1", "log", "log1p",
           "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh",
@@ -95,6 +106,8 @@ def _install(api: Callable) -> Callable:
     def dispatching(*args: Any, **kwargs: Any) -> Any:
         # a handler needs a composite operand: calls on tensors skip the binding below
         if _has_composite(args) or (kwargs and _has_composite(tuple(kwargs.values()))):
+            if _LOADERS:
+                _load()
             for handler, applies in handlers:
                 if applies(args, kwargs):
                     return handler(*args, **kwargs)
@@ -110,11 +123,44 @@ def _install(api: Callable) -> Callable:
     return dispatching
 
 
-def _register(api: Callable, handler: Callable, applies: Callable, target: Callable) -> None:
+def _register(api: Callable, handler: Callable, applies: Callable, target: Callable,
+              publish: bool = True) -> None:
+    """Adds `target` as `api`'s newest handler; `publish` puts the wrapper in place of the
+    API's names (a user's handler runs before the API even when the API would accept the
+    value); without it the handler runs when the API refuses a composite value."""
     api = _original(api)
-    _install(api)
-    _HANDLERS[api].insert(0, (target, applies))
+    if publish:
+        _install(api)
+        _PUBLISHED.add(target)
+    _HANDLERS.setdefault(api, []).insert(0, (target, applies))
     _REGISTERED.setdefault(handler, []).append((api, target))
+
+
+def register_on_first_composite(loader: Callable[[], None]) -> None:
+    """Runs `loader` (which registers handlers with `publish=False`) when a published API first
+    refuses a composite value, or a dispatching wrapper first sees one."""
+    _LOADERS.append(loader)
+
+
+def _load() -> None:
+    while _LOADERS:
+        _LOADERS.pop(0)()
+
+
+def _handler_for(api: Callable, args: tuple, kwargs: dict) -> Callable | None:
+    """The handler for a call of the published `api` that refused its arguments: the newest
+    registered one that applies, when an argument is a composite value (None otherwise)."""
+    if not (_has_composite(args) or (kwargs and _has_composite(tuple(kwargs.values())))):
+        return None
+    if _LOADERS:
+        _load()
+    for handler, applies in _HANDLERS.get(_original(api), ()):
+        if applies(args, kwargs):
+            return handler
+    return None
+
+
+COMPOSITE_HANDLER.append(_handler_for)
 
 
 def _matches(value: Any, annotation: Any) -> bool:
@@ -180,6 +226,16 @@ def _annotations_of(handler: Callable, api: Callable) -> dict:
 def dispatch_for_api(api: Callable, *signatures: dict) -> Callable:
     """Decorator: `handler` runs in place of `api` when the call's values match the handler's
     type annotations (or one of `signatures`, dicts of parameter name to type)."""
+    return _for_api(api, signatures, publish=True)
+
+
+def handle_composites(api: Callable, *signatures: dict) -> Callable:
+    """`dispatch_for_api` for the runtime's own composite values, without publishing a wrapper:
+    the handler runs when `api` refuses the call's values (see the module docstring)."""
+    return _for_api(api, signatures, publish=False)
+
+
+def _for_api(api: Callable, signatures: tuple, publish: bool) -> Callable:
     if not callable(api):
         raise TypeError(f"dispatch_for_api: `api` must be an rt function, got {api!r:.60}.")
 
@@ -189,7 +245,7 @@ def dispatch_for_api(api: Callable, *signatures: dict) -> Callable:
             if not types:
                 raise ValueError("dispatch_for_api: the handler needs a type annotation on the "
                                  "parameters it handles (or pass a signature dict).")
-            _register(api, handler, _checker(api, types), handler)
+            _register(api, handler, _checker(api, types), handler, publish)
         return handler
     return decorator
 
@@ -199,6 +255,8 @@ def _apis(names: tuple) -> list:
     for dotted in names:
         space, _, attr = dotted.rpartition(".")
         api = NAMESPACES.get(space, {}).get(attr)
+        if api is None and not space:  # rt.math.erf, rt.math.xlogy: no rt.* alias
+            api = NAMESPACES.get("math", {}).get(attr)
         if callable(api) and _original(api) not in found:
             found.append(_original(api))
     return found
@@ -227,13 +285,14 @@ def _call_with(api: Callable, names: list) -> Callable:
     return call
 
 
-def _register_elementwise(names: tuple, types: tuple, handler: Callable) -> None:
+def _register_elementwise(names: tuple, types: tuple, handler: Callable,
+                          publish: bool = True) -> None:
     for api in _apis(names):
         params = _first_params(api, len(types))
         if len(params) < len(types):
             continue
         _register(api, handler, _checker(api, dict(zip(params, types))),
-                  _elementwise_target(api, handler, len(types)))
+                  _elementwise_target(api, handler, len(types)), publish)
 
 
 @export("experimental.dispatch_for_unary_elementwise_apis")
@@ -266,8 +325,9 @@ def unregister_dispatch_for(dispatch_target: Callable) -> None:
                          "dispatch target.")
     for api, target in entries:
         _HANDLERS[api][:] = [(h, a) for h, a in _HANDLERS[api] if h is not target]
-        if not _HANDLERS[api]:
-            _uninstall(api)
+        _PUBLISHED.discard(target)
+        if not any(h in _PUBLISHED for h, _ in _HANDLERS[api]):
+            _uninstall(api)  # the runtime's own handlers need no wrapper
 
 
 def _uninstall(api: Callable) -> None:

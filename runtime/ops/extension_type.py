@@ -35,6 +35,7 @@ from .. import nest
 from ..exports import export
 from ..shapes import TensorShape, TensorSpec
 from ..tensor import Tensor
+from . import core as _core
 from .array_math import equal as _equal
 from .array_math import logical_and, logical_not, reduce_all
 from .core import constant, convert_to_tensor
@@ -93,6 +94,9 @@ class CompositeTensor:
     @property
     def _type_spec(self) -> TypeSpec:
         raise NotImplementedError
+
+
+_core.refuse_conversion(CompositeTensor)
 
 
 def as_templates(structure: Any) -> Any:

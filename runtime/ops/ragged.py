@@ -32,17 +32,9 @@ from .extension_type import CompositeTensor, TypeSpec, register_composite
 
 _CONVERTIBLE = (Tensor, list, tuple, np.ndarray, np.generic, numbers.Number, bytes, str)
 
-# Filled by ragged_ops (which builds on this module): inner indexing, broadcasting, sparse;
-# and by ragged_dispatch: "register", which makes the rt APIs take RaggedTensors. That is done
-# when the first RaggedTensor is made, so programs without one never pay for it (start-up).
+# Filled by ragged_ops (which builds on this module): inner indexing, broadcasting, sparse.
+# (The rt APIs take RaggedTensors through ragged_dispatch, loaded on their first refusal of one.)
 OPS: dict[str, Callable] = {}
-_DISPATCHING = [False]
-
-
-def _dispatch_on_first_use() -> None:
-    if not _DISPATCHING[0]:
-        _DISPATCHING[0] = True
-        OPS["register"]()
 
 
 def _splits(value, what: str) -> Tensor:
@@ -75,8 +67,6 @@ class RaggedTensor(CompositeTensor):
     row_splits: Tensor
 
     def __post_init__(self) -> None:
-        if not _DISPATCHING[0]:
-            _dispatch_on_first_use()
         if isinstance(self.values, RaggedTensor):
             pass
         elif isinstance(self.values, _CONVERTIBLE):
@@ -93,8 +83,6 @@ class RaggedTensor(CompositeTensor):
     def __nest_from_fields__(cls, fields: dict) -> RaggedTensor:
         """A RaggedTensor of its components as they are (arrays inside a dataset pipeline,
         tensors outside), without converting or checking them again."""
-        if not _DISPATCHING[0]:
-            _dispatch_on_first_use()
         out = object.__new__(cls)
         out.values, out.row_splits = fields["values"], fields["row_splits"]
         return out

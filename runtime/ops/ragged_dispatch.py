@@ -1,8 +1,10 @@
 """rt APIs called on RaggedTensors: elementwise ops apply to the flat values (binary ones
 broadcast a dense operand over the rows), reductions reduce along ragged axes, and `concat`,
 `stack`, `tile`, `reverse`, `gather`, `shape`, `map_fn`, string and embedding ops take ragged
-values, as in TensorFlow. Registered through `dispatch` when the first RaggedTensor is made (`import runtime` stays
-fast); a call on plain tensors never reaches these handlers.
+values, as in TensorFlow; zero-preserving unary ops and `shape`, `size`, `rank` take
+SparseTensors. Registered through `dispatch.handle_composites` when a published API first
+refuses a composite value (`import runtime` stays fast, the names keep their identity); a call
+on plain tensors never reaches these handlers.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from . import array_math, dispatch
 from . import array_scatter as _scatter
 from . import ragged_ops as _ops
 from . import ragged_shape as _shape
-from .ragged import OPS, RaggedTensor
+from .ragged import RaggedTensor
 from .sparse import SparseTensor
 
 Dense = Union[Tensor, np.ndarray, np.generic, numbers.Number, str, bytes, list, tuple]
@@ -185,17 +187,43 @@ def _reduce_join(inputs: RaggedTensor, axis=None, keepdims=False, separator="", 
                             dispatch.undispatched(_public("strings", "reduce_join")))
 
 
+# TensorFlow's unary ops that map 0 to 0, which it applies to a SparseTensor's values
+_SPARSE_UNARY = ("abs", "negative", "sign", "sqrt", "square", "sin", "tan", "asin", "atan",
+                 "tanh", "asinh", "atanh", "erf", "identity", "cast")
+
+
+def _sparse_unary(api_func: Callable, x: SparseTensor) -> SparseTensor:
+    return SparseTensor(x.indices, api_func(x.values), x.dense_shape)
+
+
+def _sparse_shape(input: SparseTensor, out_type=None, name=None):  # noqa: A002
+    return array_math.cast(input.dense_shape, out_type or _dtypes.int32)
+
+
+def _sparse_size(input: SparseTensor, out_type=_dtypes.int32, name=None):  # noqa: A002
+    return array_math.cast(array_math.reduce_prod(input.dense_shape), out_type)
+
+
+def _sparse_rank(input: SparseTensor, name=None):  # noqa: A002
+    return array_math.size(input.dense_shape, out_type=_dtypes.int32)
+
+
 def _public(space: str, name: str) -> Any:
     return NAMESPACES[space][name]
 
 
 def _register() -> None:
-    dispatch._register_elementwise(_FLAT_UNARY, (RaggedTensor,), _flat_unary)
-    dispatch._register_elementwise(dispatch._BINARY, (RaggedOrDense, RaggedOrDense), _flat_binary)
+    handle = dispatch.handle_composites
+    dispatch._register_elementwise(_FLAT_UNARY, (RaggedTensor,), _flat_unary, publish=False)
+    dispatch._register_elementwise(dispatch._BINARY, (RaggedOrDense, RaggedOrDense), _flat_binary,
+                                   publish=False)
+    dispatch._register_elementwise(_SPARSE_UNARY, (SparseTensor,), _sparse_unary, publish=False)
     for kind in ("sum", "max", "min", "prod", "mean", "any", "all"):
-        dispatch.dispatch_for_api(_public("", f"reduce_{kind}"))(_reduction(kind))
+        handle(_public("", f"reduce_{kind}"))(_reduction(kind))
     for kind in ("variance", "std"):
-        dispatch.dispatch_for_api(_public("math", f"reduce_{kind}"))(_reduction(kind))
+        handle(_public("math", f"reduce_{kind}"))(_reduction(kind))
+    for name, handler in (("shape", _sparse_shape), ("size", _sparse_size), ("rank", _sparse_rank)):
+        handle(_public("", name))(handler)
     for space, name, handler in (
             ("", "concat", _concat), ("", "stack", _stack),
             ("", "tile", _tile), ("", "reverse", _reverse), ("", "expand_dims", _expand_dims),
@@ -206,11 +234,11 @@ def _register() -> None:
             ("math", "add_n", _add_n), ("", "where", _where), ("", "boolean_mask", _boolean_mask),
             ("", "zeros", _zeros), ("", "ones", _ones), ("", "fill", _fill),
             ("", "reshape", _reshape)):
-        dispatch.dispatch_for_api(_public(space, name))(handler)
+        handle(_public(space, name))(handler)
 
 
 # map_fn over the rows of a SparseTensor needs no RaggedTensor first: registered at import
 dispatch.dispatch_for_api(_public("", "map_fn"))(_map_fn)
 
 
-OPS["register"] = _register
+dispatch.register_on_first_composite(_register)

@@ -488,3 +488,75 @@ def test_ragged_datasets_save_and_load(tmp_path):
     rows.save(str(tmp_path / "rows"))
     loaded = rt.data.Dataset.load(str(tmp_path / "rows"))
     assert [r.to_list() for r in loaded.batch(3)] == [[[1, 2], [3], []]]  # rows batch into ragged again
+
+
+# -- names bound before the first composite value -----------------------------------------------
+
+_EARLY_BINDING = r"""
+import json, sys
+import runtime as rt
+from runtime import reduce_sum
+math_abs = rt.math.abs
+add, rs, concat, shape, erf = rt.add, rt.reduce_sum, rt.concat, rt.shape, rt.math.erf
+loaded_at_import = "runtime.ops.dispatch" in sys.modules and bool(
+    sys.modules["runtime.ops.dispatch"]._LOADERS)
+r = rt.ragged.constant([[1, 2], [3]])
+sp = rt.sparse.SparseTensor([[0, 0], [1, 2]], [1.0, -2.5], [2, 3])
+out = {
+    "lazy": loaded_at_import,
+    "rs": rs(r, axis=1).numpy().tolist(),
+    "reduce_sum": reduce_sum(r, axis=1).numpy().tolist(),
+    "add": add(r, 10).to_list(),
+    "concat": concat([r, r], axis=1).to_list(),
+    "shape": [int(d) for d in shape(sp).numpy()],
+    "abs": math_abs(sp).values.numpy().tolist(),
+    "erf_type": type(erf(rt.ragged.constant([[0.5], [1.0]]))).__name__,
+    "same": rt.reduce_sum is rs and rt.add is add and rt.math.abs is math_abs,
+}
+print(json.dumps(out))
+"""
+
+
+def test_names_bound_before_the_first_ragged_value_dispatch():
+    # a fresh interpreter: handlers load on the first refused composite, after these bindings
+    import json
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-c", _EARLY_BINDING], capture_output=True, text=True,
+                          check=True)
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    rows = [[1, 2], [3]]
+    assert out["lazy"]  # import runtime did not register the handlers
+    assert out["rs"] == out["reduce_sum"] == [sum(row) for row in rows]
+    assert out["add"] == [[v + 10 for v in row] for row in rows]
+    assert out["concat"] == [row + row for row in rows]
+    assert out["shape"] == [2, 3]
+    np.testing.assert_array_equal(out["abs"], np.abs([1.0, -2.5]))
+    assert out["erf_type"] == "RaggedTensor"  # rows of one length stay ragged, as in TF
+    assert out["same"]  # the published names keep their identity
+
+
+def test_apis_keep_their_identity_once_ragged_values_are_made():
+    before = (rt.reduce_sum, rt.add, rt.math.add, rt.concat, rt.nn.relu)
+    r = rt.ragged.constant([[1.0, -2.0], [3.0]])
+    assert rt.reduce_sum(r, axis=1).numpy().tolist() == [-1.0, 3.0]
+    assert rt.nn.relu(r).to_list() == [[1.0, 0.0], [3.0]]
+    assert (rt.reduce_sum, rt.add, rt.math.add, rt.concat, rt.nn.relu) == before
+    with pytest.raises(TypeError, match="RaggedTensor"):  # no handler: TF's refusal
+        rt.linalg.matmul(r, r)
+
+
+def test_sparse_values_through_zero_preserving_unary_apis():
+    # TensorFlow applies these to a SparseTensor's values and keeps its indices
+    sp = rt.sparse.SparseTensor([[0, 0], [1, 2]], [0.25, -0.5], [2, 3])
+    for api, oracle in ((rt.abs, np.abs), (rt.negative, np.negative), (rt.math.sign, np.sign),
+                        (rt.square, np.square), (rt.math.tanh, np.tanh), (rt.math.atan, np.arctan)):
+        out = api(sp)
+        assert isinstance(out, rt.SparseTensor)
+        np.testing.assert_allclose(out.values.numpy(), oracle(np.float32([0.25, -0.5])), rtol=1e-6)
+        assert out.indices.numpy().tolist() == [[0, 0], [1, 2]]
+    assert rt.cast(sp, rt.int32).values.dtype == rt.int32
+    assert rt.shape(sp).numpy().tolist() == [2, 3] and rt.shape(sp).dtype == rt.int32
+    assert int(rt.size(sp)) == 6 and int(rt.rank(sp)) == 2
+    with pytest.raises(TypeError):  # exp(0) is not 0: TensorFlow refuses it too
+        rt.exp(sp)
