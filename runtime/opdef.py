@@ -266,8 +266,9 @@ def _no_infer(*_args, **_kwargs):
 
 def _emit_const(em, op):
     value = op.attrs["value"]
-    if value.ndim == 0:
-        value = value[()]  # NumPy scalars take NumPy's fast scalar arithmetic
+    if value.ndim == 0 and value.dtype.kind != "O":
+        value = value[()]  # NumPy scalars take NumPy's fast scalar arithmetic (a string stays
+        # a 0-d array: its item is a bytes object, which no tensor holds)
     em.alias(op.outputs[0], em.bind(value, "c"))
 
 

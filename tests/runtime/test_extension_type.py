@@ -535,3 +535,20 @@ def test_apis_keep_their_identity_for_name_tables_while_and_after_dispatch():
     finally:
         rt.experimental.unregister_dispatch_for(boxed_unary)
     assert rt.nn.relu is relu  # no handler left: the API itself again
+
+
+def test_a_function_returns_string_scalars_as_tensors():
+    # TensorFlow's extension-type guide: a traced function builds a Player with a new name
+    class Player(rt.experimental.ExtensionType):
+        name: rt.Tensor
+        attributes: Mapping[str, rt.Tensor]
+
+    @rt.function
+    def anonymize_player(player):
+        return Player("<anonymous>", player.attributes)
+
+    out = anonymize_player(Player("Anne", {"height": 8.3, "speed": 28.1}))
+    assert out.name.shape.as_list() == [] and out.name.dtype == rt.string
+    assert out.name.numpy() == b"<anonymous>"
+    assert "numpy=b'<anonymous>'" in repr(out)
+    assert rt.function(lambda: rt.constant("abc"))().numpy() == b"abc"
