@@ -116,8 +116,9 @@ class SparseTensor(CompositeTensor):
         return self.shape
 
     def __repr__(self) -> str:
-        return (f"SparseTensor(indices={self.indices!r}, values={self.values!r}, "
-                f"dense_shape={self.dense_shape!r})")
+        # as TensorFlow writes it: the components as `print` shows them (inside a function,
+        # their symbolic names)
+        return f"SparseTensor(indices={self.indices}, values={self.values}, dense_shape={self.dense_shape})"
 
     def with_values(self, new_values) -> SparseTensor:
         """The same indices and shape with `new_values`."""
