@@ -1,23 +1,21 @@
-"""`keras.backend`: the few global settings Keras keeps here."""
+"""`keras.backend`: Keras's global settings here, and the functions of Keras 2's backend that
+`tf.keras.backend` keeps (runtime/keras/backend_ops.py)."""
 
 from __future__ import annotations
 
 import numpy as _np
 
+from ..arguments import with_keyword_hints as _with_keyword_hints
 from ..layers import base as _base
 from ..ops import random as _random
-
-_EPSILON = 1e-7
+from . import backend_ops as _backend_ops
+from .backend_ops import *  # noqa: F401,F403 - Keras 2's backend functions
+from .backend_ops import epsilon, set_epsilon, set_floatx, set_image_data_format  # noqa: F401
 
 
 def floatx() -> str:
     """The float type of layer weights: "float32"."""
     return "float32"
-
-
-def epsilon() -> float:
-    """The fuzz factor of losses and metrics (1e-7)."""
-    return _EPSILON
 
 
 def clear_session() -> None:
@@ -55,5 +53,9 @@ def random_uniform(shape, minval: float = 0.0, maxval: float = 1.0, dtype=None, 
                            seed=seed)
 
 
-__all__ = ["floatx", "epsilon", "clear_session", "image_data_format", "get_value", "set_value",
-           "random_normal", "random_uniform"]
+globals().update({name: _with_keyword_hints(getattr(_backend_ops, name),
+                                            f"keras.backend.{name}")
+                  for name in _backend_ops.__all__ if callable(getattr(_backend_ops, name))})
+
+__all__ = sorted({"floatx", "clear_session", "image_data_format", "get_value", "set_value",
+                  "random_normal", "random_uniform", *_backend_ops.__all__})
