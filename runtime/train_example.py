@@ -117,11 +117,87 @@ def _delimited(number: int, payload: bytes) -> bytes:
 
 # ---------------------------------------------------------------------------- messages
 
+# -------------------------------------------------------------- protobuf's descriptors
+# With the `protobuf` package installed, the messages below have protobuf's descriptor of
+# their schema (`DESCRIPTOR`), which is what google.protobuf.text_format reads to parse text
+# into them (`text_format.Merge(text, rt.train.Example())`, as TensorFlow's guides write
+# Examples). Everything else stays this module's: its wire format and its checks.
+
+_SCHEMA = {  # message -> fields (name, number, type, repeated, message type); TYPE_* numbers
+    "BytesList": [("value", 1, 12, True, None)],
+    "FloatList": [("value", 1, 2, True, None)],
+    "Int64List": [("value", 1, 3, True, None)],
+    "Feature": [("bytes_list", 1, 11, False, "BytesList"), ("float_list", 2, 11, False, "FloatList"),
+                ("int64_list", 3, 11, False, "Int64List")],
+    "Features": [("feature", 1, "map", True, "Feature")],
+    "FeatureList": [("feature", 1, 11, True, "Feature")],
+    "FeatureLists": [("feature_list", 1, "map", True, "FeatureList")],
+    "Example": [("features", 1, 11, False, "Features")],
+    "SequenceExample": [("context", 1, 11, False, "Features"),
+                        ("feature_lists", 2, 11, False, "FeatureLists")],
+}
+_PROTOBUF: dict = {}
+
+
+def protobuf_class(name: str):
+    """protobuf's message class for `name` (built once from _SCHEMA in a private descriptor
+    pool, so it never clashes with TensorFlow's), or None without the protobuf package."""
+    if not _PROTOBUF:
+        try:
+            from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+        except ImportError:
+            _PROTOBUF[None] = None
+            return None
+        proto = descriptor_pb2.FileDescriptorProto(name="rt_train_example.proto",
+                                                   package="tensorflow", syntax="proto3")
+        for message, entries in _SCHEMA.items():
+            m = proto.message_type.add(name=message)
+            if message == "Feature":
+                m.oneof_decl.add(name="kind")
+            for field, number, kind, repeated, type_name in entries:
+                f = m.field.add(name=field, number=number, label=3 if repeated else 1)
+                if kind == "map":  # map<string, type_name>: a repeated nested entry message
+                    entry = m.nested_type.add(name=field.title().replace("_", "") + "Entry")
+                    entry.options.map_entry = True
+                    entry.field.add(name="key", number=1, label=1, type=9)
+                    entry.field.add(name="value", number=2, label=1, type=11,
+                                    type_name=f".tensorflow.{type_name}")
+                    f.type, f.type_name = 11, f".tensorflow.{message}.{entry.name}"
+                else:
+                    f.type = kind
+                    if type_name:
+                        f.type_name = f".tensorflow.{type_name}"
+                if message == "Feature":
+                    f.oneof_index = 0
+        pool = descriptor_pool.DescriptorPool()
+        pool.Add(proto)
+        for message in _SCHEMA:
+            _PROTOBUF[message] = message_factory.GetMessageClass(
+                pool.FindMessageTypeByName(f"tensorflow.{message}"))
+    return _PROTOBUF.get(name)
+
+
+def _descriptor(name: str):
+    proto = protobuf_class(name)
+    if proto is None:
+        raise AttributeError(f"{name}.DESCRIPTOR needs the protobuf package "
+                             "(pip install protobuf).")
+    return proto.DESCRIPTOR
+
+
 class _Message:
     """What TensorFlow's generated classes offer: keyword construction, SerializeToString,
     FromString / ParseFromString, ==, and a readable repr."""
 
     _FIELDS: tuple[str, ...] = ()
+
+    @property
+    def DESCRIPTOR(self):  # noqa: N802 - protobuf's name
+        """protobuf's descriptor of this message's type (with the protobuf package)."""
+        return _descriptor(type(self).__name__)
+
+    def SetInParent(self) -> None:  # noqa: N802
+        """protobuf's "mark as set" of a submessage: a message here is always present."""
 
     def SerializeToString(self, deterministic: bool = False) -> bytes:  # noqa: N802
         return self._encode()
@@ -411,6 +487,15 @@ class _MessageMap(dict):
 
     def get_or_create(self, key):
         return self[key]
+
+    def GetEntryClass(self):  # noqa: N802
+        """protobuf's class of one map entry (text_format parses an entry into it, then copies
+        its value here); with the protobuf package."""
+        owner, field = _MAP_FIELDS[self._value_class.__name__]
+        return protobuf_class(owner).DESCRIPTOR.fields_by_name[field].message_type._concrete_class
+
+
+_MAP_FIELDS = {"Feature": ("Features", "feature"), "FeatureList": ("FeatureLists", "feature_list")}
 
 
 def _encode_map(number: int, entries: dict) -> bytes:

@@ -131,3 +131,33 @@ def test_value_lists_take_what_protobuf_takes():
     assert rt.train.FloatList(value=[True, 1, np.float64(2.5)]).value == [1.0, 1.0, 2.5]
     with pytest.raises(TypeError, match="must be real number, not str"):
         rt.train.FloatList(value=["1.0"])
+
+
+def test_text_format_parses_into_examples():
+    # the ragged tensor guide builds its Examples with google.protobuf.text_format.Merge;
+    # the oracle is protobuf's own message of the same schema parsing the same text
+    text_format = pytest.importorskip("google.protobuf.text_format")
+    from runtime import train_example
+    text = r'''
+        features {
+          feature {key: "colors" value {bytes_list {value: ["red", "blue"]} } }
+          feature {key: "lengths" value {int64_list {value: [1, 3]} } }
+          feature {key: "empty" value {int64_list {value: []} } }
+          feature {key: "f" value {float_list {value: [0.5, -2]} } } }'''
+    ours = text_format.Merge(text, rt.train.Example())
+    assert isinstance(ours, rt.train.Example)
+    theirs = text_format.Merge(text, train_example.protobuf_class("Example")())
+    assert train_example.protobuf_class("Example").FromString(ours.SerializeToString()) == theirs
+    assert ours == rt.train.Example.FromString(theirs.SerializeToString())
+    assert list(ours.features.feature["colors"].bytes_list.value) == [b"red", b"blue"]
+    assert ours.features.feature["empty"].WhichOneof("kind") == "int64_list"
+    parsed = rt.io.parse_example([ours.SerializeToString()],
+                                 {"lengths": rt.io.RaggedFeature(rt.int64)})
+    assert parsed["lengths"].to_list() == [[1, 3]]
+    sequence = text_format.Merge(
+        'context { feature { key: "a" value { float_list { value: [1.5] } } } } '
+        'feature_lists { feature_list { key: "t" value { feature { int64_list { value: [1, 2] } } '
+        'feature { int64_list { value: [3] } } } } }', rt.train.SequenceExample())
+    assert [list(f.int64_list.value) for f in sequence.feature_lists.feature_list["t"].feature] \
+        == [[1, 2], [3]]
+    assert list(sequence.context.feature["a"].float_list.value) == [1.5]
