@@ -17,6 +17,10 @@ from _training import compiled_step  # noqa: E402
 
 import runtime as rt  # noqa: E402
 
+# the steady state of the kernel: a jit_compile=True function's first call compiles it, instead
+# of its calls running on the NumPy tier until a background compile ends (docs/jit.md)
+rt.config.experimental.set_jit_wait_for_compile(True)
+
 BATCH, SIZES = 256, (784, 512, 512, 10)
 LEARNING_RATE, BETA_1, BETA_2, EPSILON = 1e-3, 0.9, 0.999, 1e-7
 

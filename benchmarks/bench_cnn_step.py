@@ -26,6 +26,10 @@ from _timing import interleaved, report  # noqa: E402
 
 import runtime as rt  # noqa: E402
 
+# the steady state of the kernel: a jit_compile=True function's first call compiles it, instead
+# of its calls running on the NumPy tier until a background compile ends (docs/jit.md)
+rt.config.experimental.set_jit_wait_for_compile(True)
+
 BATCH, CLASSES, LEARNING_RATE = 64, 10, 1e-3
 TF_LIMIT, NUMBA_LIMIT = 1.2, 1.1
 TIERS = {"NumPy tier": None, "Numba tier": True, "XLA tier": "xla"}

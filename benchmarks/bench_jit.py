@@ -13,6 +13,10 @@ from _timing import interleaved, numpy_scalar_loop, report  # noqa: E402
 
 import runtime as rt  # noqa: E402
 
+# the steady state of the kernel: a jit_compile=True function's first call compiles it, instead
+# of its calls running on the NumPy tier until a background compile ends (docs/jit.md)
+rt.config.experimental.set_jit_wait_for_compile(True)
+
 
 def chain8(x):
     y = x * 1.5 + 0.5

@@ -35,6 +35,10 @@ from _timing import interleaved  # noqa: E402
 
 import runtime as rt  # noqa: E402
 
+# the steady state of the kernel: a jit_compile=True function's first call compiles it, instead
+# of its calls running on the NumPy tier until a background compile ends (docs/jit.md)
+rt.config.experimental.set_jit_wait_for_compile(True)
+
 LIMIT = 1.0  # Numba tier time / NumPy tier time
 HAS_JAX = importlib.util.find_spec("jax") is not None
 TIERS = ("NumPy tier", "Numba tier") + (("XLA tier",) if HAS_JAX else ())

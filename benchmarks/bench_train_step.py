@@ -17,6 +17,10 @@ from _training import compiled_step  # noqa: E402
 
 import runtime as rt  # noqa: E402
 
+# the steady state of the kernel: a jit_compile=True function's first call compiles it, instead
+# of its calls running on the NumPy tier until a background compile ends (docs/jit.md)
+rt.config.experimental.set_jit_wait_for_compile(True)
+
 BATCH, N_IN, N_HIDDEN, N_OUT = 64, 784, 128, 10
 LEARNING_RATE = 0.1
 
