@@ -95,7 +95,13 @@ def _check_features(features, what: str) -> dict:
         if not isinstance(config, _CONFIGS):
             raise TypeError(f"`{what}[{key!r}]` must be FixedLenFeature, VarLenFeature, "
                             f"RaggedFeature or FixedLenSequenceFeature, got {config!r:.60}.")
-    return features
+    # TensorFlow's order of the parsed dict: the VarLenFeature keys, then the fixed-length
+    # ones, then the RaggedFeature ones, each group sorted by key
+    def group(key):
+        config = features[key]
+        return 0 if isinstance(config, VarLenFeature) else \
+            2 if isinstance(config, RaggedFeature) else 1
+    return {key: features[key] for key in sorted(features, key=lambda k: (group(k), k))}
 
 
 # ---------------------------------------------------------------------------- NumPy parsing

@@ -216,3 +216,25 @@ def test_a_truncated_example_is_invalid_argument():
     for cut in range(len(data)):  # every prefix: malformed, or missing the feature
         with pytest.raises(rt.errors.InvalidArgumentError):
             rt.io.parse_example([data[:cut]], {"x": rt.io.FixedLenFeature([2], rt.float32)})
+
+
+def test_parsed_dict_keys_in_tensorflows_order():
+    """TF 2.21 returns the VarLenFeature keys, then the fixed-length ones, then the
+    RaggedFeature ones, each sorted: ['v', 'a', 'c', 'w', 'r'] for this description (also in a
+    dataset's element_spec)."""
+    def int_feature(values):
+        return rt.train.Feature(int64_list=rt.train.Int64List(value=values))
+    example = rt.train.Example(features=rt.train.Features(feature={
+        "w": int_feature([1]), "a": rt.train.Feature(bytes_list=rt.train.BytesList(value=[b"x"])),
+        "v": int_feature([1, 2]), "r": int_feature([3]), "c": int_feature([4])}))
+    data = example.SerializeToString()
+    description = {"w": rt.io.FixedLenFeature([], rt.int64), "a": rt.io.FixedLenFeature([], rt.string),
+                   "v": rt.io.VarLenFeature(rt.int64), "r": rt.io.RaggedFeature(rt.int64),
+                   "c": rt.io.FixedLenFeature([], rt.int64)}
+    expected = ["v", "a", "c", "w", "r"]
+    assert list(rt.io.parse_single_example(data, description)) == expected
+    assert list(rt.io.parse_example([data], description)) == expected
+    parsed = rt.data.Dataset.from_tensors(data).map(
+        lambda x: rt.io.parse_single_example(x, description))
+    assert list(parsed.element_spec) == expected
+    assert int(next(iter(parsed))["c"]) == 4
