@@ -323,7 +323,7 @@ def lazy_names() -> list[str]:
 def build() -> dict[str, str]:
     """{file name in runtime/_api: text}."""
     import runtime
-    from runtime.exports import NAMESPACES
+    from runtime.exports import LAZY_NAMES, NAMESPACES
     files: dict[str, str] = {"__init__.py": INIT_PY}
     top: dict[str, object] = dict(NAMESPACES.get("", {}))
     top.update(_init_static_names())
@@ -352,8 +352,10 @@ def build() -> dict[str, str]:
             top_children[space] = space
             top.pop(space, None)
     for space in wanted:
-        files[space.replace(".", "_") + ".pyi"] = _render(dict(NAMESPACES.get(space, {})),
-                                                          children.get(space, {}))
+        names = dict(NAMESPACES.get(space, {}))
+        for name, module in LAZY_NAMES.get(space, {}).items():  # loaded on first use
+            names[name] = getattr(importlib.import_module(module), name)
+        files[space.replace(".", "_") + ".pyi"] = _render(names, children.get(space, {}))
     files["__init__.pyi"] = _render(top, top_children)
     return files
 

@@ -50,6 +50,7 @@ from .dtypes import (
     variant,
 )
 from .exports import NAMESPACES as _NAMESPACES
+from .exports import Namespace as _Namespace
 from .function import (
     ConcreteFunction,
     Function,
@@ -76,7 +77,7 @@ if not _typing.TYPE_CHECKING:  # type checkers read these names from runtime/_ap
     globals().update(_NAMESPACES[""])  # rt.add, rt.cond, rt.Variable, ...: see runtime.exports
     math = _types.SimpleNamespace(**_NAMESPACES["math"])
     math.special = _types.SimpleNamespace(**_NAMESPACES.get("math.special", {}))
-    linalg = _types.SimpleNamespace(**_NAMESPACES["linalg"])
+    linalg = _Namespace("linalg", **_NAMESPACES["linalg"])  # LinearOperators load on first use
     random = _types.SimpleNamespace(**_NAMESPACES["random"])
     random.experimental = _types.SimpleNamespace(**_NAMESPACES["random.experimental"])
     nn = _types.SimpleNamespace(**_NAMESPACES["nn"])

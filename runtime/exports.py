@@ -6,6 +6,7 @@ table, so a new public op needs no edit there.
 
 from __future__ import annotations
 
+import importlib
 import types
 from typing import Callable, TypeVar
 
@@ -14,6 +15,43 @@ from .arguments import add_keyword_hints_to_class, with_keyword_hints
 T = TypeVar("T")
 
 NAMESPACES: dict[str, dict[str, object]] = {}  # "" is `rt` itself; "math" is `rt.math`, ...
+# names a namespace loads on first use: namespace -> {name: module defining it} (large families,
+# such as rt.linalg's LinearOperators, that `import runtime` does not load)
+LAZY_NAMES: dict[str, dict[str, str]] = {
+    "linalg": {name: "runtime.linear_operator" for name in (
+        "LinearOperator", "LinearOperatorAdjoint", "LinearOperatorBlockDiag",
+        "LinearOperatorBlockLowerTriangular", "LinearOperatorCirculant",
+        "LinearOperatorCirculant2D", "LinearOperatorCirculant3D", "LinearOperatorComposition",
+        "LinearOperatorDiag", "LinearOperatorFullMatrix", "LinearOperatorHouseholder",
+        "LinearOperatorIdentity", "LinearOperatorInversion", "LinearOperatorKronecker",
+        "LinearOperatorLowRankUpdate", "LinearOperatorLowerTriangular",
+        "LinearOperatorPermutation", "LinearOperatorScaledIdentity", "LinearOperatorToeplitz",
+        "LinearOperatorTridiag", "LinearOperatorZeros", "banded_triangular_solve",
+        "tridiagonal_matmul", "tridiagonal_solve")},
+}
+
+
+class Namespace(types.SimpleNamespace):
+    """`rt.math`, `rt.linalg`, ...: the exported names, and those of `LAZY_NAMES[space]`
+    imported from their module on first use."""
+
+    def __init__(self, space: str, **names):
+        super().__init__(**names)
+        object.__setattr__(self, "_lazy", LAZY_NAMES.get(space, {}))
+
+    def __getattr__(self, name: str):
+        module = self.__dict__.get("_lazy", {}).get(name)
+        if module is None:
+            raise AttributeError(f"namespace has no attribute {name!r}")
+        value = getattr(importlib.import_module(module), name)
+        setattr(self, name, value)
+        return value
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(self.__dict__.get("_lazy", {})))
+
+    def __repr__(self):
+        return "namespace(" + ", ".join(sorted(k for k in self.__dict__ if k != "_lazy")) + ")"
 
 
 def export(*names: str) -> Callable[[T], T]:

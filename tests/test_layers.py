@@ -67,6 +67,7 @@ LAZY_LOADS = {  # (importer, imported): project modules loaded on first use
     ("runtime.summary._state", "?"): "tensorboardX's proto modules, by name (extra [summary])",
     ("runtime.distribute", "runtime.distribute.multi_worker"):
         "rt.distribute.MultiWorkerMirroredStrategy and Dask (extra [dask]), on first use",
+    ("runtime.exports", "?"): "the names of LAZY_NAMES (rt.linalg's LinearOperators), on first use",
     ("runtime.data.experimental_more", "sqlite3"): "SQLite, with the first SqlDataset read",
     ("runtime.experimental", "runtime.data"): "rt.experimental.Optional (rt.data's), on first use",
     ("runtime", "runtime.data"): "rt.OptionalSpec (rt.data's), on first use",
