@@ -499,6 +499,18 @@ class Dataset:
         the `runtime.data` logger when `log_warning`."""
         return _IgnoreErrors(self, log_warning)
 
+    def snapshot(self, path: Any, compression: Optional[str] = "AUTO",
+                 reader_func: Optional[Callable] = None, shard_func: Optional[Callable] = None,
+                 name: Optional[str] = None) -> "Dataset":
+        """The same elements; the first complete iteration writes them into a folder of its
+        own under `path` (as `save` does: `compression` 'AUTO' (none), 'GZIP', 'ZLIB' or
+        None; `shard_func` picks each element's file) and later iterations read them back
+        from there (combined by `reader_func`, as in `load`). An iteration cut short writes
+        nothing. A snapshot is read back by the dataset that wrote it only: another program
+        recomputes its own (TensorFlow also reuses one across programs, keyed by the
+        pipeline's fingerprint)."""
+        return TRANSFORMS["snapshot"](self, path, compression, reader_func, shard_func)
+
     def save(self, path: Any, compression: Optional[str] = None, shard_func: Optional[Callable] = None,
              checkpoint_args: Any = None) -> None:
         """Writes the elements to the directory `path` (see docs/data.md for the format), to be

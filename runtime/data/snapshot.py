@@ -373,8 +373,38 @@ def load(path: Any, element_spec: Any, compression: Any, reader_func: Optional[C
     return _Loaded(result, total)     # tf.data: the saved count, whatever the reader
 
 
+# -- snapshot ---------------------------------------------------------------------------------
+
+class _Snapshot(_Unary):
+    """`Dataset.snapshot` (see there): the elements of the first complete iteration are saved
+    under `path`, and read back by the later ones."""
+
+    def __init__(self, input_dataset: Dataset, path: Any, compression: Any,
+                 reader_func: Optional[Callable], shard_func: Optional[Callable]):
+        super().__init__(input_dataset)
+        if isinstance(compression, str) and compression.upper() == "AUTO":
+            compression = None
+        self._kind = _save_compression(compression)
+        self._folder = os.path.join(os.fsdecode(path.numpy() if hasattr(path, "numpy") else path),
+                                    f"snapshot-{os.getpid()}-{id(self):x}")
+        self._reader_func, self._shard_func = reader_func, shard_func
+        self._written: Optional[Dataset] = None
+
+    def _elements(self):
+        if self._written is not None:
+            yield from self._written._open()
+            return
+        seen = []
+        for element in self._input._open():
+            seen.append(element)
+            yield element
+        save(_Elements(seen, self._spec), self._folder, self._kind or None, self._shard_func, None)
+        self._written = load(self._folder, None, None, self._reader_func, False)
+
+
 TRANSFORMS["save"] = save
 TRANSFORMS["load"] = load
+TRANSFORMS["snapshot"] = _Snapshot
 
 
 @strict_keywords("rt.data.experimental.save")

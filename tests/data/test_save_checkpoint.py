@@ -388,3 +388,34 @@ def test_text_line_dataset_reads_as_tensorflow(tmp_path):
         read(str(tmp_path))
     with pytest.raises(ValueError, match="compression_type"):
         rt.data.TextLineDataset(a, compression_type="BZ2")
+
+
+def test_snapshot_writes_the_first_full_pass_and_replays_it(tmp_path):
+    """TF's load_data/csv tutorial: `ds.snapshot(path).shuffle(...)` gives the input's elements;
+    the first complete pass writes them under `path`, later passes read them from there
+    (the generator is not run again), and an iteration cut short writes nothing."""
+    runs = []
+
+    def gen():
+        runs.append(1)
+        yield from ([i, 10 * i] for i in range(5))
+
+    source = Dataset.from_generator(gen, output_signature=rt.TensorSpec([2], rt.int64))
+    snap = source.snapshot(str(tmp_path / "snap"))
+    assert snap.element_spec == source.element_spec
+    next(iter(snap))
+    assert not (tmp_path / "snap").exists()
+    first = [x.numpy().tolist() for x in snap]
+    assert first == [[i, 10 * i] for i in range(5)]
+    runs.clear()
+    shuffled = [x.numpy().tolist() for x in snap.shuffle(10, seed=3)]
+    assert sorted(shuffled) == first and runs == []
+    (folder,) = os.listdir(tmp_path / "snap")
+    assert [x.numpy().tolist() for x in Dataset.load(str(tmp_path / "snap" / folder))] == first
+
+
+def test_snapshot_compression_names(tmp_path):
+    ds = Dataset.range(3).snapshot(str(tmp_path / "gz"), compression="GZIP")
+    assert [int(x) for x in ds] == [0, 1, 2] and [int(x) for x in ds] == [0, 1, 2]
+    with pytest.raises(ValueError, match="SNAPPY"):
+        Dataset.range(3).snapshot(str(tmp_path / "s"), compression="SNAPPY")
