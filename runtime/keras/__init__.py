@@ -24,6 +24,7 @@ from . import (
     backend,
     callbacks,
     config,
+    constraints,
     datasets,
     initializers,
     layers,
@@ -47,10 +48,10 @@ from .regularizers import Regularizer
 
 __all__ = ["Initializer", "Input", "InputLayer", "KerasTensor", "Layer", "Loss", "Metric", "Model",
            "Optimizer", "Regularizer", "Sequential", "activations",
-           "applications", "backend", "callbacks", "config", "datasets", "initializers", "layers", "losses", "metrics",
+           "applications", "backend", "callbacks", "config", "constraints", "datasets", "initializers", "layers", "losses", "metrics",
            "models", "ops", "optimizers", "preprocessing", "random", "regularizers", "saving", "tree", "utils"]
 
-for _module in (activations, backend, callbacks, initializers, layers, losses, metrics, models,
+for _module in (activations, backend, callbacks, constraints, initializers, layers, losses, metrics, models,
                 optimizers, regularizers, saving, utils):
     _add_keyword_hints_to_classes(vars(_module), "runtime")  # a misspelt keyword: did you mean
 _add_keyword_hints_to_classes(globals(), "runtime")

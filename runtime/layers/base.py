@@ -34,6 +34,7 @@ from ..ops.core import convert_to_tensor
 from ..ops.variables import Variable
 from ..shapes import TensorShape
 from ..tensor import SymbolicTensor, Tensor
+from . import constraints as _constraints
 from . import dtype_policy as _dtype_policy
 from . import initializers as _initializers
 from . import regularizers as _regularizers
@@ -461,9 +462,10 @@ class Layer(Module):
         `(shape, dtype=dtype) -> value` (as Keras calls it, so `rt.random.normal` works); the
         default is glorot_uniform for floats, zeros otherwise. `regularizer` (a regularizer,
         a name such as "l2", or a callable) puts a penalty on the weight into `losses`.
-        `aggregation` is Keras's multi-replica annotation (one replica here); `autocast` has
-        nothing to do without mixed precision; `constraint` and `overwrite_with_gradient=True`
-        are not implemented and raise NotImplementedError.
+        `constraint` (a constraint, a name such as "max_norm", or a callable) is applied to
+        the weight by the optimizer after each update. `aggregation` is Keras's multi-replica
+        annotation (one replica here); `autocast` has nothing to do without mixed precision;
+        `overwrite_with_gradient=True` is not implemented and raises NotImplementedError.
         """
         name, shape, dtype, initializer, trainable, regularizer = _weight_arguments(
             self, args, dict(shape=shape, initializer=initializer, dtype=dtype,
@@ -484,7 +486,8 @@ class Layer(Module):
             if value.dtype is not dtype:
                 raise TypeError(f"{self.name}.add_weight({name!r}): the initializer returned "
                                 f"{value.dtype.name} values for a {dtype.name} weight.")
-            variable = Variable(value, trainable=trainable, name=f"{self.name}/{name}")
+            variable = Variable(value, trainable=trainable, name=f"{self.name}/{name}",
+                                constraint=_constraints.get(constraint, "constraint"))
         self._weights.append(variable)
         _weights_made[id(variable)] = variable
         if regularizer is not None:
@@ -704,9 +707,6 @@ def _check_weight_options(layer, constraint, aggregation, overwrite_with_gradien
         raise ValueError("Invalid value for argument `aggregation`. Expected one of `None`, "
                          "`'none'`, `'mean'`, `'sum'`, `'only_first_replica'`. Received: "
                          f"aggregation={aggregation}")
-    if constraint is not None:
-        raise NotImplementedError(f"{layer.name}.add_weight: `constraint` is not implemented "
-                                  "here (apply it after each step, e.g. in a callback).")
     if overwrite_with_gradient:
         raise NotImplementedError(f"{layer.name}.add_weight: overwrite_with_gradient=True is "
                                   "not implemented here.")

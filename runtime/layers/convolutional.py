@@ -74,9 +74,6 @@ class _Conv(KernelLayer):
                  kernel_constraint, bias_constraint, **kwargs: Any) -> None:
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         name = type(self).__name__
-        refuse_constraints(name, kernel_constraint=kernel_constraint,
-                           bias_constraint=bias_constraint)
-        self.kernel_constraint = self.bias_constraint = None
         self.filters = positive_int(filters, "filters", name)
         self.groups = positive_int(groups, "groups", name)
         if self.filters % self.groups:
@@ -90,7 +87,8 @@ class _Conv(KernelLayer):
         self.padding = check_padding(padding, name, allowed)
         self.data_format = "channels_last"
         self._init_kernel_arguments(activation, use_bias, kernel_initializer, bias_initializer,
-                                    kernel_regularizer, bias_regularizer)
+                                    kernel_regularizer, bias_regularizer, kernel_constraint,
+                                    bias_constraint)
 
     def build(self, input_shape) -> None:
         shape = TensorShape(input_shape)

@@ -34,7 +34,8 @@ class Dense(KernelLayer):
     `activation` is a callable or a name (`"relu"`, `"gelu"`, `"softmax"`, ...: every name of
     `keras.activations`); None is linear. Inputs of rank > 2 are contracted over their last
     axis. `kernel_regularizer`, `bias_regularizer` and `activity_regularizer` (regularizers,
-    names such as "l2", or callables) put penalties into `losses`.
+    names such as "l2", or callables) put penalties into `losses`; `kernel_constraint` and
+    `bias_constraint` are applied to the weights after each optimizer step.
     """
 
     _passes_masks = True
@@ -43,11 +44,13 @@ class Dense(KernelLayer):
     def __init__(self, units: int, activation: str | Callable | None = None,
                  use_bias: bool = True, kernel_initializer: str | Callable = "glorot_uniform",
                  bias_initializer: str | Callable = "zeros", kernel_regularizer=None,
-                 bias_regularizer=None, activity_regularizer=None, **kwargs: Any) -> None:
+                 bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
+                 bias_constraint=None, **kwargs: Any) -> None:
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         self.units = positive_int(units, "units", "Dense")
         self._init_kernel_arguments(activation, use_bias, kernel_initializer, bias_initializer,
-                                    kernel_regularizer, bias_regularizer)
+                                    kernel_regularizer, bias_regularizer, kernel_constraint,
+                                    bias_constraint)
 
     def build(self, input_shape) -> None:
         shape = TensorShape(input_shape)

@@ -8,6 +8,7 @@ from ..ops import array_math
 from ..ops import sparse as _sparse
 from ..ops.core import convert_to_tensor
 from . import activations
+from . import constraints as _constraints
 from . import regularizers as _regularizers
 from .base import Layer
 
@@ -35,8 +36,11 @@ class KernelLayer(Layer):
     def _init_kernel_arguments(self, activation: str | Callable | None, use_bias: bool,
                                kernel_initializer: str | Callable,
                                bias_initializer: str | Callable, kernel_regularizer=None,
-                               bias_regularizer=None) -> None:
+                               bias_regularizer=None, kernel_constraint=None,
+                               bias_constraint=None) -> None:
         self.activation = activations.get(activation)
+        self.kernel_constraint = _constraints.get(kernel_constraint, "kernel_constraint")
+        self.bias_constraint = _constraints.get(bias_constraint, "bias_constraint")
         self.kernel_regularizer = _regularizers.get(kernel_regularizer, "kernel_regularizer")
         self.bias_regularizer = _regularizers.get(bias_regularizer, "bias_regularizer")
         self.use_bias = bool(use_bias)
@@ -48,10 +52,12 @@ class KernelLayer(Layer):
     def _build_kernel(self, kernel_shape: list, outputs: int) -> None:
         """Adds the kernel and, with `use_bias`, a bias of `outputs` values."""
         self.kernel = self.add_weight("kernel", kernel_shape, initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer)
+                                      regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint)
         if self.use_bias:
             self.bias = self.add_weight("bias", [outputs], initializer=self.bias_initializer,
-                                        regularizer=self.bias_regularizer)
+                                        regularizer=self.bias_regularizer,
+                                        constraint=self.bias_constraint)
         self.built = True
 
     def _transform(self, x):

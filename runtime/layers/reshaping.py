@@ -11,6 +11,7 @@ import numpy as np
 from ..ops import array_math, nn_conv
 from ..ops.core import convert_to_tensor
 from ..shapes import TensorShape
+from . import constraints as _constraints
 from . import regularizers as _regularizers
 from .base import Layer, positive_int
 
@@ -175,8 +176,8 @@ class Embedding(Layer):
 
     def __init__(self, input_dim: int, output_dim: int,
                  embeddings_initializer: str | Callable = "uniform", embeddings_regularizer=None,
-                 mask_zero: bool = False, input_length: int | None = None,
-                 **kwargs: Any) -> None:
+                 embeddings_constraint=None, mask_zero: bool = False,
+                 input_length: int | None = None, **kwargs: Any) -> None:
         if input_length is not None and "input_shape" not in kwargs:
             kwargs["input_shape"] = (input_length,)
         super().__init__(**kwargs)
@@ -185,6 +186,8 @@ class Embedding(Layer):
         self.embeddings_initializer = embeddings_initializer
         self.embeddings_regularizer = _regularizers.get(embeddings_regularizer,
                                                         "embeddings_regularizer")
+        self.embeddings_constraint = _constraints.get(embeddings_constraint,
+                                                      "embeddings_constraint")
         self.mask_zero = bool(mask_zero)
         self.input_length = input_length
         self.embeddings = None
@@ -195,7 +198,8 @@ class Embedding(Layer):
             init = "random_uniform"
         self.embeddings = self.add_weight("embeddings", [self.input_dim, self.output_dim],
                                           initializer=init,
-                                          regularizer=self.embeddings_regularizer)
+                                          regularizer=self.embeddings_regularizer,
+                                          constraint=self.embeddings_constraint)
         self.built = True
 
     def call(self, inputs):

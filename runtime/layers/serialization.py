@@ -363,11 +363,13 @@ def _short(value: Any, limit: int = 120) -> str:
 
 
 def _runtime_value_class(class_name: str):
-    """An initializer or regularizer class of this runtime named `class_name`, or None."""
+    """An initializer, regularizer or constraint class of this runtime named `class_name`, or
+    None."""
     found = getattr(_initializers, str(class_name), None)
     if inspect.isclass(found) and issubclass(found, Initializer):
         return found
-    for module in ("runtime.keras.regularizers", "runtime.layers.regularizers"):
+    for module in ("runtime.keras.regularizers", "runtime.layers.regularizers",
+                   "runtime.layers.constraints"):
         found = getattr(sys.modules.get(module), str(class_name), None)
         if inspect.isclass(found) and callable(getattr(found, "from_config", None)) and \
                 found.__module__ == module:

@@ -116,8 +116,6 @@ INIT = define("VarInitIfNeeded", lambda value, var: [], lambda value, var: None,
 _UNIMPLEMENTED = {
     "variable_def": "there are no VariableDef protocol buffers to restore from",
     "import_scope": "there are no VariableDef protocol buffers to restore from",
-    "constraint": "variables have no constraints; apply it after each update yourself "
-                  "(`v.assign(constraint(v))`)",
     "experimental_enable_variable_lifting": "variables created while a function traces are "
                                             "always lifted",
 }
@@ -141,7 +139,8 @@ class Variable(Tensor):
     given), so values of any shape can be assigned; `caching_device` has no effect (there is
     one device). `aggregation` (rt.VariableAggregation) and `synchronization` are kept: under
     a distribution strategy (`rt.distribute`) the aggregation combines the replicas' updates.
-    `variable_def`, `import_scope`, `constraint` and
+    `constraint` (a callable `value -> value`) is kept as `variable.constraint`; optimizers
+    assign its result after each update. `variable_def`, `import_scope` and
     `experimental_enable_variable_lifting=False` are not implemented and raise
     `NotImplementedError`. Any other keyword raises `TypeError`.
     """
@@ -149,7 +148,7 @@ class Variable(Tensor):
     # `_host` holds the value: a NumPy array (or scalar), None before it is initialised, or
     # a DeviceValue a compiler tier stored (read as NumPy through `_value` when asked)
     __slots__ = ("_host", "_np_dtype", "_dtype", "_shape", "_name", "trainable", "_id", "_lock",
-                 "_aggregation", "_synchronization")
+                 "_aggregation", "_synchronization", "_constraint")
 
     def __new__(cls, *args, **kwargs):
         if cls is Variable:  # inside a strategy's scope, the strategy makes the variable
@@ -175,13 +174,16 @@ class Variable(Tensor):
                  variable_def=None, import_scope=None, constraint=None, synchronization=None,
                  aggregation=None, experimental_enable_variable_lifting: bool = True):
         _refuse_unimplemented(variable_def=variable_def, import_scope=import_scope,
-                              constraint=constraint,
                               experimental_enable_variable_lifting=(
                                   None if experimental_enable_variable_lifting else False))
         if initial_value is None:
             raise ValueError("Variable needs an initial_value.")
         self._aggregation = distribute_context.as_aggregation(aggregation)
         self._synchronization = distribute_context.as_synchronization(synchronization)
+        if constraint is not None and not callable(constraint):
+            raise ValueError(f"rt.Variable(constraint=...) must be a callable value -> value, "
+                             f"got {constraint!r:.100}.")
+        self._constraint = constraint
         if not validate_shape and shape is None:
             shape = TensorShape(None)
         if callable(initial_value) and not isinstance(initial_value, Tensor):
@@ -246,6 +248,11 @@ class Variable(Tensor):
     @property
     def synchronization(self) -> "distribute_context.VariableSynchronization":
         return self._synchronization
+
+    @property
+    def constraint(self):
+        """The callable the optimizers apply to this variable after each update, or None."""
+        return getattr(self, "_constraint", None)
 
     def ref(self):
         """A hashable reference to this variable (variables themselves are unhashable)."""

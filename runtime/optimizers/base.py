@@ -271,6 +271,9 @@ class Optimizer:
                 var.assign_sub(array_math.multiply(var.read_value(), rate))
         for grad, var in pairs:
             self._update(grad, var, self._slots_for(var), hyper_by_dtype[var.dtype])
+        for _, var in pairs:  # as Keras: a weight's constraint after its update
+            if var.constraint is not None:
+                var.assign(var.constraint(var.read_value()))
         iterations.assign_add(np.int64(1))
         return iterations
 

@@ -155,8 +155,9 @@ def test_grouped_conv2d_and_conv1d_match_numpy_per_group():
         L.Conv2D(5, 3, groups=2)
     with pytest.raises(ValueError, match="groups"):
         L.Conv2D(4, 3, groups=4)(x[..., :3])
-    with pytest.raises(NotImplementedError, match="bias_constraint"):
-        L.Conv1D(4, 3, bias_constraint=lambda w: w)
+    layer = L.Conv1D(4, 3, bias_constraint=lambda w: w * 0.0)  # kept on the weight
+    layer(np.ones((1, 5, 2), np.float32))
+    assert layer.bias.constraint is layer.bias_constraint
 
 
 def test_nn_convolution_and_atrous_conv2d_are_conv1d_or_conv2d():

@@ -323,7 +323,7 @@ def test_variable_keywords_work():
 
 
 @pytest.mark.parametrize("keyword, value", [
-    ("variable_def", object()), ("import_scope", "scope"), ("constraint", abs),
+    ("variable_def", object()), ("import_scope", "scope"),
     ("experimental_enable_variable_lifting", False)])
 def test_variable_keywords_not_implemented_raise(keyword, value):
     with pytest.raises(NotImplementedError, match=keyword):
