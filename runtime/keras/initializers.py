@@ -9,10 +9,15 @@ from ..layers.initializers import (
     GlorotUniform,
     HeNormal,
     HeUniform,
+    Identity,
     Initializer,
+    LecunNormal,
+    LecunUniform,
     Ones,
+    Orthogonal,
     RandomNormal,
     RandomUniform,
+    TruncatedNormal,
     VarianceScaling,
     Zeros,
     get,
@@ -27,6 +32,10 @@ he_uniform = HeUniform
 he_normal = HeNormal
 random_uniform = RandomUniform
 random_normal = RandomNormal
+lecun_uniform, lecun_normal = LecunUniform, LecunNormal
+truncated_normal, variance_scaling = TruncatedNormal, VarianceScaling
+identity = IdentityInitializer = Identity
+orthogonal = OrthogonalInitializer = Orthogonal
 
 
 def serialize(initializer) -> dict | str:
@@ -45,4 +54,7 @@ def deserialize(config, custom_objects: dict | None = None):
 __all__ = ["Constant", "GlorotNormal", "GlorotUniform", "HeNormal", "HeUniform", "Initializer",
            "Ones", "RandomNormal", "RandomUniform", "VarianceScaling", "Zeros", "get",
            "serialize", "deserialize", "zeros", "ones", "constant", "glorot_uniform",
-           "glorot_normal", "he_uniform", "he_normal", "random_uniform", "random_normal"]
+           "glorot_normal", "he_uniform", "he_normal", "random_uniform", "random_normal",
+           "Identity", "IdentityInitializer", "LecunNormal", "LecunUniform", "Orthogonal",
+           "OrthogonalInitializer", "TruncatedNormal", "identity", "lecun_normal",
+           "lecun_uniform", "orthogonal", "truncated_normal", "variance_scaling"]

@@ -152,11 +152,77 @@ class HeNormal(VarianceScaling):
         super().__init__(2.0, "fan_in", "truncated_normal", seed)
 
 
+class LecunUniform(VarianceScaling):
+    """Uniform in ±sqrt(3 / fan_in) (LeCun et al., 1998)."""
+
+    def __init__(self, seed=None):
+        super().__init__(1.0, "fan_in", "uniform", seed)
+
+
+class LecunNormal(VarianceScaling):
+    """Truncated normal with stddev sqrt(1 / fan_in)."""
+
+    def __init__(self, seed=None):
+        super().__init__(1.0, "fan_in", "truncated_normal", seed)
+
+
+class TruncatedNormal(Initializer):
+    """Normal values with the given mean and standard deviation, those beyond two standard
+    deviations redrawn."""
+
+    def __init__(self, mean=0.0, stddev=0.05, seed=None):
+        self.mean, self.stddev, self.seed = mean, stddev, seed
+
+    def __call__(self, shape, dtype=_dtypes.float32):
+        values = _truncated_normal(shape, self.stddev, _dtypes.float64, self.seed).numpy()
+        return constant((values + self.mean).astype(_dtypes.as_dtype(dtype).as_numpy_dtype))
+
+
+class Identity(Initializer):
+    """`gain` times the identity matrix (ones on the main diagonal of a 2-D shape)."""
+
+    def __init__(self, gain=1.0):
+        self.gain = gain
+
+    def __call__(self, shape, dtype=_dtypes.float32):
+        if len(tuple(shape)) != 2:
+            raise ValueError(f"Identity initializer can only be used for 2D matrices, got "
+                             f"shape {tuple(shape)}.")
+        rows, cols = shape
+        return constant((self.gain * np.eye(rows, cols)).astype(
+            _dtypes.as_dtype(dtype).as_numpy_dtype))
+
+
+class Orthogonal(Initializer):
+    """A random orthogonal matrix times `gain` (of the shape flattened to [prod(shape[:-1]),
+    shape[-1]]: orthonormal rows or columns, whichever are fewer), from the QR decomposition
+    of normal draws with the signs of R's diagonal."""
+
+    def __init__(self, gain=1.0, seed=None):
+        self.gain, self.seed = gain, seed
+
+    def __call__(self, shape, dtype=_dtypes.float32):
+        shape = tuple(shape)
+        if len(shape) < 2:
+            raise ValueError(f"Orthogonal initializer needs a shape of rank >= 2, got {shape}.")
+        rows, cols = int(np.prod(shape[:-1])), shape[-1]
+        draws = np.asarray(random.normal([max(rows, cols), min(rows, cols)], 0.0, 1.0,
+                                         dtype=_dtypes.float64, seed=self.seed).numpy())
+        q, r = np.linalg.qr(draws)
+        q = q * np.sign(np.diag(r))
+        if rows < cols:
+            q = q.T
+        return constant((self.gain * q).reshape(shape).astype(
+            _dtypes.as_dtype(dtype).as_numpy_dtype))
+
+
 _BY_NAME: dict[str, type] = {
     "zeros": Zeros, "ones": Ones, "constant": Constant,
     "random_uniform": RandomUniform, "random_normal": RandomNormal,
     "glorot_uniform": GlorotUniform, "glorot_normal": GlorotNormal,
-    "he_uniform": HeUniform, "he_normal": HeNormal,
+    "he_uniform": HeUniform, "he_normal": HeNormal, "lecun_uniform": LecunUniform,
+    "lecun_normal": LecunNormal, "truncated_normal": TruncatedNormal, "identity": Identity,
+    "orthogonal": Orthogonal, "variance_scaling": VarianceScaling,
 }
 
 
