@@ -62,6 +62,9 @@ class DType:
     def __repr__(self) -> str:
         return f"rt.{self.name}"
 
+    def __str__(self) -> str:  # what print and "%s" show, as TensorFlow writes it
+        return f"<dtype: '{self.name}'>"
+
     def __reduce__(self):
         return (as_dtype, (self.name,))
 

@@ -119,7 +119,7 @@ class EagerTensor(Tensor):
 
     @property
     def device(self) -> str:
-        return "/device:CPU:0"
+        return EAGER_CPU  # the full name, as TensorFlow gives an eager tensor's device
 
     @property
     def _lazy_value(self):
@@ -262,8 +262,8 @@ class DeviceTensor(EagerTensor):
     def device(self) -> str:
         device = getattr(self._box.buffer, "device", None)  # a JAX array's Device
         if device is None or callable(device):
-            return "/device:CPU:0"
-        return f"/device:{str(device.platform).upper()}:{device.id}"
+            return EAGER_CPU
+        return f"/job:localhost/replica:0/task:0/device:{str(device.platform).upper()}:{device.id}"
 
     def __len__(self) -> int:
         shape = self._box.shape
@@ -370,18 +370,22 @@ class SymbolicTensor(Tensor):
 # is weakly typed (its repr then ends with `weak=True`, as TensorFlow's WeakTensor)
 weak_hook = None
 
+# the device an eager value is on, named as TensorFlow names it (`tensor.device`)
+EAGER_CPU = "/job:localhost/replica:0/task:0/device:CPU:0"
+
 
 def numpy_text(value) -> str:
     """A value as TensorFlow's reprs show it: NumPy's repr of the array (`array([1., 2.],
     dtype=float32)`), a scalar as `5.0`, `3`, `True` or `b'ab'`; on a new line when it takes
     several."""
     array = np.asarray(value)
-    shown = array[()] if array.ndim == 0 else array
-    if _NUMPY_2:  # scalars as 5.0, not np.float32(5.0)
+    if array.ndim == 0:  # as Python writes the item: a float32 8.3 is 8.300000190734863
+        return repr(array.item())
+    if _NUMPY_2:
         with np.printoptions(legacy="1.25"):
-            text = repr(shown)
+            text = repr(array)
     else:
-        text = repr(shown)
+        text = repr(array)
     return "\n" + text if "\n" in text else text
 
 

@@ -19,7 +19,7 @@ from ..errors import InvalidArgumentError
 from ..exports import export
 from ..opdef import define
 from ..shapes import TensorShape, as_shape
-from ..tensor import DeviceValue, EagerTensor, SymbolicTensor, Tensor, numpy_text, to_numpy_value
+from ..tensor import EAGER_CPU, DeviceValue, EagerTensor, SymbolicTensor, Tensor, numpy_text, to_numpy_value
 from .array_math import cast
 from .core import apply, convert_to_tensor
 
@@ -239,7 +239,7 @@ class Variable(Tensor):
 
     @property
     def device(self) -> str:
-        return "/device:CPU:0"
+        return EAGER_CPU
 
     @property
     def aggregation(self) -> "distribute_context.VariableAggregation":

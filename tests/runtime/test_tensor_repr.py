@@ -28,6 +28,15 @@ CASES = [
      "<tf.Variable 'Variable:0' shape=(1, 2) dtype=float32, numpy=array([[1., 2.]], "
      "dtype=float32)>"),
     (lambda: rt.Variable(2.0), "<tf.Variable 'Variable:0' shape=() dtype=float32, numpy=2.0>"),
+    # a scalar is its item as Python writes it, so a float32 shows its float64 digits
+    (lambda: rt.constant(8.3), "<tf.Tensor: shape=(), dtype=float32, numpy=8.300000190734863>"),
+    (lambda: rt.constant(8.3, rt.float16), "<tf.Tensor: shape=(), dtype=float16, numpy=8.296875>"),
+    (lambda: rt.constant(8.3, rt.float64), "<tf.Tensor: shape=(), dtype=float64, numpy=8.3>"),
+    (lambda: rt.constant(1e20), "<tf.Tensor: shape=(), dtype=float32, numpy=1.0000000200408773e+20>"),
+    (lambda: rt.constant(-0.0), "<tf.Tensor: shape=(), dtype=float32, numpy=-0.0>"),
+    (lambda: rt.constant(float("inf")), "<tf.Tensor: shape=(), dtype=float32, numpy=inf>"),
+    (lambda: rt.constant(1 + 2j, rt.complex64), "<tf.Tensor: shape=(), dtype=complex64, numpy=(1+2j)>"),
+    (lambda: rt.constant(7, rt.uint8), "<tf.Tensor: shape=(), dtype=uint8, numpy=7>"),
 ]
 
 
