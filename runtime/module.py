@@ -18,8 +18,10 @@ before those of its submodules. `rt.layers.Layer` is a Module that keeps Keras's
 
 from __future__ import annotations
 
+import collections
 import functools
 import re
+import threading
 from typing import Any, Callable, Iterator
 
 from . import context
@@ -43,6 +45,20 @@ def keras_snake_case(name: str) -> str:
     not a word character)."""
     name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", re.sub(r"\W+", "", name))
     return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
+
+
+# Keras's automatic names (`dense`, `dense_1`, `adam`, ...): one counter per base name,
+# shared by layers and optimizers as in Keras 3; keras.backend.clear_session resets it
+keras_names: "collections.Counter[str]" = collections.Counter()
+keras_names_lock = threading.Lock()
+
+
+def keras_unique_name(base: str) -> str:
+    """`base` the first time, then `base_1`, `base_2`, ..."""
+    with keras_names_lock:
+        count = keras_names[base]
+        keras_names[base] += 1
+    return base if count == 0 else f"{base}_{count}"
 
 
 def _leaves(value, stack: list, depth: int = 0) -> Iterator[Any]:

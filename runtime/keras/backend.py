@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as _np
 
+from .. import module as _module
 from ..arguments import with_keyword_hints as _with_keyword_hints
-from ..layers import base as _base
 from ..ops import random as _random
 from . import backend_ops as _backend_ops
 from .backend_ops import *  # noqa: F401,F403 - Keras 2's backend functions
@@ -20,8 +20,8 @@ def floatx() -> str:
 
 def clear_session() -> None:
     """Resets the automatic layer names (`dense`, `dense_1`, ... start again)."""
-    with _base._names_lock:
-        _base._names.clear()
+    with _module.keras_names_lock:
+        _module.keras_names.clear()
 
 
 def image_data_format() -> str:

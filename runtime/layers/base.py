@@ -8,7 +8,6 @@ graph. Attributes that are layers, variables, or lists/tuples/dicts of them are 
 
 from __future__ import annotations
 
-import collections
 import inspect
 import logging
 import threading
@@ -29,6 +28,7 @@ from ..function.conversion import convert as _autograph_convert
 from ..graph import FuncGraph
 from ..module import Module
 from ..module import keras_snake_case as _snake_case
+from ..module import keras_unique_name as _unique_name
 from ..ops import array_math, math_composed
 from ..ops.core import convert_to_tensor
 from ..ops.variables import Variable
@@ -41,8 +41,6 @@ from . import regularizers as _regularizers
 from . import serialization as _serialization
 
 logger = logging.getLogger("runtime.layers")
-_names = collections.Counter()
-_names_lock = threading.Lock()
 
 
 class _CallContext(threading.local):
@@ -55,11 +53,6 @@ class _CallContext(threading.local):
 _call_context = _CallContext()
 
 
-def _unique_name(base: str) -> str:
-    with _names_lock:
-        count = _names[base]
-        _names[base] += 1
-    return base if count == 0 else f"{base}_{count}"
 
 
 _call_params_cache: "weakref.WeakKeyDictionary[type, tuple]" = weakref.WeakKeyDictionary()
@@ -220,9 +213,20 @@ class Layer(Module):
         return self._name
 
     @property
-    def dtype(self) -> _dtypes.DType:
-        """The dtype of this layer's weights (float32 unless given)."""
-        return self._dtype
+    def dtype(self) -> str:
+        """The name of the dtype of this layer's weights (`"float32"` unless given), a string
+        as in Keras 3 (it equals the DType: `layer.dtype == rt.float32`)."""
+        return self._dtype.name
+
+    @property
+    def compute_dtype(self) -> str:
+        """Keras 3's name of the dtype the layer computes in (its weights' dtype here)."""
+        return self._dtype.name
+
+    @property
+    def variable_dtype(self) -> str:
+        """Keras 3's name of the dtype of the layer's weights."""
+        return self._dtype.name
 
     @property
     def dtype_policy(self) -> _dtype_policy.DTypePolicy:
@@ -472,7 +476,7 @@ class Layer(Module):
                              trainable=trainable, regularizer=regularizer, name=name))
         _check_weight_options(self, constraint, aggregation, overwrite_with_gradient)
         regularizer = _regularizers.get(regularizer, "regularizer")
-        dtype = _dtypes.as_dtype(dtype) if dtype is not None else self.dtype
+        dtype = _dtypes.as_dtype(dtype) if dtype is not None else self._dtype
         dims = TensorShape(shape)
         if not dims.is_fully_defined():
             raise ValueError(f"{self.name}.add_weight({name!r}): the shape {dims} must be fully "
@@ -787,7 +791,7 @@ def build_by_run(layer: Layer, input_shape, dtype=None) -> None:
     """Calls `layer` on placeholders of `input_shape` in a throwaway graph: its layers create
     their weights (eagerly, as on a first call) and nothing runs."""
     graph = FuncGraph(f"{layer.name}_build")
-    dtype = _dtypes.as_dtype(dtype) if dtype is not None else layer.dtype
+    dtype = _dtypes.as_dtype(dtype if dtype is not None else layer.dtype)
     with context.graph_scope(graph):
         layer(_placeholders(graph, input_shape, dtype, layer.name))
 

@@ -346,6 +346,6 @@ class Rescaling(_SameShape):
 
     def call(self, inputs):
         x = array_math.cast(convert_to_tensor(inputs), self.dtype)
-        scale = convert_to_tensor(np.asarray(self.scale, self.dtype.as_numpy_dtype))
-        offset = convert_to_tensor(np.asarray(self.offset, self.dtype.as_numpy_dtype))
+        scale = convert_to_tensor(np.asarray(self.scale, self._dtype.as_numpy_dtype))
+        offset = convert_to_tensor(np.asarray(self.offset, self._dtype.as_numpy_dtype))
         return array_math.add(array_math.multiply(x, scale), offset)

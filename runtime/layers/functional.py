@@ -121,7 +121,7 @@ class InputLayer(Layer):
         return self.output
 
     def get_config(self) -> dict:
-        config = {"batch_shape": list(self._batch_input_shape), "dtype": self.dtype.name,
+        config = {"batch_shape": list(self._batch_input_shape), "dtype": self.dtype,
                   "name": self.name}
         config = {**config, "ragged": True} if self.ragged else config
         return {**config, "sparse": True} if self.sparse else config

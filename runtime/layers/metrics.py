@@ -98,7 +98,8 @@ def _unknown(metric: str) -> ValueError:
     known = known_names()
     close = difflib.get_close_matches(metric, known, n=1)
     hint = f"; did you mean {close[0]!r}?" if close else "."
-    return ValueError(f"compile(metrics=...): unknown metric {metric!r}{hint} Use a callable "
+    return ValueError(f"Could not interpret metric identifier: {metric} "
+                      f"(compile(metrics=...): unknown metric {metric!r}){hint} Use a callable "
                       f"fn(y_true, y_pred), a metric object, or one of {', '.join(known)}.")
 
 

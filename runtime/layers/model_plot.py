@@ -56,7 +56,7 @@ def _label(layer, known: dict, options: dict) -> str:
         shape = _summary.output_shape_text(layer, known)
         cells.append(_cell(f"Output shape: <b>{html.escape(shape)}</b>"))
     if options["show_dtype"]:
-        cells.append(_cell(f"Output dtype: <b>{layer.dtype.name}</b>"))
+        cells.append(_cell(f"Output dtype: <b>{layer.dtype}</b>"))
     if options["show_trainable"] and layer.variables:
         cells.append(_cell("<b>Trainable</b>", "forestgreen", "white") if layer.trainable
                      else _cell("<b>Non-trainable</b>", "firebrick", "white"))

@@ -423,7 +423,7 @@ class Normalization(Layer):
         for i in range(1, value.ndim + 1):
             expanded[self._keep[-i]] = value.shape[-i]
         value = np.broadcast_to(value.reshape(expanded), self._broadcast_shape)
-        return convert_to_tensor(value.astype(self.dtype.as_numpy_dtype))
+        return convert_to_tensor(value.astype(self._dtype.as_numpy_dtype))
 
     def adapt(self, data) -> None:
         """Sets `mean` and `variance` to the data's, over every axis but `axis` (Keras's

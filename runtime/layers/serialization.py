@@ -245,7 +245,7 @@ def layer_config(layer) -> dict:
                                   f"cannot be recorded ({exc}); override get_config.") from None
     bound.apply_defaults()
     config: dict = {"name": layer.name, "trainable": layer.trainable,
-                    "dtype": _dtype_policy.policy_config(layer.dtype)}
+                    "dtype": _dtype_policy.policy_config(_dtypes.as_dtype(layer.dtype))}
     for (key, value), param in zip(list(bound.arguments.items())[1:],
                                    list(signature.parameters.values())[1:]):
         if param.kind is inspect.Parameter.VAR_POSITIONAL:

@@ -26,6 +26,7 @@ from math import ceil
 from typing import Callable, Optional, Sequence
 
 from .. import context, nest
+from .. import dtypes as _dtypes
 from ..graph import FuncGraph
 from ..shapes import TensorShape
 from .base import _placeholders
@@ -86,7 +87,7 @@ def _traced_shape(layer) -> str:
     if shapes is None or not layer.built:
         return "?"
     graph = FuncGraph(f"{layer.name}_summary")
-    dtype = layer.__dict__.get("_build_input_dtype") or layer.dtype
+    dtype = layer.__dict__.get("_build_input_dtype") or _dtypes.as_dtype(layer.dtype)
     try:
         with context.graph_scope(graph), warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -352,7 +352,7 @@ class Training:
         parts = self._predicted(inputs, _with_model(self, callbacks),
                                 StepProgress(length, verbose))
         if not parts:
-            return np.zeros((0,), self.dtype.as_numpy_dtype)
+            return np.zeros((0,), self._dtype.as_numpy_dtype)
         return nest.map_structure(lambda *p: np.concatenate([np.asarray(a) for a in p]), *parts)
 
     @strict_keywords()
@@ -471,7 +471,7 @@ class Training:
         converted likewise)."""
         if isinstance(values, RaggedTensor):
             flat = values.flat_values
-            target = {np.float64: self.dtype, np.int64: "int32"}.get(flat.dtype.as_numpy_dtype)
+            target = {np.float64: self._dtype, np.int64: "int32"}.get(flat.dtype.as_numpy_dtype)
             return values if target is None else values.with_flat_values(array_math.cast(flat, target))
         if isinstance(values, SparseTensor):
             values = to_dense(values, validate_indices=False)
@@ -484,7 +484,7 @@ class Training:
         if _is_pandas_series(values):
             array = array[:, None]
         if array.dtype == np.float64:
-            return array.astype(self.dtype.as_numpy_dtype)
+            return array.astype(self._dtype.as_numpy_dtype)
         if array.dtype == np.int64:
             return array.astype(np.int32)
         return array
@@ -539,7 +539,8 @@ def get_optimizer(identifier):
         if cls is not None:
             return cls()
         known = ", ".join(repr(name) for name in sorted(_OPTIMIZERS))
-        raise ValueError(f"Unknown optimizer {identifier!r}; known names are {known} (any "
+        raise ValueError(f"Could not interpret optimizer identifier: {identifier} (Unknown "
+                         f"optimizer {identifier!r}); known names are {known} (any "
                          f"case), or pass an optimizer object such as "
                          f"rt.keras.optimizers.Adam(learning_rate=1e-3).")
     if isinstance(identifier, type) and hasattr(identifier, "apply_gradients"):

@@ -19,7 +19,7 @@ class Adadelta(Optimizer):
     """
 
     def __init__(self, learning_rate: Hyper = 0.001, rho: float = 0.95, epsilon: float = 1e-7,
-                 name: str = "Adadelta", **kwargs: Any) -> None:
+                 name: str | None = None, **kwargs: Any) -> None:
         """`kwargs`: the Keras options of `Optimizer` (`clipnorm`, `clipvalue`,
         `global_clipnorm`, `weight_decay`); any other keyword raises `TypeError`."""
         super().__init__(name, {"learning_rate": learning_rate}, **kwargs)

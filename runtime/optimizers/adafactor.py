@@ -29,7 +29,7 @@ class Adafactor(Optimizer):
 
     def __init__(self, learning_rate: Hyper = 0.001, beta_2_decay: float = -0.8,
                  epsilon_1: float = 1e-30, epsilon_2: float = 1e-3, clip_threshold: float = 1.0,
-                 relative_step: bool = True, name: str = "Adafactor", **kwargs: Any) -> None:
+                 relative_step: bool = True, name: str | None = None, **kwargs: Any) -> None:
         """`kwargs`: the Keras options of `Optimizer` (`clipnorm`, `clipvalue`,
         `global_clipnorm`, `weight_decay`); any other keyword raises `TypeError`."""
         super().__init__(name, {"learning_rate": learning_rate}, **kwargs)

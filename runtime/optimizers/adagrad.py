@@ -19,7 +19,7 @@ class Adagrad(Optimizer):
     """
 
     def __init__(self, learning_rate: Hyper = 0.001, initial_accumulator_value: float = 0.1,
-                 epsilon: float = 1e-7, name: str = "Adagrad", **kwargs: Any) -> None:
+                 epsilon: float = 1e-7, name: str | None = None, **kwargs: Any) -> None:
         """`kwargs`: the Keras options of `Optimizer` (`clipnorm`, `clipvalue`,
         `global_clipnorm`, `weight_decay`); any other keyword raises `TypeError`."""
         super().__init__(name, {"learning_rate": learning_rate}, **kwargs)

@@ -22,7 +22,7 @@ class Adam(Optimizer):
     """
 
     def __init__(self, learning_rate: Hyper = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
-                 epsilon: float = 1e-7, amsgrad: bool = False, name: str = "Adam",
+                 epsilon: float = 1e-7, amsgrad: bool = False, name: str | None = None,
                  **kwargs: Any) -> None:
         """`kwargs`: the Keras options of `Optimizer` (`clipnorm`, `clipvalue`,
         `global_clipnorm`, `weight_decay`); any other keyword raises `TypeError`."""

@@ -14,7 +14,7 @@ class AdamW(Adam):
 
     def __init__(self, learning_rate: Hyper = 0.001, weight_decay: float = 0.004,
                  beta_1: float = 0.9, beta_2: float = 0.999, epsilon: float = 1e-7,
-                 amsgrad: bool = False, name: str = "AdamW", **kwargs: Any) -> None:
+                 amsgrad: bool = False, name: str | None = None, **kwargs: Any) -> None:
         real_number(type(self).__name__, "weight_decay", weight_decay)  # None too, as in Keras
         super().__init__(learning_rate, beta_1=beta_1, beta_2=beta_2, epsilon=epsilon,
                          amsgrad=amsgrad, name=name, weight_decay=weight_decay, **kwargs)

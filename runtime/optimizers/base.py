@@ -20,6 +20,7 @@ from .. import deferred_restore as _checkpoint_deferred
 from .. import dtypes as _dtypes
 from ..arguments import init_keyword_names, raise_unknown_keywords, strict_keywords
 from ..gradients import GradientTape
+from ..module import keras_snake_case, keras_unique_name
 from ..ops import array_math
 from ..ops.core import convert_to_tensor
 from ..ops.variables import Variable
@@ -40,10 +41,13 @@ class Optimizer:
 
     _slot_names: tuple[str, ...] = ()
 
-    def __init__(self, name: str, hyper: Mapping[str, Hyper] | None = None, *,
+    def __init__(self, name: str | None, hyper: Mapping[str, Hyper] | None = None, *,
                  clipnorm: float | None = None, clipvalue: float | None = None,
                  global_clipnorm: float | None = None, weight_decay: float | None = None,
-                 **kwargs: Any) -> None:
+                 use_ema: bool = False, ema_momentum: float = 0.99,
+                 ema_overwrite_frequency: int | None = None,
+                 loss_scale_factor: float | None = None,
+                 gradient_accumulation_steps: int | None = None, **kwargs: Any) -> None:
         """`hyper` maps hyperparameter names (such as "learning_rate") to their values.
 
         The Keras options (subclasses pass them on with their other keywords):
@@ -51,11 +55,27 @@ class Optimizer:
         gradients together to at most this joint norm, `clipvalue` clips each element to
         [-clipvalue, clipvalue] (at most one of the three); `weight_decay` w subtracts
         `learning_rate * w * var` from each updated variable before its update, as Keras
-        does. Any other keyword raises `TypeError`.
+        does. Keras 3's `use_ema`, `ema_momentum`, `ema_overwrite_frequency`,
+        `loss_scale_factor` and `gradient_accumulation_steps` are taken at their defaults
+        (what `get_config` gives back); another value raises `NotImplementedError`. Any other
+        keyword raises `TypeError`. `name=None` is Keras's automatic name: the class's in
+        snake_case, made unique (`adam`, `adam_1`, `rm_sprop`).
         """
         if kwargs:
             raise_unknown_keywords(type(self).__name__, kwargs,
                                    init_keyword_names(type(self)) - {"hyper"})
+        for key, value, default in (("use_ema", use_ema, False),
+                                    ("ema_momentum", ema_momentum, 0.99),
+                                    ("ema_overwrite_frequency", ema_overwrite_frequency, None),
+                                    ("loss_scale_factor", loss_scale_factor, None),
+                                    ("gradient_accumulation_steps", gradient_accumulation_steps,
+                                     None)):
+            if value != default:
+                raise NotImplementedError(
+                    f"{type(self).__name__}({key}={value!r}) is not offered: only Keras's "
+                    f"default {key}={default!r} is. Leave it out.")
+        if name is None:
+            name = keras_unique_name(keras_snake_case(type(self).__name__))
         clipping = {key: value for key, value in (("clipnorm", clipnorm), ("clipvalue", clipvalue),
                                                   ("global_clipnorm", global_clipnorm))
                     if value is not None}
@@ -356,21 +376,27 @@ class Optimizer:
             if key == "self" or value is None and not hasattr(self, key):
                 continue
             if hasattr(value, "get_config") and not isinstance(value, Variable):
-                value = {"class_name": type(value).__name__, "config": value.get_config()}
+                value = {"module": "keras.optimizers.schedules",
+                         "class_name": type(value).__name__, "config": value.get_config(),
+                         "registered_name": None}
             elif isinstance(value, Variable):
                 value = float(value.numpy())
             config[key] = value
-        for key in ("clipnorm", "clipvalue", "global_clipnorm", "weight_decay"):
-            if getattr(self, key, None) is not None:
-                config[key] = getattr(self, key)
-        return config
+        common = {"weight_decay": self.weight_decay, "clipnorm": self.clipnorm,
+                  "global_clipnorm": self.global_clipnorm, "clipvalue": self.clipvalue,
+                  **_KERAS_DEFAULTS}
+        if not any(p.kind is p.VAR_KEYWORD
+                   for p in inspect.signature(type(self).__init__).parameters.values()):
+            common = {}  # a TF1 optimizer (GradientDescentOptimizer, ...) takes none of them
+        ordered = {key: config.pop(key) for key in ("name", "learning_rate") if key in config}
+        return {**ordered, **common, **config}
 
     @classmethod
     def from_config(cls, config: dict) -> "Optimizer":
         """An optimizer from `get_config()`'s dict (schedules of `optimizers.schedules`)."""
         config = dict(config)
         for key, value in config.items():
-            if isinstance(value, dict) and set(value) == {"class_name", "config"}:
+            if isinstance(value, dict) and {"class_name", "config"} <= set(value):
                 schedule = getattr(_schedules, value["class_name"], None)
                 if schedule is None:
                     raise ValueError(f"{cls.__name__}.from_config: unknown schedule "
@@ -381,6 +407,11 @@ class Optimizer:
     def __repr__(self) -> str:
         hyper = ", ".join(f"{k}={v!r}" for k, v in self._hyper_values.items())
         return f"<{type(self).__name__} {hyper}>"
+
+
+# Keras 3's optimizer options taken at their defaults only (see Optimizer.__init__)
+_KERAS_DEFAULTS = {"use_ema": False, "ema_momentum": 0.99, "ema_overwrite_frequency": None,
+                   "loss_scale_factor": None, "gradient_accumulation_steps": None}
 
 
 def _checked_hyper(owner: str, name: str, value: Any) -> Hyper:

@@ -33,7 +33,7 @@ class Ftrl(Optimizer):
                  l1_regularization_strength: float = 0.0,
                  l2_regularization_strength: float = 0.0,
                  l2_shrinkage_regularization_strength: float = 0.0, beta: float = 0.0,
-                 name: str = "Ftrl", **kwargs: Any) -> None:
+                 name: str | None = None, **kwargs: Any) -> None:
         """`kwargs`: the Keras options of `Optimizer` (`clipnorm`, `clipvalue`,
         `global_clipnorm`, `weight_decay`); any other keyword raises `TypeError`."""
         super().__init__(name, {"learning_rate": learning_rate}, **kwargs)

@@ -17,7 +17,7 @@ class Lion(Optimizer):
     """
 
     def __init__(self, learning_rate: Hyper = 0.001, beta_1: float = 0.9, beta_2: float = 0.99,
-                 name: str = "Lion", **kwargs: Any) -> None:
+                 name: str | None = None, **kwargs: Any) -> None:
         """`kwargs`: the Keras options of `Optimizer` (`clipnorm`, `clipvalue`,
         `global_clipnorm`, `weight_decay`); any other keyword raises `TypeError`.
         `beta_1` must be in (0, 1] (0 would make it SignSGD), as Keras requires."""

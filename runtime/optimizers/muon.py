@@ -32,7 +32,7 @@ class Muon(Optimizer):
 
     def __init__(self, learning_rate: Hyper = 0.001, adam_beta_1: float = 0.9,
                  adam_beta_2: float = 0.999, adam_weight_decay: float = 0.004,
-                 epsilon: float = 1e-7, weight_decay: float = 0.004, name: str = "Muon",
+                 epsilon: float = 1e-7, weight_decay: float = 0.004, name: str | None = None,
                  exclude_layers: list[str] | None = None, exclude_embeddings: bool = True,
                  muon_a: float = 3.4445, muon_b: float = -4.7750, muon_c: float = 2.0315,
                  adam_lr_ratio: float = 1, momentum: float = 0.95, ns_steps: int = 5,

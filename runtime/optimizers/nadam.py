@@ -28,7 +28,7 @@ class Nadam(Optimizer):
     """
 
     def __init__(self, learning_rate: Hyper = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
-                 epsilon: float = 1e-7, name: str = "Nadam", **kwargs: Any) -> None:
+                 epsilon: float = 1e-7, name: str | None = None, **kwargs: Any) -> None:
         """`kwargs`: the Keras options of `Optimizer` (`clipnorm`, `clipvalue`,
         `global_clipnorm`, `weight_decay`); any other keyword raises `TypeError`."""
         super().__init__(name, {"learning_rate": learning_rate}, **kwargs)

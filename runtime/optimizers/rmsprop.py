@@ -19,7 +19,7 @@ class RMSprop(Optimizer):
     """
 
     def __init__(self, learning_rate: Hyper = 0.001, rho: float = 0.9, momentum: float = 0.0,
-                 epsilon: float = 1e-7, centered: bool = False, name: str = "RMSprop",
+                 epsilon: float = 1e-7, centered: bool = False, name: str | None = None,
                  **kwargs: Any) -> None:
         """`kwargs`: the Keras options of `Optimizer` (`clipnorm`, `clipvalue`,
         `global_clipnorm`, `weight_decay`); any other keyword raises `TypeError`."""

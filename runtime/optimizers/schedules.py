@@ -30,6 +30,12 @@ def _float_step(step):
     return array_math.cast(convert_to_tensor(step), "float32")
 
 
+def _keras_name(schedule) -> str:
+    """Keras 3's default schedule name: the class's (`PiecewiseConstant` for that one)."""
+    name = type(schedule).__name__
+    return "PiecewiseConstant" if name == "PiecewiseConstantDecay" else name
+
+
 class ExponentialDecay(LearningRateSchedule):
     """`initial_learning_rate * decay_rate ** (step / decay_steps)` (the exponent floored
     with `staircase`)."""
@@ -43,7 +49,7 @@ class ExponentialDecay(LearningRateSchedule):
         self.decay_steps = positive_number(owner, "decay_steps", decay_steps)
         self.decay_rate = real_number(owner, "decay_rate", decay_rate)
         self.staircase = bool(staircase)
-        self.name = name
+        self.name = name if name is not None else _keras_name(self)
 
     def __call__(self, step):
         exponent = array_math.divide(_float_step(step), float(self.decay_steps))
@@ -81,7 +87,7 @@ class PiecewiseConstantDecay(LearningRateSchedule):
         self.boundaries = [real_number("PiecewiseConstantDecay", "boundaries", b)
                            for b in boundaries]
         self.values = [real_number("PiecewiseConstantDecay", "values", v) for v in values]
-        self.name = name
+        self.name = name if name is not None else _keras_name(self)
 
     def __call__(self, step):
         step = _float_step(step)
@@ -106,7 +112,7 @@ class CosineDecay(LearningRateSchedule):
                                                  initial_learning_rate)
         self.decay_steps = positive_number("CosineDecay", "decay_steps", decay_steps)
         self.alpha = real_number("CosineDecay", "alpha", alpha)
-        self.name = name
+        self.name = name if name is not None else _keras_name(self)
 
     def __call__(self, step):
         fraction = array_math.divide(array_math.minimum(_float_step(step), float(self.decay_steps)),

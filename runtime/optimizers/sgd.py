@@ -17,7 +17,7 @@ class SGD(Optimizer):
     """
 
     def __init__(self, learning_rate: Hyper = 0.01, momentum: float = 0.0, nesterov: bool = False,
-                 name: str = "SGD", **kwargs: Any) -> None:
+                 name: str | None = None, **kwargs: Any) -> None:
         """`kwargs`: the Keras options of `Optimizer` (`clipnorm`, `clipvalue`,
         `global_clipnorm`, `weight_decay`); any other keyword raises `TypeError`."""
         super().__init__(name, {"learning_rate": learning_rate}, **kwargs)

@@ -94,3 +94,46 @@ def test_learning_rate_reads_as_keras_3s_float32_variable():
     scheduled = rt.keras.optimizers.SGD(schedule)
     scheduled.iterations.assign(10)
     np.testing.assert_allclose(float(scheduled.learning_rate), 0.05, rtol=1e-6)
+
+
+# Keras 3.15's get_config of keras.optimizers.get(name) for each optimizer, less the
+# class-specific entries: the automatic name and the options every optimizer reports
+_COMMON = {"weight_decay": None, "clipnorm": None, "global_clipnorm": None, "clipvalue": None,
+           "use_ema": False, "ema_momentum": 0.99, "ema_overwrite_frequency": None,
+           "loss_scale_factor": None, "gradient_accumulation_steps": None}
+
+
+@pytest.mark.parametrize("cls, base", [
+    (rt.keras.optimizers.SGD, "sgd"), (rt.keras.optimizers.Adam, "adam"),
+    (rt.keras.optimizers.RMSprop, "rm_sprop"), (rt.keras.optimizers.AdamW, "adam_w"),
+    (rt.keras.optimizers.Adagrad, "adagrad"), (rt.keras.optimizers.Nadam, "nadam")])
+def test_keras_optimizers_are_named_and_configured_as_in_keras_3(cls, base):
+    rt.keras.backend.clear_session()
+    first, second = cls(), cls()
+    assert (first.name, second.name) == (base, f"{base}_1")
+    assert cls(name="mine").name == "mine"
+    config = first.get_config()
+    common = {**_COMMON, "weight_decay": 0.004} if base == "adam_w" else _COMMON
+    assert {key: config[key] for key in _COMMON} == common
+    assert config["name"] == base and list(config)[:2] == ["name", "learning_rate"]
+    assert type(cls.from_config(config)) is cls
+
+
+def test_keras_only_options_are_taken_at_their_defaults_only():
+    rt.keras.optimizers.Adam(use_ema=False, ema_momentum=0.99, loss_scale_factor=None)
+    with pytest.raises(NotImplementedError, match="use_ema"):
+        rt.keras.optimizers.Adam(use_ema=True)
+    with pytest.raises(NotImplementedError, match="gradient_accumulation_steps"):
+        rt.keras.optimizers.SGD(gradient_accumulation_steps=4)
+
+
+def test_a_schedule_is_serialized_as_keras_3_writes_it():
+    schedule = rt.keras.optimizers.schedules.ExponentialDecay(0.1, 10, 0.5)
+    config = rt.keras.optimizers.SGD(schedule).get_config()["learning_rate"]
+    assert config == {"module": "keras.optimizers.schedules", "class_name": "ExponentialDecay",
+                      "config": {"initial_learning_rate": 0.1, "decay_steps": 10,
+                                 "decay_rate": 0.5, "staircase": False,
+                                 "name": "ExponentialDecay"},
+                      "registered_name": None}
+    restored = rt.keras.optimizers.SGD.from_config(rt.keras.optimizers.SGD(schedule).get_config())
+    assert float(restored.learning_rate) == pytest.approx(0.1)

@@ -333,7 +333,7 @@ def test_variable_keywords_not_implemented_raise(keyword, value):
 def test_layer_keywords_work():
     layer = rt.layers.Dense(2, trainable=False, name="frozen", dtype="float64", dynamic=False,
                             autocast=False)
-    assert layer.name == "frozen" and layer.dtype is rt.float64 and not layer.dynamic
+    assert layer.name == "frozen" and layer.dtype == "float64" and not layer.dynamic
     layer(np.ones((1, 3)))
     assert layer.trainable_variables == [] and len(layer.variables) == 2
     assert _Scaled(units=3, name="scaled").units == 3

@@ -109,7 +109,7 @@ class _ImageLayer(Layer):
         self.data_format = "channels_last"
 
     def _run(self, fn, inputs, shape):
-        dtype = self.dtype.as_numpy_dtype
+        dtype = self._dtype.as_numpy_dtype
         return run_numpy(lambda x: _batched(fn)(x).astype(dtype), inputs, self.dtype, shape)
 
 

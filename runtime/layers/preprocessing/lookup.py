@@ -82,7 +82,7 @@ class CategoryEncoding(Layer):
 
     def call(self, inputs, count_weights=None):
         inputs = convert_to_tensor(inputs)
-        dtype = self.dtype.as_numpy_dtype
+        dtype = self._dtype.as_numpy_dtype
         shape = _encoded_shape(inputs.shape, self.output_mode, self.num_tokens)
         if count_weights is not None:
             if self.output_mode != "count":
@@ -168,7 +168,7 @@ class Discretization(Layer):
             return run_numpy(lambda x: np.digitize(np.asarray(x, np.float64), bounds)
                              .astype(np.int32), inputs, "int32", inputs.shape.as_list()
                              if inputs.shape.rank is not None else None)
-        dtype = self.dtype.as_numpy_dtype
+        dtype = self._dtype.as_numpy_dtype
         return run_numpy(lambda x: encode(np.digitize(np.asarray(x, np.float64), bounds),
                                           self.output_mode, depth, dtype),
                          inputs, self.dtype, _encoded_shape(inputs.shape, self.output_mode,
