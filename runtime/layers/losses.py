@@ -134,10 +134,13 @@ def categorical_crossentropy(y_true, y_pred, from_logits: bool = False,
     return -array_math.reduce_sum(y_true * log_p, axis=axis)
 
 
-def sparse_categorical_crossentropy(y_true, y_pred, from_logits: bool = False, axis: int = -1):
+def sparse_categorical_crossentropy(y_true, y_pred, from_logits: bool = False,
+                                    ignore_class: int | None = None, axis: int = -1):
     """`categorical_crossentropy` with integer class labels. Without `from_logits` the
     predictions are clipped to [eps, 1 - eps] and then normalized (Keras 3's order on
-    TensorFlow: rows that do not sum to 1 give Keras's values)."""
+    TensorFlow: rows that do not sum to 1 give Keras's values). Labels equal to
+    `ignore_class` give 0 and are masked (`_keras_mask`), so a loss class's mean leaves
+    them out, as in Keras 3."""
     y_pred = convert_to_tensor(y_pred)
     if not from_logits:
         y_pred = array_math.log(array_math.clip_by_value(y_pred, _EPSILON, 1.0 - _EPSILON))
@@ -145,8 +148,51 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits: bool = False, a
     if labels.shape.rank is not None and y_pred.shape.rank is not None and \
             labels.shape.rank == y_pred.shape.rank and labels.shape[-1] == 1:
         labels = array_math.squeeze(labels, [-1])
+    valid = None
+    if ignore_class is not None:
+        valid = array_math.not_equal(labels, int(ignore_class))
+        labels = array_math.where(valid, labels, array_math.zeros_like(labels))
     one_hot = array_math.one_hot(labels, y_pred.shape[axis], dtype=y_pred.dtype)
-    return categorical_crossentropy(one_hot, y_pred, from_logits=True, axis=axis)
+    values = categorical_crossentropy(one_hot, y_pred, from_logits=True, axis=axis)
+    if valid is not None:
+        values = values * array_math.cast(valid, values.dtype)
+        values._keras_mask = valid
+    return values
+
+
+def binary_focal_crossentropy(y_true, y_pred, apply_class_balancing: bool = False,
+                              alpha: float = 0.25, gamma: float = 2.0,
+                              from_logits: bool = False, label_smoothing: float = 0.0,
+                              axis: int = -1):
+    """The mean over `axis` of the binary cross-entropy times (1 - p_t) ** gamma, p_t the
+    probability given to the true label (and times alpha for 1s, 1 - alpha for 0s with
+    `apply_class_balancing`), as Keras 3 defines it."""
+    y_true, y_pred = _pair(y_true, y_pred)
+    y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
+    p = nn.sigmoid(y_pred) if from_logits else y_pred
+    clipped = array_math.clip_by_value(p, _EPSILON, 1.0 - _EPSILON)
+    bce = -(y_true * array_math.log(clipped) + (1.0 - y_true) * array_math.log(1.0 - clipped))
+    p_t = y_true * p + (1.0 - y_true) * (1.0 - p)
+    values = array_math.pow(1.0 - p_t, float(gamma)) * bce
+    if apply_class_balancing:
+        values = (y_true * alpha + (1.0 - y_true) * (1.0 - alpha)) * values
+    return array_math.reduce_mean(values, axis=axis)
+
+
+def categorical_focal_crossentropy(y_true, y_pred, alpha: float = 0.25, gamma: float = 2.0,
+                                   from_logits: bool = False, label_smoothing: float = 0.0,
+                                   axis: int = -1):
+    """sum over `axis` of -alpha (1 - p) ** gamma t log p, p the normalized and clipped
+    probabilities (softmax of logits with `from_logits`), as Keras 3 defines it."""
+    y_pred = convert_to_tensor(y_pred)
+    y_true = array_math.cast(y_true, y_pred.dtype)
+    if from_logits:
+        y_pred = nn.softmax(y_pred, axis=axis)
+    p = y_pred / array_math.reduce_sum(y_pred, axis=axis, keepdims=True)
+    p = array_math.clip_by_value(p, _EPSILON, 1.0 - _EPSILON)
+    y_true = _smoothed(y_true, label_smoothing, float(y_pred.shape[axis] or 1))
+    weight = alpha * array_math.pow(1.0 - p, float(gamma))
+    return array_math.reduce_sum(weight * -(y_true * array_math.log(p)), axis=axis)
 
 
 def huber(y_true, y_pred, delta: float = 1.0):
@@ -188,6 +234,14 @@ def squared_hinge(y_true, y_pred) -> Tensor:
     y_true, y_pred = _pair(y_true, y_pred)
     margin = array_math.maximum(1.0 - _signed(y_true) * y_pred, 0.0)
     return array_math.reduce_mean(array_math.square(margin), axis=-1)
+
+
+def categorical_hinge(y_true, y_pred) -> Tensor:
+    """max(max((1 - t) * p) - sum(t * p) + 1, 0) over the last axis (one-hot labels)."""
+    y_true, y_pred = _pair(y_true, y_pred)
+    positive = array_math.reduce_sum(y_true * y_pred, axis=-1)
+    negative = array_math.reduce_max((1.0 - y_true) * y_pred, axis=-1)
+    return array_math.maximum(negative - positive + 1.0, 0.0)
 
 
 def log_cosh(y_true, y_pred) -> Tensor:
@@ -286,6 +340,10 @@ class Loss:
         mask = getattr(y_pred, "_keras_mask", None)
         y_true, y_pred = self._as_loss_dtype(y_true), self._as_loss_dtype(y_pred)
         values = convert_to_tensor(self.call(y_true, y_pred))
+        own = getattr(values, "_keras_mask", None)  # e.g. labels of ignore_class
+        if own is not None:
+            mask = own if mask is None else array_math.logical_and(
+                array_math.cast(mask, "bool"), own)
         return reduce_weighted(values, sample_weight, mask, self.reduction)
 
     def _as_loss_dtype(self, value):
@@ -332,9 +390,10 @@ class LossFunctionWrapper(Loss):
         return {**super().get_config(), **self._fn_kwargs}
 
 
-def _define(class_name: str, fn: Callable, doc: str, **defaults: Any) -> type:
+def _define(class_name: str, fn: Callable, doc: str, _name: str | None = None,
+            **defaults: Any) -> type:
     """A LossFunctionWrapper subclass whose constructor takes `defaults` (positionally too),
-    `reduction` and `name`."""
+    `reduction` and `name` (by default `_name`, else the function's)."""
     names = list(defaults)
 
     def __init__(self, *args, reduction="sum_over_batch_size", name=None, dtype=None,
@@ -349,7 +408,8 @@ def _define(class_name: str, fn: Callable, doc: str, **defaults: Any) -> type:
             raise_unknown_keywords(class_name, unknown, [*names, "reduction", "name", "dtype"])
         values.update(kwargs)
         LossFunctionWrapper.__init__(self, fn, reduction=reduction,
-                                     name=name or fn.__name__, dtype=dtype, **values)
+                                     name=name or _name or fn.__name__, dtype=dtype,
+                                     **values)
     __init__.__qualname__ = f"{class_name}.__init__"
     return type(class_name, (LossFunctionWrapper,), {"__init__": __init__, "__doc__": doc,
                                                      "__module__": __name__})
@@ -377,12 +437,24 @@ SparseCategoricalCrossentropy = _define("SparseCategoricalCrossentropy",
                                         sparse_categorical_crossentropy,
                                         "Cross entropy of integer labels and class "
                                         "probabilities (or logits).", from_logits=False,
-                                        axis=-1)
-Huber = _define("Huber", huber, "Squared error below `delta`, linear above.", delta=1.0)
+                                        ignore_class=None, axis=-1)
+BinaryFocalCrossentropy = _define("BinaryFocalCrossentropy", binary_focal_crossentropy,
+                                  "Binary cross entropy down-weighting well classified "
+                                  "examples.", apply_class_balancing=False, alpha=0.25,
+                                  gamma=2.0, from_logits=False, label_smoothing=0.0, axis=-1)
+CategoricalFocalCrossentropy = _define("CategoricalFocalCrossentropy",
+                                       categorical_focal_crossentropy,
+                                       "Categorical cross entropy down-weighting well "
+                                       "classified examples.", alpha=0.25, gamma=2.0,
+                                       from_logits=False, label_smoothing=0.0, axis=-1)
+Huber = _define("Huber", huber, "Squared error below `delta`, linear above.", delta=1.0,
+                _name="huber_loss")
 KLDivergence = _define("KLDivergence", kl_divergence, "Kullback-Leibler divergence.")
 Poisson = _define("Poisson", poisson, "The Poisson negative log likelihood (up to a constant).")
 Hinge = _define("Hinge", hinge, "The hinge loss of -1/1 (or 0/1) labels.")
 SquaredHinge = _define("SquaredHinge", squared_hinge, "The squared hinge loss.")
+CategoricalHinge = _define("CategoricalHinge", categorical_hinge,
+                           "The categorical hinge loss of one-hot labels.")
 LogCosh = _define("LogCosh", log_cosh, "log(cosh(error)).")
 CosineSimilarity = _define("CosineSimilarity", cosine_similarity,
                            "Minus the cosine similarity along `axis`.", axis=-1)
@@ -390,15 +462,16 @@ CosineSimilarity = _define("CosineSimilarity", cosine_similarity,
 _FUNCTIONS = {fn.__name__: fn for fn in (
     mean_squared_error, mean_absolute_error, mean_absolute_percentage_error,
     mean_squared_logarithmic_error, binary_crossentropy, categorical_crossentropy,
-    sparse_categorical_crossentropy, huber, kl_divergence, poisson, hinge, squared_hinge,
-    log_cosh, cosine_similarity)}
+    sparse_categorical_crossentropy, binary_focal_crossentropy, categorical_focal_crossentropy,
+    huber, kl_divergence, poisson, hinge, squared_hinge, categorical_hinge, log_cosh,
+    cosine_similarity)}
 _FUNCTIONS.update(mse=mse, mae=mae, mape=mape, msle=msle, kld=kld, logcosh=log_cosh,
                   kullback_leibler_divergence=kl_divergence)
 _CLASSES = {cls.__name__: cls for cls in (
     MeanSquaredError, MeanAbsoluteError, MeanAbsolutePercentageError,
     MeanSquaredLogarithmicError, BinaryCrossentropy, CategoricalCrossentropy,
-    SparseCategoricalCrossentropy, Huber, KLDivergence, Poisson, Hinge, SquaredHinge, LogCosh,
-    CosineSimilarity)}
+    SparseCategoricalCrossentropy, BinaryFocalCrossentropy, CategoricalFocalCrossentropy, Huber,
+    KLDivergence, Poisson, Hinge, SquaredHinge, CategoricalHinge, LogCosh, CosineSimilarity)}
 
 
 def serialize(loss) -> Any:
