@@ -13,7 +13,10 @@ from runtime.layers.losses import mean_squared_error as _MSE_
 from runtime.layers.losses import mean_squared_logarithmic_error as _MSLE_
 from runtime.layers.losses import Reduction as Reduction
 from runtime.layers.losses import binary_crossentropy as binary_crossentropy
+from runtime.layers.losses import binary_focal_crossentropy as binary_focal_crossentropy
 from runtime.layers.losses import categorical_crossentropy as categorical_crossentropy
+from runtime.layers.losses import categorical_focal_crossentropy as categorical_focal_crossentropy
+from runtime.layers.losses import categorical_hinge as categorical_hinge
 from runtime.layers.losses import cosine_similarity as cosine_similarity
 from runtime.layers.losses import deserialize as deserialize
 from runtime.layers.losses import get as get
@@ -56,8 +59,23 @@ class BinaryCrossentropy(_LossFunctionWrapper):
     def __init__(self, *args: Any, **kwargs: Any) -> None: ...
 
 
+class BinaryFocalCrossentropy(_LossFunctionWrapper):
+    """Binary cross entropy down-weighting well classified examples."""
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+
+
 class CategoricalCrossentropy(_LossFunctionWrapper):
     """Cross entropy of one-hot labels and class probabilities (or logits)."""
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+
+
+class CategoricalFocalCrossentropy(_LossFunctionWrapper):
+    """Categorical cross entropy down-weighting well classified examples."""
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+
+
+class CategoricalHinge(_LossFunctionWrapper):
+    """The categorical hinge loss of one-hot labels."""
     def __init__(self, *args: Any, **kwargs: Any) -> None: ...
 
 
