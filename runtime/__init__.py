@@ -84,7 +84,7 @@ if not _typing.TYPE_CHECKING:  # type checkers read these names from runtime/_ap
     nn.experimental = _types.SimpleNamespace(**_NAMESPACES["nn.experimental"])
     debugging = _types.SimpleNamespace(**_NAMESPACES["debugging"])
     bitwise = _types.SimpleNamespace(**_NAMESPACES["bitwise"])
-    signal = _types.SimpleNamespace(**_NAMESPACES["signal"])
+    signal = _Namespace("signal", **_NAMESPACES["signal"])  # the DCTs ... load on first use
     strings = _types.SimpleNamespace(**_NAMESPACES["strings"])
     sparse = _types.SimpleNamespace(**_NAMESPACES["sparse"])
     ragged = _types.SimpleNamespace(**_NAMESPACES["ragged"])

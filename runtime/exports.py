@@ -16,7 +16,8 @@ T = TypeVar("T")
 
 NAMESPACES: dict[str, dict[str, object]] = {}  # "" is `rt` itself; "math" is `rt.math`, ...
 # names a namespace loads on first use: namespace -> {name: module defining it} (large families,
-# such as rt.linalg's LinearOperators, that `import runtime` does not load)
+# such as rt.linalg's LinearOperators and rt.signal's cosine transforms, that `import runtime`
+# does not load)
 LAZY_NAMES: dict[str, dict[str, str]] = {
     "linalg": {name: "runtime.linear_operator" for name in (
         "LinearOperator", "LinearOperatorAdjoint", "LinearOperatorBlockDiag",
@@ -28,6 +29,10 @@ LAZY_NAMES: dict[str, dict[str, str]] = {
         "LinearOperatorPermutation", "LinearOperatorScaledIdentity", "LinearOperatorToeplitz",
         "LinearOperatorTridiag", "LinearOperatorZeros", "banded_triangular_solve",
         "tridiagonal_matmul", "tridiagonal_solve")},
+    "signal": {name: "runtime.signal_extras" for name in (
+        "dct", "idct", "inverse_mdct", "inverse_stft", "inverse_stft_window_fn",
+        "linear_to_mel_weight_matrix", "mdct", "mfccs_from_log_mel_spectrograms",
+        "overlap_and_add")},
 }
 
 
