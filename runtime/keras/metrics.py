@@ -25,6 +25,7 @@ from ..layers import serialization as _serialization
 from ..module import snake_case
 from ..ops import array_composed as _composed
 from ..ops import array_math, array_sort
+from ..ops import array_scatter as _array_scatter
 from ..ops import math_composed as _composed_math
 from ..ops.core import convert_to_tensor
 from ..ops.variables import Variable
@@ -681,6 +682,182 @@ class R2Score(Metric):
         return {**super().get_config(), "class_aggregation": self.class_aggregation,
                 "num_regressors": self.num_regressors}
 
+def pearson_correlation(y_true, y_pred, axis: int = -1):
+    """The Pearson correlation of `y_true` and `y_pred` along `axis`, one value per sample."""
+    y_pred = convert_to_tensor(y_pred)
+    y_true = array_math.cast(convert_to_tensor(y_true), y_pred.dtype)
+
+    def standardized(v):
+        centred = v - array_math.reduce_mean(v, axis=axis, keepdims=True)
+        return centred / _composed_math.reduce_std(v, axis=axis, keepdims=True)
+    return array_math.reduce_mean(standardized(y_true) * standardized(y_pred), axis=axis)
+
+
+def concordance_correlation(y_true, y_pred, axis: int = -1):
+    """Lin's concordance correlation of `y_true` and `y_pred` along `axis`, one value per
+    sample: 2 cov / (var_true + var_pred + (mean_true - mean_pred) ** 2)."""
+    y_pred = convert_to_tensor(y_pred)
+    y_true = array_math.cast(convert_to_tensor(y_true), y_pred.dtype)
+    true_mean = array_math.reduce_mean(y_true, axis=axis, keepdims=True)
+    pred_mean = array_math.reduce_mean(y_pred, axis=axis, keepdims=True)
+    covariance = array_math.reduce_mean((y_true - true_mean) * (y_pred - pred_mean), axis=axis)
+    spread = (_composed_math.reduce_variance(y_true, axis=axis)
+              + _composed_math.reduce_variance(y_pred, axis=axis)
+              + array_math.square(array_math.squeeze(true_mean - pred_mean, [axis])))
+    return 2.0 * covariance / (spread + _base._EPSILON)
+
+
+PearsonCorrelation = _define("PearsonCorrelation", pearson_correlation, "pearson_correlation",
+                             "The mean over samples of the Pearson correlation along `axis`.",
+                             axis=-1)
+ConcordanceCorrelation = _define("ConcordanceCorrelation", concordance_correlation,
+                                 "concordance_correlation",
+                                 "The mean over samples of the concordance correlation.",
+                                 axis=-1)
+CategoricalHinge = _define("CategoricalHinge", _losses.categorical_hinge, "categorical_hinge",
+                           "The mean categorical hinge loss.")
+
+
+class IoU(Metric):
+    """Intersection over union of the classes `target_class_ids`, from a confusion matrix
+    accumulated over the batches: per class tp / (tp + fp + fn), averaged over the target
+    classes that occurred (in the labels or the predictions). Labels and predictions are
+    class ids (`sparse_y_true`, `sparse_y_pred`) or scores whose argmax along `axis` is the
+    class; entries whose label is `ignore_class` are left out."""
+
+    def __init__(self, num_classes: int, target_class_ids, name: str | None = None, dtype=None,
+                 ignore_class: int | None = None, sparse_y_true: bool = True,
+                 sparse_y_pred: bool = True, axis: int = -1) -> None:
+        super().__init__(name=name, dtype=dtype)
+        if max(target_class_ids, default=0) >= num_classes:
+            raise ValueError(f"Target class id {max(target_class_ids)} is out of range, which "
+                             f"is [0, {num_classes}).")
+        self.num_classes, self.target_class_ids = int(num_classes), list(target_class_ids)
+        self.ignore_class, self.axis = ignore_class, axis
+        self.sparse_y_true, self.sparse_y_pred = sparse_y_true, sparse_y_pred
+        self.total_cm = self.add_weight("total_confusion_matrix",
+                                        (self.num_classes, self.num_classes))
+
+    def _ids(self, values, sparse: bool):
+        values = convert_to_tensor(values)
+        if not sparse:
+            values = array_math.argmax(values, axis=self.axis)
+        return array_math.reshape(array_math.cast(values, _dtypes.int32), [-1])
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        labels = self._ids(y_true, self.sparse_y_true)
+        predictions = self._ids(y_pred, self.sparse_y_pred)
+        weight = array_math.ones_like(labels, dtype=self.dtype) if sample_weight is None else \
+            array_math.reshape(array_math.cast(convert_to_tensor(sample_weight), self.dtype),
+                               [-1])
+        if self.ignore_class is not None:
+            kept = array_math.not_equal(labels, self.ignore_class)
+            labels, predictions, weight = (array_math.boolean_mask(v, kept)
+                                           for v in (labels, predictions, weight))
+        cells = labels * self.num_classes + predictions
+        counts = _array_scatter.unsorted_segment_sum(weight, cells, self.num_classes ** 2)
+        self.total_cm.assign_add(array_math.reshape(counts, [self.num_classes,
+                                                             self.num_classes]))
+
+    def result(self):
+        cm = self.total_cm.read_value()
+        true_positives = _linalg_diag_part(cm)
+        denominator = array_math.reduce_sum(cm, axis=0) + array_math.reduce_sum(cm, axis=1) \
+            - true_positives
+        ids = np.asarray(self.target_class_ids, np.int32)
+        tp, den = array_math.gather(true_positives, ids), array_math.gather(denominator, ids)
+        valid = array_math.reduce_sum(array_math.cast(array_math.not_equal(den, 0.0),
+                                                      self.dtype))
+        iou = _composed_math.divide_no_nan(tp, den)
+        return _composed_math.divide_no_nan(array_math.reduce_sum(iou), valid)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "num_classes": self.num_classes,
+                "target_class_ids": self.target_class_ids, "ignore_class": self.ignore_class,
+                "sparse_y_true": self.sparse_y_true, "sparse_y_pred": self.sparse_y_pred,
+                "axis": self.axis}
+
+
+def _linalg_diag_part(matrix):
+    n = int(matrix.shape[0])
+    return array_math.gather(array_math.reshape(matrix, [-1]),
+                             np.arange(n, dtype=np.int32) * (n + 1))
+
+
+class MeanIoU(IoU):
+    """IoU averaged over every class (`num_classes` of them)."""
+
+    def __init__(self, num_classes: int, name: str | None = None, dtype=None,
+                 ignore_class: int | None = None, sparse_y_true: bool = True,
+                 sparse_y_pred: bool = True, axis: int = -1) -> None:
+        super().__init__(num_classes, list(range(num_classes)), name=name, dtype=dtype,
+                         ignore_class=ignore_class, sparse_y_true=sparse_y_true,
+                         sparse_y_pred=sparse_y_pred, axis=axis)
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.pop("target_class_ids")
+        return config
+
+
+class BinaryIoU(IoU):
+    """IoU of binary labels and predictions made binary by `threshold` (a prediction above
+    it is class 1), over `target_class_ids` (both classes by default)."""
+
+    def __init__(self, target_class_ids=(0, 1), threshold: float = 0.5,
+                 name: str | None = None, dtype=None) -> None:
+        super().__init__(2, list(target_class_ids), name=name, dtype=dtype)
+        self.threshold = threshold
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        above = array_math.greater(array_math.cast(convert_to_tensor(y_pred), self.dtype),
+                                   self.threshold)
+        super().update_state(y_true, array_math.cast(above, _dtypes.int32), sample_weight)
+
+    def get_config(self) -> dict:
+        return {"name": self.name, "dtype": self.dtype.name,
+                "target_class_ids": self.target_class_ids, "threshold": self.threshold}
+
+
+class OneHotIoU(IoU):
+    """IoU of one-hot labels (and class scores, unless `sparse_y_pred`)."""
+
+    def __init__(self, num_classes: int, target_class_ids, name: str | None = None, dtype=None,
+                 ignore_class: int | None = None, sparse_y_pred: bool = False,
+                 axis: int = -1) -> None:
+        super().__init__(num_classes, target_class_ids, name=name, dtype=dtype,
+                         ignore_class=ignore_class, sparse_y_true=False,
+                         sparse_y_pred=sparse_y_pred, axis=axis)
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.pop("sparse_y_true")
+        return config
+
+
+class OneHotMeanIoU(MeanIoU):
+    """MeanIoU of one-hot labels (and class scores, unless `sparse_y_pred`)."""
+
+    def __init__(self, num_classes: int, name: str | None = None, dtype=None,
+                 ignore_class: int | None = None, sparse_y_pred: bool = False,
+                 axis: int = -1) -> None:
+        super().__init__(num_classes, name=name, dtype=dtype, ignore_class=ignore_class,
+                         sparse_y_true=False, sparse_y_pred=sparse_y_pred, axis=axis)
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.pop("sparse_y_true")
+        return config
+
+
+hinge, squared_hinge, categorical_hinge = _losses.hinge, _losses.squared_hinge, \
+    _losses.categorical_hinge
+huber, poisson, logcosh = _losses.huber, _losses.poisson, _losses.log_cosh
+KLD = kld = kullback_leibler_divergence = _losses.kl_divergence
+MAPE = mape = _losses.mean_absolute_percentage_error
+MSLE = msle = _losses.mean_squared_logarithmic_error
+
+
 _CURVES = {"roc": "ROC", "ROC": "ROC", "pr": "PR", "PR": "PR", "prgain": "PRGAIN",
            "PRGAIN": "PRGAIN"}
 _SUMMATIONS = {"interpolation": "interpolation", "Interpolation": "interpolation",
@@ -839,12 +1016,14 @@ _CLASSES = {cls.__name__: cls for cls in (
     MeanAbsolutePercentageError, MeanSquaredLogarithmicError, CosineSimilarity, LogCoshError,
     Hinge, SquaredHinge, KLDivergence, Poisson, TopKCategoricalAccuracy,
     SparseTopKCategoricalAccuracy, TruePositives, FalsePositives, TrueNegatives,
-    FalseNegatives, FBetaScore, F1Score, R2Score)}
+    FalseNegatives, FBetaScore, F1Score, R2Score, PearsonCorrelation, ConcordanceCorrelation,
+    CategoricalHinge, IoU, MeanIoU, BinaryIoU, OneHotIoU, OneHotMeanIoU)}
 _FUNCTIONS = {fn.__name__: fn for fn in (binary_accuracy, categorical_accuracy,
                                          sparse_categorical_accuracy, accuracy,
                                          top_k_categorical_accuracy,
                                          sparse_top_k_categorical_accuracy,
-                                         cosine_similarity)}
+                                         cosine_similarity, pearson_correlation,
+                                         concordance_correlation)}
 
 
 def serialize(metric) -> Any:
@@ -907,4 +1086,6 @@ _compile_metrics.register_resolver(_compile_metric, _BY_NAME)
 __all__ = ["Metric", "MeanMetricWrapper", *_CLASSES, *_FUNCTIONS, "mean_squared_error", "mse",
            "MSE", "mean_absolute_error", "mae", "MAE", "binary_crossentropy",
            "categorical_crossentropy", "sparse_categorical_crossentropy", "serialize",
-           "deserialize", "get"]
+           "deserialize", "get", "hinge", "squared_hinge", "categorical_hinge", "huber",
+           "poisson", "logcosh", "KLD", "kld", "kullback_leibler_divergence", "MAPE", "mape",
+           "MSLE", "msle"]
