@@ -552,3 +552,29 @@ def test_a_function_returns_string_scalars_as_tensors():
     assert out.name.numpy() == b"<anonymous>"
     assert "numpy=b'<anonymous>'" in repr(out)
     assert rt.function(lambda: rt.constant("abc"))().numpy() == b"abc"
+
+
+def test_a_name_bound_before_registration_dispatches_to_the_handler():
+    class Boxed(rt.experimental.ExtensionType):
+        value: rt.Tensor
+
+    multiply, abs_ = rt.multiply, rt.math.abs  # bound before any handler exists
+
+    @rt.experimental.dispatch_for_binary_elementwise_apis(Boxed, Boxed)
+    def boxed_binary(api_func, x, y):
+        return Boxed(api_func(x.value, y.value))
+
+    @rt.experimental.dispatch_for_api(rt.math.abs, {"x": Boxed})
+    def boxed_abs(x):
+        return Boxed(rt.math.abs(x.value))
+
+    try:
+        out = multiply(Boxed([2.0, -3.0]), Boxed([4.0, 5.0]))
+        np.testing.assert_array_equal(out.value.numpy(), np.multiply([2.0, -3.0], [4.0, 5.0]))
+        np.testing.assert_array_equal(abs_(Boxed([-1.5, 2.0])).value.numpy(), [1.5, 2.0])
+        assert multiply(rt.constant(2), rt.constant(3)).numpy() == 6
+    finally:
+        rt.experimental.unregister_dispatch_for(boxed_binary)
+        rt.experimental.unregister_dispatch_for(boxed_abs)
+    with pytest.raises(TypeError):  # no handler left: the API's own refusal
+        multiply(Boxed([1.0]), Boxed([2.0]))
