@@ -59,6 +59,24 @@ class DType:
     def max(self):
         return np.finfo(self._np).max if self.is_floating else np.iinfo(self._np).max
 
+    def __eq__(self, other) -> bool:
+        """As TensorFlow's: the same dtype, given as a DType, its name (`"float32"`, which
+        Keras 3's `layer.dtype` is) or a NumPy dtype or type."""
+        if other is self or isinstance(other, DType):
+            return other is self
+        if isinstance(other, (str, np.dtype, type)):
+            try:
+                return as_dtype(other) is self
+            except (TypeError, ValueError, KeyError):
+                return False
+        return NotImplemented
+
+    def __ne__(self, other) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    __hash__ = object.__hash__
+
     def __repr__(self) -> str:
         return f"rt.{self.name}"
 

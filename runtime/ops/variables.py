@@ -323,9 +323,9 @@ class Variable(Tensor):
         else:
             try:
                 value = convert_to_tensor(value, dtype=self.dtype)
-            except TypeError as exc:
-                raise ValueError(f"Cannot {what} {value!r} to variable {self.name} of dtype "
-                                 f"{self.dtype.name}: {exc}") from None
+            except TypeError as exc:  # TypeError, as TensorFlow raises for the conversion
+                raise TypeError(f"Cannot {what} {value!r} to variable {self.name} of dtype "
+                                f"{self.dtype.name}: {exc}") from None
         if not value.shape.is_compatible_with(self.shape):
             raise ValueError(f"Cannot {what} a value of shape {value.shape} to variable "
                              f"{self.name} of shape {self.shape}.")
