@@ -4,7 +4,9 @@ dataset sources and image helpers (`image_dataset_from_directory`, `load_img`, .
 
 from __future__ import annotations
 
+import json as _json
 import random as _random
+import types as _types
 
 import numpy as np
 
@@ -12,15 +14,19 @@ from ..layers.model_plot import model_to_dot, plot_model
 from ..layers.progress import Progbar
 from ..layers.serialization import (
     custom_object_scope,
+    get_custom_objects,
     get_registered_name,
     get_registered_object,
     register_keras_serializable,
 )
 from ..ops import random
 from .audio_utils import audio_dataset_from_directory
+from .backend import clear_session, is_keras_tensor, standardize_dtype
 from .dataset_sources import split_dataset, text_dataset_from_directory, timeseries_dataset_from_array
 from .file_utils import get_file
 from .image_utils import array_to_img, image_dataset_from_directory, img_to_array, load_img, save_img
+from .ops_nn import normalize as _ops_normalize
+from .saving import deserialize_keras_object, serialize_keras_object
 from .sequence_utils import pad_sequences
 
 CustomObjectScope = custom_object_scope
@@ -55,9 +61,136 @@ def set_random_seed(seed: int) -> None:
     random.set_seed(int(seed))
 
 
+def normalize(x, axis: int = -1, order: int = 2):
+    """`x` divided by its `order`-norm along `axis` (a NumPy array stays one; zero-norm
+    slices are left unchanged)."""
+    if not isinstance(x, np.ndarray):
+        return _ops_normalize(x, axis=axis, order=order)
+    norm = np.atleast_1d(np.linalg.norm(x, order, axis))
+    norm[norm == 0] = 1
+    return x / np.expand_dims(norm, axis)
+
+
+def pack_x_y_sample_weight(x, y=None, sample_weight=None) -> tuple:
+    """`(x,)`, `(x, y)` or `(x, y, sample_weight)`, leaving out the trailing Nones (a tuple
+    or list `x` alone is wrapped, so it stays one input)."""
+    if y is None:
+        return (x,) if isinstance(x, (tuple, list)) else x
+    return (x, y) if sample_weight is None else (x, y, sample_weight)
+
+
+def unpack_x_y_sample_weight(data) -> tuple:
+    """`(x, y, sample_weight)` of a batch given as x, (x,), (x, y) or (x, y, sample_weight),
+    the missing ones None."""
+    if isinstance(data, list):
+        data = tuple(data)
+    if not isinstance(data, tuple):
+        return data, None, None
+    if len(data) == 1:
+        return data[0], None, None
+    if len(data) == 2:
+        return data[0], data[1], None
+    if len(data) == 3:
+        return data[0], data[1], data[2]
+    raise ValueError(f"Data is expected to be in format `x`, `(x,)`, `(x, y)`, or "
+                     f"`(x, y, sample_weight)`, found: {data}")
+
+
+class Config:
+    """A dict whose keys are also attributes (`config.lr`); `freeze()` makes it read-only."""
+
+    def __init__(self, **kwargs):
+        object.__setattr__(self, "_config", dict(kwargs))
+        object.__setattr__(self, "_frozen", False)
+
+    def freeze(self) -> None:
+        object.__setattr__(self, "_frozen", True)
+
+    def unfreeze(self) -> None:
+        object.__setattr__(self, "_frozen", False)
+
+    @property
+    def frozen(self) -> bool:
+        return self._frozen
+
+    def _writable(self, key) -> None:
+        if self._frozen:
+            raise ValueError(f"Cannot set attribute {key!r} of a frozen Config; call "
+                             "unfreeze() first.")
+
+    def __getattr__(self, name):
+        config = object.__getattribute__(self, "_config")
+        if name in config:
+            return config[name]
+        raise AttributeError(f"Config has no attribute {name!r}; it holds {sorted(config)}.")
+
+    def __setattr__(self, name, value):
+        self._writable(name)
+        self._config[name] = value
+
+    def __delattr__(self, name):
+        self._writable(name)
+        del self._config[name]
+
+    def __getitem__(self, key):
+        return self._config[key]
+
+    def __setitem__(self, key, value):
+        self._writable(key)
+        self._config[key] = value
+
+    def __delitem__(self, key):
+        self._writable(key)
+        del self._config[key]
+
+    def __contains__(self, key) -> bool:
+        return key in self._config
+
+    def __iter__(self):
+        return iter(self._config)
+
+    def __len__(self) -> int:
+        return len(self._config)
+
+    def keys(self):
+        return self._config.keys()
+
+    def values(self):
+        return self._config.values()
+
+    def items(self):
+        return self._config.items()
+
+    def get(self, key, default=None):
+        return self._config.get(key, default)
+
+    def update(self, *args, **kwargs) -> None:
+        self._writable("update")
+        self._config.update(*args, **kwargs)
+
+    def pop(self, *args):
+        self._writable("pop")
+        return self._config.pop(*args)
+
+    def as_dict(self) -> dict:
+        return dict(self._config)
+
+    def to_json(self) -> str:
+        return _json.dumps(self._config)
+
+    def __repr__(self) -> str:
+        return f"<Config {self._config}>"
+
+
+legacy = _types.SimpleNamespace(serialize_keras_object=serialize_keras_object,
+                                deserialize_keras_object=deserialize_keras_object)
+
 __all__ = ["to_categorical", "set_random_seed", "custom_object_scope", "CustomObjectScope",
            "get_registered_name", "get_registered_object", "register_keras_serializable",
            "plot_model", "model_to_dot", "Progbar", "get_file", "pad_sequences", "split_dataset",
            "text_dataset_from_directory", "timeseries_dataset_from_array",
            "image_dataset_from_directory", "load_img", "img_to_array", "array_to_img", "save_img",
-           "audio_dataset_from_directory"]
+           "audio_dataset_from_directory", "Config", "clear_session", "deserialize_keras_object",
+           "get_custom_objects", "is_keras_tensor", "legacy", "normalize",
+           "pack_x_y_sample_weight", "serialize_keras_object", "standardize_dtype",
+           "unpack_x_y_sample_weight"]

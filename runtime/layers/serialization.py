@@ -84,6 +84,13 @@ def get_registered_name(obj) -> str:
     return _REGISTERED_NAMES.get(id(obj), getattr(obj, "__name__", type(obj).__name__))
 
 
+def get_custom_objects() -> dict:
+    """The registry `register_keras_serializable` fills, by registered name; an entry added
+    to it (`get_custom_objects()["MyLayer"] = MyLayer`) resolves that name when configs are
+    deserialized, as in Keras."""
+    return _REGISTERED
+
+
 def get_registered_object(name: str, custom_objects: dict | None = None, module_objects=None):
     """The class or function saved under `name`, looked up in `custom_objects`, the active
     `custom_object_scope`s, the registry, then `module_objects` (None if not found)."""
@@ -92,7 +99,7 @@ def get_registered_object(name: str, custom_objects: dict | None = None, module_
             return table[name]
     if name in _REGISTERED:
         return _REGISTERED[name]
-    short = [obj for key, obj in _REGISTERED.items() if key.split(">", 1)[1] == name]
+    short = [obj for key, obj in _REGISTERED.items() if key.rpartition(">")[2] == name]
     if len(short) == 1:
         return short[0]
     if module_objects and name in module_objects:
