@@ -11,6 +11,7 @@ gradients and every tier follow from theirs. Loaded on first use of one of these
 from __future__ import annotations
 
 import math
+from typing import Callable
 
 import numpy as np
 
@@ -218,14 +219,15 @@ def inverse_stft(stfts, frame_length, frame_step, fft_length=None,
     return overlap_and_add(frames, frame_step)
 
 
-def inverse_stft_window_fn(frame_step, forward_window_fn=_S["hann_window"], name=None):
+def inverse_stft_window_fn(frame_step, forward_window_fn=_S["hann_window"],
+                           name=None) -> Callable[..., Tensor]:
     """A window function for `inverse_stft` that undoes `stft` with `forward_window_fn`
     (default Hann) and `frame_step`: the forward window divided by the sum of the squared
     forward windows overlapping at each sample."""
     step = int(frame_step)
     forward = forward_window_fn
 
-    def window(frame_length, dtype=_dtypes.float32):
+    def window(frame_length, dtype=_dtypes.float32) -> Tensor:
         length = int(frame_length)
         w = np.asarray(forward(length, dtype=_dtypes.float64).numpy(), np.float64)
         overlaps = -(-length // step)
