@@ -4,13 +4,22 @@
 from typing import Any
 from runtime.tensor import Tensor as _Tensor
 
+from runtime.signal_extras import dct as dct
 from runtime.ops.math_extras import fftshift as fftshift
 from runtime.ops.signal import frame as frame
 from runtime.ops.signal import hamming_window as hamming_window
 from runtime.ops.signal import hann_window as hann_window
+from runtime.signal_extras import idct as idct
 from runtime.ops.math_extras import ifftshift as ifftshift
+from runtime.signal_extras import inverse_mdct as inverse_mdct
+from runtime.signal_extras import inverse_stft as inverse_stft
+from runtime.signal_extras import inverse_stft_window_fn as inverse_stft_window_fn
 from runtime.ops.math_extras import kaiser_bessel_derived_window as kaiser_bessel_derived_window
 from runtime.ops.math_extras import kaiser_window as kaiser_window
+from runtime.signal_extras import linear_to_mel_weight_matrix as linear_to_mel_weight_matrix
+from runtime.signal_extras import mdct as mdct
+from runtime.signal_extras import mfccs_from_log_mel_spectrograms as mfccs_from_log_mel_spectrograms
+from runtime.signal_extras import overlap_and_add as overlap_and_add
 from runtime.ops.signal import stft as stft
 from runtime.ops.math_extras import vorbis_window as vorbis_window
 
