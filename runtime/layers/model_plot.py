@@ -3,7 +3,8 @@
 `model_to_dot` returns the DOT text (it needs nothing); `plot_model` renders it into
 `to_file` in the format its extension names (`.png` by default) with the optional
 `graphviz` package and program (`pip install 'autograph-rt[graphviz]'`); a `.dot` or `.gv`
-file is written as text without them. Each layer is one box, as Keras draws it: the class
+file is written as text without them (in a notebook, as Keras 3 there, a missing Graphviz is
+printed and the call returns None instead of raising). Each layer is one box, as Keras draws it: the class
 (with the name when `show_layer_names`), then input and output shapes, dtype, activation and
 whether it trains, as asked; the edges follow the model's calls (a functional model's graph,
 a Sequential's chain).
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import html
 import os
+import sys
 from typing import Any, Optional
 
 from ..arguments import strict_keywords
@@ -147,6 +149,12 @@ def _render(dot: str, path: str, extension: str) -> None:
         handle.write(data)
 
 
+def _in_ipython() -> bool:
+    """Whether this runs in an IPython session (a notebook or the IPython shell): the test
+    Keras makes, its magics module being loaded."""
+    return "IPython.core.magics.namespaces" in sys.modules
+
+
 @strict_keywords()
 def plot_model(model, to_file: str = "model.png", show_shapes: bool = False,
                show_dtype: bool = False, show_layer_names: bool = False, rankdir: str = "TB",
@@ -170,7 +178,15 @@ def plot_model(model, to_file: str = "model.png", show_shapes: bool = False,
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(dot)
         return None
-    _render(dot, path, extension)
+    try:
+        _render(dot, path, extension)
+    except ImportError as exc:
+        if not _in_ipython():
+            raise
+        # Keras 3 in a notebook prints why it cannot draw and returns None, so that a
+        # notebook runs on without Graphviz
+        print(exc)
+        return None
     if extension == "pdf":
         return None
     try:

@@ -79,6 +79,17 @@ def test_plot_model_without_graphviz_names_the_extra(tmp_path, monkeypatch):
     assert not (tmp_path / "model.png").exists()
 
 
+def test_plot_model_in_a_notebook_prints_why_it_cannot_draw(tmp_path, monkeypatch, capsys):
+    """Keras 3 in an IPython session (its magics module loaded) prints the missing-Graphviz
+    message and returns None, so the notebook runs on; outside one it raises ImportError."""
+    monkeypatch.setitem(sys.modules, "graphviz", None)
+    monkeypatch.setitem(sys.modules, "IPython.core.magics.namespaces", types.ModuleType("ns"))
+    path = tmp_path / "model.png"
+    assert keras.utils.plot_model(_two_inputs(), to_file=str(path)) is None
+    assert "autograph-rt[graphviz]" in capsys.readouterr().out
+    assert not path.exists()
+
+
 def test_plot_model_renders_in_the_format_of_the_extension(tmp_path, monkeypatch):
     calls = []
 
