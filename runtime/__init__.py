@@ -125,7 +125,8 @@ if not _typing.TYPE_CHECKING:  # the lazy names are declared in runtime/_api for
         # differentiate recorded calls), so only their names are resolved here
         # (importlib, not `from . import x`: that form asks this hook for `x` again and recurses)
         if name in ("GradientTape", "stop_gradient", "custom_gradient", "gradients",
-                    "UnconnectedGradients"):
+                    "UnconnectedGradients", "hessians", "AggregationMethod", "RegisterGradient",
+                    "no_gradient", "grad_pass_through"):
             _g = _importlib.import_module(".gradients", __name__)
             return _g if name == "gradients" and not hasattr(_g, "gradients") else getattr(_g, name)
         if name == "callbacks":
