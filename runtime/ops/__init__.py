@@ -6,6 +6,7 @@ package defines them all, which also marks their public names (runtime/exports.p
 """
 
 from . import (
+    array_blocks,
     array_composed,
     array_extras,
     array_math,
@@ -57,6 +58,7 @@ from . import (
 )
 
 __all__ = [
+    "array_blocks",
     "array_composed",
     "array_extras",
     "array_math",
