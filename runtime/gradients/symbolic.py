@@ -7,6 +7,8 @@ same sum).
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 from .. import context
 from ..opdef import REGISTRY
 from ..ops import array_math as _math
@@ -143,7 +145,7 @@ def no_gradient(op_type) -> None:
     op.differentiable = False
 
 
-def grad_pass_through(f):
+def grad_pass_through(f) -> Callable[..., Any]:
     """`f` whose gradient is the identity: the gradient of `f(x)` flows to `x` unchanged
     (`grad_pass_through(v.assign)(z ** 2)` passes the gradient to z)."""
     @custom_gradient
@@ -152,7 +154,7 @@ def grad_pass_through(f):
             return upstream[0] if len(args) == 1 else list(upstream)
         return f(*args), grad
 
-    def call(*args):
+    def call(*args) -> Any:
         return passed(*args)
     call.__name__ = getattr(f, "__name__", "grad_pass_through")
     return call
