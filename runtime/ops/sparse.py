@@ -136,7 +136,7 @@ class SparseTensor(CompositeTensor):
     def __mul__(self, other):
         if isinstance(other, SparseTensor):
             raise TypeError("Multiplying two SparseTensors is not supported.")
-        other = convert_to_tensor(other)
+        other = convert_to_tensor(other, dtype=self.values.dtype)  # a Python 2 scales floats
         if other.shape.rank == 0:
             return self.with_values(array_math.multiply(self.values, other))
         return self.with_values(array_math.multiply(self.values, _scatter.gather_nd(

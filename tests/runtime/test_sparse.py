@@ -182,3 +182,16 @@ def test_to_dense_of_strings_writes_values_over_the_default():
     np.testing.assert_array_equal(rt.sparse.to_dense(st).numpy(), expected)
     staged = rt.function(lambda s: rt.sparse.to_dense(s, default_value="-"))(st).numpy()
     np.testing.assert_array_equal(staged, np.where(expected == b"", b"-", expected))
+
+
+def test_scaling_by_a_python_number_and_over_rows():
+    # TensorFlow: a Python number takes the values' dtype; map_fn gives each row as a
+    # SparseTensor and stacks the rows' results
+    sp = rt.sparse.SparseTensor([[0, 0], [1, 2]], [1.0, -2.0], [2, 3])
+    np.testing.assert_array_equal((sp * 2).values.numpy(), np.float32([1.0, -2.0]) * 2)
+    np.testing.assert_array_equal((3 * sp).values.numpy(), np.float32([1.0, -2.0]) * 3)
+    doubled = rt.map_fn(lambda row: row * 2, sp)
+    np.testing.assert_array_equal(rt.sparse.to_dense(doubled).numpy(),
+                                  2 * np.array([[1.0, 0, 0], [0, 0, -2.0]], np.float32))
+    with pytest.raises((TypeError, ValueError)):
+        sp * rt.constant(2)  # an int32 tensor: TensorFlow refuses it too
