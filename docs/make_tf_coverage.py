@@ -117,7 +117,9 @@ def _resolves(runtime, dotted: str) -> bool:
             value = getattr(value, part)
         except Exception:  # noqa: BLE001 - a name that raises when read is not offered
             return False
-    return True
+    # a stand-in that only raises NotImplementedError naming itself (keras.applications'
+    # models without a builder) is not offered
+    return not getattr(value, "__not_offered__", False)
 
 
 def _first(rules, dotted: str) -> str | None:

@@ -1,6 +1,7 @@
 """`keras.applications`: the ImageNet models' input scalings (`<model>.preprocess_input`)
-and prediction decoding (`decode_predictions`), as Keras 3's. The models and their
-pretrained weights are not offered here: calling `MobileNetV2(...)`, `VGG19(...)`, ... raises
+and prediction decoding (`decode_predictions`), as Keras 3's. VGG16/19, ResNet50/101/152
+and their V2 forms are built with Keras's architecture (`builders`; `weights=None`, or the
+path of a weights file: ImageNet weights cannot be downloaded here); the other models raise
 NotImplementedError naming the model."""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from . import (
     mobilenet_v2,
     resnet,
     resnet50,
+    resnet_v2,
     vgg16,
     vgg19,
     xception,
@@ -23,6 +25,7 @@ from .mobilenet import MobileNet
 from .mobilenet_v2 import MobileNetV2
 from .resnet import ResNet101, ResNet152
 from .resnet50 import ResNet50
+from .resnet_v2 import ResNet50V2, ResNet101V2, ResNet152V2
 from .vgg16 import VGG16
 from .vgg19 import VGG19
 from .xception import Xception
@@ -30,4 +33,5 @@ from .xception import Xception
 __all__ = ["densenet", "imagenet_utils", "inception_v3", "mobilenet", "mobilenet_v2", "resnet",
            "resnet50", "vgg16", "vgg19", "xception", "DenseNet121", "DenseNet169",
            "DenseNet201", "InceptionV3", "MobileNet", "MobileNetV2", "ResNet50", "ResNet101",
-           "ResNet152", "VGG16", "VGG19", "Xception"]
+           "ResNet152", "VGG16", "VGG19", "Xception", "resnet_v2", "ResNet50V2", "ResNet101V2",
+           "ResNet152V2"]

@@ -1,16 +1,16 @@
 """`keras.applications.resnet`: the input scaling its models expect ("caffe" mode of
-`imagenet_utils.preprocess_input`) and the ImageNet decoding; the models themselves
-are not offered (calling one raises NotImplementedError)."""
+`imagenet_utils.preprocess_input`), the ImageNet decoding, and the models (built by
+`builders`; ImageNet weights cannot be downloaded here)."""
 
 from __future__ import annotations
 
+from . import builders as _builders
 from . import imagenet_utils as _utils
 from .resnet50 import ResNet50  # one constructor for both modules
 
 decode_predictions = _utils.decode_predictions
 
-ResNet101 = _utils._refused_model("ResNet101")
-ResNet152 = _utils._refused_model("ResNet152")
+ResNet101, ResNet152 = _builders.ResNet101, _builders.ResNet152
 
 
 def preprocess_input(x, data_format: str | None = None):

@@ -1,0 +1,195 @@
+"""The architectures of Keras's VGG and ResNet (v1 and v2) applications, built from
+keras.layers with Keras's layer names and shapes, so `weights=None` gives the same model
+(and parameter count) as Keras. Pretrained ImageNet weights cannot be downloaded here:
+`weights="imagenet"` raises, and `weights=<path>` loads a file written by `save_weights`.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Callable
+
+from ...layers.functional import Input
+from ...layers.model import Model
+from .. import layers as _layers
+
+_EPS = 1.001e-5
+
+
+def _check(weights, classes: int, include_top: bool, name: str) -> None:
+    if weights == "imagenet":
+        raise ValueError(
+            f"keras.applications.{name}(weights='imagenet'): pretrained weights cannot be "
+            "downloaded by this runtime. Pass weights=None for a freshly initialised model, "
+            "or the path of a weights file written by Model.save_weights.")
+    if weights is not None and not (isinstance(weights, (str, os.PathLike))
+                                    and os.path.exists(weights)):
+        raise ValueError(f"The `weights` argument should be either `None` (random "
+                         f"initialization), 'imagenet', or the path to the weights file to "
+                         f"be loaded. Received: weights={weights!r}")
+    if isinstance(classes, bool) or not isinstance(classes, int) or classes < 1:
+        raise ValueError(f"keras.applications.{name}: classes must be a positive int, got "
+                         f"{classes!r}.")
+
+
+def _inputs(input_tensor, input_shape, default: tuple, minimum: int, include_top: bool,
+            name: str):
+    if input_tensor is not None:
+        return input_tensor
+    shape = tuple(input_shape) if input_shape is not None else \
+        (default if include_top else (None, None, 3))
+    if len(shape) != 3:
+        raise ValueError(f"keras.applications.{name}: input_shape must be (height, width, "
+                         f"channels), got {shape}.")
+    if include_top and input_shape is not None and tuple(shape) != default:
+        pass  # Keras accepts another size without weights; the top then fits that size
+    for dim in shape[:2]:
+        if dim is not None and dim < minimum:
+            raise ValueError(f"Input size must be at least {minimum}x{minimum}; Received: "
+                             f"input_shape={shape}")
+    return Input(shape=shape)
+
+
+def _top(x, include_top: bool, pooling, classes: int, classifier_activation, flatten_top=None):
+    L = _layers
+    if include_top:
+        if flatten_top is not None:
+            return flatten_top(x)
+        x = L.GlobalAveragePooling2D(name="avg_pool")(x)
+        return L.Dense(classes, activation=classifier_activation, name="predictions")(x)
+    if pooling == "avg":
+        return L.GlobalAveragePooling2D()(x)
+    if pooling == "max":
+        return L.GlobalMaxPooling2D()(x)
+    if pooling is not None:
+        raise ValueError(f"pooling must be None, 'avg' or 'max', got {pooling!r}.")
+    return x
+
+
+def _finish(inputs, outputs, name: str, weights) -> Model:
+    model = Model(inputs, outputs, name=name)
+    if weights is not None:
+        model.load_weights(weights)
+    return model
+
+
+# -- VGG ---------------------------------------------------------------------------------------
+
+def _vgg(blocks: list[int], model_name: str, public: str):
+    def build(include_top=True, weights="imagenet", input_tensor=None, input_shape=None,
+              pooling=None, classes=1000, classifier_activation="softmax", name=model_name):
+        _check(weights, classes, include_top, public)
+        L = _layers
+        inputs = _inputs(input_tensor, input_shape, (224, 224, 3), 32, include_top, public)
+        x = inputs
+        for b, (filters, convs) in enumerate(zip((64, 128, 256, 512, 512), blocks), start=1):
+            for i in range(1, convs + 1):
+                x = L.Conv2D(filters, (3, 3), activation="relu", padding="same",
+                             name=f"block{b}_conv{i}")(x)
+            x = L.MaxPooling2D((2, 2), strides=(2, 2), name=f"block{b}_pool")(x)
+
+        def flatten_top(t):
+            t = L.Flatten(name="flatten")(t)
+            t = L.Dense(4096, activation="relu", name="fc1")(t)
+            t = L.Dense(4096, activation="relu", name="fc2")(t)
+            return L.Dense(classes, activation=classifier_activation, name="predictions")(t)
+        outputs = _top(x, include_top, pooling, classes, classifier_activation, flatten_top)
+        return _finish(inputs, outputs, name, weights)
+    build.__name__ = build.__qualname__ = public
+    build.__doc__ = (f"Keras's {public} architecture (weights=None: freshly initialised; "
+                     "'imagenet' cannot be downloaded here).")
+    return build
+
+
+VGG16 = _vgg([2, 2, 3, 3, 3], "vgg16", "VGG16")
+VGG19 = _vgg([2, 2, 4, 4, 4], "vgg19", "VGG19")
+
+
+# -- ResNet v1 and v2 ----------------------------------------------------------------------
+
+def _bn(name: str):
+    return _layers.BatchNormalization(axis=3, epsilon=_EPS, name=name)
+
+
+def _block_v1(x, filters: int, stride: int = 1, conv_shortcut: bool = True, name: str = ""):
+    L = _layers
+    if conv_shortcut:
+        shortcut = L.Conv2D(4 * filters, 1, strides=stride, name=f"{name}_0_conv")(x)
+        shortcut = _bn(f"{name}_0_bn")(shortcut)
+    else:
+        shortcut = x
+    x = L.Conv2D(filters, 1, strides=stride, name=f"{name}_1_conv")(x)
+    x = L.Activation("relu", name=f"{name}_1_relu")(_bn(f"{name}_1_bn")(x))
+    x = L.Conv2D(filters, 3, padding="same", name=f"{name}_2_conv")(x)
+    x = L.Activation("relu", name=f"{name}_2_relu")(_bn(f"{name}_2_bn")(x))
+    x = L.Conv2D(4 * filters, 1, name=f"{name}_3_conv")(x)
+    x = _bn(f"{name}_3_bn")(x)
+    x = L.Add(name=f"{name}_add")([shortcut, x])
+    return L.Activation("relu", name=f"{name}_out")(x)
+
+
+def _stack_v1(x, filters: int, blocks: int, stride1: int = 2, name: str = ""):
+    x = _block_v1(x, filters, stride=stride1, name=f"{name}_block1")
+    for i in range(2, blocks + 1):
+        x = _block_v1(x, filters, conv_shortcut=False, name=f"{name}_block{i}")
+    return x
+
+
+def _block_v2(x, filters: int, stride: int = 1, conv_shortcut: bool = False, name: str = ""):
+    L = _layers
+    preact = L.Activation("relu", name=f"{name}_preact_relu")(_bn(f"{name}_preact_bn")(x))
+    if conv_shortcut:
+        shortcut = L.Conv2D(4 * filters, 1, strides=stride, name=f"{name}_0_conv")(preact)
+    else:
+        shortcut = L.MaxPooling2D(1, strides=stride)(x) if stride > 1 else x
+    x = L.Conv2D(filters, 1, strides=1, use_bias=False, name=f"{name}_1_conv")(preact)
+    x = L.Activation("relu", name=f"{name}_1_relu")(_bn(f"{name}_1_bn")(x))
+    x = L.ZeroPadding2D(padding=((1, 1), (1, 1)), name=f"{name}_2_pad")(x)
+    x = L.Conv2D(filters, 3, strides=stride, use_bias=False, name=f"{name}_2_conv")(x)
+    x = L.Activation("relu", name=f"{name}_2_relu")(_bn(f"{name}_2_bn")(x))
+    x = L.Conv2D(4 * filters, 1, name=f"{name}_3_conv")(x)
+    return L.Add(name=f"{name}_out")([shortcut, x])
+
+
+def _stack_v2(x, filters: int, blocks: int, stride1: int = 2, name: str = ""):
+    x = _block_v2(x, filters, conv_shortcut=True, name=f"{name}_block1")
+    for i in range(2, blocks):
+        x = _block_v2(x, filters, name=f"{name}_block{i}")
+    return _block_v2(x, filters, stride=stride1, name=f"{name}_block{blocks}")
+
+
+def _resnet(depths: list[int], preact: bool, model_name: str, public: str) -> Callable:
+    def build(include_top=True, weights="imagenet", input_tensor=None, input_shape=None,
+              pooling=None, classes=1000, classifier_activation="softmax", name=model_name):
+        _check(weights, classes, include_top, public)
+        L = _layers
+        inputs = _inputs(input_tensor, input_shape, (224, 224, 3), 32, include_top, public)
+        x = L.ZeroPadding2D(padding=((3, 3), (3, 3)), name="conv1_pad")(inputs)
+        x = L.Conv2D(64, 7, strides=2, use_bias=True, name="conv1_conv")(x)
+        if not preact:
+            x = L.Activation("relu", name="conv1_relu")(_bn("conv1_bn")(x))
+        x = L.ZeroPadding2D(padding=((1, 1), (1, 1)), name="pool1_pad")(x)
+        x = L.MaxPooling2D(3, strides=2, name="pool1_pool")(x)
+        for stage, (filters, blocks) in enumerate(zip((64, 128, 256, 512), depths), start=2):
+            if preact:
+                x = _stack_v2(x, filters, blocks, stride1=1 if stage == 5 else 2,
+                              name=f"conv{stage}")
+            else:
+                x = _stack_v1(x, filters, blocks, stride1=1 if stage == 2 else 2,
+                              name=f"conv{stage}")
+        if preact:
+            x = L.Activation("relu", name="post_relu")(_bn("post_bn")(x))
+        outputs = _top(x, include_top, pooling, classes, classifier_activation)
+        return _finish(inputs, outputs, name, weights)
+    build.__name__ = build.__qualname__ = public
+    build.__doc__ = (f"Keras's {public} architecture (weights=None: freshly initialised; "
+                     "'imagenet' cannot be downloaded here).")
+    return build
+
+
+ResNet50 = _resnet([3, 4, 6, 3], False, "resnet50", "ResNet50")
+ResNet101 = _resnet([3, 4, 23, 3], False, "resnet101", "ResNet101")
+ResNet152 = _resnet([3, 8, 36, 3], False, "resnet152", "ResNet152")
+ResNet50V2 = _resnet([3, 4, 6, 3], True, "resnet50v2", "ResNet50V2")
+ResNet101V2 = _resnet([3, 4, 23, 3], True, "resnet101v2", "ResNet101V2")
+ResNet152V2 = _resnet([3, 8, 36, 3], True, "resnet152v2", "ResNet152V2")

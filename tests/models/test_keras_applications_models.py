@@ -1,0 +1,62 @@
+"""keras.applications' VGG and ResNet (v1, v2) models built with Keras's architecture
+(runtime/keras/applications/builders.py): the parameter and layer counts Keras 3.15 printed
+for the same calls with weights=None, the outputs' shapes, a weights file given as
+`weights`, and the refusal of weights="imagenet"."""
+
+import numpy as np
+import pytest
+
+from runtime import keras
+
+A = keras.applications
+
+# (total parameters, layers) with the top; parameters with include_top=False, pooling="avg"
+# on 64x64 inputs: as Keras 3.15 printed them
+KERAS_COUNTS = {
+    "VGG16": (138357544, 23, 14714688), "VGG19": (143667240, 26, 20024384),
+    "ResNet50": (25636712, 177, 23587712), "ResNet101": (44707176, 347, 42658176),
+    "ResNet152": (60419944, 517, 58370944), "ResNet50V2": (25613800, 192, 23564800),
+    "ResNet101V2": (44675560, 379, 42626560), "ResNet152V2": (60380648, 566, 58331648),
+}
+
+
+@pytest.mark.parametrize("name", sorted(KERAS_COUNTS))
+def test_architectures_have_keras_counts(name):
+    total, layers, headless = KERAS_COUNTS[name]
+    model = getattr(A, name)(weights=None)
+    assert (model.count_params(), len(model.layers)) == (total, layers)
+    if name not in ("VGG16", "ResNet50", "ResNet50V2"):
+        return
+    features = getattr(A, name)(weights=None, include_top=False, pooling="avg",
+                                input_shape=(64, 64, 3))
+    assert features.count_params() == headless
+
+
+def test_small_models_run_and_take_a_weights_file(tmp_path):
+    model = A.ResNet50V2(weights=None, input_shape=(32, 32, 3), classes=5)
+    out = model(np.random.RandomState(0).rand(2, 32, 32, 3).astype(np.float32))
+    assert out.shape == (2, 5)
+    np.testing.assert_allclose(out.numpy().sum(axis=1), [1.0, 1.0], rtol=1e-5)
+    path = str(tmp_path / "resnet.weights.h5")
+    model.save_weights(path)
+    again = A.resnet_v2.ResNet50V2(weights=path, input_shape=(32, 32, 3), classes=5)
+    for a, b in zip(model.weights, again.weights):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+    features = A.VGG16(weights=None, include_top=False, input_shape=(32, 32, 3))
+    assert features(np.zeros((1, 32, 32, 3), np.float32)).shape == (1, 1, 1, 512)
+    pooled = A.resnet.ResNet101(weights=None, include_top=False, pooling="max",
+                                input_shape=(32, 32, 3))
+    assert pooled(np.zeros((1, 32, 32, 3), np.float32)).shape == (1, 2048)
+
+
+def test_imagenet_weights_and_bad_arguments_are_refused():
+    with pytest.raises(ValueError, match="cannot be downloaded"):
+        A.ResNet50()
+    with pytest.raises(ValueError, match="weights"):
+        A.VGG19(weights="no/such/file.h5")
+    with pytest.raises(ValueError, match="at least 32x32"):
+        A.ResNet50(weights=None, input_shape=(16, 16, 3))
+    with pytest.raises(ValueError, match="pooling"):
+        A.VGG16(weights=None, include_top=False, pooling="mean")
+    np.testing.assert_allclose(A.resnet_v2.preprocess_input(np.array([[[255.0, 0, 127.5]]])),
+                               [[[1.0, -1.0, 0.0]]])
