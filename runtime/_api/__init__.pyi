@@ -4,6 +4,7 @@
 from typing import Any
 from runtime.tensor import Tensor as _Tensor
 
+from runtime.gradients.symbolic import AggregationMethod as AggregationMethod
 from runtime.ops.debugging import Assert as Assert
 from runtime.function.concrete import ConcreteFunction as ConcreteFunction
 from runtime.dtypes import DType as DType
@@ -18,6 +19,7 @@ from runtime.graph import Operation as Operation
 from runtime.data.experimental_more import OptionalSpec as OptionalSpec
 from runtime.ops.ragged import RaggedTensor as RaggedTensor
 from runtime.ops.ragged import RaggedTensorSpec as RaggedTensorSpec
+from runtime.gradients.symbolic import RegisterGradient as RegisterGradient
 from runtime.ops.sparse import SparseTensor as SparseTensor
 from runtime.ops.sparse import SparseTensorSpec as SparseTensorSpec
 from runtime.tensor import SymbolicTensor as SymbolicTensor
@@ -38,6 +40,7 @@ from runtime.ops.strings import as_string as as_string
 from runtime.ops.debugging import assert_rank as assert_rank
 from runtime.ops.math_composed import atan2 as atan2
 import autograph as _autograph_
+from runtime.ops.array_blocks import batch_to_space as batch_to_space
 from runtime.dtypes import bool_ as bool_
 from runtime.ops.array_math import boolean_mask as boolean_mask
 from runtime.ops.math_extras import broadcast_dynamic_shape as broadcast_dynamic_shape
@@ -71,6 +74,8 @@ import runtime.distribute as _distribute_
 from runtime.ops.array_math import divide as divide
 from runtime.dtypes import float64 as _double_
 from runtime.ops.array_extras import dynamic_partition as dynamic_partition
+from runtime.ops.array_blocks import dynamic_stitch as dynamic_stitch
+from runtime.ops.array_blocks import edit_distance as edit_distance
 from runtime.ops.linalg import einsum as einsum
 from runtime.ops.control_flow import ensure_shape as ensure_shape
 import runtime.errors as _errors_
@@ -94,10 +99,12 @@ from runtime.ops.array_scatter import gather_nd as gather_nd
 from runtime.ops.array_extras import get_current_name_scope as get_current_name_scope
 from runtime.ops.array_extras import get_logger as get_logger
 from runtime.ops.control_flow import get_static_value as get_static_value
+from runtime.gradients.symbolic import grad_pass_through as grad_pass_through
 import runtime.gradients as _gradients_
 from runtime.ops.control_flow import group as group
 from runtime.ops.math_composed import guarantee_const as guarantee_const
 from runtime.dtypes import float16 as _half_
+from runtime.gradients.symbolic import hessians as hessians
 from runtime.ops.array_sort import histogram_fixed_width as histogram_fixed_width
 from runtime.ops.array_extras import histogram_fixed_width_bins as histogram_fixed_width_bins
 from runtime.ops.array_math import identity as identity
@@ -109,6 +116,7 @@ from runtime.dtypes import int16 as int16
 from runtime.dtypes import int32 as int32
 from runtime.dtypes import int64 as int64
 from runtime.dtypes import int8 as int8
+from runtime.ops.array_blocks import is_symbolic_tensor as is_symbolic_tensor
 from runtime.tensor import is_tensor as is_tensor
 import runtime.keras as _keras_
 import runtime.layers as _layers_
@@ -121,6 +129,7 @@ from runtime.ops.linalg import matmul as matmul
 from runtime.ops.array_composed import meshgrid as meshgrid
 import runtime.keras.metrics as _metrics_
 from runtime.context import name_scope as name_scope
+from runtime.gradients.symbolic import no_gradient as no_gradient
 from runtime.ops.control_flow import no_op as no_op
 from runtime.ops.array_composed import norm as norm
 from runtime.ops.py_function import numpy_function as numpy_function
@@ -144,6 +153,7 @@ from runtime.ops.array_math import reduce_logsumexp as reduce_logsumexp
 from runtime.function.api import register as register
 from runtime.function.callbacks import remove_function_callback as remove_function_callback
 from runtime.ops.array_sort import repeat as repeat
+from runtime.ops.array_blocks import required_space_to_batch_paddings as required_space_to_batch_paddings
 from runtime.ops.array_math import reshape as reshape
 from runtime.ops.array_math import reverse as reverse
 from runtime.ops.math_special import reverse_sequence as reverse_sequence
@@ -161,6 +171,8 @@ from runtime.ops.math_composed import shape_n as shape_n
 from runtime.ops.array_math import size as size
 from runtime.ops.array_composed import slice as slice
 from runtime.ops.array_sort import sort as sort
+from runtime.ops.array_blocks import space_to_batch_nd as _space_to_batch_
+from runtime.ops.array_blocks import space_to_batch_nd as space_to_batch_nd
 from runtime.ops.array_math import split as split
 from runtime.ops.array_math import squeeze as squeeze
 from runtime.ops.array_math import stack as stack
@@ -171,6 +183,7 @@ import runtime.summary as _summary_
 from runtime.ops.control_flow_functional import switch_case as switch_case
 from runtime.ops.linalg import tensordot as tensordot
 from runtime.ops.array_math import tile as tile
+from runtime.ops.array_blocks import timestamp as timestamp
 from runtime.optimizers import train as train
 from runtime.ops.array_math import transpose as transpose
 from runtime.ops.array_math import divide as _truediv_
@@ -236,6 +249,7 @@ random_normal_initializer = _random_normal_initializer_
 random_uniform_initializer = _random_uniform_initializer_
 realdiv = _realdiv_
 saved_model = _saved_model_
+space_to_batch = _space_to_batch_
 summary = _summary_
 truediv = _truediv_
 version = _version_

@@ -48,6 +48,7 @@ from runtime.ops.nn import softmax as softmax
 from runtime.ops.nn import softmax_cross_entropy_with_logits as softmax_cross_entropy_with_logits
 from runtime.ops.nn import softplus as softplus
 from runtime.ops.math_composed import softsign as softsign
+from runtime.ops.array_blocks import space_to_batch_nd as _space_to_batch_
 from runtime.ops.math_extras import space_to_depth as space_to_depth
 from runtime.ops.nn import sparse_softmax_cross_entropy_with_logits as sparse_softmax_cross_entropy_with_logits
 from runtime.ops.math_composed import sufficient_statistics as sufficient_statistics
@@ -59,6 +60,7 @@ from runtime.ops.math_composed import zero_fraction as zero_fraction
 import runtime._api.nn_experimental as _experimental_
 
 lrn = _lrn_
+space_to_batch = _space_to_batch_
 swish = _swish_
 experimental = _experimental_
 
