@@ -32,6 +32,22 @@ def test_architectures_have_keras_counts(name):
     assert features.count_params() == headless
 
 
+@pytest.mark.parametrize("name, kwargs, total, headless, model_name", [
+    ("MobileNet", {}, 4253864, 3228864, "mobilenet_1.00_224"),
+    ("MobileNet", {"alpha": 0.5, "depth_multiplier": 2}, 2159672, 1646672, "mobilenet_0.50_224"),
+    ("MobileNetV2", {}, 3538984, 2257984, "mobilenetv2_1.00_224"),
+    ("MobileNetV2", {"alpha": 1.4}, 6156712, 4363712, "mobilenetv2_1.40_224"),
+    ("MobileNetV2", {"alpha": 0.35}, 1691208, 410208, "mobilenetv2_0.35_224"),
+])
+def test_mobilenets_have_keras_counts(name, kwargs, total, headless, model_name):
+    model = getattr(A, name)(weights=None, **kwargs)
+    assert (model.count_params(), model.name) == (total, model_name)
+    features = getattr(A, name)(weights=None, include_top=False, pooling="max",
+                                input_shape=(97, 97, 3), **kwargs)
+    assert features.count_params() == headless
+    assert features(np.zeros((1, 97, 97, 3), np.float32)).shape[0] == 1
+
+
 def test_small_models_run_and_take_a_weights_file(tmp_path):
     model = A.ResNet50V2(weights=None, input_shape=(32, 32, 3), classes=5)
     out = model(np.random.RandomState(0).rand(2, 32, 32, 3).astype(np.float32))

@@ -1,6 +1,6 @@
 """`keras.applications`: the ImageNet models' input scalings (`<model>.preprocess_input`)
 and prediction decoding (`decode_predictions`), as Keras 3's. VGG16/19, ResNet50/101/152
-and their V2 forms are built with Keras's architecture (`builders`; `weights=None`, or the
+and their V2 forms, MobileNet and MobileNetV2 are built with Keras's architecture (`builders`; `weights=None`, or the
 path of a weights file: ImageNet weights cannot be downloaded here); the other models raise
 NotImplementedError naming the model."""
 

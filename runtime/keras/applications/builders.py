@@ -193,3 +193,126 @@ ResNet152 = _resnet([3, 8, 36, 3], False, "resnet152", "ResNet152")
 ResNet50V2 = _resnet([3, 4, 6, 3], True, "resnet50v2", "ResNet50V2")
 ResNet101V2 = _resnet([3, 4, 23, 3], True, "resnet101v2", "ResNet101V2")
 ResNet152V2 = _resnet([3, 8, 36, 3], True, "resnet152v2", "ResNet152V2")
+
+
+# -- MobileNet (v1) and MobileNetV2 ----------------------------------------------------------
+
+def _make_divisible(value: float, divisor: int = 8, min_value: int | None = None) -> int:
+    min_value = min_value or divisor
+    rounded = max(min_value, int(value + divisor / 2) // divisor * divisor)
+    return rounded + divisor if rounded < 0.9 * value else rounded
+
+
+def _correct_pad(x, kernel: int = 3) -> tuple:
+    """Keras's padding before a stride-2 'valid' convolution: one less on the top / left of
+    an even-sized input."""
+    rows, cols = x.shape[1], x.shape[2]
+    adjust = (1, 1) if rows is None else (1 - rows % 2, 1 - cols % 2)
+    half = kernel // 2
+    return ((half - adjust[0], half), (half - adjust[1], half))
+
+
+def _size_name(inputs) -> int:
+    rows = inputs.shape[1]
+    return 224 if rows is None else int(rows)
+
+
+def MobileNet(input_shape=None, alpha=1.0, depth_multiplier=1, dropout=1e-3,
+              include_top=True, weights="imagenet", input_tensor=None, pooling=None,
+              classes=1000, classifier_activation="softmax", name=None):
+    """Keras's MobileNet architecture (width `alpha`, `depth_multiplier`); weights=None or a
+    weights file ('imagenet' cannot be downloaded here)."""
+    _check(weights, classes, include_top, "MobileNet")
+    L = _layers
+    inputs = _inputs(input_tensor, input_shape, (224, 224, 3), 32, include_top, "MobileNet")
+
+    def relu6(t, label):
+        return L.ReLU(6.0, name=label)(t)
+    x = L.Conv2D(int(32 * alpha), (3, 3), padding="same", use_bias=False, strides=(2, 2),
+                 name="conv1")(inputs)
+    x = relu6(L.BatchNormalization(axis=-1, name="conv1_bn")(x), "conv1_relu")
+    plan = [(64, 1), (128, 2), (128, 1), (256, 2), (256, 1), (512, 2)] + [(512, 1)] * 5 + \
+        [(1024, 2), (1024, 1)]
+    for block_id, (filters, stride) in enumerate(plan, start=1):
+        if stride != 1:
+            x = L.ZeroPadding2D(((0, 1), (0, 1)), name=f"conv_pad_{block_id}")(x)
+        x = L.DepthwiseConv2D((3, 3), padding="same" if stride == 1 else "valid",
+                              depth_multiplier=depth_multiplier, strides=(stride, stride),
+                              use_bias=False, name=f"conv_dw_{block_id}")(x)
+        x = relu6(L.BatchNormalization(axis=-1, name=f"conv_dw_{block_id}_bn")(x),
+                  f"conv_dw_{block_id}_relu")
+        x = L.Conv2D(int(filters * alpha), (1, 1), padding="same", use_bias=False,
+                     strides=(1, 1), name=f"conv_pw_{block_id}")(x)
+        x = relu6(L.BatchNormalization(axis=-1, name=f"conv_pw_{block_id}_bn")(x),
+                  f"conv_pw_{block_id}_relu")
+
+    def conv_top(t):
+        t = L.GlobalAveragePooling2D(keepdims=True)(t)
+        t = L.Dropout(dropout, name="dropout")(t)
+        t = L.Conv2D(classes, (1, 1), padding="same", name="conv_preds")(t)
+        t = L.Reshape((classes,), name="reshape_2")(t)
+        return L.Activation(classifier_activation, name="predictions")(t)
+    outputs = _top(x, include_top, pooling, classes, classifier_activation, conv_top)
+    if name is None:
+        name = f"mobilenet_{alpha:0.2f}_{_size_name(inputs)}"
+    return _finish(inputs, outputs, name, weights)
+
+
+def _inverted_residual(inputs, expansion: int, stride: int, alpha: float, filters: int,
+                       block_id: int):
+    L = _layers
+    in_channels = inputs.shape[-1]
+    pointwise = _make_divisible(int(filters * alpha), 8)
+    x, prefix = inputs, f"block_{block_id}_"
+
+    def bn(t, label):
+        return L.BatchNormalization(axis=-1, epsilon=1e-3, momentum=0.999, name=label)(t)
+    if block_id:
+        x = L.Conv2D(expansion * in_channels, kernel_size=1, padding="same", use_bias=False,
+                     activation=None, name=prefix + "expand")(x)
+        x = L.ReLU(6.0, name=prefix + "expand_relu")(bn(x, prefix + "expand_BN"))
+    else:
+        prefix = "expanded_conv_"
+    if stride == 2:
+        x = L.ZeroPadding2D(padding=_correct_pad(x, 3), name=prefix + "pad")(x)
+    x = L.DepthwiseConv2D(kernel_size=3, strides=stride, activation=None, use_bias=False,
+                          padding="same" if stride == 1 else "valid",
+                          name=prefix + "depthwise")(x)
+    x = L.ReLU(6.0, name=prefix + "depthwise_relu")(bn(x, prefix + "depthwise_BN"))
+    x = L.Conv2D(pointwise, kernel_size=1, padding="same", use_bias=False, activation=None,
+                 name=prefix + "project")(x)
+    x = bn(x, prefix + "project_BN")
+    if in_channels == pointwise and stride == 1:
+        return L.Add(name=prefix + "add")([inputs, x])
+    return x
+
+
+def MobileNetV2(input_shape=None, alpha=1.0, include_top=True, weights="imagenet",
+                input_tensor=None, pooling=None, classes=1000,
+                classifier_activation="softmax", name=None):
+    """Keras's MobileNetV2 architecture (width `alpha`); weights=None or a weights file
+    ('imagenet' cannot be downloaded here)."""
+    _check(weights, classes, include_top, "MobileNetV2")
+    L = _layers
+    inputs = _inputs(input_tensor, input_shape, (224, 224, 3), 32, include_top, "MobileNetV2")
+    x = L.Conv2D(_make_divisible(32 * alpha, 8), kernel_size=3, strides=(2, 2), padding="same",
+                 use_bias=False, name="Conv1")(inputs)
+    x = L.BatchNormalization(axis=-1, epsilon=1e-3, momentum=0.999, name="bn_Conv1")(x)
+    x = L.ReLU(6.0, name="Conv1_relu")(x)
+    plan = [(16, 1, 1), (24, 2, 6), (24, 1, 6), (32, 2, 6), (32, 1, 6), (32, 1, 6),
+            (64, 2, 6), (64, 1, 6), (64, 1, 6), (64, 1, 6), (96, 1, 6), (96, 1, 6), (96, 1, 6),
+            (160, 2, 6), (160, 1, 6), (160, 1, 6), (320, 1, 6)]
+    for block_id, (filters, stride, expansion) in enumerate(plan):
+        x = _inverted_residual(x, expansion, stride, alpha, filters, block_id)
+    last = _make_divisible(1280 * alpha, 8) if alpha > 1.0 else 1280
+    x = L.Conv2D(last, kernel_size=1, use_bias=False, name="Conv_1")(x)
+    x = L.BatchNormalization(axis=-1, epsilon=1e-3, momentum=0.999, name="Conv_1_bn")(x)
+    x = L.ReLU(6.0, name="out_relu")(x)
+
+    def pooled_top(t):
+        t = L.GlobalAveragePooling2D()(t)
+        return L.Dense(classes, activation=classifier_activation, name="predictions")(t)
+    outputs = _top(x, include_top, pooling, classes, classifier_activation, pooled_top)
+    if name is None:
+        name = f"mobilenetv2_{alpha:0.2f}_{_size_name(inputs)}"
+    return _finish(inputs, outputs, name, weights)

@@ -1,14 +1,15 @@
 """`keras.applications.mobilenet`: the input scaling its models expect ("tf" mode of
-`imagenet_utils.preprocess_input`) and the ImageNet decoding; the models themselves
-are not offered (calling one raises NotImplementedError)."""
+`imagenet_utils.preprocess_input`) and the ImageNet decoding; the model is built
+by `builders` (weights=None; ImageNet weights cannot be downloaded here)."""
 
 from __future__ import annotations
 
+from . import builders as _builders
 from . import imagenet_utils as _utils
 
 decode_predictions = _utils.decode_predictions
 
-MobileNet = _utils._refused_model("MobileNet")
+MobileNet = _builders.MobileNet
 
 
 def preprocess_input(x, data_format: str | None = None):
