@@ -249,7 +249,7 @@ class Dataset:
         return True
 
     def __repr__(self) -> str:
-        return f"<{type(self).__name__} element_spec={self.element_spec!r}>"
+        return f"<{_tf_class_name(self)} element_spec={self.element_spec!r}>"
 
     def _repr_html_(self) -> str:
         """Jupyter's view: the class, the number of elements and the element spec."""
@@ -359,7 +359,9 @@ class Dataset:
               num_parallel_calls: Optional[int] = None, deterministic: Optional[bool] = None,
               name: Optional[str] = None) -> "Dataset":
         """Consecutive elements stacked into batches of `batch_size`."""
-        return _Batch(self, batch_size, drop_remainder)
+        result = _Batch(self, batch_size, drop_remainder)
+        result._parallel = num_parallel_calls
+        return result
 
     def padded_batch(self, batch_size: Any, padded_shapes: Any = None, padding_values: Any = None,
                      drop_remainder: bool = False, name: Optional[str] = None) -> "Dataset":
@@ -421,7 +423,9 @@ class Dataset:
 
     def flat_map(self, map_func: Callable, name: Optional[str] = None) -> "Dataset":
         """`map_func(element)` returns a dataset; their elements one after the other."""
-        return _Interleave(self, map_func, 1, 1, None, True)
+        result = _Interleave(self, map_func, 1, 1, None, True)
+        result._tf_kind = "_FlatMapDataset"
+        return result
 
     def interleave(self, map_func: Callable, cycle_length: Optional[int] = None,
                    block_length: Optional[int] = None, num_parallel_calls: Optional[int] = None,
@@ -1145,6 +1149,32 @@ def _file_error(name: str, exc: OSError, what: str) -> Exception:
 
 
 # -- transformations ------------------------------------------------------------------------
+
+# The class names TensorFlow's datasets print, where the name of this runtime's class differs
+# by more than the "Dataset" suffix of the internal ones (`_Map` prints `_MapDataset`)
+_TF_CLASS_NAMES = {"_TensorSlices": "_TensorSliceDataset", "_Tensors": "_TensorDataset",
+                   "_Cache": "CacheDataset", "_Generator": "_FlatMapDataset",
+                   "_Directed": "_DirectedInterleaveDataset", "_RaggedBatch": "_BatchDataset",
+                   "TextLineDataset": "TextLineDatasetV2", "TFRecordDataset": "TFRecordDatasetV2",
+                   "CsvDataset": "CsvDatasetV2", "FixedLengthRecordDataset":
+                   "FixedLengthRecordDatasetV2"}
+
+
+def _tf_class_name(dataset: Dataset) -> str:
+    """The class name TensorFlow's repr shows for `dataset` (a subclass of a user's keeps its
+    own name)."""
+    cls = type(dataset)
+    name = cls.__name__
+    if not cls.__module__.startswith("runtime.data"):
+        return name
+    if name in _TF_CLASS_NAMES:
+        return _TF_CLASS_NAMES[name]
+    if name in ("_Map", "_Batch") and getattr(dataset, "_parallel", None) is not None:
+        return f"_Parallel{name[1:]}Dataset"
+    if name == "_Interleave":
+        return getattr(dataset, "_tf_kind", "_InterleaveDataset")
+    return f"{name}Dataset" if name.startswith("_") else name
+
 
 class _Unary(Dataset):
     def __init__(self, input_dataset: Dataset):
@@ -1885,6 +1915,8 @@ class _Interleave(_Unary):
         if not callable(map_func):
             raise TypeError("interleave: map_func must be callable.")
         self._func = map_func
+        if num_parallel_calls is not None:
+            self._tf_kind = "_ParallelInterleaveDataset"
         self._unpack = type(input_dataset._spec) is tuple
         self._cycle = threads.default_parallelism() if cycle_length in (None, AUTOTUNE) else \
             _positive_int(cycle_length, "cycle_length", "interleave")

@@ -377,3 +377,42 @@ def test_batches_of_one_leaf_and_of_structures_after_shuffle():
         np.testing.assert_array_equal(b, features.numpy())
         np.testing.assert_array_equal(b[:, 0], first.numpy())
     np.testing.assert_array_equal(np.sort(np.concatenate(single)[:, 0]), x[:, 0])
+
+
+def test_repr_shows_tensorflows_class_names(tmp_path):
+    """The class names TF 2.21 prints in a dataset's repr, e.g. `<_MapDataset element_spec=...>`
+    (recorded under TensorFlow 2.21 for each construction)."""
+    d = rt.data.Dataset
+    x = d.range(4)
+    empty = tmp_path / "empty"
+    empty.write_bytes(b"")
+    expected = {
+        "_RangeDataset": x, "_TensorSliceDataset": d.from_tensor_slices([1, 2]),
+        "_TensorDataset": d.from_tensors(1), "_MapDataset": x.map(lambda v: v),
+        "_ParallelMapDataset": x.map(lambda v: v, num_parallel_calls=2),
+        "_BatchDataset": x.batch(2), "_ParallelBatchDataset": x.batch(2, num_parallel_calls=2),
+        "_PaddedBatchDataset": x.padded_batch(2), "_UnbatchDataset": x.batch(2).unbatch(),
+        "_ShuffleDataset": x.shuffle(2), "_PrefetchDataset": x.prefetch(1),
+        "CacheDataset": x.cache(), "_RepeatDataset": x.repeat(2), "_TakeDataset": x.take(1),
+        "_FilterDataset": x.filter(lambda v: v > 0), "_ZipDataset": d.zip((x, x)),
+        "_ConcatenateDataset": x.concatenate(x),
+        "_FlatMapDataset": x.flat_map(lambda v: d.from_tensors(v)),
+        "_InterleaveDataset": x.interleave(lambda v: d.from_tensors(v)),
+        "_ParallelInterleaveDataset": x.interleave(lambda v: d.from_tensors(v),
+                                                   num_parallel_calls=2),
+        "_WindowDataset": x.window(2), "_ScanDataset": x.scan(0, lambda s, v: (s, v)),
+        "TextLineDatasetV2": rt.data.TextLineDataset([str(empty)]),
+        "TFRecordDatasetV2": rt.data.TFRecordDataset([str(empty)]),
+        "CsvDatasetV2": rt.data.experimental.CsvDataset([str(empty)], [rt.int32]),
+        "_DirectedInterleaveDataset": d.choose_from_datasets([x], d.range(1)),
+        "_AssertCardinalityDataset": x.apply(rt.data.experimental.assert_cardinality(4)),
+    }
+    for name, dataset in expected.items():
+        assert repr(dataset).startswith(f"<{name} element_spec="), (name, repr(dataset))
+    assert repr(x) == "<_RangeDataset element_spec=TensorSpec(shape=(), dtype=rt.int64, name=None)>"
+
+    class Mine(rt.data.Dataset):
+        def __init__(self):
+            self._spec, self._card = x._spec, x._card
+
+    assert repr(Mine()).startswith("<Mine element_spec=")
