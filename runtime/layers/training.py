@@ -319,7 +319,22 @@ class Training:
                                StepProgress(feed.length, verbose))
         if return_dict:
             return _keras_order(logs)
-        values = list(logs.values())
+        return self._flat_results(logs)
+
+    def _flat_results(self, logs: dict):
+        """The list `evaluate` and the `*_on_batch` methods return, in Keras 3's order: the
+        values named in `metrics_names`, "compile_metrics" standing for the compiled metrics
+        in their order (a model of several outputs logs them under prefixed names, which
+        Keras leaves to the end), then the others by sorted name; one value alone when there
+        is one."""
+        names: list = []
+        for name in self.metrics_names:
+            if name == "compile_metrics" and not getattr(self, "_per_output_losses", None):
+                names += [key for key in getattr(self, "_log_names", ()) if key != "loss"]
+            else:
+                names.append(name)
+        values = [logs[name] for name in names if name in logs]
+        values += [logs[key] for key in sorted(logs) if key not in names]
         return values[0] if len(values) == 1 else values
 
     @strict_keywords()
@@ -388,8 +403,7 @@ class Training:
         logs = totals.means()
         if return_dict:
             return _keras_order(logs)
-        values = list(logs.values())
-        return values[0] if len(values) == 1 else values
+        return self._flat_results(logs)
 
     # -- helpers ---------------------------------------------------------------------------------
     def _test_logs(self, batches, callbacks: list, progress: StepProgress) -> dict:
@@ -442,7 +456,9 @@ class Training:
         for metric in stateful:
             metric.reset_state()
         self._compiled_losses_seen = True  # Keras lists the per-output losses from now on
-        return _Means(self._log_names, getattr(self, "_stateful_positions", set()))
+        per_batch = {i for i, name in enumerate(self._log_names)
+                     if name in getattr(self, "_per_output_losses", ())}
+        return _Means(self._log_names, getattr(self, "_stateful_positions", set()), per_batch)
 
     def _dataset_batches(self, elements, method: str, class_weight=None):
         """The (x, y, sample_weight or None) batches, as arrays, of an iterator over the
@@ -967,8 +983,12 @@ class _Means:
     value (it already covers the whole pass). `add` returns the means so far, which Keras
     logs at each batch."""
 
-    def __init__(self, names: list[str], latest: set | None = None):
+    def __init__(self, names: list[str], latest: set | None = None,
+                 per_batch: set | None = None):
         self.names = names
+        # the per-output losses: Keras 3's trackers of them take each batch's mean with
+        # weight 1, whatever its size (the total loss weighs the batch by its samples)
+        self.per_batch = per_batch or set()
         self.sums = np.zeros(len(names))
         self.weights = np.zeros(len(names))
         self.latest = latest or set()
@@ -990,6 +1010,8 @@ class _Means:
             if isinstance(value, (tuple, list)):  # (mean, what it counted)
                 value, weight = value
                 weight = float(weight)
+            if i in self.per_batch:
+                weight = 1.0
             self.sums[i] += float(value) * weight
             self.weights[i] += weight
         return self.means()

@@ -532,3 +532,51 @@ def test_predicting_with_many_uncompiled_models_does_not_warn():
             model = _model(1)
             model.predict(X, verbose=0)
             model.predict_on_batch(X)
+
+
+def _two_output_model():
+    first = rt.keras.Input((3,), name="i1")
+    second = rt.keras.Input((2,), name="i2")
+    hidden = rt.keras.layers.Concatenate()([first, second])
+    hidden = rt.keras.layers.Dense(4, activation="relu", kernel_initializer="ones")(hidden)
+    reg = rt.keras.layers.Dense(1, kernel_initializer="ones", name="reg")(hidden)
+    cls = rt.keras.layers.Dense(1, activation="sigmoid", name="cls",
+                                kernel_initializer=rt.keras.initializers.Constant(0.1))(hidden)
+    model = rt.keras.Model({"i1": first, "i2": second}, {"reg": reg, "cls": cls})
+    model.compile("sgd", loss={"reg": "mse", "cls": "binary_crossentropy"},
+                  loss_weights={"reg": 0.5, "cls": 2.0},
+                  metrics={"cls": ["accuracy"], "reg": ["mae"]})
+    return model
+
+
+def test_evaluate_of_several_outputs_lists_and_averages_as_keras_3():
+    rng = np.random.default_rng(0)
+    x = {"i1": rng.normal(size=(40, 3)).astype(np.float32),
+         "i2": rng.normal(size=(40, 2)).astype(np.float32)}
+    y = {"reg": rng.normal(size=(40, 1)).astype(np.float32),
+         "cls": rng.integers(0, 2, (40, 1)).astype(np.float32)}
+    model = _two_output_model()
+    pred = model.predict(x, verbose=0)
+    squared = (pred["reg"] - y["reg"]) ** 2
+    logs = model.evaluate(x, y, batch_size=32, verbose=0, return_dict=True)
+    # Keras 3: the total loss weighs each batch by its samples, an output's loss tracker
+    # takes each batch's mean with weight 1 (the mean of the two batch means here)
+    np.testing.assert_allclose(logs["reg_loss"], (squared[:32].mean() + squared[32:].mean()) / 2,
+                               rtol=1e-5)
+    one_batch = model.evaluate(x, y, batch_size=40, verbose=0, return_dict=True)
+    np.testing.assert_allclose(one_batch["reg_loss"], squared.mean(), rtol=1e-5)
+    np.testing.assert_allclose(logs["loss"], one_batch["loss"], rtol=1e-5)
+    # the list: loss, each output's loss, then the prefixed metrics by name
+    values = model.evaluate(x, y, batch_size=40, verbose=0)
+    assert values == [one_batch[key] for key in
+                      ("loss", "reg_loss", "cls_loss", "cls_accuracy", "reg_mae")]
+
+
+def test_evaluate_lists_compiled_metrics_in_their_order():
+    x = np.random.default_rng(1).normal(size=(20, 4)).astype(np.float32)
+    y = np.eye(3, dtype=np.float32)[np.arange(20) % 3]
+    model = rt.keras.Sequential([rt.keras.Input((4,)),
+                                 rt.keras.layers.Dense(3, activation="softmax")])
+    model.compile("sgd", "categorical_crossentropy", metrics=["mse", "accuracy"])
+    logs = model.evaluate(x, y, verbose=0, return_dict=True)
+    assert model.evaluate(x, y, verbose=0) == [logs["loss"], logs["mse"], logs["accuracy"]]
