@@ -28,7 +28,9 @@ LAZY_NAMES: dict[str, dict[str, str]] = {
         "LinearOperatorLowRankUpdate", "LinearOperatorLowerTriangular",
         "LinearOperatorPermutation", "LinearOperatorScaledIdentity", "LinearOperatorToeplitz",
         "LinearOperatorTridiag", "LinearOperatorZeros", "banded_triangular_solve",
-        "tridiagonal_matmul", "tridiagonal_solve")},
+        "tridiagonal_matmul", "tridiagonal_solve")} | {name: "runtime.linalg_extras" for name in (
+        "eig", "eigh_tridiagonal", "eigvals", "experimental", "logm", "lu", "lu_matrix_inverse",
+        "lu_reconstruct", "lu_solve", "sqrtm")},
     "signal": {name: "runtime.signal_extras" for name in (
         "dct", "idct", "inverse_mdct", "inverse_stft", "inverse_stft_window_fn",
         "linear_to_mel_weight_matrix", "mdct", "mfccs_from_log_mel_spectrograms",
