@@ -69,7 +69,7 @@ def _lu_kernel(a: np.ndarray, index_dtype):
     return batch.reshape(a.shape), perms.reshape(a.shape[:-1]).astype(index_dtype)
 
 
-def lu(input, output_idx_type=_dtypes.int32, name=None):  # noqa: A002 - TensorFlow's name
+def lu(input, output_idx_type=_dtypes.int32, name=None) -> tuple[Tensor, Tensor]:  # noqa: A002
     """The LU factorization with partial pivoting: `(lu, p)` where `lu` holds the unit lower
     triangle L below its diagonal and U on and above it, and `input[..., p, :] = L @ U`."""
     x = _square(_t(input), "lu")
@@ -143,7 +143,7 @@ def _complex_of(dtype):
         _dtypes.complex64
 
 
-def eig(tensor, name=None):
+def eig(tensor, name=None) -> tuple[Tensor, Tensor]:
     """The eigenvalues and right eigenvectors of square (not necessarily symmetric) matrices,
     complex: `(e, v)` with `tensor @ v = v * e` (each vector of unit norm)."""
     x = _square(_t(tensor), "eig")
@@ -193,7 +193,7 @@ def logm(input, name=None) -> Tensor:  # noqa: A002 - TensorFlow's name
 
 
 def eigh_tridiagonal(alpha, beta, eigvals_only=True, select="a", select_range=None,
-                     tol=None, name=None):
+                     tol=None, name=None) -> Tensor | tuple[Tensor, Tensor]:
     """The eigenvalues (and with `eigvals_only=False` the eigenvectors, as columns) of the
     symmetric tridiagonal matrix of diagonal `alpha` and off-diagonal `beta`, ascending.
     `select`: 'a' all, 'i' the indices `select_range = [lo, hi]` (inclusive), 'v' the values
