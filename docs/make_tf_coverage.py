@@ -73,6 +73,9 @@ DIFFERENCES: tuple[tuple[str, str], ...] = (
     (r"tf\.random\.(?!set_seed$|experimental\.(stateless_split|stateless_fold_in)$)"
      r"[a-z_.]*$|tf\.random\.Generator$",
      "numbers drawn differ from TensorFlow's (NumPy / Philox streams)"),
+    (r"tf\.(linalg\.)?(eig|eigvals)$|tf\.linalg\.(lu|sqrtm|logm)$|tf\.matrix_square_root$",
+     "computed with NumPy: no gradient; eigenvectors may differ in phase"),
+    (r"tf\.linalg\.eigh_tridiagonal$", "vectors may differ in sign"),
     (r"tf\.linalg\.(svd|qr|eig|eigh|eigvals|eigvalsh|cholesky)$",
      "real float matrices only; vectors may differ in sign"),
     (r"tf\.(sort|argsort)$", "sorting is always stable"),

@@ -76,6 +76,8 @@ from runtime.dtypes import float64 as _double_
 from runtime.ops.array_extras import dynamic_partition as dynamic_partition
 from runtime.ops.array_blocks import dynamic_stitch as dynamic_stitch
 from runtime.ops.array_blocks import edit_distance as edit_distance
+from runtime.linalg_extras import eig as eig
+from runtime.linalg_extras import eigvals as eigvals
 from runtime.ops.linalg import einsum as einsum
 from runtime.ops.control_flow import ensure_shape as ensure_shape
 import runtime.errors as _errors_
@@ -126,6 +128,7 @@ from runtime.ops.array_math import logical_not as logical_not
 import runtime.keras.losses as _losses_
 from runtime.ops.control_flow_functional import map_fn as map_fn
 from runtime.ops.linalg import matmul as matmul
+from runtime.linalg_extras import sqrtm as _matrix_square_root_
 from runtime.ops.array_composed import meshgrid as meshgrid
 import runtime.keras.metrics as _metrics_
 from runtime.context import name_scope as name_scope
@@ -241,6 +244,7 @@ keras = _keras_
 layers = _layers_
 lin_space = _lin_space_
 losses = _losses_
+matrix_square_root = _matrix_square_root_
 metrics = _metrics_
 ones_initializer = _ones_initializer_
 optimizers = _optimizers_
