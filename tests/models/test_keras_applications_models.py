@@ -48,6 +48,22 @@ def test_mobilenets_have_keras_counts(name, kwargs, total, headless, model_name)
     assert features(np.zeros((1, 97, 97, 3), np.float32)).shape[0] == 1
 
 
+@pytest.mark.parametrize("name, total, layers, headless", [
+    ("EfficientNetB0", 5330571, 240, 4049571), ("EfficientNetB1", 7856239, 342, 6575239),
+    ("EfficientNetB2", 9177569, 342, None), ("EfficientNetB3", 12320535, 387, None),
+])
+def test_efficientnets_have_keras_counts(name, total, layers, headless):
+    model = getattr(A.efficientnet, name)(weights=None)
+    assert (model.count_params(), len(model.layers), model.name) == (total, layers, name.lower())
+    if headless is not None:
+        features = getattr(A, name)(weights=None, include_top=False, pooling="max",
+                                    input_shape=(64, 64, 3))
+        assert features.count_params() == headless and features.layers[-1].name == "max_pool"
+        out = features(np.full((1, 64, 64, 3), 128.0, np.float32))
+        assert out.shape == (1, 1280) and np.isfinite(out.numpy()).all()
+    assert A.efficientnet.preprocess_input(7.0) == 7.0
+
+
 def test_small_models_run_and_take_a_weights_file(tmp_path):
     model = A.ResNet50V2(weights=None, input_shape=(32, 32, 3), classes=5)
     out = model(np.random.RandomState(0).rand(2, 32, 32, 3).astype(np.float32))

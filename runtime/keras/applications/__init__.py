@@ -1,13 +1,14 @@
 """`keras.applications`: the ImageNet models' input scalings (`<model>.preprocess_input`)
 and prediction decoding (`decode_predictions`), as Keras 3's. VGG16/19, ResNet50/101/152
-and their V2 forms, MobileNet and MobileNetV2 are built with Keras's architecture (`builders`; `weights=None`, or the
-path of a weights file: ImageNet weights cannot be downloaded here); the other models raise
-NotImplementedError naming the model."""
+and their V2 forms, MobileNet, MobileNetV2 and EfficientNetB0-B7 are built with Keras's
+architecture (`builders`; `weights=None`, or the path of a weights file: ImageNet weights
+cannot be downloaded here); the other models raise NotImplementedError naming the model."""
 
 from __future__ import annotations
 
 from . import (
     densenet,
+    efficientnet,
     imagenet_utils,
     inception_v3,
     mobilenet,
@@ -20,6 +21,16 @@ from . import (
     xception,
 )
 from .densenet import DenseNet121, DenseNet169, DenseNet201
+from .efficientnet import (
+    EfficientNetB0,
+    EfficientNetB1,
+    EfficientNetB2,
+    EfficientNetB3,
+    EfficientNetB4,
+    EfficientNetB5,
+    EfficientNetB6,
+    EfficientNetB7,
+)
 from .inception_v3 import InceptionV3
 from .mobilenet import MobileNet
 from .mobilenet_v2 import MobileNetV2
@@ -34,4 +45,6 @@ __all__ = ["densenet", "imagenet_utils", "inception_v3", "mobilenet", "mobilenet
            "resnet50", "vgg16", "vgg19", "xception", "DenseNet121", "DenseNet169",
            "DenseNet201", "InceptionV3", "MobileNet", "MobileNetV2", "ResNet50", "ResNet101",
            "ResNet152", "VGG16", "VGG19", "Xception", "resnet_v2", "ResNet50V2", "ResNet101V2",
-           "ResNet152V2"]
+           "ResNet152V2", "efficientnet", "EfficientNetB0", "EfficientNetB1", "EfficientNetB2",
+           "EfficientNetB3", "EfficientNetB4", "EfficientNetB5", "EfficientNetB6",
+           "EfficientNetB7"]

@@ -6,9 +6,11 @@ keras.layers with Keras's layer names and shapes, so `weights=None` gives the sa
 
 from __future__ import annotations
 
+import math
 import os
 from typing import Callable
 
+from ...layers import initializers as _initializers
 from ...layers.functional import Input
 from ...layers.model import Model
 from .. import layers as _layers
@@ -316,3 +318,121 @@ def MobileNetV2(input_shape=None, alpha=1.0, include_top=True, weights="imagenet
     if name is None:
         name = f"mobilenetv2_{alpha:0.2f}_{_size_name(inputs)}"
     return _finish(inputs, outputs, name, weights)
+
+
+# -- EfficientNet (B0 to B7) -----------------------------------------------------------------
+
+_CONV_INIT = {"class_name": "VarianceScaling",
+              "config": {"scale": 2.0, "mode": "fan_out", "distribution": "truncated_normal"}}
+_DENSE_INIT = {"class_name": "VarianceScaling",
+               "config": {"scale": 1.0 / 3.0, "mode": "fan_out", "distribution": "uniform"}}
+# kernel, repeats, filters in, filters out, expansion, strides (squeeze-excite ratio 0.25)
+_EFFICIENT_BLOCKS = [(3, 1, 32, 16, 1, 1), (3, 2, 16, 24, 6, 2), (5, 2, 24, 40, 6, 2),
+                     (3, 3, 40, 80, 6, 2), (5, 3, 80, 112, 6, 1), (5, 4, 112, 192, 6, 2),
+                     (3, 1, 192, 320, 6, 1)]
+
+
+def _initializer(spec: dict):
+    return _initializers.VarianceScaling(**spec["config"])
+
+
+def _mbconv(inputs, activation: str, drop_rate: float, name: str, filters_in: int,
+            filters_out: int, kernel_size: int, strides: int, expand_ratio: int):
+    L = _layers
+    filters = filters_in * expand_ratio
+    if expand_ratio != 1:
+        x = L.Conv2D(filters, 1, padding="same", use_bias=False,
+                     kernel_initializer=_initializer(_CONV_INIT), name=name + "expand_conv")(inputs)
+        x = L.BatchNormalization(axis=-1, name=name + "expand_bn")(x)
+        x = L.Activation(activation, name=name + "expand_activation")(x)
+    else:
+        x = inputs
+    if strides == 2:
+        x = L.ZeroPadding2D(padding=_correct_pad(x, kernel_size), name=name + "dwconv_pad")(x)
+    x = L.DepthwiseConv2D(kernel_size, strides=strides,
+                          padding="valid" if strides == 2 else "same", use_bias=False,
+                          depthwise_initializer=_initializer(_CONV_INIT), name=name + "dwconv")(x)
+    x = L.BatchNormalization(axis=-1, name=name + "bn")(x)
+    x = L.Activation(activation, name=name + "activation")(x)
+    squeezed = max(1, int(filters_in * 0.25))
+    se = L.GlobalAveragePooling2D(name=name + "se_squeeze")(x)
+    se = L.Reshape((1, 1, filters), name=name + "se_reshape")(se)
+    se = L.Conv2D(squeezed, 1, padding="same", activation=activation,
+                  kernel_initializer=_initializer(_CONV_INIT), name=name + "se_reduce")(se)
+    se = L.Conv2D(filters, 1, padding="same", activation="sigmoid",
+                  kernel_initializer=_initializer(_CONV_INIT), name=name + "se_expand")(se)
+    x = L.Multiply(name=name + "se_excite")([x, se])
+    x = L.Conv2D(filters_out, 1, padding="same", use_bias=False,
+                 kernel_initializer=_initializer(_CONV_INIT), name=name + "project_conv")(x)
+    x = L.BatchNormalization(axis=-1, name=name + "project_bn")(x)
+    if strides == 1 and filters_in == filters_out:
+        if drop_rate > 0:
+            x = L.Dropout(drop_rate, noise_shape=(None, 1, 1, 1), name=name + "drop")(x)
+        x = L.Add(name=name + "add")([x, inputs])
+    return x
+
+
+def _efficientnet(width: float, depth: float, size: int, dropout_rate: float, model_name: str,
+                  public: str) -> Callable:
+    def round_filters(filters: float) -> int:
+        filters *= width
+        rounded = max(8, int(filters + 4) // 8 * 8)
+        return int(rounded + 8 if rounded < 0.9 * filters else rounded)
+
+    def round_repeats(repeats: int) -> int:
+        return int(math.ceil(depth * repeats))
+
+    def build(include_top=True, weights="imagenet", input_tensor=None, input_shape=None,
+              pooling=None, classes=1000, classifier_activation="softmax", name=model_name):
+        _check(weights, classes, include_top, public)
+        L = _layers
+        inputs = _inputs(input_tensor, input_shape, (size, size, 3), 32, include_top, public)
+        x = L.Rescaling(1.0 / 255.0)(inputs)
+        x = L.Normalization(axis=-1)(x)
+        x = L.ZeroPadding2D(padding=_correct_pad(x, 3), name="stem_conv_pad")(x)
+        x = L.Conv2D(round_filters(32), 3, strides=2, padding="valid", use_bias=False,
+                     kernel_initializer=_initializer(_CONV_INIT), name="stem_conv")(x)
+        x = L.BatchNormalization(axis=-1, name="stem_bn")(x)
+        x = L.Activation("swish", name="stem_activation")(x)
+        total = float(sum(round_repeats(spec[1]) for spec in _EFFICIENT_BLOCKS))
+        done = 0
+        for i, (kernel, repeats, f_in, f_out, expand, stride) in enumerate(_EFFICIENT_BLOCKS):
+            f_in, f_out = round_filters(f_in), round_filters(f_out)
+            for j in range(round_repeats(repeats)):
+                x = _mbconv(x, "swish", 0.2 * done / total, f"block{i + 1}{chr(j + 97)}_",
+                            f_in if j == 0 else f_out, f_out, kernel, stride if j == 0 else 1,
+                            expand)
+                done += 1
+        x = L.Conv2D(round_filters(1280), 1, padding="same", use_bias=False,
+                     kernel_initializer=_initializer(_CONV_INIT), name="top_conv")(x)
+        x = L.BatchNormalization(axis=-1, name="top_bn")(x)
+        x = L.Activation("swish", name="top_activation")(x)
+
+        def efficient_top(t):
+            t = L.GlobalAveragePooling2D(name="avg_pool")(t)
+            if dropout_rate > 0:
+                t = L.Dropout(dropout_rate, name="top_dropout")(t)
+            return L.Dense(classes, activation=classifier_activation,
+                           kernel_initializer=_initializer(_DENSE_INIT), name="predictions")(t)
+        if not include_top and pooling in ("avg", "max"):
+            pool = L.GlobalAveragePooling2D if pooling == "avg" else L.GlobalMaxPooling2D
+            outputs = pool(name=f"{pooling}_pool")(x)
+        else:
+            outputs = _top(x, include_top, pooling, classes, classifier_activation,
+                           efficient_top)
+        return _finish(inputs, outputs, name, weights)
+    build.__name__ = build.__qualname__ = public
+    build.__doc__ = (f"Keras's {public} architecture (its input scaling included: pixels in "
+                     "[0, 255]); weights=None or a weights file ('imagenet' cannot be "
+                     "downloaded here).")
+    return build
+
+
+EfficientNetB0 = _efficientnet(1.0, 1.0, 224, 0.2, "efficientnetb0", "EfficientNetB0")
+EfficientNetB1 = _efficientnet(1.0, 1.1, 240, 0.2, "efficientnetb1", "EfficientNetB1")
+EfficientNetB2 = _efficientnet(1.1, 1.2, 260, 0.3, "efficientnetb2", "EfficientNetB2")
+EfficientNetB3 = _efficientnet(1.2, 1.4, 300, 0.3, "efficientnetb3", "EfficientNetB3")
+EfficientNetB4 = _efficientnet(1.4, 1.8, 380, 0.4, "efficientnetb4", "EfficientNetB4")
+EfficientNetB5 = _efficientnet(1.6, 2.2, 456, 0.4, "efficientnetb5", "EfficientNetB5")
+EfficientNetB6 = _efficientnet(1.8, 2.6, 528, 0.5, "efficientnetb6", "EfficientNetB6")
+EfficientNetB7 = _efficientnet(2.0, 3.1, 600, 0.5, "efficientnetb7", "EfficientNetB7")
