@@ -50,6 +50,10 @@ def how(name: str, opdef) -> str:
     if found is not None and found.scalar is not None and opdef is not FILL:
         large = numpy_large if opdef in vectorised.TRANSCENDENTAL else ""
         return f"native: scalar code, fused into loops{large}"
+    if opdef is tensor_arrays.STACK_POP:
+        return ("native: a view of the rows but the last and a copy of the last row (an "
+                "empty stack raises); its NumPy kernel through object mode for rows of unknown "
+                "rank")
     if found is not None and found.numpy_fallback:
         if opdef in vectorised.ROW_OPS:
             return f"native{numpy_from(vectorised.ROW_MIN_SIZE)}"

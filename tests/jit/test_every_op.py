@@ -563,3 +563,27 @@ def test_unknown_rank_is_refused_naming_the_op():
     with pytest.raises(JitCompileError, match="rank"):
         with contextlib.redirect_stderr(io.StringIO()):
             f(np.ones(3, np.float32))
+
+
+@pytest.mark.parametrize("shape", [(3,), (3, 2)], ids=["scalar_rows", "vector_rows"])
+def test_a_native_stack_pop_gives_the_numpy_tiers_rows_and_refuses_an_empty_stack(shape):
+    """StackPop is written natively (a view of the rows but the last, a copy of the last row):
+    the values are the NumPy kernel's, and popping an empty stack raises the NumPy tier's
+    InvalidArgumentError (the kernel's failure runs the call again there)."""
+    from runtime.gradients.while_grad import STACK_POP
+    from runtime.ops.core import apply
+
+    def pop_twice(buf):
+        rest, top = apply(STACK_POP, [buf])
+        rest, below = apply(STACK_POP, [rest])
+        return rest, top, below
+    buf = rt.constant(np.arange(np.prod(shape), dtype=F64).reshape(shape))
+    signature = [rt.TensorSpec((None,) + shape[1:], rt.float64)]
+    jitted = rt.function(pop_twice, jit_compile=True, autograph=False,
+                         input_signature=signature)
+    got = jitted(buf)
+    assert "# StackPop" not in jitted.get_concrete_function().compiled.source  # no objmode call
+    for a, b in zip(got, rt.function(pop_twice, autograph=False)(buf)):
+        _compare(a, b, "pop")
+    with pytest.raises(rt.errors.InvalidArgumentError, match="stack of a loop's saves is empty"):
+        jitted(rt.constant(np.zeros((1,) + shape[1:], F64)))

@@ -1,5 +1,5 @@
-"""TensorArrays and accumulators in a kernel: the writers of their ops (registered on the ops'
-OpDefs).
+"""TensorArrays, accumulators and the pops of a loop's save stacks in a kernel: the writers of
+their ops (registered on the ops' OpDefs).
 
 In a kernel a TensorArray is a tuple (buffer, written, size): a buffer of shape (capacity, *element)
 that grows by doubling. Its element rank must be known when the array is created, so the
@@ -18,6 +18,7 @@ from ...gradients.while_grad import (
     ACC_NEW,
     ACC_PUSH,
     ACC_READ,
+    STACK_POP,
 )
 from ...ops import tensor_array as ta
 from ..shared import GRADIENTS, ArrayInfo, TensorArrays, loop_invariant  # noqa: F401 - the tier's names
@@ -313,3 +314,26 @@ def _saves_grad_push(w, op):
         name = w.fresh("t")
         w.line(f"{name} = {row}.copy()" if t.shape.rank else f"{name} = {row}")
         w.alias(t, name)
+
+
+# -- a loop's saves on stacks (arrays [n, *shape]) ------------------------------------------
+
+@lowers(STACK_POP)
+def _stack_pop(w, op):
+    """The rows but the last (a view) and the last row, natively: a backward loop pops every
+    saved value each iteration, and each pop through the NumPy kernel was an objmode block
+    (about half a second of compile each; a backward kernel of a third order has dozens). An
+    empty stack raises, and the NumPy tier runs the call again for its error. Pushes keep the
+    NumPy kernel, which writes into spare rows in place (amortised O(1))."""
+    rank = op.outputs[1].shape.rank
+    if rank is None:
+        w.unsupported(op, "a stack of rows of unknown rank")
+    buf = w.ins(op)[0]
+    rest, top = w.fresh("t"), w.fresh("t")
+    w.line(f"if {buf}.shape[0] == 0:")
+    with w.indented():
+        w.line("raise IndexError(\"StackPop: the stack of a loop's saves is empty.\")")
+    w.line(f"{rest} = {buf}[:-1]")
+    w.line(f"{top} = {buf}[-1].copy()" if rank else f"{top} = {buf}[-1]")
+    w.alias(op.outputs[0], rest)
+    w.alias(op.outputs[1], top)
