@@ -80,7 +80,7 @@ if not _typing.TYPE_CHECKING:  # type checkers read these names from runtime/_ap
     linalg = _Namespace("linalg", **_NAMESPACES["linalg"])  # LinearOperators load on first use
     random = _types.SimpleNamespace(**_NAMESPACES["random"])
     random.experimental = _types.SimpleNamespace(**_NAMESPACES["random.experimental"])
-    nn = _types.SimpleNamespace(**_NAMESPACES["nn"])
+    nn = _Namespace("nn", **_NAMESPACES["nn"])  # the convolution gradients load on first use
     nn.experimental = _types.SimpleNamespace(**_NAMESPACES["nn.experimental"])
     debugging = _types.SimpleNamespace(**_NAMESPACES["debugging"])
     bitwise = _types.SimpleNamespace(**_NAMESPACES["bitwise"])

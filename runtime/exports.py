@@ -31,6 +31,8 @@ LAZY_NAMES: dict[str, dict[str, str]] = {
         "tridiagonal_matmul", "tridiagonal_solve")} | {name: "runtime.linalg_extras" for name in (
         "eig", "eigh_tridiagonal", "eigvals", "experimental", "logm", "lu", "lu_matrix_inverse",
         "lu_reconstruct", "lu_solve", "sqrtm")},
+    "nn": {name: "runtime.conv_gradients" for name in (
+        "depthwise_conv2d_backprop_filter", "depthwise_conv2d_backprop_input")},
     "signal": {name: "runtime.signal_extras" for name in (
         "dct", "idct", "inverse_mdct", "inverse_stft", "inverse_stft_window_fn",
         "linear_to_mel_weight_matrix", "mdct", "mfccs_from_log_mel_spectrograms",
