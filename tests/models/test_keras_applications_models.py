@@ -64,6 +64,25 @@ def test_efficientnets_have_keras_counts(name, total, layers, headless):
     assert A.efficientnet.preprocess_input(7.0) == 7.0
 
 
+@pytest.mark.parametrize("name, total, layers, shape, headless, pool_name", [
+    ("DenseNet121", 8062504, 429, (64, 64, 3), 7037504, "avg_pool"),
+    ("DenseNet169", 14307880, 597, None, None, None),
+    ("DenseNet201", 20242984, 709, None, None, None),
+    ("Xception", 22910480, 134, (71, 71, 3), 20861480, "global_average_pooling2d"),
+])
+def test_densenets_and_xception_have_keras_counts(name, total, layers, shape, headless,
+                                                   pool_name):
+    model = getattr(A, name)(weights=None)
+    assert (model.count_params(), len(model.layers), model.name) == (total, layers, name.lower())
+    if shape is not None:
+        keras.utils.clear_session()
+        features = getattr(A, name)(weights=None, include_top=False, pooling="avg",
+                                    input_shape=shape)
+        assert features.count_params() == headless
+        assert features.layers[-1].name == pool_name
+        assert features(np.zeros((1, *shape), np.float32)).shape[0] == 1
+
+
 def test_small_models_run_and_take_a_weights_file(tmp_path):
     model = A.ResNet50V2(weights=None, input_shape=(32, 32, 3), classes=5)
     out = model(np.random.RandomState(0).rand(2, 32, 32, 3).astype(np.float32))

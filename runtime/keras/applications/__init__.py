@@ -1,8 +1,9 @@
 """`keras.applications`: the ImageNet models' input scalings (`<model>.preprocess_input`)
 and prediction decoding (`decode_predictions`), as Keras 3's. VGG16/19, ResNet50/101/152
-and their V2 forms, MobileNet, MobileNetV2 and EfficientNetB0-B7 are built with Keras's
-architecture (`builders`; `weights=None`, or the path of a weights file: ImageNet weights
-cannot be downloaded here); the other models raise NotImplementedError naming the model."""
+and their V2 forms, MobileNet, MobileNetV2, EfficientNetB0-B7, DenseNet121/169/201 and
+Xception are built with Keras's architecture (`builders`; `weights=None`, or the path of a
+weights file: ImageNet weights cannot be downloaded here); the other models raise
+NotImplementedError naming the model."""
 
 from __future__ import annotations
 

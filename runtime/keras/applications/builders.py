@@ -436,3 +436,117 @@ EfficientNetB4 = _efficientnet(1.4, 1.8, 380, 0.4, "efficientnetb4", "EfficientN
 EfficientNetB5 = _efficientnet(1.6, 2.2, 456, 0.4, "efficientnetb5", "EfficientNetB5")
 EfficientNetB6 = _efficientnet(1.8, 2.6, 528, 0.5, "efficientnetb6", "EfficientNetB6")
 EfficientNetB7 = _efficientnet(2.0, 3.1, 600, 0.5, "efficientnetb7", "EfficientNetB7")
+
+
+# -- DenseNet and Xception -------------------------------------------------------------------
+
+def _pooled(x, include_top: bool, pooling, classes: int, classifier_activation):
+    """Keras's top of DenseNet and Xception: named average / max pooling layers."""
+    L = _layers
+    if include_top:
+        x = L.GlobalAveragePooling2D(name="avg_pool")(x)
+        return L.Dense(classes, activation=classifier_activation, name="predictions")(x)
+    if pooling in ("avg", "max"):
+        pool = L.GlobalAveragePooling2D if pooling == "avg" else L.GlobalMaxPooling2D
+        return pool(name=f"{pooling}_pool")(x)
+    return _top(x, False, pooling, classes, classifier_activation)
+
+
+def _dense_conv_block(x, growth: int, name: str):
+    L = _layers
+    y = L.Activation("relu", name=f"{name}_0_relu")(_bn(f"{name}_0_bn")(x))
+    y = L.Conv2D(4 * growth, 1, use_bias=False, name=f"{name}_1_conv")(y)
+    y = L.Activation("relu", name=f"{name}_1_relu")(_bn(f"{name}_1_bn")(y))
+    y = L.Conv2D(growth, 3, padding="same", use_bias=False, name=f"{name}_2_conv")(y)
+    return L.Concatenate(axis=3, name=f"{name}_concat")([x, y])
+
+
+def _transition(x, reduction: float, name: str):
+    L = _layers
+    x = L.Activation("relu", name=f"{name}_relu")(_bn(f"{name}_bn")(x))
+    x = L.Conv2D(int(x.shape[-1] * reduction), 1, use_bias=False, name=f"{name}_conv")(x)
+    return L.AveragePooling2D(2, strides=2, name=f"{name}_pool")(x)
+
+
+def _densenet(blocks: list[int], model_name: str, public: str) -> Callable:
+    def build(include_top=True, weights="imagenet", input_tensor=None, input_shape=None,
+              pooling=None, classes=1000, classifier_activation="softmax", name=model_name):
+        _check(weights, classes, include_top, public)
+        L = _layers
+        inputs = _inputs(input_tensor, input_shape, (224, 224, 3), 32, include_top, public)
+        x = L.ZeroPadding2D(padding=((3, 3), (3, 3)))(inputs)
+        x = L.Conv2D(64, 7, strides=2, use_bias=False, name="conv1_conv")(x)
+        x = L.Activation("relu", name="conv1_relu")(_bn("conv1_bn")(x))
+        x = L.ZeroPadding2D(padding=((1, 1), (1, 1)))(x)
+        x = L.MaxPooling2D(3, strides=2, name="pool1")(x)
+        for stage, count in enumerate(blocks, start=2):
+            for i in range(1, count + 1):
+                x = _dense_conv_block(x, 32, f"conv{stage}_block{i}")
+            if stage < 5:
+                x = _transition(x, 0.5, f"pool{stage}")
+        x = L.Activation("relu", name="relu")(_bn("bn")(x))
+        outputs = _pooled(x, include_top, pooling, classes, classifier_activation)
+        return _finish(inputs, outputs, name, weights)
+    build.__name__ = build.__qualname__ = public
+    build.__doc__ = (f"Keras's {public} architecture; weights=None or a weights file "
+                     "('imagenet' cannot be downloaded here).")
+    return build
+
+
+DenseNet121 = _densenet([6, 12, 24, 16], "densenet121", "DenseNet121")
+DenseNet169 = _densenet([6, 12, 32, 32], "densenet169", "DenseNet169")
+DenseNet201 = _densenet([6, 12, 48, 32], "densenet201", "DenseNet201")
+
+
+def Xception(include_top=True, weights="imagenet", input_tensor=None, input_shape=None,
+             pooling=None, classes=1000, classifier_activation="softmax", name="xception"):
+    """Keras's Xception architecture (299x299 inputs by default); weights=None or a weights
+    file ('imagenet' cannot be downloaded here)."""
+    _check(weights, classes, include_top, "Xception")
+    L = _layers
+    inputs = _inputs(input_tensor, input_shape, (299, 299, 3), 71, include_top, "Xception")
+
+    def bn(label=None):
+        return L.BatchNormalization(axis=-1, name=label)
+
+    def sep(t, filters, label):
+        return L.SeparableConv2D(filters, (3, 3), padding="same", use_bias=False, name=label)(t)
+
+    def relu(t, label):
+        return L.Activation("relu", name=label)(t)
+
+    def shortcut(t, filters):
+        t = L.Conv2D(filters, (1, 1), strides=(2, 2), padding="same", use_bias=False)(t)
+        return bn()(t)
+
+    x = L.Conv2D(32, (3, 3), strides=(2, 2), use_bias=False, name="block1_conv1")(inputs)
+    x = relu(bn("block1_conv1_bn")(x), "block1_conv1_act")
+    x = L.Conv2D(64, (3, 3), use_bias=False, name="block1_conv2")(x)
+    x = relu(bn("block1_conv2_bn")(x), "block1_conv2_act")
+    for block, filters in ((2, 128), (3, 256), (4, 728)):
+        residual = shortcut(x, filters)
+        if block > 2:
+            x = relu(x, f"block{block}_sepconv1_act")
+        x = bn(f"block{block}_sepconv1_bn")(sep(x, filters, f"block{block}_sepconv1"))
+        x = relu(x, f"block{block}_sepconv2_act")
+        x = bn(f"block{block}_sepconv2_bn")(sep(x, filters, f"block{block}_sepconv2"))
+        x = L.MaxPooling2D((3, 3), strides=(2, 2), padding="same", name=f"block{block}_pool")(x)
+        x = L.Add()([x, residual])
+    for block in range(5, 13):
+        residual = x
+        for k in (1, 2, 3):
+            x = relu(x, f"block{block}_sepconv{k}_act")
+            x = bn(f"block{block}_sepconv{k}_bn")(sep(x, 728, f"block{block}_sepconv{k}"))
+        x = L.Add()([x, residual])
+    residual = shortcut(x, 1024)
+    x = relu(x, "block13_sepconv1_act")
+    x = bn("block13_sepconv1_bn")(sep(x, 728, "block13_sepconv1"))
+    x = relu(x, "block13_sepconv2_act")
+    x = bn("block13_sepconv2_bn")(sep(x, 1024, "block13_sepconv2"))
+    x = L.MaxPooling2D((3, 3), strides=(2, 2), padding="same", name="block13_pool")(x)
+    x = L.Add()([x, residual])
+    x = relu(bn("block14_sepconv1_bn")(sep(x, 1536, "block14_sepconv1")), "block14_sepconv1_act")
+    x = relu(bn("block14_sepconv2_bn")(sep(x, 2048, "block14_sepconv2")), "block14_sepconv2_act")
+    outputs = _pooled(x, True, None, classes, classifier_activation) if include_top else \
+        _top(x, False, pooling, classes, classifier_activation)
+    return _finish(inputs, outputs, name, weights)

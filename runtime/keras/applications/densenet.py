@@ -1,16 +1,17 @@
 """`keras.applications.densenet`: the input scaling its models expect ("torch" mode of
-`imagenet_utils.preprocess_input`) and the ImageNet decoding; the models themselves
-are not offered (calling one raises NotImplementedError)."""
+`imagenet_utils.preprocess_input`) and the ImageNet decoding; the models
+are built by `builders` (weights=None; ImageNet weights cannot be downloaded here)."""
 
 from __future__ import annotations
 
+from . import builders as _builders
 from . import imagenet_utils as _utils
 
 decode_predictions = _utils.decode_predictions
 
-DenseNet121 = _utils._refused_model("DenseNet121")
-DenseNet169 = _utils._refused_model("DenseNet169")
-DenseNet201 = _utils._refused_model("DenseNet201")
+DenseNet121 = _builders.DenseNet121
+DenseNet169 = _builders.DenseNet169
+DenseNet201 = _builders.DenseNet201
 
 
 def preprocess_input(x, data_format: str | None = None):
