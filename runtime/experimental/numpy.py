@@ -39,11 +39,12 @@ from ..tensor import Tensor
 ndarray = Tensor  # as TensorFlow's tnp.ndarray is tf.Tensor
 newaxis = None
 pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan
-bool_, int8, int16, int32, int64 = (_dtypes.bool_, _dtypes.int8, _dtypes.int16, _dtypes.int32,
-                                    _dtypes.int64)
-uint8, uint16, uint32, uint64 = _dtypes.uint8, _dtypes.uint16, _dtypes.uint32, _dtypes.uint64
-float16, float32, float64 = _dtypes.float16, _dtypes.float32, _dtypes.float64
-complex64, complex128 = _dtypes.complex64, _dtypes.complex128
+# the scalar types are NumPy's, as in TensorFlow (tnp.float32 is numpy.float32: callable, as
+# `tnp.float32(0.1)`); every dtype= takes them, and a tensor's dtype compares equal to them
+bool_, int8, int16, int32, int64 = np.bool_, np.int8, np.int16, np.int32, np.int64
+uint8, uint16, uint32, uint64 = np.uint8, np.uint16, np.uint32, np.uint64
+float16, float32, float64 = np.float16, np.float32, np.float64
+complex64, complex128 = np.complex64, np.complex128
 float_, complex_, int_ = float64, complex128, int64
 
 _STATE = {"prefer_float32": False, "mode": None}

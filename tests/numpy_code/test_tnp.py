@@ -35,11 +35,11 @@ def test_operator_promotion_is_tensorflows_documented_table():
 
 def test_creation_infers_as_numpy_and_prefer_float32():
     assert (tnp.asarray(1).dtype, tnp.asarray(1.).dtype) == (tnp.int64, tnp.float64)
-    assert tnp.ones([2]).dtype is tnp.float64 and tnp.arange(24).dtype is tnp.int64
+    assert tnp.ones([2]).dtype == tnp.float64 and tnp.arange(24).dtype == tnp.int64
     tnp.experimental_enable_numpy_behavior(prefer_float32=True)
-    assert tnp.asarray(1.).dtype is tnp.float32 and tnp.add(1., 2.).dtype is tnp.float32
+    assert tnp.asarray(1.).dtype == tnp.float32 and tnp.add(1., 2.).dtype == tnp.float32
     tnp.experimental_enable_numpy_behavior(prefer_float32=False)
-    assert tnp.add(1., 2.).dtype is tnp.float64
+    assert tnp.add(1., 2.).dtype == tnp.float64
 
 
 def test_all_mode_lattice_and_safe_mode_refusals():
@@ -80,7 +80,7 @@ def test_bad_mode_and_unknown_keyword():
 
 def test_functions_match_numpy_and_take_ndarrays_as_arrays():
     a = np.arange(6.0).reshape(2, 3)
-    assert tnp.sum(a).dtype is tnp.float64 and float(tnp.sum(a)) == 15.0
+    assert tnp.sum(a).dtype == tnp.float64 and float(tnp.sum(a)) == 15.0
     np.testing.assert_allclose(tnp.matmul(a, a.T), a @ a.T)
     np.testing.assert_allclose(tnp.concatenate([a, tnp.asarray(a)], axis=0),
                                np.concatenate([a, a], axis=0))
@@ -88,7 +88,7 @@ def test_functions_match_numpy_and_take_ndarrays_as_arrays():
     np.testing.assert_allclose(tnp.mean(a, axis=1), a.mean(axis=1))
     np.testing.assert_allclose(tnp.linspace(0.0, 1.0, 5), np.linspace(0.0, 1.0, 5))
     np.testing.assert_allclose(tnp.full_like(a, 7), np.full_like(a, 7))
-    assert (tnp.ones([2]) + np.ones([2])).dtype is tnp.float64
+    assert (tnp.ones([2]) + np.ones([2])).dtype == tnp.float64
     with pytest.raises(AttributeError, match="no runtime op"):
         tnp.unique  # noqa: B018
 
@@ -114,12 +114,12 @@ def test_inside_function_one_trace_and_gradients():
 
 
 def test_random_draws_have_the_default_float_and_shape():
-    assert tnp.random.randn(4, 3).dtype is tnp.float64
+    assert tnp.random.randn(4, 3).dtype == tnp.float64
     assert tuple(tnp.random.randn(4, 3).shape) == (4, 3)
     values = np.asarray(tnp.random.uniform(2.0, 3.0, size=(100,)))
     assert values.min() >= 2.0 and values.max() < 3.0
     tnp.experimental_enable_numpy_behavior(prefer_float32=True)
-    assert tnp.random.randn(2).dtype is tnp.float32
+    assert tnp.random.randn(2).dtype == tnp.float32
 
 
 def test_numpy_indexing_as_the_guide_and_numpy():
@@ -147,7 +147,7 @@ def test_numpy_indexing_as_the_guide_and_numpy():
 
 def test_legacy_mode_promotes_operators_not_ops():
     # TensorFlow 2.21, legacy mode: `int32 + int64` is int64, while rt.add keeps its own rule
-    assert (tnp.asarray(1, tnp.int32) + tnp.asarray(1, tnp.int64)).dtype is tnp.int64
+    assert (tnp.asarray(1, tnp.int32) + tnp.asarray(1, tnp.int64)).dtype == tnp.int64
     assert (tnp.asarray(2.0, tnp.float32) < tnp.asarray(3, tnp.int64)).dtype is rt.bool
     with pytest.raises(TypeError, match="different dtypes"):
         rt.add(rt.constant(1, rt.int32), rt.constant(1, rt.int64))
@@ -201,3 +201,14 @@ def test_composed_functions_stage_in_a_function():
     x = np.array([[8.0, -1.0], [1.0, 27.0]])
     expected = np.sum(np.triu(np.sort(x, axis=0), 1)) + np.nansum(np.cbrt(x))
     assert float(f(tnp.asarray(x))) == pytest.approx(expected)
+
+
+def test_the_scalar_types_are_numpys():
+    # TensorFlow 2.21: tnp.float32 is numpy.float32 (tnp.float32(0.1) -> np.float32(0.1)), and
+    # a tensor's dtype compares equal to it
+    assert tnp.float32 is np.float32 and tnp.int64 is np.int64 and tnp.float_ is np.float64
+    assert tnp.float32(0.1) == np.float32(0.1)
+    x = tnp.ones([2], dtype=tnp.float32)
+    assert x.dtype == tnp.float32 and x.dtype is rt.float32 and x.dtype != tnp.float64
+    assert tnp.zeros([2], dtype=tnp.int32).dtype == rt.int32
+    assert tnp.finfo(tnp.float32).eps == np.finfo(np.float32).eps
