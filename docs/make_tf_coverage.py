@@ -35,6 +35,8 @@ NOT_MEANINGFUL_RULES: tuple[tuple[str, str], ...] = (
     (r"tf\.lite(\.|$)", "TensorFlow Lite converter and interpreter"),
     (r"tf\.(tpu|dtensor)(\.|$)|.*tpu_|.*[._]tpu(\.|$)|.*\.TPU$", "TPU only"),
     (r"tf\.experimental\.tensorrt(\.|$)|tf\.saved_model\.GPU$", "GPU only"),
+    (r"tf\.conv2d_backprop_(filter|input)_v2$",
+     "GPU only (TensorFlow 2.21 registers these kernels for GPUs only: NotFoundError on a CPU)"),
     (r"tf\.(signal\.)?(fftnd|ifftnd|rfftnd|irfftnd)$",
      "GPU only (TensorFlow 2.21 registers these kernels for GPUs only: NotFoundError on a CPU)"),
     (r"tf\.config\.experimental\.(get_memory_growth|set_memory_growth|get_memory_info|"

@@ -7,6 +7,8 @@ from runtime.tensor import Tensor as _Tensor
 from runtime.ops.math_extras import accumulate_n as accumulate_n
 from runtime.ops.math_composed import add_n as add_n
 from runtime.ops.math_special import angle as angle
+from runtime.ops.nn_more import approx_max_k as approx_max_k
+from runtime.ops.nn_more import approx_min_k as approx_min_k
 from runtime.ops.math_composed import atan2 as atan2
 from runtime.ops.math_special import bessel_i0 as bessel_i0
 from runtime.ops.math_special import bessel_i0e as bessel_i0e

@@ -4,12 +4,16 @@
 from typing import Any
 from runtime.tensor import Tensor as _Tensor
 
+from runtime.ops.nn_more import approx_max_k as approx_max_k
+from runtime.ops.nn_more import approx_min_k as approx_min_k
 from runtime.ops.nn_conv import atrous_conv2d as atrous_conv2d
 from runtime.ops.nn_conv import avg_pool as avg_pool
 from runtime.ops.nn_conv import avg_pool1d as avg_pool1d
 from runtime.ops.nn_conv import avg_pool2d as avg_pool2d
+from runtime.ops.nn_more import batch_norm_with_global_normalization as batch_norm_with_global_normalization
 from runtime.ops.nn_conv import batch_normalization as batch_normalization
 from runtime.ops.nn import bias_add as bias_add
+from runtime.ops.nn_more import collapse_repeated as collapse_repeated
 from runtime.ops.math_composed import compute_average_loss as compute_average_loss
 from runtime.ops.nn_conv import conv1d as conv1d
 from runtime.ops.nn_conv import conv1d_transpose as conv1d_transpose
@@ -20,6 +24,8 @@ from runtime.ops.nn_conv import convolution as convolution
 from runtime.ops.math_composed import crelu as crelu
 from runtime.ops.math_extras import depth_to_space as depth_to_space
 from runtime.ops.nn_conv import depthwise_conv2d as depthwise_conv2d
+from runtime.conv_gradients import depthwise_conv2d_backprop_filter as depthwise_conv2d_backprop_filter
+from runtime.conv_gradients import depthwise_conv2d_backprop_input as depthwise_conv2d_backprop_input
 from runtime.ops.nn import dropout as dropout
 from runtime.ops.nn import elu as elu
 from runtime.ops.nn_conv import embedding_lookup as embedding_lookup
@@ -37,6 +43,7 @@ from runtime.ops.nn_conv import max_pool1d as max_pool1d
 from runtime.ops.nn_conv import max_pool2d as max_pool2d
 from runtime.ops.nn_conv import moments as moments
 from runtime.ops.math_composed import normalize_moments as normalize_moments
+from runtime.ops.nn_more import pool as pool
 from runtime.ops.nn import relu as relu
 from runtime.ops.math_composed import relu6 as relu6
 from runtime.ops.math_composed import scale_regularization_loss as scale_regularization_loss
