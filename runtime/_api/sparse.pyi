@@ -8,9 +8,12 @@ from runtime.ops.sparse import add as add
 from runtime.ops.sparse_manip import concat as concat
 from runtime.ops.sparse_manip import cross as cross
 from runtime.ops.sparse import expand_dims as expand_dims
+from runtime.ops.sparse_more import eye as eye
 from runtime.ops.sparse_manip import fill_empty_rows as fill_empty_rows
 from runtime.ops.sparse import from_dense as from_dense
 from runtime.ops.sparse_manip import map_values as map_values
+from runtime.ops.sparse_more import maximum as maximum
+from runtime.ops.sparse_more import minimum as minimum
 from runtime.ops.sparse import reduce_max as reduce_max
 from runtime.ops.sparse import reduce_sum as reduce_sum
 from runtime.ops.sparse import reorder as reorder
@@ -21,7 +24,9 @@ from runtime.ops.sparse_manip import segment_mean as segment_mean
 from runtime.ops.sparse_manip import segment_sqrt_n as segment_sqrt_n
 from runtime.ops.sparse_manip import segment_sum as segment_sum
 from runtime.ops.sparse_manip import slice as slice
+from runtime.ops.sparse_more import softmax as softmax
 from runtime.ops.sparse import sparse_dense_matmul as sparse_dense_matmul
+from runtime.ops.sparse_more import split as split
 from runtime.ops.sparse import to_dense as to_dense
 from runtime.ops.sparse import to_indicator as to_indicator
 from runtime.ops.sparse import transpose as transpose
