@@ -102,6 +102,8 @@ DIFFERENCES: tuple[tuple[str, str], ...] = (
     (r"tf\.keras\.ops\.(numpy\.)?unique$", "flattened only (axis=None)"),
     (r"tf\.keras\.ops\.image\.resize$", "no pad_to_aspect_ratio"),
     (r"tf\.keras\.ops\.(scan|associative_scan)$", "unrolled: the length must be known"),
+    (r"tf\.keras\.applications\.MobileNetV3(Small|Large)$",
+     "input_shape defaults to 224x224 (Keras: any size)"),
 )
 
 

@@ -83,6 +83,22 @@ def test_densenets_and_xception_have_keras_counts(name, total, layers, shape, he
         assert features(np.zeros((1, *shape), np.float32)).shape[0] == 1
 
 
+@pytest.mark.parametrize("name, kwargs, total, headless", [
+    ("MobileNetV3Small", {}, 2554968, 939120), ("MobileNetV3Large", {}, 5507432, 2996352),
+    ("MobileNetV3Small", {"alpha": 0.75, "minimalistic": True}, 1742192, 273800),
+    ("MobileNetV3Large", {"alpha": 1.25}, 8286760, 4764160),
+])
+def test_mobilenet_v3_has_keras_counts(name, kwargs, total, headless):
+    model = getattr(A, name)(weights=None, **kwargs)
+    assert (model.count_params(), model.name) == (total, name)
+    features = getattr(A, name)(weights=None, include_top=False, pooling="avg",
+                                input_shape=(64, 64, 3), **kwargs)
+    assert features.count_params() == headless and features.layers[-1].name == "avg_pool"
+    out = features(np.full((2, 64, 64, 3), 200.0, np.float32))
+    assert out.shape[0] == 2 and np.isfinite(out.numpy()).all()
+    assert A.mobilenet_v3.preprocess_input(3.0) == 3.0
+
+
 def test_small_models_run_and_take_a_weights_file(tmp_path):
     model = A.ResNet50V2(weights=None, input_shape=(32, 32, 3), classes=5)
     out = model(np.random.RandomState(0).rand(2, 32, 32, 3).astype(np.float32))

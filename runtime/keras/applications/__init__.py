@@ -1,6 +1,6 @@
 """`keras.applications`: the ImageNet models' input scalings (`<model>.preprocess_input`)
 and prediction decoding (`decode_predictions`), as Keras 3's. VGG16/19, ResNet50/101/152
-and their V2 forms, MobileNet, MobileNetV2, EfficientNetB0-B7, DenseNet121/169/201 and
+and their V2 forms, MobileNet, MobileNetV2 / V3, EfficientNetB0-B7, DenseNet121/169/201 and
 Xception are built with Keras's architecture (`builders`; `weights=None`, or the path of a
 weights file: ImageNet weights cannot be downloaded here); the other models raise
 NotImplementedError naming the model."""
@@ -14,6 +14,7 @@ from . import (
     inception_v3,
     mobilenet,
     mobilenet_v2,
+    mobilenet_v3,
     resnet,
     resnet50,
     resnet_v2,
@@ -35,6 +36,7 @@ from .efficientnet import (
 from .inception_v3 import InceptionV3
 from .mobilenet import MobileNet
 from .mobilenet_v2 import MobileNetV2
+from .mobilenet_v3 import MobileNetV3Large, MobileNetV3Small
 from .resnet import ResNet101, ResNet152
 from .resnet50 import ResNet50
 from .resnet_v2 import ResNet50V2, ResNet101V2, ResNet152V2
@@ -48,4 +50,4 @@ __all__ = ["densenet", "imagenet_utils", "inception_v3", "mobilenet", "mobilenet
            "ResNet152", "VGG16", "VGG19", "Xception", "resnet_v2", "ResNet50V2", "ResNet101V2",
            "ResNet152V2", "efficientnet", "EfficientNetB0", "EfficientNetB1", "EfficientNetB2",
            "EfficientNetB3", "EfficientNetB4", "EfficientNetB5", "EfficientNetB6",
-           "EfficientNetB7"]
+           "EfficientNetB7", "mobilenet_v3", "MobileNetV3Large", "MobileNetV3Small"]

@@ -550,3 +550,119 @@ def Xception(include_top=True, weights="imagenet", input_tensor=None, input_shap
     outputs = _pooled(x, True, None, classes, classifier_activation) if include_top else \
         _top(x, False, pooling, classes, classifier_activation)
     return _finish(inputs, outputs, name, weights)
+
+
+# -- MobileNetV3 -----------------------------------------------------------------------------
+
+def _v3_bn(label: str):
+    return _layers.BatchNormalization(axis=-1, epsilon=1e-3, momentum=0.999, name=label)
+
+
+def _v3_relu(x):
+    return _layers.ReLU()(x)
+
+
+def _v3_hard_sigmoid(x):
+    return _layers.ReLU(6.0)(x + 3.0) * (1.0 / 6.0)
+
+
+def _v3_hard_swish(x):
+    return _layers.Activation("hard_swish")(x)
+
+
+def _v3_block(x, expansion: float, filters: int, kernel: int, stride: int, se_ratio,
+              activation, block_id: int):
+    L = _layers
+    shortcut, prefix, infilters = x, "expanded_conv_", x.shape[-1]
+    if block_id:
+        prefix = f"expanded_conv_{block_id}_"
+        x = L.Conv2D(_make_divisible(infilters * expansion), kernel_size=1, padding="same",
+                     use_bias=False, name=f"{prefix}expand")(x)
+        x = activation(_v3_bn(f"{prefix}expand_bn")(x))
+    if stride == 2:
+        x = L.ZeroPadding2D(padding=_correct_pad(x, kernel), name=f"{prefix}depthwise_pad")(x)
+    x = L.DepthwiseConv2D(kernel, strides=stride, padding="same" if stride == 1 else "valid",
+                          use_bias=False, name=f"{prefix}depthwise")(x)
+    x = activation(_v3_bn(f"{prefix}depthwise_bn")(x))
+    if se_ratio:
+        width = _make_divisible(infilters * expansion)
+        se = L.GlobalAveragePooling2D(keepdims=True, name=f"{prefix}squeeze_excite_avg_pool")(x)
+        se = L.Conv2D(_make_divisible(width * se_ratio), kernel_size=1, padding="same",
+                      name=f"{prefix}squeeze_excite_conv")(se)
+        se = L.ReLU(name=f"{prefix}squeeze_excite_relu")(se)
+        se = L.Conv2D(width, kernel_size=1, padding="same",
+                      name=f"{prefix}squeeze_excite_conv_1")(se)
+        x = L.Multiply(name=f"{prefix}squeeze_excite_mul")([x, _v3_hard_sigmoid(se)])
+    x = L.Conv2D(filters, kernel_size=1, padding="same", use_bias=False,
+                 name=f"{prefix}project")(x)
+    x = _v3_bn(f"{prefix}project_bn")(x)
+    if stride == 1 and infilters == filters:
+        x = L.Add(name=f"{prefix}add")([shortcut, x])
+    return x
+
+
+# expansion, filters, kernel ("k": 5, or 3 when minimalistic), stride, squeeze-excite,
+# activation ("h": hard swish, or relu when minimalistic; "r": relu)
+_V3_SMALL = [(1, 16, 3, 2, True, "r"), (72 / 16, 24, 3, 2, False, "r"),
+             (88 / 24, 24, 3, 1, False, "r"), (4, 40, "k", 2, True, "h"),
+             (6, 40, "k", 1, True, "h"), (6, 40, "k", 1, True, "h"), (3, 48, "k", 1, True, "h"),
+             (3, 48, "k", 1, True, "h"), (6, 96, "k", 2, True, "h"), (6, 96, "k", 1, True, "h"),
+             (6, 96, "k", 1, True, "h")]
+_V3_LARGE = [(1, 16, 3, 1, False, "r"), (4, 24, 3, 2, False, "r"), (3, 24, 3, 1, False, "r"),
+             (3, 40, "k", 2, True, "r"), (3, 40, "k", 1, True, "r"), (3, 40, "k", 1, True, "r"),
+             (6, 80, 3, 2, False, "h"), (2.5, 80, 3, 1, False, "h"), (2.3, 80, 3, 1, False, "h"),
+             (2.3, 80, 3, 1, False, "h"), (6, 112, 3, 1, True, "h"), (6, 112, 3, 1, True, "h"),
+             (6, 160, "k", 2, True, "h"), (6, 160, "k", 1, True, "h"),
+             (6, 160, "k", 1, True, "h")]
+
+
+def _mobilenet_v3(plan: list, last_point: int, public: str) -> Callable:
+    def build(input_shape=None, alpha=1.0, minimalistic=False, include_top=True,
+              weights="imagenet", input_tensor=None, classes=1000, pooling=None,
+              dropout_rate=0.2, classifier_activation="softmax", include_preprocessing=True,
+              name=public):
+        _check(weights, classes, include_top, public)
+        L = _layers
+        if input_shape is None and input_tensor is None:
+            input_shape = (224, 224, 3)  # Keras: (None, None, 3); depthwise convolutions
+            # here need the spatial size while a model is built
+        inputs = _inputs(input_tensor, input_shape, (224, 224, 3), 32, include_top, public)
+        kernel, activation = (3, _v3_relu) if minimalistic else (5, _v3_hard_swish)
+        se_ratio = None if minimalistic else 0.25
+        x = L.Rescaling(scale=1.0 / 127.5, offset=-1.0)(inputs) if include_preprocessing \
+            else inputs
+        x = L.Conv2D(16, kernel_size=3, strides=(2, 2), padding="same", use_bias=False,
+                     name="conv")(x)
+        x = activation(_v3_bn("conv_bn")(x))
+        for block_id, (expansion, filters, k, stride, se, act) in enumerate(plan):
+            x = _v3_block(x, expansion, _make_divisible(filters * alpha),
+                          kernel if k == "k" else k, stride, se_ratio if se else None,
+                          activation if act == "h" else _v3_relu, block_id)
+        last_conv = _make_divisible(x.shape[-1] * 6)
+        point = _make_divisible(last_point * alpha) if alpha > 1.0 else last_point
+        x = L.Conv2D(last_conv, kernel_size=1, padding="same", use_bias=False, name="conv_1")(x)
+        x = activation(_v3_bn("conv_1_bn")(x))
+        if include_top:
+            x = L.GlobalAveragePooling2D(keepdims=True)(x)
+            x = L.Conv2D(point, kernel_size=1, padding="same", use_bias=True, name="conv_2")(x)
+            x = activation(x)
+            if dropout_rate > 0:
+                x = L.Dropout(dropout_rate)(x)
+            x = L.Conv2D(classes, kernel_size=1, padding="same", name="logits")(x)
+            x = L.Flatten()(x)
+            outputs = L.Activation(activation=classifier_activation, name="predictions")(x)
+        elif pooling in ("avg", "max"):
+            pool = L.GlobalAveragePooling2D if pooling == "avg" else L.GlobalMaxPooling2D
+            outputs = pool(name=f"{pooling}_pool")(x)
+        else:
+            outputs = _top(x, False, pooling, classes, classifier_activation)
+        return _finish(inputs, outputs, name, weights)
+    build.__name__ = build.__qualname__ = public
+    build.__doc__ = (f"Keras's {public} architecture (alpha, minimalistic, its input scaling "
+                     "with include_preprocessing); weights=None or a weights file ('imagenet' "
+                     "cannot be downloaded here).")
+    return build
+
+
+MobileNetV3Small = _mobilenet_v3(_V3_SMALL, 1024, "MobileNetV3Small")
+MobileNetV3Large = _mobilenet_v3(_V3_LARGE, 1280, "MobileNetV3Large")
