@@ -288,6 +288,17 @@ class Layer(Module):
             self._dtype.is_floating else None
         return _convert_nest(values, target)
 
+    def compute_output_shape(self, input_shape):
+        """Keras's default: the shape of the output for inputs of `input_shape` (with the
+        batch dimension, e.g. `(None, 8, 8, 1)`; a list or dict of shapes for several
+        inputs), as a tuple, found by calling the layer on placeholders in a throwaway graph
+        (nothing runs; an unbuilt layer is built, as Keras's symbolic call builds it)."""
+        graph = FuncGraph(f"{self.name}_output_shape")
+        with context.graph_scope(graph):
+            outputs = self(_placeholders(graph, input_shape, self._dtype, self.name))
+        return nest.map_structure(
+            lambda t: None if t.shape.rank is None else tuple(t.shape.as_list()), outputs)
+
     # -- masks --------------------------------------------------------------------------------
     def _pass_masks(self, inputs, args, kwargs, takes_mask: bool, params) -> Any:
         """Gives `call` the masks of its inputs, as Keras does: `mask=` (the inputs' masks,

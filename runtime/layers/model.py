@@ -122,6 +122,24 @@ class Model(Training, Layer):
         raise ValueError(f"No layer named {name!r} in model {self.name!r}; its layers are "
                          f"{[layer.name for layer in self.layers]}.")
 
+    @property
+    def input_shape(self):
+        """The shape of the model's input (a list of shapes for several), with the batch
+        dimension, as Keras 3 gives it for functional and Sequential models."""
+        return _shapes_of(self.inputs)
+
+    @property
+    def output_shape(self):
+        """The shape of the model's output (a list of shapes for several)."""
+        return _shapes_of(self.outputs)
+
+
+def _shapes_of(tensors: list):
+    """Keras 3's `input_shape` / `output_shape`: one tensor's shape as a tuple, several as a
+    list of tuples."""
+    shapes = [tuple(t.shape.as_list()) for t in tensors]
+    return shapes[0] if len(shapes) == 1 else shapes
+
 
 class Sequential(Model):
     """Calls its layers one after the other; `training` reaches those that take it.

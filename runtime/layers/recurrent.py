@@ -326,6 +326,12 @@ class RNN(Layer):
                 for state in self.cell.get_initial_state(batch, self.dtype)]
         self.built = True
 
+    def compute_output_shape(self, input_shape):
+        """As Keras: the output's shape (`[batch, steps, units]` with `return_sequences`,
+        else `[batch, units]`), then each state's with `return_state`."""
+        shapes = _with_steps(super().compute_output_shape(input_shape), input_shape, self)
+        return tuple(shapes) if isinstance(shapes, list) else shapes
+
     @property
     def states(self) -> list | None:
         """stateful=True: the variables holding the last states (None before the first
@@ -541,6 +547,20 @@ class GRU(_CellRNN):
                          time_major, activity_regularizer=activity_regularizer, **kwargs)
 
 
+def _with_steps(shapes, input_shape, layer):
+    """`shapes` (an RNN's output shape, or a list starting with it) with the number of steps
+    of `input_shape` in the output's time axis, which the staged loop leaves unknown."""
+    if not getattr(layer, "return_sequences", False):
+        return shapes
+    dims = list(input_shape)
+    time_axis = 0 if getattr(layer, "time_major", False) else 1
+    first = shapes[0] if isinstance(shapes, list) else shapes
+    if first is None or len(dims) < 2:
+        return shapes
+    first = first[:time_axis] + (dims[time_axis],) + first[time_axis + 1:]
+    return [first, *shapes[1:]] if isinstance(shapes, list) else first
+
+
 class Bidirectional(Layer):
     """Runs a recurrent `layer` forwards and a copy of it backwards over the steps and merges
     their outputs: `merge_mode` 'concat' (default), 'sum', 'mul', 'ave' or None (a list).
@@ -579,6 +599,11 @@ class Bidirectional(Layer):
         if not self.return_sequences:
             return None if self.merge_mode else [None, None]
         return mask if self.merge_mode else [mask, mask]
+
+    def compute_output_shape(self, input_shape):
+        """As Keras: the merged output's shape (the steps kept with `return_sequences`)."""
+        return _with_steps(super().compute_output_shape(input_shape), input_shape,
+                           self.forward_layer)
 
     def call(self, inputs, initial_state=None, mask=None):
         forward = self.forward_layer(inputs, mask=mask)

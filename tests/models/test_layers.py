@@ -432,3 +432,29 @@ def test_a_raw_variable_attribute_is_not_a_weight_as_in_keras_3(tmp_path):
 
 def _ids(values):
     return [id(v) for v in values]
+
+
+def test_compute_output_shape_of_every_layer_as_keras_3():
+    # Keras 3's documented shapes: a tuple with the batch dimension (a tuple of them for an
+    # RNN with return_state); layers without their own rule trace a symbolic call
+    layers = rt.keras.layers
+    assert layers.Conv2D(2, 3).compute_output_shape((None, 8, 8, 1)) == (None, 6, 6, 2)
+    assert layers.MaxPooling2D().compute_output_shape((None, 8, 8, 3)) == (None, 4, 4, 3)
+    assert layers.Embedding(10, 4).compute_output_shape((None, 5)) == (None, 5, 4)
+    assert layers.LSTM(4, return_sequences=True).compute_output_shape((None, 7, 2)) == \
+        (None, 7, 4)
+    assert layers.GRU(2, return_sequences=True, return_state=True).compute_output_shape(
+        (4, 3, 2)) == ((4, 3, 2), (4, 2))
+    assert layers.Bidirectional(layers.GRU(3, return_sequences=True)).compute_output_shape(
+        (None, 6, 2)) == (None, 6, 6)
+    assert layers.Bidirectional(layers.LSTM(2)).compute_output_shape((None, 5, 3)) == (None, 4)
+
+
+def test_model_input_and_output_shapes():
+    keras = rt.keras
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+    assert (model.input_shape, model.output_shape) == ((None, 3), (None, 2))
+    first, second = keras.Input((4,)), keras.Input((2,))
+    both = keras.Model([first, second], [keras.layers.Dense(2)(first), second])
+    assert both.input_shape == [(None, 4), (None, 2)]
+    assert both.output_shape == [(None, 2), (None, 2)]
