@@ -167,7 +167,13 @@ class EagerTensor(Tensor):
         return len(self._value)
 
     def __str__(self) -> str:
-        return str(self.numpy())
+        # what `print(tensor)` shows, as TensorFlow's `tf.Tensor(<values>, shape=..., dtype=...)`
+        # (the values as NumPy prints them, on a new line when they take several), with `rt.`
+        # for `tf.` as in the repr
+        text = str(self.numpy())
+        if "\n" in text:
+            text = "\n" + text
+        return f"rt.Tensor({text}, shape={self.shape}, dtype={self.dtype.name})"
 
     def __repr__(self) -> str:
         weak = ", weak=True" if weak_hook is not None and weak_hook(self) else ""
@@ -358,8 +364,10 @@ class SymbolicTensor(Tensor):
         return f"<rt.Tensor '{self.name}' shape={self._shape} dtype={self._dtype.name}>"
 
     def __str__(self) -> str:
-        # what `print(x)` shows while tracing, as TensorFlow writes it
-        return f'Tensor("{self.name}", shape={self._shape}, dtype={self._dtype.name})'
+        # what `print(x)` shows while tracing, as TensorFlow writes it (no shape when its rank
+        # is unknown)
+        shape = "" if self._shape.rank is None else f", shape={self._shape}"
+        return f'Tensor("{self.name}"{shape}, dtype={self._dtype.name})'
 
     def _repr_html_(self) -> str:
         """Jupyter's view: name, shape, dtype and the op that makes the tensor."""
@@ -423,6 +431,10 @@ def to_numpy_value(value, dtype: _dtypes.DType | None = None):
                 except ValueError:  # ragged: reported by the conversion below
                     probe = None
                 if probe is not None:
+                    if probe.dtype.kind == "f" and _holds_float(value):
+                        raise TypeError(f"Cannot convert {value!r:.80} to a tensor of dtype "
+                                        f"{dtype.name}: {_FLOAT_TO_INT_REASON} Cast explicitly "
+                                        "with rt.cast, or use a float tensor.")
                     _check_lossless_array(probe, dtype)
         elif value is None:
             raise TypeError(f"Cannot convert None to a tensor of dtype {dtype.name}: None is not "
@@ -525,6 +537,12 @@ def as_bytes_array(value) -> np.ndarray:
     return out
 
 
+def _holds_float(values) -> bool:
+    """Whether a nested list holds a Python float (which TensorFlow never makes an int)."""
+    return any(type(v) is float or (isinstance(v, (list, tuple)) and _holds_float(v))
+               for v in values)
+
+
 def _holds_none(values) -> bool:
     return any(v is None or (isinstance(v, (list, tuple)) and _holds_none(v)) for v in values)
 
@@ -543,15 +561,19 @@ def _check_lossless_array(array, dtype):
                             "Cast explicitly with rt.cast, or use a float tensor.")
 
 
+_FRACTION = "the conversion would lose the fractional part."
+_FLOAT_TO_INT_REASON = ("a Python float is not converted to an integer or bool dtype (as in "
+                        "TensorFlow).")
+
+
 def _check_lossless(value, dtype):
     """Refuses Python floats for integer tensors and the like (as TensorFlow does)."""
     if isinstance(value, bool):
         return
     if isinstance(value, float) and (dtype.is_integer or dtype.is_bool):
-        if not float(value).is_integer() or dtype.is_bool:
-            raise TypeError(f"Cannot convert {value!r} to a tensor of dtype {dtype.name}: the "
-                            "conversion would lose the fractional part. Cast explicitly with "
-                            "rt.cast, or use a float tensor.")
+        raise TypeError(f"Cannot convert {value!r} to a tensor of dtype {dtype.name}: "
+                        f"{_FLOAT_TO_INT_REASON if float(value).is_integer() else _FRACTION}"
+                        " Cast explicitly with rt.cast, or use a float tensor.")
     if isinstance(value, complex) and not dtype.is_complex:
         raise TypeError(f"Cannot convert {value!r} to a tensor of dtype {dtype.name}.")
     if isinstance(value, int) and dtype.is_integer:

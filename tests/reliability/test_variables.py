@@ -40,7 +40,23 @@ def test_a_static_shape_needs_no_run_time_check():
     lambda: rt.Variable([1, 2]).assign([1.5, 2.0]),
 ], ids=["ndarray", "ndarray-expr", "list"])
 def test_fractional_values_never_truncate_into_an_int_variable(make):
-    with pytest.raises(ValueError, match="fractional"):
+    # TypeError, the type TensorFlow raises when a float value meets an int variable
+    with pytest.raises(TypeError, match="fractional|Python float"):
+        make()
+
+
+@pytest.mark.parametrize("make", [
+    lambda: rt.Variable(3).assign(2.0),
+    lambda: rt.Variable(3).assign_add(1.0),
+    lambda: rt.Variable(3, dtype=rt.int64).assign(2.0),
+    lambda: rt.Variable(True).assign(1.0),
+    lambda: rt.constant(2.0, dtype=rt.int32),
+    lambda: rt.convert_to_tensor([1.0, 2.0], dtype=rt.int32),
+], ids=["assign", "assign_add", "int64", "bool", "constant", "list"])
+def test_python_floats_never_become_ints(make):
+    # TensorFlow 2.21 raises TypeError ("Cannot convert 2.0 to EagerTensor of dtype int32")
+    # for a Python float given to an integer or bool tensor, even a whole one
+    with pytest.raises(TypeError, match="Python float"):
         make()
 
 
