@@ -99,6 +99,26 @@ def test_mobilenet_v3_has_keras_counts(name, kwargs, total, headless):
     assert A.mobilenet_v3.preprocess_input(3.0) == 3.0
 
 
+@pytest.mark.parametrize("name, total, headless", [
+    ("ConvNeXtTiny", 28589128, 27820128), ("ConvNeXtSmall", 50223688, None),
+])
+def test_convnext_has_keras_parameter_counts(name, total, headless):
+    # Keras wraps the stem and the downsampling layers in Sequential models and does not
+    # count the residual additions as layers: the weights and their names are the same
+    model = getattr(A.convnext, name)(weights=None)
+    assert (model.count_params(), model.name) == (total, name.replace("ConvNeXt", "convnext_")
+                                                  .lower())
+    assert "convnext_tiny_stage_0_block_0_layer_scale" in {lyr.name for lyr in model.layers} \
+        or name != "ConvNeXtTiny"
+    if headless is not None:
+        features = getattr(A, name)(weights=None, include_top=False, pooling="avg",
+                                    input_shape=(64, 64, 3), include_preprocessing=False)
+        assert features.count_params() == headless
+        out = features(np.random.RandomState(0).rand(1, 64, 64, 3).astype(np.float32))
+        assert out.shape == (1, 768)
+        np.testing.assert_allclose(out.numpy().mean(), 0.0, atol=1e-4)  # the final LayerNorm
+
+
 def test_small_models_run_and_take_a_weights_file(tmp_path):
     model = A.ResNet50V2(weights=None, input_shape=(32, 32, 3), classes=5)
     out = model(np.random.RandomState(0).rand(2, 32, 32, 3).astype(np.float32))

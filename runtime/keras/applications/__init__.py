@@ -1,6 +1,6 @@
 """`keras.applications`: the ImageNet models' input scalings (`<model>.preprocess_input`)
 and prediction decoding (`decode_predictions`), as Keras 3's. VGG16/19, ResNet50/101/152
-and their V2 forms, MobileNet, MobileNetV2 / V3, EfficientNetB0-B7, DenseNet121/169/201 and
+and their V2 forms, MobileNet, MobileNetV2 / V3, EfficientNetB0-B7, ConvNeXt, DenseNet121/169/201 and
 Xception are built with Keras's architecture (`builders`; `weights=None`, or the path of a
 weights file: ImageNet weights cannot be downloaded here); the other models raise
 NotImplementedError naming the model."""
@@ -8,6 +8,7 @@ NotImplementedError naming the model."""
 from __future__ import annotations
 
 from . import (
+    convnext,
     densenet,
     efficientnet,
     imagenet_utils,
@@ -22,6 +23,7 @@ from . import (
     vgg19,
     xception,
 )
+from .convnext import ConvNeXtBase, ConvNeXtLarge, ConvNeXtSmall, ConvNeXtTiny, ConvNeXtXLarge
 from .densenet import DenseNet121, DenseNet169, DenseNet201
 from .efficientnet import (
     EfficientNetB0,
@@ -50,4 +52,5 @@ __all__ = ["densenet", "imagenet_utils", "inception_v3", "mobilenet", "mobilenet
            "ResNet152", "VGG16", "VGG19", "Xception", "resnet_v2", "ResNet50V2", "ResNet101V2",
            "ResNet152V2", "efficientnet", "EfficientNetB0", "EfficientNetB1", "EfficientNetB2",
            "EfficientNetB3", "EfficientNetB4", "EfficientNetB5", "EfficientNetB6",
-           "EfficientNetB7", "mobilenet_v3", "MobileNetV3Large", "MobileNetV3Small"]
+           "EfficientNetB7", "mobilenet_v3", "MobileNetV3Large", "MobileNetV3Small", "convnext",
+           "ConvNeXtTiny", "ConvNeXtSmall", "ConvNeXtBase", "ConvNeXtLarge", "ConvNeXtXLarge"]

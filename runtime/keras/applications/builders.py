@@ -11,6 +11,7 @@ import os
 from typing import Callable
 
 from ...layers import initializers as _initializers
+from ...layers.base import Layer as _Layer
 from ...layers.functional import Input
 from ...layers.model import Model
 from .. import layers as _layers
@@ -666,3 +667,91 @@ def _mobilenet_v3(plan: list, last_point: int, public: str) -> Callable:
 
 MobileNetV3Small = _mobilenet_v3(_V3_SMALL, 1024, "MobileNetV3Small")
 MobileNetV3Large = _mobilenet_v3(_V3_LARGE, 1280, "MobileNetV3Large")
+
+
+# -- ConvNeXt ----------------------------------------------------------------------------------
+
+class LayerScale(_Layer):
+    """x times a learned per-channel scale, initialised to `init_values` (ConvNeXt's)."""
+
+    def __init__(self, init_values, projection_dim, **kwargs):
+        super().__init__(**kwargs)
+        self.init_values, self.projection_dim = init_values, projection_dim
+
+    def build(self, input_shape):
+        self.gamma = self.add_weight(shape=(self.projection_dim,),
+                                     initializer=_initializers.Constant(self.init_values),
+                                     trainable=True)
+        self.built = True
+
+    def call(self, x):
+        return x * self.gamma
+
+
+_CONVNEXT = {"tiny": ([3, 3, 9, 3], [96, 192, 384, 768]),
+             "small": ([3, 3, 27, 3], [96, 192, 384, 768]),
+             "base": ([3, 3, 27, 3], [128, 256, 512, 1024]),
+             "large": ([3, 3, 27, 3], [192, 384, 768, 1536]),
+             "xlarge": ([3, 3, 27, 3], [256, 512, 1024, 2048])}
+
+
+def _convnext(size: str, public: str) -> Callable:
+    depths, dims = _CONVNEXT[size]
+
+    def build(include_top=True, include_preprocessing=True, weights="imagenet",
+              input_tensor=None, input_shape=None, pooling=None, classes=1000,
+              classifier_activation="softmax", name=f"convnext_{size}"):
+        _check(weights, classes, include_top, public)
+        L = _layers
+        inputs = _inputs(input_tensor, input_shape, (224, 224, 3), 32, include_top, public)
+        x = inputs
+        if include_preprocessing:
+            x = L.Normalization(mean=[0.485 * 255, 0.456 * 255, 0.406 * 255],
+                                variance=[(0.229 * 255) ** 2, (0.224 * 255) ** 2,
+                                          (0.225 * 255) ** 2],
+                                name=f"{name}_prestem_normalization")(x)
+        x = L.Conv2D(dims[0], kernel_size=4, strides=4, name=f"{name}_stem_conv")(x)
+        x = L.LayerNormalization(epsilon=1e-6, name=f"{name}_stem_layernorm")(x)
+        for i, (depth, dim) in enumerate(zip(depths, dims)):
+            if i:
+                x = L.LayerNormalization(epsilon=1e-6,
+                                         name=f"{name}_downsampling_layernorm_{i - 1}")(x)
+                x = L.Conv2D(dim, kernel_size=2, strides=2,
+                             name=f"{name}_downsampling_conv_{i - 1}")(x)
+            for j in range(depth):
+                block = f"{name}_stage_{i}_block_{j}"
+                y = L.Conv2D(dim, kernel_size=7, padding="same", groups=dim,
+                             name=f"{block}_depthwise_conv")(x)
+                y = L.LayerNormalization(epsilon=1e-6, name=f"{block}_layernorm")(y)
+                y = L.Dense(4 * dim, name=f"{block}_pointwise_conv_1")(y)
+                y = L.Activation("gelu", name=f"{block}_gelu")(y)
+                y = L.Dense(dim, name=f"{block}_pointwise_conv_2")(y)
+                y = LayerScale(1e-6, dim, name=f"{block}_layer_scale")(y)
+                # Keras's drop_path_rate is 0 for these models: the branch is an identity
+                x = x + L.Activation("linear", name=f"{block}_identity")(y)
+        if include_top:
+            x = L.GlobalAveragePooling2D(name=f"{name}_head_gap")(x)
+            x = L.LayerNormalization(epsilon=1e-6, name=f"{name}_head_layernorm")(x)
+            outputs = L.Dense(classes, activation=classifier_activation,
+                              name=f"{name}_head_dense")(x)
+        else:
+            if pooling == "avg":
+                x = L.GlobalAveragePooling2D()(x)
+            elif pooling == "max":
+                x = L.GlobalMaxPooling2D()(x)
+            elif pooling is not None:
+                raise ValueError(f"pooling must be None, 'avg' or 'max', got {pooling!r}.")
+            outputs = L.LayerNormalization(epsilon=1e-6)(x)
+        return _finish(inputs, outputs, name, weights)
+    build.__name__ = build.__qualname__ = public
+    build.__doc__ = (f"Keras's {public} architecture (ImageNet normalisation inside with "
+                     "include_preprocessing); weights=None or a weights file ('imagenet' "
+                     "cannot be downloaded here).")
+    return build
+
+
+ConvNeXtTiny = _convnext("tiny", "ConvNeXtTiny")
+ConvNeXtSmall = _convnext("small", "ConvNeXtSmall")
+ConvNeXtBase = _convnext("base", "ConvNeXtBase")
+ConvNeXtLarge = _convnext("large", "ConvNeXtLarge")
+ConvNeXtXLarge = _convnext("xlarge", "ConvNeXtXLarge")
