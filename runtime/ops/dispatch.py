@@ -23,6 +23,7 @@ from __future__ import annotations
 import collections.abc
 import functools
 import inspect
+import threading
 import typing
 from types import SimpleNamespace
 from typing import Any, Callable
@@ -37,6 +38,7 @@ _WRAPPERS: dict = {}  # API -> its dispatching wrapper
 _ORIGINALS: dict = {}  # wrapper -> API
 _REGISTERED: dict = {}  # handler -> [APIs it is registered for]
 _LOADERS: list = []  # registrations run on the first call that may need them
+_LOADING = threading.RLock()
 _PUBLISHED: set = set()  # handlers that put a wrapper in place of their API's names
 
 _UNARY = ("abs", "negative", "sign", "sqrt", "rsqrt", "square", "exp", "expm1", "log", "log1p",
@@ -143,8 +145,10 @@ def register_on_first_composite(loader: Callable[[], None]) -> None:
 
 
 def _load() -> None:
-    while _LOADERS:
-        _LOADERS.pop(0)()
+    with _LOADING:  # another thread's first composite call waits until all are registered
+        while _LOADERS:
+            _LOADERS[0]()
+            _LOADERS.pop(0)
 
 
 def _handler_for(api: Callable, args: tuple, kwargs: dict) -> Callable | None:

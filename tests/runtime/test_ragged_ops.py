@@ -560,3 +560,35 @@ def test_sparse_values_through_zero_preserving_unary_apis():
     assert int(rt.size(sp)) == 6 and int(rt.rank(sp)) == 2
     with pytest.raises(TypeError):  # exp(0) is not 0: TensorFlow refuses it too
         rt.exp(sp)
+
+
+_THREADS_FIRST_CALL = r"""
+import json, threading
+import runtime as rt
+r = rt.ragged.constant([[1, 2], [3]])
+start, results, errors = threading.Barrier(4), [], []
+
+def call():
+    start.wait()
+    try:
+        results.append(rt.reduce_sum(r, axis=1).numpy().tolist())
+    except Exception as exc:
+        errors.append(repr(exc))
+
+threads = [threading.Thread(target=call) for _ in range(4)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+print(json.dumps({"results": results, "errors": errors}))
+"""
+
+
+def test_threads_making_the_first_composite_call_together_all_dispatch():
+    import json
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-c", _THREADS_FIRST_CALL], capture_output=True,
+                          text=True, check=True)
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["errors"] == [] and out["results"] == [[3, 3]] * 4
