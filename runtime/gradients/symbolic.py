@@ -7,7 +7,7 @@ same sum).
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Callable
 
 from .. import context
 from ..opdef import REGISTRY
@@ -36,7 +36,7 @@ def _as_list(value) -> tuple[list, bool]:
 
 def gradients(ys, xs, grad_ys=None, name="gradients", gate_gradients=False,
               aggregation_method=None, stop_gradients=None,
-              unconnected_gradients=UnconnectedGradients.NONE) -> list:
+              unconnected_gradients=UnconnectedGradients.NONE) -> list[Tensor | None]:
     """The symbolic gradients of `sum(ys)` with respect to each of `xs` (tensors or variables
     of the function being traced), as a list: None (or zeros with
     `unconnected_gradients='zero'`) for an x that ys do not depend on. `grad_ys` weights
@@ -81,7 +81,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", gate_gradients=False,
 
 
 def hessians(ys, xs, gate_gradients=False, aggregation_method=None,
-             name="hessians") -> list:
+             name="hessians") -> list[Tensor | None]:
     """For each x of `xs`, the Hessian of `sum(ys)`: shape `x.shape + x.shape` (shapes known
     while tracing). Only inside a function."""
     xs, _ = _as_list(xs)
@@ -145,7 +145,7 @@ def no_gradient(op_type) -> None:
     op.differentiable = False
 
 
-def grad_pass_through(f) -> Callable[..., Any]:
+def grad_pass_through(f) -> Callable[..., Tensor]:
     """`f` whose gradient is the identity: the gradient of `f(x)` flows to `x` unchanged
     (`grad_pass_through(v.assign)(z ** 2)` passes the gradient to z)."""
     @custom_gradient
@@ -154,7 +154,7 @@ def grad_pass_through(f) -> Callable[..., Any]:
             return upstream[0] if len(args) == 1 else list(upstream)
         return f(*args), grad
 
-    def call(*args) -> Any:
+    def call(*args) -> Tensor:
         return passed(*args)
     call.__name__ = getattr(f, "__name__", "grad_pass_through")
     return call

@@ -72,7 +72,7 @@ def softmax(sp_input, name=None) -> SparseTensor:
 
 
 @export("sparse.split")
-def split(sp_input=None, num_split=None, axis=None, name=None) -> list:
+def split(sp_input=None, num_split=None, axis=None, name=None) -> list[SparseTensor]:
     """`num_split` SparseTensors cut from `sp_input` along `axis`; when the dimension is not
     a multiple of `num_split`, the first `size % num_split` pieces are one longer."""
     sp = _sparse_arg(sp_input, "sparse.split", "sp_input")
