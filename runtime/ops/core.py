@@ -40,9 +40,9 @@ def convert_to_tensor(value, dtype=None, name=None, dtype_hint=None) -> Tensor:
     if hasattr(value, "_as_tensor"):  # TensorArray-like composites
         return value._as_tensor()
     if isinstance(value, _composites):  # a ragged one would pass as rows when they agree
-        raise TypeError(f"Cannot convert a {type(value).__name__} to a tensor: this op takes "
-                        "tensors (a RaggedTensor converts with .to_tensor(), a SparseTensor "
-                        "with rt.sparse.to_dense).")
+        raise CompositeConversionError(
+            f"Cannot convert a {type(value).__name__} to a tensor: this op takes tensors (a "
+            "RaggedTensor converts with .to_tensor(), a SparseTensor with rt.sparse.to_dense).")
     if dtype is not None:
         dtype = _dtypes.as_dtype(dtype)
         if type(value) in _PY_SCALARS:
@@ -71,12 +71,18 @@ def refuse_conversion(cls: type) -> None:
     _composites = (*_composites, cls)
 
 
+class CompositeConversionError(TypeError, ValueError):
+    """A composite value where an op takes tensors: a ValueError, as TensorFlow raises for it,
+    and a TypeError, the refusal on which a published API looks for a dispatched handler
+    (runtime.arguments.COMPOSITE_HANDLER)."""
+
+
 def refuse_composite(value, what: str) -> None:
-    """TypeError when `value` is a composite value (a DynamicRaggedShape as a shape, ...):
-    an API reads it only through a dispatched handler."""
+    """Refuses a composite value (a DynamicRaggedShape as a shape, ...): an API reads it only
+    through a dispatched handler."""
     if isinstance(value, _composites):
-        raise TypeError(f"{what} must be a list of ints or an int tensor, got a "
-                        f"{type(value).__name__}.")
+        raise CompositeConversionError(f"{what} must be a list of ints or an int tensor, got a "
+                                       f"{type(value).__name__}.")
 
 
 def register_conversions(pack, cast) -> None:

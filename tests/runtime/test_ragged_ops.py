@@ -592,3 +592,15 @@ def test_threads_making_the_first_composite_call_together_all_dispatch():
                           text=True, check=True)
     out = json.loads(done.stdout.strip().splitlines()[-1])
     assert out["errors"] == [] and out["results"] == [[3, 3]] * 4
+
+
+def test_an_op_refuses_a_composite_value_with_tensorflows_error_type():
+    # TensorFlow: tf.add(sparse, sparse) and tf.convert_to_tensor(ragged) raise ValueError
+    sp = rt.sparse.SparseTensor([[0, 0]], [1.0], [2, 2])
+    r = rt.ragged.constant([[1.0], [2.0]])  # rows of one length: still not a dense tensor
+    for call in (lambda: rt.add(sp, sp), lambda: rt.convert_to_tensor(r),
+                 lambda: rt.linalg.matmul(r, r)):
+        with pytest.raises(ValueError, match="Cannot convert a (Sparse|Ragged)Tensor"):
+            call()
+        with pytest.raises(TypeError):  # also a TypeError, as before
+            call()
