@@ -118,7 +118,8 @@ class SparseTensor(CompositeTensor):
     def __repr__(self) -> str:
         # as TensorFlow writes it: the components as `print` shows them (inside a function,
         # their symbolic names)
-        return f"SparseTensor(indices={self.indices}, values={self.values}, dense_shape={self.dense_shape})"
+        return (f"SparseTensor(indices={self.indices!s}, values={self.values!s}, "
+                f"dense_shape={self.dense_shape!s})")
 
     def with_values(self, new_values) -> SparseTensor:
         """The same indices and shape with `new_values`."""

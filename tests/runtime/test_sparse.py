@@ -30,12 +30,12 @@ def test_attributes_and_repr():
     assert sp.dtype == rt.float32
     assert sp.shape == rt.TensorShape([3, 4])
     np.testing.assert_array_equal(sp.indices.numpy(), IDX)
-    # TensorFlow's sparse tensor guide prints st1 as SparseTensor(indices=tf.Tensor([[0 3] [2 4]],
-    # shape=(2, 2), dtype=int64), values=tf.Tensor([10 20], ...), dense_shape=tf.Tensor([ 3 10],
-    # ...)): its components as print shows them (here a tensor prints its values only)
+    # TensorFlow's sparse tensor guide prints st1 as its components as print shows them
     st1 = rt.sparse.SparseTensor(indices=[[0, 3], [2, 4]], values=[10, 20], dense_shape=[3, 10])
-    assert repr(st1) == str(st1) == ("SparseTensor(indices=[[0 3]\n [2 4]], values=[10 20], "
-                                     "dense_shape=[ 3 10])")
+    tensorflow = ("SparseTensor(indices=tf.Tensor(\n[[0 3]\n [2 4]], shape=(2, 2), dtype=int64), "
+                  "values=tf.Tensor([10 20], shape=(2,), dtype=int32), "
+                  "dense_shape=tf.Tensor([ 3 10], shape=(2,), dtype=int64))")
+    assert repr(st1) == str(st1) == tensorflow.replace("tf.", "rt.")
 
 
 def test_bad_construction():
