@@ -1,10 +1,11 @@
 """`tf.bitwise`: and, or, xor, invert and the shifts of integer tensors, elementwise.
 
-Each op names its NumPy ufunc, so every tier derives its kernel from it. The shifts clamp the
-shift amount to [0, bits - 1] first, as TensorFlow's kernels do (`left_shift(1, 100)` on int8
-shifts by 7); a negative amount shifts by 0. Integer ops have no gradient. A float operand is
-a TypeError, as every shape rule's refusal of a dtype is here (TensorFlow raises
-InvalidArgumentError naming the allowed dtypes).
+And, or, xor and invert name their NumPy ufunc, so every tier derives its kernel from it. The
+shift ops clamp the amount to [0, bits - 1] themselves, as TensorFlow's kernels do
+(`left_shift(1, 100)` on int8 shifts by 7; a negative amount shifts by 0), so every tier gives
+the same result for any amount (the XLA tier's rule is in backends/xla/lowering.py). Integer
+ops have no gradient. A float operand is a TypeError, as every shape rule's refusal of a dtype
+is here (TensorFlow raises InvalidArgumentError naming the allowed dtypes).
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ import numpy as np
 from ..exports import export
 from ..opdef import define
 from ..tensor import Tensor
-from . import array_math as _math
 from .core import apply, binary_operands, convert_to_tensor
 from .shape_rules import broadcast
 
@@ -44,9 +44,21 @@ BITWISE_OR = define("BitwiseOr", _integer_infer("BitwiseOr"), ufunc=np.bitwise_o
 BITWISE_XOR = define("BitwiseXor", _integer_infer("BitwiseXor"), ufunc=np.bitwise_xor,
                      differentiable=False)
 INVERT = define("Invert", _integer_infer("Invert"), ufunc=np.invert, differentiable=False)
-LEFT_SHIFT = define("LeftShift", _integer_infer("LeftShift"), ufunc=np.left_shift,
+
+
+def _shift_kernel(shift):
+    def kernel(x, y):
+        x = np.asarray(x)
+        bits = 8 * x.dtype.itemsize
+        # TensorFlow's kernels clamp the amount to [0, bits - 1]: defined on every tier
+        return shift(x, np.clip(np.asarray(y), 0, bits - 1).astype(x.dtype))
+    kernel.__name__ = shift.__name__
+    return kernel
+
+
+LEFT_SHIFT = define("LeftShift", _integer_infer("LeftShift"), _shift_kernel(np.left_shift),
                     differentiable=False)
-RIGHT_SHIFT = define("RightShift", _integer_infer("RightShift"), ufunc=np.right_shift,
+RIGHT_SHIFT = define("RightShift", _integer_infer("RightShift"), _shift_kernel(np.right_shift),
                      differentiable=False)
 
 
@@ -73,12 +85,7 @@ def invert(x, name=None) -> Tensor:
 
 
 def _clamped_shift(op, x, y, name):
-    a, b = binary_operands(x, y)
-    _check_integer(op.name, a)
-    bits = 8 * np.dtype(a.dtype.as_numpy_dtype).itemsize
-    # TensorFlow's kernels clamp the amount: [0, bits - 1] keeps the shift defined on every tier
-    b = _math.clip_by_value(b, 0, bits - 1)
-    return apply(op, [a, b], name=name)
+    return apply(op, list(binary_operands(x, y)), name=name)
 
 
 @export("bitwise.left_shift")

@@ -34,6 +34,7 @@ from ...ops import (
     array_math,
     array_scatter,
     array_sort,
+    bitwise,
     control_flow,
     debugging,
     linalg,
@@ -1010,6 +1011,14 @@ _SPECIAL = {math_special.ERFC: jax.scipy.special.erfc,
 @rule(*_SPECIAL)
 def _special(op, x):
     return _SPECIAL[op.opdef](x)
+
+
+@rule(bitwise.LEFT_SHIFT, bitwise.RIGHT_SHIFT)
+def _shift(op, x, y):
+    # the amount clamped to [0, bits - 1], as the op's kernel (TensorFlow's)
+    bits = 8 * jnp.dtype(x.dtype).itemsize
+    shift = jnp.left_shift if op.opdef is bitwise.LEFT_SHIFT else jnp.right_shift
+    return shift(x, jnp.clip(y, 0, bits - 1).astype(x.dtype))
 
 
 @rule(math_special.DIGAMMA, wide=True)
