@@ -33,17 +33,27 @@ def _strides4(strides):
     return s if len(s) == 4 else [1] + s + [1]
 
 
+def _depthwise_gradient(given, sizes, what: str, out_backprop, strides, padding, data_format,
+                        dilations) -> Tensor:
+    """The gradient of depthwise_conv2d with respect to its `what` ('filter' or 'input') of
+    `sizes`, the other operand being `given`."""
+    given = convert_to_tensor(given)
+
+    def forward(operand):
+        x, w = (given, operand) if what == "filter" else (operand, given)
+        return _conv.depthwise_conv2d(x, w, _strides4(strides), padding, data_format,
+                                      _rates(dilations))
+    shape = [int(v) for v in _math.static_ints(sizes, f"{what}_sizes")]
+    return _conv_gradient(forward, shape, what, given, out_backprop)
+
+
 def depthwise_conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding,  # noqa: A002
                                      data_format="NHWC", dilations=(1, 1, 1, 1),
                                      name=None) -> Tensor:
     """The gradient of `depthwise_conv2d(input, filter)` with respect to a filter of
     `filter_sizes`, for the output gradient `out_backprop`."""
-    x = convert_to_tensor(input)
-    return _conv_gradient(
-        lambda f: _conv.depthwise_conv2d(x, f, _strides4(strides), padding, data_format,
-                                         _rates(dilations)),
-        [int(v) for v in _math.static_ints(filter_sizes, "filter_sizes")], "filter", x,
-        out_backprop)
+    return _depthwise_gradient(input, filter_sizes, "filter", out_backprop, strides, padding,
+                               data_format, dilations)
 
 
 def depthwise_conv2d_backprop_input(input_sizes, filter, out_backprop, strides, padding,  # noqa: A002
@@ -51,12 +61,8 @@ def depthwise_conv2d_backprop_input(input_sizes, filter, out_backprop, strides, 
                                     name=None) -> Tensor:
     """The gradient of `depthwise_conv2d(input, filter)` with respect to an input of
     `input_sizes`, for the output gradient `out_backprop`."""
-    w = convert_to_tensor(filter)
-    return _conv_gradient(
-        lambda x: _conv.depthwise_conv2d(x, w, _strides4(strides), padding, data_format,
-                                         _rates(dilations)),
-        [int(v) for v in _math.static_ints(input_sizes, "input_sizes")], "input", w,
-        out_backprop)
+    return _depthwise_gradient(filter, input_sizes, "input", out_backprop, strides, padding,
+                               data_format, dilations)
 
 
 __all__ = ["depthwise_conv2d_backprop_filter", "depthwise_conv2d_backprop_input"]

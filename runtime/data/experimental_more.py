@@ -262,8 +262,8 @@ def _common(a, b):
 
 # -- Optional ---------------------------------------------------------------------------------
 
-class OptionalSpec:
-    """The type spec of an `Optional`: the spec of the value it may hold."""
+class _ElementSpec:
+    """The type spec of a value that holds elements of a spec (an Optional, an iterator)."""
 
     def __init__(self, element_spec):
         self._element_spec = element_spec
@@ -272,23 +272,28 @@ class OptionalSpec:
     def element_spec(self):
         return self._element_spec
 
-    @property
-    def value_type(self):
-        return Optional
-
-    @staticmethod
-    def from_value(value: "Optional") -> "OptionalSpec":
-        return OptionalSpec(value.element_spec)
+    @classmethod
+    def from_value(cls, value):
+        """The spec of `value`."""
+        return cls(value.element_spec)
 
     def __eq__(self, other):
-        return isinstance(other, OptionalSpec) and st.spec_key(self._element_spec) == \
+        return type(other) is type(self) and st.spec_key(self._element_spec) == \
             st.spec_key(other._element_spec)
 
     def __hash__(self):
-        return hash(st.spec_key(self._element_spec))
+        return hash((type(self).__name__, st.spec_key(self._element_spec)))
 
     def __repr__(self):
-        return f"OptionalSpec({self._element_spec!r})"
+        return f"{type(self).__name__}({self._element_spec!r})"
+
+
+class OptionalSpec(_ElementSpec):
+    """The type spec of an `Optional`: the spec of the value it may hold."""
+
+    @property
+    def value_type(self):
+        return Optional
 
 
 class Optional:
@@ -348,30 +353,12 @@ def _iterator_get_next_as_optional(self) -> Optional:
     return _next_as_optional(self)
 
 
-class IteratorSpec:
+class IteratorSpec(_ElementSpec):
     """The type spec of a dataset iterator: the spec of its elements."""
-
-    def __init__(self, element_spec):
-        self._element_spec = element_spec
-
-    @property
-    def element_spec(self):
-        return self._element_spec
 
     @property
     def value_type(self):
         return Iterator
-
-    @staticmethod
-    def from_value(value) -> "IteratorSpec":
-        return IteratorSpec(value.element_spec)
-
-    def __eq__(self, other):
-        return isinstance(other, IteratorSpec) and st.spec_key(self._element_spec) == \
-            st.spec_key(other._element_spec)
-
-    def __hash__(self):
-        return hash(st.spec_key(self._element_spec))
 
     def __repr__(self):
         return f"IteratorSpec({self._element_spec!r},)"
