@@ -22,7 +22,7 @@ from ..arguments import raise_unknown_keywords
 from ..layers import losses as _base
 from ..layers import metrics as _compile_metrics
 from ..layers import serialization as _serialization
-from ..module import snake_case
+from ..module import keras_snake_case, keras_unique_name, snake_case
 from ..ops import array_composed as _composed
 from ..ops import array_math, array_sort
 from ..ops import array_scatter as _array_scatter
@@ -75,7 +75,10 @@ class Metric:
     `update_state(...)` and `result()`; `reset_state()` sets every state variable to zero."""
 
     def __init__(self, name: str | None = None, dtype=None) -> None:
-        self.name = name or snake_case(type(self).__name__)
+        # without a name, Keras 3's automatic one: the class's in snake_case, made unique
+        # (`auc`, `auc_1`, ...; one counter with the layers' names)
+        self._auto_named = not name
+        self.name = name or keras_unique_name(keras_snake_case(type(self).__name__))
         self.dtype = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.float32
         self._state: list[Variable] = []
 
@@ -445,7 +448,7 @@ class Precision(_ConfusionCounts):
     value, or one per threshold when a list is given)."""
 
     def __init__(self, thresholds=None, top_k: int | None = None, class_id: int | None = None,
-                 name: str = "precision", dtype=None) -> None:
+                 name: str | None = None, dtype=None) -> None:
         super().__init__(thresholds, top_k, class_id, name=name, dtype=dtype)
 
     def result(self):
@@ -457,7 +460,7 @@ class Recall(_ConfusionCounts):
     value, or one per threshold when a list is given)."""
 
     def __init__(self, thresholds=None, top_k: int | None = None, class_id: int | None = None,
-                 name: str = "recall", dtype=None) -> None:
+                 name: str | None = None, dtype=None) -> None:
         super().__init__(thresholds, top_k, class_id, name=name, dtype=dtype)
 
     def result(self):
@@ -778,6 +781,11 @@ class IoU(Metric):
                 "axis": self.axis}
 
 
+def _without(config: dict, key: str) -> dict:
+    """`config` without `key` (a subclass fixes that constructor argument)."""
+    return {k: v for k, v in config.items() if k != key}
+
+
 def _linalg_diag_part(matrix):
     n = int(matrix.shape[0])
     return array_math.gather(array_math.reshape(matrix, [-1]),
@@ -795,9 +803,7 @@ class MeanIoU(IoU):
                          sparse_y_pred=sparse_y_pred, axis=axis)
 
     def get_config(self) -> dict:
-        config = super().get_config()
-        config.pop("target_class_ids")
-        return config
+        return _without(super().get_config(), "target_class_ids")
 
 
 class BinaryIoU(IoU):
@@ -830,9 +836,7 @@ class OneHotIoU(IoU):
                          sparse_y_pred=sparse_y_pred, axis=axis)
 
     def get_config(self) -> dict:
-        config = super().get_config()
-        config.pop("sparse_y_true")
-        return config
+        return _without(super().get_config(), "sparse_y_true")
 
 
 class OneHotMeanIoU(MeanIoU):
@@ -845,9 +849,7 @@ class OneHotMeanIoU(MeanIoU):
                          sparse_y_true=False, sparse_y_pred=sparse_y_pred, axis=axis)
 
     def get_config(self) -> dict:
-        config = super().get_config()
-        config.pop("sparse_y_true")
-        return config
+        return _without(super().get_config(), "sparse_y_true")
 
 
 hinge, squared_hinge, categorical_hinge = _losses.hinge, _losses.squared_hinge, \
@@ -887,7 +889,7 @@ class AUC(Metric):
         self.curve = _choice(_CURVES, curve, "curve", '"ROC", "PR" or "PRGAIN"')
         self.summation_method = _choice(_SUMMATIONS, summation_method, "summation_method",
                                         '"interpolation", "minoring" or "majoring"')
-        super().__init__(name=name or "auc", dtype=dtype)
+        super().__init__(name=name, dtype=dtype)
         self._given_thresholds = None if thresholds is None else \
             sorted(float(t) for t in np.ravel(thresholds))
         if self._given_thresholds is not None:
@@ -1077,7 +1079,12 @@ def get(identifier):
 def _compile_metric(name: str):
     """`Model.compile`'s resolver: a new metric object for a Keras metric name, else None."""
     cls = _BY_NAME.get(name)
-    return cls() if cls is not None else None
+    if cls is None:
+        return None
+    metric = cls()
+    if metric._auto_named:  # a metric named in compile logs under its plain name, as Keras's
+        metric.name = keras_snake_case(cls.__name__)
+    return metric
 
 
 _compile_metrics.register_resolver(_compile_metric, _BY_NAME)

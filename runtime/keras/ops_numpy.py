@@ -584,12 +584,16 @@ def get_item(x, key):
     return _t(x)[key]
 
 
+def _window_length(x, name: str) -> int:
+    value = _constant_value(x) if isinstance(x, Tensor) else x
+    if value is None:
+        raise ValueError(f"keras.ops.{name} needs a window length known while tracing.")
+    return int(value)
+
+
 def _window(name: str, make):
     def window(x):
-        value = _constant_value(x) if isinstance(x, Tensor) else x
-        if value is None:
-            raise ValueError(f"keras.ops.{name} needs a window length known while tracing.")
-        return _convert(make(int(value)).astype(np.float32))
+        return _convert(make(_window_length(x, name)).astype(np.float32))
     window.__name__ = window.__qualname__ = name
     window.__doc__ = f"NumPy's {name} window of length `x`, as float32."
     return window
@@ -603,10 +607,7 @@ hanning = _window("hanning", np.hanning)
 
 def kaiser(x, beta):
     """NumPy's Kaiser window of length `x` and shape `beta`, as float32."""
-    value = _constant_value(x) if isinstance(x, Tensor) else x
-    if value is None:
-        raise ValueError("keras.ops.kaiser needs a window length known while tracing.")
-    return _convert(np.kaiser(int(value), float(beta)).astype(np.float32))
+    return _convert(np.kaiser(_window_length(x, "kaiser"), float(beta)).astype(np.float32))
 
 
 def view_as_complex(x):

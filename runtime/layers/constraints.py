@@ -9,12 +9,12 @@ dict, a constraint or a callable into a constraint.
 
 from __future__ import annotations
 
-import inspect
 from typing import Callable
 
 from ..ops import array_math
 from ..ops.core import convert_to_tensor
 from . import losses as _losses
+from . import regularizers as _regularizers
 
 
 def _epsilon() -> float:
@@ -120,33 +120,14 @@ def serialize(constraint) -> dict:
 
 def deserialize(config: dict, custom_objects: dict | None = None) -> Constraint:
     """The constraint of a `serialize` dict (a class of this module, or of custom_objects)."""
-    classes = {**_CLASSES, **(custom_objects or {})}
-    cls = classes.get(config.get("class_name")) if isinstance(config, dict) else None
-    if cls is None or not isinstance(config.get("config", {}), dict):
-        raise ValueError(f"Unknown constraint config {config!r:.200}: the classes are "
-                         f"{sorted(_CLASSES)}.")
-    return cls.from_config(config.get("config", {}))
+    return _regularizers.from_serialized(config, {**_CLASSES, **(custom_objects or {})},
+                                         "constraint")
 
 
 def get(identifier, argument: str = "constraint"):
     """A constraint (or a callable used as one) for `identifier`, None for None."""
-    if identifier is None:
-        return None
-    if isinstance(identifier, str):
-        make = _NAMES.get(identifier) or _CLASSES.get(identifier)
-        if make is None:
-            raise ValueError(f"Unknown {argument} {identifier!r}; known names are "
-                             f"{sorted(_NAMES)} and {sorted(_CLASSES)}, or pass a constraint "
-                             "object or a callable weight -> weight.")
-        return make()
-    if isinstance(identifier, dict):
-        return deserialize(identifier)
-    if inspect.isclass(identifier) and issubclass(identifier, Constraint):
-        return identifier()
-    if callable(identifier):
-        return identifier
-    raise ValueError(f"{argument} must be a constraint, a name such as 'max_norm', a callable "
-                     f"or None, got {identifier!r:.100}.")
+    return _regularizers.resolve(identifier, argument, "constraint", _NAMES, _CLASSES,
+                                 Constraint, "max_norm", "weight -> weight")
 
 
 __all__ = ["Constraint", "MaxNorm", "MinMaxNorm", "NonNeg", "UnitNorm", "deserialize", "get",

@@ -151,34 +151,48 @@ def serialize(regularizer) -> dict:
             "config": regularizer.get_config(), "registered_name": None}
 
 
+def from_serialized(config, classes: dict, kind: str):
+    """The object a `{"class_name", "config"}` dict describes, its class one of `classes`
+    (regularizers' and constraints' `deserialize`)."""
+    cls = classes.get(config.get("class_name")) if isinstance(config, dict) else None
+    if cls is None or not isinstance(config.get("config", {}), dict):
+        raise ValueError(f"Unknown {kind} config {config!r:.200}: the classes are "
+                         f"{sorted(classes)}.")
+    return cls.from_config(config.get("config", {}))
+
+
+def resolve(identifier, argument: str, kind: str, names: dict, classes: dict, base: type,
+            example: str, signature: str):
+    """`get` of regularizers and constraints: None for None, an object for a name (of
+    `names` or `classes`), a config dict or a class, a callable as it is."""
+    if identifier is None:
+        return None
+    if isinstance(identifier, str):
+        make = names.get(identifier) or classes.get(identifier)
+        if make is None:
+            raise ValueError(f"Unknown {argument} {identifier!r}; known names are "
+                             f"{sorted(names)} and {sorted(classes)}, or pass a {kind} "
+                             f"object or a callable {signature}.")
+        return make()
+    if isinstance(identifier, dict):
+        return from_serialized(identifier, classes, kind)
+    if inspect.isclass(identifier) and issubclass(identifier, base):
+        return identifier()
+    if callable(identifier):
+        return identifier
+    raise ValueError(f"{argument} must be a {kind}, a name such as {example!r}, a callable or "
+                     f"None, got {identifier!r:.100}.")
+
+
 def deserialize(config: dict) -> Regularizer:
     """The regularizer of a `serialize` dict (a class of this module)."""
-    cls = _CLASSES.get(config.get("class_name")) if isinstance(config, dict) else None
-    if cls is None or not isinstance(config.get("config", {}), dict):
-        raise ValueError(f"Unknown regularizer config {config!r:.200}: the classes are "
-                         f"{sorted(_CLASSES)}.")
-    return cls.from_config(config.get("config", {}))
+    return from_serialized(config, _CLASSES, "regularizer")
 
 
 def get(identifier, argument: str = "regularizer"):
     """A regularizer (or a callable used as one) for `identifier`, None for None."""
-    if identifier is None:
-        return None
-    if isinstance(identifier, str):
-        make = _NAMES.get(identifier) or _CLASSES.get(identifier)
-        if make is None:
-            raise ValueError(f"Unknown {argument} {identifier!r}; known names are "
-                             f"{sorted(_NAMES)} and {sorted(_CLASSES)}, or pass a regularizer "
-                             "object or a callable weight -> penalty.")
-        return make()
-    if isinstance(identifier, dict):
-        return deserialize(identifier)
-    if inspect.isclass(identifier) and issubclass(identifier, Regularizer):
-        return identifier()
-    if callable(identifier):
-        return identifier
-    raise ValueError(f"{argument} must be a regularizer, a name such as 'l2', a callable or "
-                     f"None, got {identifier!r:.100}.")
+    return resolve(identifier, argument, "regularizer", _NAMES, _CLASSES, Regularizer, "l2",
+                   "weight -> penalty")
 
 
 __all__ = ["Regularizer", "L1L2", "L1", "L2", "OrthogonalRegularizer", "get", "serialize",

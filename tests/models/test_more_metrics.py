@@ -70,10 +70,10 @@ def test_mean_iou_as_documented_with_weights_and_staged():
 def test_compile_takes_them_by_object_and_name():
     model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(3, activation="softmax")])
     model.compile("sgd", "categorical_crossentropy",
-                  metrics=[M.OneHotMeanIoU(num_classes=3), "pearson_correlation"])
+                  metrics=[M.OneHotMeanIoU(num_classes=3, name="iou"), "pearson_correlation"])
     history = model.fit(np.random.rand(8, 3), np.eye(3)[[0, 1, 2, 0, 1, 2, 0, 1]], epochs=1,
                         verbose=0)
-    assert set(history.history) == {"loss", "one_hot_mean_io_u", "pearson_correlation"}
+    assert set(history.history) == {"loss", "iou", "pearson_correlation"}
 
 
 def test_function_aliases_are_the_losses():

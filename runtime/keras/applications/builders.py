@@ -53,17 +53,19 @@ def _inputs(input_tensor, input_shape, default: tuple, minimum: int, include_top
     return Input(shape=shape)
 
 
-def _top(x, include_top: bool, pooling, classes: int, classifier_activation, flatten_top=None):
+def _top(x, include_top: bool, pooling, classes: int, classifier_activation, flatten_top=None,
+         named_pools: bool = False):
+    """The classifier (`flatten_top`, or average pooling and a Dense layer), or without it
+    the `pooling` ("avg" / "max" layers named as such with `named_pools`)."""
     L = _layers
     if include_top:
         if flatten_top is not None:
             return flatten_top(x)
         x = L.GlobalAveragePooling2D(name="avg_pool")(x)
         return L.Dense(classes, activation=classifier_activation, name="predictions")(x)
-    if pooling == "avg":
-        return L.GlobalAveragePooling2D()(x)
-    if pooling == "max":
-        return L.GlobalMaxPooling2D()(x)
+    if pooling in ("avg", "max"):
+        pool = L.GlobalAveragePooling2D if pooling == "avg" else L.GlobalMaxPooling2D
+        return pool(name=f"{pooling}_pool" if named_pools else None)(x)
     if pooling is not None:
         raise ValueError(f"pooling must be None, 'avg' or 'max', got {pooling!r}.")
     return x
@@ -415,12 +417,8 @@ def _efficientnet(width: float, depth: float, size: int, dropout_rate: float, mo
                 t = L.Dropout(dropout_rate, name="top_dropout")(t)
             return L.Dense(classes, activation=classifier_activation,
                            kernel_initializer=_initializer(_DENSE_INIT), name="predictions")(t)
-        if not include_top and pooling in ("avg", "max"):
-            pool = L.GlobalAveragePooling2D if pooling == "avg" else L.GlobalMaxPooling2D
-            outputs = pool(name=f"{pooling}_pool")(x)
-        else:
-            outputs = _top(x, include_top, pooling, classes, classifier_activation,
-                           efficient_top)
+        outputs = _top(x, include_top, pooling, classes, classifier_activation, efficient_top,
+                       named_pools=True)
         return _finish(inputs, outputs, name, weights)
     build.__name__ = build.__qualname__ = public
     build.__doc__ = (f"Keras's {public} architecture (its input scaling included: pixels in "
@@ -440,18 +438,6 @@ EfficientNetB7 = _efficientnet(2.0, 3.1, 600, 0.5, "efficientnetb7", "EfficientN
 
 
 # -- DenseNet and Xception -------------------------------------------------------------------
-
-def _pooled(x, include_top: bool, pooling, classes: int, classifier_activation):
-    """Keras's top of DenseNet and Xception: named average / max pooling layers."""
-    L = _layers
-    if include_top:
-        x = L.GlobalAveragePooling2D(name="avg_pool")(x)
-        return L.Dense(classes, activation=classifier_activation, name="predictions")(x)
-    if pooling in ("avg", "max"):
-        pool = L.GlobalAveragePooling2D if pooling == "avg" else L.GlobalMaxPooling2D
-        return pool(name=f"{pooling}_pool")(x)
-    return _top(x, False, pooling, classes, classifier_activation)
-
 
 def _dense_conv_block(x, growth: int, name: str):
     L = _layers
@@ -486,7 +472,8 @@ def _densenet(blocks: list[int], model_name: str, public: str) -> Callable:
             if stage < 5:
                 x = _transition(x, 0.5, f"pool{stage}")
         x = L.Activation("relu", name="relu")(_bn("bn")(x))
-        outputs = _pooled(x, include_top, pooling, classes, classifier_activation)
+        outputs = _top(x, include_top, pooling, classes, classifier_activation,
+                       named_pools=True)
         return _finish(inputs, outputs, name, weights)
     build.__name__ = build.__qualname__ = public
     build.__doc__ = (f"Keras's {public} architecture; weights=None or a weights file "
@@ -548,8 +535,7 @@ def Xception(include_top=True, weights="imagenet", input_tensor=None, input_shap
     x = L.Add()([x, residual])
     x = relu(bn("block14_sepconv1_bn")(sep(x, 1536, "block14_sepconv1")), "block14_sepconv1_act")
     x = relu(bn("block14_sepconv2_bn")(sep(x, 2048, "block14_sepconv2")), "block14_sepconv2_act")
-    outputs = _pooled(x, True, None, classes, classifier_activation) if include_top else \
-        _top(x, False, pooling, classes, classifier_activation)
+    outputs = _top(x, include_top, pooling, classes, classifier_activation)
     return _finish(inputs, outputs, name, weights)
 
 
@@ -643,20 +629,17 @@ def _mobilenet_v3(plan: list, last_point: int, public: str) -> Callable:
         point = _make_divisible(last_point * alpha) if alpha > 1.0 else last_point
         x = L.Conv2D(last_conv, kernel_size=1, padding="same", use_bias=False, name="conv_1")(x)
         x = activation(_v3_bn("conv_1_bn")(x))
-        if include_top:
-            x = L.GlobalAveragePooling2D(keepdims=True)(x)
-            x = L.Conv2D(point, kernel_size=1, padding="same", use_bias=True, name="conv_2")(x)
-            x = activation(x)
+        def conv_top(t):
+            t = L.GlobalAveragePooling2D(keepdims=True)(t)
+            t = L.Conv2D(point, kernel_size=1, padding="same", use_bias=True, name="conv_2")(t)
+            t = activation(t)
             if dropout_rate > 0:
-                x = L.Dropout(dropout_rate)(x)
-            x = L.Conv2D(classes, kernel_size=1, padding="same", name="logits")(x)
-            x = L.Flatten()(x)
-            outputs = L.Activation(activation=classifier_activation, name="predictions")(x)
-        elif pooling in ("avg", "max"):
-            pool = L.GlobalAveragePooling2D if pooling == "avg" else L.GlobalMaxPooling2D
-            outputs = pool(name=f"{pooling}_pool")(x)
-        else:
-            outputs = _top(x, False, pooling, classes, classifier_activation)
+                t = L.Dropout(dropout_rate)(t)
+            t = L.Conv2D(classes, kernel_size=1, padding="same", name="logits")(t)
+            return L.Activation(activation=classifier_activation,
+                                name="predictions")(L.Flatten()(t))
+        outputs = _top(x, include_top, pooling, classes, classifier_activation, conv_top,
+                       named_pools=True)
         return _finish(inputs, outputs, name, weights)
     build.__name__ = build.__qualname__ = public
     build.__doc__ = (f"Keras's {public} architecture (alpha, minimalistic, its input scaling "
