@@ -222,6 +222,7 @@ def test_unknown_metric_names_and_shapes_of_metrics_are_explained():
 
 
 def test_metric_functions_and_classes_are_averaged_and_instantiated_as_in_keras():
+    keras.backend.clear_session()  # metric names count from zero (Keras's auto_name)
     x, y = X2, BINARY[:, None]
     model = _dense(1, "sigmoid")
     model.compile("sgd", "mse", metrics=[keras.metrics.binary_accuracy,       # per sample
@@ -306,6 +307,7 @@ def test_initial_epoch_resumes_the_epoch_count():
 
 
 def test_metrics_of_the_same_name_each_keep_their_own_entry():
+    keras.backend.clear_session()  # metric names count from zero (Keras's auto_name)
     x, y = X2, BINARY[:, None]
     model = _dense(1, "sigmoid")
     model.compile("sgd", "mse", metrics=[keras.metrics.Precision(thresholds=0.3),

@@ -458,6 +458,7 @@ KERAS_WEIGHTED = [  # compile keywords, then Keras 3's history and weighted eval
 @pytest.mark.parametrize("keywords, history, evaluated", KERAS_WEIGHTED,
                          ids=["weighted_metrics", "weighted_auc", "loss_weight", "loss_weights"])
 def test_weighted_metrics_and_loss_weights_match_keras(keywords, history, evaluated):
+    keras.backend.clear_session()  # metric names count from zero (Keras's auto_name)
     model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1, activation="sigmoid")])
     model.set_weights([np.array([[0.3], [-0.2], [0.1]], "float32"), np.zeros(1, "float32")])
     model.compile(keras.optimizers.SGD(0.5), "binary_crossentropy", jit_compile="auto",

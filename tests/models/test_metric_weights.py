@@ -321,6 +321,7 @@ def test_f_beta_scores_match_the_keras_formula(average, beta):
 
 
 def test_vector_results_are_logged_as_arrays_in_fit():
+    keras.backend.clear_session()  # metric names count from zero (Keras's auto_name)
     model = keras.Sequential([keras.Input((K,)), keras.layers.Dense(K, activation="softmax")])
     model.compile("sgd", "categorical_crossentropy",
                   metrics=[keras.metrics.F1Score(), keras.metrics.Precision(thresholds=[0.2, 0.5])])
@@ -332,3 +333,19 @@ def test_vector_results_are_logged_as_arrays_in_fit():
     f1.update_state(ONE_HOT, probabilities)
     result = model.evaluate(P, ONE_HOT, return_dict=True, verbose=1)
     np.testing.assert_allclose(result["f1_score"], f1.result(), rtol=1e-5)
+
+
+def test_metrics_without_a_name_are_named_as_keras_3_names_them():
+    # Keras 3: auto_name (the class in snake_case, made unique) for the metrics whose name
+    # defaults to None; compile's string metrics log under their plain names
+    keras.backend.clear_session()
+    first, second = keras.metrics.AUC(), keras.metrics.AUC()
+    assert (first.name, second.name) == ("auc", "auc_1")
+    assert keras.metrics.Precision().name == "precision"
+    assert keras.metrics.Precision().name == "precision_1"
+    assert keras.metrics.AUC(name="x").name == "x" and keras.metrics.Mean().name == "mean"
+    x = np.random.default_rng(0).normal(size=(10, 4)).astype(np.float32)
+    y = (x[:, :1] > 0).astype(np.float32)
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1, activation="sigmoid")])
+    model.compile("sgd", "binary_crossentropy", metrics=["auc", keras.metrics.Recall()])
+    assert sorted(model.evaluate(x, y, verbose=0, return_dict=True)) == ["auc", "loss", "recall"]
