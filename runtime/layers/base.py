@@ -218,15 +218,9 @@ class Layer(Module):
         as in Keras 3 (it equals the DType: `layer.dtype == rt.float32`)."""
         return self._dtype.name
 
-    @property
-    def compute_dtype(self) -> str:
-        """Keras 3's name of the dtype the layer computes in (its weights' dtype here)."""
-        return self._dtype.name
-
-    @property
-    def variable_dtype(self) -> str:
-        """Keras 3's name of the dtype of the layer's weights."""
-        return self._dtype.name
+    # Keras 3's names of the dtype the layer computes in and keeps its weights in: one dtype
+    compute_dtype = dtype
+    variable_dtype = dtype
 
     @property
     def dtype_policy(self) -> _dtype_policy.DTypePolicy:
