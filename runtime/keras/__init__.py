@@ -14,7 +14,10 @@
 it is imported; `keras.Model` is `rt.Model` (given inputs and outputs, a functional model).
 """
 
+from types import SimpleNamespace as _Namespace
+
 from ..arguments import add_keyword_hints_to_classes as _add_keyword_hints_to_classes
+from ..context import device
 from ..layers import Input, InputLayer, Layer, Model, Sequential
 from ..layers.functional import KerasTensor
 from ..saved_model import save as _saved_model_save  # noqa: F401 (writes Model.export's files)
@@ -46,10 +49,15 @@ from .metrics import Metric
 from .optimizers import Optimizer
 from .regularizers import Regularizer
 
-__all__ = ["Initializer", "Input", "InputLayer", "KerasTensor", "Layer", "Loss", "Metric", "Model",
-           "Optimizer", "Regularizer", "Sequential", "activations",
-           "applications", "backend", "callbacks", "config", "constraints", "datasets", "initializers", "layers", "losses", "metrics",
-           "models", "ops", "optimizers", "preprocessing", "random", "regularizers", "saving", "tree", "utils"]
+# Keras 2's serialization functions, as tf.keras.legacy.saving keeps them
+legacy = _Namespace(saving=_Namespace(serialize_keras_object=saving.serialize_keras_object,
+                                      deserialize_keras_object=saving.deserialize_keras_object))
+
+__all__ = ["device", "legacy", "Initializer", "Input", "InputLayer", "KerasTensor", "Layer",
+           "Loss", "Metric", "Model", "Optimizer", "Regularizer", "Sequential", "activations",
+           "applications", "backend", "callbacks", "config", "constraints", "datasets",
+           "initializers", "layers", "losses", "metrics", "models", "ops", "optimizers",
+           "preprocessing", "random", "regularizers", "saving", "tree", "utils"]
 
 for _module in (activations, backend, callbacks, constraints, initializers, layers, losses, metrics, models,
                 optimizers, regularizers, saving, utils):

@@ -67,3 +67,12 @@ def test_backend_names_are_reexported():
     keras.layers.Dense(1)
     U.clear_session()
     assert keras.layers.Dense(1).name == "dense"
+
+
+def test_keras_device_and_legacy_saving():
+    with keras.device("cpu:0"):
+        out = rt.constant(1.0) + 1.0
+    assert float(out) == 2.0
+    assert keras.legacy.saving.serialize_keras_object is keras.saving.serialize_keras_object
+    config = keras.legacy.saving.serialize_keras_object(keras.layers.Dense(2, name="d"))
+    assert isinstance(keras.legacy.saving.deserialize_keras_object(config), keras.layers.Dense)
