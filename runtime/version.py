@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import platform
 
-VERSION: str = "0.1.0"  # the package's version, also `rt.__version__`
+# The TensorFlow version whose API this runtime follows, also `rt.__version__`: programs that
+# check `tf.__version__` (a "2." prefix, a minimum release) take their TensorFlow 2 paths.
+VERSION: str = "2.21.0"
+package_version: str = "0.1.0"  # this package's own release (setup.cfg's version)
 GIT_VERSION: str = "unknown"  # TensorFlow's value for a build made outside a git checkout
 COMPILER_VERSION: str = platform.python_compiler()  # the compiler of the Python running it
 GRAPH_DEF_VERSION: int = 1  # the `versions["producer"]` of `as_graph_def()`

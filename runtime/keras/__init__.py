@@ -53,6 +53,8 @@ from .regularizers import Regularizer
 legacy = _Namespace(saving=_Namespace(serialize_keras_object=saving.serialize_keras_object,
                                       deserialize_keras_object=saving.deserialize_keras_object))
 
+__version__ = "3.15.1"  # the Keras 3 release whose API and printed output rt.keras follows
+
 __all__ = ["device", "legacy", "Initializer", "Input", "InputLayer", "KerasTensor", "Layer",
            "Loss", "Metric", "Model", "Optimizer", "Regularizer", "Sequential", "activations",
            "applications", "backend", "callbacks", "config", "constraints", "datasets",

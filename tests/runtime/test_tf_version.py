@@ -19,10 +19,12 @@ def test_tf_version_names_are_offered_with_tensorflows_types():
         assert type(getattr(rt.version, name)) is expected, name
 
 
-def test_version_is_the_packages_version():
+def test_version_is_the_tensorflow_release_followed_and_the_package_keeps_its_own():
+    assert rt.version.VERSION == rt.__version__ == "2.21.0"
+    assert rt.keras.__version__.startswith("3.")  # Keras 3's API, as TensorFlow 2.21 ships it
     cfg = configparser.ConfigParser()
     cfg.read(os.path.join(ROOT, "setup.cfg"))
-    assert rt.version.VERSION == cfg["metadata"]["version"] == rt.__version__
+    assert rt.version.package_version == cfg["metadata"]["version"]
 
 
 def test_graph_def_version_is_what_as_graph_def_writes():
