@@ -71,6 +71,14 @@ def _top(x, include_top: bool, pooling, classes: int, classifier_activation, fla
     return x
 
 
+def _published(build: Callable, public: str, detail: str) -> Callable:
+    """`build` named `public`, documented with the model's `detail`."""
+    build.__name__ = build.__qualname__ = public
+    build.__doc__ = (f"Keras's {public} architecture{detail}; weights=None or a weights file "
+                     "('imagenet' cannot be downloaded here).")
+    return build
+
+
 def _finish(inputs, outputs, name: str, weights) -> Model:
     model = Model(inputs, outputs, name=name)
     if weights is not None:
@@ -100,10 +108,7 @@ def _vgg(blocks: list[int], model_name: str, public: str):
             return L.Dense(classes, activation=classifier_activation, name="predictions")(t)
         outputs = _top(x, include_top, pooling, classes, classifier_activation, flatten_top)
         return _finish(inputs, outputs, name, weights)
-    build.__name__ = build.__qualname__ = public
-    build.__doc__ = (f"Keras's {public} architecture (weights=None: freshly initialised; "
-                     "'imagenet' cannot be downloaded here).")
-    return build
+    return _published(build, public, "")
 
 
 VGG16 = _vgg([2, 2, 3, 3, 3], "vgg16", "VGG16")
@@ -186,10 +191,7 @@ def _resnet(depths: list[int], preact: bool, model_name: str, public: str) -> Ca
             x = L.Activation("relu", name="post_relu")(_bn("post_bn")(x))
         outputs = _top(x, include_top, pooling, classes, classifier_activation)
         return _finish(inputs, outputs, name, weights)
-    build.__name__ = build.__qualname__ = public
-    build.__doc__ = (f"Keras's {public} architecture (weights=None: freshly initialised; "
-                     "'imagenet' cannot be downloaded here).")
-    return build
+    return _published(build, public, "")
 
 
 ResNet50 = _resnet([3, 4, 6, 3], False, "resnet50", "ResNet50")
@@ -420,11 +422,7 @@ def _efficientnet(width: float, depth: float, size: int, dropout_rate: float, mo
         outputs = _top(x, include_top, pooling, classes, classifier_activation, efficient_top,
                        named_pools=True)
         return _finish(inputs, outputs, name, weights)
-    build.__name__ = build.__qualname__ = public
-    build.__doc__ = (f"Keras's {public} architecture (its input scaling included: pixels in "
-                     "[0, 255]); weights=None or a weights file ('imagenet' cannot be "
-                     "downloaded here).")
-    return build
+    return _published(build, public, " (its input scaling included: pixels in [0, 255])")
 
 
 EfficientNetB0 = _efficientnet(1.0, 1.0, 224, 0.2, "efficientnetb0", "EfficientNetB0")
@@ -475,10 +473,7 @@ def _densenet(blocks: list[int], model_name: str, public: str) -> Callable:
         outputs = _top(x, include_top, pooling, classes, classifier_activation,
                        named_pools=True)
         return _finish(inputs, outputs, name, weights)
-    build.__name__ = build.__qualname__ = public
-    build.__doc__ = (f"Keras's {public} architecture; weights=None or a weights file "
-                     "('imagenet' cannot be downloaded here).")
-    return build
+    return _published(build, public, "")
 
 
 DenseNet121 = _densenet([6, 12, 24, 16], "densenet121", "DenseNet121")
@@ -641,11 +636,7 @@ def _mobilenet_v3(plan: list, last_point: int, public: str) -> Callable:
         outputs = _top(x, include_top, pooling, classes, classifier_activation, conv_top,
                        named_pools=True)
         return _finish(inputs, outputs, name, weights)
-    build.__name__ = build.__qualname__ = public
-    build.__doc__ = (f"Keras's {public} architecture (alpha, minimalistic, its input scaling "
-                     "with include_preprocessing); weights=None or a weights file ('imagenet' "
-                     "cannot be downloaded here).")
-    return build
+    return _published(build, public, " (alpha, minimalistic, its input scaling with include_preprocessing)")
 
 
 MobileNetV3Small = _mobilenet_v3(_V3_SMALL, 1024, "MobileNetV3Small")
@@ -726,11 +717,7 @@ def _convnext(size: str, public: str) -> Callable:
                 raise ValueError(f"pooling must be None, 'avg' or 'max', got {pooling!r}.")
             outputs = L.LayerNormalization(epsilon=1e-6)(x)
         return _finish(inputs, outputs, name, weights)
-    build.__name__ = build.__qualname__ = public
-    build.__doc__ = (f"Keras's {public} architecture (ImageNet normalisation inside with "
-                     "include_preprocessing); weights=None or a weights file ('imagenet' "
-                     "cannot be downloaded here).")
-    return build
+    return _published(build, public, " (ImageNet normalisation inside with include_preprocessing)")
 
 
 ConvNeXtTiny = _convnext("tiny", "ConvNeXtTiny")
