@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dtypes
+from ..experimental import numpy as _tnp
 from ..exports import NAMESPACES as _NS
 from ..graph import constant_value as _constant_value
 from ..ops import array_math as _am
@@ -610,6 +611,21 @@ def kaiser(x, beta):
     return _convert(np.kaiser(_window_length(x, "kaiser"), float(beta)).astype(np.float32))
 
 
+def bitwise_invert(x):
+    """The bitwise NOT of integers (`bitwise_not`)."""
+    return _tnp.invert(_t(x))
+
+
+def bitwise_left_shift(x, y):
+    """`x` shifted left by `y` bits (`left_shift`)."""
+    return _tnp.left_shift(*_same(x, y))
+
+
+def bitwise_right_shift(x, y):
+    """`x` shifted right by `y` bits, arithmetic for signed integers (`right_shift`)."""
+    return _tnp.right_shift(*_same(x, y))
+
+
 def view_as_complex(x):
     """A real tensor whose last axis has length 2 as the complex tensor real + 1j * imag."""
     t = _float(x)
@@ -623,7 +639,8 @@ def view_as_real(x):
 
 
 __all__ = [
-    "argpartition", "array_split", "bartlett", "bincount", "blackman", "corrcoef", "correlate",
+    "argpartition", "array_split", "bartlett", "bitwise_invert", "bitwise_left_shift",
+    "bitwise_right_shift", "bincount", "blackman", "corrcoef", "correlate",
     "digitize", "divide_no_nan", "fmax", "fmin", "fmod", "gcd", "get_item", "hamming",
     "hanning", "histogram", "i0", "isin", "kaiser", "lcm", "ldexp", "median", "nan_to_num",
     "nanargmax", "nanargmin", "nancumprod", "nancumsum", "nanmax", "nanmedian", "nanmin",

@@ -132,6 +132,13 @@ def test_shapes_windows_and_integration():
     assert K.view_as_real(z).numpy().tolist() == [[1.0, 2.0]]
 
 
+def test_bitwise_names_printed_by_keras():
+    assert K.bitwise_invert(np.array([0, 5], np.int32)).numpy().tolist() == [-1, -6]
+    assert K.numpy.bitwise_left_shift(np.array([1, 3], np.int32), 2).numpy().tolist() == [4, 12]
+    shifted = K.bitwise_right_shift(np.array([8, -8], np.int32), np.array([1, 2], np.int32))
+    assert shifted.numpy().tolist() == [4, -2] and shifted.dtype == rt.int32
+
+
 @pytest.mark.parametrize("mode", ["valid", "same", "full"])
 @pytest.mark.parametrize("m, n", [(5, 1), (5, 2), (5, 3), (4, 4), (3, 5)])
 def test_correlate_is_numpys(mode, m, n):
