@@ -221,3 +221,5 @@ def write_group(w, group, needed) -> None:
             var = w.variable(out.op.attrs["var"])
             w.line(f"{var} = {w.name(out)}")
             w.assigned.add(int(var[1:]))
+        else:
+            w.fresh_arrays.add(id(out))

@@ -53,6 +53,8 @@ class KernelWriter:
         self._counters: dict[str, itertools.count] = {}
         self._current = None
         self._readers = _readers(graph)
+        # tensors whose array the kernel allocated for them alone (a fused loop's results)
+        self.fresh_arrays: set[int] = set()
         self._native_only = True  # False while a writer may hand its op to NumPy instead
         self._slice_adds: dict[int, tuple] = {}  # id(Add) -> (its StridedSliceGrad, input)
         self._slice_grads: set[int] = set()  # ids of those StridedSliceGrads

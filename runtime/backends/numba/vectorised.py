@@ -149,15 +149,34 @@ def scalar_out(value, dtype):
     return bool(v) if dtype is np.bool_ else dtype(v[()])
 
 
+def _dying_operand(w, op):
+    """An operand of the ufunc op `op` whose array the kernel allocated for it alone and that
+    only `op` reads, in the same graph (not a loop body reading it each iteration): `op`
+    writes its result there, as the NumPy tier does, instead of into a new array."""
+    if op.attrs or op.opdef.ufunc is None or op.opdef.out_template is None \
+            or len(op.outputs) != 1:
+        return None
+    out = op.outputs[0]
+    for t in op.inputs:
+        if (id(t) in w.fresh_arrays and w.only_reader(t, op) and t.op.graph is op.graph
+                and t.dtype == out.dtype and t.shape.is_fully_defined()
+                and t.shape.as_tuple() == out.shape.as_tuple()):
+            return t
+    return None
+
+
 def write(w, op) -> None:
-    """Writes `op` as a call of its NumPy kernel inside an objmode block."""
-    index = len(w.calls)
-    w.calls.append(bound(op))
+    """Writes `op` as a call of its NumPy kernel inside an objmode block (a ufunc op as its
+    ufunc writing into a dying operand's array, when it has one)."""
     w.object_mode = True
     args = []
     for t in op.inputs:
         name = w.name(t)
         args.append(f"_v.scalar_in({name}, {w.dt(t.dtype)})" if t.shape.rank == 0 else name)
+    into = _dying_operand(w, op)
+    index = len(w.calls)
+    w.calls.append(bound(op) if into is None else op.opdef.ufunc)
+    call = f"_OPS[{index}]({', '.join(args + ([] if into is None else [f'out={w.name(into)}']))})"
     outs = []
     for t in op.outputs:
         w.dt(t.dtype)  # refuses dtypes a kernel cannot hold
@@ -169,7 +188,6 @@ def write(w, op) -> None:
                          for name, t in outs if w.is_read(t))
     w.line(f"with numba.objmode({declared}):  # {op.type} {attrs_digest(op)}")
     with w.indented():
-        call = f"_OPS[{index}]({', '.join(args)})"
         if not outs:
             w.line(call)
             return
