@@ -30,6 +30,7 @@ import threading
 import weakref
 
 import numpy as np
+from numpy.lib.mixins import NDArrayOperatorsMixin
 
 from .. import context, errors
 from .. import dtypes as _dtypes
@@ -39,6 +40,7 @@ from ..opdef import define
 from ..ops import array_math
 from ..ops.control_flow import WHILE
 from ..ops.core import apply
+from ..ops.variables import READ
 from ..shapes import TensorShape
 from ..tensor import SymbolicTensor
 from .cond_grad import zeros_for_value
@@ -175,6 +177,8 @@ class RewrittenWhile:
         parent.supersede(recorded, [new, op])
         self.op = op
         self.n = n
+        self.parent = parent
+        self.reads: dict = {}  # id(variable) -> its read before the loop
         self._slots: dict = {}
 
     def slot(self, tensor) -> int:
@@ -195,6 +199,51 @@ class RewrittenWhile:
         self.body.freeze()
 
 
+def _outside_value(rewrite, tensor):
+    """The value outside the loop that `tensor` (of the rewritten body) equals at every
+    iteration, or None: a loop variable the body passes on unchanged (the loop's input), or a
+    read of a variable that nothing in the loop writes (read once, just before the loop). Such
+    a value is read by the backward body directly, never saved per iteration."""
+    body, op = rewrite.body, tensor.op
+    if op.opdef.is_placeholder:
+        index = next((i for i, t in enumerate(body.inputs) if t is tensor), None)
+        if index is not None and index < len(body.outputs) and body.outputs[index] is tensor:
+            return rewrite.op.inputs[index]
+        return None
+    if op.opdef is not READ:
+        return None
+    var = op.attrs["var"]
+    hoisted = rewrite.reads.get(id(var))
+    if hoisted is None:
+        hoisted = _read_before(rewrite, var)
+    if hoisted is None:
+        if any(o.opdef.variable and o.opdef is not READ and o.attrs.get("var") is var
+               for o in body.all_operations()):
+            return None
+        parent = rewrite.parent
+        read = parent.create_op(READ, [], dict(op.attrs), [(tensor.shape, tensor.dtype)],
+                                name=f"{op.name.rsplit('/', 1)[-1]}_before_loop")
+        _first_op_before(parent, read, rewrite.op)
+        hoisted = rewrite.reads[id(var)] = read.outputs[0]
+        # tapes recording now see the read, so a higher order reaches the variable
+        record_on_tapes(Node(READ, node_inputs(READ, [], read.attrs, read), [hoisted],
+                             read.attrs, read))
+    return hoisted
+
+
+def _read_before(rewrite, var):
+    """The read of `var` a gradient built before over the same graph put just before the loop
+    (among the ops placed there: reads, the initial stacks or lists), or None."""
+    ops = rewrite.parent.operations
+    k = next(i for i, o in enumerate(ops) if o is rewrite.op)
+    while k > 0 and ops[k - 1].opdef in (READ, array_math.ZEROS, ACC_NEW):
+        k -= 1
+        if ops[k].opdef is READ and ops[k].attrs["var"] is var:
+            rewrite.reads[id(var)] = ops[k].outputs[0]
+            return ops[k].outputs[0]
+    return None
+
+
 class LoopContext(Context):
     """Brings tensors of a forward loop body (a copy) to the backward body: saved, then read
     back."""
@@ -211,6 +260,10 @@ class LoopContext(Context):
     def resolve_local(self, tensor):
         found = self._reads.get(id(tensor))
         if found is None:
+            outside = _outside_value(self.rewrite, tensor)
+            if outside is not None:
+                found = self._reads[id(tensor)] = resolve(outside)
+                return found
             index = self.rewrite.slot(tensor)
             with context.graph_scope(self.body):
                 found = self.body.create_op(
@@ -324,8 +377,83 @@ def _pop_infer(buf):
             (buf.shape[1:], buf.dtype)]
 
 
-STACK_PUSH = define("StackPush", _push_infer, _stack_push_kernel)
-STACK_POP = define("StackPop", _pop_infer, _stack_pop_kernel, num_outputs=2)
+class Rows(NDArrayOperatorsMixin):
+    """The NumPy tier's stack: the rows pushed so far, each the value itself (no copy, as a
+    list holds it), over the array the stack started from (`below` is that array or another
+    `Rows`). Push and pop are O(1) and never copy; the stack becomes an array [size, *shape]
+    only where something other than a push or a pop reads it (`__array__`: the values a
+    function returns, a higher order's arithmetic on a stack's gradient)."""
+
+    __slots__ = ("below", "top", "size")
+
+    def __init__(self, below, top):
+        self.below = below
+        self.top = top
+        self.size = (below.size if type(below) is Rows else len(below)) + 1
+
+    def __len__(self) -> int:
+        return self.size
+
+    @property
+    def shape(self) -> tuple:
+        return (self.size,) + np.shape(self.top)
+
+    @property
+    def dtype(self):
+        return np.asarray(self.top).dtype
+
+    @property
+    def ndim(self) -> int:
+        return 1 + np.ndim(self.top)
+
+    def __array__(self, dtype=None, copy=None):
+        rows = []
+        stack = self
+        while type(stack) is Rows:
+            rows.append(stack.top)
+            stack = stack.below
+        base = np.asarray(stack)
+        row_shape = np.shape(self.top)
+        if any(np.shape(r) != row_shape for r in rows) or (len(base) and base.shape[1:] != row_shape):
+            raise errors.InvalidArgumentError(
+                "StackPush: a value a while_loop saves for its gradient changed shape between "
+                "iterations; a gradient that is differentiable again needs one shape. Compute "
+                "it eagerly (rt.run_functions_eagerly(True)).")
+        out = np.empty((self.size,) + row_shape, dtype or np.result_type(base.dtype, self.dtype))
+        if len(base):
+            out[:len(base)] = base
+        for k, row in enumerate(reversed(rows)):
+            out[len(base) + k] = row
+        return out
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):  # what NumPy probes for (`__array_interface__`, ...)
+            raise AttributeError(name)
+        return getattr(np.asarray(self), name)  # an array's other methods (`copy`, `T`, ...)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        inputs = [np.asarray(x) if type(x) is Rows else x for x in inputs]
+        return getattr(ufunc, method)(*inputs, **kwargs)
+
+
+def _emit_stack_push(em, op):
+    """StackPush on the NumPy tier: the value on top of the stack, neither copied."""
+    em.line(f"{em.outs(op)[0]} = {em.bind(Rows)}({', '.join(em.ins(op))})")
+
+
+def _emit_stack_pop(em, op):
+    """StackPop on the NumPy tier: (the rows below the top, the top); a stack that is an
+    array (one a function returned) pops as the kernel pops it."""
+    buf, rows = em.ins(op)[0], em.bind(Rows)
+    em.line(f"{', '.join(em.outs(op))} = ({buf}.below, {buf}.top) if type({buf}) is {rows} "
+            f"else {em.bind(_stack_pop_kernel)}({buf})")
+
+
+# The kernels (eager runs, a Numba kernel's objmode blocks) work on arrays; the NumPy tier's
+# source keeps the rows unstacked (`Rows`).
+STACK_PUSH = define("StackPush", _push_infer, _stack_push_kernel, emit=_emit_stack_push)
+STACK_POP = define("StackPop", _pop_infer, _stack_pop_kernel, emit=_emit_stack_pop, num_outputs=2)
+
 
 
 @STACK_PUSH.def_grad
@@ -388,6 +516,7 @@ class StackedWhile:
         op.outputs = list(forward.outputs)
         parent.supersede(recorded, [op])
         self.op = op
+        self.reads: dict = {}  # id(variable) -> its read before the loop
         self.new_outputs: list = []
         self._stacks = {id(out.op.inputs[1]): op.outputs[j]
                         for j, out in enumerate(self.body.outputs[:len(op.outputs)])
@@ -487,6 +616,10 @@ class StackContext(Context):
     def resolve_local(self, tensor):
         found = self._reads.get(id(tensor))
         if found is None:
+            outside = _outside_value(self.rewrite, tensor)
+            if outside is not None:
+                found = self._reads[id(tensor)] = resolve(outside)
+                return found
             final = self.rewrite.stack_of(tensor)
             stack = self.body.placeholder(final.shape, final.dtype, name="saves")
             rest, found = self.body.create_op(
