@@ -71,7 +71,7 @@ def test_tensor_spec():
 
 def test_eager_tensor_behaves_like_its_value():
     t = rt.constant([[1.5, 2.0], [3.0, 4.0]])
-    assert str(t) == str(t.numpy())
+    assert str(t) == f"rt.Tensor(\n{t.numpy()}, shape=(2, 2), dtype=float32)"  # TF's form
     assert "shape=(2, 2)" in repr(t) and "float32" in repr(t)
     np.testing.assert_array_equal(np.asarray(t), t.numpy())
     assert len(t) == 2
@@ -85,7 +85,7 @@ def test_eager_tensor_behaves_like_its_value():
     assert (t == t).numpy().all()
     assert t.shape == rt.TensorShape([2, 2]) and t.dtype is rt.float32
     assert rt.is_tensor(t) and not rt.is_tensor(np.ones(2))
-    assert str(rt.constant(3)) == "3"
+    assert str(rt.constant(3)) == "rt.Tensor(3, shape=(), dtype=int32)"
     assert (t != None)  # noqa: E711 - comparing with None is not elementwise
 
 
