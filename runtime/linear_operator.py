@@ -643,27 +643,53 @@ def _batch(ops) -> list:
     return list(np.broadcast_shapes(*[tuple(op.shape.as_list()[:-2]) for op in ops]))
 
 
-class LinearOperatorComposition(LinearOperator):
-    """The product `operators[0] @ operators[1] @ ...`: applied one factor at a time."""
+class _OfOperators(LinearOperator):
+    """An operator made of a list of operators of one dtype (a product, a block diagonal, a
+    Kronecker product): non-singular when they all are, self-adjoint when they all are and
+    `_ADJOINT_IF_ALL`, named by joining their names with `_JOIN`."""
 
-    def __init__(self, operators, is_non_singular=None, is_self_adjoint=None,
-                 is_positive_definite=None, is_square=None, name=None):
-        self._operators = _operators(operators, "LinearOperatorComposition")
-        for left, right in zip(self._operators, self._operators[1:]):
-            a, b = left.shape[-1], right.shape[-2]
-            if a is not None and b is not None and a != b:
-                raise ValueError(f"LinearOperatorComposition: the operators' shapes do not "
-                                 f"chain: {left.shape} then {right.shape}.")
-        if all(op.is_non_singular for op in self._operators) and is_non_singular is None:
+    _JOIN = "_"
+    _ADJOINT_IF_ALL = True
+
+    def _take(self, operators, is_non_singular, is_self_adjoint, is_positive_definite,
+              is_square, name) -> None:
+        ops = self._operators = _operators(operators, type(self).__name__)
+        self._check_operators(ops)
+        if is_non_singular is None and all(op.is_non_singular for op in ops):
             is_non_singular = True
-        super().__init__(self._operators[0].dtype, None, is_non_singular, is_self_adjoint,
-                         is_positive_definite, is_square,
-                         name or "_o_".join(op.name for op in self._operators),
-                         {"operators": operators})
+        if (self._ADJOINT_IF_ALL and is_self_adjoint is None
+                and all(op.is_self_adjoint for op in ops)):
+            is_self_adjoint = True
+        LinearOperator.__init__(self, ops[0].dtype, None, is_non_singular, is_self_adjoint,
+                                is_positive_definite, is_square,
+                                name or self._JOIN.join(op.name for op in ops),
+                                {"operators": operators})
+
+    def _check_operators(self, operators: list) -> None:
+        """Refuses operators that cannot be combined (nothing to check by default)."""
 
     @property
     def operators(self):
         return list(self._operators)
+
+
+class LinearOperatorComposition(_OfOperators):
+    """The product `operators[0] @ operators[1] @ ...`: applied one factor at a time."""
+
+    _JOIN = "_o_"
+    _ADJOINT_IF_ALL = False
+
+    def __init__(self, operators, is_non_singular=None, is_self_adjoint=None,
+                 is_positive_definite=None, is_square=None, name=None):
+        self._take(operators, is_non_singular, is_self_adjoint, is_positive_definite,
+                   is_square, name)
+
+    def _check_operators(self, operators: list) -> None:
+        for left, right in zip(operators, operators[1:]):
+            a, b = left.shape[-1], right.shape[-2]
+            if a is not None and b is not None and a != b:
+                raise ValueError(f"LinearOperatorComposition: the operators' shapes do not "
+                                 f"chain: {left.shape} then {right.shape}.")
 
     def _shape(self):
         return _batch(self._operators) + [self._operators[0].shape[-2],
@@ -720,24 +746,15 @@ def _block_diag(blocks: list, batch: list, dtype) -> Tensor:
     return _R["concat"](rows, -2)
 
 
-class LinearOperatorBlockDiag(LinearOperator):
+class LinearOperatorBlockDiag(_OfOperators):
     """The block-diagonal matrix of square `operators`."""
+
+    _JOIN = "_ds_"
 
     def __init__(self, operators, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=True, name=None):
-        self._operators = _operators(operators, "LinearOperatorBlockDiag")
-        if all(op.is_non_singular for op in self._operators) and is_non_singular is None:
-            is_non_singular = True
-        if all(op.is_self_adjoint for op in self._operators) and is_self_adjoint is None:
-            is_self_adjoint = True
-        super().__init__(self._operators[0].dtype, None, is_non_singular, is_self_adjoint,
-                         is_positive_definite, is_square,
-                         name or "_ds_".join(op.name for op in self._operators),
-                         {"operators": operators})
-
-    @property
-    def operators(self):
-        return list(self._operators)
+        self._take(operators, is_non_singular, is_self_adjoint, is_positive_definite,
+                   is_square, name)
 
     def _shape(self):
         return _batch(self._operators) + [sum(op.shape[-2] for op in self._operators),
@@ -839,24 +856,15 @@ class LinearOperatorBlockLowerTriangular(LinearOperator):
         return out
 
 
-class LinearOperatorKronecker(LinearOperator):
+class LinearOperatorKronecker(_OfOperators):
     """The Kronecker product `operators[0] ⊗ operators[1] ⊗ ...`."""
+
+    _JOIN = "_x_"
 
     def __init__(self, operators, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=None, name=None):
-        self._operators = _operators(operators, "LinearOperatorKronecker")
-        if all(op.is_non_singular for op in self._operators) and is_non_singular is None:
-            is_non_singular = True
-        if all(op.is_self_adjoint for op in self._operators) and is_self_adjoint is None:
-            is_self_adjoint = True
-        super().__init__(self._operators[0].dtype, None, is_non_singular, is_self_adjoint,
-                         is_positive_definite, is_square,
-                         name or "_x_".join(op.name for op in self._operators),
-                         {"operators": operators})
-
-    @property
-    def operators(self):
-        return list(self._operators)
+        self._take(operators, is_non_singular, is_self_adjoint, is_positive_definite,
+                   is_square, name)
 
     def _shape(self):
         return _batch(self._operators) + [int(np.prod([op.shape[-2] for op in self._operators])),
