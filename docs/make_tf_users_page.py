@@ -33,9 +33,13 @@ def _public(space) -> list[str]:
     if isinstance(space, types.ModuleType) and hasattr(space, "__all__"):
         return sorted(space.__all__)
     names = []
-    for name, value in vars(space).items():
+    # a namespace's dir() has the names it loads on first use too (rt.exports.LAZY_NAMES):
+    # the listing is the same whether or not something loaded them already
+    listed = dir(space) if isinstance(space, types.SimpleNamespace) else list(vars(space))
+    for name in listed:
         if name.startswith("_") or name == "annotations":
             continue
+        value = getattr(space, name)
         if isinstance(space, types.ModuleType) and not _ours(value):
             continue
         names.append(name)
