@@ -30,6 +30,7 @@ from ..function import function
 from ..gradients import GradientTape
 from ..module import Module
 from ..ops import array_math
+from ..ops.collective import worker_reduce
 from ..ops.core import convert_to_tensor
 from ..ops.py_function import py_function
 from ..saved_model import dumps
@@ -42,7 +43,6 @@ from .communication import CommunicationOptions
 from .context import ReplicaContext
 from .input import split_batch
 from .reduce_op import ReduceOp, as_reduce_op
-from .replicas import worker_reduce
 from .strategy import Strategy, StrategyExtended, _local_args
 from .values import per_replica_of
 

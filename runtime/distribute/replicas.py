@@ -7,8 +7,8 @@ time, handing it on at each meeting point), so the graph is built by one thread 
 
 A meeting point (`_Group.exchange`) waits for every replica's value, combines them once (the
 last replica to arrive does it) and hands each replica its part of the result. Inside a
-function traced by one replica thread, an all-reduce is an op (`CollectiveReduce`) whose
-kernel meets the other replicas when the function runs.
+function traced by one replica thread, an all-reduce is an op (`CollectiveReduce`, in
+runtime.ops.collective) whose kernel meets the other replicas when the function runs.
 """
 
 from __future__ import annotations
@@ -17,14 +17,10 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
-import numpy as np
-
 from .. import context, distribute_context, nest
-from ..attr_kinds import one_of
 from ..errors import UnavailableError
-from ..opdef import Effect, define
-from ..ops import array_math
-from ..ops.core import apply, convert_to_tensor
+from ..ops import array_math, collective
+from ..ops.core import convert_to_tensor
 from ..tensor import EagerTensor, SymbolicTensor, Tensor
 from .reduce_op import ReduceOp
 
@@ -203,66 +199,7 @@ def reduce_structures(reduce_op: ReduceOp, structures: list) -> Any:
     return nest.pack_sequence_as(structures[0], reduced, expand_composites=False)
 
 
-# == the all-reduce op: replicas meet when a compiled function runs ==============================
-
-def _collective_infer(x, reduce_op):
-    return x.shape, x.dtype
-
-
-def _collective_kernel(x, reduce_op):
-    replica = distribute_context.state.replica
-    if replica is None or replica.num_replicas_in_sync == 1:
-        return x  # the function runs outside strategy.run: one replica
-
-    def merge(values):
-        total = np.sum(np.stack([np.asarray(v) for v in values]), axis=0)
-        if reduce_op == "MEAN":
-            total = total / len(values) if np.issubdtype(total.dtype, np.floating) \
-                else total // len(values)
-        total = np.asarray(total, dtype=np.asarray(x).dtype)
-        return [total] * len(values)
-
-    return replica._group.exchange(replica.replica_index, x, merge)
-
-
-COLLECTIVE_REDUCE = define("CollectiveReduce", _collective_infer, _collective_kernel,
-                           effects=Effect.IO, savable=False,
-                           attrs={"reduce_op": one_of("SUM", "MEAN")})
-
-
-@COLLECTIVE_REDUCE.def_grad
-def _collective_grad(op, g):
-    return [apply(COLLECTIVE_REDUCE, [g], {"reduce_op": op.attrs["reduce_op"]})]
-
-
 def collective_reduce(reduce_op: ReduceOp, value) -> Tensor:
-    """An all-reduce op in the function being traced (replicas meet when it runs)."""
-    return apply(COLLECTIVE_REDUCE, [_as_tensor(value)], {"reduce_op": reduce_op.value})
-
-
-# == the all-reduce of replicas on Dask workers =================================================
-# A program traced for MultiWorkerMirroredStrategy.run holds this op; on a worker its kernel
-# exchanges the value with the other replicas (runtime.distribute.worker_tasks fills the hook
-# when it is imported there). Outside such a run it is the identity (one replica).
-
-worker_exchange: list = [None]  # fn(value, reduce_op) -> the reduced value, on Dask workers
-
-
-def _worker_kernel(x, reduce_op):
-    exchange = worker_exchange[0]
-    return x if exchange is None else exchange(np.asarray(x), reduce_op)
-
-
-WORKER_ALL_REDUCE = define("WorkerAllReduce", _collective_infer, _worker_kernel,
-                           effects=Effect.IO,
-                           attrs={"reduce_op": one_of("SUM", "MEAN", "FIRST")})
-
-
-@WORKER_ALL_REDUCE.def_grad
-def _worker_grad(op, g):
-    return [apply(WORKER_ALL_REDUCE, [g], {"reduce_op": op.attrs["reduce_op"]})]
-
-
-def worker_reduce(reduce_op: str, value) -> Tensor:
-    """An all-reduce across the Dask workers' replicas, in the program being traced."""
-    return apply(WORKER_ALL_REDUCE, [_as_tensor(value)], {"reduce_op": reduce_op})
+    """An all-reduce op in the function being traced (replicas meet when it runs; declared
+    in runtime.ops.collective)."""
+    return collective.collective_reduce(reduce_op.value, value)

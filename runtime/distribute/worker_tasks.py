@@ -11,7 +11,7 @@ import distributed
 import numpy as np
 
 from .. import saved_model
-from . import replicas
+from ..ops import collective
 
 TIMEOUT = 120.0  # seconds a replica waits for the others' values in an all-reduce
 
@@ -121,7 +121,7 @@ def _exchange(value: np.ndarray, reduce_op: str) -> np.ndarray:
     return np.asarray(total, dtype=ordered[0].dtype)
 
 
-replicas.worker_exchange[0] = _exchange
+collective.worker_exchange[0] = _exchange
 
 
 def run_replica(payload: bytes, digest: str, state, inboxes: list, index: int, run: int,

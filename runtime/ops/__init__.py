@@ -13,6 +13,7 @@ from . import (
     array_scatter,
     array_sort,
     bitwise,
+    collective,
     control_flow,
     control_flow_functional,
     core,

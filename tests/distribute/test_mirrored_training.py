@@ -215,3 +215,39 @@ def test_a_model_built_by_fit_in_the_replicas_is_mirrored(two_cpus):
     assert all(isinstance(v, D.MirroredVariable) for v in results[1].variables)
     for want, got in zip(results[0].get_weights(), results[1].get_weights()):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("reduce_op", ["SUM", "MEAN"])
+def test_an_all_reduce_in_a_numba_compiled_function_meets_the_other_replicas(two_cpus, reduce_op):
+    # the oracle: the same function on the NumPy tier, and NumPy's sum of the replicas' values
+    pytest.importorskip("numba")
+    results = {}
+    for jit in (False, True):
+        @rt.function(jit_compile=jit)
+        def step(x):
+            return rt.distribute.get_replica_context().all_reduce(reduce_op, x * 2.0)
+
+        def per_replica():
+            index = rt.distribute.get_replica_context().replica_id_in_sync_group
+            return step(rt.constant([1.0, 2.5]) * float(index + 1))
+
+        results[jit] = [r.numpy() for r in
+                        two_cpus.experimental_local_results(two_cpus.run(per_replica))]
+    expected = np.array([1.0, 2.5], np.float32) * 2.0 * (1 + 2)
+    if reduce_op == "MEAN":
+        expected = expected / 2
+    for jit, replicas in results.items():
+        for value in replicas:
+            np.testing.assert_array_equal(value, expected, err_msg=f"jit_compile={jit}")
+
+
+def test_the_xla_tier_refuses_an_all_reduce_naming_it(two_cpus):
+    pytest.importorskip("jax")
+    from runtime.backends.base import JitCompileError
+
+    @rt.function(jit_compile="xla")
+    def step(x):
+        return rt.distribute.get_replica_context().all_reduce("SUM", x)
+
+    with pytest.raises(JitCompileError, match="CollectiveReduce"):
+        two_cpus.run(lambda: step(rt.constant([1.0])))
