@@ -491,8 +491,12 @@ class _MessageMap(dict):
     def GetEntryClass(self):  # noqa: N802
         """protobuf's class of one map entry (text_format parses an entry into it, then copies
         its value here); with the protobuf package."""
+        from google.protobuf import message_factory
         owner, field = _MAP_FIELDS[self._value_class.__name__]
-        return protobuf_class(owner).DESCRIPTOR.fields_by_name[field].message_type._concrete_class
+        entry = protobuf_class(owner).DESCRIPTOR.fields_by_name[field].message_type
+        # GetMessageClass, not the descriptor's _concrete_class: protobuf's upb backend may have
+        # let the entry class go, and then that attribute fails with a SystemError
+        return message_factory.GetMessageClass(entry)
 
 
 _MAP_FIELDS = {"Feature": ("Features", "feature"), "FeatureList": ("FeatureLists", "feature_list")}
