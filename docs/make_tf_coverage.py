@@ -85,6 +85,8 @@ DIFFERENCES: tuple[tuple[str, str], ...] = (
     (r"tf\.saved_model\.(save|load)$|tf\.train\.Checkpoint$|tf\.keras\.models\.(save_model|"
      r"load_model)$", "writes and reads this project's own file formats"),
     (r"tf\.io\.(serialize_tensor|parse_tensor)$", "NumPy .npy bytes, not TensorProto"),
+    (r"tf\.saved_model\.contains_saved_model$", "looks for this project's saved_model.json"),
+    (r"tf\.test$", "a CPU runtime: no GPU, CUDA or ROCm; no sessions"),
     (r"tf\.strings\.regex_(replace|full_match)$", "Python's re instead of RE2"),
     (r"tf\.image\.adjust_(contrast|saturation)$", "differentiable (TensorFlow's are not)"),
     (r"tf\.nn\.(conv[123]d|conv2d_transpose|depthwise_conv2d|separable_conv2d)$"

@@ -150,6 +150,8 @@ if not _typing.TYPE_CHECKING:  # the lazy names are declared in runtime/_api for
         if name in ("saved_model", "dask", "data", "summary", "profiler", "feature_column",
                     "compat", "distribute"):
             return _importlib.import_module(f".{name}", __name__)
+        if name == "test":  # tf.test: TestCase, compute_gradient, ...
+            return _importlib.import_module(".tftest", __name__)
         if name in ("eig", "eigvals", "matrix_square_root"):  # tf.eig ...: rt.linalg's
             return getattr(_importlib.import_module(".linalg_extras", __name__), name)
         if name == "OptionalSpec":  # the type spec of rt.experimental.Optional (rt.data's)

@@ -74,6 +74,7 @@ LAZY_LOADS = {  # (importer, imported): project modules loaded on first use
     ("runtime.experimental", "runtime.data"): "rt.experimental.Optional (rt.data's), on first use",
     ("runtime", "runtime.data"): "rt.OptionalSpec (rt.data's), on first use",
     ("runtime", "runtime.linalg_extras"): "tf.eig, eigvals, matrix_square_root, on first use",
+    ("runtime", "runtime.tftest"): "rt.test (tf.test's TestCase, compute_gradient), on first use",
     ("runtime.experimental", "runtime.experimental.numpy"):
         "rt.experimental.numpy (TensorFlow's tnp), on first use: `import runtime` stays fast",
     ("runtime.ops.io_tfrecord", "gzip"): "with the first GZIP-compressed TFRecord file",
