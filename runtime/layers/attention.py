@@ -24,6 +24,7 @@ from ..ops.core import convert_to_tensor
 from ..ops.variables import Variable
 from ..shapes import TensorShape
 from . import activations
+from . import constraints as _constraints
 from . import regularizers as _regularizers
 from .base import Layer, _as_tensors, _has_keras_tensors, positive_int
 from .kernel_layer import as_layer_dtype
@@ -31,13 +32,6 @@ from .kernel_layer import as_layer_dtype
 _LARGE_NEGATIVE = -1e9
 # an attention layer's result: the output, or (output, attention scores)
 _Outputs = Union[_tensor.Tensor, Tuple[_tensor.Tensor, _tensor.Tensor]]
-
-
-def _refuse_constraints(layer: str, **constraints) -> None:
-    for key, value in constraints.items():
-        if value is not None:
-            raise NotImplementedError(f"{layer}({key}=...) is not implemented: weight "
-                                      "constraints are not supported.")
 
 
 def _dropout(x, rate: float, training, seed=None):
@@ -130,8 +124,6 @@ class EinsumDense(Layer):
                  bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
                  bias_constraint=None, lora_rank=None, lora_alpha=None, **kwargs: Any) -> None:
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
-        _refuse_constraints("EinsumDense", kernel_constraint=kernel_constraint,
-                            bias_constraint=bias_constraint)
         if lora_rank is not None:
             raise NotImplementedError("EinsumDense(lora_rank=...) is not implemented: LoRA "
                                       "adapters are not supported.")
@@ -154,6 +146,8 @@ class EinsumDense(Layer):
         self.bias_initializer = bias_initializer
         self.kernel_regularizer = _regularizers.get(kernel_regularizer, "kernel_regularizer")
         self.bias_regularizer = _regularizers.get(bias_regularizer, "bias_regularizer")
+        self.kernel_constraint = _constraints.get(kernel_constraint, "kernel_constraint")
+        self.bias_constraint = _constraints.get(bias_constraint, "bias_constraint")
         self.kernel: Variable | None = None
         self.bias: Variable | None = None
         self._full_equation = ""
@@ -196,12 +190,14 @@ class EinsumDense(Layer):
         self._full_equation = f"{lhs},{kernel}->{out}"
         self.kernel = self.add_weight("kernel", [sizes[c] for c in kernel],
                                       initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer)
+                                      regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint)
         if self.bias_axes:
             first = min(out.index(c) for c in self.bias_axes)
             shape = [sizes[c] if c in self.bias_axes else 1 for c in out[first:]]
             self.bias = self.add_weight("bias", shape, initializer=self.bias_initializer,
-                                        regularizer=self.bias_regularizer)
+                                        regularizer=self.bias_regularizer,
+                                        constraint=self.bias_constraint)
         self.built = True
 
     def compute_output_shape(self, input_shape) -> TensorShape:
@@ -344,8 +340,6 @@ class MultiHeadAttention(_QueryValueLayer):
         self.key_dim = positive_int(key_dim, "key_dim", "MultiHeadAttention")
         self.value_dim = self.key_dim if value_dim is None else \
             positive_int(value_dim, "value_dim", "MultiHeadAttention")
-        _refuse_constraints("MultiHeadAttention", kernel_constraint=kernel_constraint,
-                            bias_constraint=bias_constraint)
         if flash_attention:
             raise NotImplementedError("MultiHeadAttention(flash_attention=True) is not "
                                       "implemented: there is no fused attention kernel here; "
@@ -376,7 +370,8 @@ class MultiHeadAttention(_QueryValueLayer):
         self._sublayer_kwargs = dict(
             kernel_initializer=kernel_initializer, bias_initializer=bias_initializer,
             kernel_regularizer=kernel_regularizer, bias_regularizer=bias_regularizer,
-            activity_regularizer=activity_regularizer)
+            activity_regularizer=activity_regularizer, kernel_constraint=kernel_constraint,
+            bias_constraint=bias_constraint)
         # the projections (query, key, value, attention_output) are made by build
 
     # Keras's read-only views of the projections (None before the layer is built)
@@ -527,8 +522,6 @@ class GroupedQueryAttention(_QueryValueLayer):
                              f"`num_key_value_heads`, got num_query_heads={num_query_heads} "
                              f"and num_key_value_heads={num_key_value_heads}.")
         self.num_repeats = self.num_query_heads // self.num_key_value_heads
-        _refuse_constraints(name, kernel_constraint=kernel_constraint,
-                            bias_constraint=bias_constraint)
         if flash_attention:
             raise NotImplementedError(f"{name}(flash_attention=True) is not implemented: there "
                                       "is no fused attention kernel here; leave it None or "
@@ -547,7 +540,8 @@ class GroupedQueryAttention(_QueryValueLayer):
         self._sublayer_kwargs = dict(
             kernel_initializer=kernel_initializer, bias_initializer=bias_initializer,
             kernel_regularizer=kernel_regularizer, bias_regularizer=bias_regularizer,
-            activity_regularizer=activity_regularizer)
+            activity_regularizer=activity_regularizer, kernel_constraint=kernel_constraint,
+            bias_constraint=bias_constraint)
 
     def _dense(self, equation: str, shape: Sequence, bias: str, name: str,
                activation: str | None = None) -> EinsumDense:

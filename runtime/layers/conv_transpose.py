@@ -7,7 +7,7 @@ from typing import Any, Callable
 from ..ops import nn_conv
 from ..shapes import TensorShape
 from .base import positive_int
-from .convolutional import check_data_format, check_padding, normalize_tuple, refuse_constraints
+from .convolutional import check_data_format, check_padding, normalize_tuple
 from .kernel_layer import KernelLayer
 
 
@@ -52,8 +52,6 @@ class _ConvTranspose(KernelLayer):
                  kernel_constraint, bias_constraint, **kwargs: Any) -> None:
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         name = type(self).__name__
-        refuse_constraints(name, kernel_constraint=kernel_constraint,
-                           bias_constraint=bias_constraint)
         self.filters = positive_int(filters, "filters", name)
         check_data_format(data_format, name)
         self.kernel_size = normalize_tuple(kernel_size, self._rank, "kernel_size", name)
@@ -66,9 +64,9 @@ class _ConvTranspose(KernelLayer):
         self.padding = check_padding(padding, name)
         self.output_padding = _output_padding(output_padding, self._rank, self.strides, name)
         self.data_format = "channels_last"
-        self.kernel_constraint = self.bias_constraint = None
         self._init_kernel_arguments(activation, use_bias, kernel_initializer, bias_initializer,
-                                    kernel_regularizer, bias_regularizer)
+                                    kernel_regularizer, bias_regularizer, kernel_constraint,
+                                    bias_constraint)
 
     def build(self, input_shape) -> None:
         shape = TensorShape(input_shape)

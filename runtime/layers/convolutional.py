@@ -54,15 +54,6 @@ def check_padding(padding, layer: str, allowed=("valid", "same")) -> str:
     return padding.lower()
 
 
-def refuse_constraints(layer: str, **constraints: Any) -> None:
-    """Weight constraints are not supported: a constraint given is refused, never ignored."""
-    for key, value in constraints.items():
-        if value is not None:
-            raise NotImplementedError(f"{layer}({key}=...) is not implemented: weight "
-                                      "constraints are not supported; clip the weights after "
-                                      "each step instead.")
-
-
 class _Conv(KernelLayer):
     """A convolution of `_rank` spatial dimensions; subclasses state the public arguments."""
 

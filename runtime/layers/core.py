@@ -15,6 +15,7 @@ from ..ops.core import convert_to_tensor
 from ..ops.sparse import SparseTensor
 from ..shapes import TensorShape
 from . import activations
+from . import constraints as _constraints
 from .base import Layer, positive_int
 from .kernel_layer import KernelLayer
 
@@ -297,12 +298,9 @@ class PReLU(_SameShape):
     def __init__(self, alpha_initializer="zeros", alpha_regularizer=None,
                  alpha_constraint=None, shared_axes=None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        if alpha_constraint is not None:
-            raise NotImplementedError("PReLU(alpha_constraint=...) is not implemented: weight "
-                                      "constraints are not supported.")
         self.alpha_initializer = alpha_initializer
         self.alpha_regularizer = alpha_regularizer
-        self.alpha_constraint = None
+        self.alpha_constraint = _constraints.get(alpha_constraint, "alpha_constraint")
         self.shared_axes = None if shared_axes is None else \
             list(shared_axes) if isinstance(shared_axes, (list, tuple)) else [shared_axes]
         self.alpha = None
@@ -315,7 +313,8 @@ class PReLU(_SameShape):
             raise ValueError(f"{self.name} needs the non-batch dimensions to be known (or "
                              f"shared), got shape {input_shape}.")
         self.alpha = self.add_weight("alpha", shape, initializer=self.alpha_initializer,
-                                     regularizer=self.alpha_regularizer)
+                                     regularizer=self.alpha_regularizer,
+                                     constraint=self.alpha_constraint)
         self.built = True
 
     def call(self, inputs):

@@ -14,6 +14,7 @@ from ..ops import array_math, nn_conv
 from ..ops.control_flow import cond
 from ..ops.core import convert_to_tensor
 from ..shapes import TensorShape
+from . import constraints as _constraints
 from .base import Layer
 from .convolutional import as_layer_dtype
 
@@ -39,19 +40,15 @@ def _param_shape(shape: TensorShape, axes: list[int], layer: str) -> list[int]:
     return [dims[a] for a in axes]
 
 
-def _refuse_constraints(layer: str, beta_constraint, gamma_constraint) -> None:
-    if beta_constraint is not None or gamma_constraint is not None:
-        raise NotImplementedError(f"{layer}(beta_constraint=..., gamma_constraint=...) is not "
-                                  "implemented: weight constraints are not supported.")
-
-
 class _Normalization(Layer):
     def __init__(self, axis, epsilon: float, center: bool, scale: bool,
                  beta_initializer, gamma_initializer, beta_regularizer=None,
-                 gamma_regularizer=None, **kwargs: Any) -> None:
+                 gamma_regularizer=None, beta_constraint=None, gamma_constraint=None,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.beta_regularizer, self.gamma_regularizer = beta_regularizer, gamma_regularizer
-        self.beta_constraint = self.gamma_constraint = None
+        self.beta_constraint = _constraints.get(beta_constraint, "beta_constraint")
+        self.gamma_constraint = _constraints.get(gamma_constraint, "gamma_constraint")
         self.axis = axis
         self.epsilon = float(epsilon)
         if self.epsilon < 0:
@@ -80,10 +77,12 @@ class _Normalization(Layer):
                                for a in range(shape.rank)]
         if self.scale:
             self.gamma = self.add_weight("gamma", params, initializer=self.gamma_initializer,
-                                         regularizer=self.gamma_regularizer)
+                                         regularizer=self.gamma_regularizer,
+                                         constraint=self.gamma_constraint)
         if self.center:
             self.beta = self.add_weight("beta", params, initializer=self.beta_initializer,
-                                        regularizer=self.beta_regularizer)
+                                        regularizer=self.beta_regularizer,
+                                        constraint=self.beta_constraint)
         return params
 
     def compute_output_shape(self, input_shape) -> TensorShape:
@@ -105,8 +104,9 @@ class BatchNormalization(_Normalization):
     With `training=False` or None the moving statistics are used. The batch variance is the
     biased one (divided by the number of elements), for the update too. `beta_regularizer` and
     `gamma_regularizer` put penalties into `losses`; `synchronized=True` computes what it
-    computes on one device (there is one here); `renorm=True` and weight constraints are not
-    implemented (NotImplementedError).
+    computes on one device (there is one here); `renorm=True` is not implemented
+    (NotImplementedError); `beta_constraint` / `gamma_constraint` are applied after each
+    optimizer step.
     """
 
     _passes_masks = True
@@ -121,12 +121,12 @@ class BatchNormalization(_Normalization):
                  gamma_constraint=None, renorm: bool = False, renorm_clipping=None,
                  renorm_momentum: float = 0.99, synchronized: bool = False,
                  **kwargs: Any) -> None:
-        _refuse_constraints("BatchNormalization", beta_constraint, gamma_constraint)
         if renorm:
             raise NotImplementedError("BatchNormalization(renorm=True) is not implemented; "
                                       "batch renormalization is not supported.")
         super().__init__(axis, epsilon, center, scale, beta_initializer, gamma_initializer,
-                         beta_regularizer, gamma_regularizer, **kwargs)
+                         beta_regularizer, gamma_regularizer, beta_constraint,
+                         gamma_constraint, **kwargs)
         self.renorm, self.renorm_clipping = False, renorm_clipping
         self.renorm_momentum, self.synchronized = renorm_momentum, bool(synchronized)
         if not 0 <= float(momentum) <= 1:
@@ -188,9 +188,9 @@ class LayerNormalization(_Normalization):
                  gamma_initializer: str | Callable = "ones", beta_regularizer=None,
                  gamma_regularizer=None, beta_constraint=None, gamma_constraint=None,
                  **kwargs: Any) -> None:
-        _refuse_constraints("LayerNormalization", beta_constraint, gamma_constraint)
         super().__init__(axis, epsilon, center, scale, beta_initializer, gamma_initializer,
-                         beta_regularizer, gamma_regularizer, **kwargs)
+                         beta_regularizer, gamma_regularizer, beta_constraint,
+                         gamma_constraint, **kwargs)
 
     def build(self, input_shape) -> None:
         self._build_params(input_shape)
@@ -222,7 +222,6 @@ class GroupNormalization(Layer):
             raise ValueError(f"GroupNormalization: invalid value for argument `groups`: "
                              f"expected a positive integer (or -1 for instance normalization), "
                              f"got groups={groups!r}.")
-        _refuse_constraints("GroupNormalization", beta_constraint, gamma_constraint)
         super().__init__(**kwargs)
         if isinstance(axis, bool) or not isinstance(axis, int):
             raise TypeError(f"GroupNormalization: `axis` must be an int, got {axis!r}.")
@@ -230,7 +229,8 @@ class GroupNormalization(Layer):
         self.center, self.scale = bool(center), bool(scale)
         self.beta_initializer, self.gamma_initializer = beta_initializer, gamma_initializer
         self.beta_regularizer, self.gamma_regularizer = beta_regularizer, gamma_regularizer
-        self.beta_constraint = self.gamma_constraint = None
+        self.beta_constraint = _constraints.get(beta_constraint, "beta_constraint")
+        self.gamma_constraint = _constraints.get(gamma_constraint, "gamma_constraint")
         self.gamma = None
         self.beta = None
 
@@ -251,10 +251,12 @@ class GroupNormalization(Layer):
         self._groups, self._rank, self._dim = groups, shape.rank, dim
         if self.scale:
             self.gamma = self.add_weight("gamma", [dim], initializer=self.gamma_initializer,
-                                         regularizer=self.gamma_regularizer)
+                                         regularizer=self.gamma_regularizer,
+                                         constraint=self.gamma_constraint)
         if self.center:
             self.beta = self.add_weight("beta", [dim], initializer=self.beta_initializer,
-                                        regularizer=self.beta_regularizer)
+                                        regularizer=self.beta_regularizer,
+                                        constraint=self.beta_constraint)
         self.built = True
 
     def call(self, inputs):

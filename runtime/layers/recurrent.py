@@ -24,6 +24,7 @@ from ..ops.tensor_array import TensorArray
 from ..ops.variables import Variable
 from ..shapes import TensorShape
 from . import activations
+from . import constraints as _constraints
 from . import initializers as _initializers
 from . import regularizers as _regularizers
 from .base import Layer, positive_int
@@ -70,9 +71,15 @@ class _Cell(Layer):
     def __init__(self, units: int, activation, use_bias: bool, kernel_initializer,
                  recurrent_initializer, bias_initializer, dropout, recurrent_dropout,
                  kernel_regularizer=None, recurrent_regularizer=None, bias_regularizer=None,
-                 **kwargs: Any) -> None:
+                 kernel_constraint=None, recurrent_constraint=None, bias_constraint=None,
+                 seed=None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.units = positive_int(units, "units", type(self).__name__)
+        self.kernel_constraint = _constraints.get(kernel_constraint, "kernel_constraint")
+        self.recurrent_constraint = _constraints.get(recurrent_constraint,
+                                                     "recurrent_constraint")
+        self.bias_constraint = _constraints.get(bias_constraint, "bias_constraint")
+        self.seed = seed
         _check_dropout(type(self).__name__, dropout, recurrent_dropout)
         self.kernel_regularizer = _regularizers.get(kernel_regularizer, "kernel_regularizer")
         self.recurrent_regularizer = _regularizers.get(recurrent_regularizer,
@@ -105,14 +112,16 @@ class _Cell(Layer):
         n = self._gates * self.units
         self.kernel = self.add_weight("kernel", [shape[-1], n],
                                       initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer)
+                                      regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint)
         self.recurrent_kernel = self.add_weight(
             "recurrent_kernel", [self.units, n], initializer=_initializer(self.recurrent_initializer),
-            regularizer=self.recurrent_regularizer)
+            regularizer=self.recurrent_regularizer, constraint=self.recurrent_constraint)
         if self.use_bias:
             self.bias = self.add_weight("bias", self._bias_shape(),
                                         initializer=self._bias_initializer(),
-                                        regularizer=self.bias_regularizer)
+                                        regularizer=self.bias_regularizer,
+                                        constraint=self.bias_constraint)
         self.built = True
 
     def _preactivation(self, inputs, h):
@@ -140,12 +149,15 @@ class SimpleRNNCell(_Cell):
                  recurrent_initializer: str | Callable = "orthogonal",
                  bias_initializer: str | Callable = "zeros",
                  kernel_regularizer=None, recurrent_regularizer=None, bias_regularizer=None,
-                 dropout: float = 0.0, recurrent_dropout: float = 0.0, **kwargs: Any) -> None:
+                 kernel_constraint=None, recurrent_constraint=None, bias_constraint=None,
+                 dropout: float = 0.0, recurrent_dropout: float = 0.0, seed=None, **kwargs: Any) -> None:
         super().__init__(units, activation, use_bias, kernel_initializer,
                          recurrent_initializer, bias_initializer, dropout, recurrent_dropout,
                          kernel_regularizer=kernel_regularizer,
                          recurrent_regularizer=recurrent_regularizer,
-                         bias_regularizer=bias_regularizer, **kwargs)
+                         bias_regularizer=bias_regularizer, kernel_constraint=kernel_constraint,
+                         recurrent_constraint=recurrent_constraint,
+                         bias_constraint=bias_constraint, seed=seed, **kwargs)
 
     def call(self, inputs, states):
         h = states[0] if isinstance(states, (list, tuple)) else states
@@ -169,12 +181,15 @@ class LSTMCell(_Cell):
                  recurrent_initializer: str | Callable = "orthogonal",
                  bias_initializer: str | Callable = "zeros", unit_forget_bias: bool = True,
                  kernel_regularizer=None, recurrent_regularizer=None, bias_regularizer=None,
-                 dropout: float = 0.0, recurrent_dropout: float = 0.0, **kwargs: Any) -> None:
+                 kernel_constraint=None, recurrent_constraint=None, bias_constraint=None,
+                 dropout: float = 0.0, recurrent_dropout: float = 0.0, seed=None, **kwargs: Any) -> None:
         super().__init__(units, activation, use_bias, kernel_initializer,
                          recurrent_initializer, bias_initializer, dropout, recurrent_dropout,
                          kernel_regularizer=kernel_regularizer,
                          recurrent_regularizer=recurrent_regularizer,
-                         bias_regularizer=bias_regularizer, **kwargs)
+                         bias_regularizer=bias_regularizer, kernel_constraint=kernel_constraint,
+                         recurrent_constraint=recurrent_constraint,
+                         bias_constraint=bias_constraint, seed=seed, **kwargs)
         self.recurrent_activation = activations.get(recurrent_activation)
         self.unit_forget_bias = bool(unit_forget_bias)
 
@@ -223,13 +238,16 @@ class GRUCell(_Cell):
                  recurrent_initializer: str | Callable = "orthogonal",
                  bias_initializer: str | Callable = "zeros",
                  kernel_regularizer=None, recurrent_regularizer=None, bias_regularizer=None,
-                 dropout: float = 0.0, recurrent_dropout: float = 0.0, reset_after: bool = True,
+                 kernel_constraint=None, recurrent_constraint=None, bias_constraint=None,
+                 dropout: float = 0.0, recurrent_dropout: float = 0.0, seed=None, reset_after: bool = True,
                  **kwargs: Any) -> None:
         super().__init__(units, activation, use_bias, kernel_initializer,
                          recurrent_initializer, bias_initializer, dropout, recurrent_dropout,
                          kernel_regularizer=kernel_regularizer,
                          recurrent_regularizer=recurrent_regularizer,
-                         bias_regularizer=bias_regularizer, **kwargs)
+                         bias_regularizer=bias_regularizer, kernel_constraint=kernel_constraint,
+                         recurrent_constraint=recurrent_constraint,
+                         bias_constraint=bias_constraint, seed=seed, **kwargs)
         self.recurrent_activation = activations.get(recurrent_activation)
         self.reset_after = bool(reset_after)
 
@@ -477,6 +495,19 @@ class _CellRNN(RNN):
         self.units = cell.units
 
 
+def _from_cell(name: str) -> property:
+    return property(lambda self: getattr(self.cell, name),
+                    doc=f"The cell's `{name}` (as Keras's recurrent layers expose it).")
+
+
+for _name in ("activation", "use_bias", "kernel_initializer", "recurrent_initializer",
+              "bias_initializer", "kernel_regularizer", "recurrent_regularizer",
+              "bias_regularizer", "kernel_constraint", "recurrent_constraint", "bias_constraint",
+              "dropout", "recurrent_dropout"):
+    setattr(_CellRNN, _name, _from_cell(_name))
+del _name
+
+
 class SimpleRNN(_CellRNN):
     """A fully connected recurrent layer (an RNN of a SimpleRNNCell)."""
 
@@ -485,18 +516,21 @@ class SimpleRNN(_CellRNN):
                  recurrent_initializer: str | Callable = "orthogonal",
                  bias_initializer: str | Callable = "zeros",
                  kernel_regularizer=None, recurrent_regularizer=None, bias_regularizer=None,
-                 activity_regularizer=None,
-                 dropout: float = 0.0, recurrent_dropout: float = 0.0,
-                 return_sequences: bool = False, return_state: bool = False,
+                 activity_regularizer=None, kernel_constraint=None, recurrent_constraint=None,
+                 bias_constraint=None, dropout: float = 0.0, recurrent_dropout: float = 0.0,
+                 seed=None, return_sequences: bool = False, return_state: bool = False,
                  go_backwards: bool = False, stateful: bool = False, unroll: bool = False,
-                 time_major: bool = False, **kwargs: Any) -> None:
+                 zero_output_for_mask: bool = False, time_major: bool = False, **kwargs: Any) -> None:
         cell = SimpleRNNCell(units, activation, use_bias, kernel_initializer,
                              recurrent_initializer, bias_initializer, dropout=dropout,
                              recurrent_dropout=recurrent_dropout, kernel_regularizer=kernel_regularizer,
                         recurrent_regularizer=recurrent_regularizer,
-                        bias_regularizer=bias_regularizer, dtype=kwargs.get("dtype"))
+                        bias_regularizer=bias_regularizer, kernel_constraint=kernel_constraint,
+                        recurrent_constraint=recurrent_constraint,
+                        bias_constraint=bias_constraint, seed=seed, dtype=kwargs.get("dtype"))
         super().__init__(cell, return_sequences, return_state, go_backwards, stateful, unroll,
-                         time_major, activity_regularizer=activity_regularizer, **kwargs)
+                         time_major, zero_output_for_mask,
+                         activity_regularizer=activity_regularizer, **kwargs)
 
 
 class LSTM(_CellRNN):
@@ -508,19 +542,22 @@ class LSTM(_CellRNN):
                  recurrent_initializer: str | Callable = "orthogonal",
                  bias_initializer: str | Callable = "zeros", unit_forget_bias: bool = True,
                  kernel_regularizer=None, recurrent_regularizer=None, bias_regularizer=None,
-                 activity_regularizer=None,
-                 dropout: float = 0.0, recurrent_dropout: float = 0.0,
-                 return_sequences: bool = False, return_state: bool = False,
+                 activity_regularizer=None, kernel_constraint=None, recurrent_constraint=None,
+                 bias_constraint=None, dropout: float = 0.0, recurrent_dropout: float = 0.0,
+                 seed=None, return_sequences: bool = False, return_state: bool = False,
                  go_backwards: bool = False, stateful: bool = False, unroll: bool = False,
-                 time_major: bool = False, **kwargs: Any) -> None:
+                 zero_output_for_mask: bool = False, time_major: bool = False, **kwargs: Any) -> None:
         cell = LSTMCell(units, activation, recurrent_activation, use_bias, kernel_initializer,
                         recurrent_initializer, bias_initializer, unit_forget_bias,
                         dropout=dropout, recurrent_dropout=recurrent_dropout,
                         kernel_regularizer=kernel_regularizer,
                         recurrent_regularizer=recurrent_regularizer,
-                        bias_regularizer=bias_regularizer, dtype=kwargs.get("dtype"))
+                        bias_regularizer=bias_regularizer, kernel_constraint=kernel_constraint,
+                        recurrent_constraint=recurrent_constraint,
+                        bias_constraint=bias_constraint, seed=seed, dtype=kwargs.get("dtype"))
         super().__init__(cell, return_sequences, return_state, go_backwards, stateful, unroll,
-                         time_major, activity_regularizer=activity_regularizer, **kwargs)
+                         time_major, zero_output_for_mask,
+                         activity_regularizer=activity_regularizer, **kwargs)
 
 
 class GRU(_CellRNN):
@@ -532,19 +569,28 @@ class GRU(_CellRNN):
                  recurrent_initializer: str | Callable = "orthogonal",
                  bias_initializer: str | Callable = "zeros",
                  kernel_regularizer=None, recurrent_regularizer=None, bias_regularizer=None,
-                 activity_regularizer=None,
-                 dropout: float = 0.0, recurrent_dropout: float = 0.0,
-                 return_sequences: bool = False, return_state: bool = False,
+                 activity_regularizer=None, kernel_constraint=None, recurrent_constraint=None,
+                 bias_constraint=None, dropout: float = 0.0, recurrent_dropout: float = 0.0,
+                 seed=None, return_sequences: bool = False, return_state: bool = False,
                  go_backwards: bool = False, stateful: bool = False, unroll: bool = False,
-                 time_major: bool = False, reset_after: bool = True, **kwargs: Any) -> None:
+                 zero_output_for_mask: bool = False, time_major: bool = False,
+                 reset_after: bool = True, **kwargs: Any) -> None:
         cell = GRUCell(units, activation, recurrent_activation, use_bias, kernel_initializer,
                        recurrent_initializer, bias_initializer, dropout=dropout,
                        recurrent_dropout=recurrent_dropout, reset_after=reset_after,
                        kernel_regularizer=kernel_regularizer,
                         recurrent_regularizer=recurrent_regularizer,
-                        bias_regularizer=bias_regularizer, dtype=kwargs.get("dtype"))
+                        bias_regularizer=bias_regularizer, kernel_constraint=kernel_constraint,
+                        recurrent_constraint=recurrent_constraint,
+                        bias_constraint=bias_constraint, seed=seed, dtype=kwargs.get("dtype"))
         super().__init__(cell, return_sequences, return_state, go_backwards, stateful, unroll,
-                         time_major, activity_regularizer=activity_regularizer, **kwargs)
+                         time_major, zero_output_for_mask,
+                         activity_regularizer=activity_regularizer, **kwargs)
+
+
+LSTM.recurrent_activation = GRU.recurrent_activation = _from_cell("recurrent_activation")
+LSTM.unit_forget_bias = _from_cell("unit_forget_bias")
+GRU.reset_after = _from_cell("reset_after")
 
 
 def _with_steps(shapes, input_shape, layer):

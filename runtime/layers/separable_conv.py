@@ -8,9 +8,10 @@ from typing import Any, Callable
 from ..ops import array_math, nn_conv
 from ..shapes import TensorShape
 from . import activations
+from . import constraints as _constraints
 from . import regularizers as _regularizers
 from .base import Layer, positive_int
-from .convolutional import check_data_format, check_padding, normalize_tuple, refuse_constraints
+from .convolutional import check_data_format, check_padding, normalize_tuple
 from .kernel_layer import as_layer_dtype
 
 
@@ -22,7 +23,7 @@ class _DepthwiseBase(Layer):
 
     def _init_common(self, kernel_size, strides, padding, data_format, dilation_rate,
                      depth_multiplier, activation, use_bias: bool, bias_initializer,
-                     bias_regularizer) -> None:
+                     bias_regularizer, bias_constraint) -> None:
         name = type(self).__name__
         check_data_format(data_format, name)
         self.kernel_size = normalize_tuple(kernel_size, self._rank, "kernel_size", name)
@@ -39,6 +40,7 @@ class _DepthwiseBase(Layer):
         self.use_bias = bool(use_bias)
         self.bias_initializer = bias_initializer
         self.bias_regularizer = _regularizers.get(bias_regularizer, "bias_regularizer")
+        self.bias_constraint = _constraints.get(bias_constraint, "bias_constraint")
         self.bias = None
 
     def _channels(self, input_shape) -> int:
@@ -51,7 +53,8 @@ class _DepthwiseBase(Layer):
     def _add_bias(self, size: int) -> None:
         if self.use_bias:
             self.bias = self.add_weight("bias", [size], initializer=self.bias_initializer,
-                                        regularizer=self.bias_regularizer)
+                                        regularizer=self.bias_regularizer,
+                                        constraint=self.bias_constraint)
 
     def _depthwise(self, x, kernel):
         """The depthwise convolution of `x` (rank 1 runs as rank 2 over a height of 1)."""
@@ -81,22 +84,22 @@ class _Depthwise(_DepthwiseBase):
                  depthwise_regularizer, bias_regularizer, activity_regularizer,
                  depthwise_constraint, bias_constraint, **kwargs: Any) -> None:
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
-        refuse_constraints(type(self).__name__, depthwise_constraint=depthwise_constraint,
-                           bias_constraint=bias_constraint)
         self._init_common(kernel_size, strides, padding, data_format, dilation_rate,
                           depth_multiplier, activation, use_bias, bias_initializer,
-                          bias_regularizer)
+                          bias_regularizer, bias_constraint)
         self.depthwise_initializer = depthwise_initializer
         self.depthwise_regularizer = _regularizers.get(depthwise_regularizer,
                                                        "depthwise_regularizer")
-        self.depthwise_constraint = self.bias_constraint = None
+        self.depthwise_constraint = _constraints.get(depthwise_constraint,
+                                                     "depthwise_constraint")
         self.kernel = None
 
     def build(self, input_shape) -> None:
         channels = self._channels(input_shape)
         self.kernel = self.add_weight(
             "kernel", [*self.kernel_size, channels, self.depth_multiplier],
-            initializer=self.depthwise_initializer, regularizer=self.depthwise_regularizer)
+            initializer=self.depthwise_initializer, regularizer=self.depthwise_regularizer,
+            constraint=self.depthwise_constraint)
         self._add_bias(channels * self.depth_multiplier)
         self.built = True
 
@@ -155,31 +158,33 @@ class _Separable(_DepthwiseBase):
                  depthwise_constraint, pointwise_constraint, bias_constraint,
                  **kwargs: Any) -> None:
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
-        refuse_constraints(type(self).__name__, depthwise_constraint=depthwise_constraint,
-                           pointwise_constraint=pointwise_constraint,
-                           bias_constraint=bias_constraint)
         self.filters = positive_int(filters, "filters", type(self).__name__)
         self._init_common(kernel_size, strides, padding, data_format, dilation_rate,
                           depth_multiplier, activation, use_bias, bias_initializer,
-                          bias_regularizer)
+                          bias_regularizer, bias_constraint)
         self.depthwise_initializer = depthwise_initializer
         self.pointwise_initializer = pointwise_initializer
         self.depthwise_regularizer = _regularizers.get(depthwise_regularizer,
                                                        "depthwise_regularizer")
         self.pointwise_regularizer = _regularizers.get(pointwise_regularizer,
                                                        "pointwise_regularizer")
-        self.depthwise_constraint = self.pointwise_constraint = self.bias_constraint = None
+        self.depthwise_constraint = _constraints.get(depthwise_constraint,
+                                                     "depthwise_constraint")
+        self.pointwise_constraint = _constraints.get(pointwise_constraint,
+                                                     "pointwise_constraint")
         self.depthwise_kernel = self.pointwise_kernel = None
 
     def build(self, input_shape) -> None:
         channels = self._channels(input_shape)
         self.depthwise_kernel = self.add_weight(
             "depthwise_kernel", [*self.kernel_size, channels, self.depth_multiplier],
-            initializer=self.depthwise_initializer, regularizer=self.depthwise_regularizer)
+            initializer=self.depthwise_initializer, regularizer=self.depthwise_regularizer,
+            constraint=self.depthwise_constraint)
         self.pointwise_kernel = self.add_weight(
             "pointwise_kernel", [1] * self._rank + [channels * self.depth_multiplier,
                                                     self.filters],
-            initializer=self.pointwise_initializer, regularizer=self.pointwise_regularizer)
+            initializer=self.pointwise_initializer, regularizer=self.pointwise_regularizer,
+            constraint=self.pointwise_constraint)
         self._add_bias(self.filters)
         self.built = True
 

@@ -78,8 +78,10 @@ def test_normalization_regularizers_put_penalties_into_losses(cls):
     expected = sorted([0.1 * (gamma ** 2).sum(), 0.01 * np.abs(beta).sum()])  # "l1": 0.01
     np.testing.assert_allclose(sorted(float(v.numpy()) for v in layer.losses), expected,
                                rtol=1e-5)
-    with pytest.raises(NotImplementedError, match="constraint"):
-        cls(gamma_constraint="non_neg")
+    constrained = cls(gamma_constraint="non_neg", beta_constraint=keras.constraints.MaxNorm(1))
+    constrained.build((None, 4))  # kept on the weights (tests/models/test_layer_constraints.py)
+    assert isinstance(constrained.gamma.constraint, keras.constraints.NonNeg)
+    assert isinstance(constrained.beta.constraint, keras.constraints.MaxNorm)
 
 
 def test_batch_normalization_keras_keywords():
