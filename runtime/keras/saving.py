@@ -25,6 +25,7 @@ def deserialize_keras_object(config: Any, custom_objects: dict | None = None,
     """The object a `serialize_keras_object` config describes. With `safe_mode` (the
     default), only the functions `load_model` allows in safe mode are rebuilt (see
     docs/models.md); anything else, lambdas included, raises `ValueError`."""
+    safe_mode = _function_source.effective_safe_mode(safe_mode)
     with custom_object_scope(custom_objects or {}), _function_source.loading(safe_mode):
         return deserialize_value(config)
 

@@ -10,8 +10,15 @@ import types as _types
 
 import numpy as np
 
+from ..layers.functional import InputLayer, KerasTensor
+from ..layers.global_settings import (
+    disable_interactive_logging,
+    enable_interactive_logging,
+    is_interactive_logging_enabled,
+)
 from ..layers.model_plot import model_to_dot, plot_model
 from ..layers.progress import Progbar
+from ..layers.py_dataset import PyDataset
 from ..layers.serialization import (
     custom_object_scope,
     get_custom_objects,
@@ -30,6 +37,7 @@ from .saving import deserialize_keras_object, serialize_keras_object
 from .sequence_utils import pad_sequences
 
 CustomObjectScope = custom_object_scope
+Sequence = PyDataset  # Keras 3's name for it too
 
 
 def to_categorical(y, num_classes: int | None = None, dtype="float32") -> np.ndarray:
@@ -193,4 +201,25 @@ __all__ = ["to_categorical", "set_random_seed", "custom_object_scope", "CustomOb
            "audio_dataset_from_directory", "Config", "clear_session", "deserialize_keras_object",
            "get_custom_objects", "is_keras_tensor", "legacy", "normalize",
            "pack_x_y_sample_weight", "serialize_keras_object", "standardize_dtype",
-           "unpack_x_y_sample_weight"]
+           "unpack_x_y_sample_weight", "PyDataset", "Sequence", "disable_interactive_logging",
+           "enable_interactive_logging", "is_interactive_logging_enabled", "get_source_inputs"]
+
+
+def get_source_inputs(tensor) -> list:
+    """The `Input` tensors a Keras tensor is computed from, in the order first reached (a
+    value that is not a Keras tensor is returned as it is, as Keras does)."""
+    if not isinstance(tensor, KerasTensor):
+        return tensor
+    sources: list = []
+    stack, seen = [tensor], set()
+    while stack:
+        current = stack.pop(0)
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        history = current._keras_history
+        if history is None or isinstance(history[0].layer, InputLayer):
+            sources.append(current)
+            continue
+        stack[:0] = history[0].inbound_tensors
+    return sources

@@ -31,9 +31,11 @@ PREFIX = "runtime>"
 
 class _Mode(threading.local):
     safe = True
+    depth = 0  # the loading() blocks open in this thread
 
 
 _MODE = _Mode()
+_UNSAFE = {"everywhere": False}  # keras.config.enable_unsafe_deserialization
 
 
 @contextlib.contextmanager
@@ -41,10 +43,24 @@ def loading(safe_mode: bool) -> Iterator[None]:
     """Within the block, deserialised lambdas are refused unless `safe_mode` is False."""
     outer = _MODE.safe
     _MODE.safe = bool(safe_mode)
+    _MODE.depth += 1
     try:
         yield
     finally:
         _MODE.safe = outer
+        _MODE.depth -= 1
+
+
+def enable_unsafe_deserialization() -> None:
+    """Turns safe mode off for deserialisation outside `load_model` (Keras 3's
+    `keras.config.enable_unsafe_deserialization`): `deserialize_keras_object` then rebuilds
+    lambdas whatever its `safe_mode`; `load_model` keeps its own `safe_mode`, as in Keras."""
+    _UNSAFE["everywhere"] = True
+
+
+def effective_safe_mode(safe_mode: bool) -> bool:
+    """`safe_mode`, or False when unsafe deserialisation was enabled and no load is under way."""
+    return False if _UNSAFE["everywhere"] and not _MODE.depth else safe_mode
 
 
 def public_name(fn: Any) -> str | None:

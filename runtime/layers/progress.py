@@ -22,6 +22,8 @@ from typing import IO, Optional
 
 import numpy as np
 
+from .global_settings import output_stream
+
 BAR_WIDTH = 20
 _BAR = "━"
 _SEPARATOR = " - "
@@ -77,7 +79,7 @@ class StepProgress:
 
     def __init__(self, steps: Optional[int], verbose: int, stream: Optional[IO[str]] = None,
                  width: Optional[int] = None) -> None:
-        self.stream = stream or sys.stdout
+        self.stream = stream or output_stream(sys.stdout)
         self.verbose, self.steps = int(verbose), steps
         self.start = time.perf_counter()
         self._after_first: Optional[float] = None

@@ -42,7 +42,9 @@ from . import jit_choice as _jit_choice
 from . import losses as _losses
 from . import metrics as _metrics
 from .callbacks import Callback, History, ProgbarLogger
+from .global_settings import capped_epochs, capped_steps
 from .progress import StepProgress
+from .py_dataset import PyDataset, epoch_batches
 
 
 class Training:
@@ -208,11 +210,13 @@ class Training:
         line per epoch elsewhere), 2 one line per epoch. A callback may set
         `model.stop_training = True`: fit stops after that batch (the epoch still ends)."""
         self._check_compiled("fit")
+        epochs = capped_epochs(epochs)  # keras.config.set_max_epochs
         verbose = _check_verbose(verbose)
         batch_size = _default_batch_size(batch_size)
         _check_validation_freq(validation_freq)
         if validation_split and validation_data is None:
-            if _dataset_of(x, y, "fit", steps_per_epoch) is not None or _is_generator(x):
+            if _dataset_of(x, y, "fit", steps_per_epoch) is not None or _is_generator(x) or \
+                    isinstance(x, PyDataset):
                 raise ValueError("fit(validation_split=...) needs arrays; with a dataset pass "
                                  "validation_data (e.g. dataset.take(n) and dataset.skip(n)).")
             x, y = self._as_arrays(x), self._as_arrays(y)
@@ -221,7 +225,7 @@ class Training:
             x, y, weights, validation_data = _split_validation(x, y, weights, validation_split)
             sample_weight, class_weight = weights, None
         feed = self._feed("fit", x, y, batch_size, sample_weight, class_weight, shuffle,
-                          _check_steps(steps_per_epoch, "steps_per_epoch"))
+                          capped_steps(_check_steps(steps_per_epoch, "steps_per_epoch")))
         history = History()
         callbacks = _callback_list(callbacks, history, verbose)
         for callback in callbacks:
@@ -274,6 +278,13 @@ class Training:
               shuffle: bool, steps: Optional[int]) -> "_Feed":
         """The batches of `x` (arrays, a dataset or a generator) for `method`."""
         dataset = _dataset_of(x, y, method, steps)
+        if isinstance(x, PyDataset):
+            if y is not None or sample_weight is not None:
+                raise ValueError(f"{method}: when x is a PyDataset, y and sample_weight must "
+                                 "not be given: its batches hold the targets (and weights).")
+            rng = random.SEEDS.generator
+            return _Feed(lambda: self._dataset_batches(epoch_batches(x, shuffle, rng), method,
+                                                       class_weight), x.num_batches, steps)
         if dataset is not None or _is_generator(x):
             if sample_weight is not None:
                 raise ValueError(f"{method}: sample_weight takes arrays; a dataset or "
@@ -314,7 +325,7 @@ class Training:
         self._check_compiled("evaluate")
         verbose = _check_verbose(verbose)
         feed = self._feed("evaluate", x, y, _default_batch_size(batch_size), sample_weight,
-                          None, False, _check_steps(steps, "steps"))
+                          None, False, capped_steps(_check_steps(steps, "steps")))
         logs = self._test_logs(feed.epoch(), _with_model(self, callbacks),
                                StepProgress(feed.length, verbose))
         if return_dict:
@@ -350,12 +361,14 @@ class Training:
                 functools.partial(_predict_step(self)), reduce_retracing=True), exact_first=True)
         verbose = _check_verbose(verbose)
         batch_size = _default_batch_size(batch_size)
-        steps = _check_steps(steps, "steps")
+        steps = capped_steps(_check_steps(steps, "steps"))
         dataset = _dataset_of(x, None, "predict", steps)
-        if dataset is not None or _is_generator(x):
-            source = x._open() if dataset is not None else x
+        if dataset is not None or _is_generator(x) or isinstance(x, PyDataset):
+            source = x._open() if dataset is not None else \
+                epoch_batches(x, False, None) if isinstance(x, PyDataset) else x
             inputs = (self._as_arrays(b[0] if type(b) is tuple else b) for b in source)
-            length = _dataset_steps(dataset) if dataset is not None else None
+            length = _dataset_steps(dataset) if dataset is not None else \
+                x.num_batches if isinstance(x, PyDataset) else None
         else:
             x = self._as_arrays(x)
             inputs = (_take(x, slice(start, start + batch_size))
@@ -1207,7 +1220,7 @@ def _validation_triple(validation_data) -> tuple:
     None), (x_val, y_val) or (x_val, y_val, sample_weight_val)."""
     data = sys.modules.get("runtime.data.dataset")
     if data is not None and isinstance(validation_data, data.Dataset) or \
-            _is_generator(validation_data):
+            _is_generator(validation_data) or isinstance(validation_data, PyDataset):
         return validation_data, None, None
     parts = tuple(validation_data)
     if len(parts) not in (2, 3):
