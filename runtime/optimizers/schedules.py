@@ -128,5 +128,112 @@ class CosineDecay(LearningRateSchedule):
                 "decay_steps": self.decay_steps, "alpha": self.alpha, "name": self.name}
 
 
+class PolynomialDecay(LearningRateSchedule):
+    """`(initial - end) * (1 - min(step, decay_steps) / decay_steps) ** power + end`; with
+    `cycle`, decay_steps grows to the next multiple of itself past the step instead of the
+    step stopping at it."""
+
+    @strict_keywords()
+    def __init__(self, initial_learning_rate: float, decay_steps: int,
+                 end_learning_rate: float = 0.0001, power: float = 1.0, cycle: bool = False,
+                 name: str = "PolynomialDecay") -> None:
+        self.initial_learning_rate = real_number("PolynomialDecay", "initial_learning_rate",
+                                                 initial_learning_rate)
+        self.decay_steps = positive_number("PolynomialDecay", "decay_steps", decay_steps)
+        self.end_learning_rate = real_number("PolynomialDecay", "end_learning_rate",
+                                             end_learning_rate)
+        self.power = real_number("PolynomialDecay", "power", power)
+        self.cycle = bool(cycle)
+        self.name = name
+
+    def __call__(self, step):
+        step = _float_step(step)
+        steps = float(self.decay_steps)
+        if self.cycle:  # a multiple of decay_steps at or past the step (1 at step 0)
+            multiple = array_math.ceil(array_math.divide(step, steps))
+            steps = array_math.multiply(steps, array_math.maximum(multiple, 1.0))
+        else:
+            step = array_math.minimum(step, steps)
+        left = array_math.subtract(1.0, array_math.divide(step, steps))
+        return array_math.add(array_math.multiply(
+            self.initial_learning_rate - self.end_learning_rate,
+            array_math.pow(left, self.power)), self.end_learning_rate)
+
+    def get_config(self) -> dict:
+        return {"initial_learning_rate": self.initial_learning_rate,
+                "decay_steps": self.decay_steps, "end_learning_rate": self.end_learning_rate,
+                "power": self.power, "cycle": self.cycle, "name": self.name}
+
+
+class CosineDecayRestarts(LearningRateSchedule):
+    """Cosine decay with warm restarts (SGDR): the first period lasts `first_decay_steps`,
+    each next one `t_mul` times longer and starting `m_mul` times lower; within a period
+    the rate falls from its start to `alpha` times the initial rate along a half cosine."""
+
+    @strict_keywords()
+    def __init__(self, initial_learning_rate: float, first_decay_steps: int,
+                 t_mul: float = 2.0, m_mul: float = 1.0, alpha: float = 0.0,
+                 name: str = "SGDRDecay") -> None:
+        owner = "CosineDecayRestarts"
+        self.initial_learning_rate = real_number(owner, "initial_learning_rate",
+                                                 initial_learning_rate)
+        self.first_decay_steps = positive_number(owner, "first_decay_steps", first_decay_steps)
+        self.t_mul = real_number(owner, "t_mul", t_mul)
+        self.m_mul = real_number(owner, "m_mul", m_mul)
+        self.alpha = real_number(owner, "alpha", alpha)
+        self.name = name
+
+    def __call__(self, step):
+        fraction = array_math.divide(_float_step(step), float(self.first_decay_steps))
+        if self.t_mul == 1.0:
+            restart = array_math.floor(fraction)
+            fraction = array_math.subtract(fraction, restart)
+        else:  # the period `restart` and the fraction of it done
+            restart = array_math.floor(array_math.divide(
+                array_math.log(array_math.subtract(1.0, array_math.multiply(
+                    fraction, 1.0 - self.t_mul))), math.log(self.t_mul)))
+            period = array_math.pow(self.t_mul, restart)
+            before = array_math.divide(array_math.subtract(1.0, period), 1.0 - self.t_mul)
+            fraction = array_math.divide(array_math.subtract(fraction, before), period)
+        cosine = array_math.multiply(
+            array_math.multiply(0.5, array_math.pow(self.m_mul, restart)),
+            array_math.add(1.0, array_math.cos(array_math.multiply(math.pi, fraction))))
+        return array_math.multiply(self.initial_learning_rate, array_math.add(
+            array_math.multiply(1.0 - self.alpha, cosine), self.alpha))
+
+    def get_config(self) -> dict:
+        return {"initial_learning_rate": self.initial_learning_rate,
+                "first_decay_steps": self.first_decay_steps, "t_mul": self.t_mul,
+                "m_mul": self.m_mul, "alpha": self.alpha, "name": self.name}
+
+
+def serialize(learning_rate_schedule: LearningRateSchedule) -> dict:
+    """Keras 3's config of a schedule: module, class_name, config, registered_name."""
+    if not isinstance(learning_rate_schedule, LearningRateSchedule):
+        raise TypeError(f"serialize takes a LearningRateSchedule, got "
+                        f"{type(learning_rate_schedule).__name__}.")
+    return {"module": "keras.optimizers.schedules",
+            "class_name": type(learning_rate_schedule).__name__,
+            "config": learning_rate_schedule.get_config(), "registered_name": None}
+
+
+def deserialize(config: dict, custom_objects: dict | None = None) -> LearningRateSchedule:
+    """The schedule a `serialize` config (or Keras's) describes; `custom_objects` names
+    schedule classes of your own."""
+    classes = {cls.__name__: cls for cls in (ExponentialDecay, InverseTimeDecay,
+                                             PiecewiseConstantDecay, CosineDecay,
+                                             PolynomialDecay, CosineDecayRestarts)}
+    classes.update(custom_objects or {})
+    if not isinstance(config, dict) or "class_name" not in config:
+        raise ValueError(f"deserialize takes a schedule's config (a dict with 'class_name' "
+                         f"and 'config'), got {config!r}.")
+    cls = classes.get(config["class_name"])
+    if cls is None:
+        raise ValueError(f"Unknown learning rate schedule {config['class_name']!r}; known: "
+                         f"{sorted(classes)} (pass others in custom_objects).")
+    return cls.from_config(config.get("config", {}))
+
+
 __all__ = ["LearningRateSchedule", "ExponentialDecay", "InverseTimeDecay",
-           "PiecewiseConstantDecay", "CosineDecay"]
+           "PiecewiseConstantDecay", "CosineDecay", "PolynomialDecay", "CosineDecayRestarts",
+           "serialize", "deserialize"]
