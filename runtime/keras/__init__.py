@@ -29,6 +29,7 @@ from . import (
     config,
     constraints,
     datasets,
+    dtype_policies,
     initializers,
     layers,
     losses,
@@ -43,6 +44,7 @@ from . import (
     tree,
     utils,
 )
+from .dtype_policies import DTypePolicy, FloatDTypePolicy, mixed_precision
 from .initializers import Initializer
 from .losses import Loss
 from .metrics import Metric
@@ -55,7 +57,13 @@ legacy = _Namespace(saving=_Namespace(serialize_keras_object=saving.serialize_ke
 
 __version__ = "3.15.1"  # the Keras 3 release whose API and printed output rt.keras follows
 
-__all__ = ["device", "legacy", "Initializer", "Input", "InputLayer", "KerasTensor", "Layer",
+
+def version() -> str:
+    """The Keras 3 release whose API rt.keras follows (`keras.__version__`)."""
+    return __version__
+
+__all__ = ["DTypePolicy", "FloatDTypePolicy", "dtype_policies", "mixed_precision", "version",
+           "device", "legacy", "Initializer", "Input", "InputLayer", "KerasTensor", "Layer",
            "Loss", "Metric", "Model", "Optimizer", "Regularizer", "Sequential", "activations",
            "applications", "backend", "callbacks", "config", "constraints", "datasets",
            "initializers", "layers", "losses", "metrics", "models", "ops", "optimizers",
