@@ -59,5 +59,4 @@ mixed_precision = _types.SimpleNamespace(
     global_policy=global_policy, set_dtype_policy=set_dtype_policy,
     set_global_policy=set_dtype_policy)
 
-__all__ = ["DTypePolicy", "FloatDTypePolicy", "deserialize", "get", "global_policy",
-           "mixed_precision", "serialize"]
+__all__ = ["DTypePolicy", "FloatDTypePolicy", "deserialize", "get", "serialize"]
