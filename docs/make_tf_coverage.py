@@ -60,6 +60,13 @@ DIFFERENCES: tuple[tuple[str, str], ...] = (
     (r"tf\.recompute_grad$", "same values and gradients, but no memory saved"),
     (r"tf\.linalg\.set_diag$", "the main diagonal only (k=0)"),
     (r"tf\.keras\.config\.set_floatx$", "float32 only"),
+    (r"tf\.keras\.config\.set_backend$", "'tensorflow' only"),
+    (r"tf\.keras\.(config\.set_dtype_policy|mixed_precision\.(set_global_policy|"
+     r"set_dtype_policy|Policy|DTypePolicy)|DTypePolicy|FloatDTypePolicy|"
+     r"dtype_policies\.(DTypePolicy|FloatDTypePolicy|get|deserialize))$",
+     "float policies only: mixed ones raise"),
+    (r"tf\.keras\.utils\.(PyDataset|Sequence)$",
+     "batches read in the calling thread (workers kept, not used)"),
     (r"tf\.keras\.random\.shuffle$", "axis 0 only"),
     (r"tf\.keras\.config\.set_image_data_format$", "channels_last only"),
     (r"tf\.config\.(threading|optimizer)\.|tf\.config\.(set|get)_soft_device_placement$|"
