@@ -185,6 +185,7 @@ from runtime.dtypes import string as string
 import runtime.summary as _summary_
 from runtime.ops.control_flow_functional import switch_case as switch_case
 from runtime.ops.linalg import tensordot as tensordot
+import runtime.tftest as _test_
 from runtime.ops.array_math import tile as tile
 from runtime.ops.array_blocks import timestamp as timestamp
 from runtime.optimizers import train as train
@@ -255,6 +256,7 @@ realdiv = _realdiv_
 saved_model = _saved_model_
 space_to_batch = _space_to_batch_
 summary = _summary_
+test = _test_
 truediv = _truediv_
 version = _version_
 zeros_initializer = _zeros_initializer_
