@@ -1,12 +1,12 @@
 """`rt.random.Generator`: random numbers from an explicit state held in a variable.
 
 A generator's state is an int64 variable of shape [3]: a 128-bit counter (low word, high
-word) and a 64-bit Philox key. Each draw reads the state, advances the counter's high word by
-one (a variable update, so every tier keeps the draws in program order) and draws with the
-stateless ops keyed by the state it read: draw k of a generator reads the Philox stream that
-starts at counter (low, high + k), which no earlier draw reaches. A generator made from the
-same seed therefore replays the same numbers eagerly, staged and compiled; inside a compiled
-function the state is a lifted variable, so each call continues the sequence.
+word) and a 64-bit Philox key, as TensorFlow's. Each draw reads the state, advances the
+counter by 256 blocks per value drawn (a variable update, so every tier keeps the draws in
+program order) and draws with the stateless ops from the counter it read, so the numbers are
+TensorFlow's for the same state. A generator made from the same seed replays the same numbers
+eagerly, staged and compiled; inside a compiled function the state is a lifted variable, so
+each call continues the sequence.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from ..arguments import strict_keywords
 from ..exports import export
 from ..tensor import SymbolicTensor, Tensor
 from . import random_stateless as _sl
-from .array_math import cast, stack
+from .array_math import cast, greater_equal, less, logical_and, reduce_prod, stack, zeros_like
 from .core import convert_to_tensor
 from .random import SEEDS
 from .variables import Variable
@@ -79,8 +79,13 @@ def create_rng_state(seed, alg=None) -> np.ndarray:
     """The state (int64, shape [3]: counter low, counter high, key) of a generator seeded
     with `seed` (an int or a sequence of ints)."""
     _algorithm(alg)
-    key = np.random.SeedSequence(_seed_words(seed)).generate_state(1, np.uint64)[0]
-    return np.array([0, 0, key], dtype=np.uint64).view(np.int64)
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+        value = int(seed)  # its 64-bit words, little end first, the sign extended
+        words = [(value >> (64 * i)) & _MASK64 for i in range(3)]
+    else:
+        words = _seed_words(seed)[:3]
+        words = [0] * (3 - len(words)) + words  # a short sequence fills the last words
+    return np.array(words, dtype=np.uint64).view(np.int64)
 
 
 def _state_array(state) -> np.ndarray | Tensor:
@@ -178,26 +183,29 @@ class Generator:
         self._state_var.assign(_key_counter_state(key, counter))
 
     def skip(self, delta) -> None:
-        """Advances the state as `delta` draws would."""
-        self._state_var.assign_add(_advance(delta))
+        """Advances the state as drawing `delta` values would."""
+        self._state_var.assign(_advanced(self._state_var.read_value(), delta))
 
-    def _next(self) -> Tensor:
-        """The state to draw with, advancing the variable past it."""
-        seed = self._state_var.read_value()
-        self._state_var.assign_add(_advance(1))
-        return seed
+    def _next(self, shape) -> Tensor:
+        """The state to draw `shape` values with, advancing the variable past them."""
+        state = self._state_var.read_value()
+        dims = _sl.static_or_later(shape, "shape")
+        count = int(np.prod(dims, dtype=np.int64)) if dims is not None else \
+            reduce_prod(cast(_sl.int_vector(shape), _dtypes.int64))
+        self._state_var.assign(_advanced(state, count))
+        return state
 
     # -- draws -------------------------------------------------------------------------------
     def normal(self, shape, mean=0.0, stddev=1.0, dtype=_dtypes.float32,
                name: str | None = None) -> Tensor:
         """Normally distributed values (mean, stddev)."""
-        return _sl.draw_normal(_sl.NORMAL, shape, self._next(), mean, stddev, dtype, name,
+        return _sl.draw_normal(_sl.NORMAL, shape, self._next(shape), mean, stddev, dtype, name,
                                "Generator.normal")
 
     def truncated_normal(self, shape, mean=0.0, stddev=1.0, dtype=_dtypes.float32,
                          name: str | None = None) -> Tensor:
         """Normal values (mean, stddev) within two stddevs of the mean."""
-        return _sl.draw_normal(_sl.TRUNCATED_NORMAL, shape, self._next(), mean, stddev, dtype,
+        return _sl.draw_normal(_sl.TRUNCATED_NORMAL, shape, self._next(shape), mean, stddev, dtype,
                                name, "Generator.truncated_normal")
 
     def uniform(self, shape, minval=0, maxval=None, dtype=_dtypes.float32,
@@ -208,27 +216,29 @@ class Generator:
         if dtype.is_integer and (minval is None) != (maxval is None):
             raise ValueError("Generator.uniform: an integer dtype needs both minval and maxval "
                              "(or neither, for the full range of the dtype).")
-        return _sl.draw_uniform(shape, self._next(), minval, maxval, dtype, name,
+        return _sl.draw_uniform(shape, self._next(shape), minval, maxval, dtype, name,
                                 "Generator.uniform")
 
     def uniform_full_int(self, shape, dtype=_dtypes.uint64, name: str | None = None) -> Tensor:
         """Integers over the whole range of `dtype` (int32, int64, uint32, uint64)."""
-        return _sl.draw_full_int(shape, self._next(), dtype, name, "Generator.uniform_full_int")
+        return _sl.draw_full_int(shape, self._next(shape), dtype, name,
+                                 "Generator.uniform_full_int")
 
     def binomial(self, shape, counts, probs, dtype=_dtypes.int32,
                  name: str | None = None) -> Tensor:
         """Numbers of successes in `counts` trials of probability `probs` (both broadcast to
         `shape`)."""
-        return _sl.draw_binomial(shape, self._next(), counts, probs, dtype, name,
+        return _sl.draw_binomial(shape, self._next(shape), counts, probs, dtype, name,
                                  "Generator.binomial")
 
     def make_seeds(self, count: int = 1) -> Tensor:
         """`count` seed pairs for the stateless functions: an int64 tensor [2, count] (column
-        i is a seed)."""
+        i is a seed: a drawn key and 0, as TensorFlow's)."""
         count = _sl.as_int(count, "count")
         if count < 0:
             raise ValueError(f"count must not be negative, got {count}.")
-        return self.uniform_full_int([2, count], dtype=_dtypes.int64)
+        keys = self.uniform_full_int([count], dtype=_dtypes.int64)
+        return stack([keys, zeros_like(keys)])
 
     def split(self, count: int = 1) -> list["Generator"]:
         """`count` new generators, independent of this one and of each other (this one
@@ -245,12 +255,14 @@ class Generator:
         return f"<rt.random.Generator alg={self._alg.name.lower()} state={self._state_var!r}>"
 
 
-def _advance(delta) -> np.ndarray | Tensor:
-    if isinstance(delta, Tensor):
-        delta = cast(convert_to_tensor(delta), _dtypes.int64)
-        zero = convert_to_tensor(np.int64(0))
-        return stack([zero, delta, zero])
-    return np.array([0, int(delta), 0], dtype=np.int64)
+def _advanced(state: Tensor, values) -> Tensor:
+    """`state` with its 128-bit counter moved on by 256 blocks per value (TensorFlow's
+    reservation for a draw of `values` values)."""
+    blocks = cast(convert_to_tensor(values), _dtypes.int64) * 256
+    low = state[0] + blocks
+    # the low word wrapped past 2**64 (as unsigned) when it went from negative to non-negative
+    carry = cast(logical_and(less(state[0], 0), greater_equal(low, 0)), _dtypes.int64)
+    return stack([low, state[1] + carry, state[2]])
 
 
 def _key_counter_state(key, counter) -> np.ndarray:

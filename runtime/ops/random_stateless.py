@@ -18,6 +18,7 @@ from ..exports import export
 from ..opdef import define
 from ..shapes import TensorShape
 from ..tensor import Tensor
+from . import philox
 from .array_math import as_int, cast, int_vector, stack, static_or_later
 from .core import apply, convert_to_tensor
 from .shape_rules import shape_from_tensor
@@ -67,47 +68,54 @@ def _draw_infer(shape, seed, *bounds, dtype):
 
 # -- kernels ---------------------------------------------------------------------------------
 
-def _unit_floats(gen, dims, dtype):
-    if dtype._np in (np.float32, np.float64):
-        return gen.random(dims, dtype=dtype.as_numpy_dtype)
-    out = gen.random(dims, dtype=np.float32).astype(dtype.as_numpy_dtype)  # float16: keep [0, 1)
-    return np.minimum(out, np.nextafter(dtype._np.type(1), dtype._np.type(0)))
+def _stream(seed):
+    """The Philox key and counter of a seed pair, or of a Generator's state [3]."""
+    seed = np.asarray(seed)
+    if seed.size == 3:
+        return philox.key_counter_of_state(seed)
+    return philox.key_counter_of_seed(seed)
+
+
+def _floats(dtype) -> np.dtype:
+    return np.dtype(dtype.as_numpy_dtype)
 
 
 def _uniform_kernel(shape, seed, dtype):
-    return _unit_floats(bit_generator(seed), _dims(shape), dtype)
+    dims = _dims(shape)
+    return philox.uniform(np, *_stream(seed), int(np.prod(dims)), _floats(dtype)).reshape(dims)
 
 
 def _uniform_int_kernel(shape, seed, minval, maxval, dtype):
     lo, hi = int(minval), int(maxval)
     if not lo < hi:
         raise InvalidArgumentError(f"uniform needs minval < maxval, got minval={lo}, maxval={hi}.")
-    return bit_generator(seed).integers(lo, hi, size=_dims(shape), dtype=dtype.as_numpy_dtype)
+    dims = _dims(shape)
+    return philox.integers(np, *_stream(seed), int(np.prod(dims)), lo, hi,
+                           dtype.as_numpy_dtype).reshape(dims)
 
 
 def _full_int_kernel(shape, seed, dtype):
-    info = np.iinfo(dtype.as_numpy_dtype)
-    return bit_generator(seed).integers(info.min, info.max, size=_dims(shape), dtype=dtype.as_numpy_dtype,
-                                        endpoint=True)
+    dims = _dims(shape)
+    return philox.full_range(np, *_stream(seed), int(np.prod(dims)),
+                             dtype.as_numpy_dtype).reshape(dims)
 
 
-def _standard_normal(gen, size, dtype):
-    wide = dtype._np if dtype._np in (np.float32, np.float64) else np.float32
-    return gen.standard_normal(size, dtype=wide)
+def _wide(dtype) -> type:
+    """The dtype a normal draw is made in: float64 for float64, float32 otherwise (float16
+    values are float32 draws rounded, as TensorFlow's)."""
+    return np.float64 if dtype.as_numpy_dtype == np.float64 else np.float32
 
 
 def _normal_kernel(shape, seed, dtype):
-    return _standard_normal(bit_generator(seed), _dims(shape), dtype).astype(dtype.as_numpy_dtype, copy=False)
+    dims = _dims(shape)
+    values = philox.normal(np, *_stream(seed), int(np.prod(dims)), _wide(dtype))
+    return values.astype(dtype.as_numpy_dtype, copy=False).reshape(dims)
 
 
 def _truncated_normal_kernel(shape, seed, dtype):
-    gen = bit_generator(seed)
-    values = _standard_normal(gen, _dims(shape), dtype)
-    outside = np.abs(values) > 2
-    while outside.any():  # redraw what lies more than two standard deviations out
-        values[outside] = _standard_normal(gen, int(outside.sum()), dtype)
-        outside = np.abs(values) > 2
-    return values.astype(dtype.as_numpy_dtype, copy=False)
+    dims = _dims(shape)
+    values = philox.truncated_normal(*_stream(seed), int(np.prod(dims)), _wide(dtype))
+    return values.astype(dtype.as_numpy_dtype, copy=False).reshape(dims)
 
 
 def _binomial_kernel(shape, seed, counts, probs, dtype):

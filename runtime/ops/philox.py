@@ -1,0 +1,249 @@
+"""TensorFlow's counter-based random numbers: Philox-4x32-10 and the conversions of its words
+into uniform, normal and integer values, written once for NumPy and for jax.numpy.
+
+A stream is a 64-bit key (two 32-bit words) and a 128-bit counter (four words); block i of the
+stream is the Philox function of (counter + i, key): four 32-bit words. The conversions are
+TensorFlow's, so a seed gives TensorFlow's numbers:
+
+- a float32 in [0, 1) from one word (its low 23 bits as the mantissa of a number in [1, 2),
+  minus one); float16 from 10 bits, bfloat16 from 7; a float64 from two words (52 bits);
+- a normal pair by Box-Muller from two uniform words (float32) or four (float64); the float32
+  log, sqrt, sin and cos are rounded from float64, which equals the C library's float
+  functions except for about 1% of inputs, where they differ by one unit in the last place;
+- a truncated normal keeps the Box-Muller values below 2 in magnitude, in order; each group of
+  four outputs reads its own run of 256 blocks;
+- an integer in [lo, hi) as lo + word % (hi - lo) (two words for 64-bit types).
+
+A seed pair becomes a key and counter as TensorFlow's `StatelessRandomGetKeyCounter` makes
+them: one Philox round trip of the pair under a fixed key.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+_M0, _M1 = 0xD2511F53, 0xCD9E8D57          # the round multipliers
+_W0, _W1 = 0x9E3779B9, 0xBB67AE85          # the key schedule's increments
+_SCRAMBLE_KEY = (0x3EC8F720, 0x02461E29)   # the key that scrambles a seed pair
+_U32 = np.uint32
+_RESERVED_WORDS = 256                      # words a truncated-normal output may read
+
+
+def _mulhilo(xp, a, m: int):
+    """The high and low 32-bit words of a * m (a uint32 array, m a 32-bit constant)."""
+    if xp is np:
+        p = a.astype(np.uint64) * np.uint64(m)
+        return (p >> np.uint64(32)).astype(_U32), p.astype(_U32)
+    # without 64-bit integers: 16-bit halves, every partial product fits in 32 bits
+    mask = xp.uint32(0xFFFF)
+    a_hi, a_lo = a >> 16, a & mask
+    m_hi, m_lo = xp.uint32(m >> 16), xp.uint32(m & 0xFFFF)
+    lo_lo, hi_lo, lo_hi = a_lo * m_lo, a_hi * m_lo, a_lo * m_hi
+    middle = (lo_lo >> 16) + (hi_lo & mask) + (lo_hi & mask)
+    high = a_hi * m_hi + (hi_lo >> 16) + (lo_hi >> 16) + (middle >> 16)
+    return high, a * xp.uint32(m)
+
+
+def rounds(xp, words: list, key: tuple) -> list:
+    """Philox-4x32-10 of counters `words` (four uint32 arrays) under `key` (two ints)."""
+    c0, c1, c2, c3 = words
+    k0, k1 = int(key[0]), int(key[1])
+    for _ in range(10):
+        hi0, lo0 = _mulhilo(xp, c0, _M0)
+        hi1, lo1 = _mulhilo(xp, c2, _M1)
+        c0, c1, c2, c3 = hi1 ^ c1 ^ xp.uint32(k0), lo1, hi0 ^ c3 ^ xp.uint32(k1), lo0
+        k0, k1 = (k0 + _W0) & 0xFFFFFFFF, (k1 + _W1) & 0xFFFFFFFF
+    return [c0, c1, c2, c3]
+
+
+def key_counter_of_seed(seed) -> tuple[tuple[int, int], tuple[int, int, int, int]]:
+    """The key and counter of a stateless draw from a seed pair (two ints, read as int64)."""
+    s0, s1 = (int(v) & 0xFFFFFFFFFFFFFFFF for v in np.asarray(seed).astype(np.int64).ravel()[:2])
+    words = [np.array([w], _U32) for w in (s0 & 0xFFFFFFFF, s0 >> 32, s1 & 0xFFFFFFFF, s1 >> 32)]
+    mixed = [int(w[0]) for w in rounds(np, words, _SCRAMBLE_KEY)]
+    return (mixed[0], mixed[1]), (0, 0, mixed[2], mixed[3])
+
+
+def key_counter_of_state(state) -> tuple[tuple[int, int], tuple[int, int, int, int]]:
+    """The key and counter of a generator state [counter low, counter high, key] (int64)."""
+    lo, hi, key = (int(v) & 0xFFFFFFFFFFFFFFFF for v in np.asarray(state).astype(np.int64).ravel()[:3])
+    return (key & 0xFFFFFFFF, key >> 32), (lo & 0xFFFFFFFF, lo >> 32, hi & 0xFFFFFFFF, hi >> 32)
+
+
+def advanced(counter, count: int) -> tuple[int, int, int, int]:
+    """The counter `count` blocks on (a 128-bit addition)."""
+    value = sum(int(w) << (32 * i) for i, w in enumerate(counter)) + int(count)
+    return tuple((value >> (32 * i)) & 0xFFFFFFFF for i in range(4))
+
+
+def blocks(xp, key, counter, start, count: int):
+    """Blocks start .. start + count - 1 of a stream: uint32 of shape [count, 4]. `key` and
+    `counter` hold words (ints, or uint32 scalars of xp); `start` is an int or uint32 array."""
+    index = xp.arange(count, dtype=_U32) + xp.asarray(start, dtype=_U32)
+    c = [xp.asarray(w, dtype=_U32) for w in counter]
+    w0 = c[0] + index
+    carry = (w0 < index).astype(_U32)
+    w1 = c[1] + carry
+    carry = carry & (w1 < carry).astype(_U32)
+    w2 = c[2] + carry
+    carry = carry & (w2 < carry).astype(_U32)
+    w3 = c[3] + carry
+    return xp.stack(rounds(xp, [w0, w1, w2, w3], key), axis=-1)
+
+
+def words(xp, key, counter, count: int):
+    """The first `count` 32-bit words of a stream, in order."""
+    return blocks(xp, key, counter, 0, -(-count // 4)).reshape(-1)[:count]
+
+
+# -- conversions -----------------------------------------------------------------------------
+
+def unit_float32(xp, w):
+    """Floats in [0, 1) from words: TensorFlow's 23 low bits as a mantissa."""
+    bits = (w & xp.uint32(0x7FFFFF)) | xp.uint32(0x3F800000)
+    return _bitcast(xp, bits, np.float32) - np.float32(1.0)
+
+
+def unit_float64(xp, w0, w1):
+    """Doubles in [0, 1) from word pairs (20 bits of the first, all of the second)."""
+    if xp is np:
+        mantissa = ((w0.astype(np.uint64) & np.uint64(0xFFFFF)) << np.uint64(32)) | w1
+        return (mantissa | np.uint64(1023 << 52)).view(np.float64) - 1.0
+    high = (w0 & xp.uint32(0xFFFFF)) | xp.uint32(1023 << 20)
+    pair = xp.stack([w1, high], axis=-1)  # little-endian words of the double
+    return _bitcast(xp, pair, np.float64) - 1.0
+
+
+def unit_half(xp, w, dtype):
+    """float16 (10 mantissa bits) or bfloat16 (7) values in [0, 1) from words."""
+    if np.dtype(dtype) == np.float16:
+        bits = ((w & xp.uint32(0x3FF)) | xp.uint32(15 << 10)).astype(np.uint16)
+        return _bitcast(xp, bits, np.float16) - np.float16(1.0)
+    bits = ((w & xp.uint32(0x7F)) | xp.uint32(127 << 7)) << 16  # bfloat16 widened to float32
+    return _bitcast(xp, bits, np.float32) - np.float32(1.0)
+
+
+def _bitcast(xp, bits, dtype):
+    if xp is np:
+        return bits.view(dtype)
+    from jax import lax  # only reached from the XLA tier's lowering, where jax is loaded
+
+    return lax.bitcast_convert_type(bits, dtype)
+
+
+def box_muller32(xp, w0, w1):
+    """Two float32 normal values from two words each (TensorFlow's BoxMullerFloat)."""
+    u1 = xp.maximum(unit_float32(xp, w0), np.float32(1e-7))
+    angle = (2.0 * np.pi * unit_float32(xp, w1).astype(np.float64)).astype(np.float32)
+    radius = xp.sqrt(np.float32(-2.0) * xp.log(u1.astype(np.float64)).astype(np.float32))
+    angle64 = angle.astype(np.float64)
+    return (xp.sin(angle64).astype(np.float32) * radius,
+            xp.cos(angle64).astype(np.float32) * radius)
+
+
+def box_muller64(xp, w0, w1, w2, w3):
+    """Two float64 normal values from four words each (TensorFlow's BoxMullerDouble)."""
+    u1 = xp.maximum(unit_float64(xp, w0, w1), 1e-7)
+    angle = 2.0 * np.pi * unit_float64(xp, w2, w3)
+    radius = xp.sqrt(-2.0 * xp.log(u1))
+    return xp.sin(angle) * radius, xp.cos(angle) * radius
+
+
+def _interleave(xp, first, second):
+    return xp.stack([first, second], axis=-1).reshape(-1)
+
+
+# -- draws -----------------------------------------------------------------------------------
+
+def uniform(xp, key, counter, n: int, dtype):
+    """n floats in [0, 1) of `dtype` (float16, bfloat16, float32 or float64)."""
+    dtype = np.dtype(dtype)
+    if dtype == np.float64:
+        w = words(xp, key, counter, 2 * n)
+        return unit_float64(xp, w[0::2], w[1::2])
+    w = words(xp, key, counter, n)
+    if dtype == np.float32:
+        return unit_float32(xp, w)
+    return unit_half(xp, w, dtype)
+
+
+def normal(xp, key, counter, n: int, dtype):
+    """n standard normal values; float16/bfloat16 are float32 draws rounded."""
+    if np.dtype(dtype) == np.float64:
+        w = blocks(xp, key, counter, 0, -(-n // 2))
+        return _interleave(xp, *box_muller64(xp, w[:, 0], w[:, 1], w[:, 2], w[:, 3]))[:n]
+    w = words(xp, key, counter, 2 * (-(-n // 2)))
+    return _interleave(xp, *box_muller32(xp, w[0::2], w[1::2]))[:n]
+
+
+def truncated_normal(key, counter, n: int, dtype):
+    """n standard normal values of magnitude below 2 (NumPy): each group of outputs (4
+    float32, 2 float64) takes the accepted Box-Muller values of its own run of 256 words per
+    output, in order."""
+    wide = np.dtype(dtype) == np.float64
+    size = 2 if wide else 4
+    per_group = size * _RESERVED_WORDS // 4  # blocks
+    groups = -(-n // size)
+    out = np.empty((groups, size), np.float64 if wide else np.float32)
+    filled = np.zeros(groups, np.int64)
+    step = 2  # blocks read per group per pass: 8 candidates (16 for float32) cover almost all
+    start = 0
+    pending = np.arange(groups)
+    while pending.size:
+        base = pending.astype(np.uint64) * per_group + start
+        w = _group_blocks(key, counter, base, step).reshape(pending.size, -1)
+        if wide:
+            a, b = box_muller64(np, w[:, 0::4], w[:, 1::4], w[:, 2::4], w[:, 3::4])
+        else:
+            a, b = box_muller32(np, w[:, 0::2], w[:, 1::2])
+        candidates = np.stack([a, b], axis=-1).reshape(pending.size, -1)
+        accepted = np.abs(candidates) < 2.0
+        for row, group in enumerate(pending):
+            keep = candidates[row][accepted[row]][:size - filled[group]]
+            out[group, filled[group]:filled[group] + keep.size] = keep
+            filled[group] += keep.size
+        start += step
+        pending = pending[filled[pending] < size]
+        if start >= per_group and pending.size:
+            raise RuntimeError("truncated_normal: a group's reserved words held too few values "
+                               "below 2 (probability below 1e-300)")
+    return out.reshape(-1)[:n]
+
+
+def _group_blocks(key, counter, base, step: int):
+    """blocks base[g] .. base[g] + step - 1 for every group g: [groups, step, 4]."""
+    index = (base[:, None] + np.arange(step, dtype=np.uint64)[None, :]).reshape(-1)
+    lo = index.astype(_U32)
+    c0 = _U32(counter[0]) + lo
+    carry = (c0 < lo).astype(_U32) + (index >> np.uint64(32)).astype(_U32)
+    c1 = _U32(counter[1]) + carry
+    carry = (c1 < carry).astype(_U32)
+    c2 = _U32(counter[2]) + carry
+    carry = (c2 < carry).astype(_U32)
+    c3 = _U32(counter[3]) + carry
+    out = rounds(np, [c0, c1, c2, c3], key)
+    return np.stack(out, axis=-1).reshape(base.size, step, 4)
+
+
+def integers(xp, key, counter, n: int, lo: int, hi: int, dtype):
+    """n integers in [lo, hi) of `dtype` (32-bit types from one word, 64-bit from two)."""
+    dtype = np.dtype(dtype)
+    span = hi - lo
+    if dtype.itemsize == 8:
+        w = words(xp, key, counter, 2 * n)
+        value = w[0::2].astype(np.uint64) | (w[1::2].astype(np.uint64) << np.uint64(32))
+        offset = value % np.uint64(span) + np.uint64(lo & 0xFFFFFFFFFFFFFFFF)  # wraps as TF's
+        return offset.view(dtype) if xp is np else _bitcast(xp, offset, dtype)
+    w = words(xp, key, counter, n)
+    return (lo + (w % xp.uint32(span)).astype(np.int64)).astype(dtype)
+
+
+def full_range(xp, key, counter, n: int, dtype):
+    """n integers over the whole range of `dtype` (its bits are the stream's words)."""
+    dtype = np.dtype(dtype)
+    if dtype.itemsize == 8:
+        w = words(xp, key, counter, 2 * n)
+        value = w[0::2].astype(np.uint64) | (w[1::2].astype(np.uint64) << np.uint64(32))
+        return value.view(dtype) if xp is np else _bitcast(xp, value, dtype)
+    w = words(xp, key, counter, n)
+    return w.view(dtype) if xp is np else _bitcast(xp, w, dtype)
