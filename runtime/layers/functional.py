@@ -42,7 +42,10 @@ class KerasTensor:
                  ragged: bool = False) -> None:
         self.shape = TensorShape(shape)
         self.dtype = _dtypes.as_dtype(dtype)
-        self.name = name
+        # Keras 3's automatic names: keras_tensor, keras_tensor_1, ... (one counter with the
+        # layer names', reset by clear_session), so a serving signature's input is named as
+        # in Keras (`keras_tensor_15`)
+        self.name = name or _unique_name("keras_tensor")
         self.sparse = sparse
         self.ragged = ragged
         self._keras_history: tuple[Node, int] | None = None
@@ -111,7 +114,7 @@ class InputLayer(Layer):
         self.built = True
         self.sparse = bool(sparse)  # a SparseTensor given to it is densified (same values)
         self.ragged = bool(ragged)  # a RaggedTensor given to it reaches the layers as it is
-        tensor = KerasTensor(self._batch_input_shape, self.dtype, name=self.name,
+        tensor = KerasTensor(self._batch_input_shape, self.dtype, name=name,
                              sparse=self.sparse, ragged=self.ragged)
         Node(self, ((), (), {}), None, tensor)
 
@@ -270,6 +273,7 @@ def call_symbolically(layer: Layer, inputs, args: tuple, kwargs: dict, training)
                 mask = getattr(x, "_keras_mask", None)
                 if isinstance(mask, KerasTensor):  # the mask a masking layer gave it
                     placeholders[id(x)]._keras_mask = graph.placeholder(
+    masks: dict[int, KerasTensor] = {}   # id(mask placeholder) -> the input's mask
                         mask.shape, mask.dtype, name="mask")
             return placeholders[id(x)]
         real_inputs, real_args, real_kwargs = nest.map_structure(placeholder, call_args)
@@ -279,10 +283,17 @@ def call_symbolically(layer: Layer, inputs, args: tuple, kwargs: dict, training)
         if not hasattr(value, "shape") or not hasattr(value, "dtype"):
             raise TypeError(f"{layer.name} returned {value!r} when called on Keras tensors; a "
                             "layer in a functional model must return tensors.")
-        tensor = KerasTensor(value.shape, value.dtype, name=layer.name)
+        tensor = KerasTensor(value.shape, value.dtype)
         mask = getattr(value, "_keras_mask", None)
+                    masks[id(placeholders[id(x)]._keras_mask)] = mask
         if mask is not None and hasattr(mask, "shape"):  # Keras tensors carry their mask
-            tensor._keras_mask = KerasTensor(mask.shape, mask.dtype, name=f"{layer.name}_mask")
+            # an input's mask passed on is the same Keras tensor; a new one is named next
+            known = masks.get(id(mask))
+            if known is None:
+                for _ in range(getattr(layer, "_mask_steps", 1) - 1):
+                    _unique_name("keras_tensor")  # Keras's intermediate mask tensors
+                known = KerasTensor(mask.shape, mask.dtype)
+            tensor._keras_mask = known
         return tensor
     outputs = nest.map_structure(keras_tensor, result)
     Node(layer, call_args, training, outputs)

@@ -154,27 +154,48 @@ class Sequential(Model):
         self._stack: list[Layer] = []
         self._input_spec: tuple | None = None  # (batch shape, dtype) of a keras.Input
         for layer in layers or ():
-            self.add(layer)
+            self.add(layer, rebuild=False)
+        if self._stack:
+            self._rebuild()
 
-    def add(self, layer: Layer) -> None:
+    def add(self, layer: Layer, rebuild: bool = True) -> None:
         """Appends a layer; a `keras.Input(...)` (or `InputLayer`) given first sets the
-        input shape, and the model is built at once."""
+        input shape, and the model is built at once (unless `rebuild=False`)."""
         spec = _input_spec(layer)
         if spec is not None:
             if self._stack or self._input_spec is not None:
                 raise ValueError("Sequential: an Input can only come first.")
             self._input_spec = spec
+            self.__dict__["_input_tensor"] = layer if hasattr(layer, "node") else layer.output
             return
         if not isinstance(layer, Layer):
             raise TypeError(f"Sequential.add needs a Layer, got {layer!r}.")
         self._stack.append(layer)
-        shape, dtype = self._input_spec or _declared_input(self._stack[0])
-        if shape is not None:
+        if rebuild:
             try:
-                _build_symbolically(self, shape, dtype)
+                self._rebuild()
             except Exception:
                 self._stack.pop()
                 raise
+
+    def _rebuild(self) -> None:
+        """Builds the layers for the declared input shape, if there is one, and calls them on
+        the model's Input as Keras's Sequential does after each `add` (so its Keras tensors
+        are named in Keras's order)."""
+        shape, dtype = self._input_spec or _declared_input(self._stack[0])
+        if shape is not None:
+            _build_symbolically(self, shape, dtype)
+            self._name_tensors()
+        elif "_input_tensor" in self.__dict__:   # built by a first call
+            self._name_tensors()
+
+    def _name_tensors(self) -> None:
+        """The model's Keras tensors, made now (a layer that cannot be called on Keras
+        tensors leaves them to be made when `inputs` is read, and raise there)."""
+        try:
+            self._symbolic_io()
+        except Exception:  # noqa: BLE001 - only names and shapes are made here
+            self.__dict__.pop("_symbolic_cache", None)
 
     def build(self, input_shape=None) -> None:
         """Creates every layer's weights for inputs of `input_shape` (with the batch
@@ -182,6 +203,8 @@ class Sequential(Model):
         shape of a first `Input` or of the first layer's `input_shape`."""
         if self.__dict__.get("_building"):  # the first call is building the model
             self.built = True
+            if "_input_tensor" not in self.__dict__ and self._stack:
+                self._name_tensors()   # Keras's Input of the first call's shape
             return
         if not self._stack:
             raise ValueError(f"{self.name}.build: the model has no layers yet; add layers "
@@ -194,11 +217,15 @@ class Sequential(Model):
                              "with the batch dimension, such as model.build((None, 3)).")
         _build_by_run(self, shape, dtype)
 
-    def pop(self) -> Layer:
-        """Removes and returns the last layer."""
+    def pop(self, rebuild: bool = True) -> Layer:
+        """Removes and returns the last layer (the model's Keras tensors are made again
+        unless `rebuild=False`, as in Keras)."""
         if not self._stack:
             raise TypeError("Sequential.pop: there are no layers to remove.")
-        return self._stack.pop()
+        layer = self._stack.pop()
+        if rebuild and self._stack:
+            self._rebuild()
+        return layer
 
     @property
     def layers(self) -> list[Layer]:
@@ -207,18 +234,27 @@ class Sequential(Model):
 
     def _symbolic_io(self) -> tuple:
         """(input, output) Keras tensors of the layers called on a `keras.Input` of the
-        model's input shape, as Keras's Sequential builds them; made again after `add`/`pop`."""
+        model's input shape (declared, or of its first call), as Keras's Sequential builds
+        them; made again after `add`/`pop`, from the same Input."""
         key = tuple(id(layer) for layer in self._stack)
         cached = self.__dict__.get("_symbolic_cache")
         if cached is not None and cached[0] == key:
             return cached[1]
-        shape, dtype = self._input_spec or (
-            _declared_input(self._stack[0]) if self._stack else (None, None))
-        if shape is None:
-            raise AttributeError(f"Sequential model '{self.name}' has no defined inputs yet: "
-                                 "start it with keras.Input(shape=...) or give its first layer "
-                                 "an input_shape.")
-        x = inputs = _functional_hooks["Input"](batch_shape=tuple(shape), dtype=dtype)
+        inputs = self.__dict__.get("_input_tensor")
+        if inputs is None:
+            shape, dtype = self._input_spec or (
+                _declared_input(self._stack[0]) if self._stack else (None, None))
+            built = self.__dict__.get("_build_input_shape")
+            if shape is None and isinstance(built, TensorShape) and built.rank is not None:
+                shape = tuple(built.as_list())
+                dtype = self.__dict__.get("_build_input_dtype") or self.dtype
+            if shape is None:
+                raise AttributeError(f"Sequential model '{self.name}' has no defined inputs "
+                                     "yet: start it with keras.Input(shape=...), give its "
+                                     "first layer an input_shape, or call it once.")
+            inputs = _functional_hooks["Input"](batch_shape=tuple(shape), dtype=dtype)
+            self.__dict__["_input_tensor"] = inputs
+        x = inputs
         for layer in self._stack:
             x = layer(x)
         self.__dict__["_symbolic_cache"] = (key, (inputs, x))

@@ -143,6 +143,7 @@ class Masking(Layer):
     _passes_masks = True
     _built_at_init = True  # as Keras: no weights
 
+    _mask_steps = 2  # Keras computes the mask in two operations (any of not_equal)
     def __init__(self, mask_value: float = 0.0, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.mask_value = mask_value

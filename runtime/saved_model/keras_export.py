@@ -4,8 +4,8 @@
 arguments `inputs`, `inputs_1`, ..., outputs `{"output_0": ...}`, or the model's own output
 keys), as `tf.saved_model.save` does for a Keras 3 model, and `serve` (the model's inputs as
 one positional argument, its outputs as returned). `Model.export(path)` saves the two that
-Keras 3's `model.export` writes: `serve`, and `serving_default` keyed by the Input layers'
-names.
+Keras 3's `model.export` writes: `serve`, and `serving_default` keyed by the names of the
+model's input Keras tensors.
 """
 
 from __future__ import annotations
@@ -19,14 +19,19 @@ from ..shapes import TensorShape, TensorSpec
 
 
 def input_structure(model) -> Any:
-    """The model's inputs as a nest of TensorSpecs named as its Input layers (None: unknown).
+    """The model's inputs as a nest of TensorSpecs named as its input Keras tensors (as
+    Keras 3's export names them: `keras_tensor_15`, or the `keras.Input`'s name), with any
+    batch size (None: unknown).
 
-    A functional model has its `keras.Input`s; a Sequential model or a subclassed model that
-    was built or called has the shape it was built for (with any batch size)."""
+    A functional model has its `keras.Input`s; a Sequential model its Input, declared or of
+    the shape of its first call; a subclassed model that was built or called has the shape
+    it was built for (with any batch size)."""
     declared = getattr(model, "_nested_inputs", None)
+    if declared is None and "_input_tensor" in model.__dict__:   # a built Sequential
+        declared = model.__dict__["_input_tensor"]
     if declared is not None:
         return nest.map_structure(
-            lambda t: TensorSpec(t.shape, t.dtype, name=t.node.layer.name), declared)
+            lambda t: TensorSpec(_any_batch(t.shape), t.dtype, name=t.name), declared)
     spec = getattr(model, "_input_spec", None)
     if isinstance(spec, tuple) and len(spec) == 2 and spec[0] is not None:
         return TensorSpec(_any_batch(spec[0]), spec[1], name="inputs")
