@@ -1,16 +1,23 @@
-"""NumPy kernels of the NHWC convolutions and pools: each convolution one matrix product.
+"""NumPy kernels of the NHWC convolutions and pools: each convolution matrix products over
+im2col blocks that stay in cache.
 
-A convolution copies the windows of its (padded) input once into a contiguous im2col matrix
-[N * OH * OW, KH * KW * C] and multiplies it by the filters seen as [KH * KW * C, O]; the
-filter gradient is the same matrix's transpose times the output gradient, and the input
-gradient is the output gradient times the filters' transpose, added back tap by tap
-(col2im). With one input channel the matrix is built tap-major, [KH * KW, N * OH * OW], so
-each tap is one contiguous copy; a 1x1 stride-1 convolution uses its input as the matrix.
-Pools run one elementwise pass a window tap over strided views. The max-pool gradient copies
-the windows tap-major once and goes to the first maximum of each window in row-major order,
-as TensorFlow's does.
+A convolution copies the windows of its (padded) input into an im2col matrix a block of
+output rows at a time (whole images, or a few rows of one image; about `_BLOCK_BYTES`), so
+the copy is read back by the matrix product from the core's cache instead of memory, and the
+product writes the block's rows of the result in place. The matrix is [rows, KH * KW * C]
+copied from a strided view of the windows, or with few input channels its transpose, copied
+tap by tap from the input laid out one plane a channel (long contiguous runs where a
+window's row would be a few values). The filter gradient is the output gradient's transpose
+times the same blocks, summed. The input gradient of a stride-1 convolution is the
+correlation of the padded output gradient with the flipped, transposed filters (the same
+blocked product); with strides, or when the input is much larger than the output, each
+tap's product is added back into its input positions (col2im), a few images at a time. A 1x1
+stride-1 convolution uses its input as the matrix.
+Pools run one elementwise pass a window tap over strided views, a few images at a time. The
+max-pool gradient goes to the first maximum of each window in row-major order, as
+TensorFlow's does.
 
-Scratch arrays (the padded input, the im2col matrix, the pool's window copies) are reused
+Scratch arrays (the padded input, the im2col blocks, the pool's per-block maxima) are reused
 across calls of one thread: they never leave a kernel, so no result aliases them. Every
 kernel's result is a new array (the ops declare `fresh_output`, so the elementwise ops after
 them may write into it).
@@ -85,25 +92,91 @@ def _padded_zeros(n, size, c, ksize, strides, dilations, ph, pw, oh, ow, dtype):
     return np.zeros((n, hp, wp, c), dtype)
 
 
-def im2col(xp, ksize, strides, dilations, oh, ow) -> np.ndarray:
-    """The [N * OH * OW, KH * KW * C] matrix of the windows of the padded input `xp`
-    (a view of a scratch array: tap-major and transposed when C is 1)."""
+_BLOCK_BYTES = 512 << 10  # an im2col block: a few hundred rows, within the core's L2 cache
+_PLANAR_CHANNELS = 4  # up to this many input channels, the windows are copied plane by plane
+
+
+def _blocks(n, oh, row_bytes):
+    """(n0, n1, h0, h1): the output rows of each im2col block, whole images when one fits
+    in a block, else a few rows of one image (either way a contiguous part of the output)."""
+    rows = max(1, _BLOCK_BYTES // max(row_bytes, 1))
+    if rows >= oh:
+        step = rows // oh
+        for n0 in range(0, n, step):
+            yield n0, min(n, n0 + step), 0, oh
+        return
+    for n0 in range(n):
+        for h0 in range(0, oh, rows):
+            yield n0, n0 + 1, h0, min(oh, h0 + rows)
+
+
+def _window_view(xp, ksize, strides, dilations, oh, ow):
+    """[N, OH, OW, KH, KW * C] strided view of the windows of `xp` (KW and C one axis when
+    a window's row is contiguous, else [N, OH, OW, KH, KW, C])."""
     n, _, _, c = xp.shape
     (kh, kw), (sh, sw), (dh, dw) = ksize, strides, dilations
-    m, k = n * oh * ow, kh * kw * c
-    if k == c and xp.shape[1:3] == (oh, ow):  # 1x1 windows at every position: x itself
-        return xp.reshape(m, k)
-    if c == 1:
-        cols = scratch("im2col_t", (kh * kw, n, oh, ow, 1), xp.dtype)
-        for t, index in enumerate(taps(ksize, strides, dilations, oh, ow)):
-            cols[t] = xp[index]
-        return cols.reshape(k, m).T
     s0, s1, s2, s3 = xp.strides
-    view = as_strided(xp, (n, oh, ow, kh, kw, c), (s0, s1 * sh, s2 * sw, s1 * dh, s2 * dw, s3),
+    if dw == 1 and s2 == c * s3:
+        return as_strided(xp, (n, oh, ow, kh, kw * c), (s0, s1 * sh, s2 * sw, s1 * dh, s3),
+                          writeable=False)
+    return as_strided(xp, (n, oh, ow, kh, kw, c), (s0, s1 * sh, s2 * sw, s1 * dh, s2 * dw, s3),
                       writeable=False)
-    cols = scratch("im2col", (n, oh, ow, kh, kw, c), xp.dtype)
-    np.copyto(cols, view)
-    return cols.reshape(m, k)
+
+
+def _planar(x, ph, pw):
+    """[C, N, H', W']: `x` padded with zeros, one plane a channel (a scratch array)."""
+    n, h, w, c = x.shape
+    buf = scratch("conv_planes", (c, n, h + ph[0] + ph[1], w + pw[0] + pw[1]), x.dtype)
+    if ph != (0, 0) or pw != (0, 0):
+        buf[:, :, :ph[0]] = 0
+        buf[:, :, ph[0] + h:] = 0
+        buf[:, :, ph[0]:ph[0] + h, :pw[0]] = 0
+        buf[:, :, ph[0]:ph[0] + h, pw[0] + w:] = 0
+    buf[:, :, ph[0]:ph[0] + h, pw[0]:pw[0] + w] = x.transpose(3, 0, 1, 2)
+    return buf
+
+
+def _column_blocks(x, ksize, strides, dilations, padding_hw, out_hw):
+    """(n0, n1, h0, h1, cols, planar) for each block of output rows: `cols` the block's
+    im2col matrix, [rows, KH * KW * C] (columns in the filters' (i, j, c) order), or its
+    transpose [KH * KW * C, rows] when `planar`, both views of one scratch array the next
+    block overwrites."""
+    (ph, pw), (oh, ow) = padding_hw, out_hw
+    (kh, kw), (sh, sw), (dh, dw) = ksize, strides, dilations
+    n, _, _, c = x.shape
+    k = kh * kw * c
+    planar = c <= _PLANAR_CHANNELS
+    if planar:
+        xp = _planar(x, ph, pw)
+    else:
+        xp = padded(x, ph, pw, 0, "conv_pad")
+        view = _window_view(xp, ksize, strides, dilations, oh, ow)
+    buf = scratch("im2col", (max(_BLOCK_BYTES // x.itemsize, ow * k),), x.dtype)
+    for n0, n1, h0, h1 in _blocks(n, oh, ow * k * x.itemsize):
+        rows = (n1 - n0) * (h1 - h0) * ow
+        if planar:
+            cols = buf[:rows * k].reshape(kh, kw, c, n1 - n0, h1 - h0, ow)
+            for i in range(kh):
+                top = h0 * sh + i * dh
+                for j in range(kw):
+                    cols[i, j] = xp[:, n0:n1, top:top + (h1 - h0 - 1) * sh + 1:sh,
+                                    j * dw:j * dw + (ow - 1) * sw + 1:sw]
+            yield n0, n1, h0, h1, cols.reshape(k, rows), True
+        else:
+            cols = buf[:rows * k].reshape(view[n0:n1, h0:h1].shape)
+            np.copyto(cols, view[n0:n1, h0:h1])
+            yield n0, n1, h0, h1, cols.reshape(rows, k), False
+
+
+def _correlate(x, f2, ksize, strides, dilations, padding_hw, out_hw) -> np.ndarray:
+    """[N, OH, OW, O]: the windows of `x` times `f2` [KH * KW * C, O], block by block."""
+    (oh, ow), o = out_hw, f2.shape[1]
+    out = np.empty((x.shape[0], oh, ow, o), np.result_type(x, f2))
+    for n0, n1, h0, h1, cols, planar in _column_blocks(x, ksize, strides, dilations,
+                                                        padding_hw, out_hw):
+        block = out[n0:n1, h0:h1].reshape(-1, o)
+        np.matmul(cols.T if planar else cols, f2, out=block)
+    return out
 
 
 def conv2d(x, filters, strides, padding_hw, dilations, out_hw) -> np.ndarray:
@@ -114,22 +187,29 @@ def conv2d(x, filters, strides, padding_hw, dilations, out_hw) -> np.ndarray:
     dtype = np.result_type(x, filters)
     if 0 in (n, oh, ow, o) or c == 0:
         return np.zeros((n, oh, ow, o), dtype)
-    cols = im2col(padded(x, ph, pw, 0, "conv_pad"), (kh, kw), strides, dilations, oh, ow)
-    out = np.matmul(cols, filters.reshape(kh * kw * c, o))
-    return out.reshape(n, oh, ow, o)
+    f2 = filters.reshape(kh * kw * c, o)
+    if kh == kw == 1 and x.shape[1:3] == (oh, ow) and ph == pw == (0, 0):
+        return np.matmul(x.reshape(n * oh * ow, c), f2).reshape(n, oh, ow, o)
+    return _correlate(x, f2, (kh, kw), strides, dilations, padding_hw, out_hw)
 
 
 def conv2d_backprop_filter(x, g, filter_hw, strides, padding_hw, dilations) -> np.ndarray:
     """[KH, KW, C, O]: the gradient of conv2d's filters for output gradient `g`."""
-    (ph, pw), (kh, kw) = padding_hw, filter_hw
+    (kh, kw) = filter_hw
     n, oh, ow, o = g.shape
     c = x.shape[3]
     dtype = np.result_type(x, g)
     if 0 in (n, oh, ow, o, c):
         return np.zeros((kh, kw, c, o), dtype)
-    cols = im2col(padded(x, ph, pw, 0, "conv_pad"), (kh, kw), strides, dilations, oh, ow)
-    # [O, K] then transposed: OpenBLAS runs this orientation a little faster than [K, O]
-    dw = np.matmul(g.reshape(n * oh * ow, o).T, cols)
+    k = kh * kw * c
+    # [O, K] summed over the blocks, transposed at the end
+    dw = np.zeros((o, k), dtype)
+    part = scratch("conv_dw", (o, k), dtype)
+    for n0, n1, h0, h1, cols, planar in _column_blocks(x, (kh, kw), strides, dilations,
+                                                        padding_hw, (oh, ow)):
+        gb = g[n0:n1, h0:h1].reshape(-1, o)
+        np.matmul(gb.T, cols.T if planar else cols, out=part)
+        dw += part
     return np.ascontiguousarray(dw.T).reshape(kh, kw, c, o)
 
 
@@ -142,39 +222,70 @@ def conv2d_backprop_input(g, filters, input_hw, strides, padding_hw, dilations) 
     dtype = np.result_type(g, filters)
     if 0 in (n, oh, ow, o, c):
         return np.zeros((n, *input_hw, c), dtype)
-    g2, f2 = g.reshape(n * oh * ow, o), filters.reshape(kh * kw * c, o)
+    h, w = input_hw
+    if strides == (1, 1) and c > _PLANAR_CHANNELS and 5 * h * w <= 6 * oh * ow:
+        # a stride-1 convolution's input gradient is the correlation of `g`, padded by the
+        # window's extent less the forward padding, with the filters flipped and transposed
+        # (one product over K = KH * KW * O; when the input is much larger than the output,
+        # as with small 'VALID' inputs, most of that product would run over the padding)
+        (dh, dw) = dilations
+        eh, ew = (kh - 1) * dh, (kw - 1) * dw
+        flipped = np.ascontiguousarray(filters[::-1, ::-1].transpose(0, 1, 3, 2))
+        return _correlate(g, flipped.reshape(kh * kw * o, c), (kh, kw), (1, 1), dilations,
+                          ((eh - ph[0], eh - ph[1]), (ew - pw[0], ew - pw[1])), input_hw)
+    # else each tap's product added back into the input's positions (col2im), a few images
+    # at a time so that their part of the result stays in cache
     out = _padded_zeros(n, input_hw, c, (kh, kw), strides, dilations, ph, pw, oh, ow, dtype)
     index = taps((kh, kw), strides, dilations, oh, ow)
-    # each tap's columns contiguous, so adding them back runs over whole rows (the columns
-    # of one product [N, OH, OW, KH * KW, C] would be added C values at a time)
-    if c == 1:  # one product, tap-major [KH * KW, N * OH * OW]
-        cols = np.matmul(f2, g2.T).reshape(kh * kw, n, oh, ow, c)
+    f2 = filters.reshape(kh * kw * c, o)
+    per_tap = filters.reshape(kh * kw, c, o)
+    step = max(1, 2 * _BLOCK_BYTES // (oh * ow * max(c, kh * kw) * g.itemsize))
+    for n0 in range(0, n, step):
+        n1 = min(n, n0 + step)
+        gb, ob = g[n0:n1].reshape(-1, o), out[n0:n1]
+        if c == 1:  # one product, tap-major [KH * KW, rows]: each tap's part contiguous
+            cols = np.matmul(f2, gb.T).reshape(kh * kw, n1 - n0, oh, ow, 1)
+            for t, at in enumerate(index):
+                ob[at] += cols[t]
+            continue
+        block = scratch("col2im", (gb.shape[0], c), dtype)
         for t, at in enumerate(index):
-            out[at] += cols[t]
-    else:  # a product a tap, into one scratch block that stays in cache for its addition
-        per_tap = filters.reshape(kh * kw, c, o)
-        block = scratch("col2im", (n * oh * ow, c), dtype)
-        for t, at in enumerate(index):
-            np.matmul(g2, per_tap[t].T, out=block)
-            out[at] += block.reshape(n, oh, ow, c)
+            np.matmul(gb, per_tap[t].T, out=block)
+            ob[at] += block.reshape(n1 - n0, oh, ow, c)
     return _crop(out, input_hw, ph, pw)
 
 
 # -- pools ---------------------------------------------------------------------------------------
 
 
+def _image_blocks(n, image_bytes):
+    """(n0, n1): a few images at a time, about `_BLOCK_BYTES` of `image_bytes` each."""
+    step = max(1, _BLOCK_BYTES // max(image_bytes, 1))
+    for n0 in range(0, n, step):
+        yield n0, min(n, n0 + step)
+
+
 def max_pool(x, ksize, strides, padding_hw, out_hw) -> np.ndarray:
     """[N, OH, OW, C]: the maximum of each window (NaN when the window holds one)."""
     (ph, pw), (oh, ow) = padding_hw, out_hw
-    if 0 in (x.shape[0], oh, ow, x.shape[3]):
-        return np.zeros((x.shape[0], oh, ow, x.shape[3]), x.dtype)
-    return _window_max(padded(x, ph, pw, -np.inf, "pool_pad"),
-                       taps(ksize, strides, (1, 1), oh, ow))
+    n, c = x.shape[0], x.shape[3]
+    if 0 in (n, oh, ow, c):
+        return np.zeros((n, oh, ow, c), x.dtype)
+    xp = padded(x, ph, pw, -np.inf, "pool_pad")
+    index = taps(ksize, strides, (1, 1), oh, ow)
+    out = np.empty((n, oh, ow, c), x.dtype)
+    for n0, n1 in _image_blocks(n, oh * ow * c * x.itemsize):
+        _window_max(xp[n0:n1], index, out[n0:n1])
+    return out
 
 
-def _window_max(xp, index):
-    out = xp[index[0]].copy()
-    for at in index[1:]:
+def _window_max(xp, index, out):
+    """`out`: the maximum over the taps `index` of `xp`."""
+    if len(index) == 1:
+        np.copyto(out, xp[index[0]])
+    else:
+        np.maximum(xp[index[0]], xp[index[1]], out=out)
+    for at in index[2:]:
         np.maximum(out, xp[at], out=out)
     return out
 
@@ -219,34 +330,36 @@ def max_pool_grad(x, g, ksize, strides, padding_hw, out_hw) -> np.ndarray:
     if 0 in (n, oh, ow, c):
         return np.zeros(x.shape, g.dtype)
     xp = padded(x, ph, pw, -np.inf, "pool_pad")
-    # the windows copied once, tap-major: every later pass runs over contiguous rows
-    view = _window_major(xp, ksize, strides, oh, ow)
-    taps_count = ksize[0] * ksize[1]
-    cols = scratch("pool_cols", (taps_count, n, oh, ow, c), x.dtype)
-    np.copyto(cols.reshape(view.shape), view)
-    y = cols.max(axis=0)
-    nan = _nan_windows(y)
-    # in the integers of g's bits: a window's gradient multiplied by 0 or 1 (bit for bit,
-    # NaN and inf too, +0 elsewhere), taken out of `rest` once a maximum has it
-    ints = np.dtype(f"i{g.dtype.itemsize}")
-    rest = g.view(ints).copy()
-    parts = scratch("pool_parts", cols.shape, ints)
-    for t in range(taps_count):
-        hit = np.equal(cols[t], y)
-        if nan is not None:
-            hit |= np.isnan(cols[t]) & nan
-        np.multiply(rest, hit, out=parts[t])
-        if t < taps_count - 1:
-            rest -= parts[t]
+    index = taps(ksize, strides, (1, 1), oh, ow)
+    last = len(index) - 1
     out = _padded_zeros(n, (h, w), c, ksize, strides, (1, 1), ph, pw, oh, ow, g.dtype)
-    if strides[0] >= ksize[0] and strides[1] >= ksize[1]:
-        # disjoint windows: each position in one window at most, so one copy puts them back
-        np.copyto(as_strided(out.view(ints), view.shape,
-                             _window_major(out, ksize, strides, oh, ow).strides),
-                  parts.reshape(view.shape))
-    else:
-        for t, at in enumerate(taps(ksize, strides, (1, 1), oh, ow)):
-            out[at] += parts[t].view(g.dtype)
+    # disjoint windows: each position in one window at most, so each tap's part is written
+    # into the result as it is; else added
+    disjoint = strides[0] >= ksize[0] and strides[1] >= ksize[1]
+    # in the integers of g's bits: a window's gradient multiplied by 0 or 1 (bit for bit,
+    # NaN and inf too, +0 elsewhere), taken out of `rest` once a maximum has it. A few
+    # images at a time, so that the passes over each tap run in cache
+    ints = np.dtype(f"i{g.dtype.itemsize}")
+    out_ints = out.view(ints)
+    for n0, n1 in _image_blocks(n, oh * ow * c * max(x.itemsize, g.itemsize)):
+        shape = (n1 - n0, oh, ow, c)
+        xb = xp[n0:n1]
+        y = _window_max(xb, index, scratch("pool_max", shape, x.dtype))
+        nan = _nan_windows(y)
+        rest = scratch("pool_rest", shape, ints)
+        np.copyto(rest, g[n0:n1].view(ints))
+        hit = scratch("pool_hit", shape, np.bool_)
+        part = None if disjoint else scratch("pool_part", shape, ints)
+        for t, at in enumerate(index):
+            np.equal(xb[at], y, out=hit)
+            if nan is not None:
+                hit |= np.isnan(xb[at]) & nan
+            target = out_ints[n0:n1][at] if disjoint else part
+            np.multiply(rest, hit, out=target)
+            if not disjoint:
+                out[n0:n1][at] += part.view(g.dtype)
+            if t < last:
+                rest -= target
     return _crop(out, (h, w), ph, pw)
 
 
@@ -258,7 +371,7 @@ def max_pool_grad_grad(x, gg, ksize, strides, padding_hw, out_hw) -> np.ndarray:
         return np.zeros((n, oh, ow, c), gg.dtype)
     xp = padded(x, ph, pw, -np.inf, "pool_pad")
     index = taps(ksize, strides, (1, 1), oh, ow)
-    y = _window_max(xp, index)
+    y = _window_max(xp, index, np.empty((n, oh, ow, c), x.dtype))
     ggp = padded(gg, ph, pw, 0, "pool_pad_grad")
     out = np.zeros((n, oh, ow, c), gg.dtype)
     for at, mask in _first_max_masks(xp, y, index):

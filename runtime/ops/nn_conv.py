@@ -1,9 +1,9 @@
 """Convolution and pooling ops (NHWC), and the normalisation helpers composed from other ops.
 
 Ops: Conv2D with Conv2DBackpropInput / Conv2DBackpropFilter, MaxPool with MaxPoolGrad,
-AvgPool with AvgPoolGrad. Their NumPy kernels are in `conv_kernels` (each convolution one
-matrix product over an im2col copy of the windows; pools over strided views, one pass a
-window tap). conv1d, the 1-D pools, moments,
+AvgPool with AvgPoolGrad. Their NumPy kernels are in `conv_kernels` (each convolution
+matrix products over im2col blocks of the windows that stay in cache; pools over strided
+views, one pass a window tap). conv1d, the 1-D pools, moments,
 batch_normalization and embedding_lookup are composed from ops, so their gradients come with
 the ops they use.
 """

@@ -14,7 +14,7 @@ import pytest
 import runtime as rt
 from runtime.ops import conv_kernels
 
-from .test_conv_ops import naive_conv2d
+from .test_conv_ops import naive_conv2d, naive_pool
 
 
 def _windows(h, w, k, s, padding):
@@ -65,6 +65,19 @@ def test_max_pool_gradient_with_ties_goes_to_the_first_maximum(k, s, padding):
     x = np.maximum(rng.integers(-3, 3, (2, 7, 6, 3)), 0).astype(np.float32)
     g = rng.standard_normal(rt.nn.max_pool2d(x, k, s, padding).shape).astype(np.float32)
     _, dx = _max_pool_grad(x, g, k, s, padding)
+    np.testing.assert_allclose(dx.numpy(), first_max_pool_grad(x, g, k, s, padding),
+                               rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("k,s,padding", POOLS)
+def test_pools_over_several_blocks_of_images(k, s, padding, monkeypatch):
+    # blocks of one or two images: each block's maxima and gradients from its own images
+    monkeypatch.setattr(conv_kernels, "_BLOCK_BYTES", 200)
+    rng = np.random.default_rng(9)
+    x = np.maximum(rng.integers(-3, 3, (5, 7, 6, 3)), 0).astype(np.float32)
+    g = rng.standard_normal(rt.nn.max_pool2d(x, k, s, padding).shape).astype(np.float32)
+    y, dx = _max_pool_grad(x, g, k, s, padding)
+    np.testing.assert_array_equal(y.numpy(), naive_pool(x, k, s, padding, "max"))
     np.testing.assert_allclose(dx.numpy(), first_max_pool_grad(x, g, k, s, padding),
                                rtol=1e-6, atol=1e-6)
 
@@ -224,6 +237,58 @@ def test_one_by_one_convolution_is_a_matrix_product_over_the_strided_pixels(stri
     expected_dx = np.zeros_like(x)
     expected_dx[:, ::strides[0], ::strides[1]] = (2 * expected) @ w[0, 0].T
     np.testing.assert_allclose(dx, expected_dx, rtol=1e-10, atol=1e-12)
+
+
+def _tap_by_tap(x, w, g, strides, padding, dilations):
+    """(conv2d, its filter gradient, its input gradient) for output gradient `g`, one
+    einsum per filter tap over the zero-padded input (the definitions, not the kernels)."""
+    from runtime.ops.nn_conv import _geometry
+    n, h, wd, c = x.shape
+    kh, kw, _, o = w.shape
+    oh, ow, ph, pw = _geometry(h, wd, (kh, kw), strides, padding, dilations, "test")
+    xp = np.pad(x, ((0, 0), ph, pw, (0, 0)))
+    y, dw, dxp = np.zeros((n, oh, ow, o)), np.zeros(w.shape), np.zeros(xp.shape)
+    for i, j in itertools.product(range(kh), range(kw)):
+        at = (slice(None), slice(i * dilations[0], i * dilations[0] + (oh - 1) * strides[0] + 1,
+                                 strides[0]),
+              slice(j * dilations[1], j * dilations[1] + (ow - 1) * strides[1] + 1, strides[1]))
+        y += np.einsum("nhwc,co->nhwo", xp[at], w[i, j])
+        dw[i, j] = np.einsum("nhwc,nhwo->co", xp[at], g)
+        dxp[at] += np.einsum("nhwo,co->nhwc", g, w[i, j])
+    return y, dw, dxp[:, ph[0]:ph[0] + h, pw[0]:pw[0] + wd]
+
+
+@pytest.mark.parametrize("shape,kernel,strides,padding,dilations", [
+    ((3, 9, 8, 1, 4), (3, 3), (1, 1), "SAME", (1, 1)),     # one channel, plane by plane
+    ((2, 7, 9, 3, 5), (3, 2), (2, 1), "VALID", (1, 1)),    # few channels, strided
+    ((2, 9, 10, 6, 3), (4, 2), (1, 1), "SAME", (2, 3)),    # input gradient as a correlation
+    ((2, 30, 30, 8, 4), (3, 3), (1, 1), "VALID", (1, 1)),  # the same, 'VALID'
+    ((2, 9, 9, 6, 5), (3, 3), (1, 2), "SAME", (1, 2)),     # strided: col2im
+    ((2, 6, 6, 7, 3), (5, 5), (1, 1), "VALID", (1, 1)),    # input much larger than output
+    ((2, 24, 300, 20, 3), (3, 3), (1, 1), "SAME", (1, 1)),  # a few rows of an image a block
+    ((1, 20, 200, 2, 3), (3, 3), (1, 1), "SAME", (1, 1)),  # the same, plane by plane
+])
+@pytest.mark.parametrize("block_bytes", [None, 300])
+def test_kernels_match_the_convolution_tap_by_tap(shape, kernel, strides, padding, dilations,
+                                                  block_bytes, monkeypatch):
+    from runtime.ops.nn_conv import _geometry
+    if block_bytes:  # a row of an image a block
+        monkeypatch.setattr(conv_kernels, "_BLOCK_BYTES", block_bytes)
+    n, h, w, c, o = shape
+    rng = np.random.default_rng(8)
+    x, f = rng.standard_normal((n, h, w, c)), rng.standard_normal((*kernel, c, o))
+    oh, ow, ph, pw = _geometry(h, w, kernel, strides, padding, dilations, "test")
+    g = rng.standard_normal((n, oh, ow, o))
+    y, dw, dx = _tap_by_tap(x, f, g, strides, padding, dilations)
+    np.testing.assert_allclose(
+        conv_kernels.conv2d(x, f, strides, (ph, pw), dilations, (oh, ow)), y, rtol=1e-10,
+        atol=1e-10)
+    np.testing.assert_allclose(
+        conv_kernels.conv2d_backprop_filter(x, g, kernel, strides, (ph, pw), dilations), dw,
+        rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(
+        conv_kernels.conv2d_backprop_input(g, f, (h, w), strides, (ph, pw), dilations), dx,
+        rtol=1e-10, atol=1e-10)
 
 
 def test_every_kernel_returns_a_new_contiguous_array():
