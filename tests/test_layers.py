@@ -43,6 +43,7 @@ OPTIONAL_EXTRAS = {  # third-party packages, imported where used: `import runtim
     "PIL": "Pillow (extra [images]): the JPEG, GIF and BMP codecs, when an image is decoded",
     "tensorboardX": "rt.summary's event files (extra [summary]), when a writer is made",
     "google_crc32c": "CRC-32C in C (extra [tfrecord]), on the first TFRecord CRC",
+    "ml_dtypes": "bfloat16, float8 and int4's NumPy types (extra [dtypes]), on first use",
     "google": "protobuf's descriptors of rt.train's messages, for google.protobuf.text_format; "
               "optional, when a message's DESCRIPTOR is read",
 }
