@@ -88,6 +88,11 @@ DIFFERENCES: tuple[tuple[str, str], ...] = (
     (r"tf\.linalg\.(svd|qr|eig|eigh|eigvals|eigvalsh|cholesky)$",
      "real float matrices only; vectors may differ in sign"),
     (r"tf\.(sort|argsort)$", "sorting is always stable"),
+    (r"tf\.(dtypes\.|experimental\.)?(bfloat16|float8_\w+|float4_e2m1fn|u?int[24])$|"
+     r"tf\.dtypes\.experimental\.\w+$",
+     "needs ml_dtypes (extra [dtypes]); NumPy and XLA tiers"),
+    (r"tf\.(dtypes\.)?(q|qu)int(8|16|32)$|tf\.dtypes\.QUANTIZED_DTYPES$",
+     "the dtypes only: no quantized ops"),
     (r"tf\.(cast|dtypes\.saturate_cast)$", "float-to-integer casts saturate"),
     (r"tf\.saved_model\.(save|load)$|tf\.train\.Checkpoint$|tf\.keras\.models\.(save_model|"
      r"load_model)$", "writes and reads this project's own file formats"),

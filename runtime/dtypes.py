@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import types
+
 import numpy as np
 
 
@@ -41,6 +43,11 @@ class DType:
     @property
     def is_numeric(self) -> bool:
         return self._np.kind in "iufc"
+
+    @property
+    def is_quantized(self) -> bool:
+        """Whether this is one of TensorFlow's quantized dtypes (qint8, quint8, ...)."""
+        return self.name in ("qint8", "quint8", "qint16", "quint16", "qint32")
 
     @property
     def base_dtype(self) -> "DType":
@@ -104,16 +111,93 @@ complex128 = DType("complex128", np.complex128)
 string = DType("string", np.object_)
 variant = DType("variant", np.object_)  # opaque runtime values (TensorArray handles)
 
+
+
+class _ExtendedDType(DType):
+    """A dtype whose NumPy type is ml_dtypes' (bfloat16, the float8 and float4 formats, the
+    2- and 4-bit integers), imported on first use: `import runtime` does not load ml_dtypes,
+    and without it (`pip install ml_dtypes`) using such a dtype raises ImportError."""
+
+    __slots__ = ("_kind",)
+
+    def __init__(self, name: str, kind: str) -> None:  # no NumPy type read yet
+        self.name = name
+        self._kind = kind  # "f", "i" or "u": what the dtype holds
+
+    @property
+    def as_numpy_dtype(self):
+        return getattr(_ml_dtypes(self.name), self.name)
+
+    @property
+    def _np(self):
+        return np.dtype(self.as_numpy_dtype)
+
+    is_floating = property(lambda self: self._kind == "f")
+    is_integer = property(lambda self: self._kind in "iu")
+    is_unsigned = property(lambda self: self._kind == "u")
+    is_numeric = property(lambda self: True)
+
+    def _info(self):
+        module = _ml_dtypes(self.name)
+        return (module.finfo if self._kind == "f" else module.iinfo)(self.as_numpy_dtype)
+
+    min = property(lambda self: self._info().min)
+    max = property(lambda self: self._info().max)
+
+
+def _ml_dtypes(name: str):
+    try:
+        import ml_dtypes
+    except ImportError:
+        raise ImportError(f"the {name} dtype needs the ml_dtypes package (pip install "
+                          "ml_dtypes, or the extra autograph-rt[dtypes]).") from None
+    return ml_dtypes
+
+
+bfloat16 = _ExtendedDType("bfloat16", "f")
+float8_e4m3fn = _ExtendedDType("float8_e4m3fn", "f")
+float8_e4m3fnuz = _ExtendedDType("float8_e4m3fnuz", "f")
+float8_e4m3b11fnuz = _ExtendedDType("float8_e4m3b11fnuz", "f")
+float8_e5m2 = _ExtendedDType("float8_e5m2", "f")
+float8_e5m2fnuz = _ExtendedDType("float8_e5m2fnuz", "f")
+float4_e2m1fn = _ExtendedDType("float4_e2m1fn", "f")
+int4 = _ExtendedDType("int4", "i")
+uint4 = _ExtendedDType("uint4", "u")
+int2 = _ExtendedDType("int2", "i")
+uint2 = _ExtendedDType("uint2", "u")
+EXTENDED = (bfloat16, float8_e4m3fn, float8_e4m3fnuz, float8_e4m3b11fnuz, float8_e5m2,
+            float8_e5m2fnuz, float4_e2m1fn, int4, uint4, int2, uint2)
+
+# TensorFlow's quantized dtypes, with TensorFlow's NumPy types (a structured dtype of one
+# integer field: values to hold, not to compute with)
+qint8 = DType("qint8", np.dtype([("qint8", np.int8)]))
+quint8 = DType("quint8", np.dtype([("quint8", np.uint8)]))
+qint16 = DType("qint16", np.dtype([("qint16", np.int16)]))
+quint16 = DType("quint16", np.dtype([("quint16", np.uint16)]))
+qint32 = DType("qint32", np.dtype([("qint32", np.int32)]))
+QUANTIZED_DTYPES = frozenset({qint8, quint8, qint16, quint16, qint32})
+resource = DType("resource", np.object_)  # handles of stateful objects (variables, tables)
+
+#: tf.dtypes.experimental: the narrow float and integer formats
+experimental = types.SimpleNamespace(**{d.name: d for d in EXTENDED if d is not bfloat16})
+
 ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32,
        uint64, bool_, complex64, complex128, string)
 _SHORT = {"float16": "f16", "float32": "f32", "float64": "f64", "int8": "i8", "int16": "i16",
           "int32": "i32", "int64": "i64", "uint8": "u8", "uint16": "u16", "uint32": "u32",
           "uint64": "u64", "bool": "bool", "complex64": "c64", "complex128": "c128",
-          "string": "str", "variant": "var"}
+          "string": "str", "variant": "var", "bfloat16": "bf16", "float8_e4m3fn": "f8e4m3fn",
+          "float8_e4m3fnuz": "f8e4m3fnuz", "float8_e4m3b11fnuz": "f8e4m3b11fnuz",
+          "float8_e5m2": "f8e5m2", "float8_e5m2fnuz": "f8e5m2fnuz", "float4_e2m1fn": "f4e2m1fn",
+          "int4": "i4", "uint4": "u4", "int2": "i2", "uint2": "u2", "qint8": "qi8",
+          "quint8": "qu8", "qint16": "qi16", "quint16": "qu16", "qint32": "qi32",
+          "resource": "res"}
 _BY_NP = {d._np: d for d in ALL}  # object -> string (variant is only explicit)
-_BY_NAME = {d.name: d for d in ALL + (variant,)}
+_BY_NAME = {d.name: d for d in ALL + (variant, resource) + EXTENDED}
+_BY_NAME.update({d.name: d for d in QUANTIZED_DTYPES})
 _BY_NAME.update({"bool_": bool_, "half": float16, "float": float32, "double": float64})
 _BY_NAME.update({d.short_name: d for d in ALL})
+_NARROW = {d.name for d in EXTENDED + tuple(QUANTIZED_DTYPES)}
 _BY_PY = {bool: bool_, int: int32, float: float32, complex: complex128, str: string}
 
 
@@ -133,6 +217,10 @@ def from_numpy(np_dtype) -> DType:
         kind = kind.newbyteorder("=")
     if kind in _BY_NP:
         return _BY_NP[kind]
+    if kind.kind == "V":  # ml_dtypes' types (by name), TensorFlow's quantized ones (by field)
+        extended = _BY_NAME.get(kind.names[0] if kind.names else kind.name)
+        if extended is not None and extended.name in _NARROW:
+            return extended
     raise TypeError(f"NumPy dtype {kind} has no runtime dtype; use one of "
                     f"{', '.join(d.name for d in ALL)}.")
 

@@ -18,7 +18,9 @@ from .resolve import any_active, resolve
 def differentiable(value) -> bool:
     """True when gradients can flow to `value` (float, complex, TensorArray or a variable)."""
     dtype = value.dtype
-    return dtype._np.kind in "fc" or dtype is _dtypes.variant
+    kind = dtype._np.kind
+    # "V": ml_dtypes' bfloat16 and float8 formats
+    return kind in "fc" or dtype is _dtypes.variant or kind == "V" and dtype.is_floating
 
 
 class Node:

@@ -282,5 +282,13 @@ def _fix_dtype(value, dtype):
     return value
 
 
+# TensorFlow's dtypes beyond NumPy's, published with the conversions that take them:
+# rt.bfloat16, the quantized ones and rt.resource, and rt.experimental.float8_e4m3fn, ...
+for _dtype in (_dtypes.bfloat16, _dtypes.qint8, _dtypes.quint8, _dtypes.qint16, _dtypes.quint16,
+               _dtypes.qint32, _dtypes.resource):
+    export(_dtype.name)(_dtype)
+for _dtype in vars(_dtypes.experimental).values():
+    export(f"experimental.{_dtype.name}")(_dtype)
+
 __all__ = ["apply", "binary_operands", "constant", "convert_to_tensor", "define",
            "register_conversions"]  # define: also importable from here
