@@ -327,6 +327,8 @@ class MultiHeadAttention(_QueryValueLayer):
     _output_dense: EinsumDense
     _gate_dense: EinsumDense
 
+    _config_defaults_kept_out = {"flash_attention": None}  # as Keras 3's config
+
     def __init__(self, num_heads: int, key_dim: int, value_dim: int | None = None,
                  dropout: float = 0.0, use_bias: bool = True, output_shape=None,
                  attention_axes=None, sliding_window=None, flash_attention=None,

@@ -17,7 +17,7 @@ from ..shapes import TensorShape
 from . import activations
 from . import constraints as _constraints
 from .base import Layer, positive_int
-from .kernel_layer import KernelLayer
+from .kernel_layer import KernelLayer, refuse_quantization
 
 
 class _SameShape(Layer):
@@ -41,13 +41,20 @@ class Dense(KernelLayer):
 
     _passes_masks = True
     _takes_sparse = True
+    # left out of the config at these values, as Keras 3's Dense leaves them out
+    _config_defaults_kept_out = {"activity_regularizer": None, "lora_rank": None,
+                                 "lora_alpha": None}
 
     def __init__(self, units: int, activation: str | Callable | None = None,
                  use_bias: bool = True, kernel_initializer: str | Callable = "glorot_uniform",
                  bias_initializer: str | Callable = "zeros", kernel_regularizer=None,
                  bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
-                 bias_constraint=None, **kwargs: Any) -> None:
+                 bias_constraint=None, lora_rank=None, lora_alpha=None,
+                 quantization_config=None, **kwargs: Any) -> None:
+        refuse_quantization("Dense", lora_rank, quantization_config)
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        self.lora_rank, self.lora_alpha = lora_rank, lora_alpha
+        self.quantization_config = quantization_config
         self.units = positive_int(units, "units", "Dense")
         self._init_kernel_arguments(activation, use_bias, kernel_initializer, bias_initializer,
                                     kernel_regularizer, bias_regularizer, kernel_constraint,

@@ -90,12 +90,22 @@ class InputLayer(Layer):
     """The layer at the start of a functional model: its output is an `Input` tensor."""
 
     @strict_keywords()
-    def __init__(self, input_shape=None, batch_size: int | None = None, dtype=None,
-                 name: str | None = None, batch_shape=None, sparse: bool | None = None,
-                 ragged: bool | None = None, input_tensor=None) -> None:
+    def __init__(self, shape=None, batch_size: int | None = None, dtype=None,
+                 sparse: bool | None = None, batch_shape=None, input_tensor=None,
+                 optional: bool = False, name: str | None = None, ragged: bool | None = None,
+                 input_shape=None) -> None:
+        """Keras 3's arguments (`shape` without the batch axis, or `batch_shape`);
+        `input_shape` is Keras 2's name for `shape`."""
         if input_tensor is not None:
             raise NotImplementedError("InputLayer(input_tensor=...) is not implemented: give "
                                       "the shape and dtype instead.")
+        if optional:
+            raise NotImplementedError("InputLayer(optional=True) is not implemented: every "
+                                      "input takes a value.")
+        if shape is not None and input_shape is not None:
+            raise ValueError("InputLayer takes `shape` or its older name `input_shape`, not "
+                             "both.")
+        input_shape = shape if shape is not None else input_shape
         if batch_shape is None:
             if input_shape is None:
                 raise ValueError("Input needs a shape (shape=(4,), without the batch "
@@ -124,10 +134,10 @@ class InputLayer(Layer):
         return self.output
 
     def get_config(self) -> dict:
-        config = {"batch_shape": list(self._batch_input_shape), "dtype": self.dtype,
-                  "name": self.name}
-        config = {**config, "ragged": True} if self.ragged else config
-        return {**config, "sparse": True} if self.sparse else config
+        """Keras 3's: the batch shape, dtype name, sparse, ragged, name and optional."""
+        return {"batch_shape": list(self._batch_input_shape), "dtype": self.dtype,
+                "sparse": self.sparse, "ragged": self.ragged, "name": self.name,
+                "optional": False}
 
     @classmethod
     def from_config(cls, config: dict) -> "InputLayer":
@@ -263,6 +273,7 @@ def call_symbolically(layer: Layer, inputs, args: tuple, kwargs: dict, training)
     shapes by running it on placeholders in a throwaway graph, and records the call."""
     call_args = (inputs, args, kwargs)
     placeholders: dict[int, Any] = {}
+    masks: dict[int, KerasTensor] = {}   # id(mask placeholder) -> the input's mask
     graph = FuncGraph(f"{layer.name}_symbolic")
     with context.graph_scope(graph):
         def placeholder(x):
@@ -273,8 +284,8 @@ def call_symbolically(layer: Layer, inputs, args: tuple, kwargs: dict, training)
                 mask = getattr(x, "_keras_mask", None)
                 if isinstance(mask, KerasTensor):  # the mask a masking layer gave it
                     placeholders[id(x)]._keras_mask = graph.placeholder(
-    masks: dict[int, KerasTensor] = {}   # id(mask placeholder) -> the input's mask
                         mask.shape, mask.dtype, name="mask")
+                    masks[id(placeholders[id(x)]._keras_mask)] = mask
             return placeholders[id(x)]
         real_inputs, real_args, real_kwargs = nest.map_structure(placeholder, call_args)
         result = layer(real_inputs, *real_args, training=training, **real_kwargs)
@@ -285,7 +296,6 @@ def call_symbolically(layer: Layer, inputs, args: tuple, kwargs: dict, training)
                             "layer in a functional model must return tensors.")
         tensor = KerasTensor(value.shape, value.dtype)
         mask = getattr(value, "_keras_mask", None)
-                    masks[id(placeholders[id(x)]._keras_mask)] = mask
         if mask is not None and hasattr(mask, "shape"):  # Keras tensors carry their mask
             # an input's mask passed on is the same Keras tensor; a new one is named next
             known = masks.get(id(mask))
@@ -447,28 +457,39 @@ class Functional(Model):
                 node_index[id(node)] = counts.get(id(node.layer), 0)
                 counts[id(node.layer)] = node_index[id(node)] + 1
 
-        def ref(tensor: KerasTensor):
+        def history(tensor: KerasTensor) -> list:
             node, index = tensor._keras_history
-            return {"__keras_tensor__": [node.layer.name, node_index[id(node)], index]}
+            return [node.layer.name, node_index[id(node)], index]
 
-        def encode(value):
-            return ref(value) if isinstance(value, KerasTensor) else \
-                _serialization.serialize_value(value)
+        def encode(value):  # Keras 3's form of a Keras tensor in a call's arguments
+            if isinstance(value, KerasTensor):
+                return {"class_name": "__keras_tensor__",
+                        "config": {"shape": tuple(value.shape.as_list()),
+                                   "dtype": value.dtype.name,
+                                   "keras_history": history(value)}}
+            return _serialization.serialize_value(value)
+
+        def call(node) -> dict:  # Keras 3's inbound node: args [inputs, *args], kwargs
+            inputs, args, kwargs = node.call_args
+            kwargs = dict(kwargs) if node.training is None else \
+                {**kwargs, "training": node.training}
+            return {"args": [nest.map_structure(encode, inputs),
+                             *nest.map_structure(encode, list(args))],
+                    "kwargs": nest.map_structure(encode, kwargs)}
         layers = []
         for layer in self.layers:
             entry = _serialization.serialize_layer(layer)
             entry["name"] = layer.name
-            entry["inbound_nodes"] = [
-                {"args": nest.map_structure(encode, list(node.call_args[:2])),
-                 "kwargs": nest.map_structure(encode, node.call_args[2]),
-                 "training": node.training}
-                for node in self._nodes if node.layer is layer]
+            nodes = [node for node in self._nodes if node.layer is layer]
+            if nodes and layer.built and not isinstance(layer, InputLayer):
+                entry["build_config"] = {"input_shape": nest.map_structure(
+                    lambda t: t.shape.as_list() if isinstance(t, KerasTensor) else None,
+                    nodes[0].call_args[0])}
+            entry["inbound_nodes"] = [call(node) for node in nodes]
             layers.append(entry)
         return {"name": self.name, "trainable": self.trainable, "layers": layers,
-                "input_layers": nest.map_structure(lambda t: ref(t)["__keras_tensor__"],
-                                                   self._nested_inputs),
-                "output_layers": nest.map_structure(lambda t: ref(t)["__keras_tensor__"],
-                                                    self._nested_outputs)}
+                "input_layers": nest.map_structure(history, self._nested_inputs),
+                "output_layers": nest.map_structure(history, self._nested_outputs)}
 
     @classmethod
     def from_config(cls, config: dict) -> "Functional":
@@ -490,10 +511,14 @@ class Functional(Model):
                 refs = _tensor_refs([spec["args"], spec["kwargs"]])
                 if not all((r[0], r[1]) in produced for r in refs):
                     continue
-                node_inputs, node_args = _decode(spec["args"], produced)
                 node_kwargs = _decode(spec["kwargs"], produced)
-                result = layers[name](node_inputs, *node_args, training=spec.get("training"),
-                                      **node_kwargs)
+                if "training" in spec:  # this runtime's earlier form: [inputs, [args]]
+                    node_inputs, node_args = _decode(spec["args"], produced)
+                    node_kwargs["training"] = spec["training"]
+                else:  # Keras 3's: [inputs, *args], training among the kwargs if given
+                    node_inputs, *node_args = _decode(spec["args"], produced)
+                node_kwargs.setdefault("training", None)
+                result = layers[name](node_inputs, *node_args, **node_kwargs)
                 offset = 1 if isinstance(layers[name], InputLayer) else 0
                 produced[(name, calls[name] + offset)] = nest.flatten(result)
                 calls[name] += 1
@@ -523,10 +548,22 @@ class Functional(Model):
 _serialization.FUNCTIONAL_BUILDERS[Model] = Functional.from_config
 
 
+def _history(value) -> list | None:
+    """The `[layer, node, index]` of a Keras tensor in a saved call's arguments (Keras 3's
+    `{"class_name": "__keras_tensor__", "config": {..., "keras_history": ...}}`, or this
+    runtime's earlier `{"__keras_tensor__": [...]}`), None for another value."""
+    if isinstance(value, dict) and set(value) == {"__keras_tensor__"}:
+        return value["__keras_tensor__"]
+    if isinstance(value, dict) and value.get("class_name") == "__keras_tensor__" and \
+            isinstance(value.get("config"), dict) and "keras_history" in value["config"]:
+        return value["config"]["keras_history"]
+    return None
+
+
 def _tensor_refs(value) -> list[tuple]:
     """The `[layer, node, index]` references to Keras tensors in a saved call's arguments."""
-    if isinstance(value, dict) and set(value) == {"__keras_tensor__"}:
-        return [tuple(value["__keras_tensor__"])]
+    if _history(value) is not None:
+        return [tuple(_history(value))]
     if isinstance(value, dict):
         value = list(value.values())
     if isinstance(value, list):
@@ -536,8 +573,8 @@ def _tensor_refs(value) -> list[tuple]:
 
 def _decode(value, produced: dict):
     """A saved call's arguments with the Keras tensors they reference put back."""
-    if isinstance(value, dict) and set(value) == {"__keras_tensor__"}:
-        owner, index, position = value["__keras_tensor__"]
+    if _history(value) is not None:
+        owner, index, position = _history(value)
         return produced[(owner, index)][position]
     if isinstance(value, dict):
         return {k: _decode(v, produced) for k, v in value.items()}

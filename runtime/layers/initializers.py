@@ -5,6 +5,7 @@ Random initializers draw through `rt.random`, so `rt.random.set_seed` makes them
 
 from __future__ import annotations
 
+import inspect
 import math
 from typing import Callable
 
@@ -16,10 +17,23 @@ from ..ops.core import constant
 
 
 class Initializer:
-    """Base class: `initializer(shape, dtype)` returns an eager tensor of that shape."""
+    """Base class: `initializer(shape, dtype)` returns an eager tensor of that shape.
+
+    `get_config()` is the constructor's arguments as Keras 3 writes them (read back from the
+    attributes of the same names); `from_config(config)` makes the initializer again.
+    """
 
     def __call__(self, shape, dtype=_dtypes.float32):
         raise NotImplementedError
+
+    def get_config(self) -> dict:
+        params = inspect.signature(type(self).__init__).parameters
+        return {key: getattr(self, key) for key in params
+                if key != "self" and hasattr(self, key)}
+
+    @classmethod
+    def from_config(cls, config: dict) -> "Initializer":
+        return cls(**config)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
@@ -86,7 +100,12 @@ def _fans(shape) -> tuple[int, int]:
 class VarianceScaling(Initializer):
     """Values with variance `scale / n`, n being fan_in, fan_out or their mean (`mode`)."""
 
-    def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None):
+    def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None,
+                 input_axes=None, output_axes=None):
+        # with both given, fan_in / fan_out are the products of the shape's sizes along them
+        # (an einsum kernel's input and output axes), as Keras 3 computes them
+        self.input_axes = _axes(type(self).__name__, "input_axes", input_axes)
+        self.output_axes = _axes(type(self).__name__, "output_axes", output_axes)
         if mode not in ("fan_in", "fan_out", "fan_avg"):
             raise ValueError(f"VarianceScaling mode must be fan_in, fan_out or fan_avg, got {mode!r}.")
         if distribution not in ("uniform", "normal", "truncated_normal", "untruncated_normal"):
@@ -96,6 +115,9 @@ class VarianceScaling(Initializer):
 
     def __call__(self, shape, dtype=_dtypes.float32):
         fan_in, fan_out = _fans(shape)
+        if self.input_axes is not None and self.output_axes is not None:
+            fan_in = int(np.prod([tuple(shape)[a] for a in self.input_axes], dtype=np.int64))
+            fan_out = int(np.prod([tuple(shape)[a] for a in self.output_axes], dtype=np.int64))
         n = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2}[self.mode]
         variance = self.scale / max(1.0, n)
         if self.distribution == "uniform":
@@ -109,6 +131,24 @@ class VarianceScaling(Initializer):
     def __repr__(self) -> str:
         return (f"{type(self).__name__}(scale={self.scale}, mode={self.mode!r}, "
                 f"distribution={self.distribution!r})")
+
+    def get_config(self) -> dict:
+        config = {"seed": self.seed, "input_axes": self.input_axes,
+                  "output_axes": self.output_axes}
+        if type(self) is VarianceScaling:
+            config.update(scale=self.scale, mode=self.mode, distribution=self.distribution)
+        return config
+
+
+def _axes(name: str, what: str, axes):
+    """None, or a list of ints: the axes of a weight's shape counted into its fan."""
+    if axes is None:
+        return None
+    if not isinstance(axes, (list, tuple)) or \
+            not all(isinstance(a, int) and not isinstance(a, bool) for a in axes):
+        raise ValueError(f"{name}: `{what}` must be None or a list of ints (axes of the "
+                         f"weight's shape), got {axes!r}.")
+    return list(axes)
 
 
 def _truncated_normal(shape, stddev, dtype, seed):
@@ -127,43 +167,43 @@ def _truncated_normal(shape, stddev, dtype, seed):
 class GlorotUniform(VarianceScaling):
     """Uniform in ±sqrt(6 / (fan_in + fan_out)) (Glorot and Bengio, 2010)."""
 
-    def __init__(self, seed=None):
-        super().__init__(1.0, "fan_avg", "uniform", seed)
+    def __init__(self, seed=None, input_axes=None, output_axes=None):
+        super().__init__(1.0, "fan_avg", "uniform", seed, input_axes, output_axes)
 
 
 class GlorotNormal(VarianceScaling):
     """Truncated normal with stddev sqrt(2 / (fan_in + fan_out))."""
 
-    def __init__(self, seed=None):
-        super().__init__(1.0, "fan_avg", "truncated_normal", seed)
+    def __init__(self, seed=None, input_axes=None, output_axes=None):
+        super().__init__(1.0, "fan_avg", "truncated_normal", seed, input_axes, output_axes)
 
 
 class HeUniform(VarianceScaling):
     """Uniform in ±sqrt(6 / fan_in) (He et al., 2015), suited to relu layers."""
 
-    def __init__(self, seed=None):
-        super().__init__(2.0, "fan_in", "uniform", seed)
+    def __init__(self, seed=None, input_axes=None, output_axes=None):
+        super().__init__(2.0, "fan_in", "uniform", seed, input_axes, output_axes)
 
 
 class HeNormal(VarianceScaling):
     """Truncated normal with stddev sqrt(2 / fan_in)."""
 
-    def __init__(self, seed=None):
-        super().__init__(2.0, "fan_in", "truncated_normal", seed)
+    def __init__(self, seed=None, input_axes=None, output_axes=None):
+        super().__init__(2.0, "fan_in", "truncated_normal", seed, input_axes, output_axes)
 
 
 class LecunUniform(VarianceScaling):
     """Uniform in ±sqrt(3 / fan_in) (LeCun et al., 1998)."""
 
-    def __init__(self, seed=None):
-        super().__init__(1.0, "fan_in", "uniform", seed)
+    def __init__(self, seed=None, input_axes=None, output_axes=None):
+        super().__init__(1.0, "fan_in", "uniform", seed, input_axes, output_axes)
 
 
 class LecunNormal(VarianceScaling):
     """Truncated normal with stddev sqrt(1 / fan_in)."""
 
-    def __init__(self, seed=None):
-        super().__init__(1.0, "fan_in", "truncated_normal", seed)
+    def __init__(self, seed=None, input_axes=None, output_axes=None):
+        super().__init__(1.0, "fan_in", "truncated_normal", seed, input_axes, output_axes)
 
 
 class TruncatedNormal(Initializer):
@@ -183,6 +223,9 @@ class Identity(Initializer):
 
     def __init__(self, gain=1.0):
         self.gain = gain
+
+    def get_config(self) -> dict:
+        return {} if self.gain == 1.0 else {"gain": self.gain}  # Keras 3 writes {}
 
     def __call__(self, shape, dtype=_dtypes.float32):
         if len(tuple(shape)) != 2:
@@ -223,11 +266,32 @@ _BY_NAME: dict[str, type] = {
     "he_uniform": HeUniform, "he_normal": HeNormal, "lecun_uniform": LecunUniform,
     "lecun_normal": LecunNormal, "truncated_normal": TruncatedNormal, "identity": Identity,
     "orthogonal": Orthogonal, "variance_scaling": VarianceScaling,
+    "uniform": RandomUniform, "normal": RandomNormal,  # Keras's short names
 }
+_BY_CLASS = {cls.__name__: cls for cls in _BY_NAME.values()}
+_BY_CLASS.update(IdentityInitializer=Identity, OrthogonalInitializer=Orthogonal)
+
+
+def serialize(initializer: Initializer) -> dict:
+    """Keras 3's `{"module", "class_name", "config", "registered_name"}` of one of these
+    initializers."""
+    return {"module": "keras.initializers", "class_name": type(initializer).__name__,
+            "config": initializer.get_config(), "registered_name": None}
+
+
+def is_builtin(value) -> bool:
+    """True for an initializer of this module's classes (not a subclass of your own)."""
+    return type(value) in _BY_CLASS.values()
 
 
 def get(identifier) -> Callable:
-    """An initializer from a name (`"glorot_uniform"`, `"zeros"`, ...) or a callable."""
+    """An initializer from a name (`"glorot_uniform"`, `"zeros"`, a class name such as
+    `"GlorotUniform"`), a `serialize` dict, or a callable."""
+    if isinstance(identifier, dict) and identifier.get("class_name") in _BY_CLASS and \
+            isinstance(identifier.get("config", {}), dict):
+        return _BY_CLASS[identifier["class_name"]].from_config(identifier.get("config", {}))
+    if isinstance(identifier, str) and identifier in _BY_CLASS:
+        return _BY_CLASS[identifier]()
     if isinstance(identifier, str):
         key = identifier.lower()
         if key not in _BY_NAME:

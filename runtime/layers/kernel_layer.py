@@ -29,6 +29,16 @@ def as_layer_dtype(layer: Layer, inputs):
     return x
 
 
+def refuse_quantization(layer: str, lora_rank, quantization_config) -> None:
+    """Keras 3's LoRA adapters and quantization are not implemented: None only."""
+    if lora_rank is not None:
+        raise NotImplementedError(f"{layer}(lora_rank=...) is not implemented: LoRA adapters "
+                                  "are not supported.")
+    if quantization_config is not None:
+        raise NotImplementedError(f"{layer}(quantization_config=...) is not implemented: "
+                                  "quantized layers are not supported.")
+
+
 class KernelLayer(Layer):
     """A layer with a `kernel`, an optional `bias` and an `activation`; subclasses define
     `_transform(x, kernel)`."""

@@ -184,13 +184,18 @@ class LayerNormalization(_Normalization):
     _passes_masks = True
 
     def __init__(self, axis=-1, epsilon: float = 1e-3, center: bool = True,
-                 scale: bool = True, beta_initializer: str | Callable = "zeros",
+                 scale: bool = True, rms_scaling: bool = False,
+                 beta_initializer: str | Callable = "zeros",
                  gamma_initializer: str | Callable = "ones", beta_regularizer=None,
                  gamma_regularizer=None, beta_constraint=None, gamma_constraint=None,
                  **kwargs: Any) -> None:
+        if rms_scaling:
+            raise NotImplementedError("LayerNormalization(rms_scaling=True) is not implemented "
+                                      "(Keras 3 deprecates it); use rms_scaling=False.")
         super().__init__(axis, epsilon, center, scale, beta_initializer, gamma_initializer,
                          beta_regularizer, gamma_regularizer, beta_constraint,
                          gamma_constraint, **kwargs)
+        self.rms_scaling = False
 
     def build(self, input_shape) -> None:
         self._build_params(input_shape)

@@ -27,6 +27,7 @@ from . import activations
 from . import constraints as _constraints
 from . import initializers as _initializers
 from . import regularizers as _regularizers
+from . import serialization as _serialization
 from .base import Layer, positive_int
 from .kernel_layer import as_layer_dtype
 
@@ -304,6 +305,8 @@ class RNN(Layer):
     """
 
     _passes_masks = True
+    # a keyword Keras 3's RNN does not have, left out of the config at its default
+    _config_defaults_kept_out = {"time_major": False}
 
     def __init__(self, cell: Layer, return_sequences: bool = False,
                  return_state: bool = False, go_backwards: bool = False,
@@ -488,7 +491,9 @@ class RNN(Layer):
 
 
 class _CellRNN(RNN):
-    """An RNN of its own cell class: `units` is the cell's."""
+    """An RNN of its own cell class: `units` is the cell's (named as Keras names it)."""
+
+    _cell_name = "cell"
 
     def __init__(self, cell: Layer, *rnn_args: Any, **kwargs: Any) -> None:
         super().__init__(cell, *rnn_args, **kwargs)
@@ -511,6 +516,9 @@ del _name
 class SimpleRNN(_CellRNN):
     """A fully connected recurrent layer (an RNN of a SimpleRNNCell)."""
 
+    _cell_name = "simple_rnn_cell"
+    _config_defaults_kept_out = {"seed": None}  # Keras 3's SimpleRNN config has no seed
+
     def __init__(self, units: int, activation: str | Callable | None = "tanh",
                  use_bias: bool = True, kernel_initializer: str | Callable = "glorot_uniform",
                  recurrent_initializer: str | Callable = "orthogonal",
@@ -527,7 +535,8 @@ class SimpleRNN(_CellRNN):
                         recurrent_regularizer=recurrent_regularizer,
                         bias_regularizer=bias_regularizer, kernel_constraint=kernel_constraint,
                         recurrent_constraint=recurrent_constraint,
-                        bias_constraint=bias_constraint, seed=seed, dtype=kwargs.get("dtype"))
+                        bias_constraint=bias_constraint, seed=seed, dtype=kwargs.get("dtype"),
+                        name=self._cell_name)
         super().__init__(cell, return_sequences, return_state, go_backwards, stateful, unroll,
                          time_major, zero_output_for_mask,
                          activity_regularizer=activity_regularizer, **kwargs)
@@ -535,6 +544,8 @@ class SimpleRNN(_CellRNN):
 
 class LSTM(_CellRNN):
     """Long short-term memory layer (an RNN of an LSTMCell); states [h, c]."""
+
+    _cell_name = "lstm_cell"
 
     def __init__(self, units: int, activation: str | Callable | None = "tanh",
                  recurrent_activation: str | Callable | None = "sigmoid",
@@ -554,7 +565,8 @@ class LSTM(_CellRNN):
                         recurrent_regularizer=recurrent_regularizer,
                         bias_regularizer=bias_regularizer, kernel_constraint=kernel_constraint,
                         recurrent_constraint=recurrent_constraint,
-                        bias_constraint=bias_constraint, seed=seed, dtype=kwargs.get("dtype"))
+                        bias_constraint=bias_constraint, seed=seed, dtype=kwargs.get("dtype"),
+                        name=self._cell_name)
         super().__init__(cell, return_sequences, return_state, go_backwards, stateful, unroll,
                          time_major, zero_output_for_mask,
                          activity_regularizer=activity_regularizer, **kwargs)
@@ -562,6 +574,8 @@ class LSTM(_CellRNN):
 
 class GRU(_CellRNN):
     """Gated recurrent unit layer (an RNN of a GRUCell; `reset_after=True` by default)."""
+
+    _cell_name = "gru_cell"
 
     def __init__(self, units: int, activation: str | Callable | None = "tanh",
                  recurrent_activation: str | Callable | None = "sigmoid",
@@ -582,7 +596,8 @@ class GRU(_CellRNN):
                         recurrent_regularizer=recurrent_regularizer,
                         bias_regularizer=bias_regularizer, kernel_constraint=kernel_constraint,
                         recurrent_constraint=recurrent_constraint,
-                        bias_constraint=bias_constraint, seed=seed, dtype=kwargs.get("dtype"))
+                        bias_constraint=bias_constraint, seed=seed, dtype=kwargs.get("dtype"),
+                        name=self._cell_name)
         super().__init__(cell, return_sequences, return_state, go_backwards, stateful, unroll,
                          time_major, zero_output_for_mask,
                          activity_regularizer=activity_regularizer, **kwargs)
@@ -627,9 +642,11 @@ class Bidirectional(Layer):
         if layer.return_state:
             raise NotImplementedError("Bidirectional over a layer with return_state=True is "
                                       "not implemented.")
-        self.forward_layer = layer
+        # both directions are new layers made from the layer's config, named as Keras names
+        # them (forward_<name>, backward_<name>), so they share no state with `layer`
+        self.forward_layer = _copy(layer, "forward", go_backwards=layer.go_backwards)
         self.backward_layer = backward_layer if backward_layer is not None else \
-            _flipped_copy(layer)
+            _copy(layer, "backward", go_backwards=not layer.go_backwards)
         self.merge_mode = merge_mode
         self.return_sequences = layer.return_sequences
         for direction in (self.forward_layer, self.backward_layer):  # as Keras does
@@ -667,26 +684,24 @@ class Bidirectional(Layer):
         return [forward, backward]
 
 
-def _flipped_copy(layer: RNN) -> RNN:
-    cell = layer.cell
-    common = dict(return_sequences=layer.return_sequences, go_backwards=not layer.go_backwards,
-                  time_major=layer.time_major, dtype=layer.dtype,
-                  zero_output_for_mask=layer.zero_output_for_mask,
-                  activity_regularizer=layer.activity_regularizer)
-    cell_args = dict(units=cell.units, activation=cell.activation, use_bias=cell.use_bias,
-                     kernel_initializer=cell.kernel_initializer,
-                     recurrent_initializer=cell.recurrent_initializer,
-                     bias_initializer=cell.bias_initializer,
-                     kernel_regularizer=cell.kernel_regularizer,
-                     recurrent_regularizer=cell.recurrent_regularizer,
-                     bias_regularizer=cell.bias_regularizer)
-    if isinstance(layer, LSTM):
-        return LSTM(recurrent_activation=cell.recurrent_activation,
-                    unit_forget_bias=cell.unit_forget_bias, **cell_args, **common)
-    if isinstance(layer, GRU):
-        return GRU(recurrent_activation=cell.recurrent_activation,
-                   reset_after=cell.reset_after, **cell_args, **common)
-    if isinstance(layer, SimpleRNN):
-        return SimpleRNN(**cell_args, **common)
-    raise NotImplementedError(f"Bidirectional cannot copy a {type(layer).__name__}; pass "
-                              "`backward_layer`.")
+    def get_config(self) -> dict:
+        """Keras 3's: `layer` is the forward layer's config, `backward_layer` the backward's."""
+        config = super().get_config()
+        config.update(layer=_serialization.serialize_layer(self.forward_layer),
+                      backward_layer=_serialization.serialize_layer(self.backward_layer))
+        return config
+
+def _copy(layer: RNN, direction: str, go_backwards: bool) -> RNN:
+    """A new layer of `layer`'s class and config, named `<direction>_<name>`."""
+    name = layer.name
+    if name.startswith(direction + "_"):
+        name = name[len(direction) + 1:]
+    config = {**layer.get_config(), "name": f"{direction}_{name}",
+              "go_backwards": go_backwards}
+    try:
+        return type(layer).from_config(config)
+    except (TypeError, ValueError, NotImplementedError) as exc:
+        raise NotImplementedError(f"Bidirectional cannot copy {layer.name} from its config "
+                                  f"({exc}); make its cell serializable or pass "
+                                  "`backward_layer`.") from None
+

@@ -14,6 +14,7 @@ from ..shapes import TensorShape
 from . import constraints as _constraints
 from . import regularizers as _regularizers
 from .base import Layer, positive_int
+from .kernel_layer import refuse_quantization
 
 
 class Reshape(Layer):
@@ -142,8 +143,8 @@ class Masking(Layer):
 
     _passes_masks = True
     _built_at_init = True  # as Keras: no weights
-
     _mask_steps = 2  # Keras computes the mask in two operations (any of not_equal)
+
     def __init__(self, mask_value: float = 0.0, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.mask_value = mask_value
@@ -175,13 +176,19 @@ class Embedding(Layer):
     losses and metrics leave those steps out.
     """
 
+    # left out of the config at its default (Keras 3's Embedding has no input_length)
+    _config_defaults_kept_out = {"input_length": None}
+
     def __init__(self, input_dim: int, output_dim: int,
                  embeddings_initializer: str | Callable = "uniform", embeddings_regularizer=None,
                  embeddings_constraint=None, mask_zero: bool = False,
-                 input_length: int | None = None, **kwargs: Any) -> None:
+                 input_length: int | None = None, activity_regularizer=None,
+                 quantization_config=None, **kwargs: Any) -> None:
+        refuse_quantization("Embedding", None, quantization_config)
         if input_length is not None and "input_shape" not in kwargs:
             kwargs["input_shape"] = (input_length,)
-        super().__init__(**kwargs)
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        self.quantization_config = quantization_config
         self.input_dim = positive_int(input_dim, "input_dim", "Embedding")
         self.output_dim = positive_int(output_dim, "output_dim", "Embedding")
         self.embeddings_initializer = embeddings_initializer

@@ -210,8 +210,11 @@ def serialize_value(value: Any) -> Any:
         return {k: serialize_value(v) for k, v in value.items()}
     if _is_layer(value):
         return serialize_layer(value)
+    if _initializers.is_builtin(value):
+        return _initializers.serialize(value)
     if isinstance(value, Initializer):
-        return {"class_name": type(value).__name__, "config": _attribute_config(value)}
+        return {"class_name": get_registered_name(type(value)),
+                "config": serialize_value(value.get_config())}
     if inspect.isclass(value):
         return value
     if callable(value) and not hasattr(value, "get_config"):
@@ -232,11 +235,40 @@ def serialize_value(value: Any) -> Any:
     return value
 
 
-def _attribute_config(obj) -> dict:
-    """The constructor arguments of `obj` read back from its attributes of the same names."""
-    params = inspect.signature(type(obj).__init__).parameters
-    return {key: serialize_value(getattr(obj, key)) for key in params
-            if key != "self" and hasattr(obj, key)}
+# Keys whose config value Keras 3 writes from the layer's normalized attribute: tuples of
+# ints for kernel sizes, strides, pool sizes, paddings and croppings given as one int
+_NORMALIZED_KEYS = ("kernel_size", "strides", "dilation_rate", "pool_size", "size", "padding",
+                    "cropping", "output_padding", "target_shape", "dims")
+
+
+def _keras_value(layer, key: str, value: Any) -> Any:
+    """A constructor argument as Keras 3's `get_config` writes it: initializers,
+    regularizers and constraints given by name as their `{"module", "class_name", "config",
+    "registered_name"}` dicts, no activation as "linear", no data format as
+    "channels_last", sizes and strides as the layer's tuples."""
+    if key.endswith("_initializer") and (isinstance(value, (str, type)) or
+                                         _initializers.is_builtin(value)):
+        found = _initializers.get(value)
+        return _initializers.serialize(found) if _initializers.is_builtin(found) else value
+    if key.endswith(("_regularizer", "_constraint")) and value is not None and \
+            not isinstance(value, dict):
+        from . import constraints, regularizers  # they import the losses, which import this
+        module, base = (regularizers, regularizers.Regularizer) if \
+            key.endswith("_regularizer") else (constraints, constraints.Constraint)
+        found = module.get(value, key)
+        if isinstance(found, base) and type(found).__module__ == module.__name__:
+            return module.serialize(found)
+        return value
+    if key in ("activation", "recurrent_activation") and value is None:
+        return "linear"
+    if key == "data_format" and value is None:
+        return "channels_last"
+    if key in _NORMALIZED_KEYS and not isinstance(value, str):
+        normalized = getattr(layer, key, None)
+        if isinstance(normalized, tuple) and all(isinstance(v, (int, tuple))
+                                                 for v in normalized):
+            return normalized
+    return value
 
 
 def layer_config(layer) -> dict:
@@ -263,8 +295,14 @@ def layer_config(layer) -> dict:
             config.update({k: v for k, v in value.items() if k not in ("name", "trainable",
                                                                        "dtype")})
         elif key not in ("name", "trainable", "dtype"):
-            config[key] = value
+            config[key] = _keras_value(layer, key, value)
     config.pop("weights", None)
+    kept_out = {"dynamic": False}  # keywords Keras 3's config leaves out at these values
+    for klass in reversed(cls.__mro__):
+        kept_out.update(klass.__dict__.get("_config_defaults_kept_out", {}))
+    for key, default in kept_out.items():
+        if key in config and type(config[key]) is type(default) and config[key] == default:
+            del config[key]
     return {key: serialize_value(value) for key, value in config.items()}
 
 
@@ -304,7 +342,7 @@ def layer_from_config(cls, config: dict):
 def _is_object_config(value) -> bool:
     return isinstance(value, dict) and "class_name" in value and "config" in value and \
         set(value) <= {"class_name", "config", "registered_name", "module", "name",
-                       "inbound_nodes"}
+                       "inbound_nodes", "build_config"}
 
 
 def deserialize_value(value: Any) -> Any:
@@ -408,10 +446,16 @@ def build_symbolically(model, batch_input_shape: tuple, dtype) -> None:
 
 
 def serialize_layer(layer) -> dict:
-    """`{"class_name", "config"}` (and `"registered_name"` for a registered class)."""
-    result = {"class_name": type(layer).__name__, "config": layer.get_config()}
-    if id(type(layer)) in _REGISTERED_NAMES:
-        result["registered_name"] = _REGISTERED_NAMES[id(type(layer))]
+    """`{"class_name", "config"}` (and `"registered_name"` for a registered class); a layer
+    of this runtime's, as Keras 3 writes its own: `{"module": "keras.layers", "class_name",
+    "config", "registered_name": None}`."""
+    cls = type(layer)
+    result = {"class_name": cls.__name__, "config": layer.get_config()}
+    if id(cls) in _REGISTERED_NAMES:
+        result["registered_name"] = _REGISTERED_NAMES[id(cls)]
+    elif cls.__module__.startswith("runtime.layers") and \
+            _runtime_layer_class(cls.__name__) is cls:
+        result = {"module": "keras.layers", **result, "registered_name": None}
     return result
 
 

@@ -89,6 +89,10 @@ def test_one_step_equals_the_constraint_of_the_unconstrained_step(name):
     start = [w - 0.2 * np.sign(w) if w.size > 1 else w for w in free.get_weights()]
     free.set_weights(start)
     bound.set_weights(start)
+    for layer in (free_layer, bound_layer):  # a weight starting at zeros (PReLU's alpha)
+        for variable in layer.trainable_weights:  # starts below zero, on both models alike
+            if not variable.numpy().any():
+                variable.assign(np.full(variable.shape, -0.1, np.float32))
     free.train_on_batch(x, y)
     bound.train_on_batch(x, y)
     names = {id(v): v.name.split("/")[-1].split(":")[0] for v in bound_layer.weights}

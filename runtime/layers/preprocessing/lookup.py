@@ -66,6 +66,7 @@ class CategoryEncoding(Layer):
     `num_tokens`; `count_weights` weight the counts. Ids outside [0, num_tokens) fail."""
 
     _convert_input_args = False  # ids are taken as given (Keras does not cast them)
+    _config_defaults_kept_out = {"sparse": False}  # as Keras 3's config
 
     def __init__(self, num_tokens=None, output_mode: str = "multi_hot", sparse: bool = False,
                  **kwargs: Any) -> None:
