@@ -148,7 +148,7 @@ if not _typing.TYPE_CHECKING:  # the lazy names are declared in runtime/_api for
             return _importlib.import_module("autograph")
         # dask and summary also need optional extras (Dask, tensorboardX): loaded only when asked
         if name in ("saved_model", "dask", "data", "summary", "profiler", "feature_column",
-                    "compat", "distribute"):
+                    "compat", "distribute", "lite"):
             return _importlib.import_module(f".{name}", __name__)
         if name == "test":  # tf.test: TestCase, compute_gradient, ...
             return _importlib.import_module(".tftest", __name__)

@@ -64,7 +64,7 @@ LAZY_LOADS = {  # (importer, imported): project modules loaded on first use
     ("runtime", "runtime.keras"): "rt.keras, on first use",
     ("runtime", "runtime.optimizers"): "rt.optimizers and rt.train, on first use",
     ("runtime", "autograph"): "rt.autograph (tf.autograph) is the converter package itself",
-    ("runtime", "?"): "rt.saved_model, dask, data, summary and profiler, on first use",
+    ("runtime", "?"): "rt.saved_model, dask, data, summary, profiler and lite, on first use",
     ("runtime.layers.function_source", "?"):
         "the modules a saved lambda names, loaded only with safe_mode=False",
     ("runtime.summary._state", "?"): "tensorboardX's proto modules, by name (extra [summary])",
