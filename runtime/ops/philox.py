@@ -1,5 +1,6 @@
 """TensorFlow's counter-based random numbers: Philox-4x32-10 and the conversions of its words
-into uniform, normal and integer values, written once for NumPy and for jax.numpy.
+into uniform, normal and integer values, written once for NumPy and for jax.numpy (the XLA
+tier's stateless draws).
 
 A stream is a 64-bit key (two 32-bit words) and a 128-bit counter (four words); block i of the
 stream is the Philox function of (counter + i, key): four 32-bit words. The conversions are
@@ -45,15 +46,44 @@ def _mulhilo(xp, a, m: int):
 
 
 def rounds(xp, words: list, key: tuple) -> list:
-    """Philox-4x32-10 of counters `words` (four uint32 arrays) under `key` (two ints)."""
+    """Philox-4x32-10 of counters `words` (four uint32 arrays) under `key` (two ints, or two
+    uint32 arrays when the key is a traced value)."""
     c0, c1, c2, c3 = words
-    k0, k1 = int(key[0]), int(key[1])
+    k0, k1 = key
     for _ in range(10):
         hi0, lo0 = _mulhilo(xp, c0, _M0)
         hi1, lo1 = _mulhilo(xp, c2, _M1)
-        c0, c1, c2, c3 = hi1 ^ c1 ^ xp.uint32(k0), lo1, hi0 ^ c3 ^ xp.uint32(k1), lo0
-        k0, k1 = (k0 + _W0) & 0xFFFFFFFF, (k1 + _W1) & 0xFFFFFFFF
+        c0, c1, c2, c3 = hi1 ^ c1 ^ _word(xp, k0), lo1, hi0 ^ c3 ^ _word(xp, k1), lo0
+        k0, k1 = _bumped(xp, k0, _W0), _bumped(xp, k1, _W1)
     return [c0, c1, c2, c3]
+
+
+def _word(xp, k):
+    return xp.uint32(k) if isinstance(k, int) else k
+
+
+def _bumped(xp, k, increment: int):
+    if isinstance(k, int):
+        return (k + increment) & 0xFFFFFFFF
+    return k + xp.uint32(increment)  # a uint32 array: the addition wraps
+
+
+def _halves(xp, value):
+    """The low and high 32-bit words of int arrays (32-bit values sign-extended)."""
+    if np.dtype(value.dtype).itemsize == 8:
+        unsigned = value.astype(np.uint64)
+        return unsigned.astype(_U32), (unsigned >> np.uint64(32)).astype(_U32)
+    return value.astype(_U32), xp.where(value < 0, xp.uint32(0xFFFFFFFF), xp.uint32(0))
+
+
+def traced_key_counter(xp, seed):
+    """key_counter_of_seed (a [2] seed) or key_counter_of_state (a [3] state) of an int array
+    whose values are known only when the program runs: uint32 arrays for the words."""
+    low, high = _halves(xp, seed)
+    if seed.shape[0] == 3:
+        return (low[2], high[2]), (low[0], high[0], low[1], high[1])
+    mixed = rounds(xp, [low[0], high[0], low[1], high[1]], _SCRAMBLE_KEY)
+    return (mixed[0], mixed[1]), (xp.uint32(0), xp.uint32(0), mixed[2], mixed[3])
 
 
 def key_counter_of_seed(seed) -> tuple[tuple[int, int], tuple[int, int, int, int]]:
@@ -225,17 +255,28 @@ def _group_blocks(key, counter, base, step: int):
     return np.stack(out, axis=-1).reshape(base.size, step, 4)
 
 
-def integers(xp, key, counter, n: int, lo: int, hi: int, dtype):
-    """n integers in [lo, hi) of `dtype` (32-bit types from one word, 64-bit from two)."""
+def integers(xp, key, counter, n: int, lo, hi, dtype):
+    """n integers in [lo, hi) of `dtype` (32-bit types from one word, 64-bit from two); the
+    span hi - lo is read as unsigned, as TensorFlow's. With jax.numpy the bounds may be
+    traced scalars."""
     dtype = np.dtype(dtype)
-    span = hi - lo
-    if dtype.itemsize == 8:
-        w = words(xp, key, counter, 2 * n)
+    wide = dtype.itemsize == 8
+    w = words(xp, key, counter, 2 * n if wide else n)
+    if wide:
         value = w[0::2].astype(np.uint64) | (w[1::2].astype(np.uint64) << np.uint64(32))
-        offset = value % np.uint64(span) + np.uint64(lo & 0xFFFFFFFFFFFFFFFF)  # wraps as TF's
-        return offset.view(dtype) if xp is np else _bitcast(xp, offset, dtype)
-    w = words(xp, key, counter, n)
-    return (lo + (w % xp.uint32(span)).astype(np.int64)).astype(dtype)
+    if xp is np:
+        lo, hi = int(lo), int(hi)
+        if wide:
+            offset = value % np.uint64((hi - lo) & 0xFFFFFFFFFFFFFFFF) \
+                + np.uint64(lo & 0xFFFFFFFFFFFFFFFF)  # wraps as TensorFlow's
+            return offset.view(dtype)
+        return (lo + (w % np.uint32((hi - lo) & 0xFFFFFFFF)).astype(np.int64)).astype(dtype)
+    lo, hi = xp.asarray(lo, dtype), xp.asarray(hi, dtype)
+    if wide:
+        span = (hi - lo).astype(np.uint64)
+        return _bitcast(xp, value % span + lo.astype(np.uint64), dtype)
+    span = (hi - lo).astype(_U32)
+    return (lo.astype(np.int64) + (w % span).astype(np.int64)).astype(dtype)
 
 
 def full_range(xp, key, counter, n: int, dtype):

@@ -205,6 +205,35 @@ def test_stateless_random_ops_depend_only_on_the_seed():
     assert full.min() < -2**61 and full.max() > 2**61
 
 
+@pytest.mark.parametrize("seed_dtype", [np.int64, np.int32])
+def test_stateless_draws_equal_the_numpy_tiers(seed_dtype):
+    # both tiers draw TensorFlow's Philox streams (runtime/ops/philox.py): the same bits,
+    # whether the seed is a constant or an argument; the truncated normal is JAX's own
+    def draw(seed, lo):
+        return (rt.random.stateless_uniform([5, 7], seed),
+                rt.random.stateless_uniform([9], seed, dtype=rt.float64),
+                rt.random.stateless_uniform([4], seed, dtype=rt.float16),
+                rt.random.stateless_normal([13], seed),
+                rt.random.stateless_normal([6], seed, dtype=rt.float64),
+                rt.random.stateless_uniform([11], seed, minval=lo, maxval=1000, dtype=rt.int32),
+                rt.random.stateless_uniform([5], seed, minval=-2**40, maxval=2**40,
+                                            dtype=rt.int64),
+                rt.random.stateless_uniform([5], seed, minval=None, maxval=None,
+                                            dtype=rt.int64))
+    for seed in ([1, 2], [-3, 2**31 - 1], [0, 0]):
+        args = (np.array(seed, seed_dtype), np.int32(-7))
+        xla = rt.function(draw, jit_compile="xla")(*args)
+        numpy_tier = rt.function(draw)(*args)
+        for x, y in zip(xla, numpy_tier):
+            assert x.dtype == y.dtype
+            np.testing.assert_array_equal(x.numpy(), y.numpy())
+    g, h = rt.random.Generator.from_seed(3), rt.random.Generator.from_seed(3)
+    compiled = rt.function(lambda: g.normal([4]), jit_compile="xla")
+    for _ in range(2):  # the compiled draw advances the state as the eager one does
+        np.testing.assert_array_equal(compiled().numpy(), h.normal([4]).numpy())
+    np.testing.assert_array_equal(g.state.numpy(), h.state.numpy())
+
+
 def test_dropout_keeps_the_rate_and_scales_and_its_gradient_is_the_mask():
     x = rt.constant(np.ones((200, 100), np.float32))
 

@@ -42,6 +42,7 @@ from ...ops import (
     math_special,
     nn,
     nn_conv,
+    philox,
     random,
     random_stateless,
     tensor_array,
@@ -1164,7 +1165,9 @@ def _avg_pool_grad(op, g):
     return pullback(g)[0]
 
 
-# -- stateless random numbers: a JAX key made from the seed (values differ from NumPy's) -----
+# -- stateless random numbers: TensorFlow's Philox streams (runtime/ops/philox.py), as on the
+# NumPy tier; the truncated normal draws with JAX's generator (its rejection loop reads a
+# run of blocks a group that the NumPy tier reads only as far as it needs)
 
 def _key(seed):
     seed = jnp.asarray(seed).astype(np.uint32)
@@ -1175,14 +1178,25 @@ def _shape_of(shape) -> tuple:
     return tuple(int(d) for d in np.ravel(static(shape, "The shape of a random draw")))
 
 
-@rule(random_stateless.UNIFORM)
+def _stream(seed):
+    return philox.traced_key_counter(jnp, jnp.asarray(seed))
+
+
+def _size(dims: tuple) -> int:
+    return int(np.prod(dims, dtype=np.int64))
+
+
+@rule(random_stateless.UNIFORM, wide=True)
 def _stateless_uniform(op, shape, seed):
-    return jax.random.uniform(_key(seed), _shape_of(shape), op.attrs["dtype"].as_numpy_dtype)
+    dims, dtype = _shape_of(shape), op.attrs["dtype"].as_numpy_dtype
+    return philox.uniform(jnp, *_stream(seed), _size(dims), dtype).reshape(dims)
 
 
-@rule(random_stateless.NORMAL)
+@rule(random_stateless.NORMAL, wide=True)
 def _stateless_normal(op, shape, seed):
-    return jax.random.normal(_key(seed), _shape_of(shape), op.attrs["dtype"].as_numpy_dtype)
+    dims, dtype = _shape_of(shape), op.attrs["dtype"].as_numpy_dtype
+    wide = np.float64 if np.dtype(dtype) == np.float64 else np.float32
+    return philox.normal(jnp, *_stream(seed), _size(dims), wide).astype(dtype).reshape(dims)
 
 
 @rule(random_stateless.TRUNCATED_NORMAL)
@@ -1191,18 +1205,16 @@ def _stateless_truncated(op, shape, seed):
                                        op.attrs["dtype"].as_numpy_dtype)
 
 
-@rule(random_stateless.UNIFORM_INT)
+@rule(random_stateless.UNIFORM_INT, wide=True)
 def _stateless_uniform_int(op, shape, seed, lo, hi):
-    dtype = op.attrs["dtype"]._np
-    return jax.random.randint(_key(seed), _shape_of(shape), lo, hi, dtype=dtype)
+    dims, dtype = _shape_of(shape), op.attrs["dtype"].as_numpy_dtype
+    return philox.integers(jnp, *_stream(seed), _size(dims), lo, hi, dtype).reshape(dims)
 
 
-@rule(random_stateless.UNIFORM_FULL_INT)
+@rule(random_stateless.UNIFORM_FULL_INT, wide=True)
 def _stateless_full_int(op, shape, seed):
-    dtype = np.dtype(op.attrs["dtype"].as_numpy_dtype)
-    bits = jax.random.bits(_key(seed), _shape_of(shape),
-                           np.dtype(f"uint{8 * dtype.itemsize}"))
-    return lax.bitcast_convert_type(bits, dtype) if dtype.kind == "i" else bits
+    dims, dtype = _shape_of(shape), op.attrs["dtype"].as_numpy_dtype
+    return philox.full_range(jnp, *_stream(seed), _size(dims), dtype).reshape(dims)
 
 
 # -- stateful random numbers: `rule(op, seed, *values)`, a fresh seed at every call ----------
