@@ -41,6 +41,7 @@ from runtime.ops.debugging import assert_rank as assert_rank
 from runtime.ops.math_composed import atan2 as atan2
 import autograph as _autograph_
 from runtime.ops.array_blocks import batch_to_space as batch_to_space
+from runtime.dtypes import bfloat16 as bfloat16
 from runtime.dtypes import bool_ as bool_
 from runtime.ops.array_math import boolean_mask as boolean_mask
 from runtime.ops.math_extras import broadcast_dynamic_shape as broadcast_dynamic_shape
@@ -124,6 +125,7 @@ import runtime.keras as _keras_
 import runtime.layers as _layers_
 from runtime.ops.array_composed import linspace as _lin_space_
 from runtime.ops.array_composed import linspace as linspace
+import runtime.lite as _lite_
 from runtime.ops.array_math import logical_not as logical_not
 import runtime.keras.losses as _losses_
 from runtime.ops.control_flow_functional import map_fn as map_fn
@@ -146,6 +148,11 @@ from runtime.ops.array_extras import parallel_stack as parallel_stack
 from runtime.ops.debugging import print as print
 import runtime.profiler as _profiler_
 from runtime.ops.py_function import py_function as py_function
+from runtime.dtypes import qint16 as qint16
+from runtime.dtypes import qint32 as qint32
+from runtime.dtypes import qint8 as qint8
+from runtime.dtypes import quint16 as quint16
+from runtime.dtypes import quint8 as quint8
 from runtime.layers.initializers import RandomNormal as _random_normal_initializer_
 from runtime.layers.initializers import RandomUniform as _random_uniform_initializer_
 from runtime.ops.array_math import range as range
@@ -158,6 +165,7 @@ from runtime.function.callbacks import remove_function_callback as remove_functi
 from runtime.ops.array_sort import repeat as repeat
 from runtime.ops.array_blocks import required_space_to_batch_paddings as required_space_to_batch_paddings
 from runtime.ops.array_math import reshape as reshape
+from runtime.dtypes import resource as resource
 from runtime.ops.array_math import reverse as reverse
 from runtime.ops.math_special import reverse_sequence as reverse_sequence
 from runtime.ops.array_sort import roll as roll
@@ -244,6 +252,7 @@ initializers = _initializers_
 keras = _keras_
 layers = _layers_
 lin_space = _lin_space_
+lite = _lite_
 losses = _losses_
 matrix_square_root = _matrix_square_root_
 metrics = _metrics_
