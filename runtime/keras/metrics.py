@@ -66,6 +66,8 @@ def accuracy(y_true, y_pred):
 mean_squared_error = mse = MSE = _losses.mean_squared_error
 mean_absolute_error = mae = MAE = _losses.mean_absolute_error
 binary_crossentropy = _losses.binary_crossentropy
+binary_focal_crossentropy = _losses.binary_focal_crossentropy
+categorical_focal_crossentropy = _losses.categorical_focal_crossentropy
 categorical_crossentropy = _losses.categorical_crossentropy
 sparse_categorical_crossentropy = _losses.sparse_categorical_crossentropy
 
@@ -465,6 +467,114 @@ class Recall(_ConfusionCounts):
 
     def result(self):
         return self._ratio(self.false_negatives)
+
+
+class _AtConstraint(Metric):
+    """The true/false positives/negatives of `y_pred > t` at `num_thresholds` thresholds
+    spread evenly over [0, 1] (one at 0.5 when num_thresholds is 1); `result` is the largest
+    value of one rate among the thresholds where another reaches `self.value` (0 if none)."""
+
+    _VALUE = ""  # the constraint's argument name: "specificity", "recall", ...
+
+    def __init__(self, value: float, num_thresholds: int = 200, class_id: int | None = None,
+                 name: str | None = None, dtype=None) -> None:
+        if not 0 <= value <= 1:
+            raise ValueError(f"Argument `{self._VALUE}` must be in the range [0, 1]. "
+                             f"Received: {self._VALUE}={value}")
+        if num_thresholds <= 0:
+            raise ValueError(f"Argument `num_thresholds` must be an integer > 0. Received: "
+                             f"num_thresholds={num_thresholds}")
+        super().__init__(name=name, dtype=dtype)
+        self.value, self.num_thresholds, self.class_id = value, num_thresholds, class_id
+        if num_thresholds == 1:
+            self.thresholds = [0.5]
+        else:  # 0 itself counts a prediction of 0 as positive, as Keras's buckets do
+            inner = [(i + 1) / (num_thresholds - 1) for i in range(num_thresholds - 2)]
+            self.thresholds = [-_base._EPSILON] + inner + [1.0]
+        shape = (len(self.thresholds),)
+        for key in ("true_positives", "false_positives", "true_negatives", "false_negatives"):
+            setattr(self, key, self.add_weight(key, shape))
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        y_pred = array_math.cast(y_pred, "float32")
+        y_true = array_math.cast(y_true, "float32")
+        if self.class_id is not None:
+            y_true, y_pred = y_true[..., self.class_id], y_pred[..., self.class_id]
+        counts = _confusion_counts(y_true, y_pred, sample_weight,
+                                   np.array(self.thresholds, np.float32))
+        for key, count in counts.items():
+            getattr(self, key).assign_add(count)
+
+    def _rates(self) -> dict:
+        tp, fp, tn, fn = (getattr(self, key).read_value() for key in (
+            "true_positives", "false_positives", "true_negatives", "false_negatives"))
+        ratio = _composed_math.divide_no_nan
+        return {"sensitivity": ratio(tp, tp + fn), "specificity": ratio(tn, tn + fp),
+                "recall": ratio(tp, tp + fn), "precision": ratio(tp, tp + fp)}
+
+    def _best(self, constrained: str, dependent: str):
+        rates = self._rates()
+        feasible = array_math.greater_equal(rates[constrained], self.value)
+        chosen = array_math.where(feasible, rates[dependent],
+                                  array_math.zeros_like(rates[dependent]))
+        return array_math.reduce_max(array_math.concat([chosen, [0.0]], 0))
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "class_id": self.class_id,
+                "num_thresholds": self.num_thresholds, self._VALUE: self.value}
+
+
+class SensitivityAtSpecificity(_AtConstraint):
+    """The best sensitivity (recall) at a threshold where the specificity is at least
+    `specificity`."""
+
+    _VALUE = "specificity"
+
+    def __init__(self, specificity: float, num_thresholds: int = 200,
+                 class_id: int | None = None, name: str | None = None, dtype=None) -> None:
+        super().__init__(specificity, num_thresholds, class_id, name=name, dtype=dtype)
+
+    def result(self):
+        return self._best("specificity", "sensitivity")
+
+
+class SpecificityAtSensitivity(_AtConstraint):
+    """The best specificity at a threshold where the sensitivity is at least `sensitivity`."""
+
+    _VALUE = "sensitivity"
+
+    def __init__(self, sensitivity: float, num_thresholds: int = 200,
+                 class_id: int | None = None, name: str | None = None, dtype=None) -> None:
+        super().__init__(sensitivity, num_thresholds, class_id, name=name, dtype=dtype)
+
+    def result(self):
+        return self._best("sensitivity", "specificity")
+
+
+class PrecisionAtRecall(_AtConstraint):
+    """The best precision at a threshold where the recall is at least `recall`."""
+
+    _VALUE = "recall"
+
+    def __init__(self, recall: float, num_thresholds: int = 200, class_id: int | None = None,
+                 name: str | None = None, dtype=None) -> None:
+        super().__init__(recall, num_thresholds, class_id, name=name, dtype=dtype)
+
+    def result(self):
+        return self._best("recall", "precision")
+
+
+class RecallAtPrecision(_AtConstraint):
+    """The best recall at a threshold where the precision is at least `precision`."""
+
+    _VALUE = "precision"
+
+    def __init__(self, precision: float, num_thresholds: int = 200,
+                 class_id: int | None = None, name: str | None = None, dtype=None) -> None:
+        super().__init__(precision, num_thresholds, class_id, name=name, dtype=dtype)
+
+    def result(self):
+        return self._best("precision", "recall")
 
 
 class _Count(Metric):
@@ -1019,7 +1129,8 @@ _CLASSES = {cls.__name__: cls for cls in (
     Hinge, SquaredHinge, KLDivergence, Poisson, TopKCategoricalAccuracy,
     SparseTopKCategoricalAccuracy, TruePositives, FalsePositives, TrueNegatives,
     FalseNegatives, FBetaScore, F1Score, R2Score, PearsonCorrelation, ConcordanceCorrelation,
-    CategoricalHinge, IoU, MeanIoU, BinaryIoU, OneHotIoU, OneHotMeanIoU)}
+    CategoricalHinge, IoU, MeanIoU, BinaryIoU, OneHotIoU, OneHotMeanIoU,
+    SensitivityAtSpecificity, SpecificityAtSensitivity, PrecisionAtRecall, RecallAtPrecision)}
 _FUNCTIONS = {fn.__name__: fn for fn in (binary_accuracy, categorical_accuracy,
                                          sparse_categorical_accuracy, accuracy,
                                          top_k_categorical_accuracy,
@@ -1095,4 +1206,4 @@ __all__ = ["Metric", "MeanMetricWrapper", *_CLASSES, *_FUNCTIONS, "mean_squared_
            "categorical_crossentropy", "sparse_categorical_crossentropy", "serialize",
            "deserialize", "get", "hinge", "squared_hinge", "categorical_hinge", "huber",
            "poisson", "logcosh", "KLD", "kld", "kullback_leibler_divergence", "MAPE", "mape",
-           "MSLE", "msle"]
+           "MSLE", "msle", "binary_focal_crossentropy", "categorical_focal_crossentropy"]

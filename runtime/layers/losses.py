@@ -20,6 +20,7 @@ from ..arguments import raise_unknown_keywords, strict_keywords
 from ..module import snake_case
 from ..ops import array_math, math_composed, nn
 from ..ops.core import convert_to_tensor
+from ..ops.linalg import matmul as _matmul
 from ..tensor import Tensor
 from . import serialization as _serialization
 
@@ -271,6 +272,70 @@ KLD = kld = kullback_leibler_divergence = kl_divergence
 logcosh = log_cosh
 
 
+def _overlap(y_true, y_pred, axis):
+    """(sum(t * p), sum((1 - p) * t), sum(p * (1 - t))) over `axis` (all axes: None)."""
+    y_pred = convert_to_tensor(y_pred)
+    y_true = array_math.cast(y_true, y_pred.dtype)
+    return (array_math.reduce_sum(y_true * y_pred, axis=axis),
+            array_math.reduce_sum((1.0 - y_pred) * y_true, axis=axis),
+            array_math.reduce_sum(y_pred * (1.0 - y_true), axis=axis))
+
+
+def dice(y_true, y_pred, axis=None) -> Tensor:
+    """1 - 2 sum(t * p) / (sum(t) + sum(p) + epsilon), summed over `axis` (all axes by
+    default: one value)."""
+    both, true_only, pred_only = _overlap(y_true, y_pred, axis)
+    # sum(t) + sum(p) = 2 sum(t p) + sum((1 - p) t) + sum(p (1 - t))
+    return 1.0 - 2.0 * both / (2.0 * both + true_only + pred_only + _EPSILON)
+
+
+def tversky(y_true, y_pred, alpha: float = 0.5, beta: float = 0.5, axis=None) -> Tensor:
+    """1 - sum(t p) / (sum(t p) + alpha * false positives + beta * false negatives +
+    epsilon), where false positives are sum((1 - p) t) and false negatives sum(p (1 - t)), as
+    Keras counts them; alpha = beta = 0.5 is the Dice loss."""
+    both, fp, fn = _overlap(y_true, y_pred, axis)
+    return 1.0 - both / (both + fp * float(alpha) + fn * float(beta) + _EPSILON)
+
+
+def categorical_generalized_cross_entropy(y_true, y_pred, q: float) -> Tensor:
+    """(1 - p ** q) / q with p the predicted probability of each sample's class (integer
+    labels): cross entropy as q -> 0, the mean absolute error at q = 1."""
+    y_pred = convert_to_tensor(y_pred)
+    labels = array_math.cast(y_true, "int32")
+    if labels.shape.rank == y_pred.shape.rank:  # labels [batch, 1]
+        labels = array_math.squeeze(labels, [-1])
+    hot = array_math.one_hot(labels, int(y_pred.shape[-1]), dtype=y_pred.dtype)
+    p = array_math.reduce_sum(y_pred * hot, axis=-1)
+    return (1.0 - array_math.pow(p, float(q))) / float(q)
+
+
+def circle(y_true, y_pred, ref_labels=None, ref_embeddings=None, remove_diagonal: bool = True,
+           gamma: float = 80, margin: float = 0.4) -> Tensor:
+    """The Circle loss of L2-normalized embeddings `y_pred` with integer labels `y_true`
+    against reference embeddings and labels (by default the same): per sample, softplus of
+    the log-sum-exp of the weighted positive and negative cosine distances."""
+    y_pred = convert_to_tensor(y_pred)
+    labels = array_math.reshape(array_math.cast(y_true, "int32"), [-1, 1])
+    ref = y_pred if ref_embeddings is None else convert_to_tensor(ref_embeddings)
+    ref_labels = labels if ref_labels is None else \
+        array_math.reshape(array_math.cast(ref_labels, "int32"), [-1, 1])
+    distances = array_math.maximum(1.0 - _matmul(y_pred, ref, transpose_b=True), 0.0)
+    positive = array_math.equal(labels, array_math.transpose(ref_labels))
+    negative = array_math.logical_not(positive)
+    if remove_diagonal:
+        positive = array_math.logical_and(positive, array_math.logical_not(array_math.cast(
+            array_math.eye(array_math.size(labels), array_math.size(ref_labels)), "bool")))
+    pos_mask, neg_mask = (array_math.cast(m, distances.dtype) for m in (positive, negative))
+    pos_weights = array_math.maximum((margin + distances) * pos_mask, 0.0)
+    neg_weights = array_math.maximum((1.0 + margin - distances) * neg_mask, 0.0)
+    pos = -1.0 * gamma * pos_weights * (margin - distances)
+    neg = gamma * neg_weights * (1.0 - margin - distances)
+    low = array_math.zeros_like(distances) - np.inf  # left out of the log-sum-exp
+    p_loss = array_math.reduce_logsumexp(array_math.where(positive, pos, low), axis=1)
+    n_loss = array_math.reduce_logsumexp(array_math.where(negative, neg, low), axis=1)
+    return nn.softplus(p_loss + n_loss)
+
+
 def _to_rank(weight, rank):
     """`weight` with trailing axes added (or a trailing 1 squeezed) to have `rank` axes, so
     that per-sample weights scale every step of per-step values."""
@@ -456,6 +521,15 @@ SquaredHinge = _define("SquaredHinge", squared_hinge, "The squared hinge loss.")
 CategoricalHinge = _define("CategoricalHinge", categorical_hinge,
                            "The categorical hinge loss of one-hot labels.")
 LogCosh = _define("LogCosh", log_cosh, "log(cosh(error)).")
+Dice = _define("Dice", dice, "The Dice loss, summed over `axis` (all axes by default).",
+               axis=None)
+Tversky = _define("Tversky", tversky, "The Tversky loss (alpha weighs false positives, beta "
+                  "false negatives).", alpha=0.5, beta=0.5, axis=None)
+CategoricalGeneralizedCrossEntropy = _define(
+    "CategoricalGeneralizedCrossEntropy", categorical_generalized_cross_entropy,
+    "The generalized cross entropy (1 - p ** q) / q of integer labels.", q=0.5)
+Circle = _define("Circle", circle, "The Circle loss of L2-normalized embeddings and integer "
+                 "labels.", gamma=80.0, margin=0.4, remove_diagonal=True)
 CosineSimilarity = _define("CosineSimilarity", cosine_similarity,
                            "Minus the cosine similarity along `axis`.", axis=-1)
 
@@ -464,14 +538,15 @@ _FUNCTIONS = {fn.__name__: fn for fn in (
     mean_squared_logarithmic_error, binary_crossentropy, categorical_crossentropy,
     sparse_categorical_crossentropy, binary_focal_crossentropy, categorical_focal_crossentropy,
     huber, kl_divergence, poisson, hinge, squared_hinge, categorical_hinge, log_cosh,
-    cosine_similarity)}
+    cosine_similarity, dice, tversky, categorical_generalized_cross_entropy, circle)}
 _FUNCTIONS.update(mse=mse, mae=mae, mape=mape, msle=msle, kld=kld, logcosh=log_cosh,
                   kullback_leibler_divergence=kl_divergence)
 _CLASSES = {cls.__name__: cls for cls in (
     MeanSquaredError, MeanAbsoluteError, MeanAbsolutePercentageError,
     MeanSquaredLogarithmicError, BinaryCrossentropy, CategoricalCrossentropy,
     SparseCategoricalCrossentropy, BinaryFocalCrossentropy, CategoricalFocalCrossentropy, Huber,
-    KLDivergence, Poisson, Hinge, SquaredHinge, CategoricalHinge, LogCosh, CosineSimilarity)}
+    KLDivergence, Poisson, Hinge, SquaredHinge, CategoricalHinge, LogCosh, CosineSimilarity,
+    Dice, Tversky, CategoricalGeneralizedCrossEntropy, Circle)}
 
 
 def serialize(loss) -> Any:
