@@ -338,8 +338,9 @@ class MultiHeadAttention(_QueryValueLayer):
                  bias_constraint=None, use_gate: bool = False, seed=None,
                  **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.num_heads = positive_int(num_heads, "num_heads", "MultiHeadAttention")
-        self.key_dim = positive_int(key_dim, "key_dim", "MultiHeadAttention")
+        self.num_heads = positive_int(num_heads, "num_heads", "MultiHeadAttention",
+                                      python_int=True)
+        self.key_dim = positive_int(key_dim, "key_dim", "MultiHeadAttention", python_int=True)
         self.value_dim = self.key_dim if value_dim is None else \
             positive_int(value_dim, "value_dim", "MultiHeadAttention")
         if flash_attention:

@@ -732,12 +732,16 @@ def _layer_name(name, cls: type) -> str:
     return name
 
 
-def positive_int(value, argument: str, layer: str) -> int:
+def positive_int(value, argument: str, layer: str, python_int: bool = False) -> int:
     """`value` as an int when it is a positive integer (not a bool, float or string), else
-    the ValueError Keras raises, naming the argument."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0:
+    the ValueError Keras raises, naming the argument. With `python_int`, a NumPy integer is
+    refused too, as the Keras 3 layers that check `isinstance(value, int)` refuse it."""
+    kinds = int if python_int else (int, np.integer)
+    if isinstance(value, bool) or not isinstance(value, kinds) or value <= 0:
+        hint = f" (a Python int: int({argument}) for a NumPy integer)" \
+            if isinstance(value, np.integer) and value > 0 else ""
         raise ValueError(f"{layer}: invalid value for argument `{argument}`: expected a positive "
-                         f"integer, got {argument}={value!r}.")
+                         f"integer{hint}, got {argument}={value!r}.")
     return int(value)
 
 

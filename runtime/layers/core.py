@@ -55,7 +55,7 @@ class Dense(KernelLayer):
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         self.lora_rank, self.lora_alpha = lora_rank, lora_alpha
         self.quantization_config = quantization_config
-        self.units = positive_int(units, "units", "Dense")
+        self.units = positive_int(units, "units", "Dense", python_int=True)
         self._init_kernel_arguments(activation, use_bias, kernel_initializer, bias_initializer,
                                     kernel_regularizer, bias_regularizer, kernel_constraint,
                                     bias_constraint)

@@ -189,8 +189,9 @@ class Embedding(Layer):
             kwargs["input_shape"] = (input_length,)
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         self.quantization_config = quantization_config
-        self.input_dim = positive_int(input_dim, "input_dim", "Embedding")
-        self.output_dim = positive_int(output_dim, "output_dim", "Embedding")
+        self.input_dim = positive_int(input_dim, "input_dim", "Embedding", python_int=True)
+        self.output_dim = positive_int(output_dim, "output_dim", "Embedding",
+                                       python_int=True)
         self.embeddings_initializer = embeddings_initializer
         self.embeddings_regularizer = _regularizers.get(embeddings_regularizer,
                                                         "embeddings_regularizer")

@@ -98,7 +98,13 @@ def _traced_shape(layer) -> str:
 
 
 def output_shape_text(layer, known: dict[int, str]) -> str:
-    """A layer's Output Shape cell."""
+    """A layer's Output Shape cell: as Keras 3, the outputs of its first call on Keras
+    tensors (in whichever model that was: a layer shared by two models shows its first
+    one's, and a Sequential built by a first call shows that call's batch size); else what
+    the model's own graph or a call on its first inputs' shapes gives."""
+    nodes = layer.__dict__.get("_inbound_nodes")
+    if nodes:
+        return _structure_text(nodes[0].outputs)
     return known.get(id(layer)) or _traced_shape(layer)
 
 

@@ -163,3 +163,34 @@ def test_add_weight_takes_keras_3s_arguments():
                      "aggregation=bad")]
     clip = layer.add_weight(shape=(2,), constraint=lambda w: w * 0.0)
     assert clip.constraint is not None      # applied by the optimizer after each update
+
+
+def test_units_and_sizes_must_be_python_ints_as_in_keras_3():
+    # Keras 3 checks isinstance(units, int): a NumPy integer (tf.reduce_prod(shape).numpy())
+    # is refused by Dense, Embedding and MultiHeadAttention, as the autoencoder tutorial shows
+    with pytest.raises(ValueError, match=r"units.*int\(units\)"):
+        keras.layers.Dense(np.int32(784))
+    with pytest.raises(ValueError, match="input_dim"):
+        keras.layers.Embedding(np.int64(10), 3)
+    with pytest.raises(ValueError, match="num_heads"):
+        keras.layers.MultiHeadAttention(num_heads=np.int32(2), key_dim=4)
+    assert keras.layers.Dense(784).units == 784
+    assert keras.layers.Conv2D(np.int64(3), 3).filters == 3   # Keras 3 checks only > 0 here
+
+
+def test_summary_shows_a_layers_first_call_on_keras_tensors():
+    # TensorFlow 2.21 + Keras 3 print (10, 9) for the shared Normalization layer of an unbuilt
+    # Sequential: its first call was in a Sequential built by predict on 10 rows (the
+    # regression tutorial's dnn_model.summary()); the Dense layers are unbuilt
+    norm = keras.layers.Normalization(axis=-1)
+    x = np.random.RandomState(0).randn(50, 9).astype("float32")
+    norm.adapt(x)
+    linear = keras.Sequential([norm, keras.layers.Dense(1)])
+    linear.predict(x[:10], verbose=0)
+    dnn = keras.Sequential([norm, keras.layers.Dense(4), keras.layers.Dense(1)])
+    lines = []
+    dnn.summary(print_fn=lines.append)
+    text = "\n".join(lines)
+    row = next(line for line in text.splitlines() if "(Normalization)" in line)
+    assert "(10, 9)" in row
+    assert text.count("0 (unbuilt)") == 2
