@@ -100,7 +100,8 @@ DIFFERENCES: tuple[tuple[str, str], ...] = (
     (r"tf\.saved_model\.contains_saved_model$", "looks for this project's saved_model.json"),
     (r"tf\.test$", "a CPU runtime: no GPU, CUDA or ROCm; no sessions"),
     (r"tf\.strings\.regex_(replace|full_match)$", "Python's re instead of RE2"),
-    (r"tf\.image\.adjust_(contrast|saturation)$", "differentiable (TensorFlow's are not)"),
+    (r"tf\.image\.(adjust_(contrast|saturation|hue)|(stateless_)?random_(hue|saturation))$",
+     "differentiable (TensorFlow's are not)"),
     (r"tf\.nn\.(conv[123]d|conv2d_transpose|depthwise_conv2d|separable_conv2d)$"
      r"|tf\.keras\.layers\.(Conv[123]D|Conv[123]DTranspose|DepthwiseConv2D|SeparableConv2D)$",
      "channels-last data only"),

@@ -21,6 +21,7 @@ from .exports import export
 # -- rt.config: devices ------------------------------------------------------------------------
 
 
+@export("config.PhysicalDevice")
 class PhysicalDevice(types.SimpleNamespace):
     """A device this runtime can use: `name` and `device_type` ('CPU' only)."""
 
@@ -31,6 +32,7 @@ class PhysicalDevice(types.SimpleNamespace):
         return f"PhysicalDevice(name='{self.name}', device_type='{self.device_type}')"
 
 
+@export("config.LogicalDevice")
 class LogicalDevice(PhysicalDevice):
     def __repr__(self) -> str:
         return f"LogicalDevice(name='{self.name}', device_type='{self.device_type}')"
@@ -84,9 +86,35 @@ def get_memory_growth(device) -> bool:
     return _growth.get(device.name, False)
 
 
+_visible: list = [_CPU]
+
+
 @export("config.get_visible_devices", "config.experimental.get_visible_devices")
 def get_visible_devices(device_type: str | None = None) -> list[PhysicalDevice]:
-    return list_physical_devices(device_type)
+    """The physical devices left visible (`set_visible_devices`; the CPU by default)."""
+    return [d for d in _visible if _check_type(device_type, "get_visible_devices")]
+
+
+@export("config.set_visible_devices", "config.experimental.set_visible_devices")
+def set_visible_devices(devices, device_type: str | None = None) -> None:
+    """Records which physical devices of `device_type` stay visible (a device or a list of
+    them, from `list_physical_devices`); everything still runs on the CPU. There are no GPUs
+    or TPUs to list, so for those only an empty list is accepted."""
+    devices = [devices] if isinstance(devices, PhysicalDevice) else list(devices)
+    for device in devices:
+        if device is not _CPU and device != _CPU:
+            raise ValueError(f"set_visible_devices: {device!r} is not a physical device of this "
+                             "machine; pass devices from rt.config.list_physical_devices().")
+    if _check_type(device_type, "set_visible_devices"):
+        _visible[:] = devices
+
+
+@export("config.experimental.get_device_details")
+def get_device_details(device) -> dict:
+    """Details TensorFlow reports for GPUs (`device_name`, `compute_capability`); a CPU has
+    none: {}."""
+    _check_device(device, "get_device_details")
+    return {}
 
 
 export("config.run_functions_eagerly")(context.run_functions_eagerly)

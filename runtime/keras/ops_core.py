@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dtypes
+from .. import linalg_extras as _linalg_extras
 from .. import nest as _nest
 from ..gradients import custom as _custom
 from ..gradients.tape import GradientTape
@@ -387,6 +388,23 @@ def eigh(x):
     return tuple(_linalg.eigh(_float(x)))
 
 
+def eig(x):
+    """Eigenvalues and right eigenvectors (columns) of each square matrix, complex (complex64
+    for float32 input), as `rt.linalg.eig`."""
+    return tuple(_linalg_extras.eig(_float(x)))
+
+
+def cdist(x, y):
+    """The Euclidean distances between the vectors (last axis) of `x` [..., n, d] and `y`
+    [..., m, d]: [..., n, m]."""
+    x, y = _t(x), _t(y)
+    if not x.dtype.is_floating:
+        x = _am.cast(x, "float32")
+    y = _am.cast(y, x.dtype)
+    difference = _am.expand_dims(x, -2) - _am.expand_dims(y, -3)
+    return _am.sqrt(_am.reduce_sum(_am.square(difference), axis=-1))
+
+
 def logdet(x):
     """log(det(x)) of each Hermitian positive-definite matrix."""
     return _linalg.logdet(_float(x))
@@ -575,14 +593,14 @@ def jvp(fun, primals, tangents, has_aux=False):
 
 
 __all__ = [
-    "associative_scan", "cholesky", "cholesky_inverse", "cond", "custom_gradient", "det",
-    "dtype", "eigh", "erf", "erfc", "erfinv", "extract_sequences", "fft", "fft2", "fori_loop",
+    "associative_scan", "cdist", "cholesky", "cholesky_inverse", "cond", "custom_gradient",
+    "det", "dtype", "eig", "eigh", "erf", "erfc", "erfinv", "extract_sequences", "fft", "fft2", "fori_loop",
     "ifft2", "in_top_k", "inv", "irfft", "is_tensor", "jvp", "logdet", "logsumexp", "lstsq", "lu_factor",
     "map", "matrix_rank", "norm", "pinv", "qr", "rfft", "rsqrt", "saturate_cast", "scan",
     "scatter", "scatter_update", "segment_max", "segment_min", "segment_prod", "segment_sum",
     "slice", "slice_update", "slogdet", "solve", "solve_triangular", "stft", "stop_gradient",
     "svd", "switch", "top_k", "unstack", "vectorized_map", "while_loop"]
 
-LINALG = ["cholesky", "cholesky_inverse", "det", "eigh", "inv", "jvp", "lstsq", "lu_factor",
+LINALG = ["cholesky", "cholesky_inverse", "det", "eig", "eigh", "inv", "jvp", "lstsq", "lu_factor",
           "matrix_rank",
           "norm", "pinv", "qr", "solve", "solve_triangular", "svd"]

@@ -445,6 +445,51 @@ def adjust_saturation(image, saturation_factor, name=None) -> Tensor:
     return _back(hsv_to_rgb(array_math.stack([h, s, v], axis=-1)), dtype)
 
 
+@export("image.adjust_hue")
+def adjust_hue(image, delta, name=None) -> Tensor:
+    """RGB `image` with its HSV hue turned by `delta` (in [-1, 1], a fraction of the colour
+    circle), in the image's own dtype."""
+    if isinstance(delta, (int, float)) and not -1 <= delta <= 1:
+        raise ValueError("delta must be in the interval [-1, 1]")
+    x, dtype = _as_float(_image(image))
+    h, s, v = array_math.unstack(rgb_to_hsv(x), axis=-1)
+    h = array_math.floormod(h + array_math.cast(convert_to_tensor(delta), x.dtype), 1.0)
+    return _back(hsv_to_rgb(array_math.stack([h, s, v], axis=-1)), dtype)
+
+
+def _check_hue_delta(max_delta) -> None:
+    if max_delta > 0.5:
+        raise ValueError("max_delta must be <= 0.5.")
+    _check_delta(max_delta)
+
+
+@export("image.random_hue")
+def random_hue(image, max_delta, seed=None) -> Tensor:
+    """`adjust_hue` by a delta drawn uniformly in [-max_delta, max_delta) (max_delta <= 0.5)."""
+    _check_hue_delta(max_delta)
+    return adjust_hue(image, _uniform([], -max_delta, max_delta, seed, False))
+
+
+@export("image.stateless_random_hue")
+def stateless_random_hue(image, max_delta, seed) -> Tensor:
+    """`random_hue` whose delta is a function of `seed` (a pair of ints)."""
+    _check_hue_delta(max_delta)
+    return adjust_hue(image, _uniform([], -max_delta, max_delta, seed, True))
+
+
+@export("image.random_saturation")
+def random_saturation(image, lower, upper, seed=None) -> Tensor:
+    """`adjust_saturation` by a factor drawn uniformly in [lower, upper)."""
+    _check_range(lower, upper)
+    return adjust_saturation(image, _uniform([], lower, upper, seed, False))
+
+
+@export("image.stateless_random_saturation")
+def stateless_random_saturation(image, lower, upper, seed) -> Tensor:
+    """`random_saturation` whose factor is a function of `seed` (a pair of ints)."""
+    _check_range(lower, upper)
+    return adjust_saturation(image, _uniform([], lower, upper, seed, True))
+
 
 _SOBEL_DY = ((-1.0, -2.0, -1.0), (0.0, 0.0, 0.0), (1.0, 2.0, 1.0))
 
