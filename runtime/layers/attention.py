@@ -25,6 +25,7 @@ from ..ops.variables import Variable
 from ..shapes import TensorShape
 from . import activations
 from . import constraints as _constraints
+from . import initializers as _initializers
 from . import regularizers as _regularizers
 from .base import Layer, _as_tensors, _has_keras_tensors, positive_int
 from .kernel_layer import as_layer_dtype
@@ -641,6 +642,8 @@ class Attention(Layer):
         self.score_mode = score_mode
         self.dropout = float(dropout)
         self.seed = seed
+        if self.dropout > 0:
+            self._keras_seed = _initializers.keras_seed(seed)  # Keras's SeedGenerator draws here
         self.scale: Variable | None = None
         self.concat_score_weight: Variable | None = None
 

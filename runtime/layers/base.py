@@ -151,6 +151,14 @@ class Layer(Module):
         "input_dim", "input_shape", "batch_input_shape", "batch_size", "weights",
         "activity_regularizer", "autocast", "implementation"})
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        # an initializer named by a string or a config is made when assigned, as Keras's
+        # layers make theirs in __init__: a random one takes its seed from Python's `random`
+        # then, so layers draw Keras's seeds in Keras's order
+        if name.endswith("_initializer") and isinstance(value, (str, dict)):
+            value = _initializers.get(value)
+        super().__setattr__(name, value)
+
     def __new__(cls, *args: Any, **kwargs: Any):
         # the constructor's arguments, for the default get_config (see serialization.py)
         layer = super().__new__(cls)

@@ -16,6 +16,7 @@ from ..ops.sparse import SparseTensor
 from ..shapes import TensorShape
 from . import activations
 from . import constraints as _constraints
+from . import initializers as _initializers
 from .base import Layer, positive_int
 from .kernel_layer import KernelLayer, refuse_quantization
 
@@ -101,6 +102,8 @@ class Dropout(_SameShape):
         self.rate = float(rate)
         self.noise_shape = noise_shape
         self.seed = seed
+        if self.rate > 0:
+            self._keras_seed = _initializers.keras_seed(seed)  # Keras's SeedGenerator draws here
 
     def call(self, inputs, training=None):
         if self.rate == 0 or training is None or training is False:

@@ -1,18 +1,22 @@
 """Weight initializers: callables `(shape, dtype) -> tensor` that layers use in `add_weight`.
 
-Random initializers draw through `rt.random`, so `rt.random.set_seed` makes them reproducible.
+Random initializers draw as Keras 3's: an initializer made without a seed takes one from
+Python's `random` (so `keras.utils.set_random_seed` makes them reproducible), and each call
+is a stateless draw from that seed, so it gives the same values every time and TensorFlow's
+numbers for the same seed.
 """
 
 from __future__ import annotations
 
 import inspect
 import math
+import random as _pyrandom
 from typing import Callable
 
 import numpy as np
 
 from .. import dtypes as _dtypes
-from ..ops import random
+from ..ops import random_stateless
 from ..ops.core import constant
 
 
@@ -28,8 +32,11 @@ class Initializer:
 
     def get_config(self) -> dict:
         params = inspect.signature(type(self).__init__).parameters
-        return {key: getattr(self, key) for key in params
-                if key != "self" and hasattr(self, key)}
+        config = {key: getattr(self, key) for key in params
+                  if key != "self" and hasattr(self, key)}
+        if "seed" in config:
+            config["seed"] = self._init_seed  # None stays None, as Keras writes it
+        return config
 
     @classmethod
     def from_config(cls, config: dict) -> "Initializer":
@@ -70,20 +77,44 @@ class RandomUniform(Initializer):
     """Uniform values in [minval, maxval)."""
 
     def __init__(self, minval=-0.05, maxval=0.05, seed=None):
-        self.minval, self.maxval, self.seed = minval, maxval, seed
+        self.minval, self.maxval = minval, maxval
+        _take_seed(self, seed)
 
     def __call__(self, shape, dtype=_dtypes.float32):
-        return random.uniform(list(shape), self.minval, self.maxval, dtype=dtype, seed=self.seed)
+        return random_stateless.stateless_uniform(list(shape), _seed_pair(self.seed),
+                                                  self.minval, self.maxval, dtype=dtype)
 
 
 class RandomNormal(Initializer):
     """Normal values with the given mean and standard deviation."""
 
     def __init__(self, mean=0.0, stddev=0.05, seed=None):
-        self.mean, self.stddev, self.seed = mean, stddev, seed
+        self.mean, self.stddev = mean, stddev
+        _take_seed(self, seed)
 
     def __call__(self, shape, dtype=_dtypes.float32):
-        return random.normal(list(shape), self.mean, self.stddev, dtype=dtype, seed=self.seed)
+        return random_stateless.stateless_normal(list(shape), _seed_pair(self.seed), self.mean,
+                                                 self.stddev, dtype=dtype)
+
+
+def keras_seed(seed):
+    """`seed`, or when it is None a fresh one from Python's `random`, as Keras 3 takes one for
+    an initializer or a layer's SeedGenerator (so `keras.utils.set_random_seed` fixes it)."""
+    return _pyrandom.randint(1, int(1e9)) if seed is None else seed
+
+
+def _take_seed(initializer, seed) -> None:
+    """Keeps the seed given (for get_config) and the one the draws use."""
+    initializer._init_seed = seed
+    initializer.seed = keras_seed(seed)
+
+
+def _seed_pair(seed):
+    """The stateless seed of a draw: a keras.random.SeedGenerator's next one, or [seed, 0]
+    reduced as Keras's TensorFlow backend reduces it to int32."""
+    if hasattr(seed, "next"):
+        return seed.next()
+    return np.array([int(seed) % (2 ** 31 - 2), 0], np.int32)
 
 
 def _fans(shape) -> tuple[int, int]:
@@ -111,7 +142,8 @@ class VarianceScaling(Initializer):
         if distribution not in ("uniform", "normal", "truncated_normal", "untruncated_normal"):
             raise ValueError("VarianceScaling distribution must be uniform, normal, "
                              f"truncated_normal or untruncated_normal, got {distribution!r}.")
-        self.scale, self.mode, self.distribution, self.seed = scale, mode, distribution, seed
+        self.scale, self.mode, self.distribution = scale, mode, distribution
+        _take_seed(self, seed)
 
     def __call__(self, shape, dtype=_dtypes.float32):
         fan_in, fan_out = _fans(shape)
@@ -120,20 +152,23 @@ class VarianceScaling(Initializer):
             fan_out = int(np.prod([tuple(shape)[a] for a in self.output_axes], dtype=np.int64))
         n = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2}[self.mode]
         variance = self.scale / max(1.0, n)
+        pair = _seed_pair(self.seed)
         if self.distribution == "uniform":
             limit = math.sqrt(3.0 * variance)
-            return random.uniform(list(shape), -limit, limit, dtype=dtype, seed=self.seed)
+            return random_stateless.stateless_uniform(list(shape), pair, -limit, limit,
+                                                      dtype=dtype)
         stddev = math.sqrt(variance)
         if self.distribution == "truncated_normal":
-            return _truncated_normal(shape, stddev / 0.87962566103423978, dtype, self.seed)
-        return random.normal(list(shape), 0.0, stddev, dtype=dtype, seed=self.seed)
+            return random_stateless.stateless_truncated_normal(
+                list(shape), pair, 0.0, stddev / 0.87962566103423978, dtype=dtype)
+        return random_stateless.stateless_normal(list(shape), pair, 0.0, stddev, dtype=dtype)
 
     def __repr__(self) -> str:
         return (f"{type(self).__name__}(scale={self.scale}, mode={self.mode!r}, "
                 f"distribution={self.distribution!r})")
 
     def get_config(self) -> dict:
-        config = {"seed": self.seed, "input_axes": self.input_axes,
+        config = {"seed": self._init_seed, "input_axes": self.input_axes,
                   "output_axes": self.output_axes}
         if type(self) is VarianceScaling:
             config.update(scale=self.scale, mode=self.mode, distribution=self.distribution)
@@ -149,19 +184,6 @@ def _axes(name: str, what: str, axes):
         raise ValueError(f"{name}: `{what}` must be None or a list of ints (axes of the "
                          f"weight's shape), got {axes!r}.")
     return list(axes)
-
-
-def _truncated_normal(shape, stddev, dtype, seed):
-    """Normal values redrawn until they lie within two standard deviations."""
-    dtype = _dtypes.as_dtype(dtype)
-    values = random.normal(list(shape), 0.0, 1.0, dtype=_dtypes.float64, seed=seed).numpy()
-    values = np.asarray(values)
-    bad = np.abs(values) > 2
-    while bad.any():
-        values[bad] = random.normal([int(bad.sum())], 0.0, 1.0, dtype=_dtypes.float64,
-                                    seed=seed).numpy()
-        bad = np.abs(values) > 2
-    return constant((values * stddev).astype(dtype.as_numpy_dtype))
 
 
 class GlorotUniform(VarianceScaling):
@@ -211,11 +233,12 @@ class TruncatedNormal(Initializer):
     deviations redrawn."""
 
     def __init__(self, mean=0.0, stddev=0.05, seed=None):
-        self.mean, self.stddev, self.seed = mean, stddev, seed
+        self.mean, self.stddev = mean, stddev
+        _take_seed(self, seed)
 
     def __call__(self, shape, dtype=_dtypes.float32):
-        values = _truncated_normal(shape, self.stddev, _dtypes.float64, self.seed).numpy()
-        return constant((values + self.mean).astype(_dtypes.as_dtype(dtype).as_numpy_dtype))
+        return random_stateless.stateless_truncated_normal(
+            list(shape), _seed_pair(self.seed), self.mean, self.stddev, dtype=dtype)
 
 
 class Identity(Initializer):
@@ -242,21 +265,22 @@ class Orthogonal(Initializer):
     of normal draws with the signs of R's diagonal."""
 
     def __init__(self, gain=1.0, seed=None):
-        self.gain, self.seed = gain, seed
+        self.gain = gain
+        _take_seed(self, seed)
 
     def __call__(self, shape, dtype=_dtypes.float32):
         shape = tuple(shape)
         if len(shape) < 2:
             raise ValueError(f"Orthogonal initializer needs a shape of rank >= 2, got {shape}.")
         rows, cols = int(np.prod(shape[:-1])), shape[-1]
-        draws = np.asarray(random.normal([max(rows, cols), min(rows, cols)], 0.0, 1.0,
-                                         dtype=_dtypes.float64, seed=self.seed).numpy())
-        q, r = np.linalg.qr(draws)
+        np_dtype = _dtypes.as_dtype(dtype).as_numpy_dtype
+        draws = random_stateless.stateless_normal([max(rows, cols), min(rows, cols)],
+                                                  _seed_pair(self.seed), dtype=dtype).numpy()
+        q, r = np.linalg.qr(draws)  # in the draw's dtype, as Keras's
         q = q * np.sign(np.diag(r))
         if rows < cols:
             q = q.T
-        return constant((self.gain * q).reshape(shape).astype(
-            _dtypes.as_dtype(dtype).as_numpy_dtype))
+        return constant((np_dtype(self.gain) * q).reshape(shape).astype(np_dtype))
 
 
 _BY_NAME: dict[str, type] = {

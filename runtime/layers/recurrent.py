@@ -17,8 +17,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import context
-from .. import dtypes as _dtypes
-from ..ops import array_math, control_flow, linalg, random
+from ..ops import array_math, control_flow, linalg
 from ..ops.core import constant, convert_to_tensor
 from ..ops.tensor_array import TensorArray
 from ..ops.variables import Variable
@@ -31,33 +30,12 @@ from . import serialization as _serialization
 from .base import Layer, positive_int
 from .kernel_layer import as_layer_dtype
 
-
-class Orthogonal(_initializers.Initializer):
-    """A random orthogonal matrix (of a normal draw's QR decomposition) times `gain`; for
-    shapes of rank > 2 the leading dimensions are flattened."""
-
-    def __init__(self, gain: float = 1.0, seed=None):
-        self.gain, self.seed = float(gain), seed
-
-    def __call__(self, shape, dtype=_dtypes.float32):
-        shape = tuple(shape)
-        if len(shape) < 2:
-            raise ValueError(f"Orthogonal needs a shape of rank >= 2, got {shape}.")
-        rows, cols = int(np.prod(shape[:-1])), shape[-1]
-        draw = random.normal([max(rows, cols), min(rows, cols)], dtype=_dtypes.float64,
-                             seed=self.seed).numpy()
-        q, r = np.linalg.qr(draw)
-        q = q * np.sign(np.diag(r))  # a uniform draw over orthogonal matrices
-        if rows < cols:
-            q = q.T
-        value = (self.gain * q).reshape(shape)
-        return constant(value.astype(_dtypes.as_dtype(dtype).as_numpy_dtype))
+# the initializer LSTM, GRU and SimpleRNN give their recurrent kernels by default
+Orthogonal = _initializers.Orthogonal
 
 
 def _initializer(value):
-    if isinstance(value, str) and value.lower() == "orthogonal":
-        return Orthogonal()
-    return value
+    return _initializers.get(value) if isinstance(value, (str, dict)) else value
 
 
 def _check_dropout(layer: str, dropout, recurrent_dropout) -> None:
@@ -91,6 +69,7 @@ class _Cell(Layer):
         self.kernel_initializer = kernel_initializer
         self.recurrent_initializer = recurrent_initializer
         self.bias_initializer = bias_initializer
+        self._keras_seed = _initializers.keras_seed(seed)  # Keras's SeedGenerator draws here
         self.dropout = float(dropout)
         self.recurrent_dropout = float(recurrent_dropout)
         self.kernel = self.recurrent_kernel = self.bias = None

@@ -18,6 +18,7 @@ from ..ops import array_math, random
 from ..ops.control_flow import cond
 from ..ops.core import convert_to_tensor
 from ..shapes import TensorShape
+from . import initializers as _initializers
 from . import regularizers as _regularizers
 from .base import Layer
 from .core import drop_with_noise_shape, noise_dims
@@ -70,6 +71,8 @@ class _SpatialDropout(_TrainingNoise):
         super().__init__(name=name, dtype=dtype)
         self.rate = _fraction(type(self).__name__, "rate", rate, top_open=True)
         self.seed = seed
+        if self.rate > 0:
+            self._keras_seed = _initializers.keras_seed(seed)  # Keras's SeedGenerator draws here
 
     def _active(self) -> bool:
         return self.rate > 0
@@ -127,6 +130,8 @@ class GaussianNoise(_TrainingNoise):
         super().__init__(**kwargs)
         self.stddev = _fraction("GaussianNoise", "stddev", stddev)
         self.seed = seed
+        if self.stddev > 0:
+            self._keras_seed = _initializers.keras_seed(seed)  # Keras's SeedGenerator draws here
 
     def _active(self) -> bool:
         return self.stddev > 0
@@ -145,6 +150,8 @@ class GaussianDropout(_TrainingNoise):
         super().__init__(**kwargs)
         self.rate = _fraction("GaussianDropout", "rate", rate, top_open=True)
         self.seed = seed
+        if self.rate > 0:
+            self._keras_seed = _initializers.keras_seed(seed)  # Keras's SeedGenerator draws here
 
     def _active(self) -> bool:
         return self.rate > 0
@@ -172,6 +179,8 @@ class AlphaDropout(_TrainingNoise):
         self.rate = _fraction("AlphaDropout", "rate", rate, top_open=True)
         self.noise_shape = None if noise_shape is None else tuple(noise_shape)
         self.seed = seed
+        if self.rate > 0:
+            self._keras_seed = _initializers.keras_seed(seed)  # Keras's SeedGenerator draws here
 
     def _active(self) -> bool:
         return self.rate > 0

@@ -64,11 +64,13 @@ def test_numpy_inputs_are_accepted_and_cast_to_the_layer_dtype():
     np.testing.assert_allclose(_np(y), [[3.0, 3.0]])
 
 
-def test_glorot_uniform_stays_within_its_limit_and_follows_the_global_seed():
-    rt.random.set_seed(7)
+def test_glorot_uniform_stays_within_its_limit_and_follows_the_keras_seed():
+    # as Keras 3's: an initializer takes its seed from Python's random, which
+    # keras.utils.set_random_seed seeds
+    rt.keras.utils.set_random_seed(7)
     a = rt.layers.Dense(50)
     a(rt.ones([1, 30]))
-    rt.random.set_seed(7)
+    rt.keras.utils.set_random_seed(7)
     b = rt.layers.Dense(50)
     b(rt.ones([1, 30]))
     limit = np.sqrt(6 / (30 + 50))
@@ -89,9 +91,8 @@ def test_initializers_by_name_give_the_requested_shape_and_dtype(name):
 def test_unknown_names_are_refused_with_the_known_ones():
     with pytest.raises(ValueError, match="relu"):
         rt.layers.Dense(2, activation="relux")
-    layer = rt.layers.Dense(2, kernel_initializer="glorot")
-    with pytest.raises(ValueError, match="glorot_uniform"):
-        layer(rt.ones([1, 2]))
+    with pytest.raises(ValueError, match="glorot_uniform"):  # when made, as Keras's layers
+        rt.layers.Dense(2, kernel_initializer="glorot")
 
 
 # -- activations -----------------------------------------------------------------------------
