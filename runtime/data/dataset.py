@@ -34,6 +34,7 @@ from ..errors import (
     PermissionDeniedError,
 )
 from ..function import function as rt_function
+from ..ops import philox as _philox
 from ..ops.extension_type import as_templates, as_type_specs, batch_template, unbatch_template
 from ..ops.io_tfrecord import _compression, open_for_reading
 from ..ops.ragged import RaggedTensor
@@ -1642,7 +1643,47 @@ def _shuffle_seed(seed):
             0 if SEEDS.global_seed is None else int(SEEDS.global_seed) & 0xFFFFFFFF]
 
 
+_END = object()   # the end of a shuffle's input
+
+
+class _PhiloxWords:
+    """TensorFlow's `SingleSampleAdapter<PhiloxRandom>(seed, seed2)`: the 32-bit words of the
+    Philox stream whose key is `seed` and whose counter's high half is `seed2`, in order."""
+
+    def __init__(self, seed: int, seed2: int) -> None:
+        seed, seed2 = seed & 0xFFFFFFFFFFFFFFFF, seed2 & 0xFFFFFFFFFFFFFFFF
+        self._key = (seed & 0xFFFFFFFF, seed >> 32)
+        self._counter = (0, 0, seed2 & 0xFFFFFFFF, seed2 >> 32)
+        self._block = 0
+        self._words: list = []
+
+    def __call__(self) -> int:
+        if not self._words:
+            self._words = _philox.blocks(np, self._key, self._counter, self._block,
+                                         256).reshape(-1).tolist()[::-1]
+            self._block += 256
+        return self._words.pop()
+
+
+def _shuffle_seeds(seed) -> tuple[int, int]:
+    """TensorFlow's (seed, seed2) of a shuffle made now: the global seed and the op seed
+    (drawn from the global seed's sequence when not given), or random ones when neither is
+    set (TensorFlow's RandomSeeds)."""
+    pair = SEEDS.seed_pair(None if seed is None else int(seed))
+    if pair is None:
+        words = np.random.SeedSequence().generate_state(2, np.uint64)
+        return int(words[0]), int(words[1])
+    return pair
+
+
 class _Shuffle(_Unary):
+    """TensorFlow's shuffle, element for element: a ring buffer of `buffer_size` slots is
+    filled, then each output is the element at a random offset from the oldest slot (the
+    offset a Philox word modulo the elements held), whose place takes the oldest element, and
+    the next input element is read in. Iteration k of a reshuffling dataset draws its two
+    seeds as words 2k and 2k+1 of the stream of (seed, seed2) (TensorFlow's
+    RandomSeedGenerator); without reshuffling every iteration uses (seed, seed2) itself."""
+
     def __init__(self, input_dataset, buffer_size, seed, reshuffle_each_iteration):
         super().__init__(input_dataset)
         if buffer_size is None:
@@ -1651,101 +1692,47 @@ class _Shuffle(_Unary):
         self._buffer = _positive_int(buffer_size, "buffer_size", "shuffle", allow=(UNKNOWN,))
         if self._buffer == UNKNOWN:   # tf.data: a buffer as large as the dataset
             self._buffer = np.iinfo(np.int64).max
-        seed_words = _shuffle_seed(seed)
-        self._seed = seed_words if seed_words is not None else [
-            int(np.random.SeedSequence().entropy) & 0xFFFFFFFF]
+        self._seed = _shuffle_seeds(seed)
         self._reshuffle = bool(reshuffle_each_iteration)
         self._epochs = EpochCounter()   # shared with the copies bound in a compiled function
 
-    def _rng(self):
-        epoch = self._epochs.take() if self._reshuffle else 0
-        return np.random.default_rng(self._seed + [epoch])
+    def _words(self) -> _PhiloxWords:
+        if not self._reshuffle:
+            return _PhiloxWords(*self._seed)
+        epoch = self._epochs.take()
+        seeds = _PhiloxWords(*self._seed)
+        drawn = [seeds() for _ in range(2 * epoch + 2)]
+        return _PhiloxWords(drawn[-2], drawn[-1])
 
     def _elements(self):
-        rng = self._rng()
-        blocks = self._input._blocks()
-        if blocks is not None:
-            return _blocks_of_elements(self._shuffle_blocks(_rechunk(blocks, 4 * BLOCK, False), rng))
-        return self._shuffle_elements(self._input._open(), rng)
+        return self._shuffle_elements(self._input._open(), self._words())
 
     def _blocks(self):
-        blocks = self._input._blocks()
-        if blocks is None:
-            return None
-        return self._shuffle_blocks(_rechunk(blocks, 4 * BLOCK, False), rng=self._rng())
+        return None   # element by element, as TensorFlow draws them
 
-    def _shuffle_elements(self, source, rng):
+    def _shuffle_elements(self, source, words: _PhiloxWords):
         size = self._buffer
-        buf: list = []
-        draws = iter(())
-        for e in source:
-            if len(buf) < size:
-                buf.append(e)
-                continue
-            j = next(draws, None)
-            if j is None:
-                draws = iter(rng.integers(0, size, 4096).tolist())
-                j = next(draws)
-            out, buf[j] = buf[j], e
-            yield out
-        for j in rng.permutation(len(buf)).tolist():
-            yield buf[j]
-
-    def _shuffle_blocks(self, blocks, rng):
-        """The reservoir a block at a time: for incoming elements k with random slots j[k],
-        element k's output is whatever slot j[k] holds at that moment — the last earlier
-        incoming element drawn to the same slot, or the slot's content before the block."""
-        size = self._buffer
-        buf = None
-        template = single = None
-        filled, fill = 0, []
-        for block in blocks:
-            if single is None:  # every block has the dataset's structure: read it once
-                single = not st.is_structure(block)
-            template = block
-            flat = [block] if single else st.flatten(block)
-            if buf is None:
-                take = min(size - filled, len(flat[0]))
-                fill.append([a[:take] for a in flat])
-                filled += take
-                flat = [a[take:] for a in flat]
-                if filled < size:
-                    continue
-                buf = [np.array(np.concatenate(parts)) for parts in zip(*fill)]
-                fill = []
-            m = len(flat[0])
-            if m == 0:
-                continue
-            j = rng.integers(0, size, m)
-            # a stable sort of small ints is NumPy's radix sort (10x faster than int64's)
-            order = np.argsort(j.astype(np.int16) if size <= 2 ** 15 else j, kind="stable")
-            js = j[order]
-            same = js[1:] == js[:-1]
-            prev = np.full(m, -1, dtype=np.int64)
-            prev[order[1:][same]] = order[:-1][same]
-            from_buf = prev < 0
-            last = np.ones(m, dtype=bool)
-            last[:-1] = ~same
-            slots, ks = js[last], order[last]
-            fresh = np.flatnonzero(~from_buf)
-            outs = []
-            for b, a in zip(buf, flat):
-                a = np.asarray(a)
-                # np.take gathers rows ~3x faster than fancy indexing
-                o = np.take(b, j, axis=0)    # right for the rows drawn from the buffer as it was
-                o[fresh] = np.take(a, prev[fresh], axis=0)
-                b[slots] = np.take(a, ks, axis=0)
-                outs.append(o)
-            yield outs[0] if single else st.pack(template, outs)
-        if buf is None:
-            if not fill:
+        ring: dict = {}
+        start = end = 0
+        source = iter(source)
+        exhausted = False
+        while True:
+            while not exhausted and end - start < size:
+                element = next(source, _END)
+                if element is _END:
+                    exhausted = True
+                    break
+                ring[end % size] = element
+                end += 1
+            if end == start:
                 return
-            buf = [np.concatenate(parts) for parts in zip(*fill)]
-        n = len(buf[0])
-        perm = rng.permutation(n)
-        for start in range(0, n, BLOCK):
-            idx = perm[start:start + BLOCK]
-            yield st.pack(template, [np.take(b, idx, axis=0) for b in buf])
+            index = (start + words() % (end - start)) % size
+            oldest = start % size
+            out = ring[index]
+            ring[index] = ring[oldest]
+            del ring[oldest]
+            start += 1
+            yield out
 
 
 class _Repeat(_Unary):
