@@ -48,6 +48,7 @@ from .core import (
     Softmax,
 )
 from .functional import Input, InputLayer
+from .legacy_activations import ThresholdedReLU
 from .merging import (
     Add,
     Average,
@@ -86,6 +87,7 @@ from .pooling import (
     MaxPooling2D,
 )
 from .preprocessing import (
+    AutoContrast,
     CategoryEncoding,
     CenterCrop,
     Discretization,
@@ -95,6 +97,8 @@ from .preprocessing import (
     RandomContrast,
     RandomCrop,
     RandomFlip,
+    RandomGrayscale,
+    RandomInvert,
     RandomRotation,
     RandomTranslation,
     RandomZoom,
@@ -148,6 +152,7 @@ __all__ += ["ActivityRegularization", "AlphaDropout", "GaussianDropout", "Gaussi
             "maximum", "minimum", "multiply", "subtract"]
 __all__ += ["Normalization", "RMSNormalization", "Rescaling"]
 __all__ += ["CategoryEncoding", "CenterCrop", "Discretization", "Hashing", "IntegerLookup",
+            "AutoContrast", "RandomGrayscale", "RandomInvert", "ThresholdedReLU",
             "RandomBrightness", "RandomContrast", "RandomCrop", "RandomFlip", "RandomRotation",
             "RandomTranslation", "RandomZoom", "Resizing", "StringLookup", "TextVectorization"]
 

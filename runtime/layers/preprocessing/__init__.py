@@ -3,11 +3,14 @@
 
 from .hashing import Hashing
 from .image import (
+    AutoContrast,
     CenterCrop,
     RandomBrightness,
     RandomContrast,
     RandomCrop,
     RandomFlip,
+    RandomGrayscale,
+    RandomInvert,
     RandomRotation,
     RandomTranslation,
     RandomZoom,
@@ -21,6 +24,7 @@ from .lookup import (
     TextVectorization,
 )
 
-__all__ = ["CategoryEncoding", "CenterCrop", "Discretization", "Hashing", "IntegerLookup",
+__all__ = ["AutoContrast", "RandomGrayscale", "RandomInvert",
+           "CategoryEncoding", "CenterCrop", "Discretization", "Hashing", "IntegerLookup",
            "RandomBrightness", "RandomContrast", "RandomCrop", "RandomFlip", "RandomRotation",
            "RandomTranslation", "RandomZoom", "Resizing", "StringLookup", "TextVectorization"]

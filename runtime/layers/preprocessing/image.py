@@ -415,6 +415,89 @@ class RandomBrightness(_RandomLayer):
         return np.clip(x + delta * (high - low), low, high)
 
 
+class RandomInvert(_RandomLayer):
+    """Inverts each image (`value_range[1] - x`) with a probability drawn for it in
+    `factor` (a float f: [0, f]; or a (low, high) pair)."""
+
+    def __init__(self, factor=1.0, value_range=(0, 255), seed=None, data_format=None,
+                 **kwargs: Any) -> None:
+        super().__init__(seed, data_format, **kwargs)
+        self.factor = tuple(factor) if isinstance(factor, (tuple, list)) else (0, factor)
+        self.value_range = tuple(value_range)
+
+    def _augment(self, x: np.ndarray) -> np.ndarray:
+        probability = self.rng.uniform(self.factor[0], self.factor[1], (len(x), 1, 1, 1))
+        invert = self.rng.uniform(size=(len(x), 1, 1, 1)) < probability
+        return np.where(invert, self.value_range[1] - np.asarray(x, np.float64), x)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "factor": self.factor}  # the (low, high) pair, as Keras
+
+
+class RandomGrayscale(_RandomLayer):
+    """Turns each image grey (ITU-R 601 luma, 0.2989 R + 0.587 G + 0.114 B, in every
+    channel) with probability `factor`."""
+
+    def __init__(self, factor=0.5, data_format=None, seed=None, **kwargs: Any) -> None:
+        super().__init__(seed, data_format, **kwargs)
+        if not 0 <= factor <= 1:
+            raise ValueError(f"`factor` should be between 0 and 1. Received: factor={factor}")
+        self.factor = factor
+
+    def _augment(self, x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x)
+        grey = np.tensordot(x.astype(np.float64), [0.2989, 0.5870, 0.1140], axes=([-1], [0]))
+        grey = np.broadcast_to(grey[..., None], x.shape)
+        if x.dtype.kind in "iu":
+            grey = np.round(grey)
+        apply = self.rng.uniform(size=(len(x), 1, 1, 1)) < self.factor
+        return np.where(apply, grey, x)
+
+    def _run(self, fn, inputs, shape):
+        if inputs.dtype.is_integer:  # integer images stay integers, as in Keras
+            out = inputs.dtype.as_numpy_dtype
+            return run_numpy(lambda x: _batched(fn)(x).astype(out), inputs, inputs.dtype, shape)
+        return super()._run(fn, inputs, shape)
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.pop("seed", None)  # Keras's config of this layer has no seed
+        return config
+
+
+class AutoContrast(_ImageLayer):
+    """Stretches each channel of each image to the whole of `value_range` (its lowest value
+    to the range's low end, its highest to the high end), at training and inference."""
+
+    def __init__(self, value_range=(0, 255), **kwargs: Any) -> None:
+        super().__init__(None, **kwargs)
+        if not isinstance(value_range, (tuple, list)) or len(value_range) != 2:
+            raise ValueError("The `value_range` argument should be a list of two numbers. "
+                             f"Received: value_range={value_range}")
+        self.value_range = sorted(value_range)
+
+    def call(self, inputs, training=None):
+        inputs = convert_to_tensor(inputs)
+        return self._run(self._stretch, inputs,
+                         inputs.shape.as_list() if inputs.shape.rank is not None else None)
+
+    def _stretch(self, x: np.ndarray) -> np.ndarray:
+        original = np.asarray(x, np.float64)
+        low_end, high_end = self.value_range
+        scaled = (original - low_end) * (255.0 / (high_end - low_end))
+        low = scaled.min(axis=(1, 2), keepdims=True)
+        high = scaled.max(axis=(1, 2), keepdims=True)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            scale = 255.0 / (high - low)
+            out = np.clip(scaled * scale - low * scale, 0.0, 255.0)
+        out = out * ((high_end - low_end) / 255.0) + low_end
+        return np.where(np.isnan(out), original, out)  # a flat channel stays as it was
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "data_format": self.data_format,
+                "value_range": list(self.value_range)}
+
+
 class RandomCrop(_RandomLayer):
     """A random (height, width) window of each image when training; at inference (or when
     an image is smaller than the target) the image resized to the target after a centered
