@@ -24,7 +24,7 @@ SCRIPT = "make_tf_users_page.py"
 
 #: modules under `rt` that are part of its public surface (others are the implementation)
 PUBLIC_MODULES = ("errors", "experimental", "train", "saved_model", "keras", "summary",
-                  "data", "dask", "distribute", "feature_column", "compat", "version")
+                  "data", "dask", "distribute", "feature_column", "compat", "version", "lite")
 
 
 def _public(space) -> list[str]:
