@@ -177,3 +177,95 @@ def get_logical_device_configuration(device) -> Optional[list]:
     _check_device(device, "get_logical_device_configuration")
     configs = _configured.get(device.name)
     return None if configs is None else list(configs)
+
+
+# == device names ====================================================================================
+
+@export("DeviceSpec")
+class DeviceSpec:
+    """A device name's parts, as TensorFlow's `tf.DeviceSpec`: `job`, `replica`, `task`,
+    `device_type` (upper case: 'CPU', 'GPU') and `device_index`; `from_string` parses
+    '/job:worker/replica:0/task:2/device:CPU:0' (or '/cpu:0'), `to_string` writes it back.
+    Every op still runs on this machine's CPU (see `rt.device`)."""
+
+    __slots__ = ("_job", "_replica", "_task", "_device_type", "_device_index")
+
+    def __init__(self, job=None, replica=None, task=None, device_type=None,
+                 device_index=None) -> None:
+        self._job = None if job is None else str(job)
+        self._replica = None if replica is None else int(replica)
+        self._task = None if task is None else int(task)
+        self._device_type = None if device_type is None else (
+            str(device_type).upper() if str(device_type).lower() in ("cpu", "gpu", "tpu")
+            else str(device_type))
+        self._device_index = None if device_index is None else int(device_index)
+
+    job = property(lambda self: self._job)
+    replica = property(lambda self: self._replica)
+    task = property(lambda self: self._task)
+    device_type = property(lambda self: self._device_type)
+    device_index = property(lambda self: self._device_index)
+
+    @classmethod
+    def from_string(cls, spec: str) -> "DeviceSpec":
+        """The DeviceSpec of a device name; ValueError naming an unknown part."""
+        parts: dict = {}
+        for piece in str(spec).split("/"):
+            if not piece:
+                continue
+            key, _, rest = piece.partition(":")
+            lowered = key.lower()
+            if lowered in ("job", "replica", "task") and rest:
+                parts[lowered] = rest
+            elif lowered == "device" and rest:
+                kind, _, index = rest.partition(":")
+                parts["device_type"] = kind
+                if index and index != "*":
+                    parts["device_index"] = index
+            elif lowered in ("cpu", "gpu", "tpu") and rest:
+                parts["device_type"] = lowered
+                if rest != "*":
+                    parts["device_index"] = rest
+            else:
+                raise ValueError(f"Unknown attribute '{key}' is encountered while parsing the "
+                                 f"device spec: '{spec}'.")
+        return cls(**parts)
+
+    def to_string(self) -> str:
+        """'/job:.../replica:.../task:.../device:TYPE:INDEX', with the parts that are set."""
+        text = "".join(f"/{name}:{value}" for name, value in (
+            ("job", self._job), ("replica", self._replica), ("task", self._task))
+            if value is not None)
+        if self._device_type is not None:
+            index = "*" if self._device_index is None else self._device_index
+            text += f"/device:{self._device_type}:{index}"
+        return text
+
+    def replace(self, **kwargs) -> "DeviceSpec":
+        """A copy with the given parts changed."""
+        fields = {name: getattr(self, name) for name in
+                  ("job", "replica", "task", "device_type", "device_index")}
+        unknown = set(kwargs) - set(fields)
+        if unknown:
+            raise TypeError(f"DeviceSpec.replace got unexpected keyword arguments "
+                            f"{sorted(unknown)}; it takes {sorted(fields)}.")
+        return DeviceSpec(**{**fields, **kwargs})
+
+    def make_merged_spec(self, dev: "DeviceSpec") -> "DeviceSpec":
+        """This spec with the parts `dev` sets taken from `dev`."""
+        return self.replace(**{name: getattr(dev, name) for name in
+                               ("job", "replica", "task", "device_type", "device_index")
+                               if getattr(dev, name) is not None})
+
+    def _key(self) -> tuple:
+        return (self._job, self._replica, self._task, self._device_type, self._device_index)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, DeviceSpec) and other._key() == self._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (f"<DeviceSpec(job={self._job}, replica={self._replica}, task={self._task}, "
+                f"device_type={self._device_type}, device_index={self._device_index})>")
