@@ -533,6 +533,66 @@ class CSVLogger(Callback):
         self._writer = None
 
 
-__all__ = ["BackupAndRestore", "CSVLogger", "Callback", "EarlyStopping", "History",
+class CallbackList(Callback):
+    """Callbacks called together, for a training loop of your own: each hook of the list
+    calls that hook of every callback in order. `add_history` appends a `History`
+    (`add_progbar` a `ProgbarLogger`) when none is given; `model` and the keyword
+    `params` are handed to each callback."""
+
+    def __init__(self, callbacks=None, add_history: bool = False, add_progbar: bool = False,
+                 model=None, **params: Any) -> None:
+        super().__init__()
+        self.callbacks = list(callbacks or [])
+        for callback in self.callbacks:
+            if not isinstance(callback, Callback):
+                raise TypeError(f"CallbackList takes keras.callbacks.Callback objects, got "
+                                f"{callback!r:.80}.")
+        if add_history and not any(isinstance(c, History) for c in self.callbacks):
+            self.callbacks.append(History())
+        if add_progbar and not any(isinstance(c, ProgbarLogger) for c in self.callbacks):
+            self.callbacks.append(ProgbarLogger())
+        if model is not None:
+            self.set_model(model)
+        if params:
+            self.set_params(params)
+
+    def append(self, callback: Callback) -> None:
+        self.callbacks.append(callback)
+
+    def set_model(self, model) -> None:
+        super().set_model(model)
+        for callback in self.callbacks:
+            callback.set_model(model)
+
+    def set_params(self, params: dict) -> None:
+        super().set_params(params)
+        for callback in self.callbacks:
+            callback.set_params(params)
+
+    def __iter__(self):
+        return iter(self.callbacks)
+
+    def __len__(self) -> int:
+        return len(self.callbacks)
+
+
+def _forward(hook: str):
+    def call(self, *args, **kwargs):
+        for callback in self.callbacks:
+            getattr(callback, hook)(*args, **kwargs)
+    call.__name__ = call.__qualname__ = hook
+    call.__doc__ = f"Calls `{hook}` of every callback in order."
+    return call
+
+
+for _hook in ("on_train_begin", "on_train_end", "on_epoch_begin", "on_epoch_end",
+              "on_batch_begin", "on_batch_end", "on_train_batch_begin", "on_train_batch_end",
+              "on_test_begin", "on_test_end", "on_test_batch_begin", "on_test_batch_end",
+              "on_predict_begin", "on_predict_end", "on_predict_batch_begin",
+              "on_predict_batch_end"):
+    setattr(CallbackList, _hook, _forward(_hook))
+
+
+__all__ = ["CallbackList", "BackupAndRestore", "CSVLogger", "Callback", "EarlyStopping", "History",
            "LambdaCallback", "LearningRateScheduler", "ModelCheckpoint", "ProgbarLogger",
            "ReduceLROnPlateau", "TensorBoard", "TerminateOnNaN"]
