@@ -13,6 +13,7 @@ from .. import checkpoint as _checkpoint
 from .. import train_example as _train_example
 from ..arguments import add_keyword_hints_to_classes as _add_keyword_hints_to_classes
 from . import schedules
+from . import train_extras as _train_extras
 from .adadelta import Adadelta
 from .adafactor import Adafactor
 from .adagrad import Adagrad
@@ -32,7 +33,12 @@ train = _types.SimpleNamespace(GradientDescentOptimizer=GradientDescentOptimizer
                                Optimizer=Optimizer, **{name: getattr(_checkpoint, name)
                                                        for name in _checkpoint.__all__},
                                **{name: getattr(_train_example, name)
-                                  for name in _train_example.__all__ if name != "DecodeError"})
+                                  for name in _train_example.__all__ if name != "DecodeError"},
+                               ExponentialMovingAverage=_train_extras.ExponentialMovingAverage,
+                               ClusterSpec=_train_extras.ClusterSpec,
+                               CheckpointOptions=_train_extras.CheckpointOptions,
+                               Coordinator=_train_extras.Coordinator,
+                               checkpoints_iterator=_train_extras.checkpoints_iterator)
 
 __all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adafactor", "Adamax",
            "Ftrl", "Lion", "Muon", "Nadam", "Optimizer", "schedules",
