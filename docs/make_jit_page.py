@@ -51,9 +51,13 @@ def how(name: str, opdef) -> str:
         large = numpy_large if opdef in vectorised.TRANSCENDENTAL else ""
         return f"native: scalar code, fused into loops{large}"
     if opdef is tensor_arrays.STACK_POP:
-        return ("native: a view of the rows but the last and a copy of the last row (an "
-                "empty stack raises); its NumPy kernel through object mode for rows of unknown "
-                "rank")
+        return ("native: the rows but the last (a stack of a loop's saves: the count less one; "
+                "else a view) and a copy of the last row (an empty stack raises); its NumPy "
+                "kernel through object mode for rows of unknown rank")
+    if opdef is tensor_arrays.STACK_PUSH:
+        return ("native: a stack of a loop's saves is a growing buffer (array, count, claim); "
+                "the row is stored in place when the buffer has room and no other stack holds "
+                "that row, else the rows are copied into a buffer of twice the count")
     if found is not None and found.numpy_fallback:
         if opdef in vectorised.ROW_OPS:
             return f"native{numpy_from(vectorised.ROW_MIN_SIZE)}"

@@ -589,3 +589,40 @@ def test_a_native_stack_pop_gives_the_numpy_tiers_rows_and_refuses_an_empty_stac
         _compare(a, b, "pop")
     with pytest.raises(rt.errors.InvalidArgumentError, match="stack of a loop's saves is empty"):
         jitted(rt.constant(np.zeros((1,) + shape[1:], F64)))
+
+
+@pytest.mark.parametrize("shape", [(2,), (2, 3)], ids=["scalar_rows", "vector_rows"])
+def test_a_native_stack_push_gives_the_numpy_tiers_stacks_and_never_rewrites_a_row(shape):
+    """StackPush is written natively: a loop carries its stack as a growing buffer and stores
+    each row in place (37 pushes onto 2 rows grow it several times). A push onto a popped
+    stack, a second push onto one stack and a push onto the input copy instead, so every
+    stack keeps its rows: all equal to the NumPy tier's, the input unchanged. A row of
+    another shape raises the NumPy tier's InvalidArgumentError."""
+    from runtime.gradients.while_grad import STACK_POP, STACK_PUSH
+    from runtime.ops.core import apply
+
+    def pushes(buf, row):
+        def body(i, stack):
+            return i + 1, apply(STACK_PUSH, [stack, row * rt.cast(i, rt.float64)])
+        grown = rt.while_loop(lambda i, stack: i < 37, body, (0, buf))[1]
+        rest, top = apply(STACK_POP, [grown])
+        again = apply(STACK_PUSH, [rest, row + 1.0])  # the row `grown` holds stays
+        other = apply(STACK_PUSH, [rest, row + 2.0])  # and the row `again` holds
+        return grown, top, rest, again, other, apply(STACK_PUSH, [buf, row])
+
+    dims = (None,) * (len(shape) - 1)  # known when run: a row of another shape is traced too
+    signature = [rt.TensorSpec((None,) + dims, rt.float64), rt.TensorSpec(dims, rt.float64)]
+    jitted = rt.function(pushes, jit_compile=True, autograph=False, input_signature=signature)
+    plain = rt.function(pushes, autograph=False, input_signature=signature)
+    start = np.arange(np.prod(shape), dtype=F64).reshape(shape)
+    buf, row = rt.constant(start), rt.constant(start[0] + 0.5)
+    got = jitted(buf, row)
+    assert "# StackPush" not in jitted.get_concrete_function().compiled.source  # no objmode call
+    np.testing.assert_array_equal(buf.numpy(), start)
+    names = ["grown", "top", "rest", "again", "other", "onto the input"]
+    for a, b, what in zip(got, plain(buf, row), names):
+        _compare(a, b, what)
+    assert len(got[0]) == len(start) + 37
+    if len(shape) > 1:
+        with pytest.raises(rt.errors.InvalidArgumentError, match="StackPush"):
+            jitted(buf, rt.constant(np.ones(shape[1] + 1, F64)))

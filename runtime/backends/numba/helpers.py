@@ -226,6 +226,49 @@ def grown_scalars(buf, count):
     return fresh
 
 
+# -- a loop's saves on stacks: (buffer, count, claim) --------------------------------------
+# A stack is the first `count` rows of `buffer`; `claim` (one int64, shared by the stacks of
+# one buffer) is the number of rows the longest of them uses. A push writes row `count` in
+# place when that row is free (claim == count) and the buffer has room; otherwise (a stack
+# that was popped, or pushed twice, or full) it copies the rows into a buffer of twice the
+# count. Rows once written are never written again, so every stack of a buffer keeps its
+# values, and a view of one (`buffer[:count]`) stays valid.
+
+@_jit
+def stack_of(rows):
+    """The stack of the array `rows` [n, *shape]: full, so the first push copies it (an input
+    or a constant of the kernel is never written)."""
+    return rows, np.int64(rows.shape[0]), np.full(1, rows.shape[0], np.int64)
+
+
+@_jit
+def stack_push(buf, count, claim, value):
+    """The stack with `value` (an array) on top, in place when row `count` is free."""
+    if count != 0 and buf.shape[1:] != value.shape:
+        raise ValueError("StackPush: a saved value changed shape between iterations.")
+    if claim[0] == count and count < buf.shape[0]:
+        buf[count] = value
+        claim[0] = count + 1
+        return buf, count + 1, claim
+    fresh = np.empty((max(2 * count, 4),) + value.shape, buf.dtype)
+    fresh[:count] = buf[:count]
+    fresh[count] = value
+    return fresh, count + 1, np.full(1, count + 1, np.int64)
+
+
+@_jit
+def stack_push_scalar(buf, count, claim, value):
+    """`stack_push` for a stack of scalars."""
+    if claim[0] == count and count < buf.shape[0]:
+        buf[count] = value
+        claim[0] = count + 1
+        return buf, count + 1, claim
+    fresh = np.empty(max(2 * count, 4), buf.dtype)
+    fresh[:count] = buf[:count]
+    fresh[count] = value
+    return fresh, count + 1, np.full(1, count + 1, np.int64)
+
+
 def blas_ready(a):
     """`a` as np.dot takes it without a copy: C- or F-contiguous arrays (a transposed matrix)
     as they are, others (strided slices) copied to C order. Numba-only (see the overload)."""

@@ -24,7 +24,7 @@ from ...passes import external_inputs, live_operations
 from ..base import JitCompileError, describe
 from . import fusion, vectorised
 from .rules import add_into_slice, lowers, slice_grad_index, writer
-from .tensor_arrays import TensorArrays
+from .tensor_arrays import TensorArrays, makes_stack, rows_read, set_stack, stack_carrier
 
 
 class _NotNative(Exception):
@@ -46,6 +46,8 @@ class KernelWriter:
         self.constants: list = []  # array constants passed as parameters
         self.calls: list = []  # NumPy kernels run in objmode blocks (the module's _OPS)
         self.arrays = TensorArrays(graph)
+        self.stacks: dict[int, str] = {}  # id(tensor) -> its stack carrier (tensor_arrays.py)
+        self.stack_rows = rows_read(graph)  # ids of the tensors read as arrays
         self._var_names: dict[int, str] = {}
         self._names: dict[int, str] = {}
         self._keep: list = []
@@ -263,6 +265,10 @@ def _write_while(w, op) -> None:
     names = [w.fresh("w") for _ in op.outputs]
     inits = w.ins(op)
     n_vars = len(names)
+    # a stack the body pushes or pops is carried as (buffer, count, claim): pushes in place
+    stacks = [i for i in range(n_vars) if makes_stack(body.outputs[i])]
+    for i in stacks:
+        inits[i] = stack_carrier(w, op.inputs[i])
     if names:
         w.line(f"{', '.join(names)} = {', '.join(inits[:n_vars])}")
     for graph in (cond, body):
@@ -279,16 +285,22 @@ def _write_while(w, op) -> None:
             with w.indented():
                 w.line("break")
             w.line(f"{counter} += 1")
+        for i in stacks:
+            for graph in (cond, body):
+                set_stack(w, graph.inputs[i], names[i])
         w.emit_graph(cond)
         w.line(f"if not {w.name(cond.outputs[0])}:")
         with w.indented():
             w.line("break")
         w.emit_graph(body)
-        results = [w.name(t) for t in body.outputs]
+        results = [stack_carrier(w, t) if i in stacks else w.name(t)
+                   for i, t in enumerate(body.outputs)]
         if names:
             w.line(f"{', '.join(names)} = {', '.join(results)}")
     for t, name in zip(op.outputs, names):
         w.alias(t, name)
+    for i in stacks:
+        set_stack(w, op.outputs[i], names[i])
 
 
 @lowers(READ, numpy_fallback=False)

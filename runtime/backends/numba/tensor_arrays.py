@@ -1,4 +1,4 @@
-"""TensorArrays, accumulators and the pops of a loop's save stacks in a kernel: the writers of
+"""TensorArrays, accumulators and a loop's save stacks in a kernel: the writers of
 their ops (registered on the ops' OpDefs).
 
 In a kernel a TensorArray is a tuple (buffer, written, size): a buffer of shape (capacity, *element)
@@ -19,8 +19,12 @@ from ...gradients.while_grad import (
     ACC_PUSH,
     ACC_READ,
     STACK_POP,
+    STACK_PUSH,
 )
+from ...graph import graphs_within
 from ...ops import tensor_array as ta
+from ...ops.control_flow import WHILE
+from ...passes import live_operations
 from ..shared import GRADIENTS, ArrayInfo, TensorArrays, loop_invariant  # noqa: F401 - the tier's names
 from .rules import lowers
 
@@ -316,24 +320,112 @@ def _saves_grad_push(w, op):
         w.alias(t, name)
 
 
-# -- a loop's saves on stacks (arrays [n, *shape]) ------------------------------------------
+# -- a loop's saves on stacks: (buffer, count, claim), helpers.stack_push ------------------
+# A stack that a push or a pop makes is held as a carrier (buffer, count, claim), named in
+# `w.stacks`, beside a view of its rows (`buffer[:count]`) for the ops that read it as an
+# array; a while loop carries the carrier of a stack its body pushes or pops
+# (`lowering._write_while`). A stack that comes in as an array (an input, a constant, another
+# op's result) becomes a full carrier (`helpers.stack_of`), so the first push onto it copies.
+
+def makes_stack(tensor) -> bool:
+    """Whether the kernel holds `tensor` as a stack carrier: a push's result, a pop's rest, or
+    a loop's variable that its body pushes or pops."""
+    op = tensor.op
+    if op.opdef is STACK_PUSH:
+        return True
+    if op.opdef is STACK_POP:
+        return tensor is op.outputs[0]
+    if op.opdef is WHILE:
+        k = next(i for i, t in enumerate(op.outputs) if t is tensor)
+        return makes_stack(op.subgraphs[1].outputs[k])
+    return False
+
+
+def rows_read(graph) -> set[int]:
+    """Ids of the tensors (in `graph` and its subgraphs) that some reader takes as an array:
+    every input and output but a push's or a pop's stack and a stack a loop carries."""
+    found: set[int] = set()
+    bodies = set()
+    for g in graphs_within(graph):
+        for op in live_operations(g, g.outputs):
+            if op.opdef is STACK_PUSH or op.opdef is STACK_POP:
+                found.update(id(t) for t in op.inputs[1:])
+            elif op.opdef is WHILE:
+                body = op.subgraphs[1]
+                bodies.add(id(body))
+                for i, t in enumerate(op.inputs):
+                    if i >= len(body.outputs) or not makes_stack(body.outputs[i]):
+                        found.add(id(t))
+                        if i < len(body.outputs):
+                            found.add(id(body.outputs[i]))
+            else:
+                found.update(id(t) for t in op.inputs)
+    for g in graphs_within(graph):  # the kernel's results, a branch's, a loop condition's
+        if id(g) not in bodies:
+            found.update(id(t) for t in g.outputs)
+    return found
+
+
+def stack_carrier(w, tensor) -> str:
+    """The name of `tensor`'s carrier; a stack held as an array becomes one here (not kept:
+    this line may be inside a loop or a branch that later readers are not)."""
+    name = w.stacks.get(id(tensor))
+    if name is None:
+        name = w.fresh("st")
+        w.line(f"{name} = _h.stack_of({w.name(tensor)})")
+    return name
+
+
+def set_stack(w, tensor, carrier: str) -> None:
+    """`tensor` is held as the carrier named `carrier`, and its rows as a view for other readers."""
+    w.stacks[id(tensor)] = carrier
+    if id(tensor) in w.stack_rows:
+        view = w.fresh("t")
+        w.line(f"{view} = {carrier}[0][:{carrier}[1]]")
+        w.alias(tensor, view)
+
+
+@lowers(STACK_PUSH, numpy_fallback=False)
+def _stack_push(w, op):
+    """A row stored in place when the buffer has room and no other stack holds the row
+    (`helpers.stack_push`), amortised O(1) per push, natively: each push through the NumPy
+    kernel was an objmode block (compiled again at its first call)."""
+    stack = stack_carrier(w, op.inputs[0])
+    fn = "stack_push" if op.inputs[1].shape.rank else "stack_push_scalar"
+    name = w.fresh("st")
+    w.line(f"{name} = _h.{fn}(*{stack}, {w.name(op.inputs[1])})")
+    set_stack(w, op.outputs[0], name)
+
 
 @lowers(STACK_POP)
 def _stack_pop(w, op):
-    """The rows but the last (a view) and the last row, natively: a backward loop pops every
-    saved value each iteration, and each pop through the NumPy kernel was an objmode block
-    (about half a second of compile each; a backward kernel of a third order has dozens). An
-    empty stack raises, and the NumPy tier runs the call again for its error. Pushes keep the
-    NumPy kernel, which writes into spare rows in place (amortised O(1))."""
+    """The rows but the last and the last row, natively: a backward loop pops every saved
+    value each iteration, and each pop through the NumPy kernel was an objmode block (about
+    half a second of compile each; a backward kernel of a third order has dozens). A carrier
+    pops by its count (the buffer is shared, the row stays), an array by a view. An empty
+    stack raises, and the NumPy tier runs the call again for its error."""
     rank = op.outputs[1].shape.rank
     if rank is None:
         w.unsupported(op, "a stack of rows of unknown rank")
-    buf = w.ins(op)[0]
-    rest, top = w.fresh("t"), w.fresh("t")
-    w.line(f"if {buf}.shape[0] == 0:")
-    with w.indented():
-        w.line("raise IndexError(\"StackPop: the stack of a loop's saves is empty.\")")
-    w.line(f"{rest} = {buf}[:-1]")
-    w.line(f"{top} = {buf}[-1].copy()" if rank else f"{top} = {buf}[-1]")
-    w.alias(op.outputs[0], rest)
+    carrier = w.stacks.get(id(op.inputs[0]))
+    top = w.fresh("t")
+    copy = ".copy()" if rank else ""
+    empty = "raise IndexError(\"StackPop: the stack of a loop's saves is empty.\")"
+    if carrier is None:
+        buf = w.name(op.inputs[0])
+        rest = w.fresh("t")
+        w.line(f"if {buf}.shape[0] == 0:")
+        with w.indented():
+            w.line(empty)
+        w.line(f"{rest} = {buf}[:-1]")
+        w.line(f"{top} = {buf}[-1]{copy}")
+        w.alias(op.outputs[0], rest)
+    else:
+        w.line(f"if {carrier}[1] == 0:")
+        with w.indented():
+            w.line(empty)
+        rest = w.fresh("st")
+        w.line(f"{rest} = ({carrier}[0], {carrier}[1] - 1, {carrier}[2])")
+        w.line(f"{top} = {carrier}[0][{rest}[1]]{copy}")
+        set_stack(w, op.outputs[0], rest)
     w.alias(op.outputs[1], top)
