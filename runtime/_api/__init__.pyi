@@ -8,6 +8,7 @@ from runtime.gradients.symbolic import AggregationMethod as AggregationMethod
 from runtime.ops.debugging import Assert as Assert
 from runtime.function.concrete import ConcreteFunction as ConcreteFunction
 from runtime.dtypes import DType as DType
+from runtime.device_config import DeviceSpec as DeviceSpec
 from runtime.tensor import EagerTensor as EagerTensor
 from runtime.graph import FuncGraph as FuncGraph
 from runtime.function.polymorphic import Function as Function

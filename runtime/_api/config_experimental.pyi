@@ -4,6 +4,7 @@
 
 from runtime.device_config import LogicalDeviceConfiguration as _VirtualDeviceConfiguration_
 from runtime.config_options import enable_op_determinism as enable_op_determinism
+from runtime.device_config import get_device_details as get_device_details
 from runtime.config_options import get_device_policy as get_device_policy
 from runtime.backends.compile_options import get_jit_wait_for_compile as get_jit_wait_for_compile
 from runtime.device_config import get_memory_growth as get_memory_growth
@@ -17,6 +18,7 @@ from runtime.backends.compile_options import set_jit_wait_for_compile as set_jit
 from runtime.device_config import set_memory_growth as set_memory_growth
 from runtime.config_options import set_synchronous_execution as set_synchronous_execution
 from runtime.device_config import set_logical_device_configuration as _set_virtual_device_configuration_
+from runtime.device_config import set_visible_devices as set_visible_devices
 
 VirtualDeviceConfiguration = _VirtualDeviceConfiguration_
 get_virtual_device_configuration = _get_virtual_device_configuration_

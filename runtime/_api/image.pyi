@@ -6,6 +6,7 @@ from runtime.ops.image import ResizeMethod as ResizeMethod
 from runtime.ops.image import adjust_brightness as adjust_brightness
 from runtime.ops.image import adjust_contrast as adjust_contrast
 from runtime.ops.math_extras import adjust_gamma as adjust_gamma
+from runtime.ops.image import adjust_hue as adjust_hue
 from runtime.ops.image import adjust_saturation as adjust_saturation
 from runtime.ops.image import central_crop as central_crop
 from runtime.ops.image import convert_image_dtype as convert_image_dtype
@@ -33,6 +34,8 @@ from runtime.ops.image import random_contrast as random_contrast
 from runtime.ops.image import random_crop as random_crop
 from runtime.ops.image import random_flip_left_right as random_flip_left_right
 from runtime.ops.image import random_flip_up_down as random_flip_up_down
+from runtime.ops.image import random_hue as random_hue
+from runtime.ops.image import random_saturation as random_saturation
 from runtime.ops.image import resize as resize
 from runtime.ops.image import resize_with_crop_or_pad as resize_with_crop_or_pad
 from runtime.ops.image import resize_with_pad as resize_with_pad
@@ -47,6 +50,8 @@ from runtime.ops.image import stateless_random_contrast as stateless_random_cont
 from runtime.ops.image import stateless_random_crop as stateless_random_crop
 from runtime.ops.image import stateless_random_flip_left_right as stateless_random_flip_left_right
 from runtime.ops.image import stateless_random_flip_up_down as stateless_random_flip_up_down
+from runtime.ops.image import stateless_random_hue as stateless_random_hue
+from runtime.ops.image import stateless_random_saturation as stateless_random_saturation
 from runtime.ops.image import total_variation as total_variation
 from runtime.ops.image import transpose as transpose
 from runtime.ops.math_extras import yiq_to_rgb as yiq_to_rgb

@@ -5,6 +5,7 @@
 from runtime.layers.callbacks import BackupAndRestore as BackupAndRestore
 from runtime.layers.callbacks import CSVLogger as CSVLogger
 from runtime.layers.callback_base import Callback as Callback
+from runtime.layers.callbacks import CallbackList as CallbackList
 from runtime.layers.callbacks import EarlyStopping as EarlyStopping
 from runtime.layers.callbacks import History as History
 from runtime.layers.callbacks import LambdaCallback as LambdaCallback

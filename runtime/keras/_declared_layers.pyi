@@ -8,6 +8,7 @@ from runtime.layers.merging import Add as Add
 from runtime.layers.attention import AdditiveAttention as AdditiveAttention
 from runtime.layers.regularization import AlphaDropout as AlphaDropout
 from runtime.layers.attention import Attention as Attention
+from runtime.layers.preprocessing.image import AutoContrast as AutoContrast
 from runtime.layers.merging import Average as Average
 from runtime.layers.pooling import AveragePooling1D as AveragePooling1D
 from runtime.layers.pooling import AveragePooling2D as AveragePooling2D
@@ -74,7 +75,7 @@ from runtime.layers.model import Model as Model
 from runtime.layers.attention import MultiHeadAttention as MultiHeadAttention
 from runtime.layers.merging import Multiply as Multiply
 from runtime.layers.normalization import Normalization as Normalization
-from runtime.layers.recurrent import Orthogonal as Orthogonal
+from runtime.layers.initializers import Orthogonal as Orthogonal
 from runtime.layers.core import PReLU as PReLU
 from runtime.layers.reshaping import Permute as Permute
 from runtime.layers.normalization import RMSNormalization as RMSNormalization
@@ -83,6 +84,8 @@ from runtime.layers.preprocessing.image import RandomBrightness as RandomBrightn
 from runtime.layers.preprocessing.image import RandomContrast as RandomContrast
 from runtime.layers.preprocessing.image import RandomCrop as RandomCrop
 from runtime.layers.preprocessing.image import RandomFlip as RandomFlip
+from runtime.layers.preprocessing.image import RandomGrayscale as RandomGrayscale
+from runtime.layers.preprocessing.image import RandomInvert as RandomInvert
 from runtime.layers.preprocessing.image import RandomRotation as RandomRotation
 from runtime.layers.preprocessing.image import RandomTranslation as RandomTranslation
 from runtime.layers.preprocessing.image import RandomZoom as RandomZoom
@@ -105,6 +108,7 @@ from runtime.layers.regularization import SpatialDropout3D as SpatialDropout3D
 from runtime.layers.preprocessing.lookup import StringLookup as StringLookup
 from runtime.layers.merging import Subtract as Subtract
 from runtime.layers.preprocessing.lookup import TextVectorization as TextVectorization
+from runtime.layers.legacy_activations import ThresholdedReLU as ThresholdedReLU
 from runtime.layers.wrappers import TimeDistributed as TimeDistributed
 from runtime.layers.normalization import UnitNormalization as UnitNormalization
 from runtime.layers.convolutional import UpSampling1D as UpSampling1D

@@ -16,9 +16,12 @@ from runtime.layers.losses import binary_crossentropy as binary_crossentropy
 from runtime.layers.losses import binary_focal_crossentropy as binary_focal_crossentropy
 from runtime.layers.losses import categorical_crossentropy as categorical_crossentropy
 from runtime.layers.losses import categorical_focal_crossentropy as categorical_focal_crossentropy
+from runtime.layers.losses import categorical_generalized_cross_entropy as categorical_generalized_cross_entropy
 from runtime.layers.losses import categorical_hinge as categorical_hinge
+from runtime.layers.losses import circle as circle
 from runtime.layers.losses import cosine_similarity as cosine_similarity
 from runtime.layers.losses import deserialize as deserialize
+from runtime.layers.losses import dice as dice
 from runtime.layers.losses import get as get
 from runtime.layers.losses import hinge as hinge
 from runtime.layers.losses import huber as huber
@@ -39,6 +42,7 @@ from runtime.layers.losses import poisson as poisson
 from runtime.layers.losses import serialize as serialize
 from runtime.layers.losses import sparse_categorical_crossentropy as sparse_categorical_crossentropy
 from runtime.layers.losses import squared_hinge as squared_hinge
+from runtime.layers.losses import tversky as tversky
 
 KLD = _KLD_
 MAE = _MAE_
@@ -74,13 +78,28 @@ class CategoricalFocalCrossentropy(_LossFunctionWrapper):
     def __init__(self, *args: Any, **kwargs: Any) -> None: ...
 
 
+class CategoricalGeneralizedCrossEntropy(_LossFunctionWrapper):
+    """The generalized cross entropy (1 - p ** q) / q of integer labels."""
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+
+
 class CategoricalHinge(_LossFunctionWrapper):
     """The categorical hinge loss of one-hot labels."""
     def __init__(self, *args: Any, **kwargs: Any) -> None: ...
 
 
+class Circle(_LossFunctionWrapper):
+    """The Circle loss of L2-normalized embeddings and integer labels."""
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+
+
 class CosineSimilarity(_LossFunctionWrapper):
     """Minus the cosine similarity along `axis`."""
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+
+
+class Dice(_LossFunctionWrapper):
+    """The Dice loss, summed over `axis` (all axes by default)."""
     def __init__(self, *args: Any, **kwargs: Any) -> None: ...
 
 
@@ -136,4 +155,9 @@ class SparseCategoricalCrossentropy(_LossFunctionWrapper):
 
 class SquaredHinge(_LossFunctionWrapper):
     """The squared hinge loss."""
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+
+
+class Tversky(_LossFunctionWrapper):
+    """The Tversky loss (alpha weighs false positives, beta false negatives)."""
     def __init__(self, *args: Any, **kwargs: Any) -> None: ...
