@@ -5,6 +5,8 @@ Ops are defined in `runtime.opdef`; `define` and `OpDef` are re-exported here fo
 
 from __future__ import annotations
 
+import types
+
 import numpy as np
 
 from .. import context
@@ -289,6 +291,39 @@ for _dtype in (_dtypes.bfloat16, _dtypes.qint8, _dtypes.quint8, _dtypes.qint16, 
     export(_dtype.name)(_dtype)
 for _dtype in vars(_dtypes.experimental).values():
     export(f"experimental.{_dtype.name}")(_dtype)
+
+class _DLPackCapsule:
+    """A DLPack capsule as NumPy's `from_dlpack` takes it (an object with `__dlpack__`)."""
+
+    def __init__(self, capsule) -> None:
+        self._capsule = capsule
+
+    def __dlpack__(self, stream=None, **kwargs):
+        return self._capsule
+
+    def __dlpack_device__(self):
+        return (1, 0)  # kDLCPU, device 0
+
+
+def to_dlpack(tf_tensor):
+    """A DLPack capsule (a PyCapsule named "dltensor") sharing an eager tensor's values, for
+    another library's `from_dlpack`; it can be consumed once."""
+    value = np.asarray(convert_to_tensor(tf_tensor).numpy())
+    if value.dtype.kind not in "biufc":
+        raise InvalidArgumentError(f"to_dlpack: {value.dtype} tensors have no DLPack form; "
+                                   "numeric and bool tensors do.")
+    return value.__dlpack__()
+
+
+def from_dlpack(dlcapsule):
+    """The tensor of a DLPack capsule (`to_dlpack`'s or another library's), or of an object
+    with `__dlpack__` (a NumPy or JAX array on the CPU)."""
+    source = dlcapsule if hasattr(dlcapsule, "__dlpack__") else _DLPackCapsule(dlcapsule)
+    return convert_to_tensor(np.array(np.from_dlpack(source)))
+
+
+export("experimental.dlpack")(types.SimpleNamespace(to_dlpack=to_dlpack,
+                                                   from_dlpack=from_dlpack))
 
 __all__ = ["apply", "binary_operands", "constant", "convert_to_tensor", "define",
            "register_conversions"]  # define: also importable from here
