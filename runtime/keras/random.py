@@ -124,5 +124,17 @@ def shuffle(x, axis: int = 0, seed=None):
     return _random_extras.stateless_shuffle(x, pair)
 
 
-__all__ = ["SeedGenerator", "categorical", "dropout", "normal", "randint", "shuffle",
-           "truncated_normal", "uniform"]
+def binomial(shape, counts, probabilities, dtype=None, seed=None):
+    """The number of successes in `counts` trials of probability `probabilities` (both
+    broadcast to `shape`), as floats of `dtype` (float32 by default), as Keras 3."""
+    pair = _seed_pair(seed)
+    if pair is None:  # a fresh stateless draw from the global generator's next seed
+        pair = _random.uniform([2], 0, 2 ** 31 - 1, dtype="int64")
+    dtype = dtype or "float32"
+    return array_math.cast(_stateless.stateless_binomial(
+        shape, pair, array_math.cast(counts, "float32"),
+        array_math.cast(probabilities, "float32"), output_dtype="float32"), dtype)
+
+
+__all__ = ["SeedGenerator", "binomial", "categorical", "dropout", "normal", "randint",
+           "shuffle", "truncated_normal", "uniform"]
