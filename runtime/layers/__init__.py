@@ -128,7 +128,7 @@ from .regularization import (
 )
 from .reshaping import Embedding, Lambda, Masking, Permute, RepeatVector, Reshape
 from .separable_conv import DepthwiseConv1D, DepthwiseConv2D, SeparableConv1D, SeparableConv2D
-from .wrappers import TimeDistributed
+from .wrappers import TimeDistributed, Wrapper
 
 __all__ = ["Activation", "Dense", "Dropout", "Flatten", "Input", "InputLayer", "Layer", "Model",
            "Sequential", "activations", "callbacks", "initializers", "losses", "metrics"]
@@ -145,7 +145,7 @@ __all__ += ["AdditiveAttention", "Attention", "EinsumDense", "GroupQueryAttentio
 GroupQueryAttention = GroupedQueryAttention  # Keras's public name (its class's name is longer)
 __all__ += ["Conv1DTranspose", "Conv2DTranspose", "Cropping1D", "Cropping2D", "DepthwiseConv1D",
             "DepthwiseConv2D", "SeparableConv1D", "SeparableConv2D", "TimeDistributed",
-            "UpSampling1D", "UpSampling2D", "ZeroPadding1D"]
+            "UpSampling1D", "UpSampling2D", "ZeroPadding1D", "Wrapper"]
 __all__ += ["ActivityRegularization", "AlphaDropout", "GaussianDropout", "GaussianNoise",
             "GroupNormalization", "Identity", "SpatialDropout1D", "SpatialDropout2D",
             "SpatialDropout3D", "UnitNormalization", "add", "average", "concatenate", "dot",

@@ -1,4 +1,5 @@
-"""TimeDistributed: a layer applied to every step of a sequence."""
+"""Wrapper, the base of layers that wrap another, and TimeDistributed: a layer applied to
+every step of a sequence."""
 
 from __future__ import annotations
 
@@ -8,6 +9,28 @@ from typing import Any
 from ..ops import array_math
 from ..ops.core import convert_to_tensor
 from .base import Layer
+
+
+class Wrapper(Layer):
+    """Keras's base class of layers that wrap another `layer`: it builds the inner layer
+    with the wrapper and keeps it in its config (`{"layer": <the layer's config>}`);
+    subclasses define `call`."""
+
+    def __init__(self, layer: Layer, **kwargs: Any) -> None:
+        if not isinstance(layer, Layer):
+            raise ValueError(f"Layer {layer} supplied to Wrapper isn't a supported layer "
+                             "type. Please ensure wrapped layer is a valid Keras layer.")
+        super().__init__(**kwargs)
+        self.layer = layer
+
+    def build(self, input_shape=None) -> None:
+        if not self.layer.built:
+            self.layer.build(input_shape)
+        self.built = True
+
+    def call(self, *args, **kwargs):
+        raise NotImplementedError(f"{type(self).__name__} wraps {self.layer.name}: a Wrapper "
+                                  "subclass defines call(), calling self.layer as it needs.")
 
 
 def _takes(layer: Layer, parameter: str) -> bool:
