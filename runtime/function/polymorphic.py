@@ -353,10 +353,18 @@ class Function(Generic[P, R]):
         reason = self._cache.retrace_reason(args, kwargs, names)
         if logs.wanted(1):
             logs.log_event(1, f"Tracing {self._name}: {reason}")
-        graph = trace(traceable, args, kwargs, specs_for, name, names,
+        produced: list = []
+
+        def recording(leaf):
+            spec = specs_for(leaf)
+            produced.append(spec)
+            return spec
+        graph = trace(traceable, args, kwargs, recording, name, names,
                       autograph=bool(self._autograph))
         concrete = ConcreteFunction(graph, self._python_function, self._attributes, name, names,
                                     trace_reason=reason, backend=self._backend)
+        if self._input_signature is None:   # saving traces it once more, as TensorFlow does
+            concrete._trace_again = _SavingTrace(self, args, kwargs, produced, name, names)
         callbacks.notify(concrete)
         if self._tracing_count == 1 and self._owner is None:
             logs.note_new_function_traced(self._python_function, self._name)
@@ -385,6 +393,30 @@ class Function(Generic[P, R]):
     def _repr_html_(self) -> str:
         """Jupyter's view: signature, options and one row per trace."""
         return html_repr.function_html(self)
+
+
+class _SavingTrace:
+    """A trace of a Function without an input_signature made again when it is saved (the
+    first time only), as TensorFlow's save traces such a function once more for the
+    signature it was traced with: the Python function runs again (its prints show)."""
+
+    def __init__(self, function: Function, args, kwargs, specs: list, name: str, names):
+        self._function, self._args, self._kwargs = function, args, kwargs
+        self._specs, self._name, self._names = specs, name, names
+        self._concrete = None
+
+    def __call__(self) -> ConcreteFunction:
+        if self._concrete is None:
+            fn = self._function
+            fn._tracing_count += 1   # counted, as TensorFlow counts it
+            replay = iter(self._specs)
+            graph = trace(fn._traceable(), self._args, self._kwargs, lambda leaf: next(replay),
+                          self._name, self._names, autograph=bool(fn._autograph))
+            self._concrete = ConcreteFunction(graph, fn._python_function, fn._attributes,
+                                              self._name, self._names,
+                                              trace_reason="traced again to be saved",
+                                              backend=fn._backend)
+        return self._concrete
 
 
 def validate_attributes(attributes) -> dict:

@@ -276,7 +276,8 @@ def _overload_groups(functions: dict) -> dict:
 
 def _concrete(fn, name):
     if graph_io.is_concrete(fn):
-        return fn
+        again = getattr(fn, "_trace_again", None)   # TensorFlow's save traces it once more
+        return fn if again is None else again()
     if graph_io.is_function(fn):
         if fn.input_signature is None:
             raise ValueError(f"Signature {name!r}: {fn!r} has no input_signature; pass "
