@@ -475,6 +475,7 @@ class _AtConstraint(Metric):
     value of one rate among the thresholds where another reaches `self.value` (0 if none)."""
 
     _VALUE = ""  # the constraint's argument name: "specificity", "recall", ...
+    _RATES = ("", "")  # (the rate constrained, the rate maximised)
 
     def __init__(self, value: float, num_thresholds: int = 200, class_id: int | None = None,
                  name: str | None = None, dtype=None) -> None:
@@ -512,6 +513,10 @@ class _AtConstraint(Metric):
         return {"sensitivity": ratio(tp, tp + fn), "specificity": ratio(tn, tn + fp),
                 "recall": ratio(tp, tp + fn), "precision": ratio(tp, tp + fp)}
 
+    def result(self):
+        """The largest `_RATES[1]` among the thresholds where `_RATES[0]` >= the value."""
+        return self._best(*self._RATES)
+
     def _best(self, constrained: str, dependent: str):
         rates = self._rates()
         feasible = array_math.greater_equal(rates[constrained], self.value)
@@ -528,53 +533,41 @@ class SensitivityAtSpecificity(_AtConstraint):
     """The best sensitivity (recall) at a threshold where the specificity is at least
     `specificity`."""
 
-    _VALUE = "specificity"
+    _VALUE, _RATES = "specificity", ("specificity", "sensitivity")
 
     def __init__(self, specificity: float, num_thresholds: int = 200,
                  class_id: int | None = None, name: str | None = None, dtype=None) -> None:
         super().__init__(specificity, num_thresholds, class_id, name=name, dtype=dtype)
 
-    def result(self):
-        return self._best("specificity", "sensitivity")
-
 
 class SpecificityAtSensitivity(_AtConstraint):
     """The best specificity at a threshold where the sensitivity is at least `sensitivity`."""
 
-    _VALUE = "sensitivity"
+    _VALUE, _RATES = "sensitivity", ("sensitivity", "specificity")
 
     def __init__(self, sensitivity: float, num_thresholds: int = 200,
                  class_id: int | None = None, name: str | None = None, dtype=None) -> None:
         super().__init__(sensitivity, num_thresholds, class_id, name=name, dtype=dtype)
 
-    def result(self):
-        return self._best("sensitivity", "specificity")
-
 
 class PrecisionAtRecall(_AtConstraint):
     """The best precision at a threshold where the recall is at least `recall`."""
 
-    _VALUE = "recall"
+    _VALUE, _RATES = "recall", ("recall", "precision")
 
     def __init__(self, recall: float, num_thresholds: int = 200, class_id: int | None = None,
                  name: str | None = None, dtype=None) -> None:
         super().__init__(recall, num_thresholds, class_id, name=name, dtype=dtype)
 
-    def result(self):
-        return self._best("recall", "precision")
-
 
 class RecallAtPrecision(_AtConstraint):
     """The best recall at a threshold where the precision is at least `precision`."""
 
-    _VALUE = "precision"
+    _VALUE, _RATES = "precision", ("precision", "recall")
 
     def __init__(self, precision: float, num_thresholds: int = 200,
                  class_id: int | None = None, name: str | None = None, dtype=None) -> None:
         super().__init__(precision, num_thresholds, class_id, name=name, dtype=dtype)
-
-    def result(self):
-        return self._best("precision", "recall")
 
 
 class _Count(Metric):
