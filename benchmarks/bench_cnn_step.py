@@ -44,7 +44,13 @@ def build_step(tf, keras, jit_compile=None):
         layers.Conv2D(32, 3, activation="relu"), layers.MaxPooling2D(2),
         layers.Conv2D(64, 3, activation="relu"), layers.MaxPooling2D(2),
         layers.Flatten(), layers.Dense(CLASSES)])
-    optimizer = keras.optimizers.Adam(LEARNING_RATE)
+    return model, compiled_step(tf, keras, model, LEARNING_RATE, jit_compile)
+
+
+def compiled_step(tf, keras, model, learning_rate, jit_compile=None):
+    """`model`'s training step (Adam, sparse categorical cross-entropy from logits) compiled
+    by `tf.function` of the framework `tf`."""
+    optimizer = keras.optimizers.Adam(learning_rate)
     loss_fn = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
     options = {} if jit_compile is None else {"jit_compile": jit_compile}
 
@@ -55,7 +61,7 @@ def build_step(tf, keras, jit_compile=None):
         gradients = tape.gradient(loss, model.trainable_variables)
         optimizer.apply_gradients(zip(gradients, model.trainable_variables))
         return loss
-    return model, train_step
+    return train_step
 
 
 def _tensorflow():

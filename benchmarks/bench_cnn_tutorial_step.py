@@ -1,0 +1,98 @@
+"""The training step of TensorFlow's image-classification tutorial's model, on our tiers and
+TensorFlow's when installed.
+
+Rescaling 1/255 -> Conv2D 16 3x3 'same' relu -> MaxPool -> Conv2D 32 -> MaxPool -> Conv2D 64
+-> MaxPool -> Flatten -> Dense 128 relu -> Dense 5, batch 32 of 180x180x3, Adam, sparse
+categorical cross-entropy from logits: forward, backward and update in one compiled function
+(`rt.function`, and `tf.function` for TensorFlow), from the same initial weights. The
+convolutions' and pools' kernels take most of the step. The NumPy and Numba tiers run the
+same kernels; the XLA tier is left out here: it runs at JAX's own speed, whose CPU filter
+gradients take several times as long (bench_cnn_step.py times it on a smaller model). Pin one
+core (`taskset -c 1`) and set OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1.
+
+The checked figure is the best of our tiers against TensorFlow's step (limit 1.2); without
+TensorFlow, the Numba tier against the NumPy tier. Times are the CPU time of this process
+per step (best of several interleaved batches).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(__file__))
+from _timing import interleaved, report  # noqa: E402
+from bench_cnn_step import NUMBA_LIMIT, TF_LIMIT, _tensorflow, compiled_step  # noqa: E402
+
+import runtime as rt  # noqa: E402
+
+rt.config.experimental.set_jit_wait_for_compile(True)
+
+BATCH, SIZE, CLASSES = 32, 180, 5
+TIERS = {"NumPy tier": None, "Numba tier": True}
+
+
+def build(tf, keras, jit_compile=None):
+    """The tutorial's model and its compiled training step in the framework `tf`."""
+    layers = keras.layers
+    convolutions = [item for filters in (16, 32, 64)
+                    for item in (layers.Conv2D(filters, 3, padding="same", activation="relu"),
+                                 layers.MaxPooling2D())]
+    model = keras.Sequential([layers.Input((SIZE, SIZE, 3)), layers.Rescaling(1.0 / 255),
+                              *convolutions, layers.Flatten(),
+                              layers.Dense(128, activation="relu"), layers.Dense(CLASSES)])
+    return model, compiled_step(tf, keras, model, 1e-3, jit_compile)
+
+
+def main(steps_checked: int = 2) -> float:
+    rng = np.random.default_rng(0)
+    x = rng.uniform(0, 255, (BATCH, SIZE, SIZE, 3)).astype(np.float32)
+    y = rng.integers(0, CLASSES, BATCH).astype(np.int64)
+    steps, args, weights = {}, {}, None
+    for label, jit_compile in TIERS.items():
+        if jit_compile and importlib.util.find_spec("numba") is None:
+            continue
+        model, steps[label] = build(rt, rt.keras, jit_compile)
+        if weights is None:
+            weights = model.get_weights()
+        model.set_weights(weights)
+        args[label] = (rt.constant(x), rt.constant(y))
+    tensorflow = _tensorflow()
+    if tensorflow is not None:
+        tf, keras = tensorflow
+        model, steps["TensorFlow"] = build(tf, keras)
+        model.set_weights(weights)
+        args["TensorFlow"] = (tf.constant(x), tf.constant(y))
+
+    losses = {label: [float(step(*args[label])) for _ in range(steps_checked)]
+              for label, step in steps.items()}
+    expected = losses["NumPy tier"]
+    for label, got in losses.items():
+        assert np.allclose(got, expected, rtol=1e-3, atol=1e-4), \
+            f"{label}: losses {got}, NumPy tier {expected}"
+
+    labels = list(steps)
+    calls = [lambda s=steps[k], a=args[k]: s(*a).numpy() for k in labels]
+    times = dict(zip(labels, interleaved(calls, number=2, rounds=5, timer=time.process_time)))
+    print("CNN tutorial train step (3 Conv2D + pools on 180x180x3, Dense 128, 5; batch 32, "
+          "Adam), ms: " + ", ".join(f"{label} {t * 1e3:.1f}" for label, t in times.items()))
+    ours = {label: t for label, t in times.items() if label != "TensorFlow"}
+    best = min(ours, key=ours.get)
+    if "TensorFlow" in times:
+        return report(f"CNN tutorial train step, best tier ({best})", ours[best],
+                      times["TensorFlow"], TF_LIMIT, unit="ms", baseline_name="TensorFlow")
+    if "Numba tier" in times:
+        return report("CNN tutorial train step, Numba tier (TensorFlow not installed)",
+                      times["Numba tier"], times["NumPy tier"], NUMBA_LIMIT, unit="ms",
+                      baseline_name="NumPy tier")
+    print(f"CNN tutorial train step: NumPy tier {times['NumPy tier'] * 1e3:.1f} ms "
+          "(TensorFlow and Numba not installed: no ratio)")
+    return 1.0
+
+
+if __name__ == "__main__":
+    main()
