@@ -113,6 +113,7 @@ from runtime.layers.wrappers import TimeDistributed as TimeDistributed
 from runtime.layers.normalization import UnitNormalization as UnitNormalization
 from runtime.layers.convolutional import UpSampling1D as UpSampling1D
 from runtime.layers.convolutional import UpSampling2D as UpSampling2D
+from runtime.layers.wrappers import Wrapper as Wrapper
 from runtime.layers.convolutional import ZeroPadding1D as ZeroPadding1D
 from runtime.layers.convolutional import ZeroPadding2D as ZeroPadding2D
 from runtime.layers.merging import add as add
