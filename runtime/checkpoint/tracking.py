@@ -159,6 +159,8 @@ def _attribute_children(obj: Any, skip: frozenset = frozenset()) -> Iterator[tup
 def _weight_name(layer: Any, variable: Variable, index: int) -> str:
     name = variable.name[:-2] if variable.name.endswith(":0") else variable.name
     prefix = f"{layer.name}/"
+    if getattr(variable, "_path", None) is not None and name and "/" not in name:
+        return name  # a Keras weight's own name ("kernel")
     return name[len(prefix):] if name.startswith(prefix) and len(name) > len(prefix) \
         else f"weight-{index}"
 

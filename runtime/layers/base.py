@@ -44,10 +44,51 @@ logger = logging.getLogger("runtime.layers")
 
 
 class _CallContext(threading.local):
-    """The `training` value of the layer calls in progress (inner layers inherit it)."""
+    """The `training` value of the layer calls in progress (inner layers inherit it), and
+    the layers whose call or build is running (Keras's name scopes: a weight's `path`)."""
 
     def __init__(self):
         self.training: list = []
+        self.owners: list = []
+
+
+class _Owning:
+    """Within the block, `layer` is the innermost layer making weights (see `weight_path`)."""
+
+    __slots__ = ("layer", "pushed")
+
+    def __init__(self, layer) -> None:
+        self.layer = layer
+
+    def __enter__(self) -> None:
+        owners = _call_context.owners
+        self.pushed = not owners or owners[-1] is not self.layer
+        if self.pushed:
+            owners.append(self.layer)
+
+    def __exit__(self, *exc) -> None:
+        if self.pushed:
+            _call_context.owners.pop()
+
+
+def weight_path(layer, name: str) -> str:
+    """Keras 3's path of a weight `name` that `layer` makes now: the names of the layers
+    whose call or build is running, ending with `layer`'s (`"sequential/dense/kernel"`)."""
+    owners = list(_call_context.owners)
+    if not owners or owners[-1] is not layer:
+        owners.append(layer)
+    return "/".join([o.name for o in owners] + [name])
+
+
+def _scoped_build(build: Callable) -> Callable:
+    def build_in_scope(self, *args, **kwargs):
+        with _Owning(self):
+            return build(self, *args, **kwargs)
+    build_in_scope.__wrapped__ = build
+    for key in ("__name__", "__qualname__", "__doc__", "__module__"):
+        setattr(build_in_scope, key, getattr(build, key, None))
+    build_in_scope._scoped = True
+    return build_in_scope
 
 
 _call_context = _CallContext()
@@ -159,6 +200,12 @@ class Layer(Module):
             value = _initializers.get(value)
         super().__setattr__(name, value)
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        build = cls.__dict__.get("build")
+        if callable(build) and not getattr(build, "_scoped", False):
+            cls.build = _scoped_build(build)  # weights it makes take the layer's path
+
     def __new__(cls, *args: Any, **kwargs: Any):
         # the constructor's arguments, for the default get_config (see serialization.py)
         layer = super().__new__(cls)
@@ -254,6 +301,10 @@ class Layer(Module):
             inputs, args, kwargs = self._converted_inputs((inputs, args, kwargs))
         else:
             inputs = _as_tensors(inputs)
+        with _Owning(self):
+            return self._built_and_called(inputs, args, kwargs, training)
+
+    def _built_and_called(self, inputs, args: tuple, kwargs: dict, training):
         if not self.built:
             self._build_once(inputs)
         elif self._built_at_init and "_build_input_shape" not in self.__dict__:
@@ -505,6 +556,8 @@ class Layer(Module):
                                 f"{value.dtype.name} values for a {dtype.name} weight.")
             variable = Variable(value, trainable=trainable, name=f"{self.name}/{name}",
                                 constraint=_constraints.get(constraint, "constraint"))
+            if type(variable) is Variable:  # Keras 3's short name and path
+                variable._name, variable._path = name, weight_path(self, name)
         self._weights.append(variable)
         _weights_made[id(variable)] = variable
         if regularizer is not None:
@@ -690,6 +743,54 @@ def _refuse_unimplemented(layer: str, kwargs: dict, dynamic: bool) -> None:
     for key, (given, why) in reasons.items():
         if given:
             raise NotImplementedError(f"{layer}({key}=...) is not implemented: {why}.")
+
+
+
+class _KerasVariableType(type):
+    def __instancecheck__(cls, value) -> bool:
+        return isinstance(value, Variable) and getattr(value, "_path", None) is not None
+
+
+class KerasVariable(metaclass=_KerasVariableType):
+    """Keras 3's `keras.Variable(initializer, shape=None, dtype=None, trainable=True,
+    autocast=True, aggregation="none", synchronization="auto", name=None)`: an `rt.Variable`
+    with Keras's short `name` and `path` (both `name`, "variable" by default).
+
+    `initializer` is a value (array, tensor, number) or an initializer (a name such as
+    "zeros", or a callable `(shape, dtype)`, which needs `shape`); `dtype` defaults to the
+    value's own, or float32 for an initializer. The weights layers make (`add_weight`) are
+    Keras variables too: `isinstance(layer.kernel, keras.Variable)` is True, and an
+    `rt.Variable` made directly is not one.
+    """
+
+    def __new__(cls, initializer, shape=None, dtype=None, trainable: bool = True,
+                autocast: bool = True, aggregation: str = "none", synchronization: str = "auto",
+                name: str | None = None) -> Variable:
+        if aggregation not in _AGGREGATIONS:
+            raise ValueError(f"keras.Variable: invalid aggregation {aggregation!r}; expected "
+                             f"one of {[a for a in _AGGREGATIONS if a]}.")
+        if name is not None and (not isinstance(name, str) or "/" in name):
+            raise ValueError(f"keras.Variable: `name` must be a string without '/', got "
+                             f"{name!r}.")
+        if isinstance(initializer, str) or (callable(initializer) and
+                                            not isinstance(initializer, (Tensor, np.ndarray))):
+            if shape is None:
+                raise ValueError("keras.Variable: an initializer needs a `shape` (e.g. "
+                                 "keras.Variable('zeros', shape=(3,))).")
+            dtype = _dtypes.as_dtype(dtype if dtype is not None else "float32")
+            with context.init_scope():
+                value = convert_to_tensor(_initializers.get(initializer)(
+                    tuple(TensorShape(shape).as_list()), dtype=dtype))
+        else:
+            value = convert_to_tensor(initializer, dtype=dtype)
+            if shape is not None and not TensorShape(shape).is_compatible_with(value.shape):
+                raise ValueError(f"keras.Variable: the initial value has shape {value.shape}, "
+                                 f"not the `shape` {tuple(shape)}.")
+        with context.init_scope():
+            variable = Variable(value, trainable=trainable, name=name or "variable")
+        if type(variable) is Variable:
+            variable._name = variable._path = name or "variable"
+        return variable
 
 
 _LEGACY_WEIGHT_ARGS = ("shape", "dtype", "initializer", "trainable", "regularizer")

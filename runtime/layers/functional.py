@@ -481,7 +481,8 @@ class Functional(Model):
             entry = _serialization.serialize_layer(layer)
             entry["name"] = layer.name
             nodes = [node for node in self._nodes if node.layer is layer]
-            if nodes and layer.built and not isinstance(layer, InputLayer):
+            if nodes and layer.built and not layer._built_at_init and \
+                    not isinstance(layer, InputLayer):
                 entry["build_config"] = {"input_shape": nest.map_structure(
                     lambda t: t.shape.as_list() if isinstance(t, KerasTensor) else None,
                     nodes[0].call_args[0])}

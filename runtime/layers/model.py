@@ -11,6 +11,7 @@ from ..arguments import strict_keywords
 from ..ops import array_math
 from ..shapes import TensorShape
 from . import distributed_fit as _distributed
+from . import dtype_policy as _dtype_policy
 from . import saving as _saving
 from . import serialization as _serialization
 from . import summary_table as _summary_table
@@ -271,17 +272,33 @@ class Sequential(Model):
         return [self._symbolic_io()[1]]
 
     def get_config(self) -> dict:
-        """The name, the layers' configs, and the input shape the model was built for."""
-        shape, dtype = self._input_spec or (None, None)
+        """Keras 3's: the name, dtype policy, the layers' configs (an `InputLayer` first once
+        the input is known, each built layer with the `build_config` of its input shape) and
+        `build_input_shape` once known."""
+        shape, _ = self._input_spec or (None, None)
         if shape is None and "_build_input_shape" in self.__dict__:
             built = self._build_input_shape
             shape = built.as_list() if isinstance(built, TensorShape) and \
                 built.rank is not None else None
-            dtype = self._build_input_dtype
-        return {"name": self.name, "trainable": self.trainable,
-                "layers": [_serialization.serialize_layer(layer) for layer in self._stack],
-                "build_input_shape": None if shape is None else list(shape),
-                "input_dtype": None if dtype is None else dtype.name}
+        layers = []
+        if shape is not None:
+            try:
+                history = getattr(self._symbolic_io()[0], "_keras_history", None)
+            except (AttributeError, TypeError, ValueError):
+                history = None
+            if history is not None:
+                layers.append(_serialization.serialize_layer(history[0].layer))
+        for layer in self._stack:
+            entry = _serialization.serialize_layer(layer)
+            built = layer.__dict__.get("_build_input_shape")
+            if layer.built and isinstance(built, TensorShape) and built.rank is not None \
+                    and not layer._built_at_init:  # Keras's layers built when made have none
+                entry = {**entry, "build_config": {"input_shape": built.as_list()}}
+            layers.append(entry)
+        config = {"name": self.name, "trainable": self.trainable,
+                  "dtype": _dtype_policy.policy_config(_dtypes.as_dtype(self.dtype)),
+                  "layers": layers}
+        return config if shape is None else {**config, "build_input_shape": list(shape)}
 
     @classmethod
     def from_config(cls, config: dict) -> "Sequential":

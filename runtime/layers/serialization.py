@@ -475,4 +475,8 @@ def deserialize_layer(config: dict, custom_objects: dict | None = None):
             raise ValueError(f"Unknown layer class {config['class_name']!r}: register it with "
                              "keras.saving.register_keras_serializable() or pass it in "
                              "custom_objects.")
-        return cls.from_config(config.get("config", {}))
+        try:
+            return cls.from_config(config.get("config", {}))
+        except NotImplementedError as exc:  # a config this runtime cannot honour: bad input
+            raise ValueError(f"The {config['class_name']} config cannot be loaded here: "
+                             f"{exc}") from exc

@@ -148,7 +148,7 @@ class Variable(Tensor):
     # `_host` holds the value: a NumPy array (or scalar), None before it is initialised, or
     # a DeviceValue a compiler tier stored (read as NumPy through `_value` when asked)
     __slots__ = ("_host", "_np_dtype", "_dtype", "_shape", "_name", "trainable", "_id", "_lock",
-                 "_aggregation", "_synchronization", "_constraint")
+                 "_aggregation", "_synchronization", "_constraint", "_path")
 
     def __new__(cls, *args, **kwargs):
         if cls is Variable:  # inside a strategy's scope, the strategy makes the variable
@@ -235,7 +235,18 @@ class Variable(Tensor):
 
     @property
     def name(self) -> str:
+        """TensorFlow's `"name:0"`; a Keras weight's (`Layer.add_weight`, `keras.Variable`)
+        is Keras 3's short name, such as `"kernel"`."""
         return self._name
+
+    @property
+    def path(self) -> str:
+        """Keras 3's path of a weight: the names of the layers that made it and its own
+        (`"sequential/dense/kernel"`); the name without `:0` for another variable."""
+        path = getattr(self, "_path", None)
+        if path is not None:
+            return path
+        return self._name[:-2] if self._name.endswith(":0") else self._name
 
     @property
     def device(self) -> str:
@@ -299,6 +310,11 @@ class Variable(Tensor):
         return iter(self._as_tensor())
 
     def __repr__(self) -> str:
+        if getattr(self, "_path", None) is not None:  # a Keras weight: Keras 3's form
+            value = "" if context.current_graph() is not None or self._value is None else \
+                f", value={np.asarray(self._value)}"
+            return f"<Variable path={self._path}, shape={tuple(self.shape.as_list())}, " \
+                   f"dtype={self.dtype.name}{value}>"
         if context.current_graph() is None and self._value is not None:
             return (f"<rt.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}, "
                     f"numpy={numpy_text(self._value)}>")

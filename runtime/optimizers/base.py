@@ -215,7 +215,7 @@ class Optimizer:
         key = var.ref()
         slots = self._slots.get(key)
         if slots is None:
-            base = var.name[:-2] if var.name.endswith(":0") else var.name
+            base = getattr(var, "path", None) or var.name.rsplit(":", 1)[0]  # Keras's path
             initial = {name: self._initial_slot(var, name) for name in self._slot_names}
             with context.init_scope():
                 slots = {name: Variable(value, trainable=False, name=f"{base}/{self._name}/{name}")

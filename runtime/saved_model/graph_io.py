@@ -62,7 +62,9 @@ def variable_state(var) -> dict:
     if value is None:
         raise ValueError(f"Variable {var.name} has no value yet (it is created by a function that "
                          "has not run); call the function once before saving.")
-    return {"value": np.asarray(value), "name": safe_name(var.name), "dtype": var.dtype.name,
+    # a Keras weight is saved under its path, the name TensorFlow gives its tf.Variable
+    name = var.name if getattr(var, "_path", None) is None else var.path + ":0"
+    return {"value": np.asarray(value), "name": safe_name(name), "dtype": var.dtype.name,
             "shape": list(np.shape(value)), "trainable": bool(var.trainable)}
 
 

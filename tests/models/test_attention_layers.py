@@ -64,8 +64,10 @@ def test_mha_weights_have_keras_layout():
     # the output projection
     assert [w.shape for w in layer.get_weights()] == [
         (5, 2, 3), (2, 3), (6, 2, 3), (2, 3), (5, 2, 4), (2, 4), (2, 4, 5), (5,)]
-    assert [v.name.split(":")[0] for v in layer.variables][::2] == [
-        "query/kernel", "key/kernel", "value/kernel", "attention_output/kernel"]
+    # Keras 3's names and paths: "kernel", "<layer>/query/kernel", ...
+    assert [v.name for v in layer.variables][::2] == ["kernel"] * 4
+    assert [v.path for v in layer.variables][::2] == [
+        f"{layer.name}/{sub}/kernel" for sub in ("query", "key", "value", "attention_output")]
     without_bias = L.MultiHeadAttention(num_heads=2, key_dim=3, use_bias=False)
     without_bias(Q, V)
     assert [w.shape for w in without_bias.get_weights()] == [

@@ -129,3 +129,14 @@ def test_keras_3s_functional_json_loads_and_runs():
     o1, o2 = model(x)
     np.testing.assert_allclose(o1.numpy(), h @ w1 + b1, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(o2.numpy(), soft / soft.sum(-1, keepdims=True), rtol=1e-5)
+
+
+def test_a_sequential_models_config_is_keras_3s_key_by_key():
+    keras.backend.clear_session()  # the Input's layer is named input_layer, as in Keras
+    model = keras.Sequential([keras.Input((5,)), L.Dense(4, activation="relu", name="d1"),
+                              L.Dropout(0.1, name="dr"), L.Dense(2, name="d2")], name="seq")
+    assert not _differences(RECORDED["sequential"], _json(model.get_config()))
+    again = keras.Sequential.from_config(_json(model.get_config()))
+    assert not _differences(RECORDED["sequential"], _json(again.get_config()))
+    unbuilt = keras.Sequential([L.Dense(4, name="e1")], name="s2").get_config()
+    assert "build_input_shape" not in unbuilt and len(unbuilt["layers"]) == 1

@@ -450,9 +450,10 @@ def test_muon_gives_embeddings_and_excluded_layers_adamw_steps():
                               keras.layers.Dense(2, name="out")])
     optimizer = keras.optimizers.Muon(exclude_layers=["head"])
     optimizer.build(model.trainable_variables)
-    adamw = [v.name for v in model.trainable_variables if v.ref() in optimizer._slots and
+    adamw = [v.path for v in model.trainable_variables if v.ref() in optimizer._slots and
              "velocity" in optimizer._slots[v.ref()]]
-    assert adamw == ["embedding/embeddings:0", "head/kernel:0", "head/bias:0", "out/bias:0"]
+    assert adamw == ["sequential/embedding/embeddings", "sequential/head/kernel",
+                     "sequential/head/bias", "sequential/out/bias"]
     again = keras.optimizers.deserialize(keras.optimizers.serialize(optimizer))
     assert again.get_config() == optimizer.get_config()
     assert again.exclude_layers == ["head"] and again.weight_decay == 0.004
