@@ -204,7 +204,7 @@ class DeviceValue:
     becomes the only value (`buffer` is dropped), so writing into it never leaves two
     different values; one over the same memory keeps both."""
 
-    __slots__ = ("buffer", "_host", "_to_host")
+    __slots__ = ("buffer", "_host", "_to_host")  # set directly by the XLA tier's callers too
 
     def __init__(self, buffer, to_host):
         self.buffer = buffer
@@ -241,7 +241,7 @@ class DeviceTensor(EagerTensor):
     tier that made it passes the buffer on (`_lazy_value`) without reading it, so chained
     calls of that tier never go through NumPy. Everything else sees an eager tensor."""
 
-    __slots__ = ("_box",)
+    __slots__ = ("_box",)  # set directly by the XLA tier's callers too
 
     def __init__(self, box: DeviceValue):
         self._box = box

@@ -125,6 +125,10 @@ class TraceCache:
             del self.fast[key]
             del self._fast_owner[key]
 
+    def holds(self, concrete: ConcreteFunction) -> bool:
+        """Whether `concrete` is still in the cache (not dropped as least recently used)."""
+        return id(concrete) in self._keys
+
     def _remember(self, key, concrete) -> None:
         """by_key[key] = concrete, forgetting the oldest key when the table is full."""
         if key in self.by_key:

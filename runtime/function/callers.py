@@ -42,26 +42,35 @@ def make_caller(concrete: ConcreteFunction, args: tuple, kwargs: dict,
     if shape is None:
         return None
     factory = _caller_factory(f"run({', '.join(shape.reads)})", _result_source(concrete))
-    return factory(_run_of(concrete), EagerTensor, concrete, runtime_error, shape.defaults)
+    caller = factory(_run_of(concrete), EagerTensor, concrete, runtime_error, shape.defaults)
+    caller.guarded = None  # the guarded caller of the same call shape, once the Function made it
+    return caller
 
 
 def make_guarded_caller(concrete: ConcreteFunction, args: tuple, kwargs: dict,
                         bound: tuple | None = None) -> Callable | None:
-    """For a call with nested arguments: a caller that first checks, in generated code, that
-    a call has this call's structure, leaf types, shapes, dtypes and Python values (what its
-    cache key holds) and returns `MISS` when it does not. It saves computing and hashing the
-    key of a nested call. None for calls without nests or with leaves it cannot check."""
-    if not any(nest.is_nested(a) for a in (*args, *kwargs.values())):
-        return None
+    """A caller that first checks, in generated code, that a call has this call's structure,
+    leaf types, shapes, dtypes and Python values (what its cache key holds) and returns
+    `MISS` when it does not. It saves computing and hashing the key of a call (for a call of
+    a few tensors, that is most of the runtime's own cost per call). None for calls with
+    leaves it cannot check (variables, composite values, NumPy scalars)."""
     shape = _read_call(concrete, args, kwargs, bound, guarded=True)
     if shape is None:
         return None
-    checks = [f"len(args) == {len(args)}", f"len(kwargs) == {len(kwargs)}", *shape.checks]
+    checks = [f"len(args) == {len(args)}", "not kwargs" if not kwargs else
+              f"len(kwargs) == {len(kwargs)}", *shape.checks]
     unpack = f"    {', '.join(f'k{i}' for i in range(len(shape.consts)))}, = K\n" if shape.consts else ""
-    factory = _guarded_factory(" and ".join(checks), f"run({', '.join(shape.reads)})",
-                               _result_source(concrete), unpack)
-    return factory(_run_of(concrete), EagerTensor, concrete, runtime_error, shape.defaults,
-                   MISS, tuple(shape.consts))
+    run, result = _run_of(concrete), _result_source(concrete)
+    inline = getattr(run, "inline", None)
+    if inline is not None and result == "r":
+        factory = _inlined_factory(" and ".join(checks), shape.reads, unpack, *inline)
+    else:
+        factory = _guarded_factory(" and ".join(checks), f"run({', '.join(shape.reads)})",
+                                   result, unpack)
+    caller = factory(run, EagerTensor, concrete, runtime_error, shape.defaults,
+                     MISS, tuple(shape.consts))
+    caller.concrete = concrete  # the Function drops the caller when its cache drops this
+    return caller
 
 
 MISS = object()  # a guarded caller's answer for a call of another shape
@@ -165,7 +174,9 @@ def leaf_reads(spec, value, src: str, shape: _CallShape, checked: bool = True) -
             array = value._box  # its shape and dtype, without reading it
             read = f"{src}._lazy_value" if shape.lazy else f"{src}._value"
             kind = "ET"
-        elif type(value) is np.ndarray and value.dtype == spec.dtype._np:
+        elif type(value) is np.ndarray and value.dtype == spec.dtype._np \
+                and (checks is None or value.dtype.kind not in "OUS"):
+            # (a guard never takes an array of strings or objects: its key is its identity)
             array, read, kind = value, src, "np.ndarray"
         else:
             raise _NoCaller
@@ -173,8 +184,13 @@ def leaf_reads(spec, value, src: str, shape: _CallShape, checked: bool = True) -
             shape.reads.append(read)
             return
         local = f"v{len(shape.reads)}"
-        is_kind = f"isinstance({src}, ET)" if kind == "ET" else f"type({src}) is {kind}"
-        checks.append(f"{is_kind} and ({local} := {read}).shape == {tuple(array.shape)!r} "
+        if kind == "ET":  # the key's own types: eager tensors, on the host or a device
+            value_of = f"{src}._value" if not shape.lazy else \
+                f"{src}._value if t is ET else {src}._lazy_value"
+            is_kind = f"((t := type({src})) is ET or t is DT) and ({local} := {value_of}) is not None"
+        else:
+            is_kind = f"type({local} := {src}) is NDARRAY"
+        checks.append(f"{is_kind} and {local}.shape == {tuple(array.shape)!r} "
                       f"and {local}.dtype is {shape.const(array.dtype)}")
         shape.reads.append(local)
         return
@@ -182,6 +198,8 @@ def leaf_reads(spec, value, src: str, shape: _CallShape, checked: bool = True) -
         if checks is not None:  # a Python value: part of the call key, so part of the guard
             if type(value) not in _KEY_LITERALS + (float,) or type(value) is not type(spec):
                 raise _NoCaller
+            if type(value) is float and not (value == value and value != 0.0):
+                raise _NoCaller  # the key tells -0.0 from 0.0 (equal) and NaN (unequal to itself)
             checks.append(f"type({src}) is {shape.const(type(value))} and {src} == {shape.const(value)}")
         return
     if type(value) is not type(spec):
@@ -268,6 +286,34 @@ def _guarded_factory(check: str, call: str, result: str, unpack: str):
               "            return MISS\n"
               + _run_and_translate(call, result) +
               "    return caller\n")
-    namespace: dict = {"np": np}
+    namespace: dict = {"np": np, "NDARRAY": np.ndarray, "DT": DeviceTensor}
+    exec(compile(source, "<rt-guarded-caller>", "exec"), namespace)
+    return namespace["make"]
+
+
+def _inlined_factory(check: str, reads: list, unpack: str, params: list, body: list,
+                     names: dict):
+    """A guarded caller's factory whose caller runs the compiled function's own body (its
+    `inline` source: `params`, `body` lines and the `names` they read) in its frame."""
+    assign = f"        {', '.join(params)}, = {', '.join(reads)},\n" if params else ""
+    source = ("def make(run, ET, concrete, translate, defaults, MISS, K):\n"
+              f"{unpack}"
+              "    def caller(args, kwargs):\n"
+              "        try:\n"
+              f"            if not ({check}):\n"
+              "                return MISS\n"
+              "        except (LookupError, AttributeError, TypeError):\n"
+              "            return MISS\n"
+              + assign +
+              "        try:\n"
+              + "".join(f"        {line}\n" for line in body) +
+              "        except Exception as exc:\n"
+              "            t = translate(concrete.compiled, exc)\n"
+              "            if t is None:\n"
+              "                raise\n"
+              "            raise t from None\n"
+              "    return caller\n")
+    namespace = dict(names)
+    namespace.update({"np": np, "NDARRAY": np.ndarray, "DT": DeviceTensor})
     exec(compile(source, "<rt-guarded-caller>", "exec"), namespace)
     return namespace["make"]

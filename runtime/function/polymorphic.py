@@ -15,7 +15,8 @@ import weakref
 from typing import Any, Callable, Concatenate, Generic, ParamSpec, TypeVar, overload
 
 from .. import backends, context, html_repr, nest
-from ..context import functions_run_eagerly
+from ..context import _run_eagerly, functions_run_eagerly
+from ..context import state as _state
 from ..ops.extension_type import as_templates, trace_templates
 from ..shapes import TensorSpec
 from ..traceback_utils import filtered
@@ -78,7 +79,7 @@ class Function(Generic[P, R]):
                                                              self._signature, self._name)
         self._cache = TraceCache(self._name)
         self._fast = self._cache.fast  # read on every call
-        self._guarded = None  # the guarded caller of the last nested call shape, if any
+        self._guarded = None  # the guarded caller of the last call shape seen twice, if any
         self._tracing_count = 0
         self._traces_in_a_row = 0
         self._next_retrace_warning = _RETRACE_WARNING_AFTER
@@ -205,18 +206,22 @@ class Function(Generic[P, R]):
     # -- calling ---------------------------------------------------------------------------------
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
         try:
+            guarded = self._guarded
+            if guarded is not None:
+                # the last call's shape again, eagerly, with no tape recording: its guarded
+                # caller checks the arguments in generated code and runs the graph
+                state = _state
+                if not (state.graphs or state.tapes or _run_eagerly[0]):
+                    result = guarded(args, kwargs)
+                    if result is not MISS:
+                        if self._traces_in_a_row:
+                            self._traces_in_a_row = 0
+                            self._next_retrace_warning = _RETRACE_WARNING_AFTER
+                        return result
             if functions_run_eagerly():
                 return self._python_function(*args, **kwargs)
             if context.state.graphs and context.state.graphs[-1] is not None:
                 return self._call_inline(args, kwargs)
-            guarded = self._guarded
-            if guarded is not None and not context.state.tapes:
-                result = guarded(args, kwargs)
-                if result is not MISS:
-                    if self._traces_in_a_row:
-                        self._traces_in_a_row = 0
-                        self._next_retrace_warning = _RETRACE_WARNING_AFTER
-                    return result
             try:
                 key = call_key(args, kwargs)
                 entry = self._fast.get(key)
@@ -226,6 +231,8 @@ class Function(Generic[P, R]):
                 if self._traces_in_a_row:
                     self._traces_in_a_row = 0
                     self._next_retrace_warning = _RETRACE_WARNING_AFTER
+                if entry.guarded is not None:  # this call's shape is now the one checked first
+                    self._guarded = entry.guarded
                 return entry(args, kwargs)
             return self._call_slow(args, kwargs, key)
         except Exception as e:
@@ -248,11 +255,16 @@ class Function(Generic[P, R]):
         values = concrete.bind_values(bound_args, bound_kwargs)
         # the fast caller of a call shape is generated when the shape comes again: a function
         # called once (scripts, one-off traces) never pays for it
+        guarded = self._guarded
+        if guarded is not None and not self._cache.holds(guarded.concrete):
+            self._guarded = None  # its graph was dropped from the cache: traced again if needed
         if fast_key is not None and self._tracing_count == traces_before:
             self._cache.add_caller(fast_key, concrete, args, kwargs, (bound_args, bound_kwargs))
-            if fast_key in self._fast:
+            entry = self._fast.get(fast_key)
+            if entry is not None and entry.guarded is None:
                 guarded = make_guarded_caller(concrete, args, kwargs, (bound_args, bound_kwargs))
-                self._guarded = guarded or self._guarded
+                if guarded is not None:
+                    entry.guarded = self._guarded = guarded
         if context.state.tapes:
             return recorded_call.call_recorded(concrete, bound_args, bound_kwargs, values)
         return concrete.run(values)

@@ -121,3 +121,44 @@ def test_a_call_shape_gets_its_caller_when_it_comes_again():
     for got, want in ((first, a * b + 1), (second, b * a + 1), (third, a * a + 1)):
         np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)
     assert f.experimental_get_tracing_count() == 1
+
+
+def test_flat_calls_are_guarded_and_alternating_shapes_stay_correct():
+    a, b = _arrays(2)
+    f = rt.function(lambda x, y: x * y + 1.0, autograph=False)
+    wide = a.astype(np.float64)
+    calls = [((rt.constant(a), rt.constant(b)), a * b + 1),
+             ((a, b), a * b + 1),                                   # NumPy arrays
+             ((rt.constant(wide), rt.constant(wide)), wide * wide + 1),
+             ((rt.constant(a[:1]), rt.constant(b[:1])), a[:1] * b[:1] + 1)]
+    for _ in range(3):
+        for args, expected in calls:
+            got = f(*args)
+            assert got.dtype == rt.as_dtype(expected.dtype)
+            np.testing.assert_allclose(got.numpy(), expected, rtol=1e-6)
+    assert f._guarded is not None  # the guard of the last repeated shape
+
+
+def test_the_guard_tells_minus_zero_and_nan_python_floats_apart():
+    f = rt.function(lambda x, s: x * s, autograph=False)
+    x = rt.constant(np.ones(2, np.float32))
+    for s in (0.0, 0.0, -0.0, -0.0, 0.0, float("nan"), float("nan"), 2.5, 2.5, -0.0):
+        got = f(x, s).numpy()
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(np.float32(s)))
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(s))
+    assert f.experimental_get_tracing_count() == 4  # 0.0, -0.0, nan, 2.5 (as their keys)
+
+
+def test_a_guarded_graph_dropped_from_the_cache_is_traced_again():
+    a, b = _arrays(2)
+    f = rt.function(lambda x: x * 2.0, autograph=False)
+    size = rt.config.get_trace_cache_size()
+    rt.config.set_trace_cache_size(1)
+    try:
+        for _ in range(3):
+            f(rt.constant(a))
+        f(rt.constant(b[:1]))  # drops the first graph
+        np.testing.assert_allclose(f(rt.constant(a)).numpy(), a * 2.0)
+    finally:
+        rt.config.set_trace_cache_size(size)
+    assert f.experimental_get_tracing_count() == 3

@@ -362,7 +362,7 @@ def _default_device_run(platform_name: str):
     x = np.random.default_rng(5).standard_normal((64, 64)).astype(np.float32)
     got, want = _both(f, x)
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-4, atol=1e-4)
-    outs, _ = _strict(f, x).jitted(x)
+    outs = _strict(f, x).jitted(x)  # a graph without variables: its outputs alone
     assert {d.platform for d in outs[0].devices()} == {platform_name}
     assert outs[0].devices() == {jax.devices()[0]}
 

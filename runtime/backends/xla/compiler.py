@@ -193,7 +193,9 @@ def _trace_now(jitted, graph, variables, randoms, wide: bool = True) -> None:
 
 class _Tracer:
     """The function `jax.jit` traces: (inputs, variable values, random seeds) -> (outputs,
-    new values of the assigned variables). Refusals while tracing are JitCompileErrors."""
+    new values of the assigned variables[, validity code]), or the outputs alone for a graph
+    that assigns no variable and checks nothing. Refusals while tracing are
+    JitCompileErrors."""
 
     def __init__(self, program, variables, assigned, randoms, ops=(), ragged=()):
         self.program = program
@@ -213,6 +215,8 @@ class _Tracer:
         self.shared: set[int] = set()
         self.shared_new: set[int] = set()  # the same for the assigned variables' new values
         self.traced = False
+        # returns the outputs alone (a flat tuple) when there is nothing else to return
+        self.plain = not assigned and not self.checked
         self.__name__ = "xla_graph"
 
     def __call__(self, *args):
@@ -238,7 +242,7 @@ class _Tracer:
         self.traced = True
         if self.checked:
             return outs, new, jnp.asarray(state[_ERR], np.int32)
-        return outs, new
+        return outs if self.plain else (outs, new)
 
     def _flag(self, op, checked: Checked, state):
         """`state` with the validity code set to `op`'s when its check fails first."""
@@ -745,7 +749,7 @@ def _caller(program, name: str, jitted, variables, assigned, randoms, ragged=(),
     call = f"jitted({', '.join(args)})"
     if wide:  # x64 mode entered only when the caller is not in it already (6 us a call)
         call = f"({call} if X64.value else in_x64(jitted, {', '.join(args)}))"
-    got = "outs, new, err" if failure is not None else "outs, new"
+    got = "outs, new, err" if failure is not None else "outs, new" if assigned else "outs"
     lines = [f"def run({', '.join(params)}):"]
     large = [p for p, t in zip(params, graph.inputs) if _maybe_large(t)]
     lines += [f"    {p} = aligned({p})" for p in large]
@@ -791,8 +795,13 @@ def _caller(program, name: str, jitted, variables, assigned, randoms, ragged=(),
             outs.append(f"outs[{j}]")
         elif tensors:
             if traced:
+                # DeviceTensor(DeviceValue(buffer, to_host)), built without running the two
+                # __init__ frames (a quarter of the runtime's own cost of a small call)
                 host = "copied" if j in tracer.shared else "fresh"
-                outs.append(f"DT(DV(outs[{j}], {host}))")
+                lines.append(f"    b{j} = alloc(DV); b{j}.buffer = outs[{j}]; b{j}._host = None; "
+                             f"b{j}._to_host = {host}")
+                lines.append(f"    t{j} = alloc(DT); t{j}._box = b{j}")
+                outs.append(f"t{j}")
             else:
                 outs.append(f"tensor(outs[{j}], {j})")
         elif t.shape.rank == 0:
@@ -808,6 +817,7 @@ def _caller(program, name: str, jitted, variables, assigned, randoms, ragged=(),
                                  "aligned_copy": _aligned_copy, "failure": failure,
                                  "result": _Results(shared), "host": _host_args,
                                  "DV": DeviceValue, "DT": DeviceTensor, "ET": EagerTensor,
+                                 "alloc": object.__new__,
                                  "fresh": _fresh_host, "copied": _copied_host,
                                  "tensor": _Tensors(shared),
                                  "numpy_tensors": _numpy_tensors(len(graph.outputs)),
@@ -820,7 +830,11 @@ def _caller(program, name: str, jitted, variables, assigned, randoms, ragged=(),
     namespace.update({f"gen{k}": _Generator(generator, op.attrs.get("seed"))
                       for k, op in enumerate(randoms)})
     exec(compile("\n".join(lines) + "\n", f"<rt-xla {name}>", "exec"), namespace)
-    return namespace["run"]
+    run = namespace["run"]
+    # its body, for a caller that checks a call's arguments to run it in the same frame
+    # (runtime/function/callers.py): parameters, lines, and the names they read
+    run.inline = (params, lines[1:], namespace)
+    return run
 
 
 def _in_x64(fn, *args):
