@@ -11,6 +11,7 @@ what converts to a tensor.
 from __future__ import annotations
 
 import abc
+import types
 from typing import Any, Optional, Sequence, Union
 
 import numpy as np
@@ -66,3 +67,26 @@ export("types.experimental.TensorLike")(TensorLike)
 export("types.experimental.GenericFunction", "types.experimental.PolymorphicFunction")(_Function)
 export("types.experimental.ConcreteFunction")(_ConcreteFunction)
 export("types.experimental.Callable")(_Function)
+
+
+class _Distributed(abc.ABC):
+    """Base of the distributed value types."""
+
+    @property
+    @abc.abstractmethod
+    def values(self) -> tuple:
+        """The value of each replica."""
+
+
+class PerReplica(_Distributed):
+    """The type of values that differ per replica (what `strategy.run` returns, a distributed
+    dataset's batches): `isinstance(v, rt.types.experimental.distributed.PerReplica)`."""
+
+
+class Mirrored(_Distributed):
+    """The type of values the same on every replica (an all-reduced result, a mirrored
+    variable)."""
+
+
+export("types.experimental.distributed")(types.SimpleNamespace(PerReplica=PerReplica,
+                                                               Mirrored=Mirrored))

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from .. import context, distribute_context, nest
+from .. import tf_types as _tf_types
 from ..distribute_context import VariableAggregation, VariableSynchronization
 from ..exports import export
 from ..ops.core import apply, convert_to_tensor
@@ -248,3 +249,10 @@ class ReplicaView(Variable):
         self._lock = mirrored._lock
         self._aggregation = mirrored._aggregation
         self._synchronization = mirrored._synchronization
+
+
+# rt.types.experimental.distributed's types, as TensorFlow's values are instances of them
+for _cls in (PerReplica, _PerReplicaObjects):
+    _tf_types.PerReplica.register(_cls)
+for _cls in (Mirrored, MirroredVariable):
+    _tf_types.Mirrored.register(_cls)
