@@ -110,7 +110,15 @@ def main(steps_checked: int = 3) -> float:
         model.set_weights(weights)
         args["TensorFlow"] = (tf.constant(x), tf.constant(y))
 
-    # every framework and tier takes the same steps from the same weights
+    return compare(steps, args, "CNN train step",
+                   "Conv 32, pool, Conv 64, pool, Dense 10; batch 64, Adam", steps_checked,
+                   number=5, rounds=9)
+
+
+def compare(steps, args, name, what, steps_checked, number, rounds) -> float:
+    """Checks that every framework and tier takes the same steps from the same weights, then
+    prints each step's time and the checked ratio (the best tier against TensorFlow's step,
+    else the Numba tier against the NumPy tier)."""
     losses = {label: [float(step(*args[label])) for _ in range(steps_checked)]
               for label, step in steps.items()}
     expected = losses["NumPy tier"]
@@ -122,19 +130,20 @@ def main(steps_checked: int = 3) -> float:
     # the loss read back each call (the XLA tier returns before its work is done); CPU time
     # of this process, so that other processes on the machine do not count
     calls = [lambda s=steps[k], a=args[k]: s(*a).numpy() for k in labels]
-    times = dict(zip(labels, interleaved(calls, number=5, rounds=9, timer=time.process_time)))
-    print("CNN train step (Conv 32, pool, Conv 64, pool, Dense 10; batch 64, Adam), ms: "
+    times = dict(zip(labels, interleaved(calls, number=number, rounds=rounds,
+                                         timer=time.process_time)))
+    print(f"{name} ({what}), ms: "
           + ", ".join(f"{label} {t * 1e3:.1f}" for label, t in times.items()))
     ours = {label: t for label, t in times.items() if label != "TensorFlow"}
     best = min(ours, key=ours.get)
     if "TensorFlow" in times:
-        return report(f"CNN train step, best tier ({best})", ours[best], times["TensorFlow"],
+        return report(f"{name}, best tier ({best})", ours[best], times["TensorFlow"],
                       TF_LIMIT, unit="ms", baseline_name="TensorFlow")
     if "Numba tier" in times:
-        return report("CNN train step, Numba tier (TensorFlow not installed)",
+        return report(f"{name}, Numba tier (TensorFlow not installed)",
                       times["Numba tier"], times["NumPy tier"], NUMBA_LIMIT, unit="ms",
                       baseline_name="NumPy tier")
-    print(f"CNN train step: NumPy tier {times['NumPy tier'] * 1e3:.2f} ms "
+    print(f"{name}: NumPy tier {times['NumPy tier'] * 1e3:.2f} ms "
           "(TensorFlow and Numba not installed: no ratio)")
     return 1.0
 

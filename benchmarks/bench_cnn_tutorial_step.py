@@ -20,13 +20,11 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
-import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _timing import interleaved, report  # noqa: E402
-from bench_cnn_step import NUMBA_LIMIT, TF_LIMIT, _tensorflow, compiled_step  # noqa: E402
+from bench_cnn_step import _tensorflow, compare, compiled_step  # noqa: E402
 
 import runtime as rt  # noqa: E402
 
@@ -68,30 +66,9 @@ def main(steps_checked: int = 2) -> float:
         model.set_weights(weights)
         args["TensorFlow"] = (tf.constant(x), tf.constant(y))
 
-    losses = {label: [float(step(*args[label])) for _ in range(steps_checked)]
-              for label, step in steps.items()}
-    expected = losses["NumPy tier"]
-    for label, got in losses.items():
-        assert np.allclose(got, expected, rtol=1e-3, atol=1e-4), \
-            f"{label}: losses {got}, NumPy tier {expected}"
-
-    labels = list(steps)
-    calls = [lambda s=steps[k], a=args[k]: s(*a).numpy() for k in labels]
-    times = dict(zip(labels, interleaved(calls, number=2, rounds=5, timer=time.process_time)))
-    print("CNN tutorial train step (3 Conv2D + pools on 180x180x3, Dense 128, 5; batch 32, "
-          "Adam), ms: " + ", ".join(f"{label} {t * 1e3:.1f}" for label, t in times.items()))
-    ours = {label: t for label, t in times.items() if label != "TensorFlow"}
-    best = min(ours, key=ours.get)
-    if "TensorFlow" in times:
-        return report(f"CNN tutorial train step, best tier ({best})", ours[best],
-                      times["TensorFlow"], TF_LIMIT, unit="ms", baseline_name="TensorFlow")
-    if "Numba tier" in times:
-        return report("CNN tutorial train step, Numba tier (TensorFlow not installed)",
-                      times["Numba tier"], times["NumPy tier"], NUMBA_LIMIT, unit="ms",
-                      baseline_name="NumPy tier")
-    print(f"CNN tutorial train step: NumPy tier {times['NumPy tier'] * 1e3:.1f} ms "
-          "(TensorFlow and Numba not installed: no ratio)")
-    return 1.0
+    return compare(steps, args, "CNN tutorial train step",
+                   "3 Conv2D + pools on 180x180x3, Dense 128, 5; batch 32, Adam",
+                   steps_checked, number=2, rounds=5)
 
 
 if __name__ == "__main__":
