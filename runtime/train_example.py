@@ -234,7 +234,15 @@ class _Message:
         return f"{type(self).__name__}({inner})"
 
     def __str__(self) -> str:
-        """Protocol buffers' text format, as `print(example)` shows it in TensorFlow."""
+        """Protocol buffers' text format, as `print(example)` shows it in TensorFlow: with
+        the protobuf package, protobuf's own text of the same message (so a map's entries come
+        in protobuf's order, as TensorFlow prints them), else the same format written here
+        (map entries in insertion order)."""
+        proto = protobuf_class(type(self).__name__)
+        if proto is not None:
+            message = proto()
+            message.ParseFromString(self.SerializeToString())
+            return str(message)
         return "".join(line + "\n" for line in self._text_lines(""))
 
     def _text_lines(self, pad: str) -> list[str]:

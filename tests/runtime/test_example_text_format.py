@@ -161,3 +161,18 @@ def test_text_format_parses_into_examples():
     assert [list(f.int64_list.value) for f in sequence.feature_lists.feature_list["t"].feature] \
         == [[1, 2], [3]]
     assert list(sequence.context.feature["a"].float_list.value) == [1.5]
+
+
+def test_printed_maps_follow_protobufs_order_as_tensorflow_prints_them():
+    # TensorFlow 2.21 prints this Example's features in this order (upb's map order, recorded
+    # by running the same construction with tf.train under TensorFlow), not insertion order
+    import runtime as rt
+
+    def ints(v):
+        return rt.train.Feature(int64_list=rt.train.Int64List(value=[v]))
+    feature = {"height": ints(213), "width": ints(320), "depth": ints(3), "label": ints(0),
+               "image_raw": rt.train.Feature(bytes_list=rt.train.BytesList(value=[b"xx"]))}
+    text = str(rt.train.Example(features=rt.train.Features(feature=feature)))
+    keys = [line.strip() for line in text.splitlines() if line.strip().startswith("key:")]
+    assert keys == ['key: "width"', 'key: "label"', 'key: "image_raw"', 'key: "height"',
+                    'key: "depth"']
