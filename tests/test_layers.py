@@ -82,6 +82,8 @@ LAZY_LOADS = {  # (importer, imported): project modules loaded on first use
     ("runtime.ops.io_gfile", "shutil"):
         "rt.io.gfile.copy and rmtree: shutil imports bz2 and lzma, which `import runtime` skips",
     ("runtime.ops.io_gfile", "glob"): "rt.io.gfile.glob: glob compiles regular expressions",
+    ("runtime.layers.callbacks", "urllib"):
+        "RemoteMonitor's first post: urllib.request loads http.client and email",
     ("runtime.arguments", "difflib"): "the 'did you mean' of a misspelt keyword, when raised",
     ("runtime.html_repr", "html"): "html.escape (and its entity table), for the first HTML view",
     ("runtime.keras.preprocessing.image_generator", "scipy"):
