@@ -140,3 +140,24 @@ def test_loading_checks_the_program_and_runs_nothing_from_it(dense_model):
             archive.writestr(name, text if name == graph_name else content)
     with pytest.raises(ValueError, match="Could not read the model"):
         rt.lite.Interpreter(model_content=out.getvalue())
+
+
+def test_a_model_with_augmentation_layers_converts_as_in_the_image_tutorial():
+    # the images tutorial's model: augmentation layers are the identity when served, and
+    # the served program holds graph ops only (no NumPy call), so it converts
+    keras.backend.clear_session()
+    keras.utils.set_random_seed(3)
+    augmentation = keras.Sequential([
+        keras.layers.RandomFlip("horizontal", input_shape=(16, 16, 3)),
+        keras.layers.RandomRotation(0.1), keras.layers.RandomZoom(0.1)])
+    model = keras.Sequential([augmentation, keras.layers.Rescaling(1 / 255),
+                              keras.layers.Conv2D(2, 3), keras.layers.Flatten(),
+                              keras.layers.Dense(3, name="outputs")])
+    x = np.random.RandomState(4).uniform(0, 255, (2, 16, 16, 3)).astype("float32")
+    interpreter = rt.lite.Interpreter(
+        model_content=rt.lite.TFLiteConverter.from_keras_model(model).convert())
+    # Keras 3 names this input keras_tensor_4 (the augmentation model's 4 tensors come first)
+    assert interpreter.get_signature_list()["serving_default"]["inputs"] == ["keras_tensor_4"]
+    out = interpreter.get_signature_runner("serving_default")(keras_tensor_4=x)["output_0"]
+    np.testing.assert_allclose(out, model.predict(x, verbose=0), rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(augmentation(x, training=False), x)

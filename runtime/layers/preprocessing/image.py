@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ...ops import array_math
 from ...ops.control_flow import cond
 from ...ops.core import convert_to_tensor
 from ..base import Layer
@@ -216,6 +217,8 @@ class _RandomLayer(_ImageLayer):
         inputs = convert_to_tensor(inputs)
         shape = self._output_shape(inputs.shape)
         if training is False:
+            if type(self)._inference is _RandomLayer._inference:
+                return self._identity(inputs)
             return self._run(self._inference, inputs, shape)
         if training is True or training is None:
             return self._run(self._augment, inputs, shape)
@@ -224,6 +227,15 @@ class _RandomLayer(_ImageLayer):
 
     def _inference(self, x: np.ndarray) -> np.ndarray:
         return x
+
+    _keeps_integers = False  # integer images stay integers (RandomGrayscale, as in Keras)
+
+    def _identity(self, inputs):
+        """The inference output of a layer whose inference is the identity, as graph ops
+        (a saved serving function holds no NumPy call): the inputs in the layer's dtype."""
+        if inputs.dtype == self.dtype or (self._keeps_integers and inputs.dtype.is_integer):
+            return array_math.identity(inputs)
+        return array_math.cast(inputs, self.dtype)
 
 
 class RandomFlip(_RandomLayer):
@@ -452,6 +464,8 @@ class RandomGrayscale(_RandomLayer):
             grey = np.round(grey)
         apply = self.rng.uniform(size=(len(x), 1, 1, 1)) < self.factor
         return np.where(apply, grey, x)
+
+    _keeps_integers = True
 
     def _run(self, fn, inputs, shape):
         if inputs.dtype.is_integer:  # integer images stay integers, as in Keras
