@@ -98,9 +98,11 @@ from .preprocessing import (
     RandomCrop,
     RandomFlip,
     RandomGrayscale,
+    RandomHeight,
     RandomInvert,
     RandomRotation,
     RandomTranslation,
+    RandomWidth,
     RandomZoom,
     Resizing,
     StringLookup,
@@ -152,7 +154,8 @@ __all__ += ["ActivityRegularization", "AlphaDropout", "GaussianDropout", "Gaussi
             "maximum", "minimum", "multiply", "subtract"]
 __all__ += ["Normalization", "RMSNormalization", "Rescaling"]
 __all__ += ["CategoryEncoding", "CenterCrop", "Discretization", "Hashing", "IntegerLookup",
-            "AutoContrast", "RandomGrayscale", "RandomInvert", "ThresholdedReLU",
+            "AutoContrast", "RandomGrayscale", "RandomHeight", "RandomInvert", "RandomWidth",
+            "ThresholdedReLU",
             "RandomBrightness", "RandomContrast", "RandomCrop", "RandomFlip", "RandomRotation",
             "RandomTranslation", "RandomZoom", "Resizing", "StringLookup", "TextVectorization"]
 

@@ -63,3 +63,26 @@ def test_thresholded_relu():
     model = rt.keras.Sequential([rt.keras.Input((3,)), L.Dense(2), L.ThresholdedReLU()])
     again = rt.keras.Sequential.from_config(model.get_config())
     assert isinstance(again.layers[-1], L.ThresholdedReLU)
+
+
+def test_random_height_and_width():
+    x = np.arange(12, dtype="float32").reshape(2, 2, 3, 1)
+    # tf.keras: a factor of exactly +50% makes 2 rows 3, bilinear; -34% of 3 columns is 1
+    np.testing.assert_allclose(L.RandomHeight(factor=(0.5, 0.5))(x)[..., 0],
+                               [[[0, 1, 2], [1.5, 2.5, 3.5], [3, 4, 5]],
+                                [[6, 7, 8], [7.5, 8.5, 9.5], [9, 10, 11]]])
+    np.testing.assert_allclose(L.RandomWidth(factor=(-0.34, -0.34),
+                                             interpolation="nearest")(x)[..., 0],
+                               [[[1], [4]], [[7], [10]]])
+    np.testing.assert_array_equal(L.RandomHeight(0.2)(x, training=False), x)
+    tall = L.RandomHeight(0.3)(np.zeros((1, 10, 4, 3), "float32"))
+    assert 7 <= tall.shape[1] <= 13 and tall.shape[2:] == (4, 3)
+    assert _config(L.RandomHeight(0.2)) == {"trainable": True, "factor": 0.2,
+                                            "interpolation": "bilinear", "seed": None}
+    with pytest.raises(ValueError, match="upper bound lesser than the lower bound"):
+        L.RandomHeight((0.5, 0.1))
+    with pytest.raises(ValueError, match="upper bound less than the lower bound"):
+        L.RandomWidth(-2.0)
+    model = rt.keras.Sequential([rt.keras.Input((None, 4, 3)), L.RandomWidth(0.2),
+                                 rt.keras.layers.GlobalAveragePooling2D()])
+    assert model(np.ones((2, 5, 4, 3), "float32")).shape == (2, 3)

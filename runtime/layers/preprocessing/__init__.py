@@ -10,9 +10,11 @@ from .image import (
     RandomCrop,
     RandomFlip,
     RandomGrayscale,
+    RandomHeight,
     RandomInvert,
     RandomRotation,
     RandomTranslation,
+    RandomWidth,
     RandomZoom,
     Resizing,
 )
@@ -24,7 +26,7 @@ from .lookup import (
     TextVectorization,
 )
 
-__all__ = ["AutoContrast", "RandomGrayscale", "RandomInvert",
+__all__ = ["AutoContrast", "RandomGrayscale", "RandomHeight", "RandomInvert", "RandomWidth",
            "CategoryEncoding", "CenterCrop", "Discretization", "Hashing", "IntegerLookup",
            "RandomBrightness", "RandomContrast", "RandomCrop", "RandomFlip", "RandomRotation",
            "RandomTranslation", "RandomZoom", "Resizing", "StringLookup", "TextVectorization"]

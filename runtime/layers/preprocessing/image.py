@@ -427,6 +427,57 @@ class RandomBrightness(_RandomLayer):
         return np.clip(x + delta * (high - low), low, high)
 
 
+class _RandomSide(_RandomLayer):
+    """RandomHeight / RandomWidth (tf.keras's legacy layers): each batch resized along one
+    side by a factor drawn in [1 + lower, 1 + upper] (`factor` f: [-f, f]), the other side
+    kept; the identity at inference."""
+
+    _AXIS, _LESS = 1, "lesser"  # Keras's two messages differ by this word
+
+    def __init__(self, factor, interpolation: str = "bilinear", seed=None,
+                 **kwargs: Any) -> None:
+        super().__init__(seed, None, **kwargs)
+        lower, upper = factor if isinstance(factor, (tuple, list)) else (-factor, factor)
+        if upper < lower:
+            raise ValueError(f"`factor` argument cannot have an upper bound {self._LESS} than "
+                             f"the lower bound. Received: factor={factor}")
+        if lower < -1.0 or upper < -1.0:
+            raise ValueError("`factor` argument must have values larger than -1. "
+                             f"Received: factor={factor}")
+        self.factor, self._bounds = factor, (float(lower), float(upper))
+        self.interpolation = _check_method(interpolation, type(self).__name__)
+
+    def _output_shape(self, shape):
+        if shape.rank is None:
+            return None
+        dims = shape.as_list()
+        dims[self._AXIS - 4] = None
+        return dims
+
+    def _augment(self, x: np.ndarray) -> np.ndarray:
+        factor = np.float32(self.rng.uniform(1.0 + self._bounds[0], 1.0 + self._bounds[1]))
+        size = int(factor * np.float32(x.shape[self._AXIS]))
+        height, width = (size, x.shape[2]) if self._AXIS == 1 else (x.shape[1], size)
+        return resize_images(x, height, width, self.interpolation)
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.pop("data_format", None)  # Keras's config of these has none
+        return config
+
+
+class RandomHeight(_RandomSide):
+    """Resizes each batch to a random height: `factor` 0.2 draws heights from 80% to 120%."""
+
+    _AXIS = 1
+
+
+class RandomWidth(_RandomSide):
+    """Resizes each batch to a random width: `factor` 0.2 draws widths from 80% to 120%."""
+
+    _AXIS, _LESS = 2, "less"
+
+
 class RandomInvert(_RandomLayer):
     """Inverts each image (`value_range[1] - x`) with a probability drawn for it in
     `factor` (a float f: [0, f]; or a (low, high) pair)."""
