@@ -5,7 +5,8 @@ Numba tier (`jit_compile=True`) and, when JAX is installed, the XLA tier
 (`jit_compile="xla"`), each as a ratio to NumPy, and Numba tier / NumPy tier, which should be
 at most 1.0 (the checked figure; the XLA tier's own targets are in bench_xla.py). All
 float32, one BLAS thread, steady state (after the first call), best of interleaved batches in
-one process. A tier whose result differs from NumPy is not timed; a graph a tier refuses is
+one process, as CPU time of the process (the machine's other load does not count; pin one
+core with `taskset -c 1`). A tier whose result differs from NumPy is not timed; a graph a tier refuses is
 printed as `REFUSED: <message>`.
 
 1. GELU (tanh approximation), then a row softmax, (4096, 1024).
@@ -27,6 +28,7 @@ import sys
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import importlib.util  # noqa: E402
+import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -70,7 +72,8 @@ def compare(name, numpy_fn, calls, check, number, rounds, unit="ms"):
         else:
             fns.append(call)
             labels.append(label)
-    times = dict(zip(labels, interleaved(fns, number=number, rounds=rounds)))
+    times = dict(zip(labels, interleaved(fns, number=number, rounds=rounds,
+                                         timer=time.process_time)))
     scale = 1e6 if unit == "us" else 1e3
     base = times["NumPy"]
     parts = [f"NumPy {base * scale:.2f} {unit}"]

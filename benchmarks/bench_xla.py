@@ -1,9 +1,13 @@
 """The XLA tier against hand-written NumPy and JAX's own jit, on one thread.
 
-Run: python benchmarks/bench_xla.py (sets OPENBLAS_NUM_THREADS=1 and XLA's one-thread flags
-before NumPy and JAX load; pin it to one core with `taskset -c 1`). Prints per-call times,
-ratios to NumPy (lower is faster) and to jax.jit: ours and jax.jit's are measured
-alternately in the same process, the best of several rounds each.
+Run: python benchmarks/bench_xla.py [section ...] (sets OPENBLAS_NUM_THREADS=1 and XLA's
+one-thread flags before NumPy and JAX load; pin it to one core with `taskset -c 1`). Sections:
+rows (the elementwise, reduction, loop and decoding cases), overhead (first call and call
+overhead), training (MLP steps, nested arguments, chained calls), lstm (the LSTM classifier
+step and its first call), cnn (a small CNN's step); all of them without arguments. Prints
+per-call times, ratios to NumPy (lower is faster) and to jax.jit: ours and jax.jit's are
+measured alternately in the same process, the best of several rounds each, as CPU time of
+the process (other processes on the machine do not count; XLA's threads do).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false "
                                    "intra_op_parallelism_threads=1")
 
+import sys  # noqa: E402
 import time  # noqa: E402
 
 import jax  # noqa: E402
@@ -22,16 +27,19 @@ import numpy as np  # noqa: E402
 
 import runtime as rt  # noqa: E402
 
+# CPU time of this process: single-threaded work is timed without the machine's other load
+CLOCK = time.process_time
+
 
 def best(fn, *args, repeat=5, number=3):
     fn(*args)
     times = []
     for _ in range(repeat):
-        start = time.perf_counter()
+        start = CLOCK()
         for _ in range(number):
             out = fn(*args)
         np.asarray(out[0] if isinstance(out, (tuple, list)) else out)
-        times.append((time.perf_counter() - start) / number)
+        times.append((CLOCK() - start) / number)
     return min(times)
 
 
@@ -266,12 +274,12 @@ def first_call_times(repeat: int = 3) -> tuple[float, float]:
 
         def fresh_jax(x):
             return jax_gelu_softmax(x)
-        start = time.perf_counter()
+        start = CLOCK()
         np.asarray(rt.function(fresh_rt, jit_compile="xla")(x))
-        ours.append(time.perf_counter() - start)
-        start = time.perf_counter()
+        ours.append(CLOCK() - start)
+        start = CLOCK()
         np.asarray(jax.jit(fresh_jax)(x))
-        theirs.append(time.perf_counter() - start)
+        theirs.append(CLOCK() - start)
     return float(np.median(ours)), float(np.median(theirs))
 
 
@@ -439,12 +447,12 @@ def lstm_classifier_rows(rng) -> list:
         loss, g = jax.value_and_grad(loss_fn)(p, x, y)
         return jax.tree_util.tree_map(lambda a, b: a - 0.01 * b, p, g), loss
 
-    start = time.perf_counter()
+    start = CLOCK()
     loss = float(step(x, y))
-    first_rt = time.perf_counter() - start
-    start = time.perf_counter()
+    first_rt = CLOCK() - start
+    start = CLOCK()
     params, jloss = jstep(params, x, y)
-    first_jax = time.perf_counter() - start + 0.0 * float(jloss)
+    first_jax = CLOCK() - start + 0.0 * float(jloss)
     np.testing.assert_allclose(loss, float(jloss), rtol=1e-4)
     t_rt, t_jax = interleaved(step, _Threaded(jstep, params), (x, y), number=2, repeat=5)
     return [("LSTM classifier first call (s)", first_rt, first_jax),
@@ -474,11 +482,11 @@ def interleaved(f, g, args, number: int, repeat: int = 7) -> tuple[float, float]
     best_f = best_g = float("inf")
     for _ in range(repeat):
         for fn, which in ((f, 0), (g, 1)):
-            start = time.perf_counter()
+            start = CLOCK()
             for _ in range(number):
                 out = fn(*args)
             _wait(out)
-            elapsed = (time.perf_counter() - start) / number
+            elapsed = (CLOCK() - start) / number
             if which == 0:
                 best_f = min(best_f, elapsed)
             else:
@@ -486,8 +494,70 @@ def interleaved(f, g, args, number: int, repeat: int = 7) -> tuple[float, float]
     return best_f, best_g
 
 
-def main() -> None:
-    rng = np.random.default_rng(1)
+# -- a small CNN: Conv2D 32 -> max pool -> Conv2D 64 -> max pool -> Dense 10, batch 64, Adam --
+CNN_BATCH, CNN_CLASSES = 64, 10
+
+
+def cnn_rows(rng) -> list:
+    """(name, rt seconds, jax seconds) of the CNN's training step: runtime.keras layers and
+    Adam in an XLA-tier function (benchmarks/bench_cnn_step.py's step), and the same model
+    written in JAX (lax.conv_general_dilated, reduce_window, Adam as Keras's), from the same
+    initial weights; and of its first call."""
+    from bench_cnn_step import _initial_weights, build_step
+
+    from runtime import keras
+
+    x = rng.standard_normal((CNN_BATCH, 28, 28, 1)).astype(np.float32)
+    y = rng.integers(0, CNN_CLASSES, CNN_BATCH).astype(np.int64)
+    weights = _initial_weights(rng)
+    model, step = build_step(rt, keras, "xla")
+    model.set_weights(weights)
+    xt, yt = rt.constant(x), rt.constant(y)
+    dims = ("NHWC", "HWIO", "NHWC")
+
+    def loss_fn(p, x, y):
+        h = x
+        for k in (0, 2):
+            h = jax.lax.conv_general_dilated(h, p[k], (1, 1), "VALID", dimension_numbers=dims)
+            h = jax.nn.relu(h + p[k + 1])
+            h = jax.lax.reduce_window(h, -jnp.inf, jax.lax.max, (1, 2, 2, 1), (1, 2, 2, 1),
+                                      "VALID")
+        logits = h.reshape(h.shape[0], -1) @ p[4] + p[5]
+        return -jnp.mean(jnp.take_along_axis(jax.nn.log_softmax(logits), y[:, None], 1))
+
+    @jax.jit
+    def jstep(state, x, y):
+        p, m, v, t = state
+        loss, g = jax.value_and_grad(loss_fn)(p, x, y)
+        t = t + 1.0
+        lr = 1e-3 * jnp.sqrt(1.0 - 0.999 ** t) / (1.0 - 0.9 ** t)
+        m = [a * 0.9 + b * 0.1 for a, b in zip(m, g)]
+        v = [a * 0.999 + b * b * 0.001 for a, b in zip(v, g)]
+        p = [a - lr * b / (jnp.sqrt(c) + 1e-7) for a, b, c in zip(p, m, v)]
+        return (p, m, v, t), loss
+
+    state = ([jnp.asarray(w) for w in weights], [jnp.zeros_like(w) for w in weights],
+             [jnp.zeros_like(w) for w in weights], jnp.float32(0.0))
+    start = CLOCK()
+    loss = float(step(xt, yt))
+    first_rt = CLOCK() - start
+    start = CLOCK()
+    state, jloss = jstep(state, x, y)
+    first_jax = CLOCK() - start + 0.0 * float(jloss)
+    np.testing.assert_allclose(loss, float(jloss), rtol=1e-4)
+    for _ in range(2):  # the next steps agree too (Adam's moments in variables)
+        loss = float(step(xt, yt))
+        state, jloss = jstep(state, x, y)
+    np.testing.assert_allclose(loss, float(jloss), rtol=1e-3)
+    threaded = _Threaded(jstep, state)
+    t_rt, t_jax = interleaved(lambda: step(xt, yt), lambda: threaded(x, y), (), number=3,
+                              repeat=7)
+    return [("CNN first call (s)", first_rt, first_jax),
+            ("CNN step conv32-pool-conv64-pool-dense10 b64 Adam", t_rt, t_jax)]
+
+
+def rows_section(rng) -> None:
+    """The elementwise, reduction, loop and decoding cases against NumPy and jax.jit."""
     cases = [
         ("GELU(tanh)+softmax (4096,1024) f32", np_gelu_softmax, rt_gelu_softmax,
          jax_gelu_softmax, rng.standard_normal((4096, 1024)).astype(np.float32)),
@@ -501,58 +571,76 @@ def main() -> None:
     ]
     print(f"{'case':40s} {'numpy':>10s} {'rt xla':>10s} {'jax.jit':>10s} {'xla/np':>7s} "
           f"{'jax/np':>7s} {'xla/jax':>7s}")
+    for name, np_fn, rt_fn, jax_fn, x in cases:
+        t_np = best(np_fn, x)
+        f = rt.function(rt_fn, jit_compile="xla", autograph=True)
+        np.testing.assert_allclose(np.asarray(f(x)), np_fn(x), rtol=1e-4, atol=1e-4)
+        t_rt, t_jax = interleaved(f, jax.jit(jax_fn), (x,), number=3, repeat=5)
+        print(f"{name:40s} {t_np * 1e3:8.2f}ms {t_rt * 1e3:8.2f}ms {t_jax * 1e3:8.2f}ms "
+              f"{t_rt / t_np:7.2f} {t_jax / t_np:7.2f} {t_rt / t_jax:7.2f}")
+    # LSTM forward + gradients
+    x = (rng.standard_normal((T, B, D)) / 2).astype(np.float32)
+    w = (rng.standard_normal((D + H, 4 * H)) / 16).astype(np.float32)
+    b = np.zeros(4 * H, np.float32)
+    t_np = best(np_lstm, x, w, b, repeat=3, number=1)
+    f = rt.function(rt_lstm, jit_compile="xla", autograph=True)
+    for p, q in zip(f(x, w, b), np_lstm(x, w, b)):
+        np.testing.assert_allclose(np.asarray(p), q, rtol=2e-3, atol=2e-4)
+    t_rt, t_jax = interleaved(f, jax.jit(jax_lstm), (x, w, b), number=1, repeat=5)
+    print(f"{'LSTM 64->128 b32 T100 fwd+grad f32':40s} {t_np * 1e3:8.2f}ms {t_rt * 1e3:8.2f}ms "
+          f"{t_jax * 1e3:8.2f}ms {t_rt / t_np:7.2f} {t_jax / t_np:7.2f} {t_rt / t_jax:7.2f}")
+    # greedy decoding, exit when the end token appears
+    eos = np.int32(_eos_near(150))
+    start = np.int32(1)
+    want = np_decode(start, eos)
+    t_np = best(np_decode, start, eos)
+    f = rt.function(rt_decode, jit_compile="xla", autograph=True)
+    np.testing.assert_array_equal(np.asarray(f(start, eos)), want)
+    g = jax.jit(jax_decode)
+    out, n = g(start, eos)
+    np.testing.assert_array_equal(np.asarray(out)[:int(n)], want)
+    t_rt, t_jax = interleaved(f, g, (start, eos), number=3, repeat=5)
+    print(f"{f'greedy decoding ({len(want)} of {STEPS} steps)':40s} {t_np * 1e3:8.2f}ms "
+          f"{t_rt * 1e3:8.2f}ms {t_jax * 1e3:8.2f}ms {t_rt / t_np:7.2f} {t_jax / t_np:7.2f} "
+          f"{t_rt / t_jax:7.2f}")
+
+
+def overhead_section(rng) -> None:
+    """The first call of a fresh function, and the call overhead of a tiny one."""
+    ours, theirs = first_call_times()
+    print(f"first call (GELU+softmax 256x256): rt xla {ours * 1e3:.1f} ms, jax.jit "
+          f"{theirs * 1e3:.1f} ms ({ours / theirs:.2f}x)")
+    x = np.ones(3)
+    f = rt.function(lambda x: x * 2.0 + 1.0, jit_compile="xla")
+    g = jax.jit(lambda x: x * 2.0 + 1.0)
+    t_rt, t_jax = interleaved(f, g, (x,), number=2000)
+    print(f"call overhead, alternating: rt xla {t_rt * 1e6:.1f} us, jax.jit "
+          f"{t_jax * 1e6:.1f} us ({t_rt / t_jax:.2f}x)")
+
+
+def _print_rows(rows) -> None:
+    for name, t_rt, t_jax in rows:
+        print(f"{name:50s} rt xla {t_rt * 1e3:8.3f}ms jax.jit {t_jax * 1e3:8.3f}ms "
+              f"({t_rt / t_jax:.2f}x)", flush=True)
+
+
+SECTIONS = {"rows": rows_section, "overhead": overhead_section,
+            "training": lambda rng: _print_rows(training_rows(rng)),
+            "cnn": lambda rng: _print_rows(cnn_rows(rng)),
+            "lstm": lambda rng: _print_rows(lstm_classifier_rows(rng))}
+
+
+def main(sections=None) -> None:
+    sections = list(sections or SECTIONS)
+    unknown = [s for s in sections if s not in SECTIONS]
+    if unknown:
+        raise SystemExit(f"bench_xla.py: unknown sections {unknown}; choose from {list(SECTIONS)}")
+    rng = np.random.default_rng(1)
     with jax.enable_x64(True):
-        for name, np_fn, rt_fn, jax_fn, x in cases:
-            t_np = best(np_fn, x)
-            f = rt.function(rt_fn, jit_compile="xla", autograph=True)
-            np.testing.assert_allclose(np.asarray(f(x)), np_fn(x), rtol=1e-4, atol=1e-4)
-            t_rt, t_jax = interleaved(f, jax.jit(jax_fn), (x,), number=3, repeat=5)
-            print(f"{name:40s} {t_np * 1e3:8.2f}ms {t_rt * 1e3:8.2f}ms {t_jax * 1e3:8.2f}ms "
-                  f"{t_rt / t_np:7.2f} {t_jax / t_np:7.2f} {t_rt / t_jax:7.2f}")
-        # LSTM forward + gradients
-        x = (rng.standard_normal((T, B, D)) / 2).astype(np.float32)
-        w = (rng.standard_normal((D + H, 4 * H)) / 16).astype(np.float32)
-        b = np.zeros(4 * H, np.float32)
-        t_np = best(np_lstm, x, w, b, repeat=3, number=1)
-        f = rt.function(rt_lstm, jit_compile="xla", autograph=True)
-        for p, q in zip(f(x, w, b), np_lstm(x, w, b)):
-            np.testing.assert_allclose(np.asarray(p), q, rtol=2e-3, atol=2e-4)
-        t_rt, t_jax = interleaved(f, jax.jit(jax_lstm), (x, w, b), number=1, repeat=5)
-        print(f"{'LSTM 64->128 b32 T100 fwd+grad f32':40s} {t_np * 1e3:8.2f}ms {t_rt * 1e3:8.2f}ms "
-              f"{t_jax * 1e3:8.2f}ms {t_rt / t_np:7.2f} {t_jax / t_np:7.2f} {t_rt / t_jax:7.2f}")
-        # greedy decoding, exit when the end token appears
-        eos = np.int32(_eos_near(150))
-        start = np.int32(1)
-        want = np_decode(start, eos)
-        t_np = best(np_decode, start, eos)
-        f = rt.function(rt_decode, jit_compile="xla", autograph=True)
-        np.testing.assert_array_equal(np.asarray(f(start, eos)), want)
-        g = jax.jit(jax_decode)
-        out, n = g(start, eos)
-        np.testing.assert_array_equal(np.asarray(out)[:int(n)], want)
-        t_rt, t_jax = interleaved(f, g, (start, eos), number=3, repeat=5)
-        print(f"{f'greedy decoding ({len(want)} of {STEPS} steps)':40s} {t_np * 1e3:8.2f}ms "
-              f"{t_rt * 1e3:8.2f}ms {t_jax * 1e3:8.2f}ms {t_rt / t_np:7.2f} {t_jax / t_np:7.2f} "
-              f"{t_rt / t_jax:7.2f}")
-        # first call: trace + lower + XLA compile of a fresh function
-        ours, theirs = first_call_times()
-        print(f"first call (GELU+softmax 256x256): rt xla {ours * 1e3:.1f} ms, jax.jit "
-              f"{theirs * 1e3:.1f} ms ({ours / theirs:.2f}x)")
-        # call overhead: a tiny function
-        x = np.ones(3)
-        f = rt.function(lambda x: x * 2.0 + 1.0, jit_compile="xla")
-        g = jax.jit(lambda x: x * 2.0 + 1.0)
-        t_rt = best(f, x, number=2000)
-        t_jax = best(g, x, number=2000)
-        print(f"call overhead (3 elements): rt xla {t_rt * 1e6:.1f} us, jax.jit {t_jax * 1e6:.1f} us "
-              f"({t_rt / t_jax:.2f}x)")
-        t_rt, t_jax = interleaved(f, g, (x,), number=2000)
-        print(f"call overhead, alternating: rt xla {t_rt * 1e6:.1f} us, jax.jit "
-              f"{t_jax * 1e6:.1f} us ({t_rt / t_jax:.2f}x)")
-        for name, t_rt, t_jax in training_rows(rng) + lstm_classifier_rows(rng):
-            print(f"{name:40s} rt xla {t_rt * 1e3:8.3f}ms jax.jit {t_jax * 1e3:8.3f}ms "
-                  f"({t_rt / t_jax:.2f}x)")
+        for name in sections:
+            SECTIONS[name](rng)
 
 
 if __name__ == "__main__":
-    main()
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    main(sys.argv[1:])
