@@ -27,12 +27,16 @@ from .conv_transpose import Conv1DTranspose, Conv2DTranspose
 from .convolutional import (
     Conv1D,
     Conv2D,
+    Conv3D,
     Cropping1D,
     Cropping2D,
+    Cropping3D,
     UpSampling1D,
     UpSampling2D,
+    UpSampling3D,
     ZeroPadding1D,
     ZeroPadding2D,
+    ZeroPadding3D,
 )
 from .core import (
     ELU,
@@ -79,12 +83,16 @@ from .normalization import (
 from .pooling import (
     AveragePooling1D,
     AveragePooling2D,
+    AveragePooling3D,
     GlobalAveragePooling1D,
     GlobalAveragePooling2D,
+    GlobalAveragePooling3D,
     GlobalMaxPooling1D,
     GlobalMaxPooling2D,
+    GlobalMaxPooling3D,
     MaxPooling1D,
     MaxPooling2D,
+    MaxPooling3D,
 )
 from .preprocessing import (
     AutoContrast,
@@ -159,6 +167,9 @@ __all__ += ["CategoryEncoding", "CenterCrop", "Discretization", "Hashing", "Inte
             "RandomBrightness", "RandomContrast", "RandomCrop", "RandomFlip", "RandomRotation",
             "RandomTranslation", "RandomZoom", "Resizing", "StringLookup", "TextVectorization"]
 
+__all__ += ["AveragePooling3D", "Conv3D", "Cropping3D", "GlobalAveragePooling3D",
+            "GlobalMaxPooling3D", "MaxPooling3D", "UpSampling3D", "ZeroPadding3D"]
+
 # Keras's other names for the same classes
 AvgPool1D, AvgPool2D = AveragePooling1D, AveragePooling2D
 MaxPool1D, MaxPool2D = MaxPooling1D, MaxPooling2D
@@ -171,5 +182,8 @@ __all__ += ["AvgPool1D", "AvgPool2D", "Convolution1D", "Convolution1DTranspose",
             "Convolution2D", "Convolution2DTranspose", "GlobalAvgPool1D", "GlobalAvgPool2D",
             "GlobalMaxPool1D", "GlobalMaxPool2D", "MaxPool1D", "MaxPool2D",
             "SeparableConvolution1D", "SeparableConvolution2D"]
+AvgPool3D, MaxPool3D, Convolution3D = AveragePooling3D, MaxPooling3D, Conv3D
+GlobalAvgPool3D, GlobalMaxPool3D = GlobalAveragePooling3D, GlobalMaxPooling3D
+__all__ += ["AvgPool3D", "Convolution3D", "GlobalAvgPool3D", "GlobalMaxPool3D", "MaxPool3D"]
 
 _add_keyword_hints_to_classes(globals(), "runtime")  # a misspelt keyword: "did you mean"

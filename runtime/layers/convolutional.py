@@ -1,5 +1,5 @@
-"""Convolution layers Conv1D and Conv2D, and the spatial reshaping layers ZeroPadding1D/2D,
-Cropping1D/2D, UpSampling1D/2D (channels last)."""
+"""Convolution layers Conv1D, Conv2D and Conv3D, and the spatial reshaping layers
+ZeroPadding1D/2D/3D, Cropping1D/2D/3D, UpSampling1D/2D/3D (channels last)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..ops import array_composed, array_math, array_sort, image, nn_conv
+from ..ops import array_composed, array_math, array_sort, image, math_composed, nn_conv
 from ..ops.core import convert_to_tensor
 from ..shapes import TensorShape
 from .base import Layer, positive_int
@@ -330,3 +330,127 @@ class UpSampling2D(Layer):
                              f"width known when tracing, got shape {x.shape}.")
         y = image.resize(x, [height * self.size[0], width * self.size[1]], "bilinear")
         return y if y.dtype is x.dtype else array_math.cast(y, x.dtype)
+
+
+def depth_windows(depth: int | None, size: int, stride: int, padding: str, dilation: int = 1,
+                  layer: str = "") -> list[list[int]]:
+    """The input depths each output depth reads along a 3-D layer's first spatial axis (Keras
+    and TensorFlow's 'valid' / 'same' windows; 'same' drops the padding, which the 3-D layers
+    here compose from 2-D ones slice by slice)."""
+    if depth is None:
+        raise ValueError(f"{layer} needs the inputs' depth (axis 1) known when tracing.")
+    span = (size - 1) * dilation + 1
+    if padding == "valid":
+        count, before = max((depth - span) // stride + 1, 0), 0
+    else:
+        count = -(-depth // stride)
+        before = max((count - 1) * stride + span - depth, 0) // 2
+    return [[d for d in (o * stride - before + k * dilation for k in range(size))
+             if 0 <= d < depth] for o in range(count)]
+
+
+class Conv3D(_Conv):
+    """3-D convolution over `[batch, depth, height, width, channels]` inputs with `filters`
+    output channels; the kernel has shape `kernel_size + (channels / groups, filters)`.
+
+    Computed as TensorFlow's conv3d: each output depth is the sum of the 2-D convolutions of
+    the input depths its window reads with the kernel's slices (`padding` 'same' pads each
+    axis as TensorFlow does), so the inputs' depth must be known when tracing.
+    """
+
+    _rank = 3
+
+    def __init__(self, filters: int, kernel_size, strides=(1, 1, 1), padding: str = "valid",
+                 data_format: str | None = None, dilation_rate=(1, 1, 1), groups: int = 1,
+                 activation: str | Callable | None = None, use_bias: bool = True,
+                 kernel_initializer: str | Callable = "glorot_uniform",
+                 bias_initializer: str | Callable = "zeros", kernel_regularizer=None,
+                 bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
+                 bias_constraint=None, **kwargs: Any) -> None:
+        super().__init__(filters, kernel_size, strides, padding, data_format, dilation_rate,
+                         groups, activation, use_bias, kernel_initializer, bias_initializer,
+                         kernel_regularizer, bias_regularizer, activity_regularizer,
+                         kernel_constraint, bias_constraint, **kwargs)
+
+    def _transform(self, x):
+        size, stride, dilation = self.kernel_size[0], self.strides[0], self.dilation_rate[0]
+        depth = x.shape.as_list()[1]
+        windows = depth_windows(depth, size, stride, self.padding, dilation, self.name)
+        span = (size - 1) * dilation + 1
+        before = 0 if self.padding == "valid" else \
+            max((len(windows) - 1) * stride + span - depth, 0) // 2
+
+        def conv(a, kernel):
+            outputs = []
+            for o in range(len(windows)):
+                terms = [nn_conv.conv2d(a[:, d], kernel[k], self.strides[1:],
+                                        self.padding.upper(), dilations=self.dilation_rate[1:])
+                         for k in range(size)
+                         for d in [o * stride - before + k * dilation] if 0 <= d < depth]
+                outputs.append(math_composed.add_n(terms))
+            return array_math.stack(outputs, axis=1)
+        return self._grouped(x, conv)
+
+
+def _pairs(value, n: int, layer: str, what: str) -> tuple:
+    """An int, `n` ints (each both sides) or `n` pairs (before, after)."""
+    if _is_int(value):
+        return (_pair_of_ints(value, layer, what),) * n
+    items = tuple(value) if isinstance(value, (tuple, list)) else ()
+    if len(items) != n:
+        raise ValueError(f"{layer}: `{what}` must be an int, {n} ints or {n} pairs of ints, "
+                         f"got {value!r}.")
+    return tuple(_pair_of_ints(item, layer, what) for item in items)
+
+
+class ZeroPadding3D(Layer):
+    """Adds zeros around the depth, height and width of `[batch, d, h, w, channels]` inputs:
+    `padding` is an int, 3 ints, or 3 pairs (before, after)."""
+
+    def __init__(self, padding=((1, 1), (1, 1), (1, 1)), data_format: str | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        check_data_format(data_format, "ZeroPadding3D")
+        self.padding = _pairs(padding, 3, "ZeroPadding3D", "padding")
+        self.data_format = "channels_last"
+
+    def call(self, inputs):
+        x = convert_to_tensor(inputs)
+        _check_rank(self, x, 5)
+        return array_composed.pad(x, [[0, 0], *map(list, self.padding), [0, 0]])
+
+
+class Cropping3D(Layer):
+    """Removes entries from the edges of the depth, height and width of `[batch, d, h, w,
+    channels]` inputs: `cropping` is an int, 3 ints, or 3 pairs (before, after)."""
+
+    def __init__(self, cropping=((1, 1), (1, 1), (1, 1)), data_format: str | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        check_data_format(data_format, "Cropping3D")
+        self.cropping = _pairs(cropping, 3, "Cropping3D", "cropping")
+        self.data_format = "channels_last"
+
+    def call(self, inputs):
+        x = convert_to_tensor(inputs)
+        _check_rank(self, x, 5)
+        return _crop(self, x, self.cropping)
+
+
+class UpSampling3D(Layer):
+    """Repeats each entry of `[batch, d, h, w, channels]` inputs `size` = (d, h, w) times
+    along the three axes."""
+
+    def __init__(self, size=(2, 2, 2), data_format: str | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        check_data_format(data_format, "UpSampling3D")
+        self.size = normalize_tuple(size, 3, "size", "UpSampling3D")
+        self.data_format = "channels_last"
+
+    def call(self, inputs):
+        x = convert_to_tensor(inputs)
+        _check_rank(self, x, 5)
+        for axis, times in enumerate(self.size, start=1):
+            x = array_sort.repeat(x, times, axis=axis)
+        return x

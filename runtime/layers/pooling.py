@@ -1,4 +1,4 @@
-"""Pooling layers (channels last): MaxPooling1D/2D, AveragePooling1D/2D and the global
+"""Pooling layers (channels last): MaxPooling1D/2D/3D, AveragePooling1D/2D/3D and the global
 poolings."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Any
 from ..ops import array_math, nn_conv
 from ..ops.core import convert_to_tensor
 from .base import Layer
-from .convolutional import check_data_format, check_padding, normalize_tuple
+from .convolutional import check_data_format, check_padding, depth_windows, normalize_tuple
 
 
 class _Pooling(Layer):
@@ -143,4 +143,68 @@ class GlobalMaxPooling1D(_GlobalPooling):
     """The maximum over steps: `[batch, steps, c]` -> `[batch, c]`."""
 
     _rank = 1
+    _reduce = staticmethod(array_math.reduce_max)
+
+
+class _Pooling3D(_Pooling):
+    """A 3-D pooling: the 2-D pooling of each depth slice, then the maximum or mean over each
+    window of slices (exactly TensorFlow's 3-D pooling, 'same' windows leaving the padding
+    out of maxima and means)."""
+
+    _rank = 3
+    _combine: Any = None
+
+    def call(self, inputs):
+        x = convert_to_tensor(inputs)
+        if x.shape.rank is not None and x.shape.rank != 5:
+            raise ValueError(f"{self.name} needs inputs of rank 5, got shape {x.shape}.")
+        windows = depth_windows(x.shape.as_list()[1], self.pool_size[0], self.strides[0],
+                                self.padding, layer=self.name)
+        slices = {}
+
+        def pooled(d):
+            if d not in slices:
+                slices[d] = type(self)._fn(x[:, d], self.pool_size[1:], self.strides[1:],
+                                           self.padding.upper())
+            return slices[d]
+        outputs = [type(self)._combine(array_math.stack([pooled(d) for d in window]), axis=0)
+                   for window in windows]
+        return array_math.stack(outputs, axis=1)
+
+
+class MaxPooling3D(_Pooling3D):
+    """The maximum over `pool_size` windows of `[batch, depth, height, width, channels]`
+    inputs, `strides` apart (default: `pool_size`)."""
+
+    _fn = staticmethod(nn_conv.max_pool2d)
+    _combine = staticmethod(array_math.reduce_max)
+
+    def __init__(self, pool_size=(2, 2, 2), strides=None, padding: str = "valid",
+                 data_format: str | None = None, **kwargs: Any) -> None:
+        super().__init__(pool_size, strides, padding, data_format, **kwargs)
+
+
+class AveragePooling3D(_Pooling3D):
+    """The mean over `pool_size` windows of `[batch, depth, height, width, channels]` inputs
+    (with 'same' padding, over the window's elements inside the input)."""
+
+    _fn = staticmethod(nn_conv.avg_pool2d)
+    _combine = staticmethod(array_math.reduce_mean)
+
+    def __init__(self, pool_size=(2, 2, 2), strides=None, padding: str = "valid",
+                 data_format: str | None = None, **kwargs: Any) -> None:
+        super().__init__(pool_size, strides, padding, data_format, **kwargs)
+
+
+class GlobalAveragePooling3D(_GlobalPooling):
+    """The mean over depth, height and width: `[batch, d, h, w, c]` -> `[batch, c]`."""
+
+    _rank = 3
+    _reduce = staticmethod(array_math.reduce_mean)
+
+
+class GlobalMaxPooling3D(_GlobalPooling):
+    """The maximum over depth, height and width: `[batch, d, h, w, c]` -> `[batch, c]`."""
+
+    _rank = 3
     _reduce = staticmethod(array_math.reduce_max)

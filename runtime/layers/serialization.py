@@ -31,6 +31,7 @@ from . import activations as _activations
 from . import dtype_policy as _dtype_policy
 from . import function_source as _function_source
 from . import initializers as _initializers
+from . import regularizers as _regularizers
 from .initializers import Initializer
 
 
@@ -252,9 +253,13 @@ def _keras_value(layer, key: str, value: Any) -> Any:
         return _initializers.serialize(found) if _initializers.is_builtin(found) else value
     if key.endswith(("_regularizer", "_constraint")) and value is not None and \
             not isinstance(value, dict):
-        from . import constraints, regularizers  # they import the losses, which import this
-        module, base = (regularizers, regularizers.Regularizer) if \
-            key.endswith("_regularizer") else (constraints, constraints.Constraint)
+        # the constraints import the losses, which import this module: found loaded (a layer
+        # taking a constraint has loaded them)
+        module = _regularizers if key.endswith("_regularizer") else \
+            sys.modules.get("runtime.layers.constraints")
+        if module is None:
+            return value
+        base = module.Regularizer if module is _regularizers else module.Constraint
         found = module.get(value, key)
         if isinstance(found, base) and type(found).__module__ == module.__name__:
             return module.serialize(found)
