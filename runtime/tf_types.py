@@ -88,5 +88,5 @@ class Mirrored(_Distributed):
     variable)."""
 
 
-export("types.experimental.distributed")(types.SimpleNamespace(PerReplica=PerReplica,
-                                                               Mirrored=Mirrored))
+distributed = export("types.experimental.distributed")(
+    types.SimpleNamespace(PerReplica=PerReplica, Mirrored=Mirrored))

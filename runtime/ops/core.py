@@ -322,8 +322,8 @@ def from_dlpack(dlcapsule):
     return convert_to_tensor(np.array(np.from_dlpack(source)))
 
 
-export("experimental.dlpack")(types.SimpleNamespace(to_dlpack=to_dlpack,
-                                                   from_dlpack=from_dlpack))
+dlpack = export("experimental.dlpack")(types.SimpleNamespace(to_dlpack=to_dlpack,
+                                                            from_dlpack=from_dlpack))
 
 __all__ = ["apply", "binary_operands", "constant", "convert_to_tensor", "define",
            "register_conversions"]  # define: also importable from here
