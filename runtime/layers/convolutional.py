@@ -333,10 +333,10 @@ class UpSampling2D(Layer):
 
 
 def depth_windows(depth: int | None, size: int, stride: int, padding: str, dilation: int = 1,
-                  layer: str = "") -> list[list[int]]:
-    """The input depths each output depth reads along a 3-D layer's first spatial axis (Keras
-    and TensorFlow's 'valid' / 'same' windows; 'same' drops the padding, which the 3-D layers
-    here compose from 2-D ones slice by slice)."""
+                  layer: str = "") -> list[list[tuple[int, int]]]:
+    """For each output depth, the (kernel index, input depth) pairs its window reads along a
+    3-D layer's first spatial axis (Keras and TensorFlow's 'valid' / 'same' windows; 'same'
+    drops the padding, which the 3-D layers here compose from 2-D ones slice by slice)."""
     if depth is None:
         raise ValueError(f"{layer} needs the inputs' depth (axis 1) known when tracing.")
     span = (size - 1) * dilation + 1
@@ -345,7 +345,7 @@ def depth_windows(depth: int | None, size: int, stride: int, padding: str, dilat
     else:
         count = -(-depth // stride)
         before = max((count - 1) * stride + span - depth, 0) // 2
-    return [[d for d in (o * stride - before + k * dilation for k in range(size))
+    return [[(k, d) for k, d in ((k, o * stride - before + k * dilation) for k in range(size))
              if 0 <= d < depth] for o in range(count)]
 
 
@@ -373,21 +373,14 @@ class Conv3D(_Conv):
                          kernel_constraint, bias_constraint, **kwargs)
 
     def _transform(self, x):
-        size, stride, dilation = self.kernel_size[0], self.strides[0], self.dilation_rate[0]
-        depth = x.shape.as_list()[1]
-        windows = depth_windows(depth, size, stride, self.padding, dilation, self.name)
-        span = (size - 1) * dilation + 1
-        before = 0 if self.padding == "valid" else \
-            max((len(windows) - 1) * stride + span - depth, 0) // 2
+        windows = depth_windows(x.shape.as_list()[1], self.kernel_size[0], self.strides[0],
+                                self.padding, self.dilation_rate[0], self.name)
 
         def conv(a, kernel):
-            outputs = []
-            for o in range(len(windows)):
-                terms = [nn_conv.conv2d(a[:, d], kernel[k], self.strides[1:],
-                                        self.padding.upper(), dilations=self.dilation_rate[1:])
-                         for k in range(size)
-                         for d in [o * stride - before + k * dilation] if 0 <= d < depth]
-                outputs.append(math_composed.add_n(terms))
+            outputs = [math_composed.add_n([
+                nn_conv.conv2d(a[:, d], kernel[k], self.strides[1:], self.padding.upper(),
+                               dilations=self.dilation_rate[1:]) for k, d in window])
+                for window in windows]
             return array_math.stack(outputs, axis=1)
         return self._grouped(x, conv)
 

@@ -167,7 +167,7 @@ class _Pooling3D(_Pooling):
                 slices[d] = type(self)._fn(x[:, d], self.pool_size[1:], self.strides[1:],
                                            self.padding.upper())
             return slices[d]
-        outputs = [type(self)._combine(array_math.stack([pooled(d) for d in window]), axis=0)
+        outputs = [type(self)._combine(array_math.stack([pooled(d) for _, d in window]), axis=0)
                    for window in windows]
         return array_math.stack(outputs, axis=1)
 
