@@ -10,6 +10,7 @@ from runtime.tf_types import SupportsTracingProtocol as SupportsTracingProtocol
 from runtime.tf_types import TensorLike as TensorLike
 from runtime.tf_types import TraceType as TraceType
 from runtime.ops.extension_type import TypeSpec as TypeSpec
+from runtime.tf_types import distributed as distributed
 
 Callable = _Callable_
 GenericFunction = _GenericFunction_

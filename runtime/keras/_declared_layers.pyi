@@ -12,8 +12,10 @@ from runtime.layers.preprocessing.image import AutoContrast as AutoContrast
 from runtime.layers.merging import Average as Average
 from runtime.layers.pooling import AveragePooling1D as AveragePooling1D
 from runtime.layers.pooling import AveragePooling2D as AveragePooling2D
+from runtime.layers.pooling import AveragePooling3D as AveragePooling3D
 from runtime.layers.pooling import AveragePooling1D as _AvgPool1D_
 from runtime.layers.pooling import AveragePooling2D as _AvgPool2D_
+from runtime.layers.pooling import AveragePooling3D as _AvgPool3D_
 from runtime.layers.normalization import BatchNormalization as BatchNormalization
 from runtime.layers.recurrent import Bidirectional as Bidirectional
 from runtime.layers.preprocessing.lookup import CategoryEncoding as CategoryEncoding
@@ -23,12 +25,15 @@ from runtime.layers.convolutional import Conv1D as Conv1D
 from runtime.layers.conv_transpose import Conv1DTranspose as Conv1DTranspose
 from runtime.layers.convolutional import Conv2D as Conv2D
 from runtime.layers.conv_transpose import Conv2DTranspose as Conv2DTranspose
+from runtime.layers.convolutional import Conv3D as Conv3D
 from runtime.layers.convolutional import Conv1D as _Convolution1D_
 from runtime.layers.conv_transpose import Conv1DTranspose as _Convolution1DTranspose_
 from runtime.layers.convolutional import Conv2D as _Convolution2D_
 from runtime.layers.conv_transpose import Conv2DTranspose as _Convolution2DTranspose_
+from runtime.layers.convolutional import Conv3D as _Convolution3D_
 from runtime.layers.convolutional import Cropping1D as Cropping1D
 from runtime.layers.convolutional import Cropping2D as Cropping2D
+from runtime.layers.convolutional import Cropping3D as Cropping3D
 from runtime.layers.core import Dense as Dense
 from runtime.layers.separable_conv import DepthwiseConv1D as DepthwiseConv1D
 from runtime.layers.separable_conv import DepthwiseConv2D as DepthwiseConv2D
@@ -45,12 +50,16 @@ from runtime.layers.regularization import GaussianDropout as GaussianDropout
 from runtime.layers.regularization import GaussianNoise as GaussianNoise
 from runtime.layers.pooling import GlobalAveragePooling1D as GlobalAveragePooling1D
 from runtime.layers.pooling import GlobalAveragePooling2D as GlobalAveragePooling2D
+from runtime.layers.pooling import GlobalAveragePooling3D as GlobalAveragePooling3D
 from runtime.layers.pooling import GlobalAveragePooling1D as _GlobalAvgPool1D_
 from runtime.layers.pooling import GlobalAveragePooling2D as _GlobalAvgPool2D_
+from runtime.layers.pooling import GlobalAveragePooling3D as _GlobalAvgPool3D_
 from runtime.layers.pooling import GlobalMaxPooling1D as _GlobalMaxPool1D_
 from runtime.layers.pooling import GlobalMaxPooling2D as _GlobalMaxPool2D_
+from runtime.layers.pooling import GlobalMaxPooling3D as _GlobalMaxPool3D_
 from runtime.layers.pooling import GlobalMaxPooling1D as GlobalMaxPooling1D
 from runtime.layers.pooling import GlobalMaxPooling2D as GlobalMaxPooling2D
+from runtime.layers.pooling import GlobalMaxPooling3D as GlobalMaxPooling3D
 from runtime.layers.normalization import GroupNormalization as GroupNormalization
 from runtime.layers.attention import GroupedQueryAttention as _GroupQueryAttention_
 from runtime.layers.preprocessing.hashing import Hashing as Hashing
@@ -67,8 +76,10 @@ from runtime.layers.core import LeakyReLU as LeakyReLU
 from runtime.layers.reshaping import Masking as Masking
 from runtime.layers.pooling import MaxPooling1D as _MaxPool1D_
 from runtime.layers.pooling import MaxPooling2D as _MaxPool2D_
+from runtime.layers.pooling import MaxPooling3D as _MaxPool3D_
 from runtime.layers.pooling import MaxPooling1D as MaxPooling1D
 from runtime.layers.pooling import MaxPooling2D as MaxPooling2D
+from runtime.layers.pooling import MaxPooling3D as MaxPooling3D
 from runtime.layers.merging import Maximum as Maximum
 from runtime.layers.merging import Minimum as Minimum
 from runtime.layers.model import Model as Model
@@ -85,9 +96,11 @@ from runtime.layers.preprocessing.image import RandomContrast as RandomContrast
 from runtime.layers.preprocessing.image import RandomCrop as RandomCrop
 from runtime.layers.preprocessing.image import RandomFlip as RandomFlip
 from runtime.layers.preprocessing.image import RandomGrayscale as RandomGrayscale
+from runtime.layers.preprocessing.image import RandomHeight as RandomHeight
 from runtime.layers.preprocessing.image import RandomInvert as RandomInvert
 from runtime.layers.preprocessing.image import RandomRotation as RandomRotation
 from runtime.layers.preprocessing.image import RandomTranslation as RandomTranslation
+from runtime.layers.preprocessing.image import RandomWidth as RandomWidth
 from runtime.layers.preprocessing.image import RandomZoom as RandomZoom
 from runtime.layers.core import ReLU as ReLU
 from runtime.layers.reshaping import RepeatVector as RepeatVector
@@ -113,9 +126,11 @@ from runtime.layers.wrappers import TimeDistributed as TimeDistributed
 from runtime.layers.normalization import UnitNormalization as UnitNormalization
 from runtime.layers.convolutional import UpSampling1D as UpSampling1D
 from runtime.layers.convolutional import UpSampling2D as UpSampling2D
+from runtime.layers.convolutional import UpSampling3D as UpSampling3D
 from runtime.layers.wrappers import Wrapper as Wrapper
 from runtime.layers.convolutional import ZeroPadding1D as ZeroPadding1D
 from runtime.layers.convolutional import ZeroPadding2D as ZeroPadding2D
+from runtime.layers.convolutional import ZeroPadding3D as ZeroPadding3D
 from runtime.layers.merging import add as add
 from runtime.layers.merging import average as average
 from runtime.layers.merging import concatenate as concatenate
@@ -127,16 +142,21 @@ from runtime.layers.merging import subtract as subtract
 
 AvgPool1D = _AvgPool1D_
 AvgPool2D = _AvgPool2D_
+AvgPool3D = _AvgPool3D_
 Convolution1D = _Convolution1D_
 Convolution1DTranspose = _Convolution1DTranspose_
 Convolution2D = _Convolution2D_
 Convolution2DTranspose = _Convolution2DTranspose_
+Convolution3D = _Convolution3D_
 GlobalAvgPool1D = _GlobalAvgPool1D_
 GlobalAvgPool2D = _GlobalAvgPool2D_
+GlobalAvgPool3D = _GlobalAvgPool3D_
 GlobalMaxPool1D = _GlobalMaxPool1D_
 GlobalMaxPool2D = _GlobalMaxPool2D_
+GlobalMaxPool3D = _GlobalMaxPool3D_
 GroupQueryAttention = _GroupQueryAttention_
 MaxPool1D = _MaxPool1D_
 MaxPool2D = _MaxPool2D_
+MaxPool3D = _MaxPool3D_
 SeparableConvolution1D = _SeparableConvolution1D_
 SeparableConvolution2D = _SeparableConvolution2D_
