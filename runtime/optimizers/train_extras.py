@@ -145,12 +145,12 @@ class CheckpointOptions:
         if experimental_sharding_callback is not None:
             raise NotImplementedError("CheckpointOptions(experimental_sharding_callback=...) "
                                       "is not implemented here: a checkpoint is one file.")
-        self.experimental_io_device = experimental_io_device
-        self.experimental_enable_async_checkpoint = experimental_enable_async_checkpoint
-        self.enable_async = enable_async
-        self.experimental_write_callbacks = experimental_write_callbacks
-        self.experimental_sharding_callback = experimental_sharding_callback
-        self.experimental_skip_slot_variables = experimental_skip_slot_variables
+        vars(self).update(  # kept as attributes, as TensorFlow's
+            experimental_io_device=experimental_io_device,
+            experimental_enable_async_checkpoint=experimental_enable_async_checkpoint,
+            enable_async=enable_async, experimental_write_callbacks=experimental_write_callbacks,
+            experimental_sharding_callback=experimental_sharding_callback,
+            experimental_skip_slot_variables=experimental_skip_slot_variables)
 
 
 class Coordinator:
