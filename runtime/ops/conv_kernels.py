@@ -33,7 +33,7 @@ from numpy.lib.stride_tricks import as_strided
 _local = threading.local()
 _CACHED_BYTES = 64 << 20   # larger scratch arrays are allocated per call, not kept
 _CACHED_TOTAL = 128 << 20  # what a thread keeps at most; the least recently used goes first
-_CACHED_COUNT = 16
+_CACHED_COUNT = 48  # the blocked kernels keep several small arrays a layer shape
 
 
 def scratch(tag: str, shape: tuple, dtype) -> np.ndarray:
