@@ -35,7 +35,7 @@ def _public(space) -> list[str]:
     names = []
     # a namespace's dir() has the names it loads on first use too (rt.exports.LAZY_NAMES):
     # the listing is the same whether or not something loaded them already
-    listed = dir(space) if isinstance(space, types.SimpleNamespace) else list(vars(space))
+    listed = dir(space)  # rt itself lists its lazily loaded names in dir() too
     for name in listed:
         if name.startswith("_") or name == "annotations":
             continue

@@ -324,6 +324,7 @@ def build() -> dict[str, str]:
     """{file name in runtime/_api: text}."""
     import runtime
     from runtime.exports import LAZY_NAMES, NAMESPACES
+    runtime.ops.load_all()  # the op families load on first use: their names are public too
     files: dict[str, str] = {"__init__.py": INIT_PY}
     top: dict[str, object] = dict(NAMESPACES.get("", {}))
     top.update(_init_static_names())

@@ -49,6 +49,7 @@ from .dtypes import (
     uint64,
     variant,
 )
+from .exports import LAZY_NAMES as _LAZY_NAMES
 from .exports import NAMESPACES as _NAMESPACES
 from .exports import Namespace as _Namespace
 from .function import (
@@ -75,23 +76,27 @@ bool = bool_  # noqa: A001 - rt.bool aliases rt.bool_, as tf.bool
 
 if not _typing.TYPE_CHECKING:  # type checkers read these names from runtime/_api (see above)
     globals().update(_NAMESPACES[""])  # rt.add, rt.cond, rt.Variable, ...: see runtime.exports
-    math = _types.SimpleNamespace(**_NAMESPACES["math"])
-    math.special = _types.SimpleNamespace(**_NAMESPACES.get("math.special", {}))
-    linalg = _Namespace("linalg", **_NAMESPACES["linalg"])  # LinearOperators load on first use
-    random = _types.SimpleNamespace(**_NAMESPACES["random"])
-    random.experimental = _types.SimpleNamespace(**_NAMESPACES["random.experimental"])
-    nn = _Namespace("nn", **_NAMESPACES["nn"])  # the convolution gradients load on first use
-    nn.experimental = _types.SimpleNamespace(**_NAMESPACES["nn.experimental"])
-    debugging = _types.SimpleNamespace(**_NAMESPACES["debugging"])
-    bitwise = _types.SimpleNamespace(**_NAMESPACES["bitwise"])
-    signal = _Namespace("signal", **_NAMESPACES["signal"])  # the DCTs ... load on first use
-    strings = _types.SimpleNamespace(**_NAMESPACES["strings"])
-    sparse = _types.SimpleNamespace(**_NAMESPACES["sparse"])
-    ragged = _types.SimpleNamespace(**_NAMESPACES["ragged"])
-    image = _types.SimpleNamespace(**_NAMESPACES["image"])
-    lookup = _types.SimpleNamespace(**_NAMESPACES["lookup"])
-    io = _types.SimpleNamespace(**_NAMESPACES["io"])
-    audio = _types.SimpleNamespace(**_NAMESPACES["audio"])
+
+    def _space(name):  # rt.math, rt.strings, ...: a space's names, its lazy ones on first use
+        return _Namespace(name, **_NAMESPACES.get(name, {}))
+
+    math = _space("math")
+    math.special = _space("math.special")
+    linalg = _space("linalg")  # LinearOperators load on first use
+    random = _space("random")
+    random.experimental = _space("random.experimental")
+    nn = _space("nn")  # the convolution gradients load on first use
+    nn.experimental = _space("nn.experimental")
+    debugging = _space("debugging")
+    bitwise = _space("bitwise")
+    signal = _space("signal")  # the DCTs ... load on first use
+    strings = _space("strings")  # like rt.io, rt.image, ...: an op family loaded on first use
+    sparse = _space("sparse")
+    ragged = _space("ragged")
+    image = _space("image")
+    lookup = _space("lookup")
+    io = _space("io")
+    audio = _space("audio")
     types = _types.SimpleNamespace(experimental=_types.SimpleNamespace(**_NAMESPACES["types.experimental"]))
     config = _types.SimpleNamespace(**_NAMESPACES["config"], experimental=_types.SimpleNamespace(
         **_NAMESPACES.get("config.experimental", {})), threading=_types.SimpleNamespace(
@@ -120,6 +125,10 @@ _CORE_INITIALIZERS = {"random_normal_initializer": "RandomNormal",
 
 if not _typing.TYPE_CHECKING:  # the lazy names are declared in runtime/_api for type checkers
     def __getattr__(name):
+        module = _LAZY_NAMES.get("", {}).get(name)  # rt.decode_csv, ...: an op family, on first use
+        if module is not None:
+            value = globals()[name] = getattr(_importlib.import_module(module), name)
+            return value
         # layers, callbacks, keras, optimizers, saved_model, data and profiler load on first use
         # to keep `import runtime` fast; gradients are already loaded (function/ imports them to
         # differentiate recorded calls), so only their names are resolved here
@@ -160,6 +169,10 @@ if not _typing.TYPE_CHECKING:  # the lazy names are declared in runtime/_api for
             _opt = _importlib.import_module(".optimizers", __name__)
             return _opt if name == "optimizers" else _opt.train
         raise AttributeError(f"module 'runtime' has no attribute {name!r}")
+
+
+    def __dir__():
+        return sorted(set(globals()) | set(_LAZY_NAMES.get("", {})))
 
 
 __version__ = version.VERSION

@@ -24,13 +24,16 @@ class _Hooks:
     """Services of upper layers that ops call without importing up a layer: the module that
     provides one fills its slot when it is imported; None until then."""
 
-    __slots__ = ("gradient_tape", "write_summary")
+    __slots__ = ("gradient_tape", "write_summary", "load_op")
 
     def __init__(self) -> None:
         # runtime.gradients.tape.GradientTape: py_function's gradient runs its function under one
         self.gradient_tape: Callable[..., Any] | None = None
         # runtime.summary._state.write_staged: the kernel of a staged summary (WriteSummary)
         self.write_summary: Callable[..., None] | None = None
+        # runtime.ops.load_op: loads the op family defining an op name (every family for
+        # None), for the registry's lookups by name and its complete listing (runtime.opdef)
+        self.load_op: Callable[[str | None], None] | None = None
 
 
 hooks = _Hooks()

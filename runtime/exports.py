@@ -10,6 +10,7 @@ import importlib
 import types
 from typing import Callable, TypeVar
 
+from . import lazy_ops
 from .arguments import add_keyword_hints_to_class, with_keyword_hints
 
 T = TypeVar("T")
@@ -17,7 +18,8 @@ T = TypeVar("T")
 NAMESPACES: dict[str, dict[str, object]] = {}  # "" is `rt` itself; "math" is `rt.math`, ...
 # names a namespace loads on first use: namespace -> {name: module defining it} (large families,
 # such as rt.linalg's LinearOperators and rt.signal's cosine transforms, that `import runtime`
-# does not load)
+# does not load); the names of the op families runtime.ops loads on first use are added below,
+# from runtime/lazy_ops.py
 LAZY_NAMES: dict[str, dict[str, str]] = {
     "linalg": {name: "runtime.linear_operator" for name in (
         "LinearOperator", "LinearOperatorAdjoint", "LinearOperatorBlockDiag",
@@ -38,6 +40,38 @@ LAZY_NAMES: dict[str, dict[str, str]] = {
         "linear_to_mel_weight_matrix", "mdct", "mfccs_from_log_mel_spectrograms",
         "overlap_and_add")},
 }
+for _space, _names in lazy_ops.NAMES.items():
+    LAZY_NAMES.setdefault(_space, {}).update(_names)
+
+
+class _Names(dict):
+    """The table of one namespace in NAMESPACES: looking up a name it publishes on first use
+    (`table[name]`, `table.get(name)`) loads the module of LAZY_NAMES that defines it, so code
+    that finds a public function by name (a saved model's config, the dispatch tables, ...)
+    finds it whatever was loaded before. Iterating lists what is loaded."""
+
+    __slots__ = ("space",)
+
+    def __init__(self, space: str) -> None:
+        super().__init__()
+        self.space = space
+
+    def __missing__(self, name: str) -> object:
+        module = LAZY_NAMES[self.space].get(name)
+        if module is None:
+            raise KeyError(name)
+        value = getattr(importlib.import_module(module), name)
+        self[name] = value
+        return value
+
+    def get(self, name, default=None):
+        try:
+            return self[name]
+        except KeyError:
+            return default
+
+
+NAMESPACES.update({space: _Names(space) for space in LAZY_NAMES})
 
 
 class Namespace(types.SimpleNamespace):

@@ -24,6 +24,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .attr_kinds import ARRAY, AttrKind
+from .context import hooks
 
 REGISTRY: dict[str, "OpDef"] = {}
 
@@ -246,9 +247,23 @@ class OpDef:
 
 def builtin_ops() -> dict[str, "OpDef"]:
     """The registered ops the runtime itself defines (not those a program adds with
-    `define`), by name: what the tiers' tables and their tests cover."""
+    `define`), by name: what the tiers' tables and their tests cover. Every op family is
+    loaded first (`import runtime` leaves some to load on first use: runtime.ops), so the
+    listing is the same whatever was imported before."""
+    if hooks.load_op is not None:
+        hooks.load_op(None)
     return {name: op for name, op in REGISTRY.items()
             if (getattr(op.infer, "__module__", None) or "").startswith("runtime.")}
+
+
+def lookup(name: str) -> "OpDef | None":
+    """The registered op named `name`, or None: an op of a family `import runtime` has not
+    loaded yet (runtime.ops.LAZY_FAMILIES) is loaded first, as a saved graph naming it needs."""
+    op = REGISTRY.get(name)
+    if op is None and hooks.load_op is not None:
+        hooks.load_op(name)
+        op = REGISTRY.get(name)
+    return op
 
 
 def define(name: str, infer: Callable, kernel: Callable | None = None, **kwargs: Any) -> OpDef:

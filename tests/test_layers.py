@@ -71,6 +71,11 @@ LAZY_LOADS = {  # (importer, imported): project modules loaded on first use
     ("runtime.distribute", "runtime.distribute.multi_worker"):
         "rt.distribute.MultiWorkerMirroredStrategy and Dask (extra [dask]), on first use",
     ("runtime.exports", "?"): "the names of LAZY_NAMES (rt.linalg's LinearOperators), on first use",
+    ("runtime.ops", "?"):
+        "the op families of runtime.ops.LAZY_FAMILIES (strings, io_*, image, lookup, signal, ...): "
+        "when a name, an op looked up by name or the whole registry is asked for",
+    ("runtime.experimental", "?"):
+        "rt.experimental's names from the op families loaded on first use (RowPartition, ...)",
     ("runtime.data.experimental_more", "sqlite3"): "SQLite, with the first SqlDataset read",
     ("runtime.experimental", "runtime.data"): "rt.experimental.Optional (rt.data's), on first use",
     ("runtime", "runtime.data"): "rt.OptionalSpec (rt.data's), on first use",
@@ -266,3 +271,55 @@ def test_the_packages_do_not_leak_the_future_feature():
     import runtime
     assert not hasattr(runtime, "annotations")
     assert not hasattr(autograph, "annotations")
+
+
+def test_import_runtime_leaves_the_lazy_op_families_unloaded():
+    """`import runtime` loads none of runtime.ops.LAZY_FAMILIES; their names resolve on first use
+    (dir() lists them), and the registry lists their ops whatever was loaded before."""
+    program = (
+        "import sys, runtime as rt\n"
+        "from runtime import exports, lazy_ops, opdef, ops\n"
+        "families = {f'runtime.ops.{f}' for f in ops.LAZY_FAMILIES}\n"
+        "assert families.isdisjoint(sys.modules), sorted(families & set(sys.modules))\n"
+        "assert set(lazy_ops.OPS.values()) | {m for names in lazy_ops.NAMES.values()\n"
+        "                                     for m in names.values()} <= families\n"
+        "for space, names in lazy_ops.NAMES.items():\n"
+        "    holder = rt\n"
+        "    for part in space.split('.') if space else ():\n"
+        "        holder = getattr(holder, part)\n"
+        "    listed = dir(holder)\n"
+        "    for name, module in names.items():\n"
+        "        assert name in listed, (space, name)\n"
+        "        assert getattr(holder, name) is getattr(sys.modules[module], name), (space, name)\n")
+    done = subprocess.run([sys.executable, "-c", program], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+
+
+def test_the_op_registry_does_not_depend_on_what_was_loaded_before():
+    """An op of a lazy family is found by name (as the saved-model loader looks it up), and
+    builtin_ops() is the same list in a fresh interpreter as after loading every family."""
+    program = (
+        "import sys, runtime\n"
+        "from runtime import lazy_ops, opdef, ops\n"
+        "name, module = sorted(lazy_ops.OPS.items())[0]\n"
+        "assert module not in sys.modules and name not in opdef.REGISTRY\n"
+        "assert opdef.lookup(name) is opdef.REGISTRY[name] and module in sys.modules\n"
+        "assert opdef.lookup('NoSuchOp') is None\n"
+        "listed = sorted(opdef.builtin_ops())\n"
+        "ops.load_all()\n"
+        "assert listed == sorted(opdef.builtin_ops())\n"
+        "assert set(lazy_ops.OPS) <= set(listed)\n")
+    done = subprocess.run([sys.executable, "-c", program], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+
+
+def test_the_lazy_op_table_is_current():
+    """runtime/lazy_ops.py names the module of every op and name of the lazy families."""
+    sys.path.insert(0, str(ROOT / "docs"))
+    try:
+        import make_lazy_ops
+    finally:
+        sys.path.remove(str(ROOT / "docs"))
+    assert not make_lazy_ops.stale(), "runtime/lazy_ops.py is stale: run `python docs/make_lazy_ops.py`"

@@ -52,7 +52,7 @@ from runtime.linalg_extras import lu_matrix_inverse as lu_matrix_inverse
 from runtime.linalg_extras import lu_reconstruct as lu_reconstruct
 from runtime.linalg_extras import lu_solve as lu_solve
 from runtime.ops.linalg import matmul as matmul
-from runtime.ops.math_extras import matrix_rank as matrix_rank
+from runtime.ops.linalg_decompositions import matrix_rank as matrix_rank
 from runtime.ops.array_composed import matrix_transpose as matrix_transpose
 from runtime.ops.linalg_decompositions import matvec as matvec
 from runtime.ops.array_composed import norm as norm

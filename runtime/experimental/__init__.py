@@ -8,16 +8,26 @@ works as `import tensorflow.experimental.numpy as tnp` does.
 import importlib as _importlib
 
 from .. import ops as _ops  # noqa: F401 - defining the ops marks their public names
+from ..exports import LAZY_NAMES as _LAZY_NAMES
 from ..exports import NAMESPACES as _NAMESPACES
 
 function_executor_type = None
 globals().update(_NAMESPACES.get("experimental", {}))
-__all__ = sorted([*_NAMESPACES.get("experimental", {}), "function_executor_type", "numpy"])
+__all__ = sorted({*_NAMESPACES.get("experimental", {}), *_LAZY_NAMES.get("experimental", {}),
+                  "function_executor_type", "numpy"})
 
 
 def __getattr__(name):
+    module = _LAZY_NAMES.get("experimental", {}).get(name)  # an op family's, on first use
+    if module is not None:
+        value = globals()[name] = getattr(_importlib.import_module(module), name)
+        return value
     if name == "numpy":  # loaded on first use: `import runtime` stays fast
         return _importlib.import_module("runtime.experimental.numpy")
     if name == "Optional":  # tf.experimental.Optional is tf.data's: loads rt.data
         return _importlib.import_module("runtime.data.experimental_more").Optional
     raise AttributeError(f"module 'runtime.experimental' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY_NAMES.get("experimental", {})))

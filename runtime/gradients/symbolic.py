@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Callable
 
 from .. import context
-from ..opdef import REGISTRY
+from ..opdef import lookup
 from ..ops import array_math as _math
 from ..tensor import SymbolicTensor, Tensor
 from .custom import custom_gradient
@@ -108,11 +108,11 @@ _REGISTERED: set = set()  # op names given a gradient by RegisterGradient
 def _opdef(op_type: str, fn: str):
     if not isinstance(op_type, str):
         raise TypeError(f"{fn}: op_type must be a string, got {type(op_type).__name__}.")
-    try:
-        return REGISTRY[op_type]
-    except KeyError:
+    opdef = lookup(op_type)
+    if opdef is None:
         raise LookupError(f"{fn}: there is no op named {op_type!r}; define it first "
-                          "(runtime.opdef.define).") from None
+                          "(runtime.opdef.define).")
+    return opdef
 
 
 class RegisterGradient:

@@ -2,9 +2,22 @@
 for `tf.math.lgamma`, `ops.linalg` for `tf.linalg.*`, `ops.random` for `tf.random.*`, ...), each
 op's gradient rule and backend lowerings beside its definition. `array_math` holds the ops the
 others and every gradient build on (elementwise math, reductions, array ops). Importing this
-package defines them all, which also marks their public names (runtime/exports.py).
+package defines the ops most programs call, which also marks their public names
+(runtime/exports.py).
+
+The large families a program rarely calls (`LAZY_FAMILIES`: file formats, strings, lookup
+tables, signal processing, images, ...) load on first use, so that `import runtime` stays fast:
+a namespace loads one when one of its names is first read (runtime.exports.LAZY_NAMES), the
+op registry when one of its ops is looked up by name (`runtime.opdef.lookup`, as the saved-model
+loader does) or listed (`runtime.opdef.builtin_ops()`), and `load_all()` loads them all.
+runtime/lazy_ops.py, written by docs/make_lazy_ops.py, says which module defines each of their
+ops and names.
 """
 
+import importlib
+
+from .. import lazy_ops
+from ..context import hooks
 from . import (
     array_blocks,
     array_composed,
@@ -13,52 +26,82 @@ from . import (
     array_scatter,
     array_sort,
     bitwise,
-    collective,
     control_flow,
     control_flow_functional,
     core,
-    data,
     debugging,
     debugging_checks,
     dispatch,
     extension_type,
-    image,
-    io,
-    io_audio,
-    io_csv,
-    io_example,
-    io_gfile,
-    io_image,
-    io_tfrecord,
     linalg,
-    linalg_decompositions,
-    lookup,
     math_composed,
     math_extras,
     math_special,
     nn,
     nn_conv,
-    nn_more,
     py_function,
     ragged,
-    ragged_dispatch,
-    ragged_ops,
-    ragged_shape,
     random,
     random_extras,
-    random_generator,
     random_stateless,
     recompute,
     shape_rules,
-    signal,
     sparse,
-    sparse_manip,
-    sparse_more,
-    strings,
-    summary,
     tensor_array,
     variables,
 )
+
+#: the op families `import runtime` leaves unloaded, loaded on first use (see above)
+LAZY_FAMILIES = (
+    "collective",
+    "data",
+    "farmhash",
+    "image",
+    "io",
+    "io_audio",
+    "io_csv",
+    "io_example",
+    "io_gfile",
+    "io_image",
+    "io_tfrecord",
+    "linalg_decompositions",
+    "lookup",
+    "nn_more",
+    "ragged_dispatch",
+    "ragged_ops",
+    "ragged_shape",
+    "random_generator",
+    "signal",
+    "sparse_manip",
+    "sparse_more",
+    "strings",
+    "summary",
+)
+
+
+def load_all() -> None:
+    """Loads every op family: afterwards the op registry and the name tables are complete."""
+    for family in LAZY_FAMILIES:
+        importlib.import_module(f"{__name__}.{family}")
+
+
+def load_op(op_type: str | None) -> None:
+    """Loads the family defining the op named `op_type` (all of them for None); nothing when no
+    family defines it."""
+    if op_type is None:
+        load_all()
+    elif op_type in lazy_ops.OPS:
+        importlib.import_module(lazy_ops.OPS[op_type])
+
+
+def _load_composite_handlers() -> None:
+    """The handlers of the published APIs for RaggedTensors and SparseTensors, registered on
+    the first call that refuses one (runtime.ops.dispatch)."""
+    importlib.import_module(f"{__name__}.ragged_dispatch")
+
+
+hooks.load_op = load_op
+dispatch.register_on_first_composite(_load_composite_handlers)
 
 __all__ = [
     "array_blocks",
@@ -71,45 +114,26 @@ __all__ = [
     "control_flow",
     "control_flow_functional",
     "core",
-    "data",
     "debugging",
     "debugging_checks",
     "dispatch",
     "extension_type",
-    "image",
-    "io",
-    "io_audio",
-    "io_csv",
-    "io_example",
-    "io_gfile",
-    "io_image",
-    "io_tfrecord",
     "linalg",
-    "linalg_decompositions",
-    "lookup",
+    "load_all",
+    "load_op",
     "math_composed",
     "math_extras",
     "math_special",
     "nn",
     "nn_conv",
-    "nn_more",
     "py_function",
     "ragged",
-    "ragged_dispatch",
-    "ragged_ops",
-    "ragged_shape",
     "random",
     "random_extras",
-    "random_generator",
     "random_stateless",
     "recompute",
     "shape_rules",
-    "signal",
     "sparse",
-    "sparse_manip",
-    "sparse_more",
-    "strings",
-    "summary",
     "tensor_array",
     "variables",
 ]

@@ -1,7 +1,7 @@
 """Matrix decompositions and solvers: svd, qr, cholesky, eigh, slogdet, solve,
 triangular_solve and expm as ops (one definition each, gradient on the lines after it), and
 the linalg functions composed from them: logdet, eigvalsh, lstsq, cholesky_solve, matvec,
-adjoint, cross and pinv.
+adjoint, cross, pinv and matrix_rank.
 
 Every op works on the last two axes of its inputs and maps over any leading (batch) axes.
 The kernels are NumPy's LAPACK routines; their gradients are built from ops, so they run
@@ -718,3 +718,20 @@ def cross(a, b, name: str | None = None) -> Tensor:
     return array_math.stack([array_math.subtract(array_math.multiply(a1, b2), array_math.multiply(a2, b1)),
                              array_math.subtract(array_math.multiply(a2, b0), array_math.multiply(a0, b2)),
                              array_math.subtract(array_math.multiply(a0, b1), array_math.multiply(a1, b0))], -1)
+
+
+@export("linalg.matrix_rank")
+def matrix_rank(a, tol=None, validate_args=False, name=None) -> Tensor:
+    """The number of singular values of each matrix above `tol` (default eps * max(M, N) *
+    the largest singular value)."""
+    x = convert_to_tensor(a)
+    s = svd(x, compute_uv=False)
+    if tol is None:
+        dims = x.shape.as_tuple()[-2:]
+        if None in dims:
+            raise ValueError(f"matrix_rank needs known matrix sizes without `tol`, got {x.shape}.")
+        eps = float(np.finfo(x.dtype.as_numpy_dtype).eps)
+        tol = array_math.multiply(array_math.reduce_max(s, axis=-1, keepdims=True),
+                                  eps * max(dims))
+    rank = array_math.cast(array_math.greater(s, tol), _dtypes.int64)
+    return array_math.reduce_sum(rank, axis=-1, name=name)

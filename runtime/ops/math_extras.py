@@ -1,7 +1,7 @@
 """More of `tf`, `tf.math`, `tf.linalg`, `tf.nn`, `tf.signal` and `tf.image`, composed of ops.
 
 `accumulate_n`, the mean and sqrt-n segment reductions, `in_top_k`, the broadcast shape
-functions, `set_diag` / `tensor_diag` / `tensor_diag_part` / `matrix_rank` / `normalize`,
+functions, `set_diag` / `tensor_diag` / `tensor_diag_part` / `normalize`,
 `depth_to_space` / `space_to_depth`, `fftshift` / `ifftshift` and the YIQ / YUV colour
 conversions, `psnr`, `image_gradients` and `adjust_gamma`. None defines an op: each builds its
 result from ops every tier runs and differentiates.
@@ -26,7 +26,6 @@ from . import array_scatter as _scatter
 from . import array_sort as _sort
 from . import debugging as _debugging
 from . import linalg as _linalg
-from . import linalg_decompositions as _dec
 from . import math_composed as _math
 from . import math_special as _special
 from .core import convert_to_tensor
@@ -212,21 +211,6 @@ def tensor_diag_part(input, name=None) -> Tensor:  # noqa: A002
                                    "[d1..., d1...].")
     size = int(np.prod(half, dtype=np.int64))
     return _a.reshape(_composed.diag_part(_a.reshape(x, [size, size])), list(half), name=name)
-
-
-@export("linalg.matrix_rank")
-def matrix_rank(a, tol=None, validate_args=False, name=None) -> Tensor:
-    """The number of singular values of each matrix above `tol` (default eps * max(M, N) *
-    the largest singular value)."""
-    x = convert_to_tensor(a)
-    s = _dec.svd(x, compute_uv=False)
-    if tol is None:
-        dims = x.shape.as_tuple()[-2:]
-        if None in dims:
-            raise ValueError(f"matrix_rank needs known matrix sizes without `tol`, got {x.shape}.")
-        eps = float(np.finfo(x.dtype.as_numpy_dtype).eps)
-        tol = _a.multiply(_a.reduce_max(s, axis=-1, keepdims=True), eps * max(dims))
-    return _a.reduce_sum(_a.cast(_a.greater(s, tol), _dtypes.int64), axis=-1, name=name)
 
 
 @export("linalg.normalize")

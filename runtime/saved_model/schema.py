@@ -45,12 +45,13 @@ from ..attr_kinds import (  # noqa: F401 -- the vocabulary, re-exported for the 
     AttrContext,
     AttrKind,
 )
-from ..opdef import REGISTRY, OpDef
+from ..opdef import OpDef, lookup
 
 
 def savable_op(op_type: object) -> OpDef | None:
-    """The registered op named `op_type` when it can be saved, else None."""
-    opdef = REGISTRY.get(op_type) if type(op_type) is str else None
+    """The registered op named `op_type` when it can be saved, else None (an op of a family
+    `import runtime` left unloaded is loaded first)."""
+    opdef = lookup(op_type) if type(op_type) is str else None
     return opdef if opdef is not None and opdef.savable else None
 
 

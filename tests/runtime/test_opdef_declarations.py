@@ -16,12 +16,13 @@ import numpy as np
 import pytest
 
 import runtime as rt
-from runtime.opdef import REGISTRY, OpDef
+from runtime.opdef import REGISTRY, OpDef, builtin_ops
 from runtime.ops.core import apply
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-UFUNC_OPS = sorted((op for op in REGISTRY.values() if op.ufunc is not None), key=lambda o: o.name)
-OUT_OPS = sorted((op for op in REGISTRY.values() if op.out_template is not None),
+BUILTIN = builtin_ops()  # every op family loaded, whatever the tests before imported
+UFUNC_OPS = sorted((op for op in BUILTIN.values() if op.ufunc is not None), key=lambda o: o.name)
+OUT_OPS = sorted((op for op in BUILTIN.values() if op.out_template is not None),
                  key=lambda o: o.name)
 
 

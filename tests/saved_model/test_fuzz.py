@@ -157,7 +157,7 @@ def _mutate(rng, doc, npz):
     elif kind == "op_type":
         rng.choice(ops)["type"] = rng.choice(["Exec", "Eval", "PyFunc", "../Const", "Placeholder",
                                               "CustomGradient", "PartitionedCall",
-                                              rng.choice(sorted(rt.opdef.REGISTRY))])
+                                              rng.choice(sorted(rt.opdef.builtin_ops()))])
     elif kind == "attr":
         op = rng.choice([o for o in ops if o["attrs"]] or ops)
         name = rng.choice(sorted(op["attrs"]) + ["extra"])
