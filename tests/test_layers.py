@@ -89,6 +89,10 @@ LAZY_LOADS = {  # (importer, imported): project modules loaded on first use
     ("runtime.ops.io_gfile", "glob"): "rt.io.gfile.glob: glob compiles regular expressions",
     ("runtime.layers.callbacks", "urllib"):
         "RemoteMonitor's first post: urllib.request loads http.client and email",
+    ("runtime.keras.preprocessing.text", "hashlib"):
+        "hashing_trick(hash_function='md5'): OpenSSL's bindings, when asked for",
+    ("runtime.keras.ops_core", "runtime.linalg_extras"):
+        "keras.ops.eig: rt.linalg's NumPy decompositions, loaded on first use as rt.linalg's",
     ("runtime.arguments", "difflib"): "the 'did you mean' of a misspelt keyword, when raised",
     ("runtime.html_repr", "html"): "html.escape (and its entity table), for the first HTML view",
     ("runtime.keras.preprocessing.image_generator", "scipy"):

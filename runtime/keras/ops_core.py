@@ -9,7 +9,6 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dtypes
-from .. import linalg_extras as _linalg_extras
 from .. import nest as _nest
 from ..gradients import custom as _custom
 from ..gradients.tape import GradientTape
@@ -391,7 +390,8 @@ def eigh(x):
 def eig(x):
     """Eigenvalues and right eigenvectors (columns) of each square matrix, complex (complex64
     for float32 input), as `rt.linalg.eig`."""
-    return tuple(_linalg_extras.eig(_float(x)))
+    from .. import linalg_extras  # rt.linalg's NumPy decompositions, loaded on first use
+    return tuple(linalg_extras.eig(_float(x)))
 
 
 def cdist(x, y):

@@ -6,7 +6,6 @@ start at 1 in order of falling word count (the out-of-vocabulary token, if any, 
 from __future__ import annotations
 
 import collections
-import hashlib
 import json
 from typing import Callable, Optional
 
@@ -34,6 +33,8 @@ def hashing_trick(text: str, n: int, hash_function=None, filters: str = FILTERS,
     if hash_function is None:
         hash_function = hash
     elif hash_function == "md5":
+        import hashlib  # OpenSSL's bindings, loaded only for md5 hashing
+
         def hash_function(word):
             return int(hashlib.md5(word.encode()).hexdigest(), 16)
     words = text_to_word_sequence(text, filters, lower, split) if analyzer is None \
