@@ -4,14 +4,22 @@ The packages' loggers carry only a `NullHandler`, as libraries should; that also
 Python's last-resort handler, so a warning logged before the application configures logging
 would be lost. `warn` logs the record and, while no handler but `NullHandler`s would receive
 it, also issues it through `warnings` (shown once per message, filterable as usual).
+
+The loggers are `LibraryLogger`s, which import `logging` when first used: importing it compiles
+regular expressions, which neither `import runtime` nor the first conversion needs.
 """
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 import warnings
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import logging
+
+DEBUG, INFO, WARNING = 10, 20, 30  # the levels of `logging`
 
 # Frames under these directories belong to the library; a warning is attributed to the first
 # frame outside them (the user's line). The runtime adds its own directory on import.
@@ -22,8 +30,43 @@ class LibraryWarning(UserWarning):
     """A warning of autograph or the runtime (a retrace, a function that is not converted)."""
 
 
-def _configured(logger: logging.Logger) -> bool:
-    current: logging.Logger | None = logger
+class LibraryLogger:
+    """`logging.getLogger(name)`, made when first used, with a `NullHandler` on the logger
+    named `handler_on` (default: itself), as a library's logger has. Its attributes (`info`,
+    `warning`, `handlers`, ...) are the logger's."""
+
+    def __init__(self, name: str, handler_on: str | None = None) -> None:
+        self.name = name
+        self._handler_on = handler_on or name
+        self._logger: logging.Logger | None = None
+
+    @property
+    def logger(self) -> logging.Logger:
+        if self._logger is None:
+            import logging
+
+            holder = logging.getLogger(self._handler_on)
+            if not any(isinstance(h, logging.NullHandler) for h in holder.handlers):
+                holder.addHandler(logging.NullHandler())
+            self._logger = logging.getLogger(self.name)
+        return self._logger
+
+    def enabled(self, level: int) -> bool:
+        """`isEnabledFor(level)`, without importing `logging` for a level below WARNING while
+        nothing imported it (then nothing configured it: its root logger handles WARNING and
+        above only)."""
+        if self._logger is None and level < WARNING and "logging" not in sys.modules:
+            return False
+        return self.logger.isEnabledFor(level)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.logger, name)
+
+
+def _configured(logger: logging.Logger | LibraryLogger) -> bool:
+    import logging
+
+    current: Any = logger
     while current is not None:
         if any(not isinstance(h, logging.NullHandler) for h in current.handlers):
             return True
@@ -58,10 +101,10 @@ def user_stacklevel() -> int:
     return level if frame is not None else 1
 
 
-def warn(logger: logging.Logger, message: str, *args: object) -> None:
+def warn(logger: logging.Logger | LibraryLogger, message: str, *args: object) -> None:
     """Logs `message % args` at WARNING on `logger`; without logging configured, warns too,
     attributed to the user's line (the first frame outside autograph and the runtime)."""
     logger.warning(message, *args)
-    if not _configured(logger) and logger.isEnabledFor(logging.WARNING):
+    if not _configured(logger) and logger.isEnabledFor(WARNING):
         warnings.warn(message % args if args else message, LibraryWarning,
                       stacklevel=user_stacklevel())

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from . import context, errors, graph_def
+from . import context, errors
 from .dtypes import DType, from_numpy
 from .graph_printer import format_graph, to_dot
 from .opdef import CONST, PLACEHOLDER, OpDef
@@ -377,6 +377,8 @@ class Graph:
         """The graph as plain data (`.node`: name, op, input, attr of each operation); see
         runtime/graph_def.py. `add_shapes` is accepted for compatibility: shapes are always in
         each node's `_output_shapes` attribute."""
+        from . import graph_def  # on first use: `import runtime` does not load it
+
         return graph_def.build(self)
 
     def get_tensor_by_name(self, name: str) -> SymbolicTensor:

@@ -95,6 +95,12 @@ LAZY_LOADS = {  # (importer, imported): project modules loaded on first use
         "keras.ops.eig: rt.linalg's NumPy decompositions, loaded on first use as rt.linalg's",
     ("runtime.arguments", "difflib"): "the 'did you mean' of a misspelt keyword, when raised",
     ("runtime.html_repr", "html"): "html.escape (and its entity table), for the first HTML view",
+    ("runtime.ops.random", "random"):
+        "Python's random (the op-seed sequence of a global seed), with the first rt.random.set_seed",
+    ("runtime.graph", "runtime.graph_def"): "Graph.as_graph_def's plain data, on first use",
+    ("runtime.ops.array_extras", "logging"):
+        "rt.get_logger: `import runtime` does not import logging (it compiles regular "
+        "expressions); the runtime's own loggers import it on first use (autograph.logging_util)",
     ("runtime.keras.preprocessing.image_generator", "scipy"):
         "SciPy's ndimage for ImageDataGenerator's affine transforms (extras [images], [jit])",
     ("runtime.layers.model_plot", "IPython"):

@@ -21,23 +21,26 @@ stays plain Python (annotation `plain`), which is exact for Python values.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import gast
 
 from ..pyct import anno, origin, templates, transformer
 from ..pyct.ast_util import NO_STATEMENT_TYPES, SCOPE_TYPES
 from ..pyct.static_analysis.python_values import is_python_bool
 from ..pyct.transformer import Context, is_generator
+from ..records import FrozenRecord
 
 _OPAQUE = (gast.Try, gast.With, gast.AsyncWith, gast.Match) + ((gast.TryStar,) if hasattr(gast, "TryStar") else ())
 
 
-@dataclass(frozen=True)
-class _Region:
-    loop_depth: int        # converted loops around this point (within the function)
-    in_loop: bool          # break/continue here belong to a converted loop
-    opaque: bool           # inside try/with/match (no code motion)
+class _Region(FrozenRecord):
+    """Where a statement is: the converted loops around it (within the function), whether a
+    break/continue there belongs to a converted loop, and whether it is inside try/with/match
+    (no code motion)."""
+
+    _fields = ("loop_depth", "in_loop", "opaque")
+    loop_depth: int
+    in_loop: bool
+    opaque: bool
 
 
 # -- on_break blocks -------------------------------------------------------------------------------

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
 from typing import Iterable, Union
+
+from ..records import FrozenRecord
 
 
 class Feature(enum.Enum):
@@ -46,15 +47,19 @@ DEFAULT_FEATURES = frozenset({Feature.ASSERT_STATEMENTS, Feature.BUILTIN_FUNCTIO
 FeatureSpec = Union[None, Feature, Iterable[Feature]]
 
 
-@dataclass(frozen=True)
-class ConversionOptions:
+class ConversionOptions(FrozenRecord):
     """How to convert: `recursive` converts the functions converted code calls;
-    `features` are the optional conversions in use."""
+    `features` are the optional conversions in use; `requested` the features the user named
+    (`features` adds the default ones to them)."""
 
-    recursive: bool = True
-    features: frozenset = field(default=DEFAULT_FEATURES)
-    #: the features the user named (`features` adds the default ones to them)
-    requested: frozenset = frozenset()
+    _fields = ("recursive", "features", "requested")
+    recursive: bool
+    features: frozenset
+    requested: frozenset
+
+    def __init__(self, recursive: bool = True, features: frozenset = DEFAULT_FEATURES,
+                 requested: frozenset = frozenset()) -> None:
+        self.__dict__.update(recursive=recursive, features=features, requested=requested)
 
     def uses(self, feature: Feature) -> bool:
         return feature in self.features or (Feature.ALL in self.features

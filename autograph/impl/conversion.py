@@ -16,7 +16,6 @@ import linecache
 import threading
 import time
 import types
-from dataclasses import dataclass
 from typing import Any, Optional, Union
 
 import gast
@@ -44,6 +43,7 @@ from ..pyct.namespaces import LiveNamespace, Namespace
 from ..pyct.naming import Namer
 from ..pyct.parser import SourceInfo
 from ..pyct.transformer import Context, iter_nodes, run_handlers
+from ..records import Record
 from . import logs, rules
 
 del converters
@@ -150,14 +150,18 @@ def is_coroutine(fn: Any) -> bool:
     return code is not None and bool(code.co_flags & CO_COROUTINE)
 
 
-@dataclass
-class Converted:
-    """The result of converting one code object."""
+class Converted(Record):
+    """The result of converting one code object: the code of the converted function, its
+    syntax tree, where its source came from and the seconds the conversion took."""
 
-    code: types.CodeType          # code of the converted function
-    node: gast.AST                # the converted syntax tree
-    info: SourceInfo
-    seconds: float
+    _fields = ("code", "node", "info", "seconds")
+
+    def __init__(self, code: types.CodeType, node: gast.AST, info: SourceInfo,
+                 seconds: float) -> None:
+        self.code = code
+        self.node = node
+        self.info = info
+        self.seconds = seconds
 
     @property
     def source(self) -> str:

@@ -10,15 +10,13 @@ backend `echo`es (the runtime's traces, which it logs under its own logger).
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 from typing import Optional
 
 from .. import logging_util
 
-logger = logging.getLogger("autograph")
-logger.addHandler(logging.NullHandler())
+logger = logging_util.LibraryLogger("autograph")
 
 _verbosity: Optional[int] = None
 _also_stdout = False

@@ -10,12 +10,12 @@ a flat tuple; decoding turns outputs back into values.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 from typing import Any, Optional
 
 import numpy as np
 
 from .. import nest
+from ..records import FrozenRecord, Record
 from .dispatch import Backend, backend_of
 from .special_values import Undefined
 
@@ -33,10 +33,11 @@ class LeafKind(enum.Enum):
 TENSOR, CONSTANT, UNDEFINED = LeafKind.TENSOR, LeafKind.CONSTANT, LeafKind.UNDEFINED
 
 
-@dataclass(frozen=True)
-class Leaf:
+class Leaf(FrozenRecord):
+    _fields = ("kind", "payload")
+    _defaults = {"payload": None}
     kind: LeafKind
-    payload: Any = None  # for TENSOR a value of the right spec, for CONSTANT the constant
+    payload: Any  # for TENSOR a value of the right spec, for CONSTANT the constant
 
     def __eq__(self, other) -> bool:
         if not isinstance(other, Leaf) or other.kind != self.kind:
@@ -48,11 +49,13 @@ class Leaf:
     __hash__ = None  # type: ignore[assignment]
 
 
-@dataclass
-class Entry:
-    label: str           # user-facing name: "x", "self.count", "the return value"
-    structure: Any
-    leaves: list
+class Entry(Record):
+    _fields = ("label", "structure", "leaves")
+
+    def __init__(self, label: str, structure: Any, leaves: list) -> None:
+        self.label = label          # user-facing name: "x", "self.count", "the return value"
+        self.structure = structure
+        self.leaves = leaves
 
 
 def same_constant(a: Any, b: Any) -> bool:

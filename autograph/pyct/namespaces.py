@@ -10,21 +10,25 @@ from __future__ import annotations
 
 import builtins
 import types
-from dataclasses import dataclass
 from typing import Any, Optional
 
 import gast
 
+from ..records import FrozenRecord
+
 _NOT_FOUND = object()
 
 
-@dataclass(frozen=True)
-class Resolved:
-    """What a dotted name refers to: the object when known, and the module it comes from."""
+class Resolved(FrozenRecord):
+    """What a dotted name refers to: the object when known, and the module it comes from
+    (e.g. "numpy", "builtins", "runtime.ops"); `user_function`: a function defined in the
+    converted module itself."""
 
-    value: Any = _NOT_FOUND
-    module: Optional[str] = None      # e.g. "numpy", "builtins", "runtime.ops"
-    user_function: bool = False       # a function defined in the converted module itself
+    _fields = ("value", "module", "user_function")
+    _defaults = {"value": _NOT_FOUND, "module": None, "user_function": False}
+    value: Any
+    module: Optional[str]
+    user_function: bool
 
     @property
     def known(self) -> bool:

@@ -9,11 +9,11 @@ converted source back to those original lines.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 from typing import Iterable, Union
 
 import gast
 
+from ..records import FrozenRecord
 from .ast_conversion import to_ast
 from .ast_util import LEAF_TYPES, children_of
 
@@ -66,10 +66,10 @@ def _header_position(src: gast.AST) -> tuple:
     return lineno, col, lineno, col + 1
 
 
-@dataclass(frozen=True)
-class Location:
+class Location(FrozenRecord):
     """A position in the user's source."""
 
+    _fields = ("filename", "lineno")
     filename: str
     lineno: int
 

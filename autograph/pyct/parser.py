@@ -12,11 +12,11 @@ import inspect
 import linecache
 import threading
 import types
-from dataclasses import dataclass
 from typing import Optional, Union
 
 import gast
 
+from ..records import FrozenRecord
 from .ast_conversion import to_compilable_ast, to_gast
 from .unparse_compat import unparse as _unparse
 
@@ -25,13 +25,14 @@ class SourceUnavailableError(Exception):
     """The source code of a function cannot be found or does not match it."""
 
 
-@dataclass(frozen=True)
-class SourceInfo:
-    """Where a parsed entity comes from."""
+class SourceInfo(FrozenRecord):
+    """Where a parsed entity comes from: its file, its first line (that of its first
+    decorator, if any) and its own source text, as written."""
 
+    _fields = ("filename", "lineno", "source")
     filename: str
-    lineno: int          # first line of the entity (its first decorator, if any)
-    source: str          # the entity's own source text, as written
+    lineno: int
+    source: str
 
 
 def parse(source: str, filename: str = "<string>") -> gast.Module:

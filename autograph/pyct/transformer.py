@@ -3,30 +3,37 @@
 from __future__ import annotations
 
 import builtins
-from dataclasses import dataclass, field
 from typing import Any, Optional
 
 import gast
 
+from ..records import Record
 from . import anno, origin
 from .ast_util import FUNCTION_TYPES, LEAF_TYPES, SCOPE_TYPES, children_of
 from .naming import Namer
 from .parser import SourceInfo
 
 
-@dataclass
-class Context:
+class Context(Record):
     """What converters know about the entity being converted."""
 
-    info: SourceInfo
-    namer: Namer
-    options: Any = None              # core.options.ConversionOptions
-    namespace: Any = None            # pyct.namespaces.Namespace
-    is_library: Any = None           # Resolved -> bool: calls that are never converted
-    bound_names: set = field(default_factory=set)   # names bound anywhere in the entity
-    # every identifier the entity mentions (variables, attributes), or None when unknown
-    identifiers: Optional[frozenset] = None
-    extra: dict = field(default_factory=dict)
+    _fields = ("info", "namer", "options", "namespace", "is_library", "bound_names",
+               "identifiers", "extra")
+
+    def __init__(self, info: SourceInfo, namer: Namer, options: Any = None,
+                 namespace: Any = None, is_library: Any = None,
+                 bound_names: Optional[set] = None, identifiers: Optional[frozenset] = None,
+                 extra: Optional[dict] = None) -> None:
+        self.info = info
+        self.namer = namer
+        self.options = options          # core.options.ConversionOptions
+        self.namespace = namespace      # pyct.namespaces.Namespace
+        self.is_library = is_library    # Resolved -> bool: calls that are never converted
+        self.bound_names: set = set() if bound_names is None else bound_names  # names bound
+        # anywhere in the entity
+        # every identifier the entity mentions (variables, attributes), or None when unknown
+        self.identifiers = identifiers
+        self.extra: dict = {} if extra is None else extra
 
     def resolve(self, parts: list) -> Any:
         """What a dotted name refers to, unless the converted code binds its root itself."""

@@ -12,16 +12,15 @@ verbosity switch is one).
 
 from __future__ import annotations
 
-import logging
 import weakref
 from typing import Callable
 
-from autograph.logging_util import add_library_dir, warn
+from autograph.logging_util import DEBUG, INFO, LibraryLogger, add_library_dir, warn
 from autograph.logging_util import user_stacklevel as user_stacklevel  # for warnings.warn
 
 add_library_dir(__file__.rsplit("function", 1)[0])  # runtime/: its frames are not the user's
-logging.getLogger("runtime").addHandler(logging.NullHandler())
-logger = logging.getLogger("runtime.function")
+# `logging` is imported when the logger is first used (autograph.logging_util.LibraryLogger)
+logger = LibraryLogger("runtime.function", handler_on="runtime")
 _listeners: list[Callable[[int, str], None]] = []
 
 _RECREATED_WARNING_AT = 5   # then at 50, 500, ...: ten times as many new functions each time
@@ -44,12 +43,13 @@ def remove_trace_listener(listener: Callable[[int, str], None]) -> None:
 
 def wanted(level: int) -> bool:
     """True when an event of this level reaches a listener or the logger (build it then only)."""
-    return bool(_listeners) or logger.isEnabledFor(logging.INFO if level <= 1 else logging.DEBUG)
+    return bool(_listeners) or logger.enabled(INFO if level <= 1 else DEBUG)
 
 
 def log_event(level: int, message: str) -> None:
     """Sends an event to the logger and to every listener."""
-    logger.log(logging.INFO if level <= 1 else logging.DEBUG, message)
+    if logger.enabled(INFO if level <= 1 else DEBUG):
+        logger.log(INFO if level <= 1 else DEBUG, message)
     for listener in list(_listeners):
         listener(level, message)
 

@@ -5,9 +5,8 @@
 
 from __future__ import annotations
 
-import logging
 import numbers
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from .. import context
 from .. import dtypes as _dtypes
@@ -16,6 +15,9 @@ from ..tensor import Tensor
 from . import array_math as _a
 from . import debugging as _debugging
 from .core import convert_to_tensor
+
+if TYPE_CHECKING:
+    import logging
 
 
 def _mask_bits(mask: int, rank: int) -> list[bool]:
@@ -104,6 +106,8 @@ def parallel_stack(values: Sequence, name="parallel_stack") -> Tensor:
 @export("get_logger")
 def get_logger() -> logging.Logger:
     """The 'tensorflow' logger of Python's logging module."""
+    import logging  # when asked for: `import runtime` does not import logging
+
     return logging.getLogger("tensorflow")
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random as _pyrandom
 import threading
 
 import numpy as np
@@ -45,6 +44,8 @@ class _Seeds:
         return self._generator
 
     def set_seed(self, seed):
+        import random as _pyrandom  # with the first seed: `import runtime` does not import it
+
         self.global_seed = seed
         self._generator = np.random.default_rng(seed)
         self._op_seeds = None if seed is None else _pyrandom.Random(seed)

@@ -11,7 +11,12 @@ def _handlers(name):
 
 
 def test_top_loggers_have_only_a_null_handler():
+    from autograph.impl import logs as ag_logs
+    from runtime.function import logs as rt_logs
+
     rt.function(lambda x: x + 1)(rt.constant(1.0))    # loads autograph's logger too
+    for lazy in (ag_logs.logger, rt_logs.logger):  # `logging`'s loggers, made on first use
+        assert lazy.logger is logging.getLogger(lazy.name)
     assert _handlers("runtime") == ["NullHandler"]
     assert _handlers("autograph") == ["NullHandler"]
     assert _handlers("runtime.function") == []
@@ -68,3 +73,18 @@ def test_methods_of_many_instances_do_not_warn(caplog):
         for _ in range(6):
             Scale()(rt.constant(1.0))
     assert _recreated_warnings(caplog.records) == []
+
+
+def test_import_and_a_first_call_do_not_import_logging(tmp_path):
+    """`logging` compiles regular expressions when imported: `import runtime` and a first
+    conversion leave it to the program (the loggers import it when first used)."""
+    import subprocess
+    import sys
+
+    program = tmp_path / "program.py"
+    program.write_text("import sys\nimport runtime as rt\n\n@rt.function\ndef f(x):\n"
+                       "    return x * 2 if x.shape.rank else x\n\nf(rt.constant(1.0))\n"
+                       "assert 'logging' not in sys.modules\n")
+    done = subprocess.run([sys.executable, str(program)], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr

@@ -8,11 +8,11 @@ defined, and names they declare `nonlocal` count as writes there.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
 import gast
 
+from ...records import Record
 from .. import anno, qual_names
 from ..ast_util import COMPREHENSION_TYPES, FUNCTION_TYPES, LEAF_TYPES, children_of
 from ..qual_names import QN
@@ -36,15 +36,20 @@ def _qn(name: str) -> QN:
     return qn
 
 
-@dataclass
-class Activity:
+class Activity(Record):
     """The names a node reads and writes."""
 
-    reads: set[QN] = field(default_factory=set)
-    writes: set[QN] = field(default_factory=set)
-    captured: set[str] = field(default_factory=set)   # names that closures defined here use
-    dynamic: bool = False                               # calls locals()/eval(): anything may be read
-    named_exprs: bool = False                           # holds a walrus (nested scopes too)
+    _fields = ("reads", "writes", "captured", "dynamic", "named_exprs")
+
+    def __init__(self, reads: Optional[set[QN]] = None, writes: Optional[set[QN]] = None,
+                 captured: Optional[set[str]] = None, dynamic: bool = False,
+                 named_exprs: bool = False) -> None:
+        self.reads: set[QN] = set() if reads is None else reads
+        self.writes: set[QN] = set() if writes is None else writes
+        self.captured: set[str] = set() if captured is None else captured  # names that
+        # closures defined here use
+        self.dynamic = dynamic          # calls locals()/eval(): anything may be read
+        self.named_exprs = named_exprs  # holds a walrus (nested scopes too)
 
     def update(self, other: "Activity") -> None:
         self.reads |= other.reads
@@ -245,13 +250,20 @@ class _Visitor:
     visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comprehension
 
 
-@dataclass
 class ScopeActivity(Activity):
     """Activity inside a function/lambda/class/comprehension scope."""
 
-    locals: set[str] = field(default_factory=set)
-    nonlocals: set[str] = field(default_factory=set)
-    globals: set[str] = field(default_factory=set)
+    _fields = Activity._fields + ("locals", "nonlocals", "globals")
+
+    def __init__(self, reads: Optional[set[QN]] = None, writes: Optional[set[QN]] = None,
+                 captured: Optional[set[str]] = None, dynamic: bool = False,
+                 named_exprs: bool = False, locals: Optional[set[str]] = None,  # noqa: A002
+                 nonlocals: Optional[set[str]] = None,
+                 globals: Optional[set[str]] = None) -> None:  # noqa: A002
+        super().__init__(reads, writes, captured, dynamic, named_exprs)
+        self.locals: set[str] = set() if locals is None else locals
+        self.nonlocals: set[str] = set() if nonlocals is None else nonlocals
+        self.globals: set[str] = set() if globals is None else globals
 
 
 def _cached_scope_activity(node: gast.AST) -> "ScopeActivity":
