@@ -95,24 +95,33 @@ def main(steps_checked: int = 3) -> float:
     y = rng.integers(0, CLASSES, BATCH).astype(np.int64)
     weights = _initial_weights(rng)
 
+    steps, args = build_tiers(build_step, TIERS, x, y, weights)
+    return compare(steps, args, "CNN train step",
+                   "Conv 32, pool, Conv 64, pool, Dense 10; batch 64, Adam", steps_checked,
+                   number=5, rounds=9)
+
+
+def build_tiers(build, tiers, x, y, weights=None):
+    """(steps, their arguments): `build(tf, keras, jit_compile)`'s step on each of `tiers`
+    whose package is installed and in TensorFlow when installed, all from `weights` (else
+    the first model's)."""
     steps, args = {}, {}
-    for label, jit_compile in TIERS.items():
+    for label, jit_compile in tiers.items():
         package = TIER_PACKAGE.get(label)
         if package and importlib.util.find_spec(package) is None:
             continue
-        model, steps[label] = build_step(rt, rt.keras, jit_compile)
+        model, steps[label] = build(rt, rt.keras, jit_compile)
+        if weights is None:
+            weights = model.get_weights()
         model.set_weights(weights)
         args[label] = (rt.constant(x), rt.constant(y))
     tensorflow = _tensorflow()
     if tensorflow is not None:
         tf, keras = tensorflow
-        model, steps["TensorFlow"] = build_step(tf, keras)
+        model, steps["TensorFlow"] = build(tf, keras)
         model.set_weights(weights)
         args["TensorFlow"] = (tf.constant(x), tf.constant(y))
-
-    return compare(steps, args, "CNN train step",
-                   "Conv 32, pool, Conv 64, pool, Dense 10; batch 64, Adam", steps_checked,
-                   number=5, rounds=9)
+    return steps, args
 
 
 def compare(steps, args, name, what, steps_checked, number, rounds) -> float:

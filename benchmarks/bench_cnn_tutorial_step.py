@@ -17,14 +17,13 @@ per step (best of several interleaved batches).
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import sys
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from bench_cnn_step import _tensorflow, compare, compiled_step  # noqa: E402
+from bench_cnn_step import build_tiers, compare, compiled_step  # noqa: E402
 
 import runtime as rt  # noqa: E402
 
@@ -50,22 +49,7 @@ def main(steps_checked: int = 2) -> float:
     rng = np.random.default_rng(0)
     x = rng.uniform(0, 255, (BATCH, SIZE, SIZE, 3)).astype(np.float32)
     y = rng.integers(0, CLASSES, BATCH).astype(np.int64)
-    steps, args, weights = {}, {}, None
-    for label, jit_compile in TIERS.items():
-        if jit_compile and importlib.util.find_spec("numba") is None:
-            continue
-        model, steps[label] = build(rt, rt.keras, jit_compile)
-        if weights is None:
-            weights = model.get_weights()
-        model.set_weights(weights)
-        args[label] = (rt.constant(x), rt.constant(y))
-    tensorflow = _tensorflow()
-    if tensorflow is not None:
-        tf, keras = tensorflow
-        model, steps["TensorFlow"] = build(tf, keras)
-        model.set_weights(weights)
-        args["TensorFlow"] = (tf.constant(x), tf.constant(y))
-
+    steps, args = build_tiers(build, TIERS, x, y)
     return compare(steps, args, "CNN tutorial train step",
                    "3 Conv2D + pools on 180x180x3, Dense 128, 5; batch 32, Adam",
                    steps_checked, number=2, rounds=5)
