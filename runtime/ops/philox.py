@@ -141,7 +141,7 @@ def unit_float64(xp, w0, w1):
         return (mantissa | np.uint64(1023 << 52)).view(np.float64) - 1.0
     high = (w0 & xp.uint32(0xFFFFF)) | xp.uint32(1023 << 20)
     pair = xp.stack([w1, high], axis=-1)  # little-endian words of the double
-    return _bitcast(xp, pair, np.float64) - 1.0
+    return _bitcast(xp, pair, np.float64)[..., 0] - 1.0
 
 
 def unit_half(xp, w, dtype):
@@ -154,11 +154,8 @@ def unit_half(xp, w, dtype):
 
 
 def _bitcast(xp, bits, dtype):
-    if xp is np:
-        return bits.view(dtype)
-    from jax import lax  # only reached from the XLA tier's lowering, where jax is loaded
-
-    return lax.bitcast_convert_type(bits, dtype)
+    """The bits of `bits` read as `dtype` (NumPy's and JAX's array view)."""
+    return bits.view(dtype)
 
 
 def box_muller32(xp, w0, w1):
