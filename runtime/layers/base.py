@@ -438,7 +438,7 @@ class Layer(Module):
                               "an input with a mask attached to it. However, this layer does "
                               "not support masking and will therefore destroy the mask "
                               "information. Downstream layers will not see the mask.",
-                              UserWarning, stacklevel=3)
+                              UserWarning, stacklevel=4)  # past Layer.__call__
             return
         flat = [t for t in nest.flatten(outputs) if isinstance(t, Tensor)]
         if not flat or all(getattr(t, "_keras_mask", None) is not None for t in flat):
