@@ -273,17 +273,23 @@ def _caller_factory(call: str, result: str):
     return namespace["make"]
 
 
+def _guard_source(check: str, unpack: str) -> str:
+    """The first lines of a guarded caller's factory: the caller returns MISS unless `check`
+    holds for its arguments."""
+    return ("def make(run, ET, concrete, translate, defaults, MISS, K):\n"
+            f"{unpack}"
+            "    def caller(args, kwargs):\n"
+            "        try:\n"
+            f"            if not ({check}):\n"
+            "                return MISS\n"
+            "        except (LookupError, AttributeError, TypeError):\n"
+            "            return MISS\n")
+
+
 @functools.lru_cache(maxsize=512)
 def _guarded_factory(check: str, call: str, result: str, unpack: str):
     """Compiles, once per distinct call shape, a factory that binds a guarded caller."""
-    source = ("def make(run, ET, concrete, translate, defaults, MISS, K):\n"
-              f"{unpack}"
-              "    def caller(args, kwargs):\n"
-              "        try:\n"
-              f"            if not ({check}):\n"
-              "                return MISS\n"
-              "        except (LookupError, AttributeError, TypeError):\n"
-              "            return MISS\n"
+    source = (_guard_source(check, unpack)
               + _run_and_translate(call, result) +
               "    return caller\n")
     namespace: dict = {"np": np, "NDARRAY": np.ndarray, "DT": DeviceTensor}
@@ -296,14 +302,7 @@ def _inlined_factory(check: str, reads: list, unpack: str, params: list, body: l
     """A guarded caller's factory whose caller runs the compiled function's own body (its
     `inline` source: `params`, `body` lines and the `names` they read) in its frame."""
     assign = f"        {', '.join(params)}, = {', '.join(reads)},\n" if params else ""
-    source = ("def make(run, ET, concrete, translate, defaults, MISS, K):\n"
-              f"{unpack}"
-              "    def caller(args, kwargs):\n"
-              "        try:\n"
-              f"            if not ({check}):\n"
-              "                return MISS\n"
-              "        except (LookupError, AttributeError, TypeError):\n"
-              "            return MISS\n"
+    source = (_guard_source(check, unpack)
               + assign +
               "        try:\n"
               + "".join(f"        {line}\n" for line in body) +
