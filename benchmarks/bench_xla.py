@@ -341,16 +341,23 @@ def jax_sgd_step(params, x, y):
     return [p - 0.1 * g for p, g in zip(params, grads)], loss
 
 
-@jax.jit
-def jax_adam_step(state, x, y):
-    params, ms, vs, t = state
-    loss, grads = jax.value_and_grad(_jax_mlp_loss)(params, x, y)
-    t = t + 1.0
-    lr = 1e-3 * jnp.sqrt(1.0 - 0.999 ** t) / (1.0 - 0.9 ** t)
-    ms = [0.9 * m + 0.1 * g for m, g in zip(ms, grads)]
-    vs = [0.999 * v + 0.001 * g * g for v, g in zip(vs, grads)]
-    params = [p - lr * m / (jnp.sqrt(v) + 1e-7) for p, m, v in zip(params, ms, vs)]
-    return (params, ms, vs, t), loss
+def _jax_adam(loss_fn):
+    """A jax.jit step of Adam (Keras's update) on the parameters of `loss_fn(params, x, y)`:
+    (params, ms, vs, t), x, y -> (the new state, the loss)."""
+    @jax.jit
+    def step(state, x, y):
+        params, ms, vs, t = state
+        loss, grads = jax.value_and_grad(loss_fn)(params, x, y)
+        t = t + 1.0
+        lr = 1e-3 * jnp.sqrt(1.0 - 0.999 ** t) / (1.0 - 0.9 ** t)
+        ms = [0.9 * m + 0.1 * g for m, g in zip(ms, grads)]
+        vs = [0.999 * v + 0.001 * g * g for v, g in zip(vs, grads)]
+        params = [p - lr * m / (jnp.sqrt(v) + 1e-7) for p, m, v in zip(params, ms, vs)]
+        return (params, ms, vs, t), loss
+    return step
+
+
+jax_adam_step = _jax_adam(_jax_mlp_loss)
 
 
 def training_rows(rng) -> list:
@@ -533,16 +540,7 @@ def cnn_rows(rng) -> list:
         logits = h.reshape(h.shape[0], -1) @ p[4] + p[5]
         return -jnp.mean(jnp.take_along_axis(jax.nn.log_softmax(logits), y[:, None], 1))
 
-    @jax.jit
-    def jstep(state, x, y):
-        p, m, v, t = state
-        loss, g = jax.value_and_grad(loss_fn)(p, x, y)
-        t = t + 1.0
-        lr = 1e-3 * jnp.sqrt(1.0 - 0.999 ** t) / (1.0 - 0.9 ** t)
-        m = [a * 0.9 + b * 0.1 for a, b in zip(m, g)]
-        v = [a * 0.999 + b * b * 0.001 for a, b in zip(v, g)]
-        p = [a - lr * b / (jnp.sqrt(c) + 1e-7) for a, b, c in zip(p, m, v)]
-        return (p, m, v, t), loss
+    jstep = _jax_adam(loss_fn)
 
     state = ([jnp.asarray(w) for w in weights], [jnp.zeros_like(w) for w in weights],
              [jnp.zeros_like(w) for w in weights], jnp.float32(0.0))
