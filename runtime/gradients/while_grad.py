@@ -380,23 +380,27 @@ def _pop_infer(buf):
 class Rows(NDArrayOperatorsMixin):
     """The NumPy tier's stack: the rows pushed so far, each the value itself (no copy, as a
     list holds it), over the array the stack started from (`below` is that array or another
-    `Rows`). Push and pop are O(1) and never copy; the stack becomes an array [size, *shape]
-    only where something other than a push or a pop reads it (`__array__`: the values a
-    function returns, a higher order's arithmetic on a stack's gradient)."""
+    `Rows`). Push and pop are O(1) and never copy (a push stores two references, nothing
+    else: a loop pushes every saved value each iteration); the stack becomes an array
+    [rows, *shape] only where something other than a push or a pop reads it (`__array__`:
+    the values a function returns, a higher order's arithmetic on a stack's gradient)."""
 
-    __slots__ = ("below", "top", "size")
+    __slots__ = ("below", "top")
 
     def __init__(self, below, top):
         self.below = below
         self.top = top
-        self.size = (below.size if type(below) is Rows else len(below)) + 1
 
     def __len__(self) -> int:
-        return self.size
+        n, stack = 0, self
+        while type(stack) is Rows:
+            n += 1
+            stack = stack.below
+        return n + len(stack)
 
     @property
     def shape(self) -> tuple:
-        return (self.size,) + np.shape(self.top)
+        return (len(self),) + np.shape(self.top)
 
     @property
     def dtype(self):
@@ -419,7 +423,8 @@ class Rows(NDArrayOperatorsMixin):
                 "StackPush: a value a while_loop saves for its gradient changed shape between "
                 "iterations; a gradient that is differentiable again needs one shape. Compute "
                 "it eagerly (rt.run_functions_eagerly(True)).")
-        out = np.empty((self.size,) + row_shape, dtype or np.result_type(base.dtype, self.dtype))
+        out = np.empty((len(base) + len(rows),) + row_shape,
+                       dtype or np.result_type(base.dtype, self.dtype))
         if len(base):
             out[:len(base)] = base
         for k, row in enumerate(reversed(rows)):

@@ -129,6 +129,7 @@ def test_rows_become_the_stacked_array_only_when_read_as_one():
     for r in rows:
         stack = Rows(stack, r)
     assert type(stack) is Rows and len(stack) == 3 and stack.shape == (3, 2)
+    assert stack.size == 6 and stack.ndim == 2  # an array's size: elements, not rows
     assert stack.top is rows[1]  # pushed as is, not copied
     np.testing.assert_array_equal(np.asarray(stack), np.stack([base[0]] + rows))
     np.testing.assert_array_equal(stack + 1, np.stack([base[0]] + rows) + 1)
