@@ -9,8 +9,11 @@ import types
 import pytest
 
 import runtime as rt
+from runtime import ops as _ops
 from runtime.exports import NAMESPACES
 from runtime.ops.dispatch import undispatched
+
+_ops.load_all()  # the op families that load on first use: the sweep covers their names too
 
 SUGGESTION = re.compile(r"unexpected keyword argument '(\w+)'.*did you mean '(\w+)'")
 
