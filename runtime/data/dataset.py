@@ -641,7 +641,9 @@ class Iterator:
         iterator opened, its seed length, its seed words]."""
         words = [1, self._produced, len(self._opened)]
         for epoch, seed in self._opened:
-            words += [epoch, len(seed)] + list(seed)
+            # seeds are 64-bit words (an unseeded shuffle's reach 2**64): stored two's
+            # complement; the Philox stream reads them modulo 2**64 either way
+            words += [epoch, len(seed)] + [(w + 2**63) % 2**64 - 2**63 for w in seed]
         return np.asarray(words, dtype=np.int64)
 
     def _trackable_children(self) -> list:
