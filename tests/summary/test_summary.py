@@ -232,7 +232,7 @@ def test_fit_with_the_tensorboard_callback(tmp_path):
         np.testing.assert_allclose([v for _, v in got], history.history[prefix + name],
                                    rtol=1e-6)
     assert [s for s, _ in scalars(train, "batch_loss")] == [2, 4, 6, 8, 10, 12]
-    kernel = model.layers[0].kernel.name.removesuffix(":0")   # dense/kernel, dense_3/kernel, ...
+    kernel = model.layers[0].kernel.path   # sequential/dense/kernel, ... (Keras 3's path)
     histograms = tags_of(train, "histograms")
     assert f"{kernel}/histogram" in histograms  # Keras 3's tag: the weight's path + /histogram
     assert len(train.Tensors(histograms[0])) == 3
@@ -282,7 +282,7 @@ def test_the_callback_writes_weights_as_keras_images(tmp_path):
                 (second.kernel, second.kernel.numpy().T),
                 (second.bias, second.bias.numpy()[:, None])]
     for variable, layout in expected:
-        tag = f"{variable.name.removesuffix(':0')}/image"
+        tag = f"{variable.path}/image"  # Keras 3's tag: the weight's path
         assert tag in images
         ((step, value),) = tensors(train, tag)[-1:]
         assert step == 1 and list(value[:2]) == [str(layout.shape[1]).encode(),
