@@ -415,7 +415,7 @@ class _SavingTrace:
     def __init__(self, function: Function, args, kwargs, specs: list, name: str, names):
         self._function, self._args, self._kwargs = function, args, kwargs
         self._specs, self._name, self._names = specs, name, names
-        self._concrete = None
+        self._concrete: ConcreteFunction | None = None
 
     def __call__(self) -> ConcreteFunction:
         if self._concrete is None:
