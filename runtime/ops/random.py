@@ -6,6 +6,7 @@ import threading
 
 import numpy as np
 
+from .. import context
 from .. import dtypes as _dtypes
 from ..attr_kinds import DIMS, DTYPE, NUMBER, OPT_INT
 from ..errors import InvalidArgumentError
@@ -57,7 +58,11 @@ class _Seeds:
         (a nondeterministic draw)."""
         if self.global_seed is not None:
             if op_seed is None:
-                op_seed = self._op_seeds.randint(0, _MAXINT32)
+                graph = context.current_graph()
+                # TensorFlow's: in a graph the op's id there (the same in two traces of one
+                # function), eagerly the next of the global seed's sequence
+                op_seed = len(graph.operations) if graph is not None \
+                    else self._op_seeds.randint(0, _MAXINT32)
             pair = (self.global_seed % _MAXINT32, op_seed % _MAXINT32)
         elif op_seed is not None:
             pair = (_DEFAULT_GRAPH_SEED, op_seed % _MAXINT32)

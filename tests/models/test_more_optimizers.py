@@ -452,8 +452,8 @@ def test_muon_gives_embeddings_and_excluded_layers_adamw_steps():
     optimizer.build(model.trainable_variables)
     adamw = [v.path for v in model.trainable_variables if v.ref() in optimizer._slots and
              "velocity" in optimizer._slots[v.ref()]]
-    assert adamw == ["sequential/embedding/embeddings", "sequential/head/kernel",
-                     "sequential/head/bias", "sequential/out/bias"]
+    assert adamw == [f"{model.name}/{path}" for path in (
+        "embedding/embeddings", "head/kernel", "head/bias", "out/bias")]
     again = keras.optimizers.deserialize(keras.optimizers.serialize(optimizer))
     assert again.get_config() == optimizer.get_config()
     assert again.exclude_layers == ["head"] and again.weight_decay == 0.004
