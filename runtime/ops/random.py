@@ -70,9 +70,12 @@ class _Seeds:
             return None
         return (0, _MAXINT32) if pair == (0, 0) else pair
 
-    def draw(self, stream: tuple, pair, outputs: int):
-        """The key, counter and first block of the next draw of `outputs` values from a
-        stream; the stream moves past them."""
+    def draw(self, kind: str, dtype, seed, seed2, outputs: int):
+        """The Philox key and counter of the next draw of `outputs` values by an op of `kind`
+        and `dtype` with the seed pair (seed, seed2) (None: nondeterministic); the op's
+        stream moves past them (256 blocks a value, as TensorFlow's)."""
+        pair = None if seed is None else (seed, seed2)
+        stream = (kind, dtype.name)
         with self.lock:
             if pair is None:
                 if self._entropy_key is None:
@@ -85,7 +88,7 @@ class _Seeds:
                 counter = (0, 0, seed2 & 0xFFFFFFFF, (seed2 >> 32) & 0xFFFFFFFF)
             start = self.streams.get((stream, pair), 0)
             self.streams[(stream, pair)] = start + 256 * outputs
-        return key, counter, start
+        return key, philox.advanced(counter, start)
 
 
 SEEDS = _Seeds()
@@ -121,13 +124,11 @@ def _uniform_kernel(shape, minval, maxval, dtype, seed, seed2):
         if not minval < maxval:
             raise InvalidArgumentError(f"uniform needs minval < maxval, got minval={minval}, "
                                        f"maxval={maxval}.")
-        key, counter, start = SEEDS.draw(("RandomUniformInt", dtype.name),
-                                         None if seed is None else (seed, seed2), n)
-        return philox.integers(np, key, philox.advanced(counter, start), n, int(minval),
+        key, counter = SEEDS.draw("RandomUniformInt", dtype, seed, seed2, n)
+        return philox.integers(np, key, counter, n, int(minval),
                                int(maxval), np_dtype).reshape(shape)
-    key, counter, start = SEEDS.draw(("RandomUniform", dtype.name),
-                                     None if seed is None else (seed, seed2), n)
-    unit = philox.uniform(np, key, philox.advanced(counter, start), n, np_dtype).reshape(shape)
+    key, counter = SEEDS.draw("RandomUniform", dtype, seed, seed2, n)
+    unit = philox.uniform(np, key, counter, n, np_dtype).reshape(shape)
     lo, hi = np.asarray(minval, np_dtype), np.asarray(maxval, np_dtype)
     out = (unit * (hi - lo) + lo).astype(np_dtype, copy=False)
     if hi > lo:  # rounding the scaled draw can reach maxval: keep the range [minval, maxval)
@@ -138,10 +139,9 @@ def _uniform_kernel(shape, minval, maxval, dtype, seed, seed2):
 def _normal_kernel(shape, mean, stddev, dtype, seed, seed2):
     np_dtype = np.dtype(dtype.as_numpy_dtype)
     n = int(np.prod(shape, dtype=np.int64))
-    key, counter, start = SEEDS.draw(("RandomStandardNormal", dtype.name),
-                                     None if seed is None else (seed, seed2), n)
+    key, counter = SEEDS.draw("RandomStandardNormal", dtype, seed, seed2, n)
     wide = np.float64 if np_dtype == np.float64 else np.float32
-    unit = philox.normal(np, key, philox.advanced(counter, start), n, wide)
+    unit = philox.normal(np, key, counter, n, wide)
     return (unit.astype(np_dtype) * np_dtype.type(stddev) + np_dtype.type(mean)).reshape(shape)
 
 
@@ -251,10 +251,9 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=_dtypes.float32, seed=None, name=N
 def _truncated_normal_kernel(shape, a, b, dtype, seed, seed2):  # a: the mean, b: the stddev
     np_dtype = np.dtype(dtype.as_numpy_dtype)
     n = int(np.prod(shape, dtype=np.int64))
-    key, counter, start = SEEDS.draw(("TruncatedNormal", dtype.name),
-                                     None if seed is None else (seed, seed2), n)
+    key, counter = SEEDS.draw("TruncatedNormal", dtype, seed, seed2, n)
     wide = np.float64 if np_dtype == np.float64 else np.float32
-    unit = philox.truncated_normal(key, philox.advanced(counter, start), n, wide)
+    unit = philox.truncated_normal(key, counter, n, wide)
     return (unit.astype(np_dtype) * np_dtype.type(b) + np_dtype.type(a)).reshape(shape)
 
 
