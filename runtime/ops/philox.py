@@ -106,19 +106,24 @@ def advanced(counter, count: int) -> tuple[int, int, int, int]:
     return tuple((value >> (32 * i)) & 0xFFFFFFFF for i in range(4))
 
 
+def _counters(xp, counter, low, high) -> list:
+    """The four uint32 words of `counter` + (high * 2**32 + low), a 128-bit addition (`low`
+    and `high` uint32 arrays or scalars)."""
+    c = [xp.asarray(w, dtype=_U32) for w in counter]
+    w0 = c[0] + low
+    carry = (w0 < low).astype(_U32) + high
+    w1 = c[1] + carry
+    carry = (w1 < carry).astype(_U32)
+    w2 = c[2] + carry
+    carry = (w2 < carry).astype(_U32)
+    return [w0, w1, w2, c[3] + carry]
+
+
 def blocks(xp, key, counter, start, count: int):
     """Blocks start .. start + count - 1 of a stream: uint32 of shape [count, 4]. `key` and
     `counter` hold words (ints, or uint32 scalars of xp); `start` is an int or uint32 array."""
     index = xp.arange(count, dtype=_U32) + xp.asarray(start, dtype=_U32)
-    c = [xp.asarray(w, dtype=_U32) for w in counter]
-    w0 = c[0] + index
-    carry = (w0 < index).astype(_U32)
-    w1 = c[1] + carry
-    carry = carry & (w1 < carry).astype(_U32)
-    w2 = c[2] + carry
-    carry = carry & (w2 < carry).astype(_U32)
-    w3 = c[3] + carry
-    return xp.stack(rounds(xp, [w0, w1, w2, w3], key), axis=-1)
+    return xp.stack(rounds(xp, _counters(xp, counter, index, xp.uint32(0)), key), axis=-1)
 
 
 def words(xp, key, counter, count: int):
@@ -240,16 +245,8 @@ def truncated_normal(key, counter, n: int, dtype):
 def _group_blocks(key, counter, base, step: int):
     """blocks base[g] .. base[g] + step - 1 for every group g: [groups, step, 4]."""
     index = (base[:, None] + np.arange(step, dtype=np.uint64)[None, :]).reshape(-1)
-    lo = index.astype(_U32)
-    c0 = _U32(counter[0]) + lo
-    carry = (c0 < lo).astype(_U32) + (index >> np.uint64(32)).astype(_U32)
-    c1 = _U32(counter[1]) + carry
-    carry = (c1 < carry).astype(_U32)
-    c2 = _U32(counter[2]) + carry
-    carry = (c2 < carry).astype(_U32)
-    c3 = _U32(counter[3]) + carry
-    out = rounds(np, [c0, c1, c2, c3], key)
-    return np.stack(out, axis=-1).reshape(base.size, step, 4)
+    words = _counters(np, counter, index.astype(_U32), (index >> np.uint64(32)).astype(_U32))
+    return np.stack(rounds(np, words, key), axis=-1).reshape(base.size, step, 4)
 
 
 def integers(xp, key, counter, n: int, lo, hi, dtype):
