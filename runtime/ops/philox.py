@@ -199,6 +199,12 @@ def uniform(xp, key, counter, n: int, dtype):
     return unit_half(xp, w, dtype)
 
 
+def normal_dtype(dtype) -> type:
+    """The dtype a normal draw is made in: float64 for float64, float32 otherwise (float16
+    and bfloat16 values are float32 draws rounded, as TensorFlow's)."""
+    return np.float64 if np.dtype(dtype) == np.float64 else np.float32
+
+
 def normal(xp, key, counter, n: int, dtype):
     """n standard normal values; float16/bfloat16 are float32 draws rounded."""
     if np.dtype(dtype) == np.float64:

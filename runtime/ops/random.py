@@ -140,8 +140,7 @@ def _normal_kernel(shape, mean, stddev, dtype, seed, seed2):
     np_dtype = np.dtype(dtype.as_numpy_dtype)
     n = int(np.prod(shape, dtype=np.int64))
     key, counter = SEEDS.draw("RandomStandardNormal", dtype, seed, seed2, n)
-    wide = np.float64 if np_dtype == np.float64 else np.float32
-    unit = philox.normal(np, key, counter, n, wide)
+    unit = philox.normal(np, key, counter, n, philox.normal_dtype(np_dtype))
     return (unit.astype(np_dtype) * np_dtype.type(stddev) + np_dtype.type(mean)).reshape(shape)
 
 
@@ -252,8 +251,7 @@ def _truncated_normal_kernel(shape, a, b, dtype, seed, seed2):  # a: the mean, b
     np_dtype = np.dtype(dtype.as_numpy_dtype)
     n = int(np.prod(shape, dtype=np.int64))
     key, counter = SEEDS.draw("TruncatedNormal", dtype, seed, seed2, n)
-    wide = np.float64 if np_dtype == np.float64 else np.float32
-    unit = philox.truncated_normal(key, counter, n, wide)
+    unit = philox.truncated_normal(key, counter, n, philox.normal_dtype(np_dtype))
     return (unit.astype(np_dtype) * np_dtype.type(b) + np_dtype.type(a)).reshape(shape)
 
 

@@ -100,21 +100,16 @@ def _full_int_kernel(shape, seed, dtype):
                              dtype.as_numpy_dtype).reshape(dims)
 
 
-def _wide(dtype) -> type:
-    """The dtype a normal draw is made in: float64 for float64, float32 otherwise (float16
-    values are float32 draws rounded, as TensorFlow's)."""
-    return np.float64 if dtype.as_numpy_dtype == np.float64 else np.float32
-
 
 def _normal_kernel(shape, seed, dtype):
     dims = _dims(shape)
-    values = philox.normal(np, *_stream(seed), int(np.prod(dims)), _wide(dtype))
+    values = philox.normal(np, *_stream(seed), int(np.prod(dims)), philox.normal_dtype(dtype.as_numpy_dtype))
     return values.astype(dtype.as_numpy_dtype, copy=False).reshape(dims)
 
 
 def _truncated_normal_kernel(shape, seed, dtype):
     dims = _dims(shape)
-    values = philox.truncated_normal(*_stream(seed), int(np.prod(dims)), _wide(dtype))
+    values = philox.truncated_normal(*_stream(seed), int(np.prod(dims)), philox.normal_dtype(dtype.as_numpy_dtype))
     return values.astype(dtype.as_numpy_dtype, copy=False).reshape(dims)
 
 

@@ -1195,8 +1195,8 @@ def _stateless_uniform(op, shape, seed):
 @rule(random_stateless.NORMAL, wide=True)
 def _stateless_normal(op, shape, seed):
     dims, dtype = _shape_of(shape), op.attrs["dtype"].as_numpy_dtype
-    wide = np.float64 if np.dtype(dtype) == np.float64 else np.float32
-    return philox.normal(jnp, *_stream(seed), _size(dims), wide).astype(dtype).reshape(dims)
+    return philox.normal(jnp, *_stream(seed), _size(dims),
+                         philox.normal_dtype(dtype)).astype(dtype).reshape(dims)
 
 
 @rule(random_stateless.TRUNCATED_NORMAL)
