@@ -34,10 +34,6 @@ from .kernel_layer import as_layer_dtype
 Orthogonal = _initializers.Orthogonal
 
 
-def _initializer(value):
-    return _initializers.get(value) if isinstance(value, (str, dict)) else value
-
-
 def _check_dropout(layer: str, dropout, recurrent_dropout) -> None:
     if float(dropout) != 0 or float(recurrent_dropout) != 0:
         raise NotImplementedError(f"{layer}(dropout=..., recurrent_dropout=...) is not "
@@ -95,7 +91,7 @@ class _Cell(Layer):
                                       regularizer=self.kernel_regularizer,
                                       constraint=self.kernel_constraint)
         self.recurrent_kernel = self.add_weight(
-            "recurrent_kernel", [self.units, n], initializer=_initializer(self.recurrent_initializer),
+            "recurrent_kernel", [self.units, n], initializer=self.recurrent_initializer,
             regularizer=self.recurrent_regularizer, constraint=self.recurrent_constraint)
         if self.use_bias:
             self.bias = self.add_weight("bias", self._bias_shape(),
