@@ -45,17 +45,39 @@ def _mulhilo(xp, a, m: int):
     return high, a * xp.uint32(m)
 
 
+# Array libraries that run the ten rounds as one loop of their own (`fori_loop(lower, upper,
+# body, state)`): an unrolled round uses each word several times, and a compiler that fuses the
+# rounds into their consumer may emit every use anew (XLA of jaxlib 0.6 never finishes
+# compiling a few hundred blocks); a loop keeps each round's words computed once.
+_ROUND_LOOPS: dict = {}
+
+
+def run_rounds_as_loop(xp, fori_loop) -> None:
+    """Have `rounds` of the array library `xp` run as `fori_loop(0, 10, body, state)`."""
+    _ROUND_LOOPS[xp] = fori_loop
+
+
+def _round(xp, state: tuple) -> tuple:
+    c0, c1, c2, c3, k0, k1 = state
+    hi0, lo0 = _mulhilo(xp, c0, _M0)
+    hi1, lo1 = _mulhilo(xp, c2, _M1)
+    return (hi1 ^ c1 ^ _word(xp, k0), lo1, hi0 ^ c3 ^ _word(xp, k1), lo0,
+            _bumped(xp, k0, _W0), _bumped(xp, k1, _W1))
+
+
 def rounds(xp, words: list, key: tuple) -> list:
     """Philox-4x32-10 of counters `words` (four uint32 arrays) under `key` (two ints, or two
     uint32 arrays when the key is a traced value)."""
-    c0, c1, c2, c3 = words
-    k0, k1 = key
+    fori_loop = _ROUND_LOOPS.get(xp)
+    if fori_loop is not None:
+        shape = xp.broadcast_shapes(*(xp.shape(w) for w in words))
+        state = (*(xp.broadcast_to(xp.asarray(w, dtype=_U32), shape) for w in words),
+                 *(xp.asarray(k, dtype=_U32) for k in key))
+        return list(fori_loop(0, 10, lambda _, s: _round(xp, s), state)[:4])
+    state = (*words, *key)
     for _ in range(10):
-        hi0, lo0 = _mulhilo(xp, c0, _M0)
-        hi1, lo1 = _mulhilo(xp, c2, _M1)
-        c0, c1, c2, c3 = hi1 ^ c1 ^ _word(xp, k0), lo1, hi0 ^ c3 ^ _word(xp, k1), lo0
-        k0, k1 = _bumped(xp, k0, _W0), _bumped(xp, k1, _W1)
-    return [c0, c1, c2, c3]
+        state = _round(xp, state)
+    return list(state[:4])
 
 
 def _word(xp, k):

@@ -1169,6 +1169,9 @@ def _avg_pool_grad(op, g):
 # NumPy tier; the truncated normal draws with JAX's generator (its rejection loop reads a
 # run of blocks a group that the NumPy tier reads only as far as it needs)
 
+philox.run_rounds_as_loop(jnp, lax.fori_loop)
+
+
 def _key(seed):
     seed = jnp.asarray(seed).astype(np.uint32)
     return jax.random.fold_in(jax.random.key(seed[0]), seed[1])
