@@ -67,7 +67,6 @@ DIFFERENCES: tuple[tuple[str, str], ...] = (
      "float policies only: mixed ones raise"),
     (r"tf\.keras\.utils\.(PyDataset|Sequence)$",
      "batches read in the calling thread (workers kept, not used)"),
-    (r"tf\.keras\.random\.shuffle$", "axis 0 only"),
     (r"tf\.keras\.config\.set_image_data_format$", "channels_last only"),
     (r"tf\.config\.(threading|optimizer)\.|tf\.config\.(set|get)_soft_device_placement$|"
      r"tf\.config\.experimental\.(set|get)_(synchronous_execution|device_policy)$|"

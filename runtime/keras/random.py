@@ -2,17 +2,23 @@
 
 A `SeedGenerator` keeps its state in a variable: each draw takes the next seed from it, so a
 traced training step draws new values at every run. An int seed gives the same values on
-every call (a stateless draw); None draws from the global generator (`rt.random`).
+every call (a stateless draw); None takes the next seed of Keras's global `SeedGenerator`
+(made on first use with a seed from Python's `random`, and made anew by
+`keras.utils.set_random_seed`), so every draw is a stateless draw as in Keras's TensorFlow
+backend: seeds reach the draw reduced modulo 2**31 - 2 into int32.
 """
 
 from __future__ import annotations
 
 from typing import Any, Optional
 
+import numpy as np
+
+from ..layers.initializers import keras_seed
 from ..ops import array_math
-from ..ops import random as _random
-from ..ops import random_extras as _random_extras
+from ..ops import array_sort as _sort
 from ..ops import random_stateless as _stateless
+from ..ops.core import convert_to_tensor
 from ..ops.variables import Variable
 
 
@@ -26,54 +32,79 @@ class SeedGenerator:
             raise TypeError(f"SeedGenerator got unexpected keyword arguments "
                             f"{sorted(kwargs.keys() - {'backend', 'dtype'})}; it takes seed "
                             f"and name.")
-        if seed is None:
-            seed = int(_random.uniform((), 0, 2 ** 30, dtype="int64"))
-        if not isinstance(seed, int):
+        self._initial_seed = seed
+        seed = keras_seed(seed)
+        if isinstance(seed, bool) or not isinstance(seed, int):
             raise ValueError(f"SeedGenerator(seed=...) takes an int, got {seed!r}.")
         self.name = name or "seed_generator"
-        self._initial_seed = seed
         self.state = Variable([seed, 0], dtype="int64", trainable=False,
                               name=f"{self.name}_state")
 
     def next(self, ordered: bool = True):
-        """The seed of this draw (the state before it); the state's counter moves on."""
+        """The seed of this draw (the state before it). The state moves on: its counter by
+        one, or (`ordered=False`, the global generator's draws) to (state + 1) * 5387 %
+        933199, as Keras's."""
         seed = self.state.value()
-        self.state.assign_add(array_math.cast([0, 1], "int64"))
+        if ordered:
+            self.state.assign_add(array_math.cast([0, 1], "int64"))
+        else:
+            self.state.assign((seed + 1) * 5387 % 933199)
         return seed
 
     def get_config(self) -> dict:
-        return {"seed": self._initial_seed}
+        return {"seed": self._initial_seed, "name": self.name}
+
+    @classmethod
+    def from_config(cls, config: dict) -> SeedGenerator:
+        return cls(**config)
+
+
+_global_generator: Optional[SeedGenerator] = None
+
+
+def global_seed_generator() -> SeedGenerator:
+    """The generator of draws made with seed=None (made on first use)."""
+    global _global_generator
+    if _global_generator is None:
+        _global_generator = SeedGenerator(name="global_seed_generator")
+    return _global_generator
+
+
+def reset_global_seed_generator() -> None:
+    """The next seed=None draw makes a new global generator (`keras.utils.set_random_seed`)."""
+    global _global_generator
+    _global_generator = None
+
+
+_SEED_MODULUS = 2 ** 31 - 2  # Keras's TensorFlow backend: floormod(seed, int32 max - 1)
 
 
 def _seed_pair(seed):
-    """A [2] seed for a stateless draw, or None for the global generator."""
+    """The int32 [2] seed of a stateless draw, as Keras's TensorFlow backend makes it."""
     if seed is None:
-        return None
-    if isinstance(seed, SeedGenerator):
-        return seed.next()
-    if isinstance(seed, int):
-        return [seed, 0]
-    raise ValueError(f"seed must be None, an int or a keras.random.SeedGenerator, got "
-                     f"{seed!r}.")
+        seed = global_seed_generator().next(ordered=False)
+    elif isinstance(seed, SeedGenerator):
+        seed = seed.next()
+    elif isinstance(seed, int) and not isinstance(seed, bool):
+        return np.array([seed % _SEED_MODULUS, 0], np.int32)
+    else:
+        raise ValueError(f"seed must be None, an int or a keras.random.SeedGenerator, got "
+                         f"{seed!r}.")
+    return array_math.cast(array_math.floormod(seed, np.int64(_SEED_MODULUS)), "int32")
 
 
 def normal(shape, mean: float = 0.0, stddev: float = 1.0, dtype=None, seed=None):
     """Values from the normal distribution (dtype float32 by default)."""
     dtype = dtype or "float32"
     pair = _seed_pair(seed)
-    if pair is None:
-        return _random.normal(shape, mean=mean, stddev=stddev, dtype=dtype)
     return _stateless.stateless_normal(shape, pair, mean=mean, stddev=stddev, dtype=dtype)
 
 
 def uniform(shape, minval: float = 0.0, maxval: float = 1.0, dtype=None, seed=None):
     """Values drawn uniformly from [minval, maxval) (dtype float32 by default)."""
     dtype = dtype or "float32"
-    pair = _seed_pair(seed)
-    if pair is None:
-        return _random.uniform(shape, minval=minval, maxval=maxval, dtype=dtype)
-    return _stateless.stateless_uniform(shape, pair, minval=minval, maxval=maxval,
-                                        dtype=dtype)
+    return _stateless.stateless_uniform(shape, _seed_pair(seed), minval=minval,
+                                        maxval=maxval, dtype=dtype)
 
 
 def dropout(inputs, rate: float, noise_shape=None, seed=None):
@@ -90,49 +121,36 @@ def dropout(inputs, rate: float, noise_shape=None, seed=None):
 def truncated_normal(shape, mean: float = 0.0, stddev: float = 1.0, dtype=None, seed=None):
     """Normal values more than two standard deviations from the mean redrawn."""
     dtype = dtype or "float32"
-    pair = _seed_pair(seed)
-    if pair is None:
-        return _random.truncated_normal(shape, mean=mean, stddev=stddev, dtype=dtype)
-    return _stateless.stateless_truncated_normal(shape, pair, mean=mean, stddev=stddev,
+    return _stateless.stateless_truncated_normal(shape, _seed_pair(seed), mean=mean,
+                                                 stddev=stddev,
                                                  dtype=dtype)
 
 
 def randint(shape, minval: int, maxval: int, dtype="int32", seed=None):
     """Integers drawn uniformly from [minval, maxval)."""
-    pair = _seed_pair(seed)
-    if pair is None:
-        return _random.uniform(shape, minval=minval, maxval=maxval, dtype=dtype)
-    return _stateless.stateless_uniform(shape, pair, minval=minval, maxval=maxval, dtype=dtype)
+    return _stateless.stateless_uniform(shape, _seed_pair(seed), minval=minval, maxval=maxval,
+                                        dtype=dtype)
 
 
 def categorical(logits, num_samples: int, dtype="int32", seed=None):
     """`num_samples` class indices per row of `logits` ([batch, classes])."""
-    pair = _seed_pair(seed)
-    if pair is None:
-        return _random_extras.categorical(logits, num_samples, dtype=dtype)
-    return _stateless.stateless_categorical(logits, num_samples, pair, dtype=dtype)
+    return _stateless.stateless_categorical(logits, num_samples, _seed_pair(seed), dtype=dtype)
 
 
 def shuffle(x, axis: int = 0, seed=None):
-    """`x` with its slices along `axis` (0 only here) in a random order."""
-    if axis != 0:
-        raise NotImplementedError(f"keras.random.shuffle shuffles axis 0 only here, got "
-                                  f"axis={axis!r}: transpose the axis to the front first.")
-    pair = _seed_pair(seed)
-    if pair is None:
-        return _random.shuffle(x)
-    return _random_extras.stateless_shuffle(x, pair)
+    """`x` with its slices along `axis` in a random order: the order that sorts one uniform
+    draw per slice, as Keras's TensorFlow backend."""
+    x = convert_to_tensor(x)
+    keys = _stateless.stateless_uniform(array_math.shape(x)[axis:][:1], _seed_pair(seed))
+    return array_math.gather(x, _sort.argsort(keys), axis=axis)
 
 
 def binomial(shape, counts, probabilities, dtype=None, seed=None):
     """The number of successes in `counts` trials of probability `probabilities` (both
     broadcast to `shape`), as floats of `dtype` (float32 by default), as Keras 3."""
-    pair = _seed_pair(seed)
-    if pair is None:  # a fresh stateless draw from the global generator's next seed
-        pair = _random.uniform([2], 0, 2 ** 31 - 1, dtype="int64")
     dtype = dtype or "float32"
     return array_math.cast(_stateless.stateless_binomial(
-        shape, pair, array_math.cast(counts, "float32"),
+        shape, _seed_pair(seed), array_math.cast(counts, "float32"),
         array_math.cast(probabilities, "float32"), output_dtype="float32"), dtype)
 
 

@@ -27,6 +27,7 @@ from ..layers.serialization import (
     register_keras_serializable,
 )
 from ..ops import random
+from . import random as keras_random
 from .audio_utils import audio_dataset_from_directory
 from .backend import clear_session, is_keras_tensor, standardize_dtype
 from .dataset_sources import split_dataset, text_dataset_from_directory, timeseries_dataset_from_array
@@ -61,12 +62,14 @@ def to_categorical(y, num_classes: int | None = None, dtype="float32") -> np.nda
 
 
 def set_random_seed(seed: int) -> None:
-    """Seeds Python's `random`, NumPy's global generator and the runtime's (`rt.random`)."""
+    """Seeds Python's `random`, NumPy's global generator and the runtime's (`rt.random`), and
+    has the next `keras.random` draw without a seed make a new global SeedGenerator."""
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise TypeError(f"set_random_seed needs an integer seed, got {seed!r}.")
     _random.seed(int(seed))
     np.random.seed(int(seed) % (2 ** 32))
     random.set_seed(int(seed))
+    keras_random.reset_global_seed_generator()
 
 
 def normalize(x, axis: int = -1, order: int = 2):

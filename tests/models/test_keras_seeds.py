@@ -77,3 +77,37 @@ def test_a_seeded_initializer_gives_the_same_values_every_call_and_keeps_its_con
         [-0.03357924148440361, 0.08380252122879028, -0.04721227288246155, 0.030396947637200356,
          0.0626392588019371]), rtol=1e-6)
     assert isinstance(rt.keras.layers.Orthogonal(), keras.initializers.Orthogonal)
+
+
+def test_keras_random_draws_are_keras_draws():
+    # Recorded from TensorFlow 2.21 + Keras 3.15 (keras.utils.set_random_seed(7), then the
+    # calls below in this order): a draw without a seed takes the global SeedGenerator's
+    # next seed, an int seed is reduced modulo 2**31 - 2, shuffle sorts a uniform draw.
+    keras = rt.keras
+    keras.utils.set_random_seed(7)
+    np.testing.assert_array_equal(keras.random.normal((3,)).numpy(),
+                                  np.float32([-1.5028461, -0.19109805, 0.26961696]))
+    np.testing.assert_array_equal(keras.random.uniform((3,)).numpy(),
+                                  np.float32([0.99025905, 0.7070477, 0.46156514]))
+    np.testing.assert_array_equal(keras.random.normal((2,), seed=5).numpy(),
+                                  np.float32([-2.0553784, 1.1581877]))
+    np.testing.assert_array_equal(keras.random.normal((2,), seed=2**40 + 3).numpy(),
+                                  np.float32([0.27526534, -0.5117996]))
+    g = keras.random.SeedGenerator(3)
+    np.testing.assert_array_equal(keras.random.uniform((2,), seed=g).numpy(),
+                                  np.float32([0.19591284, 0.93934524]))
+    np.testing.assert_array_equal(keras.random.uniform((2,), seed=g).numpy(),
+                                  np.float32([0.4414147, 0.68550384]))
+    assert g.get_config()["seed"] == 3
+    assert keras.random.SeedGenerator().state.numpy().tolist() == [161973070, 0]
+    assert keras.random.randint((4,), 0, 100).numpy().tolist() == [38, 38, 21, 65]
+    assert keras.random.shuffle(np.arange(5)).numpy().tolist() == [2, 3, 1, 4, 0]
+    np.testing.assert_array_equal(
+        keras.random.dropout(np.ones(6, np.float32), 0.5, seed=1).numpy(),
+        np.float32([2, 0, 2, 0, 0, 0]))
+    np.testing.assert_array_equal(
+        keras.random.shuffle(np.arange(12).reshape(3, 4), axis=1, seed=4).numpy(),
+        [[2, 0, 3, 1], [6, 4, 7, 5], [10, 8, 11, 9]])
+    keras.utils.set_random_seed(7)  # a new global generator: the same draws again
+    np.testing.assert_array_equal(keras.random.normal((3,)).numpy(),
+                                  np.float32([-1.5028461, -0.19109805, 0.26961696]))

@@ -336,8 +336,9 @@ def test_keras_random_draws_with_seeds():
     picks = r.categorical(rt.constant([[0.0, 0.0, -np.inf]]), 50, seed=3).numpy()
     assert picks.shape == (1, 50) and set(picks.ravel()) <= {0, 1}
     assert sorted(r.shuffle(rt.range(6), seed=4).numpy().tolist()) == list(range(6))
-    with pytest.raises(NotImplementedError, match="axis 0"):
-        r.shuffle(rt.zeros([2, 2]), axis=1)
+    rows = r.shuffle(np.arange(12).reshape(3, 4), axis=1, seed=4).numpy()
+    assert (np.sort(rows, axis=1) == np.arange(12).reshape(3, 4)).all()
+    assert (rows - rows[:, :1] == rows[0] - rows[0, 0]).all()  # one order for every row
 
 
 def test_signal_windows_match_numpy_and_tensorflow():
