@@ -43,6 +43,7 @@ from runtime.ops.math_composed import atan2 as atan2
 import autograph as _autograph_
 from runtime.ops.array_blocks import batch_to_space as batch_to_space
 from runtime.dtypes import bfloat16 as bfloat16
+from runtime.ops.array_extras import bitcast as bitcast
 from runtime.dtypes import bool_ as bool_
 from runtime.ops.array_math import boolean_mask as boolean_mask
 from runtime.ops.math_extras import broadcast_dynamic_shape as broadcast_dynamic_shape

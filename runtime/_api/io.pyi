@@ -10,6 +10,7 @@ from runtime.ops.io_tfrecord import TFRecordOptions as TFRecordOptions
 from runtime.ops.io_tfrecord import TFRecordWriter as TFRecordWriter
 from runtime.ops.io_example import VarLenFeature as VarLenFeature
 from runtime.ops.io_image import decode_and_crop_jpeg as decode_and_crop_jpeg
+from runtime.ops.io import decode_base64 as decode_base64
 from runtime.ops.io_image import decode_bmp as decode_bmp
 from runtime.ops.io_csv import decode_csv as decode_csv
 from runtime.ops.io_image import decode_gif as decode_gif
@@ -17,6 +18,7 @@ from runtime.ops.io_image import decode_image as decode_image
 from runtime.ops.io_image import decode_jpeg as decode_jpeg
 from runtime.ops.io_image import decode_png as decode_png
 from runtime.ops.io import decode_raw as decode_raw
+from runtime.ops.io import encode_base64 as encode_base64
 from runtime.ops.io_image import encode_jpeg as encode_jpeg
 from runtime.ops.io_image import encode_png as encode_png
 from runtime.ops.io_image import extract_jpeg_shape as extract_jpeg_shape

@@ -70,6 +70,7 @@ from runtime.ops.math_composed import xdivy as xdivy
 from runtime.ops.math_composed import xlog1py as xlog1py
 from runtime.ops.math_composed import xlogy as xlogy
 from runtime.ops.math_composed import zero_fraction as zero_fraction
+from runtime.ops.math_special_functions import zeta as zeta
 import runtime._api.math_special as _special_
 
 realdiv = _realdiv_

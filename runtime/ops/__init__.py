@@ -66,6 +66,7 @@ LAZY_FAMILIES = (
     "io_tfrecord",
     "linalg_decompositions",
     "lookup",
+    "math_special_functions",
     "nn_more",
     "ragged_dispatch",
     "ragged_ops",

@@ -1,20 +1,26 @@
 """More top-level `tf` functions composed of existing ops or reading the runtime's state:
 `strided_slice`, `dynamic_partition`, `histogram_fixed_width_bins`, `parallel_stack`,
-`get_logger`, `inside_function`, `get_current_name_scope`, and the `tf.debugging` checks
-`assert_non_positive` and `assert_same_float_dtype`."""
+`get_logger`, `inside_function`, `get_current_name_scope`, the `tf.debugging` checks
+`assert_non_positive` and `assert_same_float_dtype`; and the op `tf.bitcast`."""
 
 from __future__ import annotations
 
 import numbers
 from typing import TYPE_CHECKING, Sequence
 
+import numpy as np
+
 from .. import context
 from .. import dtypes as _dtypes
+from ..attr_kinds import DTYPE
+from ..errors import InvalidArgumentError
 from ..exports import export
+from ..opdef import define
+from ..shapes import TensorShape
 from ..tensor import Tensor
 from . import array_math as _a
 from . import debugging as _debugging
-from .core import convert_to_tensor
+from .core import apply, convert_to_tensor
 
 if TYPE_CHECKING:
     import logging
@@ -146,3 +152,54 @@ def assert_same_float_dtype(tensors=None, dtype=None) -> _dtypes.DType:
     if not found.is_floating:
         raise ValueError(f"assert_same_float_dtype: expected a floating dtype, got {found.name}.")
     return found
+
+
+# -- bitcast -------------------------------------------------------------------------------------
+
+def _bitcast_types(x_dtype, out_type):
+    for what, dtype in (("input", x_dtype), ("type", out_type)):
+        if not dtype.is_numeric or dtype.is_bool or dtype.is_quantized:
+            raise TypeError(f"bitcast: `{what}` must be a numeric type (no bool or string), got "
+                            f"{dtype.name}.")
+    return np.dtype(x_dtype.as_numpy_dtype).itemsize, np.dtype(out_type.as_numpy_dtype).itemsize
+
+
+def _bitcast_infer(x, type):  # noqa: A002 - TensorFlow's attribute name
+    size_in, size_out = _bitcast_types(x.dtype, type)
+    dims = x.shape.as_tuple()
+    if size_in == size_out or dims is None:
+        return (x.shape if size_in == size_out else TensorShape(None)), type
+    if size_in > size_out:
+        return TensorShape(list(dims) + [size_in // size_out]), type
+    if not dims or dims[-1] not in (None, size_out // size_in):
+        raise InvalidArgumentError(f"bitcast: a {x.dtype.name} tensor becomes {type.name} along "
+                                   f"its last axis, which must have {size_out // size_in} "
+                                   f"elements; `input` has shape {x.shape}.")
+    return TensorShape(list(dims[:-1])), type
+
+
+def _bitcast_kernel(x, type):  # noqa: A002
+    x = np.asarray(x, order="C")  # (ascontiguousarray would make a scalar a vector)
+    out = np.dtype(type.as_numpy_dtype)
+    if out.itemsize > x.itemsize and (x.ndim == 0 or x.shape[-1] * x.itemsize != out.itemsize):
+        raise InvalidArgumentError(f"bitcast: the last axis of `input` must hold one "
+                                   f"{np.dtype(out).name} ({out.itemsize // x.itemsize} "
+                                   f"elements), got shape {list(x.shape)}.")
+    if out.itemsize < x.itemsize:
+        return x.reshape(x.shape + (1,)).view(out)
+    viewed = x.view(out)
+    return viewed.reshape(x.shape[:-1]) if out.itemsize > x.itemsize else viewed
+
+
+BITCAST = define("Bitcast", _bitcast_infer, _bitcast_kernel, attrs={"type": DTYPE})
+
+
+@export("bitcast")
+def bitcast(input, type, name=None) -> Tensor:  # noqa: A002 - TensorFlow's names
+    """The bytes of `input` read as `type`, copying nothing that is not needed: the same shape
+    for types of the same size; a new last axis of size(input's type) / size(type) elements for
+    a smaller type; the last axis (of size(type) / size(input's type) elements) dropped for a
+    larger one. Bool and string tensors have no bitcast; nothing is differentiable through it
+    (op `Bitcast`)."""
+    x = convert_to_tensor(input)
+    return apply(BITCAST, [x], {"type": _dtypes.as_dtype(type)}, name=name)

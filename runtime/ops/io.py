@@ -1,6 +1,7 @@
 """`rt.io`: files as string tensors (scalar tensors holding the bytes) and tensors as bytes.
 
-`decode_raw` reads the bytes of string tensors as numbers (an op: eager and staged).
+`decode_raw` reads the bytes of string tensors as numbers (an op: eager and staged);
+`encode_base64` and `decode_base64` convert strings to and from web-safe base64.
 
 `read_file` and `write_file` run eagerly and inside `rt.function` (where they run as
 `rt.numpy_function` calls when the graph runs, in program order). `serialize_tensor` writes a
@@ -10,7 +11,9 @@ wrote.
 
 from __future__ import annotations
 
+import base64
 import os
+import re
 
 import numpy as np
 
@@ -211,3 +214,75 @@ def decode_raw(input_bytes, out_type, little_endian: bool = True, fixed_length=N
     return apply(DECODE_RAW, [x], {"out_type": out_type, "little_endian": bool(little_endian),
                                    "fixed_length": None if fixed_length is None else int(fixed_length)},
                  name=name)
+
+
+# -- web-safe base64 -----------------------------------------------------------------------------
+
+_BASE64 = re.compile(rb"[A-Za-z0-9_-]*")
+
+
+def _string_infer(fn: str):
+    def infer(x, **_attrs):
+        if x.dtype is not _dtypes.string:
+            raise TypeError(f"{fn}: `input` must be a string tensor, got {x.dtype.name}.")
+        return x.shape, _dtypes.string
+    return infer
+
+
+def _per_string(fn, x) -> np.ndarray:
+    x = np.asarray(x, dtype=object)
+    out = np.empty(x.shape, dtype=object)
+    for index, value in np.ndenumerate(x):
+        out[index] = fn(_as_bytes(value))
+    return out
+
+
+def _encode_base64_kernel(x, pad):
+    def encode(value: bytes) -> bytes:
+        text = base64.urlsafe_b64encode(value)
+        return text if pad else text.rstrip(b"=")
+    return _per_string(encode, x)
+
+
+def _decode_base64_one(text: bytes) -> bytes:
+    body = text.rstrip(b"=")
+    if len(text) - len(body) > 2 or not _BASE64.fullmatch(body):
+        raise InvalidArgumentError("decode_base64: invalid character found in base64 (the "
+                                   "web-safe alphabet is A-Z a-z 0-9 - _, with optional '=' "
+                                   f"padding), in {text[:40]!r}.")
+    if len(body) % 4 == 1:
+        raise InvalidArgumentError(f"decode_base64: a base64 string's length cannot be 1 modulo "
+                                   f"4, got {len(body)} characters in {text[:40]!r}.")
+    return base64.urlsafe_b64decode(body + b"=" * (-len(body) % 4))
+
+
+def _decode_base64_kernel(x):
+    return _per_string(_decode_base64_one, x)
+
+
+ENCODE_BASE64 = define("EncodeBase64", _string_infer("encode_base64"), _encode_base64_kernel,
+                       differentiable=False, strings=True, attrs={"pad": BOOL})
+DECODE_BASE64 = define("DecodeBase64", _string_infer("decode_base64"), _decode_base64_kernel,
+                       differentiable=False, strings=True)
+
+
+def _string_input(value, fn: str) -> Tensor:
+    x = value if isinstance(value, Tensor) else convert_to_tensor(value, dtype=_dtypes.string)
+    if x.dtype is not _dtypes.string:
+        raise TypeError(f"{fn}: `input` must be a string tensor, got {x.dtype.name}.")
+    return x
+
+
+@export("io.encode_base64")
+def encode_base64(input, pad: bool = False, name=None) -> Tensor:  # noqa: A002 - TensorFlow's name
+    """Each string in web-safe base64 (`-` and `_` for `+` and `/`); without `=` padding
+    unless `pad` (op `EncodeBase64`)."""
+    return apply(ENCODE_BASE64, [_string_input(input, "encode_base64")], {"pad": bool(pad)},
+                 name=name)
+
+
+@export("io.decode_base64")
+def decode_base64(input, name=None) -> Tensor:  # noqa: A002 - TensorFlow's name
+    """Each web-safe base64 string decoded, with or without its `=` padding; any other
+    character is an InvalidArgumentError (op `DecodeBase64`)."""
+    return apply(DECODE_BASE64, [_string_input(input, "decode_base64")], name=name)
