@@ -23,7 +23,8 @@ from .attention import (
     MultiHeadAttention,
 )
 from .base import Layer
-from .conv_transpose import Conv1DTranspose, Conv2DTranspose
+from .conv_lstm import ConvLSTM1D, ConvLSTM2D, ConvLSTM3D
+from .conv_transpose import Conv1DTranspose, Conv2DTranspose, Conv3DTranspose
 from .convolutional import (
     Conv1D,
     Conv2D,
@@ -185,5 +186,8 @@ __all__ += ["AvgPool1D", "AvgPool2D", "Convolution1D", "Convolution1DTranspose",
 AvgPool3D, MaxPool3D, Convolution3D = AveragePooling3D, MaxPooling3D, Conv3D
 GlobalAvgPool3D, GlobalMaxPool3D = GlobalAveragePooling3D, GlobalMaxPooling3D
 __all__ += ["AvgPool3D", "Convolution3D", "GlobalAvgPool3D", "GlobalMaxPool3D", "MaxPool3D"]
+Convolution3DTranspose = Conv3DTranspose
+__all__ += ["Conv3DTranspose", "ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D",
+            "Convolution3DTranspose"]
 
 _add_keyword_hints_to_classes(globals(), "runtime")  # a misspelt keyword: "did you mean"

@@ -189,14 +189,14 @@ class EinsumDense(Layer):
             raise ValueError(f"{self.name}: the kernel letters {unknown} of {self.equation!r} "
                              f"get no size from the input shape {dims} or `output_shape`.")
         self._full_equation = f"{lhs},{kernel}->{out}"
-        self.kernel = self.add_weight("kernel", [sizes[c] for c in kernel],
+        self.kernel = self.add_weight(name="kernel", shape=[sizes[c] for c in kernel],
                                       initializer=self.kernel_initializer,
                                       regularizer=self.kernel_regularizer,
                                       constraint=self.kernel_constraint)
         if self.bias_axes:
             first = min(out.index(c) for c in self.bias_axes)
             shape = [sizes[c] if c in self.bias_axes else 1 for c in out[first:]]
-            self.bias = self.add_weight("bias", shape, initializer=self.bias_initializer,
+            self.bias = self.add_weight(name="bias", shape=shape, initializer=self.bias_initializer,
                                         regularizer=self.bias_regularizer,
                                         constraint=self.bias_constraint)
         self.built = True
@@ -660,9 +660,9 @@ class Attention(Layer):
     def build(self, input_shape=None) -> None:
         self._check(input_shape)
         if self.use_scale:
-            self.scale = self.add_weight("scale", [], initializer="ones")
+            self.scale = self.add_weight(name="scale", shape=[], initializer="ones")
         if self.score_mode == "concat":
-            self.concat_score_weight = self.add_weight("concat_score_weight", [],
+            self.concat_score_weight = self.add_weight(name="concat_score_weight", shape=[],
                                                        initializer="ones")
         self.built = True
 
@@ -730,7 +730,7 @@ class AdditiveAttention(Attention):
             if dim is None:
                 raise ValueError(f"{self.name} needs the query's last dimension known, got "
                                  f"shape {TensorShape(input_shape[0])}.")
-            self.scale = self.add_weight("scale", [dim], initializer="glorot_uniform")
+            self.scale = self.add_weight(name="scale", shape=[dim], initializer="glorot_uniform")
         self.built = True
 
     def _scores(self, query, key):

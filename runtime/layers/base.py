@@ -524,8 +524,8 @@ class Layer(Module):
 
         Keras 3's arguments: positionally `(shape, initializer, dtype)`, the others by keyword
         (`shape` defaults to a scalar; `name` to "variable", "variable_1", ...). A leading
-        string positional is the name, followed by `shape, dtype, initializer, trainable,
-        regularizer` (this runtime's own layers call it so; Keras 3 refuses that form).
+        string positional (tf.keras 2's `add_weight("kernel", shape)`) is refused with Keras
+        3's ValueError: the name is a keyword.
         `initializer` is a name (`"glorot_uniform"`, `"zeros"`, ...) or a callable
         `(shape, dtype=dtype) -> value` (as Keras calls it, so `rt.random.normal` works); the
         default is glorot_uniform for floats, zeros otherwise. `regularizer` (a regularizer,
@@ -793,7 +793,6 @@ class KerasVariable(metaclass=_KerasVariableType):
         return variable
 
 
-_LEGACY_WEIGHT_ARGS = ("shape", "dtype", "initializer", "trainable", "regularizer")
 _AGGREGATIONS = (None, "none", "mean", "sum", "only_first_replica")
 
 
@@ -801,10 +800,10 @@ def _weight_arguments(layer, args: tuple, given: dict) -> tuple:
     """`add_weight`'s (name, shape, dtype, initializer, trainable, regularizer) from its
     positional `args` (Keras 3's `shape, initializer, dtype`, or a leading name) and keywords."""
     names: tuple[str, ...] = ("shape", "initializer", "dtype")
-    if args and isinstance(args[0], str):
-        if given["name"] is not None:
-            raise ValueError("`name` was passed both positionally and as a keyword argument.")
-        given["name"], args, names = args[0], args[1:], _LEGACY_WEIGHT_ARGS
+    if args and isinstance(args[0], str):  # tf.keras 2's order; Keras 3 refuses it so
+        raise ValueError("`name` must be passed as a keyword argument. Received: "
+                         f"add_weight({args[0]!r}, ...). Use: add_weight(shape=..., "
+                         f"name={args[0]!r}).")
     if len(args) > len(names):
         raise TypeError(f"add_weight() takes at most {len(names)} positional arguments but "
                         f"{len(args)} were given.")

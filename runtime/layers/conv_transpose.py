@@ -1,10 +1,11 @@
-"""Transposed convolution layers: Conv1DTranspose and Conv2DTranspose (channels last)."""
+"""Transposed convolution layers: Conv1DTranspose, Conv2DTranspose and Conv3DTranspose
+(channels last)."""
 
 from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..ops import nn_conv
+from ..ops import array_math, math_composed, nn_conv
 from ..shapes import TensorShape
 from .base import positive_int
 from .convolutional import check_data_format, check_padding, normalize_tuple
@@ -147,3 +148,63 @@ class Conv1DTranspose(_ConvTranspose):
         return nn_conv.conv1d_transpose(x, self.kernel, [None, steps, self.filters],
                                         self.strides[0], self.padding.upper(),
                                         dilations=self.dilation_rate[0])
+
+
+def transposed_placements(size: int, out_size: int, kernel: int, stride: int, padding: str,
+                          dilation: int) -> list[list[tuple[int, int]]]:
+    """For each output index along one axis of a transposed convolution, the (kernel index,
+    input index) pairs that add into it: input i and kernel tap k land on
+    `i * stride + k * dilation - before`, where `before` is the leading padding of the
+    convolution this one transposes (TensorFlow's 'same' split: the smaller half first)."""
+    span = (kernel - 1) * dilation + 1
+    before = 0 if padding == "valid" else max((size - 1) * stride + span - out_size, 0) // 2
+    placed: list[list[tuple[int, int]]] = [[] for _ in range(out_size)]
+    for i in range(size):
+        for k in range(kernel):
+            o = i * stride + k * dilation - before
+            if 0 <= o < out_size:
+                placed[o].append((k, i))
+    return placed
+
+
+class Conv3DTranspose(_ConvTranspose):
+    """Transposed 3-D convolution of `[batch, depth, height, width, channels]` inputs; the
+    kernel has shape `kernel_size + (filters, input_channels)`. Output sizes as
+    Conv2DTranspose's along each axis.
+
+    Computed per kernel depth slice: one 2-D transposed convolution of every input depth
+    (batch and depth folded together), each result added at the output depth its input
+    depth and tap reach, so the inputs' depth must be known when tracing.
+    """
+
+    _rank = 3
+
+    def __init__(self, filters: int, kernel_size, strides=(1, 1, 1), padding: str = "valid",
+                 output_padding=None, data_format: str | None = None, dilation_rate=(1, 1, 1),
+                 activation: str | Callable | None = None, use_bias: bool = True,
+                 kernel_initializer: str | Callable = "glorot_uniform",
+                 bias_initializer: str | Callable = "zeros", kernel_regularizer=None,
+                 bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
+                 bias_constraint=None, **kwargs: Any) -> None:
+        super().__init__(filters, kernel_size, strides, padding, output_padding, data_format,
+                         dilation_rate, activation, use_bias, kernel_initializer,
+                         bias_initializer, kernel_regularizer, bias_regularizer,
+                         activity_regularizer, kernel_constraint, bias_constraint, **kwargs)
+
+    def _transform(self, x):
+        depth_out, height, width = self._output_sizes(x)
+        depth, rows, cols, channels = x.shape.as_list()[1:]
+        folded = array_math.reshape(x, [-1, rows, cols, channels])
+        planes = []  # per kernel depth tap: [batch, depth, height, width, filters]
+        for k in range(self.kernel_size[0]):
+            y = nn_conv.conv2d_transpose(folded, self.kernel[k],
+                                         [None, height, width, self.filters],
+                                         self.strides[1:], self.padding.upper(),
+                                         dilations=self.dilation_rate[1:])
+            planes.append(array_math.reshape(y, [-1, depth, height, width, self.filters]))
+        placed = transposed_placements(depth, depth_out, self.kernel_size[0], self.strides[0],
+                                       self.padding, self.dilation_rate[0])
+        zero = array_math.zeros_like(planes[0][:, 0])
+        outputs = [math_composed.add_n([planes[k][:, i] for k, i in pairs]) if pairs else zero
+                   for pairs in placed]
+        return array_math.stack(outputs, axis=1)

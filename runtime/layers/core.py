@@ -322,7 +322,7 @@ class PReLU(_SameShape):
         if any(d is None for d in shape):
             raise ValueError(f"{self.name} needs the non-batch dimensions to be known (or "
                              f"shared), got shape {input_shape}.")
-        self.alpha = self.add_weight("alpha", shape, initializer=self.alpha_initializer,
+        self.alpha = self.add_weight(name="alpha", shape=shape, initializer=self.alpha_initializer,
                                      regularizer=self.alpha_regularizer,
                                      constraint=self.alpha_constraint)
         self.built = True

@@ -61,11 +61,13 @@ class KernelLayer(Layer):
 
     def _build_kernel(self, kernel_shape: list, outputs: int) -> None:
         """Adds the kernel and, with `use_bias`, a bias of `outputs` values."""
-        self.kernel = self.add_weight("kernel", kernel_shape, initializer=self.kernel_initializer,
+        self.kernel = self.add_weight(name="kernel", shape=kernel_shape,
+                                      initializer=self.kernel_initializer,
                                       regularizer=self.kernel_regularizer,
                                       constraint=self.kernel_constraint)
         if self.use_bias:
-            self.bias = self.add_weight("bias", [outputs], initializer=self.bias_initializer,
+            self.bias = self.add_weight(name="bias", shape=[outputs],
+                                        initializer=self.bias_initializer,
                                         regularizer=self.bias_regularizer,
                                         constraint=self.bias_constraint)
         self.built = True

@@ -76,11 +76,13 @@ class _Normalization(Layer):
             self._broadcast = [shape.as_list()[a] if a in self._axes else 1
                                for a in range(shape.rank)]
         if self.scale:
-            self.gamma = self.add_weight("gamma", params, initializer=self.gamma_initializer,
+            self.gamma = self.add_weight(name="gamma", shape=params,
+                                         initializer=self.gamma_initializer,
                                          regularizer=self.gamma_regularizer,
                                          constraint=self.gamma_constraint)
         if self.center:
-            self.beta = self.add_weight("beta", params, initializer=self.beta_initializer,
+            self.beta = self.add_weight(name="beta", shape=params,
+                                        initializer=self.beta_initializer,
                                         regularizer=self.beta_regularizer,
                                         constraint=self.beta_constraint)
         return params
@@ -140,10 +142,10 @@ class BatchNormalization(_Normalization):
 
     def build(self, input_shape) -> None:
         params = self._build_params(input_shape)
-        self.moving_mean = self.add_weight("moving_mean", params,
+        self.moving_mean = self.add_weight(name="moving_mean", shape=params,
                                            initializer=self.moving_mean_initializer,
                                            trainable=False)
-        self.moving_variance = self.add_weight("moving_variance", params,
+        self.moving_variance = self.add_weight(name="moving_variance", shape=params,
                                                initializer=self.moving_variance_initializer,
                                                trainable=False)
         self.built = True
@@ -255,11 +257,12 @@ class GroupNormalization(Layer):
                              f"number of channels ({dim}) and not exceed it.")
         self._groups, self._rank, self._dim = groups, shape.rank, dim
         if self.scale:
-            self.gamma = self.add_weight("gamma", [dim], initializer=self.gamma_initializer,
+            self.gamma = self.add_weight(name="gamma", shape=[dim],
+                                         initializer=self.gamma_initializer,
                                          regularizer=self.gamma_regularizer,
                                          constraint=self.gamma_constraint)
         if self.center:
-            self.beta = self.add_weight("beta", [dim], initializer=self.beta_initializer,
+            self.beta = self.add_weight(name="beta", shape=[dim], initializer=self.beta_initializer,
                                         regularizer=self.beta_regularizer,
                                         constraint=self.beta_constraint)
         self.built = True
@@ -386,6 +389,9 @@ class Normalization(Layer):
         self.adapt_mean = self.adapt_variance = self.count = None
         self._broadcast_shape: list[int] | None = None
 
+    def get_config(self) -> dict:
+        return {**super().get_config(), "axis": self.axis}  # a tuple, as Keras's
+
     def build(self, input_shape) -> None:
         shape = TensorShape(input_shape)
         if shape.rank is None:
@@ -402,11 +408,11 @@ class Normalization(Layer):
         self._broadcast_shape = [dims[a] if a in self._keep else 1 for a in range(len(dims))]
         if self.input_mean is None:
             kept = [dims[a] for a in self._keep]
-            self.adapt_mean = self.add_weight("mean", kept, initializer="zeros",
+            self.adapt_mean = self.add_weight(name="mean", shape=kept, initializer="zeros",
                                               trainable=False)
-            self.adapt_variance = self.add_weight("variance", kept, initializer="ones",
+            self.adapt_variance = self.add_weight(name="variance", shape=kept, initializer="ones",
                                                   trainable=False)
-            self.count = self.add_weight("count", [], dtype="int64", initializer="zeros",
+            self.count = self.add_weight(name="count", shape=[], dtype="int64", initializer="zeros",
                                          trainable=False)
         self.built = True
 
@@ -501,7 +507,7 @@ class RMSNormalization(Layer):
         params = _param_shape(shape, self._axes, "RMSNormalization")
         self._broadcast = [shape.as_list()[a] if a in self._axes else 1
                            for a in range(shape.rank)]
-        self.scale = self.add_weight("scale", params, initializer="ones")
+        self.scale = self.add_weight(name="scale", shape=params, initializer="ones")
         self.built = True
 
     def call(self, inputs):

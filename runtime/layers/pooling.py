@@ -54,7 +54,7 @@ class AveragePooling2D(_Pooling):
     _rank = 2
     _fn = staticmethod(nn_conv.avg_pool2d)
 
-    def __init__(self, pool_size=(2, 2), strides=None, padding: str = "valid",
+    def __init__(self, pool_size, strides=None, padding: str = "valid",
                  data_format: str | None = None, **kwargs: Any) -> None:
         super().__init__(pool_size, strides, padding, data_format, **kwargs)
 
@@ -76,7 +76,7 @@ class AveragePooling1D(_Pooling):
     _rank = 1
     _fn = staticmethod(nn_conv.avg_pool1d)
 
-    def __init__(self, pool_size=2, strides=None, padding: str = "valid",
+    def __init__(self, pool_size, strides=None, padding: str = "valid",
                  data_format: str | None = None, **kwargs: Any) -> None:
         super().__init__(pool_size, strides, padding, data_format, **kwargs)
 
@@ -191,7 +191,7 @@ class AveragePooling3D(_Pooling3D):
     _fn = staticmethod(nn_conv.avg_pool2d)
     _combine = staticmethod(array_math.reduce_mean)
 
-    def __init__(self, pool_size=(2, 2, 2), strides=None, padding: str = "valid",
+    def __init__(self, pool_size, strides=None, padding: str = "valid",
                  data_format: str | None = None, **kwargs: Any) -> None:
         super().__init__(pool_size, strides, padding, data_format, **kwargs)
 

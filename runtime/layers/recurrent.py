@@ -86,15 +86,16 @@ class _Cell(Layer):
             raise ValueError(f"{self.name} needs inputs with a known last dimension, got "
                              f"shape {shape}.")
         n = self._gates * self.units
-        self.kernel = self.add_weight("kernel", [shape[-1], n],
+        self.kernel = self.add_weight(name="kernel", shape=[shape[-1], n],
                                       initializer=self.kernel_initializer,
                                       regularizer=self.kernel_regularizer,
                                       constraint=self.kernel_constraint)
         self.recurrent_kernel = self.add_weight(
-            "recurrent_kernel", [self.units, n], initializer=self.recurrent_initializer,
+            name="recurrent_kernel", shape=[self.units, n],
+            initializer=self.recurrent_initializer,
             regularizer=self.recurrent_regularizer, constraint=self.recurrent_constraint)
         if self.use_bias:
-            self.bias = self.add_weight("bias", self._bias_shape(),
+            self.bias = self.add_weight(name="bias", shape=self._bias_shape(),
                                         initializer=self._bias_initializer(),
                                         regularizer=self.bias_regularizer,
                                         constraint=self.bias_constraint)
@@ -304,22 +305,47 @@ class RNN(Layer):
         self.unroll = bool(unroll)
         self.time_major = bool(time_major)
 
-    def build(self, input_shape) -> None:
-        shape = TensorShape(input_shape)
+    def _step_shape(self, shape: TensorShape) -> TensorShape:
+        """The shape of one step's inputs, `[batch, features]`."""
         if shape.rank != 3:
             raise ValueError(f"{self.name} needs inputs of rank 3 ([batch, steps, features]), "
                              f"got shape {shape}.")
+        return TensorShape([shape[1 if self.time_major else 0], shape[2]])
+
+    def _state_shape(self, step_shape) -> list | None:
+        """A state's shape without the batch for a step's input shape (None: the cell's
+        `state_size` gives each)."""
+        return None
+
+    def _zero_states(self, batch, step_shape, dtype) -> list:
+        """Zero initial states for `batch` examples (an int or a scalar tensor)."""
+        shape = self._state_shape(step_shape)
+        if shape is None:
+            sizes = self.cell.state_size
+            sizes = list(sizes) if isinstance(sizes, (list, tuple)) else [sizes]
+            return [array_math.zeros([batch, s], dtype) for s in sizes]
+        if None in shape:
+            raise ValueError(f"{self.name} needs the inputs' spatial sizes known when tracing, "
+                             f"got a step of shape {step_shape}.")
+        return [array_math.zeros([batch, *shape], dtype)
+                for _ in range(len(self.cell.state_size))]
+
+    def build(self, input_shape) -> None:
+        shape = TensorShape(input_shape)
+        step = self._step_shape(shape)
         if isinstance(self.cell, Layer) and not self.cell.built:
-            self.cell._build_once(TensorShape([shape[1 if self.time_major else 0], shape[2]]))
+            self.cell._build_once(step)
         if self.stateful and self._state_holder.values is None:
-            batch = shape[1 if self.time_major else 0]
+            batch = step[0]
             if batch is None:
                 raise ValueError(f"{self.name}: with stateful=True the batch size must be "
                                  f"static; found a dynamic batch size in shape {shape}. Give "
                                  "the Input a batch_shape, or call the layer on arrays.")
-            self._state_holder.values = [
-                Variable(state, trainable=False, name="rnn_state")
-                for state in self.cell.get_initial_state(batch, self.dtype)]
+            zeros = (self.cell.get_initial_state(batch, self.dtype)
+                     if self._state_shape(step) is None else
+                     self._zero_states(batch, step, self.dtype))
+            self._state_holder.values = [Variable(state, trainable=False, name="rnn_state")
+                                         for state in zeros]
         self.built = True
 
     def compute_output_shape(self, input_shape):
@@ -363,7 +389,7 @@ class RNN(Layer):
         batch = x.shape.as_list()[1]
         if batch is None:
             batch = array_math.shape(x)[1]
-        return [array_math.zeros([batch, s], x.dtype) for s in sizes]
+        return self._zero_states(batch, x.shape[1:], x.dtype)
 
     def compute_mask(self, inputs, mask=None):
         """The input's mask with `return_sequences` (else None), and None for each state."""
@@ -393,10 +419,10 @@ class RNN(Layer):
 
     def call(self, inputs, initial_state=None, training=None, mask=None):
         x = as_layer_dtype(self, inputs)
-        if x.shape.rank != 3:
-            raise ValueError(f"{self.name} needs inputs of rank 3, got shape {x.shape}.")
+        self._step_shape(x.shape)  # the rank's check
+        swap = [1, 0, *range(2, x.shape.rank)]  # batch and time axes exchanged
         if not self.time_major:
-            x = array_math.transpose(x, [1, 0, 2])  # [steps, batch, features]
+            x = array_math.transpose(x, swap)  # [steps, batch, features]
         if self.go_backwards:
             x = array_math.reverse(x, [0])
         states = self._initial_state(x, initial_state)
@@ -411,7 +437,7 @@ class RNN(Layer):
                 out, new = self.cell(x[t], states)
                 new = list(new) if isinstance(new, (list, tuple)) else [new]
                 if step_mask is not None:
-                    keep = array_math.expand_dims(step_mask[t], -1)
+                    keep = _per_example(step_mask[t], out)
                     previous = outputs[-1] if outputs else array_math.zeros_like(out)
                     out = array_math.where(keep, out, previous)
                     new = [array_math.where(keep, n, s) for n, s in zip(new, states)]
@@ -424,16 +450,16 @@ class RNN(Layer):
         else:
             last, sequence, states = self._while_loop(x, states, step_mask)
         if step_mask is not None and self.zero_output_for_mask:
-            last = array_math.where(array_math.expand_dims(step_mask[-1], -1), last,
+            last = array_math.where(_per_example(step_mask[-1], last), last,
                                     array_math.zeros_like(last))
             if sequence is not None:
-                sequence = array_math.where(array_math.expand_dims(step_mask, -1), sequence,
+                sequence = array_math.where(_per_example(step_mask, sequence, 2), sequence,
                                             array_math.zeros_like(sequence))
         if self.stateful and self._state_holder.values is not None:
             for variable, state in zip(self._state_holder.values, states):
                 variable.assign(state)
         if self.return_sequences:
-            result = sequence if self.time_major else array_math.transpose(sequence, [1, 0, 2])
+            result = sequence if self.time_major else array_math.transpose(sequence, swap)
         else:
             result = last
         if self.return_state:
@@ -453,7 +479,7 @@ class RNN(Layer):
             out, new = self.cell(array_math.gather(x, t), list(states))
             new = list(new) if isinstance(new, (list, tuple)) else [new]
             if step_mask is not None:
-                keep = array_math.expand_dims(array_math.gather(step_mask, t), -1)
+                keep = _per_example(array_math.gather(step_mask, t), last)
                 out = array_math.where(keep, out, last)
                 new = [array_math.where(keep, n, s) for n, s in zip(new, states)]
             return (t + 1, outputs.write(t, out), out, *new)
@@ -463,6 +489,14 @@ class RNN(Layer):
             (constant(0), outputs, zeros, *states))
         _, outputs, last, *states = result
         return last, outputs.stack() if self.return_sequences else None, list(states)
+
+
+def _per_example(mask, like, leading: int = 1):
+    """`mask` (its `leading` axes those of `like`) with axes of 1 for the rest of `like`'s,
+    so that it selects whole steps of `like`."""
+    for _ in range(like.shape.rank - leading):
+        mask = array_math.expand_dims(mask, -1)
+    return mask
 
 
 class _CellRNN(RNN):

@@ -20,6 +20,7 @@ from ..ops.core import convert_to_tensor
 from ..shapes import TensorShape
 from . import initializers as _initializers
 from . import regularizers as _regularizers
+from . import serialization as _serialization
 from .base import Layer
 from .core import drop_with_noise_shape, noise_dims
 
@@ -76,6 +77,9 @@ class _SpatialDropout(_TrainingNoise):
 
     def _active(self) -> bool:
         return self.rate > 0
+
+    def get_config(self) -> dict:
+        return _serialization.plain_dtype_config(self)  # Keras's keys: no `trainable`
 
     def _noise_shape(self) -> list:
         return [None] + [1] * (self._rank - 2) + [None]

@@ -205,7 +205,8 @@ class Embedding(Layer):
         init = self.embeddings_initializer
         if isinstance(init, str) and init.lower() == "uniform":  # Keras's name
             init = "random_uniform"
-        self.embeddings = self.add_weight("embeddings", [self.input_dim, self.output_dim],
+        self.embeddings = self.add_weight(name="embeddings",
+                                          shape=[self.input_dim, self.output_dim],
                                           initializer=init,
                                           regularizer=self.embeddings_regularizer,
                                           constraint=self.embeddings_constraint)

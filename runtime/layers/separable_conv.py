@@ -52,7 +52,8 @@ class _DepthwiseBase(Layer):
 
     def _add_bias(self, size: int) -> None:
         if self.use_bias:
-            self.bias = self.add_weight("bias", [size], initializer=self.bias_initializer,
+            self.bias = self.add_weight(name="bias", shape=[size],
+                                        initializer=self.bias_initializer,
                                         regularizer=self.bias_regularizer,
                                         constraint=self.bias_constraint)
 
@@ -97,7 +98,7 @@ class _Depthwise(_DepthwiseBase):
     def build(self, input_shape) -> None:
         channels = self._channels(input_shape)
         self.kernel = self.add_weight(
-            "kernel", [*self.kernel_size, channels, self.depth_multiplier],
+            name="kernel", shape=[*self.kernel_size, channels, self.depth_multiplier],
             initializer=self.depthwise_initializer, regularizer=self.depthwise_regularizer,
             constraint=self.depthwise_constraint)
         self._add_bias(channels * self.depth_multiplier)
@@ -177,12 +178,13 @@ class _Separable(_DepthwiseBase):
     def build(self, input_shape) -> None:
         channels = self._channels(input_shape)
         self.depthwise_kernel = self.add_weight(
-            "depthwise_kernel", [*self.kernel_size, channels, self.depth_multiplier],
+            name="depthwise_kernel",
+            shape=[*self.kernel_size, channels, self.depth_multiplier],
             initializer=self.depthwise_initializer, regularizer=self.depthwise_regularizer,
             constraint=self.depthwise_constraint)
         self.pointwise_kernel = self.add_weight(
-            "pointwise_kernel", [1] * self._rank + [channels * self.depth_multiplier,
-                                                    self.filters],
+            name="pointwise_kernel",
+            shape=[1] * self._rank + [channels * self.depth_multiplier, self.filters],
             initializer=self.pointwise_initializer, regularizer=self.pointwise_regularizer,
             constraint=self.pointwise_constraint)
         self._add_bias(self.filters)

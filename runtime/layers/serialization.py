@@ -311,6 +311,15 @@ def layer_config(layer) -> dict:
     return {key: serialize_value(value) for key, value in config.items()}
 
 
+
+def plain_dtype_config(layer) -> dict:
+    """`layer_config` as the Keras 3 layers whose own get_config names the dtype by its name
+    and leaves `trainable` out (SpatialDropout1D/2D/3D, Discretization) return it."""
+    config = layer_config(layer)
+    config.pop("trainable", None)
+    config["dtype"] = _dtypes.as_dtype(layer.dtype).name
+    return config
+
 # {model class: builder(config)}: `Model.from_config` of a functional config builds a
 # functional model, as Keras's; runtime.layers.functional fills it (it imports this module).
 FUNCTIONAL_BUILDERS: dict[type, Callable[[dict], Any]] = {}

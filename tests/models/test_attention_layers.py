@@ -337,7 +337,7 @@ class AddPositions(L.Layer):
     """A learned embedding of each step's position, added to the inputs."""
 
     def build(self, input_shape):
-        self.positions = self.add_weight("positions", (input_shape[1], input_shape[2]))
+        self.positions = self.add_weight(name="positions", shape=(input_shape[1], input_shape[2]))
 
     def call(self, inputs):
         return inputs + self.positions

@@ -156,7 +156,7 @@ def test_a_small_convnet_trains_with_fit():
 
 @pytest.mark.parametrize("jit", [False, True])
 def test_layers_compiled_agree_with_eager(jit):
-    model = L.Sequential([L.Conv2D(3, 3, padding="same"), L.AveragePooling2D(),
+    model = L.Sequential([L.Conv2D(3, 3, padding="same"), L.AveragePooling2D(2),
                           L.BatchNormalization(), L.Conv2D(2, 2), L.GlobalMaxPooling2D()])
     x = RNG.standard_normal((2, 6, 6, 2)).astype(np.float32)
 

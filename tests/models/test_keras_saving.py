@@ -118,7 +118,7 @@ class Scale(keras.layers.Layer):
         self.factor = factor
 
     def build(self, input_shape):
-        self.w = self.add_weight("w", [input_shape[-1]], initializer="ones")
+        self.w = self.add_weight(name="w", shape=[input_shape[-1]], initializer="ones")
 
     def call(self, inputs):
         return inputs * self.w * self.factor

@@ -141,6 +141,7 @@ def test_add_weight_takes_keras_3s_arguments():
                                      trainable=False)
             for bad in (lambda: self.add_weight((3,), shape=(2,)),
                         lambda: self.add_weight((3,), "ones", "float32", 4),
+                        lambda: self.add_weight("kernel", shape=(2,)),
                         lambda: self.add_weight(shape=(3,), aggregation="bad")):
                 with pytest.raises((TypeError, ValueError)) as info:
                     bad()
@@ -158,6 +159,9 @@ def test_add_weight_takes_keras_3s_arguments():
     assert messages == [
         (ValueError, "`shape` was passed both positionally and as a keyword argument."),
         (TypeError, "add_weight() takes at most 3 positional arguments but 4 were given."),
+        # Keras 3.15's message for tf.keras 2's leading name (printed by keras 3.15)
+        (ValueError, "`name` must be passed as a keyword argument. Received: "
+                     "add_weight('kernel', ...). Use: add_weight(shape=..., name='kernel')."),
         (ValueError, "Invalid value for argument `aggregation`. Expected one of `None`, "
                      "`'none'`, `'mean'`, `'sum'`, `'only_first_replica'`. Received: "
                      "aggregation=bad")]

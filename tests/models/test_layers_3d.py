@@ -96,7 +96,7 @@ def test_conv3d_trains_and_its_gradient_matches_finite_differences():
 
 @pytest.mark.parametrize("cls, reduce", [(L.MaxPooling3D, np.max),
                                          (L.AveragePooling3D, np.mean)])
-@pytest.mark.parametrize("args", [dict(), dict(pool_size=3, strides=2, padding="same"),
+@pytest.mark.parametrize("args", [dict(pool_size=2), dict(pool_size=3, strides=2, padding="same"),
                                   dict(pool_size=(3, 2, 2), strides=(1, 2, 3), padding="same"),
                                   dict(pool_size=(2, 3, 2), strides=(2, 1, 2))])
 def test_pooling3d_matches_numpy(cls, reduce, args):

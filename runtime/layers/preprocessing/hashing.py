@@ -33,6 +33,8 @@ class Hashing(Layer):
 
     def __init__(self, num_bins, mask_value=None, salt=None, output_mode: str = "int",
                  sparse: bool = False, **kwargs: Any) -> None:
+        if kwargs.get("dtype") is None and output_mode == "int":
+            kwargs["dtype"] = "int64"  # Keras's default for the int ids
         super().__init__(**kwargs)
         if not isinstance(num_bins, int) or num_bins < 1 or (mask_value is not None
                                                               and num_bins < 2):

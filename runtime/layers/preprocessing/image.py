@@ -340,6 +340,11 @@ class RandomRotation(_TransformLayer):
         self.factor = factor
         self._range = check_factor(factor, "factor", "RandomRotation")
 
+    def get_config(self) -> dict:  # the (lower, upper) pair, as Keras's
+        factor = tuple(self.factor) if isinstance(self.factor, (tuple, list)) else (
+            -self.factor, self.factor)
+        return {**super().get_config(), "factor": factor}
+
     def _matrices(self, n: int, h: int, w: int) -> np.ndarray:
         angles = self.rng.uniform(self._range[0], self._range[1], n) * 2 * np.pi
         cos, sin = np.cos(angles), np.sin(angles)

@@ -12,6 +12,7 @@ import numpy as np
 
 from ...errors import InvalidArgumentError
 from ...ops.core import convert_to_tensor
+from .. import serialization as _serialization
 from ..base import Layer
 from ._common import TokenRows, adapt_batches, as_numpy, run_numpy
 from .farmhash import fingerprint64
@@ -176,7 +177,7 @@ class Discretization(Layer):
                                                             depth))
 
     def get_config(self) -> dict:
-        config = super().get_config()
+        config = _serialization.plain_dtype_config(self)  # Keras's keys: no `trainable`
         config["bin_boundaries"] = self.bin_boundaries
         config["num_bins"] = self.num_bins
         return config
@@ -388,7 +389,10 @@ class _IndexLookup(Layer):
         config["vocabulary"] = [self._to_output_config(t) for t in self._tokens] or None
         config["idf_weights"] = (None if self._idf is None
                                  else self._idf[self._start():].tolist())
-        config["vocabulary_size"] = self.vocabulary_size()
+        # None for a layer without a vocabulary yet, as Keras's
+        config["vocabulary_size"] = (None if config["vocabulary"] is None
+                                     else self.vocabulary_size())
+        config["oov_method"] = self.oov_method
         return config
 
     @classmethod
@@ -403,6 +407,13 @@ class _IndexLookup(Layer):
 
 def _text(token) -> str:
     return token.decode("utf-8") if isinstance(token, bytes) else str(token)
+
+
+def _oov_method(value, layer: str) -> str:
+    if value not in ("floormod", "farmhash"):
+        raise ValueError(f"{layer}: `oov_method` must be 'floormod' or 'farmhash', got "
+                         f"oov_method={value!r}.")
+    return value
 
 
 def _refuse_salt(salt, layer: str) -> None:
@@ -421,7 +432,9 @@ class StringLookup(_IndexLookup):
                  oov_token: str = "[UNK]", vocabulary=None, idf_weights=None,
                  invert: bool = False, output_mode: str = "int", pad_to_max_tokens: bool = False,
                  sparse: bool = False, encoding: str = "utf-8", salt=None,
-                 **kwargs: Any) -> None:
+                 oov_method: str = "floormod", **kwargs: Any) -> None:
+        # strings always take FarmHash OOV slots (Keras: `oov_method` applies to integers)
+        self.oov_method = _oov_method(oov_method, "StringLookup")
         _refuse_salt(salt, "StringLookup")
         self.salt = None
         if encoding != "utf-8":
@@ -456,11 +469,9 @@ class IntegerLookup(_IndexLookup):
                  idf_weights=None, invert: bool = False, output_mode: str = "int",
                  sparse: bool = False, pad_to_max_tokens: bool = False,
                  oov_method: str = "floormod", salt=None, **kwargs: Any) -> None:
-        if oov_method not in ("floormod", "farmhash"):
-            raise ValueError(f"IntegerLookup: `oov_method` must be 'floormod' or 'farmhash', "
-                             f"got oov_method={oov_method!r}.")
+        self.oov_method = _oov_method(oov_method, "IntegerLookup")
         _refuse_salt(salt, "IntegerLookup")
-        self.oov_method, self.salt = oov_method, None
+        self.salt = None
         if vocabulary_dtype not in ("int64", "int32"):
             raise ValueError(f"IntegerLookup: `vocabulary_dtype` must be 'int64' or 'int32', "
                              f"got vocabulary_dtype={vocabulary_dtype!r}.")
