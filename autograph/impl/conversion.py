@@ -11,6 +11,7 @@ import __future__
 
 import ast
 import dis
+import importlib
 import inspect
 import linecache
 import threading
@@ -22,18 +23,11 @@ import gast
 
 from .. import converters
 from ..converters import (
-    asserts,
     call_trees,
-    conditional_expressions,
-    control_flow,
     directives,
     functions,
-    jump_flags,
-    jumps,
     lists,
     logical_expressions,
-    statement_variables,
-    try_statements,
     variables,
 )
 from ..core.options import ConversionOptions, Feature
@@ -46,6 +40,7 @@ from ..pyct.transformer import Context, iter_nodes, run_handlers
 from ..records import Record
 from . import logs, rules
 
+_CONVERTERS = converters.__name__
 del converters
 
 CO_GENERATOR, CO_COROUTINE, CO_ASYNC_GENERATOR = 0x20, 0x80, 0x200
@@ -108,24 +103,60 @@ def make_context(node: gast.AST, info: SourceInfo, options: ConversionOptions,
     return ctx
 
 
+#: statements whose presence needs the jump and control-flow passes (jump_flags, jumps,
+#: statement_variables, control_flow); without them (and without a return or raise before
+#: the end of a body) those passes change nothing
+_FLOW_TYPES = tuple(getattr(gast, name) for name in (
+    "If", "For", "AsyncFor", "While", "With", "AsyncWith", "Try", "TryStar", "Match", "Break",
+    "Continue") if hasattr(gast, name))
+
+
+def _converter(name: str):
+    """The converter module `name`, imported on the first function that needs it, so that
+    a function without control flow loads none of the control-flow analyses."""
+    return importlib.import_module(f"{_CONVERTERS}.{name}")
+
+
+def _scan_kinds(node: gast.AST) -> tuple[set, bool]:
+    """(the node types in `node`, whether it holds control flow the jump and control-flow
+    passes rewrite: a compound statement or loop jump, or a return or raise followed by more
+    statements of its body)."""
+    kinds = set()
+    early_exit = False
+    for n in iter_nodes(node):
+        tp = type(n)
+        kinds.add(tp)
+        if (tp is gast.FunctionDef or tp is gast.AsyncFunctionDef) and not early_exit:
+            early_exit = any(isinstance(s, (gast.Return, gast.Raise)) for s in n.body[:-1])
+    return kinds, early_exit or not kinds.isdisjoint(_FLOW_TYPES)
+
+
 def transform(node: Union[gast.FunctionDef, gast.Lambda], ctx: Context):
-    """Runs every converter over a parsed function or lambda, in order."""
+    """Runs the converters over a parsed function or lambda, in order; a converter whose
+    node kinds the function does not hold is skipped (it would change nothing)."""
     opts = ctx.options
     node = functions.drop_decorators(node)
-    node = jump_flags.transform(node, ctx)
-    node = jumps.transform(node, ctx)
+    kinds, flow = _scan_kinds(node)
+    if flow:
+        node = _converter("jump_flags").transform(node, ctx)
+        node = _converter("jumps").transform(node, ctx)
     # statement- and expression-level converters share one traversal; each handler is the
     # converter of the same name (see its module), in this order
     handlers = [functions.Handler, directives.Handler]
-    if opts.uses(Feature.ASSERT_STATEMENTS):
-        handlers.append(asserts.Handler)
+    if opts.uses(Feature.ASSERT_STATEMENTS) and gast.Assert in kinds:
+        handlers.append(_converter("asserts").Handler)
     if opts.uses(Feature.LISTS) and lists.may_apply(ctx):
         handlers.append(lists.Handler)
-    handlers += [call_trees.Handler, conditional_expressions.Handler, logical_expressions.Handler,
-                 try_statements.Handler]
+    handlers += [call_trees.Handler]
+    if flow or gast.IfExp in kinds:
+        handlers.append(_converter("conditional_expressions").Handler)
+    handlers.append(logical_expressions.Handler)
+    if flow:
+        handlers.append(_converter("try_statements").Handler)
     node = run_handlers(node, ctx, *handlers)
-    node = statement_variables.transform(node, ctx)
-    node = control_flow.transform(node, ctx)
+    if flow:
+        node = _converter("statement_variables").transform(node, ctx)
+        node = _converter("control_flow").transform(node, ctx)
     node = variables.transform(node, ctx)
     return node
 

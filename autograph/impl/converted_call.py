@@ -37,6 +37,23 @@ def converted_call(options: ConversionOptions, f: Any, args: tuple, kwargs: dict
     return target(*args, **kwargs)
 
 
+class _Operators(types.SimpleNamespace):
+    """An `ag__`: each operator is looked up in `autograph.operators` when converted code first
+    reads it (which loads its module), then kept as an attribute."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name not in operators.__all__:
+            raise AttributeError(f"'ag__' has no operator {name!r}")
+        value = getattr(operators, name)
+        if name == "print_":
+            value = _print_operator(self.options) or value
+        setattr(self, name, value)
+        return value
+
+    def __dir__(self) -> list[str]:
+        return sorted(set(super().__dir__()) | set(operators.__all__))
+
+
 def operator_namespace(options: ConversionOptions) -> types.SimpleNamespace:
     """The `ag__` object for `options`."""
     ns = _namespaces.get(options)
@@ -46,9 +63,7 @@ def operator_namespace(options: ConversionOptions) -> types.SimpleNamespace:
     def call(f: Any, /, *args: Any, **kwargs: Any) -> Any:
         return converted_call(options, f, args, kwargs)
 
-    attrs = {name: getattr(operators, name) for name in operators.__all__}
-    attrs["print_"] = _print_operator(options) or operators.print_
-    ns = types.SimpleNamespace(**attrs, converted_call=call, options=options)
+    ns = _Operators(converted_call=call, options=options)
     with _lock:
         _namespaces.setdefault(options, ns)
     return _namespaces[options]
