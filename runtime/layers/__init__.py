@@ -15,6 +15,14 @@ Weights are created on the first call (eagerly, even inside a compiled function)
 
 from ..arguments import add_keyword_hints_to_classes as _add_keyword_hints_to_classes
 from . import activations, callbacks, initializers, losses, metrics
+from .adaptive_pooling import (
+    AdaptiveAveragePooling1D,
+    AdaptiveAveragePooling2D,
+    AdaptiveAveragePooling3D,
+    AdaptiveMaxPooling1D,
+    AdaptiveMaxPooling2D,
+    AdaptiveMaxPooling3D,
+)
 from .attention import (
     AdditiveAttention,
     Attention,
@@ -139,7 +147,7 @@ from .regularization import (
 )
 from .reshaping import Embedding, Lambda, Masking, Permute, RepeatVector, Reshape
 from .separable_conv import DepthwiseConv1D, DepthwiseConv2D, SeparableConv1D, SeparableConv2D
-from .wrappers import TimeDistributed, Wrapper
+from .wrappers import Pipeline, TimeDistributed, Wrapper
 
 __all__ = ["Activation", "Dense", "Dropout", "Flatten", "Input", "InputLayer", "Layer", "Model",
            "Sequential", "activations", "callbacks", "initializers", "losses", "metrics"]
@@ -189,5 +197,7 @@ __all__ += ["AvgPool3D", "Convolution3D", "GlobalAvgPool3D", "GlobalMaxPool3D", 
 Convolution3DTranspose = Conv3DTranspose
 __all__ += ["Conv3DTranspose", "ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D",
             "Convolution3DTranspose"]
+__all__ += ["AdaptiveAveragePooling1D", "AdaptiveAveragePooling2D", "AdaptiveAveragePooling3D",
+            "AdaptiveMaxPooling1D", "AdaptiveMaxPooling2D", "AdaptiveMaxPooling3D", "Pipeline"]
 
 _add_keyword_hints_to_classes(globals(), "runtime")  # a misspelt keyword: "did you mean"

@@ -1,5 +1,5 @@
-"""Wrapper, the base of layers that wrap another, and TimeDistributed: a layer applied to
-every step of a sequence."""
+"""Wrapper, the base of layers that wrap another; TimeDistributed, a layer applied to every
+step of a sequence; and Pipeline, layers applied one after the other."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any
 from ..ops import array_math
 from ..ops.core import convert_to_tensor
 from .base import Layer
+from .serialization import deserialize_layer, serialize_layer
 
 
 class Wrapper(Layer):
@@ -93,3 +94,49 @@ class TimeDistributed(Layer):
             raise ValueError(f"{self.name}: the mask's shape {mask.shape} does not start with "
                              f"the inputs' batch and steps {expected}.")
         return array_math.reshape(mask, [-1, *_dims(mask, 2)])
+
+
+class Pipeline(Layer):
+    """Applies `layers` one after the other, as a plain layer (not a Model): a preprocessing
+    or augmentation pipeline to map over a dataset. `call(inputs, training=True, mask=None)`
+    gives `training` (True by default, so augmentations act) and the mask each layer's
+    output carries to the layers whose `call` takes them. Its config holds the layers'."""
+
+    _convert_input_args = False  # inputs reach the first layer as given
+
+    def __init__(self, layers, name: str | None = None) -> None:
+        super().__init__(name=name)
+        layers = list(layers)
+        for layer in layers:
+            if not isinstance(layer, Layer):
+                raise TypeError(f"Pipeline takes a list of layers, got {layer!r:.80}.")
+        self._pipeline_layers = layers
+
+    @property
+    def layers(self) -> list:
+        return list(self._pipeline_layers)
+
+    def call(self, inputs, training=True, mask=None):
+        outputs = inputs
+        for layer in self._pipeline_layers:
+            kwargs = {}
+            if mask is not None and _takes(layer, "mask"):
+                kwargs["mask"] = mask
+            if training is not None and _takes(layer, "training"):
+                kwargs["training"] = training
+            outputs = layer(outputs, **kwargs)
+            mask = getattr(outputs, "_keras_mask", None)
+        return outputs
+
+    def get_config(self) -> dict:
+        return {"layers": [serialize_layer(layer) for layer in self._pipeline_layers],
+                "name": self.name}
+
+    @classmethod
+    def from_config(cls, config: dict) -> "Pipeline":
+        layers = config.get("layers")
+        if not isinstance(layers, (list, tuple)):
+            raise ValueError("A Pipeline's config needs `layers`, a list of serialized "
+                             f"layers; got layers={layers!r:.80}.")
+        return cls([deserialize_layer(item) for item in layers],
+                   **{k: v for k, v in config.items() if k != "layers"})

@@ -28,6 +28,11 @@ def layer_cases(L) -> dict:
         "conv_lstm2d": lambda: L.ConvLSTM2D(2, (3, 2), padding="same", return_sequences=True,
                                             name="cl2"),
         "conv_lstm3d": lambda: L.ConvLSTM3D(2, 3, strides=2, return_state=True, name="cl3"),
+        "adaptive_average_pooling2d": lambda: L.AdaptiveAveragePooling2D((3, 2), name="aap"),
+        "adaptive_max_pooling3d": lambda: L.AdaptiveMaxPooling3D(
+            2, data_format="channels_first", name="amp"),
+        "pipeline": lambda: L.Pipeline([L.Rescaling(2.0, name="r"), L.RandomFlip(name="f")],
+                                       name="pipe"),
     }
 
 

@@ -325,3 +325,75 @@ def test_stateful_conv_lstm_keeps_its_states():
     assert not np.allclose(first, second)
     layer.reset_state()
     np.testing.assert_allclose(layer(x).numpy(), first, rtol=1e-6)
+
+
+# -- adaptive pooling and Pipeline -------------------------------------------------------------
+
+def _adaptive_numpy(x, sizes, reduce):
+    """Each output cell the reduction of its bin: [floor(i n / m), ceil((i + 1) n / m)) per
+    axis (the bins Keras 3 documents; Keras 3.15 printed the same sums for these layers)."""
+    spatial = x.shape[1:-1]
+    out = np.zeros((x.shape[0], *sizes, x.shape[-1]))
+    for idx in np.ndindex(*sizes):
+        box = tuple(slice(int(np.floor(i * n / m)), int(np.ceil((i + 1) * n / m)))
+                    for i, n, m in zip(idx, spatial, sizes))
+        out[(slice(None), *idx)] = reduce(x[(slice(None), *box)],
+                                          axis=tuple(range(1, 1 + len(sizes))))
+    return out
+
+
+@pytest.mark.parametrize("name, size, shape, total", [
+    # the output sums Keras 3.15 printed for the same layers and inputs
+    ("AdaptiveAveragePooling1D", 3, (2, 7, 3), -2.35378),
+    ("AdaptiveMaxPooling1D", 4, (2, 10, 3), 11.76179),
+    ("AdaptiveAveragePooling2D", (3, 2), (2, 7, 5, 3), 0.8553),
+    ("AdaptiveMaxPooling2D", 4, (2, 7, 5, 3), 81.71908),
+    ("AdaptiveAveragePooling3D", (2, 3, 3), (2, 7, 5, 4, 3), -2.21418),
+    ("AdaptiveMaxPooling3D", 2, (2, 7, 5, 4, 3), 46.98755),
+])
+def test_adaptive_pooling_matches_numpy_and_keras(name, size, shape, total):
+    x = np.cos(np.arange(np.prod(shape)) * 0.3).reshape(shape).astype(np.float32)
+    layer = getattr(L, name)(size)
+    got = layer(x).numpy()
+    reduce = np.mean if "Average" in name else np.max
+    expected = _adaptive_numpy(x.astype(np.float64), layer.output_size, reduce)
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(float(got.sum()), total, atol=1e-4)
+    assert tuple(layer.compute_output_shape((None, *shape[1:]))) == (None, *got.shape[1:])
+
+
+def test_adaptive_pooling_channels_first_and_gradient():
+    x = np.arange(2 * 3 * 5 * 4, dtype=np.float64).reshape(2, 3, 5, 4)
+    layer = L.AdaptiveAveragePooling2D(2, data_format="channels_first", dtype="float64")
+    expected = _adaptive_numpy(np.moveaxis(x, 1, -1), (2, 2), np.mean)
+    np.testing.assert_allclose(layer(x).numpy(), np.moveaxis(expected, -1, 1))
+    assert float(layer(x).numpy().sum()) == 1428.0  # Keras 3.15's sum
+    xt = rt.constant(x)
+    with rt.GradientTape() as tape:
+        tape.watch(xt)
+        loss = rt.reduce_sum(layer(xt))
+    # each input's gradient: the sum over the bins holding it of 1 / (bin size)
+    grad = tape.gradient(loss, xt).numpy()
+    ones = np.zeros_like(x)
+    for i in range(2):
+        for j in range(2):
+            rows = slice(int(np.floor(i * 5 / 2)), int(np.ceil((i + 1) * 5 / 2)))
+            cols = slice(j * 2, j * 2 + 2)
+            ones[:, :, rows, cols] += 1 / ((rows.stop - rows.start) * 2)
+    np.testing.assert_allclose(grad, ones)
+    with pytest.raises(TypeError, match="output_size"):
+        L.AdaptiveMaxPooling1D(2, output_sise=3)
+
+
+def test_pipeline_applies_its_layers_in_training_mode_by_default():
+    x = np.ones((4, 50), np.float32)
+    pipeline = L.Pipeline([L.Rescaling(2.0), L.Dropout(0.5, seed=1)])
+    dropped = pipeline(x).numpy()  # training=True by default: the dropout acts
+    assert set(np.unique(dropped)) <= {0.0, 4.0} and (dropped == 0).any()
+    np.testing.assert_array_equal(pipeline(x, training=False).numpy(), 2 * x)
+    assert [type(layer).__name__ for layer in pipeline.layers] == ["Rescaling", "Dropout"]
+    masked = L.Pipeline([L.Masking(0.0), L.LSTM(2, return_sequences=True)])
+    out = masked(np.array([[[1.0], [0.0]]], np.float32))
+    np.testing.assert_array_equal(out._keras_mask.numpy(), [[True, False]])
+    with pytest.raises(TypeError, match="list of layers"):
+        L.Pipeline([lambda v: v])
