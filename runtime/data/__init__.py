@@ -40,6 +40,9 @@ from .experimental_more import (
 )
 from .grouping import experimental_bucket_by_sequence_length as _bucket_by_sequence_length
 from .grouping import experimental_group_by_window as _group_by_window
+from .lookup_tables import DatasetInitializer as _DatasetInitializer
+from .lookup_tables import index_table_from_dataset as _index_table_from_dataset
+from .lookup_tables import table_from_dataset as _table_from_dataset
 from .sampling import experimental_choose_from_datasets as _choose_from_datasets
 from .sampling import experimental_rejection_resample as _rejection_resample
 from .sampling import experimental_sample_from_datasets as _sample_from_datasets
@@ -56,7 +59,8 @@ experimental = _types.SimpleNamespace(
     sample_from_datasets=_sample_from_datasets, choose_from_datasets=_choose_from_datasets,
     rejection_resample=_rejection_resample, ignore_errors=_ignore_errors, save=_save, load=_load,
     dense_to_ragged_batch=_dense_to_ragged_batch, AutoShardPolicy=AutoShardPolicy,
-    DistributeOptions=DistributeOptions,
+    DistributeOptions=DistributeOptions, DatasetInitializer=_DatasetInitializer,
+    table_from_dataset=_table_from_dataset, index_table_from_dataset=_index_table_from_dataset,
     **{name: getattr(_more, name) for name in _more.__all__ if name not in (
         "FixedLengthRecordDataset", "IteratorSpec", "NumpyIterator")})
 _more.install()  # Iterator.get_next_as_optional

@@ -1230,8 +1230,14 @@ def _positional(func: Callable, count: int) -> Callable:
     return call
 
 
+#: set by `rt.data.experimental.enable_debug_mode()`: user functions then run eagerly, one
+#: element at a time on the calling thread
+DEBUG_MODE = [False]
+
+
 class _Traced:
-    """A user function traced once for an element structure, and called on elements."""
+    """A user function traced once for an element structure, and called on elements (run
+    eagerly in debug mode)."""
 
     def __init__(self, func: Callable, spec: Any, what: str):
         if not callable(func):
@@ -1250,13 +1256,17 @@ class _Traced:
 
     def __call__(self, element):
         args = [st.to_tensors(e) for e in element] if self.unpack else [st.to_tensors(element)]
-        result = self.function(*args)
-        return _result_arrays(result)
+        if DEBUG_MODE[0]:
+            return _result_arrays(_positional(self.func, len(self.signature))(*args))
+        return _result_arrays(self.function(*args))
 
     def vectorized(self):
-        """A function of blocks, or None when the function is not elementwise. The one trace
-        serves both: an elementwise graph (every op elementwise, constants broadcasting from
-        the right) computes each row of a block as it computes one element."""
+        """A function of blocks, or None when the function is not elementwise (or in debug
+        mode). The one trace serves both: an elementwise graph (every op elementwise,
+        constants broadcasting from the right) computes each row of a block as it computes
+        one element."""
+        if DEBUG_MODE[0]:
+            return None
         if self._batched is None:
             flat = st.flatten(self.spec)
             ranks = {s.shape.rank for s in flat}
@@ -1312,7 +1322,7 @@ class _Map(_Unary):
         self._deterministic = deterministic is not False
 
     def _blocks(self):
-        if (self._parallel and self._parallel > 1) or ignoring_errors():
+        if (self._parallel and self._parallel > 1) or ignoring_errors() or DEBUG_MODE[0]:
             return None
         inner = self._input._blocks()
         if inner is None:
@@ -1324,7 +1334,7 @@ class _Map(_Unary):
         return (call(block) for block in inner)
 
     def _elements(self):
-        if self._parallel and self._parallel > 1:
+        if self._parallel and self._parallel > 1 and not DEBUG_MODE[0]:
             if ignoring_errors():   # failures come back as values, judged on this thread
                 return _failures_skipped(threads.parallel_mapped(
                     self._input._open(), _FailureCatching(self._fn), self._parallel,
@@ -1455,6 +1465,18 @@ class _Batch(_Unary):
                 yield batch
 
 
+def element_groups(elements: _PyIterator, size: int, drop_remainder: bool) -> _PyIterator:
+    """Lists of `size` consecutive elements; a shorter last one unless `drop_remainder`."""
+    group = []
+    for element in elements:
+        group.append(element)
+        if len(group) == size:
+            yield group
+            group = []
+    if group and not drop_remainder:
+        yield group
+
+
 def dense_to_ragged_batch(batch_size: Any, drop_remainder: bool = False,
                           row_splits_dtype: Any = _dtypes.int64) -> Callable:
     """`rt.data.experimental.dense_to_ragged_batch`: for `Dataset.apply`, `ragged_batch`."""
@@ -1507,14 +1529,7 @@ class _RaggedBatch(_Unary):
             self._card = c // self._size if self._drop else -(-c // self._size)
 
     def _elements(self):
-        buf = []
-        for e in self._input._open():
-            buf.append(e)
-            if len(buf) == self._size:
-                yield self._batch(buf)
-                buf = []
-        if buf and not self._drop:
-            yield self._batch(buf)
+        return map(self._batch, element_groups(self._input._open(), self._size, self._drop))
 
     def _batch(self, elements: list) -> Any:
         flat = [st.flatten(e) for e in elements]
@@ -1578,14 +1593,7 @@ class _PaddedBatch(_Unary):
         return st.pack(elements[0], out)
 
     def _elements(self):
-        buf = []
-        for e in self._input._open():
-            buf.append(e)
-            if len(buf) == self._size:
-                yield self._pad(buf)
-                buf = []
-        if buf and not self._drop:
-            yield self._pad(buf)
+        return map(self._pad, element_groups(self._input._open(), self._size, self._drop))
 
 
 def _flatten_shapes(shapes, spec):

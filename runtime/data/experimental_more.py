@@ -17,21 +17,33 @@ import numpy as np
 
 from .. import dtypes as _dtypes
 from ..arguments import strict_keywords
-from ..errors import FailedPreconditionError, InvalidArgumentError, OutOfRangeError
+from ..errors import (
+    DataLossError,
+    FailedPreconditionError,
+    InvalidArgumentError,
+    OutOfRangeError,
+)
+from ..ops.control_flow import ensure_shape
 from ..ops.core import constant
 from ..ops.io_example import parse_example
 from ..ops.io_tfrecord import TFRecordWriter as _Writer
-from ..shapes import TensorSpec
-from ..tensor import Tensor
+from ..shapes import TensorSpec, as_shape
+from ..tensor import EagerTensor, Tensor
+from . import dataset as _dataset_module
 from . import structure as st
 from .dataset import (
+    AUTOTUNE,
     INFINITE,
     Dataset,
     Iterator,
     _Elements,
     _NumpyIterator,
+    _positive_int,
     _Unary,
+    element_groups,
 )
+from .sparse_elements import SparseElement
+from .tfrecord import TFRecordDataset
 
 SHARD_HINT = -1  # a placeholder for the number of shards, filled in by auto-sharding
 
@@ -126,7 +138,17 @@ def parse_example_dataset(features, num_parallel_calls=1,
     vectors): each parsed with `rt.io.parse_example(batch, features)`."""
     if not features:
         raise ValueError("parse_example_dataset: features must not be empty.")
-    return lambda dataset: dataset.map(lambda records: parse_example(records, features))
+
+    def parse(records):
+        parsed = parse_example(records, features)
+        batch = records.shape[0] if records.shape.rank == 1 else None
+        if batch is None:
+            return parsed
+        # a batch of known size (drop_remainder) keeps it in the dense features' shapes
+        return {key: ensure_shape(value, [batch] + value.shape.as_list()[1:])
+                if isinstance(value, Tensor) and value.shape.rank else value
+                for key, value in parsed.items()}
+    return lambda dataset: dataset.map(parse)
 
 
 def _cpu_device(device: str, fn: str) -> None:
@@ -611,6 +633,154 @@ class OptimizationOptions(_OptionRecord):
                "shuffle_and_repeat_fusion", "warm_start")
 
 
+
+# -- batching into SparseTensors, snapshots, debug mode, variants ---------------------------
+
+class _DenseToSparseBatch(_Unary):
+    def __init__(self, input_dataset, batch_size, row_shape):
+        super().__init__(input_dataset)
+        spec = input_dataset._spec
+        if not isinstance(spec, TensorSpec):
+            raise TypeError("dense_to_sparse_batch: the dataset's elements must be single "
+                            f"tensors, got {input_dataset.element_spec!r}.")
+        self._size = _positive_int(batch_size, "batch_size", "dense_to_sparse_batch")
+        if isinstance(row_shape, Tensor):
+            row_shape = row_shape.numpy().tolist()
+        dims = as_shape(row_shape).as_list() if not isinstance(row_shape, (list, tuple)) \
+            else [None if d is None or int(d) < 0 else int(d) for d in row_shape]
+        if spec.shape.rank is not None and spec.shape.rank != len(dims):
+            raise ValueError(f"dense_to_sparse_batch: row_shape {dims} must have the rank of "
+                             f"the elements ({spec.shape.rank}: {spec.shape}).")
+        self._row = dims
+        self._spec = SparseElement(TensorSpec([None] + dims, spec.dtype),
+                                   TensorSpec([None] + dims, _dtypes.bool_))
+        c = input_dataset._card
+        if c >= 0:
+            self._card = -(-c // self._size)
+
+    def _batch(self, parts: list) -> SparseElement:
+        parts = [np.asarray(p) for p in parts]
+        for p in parts:
+            if p.ndim != len(self._row):
+                raise InvalidArgumentError(f"Input element had rank {p.ndim}, not the rank of "
+                                           f"the row shape ({len(self._row)}).")
+            if any(w is not None and n > w for n, w in zip(p.shape, self._row)):
+                raise DataLossError(f"Input element had shape "
+                                    f"([{','.join(map(str, p.shape))}]) that is larger "
+                                    f"than the row shape ([{','.join(map(str, self._row))}]).")
+        shape = [len(parts)] + [w if w is not None else max(p.shape[d] for p in parts)
+                                for d, w in enumerate(self._row)]
+        dense = np.full(shape, b"", object) if parts[0].dtype.kind in "OSU" else \
+            np.zeros(shape, parts[0].dtype)
+        present = np.zeros(shape, bool)
+        for j, p in enumerate(parts):
+            where = (j,) + tuple(slice(0, n) for n in p.shape)
+            dense[where], present[where] = (p[()] if p.ndim == 0 else p), True
+        return SparseElement(dense, present)
+
+    def _elements(self):
+        return map(self._batch, element_groups(self._input._open(), self._size, False))
+
+
+@strict_keywords("rt.data.experimental.dense_to_sparse_batch")
+def dense_to_sparse_batch(batch_size, row_shape) -> Callable[[Dataset], Dataset]:
+    """For `Dataset.apply`: `batch_size` elements (tensors of `row_shape`'s rank, each no
+    larger than it) at a time as one SparseTensor of dense shape `[n, *row_shape]` (an
+    unknown dimension: the batch's largest), every entry of the elements set."""
+    return lambda dataset: _DenseToSparseBatch(dataset, batch_size, row_shape)
+
+
+@strict_keywords("rt.data.experimental.snapshot")
+def snapshot(path, compression="AUTO", reader_func=None,
+             shard_func=None) -> Callable[[Dataset], Dataset]:
+    """For `Dataset.apply`: `dataset.snapshot(path, compression, reader_func, shard_func)`."""
+    return lambda dataset: dataset.snapshot(path, compression, reader_func, shard_func)
+
+
+def enable_debug_mode() -> None:
+    """From now on the functions of `map` (and the other transformations) run eagerly, one
+    element at a time in order on the calling thread, so that their Python code (print,
+    breakpoints) runs for each element; `num_parallel_calls` is then not honoured."""
+    _dataset_module.DEBUG_MODE[0] = True
+
+
+class DatasetVariant(EagerTensor):
+    """A scalar variant tensor holding a dataset (`to_variant`'s result)."""
+
+    __slots__ = ()
+
+    @property
+    def dtype(self) -> _dtypes.DType:
+        return _dtypes.variant
+
+    def __repr__(self) -> str:
+        return f"rt.Tensor(<{type(self._value[()]).__name__}>, shape=(), dtype=variant)"
+
+
+@strict_keywords("rt.data.experimental.to_variant")
+def to_variant(dataset) -> DatasetVariant:
+    """`dataset` as a scalar tensor of dtype variant (read back by `from_variant`)."""
+    holder = np.empty((), object)
+    holder[()] = _dataset_arg(dataset, "to_variant")
+    return DatasetVariant(holder)
+
+
+@strict_keywords("rt.data.experimental.from_variant")
+def from_variant(variant, structure) -> Dataset:
+    """The dataset `to_variant` wrapped in `variant`; `structure` must be its element spec."""
+    if not isinstance(variant, DatasetVariant):
+        raise TypeError("from_variant: `variant` must be the variant tensor of "
+                        f"rt.data.experimental.to_variant, got {type(variant).__name__}.")
+    dataset = variant._value[()]
+    if not st.is_structure(structure) and not isinstance(structure, TensorSpec) or \
+            repr(structure) != repr(dataset.element_spec):
+        raise ValueError(f"from_variant: `structure` {structure!r} is not the dataset's "
+                         f"element spec {dataset.element_spec!r}.")
+    return dataset
+
+
+@strict_keywords("rt.data.experimental.make_batched_features_dataset")
+def make_batched_features_dataset(file_pattern, batch_size, features, reader=None,
+                                  label_key=None, reader_args=None, num_epochs=None,
+                                  shuffle=True, shuffle_buffer_size=10000, shuffle_seed=None,
+                                  prefetch_buffer_size=None, reader_num_threads=None,
+                                  parser_num_threads=None, sloppy_ordering=False,
+                                  drop_final_batch=False) -> Dataset:
+    """Batches of `tf.train.Example` records read from the files of `file_pattern` (with
+    `reader`, TFRecordDataset by default), parsed with `features` (a dict for
+    `rt.io.parse_example`): the files listed (shuffled with `shuffle`), read
+    `reader_num_threads` at a time, records shuffled, repeated `num_epochs` times (None:
+    forever, and only whole batches), batched and parsed; with `label_key` each element is
+    (features, label)."""
+    if not features:
+        raise ValueError("make_batched_features_dataset: `features` must not be empty.")
+    if label_key and label_key not in features:
+        raise ValueError(f"The `label_key` provided ({label_key}) must be one of the "
+                         f"`features` keys: {list(features)}.")
+    reader = TFRecordDataset if reader is None else reader
+    cycle = 1 if reader_num_threads is None else \
+        _positive_int(reader_num_threads, "reader_num_threads",
+                      "make_batched_features_dataset", allow=(AUTOTUNE,))
+    args = list(reader_args or [])
+    dataset = Dataset.list_files(file_pattern, shuffle=shuffle, seed=shuffle_seed)
+    dataset = dataset.interleave(lambda filename: reader(filename, *args),
+                                 cycle_length=None if cycle == AUTOTUNE else cycle,
+                                 block_length=1)
+    spec = dataset.element_spec
+    if isinstance(spec, tuple) and len(spec) == 2 and \
+            all(isinstance(s, TensorSpec) and s.dtype == _dtypes.string for s in spec):
+        dataset = dataset.map(lambda _key, value: value)   # a (key, value) reader
+    if shuffle:
+        dataset = dataset.shuffle(shuffle_buffer_size, shuffle_seed)
+    if num_epochs != 1:
+        dataset = dataset.repeat(num_epochs)
+    dataset = dataset.batch(batch_size, drop_remainder=drop_final_batch or num_epochs is None)
+    dataset = dataset.apply(parse_example_dataset(features))
+    if label_key:
+        dataset = dataset.map(lambda x: (x, x.pop(label_key)))
+    return dataset.prefetch(AUTOTUNE if prefetch_buffer_size is None else prefetch_buffer_size)
+
+
 def install() -> None:
     """`Iterator.get_next_as_optional` (TensorFlow's method of iterators)."""
     Iterator.get_next_as_optional = _iterator_get_next_as_optional
@@ -619,8 +789,10 @@ def install() -> None:
 __all__ = ["SHARD_HINT", "AutotuneAlgorithm", "AutotuneOptions", "ExternalStatePolicy",
            "FixedLengthRecordDataset", "IteratorSpec", "NumpyIterator", "OptimizationOptions",
            "Optional", "OptionalSpec", "RandomDataset", "Reducer", "SqlDataset", "TFRecordWriter",
-           "ThreadingOptions", "assert_cardinality", "at", "copy_to_device", "enumerate_dataset",
-           "from_list", "get_next_as_optional", "get_single_element", "get_structure",
-           "group_by_reducer", "map_and_batch", "pad_to_cardinality", "parallel_interleave",
-           "parse_example_dataset", "prefetch_to_device", "shuffle_and_repeat", "unbatch"]
+           "ThreadingOptions", "assert_cardinality", "at", "copy_to_device",
+           "dense_to_sparse_batch", "enable_debug_mode", "enumerate_dataset", "from_list",
+           "from_variant", "get_next_as_optional", "get_single_element", "get_structure",
+           "group_by_reducer", "make_batched_features_dataset", "map_and_batch",
+           "pad_to_cardinality", "parallel_interleave", "parse_example_dataset",
+           "prefetch_to_device", "shuffle_and_repeat", "snapshot", "to_variant", "unbatch"]
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import dtypes as _dtypes
 from ..graph import constant_value
+from ..ops import array_math
 from ..ops.sparse import SparseTensor, SparseTensorSpec
 from ..shapes import TensorSpec
 from ..tensor import EagerTensor, Tensor
@@ -69,15 +70,24 @@ def decode(element: SparseElement) -> Any:
                         np.asarray(dense.shape, np.int64))
 
 
-def decode_all(structure: Any) -> Any:
-    """`structure` with each SparseElement replaced by its SparseTensor (or spec)."""
+def decode_symbolic(element: SparseElement) -> SparseTensor:
+    """The SparseTensor of an element of symbolic tensors (a staged iteration's): the set
+    entries in row-major order, as `decode` gives them eagerly."""
+    indices = array_math.where(element.present)
+    values = array_math.boolean_mask(element.dense, element.present)
+    return SparseTensor(indices, values, array_math.shape(element.dense, out_type=_dtypes.int64))
+
+
+def decode_all(structure: Any, decoder=decode) -> Any:
+    """`structure` with each SparseElement replaced by its SparseTensor (or spec), made by
+    `decoder`."""
     if isinstance(structure, SparseElement):
-        return decode(structure)
+        return decoder(structure)
     if isinstance(structure, tuple) and not isinstance(structure, Tensor):
-        items = [decode_all(v) for v in structure]
+        items = [decode_all(v, decoder) for v in structure]
         return type(structure)(*items) if hasattr(structure, "_fields") else type(structure)(items)
     if isinstance(structure, dict):
-        return type(structure)((k, decode_all(v)) for k, v in structure.items())
+        return type(structure)((k, decode_all(v, decoder)) for k, v in structure.items())
     return structure
 
 

@@ -31,6 +31,7 @@ from ..ops.control_flow import while_loop
 from ..ops.core import apply, convert_to_tensor
 from ..ops.data import ITERATOR_GET_NEXT, ITERATOR_OPEN
 from ..shapes import TensorShape, TensorSpec
+from . import sparse_elements as _sparse
 from . import structure as st
 from .dataset import STAGED, Dataset, Iterator, _output_spec
 
@@ -66,7 +67,7 @@ class _Fetcher:
         return tuple(out)
 
     def pack(self, flat: tuple) -> Any:
-        return st.pack(self.spec, list(flat))
+        return _sparse.decode_all(st.pack(self.spec, list(flat)), _sparse.decode_symbolic)
 
 
 class StagedIterator:

@@ -14,6 +14,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import dtypes as _dtypes
+from ..context import init_scope
 from ..ops.core import convert_to_tensor
 from ..ops.extension_type import ExtensionTypeSpec
 from ..ops.ragged import RaggedTensorSpec
@@ -137,7 +138,8 @@ def to_array(value: Any, where: str = "value") -> np.ndarray:
     if value is None:
         raise TypeError(f"{where} is None, which is not a tensor.")
     try:
-        return convert_to_tensor(value)._value
+        with init_scope():  # a Python value is a constant, also while a function is traced
+            return convert_to_tensor(value)._value
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{where} cannot be converted to a tensor: {exc}") from None
 

@@ -43,10 +43,10 @@ def test_torch_mode_normalises_each_channel():
                                (PIXELS / 255 - mean) / std, rtol=1e-5)
 
 
-def test_bad_mode_and_refused_models():
+def test_bad_mode_and_imagenet_weights_refused():
     with pytest.raises(ValueError, match="mode"):
         imagenet_utils.preprocess_input(PIXELS, mode="keras")
-    with pytest.raises(NotImplementedError, match="InceptionV3"):
+    with pytest.raises(ValueError, match="cannot be downloaded"):
         applications.InceptionV3(input_shape=(160, 160, 3), include_top=False)
     assert applications.resnet.ResNet50 is applications.ResNet50
 

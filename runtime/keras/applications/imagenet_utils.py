@@ -87,17 +87,4 @@ def decode_predictions(preds, top: int = 5) -> list[list[tuple[str, str, float]]
     return results
 
 
-def _refused_model(name: str):
-    """A constructor for a Keras application model this runtime does not offer: calling it
-    raises NotImplementedError naming the model."""
-    def build(*args: Any, **kwargs: Any):
-        raise NotImplementedError(
-            f"keras.applications.{name} is not implemented in this runtime: its architecture "
-            "and its pretrained weights are not offered. Build the model from keras.layers; "
-            f"{name}'s preprocess_input and decode_predictions are available.")
-    build.__name__ = build.__qualname__ = name
-    build.__not_offered__ = True  # docs/make_tf_coverage.py counts it as missing
-    return build
-
-
 __all__ = ["preprocess_input", "decode_predictions", "CLASS_INDEX_PATH"]
