@@ -103,12 +103,14 @@ def STR(v, ctx):
     return None if type(v) is str and len(v) <= MAX_STR else f"a str of at most {MAX_STR} characters"
 
 
-_EQUATION = re.compile(r"^[A-Za-z.,\- >]{0,256}$")
+_EQUATION = r"^[A-Za-z.,\- >]{0,256}$"  # compiled on first use (re's cache), not at import
 
 
 @kind("einsum equation")
 def EQUATION(v, ctx):
-    return None if type(v) is str and _EQUATION.match(v) else "an einsum equation (letters , -> ...)"
+    if type(v) is str and re.match(_EQUATION, v):
+        return None
+    return "an einsum equation (letters , -> ...)"
 
 
 @kind("dtype")

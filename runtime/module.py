@@ -28,7 +28,7 @@ from . import context
 from .exports import export
 from .ops.variables import Variable
 
-_VALID_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_VALID_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"  # compiled on first use (re's cache), not at import
 _MAX_DEPTH = 64  # nesting of lists, tuples and dicts inside one attribute
 
 
@@ -102,7 +102,7 @@ class Module:
         (`MyDense` -> `my_dense`), not made unique, as in TensorFlow."""
         if name is None:
             name = snake_case(type(self).__name__)
-        elif not isinstance(name, str) or not _VALID_NAME.match(name):
+        elif not isinstance(name, str) or not re.match(_VALID_NAME, name):
             raise ValueError(f"{name!r} is not a valid module name. Module names must be valid "
                              "Python identifiers (e.g. 'dense_1').")
         self._name = name

@@ -135,7 +135,7 @@ def _unconverted_construct(exc: BaseException, line: str) -> None:
                     "rt.where or rt.while_loop there.",)
 
 
-_FREE_VARIABLE = re.compile(  # Python 3.11+ wording, then 3.10's
+_FREE_VARIABLE = (  # Python 3.11+ wording, then 3.10's; compiled on first use (re's cache)
     r"^(?:cannot access free variable '(\w+)' where it is not associated with a value|"
     r"free variable '(\w+)' referenced before assignment) in enclosing scope$")
 
@@ -146,7 +146,7 @@ def _as_unbound_local(exc: BaseException) -> BaseException:
     wrote."""
     if type(exc) is not NameError or len(exc.args) != 1:
         return exc
-    match = _FREE_VARIABLE.match(str(exc.args[0]))
+    match = re.match(_FREE_VARIABLE, str(exc.args[0]))
     if not match:
         return exc
     name = match.group(1) or match.group(2)

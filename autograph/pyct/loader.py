@@ -44,7 +44,8 @@ def _forget(key: int, ref: weakref.ref) -> None:
         del _generated_codes[key]
 
 
-_HELPER = re.compile(r"^(if_body|else_body|loop_body|loop_test|after_break)_\d+(_\d+)?$|^<lambda>$")
+# compiled on first use (re's cache), not at import
+_HELPER = r"^(if_body|else_body|loop_body|loop_test|after_break)_\d+(_\d+)?$|^<lambda>$"
 
 
 _CO_OPTIMIZED = 0x1     # set for function code, not for class bodies
@@ -56,7 +57,7 @@ def _register(code: types.CodeType, owner: str) -> None:
     for const in code.co_consts:
         # a class body is left as written: its methods are converted when they are called
         if isinstance(const, types.CodeType) and const.co_flags & _CO_OPTIMIZED:
-            _register(const, owner if _HELPER.match(const.co_name) else const.co_name)
+            _register(const, owner if re.match(_HELPER, const.co_name) else const.co_name)
 
 
 def _none(node: gast.AST) -> gast.Constant:

@@ -29,7 +29,7 @@ _compile_counter = itertools.count()
 _LITERAL_TYPES = (int, float, bool, str, type(None))
 
 
-_NAME = re.compile(r"\bc\d+\b")
+_NAME = r"\bc\d+\b"  # compiled on first use (re's cache), not at import
 _COMMENTED_CONSTANT_SIZE = 4  # constants up to this many elements are shown in line comments
 
 
@@ -137,7 +137,7 @@ class Emitter:
             return self.lines
         out = []
         for text in self.lines:
-            named = [f"{n} = {const_text[n]}" for n in dict.fromkeys(_NAME.findall(text))
+            named = [f"{n} = {const_text[n]}" for n in dict.fromkeys(re.findall(_NAME, text))
                      if n in const_text]
             out.append(f"{text}  # {', '.join(named)}" if named and "#" not in text else text)
         return out
