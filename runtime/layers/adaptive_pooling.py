@@ -69,21 +69,37 @@ class _AdaptivePooling(Layer):
         return TensorShape(dims)
 
 
-def _make(name: str, rank: int, reduce, what: str) -> type:
-    doc = (f"{what} over adaptive bins: each of the {rank} spatial axes of the inputs is "
-           "pooled into `output_size` bins (an int, or one per axis), bin i of an axis of "
-           "length n covering [floor(i n / m), ceil((i + 1) n / m)). `data_format` "
-           "'channels_last' (default) or 'channels_first'.")
-    return type(name, (_AdaptivePooling,), {"_rank": rank, "_reduce": staticmethod(reduce),
-                                            "__module__": __name__, "__doc__": doc})
+_DOC = ("{what} over adaptive bins: each of the {rank} spatial axes of the inputs is "
+        "pooled into `output_size` bins (an int, or one per axis), bin i of an axis of length n "
+        "covering [floor(i n / m), ceil((i + 1) n / m)). `data_format` 'channels_last' "
+        "(default) or 'channels_first'.")
 
 
-AdaptiveAveragePooling1D = _make("AdaptiveAveragePooling1D", 1, array_math.reduce_mean,
-                                 "The mean")
-AdaptiveAveragePooling2D = _make("AdaptiveAveragePooling2D", 2, array_math.reduce_mean,
-                                 "The mean")
-AdaptiveAveragePooling3D = _make("AdaptiveAveragePooling3D", 3, array_math.reduce_mean,
-                                 "The mean")
-AdaptiveMaxPooling1D = _make("AdaptiveMaxPooling1D", 1, array_math.reduce_max, "The maximum")
-AdaptiveMaxPooling2D = _make("AdaptiveMaxPooling2D", 2, array_math.reduce_max, "The maximum")
-AdaptiveMaxPooling3D = _make("AdaptiveMaxPooling3D", 3, array_math.reduce_max, "The maximum")
+class AdaptiveAveragePooling1D(_AdaptivePooling):
+    __doc__ = _DOC.format(what="The mean", rank=1)
+    _rank, _reduce = 1, staticmethod(array_math.reduce_mean)
+
+
+class AdaptiveAveragePooling2D(_AdaptivePooling):
+    __doc__ = _DOC.format(what="The mean", rank=2)
+    _rank, _reduce = 2, staticmethod(array_math.reduce_mean)
+
+
+class AdaptiveAveragePooling3D(_AdaptivePooling):
+    __doc__ = _DOC.format(what="The mean", rank=3)
+    _rank, _reduce = 3, staticmethod(array_math.reduce_mean)
+
+
+class AdaptiveMaxPooling1D(_AdaptivePooling):
+    __doc__ = _DOC.format(what="The maximum", rank=1)
+    _rank, _reduce = 1, staticmethod(array_math.reduce_max)
+
+
+class AdaptiveMaxPooling2D(_AdaptivePooling):
+    __doc__ = _DOC.format(what="The maximum", rank=2)
+    _rank, _reduce = 2, staticmethod(array_math.reduce_max)
+
+
+class AdaptiveMaxPooling3D(_AdaptivePooling):
+    __doc__ = _DOC.format(what="The maximum", rank=3)
+    _rank, _reduce = 3, staticmethod(array_math.reduce_max)

@@ -104,20 +104,25 @@ class _ConvLSTMCell(LSTMCell):
 
 
 class _ConvLSTM(RNN):
-    """An RNN of a `_ConvLSTMCell` over `[batch, time, *spatial, channels]` inputs."""
+    """An RNN of a `_ConvLSTMCell` over `[batch, time, *spatial, channels]` inputs (Keras's
+    constructor; `strides` and `dilation_rate` an int or one per spatial axis)."""
 
     _rank = 2
     _config_defaults_kept_out = {"time_major": False}
 
-    def __init__(self, filters: int, kernel_size, strides, padding: str, data_format,
-                 dilation_rate, activation, recurrent_activation, use_bias: bool,
-                 kernel_initializer, recurrent_initializer, bias_initializer,
-                 unit_forget_bias: bool, kernel_regularizer, recurrent_regularizer,
-                 bias_regularizer, activity_regularizer, kernel_constraint,
-                 recurrent_constraint, bias_constraint, dropout, recurrent_dropout, seed,
-                 return_sequences: bool, return_state: bool, go_backwards: bool,
-                 stateful: bool, unroll: bool, zero_output_for_mask: bool,
-                 **kwargs: Any) -> None:
+    def __init__(self, filters: int, kernel_size, strides=1, padding: str = "valid",
+                 data_format: str | None = None, dilation_rate=1,
+                 activation: str | Callable | None = "tanh",
+                 recurrent_activation: str | Callable | None = "sigmoid",
+                 use_bias: bool = True, kernel_initializer: str | Callable = "glorot_uniform",
+                 recurrent_initializer: str | Callable = "orthogonal",
+                 bias_initializer: str | Callable = "zeros", unit_forget_bias: bool = True,
+                 kernel_regularizer=None, recurrent_regularizer=None, bias_regularizer=None,
+                 activity_regularizer=None, kernel_constraint=None, recurrent_constraint=None,
+                 bias_constraint=None, dropout: float = 0.0, recurrent_dropout: float = 0.0,
+                 seed=None, return_sequences: bool = False, return_state: bool = False,
+                 go_backwards: bool = False, stateful: bool = False, unroll: bool = False,
+                 zero_output_for_mask: bool = False, **kwargs: Any) -> None:
         layer = type(self).__name__
         check_data_format(data_format, layer)
         cell = _ConvLSTMCell(
@@ -175,37 +180,16 @@ _DOC = """{kind} convolutional LSTM over `[batch, time, {axes}, channels]` input
     Channels-last data only; `dropout` and `recurrent_dropout` must be 0 (not implemented)."""
 
 
-def _layer(rank: int, name: str, kind: str, axes: str, out: str) -> type:
-    one = 1 if rank == 1 else (1,) * rank
-
-    def __init__(self, filters: int, kernel_size, strides=one, padding: str = "valid",
-                 data_format: str | None = None, dilation_rate=one,
-                 activation: str | Callable | None = "tanh",
-                 recurrent_activation: str | Callable | None = "sigmoid",
-                 use_bias: bool = True, kernel_initializer: str | Callable = "glorot_uniform",
-                 recurrent_initializer: str | Callable = "orthogonal",
-                 bias_initializer: str | Callable = "zeros", unit_forget_bias: bool = True,
-                 kernel_regularizer=None, recurrent_regularizer=None, bias_regularizer=None,
-                 activity_regularizer=None, kernel_constraint=None, recurrent_constraint=None,
-                 bias_constraint=None, dropout: float = 0.0, recurrent_dropout: float = 0.0,
-                 seed=None, return_sequences: bool = False, return_state: bool = False,
-                 go_backwards: bool = False, stateful: bool = False, unroll: bool = False,
-                 zero_output_for_mask: bool = False, **kwargs: Any) -> None:
-        _ConvLSTM.__init__(self, filters, kernel_size, strides, padding, data_format,
-                           dilation_rate, activation, recurrent_activation, use_bias,
-                           kernel_initializer, recurrent_initializer, bias_initializer,
-                           unit_forget_bias, kernel_regularizer, recurrent_regularizer,
-                           bias_regularizer, activity_regularizer, kernel_constraint,
-                           recurrent_constraint, bias_constraint, dropout, recurrent_dropout,
-                           seed, return_sequences, return_state, go_backwards, stateful,
-                           unroll, zero_output_for_mask, **kwargs)
-
-    __init__.__qualname__ = f"{name}.__init__"
-    return type(name, (_ConvLSTM,), {"__init__": __init__, "_rank": rank,
-                                     "__module__": __name__,
-                                     "__doc__": _DOC.format(kind=kind, axes=axes, out=out)})
+class ConvLSTM1D(_ConvLSTM):
+    __doc__ = _DOC.format(kind="A 1-D", axes="steps", out="new_steps")
+    _rank = 1
 
 
-ConvLSTM1D = _layer(1, "ConvLSTM1D", "A 1-D", "steps", "new_steps")
-ConvLSTM2D = _layer(2, "ConvLSTM2D", "A 2-D", "rows, cols", "new_rows, new_cols")
-ConvLSTM3D = _layer(3, "ConvLSTM3D", "A 3-D", "d1, d2, d3", "new_d1, new_d2, new_d3")
+class ConvLSTM2D(_ConvLSTM):
+    __doc__ = _DOC.format(kind="A 2-D", axes="rows, cols", out="new_rows, new_cols")
+    _rank = 2
+
+
+class ConvLSTM3D(_ConvLSTM):
+    __doc__ = _DOC.format(kind="A 3-D", axes="d1, d2, d3", out="new_d1, new_d2, new_d3")
+    _rank = 3
