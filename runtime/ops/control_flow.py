@@ -69,9 +69,11 @@ def _emit_cond(em, op):
             start = len(em.lines)
             em.emit_graph(branch)
             results = [em.name(t) for t in branch.outputs]
-            if outs:
-                em.line(f"{', '.join(outs)} = {', '.join(results)}")
-            elif len(em.lines) == start:
+            # one assignment a result: Numba builds a tuple of more than three and unpacks it,
+            # increfs and decrefs of each array in it costing compile time
+            for name, result in zip(outs, results):
+                em.line(f"{name} = {result}")
+            if not outs and len(em.lines) == start:
                 em.line("pass")
 
 

@@ -265,12 +265,11 @@ def _write_while(w, op) -> None:
     names = [w.fresh("w") for _ in op.outputs]
     inits = w.ins(op)
     n_vars = len(names)
-    # a stack the body pushes or pops is carried as (buffer, count, claim): pushes in place
+    # a stack the body pushes onto is carried as (buffer, count, claim): pushes in place
     stacks = [i for i in range(n_vars) if makes_stack(body.outputs[i])]
     for i in stacks:
         inits[i] = stack_carrier(w, op.inputs[i])
-    if names:
-        w.line(f"{', '.join(names)} = {', '.join(inits[:n_vars])}")
+    _assign_all(w, names, inits[:n_vars])
     for graph in (cond, body):
         for t, name in zip(graph.inputs, names):
             w.alias(t, name)
@@ -295,12 +294,27 @@ def _write_while(w, op) -> None:
         w.emit_graph(body)
         results = [stack_carrier(w, t) if i in stacks else w.name(t)
                    for i, t in enumerate(body.outputs)]
-        if names:
-            w.line(f"{', '.join(names)} = {', '.join(results)}")
+        _assign_all(w, names, results)
     for t, name in zip(op.outputs, names):
         w.alias(t, name)
     for i in stacks:
         set_stack(w, op.outputs[i], names[i])
+
+
+def _assign_all(w, names: list[str], values: list[str]) -> None:
+    """`names = values` as one assignment a name: Numba builds a tuple of more than three
+    values and unpacks it, increfs and decrefs of every array in it, which for a loop's dozens
+    of variables is much of the kernel's compile time. A value that names a variable written
+    here is copied first."""
+    pending = [(name, value) for name, value in zip(names, values) if name != value]
+    targets = {name for name, _ in pending}
+    first = {}
+    for _, value in pending:
+        if value in targets and value not in first:
+            first[value] = w.fresh("p")
+            w.line(f"{first[value]} = {value}")
+    for name, value in pending:
+        w.line(f"{name} = {first.get(value, value)}")
 
 
 @lowers(READ, numpy_fallback=False)

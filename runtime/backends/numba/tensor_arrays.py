@@ -323,18 +323,22 @@ def _saves_grad_push(w, op):
 # -- a loop's saves on stacks: (buffer, count, claim), helpers.stack_push ------------------
 # A stack that a push or a pop makes is held as a carrier (buffer, count, claim), named in
 # `w.stacks`, beside a view of its rows (`buffer[:count]`) for the ops that read it as an
-# array; a while loop carries the carrier of a stack its body pushes or pops
-# (`lowering._write_while`). A stack that comes in as an array (an input, a constant, another
-# op's result) becomes a full carrier (`helpers.stack_of`), so the first push onto it copies.
+# array; a while loop carries the carrier of a stack its body pushes onto
+# (`lowering._write_while`, `makes_stack`). A stack that comes in as an array (an input, a
+# constant, another op's result) becomes a full carrier (`helpers.stack_of`), so the first push
+# onto it copies.
 
 def makes_stack(tensor) -> bool:
-    """Whether the kernel holds `tensor` as a stack carrier: a push's result, a pop's rest, or
-    a loop's variable that its body pushes or pops."""
+    """Whether a push lies on `tensor`'s chain of stacks: a push's result, the rest of a pop of
+    such a stack, or a loop's variable that its body pushes onto. A loop carries such a
+    variable as a carrier; a stack its body only pops (a backward loop) or passes on stays an
+    array, popped by views: carrying (buffer, count, claim) there gains nothing at run time
+    and costs Numba compile time for every loop and carried stack."""
     op = tensor.op
     if op.opdef is STACK_PUSH:
         return True
     if op.opdef is STACK_POP:
-        return tensor is op.outputs[0]
+        return tensor is op.outputs[0] and makes_stack(op.inputs[0])
     if op.opdef is WHILE:
         k = next(i for i, t in enumerate(op.outputs) if t is tensor)
         return makes_stack(op.subgraphs[1].outputs[k])
