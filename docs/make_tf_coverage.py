@@ -46,6 +46,10 @@ NOT_MEANINGFUL_RULES: tuple[tuple[str, str], ...] = (
      "TensorFlow's C++ build and compiler internals"),
     (r"tf\.(load_library|load_op_library)$|tf\.experimental\.register_filesystem_plugin$",
      "loads compiled TensorFlow C++ plugins"),
+    (r"tf\.data\.experimental\.get_model_proto$",
+     "TensorFlow's C++ internals (the protocol buffer of tf.data's autotuning model)"),
+    (r"tf\.data\.experimental\.make_saveable_from_iterator$",
+     "TensorFlow 1 API (a SaveableObject for tf.compat.v1.train.Saver)"),
 )
 
 _USERS = "tensorflow-users.md#what-behaves-differently"
