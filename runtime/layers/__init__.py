@@ -135,6 +135,7 @@ from .recurrent import (
     Orthogonal,
     SimpleRNN,
     SimpleRNNCell,
+    StackedRNNCells,
 )
 from .regularization import (
     ActivityRegularization,
@@ -198,6 +199,7 @@ Convolution3DTranspose = Conv3DTranspose
 __all__ += ["Conv3DTranspose", "ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D",
             "Convolution3DTranspose"]
 __all__ += ["AdaptiveAveragePooling1D", "AdaptiveAveragePooling2D", "AdaptiveAveragePooling3D",
-            "AdaptiveMaxPooling1D", "AdaptiveMaxPooling2D", "AdaptiveMaxPooling3D", "Pipeline"]
+            "AdaptiveMaxPooling1D", "AdaptiveMaxPooling2D", "AdaptiveMaxPooling3D", "Pipeline",
+            "StackedRNNCells"]
 
 _add_keyword_hints_to_classes(globals(), "runtime")  # a misspelt keyword: "did you mean"

@@ -291,8 +291,7 @@ class RNN(Layer):
         super().__init__(**kwargs)
         self.zero_output_for_mask = bool(zero_output_for_mask)
         if isinstance(cell, (list, tuple)):
-            raise NotImplementedError("RNN over a list of cells (stacked cells) is not "
-                                      "implemented; stack RNN layers instead.")
+            cell = StackedRNNCells(cell)  # as Keras: a list of cells runs as one stack
         if not hasattr(cell, "state_size") or not callable(cell):
             raise TypeError(f"RNN needs a cell with `state_size` and `call(inputs, states)`, "
                             f"got {cell!r}.")
@@ -321,9 +320,7 @@ class RNN(Layer):
         """Zero initial states for `batch` examples (an int or a scalar tensor)."""
         shape = self._state_shape(step_shape)
         if shape is None:
-            sizes = self.cell.state_size
-            sizes = list(sizes) if isinstance(sizes, (list, tuple)) else [sizes]
-            return [array_math.zeros([batch, s], dtype) for s in sizes]
+            return [array_math.zeros([batch, s], dtype) for s in _flat_sizes(self.cell)]
         if None in shape:
             raise ValueError(f"{self.name} needs the inputs' spatial sizes known when tracing, "
                              f"got a step of shape {step_shape}.")
@@ -370,11 +367,9 @@ class RNN(Layer):
         self.reset_state()
 
     def _initial_state(self, x, initial_state):
-        sizes = self.cell.state_size
-        sizes = list(sizes) if isinstance(sizes, (list, tuple)) else [sizes]
+        sizes = _flat_sizes(self.cell)
         if initial_state is not None:
-            states = list(initial_state) if isinstance(initial_state, (list, tuple)) \
-                else [initial_state]
+            states = _flatten(initial_state)
             if len(states) != len(sizes):
                 raise ValueError(f"{self.name}: `initial_state` needs {len(sizes)} tensors, got "
                                  f"{len(states)}.")
@@ -463,7 +458,8 @@ class RNN(Layer):
         else:
             result = last
         if self.return_state:
-            return [result, *states]
+            nest_states = getattr(self.cell, "nest_states", None)
+            return [result, *(nest_states(states) if nest_states else states)]
         return result
 
     def _while_loop(self, x, states, step_mask=None):
@@ -489,6 +485,84 @@ class RNN(Layer):
             (constant(0), outputs, zeros, *states))
         _, outputs, last, *states = result
         return last, outputs.stack() if self.return_sequences else None, list(states)
+
+
+def _flatten(value) -> list:
+    """Nested lists of states (or sizes) as one flat list."""
+    if isinstance(value, (list, tuple)):
+        return [item for part in value for item in _flatten(part)]
+    return [value]
+
+
+def _flat_sizes(cell) -> list:
+    return _flatten(cell.state_size)
+
+
+class StackedRNNCells(Layer):
+    """Cells run one after the other at each step, each on the previous one's output, as one
+    cell for `RNN` (which also makes one of a list of cells). `state_size` lists each cell's
+    (so `RNN(..., return_state=True)` returns the states grouped by cell, as Keras's); the
+    output is the last cell's."""
+
+    def __init__(self, cells, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        cells = list(cells)
+        for cell in cells:
+            if not hasattr(cell, "state_size") or not callable(cell):
+                raise ValueError("All cells must have a `state_size` attribute and be "
+                                 f"callable; received cell={cell!r:.80}.")
+        if not cells:
+            raise ValueError("StackedRNNCells needs at least one cell.")
+        self.cells = cells
+
+    @property
+    def state_size(self) -> list:
+        return [cell.state_size for cell in self.cells]
+
+    @property
+    def output_size(self) -> int:
+        last = self.cells[-1]
+        found = getattr(last, "output_size", None)
+        return found if found is not None else _flatten(last.state_size)[0]
+
+    def build(self, input_shape) -> None:
+        shape = TensorShape(input_shape)
+        for cell in self.cells:
+            if isinstance(cell, Layer) and not cell.built:
+                cell._build_once(shape)
+            size = getattr(cell, "output_size", None) or _flatten(cell.state_size)[0]
+            shape = TensorShape([shape[0], size])
+        self.built = True
+
+    def nest_states(self, states: list) -> list:
+        """The flat `states` grouped by cell: a list per cell (as Keras returns them)."""
+        grouped, at = [], 0
+        for cell in self.cells:
+            count = len(_flatten(cell.state_size))
+            grouped.append(list(states[at:at + count]))
+            at += count
+        return grouped
+
+    def get_initial_state(self, batch_size, dtype):
+        return [array_math.zeros([batch_size, s], dtype) for s in _flat_sizes(self)]
+
+    def call(self, inputs, states):
+        flat, new_states = _flatten(states), []
+        for cell, own in zip(self.cells, self.nest_states(flat)):
+            inputs, new = cell(inputs, own)
+            new_states += _flatten(new)
+        return inputs, new_states
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config["cells"] = [_serialization.serialize_layer(cell) for cell in self.cells]
+        return config
+
+    @classmethod
+    def from_config(cls, config: dict) -> "StackedRNNCells":
+        config = dict(config)
+        cells = [_serialization.deserialize_layer(cell) for cell in config.pop("cells")]
+        return super().from_config({**config, "cells": cells})
 
 
 def _per_example(mask, like, leading: int = 1):

@@ -397,3 +397,50 @@ def test_pipeline_applies_its_layers_in_training_mode_by_default():
     np.testing.assert_array_equal(out._keras_mask.numpy(), [[True, False]])
     with pytest.raises(TypeError, match="list of layers"):
         L.Pipeline([lambda v: v])
+
+
+# -- StackedRNNCells ---------------------------------------------------------------------------
+
+def test_stacked_cells_run_as_stacked_layers_and_give_keras_states():
+    x = _cosines((2, 4, 5))
+    rnn = L.RNN(L.StackedRNNCells([L.LSTMCell(2), L.GRUCell(3)]), return_state=True,
+                return_sequences=True, name="rnn")
+    rnn(x)
+    _fill(rnn)
+    sequence, (h1, c1), (h2,) = rnn(x)
+    # Keras 3.15 printed these weight paths and sums for the same program
+    assert [w.path for w in rnn.weights] == [
+        f"rnn/stacked_rnn_cells/{cell}/{name}" for cell in ("lstm_cell", "gru_cell")
+        for name in ("kernel", "recurrent_kernel", "bias")]
+    np.testing.assert_allclose([float(t.numpy().sum()) for t in (sequence, h1, c1, h2)],
+                               [-4.68714, -0.00186, -0.01102, -1.40603], atol=1e-4)
+    # the oracle: two layers, each running one cell over the steps, with the same weights
+    weights = rnn.get_weights()
+    lower = L.LSTM(2, return_sequences=True, return_state=True)
+    upper = L.GRU(3, return_sequences=True, return_state=True)
+    low_seq, low_h, low_c = lower(x)
+    lower.set_weights(weights[:3])
+    upper(low_seq)
+    upper.set_weights(weights[3:])
+    low_seq, low_h, low_c = lower(x)
+    up_seq, up_h = upper(low_seq)
+    for got, want in ((sequence, up_seq), (h1, low_h), (c1, low_c), (h2, up_h)):
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_a_list_of_cells_makes_a_stack_with_masks_and_configs():
+    x = _cosines((2, 4, 5))
+    rnn = L.RNN([L.SimpleRNNCell(2), L.SimpleRNNCell(3)])
+    rnn(x)
+    _fill(rnn)
+    assert type(rnn.cell).__name__ == "StackedRNNCells"
+    mask = np.array([[1, 1, 0, 1], [1, 0, 0, 1]], bool)
+    # Keras 3.15's sums for the same program, without and with the mask
+    np.testing.assert_allclose(float(rnn(x).numpy().sum()), -1.15048, atol=1e-4)
+    np.testing.assert_allclose(float(rnn(x, mask=mask).numpy().sum()), -1.31881, atol=1e-4)
+    # the stack's config is compared with Keras's in test_config_is_keras_3s; loaded back:
+    config = CASES["stacked_rnn_cells"]().get_config()
+    again = L.StackedRNNCells.from_config(_json(config))
+    assert [type(c).__name__ for c in again.cells] == ["LSTMCell", "SimpleRNNCell"]
+    with pytest.raises(ValueError, match="state_size"):
+        L.StackedRNNCells([L.Dense(2)])
