@@ -1082,6 +1082,10 @@ def _gather_kernel(params, indices, axis):
     if indices.size and indices.min() < 0:
         raise index_out_of_range("GatherV2", indices, np.shape(params)[axis])
     try:
+        if indices.ndim == 0 and type(params) is np.ndarray and params.ndim:
+            # one index (a staged loop's step): a copy of that slice; np.take would first
+            # copy all of a non-contiguous `params` (a transposed sequence)
+            return params[(slice(None),) * (axis % params.ndim) + (int(indices),)].copy()
         return np.take(params, indices, axis=axis)
     except IndexError:
         raise index_out_of_range("GatherV2", indices, np.shape(params)[axis]) from None
@@ -2333,6 +2337,9 @@ def _scatter_axis_kernel(g, indices, *like, axis, shape):
     out = np.zeros(shape, np.asarray(g).dtype)
     idx = np.asarray(indices)
     moved = np.moveaxis(out, axis, 0)
+    if idx.ndim == 0:  # one index (a staged loop's step): one row, without ufunc.at's cost
+        moved[idx] = g
+        return out
     rows = np.moveaxis(g, list(builtins.range(axis, axis + idx.ndim)), list(builtins.range(idx.ndim)))
     np.add.at(moved, idx.reshape(-1), rows.reshape((idx.size,) + moved.shape[1:]))
     return out
