@@ -9,6 +9,7 @@ from runtime.ops.math_extras import adjust_gamma as adjust_gamma
 from runtime.ops.image import adjust_hue as adjust_hue
 from runtime.ops.image import adjust_saturation as adjust_saturation
 from runtime.ops.image import central_crop as central_crop
+from runtime.ops.image_boxes import combined_non_max_suppression as combined_non_max_suppression
 from runtime.ops.image import convert_image_dtype as convert_image_dtype
 from runtime.ops.image import crop_to_bounding_box as crop_to_bounding_box
 from runtime.ops.io_image import decode_and_crop_jpeg as decode_and_crop_jpeg
@@ -26,6 +27,10 @@ from runtime.ops.image import grayscale_to_rgb as grayscale_to_rgb
 from runtime.ops.image import hsv_to_rgb as hsv_to_rgb
 from runtime.ops.math_extras import image_gradients as image_gradients
 from runtime.ops.io_image import is_jpeg as is_jpeg
+from runtime.ops.image_boxes import non_max_suppression as non_max_suppression
+from runtime.ops.image_boxes import non_max_suppression_overlaps as non_max_suppression_overlaps
+from runtime.ops.image_boxes import non_max_suppression_padded as non_max_suppression_padded
+from runtime.ops.image_boxes import non_max_suppression_with_scores as non_max_suppression_with_scores
 from runtime.ops.image import pad_to_bounding_box as pad_to_bounding_box
 from runtime.ops.image import per_image_standardization as per_image_standardization
 from runtime.ops.math_extras import psnr as psnr

@@ -10,6 +10,7 @@ from runtime.ops.nn_conv import atrous_conv2d as atrous_conv2d
 from runtime.ops.nn_conv import avg_pool as avg_pool
 from runtime.ops.nn_conv import avg_pool1d as avg_pool1d
 from runtime.ops.nn_conv import avg_pool2d as avg_pool2d
+from runtime.ops.nn_conv3d import avg_pool3d as avg_pool3d
 from runtime.ops.nn_more import batch_norm_with_global_normalization as batch_norm_with_global_normalization
 from runtime.ops.nn_conv import batch_normalization as batch_normalization
 from runtime.ops.nn import bias_add as bias_add
@@ -19,6 +20,8 @@ from runtime.ops.nn_conv import conv1d as conv1d
 from runtime.ops.nn_conv import conv1d_transpose as conv1d_transpose
 from runtime.ops.nn_conv import conv2d as conv2d
 from runtime.ops.nn_conv import conv2d_transpose as conv2d_transpose
+from runtime.ops.nn_conv3d import conv3d as conv3d
+from runtime.ops.nn_conv3d import conv3d_transpose as conv3d_transpose
 from runtime.ops.nn_conv import conv_transpose as conv_transpose
 from runtime.ops.nn_conv import convolution as convolution
 from runtime.ops.math_composed import crelu as crelu
@@ -41,6 +44,7 @@ from runtime.ops.math_extras import local_response_normalization as _lrn_
 from runtime.ops.nn_conv import max_pool as max_pool
 from runtime.ops.nn_conv import max_pool1d as max_pool1d
 from runtime.ops.nn_conv import max_pool2d as max_pool2d
+from runtime.ops.nn_conv3d import max_pool3d as max_pool3d
 from runtime.ops.nn_conv import moments as moments
 from runtime.ops.math_composed import normalize_moments as normalize_moments
 from runtime.ops.nn_more import pool as pool

@@ -4,6 +4,12 @@
 
 from runtime.layers.core import Activation as Activation
 from runtime.layers.regularization import ActivityRegularization as ActivityRegularization
+from runtime.layers.adaptive_pooling import AdaptiveAveragePooling1D as AdaptiveAveragePooling1D
+from runtime.layers.adaptive_pooling import AdaptiveAveragePooling2D as AdaptiveAveragePooling2D
+from runtime.layers.adaptive_pooling import AdaptiveAveragePooling3D as AdaptiveAveragePooling3D
+from runtime.layers.adaptive_pooling import AdaptiveMaxPooling1D as AdaptiveMaxPooling1D
+from runtime.layers.adaptive_pooling import AdaptiveMaxPooling2D as AdaptiveMaxPooling2D
+from runtime.layers.adaptive_pooling import AdaptiveMaxPooling3D as AdaptiveMaxPooling3D
 from runtime.layers.merging import Add as Add
 from runtime.layers.attention import AdditiveAttention as AdditiveAttention
 from runtime.layers.regularization import AlphaDropout as AlphaDropout
@@ -26,11 +32,16 @@ from runtime.layers.conv_transpose import Conv1DTranspose as Conv1DTranspose
 from runtime.layers.convolutional import Conv2D as Conv2D
 from runtime.layers.conv_transpose import Conv2DTranspose as Conv2DTranspose
 from runtime.layers.convolutional import Conv3D as Conv3D
+from runtime.layers.conv_transpose import Conv3DTranspose as Conv3DTranspose
+from runtime.layers.conv_lstm import ConvLSTM1D as ConvLSTM1D
+from runtime.layers.conv_lstm import ConvLSTM2D as ConvLSTM2D
+from runtime.layers.conv_lstm import ConvLSTM3D as ConvLSTM3D
 from runtime.layers.convolutional import Conv1D as _Convolution1D_
 from runtime.layers.conv_transpose import Conv1DTranspose as _Convolution1DTranspose_
 from runtime.layers.convolutional import Conv2D as _Convolution2D_
 from runtime.layers.conv_transpose import Conv2DTranspose as _Convolution2DTranspose_
 from runtime.layers.convolutional import Conv3D as _Convolution3D_
+from runtime.layers.conv_transpose import Conv3DTranspose as _Convolution3DTranspose_
 from runtime.layers.convolutional import Cropping1D as Cropping1D
 from runtime.layers.convolutional import Cropping2D as Cropping2D
 from runtime.layers.convolutional import Cropping3D as Cropping3D
@@ -89,6 +100,7 @@ from runtime.layers.normalization import Normalization as Normalization
 from runtime.layers.initializers import Orthogonal as Orthogonal
 from runtime.layers.core import PReLU as PReLU
 from runtime.layers.reshaping import Permute as Permute
+from runtime.layers.wrappers import Pipeline as Pipeline
 from runtime.layers.normalization import RMSNormalization as RMSNormalization
 from runtime.layers.recurrent import RNN as RNN
 from runtime.layers.preprocessing.image import RandomBrightness as RandomBrightness
@@ -118,6 +130,7 @@ from runtime.layers.core import Softmax as Softmax
 from runtime.layers.regularization import SpatialDropout1D as SpatialDropout1D
 from runtime.layers.regularization import SpatialDropout2D as SpatialDropout2D
 from runtime.layers.regularization import SpatialDropout3D as SpatialDropout3D
+from runtime.layers.recurrent import StackedRNNCells as StackedRNNCells
 from runtime.layers.preprocessing.lookup import StringLookup as StringLookup
 from runtime.layers.merging import Subtract as Subtract
 from runtime.layers.preprocessing.lookup import TextVectorization as TextVectorization
@@ -148,6 +161,7 @@ Convolution1DTranspose = _Convolution1DTranspose_
 Convolution2D = _Convolution2D_
 Convolution2DTranspose = _Convolution2DTranspose_
 Convolution3D = _Convolution3D_
+Convolution3DTranspose = _Convolution3DTranspose_
 GlobalAvgPool1D = _GlobalAvgPool1D_
 GlobalAvgPool2D = _GlobalAvgPool2D_
 GlobalAvgPool3D = _GlobalAvgPool3D_

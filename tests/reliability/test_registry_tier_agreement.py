@@ -518,7 +518,8 @@ def _arrays(x):
             rt.sort(x, axis=1), rt.argsort(rt.where(rt.math.is_nan(x), 9.0, x), axis=1),
             rt.math.top_k(rt.where(rt.math.is_nan(x), -9.0, x), 2)[0],
             rt.searchsorted([-1.0, 0.0, 2.0], rt.reshape(x, [-1])),
-            rt.math.real(rt.complex(x, -x)), rt.math.imag(rt.math.conj(rt.complex(x, x))))
+            rt.math.real(rt.complex(x, -x)), rt.math.imag(rt.math.conj(rt.complex(x, x))),
+            rt.bitcast(x, rt.int32), rt.bitcast(x, rt.uint8))
 
 
 def _numeric(x):
@@ -539,7 +540,12 @@ def _numeric(x):
 def _value_shaped(x):
     """Ops whose result's shape depends on the values (the XLA tier refuses them by name)."""
     return (rt.boolean_mask(x, x > 0.0), rt.unique(rt.reshape(x, [-1]))[0],
-            rt.where(x > 0.0), *rt.unique_with_counts(rt.reshape(x, [-1])))
+            rt.where(x > 0.0), *rt.unique_with_counts(rt.reshape(x, [-1])),
+            *rt.image.non_max_suppression_with_scores(x, x[:, 1], 3, 0.5, soft_nms_sigma=0.5),
+            rt.image.non_max_suppression_overlaps(rt.abs(x), x[:, 3], 3),
+            *rt.image.combined_non_max_suppression(rt.reshape(rt.cast(x, rt.float32), [1, 4, 1, 4]),
+                                                   rt.reshape(rt.cast(x, rt.float32), [1, 4, 4]),
+                                                   2, 3))
 
 
 def _dynamic(x):
@@ -613,6 +619,9 @@ _ORDER = "sums in another order on each tier (ordinary values within tolerance: 
 _STATELESS = "draws from a seed argument (the stateless_random group of test_every_op.py)"
 _STACKS = "made by a loop's differentiable-again gradient (every tier against the eager " \
           "values: tests/gradients/test_loop_gradient_orders.py)"
+_CONV3D = "3-D convolution or pool (or its gradient): no lowering on either compiler tier (the " \
+          "Numba tier runs its NumPy kernel, the XLA tier refuses it); values and gradients " \
+          "against TensorFlow and NumPy loops in tests/runtime/test_conv3d.py"
 NOT_GENERATED = {
     # made by gradients: compared on ordinary values by the gradient groups of
     # tests/jit/test_every_op.py and tests/xla/test_xla_ops.py
@@ -645,6 +654,9 @@ NOT_GENERATED = {
     "PartitionedCall": "a tape's record of an eager call of a compiled function",
     "StackPush": _STACKS, "StackPop": _STACKS,
     "Undefined": "stands for a value a branch leaves undefined; never computed",
+    "Conv3D": _CONV3D, "Conv3DBackpropInputV2": _CONV3D, "Conv3DBackpropFilterV2": _CONV3D,
+    "MaxPool3D": _CONV3D, "MaxPool3DGrad": _CONV3D, "MaxPool3DGradGrad": _CONV3D,
+    "AvgPool3D": _CONV3D, "AvgPool3DGrad": _CONV3D,
 }
 
 
