@@ -20,7 +20,7 @@ such as `autograph.nest` does not load the converter.
 
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 __version__ = "0.1.0"
 
@@ -43,17 +43,27 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _API.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+def _lazy_names(namespace: dict, modules: dict) -> tuple[Callable, Callable]:
+    """A package's PEP 562 `__getattr__` and `__dir__`: each name of `modules` (name -> the
+    submodule defining it, relative to the package) is imported on first use and kept in
+    `namespace` (the package's globals)."""
+    package = namespace["__name__"]
+
+    def __getattr__(name: str) -> Any:
+        module = modules.get(name)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(f"{package}.{module}"), name)
+        namespace[name] = value
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted(set(namespace) | set(modules))
+
+    return __getattr__, __dir__
 
 
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_API))
+__getattr__, __dir__ = _lazy_names(globals(), _API)
 
 
 if TYPE_CHECKING:

@@ -26,7 +26,6 @@ from ..converters import (
     call_trees,
     directives,
     functions,
-    lists,
     logical_expressions,
     variables,
 )
@@ -145,8 +144,10 @@ def transform(node: Union[gast.FunctionDef, gast.Lambda], ctx: Context):
     handlers = [functions.Handler, directives.Handler]
     if opts.uses(Feature.ASSERT_STATEMENTS) and gast.Assert in kinds:
         handlers.append(_converter("asserts").Handler)
-    if opts.uses(Feature.LISTS) and lists.may_apply(ctx):
-        handlers.append(lists.Handler)
+    if opts.uses(Feature.LISTS) and gast.Attribute in kinds:    # list methods: l.append(x)
+        lists = _converter("lists")
+        if lists.may_apply(ctx):
+            handlers.append(lists.Handler)
     handlers += [call_trees.Handler]
     if flow or gast.IfExp in kinds:
         handlers.append(_converter("conditional_expressions").Handler)

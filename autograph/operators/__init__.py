@@ -5,8 +5,9 @@ for them (see `dispatch`). The names load their modules on first use (PEP 562): 
 registering itself loads `dispatch` alone, and converted code loads the operators it calls.
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .. import _lazy_names
 
 #: each name's module
 _MODULES = {
@@ -40,17 +41,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _MODULES.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_MODULES))
+__getattr__, __dir__ = _lazy_names(globals(), _MODULES)
 
 
 if TYPE_CHECKING:
