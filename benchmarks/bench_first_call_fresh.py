@@ -9,7 +9,9 @@ own, is printed too.
 
 from __future__ import annotations
 
+import importlib
 import os
+import pkgutil
 import subprocess
 import sys
 import time
@@ -29,6 +31,11 @@ def child() -> None:
     start = time.perf_counter()
     import autograph.impl.api  # noqa: F401 - the converter, which loads on first use
     import runtime.autograph_backend  # noqa: F401
+    # the converters and operators a function needs load with its conversion: all of them
+    for module in pkgutil.iter_modules(autograph.converters.__path__):
+        importlib.import_module(f"autograph.converters.{module.name}")
+    for name in autograph.operators.__all__:
+        getattr(autograph.operators, name)
     converter = time.perf_counter() - start
     first_compile = bench.compile_seconds()
     fn = bench.fresh_function()
