@@ -190,15 +190,17 @@ def _grad_get_concat(w, op):
     w.assign(op, f"_h.grad_get_concat(*{g}, {h}[2], {like})")
 
 
-# -- accumulators: a while loop's saves for its gradient, (count, one triple per value) -------
+# -- accumulators: a while loop's saves for its gradient, (count, one buffer per value) -------
+# One buffer a value, nothing else: the tuple is carried by the loop, and each array in it
+# costs Numba increfs and decrefs (compile time) wherever the tuple is assigned.
 
 @lowers(ACC_NEW, numpy_fallback=False)
 def _accumulator_new(w, op):
     info = w.arrays.info(op.outputs[0])
     if info is None or info.push is None:
         w.unsupported(op, "an accumulator without its loop")
-    slots = [f"(np.zeros((0, {'0, ' * t.shape.rank}), {w.dt(t.dtype)}), "
-             f"np.zeros(0, np.bool_), np.int64(0)), " for t in info.push.inputs[1:]]
+    slots = [f"np.zeros((0, {'0, ' * t.shape.rank}), {w.dt(t.dtype)}), "
+             for t in info.push.inputs[1:]]
     w.assign(op, f"(np.int64(0), {''.join(slots)})")
 
 
@@ -212,7 +214,7 @@ def _accumulator_push(w, op):
     slots = []
     for i, (t, name) in enumerate(zip(op.inputs[1:], names[1:])):
         buf = w.fresh("b")
-        w.line(f"{buf} = {acc}[{i + 1}][0]")
+        w.line(f"{buf} = {acc}[{i + 1}]")
         if t.shape.rank and loop_invariant(t, op.graph):
             w.line(f"if {count} == 0:")
             with w.indented():
@@ -225,7 +227,7 @@ def _accumulator_push(w, op):
                         else f"_h.grown_scalars({buf}, {count})")
                 w.line(f"{buf} = {grow}")
             w.line(f"{buf}[{count}] = {name}")
-        slots.append(f"({buf}, {acc}[{i + 1}][1], {acc}[{i + 1}][2]), ")
+        slots.append(f"{buf}, ")
     w.assign(op, f"({count} + 1, {''.join(slots)})")
 
 
@@ -234,7 +236,7 @@ def _accumulator_read(w, op):
     # a view of the saved row (saved rows are never written again); a one-row buffer holds a
     # value saved once for every step
     acc, step = w.ins(op)
-    buf = f"{acc}[{op.attrs['index'] + 1}][0]"
+    buf = f"{acc}[{op.attrs['index'] + 1}]"
     w.assign(op, f"{buf}[min({step}, {buf}.shape[0] - 1)]")
 
 
@@ -274,7 +276,7 @@ def _saves_grad_zeros(w, op):
     acc = w.ins(op)[0]
     stacks = []
     for k, t in enumerate(_saves_slots(w, op, op.outputs[0])):
-        buf = f"{acc}[{k + 1}][0]"
+        buf = f"{acc}[{k + 1}]"
         dims = "".join(f"{buf}.shape[{d + 1}], " for d in range(t.shape.rank))
         stacks.append(f"np.zeros(({acc}[0], {dims}), {w.dt(t.dtype)}), ")
     w.assign(op, f"({''.join(stacks)})")
