@@ -27,6 +27,16 @@ class _AdaptivePooling(Layer):
     _rank = 2
     _built_at_init = True  # as Keras: no weights
     _reduce: Any = None
+    _what = ""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "_rank" in cls.__dict__:  # a public layer: its docstring from its rank
+            cls.__doc__ = (
+                f"{cls._what} over adaptive bins: each of the {cls._rank} spatial axes of the "
+                "inputs is pooled into `output_size` bins (an int, or one per axis), bin i of "
+                "an axis of length n covering [floor(i n / m), ceil((i + 1) n / m)). "
+                "`data_format` 'channels_last' (default) or 'channels_first'.")
 
     def __init__(self, output_size, data_format: str | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -69,37 +79,35 @@ class _AdaptivePooling(Layer):
         return TensorShape(dims)
 
 
-_DOC = ("{what} over adaptive bins: each of the {rank} spatial axes of the inputs is "
-        "pooled into `output_size` bins (an int, or one per axis), bin i of an axis of length n "
-        "covering [floor(i n / m), ceil((i + 1) n / m)). `data_format` 'channels_last' "
-        "(default) or 'channels_first'.")
+class _AdaptiveAverage(_AdaptivePooling):
+    _reduce = staticmethod(array_math.reduce_mean)
+    _what = "The mean"
 
 
-class AdaptiveAveragePooling1D(_AdaptivePooling):
-    __doc__ = _DOC.format(what="The mean", rank=1)
-    _rank, _reduce = 1, staticmethod(array_math.reduce_mean)
+class _AdaptiveMax(_AdaptivePooling):
+    _reduce = staticmethod(array_math.reduce_max)
+    _what = "The maximum"
 
 
-class AdaptiveAveragePooling2D(_AdaptivePooling):
-    __doc__ = _DOC.format(what="The mean", rank=2)
-    _rank, _reduce = 2, staticmethod(array_math.reduce_mean)
+class AdaptiveAveragePooling1D(_AdaptiveAverage):
+    _rank = 1
 
 
-class AdaptiveAveragePooling3D(_AdaptivePooling):
-    __doc__ = _DOC.format(what="The mean", rank=3)
-    _rank, _reduce = 3, staticmethod(array_math.reduce_mean)
+class AdaptiveAveragePooling2D(_AdaptiveAverage):
+    _rank = 2
 
 
-class AdaptiveMaxPooling1D(_AdaptivePooling):
-    __doc__ = _DOC.format(what="The maximum", rank=1)
-    _rank, _reduce = 1, staticmethod(array_math.reduce_max)
+class AdaptiveAveragePooling3D(_AdaptiveAverage):
+    _rank = 3
 
 
-class AdaptiveMaxPooling2D(_AdaptivePooling):
-    __doc__ = _DOC.format(what="The maximum", rank=2)
-    _rank, _reduce = 2, staticmethod(array_math.reduce_max)
+class AdaptiveMaxPooling1D(_AdaptiveMax):
+    _rank = 1
 
 
-class AdaptiveMaxPooling3D(_AdaptivePooling):
-    __doc__ = _DOC.format(what="The maximum", rank=3)
-    _rank, _reduce = 3, staticmethod(array_math.reduce_max)
+class AdaptiveMaxPooling2D(_AdaptiveMax):
+    _rank = 2
+
+
+class AdaptiveMaxPooling3D(_AdaptiveMax):
+    _rank = 3

@@ -47,10 +47,13 @@ class _ConvTranspose(KernelLayer):
 
     _rank = 2
 
-    def __init__(self, filters: int, kernel_size, strides, padding: str, output_padding,
-                 data_format, dilation_rate, activation, use_bias: bool, kernel_initializer,
-                 bias_initializer, kernel_regularizer, bias_regularizer, activity_regularizer,
-                 kernel_constraint, bias_constraint, **kwargs: Any) -> None:
+    def __init__(self, filters: int, kernel_size, strides=1, padding: str = "valid",
+                 output_padding=None, data_format: str | None = None, dilation_rate=1,
+                 activation: str | Callable | None = None, use_bias: bool = True,
+                 kernel_initializer: str | Callable = "glorot_uniform",
+                 bias_initializer: str | Callable = "zeros", kernel_regularizer=None,
+                 bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
+                 bias_constraint=None, **kwargs: Any) -> None:
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         name = type(self).__name__
         self.filters = positive_int(filters, "filters", name)
@@ -106,18 +109,6 @@ class Conv2DTranspose(_ConvTranspose):
 
     _rank = 2
 
-    def __init__(self, filters: int, kernel_size, strides=(1, 1), padding: str = "valid",
-                 output_padding=None, data_format: str | None = None, dilation_rate=(1, 1),
-                 activation: str | Callable | None = None, use_bias: bool = True,
-                 kernel_initializer: str | Callable = "glorot_uniform",
-                 bias_initializer: str | Callable = "zeros", kernel_regularizer=None,
-                 bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
-                 bias_constraint=None, **kwargs: Any) -> None:
-        super().__init__(filters, kernel_size, strides, padding, output_padding, data_format,
-                         dilation_rate, activation, use_bias, kernel_initializer,
-                         bias_initializer, kernel_regularizer, bias_regularizer,
-                         activity_regularizer, kernel_constraint, bias_constraint, **kwargs)
-
     def _transform(self, x):
         height, width = self._output_sizes(x)
         return nn_conv.conv2d_transpose(x, self.kernel, [None, height, width, self.filters],
@@ -130,18 +121,6 @@ class Conv1DTranspose(_ConvTranspose):
     `(kernel_size, filters, input_channels)`. Output sizes as Conv2DTranspose's."""
 
     _rank = 1
-
-    def __init__(self, filters: int, kernel_size, strides=1, padding: str = "valid",
-                 output_padding=None, data_format: str | None = None, dilation_rate=1,
-                 activation: str | Callable | None = None, use_bias: bool = True,
-                 kernel_initializer: str | Callable = "glorot_uniform",
-                 bias_initializer: str | Callable = "zeros", kernel_regularizer=None,
-                 bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
-                 bias_constraint=None, **kwargs: Any) -> None:
-        super().__init__(filters, kernel_size, strides, padding, output_padding, data_format,
-                         dilation_rate, activation, use_bias, kernel_initializer,
-                         bias_initializer, kernel_regularizer, bias_regularizer,
-                         activity_regularizer, kernel_constraint, bias_constraint, **kwargs)
 
     def _transform(self, x):
         (steps,) = self._output_sizes(x)
@@ -177,19 +156,7 @@ class Conv3DTranspose(_ConvTranspose):
     depth and tap reach, so the inputs' depth must be known when tracing.
     """
 
-    _rank = 3
-
-    def __init__(self, filters: int, kernel_size, strides=(1, 1, 1), padding: str = "valid",
-                 output_padding=None, data_format: str | None = None, dilation_rate=(1, 1, 1),
-                 activation: str | Callable | None = None, use_bias: bool = True,
-                 kernel_initializer: str | Callable = "glorot_uniform",
-                 bias_initializer: str | Callable = "zeros", kernel_regularizer=None,
-                 bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
-                 bias_constraint=None, **kwargs: Any) -> None:
-        super().__init__(filters, kernel_size, strides, padding, output_padding, data_format,
-                         dilation_rate, activation, use_bias, kernel_initializer,
-                         bias_initializer, kernel_regularizer, bias_regularizer,
-                         activity_regularizer, kernel_constraint, bias_constraint, **kwargs)
+    _rank = 3  # Keras's constructor (strides and dilation_rate an int or three)
 
     def _transform(self, x):
         depth_out, height, width = self._output_sizes(x)
