@@ -124,10 +124,10 @@ def build_tiers(build, tiers, x, y, weights=None):
     return steps, args
 
 
-def compare(steps, args, name, what, steps_checked, number, rounds) -> float:
+def compare(steps, args, name, what, steps_checked, number, rounds, limit=TF_LIMIT) -> float:
     """Checks that every framework and tier takes the same steps from the same weights, then
     prints each step's time and the checked ratio (the best tier against TensorFlow's step,
-    else the Numba tier against the NumPy tier)."""
+    within `limit`, else the Numba tier against the NumPy tier)."""
     losses = {label: [float(step(*args[label])) for _ in range(steps_checked)]
               for label, step in steps.items()}
     expected = losses["NumPy tier"]
@@ -147,7 +147,7 @@ def compare(steps, args, name, what, steps_checked, number, rounds) -> float:
     best = min(ours, key=ours.get)
     if "TensorFlow" in times:
         return report(f"{name}, best tier ({best})", ours[best], times["TensorFlow"],
-                      TF_LIMIT, unit="ms", baseline_name="TensorFlow")
+                      limit, unit="ms", baseline_name="TensorFlow")
     if "Numba tier" in times:
         return report(f"{name}, Numba tier (TensorFlow not installed)",
                       times["Numba tier"], times["NumPy tier"], NUMBA_LIMIT, unit="ms",
