@@ -50,6 +50,8 @@ from runtime.ops.math_extras import rgb_to_yiq as rgb_to_yiq
 from runtime.ops.math_extras import rgb_to_yuv as rgb_to_yuv
 from runtime.ops.image import rot90 as rot90
 from runtime.ops.image import sobel_edges as sobel_edges
+from runtime.ops.image import ssim as ssim
+from runtime.ops.image import ssim_multiscale as ssim_multiscale
 from runtime.ops.image import stateless_random_brightness as stateless_random_brightness
 from runtime.ops.image import stateless_random_contrast as stateless_random_contrast
 from runtime.ops.image import stateless_random_crop as stateless_random_crop

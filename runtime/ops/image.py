@@ -20,6 +20,8 @@ from ..exports import export
 from ..tensor import Tensor
 from . import array_math
 from . import array_scatter as _scatter
+from . import nn as _nn
+from . import nn_conv as _nn_conv
 from . import random as _random
 from . import random_stateless as _stateless
 from .array_composed import pad as _pad
@@ -695,3 +697,123 @@ def stateless_random_crop(value, size, seed, name=None) -> Tensor:
     """`random_crop` whose offset is a function of `seed` (a pair of ints)."""
     return _crop_at_random(value, size, name, lambda shape: _stateless.stateless_uniform(
         shape, seed, 0, 2 ** 31 - 1, dtype=_dtypes.int32))
+
+
+# -- structural similarity -----------------------------------------------------------------------
+
+_MSSSIM_WEIGHTS = (0.0448, 0.2856, 0.3001, 0.2363, 0.1333)
+
+
+def _gaussian_window(size: int, sigma: float, channels: int) -> np.ndarray:
+    """The normalised size x size Gaussian window, one per channel: [size, size, channels, 1]."""
+    coords = np.arange(size, dtype=np.float64) - (size - 1) / 2.0
+    g = -0.5 * coords ** 2 / sigma ** 2
+    g = np.exp(g[:, None] + g[None, :])
+    g = (g / g.sum()).astype(np.float32)
+    return np.tile(g[:, :, None, None], (1, 1, channels, 1))
+
+
+def _ssim_images(img1, img2, max_val, fn):
+    a, b = convert_to_tensor(img1), convert_to_tensor(img2)
+    if a.shape.rank is None or a.shape.rank < 3:
+        raise ValueError(f"{fn}: the images must have rank 3 or more ([..., height, width, "
+                         f"channels]), got shape {a.shape}.")
+    if not a.shape.is_compatible_with(b.shape):
+        raise ValueError(f"{fn}: `img1` and `img2` must have one shape, got {a.shape} and "
+                         f"{b.shape}.")
+    if a.dtype is not b.dtype:
+        raise TypeError(f"{fn}: `img1` and `img2` must have one dtype, got {a.dtype.name} and "
+                        f"{b.dtype.name}.")
+    top = convert_image_dtype(array_math.cast(convert_to_tensor(max_val), a.dtype),
+                              _dtypes.float32)
+    return convert_image_dtype(a, _dtypes.float32), convert_image_dtype(b, _dtypes.float32), top
+
+
+def _ssim_per_channel(a, b, top, filter_size, filter_sigma, k1, k2, fn):
+    """(the SSIM map's mean over height and width, the contrast-structure part's mean), per
+    channel, as TensorFlow's `tf.image.ssim` computes them."""
+    dims = a.shape.as_tuple()
+    h, w, channels = dims[-3:]
+    if None in (h, w, channels):
+        raise ValueError(f"{fn}: the images' height, width and channels must be known, got shape "
+                         f"{a.shape}.")
+    if h < filter_size or w < filter_size:
+        raise _errors.InvalidArgumentError(
+            f"{fn}: the images ({h}x{w}) must be at least filter_size={filter_size} high and "
+            "wide; lower `filter_size`.")
+    window = _gaussian_window(int(filter_size), float(filter_sigma), channels)
+    lead = dims[:-3]
+
+    def local_mean(x):
+        flat = array_math.reshape(x, [-1, h, w, channels])
+        y = _nn_conv.depthwise_conv2d(flat, window, [1, 1, 1, 1], "VALID")
+        return array_math.reshape(y, [-1 if None in lead else d for d in lead] +
+                                  [h - filter_size + 1, w - filter_size + 1, channels]) \
+            if lead else array_math.reshape(y, [h - filter_size + 1, w - filter_size + 1,
+                                                channels])
+
+    c1 = array_math.square(array_math.multiply(top, k1))
+    c2 = array_math.square(array_math.multiply(top, k2))
+    mean_a, mean_b = local_mean(a), local_mean(b)
+    num0 = array_math.multiply(array_math.multiply(mean_a, mean_b), 2.0)
+    den0 = array_math.add(array_math.square(mean_a), array_math.square(mean_b))
+    luminance = array_math.divide(array_math.add(num0, c1), array_math.add(den0, c1))
+    num1 = array_math.multiply(local_mean(array_math.multiply(a, b)), 2.0)
+    den1 = local_mean(array_math.add(array_math.square(a), array_math.square(b)))
+    cs = array_math.divide(array_math.add(array_math.subtract(num1, num0), c2),
+                           array_math.add(array_math.subtract(den1, den0), c2))
+    return luminance, cs
+
+
+@export("image.ssim")
+def ssim(img1, img2, max_val, filter_size=11, filter_sigma=1.5, k1=0.01, k2=0.03,
+         return_index_map=False) -> Tensor:
+    """The structural similarity index (Wang et al. 2004) of two images or batches [...,
+    height, width, channels], as TensorFlow computes it: local means, variances and covariance
+    under a `filter_size` Gaussian window of `filter_sigma` (no padding), averaged over height
+    and width, then over channels. `max_val` is the images' dynamic range (1.0 for float
+    images in [0, 1], 255 for uint8). With `return_index_map` the map itself, averaged over
+    channels only. float32 results."""
+    a, b, top = _ssim_images(img1, img2, max_val, "ssim")
+    luminance, cs = _ssim_per_channel(a, b, top, filter_size, filter_sigma, k1, k2, "ssim")
+    index = array_math.multiply(luminance, cs)
+    if return_index_map:
+        return array_math.reduce_mean(index, axis=-1)
+    return array_math.reduce_mean(array_math.reduce_mean(index, axis=[-3, -2]), axis=-1)
+
+
+@export("image.ssim_multiscale")
+def ssim_multiscale(img1, img2, max_val, power_factors=_MSSSIM_WEIGHTS, filter_size=11,
+                    filter_sigma=1.5, k1=0.01, k2=0.03) -> Tensor:
+    """Multi-scale SSIM (Wang, Simoncelli and Bovik 2003), as TensorFlow computes it: at each
+    of len(`power_factors`) scales (each halving height and width by a 2x2 average, after
+    padding odd sizes by mirroring), the contrast-structure mean per channel; the last scale
+    gives the whole SSIM instead. Each (clipped at 0) is raised to its power factor and the
+    product is averaged over channels. The smallest scale must still be `filter_size` wide."""
+    a, b, top = _ssim_images(img1, img2, max_val, "ssim_multiscale")
+    dims = a.shape.as_tuple()
+    lead = dims[:-3]
+    images = [a, b]
+    parts = []
+    for k in range(len(power_factors)):
+        if k:
+            h, w, c = images[0].shape.as_tuple()[-3:]
+            flat = [array_math.reshape(x, [-1, h, w, c]) for x in images]
+            if h % 2 or w % 2:
+                flat = [_pad(x, [[0, 0], [0, h % 2], [0, w % 2], [0, 0]], mode="SYMMETRIC")
+                        for x in flat]
+            down = [_nn_conv.avg_pool2d(x, [2, 2], [2, 2], "VALID") for x in flat]
+            size = down[0].shape.as_tuple()[1:]
+            images = [array_math.reshape(x, ([-1 if None in lead else d for d in lead]
+                                             if lead else []) + list(size)) for x in down]
+        luminance, cs = _ssim_per_channel(images[0], images[1], top, filter_size, filter_sigma,
+                                          k1, k2, "ssim_multiscale")
+        if k < len(power_factors) - 1:
+            parts.append(_nn.relu(array_math.reduce_mean(cs, axis=[-3, -2])))
+        else:
+            whole = array_math.reduce_mean(array_math.multiply(luminance, cs), axis=[-3, -2])
+            parts.append(_nn.relu(whole))
+    stacked = array_math.stack(parts, axis=-1)
+    weights = np.asarray(power_factors, dtype=np.float32)
+    product = array_math.reduce_prod(array_math.pow(stacked, weights), axis=-1)
+    return array_math.reduce_mean(product, axis=-1)
