@@ -146,7 +146,15 @@ from .regularization import (
     SpatialDropout2D,
     SpatialDropout3D,
 )
-from .reshaping import Embedding, Lambda, Masking, Permute, RepeatVector, Reshape
+from .reshaping import (
+    Embedding,
+    Lambda,
+    Masking,
+    Permute,
+    RepeatVector,
+    Reshape,
+    ReversibleEmbedding,
+)
 from .separable_conv import DepthwiseConv1D, DepthwiseConv2D, SeparableConv1D, SeparableConv2D
 from .wrappers import Pipeline, TimeDistributed, Wrapper
 
@@ -200,6 +208,6 @@ __all__ += ["Conv3DTranspose", "ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D",
             "Convolution3DTranspose"]
 __all__ += ["AdaptiveAveragePooling1D", "AdaptiveAveragePooling2D", "AdaptiveAveragePooling3D",
             "AdaptiveMaxPooling1D", "AdaptiveMaxPooling2D", "AdaptiveMaxPooling3D", "Pipeline",
-            "StackedRNNCells"]
+            "ReversibleEmbedding", "StackedRNNCells"]
 
 _add_keyword_hints_to_classes(globals(), "runtime")  # a misspelt keyword: "did you mean"

@@ -8,7 +8,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..ops import array_math, nn_conv
+from ..ops import array_math, linalg, nn_conv
 from ..ops.core import convert_to_tensor
 from ..shapes import TensorShape
 from . import constraints as _constraints
@@ -167,6 +167,11 @@ class Masking(Layer):
         return TensorShape(input_shape)
 
 
+def _keras_uniform(init):
+    """Keras's initializer name "uniform" as this runtime names it."""
+    return "random_uniform" if isinstance(init, str) and init.lower() == "uniform" else init
+
+
 class Embedding(Layer):
     """Maps integer ids in [0, input_dim) to rows of a trainable `[input_dim, output_dim]`
     table: `[batch, ...]` ids give `[batch, ..., output_dim]` values.
@@ -202,12 +207,9 @@ class Embedding(Layer):
         self.embeddings = None
 
     def build(self, input_shape) -> None:
-        init = self.embeddings_initializer
-        if isinstance(init, str) and init.lower() == "uniform":  # Keras's name
-            init = "random_uniform"
         self.embeddings = self.add_weight(name="embeddings",
                                           shape=[self.input_dim, self.output_dim],
-                                          initializer=init,
+                                          initializer=_keras_uniform(self.embeddings_initializer),
                                           regularizer=self.embeddings_regularizer,
                                           constraint=self.embeddings_constraint)
         self.built = True
@@ -226,3 +228,57 @@ class Embedding(Layer):
 
     def compute_output_shape(self, input_shape) -> TensorShape:
         return TensorShape(TensorShape(input_shape).as_list() + [self.output_dim])
+
+
+class ReversibleEmbedding(Embedding):
+    """An Embedding that also maps vectors back to logits over its ids: `call(inputs,
+    reverse=True)` gives `inputs @ embeddings.T` (`[..., output_dim]` -> `[..., input_dim]`),
+    as a language model's output layer sharing its input table. `tie_weights=False` gives the
+    reverse its own `reverse_embeddings` weight `[output_dim, input_dim]`; `reverse_dtype`
+    the dtype that product runs in; `logit_soft_cap` c bounds the logits as
+    `c * tanh(logits / c)`."""
+
+    def __init__(self, input_dim: int, output_dim: int, tie_weights: bool = True,
+                 embeddings_initializer: str | Callable = "uniform", embeddings_regularizer=None,
+                 embeddings_constraint=None, mask_zero: bool = False, reverse_dtype=None,
+                 logit_soft_cap: float | None = None, activity_regularizer=None,
+                 quantization_config=None, **kwargs: Any) -> None:
+        super().__init__(input_dim, output_dim, embeddings_initializer, embeddings_regularizer,
+                         embeddings_constraint, mask_zero,
+                         activity_regularizer=activity_regularizer,
+                         quantization_config=quantization_config, **kwargs)
+        self.tie_weights = bool(tie_weights)
+        self.reverse_dtype = reverse_dtype
+        self.logit_soft_cap = logit_soft_cap
+        self.reverse_embeddings = None
+
+    def build(self, input_shape=None) -> None:
+        super().build(input_shape)
+        if not self.tie_weights:
+            self.reverse_embeddings = self.add_weight(
+                name="reverse_embeddings", shape=[self.output_dim, self.input_dim],
+                initializer=_keras_uniform(self.embeddings_initializer),
+                regularizer=self.embeddings_regularizer, constraint=self.embeddings_constraint)
+
+    def call(self, inputs, reverse: bool = False):
+        if not reverse:
+            return super().call(inputs)
+        kernel = (array_math.transpose(self.embeddings) if self.tie_weights
+                  else self.reverse_embeddings)
+        dtype = self.reverse_dtype or self.dtype
+        x = array_math.cast(convert_to_tensor(inputs), dtype)
+        logits = linalg.matmul(x, array_math.cast(kernel, dtype))
+        if self.logit_soft_cap is not None:
+            cap = array_math.cast(self.logit_soft_cap, logits.dtype)
+            logits = array_math.multiply(array_math.tanh(array_math.divide(logits, cap)), cap)
+        return logits
+
+    def compute_mask(self, inputs, mask=None):
+        if not convert_to_tensor(inputs).dtype.is_integer:
+            return None  # vectors to logits: no ids to mask
+        return super().compute_mask(inputs, mask)
+
+    def compute_output_shape(self, input_shape, reverse: bool = False) -> TensorShape:
+        if reverse:
+            return TensorShape(TensorShape(input_shape).as_list()[:-1] + [self.input_dim])
+        return super().compute_output_shape(input_shape)

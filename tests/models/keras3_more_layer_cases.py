@@ -33,6 +33,8 @@ def layer_cases(L) -> dict:
             2, data_format="channels_first", name="amp"),
         "pipeline": lambda: L.Pipeline([L.Rescaling(2.0, name="r"), L.RandomFlip(name="f")],
                                        name="pipe"),
+        "reversible_embedding": lambda: L.ReversibleEmbedding(5, 3, tie_weights=False,
+                                                              logit_soft_cap=2.0, name="re"),
         "stacked_rnn_cells": lambda: L.StackedRNNCells([L.LSTMCell(2, name="a"),
                                                         L.SimpleRNNCell(3, name="b")],
                                                        name="stack"),

@@ -444,3 +444,34 @@ def test_a_list_of_cells_makes_a_stack_with_masks_and_configs():
     assert [type(c).__name__ for c in again.cells] == ["LSTMCell", "SimpleRNNCell"]
     with pytest.raises(ValueError, match="state_size"):
         L.StackedRNNCells([L.Dense(2)])
+
+
+# -- ReversibleEmbedding -----------------------------------------------------------------------
+
+def test_reversible_embedding_maps_vectors_back_to_logits():
+    table = np.arange(15, dtype=np.float32).reshape(5, 3) / 10
+    own = np.arange(15, dtype=np.float32).reshape(3, 5) / 20
+    untied = L.ReversibleEmbedding(5, 3, tie_weights=False, name="re")
+    np.testing.assert_array_equal(untied(np.array([[1, 2]])).shape, (1, 2, 3))
+    assert [(w.path, tuple(w.shape)) for w in untied.weights] == [
+        ("re/embeddings", (5, 3)), ("re/reverse_embeddings", (3, 5))]  # as Keras 3.15's
+    untied.set_weights([table, own])
+    vectors = np.ones((1, 3), np.float32)
+    # Keras 3.15 printed [[0.75, 0.9, 1.05, 1.2, 1.35]] for this call
+    np.testing.assert_allclose(untied(vectors, reverse=True).numpy(), vectors @ own, rtol=1e-6)
+    np.testing.assert_allclose(untied(np.array([[4]])).numpy()[0, 0], table[4])
+    capped = L.ReversibleEmbedding(5, 3, logit_soft_cap=0.5)
+    capped(np.array([1]))
+    capped.set_weights([table])
+    # Keras 3.15: [[0.26852, 0.49184, 0.49978, 0.49999, 0.5]]
+    np.testing.assert_allclose(capped(vectors, reverse=True).numpy(),
+                               0.5 * np.tanh(vectors @ table.T / 0.5), rtol=1e-6)
+    assert capped.compute_output_shape((None, 3), reverse=True) == (None, 5)
+    assert capped.compute_output_shape((None, 3)) == (None, 3, 3)
+    with rt.GradientTape() as tape:
+        loss = rt.reduce_sum(capped(vectors, reverse=True))
+    grad = tape.gradient(loss, capped.embeddings).numpy()
+    cosh = np.cosh(vectors @ table.T / 0.5)
+    np.testing.assert_allclose(grad, (1 / cosh ** 2).T @ vectors, rtol=1e-5, atol=1e-6)
+    with pytest.raises(TypeError, match="tie_weights"):
+        L.ReversibleEmbedding(5, 3, tie_weight=False)
