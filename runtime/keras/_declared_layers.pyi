@@ -119,6 +119,7 @@ from runtime.layers.reshaping import RepeatVector as RepeatVector
 from runtime.layers.core import Rescaling as Rescaling
 from runtime.layers.reshaping import Reshape as Reshape
 from runtime.layers.preprocessing.image import Resizing as Resizing
+from runtime.layers.reshaping import ReversibleEmbedding as ReversibleEmbedding
 from runtime.layers.separable_conv import SeparableConv1D as SeparableConv1D
 from runtime.layers.separable_conv import SeparableConv2D as SeparableConv2D
 from runtime.layers.separable_conv import SeparableConv1D as _SeparableConvolution1D_
