@@ -38,7 +38,9 @@ KERAS = {  # name: (parameters, layers, sorted-names digest, model name, headles
     "EfficientNetV2L": (119027848, 1031, "93eb38b82d3549e1", "efficientnetv2-l", 117746848,
                         "avg_pool"),
 }
-LARGE = {"NASNetLarge", "EfficientNetV2M", "EfficientNetV2L"}  # a minute each to build
+# a minute or more each to build (their weights' initial values are drawn): marked slow
+LARGE = {"NASNetLarge", "EfficientNetV2M", "EfficientNetV2L"}
+SLOW = LARGE | {"InceptionResNetV2", "EfficientNetV2B2", "EfficientNetV2B3", "EfficientNetV2S"}
 
 
 def _digest(model) -> str:
@@ -47,7 +49,7 @@ def _digest(model) -> str:
 
 
 @pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.slow) if n in LARGE else n for n in sorted(KERAS)])
+    pytest.param(n, marks=pytest.mark.slow) if n in SLOW else n for n in sorted(KERAS)])
 def test_architectures_have_keras_counts_and_names(name):
     total, layers, digest, model_name, headless, pool = KERAS[name]
     keras.utils.clear_session()   # unnamed layers are numbered from a fresh session, as Keras
