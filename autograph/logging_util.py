@@ -104,6 +104,12 @@ def user_stacklevel() -> int:
 def warn(logger: logging.Logger | LibraryLogger, message: str, *args: object) -> None:
     """Logs `message % args` at WARNING on `logger`; without logging configured, warns too,
     attributed to the user's line (the first frame outside autograph and the runtime)."""
+    if "logging" not in sys.modules:
+        # nothing imported logging, so nothing configured it: the record would only reach the
+        # NullHandler (as `enabled` reasons); the warning is all the user sees either way
+        warnings.warn(message % args if args else message, LibraryWarning,
+                      stacklevel=user_stacklevel())
+        return
     logger.warning(message, *args)
     if not _configured(logger) and logger.isEnabledFor(WARNING):
         warnings.warn(message % args if args else message, LibraryWarning,
