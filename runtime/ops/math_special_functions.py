@@ -36,22 +36,10 @@ from ..opdef import define
 from ..tensor import Tensor
 from . import array_math as _math
 from .core import apply, binary_operands, convert_to_tensor
-from .shape_rules import broadcast, same_dtype
+from .math_special import _real_float_infer
 
 _EULER = 0.57721566490153286061
 _TWO_OVER_PI = 2.0 / np.pi
-
-
-def _float_infer(name):
-    def infer(*xs):
-        for x in xs:
-            if not x.dtype.is_floating:
-                raise TypeError(f"{name} needs a real floating-point tensor, got {x.dtype.name}; "
-                                "cast it first with rt.cast(x, rt.float32).")
-        if len(xs) == 1:
-            return xs[0].shape, xs[0].dtype
-        return broadcast(xs[0].shape, xs[1].shape, name), same_dtype(name, *xs)
-    return infer
 
 
 def _elementwise(fn64):
@@ -454,7 +442,7 @@ def _zeta(s, q):
 # -- the ops -------------------------------------------------------------------------------------
 
 def _unary(op_name, fn64):
-    return define(op_name, _float_infer(op_name), _elementwise(fn64))
+    return define(op_name, _real_float_infer(op_name), _elementwise(fn64))
 
 
 BESSEL_J0 = _unary("BesselJ0", _bessel_j0)
@@ -470,7 +458,7 @@ EXPINT = _unary("Expint", _expint)
 FRESNEL_COS = _unary("FresnelCos", _fresnel_cos)
 FRESNEL_SIN = _unary("FresnelSin", _fresnel_sin)
 SPENCE = _unary("Spence", _spence)
-ZETA = define("Zeta", _float_infer("Zeta"), _elementwise(_zeta))
+ZETA = define("Zeta", _real_float_infer("Zeta"), _elementwise(_zeta))
 
 
 def _safe_reciprocal(x):

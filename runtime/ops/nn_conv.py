@@ -91,12 +91,17 @@ def _geometry(h, w, ksize, strides, padding, dilations, what):
     return oh, ow, ph, pw
 
 
-def _float_rank4(x, what, arg):
+def _float_rank(x, what, arg, rank: int):
+    """x's dims (None where unknown), after checking it is floating-point of rank `rank`."""
     if not x.dtype.is_floating:
         raise TypeError(f"{what}: `{arg}` must be a floating-point tensor, got {x.dtype.name}.")
-    if x.shape.rank is not None and x.shape.rank != 4:
-        raise ValueError(f"{what}: `{arg}` must have rank 4, got shape {x.shape}.")
-    return x.shape.as_list() if x.shape.rank is not None else [None] * 4
+    if x.shape.rank is not None and x.shape.rank != rank:
+        raise ValueError(f"{what}: `{arg}` must have rank {rank}, got shape {x.shape}.")
+    return x.shape.as_list() if x.shape.rank is not None else [None] * rank
+
+
+def _float_rank4(x, what, arg):
+    return _float_rank(x, what, arg, 4)
 
 
 # -- Conv2D --------------------------------------------------------------------------------------
@@ -183,39 +188,40 @@ def _filter_spatial(t, what):
     return (dims[0], dims[1])
 
 
-@CONV2D.def_grad
-def _conv_grad(op, g):
-    x, filters = op.inputs
-    attrs = _conv_attrs(op)
-    dx = dw = None
-    if op.needs[0]:
-        dx = apply(CONV2D_BACKPROP_INPUT, [g, filters],
-                   {"input_size": _spatial(x, "conv2d"), **attrs})
-    if op.needs[1]:
-        dw = apply(CONV2D_BACKPROP_FILTER, [x, g],
-                   {"filter_size": _filter_spatial(filters, "conv2d"), **attrs})
-    return [dx, dw]
+def define_conv_gradients(conv, backprop_input, backprop_filter, input_size, filter_size):
+    """The gradient rules of a convolution and of its two gradient ops (the 2-D and 3-D
+    convolutions share them). `input_size(x)` and `filter_size(filters)` give the static
+    spatial sizes the gradient ops take as attributes. Each op is bilinear in its inputs: the
+    convolution's gradients are the two backprops, a backprop's are the convolution and the
+    other backprop."""
+
+    def input_attrs(op, x):
+        return {"input_size": input_size(x), **_conv_attrs(op)}
+
+    def filter_attrs(op, filters):
+        return {"filter_size": filter_size(filters), **_conv_attrs(op)}
+
+    @conv.def_grad
+    def _conv_grad(op, g):
+        x, filters = op.inputs
+        return [apply(backprop_input, [g, filters], input_attrs(op, x)) if op.needs[0] else None,
+                apply(backprop_filter, [x, g], filter_attrs(op, filters)) if op.needs[1] else None]
+
+    @backprop_input.def_grad
+    def _backprop_input_grad(op, gg):
+        g, filters = op.inputs
+        return [apply(conv, [gg, filters], _conv_attrs(op)) if op.needs[0] else None,
+                apply(backprop_filter, [gg, g], filter_attrs(op, filters)) if op.needs[1] else None]
+
+    @backprop_filter.def_grad
+    def _backprop_filter_grad(op, gw):
+        x, g = op.inputs
+        return [apply(backprop_input, [g, gw], input_attrs(op, x)) if op.needs[0] else None,
+                apply(conv, [x, gw], _conv_attrs(op)) if op.needs[1] else None]
 
 
-@CONV2D_BACKPROP_INPUT.def_grad
-def _backprop_input_grad(op, gg):
-    g, filters = op.inputs
-    attrs = _conv_attrs(op)
-    dg = apply(CONV2D, [gg, filters], attrs) if op.needs[0] else None
-    dw = apply(CONV2D_BACKPROP_FILTER, [gg, g],
-               {"filter_size": _filter_spatial(filters, "conv2d"), **attrs}) \
-        if op.needs[1] else None
-    return [dg, dw]
-
-
-@CONV2D_BACKPROP_FILTER.def_grad
-def _backprop_filter_grad(op, gw):
-    x, g = op.inputs
-    attrs = _conv_attrs(op)
-    dx = apply(CONV2D_BACKPROP_INPUT, [g, gw], {"input_size": _spatial(x, "conv2d"), **attrs}) \
-        if op.needs[0] else None
-    dg = apply(CONV2D, [x, gw], attrs) if op.needs[1] else None
-    return [dx, dg]
+define_conv_gradients(CONV2D, CONV2D_BACKPROP_INPUT, CONV2D_BACKPROP_FILTER,
+                      lambda x: _spatial(x, "conv2d"), lambda f: _filter_spatial(f, "conv2d"))
 
 
 @export("nn.conv2d")
@@ -305,20 +311,17 @@ def _pool_attrs(op):
     return {k: op.attrs[k] for k in ("ksize", "strides", "padding")}
 
 
-@MAX_POOL.def_grad
-def _max_pool_grad(op, g):
-    return [apply(MAX_POOL_GRAD, [op.inputs[0], g], _pool_attrs(op))]
+def define_max_pool_gradients(pool, grad, grad_grad) -> None:
+    """The gradient rules of a max pool, its gradient op and that op's gradient (the 2-D and
+    3-D pools share them): the pool's gradient routes g to the maxima (`grad`, of (x, g));
+    `grad` is piecewise linear in x (no gradient) and linear in g, whose gradient reads gg at
+    the maxima (`grad_grad`, of (x, gg)), and the other way round."""
+    pool.def_grad(lambda op, g: [apply(grad, [op.inputs[0], g], _pool_attrs(op))])
+    grad.def_grad(lambda op, gg: [None, apply(grad_grad, [op.inputs[0], gg], _pool_attrs(op))])
+    grad_grad.def_grad(lambda op, g: [None, apply(grad, [op.inputs[0], g], _pool_attrs(op))])
 
 
-@MAX_POOL_GRAD.def_grad
-def _max_pool_grad_grad(op, gg):
-    # piecewise linear in x (no gradient), linear in g: g's gradient reads gg at the maxima
-    return [None, apply(MAX_POOL_GRAD_GRAD, [op.inputs[0], gg], _pool_attrs(op))]
-
-
-@MAX_POOL_GRAD_GRAD.def_grad
-def _max_pool_grad_grad_grad(op, g):
-    return [None, apply(MAX_POOL_GRAD, [op.inputs[0], g], _pool_attrs(op))]
+define_max_pool_gradients(MAX_POOL, MAX_POOL_GRAD, MAX_POOL_GRAD_GRAD)
 
 
 def _avg_pool_kernel(x, ksize, strides, padding):
@@ -344,22 +347,26 @@ AVG_POOL_GRAD = define("AvgPoolGrad", _avg_pool_grad_infer, _avg_pool_grad_kerne
                        attrs={"input_size": INTS, **_POOL}, fresh_output=True)
 
 
-@AVG_POOL.def_grad
-def _avg_pool_grad(op, g):
-    return [apply(AVG_POOL_GRAD, [g],
-                  {"input_size": _spatial(op.inputs[0], "avg_pool2d"), **_pool_attrs(op)})]
+def define_avg_pool_gradients(pool, grad, input_size) -> None:
+    """The gradient rules of an average pool and of its gradient op (the 2-D and 3-D pools
+    share them): both are linear, each the other's gradient; `input_size(x)` gives the static
+    spatial sizes the gradient op takes as an attribute."""
+    pool.def_grad(lambda op, g: [apply(grad, [g], {"input_size": input_size(op.inputs[0]),
+                                                   **_pool_attrs(op)})])
+    grad.def_grad(lambda op, gg: [apply(pool, [gg], _pool_attrs(op))])
 
 
-@AVG_POOL_GRAD.def_grad
-def _avg_pool_grad_grad(op, gg):
-    return [apply(AVG_POOL, [gg], _pool_attrs(op))]
+define_avg_pool_gradients(AVG_POOL, AVG_POOL_GRAD, lambda x: _spatial(x, "avg_pool2d"))
 
 
-def _pool(op, fn, input, ksize, strides, padding, data_format, name):  # noqa: A002
-    _data_format(data_format, fn, "NHWC")
+def _pool(op, fn, input, ksize, strides, padding, data_format, name,  # noqa: A002
+          layout: str = "NHWC"):
+    """`op` applied to `input` with the pool's attributes checked (`layout` NHWC or NDHWC)."""
+    _data_format(data_format, fn, layout)
     x = convert_to_tensor(input)
-    attrs = {"ksize": _pair(ksize, fn, "ksize"), "strides": _pair(strides, fn, "strides"),
-             "padding": _padding(padding, fn)}
+    rank = len(layout) - 2
+    attrs = {"ksize": _pair(ksize, fn, "ksize", rank=rank),
+             "strides": _pair(strides, fn, "strides", rank=rank), "padding": _padding(padding, fn)}
     return apply(op, [x], attrs, name=name)
 
 

@@ -23,15 +23,22 @@ from ..shapes import TensorShape
 from ..tensor import Tensor
 from . import conv_kernels
 from .core import apply, convert_to_tensor
-from .nn_conv import _data_format, _out_size, _padding, _pair, _static_output_shape
+from .nn_conv import (
+    _data_format,
+    _float_rank,
+    _out_size,
+    _padding,
+    _pair,
+    _pool,
+    _static_output_shape,
+    define_avg_pool_gradients,
+    define_conv_gradients,
+    define_max_pool_gradients,
+)
 
 
 def _float_rank5(x, fn, arg):
-    if not x.dtype.is_floating:
-        raise TypeError(f"{fn}: `{arg}` must be a floating-point tensor, got {x.dtype.name}.")
-    if x.shape.rank is not None and x.shape.rank != 5:
-        raise ValueError(f"{fn}: `{arg}` must have rank 5, got shape {x.shape}.")
-    return x.shape.as_list() if x.shape.rank is not None else [None] * 5
+    return _float_rank(x, fn, arg, 5)
 
 
 def _geometry(sizes, ksize, strides, padding, dilations, fn):
@@ -147,10 +154,6 @@ CONV3D_BACKPROP_FILTER = define("Conv3DBackpropFilterV2", _backprop_filter_infer
                                 fresh_output=True)
 
 
-def _conv_attrs(op):
-    return {k: op.attrs[k] for k in ("strides", "padding", "dilations")}
-
-
 def _static(t, axes, what, fn):
     dims = t.shape.as_list() if t.shape.rank is not None else None
     sizes = None if dims is None else tuple(dims[a] for a in axes)
@@ -160,42 +163,10 @@ def _static(t, axes, what, fn):
     return sizes
 
 
-@CONV3D.def_grad
-def _conv_grad(op, g):
-    x, filters = op.inputs
-    attrs = _conv_attrs(op)
-    dx = dw = None
-    if op.needs[0]:
-        dx = apply(CONV3D_BACKPROP_INPUT, [g, filters],
-                   {"input_size": _static(x, (1, 2, 3), "input's spatial sizes", "conv3d"),
-                    **attrs})
-    if op.needs[1]:
-        dw = apply(CONV3D_BACKPROP_FILTER, [x, g],
-                   {"filter_size": _static(filters, (0, 1, 2), "filter's sizes", "conv3d"),
-                    **attrs})
-    return [dx, dw]
-
-
-@CONV3D_BACKPROP_INPUT.def_grad
-def _backprop_input_grad(op, gg):
-    g, filters = op.inputs
-    attrs = _conv_attrs(op)
-    dg = apply(CONV3D, [gg, filters], attrs) if op.needs[0] else None
-    dw = apply(CONV3D_BACKPROP_FILTER, [gg, g],
-               {"filter_size": _static(filters, (0, 1, 2), "filter's sizes", "conv3d"),
-                **attrs}) if op.needs[1] else None
-    return [dg, dw]
-
-
-@CONV3D_BACKPROP_FILTER.def_grad
-def _backprop_filter_grad(op, gw):
-    x, g = op.inputs
-    attrs = _conv_attrs(op)
-    dx = apply(CONV3D_BACKPROP_INPUT, [g, gw],
-               {"input_size": _static(x, (1, 2, 3), "input's spatial sizes", "conv3d"),
-                **attrs}) if op.needs[0] else None
-    dg = apply(CONV3D, [x, gw], attrs) if op.needs[1] else None
-    return [dx, dg]
+define_conv_gradients(
+    CONV3D, CONV3D_BACKPROP_INPUT, CONV3D_BACKPROP_FILTER,
+    lambda x: _static(x, (1, 2, 3), "input's spatial sizes", "conv3d"),
+    lambda f: _static(f, (0, 1, 2), "filter's sizes", "conv3d"))
 
 
 def _conv_arguments(input, filters, fn):  # noqa: A002
@@ -342,24 +313,7 @@ MAX_POOL3D_GRAD_GRAD = define(
     _max_pool_grad_grad_kernel, attrs=_POOL, fresh_output=True)
 
 
-def _pool_attrs(op):
-    return {k: op.attrs[k] for k in ("ksize", "strides", "padding")}
-
-
-@MAX_POOL3D.def_grad
-def _max_pool_grad(op, g):
-    return [apply(MAX_POOL3D_GRAD, [op.inputs[0], g], _pool_attrs(op))]
-
-
-@MAX_POOL3D_GRAD.def_grad
-def _max_pool_grad_grad(op, gg):
-    # piecewise linear in x (no gradient), linear in g: g's gradient reads gg at the maxima
-    return [None, apply(MAX_POOL3D_GRAD_GRAD, [op.inputs[0], gg], _pool_attrs(op))]
-
-
-@MAX_POOL3D_GRAD_GRAD.def_grad
-def _max_pool_grad_grad_grad(op, g):
-    return [None, apply(MAX_POOL3D_GRAD, [op.inputs[0], g], _pool_attrs(op))]
+define_max_pool_gradients(MAX_POOL3D, MAX_POOL3D_GRAD, MAX_POOL3D_GRAD_GRAD)
 
 
 def _counts(sizes, ksize, strides, padding, dtype):
@@ -395,34 +349,22 @@ AVG_POOL3D_GRAD = define(
     _avg_pool_grad_kernel, attrs={"input_size": INTS, **_POOL}, fresh_output=True)
 
 
-@AVG_POOL3D.def_grad
-def _avg_pool_grad(op, g):
-    sizes = _static(op.inputs[0], (1, 2, 3), "input's spatial sizes", "avg_pool3d")
-    return [apply(AVG_POOL3D_GRAD, [g], {"input_size": sizes, **_pool_attrs(op)})]
-
-
-@AVG_POOL3D_GRAD.def_grad
-def _avg_pool_grad_grad(op, gg):
-    return [apply(AVG_POOL3D, [gg], _pool_attrs(op))]
-
-
-def _pool(op, fn, input, ksize, strides, padding, data_format, name):  # noqa: A002
-    _data_format(data_format, fn, "NDHWC")
-    x = convert_to_tensor(input)
-    attrs = {"ksize": _pair(ksize, fn, "ksize", rank=3),
-             "strides": _pair(strides, fn, "strides", rank=3), "padding": _padding(padding, fn)}
-    return apply(op, [x], attrs, name=name)
+define_avg_pool_gradients(
+    AVG_POOL3D, AVG_POOL3D_GRAD,
+    lambda x: _static(x, (1, 2, 3), "input's spatial sizes", "avg_pool3d"))
 
 
 @export("nn.max_pool3d")
 def max_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None) -> Tensor:  # noqa: A002
     """The maximum of each `ksize` window of an NDHWC `input`, windows `strides` apart (op
     `MaxPool3D`)."""
-    return _pool(MAX_POOL3D, "max_pool3d", input, ksize, strides, padding, data_format, name)
+    return _pool(MAX_POOL3D, "max_pool3d", input, ksize, strides, padding, data_format, name,
+                 "NDHWC")
 
 
 @export("nn.avg_pool3d")
 def avg_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None) -> Tensor:  # noqa: A002
     """The mean of each `ksize` window of an NDHWC `input` (with 'SAME', over the window's
     elements inside the input only) (op `AvgPool3D`)."""
-    return _pool(AVG_POOL3D, "avg_pool3d", input, ksize, strides, padding, data_format, name)
+    return _pool(AVG_POOL3D, "avg_pool3d", input, ksize, strides, padding, data_format, name,
+                 "NDHWC")
