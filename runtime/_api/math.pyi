@@ -14,6 +14,7 @@ from runtime.ops.math_special import bessel_i0 as bessel_i0
 from runtime.ops.math_special import bessel_i0e as bessel_i0e
 from runtime.ops.math_special import bessel_i1 as bessel_i1
 from runtime.ops.math_special import bessel_i1e as bessel_i1e
+from runtime.ops.math_special_functions import betainc as betainc
 from runtime.ops.array_sort import bincount as bincount
 from runtime.ops.array_math import clip_by_value as clip_by_value
 from runtime.ops.math_composed import confusion_matrix as confusion_matrix
@@ -28,6 +29,8 @@ from runtime.ops.math_composed import divide_no_nan as divide_no_nan
 from runtime.ops.math_special import erfc as erfc
 from runtime.ops.math_special import erfcinv as erfcinv
 from runtime.ops.math_special import erfinv as erfinv
+from runtime.ops.math_special_functions import igamma as igamma
+from runtime.ops.math_special_functions import igammac as igammac
 from runtime.ops.math_special import imag as imag
 from runtime.ops.math_extras import in_top_k as in_top_k
 from runtime.ops.math_composed import invert_permutation as invert_permutation

@@ -2,7 +2,8 @@
 (`bessel_j0`, `bessel_j1`, `bessel_y0`, `bessel_y1`), the modified ones of the second kind
 (`bessel_k0`, `bessel_k1` and their exponentially scaled forms), Dawson's integral `dawsn`,
 the exponential integral `expint`, the Fresnel integrals `fresnel_cos`/`fresnel_sin`, Spence's
-function `spence` and the Hurwitz zeta function `zeta`.
+function `spence`, the Hurwitz zeta function `zeta`, and the regularized incomplete gamma and beta
+functions `igamma`, `igammac` and `betainc`.
 
 Every kernel is NumPy on float64 (a float16 or float32 input is computed in float64 and
 rounded once), so nothing beyond NumPy is needed. The methods, per function:
@@ -21,7 +22,11 @@ rounded once), so nothing beyond NumPy is needed. The methods, per function:
   from its continued fraction at z = sqrt(pi)/2 (1 - i) x;
 - spence(x) = Li2(1 - x): the Bernoulli series in -log(1 - z) after the reflection and
   inversion formulas bring z into [-1, 1/2];
-- zeta(x, q): Euler-Maclaurin summation.
+- zeta(x, q): Euler-Maclaurin summation;
+- igamma, igammac: the series of P where x < a + 1, else the continued fraction of Q;
+  betainc: its continued fraction, after I_x(a, b) = 1 - I_(1-x)(b, a) where x is past the
+  mean. Their gradients are in x only (in a and b TensorFlow's betainc has none; igamma's
+  gradient in a is refused with LookupError).
 """
 
 from __future__ import annotations
@@ -35,8 +40,10 @@ from ..exports import export
 from ..opdef import define
 from ..tensor import Tensor
 from . import array_math as _math
+from . import math_special as _special
 from .core import apply, binary_operands, convert_to_tensor
 from .math_special import _real_float_infer
+from .shape_rules import broadcast, same_dtype
 
 _EULER = 0.57721566490153286061
 _TWO_OVER_PI = 2.0 / np.pi
@@ -651,3 +658,195 @@ def zeta(x, q, name=None) -> Tensor:
     nan below); `x` and `q` broadcast (op `Zeta`)."""
     x, q = binary_operands(x, q)
     return apply(ZETA, [x, q], name=name)
+
+
+# -- regularized incomplete gamma and beta functions ---------------------------------------------
+
+_lgamma_v = np.frompyfunc(lambda v: _pymath.lgamma(v) if v > 0 else np.nan, 1, 1)
+_TINY = 1e-300
+
+
+def _lgamma64(v):
+    return np.asarray(_lgamma_v(v), dtype=np.float64)
+
+
+def _igamma_parts(a, x):
+    """(P(a, x), Q(a, x)) for float64 arrays: the series where x < a + 1, else the continued
+    fraction of Q (modified Lentz), both times exp(a log x - x - lgamma(a))."""
+    a, x = np.broadcast_arrays(a, x)
+    p = np.full(a.shape, np.nan)
+    q = np.full(a.shape, np.nan)
+    valid = (a > 0) & (x >= 0) & ~np.isnan(a) & ~np.isnan(x)
+    zero = valid & (x == 0)
+    p[zero], q[zero] = 0.0, 1.0
+    top = valid & np.isposinf(x)
+    p[top], q[top] = 1.0, 0.0
+    inside = valid & (x > 0) & np.isfinite(x)
+    series = inside & (x < a + 1)
+    if series.any():
+        av, xv = a[series], x[series]
+        term = 1.0 / av
+        total = term.copy()
+        n = av.copy()
+        for _ in range(3000):
+            n = n + 1
+            term = term * xv / n
+            total = total + term
+            if np.all(np.abs(term) <= np.abs(total) * 1e-17):
+                break
+        value = total * np.exp(av * np.log(xv) - xv - _lgamma64(av))
+        p[series], q[series] = value, 1.0 - value
+    fraction = inside & ~series
+    if fraction.any():
+        av, xv = a[fraction], x[fraction]
+        b = xv + 1.0 - av
+        c = np.full(av.shape, 1.0 / _TINY)
+        d = 1.0 / b
+        h = d.copy()
+        for i in range(1, 3000):
+            an = -i * (i - av)
+            b = b + 2.0
+            d = an * d + b
+            d = np.where(np.abs(d) < _TINY, _TINY, d)
+            c = b + an / c
+            c = np.where(np.abs(c) < _TINY, _TINY, c)
+            d = 1.0 / d
+            step = d * c
+            h = h * step
+            if np.all(np.abs(step - 1.0) <= 1e-16):
+                break
+        value = np.exp(av * np.log(xv) - xv - _lgamma64(av)) * h
+        q[fraction], p[fraction] = value, 1.0 - value
+    return p, q
+
+
+def _igamma(a, x):
+    return _igamma_parts(a, x)[0]
+
+
+def _igammac(a, x):
+    return _igamma_parts(a, x)[1]
+
+
+def _beta_fraction(a, b, x):
+    """The continued fraction of I_x(a, b) (modified Lentz), for x < (a + 1) / (a + b + 2)."""
+    qab, qap, qam = a + b, a + 1.0, a - 1.0
+    c = np.ones_like(x)
+    d = 1.0 - qab * x / qap
+    d = 1.0 / np.where(np.abs(d) < _TINY, _TINY, d)
+    h = d.copy()
+    for m in range(1, 3000):
+        m2 = 2 * m
+        for an in (m * (b - m) * x / ((qam + m2) * (a + m2)),
+                   -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))):
+            d = 1.0 + an * d
+            d = 1.0 / np.where(np.abs(d) < _TINY, _TINY, d)
+            c = 1.0 + an / c
+            c = np.where(np.abs(c) < _TINY, _TINY, c)
+            step = d * c
+            h = h * step
+        if np.all(np.abs(step - 1.0) <= 1e-16):
+            break
+    return h
+
+
+def _betainc(a, b, x):
+    a, b, x = np.broadcast_arrays(a, b, x)
+    out = np.full(a.shape, np.nan)
+    valid = (a > 0) & (b > 0) & (x >= 0) & (x <= 1)
+    out[valid & (x == 0)] = 0.0
+    out[valid & (x == 1)] = 1.0
+    inside = valid & (x > 0) & (x < 1)
+    if inside.any():
+        av, bv, xv = a[inside], b[inside], x[inside]
+        front = np.exp(_lgamma64(av + bv) - _lgamma64(av) - _lgamma64(bv) + av * np.log(xv) +
+                       bv * np.log1p(-xv))
+        direct = xv < (av + 1.0) / (av + bv + 2.0)
+        value = np.empty_like(xv)
+        value[direct] = front[direct] * _beta_fraction(av[direct], bv[direct], xv[direct]) / \
+            av[direct]
+        flip = ~direct  # I_x(a, b) = 1 - I_(1-x)(b, a)
+        value[flip] = 1.0 - front[flip] * _beta_fraction(bv[flip], av[flip], 1.0 - xv[flip]) / \
+            bv[flip]
+        out[inside] = value
+    return out
+
+
+def _ternary_infer(a, b, x):
+    _real_float_infer("Betainc")(a, b)
+    shape = broadcast(broadcast(a.shape, b.shape, "Betainc"), x.shape, "Betainc")
+    return shape, same_dtype("Betainc", a, b, x)
+
+
+IGAMMA = define("Igamma", _real_float_infer("Igamma"), _elementwise(_igamma))
+IGAMMAC = define("Igammac", _real_float_infer("Igammac"), _elementwise(_igammac))
+BETAINC = define("Betainc", _ternary_infer, _elementwise(_betainc))
+
+
+def _igamma_slope(a, x):
+    """d/dx P(a, x) = exp(-x) x^(a-1) / Gamma(a)."""
+    return _math.exp(_math.subtract(_math.subtract(
+        _math.multiply(_math.subtract(a, _math.ones_like(a)), _math.log(x)), x),
+        _special.lgamma(a)))
+
+
+def _no_parameter_gradient(op, name):
+    if op.needs[0]:
+        raise LookupError(f"{name}: the gradient with respect to `a` is not implemented here "
+                          "(only with respect to `x`); stop it with rt.stop_gradient(a).")
+
+
+@IGAMMA.def_grad
+def _igamma_grad(op, g):
+    _no_parameter_gradient(op, "igamma")
+    a, x = op.inputs
+    return [None, _math.sum_grad(_math.multiply(g, _igamma_slope(a, x)), op, 1)
+            if op.needs[1] else None]
+
+
+@IGAMMAC.def_grad
+def _igammac_grad(op, g):
+    _no_parameter_gradient(op, "igammac")
+    a, x = op.inputs
+    return [None, _math.sum_grad(_math.negative(_math.multiply(g, _igamma_slope(a, x))), op, 1)
+            if op.needs[1] else None]
+
+
+@BETAINC.def_grad
+def _betainc_grad(op, g):  # none for a and b, as TensorFlow's
+    a, b, x = op.inputs
+    if not op.needs[2]:
+        return [None, None, None]
+    log_slope = _math.subtract(_math.add(
+        _math.multiply(_math.subtract(a, _math.ones_like(a)), _math.log(x)),
+        _math.multiply(_math.subtract(b, _math.ones_like(b)), _math.log1p(_math.negative(x)))),
+        _math.subtract(_math.add(_special.lgamma(a), _special.lgamma(b)),
+                       _special.lgamma(_math.add(a, b))))
+    return [None, None, _math.sum_grad(_math.multiply(g, _math.exp(log_slope)), op, 2)]
+
+
+@export("math.igamma")
+def igamma(a, x, name=None) -> Tensor:
+    """P(a, x), the regularized lower incomplete gamma function, for a > 0 and x >= 0 (nan
+    elsewhere); `a` and `x` broadcast (op `Igamma`). Differentiable in `x` only."""
+    a, x = binary_operands(a, x)
+    return apply(IGAMMA, [a, x], name=name)
+
+
+@export("math.igammac")
+def igammac(a, x, name=None) -> Tensor:
+    """Q(a, x) = 1 - P(a, x), the regularized upper incomplete gamma function (op `Igammac`).
+    Differentiable in `x` only."""
+    a, x = binary_operands(a, x)
+    return apply(IGAMMAC, [a, x], name=name)
+
+
+@export("math.betainc")
+def betainc(a, b, x, name=None) -> Tensor:
+    """I_x(a, b), the regularized incomplete beta function, for a, b > 0 and x in [0, 1] (nan
+    elsewhere); the three broadcast (op `Betainc`). Differentiable in `x` only, as in
+    TensorFlow."""
+    a = convert_to_tensor(a)
+    b = convert_to_tensor(b, dtype_hint=a.dtype)
+    x = convert_to_tensor(x, dtype_hint=a.dtype)
+    return apply(BETAINC, [a, b, x], name=name)

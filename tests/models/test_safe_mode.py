@@ -204,6 +204,7 @@ _SPECIFIC = {
     "conv3d_transpose": lambda p: (p([1, 2, 2, 2, 3]), p([2, 2, 2, 2, 3]), [1, 4, 4, 4, 2], 2),
     "max_pool3d": lambda p: (p([1, 4, 4, 4, 2]), 2, 2, "SAME"),
     "avg_pool3d": lambda p: (p([1, 4, 4, 4, 2]), 2, 2, "SAME"),
+    "betainc": lambda p: (p([2, 3]), p([2, 3]), p([2, 3])),
     "ssim": lambda p: (p([1, 12, 12, 3]), p([1, 12, 12, 3]), 1.0),
     "ssim_multiscale": lambda p: (p([1, 176, 176, 1]), p([1, 176, 176, 1]), 1.0),
     "in_top_k": lambda p: (p([2], rt.int32), p([2, 3]), 1),

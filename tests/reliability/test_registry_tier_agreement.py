@@ -534,7 +534,8 @@ def _numeric(x):
             rt.math.polygamma(rt.constant(1.0, x.dtype), x), rt.math.real(rt.signal.fft(
                 rt.complex(finite, finite))), rt.signal.irfft(rt.signal.rfft(finite)),
             rt.math.imag(rt.signal.ifft(rt.complex(finite, x))),
-            rt.histogram_fixed_width(rt.where(rt.math.is_nan(x), 0.5, x), [-1.0, 8.0], nbins=4))
+            rt.histogram_fixed_width(rt.where(rt.math.is_nan(x), 0.5, x), [-1.0, 8.0], nbins=4),
+            rt.math.betainc(rt.abs(finite) + 0.5, rt.abs(finite) + 1.0, rt.sigmoid(finite)))
 
 
 def _value_shaped(x):

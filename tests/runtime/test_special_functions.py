@@ -232,3 +232,67 @@ def test_runs_compiled(name):
     x = np.array(POINTS)
     np.testing.assert_array_equal(rt.function(special(name))(x).numpy(),
                                   special(name)(x).numpy())
+
+
+# recorded from TensorFlow 2.21: tf.math.igamma(IG_A, IG_X), tf.math.betainc(IG_A, BETA_B,
+# BETA_X), and the gradients of igamma, igammac and betainc(a, a + 1, x / 7) in x at GRAD_A,
+# GRAD_X (float64)
+IG_A = [0.5, 1.0, 2.0, 0.0, 1.0, 3.0, 1e-3, 50.0, 200.0, 5.0]
+IG_X = [1.0, 2.0, 0.5, 1.0, -1.0, 0.0, 1e-3, 49.0, 230.0, float("inf")]
+IGAMMA = [0.8427007929497151, 0.8646647167633873, 0.09020401043104986, float("nan"),
+          float("nan"), 0.0, 0.9936876467088608, 0.4621043936009459, 0.9796688566711628, 1.0]
+BETA_B = [1.0, 2.0, 3.0, 1.0, 2.0, 0.5, 0.1, 40.0, 3.0, 1.0]
+BETA_X = [0.2, 0.5, 1.5, 0.0, 1.0, 0.3, 0.9, 0.5, -0.1, 0.99]
+BETAINC = [0.447213595499958, 0.75, float("nan"), float("nan"), 1.0, 0.009603693590288063,
+           0.9920587075715213, 0.14454804034802804, float("nan"), 0.9509900499]
+GRAD_A, GRAD_X = [0.5, 2.0, 7.5], [0.3, 2.5, 6.0]
+IGAMMA_GRAD = [0.7630905545101904, 0.205212496559747, 0.1513852015553222]
+BETAINC_GRAD = [0.429792515112165, 0.2530195751770096, 0.0011986302936482043]
+
+
+def test_incomplete_gamma_and_beta_match_tensorflow():
+    a, x = np.array(IG_A), np.array(IG_X)
+    assert_like_tensorflow(rt.math.igamma(a, x).numpy(), IGAMMA, rtol=1e-12)
+    assert_like_tensorflow(rt.math.igammac(a, x).numpy(), 1 - np.array(IGAMMA), rtol=1e-12)
+    assert_like_tensorflow(rt.math.betainc(a, np.array(BETA_B), np.array(BETA_X)).numpy(),
+                           BETAINC, rtol=1e-12)
+    ga, gx = rt.constant(GRAD_A, rt.float64), rt.constant(GRAD_X, rt.float64)
+    with rt.GradientTape(persistent=True) as tape:
+        tape.watch(gx)
+        p, q = rt.math.igamma(ga, gx), rt.math.igammac(ga, gx)
+        i = rt.math.betainc(ga, ga + 1.0, gx / 7.0)
+    # TensorFlow's slope at a = 0.5 is off by 3e-8: exp(-0.3) 0.3^-0.5 / sqrt(pi) = 0.76309058
+    np.testing.assert_allclose(tape.gradient(p, gx).numpy(), IGAMMA_GRAD, rtol=1e-7)
+    np.testing.assert_allclose(tape.gradient(q, gx).numpy(), -np.array(IGAMMA_GRAD), rtol=1e-7)
+    np.testing.assert_allclose(tape.gradient(p, gx).numpy()[0],
+                               np.exp(-0.3) * 0.3 ** -0.5 / np.sqrt(np.pi), rtol=1e-14)
+    np.testing.assert_allclose(tape.gradient(i, gx).numpy(), BETAINC_GRAD, rtol=1e-7)
+    t = 0.3 / 7  # x^(a-1) (1-x)^(b-1) / B(a, b) with B(0.5, 1.5) = pi / 2, over 7
+    np.testing.assert_allclose(tape.gradient(i, gx).numpy()[0],
+                               t ** -0.5 * (1 - t) ** 0.5 / (np.pi / 2) / 7, rtol=1e-14)
+
+
+def test_incomplete_gamma_and_beta_identities():
+    a, x = np.exp(RNG.uniform(-3, 5, 300)), np.exp(RNG.uniform(-4, 5.5, 300))
+    p, q = rt.math.igamma(a, x).numpy(), rt.math.igammac(a, x).numpy()
+    np.testing.assert_allclose(p + q, 1.0, rtol=1e-14)
+    np.testing.assert_allclose(rt.math.igamma(np.ones_like(x), x).numpy(), -np.expm1(-x),
+                               rtol=1e-13)
+    b, t = np.exp(RNG.uniform(-3, 4, 300)), RNG.uniform(0, 1, 300)
+    np.testing.assert_allclose(rt.math.betainc(a, np.ones_like(a), t).numpy(), t ** a, rtol=1e-11)
+    np.testing.assert_allclose(rt.math.betainc(a, b, t).numpy(),
+                               1 - rt.math.betainc(b, a, 1 - t).numpy(), rtol=1e-9, atol=1e-12)
+    check_gradients(lambda v: rt.math.igamma(rt.constant(2.5, rt.float64), v),
+                    np.array([0.4, 1.3, 3.1, 7.0]))
+    check_gradients(lambda v: rt.math.betainc(rt.constant(2.5, rt.float64),
+                                              rt.constant(0.7, rt.float64), v),
+                    np.array([0.1, 0.4, 0.8]))
+
+
+def test_incomplete_gamma_refuses_the_gradient_in_a():
+    a = rt.constant([1.5, 2.0], rt.float64)
+    with rt.GradientTape() as tape:
+        tape.watch(a)
+        y = rt.math.igamma(a, 1.0)
+    with pytest.raises(LookupError, match="stop_gradient"):
+        tape.gradient(y, a)
