@@ -172,7 +172,7 @@ def _layer_children(layer: Any) -> Iterator[tuple[str, Any]]:
     stack = layer.__dict__.get("_stack")
     if isinstance(stack, list) and callable(getattr(layer, "add", None)):  # a Sequential
         skip.add("_stack")
-        with_weights = [item for item in stack if item.variables]
+        with_weights = [item for item in stack if getattr(item, "weights", item.variables)]
         for index, item in enumerate(with_weights):
             yield f"layer_with_weights-{index}", item
         for index, item in enumerate(stack):

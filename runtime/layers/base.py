@@ -39,6 +39,7 @@ from . import dtype_policy as _dtype_policy
 from . import initializers as _initializers
 from . import regularizers as _regularizers
 from . import serialization as _serialization
+from .seed_generator import SeedGenerator
 
 logger = logging.getLogger("runtime.layers")
 
@@ -151,7 +152,7 @@ def _any_mask(masks) -> bool:
 def _tracked_leaves(value, depth: int = 0) -> Iterator[Any]:
     """The modules (layers among them) and variables inside an attribute value (walking
     lists, tuples and dicts)."""
-    if isinstance(value, (Module, Variable)):
+    if isinstance(value, (Module, Variable, SeedGenerator)):
         yield value
     elif depth < 16 and isinstance(value, (list, tuple)):
         for item in value:
@@ -623,35 +624,45 @@ class Layer(Module):
             if key != "_weights":
                 yield from _tracked_leaves(value)
 
-    def _walk_variables(self, seen: set, frozen: bool) -> Iterator[tuple[Variable, bool]]:
-        """(variable, trainable) pairs: this layer's own first, then its sublayers' in order.
-        As in Keras 3, only weights (made by `add_weight`, this layer's or another's) count:
-        a raw `rt.Variable` assigned to an attribute, or one inside a plain `rt.Module`, is
-        not a weight (it is not trained by `fit`, though checkpoints keep it)."""
+    def _walk_variables(self, seen: set, frozen: bool,
+                        seeds: bool = False) -> Iterator[tuple[Variable, bool]]:
+        """(variable, trainable) pairs: this layer's own first, then (with `seeds`) the states
+        of its seed generators, then its sublayers' in order. As in Keras 3, only weights
+        (made by `add_weight`, this layer's or another's) count: a raw `rt.Variable` assigned
+        to an attribute, or one inside a plain `rt.Module`, is not a weight (it is not
+        trained by `fit`, though checkpoints keep it)."""
         seen.add(id(self))
         frozen = frozen or not self.trainable
-        layers = []
+        layers, generators = [], []
         for item in self._tracked():
             if id(item) in seen:
                 continue
             seen.add(id(item))
             if isinstance(item, Module):
                 layers.append(item)
+            elif isinstance(item, SeedGenerator):
+                generators.append(item)
             elif _weights_made.get(id(item)) is item:
                 yield item, item.trainable and not frozen
+        if seeds:
+            yield from ((g.state, False) for g in generators)
         for layer in layers:
             if isinstance(layer, Layer):
-                yield from layer._walk_variables(seen, frozen)
+                yield from layer._walk_variables(seen, frozen, seeds)
             else:  # a plain module: only the layer weights it holds
                 yield from ((v, t) for v, t in layer._walk_variables(seen, frozen)
                             if _weights_made.get(id(v)) is v)
 
     @property
     def variables(self) -> list[Variable]:
-        """Every variable of this layer and its sublayers, own weights first."""
-        return [v for v, _ in self._walk_variables(set(), False)]
+        """Every variable of this layer and its sublayers, own weights first; as in Keras 3,
+        the states of seed generators (a Dropout's) are variables but not weights."""
+        return [v for v, _ in self._walk_variables(set(), False, seeds=True)]
 
-    weights = variables
+    @property
+    def weights(self) -> list[Variable]:
+        """The weights of this layer and its sublayers (made by `add_weight`), own first."""
+        return [v for v, _ in self._walk_variables(set(), False)]
 
     @property
     def trainable_variables(self) -> list[Variable]:
@@ -662,9 +673,13 @@ class Layer(Module):
 
     @property
     def non_trainable_variables(self) -> list[Variable]:
-        return [v for v, trainable in self._walk_variables(set(), False) if not trainable]
+        """The variables gradients leave alone, seed generators' states among them."""
+        return [v for v, trainable in self._walk_variables(set(), False, seeds=True)
+                if not trainable]
 
-    non_trainable_weights = non_trainable_variables
+    @property
+    def non_trainable_weights(self) -> list[Variable]:
+        return [v for v, trainable in self._walk_variables(set(), False) if not trainable]
 
     @property
     def layers(self) -> list["Layer"]:
@@ -692,12 +707,12 @@ class Layer(Module):
 
     # -- weights as NumPy --------------------------------------------------------------------
     def get_weights(self) -> list:
-        """The values of `variables`, as NumPy arrays."""
-        return [v.numpy() for v in self.variables]
+        """The values of `weights`, as NumPy arrays."""
+        return [v.numpy() for v in self.weights]
 
     def set_weights(self, values) -> None:
-        """Assigns NumPy values to `variables`, in order."""
-        variables = self.variables
+        """Assigns NumPy values to `weights`, in order."""
+        variables = self.weights
         values = list(values)
         if len(values) != len(variables):
             raise ValueError(f"{self.name}.set_weights got {len(values)} values for "
@@ -708,7 +723,7 @@ class Layer(Module):
     def count_params(self) -> int:
         """The number of scalars in `variables`; a ValueError (as in Keras) for a layer that
         is not built yet, whose weights do not exist."""
-        variables = self.variables
+        variables = self.weights
         if not self.built and not variables:
             raise ValueError(f"{self.name}.count_params(): the layer is not built yet, so its "
                              "weights do not exist; build it with layer.build(input_shape) "

@@ -9,16 +9,16 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import tensor as _tensor
-from ..ops import array_math, linalg, nn, random, sparse
+from ..ops import array_math, linalg, nn, random_extras, sparse
 from ..ops.control_flow import cond
 from ..ops.core import convert_to_tensor
 from ..ops.sparse import SparseTensor
 from ..shapes import TensorShape
 from . import activations
 from . import constraints as _constraints
-from . import initializers as _initializers
 from .base import Layer, positive_int
 from .kernel_layer import KernelLayer, refuse_quantization
+from .seed_generator import SeedGenerator, draw_seed
 
 
 class _SameShape(Layer):
@@ -103,7 +103,7 @@ class Dropout(_SameShape):
         self.noise_shape = noise_shape
         self.seed = seed
         if self.rate > 0:
-            self._keras_seed = _initializers.keras_seed(seed)  # Keras's SeedGenerator draws here
+            self.seed_generator = SeedGenerator(seed)  # its state: a variable, not a weight
 
     def call(self, inputs, training=None):
         if self.rate == 0 or training is None or training is False:
@@ -114,10 +114,15 @@ class Dropout(_SameShape):
         return self._drop(inputs) if training else inputs
 
     def _drop(self, inputs):
-        x = convert_to_tensor(inputs)
-        if self.noise_shape is None:
-            return nn.dropout(x, self.rate, seed=self.seed)
-        return drop_with_noise_shape(x, self.rate, self.noise_shape, self.seed)
+        return seeded_dropout(convert_to_tensor(inputs), self.rate, self.noise_shape,
+                              self.seed_generator)
+
+
+def seeded_dropout(x, rate: float, noise_shape, generator: SeedGenerator):
+    """Keras's dropout: TensorFlow's stateless dropout of `x` at the generator's next seed,
+    one draw per entry of `noise_shape` (None: all of `x`; a None entry: `x`'s size)."""
+    noise = None if noise_shape is None else noise_dims(x, noise_shape)
+    return random_extras.stateless_dropout(x, rate, draw_seed(generator), noise_shape=noise)
 
 
 def noise_dims(x, noise_shape) -> list:
@@ -138,16 +143,6 @@ def noise_dims(x, noise_shape) -> list:
             d = dynamic[i]
         dims.append(d)
     return dims
-
-
-def drop_with_noise_shape(x, rate: float, noise_shape, seed):
-    """Dropout with one draw per entry of `noise_shape` (None: the input's size), broadcast
-    over its axes of size 1; kept values scaled by `1 / (1 - rate)`."""
-    if not x.dtype.is_floating:
-        raise TypeError(f"dropout needs floating-point inputs, got {x.dtype.name}.")
-    draw = random.uniform(noise_dims(x, noise_shape), dtype=x.dtype, seed=seed)
-    keep = array_math.cast(array_math.greater_equal(draw, rate), x.dtype)
-    return array_math.multiply(x, array_math.multiply(keep, 1.0 / (1.0 - rate)))
 
 
 class Activation(_SameShape):

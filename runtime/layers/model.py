@@ -341,7 +341,7 @@ def adjust_input_rank(value, shape):
 
 def _params(layer: Layer) -> int:
     """The number of scalars in a layer's variables (0 before it is built)."""
-    return sum(int(v.shape.num_elements() or 0) for v in layer.variables)
+    return sum(int(v.shape.num_elements() or 0) for v in layer.weights)
 
 
 def _keras_structure(value) -> bool:

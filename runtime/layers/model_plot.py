@@ -59,7 +59,7 @@ def _label(layer, known: dict, options: dict) -> str:
         cells.append(_cell(f"Output shape: <b>{html.escape(shape)}</b>"))
     if options["show_dtype"]:
         cells.append(_cell(f"Output dtype: <b>{layer.dtype}</b>"))
-    if options["show_trainable"] and layer.variables:
+    if options["show_trainable"] and layer.weights:
         cells.append(_cell("<b>Trainable</b>", "forestgreen", "white") if layer.trainable
                      else _cell("<b>Non-trainable</b>", "firebrick", "white"))
     span = max(1, len(cells))

@@ -14,15 +14,16 @@ from typing import Any
 import numpy as np
 
 from .. import tensor as _tensor
-from ..ops import array_math, random
+from ..ops import array_math
 from ..ops.control_flow import cond
 from ..ops.core import convert_to_tensor
+from ..ops.random_stateless import stateless_normal, stateless_uniform
 from ..shapes import TensorShape
-from . import initializers as _initializers
 from . import regularizers as _regularizers
 from . import serialization as _serialization
 from .base import Layer
-from .core import drop_with_noise_shape, noise_dims
+from .core import noise_dims, seeded_dropout
+from .seed_generator import SeedGenerator, draw_seed
 
 
 def _fraction(layer: str, argument: str, value, top_open: bool = False) -> float:
@@ -73,7 +74,7 @@ class _SpatialDropout(_TrainingNoise):
         self.rate = _fraction(type(self).__name__, "rate", rate, top_open=True)
         self.seed = seed
         if self.rate > 0:
-            self._keras_seed = _initializers.keras_seed(seed)  # Keras's SeedGenerator draws here
+            self.seed_generator = SeedGenerator(seed)  # its state: a variable, not a weight
 
     def _active(self) -> bool:
         return self.rate > 0
@@ -90,7 +91,7 @@ class _SpatialDropout(_TrainingNoise):
                              f"{x.shape}.")
         if not x.dtype.is_floating:
             raise TypeError(f"{self.name} needs floating-point inputs, got {x.dtype.name}.")
-        return drop_with_noise_shape(x, self.rate, self._noise_shape(), self.seed)
+        return seeded_dropout(x, self.rate, self._noise_shape(), self.seed_generator)
 
 
 class SpatialDropout1D(_SpatialDropout):
@@ -135,14 +136,14 @@ class GaussianNoise(_TrainingNoise):
         self.stddev = _fraction("GaussianNoise", "stddev", stddev)
         self.seed = seed
         if self.stddev > 0:
-            self._keras_seed = _initializers.keras_seed(seed)  # Keras's SeedGenerator draws here
+            self.seed_generator = SeedGenerator(seed)  # its state: a variable, not a weight
 
     def _active(self) -> bool:
         return self.stddev > 0
 
     def _noisy(self, x):
-        noise = random.normal(noise_dims(x, [None] * x.shape.rank), 0.0, self.stddev,
-                              dtype=x.dtype, seed=self.seed)
+        noise = stateless_normal(array_math.shape(x), draw_seed(self.seed_generator), 0.0,
+                                 self.stddev, dtype=x.dtype)
         return array_math.add(x, noise)
 
 
@@ -155,15 +156,15 @@ class GaussianDropout(_TrainingNoise):
         self.rate = _fraction("GaussianDropout", "rate", rate, top_open=True)
         self.seed = seed
         if self.rate > 0:
-            self._keras_seed = _initializers.keras_seed(seed)  # Keras's SeedGenerator draws here
+            self.seed_generator = SeedGenerator(seed)  # its state: a variable, not a weight
 
     def _active(self) -> bool:
         return self.rate > 0
 
     def _noisy(self, x):
         stddev = math.sqrt(self.rate / (1.0 - self.rate))
-        noise = random.normal(noise_dims(x, [None] * x.shape.rank), 1.0, stddev,
-                              dtype=x.dtype, seed=self.seed)
+        noise = stateless_normal(array_math.shape(x), draw_seed(self.seed_generator), 1.0,
+                                 stddev, dtype=x.dtype)
         return array_math.multiply(x, noise)
 
 
@@ -184,7 +185,7 @@ class AlphaDropout(_TrainingNoise):
         self.noise_shape = None if noise_shape is None else tuple(noise_shape)
         self.seed = seed
         if self.rate > 0:
-            self._keras_seed = _initializers.keras_seed(seed)  # Keras's SeedGenerator draws here
+            self.seed_generator = SeedGenerator(seed)  # its state: a variable, not a weight
 
     def _active(self) -> bool:
         return self.rate > 0
@@ -194,7 +195,7 @@ class AlphaDropout(_TrainingNoise):
         if len(shape) != x.shape.rank:
             raise ValueError(f"{self.name}: `noise_shape` {self.noise_shape} must have one entry "
                              f"per input axis, got inputs of shape {x.shape}.")
-        draw = random.uniform(noise_dims(x, shape), dtype=x.dtype, seed=self.seed)
+        draw = stateless_uniform(noise_dims(x, shape), draw_seed(self.seed_generator))
         kept = array_math.cast(array_math.greater_equal(draw, self.rate), x.dtype)
         alpha_p = -_SELU_ALPHA * _SELU_SCALE
         a = ((1 - self.rate) * (1 + self.rate * alpha_p ** 2)) ** -0.5

@@ -124,7 +124,7 @@ def _optimizer_state(model) -> tuple[dict | None, list]:
     if not isinstance(optimizer, optimizers.Optimizer) or not optimizer.variables:
         return None, []
     entries, arrays = [], []
-    for index, variable in enumerate(model.variables):
+    for index, variable in enumerate(model.weights):
         for slot in optimizer.get_slot_names():
             try:
                 value = optimizer.get_slot(variable, slot)
@@ -172,7 +172,7 @@ def save_model(model, filepath, overwrite: bool = True, include_optimizer: bool 
         "format": FORMAT, "version": VERSION,
         "model": _serialization.serialize_layer(model),
         "weights": [{"name": v.name, "shape": v.shape.as_list(), "dtype": v.dtype.name}
-                    for v in model.variables],
+                    for v in model.weights],
     }
     build = _build_config(model)
     if build is not None:
@@ -511,7 +511,7 @@ def _build_config(model) -> dict | None:
 def _ensure_built(model, description: dict) -> None:
     """Builds a model whose config does not build it (a subclassed model) from the input
     shape it was first called with."""
-    if model.built and model.variables:
+    if model.built and model.weights:
         return
     config = description["model"].get("config")
     build = description.get("build") or {}
@@ -561,7 +561,7 @@ def _restore_optimizer(model, state, data: bytes | None, path: str) -> None:
     if state is None:
         return
     what = f"load_model: {path!r}: the optimizer state"
-    optimizer, variables = model.optimizer, model.variables
+    optimizer, variables = model.optimizer, model.weights
     entries = state.get("slots") if isinstance(state, dict) else None
     iterations = state.get("iterations") if isinstance(state, dict) else None
     if data is None or not isinstance(entries, list) or not isinstance(iterations, int) or \
@@ -592,7 +592,7 @@ def _restore_optimizer(model, state, data: bytes | None, path: str) -> None:
 
 
 def _assign(model, values: list, what: str, skip_mismatch: bool = False) -> None:
-    variables = model.variables
+    variables = model.weights
     if not variables and values:
         raise ValueError(f"{what}: {model.name} has no weights yet; build it first (call it on "
                          "data, or start it with keras.Input / an input_shape).")

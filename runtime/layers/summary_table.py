@@ -272,16 +272,16 @@ def _layer_rows(model, layers, chain: bool, expand_nested: bool, show_trainable:
     rows = []
     for layer in layers:
         prefix = "   " * level + "└ " if level else ""
-        if not layer.built and not layer.variables:
+        if not layer.built and not layer.weights:
             params = "0 (unbuilt)"
         else:
-            params = f"{_weights_size(layer.variables)[0]:,}"
+            params = f"{_weights_size(layer.weights)[0]:,}"
         row = [f"{prefix}{layer.name} ({type(layer).__name__})",
                output_shape_text(layer, known), params]
         if not chain:
             row.append(_connections(model, layer))
         if show_trainable:
-            row.append(("Y" if layer.trainable else "N") if layer.variables else "-")
+            row.append(("Y" if layer.trainable else "N") if layer.weights else "-")
         rows.append(row)
         inner = getattr(layer, "layers", None)
         if expand_nested and inner:
@@ -314,7 +314,7 @@ def _optimizer_variables(model) -> list:
 
 def _footer(model) -> list[str]:
     trainable = _weights_size(model.trainable_variables)
-    frozen = _weights_size(model.non_trainable_variables)
+    frozen = _weights_size(model.non_trainable_weights)
     optimizer = _weights_size(_optimizer_variables(model))
     lines = [f" Total params: {trainable[0] + frozen[0] + optimizer[0]:,} "
              f"({readable_size(trainable[1] + frozen[1] + optimizer[1])})",

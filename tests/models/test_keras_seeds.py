@@ -111,3 +111,57 @@ def test_keras_random_draws_are_keras_draws():
     keras.utils.set_random_seed(7)  # a new global generator: the same draws again
     np.testing.assert_array_equal(keras.random.normal((3,)).numpy(),
                                   np.float32([-1.5028461, -0.19109805, 0.26961696]))
+
+
+def test_dropout_layers_draw_keras_masks_from_their_seed_generators():
+    # Recorded from TensorFlow 2.21 + Keras 3.15: a Dropout's SeedGenerator state is one of
+    # its variables (not a weight), and its masks are TensorFlow's stateless dropout at the
+    # generator's seeds, so a seeded program drops what Keras drops.
+    keras = rt.keras
+    keras.backend.clear_session()  # fresh name counters, as in a new Keras program
+    d = keras.layers.Dropout(0.5)
+    assert [v.path for v in d.variables] == ["seed_generator/seed_generator_state"]
+    assert d.weights == [] and len(d.non_trainable_variables) == 1
+    keras.utils.set_random_seed(3)
+    m = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3), keras.layers.Dropout(0.5)])
+    assert [v.path for v in m.variables][:2] == ["sequential/dense/kernel",
+                                                  "sequential/dense/bias"]
+    assert len(m.variables) == 3 and len(m.weights) == 2 and len(m.get_weights()) == 2
+    assert m.count_params() == 15 and m.non_trainable_weights == []
+    ones = np.ones((2, 4), np.float32)
+    np.testing.assert_allclose(m(ones, training=True).numpy(),
+                               [[-2.1664972, 0, 0], [-2.1664972, 0, 0]], rtol=1e-6)
+    np.testing.assert_allclose(m(ones, training=True).numpy(),
+                               [[-2.1664972, 0, 0], [0, 0, 0]], rtol=1e-6)
+    np.testing.assert_array_equal(
+        keras.layers.Dropout(0.5, seed=1)(ones, training=True).numpy(),
+        [[2, 0, 2, 0], [0, 0, 0, 2]])
+    np.testing.assert_array_equal(
+        keras.layers.Dropout(0.5, noise_shape=(None, 1), seed=1)(ones, training=True).numpy(),
+        [[2, 2, 2, 2], [0, 0, 0, 0]])
+    x = np.ones((2, 3, 4), np.float32)
+    keras.utils.set_random_seed(5)
+    first = {type(layer).__name__: layer(x, training=True).numpy().ravel()[:4]
+             for layer in [keras.layers.SpatialDropout1D(0.5), keras.layers.GaussianNoise(0.3),
+                           keras.layers.GaussianDropout(0.4)]}
+    np.testing.assert_array_equal(first["SpatialDropout1D"], [2, 2, 0, 2])
+    np.testing.assert_allclose(first["GaussianNoise"],
+                               [0.95194, 0.89775, 0.80691, 1.01857], atol=1e-5)
+    np.testing.assert_allclose(first["GaussianDropout"],
+                               [1.55383, 2.08025, 0.76283, -0.16061], atol=1e-5)
+
+
+def test_a_compiled_fit_with_dropout_takes_keras_steps_on_every_tier():
+    # Keras 3.15 on TensorFlow 2.21, the same program: losses 0.66991329, 0.71281111,
+    # 0.64019346; the seed generator's counter moves once per batch (12)
+    x = np.random.RandomState(0).randn(64, 8).astype(np.float32)
+    y = (x.sum(1) > 0).astype(np.int32)
+    for jit_compile in (False, True):
+        keras.utils.set_random_seed(1)
+        m = keras.Sequential([keras.Input((8,)), keras.layers.Dense(16, activation="relu"),
+                              keras.layers.Dropout(0.3), keras.layers.Dense(2)])
+        m.compile("adam", keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                  jit_compile=jit_compile)
+        losses = m.fit(x, y, epochs=3, batch_size=16, verbose=0, shuffle=False).history["loss"]
+        np.testing.assert_allclose(losses, [0.66991329, 0.71281111, 0.64019346], rtol=1e-6)
+        assert m.layers[1].seed_generator.state.numpy()[1] == 12
