@@ -107,15 +107,23 @@ def _float_rank4(x, what, arg):
 # -- Conv2D --------------------------------------------------------------------------------------
 
 
-def _conv_infer(x, filters, strides, padding, dilations):
-    n, h, w, c = _float_rank4(x, "conv2d", "input")
-    kh, kw, kc, o = _float_rank4(filters, "conv2d", "filters")
+def conv_operand_dims(x, filters, fn: str, rank: int):
+    """The dims of a convolution's `input` and `filters` (None where unknown), after checking
+    both are floating-point of rank `rank`, of one dtype, with matching input channels."""
+    xd = _float_rank(x, fn, "input", rank)
+    fd = _float_rank(filters, fn, "filters", rank)
     if x.dtype is not filters.dtype:
-        raise TypeError(f"conv2d: `input` and `filters` must have one dtype, got "
+        raise TypeError(f"{fn}: `input` and `filters` must have one dtype, got "
                         f"{x.dtype.name} and {filters.dtype.name}.")
+    c, kc = xd[-1], fd[-2]
     if c is not None and kc is not None and c != kc:
-        raise ValueError(f"conv2d: `filters` expect {kc} input channels, the input has {c} "
+        raise ValueError(f"{fn}: `filters` expect {kc} input channels, the input has {c} "
                          f"(input shape {x.shape}, filters shape {filters.shape}).")
+    return xd, fd
+
+
+def _conv_infer(x, filters, strides, padding, dilations):
+    (n, h, w, _), (kh, kw, _, o) = conv_operand_dims(x, filters, "conv2d", 4)
     if kh is None or kw is None:
         oh = ow = None
     else:

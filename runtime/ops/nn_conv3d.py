@@ -31,6 +31,7 @@ from .nn_conv import (
     _pair,
     _pool,
     _static_output_shape,
+    conv_operand_dims,
     define_avg_pool_gradients,
     define_conv_gradients,
     define_max_pool_gradients,
@@ -58,14 +59,7 @@ _POOL = {"ksize": INTS, "strides": INTS, "padding": PADDING}
 
 
 def _conv_infer(x, filters, strides, padding, dilations):
-    n, *spatial, c = _float_rank5(x, "conv3d", "input")
-    *kernel, kc, o = _float_rank5(filters, "conv3d", "filters")
-    if x.dtype is not filters.dtype:
-        raise TypeError(f"conv3d: `input` and `filters` must have one dtype, got "
-                        f"{x.dtype.name} and {filters.dtype.name}.")
-    if c is not None and kc is not None and c != kc:
-        raise ValueError(f"conv3d: `filters` expect {kc} input channels, the input has {c} "
-                         f"(input shape {x.shape}, filters shape {filters.shape}).")
+    (n, *spatial, _), (*kernel, _, o) = conv_operand_dims(x, filters, "conv3d", 5)
     if None in kernel:
         return TensorShape([n, None, None, None, o]), x.dtype
     out, _ = _geometry(spatial, kernel, strides, padding, dilations, "conv3d")

@@ -81,16 +81,19 @@ def test_values_match_tensorflow():
     np.testing.assert_array_equal(tape.gradient(s, x), MAX_POOL_GRAD)  # ties: every max
 
 
+def _windows(size, span, strides, padding):
+    """(output sizes, padding before) per axis, by TensorFlow's 'SAME' and 'VALID' rules."""
+    if padding == "VALID":
+        return [(s - e) // st + 1 for s, e, st in zip(size, span, strides)], [0, 0, 0]
+    out = [-(-s // st) for s, st in zip(size, strides)]
+    return out, [max((o - 1) * st + e - s, 0) // 2 for o, st, e, s in zip(out, strides, span, size)]
+
+
 def _plain_conv3d(x, f, strides, padding, dilations):
     n, size = x.shape[0], x.shape[1:4]
     k = f.shape[:3]
     span = [(kk - 1) * d + 1 for kk, d in zip(k, dilations)]
-    if padding == "VALID":
-        out = [(s - e) // st + 1 for s, e, st in zip(size, span, strides)]
-        before = [0, 0, 0]
-    else:
-        out = [-(-s // st) for s, st in zip(size, strides)]
-        before = [max((o - 1) * st + e - s, 0) // 2 for o, st, e, s in zip(out, strides, span, size)]
+    out, before = _windows(size, span, strides, padding)
     y = np.zeros((n, *out, f.shape[4]))
     for index in np.ndindex(*out):
         for tap in np.ndindex(*k):
@@ -142,13 +145,7 @@ def test_pools_and_their_gradients(pool, ksize, strides, padding):
     got = fn(x, ksize, strides, padding).numpy()
     reduce = np.max if pool == "max_pool3d" else np.mean
     pad = -np.inf if pool == "max_pool3d" else np.nan
-    size = x.shape[1:4]
-    if padding == "VALID":
-        out = [(s - k) // st + 1 for s, k, st in zip(size, ksize, strides)]
-        before = [0, 0, 0]
-    else:
-        out = [-(-s // st) for s, st in zip(size, strides)]
-        before = [max((o - 1) * st + k - s, 0) // 2 for o, st, k, s in zip(out, strides, ksize, size)]
+    out, before = _windows(x.shape[1:4], ksize, strides, padding)
     padded = np.pad(x, [(0, 0)] + [(b, k + st * o) for b, k, st, o in
                                    zip(before, ksize, strides, out)] + [(0, 0)],
                     constant_values=pad)
