@@ -285,3 +285,49 @@ def conv(x):
     return (y, gi, gw, *outer.gradient(z, [img, w]), rt.nn.avg_pool2d(img, [2, 3], 1, "SAME"),
             rt.nn.conv2d(rt.tile(img, [2, 1, 1, 3]), rt.ones([3, 2, 3, 2], x.dtype), 1, "SAME",
                          dilations=[1, 2]))
+
+
+def special_more(x):
+    """The Bessel, Fresnel and other special functions, the incomplete gamma and beta
+    functions and bitcast, with the gradients they have (x float64 in (0.1, 0.9))."""
+    s = rt.math.special
+    y = x * 2.0 - 1.0  # exact products: the same y whether or not the tier fuses multiply-add
+    with rt.GradientTape() as tape:
+        tape.watch(x)
+        total = rt.reduce_sum(s.bessel_j0(x) + s.bessel_j1(y) + s.bessel_y0(x) + s.bessel_y1(x) +
+                              s.bessel_k0(x) + s.bessel_k0e(x) + s.bessel_k1(x) + s.bessel_k1e(x) +
+                              s.dawsn(y) + s.expint(x) + s.fresnel_cos(y) + s.fresnel_sin(y) +
+                              s.spence(x) + rt.math.igammac(2.0, x) + rt.math.zeta(x + 1.5, 2.0))
+    return (s.bessel_j0(x), s.bessel_j1(y), s.bessel_y0(x), s.bessel_y1(x), s.bessel_k0(x),
+            s.bessel_k0e(x), s.bessel_k1(x), s.bessel_k1e(x), s.dawsn(y), s.expint(x),
+            s.fresnel_cos(y), s.fresnel_sin(y), s.spence(x), rt.math.igamma(x + 0.5, x),
+            rt.math.igammac(x + 0.5, x), rt.math.betainc(x + 0.5, 1.5 - x, x),
+            rt.math.zeta(x + 1.5, x), rt.bitcast(x, rt.int64), tape.gradient(total, x))
+
+
+def boxes(x):
+    """Non-maximum suppression of boxes made from x (float32 [3, 4]) and their scores."""
+    corners = rt.concat([x[:, :2] * 0.5, x[:, :2] * 0.5 + x[:, 2:] + 0.2], axis=1)
+    scores = rt.reduce_sum(x, axis=1)
+    overlaps = rt.matmul(x, x, transpose_b=True) / 4.0
+    combined = rt.image.combined_non_max_suppression(
+        rt.reshape(corners, [1, 3, 1, 4]), rt.reshape(x[:, :2], [1, 3, 2]), 2, 3)
+    return (rt.image.non_max_suppression(corners, scores, 2, 0.3),
+            rt.image.non_max_suppression_overlaps(overlaps, scores, 2, 0.2),
+            *combined)
+
+
+def conv3d(x):
+    """3-D convolution and pooling with their gradients (second order for the backprop ops)."""
+    vol = rt.reshape(rt.concat([x, x * 0.5], axis=0), [1, 2, 3, 4, 1])
+    w = rt.reshape(x[:2, :2], [1, 2, 2, 1, 1])
+    with rt.GradientTape() as outer:
+        outer.watch([vol, w])
+        with rt.GradientTape() as tape:
+            tape.watch([vol, w])
+            y = (rt.reduce_sum(rt.nn.conv3d(vol, w, [1, 1, 1, 1, 1], "SAME") ** 2) +
+                 rt.reduce_sum(rt.nn.max_pool3d(vol, 2, 1, "SAME") ** 2) +
+                 rt.reduce_sum(rt.nn.avg_pool3d(vol, 2, 1, "SAME") ** 2))
+        gv, gw = tape.gradient(y, [vol, w])
+        z = rt.reduce_sum(gv * gv) + rt.reduce_sum(gw * gw)
+    return (y, gv, gw, *outer.gradient(z, [vol, w]))

@@ -234,6 +234,9 @@ GROUPS = {
     "scatter_sort_gradients": (programs.scatter_sort_gradients,
                                [(rt.constant(x_values(F64)),)], {}),
     "conv": (programs.conv, [(rt.constant(x_values(F64)),)], {}),
+    "special_more": (programs.special_more, [(rt.constant(x_values(F64)),)], {}),
+    "boxes": (programs.boxes, [(x_values(F32),)], {}),
+    "conv3d": (programs.conv3d, [(rt.constant(x_values(F64)),)], {}),
 }
 
 _results: dict = {}
@@ -308,7 +311,8 @@ REFUSED: set = {"StringLength", "StringJoin", "ReduceJoin", "StringSplitV2", "St
                 "StaticRegexReplace", "StaticRegexFullMatch", "Substr", "UnicodeDecode",
                 "UnicodeSplit", "UnicodeEncode", "StringBytesSplit", "StringToHashBucketFast",
                 "DecodeRaw", "DecodePng", "DecodeJpeg", "DecodeGif", "DecodeBmp", "DecodeImage",
-                "EncodePng", "EncodeJpeg", "DecodeWav", "EncodeWav"}
+                "EncodePng", "EncodeJpeg", "DecodeWav", "EncodeWav", "EncodeBase64",
+                "DecodeBase64"}
 STATEFUL = {"RandomUniform", "RandomStandardNormal", "TruncatedNormal", "Dropout", "PrintV2",
             "RandomShuffle",
             "RandomUniformDynamic", "RandomStandardNormalDynamic", "TruncatedNormalDynamic",
@@ -514,6 +518,7 @@ _STRING_OPS = {  # op type -> a function of one argument (strings, or floats) th
     "StringLower": lambda x: _STRINGS.lower(x), "StringStrip": lambda x: _STRINGS.strip(x),
     "StringFormat": lambda x: _STRINGS.format("{}", x), "AsString": lambda y: rt.as_string(y),
     "StringToNumber": lambda x: _STRINGS.to_number(x),
+    "EncodeBase64": lambda x: rt.io.encode_base64(x), "DecodeBase64": lambda x: rt.io.decode_base64(x),
     "StaticRegexReplace": lambda x: _STRINGS.regex_replace(x, "a", "b"),
     "StaticRegexFullMatch": lambda x: _STRINGS.regex_full_match(x, "a"),
     "Substr": lambda x: _STRINGS.substr(x, 0, 1),
@@ -536,7 +541,8 @@ _CODEC_ARGS = {"DecodePng": _PNG16, "DecodeJpeg": _PNG16, "DecodeGif": _PNG16,
                "DecodeImage": _PNG16, "DecodeBmp": _BMP,
                "DecodeWav": rt.audio.encode_wav(np.zeros((1, 1), np.float32), 8000).numpy(),
                "EncodePng": np.zeros((1, 1, 3), np.uint8), "EncodeJpeg": np.zeros((1, 1, 3), np.uint8),
-               "EncodeWav": np.zeros((1, 1), np.float32)}
+               "EncodeWav": np.zeros((1, 1), np.float32),
+               "DecodeBase64": np.array([b"YWI", b"YWJj"], object)}
 
 
 def test_every_refused_op_is_a_string_op_with_a_case():

@@ -63,7 +63,8 @@ def _codecs(s, image, audio):
             rt.io.decode_bmp(s, channels=4), rt.io.decode_gif(s),
             rt.io.decode_image(s, expand_animations=False), rt.io.encode_png(image),
             rt.io.encode_jpeg(image, quality=80), rt.audio.decode_wav(s, desired_channels=1),
-            rt.audio.encode_wav(audio, 8000))
+            rt.audio.encode_wav(audio, 8000), rt.io.encode_base64(s, pad=True),
+            rt.io.decode_base64(s))
 
 
 _VARIABLE = rt.Variable([1.0, 2.0])
