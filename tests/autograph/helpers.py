@@ -54,6 +54,8 @@ def same_value(a: Any, b: Any) -> bool:
         return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b))
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
+    if isinstance(a, int) and isinstance(b, int):
+        return a == b  # exactly: Python ints may be too large for a float
     if isinstance(a, (int, float, bool)) and isinstance(b, (int, float, bool)):
         return bool(np.isclose(float(a), float(b), rtol=1e-5, atol=1e-6))
     return a == b
