@@ -210,4 +210,20 @@ __all__ += ["AdaptiveAveragePooling1D", "AdaptiveAveragePooling2D", "AdaptiveAve
             "AdaptiveMaxPooling1D", "AdaptiveMaxPooling2D", "AdaptiveMaxPooling3D", "Pipeline",
             "ReversibleEmbedding", "StackedRNNCells"]
 
+from .augmentation_color import (  # noqa: E402 - Keras 3's colour augmentation layers
+    Equalization,
+    RandomColorDegeneration,
+    RandomColorJitter,
+    RandomGaussianBlur,
+    RandomHue,
+    RandomPosterization,
+    RandomSaturation,
+    RandomSharpness,
+    Solarization,
+)
+
+__all__ += ["Equalization", "RandomColorDegeneration", "RandomColorJitter",
+            "RandomGaussianBlur", "RandomHue", "RandomPosterization", "RandomSaturation",
+            "RandomSharpness", "Solarization"]
+
 _add_keyword_hints_to_classes(globals(), "runtime")  # a misspelt keyword: "did you mean"
