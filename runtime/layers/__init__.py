@@ -211,6 +211,7 @@ __all__ += ["AdaptiveAveragePooling1D", "AdaptiveAveragePooling2D", "AdaptiveAve
             "ReversibleEmbedding", "StackedRNNCells"]
 
 from .augmentation_color import (  # noqa: E402 - Keras 3's colour augmentation layers
+    ContrastLimitedAdaptiveHistogramEqualization,
     Equalization,
     RandomColorDegeneration,
     RandomColorJitter,
@@ -221,7 +222,23 @@ from .augmentation_color import (  # noqa: E402 - Keras 3's colour augmentation 
     RandomSharpness,
     Solarization,
 )
+from .augmentation_geometry import (  # noqa: E402
+    RandomElasticTransform,
+    RandomPerspective,
+    RandomShear,
+)
+from .augmentation_mix import (  # noqa: E402
+    AugMix,
+    CutMix,
+    MaxNumBoundingBoxes,
+    MixUp,
+    RandAugment,
+    RandomErasing,
+)
 
+__all__ += ["AugMix", "ContrastLimitedAdaptiveHistogramEqualization", "CutMix",
+            "MaxNumBoundingBoxes", "MixUp", "RandAugment", "RandomElasticTransform",
+            "RandomErasing", "RandomPerspective", "RandomShear"]
 __all__ += ["Equalization", "RandomColorDegeneration", "RandomColorJitter",
             "RandomGaussianBlur", "RandomHue", "RandomPosterization", "RandomSaturation",
             "RandomSharpness", "Solarization"]

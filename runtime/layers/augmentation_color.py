@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import dtypes as _dtypes
 from ..ops import array_math
 from ..ops.control_flow import cond
 from ..ops.core import convert_to_tensor
@@ -147,7 +148,7 @@ class Augmentation(_RandomLayer):
         if "labels" not in data:
             return {"images": self.call(images, training)}
         labels = convert_to_tensor(data["labels"])
-        label_dtype = self._label_dtype or labels.dtype
+        label_dtype = _dtypes.as_dtype(self._label_dtype or labels.dtype)
         image_dtype = self._dtype.as_numpy_dtype
 
         def augment(x, y):
@@ -467,3 +468,83 @@ class RandomColorJitter(Augmentation):
                 "brightness_factor": self.brightness_factor,
                 "contrast_factor": self.contrast_factor,
                 "saturation_factor": self.saturation_factor, "hue_factor": self.hue_factor}
+
+
+class ContrastLimitedAdaptiveHistogramEqualization(Augmentation):
+    """CLAHE at training and inference: each image (in [0, 255] after `value_range`) cut
+    into a `tile_grid_size` grid of tiles (padded by mirroring to whole tiles), each tile's
+    histogram clipped at `clip_limit` times its mean bin count (the excess spread evenly)
+    and turned into an equalizing map; each pixel is mapped by the bilinear blend of the
+    maps of the four nearest tile centres. Outputs are in the inputs' dtype."""
+
+    def __init__(self, value_range=(0, 255), clip_limit: float = 4.0, tile_grid_size=(8, 8),
+                 data_format=None, **kwargs: Any) -> None:
+        super().__init__(None, data_format, **kwargs)
+        self.value_range, self.clip_limit = value_range, clip_limit
+        self.tile_grid_size = tile_grid_size
+
+    def call(self, inputs, training=None):
+        if isinstance(inputs, dict):
+            return self._call_dict(inputs, True)
+        inputs = convert_to_tensor(inputs)
+        dtype = inputs.dtype.as_numpy_dtype
+
+        def equalize(x):
+            single = x.ndim == 3
+            out = self._images(x[None] if single else x, {})
+            out = out.astype(np.float32).astype(dtype)
+            return out[0] if single else out
+
+        return numpy_function(equalize, [inputs], TensorSpec(inputs.shape, inputs.dtype))
+
+    def _images(self, x, t):
+        x = rescale(np.asarray(x, np.float32), self.value_range, (0, 255)).astype(np.float32)
+        n, height, width, channels = x.shape
+        grid_h, grid_w = self.tile_grid_size
+        tile_h, tile_w = -(-height // grid_h), -(-width // grid_w)
+        padded = np.pad(x, ((0, 0), (0, tile_h * grid_h - height),
+                            (0, tile_w * grid_w - width), (0, 0)), mode="symmetric")
+        tiles = padded.reshape(n, grid_h, tile_h, grid_w, tile_w, channels)
+        tiles = np.clip(tiles.astype(np.int32), 0, 255).transpose(0, 1, 3, 5, 2, 4)
+        tiles = tiles.reshape(n, grid_h, grid_w, channels, tile_h * tile_w)
+        flat = tiles.reshape(-1, tile_h * tile_w)
+        rows = np.arange(len(flat))[:, None] * 256
+        hists = np.bincount((rows + flat).ravel(), minlength=len(flat) * 256)
+        hists = hists.reshape(tiles.shape[:-1] + (256,)).astype(np.float32)
+        if self.clip_limit > 0:
+            limit = np.float32(self.clip_limit * tile_h * tile_w / 256.0)
+            clipped = np.minimum(hists, limit)
+            hists = clipped + (hists - clipped).sum(-1, keepdims=True) / np.float32(256)
+        cdf = np.cumsum(hists, axis=-1, dtype=np.float32)
+        cdf_min = cdf.min(axis=-1, keepdims=True)
+        denominator = np.float32(tile_h * tile_w) - cdf_min
+        denominator = np.where(denominator == 0, np.float32(1), denominator)
+        maps = np.clip((cdf - cdf_min) * np.float32(255) / denominator, 0, 255)
+        maps = np.pad(maps, ((0, 0), (1, 1), (1, 1), (0, 0), (0, 0)), mode="edge")
+
+        def grid(size, tile, count):
+            g = (np.arange(size, dtype=np.float32) - np.float32(tile / 2.0)) / np.float32(tile)
+            g = g + np.float32(1)
+            low = np.floor(g)
+            return (np.clip(low, 0, count + 1).astype(int),
+                    np.clip(low + 1, 0, count + 1).astype(int), g - low)
+
+        y0, y1, wy = grid(tile_h * grid_h, tile_h, grid_h)
+        x0, x1, wx = grid(tile_w * grid_w, tile_w, grid_w)
+        pixels = np.clip(padded, 0, 255).astype(np.int32)
+        b = np.arange(n)[:, None, None, None]
+        c = np.arange(channels)[None, None, None, :]
+
+        def read(ys, xs):
+            return maps[b, ys[None, :, None, None], xs[None, None, :, None], c, pixels]
+
+        wx, wy = wx[None, None, :, None], wy[None, :, None, None]
+        top = read(y0, x0) * (1 - wx) + read(y0, x1) * wx
+        bottom = read(y1, x0) * (1 - wx) + read(y1, x1) * wx
+        out = (top * (1 - wy) + bottom * wy)[:, :height, :width, :]
+        return rescale(out, (0, 255), self.value_range)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "value_range": self.value_range,
+                "clip_limit": self.clip_limit, "tile_grid_size": self.tile_grid_size,
+                "data_format": self.data_format}

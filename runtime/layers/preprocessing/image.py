@@ -263,14 +263,18 @@ class RandomFlip(_RandomLayer):
 
 def _map_coordinates(coord: np.ndarray, n: int, mode: str) -> np.ndarray:
     """Coordinates outside [0, n-1] mapped by the fill mode (constant keeps them outside)."""
+    if mode in ("reflect", "wrap") and n == 1:
+        return np.zeros_like(coord)
     if mode == "reflect":
-        if n == 1:
-            return np.zeros_like(coord)
         period = 2 * n
         c = np.mod(coord + 0.5, period) - 0.5  # half-sample symmetric, TF's REFLECT
-        return np.where(c > n - 1, period - 1 - c, c)
-    if mode == "wrap":
-        return np.mod(coord, n)
+        c = np.where(c > n - 1, period - 1 - c, c)
+        return np.clip(c, 0, n - 1)  # TF clamps the mapped coordinate into the image
+    if mode == "wrap":  # TF's WRAP: shifts by whole lengths counted in (n - 1) steps
+        low = coord + n * (np.floor(-coord / (n - 1)) + 1)
+        high = coord - n * np.floor(coord / (n - 1))
+        c = np.where(coord < 0, low, np.where(coord > n - 1, high, coord))
+        return np.clip(c, 0, n - 1)
     if mode == "nearest":
         return np.clip(coord, 0, n - 1)
     return coord
@@ -300,8 +304,10 @@ def _sample(image, sx, sy, interpolation, fill_value):
         values = image[np.clip(yi, 0, h - 1), np.clip(xi, 0, w - 1)]
         return np.where(inside[..., None], values, fill_value)
 
-    if interpolation == "nearest":
-        return read(np.floor(sy + 0.5).astype(int), np.floor(sx + 0.5).astype(int))
+    if interpolation == "nearest":  # TF rounds half away from zero
+        def nearest(c):
+            return (np.sign(c) * np.floor(np.abs(c) + 0.5)).astype(int)
+        return read(nearest(sy), nearest(sx))
     y0, x0 = np.floor(sy).astype(int), np.floor(sx).astype(int)
     fy, fx = (sy - y0)[..., None], (sx - x0)[..., None]
     top = read(y0, x0) * (1 - fx) + read(y0, x0 + 1) * fx

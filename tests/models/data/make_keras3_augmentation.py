@@ -31,7 +31,19 @@ CASES = [  # (name, layer, keyword arguments, training)
     ("jitter", "RandomColorJitter", {"brightness_factor": (0.1, 0.1),
                                      "saturation_factor": (0.7, 0.7)}, True),
     ("hue_inference", "RandomHue", {"factor": 0.5}, False),
+    ("clahe", "ContrastLimitedAdaptiveHistogramEqualization", {"tile_grid_size": (2, 2)},
+     False),
+    ("clahe_training", "ContrastLimitedAdaptiveHistogramEqualization",
+     {"tile_grid_size": (3, 2), "clip_limit": 2.0}, True),
+    ("clahe_unclipped", "ContrastLimitedAdaptiveHistogramEqualization",
+     {"tile_grid_size": (1, 3), "clip_limit": 0.0}, True),
+    ("clahe_unit", "ContrastLimitedAdaptiveHistogramEqualization",
+     {"tile_grid_size": (2, 2), "value_range": (0, 1)}, True),
+    ("shear_inference", "RandomShear", {"x_factor": 0.3}, False),
 ]
+END_POINTS = [[[0.5, -1.0], [4.2, 0.3], [-0.4, 3.1], [3.6, 2.5]],
+              [[0.0, 0.0], [4.0, 0.5], [0.3, 3.0], [4.5, 3.4]]]
+START_POINTS = [[[0.0, 0.0], [4.0, 0.0], [0.0, 3.0], [4.0, 3.0]]] * 2
 
 
 def run(layer, kwargs, training, images=IMAGES):
@@ -51,12 +63,29 @@ def hue_outputs():
     return [[list(v) for v in sorted(s)] for s in seen]
 
 
+def shear_outputs(kwargs):
+    """Each image's outputs with a fixed shear (negated for a random half of the draws),
+    gathered over seeds."""
+    seen = [set(), set()]
+    for seed in range(40):
+        out = np.asarray(keras.layers.RandomShear(**kwargs, seed=seed)(IMAGES))
+        for i in range(2):
+            seen[i].add(tuple(np.round(out[i].ravel(), 3).tolist()))
+    return [[list(v) for v in sorted(s)] for s in seen]
+
+
 def main():
     record = {"images": IMAGES.tolist(),
               "cases": {name: {"layer": layer, "kwargs": kwargs, "training": training,
                                "output": run(layer, kwargs, training)}
                         for name, layer, kwargs, training in CASES},
-              "hue": hue_outputs()}
+              "hue": hue_outputs(),
+              "shear_x": shear_outputs({"x_factor": (0.3, 0.3)}),
+              "shear_y": shear_outputs({"y_factor": (0.25, 0.25), "fill_mode": "constant",
+                                        "interpolation": "nearest"}),
+              "perspective": {"end": END_POINTS, "output": np.asarray(
+                  keras.ops.image.perspective_transform(IMAGES, START_POINTS, END_POINTS,
+                                                        fill_value=7.0)).tolist()}}
     path = os.path.join(os.path.dirname(__file__), "keras3_augmentation.json")
     with open(path, "w") as f:
         json.dump(record, f)
