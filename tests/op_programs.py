@@ -331,3 +331,18 @@ def conv3d(x):
         gv, gw = tape.gradient(y, [vol, w])
         z = rt.reduce_sum(gv * gv) + rt.reduce_sum(gw * gw)
     return (y, gv, gw, *outer.gradient(z, [vol, w]))
+
+
+def random_draws(x, seed):
+    """Stateless gamma (with its gradient in alpha and beta), Poisson and parameterized
+    truncated-normal draws at `seed` (int64 [2]), parameters from x (float32 [3, 4])."""
+    alpha, beta = x[0] * 4.0, x[1] + 0.5
+    with rt.GradientTape() as tape:
+        tape.watch([alpha, beta])
+        draws = rt.random.stateless_gamma([5, 4], seed, alpha, beta)
+        total = rt.reduce_sum(draws * draws)
+    return (draws, *tape.gradient(total, [alpha, beta]),
+            rt.random.stateless_poisson([2, 4], seed, x[2] * 10.0),
+            rt.random.stateless_poisson([3], seed, 2.5, dtype=rt.float32),
+            rt.random.stateless_parameterized_truncated_normal([2, 4], seed, x[0], x[1] + 0.1,
+                                                               -x[2], x[2] + 1.0))

@@ -95,6 +95,10 @@ LAZY_LOADS = {  # (importer, imported): project modules loaded on first use
         "keras.ops.eig: rt.linalg's NumPy decompositions, loaded on first use as rt.linalg's",
     ("runtime.arguments", "difflib"): "the 'did you mean' of a misspelt keyword, when raised",
     ("runtime.html_repr", "html"): "html.escape (and its entity table), for the first HTML view",
+    ("runtime.keras.random", "runtime.ops.random_distributions"):
+        "keras.random.gamma and beta: the gamma and Poisson op family, loaded on first use",
+    ("runtime.experimental.numpy", "runtime.ops.random_distributions"):
+        "tnp.random.poisson: the gamma and Poisson op family, loaded on first use",
     ("runtime.ops.random", "random"):
         "Python's random (the op-seed sequence of a global seed), with the first rt.random.set_seed",
     ("runtime.graph", "runtime.graph_def"): "Graph.as_graph_def's plain data, on first use",

@@ -603,9 +603,16 @@ def _randint(low, high=None, size=None, dtype=np.int64) -> Tensor:
                            dtype=_dtypes.from_numpy(_promotion.to_numpy_dtype(dtype)))
 
 
+@strict_keywords("tnp.random.poisson")
+def _poisson(lam=1.0, size=None) -> Tensor:
+    from ..ops import random_distributions  # loads on first use
+
+    return random_distributions.numpy_poisson(lam, size)
+
+
 random = _Namespace(randn=_randn, rand=_rand, standard_normal=_standard_normal,
                     uniform=_uniform, randint=_randint, random=lambda size=None: _uniform(size=size),
-                    seed=_random.set_seed)
+                    seed=_random.set_seed, poisson=_poisson)
 
 
 # -- NumPy behaviour of tensors ------------------------------------------------------------

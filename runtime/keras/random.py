@@ -21,6 +21,7 @@ from ..ops import array_math
 from ..ops import array_sort as _sort
 from ..ops import random_extras as _random_extras
 from ..ops import random_stateless as _stateless
+from ..ops.array_composed import broadcast_to as _broadcast_to
 from ..ops.core import convert_to_tensor
 
 
@@ -85,5 +86,30 @@ def binomial(shape, counts, probabilities, dtype=None, seed=None):
         array_math.cast(probabilities, "float32"), output_dtype="float32"), dtype)
 
 
-__all__ = ["SeedGenerator", "binomial", "categorical", "dropout", "normal", "randint",
-           "shuffle", "truncated_normal", "uniform"]
+def gamma(shape, alpha, dtype=None, seed=None):
+    """Gamma draws of concentration `alpha` (rate 1; `alpha` broadcast to the end of
+    `shape`), float32 by default: TensorFlow's stateless gamma at the drawn seed, as Keras's
+    TensorFlow backend."""
+    from ..ops import random_distributions  # loads on first use
+
+    dtype = dtype or "float32"
+    return random_distributions.stateless_gamma(shape, draw_seed(seed), alpha, dtype=dtype)
+
+
+def beta(shape, alpha, beta, dtype=None, seed=None):  # noqa: A002 - Keras's name
+    """Beta(alpha, beta) draws as Keras 3: X / (X + Y) for gamma draws X of `alpha` at the
+    drawn seed and Y of `beta` at that seed plus 12, both parameters broadcast to `shape`."""
+    from ..ops import random_distributions  # loads on first use
+
+    dtype = dtype or "float32"
+    first = draw_seed(seed)
+    second = array_math.add(convert_to_tensor(first), 12)
+    alpha = _broadcast_to(convert_to_tensor(alpha, dtype=dtype), shape)
+    beta = _broadcast_to(convert_to_tensor(beta, dtype=dtype), shape)
+    x = random_distributions.stateless_gamma(shape, first, alpha, dtype=dtype)
+    y = random_distributions.stateless_gamma(shape, second, beta, dtype=dtype)
+    return x / (x + y)
+
+
+__all__ = ["SeedGenerator", "beta", "binomial", "categorical", "dropout", "gamma", "normal",
+           "randint", "shuffle", "truncated_normal", "uniform"]

@@ -73,6 +73,7 @@ LAZY_FAMILIES = (
     "ragged_dispatch",
     "ragged_ops",
     "ragged_shape",
+    "random_distributions",
     "random_generator",
     "signal",
     "sparse_manip",

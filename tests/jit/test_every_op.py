@@ -237,6 +237,7 @@ GROUPS = {
     "special_more": (programs.special_more, [(rt.constant(x_values(F64)),)], {}),
     "boxes": (programs.boxes, [(x_values(F32),)], {}),
     "conv3d": (programs.conv3d, [(rt.constant(x_values(F64)),)], {}),
+    "random_draws": (programs.random_draws, [(x_values(F32), np.array([3, 5], np.int64))], {}),
 }
 
 _results: dict = {}
@@ -321,7 +322,9 @@ STATEFUL = {"RandomUniform", "RandomStandardNormal", "TruncatedNormal", "Dropout
             "DatasetIteratorOpen", "DatasetIteratorGetNext",  # rt.data: tests/data/test_staged.py
             "WriteSummary",  # rt.summary: tests/summary/test_summary.py
             # replicas meet: tests/distribute/test_mirrored_training.py compiles an all-reduce
-            "CollectiveReduce", "WorkerAllReduce"}
+            "CollectiveReduce", "WorkerAllReduce",
+            # gamma and Poisson draws: tests/runtime/test_random_distributions.py
+            "RandomGamma", "RandomPoissonV2"}
 GRAPH_OPS = sorted(set(builtin_ops()) - set(NOT_GRAPH_OPS) - STATEFUL - REFUSED - NUMPY_TIER_ONLY)
 
 

@@ -155,6 +155,8 @@ _GRAD_ARGS = (x_values(F32, (3, 4)), np.array([2, 0], np.int32), x_values(F32, (
 PROGRAMS = {
     **{f"numba:{name}": group for name, group in every_op.GROUPS.items()},
     "random": (every_op._random, [(x_values(F32),)], {}),
+    "gamma_poisson": (lambda x: (rt.random.gamma([2], x, seed=3), rt.random.poisson(
+        [2], x, dtype=rt.int32, seed=4)), [(x_values(F32),)], {}),
     "value_shaped": (programs.value_shaped, [(x_values(F32),)], {}),
     "axes_from_shapes": (programs.axes_from_shapes, [(x_values(F32),)], {}),
     "decompositions_full_rank": (lambda x: programs.decompositions(x, full_rank=True),
