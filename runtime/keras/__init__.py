@@ -18,7 +18,7 @@ from types import SimpleNamespace as _Namespace
 
 from ..arguments import add_keyword_hints_to_classes as _add_keyword_hints_to_classes
 from ..context import device
-from ..layers import Input, InputLayer, Layer, Model, Sequential
+from ..layers import Input, InputLayer, InputSpec, Layer, Model, Sequential
 from ..layers.base import KerasVariable as Variable
 from ..layers.functional import KerasTensor
 from ..saved_model import save as _saved_model_save  # noqa: F401 (writes Model.export's files)
@@ -63,7 +63,7 @@ def version() -> str:
     """The Keras 3 release whose API rt.keras follows (`keras.__version__`)."""
     return __version__
 
-__all__ = ["DTypePolicy", "FloatDTypePolicy", "dtype_policies", "mixed_precision", "version",
+__all__ = ["InputSpec", "DTypePolicy", "FloatDTypePolicy", "dtype_policies", "mixed_precision", "version",
            "device", "legacy", "Initializer", "Input", "InputLayer", "KerasTensor", "Layer",
            "Variable",
            "Loss", "Metric", "Model", "Optimizer", "Regularizer", "Sequential", "activations",

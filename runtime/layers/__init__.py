@@ -235,7 +235,10 @@ from .augmentation_mix import (  # noqa: E402
     RandAugment,
     RandomErasing,
 )
+from .input_spec import InputSpec  # noqa: E402
+from .spectral_normalization import SpectralNormalization  # noqa: E402
 
+__all__ += ["InputSpec", "SpectralNormalization"]
 __all__ += ["AugMix", "ContrastLimitedAdaptiveHistogramEqualization", "CutMix",
             "MaxNumBoundingBoxes", "MixUp", "RandAugment", "RandomElasticTransform",
             "RandomErasing", "RandomPerspective", "RandomShear"]

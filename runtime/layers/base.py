@@ -37,7 +37,9 @@ from ..tensor import SymbolicTensor, Tensor
 from . import constraints as _constraints
 from . import dtype_policy as _dtype_policy
 from . import initializers as _initializers
+from . import input_spec as _input_spec
 from . import regularizers as _regularizers
+from . import seed_generator as _seed_generator
 from . import serialization as _serialization
 from .seed_generator import SeedGenerator
 
@@ -93,6 +95,7 @@ def _scoped_build(build: Callable) -> Callable:
 
 
 _call_context = _CallContext()
+_seed_generator.scope_names = lambda: [owner.name for owner in _call_context.owners]
 
 
 
@@ -306,6 +309,8 @@ class Layer(Module):
             return self._built_and_called(inputs, args, kwargs, training)
 
     def _built_and_called(self, inputs, args: tuple, kwargs: dict, training):
+        if self.__dict__.get("input_spec") is not None:  # Keras checks before building
+            _input_spec.assert_input_compatibility(self.input_spec, inputs, self.name)
         if not self.built:
             self._build_once(inputs)
         elif self._built_at_init and "_build_input_shape" not in self.__dict__:
