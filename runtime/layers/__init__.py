@@ -236,9 +236,10 @@ from .augmentation_mix import (  # noqa: E402
     RandomErasing,
 )
 from .input_spec import InputSpec  # noqa: E402
+from .preprocessing.hashed_crossing import HashedCrossing  # noqa: E402
 from .spectral_normalization import SpectralNormalization  # noqa: E402
 
-__all__ += ["InputSpec", "SpectralNormalization"]
+__all__ += ["HashedCrossing", "InputSpec", "SpectralNormalization"]
 __all__ += ["AugMix", "ContrastLimitedAdaptiveHistogramEqualization", "CutMix",
             "MaxNumBoundingBoxes", "MixUp", "RandAugment", "RandomElasticTransform",
             "RandomErasing", "RandomPerspective", "RandomShear"]
