@@ -1,26 +1,31 @@
 """`MultiWorkerMirroredStrategy` on a Dask cluster: one replica per worker process, driven
 from this (client) process, on Dask's own scheduling and communication.
 
-Keras `fit` ships the model as a saved program (its variables, the optimizer's, and the
-functions that compute a replica's gradients and apply summed ones) to every worker once.
-Each step is one Dask task per worker: apply the sum of the previous step's gradients of
-every replica (the all-reduce: Dask brings the other replicas' gradients to each worker)
-and compute this step's on its part of the batch. The replicas apply the same sums, so they stay
-equal; after each epoch the driver's model takes the first worker's state. A worker lost
-mid-fit raises `rt.errors.UnavailableError` naming it, and the driver's model keeps the
-state of the last completed epoch (never a half-applied step).
+Each replica is a Dask actor on its worker, made once per program (Keras `fit` ships the
+model as a saved program: its variables, the optimizer's, and the functions that compute a
+replica's gradients and apply summed ones; `strategy.run` ships the traced function). The
+replicas keep their variables between steps. A step is one direct message from the driver
+to each worker with its part of the batch, and one reply with the logs: no task graph, no
+scheduler round trip, no parameters through the driver. The replicas send their gradients
+to each other, worker to worker, and each applies their sum in replica order (the
+all-reduce), so they stay equal. `fit` sends each next batch before waiting for the last
+one's logs, so the workers go from one step to the next without waiting for the driver.
+After each epoch the driver's model takes the first replica's state. A worker lost mid-fit
+raises `rt.errors.UnavailableError` naming it, and the driver's model keeps the state of
+the last completed epoch (never a half-applied step).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import threading
 import time
-import uuid
 from typing import Any, Iterator, Optional
 
 import distributed
 import numpy as np
+from distributed.protocol import to_serialize
 
 from .. import context, distribute_context, nest
 from ..distribute_context import VariableAggregation
@@ -46,6 +51,7 @@ from .reduce_op import ReduceOp, as_reduce_op
 from .strategy import Strategy, StrategyExtended, _local_args
 from .values import per_replica_of
 
+_END = object()
 POLL = 0.5  # seconds between checks that the workers are still there while a step runs
 LOSS_GRACE = 15.0  # seconds to wait for the scheduler to notice a worker lost mid-call
 
@@ -99,9 +105,7 @@ class MultiWorkerMirroredStrategy(Strategy):
         self.extended = _MultiWorkerExtended(self)
         self._sessions: dict = {}
         self._run_programs: dict = {}
-        self._runs = 0
-        tag = uuid.uuid4().hex
-        self._inboxes = [f"rt-allreduce-{tag}-{i}" for i in range(len(self._workers))]
+        self._upcoming: dict = {}  # id(model) -> fit's next batch, while an epoch runs
 
     @property
     def cluster_resolver(self):
@@ -176,10 +180,24 @@ class MultiWorkerMirroredStrategy(Strategy):
             session = self._sessions[id(model)] = _FitSession(self, model)
         with self._guard():
             try:
-                return session.step(totals, x, y, w)
+                return session.step(totals, x, y, w, self._upcoming.get(id(model)))
             except BaseException:
                 session.abandon()
                 raise
+
+    def _look_ahead(self, model, batches) -> Iterator:
+        """fit's batches of an epoch, one read ahead: while a batch trains, the next is
+        known (`_train_batch` sends it to the workers before waiting for this one)."""
+        iterator = iter(batches)
+        current = next(iterator, _END)
+        try:
+            while current is not _END:
+                upcoming = next(iterator, _END)
+                self._upcoming[id(model)] = None if upcoming is _END else upcoming
+                yield current
+                current = upcoming
+        finally:
+            self._upcoming.pop(id(model), None)
 
     def _end_epoch(self, model) -> None:
         session = self._sessions.get(id(model))
@@ -205,13 +223,63 @@ class MultiWorkerMirroredStrategy(Strategy):
                     f"restart the worker, make a new strategy and call fit again (with "
                     f"rt.keras.callbacks.BackupAndRestore to resume from that epoch).")
 
-    def _result(self, future):
-        """The future's result; UnavailableError as soon as one of our workers is gone."""
-        while True:
-            try:
-                return future.result(timeout=POLL)
-            except (distributed.TimeoutError, TimeoutError):
+    def _wait_futures(self, futures: list) -> list:
+        """The futures' results, once all are done (UnavailableError if a worker is lost)."""
+        pending = threading.Semaphore(0)
+        for future in futures:
+            future.add_done_callback(lambda _: pending.release())
+        for _ in futures:
+            while not pending.acquire(timeout=POLL):
                 self._check_workers()
+        return [future.result() for future in futures]
+
+    def _rpc(self, address: str):
+        client = self._client
+        if client.direct_to_workers is False:  # the client may only reach the scheduler
+            from distributed.actor import ProxyRPC
+            return ProxyRPC(client.scheduler, address)
+        return client.rpc(address)
+
+    def _start_actor_calls(self, calls: list) -> "_Calls":
+        """Sends calls (address, actor key, seq, method, args) to actors, without waiting."""
+        pending = _Calls()
+
+        async def one(address, key, seq, method, args):
+            reply = await self._rpc(address).actor_execute(
+                actor=key, function="call", args=[seq, method, [to_serialize(a) for a in args]],
+                kwargs={})
+            if reply["status"] != "OK":
+                raise reply["exception"]
+            return reply["result"]
+
+        async def every():
+            try:
+                pending.value = await asyncio.gather(*(one(*call) for call in calls))
+            except BaseException as exc:  # noqa: BLE001 - raised in the caller's thread
+                pending.error = exc
+            finally:
+                pending.done.set()
+
+        self._client.loop.add_callback(every)
+        return pending
+
+    def _finish(self, pending: "_Calls") -> list:
+        """The results of calls sent by _start_actor_calls, once all have come back."""
+        while not pending.done.wait(POLL):
+            self._check_workers()
+        if pending.error is not None:
+            raise pending.error
+        return list(pending.value)
+
+    def _abort_actors(self, actors: list) -> None:
+        """Wakes actors waiting for a lost replica (without waiting for them to answer)."""
+        async def abort(address, key):
+            with contextlib.suppress(Exception):
+                await self._rpc(address).actor_execute(actor=key, function="abort",
+                                                       args=[], kwargs={})
+
+        for address, key in actors:
+            self._client.loop.add_callback(abort, address, key)
 
     @contextlib.contextmanager
     def _guard(self) -> Iterator[None]:
@@ -238,9 +306,69 @@ def _is_comm_error(exc: BaseException) -> bool:
         type(exc).__name__ in ("KilledWorker", "FutureCancelledError", "CancelledError")
 
 
+class _Calls:
+    """Calls to replicas in flight: set when all have answered."""
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.value: Optional[list] = None
+        self.error: Optional[BaseException] = None
+
+
+class _Replicas:
+    """The replicas of one program on the workers: a Dask actor each (made once, with the
+    program), called directly over the client's connections to the workers, so a call is
+    one message to each worker and its reply; no task is built and the scheduler is not
+    involved. The calls to a replica are numbered: it runs them in that order. The replicas
+    send their all-reduced values to each other, never here."""
+
+    def __init__(self, strategy: "MultiWorkerMirroredStrategy", payload, digest: str) -> None:
+        client = strategy._client
+        self.strategy = strategy
+        n = strategy.num_replicas_in_sync
+        self.futures = [client.submit(worker_tasks.Replica, payload, digest, i, n,
+                                      workers=[address], allow_other_workers=False,
+                                      actor=True, pure=False)
+                        for i, address in enumerate(strategy._workers)]
+        strategy._wait_futures(self.futures)
+        self.keys = [future.key for future in self.futures]
+        self.seqs = [0] * n
+        peers = list(zip(strategy._workers, self.keys))
+        self.call("connect", [(peers,)] * n)
+        self.synced: Optional[list] = None  # the replicas' state, as last sent or received
+
+    def start(self, method: str, per_replica: list,
+              replicas: Optional[list] = None) -> _Calls:
+        """Sends method(*args) to each replica (args per replica), without waiting."""
+        indices = list(range(len(per_replica))) if replicas is None else replicas
+        calls = []
+        for i, args in zip(indices, per_replica):
+            calls.append((self.strategy._workers[i], self.keys[i], self.seqs[i], method, args))
+            self.seqs[i] += 1
+        return self.strategy._start_actor_calls(calls)
+
+    def call(self, method: str, per_replica: list, replicas: Optional[list] = None) -> list:
+        """method(*args) on each replica, their results in order."""
+        return self.strategy._finish(self.start(method, per_replica, replicas))
+
+    def sync_state(self, state: list) -> None:
+        """The replicas take `state` unless they hold it already."""
+        if self.synced is None or len(state) != len(self.synced) or \
+                any(not np.array_equal(a, b) for a, b in zip(state, self.synced)):
+            self.call("set_state", [(state,)] * len(self.keys))
+            self.synced = [np.array(v, copy=True) for v in state]
+
+    def release(self) -> None:
+        """Wakes replicas that wait for a lost one and lets Dask drop them all."""
+        self.strategy._abort_actors(list(zip(self.strategy._workers, self.keys)))
+        self.futures = []
+
+
 class _FitSession:
-    """The replicas of one model on the workers, for `fit`: the shipped program and the
-    step in flight."""
+    """The replicas of one model on the workers, for `fit`. Each step sends the next batch
+    too (when fit's loop has it): the workers go on to it as soon as they finish this one,
+    instead of waiting for this step's logs to reach the driver and the next batch to come
+    back. A step sent ahead that fit does not take (it stopped) is rolled back."""
 
     def __init__(self, strategy: MultiWorkerMirroredStrategy, model) -> None:
         self.strategy = strategy
@@ -248,68 +376,113 @@ class _FitSession:
         self.client = strategy._client
         self.programs: dict = {}
         self.program = None
-        self.state = None       # the state future the next step sets (first of an epoch)
-        self.total = None       # the last step's replica results, their gradients not applied
+        self.replicas: Optional[_Replicas] = None
+        self.stepped = False   # a step ran since the driver's model took the replicas' state
+        self.totals = None     # the current epoch's (fit makes new totals each epoch)
+        self.ahead = None      # (x, y, counts, calls) of the step sent ahead
 
-    def _program_for(self, x, y) -> "_Program":
-        key = (x.dtype.str, x.shape[1:], y.dtype.str, y.shape[1:])
-        found = self.programs.get(key)
-        if found is None:
-            found = self.programs[key] = _Program(self.model, x, y, self.client)
-        return found
-
-    def step(self, totals, x, y, w) -> dict:
+    @staticmethod
+    def _arrays(x, y, w):
         if w is not None:
             raise NotImplementedError("fit under MultiWorkerMirroredStrategy does not take "
                                       "sample_weight or class_weight yet: leave them out.")
         if nest.is_nested(x) or nest.is_nested(y):
             raise NotImplementedError("fit under MultiWorkerMirroredStrategy takes one input "
                                       "array and one target array.")
-        x, y = np.asarray(x), np.asarray(y)
+        return np.asarray(x), np.asarray(y)
+
+    @staticmethod
+    def _key(x, y) -> tuple:
+        return (x.dtype.str, x.shape[1:], y.dtype.str, y.shape[1:])
+
+    def _program_for(self, x, y) -> "_Program":
+        key = self._key(x, y)
+        found = self.programs.get(key)
+        if found is None:
+            found = self.programs[key] = _Program(self.model, x, y, self.client)
+        return found
+
+    def _send(self, program, x, y) -> tuple:
+        """Sends a step on (x, y) to the replicas: (the parts' sizes, the calls)."""
+        n = self.strategy.num_replicas_in_sync
+        parts = split_batch((x, y), n)
+        counts = [len(p[0]) for p in parts]
+        total = sum(counts)
+        per_replica = []
+        for i in range(n):
+            part = parts[i] if counts[i] else tuple(np.asarray(t)[:1] for t in parts[0])
+            xs, ys = (np.asarray(t) for t in part)
+            per_replica.append((xs, ys, counts[i] / total, program.n_logs))
+        self.stepped = True
+        self.replicas.synced = None  # they move on from the state last seen here
+        return counts, self.replicas.start("step", per_replica)
+
+    def _drop_ahead(self) -> None:
+        """Rolls back the step sent ahead, if any (its gradients are not applied)."""
+        if self.ahead is not None:
+            calls, self.ahead = self.ahead[3], None
+            self.strategy._finish(calls)
+            self.replicas.call("rollback", [()] * len(self.replicas.keys))
+
+    def step(self, totals, x, y, w, upcoming=None) -> dict:
+        original = (x, y)
+        x, y = self._arrays(x, y, w)
         program = self._program_for(x, y)
         if program is not self.program:
             self.end_epoch()
+            self.release()
             self.program = program
-        client, workers, n = self.client, self.strategy._workers, self.strategy.num_replicas_in_sync
-        if self.state is None and self.total is None:
-            self.state = client.scatter(program.current_state(), broadcast=True, hash=False)
-        parts = split_batch((x, y), n)
-        counts = [len(p[0]) for p in parts]
-        total_count = sum(counts)
-        futures = []
-        for i, address in enumerate(workers):
-            part = parts[i] if counts[i] else tuple(np.asarray(t)[:1] for t in parts[0])
-            xs, ys = (np.asarray(t) for t in part)  # sent with the task: no extra round trip
-            futures.append(client.submit(
-                worker_tasks.replica_step, program.payload_on(client), program.digest,
-                self.state, self.total, xs, ys, counts[i] / total_count,
-                program.n_logs, workers=[address], allow_other_workers=False, pure=False))
-        logs = [client.submit(worker_tasks.logs_of, f, workers=[address], pure=False)
-                for f, address in zip(futures, workers)]
-        self.state, self.total = None, futures  # the next step sums them on every worker
+        if self.replicas is None:
+            self.replicas = _Replicas(self.strategy, program.payload_on(self.client),
+                                      program.digest)
+        sent = None
+        if self.ahead is not None:
+            if self.ahead[0] is original[0] and self.ahead[1] is original[1] and \
+                    totals is self.totals:
+                sent, self.ahead = self.ahead[2:], None
+            else:
+                self._drop_ahead()
+        if totals is not self.totals:  # a new epoch: the driver's model may have changed
+            if self.stepped:           # the last one did not end (fit raised): start over
+                self.replicas.synced = None
+            self.replicas.sync_state(program.current_state())
+            self.totals = totals
+        counts, calls = sent if sent is not None else self._send(program, x, y)
+        if upcoming is not None and upcoming[2] is None and \
+                not (nest.is_nested(upcoming[0]) or nest.is_nested(upcoming[1])):
+            ux, uy = np.asarray(upcoming[0]), np.asarray(upcoming[1])
+            if self._key(ux, uy) == self._key(x, y):
+                self.ahead = (upcoming[0], upcoming[1], *self._send(program, ux, uy))
         result: dict = {}
-        for i, future in enumerate(logs):
-            replica_logs = self.strategy._result(future)
+        for i, replica_logs in enumerate(self.strategy._finish(calls)):
             if counts[i]:
                 result = totals.add(program.unpack_logs(replica_logs), counts[i])
         return result
 
+    def release(self) -> None:
+        if self.replicas is not None:
+            self.replicas.release()
+        self.replicas = None
+        self.stepped = False
+        self.ahead = None
+        self.totals = None
+
     def abandon(self) -> None:
-        """After a failure: drop the step in flight (the driver keeps its last epoch)."""
-        self.state = self.total = None
+        """After a failure: drop the replicas and the steps in flight (the driver keeps its
+        last epoch)."""
+        self.release()
         self.program = None
 
     def end_epoch(self) -> None:
         """The driver's model takes the first replica's state (the last step applied)."""
-        if self.program is None or (self.state is None and self.total is None):
+        if self.program is None or self.replicas is None or not self.stepped:
             return
-        future = self.client.submit(
-            worker_tasks.final_state, self.program.payload_on(self.client), self.program.digest,
-            self.state, self.total, workers=[self.strategy._workers[0]],
-            allow_other_workers=False, pure=False)
-        values = self.strategy._result(future)
+        self._drop_ahead()
+        values = self.replicas.call("state", [()], replicas=[0])[0]
         self.program.set_driver_state(values)
-        self.state = self.total = None
+        self.replicas.synced = [np.array(v, copy=True) for v in values]
+        self.stepped = False
+        self.totals = None
 
 
 def _spec_of(array: np.ndarray) -> TensorSpec:
@@ -469,7 +642,6 @@ class _RunProgram:
                       for i in self.tensor_positions]
         self.key = (fn, tuple(str(s) for s in self.specs),
                     tuple(repr(c) for c in self.constants))
-        self.synced: list | None = None
 
     def rebuild(self, flat) -> tuple:
         """(args, kwargs) of one replica from its tensors."""
@@ -508,37 +680,44 @@ class _RunProgram:
             distribute_context.state.replica = saved
         self.state_vars = state_vars
         self.digest = worker_tasks.digest_of(self.payload)
-        self._shipped: dict = {}
+        self._payload = None
+        self.replicas: Optional[_Replicas] = None
         return self
 
     def _state_here(self) -> list:
         return [np.asarray(v.numpy()) for v in self.state_vars]
 
     def run(self, strategy, per_replica: list) -> Any:
-        client = strategy._client
-        payload = self._shipped.get(id(client))
-        if payload is None:
-            payload = self._shipped[id(client)] = client.scatter(self.payload, broadcast=True,
-                                                                 hash=False)
+        if self.replicas is None:
+            client = strategy._client
+            if self._payload is None:
+                self._payload = client.scatter(self.payload, broadcast=True, hash=False)
+            self.replicas = _Replicas(strategy, self._payload, self.digest)
+        replicas = self.replicas
         here = self._state_here()
         state = None
-        if self.synced is None or any(not np.array_equal(a, b)
-                                      for a, b in zip(here, self.synced)):
-            state = client.scatter(here, broadcast=True, hash=False)
-        strategy._runs += 1
-        futures = []
-        for i, (address, (args, kwargs)) in enumerate(zip(strategy._workers, per_replica)):
+        if replicas.synced is None or any(not np.array_equal(a, b)
+                                          for a, b in zip(here, replicas.synced)):
+            state = here
+        calls = []
+        for args, kwargs in per_replica:
             leaves = nest.flatten((args, kwargs), expand_composites=False)
-            values = [np.asarray(leaves[p]) for p in self.tensor_positions]
-            futures.append(client.submit(
-                worker_tasks.run_replica, payload, self.digest, state, strategy._inboxes, i,
-                strategy._runs, values, workers=[address], allow_other_workers=False,
-                pure=False))
-        results = [strategy._result(f) for f in futures]
+            calls.append((state, [np.asarray(leaves[p]) for p in self.tensor_positions]))
+        replicas.synced = None
+        try:
+            results = replicas.call("run", calls)
+        except BaseException:
+            self.release()
+            raise
         state_after = results[0][1]
         for var, value in zip(self.state_vars, state_after):
             var.assign(value)
-        self.synced = [np.asarray(v) for v in state_after]
+        replicas.synced = [np.array(v, copy=True) for v in state_after]
         outputs = [nest.pack_sequence_as(self.out_structure, [EagerTensor(o) for o in outs],
                                          expand_composites=False) for outs, _ in results]
         return per_replica_of(outputs)
+
+    def release(self) -> None:
+        if self.replicas is not None:
+            self.replicas.release()
+        self.replicas = None

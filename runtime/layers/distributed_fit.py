@@ -124,6 +124,15 @@ def _logged(value):
     return float(array) if array.ndim == 0 else array
 
 
+def epoch_batches(model, batches):
+    """fit's batches of an epoch; a strategy whose replicas run elsewhere reads them one
+    ahead, to send the next batch to its workers while this one trains."""
+    strategy = _replicated(model)
+    if strategy is not None and hasattr(strategy, "_look_ahead"):
+        return strategy._look_ahead(model, batches)
+    return batches
+
+
 def end_epoch(model) -> None:
     """After an epoch's last batch, before the callbacks see the model: a strategy whose
     replicas run elsewhere brings their state back into the model."""

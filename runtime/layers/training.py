@@ -244,7 +244,8 @@ class Training:
                 callback.on_epoch_begin(epoch, {})
             totals = self._new_means()
             batches = 0
-            for step, (x_batch, y_batch, w_batch) in enumerate(feed.epoch()):
+            for step, (x_batch, y_batch, w_batch) in enumerate(
+                    _distributed.epoch_batches(self, feed.epoch())):
                 for callback in callbacks:
                     callback.on_train_batch_begin(step, {})
                 batch_logs = _keras_order(_distributed.train_batch(

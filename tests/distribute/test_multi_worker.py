@@ -178,3 +178,66 @@ def test_all_reduce_and_aggregated_writes_on_the_workers(client):
     result = strategy.run(fn, args=(values,))
     assert [float(v) for v in strategy.experimental_local_results(result)] == [4.0, 4.0]
     assert float(total.numpy()) == 4.0  # 1 + 3, the first worker's copy
+
+
+class _StopAt(rt.keras.callbacks.Callback):
+    """Stops fit after batch `batch` of epoch `epoch`, or raises there."""
+
+    def __init__(self, epoch, batch, error=False):
+        super().__init__()
+        self.epoch, self.batch, self.error, self.now = epoch, batch, error, None
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self.now = epoch
+
+    def on_train_batch_end(self, batch, logs=None):
+        if self.now == self.epoch and batch == self.batch:
+            if self.error:
+                raise KeyError("stop here")
+            self.model.stop_training = True
+
+
+def test_a_stop_mid_epoch_keeps_the_steps_taken(client):
+    # the workers get each next batch ahead of time; a batch fit does not take is undone
+    x, y = _data(96)
+    expected = _model()
+    expected_history = expected.fit(x, y, batch_size=16, epochs=3, shuffle=False, verbose=0,
+                                    callbacks=[_StopAt(1, 2)])
+    model = _model(_strategy(client))
+    history = model.fit(x, y, batch_size=16, epochs=3, shuffle=False, verbose=0,
+                        callbacks=[_StopAt(1, 2)])
+    _assert_same(expected, model)
+    assert len(history.history["loss"]) == len(expected_history.history["loss"]) == 2
+    np.testing.assert_allclose(history.history["loss"], expected_history.history["loss"],
+                               rtol=1e-5)
+
+
+def test_fit_after_a_callback_raised_starts_from_the_models_weights(client):
+    x, y = _data(64)
+    model = _model(_strategy(client))
+    with pytest.raises(KeyError):
+        model.fit(x, y, batch_size=16, epochs=2, shuffle=False, verbose=0,
+                  callbacks=[_StopAt(1, 1, error=True)])
+    # the driver's model keeps its last completed epoch (the replicas' state comes back at
+    # the end of an epoch); the next fit trains from there, not from the replicas' state
+    after_one = _model()
+    after_one.fit(x, y, batch_size=16, epochs=1, shuffle=False, verbose=0)
+    _assert_same(after_one, model)
+    after_one.fit(x, y, batch_size=16, epochs=1, shuffle=False, verbose=0)
+    model.fit(x, y, batch_size=16, epochs=1, shuffle=False, verbose=0)
+    _assert_same(after_one, model)
+
+
+def test_steps_make_no_dask_tasks(client):
+    # the replicas are Dask actors called directly: after the first fit made them, training
+    # makes no tasks (no graph a step, no scheduler round trip)
+    x, y = _data(64)
+    model = _model(_strategy(client))
+    model.fit(x, y, batch_size=16, epochs=1, shuffle=False, verbose=0)
+
+    def transitions(dask_scheduler):
+        return dask_scheduler.transition_counter
+
+    before = client.run_on_scheduler(transitions)
+    model.fit(x, y, batch_size=8, epochs=2, shuffle=False, verbose=0)
+    assert client.run_on_scheduler(transitions) == before
