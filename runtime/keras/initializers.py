@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..layers import serialization as _serialization
 from ..layers.initializers import (
+    STFT,
     Constant,
     GlorotNormal,
     GlorotUniform,
@@ -36,6 +37,7 @@ lecun_uniform, lecun_normal = LecunUniform, LecunNormal
 truncated_normal, variance_scaling = TruncatedNormal, VarianceScaling
 identity = IdentityInitializer = Identity
 orthogonal = OrthogonalInitializer = Orthogonal
+stft = STFTInitializer = STFT
 
 
 def serialize(initializer) -> dict | str:
@@ -57,4 +59,5 @@ __all__ = ["Constant", "GlorotNormal", "GlorotUniform", "HeNormal", "HeUniform",
            "glorot_normal", "he_uniform", "he_normal", "random_uniform", "random_normal",
            "Identity", "IdentityInitializer", "LecunNormal", "LecunUniform", "Orthogonal",
            "OrthogonalInitializer", "TruncatedNormal", "identity", "lecun_normal",
-           "lecun_uniform", "orthogonal", "truncated_normal", "variance_scaling"]
+           "lecun_uniform", "orthogonal", "truncated_normal", "variance_scaling", "STFT",
+           "STFTInitializer", "stft"]

@@ -210,6 +210,7 @@ __all__ += ["AdaptiveAveragePooling1D", "AdaptiveAveragePooling2D", "AdaptiveAve
             "AdaptiveMaxPooling1D", "AdaptiveMaxPooling2D", "AdaptiveMaxPooling3D", "Pipeline",
             "ReversibleEmbedding", "StackedRNNCells"]
 
+from .audio import MelSpectrogram, STFTSpectrogram  # noqa: E402
 from .augmentation_color import (  # noqa: E402 - Keras 3's colour augmentation layers
     ContrastLimitedAdaptiveHistogramEqualization,
     Equalization,
@@ -239,7 +240,8 @@ from .input_spec import InputSpec  # noqa: E402
 from .preprocessing.hashed_crossing import HashedCrossing  # noqa: E402
 from .spectral_normalization import SpectralNormalization  # noqa: E402
 
-__all__ += ["HashedCrossing", "InputSpec", "SpectralNormalization"]
+__all__ += ["HashedCrossing", "InputSpec", "MelSpectrogram", "STFTSpectrogram",
+            "SpectralNormalization"]
 __all__ += ["AugMix", "ContrastLimitedAdaptiveHistogramEqualization", "CutMix",
             "MaxNumBoundingBoxes", "MixUp", "RandAugment", "RandomElasticTransform",
             "RandomErasing", "RandomPerspective", "RandomShear"]

@@ -283,6 +283,70 @@ class Orthogonal(Initializer):
         return constant((np_dtype(self.gain) * q).reshape(shape).astype(np_dtype))
 
 
+_WINDOWS = {"hann": np.hanning, "hanning": np.hanning, "hamming": np.hamming,
+            "blackman": np.blackman, "bartlett": np.bartlett, "boxcar": np.ones,
+            "ones": np.ones, "rectangular": np.ones}
+
+
+def get_window(name: str, length: int, periodic: bool = False) -> np.ndarray:
+    """scipy.signal.get_window(name, length, fftbins=periodic): a symmetric window, or
+    (`periodic`) the first `length` samples of the symmetric one of length + 1. Names
+    other than hann, hamming, blackman, bartlett and boxcar need SciPy."""
+    if name in _WINDOWS:
+        return _WINDOWS[name](length + 1)[:length] if periodic else _WINDOWS[name](length)
+    try:
+        from scipy import signal  # noqa: PLC0415 - optional, for scipy's other windows
+    except ImportError:
+        raise ValueError(f"Unknown window {name!r}: use one of {sorted(_WINDOWS)}, or install "
+                         "SciPy for scipy.signal.get_window's other windows.") from None
+    return np.asarray(signal.get_window(name, length, periodic))
+
+
+class STFT(Initializer):
+    """Keras's STFT kernel initializer: for shape (frame_length, channels, bins), the real
+    (cos) or imaginary (sin) part of the DFT of each frame sample at bins 0..bins-1 of an
+    FFT of (bins - 1) * 2 points, times `window` (a name, an array or None) divided by
+    sqrt(sum(window^2)) ("density") or sum(|window|) ("spectrum"); `periodic` windows."""
+
+    def __init__(self, side: str = "real", window="hann", scaling="density",
+                 periodic: bool = False) -> None:
+        if side not in ("real", "imag"):
+            raise ValueError(f"side should be 'real' or 'imag', not {side}")
+        if isinstance(window, str):
+            get_window(window, 1)
+        if scaling is not None and scaling not in ("density", "spectrum"):
+            raise ValueError("Scaling is invalid, it must be `None`, 'density' or 'spectrum'. "
+                             f"Received scaling={scaling}")
+        self.side, self.window, self.scaling, self.periodic = side, window, scaling, periodic
+
+    def __call__(self, shape, dtype=_dtypes.float32):
+        np_dtype = _dtypes.as_dtype(dtype).as_numpy_dtype
+        frame_length, _, bins = (int(d) for d in shape)
+        freq = np.arange(bins, dtype=np.float64)[None, None, :] / ((bins - 1) * 2)
+        time = np.arange(frame_length, dtype=np.float64)[:, None, None]
+        args = -2 * time * freq * np.pi
+        kernel = np.cos(args) if self.side == "real" else np.sin(args)
+        if self.window is not None:
+            win = (get_window(self.window, frame_length, self.periodic)
+                   if isinstance(self.window, str) else np.asarray(self.window, np.float64))
+            if win.ndim != 1 or win.shape[-1] != frame_length:
+                raise ValueError("The shape of `window` must be equal to [frame_length]."
+                                 f"Received: window shape={win.shape}")
+            win = win.reshape(frame_length, 1, 1)
+            scale = 1.0
+            if self.scaling == "density":
+                scale = np.sqrt(np.sum(win ** 2))
+            elif self.scaling == "spectrum":
+                scale = np.sum(np.abs(win))
+            kernel = kernel * win / scale
+        return constant(np.broadcast_to(kernel, (frame_length, shape[1], bins))
+                        .astype(np_dtype))
+
+    def get_config(self) -> dict:
+        return {"side": self.side, "window": self.window, "periodic": self.periodic,
+                "scaling": self.scaling}
+
+
 _BY_NAME: dict[str, type] = {
     "zeros": Zeros, "ones": Ones, "constant": Constant,
     "random_uniform": RandomUniform, "random_normal": RandomNormal,
@@ -291,9 +355,11 @@ _BY_NAME: dict[str, type] = {
     "lecun_normal": LecunNormal, "truncated_normal": TruncatedNormal, "identity": Identity,
     "orthogonal": Orthogonal, "variance_scaling": VarianceScaling,
     "uniform": RandomUniform, "normal": RandomNormal,  # Keras's short names
+    "stft": STFT,
 }
 _BY_CLASS = {cls.__name__: cls for cls in _BY_NAME.values()}
-_BY_CLASS.update(IdentityInitializer=Identity, OrthogonalInitializer=Orthogonal)
+_BY_CLASS.update(IdentityInitializer=Identity, OrthogonalInitializer=Orthogonal,
+                 STFTInitializer=STFT)
 
 
 def serialize(initializer: Initializer) -> dict:
