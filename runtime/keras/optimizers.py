@@ -12,6 +12,7 @@ from ..optimizers import (
     Adamax,
     AdamW,
     Ftrl,
+    Lamb,
     Lion,
     Muon,
     Nadam,
@@ -21,7 +22,7 @@ from ..optimizers import (
 )
 
 _BY_NAME = {cls.__name__.lower(): cls for cls in (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta,
-                                                 Adafactor, Adamax, Ftrl, Lion, Muon, Nadam)}
+                                                 Adafactor, Adamax, Ftrl, Lamb, Lion, Muon, Nadam)}
 
 
 def get(identifier) -> Optimizer | None:
@@ -50,5 +51,5 @@ def deserialize(config: dict) -> Optimizer:
 
 
 __all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adafactor", "Adamax", "Ftrl",
-           "Lion", "Muon", "Nadam", "Optimizer", "schedules", "get",
+           "Lamb", "Lion", "Muon", "Nadam", "Optimizer", "schedules", "get",
            "serialize", "deserialize"]

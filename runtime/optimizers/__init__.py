@@ -22,6 +22,7 @@ from .adamax import Adamax
 from .adamw import AdamW
 from .base import Optimizer
 from .ftrl import Ftrl
+from .lamb import Lamb
 from .lion import Lion
 from .muon import Muon
 from .nadam import Nadam
@@ -41,7 +42,7 @@ train = _types.SimpleNamespace(GradientDescentOptimizer=GradientDescentOptimizer
                                checkpoints_iterator=_train_extras.checkpoints_iterator)
 
 __all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adafactor", "Adamax",
-           "Ftrl", "Lion", "Muon", "Nadam", "Optimizer", "schedules",
+           "Ftrl", "Lamb", "Lion", "Muon", "Nadam", "Optimizer", "schedules",
            "GradientDescentOptimizer", "MomentumOptimizer",
            "AdamOptimizer", "train"]
 
