@@ -9,6 +9,7 @@ import types as _types
 
 from ..layers.dtype_policy import DTypePolicy
 from ..layers.dtype_policy import policy_config as _policy_config
+from ..optimizers.loss_scale import LossScaleOptimizer as _LossScaleOptimizer
 from .config import dtype_policy, set_dtype_policy
 
 
@@ -57,6 +58,6 @@ def global_policy() -> DTypePolicy:
 mixed_precision = _types.SimpleNamespace(
     DTypePolicy=DTypePolicy, Policy=DTypePolicy, dtype_policy=dtype_policy,
     global_policy=global_policy, set_dtype_policy=set_dtype_policy,
-    set_global_policy=set_dtype_policy)
+    set_global_policy=set_dtype_policy, LossScaleOptimizer=_LossScaleOptimizer)
 
 __all__ = ["DTypePolicy", "FloatDTypePolicy", "deserialize", "get", "serialize"]

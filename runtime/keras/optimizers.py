@@ -14,6 +14,7 @@ from ..optimizers import (
     Ftrl,
     Lamb,
     Lion,
+    LossScaleOptimizer,
     Muon,
     Nadam,
     Optimizer,
@@ -22,7 +23,8 @@ from ..optimizers import (
 )
 
 _BY_NAME = {cls.__name__.lower(): cls for cls in (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta,
-                                                 Adafactor, Adamax, Ftrl, Lamb, Lion, Muon, Nadam)}
+                                                 Adafactor, Adamax, Ftrl, Lamb, Lion, LossScaleOptimizer, Muon,
+                                                 Nadam)}
 
 
 def get(identifier) -> Optimizer | None:
@@ -51,5 +53,5 @@ def deserialize(config: dict) -> Optimizer:
 
 
 __all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adafactor", "Adamax", "Ftrl",
-           "Lamb", "Lion", "Muon", "Nadam", "Optimizer", "schedules", "get",
+           "Lamb", "Lion", "LossScaleOptimizer", "Muon", "Nadam", "Optimizer", "schedules", "get",
            "serialize", "deserialize"]

@@ -955,9 +955,10 @@ def _train_step(model, optimizer, loss_fn, metrics):
         with GradientTape() as tape:
             prediction = model(x, training=True)
             loss = _with_model_losses(model, loss_fn(y, prediction, sample_weight))
+            scaled = optimizer.scale_loss(loss) if hasattr(optimizer, "scale_loss") else loss
         variables = model.trainable_variables
         if variables:  # a model without trainable weights trains nothing, as in Keras
-            optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
+            optimizer.apply_gradients(zip(tape.gradient(scaled, variables), variables))
         return [loss] + [fn(y, prediction, sample_weight) for _, fn in metrics]
     return train_step
 

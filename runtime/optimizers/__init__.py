@@ -24,6 +24,7 @@ from .base import Optimizer
 from .ftrl import Ftrl
 from .lamb import Lamb
 from .lion import Lion
+from .loss_scale import LossScaleOptimizer
 from .muon import Muon
 from .nadam import Nadam
 from .rmsprop import RMSprop
@@ -42,7 +43,7 @@ train = _types.SimpleNamespace(GradientDescentOptimizer=GradientDescentOptimizer
                                checkpoints_iterator=_train_extras.checkpoints_iterator)
 
 __all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adafactor", "Adamax",
-           "Ftrl", "Lamb", "Lion", "Muon", "Nadam", "Optimizer", "schedules",
+           "Ftrl", "Lamb", "Lion", "LossScaleOptimizer", "Muon", "Nadam", "Optimizer", "schedules",
            "GradientDescentOptimizer", "MomentumOptimizer",
            "AdamOptimizer", "train"]
 
