@@ -27,6 +27,7 @@ from ..layers.serialization import (
     register_keras_serializable,
 )
 from ..ops import random
+from . import bounding_boxes
 from . import random as keras_random
 from .audio_utils import audio_dataset_from_directory
 from .backend import clear_session, is_keras_tensor, standardize_dtype
@@ -205,7 +206,8 @@ __all__ = ["to_categorical", "set_random_seed", "custom_object_scope", "CustomOb
            "get_custom_objects", "is_keras_tensor", "legacy", "normalize",
            "pack_x_y_sample_weight", "serialize_keras_object", "standardize_dtype",
            "unpack_x_y_sample_weight", "PyDataset", "Sequence", "disable_interactive_logging",
-           "enable_interactive_logging", "is_interactive_logging_enabled", "get_source_inputs"]
+           "enable_interactive_logging", "is_interactive_logging_enabled", "get_source_inputs",
+           "bounding_boxes"]
 
 
 def get_source_inputs(tensor) -> list:
