@@ -44,6 +44,7 @@ from . import (
     saving,
     tree,
     utils,
+    visualization,
 )
 from .dtype_policies import DTypePolicy, FloatDTypePolicy, mixed_precision
 from .initializers import Initializer
@@ -69,7 +70,8 @@ __all__ = ["InputSpec", "DTypePolicy", "FloatDTypePolicy", "dtype_policies", "mi
            "Loss", "Metric", "Model", "Optimizer", "Regularizer", "Sequential", "activations",
            "applications", "backend", "callbacks", "config", "constraints", "datasets",
            "initializers", "layers", "losses", "metrics", "models", "ops", "optimizers",
-           "preprocessing", "random", "regularizers", "saving", "tree", "utils"]
+           "preprocessing", "random", "regularizers", "saving", "tree", "utils",
+           "visualization"]
 
 for _module in (activations, backend, callbacks, constraints, initializers, layers, losses, metrics, models,
                 optimizers, regularizers, saving, utils):
