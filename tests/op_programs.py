@@ -346,3 +346,22 @@ def random_draws(x, seed):
             rt.random.stateless_poisson([3], seed, 2.5, dtype=rt.float32),
             rt.random.stateless_parameterized_truncated_normal([2, 4], seed, x[0], x[1] + 0.1,
                                                                -x[2], x[2] + 1.0))
+
+
+def image_crops(x):
+    """crop_and_resize (both methods, gradients in the image and the boxes), extract_patches,
+    extract_volume_patches and draw_bounding_boxes on images made from x (float32 [3, 4])."""
+    image = rt.reshape(rt.concat([x, x * 0.5], axis=0), [1, 3, 4, 2])
+    boxes = rt.stack([x[0] * 0.5, x[1] * 0.5 + 0.4], axis=0)[:, :2]
+    boxes = rt.reshape(rt.concat([boxes, boxes[::-1]], axis=0), [2, 4])
+    with rt.GradientTape() as tape:
+        tape.watch([image, boxes])
+        crops = (rt.image.crop_and_resize(image, boxes, [0, 0], [3, 2]),
+                 rt.image.crop_and_resize(image, boxes, [0, 0], [2, 3], method="nearest",
+                                          extrapolation_value=0.5))
+        total = rt.reduce_sum(crops[0] * crops[0]) + rt.reduce_sum(crops[1])
+    return (*crops, *tape.gradient(total, [image, boxes]),
+            rt.image.extract_patches(image, [1, 2, 2, 1], [1, 1, 2, 1], [1, 1, 1, 1], "SAME"),
+            rt.extract_volume_patches(rt.reshape(image, [1, 3, 2, 2, 2]), [1, 2, 1, 2, 1],
+                                      [1, 1, 1, 1, 1], "VALID"),
+            rt.image.draw_bounding_boxes(image[..., :1], boxes[None], [[0.25, 0, 0, 1]]))

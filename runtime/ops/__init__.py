@@ -58,6 +58,7 @@ LAZY_FAMILIES = (
     "farmhash",
     "image",
     "image_boxes",
+    "image_crops",
     "io",
     "io_audio",
     "io_csv",
@@ -79,6 +80,7 @@ LAZY_FAMILIES = (
     "sparse_manip",
     "sparse_more",
     "strings",
+    "strings_more",
     "summary",
 )
 

@@ -237,6 +237,7 @@ GROUPS = {
     "special_more": (programs.special_more, [(rt.constant(x_values(F64)),)], {}),
     "boxes": (programs.boxes, [(x_values(F32),)], {}),
     "conv3d": (programs.conv3d, [(rt.constant(x_values(F64)),)], {}),
+    "image_crops": (programs.image_crops, [(x_values(F32),)], {}),
     "random_draws": (programs.random_draws, [(x_values(F32), np.array([3, 5], np.int64))], {}),
 }
 
@@ -313,7 +314,8 @@ REFUSED: set = {"StringLength", "StringJoin", "ReduceJoin", "StringSplitV2", "St
                 "UnicodeSplit", "UnicodeEncode", "StringBytesSplit", "StringToHashBucketFast",
                 "DecodeRaw", "DecodePng", "DecodeJpeg", "DecodeGif", "DecodeBmp", "DecodeImage",
                 "EncodePng", "EncodeJpeg", "DecodeWav", "EncodeWav", "EncodeBase64",
-                "DecodeBase64"}
+                "DecodeBase64", "StringToHashBucket", "StringToHashBucketStrong", "Fingerprint",
+                "UnsortedSegmentJoin", "UnicodeTranscode", "UnicodeDecodeOffsets", "StringNGrams"}
 STATEFUL = {"RandomUniform", "RandomStandardNormal", "TruncatedNormal", "Dropout", "PrintV2",
             "RandomShuffle",
             "RandomUniformDynamic", "RandomStandardNormalDynamic", "TruncatedNormalDynamic",
@@ -521,6 +523,14 @@ _STRING_OPS = {  # op type -> a function of one argument (strings, or floats) th
     "StringLower": lambda x: _STRINGS.lower(x), "StringStrip": lambda x: _STRINGS.strip(x),
     "StringFormat": lambda x: _STRINGS.format("{}", x), "AsString": lambda y: rt.as_string(y),
     "StringToNumber": lambda x: _STRINGS.to_number(x),
+    "StringToHashBucket": lambda x: _STRINGS.to_hash_bucket(x, 5),
+    "StringToHashBucketStrong": lambda x: _STRINGS.to_hash_bucket_strong(x, 5, [1, 2]),
+    "Fingerprint": lambda x: rt.fingerprint(x),
+    "UnsortedSegmentJoin": lambda x: _STRINGS.unsorted_segment_join(x, [1, 0], 2),
+    "UnicodeTranscode": lambda x: _STRINGS.unicode_transcode(x, "UTF-8", "UTF-16-BE"),
+    "UnicodeDecodeOffsets": lambda x: _STRINGS.unicode_decode_with_offsets(x[0], "UTF-8")[1],
+    "StringNGrams": lambda x: _STRINGS.ngrams(rt.RaggedTensor.from_row_splits(
+        x, [0, 2], validate=False), 2).values,
     "EncodeBase64": lambda x: rt.io.encode_base64(x), "DecodeBase64": lambda x: rt.io.decode_base64(x),
     "StaticRegexReplace": lambda x: _STRINGS.regex_replace(x, "a", "b"),
     "StaticRegexFullMatch": lambda x: _STRINGS.regex_full_match(x, "a"),
@@ -559,7 +569,8 @@ def test_each_string_op_is_refused_naming_it(op_type):
     arg = rt.constant([1.0, 2.0]) if numeric else rt.constant(["1", "2"])
     arg = rt.constant(_CODEC_ARGS[op_type]) if op_type in _CODEC_ARGS else arg
     # the op named is the first reading the string argument (x[0] for scalar-only ops)
-    scalar_only = op_type in ("StringSplitV2", "UnicodeDecode", "UnicodeSplit", "StringBytesSplit")
+    scalar_only = op_type in ("StringSplitV2", "UnicodeDecode", "UnicodeSplit", "StringBytesSplit",
+                              "UnicodeDecodeOffsets")
     named = "StridedSlice" if scalar_only else op_type
     with pytest.raises(JitCompileError, match=rf"op '{named}' \({named}\)"):
         rt.function(make, jit_compile=True)(arg)

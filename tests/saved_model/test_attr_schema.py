@@ -54,7 +54,12 @@ def _strings(s):
             rt.strings.unicode_split(s[0], "UTF-8"),
             rt.strings.unicode_encode(rt.constant([104, 105]), "UTF-8"),
             rt.strings.bytes_split(s[0]), rt.strings.to_hash_bucket_fast(s, 7),
-            rt.io.decode_raw(rt.constant([b"abcd"]), rt.int16))
+            rt.io.decode_raw(rt.constant([b"abcd"]), rt.int16),
+            rt.strings.to_hash_bucket(s, 7), rt.strings.to_hash_bucket_strong(s, 7, [1, 2]),
+            rt.fingerprint(s), rt.strings.unsorted_segment_join(s, [1, 0], 2, separator="|"),
+            rt.strings.unicode_transcode(s, "UTF-8", "UTF-16-BE", replacement_char=63),
+            rt.strings.unicode_decode_with_offsets(s[0], "UTF-8")[1],
+            rt.strings.ngrams(s, [1, 2], pad_values=("<", ">"), padding_width=1))
 
 
 def _codecs(s, image, audio):

@@ -1,0 +1,395 @@
+"""tf.image's crops and patches: `crop_and_resize` (bilinear or nearest, with its gradients in
+the image and the boxes), `extract_patches` and `tf.extract_volume_patches` (gathers of the
+padded input, so they differentiate as gathers do) and `draw_bounding_boxes`.
+
+crop_and_resize samples box b (normalized [y1, x1, y2, x2] of image box_indices[b]) at
+crop_size points a side, as TensorFlow's kernel does: row y of a crop of height h > 1 reads the
+image at y1 * (H - 1) + y * (y2 - y1) * (H - 1) / (h - 1) (the box's middle when h = 1); a
+point outside the image takes `extrapolation_value`. Its output is float32 whatever the
+image's dtype.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes as _dtypes
+from ..attr_kinds import DTYPE, FLOAT, one_of
+from ..errors import InvalidArgumentError
+from ..exports import export
+from ..graph import constant_value
+from ..opdef import define
+from ..shapes import TensorShape
+from ..tensor import Tensor
+from . import array_composed as _composed
+from . import array_math as _math
+from .core import apply, convert_to_tensor
+
+_METHOD = one_of("bilinear", "nearest")
+
+
+# -- crop_and_resize ------------------------------------------------------------------------------
+
+def _sample_points(boxes, size: int, extent: int, lo: int):
+    """The image coordinates ([N, size]) of `size` samples between boxes[:, lo] and
+    boxes[:, lo + 2] (normalized), computed in float32 as TensorFlow's kernel computes them
+    (a sample that lands a rounding away from a pixel takes that pixel's side), and
+    d coordinate / d start, d coordinate / d end."""
+    f32 = np.float32
+    start, end = boxes[:, lo:lo + 1].astype(f32), boxes[:, lo + 2:lo + 3].astype(f32)
+    span = f32(extent - 1)
+    if size > 1:
+        k = np.arange(size, dtype=f32)
+        scale = (end - start) * span / f32(size - 1)
+        coords = start * span + k * scale
+        ratio = (extent - 1) / (size - 1)
+        return coords.astype(np.float64), np.broadcast_to((extent - 1) - k * ratio, coords.shape), \
+            np.broadcast_to(k * ratio, coords.shape)
+    coords = f32(0.5) * (start + end) * span
+    half = np.full(coords.shape, 0.5 * (extent - 1))
+    return coords.astype(np.float64), half, half
+
+
+def _geometry(image_shape, boxes, crop_size):
+    _, height, width, _ = image_shape
+    ch, cw = (int(v) for v in crop_size)
+    boxes = np.asarray(boxes)
+    ys, dy1, dy2 = _sample_points(boxes, ch, height, 0)
+    xs, dx1, dx2 = _sample_points(boxes, cw, width, 1)
+    y_in = (ys >= 0) & (ys <= height - 1)
+    x_in = (xs >= 0) & (xs <= width - 1)
+    return ys, xs, y_in, x_in, (dy1, dy2, dx1, dx2)
+
+
+def _check_crop_inputs(image, boxes, box_indices, crop_size):
+    image = np.asarray(image)
+    boxes, box_indices = np.asarray(boxes), np.asarray(box_indices)
+    crop_size = np.asarray(crop_size)
+    if image.ndim != 4:
+        raise InvalidArgumentError(f"crop_and_resize: `image` must be 4-D [batch, height, width, "
+                                   f"depth], got shape {list(image.shape)}.")
+    if boxes.ndim != 2 or boxes.shape[1] != 4 or box_indices.shape != boxes.shape[:1]:
+        raise InvalidArgumentError(f"crop_and_resize: `boxes` must be [num_boxes, 4] and "
+                                   f"`box_indices` [num_boxes], got {list(boxes.shape)} and "
+                                   f"{list(box_indices.shape)}.")
+    if crop_size.shape != (2,) or (crop_size <= 0).any():
+        raise InvalidArgumentError(f"crop_and_resize: `crop_size` must be two positive ints, got "
+                                   f"{crop_size.tolist()}.")
+    if image.shape[1] <= 0 or image.shape[2] <= 0:
+        raise InvalidArgumentError("crop_and_resize: `image` must have positive height and width.")
+    bad = (box_indices < 0) | (box_indices >= image.shape[0])
+    if bad.any():
+        raise InvalidArgumentError(f"crop_and_resize: `box_indices` must be in [0, "
+                                   f"{image.shape[0]}), got {int(box_indices[bad][0])}.")
+    return image, boxes, box_indices.astype(np.int64), crop_size
+
+
+def _corners(ys, xs, height, width):
+    top, left = np.floor(ys).astype(np.int64), np.floor(xs).astype(np.int64)
+    bottom, right = np.ceil(ys).astype(np.int64), np.ceil(xs).astype(np.int64)
+    clip = lambda v, n: np.clip(v, 0, n - 1)  # noqa: E731 (out-of-image points are masked)
+    return (clip(top, height), clip(bottom, height), clip(left, width), clip(right, width),
+            ys - np.floor(ys), xs - np.floor(xs))
+
+
+def _round_half_away(v):
+    return (np.sign(v) * np.floor(np.abs(v) + 0.5)).astype(np.int64)
+
+
+def _crop_kernel(image, boxes, box_indices, crop_size, method, extrapolation_value):
+    image, boxes, index, crop_size = _check_crop_inputs(image, boxes, box_indices, crop_size)
+    _, height, width, depth = image.shape
+    ys, xs, y_in, x_in, _ = _geometry(image.shape, boxes, crop_size)
+    img = image.astype(np.float64)[index]                   # [N, H, W, C]
+    n = np.arange(len(index))[:, None, None]
+    if method == "nearest":
+        r = np.clip(_round_half_away(ys), 0, height - 1)
+        c = np.clip(_round_half_away(xs), 0, width - 1)
+        out = img[n, r[:, :, None], c[:, None, :]]
+    else:
+        top, bottom, left, right, yl, xl = _corners(ys, xs, height, width)
+        t, b = top[:, :, None], bottom[:, :, None]
+        lft, rgt = left[:, None, :], right[:, None, :]
+        xw = xl[:, None, :, None]
+        upper = img[n, t, lft] + (img[n, t, rgt] - img[n, t, lft]) * xw
+        lower = img[n, b, lft] + (img[n, b, rgt] - img[n, b, lft]) * xw
+        out = upper + (lower - upper) * yl[:, :, None, None]
+    inside = (y_in[:, :, None] & x_in[:, None, :])[..., None]
+    out = np.where(inside, out, extrapolation_value)
+    return out.reshape(len(index), int(crop_size[0]), int(crop_size[1]), depth).astype(np.float32)
+
+
+def _crop_infer(image, boxes, box_indices, crop_size, method, extrapolation_value):
+    if image.shape.rank not in (None, 4):
+        raise InvalidArgumentError(f"crop_and_resize: `image` must be 4-D, got shape "
+                                   f"{image.shape}.")
+    if boxes.shape.rank not in (None, 2) or box_indices.shape.rank not in (None, 1):
+        raise InvalidArgumentError(f"crop_and_resize: `boxes` must be 2-D and `box_indices` "
+                                   f"1-D, got shapes {boxes.shape} and {box_indices.shape}.")
+    if not box_indices.dtype.is_integer or not crop_size.dtype.is_integer:
+        raise TypeError("crop_and_resize: `box_indices` and `crop_size` must be ints.")
+    size = constant_value(crop_size)
+    ch, cw = (None, None) if size is None else (int(v) for v in np.ravel(size))
+    n = boxes.shape.as_list()[0] if boxes.shape.rank is not None else None
+    depth = image.shape.as_list()[3] if image.shape.rank is not None else None
+    return TensorShape([n, ch, cw, depth]), _dtypes.float32
+
+
+_CROP_ATTRS = {"method": _METHOD, "extrapolation_value": FLOAT}
+CROP_AND_RESIZE = define("CropAndResize", _crop_infer, _crop_kernel, attrs=_CROP_ATTRS)
+
+
+def _grad_image_kernel(grads, boxes, box_indices, image_size, method, dtype):
+    grads = np.asarray(grads, np.float64)
+    image_size = [int(v) for v in np.ravel(image_size)]
+    batch, height, width, depth = image_size
+    boxes, index = np.asarray(boxes), np.asarray(box_indices).astype(np.int64)
+    crop_size = grads.shape[1:3]
+    ys, xs, y_in, x_in, _ = _geometry(image_size, boxes, crop_size)
+    out = np.zeros((batch, height, width, depth))
+    inside = (y_in[:, :, None] & x_in[:, None, :])[..., None]
+    g = np.where(inside, grads, 0.0)
+    bi = np.broadcast_to(index[:, None, None], g.shape[:3])
+    if method == "nearest":
+        r = np.clip(_round_half_away(ys), 0, height - 1)
+        c = np.clip(_round_half_away(xs), 0, width - 1)
+        rr = np.broadcast_to(r[:, :, None], g.shape[:3])
+        cc = np.broadcast_to(c[:, None, :], g.shape[:3])
+        np.add.at(out, (bi, rr, cc), g)
+    else:
+        top, bottom, left, right, yl, xl = _corners(ys, xs, height, width)
+        yw, xw = yl[:, :, None, None], xl[:, None, :, None]
+        for rows, wy in ((top, 1 - yw), (bottom, yw)):
+            for cols, wx in ((left, 1 - xw), (right, xw)):
+                rr = np.broadcast_to(rows[:, :, None], g.shape[:3])
+                cc = np.broadcast_to(cols[:, None, :], g.shape[:3])
+                np.add.at(out, (bi, rr, cc), g * wy * wx)
+    return out.astype(dtype.as_numpy_dtype)
+
+
+def _grad_image_infer(grads, boxes, box_indices, image_size, method, dtype):
+    size = constant_value(image_size)
+    dims = [None] * 4 if size is None else [int(v) for v in np.ravel(size)]
+    return TensorShape(dims), dtype
+
+
+CROP_AND_RESIZE_GRAD_IMAGE = define(
+    "CropAndResizeGradImage", _grad_image_infer, _grad_image_kernel, differentiable=False,
+    attrs={"method": _METHOD, "dtype": DTYPE})
+
+
+def _grad_boxes_kernel(grads, image, boxes, box_indices):
+    grads = np.asarray(grads, np.float64)
+    image = np.asarray(image, np.float64)
+    boxes, index = np.asarray(boxes), np.asarray(box_indices).astype(np.int64)
+    _, height, width, _ = image.shape
+    crop_size = grads.shape[1:3]
+    ys, xs, y_in, x_in, (dy1, dy2, dx1, dx2) = _geometry(image.shape, boxes, crop_size)
+    top, bottom, left, right, yl, xl = _corners(ys, xs, height, width)
+    img = image[index]
+    n = np.arange(len(index))[:, None, None]
+    t, b = top[:, :, None], bottom[:, :, None]
+    lft, rgt = left[:, None, :], right[:, None, :]
+    tl, tr, bl, br = img[n, t, lft], img[n, t, rgt], img[n, b, lft], img[n, b, rgt]
+    xw, yw = xl[:, None, :, None], yl[:, :, None, None]
+    upper, lower = tl + (tr - tl) * xw, bl + (br - bl) * xw
+    d_y = ((lower - upper) * grads).sum(axis=3)                       # d out / d y, [N, h, w]
+    d_x = (((tr - tl) * (1 - yw) + (br - bl) * yw) * grads).sum(axis=3)
+    inside = y_in[:, :, None] & x_in[:, None, :]
+    d_y, d_x = np.where(inside, d_y, 0.0), np.where(inside, d_x, 0.0)
+    out = np.stack([(d_y * dy1[:, :, None]).sum(axis=(1, 2)), (d_x * dx1[:, None, :]).sum(axis=(1, 2)),
+                    (d_y * dy2[:, :, None]).sum(axis=(1, 2)), (d_x * dx2[:, None, :]).sum(axis=(1, 2))],
+                   axis=1)
+    return out.astype(np.asarray(boxes).dtype)
+
+
+CROP_AND_RESIZE_GRAD_BOXES = define(
+    "CropAndResizeGradBoxes", lambda grads, image, boxes, box_indices: (boxes.shape, boxes.dtype),
+    _grad_boxes_kernel, differentiable=False)
+
+
+@CROP_AND_RESIZE.def_grad
+def _crop_and_resize_grad(op, g):
+    image, boxes, box_indices, _ = op.inputs
+    method = op.attrs["method"]
+    g_image = apply(CROP_AND_RESIZE_GRAD_IMAGE, [g, boxes, box_indices, _math.shape(image)],
+                    {"method": method, "dtype": image.dtype}) if image.dtype.is_floating else None
+    g_boxes = apply(CROP_AND_RESIZE_GRAD_BOXES, [g, _math.cast(image, _dtypes.float32), boxes,
+                                                 box_indices])
+    return [g_image, g_boxes, None, None]
+
+
+@export("image.crop_and_resize")
+def crop_and_resize(image, boxes, box_indices, crop_size, method="bilinear",
+                    extrapolation_value=0.0, name=None) -> Tensor:
+    """Crops of `image` [batch, height, width, depth] resized to `crop_size` [crop_height,
+    crop_width]: one a row of `boxes` [num_boxes, 4] (normalized [y1, x1, y2, x2]; y1 > y2
+    flips the crop) from the image `box_indices[i]`, sampled with `method` ('bilinear' or
+    'nearest'); points outside the image take `extrapolation_value`. Returns float32
+    [num_boxes, crop_height, crop_width, depth]; differentiable in the image and the boxes."""
+    if method not in ("bilinear", "nearest"):
+        raise ValueError(f"crop_and_resize: method must be 'bilinear' or 'nearest', got "
+                         f"{method!r}.")
+    image = convert_to_tensor(image)
+    boxes = convert_to_tensor(boxes, dtype_hint=_dtypes.float32)
+    if not boxes.dtype.is_floating:
+        raise TypeError(f"crop_and_resize: `boxes` must be floats, got {boxes.dtype.name}.")
+    if boxes.dtype != _dtypes.float32:
+        boxes = _math.cast(boxes, _dtypes.float32)
+    box_indices = convert_to_tensor(box_indices, dtype_hint=_dtypes.int32)
+    crop_size = convert_to_tensor(crop_size, dtype=_dtypes.int32)
+    return apply(CROP_AND_RESIZE, [image, boxes, box_indices, crop_size],
+                 {"method": method, "extrapolation_value": float(extrapolation_value)},
+                 name=name)
+
+
+# -- extract_patches / extract_volume_patches ---------------------------------------------------
+
+def _window_axis(size: int, k: int, stride: int, rate: int, padding: str):
+    """(pad before, pad after, [out, k] indices into the padded axis) of one spatial axis."""
+    span = (k - 1) * rate + 1
+    if padding == "VALID":
+        out = max((size - span) // stride + 1, 0)
+        before = after = 0
+    else:
+        out = -(-size // stride)
+        total = max((out - 1) * stride + span - size, 0)
+        before, after = total // 2, total - total // 2
+    index = np.arange(out)[:, None] * stride + np.arange(k)[None, :] * rate
+    return before, after, index
+
+
+def _four(values, what: str, fn: str, rank: int) -> list:
+    values = [int(v) for v in values]
+    if len(values) != rank or values[0] != 1 or values[-1] != 1:
+        raise ValueError(f"{fn}: `{what}` must be {rank} ints [1, ..., 1] (none over the batch "
+                         f"and depth), got {values}.")
+    if any(v <= 0 for v in values):
+        raise ValueError(f"{fn}: `{what}` must be positive, got {values}.")
+    return values[1:-1]
+
+
+def _patches(x, ksizes, strides, rates, padding, fn, name):
+    """Patches of the spatial axes of x ([batch, *spatial, depth]) as gathers of the padded x:
+    [batch, *out, prod(ksizes) * depth], each patch laid out [*k, depth]."""
+    x = convert_to_tensor(x)
+    rank = len(ksizes) + 2
+    if x.shape.rank != rank:
+        raise ValueError(f"{fn}: the input must be {rank}-D [batch, ..., depth] of known rank, "
+                         f"got shape {x.shape}.")
+    padding = str(padding).upper()
+    if padding not in ("SAME", "VALID"):
+        raise ValueError(f"{fn}: padding must be 'SAME' or 'VALID', got {padding!r}.")
+    dims = x.shape.as_list()
+    if any(d is None for d in dims[1:]):
+        raise ValueError(f"{fn}: the spatial sizes and depth must be known when traced, got "
+                         f"shape {x.shape}.")
+    pads, indices = [[0, 0]], []
+    for d, k, s, r in zip(dims[1:-1], ksizes, strides, rates):
+        before, after, index = _window_axis(d, k, s, r, padding)
+        pads.append([before, after])
+        indices.append(index)
+    pads.append([0, 0])
+    y = _composed.pad(x, pads) if any(p != [0, 0] for p in pads) else x
+    spatial = len(ksizes)
+    for axis, index in enumerate(indices):  # each axis a becomes (out_a, k_a)
+        y = _math.gather(y, index, axis=1 + 2 * axis)
+    # [batch, o1, k1, o2, k2, ..., depth] -> [batch, o1, o2, ..., k1, k2, ..., depth]
+    perm = [0] + [1 + 2 * a for a in range(spatial)] + [2 + 2 * a for a in range(spatial)] + \
+        [1 + 2 * spatial]
+    y = _math.transpose(y, perm)
+    outs = [index.shape[0] for index in indices]
+    batch = _math.shape(x)[:1]
+    tail = _math.int_vector(outs + [int(np.prod(ksizes)) * dims[-1]])
+    return _math.reshape(y, _math.concat([batch, tail], 0), name=name)
+
+
+@export("image.extract_patches")
+def extract_patches(images, sizes, strides, rates, padding, name=None) -> Tensor:
+    """Patches of `images` [batch, rows, cols, depth]: windows of `sizes` [1, size_rows,
+    size_cols, 1] every `strides` [1, stride_rows, stride_cols, 1] rows and columns, reading
+    every `rates`-th pixel (dilation), each flattened into the last axis ([batch, out_rows,
+    out_cols, size_rows * size_cols * depth]). 'SAME' padding pads with zeros; 'VALID' keeps
+    whole windows only."""
+    fn = "extract_patches"
+    return _patches(images, _four(sizes, "sizes", fn, 4), _four(strides, "strides", fn, 4),
+                    _four(rates, "rates", fn, 4), padding, fn, name)
+
+
+@export("extract_volume_patches")
+def extract_volume_patches(input, ksizes, strides, padding, name=None) -> Tensor:  # noqa: A002
+    """Patches of `input` [batch, planes, rows, cols, depth]: windows of `ksizes` [1, kp, kr,
+    kc, 1] every `strides` [1, sp, sr, sc, 1], each flattened into the last axis ([batch,
+    out_planes, out_rows, out_cols, kp * kr * kc * depth]); 'SAME' pads with zeros."""
+    fn = "extract_volume_patches"
+    return _patches(input, _four(ksizes, "ksizes", fn, 5), _four(strides, "strides", fn, 5),
+                    [1, 1, 1], padding, fn, name)
+
+
+# -- draw_bounding_boxes ---------------------------------------------------------------------
+
+# TensorFlow's colors when none are given: yellow, blue, red, lime, purple, olive, maroon, navy,
+# aqua, fuchsia
+_DEFAULT_COLORS = np.array([[1, 1, 0, 1], [0, 0, 1, 1], [1, 0, 0, 1], [0, 1, 0, 1],
+                            [0.5, 0, 0.5, 1], [0.5, 0.5, 0, 1], [0.5, 0, 0, 1], [0, 0, 0.5, 1],
+                            [0, 1, 1, 1], [1, 0, 1, 1]], np.float32)
+
+
+def _draw_kernel(images, boxes, colors):
+    images = np.asarray(images)
+    boxes = np.asarray(boxes, np.float32)
+    colors = np.asarray(colors, np.float32)
+    if images.ndim != 4 or images.shape[3] not in (1, 2, 3, 4):
+        raise InvalidArgumentError(f"draw_bounding_boxes: `images` must be [batch, height, "
+                                   f"width, depth] with depth 1 to 4, got {list(images.shape)}.")
+    if boxes.ndim != 3 or boxes.shape[2] != 4 or boxes.shape[0] != images.shape[0]:
+        raise InvalidArgumentError(f"draw_bounding_boxes: `boxes` must be [batch, num_boxes, 4] "
+                                   f"for {images.shape[0]} images, got {list(boxes.shape)}.")
+    if colors.size == 0:
+        colors = _DEFAULT_COLORS
+    if colors.ndim != 2 or colors.shape[1] < images.shape[3]:
+        raise InvalidArgumentError(f"draw_bounding_boxes: `colors` must be [num_colors, "
+                                   f">= depth], got {list(colors.shape)}.")
+    canvas = images.copy()
+    _, height, width, depth = images.shape
+    for b in range(boxes.shape[0]):
+        for k in range(boxes.shape[1]):
+            color = colors[k % len(colors), :depth].astype(images.dtype)
+            y0, x0, y1, x1 = (int(v) for v in (boxes[b, k, 0] * (height - 1),
+                                               boxes[b, k, 1] * (width - 1),
+                                               boxes[b, k, 2] * (height - 1),
+                                               boxes[b, k, 3] * (width - 1)))
+            if y0 > y1 or x0 > x1 or y1 < 0 or x1 < 0 or y0 >= height or x0 >= width:
+                continue
+            ry0, ry1 = max(y0, 0), min(y1, height - 1)
+            rx0, rx1 = max(x0, 0), min(x1, width - 1)
+            if y0 >= 0:
+                canvas[b, y0, rx0:rx1 + 1] = color
+            if y1 < height:
+                canvas[b, y1, rx0:rx1 + 1] = color
+            if x0 >= 0:
+                canvas[b, ry0:ry1 + 1, x0] = color
+            if x1 < width:
+                canvas[b, ry0:ry1 + 1, x1] = color
+    return canvas
+
+
+DRAW_BOUNDING_BOXES = define("DrawBoundingBoxesV2",
+                             lambda images, boxes, colors: (images.shape, images.dtype),
+                             _draw_kernel, differentiable=False)
+
+
+@export("image.draw_bounding_boxes")
+def draw_bounding_boxes(images, boxes, colors, name=None) -> Tensor:
+    """`images` [batch, height, width, depth] (float32 or float16) with the outlines of
+    `boxes` [batch, num_boxes, 4] (normalized [y_min, x_min, y_max, x_max]) drawn one pixel
+    wide, box i in colors[i % num_colors] ([num_colors, 4] RGBA, the first depth channels
+    used); None or empty colors cycle TensorFlow's ten default colors."""
+    images = convert_to_tensor(images)
+    if images.dtype not in (_dtypes.float32, _dtypes.float16):
+        raise TypeError(f"draw_bounding_boxes: `images` must be float32 or float16, got "
+                        f"{images.dtype.name}.")
+    boxes = convert_to_tensor(boxes, dtype=_dtypes.float32)
+    colors = convert_to_tensor(np.zeros((0, 4), np.float32) if colors is None else colors,
+                               dtype=_dtypes.float32)
+    return apply(DRAW_BOUNDING_BOXES, [images, boxes, colors], name=name)

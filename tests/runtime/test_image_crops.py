@@ -1,0 +1,244 @@
+"""tf.image.crop_and_resize, extract_patches, tf.extract_volume_patches and
+draw_bounding_boxes (runtime/ops/image_crops.py).
+
+Oracles: plain-Python loops over TensorFlow's documented definitions (the sampling points of a
+box, the windows of a patch, the outline of a box), the examples of TensorFlow's own
+documentation of extract_patches, values and gradients recorded from TensorFlow 2.21, and
+central finite differences for the gradients in the image and the boxes.
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+import runtime as rt
+
+
+def _crop_loop(image, boxes, box_indices, size, method, extrapolation):
+    """crop_and_resize by its definition, one sample at a time."""
+    _, height, width, depth = image.shape
+    ch, cw = size
+    out = np.zeros((len(boxes), ch, cw, depth))
+    for n, (y1, x1, y2, x2) in enumerate(boxes.astype(np.float64)):
+        img = image[box_indices[n]].astype(np.float64)
+        for i in range(ch):
+            y = (y1 + i * (y2 - y1) / (ch - 1)) * (height - 1) if ch > 1 else \
+                0.5 * (y1 + y2) * (height - 1)
+            for j in range(cw):
+                x = (x1 + j * (x2 - x1) / (cw - 1)) * (width - 1) if cw > 1 else \
+                    0.5 * (x1 + x2) * (width - 1)
+                if not (0 <= y <= height - 1 and 0 <= x <= width - 1):
+                    out[n, i, j] = extrapolation
+                elif method == "nearest":
+                    out[n, i, j] = img[int(math.floor(y + 0.5)), int(math.floor(x + 0.5))]
+                else:
+                    t, b, lft, r = math.floor(y), math.ceil(y), math.floor(x), math.ceil(x)
+                    fy, fx = y - t, x - lft
+                    upper = img[t, lft] * (1 - fx) + img[t, r] * fx
+                    lower = img[b, lft] * (1 - fx) + img[b, r] * fx
+                    out[n, i, j] = upper * (1 - fy) + lower * fy
+    return out
+
+
+_RNG = np.random.default_rng(0)
+IMAGE = _RNG.random((2, 5, 7, 3)).astype(np.float32)
+# inside, partly outside, flipped, a point, the whole image
+BOXES = np.array([[0.1, 0.2, 0.8, 0.9], [-0.2, 0.3, 1.3, 0.5], [0.9, 0.85, 0.15, 0.1],
+                  [0.5, 0.5, 0.5, 0.5], [0.0, 0.0, 1.0, 1.0]], np.float32)
+INDICES = np.array([0, 1, 0, 1, 1], np.int32)
+
+
+@pytest.mark.parametrize("method", ["bilinear", "nearest"])
+@pytest.mark.parametrize("size", [(4, 3), (1, 1), (1, 5), (6, 6)])
+def test_crop_and_resize_samples_as_defined(method, size):
+    got = rt.image.crop_and_resize(IMAGE, BOXES, INDICES, size, method=method,
+                                   extrapolation_value=-1.0)
+    assert got.dtype == rt.float32 and got.shape == (5, *size, 3)
+    np.testing.assert_allclose(got.numpy(), _crop_loop(IMAGE, BOXES, INDICES, size, method, -1.0),
+                               atol=2e-6)
+
+
+def test_crop_and_resize_of_ints_is_float32_and_staged_alike():
+    u8 = (IMAGE * 255).astype(np.uint8)
+    got = rt.image.crop_and_resize(u8, BOXES, INDICES, (3, 3))
+    assert got.dtype == rt.float32
+    np.testing.assert_allclose(got.numpy(), _crop_loop(u8, BOXES, INDICES, (3, 3), "bilinear", 0),
+                               rtol=1e-6, atol=1e-4)
+    staged = rt.function(lambda i, b: rt.image.crop_and_resize(i, b, INDICES, [3, 3]))
+    np.testing.assert_array_equal(staged(u8, BOXES).numpy(), got.numpy())
+
+
+
+
+def _fd(fn, x, eps):
+    g = np.zeros_like(x, dtype=np.float64)
+    for idx in np.ndindex(x.shape):
+        plus, minus = x.astype(np.float64).copy(), x.astype(np.float64).copy()
+        plus[idx] += eps
+        minus[idx] -= eps
+        g[idx] = (fn(plus) - fn(minus)) / (2 * eps)
+    return g
+
+
+@pytest.mark.parametrize("method", ["bilinear", "nearest"])
+def test_crop_and_resize_gradients(method):
+    # boxes whose samples stay off pixel edges under a small step, one partly outside
+    boxes = np.array([[0.13, 0.21, 0.77, 0.88], [-0.17, 0.31, 1.23, 0.52],
+                      [0.91, 0.83, 0.17, 0.12]], np.float64)
+    index = np.array([0, 1, 1], np.int32)
+    image = IMAGE.astype(np.float64)
+    weights = np.random.default_rng(1).random((3, 4, 3, 3))
+
+    def total(img, bx):
+        return float(np.sum(rt.image.crop_and_resize(img, bx, index, (4, 3), method=method)
+                            .numpy().astype(np.float64) * weights))
+
+    img_t, box_t = rt.constant(image), rt.constant(boxes.astype(np.float32))
+    with rt.GradientTape() as tape:
+        tape.watch([img_t, box_t])
+        y = rt.reduce_sum(rt.cast(rt.image.crop_and_resize(img_t, box_t, index, (4, 3),
+                                                           method=method), rt.float64) * weights)
+    g_image, g_boxes = tape.gradient(y, [img_t, box_t])
+    assert g_image.dtype == rt.float64 and g_boxes.dtype == rt.float32
+    # the crop is linear in the image: the gradient is exact
+    expected = _fd(lambda img: total(img, boxes), image, 0.5)
+    np.testing.assert_allclose(g_image.numpy(), expected, rtol=1e-5, atol=1e-5)
+    if method == "bilinear":  # TensorFlow's nearest box gradient is the bilinear one
+        expected = _fd(lambda bx: total(image, bx), boxes, 1e-3)
+        np.testing.assert_allclose(g_boxes.numpy(), expected, rtol=2e-3, atol=2e-3)
+
+
+# recorded from TensorFlow 2.21: d sum(crop_and_resize(IMAGE, BOXES, INDICES, (4, 3)) * W) / d BOXES,
+# W = np.random.default_rng(1).random((5, 4, 3, 3)).astype(np.float32); its samples land on pixel
+# edges (the whole image, the flipped box), where the box gradient takes TensorFlow's side
+TF_BOX_GRAD = [[0.8793181777000427, 6.336089134216309, 3.372223138809204, -6.812445163726807],
+               [-0.4239863455295563, 4.842151641845703, -2.076796531677246, 1.8206368684768677],
+               [2.382103443145752, -7.382835865020752, 0.9804810285568237, -0.5300083160400391],
+               [0.0, 0.0, 0.0, 0.0], [2.8736579418182373, 0.0, 2.4007363319396973, 0.0]]
+
+
+def test_crop_and_resize_box_gradient_matches_tensorflow():
+    weights = np.random.default_rng(1).random((5, 4, 3, 3)).astype(np.float32)
+    boxes = rt.constant(BOXES)
+    with rt.GradientTape() as tape:
+        tape.watch(boxes)
+        y = rt.reduce_sum(rt.image.crop_and_resize(IMAGE, boxes, INDICES, (4, 3)) * weights)
+    np.testing.assert_allclose(tape.gradient(y, boxes).numpy(), TF_BOX_GRAD, rtol=1e-5, atol=1e-5)
+
+
+def test_crop_and_resize_errors():
+    with pytest.raises(ValueError, match="method"):
+        rt.image.crop_and_resize(IMAGE, BOXES, INDICES, (2, 2), method="bicubic")
+    with pytest.raises(rt.errors.InvalidArgumentError, match="box_indices"):
+        rt.image.crop_and_resize(IMAGE, BOXES, [0, 1, 2, 0, 0], (2, 2))
+    with pytest.raises(rt.errors.InvalidArgumentError, match="crop_size"):
+        rt.image.crop_and_resize(IMAGE, BOXES, INDICES, (0, 2))
+    with pytest.raises(rt.errors.InvalidArgumentError, match="4-D"):
+        rt.image.crop_and_resize(IMAGE[0], BOXES, INDICES, (2, 2))
+
+
+def _patches_loop(x, k, s, r, padding):
+    """extract_patches by its definition (zero padding split as TensorFlow's SAME)."""
+    spatial = x.ndim - 2
+    pads, outs = [], []
+    for d in range(spatial):
+        n, span = x.shape[1 + d], (k[d] - 1) * r[d] + 1
+        if padding == "VALID":
+            outs.append((n - span) // s[d] + 1)
+            pads.append(0)
+        else:
+            outs.append(-(-n // s[d]))
+            pads.append(max((outs[-1] - 1) * s[d] + span - n, 0) // 2)
+    out = np.zeros((x.shape[0], *outs, int(np.prod(k)) * x.shape[-1]), x.dtype)
+    for o in np.ndindex(*outs):
+        values = []
+        for w in np.ndindex(*k):
+            where = [o[d] * s[d] + w[d] * r[d] - pads[d] for d in range(spatial)]
+            inside = all(0 <= where[d] < x.shape[1 + d] for d in range(spatial))
+            values.append(x[(slice(None), *where)] if inside else np.zeros((x.shape[0], x.shape[-1])))
+        out[(slice(None), *o)] = np.concatenate(values, axis=-1)
+    return out
+
+
+def test_extract_patches_documented_examples():
+    # tf.image.extract_patches's documentation: a 10x10 image of 1..100
+    n = 10
+    images = [[[[x * n + y + 1] for y in range(n)] for x in range(n)]]
+    got = rt.image.extract_patches(images, [1, 3, 3, 1], [1, 5, 5, 1], [1, 1, 1, 1], "VALID")
+    np.testing.assert_array_equal(got.numpy(), [[[[1, 2, 3, 11, 12, 13, 21, 22, 23],
+                                                  [6, 7, 8, 16, 17, 18, 26, 27, 28]],
+                                                 [[51, 52, 53, 61, 62, 63, 71, 72, 73],
+                                                  [56, 57, 58, 66, 67, 68, 76, 77, 78]]]])
+    got = rt.image.extract_patches(images, [1, 3, 3, 1], [1, 5, 5, 1], [1, 2, 2, 1], "VALID")
+    np.testing.assert_array_equal(got.numpy(), [[[[1, 3, 5, 21, 23, 25, 41, 43, 45],
+                                                  [6, 8, 10, 26, 28, 30, 46, 48, 50]],
+                                                 [[51, 53, 55, 71, 73, 75, 91, 93, 95],
+                                                  [56, 58, 60, 76, 78, 80, 96, 98, 100]]]])
+
+
+@pytest.mark.parametrize("k,s,r,padding", [((3, 3), (2, 2), (1, 1), "VALID"),
+                                           ((2, 3), (3, 2), (2, 1), "SAME"),
+                                           ((1, 1), (1, 1), (1, 1), "VALID"),
+                                           ((4, 4), (1, 1), (2, 2), "SAME")])
+def test_extract_patches_as_defined_and_differentiable(k, s, r, padding):
+    x = _RNG.random((2, 7, 6, 3))
+    got = rt.image.extract_patches(x, [1, *k, 1], [1, *s, 1], [1, *r, 1], padding)
+    np.testing.assert_array_equal(got.numpy(), _patches_loop(x, k, s, r, padding))
+    from tests.gradients.fd import check_gradients
+    check_gradients(lambda t: rt.image.extract_patches(t, [1, *k, 1], [1, *s, 1], [1, *r, 1],
+                                                       padding), x[:1, :5, :4, :2],
+                    modes=("eager",))
+
+
+@pytest.mark.parametrize("k,s,padding", [((2, 2, 3), (1, 2, 2), "VALID"),
+                                         ((3, 2, 2), (2, 1, 3), "SAME")])
+def test_extract_volume_patches_as_defined(k, s, padding):
+    v = _RNG.random((2, 5, 4, 6, 2)).astype(np.float32)
+    got = rt.extract_volume_patches(v, [1, *k, 1], [1, *s, 1], padding)
+    np.testing.assert_array_equal(got.numpy(), _patches_loop(v, k, s, (1, 1, 1), padding))
+
+
+def test_patch_argument_errors():
+    with pytest.raises(ValueError, match="sizes"):
+        rt.image.extract_patches(np.zeros((1, 4, 4, 1)), [2, 2, 1, 1], [1, 1, 1, 1],
+                                 [1, 1, 1, 1], "VALID")
+    with pytest.raises(ValueError, match="padding"):
+        rt.image.extract_patches(np.zeros((1, 4, 4, 1)), [1, 2, 2, 1], [1, 1, 1, 1],
+                                 [1, 1, 1, 1], "FULL")
+    with pytest.raises(ValueError, match="5-D"):
+        rt.extract_volume_patches(np.zeros((1, 4, 4, 1)), [1, 1, 2, 2, 1], [1] * 5, "VALID")
+
+
+def _draw_loop(images, boxes, colors):
+    """The outline of each box, one pixel wide, by TensorFlow's definition."""
+    out = images.copy()
+    _, height, width, depth = images.shape
+    for b in range(boxes.shape[0]):
+        for k, (y0, x0, y1, x1) in enumerate(boxes[b]):
+            y0, y1 = int(y0 * (height - 1)), int(y1 * (height - 1))
+            x0, x1 = int(x0 * (width - 1)), int(x1 * (width - 1))
+            color = colors[k % len(colors)][:depth]
+            for i in range(height):
+                for j in range(width):
+                    on_row = i in (y0, y1) and x0 <= j <= x1
+                    on_col = j in (x0, x1) and y0 <= i <= y1
+                    if y0 <= y1 and x0 <= x1 and (on_row or on_col):
+                        out[b, i, j] = color
+    return out
+
+
+def test_draw_bounding_boxes():
+    images = np.full((2, 9, 11, 3), 0.25, np.float32)
+    boxes = np.array([[[0.1, 0.1, 0.6, 0.7], [-0.1, 0.3, 0.5, 1.2], [0.6, 0.6, 0.2, 0.9]],
+                      [[0.0, 0.0, 1.0, 1.0], [0.5, 0.5, 0.52, 0.52], [1.1, 0.0, 1.2, 1.0]]],
+                     np.float32)
+    colors = np.array([[1, 0, 0, 1], [0, 0.5, 1, 1]], np.float32)
+    got = rt.image.draw_bounding_boxes(images, boxes, colors)
+    np.testing.assert_array_equal(got.numpy(), _draw_loop(images, boxes, colors))
+    # no colors: TensorFlow's table, yellow first, then blue
+    default = rt.image.draw_bounding_boxes(images[:1, :, :, :], boxes[:1, :2], None).numpy()
+    np.testing.assert_array_equal(default[0, 0, 3], [0, 0, 1])      # the second box's top edge
+    np.testing.assert_array_equal(default[0, 0 + 1, 1], [1, 1, 0])  # the first box's top edge
+    with pytest.raises(TypeError, match="float32 or float16"):
+        rt.image.draw_bounding_boxes(images.astype(np.uint8), boxes, colors)
