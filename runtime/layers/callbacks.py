@@ -23,6 +23,7 @@ from ..arguments import check_keywords, strict_keywords
 from ..function.logs import user_stacklevel
 from . import backup as _backup
 from .callback_base import Callback
+from .ema_callback import SwapEMAWeights
 from .progress import EpochProgress
 from .tensorboard_callback import TensorBoard
 
@@ -633,4 +634,4 @@ for _hook in ("on_train_begin", "on_train_end", "on_epoch_begin", "on_epoch_end"
 
 __all__ = ["CallbackList", "RemoteMonitor", "BackupAndRestore", "CSVLogger", "Callback", "EarlyStopping", "History",
            "LambdaCallback", "LearningRateScheduler", "ModelCheckpoint", "ProgbarLogger",
-           "ReduceLROnPlateau", "TensorBoard", "TerminateOnNaN"]
+           "ReduceLROnPlateau", "SwapEMAWeights", "TensorBoard", "TerminateOnNaN"]

@@ -271,6 +271,8 @@ class Training:
                 callback.on_epoch_end(epoch, logs)
             if self.stop_training:
                 break
+        if epochs > 0 and hasattr(self.optimizer, "finalize_variable_values"):
+            self.optimizer.finalize_variable_values(self.trainable_variables)  # use_ema
         for callback in callbacks:
             callback.on_train_end(logs)
         return history

@@ -64,10 +64,18 @@ class Optimizer:
         if kwargs:
             raise_unknown_keywords(type(self).__name__, kwargs,
                                    init_keyword_names(type(self)) - {"hyper"})
-        for key, value, default in (("use_ema", use_ema, False),
-                                    ("ema_momentum", ema_momentum, 0.99),
-                                    ("ema_overwrite_frequency", ema_overwrite_frequency, None),
-                                    ("loss_scale_factor", loss_scale_factor, None),
+        if use_ema and not 0 <= ema_momentum <= 1:
+            raise ValueError(f"{type(self).__name__}: `ema_momentum` must be in the range "
+                             f"[0, 1]. Received: ema_momentum={ema_momentum}")
+        if use_ema and ema_overwrite_frequency and (
+                not isinstance(ema_overwrite_frequency, int) or ema_overwrite_frequency < 1):
+            raise ValueError(f"{type(self).__name__}: `ema_overwrite_frequency` must be an "
+                             "integer >= 1 or None. Received: ema_overwrite_frequency="
+                             f"{ema_overwrite_frequency}")
+        self.use_ema, self.ema_momentum = bool(use_ema), ema_momentum
+        self.ema_overwrite_frequency = ema_overwrite_frequency
+        self._averages: dict[Any, Variable] = {}
+        for key, value, default in (("loss_scale_factor", loss_scale_factor, None),
                                     ("gradient_accumulation_steps", gradient_accumulation_steps,
                                      None)):
             if value != default:
@@ -208,7 +216,7 @@ class Optimizer:
         found += list(self._hyper_vars.values())
         for slots in self._slots.values():
             found += list(slots.values())
-        return found
+        return found + list(self.__dict__.get("_averages", {}).values())
 
     def _slots_for(self, var: Variable) -> dict[str, Variable]:
         """This variable's slots, created (zeros, eagerly) on first use."""
@@ -294,8 +302,53 @@ class Optimizer:
         for _, var in pairs:  # as Keras: a weight's constraint after its update
             if var.constraint is not None:
                 var.assign(var.constraint(var.read_value()))
+        if self.__dict__.get("use_ema"):
+            self._update_averages([var for _, var in pairs], iterations)
         iterations.assign_add(np.int64(1))
         return iterations
+
+    def _average_of(self, var: Variable) -> Variable:
+        """The exponential moving average of `var` (use_ema), made (zeros) on first use."""
+        average = self._averages.get(var.ref())
+        if average is None:
+            base = getattr(var, "path", None) or var.name.rsplit(":", 1)[0]
+            with context.init_scope():
+                average = Variable(np.zeros(var.shape.as_list(), var.dtype.as_numpy_dtype),
+                                   trainable=False, name=f"{base}/{self._name}/average")
+            self._averages[var.ref()] = average
+        return average
+
+    def _update_averages(self, variables: list, iterations: Variable) -> None:
+        """As Keras: average = m * average + (1 - m) * var, m = ema_momentum (0 at the first
+        step); every `ema_overwrite_frequency` steps the variables take their averages."""
+        step = iterations.read_value()
+        first = array_math.equal(step, np.int64(0))
+        for var in variables:
+            average = self._average_of(var)
+            momentum = array_math.where(first, array_math.zeros_like(var.read_value()),
+                                        array_math.fill(array_math.shape(var.read_value()),
+                                                        np.asarray(self.ema_momentum,
+                                                                   var.dtype.as_numpy_dtype)))
+            average.assign(array_math.add(array_math.multiply(momentum, average.read_value()),
+                                          array_math.multiply(array_math.subtract(1.0, momentum),
+                                                              var.read_value())))
+        if self.ema_overwrite_frequency:
+            overwrite = array_math.equal(
+                array_math.floormod(array_math.add(step, np.int64(1)),
+                                    np.int64(self.ema_overwrite_frequency)), np.int64(0))
+            for var in variables:
+                var.assign(array_math.where(overwrite, self._average_of(var).read_value(),
+                                            var.read_value()))
+
+    def finalize_variable_values(self, var_list) -> None:
+        """With use_ema, each variable of `var_list` takes its moving average (fit calls this
+        at its end, as Keras's does)."""
+        if not self.__dict__.get("use_ema"):
+            return
+        for var in var_list:
+            average = self._averages.get(var.ref())
+            if average is not None:
+                var.assign(average.read_value())
 
     def _weight_decay_for(self, var: Variable) -> float | None:
         """The decoupled weight decay applied to `var` before its update."""
@@ -384,7 +437,9 @@ class Optimizer:
             config[key] = value
         common = {"weight_decay": self.weight_decay, "clipnorm": self.clipnorm,
                   "global_clipnorm": self.global_clipnorm, "clipvalue": self.clipvalue,
-                  **_KERAS_DEFAULTS}
+                  **_KERAS_DEFAULTS, "use_ema": self.__dict__.get("use_ema", False),
+                  "ema_momentum": self.__dict__.get("ema_momentum", 0.99),
+                  "ema_overwrite_frequency": self.__dict__.get("ema_overwrite_frequency")}
         if not any(p.kind is p.VAR_KEYWORD
                    for p in inspect.signature(type(self).__init__).parameters.values()):
             common = {}  # a TF1 optimizer (GradientDescentOptimizer, ...) takes none of them
