@@ -348,6 +348,24 @@ def random_draws(x, seed):
                                                                -x[2], x[2] + 1.0))
 
 
+def ctc(x):
+    """The CTC loss with its gradient, the greedy and beam-search decoders and the unique
+    labels, of logits made from x (float64 [3, 4])."""
+    logits = rt.reshape(rt.concat([x, x * 0.5, -x], axis=0), [3, 3, 4])
+    labels = rt.constant([[1, 2], [3, 0], [2, 2]])
+    with rt.GradientTape() as tape:
+        tape.watch(logits)
+        loss = rt.nn.ctc_loss(labels, logits, [2, 1, 1], [3, 2, 3])
+    sparse = rt.nn.ctc_loss(rt.sparse.from_dense(labels), logits, None, [3, 2, 3],
+                            blank_index=0)
+    (greedy,), neg_sum = rt.nn.ctc_greedy_decoder(logits, [3, 2, 3])
+    beams, log_probs = rt.nn.ctc_beam_search_decoder(logits, [3, 3, 3], beam_width=3,
+                                                     top_paths=2)
+    return (loss, tape.gradient(loss, logits), sparse, greedy.indices, greedy.values,
+            greedy.dense_shape, neg_sum, beams[1].values, beams[1].dense_shape, log_probs,
+            *rt.nn.ctc_unique_labels(labels))
+
+
 def image_crops(x):
     """crop_and_resize (both methods, gradients in the image and the boxes), extract_patches,
     extract_volume_patches and draw_bounding_boxes on images made from x (float32 [3, 4])."""

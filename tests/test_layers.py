@@ -91,6 +91,8 @@ LAZY_LOADS = {  # (importer, imported): project modules loaded on first use
         "RemoteMonitor's first post: urllib.request loads http.client and email",
     ("runtime.keras.preprocessing.text", "hashlib"):
         "hashing_trick(hash_function='md5'): OpenSSL's bindings, when asked for",
+    ("runtime.keras.backend_ops", "runtime.ops.ctc"):
+        "keras.backend.ctc_decode's beam search (TensorFlow 1's, merging repeats), on first use",
     ("runtime.keras.ops_core", "runtime.linalg_extras"):
         "keras.ops.eig: rt.linalg's NumPy decompositions, loaded on first use as rt.linalg's",
     ("runtime.arguments", "difflib"): "the 'did you mean' of a misspelt keyword, when raised",

@@ -812,5 +812,52 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None, co
     return last, stacked, states
 
 
+
+def ctc_label_dense_to_sparse(labels, label_lengths) -> SparseTensor:
+    """The first `label_lengths[b]` labels of each row of `labels` [batch, max_length] as a
+    SparseTensor of shape [batch, max_length] (Keras 2's helper)."""
+    labels = _t(labels)
+    lengths = _am.cast(_t(label_lengths), _dtypes.int32)
+    mask = _rt.sequence_mask(lengths, _am.shape(labels)[1])
+    indices = _am.where(mask)
+    return SparseTensor(indices, _rt.gather_nd(labels, indices),
+                        _am.cast(_am.shape(labels), _dtypes.int64))
+
+
+def ctc_batch_cost(y_true, y_pred, input_length, label_length):
+    """Keras 2's CTC loss of softmax outputs `y_pred` [batch, max_time, classes] (the blank
+    the last class) over `input_length` [batch, 1] frames, for labels `y_true` of
+    `label_length` [batch, 1]: [batch, 1]."""
+    label_length = _am.cast(_am.squeeze(_t(label_length), axis=-1), _dtypes.int32)
+    input_length = _am.cast(_am.squeeze(_t(input_length), axis=-1), _dtypes.int32)
+    sparse = ctc_label_dense_to_sparse(y_true, label_length)
+    sparse = SparseTensor(sparse.indices, _am.cast(sparse.values, _dtypes.int32),
+                          sparse.dense_shape)
+    y_pred = _t(y_pred)
+    logits = _math.log(_am.transpose(y_pred, [1, 0, 2]) + epsilon())
+    loss = _Space("nn").ctc_loss(sparse, logits, None, input_length, blank_index=-1)
+    return _am.expand_dims(loss, 1)
+
+
+def ctc_decode(y_pred, input_length, greedy=True, beam_width=100, top_paths=1):
+    """Keras 2's decoding of softmax outputs `y_pred` [batch, max_time, classes] (the blank
+    the last class): greedy, or beam search keeping `beam_width` prefixes (repeated labels of
+    a result merged). Returns ([top_paths decoded [batch, max_time] int64 padded with -1],
+    log probabilities: [batch, 1] minus the summed best log probabilities for greedy, [batch,
+    top_paths] for beam search)."""
+    y_pred = _t(y_pred)
+    logp = _math.log(_am.transpose(y_pred, [1, 0, 2]) + epsilon())
+    lengths = _am.cast(_t(input_length), _dtypes.int32)
+    shape = _am.cast(_am.shape(y_pred)[:2], _dtypes.int64)
+    if greedy:
+        decoded, log_prob = _Space("nn").ctc_greedy_decoder(logp, lengths)
+    else:
+        from ..ops import ctc as _ctc
+        dense, count, log_prob = _ctc.beam_search_decoder(logp, lengths, beam_width, top_paths,
+                                                           True)
+        decoded = [_ctc.dense_to_sparse(dense[p], count[p]) for p in range(int(top_paths))]
+    return ([_Space("sparse").to_dense(SparseTensor(d.indices, d.values, shape),
+                                       default_value=-1) for d in decoded], log_prob)
+
 __all__ = sorted(name for name in dir() if not name.startswith("_") and name not in (
     "annotations", "itertools", "threading", "np", "KerasTensor", "SparseTensor", "Variable"))

@@ -13,12 +13,13 @@ import numpy as np
 from .. import dtypes as _dtypes
 from ..arguments import check_keywords
 from ..ops import array_math as _am
+from ..ops.sparse import SparseTensor
 from ..tensor import Tensor
 from . import activations as _act
 from .ops_core import norm
 from .ops_numpy import _float, _math, _rank, _rt, _Space, _t
 
-_nn = _Space("nn")
+_nn, _sparse = _Space("nn"), _Space("sparse")
 _EPSILON = 1e-7
 
 # -- activations: keras.activations' functions, and those whose argument rt.nn names
@@ -454,9 +455,65 @@ def fold(x, output_size, kernel_size, dilation=1, padding=0, stride=1):
                         _rt.concat([[n, c], [h + 2 * ph, pw_full]], 0))
     return image[:, :, ph:ph + h, pw:pw + w]
 
+
+_nn, _sparse = _Space("nn"), _Space("sparse")
+
+
+def _ctc_float(x, fn: str):
+    """Keras's float type of `x` (float32 for integers) and the type computed in (float32
+    for float64: TensorFlow's dense CTC loss computes in float32)."""
+    x = _t(x)
+    result = x.dtype if x.dtype.is_floating else _dtypes.float32
+    return x, result, (_dtypes.float32 if result == _dtypes.float64 else result)
+
+
+def ctc_loss(target, output, target_length, output_length, mask_index=0) -> Tensor:
+    """The CTC loss of each sample, [batch]: integer labels `target` [batch, max_length] of
+    `target_length`, logits `output` [batch, max_time, classes] over `output_length` frames,
+    the blank class `mask_index`."""
+    output, result, compute = _ctc_float(output, "ctc_loss")
+    loss = _nn.ctc_loss(labels=_am.cast(_t(target), _dtypes.int32),
+                        logits=_am.cast(output, compute), label_length=target_length,
+                        logit_length=output_length, blank_index=mask_index,
+                        logits_time_major=False)
+    return _am.cast(loss, result)
+
+
+def ctc_decode(inputs, sequence_lengths, strategy="greedy", beam_width=100, top_paths=1,
+               merge_repeated=True, mask_index=0) -> tuple[Tensor, Tensor]:
+    """Decodes logits `inputs` [batch, max_time, classes] (not softmax-normalized):
+    `strategy="greedy"` (best path, repeats merged with `merge_repeated`) or `"beam_search"`
+    (`beam_width`, the `top_paths` best). Returns (decoded [paths, batch, max_time] int32,
+    -1 after each sequence, scores: [batch, 1] minus the summed best logits for greedy, [batch,
+    top_paths] log probabilities for beam search); `mask_index` is the blank class."""
+    x, result, _ = _ctc_float(inputs, "ctc_decode")
+    x = _am.transpose(_am.cast(x, result), [1, 0, 2])
+    lengths = _am.cast(_t(sequence_lengths), _dtypes.int32)
+    if strategy == "greedy":
+        decoded, scores = _nn.ctc_greedy_decoder(x, lengths, merge_repeated=merge_repeated,
+                                                 blank_index=mask_index)
+    elif strategy == "beam_search":
+        classes = int(x.shape[2])
+        if mask_index is not None:
+            blank = int(mask_index) % classes
+            x = _am.concat([x[..., :blank], x[..., blank + 1:], x[..., blank:blank + 1]], -1)
+        decoded, scores = _nn.ctc_beam_search_decoder(x, lengths, beam_width=beam_width,
+                                                      top_paths=top_paths)
+    else:
+        raise ValueError(f"Invalid strategy {strategy}. Supported values are 'greedy' and "
+                         f"'beam_search'.")
+    shape = _am.cast(_am.shape(x)[1::-1], _dtypes.int64)
+    dense = _am.stack([_sparse.to_dense(SparseTensor(d.indices, d.values, shape),
+                                        default_value=-1) for d in decoded], 0)
+    dense = _am.cast(dense, _dtypes.int32)
+    if strategy == "beam_search" and mask_index is not None:
+        dense = _am.where(dense >= blank, dense + 1, dense)
+    return dense, scores
+
 __all__ = [
     "adaptive_average_pool", "adaptive_max_pool", "average_pool", "batch_normalization",
     "binary_crossentropy", "categorical_crossentropy", "celu", "conv", "conv_transpose",
+    "ctc_decode", "ctc_loss",
     "depth_to_space", "depthwise_conv", "dot_product_attention", "fold", "glu", "hard_shrink",
     "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "layer_normalization",
     "log_sigmoid", "max_pool", "moments", "multi_hot", "normalize", "one_hot", "polar", "psnr",

@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import dtypes as _dtypes
 from ..arguments import raise_unknown_keywords, strict_keywords
+from ..exports import NAMESPACES
 from ..module import snake_case
 from ..ops import array_math, math_composed, nn
 from ..ops.core import convert_to_tensor
@@ -438,6 +439,31 @@ class Loss:
         return cls(**config)
 
 
+def ctc(y_true, y_pred) -> Tensor:
+    """The CTC loss of each sample: integer labels `y_true` [batch, max_length] (0 is the
+    blank and pads them) and logits `y_pred` [batch, max_time, classes], every frame used."""
+    y_true, y_pred = convert_to_tensor(y_true), convert_to_tensor(y_pred)
+    if y_true.shape.rank != 2:
+        raise ValueError(f"Targets `y_true` are expected to be a tensor of shape `(batch_size, "
+                         f"max_length)` in integer format. Received: y_true.shape="
+                         f"{tuple(y_true.shape.as_list())}")
+    if y_pred.shape.rank != 3:
+        raise ValueError(f"Logits `y_pred` are expected to be a tensor of shape `(batch_size, "
+                         f"max_length, num_classes)`. Received: y_pred.shape="
+                         f"{tuple(y_pred.shape.as_list())}")
+    shape = array_math.shape(y_pred)
+    input_length = shape[1] * array_math.ones(shape[:1], _dtypes.int32)
+    label_length = array_math.reduce_sum(array_math.cast(array_math.not_equal(y_true, 0),
+                                                         _dtypes.int32), axis=-1)
+    result = y_pred.dtype if y_pred.dtype.is_floating else _dtypes.float32
+    compute = _dtypes.float32 if result == _dtypes.float64 else result
+    loss = NAMESPACES["nn"]["ctc_loss"](
+        labels=array_math.cast(y_true, _dtypes.int32), logits=array_math.cast(y_pred, compute),
+        label_length=label_length, logit_length=input_length, blank_index=0,
+        logits_time_major=False)
+    return array_math.cast(loss, result)
+
+
 class LossFunctionWrapper(Loss):
     """A `Loss` from a per-sample function `fn(y_true, y_pred, **kwargs)`."""
 
@@ -530,6 +556,8 @@ CategoricalGeneralizedCrossEntropy = _define(
     "The generalized cross entropy (1 - p ** q) / q of integer labels.", q=0.5)
 Circle = _define("Circle", circle, "The Circle loss of L2-normalized embeddings and integer "
                  "labels.", gamma=80.0, margin=0.4, remove_diagonal=True)
+CTC = _define("CTC", ctc, "The CTC loss of integer labels (0 the blank and padding) and "
+              "logits [batch, max_time, classes].")
 CosineSimilarity = _define("CosineSimilarity", cosine_similarity,
                            "Minus the cosine similarity along `axis`.", axis=-1)
 
@@ -538,7 +566,7 @@ _FUNCTIONS = {fn.__name__: fn for fn in (
     mean_squared_logarithmic_error, binary_crossentropy, categorical_crossentropy,
     sparse_categorical_crossentropy, binary_focal_crossentropy, categorical_focal_crossentropy,
     huber, kl_divergence, poisson, hinge, squared_hinge, categorical_hinge, log_cosh,
-    cosine_similarity, dice, tversky, categorical_generalized_cross_entropy, circle)}
+    cosine_similarity, dice, tversky, categorical_generalized_cross_entropy, circle, ctc)}
 _FUNCTIONS.update(mse=mse, mae=mae, mape=mape, msle=msle, kld=kld, logcosh=log_cosh,
                   kullback_leibler_divergence=kl_divergence)
 _CLASSES = {cls.__name__: cls for cls in (
@@ -546,7 +574,7 @@ _CLASSES = {cls.__name__: cls for cls in (
     MeanSquaredLogarithmicError, BinaryCrossentropy, CategoricalCrossentropy,
     SparseCategoricalCrossentropy, BinaryFocalCrossentropy, CategoricalFocalCrossentropy, Huber,
     KLDivergence, Poisson, Hinge, SquaredHinge, CategoricalHinge, LogCosh, CosineSimilarity,
-    Dice, Tversky, CategoricalGeneralizedCrossEntropy, Circle)}
+    Dice, Tversky, CategoricalGeneralizedCrossEntropy, Circle, CTC)}
 
 
 def serialize(loss) -> Any:

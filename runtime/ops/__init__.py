@@ -54,6 +54,7 @@ from . import (
 #: the op families `import runtime` leaves unloaded, loaded on first use (see above)
 LAZY_FAMILIES = (
     "collective",
+    "ctc",
     "data",
     "farmhash",
     "image",
@@ -65,6 +66,7 @@ LAZY_FAMILIES = (
     "io_example",
     "io_gfile",
     "io_image",
+    "io_more",
     "io_tfrecord",
     "linalg_decompositions",
     "lookup",

@@ -237,6 +237,7 @@ GROUPS = {
     "special_more": (programs.special_more, [(rt.constant(x_values(F64)),)], {}),
     "boxes": (programs.boxes, [(x_values(F32),)], {}),
     "conv3d": (programs.conv3d, [(rt.constant(x_values(F64)),)], {}),
+    "ctc": (programs.ctc, [(rt.constant(x_values(F64)),)], {}),
     "image_crops": (programs.image_crops, [(x_values(F32),)], {}),
     "random_draws": (programs.random_draws, [(x_values(F32), np.array([3, 5], np.int64))], {}),
 }
