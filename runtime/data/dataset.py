@@ -304,6 +304,14 @@ class Dataset:
         return _Range(args, output_type)
 
     @staticmethod
+    def random(seed: Optional[int] = None, rerandomize_each_iteration: Optional[bool] = None,
+               name: Optional[str] = None) -> "Dataset":
+        """An endless dataset of pseudorandom int64 scalars in [0, 2**32): TensorFlow's numbers
+        for the same global and op seeds; the same ones each iteration unless
+        `rerandomize_each_iteration`."""
+        return TRANSFORMS["random"](seed, rerandomize_each_iteration)
+
+    @staticmethod
     def counter(start: Any = 0, step: Any = 1, dtype: Any = _dtypes.int64,
                 name: Optional[str] = None) -> "Dataset":
         """An endless dataset of the scalars `start`, `start + step`, ... of `dtype`."""
@@ -1646,13 +1654,6 @@ class EpochCounter:
             return self.value - 1
 
 
-def _shuffle_seed(seed):
-    if seed is None and SEEDS.global_seed is None:
-        return None
-    return [0 if seed is None else int(seed) & 0xFFFFFFFF,
-            0 if SEEDS.global_seed is None else int(SEEDS.global_seed) & 0xFFFFFFFF]
-
-
 _END = object()   # the end of a shuffle's input
 
 
@@ -1686,6 +1687,18 @@ def _shuffle_seeds(seed) -> tuple[int, int]:
     return pair
 
 
+def epoch_words(seed, redraw: bool, epochs: EpochCounter) -> _PhiloxWords:
+    """The words of an iteration of a random dataset seeded by the pair `seed`: iteration k
+    of one that draws anew (TensorFlow's RandomSeedGenerator) uses words 2k and 2k+1 of the
+    pair's stream as its seeds; otherwise every iteration reads the pair's own stream."""
+    if not redraw:
+        return _PhiloxWords(*seed)
+    epoch = epochs.take()
+    seeds = _PhiloxWords(*seed)
+    drawn = [seeds() for _ in range(2 * epoch + 2)]
+    return _PhiloxWords(drawn[-2], drawn[-1])
+
+
 class _Shuffle(_Unary):
     """TensorFlow's shuffle, element for element: a ring buffer of `buffer_size` slots is
     filled, then each output is the element at a random offset from the oldest slot (the
@@ -1707,12 +1720,7 @@ class _Shuffle(_Unary):
         self._epochs = EpochCounter()   # shared with the copies bound in a compiled function
 
     def _words(self) -> _PhiloxWords:
-        if not self._reshuffle:
-            return _PhiloxWords(*self._seed)
-        epoch = self._epochs.take()
-        seeds = _PhiloxWords(*self._seed)
-        drawn = [seeds() for _ in range(2 * epoch + 2)]
-        return _PhiloxWords(drawn[-2], drawn[-1])
+        return epoch_words(self._seed, self._reshuffle, self._epochs)
 
     def _elements(self):
         return self._shuffle_elements(self._input._open(), self._words())

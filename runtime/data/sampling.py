@@ -2,9 +2,13 @@
 
 All three are a *directed interleave*: a stream of indices says which input gives the next
 element. An index of an input that has ended ends the result (`stop_on_empty_dataset`) or is
-passed over; the result ends when every input has ended or the indices run out. Random draws
-come from NumPy's Philox generator keyed by the seed (and the global seed), so a seeded
-pipeline repeats itself; the draws are not TensorFlow's numbers.
+passed over; the result ends when every input has ended or the indices run out.
+
+`sample_from_datasets` draws its indices as TensorFlow composes them, so a seeded one gives
+TensorFlow's order: `Dataset.random(seed)` (the Philox words of the seed pair of its creation)
+read two words at a time, each pair the seed of a stateless categorical draw of one index
+from the logits log(weights). `rejection_resample`'s draws come from NumPy's Philox generator
+keyed by the same seeds: a seeded pipeline repeats itself, but not in TensorFlow's order.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ import numpy as np
 from .. import dtypes as _dtypes
 from ..arguments import strict_keywords
 from ..errors import InvalidArgumentError
+from ..ops import philox
+from ..ops.random_stateless import categorical_of_units
 from ..shapes import TensorSpec
 from . import structure as st
 from .dataset import (
@@ -24,8 +30,9 @@ from .dataset import (
     UNKNOWN,
     Dataset,
     EpochCounter,
-    _shuffle_seed,
+    _shuffle_seeds,
     _Traced,
+    epoch_words,
     logger,
 )
 
@@ -112,21 +119,54 @@ class _Directed(Dataset):
 
 
 class _Seeds:
-    """The random streams of a sampling dataset: one seed, and an epoch counter when each
-    iteration draws anew."""
+    """The random stream of a random dataset, TensorFlow's `Dataset.random(seed)`: the (global,
+    op) seed pair of its creation (random ones when neither seed is set), whose Philox words
+    each iteration reads again, or, with `rerandomize`, those of seeds drawn for it."""
 
     def __init__(self, seed: Any, rerandomize: Optional[bool]):
         if hasattr(seed, "numpy"):
             seed = int(seed.numpy())
-        words = _shuffle_seed(seed)
-        entropy: Any = np.random.SeedSequence().entropy
-        self._seed = words if words is not None else [int(entropy) & 0xFFFFFFFF]
+        self._seed = list(_shuffle_seeds(seed))
         self.rerandomize = bool(rerandomize)
         self._epochs = EpochCounter()      # `_seed` and `_epochs`: an iterator checkpoints them
 
+    def words(self) -> Callable[[], int]:
+        """The next iteration's words (uint32 values), one a call."""
+        return epoch_words(self._seed, self.rerandomize, self._epochs)
+
     def generator(self) -> np.random.Generator:
+        """NumPy's Philox generator keyed by the next iteration's seeds."""
         epoch = self._epochs.take() if self.rerandomize else 0
-        return np.random.Generator(np.random.Philox(np.random.SeedSequence(self._seed + [epoch])))
+        key = [w % 2**64 for w in self._seed] + [epoch]
+        return np.random.Generator(np.random.Philox(np.random.SeedSequence(key)))
+
+
+def _units(words: Callable[[], int], count: int) -> np.ndarray:
+    """The doubles in [0, 1) of `count` selections: each the first of the stateless stream
+    whose seed pair is the next two words (TensorFlow's `Dataset.random(seed).batch(2)`)."""
+    pairs = np.array([words() for _ in range(2 * count)], np.int64).reshape(count, 2)
+    return philox.first_unit_float64(pairs)
+
+
+def _logits(weights: np.ndarray) -> np.ndarray:
+    """log(weights) in their dtype, as a row of logits (a weight of 0 is never drawn)."""
+    with np.errstate(divide="ignore"):
+        return np.log(weights)[None, :]
+
+
+class _Random(Dataset):
+    """`Dataset.random`: the words of the seeds' Philox stream as int64 scalars
+    (TensorFlow's RandomDataset)."""
+
+    def __init__(self, seed: Any, rerandomize: Optional[bool]):
+        self._seeds = _Seeds(seed, rerandomize)
+        self._spec = TensorSpec([], _dtypes.int64)
+        self._card = INFINITE
+
+    def _elements(self):
+        words = self._seeds.words()
+        while True:
+            yield np.asarray(np.int64(words()))
 
 
 def _weight_vector(weights: Any, n: int) -> np.ndarray:
@@ -145,10 +185,11 @@ def _weight_vector(weights: Any, n: int) -> np.ndarray:
     if w.dtype not in (np.float32, np.float64):
         raise TypeError(f"Invalid `weights`. `weights` type must be either `rt.float32` or "
                         f"`rt.float64` but is {_dtypes.as_dtype(w.dtype).name}.")
-    return w.astype(np.float64)
+    return w
 
 
 def _probabilities(w: np.ndarray) -> np.ndarray:
+    w = np.asarray(w, dtype=np.float64)
     if not np.all(np.isfinite(w)) or np.any(w < 0) or not w.sum() > 0:
         raise InvalidArgumentError(f"sample_from_datasets: the weights must be finite, >= 0 and "
                                    f"not all 0, got {w.tolist()}.")
@@ -162,8 +203,8 @@ def sample_from_datasets(datasets: Any, weights: Any, seed: Any, stop_on_empty_d
     seeds = _Seeds(seed, rerandomize_each_iteration)
     if isinstance(weights, Dataset):
         return _sample_by_dataset(datasets, weights, seeds, stop_on_empty_dataset)
-    if weights is None:
-        w = np.ones(len(datasets))
+    if weights is None:        # equal logits (TensorFlow's ones draw as log(1)'s zeros)
+        w = np.ones(len(datasets), np.float32)
     else:
         w = _weight_vector(weights, len(datasets))
         if not hasattr(weights, "numpy"):      # as tf.data: inputs of weight 0 are dropped
@@ -174,12 +215,13 @@ def sample_from_datasets(datasets: Any, weights: Any, seed: Any, stop_on_empty_d
     if len(datasets) == 1:
         return datasets[0]
     _common_spec(datasets)
-    p = _probabilities(w)
+    _probabilities(w)
+    logits = _logits(w)
 
     def selector():
-        rng = seeds.generator()
+        words = seeds.words()
         while True:
-            yield from rng.choice(len(p), size=_DRAWS, p=p).tolist()
+            yield from categorical_of_units(logits, _units(words, _DRAWS)[None, :])[0].tolist()
 
     return _Directed(datasets, selector, stop_on_empty_dataset, seeds=seeds)
 
@@ -192,10 +234,10 @@ def _sample_by_dataset(datasets: list, weights: Dataset, seeds: _Seeds, stop: bo
                         f"[{len(datasets)}] and dtype float32 or float64, got {spec!r}.")
 
     def selector(weights):
-        rng = seeds.generator()
+        words = seeds.words()
         for w in weights._open():
-            p = _probabilities(np.asarray(w, dtype=np.float64))
-            yield int(np.searchsorted(np.cumsum(p), rng.random() * p.sum(), side="right").clip(0, len(p) - 1))
+            _probabilities(w)
+            yield int(categorical_of_units(_logits(np.asarray(w)), _units(words, 1)[None, :])[0, 0])
 
     return _Directed(datasets, selector, stop, (weights,), seeds)
 
@@ -359,6 +401,7 @@ def rejection_resample(dataset: Dataset, class_func: Callable, target_dist: Any,
 
 
 TRANSFORMS["sample_from_datasets"] = sample_from_datasets
+TRANSFORMS["random"] = _Random
 TRANSFORMS["choose_from_datasets"] = choose_from_datasets
 TRANSFORMS["rejection_resample"] = rejection_resample
 

@@ -153,6 +153,16 @@ def words(xp, key, counter, count: int):
     return blocks(xp, key, counter, 0, -(-count // 4)).reshape(-1)[:count]
 
 
+def first_unit_float64(seeds):
+    """The first float64 in [0, 1) of the stateless stream of each seed pair (`seeds`: int
+    array [n, 2], read as int64): words 0 and 1 of block 0 of every pair's key and counter,
+    all at once."""
+    low, high = _halves(np, np.asarray(seeds, np.int64))
+    mixed = rounds(np, [low[:, 0], high[:, 0], low[:, 1], high[:, 1]], _SCRAMBLE_KEY)
+    zero = np.zeros(len(low), _U32)
+    block = rounds(np, [zero, zero, mixed[2], mixed[3]], (mixed[0], mixed[1]))
+    return unit_float64(np, block[0], block[1])
+
 # -- conversions -----------------------------------------------------------------------------
 
 def unit_float32(xp, w):

@@ -128,20 +128,32 @@ def _binomial_kernel(shape, seed, counts, probs, dtype):
 
 
 def _categorical_kernel(logits, seed, num_samples, dtype):
-    logits = np.asarray(logits, dtype=np.float64)
+    logits = np.asarray(logits)
     batch, classes = logits.shape
     if classes == 0 and num_samples > 0:
         raise InvalidArgumentError("categorical needs at least one class in logits.")
-    u = bit_generator(seed).random((batch, num_samples))
-    out = np.empty((batch, num_samples), dtype=dtype.as_numpy_dtype)
-    for row in range(batch):
-        z = logits[row]
-        top = np.max(z) if classes else 0.0
-        weights = np.exp(z - top) if np.isfinite(top) else np.ones(classes)
-        cdf = np.cumsum(weights)
-        picked = np.searchsorted(cdf, u[row] * cdf[-1], side="right") if classes else 0
-        out[row] = np.minimum(picked, classes - 1)
-    return out
+    w = philox.words(np, *_stream(seed), 2 * batch * num_samples)
+    return categorical_of_units(logits, philox.unit_float64(np, w[0::2], w[1::2]).reshape(
+        batch, num_samples)).astype(dtype.as_numpy_dtype)
+
+
+def categorical_of_units(logits, units):
+    """TensorFlow's multinomial sampler (run as one shard): sample j of row r is the first
+    class whose running sum of exp(logit - the row's largest finite logit), over the finite
+    logits in float64, exceeds units[r, j] times the row's total; a row without a finite
+    logit gives the class count, as TensorFlow's. The units are the doubles of consecutive
+    word pairs of the seed's stream, row after row (TensorFlow starts each shard of rows
+    further on in the stream, so a batch it splits over threads differs)."""
+    z = np.asarray(logits).astype(np.float64)
+    if not z.size:
+        return np.zeros(units.shape, np.int64)
+    finite = np.isfinite(z)
+    top = np.max(np.where(finite, z, -np.inf), axis=1, keepdims=True)
+    weights = np.where(finite, np.exp(z - np.where(np.isfinite(top), top, 0.0)), 0.0)
+    cdf = np.cumsum(weights, axis=1)
+    targets = units * cdf[:, -1:]
+    return np.stack([np.searchsorted(cdf[r], targets[r], side="right")
+                     for r in range(z.shape[0])]).reshape(units.shape)
 
 
 def _categorical_infer(logits, seed, num_samples, dtype):

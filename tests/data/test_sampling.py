@@ -1,6 +1,7 @@
-"""sample_from_datasets, choose_from_datasets and rejection_resample: TensorFlow 2.21's recorded
-orders where they are deterministic, its errors and cardinalities, and statistics (NumPy) of
-the random ones (the draws are not TensorFlow's numbers)."""
+"""sample_from_datasets, choose_from_datasets, rejection_resample and Dataset.random: TensorFlow
+2.21's recorded orders (deterministic ones, and seeded sample_from_datasets and Dataset.random),
+its errors and cardinalities, and statistics (NumPy) of the random ones (rejection_resample's
+draws are not TensorFlow's numbers)."""
 
 import numpy as np
 import pytest
@@ -223,3 +224,60 @@ def test_sampling_repeats_across_iterations_unless_rerandomized_as_tensorflow():
     finally:
         rt.random.set_seed(None)
     assert first == second
+
+
+# Recorded from TensorFlow 2.21 (CPU) with the same definitions:
+#   tf.random.set_seed(3); [int(v) for v in tf.data.Dataset.random().take(6)], ...
+#   a, b, c = (tf.data.Dataset.range(k, k + 100) for k in (0, 100, 200))
+#   [int(v) for v in tf.data.Dataset.sample_from_datasets([a, b], weights=[0.5, 0.5],
+#                                                         seed=4).take(20)], ...
+def test_dataset_random_gives_tensorflows_numbers():
+    rt.random.set_seed(3)
+    assert ints(Dataset.random().take(6)) == [3121683424, 843624297, 2470414284, 813836452,
+                                              4131427539, 148887149]
+    seeded = [2058544851, 32233798, 302027796, 3838645477, 1441186052, 3437574395]
+    assert ints(Dataset.random(seed=5).take(6)) == seeded
+    again = Dataset.random(seed=5).take(3)
+    assert ints(again) == ints(again) == seeded[:3]
+    fresh = Dataset.random(seed=5, rerandomize_each_iteration=True).take(3)
+    assert ints(fresh) == [3339243300, 931263166, 4234747053]
+    assert ints(fresh) == [3899243381, 3505289254, 724058633]
+    spec = Dataset.random(seed=1).element_spec
+    assert spec.dtype is rt.int64 and spec.shape == []
+    assert int(Dataset.random(seed=1).cardinality()) == rt.data.INFINITE_CARDINALITY
+
+
+def _ranges():
+    return [Dataset.range(k, k + 100) for k in (0, 100, 200)]
+
+
+def test_seeded_sample_from_datasets_gives_tensorflows_order():
+    rt.random.set_seed(3)
+    x, y, z = _ranges()
+    assert ints(Dataset.sample_from_datasets([x, y], weights=[0.5, 0.5], seed=4).take(20)) == [
+        0, 100, 101, 102, 1, 103, 2, 3, 4, 5, 6, 104, 7, 8, 9, 105, 10, 106, 11, 107]
+    weighted = [0, 200, 201, 100, 101, 202, 102, 1, 2, 103, 3, 203, 104, 4, 105, 204, 106, 205,
+                5, 206]
+    assert ints(Dataset.sample_from_datasets([x, y, z], weights=[0.2, 0.5, 0.3], seed=4)
+                .take(20)) == weighted
+    assert ints(Dataset.sample_from_datasets([x, y, z], weights=np.array([0.2, 0.5, 0.3]),
+                                             seed=4).take(20)) == weighted
+    assert ints(Dataset.sample_from_datasets([x, y, z], seed=4).take(20)) == [
+        0, 200, 201, 100, 1, 202, 2, 3, 4, 5, 6, 203, 7, 8, 9, 204, 101, 205, 10, 206]
+    by_rows = Dataset.from_tensor_slices(np.array([[0.9, 0.1], [0.1, 0.9]] * 10, np.float32))
+    assert ints(Dataset.sample_from_datasets([x, y], weights=by_rows, seed=4)) == [
+        0, 100, 1, 101, 2, 102, 3, 103, 4, 104, 5, 105, 6, 106, 7, 107, 8, 108, 9, 109]
+    # an input that ends is passed over: its later draws are dropped
+    assert ints(Dataset.sample_from_datasets([Dataset.range(3), y], seed=4).take(20)) == [
+        0, 100, 101, 102, 1, 103, 2, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, 114,
+        115, 116]
+    fresh = Dataset.sample_from_datasets([x, y], seed=4, rerandomize_each_iteration=True).take(6)
+    assert ints(fresh) == [0, 1, 100, 2, 101, 3]
+    assert ints(fresh) == [0, 1, 100, 2, 3, 101]
+
+
+def test_sample_from_datasets_takes_its_op_seed_from_the_global_seed_as_tensorflow():
+    rt.random.set_seed(0)
+    x, y, _ = _ranges()
+    assert ints(Dataset.sample_from_datasets([x, y], weights=[0.5, 0.5]).take(20)) == [
+        100, 101, 102, 103, 104, 105, 106, 0, 1, 107, 108, 2, 3, 109, 110, 111, 4, 112, 113, 114]

@@ -115,6 +115,31 @@ def test_truncated_normal_stays_within_two_stddevs():
     assert abs(x.var() / 4.0 - (1 - 2 * a * pdf / mass)) < 0.02
 
 
+def test_categorical_draws_tensorflows_classes():
+    # tf.random.stateless_categorical(logits, n, seed).numpy() in TensorFlow 2.21 (CPU)
+    logits = np.array([[0.5, -1.0, 2.0, 0.25, 1.5], [1.0, 0.0, -0.5, 3.0, -2.0], [0.0] * 5],
+                      np.float32)
+    assert rt.random.stateless_categorical(logits, 7, (1, 2)).numpy().tolist() == [
+        [4, 4, 2, 4, 2, 2, 4], [3, 3, 3, 3, 3, 3, 3], [3, 1, 4, 2, 4, 2, 1]]
+    # an infinite logit is left out; a row with no finite logit gives the class count
+    masked = np.array([[-1.5, 2.0, -np.inf, -0.5, -1.25, 0.75],
+                       [-1.5, -0.25, -1.0, 0.5, -0.5, -1.0]], np.float32)
+    assert rt.random.stateless_categorical(masked, 5, (123, -4)).numpy().tolist() == [
+        [5, 1, 1, 1, 1], [0, 3, 1, 4, 3]]
+    assert rt.random.stateless_categorical([[np.inf, 0.0, 1.0]], 5, (1, 2)).numpy().tolist() == [
+        [2, 2, 1, 2, 2]]
+    assert rt.random.stateless_categorical([[-np.inf, -np.inf]], 3, (1, 2)).numpy().tolist() == [
+        [2, 2, 2]]
+    assert rt.random.stateless_categorical(np.log(np.float32([[0.25, 0.75]])), 12,
+                                           (7, 11)).numpy().tolist() == [
+        [1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1]]
+    wide = np.array([[0.0, 1.0, 2.0], [3.0, 0.0, -1.0]])
+    assert rt.random.stateless_categorical(wide, 6, (7, 11)).numpy().tolist() == [
+        [2] * 6, [0] * 6]
+    assert rt.random.stateless_categorical(wide[:1].astype(np.float16), 6, (7, 11),
+                                           dtype=rt.int32).numpy().tolist() == [[2] * 6]
+
+
 def test_categorical_frequencies_follow_softmax():
     logits = np.array([[0.0, 1.0, 2.0, -1.0], [2.0, 2.0, -np.inf, 0.0]], np.float32)
     samples = rt.random.stateless_categorical(logits, N, SEED).numpy()
