@@ -15,16 +15,18 @@ from ..optimizers import (
     Lamb,
     Lion,
     LossScaleOptimizer,
+    MultiOptimizer,
     Muon,
     Nadam,
     Optimizer,
+    OptimizerMap,
     RMSprop,
     schedules,
 )
 
 _BY_NAME = {cls.__name__.lower(): cls for cls in (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta,
                                                  Adafactor, Adamax, Ftrl, Lamb, Lion, LossScaleOptimizer, Muon,
-                                                 Nadam)}
+                                                 MultiOptimizer, Nadam)}
 
 
 def get(identifier) -> Optimizer | None:
@@ -53,5 +55,5 @@ def deserialize(config: dict) -> Optimizer:
 
 
 __all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adafactor", "Adamax", "Ftrl",
-           "Lamb", "Lion", "LossScaleOptimizer", "Muon", "Nadam", "Optimizer", "schedules", "get",
-           "serialize", "deserialize"]
+           "Lamb", "Lion", "LossScaleOptimizer", "MultiOptimizer", "OptimizerMap", "Muon", "Nadam",
+           "Optimizer", "schedules", "get", "serialize", "deserialize"]

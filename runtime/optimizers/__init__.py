@@ -25,6 +25,7 @@ from .ftrl import Ftrl
 from .lamb import Lamb
 from .lion import Lion
 from .loss_scale import LossScaleOptimizer
+from .multi import MultiOptimizer, OptimizerMap
 from .muon import Muon
 from .nadam import Nadam
 from .rmsprop import RMSprop
@@ -43,7 +44,8 @@ train = _types.SimpleNamespace(GradientDescentOptimizer=GradientDescentOptimizer
                                checkpoints_iterator=_train_extras.checkpoints_iterator)
 
 __all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adafactor", "Adamax",
-           "Ftrl", "Lamb", "Lion", "LossScaleOptimizer", "Muon", "Nadam", "Optimizer", "schedules",
+           "Ftrl", "Lamb", "Lion", "LossScaleOptimizer", "Muon", "MultiOptimizer",
+           "OptimizerMap", "Nadam", "Optimizer", "schedules",
            "GradientDescentOptimizer", "MomentumOptimizer",
            "AdamOptimizer", "train"]
 
