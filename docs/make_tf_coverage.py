@@ -57,6 +57,14 @@ _USERS = "tensorflow-users.md#what-behaves-differently"
 #: (pattern on the dotted name, difference): offered names whose behaviour differs, as stated
 #: in docs/tensorflow-users.md
 DIFFERENCES: tuple[tuple[str, str], ...] = (
+    (r"tf\.keras\.layers\.(Random\w+|AugMix|RandAugment|MixUp|CutMix|Solarization)$",
+     "training draws differ from Keras's (the layer's NumPy generator); no bounding boxes or "
+     "segmentation masks"),
+    (r"tf\.keras\.layers\.MelSpectrogram$", "computed in NumPy: no gradient"),
+    (r"tf\.keras\.utils\.bounding_boxes\.\w+$", "computed eagerly in NumPy: not in a traced "
+     "function"),
+    (r"tf\.keras\.visualization\.draw_bounding_boxes$",
+     "without OpenCV the outlines are drawn in NumPy and class labels raise ImportError"),
     (r"tf\.random\.experimental\.index_shuffle$",
      "at most 2**24 indices; not TensorFlow's permutation"),
     (r"tf\.nn\.experimental\.stateless_dropout$",
