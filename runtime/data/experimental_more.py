@@ -453,24 +453,11 @@ def group_by_reducer(key_func, reducer) -> Callable[[Dataset], Dataset]:
 
 # -- sources ------------------------------------------------------------------------------------
 
-class _Source(Dataset):
-    def __init__(self, spec, card, elements: Callable):
-        self._spec, self._card, self._make = spec, card, elements
-
-    def _elements(self):
-        return self._make()
-
-
 @strict_keywords("rt.data.experimental.RandomDataset")
 def RandomDataset(seed=None, name=None) -> Dataset:  # noqa: N802 - TensorFlow's class name
-    """An infinite dataset of random int64 scalars (NumPy's generator: the numbers differ from
-    TensorFlow's); the same `seed` gives the same numbers on every iteration."""
-    def draw():
-        rng = np.random.default_rng(seed)
-        info = np.iinfo(np.int64)
-        while True:
-            yield from rng.integers(info.min, info.max, size=1024, dtype=np.int64, endpoint=True)
-    return _Source(TensorSpec([], _dtypes.int64), INFINITE, draw)
+    """`rt.data.Dataset.random(seed)`: an infinite dataset of random int64 scalars in
+    [0, 2**32), TensorFlow's numbers for the same seeds, the same on every iteration."""
+    return Dataset.random(seed)
 
 
 def _filenames(filenames, fn: str) -> list:
