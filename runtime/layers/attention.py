@@ -18,6 +18,7 @@ from typing import Any, Callable, Sequence, Tuple, Union
 import numpy as np
 
 from .. import tensor as _tensor
+from ..module import keras_unique_name
 from ..ops import array_math, array_sort, linalg, nn
 from ..ops.control_flow import cond
 from ..ops.core import convert_to_tensor
@@ -28,21 +29,24 @@ from . import constraints as _constraints
 from . import initializers as _initializers
 from . import regularizers as _regularizers
 from .base import Layer, _as_tensors, _has_keras_tensors, positive_int
+from .core import Dropout, seeded_dropout
 from .kernel_layer import as_layer_dtype
+from .seed_generator import SeedGenerator
 
 _LARGE_NEGATIVE = -1e9
 # an attention layer's result: the output, or (output, attention scores)
 _Outputs = Union[_tensor.Tensor, Tuple[_tensor.Tensor, _tensor.Tensor]]
 
 
-def _dropout(x, rate: float, training, seed=None):
-    """`x` with dropout when `training` (a Python bool or a boolean tensor)."""
+def _dropout(x, rate: float, training, generator: SeedGenerator | None):
+    """`x` with dropout when `training` (a Python bool or a boolean tensor), drawn as Keras
+    draws it: at the layer's SeedGenerator's next seed."""
     if rate <= 0 or training is None or training is False:
         return x
     if _tensor.is_tensor(training):
-        return cond(training, lambda: nn.dropout(x, rate, seed=seed),
+        return cond(training, lambda: seeded_dropout(x, rate, None, generator),
                     lambda: array_math.identity(x))
-    return nn.dropout(x, rate, seed=seed) if training else x
+    return seeded_dropout(x, rate, None, generator) if training else x
 
 
 def _as_bool(mask):
@@ -169,6 +173,19 @@ class EinsumDense(Layer):
             described = described[1:]  # the batch letter is not described
         return lhs.replace("...", fill), kernel, out.replace("...", fill), described
 
+    def _kernel_initializer_for(self, lhs: str, kernel: str, out: str):
+        """A variance-scaling initializer without `input_axes`/`output_axes` gets the
+        kernel's (its letters in the output, and the others in the inputs), with the same
+        seed, so its fans are Keras's."""
+        initializer = self.kernel_initializer
+        if not isinstance(initializer, _initializers.VarianceScaling) or (
+                initializer.input_axes is not None and initializer.output_axes is not None):
+            return initializer
+        config = {**initializer.get_config(), "seed": initializer.seed,
+                  "input_axes": [i for i, c in enumerate(kernel) if c not in out and c in lhs],
+                  "output_axes": [i for i, c in enumerate(kernel) if c in out]}
+        return type(initializer).from_config(config)
+
     def build(self, input_shape=None) -> None:
         dims = TensorShape(input_shape).as_list()
         lhs, kernel, out, described = self._expanded(len(dims))
@@ -190,7 +207,8 @@ class EinsumDense(Layer):
                              f"get no size from the input shape {dims} or `output_shape`.")
         self._full_equation = f"{lhs},{kernel}->{out}"
         self.kernel = self.add_weight(name="kernel", shape=[sizes[c] for c in kernel],
-                                      initializer=self.kernel_initializer,
+                                      initializer=self._kernel_initializer_for(lhs, kernel,
+                                                                               out),
                                       regularizer=self.kernel_regularizer,
                                       constraint=self.kernel_constraint)
         if self.bias_axes:
@@ -291,6 +309,40 @@ class _QueryValueLayer(Layer):
     """A layer called as `layer(query, value, key=None, ...)`, built from the shapes of all
     three inputs on the first call."""
 
+    dropout: float
+    seed: int | None
+    _dropout_layer: Dropout | None = None  # made by build
+
+    def _resolve_initializers(self) -> None:
+        """The projections' initializers made now, as Keras's layer makes its own in its
+        constructor (a random one without a seed takes one from Python's `random` here)."""
+        kwargs = self._sublayer_kwargs
+        for key in ("kernel_initializer", "bias_initializer"):
+            if isinstance(kwargs[key], (str, dict)):
+                kwargs[key] = _initializers.get(kwargs[key])
+
+    def _projection_kwargs(self) -> dict:
+        """The keywords of a projection: a fresh copy of each initializer (as Keras clones
+        them from their configs, so an unseeded one draws a new seed per projection)."""
+        kwargs = dict(self._sublayer_kwargs)
+        for key in ("kernel_initializer", "bias_initializer"):
+            made = kwargs[key]
+            if hasattr(made, "get_config") and hasattr(type(made), "from_config"):
+                kwargs[key] = type(made).from_config(made.get_config())
+        return kwargs
+
+    def _make_dropout_layer(self) -> None:
+        """The Dropout of the attention weights, made where Keras's layer makes it (with
+        `dropout` > 0 its SeedGenerator takes a seed there when not given one), after the
+        name of Keras's Softmax sublayer, so later layers get Keras's names."""
+        keras_unique_name("softmax")
+        self._dropout_layer = Dropout(self.dropout, seed=self.seed, dtype=self.dtype)
+
+    def _attention_dropout(self, weights, training):
+        if self.dropout <= 0 or self._dropout_layer is None:
+            return weights
+        return self._dropout_layer(weights, training=training)
+
     def __call__(self, query=None, value=None, key=None, **kwargs: Any) -> _Outputs:
         """`call(query, value, key=None, ...)`; the first call builds the projections from
         the shapes of all three inputs (keywords `query=`, `value=` work too)."""
@@ -376,6 +428,7 @@ class MultiHeadAttention(_QueryValueLayer):
             kernel_regularizer=kernel_regularizer, bias_regularizer=bias_regularizer,
             activity_regularizer=activity_regularizer, kernel_constraint=kernel_constraint,
             bias_constraint=bias_constraint)
+        self._resolve_initializers()
         # the projections (query, key, value, attention_output) are made by build
 
     # Keras's read-only views of the projections (None before the layer is built)
@@ -390,7 +443,7 @@ class MultiHeadAttention(_QueryValueLayer):
         described = [None] * (rank - bound - 1) + list(shape)
         return EinsumDense(equation, output_shape=described, activation=activation,
                            bias_axes=new if self.use_bias else None, name=name,
-                           dtype=self.dtype, **self._sublayer_kwargs)
+                           dtype=self.dtype, **self._projection_kwargs())
 
     def build(self, query_shape, value_shape=None, key_shape=None) -> None:
         """Creates the projections; `query_shape` may also be a list of the three shapes."""
@@ -421,6 +474,7 @@ class MultiHeadAttention(_QueryValueLayer):
         self._value_dense = self._dense(value_shape.rank, 1, [self.num_heads, self.value_dim],
                                         "value")
         self._value_dense.build(value_shape)
+        self._make_dropout_layer()
         projected = rank + 1
         axes = self.attention_axes if self.attention_axes is not None \
             else tuple(range(1, projected - 2))
@@ -458,7 +512,7 @@ class MultiHeadAttention(_QueryValueLayer):
         zero_masked = self.dropout > 0 or return_attention_scores or query.shape.rank != 3
         scores = self._masked_softmax(linalg.einsum(self._dot_equation, k, q), mask,
                                       zero_masked)
-        dropped = _dropout(scores, self.dropout, training, self.seed)
+        dropped = self._attention_dropout(scores, training)
         heads = linalg.einsum(self._combine_equation, dropped, v)
         output = self._output_dense(heads if gate is None else array_math.multiply(heads, gate))
         if return_attention_scores:
@@ -546,12 +600,13 @@ class GroupedQueryAttention(_QueryValueLayer):
             kernel_regularizer=kernel_regularizer, bias_regularizer=bias_regularizer,
             activity_regularizer=activity_regularizer, kernel_constraint=kernel_constraint,
             bias_constraint=bias_constraint)
+        self._resolve_initializers()
 
     def _dense(self, equation: str, shape: Sequence, bias: str, name: str,
                activation: str | None = None) -> EinsumDense:
         return EinsumDense(equation, output_shape=shape, activation=activation,
                            bias_axes=bias if self.use_bias else None, name=name,
-                           dtype=self.dtype, **self._sublayer_kwargs)
+                           dtype=self.dtype, **self._projection_kwargs())
 
     def build(self, query_shape, value_shape=None, key_shape=None) -> None:
         """Creates the projections; `query_shape` may also be a list of the three shapes."""
@@ -579,6 +634,7 @@ class GroupedQueryAttention(_QueryValueLayer):
             self._gate_dense.build(query_shape)
         self._value_dense = self._dense("bkm,mvh->bkvh", shared_heads, "vh", "value")
         self._value_dense.build(value_shape)
+        self._make_dropout_layer()
         self._output_dense = self._dense("bquh,uhm->bqm", (None, query_shape[-1]), "m",
                                          "attention_output")
         self._output_dense.build([None, None, self.num_query_heads, self.head_dim])
@@ -601,7 +657,7 @@ class GroupedQueryAttention(_QueryValueLayer):
         zero_masked = self.dropout > 0 or return_attention_scores
         scores = masked_softmax(linalg.einsum("bquh,bkuh->buqk", q, k), mask, 1,
                                 zero_masked)
-        dropped = _dropout(scores, self.dropout, training, self.seed)
+        dropped = self._attention_dropout(scores, training)
         heads = linalg.einsum("buqk,bkuh->bquh", dropped, v)
         output = self._output_dense(heads if gate is None else array_math.multiply(heads, gate))
         if return_attention_scores:
@@ -628,6 +684,8 @@ class Attention(Layer):
     also returns the weights (after masking, softmax and dropout).
     """
 
+    seed_generator: SeedGenerator | None = None  # made with dropout > 0
+
     def __init__(self, use_scale: bool = False, score_mode: str = "dot",
                  dropout: float = 0.0, seed=None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -643,7 +701,7 @@ class Attention(Layer):
         self.dropout = float(dropout)
         self.seed = seed
         if self.dropout > 0:
-            self._keras_seed = _initializers.keras_seed(seed)  # Keras's SeedGenerator draws here
+            self.seed_generator = SeedGenerator(seed)
         self.scale: Variable | None = None
         self.concat_score_weight: Variable | None = None
 
@@ -691,7 +749,8 @@ class Attention(Layer):
         if allowed is not None:
             scores = array_math.where(allowed, scores, array_math.subtract(
                 scores, np.asarray(-_LARGE_NEGATIVE, scores.dtype.as_numpy_dtype)))
-        weights = _dropout(nn.softmax(scores, axis=-1), self.dropout, training, self.seed)
+        weights = _dropout(nn.softmax(scores, axis=-1), self.dropout, training,
+                           self.seed_generator)
         output = linalg.matmul(weights, value)
         if query_mask is not None:
             keep = array_math.expand_dims(_as_bool(query_mask), -1)

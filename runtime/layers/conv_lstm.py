@@ -16,7 +16,6 @@ from ..ops import array_math, math_composed, nn_conv
 from ..shapes import TensorShape
 from .base import positive_int
 from .convolutional import check_data_format, check_padding, depth_windows, normalize_tuple
-from .kernel_layer import as_layer_dtype
 from .recurrent import RNN, LSTMCell
 
 
@@ -51,6 +50,7 @@ class _ConvLSTMCell(LSTMCell):
     (Keras's ConvLSTMCell)."""
 
     _rank = 2
+    _seed_before_initializers = True
 
     def __init__(self, rank: int, filters: int, kernel_size, strides, padding: str,
                  dilation_rate, layer: str, **kwargs: Any) -> None:
@@ -94,13 +94,16 @@ class _ConvLSTMCell(LSTMCell):
         return [conv_output_size(d, k, s, self.padding, r) for d, k, s, r in
                 zip(spatial, self.kernel_size, self.strides, self.dilation_rate)]
 
-    def _preactivation(self, inputs, h):
+    def _set_implementation(self, implementation: int) -> None:
+        self.implementation = 1
+        self.dropout_mask_count = 4  # as Keras's ConvLSTMCell: a dropout mask per gate
+
+    def _input_product(self, x, kernel):
+        return _convolve(x, kernel, self.strides, self.padding, self.dilation_rate)
+
+    def _recurrent_product(self, h, kernel):
         ones = (1,) * self._rank
-        z = array_math.add(
-            _convolve(as_layer_dtype(self, inputs), self.kernel, self.strides, self.padding,
-                      self.dilation_rate),
-            _convolve(h, self.recurrent_kernel, ones, "same", ones))
-        return array_math.add(z, self.bias) if self.use_bias else z
+        return _convolve(h, kernel, ones, "same", ones)
 
 
 class _ConvLSTM(RNN):
@@ -177,7 +180,8 @@ _DOC = """{kind} convolutional LSTM over `[batch, time, {axes}, channels]` input
     `padding` ('valid' or 'same') and `dilation_rate`, the recurrent one with stride 1 and
     'same' padding. Returns the last `h` (`[batch, {out}, filters]`) or every step's
     (`return_sequences`), then `[h, c]` with `return_state`; masks skip steps as in RNN.
-    Channels-last data only; `dropout` and `recurrent_dropout` must be 0 (not implemented)."""
+    Channels-last data only. `dropout` and `recurrent_dropout` draw a mask per gate for each
+    sequence, as Keras's."""
 
 
 class ConvLSTM1D(_ConvLSTM):

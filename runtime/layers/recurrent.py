@@ -22,26 +22,130 @@ from ..ops.core import constant, convert_to_tensor
 from ..ops.tensor_array import TensorArray
 from ..ops.variables import Variable
 from ..shapes import TensorShape
+from ..tensor import is_tensor
 from . import activations
 from . import constraints as _constraints
 from . import initializers as _initializers
 from . import regularizers as _regularizers
 from . import serialization as _serialization
 from .base import Layer, positive_int
+from .core import seeded_dropout
 from .kernel_layer import as_layer_dtype
+from .seed_generator import SeedGenerator
 
 # the initializer LSTM, GRU and SimpleRNN give their recurrent kernels by default
 Orthogonal = _initializers.Orthogonal
 
 
-def _check_dropout(layer: str, dropout, recurrent_dropout) -> None:
-    if float(dropout) != 0 or float(recurrent_dropout) != 0:
-        raise NotImplementedError(f"{layer}(dropout=..., recurrent_dropout=...) is not "
-                                  "implemented; apply a Dropout layer to the inputs instead.")
+def _rate(layer: str, name: str, value) -> float:
+    """A dropout rate clipped to [0, 1], as Keras's cells take it."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{layer}: `{name}` must be a float between 0 and 1, got "
+                        f"{name}={value!r}.")
+    return min(1.0, max(0.0, float(value)))
 
 
-class _Cell(Layer):
+def _implementation(layer: str, value) -> int:
+    if value not in (1, 2) or isinstance(value, bool):
+        raise ValueError(f"{layer}: `implementation` must be 1 or 2, got "
+                         f"implementation={value!r}.")
+    return int(value)
+
+
+def _apply_mask(x, mask, training):
+    """`x * mask` when training (a Python bool or a boolean tensor), else `x`."""
+    if mask is None or training is None or training is False:
+        return x
+    if is_tensor(training):
+        return control_flow.cond(training, lambda: array_math.multiply(x, mask),
+                                 lambda: array_math.identity(x))
+    return array_math.multiply(x, mask) if training else x
+
+
+def _masked(x, masks, training):
+    """`x` under each of `masks` (a list: one `x` per gate) or under the single mask."""
+    if isinstance(masks, list):
+        return [_apply_mask(x, m, training) for m in masks]
+    return _apply_mask(x, masks, training)
+
+
+def _is_training(training) -> bool:
+    """Whether dropout may act: training True or a (staged) boolean tensor."""
+    return training is not None and training is not False and (
+        is_tensor(training) or bool(training))
+
+
+class DropoutRNNCell:
+    """Keras's dropout of a recurrent cell's inputs (`dropout`) and states
+    (`recurrent_dropout`): one mask (or one per gate, `dropout_mask_count`) drawn from the
+    cell's `seed_generator` for a whole sequence, kept until the `RNN` running the cell resets
+    it after the sequence (`reset_dropout_mask`, `reset_recurrent_dropout_mask`)."""
+
+    dropout: float = 0.0
+    recurrent_dropout: float = 0.0
+    dropout_mask_count: int | None = None
+    seed_generator: SeedGenerator
+
+    def _create_dropout_mask(self, step_input, rate: float):
+        ones = array_math.ones_like(step_input)
+        count = self.dropout_mask_count
+
+        def one():
+            if rate >= 1.0:  # as Keras: all dropped, no draw
+                return array_math.zeros_like(ones)
+            return seeded_dropout(ones, rate, None, self.seed_generator)
+        return one() if count is None else [one() for _ in range(count)]
+
+    def _cached(self, key: str, step_input, rate: float):
+        held = self.__dict__.get(key)
+        graph = context.current_graph()
+        if held is not None and _usable_in(held[0], graph):
+            return held[1]
+        if rate <= 0:
+            return None
+        mask = self._create_dropout_mask(step_input, rate)
+        object.__setattr__(self, key, (graph, mask))
+        return mask
+
+    def get_dropout_mask(self, step_input):
+        """The inputs' mask(s) of this sequence (drawn on first use; None without dropout)."""
+        return self._cached("_dropout_mask", step_input, self.dropout)
+
+    def get_recurrent_dropout_mask(self, step_input):
+        """The states' mask(s) of this sequence (None without recurrent_dropout)."""
+        return self._cached("_recurrent_dropout_mask", step_input, self.recurrent_dropout)
+
+    def reset_dropout_mask(self) -> None:
+        object.__setattr__(self, "_dropout_mask", None)
+
+    def reset_recurrent_dropout_mask(self) -> None:
+        object.__setattr__(self, "_recurrent_dropout_mask", None)
+
+    def _skip_dropout_draws(self) -> None:
+        """Moves the seed generator on as drawing this sequence's masks would (Keras draws
+        them at every call of the RNN, training or not)."""
+        count = self.dropout_mask_count or 1
+        for rate in (self.dropout, self.recurrent_dropout):
+            if 0 < rate < 1:
+                for _ in range(count):
+                    self.seed_generator.next()
+
+
+def _usable_in(mask_graph, graph) -> bool:
+    """Whether a mask made in `mask_graph` (None: eagerly) can be used in `graph`: the same
+    graph or one it is nested in."""
+    while graph is not None:
+        if graph is mask_graph:
+            return True
+        graph = getattr(graph, "outer_graph", None)
+    return mask_graph is None and context.current_graph() is None
+
+
+class _Cell(DropoutRNNCell, Layer):
     _gates = 1
+    # where Keras's cell makes its SeedGenerator, which takes a seed from Python's `random`
+    # when not given one: before its initializers (SimpleRNNCell, ConvLSTMCell) or after
+    _seed_before_initializers = False
 
     def __init__(self, units: int, activation, use_bias: bool, kernel_initializer,
                  recurrent_initializer, bias_initializer, dropout, recurrent_dropout,
@@ -55,7 +159,11 @@ class _Cell(Layer):
                                                      "recurrent_constraint")
         self.bias_constraint = _constraints.get(bias_constraint, "bias_constraint")
         self.seed = seed
-        _check_dropout(type(self).__name__, dropout, recurrent_dropout)
+        if self._seed_before_initializers:
+            self.seed_generator = SeedGenerator(seed)
+        name = type(self).__name__
+        self.dropout = _rate(name, "dropout", dropout)
+        self.recurrent_dropout = _rate(name, "recurrent_dropout", recurrent_dropout)
         self.kernel_regularizer = _regularizers.get(kernel_regularizer, "kernel_regularizer")
         self.recurrent_regularizer = _regularizers.get(recurrent_regularizer,
                                                        "recurrent_regularizer")
@@ -65,14 +173,20 @@ class _Cell(Layer):
         self.kernel_initializer = kernel_initializer
         self.recurrent_initializer = recurrent_initializer
         self.bias_initializer = bias_initializer
-        self._keras_seed = _initializers.keras_seed(seed)  # Keras's SeedGenerator draws here
-        self.dropout = float(dropout)
-        self.recurrent_dropout = float(recurrent_dropout)
+        if not self._seed_before_initializers:
+            self.seed_generator = SeedGenerator(seed)
         self.kernel = self.recurrent_kernel = self.bias = None
 
     @property
     def state_size(self):
         return self.units
+
+    def _set_implementation(self, implementation: int) -> None:
+        """Keras's `implementation`: 1 (forced by recurrent_dropout) draws a dropout mask per
+        gate, 2 one mask for all gates."""
+        self.implementation = 1 if self.recurrent_dropout != 0 else implementation
+        if self.implementation == 1:
+            self.dropout_mask_count = self._gates
 
     def _bias_shape(self):
         return [self._gates * self.units]
@@ -101,10 +215,48 @@ class _Cell(Layer):
                                         constraint=self.bias_constraint)
         self.built = True
 
-    def _preactivation(self, inputs, h):
-        """`inputs @ kernel + h @ recurrent_kernel (+ bias)`: every gate's input of a step."""
-        z = array_math.add(linalg.matmul(as_layer_dtype(self, inputs), self.kernel),
-                           linalg.matmul(h, self.recurrent_kernel))
+    # Keras's SimpleRNNCell applies a mask whenever it has one (dropout=1 zeroes the
+    # inputs); its LSTM and GRU cells only for rates strictly between 0 and 1
+    _drops_at_full_rate = False
+
+    def _dropout_masks(self, inputs, h, training) -> tuple:
+        """This sequence's (input masks, state masks) when they act at this call, else None
+        for either: a mask, or a list of one per gate (`dropout_mask_count`)."""
+        if not _is_training(training):
+            return None, None
+        masks = self.get_dropout_mask(inputs) if self._acts(self.dropout) else None
+        recurrent = self.get_recurrent_dropout_mask(h) if self._acts(self.recurrent_dropout) \
+            else None
+        return masks, recurrent
+
+    def _acts(self, rate: float) -> bool:
+        return 0 < rate < 1 or (self._drops_at_full_rate and rate > 0)
+
+    def _input_product(self, x, kernel):
+        return linalg.matmul(x, kernel)
+
+    def _recurrent_product(self, h, kernel):
+        return linalg.matmul(h, kernel)
+
+    def _preactivation(self, inputs, h, training=None):
+        """`inputs @ kernel + h @ recurrent_kernel (+ bias)`: every gate's input of a step,
+        the inputs and `h` under this sequence's dropout masks when training (with a mask
+        per gate, each gate's columns from its own masked copy)."""
+        inputs = as_layer_dtype(self, inputs)
+        masks, recurrent = self._dropout_masks(inputs, h, training)
+        if not isinstance(masks, list) and not isinstance(recurrent, list):
+            z = array_math.add(
+                self._input_product(_masked(inputs, masks, training), self.kernel),
+                self._recurrent_product(_masked(h, recurrent, training),
+                                        self.recurrent_kernel))
+            return array_math.add(z, self.bias) if self.use_bias else z
+        xs = _per_gate(_masked(inputs, masks, training), self._gates)
+        hs = _per_gate(_masked(h, recurrent, training), self._gates)
+        kernels = _split(self.kernel, self._gates)
+        recurrent_kernels = _split(self.recurrent_kernel, self._gates)
+        z = array_math.concat([
+            array_math.add(self._input_product(x, k), self._recurrent_product(hg, r))
+            for x, hg, k, r in zip(xs, hs, kernels, recurrent_kernels)], -1)
         return array_math.add(z, self.bias) if self.use_bias else z
 
     def get_initial_state(self, batch_size, dtype):
@@ -116,6 +268,11 @@ class _Cell(Layer):
 
 def _split(value, parts: int):
     return array_math.split(value, parts, axis=-1)
+
+
+def _per_gate(value, gates: int) -> list:
+    """One input per gate: `value` itself when it is already a list (masked per gate)."""
+    return value if isinstance(value, list) else [value] * gates
 
 
 class SimpleRNNCell(_Cell):
@@ -136,9 +293,12 @@ class SimpleRNNCell(_Cell):
                          recurrent_constraint=recurrent_constraint,
                          bias_constraint=bias_constraint, seed=seed, **kwargs)
 
-    def call(self, inputs, states):
+    _drops_at_full_rate = True
+    _seed_before_initializers = True
+
+    def call(self, inputs, states, training=None):
         h = states[0] if isinstance(states, (list, tuple)) else states
-        out = self.activation(self._preactivation(inputs, h))
+        out = self.activation(self._preactivation(inputs, h, training))
         return out, [out]
 
 
@@ -160,6 +320,7 @@ class LSTMCell(_Cell):
                  kernel_regularizer=None, recurrent_regularizer=None, bias_regularizer=None,
                  kernel_constraint=None, recurrent_constraint=None, bias_constraint=None,
                  dropout: float = 0.0, recurrent_dropout: float = 0.0, seed=None, **kwargs: Any) -> None:
+        implementation = _implementation(type(self).__name__, kwargs.pop("implementation", 2))
         super().__init__(units, activation, use_bias, kernel_initializer,
                          recurrent_initializer, bias_initializer, dropout, recurrent_dropout,
                          kernel_regularizer=kernel_regularizer,
@@ -169,6 +330,7 @@ class LSTMCell(_Cell):
                          bias_constraint=bias_constraint, seed=seed, **kwargs)
         self.recurrent_activation = activations.get(recurrent_activation)
         self.unit_forget_bias = bool(unit_forget_bias)
+        self._set_implementation(implementation)
 
     @property
     def state_size(self):
@@ -186,9 +348,9 @@ class LSTMCell(_Cell):
             return constant(value)
         return init
 
-    def call(self, inputs, states):
+    def call(self, inputs, states, training=None):
         h, c = states
-        zi, zf, zc, zo = _split(self._preactivation(inputs, h), 4)
+        zi, zf, zc, zo = _split(self._preactivation(inputs, h, training), 4)
         i = self.recurrent_activation(zi)
         f = self.recurrent_activation(zf)
         o = self.recurrent_activation(zo)
@@ -218,6 +380,7 @@ class GRUCell(_Cell):
                  kernel_constraint=None, recurrent_constraint=None, bias_constraint=None,
                  dropout: float = 0.0, recurrent_dropout: float = 0.0, seed=None, reset_after: bool = True,
                  **kwargs: Any) -> None:
+        implementation = _implementation(type(self).__name__, kwargs.pop("implementation", 2))
         super().__init__(units, activation, use_bias, kernel_initializer,
                          recurrent_initializer, bias_initializer, dropout, recurrent_dropout,
                          kernel_regularizer=kernel_regularizer,
@@ -227,19 +390,31 @@ class GRUCell(_Cell):
                          bias_constraint=bias_constraint, seed=seed, **kwargs)
         self.recurrent_activation = activations.get(recurrent_activation)
         self.reset_after = bool(reset_after)
+        self._set_implementation(implementation)
 
     def _bias_shape(self):
         n = 3 * self.units
         return [2, n] if self.reset_after else [n]
 
-    def call(self, inputs, states):
+    def call(self, inputs, states, training=None):
         h = states[0] if isinstance(states, (list, tuple)) else states
-        x = linalg.matmul(as_layer_dtype(self, inputs), self.kernel)
+        inputs = as_layer_dtype(self, inputs)
+        masks, recurrent = self._dropout_masks(inputs, h, training)
+        if isinstance(masks, list):  # a mask per gate (implementation=1)
+            x = array_math.concat([linalg.matmul(xg, k) for xg, k in zip(
+                _masked(inputs, masks, training), _split(self.kernel, 3))], -1)
+        else:
+            x = linalg.matmul(_masked(inputs, masks, training), self.kernel)
         if self.use_bias:
             x = array_math.add(x, self.bias[0] if self.reset_after else self.bias)
         xz, xr, xh = _split(x, 3)
+        hz, hr, hh = _per_gate(_masked(h, recurrent, training), 3)
         if self.reset_after:
-            rec = linalg.matmul(h, self.recurrent_kernel)
+            if hz is hh:
+                rec = linalg.matmul(hz, self.recurrent_kernel)
+            else:
+                rec = array_math.concat([linalg.matmul(hg, u) for hg, u in zip(
+                    (hz, hr, hh), _split(self.recurrent_kernel, 3))], -1)
             if self.use_bias:
                 rec = array_math.add(rec, self.bias[1])
             rz, rr, rh = _split(rec, 3)
@@ -248,10 +423,10 @@ class GRUCell(_Cell):
             candidate = self.activation(array_math.add(xh, array_math.multiply(r, rh)))
         else:
             uz, ur, uh = _split(self.recurrent_kernel, 3)
-            z = self.recurrent_activation(array_math.add(xz, linalg.matmul(h, uz)))
-            r = self.recurrent_activation(array_math.add(xr, linalg.matmul(h, ur)))
+            z = self.recurrent_activation(array_math.add(xz, linalg.matmul(hz, uz)))
+            r = self.recurrent_activation(array_math.add(xr, linalg.matmul(hr, ur)))
             candidate = self.activation(
-                array_math.add(xh, linalg.matmul(array_math.multiply(r, h), uh)))
+                array_math.add(xh, linalg.matmul(array_math.multiply(r, hh), uh)))
         h = array_math.add(array_math.multiply(z, h),
                            array_math.multiply(array_math.subtract(1.0, z), candidate))
         return h, [h]
@@ -421,6 +596,15 @@ class RNN(Layer):
         if self.go_backwards:
             x = array_math.reverse(x, [0])
         states = self._initial_state(x, initial_state)
+        # the dropout masks of this sequence, drawn before the steps as Keras draws them
+        # (training or not, so the seed generators move on alike)
+        _config_dropout_masks(self.cell, x[0], states, training)
+        try:
+            return self._run(x, states, swap, mask)
+        finally:
+            _reset_dropout_masks(self.cell)
+
+    def _run(self, x, states, swap, mask):
         steps = x.shape.as_list()[0]
         step_mask = self._step_mask(mask)
         # eagerly the steps run as Python; traced, they are one staged loop (Keras's
@@ -484,7 +668,40 @@ class RNN(Layer):
             lambda t, *_: t < steps, body,
             (constant(0), outputs, zeros, *states))
         _, outputs, last, *states = result
-        return last, outputs.stack() if self.return_sequences else None, list(states)
+        sequence = None
+        if self.return_sequences:
+            sequence = outputs.stack()
+            if x.shape[0] is not None:  # the number of steps known while tracing
+                sequence.set_shape([x.shape[0], *sequence.shape.as_list()[1:]])
+        return last, sequence, list(states)
+
+
+def _config_dropout_masks(cell, step_input, states: list, training) -> None:
+    """Draws the dropout masks of `cell` (of each cell of a stack, each on the shape of its
+    own inputs) for a sequence, in Keras's order; when not training, only moves the seed
+    generators on."""
+    if isinstance(cell, DropoutRNNCell):
+        if _is_training(training):
+            cell.get_dropout_mask(step_input)
+            cell.get_recurrent_dropout_mask(states[0])
+        else:
+            cell._skip_dropout_draws()
+    elif isinstance(cell, StackedRNNCells):
+        for inner, own in zip(cell.cells, cell.nest_states(_flatten(states))):
+            _config_dropout_masks(inner, step_input, own, training)
+            if isinstance(inner, _Cell):
+                step_input = own[0]  # the shape of this cell's output, the next one's input
+            else:
+                step_input = _flatten(inner(step_input, own)[0])[0]
+
+
+def _reset_dropout_masks(cell) -> None:
+    if isinstance(cell, DropoutRNNCell):
+        cell.reset_dropout_mask()
+        cell.reset_recurrent_dropout_mask()
+    elif isinstance(cell, StackedRNNCells):
+        for inner in cell.cells:
+            _reset_dropout_masks(inner)
 
 
 def _flatten(value) -> list:
@@ -649,7 +866,8 @@ class LSTM(_CellRNN):
                         bias_regularizer=bias_regularizer, kernel_constraint=kernel_constraint,
                         recurrent_constraint=recurrent_constraint,
                         bias_constraint=bias_constraint, seed=seed, dtype=kwargs.get("dtype"),
-                        name=self._cell_name)
+                        name=self._cell_name,
+                        implementation=kwargs.pop("implementation", 2))
         super().__init__(cell, return_sequences, return_state, go_backwards, stateful, unroll,
                          time_major, zero_output_for_mask,
                          activity_regularizer=activity_regularizer, **kwargs)
@@ -680,7 +898,8 @@ class GRU(_CellRNN):
                         bias_regularizer=bias_regularizer, kernel_constraint=kernel_constraint,
                         recurrent_constraint=recurrent_constraint,
                         bias_constraint=bias_constraint, seed=seed, dtype=kwargs.get("dtype"),
-                        name=self._cell_name)
+                        name=self._cell_name,
+                        implementation=kwargs.pop("implementation", 2))
         super().__init__(cell, return_sequences, return_state, go_backwards, stateful, unroll,
                          time_major, zero_output_for_mask,
                          activity_regularizer=activity_regularizer, **kwargs)

@@ -8,7 +8,7 @@ so a traced training step draws new values at every run.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 
@@ -18,6 +18,11 @@ from ..ops.variables import Variable
 from .initializers import keras_seed
 
 _SEED_MODULUS = 2 ** 31 - 2  # Keras's TensorFlow backend: floormod(seed, int32 max - 1)
+
+# the names of the layers whose build or call is running (set by .base, which imports this
+# module): a generator made inside one (MultiHeadAttention's, made by its build) has its
+# state's path under theirs, as Keras's name scopes give it
+scope_names: Callable[[], list] = list
 
 
 class SeedGenerator:
@@ -38,7 +43,8 @@ class SeedGenerator:
         self.name = name or keras_unique_name("seed_generator")
         self.state = Variable([seed, 0], dtype="int64", trainable=False,
                               name="seed_generator_state")
-        self.state._path = f"{self.name}/seed_generator_state"  # Keras 3's path
+        self.state._path = "/".join([*scope_names(), self.name,
+                                     "seed_generator_state"])  # Keras 3's path
 
     def next(self, ordered: bool = True):
         """The seed of this draw (the state before it). The state moves on: its counter by

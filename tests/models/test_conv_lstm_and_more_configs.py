@@ -309,8 +309,8 @@ def test_conv_lstm_in_a_compiled_model_and_its_options():
     np.testing.assert_allclose(model.predict(x, verbose=0), model(x).numpy(), rtol=1e-5)
     with pytest.raises(TypeError, match="filters"):
         L.ConvLSTM2D(2, 3, filter=3)
-    with pytest.raises(NotImplementedError, match="dropout"):
-        L.ConvLSTM2D(2, 3, dropout=0.1)
+    with pytest.raises(TypeError, match="recurrent_dropout"):
+        L.ConvLSTM2D(2, 3, recurrent_dropout=None)
     with pytest.raises(NotImplementedError, match="channels_first"):
         L.ConvLSTM2D(2, 3, data_format="channels_first")
     with pytest.raises(ValueError, match="rank 5"):

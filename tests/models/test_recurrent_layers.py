@@ -190,7 +190,9 @@ def test_cells_and_rnn_wrapper():
 def test_bad_arguments():
     with pytest.raises(TypeError):
         L.LSTM(3, return_sequence=True)
-    with pytest.raises(NotImplementedError, match="dropout"):
-        L.GRU(3, dropout=0.2)
+    with pytest.raises(TypeError, match="dropout"):
+        L.GRU(3, dropout="0.2")
+    with pytest.raises(ValueError, match="implementation"):
+        L.LSTM(3, implementation=3)
     with pytest.raises(ValueError, match="rank 3"):
         L.SimpleRNN(2)(np.zeros((2, 3), np.float32))
