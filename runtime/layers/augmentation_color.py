@@ -44,6 +44,20 @@ def factor_range(factor, bounds: tuple, layer: str, argument: str = "factor") ->
     return (max(-factor, low), factor)
 
 
+def unit_pair(factor, message: str, low_of) -> tuple:
+    """A factor whose given numbers lie in [0, 1]: a pair (sorted), or one number f as
+    (low_of(f), f); ValueError(message) otherwise."""
+    if isinstance(factor, (tuple, list)) and len(factor) == 2:
+        given, pair = tuple(factor), tuple(sorted(factor))
+    elif isinstance(factor, (int, float)) and not isinstance(factor, bool):
+        given, pair = (factor,), (low_of(factor), abs(factor))
+    else:
+        raise ValueError(message)
+    if not all(0 <= v <= 1 for v in given):
+        raise ValueError(message)
+    return pair
+
+
 def value_range_of(value_range, layer: str) -> list:
     """`value_range` checked and sorted, as Keras keeps it."""
     if not isinstance(value_range, (tuple, list)) or len(value_range) != 2:
@@ -311,18 +325,9 @@ class Solarization(Augmentation):
 
     @staticmethod
     def _factor(factor, name: str) -> tuple:
-        message = ("Solarization: the `addition_factor` and `threshold_factor` arguments "
-                   "should be a number (or a list of two numbers) in the range [0, 1]. "
-                   f"Received: {name}={factor}")
-        if isinstance(factor, (tuple, list)) and len(factor) == 2:
-            pair = tuple(sorted(factor))
-        elif isinstance(factor, (int, float)) and not isinstance(factor, bool):
-            pair = (0, factor)
-        else:
-            raise ValueError(message)
-        if not all(0 <= v <= 1 for v in pair):
-            raise ValueError(message)
-        return pair
+        return unit_pair(factor, "Solarization: the `addition_factor` and `threshold_factor` "
+                         "arguments should be a number (or a list of two numbers) in the range "
+                         f"[0, 1]. Received: {name}={factor}", lambda f: 0)
 
     def _draw(self, x):
         shape = (len(x), 1, 1, 1)

@@ -10,7 +10,13 @@ from typing import Any
 
 import numpy as np
 
-from .augmentation_color import Augmentation, RandomGaussianBlur, depthwise_same, factor_range
+from .augmentation_color import (
+    Augmentation,
+    RandomGaussianBlur,
+    depthwise_same,
+    factor_range,
+    unit_pair,
+)
 from .preprocessing.image import _FILL_MODES, _map_coordinates, _sample
 
 _INTERPOLATIONS = ("nearest", "bilinear")
@@ -79,18 +85,9 @@ class RandomShear(_Geometric):
 
     @staticmethod
     def _factor(factor, name: str) -> tuple:
-        message = ("RandomShear: the `factor` argument should be a number (or a list of two "
-                   f"numbers) in the range [0, 1.0]. Received: {name}={factor}")
-        if isinstance(factor, (tuple, list)) and len(factor) == 2:
-            pair = tuple(sorted(factor))
-        elif isinstance(factor, (int, float)) and not isinstance(factor, bool):
-            pair = (-abs(factor), abs(factor))
-            factor = (factor,)
-        else:
-            raise ValueError(message)
-        if not all(0 <= v <= 1 for v in factor):
-            raise ValueError(message)
-        return pair
+        return unit_pair(factor, "RandomShear: the `factor` argument should be a number (or a "
+                         f"list of two numbers) in the range [0, 1.0]. Received: {name}={factor}",
+                         lambda f: -abs(f))
 
     def _draw(self, x):
         n = len(x)

@@ -143,35 +143,30 @@ class MultiOptimizer(Optimizer):
             self._inner.append(opt)
         return opt
 
+    def _grouped(self, items, variable=lambda item: item) -> list:
+        """(optimizer, its items) for each inner optimizer that has items."""
+        groups: dict[int, list] = {}
+        for item in items:
+            groups.setdefault(id(self._for(variable(item))), []).append(item)
+        return [(opt, groups[id(opt)]) for opt in list(self._inner) if id(opt) in groups]
+
     def build(self, var_list: Iterable[Variable]) -> None:
         self.iterations  # noqa: B018 (created on first read)
-        groups: dict[int, list] = {}
-        for var in var_list:
-            groups.setdefault(id(self._for(var)), []).append(var)
-        for opt in self._inner:
-            if id(opt) in groups:
-                opt.build(groups[id(opt)])
+        for opt, variables in self._grouped(var_list):
+            opt.build(variables)
 
     def apply_gradients(self, grads_and_vars: Iterable, name: str | None = None,
                         experimental_aggregate_gradients: bool = True):
-        groups: dict[int, list] = {}
-        for grad, var in grads_and_vars:
-            groups.setdefault(id(self._for(var)), []).append((grad, var))
         iterations = self.iterations
-        for opt in list(self._inner):
-            if id(opt) in groups:
-                opt.apply_gradients(groups[id(opt)],
-                                    experimental_aggregate_gradients=experimental_aggregate_gradients)
+        for opt, pairs in self._grouped(grads_and_vars, lambda pair: pair[1]):
+            opt.apply_gradients(pairs,
+                                experimental_aggregate_gradients=experimental_aggregate_gradients)
         iterations.assign_add(np.int64(1))
         return iterations
 
     def finalize_variable_values(self, var_list) -> None:
-        groups: dict[int, list] = {}
-        for var in var_list:
-            groups.setdefault(id(self._for(var)), []).append(var)
-        for opt in self._inner:
-            if id(opt) in groups:
-                opt.finalize_variable_values(groups[id(opt)])
+        for opt, variables in self._grouped(var_list):
+            opt.finalize_variable_values(variables)
 
     def get_config(self) -> dict:
         optimizer_map = self._optimizer_map
