@@ -382,4 +382,6 @@ def image_crops(x):
             rt.image.extract_patches(image, [1, 2, 2, 1], [1, 1, 2, 1], [1, 1, 1, 1], "SAME"),
             rt.extract_volume_patches(rt.reshape(image, [1, 3, 2, 2, 2]), [1, 2, 1, 2, 1],
                                       [1, 1, 1, 1, 1], "VALID"),
-            rt.image.draw_bounding_boxes(image[..., :1], boxes[None], [[0.25, 0, 0, 1]]))
+            rt.image.draw_bounding_boxes(image[..., :1], boxes[None], [[0.25, 0, 0, 1]]),
+            *rt.image.stateless_sample_distorted_bounding_box([30, 40, 3], boxes[None] * 0.5,
+                                                              [3, 4]))

@@ -99,6 +99,8 @@ LAZY_LOADS = {  # (importer, imported): project modules loaded on first use
     ("runtime.html_repr", "html"): "html.escape (and its entity table), for the first HTML view",
     ("runtime.keras.random", "runtime.ops.random_distributions"):
         "keras.random.gamma and beta: the gamma and Poisson op family, loaded on first use",
+    ("runtime.keras.ops_image", "runtime.ops.image_crops"):
+        "keras.ops.image.extract_patches_3d: tf.extract_volume_patches's family, on first use",
     ("runtime.experimental.numpy", "runtime.ops.random_distributions"):
         "tnp.random.poisson: the gamma and Poisson op family, loaded on first use",
     ("runtime.ops.random", "random"):

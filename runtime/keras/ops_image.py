@@ -146,6 +146,37 @@ def extract_patches(images, size, strides=None, dilation_rate=1, padding="valid"
     return _unbatched(out, added)
 
 
+def _triple(value, what: str) -> tuple:
+    values = (int(value),) * 3 if np.ndim(value) == 0 else tuple(int(v) for v in value)
+    if len(values) != 3:
+        raise ValueError(f"keras.ops.image.extract_patches_3d: {what} must be an int or three "
+                         f"ints, got {value!r}.")
+    return values
+
+
+def extract_patches_3d(volumes, size, strides=None, dilation_rate=1, padding="valid",
+                       data_format=None):
+    """Every `size` (depth, height, width) patch of each volume, flattened into the
+    channels: [batch, d, h, w, pd * ph * pw * channels] (patches `strides` apart, `size` by
+    default; a 4-D volume gives a 4-D result), as Keras 3."""
+    _channels_last(data_format, "image.extract_patches_3d")
+    x = _t(volumes)
+    rank = _rank(x, "extract_patches_3d")
+    if rank not in (4, 5):
+        raise ValueError(f"keras.ops.image.extract_patches_3d takes [depth, height, width, "
+                         f"channels] or [batch, depth, height, width, channels] volumes, got "
+                         f"rank {rank}.")
+    added = rank == 4
+    x = _am.expand_dims(x, 0) if added else x
+    patch = _triple(size, "size")
+    step = patch if strides is None else _triple(strides, "strides")
+    rate = _triple(dilation_rate, "dilation_rate")
+    from ..ops import image_crops  # tf.extract_volume_patches's family, loaded on first use
+
+    out = image_crops.patches(x, patch, step, rate, padding, "keras.ops.image.extract_patches_3d")
+    return _unbatched(out, added)
+
+
 def _gaussian_kernel(size: int, sigma: float) -> np.ndarray:
     offsets = np.arange(size, dtype=np.float64) - (size - 1) / 2
     weights = np.exp(-0.5 * (offsets / sigma) ** 2)
@@ -395,6 +426,7 @@ def ssim(image1, image2, max_val=1.0, filter_size=11, filter_sigma=1.5, k1=0.01,
     return _am.reduce_mean(_am.divide(num, den))
 
 
-__all__ = ["affine_transform", "crop_images", "extract_patches", "gaussian_blur",
+__all__ = ["affine_transform", "crop_images", "extract_patches", "extract_patches_3d",
+           "gaussian_blur",
            "hsv_to_rgb", "map_coordinates", "pad_images", "perspective_transform", "resize",
            "rgb_to_grayscale", "rgb_to_hsv", "sobel_edges", "ssim"]

@@ -14,15 +14,18 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dtypes
-from ..attr_kinds import DTYPE, FLOAT, one_of
+from ..attr_kinds import BOOL, DTYPE, FLOAT, INT, OPT_INT, kind, one_of
 from ..errors import InvalidArgumentError
 from ..exports import export
 from ..graph import constant_value
-from ..opdef import define
+from ..opdef import Effect, define
 from ..shapes import TensorShape
 from ..tensor import Tensor
 from . import array_composed as _composed
 from . import array_math as _math
+from . import random as _random
+from . import random_distributions as _distributions
+from . import random_stateless as _rs
 from .core import apply, convert_to_tensor
 
 _METHOD = one_of("bilinear", "nearest")
@@ -269,7 +272,7 @@ def _four(values, what: str, fn: str, rank: int) -> list:
     return values[1:-1]
 
 
-def _patches(x, ksizes, strides, rates, padding, fn, name):
+def patches(x, ksizes, strides, rates, padding, fn, name=None):
     """Patches of the spatial axes of x ([batch, *spatial, depth]) as gathers of the padded x:
     [batch, *out, prod(ksizes) * depth], each patch laid out [*k, depth]."""
     x = convert_to_tensor(x)
@@ -312,7 +315,7 @@ def extract_patches(images, sizes, strides, rates, padding, name=None) -> Tensor
     out_cols, size_rows * size_cols * depth]). 'SAME' padding pads with zeros; 'VALID' keeps
     whole windows only."""
     fn = "extract_patches"
-    return _patches(images, _four(sizes, "sizes", fn, 4), _four(strides, "strides", fn, 4),
+    return patches(images, _four(sizes, "sizes", fn, 4), _four(strides, "strides", fn, 4),
                     _four(rates, "rates", fn, 4), padding, fn, name)
 
 
@@ -322,7 +325,7 @@ def extract_volume_patches(input, ksizes, strides, padding, name=None) -> Tensor
     kc, 1] every `strides` [1, sp, sr, sc, 1], each flattened into the last axis ([batch,
     out_planes, out_rows, out_cols, kp * kr * kc * depth]); 'SAME' pads with zeros."""
     fn = "extract_volume_patches"
-    return _patches(input, _four(ksizes, "ksizes", fn, 5), _four(strides, "strides", fn, 5),
+    return patches(input, _four(ksizes, "ksizes", fn, 5), _four(strides, "strides", fn, 5),
                     [1, 1, 1], padding, fn, name)
 
 
@@ -393,3 +396,166 @@ def draw_bounding_boxes(images, boxes, colors, name=None) -> Tensor:
     colors = convert_to_tensor(np.zeros((0, 4), np.float32) if colors is None else colors,
                                dtype=_dtypes.float32)
     return apply(DRAW_BOUNDING_BOXES, [images, boxes, colors], name=name)
+
+
+# -- sample_distorted_bounding_box ----------------------------------------------------------------
+
+def _random_crop(gen, height, width, boxes, min_covered, aspect, area_range):
+    """One attempt of TensorFlow's crop search: (y, x, h, w) or None."""
+    min_area, max_area = area_range[0] * height * width, area_range[1] * height * width
+    lo = int(round(np.sqrt(min_area / aspect)))
+    hi = int(round(np.sqrt(max_area / aspect)))
+    if int(round(hi * aspect)) > width:
+        hi = int((width + 0.5 - 1e-7) / aspect)
+    hi = min(hi, height)
+    lo = min(lo, hi)
+    if lo < hi:
+        lo += int(gen.integers(0, hi - lo + 1))
+    h = lo
+    w = int(round(h * aspect))
+    if w * h < min_area:
+        h += 1
+        w = int(round(h * aspect))
+    if w * h > max_area:
+        h -= 1
+        w = int(round(h * aspect))
+    if not (min_area <= w * h <= max_area) or w > width or h > height or w <= 0 or h <= 0:
+        return None
+    y = int(gen.integers(0, height - h + 1))
+    x = int(gen.integers(0, width - w + 1))
+    for y0, x0, y1, x1 in boxes:
+        inter = max(0.0, min(y + h, y1) - max(y, y0)) * max(0.0, min(x + w, x1) - max(x, x0))
+        area = (y1 - y0) * (x1 - x0)
+        if area > 0 and inter / area >= min_covered:
+            return y, x, h, w
+    return None
+
+
+def _distorted_box(gen, image_size, bounding_boxes, min_object_covered, aspect_ratio_range,
+                   area_range, max_attempts, use_image_if_no_bounding_boxes):
+    size = np.asarray(image_size)
+    if size.shape != (3,) or (size[:2] <= 0).any():
+        raise InvalidArgumentError(f"sample_distorted_bounding_box: `image_size` must be "
+                                   f"[height, width, channels] with positive sizes, got "
+                                   f"{size.tolist()}.")
+    height, width = int(size[0]), int(size[1])
+    boxes = np.asarray(bounding_boxes, np.float64).reshape(-1, 4)
+    if boxes.size == 0:
+        if not use_image_if_no_bounding_boxes:
+            raise InvalidArgumentError("sample_distorted_bounding_box: no bounding boxes given; "
+                                       "pass use_image_if_no_bounding_boxes=True to use the "
+                                       "whole image.")
+        boxes = np.array([[0.0, 0.0, 1.0, 1.0]])
+    if ((boxes < 0) | (boxes > 1)).any():
+        raise InvalidArgumentError("sample_distorted_bounding_box: bounding boxes must be in "
+                                   "[0, 1].")
+    pixels = boxes * [height, width, height, width]
+    min_covered = float(np.asarray(min_object_covered))
+    found = None
+    for _ in range(int(max_attempts)):
+        aspect = gen.uniform(aspect_ratio_range[0], aspect_ratio_range[1])
+        found = _random_crop(gen, height, width, pixels, min_covered, aspect, area_range)
+        if found is not None:
+            break
+    y, x, h, w = found if found is not None else (0, 0, height, width)
+    dtype = size.dtype
+    return (np.array([y, x, 0], dtype), np.array([h, w, -1], dtype),
+            np.array([[[y / height, x / width, (y + h) / height, (x + w) / width]]], np.float32))
+
+
+def _distort_infer(image_size, bounding_boxes, min_object_covered, *seed, **attrs):
+    if not image_size.dtype.is_integer or image_size.shape.rank not in (None, 1):
+        raise TypeError("sample_distorted_bounding_box: `image_size` must be a 1-D int tensor.")
+    if bounding_boxes.shape.rank not in (None, 3):
+        raise InvalidArgumentError(f"sample_distorted_bounding_box: `bounding_boxes` must be "
+                                   f"[batch, N, 4], got shape {bounding_boxes.shape}.")
+    return [(TensorShape([3]), image_size.dtype), (TensorShape([3]), image_size.dtype),
+            (TensorShape([1, 1, 4]), _dtypes.float32)]
+
+
+@kind("a pair of floats")
+def _FLOAT_PAIR(v, ctx):  # noqa: N802 (an attribute kind, named as attr_kinds' are)
+    ok = isinstance(v, tuple) and len(v) == 2 and all(type(x) is float for x in v)
+    return None if ok else "a pair of floats"
+
+
+_DISTORT_ATTRS = {"aspect_ratio_range": _FLOAT_PAIR, "area_range": _FLOAT_PAIR, "max_attempts": INT,
+                  "use_image_if_no_bounding_boxes": BOOL}
+
+
+def _distort_kernel(image_size, bounding_boxes, min_object_covered, seed, seed2, **attrs):
+    key, counter = _random.SEEDS.draw("SampleDistortedBoundingBoxV2", _dtypes.float32, seed,
+                                      seed2, 1)
+    return _distorted_box(_distributions._philox_generator(key, counter), image_size,
+                          bounding_boxes, min_object_covered, **attrs)
+
+
+SAMPLE_DISTORTED_BOUNDING_BOX = define(
+    "SampleDistortedBoundingBoxV2", _distort_infer, _distort_kernel, num_outputs=3,
+    differentiable=False, effects=Effect.RANDOM,
+    attrs={"seed": OPT_INT, "seed2": OPT_INT, **_DISTORT_ATTRS})
+
+
+def _stateless_distort_kernel(image_size, bounding_boxes, min_object_covered, seed, **attrs):
+    return _distorted_box(_rs.bit_generator(seed), image_size, bounding_boxes,
+                          min_object_covered, **attrs)
+
+
+STATELESS_SAMPLE_DISTORTED_BOUNDING_BOX = define(
+    "StatelessSampleDistortedBoundingBox", _distort_infer, _stateless_distort_kernel,
+    num_outputs=3, differentiable=False, attrs=_DISTORT_ATTRS)
+
+
+def _distort_args(fn, image_size, bounding_boxes, min_object_covered, aspect_ratio_range,
+                  area_range, max_attempts, use_image_if_no_bounding_boxes):
+    aspect = (0.75, 1.33) if aspect_ratio_range is None else \
+        tuple(float(v) for v in aspect_ratio_range)
+    area = (0.05, 1.0) if area_range is None else tuple(float(v) for v in area_range)
+    if len(aspect) != 2 or len(area) != 2:
+        raise ValueError(f"{fn}: aspect_ratio_range and area_range must be pairs of floats.")
+    if aspect[0] <= 0 or aspect[1] <= 0:
+        raise InvalidArgumentError(f"{fn}: aspect_ratio_range must be positive, got {aspect}.")
+    if not (0 < area[0] <= 1 and 0 < area[1] <= 1):
+        raise InvalidArgumentError(f"{fn}: area_range must be within (0, 1], got {area}.")
+    attempts = 100 if max_attempts is None else int(max_attempts)
+    if attempts <= 0:
+        raise InvalidArgumentError(f"{fn}: max_attempts must be positive, got {attempts}.")
+    size = convert_to_tensor(image_size, dtype_hint=_dtypes.int32)
+    boxes = convert_to_tensor(bounding_boxes, dtype=_dtypes.float32)
+    covered = convert_to_tensor(min_object_covered, dtype=_dtypes.float32)
+    attrs = {"aspect_ratio_range": aspect, "area_range": area, "max_attempts": attempts,
+             "use_image_if_no_bounding_boxes": bool(use_image_if_no_bounding_boxes)}
+    return [size, boxes, covered], attrs
+
+
+@export("image.sample_distorted_bounding_box")
+def sample_distorted_bounding_box(image_size, bounding_boxes, seed=0, min_object_covered=0.1,
+                                  aspect_ratio_range=None, area_range=None, max_attempts=None,
+                                  use_image_if_no_bounding_boxes=None, name=None):
+    """A random crop of an image of `image_size` [height, width, channels] for data
+    augmentation, as TensorFlow searches for one: up to `max_attempts` (100) crops of an
+    aspect ratio drawn from `aspect_ratio_range` ([0.75, 1.33]) and an area within
+    `area_range` ([0.05, 1]) of the image's, until one covers at least `min_object_covered`
+    of one of `bounding_boxes` [batch, N, 4] (the whole image when none does). Returns
+    (begin [y, x, 0], size [h, w, -1], the crop as a box [1, 1, 4]) for `rt.slice` and
+    `draw_bounding_boxes`; a fresh crop every run, reproducible with the seeds."""
+    inputs, attrs = _distort_args("sample_distorted_bounding_box", image_size, bounding_boxes,
+                                  min_object_covered, aspect_ratio_range, area_range,
+                                  max_attempts, use_image_if_no_bounding_boxes)
+    pair = _random.SEEDS.seed_pair(int(seed) if seed else None)
+    seeds = {"seed": None, "seed2": None} if pair is None else {"seed": pair[0],
+                                                                 "seed2": pair[1]}
+    return tuple(apply(SAMPLE_DISTORTED_BOUNDING_BOX, inputs, {**seeds, **attrs}, name=name))
+
+
+@export("image.stateless_sample_distorted_bounding_box")
+def stateless_sample_distorted_bounding_box(image_size, bounding_boxes, seed,
+                                            min_object_covered=0.1, aspect_ratio_range=None,
+                                            area_range=None, max_attempts=None,
+                                            use_image_if_no_bounding_boxes=None, name=None):
+    """`sample_distorted_bounding_box` whose crop is a function of `seed` (a pair of ints)."""
+    inputs, attrs = _distort_args("stateless_sample_distorted_bounding_box", image_size,
+                                  bounding_boxes, min_object_covered, aspect_ratio_range,
+                                  area_range, max_attempts, use_image_if_no_bounding_boxes)
+    return tuple(apply(STATELESS_SAMPLE_DISTORTED_BOUNDING_BOX, [*inputs, _rs.seed_tensor(seed)],
+                       attrs, name=name))

@@ -327,7 +327,11 @@ STATEFUL = {"RandomUniform", "RandomStandardNormal", "TruncatedNormal", "Dropout
             # replicas meet: tests/distribute/test_mirrored_training.py compiles an all-reduce
             "CollectiveReduce", "WorkerAllReduce",
             # gamma and Poisson draws: tests/runtime/test_random_distributions.py
-            "RandomGamma", "RandomPoissonV2"}
+            "RandomGamma", "RandomPoissonV2",
+            # a random crop's search: tests/runtime/test_image_crops.py
+            "SampleDistortedBoundingBoxV2",
+            # candidate samplers: tests/runtime/test_candidate_sampling.py
+            "CandidateSampler"}
 GRAPH_OPS = sorted(set(builtin_ops()) - set(NOT_GRAPH_OPS) - STATEFUL - REFUSED - NUMPY_TIER_ONLY)
 
 

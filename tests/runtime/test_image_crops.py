@@ -242,3 +242,93 @@ def test_draw_bounding_boxes():
     np.testing.assert_array_equal(default[0, 0 + 1, 1], [1, 1, 0])  # the first box's top edge
     with pytest.raises(TypeError, match="float32 or float16"):
         rt.image.draw_bounding_boxes(images.astype(np.uint8), boxes, colors)
+
+
+def _check_crop(begin, size, box, height, width, boxes, covered, aspect, area):
+    y, x, _ = begin.numpy().tolist()
+    h, w, c = size.numpy().tolist()
+    assert c == -1 and 0 <= y and 0 <= x and y + h <= height and x + w <= width
+    np.testing.assert_allclose(box.numpy()[0, 0], [y / height, x / width, (y + h) / height,
+                                                   (x + w) / width], rtol=1e-6)
+    if (h, w) == (height, width):
+        return False  # the fallback: no attempt succeeded
+    assert area[0] * height * width <= h * w <= area[1] * height * width
+    # the width is the rounded height times a drawn ratio
+    assert aspect[0] - 0.5 / h - 1e-9 <= w / h <= aspect[1] + 0.5 / h + 1e-9
+    best = 0.0
+    for y0, x0, y1, x1 in np.asarray(boxes).reshape(-1, 4) * [height, width, height, width]:
+        inter = max(0, min(y + h, y1) - max(y, y0)) * max(0, min(x + w, x1) - max(x, x0))
+        best = max(best, inter / ((y1 - y0) * (x1 - x0)))
+    assert best >= covered - 1e-9
+    return True
+
+
+def test_sample_distorted_bounding_box_meets_its_constraints():
+    boxes = [[[0.1, 0.2, 0.5, 0.6], [0.5, 0.5, 0.9, 0.7]]]
+    found = 0
+    for k in range(60):
+        out = rt.image.stateless_sample_distorted_bounding_box(
+            [40, 60, 3], boxes, [k, 7], min_object_covered=0.5, aspect_ratio_range=(0.5, 2.0),
+            area_range=(0.1, 0.8))
+        found += _check_crop(*out, 40, 60, boxes, 0.5, (0.5, 2.0), (0.1, 0.8))
+    assert found > 50
+    rt.random.set_seed(5)
+    for _ in range(20):
+        out = rt.image.sample_distorted_bounding_box([40, 60, 3], boxes, seed=3)
+        _check_crop(*out, 40, 60, boxes, 0.1, (0.75, 1.33), (0.05, 1.0))
+
+
+def test_sample_distorted_bounding_box_draws():
+    boxes = [[[0.1, 0.2, 0.5, 0.6]]]
+    again = [rt.image.stateless_sample_distorted_bounding_box([40, 60, 3], boxes, [1, 2])[1]
+             .numpy().tolist() for _ in range(2)]
+    assert again[0] == again[1]
+    staged = rt.function(lambda s: rt.image.stateless_sample_distorted_bounding_box(
+        [40, 60, 3], boxes, s)[1])
+    assert staged(rt.constant([1, 2])).numpy().tolist() == again[0]
+    rt.random.set_seed(9)
+    first = [rt.image.sample_distorted_bounding_box([40, 60, 3], boxes, seed=4)[1].numpy().tolist()
+             for _ in range(5)]
+    rt.random.set_seed(9)
+    second = [rt.image.sample_distorted_bounding_box([40, 60, 3], boxes, seed=4)[1].numpy()
+              .tolist() for _ in range(5)]
+    assert first == second and len({tuple(s) for s in first}) > 1
+    # an int64 image_size gives int64 begin and size (TensorFlow 2.21)
+    begin, size, _ = rt.image.sample_distorted_bounding_box(rt.constant([40, 60, 3], rt.int64),
+                                                            boxes)
+    assert begin.dtype == rt.int64 and size.dtype == rt.int64
+
+
+def test_sample_distorted_bounding_box_fallbacks_and_errors():
+    # TensorFlow 2.21: no crop can cover the box at that aspect ratio: the whole image
+    begin, size, box = rt.image.sample_distorted_bounding_box(
+        [40, 60, 3], [[[0.1, 0.2, 0.5, 0.6]]], min_object_covered=1.0, area_range=[0.9, 1.0],
+        aspect_ratio_range=[5, 6])
+    assert begin.numpy().tolist() == [0, 0, 0] and size.numpy().tolist() == [40, 60, -1]
+    np.testing.assert_array_equal(box.numpy(), [[[0, 0, 1, 1]]])
+    out = rt.image.sample_distorted_bounding_box([40, 60, 3], np.zeros((1, 0, 4), np.float32),
+                                                 use_image_if_no_bounding_boxes=True)
+    _check_crop(*out, 40, 60, [[0, 0, 1, 1]], 0.1, (0.75, 1.33), (0.05, 1.0))
+    with pytest.raises(rt.errors.InvalidArgumentError, match="use_image_if_no_bounding_boxes"):
+        rt.image.sample_distorted_bounding_box([40, 60, 3], np.zeros((1, 0, 4), np.float32))
+    with pytest.raises(rt.errors.InvalidArgumentError, match="area_range"):
+        rt.image.sample_distorted_bounding_box([40, 60, 3], [[[0, 0, 1, 1]]], area_range=[0, 2])
+
+
+def test_keras_extract_patches_3d():
+    from runtime import keras
+
+    v = _RNG.random((2, 5, 6, 7, 2)).astype(np.float32)
+    # Keras 3: strides default to the size; a 4-D volume gives a 4-D result
+    got = keras.ops.image.extract_patches_3d(v, (2, 3, 2))
+    np.testing.assert_array_equal(got.numpy(), _patches_loop(v, (2, 3, 2), (2, 3, 2), (1, 1, 1),
+                                                             "VALID"))
+    got = keras.ops.image.extract_patches_3d(v[0], 2, strides=1, padding="same")
+    np.testing.assert_array_equal(got.numpy(), _patches_loop(v[:1], (2, 2, 2), (1, 1, 1),
+                                                             (1, 1, 1), "SAME")[0])
+    got = keras.ops.image.extract_patches_3d(v, 2, strides=1, dilation_rate=2)
+    assert got.shape == (2, 3, 4, 5, 16)  # Keras 3.15's shape
+    np.testing.assert_array_equal(got.numpy(), _patches_loop(v, (2, 2, 2), (1, 1, 1), (2, 2, 2),
+                                                             "VALID"))
+    with pytest.raises(ValueError, match="rank"):
+        keras.ops.image.extract_patches_3d(v[0, 0], 2)

@@ -161,7 +161,11 @@ PROGRAMS = {
     **{f"numba:{name}": group for name, group in every_op.GROUPS.items()},
     "random": (every_op._random, [(x_values(F32),)], {}),
     "gamma_poisson": (lambda x: (rt.random.gamma([2], x, seed=3), rt.random.poisson(
-        [2], x, dtype=rt.int32, seed=4)), [(x_values(F32),)], {}),
+        [2], x, dtype=rt.int32, seed=4), rt.image.sample_distorted_bounding_box(
+            [30, 40, 3], [[[0.1, 0.1, 0.5, 0.5]]], seed=5)), [(x_values(F32),)], {}),
+    "candidate_sampling": (lambda x: rt.random.fixed_unigram_candidate_sampler(
+        rt.cast(x[:, :1] * 3.0, rt.int64), 1, 2, True, 4, unigrams=[1, 2, 3, 4], seed=5),
+        [(x_values(F32),)], {}),
     "value_shaped": (programs.value_shaped, [(x_values(F32),)], {}),
     "axes_from_shapes": (programs.axes_from_shapes, [(x_values(F32),)], {}),
     "decompositions_full_rank": (lambda x: programs.decompositions(x, full_rank=True),
