@@ -109,6 +109,8 @@ LAZY_LOADS = {  # (importer, imported): project modules loaded on first use
     ("runtime.ops.array_extras", "logging"):
         "rt.get_logger: `import runtime` does not import logging (it compiles regular "
         "expressions); the runtime's own loggers import it on first use (autograph.logging_util)",
+    ("runtime.layers.initializers", "scipy"):
+        "scipy.signal's windows for keras.initializers.STFT beyond the five in NumPy",
     ("runtime.keras.preprocessing.image_generator", "scipy"):
         "SciPy's ndimage for ImageDataGenerator's affine transforms (extras [images], [jit])",
     ("runtime.layers.model_plot", "IPython"):
