@@ -31,11 +31,31 @@ def _grown(buf, size, index, dynamic):
 
 
 @_jit
+def copy_prefix(dst, src, n):
+    """`dst[:n] = src[:n]` for two 1-D arrays, element by element: Numba's assignment of an
+    array to a slice compiles its shape-mismatch message (string formatting, seconds of
+    compile time in every process that compiles a kernel with one)."""
+    for k in range(n):
+        dst[k] = src[k]
+
+
+@_jit
+def set_row(buf, index, value):
+    """`buf[index] = value` for a C-contiguous `buf` and a `value` of its rows' shape (a
+    slice assignment without Numba's shape-mismatch message; see copy_prefix)."""
+    row = buf[index]
+    if row.shape != value.shape:
+        raise ValueError("a row's shape differs from the buffer's rows")
+    copy_prefix(row.reshape(row.size), np.ascontiguousarray(value).reshape(value.size),
+                value.size)
+
+
+@_jit
 def _grown_mask(written, capacity):
     if capacity <= written.shape[0]:
         return written
     fresh = np.zeros(capacity, np.bool_)
-    fresh[:written.shape[0]] = written
+    copy_prefix(fresh, written, written.shape[0])
     return fresh
 
 
@@ -49,10 +69,10 @@ def write(buf, written, size, index, value, dynamic):
         buf = np.zeros((max(capacity, buf.shape[0]),) + value.shape, buf.dtype)
     elif index >= buf.shape[0]:
         fresh = np.zeros((capacity,) + value.shape, buf.dtype)
-        fresh[:buf.shape[0]] = buf
+        copy_prefix(fresh.reshape(fresh.size), buf.reshape(buf.size), buf.size)
         buf = fresh
     written = _grown_mask(written, buf.shape[0])
-    buf[index] = value
+    set_row(buf, index, value)
     written[index] = True
     return buf, written, size
 
@@ -63,7 +83,7 @@ def write_scalar(buf, written, size, index, value, dynamic):
     size, capacity = _grown(buf, size, index, dynamic)
     if index >= buf.shape[0]:
         fresh = np.zeros(capacity, buf.dtype)
-        fresh[:buf.shape[0]] = buf
+        copy_prefix(fresh, buf, buf.shape[0])
         buf = fresh
     written = _grown_mask(written, buf.shape[0])
     buf[index] = value
@@ -213,8 +233,7 @@ def grown_rows(buf, count, value):
     if count != 0 and buf.shape[1:] != value.shape:
         raise ValueError("loop accumulator: a saved value changed shape between iterations.")
     fresh = np.empty((max(2 * buf.shape[0], count + 1, 8),) + value.shape, buf.dtype)
-    n = count * value.size
-    fresh.reshape(fresh.size)[:n] = buf.reshape(buf.size)[:n]
+    copy_prefix(fresh.reshape(fresh.size), buf.reshape(buf.size), count * value.size)
     return fresh
 
 
@@ -222,7 +241,7 @@ def grown_rows(buf, count, value):
 def grown_scalars(buf, count):
     """`grown_rows` for a buffer of scalars."""
     fresh = np.empty(max(2 * buf.shape[0], count + 1, 8), buf.dtype)
-    fresh[:count] = buf[:count]
+    copy_prefix(fresh, buf, count)
     return fresh
 
 
@@ -247,12 +266,12 @@ def stack_push(buf, count, claim, value):
     if count != 0 and buf.shape[1:] != value.shape:
         raise ValueError("StackPush: a saved value changed shape between iterations.")
     if claim[0] == count and count < buf.shape[0]:
-        buf[count] = value
+        set_row(buf, count, value)
         claim[0] = count + 1
         return buf, count + 1, claim
     fresh = np.empty((max(2 * count, 4),) + value.shape, buf.dtype)
-    fresh[:count] = buf[:count]
-    fresh[count] = value
+    copy_prefix(fresh.reshape(fresh.size), buf.reshape(buf.size), count * value.size)
+    set_row(fresh, count, value)
     return fresh, count + 1, np.full(1, count + 1, np.int64)
 
 
@@ -264,7 +283,7 @@ def stack_push_scalar(buf, count, claim, value):
         claim[0] = count + 1
         return buf, count + 1, claim
     fresh = np.empty(max(2 * count, 4), buf.dtype)
-    fresh[:count] = buf[:count]
+    copy_prefix(fresh, buf, count)
     fresh[count] = value
     return fresh, count + 1, np.full(1, count + 1, np.int64)
 

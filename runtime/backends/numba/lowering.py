@@ -23,7 +23,7 @@ from ...ops.variables import ASSIGN, INIT, READ
 from ...passes import external_inputs, live_operations
 from ..base import JitCompileError, describe
 from . import fusion, vectorised
-from .rules import add_into_slice, lowers, slice_grad_index, writer
+from .rules import add_into_slice, lowers, one_row_scatter, slice_grad_index, writer
 from .tensor_arrays import TensorArrays, makes_stack, rows_read, set_stack, stack_carrier
 
 
@@ -60,6 +60,9 @@ class KernelWriter:
         self._native_only = True  # False while a writer may hand its op to NumPy instead
         self._slice_adds: dict[int, tuple] = {}  # id(Add) -> (its StridedSliceGrad, input)
         self._slice_grads: set[int] = set()  # ids of those StridedSliceGrads
+        # ids of loop bodies' inputs that are the loop's own array, added into in place
+        self.accumulators: set[int] = set()
+        self._objmode: dict | None = None  # the last objmode block (open_objmode)
 
     # -- names -------------------------------------------------------------------------------
     def fresh(self, prefix: str) -> str:
@@ -151,6 +154,31 @@ class KernelWriter:
         if self._current is not None:
             self.line_ops[len(self.lines)] = self._current
 
+    def open_objmode(self, op, declared: list[tuple], note: str) -> None:
+        """Starts an objmode block for `op` declaring its results `declared` ((name, tensor,
+        Numba type) each), or continues the block just closed when nothing was written
+        since: consecutive NumPy calls share one block, which Numba compiles as one
+        object-mode function (each block costs its own compile, and a round trip through
+        Python at each call). A block declares the results that an op outside it reads."""
+        last = self._objmode
+        if last is not None and last["end"] == (len(self.lines), self._indent):
+            last["ops"].add(id(op))
+            last["declared"] += declared
+            last["notes"].append(note)
+        else:
+            self.line("")
+            last = self._objmode = {"header": len(self.lines) - 1, "ops": {id(op)},
+                                    "declared": list(declared), "notes": [note]}
+        last["end"] = None
+        names = ", ".join(f"{name}={kind!r}" for name, t, kind in last["declared"]
+                          if any(r not in last["ops"] for r in self._readers.get(id(t), ())))
+        self.lines[last["header"]] = ("    " * self._indent + f"with numba.objmode({names}):"
+                                      f"  # {'; '.join(last['notes'])}")
+
+    def close_objmode(self) -> None:
+        """Ends the objmode block `open_objmode` started (a next one may continue it)."""
+        self._objmode["end"] = (len(self.lines), self._indent)
+
     @contextlib.contextmanager
     def indented(self):
         self._indent += 1
@@ -173,23 +201,31 @@ class KernelWriter:
                 self.write_op(item)
 
     def _find_slice_adds(self, ops) -> None:
-        """Adds of a StridedSliceGrad that only they read to a tensor of the full shape (a
-        gradient accumulated slice by slice): written by `rules.add_into_slice`, unfused."""
+        """Adds of a StridedSliceGrad (or a one-row ScatterAddAxis) that only they read to a
+        tensor of the full shape (a gradient accumulated slice by slice): written by
+        `rules.add_into_slice`, unfused."""
         ids = {id(op) for op in ops}
         for op in ops:
-            if op.opdef is not ADD or not op.outputs[0].shape.is_fully_defined():
-                continue
-            for k, t in enumerate(op.inputs):
-                other = op.inputs[1 - k]
-                src = t.op
-                if (src.opdef is SLICE_GRAD and id(src) in ids
-                        and slice_grad_index(src) is not None
-                        and self._readers.get(id(t)) == [id(op)] and other is not t
-                        and other.shape == t.shape == op.outputs[0].shape
-                        and other.dtype == t.dtype == op.outputs[0].dtype):
-                    self._slice_adds[id(op)] = (src, k)
-                    self._slice_grads.add(id(src))
-                    break
+            found = self.slice_add(op)
+            if found is not None and id(found[0]) in ids:
+                self._slice_adds[id(op)] = found
+                self._slice_grads.add(id(found[0]))
+
+    def slice_add(self, op):
+        """(the slice gradient, its input position) when `op` adds a slice gradient that only
+        it reads to a tensor of the full shape; else None."""
+        if op.opdef is not ADD or not op.outputs[0].shape.is_fully_defined():
+            return None
+        for k, t in enumerate(op.inputs):
+            other = op.inputs[1 - k]
+            src = t.op
+            if (((src.opdef is SLICE_GRAD and slice_grad_index(src) is not None)
+                 or one_row_scatter(src))
+                    and self._readers.get(id(t)) == [id(op)] and other is not t
+                    and other.shape == t.shape == op.outputs[0].shape
+                    and other.dtype == t.dtype == op.outputs[0].dtype):
+                return src, k
+        return None
 
     def _reads(self, op):
         return list(op.inputs) + (external_inputs(op) if op.subgraphs else [])
@@ -218,7 +254,9 @@ class KernelWriter:
             return  # written by the Add that reads it
         if id(op) in self._slice_adds:
             grad_op, k = self._slice_adds[id(op)]
-            add_into_slice(self, op, grad_op, self.name(op.inputs[1 - k]))
+            other = op.inputs[1 - k]
+            add_into_slice(self, op, grad_op, self.name(other),
+                           in_place=id(other) in self.accumulators)
             return
         found = writer(opdef)
         if vectorised.vectorised(op):
@@ -269,6 +307,9 @@ def _write_while(w, op) -> None:
     stacks = [i for i in range(n_vars) if makes_stack(body.outputs[i])]
     for i in stacks:
         inits[i] = stack_carrier(w, op.inputs[i])
+    for i in _accumulated(w, cond, body, stacks):
+        inits[i] = f"{inits[i]}.copy()"  # the loop's own array: slices are added in place
+        w.accumulators.add(id(body.inputs[i]))
     _assign_all(w, names, inits[:n_vars])
     for graph in (cond, body):
         for t, name in zip(graph.inputs, names):
@@ -299,6 +340,24 @@ def _write_while(w, op) -> None:
         w.alias(t, name)
     for i in stacks:
         set_stack(w, op.outputs[i], names[i])
+
+
+def _accumulated(w, cond, body, stacks) -> list[int]:
+    """The loop variables that each step replaces by themselves plus a slice gradient (a
+    gradient accumulated a row a step, such as an RNN's input sequence's) and that nothing
+    else reads: the cond, other ops, the body's outputs. The loop adds into its own copy of
+    such a variable in place."""
+    found = []
+    for i, (t_in, t_out) in enumerate(zip(body.inputs, body.outputs)):
+        add = t_out.op
+        if (i in stacks or w.is_read(cond.inputs[i])
+                or w._readers.get(id(t_out)) != ["out"]
+                or w._readers.get(id(t_in)) != [id(add)]):
+            continue
+        grad = w.slice_add(add)
+        if grad is not None and add.inputs[1 - grad[1]] is t_in:
+            found.append(i)
+    return found
 
 
 def _assign_all(w, names: list[str], values: list[str]) -> None:

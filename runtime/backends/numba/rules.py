@@ -253,7 +253,7 @@ def _reduction(w, op, np_fn: str) -> str:
         count = 1
         for a in axes:
             count *= dims[a]
-        moved = f"np.ascontiguousarray({x}.transpose({tuple(axes + rest)!r}))"
+        moved = f"np.ascontiguousarray({permuted(x, axes + rest)})"
         expr = (f"_h.reduce_leading({moved}.reshape(({count}, {x}.size // {count})), "
                 f"{_MODES[np_fn]})")
     return f"np.ascontiguousarray({expr}).reshape({w.shape_literal(out.shape)})"
@@ -314,8 +314,22 @@ def _reshaped(w, op):
         w.assign(op, f"{x}.reshape({w.shape_literal(op.outputs[0].shape)})")
 
 
+def permuted(x: str, perm) -> str:
+    """A view of the array `x` with its axes in the order `perm`, as `x.transpose(perm)`
+    (whose Numba form compiles a check of the permutation with sets and fancy indexing:
+    seconds in every process), made of its shape and strides."""
+    perm = [int(p) for p in perm]
+    if perm == list(range(len(perm))):
+        return x
+    if perm == [1, 0]:
+        return f"{x}.T"
+    shape = "".join(f"{x}.shape[{p}], " for p in perm)
+    strides = "".join(f"{x}.strides[{p}], " for p in perm)
+    return f"np.lib.stride_tricks.as_strided({x}, ({shape}), ({strides}))"
+
+
 def _transpose(w, op):
-    w.assign(op, f"np.ascontiguousarray({w.ins(op)[0]}.transpose({tuple(op.attrs['perm'])!r}))")
+    w.assign(op, f"np.ascontiguousarray({permuted(w.ins(op)[0], op.attrs['perm'])})")
 
 
 def _concat(w, op):
@@ -474,13 +488,32 @@ def _leading_ints(op) -> bool:
             and all(hasattr(k, "index") or (type(k) is int) for k in key))
 
 
-def add_into_slice(w, op, grad_op, other: str) -> None:
-    """`other + StridedSliceGrad(g)` (`op` the Add, `grad_op` the gradient, read by the Add
-    only) as a copy of `other` with `g` added into the slice: one pass over the whole tensor
-    instead of three (zeros, the add, and the NumPy tier's kernel round trip)."""
+def one_row_scatter(op) -> bool:
+    """Whether `op` is a ScatterAddAxis of one index into the rows (axis 0) of a tensor of
+    static shape: the gradient of a gather of one step of a sequence (a staged RNN loop)."""
+    out = op.outputs[0]
+    return (op.opdef is array_math.SCATTER_AXIS and op.inputs[1].shape.rank == 0
+            and op.attrs["axis"] == 0 and bool(out.shape.rank) and out.shape.is_fully_defined()
+            and op.inputs[0].shape.rank == out.shape.rank - 1)
+
+
+def add_into_slice(w, op, grad_op, other: str, in_place: bool = False) -> None:
+    """`other + StridedSliceGrad(g)` or `other + ScatterAddAxis(g, i)` of one row (`op` the
+    Add, `grad_op` the gradient, read by the Add only) as `other` with `g` added into the
+    slice: a copy of `other` (one pass over the whole tensor instead of three: zeros, the add,
+    and the NumPy tier's kernel round trip), or `other` itself when it is a loop's
+    accumulator that nothing else reads (`in_place`: the loop made it its own array, and a
+    gradient accumulated over a loop's steps costs a row a step, not the whole tensor)."""
     names = w.ins(grad_op)
+    if in_place:
+        w.alias(op.outputs[0], other)
+    else:
+        w.assign(op, f"{other}.copy()")
+    if grad_op.opdef is array_math.SCATTER_AXIS:
+        row = f"_h.gather_index(np.int64({names[1]}), np.int64({other}.shape[0]))"
+        w.line(f"_h.add_into({w.name(op.outputs[0])}[{row}], {names[0]})")
+        return
     key = _key(w, grad_op, names[1:])
-    w.assign(op, f"{other}.copy()")
     if _leading_ints(grad_op):
         w.line(f"_h.add_into({w.name(op.outputs[0])}[{key}], {names[0]})")
     else:

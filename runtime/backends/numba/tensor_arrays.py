@@ -219,14 +219,15 @@ def _accumulator_push(w, op):
             w.line(f"if {count} == 0:")
             with w.indented():
                 w.line(f"{buf} = np.empty((1,) + {name}.shape, {buf}.dtype)")
-                w.line(f"{buf}[0] = {name}")
+                w.line(f"_h.set_row({buf}, 0, {name})")
         else:
             w.line(f"if {count} >= {buf}.shape[0]:")
             with w.indented():
                 grow = (f"_h.grown_rows({buf}, {count}, {name})" if t.shape.rank
                         else f"_h.grown_scalars({buf}, {count})")
                 w.line(f"{buf} = {grow}")
-            w.line(f"{buf}[{count}] = {name}")
+            w.line(f"_h.set_row({buf}, {count}, {name})" if t.shape.rank
+                   else f"{buf}[{count}] = {name}")
         slots.append(f"{buf}, ")
     w.assign(op, f"({count} + 1, {''.join(slots)})")
 

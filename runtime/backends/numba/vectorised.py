@@ -184,12 +184,12 @@ def write(w, op) -> None:
         w.alias(t, name)
         outs.append((name, t))
     # objmode refuses to declare a value nothing reads afterwards
-    declared = ", ".join(f"{name}={numba_type(t.dtype, t.shape.rank)!r}"
-                         for name, t in outs if w.is_read(t))
-    w.line(f"with numba.objmode({declared}):  # {op.type} {attrs_digest(op)}")
+    w.open_objmode(op, [(name, t, numba_type(t.dtype, t.shape.rank)) for name, t in outs],
+                   f"{op.type} {attrs_digest(op)}")
     with w.indented():
         if not outs:
             w.line(call)
+            w.close_objmode()
             return
         r = w.fresh("r")
         w.line(f"{r} = {call}")
@@ -201,3 +201,4 @@ def write(w, op) -> None:
                 w.line(f"{name} = _v.scalar_out({value}, {w.dt(t.dtype)})")
             else:
                 w.line(f"{name} = _v.array_out({value}, {w.dt(t.dtype)}, {t.shape.rank})")
+    w.close_objmode()
