@@ -19,6 +19,7 @@ import numpy as np
 from .. import context
 from .. import dtypes as _dtypes
 from ..arguments import raise_unknown_keywords
+from ..layers import initializers as _layer_initializers
 from ..layers import losses as _base
 from ..layers import metrics as _compile_metrics
 from ..layers import serialization as _serialization
@@ -29,6 +30,7 @@ from ..ops import array_scatter as _array_scatter
 from ..ops import math_composed as _composed_math
 from ..ops.core import convert_to_tensor
 from ..ops.variables import Variable
+from ..shapes import TensorShape
 from . import losses as _losses
 
 
@@ -84,18 +86,35 @@ class Metric:
         self.dtype = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.float32
         self._state: list[Variable] = []
 
-    def add_weight(self, name: str, shape=(), initializer: str = "zeros",
-                   dtype=None) -> Variable:
-        """A non-trainable state variable, created eagerly."""
+    def add_weight(self, shape=(), initializer=None, dtype=None, name: str | None = None
+                   ) -> Variable:
+        """A non-trainable state variable, created eagerly: Keras 3's arguments, positionally
+        `(shape, initializer, dtype, name)` (`initializer` defaults to zeros; `name` to
+        "variable", "variable_1", ...). A leading name (tf.keras 2's `add_weight("total")`)
+        is refused as Keras 3 refuses it: the name is a keyword."""
+        return self.add_variable(shape, initializer, dtype, name=name)
+
+    def add_variable(self, shape, initializer, dtype=None, aggregation: str = "sum",
+                     name: str | None = None) -> Variable:
+        """Keras 3's `add_variable`: `add_weight` with the multi-replica `aggregation`
+        ("sum", the default, "mean", "only_first_replica" or "none")."""
+        if isinstance(shape, str):
+            raise ValueError(f"{self.name}.add_weight: cannot convert {shape!r} to a shape; "
+                             f"the name is a keyword (add_weight(name={shape!r}, "
+                             "shape=..., initializer=...)), as in Keras 3.")
+        if aggregation not in ("sum", "mean", "only_first_replica", "none"):
+            raise ValueError(f"{self.name}.add_variable: `aggregation` must be 'sum', 'mean', "
+                             f"'only_first_replica' or 'none', got {aggregation!r}.")
         dtype = _dtypes.as_dtype(dtype) if dtype is not None else self.dtype
-        if initializer not in ("zeros", None):
-            raise ValueError(f"{self.name}.add_weight: only 'zeros' initializes metric state.")
+        name = name or keras_unique_name("variable")
+        init = _layer_initializers.get("zeros" if initializer is None else initializer)
         with context.init_scope():
+            value = np.asarray(convert_to_tensor(init(tuple(TensorShape(shape).as_list()),
+                                                      dtype=dtype)), dtype.as_numpy_dtype)
             # under a distribution strategy each replica adds to its own copy, and a read
             # outside the replicas sums them (Keras's metric variables)
-            variable = Variable(np.zeros(tuple(shape), dtype.as_numpy_dtype), trainable=False,
-                                name=f"{self.name}/{name}", aggregation="sum",
-                                synchronization="on_read")
+            variable = Variable(value, trainable=False, name=f"{self.name}/{name}",
+                                aggregation=aggregation, synchronization="on_read")
         self._state.append(variable)
         return variable
 
@@ -182,8 +201,8 @@ class Mean(Metric):
 
     def __init__(self, name: str = "mean", dtype=None) -> None:
         super().__init__(name=name, dtype=dtype)
-        self.total = self.add_weight("total")
-        self.count = self.add_weight("count")
+        self.total = self.add_weight(name="total")
+        self.count = self.add_weight(name="count")
 
     def update_state(self, values, sample_weight=None):
         values, weight = _samplewise(values, sample_weight, array_math.reduce_mean, self.dtype)
@@ -205,7 +224,7 @@ class Sum(Metric):
 
     def __init__(self, name: str = "sum", dtype=None) -> None:
         super().__init__(name=name, dtype=dtype)
-        self.total = self.add_weight("total")
+        self.total = self.add_weight(name="total")
 
     def update_state(self, values, sample_weight=None):
         values, _ = _samplewise(values, sample_weight, array_math.reduce_sum, self.dtype)
@@ -419,9 +438,9 @@ class _ConfusionCounts(Metric):
         self.thresholds = given or [0.5 if top_k is None else _NEG_INF]
         self._one = thresholds is None or np.ndim(thresholds) == 0
         shape = (len(self.thresholds),)
-        self.true_positives = self.add_weight("true_positives", shape)
-        self.false_positives = self.add_weight("false_positives", shape)
-        self.false_negatives = self.add_weight("false_negatives", shape)
+        self.true_positives = self.add_weight(name="true_positives", shape=shape)
+        self.false_positives = self.add_weight(name="false_positives", shape=shape)
+        self.false_negatives = self.add_weight(name="false_negatives", shape=shape)
 
     def update_state(self, y_true, y_pred, sample_weight=None):
         y_pred = array_math.cast(y_pred, "float32")
@@ -494,7 +513,7 @@ class _AtConstraint(Metric):
             self.thresholds = [-_base._EPSILON] + inner + [1.0]
         shape = (len(self.thresholds),)
         for key in ("true_positives", "false_positives", "true_negatives", "false_negatives"):
-            setattr(self, key, self.add_weight(key, shape))
+            setattr(self, key, self.add_weight(name=key, shape=shape))
 
     def update_state(self, y_true, y_pred, sample_weight=None):
         y_pred = array_math.cast(y_pred, "float32")
@@ -584,7 +603,7 @@ class _Count(Metric):
                              f"{thresholds!r}.")
         self.init_thresholds, self.thresholds = thresholds, given
         self._one = thresholds is None or np.ndim(thresholds) == 0
-        self.accumulator = self.add_weight("accumulator", (len(given),))
+        self.accumulator = self.add_weight(name="accumulator", shape=(len(given),))
 
     def update_state(self, y_true, y_pred, sample_weight=None):
         counts = _confusion_counts(y_true, y_pred, sample_weight,
@@ -643,7 +662,7 @@ class FBetaScore(Metric):
         shape = () if self.average == "micro" else (y_pred.shape[-1],)
         for key in ("true_positives", "false_positives", "false_negatives",
                     "intermediate_weights"):
-            self._counts[key] = self.add_weight(key, shape)
+            self._counts[key] = self.add_weight(name=key, shape=shape)
 
     def update_state(self, y_true, y_pred, sample_weight=None):
         y_true = array_math.cast(y_true, self.dtype)
@@ -724,7 +743,7 @@ class R2Score(Metric):
             raise ValueError("Invalid value for argument `num_regressors`. Expected an int "
                              f">= 0. Received: num_regressors={num_regressors!r}")
         self.class_aggregation, self.num_regressors = class_aggregation, num_regressors
-        self.num_samples = self.add_weight("num_samples")
+        self.num_samples = self.add_weight(name="num_samples")
         self._sums: dict[str, Variable] = {}
 
     def _build(self, y_true, y_pred) -> None:
@@ -737,7 +756,7 @@ class R2Score(Metric):
                              "with output_dim fully defined (not None). Received input shapes: "
                              f"y_pred.shape={y_pred.shape} and y_true.shape={y_true.shape}.")
         for key in ("squared_sum", "sum", "residual", "count"):
-            self._sums[key] = self.add_weight(key, (y_pred.shape[-1],))
+            self._sums[key] = self.add_weight(name=key, shape=(y_pred.shape[-1],))
 
     def update_state(self, y_true, y_pred, sample_weight=None):
         y_true, y_pred = _same_rank(array_math.cast(convert_to_tensor(y_true), self.dtype),
@@ -841,8 +860,8 @@ class IoU(Metric):
         self.num_classes, self.target_class_ids = int(num_classes), list(target_class_ids)
         self.ignore_class, self.axis = ignore_class, axis
         self.sparse_y_true, self.sparse_y_pred = sparse_y_true, sparse_y_pred
-        self.total_cm = self.add_weight("total_confusion_matrix",
-                                        (self.num_classes, self.num_classes))
+        self.total_cm = self.add_weight(name="total_confusion_matrix",
+                                        shape=(self.num_classes, self.num_classes))
 
     def _ids(self, values, sparse: bool):
         values = convert_to_tensor(values)
@@ -1020,7 +1039,7 @@ class AUC(Metric):
         shape = (self.num_thresholds,) if not self.multi_label else \
             (self.num_thresholds, int(num_labels))
         for key in ("true_positives", "false_positives", "true_negatives", "false_negatives"):
-            self._counts[key] = self.add_weight(key, shape)
+            self._counts[key] = self.add_weight(name=key, shape=shape)
             setattr(self, key, self._counts[key])
 
     def update_state(self, y_true, y_pred, sample_weight=None):

@@ -747,6 +747,42 @@ class Layer(Module):
         """A new layer from `get_config()`'s dict."""
         return _serialization.layer_from_config(cls, config)
 
+    def get_build_config(self) -> dict | None:
+        """Keras 3's: `{"input_shape": ...}`, the shape (a tuple, or a list of them) the layer
+        was built with by its first call; None for a layer not built that way (or built when
+        made, as Keras's weightless layers are). Serialized with the layer's config, also for
+        the layers a layer holds (Bidirectional's, TimeDistributed's), as Keras writes it."""
+        shape = self.__dict__.get("_build_input_shape")
+        if not self.built or self._built_at_init:
+            return None
+        if isinstance(shape, TensorShape) and shape.rank is not None:
+            return {"input_shape": tuple(shape.as_list())}
+        if isinstance(shape, (list, tuple)) and shape and all(
+                isinstance(s, TensorShape) and s.rank is not None for s in shape):
+            return {"input_shape": [tuple(s.as_list()) for s in shape]}
+        return None
+
+    def build_from_config(self, config: dict | None) -> None:
+        """Keras 3's: builds the layer from `get_build_config()`'s dict (`input_shape`, or
+        `shapes_dict` of keyword shapes); nothing for an empty one or a built layer."""
+        if not config or self.built:
+            return
+        if "input_shape" in config:
+            shape = config["input_shape"]
+            nested = isinstance(shape, list) and shape and isinstance(shape[0], (list, tuple))
+            shapes = [TensorShape(s) for s in shape] if nested else TensorShape(shape)
+            with context.init_scope():
+                self.build(shapes)
+            self._build_input_shape = shapes
+        elif "shapes_dict" in config:
+            with context.init_scope():
+                self.build(**{key: TensorShape(value)
+                              for key, value in config["shapes_dict"].items()})
+        else:
+            raise ValueError(f"{self.name}.build_from_config: expected a dict with "
+                             f"'input_shape' or 'shapes_dict', got {config!r:.100}.")
+        self.built = True
+
 
 def _refuse_unimplemented(layer: str, kwargs: dict, dynamic: bool) -> None:
     """NotImplementedError for the Keras layer keywords this runtime does not honour."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import random
 import sys
 import threading
 from typing import Any, Callable, Iterator
@@ -249,7 +250,14 @@ def _keras_value(layer, key: str, value: Any) -> Any:
     "channels_last", sizes and strides as the layer's tuples."""
     if key.endswith("_initializer") and (isinstance(value, (str, type)) or
                                          _initializers.is_builtin(value)):
-        found = _initializers.get(value)
+        # made only to be described: the seed it takes must not move Python's `random` on
+        # (Keras's get_config draws none, so a layer copied from its config, as
+        # Bidirectional copies its layer, takes Keras's seeds)
+        state = random.getstate()
+        try:
+            found = _initializers.get(value)
+        finally:
+            random.setstate(state)
         return _initializers.serialize(found) if _initializers.is_builtin(found) else value
     if key.endswith(("_regularizer", "_constraint")) and value is not None and \
             not isinstance(value, dict):
@@ -470,6 +478,12 @@ def serialize_layer(layer) -> dict:
     elif cls.__module__.startswith("runtime.layers") and \
             _runtime_layer_class(cls.__name__) is cls:
         result = {"module": "keras.layers", **result, "registered_name": None}
+    # as Keras's serialize_keras_object: a built layer's (or model's) build config, so a
+    # layer held by another (Bidirectional's, TimeDistributed's) carries its own
+    build = getattr(layer, "get_build_config", None)
+    build = build() if callable(build) else None
+    if build is not None:
+        result["build_config"] = build
     return result
 
 
