@@ -95,3 +95,22 @@ def test_build_from_config_builds_the_weights():
     dense.build_from_config(None)  # nothing to do
     with pytest.raises(ValueError, match="input_shape"):
         keras.layers.Dense(2).build_from_config({"shape": (None, 2)})
+
+
+def test_an_h5_model_file_keeps_the_optimizer_state(tmp_path):
+    # Keras 3.15's model.save("m.h5") writes optimizer_weights (adam/iteration,
+    # adam/learning_rate, adam/<weight path>_momentum / _velocity) and load_model restores
+    # them (iterations 2 after two epochs); the next epoch continues the same Adam steps
+    keras.utils.set_random_seed(1)
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+    model.compile(keras.optimizers.Adam(), keras.losses.MeanSquaredError())
+    x, y = np.ones((4, 3), np.float32), np.ones((4, 2), np.float32)
+    model.fit(x, y, epochs=2, verbose=0)
+    path = str(tmp_path / "m.h5")
+    model.save(path)
+    loaded = keras.models.load_model(path)
+    assert int(loaded.optimizer.iterations.numpy()) == 2
+    for saved, restored in zip(model.optimizer.variables, loaded.optimizer.variables):
+        np.testing.assert_array_equal(np.asarray(saved), np.asarray(restored))
+    np.testing.assert_array_equal(loaded.fit(x, y, verbose=0).history["loss"],
+                                  model.fit(x, y, verbose=0).history["loss"])
