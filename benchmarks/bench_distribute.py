@@ -7,6 +7,13 @@ pinned to one thread too). Epochs alternate between the two strategies and each 
 fastest epoch, so a change in machine load does not favour either. The limit: two workers
 process at least 1.6x the samples per second of one.
 
+Wall-clock figures need idle cores: on a machine whose cores other processes keep busy, two
+worker processes get no more CPU than one, and every wait for the other replica's gradients
+costs a scheduling delay. So the benchmark also prints what does not depend on the load: the
+CPU time a step takes in a replica's thread (its part of the batch, the sum of the
+gradients, the update), how long a replica waited for the other's gradients, and the CPU
+time a step of the driver's fit loop.
+
     python benchmarks/bench_distribute.py [--rounds 5] [--steps 8]
 """
 
@@ -39,13 +46,26 @@ def _model(strategy):
     return model
 
 
+def _replica_stats(dask_worker) -> list:
+    """(steps, CPU seconds, seconds waiting for the others) of the replicas on a worker."""
+    from runtime.distribute.worker_tasks import Replica
+    return [(r.steps, r.busy, r.waited) for r in list(dask_worker.state.actors.values())
+            if isinstance(r, Replica)]
+
+
+def _stats(client) -> np.ndarray:
+    return np.array([row for rows in client.run(_replica_stats).values() for row in rows])
+
+
 def main() -> float:
     import dask
     import distributed
 
-    # Dask's default asks glibc to return freed memory at once (64 KiB), which makes every
-    # large temporary of a training step a fresh mapping; keep the allocator's default here
-    dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": 2 ** 30})
+    # Dask sets MALLOC_TRIM_THRESHOLD_ for its workers; setting it at all turns glibc's
+    # adaptive mmap threshold off, so every large temporary of a step becomes a fresh
+    # mapping whose pages fault in again (a step's gradients at batch 512 took 40-50 ms
+    # CPU instead of 28): the workers keep the allocator of a plain process
+    dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None})
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=5)
@@ -66,18 +86,30 @@ def main() -> float:
             cluster_resolver=rt.distribute.cluster_resolver.DaskClusterResolver(client))
         model = _model(strategy)
         model.fit(x, y, batch_size=BATCH, epochs=1, shuffle=False, verbose=0)  # warm up
-        runs[workers] = (model, [])
+        runs[workers] = (model, client, [], _stats(client), [0.0])
     for _ in range(args.rounds):
-        for model, times in runs.values():
-            start = time.perf_counter()
+        for model, _, times, _, used in runs.values():
+            start, cpu = time.perf_counter(), time.thread_time()
             model.fit(x, y, batch_size=BATCH, epochs=1, shuffle=False, verbose=0)
             times.append(time.perf_counter() - start)
-    rates = {w: len(x) / min(times) for w, (_, times) in runs.items()}
+            used[0] += time.thread_time() - cpu
+    rates = {w: len(x) / min(times) for w, (_, _, times, _, _) in runs.items()}
     speedup = rates[2] / rates[1]
     status = "OK" if speedup >= LIMIT else "UNDER LIMIT"
     print(f"MLP 784-512-512-10, global batch {BATCH}, {os.cpu_count()} cores: "
           f"1 worker {rates[1]:.0f} samples/s, 2 workers {rates[2]:.0f} samples/s, "
           f"speed-up {speedup:.2f}x (limit {LIMIT}x) {status}")
+    per_step = {}
+    for w, (_, client, _, before, used) in runs.items():
+        steps, busy, waited = (_stats(client) - before).T
+        per_step[w] = (np.max(busy / steps) * 1e3, np.max(waited / steps) * 1e3,
+                       used[0] / (args.rounds * args.steps) * 1e3)
+    print(f"CPU a step in a replica's thread: 1 worker {per_step[1][0]:.1f} ms (batch {BATCH}), "
+          f"2 workers {per_step[2][0]:.1f} ms (batch {BATCH // 2}, the busier replica), "
+          f"{per_step[1][0] / per_step[2][0]:.2f}x; waiting for the other replica "
+          f"{per_step[2][1]:.1f} ms a step")
+    print(f"CPU a step of the driver's fit loop (its thread): {per_step[1][2]:.1f} ms "
+          f"(1 worker), {per_step[2][2]:.1f} ms (2 workers)")
     for client, cluster in clusters:
         client.close()
         cluster.close()

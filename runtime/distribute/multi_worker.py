@@ -271,15 +271,16 @@ class MultiWorkerMirroredStrategy(Strategy):
             raise pending.error
         return list(pending.value)
 
-    def _abort_actors(self, actors: list) -> None:
-        """Wakes actors waiting for a lost replica (without waiting for them to answer)."""
-        async def abort(address, key):
+    def _abort_actors(self, actors: list, futures: list) -> None:
+        """Wakes actors waiting for a lost replica and ends them (without waiting for them
+        to answer); their futures are let go after that, so Dask drops the actors then."""
+        async def abort(address, key, keep):
             with contextlib.suppress(Exception):
                 await self._rpc(address).actor_execute(actor=key, function="abort",
                                                        args=[], kwargs={})
 
-        for address, key in actors:
-            self._client.loop.add_callback(abort, address, key)
+        for (address, key), future in zip(actors, futures):
+            self._client.loop.add_callback(abort, address, key, future)
 
     @contextlib.contextmanager
     def _guard(self) -> Iterator[None]:
@@ -360,7 +361,7 @@ class _Replicas:
 
     def release(self) -> None:
         """Wakes replicas that wait for a lost one and lets Dask drop them all."""
-        self.strategy._abort_actors(list(zip(self.strategy._workers, self.keys)))
+        self.strategy._abort_actors(list(zip(self.strategy._workers, self.keys)), self.futures)
         self.futures = []
 
 
