@@ -53,6 +53,7 @@ from . import (
 
 #: the op families `import runtime` leaves unloaded, loaded on first use (see above)
 LAZY_FAMILIES = (
+    "candidate_sampling",
     "collective",
     "ctc",
     "data",
