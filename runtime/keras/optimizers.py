@@ -21,12 +21,13 @@ from ..optimizers import (
     Optimizer,
     OptimizerMap,
     RMSprop,
+    ScheduleFreeAdamW,
     schedules,
 )
 
 _BY_NAME = {cls.__name__.lower(): cls for cls in (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta,
                                                  Adafactor, Adamax, Ftrl, Lamb, Lion, LossScaleOptimizer, Muon,
-                                                 MultiOptimizer, Nadam)}
+                                                 MultiOptimizer, Nadam, ScheduleFreeAdamW)}
 
 
 def get(identifier) -> Optimizer | None:
@@ -56,4 +57,4 @@ def deserialize(config: dict) -> Optimizer:
 
 __all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adafactor", "Adamax", "Ftrl",
            "Lamb", "Lion", "LossScaleOptimizer", "MultiOptimizer", "OptimizerMap", "Muon", "Nadam",
-           "Optimizer", "schedules", "get", "serialize", "deserialize"]
+           "Optimizer", "ScheduleFreeAdamW", "schedules", "get", "serialize", "deserialize"]

@@ -29,6 +29,7 @@ from .multi import MultiOptimizer, OptimizerMap
 from .muon import Muon
 from .nadam import Nadam
 from .rmsprop import RMSprop
+from .schedule_free import ScheduleFreeAdamW
 from .sgd import SGD, GradientDescentOptimizer, MomentumOptimizer
 
 train = _types.SimpleNamespace(GradientDescentOptimizer=GradientDescentOptimizer,
@@ -45,7 +46,7 @@ train = _types.SimpleNamespace(GradientDescentOptimizer=GradientDescentOptimizer
 
 __all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adafactor", "Adamax",
            "Ftrl", "Lamb", "Lion", "LossScaleOptimizer", "Muon", "MultiOptimizer",
-           "OptimizerMap", "Nadam", "Optimizer", "schedules",
+           "OptimizerMap", "ScheduleFreeAdamW", "Nadam", "Optimizer", "schedules",
            "GradientDescentOptimizer", "MomentumOptimizer",
            "AdamOptimizer", "train"]
 

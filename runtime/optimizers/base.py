@@ -292,6 +292,7 @@ class Optimizer:
         for _, var in pairs:
             if var.dtype not in hyper_by_dtype:
                 hyper_by_dtype[var.dtype] = self._prepare(var.dtype)
+            self._slots_for(var)  # made before any update, as Keras's build makes them
         for _, var in pairs:
             decay = self._weight_decay_for(var)
             if decay:
