@@ -73,6 +73,7 @@ LAZY_FAMILIES = (
     "lookup",
     "math_special_functions",
     "nn_conv3d",
+    "nn_embedding",
     "nn_more",
     "ragged_dispatch",
     "ragged_ops",

@@ -26,6 +26,7 @@ from . import array_math as _math
 from . import array_scatter as _scatter
 from . import linalg as _linalg
 from . import nn as _nn
+from . import nn_conv as _conv
 from .core import apply, convert_to_tensor
 from .random import generator
 
@@ -232,29 +233,6 @@ def _stop_gradient(t):
     return apply(REGISTRY["StopGradient"], [t])  # tf.stop_gradient's op (runtime.gradients)
 
 
-def _lookup(params, ids):
-    """Rows `ids` of `params`, a tensor or a list of shards (TensorFlow's "div" partition:
-    the first shards hold one more row when the rows do not divide evenly)."""
-    if not isinstance(params, (list, tuple)) or len(params) == 1:
-        return _scatter.gather(convert_to_tensor(params[0] if isinstance(params, (list, tuple))
-                                                 else params), ids)
-    shards = [convert_to_tensor(p) for p in params]
-    sizes = [s.shape[0] for s in shards]
-    if None in sizes:
-        raise ValueError("sampled losses: the shards of `weights` and `biases` need known row "
-                         "counts.")
-    total, n = sum(sizes), len(shards)
-    each, extras = divmod(total, n)
-    if each:
-        part = _math.maximum(ids // (each + 1), (ids - extras) // each)
-    else:
-        part = ids // (each + 1)
-    local = _math.where(part < extras, ids % (each + 1),
-                        (ids - extras) % max(each, 1))
-    offsets = _math.cast(convert_to_tensor(np.cumsum([0] + sizes[:-1])), ids.dtype)
-    return _scatter.gather(_math.concat(shards, 0), _scatter.gather(offsets, part) + local)
-
-
 def _sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, num_true,
                     sampled_values, subtract_log_q, remove_accidental_hits, seed, fn):
     """TensorFlow's sampled logits: the true classes' and the sampled classes' logits
@@ -275,8 +253,8 @@ def _sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, n
                                                 for v in sampled_values)
     sampled = _math.cast(sampled, _dtypes.int64)
     all_ids = _math.concat([flat, sampled], 0)
-    all_w = _lookup(weights, all_ids)
-    all_b = _lookup(biases, all_ids)
+    all_w = _conv.embedding_lookup(weights, all_ids)
+    all_b = _conv.embedding_lookup(biases, all_ids)
     n_true = _math.shape(flat)[0]
     true_w, sampled_w = all_w[:n_true], all_w[n_true:]
     true_b, sampled_b = all_b[:n_true], all_b[n_true:]

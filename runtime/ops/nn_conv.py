@@ -19,6 +19,7 @@ from ..opdef import define
 from ..shapes import TensorShape
 from ..tensor import Tensor
 from . import array_math, conv_kernels
+from .array_composed import clip_by_norm as _clip_by_norm
 from .array_composed import pad as _composed_pad
 from .core import apply, convert_to_tensor
 
@@ -489,19 +490,39 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
 
 @export("nn.embedding_lookup")
 def embedding_lookup(params, ids, max_norm=None, name=None) -> Tensor:
-    """The rows of `params` at integer `ids` (any shape): shape ids.shape + params.shape[1:]."""
-    if max_norm is not None:
-        raise NotImplementedError("embedding_lookup(max_norm=...) is not implemented; clip "
-                                  "the rows with rt.clip_by_norm.")
-    if isinstance(params, (list, tuple)):
-        if len(params) != 1:
-            raise NotImplementedError("embedding_lookup over several sharded `params` is not "
-                                      "implemented; concatenate them first.")
-        params = params[0]
+    """The rows of `params` at integer `ids` (any shape): shape ids.shape + params.shape[1:].
+    `params` may be a list of shards, divided as TensorFlow's "div" strategy divides the rows
+    (consecutive rows, the first shards one more when they do not divide evenly); with
+    `max_norm` each row is rescaled to an L2 norm of at most `max_norm`."""
     ids = convert_to_tensor(ids)
     if not ids.dtype.is_integer:
         raise TypeError(f"embedding_lookup: `ids` must be integers, got {ids.dtype.name}.")
-    return array_math.gather(params, ids, name=name)
+    if isinstance(params, (list, tuple)) and len(params) == 1:
+        params = params[0]
+    if isinstance(params, (list, tuple)):
+        rows = _shard_rows(params, ids)
+        params = array_math.concat([convert_to_tensor(p) for p in params], 0)
+        found = array_math.gather(params, rows, name=name)
+    else:
+        found = array_math.gather(params, ids, name=name)
+    if max_norm is None:
+        return found
+    axes = list(range(ids.shape.rank, found.shape.rank)) if ids.shape.rank is not None else -1
+    return _clip_by_norm(found, max_norm, axes=axes)
+
+
+def _shard_rows(params, ids):
+    """The rows of the shards' concatenation TensorFlow's "div" partition reads for `ids`."""
+    sizes = [convert_to_tensor(p).shape[0] for p in params]
+    if None in sizes:
+        raise ValueError("embedding_lookup: sharded `params` need known row counts.")
+    each, extras = divmod(sum(sizes), len(sizes))
+    part = ids // (each + 1)
+    if each:
+        part = array_math.maximum(part, (ids - extras) // each)
+    local = array_math.where(part < extras, ids % (each + 1), (ids - extras) % max(each, 1))
+    offsets = array_math.cast(convert_to_tensor(np.cumsum([0] + sizes[:-1])), ids.dtype)
+    return array_math.gather(offsets, part) + local
 
 
 # -- transposed, depthwise and separable convolutions, composed ----------------------------------

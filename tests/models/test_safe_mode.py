@@ -210,6 +210,10 @@ _SPECIFIC = {
     "compute_accidental_hits": lambda p: (p([2, 1], rt.int64), p([2], rt.int64), 1),
     "nce_loss": lambda p: (p([5, 3]), p([5]), p([2, 1], rt.int64), p([2, 3]), 2, 5),
     "sampled_softmax_loss": lambda p: (p([5, 3]), p([5]), p([2, 1], rt.int64), p([2, 3]), 2, 5),
+    "embedding_lookup_sparse": lambda p: (p([5, 2]), rt.sparse.SparseTensor(
+        p([3, 2], rt.int64), p([3], rt.int64), [2, 4]), None),
+    "safe_embedding_lookup_sparse": lambda p: (p([5, 2]), rt.sparse.SparseTensor(
+        p([3, 2], rt.int64), p([3], rt.int64), [2, 4])),
     "ctc_loss": lambda p: (p([2, 3], rt.int32), p([4, 2, 5]), p([2], rt.int32), p([2], rt.int32)),
     "ctc_greedy_decoder": lambda p: (p([4, 2, 5]), p([2], rt.int32)),
     "ctc_beam_search_decoder": lambda p: (p([4, 2, 5]), p([2], rt.int32)),
@@ -224,6 +228,7 @@ _SPECIFIC = {
     "draw_bounding_boxes": lambda p: (p([1, 4, 4, 3]), p([1, 2, 4]), p([2, 4])),
     "sample_distorted_bounding_box": lambda p: ([4, 4, 3], p([1, 2, 4])),
     "stateless_sample_distorted_bounding_box": lambda p: ([4, 4, 3], p([1, 2, 4]), [1, 2]),
+    "extract_glimpse": lambda p: (p([1, 4, 4, 3]), [2, 2], p([1, 2])),
     "ssim": lambda p: (p([1, 12, 12, 3]), p([1, 12, 12, 3]), 1.0),
     "ssim_multiscale": lambda p: (p([1, 176, 176, 1]), p([1, 176, 176, 1]), 1.0),
     "in_top_k": lambda p: (p([2], rt.int32), p([2, 3]), 1),
