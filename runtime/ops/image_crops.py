@@ -559,3 +559,82 @@ def stateless_sample_distorted_bounding_box(image_size, bounding_boxes, seed,
                                   area_range, max_attempts, use_image_if_no_bounding_boxes)
     return tuple(apply(STATELESS_SAMPLE_DISTORTED_BOUNDING_BOX, [*inputs, _rs.seed_tensor(seed)],
                        attrs, name=name))
+
+
+# -- extract_glimpse ------------------------------------------------------------------------------
+
+def _glimpse_corner(offset, extent: int, size: int, centered: bool, normalized: bool) -> int:
+    """The first row (or column) of a glimpse, as TensorFlow's ExtractGlimpseV2 places it."""
+    if normalized:
+        value = offset * extent
+        if centered:
+            value = value / 2.0 + extent / 2.0 - size / 2.0
+    else:
+        value = offset + extent / 2.0 if centered else offset
+    return int(np.float32(value))  # C's truncation toward zero, of a float32
+
+
+def _glimpse_kernel(images, size, offsets, centered, normalized, noise):
+    images, offsets = np.asarray(images), np.asarray(offsets, np.float32)
+    gh, gw = (int(v) for v in np.ravel(size))
+    batch, height, width, depth = images.shape
+    if offsets.shape != (batch, 2):
+        raise InvalidArgumentError(f"extract_glimpse: `offsets` must be [batch, 2], got "
+                                   f"{list(offsets.shape)} for a batch of {batch}.")
+    gen = _random.generator(None)
+    out = np.zeros((batch, gh, gw, depth), images.dtype)
+    for b in range(batch):
+        img = images[b].astype(np.float64)
+        if noise == "uniform":
+            fill = gen.uniform(img.min(axis=(0, 1)), img.max(axis=(0, 1)), (gh, gw, depth))
+        elif noise == "gaussian":
+            fill = np.clip(gen.normal(img.mean(axis=(0, 1)), img.std(axis=(0, 1)), (gh, gw, depth)),
+                           img.min(axis=(0, 1)), img.max(axis=(0, 1)))
+        else:
+            fill = np.zeros((gh, gw, depth))
+        y0 = _glimpse_corner(float(offsets[b, 0]), height, gh, centered, normalized)
+        x0 = _glimpse_corner(float(offsets[b, 1]), width, gw, centered, normalized)
+        rows, cols = np.arange(y0, y0 + gh), np.arange(x0, x0 + gw)
+        inside = ((rows >= 0) & (rows < height))[:, None] & ((cols >= 0) & (cols < width))[None]
+        patch = img[np.clip(rows, 0, height - 1)[:, None], np.clip(cols, 0, width - 1)[None]]
+        out[b] = np.where(inside[..., None], patch, fill).astype(images.dtype)
+    return out
+
+
+def _glimpse_infer(images, size, offsets, **attrs):
+    if images.shape.rank not in (None, 4):
+        raise InvalidArgumentError(f"extract_glimpse: `input` must be 4-D, got shape "
+                                   f"{images.shape}.")
+    value = constant_value(size)
+    gh, gw = (None, None) if value is None else (int(v) for v in np.ravel(value))
+    dims = images.shape.as_list() if images.shape.rank is not None else [None] * 4
+    return TensorShape([dims[0], gh, gw, dims[3]]), images.dtype
+
+
+EXTRACT_GLIMPSE = define(
+    "ExtractGlimpseV2", _glimpse_infer, _glimpse_kernel, differentiable=False,
+    effects=Effect.RANDOM, attrs={"centered": BOOL, "normalized": BOOL,
+                                  "noise": one_of("uniform", "gaussian", "zero", "")})
+
+
+@export("image.extract_glimpse")
+def extract_glimpse(input, size, offsets, centered=True, normalized=True,  # noqa: A002
+                    noise="uniform", name=None) -> Tensor:
+    """A `size` [height, width] window of each image of `input` [batch, height, width,
+    depth] at `offsets` [batch, 2] ([y, x]), placed as TensorFlow places it: unnormalized
+    offsets are pixels (from the centre with `centered`), normalized ones fractions of the
+    image ([-1, 1] from the centre, the window centred there; [0, 1] from the corner).
+    Pixels outside the image are filled with `noise`: 'uniform' (between the channel's
+    least and greatest values), 'gaussian' (the channel's mean and standard deviation,
+    clipped to them) or 'zero'."""
+    if noise not in ("uniform", "gaussian", "zero", ""):
+        raise InvalidArgumentError(f"extract_glimpse: noise must be 'uniform', 'gaussian' or "
+                                   f"'zero', got {noise!r}.")
+    images = convert_to_tensor(input)
+    if not images.dtype.is_floating:
+        raise TypeError(f"extract_glimpse: `input` must be float, got {images.dtype.name}.")
+    size = convert_to_tensor(size, dtype=_dtypes.int32)
+    offsets = convert_to_tensor(offsets, dtype=_dtypes.float32)
+    return apply(EXTRACT_GLIMPSE, [images, size, offsets],
+                 {"centered": bool(centered), "normalized": bool(normalized), "noise": noise},
+                 name=name)

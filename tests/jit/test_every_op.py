@@ -328,8 +328,8 @@ STATEFUL = {"RandomUniform", "RandomStandardNormal", "TruncatedNormal", "Dropout
             "CollectiveReduce", "WorkerAllReduce",
             # gamma and Poisson draws: tests/runtime/test_random_distributions.py
             "RandomGamma", "RandomPoissonV2",
-            # a random crop's search: tests/runtime/test_image_crops.py
-            "SampleDistortedBoundingBoxV2",
+            # a random crop's search, glimpses filled with noise: tests/runtime/test_image_crops.py
+            "SampleDistortedBoundingBoxV2", "ExtractGlimpseV2",
             # candidate samplers: tests/runtime/test_candidate_sampling.py
             "CandidateSampler"}
 GRAPH_OPS = sorted(set(builtin_ops()) - set(NOT_GRAPH_OPS) - STATEFUL - REFUSED - NUMPY_TIER_ONLY)

@@ -332,3 +332,43 @@ def test_keras_extract_patches_3d():
                                                              "VALID"))
     with pytest.raises(ValueError, match="rank"):
         keras.ops.image.extract_patches_3d(v[0, 0], 2)
+
+
+# recorded from TensorFlow 2.21: extract_glimpse(arange(35).reshape(1, 5, 7, 1), size, [offset],
+# centered, normalized, noise='zero')[0, :, :, 0]
+TF_GLIMPSES = [
+    ((2, 2), [1, 1], True, True, [[34, 0], [0, 0]]),
+    ((2, 2), [1, 1], True, False, [[25, 26], [32, 33]]),
+    ((3, 3), [1, 1], False, True, [[0] * 3] * 3),
+    ((2, 2), [1, 1], False, False, [[8, 9], [15, 16]]),
+    ((3, 3), [0.3, -0.6], True, True, [[7, 8, 9], [14, 15, 16], [21, 22, 23]]),
+    ((2, 3), [0.3, -0.6], True, False, [[16, 17, 18], [23, 24, 25]]),
+    ((3, 3), [0.3, -0.6], False, False, [[0, 1, 2], [7, 8, 9], [14, 15, 16]]),
+    ((2, 3), [1, 1], True, True, [[33, 34, 0], [0, 0, 0]]),
+    ((2, 2), [2.5, 3.5], False, False, [[17, 18], [24, 25]]),
+    ((3, 3), [-1, 6], False, False, [[0, 0, 0], [6, 0, 0], [13, 0, 0]]),
+]
+
+
+@pytest.mark.parametrize("size,offset,centered,normalized,expected", TF_GLIMPSES)
+def test_extract_glimpse_places_windows_as_tensorflow(size, offset, centered, normalized,
+                                                      expected):
+    x = np.arange(35, dtype=np.float32).reshape(1, 5, 7, 1)
+    got = rt.image.extract_glimpse(x, size, [offset], centered=centered, normalized=normalized,
+                                   noise="zero")
+    np.testing.assert_array_equal(got.numpy()[0, :, :, 0], expected)
+
+
+def test_extract_glimpse_documented_example_and_noise():
+    # TensorFlow's documentation
+    x = [[[[0.0], [1.0], [2.0]], [[3.0], [4.0], [5.0]], [[6.0], [7.0], [8.0]]]]
+    got = rt.image.extract_glimpse(x, size=(2, 2), offsets=[[1, 1]], centered=False,
+                                   normalized=False)
+    np.testing.assert_array_equal(got.numpy(), [[[[4.0], [5.0]], [[7.0], [8.0]]]])
+    image = np.arange(35, dtype=np.float32).reshape(1, 5, 7, 1) * 2 + 10
+    outside = rt.image.extract_glimpse(image, (40, 40), [[0, 0]]).numpy()[0, :5, :, 0]
+    assert outside.min() >= 10 and outside.max() <= 78 and outside.std() > 10
+    gauss = rt.image.extract_glimpse(image, (40, 40), [[0, 0]], noise="gaussian").numpy()
+    assert gauss.min() >= 10 and gauss.max() <= 78
+    with pytest.raises(rt.errors.InvalidArgumentError, match="noise"):
+        rt.image.extract_glimpse(image, (2, 2), [[0, 0]], noise="bad")

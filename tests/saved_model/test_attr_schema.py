@@ -162,7 +162,9 @@ PROGRAMS = {
     "random": (every_op._random, [(x_values(F32),)], {}),
     "gamma_poisson": (lambda x: (rt.random.gamma([2], x, seed=3), rt.random.poisson(
         [2], x, dtype=rt.int32, seed=4), rt.image.sample_distorted_bounding_box(
-            [30, 40, 3], [[[0.1, 0.1, 0.5, 0.5]]], seed=5)), [(x_values(F32),)], {}),
+            [30, 40, 3], [[[0.1, 0.1, 0.5, 0.5]]], seed=5), rt.image.extract_glimpse(
+            rt.reshape(x, [1, 3, 4, 1]), [2, 2], [[0.1, 0.2]], noise="zero")),
+        [(x_values(F32),)], {}),
     "candidate_sampling": (lambda x: rt.random.fixed_unigram_candidate_sampler(
         rt.cast(x[:, :1] * 3.0, rt.int64), 1, 2, True, 4, unigrams=[1, 2, 3, 4], seed=5),
         [(x_values(F32),)], {}),
