@@ -1,6 +1,6 @@
 """More of `tf.nn`: `approx_max_k` / `approx_min_k` (exact here, which their recall target
-allows), `batch_norm_with_global_normalization`, `pool` and `collapse_repeated`, composed of
-other ops.
+allows), `batch_norm_with_global_normalization`, `pool`, `collapse_repeated` and
+`max_pool_with_argmax`, composed of other ops.
 """
 
 from __future__ import annotations
@@ -8,10 +8,12 @@ from __future__ import annotations
 from .. import dtypes as _dtypes
 from ..exports import export
 from ..tensor import Tensor
+from . import array_composed as _composed
 from . import array_math as _math
 from . import array_sort as _sort
 from . import nn_conv as _conv
 from .array_composed import broadcast_to as _broadcast_to
+from .array_scatter import gather as _gather
 from .array_scatter import tensor_scatter_nd_update as _scatter_update
 from .core import convert_to_tensor
 
@@ -105,3 +107,57 @@ def collapse_repeated(labels, seq_length, name=None) -> tuple[Tensor, Tensor]:
                       labels.dtype)
     return _scatter_update(out, where, _math.boolean_mask(labels, keep)), \
         _math.cast(new_length, seq_length.dtype)
+
+
+@export("nn.max_pool_with_argmax")
+def max_pool_with_argmax(input, ksize, strides, padding, data_format="NHWC",  # noqa: A002
+                         output_dtype=_dtypes.int64, include_batch_in_index=False,
+                         name=None) -> tuple[Tensor, Tensor]:
+    """`max_pool2d` of an NHWC `input` and where each maximum was: its flat index
+    `(y * width + x) * channels + c` (plus `b * height * width * channels` with
+    `include_batch_in_index`), the first of equal values in the window's row-major order.
+    Differentiable in `input` (to the chosen element)."""
+    fn = "max_pool_with_argmax"
+    if data_format != "NHWC":
+        raise ValueError(f"{fn}: only data_format='NHWC' is supported, got {data_format!r}.")
+    x = convert_to_tensor(input)
+    dims = x.shape.as_tuple()
+    if dims is None or len(dims) != 4 or None in dims[1:]:
+        raise ValueError(f"{fn}: `input` must be 4-D [batch, height, width, channels] with its "
+                         f"height, width and channels known, got shape {x.shape}.")
+    output_dtype = _dtypes.as_dtype(output_dtype)
+    if output_dtype not in (_dtypes.int32, _dtypes.int64):
+        raise TypeError(f"{fn}: `output_dtype` must be int32 or int64, got {output_dtype.name}.")
+    (kh, kw), (sh, sw) = (_conv._pair(ksize, fn, "ksize"), _conv._pair(strides, fn, "strides"))
+    _, h, w, c = dims
+    pads = []
+    for size, k, s in ((h, kh, sh), (w, kw, sw)):
+        if _conv._padding(padding, fn) == "VALID":
+            out = (size - k) // s + 1
+            pads.append((out, 0, 0))
+        else:
+            out = -(-size // s)
+            total = max((out - 1) * s + k - size, 0)
+            pads.append((out, total // 2, total - total // 2))
+    (oh, top, bottom), (ow, left, right) = pads
+    if oh < 1 or ow < 1:
+        raise ValueError(f"{fn}: the window {[kh, kw]} is larger than the input {[h, w]}.")
+    spatial = [[0, 0], [top, bottom], [left, right], [0, 0]]
+    low = float("-inf") if x.dtype.is_floating else int(x.dtype.min)
+    padded = _composed.pad(x, spatial, constant_values=low)
+    where = _math.reshape(_math.range(h * w * c, dtype=_dtypes.int64), [1, h, w, c])
+    if include_batch_in_index:
+        batch = _math.shape(x, out_type=_dtypes.int64)[0]
+        where = where + _math.reshape(_math.range(batch, dtype=_dtypes.int64) * (h * w * c),
+                                      [-1, 1, 1, 1])
+    where = _composed.pad(where, spatial, constant_values=-1)
+
+    def taps(t):
+        return _math.stack([t[:, dy:dy + (oh - 1) * sh + 1:sh, dx:dx + (ow - 1) * sw + 1:sw, :]
+                            for dy in range(kh) for dx in range(kw)], axis=-1)
+    values = taps(padded)
+    best = _math.argmax(values, axis=-1)[..., None]
+    indices = taps(_broadcast_to(where, _math.shape(padded)))
+    output = _gather(values, best, batch_dims=4)[..., 0]
+    argmax = _gather(indices, best, batch_dims=4)[..., 0]
+    return output, _math.cast(argmax, output_dtype)
