@@ -109,6 +109,34 @@ def collapse_repeated(labels, seq_length, name=None) -> tuple[Tensor, Tensor]:
         _math.cast(new_length, seq_length.dtype)
 
 
+def _geometry(fn, sizes, kernel, strides, rates, padding):
+    """Per spatial axis (output size, padding before, padding after), as TensorFlow's
+    'SAME' (output ceil(size / stride), the extra padding after) or 'VALID' computes them for
+    a window of `kernel` taps `rates` apart."""
+    out = []
+    for size, k, s, r in zip(sizes, kernel, strides, rates):
+        span = (k - 1) * r + 1
+        if _conv._padding(padding, fn) == "VALID":
+            n, total = (size - span) // s + 1, 0
+        else:
+            n = -(-size // s)
+            total = max((n - 1) * s + span - size, 0)
+        if n < 1:
+            raise ValueError(f"{fn}: the window {list(kernel)} (dilated {span}) is larger than "
+                             f"the input {list(sizes)}.")
+        out.append((n, total // 2, total - total // 2))
+    return out
+
+
+def _taps(padded, outs, kernel, strides, rates):
+    """The window taps of an NHWC tensor stacked on a last axis: [N, oh, ow, C, kh * kw], in
+    row-major window order."""
+    (oh, ow), (kh, kw), (sh, sw), (rh, rw) = outs, kernel, strides, rates
+    return _math.stack([padded[:, dy * rh:dy * rh + (oh - 1) * sh + 1:sh,
+                               dx * rw:dx * rw + (ow - 1) * sw + 1:sw, :]
+                        for dy in range(kh) for dx in range(kw)], axis=-1)
+
+
 @export("nn.max_pool_with_argmax")
 def max_pool_with_argmax(input, ksize, strides, padding, data_format="NHWC",  # noqa: A002
                          output_dtype=_dtypes.int64, include_batch_in_index=False,
@@ -130,18 +158,8 @@ def max_pool_with_argmax(input, ksize, strides, padding, data_format="NHWC",  # 
         raise TypeError(f"{fn}: `output_dtype` must be int32 or int64, got {output_dtype.name}.")
     (kh, kw), (sh, sw) = (_conv._pair(ksize, fn, "ksize"), _conv._pair(strides, fn, "strides"))
     _, h, w, c = dims
-    pads = []
-    for size, k, s in ((h, kh, sh), (w, kw, sw)):
-        if _conv._padding(padding, fn) == "VALID":
-            out = (size - k) // s + 1
-            pads.append((out, 0, 0))
-        else:
-            out = -(-size // s)
-            total = max((out - 1) * s + k - size, 0)
-            pads.append((out, total // 2, total - total // 2))
-    (oh, top, bottom), (ow, left, right) = pads
-    if oh < 1 or ow < 1:
-        raise ValueError(f"{fn}: the window {[kh, kw]} is larger than the input {[h, w]}.")
+    (oh, top, bottom), (ow, left, right) = _geometry(fn, (h, w), (kh, kw), (sh, sw), (1, 1),
+                                                     padding)
     spatial = [[0, 0], [top, bottom], [left, right], [0, 0]]
     low = float("-inf") if x.dtype.is_floating else int(x.dtype.min)
     padded = _composed.pad(x, spatial, constant_values=low)
@@ -152,12 +170,59 @@ def max_pool_with_argmax(input, ksize, strides, padding, data_format="NHWC",  # 
                                       [-1, 1, 1, 1])
     where = _composed.pad(where, spatial, constant_values=-1)
 
-    def taps(t):
-        return _math.stack([t[:, dy:dy + (oh - 1) * sh + 1:sh, dx:dx + (ow - 1) * sw + 1:sw, :]
-                            for dy in range(kh) for dx in range(kw)], axis=-1)
-    values = taps(padded)
+    values = _taps(padded, (oh, ow), (kh, kw), (sh, sw), (1, 1))
     best = _math.argmax(values, axis=-1)[..., None]
-    indices = taps(_broadcast_to(where, _math.shape(padded)))
+    indices = _taps(_broadcast_to(where, _math.shape(padded)), (oh, ow), (kh, kw), (sh, sw),
+                    (1, 1))
     output = _gather(values, best, batch_dims=4)[..., 0]
     argmax = _gather(indices, best, batch_dims=4)[..., 0]
     return output, _math.cast(argmax, output_dtype)
+
+
+def _four(value, fn, what):
+    values = [int(v) for v in value]
+    if len(values) != 4 or values[0] != 1 or values[3] != 1 or min(values) < 1:
+        raise ValueError(f"{fn}: `{what}` must be 4 positive ints [1, h, w, 1], got {value!r}.")
+    return values[1], values[2]
+
+
+@export("nn.dilation2d")
+def dilation2d(input, filters, strides, padding, data_format="NHWC", dilations=None,  # noqa: A002
+               name=None) -> Tensor:
+    """Grayscale morphological dilation of an NHWC `input` by `filters` [kh, kw, channels]:
+    the maximum over each window of input + filter, taps `dilations` apart, windows
+    `strides` apart (both [1, h, w, 1]). Differentiable in both (at the maximum)."""
+    fn = "dilation2d"
+    if data_format != "NHWC":
+        raise ValueError(f"{fn}: only data_format='NHWC' is supported, got {data_format!r}.")
+    x = convert_to_tensor(input)
+    f = convert_to_tensor(filters, dtype=x.dtype)
+    dims, fdims = x.shape.as_tuple(), f.shape.as_tuple()
+    if dims is None or len(dims) != 4 or None in dims[1:3]:
+        raise ValueError(f"{fn}: `input` must be 4-D NHWC with its height and width known, got "
+                         f"shape {x.shape}.")
+    if fdims is None or len(fdims) != 3 or None in fdims:
+        raise ValueError(f"{fn}: `filters` must be 3-D [height, width, channels], got shape "
+                         f"{f.shape}.")
+    sh, sw = _four(strides, fn, "strides")
+    rh, rw = _four([1, 1, 1, 1] if dilations is None else dilations, fn, "dilations")
+    kh, kw = fdims[:2]
+    (oh, top, bottom), (ow, left, right) = _geometry(fn, dims[1:3], (kh, kw), (sh, sw),
+                                                     (rh, rw), padding)
+    low = float("-inf") if x.dtype.is_floating else int(x.dtype.min)
+    padded = _composed.pad(x, [[0, 0], [top, bottom], [left, right], [0, 0]],
+                           constant_values=low)
+    values = _taps(padded, (oh, ow), (kh, kw), (sh, sw), (rh, rw)) + \
+        _math.transpose(_math.reshape(f, [kh * kw, -1]), [1, 0])
+    best = _math.argmax(values, axis=-1)[..., None]
+    return _gather(values, best, batch_dims=4)[..., 0]
+
+
+@export("nn.erosion2d")
+def erosion2d(value, filters, strides, padding, data_format="NHWC", dilations=None,
+              name=None) -> Tensor:
+    """Grayscale morphological erosion: the minimum over each window of value - filter (the
+    filter reflected), `-dilation2d(-value, reverse(filters, [0, 1]))`."""
+    f = convert_to_tensor(filters)
+    return -dilation2d(-convert_to_tensor(value), _math.reverse(f, [0, 1]), strides, padding,
+                       data_format, dilations)

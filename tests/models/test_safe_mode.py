@@ -215,6 +215,10 @@ _SPECIFIC = {
     "safe_embedding_lookup_sparse": lambda p: (p([5, 2]), rt.sparse.SparseTensor(
         p([3, 2], rt.int64), p([3], rt.int64), [2, 4])),
     "max_pool_with_argmax": lambda p: (p([1, 4, 4, 2]), 2, 2, "SAME"),
+    "dilation2d": lambda p: (p([1, 4, 4, 2]), p([2, 2, 2]), [1, 1, 1, 1], "SAME", "NHWC",
+                             [1, 1, 1, 1]),
+    "erosion2d": lambda p: (p([1, 4, 4, 2]), p([2, 2, 2]), [1, 1, 1, 1], "SAME", "NHWC",
+                            [1, 1, 1, 1]),
     "ctc_loss": lambda p: (p([2, 3], rt.int32), p([4, 2, 5]), p([2], rt.int32), p([2], rt.int32)),
     "ctc_greedy_decoder": lambda p: (p([4, 2, 5]), p([2], rt.int32)),
     "ctc_beam_search_decoder": lambda p: (p([4, 2, 5]), p([2], rt.int32)),
