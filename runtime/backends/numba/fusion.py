@@ -5,7 +5,8 @@ shape, are scalars, or are broadcast along the last axis (a row, `b[None, :]`) o
 others (a column, `m[:, None]`), form a group. A group is written as one loop (`numba.prange`
 above `PARALLEL_MIN_SIZE` elements) that computes each element through the whole chain; only
 the results used outside the group are stored. A variable's add/sub update of that shape
-(`v.assign_sub(lr * g)`) joins the group: the loop writes the variable's new buffer directly.
+(`v.assign_sub(lr * g)`), or an assignment of a value of that shape (an optimizer's slot),
+joins the group: the loop writes the variable's new buffer directly.
 """
 
 from __future__ import annotations
@@ -43,10 +44,11 @@ def fusible(op) -> bool:
 
 
 def _fusible_update(op) -> bool:
-    """Whether `op` (an AssignVariableOp) adds to or subtracts from a variable a value of the
-    variable's static shape and dtype."""
+    """Whether `op` (an AssignVariableOp) assigns, adds to or subtracts from a variable a
+    value of the variable's static shape and dtype (an optimizer's slots and weights: one
+    loop computes and stores them all)."""
     var, x = op.attrs["var"], op.inputs[0]
-    if op.attrs["mode"] not in ("add", "sub") or not op.outputs:
+    if op.attrs["mode"] not in ("assign", "add", "sub") or not op.outputs:
         return False
     shape = x.shape
     return (bool(shape.rank) and shape.is_fully_defined() and var.shape == shape
@@ -157,7 +159,7 @@ def write_group(w, group, needed) -> None:
                 rows[id(t)] = name
     current: dict[int, str] = {}  # updated variables' values from before the group, flat
     for op in group.ops:
-        if op.opdef is ASSIGN:
+        if op.opdef is ASSIGN and op.attrs["mode"] != "assign":
             current[id(op)] = w.fresh("f")
             w.line(f"{current[id(op)]} = np.ascontiguousarray("
                    f"{w.variable(op.attrs['var'])}).reshape({n})")
@@ -201,7 +203,9 @@ def write_group(w, group, needed) -> None:
         for op in group.ops:
             values = [scalars.get(id(t)) or w.name(t) for t in operands(op)]
             name = w.fresh("s")
-            if op.opdef is ASSIGN:  # the variable's new value, as the NumPy tier computes it
+            if op.opdef is ASSIGN and op.attrs["mode"] == "assign":
+                expr = f"{w.dt(op.outputs[0].dtype)}({values[0]})"
+            elif op.opdef is ASSIGN:  # the variable's new value, as the NumPy tier computes it
                 sign = "+" if op.attrs["mode"] == "add" else "-"
                 expr = f"{w.dt(op.outputs[0].dtype)}({current[id(op)]}[{index}] {sign} {values[0]})"
             else:
