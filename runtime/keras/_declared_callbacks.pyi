@@ -14,5 +14,6 @@ from runtime.layers.callbacks import ModelCheckpoint as ModelCheckpoint
 from runtime.layers.callbacks import ProgbarLogger as ProgbarLogger
 from runtime.layers.callbacks import ReduceLROnPlateau as ReduceLROnPlateau
 from runtime.layers.callbacks import RemoteMonitor as RemoteMonitor
+from runtime.layers.ema_callback import SwapEMAWeights as SwapEMAWeights
 from runtime.layers.tensorboard_callback import TensorBoard as TensorBoard
 from runtime.layers.callbacks import TerminateOnNaN as TerminateOnNaN
