@@ -62,17 +62,22 @@ def _rotated(logp, labels, blank):
     return logp[..., order], np.where(labels < blank, labels + 1, labels)
 
 
+def _check_vector(v, frames, batch, fn, what):
+    """`v` must be [batch] lengths, each in [0, frames] when `frames` is given."""
+    if v.shape != (batch,):
+        raise InvalidArgumentError(f"{fn}: `{what}` must have shape [batch ({batch})], got "
+                                   f"{list(v.shape)}.")
+    if frames is not None and (np.any(v < 0) or np.any(v > frames)):
+        raise InvalidArgumentError(f"{fn}: every `{what}` must be in [0, frames ({frames})], "
+                                   f"got {v.tolist()}.")
+
+
 def _check_lengths(labels, label_length, logit_length, frames, batch, exact):
     if labels.ndim != 2 or labels.shape[0] != batch:
         raise InvalidArgumentError(f"ctc_loss: `labels` must have shape [batch ({batch}), "
                                    f"max_label_length], got {list(labels.shape)}.")
-    for what, v in (("label_length", label_length), ("logit_length", logit_length)):
-        if v.shape != (batch,):
-            raise InvalidArgumentError(f"ctc_loss: `{what}` must have shape [batch ({batch})], "
-                                       f"got {list(v.shape)}.")
-    if np.any(logit_length < 0) or np.any(logit_length > frames):
-        raise InvalidArgumentError(f"ctc_loss: every `logit_length` must be in [0, frames "
-                                   f"({frames})], got {logit_length.tolist()}.")
+    _check_vector(label_length, None, batch, "ctc_loss", "label_length")
+    _check_vector(logit_length, frames, batch, "ctc_loss", "logit_length")
     if exact:
         for b in range(batch):
             if label_length[b] == 0:
@@ -332,13 +337,7 @@ def _decoder_checks(inputs, sequence_length, fn):
 
 
 def _check_sequence(x, lengths, fn):
-    frames, batch = x.shape[0], x.shape[1]
-    if lengths.shape != (batch,):
-        raise InvalidArgumentError(f"{fn}: `sequence_length` must have shape [batch "
-                                   f"({batch})], got {list(lengths.shape)}.")
-    if np.any(lengths < 0) or np.any(lengths > frames):
-        raise InvalidArgumentError(f"{fn}: every `sequence_length` must be in [0, max_time "
-                                   f"({frames})], got {lengths.tolist()}.")
+    _check_vector(lengths, x.shape[0], x.shape[1], fn, "sequence_length")
 
 
 def _greedy_infer(inputs, sequence_length, merge_repeated, blank_index):
