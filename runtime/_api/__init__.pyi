@@ -89,9 +89,11 @@ from runtime.ops.array_math import expand_dims as expand_dims
 import runtime.experimental as _experimental_
 from runtime.function.api import experimental_functions_run_eagerly as experimental_functions_run_eagerly
 from runtime.function.api import experimental_run_functions_eagerly as experimental_run_functions_eagerly
+from runtime.ops.image_crops import extract_volume_patches as extract_volume_patches
 from runtime.ops.array_math import eye as eye
 import runtime.feature_column as _feature_column_
 from runtime.ops.array_math import fill as fill
+from runtime.ops.strings_more import fingerprint as fingerprint
 from runtime.dtypes import float16 as float16
 from runtime.dtypes import float32 as float32
 from runtime.dtypes import float64 as float64

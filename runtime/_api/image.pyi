@@ -11,6 +11,7 @@ from runtime.ops.image import adjust_saturation as adjust_saturation
 from runtime.ops.image import central_crop as central_crop
 from runtime.ops.image_boxes import combined_non_max_suppression as combined_non_max_suppression
 from runtime.ops.image import convert_image_dtype as convert_image_dtype
+from runtime.ops.image_crops import crop_and_resize as crop_and_resize
 from runtime.ops.image import crop_to_bounding_box as crop_to_bounding_box
 from runtime.ops.io_image import decode_and_crop_jpeg as decode_and_crop_jpeg
 from runtime.ops.io_image import decode_bmp as decode_bmp
@@ -18,9 +19,12 @@ from runtime.ops.io_image import decode_gif as decode_gif
 from runtime.ops.io_image import decode_image as decode_image
 from runtime.ops.io_image import decode_jpeg as decode_jpeg
 from runtime.ops.io_image import decode_png as decode_png
+from runtime.ops.image_crops import draw_bounding_boxes as draw_bounding_boxes
 from runtime.ops.io_image import encode_jpeg as encode_jpeg
 from runtime.ops.io_image import encode_png as encode_png
+from runtime.ops.image_crops import extract_glimpse as extract_glimpse
 from runtime.ops.io_image import extract_jpeg_shape as extract_jpeg_shape
+from runtime.ops.image_crops import extract_patches as extract_patches
 from runtime.ops.image import flip_left_right as flip_left_right
 from runtime.ops.image import flip_up_down as flip_up_down
 from runtime.ops.image import grayscale_to_rgb as grayscale_to_rgb
@@ -49,6 +53,7 @@ from runtime.ops.image import rgb_to_hsv as rgb_to_hsv
 from runtime.ops.math_extras import rgb_to_yiq as rgb_to_yiq
 from runtime.ops.math_extras import rgb_to_yuv as rgb_to_yuv
 from runtime.ops.image import rot90 as rot90
+from runtime.ops.image_crops import sample_distorted_bounding_box as sample_distorted_bounding_box
 from runtime.ops.image import sobel_edges as sobel_edges
 from runtime.ops.image import ssim as ssim
 from runtime.ops.image import ssim_multiscale as ssim_multiscale
@@ -59,6 +64,7 @@ from runtime.ops.image import stateless_random_flip_left_right as stateless_rand
 from runtime.ops.image import stateless_random_flip_up_down as stateless_random_flip_up_down
 from runtime.ops.image import stateless_random_hue as stateless_random_hue
 from runtime.ops.image import stateless_random_saturation as stateless_random_saturation
+from runtime.ops.image_crops import stateless_sample_distorted_bounding_box as stateless_sample_distorted_bounding_box
 from runtime.ops.image import total_variation as total_variation
 from runtime.ops.image import transpose as transpose
 from runtime.ops.math_extras import yiq_to_rgb as yiq_to_rgb

@@ -4,11 +4,15 @@
 
 from runtime.ops.random_generator import Algorithm as Algorithm
 from runtime.ops.random_generator import Generator as Generator
+from runtime.ops.candidate_sampling import all_candidate_sampler as all_candidate_sampler
 from runtime.ops.random_extras import categorical as categorical
 from runtime.ops.random_generator import create_rng_state as create_rng_state
+from runtime.ops.candidate_sampling import fixed_unigram_candidate_sampler as fixed_unigram_candidate_sampler
 from runtime.ops.random_stateless import fold_in as fold_in
 from runtime.ops.random_distributions import gamma as gamma
 from runtime.ops.random_generator import get_global_generator as get_global_generator
+from runtime.ops.candidate_sampling import learned_unigram_candidate_sampler as learned_unigram_candidate_sampler
+from runtime.ops.candidate_sampling import log_uniform_candidate_sampler as log_uniform_candidate_sampler
 from runtime.ops.random import normal as normal
 from runtime.ops.random_distributions import poisson as poisson
 from runtime.ops.random_generator import set_global_generator as set_global_generator
@@ -25,6 +29,7 @@ from runtime.ops.random_stateless import stateless_truncated_normal as stateless
 from runtime.ops.random_stateless import stateless_uniform as stateless_uniform
 from runtime.ops.random import truncated_normal as truncated_normal
 from runtime.ops.random import uniform as uniform
+from runtime.ops.candidate_sampling import uniform_candidate_sampler as uniform_candidate_sampler
 import runtime._api.random_experimental as _experimental_
 
 experimental = _experimental_

@@ -9,17 +9,24 @@ from runtime.ops.strings import bytes_split as bytes_split
 from runtime.ops.strings import format as format
 from runtime.ops.strings import join as join
 from runtime.ops.strings import length as length
+from runtime.ops.strings_more import ngrams as ngrams
 from runtime.ops.strings import reduce_join as reduce_join
 from runtime.ops.strings import regex_full_match as regex_full_match
 from runtime.ops.strings import regex_replace as regex_replace
 from runtime.ops.strings import split as split
 from runtime.ops.strings import strip as strip
 from runtime.ops.strings import substr as substr
+from runtime.ops.strings_more import to_hash_bucket as to_hash_bucket
 from runtime.ops.strings import to_hash_bucket_fast as to_hash_bucket_fast
+from runtime.ops.strings_more import to_hash_bucket_strong as to_hash_bucket_strong
 from runtime.ops.strings import to_number as to_number
 from runtime.ops.strings import unicode_decode as unicode_decode
+from runtime.ops.strings_more import unicode_decode_with_offsets as unicode_decode_with_offsets
 from runtime.ops.strings import unicode_encode as unicode_encode
 from runtime.ops.strings import unicode_split as unicode_split
+from runtime.ops.strings_more import unicode_split_with_offsets as unicode_split_with_offsets
+from runtime.ops.strings_more import unicode_transcode as unicode_transcode
+from runtime.ops.strings_more import unsorted_segment_join as unsorted_segment_join
 
 
 def lower(input: Any, encoding: Any = ..., name: str | None = ...) -> _Tensor:

@@ -531,7 +531,8 @@ def _distort_args(fn, image_size, bounding_boxes, min_object_covered, aspect_rat
 @export("image.sample_distorted_bounding_box")
 def sample_distorted_bounding_box(image_size, bounding_boxes, seed=0, min_object_covered=0.1,
                                   aspect_ratio_range=None, area_range=None, max_attempts=None,
-                                  use_image_if_no_bounding_boxes=None, name=None):
+                                  use_image_if_no_bounding_boxes=None,
+                                  name=None) -> tuple[Tensor, Tensor, Tensor]:
     """A random crop of an image of `image_size` [height, width, channels] for data
     augmentation, as TensorFlow searches for one: up to `max_attempts` (100) crops of an
     aspect ratio drawn from `aspect_ratio_range` ([0.75, 1.33]) and an area within
@@ -552,7 +553,8 @@ def sample_distorted_bounding_box(image_size, bounding_boxes, seed=0, min_object
 def stateless_sample_distorted_bounding_box(image_size, bounding_boxes, seed,
                                             min_object_covered=0.1, aspect_ratio_range=None,
                                             area_range=None, max_attempts=None,
-                                            use_image_if_no_bounding_boxes=None, name=None):
+                                            use_image_if_no_bounding_boxes=None,
+                                            name=None) -> tuple[Tensor, Tensor, Tensor]:
     """`sample_distorted_bounding_box` whose crop is a function of `seed` (a pair of ints)."""
     inputs, attrs = _distort_args("stateless_sample_distorted_bounding_box", image_size,
                                   bounding_boxes, min_object_covered, aspect_ratio_range,

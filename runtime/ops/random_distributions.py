@@ -324,37 +324,47 @@ def _broadcast_params(fn, *params):
     return [_composed.broadcast_to(p, dynamic) for p in params]
 
 
-@export("random.gamma")
-def gamma(shape, alpha, beta=None, dtype=_dtypes.float32, seed=None, name=None) -> Tensor:
-    """Gamma draws of shape `shape + broadcast(alpha, beta).shape`: concentration `alpha`,
-    inverse scale (rate) `beta` (1 when None); a fresh draw every time the op runs, never
-    below the dtype's smallest normal number. Differentiable in alpha (implicit
-    reparameterization) and beta."""
-    dtype = _float_dtype(dtype, "gamma")
+def _gamma_draw(fn, op, inputs, alpha, beta, dtype, attrs, name) -> Tensor:
+    """A gamma draw of `op` (rate 1) over `inputs` + [alpha], divided by `beta` when given
+    (never below the dtype's smallest normal number), alpha and beta broadcast together."""
+    dtype = _float_dtype(dtype, fn)
     alpha = convert_to_tensor(alpha, dtype=dtype)
     if beta is not None:
         beta = convert_to_tensor(beta, dtype=dtype)
-        alpha = _broadcast_params("gamma", alpha, beta)[0]
-    attrs = _random._seed_attrs(seed)
-    draw = apply(RANDOM_GAMMA, [_rs.shape_tensor(shape), alpha], attrs,
-                 name=name if beta is None else None)
+        alpha = _broadcast_params(fn, alpha, beta)[0]
+    draw = apply(op, [*inputs, alpha], attrs, name=name if beta is None else None)
     if beta is None:
         return draw
     tiny = convert_to_tensor(np.finfo(dtype.as_numpy_dtype).tiny, dtype=dtype)
     return _math.maximum(tiny, _math.divide(draw, beta), name=name)
 
 
+def _poisson_args(fn, dtype, lam):
+    dtype = _dtypes.as_dtype(dtype)
+    if dtype not in _POISSON_DTYPES:
+        raise TypeError(f"{fn}: dtype must be one of float16, float32, float64, int32, int64, "
+                        f"got {dtype.name}.")
+    lam = convert_to_tensor(lam, dtype_hint=_dtypes.float32)
+    if lam.dtype not in _POISSON_DTYPES:
+        raise TypeError(f"{fn}: `lam` must be floats or ints, got {lam.dtype.name}.")
+    return dtype, lam
+
+
+@export("random.gamma")
+def gamma(shape, alpha, beta=None, dtype=_dtypes.float32, seed=None, name=None) -> Tensor:
+    """Gamma draws of shape `shape + broadcast(alpha, beta).shape`: concentration `alpha`,
+    inverse scale (rate) `beta` (1 when None); a fresh draw every time the op runs, never
+    below the dtype's smallest normal number. Differentiable in alpha (implicit
+    reparameterization) and beta."""
+    return _gamma_draw("gamma", RANDOM_GAMMA, [_rs.shape_tensor(shape)], alpha, beta, dtype,
+                       _random._seed_attrs(seed), name)
+
+
 @export("random.poisson")
 def poisson(shape, lam, dtype=_dtypes.float32, seed=None, name=None) -> Tensor:
     """Poisson draws of shape `shape + lam.shape` with rates `lam` (0 for a rate of 0 or
     less), as floats or ints of `dtype`; a fresh draw every time the op runs."""
-    dtype = _dtypes.as_dtype(dtype)
-    if dtype not in _POISSON_DTYPES:
-        raise TypeError(f"poisson: dtype must be one of float16, float32, float64, int32, "
-                        f"int64, got {dtype.name}.")
-    lam = convert_to_tensor(lam, dtype_hint=_dtypes.float32)
-    if lam.dtype not in _POISSON_DTYPES:
-        raise TypeError(f"poisson: `lam` must be floats or ints, got {lam.dtype.name}.")
+    dtype, lam = _poisson_args("poisson", dtype, lam)
     return apply(RANDOM_POISSON, [_rs.shape_tensor(shape), lam],
                  {"dtype": dtype, **_random._seed_attrs(seed)}, name=name)
 
@@ -365,32 +375,16 @@ def stateless_gamma(shape, seed, alpha, beta=None, dtype=_dtypes.float32,
     """Gamma draws of shape `shape` (which must end with the broadcast shape of alpha and
     beta), a function of `seed` (a pair of ints): concentration `alpha`, rate `beta` (1 when
     None). Differentiable in alpha (implicit reparameterization) and beta."""
-    dtype = _float_dtype(dtype, "stateless_gamma")
-    seed = _rs.seed_tensor(seed)
-    alpha = convert_to_tensor(alpha, dtype=dtype)
-    if beta is not None:
-        beta = convert_to_tensor(beta, dtype=dtype)
-        alpha = _broadcast_params("stateless_gamma", alpha, beta)[0]
-    draw = apply(STATELESS_GAMMA, [_rs.shape_tensor(shape), seed, alpha],
-                 name=name if beta is None else None)
-    if beta is None:
-        return draw
-    tiny = convert_to_tensor(np.finfo(dtype.as_numpy_dtype).tiny, dtype=dtype)
-    return _math.maximum(tiny, _math.divide(draw, beta), name=name)
+    return _gamma_draw("stateless_gamma", STATELESS_GAMMA,
+                       [_rs.shape_tensor(shape), _rs.seed_tensor(seed)], alpha, beta, dtype, {},
+                       name)
 
 
 @export("random.stateless_poisson")
 def stateless_poisson(shape, seed, lam, dtype=_dtypes.int32, name=None) -> Tensor:
     """Poisson draws of shape `shape` (which must end with `lam`'s shape) with rates `lam`
     (0 for a rate of 0 or less), a function of `seed` (a pair of ints)."""
-    dtype = _dtypes.as_dtype(dtype)
-    if dtype not in _POISSON_DTYPES:
-        raise TypeError(f"stateless_poisson: dtype must be one of float16, float32, float64, "
-                        f"int32, int64, got {dtype.name}.")
-    lam = convert_to_tensor(lam, dtype_hint=_dtypes.float32)
-    if lam.dtype not in _POISSON_DTYPES:
-        raise TypeError(f"stateless_poisson: `lam` must be floats or ints, got "
-                        f"{lam.dtype.name}.")
+    dtype, lam = _poisson_args("stateless_poisson", dtype, lam)
     return apply(STATELESS_POISSON, [_rs.shape_tensor(shape), _rs.seed_tensor(seed), lam],
                  {"dtype": dtype}, name=name)
 

@@ -23,6 +23,7 @@ from . import ragged_ops  # noqa: F401  (fills ragged.OPS: the vector forms stac
 from . import strings as _strings
 from .core import apply, convert_to_tensor
 from .farmhash import fingerprint64
+from .ragged import RaggedTensor
 
 _MASK = (1 << 64) - 1
 
@@ -333,7 +334,7 @@ UNICODE_OFFSETS = _strings._define_string(
 @export("strings.unicode_decode_with_offsets")
 def unicode_decode_with_offsets(input, input_encoding, errors="replace",  # noqa: A002
                                 replacement_char=65533, replace_control_characters=False,
-                                name=None):
+                                name=None) -> tuple[Tensor | RaggedTensor, Tensor | RaggedTensor]:
     """(`unicode_decode`'s code points, the byte offset (int64) in the string where each
     character starts)."""
     if replace_control_characters:
@@ -345,7 +346,8 @@ def unicode_decode_with_offsets(input, input_encoding, errors="replace",  # noqa
 
 @export("strings.unicode_split_with_offsets")
 def unicode_split_with_offsets(input, input_encoding, errors="replace",  # noqa: A002
-                               replacement_char=65533, name=None):
+                               replacement_char=65533,
+                               name=None) -> tuple[Tensor | RaggedTensor, Tensor | RaggedTensor]:
     """(`unicode_split`'s characters, the byte offset (int64) in the string where each
     starts)."""
     return _with_offsets("strings.unicode_split_with_offsets", input, input_encoding, errors,
@@ -394,7 +396,7 @@ STRING_NGRAMS = _strings._define_string(
 
 @export("strings.ngrams")
 def ngrams(data, ngram_width, separator=" ", pad_values=None, padding_width=None,
-           preserve_short_sequences=False, name=None):
+           preserve_short_sequences=False, name=None) -> Tensor | RaggedTensor:
     """The n-grams of the strings along the last axis of `data` (a tensor or a RaggedTensor):
     windows of each width in `ngram_width` joined with `separator`, every width's in turn.
     `pad_values` (one string, or a (left, right) pair) pads each sequence by `padding_width`
@@ -423,13 +425,13 @@ def ngrams(data, ngram_width, separator=" ", pad_values=None, padding_width=None
     attrs = {"separator": _strings._text(separator, fn, "separator"),
              "ngram_widths": tuple(int(w) for w in widths), "left_pad": left, "right_pad": right,
              "pad_width": pad, "preserve_short_sequences": bool(preserve_short_sequences)}
-    if isinstance(data, _strings.RaggedTensor):
+    if isinstance(data, RaggedTensor):
         if data.ragged_rank != 1:
             return data.with_values(ngrams(data.values, ngram_width, separator, pad_values,
                                            padding_width, preserve_short_sequences, name))
         _strings._check_string(fn, data.values)
         values, splits = apply(STRING_NGRAMS, [data.values, data.row_splits], attrs, name=name)
-        return _strings.RaggedTensor.from_row_splits(values, splits, validate=False)
+        return RaggedTensor.from_row_splits(values, splits, validate=False)
     x = _strings._strings(data, fn, "data")
     if x.shape.rank == 0:
         raise ValueError(f"{fn}: data must have rank 1 or more, got a scalar.")
