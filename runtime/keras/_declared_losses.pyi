@@ -20,6 +20,7 @@ from runtime.layers.losses import categorical_generalized_cross_entropy as categ
 from runtime.layers.losses import categorical_hinge as categorical_hinge
 from runtime.layers.losses import circle as circle
 from runtime.layers.losses import cosine_similarity as cosine_similarity
+from runtime.layers.losses import ctc as ctc
 from runtime.layers.losses import deserialize as deserialize
 from runtime.layers.losses import dice as dice
 from runtime.layers.losses import get as get
@@ -65,6 +66,11 @@ class BinaryCrossentropy(_LossFunctionWrapper):
 
 class BinaryFocalCrossentropy(_LossFunctionWrapper):
     """Binary cross entropy down-weighting well classified examples."""
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+
+
+class CTC(_LossFunctionWrapper):
+    """The CTC loss of integer labels (0 the blank and padding) and logits [batch, max_time, classes]."""
     def __init__(self, *args: Any, **kwargs: Any) -> None: ...
 
 
