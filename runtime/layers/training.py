@@ -226,6 +226,10 @@ class Training:
             sample_weight, class_weight = weights, None
         feed = self._feed("fit", x, y, batch_size, sample_weight, class_weight, shuffle,
                           capped_steps(_check_steps(steps_per_epoch, "steps_per_epoch")))
+        if feed.same_size and isinstance(self._train_step, _BatchStep) and not _all_built(self):
+            # Keras builds the model from the data's spec, whose first axis is the batch
+            # size when every batch is full: layers built in the first trace record it
+            self._train_step.exact_next = True
         history = History()
         callbacks = _callback_list(callbacks, history, verbose)
         for callback in callbacks:
@@ -296,7 +300,7 @@ class Training:
             if dataset is not None:
                 return _Feed(lambda: self._dataset_batches(dataset._open(), method,
                                                            class_weight),
-                             _dataset_steps(dataset), steps)
+                             _dataset_steps(dataset), steps, _fixed_batch(dataset))
             generator = self._dataset_batches(x, method, class_weight)
             return _Feed(lambda: generator, None, steps)
         if y is None:
@@ -312,7 +316,8 @@ class Training:
         def batches():
             order = rng.permutation(_count(x)) if shuffle else np.arange(_count(x))
             return _batches(x, y, weights, order, batch_size)
-        return _Feed(batches, -(-_count(x) // batch_size), steps)
+        return _Feed(batches, -(-_count(x) // batch_size), steps,
+                     _count(x) % batch_size == 0)
 
     @strict_keywords()
     def evaluate(self, x=None, y=None, batch_size: Optional[int] = None,
@@ -837,8 +842,9 @@ class _Feed:
     epoch may then be short; an input that runs out warns)."""
 
     def __init__(self, make: Callable[[], Iterable], num_batches: Optional[int],
-                 steps: Optional[int]) -> None:
+                 steps: Optional[int], same_size: bool = False) -> None:
         self.make, self.num_batches, self.steps = make, num_batches, steps
+        self.same_size = same_size  # every batch holds the same number of samples
         self.iterator: Optional[Iterator] = None
         self.seen = 0
 
@@ -898,6 +904,7 @@ class _BatchStep:
         self._steps: dict = {}
         self._exact: dict = {}  # key -> the shapes of the exact first trace, until relaxed
         self._exact_first = exact_first
+        self.exact_next = False  # the next new structure's first trace: its own shapes
         self.step = make()  # the first structure's (the rt.function's own API: see below)
 
     def __call__(self, *args):
@@ -921,7 +928,8 @@ class _BatchStep:
         if step is None:
             step = self.step if not self._steps else self._make()
             self._steps[key] = step
-            if self._exact_first:
+            if self._exact_first or self.exact_next:
+                self.exact_next = False
                 self._exact[key] = _shapes(args)
             else:
                 step.get_concrete_function(*nest.map_structure(_any_batch, args))
@@ -1231,6 +1239,18 @@ def _validation_triple(validation_data) -> tuple:
         raise ValueError(f"fit(validation_data=...) must be (x_val, y_val), (x_val, y_val, "
                          f"sample_weight_val) or a dataset, got {len(parts)} items.")
     return parts if len(parts) == 3 else (*parts, None)
+
+
+def _fixed_batch(dataset) -> bool:
+    """Whether the first axis of every component of a dataset's elements is known: its
+    batches all hold that many samples."""
+    specs = nest.flatten(dataset.element_spec)
+    return bool(specs) and all(isinstance(s, TensorSpec) and s.shape.rank and
+                               s.shape.as_list()[0] is not None for s in specs)
+
+
+def _all_built(model) -> bool:
+    return bool(model.built) and all(m.built for m in model.submodules if hasattr(m, "built"))
 
 
 def _dataset_steps(dataset) -> Optional[int]:

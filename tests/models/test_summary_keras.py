@@ -320,3 +320,45 @@ def test_a_module_keeps_tf_module_naming():
         pass
     assert Conv2D().name == "conv2_d"
     assert rt.module.snake_case("MyDense2") == "my_dense2"
+
+
+class _Wrapper(keras.Model):
+    """A subclassed model whose Sequential is first called (so built) inside fit."""
+
+    def __init__(self):
+        super().__init__()
+        self.inner = keras.Sequential([L.Dense(3), L.Dense(2)])
+
+    def call(self, x):
+        return self.inner(x)
+
+
+def _output_shapes(model) -> list:
+    return re.findall(r"\((?:None|\d+), \d+\)", _text(model))
+
+
+def _fitted(model, data, **options):
+    model.compile(optimizer="adam", loss="mse")
+    model.fit(*data, epochs=1, verbose=0, **options)
+    return model
+
+
+@pytest.mark.parametrize("make", [keras.Sequential, None])
+def test_layers_built_in_fit_record_the_batch_size_when_every_batch_is_full(make):
+    # Keras 3.15 (TensorFlow 2.21) builds the layers from the data's spec, whose first axis
+    # is the batch size when every batch is full (64 samples in batches of 32; a dataset
+    # batched with drop_remainder) and None otherwise (40 samples): the summaries it printed
+    def model():
+        return _Wrapper() if make is None else make([L.Dense(3), L.Dense(2)])
+
+    def inner(m):
+        return m if make is not None else m.inner
+
+    full = (np.ones((64, 4), np.float32), np.ones((64, 2), np.float32))
+    assert _output_shapes(inner(_fitted(model(), full))) == ["(32, 3)", "(32, 2)"]
+    part = (np.ones((40, 4), np.float32), np.ones((40, 2), np.float32))
+    assert _output_shapes(inner(_fitted(model(), part))) == ["(None, 3)", "(None, 2)"]
+    batches = rt.data.Dataset.from_tensor_slices(full).batch(16, drop_remainder=True)
+    fitted = _fitted(model(), (batches,))
+    assert _output_shapes(inner(fitted)) == ["(16, 3)", "(16, 2)"]
+    assert fitted.predict(np.ones((5, 4), np.float32), verbose=0).shape == (5, 2)
