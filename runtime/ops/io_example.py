@@ -82,6 +82,64 @@ class RaggedFeature(collections.namedtuple(
                                _dtypes.as_dtype(row_splits_dtype), bool(validate))
 
 
+@export("io.SparseFeature")
+class SparseFeature(collections.namedtuple(
+        "SparseFeature", ["index_key", "value_key", "dtype", "size", "already_sorted"])):
+    """A SparseTensor made of two features of an Example: the values (`value_key`) and, for
+    each axis, their positions (`index_key`, one key or a list of them, int64 features),
+    of dense shape `size` (an int or a list, one per index key). The entries are sorted
+    unless `already_sorted`. Positions are not checked against `size`, as in TensorFlow."""
+
+    def __new__(cls, index_key, value_key, dtype, size, already_sorted=False):
+        keys = [index_key] if isinstance(index_key, str) else list(index_key)
+        sizes = [size] if np.ndim(size) == 0 else list(size)
+        if len(keys) != len(sizes) or not keys:
+            raise ValueError(f"SparseFeature: one size per index key, got {len(keys)} keys and "
+                             f"{len(sizes)} sizes.")
+        return super().__new__(cls, index_key, value_key,
+                               _feature_dtype(dtype, "SparseFeature"), size,
+                               bool(already_sorted))
+
+
+def _split_sparse(features):
+    """(features with each SparseFeature replaced by VarLenFeatures of its keys, the
+    SparseFeatures by key)."""
+    if not isinstance(features, dict):
+        return features, {}
+    sparse = {k: c for k, c in features.items() if isinstance(c, SparseFeature)}
+    if not sparse:
+        return features, {}
+    plain = {k: c for k, c in features.items() if not isinstance(c, SparseFeature)}
+    for config in sparse.values():
+        keys = [config.index_key] if isinstance(config.index_key, str) else config.index_key
+        for key in keys:
+            plain.setdefault(key, VarLenFeature(_dtypes.int64))
+        plain.setdefault(config.value_key, VarLenFeature(config.dtype))
+    return plain, sparse
+
+
+def _join_sparse(parsed: dict, requested: dict, sparse: dict, batched: bool) -> dict:
+    """The SparseTensors of the SparseFeatures from their keys' VarLen parses."""
+    from . import sparse as _sparse_ops
+
+    out = {k: v for k, v in parsed.items() if k in requested}
+    for name, config in sparse.items():
+        keys = [config.index_key] if isinstance(config.index_key, str) else config.index_key
+        sizes = [config.size] if np.ndim(config.size) == 0 else list(config.size)
+        values = parsed[config.value_key]
+        columns = [parsed[key].values for key in keys]
+        dense = [int(v) for v in sizes]
+        if batched:
+            columns = [values.indices[:, 0]] + columns
+            shape = array_math.concat([values.dense_shape[:1],
+                                       convert_to_tensor(dense, dtype=_dtypes.int64)], 0)
+        else:
+            shape = convert_to_tensor(dense, dtype=_dtypes.int64)
+        result = SparseTensor(array_math.stack(columns, axis=1), values.values, shape)
+        out[name] = result if config.already_sorted else _sparse_ops.reorder(result)
+    return out
+
+
 _CONFIGS = (FixedLenFeature, FixedLenSequenceFeature, VarLenFeature, RaggedFeature)
 
 
@@ -360,23 +418,28 @@ def parse_example(serialized, features, example_names=None,
                   name=None) -> dict[str, Tensor | SparseTensor | RaggedTensor]:
     """The `features` of each serialized Example of the vector `serialized`: a dict of
     tensors with a first batch axis (SparseTensor for VarLenFeature, RaggedTensor for
-    RaggedFeature)."""
+    RaggedFeature and SparseFeature)."""
+    requested = features
+    features, sparse = _split_sparse(features)
     features = _check_features(features, "features")
-    return _run(serialized, _example_parser(features),
-                features, True, "parse_example")
+    parsed = _run(serialized, _example_parser(features), features, True, "parse_example")
+    return _join_sparse(parsed, requested, sparse, True) if sparse else parsed
 
 
 @export("io.parse_single_example")
 def parse_single_example(serialized, features, example_names=None,
                          name=None) -> dict[str, Tensor | SparseTensor | RaggedTensor]:
     """The `features` of one serialized Example (a scalar string)."""
+    requested = features
+    features, sparse = _split_sparse(features)
     features = _check_features(features, "features")
     for key, config in features.items():
         if isinstance(config, FixedLenSequenceFeature):
             raise ValueError(f"parse_single_example: `features[{key!r}]` is a "
                              f"FixedLenSequenceFeature; use parse_single_sequence_example.")
-    return _run(serialized, _example_parser(features),
-                features, False, "parse_single_example")
+    parsed = _run(serialized, _example_parser(features), features, False,
+                  "parse_single_example")
+    return _join_sparse(parsed, requested, sparse, False) if sparse else parsed
 
 
 # ---------------------------------------------------------------------------- sequences

@@ -115,3 +115,40 @@ def test_decode_json_example_gives_tensorflows_bytes_and_parses():
     np.testing.assert_array_equal(parsed["i"].numpy(), [3, 4])
     with pytest.raises(rt.errors.InvalidArgumentError, match="JSON"):
         rt.io.decode_json_example("{not json")
+
+
+# recorded from TensorFlow 2.21: Examples with int64 features "ix", "iy" and float feature "val"
+# (ix=[3, 1], iy=[0, 2], val=[0.5, 1.5]; all empty; ix=[0], iy=[1], val=[2.0])
+RECORDS = [b'\n1\n\x13\n\x03val\x12\x0c\x12\n\n\x08\x00\x00\x00?\x00\x00\xc0?\n\x0c\n\x02iy\x12'
+           b'\x06\x1a\x04\n\x02\x00\x02\n\x0c\n\x02ix\x12\x06\x1a\x04\n\x02\x03\x01',
+           b'\n\x1f\n\t\n\x03val\x12\x02\x12\x00\n\x08\n\x02iy\x12\x02\x1a\x00\n\x08\n\x02ix\x12'
+           b'\x02\x1a\x00',
+           b'\n+\n\x0f\n\x03val\x12\x08\x12\x06\n\x04\x00\x00\x00@\n\x0b\n\x02iy\x12\x05\x1a\x03'
+           b'\n\x01\x01\n\x0b\n\x02ix\x12\x05\x1a\x03\n\x01\x00']
+
+
+def _check_sparse(sp, indices, values, shape):
+    np.testing.assert_array_equal(sp.indices.numpy(), indices)
+    np.testing.assert_array_equal(sp.values.numpy(), values)
+    np.testing.assert_array_equal(sp.dense_shape.numpy(), shape)
+
+
+def test_sparse_feature_as_tensorflow():
+    # TensorFlow 2.21's results
+    got = rt.io.parse_example(RECORDS, {"sp": rt.io.SparseFeature("ix", "val", rt.float32, 5),
+                                        "ix": rt.io.VarLenFeature(rt.int64)})
+    assert set(got) == {"sp", "ix"}
+    _check_sparse(got["sp"], [[0, 1], [0, 3], [2, 0]], [1.5, 0.5, 2.0], [3, 5])
+    _check_sparse(got["ix"], [[0, 0], [0, 1], [2, 0]], [3, 1, 0], [3, 2])
+    got = rt.io.parse_example(RECORDS, {"sp": rt.io.SparseFeature(["ix", "iy"], "val",
+                                                                  rt.float32, [5, 3])})
+    assert set(got) == {"sp"}
+    _check_sparse(got["sp"], [[0, 1, 2], [0, 3, 0], [2, 0, 1]], [1.5, 0.5, 2.0], [3, 5, 3])
+    got = rt.io.parse_single_example(RECORDS[0], {"sp": rt.io.SparseFeature(
+        "ix", "val", rt.float32, 5, already_sorted=True)})
+    _check_sparse(got["sp"], [[3], [1]], [0.5, 1.5], [5])
+    got = rt.io.parse_single_example(RECORDS[0], {"sp": rt.io.SparseFeature("ix", "val",
+                                                                            rt.float32, 5)})
+    _check_sparse(got["sp"], [[1], [3]], [1.5, 0.5], [5])
+    with pytest.raises(ValueError, match="one size per index key"):
+        rt.io.SparseFeature(["ix", "iy"], "val", rt.float32, 5)
