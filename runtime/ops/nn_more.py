@@ -1,9 +1,11 @@
 """More of `tf.nn`: `approx_max_k` / `approx_min_k` (exact here, which their recall target
-allows), `batch_norm_with_global_normalization`, `pool`, `collapse_repeated` and
-`max_pool_with_argmax`, composed of other ops.
+allows), `batch_norm_with_global_normalization`, `pool`, `collapse_repeated`, `max_pool_with_argmax`,
+`dilation2d` / `erosion2d` and `with_space_to_batch`, composed of other ops.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from .. import dtypes as _dtypes
 from ..exports import export
@@ -12,6 +14,9 @@ from . import array_composed as _composed
 from . import array_math as _math
 from . import array_sort as _sort
 from . import nn_conv as _conv
+from .array_blocks import batch_to_space as _batch_to_space
+from .array_blocks import required_space_to_batch_paddings as _rt_paddings
+from .array_blocks import space_to_batch_nd as _space_to_batch
 from .array_composed import broadcast_to as _broadcast_to
 from .array_scatter import gather as _gather
 from .array_scatter import tensor_scatter_nd_update as _scatter_update
@@ -226,3 +231,44 @@ def erosion2d(value, filters, strides, padding, data_format="NHWC", dilations=No
     f = convert_to_tensor(filters)
     return -dilation2d(-convert_to_tensor(value), _math.reverse(f, [0, 1]), strides, padding,
                        data_format, dilations)
+
+
+@export("nn.with_space_to_batch")
+def with_space_to_batch(input, dilation_rate, padding, op, filter_shape=None,  # noqa: A002
+                        spatial_dims=None, data_format=None) -> Tensor:
+    """`op(converted, num_spatial_dims, "VALID")` on `input` rearranged by
+    `space_to_batch_nd` with block `dilation_rate` (padded for `padding`: "SAME" needs
+    `filter_shape`), rearranged back by `batch_to_space_nd`: an `op` of stride 1 then runs
+    with its taps `dilation_rate` apart (atrous). With every rate 1, `op(input,
+    num_spatial_dims, padding)`. Channels-last layouts only."""
+    fn = "with_space_to_batch"
+    if data_format is not None and data_format.startswith("NC"):
+        raise ValueError(f"{fn}: only channels-last data formats are supported, got "
+                         f"{data_format!r}.")
+    x = convert_to_tensor(input)
+    rates = [int(r) for r in np.atleast_1d(np.asarray(dilation_rate))]
+    n = len(rates)
+    dims = list(range(1, n + 1)) if spatial_dims is None else [int(d) for d in spatial_dims]
+    if dims != list(range(1, n + 1)):
+        raise ValueError(f"{fn}: `spatial_dims` must be the axes right after the batch axis "
+                         f"({list(range(1, n + 1))}), got {dims}.")
+    if min(rates) < 1:
+        raise ValueError(f"{fn}: `dilation_rate` must be positive, got {rates}.")
+    mode = _conv._padding(padding, fn)
+    if all(r == 1 for r in rates):
+        return op(x, n, mode)
+    if mode == "SAME":
+        if filter_shape is None:
+            raise ValueError(f"{fn}: `filter_shape` must be given with padding='SAME'.")
+        spans = [(int(f) - 1) * r for f, r in zip(filter_shape, rates)]
+        base = [[s // 2, s - s // 2] for s in spans]
+    else:
+        base = [[0, 0]] * n
+    spatial = x.shape.as_tuple()
+    if spatial is None or None in spatial[1:n + 1]:
+        sizes = _math.shape(x)[1:n + 1]
+    else:
+        sizes = list(spatial[1:n + 1])
+    paddings, crops = _rt_paddings(sizes, rates, base)
+    converted = _space_to_batch(x, rates, paddings)
+    return _batch_to_space(op(converted, n, "VALID"), rates, crops)
