@@ -5,6 +5,7 @@
 from runtime.ops.io_example import FixedLenFeature as FixedLenFeature
 from runtime.ops.io_example import FixedLenSequenceFeature as FixedLenSequenceFeature
 from runtime.ops.io_example import RaggedFeature as RaggedFeature
+from runtime.ops.io_example import SparseFeature as SparseFeature
 from runtime.ops.io_tfrecord import TFRecordCompressionType as TFRecordCompressionType
 from runtime.ops.io_tfrecord import TFRecordOptions as TFRecordOptions
 from runtime.ops.io_tfrecord import TFRecordWriter as TFRecordWriter
