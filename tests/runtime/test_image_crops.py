@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import runtime as rt
+from tests.gradients.fd import check_gradients, numeric_gradients
 
 
 def _crop_loop(image, boxes, box_indices, size, method, extrapolation):
@@ -69,18 +70,6 @@ def test_crop_and_resize_of_ints_is_float32_and_staged_alike():
     np.testing.assert_array_equal(staged(u8, BOXES).numpy(), got.numpy())
 
 
-
-
-def _fd(fn, x, eps):
-    g = np.zeros_like(x, dtype=np.float64)
-    for idx in np.ndindex(x.shape):
-        plus, minus = x.astype(np.float64).copy(), x.astype(np.float64).copy()
-        plus[idx] += eps
-        minus[idx] -= eps
-        g[idx] = (fn(plus) - fn(minus)) / (2 * eps)
-    return g
-
-
 @pytest.mark.parametrize("method", ["bilinear", "nearest"])
 def test_crop_and_resize_gradients(method):
     # boxes whose samples stay off pixel edges under a small step, one partly outside
@@ -102,10 +91,10 @@ def test_crop_and_resize_gradients(method):
     g_image, g_boxes = tape.gradient(y, [img_t, box_t])
     assert g_image.dtype == rt.float64 and g_boxes.dtype == rt.float32
     # the crop is linear in the image: the gradient is exact
-    expected = _fd(lambda img: total(img, boxes), image, 0.5)
+    expected = numeric_gradients(lambda img: total(img, boxes), [image], 0.5)[0]
     np.testing.assert_allclose(g_image.numpy(), expected, rtol=1e-5, atol=1e-5)
     if method == "bilinear":  # TensorFlow's nearest box gradient is the bilinear one
-        expected = _fd(lambda bx: total(image, bx), boxes, 1e-3)
+        expected = numeric_gradients(lambda bx: total(image, bx), [boxes], 1e-3)[0]
         np.testing.assert_allclose(g_boxes.numpy(), expected, rtol=2e-3, atol=2e-3)
 
 
@@ -185,7 +174,6 @@ def test_extract_patches_as_defined_and_differentiable(k, s, r, padding):
     x = _RNG.random((2, 7, 6, 3))
     got = rt.image.extract_patches(x, [1, *k, 1], [1, *s, 1], [1, *r, 1], padding)
     np.testing.assert_array_equal(got.numpy(), _patches_loop(x, k, s, r, padding))
-    from tests.gradients.fd import check_gradients
     check_gradients(lambda t: rt.image.extract_patches(t, [1, *k, 1], [1, *s, 1], [1, *r, 1],
                                                        padding), x[:1, :5, :4, :2],
                     modes=("eager",))
