@@ -84,6 +84,7 @@ from runtime.ops.array_sort import top_k as top_k
 from runtime.ops.candidate_sampling import uniform_candidate_sampler as uniform_candidate_sampler
 from runtime.ops.math_composed import weighted_cross_entropy_with_logits as weighted_cross_entropy_with_logits
 from runtime.ops.math_extras import weighted_moments as weighted_moments
+from runtime.ops.nn_more import with_space_to_batch as with_space_to_batch
 from runtime.ops.math_composed import zero_fraction as zero_fraction
 import runtime._api.nn_experimental as _experimental_
 
