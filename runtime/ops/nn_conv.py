@@ -704,3 +704,14 @@ def convolution(input, filters, strides=None, padding="VALID", data_format=None,
 def atrous_conv2d(value, filters, rate, padding, name=None) -> Tensor:
     """conv2d of an NHWC `value` with `filters` dilated by `rate` (stride 1)."""
     return conv2d(value, filters, 1, padding, dilations=rate, name=name)
+
+
+@export("nn.atrous_conv2d_transpose")
+def atrous_conv2d_transpose(value, filters, output_shape, rate, padding, name=None) -> Tensor:
+    """The transpose of `atrous_conv2d` (its gradient with respect to its input): an NHWC
+    output of `output_shape` from `value`, `filters` [height, width, out_channels,
+    in_channels] dilated by `rate`."""
+    if int(rate) < 1:
+        raise ValueError(f"atrous_conv2d_transpose: rate {rate} cannot be less than one.")
+    return conv2d_transpose(value, filters, output_shape, 1, padding, dilations=int(rate),
+                            name=name)

@@ -220,6 +220,8 @@ _SPECIFIC = {
     "erosion2d": lambda p: (p([1, 4, 4, 2]), p([2, 2, 2]), [1, 1, 1, 1], "SAME", "NHWC",
                             [1, 1, 1, 1]),
     "with_space_to_batch": lambda p: (p([1, 4, 4, 2]), [2, 2], "VALID", lambda i, n, pad: i),
+    "atrous_conv2d_transpose": lambda p: (p([1, 4, 4, 2]), p([2, 2, 3, 2]), [1, 4, 4, 3], 2,
+                                          "SAME"),
     "ctc_loss": lambda p: (p([2, 3], rt.int32), p([4, 2, 5]), p([2], rt.int32), p([2], rt.int32)),
     "ctc_greedy_decoder": lambda p: (p([4, 2, 5]), p([2], rt.int32)),
     "ctc_beam_search_decoder": lambda p: (p([4, 2, 5]), p([2], rt.int32)),
