@@ -8,6 +8,7 @@ from runtime.ops.candidate_sampling import all_candidate_sampler as all_candidat
 from runtime.ops.nn_more import approx_max_k as approx_max_k
 from runtime.ops.nn_more import approx_min_k as approx_min_k
 from runtime.ops.nn_conv import atrous_conv2d as atrous_conv2d
+from runtime.ops.nn_conv import atrous_conv2d_transpose as atrous_conv2d_transpose
 from runtime.ops.nn_conv import avg_pool as avg_pool
 from runtime.ops.nn_conv import avg_pool1d as avg_pool1d
 from runtime.ops.nn_conv import avg_pool2d as avg_pool2d
