@@ -86,12 +86,14 @@ def compile_graph(program, name: str, log=None, wait: bool = True) -> JitCompile
     start = time.perf_counter()
     graph = program.graph
     lowered = lower(graph, FASTMATH)
-    parts = split(lowered.source)
-    if parts is not None:  # a large kernel: parts compiled one by one, repeats once
-        lowered.source, lowered.line_ops = parts, {}
     spec = _signature_spec(graph, lowered)
     if not wait and spec is not None and not _passes_saves(graph):
+        # the worker splits the source: the calls meanwhile run on the NumPy tier, and its
+        # process spends nothing on what only the kernel needs
         return _compile_in_background(program, name, spec, lowered, log)
+    lowered.source, split_up = final_source(lowered.source)
+    if split_up:
+        lowered.line_ops = {}
     numba = require_numba()
     module = _load(numba, lowered)
     kernel = module.kernel
@@ -109,6 +111,13 @@ def compile_graph(program, name: str, log=None, wait: bool = True) -> JitCompile
     return JitCompiled(program.traced, lowered.source, fn, kernel, lowered)
 
 
+def final_source(source: str) -> tuple[str, bool]:
+    """The kernel module's source as it is compiled, and whether it was split: a large
+    kernel is split into parts compiled one by one, repeats once (split.py)."""
+    parts = split(source)
+    return (source, False) if parts is None else (parts, True)
+
+
 def _passes_saves(graph) -> bool:
     """Whether the graph takes or returns a loop's saves (a variant: the other kernel's)."""
     return any(t.dtype.name == "variant" for t in list(graph.inputs) + list(graph.outputs))
@@ -122,6 +131,10 @@ def _compile_in_background(program, name, spec, lowered, log) -> JitCompiled:
                            None, lowered)
 
     def finish():
+        report = compiled.background.worker
+        if report.get("split"):  # the worker compiled the kernel's parts (split.py)
+            lowered.source, lowered.line_ops = report["source"], {}
+            compiled.source = lowered.source
         numba = require_numba()
         kernel = compiled.kernel = _load(numba, lowered).kernel
         _compile(kernel, signature_of(numba, spec), lowered, name)
@@ -130,8 +143,8 @@ def _compile_in_background(program, name, spec, lowered, log) -> JitCompiled:
         log(1, f"jit_compile: {name} runs on the NumPy tier while its kernel compiles in the "
                f"background ({lowered.fused_loops} fused loops)")
     compiled.background = BackgroundCompile(
-        compiled, lowered.source, spec, finish, lambda exc: _explain(exc, lowered, name), name,
-        log)
+        compiled, lowered.source, spec, finish, lambda exc: _explain(
+            exc, lowered, name, lines=not getattr(exc, "split", False)), name, log)
     return compiled
 
 
@@ -199,13 +212,14 @@ def signature_of(numba, spec: list) -> tuple:
     return tuple(type_of(*entry) for entry in spec)
 
 
-def _explain(exc, lowered, name: str) -> str:
-    """Numba's (or LLVM's) error, led by the op (and user line) whose kernel line it names."""
+def _explain(exc, lowered, name: str, lines: bool = True) -> str:
+    """Numba's (or LLVM's) error, led by the op (and user line) whose kernel line it names
+    (unless not `lines`: the line numbers are those of the split source)."""
     first = str(exc).strip().splitlines() or [type(exc).__name__]
     if not type(exc).__module__.startswith("numba"):  # LLVM's RuntimeError, say
         first[0] = f"{type(exc).__name__}: {first[0]}"
     where = f"the graph of {name}"
-    for match in re.finditer(r"line (\d+)", str(exc)):
+    for match in re.finditer(r"line (\d+)", str(exc) if lines else ""):
         op = lowered.line_ops.get(int(match.group(1)) - _BODY_OFFSET)
         if op is not None:
             where = describe(op)

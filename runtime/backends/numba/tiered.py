@@ -52,7 +52,12 @@ runpy.run_module('runtime.backends.numba.worker', run_name='__main__')
 
 
 class WorkerError(Exception):
-    """Numba's error in the worker process, as the worker reported it."""
+    """Numba's error in the worker process, as the worker reported it; `split`: whether the
+    kernel it compiled was split into parts (its line numbers are the parts')."""
+
+    def __init__(self, message: str, split: bool = False):
+        super().__init__(message)
+        self.split = split
 
 
 class BackgroundCompile:
@@ -138,10 +143,13 @@ def _compile_in_worker(source: str, spec: list) -> dict:
         _workers.discard(worker)
         os.close(alive)
     done = subprocess.CompletedProcess(worker.args, worker.returncode, out, err)
+    reports = [json.loads(line) for line in done.stdout.decode().splitlines()
+               if line.startswith("{")]
     if done.returncode == 2:
-        raise WorkerError(done.stderr.decode(errors="replace").strip())
+        raise WorkerError(done.stderr.decode(errors="replace").strip(),
+                          split=bool(reports and reports[0].get("split")))
     if done.returncode != 0:
         tail = done.stderr.decode(errors="replace").strip().splitlines()[-3:]
         raise RuntimeError(f"the worker process exited with status {done.returncode}: "
                            f"{' '.join(tail)}")
-    return json.loads(done.stdout.decode().strip().splitlines()[-1])
+    return reports[-1]
