@@ -25,6 +25,7 @@ from typing import Any, Iterator, Optional
 
 import distributed
 import numpy as np
+from distributed.actor import ProxyRPC
 from distributed.protocol import to_serialize
 
 from .. import context, distribute_context, nest
@@ -236,7 +237,6 @@ class MultiWorkerMirroredStrategy(Strategy):
     def _rpc(self, address: str):
         client = self._client
         if client.direct_to_workers is False:  # the client may only reach the scheduler
-            from distributed.actor import ProxyRPC
             return ProxyRPC(client.scheduler, address)
         return client.rpc(address)
 

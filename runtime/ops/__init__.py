@@ -110,8 +110,15 @@ def _load_composite_handlers() -> None:
     importlib.import_module(f"{__name__}.ragged_dispatch")
 
 
+def _load_ragged_operations() -> None:
+    """The operations on RaggedTensors' rows (indexing, broadcasting, stacking, sparse),
+    loaded on the first one a RaggedTensor needs (runtime.ops.ragged.OPS)."""
+    importlib.import_module(f"{__name__}.ragged_ops")
+
+
 hooks.load_op = load_op
 dispatch.register_on_first_composite(_load_composite_handlers)
+ragged.OPS.loader = _load_ragged_operations
 
 __all__ = [
     "array_blocks",

@@ -24,6 +24,7 @@ from ..shapes import TensorShape
 from ..tensor import Tensor
 from . import array_math as _math
 from . import array_scatter as _scatter
+from . import io_gfile
 from . import linalg as _linalg
 from . import nn as _nn
 from . import nn_conv as _conv
@@ -164,7 +165,6 @@ def learned_unigram_candidate_sampler(true_classes, num_true, num_sampled, uniqu
 def _unigram_weights(fn, range_max, vocab_file, distortion, num_reserved_ids, num_shards, shard,
                      unigrams):
     if vocab_file:
-        from . import io_gfile
         with io_gfile.GFile(vocab_file, "r") as f:
             counts = [float(line.rstrip("\n").split(",")[-1]) for line in f if line.strip()]
     else:

@@ -20,6 +20,7 @@ from ..errors import InvalidArgumentError
 from ..exports import export
 from ..tensor import Tensor
 from . import array_math
+from . import sparse as _sparse_ops
 from .core import convert_to_tensor
 from .py_function import numpy_function
 from .ragged import RaggedTensor
@@ -120,8 +121,6 @@ def _split_sparse(features):
 
 def _join_sparse(parsed: dict, requested: dict, sparse: dict, batched: bool) -> dict:
     """The SparseTensors of the SparseFeatures from their keys' VarLen parses."""
-    from . import sparse as _sparse_ops
-
     out = {k: v for k, v in parsed.items() if k in requested}
     for name, config in sparse.items():
         keys = [config.index_key] if isinstance(config.index_key, str) else config.index_key

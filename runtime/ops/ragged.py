@@ -32,9 +32,23 @@ from .extension_type import CompositeTensor, TypeSpec, register_composite
 
 _CONVERTIBLE = (Tensor, list, tuple, np.ndarray, np.generic, numbers.Number, bytes, str)
 
-# Filled by ragged_ops (which builds on this module): inner indexing, broadcasting, sparse.
-# (The rt APIs take RaggedTensors through ragged_dispatch, loaded on their first refusal of one.)
-OPS: dict[str, Callable] = {}
+class _Operations(dict):
+    """The operations ragged_ops (which builds on this module) fills: inner indexing,
+    broadcasting, sparse. A missing one loads that family first (`loader`, set by runtime.ops).
+    (The rt APIs take RaggedTensors through ragged_dispatch, loaded on their first refusal of one.)
+    """
+
+    loader: Callable[[], None] | None = None
+
+    def __missing__(self, name: str) -> Callable:
+        if self.loader is not None:
+            self.loader()
+            if name in self:
+                return dict.__getitem__(self, name)
+        raise KeyError(name)
+
+
+OPS = _Operations()
 
 
 def _splits(value, what: str) -> Tensor:

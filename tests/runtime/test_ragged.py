@@ -174,3 +174,23 @@ def test_staged_ragged_result():
     out = f(rt.ragged.constant(ROWS))
     assert isinstance(out, rt.RaggedTensor)
     assert out.to_list() == [[v + 1 for v in row] for row in ROWS]
+
+
+def test_row_operations_work_in_a_fresh_interpreter():
+    """Indexing, boolean_mask, stack and to_sparse load the ragged row operations on first use
+    (nothing else has loaded them in a new process)."""
+    import subprocess
+    import sys
+    program = ("import sys\n"
+               "import runtime as rt\n"
+               "r = rt.ragged.constant([[1, 2], [3]])\n"
+               "assert 'runtime.ops.ragged_ops' not in sys.modules\n"
+               "assert int(r[0, 1]) == 2\n"
+               "mask = rt.ragged.constant([[True, False], [True]])\n"
+               "assert rt.ragged.boolean_mask(r, mask).to_list() == [[1], [3]]\n"
+               "assert rt.ragged.stack([r, rt.ragged.constant([[4]])]).to_list() == "
+               "[[[1, 2], [3]], [[4]]]\n"
+               "assert r.to_sparse().values.numpy().tolist() == [1, 2, 3]\n")
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
