@@ -43,7 +43,7 @@ def test_the_kernel_is_numba_source_with_fused_loops(monkeypatch):
     assert source.count("numba.prange(200000)") == 1  # three ops, one loop
     np.testing.assert_allclose(f(x), np.sqrt(x * 2 + 1) - x, rtol=1e-6)
     small = f.get_concrete_function(np.ones(10, np.float32)).generated_source
-    assert "for i0 in range(10):" in small and "parallel" not in small
+    assert "for i0_ in range(10):" in small and "parallel" not in small
 
 
 def test_while_and_cond_become_native_control_flow():

@@ -39,7 +39,7 @@ def test_a_new_elementwise_op_is_fused_from_its_scalar_form():
     f = rt.function(lambda x, y: _apply(HYPOT, x * 2.0, y) - 1.0, jit_compile=True)
     np.testing.assert_array_equal(f(X, Y).numpy(), np.hypot(X * 2.0, Y) - 1.0)
     source = _source(f, X, Y)
-    assert "np.hypot(" in source and "for i0 in range(8)" in source  # one fused loop
+    assert "np.hypot(" in source and "for i0_ in range(8)" in source  # one fused loop
     assert "objmode" not in source
     assert rules.writer(HYPOT) is not None and "numba" not in HYPOT.lowerings
 

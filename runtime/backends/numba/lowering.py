@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import re
 
 import numpy as np
 
@@ -476,9 +477,22 @@ def lower(graph, fastmath) -> Lowered:
     if w.parallel:
         options += ", parallel=True"
     body = "\n".join(w.lines) or "    pass"
-    source = (f"{HEADER}@numba.njit({options})\ndef kernel({', '.join(params)}):\n{body}\n"
+    source = (f"@numba.njit({options})\ndef kernel({', '.join(params)}):\n{body}\n"
               f"    return ({''.join(r + ', ' for r in returns)})\n")
-    return Lowered(source, w, [t.shape.rank for t in graph.inputs])
+    return Lowered(HEADER + unambiguous_names(source), w, [t.shape.rank for t in graph.inputs])
+
+
+_NUMBERED = re.compile(r"(?<![\w.'\"])([a-z]+\d+)\b")
+
+
+def unambiguous_names(source: str) -> str:
+    """`source` with every local name that ends in a digit (`t12`, `a0`) ending in `_`.
+
+    Numba names the temporary of each load of a local `$<name><bytecode offset>.<n>`: with
+    names ending in digits, a load of `l3` at offset 4648 and one of `l34` at offset 648 get
+    the same temporary, one of them is lost, and type inference fails ("Type of variable
+    '$l34648.2' cannot be determined"). A name ending in `_` keeps the two apart."""
+    return _NUMBERED.sub(r"\1_", source)
 
 
 OBJMODE = "with numba.objmode("

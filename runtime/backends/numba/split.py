@@ -139,13 +139,13 @@ class _Rename(ast.NodeTransformer):
         if self.blank:
             return "_"
         if name not in self.names:
-            self.names[name] = f"l{self._count}"
+            self.names[name] = f"l{self._count}_"
             self._count += 1
         return self.names[name]
 
     def _value(self, value: int):
         self.values.append(value)
-        return ast.Name("_" if self.blank else f"o{len(self.values) - 1}", ast.Load())
+        return ast.Name("_" if self.blank else f"o{len(self.values) - 1}_", ast.Load())
 
     def visit_Name(self, node):
         if node.id in self.local:
@@ -173,7 +173,7 @@ def _is_int(node) -> bool:
     return isinstance(node, ast.Constant) and type(node.value) is int
 
 
-_LOCAL = re.compile(r"(?<![\w.'])[a-z]+\d+\b|(?<![\w.])\d+\b|#.*$", re.MULTILINE)
+_LOCAL = re.compile(r"(?<![\w.'])[a-z]+\d+_?\b|(?<![\w.])\d+\b|#.*$", re.MULTILINE)
 
 
 def _shape(lines: list[str]) -> str:
@@ -186,11 +186,11 @@ def _shape(lines: list[str]) -> str:
 def _canonical(stmts, reads, outputs, local) -> tuple[str, list[int]]:
     """The part's parameter list, body and return, with canonical names; the `_OPS` indexes
     its caller passes."""
-    names = {r: f"p{i}" for i, r in enumerate(reads)}
+    names = {r: f"p{i}_" for i, r in enumerate(reads)}
     renamer = _Rename(names, local)
     body = [renamer.visit(stmt) for stmt in stmts]
     indexes = renamer.values
-    params = list(names[r] for r in reads) + [f"o{i}" for i in range(len(indexes))]
+    params = list(names[r] for r in reads) + [f"o{i}_" for i in range(len(indexes))]
     lines = ast.unparse(ast.Module(body=body, type_ignores=[])).splitlines()
     lines = ["    " + line for line in lines]
     first = next((line for line in lines if line.lstrip().startswith(_OBJMODE)), None)
