@@ -18,7 +18,6 @@ import itertools
 from .. import backends, context, dtypes
 from ..backends import JitCompileError, runtime_error
 from ..gradients.engine import backprop
-from ..gradients.interpret import interpretable
 from ..gradients.node import differentiable, node_of, variables_read
 from ..gradients.tape import paused
 from ..gradients.while_grad import saving_stacks
@@ -197,16 +196,17 @@ class HigherOrderGradient:
     the seeds grow until they cover every floating-point value the backward reads. Loop
     gradients are built over tensors (`saving_stacks`: a loop's saves are stacks, seeded like
     any other kept value), so they are differentiable again to any order. Kept `variant`
-    values (a TensorArray, the saves of a loop gradient staged in the traced function itself)
-    pass through unseeded (`opaque`): a
-    gradient that would flow into one at the next order is refused (NotImplementedError
-    naming the function and the value) when that order's gradient is built. Nothing is
+    values (a TensorArray; the saves of a loop gradient staged in the traced function in its
+    first-order form, in a graph that could not be traced again with stacks: see
+    `ConcreteFunction.stacked_form`) pass through unseeded (`opaque`): a gradient that would
+    flow into one at the next order is refused (NotImplementedError naming the function and
+    the value) when that order's gradient is built. Nothing is
     recomputed: side effects and random draws of the forward happen once. A rule that cannot
     be staged raises NotImplementedError (naming the op) when the gradient is built.
     """
 
     def __init__(self, graph, name: str, backend: backends.Backend = backends.NUMPY):
-        listed = _refuse_interpreted_loops(graph, name, backend)
+        listed = holds_loop_saves(graph)
         copy, mapping = copy_function_graph(graph)
         extra: list = []
         for _ in range(_MAX_ROUNDS):
@@ -259,26 +259,14 @@ def _seedable(t) -> bool:
     return differentiable(t) and t.dtype is not dtypes.variant
 
 
-def _refuse_interpreted_loops(graph, name: str, backend) -> bool:
+def holds_loop_saves(graph) -> bool:
     """Whether `graph` holds a loop's saves in a list (an accumulator: a loop gradient staged
-    inside the function, whose saves do not pass between the orders as tensors); raises
-    `Unsupported` when it does and the graph can run op by op instead."""
-    if not any(op.opdef.carrier == "accumulator" for op in graph.all_operations()):
-        return False
-    if not interpretable(graph):
-        return True  # custom gradients...: staged; an order reaching the saves is refused
-    if backend is not backends.NUMPY:
-        warn(logger, "Under nested tapes, %s runs op by op on the NumPy kernels, not on the %s "
-             "tier: its gradient reads values a while_loop saved", name, backend.name)
-    raise Unsupported(f"the gradient of {name} reads values saved by a loop")
+    inside the traced function, built in the first-order form), which do not pass between
+    the orders of a differentiable-again gradient as tensors."""
+    return any(op.opdef.carrier == "accumulator" for op in graph.all_operations())
 
 
 _MAX_ROUNDS = 8  # builds of the backward until the values it reads are all seeded
-
-
-class Unsupported(Exception):
-    """A graph whose backward reads a loop's saves held in a list (a loop gradient staged in
-    the traced function): run op by op instead."""
 
 
 def _standalone(built: _Backward, kept, name: str) -> FuncGraph:

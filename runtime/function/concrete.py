@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -33,6 +33,9 @@ class ConcreteFunction:
         self._compiled = None
         self._lock = threading.Lock()
         self.variables = tuple(graph.variables)
+        # the function traced again with its staged loop gradients saving on stacks (set by
+        # the Function for a graph holding a loop's saves in a list: recorded_call.py)
+        self.stacked_form: Callable[[], ConcreteFunction] | None = None
 
     # -- lowering ----------------------------------------------------------------------
     @property

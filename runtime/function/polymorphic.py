@@ -17,11 +17,13 @@ from typing import Any, Callable, Concatenate, Generic, ParamSpec, TypeVar, over
 from .. import backends, context, html_repr, nest
 from ..context import _run_eagerly, functions_run_eagerly
 from ..context import state as _state
+from ..gradients.while_grad import saving_stacks
 from ..ops.extension_type import as_templates, trace_templates
 from ..shapes import TensorSpec
 from ..traceback_utils import filtered
 from ..tracing import spec_of, trace
 from . import callbacks, logs, recorded_call, reporting
+from .backward import holds_loop_saves
 from .cache import TraceCache
 from .callers import MISS, make_guarded_caller
 from .concrete import ConcreteFunction
@@ -375,8 +377,13 @@ class Function(Generic[P, R]):
                       autograph=bool(self._autograph))
         concrete = ConcreteFunction(graph, self._python_function, self._attributes, name, names,
                                     trace_reason=reason, backend=self._backend)
-        if self._input_signature is None:   # saving traces it once more, as TensorFlow does
-            concrete._trace_again = _SavingTrace(self, args, kwargs, produced, name, names)
+        loop_saves = holds_loop_saves(graph)
+        if self._input_signature is None or loop_saves:
+            again = _TraceAgain(self, args, kwargs, produced, name, names)
+            if self._input_signature is None:  # saving traces it once more, as TensorFlow does
+                concrete._trace_again = again
+            if loop_saves:  # a tape in the function around a loop: see recorded_call.py
+                concrete.stacked_form = again.stacked_form
         callbacks.notify(concrete)
         if self._tracing_count == 1 and self._owner is None:
             logs.note_new_function_traced(self._python_function, self._name)
@@ -407,28 +414,43 @@ class Function(Generic[P, R]):
         return html_repr.function_html(self)
 
 
-class _SavingTrace:
-    """A trace of a Function without an input_signature made again when it is saved (the
-    first time only), as TensorFlow's save traces such a function once more for the
-    signature it was traced with: the Python function runs again (its prints show)."""
+class _TraceAgain:
+    """A trace of a Function made again, for the signature it was traced with (the Python
+    function runs again: its prints show).
+
+    Called, it is the trace made when the function is saved (the first time only), as
+    TensorFlow's save traces a function without an input_signature once more. `stacked_form`
+    is the trace made again with the loop gradients staged inside the function (a tape in it
+    around a loop) in their differentiable-again form, saves on stacks: the form a call
+    recorded by nested or persistent tapes differentiates (`recorded_call.py`). It is not
+    counted as a trace (TensorFlow traces such a function once)."""
 
     def __init__(self, function: Function, args, kwargs, specs: list, name: str, names):
         self._function, self._args, self._kwargs = function, args, kwargs
         self._specs, self._name, self._names = specs, name, names
-        self._concrete: ConcreteFunction | None = None
+        self._saved: ConcreteFunction | None = None
+        self._stacked: ConcreteFunction | None = None
 
     def __call__(self) -> ConcreteFunction:
-        if self._concrete is None:
-            fn = self._function
-            fn._tracing_count += 1   # counted, as TensorFlow counts it
-            replay = iter(self._specs)
-            graph = trace(fn._traceable(), self._args, self._kwargs, lambda leaf: next(replay),
-                          self._name, self._names, autograph=bool(fn._autograph))
-            self._concrete = ConcreteFunction(graph, fn._python_function, fn._attributes,
-                                              self._name, self._names,
-                                              trace_reason="traced again to be saved",
-                                              backend=fn._backend)
-        return self._concrete
+        if self._saved is None:
+            self._function._tracing_count += 1   # counted, as TensorFlow counts it
+            self._saved = self._trace("traced again to be saved")
+        return self._saved
+
+    def stacked_form(self) -> ConcreteFunction:
+        if self._stacked is None:
+            with saving_stacks():
+                self._stacked = self._trace("traced again with its loop gradients' saves on "
+                                            "stacks, for nested tapes")
+        return self._stacked
+
+    def _trace(self, reason: str) -> ConcreteFunction:
+        fn = self._function
+        replay = iter(self._specs)
+        graph = trace(fn._traceable(), self._args, self._kwargs, lambda leaf: next(replay),
+                      self._name, self._names, autograph=bool(fn._autograph))
+        return ConcreteFunction(graph, fn._python_function, fn._attributes, self._name,
+                                self._names, trace_reason=reason, backend=fn._backend)
 
 
 def validate_attributes(attributes) -> dict:

@@ -10,10 +10,10 @@ recorded like any other call on the tapes that watch its inputs: differentiable 
 any order, on the function's own backend. A gradient that cannot be built (an op without a
 gradient rule, an order a rule refuses) is raised when a gradient flows through the call.
 A `while_loop` in the function gets a gradient over tensors (its saves on stacks), which is
-differentiable again like the rest. One case runs op by op instead
-(`runtime.gradients.interpret`): a graph holding a loop gradient staged inside the function
-(a tape in the function), whose saves are a list that does not pass between the orders as
-tensors; there the loop runs as Python and every tape records the primitive ops.
+differentiable again like the rest. A function whose graph holds a loop gradient staged
+inside it (a tape in the function) saves that loop's values in a list, which does not pass
+between the orders as tensors: such a call is recorded with the function traced again in the
+differentiable-again form (`ConcreteFunction.stacked_form`), its loop's saves on stacks too.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ import numpy as np
 
 from .. import context, dtypes, nest
 from ..backends import JitCompileError
-from ..gradients.interpret import interpret
 from ..gradients.node import Node, differentiable, variables_read
 from ..gradients.tape import paused, record_node
 from ..ops.core import define
@@ -32,7 +31,7 @@ from ..ops.variables import bound_variable
 from ..shapes import TensorShape
 from ..tensor import DeviceTensor, EagerTensor
 from ..tracing import fill_outputs
-from .backward import GraphFunction, GraphGradient, HigherOrderGradient, Unsupported, run_compiled
+from .backward import GraphFunction, GraphGradient, HigherOrderGradient, run_compiled
 
 CALL = define("PartitionedCall", lambda *a, **k: None, None, savable=False)  # lives on tapes
 _variables_read: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # function -> variables
@@ -53,14 +52,10 @@ def gradient_of(concrete) -> GraphGradient:
     return _cached(_gradients, concrete, GraphGradient)
 
 
-def higher_gradient_of(concrete) -> HigherOrderGradient | None:
-    """The differentiable-again gradient of a concrete function, or None when its backward
-    reads a loop's saves held in a list (a loop gradient staged in the function) and the
-    graph runs op by op instead (built on first use, then cached)."""
-    try:
-        return _cached(_higher, concrete, HigherOrderGradient)
-    except Unsupported:
-        return None
+def higher_gradient_of(concrete) -> HigherOrderGradient:
+    """The differentiable-again gradient of a concrete function (built on first use, then
+    cached)."""
+    return _cached(_higher, concrete, HigherOrderGradient)
 
 
 def _cached(cache, function, build):
@@ -70,7 +65,7 @@ def _cached(cache, function, build):
             found = build(function.graph, function.name, function.backend)
         except JitCompileError:
             raise  # the tier refuses the function itself: the call raises it
-        except (NotImplementedError, LookupError, Unsupported) as exc:
+        except (NotImplementedError, LookupError) as exc:
             found = (type(exc), exc.args)  # not the exception: its traceback holds `function`
         cache[function] = found
     if type(found) is tuple:
@@ -87,7 +82,7 @@ def call_recorded(concrete, args, kwargs, values):
     never the reverse.
     """
     tensors = _tensors_for(values, nest.flatten((list(args), kwargs)))
-    flat = _record(concrete, tensors, values)
+    flat = _record(concrete, tensors, values, (args, kwargs))
     if flat is None:
         return concrete.run(values)
     return fill_outputs(concrete.graph.structured_outputs, flat)
@@ -103,8 +98,9 @@ def call_graph_function(function: GraphFunction, tensors: list) -> list:
     return flat
 
 
-def _record(function, tensors, values) -> list | None:
-    """The flat output tensors of a recorded call, or None when no tape watches it."""
+def _record(function, tensors, values, arguments=None) -> list | None:
+    """The flat output tensors of a recorded call, or None when no tape watches it.
+    `arguments` (args, kwargs) bind the variable arguments of a function's `stacked_form`."""
     variables = [bound_variable(v) for v in _variables(function)]  # what this call binds
     candidates = [t for t in tensors if t is not None] + variables
     tapes = [tape for tape in context.state.tapes if tape._graph is None and tape._wants(candidates)]
@@ -112,10 +108,11 @@ def _record(function, tensors, values) -> list | None:
         return None
     try:
         if len(tapes) > 1 or any(tape._persistent for tape in tapes):
+            stacked_form = getattr(function, "stacked_form", None)
+            if stacked_form is not None and arguments is not None:
+                function = stacked_form()  # its staged loop gradients saving on stacks
+                function.bind_values(*arguments)  # its own variable arguments: this call's
             grad = higher_gradient_of(function)
-            if grad is None:
-                inputs = [t if t is not None else EagerTensor(v) for t, v in zip(tensors, values)]
-                return interpret(function.graph, inputs)
             return _record_differentiable(function, grad, tensors, values, tapes)
         return _record_first_order(function, gradient_of(function), tensors, values, tapes)
     except JitCompileError:

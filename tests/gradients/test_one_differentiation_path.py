@@ -291,16 +291,41 @@ def test_outer_tapes_around_a_gradient_staged_in_the_function(jit):
 
 
 @pytest.mark.parametrize("jit", [None, True])  # the XLA tier has no CustomGradient lowering
-def test_an_order_that_cannot_be_staged_is_refused_saying_how(jit):
-    """A graph holding a staged loop gradient and a custom gradient cannot run op by op; the
-    order that would differentiate the loop a third time raises, naming the function and
-    how to compute it, never a silent None."""
-    f = rt.function(lambda x: _staged_first_derivative(x) + _square(x), autograph=False,
-                    jit_compile=_tier(jit))
+def test_a_staged_loop_gradient_beside_a_custom_gradient_at_every_order(jit):
+    """A graph holding a staged loop gradient (saves in a list) and a custom gradient: under
+    nested tapes the function is traced again with the loop's saves on stacks, and every
+    order gives the closed form and the eager answer (4 x**2: 8x, 8, 0), for a variable and
+    for a tensor, on the function's tier."""
+    fn = lambda x: _staged_first_derivative(x) + _square(x)  # noqa: E731
+    f = rt.function(fn, autograph=False, jit_compile=_tier(jit))
+    for kind in ("variable", "tensor"):
+        for x0 in (1.5, 0.25):
+            got = _nested(f, _make(kind, x0), order=3)
+            np.testing.assert_allclose(got, [8 * x0, 8.0, 0.0], rtol=1e-9, atol=1e-12)
+            np.testing.assert_allclose(got, _eager_oracle(fn, kind, x0), rtol=1e-9, atol=1e-12)
+
+
+def test_the_differentiable_again_trace_binds_each_calls_variable():
+    """The trace made again for nested tapes reads the variable each call passes, not the one
+    the first call passed (three variables, one graph)."""
+    f = rt.function(_staged_first_derivative, autograph=False)
+    for x0 in (1.5, 2.0, 0.5):
+        assert _nested(f, _make("variable", x0), order=2) == pytest.approx([6 * x0, 6.0])
+    assert f.experimental_get_tracing_count() == 1
+
+
+def test_a_loaded_function_whose_inner_loop_gradient_saves_in_a_list_refuses_by_name():
+    """A graph that cannot be traced again (no Python function: a concrete function made
+    from the graph alone) keeps its inner loop gradient's list: the order that would
+    differentiate those saves raises naming the function and how to compute it."""
+    traced = rt.function(_staged_first_derivative, autograph=False)
     x = _make("variable", 1.5)
-    assert _nested(f, x, order=1) == [8 * 1.5]  # d/dx (3x**2 + x**2)
-    with pytest.raises(NotImplementedError, match=r"(?s)backward.*run_functions_eagerly"):
-        _nested(f, x, order=2)
+    concrete = traced.get_concrete_function(x)
+    bare = type(concrete)(concrete.graph, name="bare")
+    assert bare.stacked_form is None
+    assert _nested(bare, x, order=1) == [6 * 1.5]
+    with pytest.raises(NotImplementedError, match=r"(?s)bare.*run_functions_eagerly"):
+        _nested(bare, x, order=3)
 
 
 @pytest.mark.parametrize("jit", [True, "xla"])
