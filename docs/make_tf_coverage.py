@@ -80,6 +80,46 @@ DIFFERENCES: tuple[tuple[str, str], ...] = (
     (r"tf\.keras\.utils\.(PyDataset|Sequence)$",
      "batches read in the calling thread (workers kept, not used)"),
     (r"tf\.keras\.config\.set_image_data_format$", "channels_last only"),
+    (r"tf\.keras\.(Quantizer|quantizers\.\w+|dtype_policies\.(AWQDTypePolicy|DTypePolicyMap|"
+     r"GPTQDTypePolicy|Int4DTypePolicy|QuantizedDTypePolicy|QuantizedFloat8DTypePolicy))$",
+     "quantizers and policies compute and serialize as Keras's; Model.quantize and a layer "
+     "with a quantized policy raise NotImplementedError"),
+    (r"tf\.keras\.distribution\.(ModelParallel|LayoutMap|TensorLayout|distribute_tensor|"
+     r"initialize|DataParallel|set_distribution|distribution)$",
+     "replicas on this runtime's CPU devices train data-parallel; layouts are checked, not "
+     "applied; one process only"),
+    (r"tf\.keras\.export\.ExportArchive$",
+     "written in this runtime's saved format; non-default endpoints return their outputs as "
+     "they are"),
+    (r"tf\.keras\.utils\.FeatureSpace$", "adapts in one pass over the data; not saved"),
+    (r"tf\.keras\.(StatelessScope|name_scope|RematScope|remat)$",
+     "StatelessScope swaps values in while open; name_scope does not prefix variable paths; "
+     "remat recomputes nothing"),
+    (r"tf\.keras\.wrappers\.SKLearn\w+$",
+     "inputs checked with NumPy; a model instance is recompiled without its metrics"),
+    (r"tf\.keras\.distillation\.Distiller$", "no sample_weight; not saved"),
+    (r"tf\.keras\.ops\.(numpy\.)?vectorize$|tf\.keras\.ops\.image\.(scale_and_translate|"
+     r"elastic_transform)$",
+     "vectorize follows numpy.vectorize; integer images computed as JAX does"),
+    (r"tf\.nn\.fractional_(avg|max)_pool$",
+     "TensorFlow's pooling rules, not its random stream"),
+    (r"tf\.image\.(adjust_jpeg_quality|random_jpeg_quality|stateless_random_jpeg_quality|"
+     r"decode_webp)$|tf\.io\.decode_webp$",
+     "through Pillow: JPEG pixels may differ by a few levels"),
+    (r"tf\.nn\.RNNCellDropoutWrapper$", "variational_recurrent=True raises"),
+    (r"tf\.io\.write_graph$", "text only"),
+    (r"tf\.io\.gfile\.get_registered_schemes$", "local paths only"),
+    (r"tf\.random_index_shuffle$", "not TensorFlow's permutation; rounds=4 only"),
+    (r"tf\.nondifferentiable_batch_function$", "each call runs alone (no batching)"),
+    (r"tf\.queue$", "shared_name raises"),
+    (r"tf\.quantization$", "axis= and qint32 MIN_FIRST raise"),
+    (r"tf\.(config\.experimental_connect_to_(cluster|host)|debugging\.experimental(\."
+     r"enable_dump_debug_info)?)$",
+     "arguments checked as TensorFlow does, then NotImplementedError naming the alternative"),
+    (r"tf\.train\.experimental\.(MaxShardSizePolicy|ShardingCallback|ShardableTensor)$",
+     "a checkpoint is one file: only ShardByTaskPolicy is honoured"),
+    (r"tf\.saved_model\.(Asset|experimental\.(TrackableResource|read_fingerprint|Fingerprint))$",
+     "assets and resources are not written into saved models; fingerprints hash the files"),
     (r"tf\.config\.(threading|optimizer)\.|tf\.config\.(set|get)_soft_device_placement$|"
      r"tf\.config\.experimental\.(set|get)_(synchronous_execution|device_policy)$|"
      r"tf\.debugging\.(set|get)_log_device_placement$",

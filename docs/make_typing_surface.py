@@ -328,6 +328,8 @@ def build() -> dict[str, str]:
     files: dict[str, str] = {"__init__.py": INIT_PY}
     top: dict[str, object] = dict(NAMESPACES.get("", {}))
     top.update(_init_static_names())
+    for name, module in LAZY_NAMES.get("", {}).items():  # loaded on first use (rt.conv, ...)
+        top.setdefault(name, getattr(importlib.import_module(module), name))
     for name in lazy_names():
         try:
             top[name] = getattr(runtime, name)

@@ -20,6 +20,7 @@ if _typing.TYPE_CHECKING:
     # explicit re-exports win over the plain imports below.
     from ._api import *  # noqa: F403
 
+from . import cluster_def as _cluster_def  # noqa: F401 - marks rt.config's cluster names
 from . import config_options as _config_options  # noqa: F401 - marks rt.config.threading, ...
 from . import device_config as _device_config  # noqa: F401 - marks rt.config
 from . import errors, experimental, version  # rt.experimental.numpy loads on first use
@@ -97,6 +98,11 @@ if not _typing.TYPE_CHECKING:  # type checkers read these names from runtime/_ap
     lookup = _space("lookup")
     io = _space("io")
     audio = _space("audio")
+    sets = _space("sets")  # tf.sets, tf.queue, ...: runtime.tf_sets, ... load on first use
+    queue = _space("queue")
+    quantization = _space("quantization")
+    autodiff = _space("autodiff")
+    xla = _types.SimpleNamespace(experimental=_space("xla.experimental"))
     types = _types.SimpleNamespace(experimental=_types.SimpleNamespace(**_NAMESPACES["types.experimental"]))
     config = _types.SimpleNamespace(**_NAMESPACES["config"], experimental=_types.SimpleNamespace(
         **_NAMESPACES.get("config.experimental", {})), threading=_types.SimpleNamespace(

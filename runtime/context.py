@@ -24,7 +24,7 @@ class _Hooks:
     """Services of upper layers that ops call without importing up a layer: the module that
     provides one fills its slot when it is imported; None until then."""
 
-    __slots__ = ("gradient_tape", "write_summary", "load_op")
+    __slots__ = ("gradient_tape", "write_summary", "load_op", "quantize_model")
 
     def __init__(self) -> None:
         # runtime.gradients.tape.GradientTape: py_function's gradient runs its function under one
@@ -34,6 +34,8 @@ class _Hooks:
         # runtime.ops.load_op: loads the op family defining an op name (every family for
         # None), for the registry's lookups by name and its complete listing (runtime.opdef)
         self.load_op: Callable[[str | None], None] | None = None
+        # runtime.keras.quantizers.quantize_model: Model.quantize's checks of its configs
+        self.quantize_model: Callable[..., None] | None = None
 
 
 hooks = _Hooks()

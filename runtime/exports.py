@@ -34,11 +34,32 @@ LAZY_NAMES: dict[str, dict[str, str]] = {
         "eig", "eigh_tridiagonal", "eigvals", "experimental", "logm", "lu", "lu_matrix_inverse",
         "lu_reconstruct", "lu_solve", "sqrtm")},
     "nn": {name: "runtime.conv_gradients" for name in (
-        "depthwise_conv2d_backprop_filter", "depthwise_conv2d_backprop_input")},
+        "depthwise_conv2d_backprop_filter", "depthwise_conv2d_backprop_input")}
+    | {name: "runtime.layers.rnn_cell_wrappers" for name in (
+        "RNNCellDeviceWrapper", "RNNCellDropoutWrapper", "RNNCellResidualWrapper")},
     "signal": {name: "runtime.signal_extras" for name in (
         "dct", "idct", "inverse_mdct", "inverse_stft", "inverse_stft_window_fn",
         "linear_to_mel_weight_matrix", "mdct", "mfccs_from_log_mel_spectrograms",
         "overlap_and_add")},
+    # tf.sets, tf.queue, tf.quantization, tf.autodiff, tf.xla and TensorFlow's other top-level
+    # names that few programs use (tf.IndexedSlices, tf.make_tensor_proto, ...)
+    "sets": {name: "runtime.tf_sets" for name in ("difference", "intersection", "size", "union")},
+    "queue": {name: "runtime.tf_queue" for name in (
+        "FIFOQueue", "PaddingFIFOQueue", "PriorityQueue", "QueueBase", "RandomShuffleQueue")},
+    "quantization": {name: "runtime.tf_quantization" for name in (
+        "dequantize", "fake_quant_with_min_max_args", "fake_quant_with_min_max_args_gradient",
+        "fake_quant_with_min_max_vars", "fake_quant_with_min_max_vars_gradient",
+        "fake_quant_with_min_max_vars_per_channel",
+        "fake_quant_with_min_max_vars_per_channel_gradient", "quantize",
+        "quantize_and_dequantize", "quantize_and_dequantize_v2", "quantized_concat")},
+    "autodiff": {"ForwardAccumulator": "runtime.tf_misc", "GradientTape": "runtime.gradients"},
+    "xla.experimental": {"compile": "runtime.tf_misc", "jit_scope": "runtime.tf_misc"},
+    "": {name: "runtime.tf_misc" for name in (
+        "CriticalSection", "IndexedSlices", "IndexedSlicesSpec", "NoneTensorSpec",
+        "TensorArraySpec", "approx_top_k", "check_pinned", "conv", "make_ndarray",
+        "make_tensor_proto", "nondifferentiable_batch_function", "ragged_fill_empty_rows",
+        "ragged_fill_empty_rows_grad", "random_index_shuffle",
+        "register_tensor_conversion_function", "variable_creator_scope")},
 }
 for _space, _names in lazy_ops.NAMES.items():
     LAZY_NAMES.setdefault(_space, {}).update(_names)

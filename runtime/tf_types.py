@@ -11,6 +11,7 @@ what converts to a tensor.
 from __future__ import annotations
 
 import abc
+import inspect
 import types
 from typing import Any, Optional, Sequence, Union
 
@@ -90,3 +91,36 @@ class Mirrored(_Distributed):
 
 distributed = export("types.experimental.distributed")(
     types.SimpleNamespace(PerReplica=PerReplica, Mirrored=Mirrored))
+
+
+@export("types.experimental.FunctionType")
+class FunctionType(inspect.Signature, metaclass=abc.ABCMeta):
+    """The type of a callable: its parameters (and their kinds, defaults and annotations) and
+    its return annotation, as an `inspect.Signature`. `FunctionType.from_callable(fn)`
+    describes a Python function."""
+
+    @classmethod
+    def from_callable(cls, obj, *, follow_wrapped: bool = True) -> "FunctionType":
+        """The FunctionType of the callable `obj`."""
+        return super().from_callable(obj, follow_wrapped=follow_wrapped)
+
+
+@export("types.experimental.AtomicFunction")
+class AtomicFunction(abc.ABC):
+    """Base of single graph functions that are called with their captured tensors given
+    explicitly: subclasses define `function_type` and `call_with_captures(args, kwargs,
+    captures)`; calling one with no captures needed is `call_with_captures(args, kwargs,
+    ())`. (This runtime's ConcreteFunction reads its captures itself and is not one.)"""
+
+    @property
+    @abc.abstractmethod
+    def function_type(self) -> FunctionType:
+        """The FunctionType of the function."""
+
+    @abc.abstractmethod
+    def call_with_captures(self, args, kwargs, captures) -> Any:
+        """Calls the function on `args` and `kwargs` with `captures` (a tuple of tensors) as
+        the values of its captured tensors."""
+
+    def __call__(self, *args, **kwargs) -> Any:
+        return self.call_with_captures(args, kwargs, ())

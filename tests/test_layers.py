@@ -39,6 +39,8 @@ LAYERS = [tuple(_runtime_name(name) for name in line.split()) for line in _doc_b
 OPTIONAL_EXTRAS = {  # third-party packages, imported where used: `import runtime` needs none
     "graphviz": "Graph.to_svg draws with it; optional",
     "matplotlib": "History.plot draws with it; optional",
+    "sklearn": "keras.wrappers' estimators subclass scikit-learn's, when first looked up; "
+               "optional",
     "numba": "the Numba tier (extra [jit]), when a jit_compile=True function is made",
     "PIL": "Pillow (extra [images]): the JPEG, GIF and BMP codecs, when an image is decoded",
     "tensorboardX": "rt.summary's event files (extra [summary]), when a writer is made",
@@ -111,8 +113,12 @@ LAZY_LOADS = {  # (importer, imported): project modules loaded on first use
         "expressions); the runtime's own loggers import it on first use (autograph.logging_util)",
     ("runtime.layers.initializers", "scipy"):
         "scipy.signal's windows for keras.initializers.STFT beyond the five in NumPy",
+    ("runtime.ops.math_sobol", "scipy"):
+        "scipy.stats.qmc.Sobol (TensorFlow's direction numbers) for tf.math.sobol_sample",
     ("runtime.keras.preprocessing.image_generator", "scipy"):
         "SciPy's ndimage for ImageDataGenerator's affine transforms (extras [images], [jit])",
+    ("runtime.keras.preprocessing.image_transforms", "scipy"):
+        "SciPy's ndimage for keras.preprocessing.image.apply_affine_transform (extra [images])",
     ("runtime.layers.model_plot", "IPython"):
         "IPython's display, to show a drawn model in a notebook (only when IPython is there)",
 }

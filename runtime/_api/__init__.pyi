@@ -7,6 +7,7 @@ from runtime.tensor import Tensor as _Tensor
 from runtime.gradients.symbolic import AggregationMethod as AggregationMethod
 from runtime.ops.debugging import Assert as Assert
 from runtime.function.concrete import ConcreteFunction as ConcreteFunction
+from runtime.tf_misc import CriticalSection as CriticalSection
 from runtime.dtypes import DType as DType
 from runtime.device_config import DeviceSpec as DeviceSpec
 from runtime.tensor import EagerTensor as EagerTensor
@@ -14,8 +15,11 @@ from runtime.graph import FuncGraph as FuncGraph
 from runtime.function.polymorphic import Function as Function
 from runtime.gradients.tape import GradientTape as GradientTape
 from runtime.graph import Graph as Graph
+from runtime.tf_misc import IndexedSlices as IndexedSlices
+from runtime.tf_misc import IndexedSlicesSpec as IndexedSlicesSpec
 from runtime.layers.model import Model as Model
 from runtime.module import Module as Module
+from runtime.tf_misc import NoneTensorSpec as NoneTensorSpec
 from runtime.graph import Operation as Operation
 from runtime.data.experimental_more import OptionalSpec as OptionalSpec
 from runtime.ops.ragged import RaggedTensor as RaggedTensor
@@ -26,6 +30,7 @@ from runtime.ops.sparse import SparseTensorSpec as SparseTensorSpec
 from runtime.tensor import SymbolicTensor as SymbolicTensor
 from runtime.tensor import Tensor as Tensor
 from runtime.ops.tensor_array import TensorArray as TensorArray
+from runtime.tf_misc import TensorArraySpec as TensorArraySpec
 from runtime.shapes import TensorShape as TensorShape
 from runtime.shapes import TensorSpec as TensorSpec
 from runtime.ops.extension_type import TypeSpec as TypeSpec
@@ -35,6 +40,7 @@ from runtime.distribute_context import VariableAggregation as VariableAggregatio
 from runtime.distribute_context import VariableSynchronization as VariableSynchronization
 from runtime.function.callbacks import add_function_callback as add_function_callback
 from runtime.ops.math_composed import add_n as add_n
+from runtime.tf_misc import approx_top_k as approx_top_k
 from runtime.ops.array_sort import argsort as argsort
 from runtime.dtypes import as_dtype as as_dtype
 from runtime.ops.strings import as_string as as_string
@@ -52,6 +58,7 @@ from runtime.ops.array_composed import broadcast_to as broadcast_to
 import runtime.layers.callbacks as _callbacks_
 from runtime.ops.control_flow_functional import case as case
 from runtime.ops.array_math import cast as cast
+from runtime.tf_misc import check_pinned as check_pinned
 from runtime.function.callbacks import clear_function_callbacks as clear_function_callbacks
 from runtime.ops.array_composed import clip_by_global_norm as clip_by_global_norm
 from runtime.ops.array_composed import clip_by_norm as clip_by_norm
@@ -65,6 +72,7 @@ from runtime.ops.control_flow import cond as cond
 from runtime.ops.core import constant as constant
 from runtime.layers.initializers import Constant as _constant_initializer_
 from runtime.ops.control_flow import control_dependencies as control_dependencies
+from runtime.tf_misc import conv as conv
 from runtime.ops.core import convert_to_tensor as convert_to_tensor
 from runtime.ops.array_math import cumsum as cumsum
 from runtime.gradients.custom import custom_gradient as custom_gradient
@@ -132,6 +140,8 @@ from runtime.ops.array_composed import linspace as linspace
 import runtime.lite as _lite_
 from runtime.ops.array_math import logical_not as logical_not
 import runtime.keras.losses as _losses_
+from runtime.tf_misc import make_ndarray as make_ndarray
+from runtime.tf_misc import make_tensor_proto as make_tensor_proto
 from runtime.ops.control_flow_functional import map_fn as map_fn
 from runtime.ops.linalg import matmul as matmul
 from runtime.linalg_extras import sqrtm as _matrix_square_root_
@@ -140,6 +150,7 @@ import runtime.keras.metrics as _metrics_
 from runtime.context import name_scope as name_scope
 from runtime.gradients.symbolic import no_gradient as no_gradient
 from runtime.ops.control_flow import no_op as no_op
+from runtime.tf_misc import nondifferentiable_batch_function as nondifferentiable_batch_function
 from runtime.ops.array_composed import norm as norm
 from runtime.ops.py_function import numpy_function as numpy_function
 from runtime.ops.array_math import one_hot as one_hot
@@ -157,6 +168,9 @@ from runtime.dtypes import qint32 as qint32
 from runtime.dtypes import qint8 as qint8
 from runtime.dtypes import quint16 as quint16
 from runtime.dtypes import quint8 as quint8
+from runtime.tf_misc import ragged_fill_empty_rows as ragged_fill_empty_rows
+from runtime.tf_misc import ragged_fill_empty_rows_grad as ragged_fill_empty_rows_grad
+from runtime.tf_misc import random_index_shuffle as random_index_shuffle
 from runtime.layers.initializers import RandomNormal as _random_normal_initializer_
 from runtime.layers.initializers import RandomUniform as _random_uniform_initializer_
 from runtime.ops.array_math import range as range
@@ -165,6 +179,7 @@ from runtime.ops.array_math import divide as _realdiv_
 from runtime.ops.recompute import recompute_grad as recompute_grad
 from runtime.ops.array_math import reduce_logsumexp as reduce_logsumexp
 from runtime.function.api import register as register
+from runtime.tf_misc import register_tensor_conversion_function as register_tensor_conversion_function
 from runtime.function.callbacks import remove_function_callback as remove_function_callback
 from runtime.ops.array_sort import repeat as repeat
 from runtime.ops.array_blocks import required_space_to_batch_paddings as required_space_to_batch_paddings
@@ -200,7 +215,6 @@ from runtime.ops.linalg import tensordot as tensordot
 import runtime.tftest as _test_
 from runtime.ops.array_math import tile as tile
 from runtime.ops.array_blocks import timestamp as timestamp
-from runtime.optimizers import train as train
 from runtime.ops.array_math import transpose as transpose
 from runtime.ops.array_math import divide as _truediv_
 from runtime.ops.math_composed import truncatediv as truncatediv
@@ -214,6 +228,7 @@ from runtime.ops.array_sort import unique as unique
 from runtime.ops.array_sort import unique_with_counts as unique_with_counts
 from runtime.ops.math_composed import unravel_index as unravel_index
 from runtime.ops.array_math import unstack as unstack
+from runtime.tf_misc import variable_creator_scope as variable_creator_scope
 from runtime.dtypes import variant as variant
 from runtime.ops.control_flow_functional import vectorized_map as vectorized_map
 import runtime.version as _version_
@@ -223,6 +238,7 @@ from runtime.ops.array_math import zeros as zeros
 from runtime.layers.initializers import Zeros as _zeros_initializer_
 from runtime.ops.array_math import zeros_like as zeros_like
 from . import audio as audio
+from . import autodiff as autodiff
 from . import bitwise as bitwise
 from . import config as config
 from . import debugging as debugging
@@ -232,12 +248,17 @@ from . import linalg as linalg
 from . import lookup as lookup
 from . import math as math
 from . import nn as nn
+from . import quantization as quantization
+from . import queue as queue
 from . import ragged as ragged
 from . import random as random
+from . import sets as sets
 from . import signal as signal
 from . import sparse as sparse
 from . import strings as strings
+from . import train as train
 from . import types as types
+from . import xla as xla
 
 autograph = _autograph_
 callbacks = _callbacks_

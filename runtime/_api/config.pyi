@@ -5,6 +5,8 @@
 from runtime.device_config import LogicalDevice as LogicalDevice
 from runtime.device_config import LogicalDeviceConfiguration as LogicalDeviceConfiguration
 from runtime.device_config import PhysicalDevice as PhysicalDevice
+from runtime.cluster_def import experimental_connect_to_cluster as experimental_connect_to_cluster
+from runtime.cluster_def import experimental_connect_to_host as experimental_connect_to_host
 from runtime.function.api import experimental_functions_run_eagerly as experimental_functions_run_eagerly
 from runtime.function.api import experimental_run_functions_eagerly as experimental_run_functions_eagerly
 from runtime.context import functions_run_eagerly as functions_run_eagerly

@@ -7,6 +7,7 @@ from runtime.ops.image import adjust_brightness as adjust_brightness
 from runtime.ops.image import adjust_contrast as adjust_contrast
 from runtime.ops.math_extras import adjust_gamma as adjust_gamma
 from runtime.ops.image import adjust_hue as adjust_hue
+from runtime.ops.image_extras import adjust_jpeg_quality as adjust_jpeg_quality
 from runtime.ops.image import adjust_saturation as adjust_saturation
 from runtime.ops.image import central_crop as central_crop
 from runtime.ops.image_boxes import combined_non_max_suppression as combined_non_max_suppression
@@ -19,6 +20,7 @@ from runtime.ops.io_image import decode_gif as decode_gif
 from runtime.ops.io_image import decode_image as decode_image
 from runtime.ops.io_image import decode_jpeg as decode_jpeg
 from runtime.ops.io_image import decode_png as decode_png
+from runtime.ops.image_extras import decode_webp as decode_webp
 from runtime.ops.image_crops import draw_bounding_boxes as draw_bounding_boxes
 from runtime.ops.io_image import encode_jpeg as encode_jpeg
 from runtime.ops.io_image import encode_png as encode_png
@@ -44,6 +46,7 @@ from runtime.ops.image import random_crop as random_crop
 from runtime.ops.image import random_flip_left_right as random_flip_left_right
 from runtime.ops.image import random_flip_up_down as random_flip_up_down
 from runtime.ops.image import random_hue as random_hue
+from runtime.ops.image_extras import random_jpeg_quality as random_jpeg_quality
 from runtime.ops.image import random_saturation as random_saturation
 from runtime.ops.image import resize as resize
 from runtime.ops.image import resize_with_crop_or_pad as resize_with_crop_or_pad
@@ -63,6 +66,7 @@ from runtime.ops.image import stateless_random_crop as stateless_random_crop
 from runtime.ops.image import stateless_random_flip_left_right as stateless_random_flip_left_right
 from runtime.ops.image import stateless_random_flip_up_down as stateless_random_flip_up_down
 from runtime.ops.image import stateless_random_hue as stateless_random_hue
+from runtime.ops.image_extras import stateless_random_jpeg_quality as stateless_random_jpeg_quality
 from runtime.ops.image import stateless_random_saturation as stateless_random_saturation
 from runtime.ops.image_crops import stateless_sample_distorted_bounding_box as stateless_sample_distorted_bounding_box
 from runtime.ops.image import total_variation as total_variation

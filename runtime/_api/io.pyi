@@ -21,6 +21,7 @@ from runtime.ops.io_image import decode_jpeg as decode_jpeg
 from runtime.ops.io_more import decode_json_example as decode_json_example
 from runtime.ops.io_image import decode_png as decode_png
 from runtime.ops.io import decode_raw as decode_raw
+from runtime.ops.image_extras import decode_webp as decode_webp
 from runtime.ops.io_more import deserialize_many_sparse as deserialize_many_sparse
 from runtime.ops.io import encode_base64 as encode_base64
 from runtime.ops.io_image import encode_jpeg as encode_jpeg
@@ -28,6 +29,7 @@ from runtime.ops.io_image import encode_png as encode_png
 from runtime.ops.io_image import extract_jpeg_shape as extract_jpeg_shape
 from runtime.ops.io_gfile import gfile as gfile
 from runtime.ops.io_image import is_jpeg as is_jpeg
+from runtime.ops.io_extras import match_filenames_once as match_filenames_once
 from runtime.ops.io_more import matching_files as matching_files
 from runtime.ops.io_example import parse_example as parse_example
 from runtime.ops.io_example import parse_sequence_example as parse_sequence_example
@@ -40,3 +42,4 @@ from runtime.ops.io_more import serialize_sparse as serialize_sparse
 from runtime.ops.io import serialize_tensor as serialize_tensor
 from runtime.ops.io_tfrecord import tf_record_iterator as tf_record_iterator
 from runtime.ops.io import write_file as write_file
+from runtime.ops.io_extras import write_graph as write_graph

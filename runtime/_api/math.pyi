@@ -59,6 +59,7 @@ from runtime.ops.math_composed import reduce_std as reduce_std
 from runtime.ops.math_composed import reduce_variance as reduce_variance
 from runtime.ops.math_composed import rint as rint
 from runtime.ops.math_composed import scalar_mul as scalar_mul
+from runtime.ops.math_sobol import sobol_sample as sobol_sample
 from runtime.ops.nn import softmax as softmax
 from runtime.ops.nn import softplus as softplus
 from runtime.ops.math_composed import softsign as softsign

@@ -4,6 +4,9 @@
 from typing import Any
 from runtime.tensor import Tensor as _Tensor
 
+from runtime.layers.rnn_cell_wrappers import RNNCellDeviceWrapper as RNNCellDeviceWrapper
+from runtime.layers.rnn_cell_wrappers import RNNCellDropoutWrapper as RNNCellDropoutWrapper
+from runtime.layers.rnn_cell_wrappers import RNNCellResidualWrapper as RNNCellResidualWrapper
 from runtime.ops.candidate_sampling import all_candidate_sampler as all_candidate_sampler
 from runtime.ops.nn_more import approx_max_k as approx_max_k
 from runtime.ops.nn_more import approx_min_k as approx_min_k
@@ -43,8 +46,11 @@ from runtime.ops.nn_conv import embedding_lookup as embedding_lookup
 from runtime.ops.nn_embedding import embedding_lookup_sparse as embedding_lookup_sparse
 from runtime.ops.nn_more import erosion2d as erosion2d
 from runtime.ops.candidate_sampling import fixed_unigram_candidate_sampler as fixed_unigram_candidate_sampler
+from runtime.ops.nn_fractional import fractional_avg_pool as fractional_avg_pool
+from runtime.ops.nn_fractional import fractional_max_pool as fractional_max_pool
 from runtime.ops.nn import gelu as gelu
 from runtime.ops.math_extras import in_top_k as in_top_k
+from runtime.ops.nn_fractional import isotonic_regression as isotonic_regression
 from runtime.ops.nn import l2_loss as l2_loss
 from runtime.ops.math_composed import l2_normalize as l2_normalize
 from runtime.ops.nn import leaky_relu as leaky_relu

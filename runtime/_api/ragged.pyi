@@ -6,8 +6,11 @@ from runtime.ops.ragged import RaggedTensor as RaggedTensor
 from runtime.ops.ragged import RaggedTensorSpec as RaggedTensorSpec
 from runtime.ops.ragged import boolean_mask as boolean_mask
 from runtime.ops.ragged import constant as constant
+from runtime.ops.ragged_cross import cross as cross
+from runtime.ops.ragged_cross import cross_hashed as cross_hashed
 from runtime.ops.ragged import map_flat_values as map_flat_values
 from runtime.ops.ragged import range as range
 from runtime.ops.ragged import row_splits_to_segment_ids as row_splits_to_segment_ids
 from runtime.ops.ragged import segment_ids_to_row_splits as segment_ids_to_row_splits
 from runtime.ops.ragged import stack as stack
+from runtime.ops.ragged_cross import stack_dynamic_partitions as stack_dynamic_partitions

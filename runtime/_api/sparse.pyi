@@ -5,13 +5,16 @@
 from runtime.ops.sparse import SparseTensor as SparseTensor
 from runtime.ops.sparse import SparseTensorSpec as SparseTensorSpec
 from runtime.ops.sparse import add as add
+from runtime.ops.sparse_ragged_extras import bincount as bincount
 from runtime.ops.sparse_manip import concat as concat
 from runtime.ops.sparse_manip import cross as cross
+from runtime.ops.sparse_ragged_extras import cross_hashed as cross_hashed
 from runtime.ops.sparse import expand_dims as expand_dims
 from runtime.ops.sparse_more import eye as eye
 from runtime.ops.sparse_manip import fill_empty_rows as fill_empty_rows
 from runtime.ops.sparse import from_dense as from_dense
 from runtime.ops.sparse_manip import map_values as map_values
+from runtime.ops.sparse_ragged_extras import mask as mask
 from runtime.ops.sparse_more import maximum as maximum
 from runtime.ops.sparse_more import minimum as minimum
 from runtime.ops.sparse import reduce_max as reduce_max
@@ -20,6 +23,7 @@ from runtime.ops.sparse import reorder as reorder
 from runtime.ops.sparse_manip import reset_shape as reset_shape
 from runtime.ops.sparse_manip import reshape as reshape
 from runtime.ops.sparse_manip import retain as retain
+from runtime.ops.sparse_ragged_extras import sampled_addmm as sampled_addmm
 from runtime.ops.sparse_manip import segment_mean as segment_mean
 from runtime.ops.sparse_manip import segment_sqrt_n as segment_sqrt_n
 from runtime.ops.sparse_manip import segment_sum as segment_sum

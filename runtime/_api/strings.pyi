@@ -23,6 +23,7 @@ from runtime.ops.strings import to_number as to_number
 from runtime.ops.strings import unicode_decode as unicode_decode
 from runtime.ops.strings_more import unicode_decode_with_offsets as unicode_decode_with_offsets
 from runtime.ops.strings import unicode_encode as unicode_encode
+from runtime.ops.strings_script import unicode_script as unicode_script
 from runtime.ops.strings import unicode_split as unicode_split
 from runtime.ops.strings_more import unicode_split_with_offsets as unicode_split_with_offsets
 from runtime.ops.strings_more import unicode_transcode as unicode_transcode

@@ -7,14 +7,17 @@ works as `import tensorflow.experimental.numpy as tnp` does.
 
 import importlib as _importlib
 
+from .. import debug_modes as _debug_modes  # noqa: F401 - marks enable_strict_mode
 from .. import ops as _ops  # noqa: F401 - defining the ops marks their public names
 from ..exports import LAZY_NAMES as _LAZY_NAMES
 from ..exports import NAMESPACES as _NAMESPACES
+from . import extension_type  # rt.experimental.extension_type.as_dict
+from . import more as _more  # noqa: F401 - marks ExtensionTypeSpec, async_scope, ...
 
 function_executor_type = None
 globals().update(_NAMESPACES.get("experimental", {}))
 __all__ = sorted({*_NAMESPACES.get("experimental", {}), *_LAZY_NAMES.get("experimental", {}),
-                  "function_executor_type", "numpy"})
+                  "extension_type", "function_executor_type", "numpy"})
 
 
 def __getattr__(name):

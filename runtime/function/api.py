@@ -3,11 +3,11 @@ the switch that runs compiled functions as plain Python."""
 
 from __future__ import annotations
 
-import warnings
 from typing import Any, Callable, Mapping, Optional, ParamSpec, Sequence, TypeVar, Union, overload
 
 from .. import context
 from ..arguments import strict_keywords
+from ..debug_modes import warn_deprecated
 from ..exports import export
 from ..shapes import TensorSpec
 from . import logs
@@ -124,8 +124,8 @@ def function(func: Optional[Callable[P, R]] = None, *,
         if jit_compile is not None:
             raise ValueError("rt.function: give jit_compile or its deprecated name "
                              "experimental_compile, not both.")
-        warnings.warn("rt.function: experimental_compile is deprecated; use jit_compile.",
-                      DeprecationWarning, stacklevel=logs.user_stacklevel())
+        warn_deprecated("rt.function: experimental_compile is deprecated; use jit_compile.",
+                        logs.user_stacklevel())
         jit_compile = experimental_compile
 
     def decorate(fn: Callable[P, R]) -> Function[P, R]:
@@ -270,15 +270,15 @@ def functions_run_eagerly() -> bool:
 
 def experimental_run_functions_eagerly(run_eagerly: bool) -> None:
     """Deprecated name of run_functions_eagerly (warns with DeprecationWarning)."""
-    warnings.warn("experimental_run_functions_eagerly is deprecated; use run_functions_eagerly.",
-                  DeprecationWarning, stacklevel=logs.user_stacklevel())
+    warn_deprecated("experimental_run_functions_eagerly is deprecated; use "
+                    "run_functions_eagerly.", logs.user_stacklevel())
     run_functions_eagerly(run_eagerly)
 
 
 def experimental_functions_run_eagerly() -> bool:
     """Deprecated name of functions_run_eagerly (warns with DeprecationWarning)."""
-    warnings.warn("experimental_functions_run_eagerly is deprecated; use functions_run_eagerly.",
-                  DeprecationWarning, stacklevel=logs.user_stacklevel())
+    warn_deprecated("experimental_functions_run_eagerly is deprecated; use "
+                    "functions_run_eagerly.", logs.user_stacklevel())
     return functions_run_eagerly()
 
 

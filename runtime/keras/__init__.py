@@ -30,7 +30,10 @@ from . import (
     config,
     constraints,
     datasets,
+    distillation,
+    distribution,
     dtype_policies,
+    export,
     initializers,
     layers,
     losses,
@@ -39,19 +42,31 @@ from . import (
     ops,
     optimizers,
     preprocessing,
+    quantizers,
     random,
     regularizers,
     saving,
     tree,
     utils,
     visualization,
+    wrappers,
 )
 from .dtype_policies import DTypePolicy, FloatDTypePolicy, mixed_precision
 from .initializers import Initializer
 from .losses import Loss
 from .metrics import Metric
 from .optimizers import Optimizer
+from .quantizers import Quantizer
 from .regularizers import Regularizer
+from .scopes import (
+    Function,
+    Operation,
+    RematScope,
+    StatelessScope,
+    SymbolicScope,
+    name_scope,
+    remat,
+)
 
 # Keras 2's serialization functions, as tf.keras.legacy.saving keeps them
 legacy = _Namespace(saving=_Namespace(serialize_keras_object=saving.serialize_keras_object,
@@ -69,11 +84,18 @@ __all__ = ["InputSpec", "DTypePolicy", "FloatDTypePolicy", "dtype_policies", "mi
            "Variable",
            "Loss", "Metric", "Model", "Optimizer", "Regularizer", "Sequential", "activations",
            "applications", "backend", "callbacks", "config", "constraints", "datasets",
+           "distribution", "export",
            "initializers", "layers", "losses", "metrics", "models", "ops", "optimizers",
            "preprocessing", "random", "regularizers", "saving", "tree", "utils",
            "visualization"]
+__all__ += ["Quantizer", "quantizers"]
+
+__all__ += ["Function", "Operation", "RematScope", "StatelessScope", "SymbolicScope",
+            "distillation", "name_scope", "remat", "wrappers"]
 
 for _module in (activations, backend, callbacks, constraints, initializers, layers, losses, metrics, models,
-                optimizers, regularizers, saving, utils):
+                optimizers, regularizers, saving, utils, distribution, export):
     _add_keyword_hints_to_classes(vars(_module), "runtime")  # a misspelt keyword: did you mean
+for _module in (quantizers, dtype_policies):
+    _add_keyword_hints_to_classes(vars(_module), "runtime")
 _add_keyword_hints_to_classes(globals(), "runtime")

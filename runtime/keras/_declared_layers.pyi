@@ -158,6 +158,7 @@ from runtime.layers.spectral_normalization import SpectralNormalization as Spect
 from runtime.layers.recurrent import StackedRNNCells as StackedRNNCells
 from runtime.layers.preprocessing.lookup import StringLookup as StringLookup
 from runtime.layers.merging import Subtract as Subtract
+from runtime.keras.tfsm_layer import TFSMLayer as TFSMLayer
 from runtime.layers.preprocessing.lookup import TextVectorization as TextVectorization
 from runtime.layers.legacy_activations import ThresholdedReLU as ThresholdedReLU
 from runtime.layers.wrappers import TimeDistributed as TimeDistributed

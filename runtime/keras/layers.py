@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from .. import layers as _layers
 from ..layers.functional import Input, InputLayer  # noqa: F401 - in __all__
 from ..layers.serialization import deserialize_layer, serialize_layer
+from .tfsm_layer import TFSMLayer  # noqa: F401 - in __all__
 
 _EXPORTED = [name for name in getattr(_layers, "__all__", dir(_layers)) if not name.startswith("_")]
 globals().update({name: getattr(_layers, name) for name in _EXPORTED})
@@ -31,7 +32,7 @@ if not TYPE_CHECKING:  # a checker sees the declared names only, and reports a m
         return value
 
 
-__all__ = sorted({*_EXPORTED, "Input", "InputLayer", "serialize", "deserialize"})
+__all__ = sorted({*_EXPORTED, "Input", "InputLayer", "TFSMLayer", "serialize", "deserialize"})
 
 if TYPE_CHECKING:  # the names made above, declared for type checkers (docs/make_typing_surface.py)
     from ._declared_layers import *  # noqa: F403

@@ -6,6 +6,8 @@ scatters and slices, segment reductions, Fourier transforms on (real, imaginary)
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from .. import dtypes as _dtypes
@@ -14,7 +16,7 @@ from ..gradients import custom as _custom
 from ..gradients.tape import GradientTape
 from ..ops import array_math as _am
 from ..tensor import Tensor
-from .ops_numpy import _float, _linalg, _math, _rank, _rt, _signal, _t
+from .ops_numpy import _constant_value, _float, _linalg, _math, _rank, _rt, _signal, _t
 
 # -- core -------------------------------------------------------------------------------------
 
@@ -314,38 +316,91 @@ def irfft(x, fft_length=None):
     return _signal.irfft(_complex_of(x, "irfft"), fft_length=length)
 
 
-def _window_fn(window):
+def _padded_window(window, sequence_length: int, fft_length: int, dtype, what: str):
+    """`window` (a name, values, or None) of sequence_length zero-padded to fft_length,
+    centred, as Keras's TensorFlow backend frames: NumPy values when known while tracing
+    (a tensor otherwise), None for no window."""
+    if fft_length < sequence_length:
+        raise ValueError("`fft_length` must equal or larger than `sequence_length`. Received: "
+                         f"sequence_length={sequence_length}, fft_length={fft_length}")
     if window is None:
         return None
     if isinstance(window, str):
         if window not in ("hann", "hamming"):
-            raise ValueError(f"keras.ops.stft(window={window!r}): expected 'hann', 'hamming', "
-                             "None or a 1-D tensor of length sequence_length.")
-        make = _signal.hann_window if window == "hann" else _signal.hamming_window
-        return lambda length, dtype: make(length, periodic=True, dtype=dtype)
-    values = _float(window)
-    return lambda length, dtype: _am.cast(values, dtype)
+            raise ValueError(f"keras.ops.{what}(window={window!r}): expected 'hann', "
+                             "'hamming', None or a 1-D tensor of length sequence_length.")
+        a = 0.5 if window == "hann" else 0.54  # periodic, as tf.signal's windows
+        values = a - (1 - a) * np.cos(2 * np.pi * np.arange(sequence_length) / sequence_length)
+    else:
+        values = _constant_value(window) if isinstance(window, Tensor) else np.asarray(window)
+        if values is None:
+            values = _float(window)
+    if values.shape != (sequence_length,):
+        raise ValueError("The shape of `window` must be equal to [sequence_length]. "
+                         f"Received: window shape={tuple(values.shape)}")
+    left = (fft_length - sequence_length) // 2
+    pads = [[left, fft_length - sequence_length - left]]
+    if isinstance(values, Tensor):
+        return _rt.pad(_am.cast(values, dtype), pads)
+    return np.pad(np.asarray(values, np.float64), pads).astype(dtype.as_numpy_dtype)
 
 
 def stft(x, sequence_length, sequence_stride, fft_length, window="hann", center=True):
     """The short-time Fourier transform of the real `x` over its last axis; returns
-    (real, imag) of shape [..., frames, fft_length // 2 + 1]. With `center` the signal is
-    padded by fft_length // 2 on both sides (reflect)."""
+    (real, imag) of shape [..., frames, fft_length // 2 + 1]. Frames are fft_length long,
+    `sequence_stride` apart, each multiplied by `window` (of sequence_length, zero-padded to
+    fft_length, centred), as Keras's TensorFlow backend. With `center` the signal is padded
+    by fft_length // 2 on both sides (reflect)."""
     t = _float(x)
+    fft_length = int(fft_length)
     if center:
-        pad = int(fft_length) // 2
+        pad = fft_length // 2
         rank = _rank(t, "stft")
         t = _rt.pad(t, [[0, 0]] * (rank - 1) + [[pad, pad]], mode="REFLECT")
-    win = _window_fn(window)
-    if win is None:
-        out = _signal.stft(t, int(sequence_length), int(sequence_stride), int(fft_length),
-                           window_fn=None)
+    padded = _padded_window(window, int(sequence_length), fft_length, t.dtype, "stft")
+    frames = _signal.frame(t, fft_length, int(sequence_stride))
+    if padded is not None:
+        frames = _am.multiply(frames, padded)
+    return _pair(_signal.rfft(frames, fft_length=[fft_length]))
+
+
+def istft(x, sequence_length, sequence_stride, fft_length, length=None, window="hann",
+          center=True):
+    """The signal of the short-time Fourier transform `x` = (real, imag) [..., frames,
+    fft_length // 2 + 1], as Keras's TensorFlow backend inverts it: each frame's inverse
+    real FFT windowed by `window` (zero-padded to fft_length, centred) scaled so that
+    overlapping windows add to one (`tf.signal.inverse_stft_window_fn`), overlapped and added
+    `sequence_stride` apart. With `center` the fft_length // 2 samples `stft` padded are cut
+    from both ends; `length` keeps that many samples (from the start)."""
+    z = _complex_of(x, "istft")
+    sequence_stride, fft_length = int(sequence_stride), int(fft_length)
+    padded = _padded_window(window, int(sequence_length), fft_length, _math.real(z).dtype,
+                            "istft")
+    if isinstance(padded, Tensor):
+        raise ValueError("keras.ops.istft needs the window's values while tracing: pass "
+                         "'hann', 'hamming', None or an array, not a computed tensor.")
+    window_fn = None
+    if padded is not None:  # tf.signal.inverse_stft_window_fn's, from the known values
+        w = np.asarray(padded, np.float64)
+        overlaps = -(-fft_length // sequence_stride)
+        squares = np.zeros(overlaps * sequence_stride)
+        squares[:fft_length] = w * w
+        total = np.tile(squares.reshape(overlaps, sequence_stride).sum(0), overlaps)
+        inverse = w / total[:fft_length]
+
+        def window_fn(frame_length, dtype):
+            return _t(inverse.astype(_dtypes.as_dtype(dtype).as_numpy_dtype))
+    signal = _signal.inverse_stft(z, fft_length, sequence_stride, fft_length=fft_length,
+                                  window_fn=window_fn)
+    frames = z.shape[-2]
+    start = fft_length // 2 if center else 0
+    if length is not None:
+        end = start + int(length)
+    elif center:
+        end = -(fft_length // 2)
     else:
-        length = int(sequence_length)
-        window_values = win(length, t.dtype)
-        frames = _signal.frame(t, length, int(sequence_stride))
-        out = _signal.rfft(_am.multiply(frames, window_values), fft_length=[int(fft_length)])
-    return _pair(out)
+        end = None if frames is None else fft_length + sequence_stride * (int(frames) - 1)
+    return signal[..., start:end]
 
 
 def extract_sequences(x, sequence_length, sequence_stride):
@@ -592,11 +647,98 @@ def jvp(fun, primals, tangents, has_aux=False):
     return (out, tangent_out, aux) if has_aux else (out, tangent_out)
 
 
+# -- einops ---------------------------------------------------------------------------------
+
+
+def _einops_side(side: str, pattern: str) -> list[tuple[list[str], bool]]:
+    """The axes of one side of an einops pattern: (names, grouped) per axis."""
+    axes, group = [], None
+    for token in re.findall(r"\(|\)|[^\s()]+", side):
+        if token == "(":
+            if group is not None:
+                raise ValueError(f"rearrange: nested parentheses in pattern {pattern!r}.")
+            group = []
+        elif token == ")":
+            if group is None:
+                raise ValueError(f"rearrange: unbalanced parentheses in pattern {pattern!r}.")
+            axes.append((group, True))
+            group = None
+        elif not token.isidentifier():
+            raise ValueError(f"rearrange: {token!r} in pattern {pattern!r} is not an axis "
+                             "name (ellipsis and anonymous axes are not supported, as in "
+                             "Keras).")
+        elif group is not None:
+            group.append(token)
+        else:
+            axes.append(([token], False))
+    if group is not None:
+        raise ValueError(f"rearrange: unbalanced parentheses in pattern {pattern!r}.")
+    return axes
+
+
+def rearrange(tensor, pattern, **axes_lengths):
+    """`tensor`'s axes rearranged einops-style: `"b h w c -> b c h w"` transposes,
+    `"b h w c -> b (h w) c"` merges axes, `"b (h1 h) w c -> (b h1) h w c"` splits one (the
+    lengths of all but one part of a group given as keywords, `h1=2`)."""
+    if not isinstance(pattern, str) or pattern.count("->") != 1:
+        raise ValueError(f"rearrange: pattern must be 'input axes -> output axes', got "
+                         f"{pattern!r}.")
+    x = _t(tensor)
+    left, right = pattern.split("->")
+    inputs, outputs = _einops_side(left, pattern), _einops_side(right, pattern)
+    shape = x.shape.as_list()
+    if len(inputs) != len(shape):
+        raise ValueError(f"rearrange: pattern {pattern!r} names {len(inputs)} input axes, but "
+                         f"the tensor has rank {len(shape)} (shape {tuple(shape)}).")
+    in_names = [name for names, _ in inputs for name in names]
+    out_names = [name for names, _ in outputs for name in names]
+    for side, names in (("input", in_names), ("output", out_names)):
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        if repeated:
+            raise ValueError(f"rearrange: axis {repeated[0]!r} appears twice on the {side} side "
+                             f"of {pattern!r}.")
+    if set(in_names) != set(out_names):
+        missing = sorted(set(in_names) ^ set(out_names))
+        raise ValueError(f"rearrange: axes {missing} of {pattern!r} are not on both sides.")
+    unknown = sorted(set(axes_lengths) - set(in_names))
+    if unknown:
+        raise ValueError(f"rearrange: axes_lengths {unknown} name no axis of the input side of "
+                         f"{pattern!r}.")
+    sizes: dict[str, int] = {}
+    for (names, grouped), dim in zip(inputs, shape):
+        if dim is None:
+            raise ValueError(f"rearrange needs the tensor's shape known, got {x.shape}.")
+        if not grouped:
+            sizes[names[0]] = int(dim)
+            continue
+        known = [n for n in names if n in axes_lengths]
+        free = [n for n in names if n not in axes_lengths]
+        if len(free) > 1:
+            raise ValueError(f"rearrange: give the lengths of all but one of {free} (axes "
+                             f"group ({' '.join(names)}) of {pattern!r}).")
+        product = int(np.prod([int(axes_lengths[n]) for n in known]))
+        if free:
+            sizes[free[0]] = dim // product if product else 0
+        sizes.update({n: int(axes_lengths[n]) for n in known})
+        if int(np.prod([sizes[n] for n in names])) != dim:
+            raise ValueError(f"rearrange: axis group ({' '.join(names)}) of {pattern!r} cannot "
+                             f"split a dimension of size {dim} "
+                             f"({', '.join(f'{n}={sizes[n]}' for n in names)}).")
+    split = [sizes[n] for n in in_names]
+    if split != shape:
+        x = _am.reshape(x, split)
+    order = [in_names.index(n) for n in out_names]
+    if order != list(range(len(order))):
+        x = _am.transpose(x, order)
+    merged = [int(np.prod([sizes[n] for n in names])) for names, _ in outputs]
+    return x if merged == x.shape.as_list() else _am.reshape(x, merged)
+
+
 __all__ = [
     "associative_scan", "cdist", "cholesky", "cholesky_inverse", "cond", "custom_gradient",
-    "det", "dtype", "eig", "eigh", "erf", "erfc", "erfinv", "extract_sequences", "fft", "fft2", "fori_loop",
+    "det", "dtype", "eig", "eigh", "erf", "erfc", "erfinv", "extract_sequences", "fft", "fft2", "fori_loop", "istft",
     "ifft2", "in_top_k", "inv", "irfft", "is_tensor", "jvp", "logdet", "logsumexp", "lstsq", "lu_factor",
-    "map", "matrix_rank", "norm", "pinv", "qr", "rfft", "rsqrt", "saturate_cast", "scan",
+    "map", "matrix_rank", "norm", "pinv", "qr", "rearrange", "rfft", "rsqrt", "saturate_cast", "scan",
     "scatter", "scatter_update", "segment_max", "segment_min", "segment_prod", "segment_sum",
     "slice", "slice_update", "slogdet", "solve", "solve_triangular", "stft", "stop_gradient",
     "svd", "switch", "top_k", "unstack", "vectorized_map", "while_loop"]

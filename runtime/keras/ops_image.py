@@ -12,7 +12,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dtypes
+from ..layers.seed_generator import draw_seed
 from ..ops import array_math as _am
+from ..ops import random_stateless as _stateless
 from ..tensor import Tensor
 from .ops_nn import _channels_last, conv
 from .ops_numpy import _float, _linalg, _math, _rank, _rt, _Space, _t
@@ -426,7 +428,206 @@ def ssim(image1, image2, max_val=1.0, filter_size=11, filter_sigma=1.5, k1=0.01,
     return _am.reduce_mean(_am.divide(num, den))
 
 
-__all__ = ["affine_transform", "crop_images", "extract_patches", "extract_patches_3d",
-           "gaussian_blur",
+# -- elastic deformation and JAX's scale_and_translate ---------------------------------------
+
+
+def _fold_index(i: Tensor, n: int, mode: str) -> Tensor:
+    """An integer index outside [0, n) mapped as Keras's TensorFlow backend maps it in
+    `elastic_transform`: "reflect" folds |i| (so -1 reads 1 and n reads n - 1)."""
+    if mode == "reflect":
+        m = _math.floormod(_am.abs(i), 2 * n)
+        return _am.where(_am.less(m, n), m, _am.subtract(2 * n - 1, m))
+    if mode == "wrap":
+        return _math.floormod(i, n)
+    return i  # constant and nearest: clipped by the caller
+
+
+def _map_spatial(x: Tensor, ys: Tensor, xs: Tensor, order: int, fill_mode: str,
+                 fill_value) -> Tensor:
+    """x [B, H, W, C] read at rows `ys` / columns `xs` [B, H, W] (every channel), as
+    `map_coordinates` reads one plane: nearest (order 0) or linear (order 1), each integer
+    neighbour mapped by `fill_mode`."""
+    b, height, width, channels = (int(d) for d in x.shape)
+    shape = [b, height, width, channels]
+    batch = np.broadcast_to(np.arange(b, dtype=np.int32)[:, None, None, None], shape)
+    chan = np.broadcast_to(np.arange(channels, dtype=np.int32), shape)
+    ys, xs = _am.expand_dims(ys, -1), _am.expand_dims(xs, -1)
+    if order == 0:
+        corners = [[(_am.cast(_am.round(ys), _dtypes.int32), None)],
+                   [(_am.cast(_am.round(xs), _dtypes.int32), None)]]
+    else:
+        corners = []
+        for c in (ys, xs):
+            low = _am.floor(c)
+            i0 = _am.cast(low, _dtypes.int32)
+            frac = _am.subtract(c, low)
+            corners.append([(i0, _am.subtract(1.0, frac)), (_am.add(i0, 1), frac)])
+    total = None
+    for (r, wr) in corners[0]:
+        for (c, wc) in corners[1]:
+            valid = _am.logical_and(
+                _am.logical_and(_am.greater_equal(r, 0), _am.less(r, height)),
+                _am.logical_and(_am.greater_equal(c, 0), _am.less(c, width)))
+            rows = _am.clip_by_value(_fold_index(r, height, fill_mode), 0, height - 1)
+            cols = _am.clip_by_value(_fold_index(c, width, fill_mode), 0, width - 1)
+            index = _rt.stack([batch, _am.add(rows, _am.zeros(shape, _dtypes.int32)),
+                               _am.add(cols, _am.zeros(shape, _dtypes.int32)), chan], axis=-1)
+            value = _rt.gather_nd(x, index)
+            if fill_mode == "constant":
+                value = _am.where(_am.logical_and(valid, _am.ones(shape, _dtypes.bool)), value,
+                                  _am.fill(shape, _am.cast(fill_value, x.dtype)))
+            weight = wr if wc is None else _am.multiply(wr, wc)
+            term = value if weight is None else _am.multiply(weight, value)
+            total = term if total is None else _am.add(total, term)
+    return total
+
+
+def elastic_transform(images, alpha=20.0, sigma=5.0, interpolation="bilinear",
+                      fill_mode="reflect", fill_value=0.0, seed=None, data_format=None):
+    """Each image displaced by a random smooth field, as Keras's TensorFlow backend: normal
+    noise [batch, h, w] times `sigma`, Gaussian-blurred (kernel 6 * int(sigma) | 1, `sigma`),
+    times `alpha`, added to both the row and the column of every pixel (Keras draws the two
+    fields from one seed, so they are equal), the image read there by `map_coordinates`
+    (bilinear: order 1, nearest: order 0) with `fill_mode` ("reflect" folds |index|, as
+    that backend). `seed`: an int (the same values as TensorFlow's), a
+    `keras.random.SeedGenerator` or None. Integer images are computed in float32."""
+    if interpolation not in ("nearest", "bilinear"):
+        raise ValueError("Invalid value for argument `interpolation`. Expected of one "
+                         f"('nearest', 'bilinear'). Received: interpolation={interpolation}")
+    if fill_mode not in _FILL_MODES:
+        raise ValueError("Invalid value for argument `fill_mode`. Expected of one "
+                         f"{_FILL_MODES}. Received: fill_mode={fill_mode}")
+    if data_format not in (None, "channels_last", "channels_first"):
+        raise ValueError(f"keras.ops.image.elastic_transform(data_format={data_format!r}): "
+                         "expected 'channels_last' or 'channels_first'.")
+    x = _t(images)
+    input_dtype = x.dtype
+    rank = _rank(x, "elastic_transform")
+    if rank not in (3, 4):
+        raise ValueError("Invalid images rank: expected rank 3 (single image) or rank 4 "
+                         f"(batch of images). Received input with shape: images.shape={x.shape}")
+    x = _float(x)
+    added = rank == 3
+    if added:
+        x = _am.expand_dims(x, 0)
+    if data_format == "channels_first":
+        x = _am.transpose(x, [0, 2, 3, 1])
+    if None in x.shape.as_list():
+        raise ValueError(f"keras.ops.image.elastic_transform needs the images' shape known, "
+                         f"got {x.shape}.")
+    b, height, width, _ = (int(d) for d in x.shape)
+    dtype = x.dtype
+    size = 6 * int(sigma) | 1
+    noise = _am.multiply(_stateless.stateless_normal([b, height, width], draw_seed(seed),
+                                                     dtype=dtype), _am.cast(sigma, dtype))
+    field = gaussian_blur(_am.expand_dims(noise, -1), (size, size), (float(sigma),) * 2)[..., 0]
+    shift = _am.multiply(_am.cast(alpha, dtype), field)
+    gy, gx = np.meshgrid(np.arange(height), np.arange(width), indexing="ij")
+    ys = _am.add(_am.cast(gy, dtype), shift)
+    xs = _am.add(_am.cast(gx, dtype), shift)
+    out = _map_spatial(x, ys, xs, 0 if interpolation == "nearest" else 1, fill_mode,
+                       fill_value)
+    if data_format == "channels_first":
+        out = _am.transpose(out, [0, 3, 1, 2])
+    out = out[0] if added else out
+    return out if out.dtype is input_dtype else _am.cast(out, input_dtype)
+
+
+def _triangle(x: Tensor) -> Tensor:
+    return _am.maximum(_am.subtract(1.0, _am.abs(x)), 0.0)
+
+
+def _keys_cubic(x: Tensor) -> Tensor:
+    inner = _am.add(_am.multiply(_am.multiply(_am.subtract(_am.multiply(x, 1.5), 2.5), x), x),
+                    1.0)
+    outer = _am.add(_am.multiply(_am.subtract(_am.multiply(
+        _am.add(_am.multiply(x, -0.5), 2.5), x), 4.0), x), 2.0)
+    out = _am.where(_am.greater_equal(x, 1.0), outer, inner)
+    return _am.where(_am.greater_equal(x, 2.0), _am.zeros_like(x), out)
+
+
+def _lanczos(radius: float):
+    def kernel(x: Tensor) -> Tensor:
+        y = _am.multiply(_am.multiply(radius, _am.sin(_am.multiply(np.pi, x))),
+                         _am.sin(_am.multiply(np.pi / radius, x)))
+        safe = _am.where(_am.equal(x, 0.0), _am.ones_like(x), x)
+        out = _am.where(_am.greater(x, 1e-3), _am.divide(y, _am.multiply(np.pi ** 2,
+                                                                         _am.square(safe))),
+                        _am.ones_like(x))
+        return _am.where(_am.greater(x, radius), _am.zeros_like(x), out)
+    return kernel
+
+
+_RESAMPLE_KERNELS = {"linear": _triangle, "bilinear": _triangle, "trilinear": _triangle,
+                     "triangle": _triangle, "cubic": _keys_cubic, "bicubic": _keys_cubic,
+                     "tricubic": _keys_cubic, "lanczos3": _lanczos(3.0),
+                     "lanczos5": _lanczos(5.0)}
+
+
+def _resample_weights(size_in: int, size_out: int, scale: Tensor, translation: Tensor, kernel,
+                      antialias: bool) -> Tensor:
+    """The [size_in, size_out] weights of JAX's scale_and_translate along one axis."""
+    dtype = scale.dtype
+    inv = _am.divide(_am.cast(1.0, dtype), scale)
+    kernel_scale = _am.maximum(inv, _am.cast(1.0, dtype)) if antialias else _am.cast(1.0, dtype)
+    out_pos = _am.cast(np.arange(size_out) + 0.5, dtype)
+    sample = _am.subtract(_am.subtract(_am.multiply(out_pos, inv),
+                                       _am.multiply(translation, inv)), 0.5)
+    distance = _am.abs(_am.subtract(_am.expand_dims(sample, 0),
+                                    _am.cast(np.arange(size_in)[:, None], dtype)))
+    weights = kernel(_am.divide(distance, kernel_scale))
+    total = _am.reduce_sum(weights, axis=0, keepdims=True)
+    safe = _am.where(_am.equal(total, 0.0), _am.ones_like(total), total)
+    weights = _am.where(_am.greater(_am.abs(total), 1000.0 * float(np.finfo(np.float32).eps)),
+                        _am.divide(weights, safe), _am.zeros_like(weights))
+    inside = _am.logical_and(_am.greater_equal(sample, -0.5),
+                             _am.less_equal(sample, size_in - 0.5))
+    return _am.where(_am.expand_dims(inside, 0), weights, _am.zeros_like(weights))
+
+
+def scale_and_translate(images, output_shape, scale, translation, spatial_dims, method,
+                        antialias=True):
+    """JAX's `image.scale_and_translate`: an image of `output_shape` (the full shape) whose
+    pixel centre y (along each of `spatial_dims`) samples the input at (y - translation) /
+    scale, half-pixel centred, with the `method` kernel ("linear", "cubic" (Keys),
+    "lanczos3", "lanczos5", and their aliases), widened when downsampling with
+    `antialias`; zero where the sample falls outside the input. Integer images are rounded
+    and clipped to their range."""
+    if method not in _RESAMPLE_KERNELS:
+        raise ValueError("Invalid value for argument `method`. Expected of one "
+                         f"{sorted(_RESAMPLE_KERNELS)}. Received: method={method}")
+    x = _t(images)
+    scale, translation = _t(scale), _t(translation)
+    dtype = _dtypes.from_numpy(np.result_type(scale.dtype.as_numpy_dtype,
+                                              translation.dtype.as_numpy_dtype))
+    if not dtype.is_floating:
+        dtype = _dtypes.float32
+    scale, translation = _am.cast(scale, dtype), _am.cast(translation, dtype)
+    rank = x.shape.rank
+    output_shape = [int(d) for d in output_shape]
+    if len(output_shape) != rank:
+        raise ValueError(f"scale_and_translate: output_shape {tuple(output_shape)} must give "
+                         f"every dimension of images (rank {rank}).")
+    if len(spatial_dims) == 0:
+        return x
+    rounding = x.dtype.is_integer
+    out = _am.cast(x, _dtypes.float32) if rounding else x
+    for i, d in enumerate(spatial_dims):
+        d = int(d) % rank
+        w = _resample_weights(int(x.shape[d]), output_shape[d], scale[i], translation[i],
+                              _RESAMPLE_KERNELS[method], bool(antialias))
+        out = _rt.tensordot(out, _am.cast(w, out.dtype), [[d], [0]])
+        order = list(range(rank - 1))
+        order.insert(d, rank - 1)
+        out = _am.transpose(out, order)
+    if rounding:
+        out = _am.clip_by_value(_am.round(out), _am.cast(_am.reduce_min(x), out.dtype),
+                                _am.cast(_am.reduce_max(x), out.dtype))
+        out = _am.cast(out, x.dtype)
+    return out
+
+
+__all__ = ["affine_transform", "crop_images", "elastic_transform", "extract_patches",
+           "extract_patches_3d", "gaussian_blur",
            "hsv_to_rgb", "map_coordinates", "pad_images", "perspective_transform", "resize",
-           "rgb_to_grayscale", "rgb_to_hsv", "sobel_edges", "ssim"]
+           "rgb_to_grayscale", "rgb_to_hsv", "scale_and_translate", "sobel_edges", "ssim"]

@@ -9,6 +9,9 @@ is float32 (Keras's floatx).
 
 from __future__ import annotations
 
+import functools
+import re
+
 import numpy as np
 
 from .. import dtypes as _dtypes
@@ -638,6 +641,130 @@ def view_as_real(x):
     return _rt.stack([_math.real(t), _math.imag(t)], axis=-1)
 
 
+def view(x, dtype=None):
+    """The bits of `x` read as `dtype` (NumPy's `ndarray.view`): a narrower dtype
+    lengthens the last axis by the ratio of the item sizes, a wider one shortens it (its
+    length must divide)."""
+    t = _t(x)
+    new = t.dtype if dtype is None else _dtypes.as_dtype(dtype)
+    old_size = np.dtype(t.dtype.as_numpy_dtype).itemsize
+    new_size = np.dtype(new.as_numpy_dtype).itemsize
+    shape = t.shape.as_list()
+    last = shape[-1] if shape else -1
+    if (last == -1 and old_size != new_size) or (last is not None and
+                                                 last * old_size % new_size != 0):
+        raise ValueError(f"Cannot view array of shape {tuple(shape)} and dtype "
+                         f"{t.dtype.name} as dtype {new.name} because the total number of "
+                         "bytes is not divisible by the new itemsize.")
+    if new is t.dtype:
+        return t
+    if old_size == new_size:
+        return _rt.bitcast(t, new)
+    if None in shape:
+        raise ValueError(f"keras.ops.view to a dtype of another size needs the shape of x "
+                         f"known, got {t.shape}.")
+    if old_size > new_size:
+        return _am.reshape(_rt.bitcast(t, new), shape[:-1] + [last * (old_size // new_size)])
+    ratio = new_size // old_size
+    return _rt.bitcast(_am.reshape(t, shape[:-1] + [last // ratio, ratio]), new)
+
+
+_GUFUNC_ARGS = r"\((?:\w+(?:,\w+)*)?\)(?:,\((?:\w+(?:,\w+)*)?\))*"
+
+
+def _gufunc_signature(signature: str) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
+    compact = re.sub(r"\s+", "", signature)
+    if not re.fullmatch(f"{_GUFUNC_ARGS}->{_GUFUNC_ARGS}", compact):
+        raise ValueError(f"not a valid gufunc signature: {signature}")
+    return [[tuple(re.findall(r"\w+", arg)) for arg in re.findall(r"\([^)]*\)", side)]
+            for side in compact.split("->")]
+
+
+def _core_sizes(sizes: dict, shape: list, core: tuple, what: str) -> None:
+    for name, size in zip(core, shape[len(shape) - len(core):]):
+        if sizes.setdefault(name, size) != size:
+            raise ValueError(f"inconsistent size for core dimension {name!r}: {size} vs "
+                             f"{sizes[name]} ({what})")
+
+
+def vectorize(pyfunc, *, excluded=None, signature=None):
+    """`pyfunc` (written for one element, or for core blocks named by a gufunc
+    `signature` such as "(n),(n)->()") mapped over the broadcast leading axes of its
+    arguments, as `numpy.vectorize` / `jax.numpy.vectorize`. `excluded`: positions and
+    keyword names passed to `pyfunc` unchanged (None arguments are too)."""
+    excluded = set(excluded or ())
+    for item in excluded:
+        if not isinstance(item, (int, str)):
+            raise TypeError(f"vectorize(excluded=...) holds argument positions (int) and "
+                            f"names (str), got {item!r}.")
+    in_cores, out_cores = _gufunc_signature(signature) if signature is not None else (None,
+                                                                                       None)
+
+    @functools.wraps(pyfunc)
+    def wrapped(*args, **kwargs):
+        dynamic = [i for i, a in enumerate(args) if i not in excluded and a is not None]
+        names = [k for k, v in kwargs.items() if k not in excluded and v is not None]
+        if in_cores is not None and names:
+            raise TypeError(f"vectorize with a signature maps positional arguments only; "
+                            f"pass {names} positionally or list them in `excluded`.")
+        cores = in_cores if in_cores is not None else [()] * (len(dynamic) + len(names))
+        if in_cores is not None and len(in_cores) != len(dynamic):
+            raise TypeError(f"wrong number of positional arguments: expected "
+                            f"{len(in_cores)}, got {len(dynamic)}")
+        if not dynamic and not names:
+            return pyfunc(*args, **kwargs)
+        values = [_t(args[i]) for i in dynamic] + [_t(kwargs[k]) for k in names]
+        sizes: dict = {}
+        batch_shapes = []
+        for v, core in zip(values, cores):
+            shape = v.shape.as_list()
+            if None in shape:
+                raise ValueError(f"vectorize needs its arguments' shapes known, got {v.shape}.")
+            if len(shape) < len(core):
+                raise ValueError(f"input with shape {tuple(shape)} does not have enough "
+                                 f"dimensions for all core dimensions {core}")
+            _core_sizes(sizes, shape, core, "inputs")
+            batch_shapes.append(tuple(shape[:len(shape) - len(core)]))
+        batch = tuple(np.broadcast_shapes(*batch_shapes)) if batch_shapes else ()
+        count = int(np.prod(batch))
+        if count == 0:
+            raise ValueError(f"vectorize cannot map over an empty batch {batch}.")
+        flat = []
+        for v, core in zip(values, cores):
+            core_shape = v.shape.as_list()[v.shape.rank - len(core):]
+            full = _rt.broadcast_to(v, list(batch) + core_shape)
+            flat.append(_am.reshape(full, [count] + core_shape))
+
+        def one(elements):
+            call_args, call_kwargs = list(args), dict(kwargs)
+            for i, e in zip(dynamic, elements):
+                call_args[i] = e
+            for k, e in zip(names, elements[len(dynamic):]):
+                call_kwargs[k] = e
+            out = pyfunc(*call_args, **call_kwargs)
+            return tuple(out) if isinstance(out, list) else out
+
+        result = _rt.vectorized_map(one, tuple(flat))
+        outs = list(result) if isinstance(result, tuple) else [result]
+        if out_cores is not None:
+            if len(out_cores) > 1 and not isinstance(result, tuple):
+                raise TypeError(f"output must be a tuple when multiple outputs are expected, "
+                                f"got: {result}")
+            if len(outs) != len(out_cores):
+                raise TypeError(f"wrong number of output arguments: expected "
+                                f"{len(out_cores)}, got {len(outs)}")
+            for o, core in zip(outs, out_cores):
+                shape = o.shape.as_list()[1:]
+                if len(shape) != len(core):
+                    raise ValueError(f"output shape {tuple(shape)} does not match core "
+                                     f"dimensions {core}")
+                _core_sizes(sizes, shape, core, "outputs")
+        outs = [_am.reshape(o, list(batch) + o.shape.as_list()[1:]) for o in outs]
+        return tuple(outs) if isinstance(result, tuple) else outs[0]
+
+    return wrapped
+
+
 __all__ = [
     "argpartition", "array_split", "bartlett", "bitwise_invert", "bitwise_left_shift",
     "bitwise_right_shift", "bincount", "blackman", "corrcoef", "correlate",
@@ -645,4 +772,5 @@ __all__ = [
     "hanning", "histogram", "i0", "isin", "kaiser", "lcm", "ldexp", "median", "nan_to_num",
     "nanargmax", "nanargmin", "nancumprod", "nancumsum", "nanmax", "nanmedian", "nanmin",
     "nanpercentile", "nanquantile", "nanstd", "nanvar", "percentile", "quantile",
-    "searchsorted", "trapezoid", "unique", "unravel_index", "view_as_complex", "view_as_real"]
+    "searchsorted", "trapezoid", "unique", "unravel_index", "vectorize", "view",
+    "view_as_complex", "view_as_real"]

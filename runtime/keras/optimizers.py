@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys as _sys
+
 from ..layers.training import get_optimizer
 from ..optimizers import (
     SGD,
@@ -24,6 +26,10 @@ from ..optimizers import (
     ScheduleFreeAdamW,
     schedules,
 )
+from . import legacy_optimizers as legacy
+
+# `from runtime.keras.optimizers.legacy import Adam` works as it does with tf.keras
+_sys.modules.setdefault(f"{__name__}.legacy", legacy)
 
 _BY_NAME = {cls.__name__.lower(): cls for cls in (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta,
                                                  Adafactor, Adamax, Ftrl, Lamb, Lion, LossScaleOptimizer, Muon,
@@ -57,4 +63,4 @@ def deserialize(config: dict) -> Optimizer:
 
 __all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adafactor", "Adamax", "Ftrl",
            "Lamb", "Lion", "LossScaleOptimizer", "MultiOptimizer", "OptimizerMap", "Muon", "Nadam",
-           "Optimizer", "ScheduleFreeAdamW", "schedules", "get", "serialize", "deserialize"]
+           "Optimizer", "ScheduleFreeAdamW", "schedules", "get", "serialize", "deserialize", "legacy"]

@@ -32,6 +32,7 @@ from . import random as keras_random
 from .audio_utils import audio_dataset_from_directory
 from .backend import clear_session, is_keras_tensor, standardize_dtype
 from .dataset_sources import split_dataset, text_dataset_from_directory, timeseries_dataset_from_array
+from .feature_space import FeatureSpace
 from .file_utils import get_file
 from .image_utils import array_to_img, image_dataset_from_directory, img_to_array, load_img, save_img
 from .ops_nn import normalize as _ops_normalize
@@ -207,7 +208,7 @@ __all__ = ["to_categorical", "set_random_seed", "custom_object_scope", "CustomOb
            "pack_x_y_sample_weight", "serialize_keras_object", "standardize_dtype",
            "unpack_x_y_sample_weight", "PyDataset", "Sequence", "disable_interactive_logging",
            "enable_interactive_logging", "is_interactive_logging_enabled", "get_source_inputs",
-           "bounding_boxes"]
+           "bounding_boxes", "FeatureSpace"]
 
 
 def get_source_inputs(tensor) -> list:

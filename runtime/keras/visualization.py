@@ -3,7 +3,10 @@ returning NumPy arrays as Keras 3 does.
 
 `draw_bounding_boxes` draws with OpenCV when `cv2` is installed (as Keras, which requires
 it); without it the box outlines are drawn in NumPy (`line_thickness` pixels wide, centred
-on the box's edges) and a class label to write raises ImportError naming OpenCV."""
+on the box's edges) and a class label to write raises ImportError naming OpenCV.
+
+`plot_image_gallery`, `plot_bounding_box_gallery` and `plot_segmentation_mask_gallery` lay
+images out in a matplotlib figure (matplotlib imported when called: the `plot` extra)."""
 
 from __future__ import annotations
 
@@ -140,4 +143,159 @@ def draw_segmentation_masks(images, segmentation_masks, num_classes=None, color_
     return out.astype("uint8")
 
 
-__all__ = ["draw_bounding_boxes", "draw_segmentation_masks"]
+def _pyplot(what: str):
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise ImportError(f"The `{what}` function requires the `matplotlib` package. Please "
+                          "install it with `pip install matplotlib` (or "
+                          "'autograph-rt[plot]').") from None
+    return plt
+
+
+def plot_image_gallery(images, y_true=None, y_pred=None, label_map=None, rows=None, cols=None,
+                       value_range=(0, 255), scale=2, path=None, show=None, transparent=True,
+                       dpi=60, legend_handles=None, data_format=None) -> None:
+    """A matplotlib figure of `images` (N, H, W, C) on a `rows` x `cols` grid (by default
+    ceil(sqrt(N)) rows and N // rows columns, as Keras), each image mapped from
+    `value_range` onto [0, 255] and shown as uint8, titled "Label: ..." / "Pred: ..." from
+    `label_map` when `y_true` / `y_pred` are given. Saved to `path` (and closed), or shown
+    with `plt.show()` (`show`, the default without a path). Cells past the last image are
+    left blank (Keras fails there)."""
+    plt = _pyplot("plot_image_gallery")
+    if path is not None and show:
+        raise ValueError("plot_gallery() expects either `path` to be set, or `show` to be "
+                         "true.")
+    if (y_true is not None or y_pred is not None) and label_map is None:
+        raise ValueError("If `y_true` or `y_pred` are provided, a `label_map` must also be "
+                         "provided.")
+    if data_format not in (None, "channels_last", "channels_first"):
+        raise ValueError(f"plot_image_gallery(data_format={data_format!r}): expected "
+                         "'channels_last' or 'channels_first'.")
+    show = show if show is not None else path is None
+    images = _numpy(images)
+    if images.ndim != 4:
+        raise ValueError("`plot_images_gallery()` requires you to batch your `np.array` "
+                         "samples together.")
+    batch_size = images.shape[0]
+    rows = rows or int(np.ceil(np.sqrt(batch_size)))
+    cols = cols or int(np.ceil(batch_size // rows))
+    images = images[:min(rows * cols, batch_size)]
+    if data_format == "channels_first":
+        images = images.transpose(0, 2, 3, 1)
+    fig, axes = plt.subplots(nrows=rows, ncols=cols, figsize=(cols * scale, rows * scale),
+                             frameon=False, layout="tight", squeeze=False, sharex="row",
+                             sharey="col")
+    fig.subplots_adjust(wspace=0, hspace=0)
+    if legend_handles is not None:
+        fig.legend(handles=legend_handles, loc="lower center")
+    low, high = value_range
+    if (low, high) != (0, 255):
+        images = (images.astype("float32") - np.float32(low)) / \
+            (np.float32(high) - np.float32(low)) * np.float32(255)
+    y_true = None if y_true is None else _numpy(y_true)
+    y_pred = None if y_pred is None else _numpy(y_pred)
+    for row in range(rows):
+        for col in range(cols):
+            index = row * cols + col
+            axis = axes[row, col]
+            axis.axis("off")
+            if index >= len(images):
+                continue
+            axis.imshow(images[index].astype("uint8"))
+            axis.margins(x=0, y=0)
+            title = []
+            if y_true is not None and index < len(y_true):
+                title.append(f"Label: {label_map.get(y_true[index], 'Unknown')}")
+            if y_pred is not None and index < len(y_pred):
+                title.append(f"Pred: {label_map.get(y_pred[index], 'Unknown')}")
+            if title:
+                axis.set_title("  ".join(title), fontsize=8)
+    if path is not None:
+        plt.savefig(fname=path, pad_inches=0, bbox_inches="tight", transparent=transparent,
+                    dpi=dpi)
+        plt.close()
+    elif show:
+        plt.show()
+        plt.close()
+
+
+def plot_bounding_box_gallery(images, bounding_box_format, y_true=None, y_pred=None,
+                              value_range=(0, 255), true_color=(0, 188, 212),
+                              pred_color=(255, 235, 59), line_thickness=2, font_scale=1.0,
+                              text_thickness=None, class_mapping=None,
+                              ground_truth_mapping=None, prediction_mapping=None, legend=False,
+                              legend_handles=None, rows=None, cols=None, data_format=None,
+                              **kwargs) -> None:
+    """`plot_image_gallery` of `images` with the boxes of `y_true` (in `true_color`) and
+    `y_pred` (in `pred_color`) drawn by `draw_bounding_boxes` (labels from
+    `ground_truth_mapping` / `prediction_mapping`, else `class_mapping`); `legend` adds
+    "Ground Truth" and "Prediction" patches. Other keywords go to plot_image_gallery."""
+    _pyplot("plot_bounding_box_gallery")
+    from matplotlib import patches
+
+    prediction_mapping = prediction_mapping or class_mapping
+    ground_truth_mapping = ground_truth_mapping or class_mapping
+    images = _numpy(images)
+    if images.ndim != 4:
+        raise ValueError(f"`images` must be batched 4D tensor. Received: images.shape="
+                         f"{images.shape}")
+    if data_format == "channels_first":
+        images = images.transpose(0, 2, 3, 1)
+    drawn = images
+
+    def draw(source, boxes, color, mapping):
+        return draw_bounding_boxes(source, boxes, bounding_box_format, class_mapping=mapping,
+                                   color=color, line_thickness=line_thickness,
+                                   text_thickness=text_thickness, font_scale=font_scale)
+
+    if y_true is not None:
+        drawn = draw(drawn, y_true, true_color, ground_truth_mapping)
+    if y_pred is not None:
+        drawn = draw(drawn, y_pred, pred_color, prediction_mapping)
+    if legend:
+        if legend_handles:
+            raise ValueError("Only pass `legend` OR `legend_handles` to "
+                             "`keras.visualization.plot_bounding_box_gallery()`.")
+        legend_handles = [
+            patches.Patch(color=np.array(true_color) / 255.0, label="Ground Truth"),
+            patches.Patch(color=np.array(pred_color) / 255.0, label="Prediction")]
+    return plot_image_gallery(drawn, value_range=value_range, legend_handles=legend_handles,
+                              rows=rows, cols=cols, **kwargs)
+
+
+def plot_segmentation_mask_gallery(images, num_classes, value_range=(0, 255), y_true=None,
+                                   y_pred=None, color_mapping=None, blend=True, alpha=0.8,
+                                   ignore_index=-1, data_format=None, **kwargs) -> None:
+    """`plot_image_gallery` with one row per image: the image, then (when given) its
+    `y_true` and `y_pred` masks ((N, H, W, 1) integers) painted on it by
+    `draw_segmentation_masks`. Other keywords go to plot_image_gallery."""
+    _pyplot("plot_segmentation_mask_gallery")
+    images = _numpy(images)
+    if images.ndim != 4:
+        raise ValueError(f"`images` must be batched 4D tensor. Received: images.shape="
+                         f"{images.shape}")
+    first = data_format == "channels_first"
+    if first:
+        images = images.transpose(0, 2, 3, 1)
+    drawn = []
+    for masks in (y_true, y_pred):
+        if masks is None:
+            continue
+        masks = _numpy(masks)
+        if first:
+            masks = masks.transpose(0, 2, 3, 1)
+        if masks.ndim == 3:
+            masks = masks[..., None]
+        drawn.append(draw_segmentation_masks(images, masks.astype("int32"),
+                                             num_classes=num_classes,
+                                             color_mapping=color_mapping, alpha=alpha,
+                                             ignore_index=ignore_index, blend=blend))
+    gallery = [panel for i in range(images.shape[0])
+               for panel in [images[i]] + [d[i] for d in drawn]]
+    return plot_image_gallery(np.stack(gallery, axis=0), value_range=value_range,
+                              rows=images.shape[0], cols=1 + len(drawn), **kwargs)
+
+
+__all__ = ["draw_bounding_boxes", "draw_segmentation_masks", "plot_bounding_box_gallery",
+           "plot_image_gallery", "plot_segmentation_mask_gallery"]

@@ -23,6 +23,7 @@ class DTypePolicy:
     name = property(lambda self: self._name)
     compute_dtype = property(lambda self: self._name)
     variable_dtype = property(lambda self: self._name)
+    quantization_mode = None  # Keras's: a float policy quantizes nothing
 
     def get_config(self) -> dict:
         return {"name": self._name}
@@ -53,11 +54,21 @@ def policy_config(dtype: _dtypes.DType) -> dict:
             "registered_name": None}
 
 
+_QUANTIZED_CLASSES = ("QuantizedDTypePolicy", "QuantizedFloat8DTypePolicy", "Int4DTypePolicy",
+                      "GPTQDTypePolicy", "AWQDTypePolicy", "DTypePolicyMap")
+
+
 def as_dtype(value: Any) -> _dtypes.DType:
     """The weights' dtype a layer's `dtype` argument names: None (float32), a dtype or its
     name, a DTypePolicy or a policy config."""
     if value is None:
         return _dtypes.float32
+    if getattr(value, "quantization_mode", None) is not None or hasattr(value, "default_policy") \
+            or isinstance(value, str) and "_from_" in value \
+            or isinstance(value, dict) and value.get("class_name") in _QUANTIZED_CLASSES:
+        raise NotImplementedError(
+            f"dtype={value!r}: quantized dtype policies and DTypePolicyMap are not offered "
+            "(quantized layers are not implemented); give the layer one float dtype.")
     if isinstance(value, DTypePolicy):
         return _dtypes.as_dtype(value.name)
     if is_policy_config(value):

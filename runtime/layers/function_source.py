@@ -116,14 +116,24 @@ PURE_NAMES = frozenset({
 })
 
 
+# Functions of those namespaces that call Python on the host (a PyFunc op: SciPy's Sobol
+# engine, Pillow's codecs, the pool-adjacent-violators loop): not allowed in safe mode.
+HOST_SIDE_NAMES = frozenset({
+    "math.sobol_sample", "nn.isotonic_regression", "image.adjust_jpeg_quality",
+    "image.random_jpeg_quality", "image.stateless_random_jpeg_quality", "image.decode_webp",
+})
+
+
 def _allowed_objects() -> set:
-    found = set()
+    found, host_side = set(), set()
     for space, names in NAMESPACES.items():
         for name, value in names.items():
             full = f"{space}.{name}" if space else name
-            if (space in PURE_NAMESPACES or full in PURE_NAMES) and not inspect.isclass(value):
+            if full in HOST_SIDE_NAMES:
+                host_side.add(id(value))
+            elif (space in PURE_NAMESPACES or full in PURE_NAMES) and not inspect.isclass(value):
                 found.add(id(value))
-    return found
+    return found - host_side
 
 
 def is_pure(fn: Any) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from .. import context as _context
 from .. import dtypes as _dtypes
 from .. import html_repr as _html_repr
 from .. import nest
@@ -82,6 +83,17 @@ class Model(Training, Layer):
         `serving_default`, as Keras 3's export): `rt.saved_model.load(filepath).serve(x)`."""
         _saving.export(self, filepath, format=format, verbose=verbose,
                        input_signature=input_signature)
+
+    def quantize(self, mode=None, config=None, filters=None, type_check: bool = True) -> None:
+        """Keras's `Model.quantize`: `mode` and `config` (a `keras.quantizers` config) and
+        `filters` are checked as Keras checks them, then `NotImplementedError` is raised:
+        quantized layers (int8, int4, float8) and GPTQ's and AWQ's calibration runs are not
+        implemented here."""
+        quantize_model = _context.hooks.quantize_model  # set by runtime.keras.quantizers
+        if quantize_model is None:  # not loaded: no quantization config has been made
+            raise NotImplementedError(f"{type(self).__name__}.quantize({mode!r}): quantized "
+                                      "layers are not implemented in this runtime.")
+        quantize_model(self, mode=mode, config=config, filters=filters)
 
     def load_weights(self, filepath: str, skip_mismatch: bool = False) -> None:
         """Assigns the weights written by `save_weights` (the model must be built with the

@@ -451,7 +451,7 @@ def _is_layer(value) -> bool:
 
 def _runtime_layer_class(class_name: str):
     """A layer class of `runtime.layers` (looked up when loading, once the package is in)."""
-    for module in ("runtime.layers", "runtime.layers.functional"):
+    for module in ("runtime.layers", "runtime.layers.functional", "runtime.keras.tfsm_layer"):
         cls = getattr(sys.modules.get(module), str(class_name), None)
         if inspect.isclass(cls) and issubclass(cls, Module) and hasattr(cls, "from_config"):
             return cls

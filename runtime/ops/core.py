@@ -41,6 +41,10 @@ def convert_to_tensor(value, dtype=None, name=None, dtype_hint=None) -> Tensor:
         return value
     if hasattr(value, "_as_tensor"):  # TensorArray-like composites
         return value._as_tensor()
+    if _user_conversions:  # rt.register_tensor_conversion_function's
+        converted = _user_conversion(value, dtype, name)
+        if converted is not None:
+            return converted
     if isinstance(value, _composites):  # a ragged one would pass as rows when they agree
         raise CompositeConversionError(
             f"Cannot convert a {type(value).__name__} to a tensor: this op takes tensors (a "
@@ -63,6 +67,32 @@ def convert_to_tensor(value, dtype=None, name=None, dtype_hint=None) -> Tensor:
 
 
 _conversions = {}  # "pack": stack tensors, "cast": change dtype; see register_conversions
+_user_conversions: list = []  # (priority, order, types, function), lowest priority first
+
+
+def register_user_conversion(kinds: tuple, function, priority: int) -> None:
+    """`rt.register_tensor_conversion_function`: `function(value, dtype=, name=, as_ref=)`
+    converts values of the types `kinds` (it may return NotImplemented to pass)."""
+    _user_conversions.append((priority, len(_user_conversions), kinds, function))
+    _user_conversions.sort(key=lambda entry: entry[:2])
+
+
+def _user_conversion(value, dtype, name):
+    for _, _, kinds, function in _user_conversions:
+        if isinstance(value, kinds):
+            out = function(value, dtype=dtype, name=name, as_ref=False)
+            if out is NotImplemented:
+                continue
+            if not isinstance(out, Tensor):
+                raise RuntimeError(f"The conversion function registered for "
+                                   f"{type(value).__name__} returned a {type(out).__name__}, "
+                                   "not a tensor.")
+            if dtype is not None and out.dtype is not _dtypes.as_dtype(dtype):
+                raise RuntimeError(f"The conversion function registered for "
+                                   f"{type(value).__name__} returned a {out.dtype.name} "
+                                   f"tensor where {_dtypes.as_dtype(dtype).name} was asked for.")
+            return out
+    return None
 _composites: tuple = ()  # CompositeTensor (defined above this module): never converted
 
 

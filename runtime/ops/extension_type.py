@@ -302,6 +302,12 @@ class ExtensionType(CompositeTensor):
         super().__init_subclass__(**kwargs)
         if cls.__module__ == __name__:  # BatchableExtensionType: a base, no fields
             return
+        encoder = cls.__dict__.get("__batch_encoder__")
+        if encoder is not None and not getattr(encoder, "_rt_default_encoding", False):
+            raise NotImplementedError(
+                f"{cls.__name__}.__batch_encoder__: a custom batch encoding is not supported "
+                "here; values are batched field by field (rt.experimental."
+                "ExtensionTypeBatchEncoder's default).")
         user_init = cls.__dict__.get("__init__")
         for name in _own_annotations(cls):  # `= []` / `= {}` defaults, immutable as TF keeps them
             default: Any = cls.__dict__.get(name)
@@ -563,6 +569,8 @@ def _make_spec_class(cls: type, user_spec: type | None) -> type:
     if user_spec is not None and not issubclass(user_spec, ExtensionTypeSpec):
         bases = (user_spec, ExtensionTypeSpec)
     else:
+        if user_spec is not None:  # `class Spec(rt.experimental.ExtensionTypeSpec)`: its methods
+            bases = (user_spec,)
         namespace["__init__"] = _spec_init
     return type("Spec", bases, namespace)
 

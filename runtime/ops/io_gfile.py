@@ -199,6 +199,11 @@ def join(path, *paths) -> str:
     return os.path.join(_path(path), *(_path(p) for p in paths))
 
 
+def get_registered_schemes() -> list[str]:
+    """The URL schemes paths may start with: only "" (plain local paths) here."""
+    return [""]
+
+
 def _public(**members) -> types.SimpleNamespace:
     """The namespace of `members`, each rejecting a misspelt keyword with a suggestion."""
     for name, member in members.items():
@@ -210,6 +215,7 @@ def _public(**members) -> types.SimpleNamespace:
 
 
 gfile = export("io.gfile")(_public(
-    GFile=GFile, copy=copy, exists=exists, glob=glob, isdir=isdir, join=join, listdir=listdir,
+    GFile=GFile, copy=copy, exists=exists, get_registered_schemes=get_registered_schemes,
+    glob=glob, isdir=isdir, join=join, listdir=listdir,
     makedirs=makedirs, mkdir=mkdir, remove=remove, rename=rename, rmtree=rmtree, stat=stat,
     walk=walk))

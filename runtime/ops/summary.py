@@ -47,6 +47,10 @@ _OPTIONS = {
     "buckets": lambda v: v is None or is_int_in(v, 1, MAX_DIM),
     "max_outputs": lambda v: is_int_in(v, 0, MAX_DIM),
     "constant": _is_text,
+    "sample_rate": lambda v: type(v) is float and v > 0,  # audio
+    "encoding": lambda v: v is None or v == "wav",
+    "metadata": lambda v: type(v) is str and len(v) <= MAX_STR and not v.strip(
+        "0123456789abcdef"),  # tensor: SummaryMetadata's bytes, in hex
 }
 
 
@@ -63,7 +67,7 @@ def _OPTIONS_KIND(v, ctx):
         type(item) is tuple and len(item) == 2 and item[0] in _OPTIONS
         and _OPTIONS[item[0]](item[1]) for item in v)
     return None if ok else ("a tuple of (name, value) pairs: description, buckets, "
-                            "max_outputs, constant")
+                            "max_outputs, constant, sample_rate, encoding, metadata")
 
 
 _STEP = AttrKind("an optional int64 step", lambda v, ctx: None if v is None or is_int_in(
@@ -71,6 +75,7 @@ _STEP = AttrKind("an optional int64 step", lambda v, ctx: None if v is None or i
 
 WRITE_SUMMARY = define("WriteSummary", lambda *xs, **attrs: [], _write_kernel,
                        effects=Effect.IO | Effect.READ, num_outputs=0, differentiable=False,
-                       attrs={"kind": one_of("scalar", "histogram", "text", "image"), "tag": STR,
+                       attrs={"kind": one_of("scalar", "histogram", "text", "image", "audio",
+                                             "tensor", "raw"), "tag": STR,
                               "slots": _SLOTS, "options": _OPTIONS_KIND, "step": _STEP,
                               "writer": NONE, "record": NONE})  # host objects: see saved_attrs

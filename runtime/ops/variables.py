@@ -6,6 +6,7 @@ that concrete function, so every later call reuses it: the seed's lifting semant
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import threading
 
@@ -130,6 +131,53 @@ def _refuse_unimplemented(**options) -> None:
                                       f"{_UNIMPLEMENTED[key]}. Leave {key} out.")
 
 
+_creators = threading.local()  # rt.variable_creator_scope: .stack (innermost last), .made
+_CREATOR_KEYWORDS = {"initial_value": None, "trainable": True, "name": None, "dtype": None,
+                     "shape": None, "validate_shape": True, "caching_device": None,
+                     "variable_def": None, "import_scope": None, "constraint": None,
+                     "synchronization": None, "aggregation": None,
+                     "experimental_enable_variable_lifting": True}
+
+
+@contextlib.contextmanager
+def creator_scope(creator):
+    """`rt.variable_creator_scope`: `Variable(...)` inside calls
+    `creator(next_creator, **keywords)`."""
+    stack = getattr(_creators, "stack", None) or []
+    _creators.stack = [*stack, creator]
+    try:
+        yield
+    finally:
+        _creators.stack = stack
+
+
+def _created_by_scopes(args, kwargs):
+    """The variable the creators of the enclosing scopes make (innermost first); the last
+    `next_creator` makes a plain Variable."""
+    if len(args) > 5:
+        raise TypeError("rt.Variable takes at most 5 positional arguments (initial_value, "
+                        "trainable, name, dtype, shape).")
+    keywords = dict(_CREATOR_KEYWORDS)
+    keywords.update(zip(("initial_value", "trainable", "name", "dtype", "shape"), args))
+    unknown = set(kwargs) - set(_CREATOR_KEYWORDS)
+    if unknown:
+        raise TypeError(f"rt.Variable got unexpected keyword argument(s): {sorted(unknown)}.")
+    keywords.update(kwargs)
+    stack = _creators.stack
+
+    def creator_at(i):
+        def next_creator(**kw):
+            if i < 0:
+                _creators.stack = []
+                try:
+                    return Variable(**kw)
+                finally:
+                    _creators.stack = stack
+            return stack[i](creator_at(i - 1), **kw)
+        return next_creator
+    return creator_at(len(stack) - 1)(**keywords)
+
+
 @export("Variable")
 class Variable(Tensor):
     """A mutable tensor: `assign`, `assign_add`, `assign_sub`, `read_value`.
@@ -151,6 +199,10 @@ class Variable(Tensor):
                  "_aggregation", "_synchronization", "_constraint", "_path")
 
     def __new__(cls, *args, **kwargs):
+        if cls is Variable and getattr(_creators, "stack", None):  # rt.variable_creator_scope
+            made = _created_by_scopes(args, kwargs)
+            _creators.made = made  # __init__ leaves it as the creators made it
+            return made
         if cls is Variable:  # inside a strategy's scope, the strategy makes the variable
             creator = distribute_context.variable_creator()
             if creator is not None:
@@ -173,6 +225,9 @@ class Variable(Tensor):
                  dtype=None, shape=None, *, validate_shape: bool = True, caching_device=None,
                  variable_def=None, import_scope=None, constraint=None, synchronization=None,
                  aggregation=None, experimental_enable_variable_lifting: bool = True):
+        if getattr(_creators, "made", None) is self:  # made inside variable_creator_scope
+            _creators.made = None
+            return
         _refuse_unimplemented(variable_def=variable_def, import_scope=import_scope,
                               experimental_enable_variable_lifting=(
                                   None if experimental_enable_variable_lifting else False))

@@ -10,8 +10,10 @@
 import types as _types
 
 from .. import checkpoint as _checkpoint
+from .. import cluster_def as _cluster_def
 from .. import train_example as _train_example
 from ..arguments import add_keyword_hints_to_classes as _add_keyword_hints_to_classes
+from ..checkpoint import views as _views
 from . import schedules
 from . import train_extras as _train_extras
 from .adadelta import Adadelta
@@ -42,7 +44,17 @@ train = _types.SimpleNamespace(GradientDescentOptimizer=GradientDescentOptimizer
                                ClusterSpec=_train_extras.ClusterSpec,
                                CheckpointOptions=_train_extras.CheckpointOptions,
                                Coordinator=_train_extras.Coordinator,
-                               checkpoints_iterator=_train_extras.checkpoints_iterator)
+                               checkpoints_iterator=_train_extras.checkpoints_iterator,
+                               TrackableView=_views.TrackableView,
+                               CheckpointView=_views.CheckpointView,
+                               ClusterDef=_cluster_def.ClusterDef, JobDef=_cluster_def.JobDef,
+                               ServerDef=_cluster_def.ServerDef,
+                               experimental=_types.SimpleNamespace(
+                                   MaxShardSizePolicy=_views.MaxShardSizePolicy,
+                                   PythonState=_views.PythonState,
+                                   ShardByTaskPolicy=_views.ShardByTaskPolicy,
+                                   ShardableTensor=_views.ShardableTensor,
+                                   ShardingCallback=_views.ShardingCallback))
 
 __all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adafactor", "Adamax",
            "Ftrl", "Lamb", "Lion", "LossScaleOptimizer", "Muon", "MultiOptimizer",
@@ -52,3 +64,4 @@ __all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adafactor"
 
 _add_keyword_hints_to_classes(globals(), "runtime")  # a misspelt keyword: "did you mean"
 _add_keyword_hints_to_classes(vars(train), "runtime")
+_add_keyword_hints_to_classes(vars(train.experimental), "runtime")

@@ -10,6 +10,8 @@ import time
 from typing import Any, Optional
 
 from ..checkpoint import latest_checkpoint
+from ..checkpoint.views import check_sharding_callback
+from ..cluster_def import ClusterDef
 from ..context import init_scope
 from ..ops import array_math
 from ..ops.variables import Variable
@@ -67,11 +69,13 @@ class ExponentialMovingAverage:
 
 class ClusterSpec:
     """A cluster's jobs and their tasks' network addresses: built from {job: [addresses]}
-    (tasks 0, 1, ...) or {job: {task index: address}}, or another ClusterSpec."""
+    (tasks 0, 1, ...) or {job: {task index: address}}, another ClusterSpec or a ClusterDef."""
 
     def __init__(self, cluster) -> None:
         if isinstance(cluster, ClusterSpec):
             cluster = cluster.as_dict()
+        elif isinstance(cluster, ClusterDef):
+            cluster = {job.name: dict(job.tasks) for job in cluster.job}
         if not isinstance(cluster, dict):
             raise TypeError(f"ClusterSpec takes a dict of jobs or a ClusterSpec, got "
                             f"{type(cluster).__name__}.")
@@ -117,6 +121,11 @@ class ClusterSpec:
                 if sorted(tasks) == list(range(len(tasks))) else dict(tasks)
                 for job, tasks in self._jobs.items()}
 
+    def as_cluster_def(self) -> ClusterDef:
+        """The cluster as an `rt.train.ClusterDef` (jobs sorted by name)."""
+        return ClusterDef(job=[{"name": job, "tasks": dict(self._jobs[job])}
+                               for job in sorted(self._jobs)])
+
     def __bool__(self) -> bool:
         return bool(self._jobs)
 
@@ -142,9 +151,7 @@ class CheckpointOptions:
         if experimental_enable_async_checkpoint or enable_async:
             raise NotImplementedError("CheckpointOptions(enable_async=True) is not implemented "
                                       "here: checkpoints are written before save returns.")
-        if experimental_sharding_callback is not None:
-            raise NotImplementedError("CheckpointOptions(experimental_sharding_callback=...) "
-                                      "is not implemented here: a checkpoint is one file.")
+        check_sharding_callback(experimental_sharding_callback)  # ShardByTaskPolicy or None
         vars(self).update(  # kept as attributes, as TensorFlow's
             experimental_io_device=experimental_io_device,
             experimental_enable_async_checkpoint=experimental_enable_async_checkpoint,

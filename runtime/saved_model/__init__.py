@@ -18,6 +18,7 @@ import types as _types
 from .files import GRAPH_FILE as _GRAPH_FILE
 from .load import load, loads
 from .loaded import LoadedObject
+from .more import Asset, Fingerprint, TrackableResource, read_fingerprint
 from .options import LoadOptions, SaveOptions
 from .save import DEFAULT as DEFAULT_SERVING_SIGNATURE_DEF_KEY
 from .save import FORMAT, VERSION, dumps, save
@@ -76,9 +77,11 @@ class VariablePolicy(_enum.Enum):
                          f"{[p.value for p in VariablePolicy if p.value]} or None.")
 
 
-experimental = _types.SimpleNamespace(VariablePolicy=VariablePolicy)
+experimental = _types.SimpleNamespace(VariablePolicy=VariablePolicy, Fingerprint=Fingerprint,
+                                      TrackableResource=TrackableResource,
+                                      read_fingerprint=read_fingerprint)
 
-__all__ = ["ASSETS_DIRECTORY", "ASSETS_KEY", "DEBUG_DIRECTORY", "DEBUG_INFO_FILENAME_PB",
+__all__ = ["Asset", "ASSETS_DIRECTORY", "ASSETS_KEY", "DEBUG_DIRECTORY", "DEBUG_INFO_FILENAME_PB",
            "SAVED_MODEL_FILENAME_PB", "SAVED_MODEL_FILENAME_PBTXT", "SAVED_MODEL_SCHEMA_VERSION",
            "VARIABLES_DIRECTORY", "VARIABLES_FILENAME", "contains_saved_model", "experimental",
            "CLASSIFY_INPUTS", "CLASSIFY_METHOD_NAME", "CLASSIFY_OUTPUT_CLASSES",

@@ -30,6 +30,10 @@ class LoadedObject:
     def trainable_variables(self) -> list:
         return [v for v in self.variables if v.trainable]
 
+    @property
+    def non_trainable_variables(self) -> list:
+        return [v for v in self.variables if not v.trainable]
+
     def __call__(self, *args, **kwargs):
         if self._call is None:
             raise TypeError(f"This saved {self.kind} has no __call__; call one of its functions: "
@@ -89,6 +93,8 @@ def _attribute(attributes: dict, name: str):
         return attributes[name]
     prefix = name + "."
     inner = {path[len(prefix):]: v for path, v in attributes.items() if path.startswith(prefix)}
+    if inner and all(f"_{i}" in inner for i in range(len(inner))):
+        return [inner[f"_{i}"] for i in range(len(inner))]  # a saved list (`name._0`, ...)
     return LoadedAttributes(name, inner) if inner else None
 
 

@@ -133,6 +133,10 @@ def _variable_paths(obj, index: dict, prefix: str = "", depth: int = 0):
             continue
         if graph_io.is_variable(value) and id(value) in index:
             yield prefix + name, index[id(value)]
+        elif getattr(value, "_rt_not_saved", None):  # an Asset or a TrackableResource
+            raise NotImplementedError(f"rt.saved_model.save: {prefix}{name} is an "
+                                      f"{value._rt_not_saved}, which is not written into "
+                                      "saved objects here; keep it out of the saved module.")
         elif graph_io.is_module(value):
             yield from _variable_paths(value, index, f"{prefix}{name}.", depth + 1)
 

@@ -1,4 +1,5 @@
-"""`rt.summary`: TensorBoard summaries (scalars, histograms, text, images, graphs).
+"""`rt.summary`: TensorBoard summaries (scalars, histograms, text, images, audio, graphs,
+any tensor with `write`).
 
     writer = rt.summary.create_file_writer("logs/run1")
     with writer.as_default(step=0):
@@ -40,9 +41,9 @@ from ._state import STATE, HostRef, SummaryWriter, condition_value, made_in_trac
 from ._state import create_file_writer as _create_file_writer
 from .graph_proto import to_graph_def
 
-__all__ = ["SummaryWriter", "create_file_writer", "create_noop_writer", "experimental", "flush",
-           "graph", "histogram", "image", "record_if", "scalar", "should_record_summaries",
-           "text", "trace_export", "trace_off", "trace_on"]
+__all__ = ["SummaryWriter", "audio", "create_file_writer", "create_noop_writer", "experimental",
+           "flush", "graph", "histogram", "image", "record_if", "scalar",
+           "should_record_summaries", "text", "trace_export", "trace_off", "trace_on", "write"]
 
 
 @strict_keywords('rt.summary.create_file_writer')
@@ -291,4 +292,7 @@ def _set_step(step: Any) -> None:
 
 
 _get_step.__name__, _set_step.__name__ = "get_step", "set_step"
-experimental = _types.SimpleNamespace(get_step=_get_step, set_step=_set_step)
+from .more import audio, summary_scope, write, write_raw_pb  # noqa: E402 - they use the above
+
+experimental = _types.SimpleNamespace(get_step=_get_step, set_step=_set_step,
+                                      summary_scope=summary_scope, write_raw_pb=write_raw_pb)

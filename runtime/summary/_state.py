@@ -275,7 +275,8 @@ def resolve_step(step: Any, caller: str) -> int:
 
 # -- encoding ------------------------------------------------------------------------------------
 
-_DATA_CLASS = {"scalars": 1, "histograms": 2, "text": 2, "images": 3}  # TensorBoard's DataClass
+_DATA_CLASS = {"scalars": 1, "histograms": 2, "text": 2, "images": 3,
+               "audio": 3}  # TensorBoard's DataClass
 
 
 def _metadata(plugin: str, description: str | None, content: bytes = b""):
@@ -421,7 +422,12 @@ def encode(kind: str, tag: str, data: Any, options: dict) -> Any:
         return encode_text(tag, data, description)
     if kind == "image":
         return encode_image(tag, data, options.get("max_outputs", 3), description)
+    if kind in EXTRA_ENCODERS:  # audio, tensor and raw summaries: runtime/summary/more.py
+        return EXTRA_ENCODERS[kind](tag, data, options)
     raise ValueError(f"unknown summary kind {kind!r}")
+
+
+EXTRA_ENCODERS: dict = {}  # kind -> encode(tag, data, options), registered by summary/more.py
 
 
 def write_now(kind: str, tag: str, data: Any, step: Any, options: dict,

@@ -311,6 +311,8 @@ _SPECIFIC = {
     "stateless_uniform": lambda p: ([2, 3], p([2], rt.int32)),
     "reverse_sequence": lambda p: (p([2, 3]), p([2], rt.int32), 1, 0),
     "resize_with_pad": lambda p: (p([1, 4, 4, 3]), 6, 6),
+    "fractional_avg_pool": lambda p: (p([1, 5, 7, 3]), [1, 1.5, 2.0, 1]),
+    "fractional_max_pool": lambda p: (p([1, 5, 7, 3]), [1, 1.5, 2.0, 1]),
     "random_brightness": lambda p: (p([4, 4, 3]), 0.2),
     "stateless_random_brightness": lambda p: (p([4, 4, 3]), 0.2, [1, 2]),
     "random_contrast": lambda p: (p([4, 4, 3]), 0.2, 0.5),

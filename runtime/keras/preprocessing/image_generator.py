@@ -24,6 +24,7 @@ import numpy as np
 from ...arguments import strict_keywords
 from ..backend import floatx, image_data_format
 from ..image_utils import array_to_img, img_to_array, load_img
+from .image_transforms import Iterator as _KerasIterator
 
 _FORMATS = ("png", "jpg", "jpeg", "bmp", "ppm", "tif", "tiff")
 _CLASS_MODES = ("categorical", "binary", "sparse", "input", None)
@@ -285,9 +286,11 @@ class ImageDataGenerator:
             else (self._validation_split, 1.0)
 
 
-class _BatchIterator:
+class _BatchIterator(_KerasIterator):
     """Batches of `n` samples (indices shuffled each epoch when asked): `next()` runs forever,
-    `len()` is the batches of one epoch and `[i]` is batch `i` of the current order."""
+    `len()` is the batches of one epoch and `[i]` is batch `i` of the current order. A
+    `keras.preprocessing.image.Iterator` (so a PyDataset: `fit` reads an epoch of batches)
+    that draws its order from its own NumPy generator seeded by `seed`."""
 
     def __init__(self, n: int, batch_size: int, shuffle: bool, seed: int | None,
                  save: tuple) -> None:
@@ -350,6 +353,9 @@ class _BatchIterator:
 
     def _batch(self, indices: np.ndarray):
         raise NotImplementedError
+
+    def _get_batches_of_transformed_samples(self, index_array: np.ndarray):
+        return self._batch(index_array)
 
 
 class NumpyArrayIterator(_BatchIterator):
