@@ -765,7 +765,76 @@ def vectorize(pyfunc, *, excluded=None, signature=None):
     return wrapped
 
 
+
+# -- arithmetic with Keras's dtypes ---------------------------------------------------------
+# A Python number is weakly typed in Keras: it takes the other operand's dtype (an int with a
+# bool tensor gives int32; a float with an integer or bool tensor gives float32, Keras's
+# floatx), whichever side it is on; NumPy's rules (the first operand made an int64 or
+# float64 array) would give float64 for `divide(127, float32_tensor)`. A true division of
+# integers is float32. Two tensors promote as NumPy promotes them.
+
+def _python_number(x) -> bool:
+    return isinstance(x, (bool, int, float)) and not isinstance(x, np.generic)
+
+
+def _weak_dtype(number, other: _dtypes.DType) -> _dtypes.DType:
+    """The dtype of `number` (a Python bool, int or float) beside a tensor of `other`."""
+    if isinstance(number, bool):
+        return other
+    if isinstance(number, int):
+        return _dtypes.int32 if other is _dtypes.bool else other
+    return other if other.is_floating or other.is_complex else _dtypes.float32
+
+
+def _keras_operands(x1, x2, true_division: bool = False) -> tuple:
+    """The two operands as Keras types them (tensors, or NumPy's rules for other pairs)."""
+    if _python_number(x1) and not _python_number(x2):
+        b = _t(x2)
+        a = _am.cast(_convert(x1), _weak_dtype(x1, b.dtype))
+        b = _am.cast(b, a.dtype) if a.dtype is not b.dtype else b
+    elif _python_number(x2) and not _python_number(x1):
+        a = _t(x1)
+        b = _am.cast(_convert(x2), _weak_dtype(x2, a.dtype))
+        a = _am.cast(a, b.dtype) if a.dtype is not b.dtype else a
+    else:
+        return x1, x2
+    if true_division and not (a.dtype.is_floating or a.dtype.is_complex):
+        a, b = _am.cast(a, _dtypes.float32), _am.cast(b, _dtypes.float32)
+    return a, b
+
+
+def _keras_binary(name: str, true_division: bool = False):
+    numpy_function = getattr(_tnp, name)
+
+    def op(x1, x2):
+        a, b = _keras_operands(x1, x2, true_division)
+        if true_division and isinstance(a, Tensor) and isinstance(b, Tensor) and not (
+                a.dtype.is_floating or a.dtype.is_complex or
+                b.dtype.is_floating or b.dtype.is_complex):
+            a, b = _am.cast(a, _dtypes.float32), _am.cast(b, _dtypes.float32)
+        return numpy_function(a, b)
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = (f"`numpy.{name}(x1, x2)` with Keras's dtypes: a Python number takes the "
+                  "other operand's dtype" + (" and integers divide to float32." if true_division
+                                             else "."))
+    return op
+
+
+add = _keras_binary("add")
+subtract = _keras_binary("subtract")
+multiply = _keras_binary("multiply")
+power = _keras_binary("power")
+maximum = _keras_binary("maximum")
+minimum = _keras_binary("minimum")
+floor_divide = _keras_binary("floor_divide")
+divide = _keras_binary("divide", true_division=True)
+true_divide = _keras_binary("true_divide", true_division=True)
+
+
 __all__ = [
+    "add", "divide", "floor_divide", "maximum", "minimum", "multiply", "power", "subtract",
+    "true_divide",
     "argpartition", "array_split", "bartlett", "bitwise_invert", "bitwise_left_shift",
     "bitwise_right_shift", "bincount", "blackman", "corrcoef", "correlate",
     "digitize", "divide_no_nan", "fmax", "fmin", "fmod", "gcd", "get_item", "hamming",
