@@ -89,6 +89,7 @@ if not _typing.TYPE_CHECKING:  # type checkers read these names from runtime/_ap
     nn = _space("nn")  # the convolution gradients load on first use
     nn.experimental = _space("nn.experimental")
     debugging = _space("debugging")
+    debugging.experimental = _space("debugging.experimental")
     bitwise = _space("bitwise")
     signal = _space("signal")  # the DCTs ... load on first use
     strings = _space("strings")  # like rt.io, rt.image, ...: an op family loaded on first use

@@ -71,8 +71,5 @@ def disable_dump_debug_info() -> None:
     """Stops Debugger V2 dumps: nothing to stop here (they are never enabled)."""
 
 
-experimental = export("debugging.experimental")(types.SimpleNamespace(
-    enable_dump_debug_info=export("debugging.experimental.enable_dump_debug_info")(
-        enable_dump_debug_info),
-    disable_dump_debug_info=export("debugging.experimental.disable_dump_debug_info")(
-        disable_dump_debug_info)))
+export("debugging.experimental.enable_dump_debug_info")(enable_dump_debug_info)
+export("debugging.experimental.disable_dump_debug_info")(disable_dump_debug_info)

@@ -125,7 +125,7 @@ class ForwardAccumulator:
 
 
 @export("xla.experimental.compile")
-def compile(computation, inputs=None) -> list:  # noqa: A001 - TensorFlow's name
+def compile(computation, inputs=None) -> list[Tensor]:  # noqa: A001 - TensorFlow's name
     """Runs `computation(*inputs)` as a compiled function (`rt.function(jit_compile=True)`),
     returning its outputs as a list (TensorFlow's deprecated API; use
     `rt.function(jit_compile=True)`)."""

@@ -24,7 +24,6 @@ from runtime.ops.debugging_checks import disable_check_numerics as disable_check
 from runtime.traceback_utils import disable_traceback_filtering as disable_traceback_filtering
 from runtime.ops.debugging_checks import enable_check_numerics as enable_check_numerics
 from runtime.traceback_utils import enable_traceback_filtering as enable_traceback_filtering
-from runtime.debug_modes import experimental as experimental
 from runtime.config_options import get_log_device_placement as get_log_device_placement
 from runtime.ops.math_composed import is_non_decreasing as is_non_decreasing
 from runtime.ops.debugging_checks import is_numeric_tensor as is_numeric_tensor

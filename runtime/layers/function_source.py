@@ -117,10 +117,13 @@ PURE_NAMES = frozenset({
 
 
 # Functions of those namespaces that call Python on the host (a PyFunc op: SciPy's Sobol
-# engine, Pillow's codecs, the pool-adjacent-violators loop): not allowed in safe mode.
+# engine, Pillow's codecs, the pool-adjacent-violators loop, NumPy's LAPACK calls): not
+# allowed in safe mode.
 HOST_SIDE_NAMES = frozenset({
     "math.sobol_sample", "nn.isotonic_regression", "image.adjust_jpeg_quality",
     "image.random_jpeg_quality", "image.stateless_random_jpeg_quality", "image.decode_webp",
+    # LAPACK routines NumPy runs on the host: eigen-decompositions, LU, the matrix square root
+    "linalg.eig", "linalg.eigvals", "linalg.logm", "linalg.lu", "linalg.sqrtm",
 })
 
 
