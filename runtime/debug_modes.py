@@ -8,7 +8,6 @@ Deprecated APIs of the runtime warn through `warn_deprecated`, so strict mode co
 
 from __future__ import annotations
 
-import types
 import warnings
 from typing import NoReturn
 
