@@ -15,7 +15,13 @@ import llvmlite.binding as ll
 import numba
 import numpy as np
 
-_jit = numba.njit(cache=True, nogil=True)
+# Numba keys its on-disk cache by source and signature, not by the optimisation level: a
+# helper cached by a process at NUMBA_OPT=0 (the test suite's level, tests/conftest.py) would
+# be linked, unoptimised, into the kernels of every later process at the default level (2x
+# slower steps). Only the default level caches the helpers; the kernels' own files are salted
+# with the level (compiler.cache_salt).
+_DEFAULT_LEVEL = int(numba.config.OPT) == 3
+_jit = numba.njit(cache=_DEFAULT_LEVEL, nogil=True)
 
 
 @_jit
