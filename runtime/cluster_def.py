@@ -19,6 +19,7 @@ from typing import Any
 
 from . import context
 from .exports import export
+from .train_example import DecodeError, _delimited, _tag, _varint_bytes, fields
 
 # -- messages -------------------------------------------------------------------------------------
 
@@ -278,21 +279,8 @@ class _Message:
         return message
 
 
-def _varint(value: int) -> bytes:
-    value &= (1 << 64) - 1  # a negative int32 is written as ten bytes, as protobuf does
-    out = bytearray()
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        if value:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
-
-
 def _varint_field(number: int, value: int) -> bytes:
-    return _varint(number << 3) + _varint(value)
+    return _tag(number, 0) + _varint_bytes(value)
 
 
 def _payload(value: Any) -> bytes:
@@ -300,13 +288,11 @@ def _payload(value: Any) -> bytes:
 
 
 def _value_bytes(number: int, value: Any) -> bytes:
-    out = bytearray()
-    _put_len(out, number, _payload(value))
-    return bytes(out)
+    return _delimited(number, _payload(value))
 
 
 def _put_len(out: bytearray, number: int, payload: bytes) -> None:
-    out += _varint((number << 3) | 2) + _varint(len(payload)) + payload
+    out += _delimited(number, payload)
 
 
 def _int32(value: int) -> int:
@@ -314,39 +300,19 @@ def _int32(value: int) -> int:
     return value - (1 << 32) if value >= 1 << 31 else value
 
 
-def _read_varint(data: bytes, position: int, where: str) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        if position >= len(data) or shift > 63:
-            raise ValueError(f"Error parsing message {where}: truncated varint.")
-        byte = data[position]
-        position += 1
-        value |= (byte & 0x7F) << shift
-        shift += 7
-        if not byte & 0x80:
-            return value, position
-
-
 def _fields_of(data: bytes, where: str):
     """(field number, wire type, value) of each field of `data`: an int for varints, bytes
-    for length-delimited fields; fixed-width fields are skipped."""
-    position = 0
-    while position < len(data):
-        tag, position = _read_varint(data, position, where)
-        number, wire = tag >> 3, tag & 7
-        if wire == 0:
-            value, position = _read_varint(data, position, where)
-        elif wire == 2:
-            size, position = _read_varint(data, position, where)
-            if position + size > len(data):
-                raise ValueError(f"Error parsing message {where}: truncated field {number}.")
-            value, position = data[position:position + size], position + size
-        elif wire in (1, 5):
-            position += 8 if wire == 1 else 4
-            continue
-        else:
-            raise ValueError(f"Error parsing message {where}: wire type {wire}.")
-        yield number, wire, value
+    for length-delimited fields; fixed-width fields are skipped (the Example wire reader's,
+    its errors as protobuf's ValueError naming the message)."""
+    try:
+        for number, wire, value in fields(data):
+            if wire == 2:
+                yield number, wire, data[value[0]:value[1]]
+            elif wire == 0:
+                yield number, wire, value
+    except DecodeError as exc:
+        raise ValueError(f"Error parsing message {where}: truncated or malformed data "
+                         f"({exc}).") from None
 
 
 def _copied(message: Any) -> Any:
