@@ -453,6 +453,17 @@ def _bincount_infer(arr, *weights, minlength, maxlength, dtype, binary_output):
     return TensorShape([size]), (weights[0].dtype if weights and not binary_output else dtype)
 
 
+def bincount_length(values: np.ndarray, minlength, maxlength) -> int:
+    """The number of bins of non-negative `values`: one past the largest, at least
+    `minlength` and at most `maxlength` (each when given)."""
+    length = int(values.max()) + 1 if values.size else 0
+    if minlength is not None:
+        length = max(length, minlength)
+    if maxlength is not None:
+        length = min(length, maxlength)
+    return length
+
+
 def _bincount_kernel(arr, *weights, minlength, maxlength, dtype, binary_output):
     values = np.ravel(arr).astype(np.int64)
     if values.size and values.min() < 0:
@@ -461,11 +472,8 @@ def _bincount_kernel(arr, *weights, minlength, maxlength, dtype, binary_output):
     if w is not None and w.size != values.size:
         raise InvalidArgumentError(f"bincount: weights ({w.size} values) must have the shape of "
                                    f"arr ({values.size} values).")
-    length = int(values.max()) + 1 if values.size else 0
-    if minlength is not None:
-        length = max(length, minlength)
+    length = bincount_length(values, minlength, maxlength)
     if maxlength is not None:
-        length = min(length, maxlength)
         keep = values < length
         values = values[keep]
         w = None if w is None else w[keep]

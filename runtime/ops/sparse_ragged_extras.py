@@ -24,6 +24,7 @@ from ..shapes import TensorSpec
 from ..tensor import Tensor
 from . import array_math
 from . import array_scatter as _scatter
+from .array_sort import bincount_length
 from .core import convert_to_tensor
 from .farmhash import fingerprint64
 from .linalg import matmul
@@ -49,11 +50,7 @@ def _bincount_kernel(axis_last: bool, minlength, maxlength, binary: bool, has_we
         if values.size and values.min() < 0:
             raise InvalidArgumentError("Input values must all be non-negative; got "
                                        f"{int(values.min())}.")
-        size = int(values.max()) + 1 if values.size else 0
-        if minlength is not None:
-            size = max(size, minlength)
-        if maxlength is not None:
-            size = min(size, maxlength)
+        size = bincount_length(values, minlength, maxlength)
         keep = values < size
         values, rows = values[keep], rows[keep]
         if weights is not None:
