@@ -7,12 +7,14 @@ the copy is read back by the matrix product from the core's cache instead of mem
 product writes the block's rows of the result in place. The matrix is [rows, KH * KW * C]
 copied from a strided view of the windows, or with few input channels its transpose, copied
 tap by tap from the input laid out one plane a channel (long contiguous runs where a
-window's row would be a few values). The filter gradient is the output gradient's transpose
-times the same blocks, summed. The input gradient of a stride-1 convolution is the
-correlation of the padded output gradient with the flipped, transposed filters (the same
-blocked product); with strides, or when the input is much larger than the output, each
-tap's product is added back into its input positions (col2im), a few images at a time. A 1x1
-stride-1 convolution uses its input as the matrix.
+window's row would be a few values), in smaller blocks (`_PLANAR_BLOCK_BYTES`: their
+products are narrow). The filter gradient is the output gradient's transpose times the same
+blocks (a plane-wise block times the output gradient: [KH * KW * C, O] directly), summed.
+The input gradient of a stride-1 convolution is the correlation of the padded output
+gradient with the flipped, transposed filters (the same blocked product); with strides, or
+when the input is much larger than the output, each tap's product is added back into its
+input positions (col2im), a few images at a time. A 1x1 stride-1 convolution uses its input
+as the matrix.
 Pools run one elementwise pass a window tap over strided views, a few images at a time. The
 max-pool gradient goes to the first maximum of each window in row-major order, as
 TensorFlow's does.
@@ -93,13 +95,14 @@ def _padded_zeros(n, size, c, ksize, strides, dilations, ph, pw, oh, ow, dtype):
 
 
 _BLOCK_BYTES = 512 << 10  # an im2col block: a few hundred rows, within the core's L2 cache
-_PLANAR_CHANNELS = 4  # up to this many input channels, the windows are copied plane by plane
+_PLANAR_BLOCK_BYTES = 128 << 10  # a plane-wise block (few channels): its products are narrow
+PLANAR_CHANNELS = 4  # up to this many input channels, the windows are copied plane by plane
 
 
-def _blocks(n, oh, row_bytes):
+def _blocks(n, oh, row_bytes, block_bytes=_BLOCK_BYTES):
     """(n0, n1, h0, h1): the output rows of each im2col block, whole images when one fits
     in a block, else a few rows of one image (either way a contiguous part of the output)."""
-    rows = max(1, _BLOCK_BYTES // max(row_bytes, 1))
+    rows = max(1, block_bytes // max(row_bytes, 1))
     if rows >= oh:
         step = rows // oh
         for n0 in range(0, n, step):
@@ -145,14 +148,15 @@ def _column_blocks(x, ksize, strides, dilations, padding_hw, out_hw):
     (kh, kw), (sh, sw), (dh, dw) = ksize, strides, dilations
     n, _, _, c = x.shape
     k = kh * kw * c
-    planar = c <= _PLANAR_CHANNELS
+    planar = c <= PLANAR_CHANNELS
     if planar:
         xp = _planar(x, ph, pw)
     else:
         xp = padded(x, ph, pw, 0, "conv_pad")
         view = _window_view(xp, ksize, strides, dilations, oh, ow)
-    buf = scratch("im2col", (max(_BLOCK_BYTES // x.itemsize, ow * k),), x.dtype)
-    for n0, n1, h0, h1 in _blocks(n, oh, ow * k * x.itemsize):
+    block_bytes = _PLANAR_BLOCK_BYTES if planar else _BLOCK_BYTES
+    buf = scratch("im2col", (max(block_bytes // x.itemsize, ow * k),), x.dtype)
+    for n0, n1, h0, h1 in _blocks(n, oh, ow * k * x.itemsize, block_bytes):
         rows = (n1 - n0) * (h1 - h0) * ow
         if planar:
             cols = buf[:rows * k].reshape(kh, kw, c, n1 - n0, h1 - h0, ow)
@@ -202,15 +206,20 @@ def conv2d_backprop_filter(x, g, filter_hw, strides, padding_hw, dilations) -> n
     if 0 in (n, oh, ow, o, c):
         return np.zeros((kh, kw, c, o), dtype)
     k = kh * kw * c
-    # [O, K] summed over the blocks, transposed at the end
-    dw = np.zeros((o, k), dtype)
-    part = scratch("conv_dw", (o, k), dtype)
+    # summed over the blocks: [K, O] = cols^T g from planar blocks (their columns already
+    # rows of K), else [O, K] = g^T cols, transposed at the end
+    planar = c <= PLANAR_CHANNELS
+    dw = np.zeros((k, o) if planar else (o, k), dtype)
+    part = scratch("conv_dw", dw.shape, dtype)
     for n0, n1, h0, h1, cols, planar in _column_blocks(x, (kh, kw), strides, dilations,
                                                         padding_hw, (oh, ow)):
         gb = g[n0:n1, h0:h1].reshape(-1, o)
-        np.matmul(gb.T, cols.T if planar else cols, out=part)
+        if planar:
+            np.matmul(cols, gb, out=part)
+        else:
+            np.matmul(gb.T, cols, out=part)
         dw += part
-    return np.ascontiguousarray(dw.T).reshape(kh, kw, c, o)
+    return (dw if planar else np.ascontiguousarray(dw.T)).reshape(kh, kw, c, o)
 
 
 def conv2d_backprop_input(g, filters, input_hw, strides, padding_hw, dilations) -> np.ndarray:
@@ -223,7 +232,7 @@ def conv2d_backprop_input(g, filters, input_hw, strides, padding_hw, dilations) 
     if 0 in (n, oh, ow, o, c):
         return np.zeros((n, *input_hw, c), dtype)
     h, w = input_hw
-    if strides == (1, 1) and c > _PLANAR_CHANNELS and 5 * h * w <= 6 * oh * ow:
+    if strides == (1, 1) and c > PLANAR_CHANNELS and 5 * h * w <= 6 * oh * ow:
         # a stride-1 convolution's input gradient is the correlation of `g`, padded by the
         # window's extent less the forward padding, with the filters flipped and transposed
         # (one product over K = KH * KW * O; when the input is much larger than the output,

@@ -274,6 +274,7 @@ def test_kernels_match_the_convolution_tap_by_tap(shape, kernel, strides, paddin
     from runtime.ops.nn_conv import _geometry
     if block_bytes:  # a row of an image a block
         monkeypatch.setattr(conv_kernels, "_BLOCK_BYTES", block_bytes)
+        monkeypatch.setattr(conv_kernels, "_PLANAR_BLOCK_BYTES", block_bytes)
     n, h, w, c, o = shape
     rng = np.random.default_rng(8)
     x, f = rng.standard_normal((n, h, w, c)), rng.standard_normal((*kernel, c, o))
