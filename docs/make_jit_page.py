@@ -31,7 +31,7 @@ NUMPY_TIER_ONLY: set = set()
 
 def how(name: str, opdef) -> str:
     """How the Numba tier runs ops of type `name` (the dispatch of KernelWriter._write_op)."""
-    from runtime.backends.numba import tensor_arrays, vectorised
+    from runtime.backends.numba import tensor_arrays, vectorised, windows
     from runtime.backends.numba.rules import ALIASES, writer
     from runtime.ops.array_math import FILL  # fused, but written by its writer on its own
 
@@ -58,6 +58,8 @@ def how(name: str, opdef) -> str:
         return ("native: a stack of a loop's saves is a growing buffer (array, count, claim); "
                 "the row is stored in place when the buffer has room and no other stack holds "
                 "that row, else the rows are copied into a buffer of twice the count")
+    if opdef in windows.DESCRIPTIONS:
+        return windows.DESCRIPTIONS[opdef]
     if found is not None and found.numpy_fallback:
         if opdef in vectorised.ROW_OPS:
             return f"native{numpy_from(vectorised.ROW_MIN_SIZE)}"

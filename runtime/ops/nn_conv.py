@@ -86,10 +86,15 @@ def _out_size(size, k, s, d, padding, what):
     return out, (total // 2, total - total // 2)
 
 
-def _geometry(h, w, ksize, strides, padding, dilations, what):
+def conv_geometry(h, w, ksize, strides, padding, dilations, what="conv2d"):
+    """(out_h, out_w, pad_h, pad_w) of a 2-D window op over an input of height `h`, width `w`
+    (each pad a (before, after) pair)."""
     oh, ph = _out_size(h, ksize[0], strides[0], dilations[0], padding, what)
     ow, pw = _out_size(w, ksize[1], strides[1], dilations[1], padding, what)
     return oh, ow, ph, pw
+
+
+_geometry = conv_geometry
 
 
 def _float_rank(x, what, arg, rank: int):
@@ -281,9 +286,15 @@ def _pool_infer(what):
     return infer
 
 
-def _pool_geometry(x, ksize, strides, padding, what):
-    oh, ow, ph, pw = _geometry(x.shape[1], x.shape[2], ksize, strides, padding, (1, 1), what)
+def pool_geometry(h, w, ksize, strides, padding, what="max_pool2d"):
+    """((pad_h, pad_w), (out_h, out_w)) of a 2-D pool over an input of height `h`, width `w`
+    (each pad a (before, after) pair)."""
+    oh, ow, ph, pw = _geometry(h, w, ksize, strides, padding, (1, 1), what)
     return (ph, pw), (oh, ow)
+
+
+def _pool_geometry(x, ksize, strides, padding, what):
+    return pool_geometry(x.shape[1], x.shape[2], ksize, strides, padding, what)
 
 
 def _max_pool_kernel(x, ksize, strides, padding):

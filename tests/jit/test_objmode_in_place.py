@@ -5,6 +5,8 @@ function's argument and any value read again are left as they were."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 import runtime as rt
@@ -53,3 +55,37 @@ def test_a_value_read_by_a_loop_body_is_not_written():
             total = total + rt.exp(y)
         return total
     _check(f)
+
+
+# a fused loop stores its result in a dying operand's array the same way
+_REUSED = re.compile(r"^\s+f\d+_ = f\d+_$", re.MULTILINE)
+IMAGES = np.linspace(-3.0, 3.0, 2 * 8 * 8 * 6, dtype=np.float32).reshape(2, 8, 8, 6)
+
+
+def _check_images(fn):
+    jit, numpy_tier = rt.function(fn, jit_compile=True), rt.function(fn, jit_compile=False)
+    x = rt.constant(IMAGES)
+    for _ in range(2):
+        for mine, theirs in zip(rt.nest.flatten(jit(x)), rt.nest.flatten(numpy_tier(x))):
+            assert mine.numpy().tobytes() == theirs.numpy().tobytes()
+    np.testing.assert_array_equal(x.numpy(), IMAGES)
+    return _source(jit, x)
+
+
+def test_a_fused_loop_stores_into_a_dying_result():
+    def f(x):
+        return rt.nn.relu(rt.nn.max_pool2d(x * 3.0, 2, 2, "VALID") - 0.5)
+    assert len(_REUSED.findall(_check_images(f))) == 1  # the pool's array (x * 3 reads x)
+
+
+def test_a_fused_loop_leaves_a_result_read_again():
+    def f(x):
+        y = rt.nn.max_pool2d(x, 2, 2, "VALID")
+        return rt.nn.relu(y - 0.5), y
+    assert not _REUSED.findall(_check_images(f))
+
+
+def test_a_fused_loop_leaves_an_argument():
+    def f(x):
+        return rt.nn.relu(x - 0.5)
+    assert not _REUSED.findall(_check_images(f))

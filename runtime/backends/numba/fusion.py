@@ -131,6 +131,20 @@ def plan(ops, reads_of, apart=()) -> list:
     return items
 
 
+def _dying_inputs(w, group, flat) -> list:
+    """The group's full-shape operands whose arrays the kernel allocated for them alone and
+    that only the group's ops read (in the group's graph): the loop may store its results
+    there, as the NumPy tier's ufuncs write into a dying operand."""
+    graph = group.ops[0].graph
+    found = []
+    for t_id in flat:
+        t = next(t for op in group.ops for t in operands(op) if id(t) == t_id)
+        if (t_id in w.fresh_arrays and w.read_only_within(t, group.ops)
+                and t.op is not None and t.op.graph is graph):
+            found.append(t)
+    return found
+
+
 def write_group(w, group, needed) -> None:
     """Writes the loop of `group`; `needed(tensor)` tells whether a result is used outside."""
     n = 1
@@ -164,11 +178,17 @@ def write_group(w, group, needed) -> None:
             w.line(f"{current[id(op)]} = np.ascontiguousarray("
                    f"{w.variable(op.attrs['var'])}).reshape({n})")
     stores = []
+    dying = _dying_inputs(w, group, flat)
     for op in group.ops:
         out = op.outputs[0]
         if op.opdef is ASSIGN or needed(out):
             name = w.fresh("f")
-            if n >= LARGE:  # NumPy's allocator asks the kernel for huge pages; Numba's does not
+            into = next((t for t in dying if t.dtype == out.dtype), None)
+            if op.opdef is not ASSIGN and into is not None:
+                # each element is read before the loop stores that element's results
+                dying.remove(into)
+                w.line(f"{name} = {flat[id(into)]}")
+            elif n >= LARGE:  # NumPy's allocator asks the kernel for huge pages; Numba's does not
                 kind = "boolean" if out.dtype.is_bool else out.dtype.name
                 w.object_mode = True
                 w.line(f"with numba.objmode({name}='{kind}[::1]'):")

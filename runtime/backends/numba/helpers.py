@@ -20,8 +20,8 @@ import numpy as np
 # be linked, unoptimised, into the kernels of every later process at the default level (2x
 # slower steps). Only the default level caches the helpers; the kernels' own files are salted
 # with the level (compiler.cache_salt).
-_DEFAULT_LEVEL = int(numba.config.OPT) == 3
-_jit = numba.njit(cache=_DEFAULT_LEVEL, nogil=True)
+CACHE_HELPERS = int(numba.config.OPT) == 3
+_jit = numba.njit(cache=CACHE_HELPERS, nogil=True)
 
 
 @_jit
@@ -363,7 +363,7 @@ def _external_blas():
     return gemms, gemvs
 
 
-_BLAS = _external_blas()
+NUMPY_BLAS = _external_blas()
 _ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
 
 
@@ -375,13 +375,13 @@ def dot(a, b):
 
 @numba.extending.overload(dot)
 def _dot(a, b):
-    if (_BLAS is None or not isinstance(a, numba.types.Array) or a.dtype != b.dtype
+    if (NUMPY_BLAS is None or not isinstance(a, numba.types.Array) or a.dtype != b.dtype
             or a.dtype not in (numba.types.float32, numba.types.float64)
             or a.layout not in ("C", "F") or b.layout not in ("C", "F")):
         return lambda a, b: np.dot(a, b)
     single = a.dtype == numba.types.float32
-    gemm = _BLAS[0][0] if single else _BLAS[0][1]
-    gemv = _BLAS[1][0] if single else _BLAS[1][1]
+    gemm = NUMPY_BLAS[0][0] if single else NUMPY_BLAS[0][1]
+    gemv = NUMPY_BLAS[1][0] if single else NUMPY_BLAS[1][1]
     real = np.float32 if single else np.float64
     trans_a = _TRANS if a.layout == "F" else _NO_TRANS
     trans_b = _TRANS if b.layout == "F" else _NO_TRANS

@@ -23,7 +23,7 @@ from ...ops.control_flow import COND, WHILE
 from ...ops.variables import ASSIGN, INIT, READ
 from ...passes import external_inputs, live_operations
 from ..base import JitCompileError, describe
-from . import fusion, vectorised
+from . import fusion, vectorised, windows  # noqa: F401 - windows registers its writers
 from .rules import add_into_slice, lowers, one_row_scatter, slice_grad_index, writer
 from .tensor_arrays import TensorArrays, makes_stack, rows_read, set_stack, stack_carrier
 
@@ -96,6 +96,12 @@ class KernelWriter:
     def only_reader(self, tensor, op) -> bool:
         """Whether `op` is the one reader of `tensor` (no other op, no graph output)."""
         return self._readers.get(id(tensor)) == [id(op)]
+
+    def read_only_within(self, tensor, ops) -> bool:
+        """Whether ops of `ops` read `tensor`, and nothing else (no other op, no output)."""
+        inside = {id(op) for op in ops}
+        readers = self._readers.get(id(tensor), ())
+        return bool(readers) and all(r in inside for r in readers)
 
     def is_read(self, tensor) -> bool:
         """Whether an op or a graph output reads `tensor`."""
@@ -435,7 +441,8 @@ class Lowered:
 
 
 HEADER = ("import numba\nimport numpy as np\n\nfrom runtime.backends.numba import helpers as _h\n"
-          "from runtime.backends.numba import vectorised as _v\n\n_OPS = []  # set by the compiler\n\n\n")
+          "from runtime.backends.numba import vectorised as _v\n"
+          "from runtime.backends.numba import window_kernels as _w\n\n_OPS = []  # set by the compiler\n\n\n")
 HEADER_LINES = HEADER.count("\n") + 1  # the decorator line comes before `def kernel`
 
 

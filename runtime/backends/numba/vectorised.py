@@ -201,4 +201,6 @@ def write(w, op) -> None:
                 w.line(f"{name} = _v.scalar_out({value}, {w.dt(t.dtype)})")
             else:
                 w.line(f"{name} = _v.array_out({value}, {w.dt(t.dtype)}, {t.shape.rank})")
+                if op.opdef.fresh_output:  # a new array the kernel alone holds
+                    w.fresh_arrays.add(id(t))
     w.close_objmode()
