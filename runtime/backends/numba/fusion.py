@@ -131,6 +131,23 @@ def plan(ops, reads_of, apart=()) -> list:
     return items
 
 
+def write_empty(w, name: str, shape: tuple, dtype) -> None:
+    """Writes `name = np.empty(shape, dtype)`, a C-contiguous array, allocated by NumPy
+    (through object mode) from `LARGE` elements: NumPy's allocator asks the kernel for huge
+    pages; Numba's does not."""
+    n = 1
+    for d in shape:
+        n *= d
+    if n < LARGE:
+        w.line(f"{name} = np.empty({shape!r}, {w.dt(dtype)})")
+        return
+    kind = "boolean" if dtype.is_bool else dtype.name
+    w.object_mode = True
+    w.line(f"with numba.objmode({name}='{kind}[{', '.join([':'] * (len(shape) - 1) + ['::1'])}]'):")
+    with w.indented():
+        w.line(f"{name} = np.empty({shape!r}, {w.dt(dtype)})")
+
+
 def _dying_inputs(w, group, flat) -> list:
     """The group's full-shape operands whose arrays the kernel allocated for them alone and
     that only the group's ops read (in the group's graph): the loop may store its results
@@ -188,14 +205,8 @@ def write_group(w, group, needed) -> None:
                 # each element is read before the loop stores that element's results
                 dying.remove(into)
                 w.line(f"{name} = {flat[id(into)]}")
-            elif n >= LARGE:  # NumPy's allocator asks the kernel for huge pages; Numba's does not
-                kind = "boolean" if out.dtype.is_bool else out.dtype.name
-                w.object_mode = True
-                w.line(f"with numba.objmode({name}='{kind}[::1]'):")
-                with w.indented():
-                    w.line(f"{name} = np.empty({n}, {w.dt(out.dtype)})")
             else:
-                w.line(f"{name} = np.empty({n}, {w.dt(out.dtype)})")
+                write_empty(w, name, (n,), out.dtype)
             stores.append((out, name))
     parallel = n >= PARALLEL_MIN_SIZE and not any(may_raise(op) for op in group.ops)
     loop = "numba.prange" if parallel else "range"

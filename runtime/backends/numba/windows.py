@@ -17,24 +17,17 @@ form does not apply (dims not static, a dtype other than float32/float64, few in
 from __future__ import annotations
 
 from ...ops import conv_kernels, nn_conv
-from .fusion import LARGE
+from .fusion import write_empty
 from .rules import lowers
 
 
 def _call_into(w, op, call: str) -> None:
     """Writes `call` (a helper filling its last argument, `{out}`) into a new array of the
-    op's result shape, allocated as the fused loops allocate theirs (by NumPy, in huge
-    pages, from `fusion.LARGE` elements)."""
+    op's result shape, allocated as the fused loops allocate theirs (`fusion.write_empty`)."""
     out = op.outputs[0]
-    shape, dt = w.shape_literal(out.shape), w.dt(out.dtype)
+    w.shape_literal(out.shape)  # unsupported when not static
     name = w.fresh("t")
-    if out.shape.num_elements() >= LARGE:
-        w.object_mode = True
-        w.line(f"with numba.objmode({name}='{out.dtype.name}[:, :, :, ::1]'):")
-        with w.indented():
-            w.line(f"{name} = np.empty({shape}, {dt})")
-    else:
-        w.line(f"{name} = np.empty({shape}, {dt})")
+    write_empty(w, name, out.shape.as_tuple(), out.dtype)
     w.line(call.format(out=name))
     w.alias(out, name)
     w.fresh_arrays.add(id(out))
