@@ -98,16 +98,18 @@ def _taps(x, ksize, strides, padding):
             for i in range(kh) for j in range(kw)]
 
 
-CONVS = [((3, 3), (1, 1), "VALID", 8), ((3, 3), (1, 1), "SAME", 6), ((3, 2), (2, 1), "SAME", 5),
-         ((5, 5), (2, 2), "VALID", 7), ((3, 3), (1, 1), "SAME", 2), ((1, 1), (1, 1), "VALID", 6)]
+CONVS = [((3, 3), (1, 1), "VALID", 16, 24), ((3, 3), (1, 1), "SAME", 24, 16),
+         ((3, 2), (2, 1), "SAME", 17, 16), ((5, 5), (2, 2), "VALID", 7, 16),
+         ((3, 3), (1, 1), "SAME", 6, 17), ((3, 3), (1, 1), "SAME", 2, 16),
+         ((3, 3), (1, 1), "SAME", 20, 6), ((1, 1), (1, 1), "VALID", 16, 16)]
 
 
-@pytest.mark.parametrize("ksize, strides, padding, channels", CONVS)
+@pytest.mark.parametrize("ksize, strides, padding, channels, out_channels", CONVS)
 def test_convolution_and_its_gradients_agree_with_the_numpy_tier(ksize, strides, padding,
-                                                                 channels):
+                                                                 channels, out_channels):
     rng = np.random.default_rng(3)
     x = rt.constant(rng.standard_normal((4, 12, 11, channels)).astype(np.float32))
-    f = rt.constant(rng.standard_normal((*ksize, channels, 9)).astype(np.float32))
+    f = rt.constant(rng.standard_normal((*ksize, channels, out_channels)).astype(np.float32))
 
     def step(x, f):
         with rt.GradientTape() as tape:
@@ -118,9 +120,16 @@ def test_convolution_and_its_gradients_agree_with_the_numpy_tier(ksize, strides,
         return y, dx, df
 
     got, want, source = _tiers(step, x, f)
-    native = channels > 4 and ksize != (1, 1)
-    assert ("_w.conv2d(" in source) == native
-    assert ("_w.conv2d_backprop_filter(" in source) == native
+    window = ksize != (1, 1) and out_channels >= 16
+    # with 16 outputs or more, the forward pass and the filter gradient from 16 channels; the
+    # input gradient from 5, as the correlation with the flipped filters when stride 1 and
+    # fewer outputs than inputs
+    assert ("_w.conv2d_backprop_filter(" in source) == (window and channels >= 16)
+    correlation = window and channels > 4 and strides == (1, 1) and out_channels < channels
+    assert ("_w.flipped_filters(" in source) == correlation
+    assert ("_w.conv2d_backprop_input(" in source) == (window and channels > 4
+                                                        and not correlation)
+    assert source.count("_w.conv2d(") == (window and channels >= 16) + correlation
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=2e-5, atol=2e-5 * np.abs(w).max())
     # against direct sums: the forward pass, and the filter gradient of 0.5 * sum(y^2), which

@@ -167,17 +167,28 @@ def _gemm_typed(a, trans_a, b, trans_b, c, beta):
 @_jit
 def _im2col(x, r0, r1, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, cols):
     """cols[:r1 - r0]: the windows of output rows r0..r1 (flat over N, OH, OW) of `x`, one
-    row each, its columns in the filters' (i, j, c) order; padding as zeros."""
+    row each, its columns in the filters' (i, j, c) order; padding as zeros. A window's row
+    inside the input with no dilation is one contiguous run of KW * C values."""
     h, w, c = x.shape[1], x.shape[2], x.shape[3]
+    flat = x.reshape(x.size)
+    run = kw * c
     zero = x.dtype.type(0)
     for r in range(r0, r1):
         b, rest = divmod(r, oh * ow)
         i, j = divmod(rest, ow)
         row = cols[r - r0]
+        left = j * sw - pl
+        whole = dw == 1 and left >= 0 and left + kw <= w
         for di in range(kh):
             src_r = i * sh + di * dh - pt
+            if whole and 0 <= src_r < h:
+                src = flat[((b * h + src_r) * w + left) * c:]
+                dst = row[di * run:]
+                for k in range(run):
+                    dst[k] = src[k]
+                continue
             for dj in range(kw):
-                src_c = j * sw + dj * dw - pl
+                src_c = left + dj * dw
                 at = (di * kw + dj) * c
                 if 0 <= src_r < h and 0 <= src_c < w:
                     pixel = x[b, src_r, src_c]
@@ -186,6 +197,22 @@ def _im2col(x, r0, r1, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, cols):
                 else:
                     for k in range(c):
                         row[at + k] = zero
+
+
+@_jit
+def flipped_filters(f):
+    """[KH * KW * O, C]: the filters [KH, KW, C, O] flipped along both window axes, with the
+    channel axes swapped (a stride-1 input gradient is the correlation of the output gradient
+    with these)."""
+    kh, kw, c, o = f.shape
+    out = np.empty((kh * kw * o, c), f.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            for m in range(o):
+                row = out[(i * kw + j) * o + m]
+                for k in range(c):
+                    row[k] = f[kh - 1 - i, kw - 1 - j, k, m]
+    return out
 
 
 @_jit

@@ -63,17 +63,23 @@ def _max_pool_grad(w, op):
                       f" {', '.join(map(str, geometry))}, {{out}})")
 
 
-def _conv_geometry(w, op, hw, channels, dtype, ksize):
+# from this many input (and output) channels the native im2col copy (and products as wide)
+# beat NumPy's kernels
+_WIDE_CHANNELS = 16
+
+
+def _conv_geometry(w, op, hw, channels, outputs, dtype, ksize, few=_WIDE_CHANNELS - 1):
     """(sh, sw, dh, dw, pt, pl, oh, ow) of the convolution `op` over an input of height and
-    width `hw` with `channels` channels, or unsupported where the NumPy kernel runs instead:
-    height, width or channels not static, a dtype other than float32/float64, few channels
-    (its kernel copies them plane by plane) or a 1x1 window (a plain matrix product there)."""
-    if None in (*hw, channels):
+    width `hw` with `channels` channels into `outputs`, or unsupported where the NumPy kernel
+    runs instead: height, width or channels not static, a dtype other than float32/float64,
+    `few` input channels or fewer, fewer than 16 outputs (narrow products), or a 1x1 window
+    (a plain matrix product there)."""
+    if None in (*hw, channels, outputs):
         w.unsupported(op, "a native convolution of an input whose height, width and channels "
                           "are not static")
     if dtype.name not in ("float32", "float64"):
         w.unsupported(op, f"a native convolution of {dtype.name}")
-    if channels <= conv_kernels.PLANAR_CHANNELS or tuple(ksize) == (1, 1):
+    if channels <= few or outputs < _WIDE_CHANNELS or tuple(ksize) == (1, 1):
         w.unsupported(op, "a native convolution of few channels or a 1x1 window")
     strides, dilations = op.attrs["strides"], op.attrs["dilations"]
     oh, ow, ph, pw = nn_conv.conv_geometry(hw[0], hw[1], ksize, strides, op.attrs["padding"],
@@ -92,8 +98,8 @@ def _filter_matrix(w, op, filters) -> str:
 def _conv2d(w, op):
     x, filters = op.inputs
     n, h, wd, c = x.shape.as_list() if x.shape.rank == 4 else [None] * 4
-    kh, kw = w.static_dims(filters)[:2]
-    geometry = _conv_geometry(w, op, (h, wd), c, x.dtype, (kh, kw))[:6]
+    kh, kw, _, o = w.static_dims(filters)
+    geometry = _conv_geometry(w, op, (h, wd), c, o, x.dtype, (kh, kw))[:6]
     args = ", ".join(map(str, (kh, kw, *geometry)))
     _call_into(w, op, f"_w.conv2d(np.ascontiguousarray({w.ins(op)[0]}), "
                       f"{_filter_matrix(w, op, filters)}, {args}, {{out}})")
@@ -104,7 +110,8 @@ def _conv2d_backprop_filter(w, op):
     x, g = op.inputs
     _, h, wd, c = x.shape.as_list() if x.shape.rank == 4 else [None] * 4
     kh, kw = op.attrs["filter_size"]
-    geometry = _conv_geometry(w, op, (h, wd), c, x.dtype, (kh, kw))[:6]
+    o = g.shape.as_list()[-1] if g.shape.rank == 4 else None
+    geometry = _conv_geometry(w, op, (h, wd), c, o, x.dtype, (kh, kw))[:6]
     xs, gs = w.ins(op)
     shape = w.shape_literal(op.outputs[0].shape)
     args = ", ".join(map(str, (kh, kw, *geometry)))
@@ -117,17 +124,30 @@ def _conv2d_backprop_filter(w, op):
 def _conv2d_backprop_input(w, op):
     g, filters = op.inputs
     h, wd = op.attrs["input_size"]
-    kh, kw, c, _ = w.static_dims(filters)
-    geometry = _conv_geometry(w, op, (h, wd), c, g.dtype, (kh, kw))[:6]
-    args = ", ".join(map(str, (kh, kw, *geometry)))
-    _call_into(w, op, f"_w.conv2d_backprop_input(np.ascontiguousarray({w.ins(op)[0]}), "
+    kh, kw, c, o = w.static_dims(filters)
+    # rows of C values added back (col2im) need no im2col copy: from the plane-wise limit
+    geometry = _conv_geometry(w, op, (h, wd), c, o, g.dtype, (kh, kw),
+                              few=conv_kernels.PLANAR_CHANNELS)
+    (sh, sw, dh, dw, pt, pl) = geometry[:6]
+    gs, fs = w.ins(op)
+    if (sh, sw) == (1, 1) and o < c:
+        # a product over O (few) would be narrow: the correlation of the padded output
+        # gradient with the flipped filters instead, a product over KH * KW * O
+        pads = ((kh - 1) * dh - pt, (kw - 1) * dw - pl)
+        args = ", ".join(map(str, (kh, kw, 1, 1, dh, dw, *pads)))
+        _call_into(w, op, f"_w.conv2d(np.ascontiguousarray({gs}), _w.flipped_filters("
+                          f"np.ascontiguousarray({fs})), {args}, {{out}})")
+        return
+    args = ", ".join(map(str, (kh, kw, *geometry[:6])))
+    _call_into(w, op, f"_w.conv2d_backprop_input(np.ascontiguousarray({gs}), "
                       f"{_filter_matrix(w, op, filters)}, {args}, {{out}})")
 
 
 _POOL_FALLBACK = ("its NumPy kernel through object mode when the input's height or width is "
                   "not static")
-_CONV_FALLBACK = ("its NumPy kernel through object mode for 4 input channels or fewer (plane by "
-                  "plane), a 1x1 window, or dims that are not static")
+_CONV_FALLBACK = ("its NumPy kernel through object mode for fewer than 16 input channels (4 or "
+                  "fewer for the input gradient) or output channels, a 1x1 window, or dims "
+                  "that are not static")
 # how the tier runs each window op (docs/jit.md's table)
 DESCRIPTIONS = {
     nn_conv.MAX_POOL: ("native loops over the windows (windows.py), equal to the NumPy tier bit "
