@@ -5,9 +5,12 @@ layers when that tier's package is installed, and the NumPy tier otherwise. Meas
 (docs/tiers.md), that is the NumPy tier (False) for every model, as Keras 3 on TensorFlow's
 CPU resolves "auto" to False:
 
-- dense, convolutional, attention and preprocessing layers: the NumPy tier's convolutions
-  and BLAS calls are as fast as the compiler tiers' on training batches (the training-step
-  table), and its first call compiles nothing;
+- dense, attention and preprocessing layers: the NumPy tier's BLAS calls are as fast as
+  the compiler tiers' on training batches (the training-step table), and its first call
+  compiles nothing;
+- convolutional layers: the Numba tier's native pools and convolutions train faster (a small
+  CNN's step in 0.6x the NumPy tier's time), but its kernel takes seconds to a minute to
+  compile in a worker process; "auto" leaves that to an explicit `jit_compile=True`;
 - recurrent layers: a Keras RNN traces as one staged loop, and the Numba tier's kernel of
   that loop runs slower than the NumPy tier's step (an LSTM step about 1.5x its CPU time);
   the XLA tier, as fast as JAX on it, imports JAX and compiles before the first step and
