@@ -214,3 +214,26 @@ def test_convolutions_without_numpys_blas_use_numbas_dot(tmp_path):
                          text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.split() == ["ok"]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_dilated_convolution_and_an_empty_batch_agree_with_the_numpy_tier(dtype):
+    rng = np.random.default_rng(6)
+    f = rt.constant(rng.standard_normal((3, 3, 16, 16)).astype(dtype))
+
+    def step(x, f):
+        with rt.GradientTape() as tape:
+            tape.watch([x, f])
+            y = rt.nn.conv2d(x, f, 1, "SAME", dilations=2)
+            loss = rt.reduce_sum(y * y)
+        return (y, *tape.gradient(loss, [x, f]))
+
+    tolerance = 1e-4 if dtype == np.float32 else 1e-10
+    for batch in (3, 0):
+        x = rt.constant(rng.standard_normal((batch, 9, 10, 16)).astype(dtype))
+        got, want, source = _tiers(step, x, f)
+        assert "_w.conv2d(" in source and "_w.conv2d_backprop_filter(" in source
+        for mine, theirs in zip(got, want):
+            assert mine.shape == theirs.shape and mine.dtype == theirs.dtype
+            np.testing.assert_allclose(mine, theirs, rtol=tolerance,
+                                       atol=tolerance * max(1.0, np.abs(theirs).max(initial=0)))
