@@ -237,3 +237,20 @@ def test_a_dilated_convolution_and_an_empty_batch_agree_with_the_numpy_tier(dtyp
             assert mine.shape == theirs.shape and mine.dtype == theirs.dtype
             np.testing.assert_allclose(mine, theirs, rtol=tolerance,
                                        atol=tolerance * max(1.0, np.abs(theirs).max(initial=0)))
+
+
+def test_a_change_of_the_window_loops_changes_the_kernels_cache_key(monkeypatch, tmp_path):
+    from runtime.backends.numba import compiler
+    copy = tmp_path / "window_kernels.py"
+    copy.write_bytes(open(os.path.join(os.path.dirname(compiler.__file__),
+                                       "window_kernels.py"), "rb").read() + b"\n# changed\n")
+    digest = compiler._helpers_digest.__wrapped__  # not the process's cached value
+    before = digest()
+    real_join = os.path.join
+
+    def join(*parts):
+        if parts[-1] == "window_kernels.py":
+            return str(copy)
+        return real_join(*parts)
+    monkeypatch.setattr(compiler.os.path, "join", join)
+    assert digest() != before

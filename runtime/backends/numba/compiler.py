@@ -28,12 +28,19 @@ FASTMATH = {"contract", "nsz"}  # no `arcp`: LLVM turns 1/sqrt(x) into an estima
 _BODY_OFFSET = HEADER.count("\n") + 2  # file line of kernel body line 0
 
 
+# the modules whose Numba functions the cached kernels compile into themselves
+_INLINED = ("helpers.py", "window_kernels.py")
+
+
 @functools.cache
 def _helpers_digest() -> str:
-    """A digest of helpers.py, whose functions the cached kernels compile into themselves."""
-    path = os.path.join(os.path.dirname(__file__), "helpers.py")
-    with open(path, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()[:16]
+    """A digest of the modules of `_INLINED` (a kernel cached before one changed is another
+    file, never loaded)."""
+    digest = hashlib.sha256()
+    for name in _INLINED:
+        with open(os.path.join(os.path.dirname(__file__), name), "rb") as f:
+            digest.update(f.read())
+    return digest.hexdigest()[:16]
 
 
 def check_numba() -> None:
