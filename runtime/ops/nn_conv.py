@@ -94,8 +94,6 @@ def conv_geometry(h, w, ksize, strides, padding, dilations, what="conv2d"):
     return oh, ow, ph, pw
 
 
-_geometry = conv_geometry
-
 
 def _float_rank(x, what, arg, rank: int):
     """x's dims (None where unknown), after checking it is floating-point of rank `rank`."""
@@ -133,13 +131,13 @@ def _conv_infer(x, filters, strides, padding, dilations):
     if kh is None or kw is None:
         oh = ow = None
     else:
-        oh, ow, _, _ = _geometry(h, w, (kh, kw), strides, padding, dilations, "conv2d")
+        oh, ow, _, _ = conv_geometry(h, w, (kh, kw), strides, padding, dilations, "conv2d")
     return TensorShape([n, oh, ow, o]), x.dtype
 
 
 def _conv_kernel(x, filters, strides, padding, dilations):
     kh, kw = filters.shape[:2]
-    oh, ow, ph, pw = _geometry(x.shape[1], x.shape[2], (kh, kw), strides, padding, dilations,
+    oh, ow, ph, pw = conv_geometry(x.shape[1], x.shape[2], (kh, kw), strides, padding, dilations,
                                "conv2d")
     return conv_kernels.conv2d(x, filters, strides, (ph, pw), dilations, (oh, ow))
 
@@ -155,7 +153,7 @@ def _backprop_input_infer(g, filters, input_size, strides, padding, dilations):
 
 
 def _backprop_input_kernel(g, filters, input_size, strides, padding, dilations):
-    _, _, ph, pw = _geometry(input_size[0], input_size[1], filters.shape[:2], strides, padding,
+    _, _, ph, pw = conv_geometry(input_size[0], input_size[1], filters.shape[:2], strides, padding,
                              dilations, "conv2d")
     return conv_kernels.conv2d_backprop_input(g, filters, tuple(input_size), strides, (ph, pw),
                                               dilations)
@@ -171,7 +169,7 @@ def _backprop_filter_infer(x, g, filter_size, strides, padding, dilations):
 
 
 def _backprop_filter_kernel(x, g, filter_size, strides, padding, dilations):
-    _, _, ph, pw = _geometry(x.shape[1], x.shape[2], filter_size, strides, padding,
+    _, _, ph, pw = conv_geometry(x.shape[1], x.shape[2], filter_size, strides, padding,
                              dilations, "conv2d")
     return conv_kernels.conv2d_backprop_filter(x, g, tuple(filter_size), strides, (ph, pw),
                                                dilations)
@@ -281,7 +279,7 @@ def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None,  
 def _pool_infer(what):
     def infer(x, ksize, strides, padding):
         n, h, w, c = _float_rank4(x, what, "input")
-        oh, ow, _, _ = _geometry(h, w, ksize, strides, padding, (1, 1), what)
+        oh, ow, _, _ = conv_geometry(h, w, ksize, strides, padding, (1, 1), what)
         return TensorShape([n, oh, ow, c]), x.dtype
     return infer
 
@@ -289,7 +287,7 @@ def _pool_infer(what):
 def pool_geometry(h, w, ksize, strides, padding, what="max_pool2d"):
     """((pad_h, pad_w), (out_h, out_w)) of a 2-D pool over an input of height `h`, width `w`
     (each pad a (before, after) pair)."""
-    oh, ow, ph, pw = _geometry(h, w, ksize, strides, padding, (1, 1), what)
+    oh, ow, ph, pw = conv_geometry(h, w, ksize, strides, padding, (1, 1), what)
     return (ph, pw), (oh, ow)
 
 
@@ -358,7 +356,7 @@ def _avg_pool_grad_infer(g, input_size, ksize, strides, padding):
 
 
 def _avg_pool_grad_kernel(g, input_size, ksize, strides, padding):
-    _, _, ph, pw = _geometry(input_size[0], input_size[1], ksize, strides, padding, (1, 1),
+    _, _, ph, pw = conv_geometry(input_size[0], input_size[1], ksize, strides, padding, (1, 1),
                              "avg_pool2d")
     return conv_kernels.avg_pool_grad(g, tuple(input_size), ksize, strides, (ph, pw))
 
@@ -573,7 +571,7 @@ def _check_transpose_geometry(x, f, out, strides, padding, dilations, fn):
                          f"(input shape {x.shape}, filters shape {f.shape}).")
     if kh is None or kw is None:
         return
-    oh, ow, _, _ = _geometry(out[1], out[2], (kh, kw), strides, padding, dilations, fn)
+    oh, ow, _, _ = conv_geometry(out[1], out[2], (kh, kw), strides, padding, dilations, fn)
     for got, want, axis in ((xs[1], oh, "height"), (xs[2], ow, "width")):
         if got is not None and got != want:
             raise ValueError(f"{fn}: `output_shape` {out[1:3]} does not fit the input's {axis} "
@@ -651,7 +649,7 @@ def _depthwise(x, f, strides, padding, dilations, fn):
     if c is not None and c != kc:
         raise ValueError(f"{fn}: the filter expects {kc} input channels, the input has {c} "
                          f"(input shape {x.shape}, filter shape {f.shape}).")
-    oh, ow, ph, pw = _geometry(h, w, (kh, kw), strides, padding, dilations, fn)
+    oh, ow, ph, pw = conv_geometry(h, w, (kh, kw), strides, padding, dilations, fn)
     if ph != (0, 0) or pw != (0, 0):
         x = _composed_pad(x, [[0, 0], list(ph), list(pw), [0, 0]])
     (sh, sw), (dh, dw) = strides, dilations

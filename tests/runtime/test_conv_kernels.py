@@ -242,10 +242,10 @@ def test_one_by_one_convolution_is_a_matrix_product_over_the_strided_pixels(stri
 def _tap_by_tap(x, w, g, strides, padding, dilations):
     """(conv2d, its filter gradient, its input gradient) for output gradient `g`, one
     einsum per filter tap over the zero-padded input (the definitions, not the kernels)."""
-    from runtime.ops.nn_conv import _geometry
+    from runtime.ops.nn_conv import conv_geometry
     n, h, wd, c = x.shape
     kh, kw, _, o = w.shape
-    oh, ow, ph, pw = _geometry(h, wd, (kh, kw), strides, padding, dilations, "test")
+    oh, ow, ph, pw = conv_geometry(h, wd, (kh, kw), strides, padding, dilations, "test")
     xp = np.pad(x, ((0, 0), ph, pw, (0, 0)))
     y, dw, dxp = np.zeros((n, oh, ow, o)), np.zeros(w.shape), np.zeros(xp.shape)
     for i, j in itertools.product(range(kh), range(kw)):
@@ -271,14 +271,14 @@ def _tap_by_tap(x, w, g, strides, padding, dilations):
 @pytest.mark.parametrize("block_bytes", [None, 300])
 def test_kernels_match_the_convolution_tap_by_tap(shape, kernel, strides, padding, dilations,
                                                   block_bytes, monkeypatch):
-    from runtime.ops.nn_conv import _geometry
+    from runtime.ops.nn_conv import conv_geometry
     if block_bytes:  # a row of an image a block
         monkeypatch.setattr(conv_kernels, "_BLOCK_BYTES", block_bytes)
         monkeypatch.setattr(conv_kernels, "_PLANAR_BLOCK_BYTES", block_bytes)
     n, h, w, c, o = shape
     rng = np.random.default_rng(8)
     x, f = rng.standard_normal((n, h, w, c)), rng.standard_normal((*kernel, c, o))
-    oh, ow, ph, pw = _geometry(h, w, kernel, strides, padding, dilations, "test")
+    oh, ow, ph, pw = conv_geometry(h, w, kernel, strides, padding, dilations, "test")
     g = rng.standard_normal((n, oh, ow, o))
     y, dw, dx = _tap_by_tap(x, f, g, strides, padding, dilations)
     np.testing.assert_allclose(

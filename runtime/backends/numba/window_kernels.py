@@ -37,16 +37,12 @@ def max_pool(x, kh, kw, sh, sw, pt, pl, out):
                             else:
                                 o[:] = low
                             first = False
-                        elif inside:
+                        elif inside:  # a later padding tap (-inf) changes no maximum
                             row = x[b, r, q]
                             for k in range(c):
                                 a, v = o[k], row[k]
                                 # np.maximum: the first operand when greater or NaN
                                 o[k] = a if (a > v or a != a) else v
-                        else:
-                            for k in range(c):
-                                a = o[k]
-                                o[k] = a if (a > low or a != a) else low
     return out
 
 
@@ -131,7 +127,7 @@ def max_pool_grad(x, g, kh, kw, sh, sw, pt, pl, out):
     return out
 
 
-_BLOCK_BYTES = 2048 << 10  # an im2col block: a few hundred rows, within the core's L2 cache
+_BLOCK_BYTES = 512 << 10  # an im2col block: a few hundred rows, within the core's L2 cache
 _ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
 
 

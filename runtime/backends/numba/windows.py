@@ -34,22 +34,22 @@ def _call_into(w, op, call: str) -> None:
 
 
 def _pool_geometry(w, op, x):
-    """(kh, kw, sh, sw, pt, pl, oh, ow) of the pool `op` on `x`, or unsupported when its
+    """(kh, kw, sh, sw, pt, pl) of the pool `op` on `x`, or unsupported when its
     height and width are not static or its dtype is not float32/float64."""
     dims = x.shape.as_list() if x.shape.rank == 4 else None
     if dims is None or dims[1] is None or dims[2] is None:
         w.unsupported(op, "a pool whose input height and width are not static")
     if x.dtype.name not in ("float32", "float64"):
         w.unsupported(op, f"a native pool of {x.dtype.name}")
-    (ph, pw), (oh, ow) = nn_conv.pool_geometry(dims[1], dims[2], op.attrs["ksize"],
-                                               op.attrs["strides"], op.attrs["padding"])
+    (ph, pw), _ = nn_conv.pool_geometry(dims[1], dims[2], op.attrs["ksize"],
+                                        op.attrs["strides"], op.attrs["padding"])
     (kh, kw), (sh, sw) = op.attrs["ksize"], op.attrs["strides"]
-    return kh, kw, sh, sw, ph[0], pw[0], oh, ow
+    return kh, kw, sh, sw, ph[0], pw[0]
 
 
 @lowers(nn_conv.MAX_POOL)
 def _max_pool(w, op):
-    geometry = _pool_geometry(w, op, op.inputs[0])[:6]
+    geometry = _pool_geometry(w, op, op.inputs[0])
     (x,) = w.ins(op)
     _call_into(w, op, f"_w.max_pool(np.ascontiguousarray({x}), "
                       f"{', '.join(map(str, geometry))}, {{out}})")
@@ -57,7 +57,7 @@ def _max_pool(w, op):
 
 @lowers(nn_conv.MAX_POOL_GRAD)
 def _max_pool_grad(w, op):
-    geometry = _pool_geometry(w, op, op.inputs[0])[:6]
+    geometry = _pool_geometry(w, op, op.inputs[0])
     x, g = w.ins(op)
     _call_into(w, op, f"_w.max_pool_grad(np.ascontiguousarray({x}), np.ascontiguousarray({g}),"
                       f" {', '.join(map(str, geometry))}, {{out}})")
@@ -69,7 +69,7 @@ _WIDE_CHANNELS = 16
 
 
 def _conv_geometry(w, op, hw, channels, outputs, dtype, ksize, few=_WIDE_CHANNELS - 1):
-    """(sh, sw, dh, dw, pt, pl, oh, ow) of the convolution `op` over an input of height and
+    """(sh, sw, dh, dw, pt, pl) of the convolution `op` over an input of height and
     width `hw` with `channels` channels into `outputs`, or unsupported where the NumPy kernel
     runs instead: height, width or channels not static, a dtype other than float32/float64,
     `few` input channels or fewer, fewer than 16 outputs (narrow products), or a 1x1 window
@@ -82,9 +82,9 @@ def _conv_geometry(w, op, hw, channels, outputs, dtype, ksize, few=_WIDE_CHANNEL
     if channels <= few or outputs < _WIDE_CHANNELS or tuple(ksize) == (1, 1):
         w.unsupported(op, "a native convolution of few channels or a 1x1 window")
     strides, dilations = op.attrs["strides"], op.attrs["dilations"]
-    oh, ow, ph, pw = nn_conv.conv_geometry(hw[0], hw[1], ksize, strides, op.attrs["padding"],
-                                           dilations)
-    return (*strides, *dilations, ph[0], pw[0], oh, ow)
+    _, _, ph, pw = nn_conv.conv_geometry(hw[0], hw[1], ksize, strides, op.attrs["padding"],
+                                         dilations)
+    return (*strides, *dilations, ph[0], pw[0])
 
 
 def _filter_matrix(w, op, filters) -> str:
@@ -97,9 +97,9 @@ def _filter_matrix(w, op, filters) -> str:
 @lowers(nn_conv.CONV2D)
 def _conv2d(w, op):
     x, filters = op.inputs
-    n, h, wd, c = x.shape.as_list() if x.shape.rank == 4 else [None] * 4
+    _, h, wd, c = x.shape.as_list() if x.shape.rank == 4 else [None] * 4
     kh, kw, _, o = w.static_dims(filters)
-    geometry = _conv_geometry(w, op, (h, wd), c, o, x.dtype, (kh, kw))[:6]
+    geometry = _conv_geometry(w, op, (h, wd), c, o, x.dtype, (kh, kw))
     args = ", ".join(map(str, (kh, kw, *geometry)))
     _call_into(w, op, f"_w.conv2d(np.ascontiguousarray({w.ins(op)[0]}), "
                       f"{_filter_matrix(w, op, filters)}, {args}, {{out}})")
@@ -111,7 +111,7 @@ def _conv2d_backprop_filter(w, op):
     _, h, wd, c = x.shape.as_list() if x.shape.rank == 4 else [None] * 4
     kh, kw = op.attrs["filter_size"]
     o = g.shape.as_list()[-1] if g.shape.rank == 4 else None
-    geometry = _conv_geometry(w, op, (h, wd), c, o, x.dtype, (kh, kw))[:6]
+    geometry = _conv_geometry(w, op, (h, wd), c, o, x.dtype, (kh, kw))
     xs, gs = w.ins(op)
     shape = w.shape_literal(op.outputs[0].shape)
     args = ", ".join(map(str, (kh, kw, *geometry)))
@@ -128,7 +128,7 @@ def _conv2d_backprop_input(w, op):
     # rows of C values added back (col2im) need no im2col copy: from the plane-wise limit
     geometry = _conv_geometry(w, op, (h, wd), c, o, g.dtype, (kh, kw),
                               few=conv_kernels.PLANAR_CHANNELS)
-    (sh, sw, dh, dw, pt, pl) = geometry[:6]
+    sh, sw, dh, dw, pt, pl = geometry
     gs, fs = w.ins(op)
     if (sh, sw) == (1, 1) and o < c:
         # a product over O (few) would be narrow: the correlation of the padded output
@@ -138,7 +138,7 @@ def _conv2d_backprop_input(w, op):
         _call_into(w, op, f"_w.conv2d(np.ascontiguousarray({gs}), _w.flipped_filters("
                           f"np.ascontiguousarray({fs})), {args}, {{out}})")
         return
-    args = ", ".join(map(str, (kh, kw, *geometry[:6])))
+    args = ", ".join(map(str, (kh, kw, *geometry)))
     _call_into(w, op, f"_w.conv2d_backprop_input(np.ascontiguousarray({gs}), "
                       f"{_filter_matrix(w, op, filters)}, {args}, {{out}})")
 
